@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Builds dist/: the action bundle (dist/index.js), the CLI bundle (dist/cli/index.js)
+// and the CUE engine's WebAssembly beside them (dist/cue.wasm.gz).
+// Usage: node scripts/build.mjs [--out DIR]   (default: dist)
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const outFlag = process.argv.indexOf('--out');
+const out = resolve(root, outFlag >= 0 ? process.argv[outFlag + 1] : 'dist');
+const ncc = join(root, 'node_modules', '.bin', 'ncc');
+
+const entries = [
+  { source: 'src/main.ts', dir: out },
+  { source: 'src/cli.ts', dir: join(out, 'cli') },
+];
+
+rmSync(out, { recursive: true, force: true });
+for (const entry of entries) {
+  execFileSync(ncc, ['build', entry.source, '-o', entry.dir, '--license', 'licenses.txt', '--quiet'], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+const wasm = join(root, 'src', 'cue', 'wasm', 'cue.wasm.gz');
+if (existsSync(wasm)) {
+  mkdirSync(out, { recursive: true });
+  copyFileSync(wasm, join(out, 'cue.wasm.gz'));
+}
+console.log(`built ${entries.map((e) => e.source).join(', ')} into ${out}`);

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// One run holds all three tiers (unit, integration, end-to-end). Integration and
+// end-to-end tests reach the local fleet through test/fleet/setup.ts, which starts
+// it once per run and stops it at exit.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 600_000,
+    reporters: ['default', './test/support/closing-line-reporter.ts'],
+  },
+});
