@@ -1,0 +1,66 @@
+// The binaries of the local fleet, built from the Go modules beside this file and cached
+// by test/support/go-binary.ts. `npx tsx test/fleet/build.ts` builds whatever is missing.
+import { ensureGoBinary, type GoBinary, type ProgressLog } from '../support/go-binary.js';
+import { etcdVersion, kubernetesBuildDate, kubernetesVersion, pkiVersion } from './versions.js';
+
+export interface FleetBinaries {
+  etcd: string;
+  kubeApiserver: string;
+  kubeControllerManager: string;
+  pki: string;
+}
+
+function kubernetesLdflags(): string[] {
+  const match = /^v(\d+)\.(\d+)\.\d+$/.exec(kubernetesVersion);
+  if (!match) throw new Error(`kubernetesVersion ${kubernetesVersion} is not of the form vX.Y.Z`);
+  const pkg = 'k8s.io/component-base/version';
+  return [
+    '-s',
+    '-w',
+    `-X ${pkg}.gitVersion=${kubernetesVersion}`,
+    `-X ${pkg}.gitMajor=${match[1]}`,
+    `-X ${pkg}.gitMinor=${match[2]}`,
+    // The release tag's commit is not known to the module proxy; a fixed marker says so.
+    `-X ${pkg}.gitCommit=0000000000000000000000000000000000000000`,
+    `-X ${pkg}.gitTreeState=clean`,
+    `-X ${pkg}.buildDate=${kubernetesBuildDate}`,
+  ];
+}
+
+function kubernetesBinary(name: string, usualMinutes: number): GoBinary {
+  return {
+    name,
+    version: kubernetesVersion,
+    moduleDir: 'test/fleet/k8s',
+    packagePath: `k8s.io/kubernetes/cmd/${name}`,
+    ldflags: kubernetesLdflags(),
+    usualMinutes,
+  };
+}
+
+export const binaryDefinitions = {
+  pki: { name: 'fleet-pki', version: pkiVersion, moduleDir: 'test/fleet/pki', packagePath: '.', ldflags: ['-s', '-w'], usualMinutes: 1 },
+  etcd: { name: 'etcd', version: etcdVersion, moduleDir: 'test/fleet/etcd', packagePath: '.', ldflags: ['-s', '-w'], usualMinutes: 4 },
+  kubeApiserver: kubernetesBinary('kube-apiserver', 15),
+  kubeControllerManager: kubernetesBinary('kube-controller-manager', 8),
+} satisfies Record<keyof FleetBinaries, GoBinary>;
+
+let pending: Promise<FleetBinaries> | undefined;
+
+/**
+ * Builds (or finds in the cache) every binary of the fleet, one after the other: the
+ * Kubernetes binaries share most packages, so the second reuses the first's Go build cache,
+ * and the machine's cores are shared with other builds.
+ */
+export function ensureBinaries(log: ProgressLog): Promise<FleetBinaries> {
+  pending ??= (async () => ({
+    pki: await ensureGoBinary(binaryDefinitions.pki, log),
+    etcd: await ensureGoBinary(binaryDefinitions.etcd, log),
+    kubeApiserver: await ensureGoBinary(binaryDefinitions.kubeApiserver, log),
+    kubeControllerManager: await ensureGoBinary(binaryDefinitions.kubeControllerManager, log),
+  }))();
+  pending.catch(() => {
+    pending = undefined;
+  });
+  return pending;
+}
