@@ -1,3 +1,6 @@
+#!/usr/bin/env node
 // The command-line entry point, `timoni-fleet`.
-process.stderr.write('timoni-fleet: no command is implemented yet\n');
-process.exitCode = 2;
+import { processIO } from './cli/command-io.js';
+import { runCli } from './cli/run.js';
+
+process.exitCode = await runCli(process.argv.slice(2), processIO());

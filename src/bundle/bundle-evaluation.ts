@@ -1,0 +1,102 @@
+// Evaluates a bundle for one cluster as `timoni bundle vet` does: the runtime values are
+// injected into the source of every file, the files are unified as one anonymous CUE
+// package beside the bundle schema, the result must be valid and concrete, and the
+// instances are read in CUE field order.
+import type { CueEngine, CueValue } from '../cue/index.js';
+import { BUNDLE_SCHEMA, BUNDLE_SCHEMA_FILE_NAME } from './bundle-schema.js';
+import { CueFilesError } from './cue-files-error.js';
+import { loadSourcePackage } from './source-package.js';
+import { resolveFileModuleUrl, type SourceFile } from './source-files.js';
+import type { Bundle, BundleInstance } from './types.js';
+
+export interface EvaluatedBundle {
+  bundle: Bundle;
+  /** The `bundle` value exported to JSON, defaults resolved. */
+  value: Record<string, unknown>;
+  /** The `bundle` value as CUE text. */
+  cueText: string;
+}
+
+export interface BundleEvaluationInput {
+  files: SourceFile[];
+  /** cue.mod files of the working directory, if it is a CUE module. */
+  moduleFiles: Record<string, string>;
+  /** Runtime values for `@timoni(runtime:...)` attributes. */
+  values: Record<string, string>;
+  /** Label for messages, e.g. the cluster name. */
+  context: string;
+}
+
+function stringAt(value: CueValue, path: string): string | undefined {
+  const field = value.lookup(path);
+  try {
+    if (!field.exists()) return undefined;
+    const exported = field.toJSON();
+    return typeof exported === 'string' ? exported : undefined;
+  } finally {
+    field.free();
+  }
+}
+
+function readInstance(instances: CueValue, label: string, name: string): BundleInstance {
+  const instance = instances.lookup(label);
+  try {
+    const urlValue = instance.lookup('module.url');
+    const declaringFile = urlValue.position()?.file;
+    urlValue.free();
+    const url = resolveFileModuleUrl(stringAt(instance, 'module.url') ?? '', declaringFile);
+    const digest = stringAt(instance, 'module.digest');
+    const valuesField = instance.lookup('values');
+    const values = (valuesField.exists() ? valuesField.toJSON() : {}) as Record<string, unknown>;
+    valuesField.free();
+    return {
+      name,
+      namespace: stringAt(instance, 'namespace') ?? '',
+      module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
+      values,
+    };
+  } finally {
+    instance.free();
+  }
+}
+
+export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput): EvaluatedBundle {
+  const root = loadSourcePackage(engine, {
+    workspace: 'bundle',
+    files: input.files,
+    moduleFiles: input.moduleFiles,
+    values: input.values,
+    extraFiles: { [BUNDLE_SCHEMA_FILE_NAME]: BUNDLE_SCHEMA },
+    context: input.context,
+  });
+  try {
+    const diagnostics = root.validate({ concrete: true });
+    if (diagnostics.length > 0) throw new CueFilesError(`bundle is not valid for ${input.context}`, diagnostics);
+
+    const bundleValue = root.lookup('bundle');
+    try {
+      if (!bundleValue.exists()) {
+        throw new CueFilesError(`no "bundle" field in ${input.files.map((f) => f.path).join(', ')}`, []);
+      }
+      const value = bundleValue.toJSON() as Record<string, unknown>;
+      const instancesValue = bundleValue.lookup('instances');
+      try {
+        const instances = instancesValue.exists()
+          ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name))
+          : [];
+        if (instances.length === 0) throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
+        return {
+          bundle: { apiVersion: String(value.apiVersion), name: String(value.name), instances },
+          value,
+          cueText: bundleValue.toCUE(),
+        };
+      } finally {
+        instancesValue.free();
+      }
+    } finally {
+      bundleValue.free();
+    }
+  } finally {
+    root.free();
+  }
+}

@@ -1,0 +1,81 @@
+// Evaluates the bundle once per selected cluster of the runtime, in runtime order: reads the
+// runtime value queries from that cluster (through a reader the caller provides), merges the
+// runtime values in Timoni's order, and evaluates the bundle with them.
+import type { CueEngine } from '../cue/index.js';
+import { evaluateBundle } from './bundle-evaluation.js';
+import { selectClusters, type ClusterSelector } from './cluster-selection.js';
+import { RuntimeQueryError } from './runtime-query.js';
+import { extractQueryValues } from './runtime-query-evaluation.js';
+import { mergeRuntimeValues, plainValues, type QueriedValue } from './runtime-values.js';
+import type { SourceFile } from './source-files.js';
+import type { ClusterBundle, Runtime, RuntimeCluster, RuntimeQuery } from './types.js';
+
+/** Reads the object a query names from a cluster; resolves to undefined when it does not exist. */
+export type QueryObjectReader = (cluster: RuntimeCluster, query: RuntimeQuery) => Promise<Record<string, unknown> | undefined>;
+
+export interface ClusterEvaluationOptions {
+  bundleFiles: SourceFile[];
+  moduleFiles: Record<string, string>;
+  runtime: Runtime;
+  selector: ClusterSelector;
+  /** The environment, given only with --runtime-from-env. */
+  environment?: Record<string, string | undefined>;
+  readObject?: QueryObjectReader;
+}
+
+export class ClusterEvaluationError extends Error {
+  constructor(
+    readonly cluster: RuntimeCluster,
+    readonly cause: unknown,
+  ) {
+    super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'ClusterEvaluationError';
+  }
+}
+
+async function queryValues(
+  engine: CueEngine,
+  runtime: Runtime,
+  cluster: RuntimeCluster,
+  readObject: QueryObjectReader | undefined,
+): Promise<QueriedValue[]> {
+  const values: QueriedValue[] = [];
+  for (const query of runtime.queries) {
+    if (!readObject) {
+      throw new RuntimeQueryError(
+        query.query,
+        `runtime "${runtime.name}" has value queries, which need access to cluster ${cluster.name}; this command does not connect to clusters`,
+      );
+    }
+    const object = await readObject(cluster, query);
+    if (object === undefined) {
+      if (query.optional) continue;
+      throw new RuntimeQueryError(query.query, `not found in cluster ${cluster.name} (set optional: true to skip a missing object)`);
+    }
+    values.push(...extractQueryValues(engine, query, object));
+  }
+  return values;
+}
+
+export async function evaluateForClusters(engine: CueEngine, options: ClusterEvaluationOptions): Promise<ClusterBundle[]> {
+  const clusters = selectClusters(options.runtime, options.selector);
+  const results: ClusterBundle[] = [];
+  for (const cluster of clusters) {
+    try {
+      const queried = await queryValues(engine, options.runtime, cluster, options.readObject);
+      const values = mergeRuntimeValues(cluster, options.environment, queried);
+      const evaluated = evaluateBundle(engine, {
+        files: options.bundleFiles,
+        moduleFiles: options.moduleFiles,
+        values: plainValues(values),
+        context: `cluster ${cluster.name}`,
+      });
+      const secretValues = [...values.values()].filter((v) => v.secret && v.value !== '').map((v) => v.value);
+      const secretValueNames = [...values].filter(([, v]) => v.secret).map(([name]) => name);
+      results.push({ cluster, ...evaluated, secretValueNames, secretValues });
+    } catch (error) {
+      throw new ClusterEvaluationError(cluster, error);
+    }
+  }
+  return results;
+}

@@ -1,0 +1,112 @@
+// Reads the runtime (`-r runtime.cue`) as Timoni does: leniently, as its own anonymous
+// package (it may be the bundle file itself), clusters in declaration order, value
+// queries parsed. Without clusters one `_default` cluster stands in, using the kube
+// context given on the command line or the kubeconfig's current one.
+import type { CueEngine, CueValue } from '../cue/index.js';
+import { CueFilesError } from './cue-files-error.js';
+import { parseRuntimeQuery } from './runtime-query.js';
+import { loadSourcePackage } from './source-package.js';
+import type { SourceFile } from './source-files.js';
+import { DEFAULT_RUNTIME_NAME, type Runtime, type RuntimeCluster, type RuntimeQuery } from './types.js';
+
+export function defaultCluster(kubeContext: string): RuntimeCluster {
+  return { name: DEFAULT_RUNTIME_NAME, group: DEFAULT_RUNTIME_NAME, kubeContext };
+}
+
+export function defaultRuntime(kubeContext: string): Runtime {
+  return { name: DEFAULT_RUNTIME_NAME, clusters: [defaultCluster(kubeContext)], queries: [], isDefault: true };
+}
+
+function exportedAt(value: CueValue, path: string): unknown {
+  const field = value.lookup(path);
+  try {
+    return field.exists() ? field.toJSON() : undefined;
+  } finally {
+    field.free();
+  }
+}
+
+function fieldError(value: CueValue, path: string, message: string): CueFilesError {
+  const field = value.lookup(path);
+  const position = field.exists() ? field.position() : undefined;
+  field.free();
+  return new CueFilesError(message, [{ message, path, positions: position ? [position] : [] }]);
+}
+
+function readClusters(runtime: CueValue): RuntimeCluster[] {
+  const clusters = runtime.lookup('clusters');
+  try {
+    if (!clusters.exists()) return [];
+    return clusters.fields().map((field) => {
+      const group = exportedAt(clusters, `${field.label}.group`);
+      const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
+      if (typeof group !== 'string' || typeof kubeContext !== 'string') {
+        throw fieldError(
+          clusters,
+          field.label,
+          `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`,
+        );
+      }
+      return { name: field.name, group, kubeContext };
+    });
+  } finally {
+    clusters.free();
+  }
+}
+
+interface QueryValue {
+  query?: unknown;
+  for?: unknown;
+  optional?: unknown;
+}
+
+function readQueries(runtime: CueValue): RuntimeQuery[] {
+  const values = exportedAt(runtime, 'values');
+  if (values === undefined) return [];
+  if (!Array.isArray(values)) throw fieldError(runtime, 'values', 'runtime "values" must be a list of queries');
+  return values.map((entry: QueryValue, index) => {
+    const path = `values[${index}]`;
+    if (typeof entry.query !== 'string') throw fieldError(runtime, path, `runtime.${path}.query must be a string`);
+    const expressions = Object.entries((entry.for ?? {}) as Record<string, unknown>).map(([name, expression]) => {
+      if (typeof expression !== 'string') {
+        throw fieldError(runtime, path, `runtime.${path}.for.${name} must be a CUE expression in a string`);
+      }
+      return { name, expression };
+    });
+    return parseRuntimeQuery(entry.query, expressions, entry.optional === true);
+  });
+}
+
+/** Loads the runtime from its files; `kubeContext` names the context of the default cluster. */
+export function loadRuntime(
+  engine: CueEngine,
+  files: SourceFile[],
+  moduleFiles: Record<string, string>,
+  kubeContext: string,
+): Runtime {
+  if (files.length === 0) return defaultRuntime(kubeContext);
+  const root = loadSourcePackage(engine, {
+    workspace: 'runtime',
+    files,
+    moduleFiles,
+    values: {},
+    extraFiles: {},
+    context: `runtime ${files.map((f) => f.path).join(', ')}`,
+  });
+  try {
+    const runtime = root.lookup('runtime');
+    try {
+      if (!runtime.exists()) throw new CueFilesError(`no "runtime" field in ${files.map((f) => f.path).join(', ')}`, []);
+      const name = exportedAt(runtime, 'name');
+      if (typeof name !== 'string') throw fieldError(root, 'runtime', 'runtime.name must be a concrete string');
+      const clusters = readClusters(runtime);
+      const queries = readQueries(runtime);
+      if (clusters.length === 0) return { name, clusters: [defaultCluster(kubeContext)], queries, isDefault: true };
+      return { name, clusters, queries, isDefault: false };
+    } finally {
+      runtime.free();
+    }
+  } finally {
+    root.free();
+  }
+}

@@ -1,0 +1,49 @@
+// Dispatches `timoni-fleet <command> [flags]` to its command and maps outcomes to exit codes.
+import { loadCueEngine } from '../cue/index.js';
+import { formatFlagHelp, parseArguments, UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
+import type { CommandIO } from './command-io.js';
+import { reportError } from './error-report.js';
+import { runVet, vetFlags } from './vet-command.js';
+import type { CueEngine } from '../cue/index.js';
+
+interface Command {
+  summary: string;
+  flags: FlagSpec[];
+  run(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number>;
+}
+
+const commands: Record<string, Command> = {
+  vet: { summary: 'Validate a bundle for each cluster of the runtime', flags: vetFlags, run: runVet },
+};
+
+function usage(): string {
+  const lines = ['Usage: timoni-fleet <command> -f bundle.cue [-r runtime.cue] [flags]', '', 'Commands:'];
+  for (const [name, command] of Object.entries(commands)) lines.push(`  ${name.padEnd(10)} ${command.summary}`);
+  lines.push('', 'Run `timoni-fleet <command> --help` for its flags.');
+  return `${lines.join('\n')}\n`;
+}
+
+export async function runCli(argv: string[], io: CommandIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    io.stderr(`✗ unknown command "${name}"\n${usage()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(`Usage: timoni-fleet ${name} [flags]\n\n${command.summary}\n\nFlags:\n${formatFlagHelp(command.flags)}\n`);
+    return 0;
+  }
+  try {
+    const args = parseArguments(rest, command.flags);
+    const engine = await loadCueEngine();
+    return await command.run(engine, args, io);
+  } catch (error) {
+    reportError(error, io);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
