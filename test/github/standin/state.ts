@@ -1,0 +1,245 @@
+// The stand-in's state: seeded repositories, issues and pull requests, the comments
+// created through the API (in creation order), and every request received.
+import type { CommentRecord, IssueRecord, PullRequestRecord, RepositoryRecord, RequestRecord } from './records.js';
+import type { ForcedSecondaryLimit } from './rate-limit.js';
+import type { Account } from './users.js';
+import { GITHUB_ACTIONS_BOT } from './users.js';
+
+export interface RepositorySeed {
+  owner: string;
+  name: string;
+  id?: number;
+  defaultBranch?: string;
+  private?: boolean;
+  ownerType?: 'User' | 'Organization';
+}
+
+export interface PullRequestSeed {
+  owner: string;
+  repo: string;
+  number: number;
+  headSha: string;
+  headRef?: string;
+  baseRef?: string;
+  baseSha?: string;
+  /** owner/name of the head repository, for a pull request from a fork. */
+  headRepoFullName?: string;
+  title?: string;
+  body?: string | null;
+  user?: Account;
+  draft?: boolean;
+  /** closed (and merged when `merged`); open by default. */
+  state?: 'open' | 'closed';
+  merged?: boolean;
+  mergeCommitSha?: string | null;
+}
+
+export interface CommentSeed {
+  owner: string;
+  repo: string;
+  issueNumber: number;
+  body: string;
+  user?: Account;
+}
+
+export interface IssueSeed {
+  owner: string;
+  repo: string;
+  number: number;
+  title?: string;
+}
+
+const key = (owner: string, name: string): string => `${owner}/${name}`.toLowerCase();
+
+export class GitHubState {
+  private readonly repositories = new Map<string, RepositoryRecord>();
+  private readonly issues = new Map<number, Map<number, IssueRecord>>();
+  private readonly commentsById = new Map<number, CommentRecord>();
+  private nextRepositoryId = 700_000_001;
+  private nextCommentId = 2_400_000_001;
+  private nextPullRequestId = 1_900_000_001;
+  private nextRequest = 1;
+  private secondary: ForcedSecondaryLimit | undefined;
+  /** Every request received, in order. */
+  readonly requests: RequestRecord[] = [];
+
+  constructor(private readonly clock: () => Date = () => new Date()) {}
+
+  /** An ISO 8601 timestamp without milliseconds, as GitHub writes them. */
+  timestamp(): string {
+    return this.clock().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+
+  addRepository(seed: RepositorySeed): RepositoryRecord {
+    const k = key(seed.owner, seed.name);
+    if (this.repositories.has(k)) throw new Error(`stand-in: repository ${seed.owner}/${seed.name} is already seeded`);
+    const id = seed.id ?? this.nextRepositoryId++;
+    const record: RepositoryRecord = {
+      id,
+      owner: { login: seed.owner, id: 1000 + this.repositories.size, type: seed.ownerType ?? 'Organization' },
+      name: seed.name,
+      defaultBranch: seed.defaultBranch ?? 'main',
+      private: seed.private ?? false,
+      commits: new Set(),
+    };
+    this.repositories.set(k, record);
+    this.issues.set(id, new Map());
+    return record;
+  }
+
+  repository(owner: string, name: string): RepositoryRecord | undefined {
+    return this.repositories.get(key(owner, name));
+  }
+
+  repositoryById(id: number): RepositoryRecord | undefined {
+    for (const record of this.repositories.values()) if (record.id === id) return record;
+    return undefined;
+  }
+
+  private seededRepository(owner: string, name: string): RepositoryRecord {
+    const record = this.repository(owner, name);
+    if (!record) throw new Error(`stand-in: repository ${owner}/${name} is not seeded; call state.addRepository first`);
+    return record;
+  }
+
+  private issueMap(repository: RepositoryRecord): Map<number, IssueRecord> {
+    const map = this.issues.get(repository.id);
+    if (!map) throw new Error(`stand-in: no issue table for repository ${repository.owner.login}/${repository.name}`);
+    return map;
+  }
+
+  addCommit(owner: string, repo: string, sha: string): void {
+    this.seededRepository(owner, repo).commits.add(sha);
+  }
+
+  addIssue(seed: IssueSeed): IssueRecord {
+    const repository = this.seededRepository(seed.owner, seed.repo);
+    const map = this.issueMap(repository);
+    if (map.has(seed.number)) throw new Error(`stand-in: ${seed.owner}/${seed.repo}#${seed.number} is already seeded`);
+    const issue: IssueRecord = { number: seed.number, title: seed.title ?? `Issue ${seed.number}`, pullRequest: undefined };
+    map.set(seed.number, issue);
+    return issue;
+  }
+
+  addPullRequest(seed: PullRequestSeed): PullRequestRecord {
+    const repository = this.seededRepository(seed.owner, seed.repo);
+    const map = this.issueMap(repository);
+    if (map.has(seed.number)) throw new Error(`stand-in: ${seed.owner}/${seed.repo}#${seed.number} is already seeded`);
+    const merged = seed.merged ?? false;
+    const state = seed.state ?? (merged ? 'closed' : 'open');
+    if (merged && state !== 'closed') throw new Error(`stand-in: pull request #${seed.number} cannot be merged and open`);
+    if (merged && !seed.mergeCommitSha) throw new Error(`stand-in: merged pull request #${seed.number} needs mergeCommitSha`);
+    const now = this.timestamp();
+    const pr: PullRequestRecord = {
+      id: this.nextPullRequestId++,
+      number: seed.number,
+      title: seed.title ?? `Pull request ${seed.number}`,
+      body: seed.body ?? null,
+      user: seed.user ?? { login: 'octocat', id: 583231, type: 'User' },
+      state,
+      draft: seed.draft ?? false,
+      merged,
+      mergeCommitSha: seed.mergeCommitSha ?? null,
+      headSha: seed.headSha,
+      headRef: seed.headRef ?? `feature-${seed.number}`,
+      headRepoFullName: seed.headRepoFullName ?? `${repository.owner.login}/${repository.name}`,
+      baseRef: seed.baseRef ?? repository.defaultBranch,
+      baseSha: seed.baseSha ?? '0'.repeat(40),
+      createdAt: now,
+      updatedAt: now,
+      closedAt: state === 'closed' ? now : null,
+      mergedAt: merged ? now : null,
+    };
+    repository.commits.add(pr.headSha);
+    repository.commits.add(pr.baseSha);
+    if (pr.mergeCommitSha) repository.commits.add(pr.mergeCommitSha);
+    map.set(seed.number, { number: seed.number, title: pr.title, pullRequest: pr });
+    return pr;
+  }
+
+  issue(repository: RepositoryRecord, number: number): IssueRecord | undefined {
+    return this.issues.get(repository.id)?.get(number);
+  }
+
+  pullRequests(repository: RepositoryRecord): PullRequestRecord[] {
+    const out: PullRequestRecord[] = [];
+    for (const issue of this.issueMap(repository).values()) if (issue.pullRequest) out.push(issue.pullRequest);
+    return out;
+  }
+
+  /** Seeds a comment as if it had been posted earlier (by the Actions bot unless `user`). */
+  addComment(seed: CommentSeed): CommentRecord {
+    const repository = this.seededRepository(seed.owner, seed.repo);
+    if (!this.issue(repository, seed.issueNumber)) {
+      throw new Error(`stand-in: ${seed.owner}/${seed.repo}#${seed.issueNumber} is not seeded (addIssue or addPullRequest first)`);
+    }
+    return this.createComment(repository, seed.issueNumber, seed.body, seed.user ?? GITHUB_ACTIONS_BOT);
+  }
+
+  createComment(repository: RepositoryRecord, issueNumber: number, body: string, user: Account): CommentRecord {
+    const id = this.nextCommentId++;
+    const now = this.timestamp();
+    const record: CommentRecord = {
+      id,
+      nodeId: `IC_kwDO${Buffer.from(`${repository.id}:${id}`).toString('base64url')}`,
+      repositoryId: repository.id,
+      issueNumber,
+      body,
+      user,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.commentsById.set(id, record);
+    return record;
+  }
+
+  comment(id: number): CommentRecord | undefined {
+    return this.commentsById.get(id);
+  }
+
+  updateComment(record: CommentRecord, body: string): void {
+    record.body = body;
+    record.updatedAt = this.timestamp();
+  }
+
+  deleteComment(id: number): void {
+    this.commentsById.delete(id);
+  }
+
+  /** Comments on one issue or pull request, oldest first (GitHub's order). */
+  comments(owner: string, repo: string, issueNumber: number): CommentRecord[] {
+    const repository = this.repository(owner, repo);
+    if (!repository) return [];
+    return this.commentsOf(repository, issueNumber);
+  }
+
+  commentsOf(repository: RepositoryRecord, issueNumber: number): CommentRecord[] {
+    return [...this.commentsById.values()].filter((c) => c.repositoryId === repository.id && c.issueNumber === issueNumber).sort((a, b) => a.id - b.id);
+  }
+
+  /** Refuses the next `times` requests with GitHub's secondary rate limit answer. */
+  forceSecondaryRateLimit(options: { status?: 403 | 429; retryAfter?: number; times?: number } = {}): void {
+    this.secondary = { status: options.status ?? 403, retryAfter: options.retryAfter ?? 60, times: options.times ?? 1 };
+  }
+
+  /** Consumes one forced secondary limit, if any is pending. */
+  takeSecondaryRateLimit(): ForcedSecondaryLimit | undefined {
+    const pending = this.secondary;
+    if (!pending || pending.times <= 0) return undefined;
+    pending.times -= 1;
+    if (pending.times === 0) this.secondary = undefined;
+    return { ...pending };
+  }
+
+  /** A request id shaped like GitHub's (five hex groups). */
+  requestId(): string {
+    const n = this.nextRequest++;
+    const hex = (v: number, width: number): string => v.toString(16).toUpperCase().padStart(width, '0');
+    return `${hex(0xc0de, 4)}:${hex(n, 6)}:${hex(n * 7919, 7)}:${hex(n * 104729, 7)}:${hex(0x6740_0000 + n, 8)}`;
+  }
+
+  /** Requests whose method and path (without query) match. */
+  requestsTo(method: string, pathPattern: RegExp): RequestRecord[] {
+    return this.requests.filter((r) => r.method === method && pathPattern.test(r.path.split('?')[0] ?? ''));
+  }
+}
