@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, object } from './client.js';
+import { type GitHubStandIn, startGitHubStandIn } from './server.js';
+
+describe('authentication and authorisation', () => {
+  let gh: GitHubStandIn;
+
+  beforeAll(async () => {
+    gh = await startGitHubStandIn({ tokens: [{ token: 'ghp_personal', kind: 'user', account: { login: 'alice', id: 5, type: 'User' } }] });
+    gh.state.addRepository({ owner: 'acme', name: 'fleet' });
+    gh.state.addRepository({ owner: 'acme', name: 'secret', private: true });
+    gh.state.addPullRequest({ owner: 'acme', repo: 'fleet', number: 3, headSha: 'c'.repeat(40) });
+    gh.state.addPullRequest({ owner: 'acme', repo: 'secret', number: 3, headSha: 'c'.repeat(40) });
+  });
+  afterAll(async () => gh.stop());
+
+  it('accepts Bearer, token and Basic (x-access-token) authorisation', async () => {
+    for (const scheme of ['Bearer', 'token', 'TOKEN']) {
+      expect((await call(gh.url, 'GET', '/repos/acme/secret', { token: gh.token, scheme })).status).toBe(200);
+    }
+    const basic = Buffer.from(`x-access-token:${gh.token}`).toString('base64');
+    expect((await call(gh.url, 'GET', '/repos/acme/secret', { token: basic, scheme: 'Basic' })).status).toBe(200);
+  });
+
+  it('answers 401 Bad credentials for an unknown token', async () => {
+    const answer = await call(gh.url, 'GET', '/repos/acme/fleet', { token: 'ghs_unknown' });
+    expect(answer.status).toBe(401);
+    expect(object(answer)).toEqual({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
+    expect((await call(gh.url, 'GET', '/repos/acme/fleet', { token: 'x', scheme: 'Digest' })).status).toBe(401);
+  });
+
+  it('treats a request without a token as anonymous: public reads work, writes need authentication, private repositories are 404', async () => {
+    expect((await call(gh.url, 'GET', '/repos/acme/fleet/issues/3/comments')).status).toBe(200);
+    const write = await call(gh.url, 'POST', '/repos/acme/fleet/issues/3/comments', { body: { body: 'x' } });
+    expect(write.status).toBe(401);
+    expect(object(write)).toEqual({
+      message: 'Requires authentication',
+      documentation_url: 'https://docs.github.com/rest/issues/comments#create-an-issue-comment',
+      status: '401',
+    });
+    const hidden = await call(gh.url, 'GET', '/repos/acme/secret/pulls/3');
+    expect(hidden.status).toBe(404);
+    expect(object(hidden)).toEqual({ message: 'Not Found', documentation_url: 'https://docs.github.com/rest/pulls/pulls#get-a-pull-request', status: '404' });
+  });
+
+  it('lets a read-only token read but answers 403 on writes', async () => {
+    expect((await call(gh.url, 'GET', '/repos/acme/fleet/issues/3/comments', { token: gh.readOnlyToken })).status).toBe(200);
+    const write = await call(gh.url, 'POST', '/repos/acme/fleet/issues/3/comments', { token: gh.readOnlyToken, body: { body: 'x' } });
+    expect(write.status).toBe(403);
+    expect(object(write)).toEqual({
+      message: 'Resource not accessible by integration',
+      documentation_url: 'https://docs.github.com/rest/issues/comments#create-an-issue-comment',
+      status: '403',
+    });
+    expect(gh.state.comments('acme', 'fleet', 3)).toEqual([]);
+
+    const mine = object(await call(gh.url, 'POST', '/repos/acme/fleet/issues/3/comments', { token: gh.token, body: { body: 'mine' } }));
+    const path = `/repos/acme/fleet/issues/comments/${String(mine.id)}`;
+    expect((await call(gh.url, 'PATCH', path, { token: gh.readOnlyToken, body: { body: 'x' } })).status).toBe(403);
+    expect((await call(gh.url, 'DELETE', path, { token: gh.readOnlyToken })).status).toBe(403);
+    expect(gh.state.comments('acme', 'fleet', 3).map((c) => c.body)).toEqual(['mine']);
+  });
+
+  it('posts as the account behind the token', async () => {
+    const answer = object(await call(gh.url, 'POST', '/repos/acme/fleet/issues/3/comments', { token: 'ghp_personal', body: { body: 'hi' } }));
+    expect(answer.user).toMatchObject({ login: 'alice', id: 5, type: 'User' });
+    expect(answer.author_association).toBe('MEMBER');
+  });
+
+  it('answers 404 Not Found for unknown paths and methods', async () => {
+    for (const [method, path] of [
+      ['GET', '/nothing/here'],
+      ['GET', '/repos/acme/fleet/unknown'],
+      ['PUT', '/repos/acme/fleet/issues/3/comments'],
+      ['GET', '/repos/acme/fleet/issues/abc/comments'],
+    ] as const) {
+      const answer = await call(gh.url, method, path, { token: gh.token });
+      expect(answer.status, `${method} ${path}`).toBe(404);
+      expect(object(answer).message).toBe('Not Found');
+      expect(object(answer).status).toBe('404');
+    }
+  });
+});
