@@ -1,0 +1,5 @@
+module timoni-fleet/test/registry/go/helper
+
+go 1.26.0
+
+require golang.org/x/crypto v0.58.0

@@ -1,0 +1,42 @@
+// Command registry-helper prepares what the test registry needs and Node.js cannot
+// produce by itself, and serves as a reference encoder for the TypeScript tar writer:
+//
+//	registry-helper htpasswd FILE      name:password lines on stdin -> bcrypt htpasswd FILE
+//	registry-helper signing-cert KEY CERT   ECDSA P-256 key (PKCS#8 PEM) + self-signed certificate (PEM)
+//	registry-helper tar                JSON tar entries on stdin -> tar stream (Go archive/tar) on stdout
+//
+// Passwords are read from stdin so that none appears on a command line.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage:
+  registry-helper htpasswd FILE < name:password lines
+  registry-helper signing-cert KEY_FILE CERT_FILE
+  registry-helper tar < entries.json > archive.tar`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch command, args := os.Args[1], os.Args[2:]; {
+	case command == "htpasswd" && len(args) == 1:
+		err = writeHtpasswd(os.Stdin, args[0])
+	case command == "signing-cert" && len(args) == 2:
+		err = writeSigningCertificate(args[0], args[1])
+	case command == "tar" && len(args) == 0:
+		err = writeTar(os.Stdin, os.Stdout)
+	default:
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "registry-helper %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
