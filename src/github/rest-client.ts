@@ -1,0 +1,103 @@
+// A small client for GitHub's REST API (GITHUB_API_URL): JSON requests with the token,
+// pagination through Link headers, GitHub's error bodies turned into errors that say
+// what failed, and bounded waits on secondary rate limits.
+
+export class GitHubApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly method: string,
+    readonly path: string,
+    readonly apiMessage: string,
+    readonly documentationUrl?: string,
+  ) {
+    super(`GitHub API ${method} ${path} answered ${status}: ${apiMessage}`);
+    this.name = 'GitHubApiError';
+  }
+}
+
+export interface GitHubClientOptions {
+  apiUrl: string;
+  token: string;
+  userAgent?: string;
+  /** Waits longer than this on a rate limit fail instead (milliseconds). */
+  maxRateLimitWaitMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  data: T;
+  headers: Headers;
+}
+
+function nextLink(header: string | null): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(',')) {
+    const match = /<([^>]+)>\s*;\s*rel="next"/.exec(part);
+    if (match) return match[1];
+  }
+  return undefined;
+}
+
+export class GitHubClient {
+  private readonly apiUrl: string;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: GitHubClientOptions) {
+    this.apiUrl = options.apiUrl.replace(/\/+$/, '');
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
+    const url = path.startsWith('http') ? path : `${this.apiUrl}${path}`;
+    const shownPath = url.startsWith(this.apiUrl) ? url.slice(this.apiUrl.length) : url;
+    for (let attempt = 1; ; attempt += 1) {
+      const response = await fetch(url, {
+        method,
+        headers: {
+          accept: 'application/vnd.github+json',
+          authorization: `Bearer ${this.options.token}`,
+          'user-agent': this.options.userAgent ?? 'timoni-fleet',
+          'x-github-api-version': '2022-11-28',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      const data = text === '' ? undefined : (JSON.parse(text) as unknown);
+      if (response.ok) return { status: response.status, data: data as T, headers: response.headers };
+
+      const wait = this.rateLimitWait(response);
+      if (wait !== undefined && attempt < 3 && wait <= (this.options.maxRateLimitWaitMs ?? 60_000)) {
+        await this.sleep(wait);
+        continue;
+      }
+      const payload = (data ?? {}) as { message?: string; documentation_url?: string; errors?: Array<{ message?: string }> };
+      const details = payload.errors?.map((e) => e.message).filter(Boolean).join('; ');
+      throw new GitHubApiError(response.status, method, shownPath, [payload.message ?? response.statusText, details].filter(Boolean).join(': '), payload.documentation_url);
+    }
+  }
+
+  /** Every item of a paginated list, following `Link: rel="next"`. */
+  async paginate<T>(path: string): Promise<T[]> {
+    const items: T[] = [];
+    let next: string | undefined = `${path}${path.includes('?') ? '&' : '?'}per_page=100`;
+    while (next) {
+      const response: ApiResponse<T[]> = await this.request<T[]>('GET', next);
+      items.push(...response.data);
+      next = nextLink(response.headers.get('link'));
+    }
+    return items;
+  }
+
+  private rateLimitWait(response: Response): number | undefined {
+    if (response.status !== 403 && response.status !== 429) return undefined;
+    const retryAfter = response.headers.get('retry-after');
+    if (retryAfter) return Number(retryAfter) * 1000;
+    if (response.headers.get('x-ratelimit-remaining') === '0') {
+      const reset = Number(response.headers.get('x-ratelimit-reset'));
+      if (Number.isFinite(reset)) return Math.max(0, reset * 1000 - Date.now());
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,75 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { planRun, readRunContext, type PlanInputs } from '../../src/github/event-context.js';
+import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError } from '../../src/github/action-inputs.js';
+import { setOutput } from '../../src/github/file-commands.js';
+
+function contextFor(eventName: string, payload: Record<string, unknown>, ref = 'refs/heads/main') {
+  const dir = mkdtempSync(join(tmpdir(), 'event-'));
+  const path = join(dir, 'event.json');
+  writeFileSync(path, JSON.stringify(payload));
+  return readRunContext({ GITHUB_EVENT_NAME: eventName, GITHUB_EVENT_PATH: path, GITHUB_REPOSITORY: 'acme/fleet', GITHUB_SHA: 'f'.repeat(40), GITHUB_REF: ref, GITHUB_RUN_ID: '42' });
+}
+
+const auto: PlanInputs = { mode: 'auto', clusterGroup: '*', cluster: '*' };
+
+describe('planRun', () => {
+  it.each(['opened', 'synchronize', 'reopened'])('diffs a pull request %s at its head commit', (action) => {
+    const plan = planRun(contextFor('pull_request', { action, pull_request: { number: 5, head: { sha: 'a'.repeat(40) } } }), auto);
+    expect(plan).toMatchObject({ mode: 'diff', pullRequest: 5, sha: 'a'.repeat(40) });
+  });
+
+  it('applies a merged pull request and skips a closed one', () => {
+    expect(planRun(contextFor('pull_request', { action: 'closed', pull_request: { number: 5, merged: true, merge_commit_sha: 'm'.repeat(40) } }), auto)).toMatchObject({ mode: 'apply', pullRequest: 5, sha: 'm'.repeat(40) });
+    expect(planRun(contextFor('pull_request', { action: 'closed', pull_request: { number: 5, merged: false } }), auto)).toMatchObject({ mode: 'skip' });
+  });
+
+  it('applies a push to the default branch only', () => {
+    const payload = { ref: 'refs/heads/main', repository: { default_branch: 'main' } };
+    expect(planRun(contextFor('push', payload), auto)).toMatchObject({ mode: 'apply', sha: 'f'.repeat(40) });
+    expect(planRun(contextFor('push', payload, 'refs/heads/feature'), auto)).toMatchObject({ mode: 'skip', reason: expect.stringContaining('not the default branch') });
+  });
+
+  it('takes workflow_dispatch inputs, which the action inputs override', () => {
+    const context = contextFor('workflow_dispatch', { inputs: { 'cluster-group': 'production', mode: 'diff' } });
+    expect(planRun(context, auto)).toMatchObject({ mode: 'diff', clusterGroup: 'production', cluster: '*' });
+    expect(planRun(context, { mode: 'apply', clusterGroup: 'staging', cluster: '*' })).toMatchObject({ mode: 'apply', clusterGroup: 'staging' });
+    expect(planRun(contextFor('workflow_dispatch', { inputs: { 'cluster-group': 'production' } }), auto)).toMatchObject({ mode: 'apply' });
+  });
+
+  it('tells why it does nothing for other events', () => {
+    expect(planRun(contextFor('schedule', {}), auto)).toMatchObject({ mode: 'skip', reason: expect.stringContaining('set the "mode" input') });
+  });
+
+  it('builds the run URL', () => {
+    expect(contextFor('push', {}).runUrl).toBe('https://github.com/acme/fleet/actions/runs/42');
+  });
+});
+
+describe('action inputs', () => {
+  const env = { 'INPUT_RUNTIME-GROUP': ' staging ', INPUT_WAIT: 'False', INPUT_BUNDLE: 'a.cue\nb.cue, c.yaml\n', INPUT_MODE: 'later' };
+
+  it('reads inputs with dashes, booleans and lists', () => {
+    expect(getInput(env, 'runtime-group')).toBe('staging');
+    expect(getBooleanInput(env, 'wait', true)).toBe(false);
+    expect(getBooleanInput(env, 'prune', true)).toBe(true);
+    expect(getListInput(env, 'bundle')).toEqual(['a.cue', 'b.cue', 'c.yaml']);
+  });
+
+  it('names the input in errors', () => {
+    expect(() => getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'] as const, 'auto')).toThrow(InputError);
+    expect(() => getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'] as const, 'auto')).toThrow('input "mode": must be one of auto, diff, apply, not "later"');
+    expect(() => getInput(env, 'kubeconfig', { required: true })).toThrow('input "kubeconfig": is required');
+  });
+
+  it('writes multi-line outputs in the heredoc form', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'out-')), 'output');
+    writeFileSync(file, '');
+    setOutput({ GITHUB_OUTPUT: file }, 'changes', '{\n  "a": 1\n}');
+    const text = readFileSync(file, 'utf8');
+    const match = /^changes<<(ghadelimiter_[0-9a-f-]+)\n\{\n {2}"a": 1\n\}\n\1\n$/.exec(text);
+    expect(match).not.toBeNull();
+  });
+});
