@@ -1,0 +1,131 @@
+// Extracts a gzip-compressed tar archive (a Timoni content layer) into a folder, within
+// limits: only regular files and directories are written; absolute paths, `..`, links,
+// devices and FIFOs are refused, as are archives whose files exceed the per-file or total
+// size, or that hold too many entries. Limits are checked against the declared sizes
+// before anything is written, and the gzip stream is never inflated past what the
+// limits allow.
+import { mkdir, writeFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { readTar, TarFormatError, type TarEntry } from './tar-reader.js';
+import { safeEntryPath } from './tar-path.js';
+
+const gunzipAsync = promisify(gunzip);
+
+export interface ExtractLimits {
+  /** Sum of the sizes of all files, in bytes (default 100 MiB, as Timoni's untar). */
+  maxTotalSize: number;
+  /** Size of any one file, in bytes (default 100 MiB). */
+  maxFileSize: number;
+  /** Number of entries (default 20,000). */
+  maxEntries: number;
+}
+
+export const defaultExtractLimits: ExtractLimits = {
+  maxTotalSize: 100 * 1024 * 1024,
+  maxFileSize: 100 * 1024 * 1024,
+  maxEntries: 20_000,
+};
+
+export class UnsafeArchiveError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsafeArchiveError';
+  }
+}
+
+export interface ExtractResult {
+  files: number;
+  directories: number;
+  bytes: number;
+}
+
+/** Inflates `gz` without producing more than the limits allow (headers and padding included). */
+export async function gunzipWithin(gz: Buffer, limits: ExtractLimits): Promise<Buffer> {
+  // Each entry costs at most three header blocks (PAX, GNU name, ustar) plus a padding block.
+  const maxOutputLength = limits.maxTotalSize + (limits.maxEntries * 4 + 2) * 512;
+  try {
+    return await gunzipAsync(gz, { maxOutputLength });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
+      throw new UnsafeArchiveError(`archive inflates to more than ${maxOutputLength} bytes (limit ${limits.maxTotalSize} bytes of files)`);
+    }
+    throw new TarFormatError(`not a valid gzip stream: ${(error as Error).message}`);
+  }
+}
+
+function checkEntry(entry: TarEntry): string {
+  const safe = safeEntryPath(entry.name);
+  if (!safe.ok) throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} ${safe.reason}`);
+  if (entry.type === 'symlink' || entry.type === 'hardlink') {
+    throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a ${entry.type} (to ${JSON.stringify(entry.linkName)}); links are not allowed`);
+  }
+  if (entry.type === 'device' || entry.type === 'fifo') {
+    throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a ${entry.type}; only files and directories are allowed`);
+  }
+  if (entry.type === 'other') {
+    throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} has unsupported tar type ${JSON.stringify(entry.typeFlag)}`);
+  }
+  return safe.path;
+}
+
+/** Reads and validates every entry first, so that a refused archive writes nothing. */
+export function planExtraction(tar: Buffer, limits: ExtractLimits = defaultExtractLimits): Array<{ path: string; entry: TarEntry }> {
+  const plan: Array<{ path: string; entry: TarEntry }> = [];
+  let total = 0;
+  for (const entry of readTar(tar, { maxEntrySize: limits.maxFileSize })) {
+    if (plan.length >= limits.maxEntries) throw new UnsafeArchiveError(`archive holds more than ${limits.maxEntries} entries`);
+    const path = checkEntry(entry);
+    if (entry.type === 'file') {
+      if (path === '') throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a file at the archive root`);
+      total += entry.size;
+      if (total > limits.maxTotalSize) {
+        throw new UnsafeArchiveError(`archive files add up to more than the limit of ${limits.maxTotalSize} bytes (at ${JSON.stringify(entry.name)})`);
+      }
+    }
+    plan.push({ path, entry });
+  }
+  return plan;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Extracts the tar (already inflated) into `dir`, which must be a folder only this call
+ * writes to. Later entries overwrite earlier files of the same path (layer overlay).
+ */
+export async function extractTar(tar: Buffer, dir: string, limits: ExtractLimits = defaultExtractLimits): Promise<ExtractResult> {
+  const plan = planExtraction(tar, limits);
+  const result: ExtractResult = { files: 0, directories: 0, bytes: 0 };
+  await mkdir(dir, { recursive: true });
+  for (const { path, entry } of plan) {
+    if (path === '') continue;
+    const target = join(dir, ...path.split('/'));
+    if (entry.type === 'directory') {
+      await mkdir(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
+      result.directories += 1;
+      continue;
+    }
+    const parent = path.includes('/') ? join(dir, ...path.split('/').slice(0, -1)) : dir;
+    await mkdir(parent, { recursive: true });
+    if (await isDirectory(target)) throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a file where the archive already made a directory`);
+    await writeFile(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
+    result.files += 1;
+    result.bytes += entry.size;
+  }
+  return result;
+}
+
+/** Inflates and extracts a `.tar.gz` held in memory into `dir`. */
+export async function extractTarGz(gz: Buffer, dir: string, limits: Partial<ExtractLimits> = {}): Promise<ExtractResult> {
+  const effective = { ...defaultExtractLimits, ...limits };
+  return extractTar(await gunzipWithin(gz, effective), dir, effective);
+}
