@@ -1,0 +1,89 @@
+// `npm run fleet -- <command>`: start, inspect and stop the local fleet from a shell.
+//
+//   up     [--clusters N] [--dir DIR] [--name-prefix fleet]   start N clusters (default 3), print the env file
+//   status [--dir DIR] [--json]                               what runs, and whether each API server is ready
+//   down   [--dir DIR]                                        stop everything `up` started in DIR, remove its files
+//
+// DIR defaults to $TMPDIR/timoni-fleet. Progress goes to stderr; `up` prints the env file
+// (KEY=VALUE lines, see env-file.ts) to stdout once the fleet is ready.
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fleetStatus, startFleet, stopFleet } from './fleet.js';
+
+const usage = `usage: npm run fleet -- up [--clusters N] [--dir DIR] [--name-prefix PREFIX]
+       npm run fleet -- status [--dir DIR] [--json]
+       npm run fleet -- down [--dir DIR]
+DIR defaults to ${join(tmpdir(), 'timoni-fleet')}.`;
+
+const log = (line: string) => process.stderr.write(`fleet: ${line}\n`);
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      clusters: { type: 'string', default: '3' },
+      dir: { type: 'string', default: join(tmpdir(), 'timoni-fleet') },
+      'name-prefix': { type: 'string', default: 'fleet' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${usage}\n`);
+    return values.help ? 0 : 2;
+  }
+  if (rest.length > 0) throw new Error(`unexpected arguments: ${rest.join(' ')}\n${usage}`);
+  const dir = resolve(values.dir);
+
+  switch (command) {
+    case 'up': {
+      const clusters = Number(values.clusters);
+      if (!/^\d+$/.test(values.clusters)) throw new Error(`--clusters must be a whole number, got ${JSON.stringify(values.clusters)}`);
+      const fleet = await startFleet({ clusters, dir, namePrefix: values['name-prefix'], log });
+      process.stdout.write(readFileSync(fleet.envPath, 'utf8'));
+      log(`stop it with: npm run fleet -- down --dir ${dir}`);
+      return 0;
+    }
+    case 'down': {
+      const stopped = await stopFleet(dir);
+      log(stopped ? `stopped the fleet in ${dir}` : `no fleet recorded in ${dir}; nothing to stop`);
+      return 0;
+    }
+    case 'status': {
+      const status = await fleetStatus(dir);
+      if (!status) {
+        if (values.json) process.stdout.write('null\n');
+        else log(`no fleet recorded in ${dir}`);
+        return 1;
+      }
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+      } else {
+        process.stdout.write(`fleet in ${dir}, KUBECONFIG=${status.description.kubeconfigPath}\n`);
+        for (const cluster of status.clusters) {
+          process.stdout.write(`${cluster.name}  context ${cluster.contextName}  ${cluster.server}  ${cluster.version || '?'}  ${cluster.ready ? 'ready' : `NOT READY: ${cluster.problem ?? ''}`}\n`);
+          for (const component of cluster.components) {
+            process.stdout.write(`  ${component.component.padEnd(24)} pid ${String(component.pid).padEnd(8)} ${component.running ? 'running' : 'STOPPED'}  ${component.logPath}\n`);
+          }
+        }
+      }
+      return status.clusters.every((cluster) => cluster.ready && cluster.components.every((component) => component.running)) ? 0 : 1;
+    }
+    default:
+      throw new Error(`unknown command ${JSON.stringify(command)}\n${usage}`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`fleet: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 2;
+  },
+);

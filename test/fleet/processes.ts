@@ -1,0 +1,113 @@
+// Starting, watching and stopping the long-running processes of the local fleet. Each
+// process runs detached in its own process group with its output in a log file, so that
+// `npm run fleet -- up` can exit and leave the fleet running; the recorded process id and
+// command line let `down` (or the test teardown) stop exactly what was started.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+
+export interface ProcessRecord {
+  /** Component name, e.g. `etcd`, `kube-apiserver`. */
+  component: string;
+  pid: number;
+  /** Absolute path of the executable, checked against /proc before the process is signalled. */
+  binary: string;
+  /** A string of the process's command line that only this fleet's processes carry (its state folder). */
+  marker: string;
+  logPath: string;
+}
+
+export interface StartOptions {
+  component: string;
+  binary: string;
+  args: string[];
+  logPath: string;
+  marker: string;
+  env?: Record<string, string>;
+}
+
+/** Starts a detached process writing stdout and stderr to `logPath`. */
+export function startProcess(options: StartOptions): ProcessRecord {
+  if (!existsSync(options.binary)) {
+    throw new Error(`cannot start ${options.component}: binary ${options.binary} is missing (run \`npx tsx test/fleet/build.ts\`)`);
+  }
+  const log = openSync(options.logPath, 'a');
+  try {
+    const child = spawn(options.binary, options.args, {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: { ...process.env, ...options.env },
+    });
+    if (child.pid === undefined) throw new Error(`cannot start ${options.component} (${options.binary}): no process id`);
+    // Keep reaping the child if it exits while this process lives, but do not keep this process alive for it.
+    child.on('error', () => undefined);
+    child.unref();
+    return { component: options.component, pid: child.pid, binary: options.binary, marker: options.marker, logPath: options.logPath };
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** True while the process exists, is not a zombie, and is still the one that was started. */
+export function isRunning(record: ProcessRecord): boolean {
+  let stat: string;
+  let cmdline: string;
+  try {
+    stat = readFileSync(`/proc/${record.pid}/stat`, 'utf8');
+    cmdline = readFileSync(`/proc/${record.pid}/cmdline`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  if (state === 'Z' || state === 'X') return false;
+  const args = cmdline.split('\0');
+  return args[0] === record.binary && cmdline.includes(record.marker);
+}
+
+/** The last `lines` lines of a component's log, for error messages. */
+export function logTail(logPath: string, lines = 25): string {
+  let text: string;
+  try {
+    text = readFileSync(logPath, 'utf8');
+  } catch {
+    return `(no log at ${logPath})`;
+  }
+  const all = text.trimEnd().split('\n');
+  return all.slice(-lines).join('\n');
+}
+
+function signal(record: ProcessRecord, name: NodeJS.Signals): void {
+  try {
+    process.kill(record.pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+/**
+ * Stops processes, in the given order, with SIGTERM, then SIGKILL after `graceMs`.
+ * Resolves once none of them runs any more.
+ */
+export async function stopProcesses(records: ProcessRecord[], graceMs = 10_000): Promise<void> {
+  for (const record of records) {
+    if (!isRunning(record)) continue;
+    signal(record, 'SIGTERM');
+    const deadline = Date.now() + graceMs;
+    while (isRunning(record) && Date.now() < deadline) await sleep(50);
+    if (isRunning(record)) signal(record, 'SIGKILL');
+    while (isRunning(record)) await sleep(20);
+  }
+}
+
+/** The same as `stopProcesses`, blocking, for `exit` handlers where nothing asynchronous runs. */
+export function stopProcessesSync(records: ProcessRecord[], graceMs = 5_000): void {
+  const running = records.filter(isRunning);
+  for (const record of running) signal(record, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (running.some(isRunning) && Date.now() < deadline) sleepSync(25);
+  for (const record of running.filter(isRunning)) signal(record, 'SIGKILL');
+  const killDeadline = Date.now() + 2_000;
+  while (running.some(isRunning) && Date.now() < killDeadline) sleepSync(10);
+}
