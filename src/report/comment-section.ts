@@ -1,0 +1,86 @@
+// One cluster's collapsible section of the PR comment (and of the rollout comment).
+
+import type { ClusterChanges, InstanceChanges, ObjectChange } from '../fleet/changeset.js';
+import type { Detail } from './budget-fit.js';
+import { countActions, describeCounts } from './cluster-counts.js';
+import { sectionOpen, statusLabel } from './cluster-status.js';
+import { renderDiffBlock, type DiffOutcome } from './diff-block.js';
+import { code, codeBlock, escapeHtml } from './markdown.js';
+import { objectRef, shortDigest } from './object-ref.js';
+import { changeId, type Sharing } from './shared-changes.js';
+import type { Measure } from './text-size.js';
+import { truncateLines } from './text-truncation.js';
+
+export interface SectionInput {
+  cluster: ClusterChanges;
+  clusterIndex: number;
+  detail: Detail;
+  allocation: ReadonlyMap<string, number>;
+  sharing: ReadonlyMap<string, Sharing>;
+  /** Ids of changes that touch secret data. */
+  secretChanges: ReadonlySet<string>;
+  measure: Measure;
+  /** Markdown: where the whole diff can be seen. */
+  moreHint: string;
+  /** Records what became of each diff rendered. */
+  onDiff: (outcome: DiffOutcome) => void;
+}
+
+/** Error messages are capped in comments whatever the budget; the job summary has them whole. */
+const ERROR_CAP = 4_000;
+
+export function renderClusterSection(input: SectionInput): string {
+  const { cluster } = input;
+  const counts = countActions(cluster);
+  const open = sectionOpen(cluster) ? ' open' : '';
+  const headline = `<b>${escapeHtml(cluster.name)}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)} · ${describeCounts(counts)}`;
+  let body = '';
+  if (cluster.error) body += renderError(cluster, input.measure);
+  if (cluster.status === 'skipped') body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
+  for (const [instanceIndex, instance] of cluster.instances.entries()) body += renderInstance(input, instance, instanceIndex);
+  if (cluster.instances.length === 0 && cluster.status !== 'skipped' && !cluster.error) body += 'No instances.\n\n';
+  return `<details${open}>\n<summary>${headline}</summary>\n\n${body}</details>\n\n`;
+}
+
+function renderError(cluster: ClusterChanges, measure: Measure): string {
+  const error = cluster.error;
+  if (!error) return '';
+  const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
+    .filter(Boolean)
+    .join(', ');
+  const message = truncateLines(error.message, ERROR_CAP, measure);
+  const cut = message.cut ? '✂️ _Error message cut; the job summary holds it whole._\n' : '';
+  return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
+}
+
+function renderInstance(input: SectionInput, instance: InstanceChanges, instanceIndex: number): string {
+  const { module } = instance;
+  const unchanged = instance.changes.filter((change) => change.action === 'unchanged').length;
+  const header =
+    `**Instance ${code(instance.name)}** in ${code(instance.namespace)} · module ${code(module.url)} ${code(module.version)}` +
+    (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
+    (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
+    '\n\n';
+  if (input.detail !== 'diffs') {
+    const listed = instance.changes.filter((change) => change.action !== 'unchanged').length;
+    return header + (listed > 0 ? `_${listed} changed objects not listed here for lack of room._\n\n` : '');
+  }
+  let objects = '';
+  instance.changes.forEach((change, objectIndex) => {
+    if (change.action === 'unchanged') return;
+    objects += renderObject(input, change, changeId(input.clusterIndex, instanceIndex, objectIndex));
+  });
+  return header + objects;
+}
+
+function renderObject(input: SectionInput, change: ObjectChange, id: string): string {
+  const secret = input.secretChanges.has(id) ? ' · 🔒 a secret value changed (hidden)' : '';
+  const title = `${code(objectRef(change))} ${change.action}`;
+  const sharing = input.sharing.get(id);
+  if (!sharing) return `- ${title}${secret}\n\n`;
+  if (sharing.kind === 'repeat') return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n`;
+  const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
+  const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
+  input.onDiff(block.outcome);
+  return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n</details>\n\n`;
+}

@@ -1,0 +1,45 @@
+// What the reports need besides the ChangeSet: where the run and the commit are, and which
+// values are secret.
+
+export interface ReportContext {
+  /** The commit the ChangeSet describes (full SHA; shown shortened). */
+  commitSha: string;
+  /** The workflow run, whose job summary holds what a comment had to leave out. */
+  runUrl?: string;
+  /** `owner/name`, to link the commit. */
+  repository?: string;
+  /** GitHub's web address; `https://github.com` unless on GitHub Enterprise Server. */
+  serverUrl?: string;
+  /** The pull request the comment is on, or that was merged. */
+  pullRequest?: number;
+  /** The PR comment, linked from the job summary. */
+  commentUrl?: string;
+  /** Values that must never appear in a report (see maskSecrets for the rule). */
+  secrets: readonly string[];
+  /**
+   * Size budget: for comments in UTF-16 code units (default COMMENT_LIMIT), for job summaries
+   * in UTF-8 bytes (default STEP_SUMMARY_BUDGET). Mostly for tests.
+   */
+  maxSize?: number;
+}
+
+/** The commit as Markdown: its short SHA, linked when the repository is known. */
+export function commitLink(context: ReportContext): string {
+  const sha = context.commitSha.slice(0, 7);
+  if (!context.repository || !/^[0-9a-f]{7,64}$/i.test(context.commitSha)) return `<code>${sha.replace(/[<>&]/g, '')}</code>`;
+  const server = (context.serverUrl ?? 'https://github.com').replace(/\/+$/, '');
+  return `[<code>${sha}</code>](${server}/${context.repository}/commit/${context.commitSha})`;
+}
+
+/** The run as a Markdown link with the given text, or the bare text when unknown. */
+export function runLink(context: ReportContext, text: string): string {
+  return context.runUrl ? `[${text}](${encodeURI(decodeURISafely(context.runUrl))})` : text;
+}
+
+function decodeURISafely(url: string): string {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
+  }
+}

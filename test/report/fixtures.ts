@@ -1,0 +1,133 @@
+// Small factories for realistic ChangeSets: the podinfo module of the Timoni docs rolled out
+// to a staging cluster and two production clusters.
+
+import type {
+  ChangeSet,
+  ChangeSetMode,
+  ClusterChanges,
+  ClusterError,
+  ClusterStatus,
+  InstanceChanges,
+  ModuleInfo,
+  ObjectAction,
+  ObjectChange,
+} from '../../src/fleet/changeset.js';
+
+export const PODINFO_MODULE: ModuleInfo = {
+  url: 'oci://ghcr.io/stefanprodan/modules/podinfo',
+  version: '6.5.4',
+  digest: 'sha256:54d38da7d42b4ce5f3a0bd2aa1a9b0e1c3e8d4f9a6b7c8d9e0f1a2b3c4d5e6f7',
+};
+
+export const REDIS_MODULE: ModuleInfo = {
+  url: 'oci://ghcr.io/stefanprodan/modules/redis',
+  version: '7.2.3',
+  digest: 'sha256:0f9e8d7c6b5a49382716054f3e2d1c0b9a8f7e6d5c4b3a291807f6e5d4c3b2a1',
+};
+
+export function objectChange(overrides: Partial<ObjectChange> & Pick<ObjectChange, 'kind' | 'name'>): ObjectChange {
+  return { apiVersion: 'v1', namespace: 'apps', action: 'unchanged', diff: '', ...overrides };
+}
+
+/** A `configured` Deployment whose replicas and image tag change. */
+export function deploymentConfigured(name: string, replicas: [number, number], tag: [string, string]): ObjectChange {
+  return objectChange({
+    kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    name,
+    action: 'configured',
+    diff: [
+      '--- live',
+      '+++ desired',
+      '@@ -8,7 +8,7 @@',
+      ' spec:',
+      `-  replicas: ${replicas[0]}`,
+      `+  replicas: ${replicas[1]}`,
+      '   template:',
+      '     spec:',
+      '       containers:',
+      `-      - image: ghcr.io/stefanprodan/podinfo:${tag[0]}`,
+      `+      - image: ghcr.io/stefanprodan/podinfo:${tag[1]}`,
+      '',
+    ].join('\n'),
+  });
+}
+
+/** A `created` object: the diff shows the whole object. */
+export function created(kind: string, name: string, body: string[], apiVersion = 'v1'): ObjectChange {
+  const lines = ['--- live', '+++ desired', `@@ -0,0 +1,${body.length + 4} @@`, `+apiVersion: ${apiVersion}`, `+kind: ${kind}`, '+metadata:', `+  name: ${name}`];
+  return objectChange({ kind, apiVersion, name, action: 'created', diff: [...lines, ...body.map((line) => `+${line}`), ''].join('\n') });
+}
+
+export function unchanged(kind: string, name: string, apiVersion = 'v1'): ObjectChange {
+  return objectChange({ kind, apiVersion, name, action: 'unchanged' });
+}
+
+export function withAction(change: ObjectChange, action: ObjectAction): ObjectChange {
+  return { ...change, action };
+}
+
+export function instance(name: string, changes: ObjectChange[], module: ModuleInfo = PODINFO_MODULE, namespace = 'apps'): InstanceChanges {
+  return { name, namespace, module, changes };
+}
+
+export interface ClusterOptions {
+  status?: ClusterStatus;
+  error?: ClusterError | null;
+  durationMs?: number;
+  kubeContext?: string;
+}
+
+export function cluster(name: string, group: string, instances: InstanceChanges[], options: ClusterOptions = {}): ClusterChanges {
+  const changed = instances.some((item) => item.changes.some((change) => change.action !== 'unchanged' && change.action !== 'skipped'));
+  return {
+    name,
+    group,
+    kubeContext: options.kubeContext ?? `kind-${name}`,
+    status: options.status ?? (changed ? 'changed' : 'unchanged'),
+    error: options.error ?? null,
+    instances,
+    ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }),
+  };
+}
+
+export function changeSet(clusters: ClusterChanges[], mode: ChangeSetMode = 'diff', bundle = 'apps'): ChangeSet {
+  return { bundle, mode, clusters };
+}
+
+/** The podinfo instance of a cluster: a Deployment update, a new HPA, a Service unchanged. */
+export function podinfoInstance(replicas: [number, number], tag: [string, string] = ['6.5.3', '6.5.4']): InstanceChanges {
+  return instance('podinfo', [
+    unchanged('ServiceAccount', 'podinfo'),
+    unchanged('Service', 'podinfo'),
+    deploymentConfigured('podinfo', replicas, tag),
+    created('HorizontalPodAutoscaler', 'podinfo', ['spec:', '  minReplicas: 2', '  maxReplicas: 4'], 'autoscaling/v2'),
+  ]);
+}
+
+/** A staging cluster and two production clusters; the two production clusters change identically. */
+export function realisticFleet(mode: ChangeSetMode = 'diff'): ChangeSet {
+  return changeSet(
+    [
+      cluster('staging-eu-1', 'staging', [podinfoInstance([1, 2]), instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE)]),
+      cluster('production-eu-1', 'production', [podinfoInstance([3, 4]), instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE)]),
+      cluster('production-us-1', 'production', [podinfoInstance([3, 4]), instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE)]),
+    ],
+    mode,
+  );
+}
+
+/** A deterministic diff of about `lines` lines of ConfigMap data (`seed` varies the text). */
+export function hugeDiff(lines: number, seed: string): string {
+  const body = ['--- live', '+++ desired', `@@ -1,${lines} +1,${lines} @@`];
+  for (let index = 0; index < lines; index += 1) {
+    const sign = index % 3 === 0 ? '-' : index % 3 === 1 ? '+' : ' ';
+    body.push(`${sign}  key-${seed}-${index}: value ${seed} ${index} ${'x'.repeat(40 + (index % 17))}`);
+  }
+  return `${body.join('\n')}\n`;
+}
+
+/** A ConfigMap `configured` with a huge diff. */
+export function hugeConfigMap(name: string, lines: number, seed = name): ObjectChange {
+  return objectChange({ kind: 'ConfigMap', name, action: 'configured', diff: hugeDiff(lines, seed) });
+}
