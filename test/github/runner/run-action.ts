@@ -1,0 +1,273 @@
+// Runs a JavaScript action the way the GitHub Actions runner runs a `node24` action:
+// `node <runs.main>` with Node 24, cwd = the workspace, a clean environment with the
+// job's GITHUB_* and RUNNER_* variables, INPUT_* for every input of action.yml (given
+// or defaulted, expressions in defaults evaluated), the event payload in a file, and
+// fresh GITHUB_OUTPUT / GITHUB_STEP_SUMMARY / GITHUB_ENV / GITHUB_PATH / GITHUB_STATE
+// files, read back after the process ends.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { type ActionMetadata, inputVariableName, readActionMetadata } from './action-metadata.js';
+import { baseEnvironment, runnerEnvironment, type RunnerFiles } from './environment.js';
+import { type Contexts, type ContextValue, evaluateTemplate } from './expressions.js';
+import { FileCommandError, parseKeyValueFile, parsePathFile } from './file-commands.js';
+import { type GitHubContextOverrides, type GitHubEvent, githubContext } from './github-context.js';
+import { REPO_ROOT, nodeFor } from './node-runtime.js';
+import { type PrintedLine, processLog } from './runner-log.js';
+import type { WorkflowCommand } from './workflow-commands.js';
+
+export interface RunActionOptions {
+  event: GitHubEvent;
+  /** Base URL of the GitHub API (the stand-in's url). */
+  githubApiUrl: string;
+  /** Inputs as a workflow's `with:` gives them (names as in action.yml). */
+  inputs?: Record<string, string>;
+  /** The workflow's GITHUB_TOKEN: the value of ${{ github.token }}, masked in the log. */
+  token?: string;
+  /** Script to run instead of action.yml's runs.main (e.g. a test's own entry). */
+  entry?: string;
+  /** action.yml to read inputs and runs.using from (default: the repository's). */
+  actionYmlPath?: string;
+  /** The workspace (cwd, GITHUB_WORKSPACE); a fresh temporary directory by default. */
+  workdir?: string;
+  /** Extra variables for the process (a step's `env:`), applied last. */
+  env?: Record<string, string>;
+  /** Names of the caller's variables to pass through besides PATH, HOME and the locale. */
+  inheritEnv?: string[];
+  /** Overrides of the github context (sha, ref, repository, run ids, ...). */
+  github?: GitHubContextOverrides;
+  /** Other job secrets: the runner masks them in the log. */
+  secrets?: string[];
+  /** Step debug logging (RUNNER_DEBUG=1; ::debug:: lines shown). */
+  debug?: boolean;
+  /** Kill the process after this long (default 120 s). */
+  timeoutMs?: number;
+  /** Keep the temporary runner files (event, GITHUB_OUTPUT, ...) after the run. */
+  keepTemp?: boolean;
+}
+
+export interface ActionRun {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** failure when the process exited non-zero or timed out, or a command or file command failed. */
+  conclusion: 'success' | 'failure';
+  stdout: string;
+  stderr: string;
+  /** Every printed line, both streams, in arrival order, as printed. */
+  lines: PrintedLine[];
+  /** The log as the runner shows it: commands rendered (##[error]...), add-mask hidden, masks applied. */
+  log: string;
+  /** Outputs from GITHUB_OUTPUT (and the deprecated ::set-output::). */
+  outputs: Record<string, string>;
+  /** GITHUB_STEP_SUMMARY as written (unmasked). */
+  summary: string;
+  /** The runner refuses to upload a summary over 1 MiB. */
+  summaryTooLarge: boolean;
+  /** GITHUB_ENV, GITHUB_PATH and GITHUB_STATE (with ::save-state::). */
+  exportedEnv: Record<string, string>;
+  addedPath: string[];
+  state: Record<string, string>;
+  /** Workflow commands in the order printed, messages and properties unescaped. */
+  commands: WorkflowCommand[];
+  /** Values registered with ::add-mask::. */
+  masked: string[];
+  /** Why the runner would fail the step beyond the exit code (bad file commands, disabled commands). */
+  runnerErrors: string[];
+  /** The environment the process was started with. */
+  childEnv: Record<string, string>;
+  workdir: string;
+}
+
+const SUMMARY_LIMIT = 1024 * 1024;
+
+async function prepareFiles(root: string): Promise<RunnerFiles> {
+  const commands = join(root, '_runner_file_commands');
+  const files: RunnerFiles = {
+    eventPath: join(root, '_github_workflow', 'event.json'),
+    output: join(commands, 'set_output_1'),
+    summary: join(commands, 'step_summary_1'),
+    env: join(commands, 'set_env_1'),
+    path: join(commands, 'add_path_1'),
+    state: join(commands, 'save_state_1'),
+    runnerTemp: join(root, '_temp'),
+    toolCache: join(root, '_tool'),
+  };
+  for (const dir of [commands, dirname(files.eventPath), files.runnerTemp, files.toolCache]) await mkdir(dir, { recursive: true });
+  for (const file of [files.output, files.summary, files.env, files.path, files.state]) await writeFile(file, '');
+  return files;
+}
+
+function inputEnvironment(metadata: ActionMetadata, given: Record<string, string>, contexts: Contexts): { env: Record<string, string>; warnings: string[] } {
+  const env: Record<string, string> = {};
+  const declared = new Set(metadata.inputs.map((i) => i.name.toLowerCase()));
+  for (const input of metadata.inputs) {
+    const provided = Object.entries(given).find(([name]) => name.toLowerCase() === input.name.toLowerCase());
+    let value: string;
+    if (provided) {
+      value = provided[1];
+    } else {
+      try {
+        value = evaluateTemplate(input.default ?? '', contexts);
+      } catch (error) {
+        throw new Error(`runAction: default of input '${input.name}' in ${metadata.path}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    env[inputVariableName(input.name)] = value;
+  }
+  const unexpected = Object.keys(given).filter((name) => !declared.has(name.toLowerCase()));
+  for (const name of unexpected) env[inputVariableName(name)] = given[name] ?? '';
+  const warnings =
+    unexpected.length > 0
+      ? [`Unexpected input(s) ${unexpected.map((n) => `'${n}'`).join(', ')}, valid inputs are [${metadata.inputs.map((i) => `'${i.name}'`).join(', ')}]`]
+      : [];
+  return { env, warnings };
+}
+
+/** Splits a stream into lines as the runner reads them (LF, CRLF or a lone CR end a line). */
+class LineSplitter {
+  private readonly decoder = new StringDecoder('utf8');
+  private pending = '';
+
+  constructor(
+    private readonly stream: 'stdout' | 'stderr',
+    private readonly sink: PrintedLine[],
+  ) {}
+
+  push(chunk: Buffer): void {
+    this.pending += this.decoder.write(chunk);
+    this.drain(false);
+  }
+
+  end(): void {
+    this.pending += this.decoder.end();
+    this.drain(true);
+  }
+
+  private drain(final: boolean): void {
+    for (;;) {
+      const match = /\r\n|\r|\n/.exec(this.pending);
+      if (!match) break;
+      // A CR at the very end may be the first half of a CRLF still to come.
+      if (!final && match[0] === '\r' && match.index === this.pending.length - 1) break;
+      this.sink.push({ stream: this.stream, text: this.pending.slice(0, match.index) });
+      this.pending = this.pending.slice(match.index + match[0].length);
+    }
+    if (final && this.pending !== '') {
+      this.sink.push({ stream: this.stream, text: this.pending });
+      this.pending = '';
+    }
+  }
+}
+
+async function readOptional(path: string): Promise<string> {
+  return existsSync(path) ? readFile(path, 'utf8') : '';
+}
+
+export async function runAction(options: RunActionOptions): Promise<ActionRun> {
+  const metadata = readActionMetadata(options.actionYmlPath ?? join(REPO_ROOT, 'action.yml'));
+  const node = nodeFor(metadata.using);
+  const entry = resolve(options.entry ?? metadata.main);
+  if (!existsSync(entry)) throw new Error(`runAction: entry ${entry} does not exist (build dist/ first, or pass entry)`);
+
+  const root = await mkdtemp(join(tmpdir(), 'timoni-fleet-runner-'));
+  try {
+    const workdir = options.workdir ? resolve(options.workdir) : join(root, 'work', 'repo', 'repo');
+    await mkdir(workdir, { recursive: true });
+    const files = await prepareFiles(root);
+    await writeFile(files.eventPath, JSON.stringify(options.event.payload, null, 2));
+
+    const token = options.token ?? '';
+    const github = githubContext(options.event, { apiUrl: options.githubApiUrl, workspace: workdir, token, overrides: options.github ?? {} });
+    const envContext: Record<string, ContextValue> = { ...(options.env ?? {}) };
+    const contexts: Contexts = {
+      github: github as unknown as ContextValue,
+      runner: { os: 'Linux', temp: files.runnerTemp, tool_cache: files.toolCache, debug: options.debug ? '1' : '' },
+      env: envContext,
+    };
+    const inputs = inputEnvironment(metadata, options.inputs ?? {}, contexts);
+    const childEnv: Record<string, string> = {
+      ...baseEnvironment(process.env, options.inheritEnv ?? []),
+      ...runnerEnvironment(github, files, { debug: options.debug ?? false, workspaceParent: dirname(workdir) }),
+      ...inputs.env,
+      ...(options.env ?? {}),
+    };
+
+    const lines: PrintedLine[] = [];
+    const stdoutChunks: Buffer[] = [];
+    const stderrChunks: Buffer[] = [];
+    const child = spawn(node, [entry], { cwd: workdir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = new LineSplitter('stdout', lines);
+    const err = new LineSplitter('stderr', lines);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutChunks.push(chunk);
+      out.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderrChunks.push(chunk);
+      err.push(chunk);
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? 120_000);
+    const { exitCode, signal } = await new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>((resolveExit, reject) => {
+      child.once('error', (error) => reject(new Error(`runAction: starting ${node} ${entry}: ${error.message}`)));
+      child.once('close', (code, sig) => resolveExit({ exitCode: code, signal: sig }));
+    });
+    clearTimeout(timer);
+    out.end();
+    err.end();
+
+    const secrets = [...(token ? [token] : []), ...(options.secrets ?? [])];
+    const processed = processLog(lines, { debug: options.debug ?? false, secrets });
+    const runnerErrors = [...processed.errors];
+    const shownErrors: string[] = [];
+    const readKeyValue = async (path: string, name: string): Promise<Record<string, string>> => {
+      try {
+        return parseKeyValueFile(await readOptional(path), name);
+      } catch (error) {
+        if (!(error instanceof FileCommandError)) throw error;
+        runnerErrors.push(error.message);
+        shownErrors.push(`##[error]Unable to process file command '${name}' successfully.`, `##[error]${error.message}`);
+        return {};
+      }
+    };
+    const outputs = { ...processed.commandOutputs, ...(await readKeyValue(files.output, 'output')) };
+    const exportedEnv = await readKeyValue(files.env, 'env');
+    const state = { ...processed.commandState, ...(await readKeyValue(files.state, 'state')) };
+    const addedPath = parsePathFile(await readOptional(files.path));
+    const summary = await readOptional(files.summary);
+    const summaryTooLarge = Buffer.byteLength(summary) > SUMMARY_LIMIT;
+
+    const log = [...inputs.warnings.map((w) => `##[warning]${w}`), ...(processed.log === '' && lines.length === 0 ? [] : [processed.log]), ...shownErrors].join('\n');
+    const failed = timedOut || exitCode !== 0 || runnerErrors.length > 0;
+    return {
+      exitCode,
+      signal,
+      timedOut,
+      conclusion: failed ? 'failure' : 'success',
+      stdout: Buffer.concat(stdoutChunks).toString('utf8'),
+      stderr: Buffer.concat(stderrChunks).toString('utf8'),
+      lines,
+      log,
+      outputs,
+      summary,
+      summaryTooLarge,
+      exportedEnv,
+      addedPath,
+      state,
+      commands: processed.commands,
+      masked: processed.masked,
+      runnerErrors,
+      childEnv,
+      workdir,
+    };
+  } finally {
+    if (!options.keepTemp) await rm(root, { recursive: true, force: true });
+  }
+}
