@@ -1,0 +1,169 @@
+// A small HTTP client for one cluster's API server: keep-alive, timeouts, JSON in and out,
+// errors as KubeApiError / KubeConnectionError naming the cluster and the object.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { ClusterConnection, RequestAuth } from './connection.js';
+import { describeConnectionError, KubeApiError, KubeConnectionError, parseStatus } from './errors.js';
+import type { ObjectRef } from './object.js';
+import { ConnectProxyAgent } from './proxy-agent.js';
+
+export interface KubeRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  /** Sent as JSON unless it is already a string. */
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  /** The object the request concerns, named in errors. */
+  object?: ObjectRef;
+  timeoutMs?: number;
+}
+
+export interface KubeClientOptions {
+  /** Time limit of one request, connection included; default 30 s. */
+  timeoutMs?: number;
+  userAgent?: string;
+}
+
+export interface ServerVersion {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  [field: string]: unknown;
+}
+
+interface RawResponse {
+  status: number;
+  body: string;
+  contentType: string;
+}
+
+export class KubeClient {
+  private agent?: HttpAgent;
+  private agentKey?: string;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+
+  constructor(
+    readonly connection: ClusterConnection,
+    options: KubeClientOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.userAgent = options.userAgent ?? 'timoni-fleet';
+  }
+
+  /** The cluster's name in messages. */
+  get name(): string {
+    return this.connection.name;
+  }
+
+  /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
+  async request<T = unknown>(req: KubeRequest): Promise<T> {
+    const response = await this.send(req, true);
+    if (response.body === '') return undefined as T;
+    try {
+      return JSON.parse(response.body) as T;
+    } catch {
+      throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
+    }
+  }
+
+  /** GET that answers null for 404. */
+  async getOrNull<T = unknown>(path: string, object?: ObjectRef): Promise<T | null> {
+    try {
+      return await this.request<T>({ method: 'GET', path, object });
+    } catch (error) {
+      if (error instanceof KubeApiError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** The server's `/version`. */
+  version(): Promise<ServerVersion> {
+    return this.request<ServerVersion>({ method: 'GET', path: '/version' });
+  }
+
+  /** Closes the idle keep-alive connections. */
+  close(): void {
+    this.agent?.destroy();
+    this.agent = undefined;
+    this.agentKey = undefined;
+  }
+
+  private agentFor(auth: RequestAuth): HttpAgent {
+    // Exec plugins may hand out a new client certificate: one agent per certificate.
+    const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
+    if (this.agent && this.agentKey === key) return this.agent;
+    this.agent?.destroy();
+    const { connection } = this;
+    const options = {
+      keepAlive: true,
+      maxSockets: 16,
+      ca: connection.ca,
+      cert: auth.cert,
+      key: auth.key,
+      rejectUnauthorized: connection.rejectUnauthorized,
+      servername: connection.servername,
+    };
+    if (connection.server.protocol === 'http:') this.agent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
+    else if (connection.proxyUrl) this.agent = new ConnectProxyAgent(connection.proxyUrl, options);
+    else this.agent = new HttpsAgent(options);
+    this.agentKey = key;
+    return this.agent;
+  }
+
+  private async send(req: KubeRequest, mayRetry: boolean): Promise<RawResponse> {
+    const { connection } = this;
+    const auth = await connection.auth();
+    const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
+    for (const [key, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    const headers: Record<string, string> = {
+      ...auth.headers,
+      Accept: req.accept ?? 'application/json',
+      'User-Agent': this.userAgent,
+    };
+    if (body !== undefined) {
+      headers['Content-Type'] = req.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    const response = await new Promise<RawResponse>((resolvePromise, reject) => {
+      const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+      const request = send(url, { method: req.method, headers, agent: this.agentFor(auth), servername: connection.servername }, (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), contentType: String(res.headers['content-type'] ?? '') }),
+        );
+        res.on('error', (error) => reject(this.connectionError(error)));
+      });
+      request.setTimeout(timeoutMs, () => {
+        const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`) as NodeJS.ErrnoException;
+        error.code = 'ETIMEDOUT';
+        request.destroy(error);
+      });
+      request.on('error', (error) => reject(this.connectionError(error)));
+      request.end(body);
+    });
+    if (response.status === 401 && mayRetry && connection.invalidate()) return this.send(req, false);
+    if (response.status < 200 || response.status >= 300) {
+      const status = parseStatus(response.body);
+      throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+    }
+    return response;
+  }
+
+  private connectionError(error: NodeJS.ErrnoException): KubeConnectionError {
+    if (error instanceof KubeConnectionError) return error;
+    const { code, detail } = describeConnectionError(error);
+    return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
+  }
+}
+
+function describe(req: KubeRequest): string {
+  const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
+  const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
+  return `${verb}${dryRun} ${req.path}`;
+}
