@@ -82,5 +82,6 @@ function renderObject(input: SectionInput, change: ObjectChange, id: string): st
   const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
   const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
   input.onDiff(block.outcome);
+  if (block.outcome === 'hidden') return `- ${title}${also}${secret} · ${block.markdown}\n\n`;
   return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n</details>\n\n`;
 }

@@ -20,17 +20,22 @@ export interface DiffBlock {
   outcome: DiffOutcome;
 }
 
+/** The note for a diff left out entirely, to follow the object's name on its line. */
+export function hiddenDiffNote(diff: string): string {
+  const lines = linesOf(diff).length;
+  return `✂️ diff not shown (${lines} ${lines === 1 ? 'line' : 'lines'})`;
+}
+
 /**
  * The diff as a fenced block, cut to the allocation when needed, followed by a note that
  * says what was cut and where to see it whole (`moreHint`, Markdown, e.g. a run link).
+ * For a `hidden` outcome the markdown is the hidden-diff note alone.
  */
 export function renderDiffBlock(diff: string, allocation: number | undefined, measure: Measure, moreHint: string): DiffBlock {
   const outcome = diffOutcome(measure(diff), allocation);
   const totalLines = linesOf(diff).length;
   if (outcome === 'whole') return { markdown: codeBlock(diff, 'diff'), outcome };
-  if (outcome === 'hidden') {
-    return { markdown: `✂️ _Diff not shown (${totalLines} lines): ${moreHint}._\n`, outcome };
-  }
+  if (outcome === 'hidden') return { markdown: hiddenDiffNote(diff), outcome };
   const kept = truncateLines(diff, allocation ?? 0, measure);
   const shown = kept.keptLines > 0 ? `${kept.keptLines} of ${totalLines} lines shown` : `part of the first of ${totalLines} lines shown`;
   return { markdown: `${codeBlock(kept.text, 'diff')}✂️ _Diff cut: ${shown}; ${moreHint}._\n`, outcome };

@@ -1,0 +1,137 @@
+// The job summary: the run's record per cluster, under the runner's 1 MiB step-summary limit.
+
+import { hasChanges, type ChangeSet } from '../fleet/changeset.js';
+import { fitToBudget, type Plan } from './budget-fit.js';
+import { clusterHasChanges } from './cluster-counts.js';
+import { firstFailure, unreachedClusters } from './cluster-status.js';
+import type { DiffOutcome } from './diff-block.js';
+import type { ItemGroup } from './fair-share.js';
+import { code } from './markdown.js';
+import { maskChangeSet } from './masked-change-set.js';
+import { secretMasker } from './masking.js';
+import { commitLink, runLink, type ReportContext } from './report-context.js';
+import { changeId, indexSharedChanges } from './shared-changes.js';
+import { objectChangesSecret } from './secret-change.js';
+import { renderStatusTable } from './status-table.js';
+import { renderSummarySection } from './summary-section.js';
+import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT, utf8Length } from './text-size.js';
+
+/** Where a diff cut from the job summary can be seen whole. */
+function moreHintFor(changeSet: ChangeSet): string {
+  return changeSet.mode === 'diff'
+    ? 'run `timoni-fleet diff` locally for the whole diff'
+    : "the action's `changes` output holds the whole ChangeSet as JSON";
+}
+
+/**
+ * The job summary of a run, full: a section per cluster with status, duration, instances,
+ * objects and actions, readiness, errors and diffs; clusters not reached listed. At most
+ * `context.maxSize` UTF-8 bytes (default STEP_SUMMARY_BUDGET), diffs cut fairly when needed.
+ */
+export function renderJobSummary(original: ChangeSet, context: ReportContext): string {
+  const changeSet = maskChangeSet(original, context.secrets);
+  const sharing = indexSharedChanges(changeSet);
+  const secretChanges = secretChangeIds(original, context.secrets);
+  const groups: ItemGroup[] = changeSet.clusters.map((cluster, clusterIndex) => ({
+    items: cluster.instances.flatMap((instance, instanceIndex) =>
+      instance.changes.flatMap((change, objectIndex) => {
+        const id = changeId(clusterIndex, instanceIndex, objectIndex);
+        return sharing.get(id)?.kind === 'shown' ? [{ id, size: utf8Length(change.diff) }] : [];
+      }),
+    ),
+  }));
+  const limit = Math.min(context.maxSize ?? STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT);
+
+  const render = (plan: Plan): string => {
+    const outcomes: DiffOutcome[] = [];
+    let sections = '';
+    if (plan.detail !== 'table') {
+      changeSet.clusters.forEach((cluster, clusterIndex) => {
+        sections += renderSummarySection({
+          cluster,
+          clusterIndex,
+          detail: plan.detail,
+          allocation: plan.allocation,
+          sharing,
+          secretChanges,
+          measure: utf8Length,
+          moreHint: moreHintFor(changeSet),
+          onDiff: (outcome) => outcomes.push(outcome),
+        });
+      });
+    }
+    return renderHead(changeSet, context, secretChanges.size > 0) + renderCutNote(plan, outcomes, moreHintFor(changeSet)) + sections;
+  };
+  const summary = fitToBudget({
+    groups,
+    limit,
+    measure: utf8Length,
+    render,
+    cutNotice: '\n✂️ _The cluster table was cut to fit the job summary limit._\n',
+  });
+  return secretMasker(context.secrets)(summary);
+}
+
+/**
+ * The short job summary: headline, cluster table, clusters not reached, a link to the PR
+ * comment; no sections. For `diff` runs whose PR comment was posted whole.
+ */
+export function renderShortJobSummary(original: ChangeSet, context: ReportContext): string {
+  const changeSet = maskChangeSet(original, context.secrets);
+  const secret = secretChangeIds(original, context.secrets).size > 0;
+  const comment = context.commentUrl ? `The diffs are in the [pull request comment](${encodeURI(context.commentUrl)}).\n\n` : '';
+  return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
+}
+
+function secretChangeIds(changeSet: ChangeSet, secrets: readonly string[]): Set<string> {
+  const ids = new Set<string>();
+  changeSet.clusters.forEach((cluster, clusterIndex) =>
+    cluster.instances.forEach((instance, instanceIndex) =>
+      instance.changes.forEach((change, objectIndex) => {
+        if (objectChangesSecret(change, secrets)) ids.add(changeId(clusterIndex, instanceIndex, objectIndex));
+      }),
+    ),
+  );
+  return ids;
+}
+
+function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged: boolean): string {
+  const total = changeSet.clusters.length;
+  const failure = firstFailure(changeSet.clusters);
+  let outcome: string;
+  if (changeSet.mode === 'apply') {
+    const applied = changeSet.clusters.filter((cluster) => cluster.status === 'applied').length;
+    outcome = failure
+      ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${total} clusters`
+      : `✅ Applied to ${applied} of ${total} clusters`;
+  } else {
+    const changed = changeSet.clusters.filter(clusterHasChanges).length;
+    outcome = hasChanges(changeSet) ? `🟡 Changes on ${changed} of ${total} clusters` : `✅ No changes on ${total} clusters`;
+    if (failure) outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
+  }
+  const pr = context.pullRequest === undefined ? '' : ` (pull request #${context.pullRequest})`;
+  const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${encodeURI(context.commentUrl)})` : '';
+  const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
+  let head = `## timoni-fleet ${changeSet.mode} · bundle ${code(changeSet.bundle)}\n\n`;
+  head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
+  if (secretChanged) head += '🔒 A secret value changed (hidden).\n\n';
+  head += `${renderStatusTable(changeSet.clusters, { withDuration: true })}\n`;
+  const unreached = unreachedClusters(changeSet.clusters);
+  if (unreached.length > 0) {
+    const after = failure ? ` after ${code(failure.name)} failed` : '';
+    head += `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
+  }
+  return head;
+}
+
+function renderCutNote(plan: Plan, outcomes: readonly DiffOutcome[], moreHint: string): string {
+  const cut = outcomes.filter((outcome) => outcome === 'cut').length;
+  const hidden = outcomes.filter((outcome) => outcome === 'hidden').length;
+  const what: string[] = [];
+  if (plan.detail === 'instances') what.push('object tables and diffs left out');
+  if (plan.detail === 'table') what.push('cluster sections left out');
+  if (cut > 0) what.push(`${cut} ${cut === 1 ? 'diff' : 'diffs'} cut`);
+  if (hidden > 0) what.push(`${hidden} ${hidden === 1 ? 'diff' : 'diffs'} not shown`);
+  if (what.length === 0) return '';
+  return `> [!WARNING]\n> Shortened to fit GitHub's 1 MiB job summary limit: ${what.join(', ')}; ${moreHint}.\n\n`;
+}

@@ -1,0 +1,135 @@
+// One cluster's section of the job summary: status and duration, instances with module
+// version and digest, a table of objects and actions (with readiness when present), the
+// error, and the diffs.
+
+import type { ClusterChanges, InstanceChanges } from '../fleet/changeset.js';
+import type { Detail } from './budget-fit.js';
+import { countActions, describeCounts } from './cluster-counts.js';
+import { statusLabel } from './cluster-status.js';
+import { renderDiffBlock, type DiffOutcome } from './diff-block.js';
+import { formatDuration } from './duration.js';
+import { code, codeBlock, escapeHtml, escapeInline, tableHeader, tableRow } from './markdown.js';
+import { objectRef, shortDigest } from './object-ref.js';
+import { readinessLabel, readinessOf } from './readiness.js';
+import { changeId, type Sharing } from './shared-changes.js';
+import type { Measure } from './text-size.js';
+import { truncateLines } from './text-truncation.js';
+
+export interface SummarySectionInput {
+  cluster: ClusterChanges;
+  clusterIndex: number;
+  detail: Detail;
+  allocation: ReadonlyMap<string, number>;
+  sharing: ReadonlyMap<string, Sharing>;
+  secretChanges: ReadonlySet<string>;
+  measure: Measure;
+  moreHint: string;
+  onDiff: (outcome: DiffOutcome) => void;
+}
+
+/** Error messages are capped at this size in the job summary. */
+const ERROR_CAP = 65_536;
+
+export function renderSummarySection(input: SummarySectionInput): string {
+  const { cluster } = input;
+  const duration = cluster.durationMs === undefined ? '' : ` · ${formatDuration(cluster.durationMs)}`;
+  let text = `### ${code(cluster.name)} · ${escapeInline(cluster.group)} · ${statusLabel(cluster)}${duration}\n\n`;
+  if (cluster.status === 'skipped') return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
+  text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
+  if (cluster.error) text += renderError(cluster, input.measure);
+  if (cluster.instances.length > 0) text += renderInstances(cluster.instances);
+  if (input.detail === 'diffs') {
+    text += renderObjects(input);
+    text += renderReadinessProblems(cluster);
+    text += renderDiffs(input);
+  } else {
+    text += '_Objects and diffs left out to fit the job summary limit._\n\n';
+  }
+  return text;
+}
+
+function renderError(cluster: ClusterChanges, measure: Measure): string {
+  const error = cluster.error;
+  if (!error) return '';
+  const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
+    .filter(Boolean)
+    .join(', ');
+  const message = truncateLines(error.message, ERROR_CAP, measure);
+  const cut = message.cut ? `✂️ _Error cut: ${message.keptLines} of ${message.totalLines} lines shown._\n` : '';
+  return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
+}
+
+function renderInstances(instances: readonly InstanceChanges[]): string {
+  let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
+  for (const instance of instances) {
+    table += tableRow([
+      code(instance.name),
+      code(instance.namespace),
+      code(instance.module.url),
+      code(instance.module.version),
+      instance.module.digest ? code(shortDigest(instance.module.digest)) : '–',
+    ]);
+  }
+  return `${table}\n`;
+}
+
+function renderObjects(input: SummarySectionInput): string {
+  const { cluster } = input;
+  const withReadiness = cluster.instances.some((instance) => instance.changes.some((change) => readinessOf(change)));
+  const headings = ['Instance', 'Object', 'API version', 'Action'];
+  if (withReadiness) headings.push('Readiness');
+  let table = tableHeader(headings, headings.map(() => 'l'));
+  let rows = 0;
+  cluster.instances.forEach((instance, instanceIndex) => {
+    instance.changes.forEach((change, objectIndex) => {
+      const secret = input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)) ? ' 🔒 secret changed (hidden)' : '';
+      const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${change.action}${secret}`];
+      if (withReadiness) {
+        const readiness = readinessOf(change);
+        cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
+      }
+      table += tableRow(cells);
+      rows += 1;
+    });
+  });
+  return rows > 0 ? `${table}\n` : '';
+}
+
+function renderReadinessProblems(cluster: ClusterChanges): string {
+  const problems: string[] = [];
+  for (const instance of cluster.instances) {
+    for (const change of instance.changes) {
+      const readiness = readinessOf(change);
+      if (!readiness || readiness.status === 'Current') continue;
+      const message = readiness.message ? `: ${escapeInline(readiness.message)}` : '';
+      problems.push(`- ${code(objectRef(change))} ${escapeInline(readinessLabel(readiness))}${message}\n`);
+    }
+  }
+  return problems.length > 0 ? `**Not ready**\n\n${problems.join('')}\n` : '';
+}
+
+function renderDiffs(input: SummarySectionInput): string {
+  const { cluster } = input;
+  let text = '';
+  cluster.instances.forEach((instance, instanceIndex) => {
+    instance.changes.forEach((change, objectIndex) => {
+      const id = changeId(input.clusterIndex, instanceIndex, objectIndex);
+      const sharing = input.sharing.get(id);
+      if (!sharing) return;
+      const title = `<code>${escapeHtml(instance.name)}</code> <code>${escapeHtml(objectRef(change))}</code> ${change.action}`;
+      if (sharing.kind === 'repeat') {
+        text += `- ${title} · same diff as on ${code(sharing.shownOn)}\n\n`;
+        return;
+      }
+      const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
+      const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
+      input.onDiff(block.outcome);
+      if (block.outcome === 'hidden') {
+        text += `- ${title}${also} · ${block.markdown}\n\n`;
+        return;
+      }
+      text += `<details>\n<summary>${title}${also}</summary>\n\n${block.markdown}\n</details>\n\n`;
+    });
+  });
+  return text ? `**Diffs**\n\n${text}` : '';
+}

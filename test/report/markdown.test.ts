@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { code, codeBlock, escapeHtml, escapeInline, fenceFor } from '../../src/report/markdown.js';
+
+describe('escapeInline', () => {
+  it('keeps table cells whole: pipes, newlines and backticks cannot break the row', () => {
+    const escaped = escapeInline('a|b\nc`d`');
+    expect(escaped).not.toMatch(/[|\n`]/);
+    expect(escaped).toBe('a&#124;b c&#96;d&#96;');
+  });
+
+  it('neutralises HTML, links, emphasis and mentions', () => {
+    const escaped = escapeInline('<script>[x](http://evil) *bold* @team');
+    expect(escaped).not.toMatch(/[<>[\]*@]/);
+    expect(escaped).toContain('&#60;script&#62;');
+  });
+});
+
+describe('escapeHtml', () => {
+  it('escapes the HTML specials only', () => {
+    expect(escapeHtml('a < b && c > "d"')).toBe('a &lt; b &amp;&amp; c &gt; &quot;d&quot;');
+  });
+});
+
+describe('code', () => {
+  it('wraps escaped text in <code>', () => {
+    expect(code('Deployment/a|b')).toBe('<code>Deployment/a&#124;b</code>');
+  });
+});
+
+describe('fenceFor and codeBlock', () => {
+  it('uses three backticks for text without backticks', () => {
+    expect(fenceFor('plain text')).toBe('```');
+  });
+
+  it('uses a fence longer than the longest backtick run', () => {
+    expect(fenceFor('a ``` b ````` c')).toBe('``````');
+  });
+
+  it('cannot be closed early by the text inside', () => {
+    const diff = '+ script: |\n+   ```\n+   echo hi\n+   ```';
+    const block = codeBlock(diff, 'diff');
+    const fence = block.slice(0, block.indexOf('diff'));
+    expect(fence.length).toBe(4);
+    const inner = block.slice(fence.length + 'diff\n'.length, block.length - fence.length - 1);
+    expect(inner).toBe(`${diff}\n`);
+    expect(inner.split('\n').some((line) => line.trim().startsWith(fence))).toBe(false);
+  });
+});
