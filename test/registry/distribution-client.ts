@@ -77,6 +77,9 @@ export class DistributionClient {
       if (typeof header !== 'string') {
         throw new RegistryHttpError(method, url.href, 401, response.body.toString('utf8'), `${options.what} (no WWW-Authenticate challenge)`);
       }
+      if (parseChallenge(header).scheme === 'basic' && !this.credentials) {
+        throw new RegistryHttpError(method, url.href, 401, response.body.toString('utf8'), `${options.what} (basic credentials required, none given)`);
+      }
       await this.answerChallenge(header, options.what);
       response = await this.exchange(method, url, options);
     }
@@ -91,7 +94,6 @@ export class DistributionClient {
     const challenge = parseChallenge(header);
     const basic = this.credentials ? `Basic ${Buffer.from(`${this.credentials.username}:${this.credentials.password}`).toString('base64')}` : undefined;
     if (challenge.scheme === 'basic') {
-      if (!basic) throw new Error(`${what}: the registry at ${this.base.host} asks for basic credentials and none were given`);
       this.authorization = basic;
       return;
     }
