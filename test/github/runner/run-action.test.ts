@@ -282,7 +282,7 @@ describe('runAction', () => {
 
   it('kills an action that outlives timeoutMs', async () => {
     const started = Date.now();
-    const run = await runAction({ ...common(), timeoutMs: 500, entry: await entry('hang', `console.log('waiting'); setInterval(() => {}, 1000);`) });
+    const run = await runAction({ ...common(), timeoutMs: 3000, entry: await entry('hang', `console.log('waiting'); setInterval(() => {}, 1000);`) });
     expect(run.timedOut).toBe(true);
     expect(run.signal).toBe('SIGKILL');
     expect(run.conclusion).toBe('failure');
@@ -295,6 +295,22 @@ describe('runAction', () => {
     await expect(readFile(run.stdout.trim(), 'utf8')).rejects.toThrow(/ENOENT/);
     const kept = await runAction({ ...common(), keepTemp: true, entry: await entry('paths', 'console.log(process.env.GITHUB_EVENT_PATH)') });
     expect(JSON.parse(await readFile(kept.stdout.trim(), 'utf8'))).toEqual(EVENT.payload);
+  });
+
+  it('splits lines at LF, CRLF and CR, and decodes UTF-8 across chunk boundaries', async () => {
+    const run = await runAction({
+      ...common(),
+      entry: await entry('utf8', `
+        process.stdout.write('a\\r\\nb\\rc\\n');
+        const line = 'ü🚀'.repeat(5000);
+        for (let i = 0; i < 20; i++) process.stdout.write(line + '\\n');
+        process.stdout.write('tail without newline');`),
+    });
+    const texts = run.lines.map((l) => l.text);
+    expect(texts.slice(0, 3)).toEqual(['a', 'b', 'c']);
+    expect(texts.slice(3, 23).every((t) => t === 'ü🚀'.repeat(5000))).toBe(true);
+    expect(texts.at(-1)).toBe('tail without newline');
+    expect(texts).toHaveLength(24);
   });
 
   it('refuses a missing entry with the path in the message', async () => {
