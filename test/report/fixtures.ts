@@ -54,9 +54,14 @@ export function deploymentConfigured(name: string, replicas: [number, number], t
 }
 
 /** A `created` object: the diff shows the whole object. */
+/** Kinds without a namespace, among those the fixtures use. */
+const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition']);
+
 export function created(kind: string, name: string, body: string[], apiVersion = 'v1'): ObjectChange {
-  const lines = ['--- live', '+++ desired', `@@ -0,0 +1,${body.length + 4} @@`, `+apiVersion: ${apiVersion}`, `+kind: ${kind}`, '+metadata:', `+  name: ${name}`];
-  return objectChange({ kind, apiVersion, name, action: 'created', diff: [...lines, ...body.map((line) => `+${line}`), ''].join('\n') });
+  const namespace = CLUSTER_SCOPED.has(kind) ? '' : 'apps';
+  const metadata = namespace ? [`+  name: ${name}`, `+  namespace: ${namespace}`] : [`+  name: ${name}`];
+  const lines = ['--- live', '+++ desired', `@@ -0,0 +1,${body.length + 3 + metadata.length} @@`, `+apiVersion: ${apiVersion}`, `+kind: ${kind}`, '+metadata:', ...metadata];
+  return objectChange({ kind, apiVersion, namespace, name, action: 'created', diff: [...lines, ...body.map((line) => `+${line}`), ''].join('\n') });
 }
 
 export function unchanged(kind: string, name: string, apiVersion = 'v1'): ObjectChange {

@@ -101,10 +101,10 @@ describe('renderPullRequestComment', () => {
     // The HPA is identical on all three clusters; the Deployment is identical on the two production ones.
     expect(body.match(/\+kind: HorizontalPodAutoscaler/g)).toHaveLength(1);
     expect(body).toContain('created · also on <code>production-eu-1</code>, <code>production-us-1</code>');
-    expect(body.match(/\+  replicas: 4/g)).toHaveLength(1);
+    expect(body.match(/\+ {2}replicas: 4/g)).toHaveLength(1);
     expect(body).toContain('configured · also on <code>production-us-1</code>');
     expect(body).toContain('configured · same change as on <code>production-eu-1</code> (shown there)');
-    expect(body.match(/\+  replicas: 2/g)).toHaveLength(1);
+    expect(body.match(/\+ {2}replicas: 2/g)).toHaveLength(1);
   });
 
   it('does not merge changes that differ in diff text or instance', () => {

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { ChangeSet } from '../../src/fleet/changeset.js';
+import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
+import type { ObjectChangeWithReadiness } from '../../src/report/readiness.js';
+import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT } from '../../src/report/text-size.js';
+import { changeSet, cluster, hugeConfigMap, instance, podinfoInstance, realisticFleet, REDIS_MODULE, unchanged, withAction } from './fixtures.js';
+
+const context = { commitSha: '0123456789abcdef0123456789abcdef01234567', repository: 'acme/fleet', runUrl: 'https://github.com/acme/fleet/actions/runs/42', secrets: [] };
+
+function rolloutWithReadiness(): ChangeSet {
+  const podinfo = podinfoInstance([1, 2]);
+  const changes: ObjectChangeWithReadiness[] = podinfo.changes.map((change) =>
+    change.kind === 'Deployment'
+      ? { ...change, readiness: { status: 'Failed', message: 'Progress deadline exceeded', durationMs: 60_000 } }
+      : { ...change, readiness: { status: 'Current', message: 'Resource is current' } },
+  );
+  return changeSet(
+    [
+      cluster('staging-eu-1', 'staging', [instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE)], { status: 'applied', durationMs: 4_200 }),
+      cluster('staging-us-1', 'staging', [{ ...podinfo, changes }], {
+        status: 'failed',
+        durationMs: 61_000,
+        error: { step: 'wait', message: 'Deployment/apps/podinfo not ready: Progress deadline exceeded' },
+      }),
+      cluster('production-eu-1', 'production', [instance('podinfo', podinfo.changes.map((change) => withAction(change, 'skipped')))], { status: 'skipped' }),
+    ],
+    'apply',
+  );
+}
+
+describe('renderJobSummary', () => {
+  it('has a section per cluster with status, duration, instances and an object table', () => {
+    const summary = renderJobSummary(rolloutWithReadiness(), context);
+    expect(summary).toContain('## timoni-fleet apply · bundle <code>apps</code>');
+    expect(summary).toContain('### <code>staging-eu-1</code> · staging · ✅ applied (no changes) · 4.2 s');
+    expect(summary).toContain('### <code>staging-us-1</code> · staging · ❌ failed at <code>wait</code> · 1 min 01 s');
+    expect(summary).toContain('| <code>redis</code> | <code>apps</code> | <code>oci&#58;//ghcr.io/stefanprodan/modules/redis</code> | <code>7.2.3</code> | <code>sha256&#58;0f9e8d7c6b5a</code> |');
+    expect(summary).toContain('| <code>podinfo</code> | <code>Deployment/apps/podinfo</code> | <code>apps/v1</code> | configured | ❌ Failed |');
+    expect(summary).toContain('| <code>podinfo</code> | <code>Service/apps/podinfo</code> | <code>v1</code> | unchanged | ✅ Current |');
+  });
+
+  it('lists readiness problems and the error', () => {
+    const summary = renderJobSummary(rolloutWithReadiness(), context);
+    expect(summary).toContain('**Not ready**\n\n- <code>Deployment/apps/podinfo</code> ❌ Failed: Progress deadline exceeded');
+    expect(summary).toContain('❌ **Failed at <code>wait</code>**');
+    expect(summary).toContain('```text\nDeployment/apps/podinfo not ready: Progress deadline exceeded\n```');
+  });
+
+  it('has no readiness column when the ChangeSet carries no readiness', () => {
+    const summary = renderJobSummary(realisticFleet(), context);
+    expect(summary).toContain('| Instance | Object | API version | Action |\n');
+    expect(summary).not.toContain('Readiness');
+  });
+
+  it('lists the clusters not reached', () => {
+    const summary = renderJobSummary(rolloutWithReadiness(), context);
+    expect(summary).toContain('**Not reached** after <code>staging-us-1</code> failed: <code>production-eu-1</code>.');
+    expect(summary).toContain('### <code>production-eu-1</code> · production · ⏭️ not reached');
+    expect(summary).toContain('| <code>production-eu-1</code> | production | 0 | 0 | 0 | 0 | 0 | – | ⏭️ not reached |');
+  });
+
+  it('holds the whole diffs the comment may have cut', () => {
+    const set = changeSet(['a', 'b', 'c', 'd', 'e'].map((name) => cluster(name, 'g', [instance('podinfo', [hugeConfigMap('config', 1000, name)])])));
+    const summary = renderJobSummary(set, context);
+    for (const item of set.clusters) expect(summary).toContain(item.instances[0]!.changes[0]!.diff);
+    expect(summary).not.toContain('✂️');
+  });
+
+  it('stays under the 1 MiB step summary limit, cutting diffs fairly', () => {
+    const set = changeSet(
+      ['a', 'b', 'c', 'd', 'e'].map((name, index) =>
+        cluster(name, 'g', [instance('podinfo', [hugeConfigMap('big', 6000 + 1000 * index, name), hugeConfigMap('small', 40, `${name}-small`)])]),
+      ),
+    );
+    const total = set.clusters.reduce((sum, item) => sum + Buffer.byteLength(item.instances[0]!.changes[0]!.diff), 0);
+    expect(total).toBeGreaterThan(STEP_SUMMARY_LIMIT);
+    const summary = renderJobSummary(set, context);
+    expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(STEP_SUMMARY_BUDGET);
+    expect(summary).toContain("Shortened to fit GitHub's 1 MiB job summary limit: 5 diffs cut");
+    for (const item of set.clusters) expect(summary).toContain(item.instances[0]!.changes[1]!.diff);
+    expect(summary.match(/### <code>/g)).toHaveLength(5);
+  });
+
+  it('measures in UTF-8 bytes', () => {
+    const diff = `--- live\n+++ desired\n${'+  greeting: こんにちは世界 🌍\n'.repeat(2_000)}`;
+    const set = changeSet(['a', 'b'].map((name) => cluster(name, 'g', [instance('podinfo', [hugeConfigMap('x', 1, name), { ...hugeConfigMap('y', 1, name), diff: `${diff}# ${name}\n` }])])));
+    const summary = renderJobSummary(set, { ...context, maxSize: 50_000 });
+    expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(50_000);
+    // measured in bytes, not code units: the text is well under 50,000 code units
+    expect(Buffer.byteLength(summary)).toBeGreaterThan(45_000);
+    expect(summary.length).toBeLessThan(40_000);
+    expect(summary).toContain('2 diffs cut');
+  });
+
+  it('has a short variant for diff mode that links the PR comment', () => {
+    const summary = renderShortJobSummary(realisticFleet(), { ...context, commentUrl: 'https://github.com/acme/fleet/pull/7#issuecomment-1' });
+    expect(summary).toContain('## timoni-fleet diff · bundle <code>apps</code>');
+    expect(summary).toContain('🟡 Changes on 3 of 3 clusters');
+    expect(summary).toContain('[pull request comment](https://github.com/acme/fleet/pull/7#issuecomment-1)');
+    expect(summary).toContain('| <code>staging-eu-1</code> |');
+    expect(summary).not.toContain('```diff');
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { ChangeSet } from '../../src/fleet/changeset.js';
+import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
+import { escapeInline } from '../../src/report/markdown.js';
+import { renderPullRequestComment } from '../../src/report/pull-request-comment.js';
+import { renderRolloutComment } from '../../src/report/rollout-comment.js';
+import { changeSet, cluster, hugeDiff, instance, objectChange, PODINFO_MODULE } from './fixtures.js';
+
+const TOKEN = 'eyJhbGciOiJSUzI1NiIsImtpZCI6InRlc3QifQ.kubeconfig-token';
+const DB_PASSWORD = 'p@ss|word!`<x>';
+const ENV_VALUE = 'sk_live_0123456789abcdef';
+const secrets = [TOKEN, DB_PASSWORD, ENV_VALUE, '', 'no'];
+
+function leakyChangeSet(mode: 'diff' | 'apply'): ChangeSet {
+  const secretDiff = ['--- live', '+++ desired', '@@ -3,4 +3,4 @@', ' data:', '-  password: *** (before)', '+  password: *** (after)', '   username: ***', ''].join('\n');
+  const envDiff = ['--- live', '+++ desired', '@@ -1,3 +1,3 @@', ` env:`, `-  API_KEY: old-value-1234`, `+  API_KEY: ${ENV_VALUE}`, `+  DATABASE_URL: postgres://app:${DB_PASSWORD}@db:5432/app`, ''].join('\n');
+  const longLine = `+  blob: ${'a'.repeat(500)}${ENV_VALUE}${'b'.repeat(500)}\n`;
+  return changeSet(
+    [
+      cluster(
+        'staging-eu-1',
+        'staging',
+        [
+          instance(
+            'podinfo',
+            [
+              objectChange({ kind: 'Secret', name: 'db', action: 'configured', diff: secretDiff }),
+              objectChange({ kind: 'ConfigMap', name: 'env', action: 'configured', diff: envDiff }),
+              objectChange({ kind: 'ConfigMap', name: `cfg-${ENV_VALUE}`, action: 'created', diff: `${hugeDiff(3000, 'x')}${longLine}` }),
+            ],
+            { ...PODINFO_MODULE, url: `oci://robot:${TOKEN}@registry.example.com/podinfo` },
+          ),
+        ],
+        { status: mode === 'apply' ? 'failed' : 'changed', kubeContext: `ctx-${ENV_VALUE}`, error: { step: 'apply', message: `Unauthorized: token ${TOKEN} rejected; password ${DB_PASSWORD}` } },
+      ),
+      cluster('production-eu-1', 'production', [], { status: mode === 'apply' ? 'skipped' : 'unchanged' }),
+    ],
+    mode,
+  );
+}
+
+const context = { commitSha: '0123456789abcdef0123456789abcdef01234567', runUrl: 'https://github.com/acme/fleet/actions/runs/1', secrets };
+
+const renderings: [string, () => string][] = [
+  ['PR comment', () => renderPullRequestComment(leakyChangeSet('diff'), context)],
+  ['PR comment, tight budget', () => renderPullRequestComment(leakyChangeSet('diff'), { ...context, maxSize: 4_000 })],
+  ['rollout comment', () => renderRolloutComment(leakyChangeSet('apply'), context)],
+  ['job summary', () => renderJobSummary(leakyChangeSet('apply'), context)],
+  ['job summary, tight budget', () => renderJobSummary(leakyChangeSet('diff'), { ...context, maxSize: 20_000 })],
+  ['short job summary', () => renderShortJobSummary(leakyChangeSet('diff'), context)],
+];
+
+describe.each(renderings)('%s', (_name, render) => {
+  it('contains no secret value, raw, escaped or base64-encoded', () => {
+    const text = render();
+    for (const secret of [TOKEN, DB_PASSWORD, ENV_VALUE]) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(escapeInline(secret));
+      expect(text).not.toContain(Buffer.from(secret).toString('base64'));
+    }
+    expect(text).not.toContain('p@ss');
+    expect(text).not.toContain('p&#64;ss');
+  });
+
+  it('says that a secret value changed', () => {
+    expect(render()).toContain('🔒 A secret value changed (hidden).');
+  });
+});
+
+describe('engine masks', () => {
+  it('are kept as the engine wrote them, not undone', () => {
+    const comment = renderPullRequestComment(leakyChangeSet('diff'), context);
+    expect(comment).toContain('-  password: *** (before)\n+  password: *** (after)\n   username: ***\n');
+    expect(comment).toContain('<summary><code>Secret/apps/db</code> configured · 🔒 a secret value changed (hidden)</summary>');
+  });
+
+  it('leave a report without secrets untouched by masking', () => {
+    const clean = changeSet([cluster('c', 'g', [instance('podinfo', [objectChange({ kind: 'ConfigMap', name: 'x', action: 'configured', diff: '-  a: 1\n+  a: 2\n' })])])]);
+    expect(renderPullRequestComment(clean, { ...context, secrets })).toBe(renderPullRequestComment(clean, { ...context, secrets: [] }));
+    expect(renderPullRequestComment(clean, context)).not.toContain('🔒');
+  });
+});
