@@ -1,0 +1,168 @@
+// Answers a registry's authentication challenges for one registry host, as the Docker
+// token specification describes: on a Bearer challenge, fetch a token from the realm
+// (with service and scope; Basic credentials when we have a user and password, an OAuth2
+// refresh-token POST for identity tokens, nothing when anonymous) and cache it per scope
+// until it expires; on a Basic challenge, send the user and password. Credentials are
+// resolved only when a registry asks for them, so anonymous registries never see them.
+import { parseChallenges, preferredChallenge, type Challenge } from './challenge.js';
+import { describeCredential, resolveCredential, type Credential, type CredentialOptions } from './credentials.js';
+import { OciError } from './errors.js';
+import { drain, readBody, send } from './http.js';
+import { isRetryableStatus, parseRetryAfter, TransientError, withRetry, type RetryPolicy } from './retry.js';
+import type { SecretRedactor } from './secrets.js';
+
+export interface AuthContext {
+  credentials: CredentialOptions;
+  secrets: SecretRedactor;
+  retry: RetryPolicy;
+  timeoutMs: number;
+  userAgent: string;
+  signal?: AbortSignal;
+}
+
+interface CachedToken {
+  header: string;
+  expiresAt: number;
+}
+
+const TOKEN_LIMIT = 1024 * 1024;
+
+export class RegistryAuth {
+  readonly #registry: string;
+  readonly #context: AuthContext;
+  #credential: Promise<Credential> | undefined;
+  #challenge: Challenge | undefined;
+  readonly #tokens = new Map<string, CachedToken>();
+
+  /** `registry` as references name it (for credential lookup and messages). */
+  constructor(registry: string, context: AuthContext) {
+    this.#registry = registry;
+    this.#context = context;
+  }
+
+  /** The credential in use, once a challenge made us resolve it. */
+  credential(url: string): Promise<Credential> {
+    this.#credential ??= resolveCredential(this.#registry, url, this.#context.credentials, this.#context.secrets);
+    // A failed lookup is not kept: the next request tries again.
+    this.#credential.catch(() => (this.#credential = undefined));
+    return this.#credential;
+  }
+
+  /** The Authorization header to send up front, when an earlier challenge told us how. */
+  async current(scope: string, url: string): Promise<string | undefined> {
+    if (!this.#challenge) return undefined;
+    const cached = this.#tokens.get(scope);
+    if (cached && cached.expiresAt > Date.now()) return cached.header;
+    return this.#answer(this.#challenge, scope, url);
+  }
+
+  /** Handles a 401: reads its challenge and returns a fresh Authorization header. */
+  async challenged(wwwAuthenticate: string | undefined, scope: string, url: string): Promise<string> {
+    const challenge = preferredChallenge(parseChallenges(wwwAuthenticate ?? ''));
+    if (!challenge) {
+      const credential = await this.credential(url);
+      throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}, which sent no usable WWW-Authenticate challenge; tried ${describeCredential(credential)}`, 401);
+    }
+    this.#challenge = challenge;
+    this.#tokens.delete(scope);
+    return this.#answer(challenge, scope, url);
+  }
+
+  /** The error for a 401 that persists after we answered the challenge. */
+  async rejected(url: string, status: number, where = ''): Promise<OciError> {
+    const credential = await this.credential(url);
+    const verdict = status === 403 ? 'denied (403)' : `unauthorised (${status})`;
+    const hint = credential.kind === 'anonymous' ? '; the registry requires credentials' : status === 403 ? ' lack access' : ' were rejected';
+    return new OciError(status === 403 ? 'denied' : 'unauthorized', url, `${verdict} by ${this.#registry}${where}: ${describeCredential(credential)}${hint}`, status);
+  }
+
+  async #answer(challenge: Challenge, scope: string, url: string): Promise<string> {
+    const credential = await this.credential(url);
+    if (challenge.scheme === 'basic') {
+      if (credential.kind === 'basic') {
+        const header = `Basic ${Buffer.from(`${credential.username}:${credential.password}`).toString('base64')}`;
+        this.#context.secrets.add(header.slice(6));
+        return header;
+      }
+      if (credential.kind === 'bearer') return `Bearer ${credential.token}`;
+      throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for Basic auth; ${describeCredential(credential)}${credential.kind === 'anonymous' ? '' : ' cannot answer it'}`, 401);
+    }
+    if (challenge.scheme !== 'bearer') {
+      throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme "${challenge.scheme}"`, 401);
+    }
+    if (credential.kind === 'bearer') return `Bearer ${credential.token}`;
+    const token = await this.#fetchToken(challenge, scope, credential, url);
+    return token;
+  }
+
+  async #fetchToken(challenge: Challenge, scope: string, credential: Credential, url: string): Promise<string> {
+    const realm = challenge.params.realm;
+    if (!realm) throw new OciError('unauthorized', url, `unauthorised: the Bearer challenge of ${this.#registry} names no realm`, 401);
+    let realmUrl: URL;
+    try {
+      realmUrl = new URL(realm);
+    } catch {
+      throw new OciError('unauthorized', url, `unauthorised: the token realm ${JSON.stringify(realm)} of ${this.#registry} is not a URL`, 401);
+    }
+    if (realmUrl.protocol !== 'https:' && realmUrl.protocol !== 'http:') {
+      throw new OciError('unauthorized', url, `unauthorised: the token realm of ${this.#registry} is not http(s)`, 401);
+    }
+    const service = challenge.params.service;
+    const { secrets, timeoutMs, userAgent, signal } = this.#context;
+    const headers: Record<string, string> = { 'User-Agent': userAgent, Accept: 'application/json' };
+    let method: 'GET' | 'POST' = 'GET';
+    let body: string | undefined;
+    if (credential.kind === 'identity') {
+      method = 'POST';
+      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: 'timoni-fleet', scope });
+      if (service) form.set('service', service);
+      body = form.toString();
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    } else {
+      if (service) realmUrl.searchParams.set('service', service);
+      realmUrl.searchParams.set('scope', scope);
+      if (credential.kind === 'basic') {
+        const basic = Buffer.from(`${credential.username}:${credential.password}`).toString('base64');
+        secrets.add(basic);
+        headers.Authorization = `Basic ${basic}`;
+        if (credential.username !== '') realmUrl.searchParams.set('account', credential.username);
+      }
+    }
+    const where = `${realmUrl.origin}${realmUrl.pathname}`;
+    const response = await withRetry(
+      async () => {
+        const res = await send(realmUrl, { method, headers, body, timeoutMs, signal });
+        const status = res.statusCode ?? 0;
+        if (status === 401 || status === 403) {
+          await drain(res);
+          throw await this.rejected(url, status, ` (token endpoint ${where})`);
+        }
+        if (isRetryableStatus(status)) {
+          await drain(res);
+          throw new TransientError(`token endpoint ${where} answered ${status}`, status, parseRetryAfter(res.headers['retry-after'] as string | undefined));
+        }
+        if (status < 200 || status >= 300) {
+          await drain(res);
+          throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} answered ${status}`, status);
+        }
+        return readBody(res, TOKEN_LIMIT);
+      },
+      this.#context.retry,
+      ({ error, attempts }) =>
+        new OciError('network', url, `token endpoint ${where} of ${this.#registry} failed after ${attempts} attempts: ${error.message}`, error instanceof TransientError ? error.status : undefined),
+    );
+    let parsed: { token?: unknown; access_token?: unknown; expires_in?: unknown };
+    try {
+      parsed = JSON.parse(response.toString('utf8')) as typeof parsed;
+    } catch {
+      throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} answered with something that is not JSON`);
+    }
+    const token = typeof parsed.token === 'string' && parsed.token !== '' ? parsed.token : parsed.access_token;
+    if (typeof token !== 'string' || token === '') throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} returned no token`);
+    secrets.add(token);
+    const lifetime = typeof parsed.expires_in === 'number' && parsed.expires_in > 0 ? parsed.expires_in : 60;
+    const header = `Bearer ${token}`;
+    this.#tokens.set(scope, { header, expiresAt: Date.now() + Math.max(1, lifetime - 10) * 1000 });
+    return header;
+  }
+}

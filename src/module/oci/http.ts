@@ -1,0 +1,94 @@
+// One HTTP exchange on Node's own http/https, without following redirects (the caller
+// decides what a redirect may carry). Connection failures become NetworkError, which the
+// retry loop treats as transient; bodies are read with a size limit.
+import http from 'node:http';
+import https from 'node:https';
+
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 16 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 16 }),
+};
+
+export interface HttpRequest {
+  method?: 'GET' | 'HEAD' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Idle time allowed on the socket, for the headers and between body chunks. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** A connection-level failure (reset, refused, timeout, truncated body): worth retrying. */
+export class NetworkError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'NetworkError';
+    this.code = code;
+  }
+}
+
+/** A body larger than the caller allows: not worth retrying. */
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`response body exceeds ${limit} bytes`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+function describeUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+export function send(url: URL, request: HttpRequest): Promise<http.IncomingMessage> {
+  const transport = url.protocol === 'https:' ? https : http;
+  const agent = url.protocol === 'https:' ? agents.https : agents.http;
+  return new Promise((resolve, reject) => {
+    const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, resolve);
+    req.setTimeout(request.timeoutMs, () => {
+      req.destroy(new NetworkError('ETIMEDOUT', `no answer from ${describeUrl(url)} within ${request.timeoutMs} ms`));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (error instanceof NetworkError) reject(error);
+      else if (error.name === 'AbortError') reject(error);
+      else reject(new NetworkError(error.code ?? 'ERR_NETWORK', `${request.method ?? 'GET'} ${describeUrl(url)}: ${error.message}`));
+    });
+    req.end(request.body);
+  });
+}
+
+/**
+ * Reads the whole body, failing past `limit` bytes; a connection lost before the end is a
+ * NetworkError. `onChunk` sees every chunk (for hashing).
+ */
+export async function readBody(res: http.IncomingMessage, limit: number, onChunk?: (chunk: Buffer) => void): Promise<Buffer> {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    res.destroy();
+    throw new BodyTooLargeError(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        res.destroy();
+        throw new BodyTooLargeError(limit);
+      }
+      onChunk?.(chunk);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof BodyTooLargeError || error instanceof NetworkError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? 'ECONNRESET';
+    throw new NetworkError(code, `connection lost while reading the response: ${(error as Error).message}`);
+  }
+  if (!res.complete) throw new NetworkError('ECONNRESET', 'connection closed before the response was complete');
+  return Buffer.concat(chunks);
+}
+
+/** Discards a body we do not need, so the connection can be reused. */
+export function drain(res: http.IncomingMessage): Promise<Buffer> {
+  return readBody(res, 64 * 1024).catch(() => Buffer.alloc(0));
+}
