@@ -9,7 +9,7 @@ import type { ItemGroup } from './fair-share.js';
 import { code } from './markdown.js';
 import { maskChangeSet } from './masked-change-set.js';
 import { secretMasker } from './masking.js';
-import { commitLink, runLink, type ReportContext } from './report-context.js';
+import { commitLink, linkTarget, runLink, type ReportContext } from './report-context.js';
 import { changeId, indexSharedChanges } from './shared-changes.js';
 import { objectChangesSecret } from './secret-change.js';
 import { renderStatusTable } from './status-table.js';
@@ -79,7 +79,7 @@ export function renderJobSummary(original: ChangeSet, context: ReportContext): s
 export function renderShortJobSummary(original: ChangeSet, context: ReportContext): string {
   const changeSet = maskChangeSet(original, context.secrets);
   const secret = secretChangeIds(original, context.secrets).size > 0;
-  const comment = context.commentUrl ? `The diffs are in the [pull request comment](${encodeURI(context.commentUrl)}).\n\n` : '';
+  const comment = context.commentUrl ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n` : '';
   return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
 }
 
@@ -110,7 +110,7 @@ function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged:
     if (failure) outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
   }
   const pr = context.pullRequest === undefined ? '' : ` (pull request #${context.pullRequest})`;
-  const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${encodeURI(context.commentUrl)})` : '';
+  const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${linkTarget(context.commentUrl)})` : '';
   const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
   let head = `## timoni-fleet ${changeSet.mode} · bundle ${code(changeSet.bundle)}\n\n`;
   head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;

@@ -1,6 +1,8 @@
 // What the reports need besides the ChangeSet: where the run and the commit are, and which
 // values are secret.
 
+import { code } from './markdown.js';
+
 export interface ReportContext {
   /** The commit the ChangeSet describes (full SHA; shown shortened). */
   commitSha: string;
@@ -26,20 +28,17 @@ export interface ReportContext {
 /** The commit as Markdown: its short SHA, linked when the repository is known. */
 export function commitLink(context: ReportContext): string {
   const sha = context.commitSha.slice(0, 7);
-  if (!context.repository || !/^[0-9a-f]{7,64}$/i.test(context.commitSha)) return `<code>${sha.replace(/[<>&]/g, '')}</code>`;
+  if (!context.repository || !/^[0-9a-f]{7,64}$/i.test(context.commitSha)) return code(sha);
   const server = (context.serverUrl ?? 'https://github.com').replace(/\/+$/, '');
   return `[<code>${sha}</code>](${server}/${context.repository}/commit/${context.commitSha})`;
 }
 
 /** The run as a Markdown link with the given text, or the bare text when unknown. */
 export function runLink(context: ReportContext, text: string): string {
-  return context.runUrl ? `[${text}](${encodeURI(decodeURISafely(context.runUrl))})` : text;
+  return context.runUrl ? `[${text}](${linkTarget(context.runUrl)})` : text;
 }
 
-function decodeURISafely(url: string): string {
-  try {
-    return decodeURI(url);
-  } catch {
-    return url;
-  }
+/** A URL made safe as a Markdown link target: no spaces, parentheses or angle brackets. */
+export function linkTarget(url: string): string {
+  return url.replace(/[\s()<>]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
