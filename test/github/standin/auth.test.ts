@@ -81,3 +81,49 @@ describe('authentication and authorisation', () => {
     }
   });
 });
+
+describe('a GITHUB_TOKEN granted its own repository only', () => {
+  let gh: GitHubStandIn;
+
+  beforeAll(async () => {
+    gh = await startGitHubStandIn({ tokenRepositories: ['acme/fleet'] });
+    for (const [name, isPrivate] of [['fleet', false], ['public-other', false], ['private-other', true]] as const) {
+      gh.state.addRepository({ owner: 'acme', name, private: isPrivate });
+      gh.state.addIssue({ owner: 'acme', repo: name, number: 1 });
+    }
+  });
+  afterAll(async () => gh.stop());
+
+  it('writes to its repository, reads other public ones, and gets 403 / 404 elsewhere', async () => {
+    expect((await call(gh.url, 'POST', '/repos/acme/fleet/issues/1/comments', { token: gh.token, body: { body: 'ok' } })).status).toBe(201);
+    expect((await call(gh.url, 'GET', '/repos/acme/public-other/issues/1/comments', { token: gh.token })).status).toBe(200);
+    const write = await call(gh.url, 'POST', '/repos/acme/public-other/issues/1/comments', { token: gh.token, body: { body: 'no' } });
+    expect(write.status).toBe(403);
+    expect(object(write).message).toBe('Resource not accessible by integration');
+    expect((await call(gh.url, 'GET', '/repos/acme/private-other', { token: gh.token })).status).toBe(404);
+    expect((await call(gh.url, 'POST', '/repos/acme/private-other/issues/1/comments', { token: gh.token, body: { body: 'no' } })).status).toBe(404);
+  });
+});
+
+describe('forced server errors', () => {
+  let gh: GitHubStandIn;
+
+  beforeAll(async () => {
+    gh = await startGitHubStandIn();
+    gh.state.addRepository({ owner: 'acme', name: 'fleet' });
+    gh.state.addIssue({ owner: 'acme', repo: 'fleet', number: 1 });
+  });
+  afterAll(async () => gh.stop());
+
+  it('answers the matching requests with the forced status, then serves them again', async () => {
+    gh.state.forceError({ method: 'POST', path: /\/comments$/, times: 2 });
+    expect((await call(gh.url, 'GET', '/repos/acme/fleet/issues/1/comments', { token: gh.token })).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const failed = await call(gh.url, 'POST', '/repos/acme/fleet/issues/1/comments', { token: gh.token, body: { body: 'x' } });
+      expect(failed.status).toBe(502);
+      expect(object(failed)).toMatchObject({ message: 'Server Error', status: '502' });
+    }
+    expect(gh.state.comments('acme', 'fleet', 1)).toEqual([]);
+    expect((await call(gh.url, 'POST', '/repos/acme/fleet/issues/1/comments', { token: gh.token, body: { body: 'x' } })).status).toBe(201);
+  });
+});

@@ -24,17 +24,26 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-/** The repository a request names, checked for visibility: private ones are 404 to anonymous callers. */
+/** Whether the caller's token is granted this repository. */
+function granted(ctx: RequestContext, repository: RepositoryRecord): boolean {
+  const scope = ctx.caller?.repositories;
+  return ctx.caller !== undefined && (scope === undefined || scope.has(`${repository.owner.login}/${repository.name}`.toLowerCase()));
+}
+
+/**
+ * The repository a request names, checked for visibility: a private repository is
+ * 404 to anonymous callers and to tokens not granted it, as GitHub hides it.
+ */
 export function visibleRepository(ctx: RequestContext, repository: RepositoryRecord | undefined, docs: string): RepositoryRecord {
   if (!repository) throw notFound(docs);
-  if (repository.private && !ctx.caller) throw notFound(docs);
+  if (repository.private && !granted(ctx, repository)) throw notFound(docs);
   return repository;
 }
 
-/** Refuses a write to callers that may not write. */
-export function requireWrite(ctx: RequestContext, docs: string): void {
+/** Refuses a write to callers that may not write to this repository. */
+export function requireWrite(ctx: RequestContext, repository: RepositoryRecord, docs: string): void {
   if (!ctx.caller) throw requiresAuthentication(docs);
-  if (ctx.caller.access !== 'write') throw notAccessibleByIntegration(docs);
+  if (ctx.caller.access !== 'write' || !granted(ctx, repository)) throw notAccessibleByIntegration(docs);
 }
 
 /** The request body as a JSON object, or GitHub's 400 when it is not JSON. */

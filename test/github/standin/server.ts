@@ -14,6 +14,8 @@ import { GITHUB_ACTIONS_BOT } from './users.js';
 export interface GitHubStandInOptions {
   /** Extra tokens to accept, beside the two generated ones (`token`, `readOnlyToken`). */
   tokens?: TokenSpec[];
+  /** owner/name of the repositories the generated tokens are granted (all when left out), as a GITHUB_TOKEN is granted its own. */
+  tokenRepositories?: string[];
   /** Requests per hour for every authenticated token (default: 1,000 for installation tokens, 5,000 for user tokens). */
   rateLimit?: number;
   /** The web server URL used in html_url fields. */
@@ -55,8 +57,9 @@ function parseLoggedBody(raw: string): unknown {
 
 export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Promise<GitHubStandIn> {
   const state = new GitHubState(options.now);
-  const writeToken = knownToken({ token: generateInstallationToken(), access: 'write', account: GITHUB_ACTIONS_BOT });
-  const readToken = knownToken({ token: generateInstallationToken(), access: 'read', account: GITHUB_ACTIONS_BOT });
+  const scope = options.tokenRepositories;
+  const writeToken = knownToken({ token: generateInstallationToken(), access: 'write', account: GITHUB_ACTIONS_BOT, repositories: scope });
+  const readToken = knownToken({ token: generateInstallationToken(), access: 'read', account: GITHUB_ACTIONS_BOT, repositories: scope });
   const tokens = new Map<string, KnownToken>();
   for (const t of [writeToken, readToken, ...(options.tokens ?? []).map(knownToken)]) tokens.set(t.token, t);
 
@@ -139,6 +142,8 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
             { 'retry-after': String(secondary.retryAfter) },
           );
         }
+        const forced = state.takeForcedError(method, url.pathname);
+        if (forced) throw new GitHubError(forced.status, forced.message, DOCS);
         const ctx: RequestContext = { state, urls, method, url, caller, rawBody };
         reply = route(ctx);
       }

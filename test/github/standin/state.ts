@@ -42,6 +42,17 @@ export interface CommentSeed {
   user?: Account;
 }
 
+/** An error answer forced on the next matching requests (a 502 from GitHub's front end, say). */
+export interface ForcedError {
+  status: number;
+  message: string;
+  /** Only requests of this method (any when left out). */
+  method?: string;
+  /** Only requests whose path (without query) matches. */
+  path?: RegExp;
+  times: number;
+}
+
 export interface IssueSeed {
   owner: string;
   repo: string;
@@ -60,6 +71,7 @@ export class GitHubState {
   private nextPullRequestId = 1_900_000_001;
   private nextRequest = 1;
   private secondary: ForcedSecondaryLimit | undefined;
+  private readonly forcedErrors: ForcedError[] = [];
   /** Every request received, in order. */
   readonly requests: RequestRecord[] = [];
 
@@ -229,6 +241,31 @@ export class GitHubState {
     pending.times -= 1;
     if (pending.times === 0) this.secondary = undefined;
     return { ...pending };
+  }
+
+  /**
+   * Answers the next `times` matching requests with `status` and GitHub's error body
+   * instead of serving them (default: 502 "Server Error", once, any request).
+   */
+  forceError(options: { status?: number; message?: string; method?: string; path?: RegExp; times?: number } = {}): void {
+    this.forcedErrors.push({
+      status: options.status ?? 502,
+      message: options.message ?? 'Server Error',
+      method: options.method?.toUpperCase(),
+      path: options.path,
+      times: options.times ?? 1,
+    });
+  }
+
+  /** Consumes one forced error matching this request, if any. */
+  takeForcedError(method: string, path: string): ForcedError | undefined {
+    const index = this.forcedErrors.findIndex((f) => (f.method === undefined || f.method === method) && (f.path === undefined || f.path.test(path)));
+    if (index < 0) return undefined;
+    const forced = this.forcedErrors[index];
+    if (!forced) return undefined;
+    forced.times -= 1;
+    if (forced.times <= 0) this.forcedErrors.splice(index, 1);
+    return { ...forced };
   }
 
   /** A request id shaped like GitHub's (five hex groups). */

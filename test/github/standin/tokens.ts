@@ -12,6 +12,12 @@ export interface TokenSpec {
   account?: Account;
   /** 'installation' (GITHUB_TOKEN, ghs_...) or 'user' (personal token): sets the rate limit. */
   kind?: 'installation' | 'user';
+  /**
+   * owner/name of the repositories the token is granted (a GITHUB_TOKEN is granted its
+   * workflow's repository only); every repository when left out. Elsewhere the token
+   * reads public repositories, gets 404 for private ones and 403 on writes.
+   */
+  repositories?: string[];
 }
 
 export interface KnownToken {
@@ -19,11 +25,19 @@ export interface KnownToken {
   access: 'write' | 'read';
   account: Account;
   kind: 'installation' | 'user';
+  /** Lower-cased owner/name; undefined = every repository. */
+  repositories: Set<string> | undefined;
 }
 
 export function knownToken(spec: TokenSpec): KnownToken {
   if (spec.token.length === 0) throw new Error('stand-in token spec: the token must not be empty');
-  return { token: spec.token, access: spec.access ?? 'write', account: spec.account ?? GITHUB_ACTIONS_BOT, kind: spec.kind ?? 'installation' };
+  return {
+    token: spec.token,
+    access: spec.access ?? 'write',
+    account: spec.account ?? GITHUB_ACTIONS_BOT,
+    kind: spec.kind ?? 'installation',
+    repositories: spec.repositories ? new Set(spec.repositories.map((r) => r.toLowerCase())) : undefined,
+  };
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

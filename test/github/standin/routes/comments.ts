@@ -64,7 +64,7 @@ export function createIssueComment(ctx: RequestContext, repository: RepositoryRe
   const docs = OPERATION_DOCS.createIssueComment;
   const repo = visibleRepository(ctx, repository, docs);
   const number = issueOf(ctx, repo, numberSegment, docs);
-  requireWrite(ctx, docs);
+  requireWrite(ctx, repo, docs);
   const body = commentBody(ctx, docs);
   if (!ctx.caller) throw new GitHubError(500, 'stand-in: a write passed requireWrite without a caller', docs);
   const record = ctx.state.createComment(repo, number, body, ctx.caller.account);
@@ -88,7 +88,7 @@ export function updateIssueComment(ctx: RequestContext, repository: RepositoryRe
   const docs = OPERATION_DOCS.updateIssueComment;
   const repo = visibleRepository(ctx, repository, docs);
   const record = existingComment(ctx, repo, idSegment, docs);
-  requireWrite(ctx, docs);
+  requireWrite(ctx, repo, docs);
   ctx.state.updateComment(record, commentBody(ctx, docs));
   return { status: 200, body: render(ctx, repo, record) };
 }
@@ -97,7 +97,7 @@ export function deleteIssueComment(ctx: RequestContext, repository: RepositoryRe
   const docs = OPERATION_DOCS.deleteIssueComment;
   const repo = visibleRepository(ctx, repository, docs);
   const record = existingComment(ctx, repo, idSegment, docs);
-  requireWrite(ctx, docs);
+  requireWrite(ctx, repo, docs);
   ctx.state.deleteComment(record.id);
   return { status: 204 };
 }
