@@ -1,0 +1,243 @@
+// The engine's client against the real fleet: version, discovery, errors, auth variants,
+// proxy, TLS options, a cluster that is down.
+import { chmodSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { applyObject } from '../../src/kube/apply.js';
+import { openCluster } from '../../src/kube/cluster.js';
+import { NoMatchError } from '../../src/kube/discovery.js';
+import { KubeApiError, KubeConnectionError } from '../../src/kube/errors.js';
+import { KubeContextNotFoundError, loadKubeconfig } from '../../src/kube/kubeconfig.js';
+import { SecretRegistry } from '../../src/kube/secrets.js';
+import { clusterClient, testFleet, testNamespace } from '../fleet/test-context.js';
+import { engineFleet, onEveryCluster } from './engine-support.js';
+
+interface RawConfig {
+  clusters: Array<{ name: string; cluster: Record<string, unknown> }>;
+  users: Array<{ name: string; user: Record<string, unknown> }>;
+  contexts: Array<{ name: string; context: Record<string, unknown> }>;
+}
+
+/** A one-context kubeconfig for the first fleet cluster, with the cluster and user fields changed. */
+function variant(cluster: (c: Record<string, unknown>) => Record<string, unknown>, user: (u: Record<string, unknown>) => Record<string, unknown>): string {
+  const fleet = testFleet();
+  const raw = parse(readFileSync(fleet.kubeconfigPath, 'utf8')) as RawConfig;
+  const context = raw.contexts.find((c) => c.name === fleet.clusters[0]!.contextName)!;
+  const c = raw.clusters.find((x) => x.name === context.context.cluster)!;
+  const u = raw.users.find((x) => x.name === context.context.user)!;
+  return stringify({
+    'current-context': 'variant',
+    clusters: [{ name: 'variant', cluster: cluster({ ...c.cluster }) }],
+    users: [{ name: 'variant-user', user: user({ ...u.user }) }],
+    contexts: [{ name: 'variant', context: { cluster: 'variant', user: 'variant-user' } }],
+  });
+}
+
+function openVariant(text: string, name = 'variant-cluster') {
+  const registered: string[] = [];
+  const secrets = new SecretRegistry((value) => registered.push(value));
+  const cluster = openCluster(loadKubeconfig([text], secrets), undefined, { secrets, name, timeoutMs: 10_000 });
+  return { cluster, registered };
+}
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('engine client on the fleet', () => {
+  it('reads /version of every cluster at once', async () => {
+    const { clusters } = engineFleet();
+    const versions = await onEveryCluster(clusters, (cluster) => cluster.client.version());
+    expect(versions.map((v) => v.gitVersion)).toEqual(testFleet().clusters.map(() => 'v1.36.3'));
+    expect(clusters.map((c) => c.name)).toEqual(testFleet().clusters.map((c) => c.name));
+  });
+
+  it('maps kinds to resources and scopes, and finds a new CRD once it is established', async () => {
+    const { clusters } = engineFleet();
+    const cluster = clusters[1]!;
+    expect(await cluster.discovery.mapping('apps/v1', 'Deployment')).toEqual({
+      group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, statusSubresource: true,
+    });
+    expect(await cluster.discovery.mapping('v1', 'Namespace')).toMatchObject({ resource: 'namespaces', namespaced: false });
+    expect(await cluster.discovery.mapping('rbac.authorization.k8s.io/v1', 'ClusterRole')).toMatchObject({ resource: 'clusterroles', namespaced: false, statusSubresource: false });
+
+    const group = `t${Date.now().toString(36)}.example.com`;
+    await expect(cluster.discovery.mapping(`${group}/v1`, 'Widget')).rejects.toBeInstanceOf(NoMatchError);
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `widgets.${group}` },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    };
+    expect((await applyObject(cluster, crd)).action).toBe('created');
+    const admin = clusterClient(1);
+    try {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const live = await admin.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name });
+        const conditions = ((live.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions) ?? [];
+        if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) break;
+        if (Date.now() > deadline) throw new Error('CRD not established in 30 s');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      // Retry briefly: aggregated discovery lags the Established condition a little.
+      let mapping = await cluster.discovery.mappingOrNull(`${group}/v1`, 'Widget');
+      for (let i = 0; i < 20 && !mapping; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 1_100));
+        mapping = await cluster.discovery.mappingOrNull(`${group}/v1`, 'Widget');
+      }
+      expect(mapping).toEqual({ group, version: 'v1', kind: 'Widget', resource: 'widgets', namespaced: true, statusSubresource: false });
+    } finally {
+      await admin.delete({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name });
+    }
+  });
+
+  it('turns an error status into a KubeApiError naming cluster, object, reason and message', async () => {
+    const { clusters } = engineFleet();
+    const cluster = clusters[2]!;
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'does-not-exist' };
+    expect(await cluster.get(ref)).toBeNull();
+    const { path } = await cluster.locate(ref);
+    const error = await cluster.client.request({ method: 'GET', path, object: ref }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeApiError);
+    const apiError = error as KubeApiError;
+    expect(apiError.status).toBe(404);
+    expect(apiError.reason).toBe('NotFound');
+    expect(apiError.statusMessage).toBe('configmaps "does-not-exist" not found');
+    expect(apiError.message).toBe(`cluster ${cluster.name}: ConfigMap/default/does-not-exist: GET ${path} failed: configmaps "does-not-exist" not found (NotFound)`);
+  });
+
+  it('lists the existing contexts when the asked one is missing', () => {
+    const { kubeconfig, secrets } = engineFleet();
+    const names = testFleet().clusters.map((c) => c.contextName);
+    let caught: unknown;
+    try {
+      openCluster(kubeconfig, 'eks-eu-west-9', { secrets });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(KubeContextNotFoundError);
+    expect((caught as Error).message).toBe(`kube context "eks-eu-west-9" not found in kubeconfig; contexts: ${names.join(', ')}`);
+  });
+
+  it('says which cluster is down, and the engine keeps working with the others', async () => {
+    const port = await freePort();
+    const { cluster } = openVariant(variant((c) => ({ ...c, server: `https://127.0.0.1:${port}` }), (u) => u), 'preview-eu-1');
+    const error = await cluster.client.version().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeConnectionError);
+    expect((error as Error).message).toBe(`cluster preview-eu-1: cannot reach the API server at https://127.0.0.1:${port}: connection refused (is the API server running?) [ECONNREFUSED]`);
+    const { clusters } = engineFleet();
+    expect((await clusters[0]!.client.version()).gitVersion).toBe('v1.36.3');
+  });
+
+  it('checks the server name: tls-server-name must match the certificate; insecure-skip-tls-verify skips the check', async () => {
+    const good = openVariant(variant((c) => ({ ...c, 'tls-server-name': 'kubernetes.default' }), (u) => u));
+    expect((await good.cluster.client.version()).gitVersion).toBe('v1.36.3');
+    const bad = openVariant(variant((c) => ({ ...c, 'tls-server-name': 'not-the-apiserver.example' }), (u) => u), 'bad-name');
+    await expect(bad.cluster.client.version()).rejects.toThrow(/cluster bad-name: .*does not match the server name .*ERR_TLS_CERT_ALTNAME_INVALID/);
+    const noCa = openVariant(variant(({ 'certificate-authority-data': _ca, ...c }) => c, (u) => u), 'no-ca');
+    await expect(noCa.cluster.client.version()).rejects.toThrow(/cluster no-ca: .*(not trusted|not signed)/);
+    const insecure = openVariant(variant(({ 'certificate-authority-data': _ca, ...c }) => ({ ...c, 'insecure-skip-tls-verify': true }), (u) => u));
+    expect((await insecure.cluster.client.version()).gitVersion).toBe('v1.36.3');
+    [good, bad, noCa, insecure].forEach((x) => x.cluster.close());
+  });
+
+  it('goes through an HTTP CONNECT proxy (proxy-url)', async () => {
+    const tunnels: string[] = [];
+    const proxy: Server = createServer((_req, res) => res.writeHead(405).end());
+    proxy.on('connect', (req, clientSocket, head) => {
+      tunnels.push(`${req.url} auth=${req.headers['proxy-authorization'] ?? ''}`);
+      const [host, port] = String(req.url).split(':');
+      const upstream = connect(Number(port), host, () => {
+        clientSocket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(clientSocket);
+        clientSocket.pipe(upstream);
+      });
+      upstream.on('error', () => clientSocket.destroy());
+      clientSocket.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const proxyPort = (proxy.address() as AddressInfo).port;
+      const { cluster, registered } = openVariant(variant((c) => ({ ...c, 'proxy-url': `http://fleet:proxy-secret-1@127.0.0.1:${proxyPort}` }), (u) => u));
+      expect((await cluster.client.version()).gitVersion).toBe('v1.36.3');
+      expect(await cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'default' })).not.toBeNull();
+      cluster.close();
+      const server = new URL(testFleet().clusters[0]!.server);
+      expect(tunnels[0]).toBe(`${server.host} auth=Basic ${Buffer.from('fleet:proxy-secret-1').toString('base64')}`);
+      expect(registered).toContain('proxy-secret-1');
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('authenticates with a bearer token, a tokenFile and an exec plugin', async () => {
+    const ns = await testNamespace(0, 'kube-auth');
+    const admin = clusterClient(0);
+    const review = await admin.requestJson<{ status: { token: string } }>(
+      'POST',
+      `/api/v1/namespaces/${ns.name}/serviceaccounts/default/token`,
+      { body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } }), contentType: 'application/json' },
+    );
+    const token = review.status.token;
+    const whoAmI = async (text: string) => {
+      const { cluster, registered } = openVariant(text);
+      const answer = await cluster.client.request<{ status: { userInfo: { username: string } } }>({
+        method: 'POST',
+        path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      });
+      cluster.close();
+      return { username: answer.status.userInfo.username, registered };
+    };
+    const noCert = (u: Record<string, unknown>) => {
+      const { 'client-certificate-data': _c, 'client-key-data': _k, ...rest } = u;
+      return rest;
+    };
+    const expected = `system:serviceaccount:${ns.name}:default`;
+
+    const withToken = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), token })));
+    expect(withToken.username).toBe(expected);
+    expect(withToken.registered).toContain(token);
+
+    const dir = mkdtempSync(join(tmpdir(), 'kube-auth-'));
+    writeFileSync(join(dir, 'token'), `${token}\n`);
+    const withFile = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), tokenFile: join(dir, 'token') })));
+    expect(withFile.username).toBe(expected);
+
+    const plugin = join(dir, 'plugin');
+    writeFileSync(plugin, `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"'"$SA_TOKEN"'"}}'\n`);
+    chmodSync(plugin, 0o755);
+    const withExec = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, env: [{ name: 'SA_TOKEN', value: token }] } })));
+    expect(withExec.username).toBe(expected);
+    expect(withExec.registered).toContain(token);
+
+    const cert = join(dir, 'cert-plugin');
+    const fleetCluster = testFleet().clusters[0]!;
+    const certJson = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { clientCertificateData: readFileSync(fleetCluster.userCertPath, 'utf8'), clientKeyData: readFileSync(fleetCluster.userKeyPath, 'utf8') },
+    });
+    writeFileSync(join(dir, 'cert.json'), certJson);
+    writeFileSync(cert, `#!/bin/sh\ncat ${join(dir, 'cert.json')}\n`);
+    chmodSync(cert, 0o755);
+    const withExecCert = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), exec: { apiVersion: 'client.authentication.k8s.io/v1', command: cert } })));
+    expect(withExecCert.username).not.toBe('');
+    expect(withExecCert.registered).toContain(readFileSync(fleetCluster.userKeyPath, 'utf8'));
+  });
+});
