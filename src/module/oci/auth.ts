@@ -85,7 +85,8 @@ export class RegistryAuth {
         return header;
       }
       if (credential.kind === 'bearer') return `Bearer ${credential.token}`;
-      throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for Basic auth; ${describeCredential(credential)}${credential.kind === 'anonymous' ? '' : ' cannot answer it'}`, 401);
+      if (credential.kind === 'anonymous') throw await this.rejected(url, 401, ' (Basic auth)');
+      throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}: it asks for Basic auth, which ${describeCredential(credential)} cannot answer`, 401);
     }
     if (challenge.scheme !== 'bearer') {
       throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme "${challenge.scheme}"`, 401);
