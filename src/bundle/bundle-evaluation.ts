@@ -2,7 +2,7 @@
 // injected into the source of every file, the files are unified as one anonymous CUE
 // package beside the bundle schema, the result must be valid and concrete, and the
 // instances are read in CUE field order.
-import type { CueEngine, CueValue } from '../cue/index.js';
+import type { CueDiagnostic, CueEngine, CueValue } from '../cue/index.js';
 import { BUNDLE_SCHEMA, BUNDLE_SCHEMA_FILE_NAME } from './bundle-schema.js';
 import { CueFilesError } from './cue-files-error.js';
 import { loadSourcePackage } from './source-package.js';
@@ -25,6 +25,46 @@ export interface BundleEvaluationInput {
   values: Record<string, string>;
   /** Label for messages, e.g. the cluster name. */
   context: string;
+}
+
+/**
+ * Some CUE errors (an incomplete value, say) carry no position in the user's files, and
+ * the field's position in the unified value is the schema's. The same files loaded
+ * without the schema say where the user wrote the field.
+ */
+function locateInUserFiles(
+  engine: CueEngine,
+  input: BundleEvaluationInput,
+  diagnostics: CueDiagnostic[],
+  userFiles: ReadonlySet<string>,
+): CueDiagnostic[] {
+  if (diagnostics.every((d) => !d.path || d.positions.some((p) => userFiles.has(p.file)))) return diagnostics;
+  const withoutSchema = loadSourcePackage(engine, { ...sourcePackageInput(input), extraFiles: {} });
+  try {
+    return diagnostics.map((diagnostic) => {
+      if (!diagnostic.path || diagnostic.positions.some((p) => userFiles.has(p.file))) return diagnostic;
+      const field = withoutSchema.lookup(diagnostic.path);
+      try {
+        const position = field.exists() ? field.position() : undefined;
+        return position && userFiles.has(position.file) ? { ...diagnostic, positions: [position, ...diagnostic.positions] } : diagnostic;
+      } finally {
+        field.free();
+      }
+    });
+  } finally {
+    withoutSchema.free();
+  }
+}
+
+function sourcePackageInput(input: BundleEvaluationInput) {
+  return {
+    workspace: 'bundle',
+    files: input.files,
+    moduleFiles: input.moduleFiles,
+    values: input.values,
+    extraFiles: { [BUNDLE_SCHEMA_FILE_NAME]: BUNDLE_SCHEMA },
+    context: input.context,
+  };
 }
 
 function stringAt(value: CueValue, path: string): string | undefined {
@@ -61,17 +101,13 @@ function readInstance(instances: CueValue, label: string, name: string): BundleI
 }
 
 export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput): EvaluatedBundle {
-  const root = loadSourcePackage(engine, {
-    workspace: 'bundle',
-    files: input.files,
-    moduleFiles: input.moduleFiles,
-    values: input.values,
-    extraFiles: { [BUNDLE_SCHEMA_FILE_NAME]: BUNDLE_SCHEMA },
-    context: input.context,
-  });
+  const root = loadSourcePackage(engine, sourcePackageInput(input));
   try {
     const diagnostics = root.validate({ concrete: true });
-    if (diagnostics.length > 0) throw new CueFilesError(`bundle is not valid for ${input.context}`, diagnostics);
+    if (diagnostics.length > 0) {
+      const userFiles = new Set(input.files.map((f) => f.path));
+      throw new CueFilesError(`bundle is not valid for ${input.context}`, locateInUserFiles(engine, input, diagnostics, userFiles), userFiles);
+    }
 
     const bundleValue = root.lookup('bundle');
     try {

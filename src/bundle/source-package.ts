@@ -45,7 +45,9 @@ export function loadSourcePackage(engine: CueEngine, input: SourcePackageInput):
     }
     return engine.load({ files, args, package: '_', dataFiles: true, displayNames });
   } catch (error) {
-    if (error instanceof CueError) throw new CueFilesError(`failed to load ${input.context}`, error.diagnostics);
+    if (error instanceof CueError) {
+      throw new CueFilesError(`failed to load ${input.context}`, error.diagnostics, new Set(input.files.map((f) => f.path)));
+    }
     throw error;
   }
 }
