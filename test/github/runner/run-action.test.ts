@@ -287,6 +287,7 @@ describe('runAction', () => {
     expect(run.signal).toBe('SIGKILL');
     expect(run.conclusion).toBe('failure');
     expect(run.stdout).toBe('waiting\n');
+    expect(run.log).toBe('waiting\n##[error]The action has timed out after 3000 ms.');
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 

@@ -43,7 +43,7 @@ export interface RunActionOptions {
   secrets?: string[];
   /** Step debug logging (RUNNER_DEBUG=1; ::debug:: lines shown). */
   debug?: boolean;
-  /** Kill the process after this long (default 120 s). */
+  /** Kill the process after this long (default 110 s, inside vitest's 120 s test timeout). */
   timeoutMs?: number;
   /** Keep the temporary runner files (event, GITHUB_OUTPUT, ...) after the run. */
   keepTemp?: boolean;
@@ -211,10 +211,11 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
       err.push(chunk);
     });
     let timedOut = false;
+    const timeoutMs = options.timeoutMs ?? 110_000;
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
-    }, options.timeoutMs ?? 120_000);
+    }, timeoutMs);
     const { exitCode, signal } = await new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>((resolveExit, reject) => {
       child.once('error', (error) => reject(new Error(`runAction: starting ${node} ${entry}: ${error.message}`)));
       child.once('close', (code, sig) => resolveExit({ exitCode: code, signal: sig }));
@@ -244,6 +245,7 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     const summary = await readOptional(files.summary);
     const summaryTooLarge = Buffer.byteLength(summary) > SUMMARY_LIMIT;
 
+    if (timedOut) shownErrors.unshift(`##[error]The action has timed out after ${timeoutMs} ms.`);
     const log = [...inputs.warnings.map((w) => `##[warning]${w}`), ...(processed.log === '' && lines.length === 0 ? [] : [processed.log]), ...shownErrors].join('\n');
     const failed = timedOut || exitCode !== 0 || runnerErrors.length > 0;
     return {
