@@ -60,9 +60,19 @@ export async function takeOwnership(cluster: KubeCluster, live: KubeObject): Pro
   return true;
 }
 
-/** Live and dry-run objects differ in something apply owns (metadata or content, not status). */
-export function hasDrifted(live: KubeObject, dryRun: KubeObject): boolean {
-  return !jsonEqual(normalizeObject(live), normalizeObject(dryRun));
+/**
+ * Whether `status` takes part in comparisons: only when the object sets it and its kind has
+ * no status subresource (otherwise apply never changes it, and controllers change it anytime).
+ */
+export async function comparesStatus(cluster: KubeCluster, desired: KubeObject): Promise<boolean> {
+  if (desired.status === undefined) return false;
+  const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind);
+  return !!mapping && !mapping.statusSubresource;
+}
+
+/** Live and dry-run objects differ in something apply owns (metadata or content). */
+export function hasDrifted(live: KubeObject, dryRun: KubeObject, withStatus = false): boolean {
+  return !jsonEqual(normalizeObject(live, { dropStatus: !withStatus }), normalizeObject(dryRun, { dropStatus: !withStatus }));
 }
 
 export interface ApplyObjectOptions {
@@ -125,7 +135,7 @@ export async function applyObject(cluster: KubeCluster, desired: KubeObject, opt
   }
 
   const tookOver = live ? await takeOwnership(cluster, live) : false;
-  if (live && !tookOver && !hasDrifted(live, dryRun)) return { action: 'unchanged', object: live };
+  if (live && !tookOver && !hasDrifted(live, dryRun, await comparesStatus(cluster, desired))) return { action: 'unchanged', object: live };
   const applied = await serverSideApply(cluster, desired);
   return { action: live ? 'configured' : 'created', object: applied };
 }

@@ -3,6 +3,7 @@
 import { KubeClient, type KubeClientOptions } from './client.js';
 import { connectionFor, type ConnectionOptions } from './connection.js';
 import { Discovery, type RestMapping } from './discovery.js';
+import { KubeApiError } from './errors.js';
 import type { Kubeconfig } from './kubeconfig.js';
 import { formatRef, groupOf, versionOf, type KubeObject, type ObjectRef } from './object.js';
 
@@ -61,7 +62,7 @@ export class KubeCluster {
       await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
       return true;
     } catch (error) {
-      if (error instanceof Error && 'status' in error && (error as { status: number }).status === 404) return false;
+      if (error instanceof KubeApiError && error.status === 404) return false;
       throw error;
     }
   }

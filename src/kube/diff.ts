@@ -1,7 +1,7 @@
 // What applying one object would change, without writing anything: GET the live object,
 // server-side apply dry-run, compare normalised YAML (Secret data masked).
 import type { ObjectChange } from '../fleet/changeset.js';
-import { isOneOffPresent, mustRecreate, serverSideApply } from './apply.js';
+import { comparesStatus, isOneOffPresent, mustRecreate, serverSideApply } from './apply.js';
 import type { KubeCluster } from './cluster.js';
 import { NoMatchError } from './discovery.js';
 import { ImmutableFieldError, immutableFields, isImmutableError } from './immutable.js';
@@ -27,9 +27,9 @@ export function wholeObjectDiff(object: KubeObject): string {
 }
 
 /** The unified diff of normalised, masked YAML; empty when the objects are the same. */
-export function objectDiff(live: KubeObject, desired: KubeObject): string {
-  const a = normalizeObject(live);
-  const b = normalizeObject(desired);
+export function objectDiff(live: KubeObject, desired: KubeObject, withStatus = false): string {
+  const a = normalizeObject(live, { dropStatus: !withStatus });
+  const b = normalizeObject(desired, { dropStatus: !withStatus });
   if (jsonEqual(a, b)) return '';
   const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
   return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
@@ -66,6 +66,6 @@ export async function diffObject(cluster: KubeCluster, desired: KubeObject, opti
     throw error;
   }
   if (!live || !dryRun.metadata.resourceVersion) return changeOf(cluster, desired, 'created', wholeObjectDiff(desired));
-  const diff = objectDiff(live, dryRun);
+  const diff = objectDiff(live, dryRun, await comparesStatus(cluster, desired));
   return changeOf(cluster, desired, diff ? 'configured' : 'unchanged', diff);
 }
