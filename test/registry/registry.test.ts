@@ -1,6 +1,7 @@
 // Acceptance of the test registry: push and pull a Timoni module under each auth set-up,
 // stable digests, the vendor layer's content, refused credentials.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RegistryHttpError } from './distribution-client.js';
@@ -168,5 +169,37 @@ describe('a token registry with anonymous pull', () => {
     await expect(anonymousPush).rejects.toMatchObject({ status: 401 });
     const tokenRequests = registry.requests.filter((request) => request.outcome === 'token');
     expect(tokenRequests.some((request) => request.authorization === 'none' && request.status === 200)).toBe(true);
+  });
+});
+
+describe('registry lifecycle', () => {
+  it('reports start-up time and memory, and stop() ends the process and removes its folder', async () => {
+    const registry = await startRegistry({ auth: 'basic' });
+    expect(existsSync(`${registry.dir}/config.yml`)).toBe(true);
+    expect(registry.startupMs).toBeGreaterThan(0);
+    expect(registry.startupMs).toBeLessThan(20_000);
+    const rss = registry.memoryRssBytes();
+    expect(rss).toBeGreaterThan(5 * 1024 * 1024);
+    expect(rss).toBeLessThan(512 * 1024 * 1024);
+    process.stdout.write(`registry (basic): up in ${registry.startupMs} ms, RSS ${(rss / 1024 / 1024).toFixed(1)} MiB\n`);
+
+    await registry.stop();
+    await registry.stop(); // idempotent
+    expect(() => process.kill(registry.pid, 0)).toThrow();
+    expect(existsSync(registry.dir)).toBe(false);
+    await expect(fetch(`${registry.url}/v2/`)).rejects.toThrow();
+  });
+
+  it('runs several registries side by side, each with its own storage', async () => {
+    const [a, b] = await Promise.all([startRegistry({ auth: 'anonymous' }), startRegistry({ auth: 'anonymous' })]);
+    const moduleDir = await writeSampleModule();
+    try {
+      expect(a.host).not.toBe(b.host);
+      await pushTimoniModule({ registry: a.url, repository: 'only/in-a', tag: '1.0.0', moduleDir });
+      await expect(pullManifest({ registry: b.url, repository: 'only/in-a', reference: '1.0.0' })).rejects.toMatchObject({ status: 404 });
+      await expect(pullManifest({ registry: a.url, repository: 'only/in-a', reference: '1.0.0' })).resolves.toMatchObject({ contentType: 'application/vnd.oci.image.manifest.v1+json' });
+    } finally {
+      await Promise.all([a.stop(), b.stop(), rm(moduleDir, { recursive: true, force: true })]);
+    }
   });
 });
