@@ -9,12 +9,13 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
-import { type ActionMetadata, inputVariableName, readActionMetadata } from './action-metadata.js';
+import { readActionMetadata } from './action-metadata.js';
 import { baseEnvironment, runnerEnvironment, type RunnerFiles } from './environment.js';
-import { type Contexts, type ContextValue, evaluateTemplate } from './expressions.js';
+import type { Contexts, ContextValue } from './expressions.js';
 import { FileCommandError, parseKeyValueFile, parsePathFile } from './file-commands.js';
 import { type GitHubContextOverrides, type GitHubEvent, githubContext } from './github-context.js';
+import { inputEnvironment } from './input-environment.js';
+import { LineSplitter } from './line-splitter.js';
 import { REPO_ROOT, nodeFor } from './node-runtime.js';
 import { type PrintedLine, processLog } from './runner-log.js';
 import type { WorkflowCommand } from './workflow-commands.js';
@@ -99,68 +100,6 @@ async function prepareFiles(root: string): Promise<RunnerFiles> {
   for (const dir of [commands, dirname(files.eventPath), files.runnerTemp, files.toolCache]) await mkdir(dir, { recursive: true });
   for (const file of [files.output, files.summary, files.env, files.path, files.state]) await writeFile(file, '');
   return files;
-}
-
-function inputEnvironment(metadata: ActionMetadata, given: Record<string, string>, contexts: Contexts): { env: Record<string, string>; warnings: string[] } {
-  const env: Record<string, string> = {};
-  const declared = new Set(metadata.inputs.map((i) => i.name.toLowerCase()));
-  for (const input of metadata.inputs) {
-    const provided = Object.entries(given).find(([name]) => name.toLowerCase() === input.name.toLowerCase());
-    let value: string;
-    if (provided) {
-      value = provided[1];
-    } else {
-      try {
-        value = evaluateTemplate(input.default ?? '', contexts);
-      } catch (error) {
-        throw new Error(`runAction: default of input '${input.name}' in ${metadata.path}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-    env[inputVariableName(input.name)] = value;
-  }
-  const unexpected = Object.keys(given).filter((name) => !declared.has(name.toLowerCase()));
-  for (const name of unexpected) env[inputVariableName(name)] = given[name] ?? '';
-  const warnings =
-    unexpected.length > 0
-      ? [`Unexpected input(s) ${unexpected.map((n) => `'${n}'`).join(', ')}, valid inputs are [${metadata.inputs.map((i) => `'${i.name}'`).join(', ')}]`]
-      : [];
-  return { env, warnings };
-}
-
-/** Splits a stream into lines as the runner reads them (LF, CRLF or a lone CR end a line). */
-class LineSplitter {
-  private readonly decoder = new StringDecoder('utf8');
-  private pending = '';
-
-  constructor(
-    private readonly stream: 'stdout' | 'stderr',
-    private readonly sink: PrintedLine[],
-  ) {}
-
-  push(chunk: Buffer): void {
-    this.pending += this.decoder.write(chunk);
-    this.drain(false);
-  }
-
-  end(): void {
-    this.pending += this.decoder.end();
-    this.drain(true);
-  }
-
-  private drain(final: boolean): void {
-    for (;;) {
-      const match = /\r\n|\r|\n/.exec(this.pending);
-      if (!match) break;
-      // A CR at the very end may be the first half of a CRLF still to come.
-      if (!final && match[0] === '\r' && match.index === this.pending.length - 1) break;
-      this.sink.push({ stream: this.stream, text: this.pending.slice(0, match.index) });
-      this.pending = this.pending.slice(match.index + match[0].length);
-    }
-    if (final && this.pending !== '') {
-      this.sink.push({ stream: this.stream, text: this.pending });
-      this.pending = '';
-    }
-  }
 }
 
 async function readOptional(path: string): Promise<string> {
