@@ -6,12 +6,9 @@
 // limits allow.
 import { mkdir, writeFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gunzip } from 'node:zlib';
-import { promisify } from 'node:util';
-import { readTar, TarFormatError, type TarEntry } from './tar-reader.js';
+import { createGunzip } from 'node:zlib';
+import { peekHeader, readTar, TarFormatError, type TarEntry } from './tar-reader.js';
 import { safeEntryPath } from './tar-path.js';
-
-const gunzipAsync = promisify(gunzip);
 
 export interface ExtractLimits {
   /** Sum of the sizes of all files, in bytes (default 100 MiB, as Timoni's untar). */
@@ -41,19 +38,83 @@ export interface ExtractResult {
   bytes: number;
 }
 
-/** Inflates `gz` without producing more than the limits allow (headers and padding included). */
-export async function gunzipWithin(gz: Buffer, limits: ExtractLimits): Promise<Buffer> {
+/**
+ * Inflates `gz` without producing more than the limits allow (headers and padding
+ * included). While it inflates, it reads the tar headers that have arrived, so that an
+ * archive declaring a file over the limits is refused before the rest is inflated.
+ */
+export function gunzipWithin(gz: Buffer, limits: ExtractLimits): Promise<Buffer> {
   // Each entry costs at most three header blocks (PAX, GNU name, ustar) plus a padding block.
   const maxOutputLength = limits.maxTotalSize + (limits.maxEntries * 4 + 2) * 512;
-  try {
-    return await gunzipAsync(gz, { maxOutputLength });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-      throw new UnsafeArchiveError(`archive inflates to more than ${maxOutputLength} bytes (limit ${limits.maxTotalSize} bytes of files)`);
-    }
-    throw new TarFormatError(`not a valid gzip stream: ${(error as Error).message}`);
-  }
+  return new Promise((resolve, reject) => {
+    const gunzip = createGunzip();
+    const chunks: Buffer[] = [];
+    let length = 0;
+    let header = Buffer.alloc(0); // a header block still arriving
+    let skip = 0; // bytes of entry data still to pass over
+    let total = 0;
+    let scanning = true;
+    let failed = false;
+    const fail = (error: Error): void => {
+      if (failed) return;
+      failed = true;
+      gunzip.destroy();
+      reject(error);
+    };
+    const check = (block: Buffer): void => {
+      const peeked = peekHeader(block, 0);
+      if (!peeked) {
+        scanning = false;
+        return;
+      }
+      const isFile = peeked.typeFlag === '0' || peeked.typeFlag === '\0' || peeked.typeFlag === '7';
+      if (isFile && peeked.size > limits.maxFileSize) {
+        throw new UnsafeArchiveError(`tar entry ${JSON.stringify(peeked.name)} is ${peeked.size} bytes, more than the limit of ${limits.maxFileSize}`);
+      }
+      if (isFile) total += peeked.size;
+      if (total > limits.maxTotalSize) {
+        throw new UnsafeArchiveError(`archive files add up to more than the limit of ${limits.maxTotalSize} bytes (at ${JSON.stringify(peeked.name)})`);
+      }
+      skip = Math.ceil(peeked.size / 512) * 512;
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      length += chunk.length;
+      if (length > maxOutputLength) {
+        fail(new UnsafeArchiveError(`archive inflates to more than ${maxOutputLength} bytes (limit ${limits.maxTotalSize} bytes of files)`));
+        return;
+      }
+      chunks.push(chunk);
+      let position = 0;
+      try {
+        while (scanning && position < chunk.length) {
+          if (skip > 0) {
+            const passed = Math.min(skip, chunk.length - position);
+            skip -= passed;
+            position += passed;
+            continue;
+          }
+          const taken = Math.min(512 - header.length, chunk.length - position);
+          header = Buffer.concat([header, chunk.subarray(position, position + taken)]);
+          position += taken;
+          if (header.length === 512) {
+            const block = header;
+            header = Buffer.alloc(0);
+            check(block);
+          }
+        }
+      } catch (error) {
+        // A malformed header is left for the full reader to report with its context.
+        if (error instanceof UnsafeArchiveError) fail(error);
+        else scanning = false;
+      }
+    });
+    gunzip.on('error', (error) => fail(new TarFormatError(`not a valid gzip stream: ${error.message}`)));
+    gunzip.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks, length));
+    });
+    gunzip.end(gz);
+  });
 }
 
 function checkEntry(entry: TarEntry): string {

@@ -114,6 +114,17 @@ function entryType(flag: string): TarEntryType {
   }
 }
 
+/**
+ * The type flag, name and declared size of the header block at `offset`, or undefined at
+ * the end-of-archive zero block; for checking limits while an archive is still inflating.
+ */
+export function peekHeader(archive: Buffer, offset: number): { typeFlag: string; name: string; size: number } | undefined {
+  const header = archive.subarray(offset, offset + BLOCK);
+  if (header.length < BLOCK || isZeroBlock(header)) return undefined;
+  verifyChecksum(header);
+  return { typeFlag: String.fromCharCode(header[156] ?? 0), name: readString(header, 0, 100), size: readNumber(header, 124, 12, 'size') };
+}
+
 export interface TarReadLimits {
   /** Largest size a single entry may declare, in bytes. */
   maxEntrySize: number;
