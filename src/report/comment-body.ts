@@ -5,16 +5,15 @@ import { hasChanges, type ChangeSet } from '../fleet/changeset.js';
 import { fitToBudget, type Plan } from './budget-fit.js';
 import { clusterHasChanges } from './cluster-counts.js';
 import { firstFailure, unreachedClusters } from './cluster-status.js';
-import { renderClusterSection } from './comment-section.js';
-import type { DiffOutcome } from './diff-block.js';
-import type { ItemGroup } from './fair-share.js';
+import { compactObjectLine, listedInComment, renderClusterSection } from './comment-section.js';
+import { cutNote, type CutCounts } from './cut-note.js';
 import { commentMarker } from './marker.js';
 import { code } from './markdown.js';
 import { maskChangeSet } from './masked-change-set.js';
 import { secretMasker } from './masking.js';
 import { commitLink, runLink, type ReportContext } from './report-context.js';
+import { diffGroups, objectListGroups, secretChangeIds } from './report-parts.js';
 import { changeId, indexSharedChanges } from './shared-changes.js';
-import { objectChangesSecret } from './secret-change.js';
 import { renderStatusTable } from './status-table.js';
 import { COMMENT_LIMIT, commentLength } from './text-size.js';
 
@@ -23,27 +22,17 @@ export type CommentVariant = 'plan' | 'rollout';
 export function renderComment(original: ChangeSet, context: ReportContext, variant: CommentVariant): string {
   const changeSet = maskChangeSet(original, context.secrets);
   const sharing = indexSharedChanges(changeSet);
-  const secretChanges = new Set<string>();
-  original.clusters.forEach((cluster, clusterIndex) =>
-    cluster.instances.forEach((instance, instanceIndex) =>
-      instance.changes.forEach((change, objectIndex) => {
-        if (objectChangesSecret(change, context.secrets)) secretChanges.add(changeId(clusterIndex, instanceIndex, objectIndex));
-      }),
-    ),
-  );
-  const groups: ItemGroup[] = changeSet.clusters.map((cluster, clusterIndex) => ({
-    items: cluster.instances.flatMap((instance, instanceIndex) =>
-      instance.changes.flatMap((change, objectIndex) => {
-        const id = changeId(clusterIndex, instanceIndex, objectIndex);
-        return sharing.get(id)?.kind === 'shown' ? [{ id, size: commentLength(change.diff) }] : [];
-      }),
-    ),
-  }));
+  const secretChanges = secretChangeIds(original, context.secrets);
   const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT);
-  const moreHint = context.runUrl ? `the ${runLink(context, 'job summary of the workflow run')} holds more` : 'the job summary of the workflow run holds more';
+  const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
+  const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
+    const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
+    if (!change || !listedInComment(change)) return 0;
+    return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex))));
+  });
 
   const render = (plan: Plan): string => {
-    const outcomes: DiffOutcome[] = [];
+    const counts: CutCounts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
     let sections = '';
     if (plan.detail !== 'table') {
       changeSet.clusters.forEach((cluster, clusterIndex) => {
@@ -56,10 +45,17 @@ export function renderComment(original: ChangeSet, context: ReportContext, varia
           secretChanges,
           measure: commentLength,
           moreHint,
-          onDiff: (outcome) => outcomes.push(outcome),
+          onDiff: (outcome) => {
+            if (outcome === 'cut') counts.diffsCut += 1;
+            if (outcome === 'hidden') counts.diffsHidden += 1;
+          },
+          onObjectsOmitted: (count) => {
+            counts.objectsOmitted += count;
+          },
         });
       });
     }
+    const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
     return (
       `${commentMarker(changeSet.bundle)}\n` +
       renderHeadline(changeSet, context, variant) +
@@ -67,13 +63,14 @@ export function renderComment(original: ChangeSet, context: ReportContext, varia
       renderStatusTable(changeSet.clusters) +
       '\n' +
       renderUnreached(changeSet) +
-      renderCutNote(plan, outcomes, context) +
+      cutNote(plan.detail, counts, "GitHub's comment limit (65,536 characters)", where) +
       sections
     );
   };
 
   const body = fitToBudget({
-    groups,
+    diffs: diffGroups(changeSet, sharing, commentLength),
+    objectLists,
     limit,
     measure: commentLength,
     render,
@@ -108,19 +105,6 @@ function renderUnreached(changeSet: ChangeSet): string {
   const failure = firstFailure(changeSet.clusters);
   const after = failure ? ` after ${code(failure.name)} failed` : '';
   return `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
-}
-
-function renderCutNote(plan: Plan, outcomes: readonly DiffOutcome[], context: ReportContext): string {
-  const cut = outcomes.filter((outcome) => outcome === 'cut').length;
-  const hidden = outcomes.filter((outcome) => outcome === 'hidden').length;
-  const what: string[] = [];
-  if (plan.detail === 'instances') what.push('object lists and diffs left out');
-  if (plan.detail === 'table') what.push('cluster sections left out');
-  if (cut > 0) what.push(`${cut} ${cut === 1 ? 'diff' : 'diffs'} cut`);
-  if (hidden > 0) what.push(`${hidden} ${hidden === 1 ? 'diff' : 'diffs'} not shown`);
-  if (what.length === 0) return '';
-  const where = context.runUrl ? `The ${runLink(context, 'job summary of the workflow run')} holds more.` : 'The job summary of the workflow run holds more.';
-  return `> [!WARNING]\n> Shortened to fit GitHub's comment limit (65,536 characters): ${what.join(', ')}. ${where}\n\n`;
 }
 
 function capitalise(text: string): string {

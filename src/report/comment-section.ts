@@ -6,6 +6,7 @@ import { countActions, describeCounts } from './cluster-counts.js';
 import { sectionOpen, statusLabel } from './cluster-status.js';
 import { renderDiffBlock, type DiffOutcome } from './diff-block.js';
 import { code, codeBlock, escapeHtml } from './markdown.js';
+import { objectListId, objectListRoom, type ObjectListRoom } from './object-list.js';
 import { objectRef, shortDigest } from './object-ref.js';
 import { changeId, type Sharing } from './shared-changes.js';
 import type { Measure } from './text-size.js';
@@ -24,21 +25,35 @@ export interface SectionInput {
   moreHint: string;
   /** Records what became of each diff rendered. */
   onDiff: (outcome: DiffOutcome) => void;
+  /** Records object lines left out for lack of room. */
+  onObjectsOmitted: (count: number) => void;
 }
 
 /** Error messages are capped in comments whatever the budget; the job summary has them whole. */
 const ERROR_CAP = 4_000;
+
+/** True for the objects a comment lists: all but the unchanged. */
+export function listedInComment(change: ObjectChange): boolean {
+  return change.action !== 'unchanged';
+}
+
+/** The one-line form of an object, used when diffs are left out. */
+export function compactObjectLine(change: ObjectChange, secret: boolean): string {
+  return `- ${code(objectRef(change))} ${change.action}${secret ? ' · 🔒 a secret value changed (hidden)' : ''}\n`;
+}
 
 export function renderClusterSection(input: SectionInput): string {
   const { cluster } = input;
   const counts = countActions(cluster);
   const open = sectionOpen(cluster) ? ' open' : '';
   const headline = `<b>${escapeHtml(cluster.name)}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)} · ${describeCounts(counts)}`;
+  const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
   let body = '';
   if (cluster.error) body += renderError(cluster, input.measure);
   if (cluster.status === 'skipped') body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
-  for (const [instanceIndex, instance] of cluster.instances.entries()) body += renderInstance(input, instance, instanceIndex);
+  for (const [instanceIndex, instance] of cluster.instances.entries()) body += renderInstance(input, instance, instanceIndex, room);
   if (cluster.instances.length === 0 && cluster.status !== 'skipped' && !cluster.error) body += 'No instances.\n\n';
+  if (room.omitted() > 0) input.onObjectsOmitted(room.omitted());
   return `<details${open}>\n<summary>${headline}</summary>\n\n${body}</details>\n\n`;
 }
 
@@ -53,7 +68,7 @@ function renderError(cluster: ClusterChanges, measure: Measure): string {
   return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
 }
 
-function renderInstance(input: SectionInput, instance: InstanceChanges, instanceIndex: number): string {
+function renderInstance(input: SectionInput, instance: InstanceChanges, instanceIndex: number, room: ObjectListRoom): string {
   const { module } = instance;
   const unchanged = instance.changes.filter((change) => change.action === 'unchanged').length;
   const header =
@@ -61,13 +76,21 @@ function renderInstance(input: SectionInput, instance: InstanceChanges, instance
     (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
     (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
     '\n\n';
-  if (input.detail !== 'diffs') {
-    const listed = instance.changes.filter((change) => change.action !== 'unchanged').length;
-    return header + (listed > 0 ? `_${listed} changed objects not listed here for lack of room._\n\n` : '');
-  }
   let objects = '';
+  if (input.detail === 'objects') {
+    const omittedBefore = room.omitted();
+    instance.changes.forEach((change, objectIndex) => {
+      if (!listedInComment(change)) return;
+      const line = compactObjectLine(change, input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)));
+      if (room.take(input.measure(line))) objects += line;
+    });
+    const omitted = room.omitted() - omittedBefore;
+    if (objects) objects += '\n';
+    if (omitted > 0) objects += `_${omitted} more changed ${omitted === 1 ? 'object' : 'objects'} not listed for lack of room._\n\n`;
+    return header + objects;
+  }
   instance.changes.forEach((change, objectIndex) => {
-    if (change.action === 'unchanged') return;
+    if (!listedInComment(change)) return;
     objects += renderObject(input, change, changeId(input.clusterIndex, instanceIndex, objectIndex));
   });
   return header + objects;

@@ -4,16 +4,15 @@ import { hasChanges, type ChangeSet } from '../fleet/changeset.js';
 import { fitToBudget, type Plan } from './budget-fit.js';
 import { clusterHasChanges } from './cluster-counts.js';
 import { firstFailure, unreachedClusters } from './cluster-status.js';
-import type { DiffOutcome } from './diff-block.js';
-import type { ItemGroup } from './fair-share.js';
+import { cutNote, type CutCounts } from './cut-note.js';
 import { code } from './markdown.js';
 import { maskChangeSet } from './masked-change-set.js';
 import { secretMasker } from './masking.js';
 import { commitLink, linkTarget, runLink, type ReportContext } from './report-context.js';
+import { diffGroups, objectListGroups, secretChangeIds } from './report-parts.js';
 import { changeId, indexSharedChanges } from './shared-changes.js';
-import { objectChangesSecret } from './secret-change.js';
 import { renderStatusTable } from './status-table.js';
-import { renderSummarySection } from './summary-section.js';
+import { hasReadiness, objectRow, renderSummarySection } from './summary-section.js';
 import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT, utf8Length } from './text-size.js';
 
 /** Where a diff cut from the job summary can be seen whole. */
@@ -32,18 +31,18 @@ export function renderJobSummary(original: ChangeSet, context: ReportContext): s
   const changeSet = maskChangeSet(original, context.secrets);
   const sharing = indexSharedChanges(changeSet);
   const secretChanges = secretChangeIds(original, context.secrets);
-  const groups: ItemGroup[] = changeSet.clusters.map((cluster, clusterIndex) => ({
-    items: cluster.instances.flatMap((instance, instanceIndex) =>
-      instance.changes.flatMap((change, objectIndex) => {
-        const id = changeId(clusterIndex, instanceIndex, objectIndex);
-        return sharing.get(id)?.kind === 'shown' ? [{ id, size: utf8Length(change.diff) }] : [];
-      }),
-    ),
-  }));
   const limit = Math.min(context.maxSize ?? STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT);
+  const moreHint = moreHintFor(changeSet);
+  const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
+    const cluster = changeSet.clusters[clusterIndex];
+    const instance = cluster?.instances[instanceIndex];
+    const change = instance?.changes[objectIndex];
+    if (!cluster || !instance || !change) return 0;
+    return utf8Length(objectRow(instance, change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), hasReadiness(cluster)));
+  });
 
   const render = (plan: Plan): string => {
-    const outcomes: DiffOutcome[] = [];
+    const counts: CutCounts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
     let sections = '';
     if (plan.detail !== 'table') {
       changeSet.clusters.forEach((cluster, clusterIndex) => {
@@ -55,15 +54,23 @@ export function renderJobSummary(original: ChangeSet, context: ReportContext): s
           sharing,
           secretChanges,
           measure: utf8Length,
-          moreHint: moreHintFor(changeSet),
-          onDiff: (outcome) => outcomes.push(outcome),
+          moreHint,
+          onDiff: (outcome) => {
+            if (outcome === 'cut') counts.diffsCut += 1;
+            if (outcome === 'hidden') counts.diffsHidden += 1;
+          },
+          onObjectsOmitted: (count) => {
+            counts.objectsOmitted += count;
+          },
         });
       });
     }
-    return renderHead(changeSet, context, secretChanges.size > 0) + renderCutNote(plan, outcomes, moreHintFor(changeSet)) + sections;
+    const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${capitalise(moreHint)}.`);
+    return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
   };
   const summary = fitToBudget({
-    groups,
+    diffs: diffGroups(changeSet, sharing, utf8Length),
+    objectLists,
     limit,
     measure: utf8Length,
     render,
@@ -81,18 +88,6 @@ export function renderShortJobSummary(original: ChangeSet, context: ReportContex
   const secret = secretChangeIds(original, context.secrets).size > 0;
   const comment = context.commentUrl ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n` : '';
   return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
-}
-
-function secretChangeIds(changeSet: ChangeSet, secrets: readonly string[]): Set<string> {
-  const ids = new Set<string>();
-  changeSet.clusters.forEach((cluster, clusterIndex) =>
-    cluster.instances.forEach((instance, instanceIndex) =>
-      instance.changes.forEach((change, objectIndex) => {
-        if (objectChangesSecret(change, secrets)) ids.add(changeId(clusterIndex, instanceIndex, objectIndex));
-      }),
-    ),
-  );
-  return ids;
 }
 
 function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged: boolean): string {
@@ -124,14 +119,6 @@ function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged:
   return head;
 }
 
-function renderCutNote(plan: Plan, outcomes: readonly DiffOutcome[], moreHint: string): string {
-  const cut = outcomes.filter((outcome) => outcome === 'cut').length;
-  const hidden = outcomes.filter((outcome) => outcome === 'hidden').length;
-  const what: string[] = [];
-  if (plan.detail === 'instances') what.push('object tables and diffs left out');
-  if (plan.detail === 'table') what.push('cluster sections left out');
-  if (cut > 0) what.push(`${cut} ${cut === 1 ? 'diff' : 'diffs'} cut`);
-  if (hidden > 0) what.push(`${hidden} ${hidden === 1 ? 'diff' : 'diffs'} not shown`);
-  if (what.length === 0) return '';
-  return `> [!WARNING]\n> Shortened to fit GitHub's 1 MiB job summary limit: ${what.join(', ')}; ${moreHint}.\n\n`;
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

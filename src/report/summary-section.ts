@@ -2,13 +2,14 @@
 // version and digest, a table of objects and actions (with readiness when present), the
 // error, and the diffs.
 
-import type { ClusterChanges, InstanceChanges } from '../fleet/changeset.js';
+import type { ClusterChanges, InstanceChanges, ObjectChange } from '../fleet/changeset.js';
 import type { Detail } from './budget-fit.js';
 import { countActions, describeCounts } from './cluster-counts.js';
 import { statusLabel } from './cluster-status.js';
 import { renderDiffBlock, type DiffOutcome } from './diff-block.js';
 import { formatDuration } from './duration.js';
 import { code, codeBlock, escapeHtml, escapeInline, tableHeader, tableRow } from './markdown.js';
+import { objectListId, objectListRoom } from './object-list.js';
 import { objectRef, shortDigest } from './object-ref.js';
 import { readinessLabel, readinessOf } from './readiness.js';
 import { changeId, type Sharing } from './shared-changes.js';
@@ -25,6 +26,7 @@ export interface SummarySectionInput {
   measure: Measure;
   moreHint: string;
   onDiff: (outcome: DiffOutcome) => void;
+  onObjectsOmitted: (count: number) => void;
 }
 
 /** Error messages are capped at this size in the job summary. */
@@ -38,14 +40,26 @@ export function renderSummarySection(input: SummarySectionInput): string {
   text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
   if (cluster.error) text += renderError(cluster, input.measure);
   if (cluster.instances.length > 0) text += renderInstances(cluster.instances);
-  if (input.detail === 'diffs') {
-    text += renderObjects(input);
-    text += renderReadinessProblems(cluster);
-    text += renderDiffs(input);
-  } else {
-    text += '_Objects and diffs left out to fit the job summary limit._\n\n';
-  }
+  text += renderObjects(input);
+  text += renderReadinessProblems(cluster);
+  if (input.detail === 'diffs') text += renderDiffs(input);
+  else if (cluster.instances.some((instance) => instance.changes.some((change) => change.diff !== ''))) text += '_Diffs left out to fit the job summary limit._\n\n';
   return text;
+}
+
+/** True when the cluster's object table has a readiness column. */
+export function hasReadiness(cluster: ClusterChanges): boolean {
+  return cluster.instances.some((instance) => instance.changes.some((change) => readinessOf(change)));
+}
+
+/** One row of a cluster's object table. */
+export function objectRow(instance: InstanceChanges, change: ObjectChange, secret: boolean, withReadiness: boolean): string {
+  const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${change.action}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
+  if (withReadiness) {
+    const readiness = readinessOf(change);
+    cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
+  }
+  return tableRow(cells);
 }
 
 function renderError(cluster: ClusterChanges, measure: Measure): string {
@@ -75,24 +89,21 @@ function renderInstances(instances: readonly InstanceChanges[]): string {
 
 function renderObjects(input: SummarySectionInput): string {
   const { cluster } = input;
-  const withReadiness = cluster.instances.some((instance) => instance.changes.some((change) => readinessOf(change)));
+  const withReadiness = hasReadiness(cluster);
   const headings = ['Instance', 'Object', 'API version', 'Action'];
   if (withReadiness) headings.push('Readiness');
-  let table = tableHeader(headings, headings.map(() => 'l'));
-  let rows = 0;
+  const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
+  let rows = '';
   cluster.instances.forEach((instance, instanceIndex) => {
     instance.changes.forEach((change, objectIndex) => {
-      const secret = input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)) ? ' 🔒 secret changed (hidden)' : '';
-      const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${change.action}${secret}`];
-      if (withReadiness) {
-        const readiness = readinessOf(change);
-        cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
-      }
-      table += tableRow(cells);
-      rows += 1;
+      const secret = input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex));
+      const row = objectRow(instance, change, secret, withReadiness);
+      if (room.take(input.measure(row))) rows += row;
     });
   });
-  return rows > 0 ? `${table}\n` : '';
+  if (room.omitted() > 0) input.onObjectsOmitted(room.omitted());
+  const omitted = room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
+  return (rows ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n` : '') + omitted;
 }
 
 function renderReadinessProblems(cluster: ClusterChanges): string {

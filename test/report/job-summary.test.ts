@@ -100,4 +100,17 @@ describe('renderJobSummary', () => {
     expect(summary).toContain('| <code>staging-eu-1</code> |');
     expect(summary).not.toContain('```diff');
   });
+
+  it('lists objects fairly and leaves diffs out when the object tables alone are too long', () => {
+    const many = (name: string, count: number) =>
+      cluster(name, 'g', [instance('podinfo', Array.from({ length: count }, (_, index) => ({ ...hugeConfigMap(`config-${name}-${index}`, 2, name), action: 'created' as const })))]);
+    const set = changeSet([many('small', 3), many('big', 4000)]);
+    const summary = renderJobSummary(set, { ...context, maxSize: 100_000 });
+    expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(100_000);
+    expect(summary).not.toContain('```diff');
+    expect(summary).toContain('_Diffs left out to fit the job summary limit._');
+    for (let index = 0; index < 3; index += 1) expect(summary).toContain(`<code>ConfigMap/apps/config-small-${index}</code>`);
+    expect(summary).toMatch(/_\d+ more objects not listed to fit the job summary limit._/);
+    expect(summary).toMatch(/Shortened to fit GitHub's 1 MiB job summary limit: diffs left out, \d+ objects not listed\./);
+  });
 });
