@@ -9,21 +9,22 @@ export type Contexts = Record<string, ContextValue>;
 
 function lookup(path: string, contexts: Contexts, source: string): ContextValue {
   const parts = path.split('.');
+  if (!Object.prototype.hasOwnProperty.call(contexts, parts[0] ?? '')) throw new Error(`unknown context '${parts[0] ?? ''}' in expression '${source}'`);
   let value: ContextValue = contexts;
   for (const part of parts) {
     if (value === null || value === undefined || typeof value !== 'object' || Array.isArray(value)) return undefined;
     const record: { [key: string]: ContextValue } = value;
     value = Object.prototype.hasOwnProperty.call(record, part) ? record[part] : undefined;
   }
-  if (parts.length === 1 && value === undefined) throw new Error(`unknown context '${path}' in expression '${source}'`);
   return value;
 }
 
 function evaluateTerm(term: string, contexts: Contexts, source: string): ContextValue {
   const t = term.trim();
   if (/^'(?:[^']|'')*'$/.test(t)) return t.slice(1, -1).replace(/''/g, "'");
-  if (/^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/.test(t)) return lookup(t, contexts, source);
   if (t === 'true' || t === 'false') return t === 'true';
+  if (t === 'null') return null;
+  if (/^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/.test(t)) return lookup(t, contexts, source);
   if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
   throw new Error(`unsupported expression '${source}' (the harness evaluates context paths, 'literals' and ||)`);
 }
