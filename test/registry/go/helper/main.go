@@ -4,6 +4,12 @@
 //	registry-helper htpasswd FILE      name:password lines on stdin -> bcrypt htpasswd FILE
 //	registry-helper signing-cert KEY CERT   ECDSA P-256 key (PKCS#8 PEM) + self-signed certificate (PEM)
 //	registry-helper tar                JSON tar entries on stdin -> tar stream (Go archive/tar) on stdout
+//	registry-helper gcr-image          JSON image spec on stdin -> manifest, config and digest as go-containerregistry builds them
+//	registry-helper gcr-push REF       the same image, pushed to REF over HTTP with go-containerregistry
+//	registry-helper gcr-pull REF       REF pulled over HTTP with go-containerregistry (manifest, config, layer digests)
+//
+// The gcr commands authenticate with REGISTRY_USERNAME and REGISTRY_PASSWORD when set:
+// go-containerregistry is the client library `timoni` pushes and pulls modules with.
 //
 // Passwords are read from stdin so that none appears on a command line.
 package main
@@ -16,7 +22,10 @@ import (
 const usage = `usage:
   registry-helper htpasswd FILE < name:password lines
   registry-helper signing-cert KEY_FILE CERT_FILE
-  registry-helper tar < entries.json > archive.tar`
+  registry-helper tar < entries.json > archive.tar
+  registry-helper gcr-image < spec.json
+  registry-helper gcr-push REF < spec.json
+  registry-helper gcr-pull REF`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -31,6 +40,12 @@ func main() {
 		err = writeSigningCertificate(args[0], args[1])
 	case command == "tar" && len(args) == 0:
 		err = writeTar(os.Stdin, os.Stdout)
+	case command == "gcr-image" && len(args) == 0:
+		err = gcrImage(os.Stdin, os.Stdout)
+	case command == "gcr-push" && len(args) == 1:
+		err = gcrPush(os.Stdin, os.Stdout, args[0])
+	case command == "gcr-pull" && len(args) == 1:
+		err = gcrPull(os.Stdout, args[0])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
