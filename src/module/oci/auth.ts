@@ -71,9 +71,12 @@ export class RegistryAuth {
   /** The error for a 401 that persists after we answered the challenge. */
   async rejected(url: string, status: number, where = ''): Promise<OciError> {
     const credential = await this.credential(url);
-    const verdict = status === 403 ? 'denied (403)' : `unauthorised (${status})`;
-    const hint = credential.kind === 'anonymous' ? '; the registry requires credentials' : status === 403 ? ' lack access' : ' were rejected';
-    return new OciError(status === 403 ? 'denied' : 'unauthorized', url, `${verdict} by ${this.#registry}${where}: ${describeCredential(credential)}${hint}`, status);
+    const what = describeCredential(credential);
+    let text: string;
+    if (credential.kind === 'anonymous') text = `unauthorised (${status}) by ${this.#registry}${where}: the registry requires credentials; ${what}`;
+    else if (status === 403) text = `denied (403) by ${this.#registry}${where}: ${what} has no pull access`;
+    else text = `unauthorised (${status}) by ${this.#registry}${where}: it rejected ${what}`;
+    return new OciError(status === 403 ? 'denied' : 'unauthorized', url, text, status);
   }
 
   async #answer(challenge: Challenge, scope: string, url: string): Promise<string> {

@@ -80,7 +80,7 @@ describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('pulling from a
     const error = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), retry: fastRetry }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OciError);
     expect((error as OciError).code).toBe('unauthorized');
-    expect((error as OciError).message).toMatch(new RegExp(`^oci://${registry.host.replace(/\./g, '\\.')}/modules/sample:1\\.0\\.0: unauthorised \\(401\\)`));
+    expect((error as OciError).message).toMatch(new RegExp(`^oci://${registry.host.replace(/\./g, '\\.')}/modules/sample:1\\.0\\.0: unauthorised \\(401\\) by ${registry.host.replace(/\./g, '\\.')}( \\([^)]*\\))?: the registry requires credentials; `));
     expect((error as OciError).message).toContain(`no credentials (none configured for ${registry.host}; checked --creds, docker config ${join(work, 'no-docker-config', 'config.json')} (absent))`);
   });
 
@@ -89,15 +89,29 @@ describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('pulling from a
     const fromFlag = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), credentials: `${registry.credentials?.username}:${wrong}`, retry: fastRetry }).catch((e: unknown) => e);
     expect(fromFlag).toBeInstanceOf(OciError);
     expect((fromFlag as OciError).code).toBe('unauthorized');
-    expect((fromFlag as OciError).message).toContain(`user "${registry.credentials?.username}" from --creds were rejected`);
+    expect((fromFlag as OciError).message).toContain(`it rejected user "${registry.credentials?.username}" from --creds`);
     expect((fromFlag as OciError).message).not.toContain(wrong);
     expect((fromFlag as OciError).message).not.toContain(Buffer.from(`${registry.credentials?.username}:${wrong}`).toString('base64'));
 
     const configDir = await dockerConfig(`wrong-${auth}`, { auths: { [`https://${registry.host}`]: { username: registry.credentials?.username, password: wrong } } });
     const fromConfig = await pullModule(pushed.url, '1.0.0', undefined, { env: { PATH: process.env.PATH }, dockerConfigDir: configDir, retry: fastRetry }).catch((e: unknown) => e);
-    expect((fromConfig as OciError).message).toContain(`from docker config ${join(configDir, 'config.json')} (auths["https://${registry.host}"]) were rejected`);
+    expect((fromConfig as OciError).message).toContain(`from docker config ${join(configDir, 'config.json')} (auths["https://${registry.host}"])`);
     expect(String(fromConfig)).not.toContain(wrong);
     expect(JSON.stringify(fromConfig)).not.toContain(wrong);
+  });
+
+  it('sends a bare --creds token as a bearer token, and never prints it', async () => {
+    const token = 'bare-token-0123456789abcdef';
+    const masked: string[] = [];
+    registry.clearRequests();
+    const error = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), credentials: token, secrets: (v) => masked.push(v), retry: fastRetry }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OciError);
+    expect((error as OciError).message).toContain('it rejected a bearer token from --creds');
+    expect((error as OciError).message).not.toContain(token);
+    expect(masked).toContain(token);
+    // sent to the registry itself, not exchanged at the token endpoint
+    expect(registry.requests.some((r) => r.path.startsWith('/v2/modules/sample/manifests/') && r.authorization === 'bearer')).toBe(true);
+    expect(registry.requests.filter((r) => r.outcome === 'token')).toHaveLength(0);
   });
 
   it('reuses one token for manifest and blobs', async () => {
