@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"cuelang.org/go/cue"
+)
+
+type testResponse struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Diagnostics []Diagnostic `json:"diagnostics"`
+	} `json:"error"`
+}
+
+// callRaw runs a method through the same entry point as the WebAssembly bridge.
+func callRaw(t *testing.T, e *Engine, method string, request any) testResponse {
+	t.Helper()
+	data, err := json.Marshal(request)
+	if err != nil {
+		t.Fatalf("encoding %s request: %v", method, err)
+	}
+	var resp testResponse
+	if err := json.Unmarshal([]byte(e.Call(method, string(data))), &resp); err != nil {
+		t.Fatalf("decoding %s response: %v", method, err)
+	}
+	return resp
+}
+
+// call runs a method that must succeed and decodes its result into out (if not nil).
+func call(t *testing.T, e *Engine, method string, request any, out any) {
+	t.Helper()
+	resp := callRaw(t, e, method, request)
+	if resp.Error != nil {
+		t.Fatalf("%s failed: %+v", method, resp.Error.Diagnostics)
+	}
+	if out != nil {
+		if err := json.Unmarshal(resp.Result, out); err != nil {
+			t.Fatalf("decoding %s result %s: %v", method, resp.Result, err)
+		}
+	}
+}
+
+// callFail runs a method that must fail and returns its diagnostics.
+func callFail(t *testing.T, e *Engine, method string, request any) []Diagnostic {
+	t.Helper()
+	resp := callRaw(t, e, method, request)
+	if resp.Error == nil {
+		t.Fatalf("%s succeeded with %s, want an error", method, resp.Result)
+	}
+	return resp.Error.Diagnostics
+}
+
+func handleOf(t *testing.T, e *Engine, method string, request any) uint32 {
+	t.Helper()
+	var h handleResult
+	call(t, e, method, request, &h)
+	return h.Handle
+}
+
+func exportJSON(t *testing.T, e *Engine, handle uint32) string {
+	t.Helper()
+	resp := callRaw(t, e, "toJSON", map[string]any{"handle": handle})
+	if resp.Error != nil {
+		t.Fatalf("toJSON failed: %+v", resp.Error.Diagnostics)
+	}
+	return string(resp.Result)
+}
+
+func cueParse(p string) cue.Path { return cue.ParsePath(p) }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"cuelang.org/go/cue"
+	cuejson "cuelang.org/go/encoding/json"
+)
+
+// mergeValuesRequest asks for a module's values.cue with the bundle's values laid
+// over it, as Timoni builds an instance: Base is the text of the module's values.cue,
+// each overlay a JSON object of values, applied in order.
+type mergeValuesRequest struct {
+	Base         string            `json:"base"`
+	BaseFilename string            `json:"baseFilename"`
+	Overlays     []json.RawMessage `json:"overlays"`
+	Package      string            `json:"package"`
+}
+
+type mergeValuesResult struct {
+	Source string `json:"source"`
+}
+
+// valuesField is the field of values.cue that holds a module's values.
+const valuesField = "values"
+
+// mergeValues returns the text of a new values.cue: the module's values with every
+// overlay merged onto them. Structs merge field by field, the overlay's scalars win,
+// lists merge element by element (as far as both lists go), and constraints and
+// defaults of the module's values survive wherever the overlay sets nothing.
+func (e *Engine) mergeValues(req mergeValuesRequest) (any, error) {
+	base := e.ctx.CompileString(req.Base, cue.Filename(req.BaseFilename))
+	if err := base.Err(); err != nil {
+		return nil, err
+	}
+	merged := base.LookupPath(cue.ParsePath(valuesField))
+	if err := merged.Err(); err != nil {
+		return nil, fmt.Errorf("%s: no %q field: %w", req.BaseFilename, valuesField, err)
+	}
+	for i, overlay := range req.Overlays {
+		expr, err := cuejson.Extract(fmt.Sprintf("<values overlay %d>", i+1), overlay)
+		if err != nil {
+			return nil, fmt.Errorf("values overlay %d: %w", i+1, err)
+		}
+		v := e.ctx.BuildExpr(expr)
+		if err := v.Err(); err != nil {
+			return nil, err
+		}
+		merged = overlayOnto(v, merged)
+	}
+	if err := merged.Err(); err != nil {
+		return nil, err
+	}
+	pkg := req.Package
+	if pkg == "" {
+		pkg = "main"
+	}
+	return mergeValuesResult{Source: fmt.Sprintf("package %s\n%s: %v", pkg, valuesField, merged)}, nil
+}
+
+func overlayOnto(overlay, base cue.Value) cue.Value {
+	switch base.IncompleteKind() {
+	case cue.StructKind:
+		return overlayStruct(overlay, base)
+	case cue.ListKind:
+		return overlayList(overlay, base)
+	default:
+		return overlay
+	}
+}
+
+// overlayStruct keeps every field of the overlay and adds, or merges into it, every
+// field of the base, hidden fields, definitions and optional fields included.
+func overlayStruct(overlay, base cue.Value) cue.Value {
+	result := overlay
+	fields, err := base.Fields(cue.Concrete(true), cue.Attributes(true), cue.Definitions(true), cue.Hidden(true), cue.Optional(true), cue.Docs(true))
+	if err != nil {
+		return result
+	}
+	for fields.Next() {
+		path := cue.MakePath(fields.Selector())
+		if fromOverlay := overlay.LookupPath(path); fromOverlay.Exists() {
+			result = result.FillPath(path, overlayOnto(fromOverlay, fields.Value()))
+		} else {
+			result = result.FillPath(path, fields.Value())
+		}
+	}
+	return result
+}
+
+// overlayList pairs the elements of both lists by index, as far as both go.
+func overlayList(overlay, base cue.Value) cue.Value {
+	overlayItems, _ := overlay.List()
+	baseItems, _ := base.List()
+	var items []cue.Value
+	for overlayItems.Next() && baseItems.Next() {
+		items = append(items, overlayOnto(overlayItems.Value(), baseItems.Value()))
+	}
+	return base.Context().NewList(items...)
+}

@@ -1,0 +1,155 @@
+// The public types of the CUE engine (cuelang.org/go compiled to WebAssembly).
+
+/** A place in a source file, named by the caller's display name for that file. */
+export interface SourcePosition {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** One CUE error: what went wrong, at which CUE path, and where in the sources. */
+export interface CueDiagnostic {
+  message: string;
+  /** CUE path of the value concerned, e.g. `bundle.instances.podinfo`; '' when none. */
+  path: string;
+  /** Source positions involved, primary one first; empty when unknown. */
+  positions: SourcePosition[];
+}
+
+export interface LoadOptions {
+  /** Virtual posix path relative to the root -> content. Nothing else is readable. */
+  files: Record<string, string | Uint8Array>;
+  /** Instance directory inside `files` (default '.'); also where cue.mod is searched from. */
+  dir?: string;
+  /** Module root inside `files`, when it is not found by searching upwards from `dir`. */
+  moduleRoot?: string;
+  /** Explicit file arguments instead of a directory (like `cue eval a.cue b.cue`), relative to `dir`. */
+  args?: string[];
+  /** Package to load, e.g. 'main', '_' (anonymous: used for bundles), '*'. */
+  package?: string;
+  /** Tags for `@tag(name)`, e.g. ['name=podinfo', 'namespace=apps']. */
+  tags?: string[];
+  /** Tag variables for `@tag(x, var=moduleVersion)`, e.g. { moduleVersion: '1.0.0' }. */
+  tagVars?: Record<string, string>;
+  /** Include data files (.json, .yaml) of the directory (load.Config.DataFiles). */
+  dataFiles?: boolean;
+  /** Accept cue.mod/module.cue without `language: version` (default true, as Timoni). */
+  acceptLegacyModules?: boolean;
+  /** Virtual path -> name shown in errors and positions (default: the virtual path). */
+  displayNames?: Record<string, string>;
+}
+
+export interface FieldInfo {
+  /** Selector text, quoted if needed, without `?` or `!`. */
+  label: string;
+  /** Unquoted name. */
+  name: string;
+  position?: SourcePosition;
+  optional: boolean;
+  /** Declared with `!`. */
+  required: boolean;
+  hidden: boolean;
+  definition: boolean;
+  /** Field attributes, e.g. { name: 'timoni', body: 'runtime:string:NAME' }. */
+  attributes: { name: string; body: string }[];
+}
+
+/** A `@timoni(runtime:<type>:<NAME>)` attribute found in a source file. */
+export interface RuntimeAttribute {
+  name: string;
+  type: string;
+  /** Dotted label path of the field carrying it. */
+  field: string;
+  position?: SourcePosition;
+}
+
+export type CueKind =
+  | 'bottom'
+  | 'null'
+  | 'bool'
+  | 'int'
+  | 'float'
+  | 'number'
+  | 'string'
+  | 'bytes'
+  | 'struct'
+  | 'list'
+  | 'top'
+  | 'incomplete';
+
+export interface CompileOptions {
+  /** Name used in positions and errors (default `<expression>`). */
+  filename?: string;
+  /** JSON values bound as identifiers, e.g. { obj: kubernetesObject }. */
+  scope?: Record<string, unknown>;
+}
+
+export interface MergeValuesOptions {
+  /** Text of the module's values.cue. */
+  base: string;
+  /** Name shown for `base` in errors. */
+  baseFilename: string;
+  /** JSON objects of values, laid over the base in order. */
+  overlays: Record<string, unknown>[];
+  /** Package clause of the result (default 'main'). */
+  packageName?: string;
+}
+
+export interface FieldsOptions {
+  hidden?: boolean;
+  definitions?: boolean;
+  optional?: boolean;
+}
+
+export interface ValidateOptions {
+  concrete?: boolean;
+  final?: boolean;
+}
+
+export interface CueEngine {
+  /** Loads a CUE instance from in-memory files; throws CueError. */
+  load(options: LoadOptions): CueValue;
+  /** Compiles an expression or file text; `scope` JSON values are bound as identifiers. */
+  compile(source: string, options?: CompileOptions): CueValue;
+  /**
+   * Timoni's runtime injection on source text (.cue, .json, .yaml/.yml by the extension of
+   * `filename`): every field whose `@timoni(runtime:<type>:<NAME>)` NAME is in `values` gets
+   * that value as a literal; returns formatted CUE text. Errors never contain a value.
+   */
+  injectRuntimeValues(filename: string, content: string, values: Record<string, string>): string;
+  /** Every runtime attribute of the source, in source order. */
+  listRuntimeAttributes(filename: string, content: string): RuntimeAttribute[];
+  /**
+   * Timoni's values merge (internal/engine/values_builder.go): the `values` of `base` (the text
+   * of a module's values.cue) with each overlay laid over it in order (structs merge field by
+   * field, the overlay's scalars win, lists pair by index); returns the text of the new
+   * values.cue (`package <packageName>\nvalues: ...`). Throws CueError.
+   */
+  mergeValues(options: MergeValuesOptions): string;
+  version(): { cue: string; go: string };
+  /** Number of live value handles (for leak checks). */
+  liveValues(): number;
+}
+
+export interface CueValue {
+  /** CUE path syntax: 'bundle.instances', 'a."b-c"', '#Def'; '' is the value itself. */
+  lookup(path: string): CueValue;
+  exists(): boolean;
+  kind(): CueKind;
+  /** FillPath with a JSON value ('' = root). */
+  fill(path: string, json: unknown): CueValue;
+  fillValue(path: string, other: CueValue): CueValue;
+  unify(other: CueValue): CueValue;
+  /** All errors of the value; [] when valid. */
+  validate(options?: ValidateOptions): CueDiagnostic[];
+  /** Defaults resolved; the value must be concrete, else CueError. Keys in CUE field order. */
+  toJSON(): unknown;
+  toYAML(): string;
+  /** Formatted CUE text of the value (like fmt.Sprint(v) in Go). */
+  toCUE(): string;
+  /** Fields in declaration order. */
+  fields(options?: FieldsOptions): FieldInfo[];
+  position(): SourcePosition | undefined;
+  /** Releases the Go side of this value; using it afterwards throws. */
+  free(): void;
+}

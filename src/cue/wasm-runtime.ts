@@ -1,0 +1,100 @@
+// Starts the Go WebAssembly program (src/cue/shim) once and returns the function
+// through which the engine is called. The sandbox must be installed before
+// wasm_exec.js runs, hence the order of these two side-effect imports.
+import './go-sandbox.js';
+import './wasm/wasm_exec.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+/** Calls one engine method with a JSON request; returns the JSON response. */
+export type Bridge = (method: string, request: string) => string;
+
+/** A WebAssembly instance, opaque here (the TypeScript setup has no DOM/WebAssembly types). */
+type WasmInstance = object;
+
+/** The part of the global WebAssembly API used here. */
+interface WebAssemblyApi {
+  instantiate(bytes: Uint8Array, imports: object): Promise<{ instance: WasmInstance }>;
+}
+
+/** The parts of wasm_exec.js's `Go` class that are used here. */
+interface GoProgram {
+  argv: string[];
+  env: Record<string, string>;
+  importObject: object;
+  exit: (code: number) => void;
+  run(instance: WasmInstance): Promise<void>;
+}
+
+type GoConstructor = new () => GoProgram;
+
+// Names shared with src/cue/shim/bridge_js.go.
+const CALL_GLOBAL = '__timoniFleetCue';
+const READY_GLOBAL = '__timoniFleetCueReady';
+
+/**
+ * Where cue.wasm.gz may be, relative to this module: beside the bundled dist/index.js,
+ * one level up from the bundled dist/cli/index.js, or in wasm/ beside the sources.
+ */
+const WASM_CANDIDATES = ['cue.wasm.gz', '../cue.wasm.gz', 'wasm/cue.wasm.gz'];
+
+export function locateWasm(moduleUrl: string = import.meta.url): string {
+  const here = dirname(fileURLToPath(moduleUrl));
+  const tried: string[] = [];
+  for (const candidate of WASM_CANDIDATES) {
+    const path = join(here, candidate);
+    if (existsSync(path)) return path;
+    tried.push(path);
+  }
+  throw new Error(`CUE engine WebAssembly (cue.wasm.gz) not found; looked at: ${tried.join(', ')}. Run \`npm run build:cue\`.`);
+}
+
+function goConstructor(): GoConstructor {
+  const Go = (globalThis as unknown as { Go?: GoConstructor }).Go;
+  if (typeof Go !== 'function') throw new Error('wasm_exec.js did not define globalThis.Go; the CUE engine cannot start');
+  return Go;
+}
+
+/** Loads, instantiates and starts the engine; resolves once Go has registered its entry point. */
+export async function startWasm(): Promise<Bridge> {
+  const path = locateWasm();
+  let bytes: Buffer;
+  try {
+    bytes = gunzipSync(readFileSync(path));
+  } catch (error) {
+    throw new Error(`cannot read the CUE engine WebAssembly ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  const Go = goConstructor();
+  const go = new Go();
+  go.argv = ['cue-shim'];
+  go.env = {};
+  let exitCode: number | undefined;
+  go.exit = (code) => {
+    exitCode = code;
+  };
+  const { WebAssembly: wasmApi } = globalThis as unknown as { WebAssembly: WebAssemblyApi };
+  const { instance } = await wasmApi.instantiate(bytes, go.importObject);
+  const global = globalThis as unknown as Record<string, unknown>;
+  const ready = new Promise<void>((resolve) => {
+    global[READY_GLOBAL] = resolve;
+  });
+  const exited = go.run(instance).then(() => {
+    throw new Error(`the CUE engine WebAssembly exited during start-up (exit code ${exitCode ?? 'unknown'})`);
+  });
+  try {
+    await Promise.race([ready, exited]);
+  } finally {
+    delete global[READY_GLOBAL];
+  }
+  const call = global[CALL_GLOBAL];
+  if (typeof call !== 'function') throw new Error(`the CUE engine WebAssembly started without registering ${CALL_GLOBAL}`);
+  exited.catch(() => undefined);
+  return (method, request) => {
+    if (exitCode !== undefined) throw new Error(`the CUE engine WebAssembly has exited (exit code ${exitCode}); it cannot run ${method}`);
+    const response: unknown = (call as Bridge)(method, request);
+    if (typeof response !== 'string') throw new Error(`the CUE engine returned no response to ${method}`);
+    return response;
+  };
+}
