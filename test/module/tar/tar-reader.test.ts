@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePaxRecords, readTar, TarFormatError } from '../../../src/module/tar/tar-reader.js';
+import { writeTar } from '../../registry/tar-writer.js';
 import { buildTar } from './tar-writer.js';
 
 describe('readTar', () => {
@@ -60,5 +61,27 @@ describe('readTar', () => {
     expect(records.get('path')).toBe('a/b/c/d.cue');
     expect(records.get('size')).toBe('12345');
     expect(() => parsePaxRecords(Buffer.from('99 path=a\n'))).toThrow(/malformed/);
+  });
+});
+
+describe('readTar on archives written as Go archive/tar writes them', () => {
+  it('reads ustar prefix-split names, PAX long names and the root entry', () => {
+    const prefixSplit = `${'cue.mod/gen/k8s.io/api/'.repeat(4)}types_go_gen.cue`; // > 100 bytes, splits at a '/'
+    const paxOnly = `${'x'.repeat(120)}/${'y'.repeat(120)}.cue`; // no split fits: PAX path record
+    const tar = writeTar([
+      { name: '.', type: 'directory' },
+      { name: 'cue.mod', type: 'directory' },
+      { name: prefixSplit, type: 'file', content: 'package v1\n' },
+      { name: paxOnly, type: 'file', content: 'package main\n', mode: 0o755 },
+    ]);
+    const entries = [...readTar(tar)];
+    expect(entries.map((e) => [e.name.replace(/\/$/, ''), e.type])).toEqual([
+      ['.', 'directory'],
+      ['cue.mod', 'directory'],
+      [prefixSplit, 'file'],
+      [paxOnly, 'file'],
+    ]);
+    expect(entries[2]?.data.toString()).toBe('package v1\n');
+    expect(entries[3]?.mode).toBe(0o755);
   });
 });
