@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OciError } from '../../../src/module/oci/errors.js';
-import { parseImageManifest, selectFromIndex, sha256Digest, type FetchedManifest } from '../../../src/module/oci/manifest.js';
+import { parseImageManifest, selectFromIndex, sha256Digest, type Descriptor, type FetchedManifest } from '../../../src/module/oci/manifest.js';
 import { DOCKER_MANIFEST, OCI_INDEX, OCI_MANIFEST, TIMONI_CONFIG, TIMONI_CONTENT } from '../../../src/module/oci/media-types.js';
 import { contentLayers } from '../../../src/module/oci/pull.js';
 import { registryErrorText } from '../../../src/module/oci/registry-client.js';
@@ -68,7 +68,7 @@ describe('selectFromIndex', () => {
 
 describe('contentLayers', () => {
   it('keeps Timoni content layers only, vendor first', () => {
-    const layer = (n: number, mediaType: string, type?: string) => ({ mediaType, digest: d(n), size: n, annotations: type ? { 'sh.timoni.content.type': type } : {} });
+    const layer = (n: number, mediaType: string, type?: string): Descriptor => ({ mediaType, digest: d(n), size: n, annotations: type ? { 'sh.timoni.content.type': type } : {} });
     const layers = [layer(1, TIMONI_CONTENT, 'module'), layer(2, 'application/vnd.oci.image.layer.v1.tar+gzip'), layer(3, TIMONI_CONTENT, 'module/vendor'), layer(4, TIMONI_CONTENT)];
     expect(contentLayers(layers).map((l) => l.digest)).toEqual([d(3), d(1), d(4)]);
   });
