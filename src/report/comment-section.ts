@@ -46,7 +46,8 @@ export function renderClusterSection(input: SectionInput): string {
   const { cluster } = input;
   const counts = countActions(cluster);
   const open = sectionOpen(cluster) ? ' open' : '';
-  const headline = `<b>${escapeHtml(cluster.name)}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)} · ${describeCounts(counts)}`;
+  const counted = cluster.status === 'skipped' ? '' : ` · ${describeCounts(counts)}`;
+  const headline = `<b>${escapeHtml(cluster.name)}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
   const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
   let body = '';
   if (cluster.error) body += renderError(cluster, input.measure);

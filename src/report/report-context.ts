@@ -16,6 +16,11 @@ export interface ReportContext {
   pullRequest?: number;
   /** The PR comment, linked from the job summary. */
   commentUrl?: string;
+  /**
+   * Plain-text notes for the job summary, shown as a note near the top, e.g. "The token
+   * cannot write comments on pull requests from forks; the diff is only in this summary."
+   */
+  notes?: readonly string[];
   /** Values that must never appear in a report (see maskSecrets for the rule). */
   secrets: readonly string[];
   /**

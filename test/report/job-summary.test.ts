@@ -113,4 +113,14 @@ describe('renderJobSummary', () => {
     expect(summary).toMatch(/_\d+ more objects not listed to fit the job summary limit._/);
     expect(summary).toMatch(/Shortened to fit GitHub's 1 MiB job summary limit: diffs left out, \d+ objects not listed\./);
   });
+
+  it('shows the notes it is given, escaped and masked', () => {
+    const notes = ['The token cannot write comments on pull requests from forks: the diff is only in this summary.', 'Token <abc-secret-1> | rejected', 'password p@ss|word! refused'];
+    for (const render of [renderJobSummary, renderShortJobSummary]) {
+      const summary = render(realisticFleet(), { ...context, notes, secrets: ['abc-secret-1', 'p@ss|word!'] });
+      expect(summary).toContain('> [!NOTE]\n> The token cannot write comments on pull requests from forks&#58; the diff is only in this summary.\n>\n> Token &#60;&#42;&#42;&#42;&#62; &#124; rejected\n>\n> password &#42;&#42;&#42; refused\n');
+      expect(summary).not.toContain('abc-secret-1');
+      expect(summary).not.toContain('p&#64;ss');
+    }
+  });
 });

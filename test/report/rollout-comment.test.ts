@@ -58,7 +58,7 @@ describe('renderRolloutComment', () => {
   it('opens the failed cluster and keeps the clusters not reached closed and without diffs', () => {
     const body = renderRolloutComment(failedAtStaging(), context);
     expect(body).toContain('<details open>\n<summary><b>staging-eu-1</b>');
-    expect(body).toContain('<details>\n<summary><b>production-eu-1</b>');
+    expect(body).toContain('<details>\n<summary><b>production-eu-1</b> · production · ⏭️ not reached</summary>');
     const production = body.slice(body.indexOf('<summary><b>production-eu-1</b>'));
     expect(production).toContain('Not reached: the rollout stopped at an earlier failure.');
     expect(production).not.toContain('```diff');
