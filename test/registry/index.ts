@@ -22,3 +22,4 @@ export { readTar, readTarGzip, type TarMember } from './tar-reader.js';
 export { moduleLayers, gzipLayer, type ModuleLayer } from './module-layers.js';
 export { tarGzip, parentTraversalLayer, absolutePathLayer, symlinkLayer, hardlinkLayer, oversizedLayer, notGzipLayer, timoniMaxUntarSize } from './malformed-layers.js';
 export { RegistryHttpError, type ClientCredentials } from './distribution-client.js';
+export { writeSampleModule, sampleModuleFiles } from './sample-module.js';
