@@ -151,3 +151,33 @@ describe('a token registry that hands out anonymous pull tokens', () => {
     expect(token[0]?.path).toContain('scope=repository%3Apublic%2Fsample%3Apull');
   });
 });
+
+describe('a token registry whose tokens live two seconds', () => {
+  let registry: RegistryHandle;
+  let moduleDir: string;
+  let url: string;
+
+  beforeAll(async () => {
+    registry = await startRegistry({ auth: 'token', tokenLifetimeSeconds: 2 });
+    moduleDir = await writeSampleModule();
+    const credentials = registry.credentials;
+    await pushTimoniModule({ registry: registry.url, repository: 'modules/short', tag: '1.0.0', moduleDir, credentials });
+    url = (await pushTimoniModule({ registry: registry.url, repository: 'modules/short', tag: '1.1.0', moduleDir, credentials, annotations: { build: 'two' } })).url;
+  });
+  afterAll(async () => {
+    await registry?.stop();
+    if (moduleDir) await rm(moduleDir, { recursive: true, force: true });
+  });
+
+  it('fetches a new token once the cached one expires, without another 401', async () => {
+    registry.clearRequests();
+    const client = new ModuleClient({ ...noConfig(), credentials: `${registry.credentials?.username}:${registry.credentials?.password}` });
+    await client.pull(url, '1.0.0');
+    expect(registry.requests.filter((r) => r.outcome === 'token')).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const second = await client.pull(url, '1.1.0');
+    expect(second.annotations.build).toBe('two');
+    expect(registry.requests.filter((r) => r.outcome === 'token')).toHaveLength(2);
+    expect(registry.requests.filter((r) => r.status === 401)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,63 @@
+// The HTTP exchange against small local servers that misbehave in ways a registry can:
+// never answering, closing mid-body, sending more than allowed.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BodyTooLargeError, NetworkError, readBody, send } from '../../../src/module/oci/http.js';
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  server = undefined;
+});
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<URL> {
+  server = createServer(handler);
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v2/`);
+}
+
+describe('send and readBody', () => {
+  it('times out a server that never answers', async () => {
+    const url = await serve(() => undefined);
+    const error = await send(url, { timeoutMs: 200 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).code).toBe('ETIMEDOUT');
+    expect((error as NetworkError).message).toBe(`no answer from ${url.origin}/v2/ within 200 ms`);
+  });
+
+  it('reports a body cut short as a network error', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('x'.repeat(100));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const res = await send(url, { timeoutMs: 2_000 });
+    await expect(readBody(res, 10_000)).rejects.toBeInstanceOf(NetworkError);
+  });
+
+  it('refuses a body over the limit, by Content-Length and by what arrives', async () => {
+    const url = await serve((req, res) => {
+      if (req.headers['x-chunked']) {
+        res.writeHead(200);
+        res.end('y'.repeat(5000));
+      } else {
+        res.writeHead(200, { 'content-length': '5000' });
+        res.end('y'.repeat(5000));
+      }
+    });
+    await expect(readBody(await send(url, { timeoutMs: 2_000 }), 4096)).rejects.toBeInstanceOf(BodyTooLargeError);
+    await expect(readBody(await send(url, { timeoutMs: 2_000, headers: { 'x-chunked': '1' } }), 4096)).rejects.toBeInstanceOf(BodyTooLargeError);
+    expect((await readBody(await send(url, { timeoutMs: 2_000 }), 5000)).length).toBe(5000);
+  });
+
+  it('reports a refused connection as a network error', async () => {
+    const url = await serve(() => undefined);
+    server?.close();
+    server = undefined;
+    const error = await send(url, { timeoutMs: 1_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).code).toBe('ECONNREFUSED');
+  });
+});
