@@ -5,12 +5,12 @@ import type { Detail } from './budget-fit.js';
 import { countActions, describeCounts } from './cluster-counts.js';
 import { sectionOpen, statusLabel } from './cluster-status.js';
 import { renderDiffBlock, type DiffOutcome } from './diff-block.js';
-import { code, codeBlock, escapeHtml } from './markdown.js';
+import { renderErrorBlock } from './error-block.js';
+import { code, escapeHtml } from './markdown.js';
 import { objectListId, objectListRoom, type ObjectListRoom } from './object-list.js';
 import { objectRef, shortDigest } from './object-ref.js';
 import { changeId, type Sharing } from './shared-changes.js';
 import type { Measure } from './text-size.js';
-import { truncateLines } from './text-truncation.js';
 
 export interface SectionInput {
   cluster: ClusterChanges;
@@ -50,7 +50,7 @@ export function renderClusterSection(input: SectionInput): string {
   const headline = `<b>${escapeHtml(cluster.name)}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
   const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
   let body = '';
-  if (cluster.error) body += renderError(cluster, input.measure);
+  if (cluster.error) body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: () => '✂️ _Error message cut; the job summary holds it whole._' });
   if (cluster.status === 'skipped') body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
   for (const [instanceIndex, instance] of cluster.instances.entries()) body += renderInstance(input, instance, instanceIndex, room);
   if (cluster.instances.length === 0 && cluster.status !== 'skipped' && !cluster.error) body += 'No instances.\n\n';
@@ -58,16 +58,6 @@ export function renderClusterSection(input: SectionInput): string {
   return `<details${open}>\n<summary>${headline}</summary>\n\n${body}</details>\n\n`;
 }
 
-function renderError(cluster: ClusterChanges, measure: Measure): string {
-  const error = cluster.error;
-  if (!error) return '';
-  const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
-    .filter(Boolean)
-    .join(', ');
-  const message = truncateLines(error.message, ERROR_CAP, measure);
-  const cut = message.cut ? '✂️ _Error message cut; the job summary holds it whole._\n' : '';
-  return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
-}
 
 function renderInstance(input: SectionInput, instance: InstanceChanges, instanceIndex: number, room: ObjectListRoom): string {
   const { module } = instance;

@@ -7,14 +7,14 @@ import type { Detail } from './budget-fit.js';
 import { countActions, describeCounts } from './cluster-counts.js';
 import { statusLabel } from './cluster-status.js';
 import { renderDiffBlock, type DiffOutcome } from './diff-block.js';
+import { renderErrorBlock } from './error-block.js';
 import { formatDuration } from './duration.js';
-import { code, codeBlock, escapeHtml, escapeInline, tableHeader, tableRow } from './markdown.js';
+import { code, escapeHtml, escapeInline, tableHeader, tableRow } from './markdown.js';
 import { objectListId, objectListRoom } from './object-list.js';
 import { objectRef, shortDigest } from './object-ref.js';
 import { readinessLabel, readinessOf } from './readiness.js';
 import { changeId, type Sharing } from './shared-changes.js';
 import type { Measure } from './text-size.js';
-import { truncateLines } from './text-truncation.js';
 
 export interface SummarySectionInput {
   cluster: ClusterChanges;
@@ -38,7 +38,7 @@ export function renderSummarySection(input: SummarySectionInput): string {
   let text = `### ${code(cluster.name)} · ${escapeInline(cluster.group)} · ${statusLabel(cluster)}${duration}\n\n`;
   if (cluster.status === 'skipped') return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
   text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
-  if (cluster.error) text += renderError(cluster, input.measure);
+  if (cluster.error) text += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
   if (cluster.instances.length > 0) text += renderInstances(cluster.instances);
   text += renderObjects(input);
   text += renderReadinessProblems(cluster);
@@ -62,16 +62,6 @@ export function objectRow(instance: InstanceChanges, change: ObjectChange, secre
   return tableRow(cells);
 }
 
-function renderError(cluster: ClusterChanges, measure: Measure): string {
-  const error = cluster.error;
-  if (!error) return '';
-  const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
-    .filter(Boolean)
-    .join(', ');
-  const message = truncateLines(error.message, ERROR_CAP, measure);
-  const cut = message.cut ? `✂️ _Error cut: ${message.keptLines} of ${message.totalLines} lines shown._\n` : '';
-  return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
-}
 
 function renderInstances(instances: readonly InstanceChanges[]): string {
   let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);

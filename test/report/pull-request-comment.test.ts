@@ -131,6 +131,16 @@ describe('renderPullRequestComment', () => {
     expect(body).not.toContain('<i>');
   });
 
+  it('caps a long error message and says where it is whole', () => {
+    const message = Array.from({ length: 2_000 }, (_, index) => `line ${index}: admission webhook denied the request`).join('\n');
+    const set = changeSet([cluster('a', 'g', [], { status: 'failed', error: { step: 'apply', message } })]);
+    const body = renderPullRequestComment(set, context);
+    expect(body).toContain('line 0: admission webhook denied the request\n');
+    expect(body).not.toContain('line 1999:');
+    expect(body).toContain('✂️ _Error message cut; the job summary holds it whole._');
+    expect(body.length).toBeLessThan(6_000);
+  });
+
   it('writes a short diff whole and notes no truncation', () => {
     const body = renderPullRequestComment(realisticFleet(), context);
     expect(body).not.toContain('[!WARNING]');
