@@ -26,7 +26,13 @@ async function dockerConfig(name: string, config: unknown): Promise<string> {
   return dir;
 }
 
-const noConfig = (): { env: NodeJS.ProcessEnv; dockerConfigDir: string } => ({ env: { PATH: process.env.PATH }, dockerConfigDir: join(work, 'no-docker-config') });
+let caches = 0;
+/** No docker config, no GITHUB_TOKEN, and a fresh cache folder inside the test's folder. */
+const noConfig = (): { env: NodeJS.ProcessEnv; dockerConfigDir: string; cacheDir: string } => ({
+  env: { PATH: process.env.PATH },
+  dockerConfigDir: join(work, 'no-docker-config'),
+  cacheDir: join(work, `cache-${++caches}`),
+});
 
 describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('pulling from a registry with %s access', (auth) => {
   let registry: RegistryHandle;
@@ -47,7 +53,7 @@ describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('pulling from a
 
   it('extracts every layer into one folder and reports digest, version and repository', async () => {
     const masked: string[] = [];
-    const module = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), credentials: creds, secrets: (v) => masked.push(v), cacheDir: join(work, `cache-${auth}`) });
+    const module = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), credentials: creds, secrets: (v) => masked.push(v) });
     expect(module.digest).toBe(pushed.digest);
     expect(module.version).toBe('1.0.0');
     expect(module.repository).toBe(`oci://${registry.host}/modules/sample`);
@@ -72,7 +78,7 @@ describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('pulling from a
     const configDir = await dockerConfig(`config-${auth}`, {
       auths: { [registry.host]: { auth: Buffer.from(creds ?? '').toString('base64') } },
     });
-    const module = await pullModule(pushed.url, '1.0.0', undefined, { env: { PATH: process.env.PATH }, dockerConfigDir: configDir });
+    const module = await pullModule(pushed.url, '1.0.0', undefined, { env: { PATH: process.env.PATH }, dockerConfigDir: configDir, cacheDir: join(work, `cache-${++caches}`) });
     expect(module.digest).toBe(pushed.digest);
   });
 
@@ -94,7 +100,7 @@ describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('pulling from a
     expect((fromFlag as OciError).message).not.toContain(Buffer.from(`${registry.credentials?.username}:${wrong}`).toString('base64'));
 
     const configDir = await dockerConfig(`wrong-${auth}`, { auths: { [`https://${registry.host}`]: { username: registry.credentials?.username, password: wrong } } });
-    const fromConfig = await pullModule(pushed.url, '1.0.0', undefined, { env: { PATH: process.env.PATH }, dockerConfigDir: configDir, retry: fastRetry }).catch((e: unknown) => e);
+    const fromConfig = await pullModule(pushed.url, '1.0.0', undefined, { env: { PATH: process.env.PATH }, dockerConfigDir: configDir, retry: fastRetry, cacheDir: join(work, `cache-${++caches}`) }).catch((e: unknown) => e);
     expect((fromConfig as OciError).message).toContain(`from docker config ${join(configDir, 'config.json')} (auths["https://${registry.host}"])`);
     expect(String(fromConfig)).not.toContain(wrong);
     expect(JSON.stringify(fromConfig)).not.toContain(wrong);
