@@ -1,10 +1,15 @@
 // Acceptance of the test registry: push and pull a Timoni module under each auth set-up,
 // stable digests, the vendor layer's content, refused credentials.
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeSigningCertificate } from './auth-files.js';
+import { ensureBinaries } from './binaries.js';
 import { RegistryHttpError } from './distribution-client.js';
+import { TokenSigner } from './jwt.js';
 import { pullArtifact, pullManifest } from './pull.js';
 import { startRegistry, type RegistryAuthMode, type RegistryHandle } from './registry.js';
 import { writeSampleModule } from './sample-module.js';
@@ -137,6 +142,47 @@ describe('refused credentials', () => {
     expect(refused.length).toBeGreaterThanOrEqual(1);
 
     await expect(push(token, { username: 'alice', password: 'correct horse' })).resolves.toMatchObject({ blobsUploaded: 3 });
+  });
+
+  it('keeps passwords and tokens out of the registry logs and the request log', async () => {
+    await push(basic, { username: 'alice', password: 'correct horse' });
+    await push(token, { username: 'alice', password: 'correct horse' });
+    for (const registry of [basic, token]) {
+      const log = readFileSync(`${registry.dir}/registry.log`, 'utf8');
+      expect(log).toContain('auth.user.name=alice');
+      for (const text of [log, JSON.stringify(registry.requests)]) {
+        expect(text).not.toContain('correct horse');
+        expect(text).not.toContain(Buffer.from('alice:correct horse').toString('base64'));
+        expect(text).not.toMatch(/eyJ[\w-]{20,}/); // a JWT
+      }
+    }
+  });
+
+  it('token: the registry accepts only tokens signed by the issuer key, for its service, unexpired, with the access asked', async () => {
+    await push(token, { username: 'alice', password: 'correct horse' });
+    const issuer = new TokenSigner(readFileSync(`${token.dir}/token-signing-key.pem`, 'utf8'), readFileSync(`${token.dir}/token-signing-cert.pem`, 'utf8'));
+    const otherDir = await mkdtemp(join(tmpdir(), 'timoni-fleet-foreign-key-'));
+    try {
+      const { helper } = await ensureBinaries(() => undefined);
+      const foreignCertificate = await writeSigningCertificate(helper, otherDir);
+      const foreign = new TokenSigner(foreignCertificate.keyPem, foreignCertificate.certificatePem);
+      const claims = {
+        issuer: 'timoni-fleet-test-token-issuer',
+        subject: 'alice',
+        audience: 'timoni-fleet-test-registry',
+        access: [{ type: 'repository', name: 'modules/guarded', actions: ['pull'] }],
+        expiresIn: 300,
+      };
+      const tags = async (jwt: string) => (await fetch(`${token.url}/v2/modules/guarded/tags/list`, { headers: { authorization: `Bearer ${jwt}` } })).status;
+      expect(await tags(issuer.sign(claims))).toBe(200);
+      expect(await tags(foreign.sign(claims))).toBe(401);
+      expect(await tags(issuer.sign({ ...claims, audience: 'another-registry' }))).toBe(401);
+      expect(await tags(issuer.sign({ ...claims, issuer: 'another-issuer' }))).toBe(401);
+      expect(await tags(issuer.sign(claims, Math.floor(Date.now() / 1000) - 3600))).toBe(401);
+      expect(await tags(issuer.sign({ ...claims, access: [{ type: 'repository', name: 'modules/other', actions: ['pull'] }] }))).toBe(401);
+    } finally {
+      await rm(otherDir, { recursive: true, force: true });
+    }
   });
 
   it('token: the registry challenges with a Bearer realm on its own port and the requested scope', async () => {

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHtpasswd, writeSigningCertificate, type RegistryUser } from './auth-files.js';
@@ -149,7 +149,7 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
     const service = 'timoni-fleet-test-registry';
     const issuer = 'timoni-fleet-test-token-issuer';
 
-    let handler;
+    let handler: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
     if (options.auth === 'token') {
       const certificate = await writeSigningCertificate(binaries.helper, dir);
       handler = tokenService({
