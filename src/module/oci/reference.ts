@@ -45,10 +45,14 @@ export function manifestIdentifier(ref: Reference): string {
   return ref.digest ?? ref.tag ?? LATEST;
 }
 
-/** go-containerregistry's rule for registries spoken to over plain HTTP. */
+/**
+ * go-containerregistry's rule for registries spoken to over plain HTTP (name.Registry.Scheme),
+ * except that any 127.0.0.0/8 address counts as loopback, not only 127.0.0.1.
+ */
 export function isLocalRegistry(registry: string): boolean {
   const host = registry.startsWith('[') ? registry.slice(1, registry.indexOf(']')) : registry.replace(/:\d+$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local')) return true;
+  // go-containerregistry: `localhost:<port>` (bare `localhost` stays https), *.local, *.localhost.
+  if (registry.startsWith('localhost:') || host.endsWith('.localhost') || host.endsWith('.local')) return true;
   if (host === '::1' || /^127\./.test(host)) return true;
   const octets = host.split('.').map(Number);
   if (octets.length === 4 && octets.every((n) => Number.isInteger(n) && n >= 0 && n <= 255)) {

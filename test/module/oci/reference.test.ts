@@ -64,7 +64,9 @@ describe('isLocalRegistry', () => {
   it.each([
     ['127.0.0.1:5000', true],
     ['localhost:5000', true],
-    ['localhost', true],
+    ['localhost', false],
+    ['127.0.0.2:5000', true],
+    ['registry.localhost:5000', true],
     ['registry.local', true],
     ['[::1]:5000', true],
     ['10.1.2.3:5000', true],
