@@ -1,0 +1,148 @@
+// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
+// does: the bundle's values are merged onto the module's values.cue (in memory), the
+// instance schema is added as timoni.schema.cue, the package is loaded with the `name`
+// and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
+// `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
+// in declaration order.
+import { CueError, type CueDiagnostic, type CueEngine, type CueValue } from '../cue/index.js';
+import { collectImages } from './images.js';
+import { instanceSchemaSource, INSTANCE_SCHEMA_FILE } from './instance-schema.js';
+import type { ModuleSource } from './module-source.js';
+import { objectsOfSet, type KubeObject } from './apply-set-objects.js';
+
+export interface InstanceBuildInput {
+  name: string;
+  namespace: string;
+  /** The bundle's values for this instance, concrete. */
+  values: Record<string, unknown>;
+  /** The cluster's Kubernetes version, e.g. `1.36.3`. */
+  kubeVersion: string;
+  /** The module's package (`main` unless said otherwise). */
+  packageName?: string;
+}
+
+export interface ObjectSet {
+  name: string;
+  objects: KubeObject[];
+}
+
+export interface BuiltInstance {
+  sets: ObjectSet[];
+  /** Container images referenced in `timoni.instance.config`, sorted, without duplicates. */
+  images: string[];
+  /** The values.cue the instance was built with (merged), as Timoni stores it in the inventory. */
+  valuesSource: string;
+}
+
+export class InstanceBuildError extends Error {
+  constructor(
+    readonly instance: string,
+    readonly moduleUrl: string,
+    readonly reason: string,
+    readonly diagnostics: CueDiagnostic[] = [],
+  ) {
+    super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
+    this.name = 'InstanceBuildError';
+  }
+}
+
+export const DEFAULT_KUBE_VERSION = '1.36.3';
+
+/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
+export function kubeVersionWithoutCluster(env: Record<string, string | undefined>): string {
+  return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
+}
+
+function displayNames(module: ModuleSource): Record<string, string> {
+  const names: Record<string, string> = {};
+  for (const path of Object.keys(module.files)) if (path.endsWith('.cue')) names[path] = `${module.root}/${path}`;
+  return names;
+}
+
+function withCueErrors<T>(input: InstanceBuildInput, module: ModuleSource, step: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof CueError) throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`, error.diagnostics);
+    throw error;
+  }
+}
+
+function requireValid(value: CueValue, input: InstanceBuildInput, module: ModuleSource, what: string): void {
+  const diagnostics = value.validate({ concrete: true, final: true });
+  if (diagnostics.length > 0) {
+    const first = diagnostics[0];
+    throw new InstanceBuildError(input.name, module.url, `${what} is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? ''}`, diagnostics);
+  }
+}
+
+export function buildInstance(engine: CueEngine, module: ModuleSource, input: InstanceBuildInput): BuiltInstance {
+  const packageName = input.packageName ?? 'main';
+  const packageDir = packageName === 'main' ? '.' : packageName;
+  const prefix = packageDir === '.' ? '' : `${packageDir}/`;
+  const valuesPath = `${prefix}values.cue`;
+  const baseValues = module.files[valuesPath];
+  if (typeof baseValues !== 'string') throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
+
+  const valuesSource = withCueErrors(input, module, 'merging values', () =>
+    engine.mergeValues({ base: baseValues, baseFilename: `${module.root}/${valuesPath}`, overlays: [input.values], packageName }),
+  );
+  const files = { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+
+  const root = withCueErrors(input, module, 'build failed', () =>
+    engine.load({
+      files,
+      dir: packageDir,
+      moduleRoot: '.',
+      package: packageName,
+      tags: [`name=${input.name}`, `namespace=${input.namespace}`],
+      tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
+      dataFiles: true,
+      displayNames: displayNames(module),
+    }),
+  );
+  try {
+    const instance = root.lookup('timoni.instance');
+    try {
+      if (!instance.exists()) throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
+      requireValid(instance, input, module, 'timoni.instance');
+    } finally {
+      instance.free();
+    }
+    const sets = withCueErrors(input, module, 'reading timoni.apply', () => readApplySets(root, input, module));
+    const config = root.lookup('timoni.instance.config');
+    const images = config.exists() ? collectImages(config.toJSON()) : [];
+    config.free();
+    return { sets, images, valuesSource };
+  } finally {
+    root.free();
+  }
+}
+
+function readApplySets(root: CueValue, input: InstanceBuildInput, module: ModuleSource): ObjectSet[] {
+  const apply = root.lookup('timoni.apply');
+  try {
+    if (!apply.exists()) throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
+    requireValid(apply, input, module, 'timoni.apply');
+    const problems: string[] = [];
+    const sets = apply.fields().map((field) => {
+      const set = apply.lookup(field.label);
+      try {
+        const items = set.toJSON();
+        if (!Array.isArray(items)) {
+          problems.push(`timoni.apply.${field.label} must be a list of objects`);
+          return { name: field.name, objects: [] };
+        }
+        const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
+        problems.push(...setProblems);
+        return { name: field.name, objects };
+      } finally {
+        set.free();
+      }
+    });
+    if (problems.length > 0) throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
+    return sets;
+  } finally {
+    apply.free();
+  }
+}
