@@ -85,6 +85,21 @@ describe('failure injection', () => {
     expect(registry.requests.filter((request) => request.outcome === 'injected-status').map((request) => request.path.split('?')[0])).toEqual(['/token']);
   });
 
+  it('truncates the body of the next registry answer after sending its headers', async () => {
+    registry.failNext({ count: 1, mode: 'truncate', match: (request) => request.path.includes('/blobs/') });
+    await expect(pull()).rejects.toThrow(/fetching the config of log\/sample:1\.0\.0: (reading the answer to GET .* failed: aborted|GET .* failed: (socket hang up|read ECONNRESET))/);
+    const truncated = registry.requests.filter((request) => request.outcome === 'injected-truncate');
+    expect(truncated).toHaveLength(1);
+    expect(truncated[0]?.path).toBe(`/v2/log/sample/blobs/${pushed.manifest.config.digest}`);
+
+    // Token requests do not use up a truncation.
+    registry.failNext({ count: 1, mode: 'truncate' });
+    const response = await fetch(`${registry.url}/token?service=timoni-fleet-test-registry&scope=repository:log/sample:pull`);
+    expect(response.status).toBe(200);
+    await expect(fetch(`${registry.url}/v2/`).then((answer) => answer.text())).rejects.toThrow();
+    await expect(pull()).resolves.toMatchObject({ digest: pushed.digest });
+  });
+
   it('fails any request when no match is given, and refuses a count below one', async () => {
     registry.failNext({ count: 1, mode: 'status', status: 500 });
     const response = await fetch(`${registry.url}/v2/`);

@@ -15,7 +15,7 @@ export interface RecordedRequest {
   /** Which scheme the client used; credentials themselves are never recorded. */
   authorization: 'none' | 'basic' | 'bearer' | 'other';
   /** `forwarded` to the registry, answered by the `token` service, or an `injected` failure. */
-  outcome: 'forwarded' | 'token' | 'injected-reset' | 'injected-status' | 'proxy-error';
+  outcome: 'forwarded' | 'token' | 'injected-reset' | 'injected-status' | 'injected-truncate' | 'proxy-error';
   startedAt: number;
   durationMs: number;
 }
@@ -28,11 +28,15 @@ export interface RequestMatch {
 export interface FailureInjection {
   /** How many matching requests fail; later ones pass. */
   count: number;
-  /** `reset` destroys the connection before any response; `status` answers with `status`. */
-  mode: 'reset' | 'status';
+  /**
+   * `reset` destroys the connection before any response; `status` answers with `status`
+   * without asking the registry; `truncate` forwards the request, sends the registry's
+   * status, headers and the first half of its body, then destroys the connection.
+   */
+  mode: 'reset' | 'status' | 'truncate';
   /** HTTP status for `status` mode (default 503). */
   status?: number;
-  /** Which requests count; default every request, the token endpoint included. */
+  /** Which requests count; default every request, the token endpoint included (except for `truncate`). */
   match?: (request: RequestMatch) => boolean;
 }
 
@@ -58,6 +62,17 @@ function authorizationScheme(header: string | undefined): RecordedRequest['autho
   return 'other';
 }
 
+/** Sends the first half of the upstream body (at least one byte short), then resets the connection. */
+function sendHalfThenReset(upstream: IncomingMessage, response: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  upstream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  upstream.on('end', () => {
+    const body = Buffer.concat(chunks);
+    response.flushHeaders();
+    response.write(body.subarray(0, Math.floor(body.length / 2)), () => response.socket?.destroy());
+  });
+}
+
 /**
  * Starts the proxy on a free loopback port. `tokenHandler`, when given, serves
  * `/token`; every other path goes to the upstream registry.
@@ -68,8 +83,13 @@ export async function startRequestProxy(tokenHandler?: (request: IncomingMessage
   const agent = new Agent({ keepAlive: true, maxSockets: 32 });
   let upstreamPort = 0;
 
+  const isTokenPath = (path: string) => {
+    const pathname = path.split('?')[0];
+    return tokenHandler !== undefined && (pathname === '/token' || pathname === '/token/');
+  };
+  // Truncation applies to registry answers only; token requests pass it by.
   const takeFailure = (match: RequestMatch): PendingFailure | undefined => {
-    const failure = failures.find((candidate) => candidate.match?.(match) ?? true);
+    const failure = failures.find((candidate) => !(candidate.mode === 'truncate' && isTokenPath(match.path)) && (candidate.match?.(match) ?? true));
     if (!failure) return undefined;
     failure.remaining -= 1;
     if (failure.remaining <= 0) failures.splice(failures.indexOf(failure), 1);
@@ -114,13 +134,14 @@ export async function startRequestProxy(tokenHandler?: (request: IncomingMessage
       return;
     }
 
-    const pathname = record.path.split('?')[0];
-    if (tokenHandler && (pathname === '/token' || pathname === '/token/')) {
+    if (tokenHandler && isTokenPath(record.path)) {
       record.outcome = 'token';
       tokenHandler(request, response);
       return;
     }
 
+    const truncate = failure?.mode === 'truncate';
+    if (truncate) record.outcome = 'injected-truncate';
     const headers = { ...request.headers };
     for (const name of hopByHop) delete headers[name];
     const upstream = httpRequest(
@@ -129,6 +150,10 @@ export async function startRequestProxy(tokenHandler?: (request: IncomingMessage
         const responseHeaders = { ...upstreamResponse.headers };
         for (const name of hopByHop) delete responseHeaders[name];
         response.writeHead(upstreamResponse.statusCode ?? 502, responseHeaders);
+        if (truncate) {
+          sendHalfThenReset(upstreamResponse, response);
+          return;
+        }
         upstreamResponse.pipe(response);
         upstreamResponse.on('error', () => response.destroy());
       },
