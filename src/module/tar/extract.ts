@@ -159,6 +159,21 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
+async function writeEntry(dir: string, path: string, entry: TarEntry, result: ExtractResult): Promise<void> {
+  const target = join(dir, ...path.split('/'));
+  if (entry.type === 'directory') {
+    await mkdir(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
+    result.directories += 1;
+    return;
+  }
+  const parent = path.includes('/') ? join(dir, ...path.split('/').slice(0, -1)) : dir;
+  await mkdir(parent, { recursive: true });
+  if (await isDirectory(target)) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  await writeFile(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
+  result.files += 1;
+  result.bytes += entry.size;
+}
+
 /**
  * Extracts the tar (already inflated) into `dir`, which must be a folder only this call
  * writes to. Later entries overwrite earlier files of the same path (layer overlay).
@@ -169,18 +184,16 @@ export async function extractTar(tar: Buffer, dir: string, limits: ExtractLimits
   await mkdir(dir, { recursive: true });
   for (const { path, entry } of plan) {
     if (path === '') continue;
-    const target = join(dir, ...path.split('/'));
-    if (entry.type === 'directory') {
-      await mkdir(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
-      result.directories += 1;
-      continue;
+    try {
+      await writeEntry(dir, path, entry, result);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A path used as a file by one entry and as a folder by another (or by an earlier layer).
+      if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') {
+        throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} clashes with an earlier file or directory of the same path`);
+      }
+      throw error;
     }
-    const parent = path.includes('/') ? join(dir, ...path.split('/').slice(0, -1)) : dir;
-    await mkdir(parent, { recursive: true });
-    if (await isDirectory(target)) throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a file where the archive already made a directory`);
-    await writeFile(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
-    result.files += 1;
-    result.bytes += entry.size;
   }
   return result;
 }

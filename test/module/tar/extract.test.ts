@@ -99,3 +99,13 @@ describe('extractTarGz', () => {
     expect(await readFile(join(dir, 'cue.mod/pkg/a.cue'), 'utf8')).toBe('vendor');
   });
 });
+
+describe('extractTarGz path clashes', () => {
+  it('refuses a file where a directory was made, and a directory below a file', async () => {
+    const out = join(dir, 'clash');
+    await expect(extractTarGz(buildTarGz([{ name: 'a/b.cue', content: 'x' }, { name: 'a', content: 'file' }]), out)).rejects.toThrow(
+      /entry "a" clashes with an earlier file or directory of the same path/,
+    );
+    await expect(extractTarGz(buildTarGz([{ name: 'f', content: 'file' }, { name: 'f/g.cue', content: 'x' }]), join(dir, 'clash2'))).rejects.toThrow(UnsafeArchiveError);
+  });
+});
