@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['./test/fleet/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 600_000,
     reporters: ['default', './test/support/closing-line-reporter.ts'],

@@ -67,9 +67,13 @@ async function main(argv: string[]): Promise<number> {
         for (const cluster of status.clusters) {
           process.stdout.write(`${cluster.name}  context ${cluster.contextName}  ${cluster.server}  ${cluster.version || '?'}  ${cluster.ready ? 'ready' : `NOT READY: ${cluster.problem ?? ''}`}\n`);
           for (const component of cluster.components) {
-            process.stdout.write(`  ${component.component.padEnd(24)} pid ${String(component.pid).padEnd(8)} ${component.running ? 'running' : 'STOPPED'}  ${component.logPath}\n`);
+            process.stdout.write(`  ${component.component.padEnd(24)} pid ${String(component.pid).padEnd(8)} ${component.running ? `running  ${(component.rssKiB / 1024).toFixed(0).padStart(5)} MiB` : 'STOPPED'}  ${component.logPath}\n`);
           }
         }
+      }
+      if (!values.json) {
+        const totalKiB = status.clusters.flatMap((cluster) => cluster.components).reduce((sum, component) => sum + component.rssKiB, 0);
+        process.stdout.write(`resident memory of all components: ${(totalKiB / 1024).toFixed(0)} MiB\n`);
       }
       return status.clusters.every((cluster) => cluster.ready && cluster.components.every((component) => component.running)) ? 0 : 1;
     }

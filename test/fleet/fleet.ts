@@ -9,7 +9,7 @@ import { adminClient, startCluster } from './cluster.js';
 import { formatEnvFile, type EnvEntries } from './env-file.js';
 import { KubeClient } from './kube-client.js';
 import { renderKubeconfig } from './kubeconfig.js';
-import { isRunning, stopProcesses, stopProcessesSync } from './processes.js';
+import { isRunning, residentKiB, stopProcesses, stopProcessesSync } from './processes.js';
 import { processesToStop, readState, statePath, writeState, type ClusterState, type FleetState } from './state.js';
 import { kubernetesVersion } from './versions.js';
 import type { ProgressLog } from '../support/go-binary.js';
@@ -230,6 +230,8 @@ export interface ComponentStatus {
   component: string;
   pid: number;
   running: boolean;
+  /** Resident memory in KiB (0 when not running). */
+  rssKiB: number;
   logPath: string;
 }
 
@@ -250,7 +252,7 @@ export async function fleetStatus(dir: string): Promise<{ description: FleetDesc
   if (!state) return null;
   const clusters = await Promise.all(
     state.clusters.map(async (cluster): Promise<ClusterStatus> => {
-      const components = cluster.processes.map((record) => ({ component: record.component, pid: record.pid, running: isRunning(record), logPath: record.logPath }));
+      const components = cluster.processes.map((record) => ({ component: record.component, pid: record.pid, running: isRunning(record), rssKiB: residentKiB(record), logPath: record.logPath }));
       let ready = false;
       let problem: string | undefined;
       const client = adminClient(cluster.name, cluster.server, cluster.pki);

@@ -62,7 +62,8 @@ export async function startKubeControllerManager(options: KubeControllerManagerO
       `--controllers=${(options.controllers ?? defaultControllers).join(',')}`,
       `--service-account-private-key-file=${pki.serviceAccountKey}`,
       `--root-ca-file=${pki.caCert}`,
-      '--use-service-account-credentials=false',
+      // Each controller acts as its own ServiceAccount with its bootstrap role, as in kubeadm clusters.
+      '--use-service-account-credentials=true',
       '--v=1',
     ],
   });

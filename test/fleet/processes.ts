@@ -63,6 +63,17 @@ export function isRunning(record: ProcessRecord): boolean {
   return args[0] === record.binary && cmdline.includes(record.marker);
 }
 
+/** Resident memory of a running process in KiB (VmRSS), or 0 when it does not run. */
+export function residentKiB(record: ProcessRecord): number {
+  if (!isRunning(record)) return 0;
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${record.pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** The last `lines` lines of a component's log, for error messages. */
 export function logTail(logPath: string, lines = 25): string {
   let text: string;
