@@ -26,9 +26,9 @@ export interface ClusterEvaluationOptions {
 export class ClusterEvaluationError extends Error {
   constructor(
     readonly cluster: RuntimeCluster,
-    readonly cause: unknown,
+    cause: unknown,
   ) {
-    super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'ClusterEvaluationError';
   }
 }

@@ -4,6 +4,7 @@ import { formatFlagHelp, parseArguments, UsageError, type FlagSpec, type ParsedA
 import type { CommandIO } from './command-io.js';
 import { reportError } from './error-report.js';
 import { runVet, vetFlags } from './vet-command.js';
+import { buildFlags, runBuild } from './build-command.js';
 import type { CueEngine } from '../cue/index.js';
 
 interface Command {
@@ -14,6 +15,7 @@ interface Command {
 
 const commands: Record<string, Command> = {
   vet: { summary: 'Validate a bundle for each cluster of the runtime', flags: vetFlags, run: runVet },
+  build: { summary: 'Build the Kubernetes objects of every instance for each cluster', flags: buildFlags, run: runBuild },
 };
 
 function usage(): string {

@@ -3,7 +3,19 @@
 // every object's metadata checked (all problems reported, each with its CUE path).
 import { objectMetadataProblems } from './object-metadata.js';
 
-export type KubeObject = Record<string, unknown> & { apiVersion: string; kind: string; metadata: Record<string, unknown> };
+/** A built Kubernetes object; its metadata has been checked (name present, labels strings). */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [field: string]: unknown;
+  };
+  [field: string]: unknown;
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -36,7 +48,7 @@ export function objectsOfSet(path: string, items: unknown[]): { objects: KubeObj
       if (isKustomization(candidate)) continue;
       const found = objectMetadataProblems(candidate);
       if (found.length > 0) problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
-      else objects.push(candidate as KubeObject);
+      else objects.push(candidate as unknown as KubeObject);
     }
   });
   return { objects, problems };

@@ -43,7 +43,7 @@ describe('buildInstance', () => {
     });
     const app = built.sets[0]?.objects ?? [];
     expect(names(app)).toEqual(['ServiceAccount/shop', 'ConfigMap/shop', 'Service/shop', 'Deployment/shop', 'Ingress/shop']);
-    const deployment = app[3] as { spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } } };
+    const deployment = app[3] as unknown as { spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } } };
     expect(deployment.spec.replicas).toBe(3);
     expect(deployment.spec.template.spec.containers[0]?.image).toBe(`ghcr.io/example/webapp@sha256:${'a'.repeat(64)}`);
     expect(built.sets[1]?.objects).toEqual([]);
