@@ -5,7 +5,7 @@ import { connectionFor, type ConnectionOptions } from './connection.js';
 import { Discovery, type RestMapping } from './discovery.js';
 import { KubeApiError } from './errors.js';
 import type { Kubeconfig } from './kubeconfig.js';
-import { formatRef, groupOf, versionOf, type KubeObject, type ObjectRef } from './object.js';
+import { formatRef, groupOf, refOf, versionOf, type KubeObject, type ObjectRef } from './object.js';
 
 export interface ObjectLocation {
   mapping: RestMapping;
@@ -34,6 +34,16 @@ export class KubeCluster {
       throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
     }
     return { mapping, namespace, path: `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}` };
+  }
+
+  /**
+   * The object's identity with the namespace cleared for cluster-scoped kinds (what the
+   * inventory records); a kind not served yet keeps the namespace it was built with.
+   */
+  async scopedRef(object: KubeObject): Promise<ObjectRef> {
+    const ref = refOf(object);
+    const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
+    return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
   }
 
   /** The live object, or null when it does not exist. */

@@ -31,6 +31,21 @@ export function immutableFields(error: KubeApiError): string[] {
   return [...new Set(fields)];
 }
 
+/**
+ * What the server said about each immutable field, without the values it quotes
+ * (`Invalid value: {...whole pod template...}: field is immutable` -> `field is immutable`):
+ * a value may hold data that must not reach a log.
+ */
+export function immutableReasons(error: KubeApiError): string[] {
+  const strip = (text: string) => (text.startsWith('Invalid value:') ? text.slice(text.lastIndexOf(': ') + 2) : text);
+  const fromCauses = error.causes
+    .filter((cause) => mentionsImmutability(cause.message))
+    .map((cause) => `${cause.field ? `${cause.field}: ` : ''}${strip(cause.message ?? '')}`);
+  if (fromCauses.length > 0) return [...new Set(fromCauses)];
+  const match = /is invalid: ([\w.[\]-]+): (.*)$/s.exec(error.statusMessage);
+  return match ? [`${match[1]}: ${strip(match[2]!)}`] : [strip(error.statusMessage)];
+}
+
 export class ImmutableFieldError extends Error {
   override name = 'ImmutableFieldError';
   constructor(
@@ -41,7 +56,7 @@ export class ImmutableFieldError extends Error {
   ) {
     super(
       `cluster ${cluster}: ${formatRef(object)}: immutable field${fields.length === 1 ? '' : 's'} ${fields.length ? fields.join(', ') : '(unnamed)'} changed; ` +
-        `the object must be recreated (apply with force, or annotate it action.timoni.sh/force: enabled): ${apiError.statusMessage}`,
+        `the object must be recreated (apply with force, or annotate it action.timoni.sh/force: enabled); the API server said: ${immutableReasons(apiError).join('; ')}`,
     );
   }
 }

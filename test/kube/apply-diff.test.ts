@@ -168,6 +168,9 @@ describe('apply and diff on the fleet', () => {
       expect(diffError).toBeInstanceOf(ImmutableFieldError);
       expect((diffError as ImmutableFieldError).fields).toEqual(['spec.template']);
       expect((diffError as Error).message).toMatch(new RegExp(`^cluster ${cluster.name}: Job/${ns}/migrate: immutable field spec.template changed; `));
+      expect((diffError as Error).message).toMatch(/the API server said: spec\.template: field is immutable$/);
+      // The server quotes the whole template; none of it (env values...) reaches the message.
+      expect((diffError as Error).message).not.toContain('echo');
       const applyError = await applyObject(cluster, job(ns, 'echo two')).catch((e: unknown) => e);
       expect(applyError).toBeInstanceOf(ImmutableFieldError);
       expect((await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' })).metadata.uid).toBe(before.metadata.uid);
@@ -201,6 +204,28 @@ describe('apply and diff on the fleet', () => {
     const error = await diffObject(cluster, service(other)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImmutableFieldError);
     expect((error as ImmutableFieldError).fields.some((field) => field.startsWith('spec.clusterIP'))).toBe(true);
+  });
+
+  it('recognises a forbidden StatefulSet spec update as immutable', async () => {
+    const { clusters } = engineFleet();
+    const cluster = clusters[1]!;
+    const ns = (await testNamespace(1, 'kube-statefulset')).name;
+    const statefulSet = (size: string): KubeObject => ({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: ns },
+      spec: {
+        serviceName: 'db',
+        selector: { matchLabels: { app: 'db' } },
+        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'postgres:17' }] } },
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } } } }],
+      },
+    });
+    expect((await applyObject(cluster, statefulSet('1Gi'))).action).toBe('created');
+    const error = await applyObject(cluster, statefulSet('2Gi')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImmutableFieldError);
+    expect((error as ImmutableFieldError).fields).toEqual(['spec']);
+    expect((error as Error).message).toContain('Forbidden: updates to statefulset spec for fields other than');
   });
 
   it('shows every object as created in a missing namespace without asking the server', async () => {
