@@ -218,6 +218,17 @@ describe('transient failures', () => {
     expect(outcomes).toEqual(['injected-reset', 'injected-status', 'forwarded', 'forwarded']);
   });
 
+  it('retries a blob whose body is cut halfway, and a manifest cut halfway', async () => {
+    registry.clearRequests();
+    registry.failNext({ count: 1, mode: 'truncate', match: (r) => r.path.includes('/manifests/') });
+    registry.failNext({ count: 1, mode: 'truncate', match: (r) => r.path.includes('/blobs/') });
+    const module = await pullModule(pushed.url, '1.0.0', undefined, { ...options(), cacheDir: join(work, 'truncated') });
+    expect(module.digest).toBe(pushed.digest);
+    expect(await readTree(module.dir)).toEqual(expectedTree(pushed));
+    expect(registry.requests.filter((r) => r.outcome === 'injected-truncate')).toHaveLength(2);
+    expect(blobGets('modules/sample')).toHaveLength(pushed.layers.length);
+  });
+
   it('gives up after the last try, naming the URL and the last status', async () => {
     registry.clearRequests();
     registry.failNext({ count: 10, mode: 'status', status: 503, match: (r) => r.path.includes('/manifests/') });
