@@ -1,12 +1,14 @@
 // Acceptance of the test registry: push and pull a Timoni module under each auth set-up,
 // stable digests, the vendor layer's content, refused credentials.
 import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeSigningCertificate } from './auth-files.js';
+import { repositoryRoot } from '../support/go-binary.js';
 import { ensureBinaries } from './binaries.js';
 import { RegistryHttpError } from './distribution-client.js';
 import { TokenSigner } from './jwt.js';
@@ -234,6 +236,41 @@ describe('registry lifecycle', () => {
     expect(() => process.kill(registry.pid, 0)).toThrow();
     expect(existsSync(registry.dir)).toBe(false);
     await expect(fetch(`${registry.url}/v2/`)).rejects.toThrow();
+  });
+
+  it('does not outlive a test process killed with SIGKILL', async () => {
+    const tsx = join(repositoryRoot, 'node_modules', '.bin', 'tsx');
+    const parent = spawn(tsx, [join(repositoryRoot, 'test', 'registry', 'orphan-check.ts')], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    try {
+      const line = await new Promise<string>((resolveLine, reject) => {
+        let buffered = '';
+        parent.stdout.on('data', (chunk: Buffer) => {
+          buffered += chunk.toString();
+          if (buffered.includes('\n')) resolveLine(buffered.split('\n')[0] ?? '');
+        });
+        parent.once('exit', (code) => reject(new Error(`orphan-check exited with ${code} before starting a registry`)));
+      });
+      const { pid, url } = JSON.parse(line) as { pid: number; url: string };
+      expect((await fetch(`${url}/v2/`)).status).toBe(200);
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).toContain('registry');
+      // Kill only the node process that started the registry (tsx runs the script in a
+      // child of its launcher); a group kill would hit the registry directly.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const owner = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      expect(readFileSync(`/proc/${owner}/cmdline`, 'utf8')).toContain('orphan-check.ts');
+      process.kill(owner, 'SIGKILL');
+      const deadline = Date.now() + 10_000;
+      while (existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z') && Date.now() < deadline) {
+        await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+      }
+      expect(existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
+    } finally {
+      try {
+        process.kill(-(parent.pid ?? 0), 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
   });
 
   it('runs several registries side by side, each with its own storage', async () => {

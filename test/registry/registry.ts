@@ -3,7 +3,7 @@
 // records requests, injects failures and (for token auth) serves the token endpoint.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -69,6 +69,18 @@ function installExitHook(): void {
   process.on('exit', () => {
     for (const child of running) child.kill('SIGKILL');
   });
+}
+
+const setpriv = '/usr/bin/setpriv';
+
+/**
+ * Runs the command through util-linux's setpriv, which sets PR_SET_PDEATHSIG and then
+ * execs it (same pid): if the test process dies without cleaning up, even by SIGKILL,
+ * the kernel kills the registry too. Without setpriv the command runs as is.
+ */
+function withParentDeathSignal(command: string, args: string[]): [string, string[]] {
+  if (!existsSync(setpriv)) return [command, args];
+  return [setpriv, ['--pdeathsig', 'KILL', '--', command, ...args]];
 }
 
 function logTail(path: string, lines = 20): string {
@@ -187,7 +199,8 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
       );
       const logFd = openSync(logPath, 'a');
       const started = Date.now();
-      const child = spawn(binaries.registry, ['serve', configPath], { stdio: ['ignore', logFd, logFd], cwd: dir });
+      const [command, args] = withParentDeathSignal(binaries.registry, ['serve', configPath]);
+      const child = spawn(command, args, { stdio: ['ignore', logFd, logFd], cwd: dir });
       closeSync(logFd);
       running.add(child);
       child.once('exit', () => running.delete(child));
