@@ -22,7 +22,7 @@ export const helperBinary: GoBinary = {
   moduleDir: 'test/registry/go/helper',
   packagePath: '.',
   ldflags: ['-s', '-w'],
-  usualMinutes: 1,
+  usualMinutes: 2,
 };
 
 export interface RegistryBinaries {
