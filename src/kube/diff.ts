@@ -35,22 +35,28 @@ export function objectDiff(live: KubeObject, desired: KubeObject, withStatus = f
   return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
 }
 
-async function changeOf(cluster: KubeCluster, desired: KubeObject, action: ObjectChange['action'], diff: string): Promise<ObjectChange> {
+async function changeOf(cluster: KubeCluster, desired: KubeObject, action: ObjectChange['action'], diff: string | ((shown: KubeObject) => string)): Promise<ObjectChange> {
   const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
   const namespace = mapping && !mapping.namespaced ? '' : (desired.metadata.namespace ?? '');
-  return { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff };
+  // A cluster-scoped object is shown without the namespace the server would drop.
+  let shown = desired;
+  if (!namespace && desired.metadata.namespace !== undefined) {
+    const { namespace: _dropped, ...metadata } = desired.metadata;
+    shown = { ...desired, metadata: metadata as KubeObject['metadata'] };
+  }
+  return { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
 }
 
 /** The change applying `desired` would make, as an ObjectChange of the ChangeSet. */
 export async function diffObject(cluster: KubeCluster, desired: KubeObject, options: DiffObjectOptions = {}): Promise<ObjectChange> {
-  if (options.namespaceExists === false) return changeOf(cluster, desired, 'created', wholeObjectDiff(desired));
+  if (options.namespaceExists === false) return changeOf(cluster, desired, 'created', wholeObjectDiff);
 
   let live: KubeObject | null;
   try {
     live = await cluster.get(refOf(desired));
   } catch (error) {
     // A kind whose CRD comes with the same apply is not served yet: it will be created.
-    if (error instanceof NoMatchError) return changeOf(cluster, desired, 'created', wholeObjectDiff(desired));
+    if (error instanceof NoMatchError) return changeOf(cluster, desired, 'created', wholeObjectDiff);
     throw error;
   }
   if (isOneOffPresent(desired, live)) return changeOf(cluster, desired, 'skipped', '');
@@ -60,12 +66,12 @@ export async function diffObject(cluster: KubeCluster, desired: KubeObject, opti
     dryRun = await serverSideApply(cluster, desired, { dryRun: true });
   } catch (error) {
     if (live && isImmutableError(error)) {
-      if (mustRecreate(desired, live, options.force)) return changeOf(cluster, desired, 'recreated', wholeObjectDiff(desired));
+      if (mustRecreate(desired, live, options.force)) return changeOf(cluster, desired, 'recreated', wholeObjectDiff);
       throw new ImmutableFieldError(cluster.name, refOf(desired), immutableFields(error), error);
     }
     throw error;
   }
-  if (!live || !dryRun.metadata.resourceVersion) return changeOf(cluster, desired, 'created', wholeObjectDiff(desired));
+  if (!live || !dryRun.metadata.resourceVersion) return changeOf(cluster, desired, 'created', wholeObjectDiff);
   const diff = objectDiff(live, dryRun, await comparesStatus(cluster, desired));
   return changeOf(cluster, desired, diff ? 'configured' : 'unchanged', diff);
 }

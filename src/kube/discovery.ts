@@ -79,6 +79,7 @@ export class Discovery {
   private mappings = new Map<string, RestMapping>();
   private loaded?: Promise<void>;
   private loadedAt = 0;
+  private inflight?: Promise<void>;
 
   constructor(
     private readonly client: KubeClient,
@@ -108,10 +109,15 @@ export class Discovery {
     }
   }
 
-  /** Reads discovery again (call after CRDs became established). */
+  /** Reads discovery again (call after CRDs became established); concurrent calls share one read. */
   refresh(): Promise<void> {
-    this.loaded = this.load();
-    return this.loaded;
+    if (!this.inflight) {
+      this.inflight = this.load().finally(() => {
+        this.inflight = undefined;
+      });
+      this.loaded = this.inflight;
+    }
+    return this.inflight;
   }
 
   private ensureLoaded(): Promise<void> {

@@ -238,6 +238,7 @@ describe('apply and diff on the fleet', () => {
     expect(await clusterClient(2).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: ns })).toBeNull();
     const clusterScoped = await diffObject(cluster, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `r-${ns}`, namespace: ns }, rules: [] }, { namespaceExists: false });
     expect(clusterScoped.namespace).toBe('');
+    expect(clusterScoped.diff).not.toContain('namespace:');
   });
 
   it('skips an existing one-off object', async () => {

@@ -68,6 +68,9 @@ describe('engine client on the fleet', () => {
     });
     expect(await cluster.discovery.mapping('v1', 'Namespace')).toMatchObject({ resource: 'namespaces', namespaced: false });
     expect(await cluster.discovery.mapping('rbac.authorization.k8s.io/v1', 'ClusterRole')).toMatchObject({ resource: 'clusterroles', namespaced: false, statusSubresource: false });
+    const clusterRole = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r', namespace: 'stray' } };
+    expect(await cluster.scopedRef(clusterRole)).toEqual({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', namespace: '', name: 'r' });
+    expect((await cluster.scopedRef({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n' } })).namespace).toBe('n');
 
     const group = `t${Date.now().toString(36)}.example.com`;
     await expect(cluster.discovery.mapping(`${group}/v1`, 'Widget')).rejects.toBeInstanceOf(NoMatchError);
@@ -141,6 +144,27 @@ describe('engine client on the fleet', () => {
     expect((error as Error).message).toBe(`cluster preview-eu-1: cannot reach the API server at https://127.0.0.1:${port}: connection refused (is the API server running?) [ECONNREFUSED]`);
     const { clusters } = engineFleet();
     expect((await clusters[0]!.client.version()).gitVersion).toBe('v1.36.3');
+  });
+
+  it('gives up on a server that never answers, naming the cluster', async () => {
+    // Accepts TCP connections and says nothing, not even the TLS handshake.
+    const silent = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const registered: string[] = [];
+      const secrets = new SecretRegistry((value) => registered.push(value));
+      const text = variant((c) => ({ ...c, server: `https://127.0.0.1:${port}` }), (u) => u);
+      const cluster = openCluster(loadKubeconfig([text], secrets), undefined, { secrets, name: 'silent-1', timeoutMs: 500 });
+      const started = Date.now();
+      const error = await cluster.client.version().catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(error).toBeInstanceOf(KubeConnectionError);
+      expect((error as Error).message).toBe(`cluster silent-1: cannot reach the API server at https://127.0.0.1:${port}: connection timed out [ETIMEDOUT]`);
+      cluster.close();
+    } finally {
+      silent.close();
+    }
   });
 
   it('checks the server name: tls-server-name must match the certificate; insecure-skip-tls-verify skips the check', async () => {

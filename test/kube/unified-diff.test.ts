@@ -68,7 +68,7 @@ describe('unified diff', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed / 2147483648;
     };
-    for (let round = 0; round < 200; round++) {
+    for (let round = 0; round < 120; round++) {
       const a = Array.from({ length: Math.floor(random() * 30) }, () => `k${Math.floor(random() * 6)}`);
       const b = a.flatMap((line) => {
         const r = random();

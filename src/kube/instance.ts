@@ -1,0 +1,90 @@
+// One built instance as the lifecycle operations take it (apply, diff), and the error
+// that says which step of an instance's lifecycle failed and what was done before it.
+import type { ObjectChange } from '../fleet/changeset.js';
+import { bundleNameLabel, inventoryEntries, ownerLabels, type InstanceRecord } from './inventory.js';
+import { cloneJson, type KubeObject, type ObjectRef } from './object.js';
+
+export interface InstanceModule {
+  /** `oci://...` or `file://...` (stored as the module `repository`). */
+  url: string;
+  version: string;
+  digest: string;
+  /** The module's name (`timoni.sh/podinfo`). */
+  name: string;
+}
+
+export interface InstanceApplySet {
+  name: string;
+  objects: KubeObject[];
+}
+
+/** One instance of a bundle, built for one cluster. */
+export interface BuiltInstanceInput {
+  bundle: string;
+  name: string;
+  namespace: string;
+  module: InstanceModule;
+  /** Apply sets in declaration order (`app`, then e.g. `test`). */
+  sets: InstanceApplySet[];
+  /** The instance values as CUE text, stored in the inventory as Timoni does. */
+  valuesSource: string;
+  images: string[];
+}
+
+export type InstanceStep = 'ownership' | 'namespace' | 'apply' | 'wait' | 'prune' | 'inventory' | 'diff' | 'status' | 'delete';
+
+/** A lifecycle step failed: names the cluster, instance, step and object, and what was done before. */
+export class InstanceStepError extends Error {
+  override name = 'InstanceStepError';
+  constructor(
+    readonly cluster: string,
+    readonly step: InstanceStep,
+    /** `namespace/name` of the instance. */
+    readonly instance: string,
+    /** The changes made (or, for a diff, found) before the failure, in order. */
+    readonly changes: ObjectChange[],
+    readonly cause: unknown,
+    /** `Kind/namespace/name` of the object concerned, if one is. */
+    readonly object?: string,
+  ) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    // The cause usually names the cluster already; say it once.
+    const detail = reason.startsWith(`cluster ${cluster}: `) ? reason.slice(`cluster ${cluster}: `.length) : reason;
+    super(`cluster ${cluster}: instance ${instance}: ${step} failed${object && !detail.includes(object) ? ` (${object})` : ''}: ${detail}`);
+  }
+}
+
+export function instanceId(instance: { name: string; namespace: string }): string {
+  return `${instance.namespace}/${instance.name}`;
+}
+
+/** The objects of every set, in set order, each a copy carrying the instance's owner labels. */
+export function labelledSets(instance: BuiltInstanceInput): InstanceApplySet[] {
+  return instance.sets.map((set) => ({
+    name: set.name,
+    objects: set.objects.map((object) => {
+      const copy = cloneJson(object);
+      copy.metadata.labels = { ...copy.metadata.labels, [ownerLabels.name]: instance.name, [ownerLabels.namespace]: instance.namespace };
+      return copy;
+    }),
+  }));
+}
+
+/** True when the live object carries the owner labels of this instance (fluxcd ssa delete inclusions). */
+export function ownedBy(live: KubeObject, instance: { name: string; namespace: string }): boolean {
+  const labels = live.metadata.labels ?? {};
+  return labels[ownerLabels.name] === instance.name && labels[ownerLabels.namespace] === instance.namespace;
+}
+
+/** The record Timoni stores for this build: the inventory of every set, the bundle label. */
+export function instanceRecord(instance: BuiltInstanceInput, inventoryRefs: ObjectRef[], withImages: boolean): InstanceRecord {
+  return {
+    name: instance.name,
+    namespace: instance.namespace,
+    labels: { [bundleNameLabel]: instance.bundle },
+    module: { name: instance.module.name, repository: instance.module.url, version: instance.module.version, digest: instance.module.digest },
+    values: instance.valuesSource,
+    inventory: { entries: inventoryEntries(inventoryRefs) },
+    images: withImages ? [...instance.images] : undefined,
+  };
+}
