@@ -57,25 +57,28 @@ async function queryValues(
   return values;
 }
 
-export async function evaluateForClusters(engine: CueEngine, options: ClusterEvaluationOptions): Promise<ClusterBundle[]> {
-  const clusters = selectClusters(options.runtime, options.selector);
-  const results: ClusterBundle[] = [];
-  for (const cluster of clusters) {
-    try {
-      const queried = await queryValues(engine, options.runtime, cluster, options.readObject);
-      const values = mergeRuntimeValues(cluster, options.environment, queried);
-      const evaluated = evaluateBundle(engine, {
-        files: options.bundleFiles,
-        moduleFiles: options.moduleFiles,
-        values: plainValues(values),
-        context: `cluster ${cluster.name}`,
-      });
-      const secretValues = [...values.values()].filter((v) => v.secret && v.value !== '').map((v) => v.value);
-      const secretValueNames = [...values].filter(([, v]) => v.secret).map(([name]) => name);
-      results.push({ cluster, ...evaluated, secretValueNames, secretValues });
-    } catch (error) {
-      throw new ClusterEvaluationError(cluster, error);
-    }
+/** Evaluates the bundle for one cluster of the runtime. */
+export async function evaluateForCluster(engine: CueEngine, options: Omit<ClusterEvaluationOptions, 'selector'>, cluster: RuntimeCluster): Promise<ClusterBundle> {
+  try {
+    const queried = await queryValues(engine, options.runtime, cluster, options.readObject);
+    const values = mergeRuntimeValues(cluster, options.environment, queried);
+    const evaluated = evaluateBundle(engine, {
+      files: options.bundleFiles,
+      moduleFiles: options.moduleFiles,
+      values: plainValues(values),
+      context: `cluster ${cluster.name}`,
+    });
+    const secretValues = [...values.values()].filter((v) => v.secret && v.value !== '').map((v) => v.value);
+    const secretValueNames = [...values].filter(([, v]) => v.secret).map(([name]) => name);
+    return { cluster, ...evaluated, secretValueNames, secretValues };
+  } catch (error) {
+    throw new ClusterEvaluationError(cluster, error);
   }
+}
+
+/** Evaluates the bundle for every selected cluster, in runtime order. */
+export async function evaluateForClusters(engine: CueEngine, options: ClusterEvaluationOptions): Promise<ClusterBundle[]> {
+  const results: ClusterBundle[] = [];
+  for (const cluster of selectClusters(options.runtime, options.selector)) results.push(await evaluateForCluster(engine, options, cluster));
   return results;
 }

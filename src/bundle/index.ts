@@ -4,7 +4,7 @@ export { selectClusters, NoClusterMatchesError, type ClusterSelector } from './c
 export { readSourceFiles, readCueModuleFiles, SourceFileError, type SourceFile } from './source-files.js';
 export { loadRuntime, defaultRuntime } from './runtime-loading.js';
 export { evaluateBundle, type EvaluatedBundle } from './bundle-evaluation.js';
-export { evaluateForClusters, ClusterEvaluationError, type QueryObjectReader } from './cluster-evaluation.js';
+export { evaluateForCluster, evaluateForClusters, ClusterEvaluationError, type ClusterEvaluationOptions, type QueryObjectReader } from './cluster-evaluation.js';
 export { CueFilesError, formatDiagnostic } from './cue-files-error.js';
 export { RuntimeQueryError, parseRuntimeQuery } from './runtime-query.js';
 export { extractQueryValues } from './runtime-query-evaluation.js';

@@ -4,7 +4,7 @@ import type { CueEngine } from '../cue/index.js';
 import { evaluateForClusters } from '../bundle/index.js';
 import type { FlagSpec, ParsedArguments } from './arguments.js';
 import { bundleFlags, readBundleInputs } from './bundle-options.js';
-import { logPrefix } from './log-prefix.js';
+import { logPrefix } from '../fleet/change-line.js';
 import type { CommandIO } from './command-io.js';
 
 export const vetFlags: FlagSpec[] = [
