@@ -101,13 +101,20 @@ function waitUntilServing(port: number, child: ChildProcess, logPath: string, ti
       settled = true;
       reject(new Error(`registry exited before serving (code ${code}, signal ${signal}); last log lines:\n${logTail(logPath)}`));
     };
+    const onError = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(new Error(`registry could not be started: ${error.message}`));
+    };
     child.once('exit', onExit);
+    child.once('error', onError);
     const probe = () => {
       if (settled) return;
       const request = httpRequest({ host: '127.0.0.1', port, path: '/v2/', method: 'GET', timeout: 1000 }, (response) => {
         response.resume();
         settled = true;
         child.off('exit', onExit);
+        child.off('error', onError);
         resolveReady();
       });
       request.on('timeout', () => request.destroy());
@@ -116,6 +123,7 @@ function waitUntilServing(port: number, child: ChildProcess, logPath: string, ti
         if (Date.now() > deadline) {
           settled = true;
           child.off('exit', onExit);
+          child.off('error', onError);
           reject(new Error(`registry on 127.0.0.1:${port} did not answer within ${timeoutMs} ms; last log lines:\n${logTail(logPath)}`));
           return;
         }
@@ -135,7 +143,8 @@ function readRss(pid: number): number {
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  // A child that never started has no pid and will not emit 'exit'.
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolveStop) => {
     const force = setTimeout(() => child.kill('SIGKILL'), 5000);
     child.once('exit', () => {
@@ -204,6 +213,7 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
       closeSync(logFd);
       running.add(child);
       child.once('exit', () => running.delete(child));
+      child.on('error', () => running.delete(child)); // reported by waitUntilServing
       cleanups.push(() => stopChild(child));
       try {
         await waitUntilServing(port, child, logPath, 30_000);
