@@ -44,11 +44,11 @@ func (e *Engine) lookup(req valueRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := parsePath(req.Path)
+	found, err := lookupPath(v, req.Path)
 	if err != nil {
 		return nil, err
 	}
-	return e.newHandle(v.LookupPath(p)), nil
+	return e.newHandle(found), nil
 }
 
 func (e *Engine) exists(req valueRequest) (any, error) {
