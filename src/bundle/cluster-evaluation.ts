@@ -57,6 +57,16 @@ async function queryValues(
   return values;
 }
 
+/** Names of the runtime values the bundle's attributes ask for. */
+function attributeNames(engine: CueEngine, files: SourceFile[]): Set<string> {
+  const names = new Set<string>();
+  for (const file of files) {
+    if (file.format !== 'cue') continue;
+    for (const attribute of engine.listRuntimeAttributes(file.path, file.content)) names.add(attribute.name);
+  }
+  return names;
+}
+
 /** Evaluates the bundle for one cluster of the runtime. */
 export async function evaluateForCluster(engine: CueEngine, options: Omit<ClusterEvaluationOptions, 'selector'>, cluster: RuntimeCluster): Promise<ClusterBundle> {
   try {
@@ -68,9 +78,16 @@ export async function evaluateForCluster(engine: CueEngine, options: Omit<Cluste
       values: plainValues(values),
       context: `cluster ${cluster.name}`,
     });
-    const secretValues = [...values.values()].filter((v) => v.secret && v.value !== '').map((v) => v.value);
-    const secretValueNames = [...values].filter(([, v]) => v.secret).map(([name]) => name);
-    return { cluster, ...evaluated, secretValueNames, secretValues };
+    // Only values that reach the bundle are secrets worth masking: with --runtime-from-env
+    // every environment variable is offered, but only those named by an attribute are used.
+    const used = attributeNames(engine, options.bundleFiles);
+    const secretEntries = [...values].filter(([name, v]) => v.secret && used.has(name));
+    return {
+      cluster,
+      ...evaluated,
+      secretValueNames: secretEntries.map(([name]) => name),
+      secretValues: secretEntries.map(([, v]) => v.value).filter((value) => value !== ''),
+    };
   } catch (error) {
     throw new ClusterEvaluationError(cluster, error);
   }

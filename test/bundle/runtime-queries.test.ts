@@ -94,4 +94,16 @@ describe('runtime value queries', () => {
     expect(message).toContain('details hidden because the object is a Secret');
     expect(message).not.toContain('c2VjcmV0LXZhbHVl');
   });
+
+  it('count as secret only the environment values an attribute uses', async () => {
+    const [result] = await evaluateForClusters(engine, {
+      bundleFiles: readSourceFiles(['defaults/bundle.cue'], fixtures),
+      moduleFiles: {},
+      runtime: loadRuntime(engine, [], {}, ''),
+      selector: {},
+      environment: { WEB_HOST: 'shop.example.org', HOME: '/root', UNRELATED_TOKEN: 'not-used-here' },
+    });
+    expect(result?.secretValueNames).toEqual(['WEB_HOST']);
+    expect(result?.secretValues).toEqual(['shop.example.org']);
+  });
 });
