@@ -43,7 +43,7 @@ export class InstanceStepError extends Error {
     readonly instance: string,
     /** The changes made (or, for a diff, found) before the failure, in order. */
     readonly changes: ObjectChange[],
-    readonly cause: unknown,
+    override readonly cause: unknown,
     /** `Kind/namespace/name` of the object concerned, if one is. */
     readonly object?: string,
   ) {

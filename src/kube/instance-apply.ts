@@ -1,0 +1,232 @@
+// Applies one built instance to one cluster as Timoni v0.32's reconciler does
+// (internal/reconciler/reconciler.go, interactive.go):
+//   ownership check (nothing written before it) -> namespace -> inventory record
+//   (install: the whole record first; upgrade with other objects: `data.pending`) ->
+//   each apply set in stages (definitions, wait; classes, wait; Roles; the rest), then a
+//   readiness wait when asked -> prune of the objects the build lost -> the final record.
+// A readiness failure stops further sets but still lets the prune run, as in Timoni; the
+// record is then not promoted, so the pending revision stays for the next run.
+import type { ObjectChange } from '../fleet/changeset.js';
+import { applyObject, comparesStatus, type ApplyResult } from './apply.js';
+import { applyStages } from './apply-order.js';
+import type { KubeCluster } from './cluster.js';
+import { objectDiff, wholeObjectDiff } from './diff.js';
+import { NoMatchError } from './discovery.js';
+import { instanceId, instanceRecord, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';
+import { deleteObjects, staleObjects } from './instance-prune.js';
+import { inventoryEntries, type InstanceRecord, type InventoryEntry } from './inventory.js';
+import { savePending } from './inventory-pending.js';
+import { ensureNamespace, readInstance, writeInstance } from './inventory-store.js';
+import { formatRef, refOf, type KubeObject, type ObjectRef } from './object.js';
+import { findOwnershipConflicts, OwnershipConflictError } from './ownership.js';
+import { objectsToWaitFor, waitForDeletion, waitForReady, WaitError, type ObjectReadiness } from './wait.js';
+
+export interface InstanceApplyOptions {
+  /** Recreate objects whose immutable fields change (Timoni's `--force`). */
+  force?: boolean;
+  /** Take over an instance owned by another bundle, or by none. */
+  overwriteOwnership?: boolean;
+  /** Wait for each set's objects to be ready, and for pruned objects to be gone. */
+  wait?: boolean;
+  /** Time limit of the waits of this instance, all together; default 5 minutes. */
+  timeoutMs?: number;
+  /** Delete objects the build no longer has (default true). With false they stay, and stay in the inventory. */
+  prune?: boolean;
+  /** Progress lines in Timoni's words (`Deployment/apps/web created`). */
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+  /** First poll interval of the waits (default 250 ms). */
+  pollIntervalMs?: number;
+}
+
+export interface InstanceApplyResult {
+  /** Per object, in apply order (a created namespace first, pruned objects last as `deleted`). */
+  changes: ObjectChange[];
+  /** The last readiness of every object waited for (empty without `wait`). */
+  readiness: ObjectReadiness[];
+  /** The record stored in the instance Secret. */
+  record: InstanceRecord;
+  /** True when no instance was stored before. */
+  installed: boolean;
+}
+
+const namespaceChange = (name: string): ObjectChange => ({
+  kind: 'Namespace',
+  apiVersion: 'v1',
+  namespace: '',
+  name,
+  action: 'created',
+  diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
+});
+
+/** Same set of entries, order ignored (Timoni's sameInventory, which compares id and version). */
+function sameInventory(a: InventoryEntry[] | null | undefined, b: InventoryEntry[] | null | undefined): boolean {
+  const set = (entries: InventoryEntry[] | null | undefined) => new Set((entries ?? []).map((e) => `${e.id}|${e.v}`));
+  const x = set(a);
+  const y = set(b);
+  return x.size === y.size && [...x].every((key) => y.has(key));
+}
+
+/** The object's identity, with the namespace cleared when its kind is cluster-scoped. */
+async function scopedRefs(cluster: KubeCluster, objects: KubeObject[]): Promise<ObjectRef[]> {
+  return Promise.all(objects.map((object) => cluster.scopedRef(object)));
+}
+
+/** Applies one object and says what changed, with the diff of what apply changed. */
+async function applyOne(cluster: KubeCluster, desired: KubeObject, ref: ObjectRef, force: boolean): Promise<{ change: ObjectChange; result: ApplyResult }> {
+  let before: KubeObject | null = null;
+  try {
+    before = await cluster.get(refOf(desired));
+  } catch (error) {
+    if (!(error instanceof NoMatchError)) throw error;
+  }
+  const result = await applyObject(cluster, desired, { force });
+  let diff = '';
+  if (result.action === 'created' || result.action === 'recreated') diff = wholeObjectDiff(desired);
+  else if (result.action === 'configured' && before) diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
+  return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, diff }, result };
+}
+
+/**
+ * Applies the instance; throws an InstanceStepError naming the step (and object) that
+ * failed, with the changes made before it.
+ */
+export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions = {}): Promise<InstanceApplyResult> {
+  const id = instanceId(instance);
+  const log = options.log ?? (() => undefined);
+  const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+  const changes: ObjectChange[] = [];
+  const readiness: ObjectReadiness[] = [];
+  const fail = (step: InstanceStep, error: unknown, object?: string): never => {
+    if (error instanceof InstanceStepError) throw error;
+    throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+  };
+  const waitOptions = () => ({ timeoutMs: Math.max(0, deadline - Date.now()), signal: options.signal, intervalMs: options.pollIntervalMs });
+  const checkAbort = (step: InstanceStep) => {
+    if (options.signal?.aborted) fail(step, new Error('aborted'));
+  };
+
+  // 1. Ownership, before anything is written.
+  let stored: Awaited<ReturnType<typeof readInstance>> = null;
+  try {
+    if (!options.overwriteOwnership) {
+      const conflicts = await findOwnershipConflicts(cluster, instance.bundle, [instance]);
+      if (conflicts.length > 0) throw new OwnershipConflictError(cluster.name, instance.bundle, conflicts);
+    }
+    stored = await readInstance(cluster, instance.name, instance.namespace);
+  } catch (error) {
+    fail('ownership', error);
+  }
+
+  // 2. The namespace.
+  checkAbort('namespace');
+  try {
+    if (await ensureNamespace(cluster, instance.namespace)) {
+      changes.push(namespaceChange(instance.namespace));
+      log(`Namespace/${instance.namespace} created`);
+    }
+  } catch (error) {
+    fail('namespace', error, `Namespace/${instance.namespace}`);
+  }
+
+  // 3. The intended inventory, before the objects are touched.
+  const sets = labelledSets(instance);
+  const allObjects = sets.flatMap((set) => set.objects);
+  let refs: ObjectRef[] = [];
+  let stale: ObjectRef[] = [];
+  try {
+    refs = await scopedRefs(cluster, allObjects);
+    const entries = inventoryEntries(refs);
+    stale = staleObjects(stored, entries);
+    if (!stored) {
+      log(`installing ${instance.name} in namespace ${instance.namespace}`);
+      await writeInstance(cluster, instanceRecord(instance, refs, false));
+    } else {
+      log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
+      if (!sameInventory(entries, stored.instance.inventory?.entries)) await savePending(cluster, instanceRecord(instance, refs, false));
+    }
+  } catch (error) {
+    fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+  }
+  const refFor = new Map(allObjects.map((object, i) => [object, refs[i]!]));
+
+  // 4. The apply sets, in order; each in stages, then the readiness wait.
+  let readinessError: unknown;
+  for (const set of sets) {
+    if (sets.length > 1) log(`applying ${set.name}`);
+    for (const stage of applyStages(set.objects)) {
+      for (const object of stage.objects) {
+        checkAbort('apply');
+        const ref = refFor.get(object)!;
+        try {
+          const { change } = await applyOne(cluster, object, ref, !!options.force);
+          changes.push(change);
+          log(`${formatRef(ref)} ${change.action}`);
+        } catch (error) {
+          fail('apply', error, formatRef(ref));
+        }
+      }
+      if (stage.waitAfter) {
+        // CRDs established, Namespaces active... before the objects that need them.
+        try {
+          readiness.push(...(await waitForReady(cluster, stage.objects, waitOptions())));
+        } catch (error) {
+          fail('wait', error, waitObject(error));
+        }
+        if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition')) await cluster.discovery.refresh();
+      }
+    }
+    if (options.wait) {
+      const waitFor = objectsToWaitFor(set.objects);
+      log(`waiting for ${waitFor.length} resource(s) to become ready...`);
+      try {
+        const done = await waitForReady(cluster, waitFor, waitOptions());
+        readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+        log(`${set.name} resources ready`);
+      } catch (error) {
+        // As Timoni: stop applying, but still prune what the build lost.
+        readinessError = error;
+        if (error instanceof WaitError) readiness.push(...error.notReady);
+        break;
+      }
+    }
+  }
+
+  // 5. Prune what the build lost.
+  if (options.prune ?? true) {
+    try {
+      const pruned = await deleteObjects(cluster, stale, instance, { log });
+      changes.push(...pruned);
+      if (options.wait) {
+        const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        if (gone.length > 0) {
+          log(`waiting for ${gone.length} resource(s) to be finalized...`);
+          await waitForDeletion(cluster, gone, waitOptions());
+        }
+      }
+    } catch (error) {
+      const object = (error as { object?: unknown }).object;
+      if (readinessError) {
+        fail('wait', new Error(`${(readinessError as Error).message}; pruning failed too: ${(error as Error).message}`), waitObject(readinessError));
+      }
+      fail('prune', error, typeof object === 'string' ? object : undefined);
+    }
+  }
+  if (readinessError) fail('wait', readinessError, waitObject(readinessError));
+
+  // 6. The final record (drops `data.pending`).
+  let record: InstanceRecord;
+  try {
+    const kept = options.prune ?? true ? [] : stale;
+    record = await writeInstance(cluster, instanceRecord(instance, [...refs, ...kept], true));
+  } catch (error) {
+    return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+  }
+  return { changes, readiness, record, installed: !stored };
+}
+
+function waitObject(error: unknown): string | undefined {
+  if (!(error instanceof WaitError)) return undefined;
+  const first = error.notReady.find((r) => r.status !== 'Current') ?? error.notReady[0];
+  return first ? formatRef(first.object) : undefined;
+}

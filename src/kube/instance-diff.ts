@@ -1,0 +1,88 @@
+// What applying one built instance would change, without writing anything (Timoni's
+// `bundle apply --diff`, internal/dyff InstanceDryRunDiff): a missing namespace makes every
+// object `created` without asking the server; otherwise each object is diffed with a
+// server-side dry-run; objects of the stored inventory (and of a pending revision) that
+// the build lacks are `deleted`, unless their labels or a prune-disabled annotation keep
+// them (`skipped`).
+import type { ObjectChange } from '../fleet/changeset.js';
+import { applyStages } from './apply-order.js';
+import type { KubeCluster } from './cluster.js';
+import { diffObject, wholeObjectDiff } from './diff.js';
+import { instanceId, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';
+import { deleteObjects, staleObjects } from './instance-prune.js';
+import { inventoryEntries } from './inventory.js';
+import { namespaceExists, readInstance } from './inventory-store.js';
+import { formatRef, type ObjectRef } from './object.js';
+import { findOwnershipConflicts, OwnershipConflictError } from './ownership.js';
+
+export interface InstanceDiffOptions {
+  /** Immutable-field changes become `recreated` instead of an error. */
+  force?: boolean;
+  /** Do not report instances owned by another bundle (or none) as a conflict. */
+  overwriteOwnership?: boolean;
+  /** Report stale objects as `deleted` (default true, as apply prunes by default). */
+  prune?: boolean;
+}
+
+export interface InstanceDiffResult {
+  /** Per object in apply order (a namespace to create first, objects to prune last). */
+  changes: ObjectChange[];
+  /** False when the instance namespace does not exist yet. */
+  namespaceExists: boolean;
+}
+
+/** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
+export async function diffInstance(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceDiffOptions = {}): Promise<InstanceDiffResult> {
+  const id = instanceId(instance);
+  const changes: ObjectChange[] = [];
+  const fail = (step: InstanceStep, error: unknown, object?: string): never => {
+    throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+  };
+
+  try {
+    if (!options.overwriteOwnership) {
+      const conflicts = await findOwnershipConflicts(cluster, instance.bundle, [instance]);
+      if (conflicts.length > 0) throw new OwnershipConflictError(cluster.name, instance.bundle, conflicts);
+    }
+  } catch (error) {
+    fail('ownership', error);
+  }
+
+  let exists = true;
+  try {
+    exists = await namespaceExists(cluster, instance.namespace);
+  } catch (error) {
+    fail('diff', error, `Namespace/${instance.namespace}`);
+  }
+  if (!exists) {
+    const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
+    changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
+  }
+
+  const sets = labelledSets(instance);
+  for (const set of sets) {
+    for (const stage of applyStages(set.objects)) {
+      for (const object of stage.objects) {
+        try {
+          changes.push(await diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+        } catch (error) {
+          fail('diff', error, formatRef(object));
+        }
+      }
+    }
+  }
+
+  // Without its namespace the instance has no stored record: nothing to prune.
+  if (exists && (options.prune ?? true)) {
+    try {
+      const stored = await readInstance(cluster, instance.name, instance.namespace);
+      const refs: ObjectRef[] = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
+      const stale = staleObjects(stored, inventoryEntries(refs));
+      changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
+    } catch (error) {
+      const object = (error as { object?: unknown }).object;
+      fail('diff', error, typeof object === 'string' ? object : undefined);
+    }
+  }
+  return { changes, namespaceExists: exists };
+}
