@@ -1,15 +1,15 @@
 // `npm run fleet -- up/status/down` as a user runs it, with its own one-cluster fleet beside
 // the test run's: `down` must leave no process and no file behind.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../support/go-binary.js';
 import { parseEnvFile } from './env-file.js';
 import { KubeClient } from './kube-client.js';
 import { isRunning } from './processes.js';
 import { processesToStop, readState, type FleetState } from './state.js';
+import { scratchDir } from './test-context.js';
 
 interface Run {
   code: number;
@@ -26,13 +26,14 @@ function fleetCli(...args: string[]): Promise<Run> {
   });
 }
 
-const dir = join(mkdtempSync(join(tmpdir(), 'fleet-cli-')), 'fleet');
+// Inside the test run's fleet folder, so that an interrupted run's teardown sweeps this fleet too.
+const dir = join(scratchDir('cli'), 'fleet');
 let state: FleetState | null = null;
 
 afterAll(async () => {
   // Whatever happened above, stop what this test started.
   if (existsSync(dir)) await fleetCli('down', '--dir', dir);
-  rmSync(join(dir, '..'), { recursive: true, force: true });
+  rmSync(dirname(dir), { recursive: true, force: true });
 });
 
 describe('npm run fleet', () => {

@@ -9,7 +9,7 @@ import { adminClient, startCluster } from './cluster.js';
 import { formatEnvFile, type EnvEntries } from './env-file.js';
 import { KubeClient } from './kube-client.js';
 import { renderKubeconfig } from './kubeconfig.js';
-import { isRunning, residentKiB, stopProcesses, stopProcessesSync } from './processes.js';
+import { isRunning, residentKiB, stopProcesses, stopProcessesSync, sweepProcessesSync } from './processes.js';
 import { processesToStop, readState, statePath, writeState, type ClusterState, type FleetState } from './state.js';
 import { kubernetesVersion } from './versions.js';
 import type { ProgressLog } from '../support/go-binary.js';
@@ -133,8 +133,15 @@ function claimDir(dir: string): void {
   removeFleetFiles(previous);
 }
 
-/** Removes what the fleet wrote into its folder, and the folder itself when nothing else is left. */
+/**
+ * Removes what the fleet wrote into its folder, and the folder itself when nothing else is
+ * left; a temporary folder made for the fleet goes with everything in it.
+ */
 function removeFleetFiles(state: FleetState): void {
+  if (state.ownsDir) {
+    rmSync(state.dir, { recursive: true, force: true });
+    return;
+  }
   for (const cluster of state.clusters) rmSync(cluster.dir, { recursive: true, force: true });
   rmSync(state.kubeconfigPath, { force: true });
   rmSync(state.envPath, { force: true });
@@ -142,13 +149,20 @@ function removeFleetFiles(state: FleetState): void {
   if (existsSync(state.dir) && readdirSync(state.dir).length === 0) rmdirSync(state.dir);
 }
 
+/** Processes of other fleets started inside this one's folder (see test-context.ts `scratchDir`) are swept too. */
+function sweepMarker(state: FleetState): string {
+  return `${state.dir}/`;
+}
+
 function stopSync(state: FleetState): void {
   stopProcessesSync(processesToStop(state));
+  sweepProcessesSync(sweepMarker(state));
   removeFleetFiles(state);
 }
 
 async function stopAsync(state: FleetState): Promise<void> {
   await Promise.all(state.clusters.map((cluster) => stopProcesses([...cluster.processes].reverse())));
+  sweepProcessesSync(sweepMarker(state));
   removeFleetFiles(state);
 }
 
@@ -158,6 +172,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   if (!Number.isInteger(count) || count < 1 || count > 20) throw new Error(`clusters must be a whole number from 1 to 20, got ${count}`);
   const log = options.log ?? (() => undefined);
   const prefix = options.namePrefix ?? 'fleet';
+  const ownsDir = !options.dir;
   const dir = options.dir ? resolve(options.dir) : mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
   mkdirSync(dir, { recursive: true });
   claimDir(dir);
@@ -174,6 +189,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     kubeVersion: kubernetesVersion,
     kubeconfigPath: join(dir, 'kubeconfig'),
     envPath: join(dir, 'env'),
+    ownsDir,
     clusters: [],
   };
   writeState(state);

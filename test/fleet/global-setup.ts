@@ -2,6 +2,7 @@
 // provides its description to the tests as `inject('fleet')`, and stops it at teardown, or
 // on exit, SIGINT or SIGTERM if the run ends another way.
 //
+// TIMONI_FLEET_CLUSTERS=N starts N clusters instead of 3.
 // TIMONI_FLEET_DIR=DIR reuses a fleet already started with `npm run fleet -- up --dir DIR`
 // (much faster while iterating on tests); that fleet is left running afterwards.
 import type { TestProject } from 'vitest/node';
@@ -37,7 +38,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => undefined;
   }
 
-  const fleet = await startFleet({ clusters: 3, log });
+  const clusters = Number(process.env.TIMONI_FLEET_CLUSTERS ?? '3');
+  const fleet = await startFleet({ clusters, log });
   const onExit = () => fleet.stopSync();
   const onSignal = (signal: NodeJS.Signals) => {
     fleet.stopSync();

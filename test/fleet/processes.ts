@@ -3,7 +3,7 @@
 // `npm run fleet -- up` can exit and leave the fleet running; the recorded process id and
 // command line let `down` (or the test teardown) stop exactly what was started.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcessRecord {
   /** Component name, e.g. `etcd`, `kube-apiserver`. */
@@ -47,20 +47,35 @@ export function startProcess(options: StartOptions): ProcessRecord {
   }
 }
 
+/** Fields of /proc/PID/stat after the command name (state, parent, ...), or null when there is no such process. */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+function commandLine(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** True while a process with this id exists and is not a zombie. */
+function alive(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z' && state !== 'X';
+}
+
 /** True while the process exists, is not a zombie, and is still the one that was started. */
 export function isRunning(record: ProcessRecord): boolean {
-  let stat: string;
-  let cmdline: string;
-  try {
-    stat = readFileSync(`/proc/${record.pid}/stat`, 'utf8');
-    cmdline = readFileSync(`/proc/${record.pid}/cmdline`, 'utf8');
-  } catch {
-    return false;
-  }
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  if (state === 'Z' || state === 'X') return false;
-  const args = cmdline.split('\0');
-  return args[0] === record.binary && cmdline.includes(record.marker);
+  const cmdline = commandLine(record.pid);
+  if (cmdline === null || !alive(record.pid)) return false;
+  return cmdline.split('\0')[0] === record.binary && cmdline.includes(record.marker);
 }
 
 /** Resident memory of a running process in KiB (VmRSS), or 0 when it does not run. */
@@ -121,4 +136,49 @@ export function stopProcessesSync(records: ProcessRecord[], graceMs = 5_000): vo
   for (const record of running.filter(isRunning)) signal(record, 'SIGKILL');
   const killDeadline = Date.now() + 2_000;
   while (running.some(isRunning) && Date.now() < killDeadline) sleepSync(10);
+}
+
+function parentOf(pid: number): number {
+  return Number(statFields(pid)?.[1] ?? 0);
+}
+
+/** Process ids whose command line contains `marker`, leaving out this process and its ancestors. */
+export function processesMentioning(marker: string): number[] {
+  const spared = new Set<number>();
+  for (let pid = process.pid; pid > 1; pid = parentOf(pid)) spared.add(pid);
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => !spared.has(pid) && (commandLine(pid)?.includes(marker) ?? false));
+}
+
+/**
+ * Kills every process whose command line mentions `marker` (a fleet's folder followed by
+ * `/`): stragglers that no state file records, such as a fleet a test started with the CLI
+ * when the run was interrupted, or the interrupted `up` itself. SIGTERM, then SIGKILL after
+ * `graceMs`; repeated until none is left, so that a process started meanwhile is caught too.
+ * Returns how many processes were signalled.
+ */
+export function sweepProcessesSync(marker: string, graceMs = 3_000): number {
+  let signalled = 0;
+  for (let round = 0; round < 5; round += 1) {
+    const found = processesMentioning(marker);
+    if (found.length === 0) break;
+    signalled += found.length;
+    const kill = (pid: number, name: NodeJS.Signals) => {
+      try {
+        process.kill(pid, name);
+      } catch {
+        // Gone already.
+      }
+    };
+    for (const pid of found) kill(pid, 'SIGTERM');
+    const remaining = () => found.filter(alive);
+    const deadline = Date.now() + graceMs;
+    while (remaining().length > 0 && Date.now() < deadline) sleepSync(25);
+    for (const pid of remaining()) kill(pid, 'SIGKILL');
+    const killDeadline = Date.now() + 2_000;
+    while (remaining().length > 0 && Date.now() < killDeadline) sleepSync(10);
+  }
+  return signalled;
 }

@@ -29,6 +29,8 @@ export interface FleetState {
   kubeVersion: string;
   kubeconfigPath: string;
   envPath: string;
+  /** The folder was created for this fleet (a temporary one): `stop` removes it with all it holds. */
+  ownsDir: boolean;
   clusters: ClusterState[];
 }
 

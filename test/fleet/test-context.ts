@@ -3,6 +3,9 @@
 //   const fleet = testFleet();                         // FleetDescription (inject('fleet'))
 //   const client = clusterClient(1);                   // admin client of the second cluster
 //   const ns = await testNamespace(0, 'apply');        // fresh namespace, deleted when the test ends
+//   const dir = scratchDir('registry');                // a new folder inside the fleet's folder
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
 import { inject, onTestFinished } from 'vitest';
 import { fleetClient, type FleetDescription } from './fleet.js';
 import type { KubeClient } from './kube-client.js';
@@ -33,4 +36,16 @@ export async function testNamespace(cluster: number | string = 0, prefix = 'test
   const namespace = await createNamespace(clusterClient(cluster), { ...options, prefix });
   onTestFinished(() => namespace.delete());
   return namespace;
+}
+
+/**
+ * A new folder inside the fleet's folder, for a test's own files and processes. When the
+ * test run ends, however it ends, every process whose command line mentions the fleet's
+ * folder is stopped, and a temporary fleet folder is removed with all it holds: a server
+ * started with a path of this folder among its arguments cannot outlive the run.
+ */
+export function scratchDir(name: string): string {
+  const parent = join(testFleet().dir, 'scratch');
+  mkdirSync(parent, { recursive: true });
+  return mkdtempSync(join(parent, `${name}-`));
 }
