@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { ExecCredentialPlugin } from './exec-credential.js';
 import { KubeconfigError, resolveContext, resolveEntryPath, type Kubeconfig, type KubeconfigCluster, type KubeconfigUser } from './kubeconfig.js';
+import { proxyFromEnvironment } from './proxy-env.js';
 import type { SecretRegistry } from './secrets.js';
 
 /** What a request carries to authenticate. */
@@ -36,6 +37,8 @@ export interface ConnectionOptions {
   name?: string;
   /** Time limit of an exec credential plugin run; default 60 s. */
   execTimeoutMs?: number;
+  /** Environment read for HTTPS_PROXY / NO_PROXY when the cluster has no proxy-url; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 function readMaterial(data: string | undefined, file: string | undefined, baseDir: string, what: string, subject: string): Buffer | undefined {
@@ -140,15 +143,18 @@ export function connectionFor(config: Kubeconfig, contextName: string | undefine
   if (ca && cluster.insecureSkipTlsVerify) {
     throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
   }
-  let proxyUrl: URL | undefined;
+  let proxyUrl: URL | undefined = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
   if (cluster.proxyUrl) {
     try {
       proxyUrl = new URL(cluster.proxyUrl);
     } catch {
       throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
     }
-    if (proxyUrl.protocol !== 'http:') {
-      throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: proxy-url scheme ${proxyUrl.protocol} is not supported (only http:// CONNECT proxies)`);
+  }
+  if (proxyUrl) {
+    if (proxyUrl.protocol !== 'http:' && proxyUrl.protocol !== 'https:') {
+      const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
+      throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
     }
     options.secrets.register(decodeURIComponent(proxyUrl.password));
   }

@@ -99,6 +99,21 @@ export class Discovery {
     return found;
   }
 
+  /**
+   * The mapping of a kind that is about to be served (a CRD just became established:
+   * aggregated discovery follows a moment later); reads discovery again until it appears.
+   */
+  async waitForMapping(apiVersion: string, kind: string, timeoutMs = 30_000): Promise<RestMapping> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = await this.mappingOrNull(apiVersion, kind);
+      if (found) return found;
+      if (Date.now() > deadline) throw new NoMatchError(this.client.name, apiVersion, kind);
+      await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
+      await this.refresh();
+    }
+  }
+
   /** The mapping, or null when no resource serves the kind. */
   async mappingOrNull(apiVersion: string, kind: string): Promise<RestMapping | null> {
     try {

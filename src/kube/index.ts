@@ -15,12 +15,16 @@ export { ExecCredentialError } from './exec-credential.js';
 export { KubeClient, type KubeClientOptions, type KubeRequest, type ServerVersion } from './client.js';
 export { KubeApiError, KubeConnectionError } from './errors.js';
 export { Discovery, NoMatchError, type RestMapping } from './discovery.js';
+export { proxyFromEnvironment, bypassesProxy } from './proxy-env.js';
 export { KubeCluster, openCluster, collectionPath, type OpenClusterOptions } from './cluster.js';
 export {
   applyObject,
   serverSideApply,
   takeOwnership,
   hasDrifted,
+  comparesStatus,
+  mustRecreate,
+  isOneOffPresent,
   fieldManager,
   type ApplyObjectOptions,
   type ApplyResult,

@@ -1,6 +1,7 @@
-// An https agent that reaches the API server through an HTTP CONNECT proxy (`proxy-url`).
+// An https agent that reaches the API server through an HTTP CONNECT proxy (`proxy-url`, or
+// HTTPS_PROXY), the proxy itself spoken to over http:// or https://.
 import { request as httpRequest } from 'node:http';
-import { Agent, type AgentOptions } from 'node:https';
+import { Agent, request as httpsRequest, type AgentOptions } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 
@@ -22,9 +23,10 @@ export class ConnectProxyAgent extends Agent {
       const credentials = `${decodeURIComponent(this.proxy.username)}:${decodeURIComponent(this.proxy.password)}`;
       headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
     }
-    const connectRequest = httpRequest({
+    const send = this.proxy.protocol === 'https:' ? httpsRequest : httpRequest;
+    const connectRequest = send({
       host: this.proxy.hostname,
-      port: this.proxy.port || 80,
+      port: this.proxy.port || (this.proxy.protocol === 'https:' ? 443 : 80),
       method: 'CONNECT',
       path: target,
       headers,

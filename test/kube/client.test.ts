@@ -96,12 +96,7 @@ describe('engine client on the fleet', () => {
         if (Date.now() > deadline) throw new Error('CRD not established in 30 s');
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      // Retry briefly: aggregated discovery lags the Established condition a little.
-      let mapping = await cluster.discovery.mappingOrNull(`${group}/v1`, 'Widget');
-      for (let i = 0; i < 20 && !mapping; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 1_100));
-        mapping = await cluster.discovery.mappingOrNull(`${group}/v1`, 'Widget');
-      }
+      const mapping = await cluster.discovery.waitForMapping(`${group}/v1`, 'Widget', 20_000);
       expect(mapping).toEqual({ group, version: 'v1', kind: 'Widget', resource: 'widgets', namespaced: true, statusSubresource: false });
     } finally {
       await admin.delete({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name });
