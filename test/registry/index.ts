@@ -23,3 +23,4 @@ export { moduleLayers, gzipLayer, type ModuleLayer } from './module-layers.js';
 export { tarGzip, parentTraversalLayer, absolutePathLayer, symlinkLayer, hardlinkLayer, oversizedLayer, notGzipLayer, timoniMaxUntarSize } from './malformed-layers.js';
 export { RegistryHttpError, type ClientCredentials } from './distribution-client.js';
 export { writeSampleModule, sampleModuleFiles } from './sample-module.js';
+export { timoniReferenceExtract, type ReferenceExtraction, type ExtractedPath } from './reference-extract.js';

@@ -1,7 +1,8 @@
 // Layers a well-behaved module never holds, for tests of the product's module puller:
 // each helper returns a gzip tarball (wrap it with pushArtifact and buildManifest).
-// fluxcd/pkg/tar, which Timoni extracts with, refuses `..` escapes and absolute paths
-// that leave the target, skips symlinks, and stops at 100 MiB of uncompressed content.
+// What Timoni does with each (fluxcd/pkg/tar, see reference-extract.test.ts): refuses
+// names starting with '/' or holding '../', skips symlinks, writes hard links as empty
+// files, refuses other special files, and stops past 100 MiB of content.
 import { gzipLayer } from './module-layers.js';
 import { writeTar, type TarEntry } from './tar-writer.js';
 

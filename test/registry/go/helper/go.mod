@@ -2,7 +2,12 @@ module timoni-fleet/test/registry/go/helper
 
 go 1.26.0
 
-require golang.org/x/crypto v0.58.0
+require (
+	github.com/fluxcd/pkg/tar v1.2.0
+	golang.org/x/crypto v0.58.0
+)
+
+require github.com/cyphar/filepath-securejoin v0.6.1 // indirect
 
 require (
 	github.com/docker/cli v29.6.2+incompatible // indirect

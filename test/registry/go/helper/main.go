@@ -7,6 +7,7 @@
 //	registry-helper gcr-image          JSON image spec on stdin -> manifest, config and digest as go-containerregistry builds them
 //	registry-helper gcr-push REF       the same image, pushed to REF over HTTP with go-containerregistry
 //	registry-helper gcr-pull REF       REF pulled over HTTP with go-containerregistry (manifest, config, layer digests)
+//	registry-helper untar DIR          a gzip layer on stdin extracted into DIR by fluxcd/pkg/tar under Timoni's limits
 //
 // The gcr commands authenticate with REGISTRY_USERNAME and REGISTRY_PASSWORD when set:
 // go-containerregistry is the client library `timoni` pushes and pulls modules with.
@@ -25,7 +26,8 @@ const usage = `usage:
   registry-helper tar < entries.json > archive.tar
   registry-helper gcr-image < spec.json
   registry-helper gcr-push REF < spec.json
-  registry-helper gcr-pull REF`
+  registry-helper gcr-pull REF
+  registry-helper untar DIR < layer.tar.gz`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -46,6 +48,8 @@ func main() {
 		err = gcrPush(os.Stdin, os.Stdout, args[0])
 	case command == "gcr-pull" && len(args) == 1:
 		err = gcrPull(os.Stdout, args[0])
+	case command == "untar" && len(args) == 1:
+		err = untarLayer(os.Stdin, os.Stdout, args[0])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
