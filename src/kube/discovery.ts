@@ -85,7 +85,15 @@ export class Discovery {
     private readonly client: KubeClient,
     /** A kind not found triggers a new read at most this often. */
     private readonly minRefreshMs = 1_000,
+    /** Ask for aggregated discovery (two requests); false reads every group version. */
+    private readonly aggregated = true,
   ) {}
+
+  /** Every mapping known after the last read (reads discovery if it was never read). */
+  async all(): Promise<RestMapping[]> {
+    await this.ensureLoaded();
+    return [...this.mappings.values()];
+  }
 
   /** The mapping of a kind; reads discovery again once when the kind is unknown. */
   async mapping(apiVersion: string, kind: string): Promise<RestMapping> {
@@ -156,9 +164,10 @@ export class Discovery {
   }
 
   private async read(): Promise<RestMapping[]> {
+    const accept = this.aggregated ? aggregatedAccept : 'application/json';
     const [core, groups] = await Promise.all([
-      this.client.request<Record<string, unknown>>({ method: 'GET', path: '/api', accept: aggregatedAccept }),
-      this.client.request<Record<string, unknown>>({ method: 'GET', path: '/apis', accept: aggregatedAccept }),
+      this.client.request<Record<string, unknown>>({ method: 'GET', path: '/api', accept }),
+      this.client.request<Record<string, unknown>>({ method: 'GET', path: '/apis', accept }),
     ]);
     if (core.kind === 'APIGroupDiscoveryList' && groups.kind === 'APIGroupDiscoveryList') {
       return [...mappingsFromAggregated(core), ...mappingsFromAggregated(groups)];

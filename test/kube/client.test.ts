@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { applyObject } from '../../src/kube/apply.js';
 import { openCluster } from '../../src/kube/cluster.js';
-import { NoMatchError } from '../../src/kube/discovery.js';
+import { Discovery, NoMatchError } from '../../src/kube/discovery.js';
 import { KubeApiError, KubeConnectionError } from '../../src/kube/errors.js';
 import { KubeContextNotFoundError, loadKubeconfig } from '../../src/kube/kubeconfig.js';
 import { SecretRegistry } from '../../src/kube/secrets.js';
@@ -101,6 +101,18 @@ describe('engine client on the fleet', () => {
     } finally {
       await admin.delete({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name });
     }
+  });
+
+  it('reads the same mappings through aggregated and legacy discovery', async () => {
+    const { clusters } = engineFleet();
+    const cluster = clusters[0]!;
+    const key = (m: { group: string; version: string; kind: string }) => `${m.group}/${m.version}/${m.kind}`;
+    const aggregated = await new Discovery(cluster.client).all();
+    const legacy = await new Discovery(cluster.client, 1_000, false).all();
+    expect(aggregated.length).toBeGreaterThan(40);
+    const sort = (list: typeof aggregated) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
+    expect(sort(legacy)).toEqual(sort(aggregated));
+    expect(aggregated.find((m) => key(m) === 'apps/v1/StatefulSet')).toMatchObject({ resource: 'statefulsets', namespaced: true, statusSubresource: true });
   });
 
   it('turns an error status into a KubeApiError naming cluster, object, reason and message', async () => {
