@@ -257,6 +257,17 @@ describe('engine client on the fleet', () => {
     expect(withExec.username).toBe(expected);
     expect(withExec.registered).toContain(token);
 
+    // A refused credential (401) makes the client run the plugin again, once.
+    const rotating = join(dir, 'rotating-plugin');
+    writeFileSync(
+      rotating,
+      `#!/bin/sh\nif [ -f ${join(dir, 'ran')} ]; then T="$SA_TOKEN"; else T=stale-token-0000; touch ${join(dir, 'ran')}; fi\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"'"$T"'"}}'\n`,
+    );
+    chmodSync(rotating, 0o755);
+    const withRotation = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), exec: { apiVersion: 'client.authentication.k8s.io/v1', command: rotating, env: [{ name: 'SA_TOKEN', value: token }] } })));
+    expect(withRotation.username).toBe(expected);
+    expect(withRotation.registered).toContain('stale-token-0000');
+
     const cert = join(dir, 'cert-plugin');
     const fleetCluster = testFleet().clusters[0]!;
     const certJson = JSON.stringify({
