@@ -52,6 +52,9 @@ export function kubeApiserverArgs(options: KubeApiserverOptions): string[] {
     `--service-account-key-file=${pki.serviceAccountPublicKey}`,
     `--service-account-signing-key-file=${pki.serviceAccountKey}`,
     `--service-cluster-ip-range=${serviceClusterIpRange}`,
+    // Endpoints may not hold a loopback address, so the `kubernetes` Service gets none
+    // (nothing runs inside these clusters to use it).
+    '--endpoint-reconciler-type=none',
     '--allow-privileged=true',
     '--profiling=false',
     '--enable-priority-and-fairness=false',
