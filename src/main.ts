@@ -1,3 +1,4 @@
-// The action's entry point: wires the layers together for one workflow run.
-process.stderr.write('timoni-fleet: the action is not implemented yet\n');
-process.exitCode = 1;
+// The action's entry point (runs.main in action.yml): one workflow step.
+import { runAction } from './action/run-action.js';
+
+process.exitCode = await runAction({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) });

@@ -20,7 +20,7 @@ describe('build', () => {
     expect(document.clusters.map((c) => c.name)).toEqual(['staging-1', 'production-1']);
     const [staging, production] = document.clusters;
     expect(staging?.instances.map((i) => i.name)).toEqual(['frontend', 'backend']);
-    expect(staging?.instances[0]?.module).toEqual({ url: 'file://../../module/fixtures/webapp', version: '0.0.0-devel', digest: 'unknown', name: 'example.com/webapp' });
+    expect(staging?.instances[0]?.module).toEqual({ url: 'file://../../../examples/modules/webapp', version: '0.0.0-devel', digest: 'unknown', name: 'example.com/webapp' });
     const deployment = (cluster: typeof staging) => cluster?.instances[0]?.sets[0]?.objects.find((o) => o.kind === 'Deployment');
     expect(deployment(staging)?.spec?.replicas).toBe(1);
     expect(deployment(production)?.spec?.replicas).toBe(3);
@@ -44,7 +44,7 @@ describe('build', () => {
   it('names the instance, the module and the field when values break the module', async () => {
     const result = await runCliCaptured(['build', '-f', 'bundle-bad-values.cue'], { cwd: fixtures });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('instance frontend (module file://../../module/fixtures/webapp)');
+    expect(result.stderr).toContain('instance frontend (module file://../../../examples/modules/webapp)');
     expect(result.stderr).toContain('replicas');
   });
 });

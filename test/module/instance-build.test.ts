@@ -7,13 +7,13 @@ import { buildInstance, InstanceBuildError } from '../../src/module/instance-bui
 import { loadLocalModule } from '../../src/module/local-module.js';
 import type { ModuleSource } from '../../src/module/module-source.js';
 
-const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const examples = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'modules');
 let engine: CueEngine;
 let webapp: ModuleSource;
 
 beforeAll(async () => {
   engine = await loadCueEngine();
-  webapp = loadLocalModule('file://webapp', fixtures, engine);
+  webapp = loadLocalModule('file://webapp', examples, engine);
 });
 
 const names = (objects: Array<{ kind: string; metadata: Record<string, unknown> }>) => objects.map((o) => `${o.kind}/${String(o.metadata.name)}`);

@@ -1,0 +1,40 @@
+// Everything a plan or a rollout needs: the CUE engine, the bundle inputs, the clusters'
+// kubeconfig, the module resolver, the options named as in `timoni bundle apply`, and
+// where to log progress.
+import type { ClusterEvaluationOptions, ClusterSelector, Runtime } from '../bundle/index.js';
+import type { CueEngine } from '../cue/index.js';
+import type { Kubeconfig, SecretRegistry } from '../kube/index.js';
+import type { ModuleResolver } from '../module/module-resolver.js';
+import type { FleetLog } from './fleet-log.js';
+
+export interface FleetOptions {
+  force: boolean;
+  overwriteOwnership: boolean;
+  wait: boolean;
+  timeoutMs: number;
+  prune: boolean;
+  /** Clusters diffed at once. */
+  concurrency: number;
+}
+
+export const defaultFleetOptions: FleetOptions = {
+  force: false,
+  overwriteOwnership: false,
+  wait: true,
+  timeoutMs: 5 * 60_000,
+  prune: true,
+  concurrency: 4,
+};
+
+export interface FleetRun {
+  engine: CueEngine;
+  evaluation: Omit<ClusterEvaluationOptions, 'selector' | 'readObject'> & { runtime: Runtime };
+  selector: ClusterSelector;
+  kubeconfig: Kubeconfig;
+  secrets: SecretRegistry;
+  resolver: ModuleResolver;
+  options: FleetOptions;
+  log: FleetLog;
+  /** Told of every error that fails a cluster (the action turns CUE errors into annotations). */
+  onClusterError?: (cluster: string, error: unknown) => void;
+}

@@ -1,0 +1,80 @@
+// The rollout: apply the bundle cluster by cluster in runtime order (staging before
+// production), stop at the first failure, and list the clusters not reached. Nothing is
+// rolled back; a failed cluster says which step failed and what was already applied.
+import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
+import { applyInstance } from '../kube/instance-apply.js';
+import { InstanceStepError } from '../kube/instance.js';
+import { buildForCluster, ClusterStepError } from './cluster-build.js';
+import { clusterEntry, clusterError, skippedEntry } from './cluster-outcome.js';
+import { openSession } from './cluster-session.js';
+import type { FleetRun } from './fleet-run.js';
+import { instanceInput, moduleInfo } from './instance-input.js';
+import type { ChangeSet, ClusterChanges, InstanceChanges } from './changeset.js';
+import { changeLine, logPrefix } from './change-line.js';
+
+async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }): Promise<ClusterChanges> {
+  const startedAt = Date.now();
+  let session;
+  try {
+    session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
+  } catch (error) {
+    run.log.line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+    run.onClusterError?.(cluster.name, error);
+    return clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt);
+  }
+  const instances: InstanceChanges[] = [];
+  try {
+    const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+    const bundle = build.evaluated.bundle.name;
+    bundleName.value ||= bundle;
+    for (const instance of build.instances) {
+      run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.url} version ${instance.module.version}`);
+      try {
+        const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
+          force: run.options.force,
+          overwriteOwnership: run.options.overwriteOwnership,
+          wait: run.options.wait,
+          timeoutMs: run.options.timeoutMs,
+          prune: run.options.prune,
+          log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
+        });
+        for (const change of result.changes) run.log.line(changeLine(bundle, cluster.name, instance.name, change));
+        instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: result.changes });
+      } catch (error) {
+        if (error instanceof InstanceStepError) {
+          instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
+          throw new ClusterStepError(error.step, error, instance.name, error.object);
+        }
+        throw new ClusterStepError('apply', error, instance.name);
+      }
+    }
+    return clusterEntry(cluster, 'applied', instances, null, startedAt);
+  } catch (error) {
+    run.log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+    run.onClusterError?.(cluster.name, error);
+    return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
+  } finally {
+    session.kube.close();
+  }
+}
+
+export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
+  const clusters = selectClusters(run.evaluation.runtime, run.selector);
+  const bundleName = { value: '' };
+  const entries: ClusterChanges[] = [];
+  let failed = false;
+  for (const cluster of clusters) {
+    if (failed) {
+      entries.push(skippedEntry(cluster));
+      continue;
+    }
+    run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
+    const entry = await rollOutCluster(run, cluster, bundleName);
+    run.log.endGroup();
+    entries.push(entry);
+    failed = entry.status === 'failed';
+  }
+  const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
+  if (skipped.length > 0) run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
+  return { bundle: bundleName.value, mode: 'apply', clusters: entries };
+}

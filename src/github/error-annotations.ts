@@ -1,0 +1,31 @@
+// Errors become annotations: each CUE diagnostic on its file and line (the user's file
+// first), other errors as one plain error annotation.
+import { CueFilesError } from '../bundle/index.js';
+import { CueError, type CueDiagnostic } from '../cue/index.js';
+import { formatAnnotation } from './workflow-commands.js';
+
+function diagnosticsOf(error: unknown): CueDiagnostic[] {
+  if (error instanceof CueFilesError || error instanceof CueError) return error.diagnostics;
+  if (error instanceof Error && error.cause !== undefined && error.cause !== error) return diagnosticsOf(error.cause);
+  return [];
+}
+
+export function errorAnnotations(error: unknown, title?: string): string {
+  const diagnostics = diagnosticsOf(error);
+  if (diagnostics.length === 0) {
+    const message = error instanceof Error ? error.message : String(error);
+    return formatAnnotation({ level: 'error', message, ...(title ? { title } : {}) });
+  }
+  return diagnostics
+    .map((diagnostic) => {
+      const position = diagnostic.positions[0];
+      return formatAnnotation({
+        level: 'error',
+        title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
+        message: diagnostic.message,
+        ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
+      });
+    })
+    .join('');
+}
+
