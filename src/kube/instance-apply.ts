@@ -8,7 +8,7 @@
 // record is then not promoted, so the pending revision stays for the next run.
 import type { ObjectChange } from '../fleet/changeset.js';
 import { applyObject, comparesStatus, type ApplyResult } from './apply.js';
-import { applyStages } from './apply-order.js';
+import { applyStages, sortForApply } from './apply-order.js';
 import type { KubeCluster } from './cluster.js';
 import { objectDiff, wholeObjectDiff } from './diff.js';
 import { NoMatchError } from './discovery.js';
@@ -18,7 +18,7 @@ import { inventoryEntries, type InstanceRecord, type InventoryEntry } from './in
 import { savePending } from './inventory-pending.js';
 import { ensureNamespace, readInstance, writeInstance } from './inventory-store.js';
 import { formatRef, refOf, type KubeObject, type ObjectRef } from './object.js';
-import { findOwnershipConflicts, OwnershipConflictError } from './ownership.js';
+import { assertOwnership } from './ownership.js';
 import { objectsToWaitFor, waitForDeletion, waitForReady, WaitError, type ObjectReadiness } from './wait.js';
 
 export interface InstanceApplyOptions {
@@ -101,7 +101,7 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
     if (error instanceof InstanceStepError) throw error;
     throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
   };
-  const waitOptions = () => ({ timeoutMs: Math.max(0, deadline - Date.now()), signal: options.signal, intervalMs: options.pollIntervalMs });
+  const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
   const checkAbort = (step: InstanceStep) => {
     if (options.signal?.aborted) fail(step, new Error('aborted'));
   };
@@ -110,8 +110,7 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
   let stored: Awaited<ReturnType<typeof readInstance>> = null;
   try {
     if (!options.overwriteOwnership) {
-      const conflicts = await findOwnershipConflicts(cluster, instance.bundle, [instance]);
-      if (conflicts.length > 0) throw new OwnershipConflictError(cluster.name, instance.bundle, conflicts);
+      await assertOwnership(cluster, instance.bundle, [instance]);
     }
     stored = await readInstance(cluster, instance.name, instance.namespace);
   } catch (error) {
@@ -177,7 +176,7 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
       }
     }
     if (options.wait) {
-      const waitFor = objectsToWaitFor(set.objects);
+      const waitFor = sortForApply(objectsToWaitFor(set.objects));
       log(`waiting for ${waitFor.length} resource(s) to become ready...`);
       try {
         const done = await waitForReady(cluster, waitFor, waitOptions());

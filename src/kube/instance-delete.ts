@@ -56,7 +56,7 @@ export async function deleteStoredInstance(cluster: KubeCluster, stored: Decoded
     const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
     try {
       if (gone.length > 0) options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-      await waitForDeletion(cluster, gone, { timeoutMs: Math.max(0, deadline - Date.now()), signal: options.signal, intervalMs: options.pollIntervalMs });
+      await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
     } catch (error) {
       fail('wait', error);
     }

@@ -13,7 +13,7 @@ import { deleteObjects, staleObjects } from './instance-prune.js';
 import { inventoryEntries } from './inventory.js';
 import { namespaceExists, readInstance } from './inventory-store.js';
 import { formatRef, type ObjectRef } from './object.js';
-import { findOwnershipConflicts, OwnershipConflictError } from './ownership.js';
+import { assertOwnership } from './ownership.js';
 
 export interface InstanceDiffOptions {
   /** Immutable-field changes become `recreated` instead of an error. */
@@ -41,8 +41,7 @@ export async function diffInstance(cluster: KubeCluster, instance: BuiltInstance
 
   try {
     if (!options.overwriteOwnership) {
-      const conflicts = await findOwnershipConflicts(cluster, instance.bundle, [instance]);
-      if (conflicts.length > 0) throw new OwnershipConflictError(cluster.name, instance.bundle, conflicts);
+      await assertOwnership(cluster, instance.bundle, [instance]);
     }
   } catch (error) {
     fail('ownership', error);

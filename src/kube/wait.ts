@@ -15,8 +15,10 @@ export interface ObjectReadiness {
 }
 
 export interface WaitOptions {
-  /** Give up after this long (milliseconds). */
+  /** Give up after this long (milliseconds); the time limit errors name. */
   timeoutMs: number;
+  /** Give up at this time (epoch ms) instead, e.g. when several waits share one time limit. */
+  deadline?: number;
   /** First interval between polls; it doubles up to `maxIntervalMs`. Default 250 ms. */
   intervalMs?: number;
   /** Default 5 s. */
@@ -43,7 +45,7 @@ export class WaitError extends Error {
   ) {
     const head =
       reason === 'timeout'
-        ? `timeout after ${timeoutMs} ms waiting for ${notReady.length} object(s) to be ${what}`
+        ? `timeout (time limit ${timeoutMs} ms) waiting for ${notReady.length} object(s) to be ${what}`
         : reason === 'failed'
           ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
           : `wait for ${notReady.length} object(s) to be ${what} was aborted`;
@@ -97,7 +99,7 @@ async function poll(
   isDone: (readiness: ObjectReadiness) => boolean,
   what: 'ready' | 'deleted',
 ): Promise<ObjectReadiness[]> {
-  const deadline = Date.now() + options.timeoutMs;
+  const deadline = options.deadline ?? Date.now() + options.timeoutMs;
   const results = new Map<string, ObjectReadiness>(refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]));
   let pending = refs;
   let interval = options.intervalMs ?? 250;
