@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBinaries } from './binaries.js';
+import { writeDockerConfig } from './docker-config.js';
 import { pullArtifact } from './pull.js';
 import { startRegistry, type RegistryAuthMode, type RegistryCredentials, type RegistryHandle } from './registry.js';
 import { writeSampleModule } from './sample-module.js';
@@ -36,8 +37,9 @@ afterAll(async () => {
   await rm(moduleDir, { recursive: true, force: true });
 });
 
-function runHelper(args: string[], stdin: string, credentials?: RegistryCredentials): Promise<GcrResult> {
-  const env = { ...process.env, REGISTRY_USERNAME: credentials?.username ?? '', REGISTRY_PASSWORD: credentials?.password ?? '' };
+/** Runs a gcr command with explicit credentials, or with the docker config in `dockerConfig` (default an empty one). */
+function runHelper(args: string[], stdin: string, credentials?: RegistryCredentials, dockerConfig = join(workDir, 'no-docker-config')): Promise<GcrResult> {
+  const env = { ...process.env, REGISTRY_USERNAME: credentials?.username ?? '', REGISTRY_PASSWORD: credentials?.password ?? '', DOCKER_CONFIG: dockerConfig };
   return new Promise((resolveRun, reject) => {
     const child = execFile(helper, args, { env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`registry-helper ${args.join(' ')} failed: ${stderr.trim()}`));
@@ -108,6 +110,16 @@ describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('go-containerre
     it('is refused with a wrong password', async () => {
       const wrong = { username: registry.credentials?.username ?? 'fleet', password: 'not-the-password' };
       await expect(runHelper(['gcr-pull', `${registry.host}/gcr/pushed-by-us:1.0.0`], '', wrong)).rejects.toThrow(/401|UNAUTHORIZED|unauthorized/i);
+    });
+
+    it('reads the credentials of writeDockerConfig as docker login stores them', async () => {
+      const username = registry.credentials?.username ?? 'fleet';
+      const good = await writeDockerConfig(join(workDir, `docker-${auth}-good`), [{ host: registry.host, username, password: registry.credentials?.password ?? '' }]);
+      const bad = await writeDockerConfig(join(workDir, `docker-${auth}-bad`), [{ host: registry.host, username, password: 'not-the-password' }]);
+      const reference = `${registry.host}/gcr/pushed-by-us:1.0.0`;
+      await expect(runHelper(['gcr-pull', reference], '', undefined, good)).resolves.toMatchObject({ digest: expect.stringMatching(/^sha256:/) });
+      await expect(runHelper(['gcr-pull', reference], '', undefined, bad)).rejects.toThrow(/401|UNAUTHORIZED|unauthorized/i);
+      await expect(runHelper(['gcr-pull', reference], '')).rejects.toThrow(/401|UNAUTHORIZED|unauthorized/i);
     });
   }
 });

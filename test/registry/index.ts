@@ -24,3 +24,4 @@ export { tarGzip, parentTraversalLayer, absolutePathLayer, symlinkLayer, hardlin
 export { RegistryHttpError, type ClientCredentials } from './distribution-client.js';
 export { writeSampleModule, sampleModuleFiles } from './sample-module.js';
 export { timoniReferenceExtract, type ReferenceExtraction, type ExtractedPath } from './reference-extract.js';
+export { writeDockerConfig, type DockerConfigEntry } from './docker-config.js';

@@ -109,14 +109,16 @@ func describeImage(img gcrv1.Image) (*gcrResult, error) {
 	return result, nil
 }
 
-// remoteOptions uses REGISTRY_USERNAME and REGISTRY_PASSWORD when set; go-containerregistry
-// then answers basic and bearer challenges as `timoni` does.
+// remoteOptions uses REGISTRY_USERNAME and REGISTRY_PASSWORD when set, else the docker
+// config (DOCKER_CONFIG) through gcr's default keychain; go-containerregistry then answers
+// basic and bearer challenges as `timoni` does.
 func remoteOptions() []remote.Option {
-	auth := authn.Anonymous
+	options := []remote.Option{remote.WithUserAgent("timoni/v1")}
 	if user := os.Getenv("REGISTRY_USERNAME"); user != "" {
-		auth = authn.FromConfig(authn.AuthConfig{Username: user, Password: os.Getenv("REGISTRY_PASSWORD")})
+		auth := authn.FromConfig(authn.AuthConfig{Username: user, Password: os.Getenv("REGISTRY_PASSWORD")})
+		return append(options, remote.WithAuth(auth))
 	}
-	return []remote.Option{remote.WithAuth(auth), remote.WithUserAgent("timoni/v1")}
+	return append(options, remote.WithAuthFromKeychain(authn.DefaultKeychain))
 }
 
 func printJSON(output io.Writer, value any) error {

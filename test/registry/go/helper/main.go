@@ -9,7 +9,8 @@
 //	registry-helper gcr-pull REF       REF pulled over HTTP with go-containerregistry (manifest, config, layer digests)
 //	registry-helper untar DIR          a gzip layer on stdin extracted into DIR by fluxcd/pkg/tar under Timoni's limits
 //
-// The gcr commands authenticate with REGISTRY_USERNAME and REGISTRY_PASSWORD when set:
+// The gcr commands authenticate with REGISTRY_USERNAME and REGISTRY_PASSWORD when set, else
+// with the docker config.json in DOCKER_CONFIG (or ~/.docker):
 // go-containerregistry is the client library `timoni` pushes and pulls modules with.
 //
 // Passwords are read from stdin so that none appears on a command line.
