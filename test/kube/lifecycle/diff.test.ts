@@ -1,0 +1,78 @@
+// Diffing built instances against a real cluster: nothing is ever written.
+import { describe, expect, it } from 'vitest';
+import { applyInstance } from '../../../src/kube/instance-apply.js';
+import { diffInstance } from '../../../src/kube/instance-diff.js';
+import { InstanceStepError } from '../../../src/kube/instance.js';
+import { clusterClient, testNamespace } from '../../fleet/test-context.js';
+import { engineFleet } from '../engine-support.js';
+import { actions, built, configMap, deployment, freshNamespaceName, job, secret, service } from './support.js';
+
+const CLUSTER = 1;
+
+describe('instance diff', () => {
+  it('finds every object unchanged right after an apply', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const ns = (await testNamespace(CLUSTER, 'lc-diff-same')).name;
+    const instance = built(ns, [deployment(ns, 'web'), service(ns, 'web'), configMap(ns, 'settings', { a: '1' }), secret(ns, 'token', 's3cr3t-value')]);
+    await applyInstance(cluster, instance);
+
+    const result = await diffInstance(cluster, instance);
+
+    expect(result.namespaceExists).toBe(true);
+    expect(actions(result.changes)).toEqual(['ConfigMap/settings unchanged', 'Secret/token unchanged', 'Service/web unchanged', 'Deployment/web unchanged']);
+    expect(result.changes.every((c) => c.diff === '')).toBe(true);
+  });
+
+  it('shows configured objects as a unified diff, masks Secret data, and reports removed objects as deleted without deleting them', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const admin = clusterClient(CLUSTER);
+    const ns = (await testNamespace(CLUSTER, 'lc-diff')).name;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'settings', { color: 'blue' }), secret(ns, 'token', 'old-value'), service(ns, 'web'), configMap(ns, 'kept', {}, { 'action.timoni.sh/prune': 'disabled' })]));
+    const secretBefore = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
+
+    const next = built(ns, [configMap(ns, 'settings', { color: 'red' }), secret(ns, 'token', 'new-value')]);
+    const result = await diffInstance(cluster, next);
+
+    expect(actions(result.changes)).toEqual(['ConfigMap/settings configured', 'Secret/token configured', 'Service/web deleted', 'ConfigMap/kept skipped']);
+    expect(result.changes[0]!.diff).toContain('-  color: blue\n+  color: red');
+    expect(result.changes[1]!.diff).toContain('*** (before)');
+    expect(result.changes[1]!.diff).toContain('*** (after)');
+    const all = JSON.stringify(result.changes);
+    for (const value of ['old-value', 'new-value', Buffer.from('old-value').toString('base64'), Buffer.from('new-value').toString('base64')]) expect(all).not.toContain(value);
+    expect(result.changes[2]!.diff).toContain('-kind: Service');
+    // Nothing written.
+    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'Service', namespace: ns, name: 'web' })).not.toBeNull();
+    expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).data).toEqual({ color: 'blue' });
+    expect((await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' })).metadata.resourceVersion).toBe(secretBefore.metadata.resourceVersion);
+  });
+
+  it('without the namespace, everything is created and the server is not asked to dry-run', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const ns = freshNamespaceName(CLUSTER, 'lc-diff-new');
+    const result = await diffInstance(cluster, built(ns, [service(ns, 'web'), configMap(ns, 'settings', { a: '1' })]));
+    expect(result.namespaceExists).toBe(false);
+    expect(actions(result.changes)).toEqual([`Namespace/${ns} created`, 'ConfigMap/settings created', 'Service/web created']);
+    expect(result.changes[1]!.diff).toContain('+    instance.timoni.sh/name: web');
+    expect(await clusterClient(CLUSTER).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: ns })).toBeNull();
+  });
+
+  it('an immutable change is an error, or recreated when forced; ownership conflicts are errors', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const ns = (await testNamespace(CLUSTER, 'lc-diff-immutable')).name;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'a', {}), job(ns, 'migrate', 'echo one')]));
+    const changed = built(ns, [configMap(ns, 'a', {}), job(ns, 'migrate', 'echo two')]);
+
+    const error = await diffInstance(cluster, changed).catch((e: unknown) => e);
+    expect((error as InstanceStepError).step).toBe('diff');
+    expect((error as InstanceStepError).object).toBe(`Job/${ns}/migrate`);
+    expect((error as Error).message).toContain('spec.template');
+    expect(actions((error as InstanceStepError).changes)).toEqual(['ConfigMap/a unchanged']);
+
+    expect(actions((await diffInstance(cluster, changed, { force: true })).changes)).toEqual(['ConfigMap/a unchanged', 'Job/migrate recreated']);
+
+    const foreign = await diffInstance(cluster, { ...changed, bundle: 'other' }).catch((e: unknown) => e);
+    expect((foreign as InstanceStepError).step).toBe('ownership');
+    expect((foreign as Error).message).toContain('managed by another bundle "apps"');
+    expect(actions((await diffInstance(cluster, { ...changed, bundle: 'other' }, { force: true, overwriteOwnership: true })).changes)).toEqual(['ConfigMap/a unchanged', 'Job/migrate recreated']);
+  });
+});

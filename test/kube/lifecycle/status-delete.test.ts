@@ -1,0 +1,118 @@
+// Status and delete of a bundle's instances on a real cluster.
+import { describe, expect, it } from 'vitest';
+import { applyInstance } from '../../../src/kube/instance-apply.js';
+import { deleteBundleInstances } from '../../../src/kube/instance-delete.js';
+import { bundleStatus } from '../../../src/kube/instance-status.js';
+import { InstanceStepError } from '../../../src/kube/instance.js';
+import { readInstance } from '../../../src/kube/inventory-store.js';
+import { markReady } from '../../fleet/readiness.js';
+import { clusterClient, testNamespace } from '../../fleet/test-context.js';
+import { engineFleet } from '../engine-support.js';
+import { built, configMap, deployment, module, service } from './support.js';
+
+const CLUSTER = 0;
+
+describe('instance status', () => {
+  it("lists the bundle's instances with module, digest, last applied, images and each object's kstatus", async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const admin = clusterClient(CLUSTER);
+    const ns = (await testNamespace(CLUSTER, 'lc-status')).name;
+    const bundle = `status-${ns}`;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {}), deployment(ns, 'web')], { bundle }));
+    await applyInstance(cluster, built(ns, [service(ns, 'api')], { bundle, name: 'api', images: [] }));
+    await applyInstance(cluster, built(ns, [configMap(ns, 'x', {})], { bundle: `${bundle}-other`, name: 'elsewhere' }));
+
+    const before = await bundleStatus(cluster, bundle);
+    expect(before.map((i) => i.name)).toEqual(['web', 'api']);
+    const web = before[0]!;
+    expect(web).toMatchObject({
+      namespace: ns,
+      bundle,
+      module: { name: module.name, url: module.url, version: module.version, digest: module.digest },
+      images: ['nginx:1.27'],
+      pending: false,
+      ready: false,
+    });
+    expect(web.lastApplied).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(web.objects.map((o) => `${o.object.kind}/${o.object.name} ${o.status}: ${o.message}`)).toEqual([
+      'ConfigMap/settings Current: Resource is always ready',
+      'Deployment/web InProgress: Replicas: 0/1',
+    ]);
+    expect(before[1]!.ready).toBe(true);
+
+    await markReady(admin, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'web' });
+    await admin.delete({ apiVersion: 'v1', kind: 'Service', namespace: ns, name: 'api' });
+    const after = await bundleStatus(cluster, bundle);
+    expect(after[0]!.objects.map((o) => o.status)).toEqual(['Current', 'Current']);
+    expect(after[0]!.ready).toBe(true);
+    expect(after[1]!.objects.map((o) => o.status)).toEqual(['NotFound']);
+    expect(after[1]!.ready).toBe(false);
+  });
+});
+
+describe('instance delete', () => {
+  it('deletes newest instance first, objects in reverse order, waits, then the instance Secret; keeps prune-disabled objects', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const admin = clusterClient(CLUSTER);
+    const ns = (await testNamespace(CLUSTER, 'lc-delete')).name;
+    const other = (await testNamespace(CLUSTER, 'lc-delete-2')).name;
+    const bundle = `delete-${ns}`;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {}), service(ns, 'web'), deployment(ns, 'web'), configMap(ns, 'kept', {}, { 'action.timoni.sh/prune': 'disabled' })], { bundle }));
+    await applyInstance(cluster, built(other, [configMap(other, 'api', {})], { bundle, name: 'api' }));
+    await applyInstance(cluster, built(ns, [configMap(ns, 'foreign', {})], { bundle: `${bundle}-x`, name: 'foreign' }));
+    const lines: string[] = [];
+
+    const deleted = await deleteBundleInstances(cluster, bundle, { timeoutMs: 30_000, log: (line) => lines.push(line) });
+
+    expect(deleted.map((d) => `${d.namespace}/${d.name}`)).toEqual([`${other}/api`, `${ns}/web`]);
+    expect(deleted[1]!.changes.map((c) => `${c.kind}/${c.name} ${c.action}`)).toEqual([
+      'Deployment/web deleted',
+      'Service/web deleted',
+      'ConfigMap/settings deleted',
+      'ConfigMap/kept skipped',
+    ]);
+    expect(lines[0]).toBe(`deleting instance api in namespace ${other}`);
+    for (const ref of [
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'web' },
+      { apiVersion: 'v1', kind: 'Service', namespace: ns, name: 'web' },
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' },
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: other, name: 'api' },
+    ]) {
+      expect(await admin.getOrNull(ref)).toBeNull();
+    }
+    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'kept' })).not.toBeNull();
+    expect(await readInstance(cluster, 'web', ns)).toBeNull();
+    expect(await readInstance(cluster, 'api', other)).toBeNull();
+    // Another bundle's instance is untouched.
+    expect(await readInstance(cluster, 'foreign', ns)).not.toBeNull();
+    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'foreign' })).not.toBeNull();
+    expect(await deleteBundleInstances(cluster, bundle)).toEqual([]);
+  });
+
+  it('keeps the instance Secret, marked as deleting, when an object is not gone in time', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const admin = clusterClient(CLUSTER);
+    const ns = (await testNamespace(CLUSTER, 'lc-delete-stuck')).name;
+    const bundle = `stuck-${ns}`;
+    const stuck = configMap(ns, 'stuck', {});
+    stuck.metadata.finalizers = ['example.com/hold'];
+    await applyInstance(cluster, built(ns, [stuck], { bundle }));
+    try {
+      const error = await deleteBundleInstances(cluster, bundle, { timeoutMs: 1_500 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InstanceStepError);
+      expect((error as InstanceStepError).step).toBe('wait');
+      expect((error as Error).message).toContain(`ConfigMap/${ns}/stuck status: 'Terminating'`);
+      const secret = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
+      expect(secret.metadata.annotations?.['status.timoni.sh/deleting']).toMatch(/Z$/);
+    } finally {
+      await admin.apply(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stuck', namespace: ns, finalizers: [] } },
+        { fieldManager: 'timoni', force: true },
+      ).catch(() => undefined);
+    }
+    // A retry completes the delete once the finalizer is gone.
+    const retried = await deleteBundleInstances(cluster, bundle, { timeoutMs: 30_000 });
+    expect(retried[0]!.changes.map((c) => c.action)).toEqual(['deleted']);
+    expect(await readInstance(cluster, 'web', ns)).toBeNull();
+  });
+});
