@@ -24,6 +24,28 @@ export interface KubeClientOptions {
   /** Time limit of one request, connection included; default 30 s. */
   timeoutMs?: number;
   userAgent?: string;
+  /**
+   * Called with each `Warning` header the server sends (deprecated APIs, unknown fields that
+   * a server-side apply dropped...), with the cluster and the object concerned.
+   */
+  onWarning?: (warning: KubeWarning) => void;
+}
+
+export interface KubeWarning {
+  cluster: string;
+  /** The warning text, e.g. `unknown field "spec.replica"`. */
+  text: string;
+  object?: ObjectRef;
+}
+
+/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
+export function parseWarnings(header: string | string[] | undefined): string[] {
+  const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
+  const out: string[] = [];
+  for (const value of values) {
+    for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)) out.push(match[1]!.replace(/\\(.)/g, '$1'));
+  }
+  return out;
 }
 
 export interface ServerVersion {
@@ -37,6 +59,7 @@ interface RawResponse {
   status: number;
   body: string;
   contentType: string;
+  warnings: string[];
 }
 
 export class KubeClient {
@@ -44,6 +67,7 @@ export class KubeClient {
   private agentKey?: string;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
+  private readonly onWarning?: (warning: KubeWarning) => void;
 
   constructor(
     readonly connection: ClusterConnection,
@@ -51,6 +75,7 @@ export class KubeClient {
   ) {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'timoni-fleet';
+    this.onWarning = options.onWarning;
   }
 
   /** The cluster's name in messages. */
@@ -135,7 +160,12 @@ export class KubeClient {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () =>
-          resolvePromise({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), contentType: String(res.headers['content-type'] ?? '') }),
+          resolvePromise({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8'),
+            contentType: String(res.headers['content-type'] ?? ''),
+            warnings: parseWarnings(res.headers.warning),
+          }),
         );
         res.on('error', (error) => reject(this.connectionError(error)));
       });
@@ -148,6 +178,7 @@ export class KubeClient {
       request.end(body);
     });
     if (response.status === 401 && mayRetry && connection.invalidate()) return this.send(req, false);
+    for (const text of response.warnings) this.onWarning?.({ cluster: this.name, text, object: req.object });
     if (response.status < 200 || response.status >= 300) {
       const status = parseStatus(response.body);
       throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);

@@ -12,7 +12,7 @@ export {
 } from './kubeconfig.js';
 export { connectionFor, type ClusterConnection, type ConnectionOptions } from './connection.js';
 export { ExecCredentialError } from './exec-credential.js';
-export { KubeClient, type KubeClientOptions, type KubeRequest, type ServerVersion } from './client.js';
+export { KubeClient, parseWarnings, type KubeClientOptions, type KubeRequest, type KubeWarning, type ServerVersion } from './client.js';
 export { KubeApiError, KubeConnectionError } from './errors.js';
 export { Discovery, NoMatchError, type RestMapping } from './discovery.js';
 export { proxyFromEnvironment, bypassesProxy } from './proxy-env.js';

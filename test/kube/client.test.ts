@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { applyObject } from '../../src/kube/apply.js';
+import { parseWarnings, type KubeWarning } from '../../src/kube/client.js';
 import { openCluster } from '../../src/kube/cluster.js';
 import { Discovery, NoMatchError } from '../../src/kube/discovery.js';
 import { KubeApiError, KubeConnectionError } from '../../src/kube/errors.js';
@@ -128,6 +129,28 @@ describe('engine client on the fleet', () => {
     expect(apiError.reason).toBe('NotFound');
     expect(apiError.statusMessage).toBe('configmaps "does-not-exist" not found');
     expect(apiError.message).toBe(`cluster ${cluster.name}: ConfigMap/default/does-not-exist: GET ${path} failed: configmaps "does-not-exist" not found (NotFound)`);
+  });
+
+  it('hands the server warnings to a callback, with the cluster and the object', async () => {
+    const ns = (await testNamespace(2, 'kube-warnings')).name;
+    const { kubeconfig, secrets } = engineFleet();
+    const warnings: KubeWarning[] = [];
+    const cluster = openCluster(kubeconfig, testFleet().clusters[2]!.contextName, { secrets, name: 'warned', onWarning: (warning) => warnings.push(warning) });
+    const dotted = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web.v2', namespace: ns },
+      spec: { selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'w', image: 'nginx' }] } } },
+    };
+    expect((await applyObject(cluster, dotted)).action).toBe('created');
+    cluster.close();
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings[0]).toEqual({
+      cluster: 'warned',
+      text: expect.stringMatching(/^metadata.name: .*must not contain dots/),
+      object: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'web.v2' },
+    });
+    expect(parseWarnings(['299 - "first \\"quoted\\" text"', '299 - "a", 299 - "b"'])).toEqual(['first "quoted" text', 'a', 'b']);
   });
 
   it('lists the existing contexts when the asked one is missing', () => {
