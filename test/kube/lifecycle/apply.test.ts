@@ -110,15 +110,15 @@ describe('instance apply', () => {
     await applyInstance(cluster, built(ns, [configMap(ns, 'settings', { color: 'blue' })]));
     const before = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
 
-    // A Service with an invalid port fails its apply, after the ConfigMap.
-    const broken = built(ns, [configMap(ns, 'settings', { color: 'red' }), service(ns, 'web', 70000)]);
+    // A Service with an invalid port fails its apply, after the ConfigMaps.
+    const broken = built(ns, [configMap(ns, 'settings', { color: 'red' }), configMap(ns, 'extra', {}), service(ns, 'web', 70000)]);
     const error = await applyInstance(cluster, broken).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InstanceStepError);
     const stepError = error as InstanceStepError;
     expect(stepError.step).toBe('apply');
     expect(stepError.object).toBe(`Service/${ns}/web`);
     expect(stepError.message).toContain(`cluster ${cluster.name}: instance ${ns}/web: apply failed`);
-    expect(actions(stepError.changes)).toEqual(['ConfigMap/settings configured']);
+    expect(actions(stepError.changes)).toEqual(['ConfigMap/extra created', 'ConfigMap/settings configured']);
 
     const during = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
     expect(Object.keys(during.data as object).sort()).toEqual(['instance', 'pending']);
@@ -126,13 +126,17 @@ describe('instance apply', () => {
     const pending = JSON.parse(storedBytes(during, 'pending'));
     expect(pending.inventory.entries).toEqual(inventoryEntries([
       { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' },
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'extra' },
       { apiVersion: 'v1', kind: 'Service', namespace: ns, name: 'web' },
     ]));
     expect(pending.images).toBeUndefined();
-    expect((await readInstance(cluster, 'web', ns))?.pending?.inventory?.entries).toHaveLength(2);
+    expect((await readInstance(cluster, 'web', ns))?.pending?.inventory?.entries).toHaveLength(3);
 
+    // `extra` was only ever in the pending revision: the next apply without it prunes it.
     const fixed = built(ns, [configMap(ns, 'settings', { color: 'red' }), service(ns, 'web')]);
-    await applyInstance(cluster, fixed);
+    const result = await applyInstance(cluster, fixed);
+    expect(actions(result.changes)).toEqual(['ConfigMap/settings unchanged', 'Service/web created', 'ConfigMap/extra deleted']);
+    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'extra' })).toBeNull();
     const after = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
     expect(Object.keys(after.data as object)).toEqual(['instance']);
     expect(JSON.parse(storedBytes(after, 'instance')).inventory.entries).toHaveLength(2);

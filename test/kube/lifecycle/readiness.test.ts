@@ -38,6 +38,23 @@ describe('readiness', () => {
     expect(stored?.instance.images).toBeUndefined();
   });
 
+  it('still prunes after a readiness failure (as Timoni), and keeps the old record', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const admin = clusterClient(CLUSTER);
+    const ns = (await testNamespace(CLUSTER, 'lc-timeout-prune')).name;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'old', {}), configMap(ns, 'settings', {})]));
+
+    const error = await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {}), deployment(ns, 'web')]), { wait: true, timeoutMs: 1_500 }).catch((e: unknown) => e);
+
+    expect((error as InstanceStepError).step).toBe('wait');
+    expect(actions((error as InstanceStepError).changes)).toEqual(['ConfigMap/settings unchanged', 'Deployment/web created', 'ConfigMap/old deleted']);
+    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'old' })).toBeNull();
+    // The record is not promoted: the pending revision holds the new inventory.
+    const stored = await readInstance(cluster, 'web', ns);
+    expect(stored?.instance.inventory?.entries?.map((e) => e.id)).toEqual([`${ns}_old__ConfigMap`, `${ns}_settings__ConfigMap`]);
+    expect(stored?.pending?.inventory?.entries?.map((e) => e.id)).toEqual([`${ns}_settings__ConfigMap`, `${ns}_web_apps_Deployment`]);
+  });
+
   it('succeeds once the workloads become ready while it waits (Deployment available, Job complete)', async () => {
     const cluster = engineFleet().clusters[CLUSTER]!;
     const ns = (await testNamespace(CLUSTER, 'lc-ready')).name;
