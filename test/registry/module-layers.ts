@@ -6,9 +6,8 @@
 // `module` keeps the rest (timoni.ignore rules plus `cue.mod/`).
 // Where this differs from Timoni: permission bits are normalised (directories and
 // executable files 0755, other files 0644) instead of copied from the file system, so
-// that a digest does not depend on the umask of the checkout; and gzip is Node's zlib
-// (level 6, like Go's default) rather than Go's compress/gzip, so compressed bytes and
-// layer digests differ from Timoni's while the tar bytes are the same.
+// that a digest does not depend on the umask of the checkout. The caller picks the gzip
+// encoder: Go's (go-gzip.ts, Timoni's bytes) or Node's zlib (same level, other bytes).
 import { lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -78,10 +77,12 @@ export function readTimoniIgnore(moduleDir: string): string[] {
   }
 }
 
-/** Deterministic gzip: no file name, mtime 0, level 6. */
+/** Deterministic gzip with Node's zlib: no file name, mtime 0, level 6 (Go's default level too). */
 export function gzipLayer(tar: Buffer): Buffer {
   return gzipSync(tar, { level: 6 });
 }
+
+export type LayerCompressor = (tar: Buffer) => Promise<Buffer>;
 
 export interface ModuleLayer {
   /** Value of the `sh.timoni.content.type` annotation. */
@@ -91,15 +92,17 @@ export interface ModuleLayer {
   gzip: Buffer;
 }
 
-/** The two layers of a module folder, vendor first. */
-export function moduleLayers(moduleDir: string): ModuleLayer[] {
+/** The two layers of a module folder, vendor first, compressed by `compress`. */
+export async function moduleLayers(moduleDir: string, compress: LayerCompressor = async (tar) => gzipLayer(tar)): Promise<ModuleLayer[]> {
   const specs: Array<{ contentType: ModuleLayer['contentType']; rules: string[] }> = [
     { contentType: 'module/vendor', rules: vendorLayerRules },
     { contentType: 'module', rules: [...readTimoniIgnore(moduleDir), moduleLayerExtraRule] },
   ];
-  return specs.map(({ contentType, rules }) => {
+  const layers: ModuleLayer[] = [];
+  for (const { contentType, rules } of specs) {
     const entries = layerEntries(moduleDir, rules);
     const tar = writeTar(entries);
-    return { contentType, entries, tar, gzip: gzipLayer(tar) };
-  });
+    layers.push({ contentType, entries, tar, gzip: await compress(tar) });
+  }
+  return layers;
 }

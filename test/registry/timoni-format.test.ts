@@ -198,7 +198,7 @@ describe('layer tarballs', () => {
     expect(module).toContain('empty');
   });
 
-  it('are gzip streams without a name or time, the same bytes on every build', async () => {
+  it('are Go gzip streams without a name or time, the same bytes on every build', async () => {
     vi.stubEnv('SOURCE_DATE_EPOCH', '');
     const moduleDir = await moduleFolder();
     const first = await buildTimoniModule({ moduleDir, version: '1.0.0' });
@@ -209,8 +209,15 @@ describe('layer tarballs', () => {
       expect(layer.gzip.subarray(0, 3)).toEqual(Buffer.from([0x1f, 0x8b, 8]));
       expect(layer.gzip[3]).toBe(0); // FLG: no FNAME, no FEXTRA, no FCOMMENT
       expect(layer.gzip.readUInt32LE(4)).toBe(0); // MTIME
+      // Go's compress/gzip, as Timoni: XFL 0 at the default level, OS 255 (unknown).
+      expect([layer.gzip[8], layer.gzip[9]]).toEqual([0, 255]);
       expect(gunzipSync(layer.gzip).equals(layer.tar)).toBe(true);
     }
+    // Node's zlib on request: the same tarballs, other gzip bytes (OS 3, Unix), another digest.
+    const node = await buildTimoniModule({ moduleDir, version: '1.0.0', gzip: 'node' });
+    expect(node.layers.map((layer) => layer.tar)).toEqual(first.layers.map((layer) => layer.tar));
+    expect(node.layers.map((layer) => layer.gzip[9])).toEqual([3, 3]);
+    expect(node.digest).not.toBe(first.digest);
     const changed = await buildTimoniModule({ moduleDir: await moduleFolder({ 'values.cue': 'package main\n\nvalues: message: "changed"\n' }), version: '1.0.0' });
     expect(changed.digest).not.toBe(first.digest);
     expect(changed.manifest.layers[0]?.digest).toBe(first.manifest.layers[0]?.digest);

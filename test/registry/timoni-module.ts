@@ -5,7 +5,8 @@
 // manifest annotations: the version, then created/source/revision from Git when absent.
 import { ociManifestMediaType, describe, serializeManifest, sha256Digest, type ImageManifest } from './oci-manifest.js';
 import { appendGitMetadata } from './git-metadata.js';
-import { moduleLayers, type ModuleLayer } from './module-layers.js';
+import { goGzip } from './go-gzip.js';
+import { gzipLayer, moduleLayers, type ModuleLayer } from './module-layers.js';
 import { pushArtifact, tagManifest } from './push.js';
 import type { ClientCredentials } from './distribution-client.js';
 
@@ -37,6 +38,12 @@ export interface BuildTimoniModuleOptions {
   annotations?: Record<string, string>;
   /** Add created/source/revision from the module's Git checkout as Timoni does (default true). */
   gitMetadata?: boolean;
+  /**
+   * Gzip encoder: `go` (default) is Go's compress/gzip as in Timoni, so layer and manifest
+   * digests equal `timoni mod push`'s for files with modes 0644/0755; `node` is zlib
+   * (no helper process, other bytes).
+   */
+  gzip?: 'go' | 'node';
 }
 
 export interface BuiltTimoniModule {
@@ -53,7 +60,7 @@ export async function buildTimoniModule(options: BuildTimoniModuleOptions): Prom
   validateModuleVersion(options.version);
   const annotations: Record<string, string> = { ...options.annotations, [versionAnnotation]: options.version };
   if (options.gitMetadata ?? true) await appendGitMetadata(options.moduleDir, annotations);
-  const layers = moduleLayers(options.moduleDir);
+  const layers = await moduleLayers(options.moduleDir, (options.gzip ?? 'go') === 'go' ? goGzip : async (tar) => gzipLayer(tar));
   const manifest: ImageManifest = {
     schemaVersion: 2,
     mediaType: ociManifestMediaType,
@@ -78,6 +85,7 @@ export interface PushTimoniModuleOptions {
   /** Also tag the manifest `latest`, as `timoni mod push` does by default (default true). */
   latest?: boolean;
   gitMetadata?: boolean;
+  gzip?: 'go' | 'node';
 }
 
 export interface PushedTimoniModule {
@@ -97,7 +105,7 @@ export interface PushedTimoniModule {
 }
 
 export async function pushTimoniModule(options: PushTimoniModuleOptions): Promise<PushedTimoniModule> {
-  const built = await buildTimoniModule({ moduleDir: options.moduleDir, version: options.tag, annotations: options.annotations, gitMetadata: options.gitMetadata });
+  const built = await buildTimoniModule({ moduleDir: options.moduleDir, version: options.tag, annotations: options.annotations, gitMetadata: options.gitMetadata, gzip: options.gzip });
   const pushed = await pushArtifact({
     registry: options.registry,
     repository: options.repository,

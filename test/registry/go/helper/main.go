@@ -8,6 +8,7 @@
 //	registry-helper gcr-push REF       the same image, pushed to REF over HTTP with go-containerregistry
 //	registry-helper gcr-pull REF       REF pulled over HTTP with go-containerregistry (manifest, config, layer digests)
 //	registry-helper untar DIR          a gzip layer on stdin extracted into DIR by fluxcd/pkg/tar under Timoni's limits
+//	registry-helper gzip               stdin compressed to stdout by Go's compress/gzip (default level)
 //
 // The gcr commands authenticate with REGISTRY_USERNAME and REGISTRY_PASSWORD when set, else
 // with the docker config.json in DOCKER_CONFIG (or ~/.docker):
@@ -28,7 +29,8 @@ const usage = `usage:
   registry-helper gcr-image < spec.json
   registry-helper gcr-push REF < spec.json
   registry-helper gcr-pull REF
-  registry-helper untar DIR < layer.tar.gz`
+  registry-helper untar DIR < layer.tar.gz
+  registry-helper gzip < in > out.gz`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -51,6 +53,8 @@ func main() {
 		err = gcrPull(os.Stdout, args[0])
 	case command == "untar" && len(args) == 1:
 		err = untarLayer(os.Stdin, os.Stdout, args[0])
+	case command == "gzip" && len(args) == 0:
+		err = gzipStream(os.Stdin, os.Stdout)
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
