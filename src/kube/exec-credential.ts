@@ -69,7 +69,7 @@ function run(config: ExecConfig, options: ExecPluginOptions): Promise<string> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const out = Buffer.concat(stdout).toString('utf8');
-      secrets.register(out);
+      secrets.register(out, true);
       if (code !== 0) {
         const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;

@@ -10,23 +10,27 @@ export class SecretRegistry {
 
   constructor(private readonly forward: RegisterSecret = () => {}) {}
 
-  register(value: string | Buffer | undefined | null): void {
+  /**
+   * Registers a credential. Multi-line values (PEM keys) are also registered line by line,
+   * as the runner masks line by line; `wholeOnly` skips that for documents whose lines are
+   * not secret by themselves (an exec plugin's JSON output).
+   */
+  register(value: string | Buffer | undefined | null, wholeOnly = false): void {
     if (value === undefined || value === null) return;
     const text = typeof value === 'string' ? value : value.toString('utf8');
     for (const candidate of [text, text.trim()]) {
-      // Very short values would mask innocent text everywhere; the runner ignores them too.
-      if (candidate.length < 4 || this.values.has(candidate)) continue;
+      if (candidate === '' || this.values.has(candidate)) continue;
       this.values.add(candidate);
       this.forward(candidate);
     }
-    // Multi-line values (PEM keys) are masked line by line by the runner; do the same.
-    if (text.includes('\n')) for (const line of text.split('\n')) if (line.trim().length >= 8) this.register(line.trim());
+    if (!wholeOnly && text.includes('\n')) for (const line of text.split('\n')) if (line.trim().length >= 8) this.register(line.trim());
   }
 
-  /** The text with every registered value replaced by `***`. */
+  /** The text with every registered value (of 4 characters or more) replaced by `***`. */
   redact(text: string): string {
     let out = text;
-    const longestFirst = [...this.values].sort((a, b) => b.length - a.length);
+    // A value of one to three characters would blank out innocent text everywhere.
+    const longestFirst = [...this.values].filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
     for (const value of longestFirst) out = out.split(value).join('***');
     return out;
   }

@@ -101,6 +101,10 @@ describe('kubeconfig loading', () => {
     expect(seen).toContain('MHcCAQEEIExampleExampleExampleExample');
     expect(seen).not.toContain('admin');
     expect(secrets.redact('token sekret-token-1 and hunter2-pass')).toBe('token *** and ***');
+    // Even a tiny credential reaches the callback; only redact() leaves it alone.
+    secrets.register('pw1');
+    expect(seen).toContain('pw1');
+    expect(secrets.redact('pw1 stays')).toBe('pw1 stays');
   });
 
   it('reads certificate and token files relative to the kubeconfig file', async () => {
