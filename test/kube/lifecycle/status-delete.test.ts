@@ -12,6 +12,9 @@ import { built, configMap, deployment, module, service } from './support.js';
 
 const CLUSTER = 0;
 
+/** Instances are ordered by their Secret's creationTimestamp, which has a one-second resolution. */
+const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_100));
+
 describe('instance status', () => {
   it("lists the bundle's instances with module, digest, last applied, images and each object's kstatus", async () => {
     const cluster = engineFleet().clusters[CLUSTER]!;
@@ -19,6 +22,7 @@ describe('instance status', () => {
     const ns = (await testNamespace(CLUSTER, 'lc-status')).name;
     const bundle = `status-${ns}`;
     await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {}), deployment(ns, 'web')], { bundle }));
+    await nextSecond();
     await applyInstance(cluster, built(ns, [service(ns, 'api')], { bundle, name: 'api', images: [] }));
     await applyInstance(cluster, built(ns, [configMap(ns, 'x', {})], { bundle: `${bundle}-other`, name: 'elsewhere' }));
 
@@ -58,6 +62,7 @@ describe('instance delete', () => {
     const other = (await testNamespace(CLUSTER, 'lc-delete-2')).name;
     const bundle = `delete-${ns}`;
     await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {}), service(ns, 'web'), deployment(ns, 'web'), configMap(ns, 'kept', {}, { 'action.timoni.sh/prune': 'disabled' })], { bundle }));
+    await nextSecond();
     await applyInstance(cluster, built(other, [configMap(other, 'api', {})], { bundle, name: 'api' }));
     await applyInstance(cluster, built(ns, [configMap(ns, 'foreign', {})], { bundle: `${bundle}-x`, name: 'foreign' }));
     const lines: string[] = [];
