@@ -38,12 +38,44 @@ function kubernetesBinary(name: string, usualMinutes: number): GoBinary {
   };
 }
 
+/** kwok release built from sigs.k8s.io/kwok (test/fleet/kwok/go.mod). */
+export const kwokVersion = 'v0.8.0';
+
 export const binaryDefinitions = {
   pki: { name: 'fleet-pki', version: pkiVersion, moduleDir: 'test/fleet/pki', packagePath: '.', ldflags: ['-s', '-w'], usualMinutes: 1 },
   etcd: { name: 'etcd', version: etcdVersion, moduleDir: 'test/fleet/etcd', packagePath: '.', ldflags: ['-s', '-w'], usualMinutes: 4 },
   kubeApiserver: kubernetesBinary('kube-apiserver', 15),
   kubeControllerManager: kubernetesBinary('kube-controller-manager', 8),
 } satisfies Record<keyof FleetBinaries, GoBinary>;
+
+/** Only for fleets with fake nodes (`kwok: true`): built on first use, not by `ensureBinaries`. */
+export const kwokBinaryDefinitions = {
+  kubeScheduler: kubernetesBinary('kube-scheduler', 6),
+  kwok: { name: 'kwok', version: kwokVersion, moduleDir: 'test/fleet/kwok', packagePath: 'sigs.k8s.io/kwok/cmd/kwok', ldflags: ['-s', '-w'], usualMinutes: 8 },
+  kwokStages: { name: 'kwok-stages', version: kwokVersion, moduleDir: 'test/fleet/kwok', packagePath: './stages', ldflags: ['-s', '-w'], usualMinutes: 1 },
+} satisfies Record<string, GoBinary>;
+
+export interface KwokBinaries {
+  kubeScheduler: string;
+  kwok: string;
+  /** Prints kwok's default stages (test/fleet/kwok/stages). */
+  kwokStages: string;
+}
+
+let pendingKwok: Promise<KwokBinaries> | undefined;
+
+/** Builds (or finds) kube-scheduler and kwok, for fleets whose workloads run on fake nodes. */
+export function ensureKwokBinaries(log: ProgressLog): Promise<KwokBinaries> {
+  pendingKwok ??= (async () => ({
+    kubeScheduler: await ensureGoBinary(kwokBinaryDefinitions.kubeScheduler, log),
+    kwok: await ensureGoBinary(kwokBinaryDefinitions.kwok, log),
+    kwokStages: await ensureGoBinary(kwokBinaryDefinitions.kwokStages, log),
+  }))();
+  pendingKwok.catch(() => {
+    pendingKwok = undefined;
+  });
+  return pendingKwok;
+}
 
 let pending: Promise<FleetBinaries> | undefined;
 

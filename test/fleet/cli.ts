@@ -1,6 +1,8 @@
 // `npm run fleet -- <command>`: start, inspect and stop the local fleet from a shell.
 //
-//   up     [--clusters N] [--dir DIR] [--name-prefix fleet]   start N clusters (default 3), print the env file
+//   up     [--clusters N] [--dir DIR] [--name-prefix fleet] [--kwok]
+//                                                             start N clusters (default 3), print the env file;
+//                                                             --kwok: fake nodes, workloads become ready by themselves
 //   status [--dir DIR] [--json]                               what runs, and whether each API server is ready
 //   down   [--dir DIR]                                        stop everything `up` started in DIR, remove its files
 //
@@ -12,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fleetStatus, startFleet, stopFleet } from './fleet.js';
 
-const usage = `usage: npm run fleet -- up [--clusters N] [--dir DIR] [--name-prefix PREFIX]
+const usage = `usage: npm run fleet -- up [--clusters N] [--dir DIR] [--name-prefix PREFIX] [--kwok]
        npm run fleet -- status [--dir DIR] [--json]
        npm run fleet -- down [--dir DIR]
 DIR defaults to ${join(tmpdir(), 'timoni-fleet')}.`;
@@ -28,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
       dir: { type: 'string', default: join(tmpdir(), 'timoni-fleet') },
       'name-prefix': { type: 'string', default: 'fleet' },
       json: { type: 'boolean', default: false },
+      kwok: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -43,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
     case 'up': {
       const clusters = Number(values.clusters);
       if (!/^\d+$/.test(values.clusters)) throw new Error(`--clusters must be a whole number, got ${JSON.stringify(values.clusters)}`);
-      const fleet = await startFleet({ clusters, dir, namePrefix: values['name-prefix'], log });
+      const fleet = await startFleet({ clusters, dir, namePrefix: values['name-prefix'], kwok: values.kwok, log });
       process.stdout.write(readFileSync(fleet.envPath, 'utf8'));
       log(`stop it with: npm run fleet -- down --dir ${dir}`);
       return 0;

@@ -2,11 +2,12 @@
 // kube-controller-manager, each waited for before the next.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FleetBinaries } from './binaries.js';
+import type { FleetBinaries, KwokBinaries } from './binaries.js';
 import { startEtcd } from './etcd.js';
 import { kubernetesServiceIp, startKubeApiserver } from './kube-apiserver.js';
 import { KubeClient } from './kube-client.js';
-import { startKubeControllerManager } from './kube-controller-manager.js';
+import { defaultControllers, startKubeControllerManager } from './kube-controller-manager.js';
+import { startKwok, workloadControllers } from './kwok.js';
 import { generateClusterPki, type ClusterPki } from './pki.js';
 import { freePorts, loopback } from './ports.js';
 import type { ClusterState } from './state.js';
@@ -21,6 +22,8 @@ export interface StartClusterOptions {
   onChange: (cluster: ClusterState) => void;
   log: ProgressLog;
   controllers?: string[];
+  /** Given: run kube-scheduler, kwok with one fake Node, and the workload controllers. */
+  kwokBinaries?: KwokBinaries;
 }
 
 /** A client for the cluster's admin user (system:masters), straight from its key material. */
@@ -94,7 +97,7 @@ export async function startCluster(options: StartClusterOptions): Promise<Cluste
         clusterDir: dir,
         pki,
         server: cluster.server,
-        controllers: options.controllers,
+        controllers: options.controllers ?? (options.kwokBinaries ? [...defaultControllers, ...workloadControllers] : defaultControllers),
         onStart: (record) => {
           cluster.processes.push(record);
           track();
@@ -103,6 +106,24 @@ export async function startCluster(options: StartClusterOptions): Promise<Cluste
       admin,
     );
     log(`${name}: kube-controller-manager ready (${seconds()})`);
+
+    if (options.kwokBinaries) {
+      await startKwok(
+        {
+          binaries: options.kwokBinaries,
+          clusterName: name,
+          clusterDir: dir,
+          pki,
+          server: cluster.server,
+          onStart: (record) => {
+            cluster.processes.push(record);
+            track();
+          },
+        },
+        admin,
+      );
+      log(`${name}: kube-scheduler and kwok ready, fake node Ready (${seconds()})`);
+    }
   } finally {
     admin.close();
   }

@@ -14,6 +14,7 @@
 //   FLEET_DIR              absolute path of DIR
 //   KUBECONFIG             DIR/kubeconfig, one context per cluster
 //   FLEET_KUBE_VERSION     Kubernetes version every cluster serves, e.g. v1.36.3
+//   FLEET_KWOK             true when workloads run on fake nodes (kwok), false when tests mark them ready
 //   FLEET_CLUSTERS         cluster names, comma-separated, e.g. fleet-1,fleet-2,fleet-3
 //   FLEET_CONTEXTS         kubeconfig context names, same order
 //   FLEET_CLUSTER_N_NAME, FLEET_CLUSTER_N_CONTEXT, FLEET_CLUSTER_N_SERVER (https://127.0.0.1:PORT)

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ensureBinaries } from './binaries.js';
+import { ensureBinaries, ensureKwokBinaries } from './binaries.js';
 import { adminClient, startCluster } from './cluster.js';
 import { formatEnvFile, type EnvEntries } from './env-file.js';
 import { KubeClient } from './kube-client.js';
@@ -25,6 +25,12 @@ export interface FleetOptions {
   log?: ProgressLog;
   /** kube-controller-manager controllers; see kube-controller-manager.ts for the default. */
   controllers?: string[];
+  /**
+   * Fake nodes (kwok.ts): kube-scheduler, kwok and the workload controllers run, so that
+   * workloads become ready by themselves. Off unless asked; then the readiness helper
+   * (readiness.ts) stands in for them.
+   */
+  kwok?: boolean;
 }
 
 /** One cluster as tests see it. Plain data, so that it can cross process boundaries. */
@@ -50,6 +56,8 @@ export interface FleetDescription {
   kubeconfigPath: string;
   envPath: string;
   kubeVersion: string;
+  /** Each cluster has a Ready fake Node (`kwok-node-1`) and runs workloads (see FleetOptions.kwok). */
+  kwok: boolean;
   clusters: FleetCluster[];
 }
 
@@ -68,6 +76,7 @@ export function describeState(state: FleetState): FleetDescription {
     kubeconfigPath: state.kubeconfigPath,
     envPath: state.envPath,
     kubeVersion: state.kubeVersion,
+    kwok: state.kwok ?? false,
     clusters: state.clusters.map((cluster) => ({
       name: cluster.name,
       contextName: cluster.contextName,
@@ -93,6 +102,7 @@ function fleetEnv(state: FleetState): EnvEntries {
     FLEET_DIR: state.dir,
     KUBECONFIG: state.kubeconfigPath,
     FLEET_KUBE_VERSION: state.kubeVersion,
+    FLEET_KWOK: String(state.kwok),
     FLEET_CLUSTERS: state.clusters.map((cluster) => cluster.name).join(','),
     FLEET_CONTEXTS: state.clusters.map((cluster) => cluster.contextName).join(','),
   };
@@ -178,6 +188,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   claimDir(dir);
 
   const binaries = await ensureBinaries(log);
+  const kwokBinaries = options.kwok ? await ensureKwokBinaries(log) : undefined;
   const started = Date.now();
   log(`starting ${count} cluster${count === 1 ? '' : 's'} in ${dir}`);
 
@@ -190,6 +201,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     kubeconfigPath: join(dir, 'kubeconfig'),
     envPath: join(dir, 'env'),
     ownsDir,
+    kwok: options.kwok ?? false,
     clusters: [],
   };
   writeState(state);
@@ -203,7 +215,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const results = await Promise.allSettled(
     Array.from({ length: count }, (_, index) => {
       const name = `${prefix}-${index + 1}`;
-      return startCluster({ binaries, name, dir: join(dir, name), onChange: onChange(index), log, controllers: options.controllers });
+      return startCluster({ binaries, kwokBinaries, name, dir: join(dir, name), onChange: onChange(index), log, controllers: options.controllers });
     }),
   );
   const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));

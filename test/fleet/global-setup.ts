@@ -2,7 +2,8 @@
 // provides its description to the tests as `inject('fleet')`, and stops it at teardown, or
 // on exit, SIGINT or SIGTERM if the run ends another way.
 //
-// TIMONI_FLEET_CLUSTERS=N starts N clusters instead of 3.
+// TIMONI_FLEET_CLUSTERS=N starts N clusters instead of 3. The fleet of the test run has no
+// fake nodes: tests make workloads ready with readiness.ts.
 // TIMONI_FLEET_DIR=DIR reuses a fleet already started with `npm run fleet -- up --dir DIR`
 // (much faster while iterating on tests); that fleet is left running afterwards.
 import type { TestProject } from 'vitest/node';

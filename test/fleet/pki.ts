@@ -13,6 +13,8 @@ export interface ClusterPki {
   adminKey: string;
   controllerManagerCert: string;
   controllerManagerKey: string;
+  schedulerCert: string;
+  schedulerKey: string;
   /** fleet-user: authenticated, in no group, bound to no role (for RBAC tests). */
   userCert: string;
   userKey: string;
@@ -31,6 +33,8 @@ export function clusterPkiPaths(dir: string): ClusterPki {
     adminKey: file('admin.key'),
     controllerManagerCert: file('controller-manager.crt'),
     controllerManagerKey: file('controller-manager.key'),
+    schedulerCert: file('scheduler.crt'),
+    schedulerKey: file('scheduler.key'),
     userCert: file('user.crt'),
     userKey: file('user.key'),
     serviceAccountKey: file('service-account.key'),

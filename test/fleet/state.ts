@@ -31,6 +31,8 @@ export interface FleetState {
   envPath: string;
   /** The folder was created for this fleet (a temporary one): `stop` removes it with all it holds. */
   ownsDir: boolean;
+  /** Fake nodes and workload controllers run (kwok.ts). */
+  kwok: boolean;
   clusters: ClusterState[];
 }
 
