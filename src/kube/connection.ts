@@ -108,7 +108,9 @@ function authFor(user: KubeconfigUser, subject: string, options: ConnectionOptio
     return { auth: async () => value, invalidate: () => false };
   }
   if (user.exec) {
-    const plugin = new ExecCredentialPlugin(user.exec, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
+    // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
+    const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
+    const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
     return {
       auth: async () => {
         const credential = await plugin.credential();

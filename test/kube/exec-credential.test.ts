@@ -57,6 +57,15 @@ describe('exec credential plugins', () => {
     expect(readFileSync(counter, 'utf8').trim().split('\n')).toHaveLength(2);
   });
 
+  it('runs a plugin given by a relative path from the kubeconfig folder', async () => {
+    const command = plugin('relative-plugin', `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"relative-token-1"}}'`);
+    const secrets = new SecretRegistry();
+    const config = loadKubeconfig([{ text: kubeconfigWith({ command: './relative-plugin' }), path: join(dir, 'config') }], secrets);
+    expect(command.startsWith(dir)).toBe(true);
+    const auth = await connectionFor(config, 'c', { secrets }).auth();
+    expect(auth.headers.Authorization).toBe('Bearer relative-token-1');
+  });
+
   it('says clearly that the plugin binary is missing, with its install hint', async () => {
     const { connection } = setup({ command: 'no-such-credential-helper-xyz', installHint: 'Install it from example.com.' });
     await expect(connection.auth()).rejects.toThrow(
