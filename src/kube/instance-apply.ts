@@ -13,7 +13,7 @@ import type { KubeCluster } from './cluster.js';
 import { objectDiff, wholeObjectDiff } from './diff.js';
 import { NoMatchError } from './discovery.js';
 import { instanceId, instanceRecord, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';
-import { deleteObjects, staleObjects } from './instance-prune.js';
+import { DeleteObjectsError, deleteObjects, staleObjects } from './instance-prune.js';
 import { inventoryEntries, type InstanceRecord, type InventoryEntry } from './inventory.js';
 import { savePending } from './inventory-pending.js';
 import { ensureNamespace, readInstance, writeInstance } from './inventory-store.js';
@@ -131,18 +131,21 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
   // 3. The intended inventory, before the objects are touched.
   const sets = labelledSets(instance);
   const allObjects = sets.flatMap((set) => set.objects);
+  const prune = options.prune ?? true;
   let refs: ObjectRef[] = [];
   let stale: ObjectRef[] = [];
+  // What the record will hold: the build's objects, and without prune the stale ones too.
+  let intended: ObjectRef[] = [];
   try {
     refs = await scopedRefs(cluster, allObjects);
-    const entries = inventoryEntries(refs);
-    stale = staleObjects(stored, entries);
+    stale = staleObjects(stored, inventoryEntries(refs));
+    intended = prune ? refs : [...refs, ...stale];
     if (!stored) {
       log(`installing ${instance.name} in namespace ${instance.namespace}`);
-      await writeInstance(cluster, instanceRecord(instance, refs, false));
+      await writeInstance(cluster, instanceRecord(instance, intended, false));
     } else {
       log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
-      if (!sameInventory(entries, stored.instance.inventory?.entries)) await savePending(cluster, instanceRecord(instance, refs, false));
+      if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) await savePending(cluster, instanceRecord(instance, intended, false));
     }
   } catch (error) {
     fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
@@ -192,7 +195,7 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
   }
 
   // 5. Prune what the build lost.
-  if (options.prune ?? true) {
+  if (prune) {
     try {
       const pruned = await deleteObjects(cluster, stale, instance, { log });
       changes.push(...pruned);
@@ -204,11 +207,12 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
         }
       }
     } catch (error) {
-      const object = (error as { object?: unknown }).object;
+      if (error instanceof DeleteObjectsError) changes.push(...error.changes);
+      const object = error instanceof DeleteObjectsError ? error.object : undefined;
       if (readinessError) {
         fail('wait', new Error(`${(readinessError as Error).message}; pruning failed too: ${(error as Error).message}`), waitObject(readinessError));
       }
-      fail('prune', error, typeof object === 'string' ? object : undefined);
+      fail('prune', error, object);
     }
   }
   if (readinessError) fail('wait', readinessError, waitObject(readinessError));
@@ -216,8 +220,7 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
   // 6. The final record (drops `data.pending`).
   let record: InstanceRecord;
   try {
-    const kept = options.prune ?? true ? [] : stale;
-    record = await writeInstance(cluster, instanceRecord(instance, [...refs, ...kept], true));
+    record = await writeInstance(cluster, instanceRecord(instance, intended, true));
   } catch (error) {
     return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
   }

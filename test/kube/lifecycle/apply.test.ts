@@ -8,7 +8,7 @@ import { readInstance, writeInstance } from '../../../src/kube/inventory-store.j
 import type { KubeObject } from '../../../src/kube/object.js';
 import { clusterClient, testNamespace } from '../../fleet/test-context.js';
 import { engineFleet } from '../engine-support.js';
-import { actions, built, configMap, deployment, freshNamespaceName, module, service } from './support.js';
+import { actions, built, configMap, deployment, freshNamespaceName, module, secret, service } from './support.js';
 
 const CLUSTER = 0;
 
@@ -101,6 +101,23 @@ describe('instance apply', () => {
 
     // Applying the same build again changes nothing.
     expect(actions((await applyInstance(cluster, v2)).changes)).toEqual(['ConfigMap/settings unchanged', 'Service/web unchanged']);
+  });
+
+  it('never puts Secret data in the changes it returns or the lines it logs', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const ns = (await testNamespace(CLUSTER, 'lc-secret')).name;
+    const lines: string[] = [];
+    const log = (line: string) => lines.push(line);
+    const created = await applyInstance(cluster, built(ns, [secret(ns, 'token', 'first-s3cret')]), { log });
+    const configured = await applyInstance(cluster, built(ns, [secret(ns, 'token', 'second-s3cret')]), { log });
+    const pruned = await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {})]), { log });
+    expect(actions([...created.changes, ...configured.changes, ...pruned.changes])).toEqual(['Secret/token created', 'Secret/token configured', 'ConfigMap/settings created', 'Secret/token deleted']);
+    expect(configured.changes[0]!.diff).toContain('*** (before)');
+    const everything = JSON.stringify([created, configured, pruned]) + lines.join('\n');
+    for (const value of ['first-s3cret', 'second-s3cret']) {
+      expect(everything).not.toContain(value);
+      expect(everything).not.toContain(Buffer.from(value).toString('base64'));
+    }
   });
 
   it('records a changed inventory as data.pending before touching objects; a failed upgrade leaves it, the next apply promotes it', async () => {
