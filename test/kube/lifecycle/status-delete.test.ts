@@ -94,6 +94,26 @@ describe('instance delete', () => {
     expect(await deleteBundleInstances(cluster, bundle)).toEqual([]);
   });
 
+  it('also deletes the objects of an unfinished upgrade (the pending revision)', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const admin = clusterClient(CLUSTER);
+    const ns = (await testNamespace(CLUSTER, 'lc-delete-pending')).name;
+    const bundle = `pending-${ns}`;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {})], { bundle }));
+    // The upgrade creates `extra`, then fails on an invalid Service: `extra` is only in data.pending.
+    await expect(applyInstance(cluster, built(ns, [configMap(ns, 'settings', {}), configMap(ns, 'extra', {}), service(ns, 'web', 70000)], { bundle }))).rejects.toThrow(InstanceStepError);
+    const [status] = await bundleStatus(cluster, bundle);
+    expect(status!.pending).toBe(true);
+    expect(status!.objects.map((o) => o.object.name)).toEqual(['settings']);
+
+    const [deleted] = await deleteBundleInstances(cluster, bundle, { timeoutMs: 30_000 });
+    // Reverse apply order; the Service was never created (already gone counts as deleted, with no diff).
+    expect(deleted!.changes.map((c) => `${c.kind}/${c.name} ${c.action}`)).toEqual(['Service/web deleted', 'ConfigMap/settings deleted', 'ConfigMap/extra deleted']);
+    expect(deleted!.changes[0]!.diff).toBe('');
+    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'extra' })).toBeNull();
+    expect(await readInstance(cluster, 'web', ns)).toBeNull();
+  });
+
   it('keeps the instance Secret, marked as deleting, when an object is not gone in time', async () => {
     const cluster = engineFleet().clusters[CLUSTER]!;
     const admin = clusterClient(CLUSTER);
