@@ -5,13 +5,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureBinaries, ensureKwokBinaries } from './binaries.js';
-import { adminClient, startCluster } from './cluster.js';
+import { adminClient, startCluster, type StartClusterOptions } from './cluster.js';
 import { formatEnvFile, type EnvEntries } from './env-file.js';
 import { KubeClient } from './kube-client.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import { isRunning, residentKiB, stopProcesses, stopProcessesSync, sweepProcessesSync } from './processes.js';
 import { processesToStop, readState, statePath, writeState, type ClusterState, type FleetState } from './state.js';
 import { kubernetesVersion } from './versions.js';
+import { portTakenHint } from './wait-for-component.js';
 import type { ProgressLog } from '../support/go-binary.js';
 
 export interface FleetOptions {
@@ -176,6 +177,23 @@ async function stopAsync(state: FleetState): Promise<void> {
   removeFleetFiles(state);
 }
 
+/**
+ * Starts one cluster; when a component fails because another process took one of its
+ * ports between picking and binding it, starts the cluster again on other ports (twice at most).
+ */
+async function startClusterRetryingPorts(options: StartClusterOptions, slot: () => ClusterState | undefined): Promise<ClusterState> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startCluster(options);
+    } catch (error) {
+      if (attempt >= 3 || !(error as Error).message.includes(portTakenHint)) throw error;
+      options.log(`${options.name}: a port was taken by another process meanwhile; starting again on other ports`);
+      await stopProcesses([...(slot()?.processes ?? [])].reverse());
+      rmSync(options.dir, { recursive: true, force: true });
+    }
+  }
+}
+
 /** Starts a fleet; on failure stops whatever had started and rethrows with the cause. */
 export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const count = options.clusters ?? 3;
@@ -215,7 +233,10 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const results = await Promise.allSettled(
     Array.from({ length: count }, (_, index) => {
       const name = `${prefix}-${index + 1}`;
-      return startCluster({ binaries, kwokBinaries, name, dir: join(dir, name), onChange: onChange(index), log, controllers: options.controllers });
+      return startClusterRetryingPorts(
+        { binaries, kwokBinaries, name, dir: join(dir, name), onChange: onChange(index), log, controllers: options.controllers },
+        () => slots[index],
+      );
     }),
   );
   const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));

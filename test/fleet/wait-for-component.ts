@@ -11,10 +11,13 @@ export interface WaitOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Part of the message of a start failure caused by a port that another process took first. */
+export const portTakenHint = 'a port it was given is in use by another process';
+
 function failure(record: ProcessRecord, headline: string): Error {
   const tail = logTail(record.logPath);
   const portTaken = /address already in use|bind: address/i.exec(tail);
-  const hint = portTaken ? '\n(a port it was given is in use by another process; start again to get other ports)' : '';
+  const hint = portTaken ? `\n(${portTakenHint}; start again to get other ports)` : '';
   return new Error(`${headline}${hint}\nlast lines of ${record.logPath}:\n${tail}`);
 }
 
