@@ -6,6 +6,7 @@
 // them (`skipped`).
 import type { ObjectChange } from '../fleet/changeset.js';
 import { applyStages } from './apply-order.js';
+import { settleBounded } from './bounded.js';
 import type { KubeCluster } from './cluster.js';
 import { diffObject, wholeObjectDiff } from './diff.js';
 import { instanceId, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';
@@ -22,6 +23,8 @@ export interface InstanceDiffOptions {
   overwriteOwnership?: boolean;
   /** Report stale objects as `deleted` (default true, as apply prunes by default). */
   prune?: boolean;
+  /** Objects diffed at once (default 4, as Timoni's apply concurrency). */
+  concurrency?: number;
 }
 
 export interface InstanceDiffResult {
@@ -58,18 +61,14 @@ export async function diffInstance(cluster: KubeCluster, instance: BuiltInstance
     changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
   }
 
+  // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
   const sets = labelledSets(instance);
-  for (const set of sets) {
-    for (const stage of applyStages(set.objects)) {
-      for (const object of stage.objects) {
-        try {
-          changes.push(await diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
-        } catch (error) {
-          fail('diff', error, formatRef(object));
-        }
-      }
-    }
-  }
+  const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
+  const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+  outcomes.forEach((outcome, index) => {
+    if (outcome.status === 'rejected') fail('diff', outcome.reason, formatRef(ordered[index]!));
+    else changes.push(outcome.value);
+  });
 
   // Without its namespace the instance has no stored record: nothing to prune.
   if (exists && (options.prune ?? true)) {
