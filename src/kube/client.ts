@@ -154,7 +154,28 @@ export class KubeClient {
       headers['Content-Length'] = String(Buffer.byteLength(body));
     }
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-    const response = await new Promise<RawResponse>((resolvePromise, reject) => {
+    let response: RawResponse | undefined;
+    // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
+    // once; such requests are sent again on a fresh connection, a few times at most.
+    for (let attempt = 0; !response; attempt++) {
+      try {
+        response = await this.exchange(url, req, headers, body, auth, timeoutMs);
+      } catch (error) {
+        if (!(error instanceof StaleSocketError) || attempt >= 3) throw this.connectionError(error instanceof StaleSocketError ? error.cause : (error as NodeJS.ErrnoException));
+      }
+    }
+    if (response.status === 401 && mayRetry && connection.invalidate()) return this.send(req, false);
+    for (const text of response.warnings) this.onWarning?.({ cluster: this.name, text, object: req.object });
+    if (response.status < 200 || response.status >= 300) {
+      const status = parseStatus(response.body);
+      throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+    }
+    return response;
+  }
+
+  private exchange(url: URL, req: KubeRequest, headers: Record<string, string>, body: string | undefined, auth: RequestAuth, timeoutMs: number): Promise<RawResponse> {
+    const { connection } = this;
+    return new Promise<RawResponse>((resolvePromise, reject) => {
       const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
       const request = send(url, { method: req.method, headers, agent: this.agentFor(auth), servername: connection.servername }, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
@@ -167,29 +188,32 @@ export class KubeClient {
             warnings: parseWarnings(res.headers.warning),
           }),
         );
-        res.on('error', (error) => reject(this.connectionError(error)));
+        res.on('error', (error) => reject(error));
       });
       request.setTimeout(timeoutMs, () => {
         const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`) as NodeJS.ErrnoException;
         error.code = 'ETIMEDOUT';
         request.destroy(error);
       });
-      request.on('error', (error) => reject(this.connectionError(error)));
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
+        reject(stale ? new StaleSocketError(error) : error);
+      });
       request.end(body);
     });
-    if (response.status === 401 && mayRetry && connection.invalidate()) return this.send(req, false);
-    for (const text of response.warnings) this.onWarning?.({ cluster: this.name, text, object: req.object });
-    if (response.status < 200 || response.status >= 300) {
-      const status = parseStatus(response.body);
-      throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
-    }
-    return response;
   }
 
   private connectionError(error: NodeJS.ErrnoException): KubeConnectionError {
     if (error instanceof KubeConnectionError) return error;
     const { code, detail } = describeConnectionError(error);
     return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
+  }
+}
+
+/** A request failed on a kept-alive socket the server had closed. */
+class StaleSocketError extends Error {
+  constructor(override readonly cause: NodeJS.ErrnoException) {
+    super(cause.message);
   }
 }
 
