@@ -73,6 +73,32 @@ describe('readiness', () => {
     }
   });
 
+  it('applies the sets in order, waiting for each; a set not ready stops the sets after it', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const admin = clusterClient(CLUSTER);
+    const ns = (await testNamespace(CLUSTER, 'lc-sets')).name;
+    const sets = [
+      { name: 'app', objects: [deployment(ns, 'web'), configMap(ns, 'settings', {})] },
+      { name: 'test', objects: [job(ns, 'smoke', 'true')] },
+    ];
+
+    const error = await applyInstance(cluster, built(ns, [], { sets }), { wait: true, timeoutMs: 1_500 }).catch((e: unknown) => e);
+    expect((error as InstanceStepError).step).toBe('wait');
+    expect(actions((error as InstanceStepError).changes)).toEqual(['ConfigMap/settings created', 'Deployment/web created']);
+    expect(await admin.getOrNull({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'smoke' })).toBeNull();
+
+    const lines: string[] = [];
+    const loop = keepReady(admin, ns, 200);
+    try {
+      const result = await applyInstance(cluster, built(ns, [], { sets }), { wait: true, timeoutMs: 60_000, log: (line) => lines.push(line) });
+      expect(actions(result.changes)).toEqual(['ConfigMap/settings unchanged', 'Deployment/web unchanged', 'Job/smoke created']);
+      expect(lines.filter((line) => /^applying|resources ready$/.test(line))).toEqual(['applying app', 'app resources ready', 'applying test', 'test resources ready']);
+      expect(result.record.inventory?.entries?.map((e) => e.id)).toEqual([`${ns}_settings__ConfigMap`, `${ns}_web_apps_Deployment`, `${ns}_smoke_batch_Job`]);
+    } finally {
+      await loop.stop();
+    }
+  });
+
   it('waitForReady stops when aborted, listing what was not ready', async () => {
     const cluster = engineFleet().clusters[CLUSTER]!;
     const ns = (await testNamespace(CLUSTER, 'lc-abort')).name;
