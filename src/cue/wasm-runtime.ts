@@ -5,6 +5,7 @@ import './go-sandbox.js';
 import './wasm/wasm_exec.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
@@ -51,6 +52,22 @@ export function locateWasm(moduleUrl: string = import.meta.url): string {
   throw new Error(`CUE engine WebAssembly (cue.wasm.gz) not found; looked at: ${tried.join(', ')}. Run \`npm run build:cue\`.`);
 }
 
+/** Set to 1 to let V8 recompile hot engine code with its optimizing tier (see below). */
+export const TIER_UP_VARIABLE = 'TIMONI_FLEET_CUE_WASM_TIERUP';
+
+/**
+ * Keeps V8 on its baseline WebAssembly compiler (Liftoff). Go's wasm functions are huge,
+ * and V8's tier-up recompiles them with TurboFan while the first loads run: measured
+ * on 2 busy cores, the first load of the Kubernetes module fixture took 5-13 s with
+ * tier-up and 1.4-2.1 s without, for about half the CPU time over four loads (bench/cue.ts
+ * reports both). The flag is process-wide; the only other WebAssembly in a Node process
+ * is usually undici's small HTTP parser.
+ */
+function preferBaselineCompiler(): void {
+  if (process.env[TIER_UP_VARIABLE] === '1') return;
+  setFlagsFromString('--liftoff-only');
+}
+
 function goConstructor(): GoConstructor {
   const Go = (globalThis as unknown as { Go?: GoConstructor }).Go;
   if (typeof Go !== 'function') throw new Error('wasm_exec.js did not define globalThis.Go; the CUE engine cannot start');
@@ -74,6 +91,7 @@ export async function startWasm(): Promise<Bridge> {
   go.exit = (code) => {
     exitCode = code;
   };
+  preferBaselineCompiler();
   const { WebAssembly: wasmApi } = globalThis as unknown as { WebAssembly: WebAssemblyApi };
   const { instance } = await wasmApi.instantiate(bytes, go.importObject);
   const global = globalThis as unknown as Record<string, unknown>;

@@ -90,6 +90,23 @@ func message(e errors.Error) string {
 	return scrub(b.String())
 }
 
+// wrapperPrefix returns the context that plain Go errors (fmt.Errorf("...: %w"))
+// add in front of the CUE errors they wrap, which errors.Errors would drop.
+func wrapperPrefix(err error) string {
+	if _, isCUE := err.(errors.Error); isCUE {
+		return ""
+	}
+	var inner errors.Error
+	if !errors.As(err, &inner) {
+		return ""
+	}
+	full, wrapped := err.Error(), inner.Error()
+	if !strings.HasSuffix(full, wrapped) {
+		return ""
+	}
+	return strings.TrimSuffix(full, wrapped)
+}
+
 // diagnostics splits any error into diagnostics, one per CUE error. Errors that
 // are not CUE errors become a single diagnostic without path or position.
 func (s *sourceNames) diagnostics(err error) []Diagnostic {
@@ -100,12 +117,13 @@ func (s *sourceNames) diagnostics(err error) []Diagnostic {
 	if errors.As(err, &ready) {
 		return ready.diagnostics
 	}
+	prefix := wrapperPrefix(err)
 	list := errors.Errors(err)
 	out := make([]Diagnostic, 0, len(list))
 	seen := make(map[string]bool, len(list))
 	for _, e := range list {
 		d := Diagnostic{
-			Message:   message(e),
+			Message:   scrub(prefix) + message(e),
 			Path:      strings.Join(e.Path(), "."),
 			Positions: []Position{},
 		}

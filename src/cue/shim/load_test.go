@@ -148,3 +148,32 @@ func TestLoadBinaryFilesAndBadBase64(t *testing.T) {
 		t.Errorf("got %+v", ds)
 	}
 }
+
+func TestVirtualPaths(t *testing.T) {
+	for in, want := range map[string]string{"a.cue": "a.cue", "./a.cue": "a.cue", "/a.cue": "a.cue", "x/../a.cue": "a.cue", ".": ".", "": "."} {
+		got, err := cleanVirtualPath(in)
+		if err != nil || got != want {
+			t.Errorf("cleanVirtualPath(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"../a.cue", "x/../../a.cue", `a\b.cue`} {
+		if _, err := cleanVirtualPath(bad); err == nil {
+			t.Errorf("cleanVirtualPath(%q) should fail", bad)
+		}
+	}
+	if _, err := virtualFiles(loadRequest{Files: map[string]string{"a": "", "a/b.cue": ""}}); err == nil {
+		t.Error("a path that is both a file and a directory must be rejected")
+	}
+	if _, err := virtualFiles(loadRequest{Files: map[string]string{"a.cue": ""}, BinaryFiles: map[string]string{"./a.cue": ""}}); err == nil {
+		t.Error("a file given twice must be rejected")
+	}
+}
+
+func TestModuleRootIsFoundAmongTheFiles(t *testing.T) {
+	files := map[string][]byte{"mod/cue.mod/module.cue": nil, "mod/pkg/a.cue": nil, "loose/b.cue": nil}
+	for dir, want := range map[string]string{"mod/pkg": "mod", "mod": "mod", "loose": ".", ".": "."} {
+		if got := findModuleRoot(files, dir); got != want {
+			t.Errorf("findModuleRoot(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}
