@@ -169,9 +169,10 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
         }
       }
       if (stage.waitAfter) {
-        // CRDs established, Namespaces active... before the objects that need them.
+        // CRDs established, Namespaces active... before the objects that need them (all of
+        // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
         try {
-          readiness.push(...(await waitForReady(cluster, stage.objects, waitOptions())));
+          readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)!), waitOptions())));
         } catch (error) {
           fail('wait', error, waitObject(error));
         }

@@ -127,11 +127,12 @@ async function poll(
 }
 
 /**
- * Waits until every object (wait-disabled ones left out by the caller with
- * `objectsToWaitFor`) is Current; answers the last status of each, in the order given.
+ * Waits until every object is Current; objects (not bare refs) annotated
+ * `action.timoni.sh/wait: disabled` are left out. Answers the last status of each object
+ * waited for, in the order given.
  */
 export function waitForReady(cluster: KubeCluster, objects: ReadonlyArray<KubeObject | ObjectRef>, options: WaitOptions): Promise<ObjectReadiness[]> {
-  const refs = objects.map(toRef);
+  const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o as KubeObject]).length === 1).map(toRef);
   if (refs.length === 0) return Promise.resolve([]);
   return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
 }

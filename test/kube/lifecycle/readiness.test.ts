@@ -109,6 +109,9 @@ describe('readiness', () => {
     expect(error).toBeInstanceOf(WaitError);
     expect((error as WaitError).reason).toBe('aborted');
     expect((error as WaitError).notReady.map((r) => r.status)).toEqual(['InProgress']);
+    // The same Deployment annotated wait: disabled is not waited for at all.
+    const notWaited = deployment(ns, 'web', 'nginx:1.27', { 'action.timoni.sh/wait': 'disabled' });
+    expect(await waitForReady(cluster, [notWaited], { timeoutMs: 60_000 })).toEqual([]);
   });
 
   it('fails fast on a failed Job', async () => {
