@@ -48,7 +48,7 @@ export const binaryDefinitions = {
   kubeControllerManager: kubernetesBinary('kube-controller-manager', 8),
 } satisfies Record<keyof FleetBinaries, GoBinary>;
 
-/** Only for fleets with fake nodes (`kwok: true`): built on first use, not by `ensureBinaries`. */
+/** Only used by fleets with fake nodes (`kwok: true`). */
 export const kwokBinaryDefinitions = {
   kubeScheduler: kubernetesBinary('kube-scheduler', 6),
   kwok: { name: 'kwok', version: kwokVersion, moduleDir: 'test/fleet/kwok', packagePath: 'sigs.k8s.io/kwok/cmd/kwok', ldflags: ['-s', '-w'], usualMinutes: 8 },
@@ -82,15 +82,20 @@ let pending: Promise<FleetBinaries> | undefined;
 /**
  * Builds (or finds in the cache) every binary of the fleet, one after the other: the
  * Kubernetes binaries share most packages, so the second reuses the first's Go build cache,
- * and the machine's cores are shared with other builds.
+ * and the machine's cores are shared with other builds. The binaries of fleets with fake
+ * nodes (kube-scheduler, kwok) are built too, last, so that their test finds them ready.
  */
 export function ensureBinaries(log: ProgressLog): Promise<FleetBinaries> {
-  pending ??= (async () => ({
-    pki: await ensureGoBinary(binaryDefinitions.pki, log),
-    etcd: await ensureGoBinary(binaryDefinitions.etcd, log),
-    kubeApiserver: await ensureGoBinary(binaryDefinitions.kubeApiserver, log),
-    kubeControllerManager: await ensureGoBinary(binaryDefinitions.kubeControllerManager, log),
-  }))();
+  pending ??= (async () => {
+    const binaries = {
+      pki: await ensureGoBinary(binaryDefinitions.pki, log),
+      etcd: await ensureGoBinary(binaryDefinitions.etcd, log),
+      kubeApiserver: await ensureGoBinary(binaryDefinitions.kubeApiserver, log),
+      kubeControllerManager: await ensureGoBinary(binaryDefinitions.kubeControllerManager, log),
+    };
+    await ensureKwokBinaries(log);
+    return binaries;
+  })();
   pending.catch(() => {
     pending = undefined;
   });

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KwokBinaries } from './binaries.js';
-import type { KubeClient } from './kube-client.js';
+import type { KubeClient, KubeObject } from './kube-client.js';
 import { renderKubeconfig } from './kubeconfig.js';
 import type { ClusterPki } from './pki.js';
 import { startProcess, type ProcessRecord } from './processes.js';
@@ -22,7 +22,14 @@ export const workloadControllers = [
   'job-controller',
   'cronjob-controller',
   'pod-garbage-collector-controller',
+  // Removes the not-ready taint that admission puts on every new Node once kwok reports it Ready.
+  'node-lifecycle-controller',
 ];
+
+interface FakeNode extends KubeObject {
+  spec?: { taints?: Array<{ key: string; effect: string }> };
+  status?: { conditions?: Array<{ type: string; status: string }> };
+}
 
 /** Name of the fake Node of every kwok cluster. */
 export const kwokNodeName = 'kwok-node-1';
@@ -113,14 +120,11 @@ export async function startKwok(options: KwokOptions, admin: KubeClient): Promis
   await waitForComponent(
     kwok,
     async () => {
-      const node = await admin.get<{ apiVersion: string; kind: string; metadata: { name: string }; status?: { conditions?: Array<{ type: string; status: string }> } }>({
-        apiVersion: 'v1',
-        kind: 'Node',
-        name: kwokNodeName,
-      });
-      return (node.status?.conditions ?? []).some((condition) => condition.type === 'Ready' && condition.status === 'True');
+      const node = await admin.get<FakeNode>({ apiVersion: 'v1', kind: 'Node', name: kwokNodeName });
+      const ready = (node.status?.conditions ?? []).some((condition) => condition.type === 'Ready' && condition.status === 'True');
+      return ready && (node.spec?.taints ?? []).length === 0;
     },
-    { description: `kwok of ${options.clusterName} to make node ${kwokNodeName} Ready`, timeoutMs },
+    { description: `kwok of ${options.clusterName} to make node ${kwokNodeName} Ready and untainted`, timeoutMs },
   );
   await waitForComponent(scheduler, async () => true, { description: `kube-scheduler of ${options.clusterName} to keep running`, timeoutMs });
 }
