@@ -67,6 +67,25 @@ describe('npm run fleet', () => {
     expect(again.stderr).toContain(`a fleet is already running in ${dir}`);
   });
 
+  it('reports stopped components, and `up` replaces a fleet whose processes died', { timeout: 300_000 }, async () => {
+    expect(state, 'the first test started a fleet').not.toBeNull();
+    for (const record of processesToStop(state as FleetState)) process.kill(record.pid, 'SIGKILL');
+    const deadline = Date.now() + 10_000;
+    while (processesToStop(state as FleetState).some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const status = await fleetCli('status', '--dir', dir);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(/kube-apiserver\s+pid \d+\s+STOPPED/);
+    expect(status.stdout).toContain('NOT READY');
+
+    const up = await fleetCli('up', '--clusters', '1', '--dir', dir, '--name-prefix', 'cli');
+    expect(up.code, up.stderr).toBe(0);
+    const replaced = readState(dir);
+    expect(replaced?.clusters[0]?.processes.every(isRunning)).toBe(true);
+    expect(replaced?.clusters[0]?.processes.map((record) => record.pid)).not.toEqual(state?.clusters[0]?.processes.map((record) => record.pid));
+    state = replaced;
+  });
+
   it('stops everything with `down` and removes its files', { timeout: 120_000 }, async () => {
     expect(state, 'the previous test started a fleet').not.toBeNull();
     const records = processesToStop(state as FleetState);

@@ -202,8 +202,8 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const prefix = options.namePrefix ?? 'fleet';
   const ownsDir = !options.dir;
   const dir = options.dir ? resolve(options.dir) : mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
-  mkdirSync(dir, { recursive: true });
   claimDir(dir);
+  mkdirSync(dir, { recursive: true });
 
   const binaries = await ensureBinaries(log);
   const kwokBinaries = options.kwok ? await ensureKwokBinaries(log) : undefined;
