@@ -5,8 +5,7 @@
 // ReplicaSet, StatefulSet, DaemonSet, Job, CronJob) are left out on purpose: no Pod can run
 // without nodes, and the readiness helper (readiness.ts) sets their status instead, which
 // a running workload controller would overwrite.
-import { writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeClient } from './kube-client.js';
 import { renderKubeconfig } from './kubeconfig.js';
@@ -41,11 +40,17 @@ export interface KubeControllerManagerOptions {
 export async function startKubeControllerManager(options: KubeControllerManagerOptions, admin: KubeClient): Promise<ProcessRecord> {
   const { pki } = options;
   const kubeconfigPath = join(options.clusterDir, 'kube-controller-manager.kubeconfig');
-  const [ca, cert, key] = await Promise.all([pki.caCert, pki.controllerManagerCert, pki.controllerManagerKey].map((path) => readFile(path, 'utf8')));
   writeFileSync(
     kubeconfigPath,
     renderKubeconfig([
-      { contextName: options.clusterName, userName: 'system:kube-controller-manager', server: options.server, caCertPem: ca ?? '', clientCertPem: cert ?? '', clientKeyPem: key ?? '' },
+      {
+        contextName: options.clusterName,
+        userName: 'system:kube-controller-manager',
+        server: options.server,
+        caCertPem: readFileSync(pki.caCert, 'utf8'),
+        clientCertPem: readFileSync(pki.controllerManagerCert, 'utf8'),
+        clientKeyPem: readFileSync(pki.controllerManagerKey, 'utf8'),
+      },
     ]),
     { mode: 0o600 },
   );
