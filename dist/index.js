@@ -5444,8 +5444,6 @@ async function rollOutCluster(run, cluster, bundleName) {
                     prune: run.options.prune,
                     log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
                 });
-                for (const change of result.changes)
-                    run.log.line(changeLine(bundle, cluster.name, instance.name, change));
                 instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: result.changes });
             }
             catch (error) {
@@ -5567,8 +5565,9 @@ function parseDuration(text) {
 
 ;// CONCATENATED MODULE: ./src/github/action-config.ts
 // The action's inputs, read and checked once: what to evaluate, where the clusters are,
-// and how to diff or apply. Secret inputs (kubeconfigs, registry credentials, the token)
-// are registered for masking before anything else reads them.
+// and how to diff or apply. Secret inputs (registry credentials, the token) are
+// registered for masking before anything else reads them; kubeconfig credentials are
+// registered by the kubeconfig loader.
 
 
 /**
@@ -5584,8 +5583,9 @@ function kubeconfigInputs(env) {
     return [raw];
 }
 function readActionConfig(env, mask) {
+    // The credentials inside the kubeconfigs are registered when they are loaded; masking the
+    // whole text would hide every structural line (`apiVersion: v1`) in every report.
     const kubeconfigs = kubeconfigInputs(env);
-    kubeconfigs.forEach(mask);
     const githubToken = getInput(env, 'github-token');
     if (githubToken)
         mask(githubToken);

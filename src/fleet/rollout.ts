@@ -10,7 +10,7 @@ import { openSession } from './cluster-session.js';
 import type { FleetRun } from './fleet-run.js';
 import { instanceInput, moduleInfo } from './instance-input.js';
 import type { ChangeSet, ClusterChanges, InstanceChanges } from './changeset.js';
-import { changeLine, logPrefix } from './change-line.js';
+import { logPrefix } from './change-line.js';
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }): Promise<ClusterChanges> {
   const startedAt = Date.now();
@@ -38,7 +38,6 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
           prune: run.options.prune,
           log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
         });
-        for (const change of result.changes) run.log.line(changeLine(bundle, cluster.name, instance.name, change));
         instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: result.changes });
       } catch (error) {
         if (error instanceof InstanceStepError) {

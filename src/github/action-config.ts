@@ -1,6 +1,7 @@
 // The action's inputs, read and checked once: what to evaluate, where the clusters are,
-// and how to diff or apply. Secret inputs (kubeconfigs, registry credentials, the token)
-// are registered for masking before anything else reads them.
+// and how to diff or apply. Secret inputs (registry credentials, the token) are
+// registered for masking before anything else reads them; kubeconfig credentials are
+// registered by the kubeconfig loader.
 import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, type Environment } from './action-inputs.js';
 import { parseDuration } from './duration.js';
 import type { ModeInput } from './event-context.js';
@@ -37,8 +38,9 @@ function kubeconfigInputs(env: Environment): string[] {
 }
 
 export function readActionConfig(env: Environment, mask: (secret: string) => void): ActionConfig {
+  // The credentials inside the kubeconfigs are registered when they are loaded; masking the
+  // whole text would hide every structural line (`apiVersion: v1`) in every report.
   const kubeconfigs = kubeconfigInputs(env);
-  kubeconfigs.forEach(mask);
   const githubToken = getInput(env, 'github-token');
   if (githubToken) mask(githubToken);
   const registryCreds = getInput(env, 'registry-creds');

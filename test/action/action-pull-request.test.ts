@@ -3,7 +3,8 @@
 // diffed into one comment, updated on synchronize, applied on merge in runtime order.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { pullRequestEvent, runAction, workflowDispatchEvent, type ActionRun } from '../github/index.js';
+import { parse } from 'yaml';
+import { assertNoSecretLeak, pullRequestEvent, runAction, workflowDispatchEvent, type ActionRun } from '../github/index.js';
 import { DEMO_REPOSITORY, stageDemo, type DemoStage } from './demo-stage.js';
 import { keepWorkloadsReady } from './kubelet-stand-in.js';
 
@@ -32,6 +33,12 @@ function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<str
   return runAction({ event, githubApiUrl: stage.github.url, token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: stage.env, timeoutMs: 110_000 });
 }
 
+/** The client keys and certificates of the kubeconfig (what must never be printed). */
+function kubeconfigCredentials(kubeconfig: string): string[] {
+  const users = (parse(kubeconfig) as { users: Array<{ user: Record<string, string> }> }).users;
+  return users.flatMap((u) => [u.user['client-key-data'], Buffer.from(u.user['client-key-data'] ?? '', 'base64').toString('utf8').split('\n')[1]]).filter((v): v is string => Boolean(v));
+}
+
 const changes = (action: ActionRun) => JSON.parse(action.outputs.changes ?? '{}') as ChangeSetOutput;
 
 describe('the action on a pull request and its merge', () => {
@@ -57,6 +64,10 @@ describe('the action on a pull request and its merge', () => {
     expect(comments[0]?.body).toContain(pr.headSha.slice(0, 7));
     expect(result.outputs['comment-url']).toMatch(/^https:\/\/github\.com\/acme\/shop-deploy\/pull\/11#issuecomment-\d+$/);
     expect(result.summary).toContain('production-us');
+    // Only credentials are masked, not the structure of the objects.
+    expect(comments[0]?.body).toContain('kind: ConfigMap');
+    expect(comments[0]?.body).not.toContain('secret value changed');
+    assertNoSecretLeak(result, kubeconfigCredentials(stage.kubeconfig), comments.map((c) => c.body));
   });
 
   it('updates the same comment when the pull request is synchronized', async () => {
