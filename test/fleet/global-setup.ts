@@ -6,9 +6,12 @@
 // fake nodes: tests make workloads ready with readiness.ts.
 // TIMONI_FLEET_DIR=DIR reuses a fleet already started with `npm run fleet -- up --dir DIR`
 // (much faster while iterating on tests); that fleet is left running afterwards.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { describeState, startFleet, type FleetDescription } from './fleet.js';
-import { isRunning } from './processes.js';
+import { describeState, startFleet, type Fleet, type FleetDescription } from './fleet.js';
+import { isRunning, sweepProcessesSync } from './processes.js';
 import { processesToStop, readState } from './state.js';
 
 declare module 'vitest' {
@@ -40,24 +43,43 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
 
   const clusters = Number(process.env.TIMONI_FLEET_CLUSTERS ?? '3');
-  const fleet = await startFleet({ clusters, log });
-  const onExit = () => fleet.stopSync();
+  // The folder is made here, not by startFleet, so that an interruption while the fleet is
+  // still starting can already sweep whatever was started in it.
+  const dir = mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
+  let fleet: Fleet | undefined;
+  const cleanUpSync = () => {
+    if (fleet) fleet.stopSync();
+    else sweepProcessesSync(`${dir}/`);
+    rmSync(dir, { recursive: true, force: true });
+  };
   const onSignal = (signal: NodeJS.Signals) => {
-    fleet.stopSync();
+    cleanUpSync();
     // Only end the process if nobody else (vitest) handles the signal.
     if (process.listenerCount(signal) === 1) process.exit(signal === 'SIGINT' ? 130 : 143);
   };
-  process.once('exit', onExit);
+  process.once('exit', cleanUpSync);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const removeHandlers = () => {
+    process.off('exit', cleanUpSync);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
 
+  try {
+    fleet = await startFleet({ clusters, dir, log });
+  } catch (error) {
+    removeHandlers();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const { stop: _stop, stopSync: _stopSync, kubeconfig: _kubeconfig, ...description } = fleet;
   project.provide('fleet', description);
 
+  const started = fleet;
   return async () => {
-    process.off('exit', onExit);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    await fleet.stop();
+    removeHandlers();
+    await started.stop();
+    rmSync(dir, { recursive: true, force: true });
   };
 }
