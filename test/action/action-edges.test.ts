@@ -1,0 +1,135 @@
+// End to end, the hard cases: a cluster that fails stops the rollout before production;
+// a secret value is never printed; a diff too large for one comment still fits.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { clusterClient } from '../fleet/test-context.js';
+import { assertNoSecretLeak, pullRequestEvent, runAction, type ActionRun } from '../github/index.js';
+import { DEMO_REPOSITORY, stageDemo, type DemoStage } from './demo-stage.js';
+import { keepWorkloadsReady } from './kubelet-stand-in.js';
+
+const repository = `${DEMO_REPOSITORY.owner}/${DEMO_REPOSITORY.name}`;
+let stage: DemoStage;
+let ready: { stop(): Promise<void> };
+
+beforeAll(async () => {
+  const fleet = inject('fleet');
+  stage = await stageDemo(readFileSync(fleet.kubeconfigPath, 'utf8'));
+  ready = keepWorkloadsReady(stage.kubeconfig, fleet.clusters.map((c) => c.contextName), 'edges');
+}, 300_000);
+
+afterAll(async () => {
+  await ready?.stop().catch(() => undefined);
+  await stage?.stop();
+});
+
+function bundleFile(name: string, body: string): string {
+  writeFileSync(join(stage.workdir, name), body);
+  return name;
+}
+
+function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>, env: Record<string, string> = {}): Promise<ActionRun> {
+  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: { ...stage.env, ...env }, timeoutMs: 110_000 });
+}
+
+const moduleBlock = `module: {url: "oci://\\(_registry)/modules/webapp", version: "1.4.0"}`;
+const header = `_registry: string @timoni(runtime:string:DEMO_REGISTRY)
+	_group: string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)
+	apiVersion: "v1alpha1"`;
+
+describe('the action when things go wrong', () => {
+  it('stops a rollout at a failing staging cluster and leaves production untouched', async () => {
+    const file = bundleFile(
+      'broken.cue',
+      `bundle: {
+	${header}
+	name: "broken"
+	instances: web: {
+		${moduleBlock}
+		namespace: "edges-broken"
+		values: {
+			if _group == "staging" {replicas: -1}
+		}
+	}
+}
+`,
+    );
+    const pr = stage.openPullRequest(21);
+    stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
+    const result = await run(pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    expect(result.exitCode).toBe(1);
+    expect(result.outputs['failed-cluster']).toBe('staging-1');
+    expect(result.outputs['applied-clusters']).toBe('');
+    const changeSet = JSON.parse(result.outputs.changes ?? '{}') as { clusters: Array<{ name: string; status: string; error: { step: string } | null }> };
+    expect(changeSet.clusters.map((c) => [c.name, c.status])).toEqual([
+      ['staging-1', 'failed'],
+      ['production-eu', 'skipped'],
+      ['production-us', 'skipped'],
+    ]);
+    expect(changeSet.clusters[0]?.error?.step).toBe('build');
+    expect(result.summary).toContain('production-eu');
+    for (const cluster of [1, 2]) {
+      const namespace = await clusterClient(cluster).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: 'edges-broken' });
+      expect(namespace, `cluster ${cluster + 1} must not be touched`).toBeNull();
+    }
+  });
+
+  it('never prints a secret value from the environment, and says a secret changed', async () => {
+    const secret = 's3cr3t-shop-t0ken-value';
+    const file = bundleFile(
+      'secretive.cue',
+      `bundle: {
+	${header}
+	name: "secretive"
+	instances: web: {
+		${moduleBlock}
+		namespace: "edges"
+		values: message: string @timoni(runtime:string:SHOP_TOKEN)
+	}
+}
+`,
+    );
+    const pr = stage.openPullRequest(22);
+    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: file }, { SHOP_TOKEN: secret });
+    expect(result.exitCode, result.log).toBe(0);
+    expect(result.masked).toContain(secret);
+    const comments = stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number).map((c) => c.body);
+    expect(comments).toHaveLength(1);
+    expect(comments[0]).toContain('secret value changed');
+    assertNoSecretLeak(result, [secret], comments);
+  });
+
+  it('keeps a diff too large for one comment under the comment limit of GitHub, with the table complete', async () => {
+    const file = bundleFile(
+      'large.cue',
+      `import "list"
+
+bundle: {
+	${header}
+	name: "large"
+	instances: {
+		for i in list.Range(0, 4, 1) {
+			"web-\\(i)": {
+				${moduleBlock}
+				namespace: "edges-large"
+				values: message: ("line \\(i) of a long configuration value that makes every diff big\\n" * 700)
+			}
+		}
+	}
+}
+`,
+    );
+    const pr = stage.openPullRequest(23);
+    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    expect(result.exitCode, result.log).toBe(0);
+    const [body] = stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number).map((c) => c.body);
+    expect(body).toBeDefined();
+    expect([...(body ?? '')].length).toBeLessThanOrEqual(65_536);
+    for (const cluster of ['staging-1', 'production-eu', 'production-us']) expect(body).toContain(cluster);
+    expect(body).toMatch(/\d+ diffs? (cut|not shown)/);
+    const changes = JSON.parse(result.outputs.changes ?? '{}') as { clusters: Array<{ instances: Array<{ changes: Array<{ diff: string }> }> }> };
+    expect(changes.clusters.map((c) => c.instances.length)).toEqual([4, 4, 4]);
+    const fullDiffs = changes.clusters.flatMap((c) => c.instances.flatMap((i) => i.changes.map((ch) => ch.diff.length))).reduce((a, b) => a + b, 0);
+    expect(fullDiffs).toBeGreaterThan(3 * 65_536);
+  });
+});
