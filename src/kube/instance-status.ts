@@ -29,7 +29,8 @@ export interface InstanceStatus {
 export async function instanceStatus(cluster: KubeCluster, stored: DecodedInstanceSecret): Promise<InstanceStatus> {
   const { instance } = stored;
   const refs = (instance.inventory?.entries ?? []).map(parseInventoryEntry);
-  const objects = await Promise.all(refs.map((ref) => readObjectStatus(cluster, ref)));
+  // A running Job is Current here, as `timoni bundle status` (plain kstatus) reports it.
+  const objects = await Promise.all(refs.map((ref) => readObjectStatus(cluster, ref, { jobs: 'started' })));
   const deleting = instance.annotations?.[deletingAnnotation];
   return {
     name: instance.name,

@@ -167,6 +167,13 @@ function jobStatus(o: KubeObject): StatusResult {
   return inProgress(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedPods}`);
 }
 
+/** Plain kstatus' Job rule (what `timoni status` shows): a started Job is Current. */
+function startedJobStatus(o: KubeObject): StatusResult {
+  const result = jobStatus(o);
+  if (result.status === 'InProgress' && str(o, 'status.startTime', '')) return current(result.message);
+  return result;
+}
+
 function pvcStatus(o: KubeObject): StatusResult {
   const phase = str(o, 'status.phase', 'unknown');
   return phase === 'Bound' ? current('PVC is Bound') : inProgress(`PVC is not Bound. phase: ${phase}`);
@@ -261,17 +268,26 @@ function readyCondition(o: KubeObject): StatusResult | null {
   return null;
 }
 
+export interface StatusOptions {
+  /**
+   * `complete` (default): a Job is Current once complete, as Timoni waits for it;
+   * `started`: once started, as plain kstatus (and `timoni status`) report it.
+   */
+  jobs?: 'complete' | 'started';
+}
+
 /**
  * The kstatus of a live object (null = not found): generic rules first (deletion,
  * observedGeneration, Reconciling/Stalled), then the kind's rule, then a `Ready`
  * condition; an object no rule speaks about is Current.
  */
-export function computeStatus(object: KubeObject | null): StatusResult {
+export function computeStatus(object: KubeObject | null, options: StatusOptions = {}): StatusResult {
   if (!object) return { status: 'NotFound', message: 'Resource not found' };
   const generic = genericStatus(object);
   if (generic) return generic;
   const group = groupOf(object.apiVersion);
-  const rule = kindRules[group ? `${group}/${object.kind}` : object.kind];
+  const key = group ? `${group}/${object.kind}` : object.kind;
+  const rule = key === 'batch/Job' && options.jobs === 'started' ? startedJobStatus : kindRules[key];
   if (rule) return rule(object);
   return readyCondition(object) ?? current('Resource is current');
 }

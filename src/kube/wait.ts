@@ -5,7 +5,7 @@
 // object not ready, with its status and why.
 import type { KubeCluster } from './cluster.js';
 import { NoMatchError } from './discovery.js';
-import { computeStatus, type ObjectStatus } from './kstatus.js';
+import { computeStatus, type ObjectStatus, type StatusOptions } from './kstatus.js';
 import { annotations, anyInMetadata, disabledValue, formatRef, refOf, type KubeObject, type ObjectRef } from './object.js';
 
 export interface ObjectReadiness {
@@ -59,10 +59,10 @@ export function objectsToWaitFor<T extends KubeObject>(objects: readonly T[]): T
 }
 
 /** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
-export async function readObjectStatus(cluster: KubeCluster, ref: ObjectRef): Promise<ObjectReadiness> {
+export async function readObjectStatus(cluster: KubeCluster, ref: ObjectRef, options: StatusOptions = {}): Promise<ObjectReadiness> {
   try {
     const live = await cluster.get(ref);
-    return { object: ref, ...computeStatus(live) };
+    return { object: ref, ...computeStatus(live, options) };
   } catch (error) {
     if (error instanceof NoMatchError) return { object: ref, status: 'Unknown', message: `kind ${ref.kind} of ${ref.apiVersion} is not served (yet)` };
     return { object: ref, status: 'Unknown', message: `status not read: ${(error as Error).message}` };

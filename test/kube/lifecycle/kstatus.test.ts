@@ -90,6 +90,9 @@ describe('kstatus: other workloads', () => {
       message: 'Job Failed. failed: 3/1 error: Job has reached the specified backoff limit',
     });
     expect(computeStatus(job({}, { suspend: true })).status).toBe('Current');
+    // Plain kstatus (timoni status): a started Job is Current, an unstarted one is not.
+    expect(computeStatus(job({ startTime: '2026-01-01T00:00:00Z', active: 1 }), { jobs: 'started' })).toEqual({ status: 'Current', message: 'Job in progress. success:0, active: 1, failed: 0' });
+    expect(computeStatus(job({}), { jobs: 'started' }).status).toBe('InProgress');
   });
   it('Pods: running and ready, crash looping, pending, succeeded', () => {
     const pod = (status: Record<string, unknown>) => obj('v1', 'Pod', { status }, { creationTimestamp: '2020-01-01T00:00:00Z' });
