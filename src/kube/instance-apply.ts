@@ -103,7 +103,8 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
   };
   const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
   const checkAbort = (step: InstanceStep) => {
-    if (options.signal?.aborted) fail(step, new Error('aborted'));
+    const signal = options.signal;
+    if (signal?.aborted) fail(step, new Error(`aborted${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`));
   };
 
   // 1. Ownership, before anything is written.

@@ -140,3 +140,16 @@ describe('readiness', () => {
     expect((error as Error).message).toContain(`Job/${ns}/migrate status: 'Failed': Job Failed. failed: 1/1 error: Job has reached the specified backoff limit`);
   });
 });
+
+describe('abort', () => {
+  it('an aborted apply stops before the next object and says so', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const ns = (await testNamespace(CLUSTER, 'lc-abort-apply')).name;
+    const controller = new AbortController();
+    controller.abort(new Error('the run was cancelled'));
+    const error = await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {})]), { signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as InstanceStepError).step).toBe('namespace');
+    expect((error as Error).message).toContain('aborted: the run was cancelled');
+    expect(await clusterClient(CLUSTER).getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).toBeNull();
+  });
+});
