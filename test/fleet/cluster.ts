@@ -24,6 +24,8 @@ export interface StartClusterOptions {
   controllers?: string[];
   /** Given: run kube-scheduler, kwok with one fake Node, and the workload controllers. */
   kwokBinaries?: KwokBinaries;
+  /** Ports to use instead of free ones picked now (tests of what happens when one is taken). */
+  ports?: ClusterState['ports'];
 }
 
 /** A client for the cluster's admin user (system:masters), straight from its key material. */
@@ -42,7 +44,9 @@ export async function startCluster(options: StartClusterOptions): Promise<Cluste
   const started = Date.now();
   mkdirSync(dir, { recursive: true });
   const pki = await generateClusterPki(binaries.pki, join(dir, 'pki'), kubernetesServiceIp);
-  const [etcdClient, etcdPeer, apiserver] = (await freePorts(3)) as [number, number, number];
+  const [etcdClient, etcdPeer, apiserver] = options.ports
+    ? [options.ports.etcdClient, options.ports.etcdPeer, options.ports.apiserver]
+    : ((await freePorts(3)) as [number, number, number]);
   const cluster: ClusterState = {
     name,
     contextName: name,

@@ -1,5 +1,6 @@
 // Clear errors: a port already taken, a binary missing, a component that fails to start
-// (its last log lines are in the error).
+// (its last log lines are in the error); and a cluster whose port was taken starts again
+// on other ports.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ensureBinaries } from './binaries.js';
 import { startEtcd } from './etcd.js';
 import { assertPortFree, freePorts, loopback } from './ports.js';
-import { isRunning, startProcess, type ProcessRecord } from './processes.js';
+import { startClusterRetryingPorts } from './fleet.js';
+import { isRunning, startProcess, stopProcessesSync, type ProcessRecord } from './processes.js';
+import type { ClusterState } from './state.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -60,5 +63,29 @@ describe('fleet errors', () => {
     expect(error?.message).toContain(`last lines of ${join(dir, 'etcd.log')}:`);
     expect(error?.message).toContain(`${clientPort}`);
     expect(started && isRunning(started)).toBe(false);
+  });
+});
+
+describe('fleet start', () => {
+  it('starts a cluster again on other ports when one of its ports is taken', { timeout: 240_000 }, async () => {
+    const binaries = await ensureBinaries(() => undefined);
+    const dir = join(tempDir(), 'port-1');
+    const [etcdClient, etcdPeer, apiserver] = (await freePorts(3)) as [number, number, number];
+    await holdPort(apiserver);
+    const lines: string[] = [];
+    let latest: ClusterState | undefined;
+    const cluster = await startClusterRetryingPorts(
+      { binaries, name: 'port-1', dir, ports: { etcdClient, etcdPeer, apiserver }, onChange: (state) => (latest = state), log: (line) => lines.push(line) },
+      () => latest,
+    );
+    cleanups.push(() => stopProcessesSync(cluster.processes.slice().reverse()));
+    expect(lines).toContain('port-1: a port was taken by another process meanwhile; starting again on other ports');
+    expect(cluster.ports.apiserver).not.toBe(apiserver);
+    expect(cluster.version).toBe('v1.36.3');
+    expect(cluster.processes.map((record) => [record.component, isRunning(record)])).toEqual([
+      ['etcd', true],
+      ['kube-apiserver', true],
+      ['kube-controller-manager', true],
+    ]);
   });
 });

@@ -181,10 +181,10 @@ async function stopAsync(state: FleetState): Promise<void> {
  * Starts one cluster; when a component fails because another process took one of its
  * ports between picking and binding it, starts the cluster again on other ports (twice at most).
  */
-async function startClusterRetryingPorts(options: StartClusterOptions, slot: () => ClusterState | undefined): Promise<ClusterState> {
+export async function startClusterRetryingPorts(options: StartClusterOptions, slot: () => ClusterState | undefined): Promise<ClusterState> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await startCluster(options);
+      return await startCluster(attempt === 1 ? options : { ...options, ports: undefined });
     } catch (error) {
       if (attempt >= 3 || !(error as Error).message.includes(portTakenHint)) throw error;
       options.log(`${options.name}: a port was taken by another process meanwhile; starting again on other ports`);
