@@ -28,13 +28,14 @@ func (e *Engine) compile(req compileRequest) (any, error) {
 	if filename == "" {
 		filename = defaultCompileFilename
 	}
+	ctx := newContext()
 	opts := []cue.BuildOption{cue.Filename(filename)}
 	if len(req.Scope) > 0 && string(req.Scope) != "null" {
 		expr, err := cuejson.Extract(scopeSourceName, req.Scope)
 		if err != nil {
 			return nil, fmt.Errorf("compile scope: %w", err)
 		}
-		scope := e.ctx.BuildExpr(expr)
+		scope := ctx.BuildExpr(expr)
 		if err := scope.Err(); err != nil {
 			return nil, err
 		}
@@ -43,7 +44,7 @@ func (e *Engine) compile(req compileRequest) (any, error) {
 		}
 		opts = append(opts, cue.Scope(scope))
 	}
-	v := e.ctx.CompileString(req.Source, opts...)
+	v := ctx.CompileString(req.Source, opts...)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}

@@ -182,7 +182,7 @@ func (e *Engine) load(req loadRequest) (any, error) {
 	if inst.Err != nil {
 		return nil, inst.Err
 	}
-	v := e.ctx.BuildInstance(inst)
+	v := newContext().BuildInstance(inst)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}

@@ -30,7 +30,8 @@ const valuesField = "values"
 // lists merge element by element (as far as both lists go), and constraints and
 // defaults of the module's values survive wherever the overlay sets nothing.
 func (e *Engine) mergeValues(req mergeValuesRequest) (any, error) {
-	base := e.ctx.CompileString(req.Base, cue.Filename(req.BaseFilename))
+	ctx := newContext()
+	base := ctx.CompileString(req.Base, cue.Filename(req.BaseFilename))
 	if err := base.Err(); err != nil {
 		return nil, err
 	}
@@ -43,7 +44,7 @@ func (e *Engine) mergeValues(req mergeValuesRequest) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("values overlay %d: %w", i+1, err)
 		}
-		v := e.ctx.BuildExpr(expr)
+		v := ctx.BuildExpr(expr)
 		if err := v.Err(); err != nil {
 			return nil, err
 		}

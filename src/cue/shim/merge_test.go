@@ -23,7 +23,7 @@ func mergedValues(t *testing.T, base string, overlays ...string) cue.Value {
 	if !strings.HasPrefix(source, "package main\nvalues: ") {
 		t.Fatalf("unexpected source header: %q", source)
 	}
-	v := e.ctx.CompileString(source)
+	v := newContext().CompileString(source)
 	if err := v.Err(); err != nil {
 		t.Fatalf("merged source does not compile: %v\n%s", err, source)
 	}

@@ -122,7 +122,7 @@ func (e *Engine) fill(req valueRequest) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fill %q: %w", req.Path, err)
 	}
-	x := e.ctx.BuildExpr(expr)
+	x := v.Context().BuildExpr(expr)
 	if err := x.Err(); err != nil {
 		return nil, err
 	}
@@ -136,6 +136,9 @@ func (e *Engine) fillValue(req valueRequest) (any, error) {
 	}
 	other, err := e.handles.get(req.Other)
 	if err != nil {
+		return nil, err
+	}
+	if other, err = sameContext(v, other); err != nil {
 		return nil, err
 	}
 	p, err := parsePath(req.Path)
@@ -152,6 +155,9 @@ func (e *Engine) unify(req valueRequest) (any, error) {
 	}
 	other, err := e.handles.get(req.Other)
 	if err != nil {
+		return nil, err
+	}
+	if other, err = sameContext(v, other); err != nil {
 		return nil, err
 	}
 	return e.newHandle(v.Unify(other)), nil
