@@ -76,13 +76,24 @@ export function ownedBy(live: KubeObject, instance: { name: string; namespace: s
   return labels[ownerLabels.name] === instance.name && labels[ownerLabels.namespace] === instance.namespace;
 }
 
+const localPrefix = 'file://';
+
+/**
+ * The module as Timoni records it: a local module (`file://`) by its path as written, with
+ * digest `unknown` (internal/engine/fetcher/local.go); a registry module by its URL.
+ */
+export function moduleReference(module: InstanceModule): InstanceRecord['module'] {
+  if (!module.url.startsWith(localPrefix)) return { name: module.name, repository: module.url, version: module.version, digest: module.digest };
+  return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
+}
+
 /** The record Timoni stores for this build: the inventory of every set, the bundle label. */
 export function instanceRecord(instance: BuiltInstanceInput, inventoryRefs: ObjectRef[], withImages: boolean): InstanceRecord {
   return {
     name: instance.name,
     namespace: instance.namespace,
     labels: { [bundleNameLabel]: instance.bundle },
-    module: { name: instance.module.name, repository: instance.module.url, version: instance.module.version, digest: instance.module.digest },
+    module: moduleReference(instance.module),
     values: instance.valuesSource,
     inventory: { entries: inventoryEntries(inventoryRefs) },
     images: withImages ? [...instance.images] : undefined,
