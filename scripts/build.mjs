@@ -3,7 +3,7 @@
 // and the CUE engine's WebAssembly beside them (dist/cue.wasm.gz).
 // Usage: node scripts/build.mjs [--out DIR]   (default: dist)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,22 +12,31 @@ const outFlag = process.argv.indexOf('--out');
 const out = resolve(root, outFlag >= 0 ? process.argv[outFlag + 1] : 'dist');
 const ncc = join(root, 'node_modules', '.bin', 'ncc');
 
+// Build beside the output and swap it in at the end, so a failed build leaves dist/ as it was.
+const staging = mkdtempSync(join(dirname(out), '.build-'));
 const entries = [
-  { source: 'src/main.ts', dir: out },
-  { source: 'src/cli.ts', dir: join(out, 'cli') },
+  { source: 'src/main.ts', dir: staging },
+  { source: 'src/cli.ts', dir: join(staging, 'cli') },
 ];
 
-rmSync(out, { recursive: true, force: true });
-for (const entry of entries) {
-  execFileSync(ncc, ['build', entry.source, '-o', entry.dir, '--license', 'licenses.txt', '--quiet'], {
-    cwd: root,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+try {
+  for (const entry of entries) {
+    execFileSync(ncc, ['build', entry.source, '-o', entry.dir, '--license', 'licenses.txt', '--quiet'], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+  }
+} catch {
+  rmSync(staging, { recursive: true, force: true });
+  console.error('build failed: dist/ is left as it was');
+  process.exit(1);
 }
 
 const wasm = join(root, 'src', 'cue', 'wasm', 'cue.wasm.gz');
 if (existsSync(wasm)) {
-  mkdirSync(out, { recursive: true });
-  copyFileSync(wasm, join(out, 'cue.wasm.gz'));
+  mkdirSync(staging, { recursive: true });
+  copyFileSync(wasm, join(staging, 'cue.wasm.gz'));
 }
+rmSync(out, { recursive: true, force: true });
+renameSync(staging, out);
 console.log(`built ${entries.map((e) => e.source).join(', ')} into ${out}`);

@@ -3,6 +3,7 @@
 // rolled back; a failed cluster says which step failed and what was already applied.
 import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { applyInstance } from '../kube/instance-apply.js';
+import { assertOwnership } from '../kube/ownership.js';
 import { InstanceStepError } from '../kube/instance.js';
 import { buildForCluster, ClusterStepError } from './cluster-build.js';
 import { clusterEntry, clusterError, skippedEntry } from './cluster-outcome.js';
@@ -27,6 +28,14 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
     const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
     const bundle = build.evaluated.bundle.name;
     bundleName.value ||= bundle;
+    // As Timoni, every instance's ownership is checked before any instance is applied.
+    if (!run.options.overwriteOwnership) {
+      try {
+        await assertOwnership(session.kube, bundle, build.instances);
+      } catch (error) {
+        throw new ClusterStepError('ownership', error);
+      }
+    }
     for (const instance of build.instances) {
       run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.url} version ${instance.module.version}`);
       try {

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { KubeObject } from '../fleet/kube-client.js';
 import { clusterClient, scratchDir } from '../fleet/test-context.js';
 import { keepWorkloadsReady } from '../action/kubelet-stand-in.js';
 import { runCliCaptured } from './run-cli.js';
@@ -45,7 +46,7 @@ describe('timoni-fleet diff, apply, status, delete', () => {
     const apply = await cli('apply', '--timeout', '60s');
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stderr).toContain('b:cli-fleet > c:one > i:web > Deployment/cli-fleet/web created');
-    const configMap = await clusterClient(1).getOrNull<{ data: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'cli-fleet', name: 'web' });
+    const configMap = await clusterClient(1).getOrNull<KubeObject & { data: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'cli-fleet', name: 'web' });
     expect(configMap?.data.message).toBe('on two');
     const diff = await cli('diff');
     expect(diff.code, diff.stderr).toBe(0);

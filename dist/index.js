@@ -1,0 +1,18010 @@
+import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
+/******/ var __webpack_modules__ = ({
+
+/***/ 1691:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  C: () => (/* binding */ runAction)
+});
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+;// CONCATENATED MODULE: ./src/bundle/types.ts
+// The bundle and runtime as timoni-fleet reads them from CUE, independent of any cluster.
+const DEFAULT_RUNTIME_NAME = '_default';
+
+;// CONCATENATED MODULE: ./src/bundle/cluster-selection.ts
+function matches(wanted, actual) {
+    if (wanted === undefined || wanted === '' || wanted === '*')
+        return true;
+    return wanted.toLowerCase() === actual.toLowerCase();
+}
+class NoClusterMatchesError extends Error {
+    constructor(runtime, selector) {
+        const asked = [
+            selector.cluster && selector.cluster !== '*' ? `cluster "${selector.cluster}"` : '',
+            selector.group && selector.group !== '*' ? `group "${selector.group}"` : '',
+        ]
+            .filter(Boolean)
+            .join(' and ');
+        const known = runtime.clusters.map((c) => `${c.name} (group ${c.group})`).join(', ');
+        super(`no cluster of runtime "${runtime.name}" matches ${asked || 'the selection'}; clusters: ${known || 'none'}`);
+        this.name = 'NoClusterMatchesError';
+    }
+}
+/** The selected clusters in runtime order; throws NoClusterMatchesError when none match. */
+function cluster_selection_selectClusters(runtime, selector) {
+    const selected = runtime.clusters.filter((cluster) => matches(selector.cluster, cluster.name) && matches(selector.group, cluster.group));
+    if (selected.length === 0)
+        throw new NoClusterMatchesError(runtime, selector);
+    return selected;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/source-files.ts
+// Bundle and runtime files as the user names them with -f and -r: .cue, .json, .yaml or
+// .yml, read once, and laid out in the CUE engine's in-memory workspace under names that
+// cannot collide, while errors keep showing the user's own paths.
+
+
+class SourceFileError extends Error {
+    path;
+    constructor(path, message) {
+        super(`${path}: ${message}`);
+        this.path = path;
+        this.name = 'SourceFileError';
+    }
+}
+const FORMATS = { '.cue': 'cue', '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml' };
+function sourceFormat(path) {
+    const format = FORMATS[(0,external_node_path_namespaceObject.extname)(path).toLowerCase()];
+    if (!format) {
+        throw new SourceFileError(path, `unsupported file extension "${(0,external_node_path_namespaceObject.extname)(path)}" (expected .cue, .json, .yaml or .yml)`);
+    }
+    return format;
+}
+/** Reads the files in the order given; the order decides the CUE field order of the result. */
+function readSourceFiles(paths, cwd) {
+    return paths.map((path) => {
+        const format = sourceFormat(path);
+        const absolutePath = (0,external_node_path_namespaceObject.resolve)(cwd, path);
+        if (!(0,external_node_fs_namespaceObject.existsSync)(absolutePath))
+            throw new SourceFileError(path, 'no such file');
+        if ((0,external_node_fs_namespaceObject.statSync)(absolutePath).isDirectory())
+            throw new SourceFileError(path, 'is a directory, expected a file');
+        return { path, absolutePath, format, content: (0,external_node_fs_namespaceObject.readFileSync)(absolutePath, 'utf8') };
+    });
+}
+/** The name a file gets in the engine's workspace: its index keeps names unique and ordered. */
+function workspaceName(workspace, index, file) {
+    const stem = (0,external_node_path_namespaceObject.basename)(file.path).replace(/\.(cue|json|ya?ml)$/i, '');
+    return `${workspace}/${index}.${stem}.cue`;
+}
+/**
+ * The files of the CUE module the bundle lives in (cue.mod/ under the working directory),
+ * so that bundles may import packages as they can with Timoni's --workdir. Empty when the
+ * working directory is not a CUE module.
+ */
+function readCueModuleFiles(workdir) {
+    const root = (0,external_node_path_namespaceObject.join)(workdir, 'cue.mod');
+    const files = {};
+    if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+        return files;
+    const walk = (dir) => {
+        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
+            const path = (0,external_node_path_namespaceObject.join)(dir, name);
+            const stat = (0,external_node_fs_namespaceObject.statSync)(path);
+            if (stat.isDirectory())
+                walk(path);
+            else if (stat.isFile())
+                files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+        }
+    };
+    walk(root);
+    return files;
+}
+/** Resolves a relative `file://` module URL against the directory of the file that declared it. */
+function resolveFileModuleUrl(url, declaringFile) {
+    const prefix = 'file://';
+    if (!url.startsWith(prefix))
+        return url;
+    const path = url.slice(prefix.length);
+    if ((0,external_node_path_namespaceObject.isAbsolute)(path) || declaringFile === undefined)
+        return url;
+    const joined = (0,external_node_path_namespaceObject.join)(declaringFile, '..', path);
+    return prefix + joined;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/cue-files-error.ts
+const at = (position) => `${position.file}:${position.line}:${position.column}`;
+function formatDiagnostic(diagnostic) {
+    const [first, ...others] = diagnostic.positions;
+    const where = first ? `${at(first)}: ` : '';
+    const path = diagnostic.path ? `${diagnostic.path}: ` : '';
+    const also = others.length > 0 ? ` (also ${others.map(at).join(', ')})` : '';
+    return `${where}${path}${diagnostic.message}${also}`;
+}
+/** The diagnostic with positions in the given user files first, in their original order otherwise. */
+function userPositionsFirst(diagnostic, userFiles) {
+    const inUserFiles = diagnostic.positions.filter((p) => userFiles.has(p.file));
+    const elsewhere = diagnostic.positions.filter((p) => !userFiles.has(p.file));
+    return { ...diagnostic, positions: [...inUserFiles, ...elsewhere] };
+}
+class CueFilesError extends Error {
+    summary;
+    diagnostics;
+    constructor(summary, diagnostics, userFiles = new Set()) {
+        const ordered = diagnostics.map((d) => userPositionsFirst(d, userFiles));
+        super(ordered.length > 0 ? `${summary}:\n${ordered.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}` : summary);
+        this.summary = summary;
+        this.name = 'CueFilesError';
+        this.diagnostics = ordered;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/bundle/runtime-query.ts
+class RuntimeQueryError extends Error {
+    constructor(query, reason) {
+        super(`runtime value query "${query}": ${reason}`);
+        this.name = 'RuntimeQueryError';
+    }
+}
+const VALUE_NAME = /^(([A-Za-z0-9][-A-Za-z0-9_]*)?[A-Za-z0-9])?$/;
+function parseRuntimeQuery(query, expressions, optional) {
+    const parts = query.split(':');
+    if (parts[0] !== 'k8s')
+        throw new RuntimeQueryError(query, 'a query must start with "k8s:"');
+    if (parts.length !== 4 && parts.length !== 5) {
+        throw new RuntimeQueryError(query, `expected k8s:<apiVersion>:<kind>:<namespace>:<name> or k8s:<apiVersion>:<kind>:<name>, got ${parts.length} parts`);
+    }
+    const [, apiVersion = '', kind = ''] = parts;
+    const namespace = parts.length === 5 ? (parts[3] ?? '') : '';
+    const name = parts[parts.length - 1] ?? '';
+    for (const [label, value] of [['apiVersion', apiVersion], ['kind', kind], ['name', name]]) {
+        if (value === '')
+            throw new RuntimeQueryError(query, `the ${label} is empty`);
+    }
+    if (parts.length === 5 && namespace === '')
+        throw new RuntimeQueryError(query, 'the namespace is empty');
+    for (const { name: valueName } of expressions) {
+        if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
+            throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
+        }
+    }
+    return { query, apiVersion, kind, namespace, name, expressions, optional };
+}
+
+;// CONCATENATED MODULE: ./src/cue/error.ts
+/** Renders a diagnostic as `file:line:col: path: message` (parts left out when unknown). */
+function error_formatDiagnostic(diagnostic) {
+    const position = diagnostic.positions[0];
+    const where = position ? `${position.file}:${position.line}:${position.column}: ` : '';
+    const path = diagnostic.path ? `${diagnostic.path}: ` : '';
+    return `${where}${path}${diagnostic.message}`;
+}
+/** A failure reported by CUE, with every individual error as a diagnostic. */
+class CueError extends Error {
+    diagnostics;
+    constructor(diagnostics) {
+        super(diagnostics.map(error_formatDiagnostic).join('\n') || 'CUE failed without a diagnostic');
+        this.name = 'CueError';
+        this.diagnostics = diagnostics;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cue/protocol.ts
+// The JSON protocol between the TypeScript face and the Go shim (dispatch.go): one
+// call per operation, `{"result": ...}` or `{"error": {"diagnostics": [...]}}` back.
+
+/** Runs one method; throws CueError with the engine's diagnostics when it fails. */
+function invoke(bridge, method, request) {
+    const text = bridge(method, JSON.stringify(request));
+    let response;
+    try {
+        response = JSON.parse(text);
+    }
+    catch (error) {
+        throw new Error(`the CUE engine answered ${method} with malformed JSON: ${error.message}`, { cause: error });
+    }
+    if (response.error)
+        throw new CueError(response.error.diagnostics);
+    if (!('result' in response))
+        throw new Error(`the CUE engine answered ${method} without a result`);
+    return response.result;
+}
+
+;// CONCATENATED MODULE: ./src/cue/value.ts
+var _a;
+
+/** Frees the Go side of values that were dropped without free(). */
+const dropped = new FinalizationRegistry(({ bridge, handle }) => {
+    try {
+        invoke(bridge, 'free', { handle });
+    }
+    catch {
+        // The engine may be gone at exit; nothing is left to free then.
+    }
+});
+/** A CUE value held by the Go side and referred to by its handle. */
+class WasmCueValue {
+    #bridge;
+    #handle;
+    #freed = false;
+    constructor(bridge, handle) {
+        this.#bridge = bridge;
+        this.#handle = handle;
+        dropped.register(this, { bridge, handle }, this);
+    }
+    /** Handle number on the Go side; for other values of the same engine. */
+    get handle() {
+        this.#alive('use');
+        return this.#handle;
+    }
+    #alive(operation) {
+        if (this.#freed)
+            throw new Error(`CUE value ${this.#handle} was freed; cannot ${operation} it`);
+    }
+    #call(method, request = {}) {
+        this.#alive(method);
+        return invoke(this.#bridge, method, { handle: this.#handle, ...request });
+    }
+    #derive(method, request) {
+        const { handle } = this.#call(method, request);
+        return new _a(this.#bridge, handle);
+    }
+    #other(other, operation) {
+        if (!(other instanceof _a))
+            throw new TypeError(`cannot ${operation} a CUE value that this engine did not create`);
+        return other.handle;
+    }
+    lookup(path) {
+        return this.#derive('lookup', { path });
+    }
+    exists() {
+        return this.#call('exists');
+    }
+    kind() {
+        return this.#call('kind');
+    }
+    fill(path, json) {
+        if (json === undefined)
+            throw new TypeError(`fill ${JSON.stringify(path)}: the value is undefined, which JSON cannot express`);
+        return this.#derive('fill', { path, json });
+    }
+    fillValue(path, other) {
+        return this.#derive('fillValue', { path, other: this.#other(other, 'fill with') });
+    }
+    unify(other) {
+        return this.#derive('unify', { other: this.#other(other, 'unify with') });
+    }
+    validate(options = {}) {
+        return this.#call('validate', { concrete: options.concrete ?? false, final: options.final ?? false });
+    }
+    toJSON() {
+        return this.#call('toJSON');
+    }
+    toYAML() {
+        return this.#call('toYAML');
+    }
+    toCUE() {
+        return this.#call('toCUE');
+    }
+    fields(options = {}) {
+        return this.#call('fields', {
+            hidden: options.hidden ?? false,
+            definitions: options.definitions ?? false,
+            optional: options.optional ?? false,
+        });
+    }
+    position() {
+        return this.#call('position') ?? undefined;
+    }
+    free() {
+        if (this.#freed)
+            return;
+        this.#freed = true;
+        dropped.unregister(this);
+        invoke(this.#bridge, 'free', { handle: this.#handle });
+    }
+}
+_a = WasmCueValue;
+
+;// CONCATENATED MODULE: ./src/cue/go-sandbox.ts
+// The sandbox that Go's WebAssembly runtime (wasm_exec.js) runs in. wasm_exec.js
+// routes every file operation of the Go program through `globalThis.fs`; without
+// one it installs a stub that prints Go's output with console.log, i.e. on
+// standard output, where a line starting with `::` is a GitHub workflow command.
+// This module installs, before wasm_exec.js is evaluated, a `globalThis.fs` that
+// sends writes to file descriptors 1 and 2 to standard error and fails every other
+// operation: the engine can neither read nor write host files. Look-ups (stat,
+// lstat, open, readdir, readlink) fail with ENOENT, as if the host had no files:
+// CUE's loader reads the caller's files from an in-memory overlay and asks the
+// host only for paths the overlay lacks, which must read as "not found" (ENOSYS
+// would abort the load). Everything else fails with ENOSYS.
+
+const STDOUT = 1;
+const STDERR = 2;
+function failure(code, operation) {
+    const error = new Error(`${operation}: not available to the CUE engine (in-memory sandbox)`);
+    error.code = code;
+    return error;
+}
+const enosys = (operation) => failure('ENOSYS', operation);
+function writeToStderr(fd, buffer) {
+    if (fd !== STDOUT && fd !== STDERR)
+        throw enosys(`write to file descriptor ${fd}`);
+    let written = 0;
+    while (written < buffer.length)
+        written += (0,external_node_fs_namespaceObject.writeSync)(STDERR, buffer, written, buffer.length - written);
+    return buffer.length;
+}
+function refuse(operation, code) {
+    return (...args) => {
+        const callback = args[args.length - 1];
+        if (typeof callback === 'function')
+            callback(failure(code, operation));
+    };
+}
+/** Operations that look a path up: the host seems to have no files at all. */
+const lookupOperations = ['lstat', 'open', 'readdir', 'readlink', 'stat'];
+/** Every other operation Go may call: not implemented. */
+const refusedOperations = [
+    'chmod', 'chown', 'close', 'fchmod', 'fchown', 'fstat', 'fsync', 'ftruncate', 'lchown', 'link',
+    'mkdir', 'read', 'rename', 'rmdir', 'symlink', 'truncate', 'unlink', 'utimes',
+];
+/** The `fs` object given to Go: writes to fds 1 and 2 go to standard error, nothing else works. */
+function createGoFileSystem() {
+    const fileSystem = {
+        // Go reads these flags at start-up and passes them back to open(), which fails
+        // anyway; O_DIRECTORY must be a real flag, or Go refuses to read directories
+        // itself ("not supported on Windows") instead of asking open().
+        constants: {
+            O_WRONLY: external_node_fs_namespaceObject.constants.O_WRONLY,
+            O_RDWR: external_node_fs_namespaceObject.constants.O_RDWR,
+            O_CREAT: external_node_fs_namespaceObject.constants.O_CREAT,
+            O_TRUNC: external_node_fs_namespaceObject.constants.O_TRUNC,
+            O_APPEND: external_node_fs_namespaceObject.constants.O_APPEND,
+            O_EXCL: external_node_fs_namespaceObject.constants.O_EXCL,
+            O_DIRECTORY: external_node_fs_namespaceObject.constants.O_DIRECTORY,
+        },
+        writeSync: writeToStderr,
+        write(fd, buffer, offset, length, position, callback) {
+            if (offset !== 0 || length !== buffer.length || position !== null) {
+                callback(enosys('positioned write'));
+                return;
+            }
+            try {
+                callback(null, writeToStderr(fd, buffer));
+            }
+            catch (error) {
+                callback(error);
+            }
+        },
+    };
+    for (const operation of lookupOperations)
+        fileSystem[operation] = refuse(operation, 'ENOENT');
+    for (const operation of refusedOperations)
+        fileSystem[operation] = refuse(operation, 'ENOSYS');
+    return fileSystem;
+}
+/** Marks the sandbox so that a second evaluation (e.g. two bundles in one process) is harmless. */
+const SANDBOX_MARK = Symbol.for('timoni-fleet.cue.go-sandbox');
+function installGoSandbox() {
+    const global = globalThis;
+    const current = global.fs;
+    if (current?.[SANDBOX_MARK])
+        return;
+    const fileSystem = createGoFileSystem();
+    Object.defineProperty(fileSystem, SANDBOX_MARK, { value: true });
+    global.fs = fileSystem;
+}
+installGoSandbox();
+
+;// CONCATENATED MODULE: ./src/cue/wasm/wasm_exec.js
+// Copyright 2018 The Go Authors. All rights reserved.
+// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+
+
+(() => {
+	const enosys = () => {
+		const err = new Error("not implemented");
+		err.code = "ENOSYS";
+		return err;
+	};
+
+	if (!globalThis.fs) {
+		let outputBuf = "";
+		globalThis.fs = {
+			constants: { O_WRONLY: -1, O_RDWR: -1, O_CREAT: -1, O_TRUNC: -1, O_APPEND: -1, O_EXCL: -1, O_DIRECTORY: -1 }, // unused
+			writeSync(fd, buf) {
+				outputBuf += decoder.decode(buf);
+				const nl = outputBuf.lastIndexOf("\n");
+				if (nl != -1) {
+					console.log(outputBuf.substring(0, nl));
+					outputBuf = outputBuf.substring(nl + 1);
+				}
+				return buf.length;
+			},
+			write(fd, buf, offset, length, position, callback) {
+				if (offset !== 0 || length !== buf.length || position !== null) {
+					callback(enosys());
+					return;
+				}
+				const n = this.writeSync(fd, buf);
+				callback(null, n);
+			},
+			chmod(path, mode, callback) { callback(enosys()); },
+			chown(path, uid, gid, callback) { callback(enosys()); },
+			close(fd, callback) { callback(enosys()); },
+			fchmod(fd, mode, callback) { callback(enosys()); },
+			fchown(fd, uid, gid, callback) { callback(enosys()); },
+			fstat(fd, callback) { callback(enosys()); },
+			fsync(fd, callback) { callback(null); },
+			ftruncate(fd, length, callback) { callback(enosys()); },
+			lchown(path, uid, gid, callback) { callback(enosys()); },
+			link(path, link, callback) { callback(enosys()); },
+			lstat(path, callback) { callback(enosys()); },
+			mkdir(path, perm, callback) { callback(enosys()); },
+			open(path, flags, mode, callback) { callback(enosys()); },
+			read(fd, buffer, offset, length, position, callback) { callback(enosys()); },
+			readdir(path, callback) { callback(enosys()); },
+			readlink(path, callback) { callback(enosys()); },
+			rename(from, to, callback) { callback(enosys()); },
+			rmdir(path, callback) { callback(enosys()); },
+			stat(path, callback) { callback(enosys()); },
+			symlink(path, link, callback) { callback(enosys()); },
+			truncate(path, length, callback) { callback(enosys()); },
+			unlink(path, callback) { callback(enosys()); },
+			utimes(path, atime, mtime, callback) { callback(enosys()); },
+		};
+	}
+
+	if (!globalThis.process) {
+		globalThis.process = {
+			getuid() { return -1; },
+			getgid() { return -1; },
+			geteuid() { return -1; },
+			getegid() { return -1; },
+			getgroups() { throw enosys(); },
+			pid: -1,
+			ppid: -1,
+			umask() { throw enosys(); },
+			cwd() { throw enosys(); },
+			chdir() { throw enosys(); },
+		}
+	}
+
+	if (!globalThis.path) {
+		globalThis.path = {
+			resolve(...pathSegments) {
+				return pathSegments.join("/");
+			}
+		}
+	}
+
+	if (!globalThis.crypto) {
+		throw new Error("globalThis.crypto is not available, polyfill required (crypto.getRandomValues only)");
+	}
+
+	if (!globalThis.performance) {
+		throw new Error("globalThis.performance is not available, polyfill required (performance.now only)");
+	}
+
+	if (!globalThis.TextEncoder) {
+		throw new Error("globalThis.TextEncoder is not available, polyfill required");
+	}
+
+	if (!globalThis.TextDecoder) {
+		throw new Error("globalThis.TextDecoder is not available, polyfill required");
+	}
+
+	const encoder = new TextEncoder("utf-8");
+	const decoder = new TextDecoder("utf-8");
+
+	globalThis.Go = class {
+		constructor() {
+			this.argv = ["js"];
+			this.env = {};
+			this.exit = (code) => {
+				if (code !== 0) {
+					console.warn("exit code:", code);
+				}
+			};
+			this._exitPromise = new Promise((resolve) => {
+				this._resolveExitPromise = resolve;
+			});
+			this._pendingEvent = null;
+			this._scheduledTimeouts = new Map();
+			this._nextCallbackTimeoutID = 1;
+
+			const setInt64 = (addr, v) => {
+				this.mem.setUint32(addr + 0, v, true);
+				this.mem.setUint32(addr + 4, Math.floor(v / 4294967296), true);
+			}
+
+			const setInt32 = (addr, v) => {
+				this.mem.setUint32(addr + 0, v, true);
+			}
+
+			const getInt64 = (addr) => {
+				const low = this.mem.getUint32(addr + 0, true);
+				const high = this.mem.getInt32(addr + 4, true);
+				return low + high * 4294967296;
+			}
+
+			const loadValue = (addr) => {
+				const f = this.mem.getFloat64(addr, true);
+				if (f === 0) {
+					return undefined;
+				}
+				if (!isNaN(f)) {
+					return f;
+				}
+
+				const id = this.mem.getUint32(addr, true);
+				return this._values[id];
+			}
+
+			const storeValue = (addr, v) => {
+				const nanHead = 0x7FF80000;
+
+				if (typeof v === "number" && v !== 0) {
+					if (isNaN(v)) {
+						this.mem.setUint32(addr + 4, nanHead, true);
+						this.mem.setUint32(addr, 0, true);
+						return;
+					}
+					this.mem.setFloat64(addr, v, true);
+					return;
+				}
+
+				if (v === undefined) {
+					this.mem.setFloat64(addr, 0, true);
+					return;
+				}
+
+				let id = this._ids.get(v);
+				if (id === undefined) {
+					id = this._idPool.pop();
+					if (id === undefined) {
+						id = this._values.length;
+					}
+					this._values[id] = v;
+					this._goRefCounts[id] = 0;
+					this._ids.set(v, id);
+				}
+				this._goRefCounts[id]++;
+				let typeFlag = 0;
+				switch (typeof v) {
+					case "object":
+						if (v !== null) {
+							typeFlag = 1;
+						}
+						break;
+					case "string":
+						typeFlag = 2;
+						break;
+					case "symbol":
+						typeFlag = 3;
+						break;
+					case "function":
+						typeFlag = 4;
+						break;
+				}
+				this.mem.setUint32(addr + 4, nanHead | typeFlag, true);
+				this.mem.setUint32(addr, id, true);
+			}
+
+			const loadSlice = (addr) => {
+				const array = getInt64(addr + 0);
+				const len = getInt64(addr + 8);
+				return new Uint8Array(this._inst.exports.mem.buffer, array, len);
+			}
+
+			const loadSliceOfValues = (addr) => {
+				const array = getInt64(addr + 0);
+				const len = getInt64(addr + 8);
+				const a = new Array(len);
+				for (let i = 0; i < len; i++) {
+					a[i] = loadValue(array + i * 8);
+				}
+				return a;
+			}
+
+			const loadString = (addr) => {
+				const saddr = getInt64(addr + 0);
+				const len = getInt64(addr + 8);
+				return decoder.decode(new DataView(this._inst.exports.mem.buffer, saddr, len));
+			}
+
+			const testCallExport = (a, b) => {
+				this._inst.exports.testExport0();
+				return this._inst.exports.testExport(a, b);
+			}
+
+			const timeOrigin = Date.now() - performance.now();
+			this.importObject = {
+				_gotest: {
+					add: (a, b) => a + b,
+					callExport: testCallExport,
+				},
+				gojs: {
+					// Go's SP does not change as long as no Go code is running. Some operations (e.g. calls, getters and setters)
+					// may synchronously trigger a Go event handler. This makes Go code get executed in the middle of the imported
+					// function. A goroutine can switch to a new stack if the current stack is too small (see morestack function).
+					// This changes the SP, thus we have to update the SP used by the imported function.
+
+					// func wasmExit(code int32)
+					"runtime.wasmExit": (sp) => {
+						sp >>>= 0;
+						const code = this.mem.getInt32(sp + 8, true);
+						this.exited = true;
+						delete this._inst;
+						delete this._values;
+						delete this._goRefCounts;
+						delete this._ids;
+						delete this._idPool;
+						this.exit(code);
+					},
+
+					// func wasmWrite(fd uintptr, p unsafe.Pointer, n int32)
+					"runtime.wasmWrite": (sp) => {
+						sp >>>= 0;
+						const fd = getInt64(sp + 8);
+						const p = getInt64(sp + 16);
+						const n = this.mem.getInt32(sp + 24, true);
+						fs.writeSync(fd, new Uint8Array(this._inst.exports.mem.buffer, p, n));
+					},
+
+					// func resetMemoryDataView()
+					"runtime.resetMemoryDataView": (sp) => {
+						sp >>>= 0;
+						this.mem = new DataView(this._inst.exports.mem.buffer);
+					},
+
+					// func nanotime1() int64
+					"runtime.nanotime1": (sp) => {
+						sp >>>= 0;
+						setInt64(sp + 8, (timeOrigin + performance.now()) * 1000000);
+					},
+
+					// func walltime() (sec int64, nsec int32)
+					"runtime.walltime": (sp) => {
+						sp >>>= 0;
+						const msec = (new Date).getTime();
+						setInt64(sp + 8, msec / 1000);
+						this.mem.setInt32(sp + 16, (msec % 1000) * 1000000, true);
+					},
+
+					// func scheduleTimeoutEvent(delay int64) int32
+					"runtime.scheduleTimeoutEvent": (sp) => {
+						sp >>>= 0;
+						const id = this._nextCallbackTimeoutID;
+						this._nextCallbackTimeoutID++;
+						this._scheduledTimeouts.set(id, setTimeout(
+							() => {
+								this._resume();
+								while (this._scheduledTimeouts.has(id)) {
+									// for some reason Go failed to register the timeout event, log and try again
+									// (temporary workaround for https://github.com/golang/go/issues/28975)
+									console.warn("scheduleTimeoutEvent: missed timeout event");
+									this._resume();
+								}
+							},
+							getInt64(sp + 8),
+						));
+						this.mem.setInt32(sp + 16, id, true);
+					},
+
+					// func clearTimeoutEvent(id int32)
+					"runtime.clearTimeoutEvent": (sp) => {
+						sp >>>= 0;
+						const id = this.mem.getInt32(sp + 8, true);
+						clearTimeout(this._scheduledTimeouts.get(id));
+						this._scheduledTimeouts.delete(id);
+					},
+
+					// func getRandomData(r []byte)
+					"runtime.getRandomData": (sp) => {
+						sp >>>= 0;
+						crypto.getRandomValues(loadSlice(sp + 8));
+					},
+
+					// func finalizeRef(v ref)
+					"syscall/js.finalizeRef": (sp) => {
+						sp >>>= 0;
+						const id = this.mem.getUint32(sp + 8, true);
+						this._goRefCounts[id]--;
+						if (this._goRefCounts[id] === 0) {
+							const v = this._values[id];
+							this._values[id] = null;
+							this._ids.delete(v);
+							this._idPool.push(id);
+						}
+					},
+
+					// func stringVal(value string) ref
+					"syscall/js.stringVal": (sp) => {
+						sp >>>= 0;
+						storeValue(sp + 24, loadString(sp + 8));
+					},
+
+					// func valueGet(v ref, p string) ref
+					"syscall/js.valueGet": (sp) => {
+						sp >>>= 0;
+						const result = Reflect.get(loadValue(sp + 8), loadString(sp + 16));
+						sp = this._inst.exports.getsp() >>> 0; // see comment above
+						storeValue(sp + 32, result);
+					},
+
+					// func valueSet(v ref, p string, x ref)
+					"syscall/js.valueSet": (sp) => {
+						sp >>>= 0;
+						Reflect.set(loadValue(sp + 8), loadString(sp + 16), loadValue(sp + 32));
+					},
+
+					// func valueDelete(v ref, p string)
+					"syscall/js.valueDelete": (sp) => {
+						sp >>>= 0;
+						Reflect.deleteProperty(loadValue(sp + 8), loadString(sp + 16));
+					},
+
+					// func valueIndex(v ref, i int) ref
+					"syscall/js.valueIndex": (sp) => {
+						sp >>>= 0;
+						storeValue(sp + 24, Reflect.get(loadValue(sp + 8), getInt64(sp + 16)));
+					},
+
+					// valueSetIndex(v ref, i int, x ref)
+					"syscall/js.valueSetIndex": (sp) => {
+						sp >>>= 0;
+						Reflect.set(loadValue(sp + 8), getInt64(sp + 16), loadValue(sp + 24));
+					},
+
+					// func valueCall(v ref, m string, args []ref) (ref, bool)
+					"syscall/js.valueCall": (sp) => {
+						sp >>>= 0;
+						try {
+							const v = loadValue(sp + 8);
+							const m = Reflect.get(v, loadString(sp + 16));
+							const args = loadSliceOfValues(sp + 32);
+							const result = Reflect.apply(m, v, args);
+							sp = this._inst.exports.getsp() >>> 0; // see comment above
+							storeValue(sp + 56, result);
+							this.mem.setUint8(sp + 64, 1);
+						} catch (err) {
+							sp = this._inst.exports.getsp() >>> 0; // see comment above
+							storeValue(sp + 56, err);
+							this.mem.setUint8(sp + 64, 0);
+						}
+					},
+
+					// func valueInvoke(v ref, args []ref) (ref, bool)
+					"syscall/js.valueInvoke": (sp) => {
+						sp >>>= 0;
+						try {
+							const v = loadValue(sp + 8);
+							const args = loadSliceOfValues(sp + 16);
+							const result = Reflect.apply(v, undefined, args);
+							sp = this._inst.exports.getsp() >>> 0; // see comment above
+							storeValue(sp + 40, result);
+							this.mem.setUint8(sp + 48, 1);
+						} catch (err) {
+							sp = this._inst.exports.getsp() >>> 0; // see comment above
+							storeValue(sp + 40, err);
+							this.mem.setUint8(sp + 48, 0);
+						}
+					},
+
+					// func valueNew(v ref, args []ref) (ref, bool)
+					"syscall/js.valueNew": (sp) => {
+						sp >>>= 0;
+						try {
+							const v = loadValue(sp + 8);
+							const args = loadSliceOfValues(sp + 16);
+							const result = Reflect.construct(v, args);
+							sp = this._inst.exports.getsp() >>> 0; // see comment above
+							storeValue(sp + 40, result);
+							this.mem.setUint8(sp + 48, 1);
+						} catch (err) {
+							sp = this._inst.exports.getsp() >>> 0; // see comment above
+							storeValue(sp + 40, err);
+							this.mem.setUint8(sp + 48, 0);
+						}
+					},
+
+					// func valueLength(v ref) int
+					"syscall/js.valueLength": (sp) => {
+						sp >>>= 0;
+						setInt64(sp + 16, parseInt(loadValue(sp + 8).length));
+					},
+
+					// valuePrepareString(v ref) (ref, int)
+					"syscall/js.valuePrepareString": (sp) => {
+						sp >>>= 0;
+						const str = encoder.encode(String(loadValue(sp + 8)));
+						storeValue(sp + 16, str);
+						setInt64(sp + 24, str.length);
+					},
+
+					// valueLoadString(v ref, b []byte)
+					"syscall/js.valueLoadString": (sp) => {
+						sp >>>= 0;
+						const str = loadValue(sp + 8);
+						loadSlice(sp + 16).set(str);
+					},
+
+					// func valueInstanceOf(v ref, t ref) bool
+					"syscall/js.valueInstanceOf": (sp) => {
+						sp >>>= 0;
+						this.mem.setUint8(sp + 24, (loadValue(sp + 8) instanceof loadValue(sp + 16)) ? 1 : 0);
+					},
+
+					// func copyBytesToGo(dst []byte, src ref) (int, bool)
+					"syscall/js.copyBytesToGo": (sp) => {
+						sp >>>= 0;
+						const dst = loadSlice(sp + 8);
+						const src = loadValue(sp + 32);
+						if (!(src instanceof Uint8Array || src instanceof Uint8ClampedArray)) {
+							this.mem.setUint8(sp + 48, 0);
+							return;
+						}
+						const toCopy = src.subarray(0, dst.length);
+						dst.set(toCopy);
+						setInt64(sp + 40, toCopy.length);
+						this.mem.setUint8(sp + 48, 1);
+					},
+
+					// func copyBytesToJS(dst ref, src []byte) (int, bool)
+					"syscall/js.copyBytesToJS": (sp) => {
+						sp >>>= 0;
+						const dst = loadValue(sp + 8);
+						const src = loadSlice(sp + 16);
+						if (!(dst instanceof Uint8Array || dst instanceof Uint8ClampedArray)) {
+							this.mem.setUint8(sp + 48, 0);
+							return;
+						}
+						const toCopy = src.subarray(0, dst.length);
+						dst.set(toCopy);
+						setInt64(sp + 40, toCopy.length);
+						this.mem.setUint8(sp + 48, 1);
+					},
+
+					"debug": (value) => {
+						console.log(value);
+					},
+				}
+			};
+		}
+
+		async run(instance) {
+			if (!(instance instanceof WebAssembly.Instance)) {
+				throw new Error("Go.run: WebAssembly.Instance expected");
+			}
+			this._inst = instance;
+			this.mem = new DataView(this._inst.exports.mem.buffer);
+			this._values = [ // JS values that Go currently has references to, indexed by reference id
+				NaN,
+				0,
+				null,
+				true,
+				false,
+				globalThis,
+				this,
+			];
+			this._goRefCounts = new Array(this._values.length).fill(Infinity); // number of references that Go has to a JS value, indexed by reference id
+			this._ids = new Map([ // mapping from JS values to reference ids
+				[0, 1],
+				[null, 2],
+				[true, 3],
+				[false, 4],
+				[globalThis, 5],
+				[this, 6],
+			]);
+			this._idPool = [];   // unused ids that have been garbage collected
+			this.exited = false; // whether the Go program has exited
+
+			// Pass command line arguments and environment variables to WebAssembly by writing them to the linear memory.
+			let offset = 4096;
+
+			const strPtr = (str) => {
+				const ptr = offset;
+				const bytes = encoder.encode(str + "\0");
+				new Uint8Array(this.mem.buffer, offset, bytes.length).set(bytes);
+				offset += bytes.length;
+				if (offset % 8 !== 0) {
+					offset += 8 - (offset % 8);
+				}
+				return ptr;
+			};
+
+			const argc = this.argv.length;
+
+			const argvPtrs = [];
+			this.argv.forEach((arg) => {
+				argvPtrs.push(strPtr(arg));
+			});
+			argvPtrs.push(0);
+
+			const keys = Object.keys(this.env).sort();
+			keys.forEach((key) => {
+				argvPtrs.push(strPtr(`${key}=${this.env[key]}`));
+			});
+			argvPtrs.push(0);
+
+			const argv = offset;
+			argvPtrs.forEach((ptr) => {
+				this.mem.setUint32(offset, ptr, true);
+				this.mem.setUint32(offset + 4, 0, true);
+				offset += 8;
+			});
+
+			// The linker guarantees global data starts from at least wasmMinDataAddr.
+			// Keep in sync with cmd/link/internal/ld/data.go:wasmMinDataAddr.
+			const wasmMinDataAddr = 4096 + 8192;
+			if (offset >= wasmMinDataAddr) {
+				throw new Error("total length of command line and environment variables exceeds limit");
+			}
+
+			this._inst.exports.run(argc, argv);
+			if (this.exited) {
+				this._resolveExitPromise();
+			}
+			await this._exitPromise;
+		}
+
+		_resume() {
+			if (this.exited) {
+				throw new Error("Go program has already exited");
+			}
+			this._inst.exports.resume();
+			if (this.exited) {
+				this._resolveExitPromise();
+			}
+		}
+
+		_makeFuncWrapper(id) {
+			const go = this;
+			return function () {
+				const event = { id: id, this: this, args: arguments };
+				go._pendingEvent = event;
+				go._resume();
+				return event.result;
+			};
+		}
+	}
+})();
+
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+;// CONCATENATED MODULE: external "node:url"
+const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+;// CONCATENATED MODULE: external "node:zlib"
+const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+;// CONCATENATED MODULE: ./src/cue/wasm-runtime.ts
+// Starts the Go WebAssembly program (src/cue/shim) once and returns the function
+// through which the engine is called. The sandbox must be installed before
+// wasm_exec.js runs, hence the order of these two side-effect imports.
+
+
+
+
+
+
+
+// Names shared with src/cue/shim/bridge_js.go.
+const CALL_GLOBAL = '__timoniFleetCue';
+const READY_GLOBAL = '__timoniFleetCueReady';
+/**
+ * Where cue.wasm.gz may be, relative to this module: beside the bundled dist/index.js,
+ * one level up from the bundled dist/cli/index.js, or in wasm/ beside the sources.
+ */
+const WASM_CANDIDATES = ['cue.wasm.gz', '../cue.wasm.gz', 'wasm/cue.wasm.gz'];
+function locateWasm(moduleUrl = import.meta.url) {
+    const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
+    const tried = [];
+    for (const candidate of WASM_CANDIDATES) {
+        const path = (0,external_node_path_namespaceObject.join)(here, candidate);
+        if ((0,external_node_fs_namespaceObject.existsSync)(path))
+            return path;
+        tried.push(path);
+    }
+    throw new Error(`CUE engine WebAssembly (cue.wasm.gz) not found; looked at: ${tried.join(', ')}. Run \`npm run build:cue\`.`);
+}
+/** Set to 1 to let V8 recompile hot engine code with its optimizing tier (see below). */
+const TIER_UP_VARIABLE = 'TIMONI_FLEET_CUE_WASM_TIERUP';
+/**
+ * Keeps V8 on its baseline WebAssembly compiler (Liftoff). Go's wasm functions are huge,
+ * and V8's tier-up recompiles them with TurboFan while the first loads run: measured
+ * on 2 busy cores, the first load of the Kubernetes module fixture took 5-13 s with
+ * tier-up and 1.4-2.1 s without, for about half the CPU time over four loads (bench/cue.ts
+ * reports both). The flag is process-wide; the only other WebAssembly in a Node process
+ * is usually undici's small HTTP parser.
+ */
+function preferBaselineCompiler() {
+    if (process.env[TIER_UP_VARIABLE] === '1')
+        return;
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--liftoff-only');
+}
+function goConstructor() {
+    const Go = globalThis.Go;
+    if (typeof Go !== 'function')
+        throw new Error('wasm_exec.js did not define globalThis.Go; the CUE engine cannot start');
+    return Go;
+}
+/** Loads, instantiates and starts the engine; resolves once Go has registered its entry point. */
+async function startWasm() {
+    const path = locateWasm();
+    let bytes;
+    try {
+        bytes = (0,external_node_zlib_namespaceObject.gunzipSync)((0,external_node_fs_namespaceObject.readFileSync)(path));
+    }
+    catch (error) {
+        throw new Error(`cannot read the CUE engine WebAssembly ${path}: ${error.message}`, { cause: error });
+    }
+    const Go = goConstructor();
+    const go = new Go();
+    go.argv = ['cue-shim'];
+    go.env = {};
+    let exitCode;
+    go.exit = (code) => {
+        exitCode = code;
+    };
+    preferBaselineCompiler();
+    const { WebAssembly: wasmApi } = globalThis;
+    const { instance } = await wasmApi.instantiate(bytes, go.importObject);
+    const global = globalThis;
+    const ready = new Promise((resolve) => {
+        global[READY_GLOBAL] = resolve;
+    });
+    const exited = go.run(instance).then(() => {
+        throw new Error(`the CUE engine WebAssembly exited during start-up (exit code ${exitCode ?? 'unknown'})`);
+    });
+    try {
+        await Promise.race([ready, exited]);
+    }
+    finally {
+        delete global[READY_GLOBAL];
+    }
+    const call = global[CALL_GLOBAL];
+    if (typeof call !== 'function')
+        throw new Error(`the CUE engine WebAssembly started without registering ${CALL_GLOBAL}`);
+    exited.catch(() => undefined);
+    return (method, request) => {
+        if (exitCode !== undefined)
+            throw new Error(`the CUE engine WebAssembly has exited (exit code ${exitCode}); it cannot run ${method}`);
+        const response = call(method, request);
+        if (typeof response !== 'string')
+            throw new Error(`the CUE engine returned no response to ${method}`);
+        return response;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cue/engine.ts
+
+
+
+/** Splits the caller's files into text and base64 (bytes) for the JSON request. */
+function encodeFiles(files) {
+    const text = {};
+    const binary = {};
+    for (const [path, content] of Object.entries(files)) {
+        if (typeof content === 'string')
+            text[path] = content;
+        else if (content instanceof Uint8Array)
+            binary[path] = Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('base64');
+        else
+            throw new TypeError(`file ${JSON.stringify(path)}: content must be a string or a Uint8Array`);
+    }
+    return { files: text, binaryFiles: binary };
+}
+/** The CUE engine backed by cuelang.org/go compiled to WebAssembly. */
+class WasmCueEngine {
+    #bridge;
+    constructor(bridge) {
+        this.#bridge = bridge;
+    }
+    load(options) {
+        const { files, binaryFiles } = encodeFiles(options.files);
+        const { handle } = invoke(this.#bridge, 'load', {
+            files,
+            binaryFiles,
+            dir: options.dir ?? '.',
+            moduleRoot: options.moduleRoot ?? '',
+            args: options.args ?? [],
+            package: options.package ?? '',
+            tags: options.tags ?? [],
+            tagVars: options.tagVars ?? {},
+            dataFiles: options.dataFiles ?? false,
+            acceptLegacyModules: options.acceptLegacyModules ?? true,
+            displayNames: options.displayNames ?? {},
+        });
+        return new WasmCueValue(this.#bridge, handle);
+    }
+    compile(source, options = {}) {
+        const { handle } = invoke(this.#bridge, 'compile', {
+            source,
+            filename: options.filename ?? '',
+            scope: options.scope ?? null,
+        });
+        return new WasmCueValue(this.#bridge, handle);
+    }
+    injectRuntimeValues(filename, content, values) {
+        return invoke(this.#bridge, 'injectRuntimeValues', { filename, content, values });
+    }
+    listRuntimeAttributes(filename, content) {
+        return invoke(this.#bridge, 'listRuntimeAttributes', { filename, content });
+    }
+    mergeValues(options) {
+        return invoke(this.#bridge, 'mergeValues', {
+            base: options.base,
+            baseFilename: options.baseFilename,
+            overlays: options.overlays,
+            package: options.packageName ?? 'main',
+        }).source;
+    }
+    version() {
+        return invoke(this.#bridge, 'version', {});
+    }
+    liveValues() {
+        return invoke(this.#bridge, 'stats', {}).handles;
+    }
+}
+let engine;
+/** The process's CUE engine, started on first use (about a second) and shared afterwards. */
+function loadCueEngine() {
+    engine ??= startWasm().then((bridge) => new WasmCueEngine(bridge), (error) => {
+        engine = undefined;
+        throw error;
+    });
+    return engine;
+}
+
+;// CONCATENATED MODULE: ./src/cue/index.ts
+// The CUE engine: cuelang.org/go v0.17.1 compiled to WebAssembly (src/cue/shim),
+// behind a typed face. Knows nothing of Timoni, Kubernetes or GitHub.
+
+
+
+;// CONCATENATED MODULE: ./src/bundle/source-package.ts
+// Loads the user's files as one anonymous CUE package in the engine's in-memory
+// workspace, after injecting runtime values into each file's source, as Timoni's bundle
+// and runtime builders do. Positions in errors keep the user's file names.
+
+
+
+function injectedSource(engine, file, values) {
+    // A CUE file without a runtime attribute that has a value is passed through untouched,
+    // so that every position in an error is exactly the user's.
+    if (file.format === 'cue') {
+        const attributes = engine.listRuntimeAttributes(file.path, file.content);
+        if (!attributes.some((attribute) => attribute.name in values))
+            return file.content;
+    }
+    return engine.injectRuntimeValues(file.path, file.content, values);
+}
+function loadSourcePackage(engine, input) {
+    const files = { ...input.moduleFiles };
+    const displayNames = {};
+    const args = [];
+    try {
+        input.files.forEach((file, index) => {
+            const name = workspaceName(input.workspace, index, file);
+            files[name] = injectedSource(engine, file, input.values);
+            displayNames[name] = file.path;
+            args.push(name);
+        });
+        for (const [fileName, content] of Object.entries(input.extraFiles)) {
+            const name = `${input.workspace}/${input.files.length}.${fileName}`;
+            files[name] = content;
+            displayNames[name] = fileName;
+            args.push(name);
+        }
+        return engine.load({ files, args, package: '_', dataFiles: true, displayNames });
+    }
+    catch (error) {
+        if (error instanceof CueError) {
+            throw new CueFilesError(`failed to load ${input.context}`, error.diagnostics, new Set(input.files.map((f) => f.path)));
+        }
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/bundle/runtime-loading.ts
+
+
+
+
+function defaultCluster(kubeContext) {
+    return { name: DEFAULT_RUNTIME_NAME, group: DEFAULT_RUNTIME_NAME, kubeContext };
+}
+function defaultRuntime(kubeContext) {
+    return { name: DEFAULT_RUNTIME_NAME, clusters: [defaultCluster(kubeContext)], queries: [], isDefault: true };
+}
+function exportedAt(value, path) {
+    const field = value.lookup(path);
+    try {
+        return field.exists() ? field.toJSON() : undefined;
+    }
+    finally {
+        field.free();
+    }
+}
+function fieldError(value, path, message) {
+    const field = value.lookup(path);
+    const position = field.exists() ? field.position() : undefined;
+    field.free();
+    return new CueFilesError(message, [{ message, path, positions: position ? [position] : [] }]);
+}
+function readClusters(runtime) {
+    const clusters = runtime.lookup('clusters');
+    try {
+        if (!clusters.exists())
+            return [];
+        return clusters.fields().map((field) => {
+            const group = exportedAt(clusters, `${field.label}.group`);
+            const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
+            if (typeof group !== 'string' || typeof kubeContext !== 'string') {
+                throw fieldError(clusters, field.label, `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`);
+            }
+            return { name: field.name, group, kubeContext };
+        });
+    }
+    finally {
+        clusters.free();
+    }
+}
+function readQueries(runtime) {
+    const values = exportedAt(runtime, 'values');
+    if (values === undefined)
+        return [];
+    if (!Array.isArray(values))
+        throw fieldError(runtime, 'values', 'runtime "values" must be a list of queries');
+    return values.map((entry, index) => {
+        const path = `values[${index}]`;
+        if (typeof entry.query !== 'string')
+            throw fieldError(runtime, path, `runtime.${path}.query must be a string`);
+        const expressions = Object.entries((entry.for ?? {})).map(([name, expression]) => {
+            if (typeof expression !== 'string') {
+                throw fieldError(runtime, path, `runtime.${path}.for.${name} must be a CUE expression in a string`);
+            }
+            return { name, expression };
+        });
+        return parseRuntimeQuery(entry.query, expressions, entry.optional === true);
+    });
+}
+/** Loads the runtime from its files; `kubeContext` names the context of the default cluster. */
+function loadRuntime(engine, files, moduleFiles, kubeContext) {
+    if (files.length === 0)
+        return defaultRuntime(kubeContext);
+    const root = loadSourcePackage(engine, {
+        workspace: 'runtime',
+        files,
+        moduleFiles,
+        values: {},
+        extraFiles: {},
+        context: `runtime ${files.map((f) => f.path).join(', ')}`,
+    });
+    try {
+        const runtime = root.lookup('runtime');
+        try {
+            if (!runtime.exists())
+                throw new CueFilesError(`no "runtime" field in ${files.map((f) => f.path).join(', ')}`, []);
+            const name = exportedAt(runtime, 'name');
+            if (typeof name !== 'string')
+                throw fieldError(root, 'runtime', 'runtime.name must be a concrete string');
+            const clusters = readClusters(runtime);
+            const queries = readQueries(runtime);
+            if (clusters.length === 0)
+                return { name, clusters: [defaultCluster(kubeContext)], queries, isDefault: true };
+            return { name, clusters, queries, isDefault: false };
+        }
+        finally {
+            runtime.free();
+        }
+    }
+    finally {
+        root.free();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/bundle/bundle-schema.ts
+// The bundle schema timoni-fleet validates against, with the same rules as Timoni's
+// v1alpha1 #Bundle: apiVersion v1alpha1; bundle name, instance names and namespaces are
+// lowercase DNS-like names of 1 to 63 characters; `module` is closed (url, version with
+// default "latest", optional digest); values are open. It is loaded beside the user's
+// files as one more file of the anonymous package, bound to `bundle`.
+const dnsLikeName = '=~"^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$" & strings.MinRunes(1) & strings.MaxRunes(63)';
+const BUNDLE_SCHEMA_FILE_NAME = 'timoni-fleet.bundle-schema.cue';
+const BUNDLE_SCHEMA = `import "strings"
+
+#Bundle: {
+	apiVersion: string & =~"^v1alpha1$"
+	name:       string & ${dnsLikeName}
+	instances: [string & ${dnsLikeName}]: {
+		module: close({
+			url:     string & =~"^(oci|file)://.*$"
+			version: *"latest" | string
+			digest?: string
+		})
+		namespace: string & ${dnsLikeName}
+		values: {...}
+	}
+}
+
+bundle: #Bundle
+`;
+
+;// CONCATENATED MODULE: ./src/bundle/bundle-evaluation.ts
+
+
+
+
+/**
+ * Some CUE errors (an incomplete value, say) carry no position in the user's files, and
+ * the field's position in the unified value is the schema's. The same files loaded
+ * without the schema say where the user wrote the field.
+ */
+function locateInUserFiles(engine, input, diagnostics, userFiles) {
+    if (diagnostics.every((d) => !d.path || d.positions.some((p) => userFiles.has(p.file))))
+        return diagnostics;
+    const withoutSchema = loadSourcePackage(engine, { ...sourcePackageInput(input), extraFiles: {} });
+    try {
+        return diagnostics.map((diagnostic) => {
+            if (!diagnostic.path || diagnostic.positions.some((p) => userFiles.has(p.file)))
+                return diagnostic;
+            const field = withoutSchema.lookup(diagnostic.path);
+            try {
+                const position = field.exists() ? field.position() : undefined;
+                return position && userFiles.has(position.file) ? { ...diagnostic, positions: [position, ...diagnostic.positions] } : diagnostic;
+            }
+            finally {
+                field.free();
+            }
+        });
+    }
+    finally {
+        withoutSchema.free();
+    }
+}
+function sourcePackageInput(input) {
+    return {
+        workspace: 'bundle',
+        files: input.files,
+        moduleFiles: input.moduleFiles,
+        values: input.values,
+        extraFiles: { [BUNDLE_SCHEMA_FILE_NAME]: BUNDLE_SCHEMA },
+        context: input.context,
+    };
+}
+function stringAt(value, path) {
+    const field = value.lookup(path);
+    try {
+        if (!field.exists())
+            return undefined;
+        const exported = field.toJSON();
+        return typeof exported === 'string' ? exported : undefined;
+    }
+    finally {
+        field.free();
+    }
+}
+function readInstance(instances, label, name) {
+    const instance = instances.lookup(label);
+    try {
+        const urlValue = instance.lookup('module.url');
+        const declaringFile = urlValue.position()?.file;
+        urlValue.free();
+        const url = resolveFileModuleUrl(stringAt(instance, 'module.url') ?? '', declaringFile);
+        const digest = stringAt(instance, 'module.digest');
+        const valuesField = instance.lookup('values');
+        const values = (valuesField.exists() ? valuesField.toJSON() : {});
+        valuesField.free();
+        return {
+            name,
+            namespace: stringAt(instance, 'namespace') ?? '',
+            module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
+            values,
+        };
+    }
+    finally {
+        instance.free();
+    }
+}
+function evaluateBundle(engine, input) {
+    const root = loadSourcePackage(engine, sourcePackageInput(input));
+    try {
+        const diagnostics = root.validate({ concrete: true });
+        if (diagnostics.length > 0) {
+            const userFiles = new Set(input.files.map((f) => f.path));
+            throw new CueFilesError(`bundle is not valid for ${input.context}`, locateInUserFiles(engine, input, diagnostics, userFiles), userFiles);
+        }
+        const bundleValue = root.lookup('bundle');
+        try {
+            if (!bundleValue.exists()) {
+                throw new CueFilesError(`no "bundle" field in ${input.files.map((f) => f.path).join(', ')}`, []);
+            }
+            const value = bundleValue.toJSON();
+            const instancesValue = bundleValue.lookup('instances');
+            try {
+                const instances = instancesValue.exists()
+                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name))
+                    : [];
+                if (instances.length === 0)
+                    throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
+                return {
+                    bundle: { apiVersion: String(value.apiVersion), name: String(value.name), instances },
+                    value,
+                    cueText: bundleValue.toCUE(),
+                };
+            }
+            finally {
+                instancesValue.free();
+            }
+        }
+        finally {
+            bundleValue.free();
+        }
+    }
+    finally {
+        root.free();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/bundle/secret-decoding.ts
+// Timoni base64-decodes the values it reads from a v1 Secret when they decode as standard,
+// padded base64 (Go's base64.StdEncoding, which skips line breaks), and keeps them as they
+// are otherwise.
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Decodes standard, padded base64; undefined when it does not decode. */
+function decodeStrictBase64(text) {
+    const compact = text.replace(/[\r\n]/g, '');
+    if (!STRICT_BASE64.test(compact))
+        return undefined;
+    return Buffer.from(compact, 'base64').toString('utf8');
+}
+function isSecretObject(object) {
+    return object.apiVersion === 'v1' && object.kind === 'Secret';
+}
+
+;// CONCATENATED MODULE: ./src/bundle/runtime-query-evaluation.ts
+// Extracts a runtime query's values from the Kubernetes object it read, as Timoni does:
+// each `for` expression is CUE evaluated with the object bound to `obj`; strings are kept,
+// numbers, bools and null are printed as CUE prints them, structs and lists are errors.
+// Values read from a v1 Secret are base64-decoded when they decode, and are secret.
+
+
+
+function evaluateExpression(engine, query, name, expression, object, secret) {
+    let value;
+    try {
+        value = engine.compile(expression, { filename: `${query.query} (${name})`, scope: { obj: object } });
+    }
+    catch (error) {
+        if (error instanceof CueError) {
+            // CUE messages can quote field values; from a Secret they must not reach the log.
+            const detail = secret ? 'details hidden because the object is a Secret' : error.message;
+            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) failed: ${detail}`);
+        }
+        throw error;
+    }
+    try {
+        const kind = value.kind();
+        if (kind === 'struct' || kind === 'list') {
+            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) returned a ${kind}; only strings, numbers and bools can be used`);
+        }
+        if (kind === 'string')
+            return value.toJSON();
+        const diagnostics = value.validate({ concrete: true });
+        if (diagnostics.length > 0 || kind === 'bottom' || kind === 'incomplete' || kind === 'top') {
+            const detail = secret ? 'details hidden because the object is a Secret' : (diagnostics[0]?.message ?? `the value is ${kind}`);
+            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) has no concrete value: ${detail}`);
+        }
+        return value.toCUE().trim();
+    }
+    finally {
+        value.free();
+    }
+}
+function extractQueryValues(engine, query, object) {
+    const secret = isSecretObject(object);
+    return query.expressions.map(({ name, expression }) => {
+        let value = evaluateExpression(engine, query, name, expression, object, secret);
+        if (secret)
+            value = decodeStrictBase64(value) ?? value;
+        return { name, value, secret };
+    });
+}
+
+;// CONCATENATED MODULE: ./src/bundle/runtime-values.ts
+
+function mergeRuntimeValues(cluster, environment, queried) {
+    const values = new Map();
+    for (const [name, value] of Object.entries(environment ?? {})) {
+        if (value !== undefined)
+            values.set(name, { value, secret: true, source: 'environment' });
+    }
+    for (const { name, value, secret } of queried)
+        values.set(name, { value, secret, source: 'query' });
+    if (cluster.name !== DEFAULT_RUNTIME_NAME) {
+        values.set('TIMONI_CLUSTER_NAME', { value: cluster.name, secret: false, source: 'cluster' });
+        values.set('TIMONI_CLUSTER_GROUP', { value: cluster.group, secret: false, source: 'cluster' });
+    }
+    return values;
+}
+/** The plain name -> value map the CUE engine's injection takes. */
+function plainValues(values) {
+    const plain = {};
+    for (const [name, { value }] of values)
+        plain[name] = value;
+    return plain;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/cluster-evaluation.ts
+
+
+
+
+
+class ClusterEvaluationError extends Error {
+    cluster;
+    constructor(cluster, cause) {
+        super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        this.cluster = cluster;
+        this.name = 'ClusterEvaluationError';
+    }
+}
+async function queryValues(engine, runtime, cluster, readObject) {
+    const values = [];
+    for (const query of runtime.queries) {
+        if (!readObject) {
+            throw new RuntimeQueryError(query.query, `runtime "${runtime.name}" has value queries, which need access to cluster ${cluster.name}; this command does not connect to clusters`);
+        }
+        const object = await readObject(cluster, query);
+        if (object === undefined) {
+            if (query.optional)
+                continue;
+            throw new RuntimeQueryError(query.query, `not found in cluster ${cluster.name} (set optional: true to skip a missing object)`);
+        }
+        values.push(...extractQueryValues(engine, query, object));
+    }
+    return values;
+}
+/** Names of the runtime values the bundle's attributes ask for. */
+function attributeNames(engine, files) {
+    const names = new Set();
+    for (const file of files) {
+        if (file.format !== 'cue')
+            continue;
+        for (const attribute of engine.listRuntimeAttributes(file.path, file.content))
+            names.add(attribute.name);
+    }
+    return names;
+}
+/** Evaluates the bundle for one cluster of the runtime. */
+async function evaluateForCluster(engine, options, cluster) {
+    try {
+        const queried = await queryValues(engine, options.runtime, cluster, options.readObject);
+        const values = mergeRuntimeValues(cluster, options.environment, queried);
+        const evaluated = evaluateBundle(engine, {
+            files: options.bundleFiles,
+            moduleFiles: options.moduleFiles,
+            values: plainValues(values),
+            context: `cluster ${cluster.name}`,
+        });
+        // Only values that reach the bundle are secrets worth masking: with --runtime-from-env
+        // every environment variable is offered, but only those named by an attribute are used.
+        const used = attributeNames(engine, options.bundleFiles);
+        const secretEntries = [...values].filter(([name, v]) => v.secret && used.has(name));
+        return {
+            cluster,
+            ...evaluated,
+            secretValueNames: secretEntries.map(([name]) => name),
+            secretValues: secretEntries.map(([, v]) => v.value).filter((value) => value !== ''),
+        };
+    }
+    catch (error) {
+        throw new ClusterEvaluationError(cluster, error);
+    }
+}
+/** Evaluates the bundle for every selected cluster, in runtime order. */
+async function evaluateForClusters(engine, options) {
+    const results = [];
+    for (const cluster of selectClusters(options.runtime, options.selector))
+        results.push(await evaluateForCluster(engine, options, cluster));
+    return results;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/index.ts
+// The bundle layer: bundle and runtime files, runtime values, per-cluster evaluation.
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/kube/object.ts
+// Kubernetes objects as plain JSON values: the engine never passes them through typed
+// models, so fields unknown to this code survive untouched. Helpers to name objects.
+/** Timoni's per-object action annotations (api/v1alpha1/actions.go). */
+const annotations = {
+    prune: 'action.timoni.sh/prune',
+    force: 'action.timoni.sh/force',
+    oneOff: 'action.timoni.sh/one-off',
+    wait: 'action.timoni.sh/wait',
+};
+const enabledValue = 'enabled';
+const disabledValue = 'disabled';
+/** `apps/v1` -> `apps`; `v1` -> `` (the core group). */
+function groupOf(apiVersion) {
+    const slash = apiVersion.indexOf('/');
+    return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+/** `apps/v1` -> `v1`; `v1` -> `v1`. */
+function versionOf(apiVersion) {
+    const slash = apiVersion.indexOf('/');
+    return slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+}
+function refOf(object) {
+    return {
+        apiVersion: object.apiVersion,
+        kind: object.kind,
+        namespace: object.metadata.namespace ?? '',
+        name: object.metadata.name,
+    };
+}
+/** `Kind/namespace/name` or `Kind/name`, as Timoni and fluxcd ssa print objects. */
+function formatRef(ref) {
+    const r = 'metadata' in ref ? refOf(ref) : ref;
+    return r.namespace ? `${r.kind}/${r.namespace}/${r.name}` : `${r.kind}/${r.name}`;
+}
+/**
+ * True when one of the key/value pairs is set, as a label or an annotation, with the
+ * same value compared case-insensitively (fluxcd ssa `AnyInMetadata`).
+ */
+function anyInMetadata(object, selector) {
+    if (!object)
+        return false;
+    const labels = object.metadata.labels ?? {};
+    const notes = object.metadata.annotations ?? {};
+    return Object.entries(selector).some(([key, value]) => {
+        const label = labels[key];
+        const note = notes[key];
+        return (!!label && label.toLowerCase() === value.toLowerCase()) || (!!note && note.toLowerCase() === value.toLowerCase());
+    });
+}
+/** A deep copy of a JSON value. */
+function cloneJson(value) {
+    return structuredClone(value);
+}
+function isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+/** Checks the shape every object needs before it is sent anywhere. */
+function assertKubeObject(value, where) {
+    if (!isRecord(value))
+        throw new Error(`${where}: not a Kubernetes object`);
+    const { apiVersion, kind, metadata } = value;
+    if (typeof apiVersion !== 'string' || !apiVersion)
+        throw new Error(`${where}: object has no apiVersion`);
+    if (typeof kind !== 'string' || !kind)
+        throw new Error(`${where}: object has no kind`);
+    if (!isRecord(metadata) || typeof metadata.name !== 'string' || !metadata.name) {
+        throw new Error(`${where}: ${kind} has no metadata.name`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/apply-order.ts
+// The order in which objects are applied, as Timoni does it (fluxcd ssa sort.go and
+// ApplyAllStaged, with Timoni's extra stage for RBAC Roles): pure functions.
+
+/** Kinds applied first, in this order (fluxcd ssa `ReconcileOrder.First`). */
+const firstKinds = [
+    'CustomResourceDefinition',
+    'Namespace',
+    'ClusterRole',
+    'ClusterClass',
+    'RuntimeClass',
+    'PriorityClass',
+    'StorageClass',
+    'VolumeSnapshotClass',
+    'IngressClass',
+    'GatewayClass',
+    'ClusterRoleBinding',
+    'ResourceQuota',
+    'ServiceAccount',
+    'Role',
+    'RoleBinding',
+    'ConfigMap',
+    'Secret',
+    'Service',
+    'LimitRange',
+    'Deployment',
+    'StatefulSet',
+    'CronJob',
+    'PodDisruptionBudget',
+];
+/** Kinds applied last, in this order (fluxcd ssa `ReconcileOrder.Last`). */
+const lastKinds = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
+const kindIndex = new Map([
+    ...firstKinds.map((kind, i) => [kind, i - firstKinds.length]),
+    ...lastKinds.map((kind, i) => [kind, i + 1]),
+]);
+/** Any kind not listed sorts between the first and the last kinds. */
+function indexOfKind(kind) {
+    return kindIndex.get(kind) ?? 0;
+}
+function keyOf(object) {
+    if ('metadata' in object) {
+        const o = object;
+        return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name };
+    }
+    return object;
+}
+const compareStrings = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+/** Compares two objects by kind order, then group, kind, namespace and name. */
+function compareApplyOrder(a, b) {
+    const x = keyOf(a);
+    const y = keyOf(b);
+    const gx = groupOf(x.apiVersion);
+    const gy = groupOf(y.apiVersion);
+    if (gx !== gy || x.kind !== y.kind) {
+        const ix = indexOfKind(x.kind);
+        const iy = indexOfKind(y.kind);
+        if (ix !== iy)
+            return ix - iy;
+        if (gx !== gy)
+            return compareStrings(gx, gy);
+        return compareStrings(x.kind, y.kind);
+    }
+    const nx = x.namespace ?? '';
+    const ny = y.namespace ?? '';
+    if (nx !== ny)
+        return compareStrings(nx, ny);
+    return compareStrings(x.name, y.name);
+}
+/** A sorted copy of the objects, in apply order. */
+function sortForApply(objects) {
+    return [...objects].sort(compareApplyOrder);
+}
+/** A sorted copy in the order objects are deleted (the reverse of apply order). */
+function sortForDelete(objects) {
+    return sortForApply(objects).reverse();
+}
+function isClusterDefinition(o) {
+    const kind = o.kind.toLowerCase();
+    const group = groupOf(o.apiVersion);
+    return ((kind === 'customresourcedefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/')) ||
+        (kind === 'namespace' && o.apiVersion === 'v1') ||
+        (kind === 'clusterrole' && group === 'rbac.authorization.k8s.io'));
+}
+function isClassDefinition(o) {
+    return o.kind.endsWith('Class');
+}
+function isRole(o) {
+    return o.kind === 'Role' && groupOf(o.apiVersion) === 'rbac.authorization.k8s.io';
+}
+/**
+ * Splits one apply set into Timoni's stages: CRDs, Namespaces and ClusterRoles (wait),
+ * `*Class` kinds (wait), RBAC Roles, then everything else; each stage sorted. Empty
+ * stages are left out.
+ */
+function applyStages(objects) {
+    const stages = [
+        { name: 'definitions', waitAfter: true, objects: [] },
+        { name: 'classes', waitAfter: true, objects: [] },
+        { name: 'roles', waitAfter: false, objects: [] },
+        { name: 'resources', waitAfter: false, objects: [] },
+    ];
+    for (const object of objects) {
+        const key = keyOf(object);
+        const index = isClusterDefinition(key) ? 0 : isClassDefinition(key) ? 1 : isRole(key) ? 2 : 3;
+        stages[index].objects.push(object);
+    }
+    return stages
+        .filter((stage) => stage.objects.length > 0)
+        .map((stage) => ({ ...stage, objects: sortForApply(stage.objects) }));
+}
+
+;// CONCATENATED MODULE: ./src/kube/bounded.ts
+// Running async work on many items with a bounded number in flight, results in item order.
+/** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
+async function settleBounded(items, limit, work) {
+    const results = new Array(items.length);
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const index = next++;
+            try {
+                results[index] = { status: 'fulfilled', value: await work(items[index], index) };
+            }
+            catch (reason) {
+                results[index] = { status: 'rejected', reason };
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+    return results;
+}
+
+;// CONCATENATED MODULE: ./src/kube/errors.ts
+// Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
+
+/** An answer of the API server with an error status (a `Status` object, usually). */
+class KubeApiError extends Error {
+    cluster;
+    status;
+    reason;
+    statusMessage;
+    request;
+    object;
+    causes;
+    name = 'KubeApiError';
+    constructor(cluster, status, 
+    /** `NotFound`, `Invalid`, `Conflict`, `Forbidden`... (the Status reason). */
+    reason, 
+    /** The Status message, as the server wrote it. */
+    statusMessage, request, object, causes = []) {
+        super(`cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
+        this.cluster = cluster;
+        this.status = status;
+        this.reason = reason;
+        this.statusMessage = statusMessage;
+        this.request = request;
+        this.object = object;
+        this.causes = causes;
+    }
+    get isNotFound() {
+        return this.status === 404;
+    }
+}
+/** The API server could not be reached, or did not answer in time. */
+class KubeConnectionError extends Error {
+    cluster;
+    server;
+    code;
+    name = 'KubeConnectionError';
+    constructor(cluster, server, code, detail) {
+        super(`cluster ${cluster}: cannot reach the API server at ${server}: ${detail}`);
+        this.cluster = cluster;
+        this.server = server;
+        this.code = code;
+    }
+}
+const connectionCodes = {
+    ECONNREFUSED: 'connection refused (is the API server running?)',
+    ECONNRESET: 'connection reset',
+    ETIMEDOUT: 'connection timed out',
+    EHOSTUNREACH: 'host unreachable',
+    ENOTFOUND: 'host name not found',
+    EAI_AGAIN: 'host name lookup failed',
+    DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed and not trusted (certificate-authority missing?)',
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate is not signed by the configured certificate authority',
+    SELF_SIGNED_CERT_IN_CHAIN: 'the server certificate chain is not trusted by the configured certificate authority',
+    ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not match the server name (tls-server-name?)',
+};
+function describeConnectionError(error) {
+    const code = error.code ?? 'UNKNOWN';
+    return { code, detail: connectionCodes[code] ? `${connectionCodes[code]} [${code}]` : `${error.message} [${code}]` };
+}
+/** Reads a `Status` body into its message, reason and causes. */
+function parseStatus(body) {
+    try {
+        const status = JSON.parse(body);
+        if (isRecord(status)) {
+            const details = isRecord(status.details) ? status.details : {};
+            const causes = Array.isArray(details.causes) ? details.causes.filter(isRecord).map((cause) => ({
+                reason: typeof cause.reason === 'string' ? cause.reason : undefined,
+                message: typeof cause.message === 'string' ? cause.message : undefined,
+                field: typeof cause.field === 'string' ? cause.field : undefined,
+            })) : [];
+            return {
+                message: typeof status.message === 'string' ? status.message : '',
+                reason: typeof status.reason === 'string' ? status.reason : '',
+                causes,
+            };
+        }
+    }
+    catch {
+        // not JSON: fall through
+    }
+    return { message: body.trim().slice(0, 300), reason: '', causes: [] };
+}
+
+;// CONCATENATED MODULE: ./src/kube/immutable.ts
+// Changes to immutable fields: recognised in the API server's answer (422 Invalid) and
+// reported as a typed error naming the object and the fields.
+
+
+const immutablePatterns = [
+    /field is immutable/i,
+    /\bis immutable\b/i,
+    /immutable field/i,
+    /may not change once set/i,
+    /Forbidden: updates to .* are forbidden/i,
+];
+function mentionsImmutability(text) {
+    return !!text && immutablePatterns.some((pattern) => pattern.test(text));
+}
+/** True when the API server refused a change because it touches an immutable field. */
+function isImmutableError(error) {
+    return error instanceof KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
+}
+/** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
+function immutableFields(error) {
+    const fields = error.causes.filter((cause) => mentionsImmutability(cause.message) && cause.field).map((cause) => cause.field);
+    if (fields.length === 0) {
+        // Without causes, the message reads `<Kind> "<name>" is invalid: <field>: <reason>`.
+        const match = /is invalid: ([\w.[\]-]+):/.exec(error.statusMessage);
+        if (match?.[1])
+            fields.push(match[1]);
+    }
+    return [...new Set(fields)];
+}
+/**
+ * What the server said about each immutable field, without the values it quotes
+ * (`Invalid value: {...whole pod template...}: field is immutable` -> `field is immutable`):
+ * a value may hold data that must not reach a log.
+ */
+function immutableReasons(error) {
+    const strip = (text) => (text.startsWith('Invalid value:') ? text.slice(text.lastIndexOf(': ') + 2) : text);
+    const fromCauses = error.causes
+        .filter((cause) => mentionsImmutability(cause.message))
+        .map((cause) => `${cause.field ? `${cause.field}: ` : ''}${strip(cause.message ?? '')}`);
+    if (fromCauses.length > 0)
+        return [...new Set(fromCauses)];
+    const match = /is invalid: ([\w.[\]-]+): (.*)$/s.exec(error.statusMessage);
+    return match ? [`${match[1]}: ${strip(match[2])}`] : [strip(error.statusMessage)];
+}
+class ImmutableFieldError extends Error {
+    cluster;
+    object;
+    fields;
+    apiError;
+    name = 'ImmutableFieldError';
+    constructor(cluster, object, fields, apiError) {
+        super(`cluster ${cluster}: ${formatRef(object)}: immutable field${fields.length === 1 ? '' : 's'} ${fields.length ? fields.join(', ') : '(unnamed)'} changed; ` +
+            `the object must be recreated (apply with force, or annotate it action.timoni.sh/force: enabled); the API server said: ${immutableReasons(apiError).join('; ')}`);
+        this.cluster = cluster;
+        this.object = object;
+        this.fields = fields;
+        this.apiError = apiError;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/managed-fields.ts
+// Taking over fields set by kubectl and Helm: their managedFields entries are renamed to
+// Timoni's apply manager (merged into it when it exists), and their tracking annotations
+// removed, with one JSON patch, before the server-side apply (as Timoni and fluxcd ssa do).
+// Pure functions; apply.ts sends the patch.
+
+/** The managers Timoni takes fields over from (internal/runtime/resources.go). */
+const takeOverManagers = [
+    { name: 'helm', operation: 'Update', exact: true },
+    { name: 'helm', operation: 'Apply', exact: true },
+    { name: 'kubectl', operation: 'Update', exact: false },
+    { name: 'before-first-apply', operation: 'Update', exact: false },
+    { name: 'kubectl', operation: 'Apply', exact: false },
+];
+/** Annotations of kubectl and Helm that Timoni removes when it takes an object over. */
+const takeOverAnnotations = [
+    'kubectl.kubernetes.io/last-applied-configuration',
+    'meta.helm.sh/release-name',
+    'meta.helm.sh/release-namespace',
+];
+function managed_fields_matches(entry, manager) {
+    if (entry.operation !== manager.operation || entry.subresource)
+        return false;
+    const name = entry.manager ?? '';
+    return manager.exact ? name === manager.name : name.startsWith(manager.name);
+}
+/** The union of two FieldsV1 sets: their tries merged key by key. */
+function unionFields(a, b) {
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    const out = { ...a };
+    for (const [key, value] of Object.entries(b)) {
+        const existing = out[key];
+        out[key] = isRecord(existing) && isRecord(value) ? unionFields(existing, value) : value;
+    }
+    return out;
+}
+/**
+ * The managedFields with the matching managers' entries given to `owner` as an Apply
+ * entry (fluxcd ssa `PatchReplaceFieldsManagers`), or null when nothing matches.
+ */
+function replaceFieldManagers(entries, owner, managers = takeOverManagers) {
+    const previousIndex = entries.findLastIndex((entry) => entry.manager === owner && entry.operation === 'Apply');
+    let target = previousIndex >= 0 ? { ...entries[previousIndex] } : undefined;
+    const kept = [];
+    let edited = false;
+    entries.forEach((entry, index) => {
+        if (index === previousIndex)
+            return;
+        if (!managers.some((manager) => managed_fields_matches(entry, manager))) {
+            kept.push(entry);
+            return;
+        }
+        edited = true;
+        if (!target)
+            target = { ...entry, manager: owner, operation: 'Apply' };
+        else
+            target = { ...target, fieldsV1: unionFields(target.fieldsV1, entry.fieldsV1) };
+    });
+    if (!edited || !target)
+        return null;
+    return [...kept, target];
+}
+const escapePointer = (key) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+/** The JSON patch that takes the object over for `owner`; empty when there is nothing to do. */
+function takeOwnershipPatch(existing, owner) {
+    const patch = [];
+    const notes = existing.metadata.annotations ?? {};
+    for (const key of takeOverAnnotations) {
+        if (key in notes)
+            patch.push({ op: 'remove', path: `/metadata/annotations/${escapePointer(key)}` });
+    }
+    const managedFields = replaceFieldManagers(existing.metadata.managedFields ?? [], owner);
+    if (managedFields)
+        patch.push({ op: 'replace', path: '/metadata/managedFields', value: managedFields });
+    // Refuse to patch a newer version of the object than the one the patch was computed from.
+    if (patch.length > 0 && existing.metadata.resourceVersion) {
+        patch.unshift({ op: 'test', path: '/metadata/resourceVersion', value: existing.metadata.resourceVersion });
+    }
+    return patch;
+}
+
+;// CONCATENATED MODULE: ./src/kube/normalize.ts
+// Normalisation of objects before they are compared or shown: what the API server sets by
+// itself (managedFields, uid, resourceVersion...) is not a change anyone made. Pure.
+
+/** Metadata fields the API server sets and that a diff never shows. */
+const serverSetMetadata = ['managedFields', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'selfLink'];
+/**
+ * A copy of the object without managedFields, server-set metadata and (by default)
+ * status; empty `labels`/`annotations` maps are dropped so that `{}` equals absent.
+ */
+function normalizeObject(object, options = {}) {
+    const copy = cloneJson(object);
+    const metadata = copy.metadata;
+    for (const field of serverSetMetadata)
+        delete metadata[field];
+    for (const field of ['labels', 'annotations']) {
+        const value = metadata[field];
+        if (isRecord(value) && Object.keys(value).length === 0)
+            delete metadata[field];
+    }
+    if (options.dropStatus ?? true)
+        delete copy.status;
+    return copy;
+}
+/** Deep equality of JSON values, map key order ignored. */
+function jsonEqual(a, b) {
+    if (a === b)
+        return true;
+    if (Array.isArray(a)) {
+        return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+    }
+    if (isRecord(a) && isRecord(b)) {
+        const keys = Object.keys(a);
+        if (keys.length !== Object.keys(b).length)
+            return false;
+        return keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && jsonEqual(a[key], b[key]));
+    }
+    return false;
+}
+
+;// CONCATENATED MODULE: ./src/kube/apply.ts
+
+
+
+
+
+/** Timoni's field manager: what it applies, Timoni owns, and the other way round. */
+const apply_fieldManager = 'timoni';
+/** The object as it is sent: a cluster-scoped kind loses a stray namespace (as Timoni does). */
+async function scoped(cluster, object) {
+    const location = await cluster.locate(refOf(object));
+    let body = object;
+    if (!location.mapping.namespaced && object.metadata.namespace !== undefined) {
+        const { namespace: _dropped, ...metadata } = object.metadata;
+        body = { ...object, metadata: metadata };
+    }
+    return { body, path: location.path };
+}
+/** One server-side apply request; answers the object as the server has (or would have) it. */
+async function serverSideApply(cluster, object, options = {}) {
+    const { body, path } = await scoped(cluster, object);
+    return cluster.client.request({
+        method: 'PATCH',
+        path,
+        query: { fieldManager: apply_fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
+        // JSON is YAML: the object goes out byte for byte as built, unknown fields included.
+        body: JSON.stringify(body),
+        contentType: 'application/apply-patch+yaml',
+        object: refOf(object),
+    });
+}
+/**
+ * Gives Timoni the fields kubectl and Helm own on the live object, and removes their
+ * tracking annotations; true when the object was patched.
+ */
+async function takeOwnership(cluster, live) {
+    const patch = takeOwnershipPatch(live, apply_fieldManager);
+    if (patch.length === 0)
+        return false;
+    const { path } = await cluster.locate(refOf(live));
+    await cluster.client.request({
+        method: 'PATCH',
+        path,
+        query: { fieldManager: apply_fieldManager },
+        body: patch,
+        contentType: 'application/json-patch+json',
+        object: refOf(live),
+    });
+    return true;
+}
+/**
+ * Whether `status` takes part in comparisons: only when the object sets it and its kind has
+ * no status subresource (otherwise apply never changes it, and controllers change it anytime).
+ */
+async function comparesStatus(cluster, desired) {
+    if (desired.status === undefined)
+        return false;
+    const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind);
+    return !!mapping && !mapping.statusSubresource;
+}
+/** Live and dry-run objects differ in something apply owns (metadata or content). */
+function hasDrifted(live, dryRun, withStatus = false) {
+    return !jsonEqual(normalizeObject(live, { dropStatus: !withStatus }), normalizeObject(dryRun, { dropStatus: !withStatus }));
+}
+/** True when the object must be recreated after an immutable-field error. */
+function mustRecreate(desired, live, force) {
+    const selector = { [annotations.force]: enabledValue };
+    return !!force || anyInMetadata(desired, selector) || anyInMetadata(live, selector);
+}
+/** An object marked one-off that already exists is left alone. */
+function isOneOffPresent(desired, live) {
+    return !!live && anyInMetadata(desired, { [annotations.oneOff]: enabledValue });
+}
+async function waitGone(cluster, object, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    while ((await cluster.get(refOf(object))) !== null) {
+        if (Date.now() > deadline) {
+            throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${timeoutMs} ms (finalizers?)`);
+        }
+        await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
+    }
+}
+/**
+ * Applies one object as Timoni does: dry-run first; an immutable-field change is an
+ * ImmutableFieldError unless forced (then delete, wait, create: `recreated`); kubectl/Helm
+ * fields are taken over; nothing is written when nothing drifted (`unchanged`).
+ */
+async function applyObject(cluster, desired, options = {}) {
+    const ref = refOf(desired);
+    const live = await cluster.get(ref);
+    if (isOneOffPresent(desired, live))
+        return { action: 'skipped', object: live };
+    let dryRun;
+    try {
+        dryRun = await serverSideApply(cluster, desired, { dryRun: true });
+    }
+    catch (error) {
+        if (live && isImmutableError(error)) {
+            if (!mustRecreate(desired, live, options.force))
+                throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
+            await cluster.delete(ref);
+            await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
+            return { action: 'recreated', object: await serverSideApply(cluster, desired) };
+        }
+        throw error;
+    }
+    const tookOver = live ? await takeOwnership(cluster, live) : false;
+    if (live && !tookOver && !hasDrifted(live, dryRun, await comparesStatus(cluster, desired)))
+        return { action: 'unchanged', object: live };
+    const applied = await serverSideApply(cluster, desired);
+    return { action: live ? 'configured' : 'created', object: applied };
+}
+
+
+;// CONCATENATED MODULE: ./src/kube/discovery.ts
+
+/** No resource of the cluster serves this kind (yet): a missing CRD, or a typo. */
+class NoMatchError extends Error {
+    cluster;
+    apiVersion;
+    kind;
+    name = 'NoMatchError';
+    constructor(cluster, apiVersion, kind) {
+        super(`cluster ${cluster}: no resource serves kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} (is its CRD installed and established?)`);
+        this.cluster = cluster;
+        this.apiVersion = apiVersion;
+        this.kind = kind;
+    }
+}
+const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const key = (apiVersion, kind) => `${apiVersion}/${kind}`;
+function list(value) {
+    return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+/** Mappings from an APIGroupDiscoveryList (aggregated discovery). */
+function mappingsFromAggregated(document) {
+    const out = [];
+    for (const group of list(document.items)) {
+        const groupName = isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
+        for (const version of list(group.versions)) {
+            for (const resource of list(version.resources)) {
+                const kind = isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
+                if (!kind || typeof resource.resource !== 'string')
+                    continue;
+                out.push({
+                    group: groupName,
+                    version: String(version.version),
+                    kind,
+                    resource: resource.resource,
+                    namespaced: resource.scope === 'Namespaced',
+                    statusSubresource: list(resource.subresources).some((sub) => sub.subresource === 'status'),
+                });
+            }
+        }
+    }
+    return out;
+}
+/** Mappings from one legacy APIResourceList (`/api/v1`, `/apis/apps/v1`...). */
+function mappingsFromResourceList(group, version, document) {
+    const resources = list(document.resources);
+    const names = new Set(resources.map((resource) => String(resource.name)));
+    return resources
+        .filter((resource) => typeof resource.name === 'string' && !resource.name.includes('/'))
+        .map((resource) => ({
+        group,
+        version,
+        kind: String(resource.kind),
+        resource: String(resource.name),
+        namespaced: resource.namespaced === true,
+        statusSubresource: names.has(`${String(resource.name)}/status`),
+    }));
+}
+class Discovery {
+    client;
+    minRefreshMs;
+    aggregated;
+    mappings = new Map();
+    loaded;
+    loadedAt = 0;
+    inflight;
+    constructor(client, 
+    /** A kind not found triggers a new read at most this often. */
+    minRefreshMs = 1_000, 
+    /** Ask for aggregated discovery (two requests); false reads every group version. */
+    aggregated = true) {
+        this.client = client;
+        this.minRefreshMs = minRefreshMs;
+        this.aggregated = aggregated;
+    }
+    /** Every mapping known after the last read (reads discovery if it was never read). */
+    async all() {
+        await this.ensureLoaded();
+        return [...this.mappings.values()];
+    }
+    /** The mapping of a kind; reads discovery again once when the kind is unknown. */
+    async mapping(apiVersion, kind) {
+        await this.ensureLoaded();
+        let found = this.mappings.get(key(apiVersion, kind));
+        if (!found && Date.now() - this.loadedAt >= this.minRefreshMs) {
+            await this.refresh();
+            found = this.mappings.get(key(apiVersion, kind));
+        }
+        if (!found)
+            throw new NoMatchError(this.client.name, apiVersion, kind);
+        return found;
+    }
+    /**
+     * The mapping of a kind that is about to be served (a CRD just became established:
+     * aggregated discovery follows a moment later); reads discovery again until it appears.
+     */
+    async waitForMapping(apiVersion, kind, timeoutMs = 30_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+            const found = await this.mappingOrNull(apiVersion, kind);
+            if (found)
+                return found;
+            if (Date.now() > deadline)
+                throw new NoMatchError(this.client.name, apiVersion, kind);
+            await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
+            await this.refresh();
+        }
+    }
+    /** The mapping, or null when no resource serves the kind. */
+    async mappingOrNull(apiVersion, kind) {
+        try {
+            return await this.mapping(apiVersion, kind);
+        }
+        catch (error) {
+            if (error instanceof NoMatchError)
+                return null;
+            throw error;
+        }
+    }
+    /** Reads discovery again (call after CRDs became established); concurrent calls share one read. */
+    refresh() {
+        if (!this.inflight) {
+            this.inflight = this.load().finally(() => {
+                this.inflight = undefined;
+            });
+            this.loaded = this.inflight;
+        }
+        return this.inflight;
+    }
+    ensureLoaded() {
+        this.loaded ??= this.load();
+        return this.loaded;
+    }
+    async load() {
+        try {
+            const next = new Map();
+            for (const mapping of await this.read()) {
+                const apiVersion = mapping.group ? `${mapping.group}/${mapping.version}` : mapping.version;
+                if (!next.has(key(apiVersion, mapping.kind)))
+                    next.set(key(apiVersion, mapping.kind), mapping);
+            }
+            this.mappings = next;
+            this.loadedAt = Date.now();
+        }
+        catch (error) {
+            this.loaded = undefined;
+            throw error;
+        }
+    }
+    async read() {
+        const accept = this.aggregated ? aggregatedAccept : 'application/json';
+        const [core, groups] = await Promise.all([
+            this.client.request({ method: 'GET', path: '/api', accept }),
+            this.client.request({ method: 'GET', path: '/apis', accept }),
+        ]);
+        if (core.kind === 'APIGroupDiscoveryList' && groups.kind === 'APIGroupDiscoveryList') {
+            return [...mappingsFromAggregated(core), ...mappingsFromAggregated(groups)];
+        }
+        // Legacy discovery: one request per group version.
+        const versions = [];
+        for (const version of Array.isArray(core.versions) ? core.versions.map(String) : [])
+            versions.push(['', version, `/api/${version}`]);
+        for (const group of list(groups.groups)) {
+            for (const version of list(group.versions)) {
+                versions.push([String(group.name), String(version.version), `/apis/${String(version.groupVersion)}`]);
+            }
+        }
+        const lists = await Promise.all(versions.map(async ([group, version, path]) => {
+            const document = await this.client.getOrNull(path);
+            return document ? mappingsFromResourceList(group, version, document) : [];
+        }));
+        return lists.flat();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/mask.ts
+// Secret values never reach a diff: masked as Timoni (fluxcd ssa sanitize.go) does.
+
+const maskDefault = '***';
+const maskBefore = '*** (before)';
+const maskAfter = '*** (after)';
+/** `kubectl apply` copies the whole object, data included, into this annotation. */
+const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+function isSecret(object) {
+    return !!object && object.kind === 'Secret' && object.apiVersion === 'v1';
+}
+function maskedMap(value) {
+    if (!isRecord(value))
+        return undefined;
+    return Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]));
+}
+function maskAnnotations(object) {
+    const notes = object.metadata.annotations;
+    if (notes && lastAppliedAnnotation in notes)
+        notes[lastAppliedAnnotation] = maskDefault;
+}
+/** A copy of a Secret with every `data`/`stringData` value as `***`; other kinds as they are. */
+function maskSecret(object) {
+    if (!isSecret(object))
+        return object;
+    const copy = cloneJson(object);
+    for (const field of ['data', 'stringData']) {
+        const masked = maskedMap(copy[field]);
+        if (masked)
+            copy[field] = masked;
+    }
+    maskAnnotations(copy);
+    return copy;
+}
+/** The values of `data` and `stringData` together (stringData wins, as the API server does). */
+function secretValues(object) {
+    const values = {};
+    const data = object.data;
+    if (isRecord(data))
+        for (const [key, value] of Object.entries(data))
+            values[key] = String(value);
+    const stringData = object.stringData;
+    if (isRecord(stringData)) {
+        for (const [key, value] of Object.entries(stringData))
+            values[key] = Buffer.from(String(value)).toString('base64');
+    }
+    return values;
+}
+function maskPair(values, other, changedMask) {
+    return Object.fromEntries(Object.keys(values).map((key) => [key, key in other && other[key] !== values[key] ? changedMask : maskDefault]));
+}
+/**
+ * Masks a live and a desired Secret against each other: a key whose value is the same on
+ * both sides becomes `***`, a changed key `*** (before)` / `*** (after)`, a key on one side
+ * only `***`. `stringData` is folded into `data` first, so that the comparison is fair.
+ */
+function maskSecretPair(live, desired) {
+    if (!isSecret(live) && !isSecret(desired))
+        return { live, desired };
+    const liveValues = secretValues(live);
+    const desiredValues = secretValues(desired);
+    const maskedLive = cloneJson(live);
+    const maskedDesired = cloneJson(desired);
+    delete maskedLive.stringData;
+    delete maskedDesired.stringData;
+    if (isRecord(live.data) || isRecord(live.stringData))
+        maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
+    if (isRecord(desired.data) || isRecord(desired.stringData)) {
+        maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
+    }
+    maskAnnotations(maskedLive);
+    maskAnnotations(maskedDesired);
+    return { live: maskedLive, desired: maskedDesired };
+}
+
+;// CONCATENATED MODULE: ./src/kube/unified-diff.ts
+// A unified diff of two texts, line by line (Myers' algorithm), as `diff -u` prints it.
+// Pure; no dependency.
+function splitLines(text) {
+    if (text === '')
+        return [];
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '')
+        lines.pop();
+    return lines;
+}
+/** The shortest edit script turning `a` into `b` (Myers 1986, greedy forward search). */
+function editScript(a, b) {
+    const n = a.length;
+    const m = b.length;
+    const max = n + m;
+    const offset = max + 1;
+    const v = new Int32Array(2 * max + 3);
+    const trace = [];
+    let done = false;
+    for (let d = 0; d <= max && !done; d++) {
+        trace.push(v.slice());
+        for (let k = -d; k <= d; k += 2) {
+            let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
+            let y = x - k;
+            while (x < n && y < m && a[x] === b[y]) {
+                x++;
+                y++;
+            }
+            v[offset + k] = x;
+            if (x >= n && y >= m) {
+                done = true;
+                break;
+            }
+        }
+    }
+    // Walk back through the saved frontiers to recover the path.
+    const edits = [];
+    let x = n;
+    let y = m;
+    for (let d = trace.length - 1; d >= 0; d--) {
+        const frontier = trace[d];
+        const k = x - y;
+        const prevK = k === -d || (k !== d && frontier[offset + k - 1] < frontier[offset + k + 1]) ? k + 1 : k - 1;
+        const prevX = d === 0 ? 0 : frontier[offset + prevK];
+        const prevY = prevX - prevK;
+        while (x > prevX && y > prevY) {
+            edits.push({ op: ' ', line: a[x - 1] });
+            x--;
+            y--;
+        }
+        if (d > 0) {
+            if (x === prevX)
+                edits.push({ op: '+', line: b[y - 1] });
+            else
+                edits.push({ op: '-', line: a[x - 1] });
+        }
+        x = prevX;
+        y = prevY;
+    }
+    return edits.reverse();
+}
+function range(start, count) {
+    // `diff -u` prints the line before the hunk when it is empty.
+    const first = count === 0 ? start : start + 1;
+    return count === 1 ? `${first}` : `${first},${count}`;
+}
+/**
+ * The unified diff of `from` and `to` with `context` lines around each change, headed
+ * `--- fromName` / `+++ toName`; an empty string when the texts are equal.
+ */
+function unifiedDiff(from, to, fromName = 'live', toName = 'desired', context = 3) {
+    const edits = editScript(splitLines(from), splitLines(to));
+    if (edits.every((edit) => edit.op === ' '))
+        return '';
+    const out = [`--- ${fromName}`, `+++ ${toName}`];
+    let i = 0;
+    while (i < edits.length) {
+        // Find the next change, then extend the hunk while changes are close enough.
+        while (i < edits.length && edits[i].op === ' ')
+            i++;
+        if (i >= edits.length)
+            break;
+        const start = Math.max(0, i - context);
+        let end = i;
+        for (;;) {
+            while (end < edits.length && edits[end].op !== ' ')
+                end++;
+            let next = end;
+            while (next < edits.length && edits[next].op === ' ')
+                next++;
+            if (next < edits.length && next - end <= 2 * context)
+                end = next;
+            else
+                break;
+        }
+        const stop = Math.min(edits.length, end + context);
+        let aStart = 0;
+        let bStart = 0;
+        for (let j = 0; j < start; j++) {
+            if (edits[j].op !== '+')
+                aStart++;
+            if (edits[j].op !== '-')
+                bStart++;
+        }
+        const hunk = edits.slice(start, stop);
+        const aCount = hunk.filter((edit) => edit.op !== '+').length;
+        const bCount = hunk.filter((edit) => edit.op !== '-').length;
+        out.push(`@@ -${range(aStart, aCount)} +${range(bStart, bCount)} @@`);
+        for (const edit of hunk)
+            out.push(`${edit.op}${edit.line}`);
+        i = stop;
+    }
+    return `${out.join('\n')}\n`;
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/kube/yaml-render.ts
+// Objects rendered as YAML for people to read: keys sorted, long strings never folded,
+// so that the same object always renders to the same lines.
+
+function renderYaml(value) {
+    return (0,dist/* stringify */.As)(value, { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+}
+
+;// CONCATENATED MODULE: ./src/kube/diff.ts
+
+
+
+
+
+
+
+
+/** The whole object, as a diff from nothing. */
+function wholeObjectDiff(object) {
+    return unifiedDiff('', renderYaml(maskSecret(normalizeObject(object))));
+}
+/** The unified diff of normalised, masked YAML; empty when the objects are the same. */
+function objectDiff(live, desired, withStatus = false) {
+    const a = normalizeObject(live, { dropStatus: !withStatus });
+    const b = normalizeObject(desired, { dropStatus: !withStatus });
+    if (jsonEqual(a, b))
+        return '';
+    const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
+    return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
+}
+async function changeOf(cluster, desired, action, diff) {
+    const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
+    const namespace = mapping && !mapping.namespaced ? '' : (desired.metadata.namespace ?? '');
+    // A cluster-scoped object is shown without the namespace the server would drop.
+    let shown = desired;
+    if (!namespace && desired.metadata.namespace !== undefined) {
+        const { namespace: _dropped, ...metadata } = desired.metadata;
+        shown = { ...desired, metadata: metadata };
+    }
+    return { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
+}
+/** The change applying `desired` would make, as an ObjectChange of the ChangeSet. */
+async function diffObject(cluster, desired, options = {}) {
+    if (options.namespaceExists === false)
+        return changeOf(cluster, desired, 'created', wholeObjectDiff);
+    let live;
+    try {
+        live = await cluster.get(refOf(desired));
+    }
+    catch (error) {
+        // A kind whose CRD comes with the same apply is not served yet: it will be created.
+        if (error instanceof NoMatchError)
+            return changeOf(cluster, desired, 'created', wholeObjectDiff);
+        throw error;
+    }
+    if (isOneOffPresent(desired, live))
+        return changeOf(cluster, desired, 'skipped', '');
+    let dryRun;
+    try {
+        dryRun = await serverSideApply(cluster, desired, { dryRun: true });
+    }
+    catch (error) {
+        if (live && isImmutableError(error)) {
+            if (mustRecreate(desired, live, options.force))
+                return changeOf(cluster, desired, 'recreated', wholeObjectDiff);
+            throw new ImmutableFieldError(cluster.name, refOf(desired), immutableFields(error), error);
+        }
+        throw error;
+    }
+    if (!live || !dryRun.metadata.resourceVersion)
+        return changeOf(cluster, desired, 'created', wholeObjectDiff);
+    const diff = objectDiff(live, dryRun, await comparesStatus(cluster, desired));
+    return changeOf(cluster, desired, diff ? 'configured' : 'unchanged', diff);
+}
+
+;// CONCATENATED MODULE: ./src/kube/inventory.ts
+// The instance inventory exactly as Timoni v0.32 stores it (internal/runtime/storage.go,
+// api/v1alpha1/instance.go, inventory.go): Secret `timoni.<instance>` of type
+// `timoni.sh/instance`, `data.instance` = the Instance as Go's encoding/json writes it.
+// Pure functions: encode, decode, entry ids.
+
+
+const instanceKind = 'Instance';
+const instanceApiVersion = 'timoni.sh/v1alpha1';
+const instanceSecretType = 'timoni.sh/instance';
+const instanceSecretPrefix = 'timoni.';
+const instanceDataKey = 'instance';
+const pendingDataKey = 'pending';
+const inventory_bundleNameLabel = 'bundle.timoni.sh/name';
+const inventory_instanceLabels = {
+    name: 'app.kubernetes.io/name',
+    component: 'app.kubernetes.io/component',
+    createdBy: 'app.kubernetes.io/created-by',
+};
+/** Labels the engine puts on every object of an instance (fluxcd ssa owner labels). */
+const ownerLabels = {
+    name: 'instance.timoni.sh/name',
+    namespace: 'instance.timoni.sh/namespace',
+};
+const rbacKinds = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+/** cli-utils ObjMetadata.String(): RBAC names have `:` written as `__`. */
+function inventoryEntryId(ref) {
+    const group = groupOf(ref.apiVersion);
+    const name = group === 'rbac.authorization.k8s.io' && rbacKinds.has(ref.kind) ? ref.name.replaceAll(':', '__') : ref.name;
+    return `${ref.namespace}_${name}_${group}_${ref.kind}`;
+}
+/** cli-utils ParseObjMetadata: namespace first, kind and group last, the rest is the name. */
+function parseInventoryEntry(entry) {
+    const fail = () => new Error(`inventory entry ${JSON.stringify(entry.id)} is not <namespace>_<name>_<group>_<kind>`);
+    const first = entry.id.indexOf('_');
+    if (first < 0)
+        throw fail();
+    const namespace = entry.id.slice(0, first);
+    let rest = entry.id.slice(first + 1);
+    const kindAt = rest.lastIndexOf('_');
+    if (kindAt < 0)
+        throw fail();
+    const kind = rest.slice(kindAt + 1);
+    rest = rest.slice(0, kindAt);
+    const groupAt = rest.lastIndexOf('_');
+    if (groupAt < 0)
+        throw fail();
+    const group = rest.slice(groupAt + 1);
+    const name = rest.slice(0, groupAt).replaceAll('__', ':');
+    return { apiVersion: group ? `${group}/${entry.v}` : entry.v, kind, namespace, name };
+}
+/**
+ * Inventory entries of the objects (namespace already cleared for cluster-scoped kinds),
+ * in fluxcd ssa sort order as Timoni's InstanceManager.AddObjects writes them.
+ */
+function inventoryEntries(objects) {
+    const refs = objects.map((o) => 'metadata' in o ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name } : o);
+    return sortForApply(refs).map((ref) => ({ id: inventoryEntryId(ref), v: versionOf(ref.apiVersion) }));
+}
+/** Go's encoding/json escapes <, >, & and the two JS line separators inside strings. */
+function goJson(value) {
+    return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+function sortedMap(map) {
+    if (!map || Object.keys(map).length === 0)
+        return undefined;
+    return Object.fromEntries(Object.keys(map).sort().map((key) => [key, map[key]]));
+}
+/** `data.instance` bytes: the Instance with Go's field order, omitempty rules and escaping. */
+function encodeInstance(instance) {
+    // Property order follows the Go struct fields; undefined properties are dropped, which is
+    // what `omitempty`/`omitzero` do for these fields.
+    const document = {
+        kind: instanceKind,
+        apiVersion: instanceApiVersion,
+        metadata: {
+            name: instance.name || undefined,
+            namespace: instance.namespace || undefined,
+            labels: sortedMap(instance.labels),
+            annotations: sortedMap(instance.annotations),
+        },
+        module: {
+            name: instance.module.name,
+            repository: instance.module.repository,
+            version: instance.module.version,
+            digest: instance.module.digest,
+            annotations: sortedMap(instance.module.annotations),
+        },
+        values: instance.values,
+        lastTransitionTime: instance.lastTransitionTime || undefined,
+        inventory: instance.inventory ? { entries: instance.inventory.entries?.length ? instance.inventory.entries.map((e) => ({ id: e.id, v: e.v })) : null } : undefined,
+        images: instance.images?.length ? instance.images : undefined,
+    };
+    return goJson(document);
+}
+function stringMap(value) {
+    if (!isRecord(value))
+        return undefined;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
+}
+/** Reads `data.instance` (the decoded JSON text). */
+function decodeInstance(text, where) {
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch {
+        throw new Error(`${where}: instance data is not JSON`);
+    }
+    if (!isRecord(raw))
+        throw new Error(`${where}: instance data is not an object`);
+    const metadata = isRecord(raw.metadata) ? raw.metadata : {};
+    const module = isRecord(raw.module) ? raw.module : {};
+    const inventory = isRecord(raw.inventory) ? raw.inventory : undefined;
+    return {
+        name: String(metadata.name ?? ''),
+        namespace: String(metadata.namespace ?? ''),
+        labels: stringMap(metadata.labels),
+        annotations: stringMap(metadata.annotations),
+        module: {
+            name: String(module.name ?? ''),
+            repository: String(module.repository ?? ''),
+            version: String(module.version ?? ''),
+            digest: String(module.digest ?? ''),
+            annotations: stringMap(module.annotations),
+        },
+        values: String(raw.values ?? ''),
+        lastTransitionTime: typeof raw.lastTransitionTime === 'string' ? raw.lastTransitionTime : undefined,
+        inventory: inventory
+            ? { entries: Array.isArray(inventory.entries) ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') })) : null }
+            : undefined,
+        images: Array.isArray(raw.images) ? raw.images.map(String) : undefined,
+    };
+}
+function instanceSecretName(instance) {
+    return `${instanceSecretPrefix}${instance}`;
+}
+/** The Secret Timoni writes for an instance (its labels, plus the instance's own labels). */
+function instanceSecret(instance) {
+    return {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+            name: instanceSecretName(instance.name),
+            namespace: instance.namespace,
+            labels: {
+                [inventory_instanceLabels.name]: instance.name,
+                [inventory_instanceLabels.component]: 'instance',
+                [inventory_instanceLabels.createdBy]: 'timoni',
+                ...instance.labels,
+            },
+        },
+        type: instanceSecretType,
+        data: { [instanceDataKey]: Buffer.from(encodeInstance(instance)).toString('base64') },
+    };
+}
+/** Reads an instance Secret; labels, annotations and creation time come from the Secret (as Timoni does). */
+function inventory_decodeInstanceSecret(secret) {
+    const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
+    const data = isRecord(secret.data) ? secret.data : {};
+    const encoded = data[instanceDataKey];
+    if (typeof encoded !== 'string')
+        throw new Error(`${where}: instance data not found`);
+    const instance = decodeInstance(Buffer.from(encoded, 'base64').toString('utf8'), where);
+    instance.labels = secret.metadata.labels ? { ...secret.metadata.labels } : undefined;
+    instance.annotations = secret.metadata.annotations ? { ...secret.metadata.annotations } : undefined;
+    if (typeof secret.metadata.creationTimestamp === 'string')
+        instance.creationTimestamp = secret.metadata.creationTimestamp;
+    const pendingData = data[pendingDataKey];
+    const pending = typeof pendingData === 'string' ? decodeInstance(Buffer.from(pendingData, 'base64').toString('utf8'), `${where} (pending)`) : undefined;
+    return pending ? { instance, pending } : { instance };
+}
+/** `2026-01-02T03:04:05Z`: Go's time.RFC3339 of a UTC time (no fraction). */
+function inventory_rfc3339(date) {
+    return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance.ts
+
+
+/** A lifecycle step failed: names the cluster, instance, step and object, and what was done before. */
+class InstanceStepError extends Error {
+    cluster;
+    step;
+    instance;
+    changes;
+    cause;
+    object;
+    name = 'InstanceStepError';
+    constructor(cluster, step, 
+    /** `namespace/name` of the instance. */
+    instance, 
+    /** The changes made (or, for a diff, found) before the failure, in order. */
+    changes, cause, 
+    /** `Kind/namespace/name` of the object concerned, if one is. */
+    object) {
+        const reason = cause instanceof Error ? cause.message : String(cause);
+        // The cause usually names the cluster already; say it once.
+        const detail = reason.startsWith(`cluster ${cluster}: `) ? reason.slice(`cluster ${cluster}: `.length) : reason;
+        super(`cluster ${cluster}: instance ${instance}: ${step} failed${object && !detail.includes(object) ? ` (${object})` : ''}: ${detail}`);
+        this.cluster = cluster;
+        this.step = step;
+        this.instance = instance;
+        this.changes = changes;
+        this.cause = cause;
+        this.object = object;
+    }
+}
+function instanceId(instance) {
+    return `${instance.namespace}/${instance.name}`;
+}
+/** The objects of every set, in set order, each a copy carrying the instance's owner labels. */
+function labelledSets(instance) {
+    return instance.sets.map((set) => ({
+        name: set.name,
+        objects: set.objects.map((object) => {
+            const copy = cloneJson(object);
+            copy.metadata.labels = { ...copy.metadata.labels, [ownerLabels.name]: instance.name, [ownerLabels.namespace]: instance.namespace };
+            return copy;
+        }),
+    }));
+}
+/** True when the live object carries the owner labels of this instance (fluxcd ssa delete inclusions). */
+function ownedBy(live, instance) {
+    const labels = live.metadata.labels ?? {};
+    return labels[ownerLabels.name] === instance.name && labels[ownerLabels.namespace] === instance.namespace;
+}
+const localPrefix = 'file://';
+/**
+ * The module as Timoni records it: a local module (`file://`) by its path as written, with
+ * digest `unknown` (internal/engine/fetcher/local.go); a registry module by its URL.
+ */
+function moduleReference(module) {
+    if (!module.url.startsWith(localPrefix))
+        return { name: module.name, repository: module.url, version: module.version, digest: module.digest };
+    return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
+}
+/** The record Timoni stores for this build: the inventory of every set, the bundle label. */
+function instanceRecord(instance, inventoryRefs, withImages) {
+    return {
+        name: instance.name,
+        namespace: instance.namespace,
+        labels: { [inventory_bundleNameLabel]: instance.bundle },
+        module: moduleReference(instance.module),
+        values: instance.valuesSource,
+        inventory: { entries: inventoryEntries(inventoryRefs) },
+        images: withImages ? [...instance.images] : undefined,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-prune.ts
+
+
+
+
+
+
+
+
+
+function refsOf(entries) {
+    return (entries ?? []).map(parseInventoryEntry);
+}
+/**
+ * Objects of the stored inventory, and of the pending revision of an unfinished upgrade,
+ * that the new inventory lacks; in apply order, without duplicates (Timoni's stale objects).
+ */
+function staleObjects(stored, next) {
+    if (!stored)
+        return [];
+    const keep = new Set(next.map((entry) => entry.id));
+    const seen = new Set();
+    const stale = [];
+    for (const ref of [...refsOf(stored.instance.inventory?.entries), ...refsOf(stored.pending?.inventory?.entries)]) {
+        const id = inventoryEntryId(ref);
+        if (keep.has(id) || seen.has(id))
+            continue;
+        seen.add(id);
+        stale.push(ref);
+    }
+    return sortForApply(stale);
+}
+/** Every object of the stored record and of its pending revision, in apply order, without duplicates. */
+function inventoryObjects(stored) {
+    return staleObjects(stored, []);
+}
+/** The whole live object as removed lines (Secret data masked). */
+function deletedDiff(live) {
+    return unifiedDiff(renderYaml(maskSecret(normalizeObject(live))), '');
+}
+const change = (ref, action, diff) => ({
+    kind: ref.kind,
+    apiVersion: ref.apiVersion,
+    namespace: ref.namespace,
+    name: ref.name,
+    action,
+    diff,
+});
+/** Why an object of the inventory is left in place, or null when it goes. */
+function keepReason(live, owner) {
+    if (!ownedBy(live, owner))
+        return 'not labelled as an object of this instance';
+    if (anyInMetadata(live, { [annotations.prune]: disabledValue }))
+        return `annotated ${annotations.prune}: ${disabledValue}`;
+    return null;
+}
+/** Deleting some objects failed; the others were deleted (or skipped) as said in `changes`. */
+class DeleteObjectsError extends Error {
+    cluster;
+    changes;
+    failures;
+    name = 'DeleteObjectsError';
+    constructor(cluster, changes, failures) {
+        super(`cluster ${cluster}: deleting ${failures.length} object(s) failed: ${failures.map((f) => f.error.message.replace(`cluster ${cluster}: `, '')).join('; ')}`);
+        this.cluster = cluster;
+        this.changes = changes;
+        this.failures = failures;
+    }
+    get object() {
+        return this.failures[0]?.object;
+    }
+}
+/**
+ * Deletes the objects in reverse apply order, background propagation; answers one change
+ * per object: `deleted` (also when it was already gone), or `skipped` when its labels or
+ * annotations keep it. Every object is tried; failures are thrown together at the end.
+ */
+async function deleteObjects(cluster, refs, owner, options = {}) {
+    const changes = [];
+    const failures = [];
+    for (const ref of sortForDelete(refs)) {
+        try {
+            let live;
+            try {
+                live = await cluster.get(ref);
+            }
+            catch (error) {
+                // Its kind is no longer served (the CRD went first): nothing is left of it.
+                if (!(error instanceof NoMatchError))
+                    throw error;
+                live = null;
+            }
+            if (!live) {
+                changes.push(change(ref, 'deleted', ''));
+                continue;
+            }
+            const reason = keepReason(live, owner);
+            if (reason) {
+                options.log?.(`${formatRef(ref)} skipped (${reason})`);
+                changes.push(change(ref, 'skipped', ''));
+                continue;
+            }
+            if (!options.dryRun)
+                await cluster.delete(ref, 'Background');
+            options.log?.(`${formatRef(ref)} deleted${options.dryRun ? ' (server dry run)' : ''}`);
+            changes.push(change(ref, 'deleted', deletedDiff(live)));
+        }
+        catch (error) {
+            failures.push({ object: formatRef(ref), error: error });
+        }
+    }
+    if (failures.length > 0)
+        throw new DeleteObjectsError(cluster.name, changes, failures);
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/kube/inventory-store.ts
+// Reading and writing instance Secrets on a cluster, as Timoni's StorageManager does.
+
+
+
+const secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+/** The stored instance, or null when there is none. */
+async function inventory_store_readInstance(cluster, name, namespace) {
+    const secret = await cluster.get(secretRef(name, namespace));
+    if (!secret)
+        return null;
+    try {
+        return inventory_decodeInstanceSecret(secret);
+    }
+    catch (error) {
+        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
+    }
+}
+/** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
+async function listInstances(cluster, namespace, bundle) {
+    const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
+    if (bundle)
+        selector[bundleNameLabel] = bundle;
+    const secrets = await cluster.list('v1', 'Secret', namespace, selector);
+    const created = (secret) => String(secret.metadata.creationTimestamp ?? '');
+    return secrets
+        .sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0))
+        .map((secret) => {
+        try {
+            return decodeInstanceSecret(secret);
+        }
+        catch (error) {
+            throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace}/${secret.metadata.name}: ${error.message}`);
+        }
+    });
+}
+/**
+ * Writes the instance Secret (server-side apply, field manager `timoni`), stamping
+ * `lastTransitionTime`; answers the record as written.
+ */
+async function writeInstance(cluster, instance, now = new Date()) {
+    const written = { ...instance, lastTransitionTime: inventory_rfc3339(now) };
+    delete written.creationTimestamp;
+    const secret = instanceSecret(written);
+    try {
+        await serverSideApply(cluster, secret);
+    }
+    catch (error) {
+        // Timoni recreates storage written with another Secret type (type is immutable).
+        if (!isImmutableError(error))
+            throw error;
+        await cluster.delete(secretRef(instance.name, instance.namespace));
+        await serverSideApply(cluster, secret);
+    }
+    return written;
+}
+/** Removes the instance Secret; false when it was not there. */
+function deleteInstance(cluster, name, namespace) {
+    return cluster.delete(secretRef(name, namespace));
+}
+/** True when the namespace exists. */
+async function namespaceExists(cluster, name) {
+    return (await cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name })) !== null;
+}
+/** Creates the namespace when missing, labelled as Timoni labels the ones it creates. */
+async function ensureNamespace(cluster, name) {
+    if (await namespaceExists(cluster, name))
+        return false;
+    await serverSideApply(cluster, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { [inventory_instanceLabels.createdBy]: apply_fieldManager } },
+    });
+    return true;
+}
+
+;// CONCATENATED MODULE: ./src/kube/ownership.ts
+
+
+/** Timoni's message for the conflicts, with its advice. */
+function ownershipConflictMessage(conflicts) {
+    const each = conflicts.map((c) => c.currentBundle
+        ? `instance "${c.instance}" exists and is managed by another bundle "${c.currentBundle}"`
+        : `instance "${c.instance}" exists and is not managed by any bundle`);
+    return `instance ownership conflict encountered. Conflict: ${each.join('; ')} Apply with "--overwrite-ownership" to gain instance ownership.`;
+}
+class OwnershipConflictError extends Error {
+    cluster;
+    bundle;
+    conflicts;
+    name = 'OwnershipConflictError';
+    constructor(cluster, bundle, conflicts) {
+        super(`cluster ${cluster}: bundle ${bundle}: ${ownershipConflictMessage(conflicts)}`);
+        this.cluster = cluster;
+        this.bundle = bundle;
+        this.conflicts = conflicts;
+    }
+}
+/** The instances of `bundle` that exist in the cluster and belong to another bundle or to none. */
+async function findOwnershipConflicts(cluster, bundle, instances) {
+    const conflicts = [];
+    for (const instance of instances) {
+        const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+        if (!stored)
+            continue;
+        const owner = stored.instance.labels?.[inventory_bundleNameLabel] ?? '';
+        if (owner !== bundle)
+            conflicts.push({ instance: instance.name, namespace: instance.namespace, currentBundle: owner });
+    }
+    return conflicts;
+}
+/** Throws an OwnershipConflictError when any instance of the bundle is owned elsewhere. */
+async function assertOwnership(cluster, bundle, instances) {
+    const conflicts = await findOwnershipConflicts(cluster, bundle, instances);
+    if (conflicts.length > 0)
+        throw new OwnershipConflictError(cluster.name, bundle, conflicts);
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-diff.ts
+
+
+
+
+
+
+
+
+
+/** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
+async function diffInstance(cluster, instance, options = {}) {
+    const id = instanceId(instance);
+    const changes = [];
+    const fail = (step, error, object) => {
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    try {
+        if (!options.overwriteOwnership) {
+            await assertOwnership(cluster, instance.bundle, [instance]);
+        }
+    }
+    catch (error) {
+        fail('ownership', error);
+    }
+    let exists = true;
+    try {
+        exists = await namespaceExists(cluster, instance.namespace);
+    }
+    catch (error) {
+        fail('diff', error, `Namespace/${instance.namespace}`);
+    }
+    if (!exists) {
+        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
+        changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
+    }
+    // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
+    const sets = labelledSets(instance);
+    const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
+    const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+    outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'rejected')
+            fail('diff', outcome.reason, formatRef(ordered[index]));
+        else
+            changes.push(outcome.value);
+    });
+    // Without its namespace the instance has no stored record: nothing to prune.
+    if (exists && (options.prune ?? true)) {
+        try {
+            const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+            const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
+            const stale = staleObjects(stored, inventoryEntries(refs));
+            changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
+        }
+        catch (error) {
+            const object = error.object;
+            fail('diff', error, typeof object === 'string' ? object : undefined);
+        }
+    }
+    return { changes, namespaceExists: exists };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/bounded-map.ts
+// Runs an async function over items with at most `limit` at once, keeping the results in
+// the items' order.
+async function boundedMap(items, limit, run) {
+    const results = new Array(items.length);
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const index = next;
+            next += 1;
+            results[index] = await run(items[index], index);
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+    return results;
+}
+
+;// CONCATENATED MODULE: ./src/module/images.ts
+// The container images an instance uses: every struct in `timoni.instance.config` that
+// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
+// reference; sorted, without duplicates, as Timoni records them in the inventory.
+function images_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
+function collectImages(config) {
+    const found = new Set();
+    const walk = (value) => {
+        if (Array.isArray(value)) {
+            value.forEach(walk);
+            return;
+        }
+        if (!images_isRecord(value))
+            return;
+        if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
+            found.add(value.reference);
+        Object.values(value).forEach(walk);
+    };
+    walk(config);
+    return [...found].sort();
+}
+
+;// CONCATENATED MODULE: ./src/module/instance-schema.ts
+// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
+// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
+// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
+// #Timoni and #HealthCheck; written here.
+const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
+const schemaBody = `#Timoni: {
+	apiVersion: string & =~"^v1alpha1$"
+	instance: {...}
+	apply: [string]: [...]
+	healthChecks?: [string]: #HealthCheck
+	kubeMinorVersion?: int
+}
+
+#HealthCheck: {
+	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	kind?: string
+	#object: {...}
+	current!:    bool
+	failed?:     bool
+	inProgress?: bool
+	...
+}
+
+#HealthCheckForCondition: #HealthCheck & {
+	conditionType:       string | *"Ready"
+	failedConditionType: string | *"Stalled"
+
+	#object: {
+		metadata: {generation?: int, ...}
+		status?: {
+			observedGeneration?: int
+			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
+			...
+		}
+		...
+	}
+
+	let _fresh = {
+		#c: {...}
+		out: [
+			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
+			true,
+		][0]
+	}
+
+	inProgress: [
+		if #object.status.observedGeneration != _|_ {
+			#object.status.observedGeneration != #object.metadata.generation
+		},
+		false,
+	][0]
+
+	current: len([
+		for c in #object.status.conditions
+		if c.type == conditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+
+	failed: len([
+		for c in #object.status.conditions
+		if c.type == failedConditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+}
+
+timoni: #Timoni
+`;
+/** The schema file's text for a module package (`main` unless the module says otherwise). */
+function instanceSchemaSource(packageName) {
+    return `package ${packageName}\n\n${schemaBody}`;
+}
+
+;// CONCATENATED MODULE: ./src/module/object-metadata.ts
+// Checks that a built object can be applied and tracked: apiVersion, kind and
+// metadata.name present; name, namespace, labels and annotations valid under the
+// kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
+// per violation, so that a module author sees every problem at once.
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+function dnsSubdomainProblems(value) {
+    const problems = [];
+    if (value.length > 253)
+        problems.push('must be no more than 253 characters');
+    if (!DNS_SUBDOMAIN.test(value))
+        problems.push(`must match regex '${DNS_SUBDOMAIN.source.slice(1, -1)}'`);
+    return problems;
+}
+function dnsLabelProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!DNS_LABEL.test(value))
+        problems.push(`must match regex '${DNS_LABEL.source.slice(1, -1)}'`);
+    return problems;
+}
+function pathSegmentProblems(value) {
+    if (value === '.' || value === '..')
+        return [`may not be '${value}'`];
+    const problems = [];
+    for (const bad of ['/', '%'])
+        if (value.includes(bad))
+            problems.push(`may not contain '${bad}'`);
+    return problems;
+}
+function qualifiedNameProblems(key) {
+    const slash = key.lastIndexOf('/');
+    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+    const name = slash >= 0 ? key.slice(slash + 1) : key;
+    const problems = [];
+    if (prefix !== undefined) {
+        if (prefix === '')
+            problems.push('prefix part must be non-empty');
+        else
+            problems.push(...dnsSubdomainProblems(prefix).map((p) => `prefix part ${p}`));
+    }
+    if (name === '')
+        problems.push('name part must be non-empty');
+    else {
+        if (name.length > 63)
+            problems.push('name part must be no more than 63 characters');
+        if (!QUALIFIED_NAME.test(name))
+            problems.push(`name part must match regex '${QUALIFIED_NAME.source.slice(1, -1)}'`);
+    }
+    return problems;
+}
+function labelValueProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!LABEL_VALUE.test(value))
+        problems.push(`must match regex '${LABEL_VALUE.source.slice(1, -1)}'`);
+    return problems;
+}
+function object_metadata_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isRbacObject(apiVersion, kind) {
+    return RBAC_KINDS.has(kind) && apiVersion.startsWith('rbac.authorization.k8s.io/');
+}
+function objectMetadataProblems(object) {
+    const metadata = object_metadata_isRecord(object.metadata) ? object.metadata : {};
+    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+    const kind = typeof object.kind === 'string' ? object.kind : '';
+    const name = typeof metadata.name === 'string' ? metadata.name : '';
+    const missing = [!apiVersion && 'apiVersion', !kind && 'kind', !name && 'metadata.name'].filter(Boolean);
+    if (missing.length > 0)
+        return [`missing required field(s) ${missing.join(', ')}`];
+    const problems = [];
+    const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
+    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
+    if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
+        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
+    }
+    if (object_metadata_isRecord(metadata.labels)) {
+        for (const key of Object.keys(metadata.labels).sort()) {
+            const value = metadata.labels[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.labels["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
+            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
+        }
+    }
+    if (object_metadata_isRecord(metadata.annotations)) {
+        let total = 0;
+        for (const key of Object.keys(metadata.annotations).sort()) {
+            const value = metadata.annotations[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.annotations["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
+            total += Buffer.byteLength(key) + Buffer.byteLength(value);
+        }
+        if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
+            problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
+    }
+    return problems;
+}
+
+;// CONCATENATED MODULE: ./src/module/apply-set-objects.ts
+// The objects of one apply set, as Timoni reads them: null entries skipped, Kubernetes
+// `*List` objects expanded to their items, kustomize configuration objects skipped, and
+// every object's metadata checked (all problems reported, each with its CUE path).
+
+function apply_set_objects_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isKubeList(item) {
+    return typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items);
+}
+function isKustomization(item) {
+    return typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/');
+}
+function objectsOfSet(path, items) {
+    const objects = [];
+    const problems = [];
+    items.forEach((item, index) => {
+        if (item === null)
+            return;
+        const at = `${path}[${index}]`;
+        if (!apply_set_objects_isRecord(item)) {
+            problems.push(`${at}: not an object`);
+            return;
+        }
+        const expanded = isKubeList(item) ? item.items : [item];
+        for (const candidate of expanded) {
+            if (!apply_set_objects_isRecord(candidate)) {
+                problems.push(`${at}: a list item is not an object`);
+                continue;
+            }
+            if (isKustomization(candidate))
+                continue;
+            const found = objectMetadataProblems(candidate);
+            if (found.length > 0)
+                problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
+            else
+                objects.push(candidate);
+        }
+    });
+    return { objects, problems };
+}
+
+;// CONCATENATED MODULE: ./src/module/instance-build.ts
+// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
+// does: the bundle's values are merged onto the module's values.cue (in memory), the
+// instance schema is added as timoni.schema.cue, the package is loaded with the `name`
+// and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
+// `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
+// in declaration order.
+
+
+
+
+class InstanceBuildError extends Error {
+    instance;
+    moduleUrl;
+    reason;
+    diagnostics;
+    constructor(instance, moduleUrl, reason, diagnostics = []) {
+        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
+        this.instance = instance;
+        this.moduleUrl = moduleUrl;
+        this.reason = reason;
+        this.diagnostics = diagnostics;
+        this.name = 'InstanceBuildError';
+    }
+}
+const DEFAULT_KUBE_VERSION = '1.36.3';
+/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
+function kubeVersionWithoutCluster(env) {
+    return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
+}
+function displayNames(module) {
+    const names = {};
+    for (const path of Object.keys(module.files))
+        if (path.endsWith('.cue'))
+            names[path] = `${module.root}/${path}`;
+    return names;
+}
+function withCueErrors(input, module, step, run) {
+    try {
+        return run();
+    }
+    catch (error) {
+        if (error instanceof CueError)
+            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`, error.diagnostics);
+        throw error;
+    }
+}
+function requireValid(value, input, module, what) {
+    const diagnostics = value.validate({ concrete: true, final: true });
+    if (diagnostics.length > 0) {
+        const first = diagnostics[0];
+        throw new InstanceBuildError(input.name, module.url, `${what} is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? ''}`, diagnostics);
+    }
+}
+function buildInstance(engine, module, input) {
+    const packageName = input.packageName ?? 'main';
+    const packageDir = packageName === 'main' ? '.' : packageName;
+    const prefix = packageDir === '.' ? '' : `${packageDir}/`;
+    const valuesPath = `${prefix}values.cue`;
+    const baseValues = module.files[valuesPath];
+    if (typeof baseValues !== 'string')
+        throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
+    const valuesSource = withCueErrors(input, module, 'merging values', () => engine.mergeValues({ base: baseValues, baseFilename: `${module.root}/${valuesPath}`, overlays: [input.values], packageName }));
+    const files = { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+    const root = withCueErrors(input, module, 'build failed', () => engine.load({
+        files,
+        dir: packageDir,
+        moduleRoot: '.',
+        package: packageName,
+        tags: [`name=${input.name}`, `namespace=${input.namespace}`],
+        tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
+        dataFiles: true,
+        displayNames: displayNames(module),
+    }));
+    try {
+        const instance = root.lookup('timoni.instance');
+        try {
+            if (!instance.exists())
+                throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
+            requireValid(instance, input, module, 'timoni.instance');
+        }
+        finally {
+            instance.free();
+        }
+        const sets = withCueErrors(input, module, 'reading timoni.apply', () => readApplySets(root, input, module));
+        const config = root.lookup('timoni.instance.config');
+        const images = config.exists() ? collectImages(config.toJSON()) : [];
+        config.free();
+        return { sets, images, valuesSource };
+    }
+    finally {
+        root.free();
+    }
+}
+function readApplySets(root, input, module) {
+    const apply = root.lookup('timoni.apply');
+    try {
+        if (!apply.exists())
+            throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
+        requireValid(apply, input, module, 'timoni.apply');
+        const problems = [];
+        const sets = apply.fields().map((field) => {
+            const set = apply.lookup(field.label);
+            try {
+                const items = set.toJSON();
+                if (!Array.isArray(items)) {
+                    problems.push(`timoni.apply.${field.label} must be a list of objects`);
+                    return { name: field.name, objects: [] };
+                }
+                const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
+                problems.push(...setProblems);
+                return { name: field.name, objects };
+            }
+            finally {
+                set.free();
+            }
+        });
+        if (problems.length > 0)
+            throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
+        return sets;
+    }
+    finally {
+        apply.free();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-build.ts
+// What a cluster should run: the bundle evaluated for that cluster (runtime values read
+// from it) and every instance built from its module with the cluster's Kubernetes version.
+
+
+/** A failure tagged with the step of the cluster's work it happened in. */
+class ClusterStepError extends Error {
+    step;
+    instance;
+    object;
+    constructor(step, cause, instance, object) {
+        super(cause instanceof Error ? cause.message : String(cause), { cause });
+        this.step = step;
+        this.instance = instance;
+        this.object = object;
+        this.name = 'ClusterStepError';
+    }
+}
+async function buildForCluster(engine, evaluation, resolver, session, registerSecret) {
+    let evaluated;
+    try {
+        evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
+    }
+    catch (error) {
+        throw new ClusterStepError('evaluate', error);
+    }
+    // Runtime values from the environment or cluster Secrets are masked before anything prints.
+    for (const value of evaluated.secretValues)
+        registerSecret(value);
+    const instances = [];
+    for (const instance of evaluated.bundle.instances) {
+        try {
+            const module = await resolver.resolve(instance.module);
+            const built = buildInstance(engine, module, {
+                name: instance.name,
+                namespace: instance.namespace,
+                values: instance.values,
+                kubeVersion: session.kubeVersion,
+            });
+            instances.push({ name: instance.name, namespace: instance.namespace, module, built });
+        }
+        catch (error) {
+            throw new ClusterStepError('build', error, instance.name);
+        }
+    }
+    return { evaluated, instances };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-outcome.ts
+
+function clusterEntry(cluster, status, instances, error, startedAt) {
+    return {
+        name: cluster.name,
+        group: cluster.group,
+        kubeContext: cluster.kubeContext,
+        status,
+        error,
+        instances,
+        durationMs: Date.now() - startedAt,
+    };
+}
+function clusterError(error, fallbackStep) {
+    if (error instanceof ClusterStepError) {
+        return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+    }
+    return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
+}
+function skippedEntry(cluster) {
+    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
+}
+
+;// CONCATENATED MODULE: ./src/kube/secrets.ts
+// Credentials found while connecting (tokens, keys, passwords, exec plugin env values and
+// outputs) are handed to a callback so that the caller can mask them (the action calls
+// `core.setSecret`). Error texts are redacted with the same values.
+/** Keeps the values registered so far, forwards each new one to the caller's callback. */
+class SecretRegistry {
+    forward;
+    values = new Set();
+    constructor(forward = () => { }) {
+        this.forward = forward;
+    }
+    /**
+     * Registers a credential. Multi-line values (PEM keys) are also registered line by line,
+     * as the runner masks line by line; `wholeOnly` skips that for documents whose lines are
+     * not secret by themselves (an exec plugin's JSON output).
+     */
+    register(value, wholeOnly = false) {
+        if (value === undefined || value === null)
+            return;
+        const text = typeof value === 'string' ? value : value.toString('utf8');
+        for (const candidate of [text, text.trim()]) {
+            if (candidate === '' || this.values.has(candidate))
+                continue;
+            this.values.add(candidate);
+            this.forward(candidate);
+        }
+        if (!wholeOnly && text.includes('\n'))
+            for (const line of text.split('\n'))
+                if (line.trim().length >= 8)
+                    this.register(line.trim());
+    }
+    /** The text with every registered value (of 4 characters or more) replaced by `***`. */
+    redact(text) {
+        let out = text;
+        // A value of one to three characters would blank out innocent text everywhere.
+        const longestFirst = [...this.values].filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
+        for (const value of longestFirst)
+            out = out.split(value).join('***');
+        return out;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
+// Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
+// kubectl merges files (the first definition of a name wins), contexts looked up by name.
+// Credentials are registered as secrets the moment they are read.
+
+
+
+class KubeconfigError extends Error {
+    name = 'KubeconfigError';
+}
+/** Asked-for context absent; the message lists the contexts that exist (names only). */
+class KubeContextNotFoundError extends KubeconfigError {
+    context;
+    available;
+    name = 'KubeContextNotFoundError';
+    constructor(context, available) {
+        super(`kube context ${JSON.stringify(context)} not found in kubeconfig; ` +
+            (available.length ? `contexts: ${available.join(', ')}` : 'the kubeconfig has no contexts'));
+        this.context = context;
+        this.available = available;
+    }
+}
+/** Kubeconfig text or base64 of it: base64 has no `:` and only base64 characters. */
+function decodeKubeconfigText(text) {
+    const compact = text.replace(/\s+/g, '');
+    if (compact && !text.includes(':') && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
+        return Buffer.from(compact, 'base64').toString('utf8');
+    }
+    return text;
+}
+function str(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function bool(value) {
+    return value === true || value === 'true';
+}
+function namedEntries(list, field, where) {
+    if (list === undefined || list === null)
+        return [];
+    if (!Array.isArray(list))
+        throw new KubeconfigError(`${where}: ${field}s is not a list`);
+    return list.flatMap((item, i) => {
+        if (!isRecord(item) || typeof item.name !== 'string') {
+            throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
+        }
+        const body = item[field];
+        return [[item.name, isRecord(body) ? body : {}]];
+    });
+}
+function parseExec(exec, where, secrets) {
+    const command = str(exec.command);
+    if (!command)
+        throw new KubeconfigError(`${where}: exec has no command`);
+    const env = Array.isArray(exec.env)
+        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
+        : [];
+    for (const entry of env)
+        secrets.register(entry.value);
+    return {
+        command,
+        args: Array.isArray(exec.args) ? exec.args.map(String) : [],
+        env,
+        apiVersion: str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
+        installHint: str(exec.installHint),
+        provideClusterInfo: bool(exec.provideClusterInfo),
+    };
+}
+function parseUser(name, user, baseDir, where, secrets) {
+    const parsed = {
+        clientCertificate: str(user['client-certificate']),
+        clientCertificateData: str(user['client-certificate-data']),
+        clientKey: str(user['client-key']),
+        clientKeyData: str(user['client-key-data']),
+        token: str(user.token),
+        tokenFile: str(user.tokenFile),
+        username: str(user.username),
+        password: str(user.password),
+        impersonate: str(user.as),
+        impersonateGroups: Array.isArray(user['as-groups']) ? user['as-groups'].map(String) : [],
+        impersonateUid: str(user['as-uid']),
+        baseDir,
+    };
+    secrets.register(parsed.token);
+    secrets.register(parsed.password);
+    if (parsed.clientKeyData) {
+        secrets.register(parsed.clientKeyData);
+        secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
+    }
+    if (isRecord(user.exec))
+        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, secrets);
+    if (isRecord(user['auth-provider']))
+        parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
+    return parsed;
+}
+function parseCluster(cluster, baseDir) {
+    return {
+        server: str(cluster.server) ?? '',
+        certificateAuthority: str(cluster['certificate-authority']),
+        certificateAuthorityData: str(cluster['certificate-authority-data']),
+        insecureSkipTlsVerify: bool(cluster['insecure-skip-tls-verify']),
+        tlsServerName: str(cluster['tls-server-name']),
+        proxyUrl: str(cluster['proxy-url']),
+        baseDir,
+    };
+}
+/**
+ * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
+ * of one source, the first definition of a cluster, user or context name wins, and the
+ * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
+ */
+function loadKubeconfig(sources, secrets) {
+    const config = { clusters: new Map(), users: new Map(), contexts: new Map() };
+    sources.forEach((source, index) => {
+        const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
+        const where = path ?? `kubeconfig #${index + 1}`;
+        const baseDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : process.cwd();
+        const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
+        const list = Array.isArray(documents) ? documents : [documents];
+        for (const document of list) {
+            if (document.errors.length > 0) {
+                throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+            }
+            const raw = document.toJS();
+            if (raw === null || raw === undefined)
+                continue;
+            if (!isRecord(raw))
+                throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
+            if (!config.currentContext && str(raw['current-context']))
+                config.currentContext = str(raw['current-context']);
+            for (const [name, body] of namedEntries(raw.clusters, 'cluster', where)) {
+                if (!config.clusters.has(name))
+                    config.clusters.set(name, parseCluster(body, baseDir));
+            }
+            for (const [name, body] of namedEntries(raw.users, 'user', where)) {
+                if (!config.users.has(name))
+                    config.users.set(name, parseUser(name, body, baseDir, where, secrets));
+            }
+            for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
+                if (!config.contexts.has(name)) {
+                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: str(body.namespace) });
+                }
+            }
+        }
+    });
+    return config;
+}
+/** The context by name, or the current context when no name is given. */
+function resolveContext(config, name) {
+    const contextName = name || config.currentContext;
+    if (!contextName) {
+        throw new KubeconfigError(`kubeconfig has no current-context and no context was asked for; contexts: ${[...config.contexts.keys()].join(', ') || 'none'}`);
+    }
+    const context = config.contexts.get(contextName);
+    if (!context)
+        throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
+    const cluster = config.clusters.get(context.cluster);
+    if (!cluster)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
+    if (!cluster.server)
+        throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
+    // A context without a user connects anonymously, as kubectl does.
+    const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
+    if (!user)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
+    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
+}
+/** A file path of a kubeconfig entry, resolved against the file that declared it. */
+function resolveEntryPath(baseDir, path) {
+    return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
+}
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/kube/exec-credential.ts
+// Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
+// with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env
+// values and outputs are secrets.
+
+
+class ExecCredentialError extends Error {
+    name = 'ExecCredentialError';
+}
+const supportedVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
+function execInfo(config, cluster) {
+    const spec = { interactive: false };
+    if (config.provideClusterInfo && cluster) {
+        spec.cluster = {
+            server: cluster.server,
+            ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
+            ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
+            ...(cluster.certificateAuthorityData ? { 'certificate-authority-data': cluster.certificateAuthorityData } : {}),
+            ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
+        };
+    }
+    return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
+}
+function run(config, options) {
+    const { subject, timeoutMs, secrets } = options;
+    const env = { ...process.env, KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+    for (const entry of config.env)
+        env[entry.name] = entry.value;
+    return new Promise((resolvePromise, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const stdout = [];
+        const stderr = [];
+        child.stdout.on('data', (chunk) => stdout.push(chunk));
+        child.stderr.on('data', (chunk) => stderr.push(chunk));
+        const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        child.on('error', (error) => {
+            clearTimeout(timer);
+            if (error.code === 'ENOENT') {
+                const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
+            }
+            else {
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
+            }
+        });
+        child.on('close', (code, signal) => {
+            clearTimeout(timer);
+            const out = Buffer.concat(stdout).toString('utf8');
+            secrets.register(out, true);
+            if (code !== 0) {
+                const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
+                const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
+                return;
+            }
+            resolvePromise(out);
+        });
+    });
+}
+/** Reads an ExecCredential document; every credential in it is registered first. */
+function parseExecCredential(output, config, subject, secrets) {
+    let parsed;
+    try {
+        parsed = JSON.parse(output);
+    }
+    catch {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
+    }
+    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
+    }
+    if (parsed.apiVersion !== config.apiVersion) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
+    }
+    const status = isRecord(parsed.status) ? parsed.status : {};
+    const credential = {
+        token: typeof status.token === 'string' && status.token ? status.token : undefined,
+        clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
+        clientKeyData: typeof status.clientKeyData === 'string' ? status.clientKeyData : undefined,
+    };
+    secrets.register(credential.token);
+    secrets.register(credential.clientKeyData);
+    if (typeof status.expirationTimestamp === 'string') {
+        const at = Date.parse(status.expirationTimestamp);
+        if (!Number.isNaN(at))
+            credential.expiresAt = at;
+    }
+    if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
+    }
+    return credential;
+}
+/** Runs a plugin when needed and keeps its credential until it expires or is refused. */
+class ExecCredentialPlugin {
+    config;
+    options;
+    cached;
+    pending;
+    constructor(config, options) {
+        this.config = config;
+        this.options = options;
+        if (!supportedVersions.includes(config.apiVersion)) {
+            throw new ExecCredentialError(`exec credential plugin of ${options.subject} uses apiVersion ${JSON.stringify(config.apiVersion)}; supported: ${supportedVersions.join(', ')}`);
+        }
+    }
+    async credential() {
+        // Renew ten seconds before the expiry, so that a request does not carry a dying token.
+        if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
+            return this.cached;
+        this.pending ??= run(this.config, this.options)
+            .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
+            .finally(() => {
+            this.pending = undefined;
+        });
+        this.cached = await this.pending;
+        return this.cached;
+    }
+    /** Forgets the cached credential (the server refused it). */
+    invalidate() {
+        this.cached = undefined;
+    }
+}
+
+;// CONCATENATED MODULE: external "node:net"
+const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+;// CONCATENATED MODULE: ./src/kube/proxy-env.ts
+// The proxy of a server when the kubeconfig names none: HTTPS_PROXY / HTTP_PROXY and
+// NO_PROXY, read as Go's net/http does for kubectl (loopback is never proxied). Pure.
+
+function envValue(env, name) {
+    return env[name] || env[name.toLowerCase()] || undefined;
+}
+function isLoopback(host) {
+    return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '[::1]';
+}
+/** True when NO_PROXY excludes the host (`*`, host, `.suffix` or suffix, IP, CIDR; optional :port). */
+function bypassesProxy(server, noProxy) {
+    const host = server.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (isLoopback(host))
+        return true;
+    if (!noProxy)
+        return false;
+    const port = server.port || (server.protocol === 'https:' ? '443' : '80');
+    for (const raw of noProxy.split(',')) {
+        let entry = raw.trim().toLowerCase();
+        if (!entry)
+            continue;
+        if (entry === '*')
+            return true;
+        const portMatch = /^(.*[^:]):(\d+)$/.exec(entry);
+        if (portMatch && !entry.includes('/') && (0,external_node_net_namespaceObject.isIP)(entry) !== 6) {
+            if (portMatch[2] !== port)
+                continue;
+            entry = portMatch[1];
+        }
+        if (entry.includes('/')) {
+            const [network, bits] = entry.split('/');
+            const family = (0,external_node_net_namespaceObject.isIP)(network ?? '');
+            if (family && (0,external_node_net_namespaceObject.isIP)(host) === family) {
+                const list = new external_node_net_namespaceObject.BlockList();
+                list.addSubnet(network, Number(bits), family === 4 ? 'ipv4' : 'ipv6');
+                if (list.check(host, family === 4 ? 'ipv4' : 'ipv6'))
+                    return true;
+            }
+            continue;
+        }
+        const name = entry.replace(/^\*?\./, '');
+        if (host === name || host.endsWith(`.${name}`))
+            return true;
+    }
+    return false;
+}
+/** The proxy URL the environment asks for, for this server; undefined for a direct connection. */
+function proxyFromEnvironment(server, env = process.env) {
+    const value = server.protocol === 'https:' ? envValue(env, 'HTTPS_PROXY') : envValue(env, 'HTTP_PROXY');
+    if (!value || bypassesProxy(server, envValue(env, 'NO_PROXY')))
+        return undefined;
+    try {
+        return new URL(value.includes('://') ? value : `http://${value}`);
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/connection.ts
+// What it takes to talk to the API server of one kube context: server URL, TLS material,
+// proxy, and the credentials put on each request (client certificate, bearer token,
+// token file, basic auth or an exec plugin).
+
+
+
+
+function readMaterial(data, file, baseDir, what, subject) {
+    if (data)
+        return Buffer.from(data, 'base64');
+    if (!file)
+        return undefined;
+    const path = resolveEntryPath(baseDir, file);
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(path);
+    }
+    catch (error) {
+        throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
+    }
+}
+const tokenFileTtlMs = 60_000;
+function authFor(user, subject, options, cluster) {
+    const { secrets } = options;
+    const headers = {};
+    if (user.impersonate)
+        headers['Impersonate-User'] = user.impersonate;
+    if (user.impersonateUid)
+        headers['Impersonate-Uid'] = user.impersonateUid;
+    // Node joins repeated header values with ", ", which the API server splits again.
+    if (user.impersonateGroups.length)
+        headers['Impersonate-Group'] = user.impersonateGroups.join(', ');
+    if (user.authProvider) {
+        throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
+    }
+    const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
+    const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
+    secrets.register(key);
+    if (!!cert !== !!key)
+        throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
+    const tls = cert && key ? { cert, key } : {};
+    if (user.token) {
+        const value = { headers: { ...headers, Authorization: `Bearer ${user.token}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.tokenFile) {
+        const path = resolveEntryPath(user.baseDir, user.tokenFile);
+        let cached;
+        const read = () => {
+            if (cached && Date.now() - cached.readAt < tokenFileTtlMs)
+                return cached.token;
+            let token;
+            try {
+                token = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
+            }
+            catch (error) {
+                throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
+            }
+            secrets.register(token);
+            cached = { token, readAt: Date.now() };
+            return token;
+        };
+        return {
+            auth: async () => ({ headers: { ...headers, Authorization: `Bearer ${read()}` }, ...tls }),
+            invalidate: () => {
+                cached = undefined;
+                return true;
+            },
+        };
+    }
+    if (user.username || user.password) {
+        const basic = Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64');
+        secrets.register(basic);
+        const value = { headers: { ...headers, Authorization: `Basic ${basic}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.exec) {
+        // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
+        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
+        const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
+        return {
+            auth: async () => {
+                const credential = await plugin.credential();
+                if (credential.token)
+                    return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
+                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
+            },
+            invalidate: () => {
+                plugin.invalidate();
+                return true;
+            },
+        };
+    }
+    const value = { headers, ...tls };
+    return { auth: async () => value, invalidate: () => false };
+}
+/** The connection of a kube context (default: the current context). */
+function connectionFor(config, contextName, options) {
+    const resolved = resolveContext(config, contextName);
+    const { cluster, user } = resolved;
+    const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
+    let server;
+    try {
+        server = new URL(cluster.server);
+    }
+    catch {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
+    }
+    if (server.protocol !== 'https:' && server.protocol !== 'http:') {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
+    }
+    const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
+    if (ca && cluster.insecureSkipTlsVerify) {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
+    }
+    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
+    if (cluster.proxyUrl) {
+        try {
+            proxyUrl = new URL(cluster.proxyUrl);
+        }
+        catch {
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
+        }
+    }
+    if (proxyUrl) {
+        if (proxyUrl.protocol !== 'http:' && proxyUrl.protocol !== 'https:') {
+            const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
+        }
+        options.secrets.register(decodeURIComponent(proxyUrl.password));
+    }
+    const { auth, invalidate } = authFor(user, subject, options, cluster);
+    return {
+        name: options.name ?? resolved.contextName,
+        contextName: resolved.contextName,
+        server,
+        namespace: resolved.namespace,
+        ca,
+        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
+        servername: cluster.tlsServerName,
+        proxyUrl,
+        auth,
+        invalidate,
+    };
+}
+
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+;// CONCATENATED MODULE: ./src/kube/proxy-agent.ts
+// An https agent that reaches the API server through an HTTP CONNECT proxy (`proxy-url`, or
+// HTTPS_PROXY), the proxy itself spoken to over http:// or https://.
+
+
+
+class ConnectProxyAgent extends external_node_https_namespaceObject.Agent {
+    proxy;
+    constructor(proxy, options) {
+        super(options);
+        this.proxy = proxy;
+    }
+    // Node calls createConnection with a callback and waits for it when nothing is returned.
+    createConnection(options, callback) {
+        const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
+        const headers = { Host: target };
+        if (this.proxy.username || this.proxy.password) {
+            const credentials = `${decodeURIComponent(this.proxy.username)}:${decodeURIComponent(this.proxy.password)}`;
+            headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
+        }
+        const send = this.proxy.protocol === 'https:' ? external_node_https_namespaceObject.request : external_node_http_namespaceObject.request;
+        const connectRequest = send({
+            host: this.proxy.hostname,
+            port: this.proxy.port || (this.proxy.protocol === 'https:' ? 443 : 80),
+            method: 'CONNECT',
+            path: target,
+            headers,
+        });
+        const fail = (error) => callback?.(error, undefined);
+        connectRequest.once('connect', (response, socket) => {
+            if (response.statusCode !== 200) {
+                socket.destroy();
+                const error = new Error(`proxy ${this.proxy.host} refused CONNECT ${target}: HTTP ${response.statusCode}`);
+                error.code = 'EPROXY';
+                fail(error);
+                return;
+            }
+            const tlsSocket = (0,external_node_tls_namespaceObject.connect)({ ...options, socket });
+            callback?.(null, tlsSocket);
+        });
+        connectRequest.once('error', (error) => fail(error));
+        connectRequest.end();
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/client.ts
+// A small HTTP client for one cluster's API server: keep-alive, timeouts, JSON in and out,
+// errors as KubeApiError / KubeConnectionError naming the cluster and the object.
+
+
+
+
+/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
+function parseWarnings(header) {
+    const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
+    const out = [];
+    for (const value of values) {
+        for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
+            out.push(match[1].replace(/\\(.)/g, '$1'));
+    }
+    return out;
+}
+class KubeClient {
+    connection;
+    agent;
+    agentKey;
+    timeoutMs;
+    userAgent;
+    onWarning;
+    constructor(connection, options = {}) {
+        this.connection = connection;
+        this.timeoutMs = options.timeoutMs ?? 30_000;
+        this.userAgent = options.userAgent ?? 'timoni-fleet';
+        this.onWarning = options.onWarning;
+    }
+    /** The cluster's name in messages. */
+    get name() {
+        return this.connection.name;
+    }
+    /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
+    async request(req) {
+        const response = await this.send(req, true);
+        if (response.body === '')
+            return undefined;
+        try {
+            return JSON.parse(response.body);
+        }
+        catch {
+            throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
+        }
+    }
+    /** GET that answers null for 404. */
+    async getOrNull(path, object) {
+        try {
+            return await this.request({ method: 'GET', path, object });
+        }
+        catch (error) {
+            if (error instanceof KubeApiError && error.status === 404)
+                return null;
+            throw error;
+        }
+    }
+    /** The server's `/version`. */
+    version() {
+        return this.request({ method: 'GET', path: '/version' });
+    }
+    /** Closes the idle keep-alive connections. */
+    close() {
+        this.agent?.destroy();
+        this.agent = undefined;
+        this.agentKey = undefined;
+    }
+    agentFor(auth) {
+        // Exec plugins may hand out a new client certificate: one agent per certificate.
+        const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
+        if (this.agent && this.agentKey === key)
+            return this.agent;
+        this.agent?.destroy();
+        const { connection } = this;
+        const options = {
+            keepAlive: true,
+            maxSockets: 16,
+            ca: connection.ca,
+            cert: auth.cert,
+            key: auth.key,
+            rejectUnauthorized: connection.rejectUnauthorized,
+            servername: connection.servername,
+        };
+        if (connection.server.protocol === 'http:')
+            this.agent = new external_node_http_namespaceObject.Agent({ keepAlive: true, maxSockets: 16 });
+        else if (connection.proxyUrl)
+            this.agent = new ConnectProxyAgent(connection.proxyUrl, options);
+        else
+            this.agent = new external_node_https_namespaceObject.Agent(options);
+        this.agentKey = key;
+        return this.agent;
+    }
+    async send(req, mayRetry) {
+        const { connection } = this;
+        const auth = await connection.auth();
+        const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
+        for (const [key, value] of Object.entries(req.query ?? {}))
+            if (value !== undefined)
+                url.searchParams.set(key, String(value));
+        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+        const headers = {
+            ...auth.headers,
+            Accept: req.accept ?? 'application/json',
+            'User-Agent': this.userAgent,
+        };
+        if (body !== undefined) {
+            headers['Content-Type'] = req.contentType ?? 'application/json';
+            headers['Content-Length'] = String(Buffer.byteLength(body));
+        }
+        const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+        let response;
+        // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
+        // once; such requests are sent again on a fresh connection, a few times at most.
+        for (let attempt = 0; !response; attempt++) {
+            try {
+                response = await this.exchange(url, req, headers, body, auth, timeoutMs);
+            }
+            catch (error) {
+                if (!(error instanceof StaleSocketError) || attempt >= 3)
+                    throw this.connectionError(error instanceof StaleSocketError ? error.cause : error);
+            }
+        }
+        if (response.status === 401 && mayRetry && connection.invalidate())
+            return this.send(req, false);
+        for (const text of response.warnings)
+            this.onWarning?.({ cluster: this.name, text, object: req.object });
+        if (response.status < 200 || response.status >= 300) {
+            const status = parseStatus(response.body);
+            throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+        }
+        return response;
+    }
+    exchange(url, req, headers, body, auth, timeoutMs) {
+        const { connection } = this;
+        return new Promise((resolvePromise, reject) => {
+            const send = url.protocol === 'http:' ? external_node_http_namespaceObject.request : external_node_https_namespaceObject.request;
+            const request = send(url, { method: req.method, headers, agent: this.agentFor(auth), servername: connection.servername }, (res) => {
+                const chunks = [];
+                res.on('data', (chunk) => chunks.push(chunk));
+                res.on('end', () => resolvePromise({
+                    status: res.statusCode ?? 0,
+                    body: Buffer.concat(chunks).toString('utf8'),
+                    contentType: String(res.headers['content-type'] ?? ''),
+                    warnings: parseWarnings(res.headers.warning),
+                }));
+                res.on('error', (error) => reject(error));
+            });
+            request.setTimeout(timeoutMs, () => {
+                const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
+                error.code = 'ETIMEDOUT';
+                request.destroy(error);
+            });
+            request.on('error', (error) => {
+                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
+                reject(stale ? new StaleSocketError(error) : error);
+            });
+            request.end(body);
+        });
+    }
+    connectionError(error) {
+        if (error instanceof KubeConnectionError)
+            return error;
+        const { code, detail } = describeConnectionError(error);
+        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
+    }
+}
+/** A request failed on a kept-alive socket the server had closed. */
+class StaleSocketError extends Error {
+    cause;
+    constructor(cause) {
+        super(cause.message);
+        this.cause = cause;
+    }
+}
+function describe(req) {
+    const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
+    const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
+    return `${verb}${dryRun} ${req.path}`;
+}
+
+;// CONCATENATED MODULE: ./src/kube/cluster.ts
+// One cluster of the fleet as the engine sees it: a client, its discovery, and the
+// object-level requests (get, list, delete) built on the REST mapping.
+
+
+
+
+
+class KubeCluster {
+    client;
+    discovery;
+    constructor(client) {
+        this.client = client;
+        this.discovery = new Discovery(client);
+    }
+    get name() {
+        return this.client.name;
+    }
+    /** Where an object lives; a namespaced kind needs a namespace, a cluster-scoped kind drops it. */
+    async locate(ref) {
+        const mapping = await this.discovery.mapping(ref.apiVersion, ref.kind);
+        const namespace = mapping.namespaced ? ref.namespace : '';
+        if (mapping.namespaced && !namespace) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
+        }
+        return { mapping, namespace, path: `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}` };
+    }
+    /**
+     * The object's identity with the namespace cleared for cluster-scoped kinds (what the
+     * inventory records); a kind not served yet keeps the namespace it was built with.
+     */
+    async scopedRef(object) {
+        const ref = refOf(object);
+        const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
+        return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
+    }
+    /** The live object, or null when it does not exist. */
+    async get(ref) {
+        const { path } = await this.locate(ref);
+        return this.client.getOrNull(path, ref);
+    }
+    /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
+    async list(apiVersion, kind, namespace, labelSelector) {
+        const mapping = await this.discovery.mapping(apiVersion, kind);
+        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+        const answer = await this.client.request({
+            method: 'GET',
+            path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
+            query: { labelSelector: selector },
+        });
+        // List items carry no apiVersion/kind: put them back.
+        return (answer.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
+    }
+    /** Deletes an object (background propagation); false when it was already gone. */
+    async delete(ref, propagationPolicy = 'Background') {
+        const { path } = await this.locate(ref);
+        try {
+            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
+            return true;
+        }
+        catch (error) {
+            if (error instanceof KubeApiError && error.status === 404)
+                return false;
+            throw error;
+        }
+    }
+    close() {
+        this.client.close();
+    }
+}
+/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
+function collectionPath(mapping, namespace) {
+    const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
+    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
+}
+/** A cluster reached through a kube context (default: the current context). */
+function openCluster(config, contextName, options) {
+    return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
+}
+
+
+;// CONCATENATED MODULE: ./src/kube/private-files.ts
+// Files written for credentials (e.g. a kubeconfig handed to another program) live in one
+// private folder (mode 0700), each file mode 0600, all removed when the process exits.
+
+
+
+let folder;
+function privateFolder() {
+    if (!folder) {
+        folder = mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
+        const created = folder;
+        process.once('exit', () => rmSync(created, { recursive: true, force: true }));
+    }
+    return folder;
+}
+/** Writes a file readable by this user only; answers its path. */
+function writePrivateFile(name, content) {
+    if (name.includes('/') || name.includes('\\') || name === '..' || name === '.')
+        throw new Error(`invalid private file name ${JSON.stringify(name)}`);
+    const path = join(privateFolder(), name);
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+}
+/** Removes the private folder now (it is also removed at exit). */
+function removePrivateFiles() {
+    if (folder)
+        rmSync(folder, { recursive: true, force: true });
+    folder = undefined;
+}
+
+;// CONCATENATED MODULE: ./src/kube/index.ts
+// The Kubernetes engine's public face: what the fleet layer and the CLI use.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-session.ts
+
+/** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
+function moduleKubeVersion(gitVersion) {
+    const match = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion);
+    return match?.[1] ?? gitVersion.replace(/^v/, '');
+}
+async function openSession(kubeconfig, cluster, options) {
+    const kube = openCluster(kubeconfig, cluster.kubeContext || undefined, { ...options, name: cluster.name });
+    try {
+        const version = await kube.client.version();
+        const readObject = async (_cluster, query) => {
+            const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
+            return object ?? undefined;
+        };
+        return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
+    }
+    catch (error) {
+        kube.close();
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-log.ts
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+const silentLog = { line: () => undefined, startGroup: () => undefined, endGroup: () => undefined };
+
+;// CONCATENATED MODULE: ./src/fleet/instance-input.ts
+function instanceInput(bundle, instance) {
+    return {
+        bundle,
+        name: instance.name,
+        namespace: instance.namespace,
+        module: { url: instance.module.url, version: instance.module.version, digest: instance.module.digest, name: instance.module.name },
+        sets: instance.built.sets,
+        valuesSource: instance.built.valuesSource,
+        images: instance.built.images,
+    };
+}
+function moduleInfo(instance) {
+    return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+}
+function emptyInstanceChanges(instance) {
+    return { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: [] };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/change-line.ts
+// Log lines in Timoni's style: `b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo
+// configured`; the cluster part is left out for the default cluster.
+
+function logPrefix(bundle, cluster, instance) {
+    const parts = [`b:${bundle}`];
+    if (cluster && cluster !== DEFAULT_RUNTIME_NAME)
+        parts.push(`c:${cluster}`);
+    if (instance)
+        parts.push(`i:${instance}`);
+    return parts.join(' > ');
+}
+function changeLine(bundle, cluster, instance, change) {
+    const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
+    return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/plan.ts
+// The plan: what would change on every selected cluster, computed with server-side apply
+// dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
+// (down, bad credentials, a CUE error in its values) is reported as failed while the others
+// are still diffed. Clusters keep runtime order in the ChangeSet.
+
+
+
+
+
+
+
+
+
+
+async function planCluster(run, cluster, log, bundleName) {
+    const startedAt = Date.now();
+    let session;
+    try {
+        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
+    }
+    catch (error) {
+        log.line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt);
+    }
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        const instances = [];
+        for (const instance of build.instances) {
+            let changes;
+            try {
+                ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
+            }
+            catch (error) {
+                if (error instanceof InstanceStepError)
+                    throw new ClusterStepError(error.step, error, instance.name, error.object);
+                throw new ClusterStepError('diff', error, instance.name);
+            }
+            for (const change of changes)
+                log.line(changeLine(bundle, cluster.name, instance.name, change));
+            instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
+        }
+        const changed = instances.some((i) => i.changes.some((c) => c.action !== 'unchanged' && c.action !== 'skipped'));
+        return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
+    }
+    catch (error) {
+        log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
+    }
+    finally {
+        session.kube.close();
+    }
+}
+async function planFleet(run) {
+    const clusters = cluster_selection_selectClusters(run.evaluation.runtime, run.selector);
+    const bundleName = { value: '' };
+    run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+    const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
+        const log = new BufferedLog();
+        const entry = await planCluster(run, cluster, log, bundleName);
+        log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
+        return entry;
+    });
+    return { bundle: bundleName.value, mode: 'diff', clusters: results };
+}
+
+;// CONCATENATED MODULE: ./src/kube/inventory-pending.ts
+// The two writes Timoni v0.32 makes to an instance Secret besides the full record
+// (internal/runtime/storage.go): the pending revision of an upgrade, saved before the
+// cluster is touched, next to the stored record left byte for byte as it was; and the
+// `status.timoni.sh/deleting` mark of an instance being deleted.
+
+
+
+/** Annotation on an instance Secret whose objects are being deleted (Timoni's DeleteInProgressAnnotation). */
+const deletingAnnotation = 'status.timoni.sh/deleting';
+const inventory_pending_secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+/**
+ * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
+ * and the Secret's labels untouched (one server-side apply); answers the pending record.
+ */
+async function savePending(cluster, pending, now = new Date()) {
+    const where = `Secret/${pending.namespace}/${instanceSecretName(pending.name)}`;
+    const existing = await cluster.get(inventory_pending_secretRef(pending.name, pending.namespace));
+    if (!existing)
+        throw new Error(`cluster ${cluster.name}: ${where}: instance storage not found`);
+    const data = isRecord(existing.data) ? existing.data : {};
+    const stored = data[instanceDataKey];
+    if (typeof stored !== 'string')
+        throw new Error(`cluster ${cluster.name}: instance data not found in ${where}`);
+    const record = { ...pending, lastTransitionTime: inventory_rfc3339(now) };
+    delete record.creationTimestamp;
+    const secret = instanceSecret({ ...record, labels: undefined });
+    secret.metadata.labels = { ...secret.metadata.labels, ...existing.metadata.labels };
+    secret.data = { [instanceDataKey]: stored, [pendingDataKey]: Buffer.from(encodeInstance(record)).toString('base64') };
+    await serverSideApply(cluster, secret);
+    return record;
+}
+/** Marks the instance Secret as being deleted (merge patch of one annotation; the record stays). */
+async function markDeleting(cluster, name, namespace, now = new Date()) {
+    const ref = inventory_pending_secretRef(name, namespace);
+    const { path } = await cluster.locate(ref);
+    await cluster.client.request({
+        method: 'PATCH',
+        path,
+        query: { fieldManager },
+        body: { metadata: { annotations: { [deletingAnnotation]: rfc3339(now) } } },
+        contentType: 'application/merge-patch+json',
+        object: ref,
+    });
+}
+
+;// CONCATENATED MODULE: ./src/kube/kstatus.ts
+// Readiness of one live object, with the rules of kstatus (sigs.k8s.io/cli-utils
+// pkg/kstatus/status) and Timoni's Job rule (a Job is ready once complete, not once
+// started). Pure functions over the object as the API server returns it.
+
+const current = (message) => ({ status: 'Current', message });
+const inProgress = (message) => ({ status: 'InProgress', message });
+const failed = (message) => ({ status: 'Failed', message });
+/** A field read by a dotted path, e.g. `spec.replicas`. */
+function field(object, path) {
+    let value = object;
+    for (const part of path.split('.')) {
+        if (!isRecord(value))
+            return undefined;
+        value = value[part];
+    }
+    return value;
+}
+function kstatus_int(object, path, fallback) {
+    const value = field(object, path);
+    return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
+}
+function kstatus_str(object, path, fallback) {
+    const value = field(object, path);
+    return typeof value === 'string' ? value : fallback;
+}
+function conditions(object) {
+    const list = field(object, 'status.conditions');
+    if (!Array.isArray(list))
+        return [];
+    return list.filter(isRecord).map((c) => ({
+        type: String(c.type ?? ''),
+        status: String(c.status ?? ''),
+        reason: String(c.reason ?? ''),
+        message: String(c.message ?? ''),
+    }));
+}
+function hasCondition(object, type, status) {
+    return conditions(object).some((c) => c.type === type && c.status === status);
+}
+/** Deletion, observed generation, and the standard Reconciling / Stalled conditions. */
+function genericStatus(object) {
+    if (typeof object.metadata.deletionTimestamp === 'string' && object.metadata.deletionTimestamp) {
+        return { status: 'Terminating', message: 'Resource scheduled for deletion' };
+    }
+    const generation = object.metadata.generation;
+    const observed = field(object, 'status.observedGeneration');
+    if (typeof generation === 'number' && typeof observed === 'number' && observed !== generation) {
+        return inProgress(`${object.kind} generation is ${generation}, but latest observed generation is ${observed}`);
+    }
+    for (const c of conditions(object)) {
+        if (c.type === 'Reconciling' && c.status === 'True')
+            return inProgress(c.message || c.reason || 'Reconciling');
+        if (c.type === 'Stalled' && c.status === 'True')
+            return failed(c.message || c.reason || 'Stalled');
+    }
+    return null;
+}
+function deploymentStatus(o) {
+    // Without progressDeadlineSeconds the controller never sets Progressing: treat as progressing.
+    let progressing = field(o, 'spec.progressDeadlineSeconds') === undefined;
+    let available = false;
+    for (const c of conditions(o)) {
+        if (c.type === 'Progressing') {
+            if (c.reason === 'ProgressDeadlineExceeded')
+                return failed(`Progress deadline exceeded${c.message ? `: ${c.message}` : ''}`);
+            if (c.status === 'True' && c.reason === 'NewReplicaSetAvailable')
+                progressing = true;
+        }
+        if (c.type === 'Available' && c.status === 'True')
+            available = true;
+    }
+    const spec = kstatus_int(o, 'spec.replicas', 1);
+    const replicas = kstatus_int(o, 'status.replicas', 0);
+    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
+    const ready = kstatus_int(o, 'status.readyReplicas', 0);
+    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
+    if (spec > replicas)
+        return inProgress(`Replicas: ${replicas}/${spec}`);
+    if (spec > updated)
+        return inProgress(`Updated: ${updated}/${spec}`);
+    if (replicas > spec)
+        return inProgress(`Pending termination: ${replicas - spec}`);
+    if (updated > availableReplicas)
+        return inProgress(`Available: ${availableReplicas}/${updated}`);
+    if (spec > ready)
+        return inProgress(`Ready: ${ready}/${spec}`);
+    if (!progressing)
+        return inProgress('ReplicaSet not Available');
+    if (!available)
+        return inProgress('Deployment not Available');
+    return current(`Deployment is available. Replicas: ${replicas}`);
+}
+function statefulSetStatus(o) {
+    if (kstatus_str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
+        return current('StatefulSet is using the ondelete update strategy');
+    const spec = kstatus_int(o, 'spec.replicas', 1);
+    const ready = kstatus_int(o, 'status.readyReplicas', 0);
+    const currentReplicas = kstatus_int(o, 'status.currentReplicas', 0);
+    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
+    const replicas = kstatus_int(o, 'status.replicas', 0);
+    const partition = kstatus_int(o, 'spec.updateStrategy.rollingUpdate.partition', -1);
+    if (spec > replicas)
+        return inProgress(`Replicas: ${replicas}/${spec}`);
+    if (spec > ready)
+        return inProgress(`Ready: ${ready}/${spec}`);
+    if (replicas > spec)
+        return inProgress(`Pending termination: ${replicas - spec}`);
+    if (partition !== -1) {
+        if (updated < spec - partition)
+            return inProgress(`updated: ${updated}/${spec - partition}`);
+        return current(`Partition rollout complete. updated: ${updated}`);
+    }
+    if (spec > currentReplicas)
+        return inProgress(`current: ${currentReplicas}/${spec}`);
+    if (kstatus_str(o, 'status.currentRevision', '') !== kstatus_str(o, 'status.updateRevision', ''))
+        return inProgress('Waiting for updated revision to match current');
+    return current(`All replicas scheduled as expected. Replicas: ${replicas}`);
+}
+function daemonSetStatus(o) {
+    if (typeof o.metadata.generation !== 'number')
+        return inProgress(`${o.kind} metadata.generation not found`);
+    if (typeof field(o, 'status.observedGeneration') !== 'number')
+        return inProgress(`${o.kind} status.observedGeneration not found`);
+    const desired = kstatus_int(o, 'status.desiredNumberScheduled', -1);
+    const scheduled = kstatus_int(o, 'status.currentNumberScheduled', 0);
+    const updated = kstatus_int(o, 'status.updatedNumberScheduled', 0);
+    const availableNumber = kstatus_int(o, 'status.numberAvailable', 0);
+    const ready = kstatus_int(o, 'status.numberReady', 0);
+    if (desired === -1)
+        return inProgress('Missing .status.desiredNumberScheduled');
+    if (desired > scheduled)
+        return inProgress(`Current: ${scheduled}/${desired}`);
+    if (desired > updated)
+        return inProgress(`Updated: ${updated}/${desired}`);
+    if (desired > availableNumber)
+        return inProgress(`Available: ${availableNumber}/${desired}`);
+    if (desired > ready)
+        return inProgress(`Ready: ${ready}/${desired}`);
+    return current(`All replicas scheduled as expected. Replicas: ${desired}`);
+}
+function replicaSetStatus(o) {
+    if (hasCondition(o, 'ReplicaFailure', 'True'))
+        return inProgress('Replica Failure condition. Check Pods');
+    const spec = kstatus_int(o, 'spec.replicas', 1);
+    const replicas = kstatus_int(o, 'status.replicas', 0);
+    const ready = kstatus_int(o, 'status.readyReplicas', 0);
+    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
+    const labelled = kstatus_int(o, 'status.fullyLabeledReplicas', 0);
+    if (spec > labelled)
+        return inProgress(`Labelled: ${labelled}/${spec}`);
+    if (spec > availableReplicas)
+        return inProgress(`Available: ${availableReplicas}/${spec}`);
+    if (spec > ready)
+        return inProgress(`Ready: ${ready}/${spec}`);
+    if (replicas > spec)
+        return inProgress(`Pending termination: ${replicas - spec}`);
+    return current(`ReplicaSet is available. Replicas: ${replicas}`);
+}
+/** Timoni's Job rule (internal/runtime/job_wait.go): Current only once complete (or suspended). */
+function jobStatus(o) {
+    if (field(o, 'spec.suspend') === true)
+        return current('Job is suspended');
+    const parallelism = kstatus_int(o, 'spec.parallelism', 1);
+    const completions = kstatus_int(o, 'spec.completions', parallelism);
+    const succeeded = kstatus_int(o, 'status.succeeded', 0);
+    const active = kstatus_int(o, 'status.active', 0);
+    const failedPods = kstatus_int(o, 'status.failed', 0);
+    for (const c of conditions(o)) {
+        if (c.type === 'Complete' && c.status === 'True')
+            return current(`Job Completed. succeeded: ${succeeded}/${completions}`);
+        if (c.type === 'Failed' && c.status === 'True') {
+            return failed(`Job Failed. failed: ${failedPods}/${completions}${c.message ? ` error: ${c.message}` : ''}`);
+        }
+    }
+    if (!kstatus_str(o, 'status.startTime', ''))
+        return inProgress(`Job not started. active: 0/${parallelism}`);
+    return inProgress(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedPods}`);
+}
+/** Plain kstatus' Job rule (what `timoni status` shows): a started Job is Current. */
+function startedJobStatus(o) {
+    const result = jobStatus(o);
+    if (result.status === 'InProgress' && kstatus_str(o, 'status.startTime', ''))
+        return current(result.message);
+    return result;
+}
+function pvcStatus(o) {
+    const phase = kstatus_str(o, 'status.phase', 'unknown');
+    return phase === 'Bound' ? current('PVC is Bound') : inProgress(`PVC is not Bound. phase: ${phase}`);
+}
+function crdStatus(o) {
+    for (const c of conditions(o)) {
+        if (c.type === 'NamesAccepted' && c.status === 'False')
+            return failed(c.message || c.reason || 'names not accepted');
+        if (c.type === 'Established') {
+            if (c.status === 'False' && c.reason !== 'Installing')
+                return failed(c.message || c.reason || 'not established');
+            if (c.status === 'True')
+                return current('CRD is established');
+        }
+    }
+    return inProgress('Install in progress');
+}
+function namespaceStatus(o) {
+    const phase = kstatus_str(o, 'status.phase', '');
+    if (phase === 'Active')
+        return current('Namespace is active');
+    if (phase === 'Terminating')
+        return { status: 'Terminating', message: 'Namespace is terminating' };
+    return inProgress(`Namespace is not active. phase: ${phase || 'unknown'}`);
+}
+function podStatus(o) {
+    const phase = kstatus_str(o, 'status.phase', '');
+    switch (phase) {
+        case 'Succeeded':
+            return current('Pod has completed successfully');
+        case 'Failed':
+            return current('Pod has completed, but not successfully');
+        case 'Running': {
+            if (hasCondition(o, 'Ready', 'True'))
+                return current('Pod is Ready');
+            const statuses = field(o, 'status.containerStatuses');
+            const crashing = (Array.isArray(statuses) ? statuses.filter(isRecord) : [])
+                .filter((s) => isRecord(s.state) && isRecord(s.state.waiting) && s.state.waiting.reason === 'CrashLoopBackOff')
+                .map((s) => String(s.name));
+            if (crashing.length > 0)
+                return failed(`Containers in CrashLoop state: ${crashing.join(',')}`);
+            return inProgress('Pod is running but is not Ready');
+        }
+        case 'Pending': {
+            const unschedulable = conditions(o).find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
+            if (unschedulable) {
+                const created = Date.parse(String(o.metadata.creationTimestamp ?? ''));
+                // kstatus gives a Pod 15 s to be scheduled before calling it unschedulable.
+                if (Number.isNaN(created) || Date.now() - created < 15_000)
+                    return inProgress('Pod has not been scheduled');
+                return failed('Pod could not be scheduled');
+            }
+            return inProgress('Pod is in the Pending phase');
+        }
+        case '':
+            return inProgress('Pod phase not available');
+        default:
+            return { status: 'Unknown', message: `unknown Pod phase ${phase}` };
+    }
+}
+function serviceStatus(o) {
+    if (kstatus_str(o, 'spec.type', 'ClusterIP') === 'LoadBalancer' && !kstatus_str(o, 'spec.clusterIP', '')) {
+        return inProgress('ClusterIP not set. Service type: LoadBalancer');
+    }
+    return current('Service is ready');
+}
+const alwaysReady = () => current('Resource is always ready');
+/** Rules per `group/Kind` (`Kind` for the core group), as kstatus' legacy types. */
+const kindRules = {
+    Service: serviceStatus,
+    Pod: podStatus,
+    Secret: alwaysReady,
+    ConfigMap: alwaysReady,
+    PersistentVolumeClaim: pvcStatus,
+    Namespace: namespaceStatus,
+    'apps/StatefulSet': statefulSetStatus,
+    'apps/DaemonSet': daemonSetStatus,
+    'extensions/DaemonSet': daemonSetStatus,
+    'apps/Deployment': deploymentStatus,
+    'extensions/Deployment': deploymentStatus,
+    'apps/ReplicaSet': replicaSetStatus,
+    'extensions/ReplicaSet': replicaSetStatus,
+    'policy/PodDisruptionBudget': () => current('AllowedDisruptions has been computed.'),
+    'batch/CronJob': alwaysReady,
+    'batch/Job': jobStatus,
+    'apiextensions.k8s.io/CustomResourceDefinition': crdStatus,
+};
+function readyCondition(o) {
+    const ready = conditions(o).find((c) => c.type === 'Ready');
+    if (!ready)
+        return null;
+    if (ready.status === 'True')
+        return current('Resource is Ready');
+    if (ready.status === 'False' || ready.status === 'Unknown')
+        return inProgress(ready.message || ready.reason || `Ready is ${ready.status}`);
+    return null;
+}
+/**
+ * The kstatus of a live object (null = not found): generic rules first (deletion,
+ * observedGeneration, Reconciling/Stalled), then the kind's rule, then a `Ready`
+ * condition; an object no rule speaks about is Current.
+ */
+function computeStatus(object, options = {}) {
+    if (!object)
+        return { status: 'NotFound', message: 'Resource not found' };
+    const generic = genericStatus(object);
+    if (generic)
+        return generic;
+    const group = groupOf(object.apiVersion);
+    const key = group ? `${group}/${object.kind}` : object.kind;
+    const rule = key === 'batch/Job' && options.jobs === 'started' ? startedJobStatus : kindRules[key];
+    if (rule)
+        return rule(object);
+    return readyCondition(object) ?? current('Resource is current');
+}
+
+;// CONCATENATED MODULE: ./src/kube/wait.ts
+
+
+
+/** The wait ended before every object was ready (or gone). */
+class WaitError extends Error {
+    cluster;
+    reason;
+    notReady;
+    timeoutMs;
+    name = 'WaitError';
+    constructor(cluster, reason, 
+    /** Every object not ready (or not gone), with its last known status. */
+    notReady, timeoutMs, what = 'ready') {
+        const head = reason === 'timeout'
+            ? `timeout (time limit ${timeoutMs} ms) waiting for ${notReady.length} object(s) to be ${what}`
+            : reason === 'failed'
+                ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
+                : `wait for ${notReady.length} object(s) to be ${what} was aborted`;
+        super(`cluster ${cluster}: ${head}: ${notReady.map((o) => `${formatRef(o.object)} status: '${o.status}': ${o.message}`).join('; ')}`);
+        this.cluster = cluster;
+        this.reason = reason;
+        this.notReady = notReady;
+        this.timeoutMs = timeoutMs;
+    }
+}
+/** The objects to wait for: all but those annotated `action.timoni.sh/wait: disabled`. */
+function objectsToWaitFor(objects) {
+    return objects.filter((object) => !anyInMetadata(object, { [annotations.wait]: disabledValue }));
+}
+/** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
+async function readObjectStatus(cluster, ref, options = {}) {
+    try {
+        const live = await cluster.get(ref);
+        return { object: ref, ...computeStatus(live, options) };
+    }
+    catch (error) {
+        if (error instanceof NoMatchError)
+            return { object: ref, status: 'Unknown', message: `kind ${ref.kind} of ${ref.apiVersion} is not served (yet)` };
+        return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
+    }
+}
+/** Resolves after `ms`, or rejects when the signal aborts. */
+function sleep(ms, signal) {
+    return new Promise((resolveSleep, reject) => {
+        if (signal?.aborted)
+            return reject(signal.reason);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolveSleep();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+const toRef = (object) => ('metadata' in object ? refOf(object) : object);
+/**
+ * Polls until `check` says every object is done, with a doubling interval; throws a
+ * WaitError naming the objects not done on timeout, fail-fast or abort.
+ */
+async function poll(cluster, refs, options, check, isDone, what) {
+    const deadline = options.deadline ?? Date.now() + options.timeoutMs;
+    const results = new Map(refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]));
+    let pending = refs;
+    let interval = options.intervalMs ?? 250;
+    const maxInterval = options.maxIntervalMs ?? 5_000;
+    const notDone = () => [...results.values()].filter((r) => !isDone(r));
+    for (;;) {
+        if (options.signal?.aborted)
+            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
+        const round = await Promise.all(pending.map(check));
+        for (const readiness of round)
+            results.set(formatRef(readiness.object), readiness);
+        pending = round.filter((r) => !isDone(r)).map((r) => r.object);
+        if (pending.length === 0)
+            return [...results.values()];
+        options.onProgress?.(notDone());
+        if (what === 'ready' && (options.failFast ?? true) && round.some((r) => r.status === 'Failed')) {
+            throw new WaitError(cluster.name, 'failed', notDone(), options.timeoutMs, what);
+        }
+        const left = deadline - Date.now();
+        if (left <= 0)
+            throw new WaitError(cluster.name, 'timeout', notDone(), options.timeoutMs, what);
+        try {
+            await sleep(Math.min(interval, left), options.signal);
+        }
+        catch {
+            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
+        }
+        interval = Math.min(interval * 2, maxInterval);
+    }
+}
+/**
+ * Waits until every object is Current; objects (not bare refs) annotated
+ * `action.timoni.sh/wait: disabled` are left out. Answers the last status of each object
+ * waited for, in the order given.
+ */
+function waitForReady(cluster, objects, options) {
+    const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o]).length === 1).map(toRef);
+    if (refs.length === 0)
+        return Promise.resolve([]);
+    return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
+}
+/** Waits until every object is gone (NotFound). */
+async function waitForDeletion(cluster, objects, options) {
+    const refs = objects.map(toRef);
+    if (refs.length === 0)
+        return;
+    await poll(cluster, refs, { ...options, failFast: false }, async (ref) => {
+        try {
+            return { object: ref, ...computeStatus(await cluster.get(ref)) };
+        }
+        catch (error) {
+            // A kind no longer served (its CRD went first) has no objects left.
+            if (error instanceof NoMatchError)
+                return { object: ref, status: 'NotFound', message: 'kind no longer served' };
+            return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
+        }
+    }, (r) => r.status === 'NotFound', 'deleted');
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
+
+
+
+
+
+
+
+
+
+
+
+
+const namespaceChange = (name) => ({
+    kind: 'Namespace',
+    apiVersion: 'v1',
+    namespace: '',
+    name,
+    action: 'created',
+    diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
+});
+/** Same set of entries, order ignored (Timoni's sameInventory, which compares id and version). */
+function sameInventory(a, b) {
+    const set = (entries) => new Set((entries ?? []).map((e) => `${e.id}|${e.v}`));
+    const x = set(a);
+    const y = set(b);
+    return x.size === y.size && [...x].every((key) => y.has(key));
+}
+/** The object's identity, with the namespace cleared when its kind is cluster-scoped. */
+async function scopedRefs(cluster, objects) {
+    return Promise.all(objects.map((object) => cluster.scopedRef(object)));
+}
+/** Applies one object and says what changed, with the diff of what apply changed. */
+async function applyOne(cluster, desired, ref, force) {
+    let before = null;
+    try {
+        before = await cluster.get(refOf(desired));
+    }
+    catch (error) {
+        if (!(error instanceof NoMatchError))
+            throw error;
+    }
+    const result = await applyObject(cluster, desired, { force });
+    let diff = '';
+    if (result.action === 'created' || result.action === 'recreated')
+        diff = wholeObjectDiff(desired);
+    else if (result.action === 'configured' && before)
+        diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
+    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, diff }, result };
+}
+/**
+ * Applies the instance; throws an InstanceStepError naming the step (and object) that
+ * failed, with the changes made before it.
+ */
+async function applyInstance(cluster, instance, options = {}) {
+    const id = instanceId(instance);
+    const log = options.log ?? (() => undefined);
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const changes = [];
+    const readiness = [];
+    const fail = (step, error, object) => {
+        if (error instanceof InstanceStepError)
+            throw error;
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+    const checkAbort = (step) => {
+        const signal = options.signal;
+        if (signal?.aborted)
+            fail(step, new Error(`aborted${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`));
+    };
+    // 1. Ownership, before anything is written.
+    let stored = null;
+    try {
+        if (!options.overwriteOwnership) {
+            await assertOwnership(cluster, instance.bundle, [instance]);
+        }
+        stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+    }
+    catch (error) {
+        fail('ownership', error);
+    }
+    // 2. The namespace.
+    checkAbort('namespace');
+    try {
+        if (await ensureNamespace(cluster, instance.namespace)) {
+            changes.push(namespaceChange(instance.namespace));
+            log(`Namespace/${instance.namespace} created`);
+        }
+    }
+    catch (error) {
+        fail('namespace', error, `Namespace/${instance.namespace}`);
+    }
+    // 3. The intended inventory, before the objects are touched.
+    const sets = labelledSets(instance);
+    const allObjects = sets.flatMap((set) => set.objects);
+    const prune = options.prune ?? true;
+    let refs = [];
+    let stale = [];
+    // What the record will hold: the build's objects, and without prune the stale ones too.
+    let intended = [];
+    try {
+        refs = await scopedRefs(cluster, allObjects);
+        stale = staleObjects(stored, inventoryEntries(refs));
+        intended = prune ? refs : [...refs, ...stale];
+        if (!stored) {
+            log(`installing ${instance.name} in namespace ${instance.namespace}`);
+            await writeInstance(cluster, instanceRecord(instance, intended, false));
+        }
+        else {
+            log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
+            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries))
+                await savePending(cluster, instanceRecord(instance, intended, false));
+        }
+    }
+    catch (error) {
+        fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+    }
+    const refFor = new Map(allObjects.map((object, i) => [object, refs[i]]));
+    // 4. The apply sets, in order; each in stages, then the readiness wait.
+    let readinessError;
+    for (const set of sets) {
+        if (sets.length > 1)
+            log(`applying ${set.name}`);
+        for (const stage of applyStages(set.objects)) {
+            for (const object of stage.objects) {
+                checkAbort('apply');
+                const ref = refFor.get(object);
+                try {
+                    const { change } = await applyOne(cluster, object, ref, !!options.force);
+                    changes.push(change);
+                    log(`${formatRef(ref)} ${change.action}`);
+                }
+                catch (error) {
+                    fail('apply', error, formatRef(ref));
+                }
+            }
+            if (stage.waitAfter) {
+                // CRDs established, Namespaces active... before the objects that need them (all of
+                // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
+                try {
+                    readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)), waitOptions())));
+                }
+                catch (error) {
+                    fail('wait', error, waitObject(error));
+                }
+                if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
+                    await cluster.discovery.refresh();
+            }
+        }
+        if (options.wait) {
+            const waitFor = sortForApply(objectsToWaitFor(set.objects));
+            log(`waiting for ${waitFor.length} resource(s) to become ready...`);
+            try {
+                const done = await waitForReady(cluster, waitFor, waitOptions());
+                readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+                log(`${set.name} resources ready`);
+            }
+            catch (error) {
+                // As Timoni: stop applying, but still prune what the build lost.
+                readinessError = error;
+                if (error instanceof WaitError)
+                    readiness.push(...error.notReady);
+                break;
+            }
+        }
+    }
+    // 5. Prune what the build lost.
+    if (prune) {
+        try {
+            const pruned = await deleteObjects(cluster, stale, instance, { log });
+            changes.push(...pruned);
+            if (options.wait) {
+                const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+                if (gone.length > 0) {
+                    log(`waiting for ${gone.length} resource(s) to be finalized...`);
+                    await waitForDeletion(cluster, gone, waitOptions());
+                }
+            }
+        }
+        catch (error) {
+            if (error instanceof DeleteObjectsError)
+                changes.push(...error.changes);
+            const object = error instanceof DeleteObjectsError ? error.object : undefined;
+            if (readinessError) {
+                fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
+            }
+            fail('prune', error, object);
+        }
+    }
+    if (readinessError)
+        fail('wait', readinessError, waitObject(readinessError));
+    // 6. The final record (drops `data.pending`).
+    let record;
+    try {
+        record = await writeInstance(cluster, instanceRecord(instance, intended, true));
+    }
+    catch (error) {
+        return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+    }
+    return { changes, readiness, record, installed: !stored };
+}
+function waitObject(error) {
+    if (!(error instanceof WaitError))
+        return undefined;
+    const first = error.notReady.find((r) => r.status !== 'Current') ?? error.notReady[0];
+    return first ? formatRef(first.object) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/rollout.ts
+// The rollout: apply the bundle cluster by cluster in runtime order (staging before
+// production), stop at the first failure, and list the clusters not reached. Nothing is
+// rolled back; a failed cluster says which step failed and what was already applied.
+
+
+
+
+
+
+
+
+
+async function rollOutCluster(run, cluster, bundleName) {
+    const startedAt = Date.now();
+    let session;
+    try {
+        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
+    }
+    catch (error) {
+        run.log.line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt);
+    }
+    const instances = [];
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        // As Timoni, every instance's ownership is checked before any instance is applied.
+        if (!run.options.overwriteOwnership) {
+            try {
+                await assertOwnership(session.kube, bundle, build.instances);
+            }
+            catch (error) {
+                throw new ClusterStepError('ownership', error);
+            }
+        }
+        for (const instance of build.instances) {
+            run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.url} version ${instance.module.version}`);
+            try {
+                const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
+                    force: run.options.force,
+                    overwriteOwnership: run.options.overwriteOwnership,
+                    wait: run.options.wait,
+                    timeoutMs: run.options.timeoutMs,
+                    prune: run.options.prune,
+                    log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
+                });
+                instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: result.changes });
+            }
+            catch (error) {
+                if (error instanceof InstanceStepError) {
+                    instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
+                    throw new ClusterStepError(error.step, error, instance.name, error.object);
+                }
+                throw new ClusterStepError('apply', error, instance.name);
+            }
+        }
+        return clusterEntry(cluster, 'applied', instances, null, startedAt);
+    }
+    catch (error) {
+        run.log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
+    }
+    finally {
+        session.kube.close();
+    }
+}
+async function rollOutFleet(run) {
+    const clusters = cluster_selection_selectClusters(run.evaluation.runtime, run.selector);
+    const bundleName = { value: '' };
+    const entries = [];
+    let failed = false;
+    for (const cluster of clusters) {
+        if (failed) {
+            entries.push(skippedEntry(cluster));
+            continue;
+        }
+        run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
+        const entry = await rollOutCluster(run, cluster, bundleName);
+        run.log.endGroup();
+        entries.push(entry);
+        failed = entry.status === 'failed';
+    }
+    const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
+    if (skipped.length > 0)
+        run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
+    return { bundle: bundleName.value, mode: 'apply', clusters: entries };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
+const defaultFleetOptions = {
+    force: false,
+    overwriteOwnership: false,
+    wait: true,
+    timeoutMs: 5 * 60_000,
+    prune: true,
+    concurrency: 4,
+};
+
+;// CONCATENATED MODULE: ./src/github/action-inputs.ts
+// The action's inputs as the runner passes them: `INPUT_<NAME>` environment variables,
+// the name upper-cased with spaces turned to underscores (dashes kept).
+class InputError extends Error {
+    input;
+    constructor(input, message) {
+        super(`input "${input}": ${message}`);
+        this.input = input;
+        this.name = 'InputError';
+    }
+}
+function inputVariableName(name) {
+    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+function getInput(env, name, options = {}) {
+    const value = (env[inputVariableName(name)] ?? '').trim();
+    if (options.required && value === '')
+        throw new InputError(name, 'is required and was not given');
+    return value;
+}
+/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
+function getBooleanInput(env, name, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(name, `must be true or false, not "${value}"`);
+}
+/** A list given one item per line or separated by commas; empty items dropped. */
+function getListInput(env, name) {
+    return getInput(env, name)
+        .split(/[\n,]/)
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+}
+function getChoiceInput(env, name, choices, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (!choices.includes(value))
+        throw new InputError(name, `must be one of ${choices.join(', ')}, not "${value}"`);
+    return value;
+}
+
+;// CONCATENATED MODULE: ./src/github/duration.ts
+// Go-style durations as Timoni's --timeout takes them: `5m`, `90s`, `1h30m`, `1m30.5s`, `500ms`.
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+function parseDuration(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return undefined;
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+    let total = 0;
+    let consumed = 0;
+    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+        total += Number(match[1]) * UNITS[match[2]];
+        consumed = part.lastIndex;
+    }
+    return consumed === trimmed.length && consumed > 0 ? total : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/action-config.ts
+// The action's inputs, read and checked once: what to evaluate, where the clusters are,
+// and how to diff or apply. Secret inputs (registry credentials, the token) are
+// registered for masking before anything else reads them; kubeconfig credentials are
+// registered by the kubeconfig loader.
+
+
+/**
+ * The kubeconfigs given in the `kubeconfig` input: YAML (several documents merge), or one
+ * or more base64-encoded kubeconfigs separated by whitespace.
+ */
+function kubeconfigInputs(env) {
+    const raw = getInput(env, 'kubeconfig');
+    if (raw === '')
+        return [];
+    if (/^[A-Za-z0-9+/=\s]+$/.test(raw))
+        return raw.split(/\s+/).filter(Boolean);
+    return [raw];
+}
+function readActionConfig(env, mask) {
+    // The credentials inside the kubeconfigs are registered when they are loaded; masking the
+    // whole text would hide every structural line (`apiVersion: v1`) in every report.
+    const kubeconfigs = kubeconfigInputs(env);
+    const githubToken = getInput(env, 'github-token');
+    if (githubToken)
+        mask(githubToken);
+    const registryCreds = getInput(env, 'registry-creds');
+    if (registryCreds) {
+        mask(registryCreds);
+        const colon = registryCreds.indexOf(':');
+        if (colon >= 0)
+            mask(registryCreds.slice(colon + 1));
+    }
+    const bundleFiles = getListInput(env, 'bundle');
+    if (bundleFiles.length === 0)
+        throw new InputError('bundle', 'is required: name one or more bundle files');
+    const timeoutText = getInput(env, 'timeout') || '5m';
+    const timeoutMs = parseDuration(timeoutText);
+    if (timeoutMs === undefined)
+        throw new InputError('timeout', `must be a duration such as 5m or 90s, not "${timeoutText}"`);
+    const concurrencyText = getInput(env, 'concurrency') || '4';
+    const concurrency = Number(concurrencyText);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+        throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
+    return {
+        bundleFiles,
+        runtimeFiles: getListInput(env, 'runtime'),
+        kubeconfigs,
+        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'], 'auto'),
+        runtimeGroup: getInput(env, 'runtime-group') || '*',
+        runtimeCluster: getInput(env, 'runtime-cluster') || '*',
+        runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
+        githubToken,
+        comment: getBooleanInput(env, 'comment', true),
+        wait: getBooleanInput(env, 'wait', true),
+        timeoutMs,
+        prune: getBooleanInput(env, 'prune', true),
+        force: getBooleanInput(env, 'force', false),
+        overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
+        registryCreds,
+        concurrency,
+        workingDirectory: getInput(env, 'working-directory') || '.',
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/workflow-commands.ts
+// GitHub Actions workflow commands written to stdout (`::error file=x,line=1::message`),
+// with the runner's escaping rules for data and properties.
+function escapeData(text) {
+    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+function escapeProperty(text) {
+    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+function formatAnnotation(annotation) {
+    const properties = [];
+    if (annotation.file)
+        properties.push(`file=${escapeProperty(annotation.file)}`);
+    if (annotation.line !== undefined)
+        properties.push(`line=${annotation.line}`);
+    if (annotation.column !== undefined)
+        properties.push(`col=${annotation.column}`);
+    if (annotation.title)
+        properties.push(`title=${escapeProperty(annotation.title)}`);
+    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
+    return `::${head}::${escapeData(annotation.message)}\n`;
+}
+function formatMask(secret) {
+    return `::add-mask::${escapeData(secret)}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/github/action-log.ts
+
+class ActionLog {
+    write;
+    redact;
+    constructor(write, redact) {
+        this.write = write;
+        this.redact = redact;
+    }
+    line(text) {
+        this.write(`${this.redact(text)}\n`);
+    }
+    startGroup(title) {
+        this.write(`::group::${escapeData(this.redact(title))}\n`);
+    }
+    endGroup() {
+        this.write('::endgroup::\n');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/error-annotations.ts
+// Errors become annotations: each CUE diagnostic on its file and line (the user's file
+// first), other errors as one plain error annotation.
+
+
+
+function diagnosticsOf(error) {
+    if (error instanceof CueFilesError || error instanceof CueError)
+        return error.diagnostics;
+    if (error instanceof Error && error.cause !== undefined && error.cause !== error)
+        return diagnosticsOf(error.cause);
+    return [];
+}
+function errorAnnotations(error, title) {
+    const diagnostics = diagnosticsOf(error);
+    if (diagnostics.length === 0) {
+        const message = error instanceof Error ? error.message : String(error);
+        return formatAnnotation({ level: 'error', message, ...(title ? { title } : {}) });
+    }
+    return diagnostics
+        .map((diagnostic) => {
+        const position = diagnostic.positions[0];
+        return formatAnnotation({
+            level: 'error',
+            title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
+            message: diagnostic.message,
+            ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
+        });
+    })
+        .join('');
+}
+
+;// CONCATENATED MODULE: ./src/github/event-context.ts
+// What the workflow run is about: the event that triggered it and what timoni-fleet should
+// do for it. In `auto` mode a pull request (opened, synchronize, reopened) is diffed; a push
+// to the default branch and a merged pull request are applied; workflow_dispatch takes its
+// `cluster-group`, `cluster` and `mode` inputs from the event, which the action's own
+// inputs override.
+
+function readRunContext(env) {
+    const eventPath = env.GITHUB_EVENT_PATH;
+    const payload = eventPath ? JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(eventPath, 'utf8')) : {};
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '/').split('/');
+    const serverUrl = env.GITHUB_SERVER_URL ?? 'https://github.com';
+    return {
+        eventName: env.GITHUB_EVENT_NAME ?? '',
+        payload,
+        owner,
+        repo,
+        sha: env.GITHUB_SHA ?? '',
+        ref: env.GITHUB_REF ?? '',
+        runUrl: `${serverUrl}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID ?? ''}`,
+        apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
+    };
+}
+const isAll = (value) => value === '' || value === '*';
+function planRun(context, inputs) {
+    const pull = context.payload.pull_request;
+    const action = String(context.payload.action ?? '');
+    const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
+    if (context.eventName === 'workflow_dispatch') {
+        const eventInputs = (context.payload.inputs ?? {});
+        const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
+        const eventMode = text('mode');
+        const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
+        return {
+            mode,
+            sha: context.sha,
+            clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
+            cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
+            reason: `workflow_dispatch (${mode})`,
+        };
+    }
+    if (inputs.mode !== 'auto') {
+        return { mode: inputs.mode, pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `mode: ${inputs.mode}` };
+    }
+    if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+        if (['opened', 'synchronize', 'reopened'].includes(action)) {
+            return { mode: 'diff', pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `pull request ${action}` };
+        }
+        if (action === 'closed' && pull?.merged === true) {
+            return { mode: 'apply', pullRequest: pull.number, sha: pull.merge_commit_sha ?? context.sha, ...selection, reason: 'pull request merged' };
+        }
+        return { mode: 'skip', reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}` };
+    }
+    if (context.eventName === 'push') {
+        const repository = context.payload.repository;
+        const defaultBranch = repository?.default_branch;
+        if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`) {
+            return { mode: 'apply', sha: context.sha, ...selection, reason: `push to ${defaultBranch}` };
+        }
+        return { mode: 'skip', reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}` };
+    }
+    return { mode: 'skip', reason: `event ${context.eventName || '(none)'} has no default mode; set the "mode" input` };
+}
+
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+;// CONCATENATED MODULE: ./src/github/file-commands.ts
+// The runner's file commands: step outputs (GITHUB_OUTPUT) and the job summary
+// (GITHUB_STEP_SUMMARY). Outputs use the heredoc form with a random delimiter, so any
+// value, multi-line JSON included, arrives intact.
+
+
+class FileCommandError extends Error {
+}
+function setOutput(env, name, value) {
+    const file = env.GITHUB_OUTPUT;
+    if (!file)
+        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
+    const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
+    if (name.includes(delimiter) || value.includes(delimiter))
+        throw new FileCommandError(`output "${name}" contains its delimiter`);
+    (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
+}
+/** GitHub refuses a step summary over 1 MiB. */
+const STEP_SUMMARY_LIMIT_BYTES = (/* unused pure expression or super */ null && (1024 * 1024));
+function appendStepSummary(env, markdown) {
+    const file = env.GITHUB_STEP_SUMMARY;
+    if (!file)
+        return false;
+    (0,external_node_fs_namespaceObject.appendFileSync)(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
+    return true;
+}
+
+;// CONCATENATED MODULE: ./src/module/module-files.ts
+// Reads a module folder into memory for the CUE engine: every file under it except
+// version-control folders, text as strings and the rest as bytes (CUE may embed them).
+
+
+const SKIPPED_FOLDERS = new Set(['.git', '.hg', '.svn', 'node_modules']);
+/** A module is source code; anything larger is most likely a mistake. */
+const MODULE_FILE_LIMIT_BYTES = 32 * 1024 * 1024;
+class ModuleFilesError extends Error {
+}
+function isText(data) {
+    return !data.subarray(0, 8000).includes(0);
+}
+function readModuleFiles(root) {
+    const files = {};
+    let total = 0;
+    const walk = (dir) => {
+        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
+            const path = (0,external_node_path_namespaceObject.join)(dir, name);
+            const stat = (0,external_node_fs_namespaceObject.statSync)(path);
+            if (stat.isDirectory()) {
+                if (!SKIPPED_FOLDERS.has(name))
+                    walk(path);
+                continue;
+            }
+            if (!stat.isFile())
+                continue;
+            total += stat.size;
+            if (total > MODULE_FILE_LIMIT_BYTES) {
+                throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
+            }
+            const data = (0,external_node_fs_namespaceObject.readFileSync)(path);
+            const key = (0,external_node_path_namespaceObject.relative)(root, path).split('\\').join('/');
+            files[key] = isText(data) ? data.toString('utf8') : new Uint8Array(data);
+        }
+    };
+    walk(root);
+    return files;
+}
+/** The module name declared in cue.mod/module.cue (`module: "example.com/app"`). */
+function moduleNameOf(engine, files) {
+    const text = files['cue.mod/module.cue'];
+    if (typeof text !== 'string')
+        return undefined;
+    const value = engine.compile(text, { filename: 'cue.mod/module.cue' });
+    const name = value.lookup('module');
+    try {
+        return name.exists() && name.kind() === 'string' ? name.toJSON() : undefined;
+    }
+    finally {
+        name.free();
+        value.free();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/module/module-source.ts
+// A module ready to build: its files in memory (read once, shared by every cluster and
+// instance that uses it), where it came from, and its version and digest.
+const DEVEL_VERSION = '0.0.0-devel';
+const LOCAL_DIGEST = 'unknown';
+
+;// CONCATENATED MODULE: ./src/module/local-module.ts
+// `file://` modules: a folder on disk, relative URLs resolved against the working
+// directory (the bundle layer has already made them relative to the declaring file).
+// Like Timoni, the folder must hold cue.mod/module.cue, timoni.cue and values.cue; the
+// version is 0.0.0-devel and the digest is unknown.
+
+
+
+
+const LOCAL_PREFIX = 'file://';
+const REQUIRED_FILES = ['cue.mod/module.cue', 'timoni.cue', 'values.cue'];
+class LocalModuleError extends Error {
+    constructor(url, reason) {
+        super(`module ${url}: ${reason}`);
+        this.name = 'LocalModuleError';
+    }
+}
+function loadLocalModule(url, cwd, engine) {
+    const path = url.slice(LOCAL_PREFIX.length);
+    const root = (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(cwd, path);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+        throw new LocalModuleError(url, `no module folder at ${root}`);
+    for (const required of REQUIRED_FILES) {
+        if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
+            throw new LocalModuleError(url, `required file not found: ${(0,external_node_path_namespaceObject.join)(root, required)}`);
+    }
+    const files = readModuleFiles(root);
+    const name = moduleNameOf(engine, files);
+    if (!name)
+        throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
+    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root };
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/challenge.ts
+// Parses `WWW-Authenticate` challenges (RFC 7235) as registries send them:
+//   Bearer realm="https://auth.example/token",service="registry",scope="repository:a/b:pull"
+//   Basic realm="Registry Realm"
+// Several challenges may share one header (Node.js joins repeated headers with ", ").
+const TOKEN = /[!#$%&'*+.^_`|~0-9A-Za-z-]+/y;
+function parseChallenges(header) {
+    const challenges = [];
+    let i = 0;
+    const skip = (chars) => {
+        while (i < header.length && chars.test(header[i] ?? ''))
+            i += 1;
+    };
+    const token = () => {
+        TOKEN.lastIndex = i;
+        const match = TOKEN.exec(header);
+        if (!match)
+            return undefined;
+        i = TOKEN.lastIndex;
+        return match[0];
+    };
+    let current;
+    while (i < header.length) {
+        skip(/[\s,]/);
+        if (i >= header.length)
+            break;
+        const word = token();
+        if (word === undefined) {
+            // an unexpected character: skip the rest of this element rather than give up
+            while (i < header.length && header[i] !== ',')
+                i += 1;
+            continue;
+        }
+        skip(/[ \t]/);
+        if (header[i] === '=' && current) {
+            i += 1;
+            skip(/[ \t]/);
+            let value;
+            if (header[i] === '"') {
+                i += 1;
+                value = '';
+                while (i < header.length && header[i] !== '"') {
+                    if (header[i] === '\\' && i + 1 < header.length)
+                        i += 1;
+                    value += header[i];
+                    i += 1;
+                }
+                i += 1;
+            }
+            else {
+                // lenient: an unquoted value runs to the next comma or space
+                const start = i;
+                while (i < header.length && !/[\s,]/.test(header[i] ?? ''))
+                    i += 1;
+                value = header.slice(start, i);
+            }
+            current.params[word.toLowerCase()] = value;
+            continue;
+        }
+        if (header[i] === '=' && !current) {
+            // token68 or a parameter before any scheme: malformed, skip to the next comma
+            while (i < header.length && header[i] !== ',')
+                i += 1;
+            continue;
+        }
+        current = { scheme: word.toLowerCase(), params: {} };
+        challenges.push(current);
+    }
+    return challenges;
+}
+/** The challenge to answer: Bearer when offered, else Basic, else the first. */
+function preferredChallenge(challenges) {
+    return challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'basic') ?? challenges[0];
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/errors.ts
+// The one error type of the OCI client. Its message names the module URL and what went
+// wrong; `code` lets callers and tests tell the cases apart. Messages are built from
+// values that are not secrets, and pass through the secret redactor before being thrown.
+class OciError extends Error {
+    code;
+    /** The module URL (`oci://host/repo:tag` or `@digest`) the error concerns. */
+    url;
+    /** The last HTTP status, when a response was received. */
+    status;
+    constructor(code, url, message, status) {
+        super(`${url}: ${message}`);
+        this.name = 'OciError';
+        this.code = code;
+        this.url = url;
+        this.status = status;
+    }
+}
+
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/module/oci/credential-helper.ts
+// Runs a docker credential helper (`docker-credential-<name> get`) as the docker CLI does:
+// the server URL on stdin, `{"ServerURL","Username","Secret"}` on stdout. A missing binary,
+// a timeout and a failure each give a clear error; "credentials not found" gives undefined.
+
+const MAX_OUTPUT = 1024 * 1024;
+async function runCredentialHelper(name, serverUrl, origin, options = {}) {
+    const binary = `docker-credential-${name}`;
+    if (!/^[A-Za-z0-9._-]+$/.test(name))
+        throw new Error(`credential helper name ${JSON.stringify(name)} (${origin}) is not a plain name`);
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(binary, ['get'], { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+        const stdout = [];
+        const stderr = [];
+        let size = 0;
+        let settled = false;
+        const finish = (action) => {
+            if (settled)
+                return;
+            settled = true;
+            clearTimeout(timer);
+            action();
+        };
+        const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            finish(() => reject(new Error(`credential helper ${binary} (${origin}) did not answer within ${timeoutMs} ms`)));
+        }, timeoutMs);
+        const collect = (into) => (chunk) => {
+            size += chunk.length;
+            if (size > MAX_OUTPUT) {
+                child.kill('SIGKILL');
+                finish(() => reject(new Error(`credential helper ${binary} (${origin}) wrote more than ${MAX_OUTPUT} bytes`)));
+                return;
+            }
+            into.push(chunk);
+        };
+        child.stdout.on('data', collect(stdout));
+        child.stderr.on('data', collect(stderr));
+        child.stdin.on('error', () => undefined); // a helper that exits without reading stdin
+        child.on('error', (error) => {
+            finish(() => reject(error.code === 'ENOENT'
+                ? new Error(`credential helper ${binary} (${origin}) is not installed: no ${binary} in PATH`)
+                : new Error(`credential helper ${binary} (${origin}) could not be started: ${error.message}`)));
+        });
+        child.on('close', (code, signal) => {
+            const out = Buffer.concat(stdout).toString('utf8').trim();
+            if (code !== 0) {
+                if (/credentials not found/i.test(out)) {
+                    finish(() => resolve(undefined));
+                    return;
+                }
+                // The helper's own words are shown (first line only); the caller redacts known secrets.
+                const said = (Buffer.concat(stderr).toString('utf8').trim() || out).split('\n')[0]?.slice(0, 200) ?? '';
+                finish(() => reject(new Error(`credential helper ${binary} (${origin}) failed (${signal ?? `exit ${code}`})${said ? `: ${said}` : ''}`)));
+                return;
+            }
+            try {
+                const parsed = JSON.parse(out);
+                if (typeof parsed.Secret !== 'string')
+                    throw new Error('no Secret');
+                finish(() => resolve({ username: typeof parsed.Username === 'string' ? parsed.Username : '', secret: parsed.Secret }));
+            }
+            catch {
+                finish(() => reject(new Error(`credential helper ${binary} (${origin}) printed something that is not {"Username","Secret"} JSON`)));
+            }
+        });
+        child.stdin.end(serverUrl);
+    });
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/reference.ts
+// Parses `oci://host[:port]/repo` module URLs with a tag or digest, as Timoni reads them
+// (internal/oci/url.go and go-containerregistry's name package): the first path segment
+// is a registry when it holds a `.` or `:` or is `localhost`, otherwise the reference is
+// on Docker Hub, whose single-segment names get the `library/` prefix. Registries that
+// look local (loopback, localhost, *.local, RFC 1918 addresses) are spoken to over plain
+// HTTP, as go-containerregistry decides; everything else over HTTPS.
+
+const OCI_PREFIX = 'oci://';
+const LATEST = 'latest';
+/** Docker Hub's name as references write it, and the host that serves its API. */
+const DOCKER_HUB_NAME = 'index.docker.io';
+const DOCKER_HUB_API = 'registry-1.docker.io';
+const DOCKER_HUB_ALIASES = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
+const REPOSITORY_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+/** `oci://<registry>/<repository>`, as Timoni records a module's repository. */
+function repositoryUrl(ref) {
+    return `${OCI_PREFIX}${ref.registry}/${ref.repository}`;
+}
+/** `oci://<registry>/<repository>:<tag>` or `...@<digest>`, for messages. */
+function referenceUrl(ref) {
+    return `${repositoryUrl(ref)}${ref.digest ? `@${ref.digest}` : `:${ref.tag ?? LATEST}`}`;
+}
+/** The tag or digest that names the manifest in `/v2/<repo>/manifests/<it>`. */
+function manifestIdentifier(ref) {
+    return ref.digest ?? ref.tag ?? LATEST;
+}
+/**
+ * go-containerregistry's rule for registries spoken to over plain HTTP (name.Registry.Scheme),
+ * except that any 127.0.0.0/8 address counts as loopback, not only 127.0.0.1.
+ */
+function isLocalRegistry(registry) {
+    const host = registry.startsWith('[') ? registry.slice(1, registry.indexOf(']')) : registry.replace(/:\d+$/, '');
+    // go-containerregistry: `localhost:<port>` (bare `localhost` stays https), *.local, *.localhost.
+    if (registry.startsWith('localhost:') || host.endsWith('.localhost') || host.endsWith('.local'))
+        return true;
+    if (host === '::1' || /^127\./.test(host))
+        return true;
+    const octets = host.split('.').map(Number);
+    if (octets.length === 4 && octets.every((n) => Number.isInteger(n) && n >= 0 && n <= 255)) {
+        const [a = 0, b = 0] = octets;
+        return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
+    }
+    return false;
+}
+function invalid(url, reason) {
+    return new OciError('invalid-reference', url, `invalid module URL: ${reason} (expected 'oci://<domain>/<org>/<repo>')`);
+}
+/**
+ * Parses `oci://host[:port]/repo[:tag][@sha256:...]`. `insecure` forces plain HTTP, as
+ * Timoni's `--registry-insecure`.
+ */
+function parseReference(url, options = {}) {
+    if (!url.startsWith(OCI_PREFIX))
+        throw invalid(url, `it does not start with ${OCI_PREFIX}`);
+    let rest = url.slice(OCI_PREFIX.length);
+    let digest;
+    const at = rest.indexOf('@');
+    if (at !== -1) {
+        digest = rest.slice(at + 1);
+        rest = rest.slice(0, at);
+        if (!DIGEST.test(digest)) {
+            throw invalid(url, /^[a-z0-9]+:/.test(digest) && !digest.startsWith('sha256:') ? `unsupported digest algorithm in ${JSON.stringify(digest)}` : `malformed digest ${JSON.stringify(digest)}`);
+        }
+    }
+    let tag;
+    const lastSlash = rest.lastIndexOf('/');
+    const colon = rest.indexOf(':', lastSlash + 1);
+    if (colon !== -1) {
+        tag = rest.slice(colon + 1);
+        rest = rest.slice(0, colon);
+        if (!TAG.test(tag))
+            throw invalid(url, `invalid tag ${JSON.stringify(tag)}`);
+    }
+    if (rest === '')
+        throw invalid(url, 'no repository');
+    const firstSlash = rest.indexOf('/');
+    const first = firstSlash === -1 ? '' : rest.slice(0, firstSlash);
+    let registry;
+    let repository;
+    if (first !== '' && (first.includes('.') || first.includes(':') || first === 'localhost')) {
+        registry = first.toLowerCase();
+        repository = rest.slice(firstSlash + 1);
+        if (!/^(?:\[[0-9a-f:]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/.test(registry))
+            throw invalid(url, `invalid registry ${JSON.stringify(first)}`);
+    }
+    else {
+        registry = DOCKER_HUB_NAME;
+        repository = rest;
+    }
+    if (DOCKER_HUB_ALIASES.has(registry)) {
+        registry = DOCKER_HUB_NAME;
+        if (!repository.includes('/'))
+            repository = `library/${repository}`;
+    }
+    if (repository === '' || !repository.split('/').every((part) => REPOSITORY_COMPONENT.test(part))) {
+        throw invalid(url, `invalid repository ${JSON.stringify(repository)} (lowercase letters, digits and separators)`);
+    }
+    const apiHost = registry === DOCKER_HUB_NAME ? DOCKER_HUB_API : registry;
+    const scheme = options.insecure || isLocalRegistry(registry) ? 'http' : 'https';
+    return { registry, apiHost, repository, tag, digest, scheme };
+}
+/**
+ * The reference a bundle instance pulls, as Timoni's fetcher composes it: `url:version`,
+ * or `url@digest` when the version is `latest` and a digest is given. The version is a tag
+ * used literally.
+ */
+function reference_moduleReference(url, version, digest, options = {}) {
+    const base = parseReference(url, options);
+    if (base.digest !== undefined || base.tag !== undefined) {
+        throw invalid(url, 'the module URL must not carry a tag or digest; set `version` (and `digest`) instead');
+    }
+    if (digest !== undefined && digest !== '' && !DIGEST.test(digest)) {
+        throw new OciError('invalid-reference', `${url}:${version}`, `invalid digest ${JSON.stringify(digest)} (expected sha256:<64 hex>)`);
+    }
+    const pinned = version === LATEST && digest !== undefined && digest !== '';
+    if (pinned)
+        return { ...base, tag: undefined, digest };
+    if (!TAG.test(version))
+        throw invalid(`${url}:${version}`, `invalid version ${JSON.stringify(version)}: the version is used as the tag`);
+    return { ...base, tag: version };
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/docker-config.ts
+// Finds a registry's credentials in docker's `config.json` ($DOCKER_CONFIG/config.json or
+// ~/.docker/config.json) as the docker CLI and go-containerregistry's default keychain
+// do: `credHelpers[<registry>]`, else `credsStore`, else `auths[<registry>]` (`auth` as
+// base64 user:password, or `username`/`password`, `identitytoken`, `registrytoken`).
+// Keys match with or without scheme and path; Docker Hub is `https://index.docker.io/v1/`.
+
+
+
+
+
+const DOCKER_HUB_KEY = 'https://index.docker.io/v1/';
+const DOCKER_HUB_HOSTS = new Set([DOCKER_HUB_NAME, 'docker.io', 'registry-1.docker.io']);
+function dockerConfigPath(options) {
+    const env = options.env ?? process.env;
+    const dir = options.dockerConfigDir ?? (env.DOCKER_CONFIG || (0,external_node_path_namespaceObject.join)(env.HOME || (0,external_node_os_namespaceObject.homedir)(), '.docker'));
+    return (0,external_node_path_namespaceObject.join)(dir, 'config.json');
+}
+/** `https://ghcr.io/v2/` -> `ghcr.io`; Docker Hub's names all become `index.docker.io`. */
+function normaliseRegistryKey(key) {
+    const host = key.replace(/^[a-z]+:\/\//i, '').split('/')[0]?.toLowerCase() ?? '';
+    return DOCKER_HUB_HOSTS.has(host) ? DOCKER_HUB_NAME : host;
+}
+function findKey(map, registry) {
+    if (!map)
+        return undefined;
+    const wanted = normaliseRegistryKey(registry);
+    if (Object.hasOwn(map, registry))
+        return registry;
+    return Object.keys(map).find((key) => normaliseRegistryKey(key) === wanted);
+}
+function fromEntry(entry, source) {
+    let username = entry.username ?? '';
+    let password = entry.password ?? '';
+    if (entry.auth) {
+        const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
+        const colon = decoded.indexOf(':');
+        if (colon === -1)
+            throw new Error(`${source}: "auth" is not base64 of user:password`);
+        username = decoded.slice(0, colon);
+        password = decoded.slice(colon + 1);
+    }
+    if (entry.identitytoken)
+        return { kind: 'identity', username, refreshToken: entry.identitytoken, source };
+    if (entry.registrytoken)
+        return { kind: 'bearer', token: entry.registrytoken, source };
+    if (username !== '' || password !== '')
+        return { kind: 'basic', username, password, source };
+    return undefined;
+}
+async function fromHelper(helper, serverUrl, origin, options, secrets) {
+    const found = await runCredentialHelper(helper, serverUrl, origin, { env: options.env, timeoutMs: options.helperTimeoutMs });
+    if (!found || found.secret === '')
+        return undefined;
+    const source = `docker-credential-${helper} (${origin})`;
+    secrets.add(found.secret);
+    if (found.username === '<token>')
+        return { kind: 'identity', username: '', refreshToken: found.secret, source };
+    return { kind: 'basic', username: found.username, password: found.secret, source };
+}
+async function lookupDockerConfig(registry, options, secrets) {
+    const path = dockerConfigPath(options);
+    const checked = `docker config ${path}`;
+    let text;
+    try {
+        text = await (0,promises_namespaceObject.readFile)(path, 'utf8');
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return { credential: undefined, checked: `${checked} (absent)` };
+        throw new Error(`reading docker config ${path} failed: ${error.message}`);
+    }
+    let config;
+    try {
+        config = JSON.parse(text);
+    }
+    catch {
+        throw new Error(`docker config ${path} is not valid JSON`);
+    }
+    if (typeof config !== 'object' || config === null)
+        throw new Error(`docker config ${path} is not a JSON object`);
+    const serverUrl = normaliseRegistryKey(registry) === DOCKER_HUB_NAME ? DOCKER_HUB_KEY : registry;
+    const helperKey = findKey(config.credHelpers, registry);
+    if (helperKey !== undefined && config.credHelpers) {
+        const helper = config.credHelpers[helperKey] ?? '';
+        const credential = await fromHelper(helper, serverUrl, `credHelpers[${JSON.stringify(helperKey)}] in ${path}`, options, secrets);
+        return { credential, checked };
+    }
+    if (config.credsStore) {
+        const credential = await fromHelper(config.credsStore, serverUrl, `credsStore in ${path}`, options, secrets);
+        if (credential)
+            return { credential, checked };
+    }
+    const authKey = findKey(config.auths, registry);
+    if (authKey !== undefined && config.auths) {
+        const entry = config.auths[authKey] ?? {};
+        secrets.add(entry.auth);
+        secrets.add(entry.password);
+        secrets.add(entry.identitytoken);
+        secrets.add(entry.registrytoken);
+        return { credential: fromEntry(entry, `docker config ${path} (auths[${JSON.stringify(authKey)}])`), checked };
+    }
+    return { credential: undefined, checked };
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/credentials.ts
+// What the client may present to a registry, and where it came from. The `source` is a
+// description safe to print ("--creds", "docker config /home/u/.docker/config.json
+// (auths["ghcr.io"])", "GITHUB_TOKEN"); the values never are.
+
+
+/** Reads `--creds` as Timoni does: the first `:` splits user and password; no `:` is a token. */
+function parseExplicitCredentials(value, source = '--creds') {
+    const colon = value.indexOf(':');
+    if (colon === -1)
+        return { kind: 'bearer', token: value, source };
+    return { kind: 'basic', username: value.slice(0, colon), password: value.slice(colon + 1), source };
+}
+/** Registers the values of a credential with the redactor (and so with the caller's mask). */
+function registerSecrets(credential, secrets) {
+    switch (credential.kind) {
+        case 'basic':
+            secrets.add(credential.password);
+            secrets.add(Buffer.from(`${credential.username}:${credential.password}`).toString('base64'));
+            break;
+        case 'bearer':
+            secrets.add(credential.token);
+            break;
+        case 'identity':
+            secrets.add(credential.refreshToken);
+            break;
+        case 'anonymous':
+            break;
+    }
+}
+/** A short description of a credential for messages: its source and kind, never its value. */
+function describeCredential(credential) {
+    if (credential.kind === 'anonymous')
+        return `no credentials (${credential.source})`;
+    const what = credential.kind === 'basic' ? `user "${credential.username}"` : credential.kind === 'bearer' ? 'a bearer token' : 'an identity token';
+    return `${what} from ${credential.source}`;
+}
+/**
+ * The credential for `registry`, in order: explicit `--creds`; docker `config.json`
+ * (credHelpers, credsStore, auths); `GITHUB_TOKEN` for ghcr.io; otherwise anonymous.
+ */
+async function resolveCredential(registry, url, options, secrets) {
+    let credential;
+    if (options.credentials !== undefined && options.credentials !== '') {
+        credential = parseExplicitCredentials(options.credentials);
+    }
+    const checked = ['--creds'];
+    if (!credential) {
+        const found = await lookupDockerConfig(registry, options, secrets).catch((error) => {
+            const message = error instanceof Error ? error.message : String(error);
+            throw new OciError('credentials', url, secrets.redact(message));
+        });
+        checked.push(found.checked);
+        credential = found.credential;
+    }
+    const env = options.env ?? process.env;
+    if (!credential && registry === 'ghcr.io' && env.GITHUB_TOKEN) {
+        credential = { kind: 'basic', username: env.GITHUB_ACTOR || 'x-access-token', password: env.GITHUB_TOKEN, source: 'GITHUB_TOKEN' };
+    }
+    if (registry === 'ghcr.io')
+        checked.push('GITHUB_TOKEN');
+    credential ??= { kind: 'anonymous', source: `none configured for ${registry}; checked ${checked.join(', ')}` };
+    registerSecrets(credential, secrets);
+    return credential;
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/http.ts
+// One HTTP exchange on Node's own http/https, without following redirects (the caller
+// decides what a redirect may carry). Connection failures become NetworkError, which the
+// retry loop treats as transient; bodies are read with a size limit.
+
+
+const agents = {
+    http: new (external_node_http_default()).Agent({ keepAlive: true, maxSockets: 16 }),
+    https: new (external_node_https_default()).Agent({ keepAlive: true, maxSockets: 16 }),
+};
+/** A connection-level failure (reset, refused, timeout, truncated body): worth retrying. */
+class NetworkError extends Error {
+    code;
+    constructor(code, message) {
+        super(message);
+        this.name = 'NetworkError';
+        this.code = code;
+    }
+}
+/** A body larger than the caller allows: not worth retrying. */
+class BodyTooLargeError extends Error {
+    limit;
+    constructor(limit) {
+        super(`response body exceeds ${limit} bytes`);
+        this.limit = limit;
+        this.name = 'BodyTooLargeError';
+    }
+}
+function describeUrl(url) {
+    return `${url.origin}${url.pathname}`;
+}
+function send(url, request) {
+    const transport = url.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
+    const agent = url.protocol === 'https:' ? agents.https : agents.http;
+    return new Promise((resolve, reject) => {
+        const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, resolve);
+        req.setTimeout(request.timeoutMs, () => {
+            req.destroy(new NetworkError('ETIMEDOUT', `no answer from ${describeUrl(url)} within ${request.timeoutMs} ms`));
+        });
+        req.on('error', (error) => {
+            if (error instanceof NetworkError)
+                reject(error);
+            else if (error.name === 'AbortError')
+                reject(error);
+            else
+                reject(new NetworkError(error.code ?? 'ERR_NETWORK', `${request.method ?? 'GET'} ${describeUrl(url)}: ${error.message}`));
+        });
+        req.end(request.body);
+    });
+}
+/**
+ * Reads the whole body, failing past `limit` bytes; a connection lost before the end is a
+ * NetworkError. `onChunk` sees every chunk (for hashing).
+ */
+async function readBody(res, limit, onChunk) {
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+        res.destroy();
+        throw new BodyTooLargeError(limit);
+    }
+    const chunks = [];
+    let size = 0;
+    try {
+        for await (const chunk of res) {
+            size += chunk.length;
+            if (size > limit) {
+                res.destroy();
+                throw new BodyTooLargeError(limit);
+            }
+            onChunk?.(chunk);
+            chunks.push(chunk);
+        }
+    }
+    catch (error) {
+        if (error instanceof BodyTooLargeError || error instanceof NetworkError)
+            throw error;
+        const code = error.code ?? 'ECONNRESET';
+        throw new NetworkError(code, `connection lost while reading the response: ${error.message}`);
+    }
+    if (!res.complete)
+        throw new NetworkError('ECONNRESET', 'connection closed before the response was complete');
+    return Buffer.concat(chunks);
+}
+/** Discards a body we do not need, so the connection can be reused. */
+function drain(res) {
+    return readBody(res, 64 * 1024).catch(() => Buffer.alloc(0));
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/retry.ts
+// Retries an operation on transient failures (HTTP 429 and 5xx, connection resets and
+// timeouts) with exponential backoff and jitter, bounded by a number of attempts and a
+// total time; `Retry-After` is honoured within the bound. After the last try the caller
+// gets the last failure, and how many tries it took, to build its message.
+
+const defaultRetryPolicy = { attempts: 5, baseDelayMs: 200, maxDelayMs: 5_000, maxElapsedMs: 60_000 };
+/** A failure worth another try: a status (429, 5xx) or a network error. */
+class TransientError extends Error {
+    status;
+    retryAfterMs;
+    constructor(message, status, retryAfterMs) {
+        super(message);
+        this.status = status;
+        this.retryAfterMs = retryAfterMs;
+        this.name = 'TransientError';
+    }
+}
+function isRetryableStatus(status) {
+    return status === 429 || (status >= 500 && status !== 501 && status !== 505);
+}
+/** `Retry-After` as seconds or an HTTP date, in ms; undefined when absent or malformed. */
+function parseRetryAfter(value, now = Date.now()) {
+    if (value === undefined || value.trim() === '')
+        return undefined;
+    if (/^\d+$/.test(value.trim()))
+        return Number(value.trim()) * 1000;
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+function backoffDelay(policy, attempt, random = Math.random) {
+    const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(exponential / 2 + (random() * exponential) / 2);
+}
+const retry_sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Runs `operation` until it succeeds, fails with a non-transient error (rethrown as is), or
+ * the policy is exhausted: then `giveUp` builds the error to throw.
+ */
+async function withRetry(operation, policy, giveUp) {
+    const started = Date.now();
+    for (let attempt = 1;; attempt += 1) {
+        try {
+            return await operation(attempt);
+        }
+        catch (error) {
+            if (!(error instanceof TransientError) && !(error instanceof NetworkError))
+                throw error;
+            const elapsedMs = Date.now() - started;
+            const wanted = error instanceof TransientError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoffDelay(policy, attempt);
+            const delay = Math.min(wanted, policy.maxDelayMs);
+            if (attempt >= policy.attempts || elapsedMs + delay > policy.maxElapsedMs)
+                throw giveUp({ error, attempts: attempt, elapsedMs });
+            await retry_sleep(delay);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/auth.ts
+// Answers a registry's authentication challenges for one registry host, as the Docker
+// token specification describes: on a Bearer challenge, fetch a token from the realm
+// (with service and scope; Basic credentials when we have a user and password, an OAuth2
+// refresh-token POST for identity tokens, nothing when anonymous) and cache it per scope
+// until it expires; on a Basic challenge, send the user and password. Credentials are
+// resolved only when a registry asks for them, so anonymous registries never see them.
+
+
+
+
+
+const TOKEN_LIMIT = 1024 * 1024;
+class RegistryAuth {
+    #registry;
+    #context;
+    #credential;
+    #challenge;
+    #tokens = new Map();
+    /** `registry` as references name it (for credential lookup and messages). */
+    constructor(registry, context) {
+        this.#registry = registry;
+        this.#context = context;
+    }
+    /** The credential in use, once a challenge made us resolve it. */
+    credential(url) {
+        this.#credential ??= resolveCredential(this.#registry, url, this.#context.credentials, this.#context.secrets);
+        // A failed lookup is not kept: the next request tries again.
+        this.#credential.catch(() => (this.#credential = undefined));
+        return this.#credential;
+    }
+    /** The Authorization header to send up front, when an earlier challenge told us how. */
+    async current(scope, url) {
+        if (!this.#challenge)
+            return undefined;
+        const cached = this.#tokens.get(scope);
+        if (cached && cached.expiresAt > Date.now())
+            return cached.header;
+        return this.#answer(this.#challenge, scope, url);
+    }
+    /** Handles a 401: reads its challenge and returns a fresh Authorization header. */
+    async challenged(wwwAuthenticate, scope, url) {
+        const challenge = preferredChallenge(parseChallenges(wwwAuthenticate ?? ''));
+        if (!challenge) {
+            const credential = await this.credential(url);
+            throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}, which sent no usable WWW-Authenticate challenge; tried ${describeCredential(credential)}`, 401);
+        }
+        this.#challenge = challenge;
+        this.#tokens.delete(scope);
+        return this.#answer(challenge, scope, url);
+    }
+    /** The error for a 401 that persists after we answered the challenge. */
+    async rejected(url, status, where = '') {
+        const credential = await this.credential(url);
+        const what = describeCredential(credential);
+        let text;
+        if (credential.kind === 'anonymous')
+            text = `unauthorised (${status}) by ${this.#registry}${where}: the registry requires credentials; ${what}`;
+        else if (status === 403)
+            text = `denied (403) by ${this.#registry}${where}: ${what} has no pull access`;
+        else
+            text = `unauthorised (${status}) by ${this.#registry}${where}: it rejected ${what}`;
+        return new OciError(status === 403 ? 'denied' : 'unauthorized', url, text, status);
+    }
+    async #answer(challenge, scope, url) {
+        const credential = await this.credential(url);
+        if (challenge.scheme === 'basic') {
+            if (credential.kind === 'basic') {
+                const header = `Basic ${Buffer.from(`${credential.username}:${credential.password}`).toString('base64')}`;
+                this.#context.secrets.add(header.slice(6));
+                return header;
+            }
+            if (credential.kind === 'bearer')
+                return `Bearer ${credential.token}`;
+            if (credential.kind === 'anonymous')
+                throw await this.rejected(url, 401, ' (Basic auth)');
+            throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}: it asks for Basic auth, which ${describeCredential(credential)} cannot answer`, 401);
+        }
+        if (challenge.scheme !== 'bearer') {
+            throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme "${challenge.scheme}"`, 401);
+        }
+        if (credential.kind === 'bearer')
+            return `Bearer ${credential.token}`;
+        const token = await this.#fetchToken(challenge, scope, credential, url);
+        return token;
+    }
+    async #fetchToken(challenge, scope, credential, url) {
+        const realm = challenge.params.realm;
+        if (!realm)
+            throw new OciError('unauthorized', url, `unauthorised: the Bearer challenge of ${this.#registry} names no realm`, 401);
+        let realmUrl;
+        try {
+            realmUrl = new URL(realm);
+        }
+        catch {
+            throw new OciError('unauthorized', url, `unauthorised: the token realm ${JSON.stringify(realm)} of ${this.#registry} is not a URL`, 401);
+        }
+        if (realmUrl.protocol !== 'https:' && realmUrl.protocol !== 'http:') {
+            throw new OciError('unauthorized', url, `unauthorised: the token realm of ${this.#registry} is not http(s)`, 401);
+        }
+        const service = challenge.params.service;
+        const { secrets, timeoutMs, userAgent, signal } = this.#context;
+        const headers = { 'User-Agent': userAgent, Accept: 'application/json' };
+        let method = 'GET';
+        let body;
+        if (credential.kind === 'identity') {
+            method = 'POST';
+            const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: 'timoni-fleet', scope });
+            if (service)
+                form.set('service', service);
+            body = form.toString();
+            headers['Content-Type'] = 'application/x-www-form-urlencoded';
+        }
+        else {
+            if (service)
+                realmUrl.searchParams.set('service', service);
+            realmUrl.searchParams.set('scope', scope);
+            if (credential.kind === 'basic') {
+                const basic = Buffer.from(`${credential.username}:${credential.password}`).toString('base64');
+                secrets.add(basic);
+                headers.Authorization = `Basic ${basic}`;
+                if (credential.username !== '')
+                    realmUrl.searchParams.set('account', credential.username);
+            }
+        }
+        const where = `${realmUrl.origin}${realmUrl.pathname}`;
+        const response = await withRetry(async () => {
+            const res = await send(realmUrl, { method, headers, body, timeoutMs, signal });
+            const status = res.statusCode ?? 0;
+            if (status === 401 || status === 403) {
+                await drain(res);
+                throw await this.rejected(url, status, ` (token endpoint ${where})`);
+            }
+            if (isRetryableStatus(status)) {
+                await drain(res);
+                throw new TransientError(`token endpoint ${where} answered ${status}`, status, parseRetryAfter(res.headers['retry-after']));
+            }
+            if (status < 200 || status >= 300) {
+                await drain(res);
+                throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} answered ${status}`, status);
+            }
+            return readBody(res, TOKEN_LIMIT);
+        }, this.#context.retry, ({ error, attempts }) => new OciError('network', url, `token endpoint ${where} of ${this.#registry} failed after ${attempts} attempts: ${error.message}`, error instanceof TransientError ? error.status : undefined));
+        let parsed;
+        try {
+            parsed = JSON.parse(response.toString('utf8'));
+        }
+        catch {
+            throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} answered with something that is not JSON`);
+        }
+        const token = typeof parsed.token === 'string' && parsed.token !== '' ? parsed.token : parsed.access_token;
+        if (typeof token !== 'string' || token === '')
+            throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} returned no token`);
+        secrets.add(token);
+        const lifetime = typeof parsed.expires_in === 'number' && parsed.expires_in > 0 ? parsed.expires_in : 60;
+        const header = `Bearer ${token}`;
+        this.#tokens.set(scope, { header, expiresAt: Date.now() + Math.max(1, lifetime - 10) * 1000 });
+        return header;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/cache.ts
+// Remembers pulled modules for a run, so that a module used by several clusters and
+// instances is pulled once: an in-process map shares one pull between every caller of the
+// same reference (concurrent callers wait for the same promise), and a folder keyed by
+// manifest digest keeps extracted modules (`<dir>/sha256/<hex>/`, with `<hex>.json`
+// holding its version and annotations), also across runs when the folder persists.
+// Folders are filled under a temporary name and renamed into place, so a folder that
+// exists is complete. Failures are not remembered: the next caller tries again.
+
+
+
+
+class ModuleCache {
+    #dir;
+    #root;
+    #byReference = new Map();
+    #byDigest = new Map();
+    /** `dir`: where extracted modules are kept; default a new temporary folder per process. */
+    constructor(options = {}) {
+        this.#dir = options.dir;
+    }
+    /** The cache folder, created on first use. */
+    root() {
+        this.#root ??= this.#dir !== undefined
+            ? (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(this.#dir, 'sha256'), { recursive: true }).then(() => this.#dir)
+            : (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-modules-')).then(async (dir) => {
+                await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(dir, 'sha256'), { recursive: true });
+                return dir;
+            });
+        return this.#root;
+    }
+    /** One pull per reference key for the life of this cache; concurrent callers share it. */
+    shared(key, produce) {
+        return this.#once(this.#byReference, key, produce);
+    }
+    /** The module already extracted for `digest`, in this process or in the folder. */
+    async lookup(digest) {
+        const inProcess = this.#byDigest.get(digest);
+        if (inProcess)
+            return inProcess;
+        const found = await this.#onDisk(digest);
+        if (found && !this.#byDigest.has(digest))
+            this.#byDigest.set(digest, Promise.resolve(found));
+        return found;
+    }
+    async #onDisk(digest) {
+        const { dir, meta } = await this.#paths(digest);
+        try {
+            if (!(await (0,promises_namespaceObject.stat)(dir)).isDirectory())
+                return undefined;
+            const parsed = JSON.parse(await (0,promises_namespaceObject.readFile)(meta, 'utf8'));
+            return parsed.digest === digest ? { ...parsed, dir } : undefined;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    /**
+     * The folder for `meta.digest`: found in the cache, or filled by `fill` (given an empty
+     * temporary folder) and moved into place. Concurrent calls for one digest share one fill.
+     */
+    store(meta, fill) {
+        return this.#once(this.#byDigest, meta.digest, async () => {
+            const existing = await this.#onDisk(meta.digest);
+            if (existing)
+                return existing;
+            const root = await this.root();
+            const paths = await this.#paths(meta.digest);
+            const temporary = (0,external_node_path_namespaceObject.join)(root, `.tmp-${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
+            await (0,promises_namespaceObject.mkdir)(temporary);
+            try {
+                await fill(temporary);
+                const metaTemporary = `${temporary}.json`;
+                await (0,promises_namespaceObject.writeFile)(metaTemporary, JSON.stringify(meta));
+                await (0,promises_namespaceObject.rename)(metaTemporary, paths.meta);
+                try {
+                    await (0,promises_namespaceObject.rename)(temporary, paths.dir);
+                }
+                catch (error) {
+                    // Another process finished the same digest first: theirs is as good as ours.
+                    if (!(await (0,promises_namespaceObject.stat)(paths.dir).then((s) => s.isDirectory(), () => false)))
+                        throw error;
+                }
+                return { ...meta, dir: paths.dir };
+            }
+            finally {
+                await (0,promises_namespaceObject.rm)(temporary, { recursive: true, force: true });
+            }
+        });
+    }
+    async #paths(digest) {
+        const hex = digest.replace(/^sha256:/, '');
+        if (!/^[a-f0-9]{64}$/.test(hex))
+            throw new Error(`not a sha256 digest: ${digest}`);
+        const base = (0,external_node_path_namespaceObject.join)(await this.root(), 'sha256', hex);
+        return { dir: base, meta: `${base}.json` };
+    }
+    #once(map, key, produce) {
+        const existing = map.get(key);
+        if (existing)
+            return existing;
+        const started = produce();
+        map.set(key, started);
+        started.catch(() => {
+            if (map.get(key) === started)
+                map.delete(key);
+        });
+        return started;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/blob.ts
+// Downloads a blob (a module layer) into memory: the declared size is checked against a
+// limit before the download, the bytes are hashed as they arrive, and the result must
+// match the descriptor's size and sha256 digest exactly.
+
+
+
+async function downloadBlob(client, descriptor, maxSize) {
+    const what = `blob ${descriptor.digest}`;
+    if (descriptor.size > maxSize) {
+        throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
+    }
+    return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
+        const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
+        let bytes;
+        try {
+            // One byte more than declared is enough to tell that the blob is not the one described.
+            bytes = await readBody(res, descriptor.size + 1, (chunk) => hash.update(chunk));
+        }
+        catch (error) {
+            if (error instanceof BodyTooLargeError) {
+                throw new OciError('digest-mismatch', client.url, `${what} is larger than the ${descriptor.size} bytes its descriptor says`);
+            }
+            throw error;
+        }
+        if (bytes.length < descriptor.size) {
+            // A body shorter than declared with a clean end: the transfer was cut; try again.
+            throw new NetworkError('ESHORTBODY', `${what}: got ${bytes.length} of ${descriptor.size} bytes`);
+        }
+        const digest = `sha256:${hash.digest('hex')}`;
+        if (digest !== descriptor.digest) {
+            throw new OciError('digest-mismatch', client.url, `${what} failed verification: its content hashes to ${digest}`);
+        }
+        return bytes;
+    });
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/media-types.ts
+// Media types and annotations of OCI artifacts, Docker manifests and Timoni modules
+// (api/v1alpha1/artifact.go in Timoni).
+const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
+const DOCKER_MANIFEST = 'application/vnd.docker.distribution.manifest.v2+json';
+const DOCKER_MANIFEST_LIST = 'application/vnd.docker.distribution.manifest.list.v2+json';
+const MANIFEST_TYPES = [OCI_MANIFEST, DOCKER_MANIFEST];
+const INDEX_TYPES = [OCI_INDEX, DOCKER_MANIFEST_LIST];
+/** The Accept header of manifest requests: every manifest and index type we can read. */
+const MANIFEST_ACCEPT = [OCI_MANIFEST, OCI_INDEX, DOCKER_MANIFEST, DOCKER_MANIFEST_LIST].join(', ');
+const TIMONI_CONFIG = 'application/vnd.timoni.config.v1+json';
+const TIMONI_CONTENT = 'application/vnd.timoni.content.v1.tar+gzip';
+const CONTENT_TYPE_ANNOTATION = 'sh.timoni.content.type';
+const CONTENT_TYPE_MODULE = 'module';
+const CONTENT_TYPE_VENDOR = 'module/vendor';
+const VERSION_ANNOTATION = 'org.opencontainers.image.version';
+/** Held the version in modules pushed by Timoni v0.13 and older. */
+const REVISION_ANNOTATION = 'org.opencontainers.image.revision';
+const USER_AGENT = 'timoni-fleet/v1';
+
+;// CONCATENATED MODULE: ./src/module/oci/manifest.ts
+// Fetches and reads manifests: OCI and Docker image manifests, and indexes (OCI index,
+// Docker manifest list) resolved to the manifest for the wanted platform (linux/amd64 by
+// default) or to their only manifest. The digest of a manifest is the sha256 of its
+// bytes as fetched; a manifest fetched by digest must hash to that digest.
+
+
+
+
+const defaultPlatform = { os: 'linux', architecture: 'amd64' };
+const MAX_MANIFEST_SIZE = 4 * 1024 * 1024;
+const manifest_DIGEST = /^sha256:[a-f0-9]{64}$/;
+function sha256Digest(bytes) {
+    return `sha256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(bytes).digest('hex')}`;
+}
+function bad(url, what, reason) {
+    return new OciError('media-type', url, `${what} is not a valid manifest: ${reason}`);
+}
+function manifest_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function manifest_stringMap(value) {
+    if (!manifest_isRecord(value))
+        return {};
+    return Object.fromEntries(Object.entries(value).filter((entry) => typeof entry[1] === 'string'));
+}
+function parseDescriptor(value, url, what) {
+    if (!manifest_isRecord(value))
+        throw bad(url, what, 'a descriptor is not an object');
+    const { mediaType, digest, size } = value;
+    if (typeof mediaType !== 'string')
+        throw bad(url, what, 'a descriptor has no mediaType');
+    if (typeof digest !== 'string' || !manifest_DIGEST.test(digest))
+        throw bad(url, what, `descriptor digest ${JSON.stringify(digest)} is not sha256:<64 hex>`);
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+        throw bad(url, what, `descriptor ${digest} has no valid size`);
+    const descriptor = { mediaType, digest, size, annotations: manifest_stringMap(value.annotations) };
+    if (manifest_isRecord(value.platform)) {
+        const { os, architecture, variant } = value.platform;
+        descriptor.platform = {
+            ...(typeof os === 'string' ? { os } : {}),
+            ...(typeof architecture === 'string' ? { architecture } : {}),
+            ...(typeof variant === 'string' ? { variant } : {}),
+        };
+    }
+    return descriptor;
+}
+function parseJson(bytes, url, what) {
+    let parsed;
+    try {
+        parsed = JSON.parse(bytes.toString('utf8'));
+    }
+    catch {
+        throw bad(url, what, 'it is not JSON');
+    }
+    if (!manifest_isRecord(parsed))
+        throw bad(url, what, 'it is not a JSON object');
+    return parsed;
+}
+/** The media type a manifest declares, else the one the registry sent as Content-Type. */
+function declaredType(json, contentType) {
+    if (typeof json.mediaType === 'string' && json.mediaType !== '')
+        return json.mediaType;
+    if (Array.isArray(json.manifests))
+        return INDEX_TYPES.includes(contentType) ? contentType : INDEX_TYPES[0];
+    return contentType.split(';')[0]?.trim() ?? '';
+}
+function parseImageManifest(manifest, url, what) {
+    const json = parseJson(manifest.bytes, url, what);
+    if (json.schemaVersion !== 2)
+        throw bad(url, what, `schemaVersion is ${JSON.stringify(json.schemaVersion)}, not 2`);
+    if (!MANIFEST_TYPES.includes(manifest.mediaType)) {
+        throw new OciError('media-type', url, `${what} has media type '${manifest.mediaType}', not an OCI or Docker image manifest`);
+    }
+    if (!Array.isArray(json.layers))
+        throw bad(url, what, 'it has no layers');
+    return {
+        mediaType: manifest.mediaType,
+        config: parseDescriptor(json.config, url, what),
+        layers: json.layers.map((layer) => parseDescriptor(layer, url, what)),
+        annotations: manifest_stringMap(json.annotations),
+    };
+}
+/** The manifest of an index to pull: the wanted platform, else the only entry. */
+function selectFromIndex(manifest, platform, url, what) {
+    const json = parseJson(manifest.bytes, url, what);
+    if (!Array.isArray(json.manifests))
+        throw bad(url, what, 'the index has no manifests');
+    const entries = json.manifests.map((entry) => parseDescriptor(entry, url, what)).filter((d) => MANIFEST_TYPES.includes(d.mediaType));
+    const match = entries.find((d) => d.platform?.os === platform.os && d.platform?.architecture === platform.architecture);
+    if (match)
+        return match;
+    if (entries.length === 1 && entries[0])
+        return entries[0];
+    const platforms = entries.map((d) => `${d.platform?.os ?? '?'}/${d.platform?.architecture ?? '?'}`).join(', ');
+    throw new OciError('not-found', url, `${what} is an index of ${entries.length} image manifests (${platforms || 'none'}), none for ${platform.os}/${platform.architecture}`);
+}
+/** GETs a manifest by tag or digest; verifies the bytes against the digest when there is one. */
+async function fetchManifest(client, identifier, what) {
+    return client.get(`manifests/${identifier}`, what, MANIFEST_ACCEPT, async (res) => {
+        let bytes;
+        try {
+            bytes = await readBody(res, MAX_MANIFEST_SIZE);
+        }
+        catch (error) {
+            if (error instanceof BodyTooLargeError)
+                throw new OciError('too-large', client.url, `${what} is larger than ${MAX_MANIFEST_SIZE} bytes`);
+            throw error;
+        }
+        const digest = sha256Digest(bytes);
+        if (manifest_DIGEST.test(identifier) && digest !== identifier) {
+            throw new OciError('digest-mismatch', client.url, `${what}: the registry sent a manifest whose sha256 is ${digest}, not the requested ${identifier}`);
+        }
+        const json = parseJson(bytes, client.url, what);
+        const contentType = String(res.headers['content-type'] ?? '');
+        return { digest, mediaType: declaredType(json, contentType), bytes };
+    });
+}
+/** Fetches the manifest `identifier` names, through an index when it is one. */
+async function resolveManifest(client, identifier, platform) {
+    const what = `manifest ${identifier}`;
+    const top = await fetchManifest(client, identifier, what);
+    if (!INDEX_TYPES.includes(top.mediaType)) {
+        return { digest: top.digest, manifestDigest: top.digest, manifest: parseImageManifest(top, client.url, what) };
+    }
+    const chosen = selectFromIndex(top, platform, client.url, what);
+    const childWhat = `manifest ${chosen.digest} (from the index ${identifier})`;
+    const child = await fetchManifest(client, chosen.digest, childWhat);
+    if (child.bytes.length !== chosen.size) {
+        throw new OciError('digest-mismatch', client.url, `${childWhat} is ${child.bytes.length} bytes, the index says ${chosen.size}`);
+    }
+    return { digest: top.digest, manifestDigest: child.digest, manifest: parseImageManifest({ ...child, mediaType: child.mediaType || chosen.mediaType }, client.url, childWhat) };
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/registry-client.ts
+
+
+
+const MAX_REDIRECTS = 5;
+/** `{"errors":[{"code":"MANIFEST_UNKNOWN","message":"..."}]}` -> `MANIFEST_UNKNOWN: ...`. */
+function registryErrorText(body) {
+    try {
+        const parsed = JSON.parse(body.toString('utf8'));
+        const first = parsed.errors?.[0];
+        if (first && typeof first.code === 'string') {
+            return typeof first.message === 'string' && first.message !== '' ? `${first.code}: ${first.message}` : first.code;
+        }
+    }
+    catch {
+        // not the distribution error format
+    }
+    return '';
+}
+class RegistryClient {
+    #ref;
+    #auth;
+    #context;
+    #url;
+    /** `url` is the module URL that errors name. */
+    constructor(ref, auth, context, url) {
+        this.#ref = ref;
+        this.#auth = auth;
+        this.#context = context;
+        this.#url = url;
+    }
+    get url() {
+        return this.#url;
+    }
+    #scope() {
+        return `repository:${this.#ref.repository}:pull`;
+    }
+    /**
+     * GETs `/v2/<repo>/<path>` and hands a 2xx response to `consume`; `what` names the
+     * object in messages ("manifest 1.0.0", "blob sha256:..."). `consume` may throw
+     * NetworkError or TransientError to have the whole exchange retried.
+     */
+    async get(path, what, accept, consume) {
+        const target = new URL(`${this.#ref.scheme}://${this.#ref.apiHost}/v2/${this.#ref.repository}/${path}`);
+        const where = `${target.origin}${target.pathname}`;
+        try {
+            return await withRetry(() => this.#attempt(target, what, accept, consume), this.#context.retry, ({ error, attempts, elapsedMs }) => {
+                const last = error instanceof TransientError && error.status !== undefined ? `last status ${error.status}` : `last error ${error.code ?? ''}: ${error.message}`;
+                return new OciError(error instanceof TransientError && error.status !== undefined ? 'registry' : 'network', this.#url, `fetching ${what} from ${where} failed after ${attempts} attempt${attempts === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s; ${last}`, error instanceof TransientError ? error.status : undefined);
+            });
+        }
+        catch (error) {
+            if (error instanceof OciError)
+                throw new OciError(error.code, error.url, this.#context.secrets.redact(error.message.slice(error.url.length + 2)), error.status);
+            throw error;
+        }
+    }
+    async #attempt(target, what, accept, consume) {
+        const { timeoutMs, userAgent, signal } = this.#context;
+        const scope = this.#scope();
+        const baseHeaders = { 'User-Agent': userAgent };
+        if (accept)
+            baseHeaders.Accept = accept;
+        let authorization = await this.#auth.current(scope, this.#url);
+        let answered = false;
+        for (;;) {
+            const headers = authorization ? { ...baseHeaders, Authorization: authorization } : baseHeaders;
+            let res = await send(target, { headers, timeoutMs, signal });
+            if (res.statusCode === 401) {
+                const challenge = res.headers['www-authenticate'];
+                await drain(res);
+                if (answered)
+                    throw await this.#auth.rejected(this.#url, 401);
+                authorization = await this.#auth.challenged(challenge, scope, this.#url);
+                answered = true;
+                continue;
+            }
+            let location = target;
+            for (let hops = 0; isRedirect(res.statusCode) && res.headers.location; hops += 1) {
+                if (hops >= MAX_REDIRECTS) {
+                    await drain(res);
+                    throw new OciError('registry', this.#url, `fetching ${what}: more than ${MAX_REDIRECTS} redirects`);
+                }
+                location = new URL(res.headers.location, location);
+                await drain(res);
+                if (location.protocol !== 'https:' && location.protocol !== 'http:')
+                    throw new OciError('registry', this.#url, `fetching ${what}: redirect to a non-HTTP URL`);
+                // Storage behind a redirect gets no Authorization header: the registry's token is not
+                // for it, and a presigned URL carries its own authorisation.
+                res = await send(location, { headers: baseHeaders, timeoutMs, signal });
+            }
+            return this.#handle(res, location, what, consume);
+        }
+    }
+    async #handle(res, location, what, consume) {
+        const status = res.statusCode ?? 0;
+        if (status >= 200 && status < 300)
+            return consume(res);
+        const body = await drain(res);
+        const detail = registryErrorText(body);
+        const suffix = detail ? ` (${status} ${detail})` : ` (${status})`;
+        if (isRetryableStatus(status)) {
+            throw new TransientError(`${what}${suffix}`, status, parseRetryAfter(res.headers['retry-after']));
+        }
+        if (status === 404)
+            throw new OciError('not-found', this.#url, `${what} not found in ${this.#ref.registry}/${this.#ref.repository}${suffix}`, 404);
+        if (status === 401 || status === 403)
+            throw await this.#auth.rejected(this.#url, status, location.host === this.#ref.apiHost ? '' : ` (at ${location.host})`);
+        throw new OciError('registry', this.#url, `fetching ${what} from ${location.origin}${location.pathname} failed${suffix}`, status);
+    }
+}
+function isRedirect(status) {
+    return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/secrets.ts
+// Keeps every credential value the client handles (passwords, tokens, base64 `auth`
+// strings, Authorization header values), reports each new one to the caller's `secrets`
+// callback (the action masks it in logs), and scrubs them from error messages.
+class SecretRedactor {
+    #values = new Set();
+    #sink;
+    constructor(sink) {
+        this.#sink = sink;
+    }
+    /** Registers `value` (ignored when shorter than 3 characters, which would mask common text). */
+    add(value) {
+        if (value === undefined || value.length < 3 || this.#values.has(value))
+            return;
+        this.#values.add(value);
+        this.#sink?.(value);
+    }
+    /** `text` with every registered value replaced by `***`, longest first. */
+    redact(text) {
+        let result = text;
+        for (const value of [...this.#values].sort((a, b) => b.length - a.length)) {
+            result = result.split(value).join('***');
+        }
+        return result;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/module/tar/tar-reader.ts
+// Reads the entries of an uncompressed tar archive held in memory: POSIX ustar headers
+// (with the 155-byte name prefix), PAX extended headers (`path`, `linkpath`, `size`) and
+// GNU long names (`L`/`K`), which is what Go's archive/tar writes for Timoni modules.
+// It only parses; what is safe to extract is decided by extract.ts.
+class TarFormatError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'TarFormatError';
+    }
+}
+const BLOCK = 512;
+function isZeroBlock(block) {
+    for (const byte of block)
+        if (byte !== 0)
+            return false;
+    return true;
+}
+function readString(block, offset, length) {
+    const field = block.subarray(offset, offset + length);
+    const end = field.indexOf(0);
+    return field.subarray(0, end === -1 ? field.length : end).toString('utf8');
+}
+/** Octal numeric field, or GNU base-256 when the top bit of the first byte is set. */
+function readNumber(block, offset, length, field) {
+    const bytes = block.subarray(offset, offset + length);
+    const first = bytes[0] ?? 0;
+    if (first & 0x80) {
+        if (first & 0x40)
+            throw new TarFormatError(`negative base-256 ${field} in tar header`);
+        let value = first & 0x3f;
+        for (const byte of bytes.subarray(1)) {
+            value = value * 256 + byte;
+            if (!Number.isSafeInteger(value))
+                throw new TarFormatError(`${field} in tar header is too large`);
+        }
+        return value;
+    }
+    const text = bytes.toString('latin1').replace(/\0.*$/s, '').trim();
+    if (text === '')
+        return 0;
+    if (!/^[0-7]+$/.test(text))
+        throw new TarFormatError(`invalid octal ${field} ${JSON.stringify(text)} in tar header`);
+    return parseInt(text, 8);
+}
+function verifyChecksum(block) {
+    const stored = readNumber(block, 148, 8, 'checksum');
+    let unsigned = 0;
+    let signed = 0;
+    for (let i = 0; i < BLOCK; i += 1) {
+        const byte = i >= 148 && i < 156 ? 0x20 : (block[i] ?? 0);
+        unsigned += byte;
+        signed += byte > 127 ? byte - 256 : byte;
+    }
+    if (stored !== unsigned && stored !== signed)
+        throw new TarFormatError('tar header checksum mismatch (not a tar archive, or corrupted)');
+}
+/** Parses PAX records: `<length> <key>=<value>\n`, the length counting the whole record. */
+function parsePaxRecords(data) {
+    const records = new Map();
+    let offset = 0;
+    while (offset < data.length) {
+        const space = data.indexOf(0x20, offset);
+        if (space === -1)
+            throw new TarFormatError('malformed PAX record: no length');
+        const lengthText = data.subarray(offset, space).toString('latin1');
+        if (!/^[0-9]+$/.test(lengthText))
+            throw new TarFormatError('malformed PAX record length');
+        const length = parseInt(lengthText, 10);
+        const end = offset + length;
+        if (length <= space - offset + 1 || end > data.length || data[end - 1] !== 0x0a) {
+            throw new TarFormatError('malformed PAX record');
+        }
+        const record = data.subarray(space + 1, end - 1).toString('utf8');
+        const equals = record.indexOf('=');
+        if (equals <= 0)
+            throw new TarFormatError('malformed PAX record: no key');
+        records.set(record.slice(0, equals), record.slice(equals + 1));
+        offset = end;
+    }
+    return records;
+}
+function entryType(flag) {
+    switch (flag) {
+        case '0':
+        case '\0':
+        case '7':
+            return 'file';
+        case '5':
+            return 'directory';
+        case '2':
+            return 'symlink';
+        case '1':
+            return 'hardlink';
+        case '3':
+        case '4':
+            return 'device';
+        case '6':
+            return 'fifo';
+        default:
+            return 'other';
+    }
+}
+/**
+ * The type flag, name and declared size of the header block at `offset`, or undefined at
+ * the end-of-archive zero block; for checking limits while an archive is still inflating.
+ */
+function peekHeader(archive, offset) {
+    const header = archive.subarray(offset, offset + BLOCK);
+    if (header.length < BLOCK || isZeroBlock(header))
+        return undefined;
+    verifyChecksum(header);
+    return { typeFlag: String.fromCharCode(header[156] ?? 0), name: readString(header, 0, 100), size: readNumber(header, 124, 12, 'size') };
+}
+const defaultReadLimits = { maxEntrySize: Number.MAX_SAFE_INTEGER, maxHeaderSize: 1024 * 1024 };
+/**
+ * Yields the entries of `archive` in order. Metadata entries (PAX `x`/`g`, GNU `L`/`K`)
+ * are applied to the next entry and not yielded. Ends at two zero blocks, or at the end
+ * of the buffer on a block boundary; a truncated entry is an error.
+ */
+function* readTar(archive, limits = {}) {
+    const { maxEntrySize, maxHeaderSize } = { ...defaultReadLimits, ...limits };
+    let offset = 0;
+    let pending = {};
+    while (offset + BLOCK <= archive.length) {
+        const header = archive.subarray(offset, offset + BLOCK);
+        if (isZeroBlock(header))
+            return;
+        verifyChecksum(header);
+        const typeFlag = String.fromCharCode(header[156] ?? 0);
+        const magic = header.subarray(257, 263).toString('latin1');
+        let name = readString(header, 0, 100);
+        if (magic === 'ustar\0') {
+            const prefix = readString(header, 345, 155);
+            if (prefix !== '')
+                name = `${prefix}/${name}`;
+        }
+        let size = readNumber(header, 124, 12, 'size');
+        const isMeta = typeFlag === 'x' || typeFlag === 'g' || typeFlag === 'L' || typeFlag === 'K';
+        if (!isMeta && pending.size !== undefined)
+            size = pending.size;
+        if (isMeta && size > maxHeaderSize)
+            throw new TarFormatError(`tar ${typeFlag} header of ${size} bytes exceeds ${maxHeaderSize}`);
+        if (!isMeta && size > maxEntrySize) {
+            throw new TarFormatError(`tar entry ${JSON.stringify(pending.path ?? name)} is ${size} bytes, more than the limit of ${maxEntrySize}`);
+        }
+        const dataStart = offset + BLOCK;
+        const type = entryType(typeFlag);
+        // Only files (and metadata) carry content; a size on other types is skipped as ustar says.
+        const carriesData = isMeta || type === 'file' || type === 'other';
+        const dataLength = carriesData ? size : 0;
+        if (dataStart + dataLength > archive.length)
+            throw new TarFormatError(`tar archive is truncated in entry ${JSON.stringify(name)}`);
+        const data = archive.subarray(dataStart, dataStart + dataLength);
+        offset = dataStart + Math.ceil(dataLength / BLOCK) * BLOCK;
+        if (typeFlag === 'x') {
+            const records = parsePaxRecords(data);
+            const path = records.get('path');
+            const linkpath = records.get('linkpath');
+            const paxSize = records.get('size');
+            if (path !== undefined)
+                pending.path = path;
+            if (linkpath !== undefined)
+                pending.linkpath = linkpath;
+            if (paxSize !== undefined) {
+                if (!/^[0-9]+$/.test(paxSize))
+                    throw new TarFormatError('malformed PAX size');
+                pending.size = Number(paxSize);
+            }
+            continue;
+        }
+        if (typeFlag === 'g') {
+            parsePaxRecords(data); // validated; global defaults are not applied (as Go's reader)
+            continue;
+        }
+        if (typeFlag === 'L' || typeFlag === 'K') {
+            const value = data.toString('utf8').replace(/\0+$/, '');
+            if (typeFlag === 'L')
+                pending.path = value;
+            else
+                pending.linkpath = value;
+            continue;
+        }
+        const entry = {
+            name: pending.path ?? name,
+            type,
+            typeFlag,
+            mode: readNumber(header, 100, 8, 'mode'),
+            size: carriesData ? size : 0,
+            linkName: pending.linkpath ?? readString(header, 157, 100),
+            data,
+        };
+        pending = {};
+        yield entry;
+    }
+    if (offset !== archive.length)
+        throw new TarFormatError('tar archive is truncated (partial header block)');
+    if (Object.keys(pending).length > 0)
+        throw new TarFormatError('tar archive ends after an extended header');
+}
+
+;// CONCATENATED MODULE: ./src/module/tar/tar-path.ts
+// Turns a tar entry name into a safe path relative to the extraction folder, or says why
+// it is unsafe: absolute paths, `..` segments, backslashes, drive letters and NUL bytes
+// are refused (a "zip slip" would write outside the folder).
+/**
+ * `./a//b/` becomes `a/b`; the archive root (`.` or `./`) becomes the empty string.
+ */
+function safeEntryPath(name) {
+    if (name.includes('\0'))
+        return { ok: false, reason: 'contains a NUL byte' };
+    if (name.includes('\\'))
+        return { ok: false, reason: 'contains a backslash' };
+    if (name.startsWith('/'))
+        return { ok: false, reason: 'is an absolute path' };
+    if (/^[A-Za-z]:/.test(name))
+        return { ok: false, reason: 'starts with a drive letter' };
+    const segments = [];
+    for (const segment of name.split('/')) {
+        if (segment === '' || segment === '.')
+            continue;
+        if (segment === '..')
+            return { ok: false, reason: 'contains a ".." segment' };
+        segments.push(segment);
+    }
+    return { ok: true, path: segments.join('/') };
+}
+
+;// CONCATENATED MODULE: ./src/module/tar/extract.ts
+// Extracts a gzip-compressed tar archive (a Timoni content layer) into a folder, within
+// limits: only regular files and directories are written; absolute paths, `..`, links,
+// devices and FIFOs are refused, as are archives whose files exceed the per-file or total
+// size, or that hold too many entries. Limits are checked against the declared sizes
+// before anything is written, and the gzip stream is never inflated past what the
+// limits allow.
+
+
+
+
+
+const defaultExtractLimits = {
+    maxTotalSize: 100 * 1024 * 1024,
+    maxFileSize: 100 * 1024 * 1024,
+    maxEntries: 20_000,
+};
+class UnsafeArchiveError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'UnsafeArchiveError';
+    }
+}
+/**
+ * Inflates `gz` without producing more than the limits allow (headers and padding
+ * included). While it inflates, it reads the tar headers that have arrived, so that an
+ * archive declaring a file over the limits is refused before the rest is inflated.
+ */
+function gunzipWithin(gz, limits) {
+    // Each entry costs at most three header blocks (PAX, GNU name, ustar) plus a padding block.
+    const maxOutputLength = limits.maxTotalSize + (limits.maxEntries * 4 + 2) * 512;
+    return new Promise((resolve, reject) => {
+        const gunzip = (0,external_node_zlib_namespaceObject.createGunzip)();
+        const chunks = [];
+        let length = 0;
+        let header = Buffer.alloc(0); // a header block still arriving
+        let skip = 0; // bytes of entry data still to pass over
+        let total = 0;
+        let scanning = true;
+        let failed = false;
+        const fail = (error) => {
+            if (failed)
+                return;
+            failed = true;
+            gunzip.destroy();
+            reject(error);
+        };
+        const check = (block) => {
+            const peeked = peekHeader(block, 0);
+            if (!peeked) {
+                scanning = false;
+                return;
+            }
+            const isFile = peeked.typeFlag === '0' || peeked.typeFlag === '\0' || peeked.typeFlag === '7';
+            if (isFile && peeked.size > limits.maxFileSize) {
+                throw new UnsafeArchiveError(`tar entry ${JSON.stringify(peeked.name)} is ${peeked.size} bytes, more than the limit of ${limits.maxFileSize}`);
+            }
+            if (isFile)
+                total += peeked.size;
+            if (total > limits.maxTotalSize) {
+                throw new UnsafeArchiveError(`archive files add up to more than the limit of ${limits.maxTotalSize} bytes (at ${JSON.stringify(peeked.name)})`);
+            }
+            skip = Math.ceil(peeked.size / 512) * 512;
+        };
+        gunzip.on('data', (chunk) => {
+            if (failed)
+                return;
+            length += chunk.length;
+            if (length > maxOutputLength) {
+                fail(new UnsafeArchiveError(`archive inflates to more than ${maxOutputLength} bytes (limit ${limits.maxTotalSize} bytes of files)`));
+                return;
+            }
+            chunks.push(chunk);
+            let position = 0;
+            try {
+                while (scanning && position < chunk.length) {
+                    if (skip > 0) {
+                        const passed = Math.min(skip, chunk.length - position);
+                        skip -= passed;
+                        position += passed;
+                        continue;
+                    }
+                    const taken = Math.min(512 - header.length, chunk.length - position);
+                    header = Buffer.concat([header, chunk.subarray(position, position + taken)]);
+                    position += taken;
+                    if (header.length === 512) {
+                        const block = header;
+                        header = Buffer.alloc(0);
+                        check(block);
+                    }
+                }
+            }
+            catch (error) {
+                // A malformed header is left for the full reader to report with its context.
+                if (error instanceof UnsafeArchiveError)
+                    fail(error);
+                else
+                    scanning = false;
+            }
+        });
+        gunzip.on('error', (error) => fail(new TarFormatError(`not a valid gzip stream: ${error.message}`)));
+        gunzip.on('end', () => {
+            if (!failed)
+                resolve(Buffer.concat(chunks, length));
+        });
+        gunzip.end(gz);
+    });
+}
+function checkEntry(entry) {
+    const safe = safeEntryPath(entry.name);
+    if (!safe.ok)
+        throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} ${safe.reason}`);
+    if (entry.type === 'symlink' || entry.type === 'hardlink') {
+        throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a ${entry.type} (to ${JSON.stringify(entry.linkName)}); links are not allowed`);
+    }
+    if (entry.type === 'device' || entry.type === 'fifo') {
+        throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a ${entry.type}; only files and directories are allowed`);
+    }
+    if (entry.type === 'other') {
+        throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} has unsupported tar type ${JSON.stringify(entry.typeFlag)}`);
+    }
+    return safe.path;
+}
+/** Reads and validates every entry first, so that a refused archive writes nothing. */
+function planExtraction(tar, limits = defaultExtractLimits) {
+    const plan = [];
+    let total = 0;
+    for (const entry of readTar(tar, { maxEntrySize: limits.maxFileSize })) {
+        if (plan.length >= limits.maxEntries)
+            throw new UnsafeArchiveError(`archive holds more than ${limits.maxEntries} entries`);
+        const path = checkEntry(entry);
+        if (entry.type === 'file') {
+            if (path === '')
+                throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a file at the archive root`);
+            total += entry.size;
+            if (total > limits.maxTotalSize) {
+                throw new UnsafeArchiveError(`archive files add up to more than the limit of ${limits.maxTotalSize} bytes (at ${JSON.stringify(entry.name)})`);
+            }
+        }
+        plan.push({ path, entry });
+    }
+    return plan;
+}
+async function isDirectory(path) {
+    try {
+        return (await (0,promises_namespaceObject.stat)(path)).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+async function writeEntry(dir, path, entry, result) {
+    const target = (0,external_node_path_namespaceObject.join)(dir, ...path.split('/'));
+    if (entry.type === 'directory') {
+        await (0,promises_namespaceObject.mkdir)(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
+        result.directories += 1;
+        return;
+    }
+    const parent = path.includes('/') ? (0,external_node_path_namespaceObject.join)(dir, ...path.split('/').slice(0, -1)) : dir;
+    await (0,promises_namespaceObject.mkdir)(parent, { recursive: true });
+    if (await isDirectory(target))
+        throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    await (0,promises_namespaceObject.writeFile)(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
+    result.files += 1;
+    result.bytes += entry.size;
+}
+/**
+ * Extracts the tar (already inflated) into `dir`, which must be a folder only this call
+ * writes to. Later entries overwrite earlier files of the same path (layer overlay).
+ */
+async function extractTar(tar, dir, limits = defaultExtractLimits) {
+    const plan = planExtraction(tar, limits);
+    const result = { files: 0, directories: 0, bytes: 0 };
+    await (0,promises_namespaceObject.mkdir)(dir, { recursive: true });
+    for (const { path, entry } of plan) {
+        if (path === '')
+            continue;
+        try {
+            await writeEntry(dir, path, entry, result);
+        }
+        catch (error) {
+            const code = error.code;
+            // A path used as a file by one entry and as a folder by another (or by an earlier layer).
+            if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') {
+                throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} clashes with an earlier file or directory of the same path`);
+            }
+            throw error;
+        }
+    }
+    return result;
+}
+/** Inflates and extracts a `.tar.gz` held in memory into `dir`. */
+async function extractTarGz(gz, dir, limits = {}) {
+    const effective = { ...defaultExtractLimits, ...limits };
+    return extractTar(await gunzipWithin(gz, effective), dir, effective);
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/pull.ts
+// Pulls a Timoni module from an OCI registry, as Timoni's PullModule does
+// (internal/oci/pull_module.go): resolve the reference (`url:version`, or `url@digest`
+// when the version is `latest` and a digest is pinned), fetch the manifest, take its
+// digest from the bytes fetched, check Timoni's config media type, download every
+// content layer (verified against its digest) and extract them into one folder, the
+// vendor layer first. A pinned digest must match the upstream digest, on every use.
+
+
+
+
+
+
+
+
+
+
+
+
+/** Content layers in extraction order: `module/vendor` first, then the rest as listed. */
+function contentLayers(layers) {
+    const content = layers.filter((layer) => layer.mediaType === TIMONI_CONTENT);
+    const vendor = content.filter((layer) => layer.annotations[CONTENT_TYPE_ANNOTATION] === CONTENT_TYPE_VENDOR);
+    return [...vendor, ...content.filter((layer) => !vendor.includes(layer))];
+}
+/** A client for one run: it keeps registry sessions (tokens) and the module cache. */
+class ModuleClient {
+    cache;
+    #options;
+    #secrets;
+    #context;
+    #limits;
+    #sessions = new Map();
+    constructor(options = {}) {
+        this.#options = options;
+        this.cache = options.cache ?? new ModuleCache(options.cacheDir !== undefined ? { dir: options.cacheDir } : {});
+        this.#secrets = new SecretRedactor(options.secrets);
+        if (options.credentials)
+            this.#secrets.add(options.credentials);
+        this.#context = {
+            retry: { ...defaultRetryPolicy, ...options.retry },
+            timeoutMs: options.timeoutMs ?? 30_000,
+            userAgent: options.userAgent ?? USER_AGENT,
+            secrets: this.#secrets,
+            signal: options.signal,
+        };
+        this.#limits = { ...defaultExtractLimits, maxLayerSize: 100 * 1024 * 1024, ...options.limits };
+    }
+    /** Pulls `url` at `version` (a tag, or `latest`), checking `digest` when given. */
+    async pull(url, version = 'latest', digest) {
+        const ref = reference_moduleReference(url, version, digest, { insecure: this.#options.insecure });
+        const key = referenceUrl(ref);
+        const module = await this.cache.shared(key, () => this.#fetch(ref, key));
+        if (digest && module.digest !== digest) {
+            // Timoni's words (cmd/timoni/bundle_apply.go).
+            throw new OciError('digest-mismatch', key, `the upstream digest ${module.digest} of version ${version} doesn't match the specified digest ${digest}`);
+        }
+        return {
+            url,
+            repository: repositoryUrl(ref),
+            version: module.version,
+            digest: module.digest,
+            manifestDigest: module.manifestDigest,
+            reference: `${repositoryUrl(ref)}@${module.digest}`,
+            annotations: module.annotations,
+            dir: module.dir,
+        };
+    }
+    #session(ref) {
+        const key = `${ref.scheme}://${ref.apiHost}`;
+        let session = this.#sessions.get(key);
+        if (!session) {
+            session = new RegistryAuth(ref.registry, { ...this.#context, credentials: this.#options });
+            this.#sessions.set(key, session);
+        }
+        return session;
+    }
+    async #fetch(ref, url) {
+        if (ref.digest) {
+            const cached = await this.cache.lookup(ref.digest);
+            if (cached)
+                return cached;
+        }
+        const client = new RegistryClient(ref, this.#session(ref), this.#context, url);
+        const resolved = await resolveManifest(client, manifestIdentifier(ref), this.#options.platform ?? defaultPlatform);
+        const { manifest } = resolved;
+        if (manifest.config.mediaType !== TIMONI_CONFIG) {
+            throw new OciError('media-type', url, `unsupported artifact type '${manifest.config.mediaType}', must be '${TIMONI_CONFIG}'`);
+        }
+        const layers = contentLayers(manifest.layers);
+        if (layers.length === 0)
+            throw new OciError('media-type', url, `no layer found in artifact with media type '${TIMONI_CONTENT}'`);
+        const annotations = manifest.annotations;
+        const version = annotations[VERSION_ANNOTATION] ?? annotations[REVISION_ANNOTATION] ?? '';
+        const meta = { digest: resolved.digest, manifestDigest: resolved.manifestDigest, version, annotations };
+        return this.cache.store(meta, async (dir) => {
+            for (const layer of layers) {
+                const blob = await downloadBlob(client, layer, this.#limits.maxLayerSize);
+                try {
+                    await extractTarGz(blob, dir, this.#limits);
+                }
+                catch (error) {
+                    if (error instanceof UnsafeArchiveError || error instanceof TarFormatError) {
+                        const kind = layer.annotations[CONTENT_TYPE_ANNOTATION];
+                        throw new OciError('archive', url, `extracting layer ${layer.digest}${kind ? ` (${kind})` : ''} failed: ${error.message}`);
+                    }
+                    throw error;
+                }
+            }
+        });
+    }
+}
+/**
+ * Pulls one module. Pass the same `client` (or `cache`) for every use in a run so that a
+ * module is pulled once; without one, this call makes its own client.
+ */
+function pullModule(url, version, digest, options = {}) {
+    return (options.client ?? new ModuleClient(options)).pull(url, version, digest);
+}
+
+;// CONCATENATED MODULE: ./src/module/oci/index.ts
+// The OCI registry client's public face: pull a Timoni module by URL, version and digest.
+//
+//   const client = new ModuleClient({ cacheDir, credentials, secrets: core.setSecret });
+//   const module = await client.pull('oci://ghcr.io/org/modules/app', '1.2.3', digest);
+//   // module.dir (read-only, shared), module.digest, module.version, module.repository
+//
+// One client per run: every pull of the same reference (or digest) shares one download.
+// Failures are OciError, whose `code` tells the case and whose message names the module URL.
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/module/module-resolver.ts
+
+
+
+class ModuleResolver {
+    engine;
+    cwd;
+    #sources = new Map();
+    #client;
+    constructor(engine, cwd, clientOptions = {}) {
+        this.engine = engine;
+        this.cwd = cwd;
+        this.#client = new ModuleClient(clientOptions);
+    }
+    resolve(request) {
+        const key = `${request.url}\n${request.version}\n${request.digest ?? ''}`;
+        let source = this.#sources.get(key);
+        if (!source) {
+            source = this.#load(request);
+            this.#sources.set(key, source);
+            source.catch(() => this.#sources.delete(key));
+        }
+        return source;
+    }
+    async #load(request) {
+        if (request.url.startsWith(LOCAL_PREFIX))
+            return loadLocalModule(request.url, this.cwd, this.engine);
+        const pulled = await this.#client.pull(request.url, request.version, request.digest);
+        const files = readModuleFiles(pulled.dir);
+        const name = moduleNameOf(this.engine, files) ?? '';
+        return { url: request.url, version: pulled.version || request.version, digest: pulled.digest, name, files, root: pulled.dir };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/changeset.ts
+// The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
+// action sets as its `changes` output, and that the reports are rendered from.
+// Clusters are in runtime order, instances in bundle order, objects in apply order.
+/** True when any cluster has an object that is not unchanged. */
+function hasChanges(changeSet) {
+    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => change.action !== 'unchanged' && change.action !== 'skipped')));
+}
+
+;// CONCATENATED MODULE: ./src/github/rest-client.ts
+// A small client for GitHub's REST API (GITHUB_API_URL): JSON requests with the token,
+// pagination through Link headers, GitHub's error bodies turned into errors that say
+// what failed, and bounded waits on secondary rate limits.
+class GitHubApiError extends Error {
+    status;
+    method;
+    path;
+    apiMessage;
+    documentationUrl;
+    constructor(status, method, path, apiMessage, documentationUrl) {
+        super(`GitHub API ${method} ${path} answered ${status}: ${apiMessage}`);
+        this.status = status;
+        this.method = method;
+        this.path = path;
+        this.apiMessage = apiMessage;
+        this.documentationUrl = documentationUrl;
+        this.name = 'GitHubApiError';
+    }
+}
+function nextLink(header) {
+    if (!header)
+        return undefined;
+    for (const part of header.split(',')) {
+        const match = /<([^>]+)>\s*;\s*rel="next"/.exec(part);
+        if (match)
+            return match[1];
+    }
+    return undefined;
+}
+class GitHubClient {
+    options;
+    apiUrl;
+    sleep;
+    constructor(options) {
+        this.options = options;
+        this.apiUrl = options.apiUrl.replace(/\/+$/, '');
+        this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    }
+    async request(method, path, body) {
+        const url = path.startsWith('http') ? path : `${this.apiUrl}${path}`;
+        const shownPath = url.startsWith(this.apiUrl) ? url.slice(this.apiUrl.length) : url;
+        for (let attempt = 1;; attempt += 1) {
+            const response = await fetch(url, {
+                method,
+                headers: {
+                    accept: 'application/vnd.github+json',
+                    authorization: `Bearer ${this.options.token}`,
+                    'user-agent': this.options.userAgent ?? 'timoni-fleet',
+                    'x-github-api-version': '2022-11-28',
+                    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+                },
+                body: body === undefined ? undefined : JSON.stringify(body),
+            });
+            const text = await response.text();
+            const data = text === '' ? undefined : JSON.parse(text);
+            if (response.ok)
+                return { status: response.status, data: data, headers: response.headers };
+            const wait = this.rateLimitWait(response);
+            if (wait !== undefined && attempt < 3 && wait <= (this.options.maxRateLimitWaitMs ?? 60_000)) {
+                await this.sleep(wait);
+                continue;
+            }
+            const payload = (data ?? {});
+            const details = payload.errors?.map((e) => e.message).filter(Boolean).join('; ');
+            throw new GitHubApiError(response.status, method, shownPath, [payload.message ?? response.statusText, details].filter(Boolean).join(': '), payload.documentation_url);
+        }
+    }
+    /** Every item of a paginated list, following `Link: rel="next"`. */
+    async paginate(path) {
+        const items = [];
+        let next = `${path}${path.includes('?') ? '&' : '?'}per_page=100`;
+        while (next) {
+            const response = await this.request('GET', next);
+            items.push(...response.data);
+            next = nextLink(response.headers.get('link'));
+        }
+        return items;
+    }
+    rateLimitWait(response) {
+        if (response.status !== 403 && response.status !== 429)
+            return undefined;
+        const retryAfter = response.headers.get('retry-after');
+        if (retryAfter)
+            return Number(retryAfter) * 1000;
+        if (response.headers.get('x-ratelimit-remaining') === '0') {
+            const reset = Number(response.headers.get('x-ratelimit-reset'));
+            if (Number.isFinite(reset))
+                return Math.max(0, reset * 1000 - Date.now());
+        }
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/pull-request-comment.ts
+// The one comment per bundle on a pull request: found again by its hidden marker and
+// updated in place, created when missing. A token that may not write comments (fork pull
+// requests) is reported as such rather than failing the run.
+
+/** GitHub's limit on a comment body, counted in characters (code points). */
+const COMMENT_BODY_LIMIT = 65_536;
+function characterCount(text) {
+    let count = 0;
+    for (const _ of text)
+        count += 1;
+    return count;
+}
+/** 403 without a rate limit: the token is valid but may not write (fork pull requests). */
+function isPermissionDenied(error) {
+    return error instanceof GitHubApiError && error.status === 403 && !/rate limit/i.test(error.apiMessage);
+}
+async function findMarkedComment(client, target, marker) {
+    const comments = await client.paginate(`/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`);
+    return comments.find((comment) => comment.body?.includes(marker));
+}
+async function upsertMarkedComment(client, target, marker, body) {
+    if (!body.includes(marker))
+        throw new Error('a marked comment body must contain its marker');
+    const length = characterCount(body);
+    if (length > COMMENT_BODY_LIMIT)
+        throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_BODY_LIMIT}`);
+    try {
+        const existing = await findMarkedComment(client, target, marker);
+        if (existing) {
+            const response = await client.request('PATCH', `/repos/${target.owner}/${target.repo}/issues/comments/${existing.id}`, { body });
+            return { kind: 'updated', id: response.data.id, url: response.data.html_url };
+        }
+        const response = await client.request('POST', `/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`, { body });
+        return { kind: 'created', id: response.data.id, url: response.data.html_url };
+    }
+    catch (error) {
+        if (isPermissionDenied(error)) {
+            return {
+                kind: 'not-permitted',
+                reason: `the token may not write comments on #${target.issueNumber} (${error.status}: ${error.apiMessage}); pull requests from forks get a read-only token`,
+            };
+        }
+        throw error;
+    }
+}
+/** The pull request a pushed commit came from (a merge commit), if any. */
+async function pullRequestForCommit(client, owner, repo, sha) {
+    const response = await client.request('GET', `/repos/${owner}/${repo}/commits/${sha}/pulls`);
+    const merged = response.data.find((pull) => pull.merged_at !== null) ?? response.data[0];
+    return merged?.number;
+}
+
+;// CONCATENATED MODULE: ./src/report/fair-share.ts
+// Fair division of a size budget among diffs ("water filling", max-min fairness): every
+// demand at or below the equal share is met in full, and what remains is divided equally
+// among the larger ones. A small diff is never cut to feed a large one.
+/** Allocations for the demands (same order), summing to at most `total`. */
+function waterFill(demands, total) {
+    const allocations = demands.map(() => 0);
+    const order = demands.map((_, index) => index).sort((left, right) => (demands[left] ?? 0) - (demands[right] ?? 0));
+    let remaining = Math.max(0, Math.floor(total));
+    order.forEach((index, position) => {
+        const share = Math.floor(remaining / (order.length - position));
+        const given = Math.min(Math.max(0, demands[index] ?? 0), share);
+        allocations[index] = given;
+        remaining -= given;
+    });
+    return allocations;
+}
+/**
+ * Two-level fair division: first among groups (clusters), each group demanding the sum of
+ * its items; then, within each group, among its items. Returns the allocation per item id.
+ */
+function fairAllocation(groups, total) {
+    const groupDemands = groups.map((group) => group.items.reduce((sum, item) => sum + item.size, 0));
+    const groupShares = waterFill(groupDemands, total);
+    const allocation = new Map();
+    groups.forEach((group, groupIndex) => {
+        const itemShares = waterFill(group.items.map((item) => item.size), groupShares[groupIndex] ?? 0);
+        group.items.forEach((item, itemIndex) => allocation.set(item.id, itemShares[itemIndex] ?? 0));
+    });
+    return allocation;
+}
+
+;// CONCATENATED MODULE: ./src/report/text-truncation.ts
+// Cutting a diff or a message to a size budget, at line boundaries where possible.
+/** Lines of a text, without a trailing empty line for a final newline. */
+function linesOf(text) {
+    if (text === '')
+        return [];
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '')
+        lines.pop();
+    return lines;
+}
+/**
+ * Keeps whole lines from the start of the text while their size (each with its newline)
+ * stays within the budget. When not even the first line fits, keeps as much of it as fits,
+ * never splitting a character.
+ */
+function truncateLines(text, budget, measure) {
+    const lines = linesOf(text);
+    const kept = [];
+    let used = 0;
+    for (const line of lines) {
+        const size = measure(line) + 1;
+        if (used + size > budget)
+            break;
+        kept.push(line);
+        used += size;
+    }
+    if (kept.length === lines.length)
+        return { text: lines.join('\n'), cut: false, keptLines: lines.length, totalLines: lines.length };
+    if (kept.length === 0 && lines.length > 0) {
+        const prefix = truncateCharacters(lines[0] ?? '', budget - 1, measure);
+        return { text: prefix, cut: true, keptLines: 0, totalLines: lines.length };
+    }
+    return { text: kept.join('\n'), cut: true, keptLines: kept.length, totalLines: lines.length };
+}
+/** The longest prefix of the text, by whole code points, whose size is within the budget. */
+function truncateCharacters(text, budget, measure) {
+    if (measure(text) <= budget)
+        return text;
+    let result = '';
+    let used = 0;
+    for (const character of text) {
+        const size = measure(character);
+        if (used + size > budget)
+            break;
+        result += character;
+        used += size;
+    }
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/report/budget-fit.ts
+// Fitting a report into a size limit. A report is rendered from a plan: how much detail,
+// and how much room each part may take. The fit tries, in order:
+//   1. everything whole;
+//   2. object lists whole, diffs cut fairly (fairAllocation) into the room that the rest
+//      of the report leaves;
+//   3. no diffs, object lists cut fairly per cluster (at worst, instances only);
+//   4. the table alone;
+//   5. as a last resort, the table-only report cut at a line (only when the table itself
+//      exceeds the limit: many hundreds of clusters in one comment).
+// Each step is taken only when the previous one cannot fit, so a report keeps as much as
+// fits, and the cut falls on the largest parts first.
+
+
+const WHOLE = new Map();
+const ATTEMPTS = 12;
+function fitToBudget(request) {
+    const { limit, measure, render } = request;
+    const whole = render({ detail: 'diffs', allocation: WHOLE });
+    if (measure(whole) <= limit)
+        return whole;
+    const fitted = fitStage(request, 'diffs', request.diffs) ?? fitStage(request, 'objects', request.objectLists);
+    if (fitted !== undefined)
+        return fitted;
+    const table = render({ detail: 'table', allocation: WHOLE });
+    if (measure(table) <= limit)
+        return table;
+    return cutAtLine(table, limit - measure(request.cutNotice), measure) + request.cutNotice;
+}
+/**
+ * The report at one detail with its parts shared fairly; undefined when even with every
+ * part at zero the report exceeds the limit.
+ */
+function fitStage(request, detail, groups) {
+    const { limit, measure, render } = request;
+    const zero = new Map(groups.flatMap((group) => group.items.map((item) => [item.id, 0])));
+    const bare = render({ detail, allocation: zero });
+    const bareSize = measure(bare);
+    if (bareSize > limit)
+        return undefined;
+    let room = limit - bareSize;
+    for (let attempt = 0; attempt < ATTEMPTS && room > 0; attempt += 1) {
+        const rendered = render({ detail, allocation: fairAllocation(groups, room) });
+        const size = measure(rendered);
+        if (size <= limit)
+            return rendered;
+        // The parts' notes and fences take room too: shrink by the excess and a little more.
+        room -= size - limit + Math.ceil(room / 50);
+    }
+    return bare;
+}
+function cutAtLine(text, budget, measure) {
+    let kept = '';
+    let used = 0;
+    for (const line of linesOf(text)) {
+        const size = measure(line) + 1;
+        if (used + size > budget)
+            break;
+        kept += `${line}\n`;
+        used += size;
+    }
+    return kept;
+}
+
+;// CONCATENATED MODULE: ./src/report/cluster-counts.ts
+// Object counts per action for one cluster, as shown in the report tables.
+/** How many objects of the cluster have each action. */
+function countActions(cluster) {
+    const counts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0 };
+    for (const instance of cluster.instances)
+        for (const change of instance.changes)
+            counts[change.action] += 1;
+    return counts;
+}
+/** True when the cluster has an object that is created, configured, deleted or recreated. */
+function clusterHasChanges(cluster) {
+    const counts = countActions(cluster);
+    return counts.created + counts.configured + counts.deleted + counts.recreated > 0;
+}
+/** `2 created, 1 configured`, the non-zero changing actions; `no changes` when none. */
+function describeCounts(counts) {
+    const parts = ['created', 'configured', 'deleted', 'recreated']
+        .filter((action) => counts[action] > 0)
+        .map((action) => `${counts[action]} ${action}`);
+    return parts.length > 0 ? parts.join(', ') : 'no changes';
+}
+
+;// CONCATENATED MODULE: ./src/report/markdown.ts
+// Escaping for text that comes from clusters, modules and users (object names, error
+// messages, diffs) when it is placed in GitHub-flavoured Markdown.
+const HTML_ENTITIES = {
+    '&': '&amp;',
+    '<': '&lt;',
+    '>': '&gt;',
+    '"': '&quot;',
+};
+/** Escapes text for HTML contexts such as `<summary>` and `<code>`, where Markdown is not parsed. */
+function escapeHtml(text) {
+    return text.replace(/[&<>"]/g, (character) => HTML_ENTITIES[character] ?? character);
+}
+// Characters that start Markdown or GFM syntax inline, or end a table cell, or mention a
+// user or team; written as numeric entities so that they render as themselves.
+const INLINE_SPECIALS = /[&<>"|`*_[\]~\\!@#:]/g;
+/**
+ * Escapes text for inline Markdown: paragraphs and table cells. The result renders as the
+ * literal text on one line (line breaks become spaces), never as a link, emphasis, HTML,
+ * a mention or a cell boundary.
+ */
+function escapeInline(text) {
+    return text
+        .replace(/\r?\n|\r/g, ' ')
+        .replace(INLINE_SPECIALS, (character) => `&#${character.charCodeAt(0)};`);
+}
+/** Inline code that is safe in HTML and Markdown contexts alike, including table cells. */
+function code(text) {
+    return `<code>${escapeInline(text)}</code>`;
+}
+/** The longest run of backticks in the text. */
+function longestBacktickRun(text) {
+    let longest = 0;
+    for (const match of text.matchAll(/`+/g))
+        longest = Math.max(longest, match[0].length);
+    return longest;
+}
+/** A backtick fence longer than any backtick run in the text, and at least three long. */
+function fenceFor(text) {
+    return '`'.repeat(Math.max(3, longestBacktickRun(text) + 1));
+}
+/** A fenced code block holding the text verbatim. */
+function codeBlock(text, language = '') {
+    const fence = fenceFor(text);
+    const body = text.endsWith('\n') ? text : `${text}\n`;
+    return `${fence}${language}\n${body}${fence}\n`;
+}
+/** One table row; cells must already be escaped. */
+function tableRow(cells) {
+    return `| ${cells.join(' | ')} |\n`;
+}
+/** A table header with its delimiter row; `align` holds `l` or `r` per column. */
+function tableHeader(headings, align) {
+    const delimiters = headings.map((_, index) => (align[index] === 'r' ? '---:' : '---'));
+    return tableRow(headings) + tableRow(delimiters);
+}
+
+;// CONCATENATED MODULE: ./src/report/cluster-status.ts
+// The status of one cluster as the reports word it.
+
+
+/** True when the report should open the cluster's section by default. */
+function sectionOpen(cluster) {
+    return cluster.status === 'failed' || clusterHasChanges(cluster);
+}
+/** The status of a cluster as Markdown for a table cell or a heading (already escaped). */
+function statusLabel(cluster) {
+    switch (cluster.status) {
+        case 'unchanged':
+            return '✅ no changes';
+        case 'changed':
+            return '🟡 changes';
+        case 'applied':
+            return clusterHasChanges(cluster) ? '✅ applied' : '✅ applied (no changes)';
+        case 'failed':
+            return cluster.error ? `❌ failed at ${code(cluster.error.step)}` : '❌ failed';
+        case 'skipped':
+            return '⏭️ not reached';
+    }
+}
+/** The clusters not reached because an earlier one failed, in runtime order. */
+function unreachedClusters(clusters) {
+    return clusters.filter((cluster) => cluster.status === 'skipped');
+}
+/** The first failed cluster, the one that stopped the rollout. */
+function firstFailure(clusters) {
+    return clusters.find((cluster) => cluster.status === 'failed');
+}
+
+;// CONCATENATED MODULE: ./src/report/diff-block.ts
+// One object's diff as a fenced ```diff block, shortened to its allocation.
+
+
+/** Below this allocation a diff that does not fit is not shown at all: a few characters help no one. */
+const MIN_DIFF_SHOWN = 160;
+/** What becomes of a diff of this size under an allocation (none = whole). */
+function diffOutcome(size, allocation) {
+    if (allocation === undefined || allocation >= size)
+        return 'whole';
+    return allocation < MIN_DIFF_SHOWN ? 'hidden' : 'cut';
+}
+/** The note for a diff left out entirely, to follow the object's name on its line. */
+function hiddenDiffNote(diff) {
+    const lines = linesOf(diff).length;
+    return `✂️ diff not shown (${lines} ${lines === 1 ? 'line' : 'lines'})`;
+}
+/**
+ * The diff as a fenced block, cut to the allocation when needed, followed by a note that
+ * says what was cut and where to see it whole (`moreHint`, Markdown, e.g. a run link).
+ * For a `hidden` outcome the markdown is the hidden-diff note alone.
+ */
+function renderDiffBlock(diff, allocation, measure, moreHint) {
+    const outcome = diffOutcome(measure(diff), allocation);
+    const totalLines = linesOf(diff).length;
+    if (outcome === 'whole')
+        return { markdown: codeBlock(diff, 'diff'), outcome };
+    if (outcome === 'hidden')
+        return { markdown: hiddenDiffNote(diff), outcome };
+    const kept = truncateLines(diff, allocation ?? 0, measure);
+    const shown = kept.keptLines > 0 ? `${kept.keptLines} of ${totalLines} lines shown` : `part of the first of ${totalLines} lines shown`;
+    return { markdown: `${codeBlock(kept.text, 'diff')}✂️ _Diff cut: ${shown}; ${moreHint}._\n`, outcome };
+}
+
+;// CONCATENATED MODULE: ./src/report/error-block.ts
+// A cluster's error: the step that failed, the instance and object concerned, and the
+// message in a fenced block (capped).
+
+
+function renderErrorBlock(error, options) {
+    const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
+        .filter(Boolean)
+        .join(', ');
+    const message = truncateLines(error.message, options.cap, options.measure);
+    const cut = message.cut ? `${options.cutNote(message.keptLines, message.totalLines)}\n` : '';
+    return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/report/object-list.ts
+// The room each cluster's object list may take at the `objects` detail of a report.
+/** The id of a cluster's object list in a plan's allocation. */
+function objectListId(clusterIndex) {
+    return `objects:${clusterIndex}`;
+}
+/** Room for one cluster's object lines; no room given means unlimited. */
+function objectListRoom(room) {
+    let remaining = room ?? Number.POSITIVE_INFINITY;
+    let omitted = 0;
+    return {
+        take(size) {
+            if (omitted === 0 && size <= remaining) {
+                remaining -= size;
+                return true;
+            }
+            omitted += 1;
+            return false;
+        },
+        omitted: () => omitted,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/report/object-ref.ts
+// How objects, modules and digests are named in reports, as Timoni names them.
+/** `Deployment/apps/podinfo`, or `Namespace/apps` for a cluster-scoped object (Timoni's form). */
+function objectRef(change) {
+    return change.namespace ? `${change.kind}/${change.namespace}/${change.name}` : `${change.kind}/${change.name}`;
+}
+/** `sha256:0123456789ab`: the algorithm and the first 12 hex digits; other forms as they are. */
+function shortDigest(digest) {
+    const match = /^([a-z0-9]+):([0-9a-f]{12})[0-9a-f]*$/.exec(digest);
+    return match ? `${match[1]}:${match[2]}` : digest;
+}
+/** `oci://ghcr.io/stefanprodan/modules/podinfo:6.5.4`, the module as `timoni` prints it. */
+function moduleRef(module) {
+    return module.version ? `${module.url}:${module.version}` : module.url;
+}
+
+;// CONCATENATED MODULE: ./src/report/shared-changes.ts
+// The same change on several clusters (same instance, same object, same action and the
+// same diff text) is shown once, under the first cluster in runtime order, naming the
+// others; the later clusters refer back to it.
+/** The id of one object change in a ChangeSet: `cluster/instance/object` indexes. */
+function changeId(cluster, instance, object) {
+    return `${cluster}/${instance}/${object}`;
+}
+function hasDiff(change) {
+    return change.diff !== '' && change.action !== 'unchanged' && change.action !== 'skipped';
+}
+/** How each object change with a diff is shown, by change id. Changes without a diff are absent. */
+function indexSharedChanges(changeSet) {
+    const firstByKey = new Map();
+    const sharing = new Map();
+    changeSet.clusters.forEach((cluster, clusterIndex) => {
+        cluster.instances.forEach((instance, instanceIndex) => {
+            instance.changes.forEach((change, objectIndex) => {
+                if (!hasDiff(change))
+                    return;
+                const id = changeId(clusterIndex, instanceIndex, objectIndex);
+                const key = JSON.stringify([
+                    instance.name,
+                    instance.namespace,
+                    change.apiVersion,
+                    change.kind,
+                    change.namespace,
+                    change.name,
+                    change.action,
+                    change.diff,
+                ]);
+                const first = firstByKey.get(key);
+                if (!first) {
+                    firstByKey.set(key, { id, cluster: cluster.name });
+                    sharing.set(id, { kind: 'shown', alsoOn: [] });
+                    return;
+                }
+                const shown = sharing.get(first.id);
+                if (shown?.kind === 'shown' && !shown.alsoOn.includes(cluster.name) && cluster.name !== first.cluster) {
+                    shown.alsoOn.push(cluster.name);
+                }
+                sharing.set(id, { kind: 'repeat', shownOn: first.cluster });
+            });
+        });
+    });
+    return sharing;
+}
+
+;// CONCATENATED MODULE: ./src/report/comment-section.ts
+// One cluster's collapsible section of the PR comment (and of the rollout comment).
+
+
+
+
+
+
+
+
+/** Error messages are capped in comments whatever the budget; the job summary has them whole. */
+const ERROR_CAP = 4_000;
+/** True for the objects a comment lists: all but the unchanged. */
+function listedInComment(change) {
+    return change.action !== 'unchanged';
+}
+/** The one-line form of an object, used when diffs are left out. */
+function compactObjectLine(change, secret) {
+    return `- ${code(objectRef(change))} ${change.action}${secret ? ' · 🔒 a secret value changed (hidden)' : ''}\n`;
+}
+function renderClusterSection(input) {
+    const { cluster } = input;
+    const counts = countActions(cluster);
+    const open = sectionOpen(cluster) ? ' open' : '';
+    const counted = cluster.status === 'skipped' ? '' : ` · ${describeCounts(counts)}`;
+    const headline = `<b>${escapeHtml(cluster.name)}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
+    const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
+    let body = '';
+    if (cluster.error)
+        body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: () => '✂️ _Error message cut; the job summary holds it whole._' });
+    if (cluster.status === 'skipped')
+        body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
+    for (const [instanceIndex, instance] of cluster.instances.entries())
+        body += renderInstance(input, instance, instanceIndex, room);
+    if (cluster.instances.length === 0 && cluster.status !== 'skipped' && !cluster.error)
+        body += 'No instances.\n\n';
+    if (room.omitted() > 0)
+        input.onObjectsOmitted(room.omitted());
+    return `<details${open}>\n<summary>${headline}</summary>\n\n${body}</details>\n\n`;
+}
+function renderInstance(input, instance, instanceIndex, room) {
+    const { module } = instance;
+    const unchanged = instance.changes.filter((change) => change.action === 'unchanged').length;
+    const header = `**Instance ${code(instance.name)}** in ${code(instance.namespace)} · module ${code(module.url)} ${code(module.version)}` +
+        (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
+        (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
+        '\n\n';
+    let objects = '';
+    if (input.detail === 'objects') {
+        const omittedBefore = room.omitted();
+        instance.changes.forEach((change, objectIndex) => {
+            if (!listedInComment(change))
+                return;
+            const line = compactObjectLine(change, input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)));
+            if (room.take(input.measure(line)))
+                objects += line;
+        });
+        const omitted = room.omitted() - omittedBefore;
+        if (objects)
+            objects += '\n';
+        if (omitted > 0)
+            objects += `_${omitted} more changed ${omitted === 1 ? 'object' : 'objects'} not listed for lack of room._\n\n`;
+        return header + objects;
+    }
+    instance.changes.forEach((change, objectIndex) => {
+        if (!listedInComment(change))
+            return;
+        objects += renderObject(input, change, changeId(input.clusterIndex, instanceIndex, objectIndex));
+    });
+    return header + objects;
+}
+function renderObject(input, change, id) {
+    const secret = input.secretChanges.has(id) ? ' · 🔒 a secret value changed (hidden)' : '';
+    const title = `${code(objectRef(change))} ${change.action}`;
+    const sharing = input.sharing.get(id);
+    if (!sharing)
+        return `- ${title}${secret}\n\n`;
+    if (sharing.kind === 'repeat')
+        return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n`;
+    const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
+    const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
+    input.onDiff(block.outcome);
+    if (block.outcome === 'hidden')
+        return `- ${title}${also}${secret} · ${block.markdown}\n\n`;
+    return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n</details>\n\n`;
+}
+
+;// CONCATENATED MODULE: ./src/report/cut-note.ts
+// The note near the top of a shortened report that says what was left out and where to
+// find it.
+function plural(count, noun) {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+/** A GitHub alert naming what was cut to fit `limitName`, then `where` (Markdown); '' when nothing was. */
+function cutNote(detail, counts, limitName, where) {
+    const what = [];
+    if (detail === 'objects')
+        what.push('diffs left out');
+    if (detail === 'table')
+        what.push('cluster sections left out');
+    if (counts.diffsCut > 0)
+        what.push(`${plural(counts.diffsCut, 'diff')} cut`);
+    if (counts.diffsHidden > 0)
+        what.push(`${plural(counts.diffsHidden, 'diff')} not shown`);
+    if (counts.objectsOmitted > 0)
+        what.push(`${plural(counts.objectsOmitted, 'object')} not listed`);
+    if (what.length === 0)
+        return '';
+    return `> [!WARNING]\n> Shortened to fit ${limitName}: ${what.join(', ')}. ${where}\n\n`;
+}
+
+;// CONCATENATED MODULE: ./src/report/marker.ts
+// The hidden marker that identifies the comment of one bundle, so that the action finds
+// its comment again and updates it in place instead of adding another.
+//
+// Form: `<!-- timoni-fleet:bundle=<name> -->`, the name URI-encoded so that no name can
+// end the HTML comment early or hold spaces. It is the first line of every comment body.
+const PREFIX = '<!-- timoni-fleet:bundle=';
+const SUFFIX = ' -->';
+const MARKER = /<!-- timoni-fleet:bundle=([^\s]+) -->/;
+/** The hidden marker for the comment of a bundle. */
+function commentMarker(bundleName) {
+    return `${PREFIX}${encodeURIComponent(bundleName)}${SUFFIX}`;
+}
+/** The marker found in a comment body, or null when the body holds none (or a malformed one). */
+function findMarker(body) {
+    const match = MARKER.exec(body);
+    if (!match?.[1])
+        return null;
+    try {
+        return { bundle: decodeURIComponent(match[1]) };
+    }
+    catch {
+        return null;
+    }
+}
+/** True when the comment body is the comment of this bundle. */
+function isCommentOf(body, bundleName) {
+    return findMarker(body)?.bundle === bundleName;
+}
+
+;// CONCATENATED MODULE: ./src/report/masking.ts
+// Masking of secret values in rendered text.
+//
+// The rule, for each value in the list:
+//   - the value is trimmed of surrounding whitespace; values shorter than
+//     MIN_SECRET_LENGTH (4) characters after trimming are ignored: masking "on", "80" or
+//     "a" would garble every comment while hiding nothing worth hiding (the runner's own
+//     log masking has the same blind spot), and it keeps every replacement from making
+//     the text longer, since the marker is 3 characters;
+//   - a multi-line value is also masked line by line (diffs and logs split lines), each
+//     line under the same length rule;
+//   - the base64 form of each value is masked too (Secret `data` is base64 in YAML);
+//   - all candidates are replaced longest first, so a secret that contains another is
+//     masked whole rather than leaving a fragment around a shorter one.
+/** What a secret value is replaced with. */
+const MASK = '***';
+/** Values shorter than this, after trimming, are not masked (see above). */
+const MIN_SECRET_LENGTH = 4;
+/** The strings that `maskSecrets` replaces for a list of secret values, longest first. */
+function maskableValues(secrets) {
+    const candidates = new Set();
+    const add = (value) => {
+        const trimmed = value.trim();
+        if (trimmed.length >= MIN_SECRET_LENGTH)
+            candidates.add(trimmed);
+    };
+    for (const secret of secrets) {
+        add(secret);
+        if (/[\r\n]/.test(secret))
+            for (const line of secret.split(/\r?\n|\r/))
+                add(line);
+        if (secret.trim().length >= MIN_SECRET_LENGTH)
+            add(Buffer.from(secret.trim(), 'utf8').toString('base64'));
+    }
+    return [...candidates].sort((left, right) => right.length - left.length || (left < right ? -1 : 1));
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** Replaces every occurrence of every secret value (see the rule above) with MASK. */
+function maskSecrets(text, secrets) {
+    return masking_secretMasker(secrets)(text);
+}
+/** A masking function bound to one list of secrets, compiled once. */
+function masking_secretMasker(secrets) {
+    const values = maskableValues(secrets);
+    if (values.length === 0)
+        return (text) => text;
+    // One alternation, longest first: at each position the longest secret wins.
+    const pattern = new RegExp(values.map(escapeRegExp).join('|'), 'g');
+    return (text) => text.replace(pattern, MASK);
+}
+/** True when the text contains any of the secret values (by the rule above). */
+function containsSecret(text, secrets) {
+    return maskableValues(secrets).some((value) => text.includes(value));
+}
+
+;// CONCATENATED MODULE: ./src/report/masked-change-set.ts
+// A copy of a ChangeSet with every string that reaches a report masked.
+
+/**
+ * Masks every string of a ChangeSet (names, module references, diffs, error messages, and
+ * strings in extra fields such as readiness messages), except the enumerations the reports
+ * branch on (`mode`, `status`, `action`): their values are fixed words, never secrets, and
+ * masking one that happens to equal a secret would corrupt the report.
+ */
+function masked_change_set_maskChangeSet(changeSet, secrets) {
+    const mask = masking_secretMasker(secrets);
+    // The copy has the same shape as the input: maskDeep maps strings to strings and keeps keys.
+    return maskDeep(changeSet, mask);
+}
+const ENUMERATIONS = new Set(['mode', 'status', 'action']);
+function maskDeep(value, mask) {
+    if (typeof value === 'string')
+        return mask(value);
+    if (Array.isArray(value))
+        return value.map((item) => maskDeep(item, mask));
+    if (value !== null && typeof value === 'object') {
+        const copy = {};
+        for (const [key, item] of Object.entries(value))
+            copy[key] = ENUMERATIONS.has(key) && typeof item === 'string' ? item : maskDeep(item, mask);
+        return copy;
+    }
+    return value;
+}
+
+;// CONCATENATED MODULE: ./src/report/report-context.ts
+// What the reports need besides the ChangeSet: where the run and the commit are, and which
+// values are secret.
+
+/** The commit as Markdown: its short SHA, linked when the repository is known. */
+function commitLink(context) {
+    const sha = context.commitSha.slice(0, 7);
+    if (!context.repository || !/^[0-9a-f]{7,64}$/i.test(context.commitSha))
+        return code(sha);
+    const server = (context.serverUrl ?? 'https://github.com').replace(/\/+$/, '');
+    return `[<code>${sha}</code>](${server}/${context.repository}/commit/${context.commitSha})`;
+}
+/** The run as a Markdown link with the given text, or the bare text when unknown. */
+function runLink(context, text) {
+    return context.runUrl ? `[${text}](${report_context_linkTarget(context.runUrl)})` : text;
+}
+/** A URL made safe as a Markdown link target: no spaces, parentheses or angle brackets. */
+function report_context_linkTarget(url) {
+    return url.replace(/[\s()<>]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+;// CONCATENATED MODULE: ./src/report/secret-change.ts
+// Whether a change touches secret data, so that a report can say "a secret value
+// changed (hidden)" where it cannot show the value.
+//
+// Two signs, both on changed lines of a unified diff (`+`/`-`, not the `+++`/`---` header):
+//   - the engine's masks for Secret data: `*** (before)` and `*** (after)`, or `***` alone;
+//   - a value from the secrets list (kubeconfig credentials, values from cluster Secrets or
+//     from the environment), before the report masks it.
+
+// The engine's mask as the value of a changed line: `key: ***`, `key: *** (before)`, `- ***`.
+const ENGINE_MASK = /(^|[\s:])\*\*\*( \((before|after)\))?\s*$/;
+function changedLines(diff) {
+    return diff
+        .split('\n')
+        .filter((line) => (line.startsWith('+') && !line.startsWith('+++')) || (line.startsWith('-') && !line.startsWith('---')));
+}
+/** True when a changed line of the diff holds a masked value or one of the secrets. */
+function diffChangesSecret(diff, secrets = []) {
+    const values = maskableValues(secrets);
+    return changedLines(diff).some((line) => ENGINE_MASK.test(line.slice(1)) || values.some((value) => line.includes(value)));
+}
+/** True when the object's change touches secret data. */
+function objectChangesSecret(change, secrets = []) {
+    if (change.action === 'unchanged' || change.action === 'skipped')
+        return false;
+    return diffChangesSecret(change.diff, secrets);
+}
+/** True when any object of any cluster changes secret data. */
+function changeSetChangesSecret(changeSet, secrets = []) {
+    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => objectChangesSecret(change, secrets))));
+}
+
+;// CONCATENATED MODULE: ./src/report/report-parts.ts
+// The parts of a ChangeSet that the size budget shares out, and the changes that touch
+// secrets: computed once per report, used by the comment and the job summary alike.
+
+
+
+/** Ids of the changes whose diff touches secret data (read from the unmasked ChangeSet). */
+function report_parts_secretChangeIds(changeSet, secrets) {
+    const ids = new Set();
+    changeSet.clusters.forEach((cluster, clusterIndex) => cluster.instances.forEach((instance, instanceIndex) => instance.changes.forEach((change, objectIndex) => {
+        if (objectChangesSecret(change, secrets))
+            ids.add(changeId(clusterIndex, instanceIndex, objectIndex));
+    })));
+    return ids;
+}
+/** The diffs shown (first occurrences), grouped by cluster, with their sizes. */
+function diffGroups(changeSet, sharing, measure) {
+    return changeSet.clusters.map((cluster, clusterIndex) => ({
+        items: cluster.instances.flatMap((instance, instanceIndex) => instance.changes.flatMap((change, objectIndex) => {
+            const id = changeId(clusterIndex, instanceIndex, objectIndex);
+            return sharing.get(id)?.kind === 'shown' ? [{ id, size: measure(change.diff) }] : [];
+        })),
+    }));
+}
+/**
+ * One group per cluster holding its object list as one item, sized by the lines that
+ * `line` renders for each listed object.
+ */
+function objectListGroups(changeSet, sizeOfLine) {
+    return changeSet.clusters.map((cluster, clusterIndex) => {
+        let size = 0;
+        cluster.instances.forEach((instance, instanceIndex) => instance.changes.forEach((_, objectIndex) => {
+            size += sizeOfLine(clusterIndex, instanceIndex, objectIndex);
+        }));
+        return { items: [{ id: objectListId(clusterIndex), size }] };
+    });
+}
+
+;// CONCATENATED MODULE: ./src/report/duration.ts
+// Durations as people read them: `850 ms`, `12.3 s`, `2 min 05 s`.
+function formatDuration(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)} ms`;
+    const seconds = milliseconds / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const whole = Math.round(seconds);
+    const minutes = Math.floor(whole / 60);
+    if (minutes < 60)
+        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+;// CONCATENATED MODULE: ./src/report/status-table.ts
+// The table of clusters, in runtime order, that opens every report. It is always complete.
+
+
+
+
+function renderStatusTable(clusters, options = {}) {
+    const headings = ['Cluster', 'Group', 'Created', 'Configured', 'Deleted', 'Recreated'];
+    const align = ['l', 'l', 'r', 'r', 'r', 'r'];
+    if (options.withDuration) {
+        headings.push('Unchanged', 'Duration');
+        align.push('r', 'r');
+    }
+    headings.push('Status');
+    align.push('l');
+    let table = tableHeader(headings, align);
+    for (const cluster of clusters) {
+        const counts = countActions(cluster);
+        const cells = [
+            code(cluster.name),
+            escapeInline(cluster.group),
+            String(counts.created),
+            String(counts.configured),
+            String(counts.deleted),
+            String(counts.recreated),
+        ];
+        if (options.withDuration) {
+            cells.push(String(counts.unchanged), cluster.durationMs === undefined ? '–' : formatDuration(cluster.durationMs));
+        }
+        cells.push(statusLabel(cluster));
+        table += tableRow(cells);
+    }
+    return table;
+}
+
+;// CONCATENATED MODULE: ./src/report/text-size.ts
+// How GitHub measures the two surfaces the reports are written to, and the limits that apply.
+//
+// PR/issue comments. The REST API refuses a body with 422 "Body is too long (maximum is
+// 65536 characters)". What GitHub counts is not documented, and public measurements
+// disagree: some found the comment surface refusing at 262,144 UTF-8 bytes, others found
+// PR bodies refused past 65,536 code points, ASCII or not. We therefore count UTF-16 code
+// units (JavaScript's `String.prototype.length`) against 65,536:
+//   - code units >= code points, so the count is never below a code-point count;
+//   - one code unit encodes to at most 3 UTF-8 bytes (an astral character is 2 units and
+//     4 bytes), so 65,536 units are at most 196,608 bytes, below 262,144.
+// A body within COMMENT_LIMIT by this count is within every reading of the limit.
+//
+// Job summaries. The runner uploads `$GITHUB_STEP_SUMMARY` only when the file is at most
+// 1,048,576 bytes (1024k) per step; a larger file is dropped whole ("upload aborted"),
+// never cut. The unit is the file's UTF-8 bytes. The runner may rewrite `\n` as `\r\n` on
+// Windows and the action may write more than our summary to the same step, so the default
+// budget keeps a margin below the hard limit.
+/** GitHub's limit for a comment body, in UTF-16 code units (see above). */
+const COMMENT_LIMIT = 65_536;
+/** The runner's limit for one step's job summary file, in UTF-8 bytes. */
+const STEP_SUMMARY_LIMIT = 1_048_576;
+/** Default budget of our job summary: the hard limit less 64 KiB for CRLF and other writes. */
+const STEP_SUMMARY_BUDGET = STEP_SUMMARY_LIMIT - 65_536;
+/** Length of a comment as counted against COMMENT_LIMIT: UTF-16 code units. */
+const commentLength = (text) => text.length;
+/** Size of a job summary as counted against STEP_SUMMARY_LIMIT: UTF-8 bytes. */
+const utf8Length = (text) => Buffer.byteLength(text, 'utf8');
+
+;// CONCATENATED MODULE: ./src/report/comment-body.ts
+// The PR comment and its rollout update: marker, headline, cluster table, notes, and a
+// section per cluster, fitted into GitHub's comment limit.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+function renderComment(original, context, variant) {
+    const changeSet = masked_change_set_maskChangeSet(original, context.secrets);
+    const sharing = indexSharedChanges(changeSet);
+    const secretChanges = report_parts_secretChangeIds(original, context.secrets);
+    const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT);
+    const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
+    const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
+        const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
+        if (!change || !listedInComment(change))
+            return 0;
+        return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex))));
+    });
+    const render = (plan) => {
+        const counts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
+        let sections = '';
+        if (plan.detail !== 'table') {
+            changeSet.clusters.forEach((cluster, clusterIndex) => {
+                sections += renderClusterSection({
+                    cluster,
+                    clusterIndex,
+                    detail: plan.detail,
+                    allocation: plan.allocation,
+                    sharing,
+                    secretChanges,
+                    measure: commentLength,
+                    moreHint,
+                    onDiff: (outcome) => {
+                        if (outcome === 'cut')
+                            counts.diffsCut += 1;
+                        if (outcome === 'hidden')
+                            counts.diffsHidden += 1;
+                    },
+                    onObjectsOmitted: (count) => {
+                        counts.objectsOmitted += count;
+                    },
+                });
+            });
+        }
+        const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
+        return (`${commentMarker(changeSet.bundle)}\n` +
+            renderHeadline(changeSet, context, variant) +
+            (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
+            renderStatusTable(changeSet.clusters) +
+            '\n' +
+            renderUnreached(changeSet) +
+            cutNote(plan.detail, counts, "GitHub's comment limit (65,536 characters)", where) +
+            sections);
+    };
+    const body = fitToBudget({
+        diffs: diffGroups(changeSet, sharing, commentLength),
+        objectLists,
+        limit,
+        measure: commentLength,
+        render,
+        cutNotice: `\n✂️ _The cluster table was cut to fit GitHub's comment limit; ${moreHint}._\n`,
+    });
+    // Defence in depth: a secret could only appear here by concatenation of masked parts.
+    // Masking never lengthens the text (secrets are at least as long as the mask).
+    return masking_secretMasker(context.secrets)(body);
+}
+function renderHeadline(changeSet, context, variant) {
+    const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
+    const total = changeSet.clusters.length;
+    if (variant === 'plan') {
+        const changed = changeSet.clusters.filter(clusterHasChanges).length;
+        const failed = changeSet.clusters.filter((cluster) => cluster.status === 'failed').length;
+        const parts = [hasChanges(changeSet) ? `changes on **${changed} of ${total}** clusters` : `no changes on ${total} clusters`];
+        if (failed > 0)
+            parts.push(`**${failed} failed**`);
+        return `### timoni-fleet diff · bundle ${code(changeSet.bundle)}\n\n${capitalise(parts.join(', '))} for commit ${commitLink(context)}${run}.\n\n`;
+    }
+    const failure = firstFailure(changeSet.clusters);
+    const applied = changeSet.clusters.filter((cluster) => cluster.status === 'applied').length;
+    const outcome = failure
+        ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${total} clusters`
+        : `✅ Applied to ${applied} of ${total} clusters`;
+    return `### timoni-fleet rollout · bundle ${code(changeSet.bundle)}\n\n${outcome} at commit ${commitLink(context)}${run}.\n\n`;
+}
+function renderUnreached(changeSet) {
+    const unreached = unreachedClusters(changeSet.clusters);
+    if (unreached.length === 0)
+        return '';
+    const failure = firstFailure(changeSet.clusters);
+    const after = failure ? ` after ${code(failure.name)} failed` : '';
+    return `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
+}
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+;// CONCATENATED MODULE: ./src/report/pull-request-comment.ts
+// The PR comment: what the bundle would change on each cluster.
+
+/** The Markdown body of the PR comment for a `diff` ChangeSet; never over COMMENT_LIMIT. */
+function renderPullRequestComment(changeSet, context) {
+    return renderComment(changeSet, context, 'plan');
+}
+
+;// CONCATENATED MODULE: ./src/report/rollout-comment.ts
+// The PR comment updated on merge with the rollout result per cluster.
+
+/**
+ * The Markdown body that replaces the PR comment after an `apply`: the same marker, the
+ * result per cluster (applied / failed with step and error / not reached), the clusters not
+ * reached listed; never over COMMENT_LIMIT.
+ */
+function renderRolloutComment(changeSet, context) {
+    return renderComment(changeSet, context, 'rollout');
+}
+
+;// CONCATENATED MODULE: ./src/report/readiness.ts
+// Readiness results, which the ChangeSet does not carry yet.
+//
+// Proposed addition to `ObjectChange` in src/fleet/changeset.ts (the report reads it when
+// present and renders nothing for it when absent):
+//
+//   /** The result of waiting for the object after apply (kstatus), when waited for. */
+//   readiness?: { status: 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
+//                 message: string; durationMs?: number };
+//
+// The status names are kstatus's, which Timoni's `--wait` prints (`Deployment/apps/podinfo
+// Current - Resource is Ready`).
+const STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
+/** The readiness result of a change, when the ChangeSet carries a well-formed one. */
+function readinessOf(change) {
+    const candidate = change.readiness;
+    if (candidate === null || typeof candidate !== 'object')
+        return undefined;
+    const { status, message, durationMs } = candidate;
+    if (typeof status !== 'string' || !STATUSES.includes(status))
+        return undefined;
+    return {
+        status: status,
+        message: typeof message === 'string' ? message : '',
+        ...(typeof durationMs === 'number' ? { durationMs } : {}),
+    };
+}
+/** `✅ Current`, `❌ Failed`, `⏳ InProgress` … for a table cell (plain text, unescaped). */
+function readinessLabel(readiness) {
+    const icon = readiness.status === 'Current' ? '✅' : readiness.status === 'InProgress' ? '⏳' : readiness.status === 'Unknown' ? '❔' : '❌';
+    return `${icon} ${readiness.status}`;
+}
+
+;// CONCATENATED MODULE: ./src/report/summary-section.ts
+// One cluster's section of the job summary: status and duration, instances with module
+// version and digest, a table of objects and actions (with readiness when present), the
+// error, and the diffs.
+
+
+
+
+
+
+
+
+
+
+/** Error messages are capped at this size in the job summary. */
+const summary_section_ERROR_CAP = 65_536;
+function renderSummarySection(input) {
+    const { cluster } = input;
+    const duration = cluster.durationMs === undefined ? '' : ` · ${formatDuration(cluster.durationMs)}`;
+    let text = `### ${code(cluster.name)} · ${escapeInline(cluster.group)} · ${statusLabel(cluster)}${duration}\n\n`;
+    if (cluster.status === 'skipped')
+        return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
+    text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
+    if (cluster.error)
+        text += renderErrorBlock(cluster.error, { cap: summary_section_ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
+    if (cluster.instances.length > 0)
+        text += renderInstances(cluster.instances);
+    text += renderObjects(input);
+    text += renderReadinessProblems(cluster);
+    if (input.detail === 'diffs')
+        text += renderDiffs(input);
+    else if (cluster.instances.some((instance) => instance.changes.some((change) => change.diff !== '')))
+        text += '_Diffs left out to fit the job summary limit._\n\n';
+    return text;
+}
+/** True when the cluster's object table has a readiness column. */
+function hasReadiness(cluster) {
+    return cluster.instances.some((instance) => instance.changes.some((change) => readinessOf(change)));
+}
+/** One row of a cluster's object table. */
+function objectRow(instance, change, secret, withReadiness) {
+    const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${change.action}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
+    if (withReadiness) {
+        const readiness = readinessOf(change);
+        cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
+    }
+    return tableRow(cells);
+}
+function renderInstances(instances) {
+    let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
+    for (const instance of instances) {
+        table += tableRow([
+            code(instance.name),
+            code(instance.namespace),
+            code(instance.module.url),
+            code(instance.module.version),
+            instance.module.digest ? code(shortDigest(instance.module.digest)) : '–',
+        ]);
+    }
+    return `${table}\n`;
+}
+function renderObjects(input) {
+    const { cluster } = input;
+    const withReadiness = hasReadiness(cluster);
+    const headings = ['Instance', 'Object', 'API version', 'Action'];
+    if (withReadiness)
+        headings.push('Readiness');
+    const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
+    let rows = '';
+    cluster.instances.forEach((instance, instanceIndex) => {
+        instance.changes.forEach((change, objectIndex) => {
+            const secret = input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex));
+            const row = objectRow(instance, change, secret, withReadiness);
+            if (room.take(input.measure(row)))
+                rows += row;
+        });
+    });
+    if (room.omitted() > 0)
+        input.onObjectsOmitted(room.omitted());
+    const omitted = room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
+    return (rows ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n` : '') + omitted;
+}
+function renderReadinessProblems(cluster) {
+    const problems = [];
+    for (const instance of cluster.instances) {
+        for (const change of instance.changes) {
+            const readiness = readinessOf(change);
+            if (!readiness || readiness.status === 'Current')
+                continue;
+            const message = readiness.message ? `: ${escapeInline(readiness.message)}` : '';
+            problems.push(`- ${code(objectRef(change))} ${escapeInline(readinessLabel(readiness))}${message}\n`);
+        }
+    }
+    return problems.length > 0 ? `**Not ready**\n\n${problems.join('')}\n` : '';
+}
+function renderDiffs(input) {
+    const { cluster } = input;
+    let text = '';
+    cluster.instances.forEach((instance, instanceIndex) => {
+        instance.changes.forEach((change, objectIndex) => {
+            const id = changeId(input.clusterIndex, instanceIndex, objectIndex);
+            const sharing = input.sharing.get(id);
+            if (!sharing)
+                return;
+            const title = `<code>${escapeHtml(instance.name)}</code> <code>${escapeHtml(objectRef(change))}</code> ${change.action}`;
+            if (sharing.kind === 'repeat') {
+                text += `- ${title} · same diff as on ${code(sharing.shownOn)}\n\n`;
+                return;
+            }
+            const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
+            const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
+            input.onDiff(block.outcome);
+            if (block.outcome === 'hidden') {
+                text += `- ${title}${also} · ${block.markdown}\n\n`;
+                return;
+            }
+            text += `<details>\n<summary>${title}${also}</summary>\n\n${block.markdown}\n</details>\n\n`;
+        });
+    });
+    return text ? `**Diffs**\n\n${text}` : '';
+}
+
+;// CONCATENATED MODULE: ./src/report/job-summary.ts
+// The job summary: the run's record per cluster, under the runner's 1 MiB step-summary limit.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** Where a diff cut from the job summary can be seen whole. */
+function moreHintFor(changeSet) {
+    return changeSet.mode === 'diff'
+        ? 'run `timoni-fleet diff` locally for the whole diff'
+        : "the action's `changes` output holds the whole ChangeSet as JSON";
+}
+/**
+ * The job summary of a run, full: a section per cluster with status, duration, instances,
+ * objects and actions, readiness, errors and diffs; clusters not reached listed. At most
+ * `context.maxSize` UTF-8 bytes (default STEP_SUMMARY_BUDGET), diffs cut fairly when needed.
+ */
+function renderJobSummary(original, context) {
+    const changeSet = masked_change_set_maskChangeSet(original, context.secrets);
+    const sharing = indexSharedChanges(changeSet);
+    const secretChanges = report_parts_secretChangeIds(original, context.secrets);
+    const limit = Math.min(context.maxSize ?? STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT);
+    const moreHint = moreHintFor(changeSet);
+    const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
+        const cluster = changeSet.clusters[clusterIndex];
+        const instance = cluster?.instances[instanceIndex];
+        const change = instance?.changes[objectIndex];
+        if (!cluster || !instance || !change)
+            return 0;
+        return utf8Length(objectRow(instance, change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), hasReadiness(cluster)));
+    });
+    const render = (plan) => {
+        const counts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
+        let sections = '';
+        if (plan.detail !== 'table') {
+            changeSet.clusters.forEach((cluster, clusterIndex) => {
+                sections += renderSummarySection({
+                    cluster,
+                    clusterIndex,
+                    detail: plan.detail,
+                    allocation: plan.allocation,
+                    sharing,
+                    secretChanges,
+                    measure: utf8Length,
+                    moreHint,
+                    onDiff: (outcome) => {
+                        if (outcome === 'cut')
+                            counts.diffsCut += 1;
+                        if (outcome === 'hidden')
+                            counts.diffsHidden += 1;
+                    },
+                    onObjectsOmitted: (count) => {
+                        counts.objectsOmitted += count;
+                    },
+                });
+            });
+        }
+        const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${job_summary_capitalise(moreHint)}.`);
+        return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
+    };
+    const summary = fitToBudget({
+        diffs: diffGroups(changeSet, sharing, utf8Length),
+        objectLists,
+        limit,
+        measure: utf8Length,
+        render,
+        cutNotice: '\n✂️ _The cluster table was cut to fit the job summary limit._\n',
+    });
+    return masking_secretMasker(context.secrets)(summary);
+}
+/**
+ * The short job summary: headline, cluster table, clusters not reached, a link to the PR
+ * comment; no sections. For `diff` runs whose PR comment was posted whole.
+ */
+function renderShortJobSummary(original, context) {
+    const changeSet = maskChangeSet(original, context.secrets);
+    const secret = secretChangeIds(original, context.secrets).size > 0;
+    const comment = context.commentUrl ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n` : '';
+    return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
+}
+function renderHead(changeSet, context, secretChanged) {
+    const total = changeSet.clusters.length;
+    const failure = firstFailure(changeSet.clusters);
+    let outcome;
+    if (changeSet.mode === 'apply') {
+        const applied = changeSet.clusters.filter((cluster) => cluster.status === 'applied').length;
+        outcome = failure
+            ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${total} clusters`
+            : `✅ Applied to ${applied} of ${total} clusters`;
+    }
+    else {
+        const changed = changeSet.clusters.filter(clusterHasChanges).length;
+        outcome = hasChanges(changeSet) ? `🟡 Changes on ${changed} of ${total} clusters` : `✅ No changes on ${total} clusters`;
+        if (failure)
+            outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
+    }
+    const pr = context.pullRequest === undefined ? '' : ` (pull request #${context.pullRequest})`;
+    const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${report_context_linkTarget(context.commentUrl)})` : '';
+    const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
+    let head = `## timoni-fleet ${changeSet.mode} · bundle ${code(changeSet.bundle)}\n\n`;
+    head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
+    const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
+    if (notes.length > 0)
+        head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
+    if (secretChanged)
+        head += '🔒 A secret value changed (hidden).\n\n';
+    head += `${renderStatusTable(changeSet.clusters, { withDuration: true })}\n`;
+    const unreached = unreachedClusters(changeSet.clusters);
+    if (unreached.length > 0) {
+        const after = failure ? ` after ${code(failure.name)} failed` : '';
+        head += `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
+    }
+    return head;
+}
+function job_summary_capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+;// CONCATENATED MODULE: ./src/report/index.ts
+// The report layer: Markdown for the PR comment, its rollout update and the job summary,
+// within GitHub's size limits, secrets masked; and Timoni-style log lines.
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/action/publish-results.ts
+
+
+
+
+
+async function postComment(input, reportContext) {
+    if (!input.comment)
+        return undefined;
+    if (!input.githubToken) {
+        input.log('no github-token: the pull request comment is skipped');
+        return undefined;
+    }
+    const client = new GitHubClient({ apiUrl: input.context.apiUrl, token: input.githubToken });
+    let pullRequest = input.plan.pullRequest;
+    if (pullRequest === undefined && input.plan.mode === 'apply') {
+        pullRequest = await pullRequestForCommit(client, input.context.owner, input.context.repo, input.plan.sha).catch(() => undefined);
+    }
+    if (pullRequest === undefined)
+        return undefined;
+    const context = { ...reportContext, pullRequest };
+    const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context);
+    return upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, commentMarker(input.changeSet.bundle), body);
+}
+async function publishResults(input) {
+    const masked = masked_change_set_maskChangeSet(input.changeSet, input.secrets);
+    const notes = [];
+    const reportContext = {
+        commitSha: input.plan.sha,
+        runUrl: input.context.runUrl,
+        repository: `${input.context.owner}/${input.context.repo}`,
+        secrets: input.secrets,
+        notes,
+    };
+    let outcome;
+    try {
+        outcome = await postComment(input, reportContext);
+    }
+    catch (error) {
+        const message = maskSecrets(error instanceof Error ? error.message : String(error), input.secrets);
+        input.log(`::warning title=PR comment not posted::${message}`);
+        notes.push(`The pull request comment could not be posted: ${message}`);
+    }
+    if (outcome?.kind === 'not-permitted') {
+        input.log(`::warning title=PR comment not posted::${outcome.reason}`);
+        notes.push(`No pull request comment: ${outcome.reason}.`);
+    }
+    else if (outcome) {
+        input.log(`pull request comment ${outcome.kind}: ${outcome.url}`);
+    }
+    const commentUrl = outcome && outcome.kind !== 'not-permitted' ? outcome.url : '';
+    appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
+    const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
+    const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
+    setOutput(input.env, 'has-changes', String(hasChanges(masked)));
+    setOutput(input.env, 'changes', JSON.stringify(masked));
+    setOutput(input.env, 'applied-clusters', applied.join(','));
+    setOutput(input.env, 'failed-cluster', failed);
+    setOutput(input.env, 'comment-url', commentUrl);
+}
+
+;// CONCATENATED MODULE: ./src/action/run-action.ts
+// One run of the action: read the inputs, decide from the event whether to diff or apply,
+// evaluate the bundle for every selected cluster, diff or roll out, then publish outputs,
+// the job summary and the pull request comment. Returns the process exit code: 1 when
+// any cluster failed or the inputs are wrong; a diff with changes is not a failure.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+function kubeconfigTexts(config, env) {
+    if (config.kubeconfigs.length > 0)
+        return config.kubeconfigs;
+    const paths = (env.KUBECONFIG ?? (0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.homedir)(), '.kube', 'config')).split(':').filter(Boolean);
+    return paths.map((path) => (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
+}
+async function runAction(io) {
+    const maskedValues = [];
+    const secrets = new SecretRegistry((value) => {
+        maskedValues.push(value);
+        io.write(formatMask(value));
+    });
+    const log = new ActionLog(io.write, (text) => secrets.redact(text));
+    let config;
+    try {
+        config = readActionConfig(io.env, (value) => secrets.register(value));
+    }
+    catch (error) {
+        io.write(errorAnnotations(error, 'timoni-fleet input'));
+        return 1;
+    }
+    const context = readRunContext(io.env);
+    const plan = planRun(context, { mode: config.mode, clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster });
+    if (plan.mode === 'skip') {
+        log.line(`nothing to do: ${plan.reason}`);
+        setOutput(io.env, 'has-changes', 'false');
+        return 0;
+    }
+    log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
+    try {
+        const cwd = (0,external_node_path_namespaceObject.resolve)(io.env.GITHUB_WORKSPACE ?? io.cwd, config.workingDirectory);
+        const engine = await loadCueEngine();
+        const moduleFiles = readCueModuleFiles(cwd);
+        const bundleFiles = readSourceFiles(config.bundleFiles, cwd);
+        const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd), moduleFiles, '');
+        const kubeconfig = loadKubeconfig(kubeconfigTexts(config, io.env), secrets);
+        const resolver = new ModuleResolver(engine, cwd, {
+            ...(config.registryCreds ? { credentials: config.registryCreds } : {}),
+            secrets: (value) => secrets.register(value),
+        });
+        const run = {
+            engine,
+            evaluation: { bundleFiles, moduleFiles, runtime, ...(config.runtimeFromEnv ? { environment: { ...io.env } } : {}) },
+            selector: { group: plan.clusterGroup, cluster: plan.cluster },
+            kubeconfig,
+            secrets,
+            resolver,
+            options: {
+                ...defaultFleetOptions,
+                force: config.force,
+                overwriteOwnership: config.overwriteOwnership,
+                wait: config.wait,
+                timeoutMs: config.timeoutMs,
+                prune: config.prune,
+                concurrency: config.concurrency,
+            },
+            log,
+            onClusterError: (_cluster, error) => io.write(errorAnnotations(error)),
+        };
+        const changeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
+        await publishResults({
+            env: io.env,
+            changeSet,
+            context,
+            plan,
+            secrets: maskedValues,
+            githubToken: config.githubToken,
+            comment: config.comment,
+            log: (line) => log.line(line),
+        });
+        const failed = changeSet.clusters.filter((c) => c.status === 'failed');
+        for (const cluster of failed) {
+            io.write(`::error title=cluster ${cluster.name} failed::${secrets.redact(`${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}`).replace(/\r?\n/g, '%0A')}\n`);
+        }
+        return failed.length > 0 ? 1 : 0;
+    }
+    catch (error) {
+        io.write(secrets.redact(errorAnnotations(error)));
+        return 1;
+    }
+}
+
+
+/***/ }),
+
+/***/ 1730:
+/***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
+
+__nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1691);
+// The action's entry point (runs.main in action.yml): one workflow step.
+
+process.exitCode = await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) });
+
+__webpack_async_result__();
+} catch(e) { __webpack_async_result__(e); } }, 1);
+
+/***/ }),
+
+/***/ 181:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 932:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("process");
+
+/***/ }),
+
+/***/ 7349:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveBlockMap = __nccwpck_require__(7103);
+var resolveBlockSeq = __nccwpck_require__(334);
+var resolveFlowCollection = __nccwpck_require__(3142);
+
+function resolveCollection(CN, ctx, token, onError, tagName, tag) {
+    const coll = token.type === 'block-map'
+        ? resolveBlockMap.resolveBlockMap(CN, ctx, token, onError, tag)
+        : token.type === 'block-seq'
+            ? resolveBlockSeq.resolveBlockSeq(CN, ctx, token, onError, tag)
+            : resolveFlowCollection.resolveFlowCollection(CN, ctx, token, onError, tag);
+    const Coll = coll.constructor;
+    // If we got a tagName matching the class, or the tag name is '!',
+    // then use the tagName from the node class used to create it.
+    if (tagName === '!' || tagName === Coll.tagName) {
+        coll.tag = Coll.tagName;
+        return coll;
+    }
+    if (tagName)
+        coll.tag = tagName;
+    return coll;
+}
+function composeCollection(CN, ctx, token, props, onError) {
+    const tagToken = props.tag;
+    const tagName = !tagToken
+        ? null
+        : ctx.directives.tagName(tagToken.source, msg => onError(tagToken, 'TAG_RESOLVE_FAILED', msg));
+    if (token.type === 'block-seq') {
+        const { anchor, newlineAfterProp: nl } = props;
+        const lastProp = anchor && tagToken
+            ? anchor.offset > tagToken.offset
+                ? anchor
+                : tagToken
+            : (anchor ?? tagToken);
+        if (lastProp && (!nl || nl.offset < lastProp.offset)) {
+            const message = 'Missing newline after block sequence props';
+            onError(lastProp, 'MISSING_CHAR', message);
+        }
+    }
+    const expType = token.type === 'block-map'
+        ? 'map'
+        : token.type === 'block-seq'
+            ? 'seq'
+            : token.start.source === '{'
+                ? 'map'
+                : 'seq';
+    // shortcut: check if it's a generic YAMLMap or YAMLSeq
+    // before jumping into the custom tag logic.
+    if (!tagToken ||
+        !tagName ||
+        tagName === '!' ||
+        (tagName === YAMLMap.YAMLMap.tagName && expType === 'map') ||
+        (tagName === YAMLSeq.YAMLSeq.tagName && expType === 'seq')) {
+        return resolveCollection(CN, ctx, token, onError, tagName);
+    }
+    let tag = ctx.schema.tags.find(t => t.tag === tagName && t.collection === expType);
+    if (!tag) {
+        const kt = ctx.schema.knownTags[tagName];
+        if (kt?.collection === expType) {
+            ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
+            tag = kt;
+        }
+        else {
+            if (kt) {
+                onError(tagToken, 'BAD_COLLECTION_TYPE', `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? 'scalar'}`, true);
+            }
+            else {
+                onError(tagToken, 'TAG_RESOLVE_FAILED', `Unresolved tag: ${tagName}`, true);
+            }
+            return resolveCollection(CN, ctx, token, onError, tagName);
+        }
+    }
+    const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
+    const res = tag.resolve?.(coll, msg => onError(tagToken, 'TAG_RESOLVE_FAILED', msg), ctx.options) ?? coll;
+    const node = identity.isNode(res)
+        ? res
+        : new Scalar.Scalar(res);
+    node.range = coll.range;
+    node.tag = tagName;
+    if (tag?.format)
+        node.format = tag.format;
+    return node;
+}
+
+exports.composeCollection = composeCollection;
+
+
+/***/ }),
+
+/***/ 3683:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Document = __nccwpck_require__(3021);
+var composeNode = __nccwpck_require__(5937);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
+
+function composeDoc(options, directives, { offset, start, value, end }, onError) {
+    const opts = Object.assign({ _directives: directives }, options);
+    const doc = new Document.Document(undefined, opts);
+    const ctx = {
+        atKey: false,
+        atRoot: true,
+        directives: doc.directives,
+        options: doc.options,
+        schema: doc.schema
+    };
+    const props = resolveProps.resolveProps(start, {
+        indicator: 'doc-start',
+        next: value ?? end?.[0],
+        offset,
+        onError,
+        parentIndent: 0,
+        startOnNewline: true
+    });
+    if (props.found) {
+        doc.directives.docStart = true;
+        if (value &&
+            (value.type === 'block-map' || value.type === 'block-seq') &&
+            !props.hasNewline)
+            onError(props.end, 'MISSING_CHAR', 'Block collection cannot start on same line with directives-end marker');
+    }
+    // @ts-expect-error If Contents is set, let's trust the user
+    doc.contents = value
+        ? composeNode.composeNode(ctx, value, props, onError)
+        : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
+    const contentEnd = doc.contents.range[2];
+    const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+    if (re.comment)
+        doc.comment = re.comment;
+    doc.range = [offset, contentEnd, re.offset];
+    return doc;
+}
+
+exports.composeDoc = composeDoc;
+
+
+/***/ }),
+
+/***/ 5937:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var composeCollection = __nccwpck_require__(7349);
+var composeScalar = __nccwpck_require__(5413);
+var resolveEnd = __nccwpck_require__(7788);
+var utilEmptyScalarPosition = __nccwpck_require__(2599);
+
+const CN = { composeNode, composeEmptyNode };
+function composeNode(ctx, token, props, onError) {
+    const atKey = ctx.atKey;
+    const { spaceBefore, comment, anchor, tag } = props;
+    let node;
+    let isSrcToken = true;
+    switch (token.type) {
+        case 'alias':
+            node = composeAlias(ctx, token, onError);
+            if (anchor || tag)
+                onError(token, 'ALIAS_PROPS', 'An alias node must not specify any properties');
+            break;
+        case 'scalar':
+        case 'single-quoted-scalar':
+        case 'double-quoted-scalar':
+        case 'block-scalar':
+            node = composeScalar.composeScalar(ctx, token, tag, onError);
+            if (anchor)
+                node.anchor = anchor.source.substring(1);
+            break;
+        case 'block-map':
+        case 'block-seq':
+        case 'flow-collection':
+            try {
+                node = composeCollection.composeCollection(CN, ctx, token, props, onError);
+                if (anchor)
+                    node.anchor = anchor.source.substring(1);
+            }
+            catch (error) {
+                // Almost certainly here due to a stack overflow
+                const message = error instanceof Error ? error.message : String(error);
+                onError(token, 'RESOURCE_EXHAUSTION', message);
+            }
+            break;
+        default: {
+            const message = token.type === 'error'
+                ? token.message
+                : `Unsupported token (type: ${token.type})`;
+            onError(token, 'UNEXPECTED_TOKEN', message);
+            isSrcToken = false;
+        }
+    }
+    node ?? (node = composeEmptyNode(ctx, token.offset, undefined, null, props, onError));
+    if (anchor && node.anchor === '')
+        onError(anchor, 'BAD_ALIAS', 'Anchor cannot be an empty string');
+    if (atKey &&
+        ctx.options.stringKeys &&
+        (!identity.isScalar(node) ||
+            typeof node.value !== 'string' ||
+            (node.tag && node.tag !== 'tag:yaml.org,2002:str'))) {
+        const msg = 'With stringKeys, all keys must be strings';
+        onError(tag ?? token, 'NON_STRING_KEY', msg);
+    }
+    if (spaceBefore)
+        node.spaceBefore = true;
+    if (comment) {
+        if (token.type === 'scalar' && token.source === '')
+            node.comment = comment;
+        else
+            node.commentBefore = comment;
+    }
+    // @ts-expect-error Type checking misses meaning of isSrcToken
+    if (ctx.options.keepSourceTokens && isSrcToken)
+        node.srcToken = token;
+    return node;
+}
+function composeEmptyNode(ctx, offset, before, pos, { spaceBefore, comment, anchor, tag, end }, onError) {
+    const token = {
+        type: 'scalar',
+        offset: utilEmptyScalarPosition.emptyScalarPosition(offset, before, pos),
+        indent: -1,
+        source: ''
+    };
+    const node = composeScalar.composeScalar(ctx, token, tag, onError);
+    if (anchor) {
+        node.anchor = anchor.source.substring(1);
+        if (node.anchor === '')
+            onError(anchor, 'BAD_ALIAS', 'Anchor cannot be an empty string');
+    }
+    if (spaceBefore)
+        node.spaceBefore = true;
+    if (comment) {
+        node.comment = comment;
+        node.range[2] = end;
+    }
+    return node;
+}
+function composeAlias({ options }, { offset, source, end }, onError) {
+    const alias = new Alias.Alias(source.substring(1));
+    if (alias.source === '')
+        onError(offset, 'BAD_ALIAS', 'Alias cannot be an empty string');
+    if (alias.source.endsWith(':'))
+        onError(offset + source.length - 1, 'BAD_ALIAS', 'Alias ending in : is ambiguous', true);
+    const valueEnd = offset + source.length;
+    const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+    alias.range = [offset, valueEnd, re.offset];
+    if (re.comment)
+        alias.comment = re.comment;
+    return alias;
+}
+
+exports.composeEmptyNode = composeEmptyNode;
+exports.composeNode = composeNode;
+
+
+/***/ }),
+
+/***/ 5413:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
+
+function composeScalar(ctx, token, tagToken, onError) {
+    const { value, type, comment, range } = token.type === 'block-scalar'
+        ? resolveBlockScalar.resolveBlockScalar(ctx, token, onError)
+        : resolveFlowScalar.resolveFlowScalar(token, ctx.options.strict, onError);
+    const tagName = tagToken
+        ? ctx.directives.tagName(tagToken.source, msg => onError(tagToken, 'TAG_RESOLVE_FAILED', msg))
+        : null;
+    let tag;
+    if (ctx.options.stringKeys && ctx.atKey) {
+        tag = ctx.schema[identity.SCALAR];
+    }
+    else if (tagName)
+        tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
+    else if (token.type === 'scalar')
+        tag = findScalarTagByTest(ctx, value, token, onError);
+    else
+        tag = ctx.schema[identity.SCALAR];
+    let scalar;
+    try {
+        const res = tag.resolve(value, msg => onError(tagToken ?? token, 'TAG_RESOLVE_FAILED', msg), ctx.options);
+        scalar = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+    }
+    catch (error) {
+        const msg = error instanceof Error ? error.message : String(error);
+        onError(tagToken ?? token, 'TAG_RESOLVE_FAILED', msg);
+        scalar = new Scalar.Scalar(value);
+    }
+    scalar.range = range;
+    scalar.source = value;
+    if (type)
+        scalar.type = type;
+    if (tagName)
+        scalar.tag = tagName;
+    if (tag.format)
+        scalar.format = tag.format;
+    if (comment)
+        scalar.comment = comment;
+    return scalar;
+}
+function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+    if (tagName === '!')
+        return schema[identity.SCALAR]; // non-specific tag
+    const matchWithTest = [];
+    for (const tag of schema.tags) {
+        if (!tag.collection && tag.tag === tagName) {
+            if (tag.default && tag.test)
+                matchWithTest.push(tag);
+            else
+                return tag;
+        }
+    }
+    for (const tag of matchWithTest)
+        if (tag.test?.test(value))
+            return tag;
+    const kt = schema.knownTags[tagName];
+    if (kt && !kt.collection) {
+        // Ensure that the known tag is available for stringifying,
+        // but does not get used by default.
+        schema.tags.push(Object.assign({}, kt, { default: false, test: undefined }));
+        return kt;
+    }
+    onError(tagToken, 'TAG_RESOLVE_FAILED', `Unresolved tag: ${tagName}`, tagName !== 'tag:yaml.org,2002:str');
+    return schema[identity.SCALAR];
+}
+function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
+    const tag = schema.tags.find(tag => (tag.default === true || (atKey && tag.default === 'key')) &&
+        tag.test?.test(value)) || schema[identity.SCALAR];
+    if (schema.compat) {
+        const compat = schema.compat.find(tag => tag.default && tag.test?.test(value)) ??
+            schema[identity.SCALAR];
+        if (tag.tag !== compat.tag) {
+            const ts = directives.tagString(tag.tag);
+            const cs = directives.tagString(compat.tag);
+            const msg = `Value may be parsed as either ${ts} or ${cs}`;
+            onError(token, 'TAG_RESOLVE_FAILED', msg, true);
+        }
+    }
+    return tag;
+}
+
+exports.composeScalar = composeScalar;
+
+
+/***/ }),
+
+/***/ 9984:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_process = __nccwpck_require__(932);
+var directives = __nccwpck_require__(1342);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var identity = __nccwpck_require__(1127);
+var composeDoc = __nccwpck_require__(3683);
+var resolveEnd = __nccwpck_require__(7788);
+
+function getErrorPos(src) {
+    if (typeof src === 'number')
+        return [src, src + 1];
+    if (Array.isArray(src))
+        return src.length === 2 ? src : [src[0], src[1]];
+    const { offset, source } = src;
+    return [offset, offset + (typeof source === 'string' ? source.length : 1)];
+}
+function parsePrelude(prelude) {
+    let comment = '';
+    let atComment = false;
+    let afterEmptyLine = false;
+    for (let i = 0; i < prelude.length; ++i) {
+        const source = prelude[i];
+        switch (source[0]) {
+            case '#':
+                comment +=
+                    (comment === '' ? '' : afterEmptyLine ? '\n\n' : '\n') +
+                        (source.substring(1) || ' ');
+                atComment = true;
+                afterEmptyLine = false;
+                break;
+            case '%':
+                if (prelude[i + 1]?.[0] !== '#')
+                    i += 1;
+                atComment = false;
+                break;
+            default:
+                // This may be wrong after doc-end, but in that case it doesn't matter
+                if (!atComment)
+                    afterEmptyLine = true;
+                atComment = false;
+        }
+    }
+    return { comment, afterEmptyLine };
+}
+/**
+ * Compose a stream of CST nodes into a stream of YAML Documents.
+ *
+ * ```ts
+ * import { Composer, Parser } from 'yaml'
+ *
+ * const src: string = ...
+ * const tokens = new Parser().parse(src)
+ * const docs = new Composer().compose(tokens)
+ * ```
+ */
+class Composer {
+    constructor(options = {}) {
+        this.doc = null;
+        this.atDirectives = false;
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+        this.onError = (source, code, message, warning) => {
+            const pos = getErrorPos(source);
+            if (warning)
+                this.warnings.push(new errors.YAMLWarning(pos, code, message));
+            else
+                this.errors.push(new errors.YAMLParseError(pos, code, message));
+        };
+        // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+        this.directives = new directives.Directives({ version: options.version || '1.2' });
+        this.options = options;
+    }
+    decorate(doc, afterDoc) {
+        const { comment, afterEmptyLine } = parsePrelude(this.prelude);
+        //console.log({ dc: doc.comment, prelude, comment })
+        if (comment) {
+            const dc = doc.contents;
+            if (afterDoc) {
+                doc.comment = doc.comment ? `${doc.comment}\n${comment}` : comment;
+            }
+            else if (afterEmptyLine || doc.directives.docStart || !dc) {
+                doc.commentBefore = comment;
+            }
+            else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+                let it = dc.items[0];
+                if (identity.isPair(it))
+                    it = it.key;
+                const cb = it.commentBefore;
+                it.commentBefore = cb ? `${comment}\n${cb}` : comment;
+            }
+            else {
+                const cb = dc.commentBefore;
+                dc.commentBefore = cb ? `${comment}\n${cb}` : comment;
+            }
+        }
+        if (afterDoc) {
+            for (let i = 0; i < this.errors.length; ++i)
+                doc.errors.push(this.errors[i]);
+            for (let i = 0; i < this.warnings.length; ++i)
+                doc.warnings.push(this.warnings[i]);
+        }
+        else {
+            doc.errors = this.errors;
+            doc.warnings = this.warnings;
+        }
+        this.prelude = [];
+        this.errors = [];
+        this.warnings = [];
+    }
+    /**
+     * Current stream status information.
+     *
+     * Mostly useful at the end of input for an empty stream.
+     */
+    streamInfo() {
+        return {
+            comment: parsePrelude(this.prelude).comment,
+            directives: this.directives,
+            errors: this.errors,
+            warnings: this.warnings
+        };
+    }
+    /**
+     * Compose tokens into documents.
+     *
+     * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+     * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+     */
+    *compose(tokens, forceDoc = false, endOffset = -1) {
+        for (const token of tokens)
+            yield* this.next(token);
+        yield* this.end(forceDoc, endOffset);
+    }
+    /** Advance the composer by one CST token. */
+    *next(token) {
+        if (node_process.env.LOG_STREAM)
+            console.dir(token, { depth: null });
+        switch (token.type) {
+            case 'directive':
+                this.directives.add(token.source, (offset, message, warning) => {
+                    const pos = getErrorPos(token);
+                    pos[0] += offset;
+                    this.onError(pos, 'BAD_DIRECTIVE', message, warning);
+                });
+                this.prelude.push(token.source);
+                this.atDirectives = true;
+                break;
+            case 'document': {
+                const doc = composeDoc.composeDoc(this.options, this.directives, token, this.onError);
+                if (this.atDirectives && !doc.directives.docStart)
+                    this.onError(token, 'MISSING_CHAR', 'Missing directives-end/doc-start indicator line');
+                this.decorate(doc, false);
+                if (this.doc)
+                    yield this.doc;
+                this.doc = doc;
+                this.atDirectives = false;
+                break;
+            }
+            case 'byte-order-mark':
+            case 'space':
+                break;
+            case 'comment':
+            case 'newline':
+                this.prelude.push(token.source);
+                break;
+            case 'error': {
+                const msg = token.source
+                    ? `${token.message}: ${JSON.stringify(token.source)}`
+                    : token.message;
+                const error = new errors.YAMLParseError(getErrorPos(token), 'UNEXPECTED_TOKEN', msg);
+                if (this.atDirectives || !this.doc)
+                    this.errors.push(error);
+                else
+                    this.doc.errors.push(error);
+                break;
+            }
+            case 'doc-end': {
+                if (!this.doc) {
+                    const msg = 'Unexpected doc-end without preceding document';
+                    this.errors.push(new errors.YAMLParseError(getErrorPos(token), 'UNEXPECTED_TOKEN', msg));
+                    break;
+                }
+                this.doc.directives.docEnd = true;
+                const end = resolveEnd.resolveEnd(token.end, token.offset + token.source.length, this.doc.options.strict, this.onError);
+                this.decorate(this.doc, true);
+                if (end.comment) {
+                    const dc = this.doc.comment;
+                    this.doc.comment = dc ? `${dc}\n${end.comment}` : end.comment;
+                }
+                this.doc.range[2] = end.offset;
+                break;
+            }
+            default:
+                this.errors.push(new errors.YAMLParseError(getErrorPos(token), 'UNEXPECTED_TOKEN', `Unsupported token ${token.type}`));
+        }
+    }
+    /**
+     * Call at end of input to yield any remaining document.
+     *
+     * @param forceDoc - If the stream contains no document, still emit a final document including any comments and directives that would be applied to a subsequent document.
+     * @param endOffset - Should be set if `forceDoc` is also set, to set the document range end and to indicate errors correctly.
+     */
+    *end(forceDoc = false, endOffset = -1) {
+        if (this.doc) {
+            this.decorate(this.doc, true);
+            yield this.doc;
+            this.doc = null;
+        }
+        else if (forceDoc) {
+            const opts = Object.assign({ _directives: this.directives }, this.options);
+            const doc = new Document.Document(undefined, opts);
+            if (this.atDirectives)
+                this.onError(endOffset, 'MISSING_CHAR', 'Missing directives-end indicator line');
+            doc.range = [0, endOffset, endOffset];
+            this.decorate(doc, false);
+            yield doc;
+        }
+    }
+}
+
+exports.Composer = Composer;
+
+
+/***/ }),
+
+/***/ 7103:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
+var utilMapIncludes = __nccwpck_require__(1187);
+
+const startColMsg = 'All mapping items must start at the same column';
+function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
+    const NodeClass = tag?.nodeClass ?? YAMLMap.YAMLMap;
+    const map = new NodeClass(ctx.schema);
+    if (ctx.atRoot)
+        ctx.atRoot = false;
+    let offset = bm.offset;
+    let commentEnd = null;
+    for (const collItem of bm.items) {
+        const { start, key, sep, value } = collItem;
+        // key properties
+        const keyProps = resolveProps.resolveProps(start, {
+            indicator: 'explicit-key-ind',
+            next: key ?? sep?.[0],
+            offset,
+            onError,
+            parentIndent: bm.indent,
+            startOnNewline: true
+        });
+        const implicitKey = !keyProps.found;
+        if (implicitKey) {
+            if (key) {
+                if (key.type === 'block-seq')
+                    onError(offset, 'BLOCK_AS_IMPLICIT_KEY', 'A block sequence may not be used as an implicit map key');
+                else if ('indent' in key && key.indent !== bm.indent)
+                    onError(offset, 'BAD_INDENT', startColMsg);
+            }
+            if (!keyProps.anchor && !keyProps.tag && !sep) {
+                commentEnd = keyProps.end;
+                if (keyProps.comment) {
+                    if (map.comment)
+                        map.comment += '\n' + keyProps.comment;
+                    else
+                        map.comment = keyProps.comment;
+                }
+                continue;
+            }
+            if (keyProps.newlineAfterProp || utilContainsNewline.containsNewline(key)) {
+                onError(key ?? start[start.length - 1], 'MULTILINE_IMPLICIT_KEY', 'Implicit keys need to be on a single line');
+            }
+        }
+        else if (keyProps.found?.indent !== bm.indent) {
+            onError(offset, 'BAD_INDENT', startColMsg);
+        }
+        // key value
+        ctx.atKey = true;
+        const keyStart = keyProps.end;
+        const keyNode = key
+            ? composeNode(ctx, key, keyProps, onError)
+            : composeEmptyNode(ctx, keyStart, start, null, keyProps, onError);
+        if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bm.indent, key, onError);
+        ctx.atKey = false;
+        if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+            onError(keyStart, 'DUPLICATE_KEY', 'Map keys must be unique');
+        // value properties
+        const valueProps = resolveProps.resolveProps(sep ?? [], {
+            indicator: 'map-value-ind',
+            next: value,
+            offset: keyNode.range[2],
+            onError,
+            parentIndent: bm.indent,
+            startOnNewline: !key || key.type === 'block-scalar'
+        });
+        offset = valueProps.end;
+        if (valueProps.found) {
+            if (implicitKey) {
+                if (value?.type === 'block-map' && !valueProps.hasNewline)
+                    onError(offset, 'BLOCK_AS_IMPLICIT_KEY', 'Nested mappings are not allowed in compact mappings');
+                if (ctx.options.strict &&
+                    keyProps.start < valueProps.found.offset - 1024)
+                    onError(keyNode.range, 'KEY_OVER_1024_CHARS', 'The : indicator must be at most 1024 chars after the start of an implicit block mapping key');
+            }
+            // value value
+            const valueNode = value
+                ? composeNode(ctx, value, valueProps, onError)
+                : composeEmptyNode(ctx, offset, sep, null, valueProps, onError);
+            if (ctx.schema.compat)
+                utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
+            offset = valueNode.range[2];
+            const pair = new Pair.Pair(keyNode, valueNode);
+            if (ctx.options.keepSourceTokens)
+                pair.srcToken = collItem;
+            map.items.push(pair);
+        }
+        else {
+            // key with no value
+            if (implicitKey)
+                onError(keyNode.range, 'MISSING_CHAR', 'Implicit map keys need to be followed by map values');
+            if (valueProps.comment) {
+                if (keyNode.comment)
+                    keyNode.comment += '\n' + valueProps.comment;
+                else
+                    keyNode.comment = valueProps.comment;
+            }
+            const pair = new Pair.Pair(keyNode);
+            if (ctx.options.keepSourceTokens)
+                pair.srcToken = collItem;
+            map.items.push(pair);
+        }
+    }
+    if (commentEnd && commentEnd < offset)
+        onError(commentEnd, 'IMPOSSIBLE', 'Map comment with trailing content');
+    map.range = [bm.offset, offset, commentEnd ?? offset];
+    return map;
+}
+
+exports.resolveBlockMap = resolveBlockMap;
+
+
+/***/ }),
+
+/***/ 8913:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+function resolveBlockScalar(ctx, scalar, onError) {
+    const start = scalar.offset;
+    const header = parseBlockScalarHeader(scalar, ctx.options.strict, onError);
+    if (!header)
+        return { value: '', type: null, comment: '', range: [start, start, start] };
+    const type = header.mode === '>' ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
+    const lines = scalar.source ? splitLines(scalar.source) : [];
+    // determine the end of content & start of chomping
+    let chompStart = lines.length;
+    for (let i = lines.length - 1; i >= 0; --i) {
+        const content = lines[i][1];
+        if (content === '' || content === '\r')
+            chompStart = i;
+        else
+            break;
+    }
+    // shortcut for empty contents
+    if (chompStart === 0) {
+        const value = header.chomp === '+' && lines.length > 0
+            ? '\n'.repeat(Math.max(1, lines.length - 1))
+            : '';
+        let end = start + header.length;
+        if (scalar.source)
+            end += scalar.source.length;
+        return { value, type, comment: header.comment, range: [start, end, end] };
+    }
+    // find the indentation level to trim from start
+    let trimIndent = scalar.indent + header.indent;
+    let offset = scalar.offset + header.length;
+    let contentStart = 0;
+    for (let i = 0; i < chompStart; ++i) {
+        const [indent, content] = lines[i];
+        if (content === '' || content === '\r') {
+            if (header.indent === 0 && indent.length > trimIndent)
+                trimIndent = indent.length;
+        }
+        else {
+            if (indent.length < trimIndent) {
+                const message = 'Block scalars with more-indented leading empty lines must use an explicit indentation indicator';
+                onError(offset + indent.length, 'MISSING_CHAR', message);
+            }
+            if (header.indent === 0)
+                trimIndent = indent.length;
+            contentStart = i;
+            if (trimIndent === 0 && !ctx.atRoot) {
+                const message = 'Block scalar values in collections must be indented';
+                onError(offset, 'BAD_INDENT', message);
+            }
+            break;
+        }
+        offset += indent.length + content.length + 1;
+    }
+    // include trailing more-indented empty lines in content
+    for (let i = lines.length - 1; i >= chompStart; --i) {
+        if (lines[i][0].length > trimIndent)
+            chompStart = i + 1;
+    }
+    let value = '';
+    let sep = '';
+    let prevMoreIndented = false;
+    // leading whitespace is kept intact
+    for (let i = 0; i < contentStart; ++i)
+        value += lines[i][0].slice(trimIndent) + '\n';
+    for (let i = contentStart; i < chompStart; ++i) {
+        let [indent, content] = lines[i];
+        offset += indent.length + content.length + 1;
+        const crlf = content[content.length - 1] === '\r';
+        if (crlf)
+            content = content.slice(0, -1);
+        /* istanbul ignore if already caught in lexer */
+        if (content && indent.length < trimIndent) {
+            const src = header.indent
+                ? 'explicit indentation indicator'
+                : 'first line';
+            const message = `Block scalar lines must not be less indented than their ${src}`;
+            onError(offset - content.length - (crlf ? 2 : 1), 'BAD_INDENT', message);
+            indent = '';
+        }
+        if (type === Scalar.Scalar.BLOCK_LITERAL) {
+            value += sep + indent.slice(trimIndent) + content;
+            sep = '\n';
+        }
+        else if (indent.length > trimIndent || content[0] === '\t') {
+            // more-indented content within a folded block
+            if (sep === ' ')
+                sep = '\n';
+            else if (!prevMoreIndented && sep === '\n')
+                sep = '\n\n';
+            value += sep + indent.slice(trimIndent) + content;
+            sep = '\n';
+            prevMoreIndented = true;
+        }
+        else if (content === '') {
+            // empty line
+            if (sep === '\n')
+                value += '\n';
+            else
+                sep = '\n';
+        }
+        else {
+            value += sep + content;
+            sep = ' ';
+            prevMoreIndented = false;
+        }
+    }
+    switch (header.chomp) {
+        case '-':
+            break;
+        case '+':
+            for (let i = chompStart; i < lines.length; ++i)
+                value += '\n' + lines[i][0].slice(trimIndent);
+            if (value[value.length - 1] !== '\n')
+                value += '\n';
+            break;
+        default:
+            value += '\n';
+    }
+    const end = start + header.length + scalar.source.length;
+    return { value, type, comment: header.comment, range: [start, end, end] };
+}
+function parseBlockScalarHeader({ offset, props }, strict, onError) {
+    /* istanbul ignore if should not happen */
+    if (props[0].type !== 'block-scalar-header') {
+        onError(props[0], 'IMPOSSIBLE', 'Block scalar header not found');
+        return null;
+    }
+    const { source } = props[0];
+    const mode = source[0];
+    let indent = 0;
+    let chomp = '';
+    let error = -1;
+    for (let i = 1; i < source.length; ++i) {
+        const ch = source[i];
+        if (!chomp && (ch === '-' || ch === '+'))
+            chomp = ch;
+        else {
+            const n = Number(ch);
+            if (!indent && n)
+                indent = n;
+            else if (error === -1)
+                error = offset + i;
+        }
+    }
+    if (error !== -1)
+        onError(error, 'UNEXPECTED_TOKEN', `Block scalar header includes extra characters: ${source}`);
+    let hasSpace = false;
+    let comment = '';
+    let length = source.length;
+    for (let i = 1; i < props.length; ++i) {
+        const token = props[i];
+        switch (token.type) {
+            case 'space':
+                hasSpace = true;
+            // fallthrough
+            case 'newline':
+                length += token.source.length;
+                break;
+            case 'comment':
+                if (strict && !hasSpace) {
+                    const message = 'Comments must be separated from other tokens by white space characters';
+                    onError(token, 'MISSING_CHAR', message);
+                }
+                length += token.source.length;
+                comment = token.source.substring(1);
+                break;
+            case 'error':
+                onError(token, 'UNEXPECTED_TOKEN', token.message);
+                length += token.source.length;
+                break;
+            /* istanbul ignore next should not happen */
+            default: {
+                const message = `Unexpected token in block scalar header: ${token.type}`;
+                onError(token, 'UNEXPECTED_TOKEN', message);
+                const ts = token.source;
+                if (ts && typeof ts === 'string')
+                    length += ts.length;
+            }
+        }
+    }
+    return { mode, indent, chomp, comment, length };
+}
+/** @returns Array of lines split up as `[indent, content]` */
+function splitLines(source) {
+    const split = source.split(/\n( *)/);
+    const first = split[0];
+    const m = first.match(/^( *)/);
+    const line0 = m?.[1]
+        ? [m[1], first.slice(m[1].length)]
+        : ['', first];
+    const lines = [line0];
+    for (let i = 1; i < split.length; i += 2)
+        lines.push([split[i], split[i + 1]]);
+    return lines;
+}
+
+exports.resolveBlockScalar = resolveBlockScalar;
+
+
+/***/ }),
+
+/***/ 334:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveProps = __nccwpck_require__(4631);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
+
+function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
+    const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
+    const seq = new NodeClass(ctx.schema);
+    if (ctx.atRoot)
+        ctx.atRoot = false;
+    if (ctx.atKey)
+        ctx.atKey = false;
+    let offset = bs.offset;
+    let commentEnd = null;
+    for (const { start, value } of bs.items) {
+        const props = resolveProps.resolveProps(start, {
+            indicator: 'seq-item-ind',
+            next: value,
+            offset,
+            onError,
+            parentIndent: bs.indent,
+            startOnNewline: true
+        });
+        if (!props.found) {
+            if (props.anchor || props.tag || value) {
+                if (value?.type === 'block-seq')
+                    onError(props.end, 'BAD_INDENT', 'All sequence items must start at the same column');
+                else
+                    onError(offset, 'MISSING_CHAR', 'Sequence item without - indicator');
+            }
+            else {
+                commentEnd = props.end;
+                if (props.comment)
+                    seq.comment = props.comment;
+                continue;
+            }
+        }
+        const node = value
+            ? composeNode(ctx, value, props, onError)
+            : composeEmptyNode(ctx, props.end, start, null, props, onError);
+        if (ctx.schema.compat)
+            utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+        offset = node.range[2];
+        seq.items.push(node);
+    }
+    seq.range = [bs.offset, offset, commentEnd ?? offset];
+    return seq;
+}
+
+exports.resolveBlockSeq = resolveBlockSeq;
+
+
+/***/ }),
+
+/***/ 7788:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function resolveEnd(end, offset, reqSpace, onError) {
+    let comment = '';
+    if (end) {
+        let hasSpace = false;
+        let sep = '';
+        for (const token of end) {
+            const { source, type } = token;
+            switch (type) {
+                case 'space':
+                    hasSpace = true;
+                    break;
+                case 'comment': {
+                    if (reqSpace && !hasSpace)
+                        onError(token, 'MISSING_CHAR', 'Comments must be separated from other tokens by white space characters');
+                    const cb = source.substring(1) || ' ';
+                    if (!comment)
+                        comment = cb;
+                    else
+                        comment += sep + cb;
+                    sep = '';
+                    break;
+                }
+                case 'newline':
+                    if (comment)
+                        sep += source;
+                    hasSpace = true;
+                    break;
+                default:
+                    onError(token, 'UNEXPECTED_TOKEN', `Unexpected ${type} at node end`);
+            }
+            offset += source.length;
+        }
+    }
+    return { comment, offset };
+}
+
+exports.resolveEnd = resolveEnd;
+
+
+/***/ }),
+
+/***/ 3142:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilMapIncludes = __nccwpck_require__(1187);
+
+const blockMsg = 'Block collections are not allowed within flow collections';
+const isBlock = (token) => token && (token.type === 'block-map' || token.type === 'block-seq');
+function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
+    const isMap = fc.start.source === '{';
+    const fcName = isMap ? 'flow map' : 'flow sequence';
+    const NodeClass = (tag?.nodeClass ?? (isMap ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq));
+    const coll = new NodeClass(ctx.schema);
+    coll.flow = true;
+    const atRoot = ctx.atRoot;
+    if (atRoot)
+        ctx.atRoot = false;
+    if (ctx.atKey)
+        ctx.atKey = false;
+    let offset = fc.offset + fc.start.source.length;
+    for (let i = 0; i < fc.items.length; ++i) {
+        const collItem = fc.items[i];
+        const { start, key, sep, value } = collItem;
+        const props = resolveProps.resolveProps(start, {
+            flow: fcName,
+            indicator: 'explicit-key-ind',
+            next: key ?? sep?.[0],
+            offset,
+            onError,
+            parentIndent: fc.indent,
+            startOnNewline: false
+        });
+        if (!props.found) {
+            if (!props.anchor && !props.tag && !sep && !value) {
+                if (i === 0 && props.comma)
+                    onError(props.comma, 'UNEXPECTED_TOKEN', `Unexpected , in ${fcName}`);
+                else if (i < fc.items.length - 1)
+                    onError(props.start, 'UNEXPECTED_TOKEN', `Unexpected empty item in ${fcName}`);
+                if (props.comment) {
+                    if (coll.comment)
+                        coll.comment += '\n' + props.comment;
+                    else
+                        coll.comment = props.comment;
+                }
+                offset = props.end;
+                continue;
+            }
+            if (!isMap && ctx.options.strict && utilContainsNewline.containsNewline(key))
+                onError(key, // checked by containsNewline()
+                'MULTILINE_IMPLICIT_KEY', 'Implicit keys of flow sequence pairs need to be on a single line');
+        }
+        if (i === 0) {
+            if (props.comma)
+                onError(props.comma, 'UNEXPECTED_TOKEN', `Unexpected , in ${fcName}`);
+        }
+        else {
+            if (!props.comma)
+                onError(props.start, 'MISSING_CHAR', `Missing , between ${fcName} items`);
+            if (props.comment) {
+                let prevItemComment = '';
+                loop: for (const st of start) {
+                    switch (st.type) {
+                        case 'comma':
+                        case 'space':
+                            break;
+                        case 'comment':
+                            prevItemComment = st.source.substring(1);
+                            break loop;
+                        default:
+                            break loop;
+                    }
+                }
+                if (prevItemComment) {
+                    let prev = coll.items[coll.items.length - 1];
+                    if (identity.isPair(prev))
+                        prev = prev.value ?? prev.key;
+                    if (prev.comment)
+                        prev.comment += '\n' + prevItemComment;
+                    else
+                        prev.comment = prevItemComment;
+                    props.comment = props.comment.substring(prevItemComment.length + 1);
+                }
+            }
+        }
+        if (!isMap && !sep && !props.found) {
+            // item is a value in a seq
+            // → key & sep are empty, start does not include ? or :
+            const valueNode = value
+                ? composeNode(ctx, value, props, onError)
+                : composeEmptyNode(ctx, props.end, sep, null, props, onError);
+            coll.items.push(valueNode);
+            offset = valueNode.range[2];
+            if (isBlock(value))
+                onError(valueNode.range, 'BLOCK_IN_FLOW', blockMsg);
+        }
+        else {
+            // item is a key+value pair
+            // key value
+            ctx.atKey = true;
+            const keyStart = props.end;
+            const keyNode = key
+                ? composeNode(ctx, key, props, onError)
+                : composeEmptyNode(ctx, keyStart, start, null, props, onError);
+            if (isBlock(key))
+                onError(keyNode.range, 'BLOCK_IN_FLOW', blockMsg);
+            ctx.atKey = false;
+            // value properties
+            const valueProps = resolveProps.resolveProps(sep ?? [], {
+                flow: fcName,
+                indicator: 'map-value-ind',
+                next: value,
+                offset: keyNode.range[2],
+                onError,
+                parentIndent: fc.indent,
+                startOnNewline: false
+            });
+            if (valueProps.found) {
+                if (!isMap && !props.found && ctx.options.strict) {
+                    if (sep)
+                        for (const st of sep) {
+                            if (st === valueProps.found)
+                                break;
+                            if (st.type === 'newline') {
+                                onError(st, 'MULTILINE_IMPLICIT_KEY', 'Implicit keys of flow sequence pairs need to be on a single line');
+                                break;
+                            }
+                        }
+                    if (props.start < valueProps.found.offset - 1024)
+                        onError(valueProps.found, 'KEY_OVER_1024_CHARS', 'The : indicator must be at most 1024 chars after the start of an implicit flow sequence key');
+                }
+            }
+            else if (value) {
+                if ('source' in value && value.source?.[0] === ':')
+                    onError(value, 'MISSING_CHAR', `Missing space after : in ${fcName}`);
+                else
+                    onError(valueProps.start, 'MISSING_CHAR', `Missing , or : between ${fcName} items`);
+            }
+            // value value
+            const valueNode = value
+                ? composeNode(ctx, value, valueProps, onError)
+                : valueProps.found
+                    ? composeEmptyNode(ctx, valueProps.end, sep, null, valueProps, onError)
+                    : null;
+            if (valueNode) {
+                if (isBlock(value))
+                    onError(valueNode.range, 'BLOCK_IN_FLOW', blockMsg);
+            }
+            else if (valueProps.comment) {
+                if (keyNode.comment)
+                    keyNode.comment += '\n' + valueProps.comment;
+                else
+                    keyNode.comment = valueProps.comment;
+            }
+            const pair = new Pair.Pair(keyNode, valueNode);
+            if (ctx.options.keepSourceTokens)
+                pair.srcToken = collItem;
+            if (isMap) {
+                const map = coll;
+                if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
+                    onError(keyStart, 'DUPLICATE_KEY', 'Map keys must be unique');
+                map.items.push(pair);
+            }
+            else {
+                const map = new YAMLMap.YAMLMap(ctx.schema);
+                map.flow = true;
+                map.items.push(pair);
+                const endRange = (valueNode ?? keyNode).range;
+                map.range = [keyNode.range[0], endRange[1], endRange[2]];
+                coll.items.push(map);
+            }
+            offset = valueNode ? valueNode.range[2] : valueProps.end;
+        }
+    }
+    const expectedEnd = isMap ? '}' : ']';
+    const [ce, ...ee] = fc.end;
+    let cePos = offset;
+    if (ce?.source === expectedEnd)
+        cePos = ce.offset + ce.source.length;
+    else {
+        const name = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot
+            ? `${name} must end with a ${expectedEnd}`
+            : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        onError(offset, atRoot ? 'MISSING_CHAR' : 'BAD_INDENT', msg);
+        if (ce && ce.source.length !== 1)
+            ee.unshift(ce);
+    }
+    if (ee.length > 0) {
+        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+        if (end.comment) {
+            if (coll.comment)
+                coll.comment += '\n' + end.comment;
+            else
+                coll.comment = end.comment;
+        }
+        coll.range = [fc.offset, cePos, end.offset];
+    }
+    else {
+        coll.range = [fc.offset, cePos, cePos];
+    }
+    return coll;
+}
+
+exports.resolveFlowCollection = resolveFlowCollection;
+
+
+/***/ }),
+
+/***/ 6842:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var resolveEnd = __nccwpck_require__(7788);
+
+function resolveFlowScalar(scalar, strict, onError) {
+    const { offset, type, source, end } = scalar;
+    let _type;
+    let value;
+    const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
+    switch (type) {
+        case 'scalar':
+            _type = Scalar.Scalar.PLAIN;
+            value = plainValue(source, _onError);
+            break;
+        case 'single-quoted-scalar':
+            _type = Scalar.Scalar.QUOTE_SINGLE;
+            value = singleQuotedValue(source, _onError);
+            break;
+        case 'double-quoted-scalar':
+            _type = Scalar.Scalar.QUOTE_DOUBLE;
+            value = doubleQuotedValue(source, _onError);
+            break;
+        /* istanbul ignore next should not happen */
+        default:
+            onError(scalar, 'UNEXPECTED_TOKEN', `Expected a flow scalar value, but found: ${type}`);
+            return {
+                value: '',
+                type: null,
+                comment: '',
+                range: [offset, offset + source.length, offset + source.length]
+            };
+    }
+    const valueEnd = offset + source.length;
+    const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+    return {
+        value,
+        type: _type,
+        comment: re.comment,
+        range: [offset, valueEnd, re.offset]
+    };
+}
+function plainValue(source, onError) {
+    let badChar = '';
+    switch (source[0]) {
+        /* istanbul ignore next should not happen */
+        case '\t':
+            badChar = 'a tab character';
+            break;
+        case ',':
+            badChar = 'flow indicator character ,';
+            break;
+        case '%':
+            badChar = 'directive indicator character %';
+            break;
+        case '|':
+        case '>': {
+            badChar = `block scalar indicator ${source[0]}`;
+            break;
+        }
+        case '@':
+        case '`': {
+            badChar = `reserved character ${source[0]}`;
+            break;
+        }
+    }
+    if (badChar)
+        onError(0, 'BAD_SCALAR_START', `Plain value cannot start with ${badChar}`);
+    return unfoldLines(source);
+}
+function singleQuotedValue(source, onError) {
+    if (source[source.length - 1] !== "'" || source.length === 1)
+        onError(source.length, 'MISSING_CHAR', "Missing closing 'quote");
+    return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
+}
+function unfoldLines(source) {
+    const line = /(.*?)\r?\n/sy;
+    let match = line.exec(source);
+    if (!match)
+        return source;
+    /**
+     * The negative lookbehinds in these RegExps are to
+     * prevent causing a polynomial search time in certain cases.
+     *
+     * The try-catch is for Safari < 16.4 and other old browsers:
+     * https://caniuse.com/js-regexp-lookbehind
+     */
+    let trimEnd, trimBoth;
+    try {
+        trimEnd = new RegExp('(?<![ \t])[ \t]+$');
+        trimBoth = new RegExp('^[ \t]+|(?<![ \t])[ \t]+$', 'g');
+    }
+    catch {
+        trimEnd = /[ \t]+$/;
+        trimBoth = /^[ \t]+|[ \t]+$/g;
+    }
+    let res = match[1].replace(trimEnd, '');
+    let sep = ' ';
+    let pos = line.lastIndex;
+    while ((match = line.exec(source))) {
+        const lm = match[1].replace(trimBoth, '');
+        if (lm === '') {
+            if (sep === '\n')
+                res += sep;
+            else
+                sep = '\n';
+        }
+        else {
+            res += sep + lm;
+            sep = ' ';
+        }
+        pos = line.lastIndex;
+    }
+    const last = /[ \t]*(.*)/sy;
+    last.lastIndex = pos;
+    match = last.exec(source);
+    return res + sep + (match?.[1] ?? '');
+}
+function doubleQuotedValue(source, onError) {
+    let res = '';
+    for (let i = 1; i < source.length - 1; ++i) {
+        const ch = source[i];
+        if (ch === '\r' && source[i + 1] === '\n')
+            continue;
+        if (ch === '\n') {
+            const { fold, offset } = foldNewline(source, i);
+            res += fold;
+            i = offset;
+        }
+        else if (ch === '\\') {
+            let next = source[++i];
+            const cc = escapeCodes[next];
+            if (cc)
+                res += cc;
+            else if (next === '\n') {
+                // skip escaped newlines, but still trim the following line
+                next = source[i + 1];
+                while (next === ' ' || next === '\t')
+                    next = source[++i + 1];
+            }
+            else if (next === '\r' && source[i + 1] === '\n') {
+                // skip escaped CRLF newlines, but still trim the following line
+                next = source[++i + 1];
+                while (next === ' ' || next === '\t')
+                    next = source[++i + 1];
+            }
+            else if (next === 'x' || next === 'u' || next === 'U') {
+                const length = next === 'x' ? 2 : next === 'u' ? 4 : 8;
+                res += parseCharCode(source, i + 1, length, onError);
+                i += length;
+            }
+            else {
+                const raw = source.substr(i - 1, 2);
+                onError(i - 1, 'BAD_DQ_ESCAPE', `Invalid escape sequence ${raw}`);
+                res += raw;
+            }
+        }
+        else if (ch === ' ' || ch === '\t') {
+            // trim trailing whitespace
+            const wsStart = i;
+            let next = source[i + 1];
+            while (next === ' ' || next === '\t')
+                next = source[++i + 1];
+            if (next !== '\n' && !(next === '\r' && source[i + 2] === '\n'))
+                res += i > wsStart ? source.slice(wsStart, i + 1) : ch;
+        }
+        else {
+            res += ch;
+        }
+    }
+    if (source[source.length - 1] !== '"' || source.length === 1)
+        onError(source.length, 'MISSING_CHAR', 'Missing closing "quote');
+    return res;
+}
+/**
+ * Fold a single newline into a space, multiple newlines to N - 1 newlines.
+ * Presumes `source[offset] === '\n'`
+ */
+function foldNewline(source, offset) {
+    let fold = '';
+    let ch = source[offset + 1];
+    while (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r') {
+        if (ch === '\r' && source[offset + 2] !== '\n')
+            break;
+        if (ch === '\n')
+            fold += '\n';
+        offset += 1;
+        ch = source[offset + 1];
+    }
+    if (!fold)
+        fold = ' ';
+    return { fold, offset };
+}
+const escapeCodes = {
+    '0': '\0', // null character
+    a: '\x07', // bell character
+    b: '\b', // backspace
+    e: '\x1b', // escape character
+    f: '\f', // form feed
+    n: '\n', // line feed
+    r: '\r', // carriage return
+    t: '\t', // horizontal tab
+    v: '\v', // vertical tab
+    N: '\u0085', // Unicode next line
+    _: '\u00a0', // Unicode non-breaking space
+    L: '\u2028', // Unicode line separator
+    P: '\u2029', // Unicode paragraph separator
+    ' ': ' ',
+    '"': '"',
+    '/': '/',
+    '\\': '\\',
+    '\t': '\t'
+};
+function parseCharCode(source, offset, length, onError) {
+    const cc = source.substr(offset, length);
+    const ok = cc.length === length && /^[0-9a-fA-F]+$/.test(cc);
+    const code = ok ? parseInt(cc, 16) : NaN;
+    try {
+        return String.fromCodePoint(code);
+    }
+    catch {
+        const raw = source.substr(offset - 2, length + 2);
+        onError(offset - 2, 'BAD_DQ_ESCAPE', `Invalid escape sequence ${raw}`);
+        return raw;
+    }
+}
+
+exports.resolveFlowScalar = resolveFlowScalar;
+
+
+/***/ }),
+
+/***/ 4631:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function resolveProps(tokens, { flow, indicator, next, offset, onError, parentIndent, startOnNewline }) {
+    let spaceBefore = false;
+    let atNewline = startOnNewline;
+    let hasSpace = startOnNewline;
+    let comment = '';
+    let commentSep = '';
+    let hasNewline = false;
+    let reqSpace = false;
+    let tab = null;
+    let anchor = null;
+    let tag = null;
+    let newlineAfterProp = null;
+    let comma = null;
+    let found = null;
+    let start = null;
+    for (const token of tokens) {
+        if (reqSpace) {
+            if (token.type !== 'space' &&
+                token.type !== 'newline' &&
+                token.type !== 'comma')
+                onError(token.offset, 'MISSING_CHAR', 'Tags and anchors must be separated from the next token by white space');
+            reqSpace = false;
+        }
+        if (tab) {
+            if (atNewline && token.type !== 'comment' && token.type !== 'newline') {
+                onError(tab, 'TAB_AS_INDENT', 'Tabs are not allowed as indentation');
+            }
+            tab = null;
+        }
+        switch (token.type) {
+            case 'space':
+                // At the doc level, tabs at line start may be parsed
+                // as leading white space rather than indentation.
+                // In a flow collection, only the parser handles indent.
+                if (!flow &&
+                    (indicator !== 'doc-start' || next?.type !== 'flow-collection') &&
+                    token.source.includes('\t')) {
+                    tab = token;
+                }
+                hasSpace = true;
+                break;
+            case 'comment': {
+                if (!hasSpace)
+                    onError(token, 'MISSING_CHAR', 'Comments must be separated from other tokens by white space characters');
+                const cb = token.source.substring(1) || ' ';
+                if (!comment)
+                    comment = cb;
+                else
+                    comment += commentSep + cb;
+                commentSep = '';
+                atNewline = false;
+                break;
+            }
+            case 'newline':
+                if (atNewline) {
+                    if (comment)
+                        comment += token.source;
+                    else if (!found || indicator !== 'seq-item-ind')
+                        spaceBefore = true;
+                }
+                else
+                    commentSep += token.source;
+                atNewline = true;
+                hasNewline = true;
+                if (anchor || tag)
+                    newlineAfterProp = token;
+                hasSpace = true;
+                break;
+            case 'anchor':
+                if (anchor)
+                    onError(token, 'MULTIPLE_ANCHORS', 'A node can have at most one anchor');
+                if (token.source.endsWith(':'))
+                    onError(token.offset + token.source.length - 1, 'BAD_ALIAS', 'Anchor ending in : is ambiguous', true);
+                anchor = token;
+                start ?? (start = token.offset);
+                atNewline = false;
+                hasSpace = false;
+                reqSpace = true;
+                break;
+            case 'tag': {
+                if (tag)
+                    onError(token, 'MULTIPLE_TAGS', 'A node can have at most one tag');
+                tag = token;
+                start ?? (start = token.offset);
+                atNewline = false;
+                hasSpace = false;
+                reqSpace = true;
+                break;
+            }
+            case indicator:
+                // Could here handle preceding comments differently
+                if (anchor || tag)
+                    onError(token, 'BAD_PROP_ORDER', `Anchors and tags must be after the ${token.source} indicator`);
+                if (found)
+                    onError(token, 'UNEXPECTED_TOKEN', `Unexpected ${token.source} in ${flow ?? 'collection'}`);
+                found = token;
+                atNewline =
+                    indicator === 'seq-item-ind' || indicator === 'explicit-key-ind';
+                hasSpace = false;
+                break;
+            case 'comma':
+                if (flow) {
+                    if (comma)
+                        onError(token, 'UNEXPECTED_TOKEN', `Unexpected , in ${flow}`);
+                    comma = token;
+                    atNewline = false;
+                    hasSpace = false;
+                    break;
+                }
+            // else fallthrough
+            default:
+                onError(token, 'UNEXPECTED_TOKEN', `Unexpected ${token.type} token`);
+                atNewline = false;
+                hasSpace = false;
+        }
+    }
+    const last = tokens[tokens.length - 1];
+    const end = last ? last.offset + last.source.length : offset;
+    if (reqSpace &&
+        next &&
+        next.type !== 'space' &&
+        next.type !== 'newline' &&
+        next.type !== 'comma' &&
+        (next.type !== 'scalar' || next.source !== '')) {
+        onError(next.offset, 'MISSING_CHAR', 'Tags and anchors must be separated from the next token by white space');
+    }
+    if (tab &&
+        ((atNewline && tab.indent <= parentIndent) ||
+            next?.type === 'block-map' ||
+            next?.type === 'block-seq'))
+        onError(tab, 'TAB_AS_INDENT', 'Tabs are not allowed as indentation');
+    return {
+        comma,
+        found,
+        spaceBefore,
+        comment,
+        hasNewline,
+        anchor,
+        tag,
+        newlineAfterProp,
+        end,
+        start: start ?? end
+    };
+}
+
+exports.resolveProps = resolveProps;
+
+
+/***/ }),
+
+/***/ 9499:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function containsNewline(key) {
+    if (!key)
+        return null;
+    switch (key.type) {
+        case 'alias':
+        case 'scalar':
+        case 'double-quoted-scalar':
+        case 'single-quoted-scalar':
+            if (key.source.includes('\n'))
+                return true;
+            if (key.end)
+                for (const st of key.end)
+                    if (st.type === 'newline')
+                        return true;
+            return false;
+        case 'flow-collection':
+            for (const it of key.items) {
+                for (const st of it.start)
+                    if (st.type === 'newline')
+                        return true;
+                if (it.sep)
+                    for (const st of it.sep)
+                        if (st.type === 'newline')
+                            return true;
+                if (containsNewline(it.key) || containsNewline(it.value))
+                    return true;
+            }
+            return false;
+        default:
+            return true;
+    }
+}
+
+exports.containsNewline = containsNewline;
+
+
+/***/ }),
+
+/***/ 2599:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function emptyScalarPosition(offset, before, pos) {
+    if (before) {
+        pos ?? (pos = before.length);
+        for (let i = pos - 1; i >= 0; --i) {
+            let st = before[i];
+            switch (st.type) {
+                case 'space':
+                case 'comment':
+                case 'newline':
+                    offset -= st.source.length;
+                    continue;
+            }
+            // Technically, an empty scalar is immediately after the last non-empty
+            // node, but it's more useful to place it after any whitespace.
+            st = before[++i];
+            while (st?.type === 'space') {
+                offset += st.source.length;
+                st = before[++i];
+            }
+            break;
+        }
+    }
+    return offset;
+}
+
+exports.emptyScalarPosition = emptyScalarPosition;
+
+
+/***/ }),
+
+/***/ 4051:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var utilContainsNewline = __nccwpck_require__(9499);
+
+function flowIndentCheck(indent, fc, onError) {
+    if (fc?.type === 'flow-collection') {
+        const end = fc.end[0];
+        if (end.indent === indent &&
+            (end.source === ']' || end.source === '}') &&
+            utilContainsNewline.containsNewline(fc)) {
+            const msg = 'Flow end indicator should be more indented than parent';
+            onError(end, 'BAD_INDENT', msg, true);
+        }
+    }
+}
+
+exports.flowIndentCheck = flowIndentCheck;
+
+
+/***/ }),
+
+/***/ 1187:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+
+function mapIncludes(ctx, items, search) {
+    const { uniqueKeys } = ctx.options;
+    if (uniqueKeys === false)
+        return false;
+    const isEqual = typeof uniqueKeys === 'function'
+        ? uniqueKeys
+        : (a, b) => a === b || (identity.isScalar(a) && identity.isScalar(b) && a.value === b.value);
+    return items.some(pair => isEqual(pair.key, search));
+}
+
+exports.mapIncludes = mapIncludes;
+
+
+/***/ }),
+
+/***/ 3021:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Alias = __nccwpck_require__(4065);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var toJS = __nccwpck_require__(4043);
+var Schema = __nccwpck_require__(5840);
+var stringifyDocument = __nccwpck_require__(6829);
+var anchors = __nccwpck_require__(1596);
+var applyReviver = __nccwpck_require__(3661);
+var createNode = __nccwpck_require__(2404);
+var directives = __nccwpck_require__(1342);
+
+class Document {
+    constructor(value, replacer, options) {
+        /** A comment before this Document */
+        this.commentBefore = null;
+        /** A comment immediately after this Document */
+        this.comment = null;
+        /** Errors encountered during parsing. */
+        this.errors = [];
+        /** Warnings encountered during parsing. */
+        this.warnings = [];
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        let _replacer = null;
+        if (typeof replacer === 'function' || Array.isArray(replacer)) {
+            _replacer = replacer;
+        }
+        else if (options === undefined && replacer) {
+            options = replacer;
+            replacer = undefined;
+        }
+        const opt = Object.assign({
+            intAsBigInt: false,
+            keepSourceTokens: false,
+            logLevel: 'warn',
+            prettyErrors: true,
+            strict: true,
+            stringKeys: false,
+            uniqueKeys: true,
+            version: '1.2'
+        }, options);
+        this.options = opt;
+        let { version } = opt;
+        if (options?._directives) {
+            this.directives = options._directives.atDocument();
+            if (this.directives.yaml.explicit)
+                version = this.directives.yaml.version;
+        }
+        else
+            this.directives = new directives.Directives({ version });
+        this.setSchema(version, options);
+        // @ts-expect-error We can't really know that this matches Contents.
+        this.contents =
+            value === undefined ? null : this.createNode(value, _replacer, options);
+    }
+    /**
+     * Create a deep copy of this Document and its contents.
+     *
+     * Custom Node values that inherit from `Object` still refer to their original instances.
+     */
+    clone() {
+        const copy = Object.create(Document.prototype, {
+            [identity.NODE_TYPE]: { value: identity.DOC }
+        });
+        copy.commentBefore = this.commentBefore;
+        copy.comment = this.comment;
+        copy.errors = this.errors.slice();
+        copy.warnings = this.warnings.slice();
+        copy.options = Object.assign({}, this.options);
+        if (this.directives)
+            copy.directives = this.directives.clone();
+        copy.schema = this.schema.clone();
+        // @ts-expect-error We can't really know that this matches Contents.
+        copy.contents = identity.isNode(this.contents)
+            ? this.contents.clone(copy.schema)
+            : this.contents;
+        if (this.range)
+            copy.range = this.range.slice();
+        return copy;
+    }
+    /** Adds a value to the document. */
+    add(value) {
+        if (assertCollection(this.contents))
+            this.contents.add(value);
+    }
+    /** Adds a value to the document. */
+    addIn(path, value) {
+        if (assertCollection(this.contents))
+            this.contents.addIn(path, value);
+    }
+    /**
+     * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
+     *
+     * If `node` already has an anchor, `name` is ignored.
+     * Otherwise, the `node.anchor` value will be set to `name`,
+     * or if an anchor with that name is already present in the document,
+     * `name` will be used as a prefix for a new unique anchor.
+     * If `name` is undefined, the generated anchor will use 'a' as a prefix.
+     */
+    createAlias(node, name) {
+        if (!node.anchor) {
+            const prev = anchors.anchorNames(this);
+            node.anchor =
+                // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+                !name || prev.has(name) ? anchors.findNewAnchor(name || 'a', prev) : name;
+        }
+        return new Alias.Alias(node.anchor);
+    }
+    createNode(value, replacer, options) {
+        let _replacer = undefined;
+        if (typeof replacer === 'function') {
+            value = replacer.call({ '': value }, '', value);
+            _replacer = replacer;
+        }
+        else if (Array.isArray(replacer)) {
+            const keyToStr = (v) => typeof v === 'number' || v instanceof String || v instanceof Number;
+            const asStr = replacer.filter(keyToStr).map(String);
+            if (asStr.length > 0)
+                replacer = replacer.concat(asStr);
+            _replacer = replacer;
+        }
+        else if (options === undefined && replacer) {
+            options = replacer;
+            replacer = undefined;
+        }
+        const { aliasDuplicateObjects, anchorPrefix, flow, keepUndefined, onTagObj, tag } = options ?? {};
+        const { onAnchor, setAnchors, sourceObjects } = anchors.createNodeAnchors(this, 
+        // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
+        anchorPrefix || 'a');
+        const ctx = {
+            aliasDuplicateObjects: aliasDuplicateObjects ?? true,
+            keepUndefined: keepUndefined ?? false,
+            onAnchor,
+            onTagObj,
+            replacer: _replacer,
+            schema: this.schema,
+            sourceObjects
+        };
+        const node = createNode.createNode(value, tag, ctx);
+        if (flow && identity.isCollection(node))
+            node.flow = true;
+        setAnchors();
+        return node;
+    }
+    /**
+     * Convert a key and a value into a `Pair` using the current schema,
+     * recursively wrapping all values as `Scalar` or `Collection` nodes.
+     */
+    createPair(key, value, options = {}) {
+        const k = this.createNode(key, null, options);
+        const v = this.createNode(value, null, options);
+        return new Pair.Pair(k, v);
+    }
+    /**
+     * Removes a value from the document.
+     * @returns `true` if the item was found and removed.
+     */
+    delete(key) {
+        return assertCollection(this.contents) ? this.contents.delete(key) : false;
+    }
+    /**
+     * Removes a value from the document.
+     * @returns `true` if the item was found and removed.
+     */
+    deleteIn(path) {
+        if (Collection.isEmptyPath(path)) {
+            if (this.contents == null)
+                return false;
+            // @ts-expect-error Presumed impossible if Strict extends false
+            this.contents = null;
+            return true;
+        }
+        return assertCollection(this.contents)
+            ? this.contents.deleteIn(path)
+            : false;
+    }
+    /**
+     * Returns item at `key`, or `undefined` if not found. By default unwraps
+     * scalar values from their surrounding node; to disable set `keepScalar` to
+     * `true` (collections are always returned intact).
+     */
+    get(key, keepScalar) {
+        return identity.isCollection(this.contents)
+            ? this.contents.get(key, keepScalar)
+            : undefined;
+    }
+    /**
+     * Returns item at `path`, or `undefined` if not found. By default unwraps
+     * scalar values from their surrounding node; to disable set `keepScalar` to
+     * `true` (collections are always returned intact).
+     */
+    getIn(path, keepScalar) {
+        if (Collection.isEmptyPath(path))
+            return !keepScalar && identity.isScalar(this.contents)
+                ? this.contents.value
+                : this.contents;
+        return identity.isCollection(this.contents)
+            ? this.contents.getIn(path, keepScalar)
+            : undefined;
+    }
+    /**
+     * Checks if the document includes a value with the key `key`.
+     */
+    has(key) {
+        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+    }
+    /**
+     * Checks if the document includes a value at `path`.
+     */
+    hasIn(path) {
+        if (Collection.isEmptyPath(path))
+            return this.contents !== undefined;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path) : false;
+    }
+    /**
+     * Sets a value in this document. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     */
+    set(key, value) {
+        if (this.contents == null) {
+            // @ts-expect-error We can't really know that this matches Contents.
+            this.contents = Collection.collectionFromPath(this.schema, [key], value);
+        }
+        else if (assertCollection(this.contents)) {
+            this.contents.set(key, value);
+        }
+    }
+    /**
+     * Sets a value in this document. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     */
+    setIn(path, value) {
+        if (Collection.isEmptyPath(path)) {
+            // @ts-expect-error We can't really know that this matches Contents.
+            this.contents = value;
+        }
+        else if (this.contents == null) {
+            // @ts-expect-error We can't really know that this matches Contents.
+            this.contents = Collection.collectionFromPath(this.schema, Array.from(path), value);
+        }
+        else if (assertCollection(this.contents)) {
+            this.contents.setIn(path, value);
+        }
+    }
+    /**
+     * Change the YAML version and schema used by the document.
+     * A `null` version disables support for directives, explicit tags, anchors, and aliases.
+     * It also requires the `schema` option to be given as a `Schema` instance value.
+     *
+     * Overrides all previously set schema options.
+     */
+    setSchema(version, options = {}) {
+        if (typeof version === 'number')
+            version = String(version);
+        let opt;
+        switch (version) {
+            case '1.1':
+                if (this.directives)
+                    this.directives.yaml.version = '1.1';
+                else
+                    this.directives = new directives.Directives({ version: '1.1' });
+                opt = { resolveKnownTags: false, schema: 'yaml-1.1' };
+                break;
+            case '1.2':
+            case 'next':
+                if (this.directives)
+                    this.directives.yaml.version = version;
+                else
+                    this.directives = new directives.Directives({ version });
+                opt = { resolveKnownTags: true, schema: 'core' };
+                break;
+            case null:
+                if (this.directives)
+                    delete this.directives;
+                opt = null;
+                break;
+            default: {
+                const sv = JSON.stringify(version);
+                throw new Error(`Expected '1.1', '1.2' or null as first argument, but found: ${sv}`);
+            }
+        }
+        // Not using `instanceof Schema` to allow for duck typing
+        if (options.schema instanceof Object)
+            this.schema = options.schema;
+        else if (opt)
+            this.schema = new Schema.Schema(Object.assign(opt, options));
+        else
+            throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
+    }
+    // json & jsonArg are only used from toJSON()
+    toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        const ctx = {
+            anchors: new Map(),
+            doc: this,
+            keep: !json,
+            mapAsMap: mapAsMap === true,
+            mapKeyWarned: false,
+            maxAliasCount: typeof maxAliasCount === 'number' ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this.contents, jsonArg ?? '', ctx);
+        if (typeof onAnchor === 'function')
+            for (const { count, res } of ctx.anchors.values())
+                onAnchor(res, count);
+        return typeof reviver === 'function'
+            ? applyReviver.applyReviver(reviver, { '': res }, '', res)
+            : res;
+    }
+    /**
+     * A JSON representation of the document `contents`.
+     *
+     * @param jsonArg Used by `JSON.stringify` to indicate the array index or
+     *   property name.
+     */
+    toJSON(jsonArg, onAnchor) {
+        return this.toJS({ json: true, jsonArg, mapAsMap: false, onAnchor });
+    }
+    /** A YAML representation of the document. */
+    toString(options = {}) {
+        if (this.errors.length > 0)
+            throw new Error('Document with errors cannot be stringified');
+        if ('indent' in options &&
+            (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
+            const s = JSON.stringify(options.indent);
+            throw new Error(`"indent" option must be a positive integer, not ${s}`);
+        }
+        return stringifyDocument.stringifyDocument(this, options);
+    }
+}
+function assertCollection(contents) {
+    if (identity.isCollection(contents))
+        return true;
+    throw new Error('Expected a YAML collection as document contents');
+}
+
+exports.Document = Document;
+
+
+/***/ }),
+
+/***/ 1596:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
+
+/**
+ * Verify that the input string is a valid anchor.
+ *
+ * Will throw on errors.
+ */
+function anchorIsValid(anchor) {
+    if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
+        const sa = JSON.stringify(anchor);
+        const msg = `Anchor must not contain whitespace or control characters: ${sa}`;
+        throw new Error(msg);
+    }
+    return true;
+}
+function anchorNames(root) {
+    const anchors = new Set();
+    visit.visit(root, {
+        Value(_key, node) {
+            if (node.anchor)
+                anchors.add(node.anchor);
+        }
+    });
+    return anchors;
+}
+/** Find a new anchor name with the given `prefix` and a one-indexed suffix. */
+function findNewAnchor(prefix, exclude) {
+    for (let i = 1; true; ++i) {
+        const name = `${prefix}${i}`;
+        if (!exclude.has(name))
+            return name;
+    }
+}
+function createNodeAnchors(doc, prefix) {
+    const aliasObjects = [];
+    const sourceObjects = new Map();
+    let prevAnchors = null;
+    return {
+        onAnchor: (source) => {
+            aliasObjects.push(source);
+            prevAnchors ?? (prevAnchors = anchorNames(doc));
+            const anchor = findNewAnchor(prefix, prevAnchors);
+            prevAnchors.add(anchor);
+            return anchor;
+        },
+        /**
+         * With circular references, the source node is only resolved after all
+         * of its child nodes are. This is why anchors are set only after all of
+         * the nodes have been created.
+         */
+        setAnchors: () => {
+            for (const source of aliasObjects) {
+                const ref = sourceObjects.get(source);
+                if (typeof ref === 'object' &&
+                    ref.anchor &&
+                    (identity.isScalar(ref.node) || identity.isCollection(ref.node))) {
+                    ref.node.anchor = ref.anchor;
+                }
+                else {
+                    const error = new Error('Failed to resolve repeated object (this should not happen)');
+                    error.source = source;
+                    throw error;
+                }
+            }
+        },
+        sourceObjects
+    };
+}
+
+exports.anchorIsValid = anchorIsValid;
+exports.anchorNames = anchorNames;
+exports.createNodeAnchors = createNodeAnchors;
+exports.findNewAnchor = findNewAnchor;
+
+
+/***/ }),
+
+/***/ 3661:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Applies the JSON.parse reviver algorithm as defined in the ECMA-262 spec,
+ * in section 24.5.1.1 "Runtime Semantics: InternalizeJSONProperty" of the
+ * 2021 edition: https://tc39.es/ecma262/#sec-json.parse
+ *
+ * Includes extensions for handling Map and Set objects.
+ */
+function applyReviver(reviver, obj, key, val) {
+    if (val && typeof val === 'object') {
+        if (Array.isArray(val)) {
+            for (let i = 0, len = val.length; i < len; ++i) {
+                const v0 = val[i];
+                const v1 = applyReviver(reviver, val, String(i), v0);
+                // eslint-disable-next-line @typescript-eslint/no-array-delete
+                if (v1 === undefined)
+                    delete val[i];
+                else if (v1 !== v0)
+                    val[i] = v1;
+            }
+        }
+        else if (val instanceof Map) {
+            for (const k of Array.from(val.keys())) {
+                const v0 = val.get(k);
+                const v1 = applyReviver(reviver, val, k, v0);
+                if (v1 === undefined)
+                    val.delete(k);
+                else if (v1 !== v0)
+                    val.set(k, v1);
+            }
+        }
+        else if (val instanceof Set) {
+            for (const v0 of Array.from(val)) {
+                const v1 = applyReviver(reviver, val, v0, v0);
+                if (v1 === undefined)
+                    val.delete(v0);
+                else if (v1 !== v0) {
+                    val.delete(v0);
+                    val.add(v1);
+                }
+            }
+        }
+        else {
+            for (const [k, v0] of Object.entries(val)) {
+                const v1 = applyReviver(reviver, val, k, v0);
+                if (v1 === undefined)
+                    delete val[k];
+                else if (v1 !== v0)
+                    val[k] = v1;
+            }
+        }
+    }
+    return reviver.call(obj, key, val);
+}
+
+exports.applyReviver = applyReviver;
+
+
+/***/ }),
+
+/***/ 2404:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+
+const defaultTagPrefix = 'tag:yaml.org,2002:';
+function findTagObject(value, tagName, tags) {
+    if (tagName) {
+        const match = tags.filter(t => t.tag === tagName);
+        const tagObj = match.find(t => !t.format) ?? match[0];
+        if (!tagObj)
+            throw new Error(`Tag ${tagName} not found`);
+        return tagObj;
+    }
+    return tags.find(t => t.identify?.(value) && !t.format);
+}
+function createNode(value, tagName, ctx) {
+    if (identity.isDocument(value))
+        value = value.contents;
+    if (identity.isNode(value))
+        return value;
+    if (identity.isPair(value)) {
+        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+        map.items.push(value);
+        return map;
+    }
+    if (value instanceof String ||
+        value instanceof Number ||
+        value instanceof Boolean ||
+        (typeof BigInt !== 'undefined' && value instanceof BigInt) // not supported everywhere
+    ) {
+        // https://tc39.es/ecma262/#sec-serializejsonproperty
+        value = value.valueOf();
+    }
+    const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+    // Detect duplicate references to the same object & use Alias nodes for all
+    // after first. The `ref` wrapper allows for circular references to resolve.
+    let ref = undefined;
+    if (aliasDuplicateObjects && value && typeof value === 'object') {
+        ref = sourceObjects.get(value);
+        if (ref) {
+            ref.anchor ?? (ref.anchor = onAnchor(value));
+            return new Alias.Alias(ref.anchor);
+        }
+        else {
+            ref = { anchor: null, node: null };
+            sourceObjects.set(value, ref);
+        }
+    }
+    if (tagName?.startsWith('!!'))
+        tagName = defaultTagPrefix + tagName.slice(2);
+    let tagObj = findTagObject(value, tagName, schema.tags);
+    if (!tagObj) {
+        if (value && typeof value.toJSON === 'function') {
+            // eslint-disable-next-line @typescript-eslint/no-unsafe-call
+            value = value.toJSON();
+        }
+        if (!value || typeof value !== 'object') {
+            const node = new Scalar.Scalar(value);
+            if (ref)
+                ref.node = node;
+            return node;
+        }
+        tagObj =
+            value instanceof Map
+                ? schema[identity.MAP]
+                : Symbol.iterator in Object(value)
+                    ? schema[identity.SEQ]
+                    : schema[identity.MAP];
+    }
+    if (onTagObj) {
+        onTagObj(tagObj);
+        delete ctx.onTagObj;
+    }
+    const node = tagObj?.createNode
+        ? tagObj.createNode(ctx.schema, value, ctx)
+        : typeof tagObj?.nodeClass?.from === 'function'
+            ? tagObj.nodeClass.from(ctx.schema, value, ctx)
+            : new Scalar.Scalar(value);
+    if (tagName)
+        node.tag = tagName;
+    else if (!tagObj.default)
+        node.tag = tagObj.tag;
+    if (ref)
+        ref.node = node;
+    return node;
+}
+
+exports.createNode = createNode;
+
+
+/***/ }),
+
+/***/ 1342:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
+
+const escapeChars = {
+    '!': '%21',
+    ',': '%2C',
+    '[': '%5B',
+    ']': '%5D',
+    '{': '%7B',
+    '}': '%7D'
+};
+const escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, ch => escapeChars[ch]);
+class Directives {
+    constructor(yaml, tags) {
+        /**
+         * The directives-end/doc-start marker `---`. If `null`, a marker may still be
+         * included in the document's stringified representation.
+         */
+        this.docStart = null;
+        /** The doc-end marker `...`.  */
+        this.docEnd = false;
+        this.yaml = Object.assign({}, Directives.defaultYaml, yaml);
+        this.tags = Object.assign({}, Directives.defaultTags, tags);
+    }
+    clone() {
+        const copy = new Directives(this.yaml, this.tags);
+        copy.docStart = this.docStart;
+        return copy;
+    }
+    /**
+     * During parsing, get a Directives instance for the current document and
+     * update the stream state according to the current version's spec.
+     */
+    atDocument() {
+        const res = new Directives(this.yaml, this.tags);
+        switch (this.yaml.version) {
+            case '1.1':
+                this.atNextDocument = true;
+                break;
+            case '1.2':
+                this.atNextDocument = false;
+                this.yaml = {
+                    explicit: Directives.defaultYaml.explicit,
+                    version: '1.2'
+                };
+                this.tags = Object.assign({}, Directives.defaultTags);
+                break;
+        }
+        return res;
+    }
+    /**
+     * @param onError - May be called even if the action was successful
+     * @returns `true` on success
+     */
+    add(line, onError) {
+        if (this.atNextDocument) {
+            this.yaml = { explicit: Directives.defaultYaml.explicit, version: '1.1' };
+            this.tags = Object.assign({}, Directives.defaultTags);
+            this.atNextDocument = false;
+        }
+        const parts = line.trim().split(/[ \t]+/);
+        const name = parts.shift();
+        switch (name) {
+            case '%TAG': {
+                if (parts.length !== 2) {
+                    onError(0, '%TAG directive should contain exactly two parts');
+                    if (parts.length < 2)
+                        return false;
+                }
+                const [handle, prefix] = parts;
+                this.tags[handle] = prefix;
+                return true;
+            }
+            case '%YAML': {
+                this.yaml.explicit = true;
+                if (parts.length !== 1) {
+                    onError(0, '%YAML directive should contain exactly one part');
+                    return false;
+                }
+                const [version] = parts;
+                if (version === '1.1' || version === '1.2') {
+                    this.yaml.version = version;
+                    return true;
+                }
+                else {
+                    const isValid = /^\d+\.\d+$/.test(version);
+                    onError(6, `Unsupported YAML version ${version}`, isValid);
+                    return false;
+                }
+            }
+            default:
+                onError(0, `Unknown directive ${name}`, true);
+                return false;
+        }
+    }
+    /**
+     * Resolves a tag, matching handles to those defined in %TAG directives.
+     *
+     * @returns Resolved tag, which may also be the non-specific tag `'!'` or a
+     *   `'!local'` tag, or `null` if unresolvable.
+     */
+    tagName(source, onError) {
+        if (source === '!')
+            return '!'; // non-specific tag
+        if (source[0] !== '!') {
+            onError(`Not a valid tag: ${source}`);
+            return null;
+        }
+        if (source[1] === '<') {
+            const verbatim = source.slice(2, -1);
+            if (verbatim === '!' || verbatim === '!!') {
+                onError(`Verbatim tags aren't resolved, so ${source} is invalid.`);
+                return null;
+            }
+            if (source[source.length - 1] !== '>')
+                onError('Verbatim tags must end with a >');
+            return verbatim;
+        }
+        const [, handle, suffix] = source.match(/^(.*!)([^!]*)$/s);
+        if (!suffix)
+            onError(`The ${source} tag has no suffix`);
+        const prefix = this.tags[handle];
+        if (prefix) {
+            try {
+                return prefix + decodeURIComponent(suffix);
+            }
+            catch (error) {
+                onError(String(error));
+                return null;
+            }
+        }
+        if (handle === '!')
+            return source; // local tag
+        onError(`Could not resolve tag: ${source}`);
+        return null;
+    }
+    /**
+     * Given a fully resolved tag, returns its printable string form,
+     * taking into account current tag prefixes and defaults.
+     */
+    tagString(tag) {
+        for (const [handle, prefix] of Object.entries(this.tags)) {
+            if (tag.startsWith(prefix))
+                return handle + escapeTagName(tag.substring(prefix.length));
+        }
+        return tag[0] === '!' ? tag : `!<${tag}>`;
+    }
+    toString(doc) {
+        const lines = this.yaml.explicit
+            ? [`%YAML ${this.yaml.version || '1.2'}`]
+            : [];
+        const tagEntries = Object.entries(this.tags);
+        let tagNames;
+        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+            const tags = {};
+            visit.visit(doc.contents, (_key, node) => {
+                if (identity.isNode(node) && node.tag)
+                    tags[node.tag] = true;
+            });
+            tagNames = Object.keys(tags);
+        }
+        else
+            tagNames = [];
+        for (const [handle, prefix] of tagEntries) {
+            if (handle === '!!' && prefix === 'tag:yaml.org,2002:')
+                continue;
+            if (!doc || tagNames.some(tn => tn.startsWith(prefix)))
+                lines.push(`%TAG ${handle} ${prefix}`);
+        }
+        return lines.join('\n');
+    }
+}
+Directives.defaultYaml = { explicit: false, version: '1.2' };
+Directives.defaultTags = { '!!': 'tag:yaml.org,2002:' };
+
+exports.Directives = Directives;
+
+
+/***/ }),
+
+/***/ 1464:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+class YAMLError extends Error {
+    constructor(name, pos, code, message) {
+        super();
+        this.name = name;
+        this.code = code;
+        this.message = message;
+        this.pos = pos;
+    }
+}
+class YAMLParseError extends YAMLError {
+    constructor(pos, code, message) {
+        super('YAMLParseError', pos, code, message);
+    }
+}
+class YAMLWarning extends YAMLError {
+    constructor(pos, code, message) {
+        super('YAMLWarning', pos, code, message);
+    }
+}
+const prettifyError = (src, lc) => (error) => {
+    if (error.pos[0] === -1)
+        return;
+    error.linePos = error.pos.map(pos => lc.linePos(pos));
+    const { line, col } = error.linePos[0];
+    error.message += ` at line ${line}, column ${col}`;
+    let ci = col - 1;
+    let lineStr = src
+        .substring(lc.lineStarts[line - 1], lc.lineStarts[line])
+        .replace(/[\n\r]+$/, '');
+    // Trim to max 80 chars, keeping col position near the middle
+    if (ci >= 60 && lineStr.length > 80) {
+        const trimStart = Math.min(ci - 39, lineStr.length - 79);
+        lineStr = '…' + lineStr.substring(trimStart);
+        ci -= trimStart - 1;
+    }
+    if (lineStr.length > 80)
+        lineStr = lineStr.substring(0, 79) + '…';
+    // Include previous line in context if pointing at line start
+    if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        // Regexp won't match if start is trimmed
+        let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
+        if (prev.length > 80)
+            prev = prev.substring(0, 79) + '…\n';
+        lineStr = prev + lineStr;
+    }
+    if (/[^ ]/.test(lineStr)) {
+        let count = 1;
+        const end = error.linePos[1];
+        if (end?.line === line && end.col > col) {
+            count = Math.max(1, Math.min(end.col - col, 80 - ci));
+        }
+        const pointer = ' '.repeat(ci) + '^'.repeat(count);
+        error.message += `:\n\n${lineStr}\n${pointer}\n`;
+    }
+};
+
+exports.YAMLError = YAMLError;
+exports.YAMLParseError = YAMLParseError;
+exports.YAMLWarning = YAMLWarning;
+exports.prettifyError = prettifyError;
+
+
+/***/ }),
+
+/***/ 8815:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+var __webpack_unused_export__;
+
+
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var Schema = __nccwpck_require__(5840);
+var errors = __nccwpck_require__(1464);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
+var publicApi = __nccwpck_require__(4047);
+var visit = __nccwpck_require__(204);
+
+
+
+__webpack_unused_export__ = composer.Composer;
+__webpack_unused_export__ = Document.Document;
+__webpack_unused_export__ = Schema.Schema;
+__webpack_unused_export__ = errors.YAMLError;
+__webpack_unused_export__ = errors.YAMLParseError;
+__webpack_unused_export__ = errors.YAMLWarning;
+__webpack_unused_export__ = Alias.Alias;
+__webpack_unused_export__ = identity.isAlias;
+__webpack_unused_export__ = identity.isCollection;
+__webpack_unused_export__ = identity.isDocument;
+__webpack_unused_export__ = identity.isMap;
+__webpack_unused_export__ = identity.isNode;
+__webpack_unused_export__ = identity.isPair;
+__webpack_unused_export__ = identity.isScalar;
+__webpack_unused_export__ = identity.isSeq;
+__webpack_unused_export__ = Pair.Pair;
+__webpack_unused_export__ = Scalar.Scalar;
+__webpack_unused_export__ = YAMLMap.YAMLMap;
+__webpack_unused_export__ = YAMLSeq.YAMLSeq;
+__webpack_unused_export__ = cst;
+__webpack_unused_export__ = lexer.Lexer;
+__webpack_unused_export__ = lineCounter.LineCounter;
+__webpack_unused_export__ = parser.Parser;
+__webpack_unused_export__ = publicApi.parse;
+exports.hR = publicApi.parseAllDocuments;
+__webpack_unused_export__ = publicApi.parseDocument;
+exports.As = publicApi.stringify;
+__webpack_unused_export__ = visit.visit;
+__webpack_unused_export__ = visit.visitAsync;
+
+
+/***/ }),
+
+/***/ 7249:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_process = __nccwpck_require__(932);
+
+function debug(logLevel, ...messages) {
+    if (logLevel === 'debug')
+        console.log(...messages);
+}
+function warn(logLevel, warning) {
+    if (logLevel === 'debug' || logLevel === 'warn') {
+        if (typeof node_process.emitWarning === 'function')
+            node_process.emitWarning(warning);
+        else
+            console.warn(warning);
+    }
+}
+
+exports.debug = debug;
+exports.warn = warn;
+
+
+/***/ }),
+
+/***/ 4065:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var anchors = __nccwpck_require__(1596);
+var visit = __nccwpck_require__(204);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(4043);
+
+class Alias extends Node.NodeBase {
+    constructor(source) {
+        super(identity.ALIAS);
+        this.source = source;
+        Object.defineProperty(this, 'tag', {
+            set() {
+                throw new Error('Alias nodes cannot have tags');
+            }
+        });
+    }
+    /**
+     * Resolve the value of this alias within `doc`, finding the last
+     * instance of the `source` anchor before this node.
+     */
+    resolve(doc, ctx) {
+        if (ctx?.maxAliasCount === 0)
+            throw new ReferenceError('Alias resolution is disabled');
+        let nodes;
+        if (ctx?.aliasResolveCache) {
+            nodes = ctx.aliasResolveCache;
+        }
+        else {
+            nodes = [];
+            visit.visit(doc, {
+                Node: (_key, node) => {
+                    if (identity.isAlias(node) || identity.hasAnchor(node))
+                        nodes.push(node);
+                }
+            });
+            if (ctx)
+                ctx.aliasResolveCache = nodes;
+        }
+        let found = undefined;
+        for (const node of nodes) {
+            if (node === this)
+                break;
+            if (node.anchor === this.source)
+                found = node;
+        }
+        if (found && ctx) {
+            const { anchors, doc, maxAliasCount } = ctx;
+            let data = anchors.get(found);
+            if (!data) {
+                // Resolve anchors for Node.prototype.toJS()
+                toJS.toJS(found, null, ctx);
+                data = anchors.get(found);
+            }
+            /* istanbul ignore if */
+            if (data?.res === undefined) {
+                const msg = 'This should not happen: Alias anchor was not resolved?';
+                throw new ReferenceError(msg);
+            }
+            if (maxAliasCount >= 0) {
+                data.count += 1;
+                if (data.aliasCount === 0)
+                    data.aliasCount = getAliasCount(doc, found, anchors);
+                if (data.count * data.aliasCount > maxAliasCount) {
+                    const msg = 'Excessive alias count indicates a resource exhaustion attack';
+                    throw new ReferenceError(msg);
+                }
+            }
+        }
+        return found;
+    }
+    toJSON(_arg, ctx) {
+        if (!ctx)
+            return { source: this.source };
+        const source = this.resolve(ctx.doc, ctx);
+        if (!source) {
+            const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+            throw new ReferenceError(msg);
+        }
+        return ctx.anchors.get(source).res;
+    }
+    toString(ctx, _onComment, _onChompKeep) {
+        const src = `*${this.source}`;
+        if (ctx) {
+            anchors.anchorIsValid(this.source);
+            if (ctx.options.verifyAliasOrder && !ctx.anchors.has(this.source)) {
+                const msg = `Unresolved alias (the anchor must be set before the alias): ${this.source}`;
+                throw new Error(msg);
+            }
+            if (ctx.implicitKey)
+                return `${src} `;
+        }
+        return src;
+    }
+}
+function getAliasCount(doc, node, anchors) {
+    if (identity.isAlias(node)) {
+        const source = node.resolve(doc);
+        const anchor = anchors && source && anchors.get(source);
+        return anchor ? anchor.count * anchor.aliasCount : 0;
+    }
+    else if (identity.isCollection(node)) {
+        let count = 0;
+        for (const item of node.items) {
+            const c = getAliasCount(doc, item, anchors);
+            if (c > count)
+                count = c;
+        }
+        return count;
+    }
+    else if (identity.isPair(node)) {
+        const kc = getAliasCount(doc, node.key, anchors);
+        const vc = getAliasCount(doc, node.value, anchors);
+        return Math.max(kc, vc);
+    }
+    return 1;
+}
+
+exports.Alias = Alias;
+
+
+/***/ }),
+
+/***/ 101:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var createNode = __nccwpck_require__(2404);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+
+function collectionFromPath(schema, path, value) {
+    let v = value;
+    for (let i = path.length - 1; i >= 0; --i) {
+        const k = path[i];
+        if (typeof k === 'number' && Number.isInteger(k) && k >= 0) {
+            const a = [];
+            a[k] = v;
+            v = a;
+        }
+        else {
+            v = new Map([[k, v]]);
+        }
+    }
+    return createNode.createNode(v, undefined, {
+        aliasDuplicateObjects: false,
+        keepUndefined: false,
+        onAnchor: () => {
+            throw new Error('This should not happen, please report a bug.');
+        },
+        schema,
+        sourceObjects: new Map()
+    });
+}
+// Type guard is intentionally a little wrong so as to be more useful,
+// as it does not cover untypable empty non-string iterables (e.g. []).
+const isEmptyPath = (path) => path == null ||
+    (typeof path === 'object' && !!path[Symbol.iterator]().next().done);
+class Collection extends Node.NodeBase {
+    constructor(type, schema) {
+        super(type);
+        Object.defineProperty(this, 'schema', {
+            value: schema,
+            configurable: true,
+            enumerable: false,
+            writable: true
+        });
+    }
+    /**
+     * Create a copy of this collection.
+     *
+     * @param schema - If defined, overwrites the original's schema
+     */
+    clone(schema) {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (schema)
+            copy.schema = schema;
+        copy.items = copy.items.map(it => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        if (this.range)
+            copy.range = this.range.slice();
+        return copy;
+    }
+    /**
+     * Adds a value to the collection. For `!!map` and `!!omap` the value must
+     * be a Pair instance or a `{ key, value }` object, which may not have a key
+     * that already exists in the map.
+     */
+    addIn(path, value) {
+        if (isEmptyPath(path))
+            this.add(value);
+        else {
+            const [key, ...rest] = path;
+            const node = this.get(key, true);
+            if (identity.isCollection(node))
+                node.addIn(rest, value);
+            else if (node === undefined && this.schema)
+                this.set(key, collectionFromPath(this.schema, rest, value));
+            else
+                throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+    }
+    /**
+     * Removes a value from the collection.
+     * @returns `true` if the item was found and removed.
+     */
+    deleteIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+            return this.delete(key);
+        const node = this.get(key, true);
+        if (identity.isCollection(node))
+            return node.deleteIn(rest);
+        else
+            throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+    }
+    /**
+     * Returns item at `key`, or `undefined` if not found. By default unwraps
+     * scalar values from their surrounding node; to disable set `keepScalar` to
+     * `true` (collections are always returned intact).
+     */
+    getIn(path, keepScalar) {
+        const [key, ...rest] = path;
+        const node = this.get(key, true);
+        if (rest.length === 0)
+            return !keepScalar && identity.isScalar(node) ? node.value : node;
+        else
+            return identity.isCollection(node) ? node.getIn(rest, keepScalar) : undefined;
+    }
+    hasAllNullValues(allowScalar) {
+        return this.items.every(node => {
+            if (!identity.isPair(node))
+                return false;
+            const n = node.value;
+            return (n == null ||
+                (allowScalar &&
+                    identity.isScalar(n) &&
+                    n.value == null &&
+                    !n.commentBefore &&
+                    !n.comment &&
+                    !n.tag));
+        });
+    }
+    /**
+     * Checks if the collection includes a value with the key `key`.
+     */
+    hasIn(path) {
+        const [key, ...rest] = path;
+        if (rest.length === 0)
+            return this.has(key);
+        const node = this.get(key, true);
+        return identity.isCollection(node) ? node.hasIn(rest) : false;
+    }
+    /**
+     * Sets a value in this collection. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     */
+    setIn(path, value) {
+        const [key, ...rest] = path;
+        if (rest.length === 0) {
+            this.set(key, value);
+        }
+        else {
+            const node = this.get(key, true);
+            if (identity.isCollection(node))
+                node.setIn(rest, value);
+            else if (node === undefined && this.schema)
+                this.set(key, collectionFromPath(this.schema, rest, value));
+            else
+                throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
+        }
+    }
+}
+
+exports.Collection = Collection;
+exports.collectionFromPath = collectionFromPath;
+exports.isEmptyPath = isEmptyPath;
+
+
+/***/ }),
+
+/***/ 6673:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var applyReviver = __nccwpck_require__(3661);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(4043);
+
+class NodeBase {
+    constructor(type) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+    }
+    /** Create a copy of this node.  */
+    clone() {
+        const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
+        if (this.range)
+            copy.range = this.range.slice();
+        return copy;
+    }
+    /** A plain JavaScript representation of this node. */
+    toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+        if (!identity.isDocument(doc))
+            throw new TypeError('A document argument is required');
+        const ctx = {
+            anchors: new Map(),
+            doc,
+            keep: true,
+            mapAsMap: mapAsMap === true,
+            mapKeyWarned: false,
+            maxAliasCount: typeof maxAliasCount === 'number' ? maxAliasCount : 100
+        };
+        const res = toJS.toJS(this, '', ctx);
+        if (typeof onAnchor === 'function')
+            for (const { count, res } of ctx.anchors.values())
+                onAnchor(res, count);
+        return typeof reviver === 'function'
+            ? applyReviver.applyReviver(reviver, { '': res }, '', res)
+            : res;
+    }
+}
+
+exports.NodeBase = NodeBase;
+
+
+/***/ }),
+
+/***/ 7165:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var createNode = __nccwpck_require__(2404);
+var stringifyPair = __nccwpck_require__(9748);
+var addPairToJSMap = __nccwpck_require__(7104);
+var identity = __nccwpck_require__(1127);
+
+function createPair(key, value, ctx) {
+    const k = createNode.createNode(key, undefined, ctx);
+    const v = createNode.createNode(value, undefined, ctx);
+    return new Pair(k, v);
+}
+class Pair {
+    constructor(key, value = null) {
+        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        this.key = key;
+        this.value = value;
+    }
+    clone(schema) {
+        let { key, value } = this;
+        if (identity.isNode(key))
+            key = key.clone(schema);
+        if (identity.isNode(value))
+            value = value.clone(schema);
+        return new Pair(key, value);
+    }
+    toJSON(_, ctx) {
+        const pair = ctx?.mapAsMap ? new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+    }
+    toString(ctx, onComment, onChompKeep) {
+        return ctx?.doc
+            ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep)
+            : JSON.stringify(this);
+    }
+}
+
+exports.Pair = Pair;
+exports.createPair = createPair;
+
+
+/***/ }),
+
+/***/ 3301:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(4043);
+
+const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
+class Scalar extends Node.NodeBase {
+    constructor(value) {
+        super(identity.SCALAR);
+        this.value = value;
+    }
+    toJSON(arg, ctx) {
+        return ctx?.keep ? this.value : toJS.toJS(this.value, arg, ctx);
+    }
+    toString() {
+        return String(this.value);
+    }
+}
+Scalar.BLOCK_FOLDED = 'BLOCK_FOLDED';
+Scalar.BLOCK_LITERAL = 'BLOCK_LITERAL';
+Scalar.PLAIN = 'PLAIN';
+Scalar.QUOTE_DOUBLE = 'QUOTE_DOUBLE';
+Scalar.QUOTE_SINGLE = 'QUOTE_SINGLE';
+
+exports.Scalar = Scalar;
+exports.isScalarValue = isScalarValue;
+
+
+/***/ }),
+
+/***/ 4454:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyCollection = __nccwpck_require__(1212);
+var addPairToJSMap = __nccwpck_require__(7104);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+
+function findPair(items, key) {
+    const k = identity.isScalar(key) ? key.value : key;
+    for (const it of items) {
+        if (identity.isPair(it)) {
+            if (it.key === key || it.key === k)
+                return it;
+            if (identity.isScalar(it.key) && it.key.value === k)
+                return it;
+        }
+    }
+    return undefined;
+}
+class YAMLMap extends Collection.Collection {
+    static get tagName() {
+        return 'tag:yaml.org,2002:map';
+    }
+    constructor(schema) {
+        super(identity.MAP, schema);
+        this.items = [];
+    }
+    /**
+     * A generic collection parsing method that can be extended
+     * to other node classes that inherit from YAMLMap
+     */
+    static from(schema, obj, ctx) {
+        const { keepUndefined, replacer } = ctx;
+        const map = new this(schema);
+        const add = (key, value) => {
+            if (typeof replacer === 'function')
+                value = replacer.call(obj, key, value);
+            else if (Array.isArray(replacer) && !replacer.includes(key))
+                return;
+            if (value !== undefined || keepUndefined)
+                map.items.push(Pair.createPair(key, value, ctx));
+        };
+        if (obj instanceof Map) {
+            for (const [key, value] of obj)
+                add(key, value);
+        }
+        else if (obj && typeof obj === 'object') {
+            for (const key of Object.keys(obj))
+                add(key, obj[key]);
+        }
+        if (typeof schema.sortMapEntries === 'function') {
+            map.items.sort(schema.sortMapEntries);
+        }
+        return map;
+    }
+    /**
+     * Adds a value to the collection.
+     *
+     * @param overwrite - If not set `true`, using a key that is already in the
+     *   collection will throw. Otherwise, overwrites the previous value.
+     */
+    add(pair, overwrite) {
+        let _pair;
+        if (identity.isPair(pair))
+            _pair = pair;
+        else if (!pair || typeof pair !== 'object' || !('key' in pair)) {
+            // In TypeScript, this never happens.
+            _pair = new Pair.Pair(pair, pair?.value);
+        }
+        else
+            _pair = new Pair.Pair(pair.key, pair.value);
+        const prev = findPair(this.items, _pair.key);
+        const sortEntries = this.schema?.sortMapEntries;
+        if (prev) {
+            if (!overwrite)
+                throw new Error(`Key ${_pair.key} already set`);
+            // For scalars, keep the old node & its comments and anchors
+            if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+                prev.value.value = _pair.value;
+            else
+                prev.value = _pair.value;
+        }
+        else if (sortEntries) {
+            const i = this.items.findIndex(item => sortEntries(_pair, item) < 0);
+            if (i === -1)
+                this.items.push(_pair);
+            else
+                this.items.splice(i, 0, _pair);
+        }
+        else {
+            this.items.push(_pair);
+        }
+    }
+    delete(key) {
+        const it = findPair(this.items, key);
+        if (!it)
+            return false;
+        const del = this.items.splice(this.items.indexOf(it), 1);
+        return del.length > 0;
+    }
+    get(key, keepScalar) {
+        const it = findPair(this.items, key);
+        const node = it?.value;
+        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? undefined;
+    }
+    has(key) {
+        return !!findPair(this.items, key);
+    }
+    set(key, value) {
+        this.add(new Pair.Pair(key, value), true);
+    }
+    /**
+     * @param ctx - Conversion context, originally set in Document#toJS()
+     * @param {Class} Type - If set, forces the returned collection type
+     * @returns Instance of Type, Map, or Object
+     */
+    toJSON(_, ctx, Type) {
+        const map = Type ? new Type() : ctx?.mapAsMap ? new Map() : {};
+        if (ctx?.onCreate)
+            ctx.onCreate(map);
+        for (const item of this.items)
+            addPairToJSMap.addPairToJSMap(ctx, map, item);
+        return map;
+    }
+    toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+            return JSON.stringify(this);
+        for (const item of this.items) {
+            if (!identity.isPair(item))
+                throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
+        }
+        if (!ctx.allNullValues && this.hasAllNullValues(false))
+            ctx = Object.assign({}, ctx, { allNullValues: true });
+        return stringifyCollection.stringifyCollection(this, ctx, {
+            blockItemPrefix: '',
+            flowChars: { start: '{', end: '}' },
+            itemIndent: ctx.indent || '',
+            onChompKeep,
+            onComment
+        });
+    }
+}
+
+exports.YAMLMap = YAMLMap;
+exports.findPair = findPair;
+
+
+/***/ }),
+
+/***/ 2223:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var createNode = __nccwpck_require__(2404);
+var stringifyCollection = __nccwpck_require__(1212);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var toJS = __nccwpck_require__(4043);
+
+class YAMLSeq extends Collection.Collection {
+    static get tagName() {
+        return 'tag:yaml.org,2002:seq';
+    }
+    constructor(schema) {
+        super(identity.SEQ, schema);
+        this.items = [];
+    }
+    add(value) {
+        this.items.push(value);
+    }
+    /**
+     * Removes a value from the collection.
+     *
+     * `key` must contain a representation of an integer for this to succeed.
+     * It may be wrapped in a `Scalar`.
+     *
+     * @returns `true` if the item was found and removed.
+     */
+    delete(key) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== 'number')
+            return false;
+        const del = this.items.splice(idx, 1);
+        return del.length > 0;
+    }
+    get(key, keepScalar) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== 'number')
+            return undefined;
+        const it = this.items[idx];
+        return !keepScalar && identity.isScalar(it) ? it.value : it;
+    }
+    /**
+     * Checks if the collection includes a value with the key `key`.
+     *
+     * `key` must contain a representation of an integer for this to succeed.
+     * It may be wrapped in a `Scalar`.
+     */
+    has(key) {
+        const idx = asItemIndex(key);
+        return typeof idx === 'number' && idx < this.items.length;
+    }
+    /**
+     * Sets a value in this collection. For `!!set`, `value` needs to be a
+     * boolean to add/remove the item from the set.
+     *
+     * If `key` does not contain a representation of an integer, this will throw.
+     * It may be wrapped in a `Scalar`.
+     */
+    set(key, value) {
+        const idx = asItemIndex(key);
+        if (typeof idx !== 'number')
+            throw new Error(`Expected a valid index, not ${key}.`);
+        const prev = this.items[idx];
+        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+            prev.value = value;
+        else
+            this.items[idx] = value;
+    }
+    toJSON(_, ctx) {
+        const seq = [];
+        if (ctx?.onCreate)
+            ctx.onCreate(seq);
+        let i = 0;
+        for (const item of this.items)
+            seq.push(toJS.toJS(item, String(i++), ctx));
+        return seq;
+    }
+    toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+            return JSON.stringify(this);
+        return stringifyCollection.stringifyCollection(this, ctx, {
+            blockItemPrefix: '- ',
+            flowChars: { start: '[', end: ']' },
+            itemIndent: (ctx.indent || '') + '  ',
+            onChompKeep,
+            onComment
+        });
+    }
+    static from(schema, obj, ctx) {
+        const { replacer } = ctx;
+        const seq = new this(schema);
+        if (obj && Symbol.iterator in Object(obj)) {
+            let i = 0;
+            for (let it of obj) {
+                if (typeof replacer === 'function') {
+                    const key = obj instanceof Set ? it : String(i++);
+                    it = replacer.call(obj, key, it);
+                }
+                seq.items.push(createNode.createNode(it, undefined, ctx));
+            }
+        }
+        return seq;
+    }
+}
+function asItemIndex(key) {
+    let idx = identity.isScalar(key) ? key.value : key;
+    if (idx && typeof idx === 'string')
+        idx = Number(idx);
+    return typeof idx === 'number' && Number.isInteger(idx) && idx >= 0
+        ? idx
+        : null;
+}
+
+exports.YAMLSeq = YAMLSeq;
+
+
+/***/ }),
+
+/***/ 7104:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var log = __nccwpck_require__(7249);
+var merge = __nccwpck_require__(452);
+var stringify = __nccwpck_require__(2148);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(4043);
+
+function addPairToJSMap(ctx, map, { key, value }) {
+    if (identity.isNode(key) && key.addToJSMap)
+        key.addToJSMap(ctx, map, value);
+    // TODO: Should drop this special case for bare << handling
+    else if (merge.isMergeKey(ctx, key))
+        merge.addMergeToJSMap(ctx, map, value);
+    else {
+        const jsKey = toJS.toJS(key, '', ctx);
+        if (map instanceof Map) {
+            map.set(jsKey, toJS.toJS(value, jsKey, ctx));
+        }
+        else if (map instanceof Set) {
+            map.add(jsKey);
+        }
+        else {
+            const stringKey = stringifyKey(key, jsKey, ctx);
+            const jsValue = toJS.toJS(value, stringKey, ctx);
+            if (stringKey in map)
+                Object.defineProperty(map, stringKey, {
+                    value: jsValue,
+                    writable: true,
+                    enumerable: true,
+                    configurable: true
+                });
+            else
+                map[stringKey] = jsValue;
+        }
+    }
+    return map;
+}
+function stringifyKey(key, jsKey, ctx) {
+    if (jsKey === null)
+        return '';
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
+    if (typeof jsKey !== 'object')
+        return String(jsKey);
+    if (identity.isNode(key) && ctx?.doc) {
+        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        strCtx.anchors = new Set();
+        for (const node of ctx.anchors.keys())
+            strCtx.anchors.add(node.anchor);
+        strCtx.inFlow = true;
+        strCtx.inStringifyKey = true;
+        const strKey = key.toString(strCtx);
+        if (!ctx.mapKeyWarned) {
+            let jsonStr = JSON.stringify(strKey);
+            if (jsonStr.length > 40)
+                jsonStr = jsonStr.substring(0, 36) + '..."';
+            log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+            ctx.mapKeyWarned = true;
+        }
+        return strKey;
+    }
+    return JSON.stringify(jsKey);
+}
+
+exports.addPairToJSMap = addPairToJSMap;
+
+
+/***/ }),
+
+/***/ 1127:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+const ALIAS = Symbol.for('yaml.alias');
+const DOC = Symbol.for('yaml.document');
+const MAP = Symbol.for('yaml.map');
+const PAIR = Symbol.for('yaml.pair');
+const SCALAR = Symbol.for('yaml.scalar');
+const SEQ = Symbol.for('yaml.seq');
+const NODE_TYPE = Symbol.for('yaml.node.type');
+const isAlias = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === ALIAS;
+const isDocument = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === DOC;
+const isMap = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === MAP;
+const isPair = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === PAIR;
+const isScalar = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === SCALAR;
+const isSeq = (node) => !!node && typeof node === 'object' && node[NODE_TYPE] === SEQ;
+function isCollection(node) {
+    if (node && typeof node === 'object')
+        switch (node[NODE_TYPE]) {
+            case MAP:
+            case SEQ:
+                return true;
+        }
+    return false;
+}
+function isNode(node) {
+    if (node && typeof node === 'object')
+        switch (node[NODE_TYPE]) {
+            case ALIAS:
+            case MAP:
+            case SCALAR:
+            case SEQ:
+                return true;
+        }
+    return false;
+}
+const hasAnchor = (node) => (isScalar(node) || isCollection(node)) && !!node.anchor;
+
+exports.ALIAS = ALIAS;
+exports.DOC = DOC;
+exports.MAP = MAP;
+exports.NODE_TYPE = NODE_TYPE;
+exports.PAIR = PAIR;
+exports.SCALAR = SCALAR;
+exports.SEQ = SEQ;
+exports.hasAnchor = hasAnchor;
+exports.isAlias = isAlias;
+exports.isCollection = isCollection;
+exports.isDocument = isDocument;
+exports.isMap = isMap;
+exports.isNode = isNode;
+exports.isPair = isPair;
+exports.isScalar = isScalar;
+exports.isSeq = isSeq;
+
+
+/***/ }),
+
+/***/ 4043:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+
+/**
+ * Recursively convert any node or its contents to native JavaScript
+ *
+ * @param value - The input value
+ * @param arg - If `value` defines a `toJSON()` method, use this
+ *   as its first argument
+ * @param ctx - Conversion context, originally set in Document#toJS(). If
+ *   `{ keep: true }` is not set, output should be suitable for JSON
+ *   stringification.
+ */
+function toJS(value, arg, ctx) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return
+    if (Array.isArray(value))
+        return value.map((v, i) => toJS(v, String(i), ctx));
+    if (value && typeof value.toJSON === 'function') {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-call
+        if (!ctx || !identity.hasAnchor(value))
+            return value.toJSON(arg, ctx);
+        const data = { aliasCount: 0, count: 1, res: undefined };
+        ctx.anchors.set(value, data);
+        ctx.onCreate = res => {
+            data.res = res;
+            delete ctx.onCreate;
+        };
+        const res = value.toJSON(arg, ctx);
+        if (ctx.onCreate)
+            ctx.onCreate(res);
+        return res;
+    }
+    if (typeof value === 'bigint' && !ctx?.keep)
+        return Number(value);
+    return value;
+}
+
+exports.toJS = toJS;
+
+
+/***/ }),
+
+/***/ 110:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
+var errors = __nccwpck_require__(1464);
+var stringifyString = __nccwpck_require__(3069);
+
+function resolveAsScalar(token, strict = true, onError) {
+    if (token) {
+        const _onError = (pos, code, message) => {
+            const offset = typeof pos === 'number' ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
+            if (onError)
+                onError(offset, code, message);
+            else
+                throw new errors.YAMLParseError([offset, offset + 1], code, message);
+        };
+        switch (token.type) {
+            case 'scalar':
+            case 'single-quoted-scalar':
+            case 'double-quoted-scalar':
+                return resolveFlowScalar.resolveFlowScalar(token, strict, _onError);
+            case 'block-scalar':
+                return resolveBlockScalar.resolveBlockScalar({ options: { strict } }, token, _onError);
+        }
+    }
+    return null;
+}
+/**
+ * Create a new scalar token with `value`
+ *
+ * Values that represent an actual string but may be parsed as a different type should use a `type` other than `'PLAIN'`,
+ * as this function does not support any schema operations and won't check for such conflicts.
+ *
+ * @param value The string representation of the value, which will have its content properly indented.
+ * @param context.end Comments and whitespace after the end of the value, or after the block scalar header. If undefined, a newline will be added.
+ * @param context.implicitKey Being within an implicit key may affect the resolved type of the token's value.
+ * @param context.indent The indent level of the token.
+ * @param context.inFlow Is this scalar within a flow collection? This may affect the resolved type of the token's value.
+ * @param context.offset The offset position of the token.
+ * @param context.type The preferred type of the scalar token. If undefined, the previous type of the `token` will be used, defaulting to `'PLAIN'`.
+ */
+function createScalarToken(value, context) {
+    const { implicitKey = false, indent, inFlow = false, offset = -1, type = 'PLAIN' } = context;
+    const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey,
+        indent: indent > 0 ? ' '.repeat(indent) : '',
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+    });
+    const end = context.end ?? [
+        { type: 'newline', offset: -1, indent, source: '\n' }
+    ];
+    switch (source[0]) {
+        case '|':
+        case '>': {
+            const he = source.indexOf('\n');
+            const head = source.substring(0, he);
+            const body = source.substring(he + 1) + '\n';
+            const props = [
+                { type: 'block-scalar-header', offset, indent, source: head }
+            ];
+            if (!addEndtoBlockProps(props, end))
+                props.push({ type: 'newline', offset: -1, indent, source: '\n' });
+            return { type: 'block-scalar', offset, indent, props, source: body };
+        }
+        case '"':
+            return { type: 'double-quoted-scalar', offset, indent, source, end };
+        case "'":
+            return { type: 'single-quoted-scalar', offset, indent, source, end };
+        default:
+            return { type: 'scalar', offset, indent, source, end };
+    }
+}
+/**
+ * Set the value of `token` to the given string `value`, overwriting any previous contents and type that it may have.
+ *
+ * Best efforts are made to retain any comments previously associated with the `token`,
+ * though all contents within a collection's `items` will be overwritten.
+ *
+ * Values that represent an actual string but may be parsed as a different type should use a `type` other than `'PLAIN'`,
+ * as this function does not support any schema operations and won't check for such conflicts.
+ *
+ * @param token Any token. If it does not include an `indent` value, the value will be stringified as if it were an implicit key.
+ * @param value The string representation of the value, which will have its content properly indented.
+ * @param context.afterKey In most cases, values after a key should have an additional level of indentation.
+ * @param context.implicitKey Being within an implicit key may affect the resolved type of the token's value.
+ * @param context.inFlow Being within a flow collection may affect the resolved type of the token's value.
+ * @param context.type The preferred type of the scalar token. If undefined, the previous type of the `token` will be used, defaulting to `'PLAIN'`.
+ */
+function setScalarValue(token, value, context = {}) {
+    let { afterKey = false, implicitKey = false, inFlow = false, type } = context;
+    let indent = 'indent' in token ? token.indent : null;
+    if (afterKey && typeof indent === 'number')
+        indent += 2;
+    if (!type)
+        switch (token.type) {
+            case 'single-quoted-scalar':
+                type = 'QUOTE_SINGLE';
+                break;
+            case 'double-quoted-scalar':
+                type = 'QUOTE_DOUBLE';
+                break;
+            case 'block-scalar': {
+                const header = token.props[0];
+                if (header.type !== 'block-scalar-header')
+                    throw new Error('Invalid block scalar header');
+                type = header.source[0] === '>' ? 'BLOCK_FOLDED' : 'BLOCK_LITERAL';
+                break;
+            }
+            default:
+                type = 'PLAIN';
+        }
+    const source = stringifyString.stringifyString({ type, value }, {
+        implicitKey: implicitKey || indent === null,
+        indent: indent !== null && indent > 0 ? ' '.repeat(indent) : '',
+        inFlow,
+        options: { blockQuote: true, lineWidth: -1 }
+    });
+    switch (source[0]) {
+        case '|':
+        case '>':
+            setBlockScalarValue(token, source);
+            break;
+        case '"':
+            setFlowScalarValue(token, source, 'double-quoted-scalar');
+            break;
+        case "'":
+            setFlowScalarValue(token, source, 'single-quoted-scalar');
+            break;
+        default:
+            setFlowScalarValue(token, source, 'scalar');
+    }
+}
+function setBlockScalarValue(token, source) {
+    const he = source.indexOf('\n');
+    const head = source.substring(0, he);
+    const body = source.substring(he + 1) + '\n';
+    if (token.type === 'block-scalar') {
+        const header = token.props[0];
+        if (header.type !== 'block-scalar-header')
+            throw new Error('Invalid block scalar header');
+        header.source = head;
+        token.source = body;
+    }
+    else {
+        const { offset } = token;
+        const indent = 'indent' in token ? token.indent : -1;
+        const props = [
+            { type: 'block-scalar-header', offset, indent, source: head }
+        ];
+        if (!addEndtoBlockProps(props, 'end' in token ? token.end : undefined))
+            props.push({ type: 'newline', offset: -1, indent, source: '\n' });
+        for (const key of Object.keys(token))
+            if (key !== 'type' && key !== 'offset')
+                delete token[key];
+        Object.assign(token, { type: 'block-scalar', indent, props, source: body });
+    }
+}
+/** @returns `true` if last token is a newline */
+function addEndtoBlockProps(props, end) {
+    if (end)
+        for (const st of end)
+            switch (st.type) {
+                case 'space':
+                case 'comment':
+                    props.push(st);
+                    break;
+                case 'newline':
+                    props.push(st);
+                    return true;
+            }
+    return false;
+}
+function setFlowScalarValue(token, source, type) {
+    switch (token.type) {
+        case 'scalar':
+        case 'double-quoted-scalar':
+        case 'single-quoted-scalar':
+            token.type = type;
+            token.source = source;
+            break;
+        case 'block-scalar': {
+            const end = token.props.slice(1);
+            let oa = source.length;
+            if (token.props[0].type === 'block-scalar-header')
+                oa -= token.props[0].source.length;
+            for (const tok of end)
+                tok.offset += oa;
+            delete token.props;
+            Object.assign(token, { type, source, end });
+            break;
+        }
+        case 'block-map':
+        case 'block-seq': {
+            const offset = token.offset + source.length;
+            const nl = { type: 'newline', offset, indent: token.indent, source: '\n' };
+            delete token.items;
+            Object.assign(token, { type, source, end: [nl] });
+            break;
+        }
+        default: {
+            const indent = 'indent' in token ? token.indent : -1;
+            const end = 'end' in token && Array.isArray(token.end)
+                ? token.end.filter(st => st.type === 'space' ||
+                    st.type === 'comment' ||
+                    st.type === 'newline')
+                : [];
+            for (const key of Object.keys(token))
+                if (key !== 'type' && key !== 'offset')
+                    delete token[key];
+            Object.assign(token, { type, indent, source, end });
+        }
+    }
+}
+
+exports.createScalarToken = createScalarToken;
+exports.resolveAsScalar = resolveAsScalar;
+exports.setScalarValue = setScalarValue;
+
+
+/***/ }),
+
+/***/ 1733:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Stringify a CST document, token, or collection item
+ *
+ * Fair warning: This applies no validation whatsoever, and
+ * simply concatenates the sources in their logical order.
+ */
+const stringify = (cst) => 'type' in cst ? stringifyToken(cst) : stringifyItem(cst);
+function stringifyToken(token) {
+    switch (token.type) {
+        case 'block-scalar': {
+            let res = '';
+            for (const tok of token.props)
+                res += stringifyToken(tok);
+            return res + token.source;
+        }
+        case 'block-map':
+        case 'block-seq': {
+            let res = '';
+            for (const item of token.items)
+                res += stringifyItem(item);
+            return res;
+        }
+        case 'flow-collection': {
+            let res = token.start.source;
+            for (const item of token.items)
+                res += stringifyItem(item);
+            for (const st of token.end)
+                res += st.source;
+            return res;
+        }
+        case 'document': {
+            let res = stringifyItem(token);
+            if (token.end)
+                for (const st of token.end)
+                    res += st.source;
+            return res;
+        }
+        default: {
+            let res = token.source;
+            if ('end' in token && token.end)
+                for (const st of token.end)
+                    res += st.source;
+            return res;
+        }
+    }
+}
+function stringifyItem({ start, key, sep, value }) {
+    let res = '';
+    for (const st of start)
+        res += st.source;
+    if (key)
+        res += stringifyToken(key);
+    if (sep)
+        for (const st of sep)
+            res += st.source;
+    if (value)
+        res += stringifyToken(value);
+    return res;
+}
+
+exports.stringify = stringify;
+
+
+/***/ }),
+
+/***/ 7715:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+const BREAK = Symbol('break visit');
+const SKIP = Symbol('skip children');
+const REMOVE = Symbol('remove item');
+/**
+ * Apply a visitor to a CST document or item.
+ *
+ * Walks through the tree (depth-first) starting from the root, calling a
+ * `visitor` function with two arguments when entering each item:
+ *   - `item`: The current item, which included the following members:
+ *     - `start: SourceToken[]` – Source tokens before the key or value,
+ *       possibly including its anchor or tag.
+ *     - `key?: Token | null` – Set for pair values. May then be `null`, if
+ *       the key before the `:` separator is empty.
+ *     - `sep?: SourceToken[]` – Source tokens between the key and the value,
+ *       which should include the `:` map value indicator if `value` is set.
+ *     - `value?: Token` – The value of a sequence item, or of a map pair.
+ *   - `path`: The steps from the root to the current node, as an array of
+ *     `['key' | 'value', number]` tuples.
+ *
+ * The return value of the visitor may be used to control the traversal:
+ *   - `undefined` (default): Do nothing and continue
+ *   - `visit.SKIP`: Do not visit the children of this token, continue with
+ *      next sibling
+ *   - `visit.BREAK`: Terminate traversal completely
+ *   - `visit.REMOVE`: Remove the current item, then continue with the next one
+ *   - `number`: Set the index of the next step. This is useful especially if
+ *     the index of the current token has changed.
+ *   - `function`: Define the next visitor for this item. After the original
+ *     visitor is called on item entry, next visitors are called after handling
+ *     a non-empty `key` and when exiting the item.
+ */
+function visit(cst, visitor) {
+    if ('type' in cst && cst.type === 'document')
+        cst = { start: cst.start, value: cst.value };
+    _visit(Object.freeze([]), cst, visitor);
+}
+// Without the `as symbol` casts, TS declares these in the `visit`
+// namespace using `var`, but then complains about that because
+// `unique symbol` must be `const`.
+/** Terminate visit traversal completely */
+visit.BREAK = BREAK;
+/** Do not visit the children of the current item */
+visit.SKIP = SKIP;
+/** Remove the current item */
+visit.REMOVE = REMOVE;
+/** Find the item at `path` from `cst` as the root */
+visit.itemAtPath = (cst, path) => {
+    let item = cst;
+    for (const [field, index] of path) {
+        const tok = item?.[field];
+        if (tok && 'items' in tok) {
+            item = tok.items[index];
+        }
+        else
+            return undefined;
+    }
+    return item;
+};
+/**
+ * Get the immediate parent collection of the item at `path` from `cst` as the root.
+ *
+ * Throws an error if the collection is not found, which should never happen if the item itself exists.
+ */
+visit.parentCollection = (cst, path) => {
+    const parent = visit.itemAtPath(cst, path.slice(0, -1));
+    const field = path[path.length - 1][0];
+    const coll = parent?.[field];
+    if (coll && 'items' in coll)
+        return coll;
+    throw new Error('Parent collection not found');
+};
+function _visit(path, item, visitor) {
+    let ctrl = visitor(item, path);
+    if (typeof ctrl === 'symbol')
+        return ctrl;
+    for (const field of ['key', 'value']) {
+        const token = item[field];
+        if (token && 'items' in token) {
+            for (let i = 0; i < token.items.length; ++i) {
+                const ci = _visit(Object.freeze(path.concat([[field, i]])), token.items[i], visitor);
+                if (typeof ci === 'number')
+                    i = ci - 1;
+                else if (ci === BREAK)
+                    return BREAK;
+                else if (ci === REMOVE) {
+                    token.items.splice(i, 1);
+                    i -= 1;
+                }
+            }
+            if (typeof ctrl === 'function' && field === 'key')
+                ctrl = ctrl(item, path);
+        }
+    }
+    return typeof ctrl === 'function' ? ctrl(item, path) : ctrl;
+}
+
+exports.visit = visit;
+
+
+/***/ }),
+
+/***/ 3461:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var cstScalar = __nccwpck_require__(110);
+var cstStringify = __nccwpck_require__(1733);
+var cstVisit = __nccwpck_require__(7715);
+
+/** The byte order mark */
+const BOM = '\u{FEFF}';
+/** Start of doc-mode */
+const DOCUMENT = '\x02'; // C0: Start of Text
+/** Unexpected end of flow-mode */
+const FLOW_END = '\x18'; // C0: Cancel
+/** Next token is a scalar value */
+const SCALAR = '\x1f'; // C0: Unit Separator
+/** @returns `true` if `token` is a flow or block collection */
+const isCollection = (token) => !!token && 'items' in token;
+/** @returns `true` if `token` is a flow or block scalar; not an alias */
+const isScalar = (token) => !!token &&
+    (token.type === 'scalar' ||
+        token.type === 'single-quoted-scalar' ||
+        token.type === 'double-quoted-scalar' ||
+        token.type === 'block-scalar');
+/* istanbul ignore next */
+/** Get a printable representation of a lexer token */
+function prettyToken(token) {
+    switch (token) {
+        case BOM:
+            return '<BOM>';
+        case DOCUMENT:
+            return '<DOC>';
+        case FLOW_END:
+            return '<FLOW_END>';
+        case SCALAR:
+            return '<SCALAR>';
+        default:
+            return JSON.stringify(token);
+    }
+}
+/** Identify the type of a lexer token. May return `null` for unknown tokens. */
+function tokenType(source) {
+    switch (source) {
+        case BOM:
+            return 'byte-order-mark';
+        case DOCUMENT:
+            return 'doc-mode';
+        case FLOW_END:
+            return 'flow-error-end';
+        case SCALAR:
+            return 'scalar';
+        case '---':
+            return 'doc-start';
+        case '...':
+            return 'doc-end';
+        case '':
+        case '\n':
+        case '\r\n':
+            return 'newline';
+        case '-':
+            return 'seq-item-ind';
+        case '?':
+            return 'explicit-key-ind';
+        case ':':
+            return 'map-value-ind';
+        case '{':
+            return 'flow-map-start';
+        case '}':
+            return 'flow-map-end';
+        case '[':
+            return 'flow-seq-start';
+        case ']':
+            return 'flow-seq-end';
+        case ',':
+            return 'comma';
+    }
+    switch (source[0]) {
+        case ' ':
+        case '\t':
+            return 'space';
+        case '#':
+            return 'comment';
+        case '%':
+            return 'directive-line';
+        case '*':
+            return 'alias';
+        case '&':
+            return 'anchor';
+        case '!':
+            return 'tag';
+        case "'":
+            return 'single-quoted-scalar';
+        case '"':
+            return 'double-quoted-scalar';
+        case '|':
+        case '>':
+            return 'block-scalar-header';
+    }
+    return null;
+}
+
+exports.createScalarToken = cstScalar.createScalarToken;
+exports.resolveAsScalar = cstScalar.resolveAsScalar;
+exports.setScalarValue = cstScalar.setScalarValue;
+exports.stringify = cstStringify.stringify;
+exports.visit = cstVisit.visit;
+exports.BOM = BOM;
+exports.DOCUMENT = DOCUMENT;
+exports.FLOW_END = FLOW_END;
+exports.SCALAR = SCALAR;
+exports.isCollection = isCollection;
+exports.isScalar = isScalar;
+exports.prettyToken = prettyToken;
+exports.tokenType = tokenType;
+
+
+/***/ }),
+
+/***/ 361:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var cst = __nccwpck_require__(3461);
+
+/*
+START -> stream
+
+stream
+  directive -> line-end -> stream
+  indent + line-end -> stream
+  [else] -> line-start
+
+line-end
+  comment -> line-end
+  newline -> .
+  input-end -> END
+
+line-start
+  doc-start -> doc
+  doc-end -> stream
+  [else] -> indent -> block-start
+
+block-start
+  seq-item-start -> block-start
+  explicit-key-start -> block-start
+  map-value-start -> block-start
+  [else] -> doc
+
+doc
+  line-end -> line-start
+  spaces -> doc
+  anchor -> doc
+  tag -> doc
+  flow-start -> flow -> doc
+  flow-end -> error -> doc
+  seq-item-start -> error -> doc
+  explicit-key-start -> error -> doc
+  map-value-start -> doc
+  alias -> doc
+  quote-start -> quoted-scalar -> doc
+  block-scalar-header -> line-end -> block-scalar(min) -> line-start
+  [else] -> plain-scalar(false, min) -> doc
+
+flow
+  line-end -> flow
+  spaces -> flow
+  anchor -> flow
+  tag -> flow
+  flow-start -> flow -> flow
+  flow-end -> .
+  seq-item-start -> error -> flow
+  explicit-key-start -> flow
+  map-value-start -> flow
+  alias -> flow
+  quote-start -> quoted-scalar -> flow
+  comma -> flow
+  [else] -> plain-scalar(true, 0) -> flow
+
+quoted-scalar
+  quote-end -> .
+  [else] -> quoted-scalar
+
+block-scalar(min)
+  newline + peek(indent < min) -> .
+  [else] -> block-scalar(min)
+
+plain-scalar(is-flow, min)
+  scalar-end(is-flow) -> .
+  peek(newline + (indent < min)) -> .
+  [else] -> plain-scalar(min)
+*/
+function isEmpty(ch) {
+    switch (ch) {
+        case undefined:
+        case ' ':
+        case '\n':
+        case '\r':
+        case '\t':
+            return true;
+        default:
+            return false;
+    }
+}
+const hexDigits = new Set('0123456789ABCDEFabcdef');
+const tagChars = new Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-#;/?:@&=+$_.!~*'()");
+const flowIndicatorChars = new Set(',[]{}');
+const invalidAnchorChars = new Set(' ,[]{}\n\r\t');
+const isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
+/**
+ * Splits an input string into lexical tokens, i.e. smaller strings that are
+ * easily identifiable by `tokens.tokenType()`.
+ *
+ * Lexing starts always in a "stream" context. Incomplete input may be buffered
+ * until a complete token can be emitted.
+ *
+ * In addition to slices of the original input, the following control characters
+ * may also be emitted:
+ *
+ * - `\x02` (Start of Text): A document starts with the next token
+ * - `\x18` (Cancel): Unexpected end of flow-mode (indicates an error)
+ * - `\x1f` (Unit Separator): Next token is a scalar value
+ * - `\u{FEFF}` (Byte order mark): Emitted separately outside documents
+ */
+class Lexer {
+    constructor() {
+        /**
+         * Flag indicating whether the end of the current buffer marks the end of
+         * all input
+         */
+        this.atEnd = false;
+        /**
+         * Explicit indent set in block scalar header, as an offset from the current
+         * minimum indent, so e.g. set to 1 from a header `|2+`. Set to -1 if not
+         * explicitly set.
+         */
+        this.blockScalarIndent = -1;
+        /**
+         * Block scalars that include a + (keep) chomping indicator in their header
+         * include trailing empty lines, which are otherwise excluded from the
+         * scalar's contents.
+         */
+        this.blockScalarKeep = false;
+        /** Current input */
+        this.buffer = '';
+        /**
+         * Flag noting whether the map value indicator : can immediately follow this
+         * node within a flow context.
+         */
+        this.flowKey = false;
+        /** Count of surrounding flow collection levels. */
+        this.flowLevel = 0;
+        /**
+         * Minimum level of indentation required for next lines to be parsed as a
+         * part of the current scalar value.
+         */
+        this.indentNext = 0;
+        /** Indentation level of the current line. */
+        this.indentValue = 0;
+        /** Position of the next \n character. */
+        this.lineEndPos = null;
+        /** Stores the state of the lexer if reaching the end of incpomplete input */
+        this.next = null;
+        /** A pointer to `buffer`; the current position of the lexer. */
+        this.pos = 0;
+    }
+    /**
+     * Generate YAML tokens from the `source` string. If `incomplete`,
+     * a part of the last line may be left as a buffer for the next call.
+     *
+     * @returns A generator of lexical tokens
+     */
+    *lex(source, incomplete = false) {
+        if (source) {
+            if (typeof source !== 'string')
+                throw TypeError('source is not a string');
+            this.buffer = this.buffer ? this.buffer + source : source;
+            this.lineEndPos = null;
+        }
+        this.atEnd = !incomplete;
+        let next = this.next ?? 'stream';
+        while (next && (incomplete || this.hasChars(1)))
+            next = yield* this.parseNext(next);
+    }
+    atLineEnd() {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (ch === ' ' || ch === '\t')
+            ch = this.buffer[++i];
+        if (!ch || ch === '#' || ch === '\n')
+            return true;
+        if (ch === '\r')
+            return this.buffer[i + 1] === '\n';
+        return false;
+    }
+    charAt(n) {
+        return this.buffer[this.pos + n];
+    }
+    continueScalar(offset) {
+        let ch = this.buffer[offset];
+        if (this.indentNext > 0) {
+            let indent = 0;
+            while (ch === ' ')
+                ch = this.buffer[++indent + offset];
+            if (ch === '\r') {
+                const next = this.buffer[indent + offset + 1];
+                if (next === '\n' || (!next && !this.atEnd))
+                    return offset + indent + 1;
+            }
+            return ch === '\n' || indent >= this.indentNext || (!ch && !this.atEnd)
+                ? offset + indent
+                : -1;
+        }
+        if (ch === '-' || ch === '.') {
+            const dt = this.buffer.substr(offset, 3);
+            if ((dt === '---' || dt === '...') && isEmpty(this.buffer[offset + 3]))
+                return -1;
+        }
+        return offset;
+    }
+    getLine() {
+        let end = this.lineEndPos;
+        if (typeof end !== 'number' || (end !== -1 && end < this.pos)) {
+            end = this.buffer.indexOf('\n', this.pos);
+            this.lineEndPos = end;
+        }
+        if (end === -1)
+            return this.atEnd ? this.buffer.substring(this.pos) : null;
+        if (this.buffer[end - 1] === '\r')
+            end -= 1;
+        return this.buffer.substring(this.pos, end);
+    }
+    hasChars(n) {
+        return this.pos + n <= this.buffer.length;
+    }
+    setNext(state) {
+        this.buffer = this.buffer.substring(this.pos);
+        this.pos = 0;
+        this.lineEndPos = null;
+        this.next = state;
+        return null;
+    }
+    peek(n) {
+        return this.buffer.substr(this.pos, n);
+    }
+    *parseNext(next) {
+        switch (next) {
+            case 'stream':
+                return yield* this.parseStream();
+            case 'line-start':
+                return yield* this.parseLineStart();
+            case 'block-start':
+                return yield* this.parseBlockStart();
+            case 'doc':
+                return yield* this.parseDocument();
+            case 'flow':
+                return yield* this.parseFlowCollection();
+            case 'quoted-scalar':
+                return yield* this.parseQuotedScalar();
+            case 'block-scalar':
+                return yield* this.parseBlockScalar();
+            case 'plain-scalar':
+                return yield* this.parsePlainScalar();
+        }
+    }
+    *parseStream() {
+        let line = this.getLine();
+        if (line === null)
+            return this.setNext('stream');
+        if (line[0] === cst.BOM) {
+            yield* this.pushCount(1);
+            line = line.substring(1);
+        }
+        if (line[0] === '%') {
+            let dirEnd = line.length;
+            let cs = line.indexOf('#');
+            while (cs !== -1) {
+                const ch = line[cs - 1];
+                if (ch === ' ' || ch === '\t') {
+                    dirEnd = cs - 1;
+                    break;
+                }
+                else {
+                    cs = line.indexOf('#', cs + 1);
+                }
+            }
+            while (true) {
+                const ch = line[dirEnd - 1];
+                if (ch === ' ' || ch === '\t')
+                    dirEnd -= 1;
+                else
+                    break;
+            }
+            const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
+            yield* this.pushCount(line.length - n); // possible comment
+            this.pushNewline();
+            return 'stream';
+        }
+        if (this.atLineEnd()) {
+            const sp = yield* this.pushSpaces(true);
+            yield* this.pushCount(line.length - sp);
+            yield* this.pushNewline();
+            return 'stream';
+        }
+        yield cst.DOCUMENT;
+        return yield* this.parseLineStart();
+    }
+    *parseLineStart() {
+        const ch = this.charAt(0);
+        if (!ch && !this.atEnd)
+            return this.setNext('line-start');
+        if (ch === '-' || ch === '.') {
+            if (!this.atEnd && !this.hasChars(4))
+                return this.setNext('line-start');
+            const s = this.peek(3);
+            if ((s === '---' || s === '...') && isEmpty(this.charAt(3))) {
+                yield* this.pushCount(3);
+                this.indentValue = 0;
+                this.indentNext = 0;
+                return s === '---' ? 'doc' : 'stream';
+            }
+        }
+        this.indentValue = yield* this.pushSpaces(false);
+        if (this.indentNext > this.indentValue && !isEmpty(this.charAt(1)))
+            this.indentNext = this.indentValue;
+        return yield* this.parseBlockStart();
+    }
+    *parseBlockStart() {
+        const [ch0, ch1] = this.peek(2);
+        if (!ch1 && !this.atEnd)
+            return this.setNext('block-start');
+        if ((ch0 === '-' || ch0 === '?' || ch0 === ':') && isEmpty(ch1)) {
+            const n = (yield* this.pushCount(1)) + (yield* this.pushSpaces(true));
+            this.indentNext = this.indentValue + 1;
+            this.indentValue += n;
+            return 'block-start';
+        }
+        return 'doc';
+    }
+    *parseDocument() {
+        yield* this.pushSpaces(true);
+        const line = this.getLine();
+        if (line === null)
+            return this.setNext('doc');
+        let n = yield* this.pushIndicators();
+        switch (line[n]) {
+            case '#':
+                yield* this.pushCount(line.length - n);
+            // fallthrough
+            case undefined:
+                yield* this.pushNewline();
+                return yield* this.parseLineStart();
+            case '{':
+            case '[':
+                yield* this.pushCount(1);
+                this.flowKey = false;
+                this.flowLevel = 1;
+                return 'flow';
+            case '}':
+            case ']':
+                // this is an error
+                yield* this.pushCount(1);
+                return 'doc';
+            case '*':
+                yield* this.pushUntil(isNotAnchorChar);
+                return 'doc';
+            case '"':
+            case "'":
+                return yield* this.parseQuotedScalar();
+            case '|':
+            case '>':
+                n += yield* this.parseBlockScalarHeader();
+                n += yield* this.pushSpaces(true);
+                yield* this.pushCount(line.length - n);
+                yield* this.pushNewline();
+                return yield* this.parseBlockScalar();
+            default:
+                return yield* this.parsePlainScalar();
+        }
+    }
+    *parseFlowCollection() {
+        let nl, sp;
+        let indent = -1;
+        do {
+            nl = yield* this.pushNewline();
+            if (nl > 0) {
+                sp = yield* this.pushSpaces(false);
+                this.indentValue = indent = sp;
+            }
+            else {
+                sp = 0;
+            }
+            sp += yield* this.pushSpaces(true);
+        } while (nl + sp > 0);
+        const line = this.getLine();
+        if (line === null)
+            return this.setNext('flow');
+        if ((indent !== -1 && indent < this.indentNext && line[0] !== '#') ||
+            (indent === 0 &&
+                (line.startsWith('---') || line.startsWith('...')) &&
+                isEmpty(line[3]))) {
+            // Allowing for the terminal ] or } at the same (rather than greater)
+            // indent level as the initial [ or { is technically invalid, but
+            // failing here would be surprising to users.
+            const atFlowEndMarker = indent === this.indentNext - 1 &&
+                this.flowLevel === 1 &&
+                (line[0] === ']' || line[0] === '}');
+            if (!atFlowEndMarker) {
+                // this is an error
+                this.flowLevel = 0;
+                yield cst.FLOW_END;
+                return yield* this.parseLineStart();
+            }
+        }
+        let n = 0;
+        while (line[n] === ',') {
+            n += yield* this.pushCount(1);
+            n += yield* this.pushSpaces(true);
+            this.flowKey = false;
+        }
+        n += yield* this.pushIndicators();
+        switch (line[n]) {
+            case undefined:
+                return 'flow';
+            case '#':
+                yield* this.pushCount(line.length - n);
+                return 'flow';
+            case '{':
+            case '[':
+                yield* this.pushCount(1);
+                this.flowKey = false;
+                this.flowLevel += 1;
+                return 'flow';
+            case '}':
+            case ']':
+                yield* this.pushCount(1);
+                this.flowKey = true;
+                this.flowLevel -= 1;
+                return this.flowLevel ? 'flow' : 'doc';
+            case '*':
+                yield* this.pushUntil(isNotAnchorChar);
+                return 'flow';
+            case '"':
+            case "'":
+                this.flowKey = true;
+                return yield* this.parseQuotedScalar();
+            case ':': {
+                const next = this.charAt(1);
+                if (this.flowKey || isEmpty(next) || next === ',') {
+                    this.flowKey = false;
+                    yield* this.pushCount(1);
+                    yield* this.pushSpaces(true);
+                    return 'flow';
+                }
+            }
+            // fallthrough
+            default:
+                this.flowKey = false;
+                return yield* this.parsePlainScalar();
+        }
+    }
+    *parseQuotedScalar() {
+        const quote = this.charAt(0);
+        let end = this.buffer.indexOf(quote, this.pos + 1);
+        if (quote === "'") {
+            while (end !== -1 && this.buffer[end + 1] === "'")
+                end = this.buffer.indexOf("'", end + 2);
+        }
+        else {
+            // double-quote
+            while (end !== -1) {
+                let n = 0;
+                while (this.buffer[end - 1 - n] === '\\')
+                    n += 1;
+                if (n % 2 === 0)
+                    break;
+                end = this.buffer.indexOf('"', end + 1);
+            }
+        }
+        // Only looking for newlines within the quotes
+        const qb = this.buffer.substring(0, end);
+        let nl = qb.indexOf('\n', this.pos);
+        if (nl !== -1) {
+            while (nl !== -1) {
+                const cs = this.continueScalar(nl + 1);
+                if (cs === -1)
+                    break;
+                nl = qb.indexOf('\n', cs);
+            }
+            if (nl !== -1) {
+                // this is an error caused by an unexpected unindent
+                end = nl - (qb[nl - 1] === '\r' ? 2 : 1);
+            }
+        }
+        if (end === -1) {
+            if (!this.atEnd)
+                return this.setNext('quoted-scalar');
+            end = this.buffer.length;
+        }
+        yield* this.pushToIndex(end + 1, false);
+        return this.flowLevel ? 'flow' : 'doc';
+    }
+    *parseBlockScalarHeader() {
+        this.blockScalarIndent = -1;
+        this.blockScalarKeep = false;
+        let i = this.pos;
+        while (true) {
+            const ch = this.buffer[++i];
+            if (ch === '+')
+                this.blockScalarKeep = true;
+            else if (ch > '0' && ch <= '9')
+                this.blockScalarIndent = Number(ch) - 1;
+            else if (ch !== '-')
+                break;
+        }
+        return yield* this.pushUntil(ch => isEmpty(ch) || ch === '#');
+    }
+    *parseBlockScalar() {
+        let nl = this.pos - 1; // may be -1 if this.pos === 0
+        let indent = 0;
+        let ch;
+        loop: for (let i = this.pos; (ch = this.buffer[i]); ++i) {
+            switch (ch) {
+                case ' ':
+                    indent += 1;
+                    break;
+                case '\n':
+                    nl = i;
+                    indent = 0;
+                    break;
+                case '\r': {
+                    const next = this.buffer[i + 1];
+                    if (!next && !this.atEnd)
+                        return this.setNext('block-scalar');
+                    if (next === '\n')
+                        break;
+                } // fallthrough
+                default:
+                    break loop;
+            }
+        }
+        if (!ch && !this.atEnd)
+            return this.setNext('block-scalar');
+        if (indent >= this.indentNext) {
+            if (this.blockScalarIndent === -1)
+                this.indentNext = indent;
+            else {
+                this.indentNext =
+                    this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
+            }
+            do {
+                const cs = this.continueScalar(nl + 1);
+                if (cs === -1)
+                    break;
+                nl = this.buffer.indexOf('\n', cs);
+            } while (nl !== -1);
+            if (nl === -1) {
+                if (!this.atEnd)
+                    return this.setNext('block-scalar');
+                nl = this.buffer.length;
+            }
+        }
+        // Trailing insufficiently indented tabs are invalid.
+        // To catch that during parsing, we include them in the block scalar value.
+        let i = nl + 1;
+        ch = this.buffer[i];
+        while (ch === ' ')
+            ch = this.buffer[++i];
+        if (ch === '\t') {
+            while (ch === '\t' || ch === ' ' || ch === '\r' || ch === '\n')
+                ch = this.buffer[++i];
+            nl = i - 1;
+        }
+        else if (!this.blockScalarKeep) {
+            do {
+                let i = nl - 1;
+                let ch = this.buffer[i];
+                if (ch === '\r')
+                    ch = this.buffer[--i];
+                const lastChar = i; // Drop the line if last char not more indented
+                while (ch === ' ')
+                    ch = this.buffer[--i];
+                if (ch === '\n' && i >= this.pos && i + 1 + indent > lastChar)
+                    nl = i;
+                else
+                    break;
+            } while (true);
+        }
+        yield cst.SCALAR;
+        yield* this.pushToIndex(nl + 1, true);
+        return yield* this.parseLineStart();
+    }
+    *parsePlainScalar() {
+        const inFlow = this.flowLevel > 0;
+        let end = this.pos - 1;
+        let i = this.pos - 1;
+        let ch;
+        while ((ch = this.buffer[++i])) {
+            if (ch === ':') {
+                const next = this.buffer[i + 1];
+                if (isEmpty(next) || (inFlow && flowIndicatorChars.has(next)))
+                    break;
+                end = i;
+            }
+            else if (isEmpty(ch)) {
+                let next = this.buffer[i + 1];
+                if (ch === '\r') {
+                    if (next === '\n') {
+                        i += 1;
+                        ch = '\n';
+                        next = this.buffer[i + 1];
+                    }
+                    else
+                        end = i;
+                }
+                if (next === '#' || (inFlow && flowIndicatorChars.has(next)))
+                    break;
+                if (ch === '\n') {
+                    const cs = this.continueScalar(i + 1);
+                    if (cs === -1)
+                        break;
+                    i = Math.max(i, cs - 2); // to advance, but still account for ' #'
+                }
+            }
+            else {
+                if (inFlow && flowIndicatorChars.has(ch))
+                    break;
+                end = i;
+            }
+        }
+        if (!ch && !this.atEnd)
+            return this.setNext('plain-scalar');
+        yield cst.SCALAR;
+        yield* this.pushToIndex(end + 1, true);
+        return inFlow ? 'flow' : 'doc';
+    }
+    *pushCount(n) {
+        if (n > 0) {
+            yield this.buffer.substr(this.pos, n);
+            this.pos += n;
+            return n;
+        }
+        return 0;
+    }
+    *pushToIndex(i, allowEmpty) {
+        const s = this.buffer.slice(this.pos, i);
+        if (s) {
+            yield s;
+            this.pos += s.length;
+            return s.length;
+        }
+        else if (allowEmpty)
+            yield '';
+        return 0;
+    }
+    *pushIndicators() {
+        let n = 0;
+        loop: while (true) {
+            switch (this.charAt(0)) {
+                case '!':
+                    n += yield* this.pushTag();
+                    n += yield* this.pushSpaces(true);
+                    continue loop;
+                case '&':
+                    n += yield* this.pushUntil(isNotAnchorChar);
+                    n += yield* this.pushSpaces(true);
+                    continue loop;
+                case '-': // this is an error
+                case '?': // this is an error outside flow collections
+                case ':': {
+                    const inFlow = this.flowLevel > 0;
+                    const ch1 = this.charAt(1);
+                    if (isEmpty(ch1) || (inFlow && flowIndicatorChars.has(ch1))) {
+                        if (!inFlow)
+                            this.indentNext = this.indentValue + 1;
+                        else if (this.flowKey)
+                            this.flowKey = false;
+                        n += yield* this.pushCount(1);
+                        n += yield* this.pushSpaces(true);
+                        continue loop;
+                    }
+                }
+            }
+            break loop;
+        }
+        return n;
+    }
+    *pushTag() {
+        if (this.charAt(1) === '<') {
+            let i = this.pos + 2;
+            let ch = this.buffer[i];
+            while (!isEmpty(ch) && ch !== '>')
+                ch = this.buffer[++i];
+            return yield* this.pushToIndex(ch === '>' ? i + 1 : i, false);
+        }
+        else {
+            let i = this.pos + 1;
+            let ch = this.buffer[i];
+            while (ch) {
+                if (tagChars.has(ch))
+                    ch = this.buffer[++i];
+                else if (ch === '%' &&
+                    hexDigits.has(this.buffer[i + 1]) &&
+                    hexDigits.has(this.buffer[i + 2])) {
+                    ch = this.buffer[(i += 3)];
+                }
+                else
+                    break;
+            }
+            return yield* this.pushToIndex(i, false);
+        }
+    }
+    *pushNewline() {
+        const ch = this.buffer[this.pos];
+        if (ch === '\n')
+            return yield* this.pushCount(1);
+        else if (ch === '\r' && this.charAt(1) === '\n')
+            return yield* this.pushCount(2);
+        else
+            return 0;
+    }
+    *pushSpaces(allowTabs) {
+        let i = this.pos - 1;
+        let ch;
+        do {
+            ch = this.buffer[++i];
+        } while (ch === ' ' || (allowTabs && ch === '\t'));
+        const n = i - this.pos;
+        if (n > 0) {
+            yield this.buffer.substr(this.pos, n);
+            this.pos = i;
+        }
+        return n;
+    }
+    *pushUntil(test) {
+        let i = this.pos;
+        let ch = this.buffer[i];
+        while (!test(ch))
+            ch = this.buffer[++i];
+        return yield* this.pushToIndex(i, false);
+    }
+}
+
+exports.Lexer = Lexer;
+
+
+/***/ }),
+
+/***/ 6628:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Tracks newlines during parsing in order to provide an efficient API for
+ * determining the one-indexed `{ line, col }` position for any offset
+ * within the input.
+ */
+class LineCounter {
+    constructor() {
+        this.lineStarts = [];
+        /**
+         * Should be called in ascending order. Otherwise, call
+         * `lineCounter.lineStarts.sort()` before calling `linePos()`.
+         */
+        this.addNewLine = (offset) => this.lineStarts.push(offset);
+        /**
+         * Performs a binary search and returns the 1-indexed { line, col }
+         * position of `offset`. If `line === 0`, `addNewLine` has never been
+         * called or `offset` is before the first known newline.
+         */
+        this.linePos = (offset) => {
+            let low = 0;
+            let high = this.lineStarts.length;
+            while (low < high) {
+                const mid = (low + high) >> 1; // Math.floor((low + high) / 2)
+                if (this.lineStarts[mid] < offset)
+                    low = mid + 1;
+                else
+                    high = mid;
+            }
+            if (this.lineStarts[low] === offset)
+                return { line: low + 1, col: 1 };
+            if (low === 0)
+                return { line: 0, col: offset };
+            const start = this.lineStarts[low - 1];
+            return { line: low, col: offset - start + 1 };
+        };
+    }
+}
+
+exports.LineCounter = LineCounter;
+
+
+/***/ }),
+
+/***/ 3456:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_process = __nccwpck_require__(932);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
+
+function includesToken(list, type) {
+    for (let i = 0; i < list.length; ++i)
+        if (list[i].type === type)
+            return true;
+    return false;
+}
+function findNonEmptyIndex(list) {
+    for (let i = 0; i < list.length; ++i) {
+        switch (list[i].type) {
+            case 'space':
+            case 'comment':
+            case 'newline':
+                break;
+            default:
+                return i;
+        }
+    }
+    return -1;
+}
+function isFlowToken(token) {
+    switch (token?.type) {
+        case 'alias':
+        case 'scalar':
+        case 'single-quoted-scalar':
+        case 'double-quoted-scalar':
+        case 'flow-collection':
+            return true;
+        default:
+            return false;
+    }
+}
+function getPrevProps(parent) {
+    switch (parent.type) {
+        case 'document':
+            return parent.start;
+        case 'block-map': {
+            const it = parent.items[parent.items.length - 1];
+            return it.sep ?? it.start;
+        }
+        case 'block-seq':
+            return parent.items[parent.items.length - 1].start;
+        /* istanbul ignore next should not happen */
+        default:
+            return [];
+    }
+}
+/** Note: May modify input array */
+function getFirstKeyStartProps(prev) {
+    if (prev.length === 0)
+        return [];
+    let i = prev.length;
+    loop: while (--i >= 0) {
+        switch (prev[i].type) {
+            case 'doc-start':
+            case 'explicit-key-ind':
+            case 'map-value-ind':
+            case 'seq-item-ind':
+            case 'newline':
+                break loop;
+        }
+    }
+    while (prev[++i]?.type === 'space') {
+        /* loop */
+    }
+    return prev.splice(i, prev.length);
+}
+function arrayPushArray(target, source) {
+    // May exhaust call stack with large `source` array
+    if (source.length < 1e5)
+        Array.prototype.push.apply(target, source);
+    else
+        for (let i = 0; i < source.length; ++i)
+            target.push(source[i]);
+}
+function fixFlowSeqItems(fc) {
+    if (fc.start.type === 'flow-seq-start') {
+        for (const it of fc.items) {
+            if (it.sep &&
+                !it.value &&
+                !includesToken(it.start, 'explicit-key-ind') &&
+                !includesToken(it.sep, 'map-value-ind')) {
+                if (it.key)
+                    it.value = it.key;
+                delete it.key;
+                if (isFlowToken(it.value)) {
+                    if (it.value.end)
+                        arrayPushArray(it.value.end, it.sep);
+                    else
+                        it.value.end = it.sep;
+                }
+                else
+                    arrayPushArray(it.start, it.sep);
+                delete it.sep;
+            }
+        }
+    }
+}
+/**
+ * A YAML concrete syntax tree (CST) parser
+ *
+ * ```ts
+ * const src: string = ...
+ * for (const token of new Parser().parse(src)) {
+ *   // token: Token
+ * }
+ * ```
+ *
+ * To use the parser with a user-provided lexer:
+ *
+ * ```ts
+ * function* parse(source: string, lexer: Lexer) {
+ *   const parser = new Parser()
+ *   for (const lexeme of lexer.lex(source))
+ *     yield* parser.next(lexeme)
+ *   yield* parser.end()
+ * }
+ *
+ * const src: string = ...
+ * const lexer = new Lexer()
+ * for (const token of parse(src, lexer)) {
+ *   // token: Token
+ * }
+ * ```
+ */
+class Parser {
+    /**
+     * @param onNewLine - If defined, called separately with the start position of
+     *   each new line (in `parse()`, including the start of input).
+     */
+    constructor(onNewLine) {
+        /** If true, space and sequence indicators count as indentation */
+        this.atNewLine = true;
+        /** If true, next token is a scalar value */
+        this.atScalar = false;
+        /** Current indentation level */
+        this.indent = 0;
+        /** Current offset since the start of parsing */
+        this.offset = 0;
+        /** On the same line with a block map key */
+        this.onKeyLine = false;
+        /** Top indicates the node that's currently being built */
+        this.stack = [];
+        /** The source of the current token, set in parse() */
+        this.source = '';
+        /** The type of the current token, set in parse() */
+        this.type = '';
+        // Must be defined after `next()`
+        this.lexer = new lexer.Lexer();
+        this.onNewLine = onNewLine;
+    }
+    /**
+     * Parse `source` as a YAML stream.
+     * If `incomplete`, a part of the last line may be left as a buffer for the next call.
+     *
+     * Errors are not thrown, but yielded as `{ type: 'error', message }` tokens.
+     *
+     * @returns A generator of tokens representing each directive, document, and other structure.
+     */
+    *parse(source, incomplete = false) {
+        if (this.onNewLine && this.offset === 0)
+            this.onNewLine(0);
+        for (const lexeme of this.lexer.lex(source, incomplete))
+            yield* this.next(lexeme);
+        if (!incomplete)
+            yield* this.end();
+    }
+    /**
+     * Advance the parser by the `source` of one lexical token.
+     */
+    *next(source) {
+        this.source = source;
+        if (node_process.env.LOG_TOKENS)
+            console.log('|', cst.prettyToken(source));
+        if (this.atScalar) {
+            this.atScalar = false;
+            yield* this.step();
+            this.offset += source.length;
+            return;
+        }
+        const type = cst.tokenType(source);
+        if (!type) {
+            const message = `Not a YAML token: ${source}`;
+            yield* this.pop({ type: 'error', offset: this.offset, message, source });
+            this.offset += source.length;
+        }
+        else if (type === 'scalar') {
+            this.atNewLine = false;
+            this.atScalar = true;
+            this.type = 'scalar';
+        }
+        else {
+            this.type = type;
+            yield* this.step();
+            switch (type) {
+                case 'newline':
+                    this.atNewLine = true;
+                    this.indent = 0;
+                    if (this.onNewLine)
+                        this.onNewLine(this.offset + source.length);
+                    break;
+                case 'space':
+                    if (this.atNewLine && source[0] === ' ')
+                        this.indent += source.length;
+                    break;
+                case 'explicit-key-ind':
+                case 'map-value-ind':
+                case 'seq-item-ind':
+                    if (this.atNewLine)
+                        this.indent += source.length;
+                    break;
+                case 'doc-mode':
+                case 'flow-error-end':
+                    return;
+                default:
+                    this.atNewLine = false;
+            }
+            this.offset += source.length;
+        }
+    }
+    /** Call at end of input to push out any remaining constructions */
+    *end() {
+        while (this.stack.length > 0)
+            yield* this.pop();
+    }
+    get sourceToken() {
+        const st = {
+            type: this.type,
+            offset: this.offset,
+            indent: this.indent,
+            source: this.source
+        };
+        return st;
+    }
+    *step() {
+        const top = this.peek(1);
+        if (this.type === 'doc-end' && top?.type !== 'doc-end') {
+            while (this.stack.length > 0)
+                yield* this.pop();
+            this.stack.push({
+                type: 'doc-end',
+                offset: this.offset,
+                source: this.source
+            });
+            return;
+        }
+        if (!top)
+            return yield* this.stream();
+        switch (top.type) {
+            case 'document':
+                return yield* this.document(top);
+            case 'alias':
+            case 'scalar':
+            case 'single-quoted-scalar':
+            case 'double-quoted-scalar':
+                return yield* this.scalar(top);
+            case 'block-scalar':
+                return yield* this.blockScalar(top);
+            case 'block-map':
+                return yield* this.blockMap(top);
+            case 'block-seq':
+                return yield* this.blockSequence(top);
+            case 'flow-collection':
+                return yield* this.flowCollection(top);
+            case 'doc-end':
+                return yield* this.documentEnd(top);
+        }
+        /* istanbul ignore next should not happen */
+        yield* this.pop();
+    }
+    peek(n) {
+        return this.stack[this.stack.length - n];
+    }
+    *pop(error) {
+        const token = error ?? this.stack.pop();
+        /* istanbul ignore if should not happen */
+        if (!token) {
+            const message = 'Tried to pop an empty stack';
+            yield { type: 'error', offset: this.offset, source: '', message };
+        }
+        else if (this.stack.length === 0) {
+            yield token;
+        }
+        else {
+            const top = this.peek(1);
+            if (token.type === 'block-scalar') {
+                // Block scalars use their parent rather than header indent
+                token.indent = 'indent' in top ? top.indent : 0;
+            }
+            else if (token.type === 'flow-collection' && top.type === 'document') {
+                // Ignore all indent for top-level flow collections
+                token.indent = 0;
+            }
+            if (token.type === 'flow-collection')
+                fixFlowSeqItems(token);
+            switch (top.type) {
+                case 'document':
+                    top.value = token;
+                    break;
+                case 'block-scalar':
+                    top.props.push(token); // error
+                    break;
+                case 'block-map': {
+                    const it = top.items[top.items.length - 1];
+                    if (it.value) {
+                        top.items.push({ start: [], key: token, sep: [] });
+                        this.onKeyLine = true;
+                        return;
+                    }
+                    else if (it.sep) {
+                        it.value = token;
+                    }
+                    else {
+                        Object.assign(it, { key: token, sep: [] });
+                        this.onKeyLine = !it.explicitKey;
+                        return;
+                    }
+                    break;
+                }
+                case 'block-seq': {
+                    const it = top.items[top.items.length - 1];
+                    if (it.value)
+                        top.items.push({ start: [], value: token });
+                    else
+                        it.value = token;
+                    break;
+                }
+                case 'flow-collection': {
+                    const it = top.items[top.items.length - 1];
+                    if (!it || it.value)
+                        top.items.push({ start: [], key: token, sep: [] });
+                    else if (it.sep)
+                        it.value = token;
+                    else
+                        Object.assign(it, { key: token, sep: [] });
+                    return;
+                }
+                /* istanbul ignore next should not happen */
+                default:
+                    yield* this.pop();
+                    yield* this.pop(token);
+            }
+            if ((top.type === 'document' ||
+                top.type === 'block-map' ||
+                top.type === 'block-seq') &&
+                (token.type === 'block-map' || token.type === 'block-seq')) {
+                const last = token.items[token.items.length - 1];
+                if (last &&
+                    !last.sep &&
+                    !last.value &&
+                    last.start.length > 0 &&
+                    findNonEmptyIndex(last.start) === -1 &&
+                    (token.indent === 0 ||
+                        last.start.every(st => st.type !== 'comment' || st.indent < token.indent))) {
+                    if (top.type === 'document')
+                        top.end = last.start;
+                    else
+                        top.items.push({ start: last.start });
+                    token.items.splice(-1, 1);
+                }
+            }
+        }
+    }
+    *stream() {
+        switch (this.type) {
+            case 'directive-line':
+                yield { type: 'directive', offset: this.offset, source: this.source };
+                return;
+            case 'byte-order-mark':
+            case 'space':
+            case 'comment':
+            case 'newline':
+                yield this.sourceToken;
+                return;
+            case 'doc-mode':
+            case 'doc-start': {
+                const doc = {
+                    type: 'document',
+                    offset: this.offset,
+                    start: []
+                };
+                if (this.type === 'doc-start')
+                    doc.start.push(this.sourceToken);
+                this.stack.push(doc);
+                return;
+            }
+        }
+        yield {
+            type: 'error',
+            offset: this.offset,
+            message: `Unexpected ${this.type} token in YAML stream`,
+            source: this.source
+        };
+    }
+    *document(doc) {
+        if (doc.value)
+            return yield* this.lineEnd(doc);
+        switch (this.type) {
+            case 'doc-start': {
+                if (findNonEmptyIndex(doc.start) !== -1) {
+                    yield* this.pop();
+                    yield* this.step();
+                }
+                else
+                    doc.start.push(this.sourceToken);
+                return;
+            }
+            case 'anchor':
+            case 'tag':
+            case 'space':
+            case 'comment':
+            case 'newline':
+                doc.start.push(this.sourceToken);
+                return;
+        }
+        const bv = this.startBlockValue(doc);
+        if (bv)
+            this.stack.push(bv);
+        else {
+            yield {
+                type: 'error',
+                offset: this.offset,
+                message: `Unexpected ${this.type} token in YAML document`,
+                source: this.source
+            };
+        }
+    }
+    *scalar(scalar) {
+        if (this.type === 'map-value-ind') {
+            const prev = getPrevProps(this.peek(2));
+            const start = getFirstKeyStartProps(prev);
+            let sep;
+            if (scalar.end) {
+                sep = scalar.end;
+                sep.push(this.sourceToken);
+                delete scalar.end;
+            }
+            else
+                sep = [this.sourceToken];
+            const map = {
+                type: 'block-map',
+                offset: scalar.offset,
+                indent: scalar.indent,
+                items: [{ start, key: scalar, sep }]
+            };
+            this.onKeyLine = true;
+            this.stack[this.stack.length - 1] = map;
+        }
+        else
+            yield* this.lineEnd(scalar);
+    }
+    *blockScalar(scalar) {
+        switch (this.type) {
+            case 'space':
+            case 'comment':
+            case 'newline':
+                scalar.props.push(this.sourceToken);
+                return;
+            case 'scalar':
+                scalar.source = this.source;
+                // block-scalar source includes trailing newline
+                this.atNewLine = true;
+                this.indent = 0;
+                if (this.onNewLine) {
+                    let nl = this.source.indexOf('\n') + 1;
+                    while (nl !== 0) {
+                        this.onNewLine(this.offset + nl);
+                        nl = this.source.indexOf('\n', nl) + 1;
+                    }
+                }
+                yield* this.pop();
+                break;
+            /* istanbul ignore next should not happen */
+            default:
+                yield* this.pop();
+                yield* this.step();
+        }
+    }
+    *blockMap(map) {
+        const it = map.items[map.items.length - 1];
+        // it.sep is true-ish if pair already has key or : separator
+        switch (this.type) {
+            case 'newline':
+                this.onKeyLine = false;
+                if (it.value) {
+                    const end = 'end' in it.value ? it.value.end : undefined;
+                    const last = Array.isArray(end) ? end[end.length - 1] : undefined;
+                    if (last?.type === 'comment')
+                        end?.push(this.sourceToken);
+                    else
+                        map.items.push({ start: [this.sourceToken] });
+                }
+                else if (it.sep) {
+                    it.sep.push(this.sourceToken);
+                }
+                else {
+                    it.start.push(this.sourceToken);
+                }
+                return;
+            case 'space':
+            case 'comment':
+                if (it.value) {
+                    map.items.push({ start: [this.sourceToken] });
+                }
+                else if (it.sep) {
+                    it.sep.push(this.sourceToken);
+                }
+                else {
+                    if (this.atIndentedComment(it.start, map.indent)) {
+                        const prev = map.items[map.items.length - 2];
+                        const end = prev?.value?.end;
+                        if (Array.isArray(end)) {
+                            arrayPushArray(end, it.start);
+                            end.push(this.sourceToken);
+                            map.items.pop();
+                            return;
+                        }
+                    }
+                    it.start.push(this.sourceToken);
+                }
+                return;
+        }
+        if (this.indent >= map.indent) {
+            const atMapIndent = !this.onKeyLine && this.indent === map.indent;
+            const atNextItem = atMapIndent &&
+                (it.sep || it.explicitKey) &&
+                this.type !== 'seq-item-ind';
+            // For empty nodes, assign newline-separated not indented empty tokens to following node
+            let start = [];
+            if (atNextItem && it.sep && !it.value) {
+                const nl = [];
+                for (let i = 0; i < it.sep.length; ++i) {
+                    const st = it.sep[i];
+                    switch (st.type) {
+                        case 'newline':
+                            nl.push(i);
+                            break;
+                        case 'space':
+                            break;
+                        case 'comment':
+                            if (st.indent > map.indent)
+                                nl.length = 0;
+                            break;
+                        default:
+                            nl.length = 0;
+                    }
+                }
+                if (nl.length >= 2)
+                    start = it.sep.splice(nl[1]);
+            }
+            switch (this.type) {
+                case 'anchor':
+                case 'tag':
+                    if (atNextItem || it.value) {
+                        start.push(this.sourceToken);
+                        map.items.push({ start });
+                        this.onKeyLine = true;
+                    }
+                    else if (it.sep) {
+                        it.sep.push(this.sourceToken);
+                    }
+                    else {
+                        it.start.push(this.sourceToken);
+                    }
+                    return;
+                case 'explicit-key-ind':
+                    if (!it.sep && !it.explicitKey) {
+                        it.start.push(this.sourceToken);
+                        it.explicitKey = true;
+                    }
+                    else if (atNextItem || it.value) {
+                        start.push(this.sourceToken);
+                        map.items.push({ start, explicitKey: true });
+                    }
+                    else {
+                        this.stack.push({
+                            type: 'block-map',
+                            offset: this.offset,
+                            indent: this.indent,
+                            items: [{ start: [this.sourceToken], explicitKey: true }]
+                        });
+                    }
+                    this.onKeyLine = true;
+                    return;
+                case 'map-value-ind':
+                    if (it.explicitKey) {
+                        if (!it.sep) {
+                            if (includesToken(it.start, 'newline')) {
+                                Object.assign(it, { key: null, sep: [this.sourceToken] });
+                            }
+                            else {
+                                const start = getFirstKeyStartProps(it.start);
+                                this.stack.push({
+                                    type: 'block-map',
+                                    offset: this.offset,
+                                    indent: this.indent,
+                                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                                });
+                            }
+                        }
+                        else if (it.value) {
+                            map.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                        }
+                        else if (includesToken(it.sep, 'map-value-ind')) {
+                            this.stack.push({
+                                type: 'block-map',
+                                offset: this.offset,
+                                indent: this.indent,
+                                items: [{ start, key: null, sep: [this.sourceToken] }]
+                            });
+                        }
+                        else if (isFlowToken(it.key) &&
+                            !includesToken(it.sep, 'newline')) {
+                            const start = getFirstKeyStartProps(it.start);
+                            const key = it.key;
+                            const sep = it.sep;
+                            sep.push(this.sourceToken);
+                            // @ts-expect-error type guard is wrong here
+                            delete it.key;
+                            // @ts-expect-error type guard is wrong here
+                            delete it.sep;
+                            this.stack.push({
+                                type: 'block-map',
+                                offset: this.offset,
+                                indent: this.indent,
+                                items: [{ start, key, sep }]
+                            });
+                        }
+                        else if (start.length > 0) {
+                            // Not actually at next item
+                            it.sep = it.sep.concat(start, this.sourceToken);
+                        }
+                        else {
+                            it.sep.push(this.sourceToken);
+                        }
+                    }
+                    else {
+                        if (!it.sep) {
+                            Object.assign(it, { key: null, sep: [this.sourceToken] });
+                        }
+                        else if (it.value || atNextItem) {
+                            map.items.push({ start, key: null, sep: [this.sourceToken] });
+                        }
+                        else if (includesToken(it.sep, 'map-value-ind')) {
+                            this.stack.push({
+                                type: 'block-map',
+                                offset: this.offset,
+                                indent: this.indent,
+                                items: [{ start: [], key: null, sep: [this.sourceToken] }]
+                            });
+                        }
+                        else {
+                            it.sep.push(this.sourceToken);
+                        }
+                    }
+                    this.onKeyLine = true;
+                    return;
+                case 'alias':
+                case 'scalar':
+                case 'single-quoted-scalar':
+                case 'double-quoted-scalar': {
+                    const fs = this.flowScalar(this.type);
+                    if (atNextItem || it.value) {
+                        map.items.push({ start, key: fs, sep: [] });
+                        this.onKeyLine = true;
+                    }
+                    else if (it.sep) {
+                        this.stack.push(fs);
+                    }
+                    else {
+                        Object.assign(it, { key: fs, sep: [] });
+                        this.onKeyLine = true;
+                    }
+                    return;
+                }
+                default: {
+                    const bv = this.startBlockValue(map);
+                    if (bv) {
+                        if (bv.type === 'block-seq') {
+                            if (!it.explicitKey &&
+                                it.sep &&
+                                !includesToken(it.sep, 'newline')) {
+                                yield* this.pop({
+                                    type: 'error',
+                                    offset: this.offset,
+                                    message: 'Unexpected block-seq-ind on same line with key',
+                                    source: this.source
+                                });
+                                return;
+                            }
+                        }
+                        else if (atMapIndent) {
+                            map.items.push({ start });
+                        }
+                        this.stack.push(bv);
+                        return;
+                    }
+                }
+            }
+        }
+        yield* this.pop();
+        yield* this.step();
+    }
+    *blockSequence(seq) {
+        const it = seq.items[seq.items.length - 1];
+        switch (this.type) {
+            case 'newline':
+                if (it.value) {
+                    const end = 'end' in it.value ? it.value.end : undefined;
+                    const last = Array.isArray(end) ? end[end.length - 1] : undefined;
+                    if (last?.type === 'comment')
+                        end?.push(this.sourceToken);
+                    else
+                        seq.items.push({ start: [this.sourceToken] });
+                }
+                else
+                    it.start.push(this.sourceToken);
+                return;
+            case 'space':
+            case 'comment':
+                if (it.value)
+                    seq.items.push({ start: [this.sourceToken] });
+                else {
+                    if (this.atIndentedComment(it.start, seq.indent)) {
+                        const prev = seq.items[seq.items.length - 2];
+                        const end = prev?.value?.end;
+                        if (Array.isArray(end)) {
+                            arrayPushArray(end, it.start);
+                            end.push(this.sourceToken);
+                            seq.items.pop();
+                            return;
+                        }
+                    }
+                    it.start.push(this.sourceToken);
+                }
+                return;
+            case 'anchor':
+            case 'tag':
+                if (it.value || this.indent <= seq.indent)
+                    break;
+                it.start.push(this.sourceToken);
+                return;
+            case 'seq-item-ind':
+                if (this.indent !== seq.indent)
+                    break;
+                if (it.value || includesToken(it.start, 'seq-item-ind'))
+                    seq.items.push({ start: [this.sourceToken] });
+                else
+                    it.start.push(this.sourceToken);
+                return;
+        }
+        if (this.indent > seq.indent) {
+            const bv = this.startBlockValue(seq);
+            if (bv) {
+                this.stack.push(bv);
+                return;
+            }
+        }
+        yield* this.pop();
+        yield* this.step();
+    }
+    *flowCollection(fc) {
+        const it = fc.items[fc.items.length - 1];
+        if (this.type === 'flow-error-end') {
+            let top;
+            do {
+                yield* this.pop();
+                top = this.peek(1);
+            } while (top?.type === 'flow-collection');
+        }
+        else if (fc.end.length === 0) {
+            switch (this.type) {
+                case 'comma':
+                case 'explicit-key-ind':
+                    if (!it || it.sep)
+                        fc.items.push({ start: [this.sourceToken] });
+                    else
+                        it.start.push(this.sourceToken);
+                    return;
+                case 'map-value-ind':
+                    if (!it || it.value)
+                        fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
+                    else if (it.sep)
+                        it.sep.push(this.sourceToken);
+                    else
+                        Object.assign(it, { key: null, sep: [this.sourceToken] });
+                    return;
+                case 'space':
+                case 'comment':
+                case 'newline':
+                case 'anchor':
+                case 'tag':
+                    if (!it || it.value)
+                        fc.items.push({ start: [this.sourceToken] });
+                    else if (it.sep)
+                        it.sep.push(this.sourceToken);
+                    else
+                        it.start.push(this.sourceToken);
+                    return;
+                case 'alias':
+                case 'scalar':
+                case 'single-quoted-scalar':
+                case 'double-quoted-scalar': {
+                    const fs = this.flowScalar(this.type);
+                    if (!it || it.value)
+                        fc.items.push({ start: [], key: fs, sep: [] });
+                    else if (it.sep)
+                        this.stack.push(fs);
+                    else
+                        Object.assign(it, { key: fs, sep: [] });
+                    return;
+                }
+                case 'flow-map-end':
+                case 'flow-seq-end':
+                    fc.end.push(this.sourceToken);
+                    return;
+            }
+            const bv = this.startBlockValue(fc);
+            /* istanbul ignore else should not happen */
+            if (bv)
+                this.stack.push(bv);
+            else {
+                yield* this.pop();
+                yield* this.step();
+            }
+        }
+        else {
+            const parent = this.peek(2);
+            if (parent.type === 'block-map' &&
+                ((this.type === 'map-value-ind' && parent.indent === fc.indent) ||
+                    (this.type === 'newline' &&
+                        !parent.items[parent.items.length - 1].sep))) {
+                yield* this.pop();
+                yield* this.step();
+            }
+            else if (this.type === 'map-value-ind' &&
+                parent.type !== 'flow-collection') {
+                const prev = getPrevProps(parent);
+                const start = getFirstKeyStartProps(prev);
+                fixFlowSeqItems(fc);
+                const sep = fc.end.splice(1, fc.end.length);
+                sep.push(this.sourceToken);
+                const map = {
+                    type: 'block-map',
+                    offset: fc.offset,
+                    indent: fc.indent,
+                    items: [{ start, key: fc, sep }]
+                };
+                this.onKeyLine = true;
+                this.stack[this.stack.length - 1] = map;
+            }
+            else {
+                yield* this.lineEnd(fc);
+            }
+        }
+    }
+    flowScalar(type) {
+        if (this.onNewLine) {
+            let nl = this.source.indexOf('\n') + 1;
+            while (nl !== 0) {
+                this.onNewLine(this.offset + nl);
+                nl = this.source.indexOf('\n', nl) + 1;
+            }
+        }
+        return {
+            type,
+            offset: this.offset,
+            indent: this.indent,
+            source: this.source
+        };
+    }
+    startBlockValue(parent) {
+        switch (this.type) {
+            case 'alias':
+            case 'scalar':
+            case 'single-quoted-scalar':
+            case 'double-quoted-scalar':
+                return this.flowScalar(this.type);
+            case 'block-scalar-header':
+                return {
+                    type: 'block-scalar',
+                    offset: this.offset,
+                    indent: this.indent,
+                    props: [this.sourceToken],
+                    source: ''
+                };
+            case 'flow-map-start':
+            case 'flow-seq-start':
+                return {
+                    type: 'flow-collection',
+                    offset: this.offset,
+                    indent: this.indent,
+                    start: this.sourceToken,
+                    items: [],
+                    end: []
+                };
+            case 'seq-item-ind':
+                return {
+                    type: 'block-seq',
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start: [this.sourceToken] }]
+                };
+            case 'explicit-key-ind': {
+                this.onKeyLine = true;
+                const prev = getPrevProps(parent);
+                const start = getFirstKeyStartProps(prev);
+                start.push(this.sourceToken);
+                return {
+                    type: 'block-map',
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, explicitKey: true }]
+                };
+            }
+            case 'map-value-ind': {
+                this.onKeyLine = true;
+                const prev = getPrevProps(parent);
+                const start = getFirstKeyStartProps(prev);
+                return {
+                    type: 'block-map',
+                    offset: this.offset,
+                    indent: this.indent,
+                    items: [{ start, key: null, sep: [this.sourceToken] }]
+                };
+            }
+        }
+        return null;
+    }
+    atIndentedComment(start, indent) {
+        if (this.type !== 'comment')
+            return false;
+        if (this.indent <= indent)
+            return false;
+        return start.every(st => st.type === 'newline' || st.type === 'space');
+    }
+    *documentEnd(docEnd) {
+        if (this.type !== 'doc-mode') {
+            if (docEnd.end)
+                docEnd.end.push(this.sourceToken);
+            else
+                docEnd.end = [this.sourceToken];
+            if (this.type === 'newline')
+                yield* this.pop();
+        }
+    }
+    *lineEnd(token) {
+        switch (this.type) {
+            case 'comma':
+            case 'doc-start':
+            case 'doc-end':
+            case 'flow-seq-end':
+            case 'flow-map-end':
+            case 'map-value-ind':
+                yield* this.pop();
+                yield* this.step();
+                break;
+            case 'newline':
+                this.onKeyLine = false;
+            // fallthrough
+            case 'space':
+            case 'comment':
+            default:
+                // all other values are errors
+                if (token.end)
+                    token.end.push(this.sourceToken);
+                else
+                    token.end = [this.sourceToken];
+                if (this.type === 'newline')
+                    yield* this.pop();
+        }
+    }
+}
+
+exports.Parser = Parser;
+
+
+/***/ }),
+
+/***/ 4047:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var log = __nccwpck_require__(7249);
+var identity = __nccwpck_require__(1127);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
+
+function parseOptions(options) {
+    const prettyErrors = options.prettyErrors !== false;
+    const lineCounter$1 = options.lineCounter || (prettyErrors && new lineCounter.LineCounter()) || null;
+    return { lineCounter: lineCounter$1, prettyErrors };
+}
+/**
+ * Parse the input as a stream of YAML documents.
+ *
+ * Documents should be separated from each other by `...` or `---` marker lines.
+ *
+ * @returns If an empty `docs` array is returned, it will be of type
+ *   EmptyStream and contain additional stream information. In
+ *   TypeScript, you should use `'empty' in docs` as a type guard for it.
+ */
+function parseAllDocuments(source, options = {}) {
+    const { lineCounter, prettyErrors } = parseOptions(options);
+    const parser$1 = new parser.Parser(lineCounter?.addNewLine);
+    const composer$1 = new composer.Composer(options);
+    const docs = Array.from(composer$1.compose(parser$1.parse(source)));
+    if (prettyErrors && lineCounter)
+        for (const doc of docs) {
+            doc.errors.forEach(errors.prettifyError(source, lineCounter));
+            doc.warnings.forEach(errors.prettifyError(source, lineCounter));
+        }
+    if (docs.length > 0)
+        return docs;
+    return Object.assign([], { empty: true }, composer$1.streamInfo());
+}
+/** Parse an input string into a single YAML.Document */
+function parseDocument(source, options = {}) {
+    const { lineCounter, prettyErrors } = parseOptions(options);
+    const parser$1 = new parser.Parser(lineCounter?.addNewLine);
+    const composer$1 = new composer.Composer(options);
+    // `doc` is always set by compose.end(true) at the very latest
+    let doc = null;
+    for (const _doc of composer$1.compose(parser$1.parse(source), true, source.length)) {
+        if (!doc)
+            doc = _doc;
+        else if (doc.options.logLevel !== 'silent') {
+            doc.errors.push(new errors.YAMLParseError(_doc.range.slice(0, 2), 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+            break;
+        }
+    }
+    if (prettyErrors && lineCounter) {
+        doc.errors.forEach(errors.prettifyError(source, lineCounter));
+        doc.warnings.forEach(errors.prettifyError(source, lineCounter));
+    }
+    return doc;
+}
+function parse(src, reviver, options) {
+    let _reviver = undefined;
+    if (typeof reviver === 'function') {
+        _reviver = reviver;
+    }
+    else if (options === undefined && reviver && typeof reviver === 'object') {
+        options = reviver;
+    }
+    const doc = parseDocument(src, options);
+    if (!doc)
+        return null;
+    doc.warnings.forEach(warning => log.warn(doc.options.logLevel, warning));
+    if (doc.errors.length > 0) {
+        if (doc.options.logLevel !== 'silent')
+            throw doc.errors[0];
+        else
+            doc.errors = [];
+    }
+    return doc.toJS(Object.assign({ reviver: _reviver }, options));
+}
+function stringify(value, replacer, options) {
+    let _replacer = null;
+    if (typeof replacer === 'function' || Array.isArray(replacer)) {
+        _replacer = replacer;
+    }
+    else if (options === undefined && replacer) {
+        options = replacer;
+    }
+    if (typeof options === 'string')
+        options = options.length;
+    if (typeof options === 'number') {
+        const indent = Math.round(options);
+        options = indent < 1 ? undefined : indent > 8 ? { indent: 8 } : { indent };
+    }
+    if (value === undefined) {
+        const { keepUndefined } = options ?? replacer ?? {};
+        if (!keepUndefined)
+            return undefined;
+    }
+    if (identity.isDocument(value) && !_replacer)
+        return value.toString(options);
+    return new Document.Document(value, _replacer, options).toString(options);
+}
+
+exports.parse = parse;
+exports.parseAllDocuments = parseAllDocuments;
+exports.parseDocument = parseDocument;
+exports.stringify = stringify;
+
+
+/***/ }),
+
+/***/ 5840:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var tags = __nccwpck_require__(18);
+
+const sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+class Schema {
+    constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+        this.compat = Array.isArray(compat)
+            ? tags.getTags(compat, 'compat')
+            : compat
+                ? tags.getTags(null, compat)
+                : null;
+        this.name = (typeof schema === 'string' && schema) || 'core';
+        this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
+        this.tags = tags.getTags(customTags, this.name, merge);
+        this.toStringOptions = toStringDefaults ?? null;
+        Object.defineProperty(this, identity.MAP, { value: map.map });
+        Object.defineProperty(this, identity.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        // Used by createMap()
+        this.sortMapEntries =
+            typeof sortMapEntries === 'function'
+                ? sortMapEntries
+                : sortMapEntries === true
+                    ? sortMapEntriesByKey
+                    : null;
+    }
+    clone() {
+        const copy = Object.create(Schema.prototype, Object.getOwnPropertyDescriptors(this));
+        copy.tags = this.tags.slice();
+        return copy;
+    }
+}
+
+exports.Schema = Schema;
+
+
+/***/ }),
+
+/***/ 7451:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var YAMLMap = __nccwpck_require__(4454);
+
+const map = {
+    collection: 'map',
+    default: true,
+    nodeClass: YAMLMap.YAMLMap,
+    tag: 'tag:yaml.org,2002:map',
+    resolve(map, onError) {
+        if (!identity.isMap(map))
+            onError('Expected a mapping for this tag');
+        return map;
+    },
+    createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+};
+
+exports.map = map;
+
+
+/***/ }),
+
+/***/ 3632:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+const nullTag = {
+    identify: value => value == null,
+    createNode: () => new Scalar.Scalar(null),
+    default: true,
+    tag: 'tag:yaml.org,2002:null',
+    test: /^(?:~|[Nn]ull|NULL)?$/,
+    resolve: () => new Scalar.Scalar(null),
+    stringify: ({ source }, ctx) => typeof source === 'string' && nullTag.test.test(source)
+        ? source
+        : ctx.options.nullStr
+};
+
+exports.nullTag = nullTag;
+
+
+/***/ }),
+
+/***/ 1706:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var YAMLSeq = __nccwpck_require__(2223);
+
+const seq = {
+    collection: 'seq',
+    default: true,
+    nodeClass: YAMLSeq.YAMLSeq,
+    tag: 'tag:yaml.org,2002:seq',
+    resolve(seq, onError) {
+        if (!identity.isSeq(seq))
+            onError('Expected a sequence for this tag');
+        return seq;
+    },
+    createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+};
+
+exports.seq = seq;
+
+
+/***/ }),
+
+/***/ 6464:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyString = __nccwpck_require__(3069);
+
+const string = {
+    identify: value => typeof value === 'string',
+    default: true,
+    tag: 'tag:yaml.org,2002:str',
+    resolve: str => str,
+    stringify(item, ctx, onComment, onChompKeep) {
+        ctx = Object.assign({ actualString: true }, ctx);
+        return stringifyString.stringifyString(item, ctx, onComment, onChompKeep);
+    }
+};
+
+exports.string = string;
+
+
+/***/ }),
+
+/***/ 3959:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+const boolTag = {
+    identify: value => typeof value === 'boolean',
+    default: true,
+    tag: 'tag:yaml.org,2002:bool',
+    test: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+    resolve: str => new Scalar.Scalar(str[0] === 't' || str[0] === 'T'),
+    stringify({ source, value }, ctx) {
+        if (source && boolTag.test.test(source)) {
+            const sv = source[0] === 't' || source[0] === 'T';
+            if (value === sv)
+                return source;
+        }
+        return value ? ctx.options.trueStr : ctx.options.falseStr;
+    }
+};
+
+exports.boolTag = boolTag;
+
+
+/***/ }),
+
+/***/ 8405:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
+
+const floatNaN = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+    resolve: str => str.slice(-3).toLowerCase() === 'nan'
+        ? NaN
+        : str[0] === '-'
+            ? Number.NEGATIVE_INFINITY
+            : Number.POSITIVE_INFINITY,
+    stringify: stringifyNumber.stringifyNumber
+};
+const floatExp = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    format: 'EXP',
+    test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
+    resolve: str => parseFloat(str),
+    stringify(node) {
+        const num = Number(node.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
+    }
+};
+const float = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/,
+    resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str));
+        const dot = str.indexOf('.');
+        if (dot !== -1 && str[str.length - 1] === '0')
+            node.minFractionDigits = str.length - dot - 1;
+        return node;
+    },
+    stringify: stringifyNumber.stringifyNumber
+};
+
+exports.float = float;
+exports.floatExp = floatExp;
+exports.floatNaN = floatNaN;
+
+
+/***/ }),
+
+/***/ 9874:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyNumber = __nccwpck_require__(8689);
+
+const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
+const intResolve = (str, offset, radix, { intAsBigInt }) => (intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix));
+function intStringify(node, radix, prefix) {
+    const { value } = node;
+    if (intIdentify(value) && value >= 0)
+        return prefix + value.toString(radix);
+    return stringifyNumber.stringifyNumber(node);
+}
+const intOct = {
+    identify: value => intIdentify(value) && value >= 0,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'OCT',
+    test: /^0o[0-7]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 8, opt),
+    stringify: node => intStringify(node, 8, '0o')
+};
+const int = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    test: /^[-+]?[0-9]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+    stringify: stringifyNumber.stringifyNumber
+};
+const intHex = {
+    identify: value => intIdentify(value) && value >= 0,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'HEX',
+    test: /^0x[0-9a-fA-F]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+    stringify: node => intStringify(node, 16, '0x')
+};
+
+exports.int = int;
+exports.intHex = intHex;
+exports.intOct = intOct;
+
+
+/***/ }),
+
+/***/ 896:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
+
+const schema = [
+    map.map,
+    seq.seq,
+    string.string,
+    _null.nullTag,
+    bool.boolTag,
+    int.intOct,
+    int.int,
+    int.intHex,
+    float.floatNaN,
+    float.floatExp,
+    float.float
+];
+
+exports.schema = schema;
+
+
+/***/ }),
+
+/***/ 3559:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
+
+function intIdentify(value) {
+    return typeof value === 'bigint' || Number.isInteger(value);
+}
+const stringifyJSON = ({ value }) => JSON.stringify(value);
+const jsonScalars = [
+    {
+        identify: value => typeof value === 'string',
+        default: true,
+        tag: 'tag:yaml.org,2002:str',
+        resolve: str => str,
+        stringify: stringifyJSON
+    },
+    {
+        identify: value => value == null,
+        createNode: () => new Scalar.Scalar(null),
+        default: true,
+        tag: 'tag:yaml.org,2002:null',
+        test: /^null$/,
+        resolve: () => null,
+        stringify: stringifyJSON
+    },
+    {
+        identify: value => typeof value === 'boolean',
+        default: true,
+        tag: 'tag:yaml.org,2002:bool',
+        test: /^true$|^false$/,
+        resolve: str => str === 'true',
+        stringify: stringifyJSON
+    },
+    {
+        identify: intIdentify,
+        default: true,
+        tag: 'tag:yaml.org,2002:int',
+        test: /^-?(?:0|[1-9][0-9]*)$/,
+        resolve: (str, _onError, { intAsBigInt }) => intAsBigInt ? BigInt(str) : parseInt(str, 10),
+        stringify: ({ value }) => intIdentify(value) ? value.toString() : JSON.stringify(value)
+    },
+    {
+        identify: value => typeof value === 'number',
+        default: true,
+        tag: 'tag:yaml.org,2002:float',
+        test: /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?$/,
+        resolve: str => parseFloat(str),
+        stringify: stringifyJSON
+    }
+];
+const jsonError = {
+    default: true,
+    tag: '',
+    test: /^/,
+    resolve(str, onError) {
+        onError(`Unresolved plain scalar ${JSON.stringify(str)}`);
+        return str;
+    }
+};
+const schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
+
+exports.schema = schema;
+
+
+/***/ }),
+
+/***/ 18:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
+var schema = __nccwpck_require__(896);
+var schema$1 = __nccwpck_require__(3559);
+var binary = __nccwpck_require__(6083);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var schema$2 = __nccwpck_require__(5913);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(6752);
+
+const schemas = new Map([
+    ['core', schema.schema],
+    ['failsafe', [map.map, seq.seq, string.string]],
+    ['json', schema$1.schema],
+    ['yaml11', schema$2.schema],
+    ['yaml-1.1', schema$2.schema]
+]);
+const tagsByName = {
+    binary: binary.binary,
+    bool: bool.boolTag,
+    float: float.float,
+    floatExp: float.floatExp,
+    floatNaN: float.floatNaN,
+    floatTime: timestamp.floatTime,
+    int: int.int,
+    intHex: int.intHex,
+    intOct: int.intOct,
+    intTime: timestamp.intTime,
+    map: map.map,
+    merge: merge.merge,
+    null: _null.nullTag,
+    omap: omap.omap,
+    pairs: pairs.pairs,
+    seq: seq.seq,
+    set: set.set,
+    timestamp: timestamp.timestamp
+};
+const coreKnownTags = {
+    'tag:yaml.org,2002:binary': binary.binary,
+    'tag:yaml.org,2002:merge': merge.merge,
+    'tag:yaml.org,2002:omap': omap.omap,
+    'tag:yaml.org,2002:pairs': pairs.pairs,
+    'tag:yaml.org,2002:set': set.set,
+    'tag:yaml.org,2002:timestamp': timestamp.timestamp
+};
+function getTags(customTags, schemaName, addMergeTag) {
+    const schemaTags = schemas.get(schemaName);
+    if (schemaTags && !customTags) {
+        return addMergeTag && !schemaTags.includes(merge.merge)
+            ? schemaTags.concat(merge.merge)
+            : schemaTags.slice();
+    }
+    let tags = schemaTags;
+    if (!tags) {
+        if (Array.isArray(customTags))
+            tags = [];
+        else {
+            const keys = Array.from(schemas.keys())
+                .filter(key => key !== 'yaml11')
+                .map(key => JSON.stringify(key))
+                .join(', ');
+            throw new Error(`Unknown schema "${schemaName}"; use one of ${keys} or define customTags array`);
+        }
+    }
+    if (Array.isArray(customTags)) {
+        for (const tag of customTags)
+            tags = tags.concat(tag);
+    }
+    else if (typeof customTags === 'function') {
+        tags = customTags(tags.slice());
+    }
+    if (addMergeTag)
+        tags = tags.concat(merge.merge);
+    return tags.reduce((tags, tag) => {
+        const tagObj = typeof tag === 'string' ? tagsByName[tag] : tag;
+        if (!tagObj) {
+            const tagName = JSON.stringify(tag);
+            const keys = Object.keys(tagsByName)
+                .map(key => JSON.stringify(key))
+                .join(', ');
+            throw new Error(`Unknown custom tag ${tagName}; use one of ${keys}`);
+        }
+        if (!tags.includes(tagObj))
+            tags.push(tagObj);
+        return tags;
+    }, []);
+}
+
+exports.coreKnownTags = coreKnownTags;
+exports.getTags = getTags;
+
+
+/***/ }),
+
+/***/ 6083:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var node_buffer = __nccwpck_require__(181);
+var Scalar = __nccwpck_require__(3301);
+var stringifyString = __nccwpck_require__(3069);
+
+const binary = {
+    identify: value => value instanceof Uint8Array, // Buffer inherits from Uint8Array
+    default: false,
+    tag: 'tag:yaml.org,2002:binary',
+    /**
+     * Returns a Buffer in node and an Uint8Array in browsers
+     *
+     * To use the resulting buffer as an image, you'll want to do something like:
+     *
+     *   const blob = new Blob([buffer], { type: 'image/jpeg' })
+     *   document.querySelector('#photo').src = URL.createObjectURL(blob)
+     */
+    resolve(src, onError) {
+        if (typeof node_buffer.Buffer === 'function') {
+            return node_buffer.Buffer.from(src, 'base64');
+        }
+        else if (typeof atob === 'function') {
+            // On IE 11, atob() can't handle newlines
+            const str = atob(src.replace(/[\n\r]/g, ''));
+            const buffer = new Uint8Array(str.length);
+            for (let i = 0; i < str.length; ++i)
+                buffer[i] = str.charCodeAt(i);
+            return buffer;
+        }
+        else {
+            onError('This environment does not support reading binary tags; either Buffer or atob is required');
+            return src;
+        }
+    },
+    stringify({ comment, type, value }, ctx, onComment, onChompKeep) {
+        if (!value)
+            return '';
+        const buf = value; // checked earlier by binary.identify()
+        let str;
+        if (typeof node_buffer.Buffer === 'function') {
+            str =
+                buf instanceof node_buffer.Buffer
+                    ? buf.toString('base64')
+                    : node_buffer.Buffer.from(buf.buffer).toString('base64');
+        }
+        else if (typeof btoa === 'function') {
+            let s = '';
+            for (let i = 0; i < buf.length; ++i)
+                s += String.fromCharCode(buf[i]);
+            str = btoa(s);
+        }
+        else {
+            throw new Error('This environment does not support writing binary tags; either Buffer or btoa is required');
+        }
+        type ?? (type = Scalar.Scalar.BLOCK_LITERAL);
+        if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+            const lineWidth = Math.max(ctx.options.lineWidth - ctx.indent.length, ctx.options.minContentWidth);
+            const n = Math.ceil(str.length / lineWidth);
+            const lines = new Array(n);
+            for (let i = 0, o = 0; i < n; ++i, o += lineWidth) {
+                lines[i] = str.substr(o, lineWidth);
+            }
+            str = lines.join(type === Scalar.Scalar.BLOCK_LITERAL ? '\n' : ' ');
+        }
+        return stringifyString.stringifyString({ comment, type, value: str }, ctx, onComment, onChompKeep);
+    }
+};
+
+exports.binary = binary;
+
+
+/***/ }),
+
+/***/ 8398:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+
+function boolStringify({ value, source }, ctx) {
+    const boolObj = value ? trueTag : falseTag;
+    if (source && boolObj.test.test(source))
+        return source;
+    return value ? ctx.options.trueStr : ctx.options.falseStr;
+}
+const trueTag = {
+    identify: value => value === true,
+    default: true,
+    tag: 'tag:yaml.org,2002:bool',
+    test: /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+    resolve: () => new Scalar.Scalar(true),
+    stringify: boolStringify
+};
+const falseTag = {
+    identify: value => value === false,
+    default: true,
+    tag: 'tag:yaml.org,2002:bool',
+    test: /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+    resolve: () => new Scalar.Scalar(false),
+    stringify: boolStringify
+};
+
+exports.falseTag = falseTag;
+exports.trueTag = trueTag;
+
+
+/***/ }),
+
+/***/ 5782:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
+
+const floatNaN = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+    resolve: (str) => str.slice(-3).toLowerCase() === 'nan'
+        ? NaN
+        : str[0] === '-'
+            ? Number.NEGATIVE_INFINITY
+            : Number.POSITIVE_INFINITY,
+    stringify: stringifyNumber.stringifyNumber
+};
+const floatExp = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    format: 'EXP',
+    test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+    resolve: (str) => parseFloat(str.replace(/_/g, '')),
+    stringify(node) {
+        const num = Number(node.value);
+        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node);
+    }
+};
+const float = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    test: /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+    resolve(str) {
+        const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, '')));
+        const dot = str.indexOf('.');
+        if (dot !== -1) {
+            const f = str.substring(dot + 1).replace(/_/g, '');
+            if (f[f.length - 1] === '0')
+                node.minFractionDigits = f.length;
+        }
+        return node;
+    },
+    stringify: stringifyNumber.stringifyNumber
+};
+
+exports.float = float;
+exports.floatExp = floatExp;
+exports.floatNaN = floatNaN;
+
+
+/***/ }),
+
+/***/ 873:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyNumber = __nccwpck_require__(8689);
+
+const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
+function intResolve(str, offset, radix, { intAsBigInt }) {
+    const sign = str[0];
+    if (sign === '-' || sign === '+')
+        offset += 1;
+    str = str.substring(offset).replace(/_/g, '');
+    if (intAsBigInt) {
+        switch (radix) {
+            case 2:
+                str = `0b${str}`;
+                break;
+            case 8:
+                str = `0o${str}`;
+                break;
+            case 16:
+                str = `0x${str}`;
+                break;
+        }
+        const n = BigInt(str);
+        return sign === '-' ? BigInt(-1) * n : n;
+    }
+    const n = parseInt(str, radix);
+    return sign === '-' ? -1 * n : n;
+}
+function intStringify(node, radix, prefix) {
+    const { value } = node;
+    if (intIdentify(value)) {
+        const str = value.toString(radix);
+        return value < 0 ? '-' + prefix + str.substr(1) : prefix + str;
+    }
+    return stringifyNumber.stringifyNumber(node);
+}
+const intBin = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'BIN',
+    test: /^[-+]?0b[0-1_]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 2, opt),
+    stringify: node => intStringify(node, 2, '0b')
+};
+const intOct = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'OCT',
+    test: /^[-+]?0[0-7_]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 1, 8, opt),
+    stringify: node => intStringify(node, 8, '0')
+};
+const int = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    test: /^[-+]?[0-9][0-9_]*$/,
+    resolve: (str, _onError, opt) => intResolve(str, 0, 10, opt),
+    stringify: stringifyNumber.stringifyNumber
+};
+const intHex = {
+    identify: intIdentify,
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'HEX',
+    test: /^[-+]?0x[0-9a-fA-F_]+$/,
+    resolve: (str, _onError, opt) => intResolve(str, 2, 16, opt),
+    stringify: node => intStringify(node, 16, '0x')
+};
+
+exports.int = int;
+exports.intBin = intBin;
+exports.intHex = intHex;
+exports.intOct = intOct;
+
+
+/***/ }),
+
+/***/ 452:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+
+// If the value associated with a merge key is a single mapping node, each of
+// its key/value pairs is inserted into the current mapping, unless the key
+// already exists in it. If the value associated with the merge key is a
+// sequence, then this sequence is expected to contain mapping nodes and each
+// of these nodes is merged in turn according to its order in the sequence.
+// Keys in mapping nodes earlier in the sequence override keys specified in
+// later mapping nodes. -- http://yaml.org/type/merge.html
+const MERGE_KEY = '<<';
+const merge = {
+    identify: value => value === MERGE_KEY ||
+        (typeof value === 'symbol' && value.description === MERGE_KEY),
+    default: 'key',
+    tag: 'tag:yaml.org,2002:merge',
+    test: /^<<$/,
+    resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
+        addToJSMap: addMergeToJSMap
+    }),
+    stringify: () => MERGE_KEY
+};
+const isMergeKey = (ctx, key) => (merge.identify(key) ||
+    (identity.isScalar(key) &&
+        (!key.type || key.type === Scalar.Scalar.PLAIN) &&
+        merge.identify(key.value))) &&
+    ctx?.doc.schema.tags.some(tag => tag.tag === merge.tag && tag.default);
+function addMergeToJSMap(ctx, map, value) {
+    const source = resolveAliasValue(ctx, value);
+    if (identity.isSeq(source))
+        for (const it of source.items)
+            mergeValue(ctx, map, it);
+    else if (Array.isArray(source))
+        for (const it of source)
+            mergeValue(ctx, map, it);
+    else
+        mergeValue(ctx, map, source);
+}
+function mergeValue(ctx, map, value) {
+    const source = resolveAliasValue(ctx, value);
+    if (!identity.isMap(source))
+        throw new Error('Merge sources must be maps or map aliases');
+    const srcMap = source.toJSON(null, ctx, Map);
+    for (const [key, value] of srcMap) {
+        if (map instanceof Map) {
+            if (!map.has(key))
+                map.set(key, value);
+        }
+        else if (map instanceof Set) {
+            map.add(key);
+        }
+        else if (!Object.prototype.hasOwnProperty.call(map, key)) {
+            Object.defineProperty(map, key, {
+                value,
+                writable: true,
+                enumerable: true,
+                configurable: true
+            });
+        }
+    }
+    return map;
+}
+function resolveAliasValue(ctx, value) {
+    return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+}
+
+exports.addMergeToJSMap = addMergeToJSMap;
+exports.isMergeKey = isMergeKey;
+exports.merge = merge;
+
+
+/***/ }),
+
+/***/ 303:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(4043);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var pairs = __nccwpck_require__(8385);
+
+class YAMLOMap extends YAMLSeq.YAMLSeq {
+    constructor() {
+        super();
+        this.add = YAMLMap.YAMLMap.prototype.add.bind(this);
+        this.delete = YAMLMap.YAMLMap.prototype.delete.bind(this);
+        this.get = YAMLMap.YAMLMap.prototype.get.bind(this);
+        this.has = YAMLMap.YAMLMap.prototype.has.bind(this);
+        this.set = YAMLMap.YAMLMap.prototype.set.bind(this);
+        this.tag = YAMLOMap.tag;
+    }
+    /**
+     * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
+     * but TypeScript won't allow widening the signature of a child method.
+     */
+    toJSON(_, ctx) {
+        if (!ctx)
+            return super.toJSON(_);
+        const map = new Map();
+        if (ctx?.onCreate)
+            ctx.onCreate(map);
+        for (const pair of this.items) {
+            let key, value;
+            if (identity.isPair(pair)) {
+                key = toJS.toJS(pair.key, '', ctx);
+                value = toJS.toJS(pair.value, key, ctx);
+            }
+            else {
+                key = toJS.toJS(pair, '', ctx);
+            }
+            if (map.has(key))
+                throw new Error('Ordered maps must not include duplicate keys');
+            map.set(key, value);
+        }
+        return map;
+    }
+    static from(schema, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+        const omap = new this();
+        omap.items = pairs$1.items;
+        return omap;
+    }
+}
+YAMLOMap.tag = 'tag:yaml.org,2002:omap';
+const omap = {
+    collection: 'seq',
+    identify: value => value instanceof Map,
+    nodeClass: YAMLOMap,
+    default: false,
+    tag: 'tag:yaml.org,2002:omap',
+    resolve(seq, onError) {
+        const pairs$1 = pairs.resolvePairs(seq, onError);
+        const seenKeys = [];
+        for (const { key } of pairs$1.items) {
+            if (identity.isScalar(key)) {
+                if (seenKeys.includes(key.value)) {
+                    onError(`Ordered maps must not include duplicate keys: ${key.value}`);
+                }
+                else {
+                    seenKeys.push(key.value);
+                }
+            }
+        }
+        return Object.assign(new YAMLOMap(), pairs$1);
+    },
+    createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+};
+
+exports.YAMLOMap = YAMLOMap;
+exports.omap = omap;
+
+
+/***/ }),
+
+/***/ 8385:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLSeq = __nccwpck_require__(2223);
+
+function resolvePairs(seq, onError) {
+    if (identity.isSeq(seq)) {
+        for (let i = 0; i < seq.items.length; ++i) {
+            let item = seq.items[i];
+            if (identity.isPair(item))
+                continue;
+            else if (identity.isMap(item)) {
+                if (item.items.length > 1)
+                    onError('Each pair must have its own sequence indicator');
+                const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+                if (item.commentBefore)
+                    pair.key.commentBefore = pair.key.commentBefore
+                        ? `${item.commentBefore}\n${pair.key.commentBefore}`
+                        : item.commentBefore;
+                if (item.comment) {
+                    const cn = pair.value ?? pair.key;
+                    cn.comment = cn.comment
+                        ? `${item.comment}\n${cn.comment}`
+                        : item.comment;
+                }
+                item = pair;
+            }
+            seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+        }
+    }
+    else
+        onError('Expected a sequence for this tag');
+    return seq;
+}
+function createPairs(schema, iterable, ctx) {
+    const { replacer } = ctx;
+    const pairs = new YAMLSeq.YAMLSeq(schema);
+    pairs.tag = 'tag:yaml.org,2002:pairs';
+    let i = 0;
+    if (iterable && Symbol.iterator in Object(iterable))
+        for (let it of iterable) {
+            if (typeof replacer === 'function')
+                it = replacer.call(iterable, String(i++), it);
+            let key, value;
+            if (Array.isArray(it)) {
+                if (it.length === 2) {
+                    key = it[0];
+                    value = it[1];
+                }
+                else
+                    throw new TypeError(`Expected [key, value] tuple: ${it}`);
+            }
+            else if (it && it instanceof Object) {
+                const keys = Object.keys(it);
+                if (keys.length === 1) {
+                    key = keys[0];
+                    value = it[key];
+                }
+                else {
+                    throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
+                }
+            }
+            else {
+                key = it;
+            }
+            pairs.items.push(Pair.createPair(key, value, ctx));
+        }
+    return pairs;
+}
+const pairs = {
+    collection: 'seq',
+    default: false,
+    tag: 'tag:yaml.org,2002:pairs',
+    resolve: resolvePairs,
+    createNode: createPairs
+};
+
+exports.createPairs = createPairs;
+exports.pairs = pairs;
+exports.resolvePairs = resolvePairs;
+
+
+/***/ }),
+
+/***/ 5913:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var binary = __nccwpck_require__(6083);
+var bool = __nccwpck_require__(8398);
+var float = __nccwpck_require__(5782);
+var int = __nccwpck_require__(873);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(6752);
+
+const schema = [
+    map.map,
+    seq.seq,
+    string.string,
+    _null.nullTag,
+    bool.trueTag,
+    bool.falseTag,
+    int.intBin,
+    int.intOct,
+    int.int,
+    int.intHex,
+    float.floatNaN,
+    float.floatExp,
+    float.float,
+    binary.binary,
+    merge.merge,
+    omap.omap,
+    pairs.pairs,
+    set.set,
+    timestamp.intTime,
+    timestamp.floatTime,
+    timestamp.timestamp
+];
+
+exports.schema = schema;
+
+
+/***/ }),
+
+/***/ 1528:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+
+class YAMLSet extends YAMLMap.YAMLMap {
+    constructor(schema) {
+        super(schema);
+        this.tag = YAMLSet.tag;
+    }
+    add(key) {
+        let pair;
+        if (identity.isPair(key))
+            pair = key;
+        else if (key &&
+            typeof key === 'object' &&
+            'key' in key &&
+            'value' in key &&
+            key.value === null)
+            pair = new Pair.Pair(key.key, null);
+        else
+            pair = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair.key);
+        if (!prev)
+            this.items.push(pair);
+    }
+    /**
+     * If `keepPair` is `true`, returns the Pair matching `key`.
+     * Otherwise, returns the value of that Pair's key.
+     */
+    get(key, keepPair) {
+        const pair = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity.isPair(pair)
+            ? identity.isScalar(pair.key)
+                ? pair.key.value
+                : pair.key
+            : pair;
+    }
+    set(key, value) {
+        if (typeof value !== 'boolean')
+            throw new Error(`Expected boolean value for set(key, value) in a YAML set, not ${typeof value}`);
+        const prev = YAMLMap.findPair(this.items, key);
+        if (prev && !value) {
+            this.items.splice(this.items.indexOf(prev), 1);
+        }
+        else if (!prev && value) {
+            this.items.push(new Pair.Pair(key));
+        }
+    }
+    toJSON(_, ctx) {
+        return super.toJSON(_, ctx, Set);
+    }
+    toString(ctx, onComment, onChompKeep) {
+        if (!ctx)
+            return JSON.stringify(this);
+        if (this.hasAllNullValues(true))
+            return super.toString(Object.assign({}, ctx, { allNullValues: true }), onComment, onChompKeep);
+        else
+            throw new Error('Set items must all have null values');
+    }
+    static from(schema, iterable, ctx) {
+        const { replacer } = ctx;
+        const set = new this(schema);
+        if (iterable && Symbol.iterator in Object(iterable))
+            for (let value of iterable) {
+                if (typeof replacer === 'function')
+                    value = replacer.call(iterable, value, value);
+                set.items.push(Pair.createPair(value, null, ctx));
+            }
+        return set;
+    }
+}
+YAMLSet.tag = 'tag:yaml.org,2002:set';
+const set = {
+    collection: 'map',
+    identify: value => value instanceof Set,
+    nodeClass: YAMLSet,
+    default: false,
+    tag: 'tag:yaml.org,2002:set',
+    createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+    resolve(map, onError) {
+        if (identity.isMap(map)) {
+            if (map.hasAllNullValues(true))
+                return Object.assign(new YAMLSet(), map);
+            else
+                onError('Set items must all have null values');
+        }
+        else
+            onError('Expected a mapping for this tag');
+        return map;
+    }
+};
+
+exports.YAMLSet = YAMLSet;
+exports.set = set;
+
+
+/***/ }),
+
+/***/ 6752:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var stringifyNumber = __nccwpck_require__(8689);
+
+/** Internal types handle bigint as number, because TS can't figure it out. */
+function parseSexagesimal(str, asBigInt) {
+    const sign = str[0];
+    const parts = sign === '-' || sign === '+' ? str.substring(1) : str;
+    const num = (n) => asBigInt ? BigInt(n) : Number(n);
+    const res = parts
+        .replace(/_/g, '')
+        .split(':')
+        .reduce((res, p) => res * num(60) + num(p), num(0));
+    return (sign === '-' ? num(-1) * res : res);
+}
+/**
+ * hhhh:mm:ss.sss
+ *
+ * Internal types handle bigint as number, because TS can't figure it out.
+ */
+function stringifySexagesimal(node) {
+    let { value } = node;
+    let num = (n) => n;
+    if (typeof value === 'bigint')
+        num = n => BigInt(n);
+    else if (isNaN(value) || !isFinite(value))
+        return stringifyNumber.stringifyNumber(node);
+    let sign = '';
+    if (value < 0) {
+        sign = '-';
+        value *= num(-1);
+    }
+    const _60 = num(60);
+    const parts = [value % _60]; // seconds, including ms
+    if (value < 60) {
+        parts.unshift(0); // at least one : is required
+    }
+    else {
+        value = (value - parts[0]) / _60;
+        parts.unshift(value % _60); // minutes
+        if (value >= 60) {
+            value = (value - parts[0]) / _60;
+            parts.unshift(value); // hours
+        }
+    }
+    return (sign +
+        parts
+            .map(n => String(n).padStart(2, '0'))
+            .join(':')
+            .replace(/000000\d*$/, '') // % 60 may introduce error
+    );
+}
+const intTime = {
+    identify: value => typeof value === 'bigint' || Number.isInteger(value),
+    default: true,
+    tag: 'tag:yaml.org,2002:int',
+    format: 'TIME',
+    test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+    resolve: (str, _onError, { intAsBigInt }) => parseSexagesimal(str, intAsBigInt),
+    stringify: stringifySexagesimal
+};
+const floatTime = {
+    identify: value => typeof value === 'number',
+    default: true,
+    tag: 'tag:yaml.org,2002:float',
+    format: 'TIME',
+    test: /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+    resolve: str => parseSexagesimal(str, false),
+    stringify: stringifySexagesimal
+};
+const timestamp = {
+    identify: value => value instanceof Date,
+    default: true,
+    tag: 'tag:yaml.org,2002:timestamp',
+    // If the time zone is omitted, the timestamp is assumed to be specified in UTC. The time part
+    // may be omitted altogether, resulting in a date format. In such a case, the time part is
+    // assumed to be 00:00:00Z (start of day, UTC).
+    test: RegExp('^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})' + // YYYY-Mm-Dd
+        '(?:' + // time is optional
+        '(?:t|T|[ \\t]+)' + // t | T | whitespace
+        '([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)' + // Hh:Mm:Ss(.ss)?
+        '(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?' + // Z | +5 | -03:30
+        ')?$'),
+    resolve(str) {
+        const match = str.match(timestamp.test);
+        if (!match)
+            throw new Error('!!timestamp expects a date, starting with yyyy-mm-dd');
+        const [, year, month, day, hour, minute, second] = match.map(Number);
+        const millisec = match[7] ? Number((match[7] + '00').substr(1, 3)) : 0;
+        let date = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
+        const tz = match[8];
+        if (tz && tz !== 'Z') {
+            let d = parseSexagesimal(tz, false);
+            if (Math.abs(d) < 30)
+                d *= 60;
+            date -= 60000 * d;
+        }
+        return new Date(date);
+    },
+    stringify: ({ value }) => value?.toISOString().replace(/(T00:00:00)?\.000Z$/, '') ?? ''
+};
+
+exports.floatTime = floatTime;
+exports.intTime = intTime;
+exports.timestamp = timestamp;
+
+
+/***/ }),
+
+/***/ 4475:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+const FOLD_FLOW = 'flow';
+const FOLD_BLOCK = 'block';
+const FOLD_QUOTED = 'quoted';
+/**
+ * Tries to keep input at up to `lineWidth` characters, splitting only on spaces
+ * not followed by newlines or spaces unless `mode` is `'quoted'`. Lines are
+ * terminated with `\n` and started with `indent`.
+ */
+function foldFlowLines(text, indent, mode = 'flow', { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    if (!lineWidth || lineWidth < 0)
+        return text;
+    if (lineWidth < minContentWidth)
+        minContentWidth = 0;
+    const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
+    if (text.length <= endStep)
+        return text;
+    const folds = [];
+    const escapedFolds = {};
+    let end = lineWidth - indent.length;
+    if (typeof indentAtStart === 'number') {
+        if (indentAtStart > lineWidth - Math.max(2, minContentWidth))
+            folds.push(0);
+        else
+            end = lineWidth - indentAtStart;
+    }
+    let split = undefined;
+    let prev = undefined;
+    let overflow = false;
+    let i = -1;
+    let escStart = -1;
+    let escEnd = -1;
+    if (mode === FOLD_BLOCK) {
+        i = consumeMoreIndentedLines(text, i, indent.length);
+        if (i !== -1)
+            end = i + endStep;
+    }
+    for (let ch; (ch = text[(i += 1)]);) {
+        if (mode === FOLD_QUOTED && ch === '\\') {
+            escStart = i;
+            switch (text[i + 1]) {
+                case 'x':
+                    i += 3;
+                    break;
+                case 'u':
+                    i += 5;
+                    break;
+                case 'U':
+                    i += 9;
+                    break;
+                default:
+                    i += 1;
+            }
+            escEnd = i;
+        }
+        if (ch === '\n') {
+            if (mode === FOLD_BLOCK)
+                i = consumeMoreIndentedLines(text, i, indent.length);
+            end = i + indent.length + endStep;
+            split = undefined;
+        }
+        else {
+            if (ch === ' ' &&
+                prev &&
+                prev !== ' ' &&
+                prev !== '\n' &&
+                prev !== '\t') {
+                // space surrounded by non-space can be replaced with newline + indent
+                const next = text[i + 1];
+                if (next && next !== ' ' && next !== '\n' && next !== '\t')
+                    split = i;
+            }
+            if (i >= end) {
+                if (split) {
+                    folds.push(split);
+                    end = split + endStep;
+                    split = undefined;
+                }
+                else if (mode === FOLD_QUOTED) {
+                    // white-space collected at end may stretch past lineWidth
+                    while (prev === ' ' || prev === '\t') {
+                        prev = ch;
+                        ch = text[(i += 1)];
+                        overflow = true;
+                    }
+                    // Account for newline escape, but don't break preceding escape
+                    const j = i > escEnd + 1 ? i - 2 : escStart - 1;
+                    // Bail out if lineWidth & minContentWidth are shorter than an escape string
+                    if (escapedFolds[j])
+                        return text;
+                    folds.push(j);
+                    escapedFolds[j] = true;
+                    end = j + endStep;
+                    split = undefined;
+                }
+                else {
+                    overflow = true;
+                }
+            }
+        }
+        prev = ch;
+    }
+    if (overflow && onOverflow)
+        onOverflow();
+    if (folds.length === 0)
+        return text;
+    if (onFold)
+        onFold();
+    let res = text.slice(0, folds[0]);
+    for (let i = 0; i < folds.length; ++i) {
+        const fold = folds[i];
+        const end = folds[i + 1] || text.length;
+        if (fold === 0)
+            res = `\n${indent}${text.slice(0, end)}`;
+        else {
+            if (mode === FOLD_QUOTED && escapedFolds[fold])
+                res += `${text[fold]}\\`;
+            res += `\n${indent}${text.slice(fold + 1, end)}`;
+        }
+    }
+    return res;
+}
+/**
+ * Presumes `i + 1` is at the start of a line
+ * @returns index of last newline in more-indented block
+ */
+function consumeMoreIndentedLines(text, i, indent) {
+    let end = i;
+    let start = i + 1;
+    let ch = text[start];
+    while (ch === ' ' || ch === '\t') {
+        if (i < start + indent) {
+            ch = text[++i];
+        }
+        else {
+            do {
+                ch = text[++i];
+            } while (ch && ch !== '\n');
+            end = i;
+            start = i + 1;
+            ch = text[start];
+        }
+    }
+    return end;
+}
+
+exports.FOLD_BLOCK = FOLD_BLOCK;
+exports.FOLD_FLOW = FOLD_FLOW;
+exports.FOLD_QUOTED = FOLD_QUOTED;
+exports.foldFlowLines = foldFlowLines;
+
+
+/***/ }),
+
+/***/ 2148:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var anchors = __nccwpck_require__(1596);
+var identity = __nccwpck_require__(1127);
+var stringifyComment = __nccwpck_require__(9799);
+var stringifyString = __nccwpck_require__(3069);
+
+function createStringifyContext(doc, options) {
+    const opt = Object.assign({
+        blockQuote: true,
+        commentString: stringifyComment.stringifyComment,
+        defaultKeyType: null,
+        defaultStringType: 'PLAIN',
+        directives: null,
+        doubleQuotedAsJSON: false,
+        doubleQuotedMinMultiLineLength: 40,
+        falseStr: 'false',
+        flowCollectionPadding: true,
+        indentSeq: true,
+        lineWidth: 80,
+        minContentWidth: 20,
+        nullStr: 'null',
+        simpleKeys: false,
+        singleQuote: null,
+        trailingComma: false,
+        trueStr: 'true',
+        verifyAliasOrder: true
+    }, doc.schema.toStringOptions, options);
+    let inFlow;
+    switch (opt.collectionStyle) {
+        case 'block':
+            inFlow = false;
+            break;
+        case 'flow':
+            inFlow = true;
+            break;
+        default:
+            inFlow = null;
+    }
+    return {
+        anchors: new Set(),
+        doc,
+        flowCollectionPadding: opt.flowCollectionPadding ? ' ' : '',
+        indent: '',
+        indentStep: typeof opt.indent === 'number' ? ' '.repeat(opt.indent) : '  ',
+        inFlow,
+        options: opt
+    };
+}
+function getTagObject(tags, item) {
+    if (item.tag) {
+        const match = tags.filter(t => t.tag === item.tag);
+        if (match.length > 0)
+            return match.find(t => t.format === item.format) ?? match[0];
+    }
+    let tagObj = undefined;
+    let obj;
+    if (identity.isScalar(item)) {
+        obj = item.value;
+        let match = tags.filter(t => t.identify?.(obj));
+        if (match.length > 1) {
+            const testMatch = match.filter(t => t.test);
+            if (testMatch.length > 0)
+                match = testMatch;
+        }
+        tagObj =
+            match.find(t => t.format === item.format) ?? match.find(t => !t.format);
+    }
+    else {
+        obj = item;
+        tagObj = tags.find(t => t.nodeClass && obj instanceof t.nodeClass);
+    }
+    if (!tagObj) {
+        const name = obj?.constructor?.name ?? (obj === null ? 'null' : typeof obj);
+        throw new Error(`Tag not resolved for ${name} value`);
+    }
+    return tagObj;
+}
+// needs to be called before value stringifier to allow for circular anchor refs
+function stringifyProps(node, tagObj, { anchors: anchors$1, doc }) {
+    if (!doc.directives)
+        return '';
+    const props = [];
+    const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
+    if (anchor && anchors.anchorIsValid(anchor)) {
+        anchors$1.add(anchor);
+        props.push(`&${anchor}`);
+    }
+    const tag = node.tag ?? (tagObj.default ? null : tagObj.tag);
+    if (tag)
+        props.push(doc.directives.tagString(tag));
+    return props.join(' ');
+}
+function stringify(item, ctx, onComment, onChompKeep) {
+    if (identity.isPair(item))
+        return item.toString(ctx, onComment, onChompKeep);
+    if (identity.isAlias(item)) {
+        if (ctx.doc.directives)
+            return item.toString(ctx);
+        if (ctx.resolvedAliases?.has(item)) {
+            throw new TypeError(`Cannot stringify circular structure without alias nodes`);
+        }
+        else {
+            if (ctx.resolvedAliases)
+                ctx.resolvedAliases.add(item);
+            else
+                ctx.resolvedAliases = new Set([item]);
+            item = item.resolve(ctx.doc);
+        }
+    }
+    let tagObj = undefined;
+    const node = identity.isNode(item)
+        ? item
+        : ctx.doc.createNode(item, { onTagObj: o => (tagObj = o) });
+    tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
+    const props = stringifyProps(node, tagObj, ctx);
+    if (props.length > 0)
+        ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
+    const str = typeof tagObj.stringify === 'function'
+        ? tagObj.stringify(node, ctx, onComment, onChompKeep)
+        : identity.isScalar(node)
+            ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep)
+            : node.toString(ctx, onComment, onChompKeep);
+    if (!props)
+        return str;
+    return identity.isScalar(node) || str[0] === '{' || str[0] === '['
+        ? `${props} ${str}`
+        : `${props}\n${ctx.indent}${str}`;
+}
+
+exports.createStringifyContext = createStringifyContext;
+exports.stringify = stringify;
+
+
+/***/ }),
+
+/***/ 1212:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
+
+function stringifyCollection(collection, ctx, options) {
+    const flow = ctx.inFlow ?? collection.flow;
+    const stringify = flow ? stringifyFlowCollection : stringifyBlockCollection;
+    return stringify(collection, ctx, options);
+}
+function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
+    const { indent, options: { commentString } } = ctx;
+    const itemCtx = Object.assign({}, ctx, { indent: itemIndent, type: null });
+    let chompKeep = false; // flag for the preceding node's status
+    const lines = [];
+    for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment = null;
+        if (identity.isNode(item)) {
+            if (!chompKeep && item.spaceBefore)
+                lines.push('');
+            addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
+            if (item.comment)
+                comment = item.comment;
+        }
+        else if (identity.isPair(item)) {
+            const ik = identity.isNode(item.key) ? item.key : null;
+            if (ik) {
+                if (!chompKeep && ik.spaceBefore)
+                    lines.push('');
+                addCommentBefore(ctx, lines, ik.commentBefore, chompKeep);
+            }
+        }
+        chompKeep = false;
+        let str = stringify.stringify(item, itemCtx, () => (comment = null), () => (chompKeep = true));
+        if (comment)
+            str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        if (chompKeep && comment)
+            chompKeep = false;
+        lines.push(blockItemPrefix + str);
+    }
+    let str;
+    if (lines.length === 0) {
+        str = flowChars.start + flowChars.end;
+    }
+    else {
+        str = lines[0];
+        for (let i = 1; i < lines.length; ++i) {
+            const line = lines[i];
+            str += line ? `\n${indent}${line}` : '\n';
+        }
+    }
+    if (comment) {
+        str += '\n' + stringifyComment.indentComment(commentString(comment), indent);
+        if (onComment)
+            onComment();
+    }
+    else if (chompKeep && onChompKeep)
+        onChompKeep();
+    return str;
+}
+function stringifyFlowCollection({ items }, ctx, { flowChars, itemIndent }) {
+    const { indent, indentStep, flowCollectionPadding: fcPadding, options: { commentString } } = ctx;
+    itemIndent += indentStep;
+    const itemCtx = Object.assign({}, ctx, {
+        indent: itemIndent,
+        inFlow: true,
+        type: null
+    });
+    let reqNewline = false;
+    let linesAtValue = 0;
+    const lines = [];
+    for (let i = 0; i < items.length; ++i) {
+        const item = items[i];
+        let comment = null;
+        if (identity.isNode(item)) {
+            if (item.spaceBefore)
+                lines.push('');
+            addCommentBefore(ctx, lines, item.commentBefore, false);
+            if (item.comment)
+                comment = item.comment;
+        }
+        else if (identity.isPair(item)) {
+            const ik = identity.isNode(item.key) ? item.key : null;
+            if (ik) {
+                if (ik.spaceBefore)
+                    lines.push('');
+                addCommentBefore(ctx, lines, ik.commentBefore, false);
+                if (ik.comment)
+                    reqNewline = true;
+            }
+            const iv = identity.isNode(item.value) ? item.value : null;
+            if (iv) {
+                if (iv.comment)
+                    comment = iv.comment;
+                if (iv.commentBefore)
+                    reqNewline = true;
+            }
+            else if (item.value == null && ik?.comment) {
+                comment = ik.comment;
+            }
+        }
+        if (comment)
+            reqNewline = true;
+        let str = stringify.stringify(item, itemCtx, () => (comment = null));
+        reqNewline || (reqNewline = lines.length > linesAtValue || str.includes('\n'));
+        if (i < items.length - 1) {
+            str += ',';
+        }
+        else if (ctx.options.trailingComma) {
+            if (ctx.options.lineWidth > 0) {
+                reqNewline || (reqNewline = lines.reduce((sum, line) => sum + line.length + 2, 2) +
+                    (str.length + 2) >
+                    ctx.options.lineWidth);
+            }
+            if (reqNewline) {
+                str += ',';
+            }
+        }
+        if (comment)
+            str += stringifyComment.lineComment(str, itemIndent, commentString(comment));
+        lines.push(str);
+        linesAtValue = lines.length;
+    }
+    const { start, end } = flowChars;
+    if (lines.length === 0) {
+        return start + end;
+    }
+    else {
+        if (!reqNewline) {
+            const len = lines.reduce((sum, line) => sum + line.length + 2, 2);
+            reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
+        }
+        if (reqNewline) {
+            let str = start;
+            for (const line of lines)
+                str += line ? `\n${indentStep}${indent}${line}` : '\n';
+            return `${str}\n${indent}${end}`;
+        }
+        else {
+            return `${start}${fcPadding}${lines.join(' ')}${fcPadding}${end}`;
+        }
+    }
+}
+function addCommentBefore({ indent, options: { commentString } }, lines, comment, chompKeep) {
+    if (comment && chompKeep)
+        comment = comment.replace(/^\n+/, '');
+    if (comment) {
+        const ic = stringifyComment.indentComment(commentString(comment), indent);
+        lines.push(ic.trimStart()); // Avoid double indent on first line
+    }
+}
+
+exports.stringifyCollection = stringifyCollection;
+
+
+/***/ }),
+
+/***/ 9799:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+/**
+ * Stringifies a comment.
+ *
+ * Empty comment lines are left empty,
+ * lines consisting of a single space are replaced by `#`,
+ * and all other lines are prefixed with a `#`.
+ */
+const stringifyComment = (str) => str.replace(/^(?!$)(?: $)?/gm, '#');
+function indentComment(comment, indent) {
+    if (/^\n+$/.test(comment))
+        return comment.substring(1);
+    return indent ? comment.replace(/^(?! *$)/gm, indent) : comment;
+}
+const lineComment = (str, indent, comment) => str.endsWith('\n')
+    ? indentComment(comment, indent)
+    : comment.includes('\n')
+        ? '\n' + indentComment(comment, indent)
+        : (str.endsWith(' ') ? '' : ' ') + comment;
+
+exports.indentComment = indentComment;
+exports.lineComment = lineComment;
+exports.stringifyComment = stringifyComment;
+
+
+/***/ }),
+
+/***/ 6829:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
+
+function stringifyDocument(doc, options) {
+    const lines = [];
+    let hasDirectives = options.directives === true;
+    if (options.directives !== false && doc.directives) {
+        const dir = doc.directives.toString(doc);
+        if (dir) {
+            lines.push(dir);
+            hasDirectives = true;
+        }
+        else if (doc.directives.docStart)
+            hasDirectives = true;
+    }
+    if (hasDirectives)
+        lines.push('---');
+    const ctx = stringify.createStringifyContext(doc, options);
+    const { commentString } = ctx.options;
+    if (doc.commentBefore) {
+        if (lines.length !== 1)
+            lines.unshift('');
+        const cs = commentString(doc.commentBefore);
+        lines.unshift(stringifyComment.indentComment(cs, ''));
+    }
+    let chompKeep = false;
+    let contentComment = null;
+    if (doc.contents) {
+        if (identity.isNode(doc.contents)) {
+            if (doc.contents.spaceBefore && hasDirectives)
+                lines.push('');
+            if (doc.contents.commentBefore) {
+                const cs = commentString(doc.contents.commentBefore);
+                lines.push(stringifyComment.indentComment(cs, ''));
+            }
+            // top-level block scalars need to be indented if followed by a comment
+            ctx.forceBlockIndent = !!doc.comment;
+            contentComment = doc.contents.comment;
+        }
+        const onChompKeep = contentComment ? undefined : () => (chompKeep = true);
+        let body = stringify.stringify(doc.contents, ctx, () => (contentComment = null), onChompKeep);
+        if (contentComment)
+            body += stringifyComment.lineComment(body, '', commentString(contentComment));
+        if ((body[0] === '|' || body[0] === '>') &&
+            lines[lines.length - 1] === '---') {
+            // Top-level block scalars with a preceding doc marker ought to use the
+            // same line for their header.
+            lines[lines.length - 1] = `--- ${body}`;
+        }
+        else
+            lines.push(body);
+    }
+    else {
+        lines.push(stringify.stringify(doc.contents, ctx));
+    }
+    if (doc.directives?.docEnd) {
+        if (doc.comment) {
+            const cs = commentString(doc.comment);
+            if (cs.includes('\n')) {
+                lines.push('...');
+                lines.push(stringifyComment.indentComment(cs, ''));
+            }
+            else {
+                lines.push(`... ${cs}`);
+            }
+        }
+        else {
+            lines.push('...');
+        }
+    }
+    else {
+        let dc = doc.comment;
+        if (dc && chompKeep)
+            dc = dc.replace(/^\n+/, '');
+        if (dc) {
+            if ((!chompKeep || contentComment) && lines[lines.length - 1] !== '')
+                lines.push('');
+            lines.push(stringifyComment.indentComment(commentString(dc), ''));
+        }
+    }
+    return lines.join('\n') + '\n';
+}
+
+exports.stringifyDocument = stringifyDocument;
+
+
+/***/ }),
+
+/***/ 8689:
+/***/ ((__unused_webpack_module, exports) => {
+
+
+
+function stringifyNumber({ format, minFractionDigits, tag, value }) {
+    if (typeof value === 'bigint')
+        return String(value);
+    const num = typeof value === 'number' ? value : Number(value);
+    if (!isFinite(num))
+        return isNaN(num) ? '.nan' : num < 0 ? '-.inf' : '.inf';
+    let n = Object.is(value, -0) ? '-0' : JSON.stringify(value);
+    if (!format &&
+        minFractionDigits &&
+        (!tag || tag === 'tag:yaml.org,2002:float') &&
+        /^-?\d/.test(n) &&
+        !n.includes('e')) {
+        let i = n.indexOf('.');
+        if (i < 0) {
+            i = n.length;
+            n += '.';
+        }
+        let d = minFractionDigits - (n.length - i - 1);
+        while (d-- > 0)
+            n += '0';
+    }
+    return n;
+}
+
+exports.stringifyNumber = stringifyNumber;
+
+
+/***/ }),
+
+/***/ 9748:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
+
+function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
+    const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
+    let keyComment = (identity.isNode(key) && key.comment) || null;
+    if (simpleKeys) {
+        if (keyComment) {
+            throw new Error('With simple keys, key nodes cannot have comments');
+        }
+        if (identity.isCollection(key) || (!identity.isNode(key) && typeof key === 'object')) {
+            const msg = 'With simple keys, collection cannot be used as a key value';
+            throw new Error(msg);
+        }
+    }
+    let explicitKey = !simpleKeys &&
+        (!key ||
+            (keyComment && value == null && !ctx.inFlow) ||
+            identity.isCollection(key) ||
+            (identity.isScalar(key)
+                ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL
+                : typeof key === 'object'));
+    ctx = Object.assign({}, ctx, {
+        allNullValues: false,
+        implicitKey: !explicitKey && (simpleKeys || !allNullValues),
+        indent: indent + indentStep
+    });
+    let keyCommentDone = false;
+    let chompKeep = false;
+    let str = stringify.stringify(key, ctx, () => (keyCommentDone = true), () => (chompKeep = true));
+    if (!explicitKey && !ctx.inFlow && str.length > 1024) {
+        if (simpleKeys)
+            throw new Error('With simple keys, single line scalar must not span more than 1024 characters');
+        explicitKey = true;
+    }
+    if (ctx.inFlow) {
+        if (allNullValues || value == null) {
+            if (keyCommentDone && onComment)
+                onComment();
+            return str === '' ? '?' : explicitKey ? `? ${str}` : str;
+        }
+    }
+    else if ((allNullValues && !simpleKeys) || (value == null && explicitKey)) {
+        str = `? ${str}`;
+        if (keyComment && !keyCommentDone) {
+            str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        }
+        else if (chompKeep && onChompKeep)
+            onChompKeep();
+        return str;
+    }
+    if (keyCommentDone)
+        keyComment = null;
+    if (explicitKey) {
+        if (keyComment)
+            str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+        str = `? ${str}\n${indent}:`;
+    }
+    else {
+        str = `${str}:`;
+        if (keyComment)
+            str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
+    }
+    let vsb, vcb, valueComment;
+    if (identity.isNode(value)) {
+        vsb = !!value.spaceBefore;
+        vcb = value.commentBefore;
+        valueComment = value.comment;
+    }
+    else {
+        vsb = false;
+        vcb = null;
+        valueComment = null;
+        if (value && typeof value === 'object')
+            value = doc.createNode(value);
+    }
+    ctx.implicitKey = false;
+    if (!explicitKey && !keyComment && identity.isScalar(value))
+        ctx.indentAtStart = str.length + 1;
+    chompKeep = false;
+    if (!indentSeq &&
+        indentStep.length >= 2 &&
+        !ctx.inFlow &&
+        !explicitKey &&
+        identity.isSeq(value) &&
+        !value.flow &&
+        !value.tag &&
+        !value.anchor) {
+        // If indentSeq === false, consider '- ' as part of indentation where possible
+        ctx.indent = ctx.indent.substring(2);
+    }
+    let valueCommentDone = false;
+    const valueStr = stringify.stringify(value, ctx, () => (valueCommentDone = true), () => (chompKeep = true));
+    let ws = ' ';
+    if (keyComment || vsb || vcb) {
+        ws = vsb ? '\n' : '';
+        if (vcb) {
+            const cs = commentString(vcb);
+            ws += `\n${stringifyComment.indentComment(cs, ctx.indent)}`;
+        }
+        if (valueStr === '' && !ctx.inFlow) {
+            if (ws === '\n' && valueComment)
+                ws = '\n\n';
+        }
+        else {
+            ws += `\n${ctx.indent}`;
+        }
+    }
+    else if (!explicitKey && identity.isCollection(value)) {
+        const vs0 = valueStr[0];
+        const nl0 = valueStr.indexOf('\n');
+        const hasNewline = nl0 !== -1;
+        const flow = ctx.inFlow ?? value.flow ?? value.items.length === 0;
+        if (hasNewline || !flow) {
+            let hasPropsLine = false;
+            if (hasNewline && (vs0 === '&' || vs0 === '!')) {
+                let sp0 = valueStr.indexOf(' ');
+                if (vs0 === '&' &&
+                    sp0 !== -1 &&
+                    sp0 < nl0 &&
+                    valueStr[sp0 + 1] === '!') {
+                    sp0 = valueStr.indexOf(' ', sp0 + 1);
+                }
+                if (sp0 === -1 || nl0 < sp0)
+                    hasPropsLine = true;
+            }
+            if (!hasPropsLine)
+                ws = `\n${ctx.indent}`;
+        }
+    }
+    else if (valueStr === '' || valueStr[0] === '\n') {
+        ws = '';
+    }
+    str += ws + valueStr;
+    if (ctx.inFlow) {
+        if (valueCommentDone && onComment)
+            onComment();
+    }
+    else if (valueComment && !valueCommentDone) {
+        str += stringifyComment.lineComment(str, ctx.indent, commentString(valueComment));
+    }
+    else if (chompKeep && onChompKeep) {
+        onChompKeep();
+    }
+    return str;
+}
+
+exports.stringifyPair = stringifyPair;
+
+
+/***/ }),
+
+/***/ 3069:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var Scalar = __nccwpck_require__(3301);
+var foldFlowLines = __nccwpck_require__(4475);
+
+const getFoldOptions = (ctx, isBlock) => ({
+    indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
+    lineWidth: ctx.options.lineWidth,
+    minContentWidth: ctx.options.minContentWidth
+});
+// Also checks for lines starting with %, as parsing the output as YAML 1.1 will
+// presume that's starting a new document.
+const containsDocumentMarker = (str) => /^(%|---|\.\.\.)/m.test(str);
+function lineLengthOverLimit(str, lineWidth, indentLength) {
+    if (!lineWidth || lineWidth < 0)
+        return false;
+    const limit = lineWidth - indentLength;
+    const strLen = str.length;
+    if (strLen <= limit)
+        return false;
+    for (let i = 0, start = 0; i < strLen; ++i) {
+        if (str[i] === '\n') {
+            if (i - start > limit)
+                return true;
+            start = i + 1;
+            if (strLen - start <= limit)
+                return false;
+        }
+    }
+    return true;
+}
+function doubleQuotedString(value, ctx) {
+    const json = JSON.stringify(value);
+    if (ctx.options.doubleQuotedAsJSON)
+        return json;
+    const { implicitKey } = ctx;
+    const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
+    const indent = ctx.indent || (containsDocumentMarker(value) ? '  ' : '');
+    let str = '';
+    let start = 0;
+    for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
+        if (ch === ' ' && json[i + 1] === '\\' && json[i + 2] === 'n') {
+            // space before newline needs to be escaped to not be folded
+            str += json.slice(start, i) + '\\ ';
+            i += 1;
+            start = i;
+            ch = '\\';
+        }
+        if (ch === '\\')
+            switch (json[i + 1]) {
+                case 'u':
+                    {
+                        str += json.slice(start, i);
+                        const code = json.substr(i + 2, 4);
+                        switch (code) {
+                            case '0000':
+                                str += '\\0';
+                                break;
+                            case '0007':
+                                str += '\\a';
+                                break;
+                            case '000b':
+                                str += '\\v';
+                                break;
+                            case '001b':
+                                str += '\\e';
+                                break;
+                            case '0085':
+                                str += '\\N';
+                                break;
+                            case '00a0':
+                                str += '\\_';
+                                break;
+                            case '2028':
+                                str += '\\L';
+                                break;
+                            case '2029':
+                                str += '\\P';
+                                break;
+                            default:
+                                if (code.substr(0, 2) === '00')
+                                    str += '\\x' + code.substr(2);
+                                else
+                                    str += json.substr(i, 6);
+                        }
+                        i += 5;
+                        start = i + 1;
+                    }
+                    break;
+                case 'n':
+                    if (implicitKey ||
+                        json[i + 2] === '"' ||
+                        json.length < minMultiLineLength) {
+                        i += 1;
+                    }
+                    else {
+                        // folding will eat first newline
+                        str += json.slice(start, i) + '\n\n';
+                        while (json[i + 2] === '\\' &&
+                            json[i + 3] === 'n' &&
+                            json[i + 4] !== '"') {
+                            str += '\n';
+                            i += 2;
+                        }
+                        str += indent;
+                        // space after newline needs to be escaped to not be folded
+                        if (json[i + 2] === ' ')
+                            str += '\\';
+                        i += 1;
+                        start = i + 1;
+                    }
+                    break;
+                default:
+                    i += 1;
+            }
+    }
+    str = start ? str + json.slice(start) : json;
+    return implicitKey
+        ? str
+        : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
+}
+function singleQuotedString(value, ctx) {
+    if (ctx.options.singleQuote === false ||
+        (ctx.implicitKey && value.includes('\n')) ||
+        /[ \t]\n|\n[ \t]/.test(value) // single quoted string can't have leading or trailing whitespace around newline
+    )
+        return doubleQuotedString(value, ctx);
+    const indent = ctx.indent || (containsDocumentMarker(value) ? '  ' : '');
+    const res = "'" + value.replace(/'/g, "''").replace(/\n+/g, `$&\n${indent}`) + "'";
+    return ctx.implicitKey
+        ? res
+        : foldFlowLines.foldFlowLines(res, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+}
+function quotedString(value, ctx) {
+    const { singleQuote } = ctx.options;
+    let qs;
+    if (singleQuote === false)
+        qs = doubleQuotedString;
+    else {
+        const hasDouble = value.includes('"');
+        const hasSingle = value.includes("'");
+        if (hasDouble && !hasSingle)
+            qs = singleQuotedString;
+        else if (hasSingle && !hasDouble)
+            qs = doubleQuotedString;
+        else
+            qs = singleQuote ? singleQuotedString : doubleQuotedString;
+    }
+    return qs(value, ctx);
+}
+// The negative lookbehind avoids a polynomial search,
+// but isn't supported yet on Safari: https://caniuse.com/js-regexp-lookbehind
+let blockEndNewlines;
+try {
+    blockEndNewlines = new RegExp('(^|(?<!\n))\n+(?!\n|$)', 'g');
+}
+catch {
+    blockEndNewlines = /\n+(?!\n|$)/g;
+}
+function blockString({ comment, type, value }, ctx, onComment, onChompKeep) {
+    const { blockQuote, commentString, lineWidth } = ctx.options;
+    // 1. Block can't end in whitespace unless the last line is non-empty.
+    // 2. Strings consisting of only whitespace are best rendered explicitly.
+    if (!blockQuote || /\n[\t ]+$/.test(value)) {
+        return quotedString(value, ctx);
+    }
+    const indent = ctx.indent ||
+        (ctx.forceBlockIndent || containsDocumentMarker(value) ? '  ' : '');
+    const literal = blockQuote === 'literal'
+        ? true
+        : blockQuote === 'folded' || type === Scalar.Scalar.BLOCK_FOLDED
+            ? false
+            : type === Scalar.Scalar.BLOCK_LITERAL
+                ? true
+                : !lineLengthOverLimit(value, lineWidth, indent.length);
+    if (!value)
+        return literal ? '|\n' : '>\n';
+    // determine chomping from whitespace at value end
+    let chomp;
+    let endStart;
+    for (endStart = value.length; endStart > 0; --endStart) {
+        const ch = value[endStart - 1];
+        if (ch !== '\n' && ch !== '\t' && ch !== ' ')
+            break;
+    }
+    let end = value.substring(endStart);
+    const endNlPos = end.indexOf('\n');
+    if (endNlPos === -1) {
+        chomp = '-'; // strip
+    }
+    else if (value === end || endNlPos !== end.length - 1) {
+        chomp = '+'; // keep
+        if (onChompKeep)
+            onChompKeep();
+    }
+    else {
+        chomp = ''; // clip
+    }
+    if (end) {
+        value = value.slice(0, -end.length);
+        if (end[end.length - 1] === '\n')
+            end = end.slice(0, -1);
+        end = end.replace(blockEndNewlines, `$&${indent}`);
+    }
+    // determine indent indicator from whitespace at value start
+    let startWithSpace = false;
+    let startEnd;
+    let startNlPos = -1;
+    for (startEnd = 0; startEnd < value.length; ++startEnd) {
+        const ch = value[startEnd];
+        if (ch === ' ')
+            startWithSpace = true;
+        else if (ch === '\n')
+            startNlPos = startEnd;
+        else
+            break;
+    }
+    let start = value.substring(0, startNlPos < startEnd ? startNlPos + 1 : startEnd);
+    if (start) {
+        value = value.substring(start.length);
+        start = start.replace(/\n+/g, `$&${indent}`);
+    }
+    const indentSize = indent ? '2' : '1'; // root is at -1
+    // Leading | or > is added later
+    let header = (startWithSpace ? indentSize : '') + chomp;
+    if (comment) {
+        header += ' ' + commentString(comment.replace(/ ?[\r\n]+/g, ' '));
+        if (onComment)
+            onComment();
+    }
+    if (!literal) {
+        const foldedValue = value
+            .replace(/\n+/g, '\n$&')
+            .replace(/(?:^|\n)([\t ].*)(?:([\n\t ]*)\n(?![\n\t ]))?/g, '$1$2') // more-indented lines aren't folded
+            //                ^ more-ind. ^ empty     ^ capture next empty lines only at end of indent
+            .replace(/\n+/g, `$&${indent}`);
+        let literalFallback = false;
+        const foldOptions = getFoldOptions(ctx, true);
+        if (blockQuote !== 'folded' && type !== Scalar.Scalar.BLOCK_FOLDED) {
+            foldOptions.onOverflow = () => {
+                literalFallback = true;
+            };
+        }
+        const body = foldFlowLines.foldFlowLines(`${start}${foldedValue}${end}`, indent, foldFlowLines.FOLD_BLOCK, foldOptions);
+        if (!literalFallback)
+            return `>${header}\n${indent}${body}`;
+    }
+    value = value.replace(/\n+/g, `$&${indent}`);
+    return `|${header}\n${indent}${start}${value}${end}`;
+}
+function plainString(item, ctx, onComment, onChompKeep) {
+    const { type, value } = item;
+    const { actualString, implicitKey, indent, indentStep, inFlow } = ctx;
+    if ((implicitKey && value.includes('\n')) ||
+        (inFlow && /[[\]{},]/.test(value))) {
+        return quotedString(value, ctx);
+    }
+    if (/^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/.test(value)) {
+        // not allowed:
+        // - '-' or '?'
+        // - start with an indicator character (except [?:-]) or /[?-] /
+        // - '\n ', ': ' or ' \n' anywhere
+        // - '#' not preceded by a non-space char
+        // - end with ' ' or ':'
+        return implicitKey || inFlow || !value.includes('\n')
+            ? quotedString(value, ctx)
+            : blockString(item, ctx, onComment, onChompKeep);
+    }
+    if (!implicitKey &&
+        !inFlow &&
+        type !== Scalar.Scalar.PLAIN &&
+        value.includes('\n')) {
+        // Where allowed & type not set explicitly, prefer block style for multiline strings
+        return blockString(item, ctx, onComment, onChompKeep);
+    }
+    if (containsDocumentMarker(value)) {
+        if (indent === '') {
+            ctx.forceBlockIndent = true;
+            return blockString(item, ctx, onComment, onChompKeep);
+        }
+        else if (implicitKey && indent === indentStep) {
+            return quotedString(value, ctx);
+        }
+    }
+    const str = value.replace(/\n+/g, `$&\n${indent}`);
+    // Verify that output will be parsed as a string, as e.g. plain numbers and
+    // booleans get parsed with those types in v1.2 (e.g. '42', 'true' & '0.9e-3'),
+    // and others in v1.1.
+    if (actualString) {
+        const test = (tag) => tag.default && tag.tag !== 'tag:yaml.org,2002:str' && tag.test?.test(str);
+        const { compat, tags } = ctx.doc.schema;
+        if (tags.some(test) || compat?.some(test))
+            return quotedString(value, ctx);
+    }
+    return implicitKey
+        ? str
+        : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_FLOW, getFoldOptions(ctx, false));
+}
+function stringifyString(item, ctx, onComment, onChompKeep) {
+    const { implicitKey, inFlow } = ctx;
+    const ss = typeof item.value === 'string'
+        ? item
+        : Object.assign({}, item, { value: String(item.value) });
+    let { type } = item;
+    if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
+        // force double quotes on control characters & unpaired surrogates
+        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
+            type = Scalar.Scalar.QUOTE_DOUBLE;
+    }
+    const _stringify = (_type) => {
+        switch (_type) {
+            case Scalar.Scalar.BLOCK_FOLDED:
+            case Scalar.Scalar.BLOCK_LITERAL:
+                return implicitKey || inFlow
+                    ? quotedString(ss.value, ctx) // blocks are not valid inside flow containers
+                    : blockString(ss, ctx, onComment, onChompKeep);
+            case Scalar.Scalar.QUOTE_DOUBLE:
+                return doubleQuotedString(ss.value, ctx);
+            case Scalar.Scalar.QUOTE_SINGLE:
+                return singleQuotedString(ss.value, ctx);
+            case Scalar.Scalar.PLAIN:
+                return plainString(ss, ctx, onComment, onChompKeep);
+            default:
+                return null;
+        }
+    };
+    let res = _stringify(type);
+    if (res === null) {
+        const { defaultKeyType, defaultStringType } = ctx.options;
+        const t = (implicitKey && defaultKeyType) || defaultStringType;
+        res = _stringify(t);
+        if (res === null)
+            throw new Error(`Unsupported default string type ${t}`);
+    }
+    return res;
+}
+
+exports.stringifyString = stringifyString;
+
+
+/***/ }),
+
+/***/ 204:
+/***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
+
+
+
+var identity = __nccwpck_require__(1127);
+
+const BREAK = Symbol('break visit');
+const SKIP = Symbol('skip children');
+const REMOVE = Symbol('remove node');
+/**
+ * Apply a visitor to an AST node or document.
+ *
+ * Walks through the tree (depth-first) starting from `node`, calling a
+ * `visitor` function with three arguments:
+ *   - `key`: For sequence values and map `Pair`, the node's index in the
+ *     collection. Within a `Pair`, `'key'` or `'value'`, correspondingly.
+ *     `null` for the root node.
+ *   - `node`: The current node.
+ *   - `path`: The ancestry of the current node.
+ *
+ * The return value of the visitor may be used to control the traversal:
+ *   - `undefined` (default): Do nothing and continue
+ *   - `visit.SKIP`: Do not visit the children of this node, continue with next
+ *     sibling
+ *   - `visit.BREAK`: Terminate traversal completely
+ *   - `visit.REMOVE`: Remove the current node, then continue with the next one
+ *   - `Node`: Replace the current node, then continue by visiting it
+ *   - `number`: While iterating the items of a sequence or map, set the index
+ *     of the next step. This is useful especially if the index of the current
+ *     node has changed.
+ *
+ * If `visitor` is a single function, it will be called with all values
+ * encountered in the tree, including e.g. `null` values. Alternatively,
+ * separate visitor functions may be defined for each `Map`, `Pair`, `Seq`,
+ * `Alias` and `Scalar` node. To define the same visitor function for more than
+ * one node type, use the `Collection` (map and seq), `Value` (map, seq & scalar)
+ * and `Node` (alias, map, seq & scalar) targets. Of all these, only the most
+ * specific defined one will be used for each node.
+ */
+function visit(node, visitor) {
+    const visitor_ = initVisitor(visitor);
+    if (identity.isDocument(node)) {
+        const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+            node.contents = null;
+    }
+    else
+        visit_(null, node, visitor_, Object.freeze([]));
+}
+// Without the `as symbol` casts, TS declares these in the `visit`
+// namespace using `var`, but then complains about that because
+// `unique symbol` must be `const`.
+/** Terminate visit traversal completely */
+visit.BREAK = BREAK;
+/** Do not visit the children of the current node */
+visit.SKIP = SKIP;
+/** Remove the current node */
+visit.REMOVE = REMOVE;
+function visit_(key, node, visitor, path) {
+    const ctrl = callVisitor(key, node, visitor, path);
+    if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visit_(key, ctrl, visitor, path);
+    }
+    if (typeof ctrl !== 'symbol') {
+        if (identity.isCollection(node)) {
+            path = Object.freeze(path.concat(node));
+            for (let i = 0; i < node.items.length; ++i) {
+                const ci = visit_(i, node.items[i], visitor, path);
+                if (typeof ci === 'number')
+                    i = ci - 1;
+                else if (ci === BREAK)
+                    return BREAK;
+                else if (ci === REMOVE) {
+                    node.items.splice(i, 1);
+                    i -= 1;
+                }
+            }
+        }
+        else if (identity.isPair(node)) {
+            path = Object.freeze(path.concat(node));
+            const ck = visit_('key', node.key, visitor, path);
+            if (ck === BREAK)
+                return BREAK;
+            else if (ck === REMOVE)
+                node.key = null;
+            const cv = visit_('value', node.value, visitor, path);
+            if (cv === BREAK)
+                return BREAK;
+            else if (cv === REMOVE)
+                node.value = null;
+        }
+    }
+    return ctrl;
+}
+/**
+ * Apply an async visitor to an AST node or document.
+ *
+ * Walks through the tree (depth-first) starting from `node`, calling a
+ * `visitor` function with three arguments:
+ *   - `key`: For sequence values and map `Pair`, the node's index in the
+ *     collection. Within a `Pair`, `'key'` or `'value'`, correspondingly.
+ *     `null` for the root node.
+ *   - `node`: The current node.
+ *   - `path`: The ancestry of the current node.
+ *
+ * The return value of the visitor may be used to control the traversal:
+ *   - `Promise`: Must resolve to one of the following values
+ *   - `undefined` (default): Do nothing and continue
+ *   - `visit.SKIP`: Do not visit the children of this node, continue with next
+ *     sibling
+ *   - `visit.BREAK`: Terminate traversal completely
+ *   - `visit.REMOVE`: Remove the current node, then continue with the next one
+ *   - `Node`: Replace the current node, then continue by visiting it
+ *   - `number`: While iterating the items of a sequence or map, set the index
+ *     of the next step. This is useful especially if the index of the current
+ *     node has changed.
+ *
+ * If `visitor` is a single function, it will be called with all values
+ * encountered in the tree, including e.g. `null` values. Alternatively,
+ * separate visitor functions may be defined for each `Map`, `Pair`, `Seq`,
+ * `Alias` and `Scalar` node. To define the same visitor function for more than
+ * one node type, use the `Collection` (map and seq), `Value` (map, seq & scalar)
+ * and `Node` (alias, map, seq & scalar) targets. Of all these, only the most
+ * specific defined one will be used for each node.
+ */
+async function visitAsync(node, visitor) {
+    const visitor_ = initVisitor(visitor);
+    if (identity.isDocument(node)) {
+        const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
+        if (cd === REMOVE)
+            node.contents = null;
+    }
+    else
+        await visitAsync_(null, node, visitor_, Object.freeze([]));
+}
+// Without the `as symbol` casts, TS declares these in the `visit`
+// namespace using `var`, but then complains about that because
+// `unique symbol` must be `const`.
+/** Terminate visit traversal completely */
+visitAsync.BREAK = BREAK;
+/** Do not visit the children of the current node */
+visitAsync.SKIP = SKIP;
+/** Remove the current node */
+visitAsync.REMOVE = REMOVE;
+async function visitAsync_(key, node, visitor, path) {
+    const ctrl = await callVisitor(key, node, visitor, path);
+    if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+        replaceNode(key, path, ctrl);
+        return visitAsync_(key, ctrl, visitor, path);
+    }
+    if (typeof ctrl !== 'symbol') {
+        if (identity.isCollection(node)) {
+            path = Object.freeze(path.concat(node));
+            for (let i = 0; i < node.items.length; ++i) {
+                const ci = await visitAsync_(i, node.items[i], visitor, path);
+                if (typeof ci === 'number')
+                    i = ci - 1;
+                else if (ci === BREAK)
+                    return BREAK;
+                else if (ci === REMOVE) {
+                    node.items.splice(i, 1);
+                    i -= 1;
+                }
+            }
+        }
+        else if (identity.isPair(node)) {
+            path = Object.freeze(path.concat(node));
+            const ck = await visitAsync_('key', node.key, visitor, path);
+            if (ck === BREAK)
+                return BREAK;
+            else if (ck === REMOVE)
+                node.key = null;
+            const cv = await visitAsync_('value', node.value, visitor, path);
+            if (cv === BREAK)
+                return BREAK;
+            else if (cv === REMOVE)
+                node.value = null;
+        }
+    }
+    return ctrl;
+}
+function initVisitor(visitor) {
+    if (typeof visitor === 'object' &&
+        (visitor.Collection || visitor.Node || visitor.Value)) {
+        return Object.assign({
+            Alias: visitor.Node,
+            Map: visitor.Node,
+            Scalar: visitor.Node,
+            Seq: visitor.Node
+        }, visitor.Value && {
+            Map: visitor.Value,
+            Scalar: visitor.Value,
+            Seq: visitor.Value
+        }, visitor.Collection && {
+            Map: visitor.Collection,
+            Seq: visitor.Collection
+        }, visitor);
+    }
+    return visitor;
+}
+function callVisitor(key, node, visitor, path) {
+    if (typeof visitor === 'function')
+        return visitor(key, node, path);
+    if (identity.isMap(node))
+        return visitor.Map?.(key, node, path);
+    if (identity.isSeq(node))
+        return visitor.Seq?.(key, node, path);
+    if (identity.isPair(node))
+        return visitor.Pair?.(key, node, path);
+    if (identity.isScalar(node))
+        return visitor.Scalar?.(key, node, path);
+    if (identity.isAlias(node))
+        return visitor.Alias?.(key, node, path);
+    return undefined;
+}
+function replaceNode(key, path, node) {
+    const parent = path[path.length - 1];
+    if (identity.isCollection(parent)) {
+        parent.items[key] = node;
+    }
+    else if (identity.isPair(parent)) {
+        if (key === 'key')
+            parent.key = node;
+        else
+            parent.value = node;
+    }
+    else if (identity.isDocument(parent)) {
+        parent.contents = node;
+    }
+    else {
+        const pt = identity.isAlias(parent) ? 'alias' : 'scalar';
+        throw new Error(`Cannot replace node with ${pt} parent`);
+    }
+}
+
+exports.visit = visit;
+exports.visitAsync = visitAsync;
+
+
+/***/ })
+
+/******/ });
+/************************************************************************/
+/******/ // The module cache
+/******/ var __webpack_module_cache__ = {};
+/******/ 
+/******/ // The require function
+/******/ function __nccwpck_require__(moduleId) {
+/******/ 	// Check if module is in cache
+/******/ 	var cachedModule = __webpack_module_cache__[moduleId];
+/******/ 	if (cachedModule !== undefined) {
+/******/ 		return cachedModule.exports;
+/******/ 	}
+/******/ 	// Create a new module (and put it into the cache)
+/******/ 	var module = __webpack_module_cache__[moduleId] = {
+/******/ 		// no module.id needed
+/******/ 		// no module.loaded needed
+/******/ 		exports: {}
+/******/ 	};
+/******/ 
+/******/ 	// Execute the module function
+/******/ 	var threw = true;
+/******/ 	try {
+/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
+/******/ 		threw = false;
+/******/ 	} finally {
+/******/ 		if(threw) delete __webpack_module_cache__[moduleId];
+/******/ 	}
+/******/ 
+/******/ 	// Return the exports of the module
+/******/ 	return module.exports;
+/******/ }
+/******/ 
+/************************************************************************/
+/******/ /* webpack/runtime/asset-relocator-loader */
+/******/ if (typeof __nccwpck_require__ !== 'undefined') __nccwpck_require__.ab = decodeURIComponent(new URL('.', import.meta.url).pathname).slice(import.meta.url.match(/^file:\/\/\/\w:/) ? 1 : 0, -1) + "/";
+/******/ 
+/******/ /* webpack/runtime/async module */
+/******/ (() => {
+/******/ 	var webpackQueues = typeof Symbol === "function" ? Symbol("webpack queues") : "__webpack_queues__";
+/******/ 	var webpackExports = typeof Symbol === "function" ? Symbol("webpack exports") : "__webpack_exports__";
+/******/ 	var webpackError = typeof Symbol === "function" ? Symbol("webpack error") : "__webpack_error__";
+/******/ 	var resolveQueue = (queue) => {
+/******/ 		if(queue && queue.d < 1) {
+/******/ 			queue.d = 1;
+/******/ 			queue.forEach((fn) => (fn.r--));
+/******/ 			queue.forEach((fn) => (fn.r-- ? fn.r++ : fn()));
+/******/ 		}
+/******/ 	}
+/******/ 	var wrapDeps = (deps) => (deps.map((dep) => {
+/******/ 		if(dep !== null && typeof dep === "object") {
+/******/ 			if(dep[webpackQueues]) return dep;
+/******/ 			if(dep.then) {
+/******/ 				var queue = [];
+/******/ 				queue.d = 0;
+/******/ 				dep.then((r) => {
+/******/ 					obj[webpackExports] = r;
+/******/ 					resolveQueue(queue);
+/******/ 				}, (e) => {
+/******/ 					obj[webpackError] = e;
+/******/ 					resolveQueue(queue);
+/******/ 				});
+/******/ 				var obj = {};
+/******/ 				obj[webpackQueues] = (fn) => (fn(queue));
+/******/ 				return obj;
+/******/ 			}
+/******/ 		}
+/******/ 		var ret = {};
+/******/ 		ret[webpackQueues] = x => {};
+/******/ 		ret[webpackExports] = dep;
+/******/ 		return ret;
+/******/ 	}));
+/******/ 	__nccwpck_require__.a = (module, body, hasAwait) => {
+/******/ 		var queue;
+/******/ 		hasAwait && ((queue = []).d = -1);
+/******/ 		var depQueues = new Set();
+/******/ 		var exports = module.exports;
+/******/ 		var currentDeps;
+/******/ 		var outerResolve;
+/******/ 		var reject;
+/******/ 		var promise = new Promise((resolve, rej) => {
+/******/ 			reject = rej;
+/******/ 			outerResolve = resolve;
+/******/ 		});
+/******/ 		promise[webpackExports] = exports;
+/******/ 		promise[webpackQueues] = (fn) => (queue && fn(queue), depQueues.forEach(fn), promise["catch"](x => {}));
+/******/ 		module.exports = promise;
+/******/ 		body((deps) => {
+/******/ 			currentDeps = wrapDeps(deps);
+/******/ 			var fn;
+/******/ 			var getResult = () => (currentDeps.map((d) => {
+/******/ 				if(d[webpackError]) throw d[webpackError];
+/******/ 				return d[webpackExports];
+/******/ 			}))
+/******/ 			var promise = new Promise((resolve) => {
+/******/ 				fn = () => (resolve(getResult));
+/******/ 				fn.r = 0;
+/******/ 				var fnQueue = (q) => (q !== queue && !depQueues.has(q) && (depQueues.add(q), q && !q.d && (fn.r++, q.push(fn))));
+/******/ 				currentDeps.map((dep) => (dep[webpackQueues](fnQueue)));
+/******/ 			});
+/******/ 			return fn.r ? promise : getResult();
+/******/ 		}, (err) => ((err ? reject(promise[webpackError] = err) : outerResolve(exports)), resolveQueue(queue)));
+/******/ 		queue && queue.d < 0 && (queue.d = 0);
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/compat get default export */
+/******/ (() => {
+/******/ 	// getDefaultExport function for compatibility with non-harmony modules
+/******/ 	__nccwpck_require__.n = (module) => {
+/******/ 		var getter = module && module.__esModule ?
+/******/ 			() => (module['default']) :
+/******/ 			() => (module);
+/******/ 		__nccwpck_require__.d(getter, { a: getter });
+/******/ 		return getter;
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/define property getters */
+/******/ (() => {
+/******/ 	// define getter functions for harmony exports
+/******/ 	__nccwpck_require__.d = (exports, definition) => {
+/******/ 		for(var key in definition) {
+/******/ 			if(__nccwpck_require__.o(definition, key) && !__nccwpck_require__.o(exports, key)) {
+/******/ 				Object.defineProperty(exports, key, { enumerable: true, get: definition[key] });
+/******/ 			}
+/******/ 		}
+/******/ 	};
+/******/ })();
+/******/ 
+/******/ /* webpack/runtime/hasOwnProperty shorthand */
+/******/ (() => {
+/******/ 	__nccwpck_require__.o = (obj, prop) => (Object.prototype.hasOwnProperty.call(obj, prop))
+/******/ })();
+/******/ 
+/************************************************************************/
+/******/ 
+/******/ // startup
+/******/ // Load entry module and return exports
+/******/ // This entry module used 'module' so it can't be inlined
+/******/ var __webpack_exports__ = __nccwpck_require__(1730);
+/******/ __webpack_exports__ = await __webpack_exports__;
+/******/ 
