@@ -9,7 +9,8 @@
 //
 // The build is reproducible: `go build -trimpath -buildvcs=false -ldflags="-s -w -buildid="`
 // and a gzip done in Go (src/cue/shim/tools/gzip) with no name and no time in its
-// header, so the same sources and the same Go release give the same bytes.
+// header, so the same sources and the same Go release give the same bytes. The Go
+// release is pinned (GOTOOLCHAIN): another local Go fetches it from the Go module proxy.
 // Only Node's built-in modules are used.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -25,10 +26,13 @@ const check = process.argv.includes('--check');
 
 const say = (message) => console.error(`build-cue: ${message}`);
 
+/** The Go release the committed artifact is built with; change it together with a rebuild. */
+const GO_RELEASE = 'go1.26.8';
+
 function go(args, env) {
   return execFileSync('go', args, {
     cwd: shimDir,
-    env: { ...process.env, GOFLAGS: '', ...env },
+    env: { ...process.env, GOFLAGS: '', GOTOOLCHAIN: GO_RELEASE, ...env },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 16 * 1024 * 1024,
