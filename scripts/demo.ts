@@ -32,6 +32,7 @@ try {
   say('pull request #1 opened: diffing every cluster');
   const diff = await runAction({ ...common, event: pullRequestEvent({ action: 'opened', repository: `${DEMO_REPOSITORY.owner}/${DEMO_REPOSITORY.name}`, number: pr.number, headSha: pr.headSha }) });
   show('pull request', diff);
+  writeFileSync(join(out, 'pr-comment-diff.md'), stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number).at(-1)?.body ?? '(no comment was posted)\n');
   writeFileSync(join(out, 'pr-summary.md'), diff.summary);
 
   say('pull request #1 merged: rolling out staging, then production');
