@@ -4691,6 +4691,8 @@ function changeLine(bundle, cluster, instance, change) {
 async function planCluster(run, cluster, log, bundleName) {
     const startedAt = Date.now();
     let session;
+    if (run.timings)
+        run.timings.firstClusterRequestMs ??= performance.now();
     try {
         session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
     }
@@ -5440,6 +5442,8 @@ function waitObject(error) {
 async function rollOutCluster(run, cluster, bundleName) {
     const startedAt = Date.now();
     let session;
+    if (run.timings)
+        run.timings.firstClusterRequestMs ??= performance.now();
     try {
         session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
     }
@@ -9243,9 +9247,11 @@ async function runAction(io) {
                 concurrency: config.concurrency,
             },
             log,
+            timings: {},
             onClusterError: (_cluster, error) => io.write(errorAnnotations(error)),
         };
         const changeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
+        io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
         await publishResults({
             env: io.env,
             changeSet,

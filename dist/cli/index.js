@@ -7531,6 +7531,8 @@ function emptyInstanceChanges(instance) {
 async function planCluster(run, cluster, log, bundleName) {
     const startedAt = Date.now();
     let session;
+    if (run.timings)
+        run.timings.firstClusterRequestMs ??= performance.now();
     try {
         session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
     }
@@ -7808,6 +7810,8 @@ function waitObject(error) {
 async function rollOutCluster(run, cluster, bundleName) {
     const startedAt = Date.now();
     let session;
+    if (run.timings)
+        run.timings.firstClusterRequestMs ??= performance.now();
     try {
         session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
     }

@@ -86,9 +86,11 @@ export async function runAction(io: ActionIO): Promise<number> {
         concurrency: config.concurrency,
       },
       log,
+      timings: {},
       onClusterError: (_cluster, error) => io.write(errorAnnotations(error)),
     };
     const changeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
+    io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
     await publishResults({
       env: io.env,
       changeSet,

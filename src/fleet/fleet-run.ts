@@ -35,6 +35,8 @@ export interface FleetRun {
   resolver: ModuleResolver;
   options: FleetOptions;
   log: FleetLog;
+  /** Filled in as the run goes: milliseconds since the process started (performance.now()). */
+  timings?: { firstClusterRequestMs?: number };
   /** Told of every error that fails a cluster (the action turns CUE errors into annotations). */
   onClusterError?: (cluster: string, error: unknown) => void;
 }

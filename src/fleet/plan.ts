@@ -18,6 +18,7 @@ import { changeLine } from './change-line.js';
 async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }): Promise<ClusterChanges> {
   const startedAt = Date.now();
   let session;
+  if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
   try {
     session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
   } catch (error) {

@@ -16,6 +16,7 @@ import { logPrefix } from './change-line.js';
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }): Promise<ClusterChanges> {
   const startedAt = Date.now();
   let session;
+  if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
   try {
     session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
   } catch (error) {

@@ -55,7 +55,7 @@ describe('timoni-fleet diff, apply, status, delete', () => {
   it('status lists the instance with its module and objects', async () => {
     const result = await cli('status');
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('b:cli-fleet > c:one > i:web > module file://../../../../examples/modules/webapp:0.0.0-devel');
+    expect(result.stdout).toContain('b:cli-fleet > c:one > i:web > module ../../../../examples/modules/webapp:0.0.0-devel');
     expect(result.stdout).toMatch(/b:cli-fleet > c:two > i:web > Deployment\/cli-fleet\/web Current/);
   });
 
