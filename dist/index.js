@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 1691:
+/***/ 6029:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4621,6 +4621,22 @@ async function openSession(kubeconfig, cluster, options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/fleet/cluster-connect.ts
+
+
+async function connectCluster(run, cluster, line, startedAt) {
+    if (run.timings)
+        run.timings.firstClusterRequestMs ??= performance.now();
+    try {
+        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
+    }
+    catch (error) {
+        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/fleet-log.ts
 /** Collects one cluster's lines while clusters run at once, to print them together. */
 class BufferedLog {
@@ -4690,17 +4706,10 @@ function changeLine(bundle, cluster, instance, change) {
 
 async function planCluster(run, cluster, log, bundleName) {
     const startedAt = Date.now();
-    let session;
-    if (run.timings)
-        run.timings.firstClusterRequestMs ??= performance.now();
-    try {
-        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
-    }
-    catch (error) {
-        log.line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt);
-    }
+    const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
+    if ('failed' in connected)
+        return connected.failed;
+    const { session } = connected;
     try {
         const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
         const bundle = build.evaluated.bundle.name;
@@ -5441,17 +5450,10 @@ function waitObject(error) {
 
 async function rollOutCluster(run, cluster, bundleName) {
     const startedAt = Date.now();
-    let session;
-    if (run.timings)
-        run.timings.firstClusterRequestMs ??= performance.now();
-    try {
-        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
-    }
-    catch (error) {
-        run.log.line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt);
-    }
+    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
+    if ('failed' in connected)
+        return connected.failed;
+    const { session } = connected;
     const instances = [];
     try {
         const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
@@ -9281,7 +9283,7 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1691);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6029);
 // The action's entry point (runs.main in action.yml): one workflow step.
 
 process.exitCode = await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) });

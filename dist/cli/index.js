@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5306);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4416);
 // The command-line entry point, `timoni-fleet`.
 
 
@@ -36,7 +36,7 @@ function processIO() {
 
 /***/ }),
 
-/***/ 5306:
+/***/ 4416:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -7478,6 +7478,22 @@ function skippedEntry(cluster) {
     return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
 }
 
+;// CONCATENATED MODULE: ./src/fleet/cluster-connect.ts
+
+
+async function connectCluster(run, cluster, line, startedAt) {
+    if (run.timings)
+        run.timings.firstClusterRequestMs ??= performance.now();
+    try {
+        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
+    }
+    catch (error) {
+        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/fleet-log.ts
 /** Collects one cluster's lines while clusters run at once, to print them together. */
 class BufferedLog {
@@ -7530,17 +7546,10 @@ function emptyInstanceChanges(instance) {
 
 async function planCluster(run, cluster, log, bundleName) {
     const startedAt = Date.now();
-    let session;
-    if (run.timings)
-        run.timings.firstClusterRequestMs ??= performance.now();
-    try {
-        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
-    }
-    catch (error) {
-        log.line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt);
-    }
+    const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
+    if ('failed' in connected)
+        return connected.failed;
+    const { session } = connected;
     try {
         const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
         const bundle = build.evaluated.bundle.name;
@@ -7809,17 +7818,10 @@ function waitObject(error) {
 
 async function rollOutCluster(run, cluster, bundleName) {
     const startedAt = Date.now();
-    let session;
-    if (run.timings)
-        run.timings.firstClusterRequestMs ??= performance.now();
-    try {
-        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
-    }
-    catch (error) {
-        run.log.line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt);
-    }
+    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
+    if ('failed' in connected)
+        return connected.failed;
+    const { session } = connected;
     const instances = [];
     try {
         const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));

@@ -8,7 +8,7 @@ import { InstanceStepError } from '../kube/instance.js';
 import { boundedMap } from './bounded-map.js';
 import { buildForCluster, ClusterStepError } from './cluster-build.js';
 import { clusterEntry, clusterError } from './cluster-outcome.js';
-import { openSession } from './cluster-session.js';
+import { connectCluster } from './cluster-connect.js';
 import { BufferedLog } from './fleet-log.js';
 import type { FleetRun } from './fleet-run.js';
 import { instanceInput, moduleInfo } from './instance-input.js';
@@ -17,15 +17,9 @@ import { changeLine } from './change-line.js';
 
 async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }): Promise<ClusterChanges> {
   const startedAt = Date.now();
-  let session;
-  if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
-  try {
-    session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
-  } catch (error) {
-    log.line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
-    run.onClusterError?.(cluster.name, error);
-    return clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt);
-  }
+  const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
+  if ('failed' in connected) return connected.failed;
+  const { session } = connected;
   try {
     const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
     const bundle = build.evaluated.bundle.name;

@@ -7,7 +7,7 @@ import { assertOwnership } from '../kube/ownership.js';
 import { InstanceStepError } from '../kube/instance.js';
 import { buildForCluster, ClusterStepError } from './cluster-build.js';
 import { clusterEntry, clusterError, skippedEntry } from './cluster-outcome.js';
-import { openSession } from './cluster-session.js';
+import { connectCluster } from './cluster-connect.js';
 import type { FleetRun } from './fleet-run.js';
 import { instanceInput, moduleInfo } from './instance-input.js';
 import type { ChangeSet, ClusterChanges, InstanceChanges } from './changeset.js';
@@ -15,15 +15,9 @@ import { logPrefix } from './change-line.js';
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }): Promise<ClusterChanges> {
   const startedAt = Date.now();
-  let session;
-  if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
-  try {
-    session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
-  } catch (error) {
-    run.log.line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
-    run.onClusterError?.(cluster.name, error);
-    return clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt);
-  }
+  const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
+  if ('failed' in connected) return connected.failed;
+  const { session } = connected;
   const instances: InstanceChanges[] = [];
   try {
     const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));

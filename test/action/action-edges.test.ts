@@ -1,26 +1,18 @@
 // End to end, the hard cases: a cluster that fails stops the rollout before production;
 // a secret value is never printed; a diff too large for one comment still fits.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterClient } from '../fleet/test-context.js';
 import { assertNoSecretLeak, pullRequestEvent, runAction, type ActionRun } from '../github/index.js';
-import { DEMO_REPOSITORY, stageDemo, type DemoStage } from './demo-stage.js';
-import { keepWorkloadsReady } from './kubelet-stand-in.js';
+import { DEMO_REPOSITORY, type DemoStage } from './demo-stage.js';
+import { useDemoStage } from './demo-fixture.js';
 
 const repository = `${DEMO_REPOSITORY.owner}/${DEMO_REPOSITORY.name}`;
+const currentStage = useDemoStage('edges');
 let stage: DemoStage;
-let ready: { stop(): Promise<void> };
-
-beforeAll(async () => {
-  const fleet = inject('fleet');
-  stage = await stageDemo(readFileSync(fleet.kubeconfigPath, 'utf8'));
-  ready = keepWorkloadsReady(stage.kubeconfig, fleet.clusters.map((c) => c.contextName), 'edges');
-}, 300_000);
-
-afterAll(async () => {
-  await ready?.stop().catch(() => undefined);
-  await stage?.stop();
+beforeAll(() => {
+  stage = currentStage();
 });
 
 function bundleFile(name: string, body: string): string {

@@ -1,12 +1,11 @@
 // End to end: `node dist/index.js` run as the Actions runner runs it, against the local
 // fleet (three real clusters), a real registry and the GitHub stand-in: a pull request is
 // diffed into one comment, updated on synchronize, applied on merge in runtime order.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { assertNoSecretLeak, pullRequestEvent, runAction, workflowDispatchEvent, type ActionRun } from '../github/index.js';
-import { DEMO_REPOSITORY, stageDemo, type DemoStage } from './demo-stage.js';
-import { keepWorkloadsReady } from './kubelet-stand-in.js';
+import { DEMO_REPOSITORY, type DemoStage } from './demo-stage.js';
+import { useDemoStage } from './demo-fixture.js';
 
 interface ChangeSetOutput {
   bundle: string;
@@ -15,18 +14,10 @@ interface ChangeSetOutput {
 }
 
 const repository = `${DEMO_REPOSITORY.owner}/${DEMO_REPOSITORY.name}`;
+const currentStage = useDemoStage('shop');
 let stage: DemoStage;
-let ready: { stop(): Promise<void> };
-
-beforeAll(async () => {
-  const fleet = inject('fleet');
-  stage = await stageDemo(readFileSync(fleet.kubeconfigPath, 'utf8'));
-  ready = keepWorkloadsReady(stage.kubeconfig, fleet.clusters.map((c) => c.contextName), 'shop');
-}, 300_000);
-
-afterAll(async () => {
-  await ready?.stop().catch(() => undefined);
-  await stage?.stop();
+beforeAll(() => {
+  stage = currentStage();
 });
 
 function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string> = {}, token = stage.github.token): Promise<ActionRun> {
