@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // One run holds all three tiers (unit, integration, end-to-end). Integration and
-// end-to-end tests reach the local fleet through test/fleet/setup.ts, which starts
-// it once per run and stops it at exit.
+// end-to-end tests reach the local fleet through test/fleet/global-setup.ts, which
+// starts it once per run and stops it at exit (`inject('fleet')` describes it).
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
