@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 6029:
+/***/ 8135:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2697,7 +2697,7 @@ function inventoryEntryId(ref) {
     return `${ref.namespace}_${name}_${group}_${ref.kind}`;
 }
 /** cli-utils ParseObjMetadata: namespace first, kind and group last, the rest is the name. */
-function parseInventoryEntry(entry) {
+function inventory_parseInventoryEntry(entry) {
     const fail = () => new Error(`inventory entry ${JSON.stringify(entry.id)} is not <namespace>_<name>_<group>_<kind>`);
     const first = entry.id.indexOf('_');
     if (first < 0)
@@ -2846,7 +2846,7 @@ function inventory_rfc3339(date) {
 
 
 /** A lifecycle step failed: names the cluster, instance, step and object, and what was done before. */
-class InstanceStepError extends Error {
+class instance_InstanceStepError extends Error {
     cluster;
     step;
     instance;
@@ -2873,7 +2873,7 @@ class InstanceStepError extends Error {
         this.object = object;
     }
 }
-function instanceId(instance) {
+function instance_instanceId(instance) {
     return `${instance.namespace}/${instance.name}`;
 }
 /** The objects of every set, in set order, each a copy carrying the instance's owner labels. */
@@ -2926,7 +2926,7 @@ function instanceRecord(instance, inventoryRefs, withImages) {
 
 
 function refsOf(entries) {
-    return (entries ?? []).map(parseInventoryEntry);
+    return (entries ?? []).map(inventory_parseInventoryEntry);
 }
 /**
  * Objects of the stored inventory, and of the pending revision of an unfinished upgrade,
@@ -2948,7 +2948,7 @@ function staleObjects(stored, next) {
     return sortForApply(stale);
 }
 /** Every object of the stored record and of its pending revision, in apply order, without duplicates. */
-function inventoryObjects(stored) {
+function instance_prune_inventoryObjects(stored) {
     return staleObjects(stored, []);
 }
 /** The whole live object as removed lines (Secret data masked). */
@@ -2992,7 +2992,7 @@ class DeleteObjectsError extends Error {
  * per object: `deleted` (also when it was already gone), or `skipped` when its labels or
  * annotations keep it. Every object is tried; failures are thrown together at the end.
  */
-async function deleteObjects(cluster, refs, owner, options = {}) {
+async function instance_prune_deleteObjects(cluster, refs, owner, options = {}) {
     const changes = [];
     const failures = [];
     for (const ref of sortForDelete(refs)) {
@@ -3050,7 +3050,7 @@ async function inventory_store_readInstance(cluster, name, namespace) {
     }
 }
 /** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
-async function listInstances(cluster, namespace, bundle) {
+async function inventory_store_listInstances(cluster, namespace, bundle) {
     const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
     if (bundle)
         selector[bundleNameLabel] = bundle;
@@ -3088,7 +3088,7 @@ async function writeInstance(cluster, instance, now = new Date()) {
     return written;
 }
 /** Removes the instance Secret; false when it was not there. */
-function deleteInstance(cluster, name, namespace) {
+function inventory_store_deleteInstance(cluster, name, namespace) {
     return cluster.delete(secretRef(name, namespace));
 }
 /** True when the namespace exists. */
@@ -3161,10 +3161,10 @@ async function assertOwnership(cluster, bundle, instances) {
 
 /** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
 async function diffInstance(cluster, instance, options = {}) {
-    const id = instanceId(instance);
+    const id = instance_instanceId(instance);
     const changes = [];
     const fail = (step, error, object) => {
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+        throw new instance_InstanceStepError(cluster.name, step, id, [...changes], error, object);
     };
     try {
         if (!options.overwriteOwnership) {
@@ -3201,7 +3201,7 @@ async function diffInstance(cluster, instance, options = {}) {
             const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
             const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
             const stale = staleObjects(stored, inventoryEntries(refs));
-            changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
+            changes.push(...(await instance_prune_deleteObjects(cluster, stale, instance, { dryRun: true })));
         }
         catch (error) {
             const object = error.object;
@@ -4573,187 +4573,6 @@ function removePrivateFiles() {
     folder = undefined;
 }
 
-;// CONCATENATED MODULE: ./src/kube/index.ts
-// The Kubernetes engine's public face: what the fleet layer and the CLI use.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-session.ts
-
-/** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
-function moduleKubeVersion(gitVersion) {
-    const match = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion);
-    return match?.[1] ?? gitVersion.replace(/^v/, '');
-}
-async function openSession(kubeconfig, cluster, options) {
-    const kube = openCluster(kubeconfig, cluster.kubeContext || undefined, { ...options, name: cluster.name });
-    try {
-        const version = await kube.client.version();
-        const readObject = async (_cluster, query) => {
-            const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
-            return object ?? undefined;
-        };
-        return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
-    }
-    catch (error) {
-        kube.close();
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-connect.ts
-
-
-async function connectCluster(run, cluster, line, startedAt) {
-    if (run.timings)
-        run.timings.firstClusterRequestMs ??= performance.now();
-    try {
-        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
-    }
-    catch (error) {
-        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-log.ts
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
-    }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
-    }
-}
-const silentLog = { line: () => undefined, startGroup: () => undefined, endGroup: () => undefined };
-
-;// CONCATENATED MODULE: ./src/fleet/instance-input.ts
-function instanceInput(bundle, instance) {
-    return {
-        bundle,
-        name: instance.name,
-        namespace: instance.namespace,
-        module: { url: instance.module.url, version: instance.module.version, digest: instance.module.digest, name: instance.module.name },
-        sets: instance.built.sets,
-        valuesSource: instance.built.valuesSource,
-        images: instance.built.images,
-    };
-}
-function moduleInfo(instance) {
-    return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
-}
-function emptyInstanceChanges(instance) {
-    return { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: [] };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/change-line.ts
-// Log lines in Timoni's style: `b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo
-// configured`; the cluster part is left out for the default cluster.
-
-function logPrefix(bundle, cluster, instance) {
-    const parts = [`b:${bundle}`];
-    if (cluster && cluster !== DEFAULT_RUNTIME_NAME)
-        parts.push(`c:${cluster}`);
-    if (instance)
-        parts.push(`i:${instance}`);
-    return parts.join(' > ');
-}
-function changeLine(bundle, cluster, instance, change) {
-    const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
-    return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
-}
-
-;// CONCATENATED MODULE: ./src/fleet/plan.ts
-// The plan: what would change on every selected cluster, computed with server-side apply
-// dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
-// (down, bad credentials, a CUE error in its values) is reported as failed while the others
-// are still diffed. Clusters keep runtime order in the ChangeSet.
-
-
-
-
-
-
-
-
-
-
-async function planCluster(run, cluster, log, bundleName) {
-    const startedAt = Date.now();
-    const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
-    if ('failed' in connected)
-        return connected.failed;
-    const { session } = connected;
-    try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
-        const bundle = build.evaluated.bundle.name;
-        bundleName.value ||= bundle;
-        const instances = [];
-        for (const instance of build.instances) {
-            let changes;
-            try {
-                ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
-            }
-            catch (error) {
-                if (error instanceof InstanceStepError)
-                    throw new ClusterStepError(error.step, error, instance.name, error.object);
-                throw new ClusterStepError('diff', error, instance.name);
-            }
-            for (const change of changes)
-                log.line(changeLine(bundle, cluster.name, instance.name, change));
-            instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
-        }
-        const changed = instances.some((i) => i.changes.some((c) => c.action !== 'unchanged' && c.action !== 'skipped'));
-        return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
-    }
-    catch (error) {
-        log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
-    }
-    finally {
-        session.kube.close();
-    }
-}
-async function planFleet(run) {
-    const clusters = cluster_selection_selectClusters(run.evaluation.runtime, run.selector);
-    const bundleName = { value: '' };
-    run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
-    const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
-        const log = new BufferedLog();
-        const entry = await planCluster(run, cluster, log, bundleName);
-        log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
-        return entry;
-    });
-    return { bundle: bundleName.value, mode: 'diff', clusters: results };
-}
-
 ;// CONCATENATED MODULE: ./src/kube/inventory-pending.ts
 // The two writes Timoni v0.32 makes to an instance Secret besides the full record
 // (internal/runtime/storage.go): the pending revision of an upgrade, saved before the
@@ -4763,7 +4582,7 @@ async function planFleet(run) {
 
 
 /** Annotation on an instance Secret whose objects are being deleted (Timoni's DeleteInProgressAnnotation). */
-const deletingAnnotation = 'status.timoni.sh/deleting';
+const inventory_pending_deletingAnnotation = 'status.timoni.sh/deleting';
 const inventory_pending_secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
 /**
  * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
@@ -4787,14 +4606,14 @@ async function savePending(cluster, pending, now = new Date()) {
     return record;
 }
 /** Marks the instance Secret as being deleted (merge patch of one annotation; the record stays). */
-async function markDeleting(cluster, name, namespace, now = new Date()) {
+async function inventory_pending_markDeleting(cluster, name, namespace, now = new Date()) {
     const ref = inventory_pending_secretRef(name, namespace);
     const { path } = await cluster.locate(ref);
     await cluster.client.request({
         method: 'PATCH',
         path,
         query: { fieldManager },
-        body: { metadata: { annotations: { [deletingAnnotation]: rfc3339(now) } } },
+        body: { metadata: { annotations: { [inventory_pending_deletingAnnotation]: rfc3339(now) } } },
         contentType: 'application/merge-patch+json',
         object: ref,
     });
@@ -5133,7 +4952,7 @@ function objectsToWaitFor(objects) {
     return objects.filter((object) => !anyInMetadata(object, { [annotations.wait]: disabledValue }));
 }
 /** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
-async function readObjectStatus(cluster, ref, options = {}) {
+async function wait_readObjectStatus(cluster, ref, options = {}) {
     try {
         const live = await cluster.get(ref);
         return { object: ref, ...computeStatus(live, options) };
@@ -5206,10 +5025,10 @@ function waitForReady(cluster, objects, options) {
     const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o]).length === 1).map(toRef);
     if (refs.length === 0)
         return Promise.resolve([]);
-    return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
+    return poll(cluster, refs, options, (ref) => wait_readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
 }
 /** Waits until every object is gone (NotFound). */
-async function waitForDeletion(cluster, objects, options) {
+async function wait_waitForDeletion(cluster, objects, options) {
     const refs = objects.map(toRef);
     if (refs.length === 0)
         return;
@@ -5281,15 +5100,15 @@ async function applyOne(cluster, desired, ref, force) {
  * failed, with the changes made before it.
  */
 async function applyInstance(cluster, instance, options = {}) {
-    const id = instanceId(instance);
+    const id = instance_instanceId(instance);
     const log = options.log ?? (() => undefined);
     const deadline = Date.now() + (options.timeoutMs ?? 300_000);
     const changes = [];
     const readiness = [];
     const fail = (step, error, object) => {
-        if (error instanceof InstanceStepError)
+        if (error instanceof instance_InstanceStepError)
             throw error;
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+        throw new instance_InstanceStepError(cluster.name, step, id, [...changes], error, object);
     };
     const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
     const checkAbort = (step) => {
@@ -5396,13 +5215,13 @@ async function applyInstance(cluster, instance, options = {}) {
     // 5. Prune what the build lost.
     if (prune) {
         try {
-            const pruned = await deleteObjects(cluster, stale, instance, { log });
+            const pruned = await instance_prune_deleteObjects(cluster, stale, instance, { log });
             changes.push(...pruned);
             if (options.wait) {
                 const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
                 if (gone.length > 0) {
                     log(`waiting for ${gone.length} resource(s) to be finalized...`);
-                    await waitForDeletion(cluster, gone, waitOptions());
+                    await wait_waitForDeletion(cluster, gone, waitOptions());
                 }
             }
         }
@@ -5433,6 +5252,287 @@ function waitObject(error) {
         return undefined;
     const first = error.notReady.find((r) => r.status !== 'Current') ?? error.notReady[0];
     return first ? formatRef(first.object) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-status.ts
+
+
+
+
+/** The status of one stored instance: each inventory object read from the cluster. */
+async function instanceStatus(cluster, stored) {
+    const { instance } = stored;
+    const refs = (instance.inventory?.entries ?? []).map(parseInventoryEntry);
+    // A running Job is Current here, as `timoni bundle status` (plain kstatus) reports it.
+    const objects = await Promise.all(refs.map((ref) => readObjectStatus(cluster, ref, { jobs: 'started' })));
+    const deleting = instance.annotations?.[deletingAnnotation];
+    return {
+        name: instance.name,
+        namespace: instance.namespace,
+        bundle: instance.labels?.[bundleNameLabel] ?? '',
+        module: { name: instance.module.name, url: instance.module.repository, version: instance.module.version, digest: instance.module.digest },
+        lastApplied: instance.lastTransitionTime ?? '',
+        images: instance.images ?? [],
+        objects,
+        pending: !!stored.pending,
+        ...(deleting ? { deleting } : {}),
+        ready: objects.every((o) => o.status === 'Current'),
+    };
+}
+/** Every instance of the bundle in the cluster (all namespaces), oldest first. */
+async function bundleStatus(cluster, bundle) {
+    const stored = await listInstances(cluster, '', bundle);
+    const statuses = [];
+    for (const instance of stored)
+        statuses.push(await instanceStatus(cluster, instance));
+    return statuses;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-delete.ts
+
+
+
+
+
+/** Deletes one stored instance: its objects, then its Secret. */
+async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
+    const { name, namespace } = stored.instance;
+    const id = instanceId(stored.instance);
+    const wait = options.wait ?? true;
+    let changes = [];
+    const fail = (step, error, object) => {
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    options.log?.(`deleting instance ${name} in namespace ${namespace}`);
+    try {
+        if (wait)
+            await markDeleting(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('delete', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    try {
+        changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
+    }
+    catch (error) {
+        const partial = error;
+        if (partial.changes)
+            changes = partial.changes;
+        fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
+    }
+    if (wait) {
+        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        try {
+            if (gone.length > 0)
+                options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
+            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+        }
+        catch (error) {
+            fail('wait', error);
+        }
+    }
+    try {
+        await deleteInstance(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    return { name, namespace, changes };
+}
+/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
+async function deleteBundleInstances(cluster, bundle, options = {}) {
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const stored = await listInstances(cluster, '', bundle);
+    const deleted = [];
+    for (const instance of stored.reverse())
+        deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
+    return deleted;
+}
+
+;// CONCATENATED MODULE: ./src/kube/index.ts
+// The Kubernetes engine's public face: what the fleet layer and the CLI use.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-session.ts
+
+/** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
+function moduleKubeVersion(gitVersion) {
+    const match = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion);
+    return match?.[1] ?? gitVersion.replace(/^v/, '');
+}
+async function openSession(kubeconfig, cluster, options) {
+    const kube = openCluster(kubeconfig, cluster.kubeContext || undefined, { ...options, name: cluster.name });
+    try {
+        const version = await kube.client.version();
+        const readObject = async (_cluster, query) => {
+            const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
+            return object ?? undefined;
+        };
+        return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
+    }
+    catch (error) {
+        kube.close();
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-connect.ts
+
+
+async function connectCluster(run, cluster, line, startedAt) {
+    if (run.timings)
+        run.timings.firstClusterRequestMs ??= performance.now();
+    try {
+        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
+    }
+    catch (error) {
+        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-log.ts
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+const silentLog = { line: () => undefined, startGroup: () => undefined, endGroup: () => undefined };
+
+;// CONCATENATED MODULE: ./src/fleet/instance-input.ts
+function instanceInput(bundle, instance) {
+    return {
+        bundle,
+        name: instance.name,
+        namespace: instance.namespace,
+        module: { url: instance.module.url, version: instance.module.version, digest: instance.module.digest, name: instance.module.name },
+        sets: instance.built.sets,
+        valuesSource: instance.built.valuesSource,
+        images: instance.built.images,
+    };
+}
+function moduleInfo(instance) {
+    return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/change-line.ts
+// Log lines in Timoni's style: `b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo
+// configured`; the cluster part is left out for the default cluster.
+
+function logPrefix(bundle, cluster, instance) {
+    const parts = [`b:${bundle}`];
+    if (cluster && cluster !== DEFAULT_RUNTIME_NAME)
+        parts.push(`c:${cluster}`);
+    if (instance)
+        parts.push(`i:${instance}`);
+    return parts.join(' > ');
+}
+function changeLine(bundle, cluster, instance, change) {
+    const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
+    return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/plan.ts
+// The plan: what would change on every selected cluster, computed with server-side apply
+// dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
+// (down, bad credentials, a CUE error in its values) is reported as failed while the others
+// are still diffed. Clusters keep runtime order in the ChangeSet.
+
+
+
+
+
+
+
+
+
+
+async function planCluster(run, cluster, log, bundleName) {
+    const startedAt = Date.now();
+    const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
+    if ('failed' in connected)
+        return connected.failed;
+    const { session } = connected;
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        const instances = [];
+        for (const instance of build.instances) {
+            let changes;
+            try {
+                ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
+            }
+            catch (error) {
+                if (error instanceof instance_InstanceStepError)
+                    throw new ClusterStepError(error.step, error, instance.name, error.object);
+                throw new ClusterStepError('diff', error, instance.name);
+            }
+            for (const change of changes)
+                log.line(changeLine(bundle, cluster.name, instance.name, change));
+            instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
+        }
+        const changed = instances.some((i) => i.changes.some((c) => c.action !== 'unchanged' && c.action !== 'skipped'));
+        return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
+    }
+    catch (error) {
+        log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
+    }
+    finally {
+        session.kube.close();
+    }
+}
+async function planFleet(run) {
+    const clusters = cluster_selection_selectClusters(run.evaluation.runtime, run.selector);
+    const bundleName = { value: '' };
+    run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+    const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
+        const log = new BufferedLog();
+        const entry = await planCluster(run, cluster, log, bundleName);
+        log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
+        return entry;
+    });
+    return { bundle: bundleName.value, mode: 'diff', clusters: results };
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts
@@ -5482,7 +5582,7 @@ async function rollOutCluster(run, cluster, bundleName) {
                 instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: result.changes });
             }
             catch (error) {
-                if (error instanceof InstanceStepError) {
+                if (error instanceof instance_InstanceStepError) {
                     instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
                     throw new ClusterStepError(error.step, error, instance.name, error.object);
                 }
@@ -9108,7 +9208,6 @@ function job_summary_capitalise(text) {
 
 
 
-
 ;// CONCATENATED MODULE: ./src/action/publish-results.ts
 
 
@@ -9283,7 +9382,7 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6029);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8135);
 // The action's entry point (runs.main in action.yml): one workflow step.
 
 process.exitCode = await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) });

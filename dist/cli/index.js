@@ -7179,113 +7179,6 @@ function removePrivateFiles() {
     folder = undefined;
 }
 
-;// CONCATENATED MODULE: ./src/kube/index.ts
-// The Kubernetes engine's public face: what the fleet layer and the CLI use.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-session.ts
-
-/** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
-function moduleKubeVersion(gitVersion) {
-    const match = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion);
-    return match?.[1] ?? gitVersion.replace(/^v/, '');
-}
-async function openSession(kubeconfig, cluster, options) {
-    const kube = openCluster(kubeconfig, cluster.kubeContext || undefined, { ...options, name: cluster.name });
-    try {
-        const version = await kube.client.version();
-        const readObject = async (_cluster, query) => {
-            const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
-            return object ?? undefined;
-        };
-        return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
-    }
-    catch (error) {
-        kube.close();
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-status.ts
-// Status and delete across the fleet: for each selected cluster, in runtime order, the
-// bundle's instances as Timoni stores them (status), or their removal, newest instance
-// first (delete). The bundle's name comes from evaluating it for that cluster.
-
-
-
-
-async function eachCluster(run, work, stopAtFailure) {
-    const results = [];
-    for (const cluster of selectClusters(run.evaluation.runtime, run.selector)) {
-        let session;
-        let bundle = '';
-        try {
-            session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
-            const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject: session.readObject }, cluster);
-            bundle = evaluated.bundle.name;
-            results.push({ cluster, bundle, result: await work(session, bundle) });
-        }
-        catch (error) {
-            run.onClusterError?.(cluster.name, error);
-            results.push({ cluster, bundle, error: error instanceof Error ? error.message : String(error) });
-            if (stopAtFailure)
-                break;
-        }
-        finally {
-            session?.kube.close();
-        }
-    }
-    return results;
-}
-function fleetStatus(run) {
-    return eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
-}
-function fleetDelete(run) {
-    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(line) }), true);
-}
-
-;// CONCATENATED MODULE: ./src/kube/bounded.ts
-// Running async work on many items with a bounded number in flight, results in item order.
-/** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
-async function settleBounded(items, limit, work) {
-    const results = new Array(items.length);
-    let next = 0;
-    const worker = async () => {
-        while (next < items.length) {
-            const index = next++;
-            try {
-                results[index] = { status: 'fulfilled', value: await work(items[index], index) };
-            }
-            catch (reason) {
-                results[index] = { status: 'rejected', reason };
-            }
-        }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-    return results;
-}
-
 ;// CONCATENATED MODULE: ./src/kube/ownership.ts
 
 
@@ -7326,272 +7219,6 @@ async function assertOwnership(cluster, bundle, instances) {
     const conflicts = await findOwnershipConflicts(cluster, bundle, instances);
     if (conflicts.length > 0)
         throw new OwnershipConflictError(cluster.name, bundle, conflicts);
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-diff.ts
-
-
-
-
-
-
-
-
-
-/** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
-async function diffInstance(cluster, instance, options = {}) {
-    const id = instanceId(instance);
-    const changes = [];
-    const fail = (step, error, object) => {
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    try {
-        if (!options.overwriteOwnership) {
-            await assertOwnership(cluster, instance.bundle, [instance]);
-        }
-    }
-    catch (error) {
-        fail('ownership', error);
-    }
-    let exists = true;
-    try {
-        exists = await namespaceExists(cluster, instance.namespace);
-    }
-    catch (error) {
-        fail('diff', error, `Namespace/${instance.namespace}`);
-    }
-    if (!exists) {
-        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
-        changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
-    }
-    // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
-    const sets = labelledSets(instance);
-    const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
-    const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
-    outcomes.forEach((outcome, index) => {
-        if (outcome.status === 'rejected')
-            fail('diff', outcome.reason, formatRef(ordered[index]));
-        else
-            changes.push(outcome.value);
-    });
-    // Without its namespace the instance has no stored record: nothing to prune.
-    if (exists && (options.prune ?? true)) {
-        try {
-            const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-            const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
-            const stale = staleObjects(stored, inventoryEntries(refs));
-            changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
-        }
-        catch (error) {
-            const object = error.object;
-            fail('diff', error, typeof object === 'string' ? object : undefined);
-        }
-    }
-    return { changes, namespaceExists: exists };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/bounded-map.ts
-// Runs an async function over items with at most `limit` at once, keeping the results in
-// the items' order.
-async function boundedMap(items, limit, run) {
-    const results = new Array(items.length);
-    let next = 0;
-    const worker = async () => {
-        while (next < items.length) {
-            const index = next;
-            next += 1;
-            results[index] = await run(items[index], index);
-        }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-    return results;
-}
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-build.ts
-// What a cluster should run: the bundle evaluated for that cluster (runtime values read
-// from it) and every instance built from its module with the cluster's Kubernetes version.
-
-
-/** A failure tagged with the step of the cluster's work it happened in. */
-class ClusterStepError extends Error {
-    step;
-    instance;
-    object;
-    constructor(step, cause, instance, object) {
-        super(cause instanceof Error ? cause.message : String(cause), { cause });
-        this.step = step;
-        this.instance = instance;
-        this.object = object;
-        this.name = 'ClusterStepError';
-    }
-}
-async function buildForCluster(engine, evaluation, resolver, session, registerSecret) {
-    let evaluated;
-    try {
-        evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
-    }
-    catch (error) {
-        throw new ClusterStepError('evaluate', error);
-    }
-    // Runtime values from the environment or cluster Secrets are masked before anything prints.
-    for (const value of evaluated.secretValues)
-        registerSecret(value);
-    const instances = [];
-    for (const instance of evaluated.bundle.instances) {
-        try {
-            const module = await resolver.resolve(instance.module);
-            const built = buildInstance(engine, module, {
-                name: instance.name,
-                namespace: instance.namespace,
-                values: instance.values,
-                kubeVersion: session.kubeVersion,
-            });
-            instances.push({ name: instance.name, namespace: instance.namespace, module, built });
-        }
-        catch (error) {
-            throw new ClusterStepError('build', error, instance.name);
-        }
-    }
-    return { evaluated, instances };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-outcome.ts
-
-function clusterEntry(cluster, status, instances, error, startedAt) {
-    return {
-        name: cluster.name,
-        group: cluster.group,
-        kubeContext: cluster.kubeContext,
-        status,
-        error,
-        instances,
-        durationMs: Date.now() - startedAt,
-    };
-}
-function clusterError(error, fallbackStep) {
-    if (error instanceof ClusterStepError) {
-        return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
-    }
-    return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
-}
-function skippedEntry(cluster) {
-    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-connect.ts
-
-
-async function connectCluster(run, cluster, line, startedAt) {
-    if (run.timings)
-        run.timings.firstClusterRequestMs ??= performance.now();
-    try {
-        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
-    }
-    catch (error) {
-        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-log.ts
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
-    }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
-    }
-}
-const silentLog = { line: () => undefined, startGroup: () => undefined, endGroup: () => undefined };
-
-;// CONCATENATED MODULE: ./src/fleet/instance-input.ts
-function instanceInput(bundle, instance) {
-    return {
-        bundle,
-        name: instance.name,
-        namespace: instance.namespace,
-        module: { url: instance.module.url, version: instance.module.version, digest: instance.module.digest, name: instance.module.name },
-        sets: instance.built.sets,
-        valuesSource: instance.built.valuesSource,
-        images: instance.built.images,
-    };
-}
-function moduleInfo(instance) {
-    return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
-}
-function emptyInstanceChanges(instance) {
-    return { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: [] };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/plan.ts
-// The plan: what would change on every selected cluster, computed with server-side apply
-// dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
-// (down, bad credentials, a CUE error in its values) is reported as failed while the others
-// are still diffed. Clusters keep runtime order in the ChangeSet.
-
-
-
-
-
-
-
-
-
-
-async function planCluster(run, cluster, log, bundleName) {
-    const startedAt = Date.now();
-    const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
-    if ('failed' in connected)
-        return connected.failed;
-    const { session } = connected;
-    try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
-        const bundle = build.evaluated.bundle.name;
-        bundleName.value ||= bundle;
-        const instances = [];
-        for (const instance of build.instances) {
-            let changes;
-            try {
-                ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
-            }
-            catch (error) {
-                if (error instanceof InstanceStepError)
-                    throw new ClusterStepError(error.step, error, instance.name, error.object);
-                throw new ClusterStepError('diff', error, instance.name);
-            }
-            for (const change of changes)
-                log.line(changeLine(bundle, cluster.name, instance.name, change));
-            instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
-        }
-        const changed = instances.some((i) => i.changes.some((c) => c.action !== 'unchanged' && c.action !== 'skipped'));
-        return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
-    }
-    catch (error) {
-        log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
-    }
-    finally {
-        session.kube.close();
-    }
-}
-async function planFleet(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
-    const bundleName = { value: '' };
-    run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
-    const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
-        const log = new BufferedLog();
-        const entry = await planCluster(run, cluster, log, bundleName);
-        log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
-        return entry;
-    });
-    return { bundle: bundleName.value, mode: 'diff', clusters: results };
 }
 
 ;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
@@ -7801,6 +7428,384 @@ function waitObject(error) {
         return undefined;
     const first = error.notReady.find((r) => r.status !== 'Current') ?? error.notReady[0];
     return first ? formatRef(first.object) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/kube/bounded.ts
+// Running async work on many items with a bounded number in flight, results in item order.
+/** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
+async function settleBounded(items, limit, work) {
+    const results = new Array(items.length);
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const index = next++;
+            try {
+                results[index] = { status: 'fulfilled', value: await work(items[index], index) };
+            }
+            catch (reason) {
+                results[index] = { status: 'rejected', reason };
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+    return results;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-diff.ts
+
+
+
+
+
+
+
+
+
+/** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
+async function diffInstance(cluster, instance, options = {}) {
+    const id = instanceId(instance);
+    const changes = [];
+    const fail = (step, error, object) => {
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    try {
+        if (!options.overwriteOwnership) {
+            await assertOwnership(cluster, instance.bundle, [instance]);
+        }
+    }
+    catch (error) {
+        fail('ownership', error);
+    }
+    let exists = true;
+    try {
+        exists = await namespaceExists(cluster, instance.namespace);
+    }
+    catch (error) {
+        fail('diff', error, `Namespace/${instance.namespace}`);
+    }
+    if (!exists) {
+        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
+        changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
+    }
+    // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
+    const sets = labelledSets(instance);
+    const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
+    const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+    outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'rejected')
+            fail('diff', outcome.reason, formatRef(ordered[index]));
+        else
+            changes.push(outcome.value);
+    });
+    // Without its namespace the instance has no stored record: nothing to prune.
+    if (exists && (options.prune ?? true)) {
+        try {
+            const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+            const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
+            const stale = staleObjects(stored, inventoryEntries(refs));
+            changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
+        }
+        catch (error) {
+            const object = error.object;
+            fail('diff', error, typeof object === 'string' ? object : undefined);
+        }
+    }
+    return { changes, namespaceExists: exists };
+}
+
+;// CONCATENATED MODULE: ./src/kube/index.ts
+// The Kubernetes engine's public face: what the fleet layer and the CLI use.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-session.ts
+
+/** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
+function moduleKubeVersion(gitVersion) {
+    const match = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion);
+    return match?.[1] ?? gitVersion.replace(/^v/, '');
+}
+async function openSession(kubeconfig, cluster, options) {
+    const kube = openCluster(kubeconfig, cluster.kubeContext || undefined, { ...options, name: cluster.name });
+    try {
+        const version = await kube.client.version();
+        const readObject = async (_cluster, query) => {
+            const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
+            return object ?? undefined;
+        };
+        return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
+    }
+    catch (error) {
+        kube.close();
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-status.ts
+// Status and delete across the fleet: for each selected cluster, in runtime order, the
+// bundle's instances as Timoni stores them (status), or their removal, newest instance
+// first (delete). The bundle's name comes from evaluating it for that cluster.
+
+
+
+
+async function eachCluster(run, work, stopAtFailure) {
+    const results = [];
+    for (const cluster of selectClusters(run.evaluation.runtime, run.selector)) {
+        let session;
+        let bundle = '';
+        try {
+            session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
+            const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject: session.readObject }, cluster);
+            bundle = evaluated.bundle.name;
+            results.push({ cluster, bundle, result: await work(session, bundle) });
+        }
+        catch (error) {
+            run.onClusterError?.(cluster.name, error);
+            results.push({ cluster, bundle, error: error instanceof Error ? error.message : String(error) });
+            if (stopAtFailure)
+                break;
+        }
+        finally {
+            session?.kube.close();
+        }
+    }
+    return results;
+}
+function fleetStatus(run) {
+    return eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
+}
+function fleetDelete(run) {
+    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(line) }), true);
+}
+
+;// CONCATENATED MODULE: ./src/fleet/bounded-map.ts
+// Runs an async function over items with at most `limit` at once, keeping the results in
+// the items' order.
+async function boundedMap(items, limit, run) {
+    const results = new Array(items.length);
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const index = next;
+            next += 1;
+            results[index] = await run(items[index], index);
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+    return results;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-build.ts
+// What a cluster should run: the bundle evaluated for that cluster (runtime values read
+// from it) and every instance built from its module with the cluster's Kubernetes version.
+
+
+/** A failure tagged with the step of the cluster's work it happened in. */
+class ClusterStepError extends Error {
+    step;
+    instance;
+    object;
+    constructor(step, cause, instance, object) {
+        super(cause instanceof Error ? cause.message : String(cause), { cause });
+        this.step = step;
+        this.instance = instance;
+        this.object = object;
+        this.name = 'ClusterStepError';
+    }
+}
+async function buildForCluster(engine, evaluation, resolver, session, registerSecret) {
+    let evaluated;
+    try {
+        evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
+    }
+    catch (error) {
+        throw new ClusterStepError('evaluate', error);
+    }
+    // Runtime values from the environment or cluster Secrets are masked before anything prints.
+    for (const value of evaluated.secretValues)
+        registerSecret(value);
+    const instances = [];
+    for (const instance of evaluated.bundle.instances) {
+        try {
+            const module = await resolver.resolve(instance.module);
+            const built = buildInstance(engine, module, {
+                name: instance.name,
+                namespace: instance.namespace,
+                values: instance.values,
+                kubeVersion: session.kubeVersion,
+            });
+            instances.push({ name: instance.name, namespace: instance.namespace, module, built });
+        }
+        catch (error) {
+            throw new ClusterStepError('build', error, instance.name);
+        }
+    }
+    return { evaluated, instances };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-outcome.ts
+
+function clusterEntry(cluster, status, instances, error, startedAt) {
+    return {
+        name: cluster.name,
+        group: cluster.group,
+        kubeContext: cluster.kubeContext,
+        status,
+        error,
+        instances,
+        durationMs: Date.now() - startedAt,
+    };
+}
+function clusterError(error, fallbackStep) {
+    if (error instanceof ClusterStepError) {
+        return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+    }
+    return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
+}
+function skippedEntry(cluster) {
+    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-connect.ts
+
+
+async function connectCluster(run, cluster, line, startedAt) {
+    if (run.timings)
+        run.timings.firstClusterRequestMs ??= performance.now();
+    try {
+        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
+    }
+    catch (error) {
+        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-log.ts
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+const silentLog = { line: () => undefined, startGroup: () => undefined, endGroup: () => undefined };
+
+;// CONCATENATED MODULE: ./src/fleet/instance-input.ts
+function instanceInput(bundle, instance) {
+    return {
+        bundle,
+        name: instance.name,
+        namespace: instance.namespace,
+        module: { url: instance.module.url, version: instance.module.version, digest: instance.module.digest, name: instance.module.name },
+        sets: instance.built.sets,
+        valuesSource: instance.built.valuesSource,
+        images: instance.built.images,
+    };
+}
+function moduleInfo(instance) {
+    return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/plan.ts
+// The plan: what would change on every selected cluster, computed with server-side apply
+// dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
+// (down, bad credentials, a CUE error in its values) is reported as failed while the others
+// are still diffed. Clusters keep runtime order in the ChangeSet.
+
+
+
+
+
+
+
+
+
+
+async function planCluster(run, cluster, log, bundleName) {
+    const startedAt = Date.now();
+    const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
+    if ('failed' in connected)
+        return connected.failed;
+    const { session } = connected;
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        const instances = [];
+        for (const instance of build.instances) {
+            let changes;
+            try {
+                ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
+            }
+            catch (error) {
+                if (error instanceof InstanceStepError)
+                    throw new ClusterStepError(error.step, error, instance.name, error.object);
+                throw new ClusterStepError('diff', error, instance.name);
+            }
+            for (const change of changes)
+                log.line(changeLine(bundle, cluster.name, instance.name, change));
+            instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
+        }
+        const changed = instances.some((i) => i.changes.some((c) => c.action !== 'unchanged' && c.action !== 'skipped'));
+        return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
+    }
+    catch (error) {
+        log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
+    }
+    finally {
+        session.kube.close();
+    }
+}
+async function planFleet(run) {
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+    const bundleName = { value: '' };
+    run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+    const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
+        const log = new BufferedLog();
+        const entry = await planCluster(run, cluster, log, bundleName);
+        log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
+        return entry;
+    });
+    return { bundle: bundleName.value, mode: 'diff', clusters: results };
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts

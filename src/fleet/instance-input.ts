@@ -1,7 +1,7 @@
 // The shape the Kubernetes engine applies or diffs: one built instance of the bundle.
 import type { BuiltInstanceInput } from '../kube/instance.js';
 import type { ClusterInstanceBuild } from './cluster-build.js';
-import type { InstanceChanges, ModuleInfo } from './changeset.js';
+import type { ModuleInfo } from './changeset.js';
 
 export function instanceInput(bundle: string, instance: ClusterInstanceBuild): BuiltInstanceInput {
   return {
@@ -17,8 +17,4 @@ export function instanceInput(bundle: string, instance: ClusterInstanceBuild): B
 
 export function moduleInfo(instance: ClusterInstanceBuild): ModuleInfo {
   return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
-}
-
-export function emptyInstanceChanges(instance: ClusterInstanceBuild): InstanceChanges {
-  return { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: [] };
 }

@@ -8,7 +8,6 @@ export { commentMarker, findMarker, isCommentOf, type CommentMarker } from './ma
 export { maskSecrets, secretMasker, containsSecret, maskableValues, MASK, MIN_SECRET_LENGTH } from './masking.js';
 export { maskChangeSet } from './masked-change-set.js';
 export { changeSetChangesSecret, objectChangesSecret, diffChangesSecret } from './secret-change.js';
-export { formatChangeLine, formatClusterChangeLines, type ChangeLine } from './change-line.js';
 export { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, STEP_SUMMARY_BUDGET, commentLength, utf8Length } from './text-size.js';
 export type { ReportContext } from './report-context.js';
 export type { ObjectReadiness, ObjectChangeWithReadiness, ReadinessStatus } from './readiness.js';
