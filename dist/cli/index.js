@@ -7852,7 +7852,7 @@ async function rollOutCluster(run, cluster, bundleName) {
                     prune: run.options.prune,
                     log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
                 });
-                instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: result.changes });
+                instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
             }
             catch (error) {
                 if (error instanceof InstanceStepError) {
@@ -7872,6 +7872,15 @@ async function rollOutCluster(run, cluster, bundleName) {
     finally {
         session.kube.close();
     }
+}
+/** Each applied object's readiness result, matched by kind, namespace and name. */
+function withReadiness(changes, readiness) {
+    const key = (kind, namespace, name) => `${kind}/${namespace ?? ''}/${name}`;
+    const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
+    return changes.map((change) => {
+        const found = byObject.get(key(change.kind, change.namespace, change.name));
+        return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
+    });
 }
 async function rollOutFleet(run) {
     const clusters = selectClusters(run.evaluation.runtime, run.selector);

@@ -22,6 +22,8 @@ export interface ObjectChange {
    * for `created` the whole object; empty for `unchanged`.
    */
   diff: string;
+  /** The result of waiting for the object after apply (kstatus), when it was waited for. */
+  readiness?: { status: 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown'; message: string; durationMs?: number };
 }
 
 export interface ModuleInfo {

@@ -10,7 +10,8 @@ import { clusterEntry, clusterError, skippedEntry } from './cluster-outcome.js';
 import { connectCluster } from './cluster-connect.js';
 import type { FleetRun } from './fleet-run.js';
 import { instanceInput, moduleInfo } from './instance-input.js';
-import type { ChangeSet, ClusterChanges, InstanceChanges } from './changeset.js';
+import type { ChangeSet, ClusterChanges, InstanceChanges, ObjectChange } from './changeset.js';
+import type { ObjectReadiness } from '../kube/wait.js';
 import { logPrefix } from './change-line.js';
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }): Promise<ClusterChanges> {
@@ -42,7 +43,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
           prune: run.options.prune,
           log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
         });
-        instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: result.changes });
+        instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
       } catch (error) {
         if (error instanceof InstanceStepError) {
           instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
@@ -59,6 +60,16 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
   } finally {
     session.kube.close();
   }
+}
+
+/** Each applied object's readiness result, matched by kind, namespace and name. */
+function withReadiness(changes: ObjectChange[], readiness: ObjectReadiness[]): ObjectChange[] {
+  const key = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ''}/${name}`;
+  const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
+  return changes.map((change) => {
+    const found = byObject.get(key(change.kind, change.namespace, change.name));
+    return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
+  });
 }
 
 export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {

@@ -79,6 +79,10 @@ describe('the action on a pull request and its merge', () => {
     const comments = stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number);
     expect(comments).toHaveLength(1);
     expect(result.summary).toContain('staging-1');
+    // Readiness of every waited-for object reaches the ChangeSet and the summary.
+    const deployment = changes(result).clusters[0]?.instances[0]?.changes.find((c) => c.kind === 'Deployment') as { readiness?: { status: string } } | undefined;
+    expect(deployment?.readiness?.status).toBe('Current');
+    expect(result.summary).toContain('Current');
   });
 
   it('finds nothing to change after the rollout', async () => {

@@ -1,3 +1,4 @@
+import type { ObjectChange } from '../../src/fleet/changeset.js';
 import { describe, expect, it } from 'vitest';
 import { clusterHasChanges, countActions, describeCounts } from '../../src/report/cluster-counts.js';
 import { firstFailure, sectionOpen, statusLabel, unreachedClusters } from '../../src/report/cluster-status.js';
@@ -61,8 +62,9 @@ describe('cluster counts and status', () => {
 
 describe('readiness', () => {
   it('reads a well-formed readiness field and ignores a malformed one', () => {
-    const ready = { ...objectChange({ kind: 'Deployment', name: 'podinfo' }), readiness: { status: 'Current', message: 'Resource is Ready', durationMs: 5 } };
-    const malformed = { ...objectChange({ kind: 'Deployment', name: 'podinfo' }), readiness: { status: 'Great' } };
+    const ready: ObjectChange = { ...objectChange({ kind: 'Deployment', name: 'podinfo' }), readiness: { status: 'Current', message: 'Resource is Ready', durationMs: 5 } };
+    // A ChangeSet read back from JSON may carry anything.
+    const malformed = { ...objectChange({ kind: 'Deployment', name: 'podinfo' }), readiness: { status: 'Great' } } as unknown as ObjectChange;
     expect(readinessOf(ready)).toEqual({ status: 'Current', message: 'Resource is Ready', durationMs: 5 });
     expect(readinessOf(malformed)).toBeUndefined();
     expect(readinessOf(objectChange({ kind: 'Deployment', name: 'podinfo' }))).toBeUndefined();
