@@ -5102,7 +5102,7 @@ async function applyOne(cluster, desired, ref, force) {
 async function applyInstance(cluster, instance, options = {}) {
     const id = instance_instanceId(instance);
     const log = options.log ?? (() => undefined);
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
     const changes = [];
     const readiness = [];
     const fail = (step, error, object) => {
@@ -5539,6 +5539,8 @@ async function planFleet(run) {
 // The rollout: apply the bundle cluster by cluster in runtime order (staging before
 // production), stop at the first failure, and list the clusters not reached. Nothing is
 // rolled back; a failed cluster says which step failed and what was already applied.
+// `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
+// not each instance.
 
 
 
@@ -5550,6 +5552,8 @@ async function planFleet(run) {
 
 async function rollOutCluster(run, cluster, bundleName) {
     const startedAt = Date.now();
+    // One time limit for the whole cluster: each instance gets what is left of it.
+    const deadline = startedAt + run.options.timeoutMs;
     const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
     if ('failed' in connected)
         return connected.failed;
@@ -5576,6 +5580,7 @@ async function rollOutCluster(run, cluster, bundleName) {
                     overwriteOwnership: run.options.overwriteOwnership,
                     wait: run.options.wait,
                     timeoutMs: run.options.timeoutMs,
+                    deadline,
                     prune: run.options.prune,
                     log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
                 });
@@ -5824,8 +5829,14 @@ class ActionLog {
 
 
 
+function hasDiagnostics(error) {
+    return typeof error === 'object' && error !== null && Array.isArray(error.diagnostics) && error.diagnostics.length > 0;
+}
 function diagnosticsOf(error) {
     if (error instanceof CueFilesError || error instanceof CueError)
+        return error.diagnostics;
+    // Other errors that carry CUE diagnostics (a module build, say).
+    if (hasDiagnostics(error))
         return error.diagnostics;
     if (error instanceof Error && error.cause !== undefined && error.cause !== error)
         return diagnosticsOf(error.cause);

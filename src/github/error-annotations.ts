@@ -4,8 +4,14 @@ import { CueFilesError } from '../bundle/index.js';
 import { CueError, type CueDiagnostic } from '../cue/index.js';
 import { formatAnnotation } from './workflow-commands.js';
 
+function hasDiagnostics(error: unknown): error is { diagnostics: CueDiagnostic[] } {
+  return typeof error === 'object' && error !== null && Array.isArray((error as { diagnostics?: unknown }).diagnostics) && (error as { diagnostics: unknown[] }).diagnostics.length > 0;
+}
+
 function diagnosticsOf(error: unknown): CueDiagnostic[] {
   if (error instanceof CueFilesError || error instanceof CueError) return error.diagnostics;
+  // Other errors that carry CUE diagnostics (a module build, say).
+  if (hasDiagnostics(error)) return error.diagnostics;
   if (error instanceof Error && error.cause !== undefined && error.cause !== error) return diagnosticsOf(error.cause);
   return [];
 }

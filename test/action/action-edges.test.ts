@@ -124,4 +124,26 @@ bundle: {
     const fullDiffs = changes.clusters.flatMap((c) => c.instances.flatMap((i) => i.changes.map((ch) => ch.diff.length))).reduce((a, b) => a + b, 0);
     expect(fullDiffs).toBeGreaterThan(3 * 65_536);
   });
+
+  it('turns a CUE error in the bundle into an annotation on its file and line, and fails', async () => {
+    const file = bundleFile(
+      'invalid.cue',
+      `bundle: {
+	apiVersion: "v1beta1"
+	name:       "invalid"
+	instances: web: {
+		module: url: "oci://example.com/modules/webapp"
+		namespace: "edges"
+	}
+}
+`,
+    );
+    const pr = stage.openPullRequest(24);
+    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    expect(result.exitCode).toBe(1);
+    const annotations = result.commands.filter((c) => c.command === 'error' && c.properties.file === 'invalid.cue');
+    expect(annotations.length).toBeGreaterThan(0);
+    expect(annotations[0]?.properties.line).toBe('2');
+    expect(annotations[0]?.message).toContain('v1beta1');
+  });
 });
