@@ -9234,6 +9234,7 @@ function job_summary_capitalise(text) {
 
 
 
+
 async function postComment(input, reportContext) {
     if (!input.comment)
         return undefined;
@@ -9268,11 +9269,11 @@ async function publishResults(input) {
     }
     catch (error) {
         const message = maskSecrets(error instanceof Error ? error.message : String(error), input.secrets);
-        input.log(`::warning title=PR comment not posted::${message}`);
+        input.log(formatAnnotation({ level: 'warning', title: 'PR comment not posted', message }).trimEnd());
         notes.push(`The pull request comment could not be posted: ${message}`);
     }
     if (outcome?.kind === 'not-permitted') {
-        input.log(`::warning title=PR comment not posted::${outcome.reason}`);
+        input.log(formatAnnotation({ level: 'warning', title: 'PR comment not posted', message: outcome.reason }).trimEnd());
         notes.push(`No pull request comment: ${outcome.reason}.`);
     }
     else if (outcome) {
@@ -9385,7 +9386,7 @@ async function runAction(io) {
         });
         const failed = changeSet.clusters.filter((c) => c.status === 'failed');
         for (const cluster of failed) {
-            io.write(`::error title=cluster ${cluster.name} failed::${secrets.redact(`${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}`).replace(/\r?\n/g, '%0A')}\n`);
+            io.write(formatAnnotation({ level: 'error', title: `cluster ${cluster.name} failed`, message: secrets.redact(`${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}`) }));
         }
         return failed.length > 0 ? 1 : 0;
     }

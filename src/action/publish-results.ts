@@ -6,6 +6,7 @@ import type { RunContext, RunPlan } from '../github/event-context.js';
 import { appendStepSummary, setOutput } from '../github/file-commands.js';
 import { pullRequestForCommit, upsertMarkedComment, type CommentOutcome } from '../github/pull-request-comment.js';
 import { GitHubClient } from '../github/rest-client.js';
+import { formatAnnotation } from '../github/workflow-commands.js';
 import type { Environment } from '../github/action-inputs.js';
 import { commentMarker, maskChangeSet, maskSecrets, renderJobSummary, renderPullRequestComment, renderRolloutComment, type ReportContext } from '../report/index.js';
 
@@ -53,11 +54,11 @@ export async function publishResults(input: PublishInput): Promise<void> {
     outcome = await postComment(input, reportContext);
   } catch (error) {
     const message = maskSecrets(error instanceof Error ? error.message : String(error), input.secrets);
-    input.log(`::warning title=PR comment not posted::${message}`);
+    input.log(formatAnnotation({ level: 'warning', title: 'PR comment not posted', message }).trimEnd());
     notes.push(`The pull request comment could not be posted: ${message}`);
   }
   if (outcome?.kind === 'not-permitted') {
-    input.log(`::warning title=PR comment not posted::${outcome.reason}`);
+    input.log(formatAnnotation({ level: 'warning', title: 'PR comment not posted', message: outcome.reason }).trimEnd());
     notes.push(`No pull request comment: ${outcome.reason}.`);
   } else if (outcome) {
     input.log(`pull request comment ${outcome.kind}: ${outcome.url}`);

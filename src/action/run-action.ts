@@ -16,7 +16,7 @@ import type { Environment } from '../github/action-inputs.js';
 import { errorAnnotations } from '../github/error-annotations.js';
 import { planRun, readRunContext } from '../github/event-context.js';
 import { setOutput } from '../github/file-commands.js';
-import { formatMask } from '../github/workflow-commands.js';
+import { formatAnnotation, formatMask } from '../github/workflow-commands.js';
 import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
 import { ModuleResolver } from '../module/module-resolver.js';
 import { publishResults } from './publish-results.js';
@@ -103,7 +103,7 @@ export async function runAction(io: ActionIO): Promise<number> {
     });
     const failed = changeSet.clusters.filter((c) => c.status === 'failed');
     for (const cluster of failed) {
-      io.write(`::error title=cluster ${cluster.name} failed::${secrets.redact(`${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}`).replace(/\r?\n/g, '%0A')}\n`);
+      io.write(formatAnnotation({ level: 'error', title: `cluster ${cluster.name} failed`, message: secrets.redact(`${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}`) }));
     }
     return failed.length > 0 ? 1 : 0;
   } catch (error) {
