@@ -9,6 +9,7 @@ interface BenchFigure {
   median_ms: number;
   runs: number;
   note?: string;
+  unit?: string;
 }
 
 const benches: Array<{ file: string; exportName: string }> = [
@@ -36,6 +37,6 @@ if (process.argv.includes('--json')) {
   const width = Math.max(...figures.map((f) => f.name.length), 10);
   process.stdout.write(`${'benchmark'.padEnd(width)}  ${'median'.padStart(12)}  runs  note\n`);
   for (const figure of figures) {
-    process.stdout.write(`${figure.name.padEnd(width)}  ${`${figure.median_ms.toFixed(1)} ms`.padStart(12)}  ${String(figure.runs).padStart(4)}  ${figure.note ?? ''}\n`);
+    process.stdout.write(`${figure.name.padEnd(width)}  ${`${figure.median_ms.toFixed(1)} ${figure.unit ?? 'ms'}`.padStart(12)}  ${String(figure.runs).padStart(4)}  ${figure.note ?? ''}\n`);
   }
 }

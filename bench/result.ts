@@ -5,6 +5,8 @@ export interface BenchResult {
   median_ms: number;
   runs: number;
   note?: string;
+  /** The unit of `median_ms` when the figure is not a time (e.g. `MiB`); milliseconds unless given. */
+  unit?: string;
 }
 
 /** Median of a non-empty list of numbers. */
