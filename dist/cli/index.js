@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4416);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8305);
 // The command-line entry point, `timoni-fleet`.
 
 
@@ -36,7 +36,7 @@ function processIO() {
 
 /***/ }),
 
-/***/ 4416:
+/***/ 8305:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2203,6 +2203,154 @@ function instanceSchemaSource(packageName) {
     return `package ${packageName}\n\n${schemaBody}`;
 }
 
+;// CONCATENATED MODULE: ./src/module/go-json-string.ts
+// Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
+// byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
+// "coerces to valid UTF-8, replacing invalid bytes with the Unicode replacement rune",
+// one per utf8.DecodeRune error of width 1). TextDecoder differs: it replaces a truncated
+// sequence (e.g. E2 82 followed by 'A') with one U+FFFD where Go writes two.
+const REPLACEMENT = 0xfffd;
+/** Bounds of the second byte after a given lead byte, as in Go's utf8 "accept ranges". */
+function secondByteRange(lead) {
+    if (lead === 0xe0)
+        return [0xa0, 0xbf];
+    if (lead === 0xed)
+        return [0x80, 0x9f];
+    if (lead === 0xf0)
+        return [0x90, 0xbf];
+    if (lead === 0xf4)
+        return [0x80, 0x8f];
+    return [0x80, 0xbf];
+}
+/** Length of the sequence a lead byte starts (0: not a valid lead byte). */
+function sequenceLength(lead) {
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xc2 && lead <= 0xdf)
+        return 2;
+    if (lead >= 0xe0 && lead <= 0xef)
+        return 3;
+    if (lead >= 0xf0 && lead <= 0xf4)
+        return 4;
+    return 0;
+}
+/** The code point at `bytes[at]` and its length, or undefined when Go would see RuneError of width 1. */
+function decodeRune(bytes, at) {
+    const lead = bytes[at];
+    const size = sequenceLength(lead);
+    if (size === 0 || at + size > bytes.length)
+        return undefined;
+    if (size === 1)
+        return { codePoint: lead, size };
+    const [low, high] = secondByteRange(lead);
+    const second = bytes[at + 1];
+    if (second < low || second > high)
+        return undefined;
+    let codePoint = lead & (0xff >> (size + 1));
+    for (let i = 1; i < size; i += 1) {
+        const next = bytes[at + i];
+        if (i > 1 && (next < 0x80 || next > 0xbf))
+            return undefined;
+        codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    return { codePoint, size };
+}
+function goJsonString(bytes) {
+    const codePoints = [];
+    let at = 0;
+    while (at < bytes.length) {
+        const rune = decodeRune(bytes, at);
+        codePoints.push(rune ? rune.codePoint : REPLACEMENT);
+        at += rune ? rune.size : 1;
+    }
+    let text = '';
+    for (let i = 0; i < codePoints.length; i += 8192)
+        text += String.fromCodePoint(...codePoints.slice(i, i + 8192));
+    return text;
+}
+
+;// CONCATENATED MODULE: ./src/module/apply-set-export.ts
+// The items of one `timoni.apply` set as Timoni decodes them (internal/engine/resourceset.go).
+//
+// Timoni decodes an item through its JSON encoding, unless the item holds a CUE bytes or
+// float value anywhere (needsYAMLDecoding): then it encodes the item with CUE's YAML
+// encoder and decodes that with apimachinery's YAML decoder (decodeYAMLObjects), that is
+// go-yaml v2 into interface{}, json.Marshal, json.Unmarshal. What that changes:
+// - bytes: CUE's YAML encoder writes them as `!!binary <base64>`, go-yaml v2 decodes that
+//   tag to the raw bytes as a string, and json.Marshal coerces the string to valid UTF-8.
+//   So a bytes field holds its decoded text where the JSON encoding holds base64.
+// - floats: an integral float (`1.0`) becomes an integer. JavaScript numbers do not tell
+//   1.0 from 1, so the JSON path already gives what Timoni gives.
+// - strings, ints, bools, null: unchanged (CUE's encoder quotes every string that YAML
+//   would read as another type, YAML 1.1 booleans included).
+// So an item equals its JSON export with every bytes field replaced by its decoded text.
+// The bytes fields are found in the set's YAML export (the only export that marks them):
+// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
+
+
+const BINARY_TAG = '!!binary';
+function apply_set_export_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+/**
+ * `json` with every value that is bytes in `marked` (the same value read from YAML)
+ * replaced by Timoni's decoding of it. Returns `json` itself when nothing is bytes.
+ */
+function replaceBytes(json, marked) {
+    if (marked instanceof Uint8Array)
+        return goJsonString(marked);
+    if (Array.isArray(json) && Array.isArray(marked)) {
+        let changed = false;
+        const items = json.map((item, index) => {
+            const replaced = replaceBytes(item, marked[index]);
+            if (replaced !== item)
+                changed = true;
+            return replaced;
+        });
+        return changed ? items : json;
+    }
+    if (apply_set_export_isRecord(json) && apply_set_export_isRecord(marked)) {
+        let result;
+        for (const [key, value] of Object.entries(json)) {
+            const replaced = replaceBytes(value, marked[key]);
+            if (replaced === value)
+                continue;
+            result ??= { ...json };
+            result[key] = replaced;
+        }
+        return result ?? json;
+    }
+    return json;
+}
+/** The engine's YAML export could not be read back (a bug of the engine or of `yaml`, not of the module). */
+class ApplySetExportError extends Error {
+    path;
+    constructor(path, reason) {
+        super(`${path}: reading the YAML export of the set failed: ${reason}`);
+        this.path = path;
+        this.name = 'ApplySetExportError';
+    }
+}
+/** The set's YAML export read with bytes as Uint8Array; `path` names the set in errors. */
+function readMarkedYaml(yaml, path) {
+    const document = (0,dist/* parseDocument */.Tp)(yaml, { customTags: ['binary'], uniqueKeys: false });
+    const problem = document.errors[0];
+    if (problem)
+        throw new ApplySetExportError(path, problem.message);
+    return document.toJS({ maxAliasCount: -1 });
+}
+/**
+ * The set's items (JSON export), bytes fields decoded as Timoni decodes them. Throws
+ * CueError when the set does not export, ApplySetExportError when its YAML cannot be read.
+ */
+function exportApplySet(set, path) {
+    const json = set.toJSON();
+    const yaml = set.toYAML();
+    if (!yaml.includes(BINARY_TAG))
+        return json;
+    return replaceBytes(json, readMarkedYaml(yaml, path));
+}
+
 ;// CONCATENATED MODULE: ./src/module/object-metadata.ts
 // Checks that a built object can be applied and tracked: apiVersion, kind and
 // metadata.name present; name, namespace, labels and annotations valid under the
@@ -2365,7 +2513,8 @@ function objectsOfSet(path, items) {
 // instance schema is added as timoni.schema.cue, the package is loaded with the `name`
 // and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
 // `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
-// in declaration order.
+// in declaration order (bytes fields decoded as Timoni's YAML path does: apply-set-export.ts).
+
 
 
 
@@ -2403,6 +2552,8 @@ function withCueErrors(input, module, step, run) {
     catch (error) {
         if (error instanceof CueError)
             throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`, error.diagnostics);
+        if (error instanceof ApplySetExportError)
+            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
         throw error;
     }
 }
@@ -2463,7 +2614,7 @@ function readApplySets(root, input, module) {
         const sets = apply.fields().map((field) => {
             const set = apply.lookup(field.label);
             try {
-                const items = set.toJSON();
+                const items = exportApplySet(set, `timoni.apply.${field.label}`);
                 if (!Array.isArray(items)) {
                     problems.push(`timoni.apply.${field.label} must be a list of objects`);
                     return { name: field.name, objects: [] };
@@ -10814,7 +10965,7 @@ __webpack_unused_export__ = lineCounter.LineCounter;
 __webpack_unused_export__ = parser.Parser;
 __webpack_unused_export__ = publicApi.parse;
 exports.hR = publicApi.parseAllDocuments;
-__webpack_unused_export__ = publicApi.parseDocument;
+exports.Tp = publicApi.parseDocument;
 exports.As = publicApi.stringify;
 __webpack_unused_export__ = visit.visit;
 __webpack_unused_export__ = visit.visitAsync;

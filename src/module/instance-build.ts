@@ -3,11 +3,12 @@
 // instance schema is added as timoni.schema.cue, the package is loaded with the `name`
 // and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
 // `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
-// in declaration order.
+// in declaration order (bytes fields decoded as Timoni's YAML path does: apply-set-export.ts).
 import { CueError, type CueDiagnostic, type CueEngine, type CueValue } from '../cue/index.js';
 import { collectImages } from './images.js';
 import { instanceSchemaSource, INSTANCE_SCHEMA_FILE } from './instance-schema.js';
 import type { ModuleSource } from './module-source.js';
+import { ApplySetExportError, exportApplySet } from './apply-set-export.js';
 import { objectsOfSet, type KubeObject } from './apply-set-objects.js';
 
 export interface InstanceBuildInput {
@@ -64,6 +65,7 @@ function withCueErrors<T>(input: InstanceBuildInput, module: ModuleSource, step:
     return run();
   } catch (error) {
     if (error instanceof CueError) throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`, error.diagnostics);
+    if (error instanceof ApplySetExportError) throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
     throw error;
   }
 }
@@ -128,7 +130,7 @@ function readApplySets(root: CueValue, input: InstanceBuildInput, module: Module
     const sets = apply.fields().map((field) => {
       const set = apply.lookup(field.label);
       try {
-        const items = set.toJSON();
+        const items = exportApplySet(set, `timoni.apply.${field.label}`);
         if (!Array.isArray(items)) {
           problems.push(`timoni.apply.${field.label} must be a list of objects`);
           return { name: field.name, objects: [] };
