@@ -1,6 +1,8 @@
 // The rollout: apply the bundle cluster by cluster in runtime order (staging before
 // production), stop at the first failure, and list the clusters not reached. Nothing is
 // rolled back; a failed cluster says which step failed and what was already applied.
+// `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
+// not each instance.
 import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { applyInstance } from '../kube/instance-apply.js';
 import { assertOwnership } from '../kube/ownership.js';
@@ -16,6 +18,8 @@ import { logPrefix } from './change-line.js';
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }): Promise<ClusterChanges> {
   const startedAt = Date.now();
+  // One time limit for the whole cluster: each instance gets what is left of it.
+  const deadline = startedAt + run.options.timeoutMs;
   const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
   if ('failed' in connected) return connected.failed;
   const { session } = connected;
@@ -40,6 +44,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
           overwriteOwnership: run.options.overwriteOwnership,
           wait: run.options.wait,
           timeoutMs: run.options.timeoutMs,
+          deadline,
           prune: run.options.prune,
           log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
         });

@@ -30,6 +30,12 @@ export interface InstanceApplyOptions {
   wait?: boolean;
   /** Time limit of the waits of this instance, all together; default 5 minutes. */
   timeoutMs?: number;
+  /**
+   * Give up waiting at this time (epoch ms) instead of `timeoutMs` after the start, when
+   * several instances share one time limit (the rollout's, per cluster); `timeoutMs` is
+   * then the whole limit that errors name.
+   */
+  deadline?: number;
   /** Delete objects the build no longer has (default true). With false they stay, and stay in the inventory. */
   prune?: boolean;
   /** Progress lines in Timoni's words (`Deployment/apps/web created`). */
@@ -94,7 +100,7 @@ async function applyOne(cluster: KubeCluster, desired: KubeObject, ref: ObjectRe
 export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions = {}): Promise<InstanceApplyResult> {
   const id = instanceId(instance);
   const log = options.log ?? (() => undefined);
-  const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+  const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
   const changes: ObjectChange[] = [];
   const readiness: ObjectReadiness[] = [];
   const fail = (step: InstanceStep, error: unknown, object?: string): never => {
