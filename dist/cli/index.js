@@ -8110,7 +8110,7 @@ function parseDuration(text) {
 const fleetFlags = [
     ...bundleFlags,
     { name: 'wait', kind: 'boolean', default: 'true', description: 'Wait for applied objects to become ready (--wait=false to skip)' },
-    { name: 'timeout', kind: 'string', default: '5m', description: 'How long to wait for readiness' },
+    { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's apply, all its instances' readiness waits together" },
     { name: 'prune', kind: 'boolean', default: 'true', description: 'Delete objects that the bundle no longer builds' },
     { name: 'force', kind: 'boolean', description: 'Recreate objects whose immutable fields change' },
     { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
