@@ -128,8 +128,16 @@ describe('the fleet of the test run', () => {
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'fleet-user' }],
       });
-      const allowed = await user.list('v1', 'Secret', { namespace: namespace.name });
-      expect(allowed.items).toEqual([]);
+      // The authorizer learns of the binding (and of the aggregated `edit` role) through its
+      // informers, a moment after the write: ask again for up to 10 s.
+      const deadline = Date.now() + 10_000;
+      let allowed = await user.list('v1', 'Secret', { namespace: namespace.name }).catch((caught: unknown) => caught);
+      while (allowed instanceof KubeApiError && allowed.status === 403 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        allowed = await user.list('v1', 'Secret', { namespace: namespace.name }).catch((caught: unknown) => caught);
+      }
+      if (allowed instanceof Error) throw allowed;
+      expect((allowed as { items: unknown[] }).items).toEqual([]);
     } finally {
       user.close();
     }
