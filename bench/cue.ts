@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { loadCueEngine } from '../src/cue/index.js';
 import { TIER_UP_VARIABLE } from '../src/cue/wasm-runtime.js';
-import { ensureGoBinary, repositoryRoot } from '../test/support/go-binary.js';
+import { ensureBinaries } from '../test/cue/binaries.js';
+import { repositoryRoot } from '../test/support/go-binary.js';
 import { fixturesDir, readFixture } from '../test/cue/fixture-files.js';
 import { K8S_MODULE_CLI_ARGS, K8S_MODULE_LOAD } from './cue-workload.js';
 import { median, type BenchResult } from './result.js';
@@ -49,10 +50,7 @@ async function warmLoadExport(): Promise<number[]> {
 }
 
 async function nativeExport(): Promise<number[]> {
-  const cue = await ensureGoBinary(
-    { name: 'cue', version: 'v0.17.1', moduleDir: 'bench/cue-cli', packagePath: 'cuelang.org/go/cmd/cue', usualMinutes: 4 },
-    (line) => process.stderr.write(`${line}\n`),
-  );
+  const { cue } = await ensureBinaries((line) => process.stderr.write(`${line}\n`));
   const cwd = join(fixturesDir, 'k8s-app');
   const times: number[] = [];
   for (let i = 0; i < COLD_RUNS; i++) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureGoBinary } from '../support/go-binary.js';
+import { ensureBinaries } from './binaries.js';
 import { engine } from './engine.js';
 import { fixturesDir, readFixture } from './fixture-files.js';
 
@@ -15,10 +15,7 @@ let cue = '';
 const scratch = mkdtempSync(join(tmpdir(), 'timoni-fleet-cue-oracle-'));
 
 beforeAll(async () => {
-  cue = await ensureGoBinary(
-    { name: 'cue', version: 'v0.17.1', moduleDir: 'bench/cue-cli', packagePath: 'cuelang.org/go/cmd/cue', usualMinutes: 4 },
-    (line) => process.stderr.write(`${line}\n`),
-  );
+  ({ cue } = await ensureBinaries((line) => process.stderr.write(`${line}\n`)));
 }, 900_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

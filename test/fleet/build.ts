@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repositoryRoot, type ProgressLog } from '../support/go-binary.js';
 
-const parts = ['test/fleet/binaries.ts', 'test/registry/binaries.ts'];
+const parts = ['test/fleet/binaries.ts', 'test/registry/binaries.ts', 'test/cue/binaries.ts'];
 
 interface FleetPart {
   ensureBinaries(log: ProgressLog): Promise<unknown>;
