@@ -8667,6 +8667,34 @@ function cutNote(detail, counts, limitName, where) {
         return '';
     return `> [!WARNING]\n> Shortened to fit ${limitName}: ${what.join(', ')}. ${where}\n\n`;
 }
+/**
+ * Renders every cluster's section for a plan (none when only the table fits) with
+ * `renderSection`, counting what was cut so the note can say it.
+ */
+function renderCountedSections(changeSet, plan, renderSection, shared) {
+    const counts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
+    if (plan.detail === 'table')
+        return { sections: '', counts };
+    const sections = changeSet.clusters
+        .map((cluster, clusterIndex) => renderSection({
+        ...shared,
+        cluster,
+        clusterIndex,
+        detail: plan.detail,
+        allocation: plan.allocation,
+        onDiff: (outcome) => {
+            if (outcome === 'cut')
+                counts.diffsCut += 1;
+            if (outcome === 'hidden')
+                counts.diffsHidden += 1;
+        },
+        onObjectsOmitted: (count) => {
+            counts.objectsOmitted += count;
+        },
+    }))
+        .join('');
+    return { sections, counts };
+}
 
 ;// CONCATENATED MODULE: ./src/report/marker.ts
 // The hidden marker that identifies the comment of one bundle, so that the action finds
@@ -8987,31 +9015,7 @@ function renderComment(original, context, variant) {
         return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex))));
     });
     const render = (plan) => {
-        const counts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
-        let sections = '';
-        if (plan.detail !== 'table') {
-            changeSet.clusters.forEach((cluster, clusterIndex) => {
-                sections += renderClusterSection({
-                    cluster,
-                    clusterIndex,
-                    detail: plan.detail,
-                    allocation: plan.allocation,
-                    sharing,
-                    secretChanges,
-                    measure: commentLength,
-                    moreHint,
-                    onDiff: (outcome) => {
-                        if (outcome === 'cut')
-                            counts.diffsCut += 1;
-                        if (outcome === 'hidden')
-                            counts.diffsHidden += 1;
-                    },
-                    onObjectsOmitted: (count) => {
-                        counts.objectsOmitted += count;
-                    },
-                });
-            });
-        }
+        const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
         const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
         return (`${commentMarker(changeSet.bundle)}\n` +
             renderHeadline(changeSet, context, variant) +
@@ -9281,31 +9285,7 @@ function renderJobSummary(original, context) {
         return utf8Length(objectRow(instance, change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), hasReadiness(cluster)));
     });
     const render = (plan) => {
-        const counts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
-        let sections = '';
-        if (plan.detail !== 'table') {
-            changeSet.clusters.forEach((cluster, clusterIndex) => {
-                sections += renderSummarySection({
-                    cluster,
-                    clusterIndex,
-                    detail: plan.detail,
-                    allocation: plan.allocation,
-                    sharing,
-                    secretChanges,
-                    measure: utf8Length,
-                    moreHint,
-                    onDiff: (outcome) => {
-                        if (outcome === 'cut')
-                            counts.diffsCut += 1;
-                        if (outcome === 'hidden')
-                            counts.diffsHidden += 1;
-                    },
-                    onObjectsOmitted: (count) => {
-                        counts.objectsOmitted += count;
-                    },
-                });
-            });
-        }
+        const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, measure: utf8Length, moreHint });
         const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${job_summary_capitalise(moreHint)}.`);
         return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
     };

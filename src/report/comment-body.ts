@@ -6,7 +6,7 @@ import { fitToBudget, type Plan } from './budget-fit.js';
 import { clusterHasChanges } from './cluster-counts.js';
 import { firstFailure, unreachedClusters } from './cluster-status.js';
 import { compactObjectLine, listedInComment, renderClusterSection } from './comment-section.js';
-import { cutNote, type CutCounts } from './cut-note.js';
+import { cutNote, renderCountedSections } from './cut-note.js';
 import { commentMarker } from './marker.js';
 import { code } from './markdown.js';
 import { maskChangeSet } from './masked-change-set.js';
@@ -32,29 +32,7 @@ export function renderComment(original: ChangeSet, context: ReportContext, varia
   });
 
   const render = (plan: Plan): string => {
-    const counts: CutCounts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
-    let sections = '';
-    if (plan.detail !== 'table') {
-      changeSet.clusters.forEach((cluster, clusterIndex) => {
-        sections += renderClusterSection({
-          cluster,
-          clusterIndex,
-          detail: plan.detail,
-          allocation: plan.allocation,
-          sharing,
-          secretChanges,
-          measure: commentLength,
-          moreHint,
-          onDiff: (outcome) => {
-            if (outcome === 'cut') counts.diffsCut += 1;
-            if (outcome === 'hidden') counts.diffsHidden += 1;
-          },
-          onObjectsOmitted: (count) => {
-            counts.objectsOmitted += count;
-          },
-        });
-      });
-    }
+    const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
     const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
     return (
       `${commentMarker(changeSet.bundle)}\n` +

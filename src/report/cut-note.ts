@@ -1,7 +1,9 @@
 // The note near the top of a shortened report that says what was left out and where to
 // find it.
 
-import type { Detail } from './budget-fit.js';
+import type { ChangeSet } from '../fleet/changeset.js';
+import type { Detail, Plan } from './budget-fit.js';
+import type { SectionInput } from './comment-section.js';
 
 export interface CutCounts {
   diffsCut: number;
@@ -23,4 +25,40 @@ export function cutNote(detail: Detail, counts: CutCounts, limitName: string, wh
   if (counts.objectsOmitted > 0) what.push(`${plural(counts.objectsOmitted, 'object')} not listed`);
   if (what.length === 0) return '';
   return `> [!WARNING]\n> Shortened to fit ${limitName}: ${what.join(', ')}. ${where}\n\n`;
+}
+
+/** What every section renderer needs beyond its cluster and the plan's detail and allocation. */
+export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted'>;
+
+/**
+ * Renders every cluster's section for a plan (none when only the table fits) with
+ * `renderSection`, counting what was cut so the note can say it.
+ */
+export function renderCountedSections(
+  changeSet: ChangeSet,
+  plan: Plan,
+  renderSection: (input: SectionInput) => string,
+  shared: SharedSectionInput,
+): { sections: string; counts: CutCounts } {
+  const counts: CutCounts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
+  if (plan.detail === 'table') return { sections: '', counts };
+  const sections = changeSet.clusters
+    .map((cluster, clusterIndex) =>
+      renderSection({
+        ...shared,
+        cluster,
+        clusterIndex,
+        detail: plan.detail,
+        allocation: plan.allocation,
+        onDiff: (outcome) => {
+          if (outcome === 'cut') counts.diffsCut += 1;
+          if (outcome === 'hidden') counts.diffsHidden += 1;
+        },
+        onObjectsOmitted: (count) => {
+          counts.objectsOmitted += count;
+        },
+      }),
+    )
+    .join('');
+  return { sections, counts };
 }

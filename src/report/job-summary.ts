@@ -4,7 +4,7 @@ import { hasChanges, type ChangeSet } from '../fleet/changeset.js';
 import { fitToBudget, type Plan } from './budget-fit.js';
 import { clusterHasChanges } from './cluster-counts.js';
 import { firstFailure, unreachedClusters } from './cluster-status.js';
-import { cutNote, type CutCounts } from './cut-note.js';
+import { cutNote, renderCountedSections } from './cut-note.js';
 import { code, escapeInline } from './markdown.js';
 import { maskChangeSet } from './masked-change-set.js';
 import { maskSecrets, secretMasker } from './masking.js';
@@ -42,29 +42,7 @@ export function renderJobSummary(original: ChangeSet, context: ReportContext): s
   });
 
   const render = (plan: Plan): string => {
-    const counts: CutCounts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
-    let sections = '';
-    if (plan.detail !== 'table') {
-      changeSet.clusters.forEach((cluster, clusterIndex) => {
-        sections += renderSummarySection({
-          cluster,
-          clusterIndex,
-          detail: plan.detail,
-          allocation: plan.allocation,
-          sharing,
-          secretChanges,
-          measure: utf8Length,
-          moreHint,
-          onDiff: (outcome) => {
-            if (outcome === 'cut') counts.diffsCut += 1;
-            if (outcome === 'hidden') counts.diffsHidden += 1;
-          },
-          onObjectsOmitted: (count) => {
-            counts.objectsOmitted += count;
-          },
-        });
-      });
-    }
+    const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, measure: utf8Length, moreHint });
     const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${capitalise(moreHint)}.`);
     return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
   };

@@ -2,32 +2,20 @@
 // version and digest, a table of objects and actions (with readiness when present), the
 // error, and the diffs.
 
+import type { SectionInput } from './comment-section.js';
 import type { ClusterChanges, InstanceChanges, ObjectChange } from '../fleet/changeset.js';
-import type { Detail } from './budget-fit.js';
 import { countActions, describeCounts } from './cluster-counts.js';
 import { statusLabel } from './cluster-status.js';
-import { renderDiffBlock, type DiffOutcome } from './diff-block.js';
+import { renderDiffBlock } from './diff-block.js';
 import { renderErrorBlock } from './error-block.js';
 import { formatDuration } from './duration.js';
 import { code, escapeHtml, escapeInline, tableHeader, tableRow } from './markdown.js';
 import { objectListId, objectListRoom } from './object-list.js';
 import { objectRef, shortDigest } from './object-ref.js';
 import { readinessLabel, readinessOf } from './readiness.js';
-import { changeId, type Sharing } from './shared-changes.js';
-import type { Measure } from './text-size.js';
+import { changeId } from './shared-changes.js';
 
-export interface SummarySectionInput {
-  cluster: ClusterChanges;
-  clusterIndex: number;
-  detail: Detail;
-  allocation: ReadonlyMap<string, number>;
-  sharing: ReadonlyMap<string, Sharing>;
-  secretChanges: ReadonlySet<string>;
-  measure: Measure;
-  moreHint: string;
-  onDiff: (outcome: DiffOutcome) => void;
-  onObjectsOmitted: (count: number) => void;
-}
+export type SummarySectionInput = SectionInput;
 
 /** Error messages are capped at this size in the job summary. */
 const ERROR_CAP = 65_536;
