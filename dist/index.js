@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 1557:
+/***/ 911:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -47,10 +47,79 @@ function cluster_selection_selectClusters(runtime, selector) {
     return selected;
 }
 
+;// CONCATENATED MODULE: ./src/file-boundary.ts
+// The folders that files read for a bundle may come from. On a pull request every bundle,
+// runtime and local module file is the pull request author's; a committed symlink such as
+// `mod/leak -> /proc/self/environ` or `runtime.cue -> /etc/passwd` would otherwise hand the
+// process environment (tokens, kubeconfig keys) or any host file to CUE, which quotes it in
+// errors and embeds it in objects. So every path is resolved after symlinks (realpath) and
+// must land inside one of the boundary's roots: the workspace in the action; in the CLI the
+// current directory, the folders of the files named on the command line and any folder
+// given with --allow-path. Symlinks that stay inside keep working (Timoni's own examples link
+// `cue.mod/pkg` within their repository). A refusal names the file and where it points,
+// never its content.
+
+
+class FileBoundaryError extends Error {
+    name = 'FileBoundaryError';
+}
+class FileBoundary {
+    roots;
+    /** Roots are resolved after symlinks; a root that does not exist is ignored. */
+    constructor(roots) {
+        const resolved = new Set();
+        for (const root of roots) {
+            try {
+                resolved.add((0,external_node_fs_namespaceObject.realpathSync)((0,external_node_path_namespaceObject.resolve)(root)));
+            }
+            catch {
+                // A folder that does not exist holds no file to allow.
+            }
+        }
+        this.roots = [...resolved];
+    }
+    /** True when a real (symlink-free) path lies inside one of the roots. */
+    contains(realPath) {
+        return this.roots.some((root) => {
+            const rel = (0,external_node_path_namespaceObject.relative)(root, realPath);
+            return rel === '' || (!rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && rel !== '..' && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
+        });
+    }
+    /**
+     * The real path of `path`, checked to lie inside the boundary. `shownAs` is how messages
+     * name the file (the user's own spelling of it).
+     */
+    check(path, shownAs = path) {
+        let real;
+        try {
+            real = (0,external_node_fs_namespaceObject.realpathSync)(path);
+        }
+        catch (error) {
+            const code = error.code;
+            if (code === 'ELOOP')
+                throw new FileBoundaryError(`${shownAs}: symbolic link loop`);
+            throw error;
+        }
+        if (!this.contains(real)) {
+            const where = real === (0,external_node_path_namespaceObject.resolve)(path) ? 'is' : `points to ${real}, which is`;
+            throw new FileBoundaryError(`${shownAs} ${where} outside ${this.describe()}; files of a bundle, runtime or module must stay inside it`);
+        }
+        return real;
+    }
+    describe() {
+        if (this.roots.length === 1)
+            return `the allowed folder ${this.roots[0]}`;
+        return `the allowed folders (${this.roots.join(', ')})`;
+    }
+}
+/** A boundary that allows everything: for tests and callers that read trusted files only. */
+const UNBOUNDED = new FileBoundary(['/']);
+
 ;// CONCATENATED MODULE: ./src/bundle/source-files.ts
 // Bundle and runtime files as the user names them with -f and -r: .cue, .json, .yaml or
 // .yml, read once, and laid out in the CUE engine's in-memory workspace under names that
 // cannot collide, while errors keep showing the user's own paths.
+
 
 
 class SourceFileError extends Error {
@@ -69,17 +138,55 @@ function sourceFormat(path) {
     }
     return format;
 }
-/** Reads the files in the order given; the order decides the CUE field order of the result. */
-function readSourceFiles(paths, cwd) {
+/**
+ * Reads the files in the order given; the order decides the CUE field order of the result.
+ * Each must resolve, after symlinks, inside the boundary (by default the working directory).
+ */
+function readSourceFiles(paths, cwd, boundary = new FileBoundary([cwd])) {
     return paths.map((path) => {
         const format = sourceFormat(path);
         const absolutePath = (0,external_node_path_namespaceObject.resolve)(cwd, path);
         if (!(0,external_node_fs_namespaceObject.existsSync)(absolutePath))
             throw new SourceFileError(path, 'no such file');
-        if ((0,external_node_fs_namespaceObject.statSync)(absolutePath).isDirectory())
+        const real = checked(boundary, absolutePath, path);
+        if ((0,external_node_fs_namespaceObject.statSync)(real).isDirectory())
             throw new SourceFileError(path, 'is a directory, expected a file');
-        return { path, absolutePath, format, content: (0,external_node_fs_namespaceObject.readFileSync)(absolutePath, 'utf8') };
+        return { path, absolutePath, format, content: (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8') };
     });
+}
+function checked(boundary, path, shownAs) {
+    try {
+        return boundary.check(path, shownAs);
+    }
+    catch (error) {
+        throw new SourceFileError(shownAs, error instanceof Error ? error.message.replace(`${shownAs} `, '') : String(error));
+    }
+}
+/**
+ * Walks a folder in name order, following symlinks that stay inside the boundary (each
+ * real folder once, so a link to a parent cannot loop) and refusing those that leave it.
+ * Calls `visit` with the path (as reached) and the real path of every regular file.
+ */
+function walkInside(root, boundary, visit, skip = () => false, shownFrom = root) {
+    const seen = new Set();
+    const walk = (dir) => {
+        const realDir = boundary.check(dir, (0,external_node_path_namespaceObject.relative)(shownFrom, dir) || dir);
+        if (seen.has(realDir))
+            return;
+        seen.add(realDir);
+        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
+            const path = (0,external_node_path_namespaceObject.join)(dir, name);
+            const real = boundary.check(path, (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.relative)(shownFrom, dir), name) || path);
+            const stat = (0,external_node_fs_namespaceObject.statSync)(real);
+            if (stat.isDirectory()) {
+                if (!skip(name))
+                    walk(path);
+            }
+            else if (stat.isFile())
+                visit(path, real);
+        }
+    };
+    walk(root);
 }
 /** The name a file gets in the engine's workspace: its index keeps names unique and ordered. */
 function workspaceName(workspace, index, file) {
@@ -91,22 +198,14 @@ function workspaceName(workspace, index, file) {
  * so that bundles may import packages as they can with Timoni's --workdir. Empty when the
  * working directory is not a CUE module.
  */
-function readCueModuleFiles(workdir) {
+function readCueModuleFiles(workdir, boundary = new FileBoundary([workdir])) {
     const root = (0,external_node_path_namespaceObject.join)(workdir, 'cue.mod');
     const files = {};
     if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
         return files;
-    const walk = (dir) => {
-        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
-            const path = (0,external_node_path_namespaceObject.join)(dir, name);
-            const stat = (0,external_node_fs_namespaceObject.statSync)(path);
-            if (stat.isDirectory())
-                walk(path);
-            else if (stat.isFile())
-                files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
-        }
-    };
-    walk(root);
+    walkInside(root, boundary, (path, real) => {
+        files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8');
+    }, undefined, workdir);
     return files;
 }
 /** Resolves a relative `file://` module URL against the directory of the file that declared it. */
@@ -156,6 +255,19 @@ class RuntimeQueryError extends Error {
     }
 }
 const VALUE_NAME = /^(([A-Za-z0-9][-A-Za-z0-9_]*)?[A-Za-z0-9])?$/;
+// What a query may name. A query becomes a URL path on the cluster's API server, so a
+// segment such as `.` or `..` (which URL resolution folds away, turning a GET of one Secret
+// into a LIST of every Secret) or one holding `/`, `%` or `?` is refused before any request.
+const API_VERSION = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
+const KIND = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
+/** A namespace is a DNS label. */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** Object names: DNS subdomains, and the odd upper-case or underscore name some kinds allow; never `.` or `..`. */
+const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
+function checkSegment(query, label, value, pattern, rule) {
+    if (!pattern.test(value))
+        throw new RuntimeQueryError(query, `the ${label} ${JSON.stringify(value)} is not valid: ${rule}`);
+}
 function parseRuntimeQuery(query, expressions, optional) {
     const parts = query.split(':');
     if (parts[0] !== 'k8s')
@@ -172,6 +284,11 @@ function parseRuntimeQuery(query, expressions, optional) {
     }
     if (parts.length === 5 && namespace === '')
         throw new RuntimeQueryError(query, 'the namespace is empty');
+    checkSegment(query, 'apiVersion', apiVersion, API_VERSION, 'expected v1 or group/version, e.g. apps/v1');
+    checkSegment(query, 'kind', kind, KIND, 'expected a kind such as ConfigMap');
+    if (parts.length === 5)
+        checkSegment(query, 'namespace', namespace, NAMESPACE, 'a namespace is a lowercase DNS label (letters, digits and -)');
+    checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
     for (const { name: valueName } of expressions) {
         if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
             throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
@@ -1244,6 +1361,22 @@ function fieldError(value, path, message) {
     field.free();
     return new CueFilesError(message, [{ message, path, positions: position ? [position] : [] }]);
 }
+// Timoni's v1alpha1 #Runtime: cluster names are lowercase DNS-like names of 1 to 63
+// characters. Groups are free strings there; here they may not hold control characters,
+// which would break log lines and reports (a name is printed in both).
+const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+function checkCluster(clusters, label, name, group, kubeContext) {
+    if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
+        throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+    }
+    for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
+        if (CONTROL_CHARACTERS.test(value)) {
+            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
+        }
+    }
+}
 function readClusters(runtime) {
     const clusters = runtime.lookup('clusters');
     try {
@@ -1255,6 +1388,7 @@ function readClusters(runtime) {
             if (typeof group !== 'string' || typeof kubeContext !== 'string') {
                 throw fieldError(clusters, field.label, `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`);
             }
+            checkCluster(clusters, field.label, field.name, group, kubeContext);
             return { name: field.name, group, kubeContext };
         });
     }
@@ -1524,13 +1658,267 @@ function extractQueryValues(engine, query, object) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/secrets.ts
+// The one rule for secrets, used by every layer: which forms of a secret value are masked,
+// how text is redacted, and how a new secret reaches the caller (the action prints
+// `::add-mask::` for it, so that the runner masks the log as well).
+//
+// The rule, for each value registered:
+//   - surrounding whitespace is trimmed; a form shorter than MIN_SECRET_LENGTH (4)
+//     characters is not masked: masking "on", "80" or "a" would garble every report while
+//     hiding nothing worth hiding (the runner's log masking has the same blind spot), and it
+//     keeps every replacement from making text longer, since the mask is 3 characters;
+//   - a multi-line value (a PEM key) is also masked line by line, as diffs and logs split
+//     lines (unless registered `wholeOnly`: a JSON document whose lines are not secret);
+//   - the cheap transforms of the value are masked as well: upper and lower case, base64
+//     (standard and URL-safe, with and without padding: Secret `data` is base64), hex (lower
+//     and upper case), URL encoding and JSON string escaping;
+//   - all forms are replaced longest first, so that a secret containing another is masked
+//     whole rather than leaving a fragment around a shorter one.
+//
+// What masking cannot promise: a value that the bundle's author transforms in any other way
+// (reversed, spaced out, split in two, hashed and truncated, one character per object name)
+// is not recognised. That is why the action refuses runtime queries of cluster Secrets on
+// pull requests unless the workflow opts in, and why the README's threat model recommends a
+// least-privilege kubeconfig for diffs.
+/** What a secret value is replaced with. */
+const MASK = '***';
+/** Forms shorter than this, after trimming, are not masked (see above). */
+const MIN_SECRET_LENGTH = 4;
+function base64Forms(text) {
+    const standard = Buffer.from(text, 'utf8').toString('base64');
+    const unpadded = standard.replace(/=+$/, '');
+    const urlSafe = unpadded.replace(/\+/g, '-').replace(/\//g, '_');
+    return [standard, unpadded, urlSafe];
+}
+/** The cheap transforms of one line of a secret (see the rule above). */
+function transforms(text) {
+    const hex = Buffer.from(text, 'utf8').toString('hex');
+    return [
+        text,
+        text.toUpperCase(),
+        text.toLowerCase(),
+        ...base64Forms(text),
+        hex,
+        hex.toUpperCase(),
+        encodeURIComponent(text),
+        JSON.stringify(text).slice(1, -1),
+    ];
+}
+/** Every form of a secret value that is masked, each at least MIN_SECRET_LENGTH long. */
+function secretForms(value, wholeOnly = false) {
+    const trimmed = value.trim();
+    // The value as given too (a PEM key with its final line break), as the runner masks it.
+    const sources = value !== trimmed && trimmed.length >= MIN_SECRET_LENGTH ? [trimmed, value] : [trimmed];
+    if (!wholeOnly && /[\r\n]/.test(trimmed))
+        sources.push(...trimmed.split(/\r?\n|\r/).map((line) => line.trim()));
+    const forms = new Set();
+    for (const source of sources) {
+        if (source.length < MIN_SECRET_LENGTH)
+            continue;
+        for (const form of transforms(source))
+            if (form.trim().length >= MIN_SECRET_LENGTH)
+                forms.add(form);
+    }
+    return [...forms];
+}
+/** The strings that `maskSecrets` replaces for a list of secret values, longest first. */
+function maskableValues(secrets) {
+    const candidates = new Set();
+    for (const secret of secrets)
+        for (const form of secretForms(secret))
+            candidates.add(form);
+    return [...candidates].sort((left, right) => right.length - left.length || (left < right ? -1 : 1));
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** Replaces exactly the given forms (no further transforms), longest first. */
+function formMasker(forms) {
+    if (forms.length === 0)
+        return (text) => text;
+    const longestFirst = [...forms].sort((left, right) => right.length - left.length || (left < right ? -1 : 1));
+    // One alternation, longest first: at each position the longest form wins.
+    const pattern = new RegExp(longestFirst.map(escapeRegExp).join('|'), 'g');
+    return (text) => text.replace(pattern, MASK);
+}
+/** A masking function bound to one list of secrets, compiled once. */
+function secrets_secretMasker(secrets) {
+    return formMasker(maskableValues(secrets));
+}
+/** Replaces every form of every secret value (see the rule above) with MASK. */
+function maskSecrets(text, secrets) {
+    return secrets_secretMasker(secrets)(text);
+}
+/** True when the text contains any form of any of the secret values. */
+function containsSecret(text, secrets) {
+    return maskableValues(secrets).some((value) => text.includes(value));
+}
+/**
+ * The secrets of one run: every credential, Secret value and environment value found while
+ * running is registered here. Each new form goes to the caller's callback at once, and
+ * `redact` masks all of them in any text (errors, log lines).
+ */
+class SecretRegistry {
+    forward;
+    values = new Set();
+    originals = new Set();
+    short = new Set();
+    masker;
+    constructor(forward = () => { }) {
+        this.forward = forward;
+    }
+    /**
+     * Registers a secret with all its forms. `wholeOnly` skips the line-by-line forms, for
+     * documents whose lines are not secret by themselves (an exec plugin's JSON output).
+     */
+    register(value, wholeOnly = false) {
+        if (value === undefined || value === null)
+            return;
+        const text = typeof value === 'string' ? value : value.toString('utf8');
+        const trimmed = text.trim();
+        if (!wholeOnly && trimmed.length >= MIN_SECRET_LENGTH)
+            this.originals.add(text);
+        // Even a value too short to redact in reports reaches the callback: the runner masks it.
+        if (trimmed.length > 0 && trimmed.length < MIN_SECRET_LENGTH && !this.short.has(trimmed)) {
+            this.short.add(trimmed);
+            this.forward(trimmed);
+        }
+        for (const form of secretForms(text, wholeOnly)) {
+            if (this.values.has(form))
+                continue;
+            this.values.add(form);
+            this.masker = undefined;
+            this.forward(form);
+        }
+    }
+    /** Alias of `register` for the registry client's credential values. */
+    add(value) {
+        this.register(value);
+    }
+    /** True when the value (trimmed) was registered as a secret or is a form of one. */
+    isSecret(value) {
+        const trimmed = value.trim();
+        return trimmed !== '' && (this.values.has(trimmed) || this.short.has(trimmed));
+    }
+    /** The values registered so far as given (reports expand them with `secretMasker`). */
+    secrets() {
+        return [...this.originals];
+    }
+    /** The text with every registered form replaced by MASK, longest first. */
+    redact(text) {
+        if (this.values.size === 0)
+            return text;
+        this.masker ??= formMasker([...this.values]);
+        return this.masker(text);
+    }
+}
+/** Variables that carry credentials of the CI job itself (the action's inputs, the runner's tokens). */
+const JOB_CREDENTIAL_PREFIXES = ['INPUT_', 'ACTIONS_'];
+const JOB_CREDENTIAL_NAMES = new Set(['GITHUB_TOKEN', 'GH_TOKEN', 'RUNNER_TOKEN']);
+/**
+ * True for an environment variable that holds a credential of the job itself: never given
+ * to code the job runs on someone's behalf (runtime attributes, exec credential plugins).
+ */
+function isJobCredentialVariable(name) {
+    const upper = name.toUpperCase();
+    return JOB_CREDENTIAL_NAMES.has(upper) || JOB_CREDENTIAL_PREFIXES.some((prefix) => upper.startsWith(prefix));
+}
+/** The environment less the job's own credentials. */
+function withoutJobCredentials(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env))
+        if (value !== undefined && !isJobCredentialVariable(name))
+            kept[name] = value;
+    return kept;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/runtime-environment.ts
+// Which environment variables `@timoni(runtime:...)` attributes may read, and which of
+// them are secrets.
+//
+// Timoni's `--runtime-from-env` offers the whole environment. In a CI job the environment
+// also holds the job's own credentials: the action's inputs (`INPUT_GITHUB-TOKEN`,
+// `INPUT_KUBECONFIG`), the runner's tokens (`ACTIONS_RUNTIME_TOKEN`,
+// `ACTIONS_ID_TOKEN_REQUEST_TOKEN`) and `GITHUB_TOKEN`. A bundle on a pull request is the
+// PR author's code, so those are never offered, whatever the options say.
+//
+// Some variables hold text that the pull request's author chose (the branch name, their
+// login). They are not secrets: masking them would let the author hide text from reviewers
+// (a branch named like a registry host turns `image: host/app:1` into `image: ***:1`). They
+// are offered only when named in the allow-list, and are never masked.
+//
+// The other GitHub context variables (`GITHUB_REPOSITORY`, `GITHUB_SHA`, ...) are printed
+// by the runner anyway: offered, not secret. Every other variable is a secret.
+
+/** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
+const AUTHOR_CONTROLLED_NAMES = new Set([
+    'GITHUB_HEAD_REF',
+    'GITHUB_REF_NAME',
+    'GITHUB_ACTOR',
+    'GITHUB_TRIGGERING_ACTOR',
+    'GITHUB_ACTOR_ID',
+    'GITHUB_EVENT_NAME',
+]);
+class RuntimeEnvironmentError extends Error {
+    name = 'RuntimeEnvironmentError';
+}
+/** True when a value of this variable is masked in reports. */
+function isSecretVariable(name) {
+    return !AUTHOR_CONTROLLED_NAMES.has(name) && !(name.startsWith('GITHUB_') || name.startsWith('RUNNER_'));
+}
+/**
+ * The variables offered to runtime attributes. Undefined when none are (neither option
+ * given), so that an attribute reading the environment fails as in Timoni without
+ * --runtime-from-env.
+ */
+function runtimeEnvironment(env, options) {
+    if (!options.all && options.allowed.length === 0)
+        return undefined;
+    for (const name of options.allowed) {
+        if (isJobCredentialVariable(name)) {
+            throw new RuntimeEnvironmentError(`runtime-env: ${name} holds a credential of the job itself and is never given to runtime attributes`);
+        }
+    }
+    const offered = {};
+    const allowed = new Set(options.allowed);
+    for (const [name, value] of Object.entries(env)) {
+        if (value === undefined || isJobCredentialVariable(name))
+            continue;
+        if (!allowed.has(name) && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name)))
+            continue;
+        if (options.isRegisteredSecret?.(value))
+            continue;
+        offered[name] = value;
+    }
+    return offered;
+}
+/** Splits a list of variable names given on several lines or separated by commas. */
+function parseVariableNames(text, what) {
+    const names = text
+        .split(/[\n,]/)
+        .map((name) => name.trim())
+        .filter(Boolean);
+    for (const name of names) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+            throw new RuntimeEnvironmentError(`${what}: "${name}" is not an environment variable name`);
+    }
+    return names;
+}
+
 ;// CONCATENATED MODULE: ./src/bundle/runtime-values.ts
+// The values that `@timoni(runtime:...)` attributes receive for one cluster, merged in
+// Timoni's order (later wins): the environment (only what runtime-environment.ts offers), then the
+// runtime's value queries, then TIMONI_CLUSTER_NAME and TIMONI_CLUSTER_GROUP (only when
+// the runtime declares clusters). Each value remembers whether it is secret, so reports
+// can hide what came from the environment or from a cluster Secret.
+
 
 function mergeRuntimeValues(cluster, environment, queried) {
     const values = new Map();
     for (const [name, value] of Object.entries(environment ?? {})) {
         if (value !== undefined)
-            values.set(name, { value, secret: true, source: 'environment' });
+            values.set(name, { value, secret: isSecretVariable(name), source: 'environment' });
     }
     for (const { name, value, secret } of queried)
         values.set(name, { value, secret, source: 'query' });
@@ -1562,9 +1950,12 @@ class ClusterEvaluationError extends Error {
         this.name = 'ClusterEvaluationError';
     }
 }
-async function queryValues(engine, runtime, cluster, readObject) {
+async function queryValues(engine, runtime, cluster, readObject, secretQueryRefusal) {
     const values = [];
     for (const query of runtime.queries) {
+        if (secretQueryRefusal !== undefined && query.apiVersion === 'v1' && query.kind === 'Secret') {
+            throw new RuntimeQueryError(query.query, secretQueryRefusal);
+        }
         if (!readObject) {
             throw new RuntimeQueryError(query.query, `runtime "${runtime.name}" has value queries, which need access to cluster ${cluster.name}; this command does not connect to clusters`);
         }
@@ -1592,7 +1983,7 @@ function attributeNames(engine, files) {
 /** Evaluates the bundle for one cluster of the runtime. */
 async function evaluateForCluster(engine, options, cluster) {
     try {
-        const queried = await queryValues(engine, options.runtime, cluster, options.readObject);
+        const queried = await queryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
         const values = mergeRuntimeValues(cluster, options.environment, queried);
         const evaluated = evaluateBundle(engine, {
             files: options.bundleFiles,
@@ -3830,52 +4221,11 @@ function skippedEntry(cluster) {
     return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
 }
 
-;// CONCATENATED MODULE: ./src/kube/secrets.ts
-// Credentials found while connecting (tokens, keys, passwords, exec plugin env values and
-// outputs) are handed to a callback so that the caller can mask them (the action calls
-// `core.setSecret`). Error texts are redacted with the same values.
-/** Keeps the values registered so far, forwards each new one to the caller's callback. */
-class SecretRegistry {
-    forward;
-    values = new Set();
-    constructor(forward = () => { }) {
-        this.forward = forward;
-    }
-    /**
-     * Registers a credential. Multi-line values (PEM keys) are also registered line by line,
-     * as the runner masks line by line; `wholeOnly` skips that for documents whose lines are
-     * not secret by themselves (an exec plugin's JSON output).
-     */
-    register(value, wholeOnly = false) {
-        if (value === undefined || value === null)
-            return;
-        const text = typeof value === 'string' ? value : value.toString('utf8');
-        for (const candidate of [text, text.trim()]) {
-            if (candidate === '' || this.values.has(candidate))
-                continue;
-            this.values.add(candidate);
-            this.forward(candidate);
-        }
-        if (!wholeOnly && text.includes('\n'))
-            for (const line of text.split('\n'))
-                if (line.trim().length >= 8)
-                    this.register(line.trim());
-    }
-    /** The text with every registered value (of 4 characters or more) replaced by `***`. */
-    redact(text) {
-        let out = text;
-        // A value of one to three characters would blank out innocent text everywhere.
-        const longestFirst = [...this.values].filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
-        for (const value of longestFirst)
-            out = out.split(value).join('***');
-        return out;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
 // Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
 // kubectl merges files (the first definition of a name wins), contexts looked up by name.
 // Credentials are registered as secrets the moment they are read.
+
 
 
 
@@ -3921,10 +4271,24 @@ function namedEntries(list, field, where) {
         return [[item.name, isRecord(body) ? body : {}]];
     });
 }
-function parseExec(exec, where, secrets) {
-    const command = str(exec.command);
-    if (!command)
+/**
+ * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
+ * path with a separator is resolved against the kubeconfig file's folder, never against the
+ * working directory (on a pull request the workspace holds the author's scripts). A
+ * kubeconfig given inline (an action input) has no folder, so such a path is refused.
+ */
+function execCommand(command, fileDir, where) {
+    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
+        return command;
+    if (fileDir !== undefined)
+        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
+    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
+}
+function parseExec(exec, where, fileDir, secrets) {
+    const rawCommand = str(exec.command);
+    if (!rawCommand)
         throw new KubeconfigError(`${where}: exec has no command`);
+    const command = execCommand(rawCommand, fileDir, where);
     const env = Array.isArray(exec.env)
         ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
         : [];
@@ -3937,9 +4301,10 @@ function parseExec(exec, where, secrets) {
         apiVersion: str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
         installHint: str(exec.installHint),
         provideClusterInfo: bool(exec.provideClusterInfo),
+        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
-function parseUser(name, user, baseDir, where, secrets) {
+function parseUser(name, user, baseDir, fileDir, where, secrets) {
     const parsed = {
         clientCertificate: str(user['client-certificate']),
         clientCertificateData: str(user['client-certificate-data']),
@@ -3961,7 +4326,7 @@ function parseUser(name, user, baseDir, where, secrets) {
         secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
     }
     if (isRecord(user.exec))
-        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, secrets);
+        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
     if (isRecord(user['auth-provider']))
         parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
     return parsed;
@@ -3987,7 +4352,8 @@ function loadKubeconfig(sources, secrets) {
     sources.forEach((source, index) => {
         const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
         const where = path ?? `kubeconfig #${index + 1}`;
-        const baseDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : process.cwd();
+        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
+        const baseDir = fileDir ?? process.cwd();
         const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
         const list = Array.isArray(documents) ? documents : [documents];
         for (const document of list) {
@@ -4007,7 +4373,7 @@ function loadKubeconfig(sources, secrets) {
             }
             for (const [name, body] of namedEntries(raw.users, 'user', where)) {
                 if (!config.users.has(name))
-                    config.users.set(name, parseUser(name, body, baseDir, where, secrets));
+                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
             }
             for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
                 if (!config.contexts.has(name)) {
@@ -4051,6 +4417,7 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
 // values and outputs are secrets.
 
 
+
 class ExecCredentialError extends Error {
     name = 'ExecCredentialError';
 }
@@ -4070,11 +4437,14 @@ function execInfo(config, cluster) {
 }
 function run(config, options) {
     const { subject, timeoutMs, secrets } = options;
-    const env = { ...process.env, KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
+    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
+    // outside the workspace, which on a pull request holds the author's files.
+    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
     for (const entry of config.env)
         env[entry.name] = entry.value;
     return new Promise((resolvePromise, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
         const stdout = [];
         const stderr = [];
         child.stdout.on('data', (chunk) => stdout.push(chunk));
@@ -4638,7 +5008,13 @@ class KubeCluster {
         if (mapping.namespaced && !namespace) {
             throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
         }
-        return { mapping, namespace, path: `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}` };
+        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
+        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
+        // one object would become a LIST of a namespace, or of the whole cluster.
+        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
+        }
+        return { mapping, namespace, path };
     }
     /**
      * The object's identity with the namespace cleared for cluster-scoped kinds (what the
@@ -4652,7 +5028,12 @@ class KubeCluster {
     /** The live object, or null when it does not exist. */
     async get(ref) {
         const { path } = await this.locate(ref);
-        return this.client.getOrNull(path, ref);
+        const object = await this.client.getOrNull(path, ref);
+        // One object was asked for; a list (of Secrets, say) is never handed on.
+        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
+        }
+        return object;
     }
     /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
     async list(apiVersion, kind, namespace, labelSelector) {
@@ -5621,11 +6002,29 @@ function changeLine(bundle, cluster, instance, change) {
     return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
 }
 
+;// CONCATENATED MODULE: ./src/fleet/deadline.ts
+// Bounds the wait for one cluster's work by a deadline. The work is not cancelled (a request
+// already sent stays sent); the run stops waiting for it, reports the cluster as failed, and
+// goes on to publish what it has. The action's process ends after publishing, which also ends
+// any work still in flight.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+function withinDeadline(work, deadlineAt, onDeadline) {
+    if (!Number.isFinite(deadlineAt))
+        return work;
+    let timer;
+    const expired = new Promise((resolve) => {
+        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+    });
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
 // (down, bad credentials, a CUE error in its values) is reported as failed while the others
 // are still diffed. Clusters keep runtime order in the ChangeSet.
+
 
 
 
@@ -5679,7 +6078,8 @@ async function planFleet(run) {
     run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
     const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
         const log = new BufferedLog();
-        const entry = await planCluster(run, cluster, log, bundleName);
+        const startedAt = Date.now();
+        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
         log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
         return entry;
     });
@@ -5701,10 +6101,11 @@ async function planFleet(run) {
 
 
 
+
 async function rollOutCluster(run, cluster, bundleName) {
     const startedAt = Date.now();
-    // One time limit for the whole cluster: each instance gets what is left of it.
-    const deadline = startedAt + run.options.timeoutMs;
+    // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
+    const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
     const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
     if ('failed' in connected)
         return connected.failed;
@@ -5775,8 +6176,15 @@ async function rollOutFleet(run) {
             entries.push(skippedEntry(cluster));
             continue;
         }
+        if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
+            entries.push(clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now()));
+            failed = true;
+            continue;
+        }
         run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-        const entry = await rollOutCluster(run, cluster, bundleName);
+        const startedAt = Date.now();
+        const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
         run.log.endGroup();
         entries.push(entry);
         failed = entry.status === 'failed';
@@ -5870,6 +6278,7 @@ function parseDuration(text) {
 // registered by the kubeconfig loader.
 
 
+
 /**
  * The kubeconfigs given in the `kubeconfig` input: YAML (several documents merge), or one
  * or more base64-encoded kubeconfigs separated by whitespace.
@@ -5882,6 +6291,34 @@ function kubeconfigInputs(env) {
         return raw.split(/\s+/).filter(Boolean);
     return [raw];
 }
+const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
+/**
+ * `registry-creds`: one `host=user:password` (or `host=token`) entry per line. Credentials
+ * are bound to the registry host they name: a pull request that points a module at another
+ * registry never gets them. Every value is registered for masking before it is checked, and
+ * errors name the entry by its position, never by its text.
+ */
+function registryCredentials(text, mask) {
+    const entries = {};
+    const lines = text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean);
+    lines.forEach((line, index) => {
+        mask(line);
+        const match = HOST_ENTRY.exec(line);
+        if (!match || match[2] === '') {
+            throw new InputError('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
+        }
+        const [, host = '', credential = ''] = match;
+        mask(credential);
+        const colon = credential.indexOf(':');
+        if (colon >= 0)
+            mask(credential.slice(colon + 1));
+        entries[host.toLowerCase()] = credential;
+    });
+    return entries;
+}
 function readActionConfig(env, mask) {
     // The credentials inside the kubeconfigs are registered when they are loaded; masking the
     // whole text would hide every structural line (`apiVersion: v1`) in every report.
@@ -5889,13 +6326,7 @@ function readActionConfig(env, mask) {
     const githubToken = getInput(env, 'github-token');
     if (githubToken)
         mask(githubToken);
-    const registryCreds = getInput(env, 'registry-creds');
-    if (registryCreds) {
-        mask(registryCreds);
-        const colon = registryCreds.indexOf(':');
-        if (colon >= 0)
-            mask(registryCreds.slice(colon + 1));
-    }
+    const registryCreds = registryCredentials(getInput(env, 'registry-creds'), mask);
     const bundleFiles = getListInput(env, 'bundle');
     if (bundleFiles.length === 0)
         throw new InputError('bundle', 'is required: name one or more bundle files');
@@ -5903,6 +6334,17 @@ function readActionConfig(env, mask) {
     const timeoutMs = parseDuration(timeoutText);
     if (timeoutMs === undefined)
         throw new InputError('timeout', `must be a duration such as 5m or 90s, not "${timeoutText}"`);
+    const deadlineText = getInput(env, 'deadline') || '60m';
+    const deadlineMs = parseDuration(deadlineText);
+    if (deadlineMs === undefined || deadlineMs <= 0)
+        throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
+    let runtimeEnv;
+    try {
+        runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
+    }
+    catch (error) {
+        throw new InputError('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
+    }
     const concurrencyText = getInput(env, 'concurrency') || '4';
     const concurrency = Number(concurrencyText);
     if (!Number.isInteger(concurrency) || concurrency < 1)
@@ -5915,8 +6357,15 @@ function readActionConfig(env, mask) {
         runtimeGroup: getInput(env, 'runtime-group') || '*',
         runtimeCluster: getInput(env, 'runtime-cluster') || '*',
         runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
+        runtimeEnv,
+        secretQueriesOnPullRequest: getBooleanInput(env, 'secret-queries-on-pull-request', false),
+        applyRefs: getListInput(env, 'apply-refs'),
+        trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
+        useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
+        deadlineMs,
         githubToken,
         comment: getBooleanInput(env, 'comment', true),
+        commentAuthor: getInput(env, 'comment-author'),
         wait: getBooleanInput(env, 'wait', true),
         timeoutMs,
         prune: getBooleanInput(env, 'prune', true),
@@ -5950,6 +6399,21 @@ function formatAnnotation(annotation) {
     const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
     return `::${head}::${escapeData(annotation.message)}\n`;
 }
+/**
+ * Plain text made safe to print as log lines: the runner reads every line that starts with
+ * `::` (after leading whitespace) as a workflow command, and `##[` anywhere as a command of
+ * the older form. A cluster or object name that the pull request's author chose could
+ * otherwise print `::stop-commands::`, after which every later `::add-mask::` is shown
+ * verbatim, or forge `::error` annotations. A zero-width space between the two characters
+ * keeps the text readable and makes it plain text for the runner. Every line break the
+ * runner splits on (\r\n, \n, \r) starts a new line that is checked the same way.
+ */
+function escapeLogText(text) {
+    return text
+        .split(/\r\n|\n|\r/)
+        .map((line) => line.replace(/^(\s*):/, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+        .join('\n');
+}
 function formatMask(secret) {
     return `::add-mask::${escapeData(secret)}\n`;
 }
@@ -5964,7 +6428,12 @@ class ActionLog {
         this.redact = redact;
     }
     line(text) {
-        this.write(`${this.redact(text)}\n`);
+        this.write(`${escapeLogText(this.redact(text))}\n`);
+    }
+    /** An annotation (error, warning, notice): message and title escaped as command data. */
+    annotate(annotation) {
+        const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
+        this.write(formatAnnotation(redacted));
     }
     startGroup(title) {
         this.write(`::group::${escapeData(this.redact(title))}\n`);
@@ -6019,6 +6488,7 @@ function errorAnnotations(error, title) {
 // `cluster-group`, `cluster` and `mode` inputs from the event, which the action's own
 // inputs override.
 
+
 function readRunContext(env) {
     const eventPath = env.GITHUB_EVENT_PATH;
     const payload = eventPath ? JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(eventPath, 'utf8')) : {};
@@ -6035,16 +6505,48 @@ function readRunContext(env) {
         apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
     };
 }
+const MODES = ['auto', 'diff', 'apply'];
+/** A ref matches an `apply-refs` entry exactly, or as a glob where * matches any text. */
+function refAllowed(ref, patterns) {
+    return patterns.some((pattern) => {
+        const full = pattern.startsWith('refs/') ? pattern : `refs/heads/${pattern}`;
+        const regex = new RegExp(`^${full.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+        return regex.test(ref);
+    });
+}
+/**
+ * Applying is only for the default branch (what was reviewed and merged), or for refs the
+ * workflow allows with `apply-refs`: a dispatch started on an unmerged branch must not
+ * roll it out.
+ */
+function checkApplyRef(context, inputs, how) {
+    const repository = context.payload.repository;
+    const defaultBranch = repository?.default_branch;
+    if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`)
+        return;
+    if (refAllowed(context.ref, inputs.applyRefs ?? []))
+        return;
+    const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
+    throw new InputError('mode', `${how} applies only from ${branch}, not from ${context.ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
+}
 const isAll = (value) => value === '' || value === '*';
 function planRun(context, inputs) {
     const pull = context.payload.pull_request;
     const action = String(context.payload.action ?? '');
     const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
+    if (context.eventName === 'pull_request_target' && !inputs.trustedCheckout) {
+        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
+    }
     if (context.eventName === 'workflow_dispatch') {
         const eventInputs = (context.payload.inputs ?? {});
         const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
         const eventMode = text('mode');
+        if (eventMode !== '' && !MODES.includes(eventMode)) {
+            throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
+        }
         const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
+        if (mode === 'apply')
+            checkApplyRef(context, inputs, 'workflow_dispatch');
         return {
             mode,
             sha: context.sha,
@@ -6052,6 +6554,16 @@ function planRun(context, inputs) {
             cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
             reason: `workflow_dispatch (${mode})`,
         };
+    }
+    if (inputs.mode === 'apply') {
+        if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+            if (!(action === 'closed' && pull?.merged === true)) {
+                throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
+            }
+        }
+        else {
+            checkApplyRef(context, inputs, `mode: apply on ${context.eventName || 'this event'}`);
+        }
     }
     if (inputs.mode !== 'auto') {
         return { mode: inputs.mode, pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `mode: ${inputs.mode}` };
@@ -6110,6 +6622,8 @@ function appendStepSummary(env, markdown) {
 // version-control folders, text as strings and the rest as bytes (CUE may embed them).
 
 
+
+
 const SKIPPED_FOLDERS = new Set(['.git', '.hg', '.svn', 'node_modules']);
 /** A module is source code; anything larger is most likely a mistake. */
 const MODULE_FILE_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -6118,30 +6632,29 @@ class ModuleFilesError extends Error {
 function isText(data) {
     return !data.subarray(0, 8000).includes(0);
 }
-function readModuleFiles(root) {
+/**
+ * Every file of the module folder (what CUE may load or `@embed`), each checked to resolve,
+ * after symlinks, inside the boundary (by default the module folder itself).
+ */
+function readModuleFiles(root, boundary = new FileBoundary([root])) {
     const files = {};
     let total = 0;
-    const walk = (dir) => {
-        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
-            const path = (0,external_node_path_namespaceObject.join)(dir, name);
-            const stat = (0,external_node_fs_namespaceObject.statSync)(path);
-            if (stat.isDirectory()) {
-                if (!SKIPPED_FOLDERS.has(name))
-                    walk(path);
-                continue;
-            }
-            if (!stat.isFile())
-                continue;
-            total += stat.size;
+    try {
+        walkInside(root, boundary, (path, real) => {
+            total += (0,external_node_fs_namespaceObject.statSync)(real).size;
             if (total > MODULE_FILE_LIMIT_BYTES) {
                 throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
             }
-            const data = (0,external_node_fs_namespaceObject.readFileSync)(path);
+            const data = (0,external_node_fs_namespaceObject.readFileSync)(real);
             const key = (0,external_node_path_namespaceObject.relative)(root, path).split('\\').join('/');
             files[key] = isText(data) ? data.toString('utf8') : new Uint8Array(data);
-        }
-    };
-    walk(root);
+        }, (name) => SKIPPED_FOLDERS.has(name));
+    }
+    catch (error) {
+        if (error instanceof ModuleFilesError)
+            throw error;
+        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
     return files;
 }
 /** The module name declared in cue.mod/module.cue (`module: "example.com/app"`). */
@@ -6175,6 +6688,7 @@ const LOCAL_DIGEST = 'unknown';
 
 
 
+
 const LOCAL_PREFIX = 'file://';
 const REQUIRED_FILES = ['cue.mod/module.cue', 'timoni.cue', 'values.cue'];
 class LocalModuleError extends Error {
@@ -6183,16 +6697,33 @@ class LocalModuleError extends Error {
         this.name = 'LocalModuleError';
     }
 }
-function loadLocalModule(url, cwd, engine) {
+/**
+ * Reads a local module. Its folder must resolve inside the boundary (by default the working
+ * directory): a bundle may not point `file://` at `/etc` or `../../..`.
+ */
+function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
     const path = url.slice(LOCAL_PREFIX.length);
     const root = (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(cwd, path);
-    if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+    if (!(0,external_node_fs_namespaceObject.existsSync)(root))
+        throw new LocalModuleError(url, `no module folder at ${root}`);
+    const realRoot = (0,external_node_fs_namespaceObject.realpathSync)(root);
+    if (!boundary.contains(realRoot)) {
+        const where = realRoot === (0,external_node_path_namespaceObject.resolve)(root) ? root : `${root} (which points to ${realRoot})`;
+        throw new LocalModuleError(url, `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`);
+    }
+    if (!(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
         throw new LocalModuleError(url, `no module folder at ${root}`);
     for (const required of REQUIRED_FILES) {
         if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
             throw new LocalModuleError(url, `required file not found: ${(0,external_node_path_namespaceObject.join)(root, required)}`);
     }
-    const files = readModuleFiles(root);
+    let files;
+    try {
+        files = readModuleFiles(root, boundary);
+    }
+    catch (error) {
+        throw new LocalModuleError(url, error instanceof Error ? error.message.replace(`module at ${root}: `, '') : String(error));
+    }
     const name = moduleNameOf(engine, files);
     if (!name)
         throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
@@ -6602,6 +7133,20 @@ async function lookupDockerConfig(registry, options, secrets) {
 // (auths["ghcr.io"])", "GITHUB_TOKEN"); the values never are.
 
 
+/** Where explicit credentials come from, as messages name them. */
+const EXPLICIT_SOURCES = ['--creds', 'registry-creds'];
+/** True for credentials the user gave explicitly (bound to hosts), not docker config or GITHUB_TOKEN. */
+function isExplicitCredential(credential) {
+    return EXPLICIT_SOURCES.some((source) => credential.source.startsWith(source));
+}
+/** The explicit credential for a host (`registry-creds` entry, or `--creds`), if any. */
+function explicitCredentialFor(host, options) {
+    if (options.hostCredentials) {
+        const entry = options.hostCredentials[host.toLowerCase()];
+        return entry ? parseExplicitCredentials(entry, `registry-creds (${host})`) : undefined;
+    }
+    return options.credentials ? parseExplicitCredentials(options.credentials) : undefined;
+}
 /** Reads `--creds` as Timoni does: the first `:` splits user and password; no `:` is a token. */
 function parseExplicitCredentials(value, source = '--creds') {
     const colon = value.indexOf(':');
@@ -6638,11 +7183,8 @@ function describeCredential(credential) {
  * (credHelpers, credsStore, auths); `GITHUB_TOKEN` for ghcr.io; otherwise anonymous.
  */
 async function resolveCredential(registry, url, options, secrets) {
-    let credential;
-    if (options.credentials !== undefined && options.credentials !== '') {
-        credential = parseExplicitCredentials(options.credentials);
-    }
-    const checked = ['--creds'];
+    let credential = explicitCredentialFor(registry, options);
+    const checked = [options.hostCredentials ? `registry-creds (no entry for ${registry})` : '--creds'];
     if (!credential) {
         const found = await lookupDockerConfig(registry, options, secrets).catch((error) => {
             const message = error instanceof Error ? error.message : String(error);
@@ -6894,6 +7436,23 @@ class RegistryAuth {
         const token = await this.#fetchToken(challenge, scope, credential, url);
         return token;
     }
+    /**
+     * What may be sent to a token realm. Explicit credentials are bound to the registry host
+     * they were given for: a realm on another host (which the registry, and so a pull request
+     * naming that registry, chooses) gets them only when it has an entry of its own, or is
+     * Docker Hub's own token service. Docker config and GITHUB_TOKEN are the user's own
+     * mapping of hosts and are sent as docker does.
+     */
+    #realmCredential(credential, realmHost) {
+        if (!isExplicitCredential(credential) || sameService(this.#registry, realmHost))
+            return credential;
+        const own = explicitCredentialFor(realmHost, this.#context.credentials);
+        if (own && this.#context.credentials.hostCredentials) {
+            registerSecrets(own, this.#context.secrets);
+            return own;
+        }
+        return { kind: 'anonymous', source: `the token realm ${realmHost} is not ${this.#registry}; explicit credentials are not sent there without an entry of its own` };
+    }
     async #fetchToken(challenge, scope, credential, url) {
         const realm = challenge.params.realm;
         if (!realm)
@@ -6909,6 +7468,7 @@ class RegistryAuth {
             throw new OciError('unauthorized', url, `unauthorised: the token realm of ${this.#registry} is not http(s)`, 401);
         }
         const service = challenge.params.service;
+        credential = this.#realmCredential(credential, realmUrl.host);
         const { secrets, timeoutMs, userAgent, signal } = this.#context;
         const headers = { 'User-Agent': userAgent, Accept: 'application/json' };
         let method = 'GET';
@@ -6967,6 +7527,25 @@ class RegistryAuth {
         this.#tokens.set(scope, { header, expiresAt: Date.now() + Math.max(1, lifetime - 10) * 1000 });
         return header;
     }
+}
+const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+/** The host name of `host[:port]` (IPv6 in brackets kept whole). */
+function hostName(host) {
+    const lower = host.toLowerCase();
+    if (lower.startsWith('['))
+        return lower.slice(0, lower.indexOf(']') + 1);
+    return lower.replace(/:\d+$/, '');
+}
+/**
+ * True when a token realm belongs to the registry itself: the same host name (a token
+ * service on another port of the same host is the registry's own), or Docker Hub's.
+ */
+function sameService(registry, realmHost) {
+    const registryHost = hostName(registry);
+    const realm = hostName(realmHost);
+    if (registryHost === realm)
+        return true;
+    return DOCKER_HUB.has(registryHost) && realm === 'auth.docker.io';
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/cache.ts
@@ -7385,33 +7964,6 @@ class RegistryClient {
 }
 function isRedirect(status) {
     return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
-}
-
-;// CONCATENATED MODULE: ./src/module/oci/secrets.ts
-// Keeps every credential value the client handles (passwords, tokens, base64 `auth`
-// strings, Authorization header values), reports each new one to the caller's `secrets`
-// callback (the action masks it in logs), and scrubs them from error messages.
-class SecretRedactor {
-    #values = new Set();
-    #sink;
-    constructor(sink) {
-        this.#sink = sink;
-    }
-    /** Registers `value` (ignored when shorter than 3 characters, which would mask common text). */
-    add(value) {
-        if (value === undefined || value.length < 3 || this.#values.has(value))
-            return;
-        this.#values.add(value);
-        this.#sink?.(value);
-    }
-    /** `text` with every registered value replaced by `***`, longest first. */
-    redact(text) {
-        let result = text;
-        for (const value of [...this.#values].sort((a, b) => b.length - a.length)) {
-            result = result.split(value).join('***');
-        }
-        return result;
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/module/tar/tar-reader.ts
@@ -7875,9 +8427,11 @@ class ModuleClient {
     constructor(options = {}) {
         this.#options = options;
         this.cache = options.cache ?? new ModuleCache(options.cacheDir !== undefined ? { dir: options.cacheDir } : {});
-        this.#secrets = new SecretRedactor(options.secrets);
+        this.#secrets = new SecretRegistry(options.secrets);
         if (options.credentials)
             this.#secrets.add(options.credentials);
+        for (const credential of Object.values(options.hostCredentials ?? {}))
+            this.#secrets.add(credential);
         this.#context = {
             retry: { ...defaultRetryPolicy, ...options.retry },
             timeoutMs: options.timeoutMs ?? 30_000,
@@ -7977,14 +8531,19 @@ function pullModule(url, version, digest, options = {}) {
 
 
 
+
 class ModuleResolver {
     engine;
     cwd;
+    boundary;
     #sources = new Map();
     #client;
-    constructor(engine, cwd, clientOptions = {}) {
+    constructor(engine, cwd, clientOptions = {}, 
+    /** Where local (`file://`) modules may live; by default the working directory. */
+    boundary = new FileBoundary([cwd])) {
         this.engine = engine;
         this.cwd = cwd;
+        this.boundary = boundary;
         this.#client = new ModuleClient(clientOptions);
     }
     resolve(request) {
@@ -7999,12 +8558,49 @@ class ModuleResolver {
     }
     async #load(request) {
         if (request.url.startsWith(LOCAL_PREFIX))
-            return loadLocalModule(request.url, this.cwd, this.engine);
+            return loadLocalModule(request.url, this.cwd, this.engine, this.boundary);
         const pulled = await this.#client.pull(request.url, request.version, request.digest);
         const files = readModuleFiles(pulled.dir);
         const name = moduleNameOf(this.engine, files) ?? '';
         return { url: request.url, version: pulled.version || request.version, digest: pulled.digest, name, files, root: pulled.dir };
     }
+}
+
+;// CONCATENATED MODULE: external "node:worker_threads"
+const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
+;// CONCATENATED MODULE: ./src/action/deadline-watchdog.ts
+// The last resort of the run's deadline. Network waits stop at the deadline by themselves
+// (AbortSignal, per-request and per-cluster limits); a CUE evaluation cannot: it runs
+// synchronously in WebAssembly and holds the event loop, so no timer of the main thread
+// fires while it loops. A worker thread keeps time instead: past the deadline and a grace
+// period (for the run to publish what it has), it writes one error annotation straight to
+// standard output and ends the process. It costs one idle thread; it never fires on a run
+// that ends in time.
+
+
+/** Time the run has after its deadline to publish a report before the watchdog ends it. */
+const WATCHDOG_GRACE_MS = 30_000;
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { writeSync } = require('node:fs');
+setTimeout(() => {
+  try { writeSync(1, workerData.message); } catch {}
+  process.kill(process.pid, 'SIGKILL');
+}, workerData.afterMs);
+`;
+/**
+ * Starts the watchdog: `deadlineMs` from now plus the grace period, it prints the message
+ * (as an error annotation) and kills the process. `describe` gets the deadline in ms.
+ */
+function startDeadlineWatchdog(deadlineMs, describe, graceMs = WATCHDOG_GRACE_MS) {
+    const message = formatAnnotation({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
+    const worker = new external_node_worker_threads_namespaceObject.Worker(WORKER_SOURCE, { eval: true, workerData: { message, afterMs: deadlineMs + graceMs } });
+    worker.unref();
+    return {
+        stop: () => {
+            void worker.terminate();
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/changeset.ts
@@ -8019,7 +8615,9 @@ function hasChanges(changeSet) {
 ;// CONCATENATED MODULE: ./src/github/rest-client.ts
 // A small client for GitHub's REST API (GITHUB_API_URL): JSON requests with the token,
 // pagination through Link headers, GitHub's error bodies turned into errors that say
-// what failed, and bounded waits on secondary rate limits.
+// what failed, bounded waits on secondary rate limits, and a time limit on every request
+// (a GitHub that never answers must not stall the step): a request that times out or meets
+// a 502/503/504 is tried again, at most three times in all, never past the run's deadline.
 class GitHubApiError extends Error {
     status;
     method;
@@ -8034,6 +8632,20 @@ class GitHubApiError extends Error {
         this.apiMessage = apiMessage;
         this.documentationUrl = documentationUrl;
         this.name = 'GitHubApiError';
+    }
+}
+const ATTEMPTS = 3;
+const RETRIED_STATUSES = new Set([502, 503, 504]);
+/** The body as JSON; GitHub's HTML error pages (a 502 from its front end) are named as such. */
+function parseBody(text, status, method, shownPath) {
+    if (text === '')
+        return undefined;
+    try {
+        return JSON.parse(text);
+    }
+    catch {
+        const html = /^\s*</.test(text);
+        throw new GitHubApiError(status, method, shownPath, html ? 'an HTML error page instead of JSON (GitHub unavailable?)' : 'a body that is not JSON');
     }
 }
 function nextLink(header) {
@@ -8059,19 +8671,40 @@ class GitHubClient {
         const url = path.startsWith('http') ? path : `${this.apiUrl}${path}`;
         const shownPath = url.startsWith(this.apiUrl) ? url.slice(this.apiUrl.length) : url;
         for (let attempt = 1;; attempt += 1) {
-            const response = await fetch(url, {
-                method,
-                headers: {
-                    accept: 'application/vnd.github+json',
-                    authorization: `Bearer ${this.options.token}`,
-                    'user-agent': this.options.userAgent ?? 'timoni-fleet',
-                    'x-github-api-version': '2022-11-28',
-                    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-                },
-                body: body === undefined ? undefined : JSON.stringify(body),
-            });
-            const text = await response.text();
-            const data = text === '' ? undefined : JSON.parse(text);
+            const timeoutMs = this.options.requestTimeoutMs ?? 30_000;
+            const signals = [AbortSignal.timeout(timeoutMs), ...(this.options.signal ? [this.options.signal] : [])];
+            let response;
+            let text;
+            try {
+                response = await fetch(url, {
+                    method,
+                    signal: AbortSignal.any(signals),
+                    headers: {
+                        accept: 'application/vnd.github+json',
+                        authorization: `Bearer ${this.options.token}`,
+                        'user-agent': this.options.userAgent ?? 'timoni-fleet',
+                        'x-github-api-version': '2022-11-28',
+                        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+                    },
+                    body: body === undefined ? undefined : JSON.stringify(body),
+                });
+                text = await response.text();
+            }
+            catch (error) {
+                if (this.options.signal?.aborted)
+                    throw new GitHubApiError(0, method, shownPath, 'not sent: the run passed its deadline');
+                const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+                if (attempt < ATTEMPTS) {
+                    await this.sleep(1000 * attempt);
+                    continue;
+                }
+                throw new GitHubApiError(0, method, shownPath, `${reason} (${attempt} attempts)`);
+            }
+            if (RETRIED_STATUSES.has(response.status) && attempt < ATTEMPTS && !this.options.signal?.aborted) {
+                await this.sleep(1000 * attempt);
+                continue;
+            }
+            const data = parseBody(text, response.status, method, shownPath);
             if (response.ok)
                 return { status: response.status, data: data, headers: response.headers };
             const wait = this.rateLimitWait(response);
@@ -8114,7 +8747,33 @@ class GitHubClient {
 // The one comment per bundle on a pull request: found again by its hidden marker and
 // updated in place, created when missing. A token that may not write comments (fork pull
 // requests) is reported as such rather than failing the run.
+//
+// Only a comment that this token's own account wrote and whose body starts with the marker
+// is ever updated: a maintainer's comment that quotes the marker, a comment the pull
+// request's author pre-seeded with it, or another bundle's comment whose diff contains it
+// are left alone.
 
+/** The account a workflow's GITHUB_TOKEN acts as. */
+const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
+/**
+ * The login of the account the token acts as: `GET /user` for a personal token; an
+ * installation token (GITHUB_TOKEN, a GitHub App's) has no user there (403), and acts as
+ * `github-actions[bot]` unless the workflow names its App's bot (`comment-author`).
+ */
+async function tokenIdentity(client, override) {
+    if (override)
+        return override;
+    try {
+        const response = await client.request('GET', '/user');
+        if (response.data.login)
+            return response.data.login;
+    }
+    catch (error) {
+        if (!(error instanceof GitHubApiError && (error.status === 403 || error.status === 401)))
+            throw error;
+    }
+    return GITHUB_ACTIONS_BOT;
+}
 /** GitHub's limit on a comment body, counted in characters (code points). */
 const COMMENT_BODY_LIMIT = 65_536;
 function characterCount(text) {
@@ -8127,18 +8786,19 @@ function characterCount(text) {
 function isPermissionDenied(error) {
     return error instanceof GitHubApiError && error.status === 403 && !/rate limit/i.test(error.apiMessage);
 }
-async function findMarkedComment(client, target, marker) {
+/** The comment of this bundle: written by `author`, its body starting with the marker. */
+async function findMarkedComment(client, target, marker, author) {
     const comments = await client.paginate(`/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`);
-    return comments.find((comment) => comment.body?.includes(marker));
+    return comments.find((comment) => comment.user?.login === author && comment.body?.startsWith(marker) === true);
 }
-async function upsertMarkedComment(client, target, marker, body) {
-    if (!body.includes(marker))
-        throw new Error('a marked comment body must contain its marker');
+async function upsertMarkedComment(client, target, marker, body, author) {
+    if (!body.startsWith(marker))
+        throw new Error('a marked comment body must start with its marker');
     const length = characterCount(body);
     if (length > COMMENT_BODY_LIMIT)
         throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_BODY_LIMIT}`);
     try {
-        const existing = await findMarkedComment(client, target, marker);
+        const existing = await findMarkedComment(client, target, marker, author);
         if (existing) {
             const response = await client.request('PATCH', `/repos/${target.owner}/${target.repo}/issues/comments/${existing.id}`, { body });
             return { kind: 'updated', id: response.data.id, url: response.data.html_url };
@@ -8261,7 +8921,7 @@ function truncateCharacters(text, budget, measure) {
 
 
 const WHOLE = new Map();
-const ATTEMPTS = 12;
+const budget_fit_ATTEMPTS = 12;
 function fitToBudget(request) {
     const { limit, measure, render } = request;
     const whole = render({ detail: 'diffs', allocation: WHOLE });
@@ -8287,7 +8947,7 @@ function fitStage(request, detail, groups) {
     if (bareSize > limit)
         return undefined;
     let room = limit - bareSize;
-    for (let attempt = 0; attempt < ATTEMPTS && room > 0; attempt += 1) {
+    for (let attempt = 0; attempt < budget_fit_ATTEMPTS && room > 0; attempt += 1) {
         const rendered = render({ detail, allocation: fairAllocation(groups, room) });
         const size = measure(rendered);
         if (size <= limit)
@@ -8341,10 +9001,13 @@ const HTML_ENTITIES = {
     '<': '&lt;',
     '>': '&gt;',
     '"': '&quot;',
+    // GitHub links mentions (@org/team, @everyone) and issue references (#12) in HTML blocks too.
+    '@': '&#64;',
+    '#': '&#35;',
 };
-/** Escapes text for HTML contexts such as `<summary>` and `<code>`, where Markdown is not parsed. */
+/** Escapes text for HTML contexts such as `<summary>` and `<code>`: no tags, no mentions, no references. */
 function escapeHtml(text) {
-    return text.replace(/[&<>"]/g, (character) => HTML_ENTITIES[character] ?? character);
+    return text.replace(/[&<>"@#]/g, (character) => HTML_ENTITIES[character] ?? character);
 }
 // Characters that start Markdown or GFM syntax inline, or end a table cell, or mention a
 // user or team; written as numeric entities so that they render as themselves.
@@ -8701,13 +9364,19 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
 // its comment again and updates it in place instead of adding another.
 //
 // Form: `<!-- timoni-fleet:bundle=<name> -->`, the name URI-encoded so that no name can
-// end the HTML comment early or hold spaces. It is the first line of every comment body.
-const PREFIX = '<!-- timoni-fleet:bundle=';
+// end the HTML comment early or hold spaces. It is the first line of every comment body,
+// and a comment is only taken as the bundle's when its body starts with it (a comment
+// that quotes the marker, or a diff that contains another bundle's, is never taken).
+// When the run failed before the bundle's name was known, the marker names the bundle
+// files instead (`files=<paths>`), so that two such bundles never share one comment.
+const PREFIX = '<!-- timoni-fleet:';
 const SUFFIX = ' -->';
-const MARKER = /<!-- timoni-fleet:bundle=([^\s]+) -->/;
-/** The hidden marker for the comment of a bundle. */
-function commentMarker(bundleName) {
-    return `${PREFIX}${encodeURIComponent(bundleName)}${SUFFIX}`;
+const MARKER = /^<!-- timoni-fleet:bundle=([^\s]+) -->/;
+/** The hidden marker for the comment of a bundle (or of its files, when its name is unknown). */
+function commentMarker(bundleName, bundleFiles = []) {
+    if (bundleName === '' && bundleFiles.length > 0)
+        return `${PREFIX}files=${encodeURIComponent(bundleFiles.join(','))}${SUFFIX}`;
+    return `${PREFIX}bundle=${encodeURIComponent(bundleName)}${SUFFIX}`;
 }
 /** The marker found in a comment body, or null when the body holds none (or a malformed one). */
 function findMarker(body) {
@@ -8726,63 +9395,6 @@ function isCommentOf(body, bundleName) {
     return findMarker(body)?.bundle === bundleName;
 }
 
-;// CONCATENATED MODULE: ./src/report/masking.ts
-// Masking of secret values in rendered text.
-//
-// The rule, for each value in the list:
-//   - the value is trimmed of surrounding whitespace; values shorter than
-//     MIN_SECRET_LENGTH (4) characters after trimming are ignored: masking "on", "80" or
-//     "a" would garble every comment while hiding nothing worth hiding (the runner's own
-//     log masking has the same blind spot), and it keeps every replacement from making
-//     the text longer, since the marker is 3 characters;
-//   - a multi-line value is also masked line by line (diffs and logs split lines), each
-//     line under the same length rule;
-//   - the base64 form of each value is masked too (Secret `data` is base64 in YAML);
-//   - all candidates are replaced longest first, so a secret that contains another is
-//     masked whole rather than leaving a fragment around a shorter one.
-/** What a secret value is replaced with. */
-const MASK = '***';
-/** Values shorter than this, after trimming, are not masked (see above). */
-const MIN_SECRET_LENGTH = 4;
-/** The strings that `maskSecrets` replaces for a list of secret values, longest first. */
-function maskableValues(secrets) {
-    const candidates = new Set();
-    const add = (value) => {
-        const trimmed = value.trim();
-        if (trimmed.length >= MIN_SECRET_LENGTH)
-            candidates.add(trimmed);
-    };
-    for (const secret of secrets) {
-        add(secret);
-        if (/[\r\n]/.test(secret))
-            for (const line of secret.split(/\r?\n|\r/))
-                add(line);
-        if (secret.trim().length >= MIN_SECRET_LENGTH)
-            add(Buffer.from(secret.trim(), 'utf8').toString('base64'));
-    }
-    return [...candidates].sort((left, right) => right.length - left.length || (left < right ? -1 : 1));
-}
-function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-/** Replaces every occurrence of every secret value (see the rule above) with MASK. */
-function maskSecrets(text, secrets) {
-    return masking_secretMasker(secrets)(text);
-}
-/** A masking function bound to one list of secrets, compiled once. */
-function masking_secretMasker(secrets) {
-    const values = maskableValues(secrets);
-    if (values.length === 0)
-        return (text) => text;
-    // One alternation, longest first: at each position the longest secret wins.
-    const pattern = new RegExp(values.map(escapeRegExp).join('|'), 'g');
-    return (text) => text.replace(pattern, MASK);
-}
-/** True when the text contains any of the secret values (by the rule above). */
-function containsSecret(text, secrets) {
-    return maskableValues(secrets).some((value) => text.includes(value));
-}
-
 ;// CONCATENATED MODULE: ./src/report/masked-change-set.ts
 // A copy of a ChangeSet with every string that reaches a report masked.
 
@@ -8793,7 +9405,7 @@ function containsSecret(text, secrets) {
  * masking one that happens to equal a secret would corrupt the report.
  */
 function masked_change_set_maskChangeSet(changeSet, secrets) {
-    const mask = masking_secretMasker(secrets);
+    const mask = secrets_secretMasker(secrets);
     // The copy has the same shape as the input: maskDeep maps strings to strings and keeps keys.
     return maskDeep(changeSet, mask);
 }
@@ -9017,7 +9629,7 @@ function renderComment(original, context, variant) {
     const render = (plan) => {
         const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
         const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
-        return (`${commentMarker(changeSet.bundle)}\n` +
+        return (`${commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
             renderHeadline(changeSet, context, variant) +
             (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
             renderStatusTable(changeSet.clusters) +
@@ -9036,7 +9648,7 @@ function renderComment(original, context, variant) {
     });
     // Defence in depth: a secret could only appear here by concatenation of masked parts.
     // Masking never lengthens the text (secrets are at least as long as the mask).
-    return masking_secretMasker(context.secrets)(body);
+    return secrets_secretMasker(context.secrets)(body);
 }
 function renderHeadline(changeSet, context, variant) {
     const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
@@ -9297,7 +9909,7 @@ function renderJobSummary(original, context) {
         render,
         cutNotice: '\n✂️ _The cluster table was cut to fit the job summary limit._\n',
     });
-    return masking_secretMasker(context.secrets)(summary);
+    return secrets_secretMasker(context.secrets)(summary);
 }
 /**
  * The short job summary: headline, cluster table, clusters not reached, a link to the PR
@@ -9360,20 +9972,59 @@ function job_summary_capitalise(text) {
 
 
 ;// CONCATENATED MODULE: ./src/action/publish-results.ts
+// What a run leaves behind: step outputs, the job summary and the pull request comment,
+// each rendered from the ChangeSet with every secret masked.
 
 
 
 
 
 
+
+/**
+ * GitHub documents 1 MB for one step output; the `changes` output stays well under it.
+ * A larger ChangeSet is given without its diffs, or as a summary of its clusters, with
+ * `truncated` saying so; the whole of it is always in the file named by `changes-file`.
+ */
+const CHANGES_OUTPUT_LIMIT = 512 * 1024;
+function withoutDiffs(changeSet) {
+    return {
+        ...changeSet,
+        clusters: changeSet.clusters.map((cluster) => ({
+            ...cluster,
+            instances: cluster.instances.map((instance) => ({ ...instance, changes: instance.changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })) })),
+        })),
+    };
+}
+function changesOutput(changeSet, changesFile) {
+    const whole = JSON.stringify(changeSet);
+    if (Buffer.byteLength(whole) <= CHANGES_OUTPUT_LIMIT)
+        return whole;
+    const note = `the ChangeSet has ${Buffer.byteLength(whole)} bytes, over the ${CHANGES_OUTPUT_LIMIT} of this output; the whole of it is in ${changesFile || 'the changes-file output'}`;
+    const lighter = JSON.stringify({ ...withoutDiffs(changeSet), truncated: `diffs left out: ${note}` });
+    if (Buffer.byteLength(lighter) <= CHANGES_OUTPUT_LIMIT)
+        return lighter;
+    const clusters = changeSet.clusters.map((cluster) => ({ name: cluster.name, group: cluster.group, status: cluster.status }));
+    return JSON.stringify({ bundle: changeSet.bundle, mode: changeSet.mode, clusters, truncated: `only the clusters' status: ${note}` });
+}
+/** Writes the whole (masked) ChangeSet under RUNNER_TEMP; its path is the `changes-file` output. */
+function writeChangesFile(env, changeSet) {
+    const folder = env.RUNNER_TEMP;
+    if (!folder)
+        return '';
+    const name = `timoni-fleet-changes-${(changeSet.bundle || 'bundle').replace(/[^A-Za-z0-9_.-]/g, '_')}-${env.GITHUB_RUN_ID ?? '0'}-${process.pid}.json`;
+    const path = (0,external_node_path_namespaceObject.join)(folder, name);
+    (0,external_node_fs_namespaceObject.writeFileSync)(path, `${JSON.stringify(changeSet, null, 2)}\n`, { mode: 0o600 });
+    return path;
+}
 async function postComment(input, reportContext) {
     if (!input.comment)
         return undefined;
     if (!input.githubToken) {
-        input.log('no github-token: the pull request comment is skipped');
+        input.log.line('no github-token: the pull request comment is skipped');
         return undefined;
     }
-    const client = new GitHubClient({ apiUrl: input.context.apiUrl, token: input.githubToken });
+    const client = new GitHubClient({ apiUrl: input.context.apiUrl, token: input.githubToken, ...(input.signal ? { signal: input.signal } : {}) });
     let pullRequest = input.plan.pullRequest;
     if (pullRequest === undefined && input.plan.mode === 'apply') {
         pullRequest = await pullRequestForCommit(client, input.context.owner, input.context.repo, input.plan.sha).catch(() => undefined);
@@ -9382,7 +10033,9 @@ async function postComment(input, reportContext) {
         return undefined;
     const context = { ...reportContext, pullRequest };
     const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context);
-    return upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, commentMarker(input.changeSet.bundle), body);
+    const author = await tokenIdentity(client, input.commentAuthor);
+    const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
+    return upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
 }
 async function publishResults(input) {
     const masked = masked_change_set_maskChangeSet(input.changeSet, input.secrets);
@@ -9392,6 +10045,7 @@ async function publishResults(input) {
         runUrl: input.context.runUrl,
         repository: `${input.context.owner}/${input.context.repo}`,
         secrets: input.secrets,
+        bundleFiles: input.bundleFiles,
         notes,
     };
     let outcome;
@@ -9400,22 +10054,24 @@ async function publishResults(input) {
     }
     catch (error) {
         const message = maskSecrets(error instanceof Error ? error.message : String(error), input.secrets);
-        input.log(formatAnnotation({ level: 'warning', title: 'PR comment not posted', message }).trimEnd());
+        input.log.annotate({ level: 'warning', title: 'PR comment not posted', message });
         notes.push(`The pull request comment could not be posted: ${message}`);
     }
     if (outcome?.kind === 'not-permitted') {
-        input.log(formatAnnotation({ level: 'warning', title: 'PR comment not posted', message: outcome.reason }).trimEnd());
+        input.log.annotate({ level: 'warning', title: 'PR comment not posted', message: outcome.reason });
         notes.push(`No pull request comment: ${outcome.reason}.`);
     }
     else if (outcome) {
-        input.log(`pull request comment ${outcome.kind}: ${outcome.url}`);
+        input.log.line(`pull request comment ${outcome.kind}: ${outcome.url}`);
     }
     const commentUrl = outcome && outcome.kind !== 'not-permitted' ? outcome.url : '';
     appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
     const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
     const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
     setOutput(input.env, 'has-changes', String(hasChanges(masked)));
-    setOutput(input.env, 'changes', JSON.stringify(masked));
+    const changesFile = writeChangesFile(input.env, masked);
+    setOutput(input.env, 'changes', changesOutput(masked, changesFile));
+    setOutput(input.env, 'changes-file', changesFile);
     setOutput(input.env, 'applied-clusters', applied.join(','));
     setOutput(input.env, 'failed-cluster', failed);
     setOutput(input.env, 'comment-url', commentUrl);
@@ -9426,6 +10082,12 @@ async function publishResults(input) {
 // evaluate the bundle for every selected cluster, diff or roll out, then publish outputs,
 // the job summary and the pull request comment. Returns the process exit code: 1 when
 // any cluster failed or the inputs are wrong; a diff with changes is not a failure.
+//
+// On a pull request everything under the workspace is the pull request author's: the run
+// reads files only inside the workspace, offers runtime attributes no credential of the job,
+// refuses runtime queries of cluster Secrets unless the workflow opts in, masks every secret
+// it meets (with `::add-mask::` before anything the author wrote is printed), and escapes
+// every log line (see the README's Security section).
 
 
 
@@ -9443,49 +10105,90 @@ async function publishResults(input) {
 
 
 
-function kubeconfigTexts(config, env) {
+
+
+
+
+
+const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target']);
+/**
+ * The kubeconfigs to use: the `kubeconfig` input, or, only when the workflow asks for it
+ * with `use-runner-kubeconfig`, KUBECONFIG / ~/.kube/config. An empty input is an error
+ * otherwise: on a self-hosted runner it would diff a fork's pull request with the runner's
+ * own credentials.
+ */
+function kubeconfigSources(config, env) {
     if (config.kubeconfigs.length > 0)
-        return config.kubeconfigs;
+        return config.kubeconfigs.map((text) => ({ text }));
+    if (!config.useRunnerKubeconfig) {
+        throw new InputError('kubeconfig', 'is empty (is the secret set, and given to this job?); to use the runner\'s own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true');
+    }
     const paths = (env.KUBECONFIG ?? (0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.homedir)(), '.kube', 'config')).split(':').filter(Boolean);
-    return paths.map((path) => (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'));
+    return paths.map((path) => {
+        if (!(0,external_node_fs_namespaceObject.existsSync)(path))
+            throw new InputError('use-runner-kubeconfig', `the runner's kubeconfig ${path} does not exist`);
+        return { text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), path };
+    });
+}
+const SECRET_QUERY_REFUSAL = 'reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author\'s code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)';
+function runPlan(context, config) {
+    return planRun(context, {
+        mode: config.mode,
+        clusterGroup: config.runtimeGroup,
+        cluster: config.runtimeCluster,
+        applyRefs: config.applyRefs,
+        trustedCheckout: config.trustedCheckout,
+    });
 }
 async function runAction(io) {
-    const maskedValues = [];
-    const secrets = new SecretRegistry((value) => {
-        maskedValues.push(value);
-        io.write(formatMask(value));
-    });
+    const secrets = new SecretRegistry((value) => io.write(formatMask(value)));
     const log = new ActionLog(io.write, (text) => secrets.redact(text));
     let config;
+    let context;
+    let plan;
+    let kubeconfig;
     try {
         config = readActionConfig(io.env, (value) => secrets.register(value));
+        context = readRunContext(io.env);
+        plan = runPlan(context, config);
+        // Credentials are registered (and `::add-mask::` printed) before any text from the
+        // event or the user's files reaches the log.
+        if (plan.mode !== 'skip')
+            kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
     }
     catch (error) {
-        io.write(errorAnnotations(error, 'timoni-fleet input'));
+        io.write(secrets.redact(errorAnnotations(error, 'timoni-fleet input')));
         return 1;
     }
-    const context = readRunContext(io.env);
-    const plan = planRun(context, { mode: config.mode, clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster });
-    if (plan.mode === 'skip') {
-        log.line(`nothing to do: ${plan.reason}`);
+    if (plan.mode === 'skip' || !kubeconfig) {
+        log.line(`nothing to do: ${plan.mode === 'skip' ? plan.reason : 'no kubeconfig'}`);
         setOutput(io.env, 'has-changes', 'false');
         return 0;
     }
     log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
+    const deadlineAt = Date.now() + config.deadlineMs;
+    const deadline = AbortSignal.timeout(config.deadlineMs);
+    const watchdog = startDeadlineWatchdog(config.deadlineMs, (ms) => `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`);
     try {
         const cwd = (0,external_node_path_namespaceObject.resolve)(io.env.GITHUB_WORKSPACE ?? io.cwd, config.workingDirectory);
+        // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
+        const boundary = new FileBoundary([io.env.GITHUB_WORKSPACE ?? io.cwd]);
         const engine = await loadCueEngine();
-        const moduleFiles = readCueModuleFiles(cwd);
-        const bundleFiles = readSourceFiles(config.bundleFiles, cwd);
-        const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd), moduleFiles, '');
-        const kubeconfig = loadKubeconfig(kubeconfigTexts(config, io.env), secrets);
-        const resolver = new ModuleResolver(engine, cwd, {
-            ...(config.registryCreds ? { credentials: config.registryCreds } : {}),
-            secrets: (value) => secrets.register(value),
-        });
+        const moduleFiles = readCueModuleFiles(cwd, boundary);
+        const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
+        const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
+        const resolver = new ModuleResolver(engine, cwd, { hostCredentials: config.registryCreds, secrets: (value) => secrets.register(value), signal: deadline }, boundary);
+        const environment = runtimeEnvironment(io.env, { all: config.runtimeFromEnv, allowed: config.runtimeEnv, isRegisteredSecret: (value) => secrets.isSecret(value) });
+        const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
         const run = {
             engine,
-            evaluation: { bundleFiles, moduleFiles, runtime, ...(config.runtimeFromEnv ? { environment: { ...io.env } } : {}) },
+            evaluation: {
+                bundleFiles,
+                moduleFiles,
+                runtime,
+                ...(environment ? { environment } : {}),
+                ...(onPullRequest && !config.secretQueriesOnPullRequest ? { secretQueryRefusal: SECRET_QUERY_REFUSAL } : {}),
+            },
             selector: { group: plan.clusterGroup, cluster: plan.cluster },
             kubeconfig,
             secrets,
@@ -9500,8 +10203,9 @@ async function runAction(io) {
                 concurrency: config.concurrency,
             },
             log,
+            deadlineAt,
             timings: {},
-            onClusterError: (_cluster, error) => io.write(errorAnnotations(error)),
+            onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
         };
         const changeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
         io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
@@ -9510,20 +10214,26 @@ async function runAction(io) {
             changeSet,
             context,
             plan,
-            secrets: maskedValues,
+            secrets: secrets.secrets(),
             githubToken: config.githubToken,
             comment: config.comment,
-            log: (line) => log.line(line),
+            ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+            bundleFiles: config.bundleFiles,
+            signal: deadline,
+            log,
         });
         const failed = changeSet.clusters.filter((c) => c.status === 'failed');
         for (const cluster of failed) {
-            io.write(formatAnnotation({ level: 'error', title: `cluster ${cluster.name} failed`, message: secrets.redact(`${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}`) }));
+            log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
         }
         return failed.length > 0 ? 1 : 0;
     }
     catch (error) {
         io.write(secrets.redact(errorAnnotations(error)));
         return 1;
+    }
+    finally {
+        watchdog.stop();
     }
 }
 
@@ -9534,10 +10244,12 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1557);
-// The action's entry point (runs.main in action.yml): one workflow step.
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(911);
+// The action's entry point (runs.main in action.yml): one workflow step. The process ends
+// as soon as the run is published: work still in flight after the run's deadline (a request
+// to a cluster that never answers) must not keep the step alive.
 
-process.exitCode = await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) });
+process.exit(await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) }));
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);

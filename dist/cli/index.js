@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8305);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1754);
 // The command-line entry point, `timoni-fleet`.
 
 
@@ -36,7 +36,7 @@ function processIO() {
 
 /***/ }),
 
-/***/ 8305:
+/***/ 1754:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1167,10 +1167,79 @@ function selectClusters(runtime, selector) {
     return selected;
 }
 
+;// CONCATENATED MODULE: ./src/file-boundary.ts
+// The folders that files read for a bundle may come from. On a pull request every bundle,
+// runtime and local module file is the pull request author's; a committed symlink such as
+// `mod/leak -> /proc/self/environ` or `runtime.cue -> /etc/passwd` would otherwise hand the
+// process environment (tokens, kubeconfig keys) or any host file to CUE, which quotes it in
+// errors and embeds it in objects. So every path is resolved after symlinks (realpath) and
+// must land inside one of the boundary's roots: the workspace in the action; in the CLI the
+// current directory, the folders of the files named on the command line and any folder
+// given with --allow-path. Symlinks that stay inside keep working (Timoni's own examples link
+// `cue.mod/pkg` within their repository). A refusal names the file and where it points,
+// never its content.
+
+
+class FileBoundaryError extends Error {
+    name = 'FileBoundaryError';
+}
+class FileBoundary {
+    roots;
+    /** Roots are resolved after symlinks; a root that does not exist is ignored. */
+    constructor(roots) {
+        const resolved = new Set();
+        for (const root of roots) {
+            try {
+                resolved.add((0,external_node_fs_namespaceObject.realpathSync)((0,external_node_path_namespaceObject.resolve)(root)));
+            }
+            catch {
+                // A folder that does not exist holds no file to allow.
+            }
+        }
+        this.roots = [...resolved];
+    }
+    /** True when a real (symlink-free) path lies inside one of the roots. */
+    contains(realPath) {
+        return this.roots.some((root) => {
+            const rel = (0,external_node_path_namespaceObject.relative)(root, realPath);
+            return rel === '' || (!rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && rel !== '..' && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
+        });
+    }
+    /**
+     * The real path of `path`, checked to lie inside the boundary. `shownAs` is how messages
+     * name the file (the user's own spelling of it).
+     */
+    check(path, shownAs = path) {
+        let real;
+        try {
+            real = (0,external_node_fs_namespaceObject.realpathSync)(path);
+        }
+        catch (error) {
+            const code = error.code;
+            if (code === 'ELOOP')
+                throw new FileBoundaryError(`${shownAs}: symbolic link loop`);
+            throw error;
+        }
+        if (!this.contains(real)) {
+            const where = real === (0,external_node_path_namespaceObject.resolve)(path) ? 'is' : `points to ${real}, which is`;
+            throw new FileBoundaryError(`${shownAs} ${where} outside ${this.describe()}; files of a bundle, runtime or module must stay inside it`);
+        }
+        return real;
+    }
+    describe() {
+        if (this.roots.length === 1)
+            return `the allowed folder ${this.roots[0]}`;
+        return `the allowed folders (${this.roots.join(', ')})`;
+    }
+}
+/** A boundary that allows everything: for tests and callers that read trusted files only. */
+const UNBOUNDED = new FileBoundary(['/']);
+
 ;// CONCATENATED MODULE: ./src/bundle/source-files.ts
 // Bundle and runtime files as the user names them with -f and -r: .cue, .json, .yaml or
 // .yml, read once, and laid out in the CUE engine's in-memory workspace under names that
 // cannot collide, while errors keep showing the user's own paths.
+
 
 
 class SourceFileError extends Error {
@@ -1189,17 +1258,55 @@ function sourceFormat(path) {
     }
     return format;
 }
-/** Reads the files in the order given; the order decides the CUE field order of the result. */
-function readSourceFiles(paths, cwd) {
+/**
+ * Reads the files in the order given; the order decides the CUE field order of the result.
+ * Each must resolve, after symlinks, inside the boundary (by default the working directory).
+ */
+function readSourceFiles(paths, cwd, boundary = new FileBoundary([cwd])) {
     return paths.map((path) => {
         const format = sourceFormat(path);
         const absolutePath = (0,external_node_path_namespaceObject.resolve)(cwd, path);
         if (!(0,external_node_fs_namespaceObject.existsSync)(absolutePath))
             throw new SourceFileError(path, 'no such file');
-        if ((0,external_node_fs_namespaceObject.statSync)(absolutePath).isDirectory())
+        const real = checked(boundary, absolutePath, path);
+        if ((0,external_node_fs_namespaceObject.statSync)(real).isDirectory())
             throw new SourceFileError(path, 'is a directory, expected a file');
-        return { path, absolutePath, format, content: (0,external_node_fs_namespaceObject.readFileSync)(absolutePath, 'utf8') };
+        return { path, absolutePath, format, content: (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8') };
     });
+}
+function checked(boundary, path, shownAs) {
+    try {
+        return boundary.check(path, shownAs);
+    }
+    catch (error) {
+        throw new SourceFileError(shownAs, error instanceof Error ? error.message.replace(`${shownAs} `, '') : String(error));
+    }
+}
+/**
+ * Walks a folder in name order, following symlinks that stay inside the boundary (each
+ * real folder once, so a link to a parent cannot loop) and refusing those that leave it.
+ * Calls `visit` with the path (as reached) and the real path of every regular file.
+ */
+function walkInside(root, boundary, visit, skip = () => false, shownFrom = root) {
+    const seen = new Set();
+    const walk = (dir) => {
+        const realDir = boundary.check(dir, (0,external_node_path_namespaceObject.relative)(shownFrom, dir) || dir);
+        if (seen.has(realDir))
+            return;
+        seen.add(realDir);
+        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
+            const path = (0,external_node_path_namespaceObject.join)(dir, name);
+            const real = boundary.check(path, (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.relative)(shownFrom, dir), name) || path);
+            const stat = (0,external_node_fs_namespaceObject.statSync)(real);
+            if (stat.isDirectory()) {
+                if (!skip(name))
+                    walk(path);
+            }
+            else if (stat.isFile())
+                visit(path, real);
+        }
+    };
+    walk(root);
 }
 /** The name a file gets in the engine's workspace: its index keeps names unique and ordered. */
 function workspaceName(workspace, index, file) {
@@ -1211,22 +1318,14 @@ function workspaceName(workspace, index, file) {
  * so that bundles may import packages as they can with Timoni's --workdir. Empty when the
  * working directory is not a CUE module.
  */
-function readCueModuleFiles(workdir) {
+function readCueModuleFiles(workdir, boundary = new FileBoundary([workdir])) {
     const root = (0,external_node_path_namespaceObject.join)(workdir, 'cue.mod');
     const files = {};
     if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
         return files;
-    const walk = (dir) => {
-        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
-            const path = (0,external_node_path_namespaceObject.join)(dir, name);
-            const stat = (0,external_node_fs_namespaceObject.statSync)(path);
-            if (stat.isDirectory())
-                walk(path);
-            else if (stat.isFile())
-                files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
-        }
-    };
-    walk(root);
+    walkInside(root, boundary, (path, real) => {
+        files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8');
+    }, undefined, workdir);
     return files;
 }
 /** Resolves a relative `file://` module URL against the directory of the file that declared it. */
@@ -1276,6 +1375,19 @@ class RuntimeQueryError extends Error {
     }
 }
 const VALUE_NAME = /^(([A-Za-z0-9][-A-Za-z0-9_]*)?[A-Za-z0-9])?$/;
+// What a query may name. A query becomes a URL path on the cluster's API server, so a
+// segment such as `.` or `..` (which URL resolution folds away, turning a GET of one Secret
+// into a LIST of every Secret) or one holding `/`, `%` or `?` is refused before any request.
+const API_VERSION = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
+const KIND = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
+/** A namespace is a DNS label. */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** Object names: DNS subdomains, and the odd upper-case or underscore name some kinds allow; never `.` or `..`. */
+const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
+function checkSegment(query, label, value, pattern, rule) {
+    if (!pattern.test(value))
+        throw new RuntimeQueryError(query, `the ${label} ${JSON.stringify(value)} is not valid: ${rule}`);
+}
 function parseRuntimeQuery(query, expressions, optional) {
     const parts = query.split(':');
     if (parts[0] !== 'k8s')
@@ -1292,6 +1404,11 @@ function parseRuntimeQuery(query, expressions, optional) {
     }
     if (parts.length === 5 && namespace === '')
         throw new RuntimeQueryError(query, 'the namespace is empty');
+    checkSegment(query, 'apiVersion', apiVersion, API_VERSION, 'expected v1 or group/version, e.g. apps/v1');
+    checkSegment(query, 'kind', kind, KIND, 'expected a kind such as ConfigMap');
+    if (parts.length === 5)
+        checkSegment(query, 'namespace', namespace, NAMESPACE, 'a namespace is a lowercase DNS label (letters, digits and -)');
+    checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
     for (const { name: valueName } of expressions) {
         if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
             throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
@@ -1370,6 +1487,22 @@ function fieldError(value, path, message) {
     field.free();
     return new CueFilesError(message, [{ message, path, positions: position ? [position] : [] }]);
 }
+// Timoni's v1alpha1 #Runtime: cluster names are lowercase DNS-like names of 1 to 63
+// characters. Groups are free strings there; here they may not hold control characters,
+// which would break log lines and reports (a name is printed in both).
+const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+function checkCluster(clusters, label, name, group, kubeContext) {
+    if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
+        throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+    }
+    for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
+        if (CONTROL_CHARACTERS.test(value)) {
+            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
+        }
+    }
+}
 function readClusters(runtime) {
     const clusters = runtime.lookup('clusters');
     try {
@@ -1381,6 +1514,7 @@ function readClusters(runtime) {
             if (typeof group !== 'string' || typeof kubeContext !== 'string') {
                 throw fieldError(clusters, field.label, `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`);
             }
+            checkCluster(clusters, field.label, field.name, group, kubeContext);
             return { name: field.name, group, kubeContext };
         });
     }
@@ -1650,13 +1784,267 @@ function extractQueryValues(engine, query, object) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/secrets.ts
+// The one rule for secrets, used by every layer: which forms of a secret value are masked,
+// how text is redacted, and how a new secret reaches the caller (the action prints
+// `::add-mask::` for it, so that the runner masks the log as well).
+//
+// The rule, for each value registered:
+//   - surrounding whitespace is trimmed; a form shorter than MIN_SECRET_LENGTH (4)
+//     characters is not masked: masking "on", "80" or "a" would garble every report while
+//     hiding nothing worth hiding (the runner's log masking has the same blind spot), and it
+//     keeps every replacement from making text longer, since the mask is 3 characters;
+//   - a multi-line value (a PEM key) is also masked line by line, as diffs and logs split
+//     lines (unless registered `wholeOnly`: a JSON document whose lines are not secret);
+//   - the cheap transforms of the value are masked as well: upper and lower case, base64
+//     (standard and URL-safe, with and without padding: Secret `data` is base64), hex (lower
+//     and upper case), URL encoding and JSON string escaping;
+//   - all forms are replaced longest first, so that a secret containing another is masked
+//     whole rather than leaving a fragment around a shorter one.
+//
+// What masking cannot promise: a value that the bundle's author transforms in any other way
+// (reversed, spaced out, split in two, hashed and truncated, one character per object name)
+// is not recognised. That is why the action refuses runtime queries of cluster Secrets on
+// pull requests unless the workflow opts in, and why the README's threat model recommends a
+// least-privilege kubeconfig for diffs.
+/** What a secret value is replaced with. */
+const MASK = '***';
+/** Forms shorter than this, after trimming, are not masked (see above). */
+const MIN_SECRET_LENGTH = 4;
+function base64Forms(text) {
+    const standard = Buffer.from(text, 'utf8').toString('base64');
+    const unpadded = standard.replace(/=+$/, '');
+    const urlSafe = unpadded.replace(/\+/g, '-').replace(/\//g, '_');
+    return [standard, unpadded, urlSafe];
+}
+/** The cheap transforms of one line of a secret (see the rule above). */
+function transforms(text) {
+    const hex = Buffer.from(text, 'utf8').toString('hex');
+    return [
+        text,
+        text.toUpperCase(),
+        text.toLowerCase(),
+        ...base64Forms(text),
+        hex,
+        hex.toUpperCase(),
+        encodeURIComponent(text),
+        JSON.stringify(text).slice(1, -1),
+    ];
+}
+/** Every form of a secret value that is masked, each at least MIN_SECRET_LENGTH long. */
+function secretForms(value, wholeOnly = false) {
+    const trimmed = value.trim();
+    // The value as given too (a PEM key with its final line break), as the runner masks it.
+    const sources = value !== trimmed && trimmed.length >= MIN_SECRET_LENGTH ? [trimmed, value] : [trimmed];
+    if (!wholeOnly && /[\r\n]/.test(trimmed))
+        sources.push(...trimmed.split(/\r?\n|\r/).map((line) => line.trim()));
+    const forms = new Set();
+    for (const source of sources) {
+        if (source.length < MIN_SECRET_LENGTH)
+            continue;
+        for (const form of transforms(source))
+            if (form.trim().length >= MIN_SECRET_LENGTH)
+                forms.add(form);
+    }
+    return [...forms];
+}
+/** The strings that `maskSecrets` replaces for a list of secret values, longest first. */
+function maskableValues(secrets) {
+    const candidates = new Set();
+    for (const secret of secrets)
+        for (const form of secretForms(secret))
+            candidates.add(form);
+    return [...candidates].sort((left, right) => right.length - left.length || (left < right ? -1 : 1));
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** Replaces exactly the given forms (no further transforms), longest first. */
+function formMasker(forms) {
+    if (forms.length === 0)
+        return (text) => text;
+    const longestFirst = [...forms].sort((left, right) => right.length - left.length || (left < right ? -1 : 1));
+    // One alternation, longest first: at each position the longest form wins.
+    const pattern = new RegExp(longestFirst.map(escapeRegExp).join('|'), 'g');
+    return (text) => text.replace(pattern, MASK);
+}
+/** A masking function bound to one list of secrets, compiled once. */
+function secretMasker(secrets) {
+    return formMasker(maskableValues(secrets));
+}
+/** Replaces every form of every secret value (see the rule above) with MASK. */
+function maskSecrets(text, secrets) {
+    return secretMasker(secrets)(text);
+}
+/** True when the text contains any form of any of the secret values. */
+function containsSecret(text, secrets) {
+    return maskableValues(secrets).some((value) => text.includes(value));
+}
+/**
+ * The secrets of one run: every credential, Secret value and environment value found while
+ * running is registered here. Each new form goes to the caller's callback at once, and
+ * `redact` masks all of them in any text (errors, log lines).
+ */
+class SecretRegistry {
+    forward;
+    values = new Set();
+    originals = new Set();
+    short = new Set();
+    masker;
+    constructor(forward = () => { }) {
+        this.forward = forward;
+    }
+    /**
+     * Registers a secret with all its forms. `wholeOnly` skips the line-by-line forms, for
+     * documents whose lines are not secret by themselves (an exec plugin's JSON output).
+     */
+    register(value, wholeOnly = false) {
+        if (value === undefined || value === null)
+            return;
+        const text = typeof value === 'string' ? value : value.toString('utf8');
+        const trimmed = text.trim();
+        if (!wholeOnly && trimmed.length >= MIN_SECRET_LENGTH)
+            this.originals.add(text);
+        // Even a value too short to redact in reports reaches the callback: the runner masks it.
+        if (trimmed.length > 0 && trimmed.length < MIN_SECRET_LENGTH && !this.short.has(trimmed)) {
+            this.short.add(trimmed);
+            this.forward(trimmed);
+        }
+        for (const form of secretForms(text, wholeOnly)) {
+            if (this.values.has(form))
+                continue;
+            this.values.add(form);
+            this.masker = undefined;
+            this.forward(form);
+        }
+    }
+    /** Alias of `register` for the registry client's credential values. */
+    add(value) {
+        this.register(value);
+    }
+    /** True when the value (trimmed) was registered as a secret or is a form of one. */
+    isSecret(value) {
+        const trimmed = value.trim();
+        return trimmed !== '' && (this.values.has(trimmed) || this.short.has(trimmed));
+    }
+    /** The values registered so far as given (reports expand them with `secretMasker`). */
+    secrets() {
+        return [...this.originals];
+    }
+    /** The text with every registered form replaced by MASK, longest first. */
+    redact(text) {
+        if (this.values.size === 0)
+            return text;
+        this.masker ??= formMasker([...this.values]);
+        return this.masker(text);
+    }
+}
+/** Variables that carry credentials of the CI job itself (the action's inputs, the runner's tokens). */
+const JOB_CREDENTIAL_PREFIXES = ['INPUT_', 'ACTIONS_'];
+const JOB_CREDENTIAL_NAMES = new Set(['GITHUB_TOKEN', 'GH_TOKEN', 'RUNNER_TOKEN']);
+/**
+ * True for an environment variable that holds a credential of the job itself: never given
+ * to code the job runs on someone's behalf (runtime attributes, exec credential plugins).
+ */
+function isJobCredentialVariable(name) {
+    const upper = name.toUpperCase();
+    return JOB_CREDENTIAL_NAMES.has(upper) || JOB_CREDENTIAL_PREFIXES.some((prefix) => upper.startsWith(prefix));
+}
+/** The environment less the job's own credentials. */
+function withoutJobCredentials(env) {
+    const kept = {};
+    for (const [name, value] of Object.entries(env))
+        if (value !== undefined && !isJobCredentialVariable(name))
+            kept[name] = value;
+    return kept;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/runtime-environment.ts
+// Which environment variables `@timoni(runtime:...)` attributes may read, and which of
+// them are secrets.
+//
+// Timoni's `--runtime-from-env` offers the whole environment. In a CI job the environment
+// also holds the job's own credentials: the action's inputs (`INPUT_GITHUB-TOKEN`,
+// `INPUT_KUBECONFIG`), the runner's tokens (`ACTIONS_RUNTIME_TOKEN`,
+// `ACTIONS_ID_TOKEN_REQUEST_TOKEN`) and `GITHUB_TOKEN`. A bundle on a pull request is the
+// PR author's code, so those are never offered, whatever the options say.
+//
+// Some variables hold text that the pull request's author chose (the branch name, their
+// login). They are not secrets: masking them would let the author hide text from reviewers
+// (a branch named like a registry host turns `image: host/app:1` into `image: ***:1`). They
+// are offered only when named in the allow-list, and are never masked.
+//
+// The other GitHub context variables (`GITHUB_REPOSITORY`, `GITHUB_SHA`, ...) are printed
+// by the runner anyway: offered, not secret. Every other variable is a secret.
+
+/** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
+const AUTHOR_CONTROLLED_NAMES = new Set([
+    'GITHUB_HEAD_REF',
+    'GITHUB_REF_NAME',
+    'GITHUB_ACTOR',
+    'GITHUB_TRIGGERING_ACTOR',
+    'GITHUB_ACTOR_ID',
+    'GITHUB_EVENT_NAME',
+]);
+class RuntimeEnvironmentError extends Error {
+    name = 'RuntimeEnvironmentError';
+}
+/** True when a value of this variable is masked in reports. */
+function isSecretVariable(name) {
+    return !AUTHOR_CONTROLLED_NAMES.has(name) && !(name.startsWith('GITHUB_') || name.startsWith('RUNNER_'));
+}
+/**
+ * The variables offered to runtime attributes. Undefined when none are (neither option
+ * given), so that an attribute reading the environment fails as in Timoni without
+ * --runtime-from-env.
+ */
+function runtimeEnvironment(env, options) {
+    if (!options.all && options.allowed.length === 0)
+        return undefined;
+    for (const name of options.allowed) {
+        if (isJobCredentialVariable(name)) {
+            throw new RuntimeEnvironmentError(`runtime-env: ${name} holds a credential of the job itself and is never given to runtime attributes`);
+        }
+    }
+    const offered = {};
+    const allowed = new Set(options.allowed);
+    for (const [name, value] of Object.entries(env)) {
+        if (value === undefined || isJobCredentialVariable(name))
+            continue;
+        if (!allowed.has(name) && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name)))
+            continue;
+        if (options.isRegisteredSecret?.(value))
+            continue;
+        offered[name] = value;
+    }
+    return offered;
+}
+/** Splits a list of variable names given on several lines or separated by commas. */
+function parseVariableNames(text, what) {
+    const names = text
+        .split(/[\n,]/)
+        .map((name) => name.trim())
+        .filter(Boolean);
+    for (const name of names) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+            throw new RuntimeEnvironmentError(`${what}: "${name}" is not an environment variable name`);
+    }
+    return names;
+}
+
 ;// CONCATENATED MODULE: ./src/bundle/runtime-values.ts
+// The values that `@timoni(runtime:...)` attributes receive for one cluster, merged in
+// Timoni's order (later wins): the environment (only what runtime-environment.ts offers), then the
+// runtime's value queries, then TIMONI_CLUSTER_NAME and TIMONI_CLUSTER_GROUP (only when
+// the runtime declares clusters). Each value remembers whether it is secret, so reports
+// can hide what came from the environment or from a cluster Secret.
+
 
 function mergeRuntimeValues(cluster, environment, queried) {
     const values = new Map();
     for (const [name, value] of Object.entries(environment ?? {})) {
         if (value !== undefined)
-            values.set(name, { value, secret: true, source: 'environment' });
+            values.set(name, { value, secret: isSecretVariable(name), source: 'environment' });
     }
     for (const { name, value, secret } of queried)
         values.set(name, { value, secret, source: 'query' });
@@ -1688,9 +2076,12 @@ class ClusterEvaluationError extends Error {
         this.name = 'ClusterEvaluationError';
     }
 }
-async function queryValues(engine, runtime, cluster, readObject) {
+async function queryValues(engine, runtime, cluster, readObject, secretQueryRefusal) {
     const values = [];
     for (const query of runtime.queries) {
+        if (secretQueryRefusal !== undefined && query.apiVersion === 'v1' && query.kind === 'Secret') {
+            throw new RuntimeQueryError(query.query, secretQueryRefusal);
+        }
         if (!readObject) {
             throw new RuntimeQueryError(query.query, `runtime "${runtime.name}" has value queries, which need access to cluster ${cluster.name}; this command does not connect to clusters`);
         }
@@ -1718,7 +2109,7 @@ function attributeNames(engine, files) {
 /** Evaluates the bundle for one cluster of the runtime. */
 async function evaluateForCluster(engine, options, cluster) {
     try {
-        const queried = await queryValues(engine, options.runtime, cluster, options.readObject);
+        const queried = await queryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
         const values = mergeRuntimeValues(cluster, options.environment, queried);
         const evaluated = evaluateBundle(engine, {
             files: options.bundleFiles,
@@ -1783,6 +2174,21 @@ function formatAnnotation(annotation) {
     const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
     return `::${head}::${escapeData(annotation.message)}\n`;
 }
+/**
+ * Plain text made safe to print as log lines: the runner reads every line that starts with
+ * `::` (after leading whitespace) as a workflow command, and `##[` anywhere as a command of
+ * the older form. A cluster or object name that the pull request's author chose could
+ * otherwise print `::stop-commands::`, after which every later `::add-mask::` is shown
+ * verbatim, or forge `::error` annotations. A zero-width space between the two characters
+ * keeps the text readable and makes it plain text for the runner. Every line break the
+ * runner splits on (\r\n, \n, \r) starts a new line that is checked the same way.
+ */
+function escapeLogText(text) {
+    return text
+        .split(/\r\n|\n|\r/)
+        .map((line) => line.replace(/^(\s*):/, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+        .join('\n');
+}
 function formatMask(secret) {
     return `::add-mask::${escapeData(secret)}\n`;
 }
@@ -1841,32 +2247,56 @@ function reportError(error, io) {
 
 
 
+
+
+
 const bundleFlags = [
     { name: 'file', short: 'f', kind: 'list', description: 'Bundle file (.cue, .json, .yaml); repeat or separate with commas' },
     { name: 'runtime', short: 'r', kind: 'list', description: 'Runtime file; may be one of the bundle files' },
     { name: 'runtime-group', kind: 'string', default: '*', description: 'Only the clusters of this group' },
     { name: 'runtime-cluster', kind: 'string', default: '*', description: 'Only the cluster of this name' },
-    { name: 'runtime-from-env', kind: 'boolean', description: 'Give environment variables to @timoni(runtime:...) attributes' },
+    { name: 'runtime-from-env', kind: 'boolean', description: 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)' },
+    { name: 'runtime-env', kind: 'list', description: 'Give only these environment variables to runtime attributes; repeat or separate with commas' },
+    { name: 'allow-path', kind: 'list', description: 'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)' },
     { name: 'workdir', kind: 'string', default: '', description: 'CUE module root for imports in bundle files (default: current directory)' },
     { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
     { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
     { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
 ];
+/** The root of the git work tree holding `cwd` (a bundle may use modules anywhere in its repository), else `cwd`. */
+function repositoryRoot(cwd) {
+    for (let dir = (0,external_node_path_namespaceObject.resolve)(cwd);; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
+        if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, '.git')))
+            return dir;
+        if ((0,external_node_path_namespaceObject.dirname)(dir) === dir)
+            return (0,external_node_path_namespaceObject.resolve)(cwd);
+    }
+}
 function readBundleInputs(engine, args, cwd, env) {
     const files = args.lists.get('file') ?? [];
     if (files.length === 0)
         throw new UsageError('no bundle given: pass one or more files with -f');
     const workdir = (0,external_node_path_namespaceObject.resolve)(cwd, args.strings.get('workdir') || '.');
-    const moduleFiles = readCueModuleFiles(workdir);
-    const bundleFiles = readSourceFiles(files, cwd);
-    const runtimeFiles = readSourceFiles(args.lists.get('runtime') ?? [], cwd);
+    const named = [...files, ...(args.lists.get('runtime') ?? [])].map((file) => (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(cwd, file)));
+    const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => (0,external_node_path_namespaceObject.resolve)(cwd, path))]);
+    const moduleFiles = readCueModuleFiles(workdir, boundary);
+    const bundleFiles = readSourceFiles(files, cwd, boundary);
+    const runtimeFiles = readSourceFiles(args.lists.get('runtime') ?? [], cwd, boundary);
+    let allowed;
+    try {
+        allowed = parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env');
+    }
+    catch (error) {
+        throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
     const runtime = loadRuntime(engine, runtimeFiles, moduleFiles, args.strings.get('kube-context') ?? '');
     return {
         bundleFiles,
         runtime,
         moduleFiles,
         selector: { cluster: args.strings.get('runtime-cluster'), group: args.strings.get('runtime-group') },
-        environment: args.booleans.get('runtime-from-env') ? { ...env } : undefined,
+        environment: runtimeEnvironment(env, { all: args.booleans.get('runtime-from-env') ?? false, allowed }),
+        boundary,
         output: (args.strings.get('output') ?? 'text'),
     };
 }
@@ -2641,6 +3071,8 @@ function readApplySets(root, input, module) {
 // version-control folders, text as strings and the rest as bytes (CUE may embed them).
 
 
+
+
 const SKIPPED_FOLDERS = new Set(['.git', '.hg', '.svn', 'node_modules']);
 /** A module is source code; anything larger is most likely a mistake. */
 const MODULE_FILE_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -2649,30 +3081,29 @@ class ModuleFilesError extends Error {
 function isText(data) {
     return !data.subarray(0, 8000).includes(0);
 }
-function readModuleFiles(root) {
+/**
+ * Every file of the module folder (what CUE may load or `@embed`), each checked to resolve,
+ * after symlinks, inside the boundary (by default the module folder itself).
+ */
+function readModuleFiles(root, boundary = new FileBoundary([root])) {
     const files = {};
     let total = 0;
-    const walk = (dir) => {
-        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
-            const path = (0,external_node_path_namespaceObject.join)(dir, name);
-            const stat = (0,external_node_fs_namespaceObject.statSync)(path);
-            if (stat.isDirectory()) {
-                if (!SKIPPED_FOLDERS.has(name))
-                    walk(path);
-                continue;
-            }
-            if (!stat.isFile())
-                continue;
-            total += stat.size;
+    try {
+        walkInside(root, boundary, (path, real) => {
+            total += (0,external_node_fs_namespaceObject.statSync)(real).size;
             if (total > MODULE_FILE_LIMIT_BYTES) {
                 throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
             }
-            const data = (0,external_node_fs_namespaceObject.readFileSync)(path);
+            const data = (0,external_node_fs_namespaceObject.readFileSync)(real);
             const key = (0,external_node_path_namespaceObject.relative)(root, path).split('\\').join('/');
             files[key] = isText(data) ? data.toString('utf8') : new Uint8Array(data);
-        }
-    };
-    walk(root);
+        }, (name) => SKIPPED_FOLDERS.has(name));
+    }
+    catch (error) {
+        if (error instanceof ModuleFilesError)
+            throw error;
+        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
     return files;
 }
 /** The module name declared in cue.mod/module.cue (`module: "example.com/app"`). */
@@ -2706,6 +3137,7 @@ const LOCAL_DIGEST = 'unknown';
 
 
 
+
 const LOCAL_PREFIX = 'file://';
 const REQUIRED_FILES = ['cue.mod/module.cue', 'timoni.cue', 'values.cue'];
 class LocalModuleError extends Error {
@@ -2714,16 +3146,33 @@ class LocalModuleError extends Error {
         this.name = 'LocalModuleError';
     }
 }
-function loadLocalModule(url, cwd, engine) {
+/**
+ * Reads a local module. Its folder must resolve inside the boundary (by default the working
+ * directory): a bundle may not point `file://` at `/etc` or `../../..`.
+ */
+function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
     const path = url.slice(LOCAL_PREFIX.length);
     const root = (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(cwd, path);
-    if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+    if (!(0,external_node_fs_namespaceObject.existsSync)(root))
+        throw new LocalModuleError(url, `no module folder at ${root}`);
+    const realRoot = (0,external_node_fs_namespaceObject.realpathSync)(root);
+    if (!boundary.contains(realRoot)) {
+        const where = realRoot === (0,external_node_path_namespaceObject.resolve)(root) ? root : `${root} (which points to ${realRoot})`;
+        throw new LocalModuleError(url, `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`);
+    }
+    if (!(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
         throw new LocalModuleError(url, `no module folder at ${root}`);
     for (const required of REQUIRED_FILES) {
         if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
             throw new LocalModuleError(url, `required file not found: ${(0,external_node_path_namespaceObject.join)(root, required)}`);
     }
-    const files = readModuleFiles(root);
+    let files;
+    try {
+        files = readModuleFiles(root, boundary);
+    }
+    catch (error) {
+        throw new LocalModuleError(url, error instanceof Error ? error.message.replace(`module at ${root}: `, '') : String(error));
+    }
     const name = moduleNameOf(engine, files);
     if (!name)
         throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
@@ -3137,6 +3586,20 @@ async function lookupDockerConfig(registry, options, secrets) {
 // (auths["ghcr.io"])", "GITHUB_TOKEN"); the values never are.
 
 
+/** Where explicit credentials come from, as messages name them. */
+const EXPLICIT_SOURCES = ['--creds', 'registry-creds'];
+/** True for credentials the user gave explicitly (bound to hosts), not docker config or GITHUB_TOKEN. */
+function isExplicitCredential(credential) {
+    return EXPLICIT_SOURCES.some((source) => credential.source.startsWith(source));
+}
+/** The explicit credential for a host (`registry-creds` entry, or `--creds`), if any. */
+function explicitCredentialFor(host, options) {
+    if (options.hostCredentials) {
+        const entry = options.hostCredentials[host.toLowerCase()];
+        return entry ? parseExplicitCredentials(entry, `registry-creds (${host})`) : undefined;
+    }
+    return options.credentials ? parseExplicitCredentials(options.credentials) : undefined;
+}
 /** Reads `--creds` as Timoni does: the first `:` splits user and password; no `:` is a token. */
 function parseExplicitCredentials(value, source = '--creds') {
     const colon = value.indexOf(':');
@@ -3173,11 +3636,8 @@ function describeCredential(credential) {
  * (credHelpers, credsStore, auths); `GITHUB_TOKEN` for ghcr.io; otherwise anonymous.
  */
 async function resolveCredential(registry, url, options, secrets) {
-    let credential;
-    if (options.credentials !== undefined && options.credentials !== '') {
-        credential = parseExplicitCredentials(options.credentials);
-    }
-    const checked = ['--creds'];
+    let credential = explicitCredentialFor(registry, options);
+    const checked = [options.hostCredentials ? `registry-creds (no entry for ${registry})` : '--creds'];
     if (!credential) {
         const found = await lookupDockerConfig(registry, options, secrets).catch((error) => {
             const message = error instanceof Error ? error.message : String(error);
@@ -3435,6 +3895,23 @@ class RegistryAuth {
         const token = await this.#fetchToken(challenge, scope, credential, url);
         return token;
     }
+    /**
+     * What may be sent to a token realm. Explicit credentials are bound to the registry host
+     * they were given for: a realm on another host (which the registry, and so a pull request
+     * naming that registry, chooses) gets them only when it has an entry of its own, or is
+     * Docker Hub's own token service. Docker config and GITHUB_TOKEN are the user's own
+     * mapping of hosts and are sent as docker does.
+     */
+    #realmCredential(credential, realmHost) {
+        if (!isExplicitCredential(credential) || sameService(this.#registry, realmHost))
+            return credential;
+        const own = explicitCredentialFor(realmHost, this.#context.credentials);
+        if (own && this.#context.credentials.hostCredentials) {
+            registerSecrets(own, this.#context.secrets);
+            return own;
+        }
+        return { kind: 'anonymous', source: `the token realm ${realmHost} is not ${this.#registry}; explicit credentials are not sent there without an entry of its own` };
+    }
     async #fetchToken(challenge, scope, credential, url) {
         const realm = challenge.params.realm;
         if (!realm)
@@ -3450,6 +3927,7 @@ class RegistryAuth {
             throw new OciError('unauthorized', url, `unauthorised: the token realm of ${this.#registry} is not http(s)`, 401);
         }
         const service = challenge.params.service;
+        credential = this.#realmCredential(credential, realmUrl.host);
         const { secrets, timeoutMs, userAgent, signal } = this.#context;
         const headers = { 'User-Agent': userAgent, Accept: 'application/json' };
         let method = 'GET';
@@ -3508,6 +3986,25 @@ class RegistryAuth {
         this.#tokens.set(scope, { header, expiresAt: Date.now() + Math.max(1, lifetime - 10) * 1000 });
         return header;
     }
+}
+const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+/** The host name of `host[:port]` (IPv6 in brackets kept whole). */
+function hostName(host) {
+    const lower = host.toLowerCase();
+    if (lower.startsWith('['))
+        return lower.slice(0, lower.indexOf(']') + 1);
+    return lower.replace(/:\d+$/, '');
+}
+/**
+ * True when a token realm belongs to the registry itself: the same host name (a token
+ * service on another port of the same host is the registry's own), or Docker Hub's.
+ */
+function sameService(registry, realmHost) {
+    const registryHost = hostName(registry);
+    const realm = hostName(realmHost);
+    if (registryHost === realm)
+        return true;
+    return DOCKER_HUB.has(registryHost) && realm === 'auth.docker.io';
 }
 
 ;// CONCATENATED MODULE: external "node:crypto"
@@ -3928,33 +4425,6 @@ class RegistryClient {
 }
 function isRedirect(status) {
     return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
-}
-
-;// CONCATENATED MODULE: ./src/module/oci/secrets.ts
-// Keeps every credential value the client handles (passwords, tokens, base64 `auth`
-// strings, Authorization header values), reports each new one to the caller's `secrets`
-// callback (the action masks it in logs), and scrubs them from error messages.
-class SecretRedactor {
-    #values = new Set();
-    #sink;
-    constructor(sink) {
-        this.#sink = sink;
-    }
-    /** Registers `value` (ignored when shorter than 3 characters, which would mask common text). */
-    add(value) {
-        if (value === undefined || value.length < 3 || this.#values.has(value))
-            return;
-        this.#values.add(value);
-        this.#sink?.(value);
-    }
-    /** `text` with every registered value replaced by `***`, longest first. */
-    redact(text) {
-        let result = text;
-        for (const value of [...this.#values].sort((a, b) => b.length - a.length)) {
-            result = result.split(value).join('***');
-        }
-        return result;
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/module/tar/tar-reader.ts
@@ -4418,9 +4888,11 @@ class ModuleClient {
     constructor(options = {}) {
         this.#options = options;
         this.cache = options.cache ?? new ModuleCache(options.cacheDir !== undefined ? { dir: options.cacheDir } : {});
-        this.#secrets = new SecretRedactor(options.secrets);
+        this.#secrets = new SecretRegistry(options.secrets);
         if (options.credentials)
             this.#secrets.add(options.credentials);
+        for (const credential of Object.values(options.hostCredentials ?? {}))
+            this.#secrets.add(credential);
         this.#context = {
             retry: { ...defaultRetryPolicy, ...options.retry },
             timeoutMs: options.timeoutMs ?? 30_000,
@@ -4520,14 +4992,19 @@ function pullModule(url, version, digest, options = {}) {
 
 
 
+
 class ModuleResolver {
     engine;
     cwd;
+    boundary;
     #sources = new Map();
     #client;
-    constructor(engine, cwd, clientOptions = {}) {
+    constructor(engine, cwd, clientOptions = {}, 
+    /** Where local (`file://`) modules may live; by default the working directory. */
+    boundary = new FileBoundary([cwd])) {
         this.engine = engine;
         this.cwd = cwd;
+        this.boundary = boundary;
         this.#client = new ModuleClient(clientOptions);
     }
     resolve(request) {
@@ -4542,7 +5019,7 @@ class ModuleResolver {
     }
     async #load(request) {
         if (request.url.startsWith(LOCAL_PREFIX))
-            return loadLocalModule(request.url, this.cwd, this.engine);
+            return loadLocalModule(request.url, this.cwd, this.engine, this.boundary);
         const pulled = await this.#client.pull(request.url, request.version, request.digest);
         const files = readModuleFiles(pulled.dir);
         const name = moduleNameOf(this.engine, files) ?? '';
@@ -4584,7 +5061,7 @@ async function runBuild(engine, args, io) {
     const output = args.strings.get('output') ?? 'yaml';
     const results = await evaluateForClusters(engine, inputs);
     const creds = args.strings.get('creds');
-    const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {});
+    const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
     const kubeVersion = kubeVersionWithoutCluster(io.env);
     const clusters = [];
     for (const result of results) {
@@ -6383,52 +6860,11 @@ async function bundleStatus(cluster, bundle) {
     return statuses;
 }
 
-;// CONCATENATED MODULE: ./src/kube/secrets.ts
-// Credentials found while connecting (tokens, keys, passwords, exec plugin env values and
-// outputs) are handed to a callback so that the caller can mask them (the action calls
-// `core.setSecret`). Error texts are redacted with the same values.
-/** Keeps the values registered so far, forwards each new one to the caller's callback. */
-class SecretRegistry {
-    forward;
-    values = new Set();
-    constructor(forward = () => { }) {
-        this.forward = forward;
-    }
-    /**
-     * Registers a credential. Multi-line values (PEM keys) are also registered line by line,
-     * as the runner masks line by line; `wholeOnly` skips that for documents whose lines are
-     * not secret by themselves (an exec plugin's JSON output).
-     */
-    register(value, wholeOnly = false) {
-        if (value === undefined || value === null)
-            return;
-        const text = typeof value === 'string' ? value : value.toString('utf8');
-        for (const candidate of [text, text.trim()]) {
-            if (candidate === '' || this.values.has(candidate))
-                continue;
-            this.values.add(candidate);
-            this.forward(candidate);
-        }
-        if (!wholeOnly && text.includes('\n'))
-            for (const line of text.split('\n'))
-                if (line.trim().length >= 8)
-                    this.register(line.trim());
-    }
-    /** The text with every registered value (of 4 characters or more) replaced by `***`. */
-    redact(text) {
-        let out = text;
-        // A value of one to three characters would blank out innocent text everywhere.
-        const longestFirst = [...this.values].filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
-        for (const value of longestFirst)
-            out = out.split(value).join('***');
-        return out;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
 // Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
 // kubectl merges files (the first definition of a name wins), contexts looked up by name.
 // Credentials are registered as secrets the moment they are read.
+
 
 
 
@@ -6474,10 +6910,24 @@ function namedEntries(list, field, where) {
         return [[item.name, isRecord(body) ? body : {}]];
     });
 }
-function parseExec(exec, where, secrets) {
-    const command = kubeconfig_str(exec.command);
-    if (!command)
+/**
+ * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
+ * path with a separator is resolved against the kubeconfig file's folder, never against the
+ * working directory (on a pull request the workspace holds the author's scripts). A
+ * kubeconfig given inline (an action input) has no folder, so such a path is refused.
+ */
+function execCommand(command, fileDir, where) {
+    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
+        return command;
+    if (fileDir !== undefined)
+        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
+    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
+}
+function parseExec(exec, where, fileDir, secrets) {
+    const rawCommand = kubeconfig_str(exec.command);
+    if (!rawCommand)
         throw new KubeconfigError(`${where}: exec has no command`);
+    const command = execCommand(rawCommand, fileDir, where);
     const env = Array.isArray(exec.env)
         ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
         : [];
@@ -6490,9 +6940,10 @@ function parseExec(exec, where, secrets) {
         apiVersion: kubeconfig_str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
         installHint: kubeconfig_str(exec.installHint),
         provideClusterInfo: bool(exec.provideClusterInfo),
+        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
-function parseUser(name, user, baseDir, where, secrets) {
+function parseUser(name, user, baseDir, fileDir, where, secrets) {
     const parsed = {
         clientCertificate: kubeconfig_str(user['client-certificate']),
         clientCertificateData: kubeconfig_str(user['client-certificate-data']),
@@ -6514,7 +6965,7 @@ function parseUser(name, user, baseDir, where, secrets) {
         secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
     }
     if (isRecord(user.exec))
-        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, secrets);
+        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
     if (isRecord(user['auth-provider']))
         parsed.authProvider = kubeconfig_str(user['auth-provider'].name) ?? 'unnamed';
     return parsed;
@@ -6540,7 +6991,8 @@ function loadKubeconfig(sources, secrets) {
     sources.forEach((source, index) => {
         const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
         const where = path ?? `kubeconfig #${index + 1}`;
-        const baseDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : process.cwd();
+        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
+        const baseDir = fileDir ?? process.cwd();
         const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
         const list = Array.isArray(documents) ? documents : [documents];
         for (const document of list) {
@@ -6560,7 +7012,7 @@ function loadKubeconfig(sources, secrets) {
             }
             for (const [name, body] of namedEntries(raw.users, 'user', where)) {
                 if (!config.users.has(name))
-                    config.users.set(name, parseUser(name, body, baseDir, where, secrets));
+                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
             }
             for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
                 if (!config.contexts.has(name)) {
@@ -6602,6 +7054,7 @@ function resolveEntryPath(baseDir, path) {
 // values and outputs are secrets.
 
 
+
 class ExecCredentialError extends Error {
     name = 'ExecCredentialError';
 }
@@ -6621,11 +7074,14 @@ function execInfo(config, cluster) {
 }
 function run(config, options) {
     const { subject, timeoutMs, secrets } = options;
-    const env = { ...process.env, KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
+    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
+    // outside the workspace, which on a pull request holds the author's files.
+    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
     for (const entry of config.env)
         env[entry.name] = entry.value;
     return new Promise((resolvePromise, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
         const stdout = [];
         const stderr = [];
         child.stdout.on('data', (chunk) => stdout.push(chunk));
@@ -7183,7 +7639,13 @@ class KubeCluster {
         if (mapping.namespaced && !namespace) {
             throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
         }
-        return { mapping, namespace, path: `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}` };
+        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
+        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
+        // one object would become a LIST of a namespace, or of the whole cluster.
+        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
+        }
+        return { mapping, namespace, path };
     }
     /**
      * The object's identity with the namespace cleared for cluster-scoped kinds (what the
@@ -7197,7 +7659,12 @@ class KubeCluster {
     /** The live object, or null when it does not exist. */
     async get(ref) {
         const { path } = await this.locate(ref);
-        return this.client.getOrNull(path, ref);
+        const object = await this.client.getOrNull(path, ref);
+        // One object was asked for; a list (of Secrets, say) is never handed on.
+        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
+        }
+        return object;
     }
     /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
     async list(apiVersion, kind, namespace, labelSelector) {
@@ -7900,11 +8367,29 @@ function moduleInfo(instance) {
     return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
 }
 
+;// CONCATENATED MODULE: ./src/fleet/deadline.ts
+// Bounds the wait for one cluster's work by a deadline. The work is not cancelled (a request
+// already sent stays sent); the run stops waiting for it, reports the cluster as failed, and
+// goes on to publish what it has. The action's process ends after publishing, which also ends
+// any work still in flight.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+function withinDeadline(work, deadlineAt, onDeadline) {
+    if (!Number.isFinite(deadlineAt))
+        return work;
+    let timer;
+    const expired = new Promise((resolve) => {
+        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+    });
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
 // (down, bad credentials, a CUE error in its values) is reported as failed while the others
 // are still diffed. Clusters keep runtime order in the ChangeSet.
+
 
 
 
@@ -7958,7 +8443,8 @@ async function planFleet(run) {
     run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
     const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
         const log = new BufferedLog();
-        const entry = await planCluster(run, cluster, log, bundleName);
+        const startedAt = Date.now();
+        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
         log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
         return entry;
     });
@@ -7980,10 +8466,11 @@ async function planFleet(run) {
 
 
 
+
 async function rollOutCluster(run, cluster, bundleName) {
     const startedAt = Date.now();
-    // One time limit for the whole cluster: each instance gets what is left of it.
-    const deadline = startedAt + run.options.timeoutMs;
+    // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
+    const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
     const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
     if ('failed' in connected)
         return connected.failed;
@@ -8054,8 +8541,15 @@ async function rollOutFleet(run) {
             entries.push(skippedEntry(cluster));
             continue;
         }
+        if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
+            entries.push(clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now()));
+            failed = true;
+            continue;
+        }
         run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-        const entry = await rollOutCluster(run, cluster, bundleName);
+        const startedAt = Date.now();
+        const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
         run.log.endGroup();
         entries.push(entry);
         failed = entry.status === 'failed';
@@ -8154,7 +8648,7 @@ function fleetRunFromArgs(engine, args, io, log) {
         selector: inputs.selector,
         kubeconfig: loadKubeconfig(kubeconfigTexts(args, io), secrets),
         secrets,
-        resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value) => secrets.register(value) }),
+        resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value) => secrets.register(value) }, inputs.boundary),
         options: {
             ...defaultFleetOptions,
             wait: args.booleans.get('wait') ?? true,

@@ -2,23 +2,33 @@
 // evaluate the bundle for every selected cluster, diff or roll out, then publish outputs,
 // the job summary and the pull request comment. Returns the process exit code: 1 when
 // any cluster failed or the inputs are wrong; a diff with changes is not a failure.
-import { readFileSync } from 'node:fs';
+//
+// On a pull request everything under the workspace is the pull request author's: the run
+// reads files only inside the workspace, offers runtime attributes no credential of the job,
+// refuses runtime queries of cluster Secrets unless the workflow opts in, masks every secret
+// it meets (with `::add-mask::` before anything the author wrote is printed), and escapes
+// every log line (see the README's Security section).
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadRuntime, readCueModuleFiles, readSourceFiles } from '../bundle/index.js';
+import { runtimeEnvironment } from '../bundle/runtime-environment.js';
 import { loadCueEngine } from '../cue/index.js';
+import { FileBoundary } from '../file-boundary.js';
 import { planFleet } from '../fleet/plan.js';
 import { rollOutFleet } from '../fleet/rollout.js';
 import { defaultFleetOptions, type FleetRun } from '../fleet/fleet-run.js';
 import { readActionConfig, type ActionConfig } from '../github/action-config.js';
 import { ActionLog } from '../github/action-log.js';
-import type { Environment } from '../github/action-inputs.js';
+import { InputError, type Environment } from '../github/action-inputs.js';
 import { errorAnnotations } from '../github/error-annotations.js';
-import { planRun, readRunContext } from '../github/event-context.js';
+import { planRun, readRunContext, type RunContext, type RunPlan } from '../github/event-context.js';
 import { setOutput } from '../github/file-commands.js';
-import { formatAnnotation, formatMask } from '../github/workflow-commands.js';
-import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
+import { formatMask } from '../github/workflow-commands.js';
+import { loadKubeconfig, type Kubeconfig, type KubeconfigSource } from '../kube/index.js';
 import { ModuleResolver } from '../module/module-resolver.js';
+import { SecretRegistry } from '../secrets.js';
+import { startDeadlineWatchdog } from './deadline-watchdog.js';
 import { publishResults } from './publish-results.js';
 
 export interface ActionIO {
@@ -27,51 +37,93 @@ export interface ActionIO {
   write(text: string): void;
 }
 
-function kubeconfigTexts(config: ActionConfig, env: Environment): string[] {
-  if (config.kubeconfigs.length > 0) return config.kubeconfigs;
+const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target']);
+
+/**
+ * The kubeconfigs to use: the `kubeconfig` input, or, only when the workflow asks for it
+ * with `use-runner-kubeconfig`, KUBECONFIG / ~/.kube/config. An empty input is an error
+ * otherwise: on a self-hosted runner it would diff a fork's pull request with the runner's
+ * own credentials.
+ */
+function kubeconfigSources(config: ActionConfig, env: Environment): KubeconfigSource[] {
+  if (config.kubeconfigs.length > 0) return config.kubeconfigs.map((text) => ({ text }));
+  if (!config.useRunnerKubeconfig) {
+    throw new InputError('kubeconfig', 'is empty (is the secret set, and given to this job?); to use the runner\'s own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true');
+  }
   const paths = (env.KUBECONFIG ?? join(homedir(), '.kube', 'config')).split(':').filter(Boolean);
-  return paths.map((path) => readFileSync(path, 'utf8'));
+  return paths.map((path) => {
+    if (!existsSync(path)) throw new InputError('use-runner-kubeconfig', `the runner's kubeconfig ${path} does not exist`);
+    return { text: readFileSync(path, 'utf8'), path };
+  });
+}
+
+const SECRET_QUERY_REFUSAL =
+  'reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author\'s code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)';
+
+function runPlan(context: RunContext, config: ActionConfig): RunPlan {
+  return planRun(context, {
+    mode: config.mode,
+    clusterGroup: config.runtimeGroup,
+    cluster: config.runtimeCluster,
+    applyRefs: config.applyRefs,
+    trustedCheckout: config.trustedCheckout,
+  });
 }
 
 export async function runAction(io: ActionIO): Promise<number> {
-  const maskedValues: string[] = [];
-  const secrets = new SecretRegistry((value) => {
-    maskedValues.push(value);
-    io.write(formatMask(value));
-  });
+  const secrets = new SecretRegistry((value) => io.write(formatMask(value)));
   const log = new ActionLog(io.write, (text) => secrets.redact(text));
 
   let config: ActionConfig;
+  let context: RunContext;
+  let plan: RunPlan;
+  let kubeconfig: Kubeconfig | undefined;
   try {
     config = readActionConfig(io.env, (value) => secrets.register(value));
+    context = readRunContext(io.env);
+    plan = runPlan(context, config);
+    // Credentials are registered (and `::add-mask::` printed) before any text from the
+    // event or the user's files reaches the log.
+    if (plan.mode !== 'skip') kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
   } catch (error) {
-    io.write(errorAnnotations(error, 'timoni-fleet input'));
+    io.write(secrets.redact(errorAnnotations(error, 'timoni-fleet input')));
     return 1;
   }
-
-  const context = readRunContext(io.env);
-  const plan = planRun(context, { mode: config.mode, clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster });
-  if (plan.mode === 'skip') {
-    log.line(`nothing to do: ${plan.reason}`);
+  if (plan.mode === 'skip' || !kubeconfig) {
+    log.line(`nothing to do: ${plan.mode === 'skip' ? plan.reason : 'no kubeconfig'}`);
     setOutput(io.env, 'has-changes', 'false');
     return 0;
   }
   log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
 
+  const deadlineAt = Date.now() + config.deadlineMs;
+  const deadline = AbortSignal.timeout(config.deadlineMs);
+  const watchdog = startDeadlineWatchdog(config.deadlineMs, (ms) => `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`);
   try {
     const cwd = resolve(io.env.GITHUB_WORKSPACE ?? io.cwd, config.workingDirectory);
+    // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
+    const boundary = new FileBoundary([io.env.GITHUB_WORKSPACE ?? io.cwd]);
     const engine = await loadCueEngine();
-    const moduleFiles = readCueModuleFiles(cwd);
-    const bundleFiles = readSourceFiles(config.bundleFiles, cwd);
-    const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd), moduleFiles, '');
-    const kubeconfig = loadKubeconfig(kubeconfigTexts(config, io.env), secrets);
-    const resolver = new ModuleResolver(engine, cwd, {
-      ...(config.registryCreds ? { credentials: config.registryCreds } : {}),
-      secrets: (value: string) => secrets.register(value),
-    });
+    const moduleFiles = readCueModuleFiles(cwd, boundary);
+    const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
+    const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
+    const resolver = new ModuleResolver(
+      engine,
+      cwd,
+      { hostCredentials: config.registryCreds, secrets: (value: string) => secrets.register(value), signal: deadline },
+      boundary,
+    );
+    const environment = runtimeEnvironment(io.env, { all: config.runtimeFromEnv, allowed: config.runtimeEnv, isRegisteredSecret: (value) => secrets.isSecret(value) });
+    const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
     const run: FleetRun = {
       engine,
-      evaluation: { bundleFiles, moduleFiles, runtime, ...(config.runtimeFromEnv ? { environment: { ...io.env } } : {}) },
+      evaluation: {
+        bundleFiles,
+        moduleFiles,
+        runtime,
+        ...(environment ? { environment } : {}),
+        ...(onPullRequest && !config.secretQueriesOnPullRequest ? { secretQueryRefusal: SECRET_QUERY_REFUSAL } : {}),
+      },
       selector: { group: plan.clusterGroup, cluster: plan.cluster },
       kubeconfig,
       secrets,
@@ -86,8 +138,9 @@ export async function runAction(io: ActionIO): Promise<number> {
         concurrency: config.concurrency,
       },
       log,
+      deadlineAt,
       timings: {},
-      onClusterError: (_cluster, error) => io.write(errorAnnotations(error)),
+      onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
     };
     const changeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
     io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
@@ -96,18 +149,23 @@ export async function runAction(io: ActionIO): Promise<number> {
       changeSet,
       context,
       plan,
-      secrets: maskedValues,
+      secrets: secrets.secrets(),
       githubToken: config.githubToken,
       comment: config.comment,
-      log: (line) => log.line(line),
+      ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+      bundleFiles: config.bundleFiles,
+      signal: deadline,
+      log,
     });
     const failed = changeSet.clusters.filter((c) => c.status === 'failed');
     for (const cluster of failed) {
-      io.write(formatAnnotation({ level: 'error', title: `cluster ${cluster.name} failed`, message: secrets.redact(`${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}`) }));
+      log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
     }
     return failed.length > 0 ? 1 : 0;
   } catch (error) {
     io.write(secrets.redact(errorAnnotations(error)));
     return 1;
+  } finally {
+    watchdog.stop();
   }
 }

@@ -21,6 +21,12 @@ export interface ClusterEvaluationOptions {
   /** The environment, given only with --runtime-from-env. */
   environment?: Record<string, string | undefined>;
   readObject?: QueryObjectReader;
+  /**
+   * When set, runtime value queries that read a v1 Secret are refused with this reason
+   * before anything is read (the action sets it on pull requests: masking cannot stop a
+   * bundle's author who transforms a value).
+   */
+  secretQueryRefusal?: string;
 }
 
 export class ClusterEvaluationError extends Error {
@@ -38,9 +44,13 @@ async function queryValues(
   runtime: Runtime,
   cluster: RuntimeCluster,
   readObject: QueryObjectReader | undefined,
+  secretQueryRefusal: string | undefined,
 ): Promise<QueriedValue[]> {
   const values: QueriedValue[] = [];
   for (const query of runtime.queries) {
+    if (secretQueryRefusal !== undefined && query.apiVersion === 'v1' && query.kind === 'Secret') {
+      throw new RuntimeQueryError(query.query, secretQueryRefusal);
+    }
     if (!readObject) {
       throw new RuntimeQueryError(
         query.query,
@@ -70,7 +80,7 @@ function attributeNames(engine: CueEngine, files: SourceFile[]): Set<string> {
 /** Evaluates the bundle for one cluster of the runtime. */
 export async function evaluateForCluster(engine: CueEngine, options: Omit<ClusterEvaluationOptions, 'selector'>, cluster: RuntimeCluster): Promise<ClusterBundle> {
   try {
-    const queried = await queryValues(engine, options.runtime, cluster, options.readObject);
+    const queried = await queryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
     const values = mergeRuntimeValues(cluster, options.environment, queried);
     const evaluated = evaluateBundle(engine, {
       files: options.bundleFiles,

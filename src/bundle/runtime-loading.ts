@@ -33,6 +33,24 @@ function fieldError(value: CueValue, path: string, message: string): CueFilesErr
   return new CueFilesError(message, [{ message, path, positions: position ? [position] : [] }]);
 }
 
+// Timoni's v1alpha1 #Runtime: cluster names are lowercase DNS-like names of 1 to 63
+// characters. Groups are free strings there; here they may not hold control characters,
+// which would break log lines and reports (a name is printed in both).
+const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+function checkCluster(clusters: CueValue, label: string, name: string, group: string, kubeContext: string): void {
+  if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
+    throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+  }
+  for (const [field, value] of [['group', group], ['kubeContext', kubeContext]] as const) {
+    if (CONTROL_CHARACTERS.test(value)) {
+      throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
+    }
+  }
+}
+
 function readClusters(runtime: CueValue): RuntimeCluster[] {
   const clusters = runtime.lookup('clusters');
   try {
@@ -47,6 +65,7 @@ function readClusters(runtime: CueValue): RuntimeCluster[] {
           `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`,
         );
       }
+      checkCluster(clusters, field.label, field.name, group, kubeContext);
       return { name: field.name, group, kubeContext };
     });
   } finally {

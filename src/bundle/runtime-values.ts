@@ -1,8 +1,9 @@
 // The values that `@timoni(runtime:...)` attributes receive for one cluster, merged in
-// Timoni's order (later wins): the environment (only with --runtime-from-env), then the
+// Timoni's order (later wins): the environment (only what runtime-environment.ts offers), then the
 // runtime's value queries, then TIMONI_CLUSTER_NAME and TIMONI_CLUSTER_GROUP (only when
 // the runtime declares clusters). Each value remembers whether it is secret, so reports
 // can hide what came from the environment or from a cluster Secret.
+import { isSecretVariable } from './runtime-environment.js';
 import type { RuntimeCluster } from './types.js';
 import { DEFAULT_RUNTIME_NAME } from './types.js';
 
@@ -28,7 +29,7 @@ export function mergeRuntimeValues(
 ): RuntimeValues {
   const values: RuntimeValues = new Map();
   for (const [name, value] of Object.entries(environment ?? {})) {
-    if (value !== undefined) values.set(name, { value, secret: true, source: 'environment' });
+    if (value !== undefined) values.set(name, { value, secret: isSecretVariable(name), source: 'environment' });
   }
   for (const { name, value, secret } of queried) values.set(name, { value, secret, source: 'query' });
   if (cluster.name !== DEFAULT_RUNTIME_NAME) {

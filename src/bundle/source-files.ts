@@ -3,6 +3,7 @@
 // cannot collide, while errors keep showing the user's own paths.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { FileBoundary } from '../file-boundary.js';
 
 export type SourceFormat = 'cue' | 'json' | 'yaml';
 
@@ -34,15 +35,50 @@ export function sourceFormat(path: string): SourceFormat {
   return format;
 }
 
-/** Reads the files in the order given; the order decides the CUE field order of the result. */
-export function readSourceFiles(paths: string[], cwd: string): SourceFile[] {
+/**
+ * Reads the files in the order given; the order decides the CUE field order of the result.
+ * Each must resolve, after symlinks, inside the boundary (by default the working directory).
+ */
+export function readSourceFiles(paths: string[], cwd: string, boundary: FileBoundary = new FileBoundary([cwd])): SourceFile[] {
   return paths.map((path) => {
     const format = sourceFormat(path);
     const absolutePath = resolve(cwd, path);
     if (!existsSync(absolutePath)) throw new SourceFileError(path, 'no such file');
-    if (statSync(absolutePath).isDirectory()) throw new SourceFileError(path, 'is a directory, expected a file');
-    return { path, absolutePath, format, content: readFileSync(absolutePath, 'utf8') };
+    const real = checked(boundary, absolutePath, path);
+    if (statSync(real).isDirectory()) throw new SourceFileError(path, 'is a directory, expected a file');
+    return { path, absolutePath, format, content: readFileSync(real, 'utf8') };
   });
+}
+
+function checked(boundary: FileBoundary, path: string, shownAs: string): string {
+  try {
+    return boundary.check(path, shownAs);
+  } catch (error) {
+    throw new SourceFileError(shownAs, error instanceof Error ? error.message.replace(`${shownAs} `, '') : String(error));
+  }
+}
+
+/**
+ * Walks a folder in name order, following symlinks that stay inside the boundary (each
+ * real folder once, so a link to a parent cannot loop) and refusing those that leave it.
+ * Calls `visit` with the path (as reached) and the real path of every regular file.
+ */
+export function walkInside(root: string, boundary: FileBoundary, visit: (path: string, real: string) => void, skip: (name: string) => boolean = () => false, shownFrom: string = root): void {
+  const seen = new Set<string>();
+  const walk = (dir: string): void => {
+    const realDir = boundary.check(dir, relative(shownFrom, dir) || dir);
+    if (seen.has(realDir)) return;
+    seen.add(realDir);
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      const real = boundary.check(path, join(relative(shownFrom, dir), name) || path);
+      const stat = statSync(real);
+      if (stat.isDirectory()) {
+        if (!skip(name)) walk(path);
+      } else if (stat.isFile()) visit(path, real);
+    }
+  };
+  walk(root);
 }
 
 /** The name a file gets in the engine's workspace: its index keeps names unique and ordered. */
@@ -56,19 +92,13 @@ export function workspaceName(workspace: string, index: number, file: SourceFile
  * so that bundles may import packages as they can with Timoni's --workdir. Empty when the
  * working directory is not a CUE module.
  */
-export function readCueModuleFiles(workdir: string): Record<string, string> {
+export function readCueModuleFiles(workdir: string, boundary: FileBoundary = new FileBoundary([workdir])): Record<string, string> {
   const root = join(workdir, 'cue.mod');
   const files: Record<string, string> = {};
   if (!existsSync(root) || !statSync(root).isDirectory()) return files;
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir).sort()) {
-      const path = join(dir, name);
-      const stat = statSync(path);
-      if (stat.isDirectory()) walk(path);
-      else if (stat.isFile()) files[relative(workdir, path).split('\\').join('/')] = readFileSync(path, 'utf8');
-    }
-  };
-  walk(root);
+  walkInside(root, boundary, (path, real) => {
+    files[relative(workdir, path).split('\\').join('/')] = readFileSync(real, 'utf8');
+  }, undefined, workdir);
   return files;
 }
 

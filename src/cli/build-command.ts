@@ -49,7 +49,7 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
   const output = args.strings.get('output') ?? 'yaml';
   const results = await evaluateForClusters(engine, inputs);
   const creds = args.strings.get('creds');
-  const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {});
+  const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
   const kubeVersion = kubeVersionWithoutCluster(io.env);
 
   const clusters: BuiltCluster[] = [];

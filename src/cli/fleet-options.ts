@@ -60,7 +60,7 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
     selector: inputs.selector,
     kubeconfig: loadKubeconfig(kubeconfigTexts(args, io), secrets),
     secrets,
-    resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value: string) => secrets.register(value) }),
+    resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value: string) => secrets.register(value) }, inputs.boundary),
     options: {
       ...defaultFleetOptions,
       wait: args.booleans.get('wait') ?? true,

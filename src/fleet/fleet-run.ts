@@ -35,6 +35,11 @@ export interface FleetRun {
   resolver: ModuleResolver;
   options: FleetOptions;
   log: FleetLog;
+  /**
+   * The whole run's deadline (epoch milliseconds): no cluster starts after it, a cluster's
+   * work is not waited for past it, and each cluster's own time limit ends by it.
+   */
+  deadlineAt?: number;
   /** Filled in as the run goes: milliseconds since the process started (performance.now()). */
   timings?: { firstClusterRequestMs?: number };
   /** Told of every error that fails a cluster (the action turns CUE errors into annotations). */

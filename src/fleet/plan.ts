@@ -14,6 +14,7 @@ import type { FleetRun } from './fleet-run.js';
 import { instanceInput, moduleInfo } from './instance-input.js';
 import type { ChangeSet, ClusterChanges, ObjectChange } from './changeset.js';
 import { changeLine } from './change-line.js';
+import { withinDeadline } from './deadline.js';
 
 async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }): Promise<ClusterChanges> {
   const startedAt = Date.now();
@@ -53,7 +54,10 @@ export async function planFleet(run: FleetRun): Promise<ChangeSet> {
   run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
   const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
     const log = new BufferedLog();
-    const entry = await planCluster(run, cluster, log, bundleName);
+    const startedAt = Date.now();
+    const entry = await withinDeadline(planCluster(run, cluster, log, bundleName), run.deadlineAt ?? Infinity, () =>
+      clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt),
+    );
     log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
     return entry;
   });

@@ -15,11 +15,12 @@ import { instanceInput, moduleInfo } from './instance-input.js';
 import type { ChangeSet, ClusterChanges, InstanceChanges, ObjectChange } from './changeset.js';
 import type { ObjectReadiness } from '../kube/wait.js';
 import { logPrefix } from './change-line.js';
+import { CLUSTER_GRACE_MS, withinDeadline } from './deadline.js';
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }): Promise<ClusterChanges> {
   const startedAt = Date.now();
-  // One time limit for the whole cluster: each instance gets what is left of it.
-  const deadline = startedAt + run.options.timeoutMs;
+  // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
+  const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
   const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
   if ('failed' in connected) return connected.failed;
   const { session } = connected;
@@ -87,8 +88,17 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
       entries.push(skippedEntry(cluster));
       continue;
     }
+    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
+      entries.push(clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now()));
+      failed = true;
+      continue;
+    }
     run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-    const entry = await rollOutCluster(run, cluster, bundleName);
+    const startedAt = Date.now();
+    const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName), limit + CLUSTER_GRACE_MS, () =>
+      clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt),
+    );
     run.log.endGroup();
     entries.push(entry);
     failed = entry.status === 'failed';

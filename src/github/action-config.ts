@@ -5,6 +5,7 @@
 import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, type Environment } from './action-inputs.js';
 import { parseDuration } from './duration.js';
 import type { ModeInput } from './event-context.js';
+import { parseVariableNames, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
 
 export interface ActionConfig {
   bundleFiles: string[];
@@ -14,14 +15,29 @@ export interface ActionConfig {
   runtimeGroup: string;
   runtimeCluster: string;
   runtimeFromEnv: boolean;
+  /** Variables offered to runtime attributes by name (the allow-list form). */
+  runtimeEnv: string[];
+  /** Runtime queries of cluster Secrets are allowed on pull requests. */
+  secretQueriesOnPullRequest: boolean;
+  /** Refs besides the default branch that may be applied (exact refs or globs with *). */
+  applyRefs: string[];
+  /** The workflow says its pull_request_target job checks out trusted code. */
+  trustedCheckout: boolean;
+  /** An empty kubeconfig input falls back to KUBECONFIG / ~/.kube/config. */
+  useRunnerKubeconfig: boolean;
+  /** The whole run's time limit. */
+  deadlineMs: number;
   githubToken: string;
   comment: boolean;
+  /** The login of the bot that writes the comment when the token is a GitHub App's (`comment-author`). */
+  commentAuthor: string;
   wait: boolean;
   timeoutMs: number;
   prune: boolean;
   force: boolean;
   overwriteOwnership: boolean;
-  registryCreds: string;
+  /** Registry credentials by registry host (`host=user:password` entries). */
+  registryCreds: Record<string, string>;
   concurrency: number;
   workingDirectory: string;
 }
@@ -37,24 +53,57 @@ function kubeconfigInputs(env: Environment): string[] {
   return [raw];
 }
 
+const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
+
+/**
+ * `registry-creds`: one `host=user:password` (or `host=token`) entry per line. Credentials
+ * are bound to the registry host they name: a pull request that points a module at another
+ * registry never gets them. Every value is registered for masking before it is checked, and
+ * errors name the entry by its position, never by its text.
+ */
+export function registryCredentials(text: string, mask: (secret: string) => void): Record<string, string> {
+  const entries: Record<string, string> = {};
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  lines.forEach((line, index) => {
+    mask(line);
+    const match = HOST_ENTRY.exec(line);
+    if (!match || match[2] === '') {
+      throw new InputError('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
+    }
+    const [, host = '', credential = ''] = match;
+    mask(credential);
+    const colon = credential.indexOf(':');
+    if (colon >= 0) mask(credential.slice(colon + 1));
+    entries[host.toLowerCase()] = credential;
+  });
+  return entries;
+}
+
 export function readActionConfig(env: Environment, mask: (secret: string) => void): ActionConfig {
   // The credentials inside the kubeconfigs are registered when they are loaded; masking the
   // whole text would hide every structural line (`apiVersion: v1`) in every report.
   const kubeconfigs = kubeconfigInputs(env);
   const githubToken = getInput(env, 'github-token');
   if (githubToken) mask(githubToken);
-  const registryCreds = getInput(env, 'registry-creds');
-  if (registryCreds) {
-    mask(registryCreds);
-    const colon = registryCreds.indexOf(':');
-    if (colon >= 0) mask(registryCreds.slice(colon + 1));
-  }
+  const registryCreds = registryCredentials(getInput(env, 'registry-creds'), mask);
 
   const bundleFiles = getListInput(env, 'bundle');
   if (bundleFiles.length === 0) throw new InputError('bundle', 'is required: name one or more bundle files');
   const timeoutText = getInput(env, 'timeout') || '5m';
   const timeoutMs = parseDuration(timeoutText);
   if (timeoutMs === undefined) throw new InputError('timeout', `must be a duration such as 5m or 90s, not "${timeoutText}"`);
+  const deadlineText = getInput(env, 'deadline') || '60m';
+  const deadlineMs = parseDuration(deadlineText);
+  if (deadlineMs === undefined || deadlineMs <= 0) throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
+  let runtimeEnv: string[];
+  try {
+    runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
+  } catch (error) {
+    throw new InputError('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
+  }
   const concurrencyText = getInput(env, 'concurrency') || '4';
   const concurrency = Number(concurrencyText);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
@@ -67,8 +116,15 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     runtimeGroup: getInput(env, 'runtime-group') || '*',
     runtimeCluster: getInput(env, 'runtime-cluster') || '*',
     runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
+    runtimeEnv,
+    secretQueriesOnPullRequest: getBooleanInput(env, 'secret-queries-on-pull-request', false),
+    applyRefs: getListInput(env, 'apply-refs'),
+    trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
+    useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
+    deadlineMs,
     githubToken,
     comment: getBooleanInput(env, 'comment', true),
+    commentAuthor: getInput(env, 'comment-author'),
     wait: getBooleanInput(env, 'wait', true),
     timeoutMs,
     prune: getBooleanInput(env, 'prune', true),

@@ -1,8 +1,9 @@
 // The fleet's progress in the Actions log: lines on stdout, one collapsible group per
 // cluster, every registered secret redacted before it is printed (the runner masks them
-// too; redacting here also covers values registered after a line was composed).
+// too; redacting here also covers values registered after a line was composed), and every
+// line escaped so that text from the user's files can never be read as a workflow command.
 import type { FleetLog } from '../fleet/fleet-log.js';
-import { escapeData } from './workflow-commands.js';
+import { escapeData, escapeLogText, formatAnnotation, type Annotation } from './workflow-commands.js';
 
 export class ActionLog implements FleetLog {
   constructor(
@@ -11,7 +12,13 @@ export class ActionLog implements FleetLog {
   ) {}
 
   line(text: string): void {
-    this.write(`${this.redact(text)}\n`);
+    this.write(`${escapeLogText(this.redact(text))}\n`);
+  }
+
+  /** An annotation (error, warning, notice): message and title escaped as command data. */
+  annotate(annotation: Annotation): void {
+    const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
+    this.write(formatAnnotation(redacted));
   }
 
   startGroup(title: string): void {

@@ -4,7 +4,7 @@
 // `cluster-group`, `cluster` and `mode` inputs from the event, which the action's own
 // inputs override.
 import { readFileSync } from 'node:fs';
-import type { Environment } from './action-inputs.js';
+import { InputError, type Environment } from './action-inputs.js';
 
 export interface RunContext {
   eventName: string;
@@ -44,6 +44,35 @@ export interface PlanInputs {
   mode: ModeInput;
   clusterGroup: string;
   cluster: string;
+  /** Refs besides the default branch that may be applied (`apply-refs`: exact refs or globs with *). */
+  applyRefs?: readonly string[];
+  /** The pull_request_target workflow checks out trusted code (`trusted-checkout`). */
+  trustedCheckout?: boolean;
+}
+
+const MODES: readonly ModeInput[] = ['auto', 'diff', 'apply'];
+
+/** A ref matches an `apply-refs` entry exactly, or as a glob where * matches any text. */
+function refAllowed(ref: string, patterns: readonly string[]): boolean {
+  return patterns.some((pattern) => {
+    const full = pattern.startsWith('refs/') ? pattern : `refs/heads/${pattern}`;
+    const regex = new RegExp(`^${full.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    return regex.test(ref);
+  });
+}
+
+/**
+ * Applying is only for the default branch (what was reviewed and merged), or for refs the
+ * workflow allows with `apply-refs`: a dispatch started on an unmerged branch must not
+ * roll it out.
+ */
+function checkApplyRef(context: RunContext, inputs: PlanInputs, how: string): void {
+  const repository = context.payload.repository as { default_branch?: string } | undefined;
+  const defaultBranch = repository?.default_branch;
+  if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`) return;
+  if (refAllowed(context.ref, inputs.applyRefs ?? [])) return;
+  const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
+  throw new InputError('mode', `${how} applies only from ${branch}, not from ${context.ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
 }
 
 interface PullRequestPayload {
@@ -60,11 +89,21 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
   const action = String(context.payload.action ?? '');
   const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
 
+  if (context.eventName === 'pull_request_target' && !inputs.trustedCheckout) {
+    throw new InputError(
+      'trusted-checkout',
+      'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests',
+    );
+  }
   if (context.eventName === 'workflow_dispatch') {
     const eventInputs = (context.payload.inputs ?? {}) as Record<string, unknown>;
     const text = (name: string) => (typeof eventInputs[name] === 'string' ? (eventInputs[name] as string) : '');
     const eventMode = text('mode');
+    if (eventMode !== '' && !(MODES as readonly string[]).includes(eventMode)) {
+      throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
+    }
     const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
+    if (mode === 'apply') checkApplyRef(context, inputs, 'workflow_dispatch');
     return {
       mode,
       sha: context.sha,
@@ -72,6 +111,15 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
       cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
       reason: `workflow_dispatch (${mode})`,
     };
+  }
+  if (inputs.mode === 'apply') {
+    if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+      if (!(action === 'closed' && pull?.merged === true)) {
+        throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
+      }
+    } else {
+      checkApplyRef(context, inputs, `mode: apply on ${context.eventName || 'this event'}`);
+    }
   }
   if (inputs.mode !== 'auto') {
     return { mode: inputs.mode, pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `mode: ${inputs.mode}` };

@@ -1,6 +1,11 @@
 // The one comment per bundle on a pull request: found again by its hidden marker and
 // updated in place, created when missing. A token that may not write comments (fork pull
 // requests) is reported as such rather than failing the run.
+//
+// Only a comment that this token's own account wrote and whose body starts with the marker
+// is ever updated: a maintainer's comment that quotes the marker, a comment the pull
+// request's author pre-seeded with it, or another bundle's comment whose diff contains it
+// are left alone.
 import { GitHubApiError, type GitHubClient } from './rest-client.js';
 
 export interface IssueTarget {
@@ -17,6 +22,26 @@ interface IssueComment {
   id: number;
   body?: string;
   html_url: string;
+  user?: { login?: string } | null;
+}
+
+/** The account a workflow's GITHUB_TOKEN acts as. */
+export const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
+
+/**
+ * The login of the account the token acts as: `GET /user` for a personal token; an
+ * installation token (GITHUB_TOKEN, a GitHub App's) has no user there (403), and acts as
+ * `github-actions[bot]` unless the workflow names its App's bot (`comment-author`).
+ */
+export async function tokenIdentity(client: GitHubClient, override?: string): Promise<string> {
+  if (override) return override;
+  try {
+    const response = await client.request<{ login?: string }>('GET', '/user');
+    if (response.data.login) return response.data.login;
+  } catch (error) {
+    if (!(error instanceof GitHubApiError && (error.status === 403 || error.status === 401))) throw error;
+  }
+  return GITHUB_ACTIONS_BOT;
 }
 
 /** GitHub's limit on a comment body, counted in characters (code points). */
@@ -33,17 +58,18 @@ function isPermissionDenied(error: unknown): error is GitHubApiError {
   return error instanceof GitHubApiError && error.status === 403 && !/rate limit/i.test(error.apiMessage);
 }
 
-export async function findMarkedComment(client: GitHubClient, target: IssueTarget, marker: string): Promise<IssueComment | undefined> {
+/** The comment of this bundle: written by `author`, its body starting with the marker. */
+export async function findMarkedComment(client: GitHubClient, target: IssueTarget, marker: string, author: string): Promise<IssueComment | undefined> {
   const comments = await client.paginate<IssueComment>(`/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`);
-  return comments.find((comment) => comment.body?.includes(marker));
+  return comments.find((comment) => comment.user?.login === author && comment.body?.startsWith(marker) === true);
 }
 
-export async function upsertMarkedComment(client: GitHubClient, target: IssueTarget, marker: string, body: string): Promise<CommentOutcome> {
-  if (!body.includes(marker)) throw new Error('a marked comment body must contain its marker');
+export async function upsertMarkedComment(client: GitHubClient, target: IssueTarget, marker: string, body: string, author: string): Promise<CommentOutcome> {
+  if (!body.startsWith(marker)) throw new Error('a marked comment body must start with its marker');
   const length = characterCount(body);
   if (length > COMMENT_BODY_LIMIT) throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_BODY_LIMIT}`);
   try {
-    const existing = await findMarkedComment(client, target, marker);
+    const existing = await findMarkedComment(client, target, marker, author);
     if (existing) {
       const response = await client.request<IssueComment>('PATCH', `/repos/${target.owner}/${target.repo}/issues/comments/${existing.id}`, { body });
       return { kind: 'updated', id: response.data.id, url: response.data.html_url };

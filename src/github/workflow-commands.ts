@@ -30,6 +30,22 @@ export function formatAnnotation(annotation: Annotation): string {
   return `::${head}::${escapeData(annotation.message)}\n`;
 }
 
+/**
+ * Plain text made safe to print as log lines: the runner reads every line that starts with
+ * `::` (after leading whitespace) as a workflow command, and `##[` anywhere as a command of
+ * the older form. A cluster or object name that the pull request's author chose could
+ * otherwise print `::stop-commands::`, after which every later `::add-mask::` is shown
+ * verbatim, or forge `::error` annotations. A zero-width space between the two characters
+ * keeps the text readable and makes it plain text for the runner. Every line break the
+ * runner splits on (\r\n, \n, \r) starts a new line that is checked the same way.
+ */
+export function escapeLogText(text: string): string {
+  return text
+    .split(/\r\n|\n|\r/)
+    .map((line) => line.replace(/^(\s*):/, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+    .join('\n');
+}
+
 export function formatMask(secret: string): string {
   return `::add-mask::${escapeData(secret)}\n`;
 }

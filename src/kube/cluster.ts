@@ -33,7 +33,13 @@ export class KubeCluster {
     if (mapping.namespaced && !namespace) {
       throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
     }
-    return { mapping, namespace, path: `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}` };
+    const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
+    // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
+    // one object would become a LIST of a namespace, or of the whole cluster.
+    if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
+      throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
+    }
+    return { mapping, namespace, path };
   }
 
   /**
@@ -49,7 +55,12 @@ export class KubeCluster {
   /** The live object, or null when it does not exist. */
   async get(ref: ObjectRef): Promise<KubeObject | null> {
     const { path } = await this.locate(ref);
-    return this.client.getOrNull<KubeObject>(path, ref);
+    const object = await this.client.getOrNull<KubeObject>(path, ref);
+    // One object was asked for; a list (of Secrets, say) is never handed on.
+    if (object && (Array.isArray((object as { items?: unknown }).items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
+      throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
+    }
+    return object;
   }
 
   /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */

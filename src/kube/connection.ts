@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { ExecCredentialPlugin } from './exec-credential.js';
 import { KubeconfigError, resolveContext, resolveEntryPath, type Kubeconfig, type KubeconfigCluster, type KubeconfigUser } from './kubeconfig.js';
 import { proxyFromEnvironment } from './proxy-env.js';
-import type { SecretRegistry } from './secrets.js';
+import type { SecretRegistry } from '../secrets.js';
 
 /** What a request carries to authenticate. */
 export interface RequestAuth {

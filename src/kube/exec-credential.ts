@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import type { ExecConfig, KubeconfigCluster } from './kubeconfig.js';
 import { isRecord } from './object.js';
-import type { SecretRegistry } from './secrets.js';
+import { withoutJobCredentials, type SecretRegistry } from '../secrets.js';
 
 export interface ExecCredential {
   token?: string;
@@ -45,10 +45,13 @@ function execInfo(config: ExecConfig, cluster: KubeconfigCluster | undefined): s
 
 function run(config: ExecConfig, options: ExecPluginOptions): Promise<string> {
   const { subject, timeoutMs, secrets } = options;
-  const env: NodeJS.ProcessEnv = { ...process.env, KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+  // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
+  // never the job's own credentials (the action's inputs, the runner's tokens), and runs
+  // outside the workspace, which on a pull request holds the author's files.
+  const env: NodeJS.ProcessEnv = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
   for (const entry of config.env) env[entry.name] = entry.value;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));

@@ -1,5 +1,5 @@
 // The Kubernetes engine's public face: what the fleet layer and the CLI use.
-export { SecretRegistry, type RegisterSecret } from './secrets.js';
+export { SecretRegistry, type RegisterSecret } from '../secrets.js';
 export {
   loadKubeconfig,
   resolveContext,

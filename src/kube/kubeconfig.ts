@@ -1,10 +1,11 @@
 // Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
 // kubectl merges files (the first definition of a name wins), contexts looked up by name.
 // Credentials are registered as secrets the moment they are read.
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { isRecord } from './object.js';
-import type { SecretRegistry } from './secrets.js';
+import type { SecretRegistry } from '../secrets.js';
 
 export interface KubeconfigCluster {
   server: string;
@@ -29,6 +30,8 @@ export interface ExecConfig {
   apiVersion: string;
   installHint?: string;
   provideClusterInfo: boolean;
+  /** Where the plugin runs: the kubeconfig file's folder, or the temporary folder for inline kubeconfigs. */
+  workingDirectory: string;
 }
 
 export interface KubeconfigUser {
@@ -116,9 +119,24 @@ function namedEntries(list: unknown, field: string, where: string): Array<[strin
   });
 }
 
-function parseExec(exec: Record<string, unknown>, where: string, secrets: SecretRegistry): ExecConfig {
-  const command = str(exec.command);
-  if (!command) throw new KubeconfigError(`${where}: exec has no command`);
+/**
+ * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
+ * path with a separator is resolved against the kubeconfig file's folder, never against the
+ * working directory (on a pull request the workspace holds the author's scripts). A
+ * kubeconfig given inline (an action input) has no folder, so such a path is refused.
+ */
+function execCommand(command: string, fileDir: string | undefined, where: string): string {
+  if (isAbsolute(command) || !/[\\/]/.test(command)) return command;
+  if (fileDir !== undefined) return resolve(fileDir, command);
+  throw new KubeconfigError(
+    `${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`,
+  );
+}
+
+function parseExec(exec: Record<string, unknown>, where: string, fileDir: string | undefined, secrets: SecretRegistry): ExecConfig {
+  const rawCommand = str(exec.command);
+  if (!rawCommand) throw new KubeconfigError(`${where}: exec has no command`);
+  const command = execCommand(rawCommand, fileDir, where);
   const env = Array.isArray(exec.env)
     ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
     : [];
@@ -130,10 +148,11 @@ function parseExec(exec: Record<string, unknown>, where: string, secrets: Secret
     apiVersion: str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
     installHint: str(exec.installHint),
     provideClusterInfo: bool(exec.provideClusterInfo),
+    workingDirectory: fileDir ?? tmpdir(),
   };
 }
 
-function parseUser(name: string, user: Record<string, unknown>, baseDir: string, where: string, secrets: SecretRegistry): KubeconfigUser {
+function parseUser(name: string, user: Record<string, unknown>, baseDir: string, fileDir: string | undefined, where: string, secrets: SecretRegistry): KubeconfigUser {
   const parsed: KubeconfigUser = {
     clientCertificate: str(user['client-certificate']),
     clientCertificateData: str(user['client-certificate-data']),
@@ -154,7 +173,7 @@ function parseUser(name: string, user: Record<string, unknown>, baseDir: string,
     secrets.register(parsed.clientKeyData);
     secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
   }
-  if (isRecord(user.exec)) parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, secrets);
+  if (isRecord(user.exec)) parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
   if (isRecord(user['auth-provider'])) parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
   return parsed;
 }
@@ -181,7 +200,8 @@ export function loadKubeconfig(sources: Array<string | KubeconfigSource>, secret
   sources.forEach((source, index) => {
     const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
     const where = path ?? `kubeconfig #${index + 1}`;
-    const baseDir = path ? dirname(resolve(path)) : process.cwd();
+    const fileDir = path ? dirname(resolve(path)) : undefined;
+    const baseDir = fileDir ?? process.cwd();
     const documents = parseAllDocuments(decodeKubeconfigText(text));
     const list = Array.isArray(documents) ? documents : [documents];
     for (const document of list) {
@@ -196,7 +216,7 @@ export function loadKubeconfig(sources: Array<string | KubeconfigSource>, secret
         if (!config.clusters.has(name)) config.clusters.set(name, parseCluster(body, baseDir));
       }
       for (const [name, body] of namedEntries(raw.users, 'user', where)) {
-        if (!config.users.has(name)) config.users.set(name, parseUser(name, body, baseDir, where, secrets));
+        if (!config.users.has(name)) config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
       }
       for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
         if (!config.contexts.has(name)) {

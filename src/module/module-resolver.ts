@@ -3,6 +3,7 @@
 // read from disk. Every cluster and instance that uses the same module, version and
 // digest shares one ModuleSource; only the values change between builds.
 import type { CueEngine } from '../cue/index.js';
+import { FileBoundary } from '../file-boundary.js';
 import { loadLocalModule, LOCAL_PREFIX } from './local-module.js';
 import { moduleNameOf, readModuleFiles } from './module-files.js';
 import type { ModuleSource } from './module-source.js';
@@ -22,6 +23,8 @@ export class ModuleResolver {
     private readonly engine: CueEngine,
     private readonly cwd: string,
     clientOptions: ModuleClientOptions = {},
+    /** Where local (`file://`) modules may live; by default the working directory. */
+    private readonly boundary: FileBoundary = new FileBoundary([cwd]),
   ) {
     this.#client = new ModuleClient(clientOptions);
   }
@@ -38,7 +41,7 @@ export class ModuleResolver {
   }
 
   async #load(request: ModuleRequest): Promise<ModuleSource> {
-    if (request.url.startsWith(LOCAL_PREFIX)) return loadLocalModule(request.url, this.cwd, this.engine);
+    if (request.url.startsWith(LOCAL_PREFIX)) return loadLocalModule(request.url, this.cwd, this.engine, this.boundary);
     const pulled = await this.#client.pull(request.url, request.version, request.digest);
     const files = readModuleFiles(pulled.dir);
     const name = moduleNameOf(this.engine, files) ?? '';

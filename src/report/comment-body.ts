@@ -10,7 +10,7 @@ import { cutNote, renderCountedSections } from './cut-note.js';
 import { commentMarker } from './marker.js';
 import { code } from './markdown.js';
 import { maskChangeSet } from './masked-change-set.js';
-import { secretMasker } from './masking.js';
+import { secretMasker } from '../secrets.js';
 import { commitLink, runLink, type ReportContext } from './report-context.js';
 import { diffGroups, objectListGroups, secretChangeIds } from './report-parts.js';
 import { changeId, indexSharedChanges } from './shared-changes.js';
@@ -35,7 +35,7 @@ export function renderComment(original: ChangeSet, context: ReportContext, varia
     const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
     const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
     return (
-      `${commentMarker(changeSet.bundle)}\n` +
+      `${commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
       renderHeadline(changeSet, context, variant) +
       (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
       renderStatusTable(changeSet.clusters) +

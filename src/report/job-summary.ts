@@ -7,7 +7,7 @@ import { firstFailure, unreachedClusters } from './cluster-status.js';
 import { cutNote, renderCountedSections } from './cut-note.js';
 import { code, escapeInline } from './markdown.js';
 import { maskChangeSet } from './masked-change-set.js';
-import { maskSecrets, secretMasker } from './masking.js';
+import { maskSecrets, secretMasker } from '../secrets.js';
 import { commitLink, linkTarget, runLink, type ReportContext } from './report-context.js';
 import { diffGroups, objectListGroups, secretChangeIds } from './report-parts.js';
 import { changeId, indexSharedChanges } from './shared-changes.js';

@@ -6,11 +6,14 @@ const HTML_ENTITIES: Record<string, string> = {
   '<': '&lt;',
   '>': '&gt;',
   '"': '&quot;',
+  // GitHub links mentions (@org/team, @everyone) and issue references (#12) in HTML blocks too.
+  '@': '&#64;',
+  '#': '&#35;',
 };
 
-/** Escapes text for HTML contexts such as `<summary>` and `<code>`, where Markdown is not parsed. */
+/** Escapes text for HTML contexts such as `<summary>` and `<code>`: no tags, no mentions, no references. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (character) => HTML_ENTITIES[character] ?? character);
+  return text.replace(/[&<>"@#]/g, (character) => HTML_ENTITIES[character] ?? character);
 }
 
 // Characters that start Markdown or GFM syntax inline, or end a table cell, or mention a

@@ -1,7 +1,7 @@
 // A copy of a ChangeSet with every string that reaches a report masked.
 
 import type { ChangeSet } from '../fleet/changeset.js';
-import { secretMasker } from './masking.js';
+import { secretMasker } from '../secrets.js';
 
 /**
  * Masks every string of a ChangeSet (names, module references, diffs, error messages, and

@@ -21,6 +21,8 @@ export interface ReportContext {
    * cannot write comments on pull requests from forks; the diff is only in this summary."
    */
   notes?: readonly string[];
+  /** The bundle files as given: the comment's marker names them when the bundle's name is unknown. */
+  bundleFiles?: readonly string[];
   /** Values that must never appear in a report (see maskSecrets for the rule). */
   secrets: readonly string[];
   /**

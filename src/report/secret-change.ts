@@ -7,7 +7,7 @@
 //     from the environment), before the report masks it.
 
 import type { ChangeSet, ObjectChange } from '../fleet/changeset.js';
-import { maskableValues } from './masking.js';
+import { maskableValues } from '../secrets.js';
 
 // The engine's mask as the value of a changed line: `key: ***`, `key: *** (before)`, `- ***`.
 const ENGINE_MASK = /(^|[\s:])\*\*\*( \((before|after)\))?\s*$/;

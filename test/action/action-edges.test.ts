@@ -1,6 +1,6 @@
 // End to end, the hard cases: a cluster that fails stops the rollout before production;
 // a secret value is never printed; a diff too large for one comment still fits.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterClient } from '../fleet/test-context.js';
@@ -21,7 +21,7 @@ function bundleFile(name: string, body: string): string {
 }
 
 function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>, env: Record<string, string> = {}): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: { ...stage.env, ...env }, timeoutMs: 110_000 });
+  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: { ...stage.env, ...env }, timeoutMs: 110_000, keepTemp: true });
 }
 
 const moduleBlock = `module: {url: "oci://\\(_registry)/modules/webapp", version: "1.4.0"}`;
@@ -119,10 +119,18 @@ bundle: {
     expect([...(body ?? '')].length).toBeLessThanOrEqual(65_536);
     for (const cluster of ['staging-1', 'production-eu', 'production-us']) expect(body).toContain(cluster);
     expect(body).toMatch(/\d+ diffs? (cut|not shown)/);
-    const changes = JSON.parse(result.outputs.changes ?? '{}') as { clusters: Array<{ instances: Array<{ changes: Array<{ diff: string }> }> }> };
-    expect(changes.clusters.map((c) => c.instances.length)).toEqual([4, 4, 4]);
-    const fullDiffs = changes.clusters.flatMap((c) => c.instances.flatMap((i) => i.changes.map((ch) => ch.diff.length))).reduce((a, b) => a + b, 0);
-    expect(fullDiffs).toBeGreaterThan(3 * 65_536);
+    // The whole ChangeSet is in the changes-file; the `changes` output stays under its cap
+    // (GitHub documents 1 MB per output) and says what it left out.
+    type Output = { truncated?: string; clusters: Array<{ instances: Array<{ changes: Array<{ diff: string }> }> }> };
+    const whole = JSON.parse(readFileSync(result.outputs['changes-file'] ?? '', 'utf8')) as Output;
+    expect(whole.clusters.map((c) => c.instances.length)).toEqual([4, 4, 4]);
+    const fullDiffs = whole.clusters.flatMap((c) => c.instances.flatMap((i) => i.changes.map((ch) => ch.diff.length))).reduce((a, b) => a + b, 0);
+    expect(fullDiffs).toBeGreaterThan(512 * 1024);
+    const output = result.outputs.changes ?? '';
+    expect(Buffer.byteLength(output)).toBeLessThanOrEqual(512 * 1024);
+    const capped = JSON.parse(output) as Output;
+    expect(capped.truncated).toMatch(/diffs left out: the ChangeSet has \d+ bytes, over the 524288 of this output; the whole of it is in .*timoni-fleet-changes-large-/);
+    expect(capped.clusters.map((c) => c.instances.length)).toEqual([4, 4, 4]);
   });
 
   it('turns a CUE error in the bundle into an annotation on its file and line, and fails', async () => {

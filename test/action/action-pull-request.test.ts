@@ -39,7 +39,7 @@ describe('the action on a pull request and its merge', () => {
     pr = stage.openPullRequest(11);
     const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }));
     expect(result.exitCode, result.log).toBe(0);
-    expect(result.outputs['has-changes']).toBe('true');
+    expect(result.outputs['has-changes'], result.log).toBe('true');
     const changeSet = changes(result);
     expect(changeSet).toMatchObject({ bundle: 'shop', mode: 'diff' });
     expect(changeSet.clusters.map((c) => [c.name, c.status])).toEqual([

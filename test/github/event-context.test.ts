@@ -33,10 +33,32 @@ describe('planRun', () => {
   });
 
   it('takes workflow_dispatch inputs, which the action inputs override', () => {
-    const context = contextFor('workflow_dispatch', { inputs: { 'cluster-group': 'production', mode: 'diff' } });
+    const repository = { default_branch: 'main' };
+    const context = contextFor('workflow_dispatch', { repository, inputs: { 'cluster-group': 'production', mode: 'diff' } });
     expect(planRun(context, auto)).toMatchObject({ mode: 'diff', clusterGroup: 'production', cluster: '*' });
     expect(planRun(context, { mode: 'apply', clusterGroup: 'staging', cluster: '*' })).toMatchObject({ mode: 'apply', clusterGroup: 'staging' });
-    expect(planRun(contextFor('workflow_dispatch', { inputs: { 'cluster-group': 'production' } }), auto)).toMatchObject({ mode: 'apply' });
+    expect(planRun(contextFor('workflow_dispatch', { repository, inputs: { 'cluster-group': 'production' } }), auto)).toMatchObject({ mode: 'apply' });
+  });
+
+  it('refuses a dispatch mode it does not know, and a dispatch apply from another branch unless apply-refs allows it', () => {
+    const repository = { default_branch: 'main' };
+    expect(() => planRun(contextFor('workflow_dispatch', { repository, inputs: { mode: 'yolo' } }), auto)).toThrow(/must be one of auto, diff, apply, not "yolo"/);
+    const feature = contextFor('workflow_dispatch', { repository, inputs: {} }, 'refs/heads/feature-x');
+    expect(() => planRun(feature, auto)).toThrow(/applies only from the default branch \(main\), not from refs\/heads\/feature-x; .*apply-refs/);
+    expect(planRun(feature, { ...auto, applyRefs: ['feature-*'] })).toMatchObject({ mode: 'apply' });
+    expect(planRun(feature, { ...auto, applyRefs: ['refs/heads/feature-x'] })).toMatchObject({ mode: 'apply' });
+    expect(() => planRun(feature, { ...auto, applyRefs: ['release-*'] })).toThrow(InputError);
+    expect(planRun(contextFor('workflow_dispatch', { repository, inputs: { mode: 'diff' } }, 'refs/heads/feature-x'), auto)).toMatchObject({ mode: 'diff' });
+  });
+
+  it('fails closed: apply on an unmerged pull request, and pull_request_target without trusted-checkout', () => {
+    const opened = contextFor('pull_request', { action: 'opened', pull_request: { number: 5, head: { sha: 'a'.repeat(40) } } });
+    expect(() => planRun(opened, { ...auto, mode: 'apply' })).toThrow(/would apply the pull request's unmerged code/);
+    const merged = contextFor('pull_request', { action: 'closed', pull_request: { number: 5, merged: true, merge_commit_sha: 'm'.repeat(40) } });
+    expect(planRun(merged, { ...auto, mode: 'apply' })).toMatchObject({ mode: 'apply' });
+    const target = contextFor('pull_request_target', { action: 'opened', pull_request: { number: 5, head: { sha: 'a'.repeat(40) } } });
+    expect(() => planRun(target, auto)).toThrow(/pull_request_target .* trusted-checkout: true/);
+    expect(planRun(target, { ...auto, trustedCheckout: true })).toMatchObject({ mode: 'diff' });
   });
 
   it('tells why it does nothing for other events', () => {

@@ -2,7 +2,7 @@
 // found across pages and updated in place; fork tokens reported, not fatal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubClient } from '../../src/github/rest-client.js';
-import { COMMENT_BODY_LIMIT, pullRequestForCommit, upsertMarkedComment } from '../../src/github/pull-request-comment.js';
+import { COMMENT_BODY_LIMIT, GITHUB_ACTIONS_BOT as BOT, pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../../src/github/pull-request-comment.js';
 import { startGitHubStandIn, type GitHubStandIn } from './standin/server.js';
 
 let github: GitHubStandIn;
@@ -23,9 +23,9 @@ const marker = '<!-- timoni-fleet:bundle=apps -->';
 describe('upsertMarkedComment', () => {
   it('creates the comment once, then finds it past the first page and updates it', async () => {
     const client = new GitHubClient({ apiUrl: github.url, token: github.token });
-    const first = await upsertMarkedComment(client, target, marker, `${marker}\nfirst`);
+    const first = await upsertMarkedComment(client, target, marker, `${marker}\nfirst`, BOT);
     expect(first.kind).toBe('created');
-    const second = await upsertMarkedComment(client, target, marker, `${marker}\nsecond`);
+    const second = await upsertMarkedComment(client, target, marker, `${marker}\nsecond`, BOT);
     expect(second).toMatchObject({ kind: 'updated', id: first.kind === 'created' ? first.id : -1 });
     const listed = github.state.requests.filter((r) => r.method === 'GET' && r.path.includes('/issues/7/comments'));
     expect(listed.some((r) => r.path.includes('page=2'))).toBe(true);
@@ -35,13 +35,13 @@ describe('upsertMarkedComment', () => {
 
   it('keeps one comment per bundle', async () => {
     const client = new GitHubClient({ apiUrl: github.url, token: github.token });
-    const other = await upsertMarkedComment(client, target, '<!-- timoni-fleet:bundle=infra -->', '<!-- timoni-fleet:bundle=infra -->\ninfra');
+    const other = await upsertMarkedComment(client, target, '<!-- timoni-fleet:bundle=infra -->', '<!-- timoni-fleet:bundle=infra -->\ninfra', BOT);
     expect(other.kind).toBe('created');
   });
 
   it('reports a read-only token instead of failing', async () => {
     const client = new GitHubClient({ apiUrl: github.url, token: github.readOnlyToken });
-    const outcome = await upsertMarkedComment(client, target, '<!-- timoni-fleet:bundle=fork -->', '<!-- timoni-fleet:bundle=fork -->\nx');
+    const outcome = await upsertMarkedComment(client, target, '<!-- timoni-fleet:bundle=fork -->', '<!-- timoni-fleet:bundle=fork -->\nx', BOT);
     expect(outcome.kind).toBe('not-permitted');
     expect(outcome.kind === 'not-permitted' && outcome.reason).toMatch(/403: Resource not accessible by integration/);
   });
@@ -49,13 +49,44 @@ describe('upsertMarkedComment', () => {
   it('refuses a body over the limit before sending it', async () => {
     const client = new GitHubClient({ apiUrl: github.url, token: github.token });
     const before = github.state.requests.length;
-    await expect(upsertMarkedComment(client, target, marker, marker + 'x'.repeat(COMMENT_BODY_LIMIT))).rejects.toThrow(/at most 65536/);
+    await expect(upsertMarkedComment(client, target, marker, marker + 'x'.repeat(COMMENT_BODY_LIMIT), BOT)).rejects.toThrow(/at most 65536/);
     expect(github.state.requests.length).toBe(before);
   });
 
   it('fails with GitHub\'s message on a bad token', async () => {
     const client = new GitHubClient({ apiUrl: github.url, token: 'ghs_not_a_real_token' });
-    await expect(upsertMarkedComment(client, target, marker, `${marker}\nx`)).rejects.toThrow(/answered 401: Bad credentials/);
+    await expect(upsertMarkedComment(client, target, marker, `${marker}\nx`, BOT)).rejects.toThrow(/answered 401: Bad credentials/);
+  });
+});
+
+describe('comment ownership', () => {
+  const owned = { owner: 'acme', repo: 'fleet', issueNumber: 9 };
+  const shop = '<!-- timoni-fleet:bundle=shop -->';
+  it('the token of a workflow acts as github-actions[bot]; a personal token as its user', async () => {
+    expect(await tokenIdentity(new GitHubClient({ apiUrl: github.url, token: github.token }))).toBe(BOT);
+    const personal = await startGitHubStandIn({ tokens: [{ token: 'ghp_maintainer', kind: 'user', account: { login: 'octo-maintainer', id: 77, type: 'User' } }] });
+    try {
+      expect(await tokenIdentity(new GitHubClient({ apiUrl: personal.url, token: 'ghp_maintainer' }))).toBe('octo-maintainer');
+    } finally {
+      await personal.stop();
+    }
+  });
+
+  it('never takes a comment of another author, one that only quotes the marker, or another bundle whose diff holds it', async () => {
+    github.state.addPullRequest({ owner: 'acme', repo: 'fleet', number: 9, headSha: 'd'.repeat(40) });
+    const maintainer = { login: 'octo-maintainer', id: 77, type: 'User' as const };
+    const quoting = github.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 9, body: `why does ${shop} show up?`, user: maintainer });
+    const preSeeded = github.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 9, body: `${shop}\nfill me in`, user: { login: 'pr-author', id: 78, type: 'User' } });
+    const client = new GitHubClient({ apiUrl: github.url, token: github.token });
+    const infra = await upsertMarkedComment(client, owned, '<!-- timoni-fleet:bundle=infra -->', `<!-- timoni-fleet:bundle=infra -->\n+ note: ${shop}`, BOT);
+    expect(infra.kind).toBe('created');
+    const outcome = await upsertMarkedComment(client, owned, shop, `${shop}\nthe diff`, BOT);
+    expect(outcome.kind).toBe('created');
+    expect(github.state.comment(quoting.id)?.body).toBe(`why does ${shop} show up?`);
+    expect(github.state.comment(preSeeded.id)?.body).toBe(`${shop}\nfill me in`);
+    expect(github.state.comment(infra.kind === 'created' ? infra.id : -1)?.body).toContain('bundle=infra');
+    const again = await upsertMarkedComment(client, owned, shop, `${shop}\nthe diff, again`, BOT);
+    expect(again).toMatchObject({ kind: 'updated', id: outcome.kind === 'created' ? outcome.id : -1 });
   });
 });
 

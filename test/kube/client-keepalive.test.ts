@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { openCluster } from '../../src/kube/cluster.js';
 import { KubeConnectionError } from '../../src/kube/errors.js';
 import { loadKubeconfig } from '../../src/kube/kubeconfig.js';
-import { SecretRegistry } from '../../src/kube/secrets.js';
+import { SecretRegistry } from '../../src/secrets.js';
 
 let server: Server | undefined;
 afterEach(() => server?.close());

@@ -13,7 +13,7 @@ import { openCluster } from '../../src/kube/cluster.js';
 import { Discovery, NoMatchError } from '../../src/kube/discovery.js';
 import { KubeApiError, KubeConnectionError } from '../../src/kube/errors.js';
 import { KubeContextNotFoundError, loadKubeconfig } from '../../src/kube/kubeconfig.js';
-import { SecretRegistry } from '../../src/kube/secrets.js';
+import { SecretRegistry } from '../../src/secrets.js';
 import { clusterClient, testFleet, testNamespace } from '../fleet/test-context.js';
 import { engineFleet, onEveryCluster } from './engine-support.js';
 

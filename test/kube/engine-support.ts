@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { onTestFinished } from 'vitest';
 import { openCluster, type KubeCluster } from '../../src/kube/cluster.js';
 import { loadKubeconfig, type Kubeconfig } from '../../src/kube/kubeconfig.js';
-import { SecretRegistry } from '../../src/kube/secrets.js';
+import { SecretRegistry } from '../../src/secrets.js';
 import { testFleet } from '../fleet/test-context.js';
 
 export interface EngineFleet {

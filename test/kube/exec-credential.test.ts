@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { connectionFor } from '../../src/kube/connection.js';
 import { loadKubeconfig } from '../../src/kube/kubeconfig.js';
-import { SecretRegistry } from '../../src/kube/secrets.js';
+import { SecretRegistry } from '../../src/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'exec-plugin-test-'));
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { connectionFor } from '../../src/kube/connection.js';
 import { decodeKubeconfigText, KubeContextNotFoundError, loadKubeconfig, resolveContext } from '../../src/kube/kubeconfig.js';
-import { SecretRegistry } from '../../src/kube/secrets.js';
+import { SecretRegistry } from '../../src/secrets.js';
 
 function config(name: string, options: { server?: string; user?: Record<string, unknown>; current?: string; cluster?: Record<string, unknown> } = {}) {
   return {

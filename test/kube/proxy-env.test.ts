@@ -3,7 +3,7 @@ import { stringify } from 'yaml';
 import { connectionFor } from '../../src/kube/connection.js';
 import { loadKubeconfig } from '../../src/kube/kubeconfig.js';
 import { bypassesProxy, proxyFromEnvironment } from '../../src/kube/proxy-env.js';
-import { SecretRegistry } from '../../src/kube/secrets.js';
+import { SecretRegistry } from '../../src/secrets.js';
 
 const url = (text: string) => new URL(text);
 

@@ -5,11 +5,11 @@
 // until it expires; on a Basic challenge, send the user and password. Credentials are
 // resolved only when a registry asks for them, so anonymous registries never see them.
 import { parseChallenges, preferredChallenge, type Challenge } from './challenge.js';
-import { describeCredential, resolveCredential, type Credential, type CredentialOptions } from './credentials.js';
+import { describeCredential, explicitCredentialFor, isExplicitCredential, registerSecrets, resolveCredential, type Credential, type CredentialOptions } from './credentials.js';
 import { OciError } from './errors.js';
 import { drain, readBody, send } from './http.js';
 import { isRetryableStatus, parseRetryAfter, TransientError, withRetry, type RetryPolicy } from './retry.js';
-import type { SecretRedactor } from './secrets.js';
+import type { SecretRegistry as SecretRedactor } from '../../secrets.js';
 
 export interface AuthContext {
   credentials: CredentialOptions;
@@ -99,6 +99,23 @@ export class RegistryAuth {
     return token;
   }
 
+  /**
+   * What may be sent to a token realm. Explicit credentials are bound to the registry host
+   * they were given for: a realm on another host (which the registry, and so a pull request
+   * naming that registry, chooses) gets them only when it has an entry of its own, or is
+   * Docker Hub's own token service. Docker config and GITHUB_TOKEN are the user's own
+   * mapping of hosts and are sent as docker does.
+   */
+  #realmCredential(credential: Credential, realmHost: string): Credential {
+    if (!isExplicitCredential(credential) || sameService(this.#registry, realmHost)) return credential;
+    const own = explicitCredentialFor(realmHost, this.#context.credentials);
+    if (own && this.#context.credentials.hostCredentials) {
+      registerSecrets(own, this.#context.secrets);
+      return own;
+    }
+    return { kind: 'anonymous', source: `the token realm ${realmHost} is not ${this.#registry}; explicit credentials are not sent there without an entry of its own` };
+  }
+
   async #fetchToken(challenge: Challenge, scope: string, credential: Credential, url: string): Promise<string> {
     const realm = challenge.params.realm;
     if (!realm) throw new OciError('unauthorized', url, `unauthorised: the Bearer challenge of ${this.#registry} names no realm`, 401);
@@ -112,6 +129,7 @@ export class RegistryAuth {
       throw new OciError('unauthorized', url, `unauthorised: the token realm of ${this.#registry} is not http(s)`, 401);
     }
     const service = challenge.params.service;
+    credential = this.#realmCredential(credential, realmUrl.host);
     const { secrets, timeoutMs, userAgent, signal } = this.#context;
     const headers: Record<string, string> = { 'User-Agent': userAgent, Accept: 'application/json' };
     let method: 'GET' | 'POST' = 'GET';
@@ -169,4 +187,24 @@ export class RegistryAuth {
     this.#tokens.set(scope, { header, expiresAt: Date.now() + Math.max(1, lifetime - 10) * 1000 });
     return header;
   }
+}
+
+const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+
+/** The host name of `host[:port]` (IPv6 in brackets kept whole). */
+function hostName(host: string): string {
+  const lower = host.toLowerCase();
+  if (lower.startsWith('[')) return lower.slice(0, lower.indexOf(']') + 1);
+  return lower.replace(/:\d+$/, '');
+}
+
+/**
+ * True when a token realm belongs to the registry itself: the same host name (a token
+ * service on another port of the same host is the registry's own), or Docker Hub's.
+ */
+function sameService(registry: string, realmHost: string): boolean {
+  const registryHost = hostName(registry);
+  const realm = hostName(realmHost);
+  if (registryHost === realm) return true;
+  return DOCKER_HUB.has(registryHost) && realm === 'auth.docker.io';
 }

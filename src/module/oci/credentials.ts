@@ -3,7 +3,7 @@
 // (auths["ghcr.io"])", "GITHUB_TOKEN"); the values never are.
 import { OciError } from './errors.js';
 import { lookupDockerConfig, type DockerConfigOptions } from './docker-config.js';
-import type { SecretRedactor } from './secrets.js';
+import type { SecretRegistry as SecretRedactor } from '../../secrets.js';
 
 export type Credential =
   | { kind: 'anonymous'; source: string }
@@ -17,6 +17,28 @@ export type Credential =
 export interface CredentialOptions extends DockerConfigOptions {
   /** Timoni's `--creds`: `user:password` for basic auth, or a bare token for bearer auth. */
   credentials?: string;
+  /**
+   * Explicit credentials bound to registry hosts (the action's `registry-creds`); when given,
+   * `credentials` is ignored and a registry without an entry gets none of them.
+   */
+  hostCredentials?: Record<string, string>;
+}
+
+/** Where explicit credentials come from, as messages name them. */
+const EXPLICIT_SOURCES = ['--creds', 'registry-creds'];
+
+/** True for credentials the user gave explicitly (bound to hosts), not docker config or GITHUB_TOKEN. */
+export function isExplicitCredential(credential: Credential): boolean {
+  return EXPLICIT_SOURCES.some((source) => credential.source.startsWith(source));
+}
+
+/** The explicit credential for a host (`registry-creds` entry, or `--creds`), if any. */
+export function explicitCredentialFor(host: string, options: CredentialOptions): Credential | undefined {
+  if (options.hostCredentials) {
+    const entry = options.hostCredentials[host.toLowerCase()];
+    return entry ? parseExplicitCredentials(entry, `registry-creds (${host})`) : undefined;
+  }
+  return options.credentials ? parseExplicitCredentials(options.credentials) : undefined;
 }
 
 /** Reads `--creds` as Timoni does: the first `:` splits user and password; no `:` is a token. */
@@ -56,11 +78,8 @@ export function describeCredential(credential: Credential): string {
  * (credHelpers, credsStore, auths); `GITHUB_TOKEN` for ghcr.io; otherwise anonymous.
  */
 export async function resolveCredential(registry: string, url: string, options: CredentialOptions, secrets: SecretRedactor): Promise<Credential> {
-  let credential: Credential | undefined;
-  if (options.credentials !== undefined && options.credentials !== '') {
-    credential = parseExplicitCredentials(options.credentials);
-  }
-  const checked: string[] = ['--creds'];
+  let credential = explicitCredentialFor(registry, options);
+  const checked: string[] = [options.hostCredentials ? `registry-creds (no entry for ${registry})` : '--creds'];
   if (!credential) {
     const found = await lookupDockerConfig(registry, options, secrets).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { runCredentialHelper } from './credential-helper.js';
 import type { Credential } from './credentials.js';
 import { DOCKER_HUB_NAME } from './reference.js';
-import type { SecretRedactor } from './secrets.js';
+import type { SecretRegistry as SecretRedactor } from '../../secrets.js';
 
 export interface DockerConfigOptions {
   /** Environment for DOCKER_CONFIG, HOME, PATH (of helpers) and GITHUB_TOKEN; default process.env. */

@@ -22,7 +22,7 @@ import {
 import { manifestIdentifier, moduleReference, referenceUrl, repositoryUrl, type Reference } from './reference.js';
 import { RegistryClient, type ClientContext } from './registry-client.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
-import { SecretRedactor, type SecretSink } from './secrets.js';
+import { SecretRegistry as SecretRedactor, type RegisterSecret as SecretSink } from '../../secrets.js';
 import { defaultExtractLimits, extractTarGz, UnsafeArchiveError, type ExtractLimits } from '../tar/extract.js';
 import { TarFormatError } from '../tar/tar-reader.js';
 
@@ -88,6 +88,7 @@ export class ModuleClient {
     this.cache = options.cache ?? new ModuleCache(options.cacheDir !== undefined ? { dir: options.cacheDir } : {});
     this.#secrets = new SecretRedactor(options.secrets);
     if (options.credentials) this.#secrets.add(options.credentials);
+    for (const credential of Object.values(options.hostCredentials ?? {})) this.#secrets.add(credential);
     this.#context = {
       retry: { ...defaultRetryPolicy, ...options.retry },
       timeoutMs: options.timeoutMs ?? 30_000,

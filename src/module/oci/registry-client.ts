@@ -9,7 +9,7 @@ import type { NetworkError } from './http.js';
 import { drain, send } from './http.js';
 import { isRetryableStatus, parseRetryAfter, TransientError, withRetry, type RetryPolicy } from './retry.js';
 import type { Reference } from './reference.js';
-import type { SecretRedactor } from './secrets.js';
+import type { SecretRegistry as SecretRedactor } from '../../secrets.js';
 
 export interface ClientContext {
   retry: RetryPolicy;

@@ -22,6 +22,8 @@ export interface Reply {
   /** JSON body; undefined for 204. */
   body?: unknown;
   headers?: Record<string, string>;
+  /** An HTML page instead of JSON (what GitHub's front end answers on a 502 or 504). */
+  html?: string;
 }
 
 /** Whether the caller's token is granted this repository. */

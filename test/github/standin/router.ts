@@ -6,6 +6,7 @@ import type { RepositoryRecord } from './records.js';
 import { createIssueComment, deleteIssueComment, getIssueComment, listIssueComments, updateIssueComment } from './routes/comments.js';
 import { getPullRequest, listPullRequestsForCommit } from './routes/pulls.js';
 import { getRepository } from './routes/repository.js';
+import { authenticatedUser } from './routes/user.js';
 
 interface RepositoryPath {
   repository: RepositoryRecord | undefined;
@@ -32,6 +33,7 @@ export function route(ctx: RequestContext): Reply {
     .split('/')
     .filter((s) => s !== '')
     .map((s) => decodeURIComponent(s));
+  if (segments.length === 1 && segments[0] === 'user' && ctx.method === 'GET') return authenticatedUser(ctx);
   const target = splitRepositoryPath(ctx, segments);
   if (!target) throw notFound(DOCS);
   const { repository, rest } = target;

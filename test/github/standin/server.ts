@@ -86,6 +86,11 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       ...budget.headers(),
       ...(reply.headers ?? {}),
     };
+    if (reply.html !== undefined) {
+      res.writeHead(reply.status, { ...headers, 'content-type': 'text/html; charset=utf-8' });
+      res.end(reply.html);
+      return;
+    }
     if (reply.status === 204 || reply.body === undefined) {
       res.writeHead(reply.status, headers);
       res.end();
@@ -143,6 +148,18 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
           );
         }
         const forced = state.takeForcedError(method, url.pathname);
+        if (forced?.hang) {
+          // A GitHub that never answers: the connection stays open until the client gives up.
+          record.status = -1;
+          await new Promise<void>((resolve) => res.once('close', () => resolve()));
+          return;
+        }
+        if (forced?.html) {
+          reply = { status: forced.status, html: `<!DOCTYPE html>\n<html><head><title>Unicorn! &middot; GitHub</title></head><body>${forced.message}</body></html>\n` };
+          record.status = reply.status;
+          answer(res, requestId, budget, reply);
+          return;
+        }
         if (forced) throw new GitHubError(forced.status, forced.message, DOCS);
         const ctx: RequestContext = { state, urls, method, url, caller, rawBody };
         reply = route(ctx);

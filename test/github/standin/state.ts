@@ -51,6 +51,10 @@ export interface ForcedError {
   /** Only requests whose path (without query) matches. */
   path?: RegExp;
   times: number;
+  /** Answer with an HTML page instead of GitHub's JSON error body. */
+  html?: boolean;
+  /** Never answer (the connection stays open until the client closes it). */
+  hang?: boolean;
 }
 
 export interface IssueSeed {
@@ -247,13 +251,15 @@ export class GitHubState {
    * Answers the next `times` matching requests with `status` and GitHub's error body
    * instead of serving them (default: 502 "Server Error", once, any request).
    */
-  forceError(options: { status?: number; message?: string; method?: string; path?: RegExp; times?: number } = {}): void {
+  forceError(options: { status?: number; message?: string; method?: string; path?: RegExp; times?: number; html?: boolean; hang?: boolean } = {}): void {
     this.forcedErrors.push({
       status: options.status ?? 502,
       message: options.message ?? 'Server Error',
       method: options.method?.toUpperCase(),
       path: options.path,
       times: options.times ?? 1,
+      ...(options.html ? { html: true } : {}),
+      ...(options.hang ? { hang: true } : {}),
     });
   }
 

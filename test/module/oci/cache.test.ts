@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModuleCache } from '../../../src/module/oci/cache.js';
-import { SecretRedactor } from '../../../src/module/oci/secrets.js';
+import { SecretRegistry as SecretRedactor } from '../../../src/secrets.js';
 
 let root: string;
 beforeAll(async () => {
@@ -77,9 +77,10 @@ describe('SecretRedactor', () => {
     secrets.add('hunter2');
     secrets.add('hunter2');
     secrets.add('hunter22-long');
-    secrets.add('ab'); // too short to mask usefully
+    secrets.add('ab'); // too short to redact usefully, but the runner is told to mask it
     secrets.add(undefined);
-    expect(seen).toEqual(['hunter2', 'hunter22-long']);
+    expect(seen.filter((value) => value === 'hunter2')).toHaveLength(1);
+    expect(seen).toEqual(expect.arrayContaining(['hunter2', 'hunter22-long', 'HUNTER2', 'aHVudGVyMg==', 'ab']));
     expect(secrets.redact('a hunter22-long and hunter2 and ab')).toBe('a *** and *** and ab');
   });
 });

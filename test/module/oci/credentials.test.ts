@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeCredential, parseExplicitCredentials, resolveCredential } from '../../../src/module/oci/credentials.js';
 import { lookupDockerConfig, normaliseRegistryKey } from '../../../src/module/oci/docker-config.js';
 import { OciError } from '../../../src/module/oci/errors.js';
-import { SecretRedactor } from '../../../src/module/oci/secrets.js';
+import { SecretRegistry as SecretRedactor } from '../../../src/secrets.js';
 
 let root: string;
 let binDir: string;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { containsSecret, MASK, maskableValues, maskSecrets, MIN_SECRET_LENGTH } from '../../src/report/masking.js';
-import { changeSetChangesSecret, diffChangesSecret } from '../../src/report/secret-change.js';
-import { changeSet, cluster, instance, objectChange } from './fixtures.js';
+import { SecretRegistry } from '../src/secrets.js';
+import { containsSecret, MASK, maskableValues, maskSecrets, MIN_SECRET_LENGTH } from '../src/secrets.js';
+import { changeSetChangesSecret, diffChangesSecret } from '../src/report/secret-change.js';
+import { changeSet, cluster, instance, objectChange } from './report/fixtures.js';
 
 describe('maskSecrets', () => {
   it('replaces every occurrence of each secret', () => {
@@ -14,7 +15,8 @@ describe('maskSecrets', () => {
   });
 
   it(`ignores empty, blank and values shorter than ${MIN_SECRET_LENGTH} characters`, () => {
-    expect(maskableValues(['', '   ', 'on', 'abc', 'abcd'])).toEqual(['YWJjZA==', 'abcd']);
+    expect(maskableValues(['', '   ', 'on', 'abc'])).toEqual([]);
+    expect(maskableValues(['abcd'])).toEqual(expect.arrayContaining(['abcd', 'ABCD', 'YWJjZA==', 'YWJjZA', '61626364']));
     expect(maskSecrets('on abc abcd', ['', 'on', 'abc', 'abcd'])).toBe(`on abc ${MASK}`);
   });
 
@@ -63,5 +65,45 @@ describe('secret changes', () => {
     const idle = changeSet([cluster('c1', 'g', [instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'unchanged', diff: secretDiff })])])]);
     expect(changeSetChangesSecret(changing)).toBe(true);
     expect(changeSetChangesSecret(idle)).toBe(false);
+  });
+});
+
+describe('the cheap transforms of a secret', () => {
+  const secret = 's3cr3t/Value+x?';
+  const forms: Array<[string, string]> = [
+    ['upper case', secret.toUpperCase()],
+    ['lower case', secret.toLowerCase()],
+    ['base64', Buffer.from(secret).toString('base64')],
+    ['base64 without padding', Buffer.from(secret).toString('base64').replace(/=+$/, '')],
+    ['URL-safe base64', Buffer.from(secret).toString('base64url')],
+    ['hex', Buffer.from(secret).toString('hex')],
+    ['upper-case hex', Buffer.from(secret).toString('hex').toUpperCase()],
+    ['URL encoding', encodeURIComponent(secret)],
+    ['JSON escaping', JSON.stringify(secret).slice(1, -1)],
+  ];
+  it.each(forms)('masks the %s form', (_name, form) => {
+    expect(maskSecrets(`value: ${form} end`, [secret])).toBe(`value: ${MASK} end`);
+  });
+
+  it('masks the JSON-escaped form of a multi-line value and its lines', () => {
+    const value = 'line-one-secret\nline-two "quoted"';
+    const text = JSON.stringify({ v: value });
+    expect(containsSecret(text, [value])).toBe(true);
+    expect(maskSecrets(text, [value])).not.toContain('line-one-secret');
+  });
+
+  it('cannot promise arbitrary transforms (documented): a reversed value is not recognised', () => {
+    expect(maskSecrets(`value: ${[...secret].reverse().join('')}`, [secret])).not.toContain(MASK);
+  });
+
+  it('the registry tells the caller every form once and redacts all of them', () => {
+    const seen: string[] = [];
+    const registry = new SecretRegistry((value) => seen.push(value));
+    registry.register('tok3n-Value');
+    registry.register('tok3n-Value');
+    expect(seen.filter((value) => value === 'tok3n-Value')).toHaveLength(1);
+    expect(seen).toEqual(expect.arrayContaining(['TOK3N-VALUE', 'tok3n-value', Buffer.from('tok3n-Value').toString('hex')]));
+    expect(registry.redact('a TOK3N-VALUE b dG9rM24tVmFsdWU c')).toBe(`a ${MASK} b ${MASK} c`);
+    expect(registry.secrets()).toEqual(['tok3n-Value']);
   });
 });
