@@ -7214,6 +7214,7 @@ const agents = {
     http: new (external_node_http_default()).Agent({ keepAlive: true, maxSockets: 16 }),
     https: new (external_node_https_default()).Agent({ keepAlive: true, maxSockets: 16 }),
 };
+const DEFAULT_TOTAL_MS = 120_000;
 /** A connection-level failure (reset, refused, timeout, truncated body): worth retrying. */
 class NetworkError extends Error {
     code;
@@ -7239,9 +7240,25 @@ function send(url, request) {
     const transport = url.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
     const agent = url.protocol === 'https:' ? agents.https : agents.http;
     return new Promise((resolve, reject) => {
-        const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, resolve);
+        const totalMs = request.totalMs ?? DEFAULT_TOTAL_MS;
+        let response;
+        const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, (res) => {
+            response = res;
+            res.once('close', () => clearTimeout(total));
+            resolve(res);
+        });
+        const total = setTimeout(() => {
+            const error = new NetworkError('ETIMEDOUT', `${describeUrl(url)} did not send its whole answer within ${totalMs} ms`);
+            response?.destroy(error);
+            req.destroy(error);
+        }, totalMs);
+        total.unref();
         req.setTimeout(request.timeoutMs, () => {
             req.destroy(new NetworkError('ETIMEDOUT', `no answer from ${describeUrl(url)} within ${request.timeoutMs} ms`));
+        });
+        req.once('close', () => {
+            if (!response)
+                clearTimeout(total);
         });
         req.on('error', (error) => {
             if (error instanceof NetworkError)
@@ -7909,7 +7926,7 @@ class RegistryClient {
         }
     }
     async #attempt(target, what, accept, consume) {
-        const { timeoutMs, userAgent, signal } = this.#context;
+        const { timeoutMs, totalMs, userAgent, signal } = this.#context;
         const scope = this.#scope();
         const baseHeaders = { 'User-Agent': userAgent };
         if (accept)
@@ -7918,7 +7935,7 @@ class RegistryClient {
         let answered = false;
         for (;;) {
             const headers = authorization ? { ...baseHeaders, Authorization: authorization } : baseHeaders;
-            let res = await send(target, { headers, timeoutMs, signal });
+            let res = await send(target, { headers, timeoutMs, totalMs, signal });
             if (res.statusCode === 401) {
                 const challenge = res.headers['www-authenticate'];
                 await drain(res);
@@ -7940,7 +7957,7 @@ class RegistryClient {
                     throw new OciError('registry', this.#url, `fetching ${what}: redirect to a non-HTTP URL`);
                 // Storage behind a redirect gets no Authorization header: the registry's token is not
                 // for it, and a presigned URL carries its own authorisation.
-                res = await send(location, { headers: baseHeaders, timeoutMs, signal });
+                res = await send(location, { headers: baseHeaders, timeoutMs, totalMs, signal });
             }
             return this.#handle(res, location, what, consume);
         }
@@ -8435,6 +8452,7 @@ class ModuleClient {
         this.#context = {
             retry: { ...defaultRetryPolicy, ...options.retry },
             timeoutMs: options.timeoutMs ?? 30_000,
+            ...(options.totalMs !== undefined ? { totalMs: options.totalMs } : {}),
             userAgent: options.userAgent ?? USER_AGENT,
             secrets: this.#secrets,
             signal: options.signal,
@@ -8578,8 +8596,13 @@ const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRe
 // that ends in time.
 
 
-/** Time the run has after its deadline to publish a report before the watchdog ends it. */
-const WATCHDOG_GRACE_MS = 30_000;
+/**
+ * Time the run has after its deadline to publish a report before the watchdog ends it:
+ * a quarter of the deadline, between 1 and 30 seconds.
+ */
+function watchdogGraceMs(deadlineMs) {
+    return Math.min(30_000, Math.max(1_000, Math.round(deadlineMs / 4)));
+}
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { writeSync } = require('node:fs');
@@ -8592,7 +8615,7 @@ setTimeout(() => {
  * Starts the watchdog: `deadlineMs` from now plus the grace period, it prints the message
  * (as an error annotation) and kills the process. `describe` gets the deadline in ms.
  */
-function startDeadlineWatchdog(deadlineMs, describe, graceMs = WATCHDOG_GRACE_MS) {
+function startDeadlineWatchdog(deadlineMs, describe, graceMs = watchdogGraceMs(deadlineMs)) {
     const message = formatAnnotation({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
     const worker = new external_node_worker_threads_namespaceObject.Worker(WORKER_SOURCE, { eval: true, workerData: { message, afterMs: deadlineMs + graceMs } });
     worker.unref();

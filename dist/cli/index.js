@@ -3673,6 +3673,7 @@ const agents = {
     http: new (external_node_http_default()).Agent({ keepAlive: true, maxSockets: 16 }),
     https: new (external_node_https_default()).Agent({ keepAlive: true, maxSockets: 16 }),
 };
+const DEFAULT_TOTAL_MS = 120_000;
 /** A connection-level failure (reset, refused, timeout, truncated body): worth retrying. */
 class NetworkError extends Error {
     code;
@@ -3698,9 +3699,25 @@ function send(url, request) {
     const transport = url.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
     const agent = url.protocol === 'https:' ? agents.https : agents.http;
     return new Promise((resolve, reject) => {
-        const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, resolve);
+        const totalMs = request.totalMs ?? DEFAULT_TOTAL_MS;
+        let response;
+        const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, (res) => {
+            response = res;
+            res.once('close', () => clearTimeout(total));
+            resolve(res);
+        });
+        const total = setTimeout(() => {
+            const error = new NetworkError('ETIMEDOUT', `${describeUrl(url)} did not send its whole answer within ${totalMs} ms`);
+            response?.destroy(error);
+            req.destroy(error);
+        }, totalMs);
+        total.unref();
         req.setTimeout(request.timeoutMs, () => {
             req.destroy(new NetworkError('ETIMEDOUT', `no answer from ${describeUrl(url)} within ${request.timeoutMs} ms`));
+        });
+        req.once('close', () => {
+            if (!response)
+                clearTimeout(total);
         });
         req.on('error', (error) => {
             if (error instanceof NetworkError)
@@ -4370,7 +4387,7 @@ class RegistryClient {
         }
     }
     async #attempt(target, what, accept, consume) {
-        const { timeoutMs, userAgent, signal } = this.#context;
+        const { timeoutMs, totalMs, userAgent, signal } = this.#context;
         const scope = this.#scope();
         const baseHeaders = { 'User-Agent': userAgent };
         if (accept)
@@ -4379,7 +4396,7 @@ class RegistryClient {
         let answered = false;
         for (;;) {
             const headers = authorization ? { ...baseHeaders, Authorization: authorization } : baseHeaders;
-            let res = await send(target, { headers, timeoutMs, signal });
+            let res = await send(target, { headers, timeoutMs, totalMs, signal });
             if (res.statusCode === 401) {
                 const challenge = res.headers['www-authenticate'];
                 await drain(res);
@@ -4401,7 +4418,7 @@ class RegistryClient {
                     throw new OciError('registry', this.#url, `fetching ${what}: redirect to a non-HTTP URL`);
                 // Storage behind a redirect gets no Authorization header: the registry's token is not
                 // for it, and a presigned URL carries its own authorisation.
-                res = await send(location, { headers: baseHeaders, timeoutMs, signal });
+                res = await send(location, { headers: baseHeaders, timeoutMs, totalMs, signal });
             }
             return this.#handle(res, location, what, consume);
         }
@@ -4896,6 +4913,7 @@ class ModuleClient {
         this.#context = {
             retry: { ...defaultRetryPolicy, ...options.retry },
             timeoutMs: options.timeoutMs ?? 30_000,
+            ...(options.totalMs !== undefined ? { totalMs: options.totalMs } : {}),
             userAgent: options.userAgent ?? USER_AGENT,
             secrets: this.#secrets,
             signal: options.signal,

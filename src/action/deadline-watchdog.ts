@@ -8,8 +8,13 @@
 import { Worker } from 'node:worker_threads';
 import { formatAnnotation } from '../github/workflow-commands.js';
 
-/** Time the run has after its deadline to publish a report before the watchdog ends it. */
-export const WATCHDOG_GRACE_MS = 30_000;
+/**
+ * Time the run has after its deadline to publish a report before the watchdog ends it:
+ * a quarter of the deadline, between 1 and 30 seconds.
+ */
+export function watchdogGraceMs(deadlineMs: number): number {
+  return Math.min(30_000, Math.max(1_000, Math.round(deadlineMs / 4)));
+}
 
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
@@ -28,7 +33,7 @@ export interface Watchdog {
  * Starts the watchdog: `deadlineMs` from now plus the grace period, it prints the message
  * (as an error annotation) and kills the process. `describe` gets the deadline in ms.
  */
-export function startDeadlineWatchdog(deadlineMs: number, describe: (deadlineMs: number) => string, graceMs: number = WATCHDOG_GRACE_MS): Watchdog {
+export function startDeadlineWatchdog(deadlineMs: number, describe: (deadlineMs: number) => string, graceMs: number = watchdogGraceMs(deadlineMs)): Watchdog {
   const message = formatAnnotation({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { message, afterMs: deadlineMs + graceMs } });
   worker.unref();

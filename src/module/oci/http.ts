@@ -15,8 +15,15 @@ export interface HttpRequest {
   body?: string;
   /** Idle time allowed on the socket, for the headers and between body chunks. */
   timeoutMs: number;
+  /**
+   * Time allowed for the whole exchange, body included (default 120 s): a server that sends
+   * one byte every few seconds passes every idle limit and must still end.
+   */
+  totalMs?: number;
   signal?: AbortSignal;
 }
+
+export const DEFAULT_TOTAL_MS = 120_000;
 
 /** A connection-level failure (reset, refused, timeout, truncated body): worth retrying. */
 export class NetworkError extends Error {
@@ -44,9 +51,24 @@ export function send(url: URL, request: HttpRequest): Promise<http.IncomingMessa
   const transport = url.protocol === 'https:' ? https : http;
   const agent = url.protocol === 'https:' ? agents.https : agents.http;
   return new Promise((resolve, reject) => {
-    const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, resolve);
+    const totalMs = request.totalMs ?? DEFAULT_TOTAL_MS;
+    let response: http.IncomingMessage | undefined;
+    const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, (res) => {
+      response = res;
+      res.once('close', () => clearTimeout(total));
+      resolve(res);
+    });
+    const total = setTimeout(() => {
+      const error = new NetworkError('ETIMEDOUT', `${describeUrl(url)} did not send its whole answer within ${totalMs} ms`);
+      response?.destroy(error);
+      req.destroy(error);
+    }, totalMs);
+    total.unref();
     req.setTimeout(request.timeoutMs, () => {
       req.destroy(new NetworkError('ETIMEDOUT', `no answer from ${describeUrl(url)} within ${request.timeoutMs} ms`));
+    });
+    req.once('close', () => {
+      if (!response) clearTimeout(total);
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error instanceof NetworkError) reject(error);

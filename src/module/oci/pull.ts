@@ -42,6 +42,8 @@ export interface ModuleClientOptions extends CredentialOptions {
   retry?: Partial<RetryPolicy>;
   /** Socket idle timeout per request (default 30 s). */
   timeoutMs?: number;
+  /** Time limit of one whole request, body included (default 120 s). */
+  totalMs?: number;
   limits?: Partial<PullLimits>;
   /** Platform picked from an index (default linux/amd64). */
   platform?: Platform;
@@ -92,6 +94,7 @@ export class ModuleClient {
     this.#context = {
       retry: { ...defaultRetryPolicy, ...options.retry },
       timeoutMs: options.timeoutMs ?? 30_000,
+      ...(options.totalMs !== undefined ? { totalMs: options.totalMs } : {}),
       userAgent: options.userAgent ?? USER_AGENT,
       secrets: this.#secrets,
       signal: options.signal,

@@ -14,6 +14,8 @@ import type { SecretRegistry as SecretRedactor } from '../../secrets.js';
 export interface ClientContext {
   retry: RetryPolicy;
   timeoutMs: number;
+  /** Time limit of one whole exchange, body included (http.ts's default when left out). */
+  totalMs?: number;
   userAgent: string;
   secrets: SecretRedactor;
   signal?: AbortSignal;
@@ -86,7 +88,7 @@ export class RegistryClient {
   }
 
   async #attempt<T>(target: URL, what: string, accept: string | undefined, consume: (res: IncomingMessage) => Promise<T>): Promise<T> {
-    const { timeoutMs, userAgent, signal } = this.#context;
+    const { timeoutMs, totalMs, userAgent, signal } = this.#context;
     const scope = this.#scope();
     const baseHeaders: Record<string, string> = { 'User-Agent': userAgent };
     if (accept) baseHeaders.Accept = accept;
@@ -94,7 +96,7 @@ export class RegistryClient {
     let answered = false;
     for (;;) {
       const headers = authorization ? { ...baseHeaders, Authorization: authorization } : baseHeaders;
-      let res = await send(target, { headers, timeoutMs, signal });
+      let res = await send(target, { headers, timeoutMs, totalMs, signal });
       if (res.statusCode === 401) {
         const challenge = res.headers['www-authenticate'];
         await drain(res);
@@ -114,7 +116,7 @@ export class RegistryClient {
         if (location.protocol !== 'https:' && location.protocol !== 'http:') throw new OciError('registry', this.#url, `fetching ${what}: redirect to a non-HTTP URL`);
         // Storage behind a redirect gets no Authorization header: the registry's token is not
         // for it, and a presigned URL carries its own authorisation.
-        res = await send(location, { headers: baseHeaders, timeoutMs, signal });
+        res = await send(location, { headers: baseHeaders, timeoutMs, totalMs, signal });
       }
       return this.#handle(res, location, what, consume);
     }
