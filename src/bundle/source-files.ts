@@ -3,7 +3,7 @@
 // cannot collide, while errors keep showing the user's own paths.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
-import { FileBoundary } from '../file-boundary.js';
+import { FileBoundary, FileBoundaryError } from '../file-boundary.js';
 
 export type SourceFormat = 'cue' | 'json' | 'yaml';
 
@@ -58,27 +58,33 @@ function checked(boundary: FileBoundary, path: string, shownAs: string): string 
   }
 }
 
+const WALK_ENTRY_LIMIT = 50_000;
+
 /**
- * Walks a folder in name order, following symlinks that stay inside the boundary (each
- * real folder once, so a link to a parent cannot loop) and refusing those that leave it.
+ * Walks a folder in name order, following symlinks that stay inside the boundary (never
+ * into a folder it is already inside, so a link to a parent cannot loop) and refusing
+ * those that leave it.
  * Calls `visit` with the path (as reached) and the real path of every regular file.
  */
 export function walkInside(root: string, boundary: FileBoundary, visit: (path: string, real: string) => void, skip: (name: string) => boolean = () => false, shownFrom: string = root): void {
-  const seen = new Set<string>();
-  const walk = (dir: string): void => {
+  let entries = 0;
+  const walk = (dir: string, ancestors: ReadonlySet<string>): void => {
     const realDir = boundary.check(dir, relative(shownFrom, dir) || dir);
-    if (seen.has(realDir)) return;
-    seen.add(realDir);
+    // A link to a folder above it would walk forever; the same folder under two names is fine.
+    if (ancestors.has(realDir)) return;
+    const inside = new Set(ancestors).add(realDir);
     for (const name of readdirSync(dir).sort()) {
+      // Links between folders can multiply the paths of a small tree; a module is never this big.
+      if (++entries > WALK_ENTRY_LIMIT) throw new FileBoundaryError(`${shownFrom}: more than ${WALK_ENTRY_LIMIT} files and folders (links between folders?)`);
       const path = join(dir, name);
       const real = boundary.check(path, join(relative(shownFrom, dir), name) || path);
       const stat = statSync(real);
       if (stat.isDirectory()) {
-        if (!skip(name)) walk(path);
+        if (!skip(name)) walk(path, inside);
       } else if (stat.isFile()) visit(path, real);
     }
   };
-  walk(root);
+  walk(root, new Set());
 }
 
 /** The name a file gets in the engine's workspace: its index keeps names unique and ordered. */

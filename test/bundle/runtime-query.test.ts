@@ -27,3 +27,26 @@ describe('parseRuntimeQuery', () => {
     expect(() => parseRuntimeQuery('k8s:v1:Namespace:default', [{ name: 'BAD NAME', expression: 'obj' }], false)).toThrow(/not a valid value name/);
   });
 });
+
+describe('query names that would change the request path', () => {
+  it.each([
+    ['k8s:v1:Secret:ns:.', /the name "\." is not valid/],
+    ['k8s:v1:Secret:ns:..', /the name "\.\." is not valid/],
+    ['k8s:v1:Secret:..:.', /the namespace "\.\." is not valid/],
+    ['k8s:v1:Secret:ns:a/b', /the name "a\/b" is not valid/],
+    ['k8s:v1:Secret:ns:a%2Fb', /the name "a%2Fb" is not valid/],
+    ['k8s:v1:Secret:ns:a?watch=1', /the name "a\?watch=1" is not valid/],
+    ['k8s:../v1:Secret:ns:a', /the apiVersion "\.\.\/v1" is not valid/],
+    ['k8s:v1:Secret/x:ns:a', /the kind "Secret\/x" is not valid/],
+    ['k8s:v1:Secret:Upper_NS:a', /the namespace "Upper_NS" is not valid/],
+  ])('refuses %s', (query, message) => {
+    expect(() => parseRuntimeQuery(query, [], false)).toThrow(RuntimeQueryError);
+    expect(() => parseRuntimeQuery(query, [], false)).toThrow(message);
+  });
+
+  it('keeps names Kubernetes allows', () => {
+    expect(parseRuntimeQuery('k8s:rbac.authorization.k8s.io/v1:ClusterRole:view', [], false).name).toBe('view');
+    expect(parseRuntimeQuery('k8s:v1:ConfigMap:kube-system:cluster-info.v2', [], false).name).toBe('cluster-info.v2');
+    expect(parseRuntimeQuery('k8s:apps/v1beta1:Deployment:ns:web', [], false).apiVersion).toBe('apps/v1beta1');
+  });
+});

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -101,5 +101,49 @@ describe('exec credential plugins', () => {
     expect(seen).toContain('KEY-MATERIAL-1');
     const wrong = setup({ command });
     await expect(wrong.connection.auth()).rejects.toThrow(/answered with apiVersion "client.authentication.k8s.io\/v1beta1", expected "client.authentication.k8s.io\/v1"/);
+  });
+});
+
+describe('exec credential plugins and the pull request author', () => {
+  it('refuses a relative command with a path in an inline kubeconfig (an action input has no folder)', () => {
+    const secrets = new SecretRegistry();
+    expect(() => loadKubeconfig([kubeconfigWith({ command: './hack/token.sh' })], secrets)).toThrow(
+      /exec command "\.\/hack\/token\.sh" is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline/,
+    );
+  });
+
+  it("resolves it against the kubeconfig file's folder, runs there, and hides the job's credentials from the plugin", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'exec-plugin-file-'));
+    const dump = join(folder, 'env.txt');
+    const where = join(folder, 'cwd.txt');
+    const hack = join(folder, 'hack');
+    writeFileSync(join(folder, 'placeholder'), '');
+    mkdirSync(hack);
+    writeFileSync(
+      join(hack, 'token.sh'),
+      `#!/bin/sh\nenv > ${dump}\npwd > ${where}\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"file-plugin-token"}}'\n`,
+    );
+    chmodSync(join(hack, 'token.sh'), 0o755);
+    const path = join(folder, 'kubeconfig');
+    writeFileSync(path, kubeconfigWith({ command: './hack/token.sh', env: [{ name: 'PLUGIN_OWN', value: 'kept-value' }] }));
+    const saved = { input: process.env['INPUT_GITHUB-TOKEN'], runtime: process.env.ACTIONS_RUNTIME_TOKEN };
+    process.env['INPUT_GITHUB-TOKEN'] = 'ghs_sentinel_input_token';
+    process.env.ACTIONS_RUNTIME_TOKEN = 'sentinel-runtime-token';
+    try {
+      const secrets = new SecretRegistry();
+      const connection = connectionFor(loadKubeconfig([{ text: readFileSync(path, 'utf8'), path }], secrets), 'c', { secrets, execTimeoutMs: 5_000 });
+      expect((await connection.auth()).headers.Authorization).toBe('Bearer file-plugin-token');
+    } finally {
+      if (saved.input === undefined) delete process.env['INPUT_GITHUB-TOKEN'];
+      else process.env['INPUT_GITHUB-TOKEN'] = saved.input;
+      if (saved.runtime === undefined) delete process.env.ACTIONS_RUNTIME_TOKEN;
+      else process.env.ACTIONS_RUNTIME_TOKEN = saved.runtime;
+    }
+    const environment = readFileSync(dump, 'utf8');
+    expect(environment).toContain('PLUGIN_OWN=kept-value');
+    expect(environment).toContain('PATH=');
+    expect(environment).not.toContain('sentinel');
+    expect(environment).not.toMatch(/^INPUT_|^ACTIONS_/m);
+    expect(realpathSync(readFileSync(where, 'utf8').trim())).toBe(realpathSync(folder));
   });
 });

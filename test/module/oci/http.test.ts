@@ -61,3 +61,20 @@ describe('send and readBody', () => {
     expect((error as NetworkError).code).toBe('ECONNREFUSED');
   });
 });
+
+describe('a registry that trickles its answer', () => {
+  it('ends the exchange at its total time limit although no idle limit is ever reached', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const timer = setInterval(() => res.write('x'), 100);
+      res.on('close', () => clearInterval(timer));
+    });
+    const started = Date.now();
+    const error = await send(url, { timeoutMs: 1_000, totalMs: 800 })
+      .then((res) => readBody(res, 1024 * 1024))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as Error).message).toMatch(/did not send its whole answer within 800 ms/);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
