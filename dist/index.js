@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 911:
+/***/ 6271:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -162,31 +162,37 @@ function checked(boundary, path, shownAs) {
         throw new SourceFileError(shownAs, error instanceof Error ? error.message.replace(`${shownAs} `, '') : String(error));
     }
 }
+const WALK_ENTRY_LIMIT = 50_000;
 /**
- * Walks a folder in name order, following symlinks that stay inside the boundary (each
- * real folder once, so a link to a parent cannot loop) and refusing those that leave it.
+ * Walks a folder in name order, following symlinks that stay inside the boundary (never
+ * into a folder it is already inside, so a link to a parent cannot loop) and refusing
+ * those that leave it.
  * Calls `visit` with the path (as reached) and the real path of every regular file.
  */
 function walkInside(root, boundary, visit, skip = () => false, shownFrom = root) {
-    const seen = new Set();
-    const walk = (dir) => {
+    let entries = 0;
+    const walk = (dir, ancestors) => {
         const realDir = boundary.check(dir, (0,external_node_path_namespaceObject.relative)(shownFrom, dir) || dir);
-        if (seen.has(realDir))
+        // A link to a folder above it would walk forever; the same folder under two names is fine.
+        if (ancestors.has(realDir))
             return;
-        seen.add(realDir);
+        const inside = new Set(ancestors).add(realDir);
         for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
+            // Links between folders can multiply the paths of a small tree; a module is never this big.
+            if (++entries > WALK_ENTRY_LIMIT)
+                throw new FileBoundaryError(`${shownFrom}: more than ${WALK_ENTRY_LIMIT} files and folders (links between folders?)`);
             const path = (0,external_node_path_namespaceObject.join)(dir, name);
             const real = boundary.check(path, (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.relative)(shownFrom, dir), name) || path);
             const stat = (0,external_node_fs_namespaceObject.statSync)(real);
             if (stat.isDirectory()) {
                 if (!skip(name))
-                    walk(path);
+                    walk(path, inside);
             }
             else if (stat.isFile())
                 visit(path, real);
         }
     };
-    walk(root);
+    walk(root, new Set());
 }
 /** The name a file gets in the engine's workspace: its index keeps names unique and ordered. */
 function workspaceName(workspace, index, file) {
@@ -453,9 +459,38 @@ function failure(code, operation) {
     return error;
 }
 const enosys = (operation) => failure('ENOSYS', operation);
+/**
+ * Go's own last words: once the Go runtime prints `fatal error:` (out of memory, say), the
+ * goroutine dump that follows (hundreds of lines) is kept out of the log; the engine turns
+ * the first lines into its error instead (see wasm-runtime.ts).
+ */
+const fatal = { text: '', dumping: false };
+const FATAL_TEXT_LIMIT = 2048;
+/** What Go printed from its first `fatal error:` line on (at most a few lines), if it did. */
+function goFatalOutput() {
+    return fatal.dumping ? fatal.text : undefined;
+}
 function writeToStderr(fd, buffer) {
     if (fd !== STDOUT && fd !== STDERR)
         throw enosys(`write to file descriptor ${fd}`);
+    const text = Buffer.from(buffer).toString('utf8');
+    if (!fatal.dumping) {
+        const start = text.search(/^(fatal error:|runtime: out of memory)/m);
+        if (start >= 0) {
+            fatal.dumping = true;
+            const before = Buffer.from(text.slice(0, start));
+            let written = 0;
+            while (written < before.length)
+                written += (0,external_node_fs_namespaceObject.writeSync)(STDERR, before, written, before.length - written);
+            fatal.text = text.slice(start, start + FATAL_TEXT_LIMIT);
+            return buffer.length;
+        }
+    }
+    else {
+        if (fatal.text.length < FATAL_TEXT_LIMIT)
+            fatal.text = (fatal.text + text).slice(0, FATAL_TEXT_LIMIT);
+        return buffer.length;
+    }
     let written = 0;
     while (written < buffer.length)
         written += (0,external_node_fs_namespaceObject.writeSync)(STDERR, buffer, written, buffer.length - written);
@@ -1106,10 +1141,88 @@ const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
 ;// CONCATENATED MODULE: external "node:zlib"
 const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+;// CONCATENATED MODULE: ./src/cue/memory-limit.ts
+// A ceiling on the CUE engine's memory. Go's WebAssembly module defines its own linear
+// memory with no maximum, so a CUE evaluation that grows without end (a bundle's
+// `list.Range(0, 2e8, 1)`) takes the process to gigabytes before Go gives up with a fatal
+// error and a goroutine dump. Here the module's memory section gets a maximum before the
+// module is instantiated; past it, memory.grow fails inside Go, Go stops with "out of
+// memory", and the engine reports that as one clear error (see wasm-runtime.ts), not a dump.
+const PAGE_BYTES = 64 * 1024;
+const MEMORY_SECTION = 5;
+/** The most a 32-bit WebAssembly memory can hold, in pages (4 GiB). */
+const MAX_PAGES = 65_536;
+/** The default ceiling, in MiB. */
+const DEFAULT_MEMORY_LIMIT_MIB = 2048;
+class MemoryLimitError extends Error {
+    name = 'MemoryLimitError';
+}
+function readLeb(bytes, start) {
+    let value = 0;
+    let shift = 0;
+    let position = start;
+    for (;;) {
+        const byte = bytes[position++];
+        if (byte === undefined)
+            throw new MemoryLimitError('the CUE engine WebAssembly ends inside a number');
+        value += (byte & 0x7f) * 2 ** shift;
+        if ((byte & 0x80) === 0)
+            return [value, position];
+        shift += 7;
+    }
+}
+function writeLeb(value) {
+    const out = [];
+    let rest = value;
+    do {
+        let byte = rest % 128;
+        rest = Math.floor(rest / 128);
+        if (rest > 0)
+            byte |= 0x80;
+        out.push(byte);
+    } while (rest > 0);
+    return out;
+}
+/** The module with its (single) memory limited to `limitMiB`; its initial size is kept. */
+function withMemoryLimit(module, limitMiB) {
+    if (!Number.isFinite(limitMiB) || limitMiB <= 0)
+        throw new MemoryLimitError(`the CUE memory limit must be a positive number of MiB, not ${limitMiB}`);
+    const maxPages = Math.min(MAX_PAGES, Math.floor((limitMiB * 1024 * 1024) / PAGE_BYTES));
+    let position = 8; // magic and version
+    while (position < module.length) {
+        const id = module[position];
+        const [size, payload] = readLeb(module, position + 1);
+        if (id === MEMORY_SECTION) {
+            const [count, limits] = readLeb(module, payload);
+            if (count !== 1)
+                throw new MemoryLimitError(`the CUE engine WebAssembly declares ${count} memories, expected 1`);
+            const flags = module[limits];
+            const [initial] = readLeb(module, limits + 1);
+            if (flags !== 0 && flags !== 1)
+                throw new MemoryLimitError(`the CUE engine WebAssembly's memory has flags ${String(flags)}, expected 0 or 1`);
+            const max = Math.max(maxPages, initial);
+            const section = [1, 1, ...writeLeb(initial), ...writeLeb(max)];
+            const head = module.subarray(0, position);
+            const tail = module.subarray(payload + size);
+            const patched = new Uint8Array(head.length + 1 + writeLeb(section.length).length + section.length + tail.length);
+            patched.set(head, 0);
+            let at = head.length;
+            patched[at++] = MEMORY_SECTION;
+            for (const byte of [...writeLeb(section.length), ...section])
+                patched[at++] = byte;
+            patched.set(tail, at);
+            return patched;
+        }
+        position = payload + size;
+    }
+    throw new MemoryLimitError('the CUE engine WebAssembly has no memory section');
+}
+
 ;// CONCATENATED MODULE: ./src/cue/wasm-runtime.ts
 // Starts the Go WebAssembly program (src/cue/shim) once and returns the function
 // through which the engine is called. The sandbox must be installed before
 // wasm_exec.js runs, hence the order of these two side-effect imports.
+
 
 
 
@@ -1157,8 +1270,18 @@ function goConstructor() {
         throw new Error('wasm_exec.js did not define globalThis.Go; the CUE engine cannot start');
     return Go;
 }
+/** The error for a call during which Go stopped: out of memory said plainly, the dump left out. */
+function stoppedError(method, exitCode, limitMiB) {
+    const output = goFatalOutput() ?? '';
+    if (/out of memory/.test(output)) {
+        return new Error(`the CUE evaluation needed more than the CUE engine's memory limit of ${limitMiB} MiB (cue-memory-limit) and was stopped; a CUE expression that builds a very large value (list.Range over millions of numbers, say) is the usual cause`);
+    }
+    const first = output.split('\n').slice(0, 2).join(' ').trim();
+    return new Error(`the CUE engine stopped while running ${method} (exit code ${exitCode ?? 'unknown'})${first ? `: ${first}` : ''}`);
+}
 /** Loads, instantiates and starts the engine; resolves once Go has registered its entry point. */
-async function startWasm() {
+async function startWasm(options = {}) {
+    const memoryLimitMiB = options.memoryLimitMiB ?? DEFAULT_MEMORY_LIMIT_MIB;
     const path = locateWasm();
     let bytes;
     try {
@@ -1177,7 +1300,7 @@ async function startWasm() {
     };
     preferBaselineCompiler();
     const { WebAssembly: wasmApi } = globalThis;
-    const { instance } = await wasmApi.instantiate(bytes, go.importObject);
+    const { instance } = await wasmApi.instantiate(withMemoryLimit(bytes, memoryLimitMiB), go.importObject);
     const global = globalThis;
     const ready = new Promise((resolve) => {
         global[READY_GLOBAL] = resolve;
@@ -1197,8 +1320,18 @@ async function startWasm() {
     exited.catch(() => undefined);
     return (method, request) => {
         if (exitCode !== undefined)
-            throw new Error(`the CUE engine WebAssembly has exited (exit code ${exitCode}); it cannot run ${method}`);
-        const response = call(method, request);
+            throw stoppedError(method, exitCode, memoryLimitMiB);
+        let response;
+        try {
+            response = call(method, request);
+        }
+        catch (error) {
+            if (exitCode !== undefined || goFatalOutput() !== undefined)
+                throw stoppedError(method, exitCode, memoryLimitMiB);
+            throw error;
+        }
+        if (exitCode !== undefined || goFatalOutput() !== undefined)
+            throw stoppedError(method, exitCode, memoryLimitMiB);
         if (typeof response !== 'string')
             throw new Error(`the CUE engine returned no response to ${method}`);
         return response;
@@ -1277,8 +1410,12 @@ class WasmCueEngine {
 }
 let engine;
 /** The process's CUE engine, started on first use (about a second) and shared afterwards. */
-function loadCueEngine() {
-    engine ??= startWasm().then((bridge) => new WasmCueEngine(bridge), (error) => {
+/**
+ * The process's engine, started on first use. `memoryLimitMiB` applies when this call
+ * starts it (the action passes its `cue-memory-limit` input before anything else loads it).
+ */
+function loadCueEngine(options = {}) {
+    engine ??= startWasm(options).then((bridge) => new WasmCueEngine(bridge), (error) => {
         engine = undefined;
         throw error;
     });
@@ -6338,6 +6475,11 @@ function readActionConfig(env, mask) {
     const deadlineMs = parseDuration(deadlineText);
     if (deadlineMs === undefined || deadlineMs <= 0)
         throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
+    const memoryText = getInput(env, 'cue-memory-limit') || '2048';
+    const cueMemoryLimitMiB = Number(memoryText);
+    if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
+        throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not "${memoryText}"`);
+    }
     let runtimeEnv;
     try {
         runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
@@ -6363,6 +6505,7 @@ function readActionConfig(env, mask) {
         trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
         useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
         deadlineMs,
+        cueMemoryLimitMiB,
         githubToken,
         comment: getBooleanInput(env, 'comment', true),
         commentAuthor: getInput(env, 'comment-author'),
@@ -10196,7 +10339,7 @@ async function runAction(io) {
         const cwd = (0,external_node_path_namespaceObject.resolve)(io.env.GITHUB_WORKSPACE ?? io.cwd, config.workingDirectory);
         // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
         const boundary = new FileBoundary([io.env.GITHUB_WORKSPACE ?? io.cwd]);
-        const engine = await loadCueEngine();
+        const engine = await loadCueEngine({ memoryLimitMiB: config.cueMemoryLimitMiB });
         const moduleFiles = readCueModuleFiles(cwd, boundary);
         const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
         const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
@@ -10267,7 +10410,7 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(911);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6271);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
 // as soon as the run is published: work still in flight after the run's deadline (a request
 // to a cluster that never answers) must not keep the step alive.

@@ -103,7 +103,7 @@ export async function runAction(io: ActionIO): Promise<number> {
     const cwd = resolve(io.env.GITHUB_WORKSPACE ?? io.cwd, config.workingDirectory);
     // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
     const boundary = new FileBoundary([io.env.GITHUB_WORKSPACE ?? io.cwd]);
-    const engine = await loadCueEngine();
+    const engine = await loadCueEngine({ memoryLimitMiB: config.cueMemoryLimitMiB });
     const moduleFiles = readCueModuleFiles(cwd, boundary);
     const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
     const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');

@@ -79,8 +79,12 @@ export class WasmCueEngine implements CueEngine {
 let engine: Promise<CueEngine> | undefined;
 
 /** The process's CUE engine, started on first use (about a second) and shared afterwards. */
-export function loadCueEngine(): Promise<CueEngine> {
-  engine ??= startWasm().then(
+/**
+ * The process's engine, started on first use. `memoryLimitMiB` applies when this call
+ * starts it (the action passes its `cue-memory-limit` input before anything else loads it).
+ */
+export function loadCueEngine(options: { memoryLimitMiB?: number } = {}): Promise<CueEngine> {
+  engine ??= startWasm(options).then(
     (bridge) => new WasmCueEngine(bridge),
     (error: unknown) => {
       engine = undefined;

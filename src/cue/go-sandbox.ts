@@ -24,8 +24,36 @@ function failure(code: 'ENOSYS' | 'ENOENT', operation: string): Error {
 
 const enosys = (operation: string) => failure('ENOSYS', operation);
 
+/**
+ * Go's own last words: once the Go runtime prints `fatal error:` (out of memory, say), the
+ * goroutine dump that follows (hundreds of lines) is kept out of the log; the engine turns
+ * the first lines into its error instead (see wasm-runtime.ts).
+ */
+const fatal = { text: '', dumping: false };
+const FATAL_TEXT_LIMIT = 2048;
+
+/** What Go printed from its first `fatal error:` line on (at most a few lines), if it did. */
+export function goFatalOutput(): string | undefined {
+  return fatal.dumping ? fatal.text : undefined;
+}
+
 function writeToStderr(fd: number, buffer: Uint8Array): number {
   if (fd !== STDOUT && fd !== STDERR) throw enosys(`write to file descriptor ${fd}`);
+  const text = Buffer.from(buffer).toString('utf8');
+  if (!fatal.dumping) {
+    const start = text.search(/^(fatal error:|runtime: out of memory)/m);
+    if (start >= 0) {
+      fatal.dumping = true;
+      const before = Buffer.from(text.slice(0, start));
+      let written = 0;
+      while (written < before.length) written += writeSync(STDERR, before, written, before.length - written);
+      fatal.text = text.slice(start, start + FATAL_TEXT_LIMIT);
+      return buffer.length;
+    }
+  } else {
+    if (fatal.text.length < FATAL_TEXT_LIMIT) fatal.text = (fatal.text + text).slice(0, FATAL_TEXT_LIMIT);
+    return buffer.length;
+  }
   let written = 0;
   while (written < buffer.length) written += writeSync(STDERR, buffer, written, buffer.length - written);
   return buffer.length;

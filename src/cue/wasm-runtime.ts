@@ -1,13 +1,14 @@
 // Starts the Go WebAssembly program (src/cue/shim) once and returns the function
 // through which the engine is called. The sandbox must be installed before
 // wasm_exec.js runs, hence the order of these two side-effect imports.
-import './go-sandbox.js';
+import { goFatalOutput } from './go-sandbox.js';
 import './wasm/wasm_exec.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { DEFAULT_MEMORY_LIMIT_MIB, withMemoryLimit } from './memory-limit.js';
 
 /** Calls one engine method with a JSON request; returns the JSON response. */
 export type Bridge = (method: string, request: string) => string;
@@ -74,8 +75,24 @@ function goConstructor(): GoConstructor {
   return Go;
 }
 
+export interface WasmOptions {
+  /** Ceiling on the engine's memory in MiB (default DEFAULT_MEMORY_LIMIT_MIB). */
+  memoryLimitMiB?: number;
+}
+
+/** The error for a call during which Go stopped: out of memory said plainly, the dump left out. */
+function stoppedError(method: string, exitCode: number | undefined, limitMiB: number): Error {
+  const output = goFatalOutput() ?? '';
+  if (/out of memory/.test(output)) {
+    return new Error(`the CUE evaluation needed more than the CUE engine's memory limit of ${limitMiB} MiB (cue-memory-limit) and was stopped; a CUE expression that builds a very large value (list.Range over millions of numbers, say) is the usual cause`);
+  }
+  const first = output.split('\n').slice(0, 2).join(' ').trim();
+  return new Error(`the CUE engine stopped while running ${method} (exit code ${exitCode ?? 'unknown'})${first ? `: ${first}` : ''}`);
+}
+
 /** Loads, instantiates and starts the engine; resolves once Go has registered its entry point. */
-export async function startWasm(): Promise<Bridge> {
+export async function startWasm(options: WasmOptions = {}): Promise<Bridge> {
+  const memoryLimitMiB = options.memoryLimitMiB ?? DEFAULT_MEMORY_LIMIT_MIB;
   const path = locateWasm();
   let bytes: Buffer;
   try {
@@ -93,7 +110,7 @@ export async function startWasm(): Promise<Bridge> {
   };
   preferBaselineCompiler();
   const { WebAssembly: wasmApi } = globalThis as unknown as { WebAssembly: WebAssemblyApi };
-  const { instance } = await wasmApi.instantiate(bytes, go.importObject);
+  const { instance } = await wasmApi.instantiate(withMemoryLimit(bytes, memoryLimitMiB), go.importObject);
   const global = globalThis as unknown as Record<string, unknown>;
   const ready = new Promise<void>((resolve) => {
     global[READY_GLOBAL] = resolve;
@@ -110,8 +127,15 @@ export async function startWasm(): Promise<Bridge> {
   if (typeof call !== 'function') throw new Error(`the CUE engine WebAssembly started without registering ${CALL_GLOBAL}`);
   exited.catch(() => undefined);
   return (method, request) => {
-    if (exitCode !== undefined) throw new Error(`the CUE engine WebAssembly has exited (exit code ${exitCode}); it cannot run ${method}`);
-    const response: unknown = (call as Bridge)(method, request);
+    if (exitCode !== undefined) throw stoppedError(method, exitCode, memoryLimitMiB);
+    let response: unknown;
+    try {
+      response = (call as Bridge)(method, request);
+    } catch (error) {
+      if (exitCode !== undefined || goFatalOutput() !== undefined) throw stoppedError(method, exitCode, memoryLimitMiB);
+      throw error;
+    }
+    if (exitCode !== undefined || goFatalOutput() !== undefined) throw stoppedError(method, exitCode, memoryLimitMiB);
     if (typeof response !== 'string') throw new Error(`the CUE engine returned no response to ${method}`);
     return response;
   };

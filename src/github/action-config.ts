@@ -27,6 +27,8 @@ export interface ActionConfig {
   useRunnerKubeconfig: boolean;
   /** The whole run's time limit. */
   deadlineMs: number;
+  /** Ceiling on the CUE engine's memory, in MiB. */
+  cueMemoryLimitMiB: number;
   githubToken: string;
   comment: boolean;
   /** The login of the bot that writes the comment when the token is a GitHub App's (`comment-author`). */
@@ -98,6 +100,11 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
   const deadlineText = getInput(env, 'deadline') || '60m';
   const deadlineMs = parseDuration(deadlineText);
   if (deadlineMs === undefined || deadlineMs <= 0) throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
+  const memoryText = getInput(env, 'cue-memory-limit') || '2048';
+  const cueMemoryLimitMiB = Number(memoryText);
+  if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
+    throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not "${memoryText}"`);
+  }
   let runtimeEnv: string[];
   try {
     runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
@@ -122,6 +129,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
     useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
     deadlineMs,
+    cueMemoryLimitMiB,
     githubToken,
     comment: getBooleanInput(env, 'comment', true),
     commentAuthor: getInput(env, 'comment-author'),

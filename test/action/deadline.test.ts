@@ -113,3 +113,31 @@ bundle: {
     expect(elapsed).toBeLessThan(30_000);
   });
 });
+
+describe('the CUE engine memory ceiling', () => {
+  it('stops an evaluation that grows past cue-memory-limit with one clear error and no goroutine dump', async () => {
+    const bundle = file(
+      'late-grow.cue',
+      `import "list"
+
+bundle: {
+	_registry: string @timoni(runtime:string:DEMO_REGISTRY)
+	apiVersion: "v1alpha1"
+	name: "late-grow"
+	instances: web: {
+		module: {url: "oci://\\(_registry)/modules/webapp", version: "1.4.0"}
+		namespace: "late"
+		values: message: "\\(len(list.Range(0, 200000000, 1)))"
+	}
+}
+`,
+    );
+    const pr = stage.openPullRequest(303);
+    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle, 'cue-memory-limit': '256', deadline: '90s' });
+    expect(result.exitCode, result.log).toBe(1);
+    const messages = result.commands.filter((c) => c.command === 'error').map((c) => c.message).join('\n');
+    expect(messages).toContain("the CUE evaluation needed more than the CUE engine's memory limit of 256 MiB (cue-memory-limit)");
+    expect(`${result.stdout}${result.stderr}`).not.toContain('goroutine');
+    expect(result.stderr.split('\n').length).toBeLessThan(10);
+  });
+});
