@@ -6634,7 +6634,16 @@ function errorAnnotations(error, title) {
 
 function readRunContext(env) {
     const eventPath = env.GITHUB_EVENT_PATH;
-    const payload = eventPath ? JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(eventPath, 'utf8')) : {};
+    let payload = {};
+    if (eventPath) {
+        try {
+            payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(eventPath, 'utf8'));
+        }
+        catch (error) {
+            const why = error.code === 'ENOENT' ? 'does not exist' : `cannot be read as JSON (${error.message})`;
+            throw new Error(`the event payload GITHUB_EVENT_PATH=${eventPath} ${why}; is this running in GitHub Actions?`, { cause: error });
+        }
+    }
     const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '/').split('/');
     const serverUrl = env.GITHUB_SERVER_URL ?? 'https://github.com';
     return {

@@ -19,7 +19,15 @@ export interface RunContext {
 
 export function readRunContext(env: Environment): RunContext {
   const eventPath = env.GITHUB_EVENT_PATH;
-  const payload = eventPath ? (JSON.parse(readFileSync(eventPath, 'utf8')) as Record<string, unknown>) : {};
+  let payload: Record<string, unknown> = {};
+  if (eventPath) {
+    try {
+      payload = JSON.parse(readFileSync(eventPath, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read as JSON (${(error as Error).message})`;
+      throw new Error(`the event payload GITHUB_EVENT_PATH=${eventPath} ${why}; is this running in GitHub Actions?`, { cause: error });
+    }
+  }
   const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '/').split('/');
   const serverUrl = env.GITHUB_SERVER_URL ?? 'https://github.com';
   return {
