@@ -15,6 +15,7 @@ interface BenchFigure {
 const benches: Array<{ file: string; exportName: string }> = [
   { file: 'cue.ts', exportName: 'benchCue' },
   { file: 'module.ts', exportName: 'benchModule' },
+  { file: 'cli-process.ts', exportName: 'benchCliProcess' },
   { file: 'fleet.ts', exportName: 'benchFleet' },
   { file: 'action.ts', exportName: 'benchAction' },
 ];

@@ -10421,10 +10421,12 @@ async function runAction(io) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6271);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
-// as soon as the run is published: work still in flight after the run's deadline (a request
-// to a cluster that never answers) must not keep the step alive.
+// as soon as the run is published and its output flushed: work still in flight after the
+// run's deadline (a request to a cluster that never answers) must not keep the step alive,
+// nor must the CUE engine's Go runtime timers.
 
-process.exit(await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) }));
+const code = await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) });
+process.stdout.write('', () => process.exit(code));
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);

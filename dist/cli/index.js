@@ -8,10 +8,14 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
 /* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4846);
-// The command-line entry point, `timoni-fleet`.
+// The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
+// done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
+// garbage collector's background work) that would otherwise hold the process for about a
+// second after the last result.
 
 
-process.exitCode = await (0,_cli_run_js__WEBPACK_IMPORTED_MODULE_0__/* .runCli */ .a)(process.argv.slice(2), (0,_cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__/* .processIO */ .W)());
+const code = await (0,_cli_run_js__WEBPACK_IMPORTED_MODULE_0__/* .runCli */ .a)(process.argv.slice(2), (0,_cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__/* .processIO */ .W)());
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
