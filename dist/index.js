@@ -8867,7 +8867,7 @@ class GitHubClient {
             }
             catch (error) {
                 if (this.options.signal?.aborted)
-                    throw new GitHubApiError(0, method, shownPath, 'not sent: the run passed its deadline');
+                    throw new GitHubApiError(0, method, shownPath, 'stopped: the run passed its deadline');
                 const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
                 if (attempt < ATTEMPTS) {
                     await this.sleep(1000 * attempt);

@@ -91,7 +91,7 @@ export class GitHubClient {
         });
         text = await response.text();
       } catch (error) {
-        if (this.options.signal?.aborted) throw new GitHubApiError(0, method, shownPath, 'not sent: the run passed its deadline');
+        if (this.options.signal?.aborted) throw new GitHubApiError(0, method, shownPath, 'stopped: the run passed its deadline');
         const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
         if (attempt < ATTEMPTS) {
           await this.sleep(1000 * attempt);

@@ -114,6 +114,21 @@ bundle: {
   });
 });
 
+describe('a GitHub API that never answers', () => {
+  it('holds the step no longer than the deadline, and the run still ends with its summary', async () => {
+    stage.github.state.forceError({ hang: true, path: /\/issues\/\d+\/comments$/, times: 1 });
+    const pr = stage.openPullRequest(304);
+    const started = Date.now();
+    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { deadline: '8s' });
+    const elapsed = Date.now() - started;
+    expect(result.exitCode, result.log).toBe(0);
+    expect(elapsed).toBeLessThan(20_000);
+    const warning = result.commands.find((c) => c.command === 'warning' && c.properties.title === 'PR comment not posted');
+    expect(warning?.message).toMatch(/the run passed its deadline|no answer within/);
+    expect(result.summary).toContain('staging-1');
+  });
+});
+
 describe('the CUE engine memory ceiling', () => {
   it('stops an evaluation that grows past cue-memory-limit with one clear error and no goroutine dump', async () => {
     const bundle = file(

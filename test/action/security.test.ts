@@ -4,9 +4,10 @@
 // a sentinel secret appears in none of the comment, the summary, the outputs or the log (the
 // lines a runner shows, `::stop-commands::` handled as the runner does), and that what is
 // refused fails with an error naming the file or input.
-import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { clusterClient } from '../fleet/test-context.js';
 import { assertNoSecretLeak, pullRequestEvent, runAction, workflowDispatchEvent, type ActionRun } from '../github/index.js';
 import { REPO_ROOT } from '../github/runner/node-runtime.js';
@@ -371,6 +372,23 @@ describe('events and inputs fail closed', () => {
     const bound = await run(openedEvent().event, { 'registry-creds': `other-registry.example=robot:${password}` });
     expect(bound.exitCode, bound.log).toBe(0);
     assertNoSecretLeak(bound, [password]);
+  });
+
+  it('refuses an exec plugin with a relative command in the kubeconfig input, before anything runs', async () => {
+    const marker = join(stage.workdir, 'plugin-ran.txt');
+    file('hack/token.sh', `#!/bin/sh\nenv > ${marker}\n`);
+    const kubeconfig = stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'evil',
+      clusters: [{ name: 'evil', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'evil', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: './hack/token.sh' } } }],
+      contexts: [{ name: 'evil', context: { cluster: 'evil', user: 'evil' } }],
+    });
+    const result = await run(openedEvent().event, { kubeconfig: `${stage.kubeconfig}\n---\n${kubeconfig}` });
+    expect(result.exitCode).toBe(1);
+    expect(errorMessages(result)).toContain('exec command "./hack/token.sh" is a relative path, which kubectl resolves against the kubeconfig file\'s folder; this kubeconfig was given inline');
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("names GitHub's HTML error page instead of failing on its markup", async () => {

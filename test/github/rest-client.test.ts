@@ -37,6 +37,6 @@ describe('GitHubClient when GitHub misbehaves', () => {
 
   it('sends nothing once the run has passed its deadline', async () => {
     const error = await client({ signal: AbortSignal.abort() }).request('GET', '/repos/acme/fleet').catch((e: unknown) => e);
-    expect((error as Error).message).toContain('not sent: the run passed its deadline');
+    expect((error as Error).message).toContain('stopped: the run passed its deadline');
   });
 });
