@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 6271:
+/***/ 9488:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3756,541 +3756,9 @@ async function boundedMap(items, limit, run) {
     return results;
 }
 
-;// CONCATENATED MODULE: ./src/module/images.ts
-// The container images an instance uses: every struct in `timoni.instance.config` that
-// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
-// reference; sorted, without duplicates, as Timoni records them in the inventory.
-function images_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
-function collectImages(config) {
-    const found = new Set();
-    const walk = (value) => {
-        if (Array.isArray(value)) {
-            value.forEach(walk);
-            return;
-        }
-        if (!images_isRecord(value))
-            return;
-        if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
-            found.add(value.reference);
-        Object.values(value).forEach(walk);
-    };
-    walk(config);
-    return [...found].sort();
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-schema.ts
-// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
-// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
-// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
-// #Timoni and #HealthCheck; written here.
-const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
-const schemaBody = `#Timoni: {
-	apiVersion: string & =~"^v1alpha1$"
-	instance: {...}
-	apply: [string]: [...]
-	healthChecks?: [string]: #HealthCheck
-	kubeMinorVersion?: int
-}
-
-#HealthCheck: {
-	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-	kind?: string
-	#object: {...}
-	current!:    bool
-	failed?:     bool
-	inProgress?: bool
-	...
-}
-
-#HealthCheckForCondition: #HealthCheck & {
-	conditionType:       string | *"Ready"
-	failedConditionType: string | *"Stalled"
-
-	#object: {
-		metadata: {generation?: int, ...}
-		status?: {
-			observedGeneration?: int
-			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
-			...
-		}
-		...
-	}
-
-	let _fresh = {
-		#c: {...}
-		out: [
-			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
-			true,
-		][0]
-	}
-
-	inProgress: [
-		if #object.status.observedGeneration != _|_ {
-			#object.status.observedGeneration != #object.metadata.generation
-		},
-		false,
-	][0]
-
-	current: len([
-		for c in #object.status.conditions
-		if c.type == conditionType && c.status == "True"
-		if (_fresh & {#c: c}).out {c},
-	]) > 0
-
-	failed: len([
-		for c in #object.status.conditions
-		if c.type == failedConditionType && c.status == "True"
-		if (_fresh & {#c: c}).out {c},
-	]) > 0
-}
-
-timoni: #Timoni
-`;
-/** The schema file's text for a module package (`main` unless the module says otherwise). */
-function instanceSchemaSource(packageName) {
-    return `package ${packageName}\n\n${schemaBody}`;
-}
-
-;// CONCATENATED MODULE: ./src/module/go-json-string.ts
-// Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
-// byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
-// "coerces to valid UTF-8, replacing invalid bytes with the Unicode replacement rune",
-// one per utf8.DecodeRune error of width 1). TextDecoder differs: it replaces a truncated
-// sequence (e.g. E2 82 followed by 'A') with one U+FFFD where Go writes two.
-const REPLACEMENT = 0xfffd;
-/** Bounds of the second byte after a given lead byte, as in Go's utf8 "accept ranges". */
-function secondByteRange(lead) {
-    if (lead === 0xe0)
-        return [0xa0, 0xbf];
-    if (lead === 0xed)
-        return [0x80, 0x9f];
-    if (lead === 0xf0)
-        return [0x90, 0xbf];
-    if (lead === 0xf4)
-        return [0x80, 0x8f];
-    return [0x80, 0xbf];
-}
-/** Length of the sequence a lead byte starts (0: not a valid lead byte). */
-function sequenceLength(lead) {
-    if (lead < 0x80)
-        return 1;
-    if (lead >= 0xc2 && lead <= 0xdf)
-        return 2;
-    if (lead >= 0xe0 && lead <= 0xef)
-        return 3;
-    if (lead >= 0xf0 && lead <= 0xf4)
-        return 4;
-    return 0;
-}
-/** The code point at `bytes[at]` and its length, or undefined when Go would see RuneError of width 1. */
-function decodeRune(bytes, at) {
-    const lead = bytes[at];
-    const size = sequenceLength(lead);
-    if (size === 0 || at + size > bytes.length)
-        return undefined;
-    if (size === 1)
-        return { codePoint: lead, size };
-    const [low, high] = secondByteRange(lead);
-    const second = bytes[at + 1];
-    if (second < low || second > high)
-        return undefined;
-    let codePoint = lead & (0xff >> (size + 1));
-    for (let i = 1; i < size; i += 1) {
-        const next = bytes[at + i];
-        if (i > 1 && (next < 0x80 || next > 0xbf))
-            return undefined;
-        codePoint = (codePoint << 6) | (next & 0x3f);
-    }
-    return { codePoint, size };
-}
-function goJsonString(bytes) {
-    const codePoints = [];
-    let at = 0;
-    while (at < bytes.length) {
-        const rune = decodeRune(bytes, at);
-        codePoints.push(rune ? rune.codePoint : REPLACEMENT);
-        at += rune ? rune.size : 1;
-    }
-    let text = '';
-    for (let i = 0; i < codePoints.length; i += 8192)
-        text += String.fromCodePoint(...codePoints.slice(i, i + 8192));
-    return text;
-}
-
-;// CONCATENATED MODULE: ./src/module/apply-set-export.ts
-// The items of one `timoni.apply` set as Timoni decodes them (internal/engine/resourceset.go).
-//
-// Timoni decodes an item through its JSON encoding, unless the item holds a CUE bytes or
-// float value anywhere (needsYAMLDecoding): then it encodes the item with CUE's YAML
-// encoder and decodes that with apimachinery's YAML decoder (decodeYAMLObjects), that is
-// go-yaml v2 into interface{}, json.Marshal, json.Unmarshal. What that changes:
-// - bytes: CUE's YAML encoder writes them as `!!binary <base64>`, go-yaml v2 decodes that
-//   tag to the raw bytes as a string, and json.Marshal coerces the string to valid UTF-8.
-//   So a bytes field holds its decoded text where the JSON encoding holds base64.
-// - floats: an integral float (`1.0`) becomes an integer. JavaScript numbers do not tell
-//   1.0 from 1, so the JSON path already gives what Timoni gives.
-// - strings, ints, bools, null: unchanged (CUE's encoder quotes every string that YAML
-//   would read as another type, YAML 1.1 booleans included).
-// So an item equals its JSON export with every bytes field replaced by its decoded text.
-// The bytes fields are found in the set's YAML export (the only export that marks them):
-// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
-
-
-const BINARY_TAG = '!!binary';
-function apply_set_export_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
-}
-/**
- * `json` with every value that is bytes in `marked` (the same value read from YAML)
- * replaced by Timoni's decoding of it. Returns `json` itself when nothing is bytes.
- */
-function replaceBytes(json, marked) {
-    if (marked instanceof Uint8Array)
-        return goJsonString(marked);
-    if (Array.isArray(json) && Array.isArray(marked)) {
-        let changed = false;
-        const items = json.map((item, index) => {
-            const replaced = replaceBytes(item, marked[index]);
-            if (replaced !== item)
-                changed = true;
-            return replaced;
-        });
-        return changed ? items : json;
-    }
-    if (apply_set_export_isRecord(json) && apply_set_export_isRecord(marked)) {
-        let result;
-        for (const [key, value] of Object.entries(json)) {
-            const replaced = replaceBytes(value, marked[key]);
-            if (replaced === value)
-                continue;
-            result ??= { ...json };
-            result[key] = replaced;
-        }
-        return result ?? json;
-    }
-    return json;
-}
-/** The engine's YAML export could not be read back (a bug of the engine or of `yaml`, not of the module). */
-class ApplySetExportError extends Error {
-    path;
-    constructor(path, reason) {
-        super(`${path}: reading the YAML export of the set failed: ${reason}`);
-        this.path = path;
-        this.name = 'ApplySetExportError';
-    }
-}
-/** The set's YAML export read with bytes as Uint8Array; `path` names the set in errors. */
-function readMarkedYaml(yaml, path) {
-    const document = (0,dist/* parseDocument */.Tp)(yaml, { customTags: ['binary'], uniqueKeys: false });
-    const problem = document.errors[0];
-    if (problem)
-        throw new ApplySetExportError(path, problem.message);
-    return document.toJS({ maxAliasCount: -1 });
-}
-/**
- * The set's items (JSON export), bytes fields decoded as Timoni decodes them. Throws
- * CueError when the set does not export, ApplySetExportError when its YAML cannot be read.
- */
-function exportApplySet(set, path) {
-    const json = set.toJSON();
-    const yaml = set.toYAML();
-    if (!yaml.includes(BINARY_TAG))
-        return json;
-    return replaceBytes(json, readMarkedYaml(yaml, path));
-}
-
-;// CONCATENATED MODULE: ./src/module/object-metadata.ts
-// Checks that a built object can be applied and tracked: apiVersion, kind and
-// metadata.name present; name, namespace, labels and annotations valid under the
-// kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
-// per violation, so that a module author sees every problem at once.
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
-function dnsSubdomainProblems(value) {
-    const problems = [];
-    if (value.length > 253)
-        problems.push('must be no more than 253 characters');
-    if (!DNS_SUBDOMAIN.test(value))
-        problems.push(`must match regex '${DNS_SUBDOMAIN.source.slice(1, -1)}'`);
-    return problems;
-}
-function dnsLabelProblems(value) {
-    const problems = [];
-    if (value.length > 63)
-        problems.push('must be no more than 63 characters');
-    if (!DNS_LABEL.test(value))
-        problems.push(`must match regex '${DNS_LABEL.source.slice(1, -1)}'`);
-    return problems;
-}
-function pathSegmentProblems(value) {
-    if (value === '.' || value === '..')
-        return [`may not be '${value}'`];
-    const problems = [];
-    for (const bad of ['/', '%'])
-        if (value.includes(bad))
-            problems.push(`may not contain '${bad}'`);
-    return problems;
-}
-function qualifiedNameProblems(key) {
-    const slash = key.lastIndexOf('/');
-    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-    const name = slash >= 0 ? key.slice(slash + 1) : key;
-    const problems = [];
-    if (prefix !== undefined) {
-        if (prefix === '')
-            problems.push('prefix part must be non-empty');
-        else
-            problems.push(...dnsSubdomainProblems(prefix).map((p) => `prefix part ${p}`));
-    }
-    if (name === '')
-        problems.push('name part must be non-empty');
-    else {
-        if (name.length > 63)
-            problems.push('name part must be no more than 63 characters');
-        if (!QUALIFIED_NAME.test(name))
-            problems.push(`name part must match regex '${QUALIFIED_NAME.source.slice(1, -1)}'`);
-    }
-    return problems;
-}
-function labelValueProblems(value) {
-    const problems = [];
-    if (value.length > 63)
-        problems.push('must be no more than 63 characters');
-    if (!LABEL_VALUE.test(value))
-        problems.push(`must match regex '${LABEL_VALUE.source.slice(1, -1)}'`);
-    return problems;
-}
-function object_metadata_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function isRbacObject(apiVersion, kind) {
-    return RBAC_KINDS.has(kind) && apiVersion.startsWith('rbac.authorization.k8s.io/');
-}
-function objectMetadataProblems(object) {
-    const metadata = object_metadata_isRecord(object.metadata) ? object.metadata : {};
-    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
-    const kind = typeof object.kind === 'string' ? object.kind : '';
-    const name = typeof metadata.name === 'string' ? metadata.name : '';
-    const missing = [!apiVersion && 'apiVersion', !kind && 'kind', !name && 'metadata.name'].filter(Boolean);
-    if (missing.length > 0)
-        return [`missing required field(s) ${missing.join(', ')}`];
-    const problems = [];
-    const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
-    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
-    if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
-    }
-    if (object_metadata_isRecord(metadata.labels)) {
-        for (const key of Object.keys(metadata.labels).sort()) {
-            const value = metadata.labels[key];
-            if (typeof value !== 'string') {
-                problems.push(`metadata.labels["${key}"] must be a string`);
-                continue;
-            }
-            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
-            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
-        }
-    }
-    if (object_metadata_isRecord(metadata.annotations)) {
-        let total = 0;
-        for (const key of Object.keys(metadata.annotations).sort()) {
-            const value = metadata.annotations[key];
-            if (typeof value !== 'string') {
-                problems.push(`metadata.annotations["${key}"] must be a string`);
-                continue;
-            }
-            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
-            total += Buffer.byteLength(key) + Buffer.byteLength(value);
-        }
-        if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
-            problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
-    }
-    return problems;
-}
-
-;// CONCATENATED MODULE: ./src/module/apply-set-objects.ts
-// The objects of one apply set, as Timoni reads them: null entries skipped, Kubernetes
-// `*List` objects expanded to their items, kustomize configuration objects skipped, and
-// every object's metadata checked (all problems reported, each with its CUE path).
-
-function apply_set_objects_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function isKubeList(item) {
-    return typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items);
-}
-function isKustomization(item) {
-    return typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/');
-}
-function objectsOfSet(path, items) {
-    const objects = [];
-    const problems = [];
-    items.forEach((item, index) => {
-        if (item === null)
-            return;
-        const at = `${path}[${index}]`;
-        if (!apply_set_objects_isRecord(item)) {
-            problems.push(`${at}: not an object`);
-            return;
-        }
-        const expanded = isKubeList(item) ? item.items : [item];
-        for (const candidate of expanded) {
-            if (!apply_set_objects_isRecord(candidate)) {
-                problems.push(`${at}: a list item is not an object`);
-                continue;
-            }
-            if (isKustomization(candidate))
-                continue;
-            const found = objectMetadataProblems(candidate);
-            if (found.length > 0)
-                problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
-            else
-                objects.push(candidate);
-        }
-    });
-    return { objects, problems };
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-build.ts
-// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
-// does: the bundle's values are merged onto the module's values.cue (in memory), the
-// instance schema is added as timoni.schema.cue, the package is loaded with the `name`
-// and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
-// `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
-// in declaration order (bytes fields decoded as Timoni's YAML path does: apply-set-export.ts).
-
-
-
-
-
-class InstanceBuildError extends Error {
-    instance;
-    moduleUrl;
-    reason;
-    diagnostics;
-    constructor(instance, moduleUrl, reason, diagnostics = []) {
-        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
-        this.instance = instance;
-        this.moduleUrl = moduleUrl;
-        this.reason = reason;
-        this.diagnostics = diagnostics;
-        this.name = 'InstanceBuildError';
-    }
-}
-const DEFAULT_KUBE_VERSION = '1.36.3';
-/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
-function kubeVersionWithoutCluster(env) {
-    return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
-}
-function displayNames(module) {
-    const names = {};
-    for (const path of Object.keys(module.files))
-        if (path.endsWith('.cue'))
-            names[path] = `${module.root}/${path}`;
-    return names;
-}
-function withCueErrors(input, module, step, run) {
-    try {
-        return run();
-    }
-    catch (error) {
-        if (error instanceof CueError)
-            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`, error.diagnostics);
-        if (error instanceof ApplySetExportError)
-            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
-        throw error;
-    }
-}
-function requireValid(value, input, module, what) {
-    const diagnostics = value.validate({ concrete: true, final: true });
-    if (diagnostics.length > 0) {
-        const first = diagnostics[0];
-        throw new InstanceBuildError(input.name, module.url, `${what} is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? ''}`, diagnostics);
-    }
-}
-function buildInstance(engine, module, input) {
-    const packageName = input.packageName ?? 'main';
-    const packageDir = packageName === 'main' ? '.' : packageName;
-    const prefix = packageDir === '.' ? '' : `${packageDir}/`;
-    const valuesPath = `${prefix}values.cue`;
-    const baseValues = module.files[valuesPath];
-    if (typeof baseValues !== 'string')
-        throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
-    const valuesSource = withCueErrors(input, module, 'merging values', () => engine.mergeValues({ base: baseValues, baseFilename: `${module.root}/${valuesPath}`, overlays: [input.values], packageName }));
-    const files = { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
-    const root = withCueErrors(input, module, 'build failed', () => engine.load({
-        files,
-        dir: packageDir,
-        moduleRoot: '.',
-        package: packageName,
-        tags: [`name=${input.name}`, `namespace=${input.namespace}`],
-        tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
-        dataFiles: true,
-        displayNames: displayNames(module),
-    }));
-    try {
-        const instance = root.lookup('timoni.instance');
-        try {
-            if (!instance.exists())
-                throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
-            requireValid(instance, input, module, 'timoni.instance');
-        }
-        finally {
-            instance.free();
-        }
-        const sets = withCueErrors(input, module, 'reading timoni.apply', () => readApplySets(root, input, module));
-        const config = root.lookup('timoni.instance.config');
-        const images = config.exists() ? collectImages(config.toJSON()) : [];
-        config.free();
-        return { sets, images, valuesSource };
-    }
-    finally {
-        root.free();
-    }
-}
-function readApplySets(root, input, module) {
-    const apply = root.lookup('timoni.apply');
-    try {
-        if (!apply.exists())
-            throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
-        requireValid(apply, input, module, 'timoni.apply');
-        const problems = [];
-        const sets = apply.fields().map((field) => {
-            const set = apply.lookup(field.label);
-            try {
-                const items = exportApplySet(set, `timoni.apply.${field.label}`);
-                if (!Array.isArray(items)) {
-                    problems.push(`timoni.apply.${field.label} must be a list of objects`);
-                    return { name: field.name, objects: [] };
-                }
-                const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
-                problems.push(...setProblems);
-                return { name: field.name, objects };
-            }
-            finally {
-                set.free();
-            }
-        });
-        if (problems.length > 0)
-            throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
-        return sets;
-    }
-    finally {
-        apply.free();
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/cluster-build.ts
 // What a cluster should run: the bundle evaluated for that cluster (runtime values read
 // from it) and every instance built from its module with the cluster's Kubernetes version.
-
 
 /** A failure tagged with the step of the cluster's work it happened in. */
 class ClusterStepError extends Error {
@@ -4305,7 +3773,7 @@ class ClusterStepError extends Error {
         this.name = 'ClusterStepError';
     }
 }
-async function buildForCluster(engine, evaluation, resolver, session, registerSecret) {
+async function buildForCluster(engine, evaluation, resolver, session, registerSecret, builds) {
     let evaluated;
     try {
         evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
@@ -4320,7 +3788,7 @@ async function buildForCluster(engine, evaluation, resolver, session, registerSe
     for (const instance of evaluated.bundle.instances) {
         try {
             const module = await resolver.resolve(instance.module);
-            const built = buildInstance(engine, module, {
+            const built = builds.build(module, {
                 name: instance.name,
                 namespace: instance.namespace,
                 values: instance.values,
@@ -6156,6 +5624,578 @@ function withinDeadline(work, deadlineAt, onDeadline) {
     return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
+;// CONCATENATED MODULE: ./src/module/images.ts
+// The container images an instance uses: every struct in `timoni.instance.config` that
+// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
+// reference; sorted, without duplicates, as Timoni records them in the inventory.
+function images_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
+function collectImages(config) {
+    const found = new Set();
+    const walk = (value) => {
+        if (Array.isArray(value)) {
+            value.forEach(walk);
+            return;
+        }
+        if (!images_isRecord(value))
+            return;
+        if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
+            found.add(value.reference);
+        Object.values(value).forEach(walk);
+    };
+    walk(config);
+    return [...found].sort();
+}
+
+;// CONCATENATED MODULE: ./src/module/instance-schema.ts
+// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
+// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
+// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
+// #Timoni and #HealthCheck; written here.
+const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
+const schemaBody = `#Timoni: {
+	apiVersion: string & =~"^v1alpha1$"
+	instance: {...}
+	apply: [string]: [...]
+	healthChecks?: [string]: #HealthCheck
+	kubeMinorVersion?: int
+}
+
+#HealthCheck: {
+	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	kind?: string
+	#object: {...}
+	current!:    bool
+	failed?:     bool
+	inProgress?: bool
+	...
+}
+
+#HealthCheckForCondition: #HealthCheck & {
+	conditionType:       string | *"Ready"
+	failedConditionType: string | *"Stalled"
+
+	#object: {
+		metadata: {generation?: int, ...}
+		status?: {
+			observedGeneration?: int
+			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
+			...
+		}
+		...
+	}
+
+	let _fresh = {
+		#c: {...}
+		out: [
+			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
+			true,
+		][0]
+	}
+
+	inProgress: [
+		if #object.status.observedGeneration != _|_ {
+			#object.status.observedGeneration != #object.metadata.generation
+		},
+		false,
+	][0]
+
+	current: len([
+		for c in #object.status.conditions
+		if c.type == conditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+
+	failed: len([
+		for c in #object.status.conditions
+		if c.type == failedConditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+}
+
+timoni: #Timoni
+`;
+/** The schema file's text for a module package (`main` unless the module says otherwise). */
+function instanceSchemaSource(packageName) {
+    return `package ${packageName}\n\n${schemaBody}`;
+}
+
+;// CONCATENATED MODULE: ./src/module/go-json-string.ts
+// Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
+// byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
+// "coerces to valid UTF-8, replacing invalid bytes with the Unicode replacement rune",
+// one per utf8.DecodeRune error of width 1). TextDecoder differs: it replaces a truncated
+// sequence (e.g. E2 82 followed by 'A') with one U+FFFD where Go writes two.
+const REPLACEMENT = 0xfffd;
+/** Bounds of the second byte after a given lead byte, as in Go's utf8 "accept ranges". */
+function secondByteRange(lead) {
+    if (lead === 0xe0)
+        return [0xa0, 0xbf];
+    if (lead === 0xed)
+        return [0x80, 0x9f];
+    if (lead === 0xf0)
+        return [0x90, 0xbf];
+    if (lead === 0xf4)
+        return [0x80, 0x8f];
+    return [0x80, 0xbf];
+}
+/** Length of the sequence a lead byte starts (0: not a valid lead byte). */
+function sequenceLength(lead) {
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xc2 && lead <= 0xdf)
+        return 2;
+    if (lead >= 0xe0 && lead <= 0xef)
+        return 3;
+    if (lead >= 0xf0 && lead <= 0xf4)
+        return 4;
+    return 0;
+}
+/** The code point at `bytes[at]` and its length, or undefined when Go would see RuneError of width 1. */
+function decodeRune(bytes, at) {
+    const lead = bytes[at];
+    const size = sequenceLength(lead);
+    if (size === 0 || at + size > bytes.length)
+        return undefined;
+    if (size === 1)
+        return { codePoint: lead, size };
+    const [low, high] = secondByteRange(lead);
+    const second = bytes[at + 1];
+    if (second < low || second > high)
+        return undefined;
+    let codePoint = lead & (0xff >> (size + 1));
+    for (let i = 1; i < size; i += 1) {
+        const next = bytes[at + i];
+        if (i > 1 && (next < 0x80 || next > 0xbf))
+            return undefined;
+        codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    return { codePoint, size };
+}
+function goJsonString(bytes) {
+    const codePoints = [];
+    let at = 0;
+    while (at < bytes.length) {
+        const rune = decodeRune(bytes, at);
+        codePoints.push(rune ? rune.codePoint : REPLACEMENT);
+        at += rune ? rune.size : 1;
+    }
+    let text = '';
+    for (let i = 0; i < codePoints.length; i += 8192)
+        text += String.fromCodePoint(...codePoints.slice(i, i + 8192));
+    return text;
+}
+
+;// CONCATENATED MODULE: ./src/module/apply-set-export.ts
+// The items of one `timoni.apply` set as Timoni decodes them (internal/engine/resourceset.go).
+//
+// Timoni decodes an item through its JSON encoding, unless the item holds a CUE bytes or
+// float value anywhere (needsYAMLDecoding): then it encodes the item with CUE's YAML
+// encoder and decodes that with apimachinery's YAML decoder (decodeYAMLObjects), that is
+// go-yaml v2 into interface{}, json.Marshal, json.Unmarshal. What that changes:
+// - bytes: CUE's YAML encoder writes them as `!!binary <base64>`, go-yaml v2 decodes that
+//   tag to the raw bytes as a string, and json.Marshal coerces the string to valid UTF-8.
+//   So a bytes field holds its decoded text where the JSON encoding holds base64.
+// - floats: an integral float (`1.0`) becomes an integer. JavaScript numbers do not tell
+//   1.0 from 1, so the JSON path already gives what Timoni gives.
+// - strings, ints, bools, null: unchanged (CUE's encoder quotes every string that YAML
+//   would read as another type, YAML 1.1 booleans included).
+// So an item equals its JSON export with every bytes field replaced by its decoded text.
+// The bytes fields are found in the set's YAML export (the only export that marks them):
+// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
+
+
+const BINARY_TAG = '!!binary';
+function apply_set_export_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+/**
+ * `json` with every value that is bytes in `marked` (the same value read from YAML)
+ * replaced by Timoni's decoding of it. Returns `json` itself when nothing is bytes.
+ */
+function replaceBytes(json, marked) {
+    if (marked instanceof Uint8Array)
+        return goJsonString(marked);
+    if (Array.isArray(json) && Array.isArray(marked)) {
+        let changed = false;
+        const items = json.map((item, index) => {
+            const replaced = replaceBytes(item, marked[index]);
+            if (replaced !== item)
+                changed = true;
+            return replaced;
+        });
+        return changed ? items : json;
+    }
+    if (apply_set_export_isRecord(json) && apply_set_export_isRecord(marked)) {
+        let result;
+        for (const [key, value] of Object.entries(json)) {
+            const replaced = replaceBytes(value, marked[key]);
+            if (replaced === value)
+                continue;
+            result ??= { ...json };
+            result[key] = replaced;
+        }
+        return result ?? json;
+    }
+    return json;
+}
+/** The engine's YAML export could not be read back (a bug of the engine or of `yaml`, not of the module). */
+class ApplySetExportError extends Error {
+    path;
+    constructor(path, reason) {
+        super(`${path}: reading the YAML export of the set failed: ${reason}`);
+        this.path = path;
+        this.name = 'ApplySetExportError';
+    }
+}
+/** The set's YAML export read with bytes as Uint8Array; `path` names the set in errors. */
+function readMarkedYaml(yaml, path) {
+    const document = (0,dist/* parseDocument */.Tp)(yaml, { customTags: ['binary'], uniqueKeys: false });
+    const problem = document.errors[0];
+    if (problem)
+        throw new ApplySetExportError(path, problem.message);
+    return document.toJS({ maxAliasCount: -1 });
+}
+/**
+ * The set's items (JSON export), bytes fields decoded as Timoni decodes them. Throws
+ * CueError when the set does not export, ApplySetExportError when its YAML cannot be read.
+ */
+function exportApplySet(set, path) {
+    const json = set.toJSON();
+    const yaml = set.toYAML();
+    if (!yaml.includes(BINARY_TAG))
+        return json;
+    return replaceBytes(json, readMarkedYaml(yaml, path));
+}
+
+;// CONCATENATED MODULE: ./src/module/object-metadata.ts
+// Checks that a built object can be applied and tracked: apiVersion, kind and
+// metadata.name present; name, namespace, labels and annotations valid under the
+// kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
+// per violation, so that a module author sees every problem at once.
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+function dnsSubdomainProblems(value) {
+    const problems = [];
+    if (value.length > 253)
+        problems.push('must be no more than 253 characters');
+    if (!DNS_SUBDOMAIN.test(value))
+        problems.push(`must match regex '${DNS_SUBDOMAIN.source.slice(1, -1)}'`);
+    return problems;
+}
+function dnsLabelProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!DNS_LABEL.test(value))
+        problems.push(`must match regex '${DNS_LABEL.source.slice(1, -1)}'`);
+    return problems;
+}
+function pathSegmentProblems(value) {
+    if (value === '.' || value === '..')
+        return [`may not be '${value}'`];
+    const problems = [];
+    for (const bad of ['/', '%'])
+        if (value.includes(bad))
+            problems.push(`may not contain '${bad}'`);
+    return problems;
+}
+function qualifiedNameProblems(key) {
+    const slash = key.lastIndexOf('/');
+    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+    const name = slash >= 0 ? key.slice(slash + 1) : key;
+    const problems = [];
+    if (prefix !== undefined) {
+        if (prefix === '')
+            problems.push('prefix part must be non-empty');
+        else
+            problems.push(...dnsSubdomainProblems(prefix).map((p) => `prefix part ${p}`));
+    }
+    if (name === '')
+        problems.push('name part must be non-empty');
+    else {
+        if (name.length > 63)
+            problems.push('name part must be no more than 63 characters');
+        if (!QUALIFIED_NAME.test(name))
+            problems.push(`name part must match regex '${QUALIFIED_NAME.source.slice(1, -1)}'`);
+    }
+    return problems;
+}
+function labelValueProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!LABEL_VALUE.test(value))
+        problems.push(`must match regex '${LABEL_VALUE.source.slice(1, -1)}'`);
+    return problems;
+}
+function object_metadata_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isRbacObject(apiVersion, kind) {
+    return RBAC_KINDS.has(kind) && apiVersion.startsWith('rbac.authorization.k8s.io/');
+}
+function objectMetadataProblems(object) {
+    const metadata = object_metadata_isRecord(object.metadata) ? object.metadata : {};
+    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+    const kind = typeof object.kind === 'string' ? object.kind : '';
+    const name = typeof metadata.name === 'string' ? metadata.name : '';
+    const missing = [!apiVersion && 'apiVersion', !kind && 'kind', !name && 'metadata.name'].filter(Boolean);
+    if (missing.length > 0)
+        return [`missing required field(s) ${missing.join(', ')}`];
+    const problems = [];
+    const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
+    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
+    if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
+        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
+    }
+    if (object_metadata_isRecord(metadata.labels)) {
+        for (const key of Object.keys(metadata.labels).sort()) {
+            const value = metadata.labels[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.labels["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
+            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
+        }
+    }
+    if (object_metadata_isRecord(metadata.annotations)) {
+        let total = 0;
+        for (const key of Object.keys(metadata.annotations).sort()) {
+            const value = metadata.annotations[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.annotations["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
+            total += Buffer.byteLength(key) + Buffer.byteLength(value);
+        }
+        if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
+            problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
+    }
+    return problems;
+}
+
+;// CONCATENATED MODULE: ./src/module/apply-set-objects.ts
+// The objects of one apply set, as Timoni reads them: null entries skipped, Kubernetes
+// `*List` objects expanded to their items, kustomize configuration objects skipped, and
+// every object's metadata checked (all problems reported, each with its CUE path).
+
+function apply_set_objects_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isKubeList(item) {
+    return typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items);
+}
+function isKustomization(item) {
+    return typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/');
+}
+function objectsOfSet(path, items) {
+    const objects = [];
+    const problems = [];
+    items.forEach((item, index) => {
+        if (item === null)
+            return;
+        const at = `${path}[${index}]`;
+        if (!apply_set_objects_isRecord(item)) {
+            problems.push(`${at}: not an object`);
+            return;
+        }
+        const expanded = isKubeList(item) ? item.items : [item];
+        for (const candidate of expanded) {
+            if (!apply_set_objects_isRecord(candidate)) {
+                problems.push(`${at}: a list item is not an object`);
+                continue;
+            }
+            if (isKustomization(candidate))
+                continue;
+            const found = objectMetadataProblems(candidate);
+            if (found.length > 0)
+                problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
+            else
+                objects.push(candidate);
+        }
+    });
+    return { objects, problems };
+}
+
+;// CONCATENATED MODULE: ./src/module/instance-build.ts
+// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
+// does: the bundle's values are merged onto the module's values.cue (in memory), the
+// instance schema is added as timoni.schema.cue, the package is loaded with the `name`
+// and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
+// `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
+// in declaration order (bytes fields decoded as Timoni's YAML path does: apply-set-export.ts).
+
+
+
+
+
+class InstanceBuildError extends Error {
+    instance;
+    moduleUrl;
+    reason;
+    diagnostics;
+    constructor(instance, moduleUrl, reason, diagnostics = []) {
+        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
+        this.instance = instance;
+        this.moduleUrl = moduleUrl;
+        this.reason = reason;
+        this.diagnostics = diagnostics;
+        this.name = 'InstanceBuildError';
+    }
+}
+const DEFAULT_KUBE_VERSION = '1.36.3';
+/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
+function kubeVersionWithoutCluster(env) {
+    return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
+}
+function displayNames(module) {
+    const names = {};
+    for (const path of Object.keys(module.files))
+        if (path.endsWith('.cue'))
+            names[path] = `${module.root}/${path}`;
+    return names;
+}
+function withCueErrors(input, module, step, run) {
+    try {
+        return run();
+    }
+    catch (error) {
+        if (error instanceof CueError)
+            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`, error.diagnostics);
+        if (error instanceof ApplySetExportError)
+            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+        throw error;
+    }
+}
+function requireValid(value, input, module, what) {
+    const diagnostics = value.validate({ concrete: true, final: true });
+    if (diagnostics.length > 0) {
+        const first = diagnostics[0];
+        throw new InstanceBuildError(input.name, module.url, `${what} is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? ''}`, diagnostics);
+    }
+}
+function buildInstance(engine, module, input) {
+    const packageName = input.packageName ?? 'main';
+    const packageDir = packageName === 'main' ? '.' : packageName;
+    const prefix = packageDir === '.' ? '' : `${packageDir}/`;
+    const valuesPath = `${prefix}values.cue`;
+    const baseValues = module.files[valuesPath];
+    if (typeof baseValues !== 'string')
+        throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
+    const valuesSource = withCueErrors(input, module, 'merging values', () => engine.mergeValues({ base: baseValues, baseFilename: `${module.root}/${valuesPath}`, overlays: [input.values], packageName }));
+    const files = { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+    const root = withCueErrors(input, module, 'build failed', () => engine.load({
+        files,
+        dir: packageDir,
+        moduleRoot: '.',
+        package: packageName,
+        tags: [`name=${input.name}`, `namespace=${input.namespace}`],
+        tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
+        dataFiles: true,
+        displayNames: displayNames(module),
+    }));
+    try {
+        const instance = root.lookup('timoni.instance');
+        try {
+            if (!instance.exists())
+                throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
+            requireValid(instance, input, module, 'timoni.instance');
+        }
+        finally {
+            instance.free();
+        }
+        const sets = withCueErrors(input, module, 'reading timoni.apply', () => readApplySets(root, input, module));
+        const config = root.lookup('timoni.instance.config');
+        const images = config.exists() ? collectImages(config.toJSON()) : [];
+        config.free();
+        return { sets, images, valuesSource };
+    }
+    finally {
+        root.free();
+    }
+}
+function readApplySets(root, input, module) {
+    const apply = root.lookup('timoni.apply');
+    try {
+        if (!apply.exists())
+            throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
+        requireValid(apply, input, module, 'timoni.apply');
+        const problems = [];
+        const sets = apply.fields().map((field) => {
+            const set = apply.lookup(field.label);
+            try {
+                const items = exportApplySet(set, `timoni.apply.${field.label}`);
+                if (!Array.isArray(items)) {
+                    problems.push(`timoni.apply.${field.label} must be a list of objects`);
+                    return { name: field.name, objects: [] };
+                }
+                const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
+                problems.push(...setProblems);
+                return { name: field.name, objects };
+            }
+            finally {
+                set.free();
+            }
+        });
+        if (problems.length > 0)
+            throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
+        return sets;
+    }
+    finally {
+        apply.free();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/module/instance-builds.ts
+
+class InstanceBuilds {
+    engine;
+    #byModule = new WeakMap();
+    #builds = 0;
+    #reused = 0;
+    constructor(engine) {
+        this.engine = engine;
+    }
+    build(module, input) {
+        let outcomes = this.#byModule.get(module);
+        if (!outcomes) {
+            outcomes = new Map();
+            this.#byModule.set(module, outcomes);
+        }
+        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+        let outcome = outcomes.get(key);
+        if (outcome) {
+            this.#reused += 1;
+        }
+        else {
+            this.#builds += 1;
+            try {
+                outcome = { built: buildInstance(this.engine, module, input) };
+            }
+            catch (error) {
+                outcome = { error };
+            }
+            outcomes.set(key, outcome);
+        }
+        if ('error' in outcome)
+            throw outcome.error;
+        return structuredClone(outcome.built);
+    }
+    /** How many builds ran, and how many were answered from an earlier one. */
+    counts() {
+        return { builds: this.#builds, reused: this.#reused };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
@@ -6172,14 +6212,15 @@ function withinDeadline(work, deadlineAt, onDeadline) {
 
 
 
-async function planCluster(run, cluster, log, bundleName) {
+
+async function planCluster(run, cluster, log, bundleName, builds) {
     const startedAt = Date.now();
     const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
     if ('failed' in connected)
         return connected.failed;
     const { session } = connected;
     try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
         const bundle = build.evaluated.bundle.name;
         bundleName.value ||= bundle;
         const instances = [];
@@ -6212,11 +6253,12 @@ async function planCluster(run, cluster, log, bundleName) {
 async function planFleet(run) {
     const clusters = cluster_selection_selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
+    const builds = new InstanceBuilds(run.engine);
     run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
     const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
         const log = new BufferedLog();
         const startedAt = Date.now();
-        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
+        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
         log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
         return entry;
     });
@@ -6239,7 +6281,8 @@ async function planFleet(run) {
 
 
 
-async function rollOutCluster(run, cluster, bundleName) {
+
+async function rollOutCluster(run, cluster, bundleName, builds) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
     const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
@@ -6249,7 +6292,7 @@ async function rollOutCluster(run, cluster, bundleName) {
     const { session } = connected;
     const instances = [];
     try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
         const bundle = build.evaluated.bundle.name;
         bundleName.value ||= bundle;
         // As Timoni, every instance's ownership is checked before any instance is applied.
@@ -6306,6 +6349,7 @@ function withReadiness(changes, readiness) {
 async function rollOutFleet(run) {
     const clusters = cluster_selection_selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
+    const builds = new InstanceBuilds(run.engine);
     const entries = [];
     let failed = false;
     for (const cluster of clusters) {
@@ -6321,7 +6365,7 @@ async function rollOutFleet(run) {
         run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
         const startedAt = Date.now();
         const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
+        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
         run.log.endGroup();
         entries.push(entry);
         failed = entry.status === 'failed';
@@ -10419,7 +10463,7 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6271);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9488);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
 // as soon as the run is published and its output flushed: work still in flight after the
 // run's deadline (a request to a cluster that never answers) must not keep the step alive,

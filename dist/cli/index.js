@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4846);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9216);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -40,7 +40,7 @@ function processIO() {
 
 /***/ }),
 
-/***/ 4846:
+/***/ 9216:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3207,6 +3207,47 @@ function readApplySets(root, input, module) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/module/instance-builds.ts
+
+class InstanceBuilds {
+    engine;
+    #byModule = new WeakMap();
+    #builds = 0;
+    #reused = 0;
+    constructor(engine) {
+        this.engine = engine;
+    }
+    build(module, input) {
+        let outcomes = this.#byModule.get(module);
+        if (!outcomes) {
+            outcomes = new Map();
+            this.#byModule.set(module, outcomes);
+        }
+        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+        let outcome = outcomes.get(key);
+        if (outcome) {
+            this.#reused += 1;
+        }
+        else {
+            this.#builds += 1;
+            try {
+                outcome = { built: buildInstance(this.engine, module, input) };
+            }
+            catch (error) {
+                outcome = { error };
+            }
+            outcomes.set(key, outcome);
+        }
+        if ('error' in outcome)
+            throw outcome.error;
+        return structuredClone(outcome.built);
+    }
+    /** How many builds ran, and how many were answered from an earlier one. */
+    counts() {
+        return { builds: this.#builds, reused: this.#reused };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/module/module-files.ts
 // Reads a module folder into memory for the CUE engine: every file under it except
 // version-control folders, text as strings and the rest as bytes (CUE may embed them).
@@ -5197,6 +5238,7 @@ class ModuleResolver {
 
 
 
+
 const buildFlags = [
     ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
     { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
@@ -5222,12 +5264,13 @@ async function runBuild(engine, args, io) {
     const creds = args.strings.get('creds');
     const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
     const kubeVersion = kubeVersionWithoutCluster(io.env);
+    const builds = new InstanceBuilds(engine);
     const clusters = [];
     for (const result of results) {
         const instances = [];
         for (const instance of result.bundle.instances) {
             const module = await resolver.resolve(instance.module);
-            const built = buildInstance(engine, module, { name: instance.name, namespace: instance.namespace, values: instance.values, kubeVersion });
+            const built = builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.values, kubeVersion });
             instances.push({
                 name: instance.name,
                 namespace: instance.namespace,
@@ -8411,7 +8454,6 @@ async function boundedMap(items, limit, run) {
 // What a cluster should run: the bundle evaluated for that cluster (runtime values read
 // from it) and every instance built from its module with the cluster's Kubernetes version.
 
-
 /** A failure tagged with the step of the cluster's work it happened in. */
 class ClusterStepError extends Error {
     step;
@@ -8425,7 +8467,7 @@ class ClusterStepError extends Error {
         this.name = 'ClusterStepError';
     }
 }
-async function buildForCluster(engine, evaluation, resolver, session, registerSecret) {
+async function buildForCluster(engine, evaluation, resolver, session, registerSecret, builds) {
     let evaluated;
     try {
         evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
@@ -8440,7 +8482,7 @@ async function buildForCluster(engine, evaluation, resolver, session, registerSe
     for (const instance of evaluated.bundle.instances) {
         try {
             const module = await resolver.resolve(instance.module);
-            const built = buildInstance(engine, module, {
+            const built = builds.build(module, {
                 name: instance.name,
                 namespace: instance.namespace,
                 values: instance.values,
@@ -8559,14 +8601,15 @@ function withinDeadline(work, deadlineAt, onDeadline) {
 
 
 
-async function planCluster(run, cluster, log, bundleName) {
+
+async function planCluster(run, cluster, log, bundleName, builds) {
     const startedAt = Date.now();
     const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
     if ('failed' in connected)
         return connected.failed;
     const { session } = connected;
     try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
         const bundle = build.evaluated.bundle.name;
         bundleName.value ||= bundle;
         const instances = [];
@@ -8599,11 +8642,12 @@ async function planCluster(run, cluster, log, bundleName) {
 async function planFleet(run) {
     const clusters = selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
+    const builds = new InstanceBuilds(run.engine);
     run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
     const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
         const log = new BufferedLog();
         const startedAt = Date.now();
-        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
+        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
         log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
         return entry;
     });
@@ -8626,7 +8670,8 @@ async function planFleet(run) {
 
 
 
-async function rollOutCluster(run, cluster, bundleName) {
+
+async function rollOutCluster(run, cluster, bundleName, builds) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
     const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
@@ -8636,7 +8681,7 @@ async function rollOutCluster(run, cluster, bundleName) {
     const { session } = connected;
     const instances = [];
     try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
         const bundle = build.evaluated.bundle.name;
         bundleName.value ||= bundle;
         // As Timoni, every instance's ownership is checked before any instance is applied.
@@ -8693,6 +8738,7 @@ function withReadiness(changes, readiness) {
 async function rollOutFleet(run) {
     const clusters = selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
+    const builds = new InstanceBuilds(run.engine);
     const entries = [];
     let failed = false;
     for (const cluster of clusters) {
@@ -8708,7 +8754,7 @@ async function rollOutFleet(run) {
         run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
         const startedAt = Date.now();
         const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
+        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
         run.log.endGroup();
         entries.push(entry);
         failed = entry.status === 'failed';

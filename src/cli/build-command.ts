@@ -6,7 +6,8 @@ import { stringify } from 'yaml';
 import type { CueEngine } from '../cue/index.js';
 import { evaluateForClusters } from '../bundle/index.js';
 import { sortForApply } from '../kube/apply-order.js';
-import { buildInstance, kubeVersionWithoutCluster, type ObjectSet } from '../module/instance-build.js';
+import { kubeVersionWithoutCluster, type ObjectSet } from '../module/instance-build.js';
+import { InstanceBuilds } from '../module/instance-builds.js';
 import { ModuleResolver } from '../module/module-resolver.js';
 import type { FlagSpec, ParsedArguments } from './arguments.js';
 import { bundleFlags, readBundleInputs } from './bundle-options.js';
@@ -51,13 +52,14 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
   const creds = args.strings.get('creds');
   const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
   const kubeVersion = kubeVersionWithoutCluster(io.env);
+  const builds = new InstanceBuilds(engine);
 
   const clusters: BuiltCluster[] = [];
   for (const result of results) {
     const instances: BuiltCluster['instances'] = [];
     for (const instance of result.bundle.instances) {
       const module = await resolver.resolve(instance.module);
-      const built = buildInstance(engine, module, { name: instance.name, namespace: instance.namespace, values: instance.values, kubeVersion });
+      const built = builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.values, kubeVersion });
       instances.push({
         name: instance.name,
         namespace: instance.namespace,

@@ -2,7 +2,8 @@
 // from it) and every instance built from its module with the cluster's Kubernetes version.
 import { evaluateForCluster, type ClusterBundle, type ClusterEvaluationOptions } from '../bundle/index.js';
 import type { CueEngine } from '../cue/index.js';
-import { buildInstance, type BuiltInstance } from '../module/instance-build.js';
+import type { BuiltInstance } from '../module/instance-build.js';
+import type { InstanceBuilds } from '../module/instance-builds.js';
 import type { ModuleResolver } from '../module/module-resolver.js';
 import type { ModuleSource } from '../module/module-source.js';
 import type { ClusterSession } from './cluster-session.js';
@@ -38,6 +39,7 @@ export async function buildForCluster(
   resolver: ModuleResolver,
   session: ClusterSession,
   registerSecret: (value: string) => void,
+  builds: InstanceBuilds,
 ): Promise<ClusterBuild> {
   let evaluated: ClusterBundle;
   try {
@@ -51,7 +53,7 @@ export async function buildForCluster(
   for (const instance of evaluated.bundle.instances) {
     try {
       const module = await resolver.resolve(instance.module);
-      const built = buildInstance(engine, module, {
+      const built = builds.build(module, {
         name: instance.name,
         namespace: instance.namespace,
         values: instance.values,

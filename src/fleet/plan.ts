@@ -15,14 +15,15 @@ import { instanceInput, moduleInfo } from './instance-input.js';
 import type { ChangeSet, ClusterChanges, ObjectChange } from './changeset.js';
 import { changeLine } from './change-line.js';
 import { withinDeadline } from './deadline.js';
+import { InstanceBuilds } from '../module/instance-builds.js';
 
-async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }): Promise<ClusterChanges> {
+async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
   const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
   if ('failed' in connected) return connected.failed;
   const { session } = connected;
   try {
-    const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+    const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
     const bundle = build.evaluated.bundle.name;
     bundleName.value ||= bundle;
     const instances = [];
@@ -51,11 +52,12 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
 export async function planFleet(run: FleetRun): Promise<ChangeSet> {
   const clusters = selectClusters(run.evaluation.runtime, run.selector);
   const bundleName = { value: '' };
+  const builds = new InstanceBuilds(run.engine);
   run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
   const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
     const log = new BufferedLog();
     const startedAt = Date.now();
-    const entry = await withinDeadline(planCluster(run, cluster, log, bundleName), run.deadlineAt ?? Infinity, () =>
+    const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds), run.deadlineAt ?? Infinity, () =>
       clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt),
     );
     log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);

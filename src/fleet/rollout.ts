@@ -16,8 +16,9 @@ import type { ChangeSet, ClusterChanges, InstanceChanges, ObjectChange } from '.
 import type { ObjectReadiness } from '../kube/wait.js';
 import { logPrefix } from './change-line.js';
 import { CLUSTER_GRACE_MS, withinDeadline } from './deadline.js';
+import { InstanceBuilds } from '../module/instance-builds.js';
 
-async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }): Promise<ClusterChanges> {
+async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
   // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
   const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
@@ -26,7 +27,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
   const { session } = connected;
   const instances: InstanceChanges[] = [];
   try {
-    const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value));
+    const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
     const bundle = build.evaluated.bundle.name;
     bundleName.value ||= bundle;
     // As Timoni, every instance's ownership is checked before any instance is applied.
@@ -81,6 +82,7 @@ function withReadiness(changes: ObjectChange[], readiness: ObjectReadiness[]): O
 export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
   const clusters = selectClusters(run.evaluation.runtime, run.selector);
   const bundleName = { value: '' };
+  const builds = new InstanceBuilds(run.engine);
   const entries: ClusterChanges[] = [];
   let failed = false;
   for (const cluster of clusters) {
@@ -96,7 +98,7 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
     run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
     const startedAt = Date.now();
     const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName), limit + CLUSTER_GRACE_MS, () =>
+    const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName, builds), limit + CLUSTER_GRACE_MS, () =>
       clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt),
     );
     run.log.endGroup();
