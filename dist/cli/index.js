@@ -2403,7 +2403,16 @@ const bundleFlags = [
     { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
     { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
     { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
+    { name: 'cue-memory-limit', kind: 'string', default: '2048', description: "Ceiling on the CUE engine's memory in MiB (64-4096)" },
 ];
+/** `--cue-memory-limit` in MiB, checked. */
+function cueMemoryLimit(args) {
+    const text = args.strings.get('cue-memory-limit') ?? '2048';
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 64 || value > 4096)
+        throw new UsageError(`--cue-memory-limit must be a whole number of MiB from 64 to 4096, not "${text}"`);
+    return value;
+}
 /** The root of the git work tree holding `cwd` (a bundle may use modules anywhere in its repository), else `cwd`. */
 function repositoryRoot(cwd) {
     for (let dir = (0,external_node_path_namespaceObject.resolve)(cwd);; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
@@ -8815,6 +8824,7 @@ const fleetFlags = [
     { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
     { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
     { name: 'concurrency', kind: 'string', default: '4', description: 'Clusters diffed at once' },
+    { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
 ];
 /** Lines on stderr; a cluster group becomes a header line. */
 function cliLog(io) {
@@ -8847,13 +8857,18 @@ function fleetRunFromArgs(engine, args, io, log) {
     if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new UsageError('--concurrency must be a whole number, 1 or more');
     const creds = args.strings.get('creds');
+    const deadlineText = args.strings.get('deadline') ?? '';
+    const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
+    if (deadlineMs === undefined && deadlineText !== '')
+        throw new UsageError(`--deadline must be a duration such as 30m or 90s, not "${deadlineText}"`);
+    const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
     return {
         engine,
         evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(inputs.environment ? { environment: inputs.environment } : {}) },
         selector: inputs.selector,
         kubeconfig: loadKubeconfig(kubeconfigTexts(args, io), secrets),
         secrets,
-        resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value) => secrets.register(value) }, inputs.boundary),
+        resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
         options: {
             ...defaultFleetOptions,
             wait: args.booleans.get('wait') ?? true,
@@ -8864,6 +8879,7 @@ function fleetRunFromArgs(engine, args, io, log) {
             concurrency,
         },
         log,
+        ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
     };
 }
 
@@ -8955,6 +8971,7 @@ async function runDelete(engine, args, io) {
 
 
 
+
 const commands = {
     vet: { summary: 'Validate a bundle for each cluster of the runtime', flags: vetFlags, run: runVet },
     build: { summary: 'Build the Kubernetes objects of every instance for each cluster', flags: buildFlags, run: runBuild },
@@ -8987,7 +9004,7 @@ async function runCli(argv, io) {
     }
     try {
         const args = parseArguments(rest, command.flags);
-        const engine = await loadCueEngine();
+        const engine = await loadCueEngine(command.flags.some((flag) => flag.name === 'cue-memory-limit') ? { memoryLimitMiB: cueMemoryLimit(args) } : {});
         return await command.run(engine, args, io);
     }
     catch (error) {

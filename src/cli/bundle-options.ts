@@ -21,7 +21,16 @@ export const bundleFlags: FlagSpec[] = [
   { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
   { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
   { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
+  { name: 'cue-memory-limit', kind: 'string', default: '2048', description: "Ceiling on the CUE engine's memory in MiB (64-4096)" },
 ];
+
+/** `--cue-memory-limit` in MiB, checked. */
+export function cueMemoryLimit(args: ParsedArguments): number {
+  const text = args.strings.get('cue-memory-limit') ?? '2048';
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 64 || value > 4096) throw new UsageError(`--cue-memory-limit must be a whole number of MiB from 64 to 4096, not "${text}"`);
+  return value;
+}
 
 export interface BundleInputs {
   bundleFiles: SourceFile[];

@@ -22,6 +22,7 @@ export const fleetFlags: FlagSpec[] = [
   { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
   { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
   { name: 'concurrency', kind: 'string', default: '4', description: 'Clusters diffed at once' },
+  { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
 ];
 
 /** Lines on stderr; a cluster group becomes a header line. */
@@ -54,13 +55,17 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
   const concurrency = Number(args.strings.get('concurrency') ?? '4');
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError('--concurrency must be a whole number, 1 or more');
   const creds = args.strings.get('creds');
+  const deadlineText = args.strings.get('deadline') ?? '';
+  const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
+  if (deadlineMs === undefined && deadlineText !== '') throw new UsageError(`--deadline must be a duration such as 30m or 90s, not "${deadlineText}"`);
+  const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
   return {
     engine,
     evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(inputs.environment ? { environment: inputs.environment } : {}) },
     selector: inputs.selector,
     kubeconfig: loadKubeconfig(kubeconfigTexts(args, io), secrets),
     secrets,
-    resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value: string) => secrets.register(value) }, inputs.boundary),
+    resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value: string) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
     options: {
       ...defaultFleetOptions,
       wait: args.booleans.get('wait') ?? true,
@@ -71,5 +76,6 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
       concurrency,
     },
     log,
+    ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
   };
 }

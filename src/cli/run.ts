@@ -7,6 +7,7 @@ import { runVet, vetFlags } from './vet-command.js';
 import { buildFlags, runBuild } from './build-command.js';
 import { runApply, runDelete, runDiff, runStatus } from './fleet-commands.js';
 import { fleetFlags } from './fleet-options.js';
+import { cueMemoryLimit } from './bundle-options.js';
 import type { CueEngine } from '../cue/index.js';
 
 interface Command {
@@ -48,7 +49,7 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
   }
   try {
     const args = parseArguments(rest, command.flags);
-    const engine = await loadCueEngine();
+    const engine = await loadCueEngine(command.flags.some((flag) => flag.name === 'cue-memory-limit') ? { memoryLimitMiB: cueMemoryLimit(args) } : {});
     return await command.run(engine, args, io);
   } catch (error) {
     reportError(error, io);
