@@ -7,8 +7,12 @@ export type ChangeSetMode = 'diff' | 'apply';
 /** unchanged/changed after a diff; applied/failed after an apply; skipped = not reached after an earlier failure. */
 export type ClusterStatus = 'unchanged' | 'changed' | 'applied' | 'failed' | 'skipped';
 
-/** recreated = an immutable field changes and the object is deleted and created again (force). */
-export type ObjectAction = 'created' | 'configured' | 'unchanged' | 'deleted' | 'recreated' | 'skipped';
+/**
+ * recreated = an immutable field changes and the object is deleted and created again (force);
+ * failed = the API server refused this one object's dry-run (or apply): `error` says why,
+ * and the other objects are still reported (as Timoni's dry-run diff does).
+ */
+export type ObjectAction = 'created' | 'configured' | 'unchanged' | 'deleted' | 'recreated' | 'skipped' | 'failed';
 
 export interface ObjectChange {
   kind: string;
@@ -19,9 +23,12 @@ export interface ObjectChange {
   action: ObjectAction;
   /**
    * Unified diff of normalised YAML (`--- live` / `+++ desired`), Secret data masked;
-   * for `created` the whole object; empty for `unchanged`.
+   * for `created` the whole object; empty for `unchanged`. For `recreated` (and a `failed`
+   * immutable change) the fields that force the recreation, followed by a `# ...` note line.
    */
   diff: string;
+  /** Why the object failed (action `failed` only): the API server's answer, naming the object. */
+  error?: string;
   /** The result of waiting for the object after apply (kstatus), when it was waited for. */
   readiness?: { status: 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown'; message: string; durationMs?: number };
 }
@@ -37,6 +44,12 @@ export interface InstanceChanges {
   namespace: string;
   module: ModuleInfo;
   changes: ObjectChange[];
+  /**
+   * True for an instance that the cluster stores under this bundle's label but that the
+   * bundle no longer lists: its objects are `deleted` (would be, in a diff) and then its
+   * inventory Secret. Listed after the bundle's instances. Absent otherwise.
+   */
+  removed?: true;
 }
 
 export interface ClusterError {
@@ -65,9 +78,12 @@ export interface ChangeSet {
   clusters: ClusterChanges[];
 }
 
-/** True when any cluster has an object that is not unchanged. */
+/** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
+export function isChangingAction(action: ObjectAction): boolean {
+  return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
+}
+
+/** True when any cluster has an object that changes (a failed object is a failure, not a change). */
 export function hasChanges(changeSet: ChangeSet): boolean {
-  return changeSet.clusters.some((cluster) =>
-    cluster.instances.some((instance) => instance.changes.some((change) => change.action !== 'unchanged' && change.action !== 'skipped')),
-  );
+  return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
 }

@@ -13,6 +13,11 @@ export interface FleetOptions {
   wait: boolean;
   timeoutMs: number;
   prune: boolean;
+  /**
+   * With `prune`: delete (and show in a diff) the instances that the cluster stores under
+   * this bundle's label but that the bundle no longer lists. False keeps them.
+   */
+  pruneRemovedInstances: boolean;
   /** Clusters diffed at once. */
   concurrency: number;
 }
@@ -23,6 +28,7 @@ export const defaultFleetOptions: FleetOptions = {
   wait: true,
   timeoutMs: 5 * 60_000,
   prune: true,
+  pruneRemovedInstances: true,
   concurrency: 4,
 };
 

@@ -1,7 +1,10 @@
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
 // (down, bad credentials, a CUE error in its values) is reported as failed while the others
-// are still diffed. Clusters keep runtime order in the ChangeSet.
+// are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
+// server refuses (an immutable field, an invalid value) is a `failed` change: the other
+// objects and instances are still diffed and shown, and the cluster is failed. Instances
+// that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
 import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { diffInstance } from '../kube/instance-diff.js';
 import { InstanceStepError } from '../kube/instance.js';
@@ -12,8 +15,10 @@ import { connectCluster } from './cluster-connect.js';
 import { BufferedLog } from './fleet-log.js';
 import type { FleetRun } from './fleet-run.js';
 import { instanceInput, moduleInfo } from './instance-input.js';
-import type { ChangeSet, ClusterChanges, ObjectChange } from './changeset.js';
-import { changeLine } from './change-line.js';
+import type { ChangeSet, ClusterChanges, ClusterError, InstanceChanges, ObjectChange } from './changeset.js';
+import { isChangingAction } from './changeset.js';
+import { removedInstancesPlan } from './removed-instances.js';
+import { changeLine, logPrefix } from './change-line.js';
 import { withinDeadline } from './deadline.js';
 import { InstanceBuilds } from '../module/instance-builds.js';
 
@@ -26,7 +31,7 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
     const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
     const bundle = build.evaluated.bundle.name;
     bundleName.value ||= bundle;
-    const instances = [];
+    const instances: InstanceChanges[] = [];
     for (const instance of build.instances) {
       let changes: ObjectChange[];
       try {
@@ -35,10 +40,19 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
         if (error instanceof InstanceStepError) throw new ClusterStepError(error.step, error, instance.name, error.object);
         throw new ClusterStepError('diff', error, instance.name);
       }
-      for (const change of changes) log.line(changeLine(bundle, cluster.name, instance.name, change));
+      for (const change of changes) log.line(changeLine(bundle, cluster.name, instance.name, change) + (change.error ? `: ${change.error}` : ''));
       instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
     }
-    const changed = instances.some((i) => i.changes.some((c) => c.action !== 'unchanged' && c.action !== 'skipped'));
+    if (run.options.prune && run.options.pruneRemovedInstances) {
+      instances.push(...(await removedInstancesPlan(session.kube, bundle, build.instances, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+    }
+    const failure = failedObjects(cluster.name, instances);
+    if (failure) {
+      log.line(`✗ ${failure.message}`);
+      run.onClusterError?.(cluster.name, new Error(failure.message));
+      return clusterEntry(cluster, 'failed', instances, failure, startedAt);
+    }
+    const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
     return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
   } catch (error) {
     log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
@@ -47,6 +61,19 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
   } finally {
     session.kube.close();
   }
+}
+
+/** The cluster's error when objects failed their dry-run: each object with the server's answer. */
+export function failedObjects(cluster: string, instances: readonly InstanceChanges[]): ClusterError | null {
+  const failed = instances.flatMap((instance) => instance.changes.filter((change) => change.action === 'failed').map((change) => ({ instance: instance.name, change })));
+  const first = failed[0];
+  if (!first) return null;
+  const prefix = `cluster ${cluster}: `;
+  const reasons = failed.map(({ instance, change }) => `instance ${instance}: ${(change.error ?? 'failed').replace(prefix, '')}`);
+  const count = failed.length === 1 ? 'one object' : `${failed.length} objects`;
+  const message = `${prefix}the API server refused ${count} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
+  const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
+  return { step: 'diff', message, instance: first.instance, object: ref };
 }
 
 export async function planFleet(run: FleetRun): Promise<ChangeSet> {

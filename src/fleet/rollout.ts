@@ -2,7 +2,7 @@
 // production), stop at the first failure, and list the clusters not reached. Nothing is
 // rolled back; a failed cluster says which step failed and what was already applied.
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
-// not each instance.
+// not each instance. With prune, instances the bundle no longer lists are deleted last.
 import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { applyInstance } from '../kube/instance-apply.js';
 import { assertOwnership } from '../kube/ownership.js';
@@ -17,6 +17,7 @@ import type { ObjectReadiness } from '../kube/wait.js';
 import { logPrefix } from './change-line.js';
 import { CLUSTER_GRACE_MS, withinDeadline } from './deadline.js';
 import { InstanceBuilds } from '../module/instance-builds.js';
+import { removedInstancesApply } from './removed-instances.js';
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
@@ -58,6 +59,17 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
         }
         throw new ClusterStepError('apply', error, instance.name);
       }
+    }
+    // Instances the bundle no longer lists go last, once every listed instance is applied
+    // (an object moved to a listed instance has its new owner's labels by then, and stays).
+    if (run.options.prune && run.options.pruneRemovedInstances) {
+      await removedInstancesApply(
+        session.kube,
+        bundle,
+        build.instances,
+        { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (line) => run.log.line(`${logPrefix(bundle, cluster.name)} > ${line}`) },
+        instances,
+      );
     }
     return clusterEntry(cluster, 'applied', instances, null, startedAt);
   } catch (error) {

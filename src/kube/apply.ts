@@ -88,6 +88,8 @@ export interface ApplyResult {
   action: ApplyAction;
   /** The object as the server holds it after the apply (the live one when untouched). */
   object: KubeObject;
+  /** For `recreated`: the immutable fields the server named. */
+  immutableFields?: string[];
 }
 
 /** True when the object must be recreated after an immutable-field error. */
@@ -129,7 +131,7 @@ export async function applyObject(cluster: KubeCluster, desired: KubeObject, opt
       if (!mustRecreate(desired, live, options.force)) throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
       await cluster.delete(ref);
       await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
-      return { action: 'recreated', object: await serverSideApply(cluster, desired) };
+      return { action: 'recreated', object: await serverSideApply(cluster, desired), immutableFields: immutableFields(error) };
     }
     throw error;
   }

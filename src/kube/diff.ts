@@ -1,9 +1,14 @@
 // What applying one object would change, without writing anything: GET the live object,
-// server-side apply dry-run, compare normalised YAML (Secret data masked).
+// server-side apply dry-run, compare normalised YAML (Secret data masked). An object the
+// API server refuses (an immutable field without force, an invalid value, a forbidden
+// kind) is a `failed` change with the server's answer, as Timoni's dry-run diff logs it
+// and goes on; a server that cannot be reached or refuses the credentials is thrown.
 import type { ObjectChange } from '../fleet/changeset.js';
 import { comparesStatus, isOneOffPresent, mustRecreate, serverSideApply } from './apply.js';
 import type { KubeCluster } from './cluster.js';
 import { NoMatchError } from './discovery.js';
+import { KubeApiError } from './errors.js';
+import { fieldChangesDiff, recreateDiff } from './field-changes.js';
 import { ImmutableFieldError, immutableFields, isImmutableError } from './immutable.js';
 import { isSecret, maskSecret, maskSecretPair } from './mask.js';
 import { jsonEqual, normalizeObject } from './normalize.js';
@@ -35,7 +40,16 @@ export function objectDiff(live: KubeObject, desired: KubeObject, withStatus = f
   return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
 }
 
-async function changeOf(cluster: KubeCluster, desired: KubeObject, action: ObjectChange['action'], diff: string | ((shown: KubeObject) => string)): Promise<ObjectChange> {
+/**
+ * True for an error about this one object: the API server answered and refused it
+ * (4xx), other than for the credentials (401) or its own load (429).
+ */
+export function isObjectError(error: unknown): boolean {
+  if (error instanceof ImmutableFieldError) return true;
+  return error instanceof KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
+}
+
+async function changeOf(cluster: KubeCluster, desired: KubeObject, action: ObjectChange['action'], diff: string | ((shown: KubeObject) => string), error?: string): Promise<ObjectChange> {
   const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
   const namespace = mapping && !mapping.namespaced ? '' : (desired.metadata.namespace ?? '');
   // A cluster-scoped object is shown without the namespace the server would drop.
@@ -44,7 +58,14 @@ async function changeOf(cluster: KubeCluster, desired: KubeObject, action: Objec
     const { namespace: _dropped, ...metadata } = desired.metadata;
     shown = { ...desired, metadata: metadata as KubeObject['metadata'] };
   }
-  return { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
+  const change: ObjectChange = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
+  if (error !== undefined) change.error = error;
+  return change;
+}
+
+/** The object as a `failed` change: the error's message, and the field changes when it has a live copy. */
+function failedChange(cluster: KubeCluster, desired: KubeObject, live: KubeObject | null, error: Error): Promise<ObjectChange> {
+  return changeOf(cluster, desired, 'failed', (shown) => (live ? fieldChangesDiff(live, shown) : ''), error.message);
 }
 
 /** The change applying `desired` would make, as an ObjectChange of the ChangeSet. */
@@ -57,6 +78,7 @@ export async function diffObject(cluster: KubeCluster, desired: KubeObject, opti
   } catch (error) {
     // A kind whose CRD comes with the same apply is not served yet: it will be created.
     if (error instanceof NoMatchError) return changeOf(cluster, desired, 'created', wholeObjectDiff);
+    if (isObjectError(error)) return failedChange(cluster, desired, null, error as Error);
     throw error;
   }
   if (isOneOffPresent(desired, live)) return changeOf(cluster, desired, 'skipped', '');
@@ -65,11 +87,14 @@ export async function diffObject(cluster: KubeCluster, desired: KubeObject, opti
   try {
     dryRun = await serverSideApply(cluster, desired, { dryRun: true });
   } catch (error) {
+    let refused = error;
     if (live && isImmutableError(error)) {
-      if (mustRecreate(desired, live, options.force)) return changeOf(cluster, desired, 'recreated', wholeObjectDiff);
-      throw new ImmutableFieldError(cluster.name, refOf(desired), immutableFields(error), error);
+      const fields = immutableFields(error);
+      if (mustRecreate(desired, live, options.force)) return changeOf(cluster, desired, 'recreated', (shown) => recreateDiff(live, shown, fields));
+      refused = new ImmutableFieldError(cluster.name, refOf(desired), fields, error);
     }
-    throw error;
+    if (isObjectError(refused)) return failedChange(cluster, desired, live, refused as Error);
+    throw refused;
   }
   if (!live || !dryRun.metadata.resourceVersion) return changeOf(cluster, desired, 'created', wholeObjectDiff);
   const diff = objectDiff(live, dryRun, await comparesStatus(cluster, desired));

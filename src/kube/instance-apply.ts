@@ -12,6 +12,7 @@ import { applyStages, sortForApply } from './apply-order.js';
 import type { KubeCluster } from './cluster.js';
 import { objectDiff, wholeObjectDiff } from './diff.js';
 import { NoMatchError } from './discovery.js';
+import { recreateDiff } from './field-changes.js';
 import { instanceId, instanceRecord, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';
 import { DeleteObjectsError, deleteObjects, staleObjects } from './instance-prune.js';
 import { inventoryEntries, type InstanceRecord, type InventoryEntry } from './inventory.js';
@@ -88,7 +89,8 @@ async function applyOne(cluster: KubeCluster, desired: KubeObject, ref: ObjectRe
   }
   const result = await applyObject(cluster, desired, { force });
   let diff = '';
-  if (result.action === 'created' || result.action === 'recreated') diff = wholeObjectDiff(desired);
+  if (result.action === 'created' || (result.action === 'recreated' && !before)) diff = wholeObjectDiff(desired);
+  else if (result.action === 'recreated' && before) diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
   else if (result.action === 'configured' && before) diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
   return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, diff }, result };
 }

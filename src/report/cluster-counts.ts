@@ -6,7 +6,7 @@ export type ActionCounts = Record<ObjectAction, number>;
 
 /** How many objects of the cluster have each action. */
 export function countActions(cluster: ClusterChanges): ActionCounts {
-  const counts: ActionCounts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0 };
+  const counts: ActionCounts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0, failed: 0 };
   for (const instance of cluster.instances) for (const change of instance.changes) counts[change.action] += 1;
   return counts;
 }
@@ -17,10 +17,11 @@ export function clusterHasChanges(cluster: ClusterChanges): boolean {
   return counts.created + counts.configured + counts.deleted + counts.recreated > 0;
 }
 
-/** `2 created, 1 configured`, the non-zero changing actions; `no changes` when none. */
+/** `2 created, 1 configured`, the non-zero changing actions, then failed objects; `no changes` when none. */
 export function describeCounts(counts: ActionCounts): string {
   const parts = (['created', 'configured', 'deleted', 'recreated'] as const)
     .filter((action) => counts[action] > 0)
     .map((action) => `${counts[action]} ${action}`);
-  return parts.length > 0 ? parts.join(', ') : 'no changes';
+  const changes = parts.length > 0 ? parts.join(', ') : 'no changes';
+  return counts.failed > 0 ? `${changes}, ${counts.failed} failed` : changes;
 }

@@ -28,7 +28,7 @@ export function renderComment(original: ChangeSet, context: ReportContext, varia
   const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
     const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
     if (!change || !listedInComment(change)) return 0;
-    return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex))));
+    return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), commentLength));
   });
 
   const render = (plan: Plan): string => {

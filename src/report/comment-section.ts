@@ -1,11 +1,12 @@
 // One cluster's collapsible section of the PR comment (and of the rollout comment).
 
-import type { ClusterChanges, InstanceChanges, ObjectChange } from '../fleet/changeset.js';
+import type { ChangeSetMode, ClusterChanges, InstanceChanges, ObjectChange } from '../fleet/changeset.js';
 import type { Detail } from './budget-fit.js';
 import { countActions, describeCounts } from './cluster-counts.js';
 import { sectionOpen, statusLabel } from './cluster-status.js';
 import { renderDiffBlock, type DiffOutcome } from './diff-block.js';
 import { renderErrorBlock } from './error-block.js';
+import { actionLabel, failedObjectBlock, failedObjectInline, removedInstanceNote } from './instance-notes.js';
 import { code, escapeHtml } from './markdown.js';
 import { objectListId, objectListRoom, type ObjectListRoom } from './object-list.js';
 import { objectRef, shortDigest } from './object-ref.js';
@@ -15,6 +16,8 @@ import type { Measure } from './text-size.js';
 export interface SectionInput {
   cluster: ClusterChanges;
   clusterIndex: number;
+  /** The ChangeSet's mode: a removed instance's objects `would be deleted` (diff) or were (apply). */
+  mode: ChangeSetMode;
   detail: Detail;
   allocation: ReadonlyMap<string, number>;
   sharing: ReadonlyMap<string, Sharing>;
@@ -31,6 +34,8 @@ export interface SectionInput {
 
 /** Error messages are capped in comments whatever the budget; the job summary has them whole. */
 const ERROR_CAP = 4_000;
+/** A failed object's own error, under its name (the cluster's error lists them all). */
+const OBJECT_ERROR_CAP = 1_000;
 
 /** True for the objects a comment lists: all but the unchanged. */
 export function listedInComment(change: ObjectChange): boolean {
@@ -38,8 +43,9 @@ export function listedInComment(change: ObjectChange): boolean {
 }
 
 /** The one-line form of an object, used when diffs are left out. */
-export function compactObjectLine(change: ObjectChange, secret: boolean): string {
-  return `- ${code(objectRef(change))} ${change.action}${secret ? ' · 🔒 a secret value changed (hidden)' : ''}\n`;
+export function compactObjectLine(change: ObjectChange, secret: boolean, measure: Measure): string {
+  const failure = change.action === 'failed' ? `: ${failedObjectInline(change, measure)}` : '';
+  return `- ${code(objectRef(change))} ${actionLabel(change)}${failure}${secret ? ' · 🔒 a secret value changed (hidden)' : ''}\n`;
 }
 
 export function renderClusterSection(input: SectionInput): string {
@@ -66,13 +72,14 @@ function renderInstance(input: SectionInput, instance: InstanceChanges, instance
     `**Instance ${code(instance.name)}** in ${code(instance.namespace)} · module ${code(module.url)} ${code(module.version)}` +
     (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
     (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
+    (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') +
     '\n\n';
   let objects = '';
   if (input.detail === 'objects') {
     const omittedBefore = room.omitted();
     instance.changes.forEach((change, objectIndex) => {
       if (!listedInComment(change)) return;
-      const line = compactObjectLine(change, input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)));
+      const line = compactObjectLine(change, input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)), input.measure);
       if (room.take(input.measure(line))) objects += line;
     });
     const omitted = room.omitted() - omittedBefore;
@@ -89,13 +96,16 @@ function renderInstance(input: SectionInput, instance: InstanceChanges, instance
 
 function renderObject(input: SectionInput, change: ObjectChange, id: string): string {
   const secret = input.secretChanges.has(id) ? ' · 🔒 a secret value changed (hidden)' : '';
-  const title = `${code(objectRef(change))} ${change.action}`;
+  const title = `${code(objectRef(change))} ${actionLabel(change)}`;
+  // A failed object's error is shown open, under its name; its field changes (if any) follow.
+  const failure = failedObjectBlock(change, input.measure, OBJECT_ERROR_CAP);
   const sharing = input.sharing.get(id);
-  if (!sharing) return `- ${title}${secret}\n\n`;
-  if (sharing.kind === 'repeat') return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n`;
+  if (!sharing) return `- ${title}${secret}\n\n${failure}`;
+  if (sharing.kind === 'repeat') return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n${failure}`;
   const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
   const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
   input.onDiff(block.outcome);
-  if (block.outcome === 'hidden') return `- ${title}${also}${secret} · ${block.markdown}\n\n`;
+  if (block.outcome === 'hidden') return `- ${title}${also}${secret} · ${block.markdown}\n\n${failure}`;
+  if (failure) return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n</details>\n\n`;
   return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n</details>\n\n`;
 }

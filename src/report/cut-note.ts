@@ -28,7 +28,7 @@ export function cutNote(detail: Detail, counts: CutCounts, limitName: string, wh
 }
 
 /** What every section renderer needs beyond its cluster and the plan's detail and allocation. */
-export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted'>;
+export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'mode' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted'>;
 
 /**
  * Renders every cluster's section for a plan (none when only the table fits) with
@@ -48,6 +48,7 @@ export function renderCountedSections(
         ...shared,
         cluster,
         clusterIndex,
+        mode: changeSet.mode,
         detail: plan.detail,
         allocation: plan.allocation,
         onDiff: (outcome) => {

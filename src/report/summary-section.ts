@@ -1,6 +1,6 @@
 // One cluster's section of the job summary: status and duration, instances with module
-// version and digest, a table of objects and actions (with readiness when present), the
-// error, and the diffs.
+// version and digest (and those removed from the bundle), a table of objects and actions
+// (with readiness when present), the error, failed objects with their errors, and the diffs.
 
 import type { SectionInput } from './comment-section.js';
 import type { ClusterChanges, InstanceChanges, ObjectChange } from '../fleet/changeset.js';
@@ -8,6 +8,7 @@ import { countActions, describeCounts } from './cluster-counts.js';
 import { statusLabel } from './cluster-status.js';
 import { renderDiffBlock } from './diff-block.js';
 import { renderErrorBlock } from './error-block.js';
+import { actionLabel, failedObjectBlock, removedInstanceNote } from './instance-notes.js';
 import { formatDuration } from './duration.js';
 import { code, escapeHtml, escapeInline, tableHeader, tableRow } from './markdown.js';
 import { objectListId, objectListRoom } from './object-list.js';
@@ -19,6 +20,8 @@ export type SummarySectionInput = SectionInput;
 
 /** Error messages are capped at this size in the job summary. */
 const ERROR_CAP = 65_536;
+/** Each failed object's error is capped at this size. */
+const OBJECT_ERROR_CAP = 8_192;
 
 export function renderSummarySection(input: SummarySectionInput): string {
   const { cluster } = input;
@@ -27,8 +30,9 @@ export function renderSummarySection(input: SummarySectionInput): string {
   if (cluster.status === 'skipped') return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
   text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
   if (cluster.error) text += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
-  if (cluster.instances.length > 0) text += renderInstances(cluster.instances);
+  if (cluster.instances.length > 0) text += renderInstances(cluster.instances, input);
   text += renderObjects(input);
+  text += renderFailedObjects(input);
   text += renderReadinessProblems(cluster);
   if (input.detail === 'diffs') text += renderDiffs(input);
   else if (cluster.instances.some((instance) => instance.changes.some((change) => change.diff !== ''))) text += '_Diffs left out to fit the job summary limit._\n\n';
@@ -42,7 +46,7 @@ export function hasReadiness(cluster: ClusterChanges): boolean {
 
 /** One row of a cluster's object table. */
 export function objectRow(instance: InstanceChanges, change: ObjectChange, secret: boolean, withReadiness: boolean): string {
-  const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${change.action}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
+  const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${actionLabel(change)}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
   if (withReadiness) {
     const readiness = readinessOf(change);
     cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
@@ -51,11 +55,11 @@ export function objectRow(instance: InstanceChanges, change: ObjectChange, secre
 }
 
 
-function renderInstances(instances: readonly InstanceChanges[]): string {
+function renderInstances(instances: readonly InstanceChanges[], input: SummarySectionInput): string {
   let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
   for (const instance of instances) {
     table += tableRow([
-      code(instance.name),
+      code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode)}` : ''),
       code(instance.namespace),
       code(instance.module.url),
       code(instance.module.version),
@@ -82,6 +86,16 @@ function renderObjects(input: SummarySectionInput): string {
   if (room.omitted() > 0) input.onObjectsOmitted(room.omitted());
   const omitted = room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
   return (rows ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n` : '') + omitted;
+}
+
+function renderFailedObjects(input: SummarySectionInput): string {
+  let text = '';
+  for (const instance of input.cluster.instances) {
+    for (const change of instance.changes) {
+      if (change.action === 'failed') text += `- ${code(instance.name)} ${code(objectRef(change))}\n\n${failedObjectBlock(change, input.measure, OBJECT_ERROR_CAP)}`;
+    }
+  }
+  return text ? `**Failed objects**\n\n${text}` : '';
 }
 
 function renderReadinessProblems(cluster: ClusterChanges): string {
