@@ -135,6 +135,7 @@ export async function runAction(io: ActionIO): Promise<number> {
         wait: config.wait,
         timeoutMs: config.timeoutMs,
         prune: config.prune,
+        pruneRemovedInstances: config.pruneRemovedInstances,
         concurrency: config.concurrency,
       },
       log,

@@ -36,6 +36,8 @@ export interface ActionConfig {
   wait: boolean;
   timeoutMs: number;
   prune: boolean;
+  /** With prune: delete the instances of the bundle that it no longer lists. */
+  pruneRemovedInstances: boolean;
   force: boolean;
   overwriteOwnership: boolean;
   /** Registry credentials by registry host (`host=user:password` entries). */
@@ -136,6 +138,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     wait: getBooleanInput(env, 'wait', true),
     timeoutMs,
     prune: getBooleanInput(env, 'prune', true),
+    pruneRemovedInstances: getBooleanInput(env, 'prune-removed-instances', true),
     force: getBooleanInput(env, 'force', false),
     overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
     registryCreds,
