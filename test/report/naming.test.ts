@@ -42,7 +42,7 @@ describe('cluster counts and status', () => {
   const idle = cluster('b', 'g', [instance('podinfo', [unchanged('Service', 'podinfo')])]);
 
   it('counts objects per action', () => {
-    expect(countActions(changed)).toEqual({ created: 1, configured: 1, unchanged: 2, deleted: 0, recreated: 0, skipped: 0 });
+    expect(countActions(changed)).toEqual({ failed: 0, created: 1, configured: 1, unchanged: 2, deleted: 0, recreated: 0, skipped: 0 });
     expect(describeCounts(countActions(changed))).toBe('1 created, 1 configured');
     expect(describeCounts(countActions(idle))).toBe('no changes');
     expect(clusterHasChanges(changed)).toBe(true);
