@@ -164,13 +164,13 @@ describe('apply and diff on the fleet', () => {
       expect((await applyObject(cluster, job(ns, 'echo one'))).action).toBe('created');
       const before = await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' });
 
-      const diffError = await diffObject(cluster, job(ns, 'echo two')).catch((e: unknown) => e);
-      expect(diffError).toBeInstanceOf(ImmutableFieldError);
-      expect((diffError as ImmutableFieldError).fields).toEqual(['spec.template']);
-      expect((diffError as Error).message).toMatch(new RegExp(`^cluster ${cluster.name}: Job/${ns}/migrate: immutable field spec.template changed; `));
-      expect((diffError as Error).message).toMatch(/the API server said: spec\.template: field is immutable$/);
+      // The diff reports the object as failed, with the error, instead of throwing.
+      const failed = await diffObject(cluster, job(ns, 'echo two'));
+      expect(failed.action).toBe('failed');
+      expect(failed.error).toMatch(new RegExp(`^cluster ${cluster.name}: Job/${ns}/migrate: immutable field spec.template changed; `));
+      expect(failed.error).toMatch(/the API server said: spec\.template: field is immutable$/);
       // The server quotes the whole template; none of it (env values...) reaches the message.
-      expect((diffError as Error).message).not.toContain('echo');
+      expect(failed.error).not.toContain('echo');
       const applyError = await applyObject(cluster, job(ns, 'echo two')).catch((e: unknown) => e);
       expect(applyError).toBeInstanceOf(ImmutableFieldError);
       expect((await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' })).metadata.uid).toBe(before.metadata.uid);
@@ -201,7 +201,12 @@ describe('apply and diff on the fleet', () => {
     expect((await diffObject(cluster, service())).action).toBe('unchanged');
     const last = Number(assigned.split('.')[3]);
     const other = [...assigned.split('.').slice(0, 3), String(last === 200 ? 201 : 200)].join('.');
-    const error = await diffObject(cluster, service(other)).catch((e: unknown) => e);
+    const change = await diffObject(cluster, service(other));
+    expect(change.action).toBe('failed');
+    expect(change.error).toMatch(/immutable fields? spec\.clusterIPs?/);
+    // The field that changes, as live and desired have it.
+    expect(change.diff).toContain(`-  clusterIP: ${assigned}\n+  clusterIP: ${other}`);
+    const error = await applyObject(cluster, service(other)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImmutableFieldError);
     expect((error as ImmutableFieldError).fields.some((field) => field.startsWith('spec.clusterIP'))).toBe(true);
   });

@@ -56,23 +56,47 @@ describe('instance diff', () => {
     expect(await clusterClient(CLUSTER).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: ns })).toBeNull();
   });
 
-  it('an immutable change is an error, or recreated when forced; ownership conflicts are errors', async () => {
+  it('an immutable change is a failed object (the others still diffed), or recreated with its field changes when forced; ownership conflicts are errors', async () => {
     const cluster = engineFleet().clusters[CLUSTER]!;
     const ns = (await testNamespace(CLUSTER, 'lc-diff-immutable')).name;
-    await applyInstance(cluster, built(ns, [configMap(ns, 'a', {}), job(ns, 'migrate', 'echo one')]));
-    const changed = built(ns, [configMap(ns, 'a', {}), job(ns, 'migrate', 'echo two')]);
+    await applyInstance(cluster, built(ns, [configMap(ns, 'a', {}), job(ns, 'migrate', 'echo one'), configMap(ns, 'gone', {})]));
+    const changed = built(ns, [configMap(ns, 'a', { k: 'v' }), job(ns, 'migrate', 'echo two')]);
 
-    const error = await diffInstance(cluster, changed).catch((e: unknown) => e);
-    expect((error as InstanceStepError).step).toBe('diff');
-    expect((error as InstanceStepError).object).toBe(`Job/${ns}/migrate`);
-    expect((error as Error).message).toContain('spec.template');
-    expect(actions((error as InstanceStepError).changes)).toEqual(['ConfigMap/a unchanged']);
+    // As Timoni's dry-run diff: the Job is reported immutable, the ConfigMaps still diffed and pruned.
+    const result = await diffInstance(cluster, changed);
+    expect(actions(result.changes)).toEqual(['ConfigMap/a configured', 'Job/migrate failed', 'ConfigMap/gone deleted']);
+    const failed = result.changes[1]!;
+    expect(failed.error).toMatch(new RegExp(`^cluster ${cluster.name}: Job/${ns}/migrate: immutable field spec.template changed; `));
+    expect(failed.diff).toContain('-            - echo one\n+            - echo two');
+    expect(failed.diff).not.toContain('# recreated');
 
-    expect(actions((await diffInstance(cluster, changed, { force: true })).changes)).toEqual(['ConfigMap/a unchanged', 'Job/migrate recreated']);
+    const forced = await diffInstance(cluster, changed, { force: true });
+    expect(actions(forced.changes)).toEqual(['ConfigMap/a configured', 'Job/migrate recreated', 'ConfigMap/gone deleted']);
+    const recreated = forced.changes[1]!;
+    // The fields that force the recreation (live vs desired), then the note; not the whole Job as added.
+    const changedLines = recreated.diff.split('\n').filter((line) => /^[-+](?![-+]{2} )/.test(line));
+    expect(changedLines).toEqual(['-            - echo one', '+            - echo two']);
+    expect(recreated.diff.endsWith('# recreated: immutable field spec.template changes; the object is deleted and created again\n')).toBe(true);
+    expect(recreated.error).toBeUndefined();
 
     const foreign = await diffInstance(cluster, { ...changed, bundle: 'other' }).catch((e: unknown) => e);
     expect((foreign as InstanceStepError).step).toBe('ownership');
     expect((foreign as Error).message).toContain('managed by another bundle "apps"');
-    expect(actions((await diffInstance(cluster, { ...changed, bundle: 'other' }, { force: true, overwriteOwnership: true })).changes)).toEqual(['ConfigMap/a unchanged', 'Job/migrate recreated']);
+    expect(actions((await diffInstance(cluster, { ...changed, bundle: 'other' }, { force: true, overwriteOwnership: true })).changes)).toEqual(['ConfigMap/a configured', 'Job/migrate recreated', 'ConfigMap/gone deleted']);
+  });
+
+  it('an object the API server refuses (an invalid value) is failed with its answer; a new namespace-less object too', async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const ns = (await testNamespace(CLUSTER, 'lc-diff-invalid')).name;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'a', {}), service(ns, 'web')]));
+    const result = await diffInstance(cluster, built(ns, [configMap(ns, 'a', { k: 'v' }), service(ns, 'web', 70000), service(ns, 'api', 70001)]));
+    expect(actions(result.changes)).toEqual(['ConfigMap/a configured', 'Service/api failed', 'Service/web failed']);
+    const [, api, web] = result.changes;
+    expect(api!.error).toContain(`Service/${ns}/api`);
+    expect(api!.error).toMatch(/spec\.ports\[0\]\.port: Invalid value: 70001/);
+    // No live object: nothing to compare with.
+    expect(api!.diff).toBe('');
+    expect(web!.error).toMatch(/spec\.ports\[0\]\.port: Invalid value: 70000/);
+    expect(web!.diff).toContain('-      port: 80\n+      port: 70000');
   });
 });

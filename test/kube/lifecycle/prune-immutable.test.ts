@@ -76,6 +76,10 @@ describe('immutable fields and one-off objects', () => {
 
     const result = await applyInstance(cluster, changed, { force: true });
     expect(actions(result.changes)).toEqual(['ConfigMap/a unchanged', 'Job/migrate recreated']);
+    // The applied change shows the fields that forced the recreation, then that it was recreated.
+    const recreatedDiff = result.changes[1]!.diff;
+    expect(recreatedDiff.split('\n').filter((line) => /^[-+](?![-+]{2} )/.test(line))).toEqual(['-            - echo one', '+            - echo two']);
+    expect(recreatedDiff.endsWith('# recreated: immutable field spec.template changes; the object was deleted and created again\n')).toBe(true);
     const recreated = await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' });
     expect(recreated.metadata.uid).not.toBe(first.metadata.uid);
     expect(recreated.spec).toMatchObject({ template: { spec: { containers: [{ command: ['sh', '-c', 'echo two'] }] } } });
