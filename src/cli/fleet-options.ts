@@ -35,10 +35,14 @@ export function cliLog(io: CommandIO): FleetLog {
   };
 }
 
-function kubeconfigTexts(args: ParsedArguments, io: CommandIO): Array<{ text: string; path: string }> {
+/** The kubeconfig files: --kubeconfig, else the KUBECONFIG list, else ~/.kube/config. */
+export function kubeconfigPaths(args: ParsedArguments, io: CommandIO): string[] {
   const given = args.strings.get('kubeconfig');
-  const paths = given ? [resolve(io.cwd, given)] : (io.env.KUBECONFIG ?? join(homedir(), '.kube', 'config')).split(':').filter(Boolean);
-  return paths.map((path) => {
+  return given ? [resolve(io.cwd, given)] : (io.env.KUBECONFIG ?? join(homedir(), '.kube', 'config')).split(':').filter(Boolean);
+}
+
+export function kubeconfigTexts(args: ParsedArguments, io: CommandIO): Array<{ text: string; path: string }> {
+  return kubeconfigPaths(args, io).map((path) => {
     try {
       return { text: readFileSync(path, 'utf8'), path };
     } catch {

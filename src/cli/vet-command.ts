@@ -1,11 +1,15 @@
 // `timoni-fleet vet`: validates a bundle for every selected cluster of the runtime, as
-// `timoni bundle vet` does, and optionally prints the computed value per cluster.
+// `timoni bundle vet` does, and optionally prints the computed value per cluster. Runtime
+// value queries are read from the clusters (query-access.ts); values read from Secrets are
+// redacted in what is printed.
 import type { CueEngine } from '../cue/index.js';
-import { evaluateForClusters } from '../bundle/index.js';
+import { evaluateForClusters, type ClusterBundle } from '../bundle/index.js';
 import type { FlagSpec, ParsedArguments } from './arguments.js';
 import { bundleFlags, readBundleInputs } from './bundle-options.js';
 import { logPrefix } from '../fleet/change-line.js';
 import type { CommandIO } from './command-io.js';
+import { redactStrings } from './mask-secrets.js';
+import { openQueryAccess } from './query-access.js';
 
 export const vetFlags: FlagSpec[] = [
   ...bundleFlags,
@@ -14,18 +18,25 @@ export const vetFlags: FlagSpec[] = [
 
 export async function runVet(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
   const inputs = readBundleInputs(engine, args, io.cwd, io.env);
-  const results = await evaluateForClusters(engine, inputs);
+  const access = openQueryAccess(inputs, args, io);
+  let results: ClusterBundle[];
+  try {
+    results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
+  } finally {
+    access.close();
+  }
+  for (const result of results) access.registerSecretValues(result.secretValues);
   const printValue = args.booleans.get('print-value') === true;
 
   if (inputs.output === 'json') {
-    const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: result.value }));
+    const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: redactStrings(result.value, access.redact) }));
     io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
     return 0;
   }
   for (const result of results) {
     if (printValue) {
       const prefix = inputs.runtime.isDefault ? '' : `${JSON.stringify(result.cluster.name)}: `;
-      io.stdout(`${prefix}bundle: ${result.cueText}\n`);
+      io.stdout(`${prefix}bundle: ${access.redact(result.cueText)}\n`);
       continue;
     }
     for (const instance of result.bundle.instances) {
