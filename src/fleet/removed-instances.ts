@@ -30,8 +30,12 @@ async function scan(kube: KubeCluster, bundle: string, builds: readonly ClusterI
   } catch (error) {
     throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
   }
-  for (const namespace of found.unchecked) {
-    log(`cannot list Secrets in namespace ${namespace}: instances removed from the bundle there are not checked`);
+  if (found.scope === 'bundle-namespaces') {
+    log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
+  }
+  if (found.unchecked.length > 0) {
+    const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
+    log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
   }
   return found;
 }

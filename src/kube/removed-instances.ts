@@ -5,12 +5,15 @@
 // as `bundle delete` does (objects in reverse apply order, owner-label and prune rules,
 // the same waits, the Secret last).
 //
-// Listing: the whole cluster's Secrets with the bundle's labels when the credentials may; a
-// ServiceAccount confined to the bundle's namespaces (Roles, no ClusterRole on Secrets) gets
-// 403 for that, and then each of the bundle's namespaces is listed instead. A namespace
-// where even that is refused is reported as unchecked, not as an error: applying needs no
-// list right, and the user should not lose the apply for want of it.
+// Listing, without needing to list Secrets across the cluster: the whole cluster's Secrets
+// with the bundle's labels when the credentials may; on 403 (a ServiceAccount confined to
+// its namespaces by Roles), the Secrets of each namespace the credentials can list
+// Namespaces for (a `list namespaces` right reveals no Secret), a few at a time; when even
+// that is refused, the namespaces of the bundle's own instances. Namespaces whose Secrets
+// may not be listed are reported as unchecked, not as an error: an apply needs no list
+// right, and should not be lost for want of one.
 import type { ObjectChange } from '../fleet/changeset.js';
+import { settleBounded } from './bounded.js';
 import type { KubeCluster } from './cluster.js';
 import { KubeApiError } from './errors.js';
 import { deleteStoredInstance, type DeletedInstance, type InstanceDeleteOptions } from './instance-delete.js';
@@ -26,9 +29,12 @@ export interface InstanceKey {
 export interface RemovedInstanceScan {
   /** The bundle's stored instances it no longer lists, newest first (the order they are deleted in). */
   removed: DecodedInstanceSecret[];
-  /** How the Secrets were listed: across the cluster, or per namespace of the bundle. */
-  scope: 'cluster' | 'namespaces';
-  /** Namespaces of the bundle whose Secrets could not be listed (403): not checked. */
+  /**
+   * Where the Secrets were listed: across the cluster; in every namespace the credentials
+   * can see; or only in the bundle's namespaces (Namespaces could not be listed either).
+   */
+  scope: 'cluster' | 'namespaces' | 'bundle-namespaces';
+  /** Namespaces whose Secrets could not be listed (403): not checked. */
   unchecked: string[];
 }
 
@@ -38,28 +44,43 @@ function isForbidden(error: unknown): boolean {
   return error instanceof KubeApiError && error.status === 403;
 }
 
-/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
-export async function findRemovedInstances(cluster: KubeCluster, bundle: string, listed: readonly InstanceKey[]): Promise<RemovedInstanceScan> {
-  let stored: DecodedInstanceSecret[];
-  let scope: RemovedInstanceScan['scope'] = 'cluster';
-  const unchecked: string[] = [];
+/** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
+const NAMESPACE_CONCURRENCY = 8;
+
+async function namespacesToList(cluster: KubeCluster, listed: readonly InstanceKey[]): Promise<{ namespaces: string[]; scope: RemovedInstanceScan['scope'] }> {
+  const own = [...new Set(listed.map((instance) => instance.namespace))];
   try {
-    stored = await listInstances(cluster, '', bundle);
+    const all = await cluster.list('v1', 'Namespace', '');
+    return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
   } catch (error) {
     if (!isForbidden(error)) throw error;
-    scope = 'namespaces';
-    stored = [];
-    for (const namespace of [...new Set(listed.map((instance) => instance.namespace))]) {
-      try {
-        stored.push(...(await listInstances(cluster, namespace, bundle)));
-      } catch (inner) {
-        if (!isForbidden(inner)) throw inner;
-        unchecked.push(namespace);
-      }
-    }
-    const created = (record: DecodedInstanceSecret) => record.instance.creationTimestamp ?? '';
-    stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
+    return { namespaces: own, scope: 'bundle-namespaces' };
   }
+}
+
+async function listStored(cluster: KubeCluster, bundle: string, listed: readonly InstanceKey[]): Promise<Omit<RemovedInstanceScan, 'removed'> & { stored: DecodedInstanceSecret[] }> {
+  try {
+    return { stored: await listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+  }
+  const { namespaces, scope } = await namespacesToList(cluster, listed);
+  const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => listInstances(cluster, namespace, bundle));
+  const stored: DecodedInstanceSecret[] = [];
+  const unchecked: string[] = [];
+  outcomes.forEach((outcome, index) => {
+    if (outcome.status === 'fulfilled') stored.push(...outcome.value);
+    else if (isForbidden(outcome.reason)) unchecked.push(namespaces[index]!);
+    else throw outcome.reason;
+  });
+  const created = (record: DecodedInstanceSecret) => record.instance.creationTimestamp ?? '';
+  stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
+  return { stored, scope, unchecked };
+}
+
+/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
+export async function findRemovedInstances(cluster: KubeCluster, bundle: string, listed: readonly InstanceKey[]): Promise<RemovedInstanceScan> {
+  const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
   const keep = new Set(listed.map(key));
   const removed = stored.filter((record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(key(record.instance)));
   return { removed: removed.reverse(), scope, unchecked };
