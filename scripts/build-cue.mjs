@@ -1,33 +1,57 @@
 #!/usr/bin/env node
-// Builds the CUE engine's WebAssembly from the Go shim in src/cue/shim and writes
-// src/cue/wasm/{cue.wasm.gz, cue.wasm.sha256, wasm_exec.js}.
+// Builds the CUE engine from the Go shim in src/cue/shim:
+// - src/cue/wasm/{cue.wasm.gz, cue.wasm.sha256, wasm_exec.js}: the WebAssembly engine;
+// - src/cue/native/<goos>-<goarch>/{cue-shim.gz, cue-shim.sha256}: the same shim as a
+//   native program for linux-amd64, linux-arm64 and darwin-arm64 (src/cue/native-runtime.ts
+//   prefers it where it runs; the WebAssembly stays the fallback).
 //
 // Usage:
-//   node scripts/build-cue.mjs            build and write the three files
-//   node scripts/build-cue.mjs --check    build into a temporary folder and fail when
-//                                         the result differs from the committed files
+//   node scripts/build-cue.mjs                      build and write every artifact
+//   node scripts/build-cue.mjs --check              build into a temporary folder and fail
+//                                                   when any artifact differs from the tree's
+//   node scripts/build-cue.mjs --target linux-amd64 build (or check) only the named targets
+//                                                   (comma-separated: wasm, linux-amd64, ...)
 //
-// The build is reproducible: `go build -trimpath -buildvcs=false -ldflags="-s -w -buildid="`
-// and a gzip done in Go (src/cue/shim/tools/gzip) with no name and no time in its
-// header, so the same sources and the same Go release give the same bytes. The Go
-// release is pinned (GOTOOLCHAIN): another local Go fetches it from the Go module proxy.
+// The builds are reproducible: `go build -trimpath -buildvcs=false -ldflags="-s -w -buildid="`
+// with CGO_ENABLED=0, and a gzip done in Go (src/cue/shim/tools/gzip) with no name and no
+// time in its header, so the same sources and the same Go release give the same bytes. The
+// Go release is pinned (GOTOOLCHAIN): another local Go fetches it from the Go module proxy.
 // Only Node's built-in modules are used.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shimDir = join(root, 'src', 'cue', 'shim');
-const wasmDir = join(root, 'src', 'cue', 'wasm');
 const check = process.argv.includes('--check');
 
 const say = (message) => console.error(`build-cue: ${message}`);
 
-/** The Go release the committed artifact is built with; change it together with a rebuild. */
+/** The Go release the artifacts are built with; change it together with a rebuild. */
 const GO_RELEASE = 'go1.26.8';
+
+/** Every artifact: where it goes, the Go target, the file name of the program. */
+const TARGETS = [
+  { name: 'wasm', dir: join(root, 'src', 'cue', 'wasm'), goos: 'js', goarch: 'wasm', file: 'cue.wasm' },
+  { name: 'linux-amd64', dir: join(root, 'src', 'cue', 'native', 'linux-amd64'), goos: 'linux', goarch: 'amd64', file: 'cue-shim' },
+  { name: 'linux-arm64', dir: join(root, 'src', 'cue', 'native', 'linux-arm64'), goos: 'linux', goarch: 'arm64', file: 'cue-shim' },
+  { name: 'darwin-arm64', dir: join(root, 'src', 'cue', 'native', 'darwin-arm64'), goos: 'darwin', goarch: 'arm64', file: 'cue-shim' },
+];
+
+function selectedTargets() {
+  const flag = process.argv.indexOf('--target');
+  if (flag < 0) return TARGETS;
+  const names = (process.argv[flag + 1] ?? '').split(',').filter(Boolean);
+  const unknown = names.filter((n) => !TARGETS.some((t) => t.name === n));
+  if (names.length === 0 || unknown.length > 0) {
+    console.error(`--target takes a comma-separated list of ${TARGETS.map((t) => t.name).join(', ')}; got ${JSON.stringify(process.argv[flag + 1] ?? '')}`);
+    process.exit(2);
+  }
+  return TARGETS.filter((t) => names.includes(t.name));
+}
 
 function go(args, env) {
   return execFileSync('go', args, {
@@ -43,68 +67,76 @@ function sha256(file) {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** Builds the three artifacts into `out` and returns the gzip's sha256 and the Go version. */
-function build(out) {
-  const goVersion = go(['env', 'GOVERSION']);
-  const goroot = go(['env', 'GOROOT']);
-  const wasm = join(out, 'cue.wasm');
-  const started = Date.now();
-  say(`building cue.wasm with ${goVersion} (about 2-4 minutes on 2 cores with an empty Go cache)`);
-  go(['build', '-trimpath', '-buildvcs=false', '-ldflags=-s -w -buildid=', '-o', wasm, '.'], {
-    GOOS: 'js',
-    GOARCH: 'wasm',
-    CGO_ENABLED: '0',
-    GOWASM: '',
-  });
-  // The gzip tool runs on the host, so GOOS/GOARCH must not be inherited here.
-  go(['run', './tools/gzip', wasm, join(out, 'cue.wasm.gz')], { CGO_ENABLED: '0' });
-  rmSync(wasm);
-  copyFileSync(join(goroot, 'lib', 'wasm', 'wasm_exec.js'), join(out, 'wasm_exec.js'));
-  const digest = sha256(join(out, 'cue.wasm.gz'));
-  writeFileSync(join(out, 'cue.wasm.sha256'), `${digest}  cue.wasm.gz\n`);
-  say(`built in ${Math.round((Date.now() - started) / 1000)}s: sha256 ${digest}`);
-  return { digest, goVersion };
+/** The files a target's folder holds. */
+function artifactNames(target) {
+  const names = [`${target.file}.gz`, `${target.file}.sha256`];
+  if (target.goos === 'js') names.push('wasm_exec.js');
+  return names;
 }
 
-function committedDigest() {
-  const file = join(wasmDir, 'cue.wasm.sha256');
-  if (!existsSync(file)) return undefined;
-  return readFileSync(file, 'utf8').split(/\s+/)[0];
+/** Builds one target into `out`; returns the gzip's sha256. */
+function build(target, out, goVersion) {
+  mkdirSync(out, { recursive: true });
+  const program = join(out, target.file);
+  const started = Date.now();
+  say(`building ${target.name} with ${goVersion} (1-4 minutes on 2 cores with an empty Go cache)`);
+  go(['build', '-trimpath', '-buildvcs=false', '-ldflags=-s -w -buildid=', '-o', program, '.'], {
+    GOOS: target.goos,
+    GOARCH: target.goarch,
+    CGO_ENABLED: '0',
+    GOWASM: '',
+    GOARM64: '',
+    GOAMD64: '',
+  });
+  // The gzip tool runs on the host, so GOOS/GOARCH must not be inherited here.
+  go(['run', './tools/gzip', program, join(out, `${target.file}.gz`)], { CGO_ENABLED: '0' });
+  rmSync(program);
+  if (target.goos === 'js') copyFileSync(join(go(['env', 'GOROOT']), 'lib', 'wasm', 'wasm_exec.js'), join(out, 'wasm_exec.js'));
+  const digest = sha256(join(out, `${target.file}.gz`));
+  writeFileSync(join(out, `${target.file}.sha256`), `${digest}  ${target.file}.gz\n`);
+  say(`${target.name} built in ${Math.round((Date.now() - started) / 1000)}s: sha256 ${digest}`);
+  return digest;
+}
+
+/** What differs between a fresh build in `fresh` and the tree's files of `target`. */
+function differences(target, fresh) {
+  const problems = [];
+  for (const name of artifactNames(target)) {
+    const have = join(target.dir, name);
+    const where = relative(root, have);
+    if (!existsSync(have)) problems.push(`${where} is missing`);
+    else if (!readFileSync(have).equals(readFileSync(join(fresh, name)))) {
+      problems.push(name.endsWith('.gz') ? `${where} hashes to ${sha256(have)} but a fresh build gives ${sha256(join(fresh, name))}` : `${where} differs from a fresh build`);
+    }
+  }
+  return problems;
 }
 
 const temp = mkdtempSync(join(tmpdir(), 'timoni-fleet-cue-'));
 try {
-  const { digest, goVersion } = build(temp);
+  const goVersion = go(['env', 'GOVERSION']);
+  const problems = [];
+  for (const target of selectedTargets()) {
+    const out = join(temp, target.name);
+    const digest = build(target, out, goVersion);
+    if (check) {
+      problems.push(...differences(target, out));
+      continue;
+    }
+    mkdirSync(target.dir, { recursive: true });
+    for (const name of artifactNames(target)) copyFileSync(join(out, name), join(target.dir, name));
+    console.log(`wrote ${relative(root, target.dir)}/${target.file}.gz (sha256 ${digest}, ${goVersion})`);
+  }
   if (check) {
-    const recorded = committedDigest();
-    const problems = [];
-    if (recorded !== digest) {
-      problems.push(`cue.wasm.sha256 records ${recorded ?? '(missing)'} but a fresh build gives ${digest}`);
-    }
-    const committedGz = join(wasmDir, 'cue.wasm.gz');
-    const actual = existsSync(committedGz) ? sha256(committedGz) : '(missing)';
-    if (actual !== digest) {
-      problems.push(`the committed cue.wasm.gz hashes to ${actual} but a fresh build gives ${digest}`);
-    }
-    const execJs = join(wasmDir, 'wasm_exec.js');
-    if (!existsSync(execJs) || !readFileSync(execJs).equals(readFileSync(join(temp, 'wasm_exec.js')))) {
-      problems.push(`wasm_exec.js differs from the one of ${goVersion}`);
-    }
     if (problems.length > 0) {
       console.error(problems.join('\n'));
       console.error(
-        `The committed CUE engine does not match its sources built with ${goVersion}: run \`npm run build:cue\` ` +
-          '(with the Go release the artifact was built with) and commit src/cue/wasm/.',
+        `The CUE engine artifacts do not match their sources built with ${goVersion}: run \`npm run build:cue\` ` +
+          '(with the Go release the artifacts were built with) and commit src/cue/wasm/ and src/cue/native/.',
       );
       process.exit(1);
     }
-    console.log(`src/cue/wasm matches a fresh build (sha256 ${digest}, ${goVersion})`);
-  } else {
-    mkdirSync(wasmDir, { recursive: true });
-    for (const name of ['cue.wasm.gz', 'cue.wasm.sha256', 'wasm_exec.js']) {
-      copyFileSync(join(temp, name), join(wasmDir, name));
-    }
-    console.log(`wrote src/cue/wasm/cue.wasm.gz (sha256 ${digest}, ${goVersion}), cue.wasm.sha256 and wasm_exec.js`);
+    console.log(`the CUE engine artifacts match a fresh build (${selectedTargets().map((t) => t.name).join(', ')}; ${goVersion})`);
   }
 } finally {
   rmSync(temp, { recursive: true, force: true });

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Builds dist/: the action bundle (dist/index.js), the CLI bundle (dist/cli/index.js)
-// and the CUE engine's WebAssembly beside them (dist/cue.wasm.gz).
+// and the CUE engine beside them: its WebAssembly (dist/cue.wasm.gz) and its native
+// programs (dist/native/<goos>-<goarch>/cue-shim.gz, src/cue/native-runtime.ts).
 // Usage: node scripts/build.mjs [--out DIR]   (default: dist)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,6 +37,13 @@ const wasm = join(root, 'src', 'cue', 'wasm', 'cue.wasm.gz');
 if (existsSync(wasm)) {
   mkdirSync(staging, { recursive: true });
   copyFileSync(wasm, join(staging, 'cue.wasm.gz'));
+}
+const native = join(root, 'src', 'cue', 'native');
+for (const platform of existsSync(native) ? readdirSync(native).sort() : []) {
+  const program = join(native, platform, 'cue-shim.gz');
+  if (!existsSync(program)) continue;
+  mkdirSync(join(staging, 'native', platform), { recursive: true });
+  copyFileSync(program, join(staging, 'native', platform, 'cue-shim.gz'));
 }
 rmSync(out, { recursive: true, force: true });
 renameSync(staging, out);

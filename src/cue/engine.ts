@@ -1,6 +1,8 @@
+import type { Bridge, CueEngineKind } from './bridge.js';
+import { startNative } from './native-runtime.js';
 import { invoke, type HandleResult } from './protocol.js';
-import { WasmCueValue } from './value.js';
-import { startWasm, type Bridge } from './wasm-runtime.js';
+import { BridgeCueValue } from './value.js';
+import { startWasm } from './wasm-runtime.js';
 import type { CompileOptions, CueEngine, CueValue, LoadOptions, MergeValuesOptions, RuntimeAttribute } from './types.js';
 
 /** Splits the caller's files into text and base64 (bytes) for the JSON request. */
@@ -15,12 +17,14 @@ function encodeFiles(files: LoadOptions['files']): { files: Record<string, strin
   return { files: text, binaryFiles: binary };
 }
 
-/** The CUE engine backed by cuelang.org/go compiled to WebAssembly. */
-export class WasmCueEngine implements CueEngine {
+/** The CUE engine backed by cuelang.org/go: the Go shim, native or compiled to WebAssembly. */
+export class BridgeCueEngine implements CueEngine {
   readonly #bridge: Bridge;
+  readonly kind: CueEngineKind;
 
-  constructor(bridge: Bridge) {
+  constructor(bridge: Bridge, kind: CueEngineKind) {
     this.#bridge = bridge;
+    this.kind = kind;
   }
 
   load(options: LoadOptions): CueValue {
@@ -38,7 +42,7 @@ export class WasmCueEngine implements CueEngine {
       acceptLegacyModules: options.acceptLegacyModules ?? true,
       displayNames: options.displayNames ?? {},
     });
-    return new WasmCueValue(this.#bridge, handle);
+    return new BridgeCueValue(this.#bridge, handle);
   }
 
   compile(source: string, options: CompileOptions = {}): CueValue {
@@ -47,7 +51,7 @@ export class WasmCueEngine implements CueEngine {
       filename: options.filename ?? '',
       scope: options.scope ?? null,
     });
-    return new WasmCueValue(this.#bridge, handle);
+    return new BridgeCueValue(this.#bridge, handle);
   }
 
   injectRuntimeValues(filename: string, content: string, values: Record<string, string>): string {
@@ -76,20 +80,69 @@ export class WasmCueEngine implements CueEngine {
   }
 }
 
-let engine: Promise<CueEngine> | undefined;
+/** Forces an engine: `native`, `wasm`, or `auto` (the default: native where it runs). */
+export const ENGINE_VARIABLE = 'TIMONI_FLEET_CUE_ENGINE';
 
-/** The process's CUE engine, started on first use (about a second) and shared afterwards. */
+export type CueEngineChoice = CueEngineKind | 'auto';
+
+/** The engine asked for by TIMONI_FLEET_CUE_ENGINE (default auto). */
+export function engineChoice(env: NodeJS.ProcessEnv = process.env): CueEngineChoice {
+  const value = (env[ENGINE_VARIABLE] ?? '').trim() || 'auto';
+  if (value === 'auto' || value === 'native' || value === 'wasm') return value;
+  throw new Error(`${ENGINE_VARIABLE} must be auto, native or wasm, not ${JSON.stringify(value)}`);
+}
+
+export interface EngineOptions {
+  /** Ceiling on the engine's memory in MiB; applies when this call starts that engine. */
+  memoryLimitMiB?: number;
+}
+
+/** Why the native engine is not used by `auto`, once it was tried (for diagnostics and the bench). */
+let nativeUnavailable: string | undefined;
+
+export function nativeEngineUnavailable(): string | undefined {
+  return nativeUnavailable;
+}
+
+const started = new Map<CueEngineKind, Promise<CueEngine>>();
+
 /**
- * The process's engine, started on first use. `memoryLimitMiB` applies when this call
- * starts it (the action passes its `cue-memory-limit` input before anything else loads it).
+ * The process's engine of one kind, started on first use and shared afterwards (the
+ * WebAssembly engine can only run once per process). Throws when it cannot start.
  */
-export function loadCueEngine(options: { memoryLimitMiB?: number } = {}): Promise<CueEngine> {
-  engine ??= startWasm(options).then(
-    (bridge) => new WasmCueEngine(bridge),
-    (error: unknown) => {
-      engine = undefined;
-      throw error;
-    },
-  );
+export function startCueEngine(kind: CueEngineKind, options: EngineOptions = {}): Promise<CueEngine> {
+  let engine = started.get(kind);
+  if (!engine) {
+    engine = kind === 'native'
+      ? Promise.resolve().then(() => new BridgeCueEngine(startNative(options).bridge, 'native'))
+      : startWasm(options).then((bridge) => new BridgeCueEngine(bridge, 'wasm'));
+    started.set(kind, engine);
+    engine.catch(() => started.delete(kind));
+  }
   return engine;
+}
+
+let chosen: Promise<CueEngine> | undefined;
+
+/**
+ * The process's engine, started on first use (native where this platform has a working
+ * build, else WebAssembly; TIMONI_FLEET_CUE_ENGINE forces one) and shared afterwards.
+ * `memoryLimitMiB` applies when this call starts it (the action passes its
+ * `cue-memory-limit` input before anything else loads it).
+ */
+export function loadCueEngine(options: EngineOptions = {}): Promise<CueEngine> {
+  chosen ??= (async () => {
+    const choice = engineChoice();
+    if (choice !== 'auto') return startCueEngine(choice, options);
+    try {
+      return await startCueEngine('native', options);
+    } catch (error) {
+      nativeUnavailable = (error as Error).message;
+      return startCueEngine('wasm', options);
+    }
+  })().catch((error: unknown) => {
+    chosen = undefined;
+    throw error;
+  });
+  return chosen;
 }

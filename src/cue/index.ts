@@ -1,6 +1,7 @@
 // The CUE engine: cuelang.org/go v0.17.1 compiled to WebAssembly (src/cue/shim),
 // behind a typed face. Knows nothing of Timoni, Kubernetes or GitHub.
-export { loadCueEngine } from './engine.js';
+export { ENGINE_VARIABLE, engineChoice, loadCueEngine, nativeEngineUnavailable, startCueEngine } from './engine.js';
+export type { CueEngineKind } from './bridge.js';
 export { CueError, formatDiagnostic } from './error.js';
 export type {
   CompileOptions,

@@ -4,6 +4,8 @@
 // error and a goroutine dump. Here the module's memory section gets a maximum before the
 // module is instantiated; past it, memory.grow fails inside Go, Go stops with "out of
 // memory", and the engine reports that as one clear error (see wasm-runtime.ts), not a dump.
+// The native engine (native-runtime.ts) gets the same limit as an argument: its Go runtime
+// stops itself past it (src/cue/shim/memwatch.go), with the same error.
 
 const PAGE_BYTES = 64 * 1024;
 const MEMORY_SECTION = 5;
@@ -12,6 +14,11 @@ const MAX_PAGES = 65_536;
 
 /** The default ceiling, in MiB. */
 export const DEFAULT_MEMORY_LIMIT_MIB = 2048;
+
+/** The one error both engines give when an evaluation passes the limit. */
+export function memoryLimitMessage(limitMiB: number): string {
+  return `the CUE evaluation needed more than the CUE engine's memory limit of ${limitMiB} MiB (cue-memory-limit) and was stopped; a CUE expression that builds a very large value (list.Range over millions of numbers, say) is the usual cause`;
+}
 
 export class MemoryLimitError extends Error {
   override name = 'MemoryLimitError';

@@ -1,7 +1,7 @@
 // The JSON protocol between the TypeScript face and the Go shim (dispatch.go): one
 // call per operation, `{"result": ...}` or `{"error": {"diagnostics": [...]}}` back.
 import { CueError } from './error.js';
-import type { Bridge } from './wasm-runtime.js';
+import type { Bridge } from './bridge.js';
 import type { CueDiagnostic } from './types.js';
 
 interface Response<T> {

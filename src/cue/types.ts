@@ -129,6 +129,8 @@ export interface CueEngine {
   version(): { cue: string; go: string };
   /** Number of live value handles (for leak checks). */
   liveValues(): number;
+  /** Which build of the engine runs: the native program or the WebAssembly. */
+  readonly kind: 'native' | 'wasm';
 }
 
 export interface CueValue {

@@ -1,5 +1,5 @@
 import { invoke, type HandleResult } from './protocol.js';
-import type { Bridge } from './wasm-runtime.js';
+import type { Bridge } from './bridge.js';
 import type { CueDiagnostic, CueKind, CueValue, FieldInfo, FieldsOptions, SourcePosition, ValidateOptions } from './types.js';
 
 /** Frees the Go side of values that were dropped without free(). */
@@ -11,8 +11,8 @@ const dropped = new FinalizationRegistry<{ bridge: Bridge; handle: number }>(({ 
   }
 });
 
-/** A CUE value held by the Go side and referred to by its handle. */
-export class WasmCueValue implements CueValue {
+/** A CUE value held by the Go side (WebAssembly or native) and referred to by its handle. */
+export class BridgeCueValue implements CueValue {
   readonly #bridge: Bridge;
   readonly #handle: number;
   #freed = false;
@@ -40,11 +40,11 @@ export class WasmCueValue implements CueValue {
 
   #derive(method: string, request: Record<string, unknown>): CueValue {
     const { handle } = this.#call<HandleResult>(method, request);
-    return new WasmCueValue(this.#bridge, handle);
+    return new BridgeCueValue(this.#bridge, handle);
   }
 
   #other(other: CueValue, operation: string): number {
-    if (!(other instanceof WasmCueValue)) throw new TypeError(`cannot ${operation} a CUE value that this engine did not create`);
+    if (!(other instanceof BridgeCueValue)) throw new TypeError(`cannot ${operation} a CUE value that this engine did not create`);
     return other.handle;
   }
 

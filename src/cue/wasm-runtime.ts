@@ -8,10 +8,10 @@ import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { DEFAULT_MEMORY_LIMIT_MIB, withMemoryLimit } from './memory-limit.js';
+import type { Bridge } from './bridge.js';
+import { DEFAULT_MEMORY_LIMIT_MIB, memoryLimitMessage, withMemoryLimit } from './memory-limit.js';
 
-/** Calls one engine method with a JSON request; returns the JSON response. */
-export type Bridge = (method: string, request: string) => string;
+export type { Bridge } from './bridge.js';
 
 /** A WebAssembly instance, opaque here (the TypeScript setup has no DOM/WebAssembly types). */
 type WasmInstance = object;
@@ -83,9 +83,7 @@ export interface WasmOptions {
 /** The error for a call during which Go stopped: out of memory said plainly, the dump left out. */
 function stoppedError(method: string, exitCode: number | undefined, limitMiB: number): Error {
   const output = goFatalOutput() ?? '';
-  if (/out of memory/.test(output)) {
-    return new Error(`the CUE evaluation needed more than the CUE engine's memory limit of ${limitMiB} MiB (cue-memory-limit) and was stopped; a CUE expression that builds a very large value (list.Range over millions of numbers, say) is the usual cause`);
-  }
+  if (/out of memory/.test(output)) return new Error(memoryLimitMessage(limitMiB));
   const first = output.split('\n').slice(0, 2).join(' ').trim();
   return new Error(`the CUE engine stopped while running ${method} (exit code ${exitCode ?? 'unknown'})${first ? `: ${first}` : ''}`);
 }

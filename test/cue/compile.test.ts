@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CueError } from '../../src/cue/index.js';
-import { engine, failure } from './engine.js';
+import { engine, engineKinds, failure } from './engine.js';
 
 // A Kubernetes object as a runtime query reads it.
 const secret = {
@@ -10,9 +10,9 @@ const secret = {
   data: { password: 'cGFzcw==', host: 'cmVkaXM=' },
 };
 
-describe('CueEngine.compile', () => {
+describe.each(engineKinds)('CueEngine.compile (%s engine)', (kind) => {
   it('binds scope values as identifiers, as runtime queries bind obj', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const selectors = {
       REDIS_HOST: 'obj.data.host',
       TIER: 'obj.metadata.labels.tier',
@@ -32,7 +32,7 @@ describe('CueEngine.compile', () => {
   });
 
   it('compiles whole files and reports errors under the given file name', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const v = cue.compile('package x\na: 1\nb: a + 1\n', { filename: 'x.cue' });
     expect(v.toJSON()).toEqual({ a: 1, b: 2 });
     const error = failure(() => cue.compile('a: 1\nb: missing + 1\n', { filename: 'query.cue' })) as CueError;
@@ -44,7 +44,7 @@ describe('CueEngine.compile', () => {
   });
 
   it('rejects a scope that is not an object', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     expect(() => cue.compile('x', { scope: [1] as unknown as Record<string, unknown> })).toThrow(/scope must be a JSON object/);
   });
 });

@@ -1,8 +1,13 @@
-// The engine shared by the tests of test/cue: one per test process, as in production.
-import { loadCueEngine, type CueEngine } from '../../src/cue/index.js';
+// The engines shared by the tests of test/cue: one of each kind per test process, as in
+// production. Every test runs against both builds of the shim (native and WebAssembly),
+// which must behave identically.
+import { startCueEngine, type CueEngine, type CueEngineKind } from '../../src/cue/index.js';
 
-export function engine(): Promise<CueEngine> {
-  return loadCueEngine();
+/** Both engines, for describe.each. */
+export const engineKinds: CueEngineKind[] = ['native', 'wasm'];
+
+export function engine(kind: CueEngineKind): Promise<CueEngine> {
+  return startCueEngine(kind);
 }
 
 /** Runs `fn` and returns the CueError-like failure it throws (fails when it does not throw). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CueError } from '../../src/cue/index.js';
-import { engine, failure } from './engine.js';
+import { engine, engineKinds, failure } from './engine.js';
 
 const bundle = `bundle: {
 	apiVersion: "v1alpha1"
@@ -19,9 +19,9 @@ const bundle = `bundle: {
 }
 `;
 
-describe('CueEngine.injectRuntimeValues', () => {
+describe.each(engineKinds)('CueEngine.injectRuntimeValues (%s engine)', (kind) => {
   it('replaces the values of attributed fields at any depth, hidden ones included', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const out = cue.injectRuntimeValues('bundle.cue', bundle, {
       INGRESS_HOST: 'podinfo.example.com',
       REPLICAS: '3',
@@ -39,7 +39,7 @@ describe('CueEngine.injectRuntimeValues', () => {
   });
 
   it('leaves fields without a value as written, so defaults survive and bare types stay incomplete', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const out = cue.injectRuntimeValues('bundle.cue', bundle, { REPLICAS: '2' });
     expect(out).toContain('*"podinfo.local" | string');
     const values = cue.compile(out).lookup('bundle.instances.podinfo.values');
@@ -51,7 +51,7 @@ describe('CueEngine.injectRuntimeValues', () => {
   });
 
   it('reads YAML and JSON bundles', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const yaml = cue.injectRuntimeValues('bundle.yaml', 'bundle:\n  name: apps\n  instances:\n    a: {namespace: x}\n', {});
     expect(cue.compile(yaml).toJSON()).toEqual({ bundle: { name: 'apps', instances: { a: { namespace: 'x' } } } });
     const json = cue.injectRuntimeValues('bundle.json', '{"bundle": {"name": "apps"}}', {});
@@ -59,7 +59,7 @@ describe('CueEngine.injectRuntimeValues', () => {
   });
 
   it('names the file, position and attribute of a bad value but never the value', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const secret = 'hunter2-do-not-log';
     for (const [values, pattern, line] of [
       [{ REPLICAS: secret }, /@timoni\(runtime:number:REPLICAS\)'?: value must be a CUE number/, 9],
@@ -78,7 +78,7 @@ describe('CueEngine.injectRuntimeValues', () => {
   });
 
   it('lists runtime attributes with their fields and positions', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const lines = bundle.split('\n');
     const at = (name: string) => {
       const index = lines.findIndex((line) => line.includes(`:${name})`));

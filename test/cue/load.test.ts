@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CueError } from '../../src/cue/index.js';
-import { engine, failure } from './engine.js';
+import { engine, engineKinds, failure } from './engine.js';
 
-describe('CueEngine.load', () => {
+describe.each(engineKinds)('CueEngine.load (%s engine)', (kind) => {
   it('unifies the files of a package and keeps CUE field order in JSON', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const value = cue.load({
       files: {
         'b.cue': 'package app\nzeta: 1\nalpha: {second: 2, first: 1}\n',
@@ -23,7 +23,7 @@ describe('CueEngine.load', () => {
   });
 
   it('applies tags and tag variables', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const value = cue.load({
       files: {
         'main.cue': [
@@ -44,7 +44,7 @@ describe('CueEngine.load', () => {
   });
 
   it('loads explicit file arguments from a directory as an anonymous package', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const value = cue.load({
       files: {
         'deploy/bundle.cue': 'bundle: {apiVersion: "v1alpha1", name: "apps"}\n_tls: true\n',
@@ -62,7 +62,7 @@ describe('CueEngine.load', () => {
   });
 
   it('reports a syntax error with file, line and column under the display name', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const error = failure(() =>
       cue.load({ files: { 'values.cue': 'package main\n\nvalues: {\n  a: 1\n' }, package: 'main', displayNames: { 'values.cue': 'modules/app/values.cue' } }),
     );
@@ -74,7 +74,7 @@ describe('CueEngine.load', () => {
   });
 
   it('reports a conflict between two files with both positions and the CUE path', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const error = failure(() =>
       cue.load({
         files: { 'a.cue': 'package x\nspec: replicas: 1\n', 'b.cue': 'package x\n\n\nspec: replicas: 2\n' },
@@ -96,7 +96,7 @@ describe('CueEngine.load', () => {
   });
 
   it('reports every incomplete value on export, with its position', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const value = cue.load({
       files: { 'main.cue': 'package main\nimage: tag: string\nport: *80 | int\nhost: string\n' },
       package: 'main',
@@ -114,13 +114,13 @@ describe('CueEngine.load', () => {
   });
 
   it('refuses paths that leave the virtual root', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const error = failure(() => cue.load({ files: { '../escape.cue': 'a: 1' } }));
     expect(error.message).toMatch(/leaves the root/);
   });
 
   it('takes binary file contents', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const value = cue.load({ files: { 'a.cue': new TextEncoder().encode('package a\nb: "bytes"\n') }, package: 'a' });
     expect(value.toJSON()).toEqual({ b: 'bytes' });
     value.free();

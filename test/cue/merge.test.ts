@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { CueError } from '../../src/cue/index.js';
-import { engine, failure } from './engine.js';
+import { engine, engineKinds, failure } from './engine.js';
 import { readFixture } from './fixture-files.js';
 
-describe('CueEngine.mergeValues', () => {
+describe.each(engineKinds)('CueEngine.mergeValues (%s engine)', (kind) => {
   it("lays the bundle's values over the module's values.cue", async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const source = cue.mergeValues({
       base: 'package main\nvalues: {\n\timage: {repository: "ghcr.io/x/app", tag: *"1.0.0" | string}\n\treplicas: *1 | int\n\tports: [{name: "http", port: 80}, {name: "grpc", port: 90}]\n}\n',
       baseFilename: 'modules/app/values.cue',
@@ -22,7 +22,7 @@ describe('CueEngine.mergeValues', () => {
   });
 
   it('produces a values.cue the module builds with', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const files = readFixture('k8s-app');
     const valuesSource = cue.mergeValues({
       base: files['values.cue'] ?? '',
@@ -42,7 +42,7 @@ describe('CueEngine.mergeValues', () => {
   });
 
   it('says which file lacks a values field', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const error = failure(() => cue.mergeValues({ base: 'package main\nother: 1\n', baseFilename: 'modules/app/values.cue', overlays: [] }));
     expect(error).toBeInstanceOf(CueError);
     expect(error.message).toMatch(/modules\/app\/values\.cue: no "values" field/);

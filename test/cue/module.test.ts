@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CueError, type LoadOptions } from '../../src/cue/index.js';
-import { engine, failure } from './engine.js';
+import { engine, engineKinds, failure } from './engine.js';
 import { lineOf, readFixture } from './fixture-files.js';
 
 // test/cue/fixtures/k8s-app: a Timoni-style module with generated Kubernetes schemas.
@@ -25,9 +25,9 @@ const labels = {
   'app.kubernetes.io/managed-by': 'timoni',
 };
 
-describe('a Timoni-style module with Kubernetes schemas', () => {
+describe.each(engineKinds)('a Timoni-style module with Kubernetes schemas (%s engine)', (kind) => {
   it('loads and exports a Deployment and a Service', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     expect(Object.keys(files).filter((path) => path.startsWith('cue.mod/gen/k8s.io/api/')).length).toBeGreaterThan(5);
     const root = cue.load(moduleOptions());
     const objects = root.lookup('timoni.apply.app').toJSON() as Record<string, unknown>[];
@@ -67,7 +67,7 @@ describe('a Timoni-style module with Kubernetes schemas', () => {
   });
 
   it('checks values against the generated schemas', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const root = cue.load(moduleOptions());
     // corev1.#ResourceRequirements.claims is a list of #ResourceClaim.
     const withBadType = root.fill('values.resources', { claims: 'gpu' });
@@ -81,7 +81,7 @@ describe('a Timoni-style module with Kubernetes schemas', () => {
   });
 
   it('reports a missing required field with its file and line', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const values = files['values.cue']?.replace(/\timage: \{[^}]*\}\n/, '') ?? '';
     expect(values).not.toContain('image');
     const root = cue.load(moduleOptions({ files: { ...files, 'values.cue': values } }));
@@ -95,7 +95,7 @@ describe('a Timoni-style module with Kubernetes schemas', () => {
   });
 
   it('reports an invalid tag value at load time', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const error = failure(() => cue.load(moduleOptions({ tags: ['name=Not_A_Name', 'namespace=apps'] }))) as CueError;
     expect(error).toBeInstanceOf(CueError);
     expect(error.diagnostics[0]?.path).toMatch(/metadata\.name$/);

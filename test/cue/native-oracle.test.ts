@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBinaries } from './binaries.js';
-import { engine } from './engine.js';
+import { engine, engineKinds } from './engine.js';
 import { fixturesDir, readFixture } from './fixture-files.js';
 
 // The native cue CLI of the same CUE version (bench/cue-cli) as an oracle: the engine
@@ -24,10 +24,10 @@ async function nativeExport(dir: string, args: string[]): Promise<string> {
   return JSON.stringify(JSON.parse(stdout));
 }
 
-describe('the engine against the native cue CLI v0.17.1', () => {
+describe.each(engineKinds)('the %s engine against the native cue CLI v0.17.1', (kind) => {
   it('exports the Kubernetes module identically', async () => {
-    const wasm = await engine();
-    const root = wasm.load({
+    const cue = await engine(kind);
+    const root = cue.load({
       files: readFixture('k8s-app'),
       package: 'main',
       tags: ['name=podinfo', 'namespace=apps'],
@@ -45,8 +45,8 @@ describe('the engine against the native cue CLI v0.17.1', () => {
       'a.cue': 'package app\nalpha: third: 3\nmiddle: "m"\nlist: [{z: 0}]\n#S: {k: *"d" | string, j?: int}\nwith: #S & {j: 1}\n',
     };
     for (const [name, content] of Object.entries(files)) writeFileSync(join(scratch, name), content);
-    const wasm = await engine();
-    const value = wasm.load({ files, package: 'app' });
+    const cue = await engine(kind);
+    const value = cue.load({ files, package: 'app' });
     const ours = JSON.stringify(value.toJSON());
     value.free();
     expect(ours).toBe(await nativeExport(scratch, ['.']));

@@ -13,7 +13,9 @@ function callbackResult(fs: GoFs, operation: string, args: unknown[]): Promise<{
   });
 }
 
-describe('the file system given to Go', () => {
+// The WebAssembly engine's sandbox; the native engine's confinement is tested in
+// native-engine.test.ts (the same load asks its host only under the virtual root too).
+describe('the file system given to Go (wasm engine)', () => {
   it('fails every look-up with ENOENT and every other operation with ENOSYS', async () => {
     const fs = createGoFileSystem() as GoFs;
     for (const operation of lookupOperations) {
@@ -28,7 +30,7 @@ describe('the file system given to Go', () => {
   });
 
   it('is what Go uses: a module load asks the host only for paths under the virtual root, and gets nothing', async () => {
-    const cue = await engine();
+    const cue = await engine('wasm');
     const goFs = (globalThis as unknown as { fs: GoFs }).fs;
     const asked: string[] = [];
     const originals = new Map<string, GoFs[string]>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CueError } from '../../src/cue/index.js';
-import { engine, failure } from './engine.js';
+import { engine, engineKinds, failure } from './engine.js';
 
 const source = `package app
 #Port: int & >0 & <65536
@@ -15,9 +15,9 @@ config: {
 }
 `;
 
-describe('CueValue', () => {
+describe.each(engineKinds)('CueValue (%s engine)', (kind) => {
   it('looks up, fills with JSON and exports in declaration order', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const root = cue.load({ files: { 'app.cue': source }, package: 'app' });
     const config = root.lookup('config');
     expect(config.kind()).toBe('struct');
@@ -46,7 +46,7 @@ describe('CueValue', () => {
   });
 
   it('fills and unifies with other values', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const root = cue.load({ files: { 'app.cue': source }, package: 'app' });
     const name = cue.compile('"from-compile"');
     const withName = root.fillValue('config.name', name);
@@ -59,7 +59,7 @@ describe('CueValue', () => {
   });
 
   it('lists fields with their kind of label, attributes and positions', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const config = cue.load({ files: { 'app.cue': source }, package: 'app', displayNames: { 'app.cue': 'src/app.cue' } }).lookup('config');
     // Required fields (tier!) are regular fields; optional ones (labels?) need `optional`.
     expect(config.fields().map((f) => f.label)).toEqual(['name', 'port', '"x-y"', 'tier', 'replicas']);
@@ -87,7 +87,7 @@ describe('CueValue', () => {
   });
 
   it('renders YAML and CUE text', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const v = cue.compile('b: 2\na: {list: [1, "two"], s: "x"}');
     expect(v.toYAML()).toBe('b: 2\na:\n  list:\n    - 1\n    - two\n  s: x\n');
     expect(v.toCUE()).toBe('{\n\tb: 2\n\ta: {\n\t\tlist: [1, "two"]\n\t\ts: "x"\n\t}\n}');
@@ -95,7 +95,7 @@ describe('CueValue', () => {
   });
 
   it('reports kinds', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const kinds = Object.fromEntries(
       ['null', 'true', '1', '1.5', 'number', '"s"', "'b'", '{}', '[]', '_', 'string', '*2 | int'].map((src) => {
         const v = cue.compile(`{x: ${src}}`).lookup('x');
@@ -124,7 +124,7 @@ describe('CueValue', () => {
   });
 
   it('frees values on the Go side and refuses to use a freed value', async () => {
-    const cue = await engine();
+    const cue = await engine(kind);
     const before = cue.liveValues();
     const values = Array.from({ length: 20 }, (_, i) => cue.compile(`a: ${i}`));
     expect(cue.liveValues()).toBe(before + 20);

@@ -1,0 +1,9 @@
+// What both CUE engines (WebAssembly and native) offer the TypeScript face: one
+// synchronous call per operation, a method name and a JSON request in, the JSON
+// response out (src/cue/shim/dispatch.go).
+
+/** Calls one engine method with a JSON request; returns the JSON response. */
+export type Bridge = (method: string, request: string) => string;
+
+/** Which build of the Go shim runs the engine. */
+export type CueEngineKind = 'native' | 'wasm';
