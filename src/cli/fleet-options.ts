@@ -26,13 +26,18 @@ export const fleetFlags: FlagSpec[] = [
   { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
 ];
 
-/** Lines on stderr; a cluster group becomes a header line. */
-export function cliLog(io: CommandIO): FleetLog {
-  return {
-    line: (text) => io.stderr(`${text}\n`),
-    startGroup: (title) => io.stderr(`── ${title}\n`),
-    endGroup: () => undefined,
-  };
+/** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
+const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[] | 'all'> = {
+  apply: 'all',
+  diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline'],
+  status: ['deadline'],
+  delete: ['wait', 'timeout', 'deadline'],
+};
+
+export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
+  const own = commandFlags[command];
+  if (own === 'all') return fleetFlags;
+  return fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
 }
 
 /** The kubeconfig files: --kubeconfig, else the KUBECONFIG list, else ~/.kube/config. */

@@ -6,7 +6,7 @@ import { reportError } from './error-report.js';
 import { runVet, vetFlags } from './vet-command.js';
 import { buildFlags, runBuild } from './build-command.js';
 import { runApply, runDelete, runDiff, runStatus } from './fleet-commands.js';
-import { fleetFlags } from './fleet-options.js';
+import { fleetFlagsFor } from './fleet-options.js';
 import { cueMemoryLimit } from './bundle-options.js';
 import type { CueEngine } from '../cue/index.js';
 
@@ -19,10 +19,10 @@ interface Command {
 const commands: Record<string, Command> = {
   vet: { summary: 'Validate a bundle for each cluster of the runtime', flags: vetFlags, run: runVet },
   build: { summary: 'Build the Kubernetes objects of every instance for each cluster', flags: buildFlags, run: runBuild },
-  diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlags, run: runDiff },
-  apply: { summary: 'Apply the bundle cluster by cluster in runtime order', flags: fleetFlags, run: runApply },
-  status: { summary: "Show the bundle's instances and their objects on each cluster", flags: fleetFlags, run: runStatus },
-  delete: { summary: "Delete the bundle's instances from each cluster", flags: fleetFlags, run: runDelete },
+  diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlagsFor('diff'), run: runDiff },
+  apply: { summary: 'Apply the bundle cluster by cluster in runtime order', flags: fleetFlagsFor('apply'), run: runApply },
+  status: { summary: "Show the bundle's instances and their objects on each cluster", flags: fleetFlagsFor('status'), run: runStatus },
+  delete: { summary: "Delete the bundle's instances from each cluster", flags: fleetFlagsFor('delete'), run: runDelete },
 };
 
 function usage(): string {

@@ -6,6 +6,7 @@ import { deleteBundleInstances, type DeletedInstance } from '../kube/instance-de
 import { bundleStatus, type InstanceStatus } from '../kube/instance-status.js';
 import { openSession, type ClusterSession } from './cluster-session.js';
 import type { FleetRun } from './fleet-run.js';
+import { logPrefix } from './change-line.js';
 
 export interface ClusterResult<T> {
   cluster: RuntimeCluster;
@@ -42,7 +43,8 @@ export function fleetStatus(run: FleetRun): Promise<Array<ClusterResult<Instance
 export function fleetDelete(run: FleetRun): Promise<Array<ClusterResult<DeletedInstance[]>>> {
   return eachCluster(
     run,
-    (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(line) }),
+    (session, bundle) =>
+      deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`) }),
     true,
   );
 }

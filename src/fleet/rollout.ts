@@ -40,7 +40,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
       }
     }
     for (const instance of build.instances) {
-      run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.url} version ${instance.module.version}`);
+      run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
       try {
         const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
           force: run.options.force,

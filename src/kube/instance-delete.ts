@@ -57,6 +57,7 @@ export async function deleteStoredInstance(cluster: KubeCluster, stored: Decoded
     try {
       if (gone.length > 0) options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
       await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+      if (gone.length > 0) options.log?.('all resources have been deleted');
     } catch (error) {
       fail('wait', error);
     }

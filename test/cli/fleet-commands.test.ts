@@ -46,10 +46,28 @@ describe('timoni-fleet diff, apply, status, delete', () => {
     const apply = await cli('apply', '--timeout', '60s');
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stderr).toContain('b:cli-fleet > c:one > i:web > Deployment/cli-fleet/web created');
+    // The module by its name, as Timoni logs it (not by URL).
+    expect(apply.stderr).toContain('b:cli-fleet > c:one > i:web > applying module example.com/webapp version 0.0.0-devel');
     const configMap = await clusterClient(1).getOrNull<KubeObject & { data: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'cli-fleet', name: 'web' });
     expect(configMap?.data.message).toBe('on two');
     const diff = await cli('diff');
     expect(diff.code, diff.stderr).toBe(0);
+  });
+
+  it('diff prints clusters in runtime order', async () => {
+    const diff = await cli('diff');
+    const one = diff.stderr.indexOf('── cluster one (staging)');
+    const two = diff.stderr.indexOf('── cluster two (production)');
+    expect(one, diff.stderr).toBeGreaterThanOrEqual(0);
+    expect(two).toBeGreaterThan(one);
+  });
+
+  it('an ownership conflict is printed once', async () => {
+    const result = await runCliCaptured(['apply', '-f', 'bundle-other.cue', '-r', 'runtime.cue', '--kubeconfig', kubeconfigPath, '--timeout', '60s'], { cwd });
+    expect(result.code).toBe(1);
+    const mentions = result.stderr.split('\n').filter((line) => line.includes('cli-fleet-other') && /owned|ownership|belongs/i.test(line));
+    expect(mentions, result.stderr).toHaveLength(1);
+    expect(result.stderr.match(/not reached: two/g)).toHaveLength(1);
   });
 
   it('status lists the instance with its module and objects', async () => {
@@ -62,6 +80,14 @@ describe('timoni-fleet diff, apply, status, delete', () => {
   it('delete removes the objects and the inventory', async () => {
     const result = await cli('delete', '--timeout', '60s');
     expect(result.code, result.stderr).toBe(0);
+    // Timoni's prefixes, one cluster after the other.
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines).toContain('b:cli-fleet > c:one > deleting instance web in namespace cli-fleet');
+    expect(lines.filter((line) => line === 'b:cli-fleet > c:one > ConfigMap/cli-fleet/web deleted')).toHaveLength(1);
+    expect(lines).toContain('b:cli-fleet > c:two > all resources have been deleted');
+    const lastOfOne = lines.findLastIndex((line) => line.startsWith('b:cli-fleet > c:one > '));
+    const firstOfTwo = lines.findIndex((line) => line.startsWith('b:cli-fleet > c:two > '));
+    expect(lastOfOne).toBeLessThan(firstOfTwo);
     expect(await clusterClient(0).getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'cli-fleet', name: 'web' })).toBeNull();
     expect(await clusterClient(0).getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace: 'cli-fleet', name: 'timoni.web' })).toBeNull();
   });

@@ -1,0 +1,93 @@
+// The fleet commands' progress on stderr. Clusters are diffed at once and each reports its
+// lines as one group when it is done; the CLI prints those groups in runtime order, as
+// Timoni and the pull request comment list clusters, not in the order they finished. A
+// group waits until every cluster before it has printed; lines outside a group pass at
+// once. Every printed line is remembered, so that a cluster's error already logged by the
+// fleet layer is not printed a second time in the closing summary.
+import type { FleetLog } from '../fleet/fleet-log.js';
+import type { CommandIO } from './command-io.js';
+
+interface Group {
+  title: string;
+  lines: string[];
+}
+
+export class CliLog implements FleetLog {
+  private readonly printed: string[] = [];
+  private readonly done = new Map<number, Group>();
+  private next = 0;
+  private open: { group: Group; index: number | undefined; streaming: boolean } | undefined;
+
+  private clusters: readonly string[] = [];
+
+  constructor(private readonly io: CommandIO) {}
+
+  /** The selected cluster names in runtime order; groups are titled `cluster <name> (...)`. */
+  order(clusters: readonly string[]): void {
+    this.clusters = clusters;
+  }
+
+  line(text: string): void {
+    if (this.open && !this.open.streaming) this.open.group.lines.push(text);
+    else this.write(text);
+  }
+
+  startGroup(title: string): void {
+    const index = this.indexOf(title);
+    // A group whose turn it is (or that names no cluster of the list) is printed as it comes.
+    const streaming = index === undefined || index <= this.next;
+    this.open = { group: { title, lines: [] }, index, streaming };
+    if (streaming) this.write(`── ${title}`);
+  }
+
+  endGroup(): void {
+    const open = this.open;
+    this.open = undefined;
+    if (!open) return;
+    if (open.streaming) {
+      if (open.index === this.next) this.next += 1;
+    } else this.done.set(open.index as number, open.group);
+    this.release();
+  }
+
+  /** Prints the groups still held back (clusters before them never reported), in runtime order. */
+  flush(): void {
+    for (const index of [...this.done.keys()].sort((a, b) => a - b)) this.writeGroup(this.done.get(index) as Group);
+    this.done.clear();
+    this.next = this.clusters.length;
+  }
+
+  /** Whether a printed line already holds this text. */
+  hasPrinted(text: string): boolean {
+    return this.printed.some((line) => line.includes(text));
+  }
+
+  private indexOf(title: string): number | undefined {
+    // The longest name that matches, so that `prod` does not take the group of `prod-2`.
+    let found: number | undefined;
+    this.clusters.forEach((name, index) => {
+      if (title === `cluster ${name}` || title.startsWith(`cluster ${name} (`)) {
+        if (found === undefined || name.length > (this.clusters[found] as string).length) found = index;
+      }
+    });
+    return found;
+  }
+
+  private release(): void {
+    for (let group = this.done.get(this.next); group; group = this.done.get(this.next)) {
+      this.done.delete(this.next);
+      this.writeGroup(group);
+      this.next += 1;
+    }
+  }
+
+  private writeGroup(group: Group): void {
+    this.write(`── ${group.title}`);
+    for (const text of group.lines) this.write(text);
+  }
+
+  private write(text: string): void {
+    this.printed.push(text);
+    this.io.stderr(`${text}\n`);
+  }
+}
