@@ -88,12 +88,14 @@ function readInstance(instances: CueValue, label: string, name: string): BundleI
     const digest = stringAt(instance, 'module.digest');
     const valuesField = instance.lookup('values');
     const values = (valuesField.exists() ? valuesField.toJSON() : {}) as Record<string, unknown>;
+    const valuesCue = valuesField.exists() ? valuesField.toCUE() : '{}';
     valuesField.free();
     return {
       name,
       namespace: stringAt(instance, 'namespace') ?? '',
       module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
       values,
+      valuesCue,
     };
   } finally {
     instance.free();

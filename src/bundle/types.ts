@@ -45,6 +45,11 @@ export interface BundleInstance {
   module: ModuleReference;
   /** The instance values, concrete, in CUE field order. */
   values: Record<string, unknown>;
+  /**
+   * The instance values as CUE text (Go's %v of the value: defaults and constraints kept),
+   * what Timoni hands to the module build.
+   */
+  valuesCue: string;
 }
 
 export interface Bundle {

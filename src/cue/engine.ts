@@ -3,7 +3,7 @@ import { startNative } from './native-runtime.js';
 import { invoke, type HandleResult } from './protocol.js';
 import { BridgeCueValue } from './value.js';
 import { startWasm } from './wasm-runtime.js';
-import type { CompileOptions, CueEngine, CueValue, LoadOptions, MergeValuesOptions, RuntimeAttribute } from './types.js';
+import type { CompileOptions, CueEngine, CueValue, LoadOptions, InstanceValues, InstanceValuesOptions, MergeValuesOptions, RuntimeAttribute } from './types.js';
 
 /** Splits the caller's files into text and base64 (bytes) for the JSON request. */
 function encodeFiles(files: LoadOptions['files']): { files: Record<string, string>; binaryFiles: Record<string, string> } {
@@ -69,6 +69,14 @@ export class BridgeCueEngine implements CueEngine {
       overlays: options.overlays,
       package: options.packageName ?? 'main',
     }).source;
+  }
+
+  mergeInstanceValues(options: InstanceValuesOptions): InstanceValues {
+    return invoke<InstanceValues>(this.#bridge, 'mergeInstanceValues', {
+      base: options.base,
+      overlays: options.overlays,
+      package: options.packageName ?? 'main',
+    });
   }
 
   version(): { cue: string; go: string } {

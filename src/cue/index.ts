@@ -11,6 +11,8 @@ export type {
   CueValue,
   FieldInfo,
   FieldsOptions,
+  InstanceValues,
+  InstanceValuesOptions,
   LoadOptions,
   MergeValuesOptions,
   RuntimeAttribute,

@@ -14,6 +14,8 @@ export interface CueDiagnostic {
   path: string;
   /** Source positions involved, primary one first; empty when unknown. */
   positions: SourcePosition[];
+  /** The error has no position of its own; `positions` are only where its value comes from. */
+  inputPositionsOnly?: boolean;
 }
 
 export interface LoadOptions {
@@ -95,6 +97,22 @@ export interface MergeValuesOptions {
   packageName?: string;
 }
 
+export interface InstanceValuesOptions {
+  /** Text of the module's values.cue. */
+  base: string;
+  /** CUE text of the bundle's values for the instance (as `toCUE()` prints them), laid over the base in order. */
+  overlays: string[];
+  /** Package clause of the result (default 'main'). */
+  packageName?: string;
+}
+
+export interface InstanceValues {
+  /** The values.cue the instance is built with (`package <packageName>\nvalues: ...`). */
+  source: string;
+  /** The values as Timoni's instance record stores them: the evaluated struct, as CUE text. */
+  values: string;
+}
+
 export interface FieldsOptions {
   hidden?: boolean;
   definitions?: boolean;
@@ -126,6 +144,12 @@ export interface CueEngine {
    * values.cue (`package <packageName>\nvalues: ...`). Throws CueError.
    */
   mergeValues(options: MergeValuesOptions): string;
+  /**
+   * Timoni's bundle path for an instance's values (OverlayValuesFileWithDefaults, then
+   * GetDefaultValues): values.cue and the bundle's values as CUE text, compiled without
+   * file names (field order depends on it), merged as mergeValues does. Throws CueError.
+   */
+  mergeInstanceValues(options: InstanceValuesOptions): InstanceValues;
   version(): { cue: string; go: string };
   /** Number of live value handles (for leak checks). */
   liveValues(): number;

@@ -56,7 +56,7 @@ export async function buildForCluster(
       const built = builds.build(module, {
         name: instance.name,
         namespace: instance.namespace,
-        values: instance.values,
+        values: instance.valuesCue,
         kubeVersion: session.kubeVersion,
       });
       instances.push({ name: instance.name, namespace: instance.namespace, module, built });

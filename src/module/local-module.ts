@@ -3,7 +3,7 @@
 // Like Timoni, the folder must hold cue.mod/module.cue, timoni.cue and values.cue; the
 // version is 0.0.0-devel and the digest is unknown.
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { CueEngine } from '../cue/index.js';
 import { FileBoundary } from '../file-boundary.js';
 import { moduleNameOf, readModuleFiles } from './module-files.js';
@@ -44,5 +44,5 @@ export function loadLocalModule(url: string, cwd: string, engine: CueEngine, bou
   }
   const name = moduleNameOf(engine, files);
   if (!name) throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
-  return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root };
+  return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: relative(cwd, root).split('\\').join('/') || '.' };
 }

@@ -12,8 +12,20 @@ export interface ModuleSource {
   name: string;
   /** Files by path relative to the module root (posix separators). */
   files: Record<string, string | Uint8Array>;
-  /** Where the files are on disk, for messages. */
+  /** Where the files are on disk. */
   root: string;
+  /**
+   * Annotations of the module artifact's manifest (`org.opencontainers.image.version`,
+   * `sh.timoni.images`, ...), recorded in the instance record as Timoni does; none for
+   * local modules.
+   */
+  annotations?: Record<string, string>;
+  /**
+   * Local modules: the module folder relative to the working directory (`.` for itself),
+   * so that error positions can point at the real files (annotations). Pulled modules have
+   * none: their files exist only in the cache, and errors name them relative to the module.
+   */
+  localPath?: string;
 }
 
 export const DEVEL_VERSION = '0.0.0-devel';

@@ -24,7 +24,7 @@ describe('buildInstance', () => {
   });
 
   it('builds the apply sets in declaration order with tags and tag variables', () => {
-    const built = buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: {}, kubeVersion: '1.36.3' });
+    const built = buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' });
     expect(built.sets.map((s) => s.name)).toEqual(['app', 'test']);
     expect(names(built.sets[0]?.objects ?? [])).toEqual(['ServiceAccount/shop', 'ConfigMap/shop', 'Service/shop', 'Deployment/shop']);
     expect(names(built.sets[1]?.objects ?? [])).toEqual(['Job/shop-test']);
@@ -38,7 +38,7 @@ describe('buildInstance', () => {
     const built = buildInstance(engine, webapp, {
       name: 'shop',
       namespace: 'apps',
-      values: { replicas: 3, image: { digest: 'sha256:' + 'a'.repeat(64) }, ingress: { enabled: true, host: 'shop.example.com' }, test: { enabled: false } },
+      values: JSON.stringify({ replicas: 3, image: { digest: 'sha256:' + 'a'.repeat(64) }, ingress: { enabled: true, host: 'shop.example.com' }, test: { enabled: false } }),
       kubeVersion: '1.35.0',
     });
     const app = built.sets[0]?.objects ?? [];
@@ -50,21 +50,24 @@ describe('buildInstance', () => {
     expect(built.images).toEqual([`ghcr.io/example/webapp@sha256:${'a'.repeat(64)}`]);
     expect(built.valuesSource).toMatch(/^package main\nvalues: \{/);
     expect(built.valuesSource).toContain('replicas: 3');
+    // What the instance record stores: the merged values struct alone.
+    expect(built.values).toMatch(/^\{\n/);
+    expect(built.values).toContain('replicas: 3');
   });
 
   it('reports values that break the module schema with the instance and the field', () => {
     let error: unknown;
     try {
-      buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: { replicas: -1 }, kubeVersion: '1.36.3' });
+      buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: '{replicas: -1}', kubeVersion: '1.36.3' });
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(InstanceBuildError);
-    expect((error as Error).message).toContain('instance shop (module file://webapp)');
+    expect((error as Error).message).toContain('instance shop (module file://webapp): build failed:\n');
     expect((error as InstanceBuildError).diagnostics.some((d) => d.path.includes('replicas'))).toBe(true);
   });
 
   it('reports an invalid object name with its CUE path', () => {
-    expect(() => buildInstance(engine, webapp, { name: 'Shop_1', namespace: 'apps', values: {}, kubeVersion: '1.36.3' })).toThrow(/invalid object at path timoni\.apply\.app\[0\]: metadata\.name "Shop_1"/);
+    expect(() => buildInstance(engine, webapp, { name: 'Shop_1', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' })).toThrow(/invalid object at path timoni\.apply\.app\[0\]: metadata\.name "Shop_1"/);
   });
 });

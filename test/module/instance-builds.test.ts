@@ -39,11 +39,11 @@ describe('InstanceBuilds', () => {
     const before = loads;
     const results = [];
     for (let cluster = 0; cluster < 3; cluster += 1) {
-      for (const name of ['api', 'web']) results.push(builds.build(k8sApp, { name, namespace: 'apps', values: { replicas: 2 }, kubeVersion: '1.36.3' }));
+      for (const name of ['api', 'web']) results.push(builds.build(k8sApp, { name, namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' }));
     }
     const loadsForSix = loads - before;
     expect(builds.counts()).toEqual({ builds: 2, reused: 4 });
-    const single = buildInstance(engine, k8sApp, { name: 'api', namespace: 'apps', values: { replicas: 2 }, kubeVersion: '1.36.3' });
+    const single = buildInstance(engine, k8sApp, { name: 'api', namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' });
     const loadsForOne = loads - before - loadsForSix;
     expect(loadsForSix).toBe(2 * loadsForOne);
     expect(results[0]).toEqual(single);
@@ -52,9 +52,9 @@ describe('InstanceBuilds', () => {
 
   it('builds again when anything that decides the result differs: values, namespace, Kubernetes version', () => {
     const builds = new InstanceBuilds(engine);
-    const base = { name: 'api', namespace: 'apps', values: { replicas: 2 }, kubeVersion: '1.36.3' };
+    const base = { name: 'api', namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' };
     builds.build(k8sApp, base);
-    builds.build(k8sApp, { ...base, values: { replicas: 3 } });
+    builds.build(k8sApp, { ...base, values: '{replicas: 3}' });
     builds.build(k8sApp, { ...base, namespace: 'other' });
     builds.build(k8sApp, { ...base, kubeVersion: '1.35.0' });
     expect(builds.counts()).toEqual({ builds: 4, reused: 0 });
@@ -62,12 +62,12 @@ describe('InstanceBuilds', () => {
 
   it('gives each caller its own copy, and the same error for the same failing input', () => {
     const builds = new InstanceBuilds(engine);
-    const input = { name: 'api', namespace: 'apps', values: { replicas: 2 }, kubeVersion: '1.36.3' };
+    const input = { name: 'api', namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' };
     const first = builds.build(k8sApp, input);
     const object = first.sets[0]?.objects[0];
     if (object) object.metadata.name = 'changed-by-one-cluster';
     expect(builds.build(k8sApp, input).sets[0]?.objects[0]?.metadata.name).not.toBe('changed-by-one-cluster');
-    const bad = { ...input, values: { replicas: 'many' } };
+    const bad = { ...input, values: '{replicas: "many"}' };
     const error = (() => {
       try {
         builds.build(k8sApp, bad);

@@ -21,6 +21,10 @@ type Diagnostic struct {
 	Message   string     `json:"message"`
 	Path      string     `json:"path"`
 	Positions []Position `json:"positions"`
+	// InputPositionsOnly is set when the error has no position of its own (an
+	// incomplete value, say) and Positions are only the places it comes from; CUE's
+	// errors.Print sorts such errors before those with a position.
+	InputPositionsOnly bool `json:"inputPositionsOnly,omitempty"`
 }
 
 // diagnosticError carries ready-made diagnostics through Go's error plumbing.
@@ -132,6 +136,7 @@ func (s *sourceNames) diagnostics(err error) []Diagnostic {
 				d.Positions = append(d.Positions, pos)
 			}
 		}
+		d.InputPositionsOnly = !e.Position().IsValid() && len(d.Positions) > 0
 		key := d.String()
 		if seen[key] {
 			continue

@@ -21,6 +21,7 @@ var methods = map[string]method{
 	"injectRuntimeValues":   withRequest((*Engine).injectRuntimeValues),
 	"listRuntimeAttributes": withRequest((*Engine).listRuntimeAttributes),
 	"mergeValues":           withRequest((*Engine).mergeValues),
+	"mergeInstanceValues":   withRequest((*Engine).mergeInstanceValues),
 	"version":               withRequest((*Engine).version),
 	"lookup":                withRequest((*Engine).lookup),
 	"exists":                withRequest((*Engine).exists),
