@@ -8,9 +8,15 @@ export function instanceInput(bundle: string, instance: ClusterInstanceBuild): B
     bundle,
     name: instance.name,
     namespace: instance.namespace,
-    module: { url: instance.module.url, version: instance.module.version, digest: instance.module.digest, name: instance.module.name },
+    module: {
+      url: instance.module.url,
+      version: instance.module.version,
+      digest: instance.module.digest,
+      name: instance.module.name,
+      ...(instance.module.annotations ? { annotations: instance.module.annotations } : {}),
+    },
     sets: instance.built.sets,
-    valuesSource: instance.built.valuesSource,
+    valuesSource: instance.built.values,
     images: instance.built.images,
   };
 }

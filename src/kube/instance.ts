@@ -11,6 +11,8 @@ export interface InstanceModule {
   digest: string;
   /** The module's name (`timoni.sh/podinfo`). */
   name: string;
+  /** The artifact's manifest annotations (pulled modules), recorded as Timoni does. */
+  annotations?: Record<string, string>;
 }
 
 export interface InstanceApplySet {
@@ -26,7 +28,10 @@ export interface BuiltInstanceInput {
   module: InstanceModule;
   /** Apply sets in declaration order (`app`, then e.g. `test`). */
   sets: InstanceApplySet[];
-  /** The instance values as CUE text, stored in the inventory as Timoni does. */
+  /**
+   * The instance values as Timoni's instance record stores them: the evaluated values
+   * struct as CUE text (`{\n\treplicas: 2\n}`), what `timoni inspect values` prints.
+   */
   valuesSource: string;
   images: string[];
 }
@@ -83,7 +88,10 @@ const localPrefix = 'file://';
  * digest `unknown` (internal/engine/fetcher/local.go); a registry module by its URL.
  */
 export function moduleReference(module: InstanceModule): InstanceRecord['module'] {
-  if (!module.url.startsWith(localPrefix)) return { name: module.name, repository: module.url, version: module.version, digest: module.digest };
+  if (!module.url.startsWith(localPrefix)) {
+    const annotations = module.annotations && Object.keys(module.annotations).length > 0 ? { ...module.annotations } : undefined;
+    return { name: module.name, repository: module.url, version: module.version, digest: module.digest, ...(annotations ? { annotations } : {}) };
+  }
   return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
 }
 

@@ -45,6 +45,14 @@ export class ModuleResolver {
     const pulled = await this.#client.pull(request.url, request.version, request.digest);
     const files = readModuleFiles(pulled.dir);
     const name = moduleNameOf(this.engine, files) ?? '';
-    return { url: request.url, version: pulled.version || request.version, digest: pulled.digest, name, files, root: pulled.dir };
+    return {
+      url: request.url,
+      version: pulled.version || request.version,
+      digest: pulled.digest,
+      name,
+      files,
+      root: pulled.dir,
+      annotations: { ...pulled.annotations },
+    };
   }
 }
