@@ -2,13 +2,33 @@
 // instances is pulled once: an in-process map shares one pull between every caller of the
 // same reference (concurrent callers wait for the same promise), and a folder keyed by
 // manifest digest keeps extracted modules (`<dir>/sha256/<hex>/`, with `<hex>.json`
-// holding its version and annotations), also across runs when the folder persists.
+// holding its version and annotations), across runs: by default the one module cache
+// folder of cache-dir.ts, so that no run leaves a folder of its own behind.
 // Folders are filled under a temporary name and renamed into place, so a folder that
-// exists is complete. Failures are not remembered: the next caller tries again.
+// exists is complete; temporary folders that a killed process left are removed after an
+// hour. Failures are not remembered: the next caller tries again.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { defaultModuleCacheDir, prepareModuleCacheDir } from './cache-dir.js';
+
+const TEMPORARY_PREFIX = '.tmp-';
+const STALE_TEMPORARY_MS = 60 * 60 * 1000;
+
+/** Removes what a killed process left while filling the cache (older than an hour). */
+async function removeStaleTemporaries(root: string): Promise<void> {
+  const names = await readdir(root).catch(() => [] as string[]);
+  const now = Date.now();
+  await Promise.all(
+    names
+      .filter((name) => name.startsWith(TEMPORARY_PREFIX))
+      .map(async (name) => {
+        const path = join(root, name);
+        const info = await stat(path).catch(() => undefined);
+        if (info && now - info.mtimeMs > STALE_TEMPORARY_MS) await rm(path, { recursive: true, force: true });
+      }),
+  );
+}
 
 export interface CachedModule {
   digest: string;
@@ -22,24 +42,24 @@ export interface CachedModule {
 type ModuleMeta = Omit<CachedModule, 'dir'>;
 
 export class ModuleCache {
-  readonly #dir: string | undefined;
+  readonly #dir: string;
   #root: Promise<string> | undefined;
   readonly #byReference = new Map<string, Promise<CachedModule>>();
   readonly #byDigest = new Map<string, Promise<CachedModule>>();
 
-  /** `dir`: where extracted modules are kept; default a new temporary folder per process. */
+  /** `dir`: where extracted modules are kept; default the module cache folder (cache-dir.ts). */
   constructor(options: { dir?: string } = {}) {
-    this.#dir = options.dir;
+    this.#dir = options.dir ?? defaultModuleCacheDir();
   }
 
-  /** The cache folder, created on first use. */
+  /** The cache folder, created (private) and checked on first use. */
   root(): Promise<string> {
-    this.#root ??= this.#dir !== undefined
-      ? mkdir(join(this.#dir, 'sha256'), { recursive: true }).then(() => this.#dir as string)
-      : mkdtemp(join(tmpdir(), 'timoni-fleet-modules-')).then(async (dir) => {
-          await mkdir(join(dir, 'sha256'), { recursive: true });
-          return dir;
-        });
+    this.#root ??= (async () => {
+      const dir = prepareModuleCacheDir(this.#dir);
+      await mkdir(join(dir, 'sha256'), { recursive: true, mode: 0o700 });
+      await removeStaleTemporaries(dir);
+      return dir;
+    })();
     return this.#root;
   }
 
@@ -78,7 +98,7 @@ export class ModuleCache {
       if (existing) return existing;
       const root = await this.root();
       const paths = await this.#paths(meta.digest);
-      const temporary = join(root, `.tmp-${randomBytes(6).toString('hex')}`);
+      const temporary = join(root, `${TEMPORARY_PREFIX}${randomBytes(6).toString('hex')}`);
       await mkdir(temporary);
       try {
         await fill(temporary);

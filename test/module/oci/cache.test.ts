@@ -62,11 +62,21 @@ describe('ModuleCache', () => {
     expect(x).toBe(y);
   });
 
-  it('uses a temporary folder when none is given', async () => {
-    const cache = new ModuleCache();
-    const dir = await cache.root();
-    expect(dir).toContain('timoni-fleet-modules-');
-    await rm(dir, { recursive: true, force: true });
+  it('uses the module cache folder of the environment when none is given (no folder per run)', async () => {
+    const saved = process.env.XDG_CACHE_HOME;
+    const savedActions = process.env.GITHUB_ACTIONS;
+    const home = await mkdtemp(join(tmpdir(), 'module-cache-home-'));
+    process.env.XDG_CACHE_HOME = home;
+    delete process.env.GITHUB_ACTIONS; // in GitHub Actions the folder is under RUNNER_TEMP
+    try {
+      expect(await new ModuleCache().root()).toBe(join(home, 'timoni-fleet', 'modules'));
+      expect(await new ModuleCache().root()).toBe(join(home, 'timoni-fleet', 'modules'));
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+      else process.env.XDG_CACHE_HOME = saved;
+      if (savedActions !== undefined) process.env.GITHUB_ACTIONS = savedActions;
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
 
