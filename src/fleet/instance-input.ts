@@ -13,6 +13,7 @@ export function instanceInput(bundle: string, instance: ClusterInstanceBuild): B
       version: instance.module.version,
       digest: instance.module.digest,
       name: instance.module.name,
+      ...(instance.module.repository ? { repository: instance.module.repository } : {}),
       ...(instance.module.annotations ? { annotations: instance.module.annotations } : {}),
     },
     sets: instance.built.sets,

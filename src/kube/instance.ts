@@ -11,6 +11,8 @@ export interface InstanceModule {
   digest: string;
   /** The module's name (`timoni.sh/podinfo`). */
   name: string;
+  /** Pulled modules: the repository as Timoni records it (`oci://index.docker.io/...`); default `url`. */
+  repository?: string;
   /** The artifact's manifest annotations (pulled modules), recorded as Timoni does. */
   annotations?: Record<string, string>;
 }
@@ -90,7 +92,7 @@ const localPrefix = 'file://';
 export function moduleReference(module: InstanceModule): InstanceRecord['module'] {
   if (!module.url.startsWith(localPrefix)) {
     const annotations = module.annotations && Object.keys(module.annotations).length > 0 ? { ...module.annotations } : undefined;
-    return { name: module.name, repository: module.url, version: module.version, digest: module.digest, ...(annotations ? { annotations } : {}) };
+    return { name: module.name, repository: module.repository ?? module.url, version: module.version, digest: module.digest, ...(annotations ? { annotations } : {}) };
   }
   return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
 }

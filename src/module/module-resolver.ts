@@ -52,6 +52,7 @@ export class ModuleResolver {
       name,
       files,
       root: pulled.dir,
+      repository: pulled.repository,
       annotations: { ...pulled.annotations },
     };
   }

@@ -14,6 +14,8 @@ export interface ModuleSource {
   files: Record<string, string | Uint8Array>;
   /** Where the files are on disk. */
   root: string;
+  /** Pulled modules: `oci://<registry>/<repository>` as Timoni records it (Docker Hub as index.docker.io). */
+  repository?: string;
   /**
    * Annotations of the module artifact's manifest (`org.opencontainers.image.version`,
    * `sh.timoni.images`, ...), recorded in the instance record as Timoni does; none for
