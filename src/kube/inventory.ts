@@ -1,4 +1,4 @@
-// The instance inventory exactly as Timoni v0.32 stores it (internal/runtime/storage.go,
+// The instance inventory exactly as Timoni v0.33 stores it (internal/runtime/storage.go,
 // api/v1alpha1/instance.go, inventory.go): Secret `timoni.<instance>` of type
 // `timoni.sh/instance`, `data.instance` = the Instance as Go's encoding/json writes it.
 // Pure functions: encode, decode, entry ids.
@@ -29,6 +29,7 @@ export interface ModuleReference {
   repository: string;
   version: string;
   digest: string;
+  /** The pulled artifact's manifest annotations (`org.opencontainers.image.version`, `sh.timoni.images`). */
   annotations?: Record<string, string>;
 }
 
@@ -46,7 +47,10 @@ export interface InstanceRecord {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   module: ModuleReference;
-  /** The instance values as CUE text (not JSON). */
+  /**
+   * The instance values as CUE text (not JSON): the evaluated values struct alone
+   * (`{\n\treplicas: 2\n}`), as Timoni's GetDefaultValues prints it.
+   */
   values: string;
   /** UTC RFC 3339 time of the last inventory change. */
   lastTransitionTime?: string;

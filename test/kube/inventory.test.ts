@@ -1,4 +1,4 @@
-// The instance Secret format, compared with what Timoni v0.32.0's own code writes
+// The instance Secret format, compared with what Timoni v0.33.0's own code writes
 // (fixtures/timoni-instance.json, produced by fixtures/timoni-inventory-oracle.go.txt).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import {
   rfc3339,
   type InstanceRecord,
 } from '../../src/kube/inventory.js';
+import { moduleReference } from '../../src/kube/instance.js';
 import type { ObjectRef } from '../../src/kube/object.js';
 
 const oracle = readFileSync(new URL('./fixtures/timoni-instance.json', import.meta.url), 'utf8').trim().split('\n');
@@ -34,8 +35,19 @@ const podinfo: InstanceRecord = {
   name: 'podinfo',
   namespace: 'apps',
   labels: { 'bundle.timoni.sh/name': 'apps' },
-  module: { name: 'timoni.sh/podinfo', repository: 'oci://ghcr.io/stefanprodan/modules/podinfo', version: '6.5.4', digest: 'sha256:abc' },
-  values: 'values: {\n\tmessage: "<hello> & bye"\n\treplicas: 2\n}\n',
+  module: {
+    name: 'timoni.sh/podinfo',
+    repository: 'oci://ghcr.io/stefanprodan/modules/podinfo',
+    version: '6.5.4',
+    digest: 'sha256:abc',
+    // Given out of order: Go's encoding/json writes map keys sorted.
+    annotations: {
+      'sh.timoni.images': 'ghcr.io/stefanprodan/podinfo:6.5.4,docker.io/curlimages/curl:8.21.0',
+      'org.opencontainers.image.version': '6.5.4',
+      'org.opencontainers.image.created': '2026-01-02T03:04:05Z',
+    },
+  },
+  values: '{\n\tmessage: "<hello> & bye"\n\treplicas: 2\n}',
   lastTransitionTime: '2026-01-02T03:04:05Z',
   inventory: { entries: inventoryEntries(objects) },
   images: ['ghcr.io/stefanprodan/podinfo:6.5.4'],
@@ -86,11 +98,31 @@ describe('instance inventory format', () => {
       data: { instance: Buffer.from(oracle[0]!).toString('base64') },
     });
     const decoded = decodeInstanceSecret({ ...secret, metadata: { ...secret.metadata, creationTimestamp: '2026-01-01T00:00:00Z' } });
-    expect(decoded.instance).toEqual({ ...podinfo, labels: secret.metadata.labels, annotations: undefined, creationTimestamp: '2026-01-01T00:00:00Z', module: { ...podinfo.module, annotations: undefined } });
+    expect(decoded.instance).toEqual({ ...podinfo, labels: secret.metadata.labels, annotations: undefined, creationTimestamp: '2026-01-01T00:00:00Z' });
     expect(decoded.pending).toBeUndefined();
     const withPending = decodeInstanceSecret({ ...secret, data: { instance: Buffer.from(oracle[0]!).toString('base64'), pending: Buffer.from(oracle[1]!).toString('base64') } });
     expect(withPending.pending?.name).toBe('empty');
     expect(() => decodeInstanceSecret({ ...secret, data: {} })).toThrow(/Secret\/apps\/timoni.podinfo: instance data not found/);
+  });
+
+  it('records a module as Timoni does: pulled with its repository and manifest annotations, local by path without them', () => {
+    const annotations = { 'org.opencontainers.image.version': '1.0.0', 'sh.timoni.images': 'docker.io/nginx:1.31.4-alpine' };
+    expect(
+      moduleReference({ url: 'oci://docker.io/org/app', repository: 'oci://index.docker.io/org/app', version: '1.0.0', digest: 'sha256:abc', name: 'timoni.sh/app', annotations }),
+    ).toEqual({ name: 'timoni.sh/app', repository: 'oci://index.docker.io/org/app', version: '1.0.0', digest: 'sha256:abc', annotations });
+    expect(moduleReference({ url: 'oci://ghcr.io/org/app', version: '1.0.0', digest: 'sha256:abc', name: 'timoni.sh/app', annotations: {} })).toEqual({
+      name: 'timoni.sh/app',
+      repository: 'oci://ghcr.io/org/app',
+      version: '1.0.0',
+      digest: 'sha256:abc',
+    });
+    // internal/engine/fetcher/local.go: the path as written, digest "unknown", no annotations.
+    expect(moduleReference({ url: 'file://./modules/app', version: '0.0.0-devel', digest: 'unknown', name: 'timoni.sh/app', annotations })).toEqual({
+      name: 'timoni.sh/app',
+      repository: './modules/app',
+      version: '0.0.0-devel',
+      digest: 'unknown',
+    });
   });
 
   it('formats times as Go time.RFC3339 in UTC', () => {
