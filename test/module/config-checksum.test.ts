@@ -134,6 +134,10 @@ describe('bundle values reach the module as in Timoni', () => {
       'package main\nvalues: {\n\timage: {\n\t\ttag: "1.31.5-alpine"\n\t}\n\tmessage:  "from the bundle"\n\treplicas: 2\n\ttest: {\n\t\tenabled: true\n\t}\n}',
     );
     expect(checksumOf(built)).toBe(uuidV5(dnsNamespace, config));
+    // images.cue (Timoni v0.33) is a file of the package: its defaults complete the image,
+    // which the instance record lists (GetContainerImages: structs with repository, tag,
+    // digest and reference). Timoni's record for this bundle lists the same.
+    expect(built.images).toEqual(['docker.io/nginx:1.31.5-alpine']);
   });
 
   it('gives the same checksum whatever the order of the bundle values (as Timoni, not declaration order)', () => {

@@ -45,7 +45,7 @@ const runtimeCue = `runtime: {
 }
 `;
 
-function bundleCue(): string {
+function bundleCue(values = '{\n\t\t\tmessage: "pulled"\n\t\t\treplicas: 2\n\t\t\ttest: enabled: false\n\t\t}'): string {
   return `bundle: {
 	apiVersion: "v1alpha1"
 	name:       "record"
@@ -55,11 +55,7 @@ function bundleCue(): string {
 			version: "1.0.0"
 		}
 		namespace: "${namespace}"
-		values: {
-			message: "pulled"
-			replicas: 2
-			test: enabled: false
-		}
+		values: ${values}
 	}
 }
 `;
@@ -141,6 +137,18 @@ describe('a pulled module', () => {
         process.env.XDG_CACHE_HOME = cacheHome;
       }
     }
+  });
+
+  it('fails a build with the module URL and positions relative to the module, not the cache folder', async () => {
+    const dir = join(work, 'bad');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'bundle.cue'), bundleCue('{port: 70000, message: "m"}'));
+    writeFileSync(join(dir, 'runtime.cue'), runtimeCue);
+    const result = await runCliCaptured(['build', '-f', 'bundle.cue', '-r', 'runtime.cue'], { cwd: dir, env: { PATH: process.env.PATH } });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(`instance web (module ${pushed.url}): build failed:`);
+    expect(result.stderr).toContain('values.port: conflicting values 80 and 70000:\n    ./templates/config.cue:28:13\n    ./timoni.cue:10:9\n    ./values.cue:3:12');
+    expect(result.stderr).not.toContain(cacheHome);
   });
 
   it('is recorded in the instance Secret as Timoni v0.33 records it: manifest annotations, values struct', async () => {
