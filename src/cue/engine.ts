@@ -1,4 +1,5 @@
 import type { Bridge, CueEngineKind } from './bridge.js';
+import { FileSets, filesDigest, isUnknownSet, splitFiles } from './file-sets.js';
 import { startNative } from './native-runtime.js';
 import { invoke, type HandleResult } from './protocol.js';
 import { BridgeCueValue } from './value.js';
@@ -27,11 +28,37 @@ export class BridgeCueEngine implements CueEngine {
     this.kind = kind;
   }
 
+  readonly #fileSets = new FileSets();
+
+  /** The engine's number for these cue.mod files, sending them when it has none. */
+  #fileSet(shared: LoadOptions['files'], digest: string): number {
+    const known = this.#fileSets.known(digest);
+    if (known !== undefined) return known;
+    const { fileSet } = invoke<{ fileSet: number }>(this.#bridge, 'putFiles', encodeFiles(shared));
+    this.#fileSets.remember(digest, fileSet);
+    return fileSet;
+  }
+
   load(options: LoadOptions): CueValue {
-    const { files, binaryFiles } = encodeFiles(options.files);
+    // A module's cue.mod files go once per engine (file-sets.ts); the load sends its own.
+    const { shared, own } = splitFiles(options.files);
+    if (Object.keys(shared).length === 0) return this.#load(options, options.files, 0);
+    const digest = filesDigest(shared);
+    try {
+      return this.#load(options, own, this.#fileSet(shared, digest));
+    } catch (error) {
+      if (!isUnknownSet(error)) throw error;
+      this.#fileSets.forget(digest);
+      return this.#load(options, own, this.#fileSet(shared, digest));
+    }
+  }
+
+  #load(options: LoadOptions, ownFiles: LoadOptions['files'], fileSet: number): CueValue {
+    const { files, binaryFiles } = encodeFiles(ownFiles);
     const { handle } = invoke<HandleResult>(this.#bridge, 'load', {
       files,
       binaryFiles,
+      fileSet,
       dir: options.dir ?? '.',
       moduleRoot: options.moduleRoot ?? '',
       args: options.args ?? [],

@@ -17,6 +17,7 @@ type method func(e *Engine, request []byte) (any, error)
 // methods lists everything the TypeScript side may call (see src/cue/protocol.ts).
 var methods = map[string]method{
 	"load":                  withRequest((*Engine).load),
+	"putFiles":              withRequest((*Engine).putFiles),
 	"compile":               withRequest((*Engine).compile),
 	"injectRuntimeValues":   withRequest((*Engine).injectRuntimeValues),
 	"listRuntimeAttributes": withRequest((*Engine).listRuntimeAttributes),

@@ -69,3 +69,26 @@ func exportJSON(t *testing.T, e *Engine, handle uint32) string {
 }
 
 func cueParse(p string) cue.Path { return cue.ParsePath(p) }
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func decodeResult(t *testing.T, response string, out any) {
+	t.Helper()
+	var resp testResponse
+	if err := json.Unmarshal([]byte(response), &resp); err != nil {
+		t.Fatalf("decoding %s: %v", response, err)
+	}
+	if resp.Error != nil {
+		t.Fatalf("call failed: %+v", resp.Error.Diagnostics)
+	}
+	if err := json.Unmarshal(resp.Result, out); err != nil {
+		t.Fatalf("decoding result %s: %v", resp.Result, err)
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/base64"
 	"fmt"
 	"path"
 	"strings"
@@ -25,6 +24,8 @@ type loadRequest struct {
 	DataFiles           bool              `json:"dataFiles"`
 	AcceptLegacyModules *bool             `json:"acceptLegacyModules"`
 	DisplayNames        map[string]string `json:"displayNames"`
+	// FileSet names files sent before (filesets.go); 0 for none.
+	FileSet uint32 `json:"fileSet"`
 }
 
 // cleanVirtualPath turns a caller's posix path relative to the virtual root into
@@ -44,35 +45,43 @@ func cleanVirtualPath(p string) (string, error) {
 	return cleaned, nil
 }
 
-// virtualFiles decodes and cleans the request's files.
-func virtualFiles(req loadRequest) (map[string][]byte, error) {
-	files := make(map[string][]byte, len(req.Files)+len(req.BinaryFiles))
-	add := func(name string, data []byte) error {
-		p, err := cleanVirtualPath(name)
-		if err != nil {
-			return err
-		}
-		if p == "." {
-			return fmt.Errorf("virtual path %q names the root directory, not a file", name)
-		}
-		if _, dup := files[p]; dup {
-			return fmt.Errorf("virtual path %q is given twice", p)
-		}
-		files[p] = data
-		return nil
+// addVirtualFile adds one file under its cleaned name.
+func addVirtualFile(files map[string][]byte, name string, data []byte) error {
+	p, err := cleanVirtualPath(name)
+	if err != nil {
+		return err
 	}
-	for name, text := range req.Files {
-		if err := add(name, []byte(text)); err != nil {
+	if p == "." {
+		return fmt.Errorf("virtual path %q names the root directory, not a file", name)
+	}
+	if _, dup := files[p]; dup {
+		return fmt.Errorf("virtual path %q is given twice", p)
+	}
+	files[p] = data
+	return nil
+}
+
+// virtualFiles decodes and cleans the request's files, with those of its file set.
+func (e *Engine) virtualFiles(req loadRequest) (map[string][]byte, error) {
+	own, err := decodeFiles(req.Files, req.BinaryFiles)
+	if err != nil {
+		return nil, err
+	}
+	files := own
+	if req.FileSet != 0 {
+		set, err := e.fileSets.get(req.FileSet)
+		if err != nil {
 			return nil, err
 		}
-	}
-	for name, encoded := range req.BinaryFiles {
-		data, err := base64.StdEncoding.DecodeString(encoded)
-		if err != nil {
-			return nil, fmt.Errorf("binary file %q: invalid base64: %w", name, err)
+		files = make(map[string][]byte, len(set)+len(own))
+		for p, data := range set {
+			files[p] = data
 		}
-		if err := add(name, data); err != nil {
-			return nil, err
+		for p, data := range own {
+			if _, dup := files[p]; dup {
+				return nil, fmt.Errorf("virtual path %q is given twice", p)
+			}
+			files[p] = data
 		}
 	}
 	for p := range files {
@@ -101,10 +110,19 @@ func findModuleRoot(files map[string][]byte, dir string) string {
 	}
 }
 
-// loadConfig builds the loader configuration: everything is read from the given
+// loadSetup is a load's configuration and what the module contexts need of it.
+type loadSetup struct {
+	cfg        *load.Config
+	root       string
+	moduleRoot string
+	// moduleKey names the load's set of cue.mod files ("" when it has no packages there).
+	moduleKey string
+}
+
+// loadSetup builds the loader configuration: everything is read from the given
 // files (an overlay on a virtual root), and no registry is used.
-func (e *Engine) loadConfig(req loadRequest) (*load.Config, error) {
-	files, err := virtualFiles(req)
+func (e *Engine) loadSetup(req loadRequest) (*loadSetup, error) {
+	files, err := e.virtualFiles(req)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +170,7 @@ func (e *Engine) loadConfig(req loadRequest) (*load.Config, error) {
 			cfg.TagVars[name] = load.TagVar{Func: func() (ast.Expr, error) { return ast.NewString(value), nil }}
 		}
 	}
-	return cfg, nil
+	return &loadSetup{cfg: cfg, root: root, moduleRoot: moduleRoot, moduleKey: moduleKey(files, moduleRoot, req, display)}, nil
 }
 
 func orDot(p string) string {
@@ -163,11 +181,16 @@ func orDot(p string) string {
 }
 
 func (e *Engine) load(req loadRequest) (any, error) {
-	cfg, err := e.loadConfig(req)
+	setup, err := e.loadSetup(req)
 	if err != nil {
 		return nil, err
 	}
-	instances := load.Instances(req.Args, cfg)
+	var module *moduleContext
+	if setup.moduleKey != "" {
+		module = e.modules.get(setup.moduleKey)
+		module.configure(setup.cfg, setup.root, setup.moduleRoot)
+	}
+	instances := load.Instances(req.Args, setup.cfg)
 	if len(instances) == 0 {
 		return nil, fmt.Errorf("no CUE instances found in %q", orDot(req.Dir))
 	}
@@ -182,7 +205,20 @@ func (e *Engine) load(req loadRequest) (any, error) {
 	if inst.Err != nil {
 		return nil, inst.Err
 	}
-	v := newContext().BuildInstance(inst)
+	if module == nil {
+		v := newContext().BuildInstance(inst)
+		if err := v.Err(); err != nil {
+			return nil, err
+		}
+		return e.newHandle(v), nil
+	}
+	fresh, reused := module.substituteImports(inst, setup.root, setup.moduleRoot)
+	if reused {
+		e.modules.reused++
+	}
+	module.loads++
+	v := module.ctx.BuildInstance(inst)
+	module.remember(fresh, setup.root)
 	if err := v.Err(); err != nil {
 		return nil, err
 	}

@@ -161,10 +161,10 @@ func TestVirtualPaths(t *testing.T) {
 			t.Errorf("cleanVirtualPath(%q) should fail", bad)
 		}
 	}
-	if _, err := virtualFiles(loadRequest{Files: map[string]string{"a": "", "a/b.cue": ""}}); err == nil {
+	if _, err := NewEngine().virtualFiles(loadRequest{Files: map[string]string{"a": "", "a/b.cue": ""}}); err == nil {
 		t.Error("a path that is both a file and a directory must be rejected")
 	}
-	if _, err := virtualFiles(loadRequest{Files: map[string]string{"a.cue": ""}, BinaryFiles: map[string]string{"./a.cue": ""}}); err == nil {
+	if _, err := NewEngine().virtualFiles(loadRequest{Files: map[string]string{"a.cue": ""}, BinaryFiles: map[string]string{"./a.cue": ""}}); err == nil {
 		t.Error("a file given twice must be rejected")
 	}
 }
