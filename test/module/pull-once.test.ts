@@ -18,6 +18,7 @@ let registry: RegistryHandle;
 let v1: PushedTimoniModule;
 let v2: PushedTimoniModule;
 let work: string;
+const saved = { cache: process.env.XDG_CACHE_HOME, actions: process.env.GITHUB_ACTIONS };
 
 const runtimeCue = `runtime: {
 	apiVersion: "v1alpha1"
@@ -77,6 +78,10 @@ interface BuildDocument {
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'pull-once-'));
+  // A module cache folder of its own: the default one keeps modules across runs, and the
+  // same module pushed again has the same digest (this test counts downloads).
+  process.env.XDG_CACHE_HOME = join(work, 'cache');
+  delete process.env.GITHUB_ACTIONS;
   registry = await startRegistry({ auth: 'anonymous' });
   v1 = await pushTimoniModule({ registry: registry.url, repository, tag: '1.0.0', moduleDir: webappDir, gitMetadata: false, latest: false });
   v2 = await pushTimoniModule({ registry: registry.url, repository, tag: '1.1.0', moduleDir: webappDir, gitMetadata: false });
@@ -85,6 +90,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry?.stop();
   if (work) await rm(work, { recursive: true, force: true });
+  if (saved.cache === undefined) delete process.env.XDG_CACHE_HOME;
+  else process.env.XDG_CACHE_HOME = saved.cache;
+  if (saved.actions !== undefined) process.env.GITHUB_ACTIONS = saved.actions;
 });
 
 describe('one module for three instances on three clusters', () => {
