@@ -25,14 +25,16 @@ describe.each(['basic', 'token'] as const)('registry-creds with %s auth', (auth)
   let registry: RegistryHandle;
   let pushed: PushedTimoniModule;
   let creds: string;
+  let moduleDir: string | undefined;
   beforeAll(async () => {
     registry = await startRegistry({ auth });
-    const moduleDir = await writeSampleModule();
+    moduleDir = await writeSampleModule();
     pushed = await pushTimoniModule({ registry: registry.url, repository: 'modules/sample', tag: '1.0.0', moduleDir, credentials: registry.credentials });
     creds = `${registry.credentials?.username}:${registry.credentials?.password}`;
   });
   afterAll(async () => {
     await registry?.stop();
+    if (moduleDir) await rm(moduleDir, { recursive: true, force: true });
   });
 
   it('answers the challenge of the host they are bound to', async () => {
