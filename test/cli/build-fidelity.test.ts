@@ -39,7 +39,7 @@ describe('build prints what Timoni v0.33.0 prints', () => {
 });
 
 describe('maskSecretData (Timoni internal/mask SecretData)', () => {
-  const secret = (extra: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, ...extra });
+  const secret = (extra: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, ...extra });
 
   it('masks every data and stringData entry without touching the input', () => {
     const input = secret({ data: { a: 'YQ==', b: 'Yg==' }, stringData: { c: 'c' } });
