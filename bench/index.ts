@@ -18,11 +18,15 @@ const benches: Array<{ file: string; exportName: string }> = [
   { file: 'cli-process.ts', exportName: 'benchCliProcess' },
   { file: 'fleet.ts', exportName: 'benchFleet' },
   { file: 'action.ts', exportName: 'benchAction' },
+  { file: 'fleet-real.ts', exportName: 'benchFleetReal' },
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const figures: BenchFigure[] = [];
+// `npm run bench -- fleet-real cue` runs only the named benchmarks (file names without .ts).
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 for (const bench of benches) {
+  if (only.length > 0 && !only.includes(bench.file.replace(/\.ts$/, ''))) continue;
   const file = join(here, bench.file);
   if (!existsSync(file)) continue;
   const loaded = (await import(pathToFileURL(file).href)) as Record<string, () => Promise<BenchFigure[]>>;

@@ -13,8 +13,13 @@ import (
 // limit. It checks often enough that a runaway evaluation (millions of list elements
 // a second) passes the limit by little before it is stopped.
 
-// memoryWatchInterval is the time between two checks.
-const memoryWatchInterval = 10 * time.Millisecond
+// The time between two checks: short near the limit, longer far below it (an idle
+// engine should cost next to nothing; a runaway evaluation grows by at most about a
+// hundred megabytes in the longer interval, from half the limit).
+const (
+	memoryWatchNear = 10 * time.Millisecond
+	memoryWatchFar  = 50 * time.Millisecond
+)
 
 // memoryInUse reads the memory the Go runtime holds from the operating system and has
 // not returned to it: about the resident size of the program.
@@ -46,11 +51,17 @@ func startMemoryWatch(limit uint64, exceeded func(used uint64)) {
 	debug.SetMemoryLimit(int64(limit))
 	samples := memorySamples()
 	go func() {
+		interval := memoryWatchNear
 		for {
-			time.Sleep(memoryWatchInterval)
-			if used := memoryInUse(samples); used > limit {
+			time.Sleep(interval)
+			used := memoryInUse(samples)
+			if used > limit {
 				exceeded(used)
 				return
+			}
+			interval = memoryWatchFar
+			if used > limit/2 {
+				interval = memoryWatchNear
 			}
 		}
 	}()
