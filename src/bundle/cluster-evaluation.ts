@@ -97,6 +97,7 @@ export async function evaluateForCluster(engine: CueEngine, options: Omit<Cluste
       ...evaluated,
       secretValueNames: secretEntries.map(([name]) => name),
       secretValues: secretEntries.map(([, v]) => v.value).filter((value) => value !== ''),
+      clusterSecretValues: secretEntries.filter(([, v]) => v.source === 'query').map(([, v]) => v.value).filter((value) => value !== ''),
     };
   } catch (error) {
     throw new ClusterEvaluationError(cluster, error);

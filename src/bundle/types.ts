@@ -70,6 +70,11 @@ export interface ClusterBundle {
   secretValueNames: string[];
   /** The secret values themselves, so that logs and reports can mask them; never printed. */
   secretValues: string[];
+  /**
+   * The subset of `secretValues` read from cluster Secrets by runtime value queries: what the
+   * CLI's `vet` and `build` hide in what they print (the environment is the user's own there).
+   */
+  clusterSecretValues: string[];
 }
 
 export const DEFAULT_RUNTIME_NAME = '_default';

@@ -69,7 +69,7 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
   } finally {
     access.close();
   }
-  for (const result of results) access.registerSecretValues(result.secretValues);
+  for (const result of results) access.registerSecretValues(result.clusterSecretValues);
   const creds = args.strings.get('creds');
   const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
   const kubeVersion = kubeVersionWithoutCluster(io.env);

@@ -41,7 +41,7 @@ export function openQueryAccess(inputs: BundleInputs, args: ParsedArguments, io:
   const paths = kubeconfigPaths(args, io);
   if (!args.strings.get('kubeconfig') && !paths.some((path) => existsSync(path))) {
     throw new UsageError(
-      `runtime "${inputs.runtime.name}" has value queries, which are read from the clusters: no kubeconfig found (${paths.join(', ')}); pass --kubeconfig or set KUBECONFIG`,
+      `runtime "${inputs.runtime.name}" has value queries (${inputs.runtime.queries.map((q) => q.query).join(', ')}), which are read from the clusters: no kubeconfig found (${paths.join(', ')}); pass --kubeconfig or set KUBECONFIG`,
     );
   }
   const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);

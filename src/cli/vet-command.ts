@@ -25,7 +25,7 @@ export async function runVet(engine: CueEngine, args: ParsedArguments, io: Comma
   } finally {
     access.close();
   }
-  for (const result of results) access.registerSecretValues(result.secretValues);
+  for (const result of results) access.registerSecretValues(result.clusterSecretValues);
   const printValue = args.booleans.get('print-value') === true;
 
   if (inputs.output === 'json') {

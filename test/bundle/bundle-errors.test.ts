@@ -69,10 +69,11 @@ describe('vet: errors name file, line and field', () => {
     expect(stderr).toContain('bad/incomplete.cue:6:');
   });
 
-  it('a runtime with value queries says it needs the clusters', async () => {
-    const { stderr } = await vetFails(['-f', 'queries/bundle.cue', '-r', 'queries/runtime.cue']);
+  it('a runtime with value queries and no kubeconfig names the queries and how to give one', async () => {
+    const { stderr } = await vetFails(['-f', 'queries/bundle.cue', '-r', 'queries/runtime.cue'], { KUBECONFIG: join(fixtures, 'no-such-kubeconfig') });
     expect(stderr).toContain('k8s:v1:ConfigMap:infra:aws-info');
-    expect(stderr).toContain('need access to cluster prod-eu-1');
+    expect(stderr).toContain('no kubeconfig found');
+    expect(stderr).toContain('pass --kubeconfig or set KUBECONFIG');
   });
 
   it('a missing file and an unsupported extension', async () => {
