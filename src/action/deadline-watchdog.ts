@@ -1,6 +1,7 @@
 // The last resort of the run's deadline. Network waits stop at the deadline by themselves
 // (AbortSignal, per-request and per-cluster limits); a CUE evaluation cannot: it runs
-// synchronously in WebAssembly and holds the event loop, so no timer of the main thread
+// synchronously (in WebAssembly, or in the native engine's process while this thread
+// waits for it) and holds the event loop, so no timer of the main thread
 // fires while it loops. A worker thread keeps time instead: past the deadline and a grace
 // period (for the run to publish what it has), it writes one error annotation straight to
 // standard output and ends the process. It costs one idle thread; it never fires on a run
