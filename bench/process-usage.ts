@@ -83,7 +83,10 @@ export async function measureProcess(command: string, args: string[], options: {
     for (const main of childrenOf(child.pid)) {
       for (const helper of childrenOf(main)) {
         const seen = sample(helper);
-        if (seen) helpers.set(helper, seen);
+        if (!seen) continue;
+        // The last sample may find the helper exiting (a zombie has no VmHWM): keep maxima.
+        const before = helpers.get(helper);
+        helpers.set(helper, { cpuTicks: Math.max(seen.cpuTicks, before?.cpuTicks ?? 0), hwmKiB: Math.max(seen.hwmKiB, before?.hwmKiB ?? 0) });
       }
     }
   }, SAMPLE_MS);

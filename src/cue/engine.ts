@@ -149,7 +149,7 @@ export function startCueEngine(kind: CueEngineKind, options: EngineOptions = {})
   let engine = started.get(kind);
   if (!engine) {
     engine = kind === 'native'
-      ? Promise.resolve().then(() => new BridgeCueEngine(startNative(options).bridge, 'native'))
+      ? startNative(options).then((native) => new BridgeCueEngine(native.bridge, 'native'))
       : startWasm(options).then((bridge) => new BridgeCueEngine(bridge, 'wasm'));
     started.set(kind, engine);
     engine.catch(() => started.delete(kind));

@@ -11,18 +11,22 @@
 // looks at the host only under the virtual root /timoni-fleet-virtual/load-<n>, which
 // does not exist), no module registry, nothing written to standard output. It is killed
 // when this process exits, and stops itself past the memory limit (exit code 86).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import { gunzipSync } from 'node:zlib';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import type { Bridge } from './bridge.js';
 import { DEFAULT_MEMORY_LIMIT_MIB, memoryLimitMessage } from './memory-limit.js';
 import { NATIVE_WORKER_SOURCE, SHARED_SLOTS, SLOT_ANSWER, SLOT_PID, type EngineStop, type WorkerAnswer } from './native-worker.js';
 
 /** The exit code with which the shim stops past its memory limit (src/cue/shim/bridge_other.go). */
 const EXIT_MEMORY_LIMIT = 86;
+
+/** Bytes per step when unpacking the program (larger steps: fewer round trips, same memory order). */
+const UNPACK_CHUNK = 1024 * 1024;
 
 /** How long the start check (first answer of the child) may take. */
 const START_TIMEOUT_MS = 20_000;
@@ -96,18 +100,13 @@ function callThrough(port: MessagePort, flags: Int32Array, method: string, reque
 /**
  * Starts the native engine and checks it answers (`version`). Throws when this platform
  * has no artifact or the program cannot run here (a temporary folder mounted noexec, say);
- * the caller then uses the WebAssembly engine.
+ * the caller then uses the WebAssembly engine. The program is unpacked as a stream (off the
+ * main thread, without holding its 18 MB in memory).
  */
-export function startNative(options: NativeOptions = {}): NativeEngine {
+export async function startNative(options: NativeOptions = {}): Promise<NativeEngine> {
   const memoryLimitMiB = options.memoryLimitMiB ?? DEFAULT_MEMORY_LIMIT_MIB;
   const artifact = options.artifact ?? locateNative();
   if (!artifact) throw new Error(`no native CUE engine is built for ${process.platform}-${process.arch}`);
-  let program: Buffer;
-  try {
-    program = gunzipSync(readFileSync(artifact));
-  } catch (error) {
-    throw new Error(`cannot read the native CUE engine ${artifact}: ${(error as Error).message}`, { cause: error });
-  }
   const workdir = mkdtempSync(join(tmpdir(), 'timoni-fleet-cue-engine-'));
   const executable = join(workdir, 'cue-shim');
   const shared = new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT);
@@ -126,7 +125,6 @@ export function startNative(options: NativeOptions = {}): NativeEngine {
     rmSync(workdir, { recursive: true, force: true });
   };
   try {
-    writeFileSync(executable, program, { mode: 0o700 });
     worker = new Worker(NATIVE_WORKER_SOURCE, {
       eval: true,
       workerData: { program: executable, args: ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], cwd: workdir, port: port2, shared },
@@ -135,6 +133,12 @@ export function startNative(options: NativeOptions = {}): NativeEngine {
       stderr: false,
     });
     worker.unref();
+    // The worker boots while the program is unpacked; it starts the child with the first call.
+    try {
+      await pipeline(createReadStream(artifact, { highWaterMark: UNPACK_CHUNK }), createGunzip({ chunkSize: UNPACK_CHUNK }), createWriteStream(executable, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
+    } catch (error) {
+      throw new Error(`cannot unpack the native CUE engine ${artifact}: ${(error as Error).message}`, { cause: error });
+    }
     const answer = callThrough(port1, flags, 'version', '{}', START_TIMEOUT_MS);
     if (answer === undefined) throw new Error(`the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
     if ('stopped' in answer) throw stoppedError('its start check', answer.stopped, memoryLimitMiB);

@@ -87,13 +87,16 @@ function forward(data) {
   fatal = text.slice(at, at + FATAL_LIMIT);
 }
 
+// The child starts with the first call, so that the caller can start this worker while
+// it is still unpacking the program.
 let child;
-try {
-  child = spawn(program, args, { cwd, env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], windowsHide: true });
-} catch (error) {
-  stop({ startError: error.message });
-}
-if (child) {
+function startChild() {
+  try {
+    child = spawn(program, args, { cwd, env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], windowsHide: true });
+  } catch (error) {
+    stop({ startError: error.message });
+    return;
+  }
   child.on('spawn', () => Atomics.store(flags, ${SLOT_PID}, child.pid));
   child.on('error', (error) => stop({ startError: error.message }));
   child.on('close', (code, signal) => stop({ code, signal, fatal }));
@@ -123,6 +126,7 @@ if (child) {
 
 port.on('message', ({ method, request }) => {
   pending = true;
+  if (!child && !stopped) startChild();
   if (stopped) return answer({ stopped });
   const name = Buffer.from(method);
   const body = Buffer.from(request);

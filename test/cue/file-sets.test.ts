@@ -16,8 +16,8 @@ afterAll(() => {
 });
 
 /** An engine that has loaded nothing yet. */
-function freshNative(): CueEngine {
-  const native = startNative();
+async function freshNative(): Promise<CueEngine> {
+  const native = await startNative();
   natives.push(native);
   return new BridgeCueEngine(native.bridge, 'native');
 }
@@ -46,8 +46,8 @@ describe('file sets', () => {
 describe.each(engineKinds)('loads of one module (%s engine)', (kind) => {
   it('give what an engine that loaded nothing before gives', async () => {
     const cue = await engine(kind);
-    const first = build(freshNative(), 'first');
-    const renamed = build(freshNative(), 'other');
+    const first = build(await freshNative(), 'first');
+    const renamed = build(await freshNative(), 'other');
     expect(renamed).not.toBe(first);
     for (let i = 0; i < 20; i += 1) expect(build(cue, i % 2 === 0 ? 'first' : 'other')).toBe(i % 2 === 0 ? first : renamed);
   });

@@ -48,8 +48,8 @@ describe('the native engine process', () => {
     expect(locateNative()).toMatch(/native\/(linux|darwin)-(amd64|arm64)\/cue-shim\.gz$/);
   });
 
-  it.runIf(hasProc)('runs with an empty environment in a private folder, which is removed when it stops', () => {
-    const native = startNative();
+  it.runIf(hasProc)('runs with an empty environment in a private folder, which is removed when it stops', async () => {
+    const native = await startNative();
     try {
       expect(readFileSync(`/proc/${native.pid}/environ`, 'utf8')).toBe('');
       const cwd = readFileSync(`/proc/${native.pid}/cmdline`, 'utf8').split('\0');
@@ -64,7 +64,7 @@ describe('the native engine process', () => {
   });
 
   it('stops an evaluation past its memory limit with the same error as the WebAssembly engine', async () => {
-    const native = startNative({ memoryLimitMiB: 128 });
+    const native = await startNative({ memoryLimitMiB: 128 });
     const request = { files: { 'a.cue': 'package a\nimport "list"\nn: len(list.Range(0, 200000000, 1))\n' }, binaryFiles: {}, dir: '.', moduleRoot: '', args: [], package: 'a', tags: [], tagVars: {}, dataFiles: false, acceptLegacyModules: true, displayNames: {} };
     try {
       const started = Date.now();
