@@ -1,4 +1,5 @@
 import type { Bridge, CueEngineKind } from './bridge.js';
+import { deferFrees } from './deferred-frees.js';
 import { FileSets, filesDigest, isUnknownSet, splitFiles } from './file-sets.js';
 import { startNative } from './native-runtime.js';
 import { invoke, type HandleResult } from './protocol.js';
@@ -149,8 +150,8 @@ export function startCueEngine(kind: CueEngineKind, options: EngineOptions = {})
   let engine = started.get(kind);
   if (!engine) {
     engine = kind === 'native'
-      ? startNative(options).then((native) => new BridgeCueEngine(native.bridge, 'native'))
-      : startWasm(options).then((bridge) => new BridgeCueEngine(bridge, 'wasm'));
+      ? startNative(options).then((native) => new BridgeCueEngine(deferFrees(native.bridge), 'native'))
+      : startWasm(options).then((bridge) => new BridgeCueEngine(deferFrees(bridge), 'wasm'));
     started.set(kind, engine);
     engine.catch(() => started.delete(kind));
   }

@@ -37,6 +37,7 @@ var methods = map[string]method{
 	"fields":                withRequest((*Engine).fields),
 	"position":              withRequest((*Engine).position),
 	"free":                  withRequest((*Engine).free),
+	"freeMany":              withRequest((*Engine).freeMany),
 	"stats":                 withRequest((*Engine).stats),
 }
 

@@ -241,6 +241,18 @@ func (e *Engine) free(req valueRequest) (any, error) {
 	return true, nil
 }
 
+// freeManyRequest frees several values at once (src/cue/deferred-frees.ts).
+type freeManyRequest struct {
+	Handles []uint32 `json:"handles"`
+}
+
+func (e *Engine) freeMany(req freeManyRequest) (any, error) {
+	for _, h := range req.Handles {
+		e.handles.free(h)
+	}
+	return true, nil
+}
+
 type statsRequest struct{}
 
 type statsResult struct {

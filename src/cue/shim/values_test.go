@@ -56,3 +56,19 @@ func TestFillNeedsAValueAndChecksIt(t *testing.T) {
 		t.Errorf("got %+v", ds)
 	}
 }
+
+func TestFreeManyFreesEveryHandle(t *testing.T) {
+	e := NewEngine()
+	a := handleOf(t, e, "compile", compileRequest{Source: "1"})
+	b := handleOf(t, e, "compile", compileRequest{Source: "2"})
+	c := handleOf(t, e, "compile", compileRequest{Source: "3"})
+	call(t, e, "freeMany", freeManyRequest{Handles: []uint32{a, c, 999}}, nil)
+	var stats statsResult
+	call(t, e, "stats", statsRequest{}, &stats)
+	if stats.Handles != 1 {
+		t.Errorf("want 1 live handle, got %d", stats.Handles)
+	}
+	if got := exportJSON(t, e, b); got != "2" {
+		t.Errorf("the handle not freed must stay: %s", got)
+	}
+}
