@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { engineChoice } from '../../src/cue/engine.js';
 import { memoryLimitMessage } from '../../src/cue/memory-limit.js';
@@ -117,16 +118,40 @@ describe('the native engine process', () => {
     expect(() => engineChoice({ TIMONI_FLEET_CUE_ENGINE: 'fast' })).toThrow('TIMONI_FLEET_CUE_ENGINE must be auto, native or wasm, not "fast"');
   });
 
-  it('is what a process uses by default, and the WebAssembly when asked', async () => {
-    const [command, args] = node('engine-kind.ts');
-    for (const [forced, kind] of [[undefined, 'native'], ['wasm', 'wasm'], ['native', 'native']] as const) {
+  it('is what a process uses by default, and the WebAssembly when asked or when the native one cannot start', async () => {
+    // No temporary folder to unpack the program into (a path under a file).
+    writeFileSync(join(hostDir, 'a-file'), '');
+    const noTemp = join(hostDir, 'a-file', 'tmp');
+    const cases: Array<[string | undefined, string[], string]> = [
+      [undefined, [], 'native'],
+      ['wasm', [], 'wasm'],
+      ['native', [], 'native'],
+      [undefined, ['--tmpdir', noTemp], 'wasm'],
+    ];
+    for (const [forced, extra, kind] of cases) {
       const env: NodeJS.ProcessEnv = { ...process.env };
       delete env.TIMONI_FLEET_CUE_ENGINE;
       if (forced) env.TIMONI_FLEET_CUE_ENGINE = forced;
+      const [command, args] = node('engine-kind.ts', ...extra);
       const { stdout, stderr } = await run(command, args, { env, timeout: 60_000 });
       expect(stdout).toBe('');
-      expect(stderr.trim().split('\n').pop()).toBe(`${kind} {"a":1}`);
+      expect(stderr.trim().split('\n').pop(), `${forced} ${extra.join(' ')}`).toBe(`${kind} {"a":1}`);
     }
+    // Forced, the native engine's failure is the process's.
+    const [command, args] = node('engine-kind.ts', '--tmpdir', noTemp);
+    const forced = await run(command, args, { env: { ...process.env, TIMONI_FLEET_CUE_ENGINE: 'native' }, timeout: 60_000 }).catch((error: unknown) => error as { code: number; stderr: string });
+    expect(forced).toMatchObject({ code: 1 });
+    expect((forced as { stderr: string }).stderr).toContain(noTemp);
+  });
+
+  it('refuses an artifact that is no program of this platform', async () => {
+    const fake = join(hostDir, 'not-a-program.gz');
+    writeFileSync(fake, gzipSync('not an executable'));
+    // execvp hands a file that is no program to the shell, which fails on it.
+    await expect(startNative({ artifact: fake })).rejects.toThrow(/^the (native CUE engine could not run|CUE engine stopped while running) its start check/);
+    const broken = join(hostDir, 'broken.gz');
+    writeFileSync(broken, 'not gzip');
+    await expect(startNative({ artifact: broken })).rejects.toThrow(`cannot unpack the native CUE engine ${broken}`);
   });
 });
 
