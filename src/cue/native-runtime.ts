@@ -1,8 +1,9 @@
 // Starts the native build of the Go shim (src/cue/shim, built by scripts/build-cue.mjs
 // into native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
-// synchronous Bridge as the WebAssembly engine. Calls cross to the child through a worker
-// thread (native-worker.ts): the main thread sleeps in Atomics.wait until the answer is
-// there, so the engine's API stays synchronous.
+// synchronous Bridge as the WebAssembly engine. A worker thread owns the child
+// (native-worker.ts); the first calls cross through it while the caller sleeps in
+// Atomics.wait, then the calls go through two named pipes that the caller reads and
+// writes itself, blocking (native-pipes.ts).
 //
 // The child is confined as far as an unprivileged process can be: an empty environment,
 // a fresh private (0700) temporary folder as its working directory, removed at exit (by
@@ -20,7 +21,8 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { Bridge } from './bridge.js';
 import { DEFAULT_MEMORY_LIMIT_MIB, memoryLimitMessage } from './memory-limit.js';
-import { NATIVE_WORKER_SOURCE, SHARED_SLOTS, SLOT_ANSWER, SLOT_PID, type EngineStop, type WorkerAnswer } from './native-worker.js';
+import { openPipes, type PipeChannel, type PipePaths } from './native-pipes.js';
+import { NATIVE_WORKER_SOURCE, SHARED_SLOTS, SLOT_ANSWER, SLOT_PID, type EngineStop, type WorkerAnswer, type WorkerFifos } from './native-worker.js';
 
 /** The exit code with which the shim stops past its memory limit (src/cue/shim/bridge_other.go). */
 const EXIT_MEMORY_LIMIT = 86;
@@ -98,6 +100,33 @@ function callThrough(port: MessagePort, flags: Int32Array, method: string, reque
 }
 
 /**
+ * Moves the frames to named pipes (native-pipes.ts); undefined when the engine cannot
+ * (it then keeps answering through the worker).
+ */
+function movePipes(port: MessagePort, flags: Int32Array): PipeChannel | undefined {
+  const answer = callThrough(port, flags, 'useFifos', '{}', START_TIMEOUT_MS);
+  if (answer === undefined || 'stopped' in answer) return undefined;
+  const { result } = JSON.parse(answer.response) as { result?: PipePaths };
+  if (!result) return undefined;
+  // The engine waits for these ends to be opened: failing here leaves it unusable.
+  const pipes = openPipes(result);
+  port.postMessage({ fifos: result } satisfies WorkerFifos);
+  Atomics.store(flags, SLOT_ANSWER, 0);
+  return pipes;
+}
+
+/** Why the engine stopped, from the worker (it posts the reason once it saw the end). */
+function stopReason(port: MessagePort, flags: Int32Array): EngineStop {
+  const until = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < until) {
+    const received = receiveMessageOnPort(port)?.message as WorkerAnswer | undefined;
+    if (received && 'stopped' in received) return received.stopped;
+    Atomics.wait(flags, SLOT_ANSWER, 0, 10);
+  }
+  return { startError: 'the engine stopped without a reason' };
+}
+
+/**
  * Starts the native engine and checks it answers (`version`). Throws when this platform
  * has no artifact or the program cannot run here (a temporary folder mounted noexec, say);
  * the caller then uses the WebAssembly engine. The program is unpacked as a stream (off the
@@ -113,6 +142,7 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
   const flags = new Int32Array(shared);
   const { port1, port2 } = new MessageChannel();
   let worker: Worker | undefined;
+  let pipes: PipeChannel | undefined;
   const cleanup = () => {
     const pid = Atomics.load(flags, SLOT_PID);
     if (pid > 0) {
@@ -143,7 +173,9 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
     if (answer === undefined) throw new Error(`the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
     if ('stopped' in answer) throw stoppedError('its start check', answer.stopped, memoryLimitMiB);
     if (!/"cue":"v\d/.test(answer.response)) throw new Error(`the native CUE engine answered its start check with ${answer.response.slice(0, 200)}`);
+    pipes = movePipes(port1, flags);
   } catch (error) {
+    pipes?.close();
     void worker?.terminate();
     cleanup();
     throw error;
@@ -156,10 +188,17 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
     stopped ??= { startError: 'the engine was stopped' };
     process.off('exit', cleanup);
     cleanup();
+    pipes?.close();
     void worker?.terminate();
   };
   const bridge: Bridge = (method, request) => {
     if (stopped) throw stoppedError(method, stopped, memoryLimitMiB);
+    if (pipes) {
+      const response = pipes.call(method, request);
+      if (response !== undefined) return response;
+      stopped = stopReason(port1, flags);
+      throw stoppedError(method, stopped, memoryLimitMiB);
+    }
     const answer = callThrough(port1, flags, method, request) as WorkerAnswer;
     if ('stopped' in answer) {
       stopped = answer.stopped;

@@ -11,8 +11,13 @@
 // except Go's last words: from a `fatal error:` or `panic:` line on, the dump is kept
 // out of the log and its first lines are handed back with the exit instead.
 //
+// Once the caller moved the frames to named pipes (native-pipes.ts), the worker only
+// watches the child: when it ends, it unblocks the caller (see unblock below).
+//
 // The source is JavaScript in a string (a CommonJS worker started with `eval`), so that
 // it survives bundling into dist/ unchanged; it uses only Node's built-in modules.
+
+import { STOP_MARK, type PipePaths } from './native-pipes.js';
 
 /** Shared Int32Array slots: the answer flag and the child's process id. */
 export const SLOT_ANSWER = 0;
@@ -37,11 +42,16 @@ export interface EngineStop {
 /** The worker's answer to one call. */
 export type WorkerAnswer = { response: string } | { stopped: EngineStop };
 
+/** A message that tells the worker where the caller moved the frames. */
+export interface WorkerFifos {
+  fifos: PipePaths;
+}
+
 export const NATIVE_WORKER_SOURCE = `
 'use strict';
 const { workerData } = require('node:worker_threads');
 const { spawn } = require('node:child_process');
-const { writeSync } = require('node:fs');
+const { constants, openSync, readSync, writeSync } = require('node:fs');
 const { program, args, cwd, port, shared } = workerData;
 const flags = new Int32Array(shared);
 const FATAL_LIMIT = 2048;
@@ -49,6 +59,8 @@ const FATAL_START = /^(fatal error:|runtime: out of memory|panic: )/m;
 let pending = false;
 let stopped;
 let fatal;
+// The named pipes the caller reads and writes itself once it moved there (native-pipes.ts).
+let fifos;
 
 function answer(message) {
   pending = false;
@@ -61,6 +73,35 @@ function stop(reason) {
   if (stopped) return;
   stopped = reason;
   if (pending) answer({ stopped });
+  if (fifos) unblock();
+}
+
+// The engine is gone while the caller may wait on the named pipes: empty the request
+// pipe (a large request would wait for ever), tell the caller where a response length
+// would be, and give it the reason. The worker opened its own ends of the pipes when
+// the caller moved there (openFifos), while the engine surely ran.
+function unblock() {
+  setInterval(() => {
+    try {
+      while (readSync(fifos.requestsFd, fifos.sink, 0, fifos.sink.length, null) > 0);
+    } catch {}
+  }, 2);
+  port.postMessage({ stopped });
+  Atomics.store(flags, ${SLOT_ANSWER}, 1);
+  Atomics.notify(flags, ${SLOT_ANSWER});
+  try {
+    const mark = Buffer.alloc(4);
+    mark.writeUInt32LE(${STOP_MARK});
+    writeSync(fifos.responsesFd, mark);
+  } catch {}
+}
+
+function openFifos(paths) {
+  return {
+    requestsFd: openSync(paths.requests, constants.O_RDONLY | constants.O_NONBLOCK),
+    responsesFd: openSync(paths.responses, constants.O_WRONLY | constants.O_NONBLOCK),
+    sink: Buffer.allocUnsafe(1 << 16),
+  };
 }
 
 process.on('uncaughtException', (error) => {
@@ -124,7 +165,18 @@ function startChild() {
   });
 }
 
-port.on('message', ({ method, request }) => {
+port.on('message', (message) => {
+  if (message.fifos) {
+    try {
+      fifos = openFifos(message.fifos);
+    } catch (error) {
+      stop({ startError: 'the native CUE engine worker cannot open the named pipes: ' + error.message });
+      return;
+    }
+    if (stopped) unblock();
+    return;
+  }
+  const { method, request } = message;
   pending = true;
   if (!child && !stopped) startChild();
   if (stopped) return answer({ stopped });

@@ -78,6 +78,20 @@ describe('the native engine process', () => {
     }
   });
 
+  it('fails a call, also one larger than a pipe holds, once its process was killed', async () => {
+    const native = await startNative();
+    try {
+      process.kill(native.pid, 'SIGKILL');
+      const request = JSON.stringify({ source: `x: "${'y'.repeat(1 << 20)}"`, filename: '', scope: null });
+      const started = Date.now();
+      expect(() => native.bridge('compile', request)).toThrow('the CUE engine stopped while running compile (signal SIGKILL)');
+      expect(() => native.bridge('version', '{}')).toThrow('signal SIGKILL');
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      native.stop();
+    }
+  });
+
   for (const loop of [false, true]) {
     it(`ends, and removes its folder, when its parent is killed ${loop ? 'during a call that never ends' : 'while idle'}`, async () => {
       const [command, args] = node('native-parent.ts', ...(loop ? ['--loop'] : []));

@@ -11,9 +11,10 @@ import (
 
 // The native engine (linux, darwin): src/cue/native-runtime.ts starts this program
 // with an empty environment in a private folder, writes requests to its standard
-// input and reads responses from file descriptor 3 (frames.go). Standard output and
-// standard error are the caller's to route; the protocol never uses them, so a
-// stray print cannot corrupt a response.
+// input and reads responses from file descriptor 3 (frames.go), until it asks to move
+// them to two named pipes in that folder (fifo_unix.go); standard input then only
+// tells that the caller lives. Standard output and standard error are the caller's to
+// route; the protocol never uses them, so a stray print cannot corrupt a response.
 
 // responseFD is the file descriptor the caller reads responses from.
 const responseFD = 3
@@ -75,8 +76,11 @@ func serve() {
 	}
 	if opts.memoryLimitMiB > 0 {
 		// The exit code says it all; the caller words the error (as for the WebAssembly).
-		startMemoryWatch(uint64(opts.memoryLimitMiB)<<20, func(uint64) { cleanupAndExit(opts.workdir, exitMemoryLimit) })
+		// The caller lives and removes the folder (with the named pipes it holds).
+		startMemoryWatch(uint64(opts.memoryLimitMiB)<<20, func(uint64) { os.Exit(exitMemoryLimit) })
 	}
+	// The end of the requests: the caller closed them or is gone (killed, say), and
+	// then nobody else removes the folder.
 	closed := func(err error) {
 		code := 0
 		if err != nil {
@@ -85,15 +89,16 @@ func serve() {
 		}
 		cleanupAndExit(opts.workdir, code)
 	}
-	if err := serveFrames(os.Stdin, responses, NewEngine(), closed); err != nil {
+	if err := serveFrames(os.Stdin, responses, NewEngine(), closed, fifoSwitch(opts.workdir)); err != nil {
+		// A response that cannot be written: its reader is gone with the caller.
 		fmt.Fprintf(os.Stderr, "cue-shim: %v\n", err)
 		cleanupAndExit(opts.workdir, 1)
 	}
 	cleanupAndExit(opts.workdir, 0)
 }
 
-// cleanupAndExit removes the private folder (the caller removes it too; whoever is
-// first) and ends the program.
+// cleanupAndExit removes the private folder (the caller removes it too when it lives;
+// whoever is first) and ends the program.
 func cleanupAndExit(workdir string, code int) {
 	if workdir != "" {
 		_ = os.RemoveAll(workdir)

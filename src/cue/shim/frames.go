@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // The native engine's framing (src/cue/native-runtime.ts speaks the other end). A
@@ -75,16 +76,29 @@ func writeResponse(w io.Writer, response string) error {
 	return err
 }
 
+// channelSwitch moves the frames to other streams when the caller asks for it
+// (switchMethod): it returns the answer to give on the current streams and a function
+// that opens the new ones (it may block until the caller has opened its ends).
+type channelSwitch func() (answer string, open func() (io.Reader, io.Writer, error))
+
+// switchMethod is the request that moves the frames (fifo_unix.go); it is not an
+// engine method.
+const switchMethod = "useFifos"
+
 // serveFrames answers requests from in on out until in ends. Requests are read by a
 // goroutine of their own, so that the end of in is seen at once even while a call
 // evaluates (a loop in CUE): closed(err) is called from that goroutine with nil for a
 // clean end. The native program exits there; tests let serveFrames return instead.
-func serveFrames(in io.Reader, out io.Writer, e *Engine, closed func(error)) error {
+// With a channelSwitch, a switchMethod request moves requests and responses to the
+// streams it opens; the end of in still ends everything (in is then only the sign
+// that the caller lives).
+func serveFrames(in io.Reader, out io.Writer, e *Engine, closed func(error), switcher channelSwitch) error {
 	// The caller waits for each response before its next request; the buffer only
-	// keeps the reader free to see the end of the input in any case.
+	// keeps the readers free to see the end of their input in any case.
 	requests := make(chan requestFrame, 16)
-	go func() {
-		defer close(requests)
+	var once sync.Once
+	read := func(in io.Reader) {
+		defer once.Do(func() { close(requests) })
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
 			frame, err := readRequest(br)
@@ -97,8 +111,25 @@ func serveFrames(in io.Reader, out io.Writer, e *Engine, closed func(error)) err
 			}
 			requests <- frame
 		}
-	}()
+	}
+	go read(in)
 	for frame := range requests {
+		if frame.method == switchMethod && switcher != nil {
+			answer, open := switcher()
+			if err := writeResponse(out, answer); err != nil {
+				return fmt.Errorf("writing the response to %s: %w", frame.method, err)
+			}
+			if open == nil {
+				continue
+			}
+			newIn, newOut, err := open()
+			if err != nil {
+				return fmt.Errorf("opening the new streams: %w", err)
+			}
+			out = newOut
+			go read(newIn)
+			continue
+		}
 		if err := writeResponse(out, e.Call(frame.method, frame.request)); err != nil {
 			return fmt.Errorf("writing the response to %s: %w", frame.method, err)
 		}

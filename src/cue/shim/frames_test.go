@@ -45,7 +45,7 @@ func TestServeFramesAnswersEachRequestInOrder(t *testing.T) {
 	in.Write(requestBytes("noSuchMethod", `{}`))
 	var out bytes.Buffer
 	var closedWith error = io.ErrNoProgress
-	if err := serveFrames(&in, &out, NewEngine(), func(err error) { closedWith = err }); err != nil {
+	if err := serveFrames(&in, &out, NewEngine(), func(err error) { closedWith = err }, nil); err != nil {
 		t.Fatal(err)
 	}
 	if closedWith != nil {
@@ -66,7 +66,7 @@ func TestServeFramesReportsATruncatedRequest(t *testing.T) {
 	data := requestBytes("version", "{}")
 	var closedWith error
 	var out bytes.Buffer
-	_ = serveFrames(bytes.NewReader(data[:len(data)-1]), &out, NewEngine(), func(err error) { closedWith = err })
+	_ = serveFrames(bytes.NewReader(data[:len(data)-1]), &out, NewEngine(), func(err error) { closedWith = err }, nil)
 	if closedWith == nil || !strings.Contains(closedWith.Error(), "request of version") {
 		t.Errorf("want an error naming the truncated request, got %v", closedWith)
 	}
@@ -103,7 +103,7 @@ func TestServeFramesSeesTheEndDuringALongCall(t *testing.T) {
 	closed := make(chan time.Time, 1)
 	out := &timedWriter{first: make(chan time.Time, 1)}
 	go func() {
-		_ = serveFrames(reader, out, NewEngine(), func(error) { closed <- time.Now() })
+		_ = serveFrames(reader, out, NewEngine(), func(error) { closed <- time.Now() }, nil)
 	}()
 	if _, err := writer.Write(requestBytes("load", string(load))); err != nil {
 		t.Fatal(err)
@@ -123,18 +123,6 @@ func TestServeFramesSeesTheEndDuringALongCall(t *testing.T) {
 	answered := <-out.first
 	if !answered.After(seen) {
 		t.Errorf("the call must still have been running when the end was seen (answered %v before)", seen.Sub(answered))
-	}
-}
-
-func TestParseNativeOptions(t *testing.T) {
-	opts, err := parseNativeOptions([]string{"--memory-limit-mib", "256", "--workdir", "/tmp/x"})
-	if err != nil || opts.memoryLimitMiB != 256 || opts.workdir != "/tmp/x" {
-		t.Errorf("got %+v, %v", opts, err)
-	}
-	for _, bad := range [][]string{{"--memory-limit-mib", "0"}, {"--workdir", "relative"}, {"--other", "1"}, {"--workdir"}} {
-		if _, err := parseNativeOptions(bad); err == nil {
-			t.Errorf("%q must be refused", bad)
-		}
 	}
 }
 
