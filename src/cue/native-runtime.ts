@@ -154,6 +154,8 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
     }
     rmSync(workdir, { recursive: true, force: true });
   };
+  // From here on the folder goes at exit, also when the start fails half-way.
+  process.once('exit', cleanup);
   try {
     worker = new Worker(NATIVE_WORKER_SOURCE, {
       eval: true,
@@ -177,12 +179,12 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
   } catch (error) {
     pipes?.close();
     void worker?.terminate();
+    process.off('exit', cleanup);
     cleanup();
     throw error;
   }
   // The child has its program open; the file is not needed any more.
   rmSync(executable, { force: true });
-  process.once('exit', cleanup);
   let stopped: EngineStop | undefined;
   const stop = () => {
     stopped ??= { startError: 'the engine was stopped' };
