@@ -5,7 +5,7 @@ import { startNative } from './native-runtime.js';
 import { invoke, type HandleResult } from './protocol.js';
 import { BridgeCueValue } from './value.js';
 import { startWasm } from './wasm-runtime.js';
-import type { CompileOptions, CueEngine, CueValue, LoadOptions, InstanceValues, InstanceValuesOptions, MergeValuesOptions, RuntimeAttribute } from './types.js';
+import type { CompileOptions, CueEngine, CueValue, LoadOptions, InstanceValues, InstanceValuesOptions, RuntimeAttribute } from './types.js';
 
 /** Splits the caller's files into text and base64 (bytes) for the JSON request. */
 function encodeFiles(files: LoadOptions['files']): { files: Record<string, string>; binaryFiles: Record<string, string> } {
@@ -88,15 +88,6 @@ export class BridgeCueEngine implements CueEngine {
 
   listRuntimeAttributes(filename: string, content: string): RuntimeAttribute[] {
     return invoke<RuntimeAttribute[]>(this.#bridge, 'listRuntimeAttributes', { filename, content });
-  }
-
-  mergeValues(options: MergeValuesOptions): string {
-    return invoke<{ source: string }>(this.#bridge, 'mergeValues', {
-      base: options.base,
-      baseFilename: options.baseFilename,
-      overlays: options.overlays,
-      package: options.packageName ?? 'main',
-    }).source;
   }
 
   mergeInstanceValues(options: InstanceValuesOptions): InstanceValues {

@@ -14,7 +14,6 @@ export type {
   InstanceValues,
   InstanceValuesOptions,
   LoadOptions,
-  MergeValuesOptions,
   RuntimeAttribute,
   SourcePosition,
   ValidateOptions,

@@ -86,17 +86,6 @@ export interface CompileOptions {
   scope?: Record<string, unknown>;
 }
 
-export interface MergeValuesOptions {
-  /** Text of the module's values.cue. */
-  base: string;
-  /** Name shown for `base` in errors. */
-  baseFilename: string;
-  /** JSON objects of values, laid over the base in order. */
-  overlays: Record<string, unknown>[];
-  /** Package clause of the result (default 'main'). */
-  packageName?: string;
-}
-
 export interface InstanceValuesOptions {
   /** Text of the module's values.cue. */
   base: string;
@@ -138,16 +127,10 @@ export interface CueEngine {
   /** Every runtime attribute of the source, in source order. */
   listRuntimeAttributes(filename: string, content: string): RuntimeAttribute[];
   /**
-   * Timoni's values merge (internal/engine/values_builder.go): the `values` of `base` (the text
-   * of a module's values.cue) with each overlay laid over it in order (structs merge field by
-   * field, the overlay's scalars win, lists pair by index); returns the text of the new
-   * values.cue (`package <packageName>\nvalues: ...`). Throws CueError.
-   */
-  mergeValues(options: MergeValuesOptions): string;
-  /**
    * Timoni's bundle path for an instance's values (OverlayValuesFileWithDefaults, then
    * GetDefaultValues): values.cue and the bundle's values as CUE text, compiled without
-   * file names (field order depends on it), merged as mergeValues does. Throws CueError.
+   * file names (field order depends on it), merged as values_builder.go's MergeValue does
+   * (structs field by field, the overlay's scalars win, lists pair by index). Throws CueError.
    */
   mergeInstanceValues(options: InstanceValuesOptions): InstanceValues;
   version(): { cue: string; go: string };

@@ -3,34 +3,38 @@ import { CueError } from '../../src/cue/index.js';
 import { engine, engineKinds, failure } from './engine.js';
 import { readFixture } from './fixture-files.js';
 
-describe.each(engineKinds)('CueEngine.mergeValues (%s engine)', (kind) => {
+describe.each(engineKinds)('CueEngine.mergeInstanceValues (%s engine)', (kind) => {
   it("lays the bundle's values over the module's values.cue", async () => {
     const cue = await engine(kind);
-    const source = cue.mergeValues({
+    const { source, values } = cue.mergeInstanceValues({
       base: 'package main\nvalues: {\n\timage: {repository: "ghcr.io/x/app", tag: *"1.0.0" | string}\n\treplicas: *1 | int\n\tports: [{name: "http", port: 80}, {name: "grpc", port: 90}]\n}\n',
-      baseFilename: 'modules/app/values.cue',
-      overlays: [{ replicas: 3, ports: [{ port: 8080 }] }, { image: { tag: '2.0.0' } }],
+      overlays: ['{\n\treplicas: 3\n\tports: [{\n\t\tport: 8080\n\t}]\n}', '{\n\timage: tag: "2.0.0"\n}'],
       packageName: 'main',
     });
     expect(source.startsWith('package main\nvalues: ')).toBe(true);
-    const values = cue.compile(source).lookup('values');
-    expect(values.toJSON()).toEqual({
+    expect(cue.compile(source).lookup('values').toJSON()).toEqual({
       image: { repository: 'ghcr.io/x/app', tag: '2.0.0' },
       replicas: 3,
       ports: [{ name: 'http', port: 8080 }],
     });
+    // The record's values: the evaluated struct alone, as Timoni's GetDefaultValues prints it.
+    expect(values.startsWith('{')).toBe(true);
+    expect(cue.compile(values).toJSON()).toEqual(cue.compile(source).lookup('values').toJSON());
+  });
+
+  it("keeps the module's defaults where the bundle sets nothing", async () => {
+    const cue = await engine(kind);
+    const { source } = cue.mergeInstanceValues({ base: 'values: {\n\treplicas: *1 | int\n\tmessage: "hi"\n}', overlays: ['{\n\tmessage: "hello"\n}'] });
+    expect(source).toContain('replicas: *1 | int');
+    expect(source).toContain('message: "hello"');
   });
 
   it('produces a values.cue the module builds with', async () => {
     const cue = await engine(kind);
     const files = readFixture('k8s-app');
-    const valuesSource = cue.mergeValues({
-      base: files['values.cue'] ?? '',
-      baseFilename: 'values.cue',
-      overlays: [{ replicas: 5, image: { tag: '9.9.9' } }],
-    });
+    const { source } = cue.mergeInstanceValues({ base: files['values.cue'] ?? '', overlays: ['{\n\treplicas: 5\n\timage: tag: "9.9.9"\n}'] });
     const root = cue.load({
-      files: { ...files, 'values.cue': valuesSource },
+      files: { ...files, 'values.cue': source },
       package: 'main',
       tags: ['name=web', 'namespace=apps'],
       tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' },
@@ -41,10 +45,12 @@ describe.each(engineKinds)('CueEngine.mergeValues (%s engine)', (kind) => {
     root.free();
   });
 
-  it('says which file lacks a values field', async () => {
+  it('says which input is wrong', async () => {
     const cue = await engine(kind);
-    const error = failure(() => cue.mergeValues({ base: 'package main\nother: 1\n', baseFilename: 'modules/app/values.cue', overlays: [] }));
-    expect(error).toBeInstanceOf(CueError);
-    expect(error.message).toMatch(/modules\/app\/values\.cue: no "values" field/);
+    const noValues = failure(() => cue.mergeInstanceValues({ base: 'package main\nother: 1\n', overlays: [] }));
+    expect(noValues).toBeInstanceOf(CueError);
+    expect(noValues.message).toMatch(/loading values from values\.cue failed/);
+    const badOverlay = failure(() => cue.mergeInstanceValues({ base: 'values: {}', overlays: ['{a: '] }));
+    expect(badOverlay.message).toMatch(/loading bundle values \(overlay 1\) failed/);
   });
 });

@@ -21,7 +21,6 @@ var methods = map[string]method{
 	"compile":               withRequest((*Engine).compile),
 	"injectRuntimeValues":   withRequest((*Engine).injectRuntimeValues),
 	"listRuntimeAttributes": withRequest((*Engine).listRuntimeAttributes),
-	"mergeValues":           withRequest((*Engine).mergeValues),
 	"mergeInstanceValues":   withRequest((*Engine).mergeInstanceValues),
 	"version":               withRequest((*Engine).version),
 	"lookup":                withRequest((*Engine).lookup),

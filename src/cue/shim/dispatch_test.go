@@ -51,7 +51,7 @@ func TestNoMethodWritesToStdout(t *testing.T) {
 		callRaw(t, e, "load", loadRequest{Files: map[string]string{"a.cue": "package a\na: 1\na: 2\n"}, Package: "a"})
 		callRaw(t, e, "injectRuntimeValues", injectRequest{Filename: "b.cue", Content: "a: int @timoni(runtime:number:N)", Values: map[string]string{"N": "::error::x"}})
 		callRaw(t, e, "listRuntimeAttributes", sourceRequest{Filename: "b.cue", Content: "a: int @timoni(runtime:number:N)"})
-		callRaw(t, e, "mergeValues", mergeValuesRequest{Base: "values: a: 1", BaseFilename: "values.cue", Overlays: []json.RawMessage{json.RawMessage(`{"a": 2}`)}})
+		callRaw(t, e, "mergeInstanceValues", instanceValuesRequest{Base: "values: a: 1", Overlays: []string{"{a: 2}"}})
 		callRaw(t, e, "version", struct{}{})
 		callRaw(t, e, "free", valueRequest{Handle: cm})
 		callRaw(t, e, "toJSON", valueRequest{Handle: cm})
@@ -131,8 +131,8 @@ func TestScrubRemovesVirtualRoots(t *testing.T) {
 
 func TestWrappedCUEErrorsKeepTheirContext(t *testing.T) {
 	e := NewEngine()
-	ds := callFail(t, e, "mergeValues", mergeValuesRequest{Base: "other: 1", BaseFilename: "modules/app/values.cue"})
-	if len(ds) != 1 || !strings.HasPrefix(ds[0].Message, `modules/app/values.cue: no "values" field: `) {
+	ds := callFail(t, e, "mergeInstanceValues", instanceValuesRequest{Base: "other: 1"})
+	if len(ds) != 1 || !strings.HasPrefix(ds[0].Message, "loading values from values.cue failed: ") {
 		t.Errorf("the wrapper's context is lost: %+v", ds)
 	}
 }

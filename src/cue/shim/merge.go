@@ -1,64 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"cuelang.org/go/cue"
-	cuejson "cuelang.org/go/encoding/json"
 )
-
-// mergeValuesRequest asks for a module's values.cue with the bundle's values laid
-// over it, as Timoni builds an instance: Base is the text of the module's values.cue,
-// each overlay a JSON object of values, applied in order.
-type mergeValuesRequest struct {
-	Base         string            `json:"base"`
-	BaseFilename string            `json:"baseFilename"`
-	Overlays     []json.RawMessage `json:"overlays"`
-	Package      string            `json:"package"`
-}
-
-type mergeValuesResult struct {
-	Source string `json:"source"`
-}
 
 // valuesField is the field of values.cue that holds a module's values.
 const valuesField = "values"
-
-// mergeValues returns the text of a new values.cue: the module's values with every
-// overlay merged onto them. Structs merge field by field, the overlay's scalars win,
-// lists merge element by element (as far as both lists go), and constraints and
-// defaults of the module's values survive wherever the overlay sets nothing.
-func (e *Engine) mergeValues(req mergeValuesRequest) (any, error) {
-	ctx := newContext()
-	base := ctx.CompileString(req.Base, cue.Filename(req.BaseFilename))
-	if err := base.Err(); err != nil {
-		return nil, err
-	}
-	merged := base.LookupPath(cue.ParsePath(valuesField))
-	if err := merged.Err(); err != nil {
-		return nil, fmt.Errorf("%s: no %q field: %w", req.BaseFilename, valuesField, err)
-	}
-	for i, overlay := range req.Overlays {
-		expr, err := cuejson.Extract(fmt.Sprintf("<values overlay %d>", i+1), overlay)
-		if err != nil {
-			return nil, fmt.Errorf("values overlay %d: %w", i+1, err)
-		}
-		v := ctx.BuildExpr(expr)
-		if err := v.Err(); err != nil {
-			return nil, err
-		}
-		merged = overlayOnto(v, merged)
-	}
-	if err := merged.Err(); err != nil {
-		return nil, err
-	}
-	pkg := req.Package
-	if pkg == "" {
-		pkg = "main"
-	}
-	return mergeValuesResult{Source: fmt.Sprintf("package %s\n%s: %v", pkg, valuesField, merged)}, nil
-}
 
 // instanceValuesRequest asks for what Timoni's bundle commands do with an instance's
 // values (internal/engine: ModuleBuilder.OverlayValuesFileWithDefaults, then
