@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 9488:
+/***/ 7944:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -303,6 +303,33 @@ function parseRuntimeQuery(query, expressions, optional) {
     return { query, apiVersion, kind, namespace, name, expressions, optional };
 }
 
+;// CONCATENATED MODULE: ./src/cue/deferred-frees.ts
+/** Most frees that wait for a call. */
+const FLUSH_AT = 256;
+/** The engine's answer to `free`, given at once. */
+const FREED = '{"result":true}';
+function deferFrees(bridge) {
+    let pending = [];
+    const flush = () => {
+        const handles = pending;
+        pending = [];
+        bridge('freeMany', JSON.stringify({ handles }));
+    };
+    return (method, request) => {
+        if (method === 'free') {
+            pending.push(JSON.parse(request).handle);
+            if (pending.length >= FLUSH_AT)
+                flush();
+            return FREED;
+        }
+        if (pending.length > 0)
+            flush();
+        return bridge(method, request);
+    };
+}
+
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/cue/error.ts
 /** Renders a diagnostic as `file:line:col: path: message` (parts left out when unknown). */
 function error_formatDiagnostic(diagnostic) {
@@ -319,6 +346,632 @@ class CueError extends Error {
         this.name = 'CueError';
         this.diagnostics = diagnostics;
     }
+}
+
+;// CONCATENATED MODULE: ./src/cue/file-sets.ts
+// A module's cue.mod files sent to the engine once (src/cue/shim/filesets.go). They are
+// most of a module's bytes (the Kubernetes schemas under cue.mod/gen) and the same for
+// every instance build of it; each load then sends only its own files and names the set.
+// The engine keeps the 8 most recently used sets; a load naming a set it dropped fails
+// with a message of its own, and the set is sent again.
+
+
+/** How many sets are remembered here (the engine keeps as many: maxFileSets). */
+const REMEMBERED = 8;
+/** The start of the engine's message for a set it no longer keeps (fileSetUnknownPrefix). */
+const UNKNOWN_SET = 'CUE file set not kept:';
+/** Whether a path is in a cue.mod folder (of the module root or of a module below it). */
+function inCueMod(path) {
+    return path.startsWith('cue.mod/') || path.includes('/cue.mod/');
+}
+/** The load's files split into those of cue.mod folders and its own. */
+function splitFiles(files) {
+    const shared = {};
+    const own = {};
+    for (const [path, content] of Object.entries(files)) {
+        if (inCueMod(path))
+            shared[path] = content;
+        else
+            own[path] = content;
+    }
+    return { shared, own };
+}
+/** A digest of files: names and contents (text and bytes told apart). */
+function filesDigest(files) {
+    const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
+    const length = Buffer.alloc(8);
+    const field = (kind, data) => {
+        const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+        length.writeBigUInt64LE(BigInt(bytes.byteLength));
+        hash.update(kind).update(length).update(bytes);
+    };
+    for (const path of Object.keys(files).sort()) {
+        const content = files[path];
+        field('p', path);
+        field(typeof content === 'string' ? 't' : 'b', content);
+    }
+    return hash.digest('hex');
+}
+/** The sets one engine holds, by digest, most recently used last. */
+class FileSets {
+    #sets = new Map();
+    /** The engine's number for these files, if it was given them. */
+    known(digest) {
+        const id = this.#sets.get(digest);
+        if (id === undefined)
+            return undefined;
+        this.#sets.delete(digest);
+        this.#sets.set(digest, id);
+        return id;
+    }
+    remember(digest, id) {
+        this.#sets.delete(digest);
+        this.#sets.set(digest, id);
+        while (this.#sets.size > REMEMBERED) {
+            const oldest = this.#sets.keys().next().value;
+            this.#sets.delete(oldest);
+        }
+    }
+    forget(digest) {
+        this.#sets.delete(digest);
+    }
+}
+/** Whether a load failed only because the engine no longer keeps the named set. */
+function isUnknownSet(error) {
+    return error instanceof CueError && error.diagnostics.length === 1 && (error.diagnostics[0]?.message ?? '').startsWith(UNKNOWN_SET);
+}
+
+;// CONCATENATED MODULE: external "node:url"
+const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+;// CONCATENATED MODULE: external "node:worker_threads"
+const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
+;// CONCATENATED MODULE: external "node:stream/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
+;// CONCATENATED MODULE: external "node:zlib"
+const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+;// CONCATENATED MODULE: ./src/cue/memory-limit.ts
+// A ceiling on the CUE engine's memory. Go's WebAssembly module defines its own linear
+// memory with no maximum, so a CUE evaluation that grows without end (a bundle's
+// `list.Range(0, 2e8, 1)`) takes the process to gigabytes before Go gives up with a fatal
+// error and a goroutine dump. Here the module's memory section gets a maximum before the
+// module is instantiated; past it, memory.grow fails inside Go, Go stops with "out of
+// memory", and the engine reports that as one clear error (see wasm-runtime.ts), not a dump.
+// The native engine (native-runtime.ts) gets the same limit as an argument: its Go runtime
+// stops itself past it (src/cue/shim/memwatch.go), with the same error.
+const PAGE_BYTES = 64 * 1024;
+const MEMORY_SECTION = 5;
+/** The most a 32-bit WebAssembly memory can hold, in pages (4 GiB). */
+const MAX_PAGES = 65_536;
+/** The default ceiling, in MiB. */
+const DEFAULT_MEMORY_LIMIT_MIB = 2048;
+/** The one error both engines give when an evaluation passes the limit. */
+function memoryLimitMessage(limitMiB) {
+    return `the CUE evaluation needed more than the CUE engine's memory limit of ${limitMiB} MiB (cue-memory-limit) and was stopped; a CUE expression that builds a very large value (list.Range over millions of numbers, say) is the usual cause`;
+}
+class MemoryLimitError extends Error {
+    name = 'MemoryLimitError';
+}
+function readLeb(bytes, start) {
+    let value = 0;
+    let shift = 0;
+    let position = start;
+    for (;;) {
+        const byte = bytes[position++];
+        if (byte === undefined)
+            throw new MemoryLimitError('the CUE engine WebAssembly ends inside a number');
+        value += (byte & 0x7f) * 2 ** shift;
+        if ((byte & 0x80) === 0)
+            return [value, position];
+        shift += 7;
+    }
+}
+function writeLeb(value) {
+    const out = [];
+    let rest = value;
+    do {
+        let byte = rest % 128;
+        rest = Math.floor(rest / 128);
+        if (rest > 0)
+            byte |= 0x80;
+        out.push(byte);
+    } while (rest > 0);
+    return out;
+}
+/** The module with its (single) memory limited to `limitMiB`; its initial size is kept. */
+function withMemoryLimit(module, limitMiB) {
+    if (!Number.isFinite(limitMiB) || limitMiB <= 0)
+        throw new MemoryLimitError(`the CUE memory limit must be a positive number of MiB, not ${limitMiB}`);
+    const maxPages = Math.min(MAX_PAGES, Math.floor((limitMiB * 1024 * 1024) / PAGE_BYTES));
+    let position = 8; // magic and version
+    while (position < module.length) {
+        const id = module[position];
+        const [size, payload] = readLeb(module, position + 1);
+        if (id === MEMORY_SECTION) {
+            const [count, limits] = readLeb(module, payload);
+            if (count !== 1)
+                throw new MemoryLimitError(`the CUE engine WebAssembly declares ${count} memories, expected 1`);
+            const flags = module[limits];
+            const [initial] = readLeb(module, limits + 1);
+            if (flags !== 0 && flags !== 1)
+                throw new MemoryLimitError(`the CUE engine WebAssembly's memory has flags ${String(flags)}, expected 0 or 1`);
+            const max = Math.max(maxPages, initial);
+            const section = [1, 1, ...writeLeb(initial), ...writeLeb(max)];
+            const head = module.subarray(0, position);
+            const tail = module.subarray(payload + size);
+            const patched = new Uint8Array(head.length + 1 + writeLeb(section.length).length + section.length + tail.length);
+            patched.set(head, 0);
+            let at = head.length;
+            patched[at++] = MEMORY_SECTION;
+            for (const byte of [...writeLeb(section.length), ...section])
+                patched[at++] = byte;
+            patched.set(tail, at);
+            return patched;
+        }
+        position = payload + size;
+    }
+    throw new MemoryLimitError('the CUE engine WebAssembly has no memory section');
+}
+
+;// CONCATENATED MODULE: ./src/cue/native-pipes.ts
+// The native engine's frames through two named pipes (src/cue/shim/fifo_unix.go), read
+// and written by the calling thread itself, blocking: about a third of the time per call
+// of the way through the worker thread (native-worker.ts), whose pipes belong to its own
+// event loop. Both ends are opened read-write, so opening never blocks and the caller
+// never sees the end of a pipe; when the engine's process ends, the worker makes the
+// pending call return instead: it empties the request pipe (a write larger than the pipe
+// holds would wait for ever) and writes STOP_MARK where a response length would be.
+
+/** Written by the worker in place of a response length once the engine stopped. */
+const STOP_MARK = 0xffffffff;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+/** Retries what a blocking call may still report (a signal, a full pipe). */
+function again(error) {
+    const code = error.code;
+    if (code !== 'EAGAIN' && code !== 'EINTR')
+        return false;
+    Atomics.wait(pause, 0, 0, 1);
+    return true;
+}
+function writeAll(fd, bytes) {
+    let written = 0;
+    while (written < bytes.length) {
+        try {
+            written += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, written, bytes.length - written);
+        }
+        catch (error) {
+            if (!again(error))
+                throw error;
+        }
+    }
+}
+function readExactly(fd, size) {
+    const bytes = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+        let n;
+        try {
+            n = (0,external_node_fs_namespaceObject.readSync)(fd, bytes, read, size - read, null);
+        }
+        catch (error) {
+            if (again(error))
+                continue;
+            throw error;
+        }
+        if (n === 0)
+            throw new Error('the native CUE engine\'s response pipe ended');
+        read += n;
+    }
+    return bytes;
+}
+function openPipes(paths) {
+    const requests = (0,external_node_fs_namespaceObject.openSync)(paths.requests, 'r+');
+    let responses;
+    try {
+        responses = (0,external_node_fs_namespaceObject.openSync)(paths.responses, 'r+');
+    }
+    catch (error) {
+        (0,external_node_fs_namespaceObject.closeSync)(requests);
+        throw error;
+    }
+    return {
+        call(method, request) {
+            const name = Buffer.from(method);
+            const body = Buffer.from(request);
+            const frame = Buffer.allocUnsafe(8 + name.length + body.length);
+            frame.writeUInt32LE(name.length, 0);
+            name.copy(frame, 4);
+            frame.writeUInt32LE(body.length, 4 + name.length);
+            body.copy(frame, 8 + name.length);
+            writeAll(requests, frame);
+            const size = readExactly(responses, 4).readUInt32LE(0);
+            if (size === STOP_MARK)
+                return undefined;
+            return readExactly(responses, size).toString('utf8');
+        },
+        close() {
+            for (const fd of [requests, responses]) {
+                try {
+                    (0,external_node_fs_namespaceObject.closeSync)(fd);
+                }
+                catch {
+                    // Already closed.
+                }
+            }
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cue/native-worker.ts
+// The worker thread that owns the native engine's process (src/cue/native-runtime.ts).
+// The engine's API is synchronous, a child process is not: the main thread posts each
+// call on a MessagePort and sleeps in Atomics.wait; this worker writes the request frame
+// to the child's standard input, reads the response frame from its file descriptor 3,
+// posts it back and wakes the main thread, which takes it with receiveMessageOnPort.
+// Frames: u32le length + method, u32le length + JSON request; u32le length + JSON
+// response (src/cue/shim/frames.go).
+//
+// The child's standard output and standard error go to this process's standard error
+// (never its standard output, where a line starting with `::` is a workflow command),
+// except Go's last words: from a `fatal error:` or `panic:` line on, the dump is kept
+// out of the log and its first lines are handed back with the exit instead.
+//
+// Once the caller moved the frames to named pipes (native-pipes.ts), the worker only
+// watches the child: when it ends, it unblocks the caller (see unblock below).
+//
+// The source is JavaScript in a string (a CommonJS worker started with `eval`), so that
+// it survives bundling into dist/ unchanged; it uses only Node's built-in modules.
+
+/** Shared Int32Array slots: the answer flag and the child's process id. */
+const SLOT_ANSWER = 0;
+const SLOT_PID = 1;
+const SHARED_SLOTS = 2;
+const NATIVE_WORKER_SOURCE = `
+'use strict';
+const { workerData } = require('node:worker_threads');
+const { spawn } = require('node:child_process');
+const { constants, openSync, readSync, writeSync } = require('node:fs');
+const { program, args, cwd, port, shared } = workerData;
+const flags = new Int32Array(shared);
+const FATAL_LIMIT = 2048;
+const FATAL_START = /^(fatal error:|runtime: out of memory|panic: )/m;
+let pending = false;
+let stopped;
+let fatal;
+// The named pipes the caller reads and writes itself once it moved there (native-pipes.ts).
+let fifos;
+
+function answer(message) {
+  pending = false;
+  port.postMessage(message);
+  Atomics.store(flags, ${SLOT_ANSWER}, 1);
+  Atomics.notify(flags, ${SLOT_ANSWER});
+}
+
+function stop(reason) {
+  if (stopped) return;
+  stopped = reason;
+  if (pending) answer({ stopped });
+  if (fifos) unblock();
+}
+
+// The engine is gone while the caller may wait on the named pipes: empty the request
+// pipe (a large request would wait for ever), tell the caller where a response length
+// would be, and give it the reason. The worker opened its own ends of the pipes when
+// the caller moved there (openFifos), while the engine surely ran.
+function unblock() {
+  setInterval(() => {
+    try {
+      while (readSync(fifos.requestsFd, fifos.sink, 0, fifos.sink.length, null) > 0);
+    } catch {}
+  }, 2);
+  port.postMessage({ stopped });
+  Atomics.store(flags, ${SLOT_ANSWER}, 1);
+  Atomics.notify(flags, ${SLOT_ANSWER});
+  try {
+    const mark = Buffer.alloc(4);
+    mark.writeUInt32LE(${STOP_MARK});
+    writeSync(fifos.responsesFd, mark);
+  } catch {}
+}
+
+function openFifos(paths) {
+  return {
+    requestsFd: openSync(paths.requests, constants.O_RDONLY | constants.O_NONBLOCK),
+    responsesFd: openSync(paths.responses, constants.O_WRONLY | constants.O_NONBLOCK),
+    sink: Buffer.allocUnsafe(1 << 16),
+  };
+}
+
+process.on('uncaughtException', (error) => {
+  stop({ startError: 'the native CUE engine worker failed: ' + (error && error.message) });
+});
+
+function toStderr(text) {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(2, bytes, written, bytes.length - written);
+  } catch {}
+}
+
+function forward(data) {
+  const text = data.toString('utf8');
+  if (fatal !== undefined) {
+    if (fatal.length < FATAL_LIMIT) fatal = (fatal + text).slice(0, FATAL_LIMIT);
+    return;
+  }
+  const at = text.search(FATAL_START);
+  if (at < 0) return toStderr(text);
+  toStderr(text.slice(0, at));
+  fatal = text.slice(at, at + FATAL_LIMIT);
+}
+
+// The child starts with the first call, so that the caller can start this worker while
+// it is still unpacking the program.
+let child;
+function startChild() {
+  try {
+    child = spawn(program, args, { cwd, env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], windowsHide: true });
+  } catch (error) {
+    stop({ startError: error.message });
+    return;
+  }
+  child.on('spawn', () => Atomics.store(flags, ${SLOT_PID}, child.pid));
+  child.on('error', (error) => stop({ startError: error.message }));
+  child.on('close', (code, signal) => stop({ code, signal, fatal }));
+  child.stdin.on('error', () => {});
+  child.stdout.on('data', forward);
+  child.stderr.on('data', forward);
+  let chunks = [];
+  let buffered = 0;
+  const responses = child.stdio[3];
+  responses.on('error', () => {});
+  responses.on('data', (data) => {
+    chunks.push(data);
+    buffered += data.length;
+    for (;;) {
+      if (buffered < 4) return;
+      if (chunks[0].length < 4) chunks = [Buffer.concat(chunks)];
+      const size = chunks[0].readUInt32LE(0);
+      if (buffered < 4 + size) return;
+      const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const rest = all.subarray(4 + size);
+      chunks = rest.length > 0 ? [rest] : [];
+      buffered = rest.length;
+      answer({ response: all.toString('utf8', 4, 4 + size) });
+    }
+  });
+}
+
+port.on('message', (message) => {
+  if (message.fifos) {
+    try {
+      fifos = openFifos(message.fifos);
+    } catch (error) {
+      stop({ startError: 'the native CUE engine worker cannot open the named pipes: ' + error.message });
+      return;
+    }
+    if (stopped) unblock();
+    return;
+  }
+  const { method, request } = message;
+  pending = true;
+  if (!child && !stopped) startChild();
+  if (stopped) return answer({ stopped });
+  const name = Buffer.from(method);
+  const body = Buffer.from(request);
+  const frame = Buffer.allocUnsafe(8 + name.length + body.length);
+  frame.writeUInt32LE(name.length, 0);
+  name.copy(frame, 4);
+  frame.writeUInt32LE(body.length, 4 + name.length);
+  body.copy(frame, 8 + name.length);
+  child.stdin.write(frame);
+});
+`;
+
+;// CONCATENATED MODULE: ./src/cue/native-runtime.ts
+// Starts the native build of the Go shim (src/cue/shim, built by scripts/build-cue.mjs
+// into native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
+// synchronous Bridge as the WebAssembly engine. A worker thread owns the child
+// (native-worker.ts); the first calls cross through it while the caller sleeps in
+// Atomics.wait, then the calls go through two named pipes that the caller reads and
+// writes itself, blocking (native-pipes.ts).
+//
+// The child is confined as far as an unprivileged process can be: an empty environment,
+// a fresh private (0700) temporary folder as its working directory, removed at exit (by
+// this process, or by the child when this process dies first: its standard input then
+// ends), files only from the in-memory overlay of each load (as in WebAssembly; cue/load
+// looks at the host only under the virtual root /timoni-fleet-virtual/load-<n>, which
+// does not exist), no module registry, nothing written to standard output. It is killed
+// when this process exits, and stops itself past the memory limit (exit code 86).
+
+
+
+
+
+
+
+
+
+
+/** The exit code with which the shim stops past its memory limit (src/cue/shim/bridge_other.go). */
+const EXIT_MEMORY_LIMIT = 86;
+/** Bytes per step when unpacking the program (larger steps: fewer round trips, same memory order). */
+const UNPACK_CHUNK = 1024 * 1024;
+/** How long the start check (first answer of the child) may take. */
+const START_TIMEOUT_MS = 20_000;
+/** The artifact folder name of this platform (Go's names), or undefined where none is built. */
+function nativePlatform(platform = process.platform, arch = process.arch) {
+    const goarch = { x64: 'amd64', arm64: 'arm64' }[arch];
+    if (!goarch || (platform !== 'linux' && platform !== 'darwin'))
+        return undefined;
+    const name = `${platform}-${goarch}`;
+    return ['linux-amd64', 'linux-arm64', 'darwin-arm64'].includes(name) ? name : undefined;
+}
+/**
+ * Where native/<platform>/cue-shim.gz may be, relative to this module: beside the bundled
+ * dist/index.js, one level up from dist/cli/index.js, or beside the sources (src/cue).
+ * Undefined when this platform has no artifact.
+ */
+function locateNative(moduleUrl = import.meta.url) {
+    const platform = nativePlatform();
+    if (!platform)
+        return undefined;
+    const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
+    for (const base of ['native', '../native']) {
+        const path = (0,external_node_path_namespaceObject.join)(here, base, platform, 'cue-shim.gz');
+        if ((0,external_node_fs_namespaceObject.existsSync)(path))
+            return path;
+    }
+    return undefined;
+}
+/** The error for a call during which (or before which) the child stopped. */
+function stoppedError(method, stop, limitMiB) {
+    if (stop.startError !== undefined)
+        return new Error(`the native CUE engine could not run ${method}: ${stop.startError}`);
+    if (stop.code === EXIT_MEMORY_LIMIT || /out of memory/.test(stop.fatal ?? ''))
+        return new Error(memoryLimitMessage(limitMiB));
+    const how = stop.signal ? `signal ${stop.signal}` : `exit code ${stop.code ?? 'unknown'}`;
+    const first = (stop.fatal ?? '').split('\n').slice(0, 2).join(' ').trim();
+    return new Error(`the CUE engine stopped while running ${method} (${how})${first ? `: ${first}` : ''}`);
+}
+/** Runs one call through the worker; waits at most `timeoutMs` (undefined: for ever). */
+function callThrough(port, flags, method, request, timeoutMs) {
+    Atomics.store(flags, SLOT_ANSWER, 0);
+    port.postMessage({ method, request });
+    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    for (;;) {
+        const left = deadline === undefined ? undefined : deadline - Date.now();
+        if (left !== undefined && left <= 0)
+            return undefined;
+        Atomics.wait(flags, SLOT_ANSWER, 0, left);
+        if (Atomics.load(flags, SLOT_ANSWER) === 0)
+            continue;
+        const received = (0,external_node_worker_threads_namespaceObject.receiveMessageOnPort)(port);
+        if (received)
+            return received.message;
+    }
+}
+/**
+ * Moves the frames to named pipes (native-pipes.ts); undefined when the engine cannot
+ * (it then keeps answering through the worker).
+ */
+function movePipes(port, flags) {
+    const answer = callThrough(port, flags, 'useFifos', '{}', START_TIMEOUT_MS);
+    if (answer === undefined || 'stopped' in answer)
+        return undefined;
+    const { result } = JSON.parse(answer.response);
+    if (!result)
+        return undefined;
+    // The engine waits for these ends to be opened: failing here leaves it unusable.
+    const pipes = openPipes(result);
+    port.postMessage({ fifos: result });
+    Atomics.store(flags, SLOT_ANSWER, 0);
+    return pipes;
+}
+/** Why the engine stopped, from the worker (it posts the reason once it saw the end). */
+function stopReason(port, flags) {
+    const until = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < until) {
+        const received = (0,external_node_worker_threads_namespaceObject.receiveMessageOnPort)(port)?.message;
+        if (received && 'stopped' in received)
+            return received.stopped;
+        Atomics.wait(flags, SLOT_ANSWER, 0, 10);
+    }
+    return { startError: 'the engine stopped without a reason' };
+}
+/**
+ * Starts the native engine and checks it answers (`version`). Throws when this platform
+ * has no artifact or the program cannot run here (a temporary folder mounted noexec, say);
+ * the caller then uses the WebAssembly engine. The program is unpacked as a stream (off the
+ * main thread, without holding its 18 MB in memory).
+ */
+async function startNative(options = {}) {
+    const memoryLimitMiB = options.memoryLimitMiB ?? DEFAULT_MEMORY_LIMIT_MIB;
+    const artifact = options.artifact ?? locateNative();
+    if (!artifact)
+        throw new Error(`no native CUE engine is built for ${process.platform}-${process.arch}`);
+    const workdir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-cue-engine-'));
+    const executable = (0,external_node_path_namespaceObject.join)(workdir, 'cue-shim');
+    const shared = new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+    const flags = new Int32Array(shared);
+    const { port1, port2 } = new external_node_worker_threads_namespaceObject.MessageChannel();
+    let worker;
+    let pipes;
+    const cleanup = () => {
+        const pid = Atomics.load(flags, SLOT_PID);
+        if (pid > 0) {
+            try {
+                process.kill(pid, 'SIGKILL');
+            }
+            catch {
+                // Already gone.
+            }
+        }
+        (0,external_node_fs_namespaceObject.rmSync)(workdir, { recursive: true, force: true });
+    };
+    // From here on the folder goes at exit, also when the start fails half-way.
+    process.once('exit', cleanup);
+    try {
+        worker = new external_node_worker_threads_namespaceObject.Worker(NATIVE_WORKER_SOURCE, {
+            eval: true,
+            workerData: { program: executable, args: ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], cwd: workdir, port: port2, shared },
+            transferList: [port2],
+            stdout: false,
+            stderr: false,
+        });
+        worker.unref();
+        // The worker boots while the program is unpacked; it starts the child with the first call.
+        try {
+            await (0,promises_namespaceObject.pipeline)((0,external_node_fs_namespaceObject.createReadStream)(artifact, { highWaterMark: UNPACK_CHUNK }), (0,external_node_zlib_namespaceObject.createGunzip)({ chunkSize: UNPACK_CHUNK }), (0,external_node_fs_namespaceObject.createWriteStream)(executable, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
+        }
+        catch (error) {
+            throw new Error(`cannot unpack the native CUE engine ${artifact}: ${error.message}`, { cause: error });
+        }
+        const answer = callThrough(port1, flags, 'version', '{}', START_TIMEOUT_MS);
+        if (answer === undefined)
+            throw new Error(`the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
+        if ('stopped' in answer)
+            throw stoppedError('its start check', answer.stopped, memoryLimitMiB);
+        if (!/"cue":"v\d/.test(answer.response))
+            throw new Error(`the native CUE engine answered its start check with ${answer.response.slice(0, 200)}`);
+        pipes = movePipes(port1, flags);
+    }
+    catch (error) {
+        pipes?.close();
+        void worker?.terminate();
+        process.off('exit', cleanup);
+        cleanup();
+        throw error;
+    }
+    // The child has its program open; the file is not needed any more.
+    (0,external_node_fs_namespaceObject.rmSync)(executable, { force: true });
+    let stopped;
+    const stop = () => {
+        stopped ??= { startError: 'the engine was stopped' };
+        process.off('exit', cleanup);
+        cleanup();
+        pipes?.close();
+        void worker?.terminate();
+    };
+    const bridge = (method, request) => {
+        if (stopped)
+            throw stoppedError(method, stopped, memoryLimitMiB);
+        if (pipes) {
+            const response = pipes.call(method, request);
+            if (response !== undefined)
+                return response;
+            stopped = stopReason(port1, flags);
+            throw stoppedError(method, stopped, memoryLimitMiB);
+        }
+        const answer = callThrough(port1, flags, method, request);
+        if ('stopped' in answer) {
+            stopped = answer.stopped;
+            throw stoppedError(method, stopped, memoryLimitMiB);
+        }
+        return answer.response;
+    };
+    return { bridge, pid: Atomics.load(flags, SLOT_PID), workdir, stop };
 }
 
 ;// CONCATENATED MODULE: ./src/cue/protocol.ts
@@ -354,8 +1007,8 @@ const dropped = new FinalizationRegistry(({ bridge, handle }) => {
         // The engine may be gone at exit; nothing is left to free then.
     }
 });
-/** A CUE value held by the Go side and referred to by its handle. */
-class WasmCueValue {
+/** A CUE value held by the Go side (WebAssembly or native) and referred to by its handle. */
+class BridgeCueValue {
     #bridge;
     #handle;
     #freed = false;
@@ -436,7 +1089,7 @@ class WasmCueValue {
         invoke(this.#bridge, 'free', { handle: this.#handle });
     }
 }
-_a = WasmCueValue;
+_a = BridgeCueValue;
 
 ;// CONCATENATED MODULE: ./src/cue/go-sandbox.ts
 // The sandbox that Go's WebAssembly runtime (wasm_exec.js) runs in. wasm_exec.js
@@ -1137,87 +1790,6 @@ installGoSandbox();
 
 ;// CONCATENATED MODULE: external "node:v8"
 const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
-;// CONCATENATED MODULE: external "node:url"
-const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
-;// CONCATENATED MODULE: external "node:zlib"
-const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
-;// CONCATENATED MODULE: ./src/cue/memory-limit.ts
-// A ceiling on the CUE engine's memory. Go's WebAssembly module defines its own linear
-// memory with no maximum, so a CUE evaluation that grows without end (a bundle's
-// `list.Range(0, 2e8, 1)`) takes the process to gigabytes before Go gives up with a fatal
-// error and a goroutine dump. Here the module's memory section gets a maximum before the
-// module is instantiated; past it, memory.grow fails inside Go, Go stops with "out of
-// memory", and the engine reports that as one clear error (see wasm-runtime.ts), not a dump.
-const PAGE_BYTES = 64 * 1024;
-const MEMORY_SECTION = 5;
-/** The most a 32-bit WebAssembly memory can hold, in pages (4 GiB). */
-const MAX_PAGES = 65_536;
-/** The default ceiling, in MiB. */
-const DEFAULT_MEMORY_LIMIT_MIB = 2048;
-class MemoryLimitError extends Error {
-    name = 'MemoryLimitError';
-}
-function readLeb(bytes, start) {
-    let value = 0;
-    let shift = 0;
-    let position = start;
-    for (;;) {
-        const byte = bytes[position++];
-        if (byte === undefined)
-            throw new MemoryLimitError('the CUE engine WebAssembly ends inside a number');
-        value += (byte & 0x7f) * 2 ** shift;
-        if ((byte & 0x80) === 0)
-            return [value, position];
-        shift += 7;
-    }
-}
-function writeLeb(value) {
-    const out = [];
-    let rest = value;
-    do {
-        let byte = rest % 128;
-        rest = Math.floor(rest / 128);
-        if (rest > 0)
-            byte |= 0x80;
-        out.push(byte);
-    } while (rest > 0);
-    return out;
-}
-/** The module with its (single) memory limited to `limitMiB`; its initial size is kept. */
-function withMemoryLimit(module, limitMiB) {
-    if (!Number.isFinite(limitMiB) || limitMiB <= 0)
-        throw new MemoryLimitError(`the CUE memory limit must be a positive number of MiB, not ${limitMiB}`);
-    const maxPages = Math.min(MAX_PAGES, Math.floor((limitMiB * 1024 * 1024) / PAGE_BYTES));
-    let position = 8; // magic and version
-    while (position < module.length) {
-        const id = module[position];
-        const [size, payload] = readLeb(module, position + 1);
-        if (id === MEMORY_SECTION) {
-            const [count, limits] = readLeb(module, payload);
-            if (count !== 1)
-                throw new MemoryLimitError(`the CUE engine WebAssembly declares ${count} memories, expected 1`);
-            const flags = module[limits];
-            const [initial] = readLeb(module, limits + 1);
-            if (flags !== 0 && flags !== 1)
-                throw new MemoryLimitError(`the CUE engine WebAssembly's memory has flags ${String(flags)}, expected 0 or 1`);
-            const max = Math.max(maxPages, initial);
-            const section = [1, 1, ...writeLeb(initial), ...writeLeb(max)];
-            const head = module.subarray(0, position);
-            const tail = module.subarray(payload + size);
-            const patched = new Uint8Array(head.length + 1 + writeLeb(section.length).length + section.length + tail.length);
-            patched.set(head, 0);
-            let at = head.length;
-            patched[at++] = MEMORY_SECTION;
-            for (const byte of [...writeLeb(section.length), ...section])
-                patched[at++] = byte;
-            patched.set(tail, at);
-            return patched;
-        }
-        position = payload + size;
-    }
-    throw new MemoryLimitError('the CUE engine WebAssembly has no memory section');
-}
-
 ;// CONCATENATED MODULE: ./src/cue/wasm-runtime.ts
 // Starts the Go WebAssembly program (src/cue/shim) once and returns the function
 // through which the engine is called. The sandbox must be installed before
@@ -1271,11 +1843,10 @@ function goConstructor() {
     return Go;
 }
 /** The error for a call during which Go stopped: out of memory said plainly, the dump left out. */
-function stoppedError(method, exitCode, limitMiB) {
+function wasm_runtime_stoppedError(method, exitCode, limitMiB) {
     const output = goFatalOutput() ?? '';
-    if (/out of memory/.test(output)) {
-        return new Error(`the CUE evaluation needed more than the CUE engine's memory limit of ${limitMiB} MiB (cue-memory-limit) and was stopped; a CUE expression that builds a very large value (list.Range over millions of numbers, say) is the usual cause`);
-    }
+    if (/out of memory/.test(output))
+        return new Error(memoryLimitMessage(limitMiB));
     const first = output.split('\n').slice(0, 2).join(' ').trim();
     return new Error(`the CUE engine stopped while running ${method} (exit code ${exitCode ?? 'unknown'})${first ? `: ${first}` : ''}`);
 }
@@ -1320,18 +1891,18 @@ async function startWasm(options = {}) {
     exited.catch(() => undefined);
     return (method, request) => {
         if (exitCode !== undefined)
-            throw stoppedError(method, exitCode, memoryLimitMiB);
+            throw wasm_runtime_stoppedError(method, exitCode, memoryLimitMiB);
         let response;
         try {
             response = call(method, request);
         }
         catch (error) {
             if (exitCode !== undefined || goFatalOutput() !== undefined)
-                throw stoppedError(method, exitCode, memoryLimitMiB);
+                throw wasm_runtime_stoppedError(method, exitCode, memoryLimitMiB);
             throw error;
         }
         if (exitCode !== undefined || goFatalOutput() !== undefined)
-            throw stoppedError(method, exitCode, memoryLimitMiB);
+            throw wasm_runtime_stoppedError(method, exitCode, memoryLimitMiB);
         if (typeof response !== 'string')
             throw new Error(`the CUE engine returned no response to ${method}`);
         return response;
@@ -1339,6 +1910,9 @@ async function startWasm(options = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/cue/engine.ts
+
+
+
 
 
 
@@ -1356,17 +1930,46 @@ function encodeFiles(files) {
     }
     return { files: text, binaryFiles: binary };
 }
-/** The CUE engine backed by cuelang.org/go compiled to WebAssembly. */
-class WasmCueEngine {
+/** The CUE engine backed by cuelang.org/go: the Go shim, native or compiled to WebAssembly. */
+class BridgeCueEngine {
     #bridge;
-    constructor(bridge) {
+    kind;
+    constructor(bridge, kind) {
         this.#bridge = bridge;
+        this.kind = kind;
+    }
+    #fileSets = new FileSets();
+    /** The engine's number for these cue.mod files, sending them when it has none. */
+    #fileSet(shared, digest) {
+        const known = this.#fileSets.known(digest);
+        if (known !== undefined)
+            return known;
+        const { fileSet } = invoke(this.#bridge, 'putFiles', encodeFiles(shared));
+        this.#fileSets.remember(digest, fileSet);
+        return fileSet;
     }
     load(options) {
-        const { files, binaryFiles } = encodeFiles(options.files);
+        // A module's cue.mod files go once per engine (file-sets.ts); the load sends its own.
+        const { shared, own } = splitFiles(options.files);
+        if (Object.keys(shared).length === 0)
+            return this.#load(options, options.files, 0);
+        const digest = filesDigest(shared);
+        try {
+            return this.#load(options, own, this.#fileSet(shared, digest));
+        }
+        catch (error) {
+            if (!isUnknownSet(error))
+                throw error;
+            this.#fileSets.forget(digest);
+            return this.#load(options, own, this.#fileSet(shared, digest));
+        }
+    }
+    #load(options, ownFiles, fileSet) {
+        const { files, binaryFiles } = encodeFiles(ownFiles);
         const { handle } = invoke(this.#bridge, 'load', {
             files,
             binaryFiles,
+            fileSet,
             dir: options.dir ?? '.',
             moduleRoot: options.moduleRoot ?? '',
             args: options.args ?? [],
@@ -1377,7 +1980,7 @@ class WasmCueEngine {
             acceptLegacyModules: options.acceptLegacyModules ?? true,
             displayNames: options.displayNames ?? {},
         });
-        return new WasmCueValue(this.#bridge, handle);
+        return new BridgeCueValue(this.#bridge, handle);
     }
     compile(source, options = {}) {
         const { handle } = invoke(this.#bridge, 'compile', {
@@ -1385,7 +1988,7 @@ class WasmCueEngine {
             filename: options.filename ?? '',
             scope: options.scope ?? null,
         });
-        return new WasmCueValue(this.#bridge, handle);
+        return new BridgeCueValue(this.#bridge, handle);
     }
     injectRuntimeValues(filename, content, values) {
         return invoke(this.#bridge, 'injectRuntimeValues', { filename, content, values });
@@ -1393,13 +1996,12 @@ class WasmCueEngine {
     listRuntimeAttributes(filename, content) {
         return invoke(this.#bridge, 'listRuntimeAttributes', { filename, content });
     }
-    mergeValues(options) {
-        return invoke(this.#bridge, 'mergeValues', {
+    mergeInstanceValues(options) {
+        return invoke(this.#bridge, 'mergeInstanceValues', {
             base: options.base,
-            baseFilename: options.baseFilename,
             overlays: options.overlays,
             package: options.packageName ?? 'main',
-        }).source;
+        });
     }
     version() {
         return invoke(this.#bridge, 'version', {});
@@ -1408,18 +2010,60 @@ class WasmCueEngine {
         return invoke(this.#bridge, 'stats', {}).handles;
     }
 }
-let engine;
-/** The process's CUE engine, started on first use (about a second) and shared afterwards. */
+/** Forces an engine: `native`, `wasm`, or `auto` (the default: native where it runs). */
+const ENGINE_VARIABLE = 'TIMONI_FLEET_CUE_ENGINE';
+/** The engine asked for by TIMONI_FLEET_CUE_ENGINE (default auto). */
+function engineChoice(env = process.env) {
+    const value = (env[ENGINE_VARIABLE] ?? '').trim() || 'auto';
+    if (value === 'auto' || value === 'native' || value === 'wasm')
+        return value;
+    throw new Error(`${ENGINE_VARIABLE} must be auto, native or wasm, not ${JSON.stringify(value)}`);
+}
+/** Why the native engine is not used by `auto`, once it was tried (for diagnostics and the bench). */
+let nativeUnavailable;
+function nativeEngineUnavailable() {
+    return nativeUnavailable;
+}
+const started = new Map();
 /**
- * The process's engine, started on first use. `memoryLimitMiB` applies when this call
- * starts it (the action passes its `cue-memory-limit` input before anything else loads it).
+ * The process's engine of one kind, started on first use and shared afterwards (the
+ * WebAssembly engine can only run once per process). Throws when it cannot start.
+ */
+function startCueEngine(kind, options = {}) {
+    let engine = started.get(kind);
+    if (!engine) {
+        engine = kind === 'native'
+            ? startNative(options).then((native) => new BridgeCueEngine(deferFrees(native.bridge), 'native'))
+            : startWasm(options).then((bridge) => new BridgeCueEngine(deferFrees(bridge), 'wasm'));
+        started.set(kind, engine);
+        engine.catch(() => started.delete(kind));
+    }
+    return engine;
+}
+let chosen;
+/**
+ * The process's engine, started on first use (native where this platform has a working
+ * build, else WebAssembly; TIMONI_FLEET_CUE_ENGINE forces one) and shared afterwards.
+ * `memoryLimitMiB` applies when this call starts it (the action passes its
+ * `cue-memory-limit` input before anything else loads it).
  */
 function loadCueEngine(options = {}) {
-    engine ??= startWasm(options).then((bridge) => new WasmCueEngine(bridge), (error) => {
-        engine = undefined;
+    chosen ??= (async () => {
+        const choice = engineChoice();
+        if (choice !== 'auto')
+            return startCueEngine(choice, options);
+        try {
+            return await startCueEngine('native', options);
+        }
+        catch (error) {
+            nativeUnavailable = error.message;
+            return startCueEngine('wasm', options);
+        }
+    })().catch((error) => {
+        chosen = undefined;
         throw error;
     });
-    return engine;
+    return chosen;
 }
 
 ;// CONCATENATED MODULE: ./src/cue/index.ts
@@ -1678,12 +2322,14 @@ function readInstance(instances, label, name) {
         const digest = stringAt(instance, 'module.digest');
         const valuesField = instance.lookup('values');
         const values = (valuesField.exists() ? valuesField.toJSON() : {});
+        const valuesCue = valuesField.exists() ? valuesField.toCUE() : '{}';
         valuesField.free();
         return {
             name,
             namespace: stringAt(instance, 'namespace') ?? '',
             module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
             values,
+            valuesCue,
         };
     }
     finally {
@@ -2137,6 +2783,7 @@ async function evaluateForCluster(engine, options, cluster) {
             ...evaluated,
             secretValueNames: secretEntries.map(([name]) => name),
             secretValues: secretEntries.map(([, v]) => v.value).filter((value) => value !== ''),
+            clusterSecretValues: secretEntries.filter(([, v]) => v.source === 'query').map(([, v]) => v.value).filter((value) => value !== ''),
         };
     }
     catch (error) {
@@ -2643,7 +3290,7 @@ function jsonEqual(a, b) {
 
 
 /** Timoni's field manager: what it applies, Timoni owns, and the other way round. */
-const apply_fieldManager = 'timoni';
+const fieldManager = 'timoni';
 /** The object as it is sent: a cluster-scoped kind loses a stray namespace (as Timoni does). */
 async function scoped(cluster, object) {
     const location = await cluster.locate(refOf(object));
@@ -2660,7 +3307,7 @@ async function serverSideApply(cluster, object, options = {}) {
     return cluster.client.request({
         method: 'PATCH',
         path,
-        query: { fieldManager: apply_fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
+        query: { fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
         // JSON is YAML: the object goes out byte for byte as built, unknown fields included.
         body: JSON.stringify(body),
         contentType: 'application/apply-patch+yaml',
@@ -2672,14 +3319,14 @@ async function serverSideApply(cluster, object, options = {}) {
  * tracking annotations; true when the object was patched.
  */
 async function takeOwnership(cluster, live) {
-    const patch = takeOwnershipPatch(live, apply_fieldManager);
+    const patch = takeOwnershipPatch(live, fieldManager);
     if (patch.length === 0)
         return false;
     const { path } = await cluster.locate(refOf(live));
     await cluster.client.request({
         method: 'PATCH',
         path,
-        query: { fieldManager: apply_fieldManager },
+        query: { fieldManager },
         body: patch,
         contentType: 'application/json-patch+json',
         object: refOf(live),
@@ -2738,7 +3385,7 @@ async function applyObject(cluster, desired, options = {}) {
                 throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
             await cluster.delete(ref);
             await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
-            return { action: 'recreated', object: await serverSideApply(cluster, desired) };
+            return { action: 'recreated', object: await serverSideApply(cluster, desired), immutableFields: immutableFields(error) };
         }
         throw error;
     }
@@ -3126,7 +3773,59 @@ function renderYaml(value) {
     return (0,dist/* stringify */.As)(value, { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
 }
 
+;// CONCATENATED MODULE: ./src/kube/field-changes.ts
+// The fields that force an object's recreation, as a diff: when an immutable field changes,
+// the server refuses the dry-run and gives no merged object to compare with. The live
+// object is then shown through the desired object's shape (only the fields the module sets,
+// list items by position), so that the diff names what the module changes and not every
+// field the server defaulted (clusterIP, strategy, status...). Pure.
+
+
+
+
+
+/**
+ * `live` reduced to the paths that `desired` has: maps keep the keys `desired` sets (keys
+ * that live lacks stay absent, so they show as added), lists keep their items by position,
+ * with the live items past the desired list's end (they would be gone after a recreation);
+ * any other value is live's as it is.
+ */
+function projectOnto(live, desired) {
+    if (isRecord(live) && isRecord(desired)) {
+        const projected = {};
+        for (const key of Object.keys(desired)) {
+            if (Object.prototype.hasOwnProperty.call(live, key))
+                projected[key] = projectOnto(live[key], desired[key]);
+        }
+        return projected;
+    }
+    if (Array.isArray(live) && Array.isArray(desired)) {
+        return live.map((item, index) => (index < desired.length ? projectOnto(item, desired[index]) : item));
+    }
+    return live;
+}
+/** The unified diff of the desired fields as they are live and as they are desired (Secret data masked). */
+function fieldChangesDiff(live, desired) {
+    const a = normalizeObject(live);
+    const b = normalizeObject(desired);
+    // Secret values are masked (stringData folded into data) before the shape is taken.
+    const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
+    const projected = projectOnto(masked.live, masked.desired);
+    return unifiedDiff(renderYaml(projected), renderYaml(masked.desired));
+}
+/** The note that ends a recreated object's diff. */
+function recreateNote(fields, done) {
+    const named = fields.length === 0 ? 'an immutable field changes' : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
+    return `# recreated: ${named}; the object ${done ? 'was' : 'is'} deleted and created again\n`;
+}
+/** The field changes, then the note saying the object is recreated. */
+function recreateDiff(live, desired, fields, done = false) {
+    return fieldChangesDiff(live, desired) + recreateNote(fields, done);
+}
+
 ;// CONCATENATED MODULE: ./src/kube/diff.ts
+
+
 
 
 
@@ -3148,7 +3847,16 @@ function objectDiff(live, desired, withStatus = false) {
     const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
     return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
 }
-async function changeOf(cluster, desired, action, diff) {
+/**
+ * True for an error about this one object: the API server answered and refused it
+ * (4xx), other than for the credentials (401) or its own load (429).
+ */
+function isObjectError(error) {
+    if (error instanceof ImmutableFieldError)
+        return true;
+    return error instanceof KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
+}
+async function changeOf(cluster, desired, action, diff, error) {
     const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
     const namespace = mapping && !mapping.namespaced ? '' : (desired.metadata.namespace ?? '');
     // A cluster-scoped object is shown without the namespace the server would drop.
@@ -3157,7 +3865,14 @@ async function changeOf(cluster, desired, action, diff) {
         const { namespace: _dropped, ...metadata } = desired.metadata;
         shown = { ...desired, metadata: metadata };
     }
-    return { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
+    const change = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
+    if (error !== undefined)
+        change.error = error;
+    return change;
+}
+/** The object as a `failed` change: the error's message, and the field changes when it has a live copy. */
+function failedChange(cluster, desired, live, error) {
+    return changeOf(cluster, desired, 'failed', (shown) => (live ? fieldChangesDiff(live, shown) : ''), error.message);
 }
 /** The change applying `desired` would make, as an ObjectChange of the ChangeSet. */
 async function diffObject(cluster, desired, options = {}) {
@@ -3171,6 +3886,8 @@ async function diffObject(cluster, desired, options = {}) {
         // A kind whose CRD comes with the same apply is not served yet: it will be created.
         if (error instanceof NoMatchError)
             return changeOf(cluster, desired, 'created', wholeObjectDiff);
+        if (isObjectError(error))
+            return failedChange(cluster, desired, null, error);
         throw error;
     }
     if (isOneOffPresent(desired, live))
@@ -3180,12 +3897,16 @@ async function diffObject(cluster, desired, options = {}) {
         dryRun = await serverSideApply(cluster, desired, { dryRun: true });
     }
     catch (error) {
+        let refused = error;
         if (live && isImmutableError(error)) {
+            const fields = immutableFields(error);
             if (mustRecreate(desired, live, options.force))
-                return changeOf(cluster, desired, 'recreated', wholeObjectDiff);
-            throw new ImmutableFieldError(cluster.name, refOf(desired), immutableFields(error), error);
+                return changeOf(cluster, desired, 'recreated', (shown) => recreateDiff(live, shown, fields));
+            refused = new ImmutableFieldError(cluster.name, refOf(desired), fields, error);
         }
-        throw error;
+        if (isObjectError(refused))
+            return failedChange(cluster, desired, live, refused);
+        throw refused;
     }
     if (!live || !dryRun.metadata.resourceVersion)
         return changeOf(cluster, desired, 'created', wholeObjectDiff);
@@ -3194,7 +3915,7 @@ async function diffObject(cluster, desired, options = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/inventory.ts
-// The instance inventory exactly as Timoni v0.32 stores it (internal/runtime/storage.go,
+// The instance inventory exactly as Timoni v0.33 stores it (internal/runtime/storage.go,
 // api/v1alpha1/instance.go, inventory.go): Secret `timoni.<instance>` of type
 // `timoni.sh/instance`, `data.instance` = the Instance as Go's encoding/json writes it.
 // Pure functions: encode, decode, entry ids.
@@ -3207,7 +3928,7 @@ const instanceSecretPrefix = 'timoni.';
 const instanceDataKey = 'instance';
 const pendingDataKey = 'pending';
 const inventory_bundleNameLabel = 'bundle.timoni.sh/name';
-const inventory_instanceLabels = {
+const instanceLabels = {
     name: 'app.kubernetes.io/name',
     component: 'app.kubernetes.io/component',
     createdBy: 'app.kubernetes.io/created-by',
@@ -3339,9 +4060,9 @@ function instanceSecret(instance) {
             name: instanceSecretName(instance.name),
             namespace: instance.namespace,
             labels: {
-                [inventory_instanceLabels.name]: instance.name,
-                [inventory_instanceLabels.component]: 'instance',
-                [inventory_instanceLabels.createdBy]: 'timoni',
+                [instanceLabels.name]: instance.name,
+                [instanceLabels.component]: 'instance',
+                [instanceLabels.createdBy]: 'timoni',
                 ...instance.labels,
             },
         },
@@ -3350,7 +4071,7 @@ function instanceSecret(instance) {
     };
 }
 /** Reads an instance Secret; labels, annotations and creation time come from the Secret (as Timoni does). */
-function inventory_decodeInstanceSecret(secret) {
+function decodeInstanceSecret(secret) {
     const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
     const data = isRecord(secret.data) ? secret.data : {};
     const encoded = data[instanceDataKey];
@@ -3366,7 +4087,7 @@ function inventory_decodeInstanceSecret(secret) {
     return pending ? { instance, pending } : { instance };
 }
 /** `2026-01-02T03:04:05Z`: Go's time.RFC3339 of a UTC time (no fraction). */
-function inventory_rfc3339(date) {
+function rfc3339(date) {
     return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
@@ -3374,7 +4095,7 @@ function inventory_rfc3339(date) {
 
 
 /** A lifecycle step failed: names the cluster, instance, step and object, and what was done before. */
-class instance_InstanceStepError extends Error {
+class InstanceStepError extends Error {
     cluster;
     step;
     instance;
@@ -3401,7 +4122,7 @@ class instance_InstanceStepError extends Error {
         this.object = object;
     }
 }
-function instance_instanceId(instance) {
+function instanceId(instance) {
     return `${instance.namespace}/${instance.name}`;
 }
 /** The objects of every set, in set order, each a copy carrying the instance's owner labels. */
@@ -3426,8 +4147,10 @@ const localPrefix = 'file://';
  * digest `unknown` (internal/engine/fetcher/local.go); a registry module by its URL.
  */
 function moduleReference(module) {
-    if (!module.url.startsWith(localPrefix))
-        return { name: module.name, repository: module.url, version: module.version, digest: module.digest };
+    if (!module.url.startsWith(localPrefix)) {
+        const annotations = module.annotations && Object.keys(module.annotations).length > 0 ? { ...module.annotations } : undefined;
+        return { name: module.name, repository: module.repository ?? module.url, version: module.version, digest: module.digest, ...(annotations ? { annotations } : {}) };
+    }
     return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
 }
 /** The record Timoni stores for this build: the inventory of every set, the bundle label. */
@@ -3476,7 +4199,7 @@ function staleObjects(stored, next) {
     return sortForApply(stale);
 }
 /** Every object of the stored record and of its pending revision, in apply order, without duplicates. */
-function instance_prune_inventoryObjects(stored) {
+function inventoryObjects(stored) {
     return staleObjects(stored, []);
 }
 /** The whole live object as removed lines (Secret data masked). */
@@ -3520,7 +4243,7 @@ class DeleteObjectsError extends Error {
  * per object: `deleted` (also when it was already gone), or `skipped` when its labels or
  * annotations keep it. Every object is tried; failures are thrown together at the end.
  */
-async function instance_prune_deleteObjects(cluster, refs, owner, options = {}) {
+async function deleteObjects(cluster, refs, owner, options = {}) {
     const changes = [];
     const failures = [];
     for (const ref of sortForDelete(refs)) {
@@ -3571,7 +4294,7 @@ async function inventory_store_readInstance(cluster, name, namespace) {
     if (!secret)
         return null;
     try {
-        return inventory_decodeInstanceSecret(secret);
+        return decodeInstanceSecret(secret);
     }
     catch (error) {
         throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
@@ -3581,7 +4304,7 @@ async function inventory_store_readInstance(cluster, name, namespace) {
 async function inventory_store_listInstances(cluster, namespace, bundle) {
     const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
     if (bundle)
-        selector[bundleNameLabel] = bundle;
+        selector[inventory_bundleNameLabel] = bundle;
     const secrets = await cluster.list('v1', 'Secret', namespace, selector);
     const created = (secret) => String(secret.metadata.creationTimestamp ?? '');
     return secrets
@@ -3600,7 +4323,7 @@ async function inventory_store_listInstances(cluster, namespace, bundle) {
  * `lastTransitionTime`; answers the record as written.
  */
 async function writeInstance(cluster, instance, now = new Date()) {
-    const written = { ...instance, lastTransitionTime: inventory_rfc3339(now) };
+    const written = { ...instance, lastTransitionTime: rfc3339(now) };
     delete written.creationTimestamp;
     const secret = instanceSecret(written);
     try {
@@ -3616,7 +4339,7 @@ async function writeInstance(cluster, instance, now = new Date()) {
     return written;
 }
 /** Removes the instance Secret; false when it was not there. */
-function inventory_store_deleteInstance(cluster, name, namespace) {
+function deleteInstance(cluster, name, namespace) {
     return cluster.delete(secretRef(name, namespace));
 }
 /** True when the namespace exists. */
@@ -3630,7 +4353,7 @@ async function ensureNamespace(cluster, name) {
     await serverSideApply(cluster, {
         apiVersion: 'v1',
         kind: 'Namespace',
-        metadata: { name, labels: { [inventory_instanceLabels.createdBy]: apply_fieldManager } },
+        metadata: { name, labels: { [instanceLabels.createdBy]: fieldManager } },
     });
     return true;
 }
@@ -3689,10 +4412,10 @@ async function assertOwnership(cluster, bundle, instances) {
 
 /** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
 async function diffInstance(cluster, instance, options = {}) {
-    const id = instance_instanceId(instance);
+    const id = instanceId(instance);
     const changes = [];
     const fail = (step, error, object) => {
-        throw new instance_InstanceStepError(cluster.name, step, id, [...changes], error, object);
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
     };
     try {
         if (!options.overwriteOwnership) {
@@ -3729,7 +4452,7 @@ async function diffInstance(cluster, instance, options = {}) {
             const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
             const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
             const stale = staleObjects(stored, inventoryEntries(refs));
-            changes.push(...(await instance_prune_deleteObjects(cluster, stale, instance, { dryRun: true })));
+            changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
         }
         catch (error) {
             const object = error.object;
@@ -3791,7 +4514,7 @@ async function buildForCluster(engine, evaluation, resolver, session, registerSe
             const built = builds.build(module, {
                 name: instance.name,
                 namespace: instance.namespace,
-                values: instance.values,
+                values: instance.valuesCue,
                 kubeVersion: session.kubeVersion,
             });
             instances.push({ name: instance.name, namespace: instance.namespace, module, built });
@@ -4734,7 +5457,7 @@ async function savePending(cluster, pending, now = new Date()) {
     const stored = data[instanceDataKey];
     if (typeof stored !== 'string')
         throw new Error(`cluster ${cluster.name}: instance data not found in ${where}`);
-    const record = { ...pending, lastTransitionTime: inventory_rfc3339(now) };
+    const record = { ...pending, lastTransitionTime: rfc3339(now) };
     delete record.creationTimestamp;
     const secret = instanceSecret({ ...record, labels: undefined });
     secret.metadata.labels = { ...secret.metadata.labels, ...existing.metadata.labels };
@@ -4743,13 +5466,13 @@ async function savePending(cluster, pending, now = new Date()) {
     return record;
 }
 /** Marks the instance Secret as being deleted (merge patch of one annotation; the record stays). */
-async function inventory_pending_markDeleting(cluster, name, namespace, now = new Date()) {
+async function markDeleting(cluster, name, namespace, now = new Date()) {
     const ref = inventory_pending_secretRef(name, namespace);
     const { path } = await cluster.locate(ref);
     await cluster.client.request({
         method: 'PATCH',
         path,
-        query: { fieldManager },
+        query: { fieldManager: fieldManager },
         body: { metadata: { annotations: { [inventory_pending_deletingAnnotation]: rfc3339(now) } } },
         contentType: 'application/merge-patch+json',
         object: ref,
@@ -5165,7 +5888,7 @@ function waitForReady(cluster, objects, options) {
     return poll(cluster, refs, options, (ref) => wait_readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
 }
 /** Waits until every object is gone (NotFound). */
-async function wait_waitForDeletion(cluster, objects, options) {
+async function waitForDeletion(cluster, objects, options) {
     const refs = objects.map(toRef);
     if (refs.length === 0)
         return;
@@ -5183,6 +5906,7 @@ async function wait_waitForDeletion(cluster, objects, options) {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
+
 
 
 
@@ -5226,8 +5950,10 @@ async function applyOne(cluster, desired, ref, force) {
     }
     const result = await applyObject(cluster, desired, { force });
     let diff = '';
-    if (result.action === 'created' || result.action === 'recreated')
+    if (result.action === 'created' || (result.action === 'recreated' && !before))
         diff = wholeObjectDiff(desired);
+    else if (result.action === 'recreated' && before)
+        diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
     else if (result.action === 'configured' && before)
         diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
     return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, diff }, result };
@@ -5237,15 +5963,15 @@ async function applyOne(cluster, desired, ref, force) {
  * failed, with the changes made before it.
  */
 async function applyInstance(cluster, instance, options = {}) {
-    const id = instance_instanceId(instance);
+    const id = instanceId(instance);
     const log = options.log ?? (() => undefined);
     const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
     const changes = [];
     const readiness = [];
     const fail = (step, error, object) => {
-        if (error instanceof instance_InstanceStepError)
+        if (error instanceof InstanceStepError)
             throw error;
-        throw new instance_InstanceStepError(cluster.name, step, id, [...changes], error, object);
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
     };
     const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
     const checkAbort = (step) => {
@@ -5352,13 +6078,13 @@ async function applyInstance(cluster, instance, options = {}) {
     // 5. Prune what the build lost.
     if (prune) {
         try {
-            const pruned = await instance_prune_deleteObjects(cluster, stale, instance, { log });
+            const pruned = await deleteObjects(cluster, stale, instance, { log });
             changes.push(...pruned);
             if (options.wait) {
                 const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
                 if (gone.length > 0) {
                     log(`waiting for ${gone.length} resource(s) to be finalized...`);
-                    await wait_waitForDeletion(cluster, gone, waitOptions());
+                    await waitForDeletion(cluster, gone, waitOptions());
                 }
             }
         }
@@ -5463,6 +6189,8 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
             if (gone.length > 0)
                 options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
             await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+            if (gone.length > 0)
+                options.log?.('all resources have been deleted');
         }
         catch (error) {
             fail('wait', error);
@@ -5580,14 +6308,202 @@ function instanceInput(bundle, instance) {
         bundle,
         name: instance.name,
         namespace: instance.namespace,
-        module: { url: instance.module.url, version: instance.module.version, digest: instance.module.digest, name: instance.module.name },
+        module: {
+            url: instance.module.url,
+            version: instance.module.version,
+            digest: instance.module.digest,
+            name: instance.module.name,
+            ...(instance.module.repository ? { repository: instance.module.repository } : {}),
+            ...(instance.module.annotations ? { annotations: instance.module.annotations } : {}),
+        },
         sets: instance.built.sets,
-        valuesSource: instance.built.valuesSource,
+        valuesSource: instance.built.values,
         images: instance.built.images,
     };
 }
 function moduleInfo(instance) {
     return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/changeset.ts
+// The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
+// action sets as its `changes` output, and that the reports are rendered from.
+// Clusters are in runtime order, instances in bundle order, objects in apply order.
+/** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
+function isChangingAction(action) {
+    return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
+}
+/** True when any cluster has an object that changes (a failed object is a failure, not a change). */
+function hasChanges(changeSet) {
+    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
+}
+
+;// CONCATENATED MODULE: ./src/kube/removed-instances.ts
+
+
+
+
+
+
+const removed_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
+function isForbidden(error) {
+    return error instanceof KubeApiError && error.status === 403;
+}
+/** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
+const NAMESPACE_CONCURRENCY = 8;
+async function namespacesToList(cluster, listed) {
+    const own = [...new Set(listed.map((instance) => instance.namespace))];
+    try {
+        const all = await cluster.list('v1', 'Namespace', '');
+        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
+    }
+    catch (error) {
+        if (!isForbidden(error))
+            throw error;
+        return { namespaces: own, scope: 'bundle-namespaces' };
+    }
+}
+async function listStored(cluster, bundle, listed) {
+    try {
+        return { stored: await inventory_store_listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
+    }
+    catch (error) {
+        if (!isForbidden(error))
+            throw error;
+    }
+    const { namespaces, scope } = await namespacesToList(cluster, listed);
+    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => inventory_store_listInstances(cluster, namespace, bundle));
+    const stored = [];
+    const unchecked = [];
+    outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'fulfilled')
+            stored.push(...outcome.value);
+        else if (isForbidden(outcome.reason))
+            unchecked.push(namespaces[index]);
+        else
+            throw outcome.reason;
+    });
+    const created = (record) => record.instance.creationTimestamp ?? '';
+    stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
+    return { stored, scope, unchecked };
+}
+/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
+async function findRemovedInstances(cluster, bundle, listed) {
+    const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
+    const keep = new Set(listed.map(removed_instances_key));
+    const removed = stored.filter((record) => record.instance.labels?.[inventory_bundleNameLabel] === bundle && !keep.has(removed_instances_key(record.instance)));
+    return { removed: removed.reverse(), scope, unchecked };
+}
+/**
+ * What deleting a removed instance would do, nothing written: `deleted` for each object
+ * that would go, `skipped` for one kept by its labels or annotations, or that one of the
+ * bundle's instances builds (it takes the object over before removed instances go).
+ */
+async function diffRemovedInstance(cluster, stored, builtIds) {
+    const refs = inventoryObjects(stored);
+    const taken = new Set(refs.filter((ref) => builtIds.has(inventoryEntryId(ref))).map(inventoryEntryId));
+    const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
+    const kept = refs
+        .filter((ref) => taken.has(inventoryEntryId(ref)))
+        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
+    return [...changes, ...kept];
+}
+/** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
+function deleteRemovedInstance(cluster, stored, options, deadline) {
+    return deleteStoredInstance(cluster, stored, options, deadline);
+}
+/** How many objects a removed instance's changes delete (or would). */
+function deletedCount(changes) {
+    return changes.filter((change) => change.action === 'deleted').length;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
+// The fleet's side of instances removed from the bundle: after the bundle's instances are
+// diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
+// longer lists become ChangeSet instances marked `removed`, with what deleting them would
+// do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
+
+
+
+
+/** The module of a stored instance, as the ChangeSet names modules. */
+function storedModule(stored) {
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
+}
+function removedEntry(stored, changes) {
+    return { name: stored.instance.name, namespace: stored.instance.namespace, module: storedModule(stored), changes, removed: true };
+}
+function objects(count) {
+    return count === 1 ? '1 object' : `${count} objects`;
+}
+async function scan(kube, bundle, builds, log) {
+    let found;
+    try {
+        found = await findRemovedInstances(kube, bundle, builds);
+    }
+    catch (error) {
+        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    }
+    if (found.scope === 'bundle-namespaces') {
+        log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
+    }
+    if (found.unchecked.length > 0) {
+        const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
+        log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
+    }
+    return found;
+}
+/** Inventory ids of every object the bundle's instances build on this cluster. */
+async function builtIds(kube, builds) {
+    const objects = builds.flatMap((build) => build.built.sets.flatMap((set) => set.objects));
+    const refs = await Promise.all(objects.map((object) => kube.scopedRef(object)));
+    return new Set(refs.map(inventoryEntryId));
+}
+/** The removed instances with what deleting them would do; nothing is written. */
+async function removedInstancesPlan(kube, bundle, builds, log) {
+    const { removed } = await scan(kube, bundle, builds, log);
+    if (removed.length === 0)
+        return [];
+    const built = await builtIds(kube, builds);
+    const entries = [];
+    for (const stored of removed) {
+        let changes;
+        try {
+            changes = await diffRemovedInstance(kube, stored, built);
+        }
+        catch (error) {
+            const object = error.object;
+            throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
+        }
+        log(`i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`);
+        entries.push(removedEntry(stored, changes));
+    }
+    return entries;
+}
+/**
+ * Deletes the removed instances, newest first, as `bundle delete` does; each one is added to
+ * `into` as it goes (with what was deleted before a failure), and the first failure stops.
+ */
+async function removedInstancesApply(kube, bundle, builds, options, into) {
+    const { removed } = await scan(kube, bundle, builds, options.log);
+    for (const stored of removed) {
+        const name = stored.instance.name;
+        const log = (text) => options.log(`i:${name} > ${text}`);
+        log('instance removed from the bundle: deleting it');
+        try {
+            const deleted = await deleteRemovedInstance(kube, stored, { wait: options.wait, timeoutMs: options.timeoutMs, log }, options.deadline);
+            log(`instance removed from the bundle: ${objects(deletedCount(deleted.changes))} deleted`);
+            into.push(removedEntry(stored, deleted.changes));
+        }
+        catch (error) {
+            if (error instanceof InstanceStepError) {
+                into.push(removedEntry(stored, error.changes));
+                throw new ClusterStepError(error.step, error, name, error.object);
+            }
+            throw new ClusterStepError('prune', error, name);
+        }
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/change-line.ts
@@ -5622,6 +6538,98 @@ function withinDeadline(work, deadlineAt, onDeadline) {
         timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
     });
     return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+;// CONCATENATED MODULE: ./src/module/build-error.ts
+class InstanceBuildError extends Error {
+    instance;
+    moduleUrl;
+    reason;
+    diagnostics;
+    constructor(instance, moduleUrl, reason, diagnostics = []) {
+        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
+        this.instance = instance;
+        this.moduleUrl = moduleUrl;
+        this.reason = reason;
+        this.diagnostics = diagnostics;
+        this.name = 'InstanceBuildError';
+    }
+}
+function comparePositions(a, b) {
+    // token.Pos.Compare: absolute file names first, then by name, then by place.
+    const absA = a.file.startsWith('/');
+    const absB = b.file.startsWith('/');
+    if (absA !== absB)
+        return absA ? -1 : 1;
+    if (a.file !== b.file)
+        return a.file < b.file ? -1 : 1;
+    return a.line - b.line || a.column - b.column;
+}
+function comparePaths(a, b) {
+    // slices.Compare of the path's selectors.
+    const x = a === '' ? [] : a.split('.');
+    const y = b === '' ? [] : b.split('.');
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        if (x[i] !== y[i])
+            return (x[i] ?? '') < (y[i] ?? '') ? -1 : 1;
+    }
+    return x.length - y.length;
+}
+/** The position an error has of its own (cue/errors Error.Position), if any. */
+function ownPosition(diagnostic) {
+    return diagnostic.inputPositionsOnly ? undefined : diagnostic.positions[0];
+}
+/**
+ * cue/errors.Print's order (list.sanitize): errors without a position of their own
+ * first, then by position, then by CUE path; ties keep their order, then by message.
+ */
+function sortAsCue(diagnostics) {
+    return [...diagnostics].sort((a, b) => {
+        const pa = ownPosition(a);
+        const pb = ownPosition(b);
+        if (!pa !== !pb)
+            return pa ? 1 : -1;
+        const byPosition = pa && pb ? comparePositions(pa, pb) : 0;
+        if (byPosition !== 0)
+            return byPosition;
+        const byPath = comparePaths(a.path, b.path);
+        if (byPath !== 0)
+            return byPath;
+        return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+    });
+}
+/** `./templates/config.cue`: a module file as errors.Details shows it with the module root as Cwd. */
+function moduleRelative(file) {
+    if (file.startsWith('/') || file.startsWith('.'))
+        return file;
+    return `./${file}`;
+}
+/** errors.Details: `path: message` and, when it has some, `:` and one indented position per line. */
+function describeDiagnostics(diagnostics) {
+    return sortAsCue(diagnostics)
+        .map((d) => {
+        const head = `${d.path ? `${d.path}: ` : ''}${d.message}`;
+        if (d.positions.length === 0)
+            return head;
+        return `${head}:\n${d.positions.map((p) => `    ${moduleRelative(p.file)}:${p.line}:${p.column}`).join('\n')}`;
+    })
+        .join('\n');
+}
+/** The diagnostics for annotations: positions in the module's real files, generated files left out. */
+function annotationDiagnostics(module, diagnostics, generated) {
+    return sortAsCue(diagnostics).map((d) => {
+        const positions = d.positions
+            .filter((p) => !generated.has(p.file))
+            .map((p) => ({ ...p, file: realFile(module, p.file) }));
+        return { ...d, positions };
+    });
+}
+function realFile(module, file) {
+    if (file.startsWith('/'))
+        return file;
+    if (module.localPath === undefined)
+        return moduleRelative(file);
+    return module.localPath === '.' ? file : `${module.localPath}/${file}`;
 }
 
 ;// CONCATENATED MODULE: ./src/module/images.ts
@@ -6028,7 +7036,8 @@ function objectsOfSet(path, items) {
 
 ;// CONCATENATED MODULE: ./src/module/instance-build.ts
 // Builds one instance of a module into Kubernetes objects, as Timoni's module builder
-// does: the bundle's values are merged onto the module's values.cue (in memory), the
+// does: the bundle's values (CUE text) are merged onto the module's values.cue (in memory,
+// as OverlayValuesFileWithDefaults does), the
 // instance schema is added as timoni.schema.cue, the package is loaded with the `name`
 // and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
 // `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
@@ -6038,50 +7047,38 @@ function objectsOfSet(path, items) {
 
 
 
-class InstanceBuildError extends Error {
-    instance;
-    moduleUrl;
-    reason;
-    diagnostics;
-    constructor(instance, moduleUrl, reason, diagnostics = []) {
-        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
-        this.instance = instance;
-        this.moduleUrl = moduleUrl;
-        this.reason = reason;
-        this.diagnostics = diagnostics;
-        this.name = 'InstanceBuildError';
-    }
-}
+
+
 const DEFAULT_KUBE_VERSION = '1.36.3';
 /** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
 function kubeVersionWithoutCluster(env) {
     return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
 }
-function displayNames(module) {
-    const names = {};
-    for (const path of Object.keys(module.files))
-        if (path.endsWith('.cue'))
-            names[path] = `${module.root}/${path}`;
-    return names;
+/** The files the build makes up in memory (no line of theirs exists on disk). */
+function generatedFiles(prefix) {
+    return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
 }
-function withCueErrors(input, module, step, run) {
+/** An error with CUE diagnostics, described as Timoni's describeErr does. */
+function cueFailure(input, module, step, diagnostics, prefix) {
+    const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
+    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
+}
+function withCueErrors(input, module, step, prefix, run) {
     try {
         return run();
     }
     catch (error) {
         if (error instanceof CueError)
-            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`, error.diagnostics);
+            throw cueFailure(input, module, step, error.diagnostics, prefix);
         if (error instanceof ApplySetExportError)
             throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
         throw error;
     }
 }
-function requireValid(value, input, module, what) {
+function requireValid(value, input, module, prefix) {
     const diagnostics = value.validate({ concrete: true, final: true });
-    if (diagnostics.length > 0) {
-        const first = diagnostics[0];
-        throw new InstanceBuildError(input.name, module.url, `${what} is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? ''}`, diagnostics);
-    }
+    if (diagnostics.length > 0)
+        throw cueFailure(input, module, 'build failed', diagnostics, prefix);
 }
 function buildInstance(engine, module, input) {
     const packageName = input.packageName ?? 'main';
@@ -6091,9 +7088,9 @@ function buildInstance(engine, module, input) {
     const baseValues = module.files[valuesPath];
     if (typeof baseValues !== 'string')
         throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
-    const valuesSource = withCueErrors(input, module, 'merging values', () => engine.mergeValues({ base: baseValues, baseFilename: `${module.root}/${valuesPath}`, overlays: [input.values], packageName }));
-    const files = { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
-    const root = withCueErrors(input, module, 'build failed', () => engine.load({
+    const merged = withCueErrors(input, module, 'merging values', prefix, () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
+    const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+    const root = withCueErrors(input, module, 'build failed', prefix, () => engine.load({
         files,
         dir: packageDir,
         moduleRoot: '.',
@@ -6101,34 +7098,33 @@ function buildInstance(engine, module, input) {
         tags: [`name=${input.name}`, `namespace=${input.namespace}`],
         tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
         dataFiles: true,
-        displayNames: displayNames(module),
     }));
     try {
         const instance = root.lookup('timoni.instance');
         try {
             if (!instance.exists())
                 throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
-            requireValid(instance, input, module, 'timoni.instance');
+            requireValid(instance, input, module, prefix);
         }
         finally {
             instance.free();
         }
-        const sets = withCueErrors(input, module, 'reading timoni.apply', () => readApplySets(root, input, module));
+        const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
         const config = root.lookup('timoni.instance.config');
         const images = config.exists() ? collectImages(config.toJSON()) : [];
         config.free();
-        return { sets, images, valuesSource };
+        return { sets, images, valuesSource: merged.source, values: merged.values };
     }
     finally {
         root.free();
     }
 }
-function readApplySets(root, input, module) {
+function readApplySets(root, input, module, prefix) {
     const apply = root.lookup('timoni.apply');
     try {
         if (!apply.exists())
             throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
-        requireValid(apply, input, module, 'timoni.apply');
+        requireValid(apply, input, module, prefix);
         const problems = [];
         const sets = apply.fields().map((field) => {
             const set = apply.lookup(field.label);
@@ -6200,7 +7196,12 @@ class InstanceBuilds {
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
 // (down, bad credentials, a CUE error in its values) is reported as failed while the others
-// are still diffed. Clusters keep runtime order in the ChangeSet.
+// are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
+// server refuses (an immutable field, an invalid value) is a `failed` change: the other
+// objects and instances are still diffed and shown, and the cluster is failed. Instances
+// that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+
+
 
 
 
@@ -6230,15 +7231,24 @@ async function planCluster(run, cluster, log, bundleName, builds) {
                 ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
             }
             catch (error) {
-                if (error instanceof instance_InstanceStepError)
+                if (error instanceof InstanceStepError)
                     throw new ClusterStepError(error.step, error, instance.name, error.object);
                 throw new ClusterStepError('diff', error, instance.name);
             }
             for (const change of changes)
-                log.line(changeLine(bundle, cluster.name, instance.name, change));
+                log.line(changeLine(bundle, cluster.name, instance.name, change) + (change.error ? `: ${change.error}` : ''));
             instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
         }
-        const changed = instances.some((i) => i.changes.some((c) => c.action !== 'unchanged' && c.action !== 'skipped'));
+        if (run.options.prune && run.options.pruneRemovedInstances) {
+            instances.push(...(await removedInstancesPlan(session.kube, bundle, build.instances, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+        }
+        const failure = failedObjects(cluster.name, instances);
+        if (failure) {
+            log.line(`✗ ${failure.message}`);
+            run.onClusterError?.(cluster.name, new Error(failure.message));
+            return clusterEntry(cluster, 'failed', instances, failure, startedAt);
+        }
+        const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
         return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
     }
     catch (error) {
@@ -6249,6 +7259,19 @@ async function planCluster(run, cluster, log, bundleName, builds) {
     finally {
         session.kube.close();
     }
+}
+/** The cluster's error when objects failed their dry-run: each object with the server's answer. */
+function failedObjects(cluster, instances) {
+    const failed = instances.flatMap((instance) => instance.changes.filter((change) => change.action === 'failed').map((change) => ({ instance: instance.name, change })));
+    const first = failed[0];
+    if (!first)
+        return null;
+    const prefix = `cluster ${cluster}: `;
+    const reasons = failed.map(({ instance, change }) => `instance ${instance}: ${(change.error ?? 'failed').replace(prefix, '')}`);
+    const count = failed.length === 1 ? 'one object' : `${failed.length} objects`;
+    const message = `${prefix}the API server refused ${count} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
+    const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
+    return { step: 'diff', message, instance: first.instance, object: ref };
 }
 async function planFleet(run) {
     const clusters = cluster_selection_selectClusters(run.evaluation.runtime, run.selector);
@@ -6270,7 +7293,8 @@ async function planFleet(run) {
 // production), stop at the first failure, and list the clusters not reached. Nothing is
 // rolled back; a failed cluster says which step failed and what was already applied.
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
-// not each instance.
+// not each instance. With prune, instances the bundle no longer lists are deleted last.
+
 
 
 
@@ -6305,7 +7329,7 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
             }
         }
         for (const instance of build.instances) {
-            run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.url} version ${instance.module.version}`);
+            run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
             try {
                 const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
                     force: run.options.force,
@@ -6319,12 +7343,17 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
                 instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
             }
             catch (error) {
-                if (error instanceof instance_InstanceStepError) {
+                if (error instanceof InstanceStepError) {
                     instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
                     throw new ClusterStepError(error.step, error, instance.name, error.object);
                 }
                 throw new ClusterStepError('apply', error, instance.name);
             }
+        }
+        // Instances the bundle no longer lists go last, once every listed instance is applied
+        // (an object moved to a listed instance has its new owner's labels by then, and stays).
+        if (run.options.prune && run.options.pruneRemovedInstances) {
+            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (line) => run.log.line(`${logPrefix(bundle, cluster.name)} > ${line}`) }, instances);
         }
         return clusterEntry(cluster, 'applied', instances, null, startedAt);
     }
@@ -6383,6 +7412,7 @@ const defaultFleetOptions = {
     wait: true,
     timeoutMs: 5 * 60_000,
     prune: true,
+    pruneRemovedInstances: true,
     concurrency: 4,
 };
 
@@ -6556,6 +7586,7 @@ function readActionConfig(env, mask) {
         wait: getBooleanInput(env, 'wait', true),
         timeoutMs,
         prune: getBooleanInput(env, 'prune', true),
+        pruneRemovedInstances: getBooleanInput(env, 'prune-removed-instances', true),
         force: getBooleanInput(env, 'force', false),
         overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
         registryCreds,
@@ -6784,8 +7815,6 @@ function planRun(context, inputs) {
     return { mode: 'skip', reason: `event ${context.eventName || '(none)'} has no default mode; set the "mode" input` };
 }
 
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/github/file-commands.ts
 // The runner's file commands: step outputs (GITHUB_OUTPUT) and the job summary
 // (GITHUB_STEP_SUMMARY). Outputs use the heredoc form with a random delimiter, so any
@@ -6923,7 +7952,7 @@ function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
     const name = moduleNameOf(engine, files);
     if (!name)
         throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
-    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root };
+    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.' };
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/challenge.ts
@@ -7021,7 +8050,7 @@ class OciError extends Error {
 }
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: ./src/module/oci/credential-helper.ts
 // Runs a docker credential helper (`docker-credential-<name> get`) as the docker CLI does:
 // the server URL on stdin, `{"ServerURL","Username","Secret"}` on stdout. A missing binary,
@@ -7283,7 +8312,7 @@ async function lookupDockerConfig(registry, options, secrets) {
     const checked = `docker config ${path}`;
     let text;
     try {
-        text = await (0,promises_namespaceObject.readFile)(path, 'utf8');
+        text = await (0,external_node_fs_promises_namespaceObject.readFile)(path, 'utf8');
     }
     catch (error) {
         if (error.code === 'ENOENT')
@@ -7761,35 +8790,102 @@ function sameService(registry, realmHost) {
     return DOCKER_HUB.has(registryHost) && realm === 'auth.docker.io';
 }
 
+;// CONCATENATED MODULE: ./src/module/oci/cache-dir.ts
+// Where pulled modules are kept: one folder for every run, keyed by manifest digest, so
+// that no run leaves a folder of its own behind. In GitHub Actions the runner's temporary
+// folder (RUNNER_TEMP, emptied after each job); elsewhere $XDG_CACHE_HOME/timoni-fleet/
+// modules, else ~/.cache/timoni-fleet/modules. Modules are code that the build executes:
+// the folder is created private (0700) and refused when another user owns it or others
+// may write to it, since whoever can write there chooses what the next build runs.
+
+
+
+class ModuleCacheDirError extends Error {
+    constructor(dir, reason) {
+        super(`module cache folder ${dir}: ${reason}`);
+        this.name = 'ModuleCacheDirError';
+    }
+}
+/** The default module cache folder for this environment. */
+function defaultModuleCacheDir(env = process.env, home = (0,external_node_os_namespaceObject.homedir)()) {
+    if (env.GITHUB_ACTIONS === 'true' && env.RUNNER_TEMP && (0,external_node_path_namespaceObject.isAbsolute)(env.RUNNER_TEMP))
+        return (0,external_node_path_namespaceObject.join)(env.RUNNER_TEMP, 'timoni-fleet', 'modules');
+    // The XDG base directory rules: a relative XDG_CACHE_HOME is invalid and ignored.
+    const cacheHome = env.XDG_CACHE_HOME && (0,external_node_path_namespaceObject.isAbsolute)(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : (0,external_node_path_namespaceObject.join)(home, '.cache');
+    return (0,external_node_path_namespaceObject.join)(cacheHome, 'timoni-fleet', 'modules');
+}
+/**
+ * Creates `dir` (and its parents) when missing, the folder itself with mode 0700, and checks
+ * it: a real folder (not a link), owned by this user, not writable by group or others.
+ */
+function prepareModuleCacheDir(dir) {
+    try {
+        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+    }
+    catch (error) {
+        throw new ModuleCacheDirError(dir, `cannot create it: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const info = (0,external_node_fs_namespaceObject.lstatSync)(dir);
+    if (info.isSymbolicLink())
+        throw new ModuleCacheDirError(dir, 'is a symbolic link; refusing to keep modules where the link points');
+    if (!info.isDirectory())
+        throw new ModuleCacheDirError(dir, 'is not a folder');
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+    if (uid !== undefined && info.uid !== uid) {
+        throw new ModuleCacheDirError(dir, `is owned by user ${info.uid}, not by this user (${uid}); refusing to build modules another user can change`);
+    }
+    if (process.platform !== 'win32' && (info.mode & 0o022) !== 0) {
+        throw new ModuleCacheDirError(dir, `can be written by others (mode ${(info.mode & 0o777).toString(8)}); make it private (chmod 700) or remove it`);
+    }
+    return dir;
+}
+
 ;// CONCATENATED MODULE: ./src/module/oci/cache.ts
 // Remembers pulled modules for a run, so that a module used by several clusters and
 // instances is pulled once: an in-process map shares one pull between every caller of the
 // same reference (concurrent callers wait for the same promise), and a folder keyed by
 // manifest digest keeps extracted modules (`<dir>/sha256/<hex>/`, with `<hex>.json`
-// holding its version and annotations), also across runs when the folder persists.
+// holding its version and annotations), across runs: by default the one module cache
+// folder of cache-dir.ts, so that no run leaves a folder of its own behind.
 // Folders are filled under a temporary name and renamed into place, so a folder that
-// exists is complete. Failures are not remembered: the next caller tries again.
+// exists is complete; temporary folders that a killed process left are removed after an
+// hour. Failures are not remembered: the next caller tries again.
 
 
 
 
+const TEMPORARY_PREFIX = '.tmp-';
+const STALE_TEMPORARY_MS = 60 * 60 * 1000;
+/** Removes what a killed process left while filling the cache (older than an hour). */
+async function removeStaleTemporaries(root) {
+    const names = await (0,external_node_fs_promises_namespaceObject.readdir)(root).catch(() => []);
+    const now = Date.now();
+    await Promise.all(names
+        .filter((name) => name.startsWith(TEMPORARY_PREFIX))
+        .map(async (name) => {
+        const path = (0,external_node_path_namespaceObject.join)(root, name);
+        const info = await (0,external_node_fs_promises_namespaceObject.stat)(path).catch(() => undefined);
+        if (info && now - info.mtimeMs > STALE_TEMPORARY_MS)
+            await (0,external_node_fs_promises_namespaceObject.rm)(path, { recursive: true, force: true });
+    }));
+}
 class ModuleCache {
     #dir;
     #root;
     #byReference = new Map();
     #byDigest = new Map();
-    /** `dir`: where extracted modules are kept; default a new temporary folder per process. */
+    /** `dir`: where extracted modules are kept; default the module cache folder (cache-dir.ts). */
     constructor(options = {}) {
-        this.#dir = options.dir;
+        this.#dir = options.dir ?? defaultModuleCacheDir();
     }
-    /** The cache folder, created on first use. */
+    /** The cache folder, created (private) and checked on first use. */
     root() {
-        this.#root ??= this.#dir !== undefined
-            ? (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(this.#dir, 'sha256'), { recursive: true }).then(() => this.#dir)
-            : (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-modules-')).then(async (dir) => {
-                await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(dir, 'sha256'), { recursive: true });
-                return dir;
-            });
+        this.#root ??= (async () => {
+            const dir = prepareModuleCacheDir(this.#dir);
+            await (0,external_node_fs_promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(dir, 'sha256'), { recursive: true, mode: 0o700 });
+            await removeStaleTemporaries(dir);
+            return dir;
+        })();
         return this.#root;
     }
     /** One pull per reference key for the life of this cache; concurrent callers share it. */
@@ -7809,9 +8905,9 @@ class ModuleCache {
     async #onDisk(digest) {
         const { dir, meta } = await this.#paths(digest);
         try {
-            if (!(await (0,promises_namespaceObject.stat)(dir)).isDirectory())
+            if (!(await (0,external_node_fs_promises_namespaceObject.stat)(dir)).isDirectory())
                 return undefined;
-            const parsed = JSON.parse(await (0,promises_namespaceObject.readFile)(meta, 'utf8'));
+            const parsed = JSON.parse(await (0,external_node_fs_promises_namespaceObject.readFile)(meta, 'utf8'));
             return parsed.digest === digest ? { ...parsed, dir } : undefined;
         }
         catch {
@@ -7829,25 +8925,25 @@ class ModuleCache {
                 return existing;
             const root = await this.root();
             const paths = await this.#paths(meta.digest);
-            const temporary = (0,external_node_path_namespaceObject.join)(root, `.tmp-${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
-            await (0,promises_namespaceObject.mkdir)(temporary);
+            const temporary = (0,external_node_path_namespaceObject.join)(root, `${TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
+            await (0,external_node_fs_promises_namespaceObject.mkdir)(temporary);
             try {
                 await fill(temporary);
                 const metaTemporary = `${temporary}.json`;
-                await (0,promises_namespaceObject.writeFile)(metaTemporary, JSON.stringify(meta));
-                await (0,promises_namespaceObject.rename)(metaTemporary, paths.meta);
+                await (0,external_node_fs_promises_namespaceObject.writeFile)(metaTemporary, JSON.stringify(meta));
+                await (0,external_node_fs_promises_namespaceObject.rename)(metaTemporary, paths.meta);
                 try {
-                    await (0,promises_namespaceObject.rename)(temporary, paths.dir);
+                    await (0,external_node_fs_promises_namespaceObject.rename)(temporary, paths.dir);
                 }
                 catch (error) {
                     // Another process finished the same digest first: theirs is as good as ours.
-                    if (!(await (0,promises_namespaceObject.stat)(paths.dir).then((s) => s.isDirectory(), () => false)))
+                    if (!(await (0,external_node_fs_promises_namespaceObject.stat)(paths.dir).then((s) => s.isDirectory(), () => false)))
                         throw error;
                 }
                 return { ...meta, dir: paths.dir };
             }
             finally {
-                await (0,promises_namespaceObject.rm)(temporary, { recursive: true, force: true });
+                await (0,external_node_fs_promises_namespaceObject.rm)(temporary, { recursive: true, force: true });
             }
         });
     }
@@ -8552,7 +9648,7 @@ function planExtraction(tar, limits = defaultExtractLimits) {
 }
 async function isDirectory(path) {
     try {
-        return (await (0,promises_namespaceObject.stat)(path)).isDirectory();
+        return (await (0,external_node_fs_promises_namespaceObject.stat)(path)).isDirectory();
     }
     catch {
         return false;
@@ -8561,15 +9657,15 @@ async function isDirectory(path) {
 async function writeEntry(dir, path, entry, result) {
     const target = (0,external_node_path_namespaceObject.join)(dir, ...path.split('/'));
     if (entry.type === 'directory') {
-        await (0,promises_namespaceObject.mkdir)(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
+        await (0,external_node_fs_promises_namespaceObject.mkdir)(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
         result.directories += 1;
         return;
     }
     const parent = path.includes('/') ? (0,external_node_path_namespaceObject.join)(dir, ...path.split('/').slice(0, -1)) : dir;
-    await (0,promises_namespaceObject.mkdir)(parent, { recursive: true });
+    await (0,external_node_fs_promises_namespaceObject.mkdir)(parent, { recursive: true });
     if (await isDirectory(target))
         throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    await (0,promises_namespaceObject.writeFile)(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
+    await (0,external_node_fs_promises_namespaceObject.writeFile)(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
     result.files += 1;
     result.bytes += entry.size;
 }
@@ -8580,7 +9676,7 @@ async function writeEntry(dir, path, entry, result) {
 async function extractTar(tar, dir, limits = defaultExtractLimits) {
     const plan = planExtraction(tar, limits);
     const result = { files: 0, directories: 0, bytes: 0 };
-    await (0,promises_namespaceObject.mkdir)(dir, { recursive: true });
+    await (0,external_node_fs_promises_namespaceObject.mkdir)(dir, { recursive: true });
     for (const { path, entry } of plan) {
         if (path === '')
             continue;
@@ -8741,6 +9837,7 @@ function pullModule(url, version, digest, options = {}) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/module/module-resolver.ts
 
 
@@ -8776,16 +9873,24 @@ class ModuleResolver {
         const pulled = await this.#client.pull(request.url, request.version, request.digest);
         const files = readModuleFiles(pulled.dir);
         const name = moduleNameOf(this.engine, files) ?? '';
-        return { url: request.url, version: pulled.version || request.version, digest: pulled.digest, name, files, root: pulled.dir };
+        return {
+            url: request.url,
+            version: pulled.version || request.version,
+            digest: pulled.digest,
+            name,
+            files,
+            root: pulled.dir,
+            repository: pulled.repository,
+            annotations: { ...pulled.annotations },
+        };
     }
 }
 
-;// CONCATENATED MODULE: external "node:worker_threads"
-const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
 ;// CONCATENATED MODULE: ./src/action/deadline-watchdog.ts
 // The last resort of the run's deadline. Network waits stop at the deadline by themselves
 // (AbortSignal, per-request and per-cluster limits); a CUE evaluation cannot: it runs
-// synchronously in WebAssembly and holds the event loop, so no timer of the main thread
+// synchronously (in WebAssembly, or in the native engine's process while this thread
+// waits for it) and holds the event loop, so no timer of the main thread
 // fires while it loops. A worker thread keeps time instead: past the deadline and a grace
 // period (for the run to publish what it has), it writes one error annotation straight to
 // standard output and ends the process. It costs one idle thread; it never fires on a run
@@ -8820,15 +9925,6 @@ function startDeadlineWatchdog(deadlineMs, describe, graceMs = watchdogGraceMs(d
             void worker.terminate();
         },
     };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/changeset.ts
-// The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
-// action sets as its `changes` output, and that the reports are rendered from.
-// Clusters are in runtime order, instances in bundle order, objects in apply order.
-/** True when any cluster has an object that is not unchanged. */
-function hasChanges(changeSet) {
-    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => change.action !== 'unchanged' && change.action !== 'skipped')));
 }
 
 ;// CONCATENATED MODULE: ./src/github/rest-client.ts
@@ -9193,7 +10289,7 @@ function cutAtLine(text, budget, measure) {
 // Object counts per action for one cluster, as shown in the report tables.
 /** How many objects of the cluster have each action. */
 function countActions(cluster) {
-    const counts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0 };
+    const counts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0, failed: 0 };
     for (const instance of cluster.instances)
         for (const change of instance.changes)
             counts[change.action] += 1;
@@ -9204,12 +10300,13 @@ function clusterHasChanges(cluster) {
     const counts = countActions(cluster);
     return counts.created + counts.configured + counts.deleted + counts.recreated > 0;
 }
-/** `2 created, 1 configured`, the non-zero changing actions; `no changes` when none. */
+/** `2 created, 1 configured`, the non-zero changing actions, then failed objects; `no changes` when none. */
 function describeCounts(counts) {
     const parts = ['created', 'configured', 'deleted', 'recreated']
         .filter((action) => counts[action] > 0)
         .map((action) => `${counts[action]} ${action}`);
-    return parts.length > 0 ? parts.join(', ') : 'no changes';
+    const changes = parts.length > 0 ? parts.join(', ') : 'no changes';
+    return counts.failed > 0 ? `${changes}, ${counts.failed} failed` : changes;
 }
 
 ;// CONCATENATED MODULE: ./src/report/markdown.ts
@@ -9352,6 +10449,36 @@ function renderErrorBlock(error, options) {
     return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
 }
 
+;// CONCATENATED MODULE: ./src/report/instance-notes.ts
+// What the reports say beside an instance or an object beyond its action: an instance
+// removed from the bundle (its objects deleted, or to be), and an object that failed with
+// the API server's answer.
+
+
+/** `instance removed from the bundle: 3 objects would be deleted` (diff) or `... deleted` (apply). */
+function removedInstanceNote(instance, mode) {
+    const count = instance.changes.filter((change) => change.action === 'deleted').length;
+    const objects = count === 1 ? '1 object' : `${count} objects`;
+    return `instance removed from the bundle: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
+}
+/** The action as the reports word it: a failure stands out. */
+function actionLabel(change) {
+    return change.action === 'failed' ? '❌ failed' : change.action;
+}
+/** The one-line form of a failed object's error (first line, at most `cap` characters), escaped for inline Markdown. */
+function failedObjectInline(change, measure, cap = 300) {
+    const first = (change.error ?? '').split('\n')[0] ?? '';
+    const kept = truncateCharacters(first, cap, measure);
+    return escapeInline(kept === first ? kept : `${kept}…`);
+}
+/** A failed object's error in a fenced block, capped; '' for other actions. */
+function failedObjectBlock(change, measure, cap) {
+    if (change.action !== 'failed')
+        return '';
+    const message = truncateLines(change.error ?? 'failed (no message)', cap, measure);
+    return `${codeBlock(message.text, 'text')}${message.cut ? `✂️ _Error cut: ${message.keptLines} of ${message.totalLines} lines shown._\n` : ''}\n`;
+}
+
 ;// CONCATENATED MODULE: ./src/report/object-list.ts
 // The room each cluster's object list may take at the `objects` detail of a report.
 /** The id of a cluster's object list in a plan's allocation. */
@@ -9449,15 +10576,19 @@ function indexSharedChanges(changeSet) {
 
 
 
+
 /** Error messages are capped in comments whatever the budget; the job summary has them whole. */
 const ERROR_CAP = 4_000;
+/** A failed object's own error, under its name (the cluster's error lists them all). */
+const OBJECT_ERROR_CAP = 1_000;
 /** True for the objects a comment lists: all but the unchanged. */
 function listedInComment(change) {
     return change.action !== 'unchanged';
 }
 /** The one-line form of an object, used when diffs are left out. */
-function compactObjectLine(change, secret) {
-    return `- ${code(objectRef(change))} ${change.action}${secret ? ' · 🔒 a secret value changed (hidden)' : ''}\n`;
+function compactObjectLine(change, secret, measure) {
+    const failure = change.action === 'failed' ? `: ${failedObjectInline(change, measure)}` : '';
+    return `- ${code(objectRef(change))} ${actionLabel(change)}${failure}${secret ? ' · 🔒 a secret value changed (hidden)' : ''}\n`;
 }
 function renderClusterSection(input) {
     const { cluster } = input;
@@ -9485,6 +10616,7 @@ function renderInstance(input, instance, instanceIndex, room) {
     const header = `**Instance ${code(instance.name)}** in ${code(instance.namespace)} · module ${code(module.url)} ${code(module.version)}` +
         (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
         (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
+        (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') +
         '\n\n';
     let objects = '';
     if (input.detail === 'objects') {
@@ -9492,7 +10624,7 @@ function renderInstance(input, instance, instanceIndex, room) {
         instance.changes.forEach((change, objectIndex) => {
             if (!listedInComment(change))
                 return;
-            const line = compactObjectLine(change, input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)));
+            const line = compactObjectLine(change, input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)), input.measure);
             if (room.take(input.measure(line)))
                 objects += line;
         });
@@ -9512,17 +10644,21 @@ function renderInstance(input, instance, instanceIndex, room) {
 }
 function renderObject(input, change, id) {
     const secret = input.secretChanges.has(id) ? ' · 🔒 a secret value changed (hidden)' : '';
-    const title = `${code(objectRef(change))} ${change.action}`;
+    const title = `${code(objectRef(change))} ${actionLabel(change)}`;
+    // A failed object's error is shown open, under its name; its field changes (if any) follow.
+    const failure = failedObjectBlock(change, input.measure, OBJECT_ERROR_CAP);
     const sharing = input.sharing.get(id);
     if (!sharing)
-        return `- ${title}${secret}\n\n`;
+        return `- ${title}${secret}\n\n${failure}`;
     if (sharing.kind === 'repeat')
-        return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n`;
+        return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n${failure}`;
     const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
     const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
     input.onDiff(block.outcome);
     if (block.outcome === 'hidden')
-        return `- ${title}${also}${secret} · ${block.markdown}\n\n`;
+        return `- ${title}${also}${secret} · ${block.markdown}\n\n${failure}`;
+    if (failure)
+        return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n</details>\n\n`;
     return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n</details>\n\n`;
 }
 
@@ -9562,6 +10698,7 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
         ...shared,
         cluster,
         clusterIndex,
+        mode: changeSet.mode,
         detail: plan.detail,
         allocation: plan.allocation,
         onDiff: (outcome) => {
@@ -9843,7 +10980,7 @@ function renderComment(original, context, variant) {
         const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
         if (!change || !listedInComment(change))
             return 0;
-        return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex))));
+        return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), commentLength));
     });
     const render = (plan) => {
         const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
@@ -9954,8 +11091,9 @@ function readinessLabel(readiness) {
 
 ;// CONCATENATED MODULE: ./src/report/summary-section.ts
 // One cluster's section of the job summary: status and duration, instances with module
-// version and digest, a table of objects and actions (with readiness when present), the
-// error, and the diffs.
+// version and digest (and those removed from the bundle), a table of objects and actions
+// (with readiness when present), the error, failed objects with their errors, and the diffs.
+
 
 
 
@@ -9968,6 +11106,8 @@ function readinessLabel(readiness) {
 
 /** Error messages are capped at this size in the job summary. */
 const summary_section_ERROR_CAP = 65_536;
+/** Each failed object's error is capped at this size. */
+const summary_section_OBJECT_ERROR_CAP = 8_192;
 function renderSummarySection(input) {
     const { cluster } = input;
     const duration = cluster.durationMs === undefined ? '' : ` · ${formatDuration(cluster.durationMs)}`;
@@ -9978,8 +11118,9 @@ function renderSummarySection(input) {
     if (cluster.error)
         text += renderErrorBlock(cluster.error, { cap: summary_section_ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
     if (cluster.instances.length > 0)
-        text += renderInstances(cluster.instances);
+        text += renderInstances(cluster.instances, input);
     text += renderObjects(input);
+    text += renderFailedObjects(input);
     text += renderReadinessProblems(cluster);
     if (input.detail === 'diffs')
         text += renderDiffs(input);
@@ -9993,18 +11134,18 @@ function hasReadiness(cluster) {
 }
 /** One row of a cluster's object table. */
 function objectRow(instance, change, secret, withReadiness) {
-    const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${change.action}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
+    const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${actionLabel(change)}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
     if (withReadiness) {
         const readiness = readinessOf(change);
         cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
     }
     return tableRow(cells);
 }
-function renderInstances(instances) {
+function renderInstances(instances, input) {
     let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
     for (const instance of instances) {
         table += tableRow([
-            code(instance.name),
+            code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode)}` : ''),
             code(instance.namespace),
             code(instance.module.url),
             code(instance.module.version),
@@ -10033,6 +11174,16 @@ function renderObjects(input) {
         input.onObjectsOmitted(room.omitted());
     const omitted = room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
     return (rows ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n` : '') + omitted;
+}
+function renderFailedObjects(input) {
+    let text = '';
+    for (const instance of input.cluster.instances) {
+        for (const change of instance.changes) {
+            if (change.action === 'failed')
+                text += `- ${code(instance.name)} ${code(objectRef(change))}\n\n${failedObjectBlock(change, input.measure, summary_section_OBJECT_ERROR_CAP)}`;
+        }
+    }
+    return text ? `**Failed objects**\n\n${text}` : '';
 }
 function renderReadinessProblems(cluster) {
     const problems = [];
@@ -10419,6 +11570,7 @@ async function runAction(io) {
                 wait: config.wait,
                 timeoutMs: config.timeoutMs,
                 prune: config.prune,
+                pruneRemovedInstances: config.pruneRemovedInstances,
                 concurrency: config.concurrency,
             },
             log,
@@ -10463,7 +11615,7 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9488);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7944);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
 // as soon as the run is published and its output flushed: work still in flight after the
 // run's deadline (a request to a cluster that never answers) must not keep the step alive,

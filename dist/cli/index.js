@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9216);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5100);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -40,7 +40,7 @@ function processIO() {
 
 /***/ }),
 
-/***/ 9216:
+/***/ 5100:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -49,6 +49,33 @@ __nccwpck_require__.d(__webpack_exports__, {
   a: () => (/* binding */ runCli)
 });
 
+;// CONCATENATED MODULE: ./src/cue/deferred-frees.ts
+/** Most frees that wait for a call. */
+const FLUSH_AT = 256;
+/** The engine's answer to `free`, given at once. */
+const FREED = '{"result":true}';
+function deferFrees(bridge) {
+    let pending = [];
+    const flush = () => {
+        const handles = pending;
+        pending = [];
+        bridge('freeMany', JSON.stringify({ handles }));
+    };
+    return (method, request) => {
+        if (method === 'free') {
+            pending.push(JSON.parse(request).handle);
+            if (pending.length >= FLUSH_AT)
+                flush();
+            return FREED;
+        }
+        if (pending.length > 0)
+            flush();
+        return bridge(method, request);
+    };
+}
+
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/cue/error.ts
 /** Renders a diagnostic as `file:line:col: path: message` (parts left out when unknown). */
 function formatDiagnostic(diagnostic) {
@@ -65,6 +92,638 @@ class CueError extends Error {
         this.name = 'CueError';
         this.diagnostics = diagnostics;
     }
+}
+
+;// CONCATENATED MODULE: ./src/cue/file-sets.ts
+// A module's cue.mod files sent to the engine once (src/cue/shim/filesets.go). They are
+// most of a module's bytes (the Kubernetes schemas under cue.mod/gen) and the same for
+// every instance build of it; each load then sends only its own files and names the set.
+// The engine keeps the 8 most recently used sets; a load naming a set it dropped fails
+// with a message of its own, and the set is sent again.
+
+
+/** How many sets are remembered here (the engine keeps as many: maxFileSets). */
+const REMEMBERED = 8;
+/** The start of the engine's message for a set it no longer keeps (fileSetUnknownPrefix). */
+const UNKNOWN_SET = 'CUE file set not kept:';
+/** Whether a path is in a cue.mod folder (of the module root or of a module below it). */
+function inCueMod(path) {
+    return path.startsWith('cue.mod/') || path.includes('/cue.mod/');
+}
+/** The load's files split into those of cue.mod folders and its own. */
+function splitFiles(files) {
+    const shared = {};
+    const own = {};
+    for (const [path, content] of Object.entries(files)) {
+        if (inCueMod(path))
+            shared[path] = content;
+        else
+            own[path] = content;
+    }
+    return { shared, own };
+}
+/** A digest of files: names and contents (text and bytes told apart). */
+function filesDigest(files) {
+    const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
+    const length = Buffer.alloc(8);
+    const field = (kind, data) => {
+        const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+        length.writeBigUInt64LE(BigInt(bytes.byteLength));
+        hash.update(kind).update(length).update(bytes);
+    };
+    for (const path of Object.keys(files).sort()) {
+        const content = files[path];
+        field('p', path);
+        field(typeof content === 'string' ? 't' : 'b', content);
+    }
+    return hash.digest('hex');
+}
+/** The sets one engine holds, by digest, most recently used last. */
+class FileSets {
+    #sets = new Map();
+    /** The engine's number for these files, if it was given them. */
+    known(digest) {
+        const id = this.#sets.get(digest);
+        if (id === undefined)
+            return undefined;
+        this.#sets.delete(digest);
+        this.#sets.set(digest, id);
+        return id;
+    }
+    remember(digest, id) {
+        this.#sets.delete(digest);
+        this.#sets.set(digest, id);
+        while (this.#sets.size > REMEMBERED) {
+            const oldest = this.#sets.keys().next().value;
+            this.#sets.delete(oldest);
+        }
+    }
+    forget(digest) {
+        this.#sets.delete(digest);
+    }
+}
+/** Whether a load failed only because the engine no longer keeps the named set. */
+function isUnknownSet(error) {
+    return error instanceof CueError && error.diagnostics.length === 1 && (error.diagnostics[0]?.message ?? '').startsWith(UNKNOWN_SET);
+}
+
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+;// CONCATENATED MODULE: external "node:url"
+const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+;// CONCATENATED MODULE: external "node:worker_threads"
+const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
+;// CONCATENATED MODULE: external "node:stream/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
+;// CONCATENATED MODULE: external "node:zlib"
+const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+;// CONCATENATED MODULE: ./src/cue/memory-limit.ts
+// A ceiling on the CUE engine's memory. Go's WebAssembly module defines its own linear
+// memory with no maximum, so a CUE evaluation that grows without end (a bundle's
+// `list.Range(0, 2e8, 1)`) takes the process to gigabytes before Go gives up with a fatal
+// error and a goroutine dump. Here the module's memory section gets a maximum before the
+// module is instantiated; past it, memory.grow fails inside Go, Go stops with "out of
+// memory", and the engine reports that as one clear error (see wasm-runtime.ts), not a dump.
+// The native engine (native-runtime.ts) gets the same limit as an argument: its Go runtime
+// stops itself past it (src/cue/shim/memwatch.go), with the same error.
+const PAGE_BYTES = 64 * 1024;
+const MEMORY_SECTION = 5;
+/** The most a 32-bit WebAssembly memory can hold, in pages (4 GiB). */
+const MAX_PAGES = 65_536;
+/** The default ceiling, in MiB. */
+const DEFAULT_MEMORY_LIMIT_MIB = 2048;
+/** The one error both engines give when an evaluation passes the limit. */
+function memoryLimitMessage(limitMiB) {
+    return `the CUE evaluation needed more than the CUE engine's memory limit of ${limitMiB} MiB (cue-memory-limit) and was stopped; a CUE expression that builds a very large value (list.Range over millions of numbers, say) is the usual cause`;
+}
+class MemoryLimitError extends Error {
+    name = 'MemoryLimitError';
+}
+function readLeb(bytes, start) {
+    let value = 0;
+    let shift = 0;
+    let position = start;
+    for (;;) {
+        const byte = bytes[position++];
+        if (byte === undefined)
+            throw new MemoryLimitError('the CUE engine WebAssembly ends inside a number');
+        value += (byte & 0x7f) * 2 ** shift;
+        if ((byte & 0x80) === 0)
+            return [value, position];
+        shift += 7;
+    }
+}
+function writeLeb(value) {
+    const out = [];
+    let rest = value;
+    do {
+        let byte = rest % 128;
+        rest = Math.floor(rest / 128);
+        if (rest > 0)
+            byte |= 0x80;
+        out.push(byte);
+    } while (rest > 0);
+    return out;
+}
+/** The module with its (single) memory limited to `limitMiB`; its initial size is kept. */
+function withMemoryLimit(module, limitMiB) {
+    if (!Number.isFinite(limitMiB) || limitMiB <= 0)
+        throw new MemoryLimitError(`the CUE memory limit must be a positive number of MiB, not ${limitMiB}`);
+    const maxPages = Math.min(MAX_PAGES, Math.floor((limitMiB * 1024 * 1024) / PAGE_BYTES));
+    let position = 8; // magic and version
+    while (position < module.length) {
+        const id = module[position];
+        const [size, payload] = readLeb(module, position + 1);
+        if (id === MEMORY_SECTION) {
+            const [count, limits] = readLeb(module, payload);
+            if (count !== 1)
+                throw new MemoryLimitError(`the CUE engine WebAssembly declares ${count} memories, expected 1`);
+            const flags = module[limits];
+            const [initial] = readLeb(module, limits + 1);
+            if (flags !== 0 && flags !== 1)
+                throw new MemoryLimitError(`the CUE engine WebAssembly's memory has flags ${String(flags)}, expected 0 or 1`);
+            const max = Math.max(maxPages, initial);
+            const section = [1, 1, ...writeLeb(initial), ...writeLeb(max)];
+            const head = module.subarray(0, position);
+            const tail = module.subarray(payload + size);
+            const patched = new Uint8Array(head.length + 1 + writeLeb(section.length).length + section.length + tail.length);
+            patched.set(head, 0);
+            let at = head.length;
+            patched[at++] = MEMORY_SECTION;
+            for (const byte of [...writeLeb(section.length), ...section])
+                patched[at++] = byte;
+            patched.set(tail, at);
+            return patched;
+        }
+        position = payload + size;
+    }
+    throw new MemoryLimitError('the CUE engine WebAssembly has no memory section');
+}
+
+;// CONCATENATED MODULE: ./src/cue/native-pipes.ts
+// The native engine's frames through two named pipes (src/cue/shim/fifo_unix.go), read
+// and written by the calling thread itself, blocking: about a third of the time per call
+// of the way through the worker thread (native-worker.ts), whose pipes belong to its own
+// event loop. Both ends are opened read-write, so opening never blocks and the caller
+// never sees the end of a pipe; when the engine's process ends, the worker makes the
+// pending call return instead: it empties the request pipe (a write larger than the pipe
+// holds would wait for ever) and writes STOP_MARK where a response length would be.
+
+/** Written by the worker in place of a response length once the engine stopped. */
+const STOP_MARK = 0xffffffff;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+/** Retries what a blocking call may still report (a signal, a full pipe). */
+function again(error) {
+    const code = error.code;
+    if (code !== 'EAGAIN' && code !== 'EINTR')
+        return false;
+    Atomics.wait(pause, 0, 0, 1);
+    return true;
+}
+function writeAll(fd, bytes) {
+    let written = 0;
+    while (written < bytes.length) {
+        try {
+            written += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, written, bytes.length - written);
+        }
+        catch (error) {
+            if (!again(error))
+                throw error;
+        }
+    }
+}
+function readExactly(fd, size) {
+    const bytes = Buffer.allocUnsafe(size);
+    let read = 0;
+    while (read < size) {
+        let n;
+        try {
+            n = (0,external_node_fs_namespaceObject.readSync)(fd, bytes, read, size - read, null);
+        }
+        catch (error) {
+            if (again(error))
+                continue;
+            throw error;
+        }
+        if (n === 0)
+            throw new Error('the native CUE engine\'s response pipe ended');
+        read += n;
+    }
+    return bytes;
+}
+function openPipes(paths) {
+    const requests = (0,external_node_fs_namespaceObject.openSync)(paths.requests, 'r+');
+    let responses;
+    try {
+        responses = (0,external_node_fs_namespaceObject.openSync)(paths.responses, 'r+');
+    }
+    catch (error) {
+        (0,external_node_fs_namespaceObject.closeSync)(requests);
+        throw error;
+    }
+    return {
+        call(method, request) {
+            const name = Buffer.from(method);
+            const body = Buffer.from(request);
+            const frame = Buffer.allocUnsafe(8 + name.length + body.length);
+            frame.writeUInt32LE(name.length, 0);
+            name.copy(frame, 4);
+            frame.writeUInt32LE(body.length, 4 + name.length);
+            body.copy(frame, 8 + name.length);
+            writeAll(requests, frame);
+            const size = readExactly(responses, 4).readUInt32LE(0);
+            if (size === STOP_MARK)
+                return undefined;
+            return readExactly(responses, size).toString('utf8');
+        },
+        close() {
+            for (const fd of [requests, responses]) {
+                try {
+                    (0,external_node_fs_namespaceObject.closeSync)(fd);
+                }
+                catch {
+                    // Already closed.
+                }
+            }
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cue/native-worker.ts
+// The worker thread that owns the native engine's process (src/cue/native-runtime.ts).
+// The engine's API is synchronous, a child process is not: the main thread posts each
+// call on a MessagePort and sleeps in Atomics.wait; this worker writes the request frame
+// to the child's standard input, reads the response frame from its file descriptor 3,
+// posts it back and wakes the main thread, which takes it with receiveMessageOnPort.
+// Frames: u32le length + method, u32le length + JSON request; u32le length + JSON
+// response (src/cue/shim/frames.go).
+//
+// The child's standard output and standard error go to this process's standard error
+// (never its standard output, where a line starting with `::` is a workflow command),
+// except Go's last words: from a `fatal error:` or `panic:` line on, the dump is kept
+// out of the log and its first lines are handed back with the exit instead.
+//
+// Once the caller moved the frames to named pipes (native-pipes.ts), the worker only
+// watches the child: when it ends, it unblocks the caller (see unblock below).
+//
+// The source is JavaScript in a string (a CommonJS worker started with `eval`), so that
+// it survives bundling into dist/ unchanged; it uses only Node's built-in modules.
+
+/** Shared Int32Array slots: the answer flag and the child's process id. */
+const SLOT_ANSWER = 0;
+const SLOT_PID = 1;
+const SHARED_SLOTS = 2;
+const NATIVE_WORKER_SOURCE = `
+'use strict';
+const { workerData } = require('node:worker_threads');
+const { spawn } = require('node:child_process');
+const { constants, openSync, readSync, writeSync } = require('node:fs');
+const { program, args, cwd, port, shared } = workerData;
+const flags = new Int32Array(shared);
+const FATAL_LIMIT = 2048;
+const FATAL_START = /^(fatal error:|runtime: out of memory|panic: )/m;
+let pending = false;
+let stopped;
+let fatal;
+// The named pipes the caller reads and writes itself once it moved there (native-pipes.ts).
+let fifos;
+
+function answer(message) {
+  pending = false;
+  port.postMessage(message);
+  Atomics.store(flags, ${SLOT_ANSWER}, 1);
+  Atomics.notify(flags, ${SLOT_ANSWER});
+}
+
+function stop(reason) {
+  if (stopped) return;
+  stopped = reason;
+  if (pending) answer({ stopped });
+  if (fifos) unblock();
+}
+
+// The engine is gone while the caller may wait on the named pipes: empty the request
+// pipe (a large request would wait for ever), tell the caller where a response length
+// would be, and give it the reason. The worker opened its own ends of the pipes when
+// the caller moved there (openFifos), while the engine surely ran.
+function unblock() {
+  setInterval(() => {
+    try {
+      while (readSync(fifos.requestsFd, fifos.sink, 0, fifos.sink.length, null) > 0);
+    } catch {}
+  }, 2);
+  port.postMessage({ stopped });
+  Atomics.store(flags, ${SLOT_ANSWER}, 1);
+  Atomics.notify(flags, ${SLOT_ANSWER});
+  try {
+    const mark = Buffer.alloc(4);
+    mark.writeUInt32LE(${STOP_MARK});
+    writeSync(fifos.responsesFd, mark);
+  } catch {}
+}
+
+function openFifos(paths) {
+  return {
+    requestsFd: openSync(paths.requests, constants.O_RDONLY | constants.O_NONBLOCK),
+    responsesFd: openSync(paths.responses, constants.O_WRONLY | constants.O_NONBLOCK),
+    sink: Buffer.allocUnsafe(1 << 16),
+  };
+}
+
+process.on('uncaughtException', (error) => {
+  stop({ startError: 'the native CUE engine worker failed: ' + (error && error.message) });
+});
+
+function toStderr(text) {
+  const bytes = Buffer.from(text);
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(2, bytes, written, bytes.length - written);
+  } catch {}
+}
+
+function forward(data) {
+  const text = data.toString('utf8');
+  if (fatal !== undefined) {
+    if (fatal.length < FATAL_LIMIT) fatal = (fatal + text).slice(0, FATAL_LIMIT);
+    return;
+  }
+  const at = text.search(FATAL_START);
+  if (at < 0) return toStderr(text);
+  toStderr(text.slice(0, at));
+  fatal = text.slice(at, at + FATAL_LIMIT);
+}
+
+// The child starts with the first call, so that the caller can start this worker while
+// it is still unpacking the program.
+let child;
+function startChild() {
+  try {
+    child = spawn(program, args, { cwd, env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], windowsHide: true });
+  } catch (error) {
+    stop({ startError: error.message });
+    return;
+  }
+  child.on('spawn', () => Atomics.store(flags, ${SLOT_PID}, child.pid));
+  child.on('error', (error) => stop({ startError: error.message }));
+  child.on('close', (code, signal) => stop({ code, signal, fatal }));
+  child.stdin.on('error', () => {});
+  child.stdout.on('data', forward);
+  child.stderr.on('data', forward);
+  let chunks = [];
+  let buffered = 0;
+  const responses = child.stdio[3];
+  responses.on('error', () => {});
+  responses.on('data', (data) => {
+    chunks.push(data);
+    buffered += data.length;
+    for (;;) {
+      if (buffered < 4) return;
+      if (chunks[0].length < 4) chunks = [Buffer.concat(chunks)];
+      const size = chunks[0].readUInt32LE(0);
+      if (buffered < 4 + size) return;
+      const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const rest = all.subarray(4 + size);
+      chunks = rest.length > 0 ? [rest] : [];
+      buffered = rest.length;
+      answer({ response: all.toString('utf8', 4, 4 + size) });
+    }
+  });
+}
+
+port.on('message', (message) => {
+  if (message.fifos) {
+    try {
+      fifos = openFifos(message.fifos);
+    } catch (error) {
+      stop({ startError: 'the native CUE engine worker cannot open the named pipes: ' + error.message });
+      return;
+    }
+    if (stopped) unblock();
+    return;
+  }
+  const { method, request } = message;
+  pending = true;
+  if (!child && !stopped) startChild();
+  if (stopped) return answer({ stopped });
+  const name = Buffer.from(method);
+  const body = Buffer.from(request);
+  const frame = Buffer.allocUnsafe(8 + name.length + body.length);
+  frame.writeUInt32LE(name.length, 0);
+  name.copy(frame, 4);
+  frame.writeUInt32LE(body.length, 4 + name.length);
+  body.copy(frame, 8 + name.length);
+  child.stdin.write(frame);
+});
+`;
+
+;// CONCATENATED MODULE: ./src/cue/native-runtime.ts
+// Starts the native build of the Go shim (src/cue/shim, built by scripts/build-cue.mjs
+// into native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
+// synchronous Bridge as the WebAssembly engine. A worker thread owns the child
+// (native-worker.ts); the first calls cross through it while the caller sleeps in
+// Atomics.wait, then the calls go through two named pipes that the caller reads and
+// writes itself, blocking (native-pipes.ts).
+//
+// The child is confined as far as an unprivileged process can be: an empty environment,
+// a fresh private (0700) temporary folder as its working directory, removed at exit (by
+// this process, or by the child when this process dies first: its standard input then
+// ends), files only from the in-memory overlay of each load (as in WebAssembly; cue/load
+// looks at the host only under the virtual root /timoni-fleet-virtual/load-<n>, which
+// does not exist), no module registry, nothing written to standard output. It is killed
+// when this process exits, and stops itself past the memory limit (exit code 86).
+
+
+
+
+
+
+
+
+
+
+/** The exit code with which the shim stops past its memory limit (src/cue/shim/bridge_other.go). */
+const EXIT_MEMORY_LIMIT = 86;
+/** Bytes per step when unpacking the program (larger steps: fewer round trips, same memory order). */
+const UNPACK_CHUNK = 1024 * 1024;
+/** How long the start check (first answer of the child) may take. */
+const START_TIMEOUT_MS = 20_000;
+/** The artifact folder name of this platform (Go's names), or undefined where none is built. */
+function nativePlatform(platform = process.platform, arch = process.arch) {
+    const goarch = { x64: 'amd64', arm64: 'arm64' }[arch];
+    if (!goarch || (platform !== 'linux' && platform !== 'darwin'))
+        return undefined;
+    const name = `${platform}-${goarch}`;
+    return ['linux-amd64', 'linux-arm64', 'darwin-arm64'].includes(name) ? name : undefined;
+}
+/**
+ * Where native/<platform>/cue-shim.gz may be, relative to this module: beside the bundled
+ * dist/index.js, one level up from dist/cli/index.js, or beside the sources (src/cue).
+ * Undefined when this platform has no artifact.
+ */
+function locateNative(moduleUrl = import.meta.url) {
+    const platform = nativePlatform();
+    if (!platform)
+        return undefined;
+    const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
+    for (const base of ['native', '../native']) {
+        const path = (0,external_node_path_namespaceObject.join)(here, base, platform, 'cue-shim.gz');
+        if ((0,external_node_fs_namespaceObject.existsSync)(path))
+            return path;
+    }
+    return undefined;
+}
+/** The error for a call during which (or before which) the child stopped. */
+function stoppedError(method, stop, limitMiB) {
+    if (stop.startError !== undefined)
+        return new Error(`the native CUE engine could not run ${method}: ${stop.startError}`);
+    if (stop.code === EXIT_MEMORY_LIMIT || /out of memory/.test(stop.fatal ?? ''))
+        return new Error(memoryLimitMessage(limitMiB));
+    const how = stop.signal ? `signal ${stop.signal}` : `exit code ${stop.code ?? 'unknown'}`;
+    const first = (stop.fatal ?? '').split('\n').slice(0, 2).join(' ').trim();
+    return new Error(`the CUE engine stopped while running ${method} (${how})${first ? `: ${first}` : ''}`);
+}
+/** Runs one call through the worker; waits at most `timeoutMs` (undefined: for ever). */
+function callThrough(port, flags, method, request, timeoutMs) {
+    Atomics.store(flags, SLOT_ANSWER, 0);
+    port.postMessage({ method, request });
+    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    for (;;) {
+        const left = deadline === undefined ? undefined : deadline - Date.now();
+        if (left !== undefined && left <= 0)
+            return undefined;
+        Atomics.wait(flags, SLOT_ANSWER, 0, left);
+        if (Atomics.load(flags, SLOT_ANSWER) === 0)
+            continue;
+        const received = (0,external_node_worker_threads_namespaceObject.receiveMessageOnPort)(port);
+        if (received)
+            return received.message;
+    }
+}
+/**
+ * Moves the frames to named pipes (native-pipes.ts); undefined when the engine cannot
+ * (it then keeps answering through the worker).
+ */
+function movePipes(port, flags) {
+    const answer = callThrough(port, flags, 'useFifos', '{}', START_TIMEOUT_MS);
+    if (answer === undefined || 'stopped' in answer)
+        return undefined;
+    const { result } = JSON.parse(answer.response);
+    if (!result)
+        return undefined;
+    // The engine waits for these ends to be opened: failing here leaves it unusable.
+    const pipes = openPipes(result);
+    port.postMessage({ fifos: result });
+    Atomics.store(flags, SLOT_ANSWER, 0);
+    return pipes;
+}
+/** Why the engine stopped, from the worker (it posts the reason once it saw the end). */
+function stopReason(port, flags) {
+    const until = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < until) {
+        const received = (0,external_node_worker_threads_namespaceObject.receiveMessageOnPort)(port)?.message;
+        if (received && 'stopped' in received)
+            return received.stopped;
+        Atomics.wait(flags, SLOT_ANSWER, 0, 10);
+    }
+    return { startError: 'the engine stopped without a reason' };
+}
+/**
+ * Starts the native engine and checks it answers (`version`). Throws when this platform
+ * has no artifact or the program cannot run here (a temporary folder mounted noexec, say);
+ * the caller then uses the WebAssembly engine. The program is unpacked as a stream (off the
+ * main thread, without holding its 18 MB in memory).
+ */
+async function startNative(options = {}) {
+    const memoryLimitMiB = options.memoryLimitMiB ?? DEFAULT_MEMORY_LIMIT_MIB;
+    const artifact = options.artifact ?? locateNative();
+    if (!artifact)
+        throw new Error(`no native CUE engine is built for ${process.platform}-${process.arch}`);
+    const workdir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-cue-engine-'));
+    const executable = (0,external_node_path_namespaceObject.join)(workdir, 'cue-shim');
+    const shared = new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+    const flags = new Int32Array(shared);
+    const { port1, port2 } = new external_node_worker_threads_namespaceObject.MessageChannel();
+    let worker;
+    let pipes;
+    const cleanup = () => {
+        const pid = Atomics.load(flags, SLOT_PID);
+        if (pid > 0) {
+            try {
+                process.kill(pid, 'SIGKILL');
+            }
+            catch {
+                // Already gone.
+            }
+        }
+        (0,external_node_fs_namespaceObject.rmSync)(workdir, { recursive: true, force: true });
+    };
+    // From here on the folder goes at exit, also when the start fails half-way.
+    process.once('exit', cleanup);
+    try {
+        worker = new external_node_worker_threads_namespaceObject.Worker(NATIVE_WORKER_SOURCE, {
+            eval: true,
+            workerData: { program: executable, args: ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], cwd: workdir, port: port2, shared },
+            transferList: [port2],
+            stdout: false,
+            stderr: false,
+        });
+        worker.unref();
+        // The worker boots while the program is unpacked; it starts the child with the first call.
+        try {
+            await (0,promises_namespaceObject.pipeline)((0,external_node_fs_namespaceObject.createReadStream)(artifact, { highWaterMark: UNPACK_CHUNK }), (0,external_node_zlib_namespaceObject.createGunzip)({ chunkSize: UNPACK_CHUNK }), (0,external_node_fs_namespaceObject.createWriteStream)(executable, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
+        }
+        catch (error) {
+            throw new Error(`cannot unpack the native CUE engine ${artifact}: ${error.message}`, { cause: error });
+        }
+        const answer = callThrough(port1, flags, 'version', '{}', START_TIMEOUT_MS);
+        if (answer === undefined)
+            throw new Error(`the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
+        if ('stopped' in answer)
+            throw stoppedError('its start check', answer.stopped, memoryLimitMiB);
+        if (!/"cue":"v\d/.test(answer.response))
+            throw new Error(`the native CUE engine answered its start check with ${answer.response.slice(0, 200)}`);
+        pipes = movePipes(port1, flags);
+    }
+    catch (error) {
+        pipes?.close();
+        void worker?.terminate();
+        process.off('exit', cleanup);
+        cleanup();
+        throw error;
+    }
+    // The child has its program open; the file is not needed any more.
+    (0,external_node_fs_namespaceObject.rmSync)(executable, { force: true });
+    let stopped;
+    const stop = () => {
+        stopped ??= { startError: 'the engine was stopped' };
+        process.off('exit', cleanup);
+        cleanup();
+        pipes?.close();
+        void worker?.terminate();
+    };
+    const bridge = (method, request) => {
+        if (stopped)
+            throw stoppedError(method, stopped, memoryLimitMiB);
+        if (pipes) {
+            const response = pipes.call(method, request);
+            if (response !== undefined)
+                return response;
+            stopped = stopReason(port1, flags);
+            throw stoppedError(method, stopped, memoryLimitMiB);
+        }
+        const answer = callThrough(port1, flags, method, request);
+        if ('stopped' in answer) {
+            stopped = answer.stopped;
+            throw stoppedError(method, stopped, memoryLimitMiB);
+        }
+        return answer.response;
+    };
+    return { bridge, pid: Atomics.load(flags, SLOT_PID), workdir, stop };
 }
 
 ;// CONCATENATED MODULE: ./src/cue/protocol.ts
@@ -100,8 +759,8 @@ const dropped = new FinalizationRegistry(({ bridge, handle }) => {
         // The engine may be gone at exit; nothing is left to free then.
     }
 });
-/** A CUE value held by the Go side and referred to by its handle. */
-class WasmCueValue {
+/** A CUE value held by the Go side (WebAssembly or native) and referred to by its handle. */
+class BridgeCueValue {
     #bridge;
     #handle;
     #freed = false;
@@ -182,10 +841,8 @@ class WasmCueValue {
         invoke(this.#bridge, 'free', { handle: this.#handle });
     }
 }
-_a = WasmCueValue;
+_a = BridgeCueValue;
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/cue/go-sandbox.ts
 // The sandbox that Go's WebAssembly runtime (wasm_exec.js) runs in. wasm_exec.js
 // routes every file operation of the Go program through `globalThis.fs`; without
@@ -883,91 +1540,8 @@ installGoSandbox();
 	}
 })();
 
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: external "node:v8"
 const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
-;// CONCATENATED MODULE: external "node:url"
-const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
-;// CONCATENATED MODULE: external "node:zlib"
-const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
-;// CONCATENATED MODULE: ./src/cue/memory-limit.ts
-// A ceiling on the CUE engine's memory. Go's WebAssembly module defines its own linear
-// memory with no maximum, so a CUE evaluation that grows without end (a bundle's
-// `list.Range(0, 2e8, 1)`) takes the process to gigabytes before Go gives up with a fatal
-// error and a goroutine dump. Here the module's memory section gets a maximum before the
-// module is instantiated; past it, memory.grow fails inside Go, Go stops with "out of
-// memory", and the engine reports that as one clear error (see wasm-runtime.ts), not a dump.
-const PAGE_BYTES = 64 * 1024;
-const MEMORY_SECTION = 5;
-/** The most a 32-bit WebAssembly memory can hold, in pages (4 GiB). */
-const MAX_PAGES = 65_536;
-/** The default ceiling, in MiB. */
-const DEFAULT_MEMORY_LIMIT_MIB = 2048;
-class MemoryLimitError extends Error {
-    name = 'MemoryLimitError';
-}
-function readLeb(bytes, start) {
-    let value = 0;
-    let shift = 0;
-    let position = start;
-    for (;;) {
-        const byte = bytes[position++];
-        if (byte === undefined)
-            throw new MemoryLimitError('the CUE engine WebAssembly ends inside a number');
-        value += (byte & 0x7f) * 2 ** shift;
-        if ((byte & 0x80) === 0)
-            return [value, position];
-        shift += 7;
-    }
-}
-function writeLeb(value) {
-    const out = [];
-    let rest = value;
-    do {
-        let byte = rest % 128;
-        rest = Math.floor(rest / 128);
-        if (rest > 0)
-            byte |= 0x80;
-        out.push(byte);
-    } while (rest > 0);
-    return out;
-}
-/** The module with its (single) memory limited to `limitMiB`; its initial size is kept. */
-function withMemoryLimit(module, limitMiB) {
-    if (!Number.isFinite(limitMiB) || limitMiB <= 0)
-        throw new MemoryLimitError(`the CUE memory limit must be a positive number of MiB, not ${limitMiB}`);
-    const maxPages = Math.min(MAX_PAGES, Math.floor((limitMiB * 1024 * 1024) / PAGE_BYTES));
-    let position = 8; // magic and version
-    while (position < module.length) {
-        const id = module[position];
-        const [size, payload] = readLeb(module, position + 1);
-        if (id === MEMORY_SECTION) {
-            const [count, limits] = readLeb(module, payload);
-            if (count !== 1)
-                throw new MemoryLimitError(`the CUE engine WebAssembly declares ${count} memories, expected 1`);
-            const flags = module[limits];
-            const [initial] = readLeb(module, limits + 1);
-            if (flags !== 0 && flags !== 1)
-                throw new MemoryLimitError(`the CUE engine WebAssembly's memory has flags ${String(flags)}, expected 0 or 1`);
-            const max = Math.max(maxPages, initial);
-            const section = [1, 1, ...writeLeb(initial), ...writeLeb(max)];
-            const head = module.subarray(0, position);
-            const tail = module.subarray(payload + size);
-            const patched = new Uint8Array(head.length + 1 + writeLeb(section.length).length + section.length + tail.length);
-            patched.set(head, 0);
-            let at = head.length;
-            patched[at++] = MEMORY_SECTION;
-            for (const byte of [...writeLeb(section.length), ...section])
-                patched[at++] = byte;
-            patched.set(tail, at);
-            return patched;
-        }
-        position = payload + size;
-    }
-    throw new MemoryLimitError('the CUE engine WebAssembly has no memory section');
-}
-
 ;// CONCATENATED MODULE: ./src/cue/wasm-runtime.ts
 // Starts the Go WebAssembly program (src/cue/shim) once and returns the function
 // through which the engine is called. The sandbox must be installed before
@@ -1021,11 +1595,10 @@ function goConstructor() {
     return Go;
 }
 /** The error for a call during which Go stopped: out of memory said plainly, the dump left out. */
-function stoppedError(method, exitCode, limitMiB) {
+function wasm_runtime_stoppedError(method, exitCode, limitMiB) {
     const output = goFatalOutput() ?? '';
-    if (/out of memory/.test(output)) {
-        return new Error(`the CUE evaluation needed more than the CUE engine's memory limit of ${limitMiB} MiB (cue-memory-limit) and was stopped; a CUE expression that builds a very large value (list.Range over millions of numbers, say) is the usual cause`);
-    }
+    if (/out of memory/.test(output))
+        return new Error(memoryLimitMessage(limitMiB));
     const first = output.split('\n').slice(0, 2).join(' ').trim();
     return new Error(`the CUE engine stopped while running ${method} (exit code ${exitCode ?? 'unknown'})${first ? `: ${first}` : ''}`);
 }
@@ -1070,18 +1643,18 @@ async function startWasm(options = {}) {
     exited.catch(() => undefined);
     return (method, request) => {
         if (exitCode !== undefined)
-            throw stoppedError(method, exitCode, memoryLimitMiB);
+            throw wasm_runtime_stoppedError(method, exitCode, memoryLimitMiB);
         let response;
         try {
             response = call(method, request);
         }
         catch (error) {
             if (exitCode !== undefined || goFatalOutput() !== undefined)
-                throw stoppedError(method, exitCode, memoryLimitMiB);
+                throw wasm_runtime_stoppedError(method, exitCode, memoryLimitMiB);
             throw error;
         }
         if (exitCode !== undefined || goFatalOutput() !== undefined)
-            throw stoppedError(method, exitCode, memoryLimitMiB);
+            throw wasm_runtime_stoppedError(method, exitCode, memoryLimitMiB);
         if (typeof response !== 'string')
             throw new Error(`the CUE engine returned no response to ${method}`);
         return response;
@@ -1089,6 +1662,9 @@ async function startWasm(options = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/cue/engine.ts
+
+
+
 
 
 
@@ -1106,17 +1682,46 @@ function encodeFiles(files) {
     }
     return { files: text, binaryFiles: binary };
 }
-/** The CUE engine backed by cuelang.org/go compiled to WebAssembly. */
-class WasmCueEngine {
+/** The CUE engine backed by cuelang.org/go: the Go shim, native or compiled to WebAssembly. */
+class BridgeCueEngine {
     #bridge;
-    constructor(bridge) {
+    kind;
+    constructor(bridge, kind) {
         this.#bridge = bridge;
+        this.kind = kind;
+    }
+    #fileSets = new FileSets();
+    /** The engine's number for these cue.mod files, sending them when it has none. */
+    #fileSet(shared, digest) {
+        const known = this.#fileSets.known(digest);
+        if (known !== undefined)
+            return known;
+        const { fileSet } = invoke(this.#bridge, 'putFiles', encodeFiles(shared));
+        this.#fileSets.remember(digest, fileSet);
+        return fileSet;
     }
     load(options) {
-        const { files, binaryFiles } = encodeFiles(options.files);
+        // A module's cue.mod files go once per engine (file-sets.ts); the load sends its own.
+        const { shared, own } = splitFiles(options.files);
+        if (Object.keys(shared).length === 0)
+            return this.#load(options, options.files, 0);
+        const digest = filesDigest(shared);
+        try {
+            return this.#load(options, own, this.#fileSet(shared, digest));
+        }
+        catch (error) {
+            if (!isUnknownSet(error))
+                throw error;
+            this.#fileSets.forget(digest);
+            return this.#load(options, own, this.#fileSet(shared, digest));
+        }
+    }
+    #load(options, ownFiles, fileSet) {
+        const { files, binaryFiles } = encodeFiles(ownFiles);
         const { handle } = invoke(this.#bridge, 'load', {
             files,
             binaryFiles,
+            fileSet,
             dir: options.dir ?? '.',
             moduleRoot: options.moduleRoot ?? '',
             args: options.args ?? [],
@@ -1127,7 +1732,7 @@ class WasmCueEngine {
             acceptLegacyModules: options.acceptLegacyModules ?? true,
             displayNames: options.displayNames ?? {},
         });
-        return new WasmCueValue(this.#bridge, handle);
+        return new BridgeCueValue(this.#bridge, handle);
     }
     compile(source, options = {}) {
         const { handle } = invoke(this.#bridge, 'compile', {
@@ -1135,7 +1740,7 @@ class WasmCueEngine {
             filename: options.filename ?? '',
             scope: options.scope ?? null,
         });
-        return new WasmCueValue(this.#bridge, handle);
+        return new BridgeCueValue(this.#bridge, handle);
     }
     injectRuntimeValues(filename, content, values) {
         return invoke(this.#bridge, 'injectRuntimeValues', { filename, content, values });
@@ -1143,13 +1748,12 @@ class WasmCueEngine {
     listRuntimeAttributes(filename, content) {
         return invoke(this.#bridge, 'listRuntimeAttributes', { filename, content });
     }
-    mergeValues(options) {
-        return invoke(this.#bridge, 'mergeValues', {
+    mergeInstanceValues(options) {
+        return invoke(this.#bridge, 'mergeInstanceValues', {
             base: options.base,
-            baseFilename: options.baseFilename,
             overlays: options.overlays,
             package: options.packageName ?? 'main',
-        }).source;
+        });
     }
     version() {
         return invoke(this.#bridge, 'version', {});
@@ -1158,18 +1762,60 @@ class WasmCueEngine {
         return invoke(this.#bridge, 'stats', {}).handles;
     }
 }
-let engine;
-/** The process's CUE engine, started on first use (about a second) and shared afterwards. */
+/** Forces an engine: `native`, `wasm`, or `auto` (the default: native where it runs). */
+const ENGINE_VARIABLE = 'TIMONI_FLEET_CUE_ENGINE';
+/** The engine asked for by TIMONI_FLEET_CUE_ENGINE (default auto). */
+function engineChoice(env = process.env) {
+    const value = (env[ENGINE_VARIABLE] ?? '').trim() || 'auto';
+    if (value === 'auto' || value === 'native' || value === 'wasm')
+        return value;
+    throw new Error(`${ENGINE_VARIABLE} must be auto, native or wasm, not ${JSON.stringify(value)}`);
+}
+/** Why the native engine is not used by `auto`, once it was tried (for diagnostics and the bench). */
+let nativeUnavailable;
+function nativeEngineUnavailable() {
+    return nativeUnavailable;
+}
+const started = new Map();
 /**
- * The process's engine, started on first use. `memoryLimitMiB` applies when this call
- * starts it (the action passes its `cue-memory-limit` input before anything else loads it).
+ * The process's engine of one kind, started on first use and shared afterwards (the
+ * WebAssembly engine can only run once per process). Throws when it cannot start.
+ */
+function startCueEngine(kind, options = {}) {
+    let engine = started.get(kind);
+    if (!engine) {
+        engine = kind === 'native'
+            ? startNative(options).then((native) => new BridgeCueEngine(deferFrees(native.bridge), 'native'))
+            : startWasm(options).then((bridge) => new BridgeCueEngine(deferFrees(bridge), 'wasm'));
+        started.set(kind, engine);
+        engine.catch(() => started.delete(kind));
+    }
+    return engine;
+}
+let chosen;
+/**
+ * The process's engine, started on first use (native where this platform has a working
+ * build, else WebAssembly; TIMONI_FLEET_CUE_ENGINE forces one) and shared afterwards.
+ * `memoryLimitMiB` applies when this call starts it (the action passes its
+ * `cue-memory-limit` input before anything else loads it).
  */
 function loadCueEngine(options = {}) {
-    engine ??= startWasm(options).then((bridge) => new WasmCueEngine(bridge), (error) => {
-        engine = undefined;
+    chosen ??= (async () => {
+        const choice = engineChoice();
+        if (choice !== 'auto')
+            return startCueEngine(choice, options);
+        try {
+            return await startCueEngine('native', options);
+        }
+        catch (error) {
+            nativeUnavailable = error.message;
+            return startCueEngine('wasm', options);
+        }
+    })().catch((error) => {
+        chosen = undefined;
         throw error;
     });
-    return engine;
+    return chosen;
 }
 
 ;// CONCATENATED MODULE: ./src/cue/index.ts
@@ -1808,12 +2454,14 @@ function readInstance(instances, label, name) {
         const digest = stringAt(instance, 'module.digest');
         const valuesField = instance.lookup('values');
         const values = (valuesField.exists() ? valuesField.toJSON() : {});
+        const valuesCue = valuesField.exists() ? valuesField.toCUE() : '{}';
         valuesField.free();
         return {
             name,
             namespace: stringAt(instance, 'namespace') ?? '',
             module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
             values,
+            valuesCue,
         };
     }
     finally {
@@ -2267,6 +2915,7 @@ async function evaluateForCluster(engine, options, cluster) {
             ...evaluated,
             secretValueNames: secretEntries.map(([name]) => name),
             secretValues: secretEntries.map(([, v]) => v.value).filter((value) => value !== ''),
+            clusterSecretValues: secretEntries.filter(([, v]) => v.source === 'query').map(([, v]) => v.value).filter((value) => value !== ''),
         };
     }
     catch (error) {
@@ -2468,36 +3117,46 @@ function changeLine(bundle, cluster, instance, change) {
     return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
 }
 
-;// CONCATENATED MODULE: ./src/cli/vet-command.ts
+;// CONCATENATED MODULE: ./src/cli/mask-secrets.ts
+// `build --mask-secrets` as Timoni v0.33.0 does it (internal/mask/mask.go SecretData): in
+// every v1 Secret (kind compared without case, as fluxcd/pkg ssa utils.IsSecret does) each
+// entry of `data` and `stringData` becomes `***`, a `data`/`stringData` that is not a map is
+// replaced by `***` as a whole, and the `kubectl.kubernetes.io/last-applied-configuration`
+// annotation, which copies the whole object, becomes `***`. Other objects are untouched.
+// Also: redacting registered secret values (runtime query values read from Secrets) in
+// every string of an object, before it is printed, so that line folding cannot split one.
 
-
-
-const vetFlags = [
-    ...bundleFlags,
-    { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' },
-];
-async function runVet(engine, args, io) {
-    const inputs = readBundleInputs(engine, args, io.cwd, io.env);
-    const results = await evaluateForClusters(engine, inputs);
-    const printValue = args.booleans.get('print-value') === true;
-    if (inputs.output === 'json') {
-        const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: result.value }));
-        io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
-        return 0;
-    }
-    for (const result of results) {
-        if (printValue) {
-            const prefix = inputs.runtime.isDefault ? '' : `${JSON.stringify(result.cluster.name)}: `;
-            io.stdout(`${prefix}bundle: ${result.cueText}\n`);
+const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+function isTimoniSecret(object) {
+    return typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1';
+}
+/** A copy of a Secret with its values masked; other objects returned as they are. */
+function maskSecretData(object) {
+    if (!isTimoniSecret(object))
+        return object;
+    const masked = structuredClone(object);
+    for (const field of ['data', 'stringData']) {
+        if (!(field in masked))
             continue;
-        }
-        for (const instance of result.bundle.instances) {
-            io.stderr(`${logPrefix(result.bundle.name, result.cluster.name, instance.name)} > instance is valid\n`);
-        }
+        const entries = masked[field];
+        masked[field] = isObject(entries) ? Object.fromEntries(Object.keys(entries).map((key) => [key, MASK])) : MASK;
     }
-    if (!printValue && results[0])
-        io.stderr(`${logPrefix(results[0].bundle.name)} > bundle is valid\n`);
-    return 0;
+    const metadata = masked.metadata;
+    if (isObject(metadata) && isObject(metadata.annotations) && lastAppliedAnnotation in metadata.annotations) {
+        metadata.annotations[lastAppliedAnnotation] = MASK;
+    }
+    return masked;
+}
+/** A copy of a JSON value with `redact` applied to every string and key. */
+function redactStrings(value, redact) {
+    if (typeof value === 'string')
+        return redact(value);
+    if (Array.isArray(value))
+        return value.map((item) => redactStrings(item, redact));
+    if (isObject(value))
+        return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]));
+    return value;
 }
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
@@ -2572,6 +3231,1418 @@ function assertKubeObject(value, where) {
         throw new Error(`${where}: ${kind} has no metadata.name`);
     }
 }
+
+;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
+// Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
+// kubectl merges files (the first definition of a name wins), contexts looked up by name.
+// Credentials are registered as secrets the moment they are read.
+
+
+
+
+class KubeconfigError extends Error {
+    name = 'KubeconfigError';
+}
+/** Asked-for context absent; the message lists the contexts that exist (names only). */
+class KubeContextNotFoundError extends KubeconfigError {
+    context;
+    available;
+    name = 'KubeContextNotFoundError';
+    constructor(context, available) {
+        super(`kube context ${JSON.stringify(context)} not found in kubeconfig; ` +
+            (available.length ? `contexts: ${available.join(', ')}` : 'the kubeconfig has no contexts'));
+        this.context = context;
+        this.available = available;
+    }
+}
+/** Kubeconfig text or base64 of it: base64 has no `:` and only base64 characters. */
+function decodeKubeconfigText(text) {
+    const compact = text.replace(/\s+/g, '');
+    if (compact && !text.includes(':') && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
+        return Buffer.from(compact, 'base64').toString('utf8');
+    }
+    return text;
+}
+function str(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function bool(value) {
+    return value === true || value === 'true';
+}
+function namedEntries(list, field, where) {
+    if (list === undefined || list === null)
+        return [];
+    if (!Array.isArray(list))
+        throw new KubeconfigError(`${where}: ${field}s is not a list`);
+    return list.flatMap((item, i) => {
+        if (!isRecord(item) || typeof item.name !== 'string') {
+            throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
+        }
+        const body = item[field];
+        return [[item.name, isRecord(body) ? body : {}]];
+    });
+}
+/**
+ * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
+ * path with a separator is resolved against the kubeconfig file's folder, never against the
+ * working directory (on a pull request the workspace holds the author's scripts). A
+ * kubeconfig given inline (an action input) has no folder, so such a path is refused.
+ */
+function execCommand(command, fileDir, where) {
+    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
+        return command;
+    if (fileDir !== undefined)
+        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
+    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
+}
+function parseExec(exec, where, fileDir, secrets) {
+    const rawCommand = str(exec.command);
+    if (!rawCommand)
+        throw new KubeconfigError(`${where}: exec has no command`);
+    const command = execCommand(rawCommand, fileDir, where);
+    const env = Array.isArray(exec.env)
+        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
+        : [];
+    for (const entry of env)
+        secrets.register(entry.value);
+    return {
+        command,
+        args: Array.isArray(exec.args) ? exec.args.map(String) : [],
+        env,
+        apiVersion: str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
+        installHint: str(exec.installHint),
+        provideClusterInfo: bool(exec.provideClusterInfo),
+        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+}
+function parseUser(name, user, baseDir, fileDir, where, secrets) {
+    const parsed = {
+        clientCertificate: str(user['client-certificate']),
+        clientCertificateData: str(user['client-certificate-data']),
+        clientKey: str(user['client-key']),
+        clientKeyData: str(user['client-key-data']),
+        token: str(user.token),
+        tokenFile: str(user.tokenFile),
+        username: str(user.username),
+        password: str(user.password),
+        impersonate: str(user.as),
+        impersonateGroups: Array.isArray(user['as-groups']) ? user['as-groups'].map(String) : [],
+        impersonateUid: str(user['as-uid']),
+        baseDir,
+    };
+    secrets.register(parsed.token);
+    secrets.register(parsed.password);
+    if (parsed.clientKeyData) {
+        secrets.register(parsed.clientKeyData);
+        secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
+    }
+    if (isRecord(user.exec))
+        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
+    if (isRecord(user['auth-provider']))
+        parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
+    return parsed;
+}
+function parseCluster(cluster, baseDir) {
+    return {
+        server: str(cluster.server) ?? '',
+        certificateAuthority: str(cluster['certificate-authority']),
+        certificateAuthorityData: str(cluster['certificate-authority-data']),
+        insecureSkipTlsVerify: bool(cluster['insecure-skip-tls-verify']),
+        tlsServerName: str(cluster['tls-server-name']),
+        proxyUrl: str(cluster['proxy-url']),
+        baseDir,
+    };
+}
+/**
+ * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
+ * of one source, the first definition of a cluster, user or context name wins, and the
+ * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
+ */
+function loadKubeconfig(sources, secrets) {
+    const config = { clusters: new Map(), users: new Map(), contexts: new Map() };
+    sources.forEach((source, index) => {
+        const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
+        const where = path ?? `kubeconfig #${index + 1}`;
+        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
+        const baseDir = fileDir ?? process.cwd();
+        const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
+        const list = Array.isArray(documents) ? documents : [documents];
+        for (const document of list) {
+            if (document.errors.length > 0) {
+                throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+            }
+            const raw = document.toJS();
+            if (raw === null || raw === undefined)
+                continue;
+            if (!isRecord(raw))
+                throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
+            if (!config.currentContext && str(raw['current-context']))
+                config.currentContext = str(raw['current-context']);
+            for (const [name, body] of namedEntries(raw.clusters, 'cluster', where)) {
+                if (!config.clusters.has(name))
+                    config.clusters.set(name, parseCluster(body, baseDir));
+            }
+            for (const [name, body] of namedEntries(raw.users, 'user', where)) {
+                if (!config.users.has(name))
+                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
+            }
+            for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
+                if (!config.contexts.has(name)) {
+                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: str(body.namespace) });
+                }
+            }
+        }
+    });
+    return config;
+}
+/** The context by name, or the current context when no name is given. */
+function resolveContext(config, name) {
+    const contextName = name || config.currentContext;
+    if (!contextName) {
+        throw new KubeconfigError(`kubeconfig has no current-context and no context was asked for; contexts: ${[...config.contexts.keys()].join(', ') || 'none'}`);
+    }
+    const context = config.contexts.get(contextName);
+    if (!context)
+        throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
+    const cluster = config.clusters.get(context.cluster);
+    if (!cluster)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
+    if (!cluster.server)
+        throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
+    // A context without a user connects anonymously, as kubectl does.
+    const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
+    if (!user)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
+    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
+}
+/** A file path of a kubeconfig entry, resolved against the file that declared it. */
+function resolveEntryPath(baseDir, path) {
+    return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
+}
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/kube/exec-credential.ts
+// Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
+// with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env
+// values and outputs are secrets.
+
+
+
+class ExecCredentialError extends Error {
+    name = 'ExecCredentialError';
+}
+const supportedVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
+function execInfo(config, cluster) {
+    const spec = { interactive: false };
+    if (config.provideClusterInfo && cluster) {
+        spec.cluster = {
+            server: cluster.server,
+            ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
+            ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
+            ...(cluster.certificateAuthorityData ? { 'certificate-authority-data': cluster.certificateAuthorityData } : {}),
+            ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
+        };
+    }
+    return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
+}
+function run(config, options) {
+    const { subject, timeoutMs, secrets } = options;
+    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
+    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
+    // outside the workspace, which on a pull request holds the author's files.
+    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+    for (const entry of config.env)
+        env[entry.name] = entry.value;
+    return new Promise((resolvePromise, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
+        const stdout = [];
+        const stderr = [];
+        child.stdout.on('data', (chunk) => stdout.push(chunk));
+        child.stderr.on('data', (chunk) => stderr.push(chunk));
+        const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        child.on('error', (error) => {
+            clearTimeout(timer);
+            if (error.code === 'ENOENT') {
+                const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
+            }
+            else {
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
+            }
+        });
+        child.on('close', (code, signal) => {
+            clearTimeout(timer);
+            const out = Buffer.concat(stdout).toString('utf8');
+            secrets.register(out, true);
+            if (code !== 0) {
+                const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
+                const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
+                return;
+            }
+            resolvePromise(out);
+        });
+    });
+}
+/** Reads an ExecCredential document; every credential in it is registered first. */
+function parseExecCredential(output, config, subject, secrets) {
+    let parsed;
+    try {
+        parsed = JSON.parse(output);
+    }
+    catch {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
+    }
+    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
+    }
+    if (parsed.apiVersion !== config.apiVersion) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
+    }
+    const status = isRecord(parsed.status) ? parsed.status : {};
+    const credential = {
+        token: typeof status.token === 'string' && status.token ? status.token : undefined,
+        clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
+        clientKeyData: typeof status.clientKeyData === 'string' ? status.clientKeyData : undefined,
+    };
+    secrets.register(credential.token);
+    secrets.register(credential.clientKeyData);
+    if (typeof status.expirationTimestamp === 'string') {
+        const at = Date.parse(status.expirationTimestamp);
+        if (!Number.isNaN(at))
+            credential.expiresAt = at;
+    }
+    if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
+    }
+    return credential;
+}
+/** Runs a plugin when needed and keeps its credential until it expires or is refused. */
+class ExecCredentialPlugin {
+    config;
+    options;
+    cached;
+    pending;
+    constructor(config, options) {
+        this.config = config;
+        this.options = options;
+        if (!supportedVersions.includes(config.apiVersion)) {
+            throw new ExecCredentialError(`exec credential plugin of ${options.subject} uses apiVersion ${JSON.stringify(config.apiVersion)}; supported: ${supportedVersions.join(', ')}`);
+        }
+    }
+    async credential() {
+        // Renew ten seconds before the expiry, so that a request does not carry a dying token.
+        if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
+            return this.cached;
+        this.pending ??= run(this.config, this.options)
+            .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
+            .finally(() => {
+            this.pending = undefined;
+        });
+        this.cached = await this.pending;
+        return this.cached;
+    }
+    /** Forgets the cached credential (the server refused it). */
+    invalidate() {
+        this.cached = undefined;
+    }
+}
+
+;// CONCATENATED MODULE: external "node:net"
+const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+;// CONCATENATED MODULE: ./src/kube/proxy-env.ts
+// The proxy of a server when the kubeconfig names none: HTTPS_PROXY / HTTP_PROXY and
+// NO_PROXY, read as Go's net/http does for kubectl (loopback is never proxied). Pure.
+
+function envValue(env, name) {
+    return env[name] || env[name.toLowerCase()] || undefined;
+}
+function isLoopback(host) {
+    return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '[::1]';
+}
+/** True when NO_PROXY excludes the host (`*`, host, `.suffix` or suffix, IP, CIDR; optional :port). */
+function bypassesProxy(server, noProxy) {
+    const host = server.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (isLoopback(host))
+        return true;
+    if (!noProxy)
+        return false;
+    const port = server.port || (server.protocol === 'https:' ? '443' : '80');
+    for (const raw of noProxy.split(',')) {
+        let entry = raw.trim().toLowerCase();
+        if (!entry)
+            continue;
+        if (entry === '*')
+            return true;
+        const portMatch = /^(.*[^:]):(\d+)$/.exec(entry);
+        if (portMatch && !entry.includes('/') && (0,external_node_net_namespaceObject.isIP)(entry) !== 6) {
+            if (portMatch[2] !== port)
+                continue;
+            entry = portMatch[1];
+        }
+        if (entry.includes('/')) {
+            const [network, bits] = entry.split('/');
+            const family = (0,external_node_net_namespaceObject.isIP)(network ?? '');
+            if (family && (0,external_node_net_namespaceObject.isIP)(host) === family) {
+                const list = new external_node_net_namespaceObject.BlockList();
+                list.addSubnet(network, Number(bits), family === 4 ? 'ipv4' : 'ipv6');
+                if (list.check(host, family === 4 ? 'ipv4' : 'ipv6'))
+                    return true;
+            }
+            continue;
+        }
+        const name = entry.replace(/^\*?\./, '');
+        if (host === name || host.endsWith(`.${name}`))
+            return true;
+    }
+    return false;
+}
+/** The proxy URL the environment asks for, for this server; undefined for a direct connection. */
+function proxyFromEnvironment(server, env = process.env) {
+    const value = server.protocol === 'https:' ? envValue(env, 'HTTPS_PROXY') : envValue(env, 'HTTP_PROXY');
+    if (!value || bypassesProxy(server, envValue(env, 'NO_PROXY')))
+        return undefined;
+    try {
+        return new URL(value.includes('://') ? value : `http://${value}`);
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/connection.ts
+// What it takes to talk to the API server of one kube context: server URL, TLS material,
+// proxy, and the credentials put on each request (client certificate, bearer token,
+// token file, basic auth or an exec plugin).
+
+
+
+
+function readMaterial(data, file, baseDir, what, subject) {
+    if (data)
+        return Buffer.from(data, 'base64');
+    if (!file)
+        return undefined;
+    const path = resolveEntryPath(baseDir, file);
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(path);
+    }
+    catch (error) {
+        throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
+    }
+}
+const tokenFileTtlMs = 60_000;
+function authFor(user, subject, options, cluster) {
+    const { secrets } = options;
+    const headers = {};
+    if (user.impersonate)
+        headers['Impersonate-User'] = user.impersonate;
+    if (user.impersonateUid)
+        headers['Impersonate-Uid'] = user.impersonateUid;
+    // Node joins repeated header values with ", ", which the API server splits again.
+    if (user.impersonateGroups.length)
+        headers['Impersonate-Group'] = user.impersonateGroups.join(', ');
+    if (user.authProvider) {
+        throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
+    }
+    const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
+    const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
+    secrets.register(key);
+    if (!!cert !== !!key)
+        throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
+    const tls = cert && key ? { cert, key } : {};
+    if (user.token) {
+        const value = { headers: { ...headers, Authorization: `Bearer ${user.token}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.tokenFile) {
+        const path = resolveEntryPath(user.baseDir, user.tokenFile);
+        let cached;
+        const read = () => {
+            if (cached && Date.now() - cached.readAt < tokenFileTtlMs)
+                return cached.token;
+            let token;
+            try {
+                token = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
+            }
+            catch (error) {
+                throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
+            }
+            secrets.register(token);
+            cached = { token, readAt: Date.now() };
+            return token;
+        };
+        return {
+            auth: async () => ({ headers: { ...headers, Authorization: `Bearer ${read()}` }, ...tls }),
+            invalidate: () => {
+                cached = undefined;
+                return true;
+            },
+        };
+    }
+    if (user.username || user.password) {
+        const basic = Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64');
+        secrets.register(basic);
+        const value = { headers: { ...headers, Authorization: `Basic ${basic}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.exec) {
+        // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
+        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
+        const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
+        return {
+            auth: async () => {
+                const credential = await plugin.credential();
+                if (credential.token)
+                    return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
+                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
+            },
+            invalidate: () => {
+                plugin.invalidate();
+                return true;
+            },
+        };
+    }
+    const value = { headers, ...tls };
+    return { auth: async () => value, invalidate: () => false };
+}
+/** The connection of a kube context (default: the current context). */
+function connectionFor(config, contextName, options) {
+    const resolved = resolveContext(config, contextName);
+    const { cluster, user } = resolved;
+    const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
+    let server;
+    try {
+        server = new URL(cluster.server);
+    }
+    catch {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
+    }
+    if (server.protocol !== 'https:' && server.protocol !== 'http:') {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
+    }
+    const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
+    if (ca && cluster.insecureSkipTlsVerify) {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
+    }
+    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
+    if (cluster.proxyUrl) {
+        try {
+            proxyUrl = new URL(cluster.proxyUrl);
+        }
+        catch {
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
+        }
+    }
+    if (proxyUrl) {
+        if (proxyUrl.protocol !== 'http:' && proxyUrl.protocol !== 'https:') {
+            const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
+        }
+        options.secrets.register(decodeURIComponent(proxyUrl.password));
+    }
+    const { auth, invalidate } = authFor(user, subject, options, cluster);
+    return {
+        name: options.name ?? resolved.contextName,
+        contextName: resolved.contextName,
+        server,
+        namespace: resolved.namespace,
+        ca,
+        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
+        servername: cluster.tlsServerName,
+        proxyUrl,
+        auth,
+        invalidate,
+    };
+}
+
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+;// CONCATENATED MODULE: ./src/kube/errors.ts
+// Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
+
+/** An answer of the API server with an error status (a `Status` object, usually). */
+class KubeApiError extends Error {
+    cluster;
+    status;
+    reason;
+    statusMessage;
+    request;
+    object;
+    causes;
+    name = 'KubeApiError';
+    constructor(cluster, status, 
+    /** `NotFound`, `Invalid`, `Conflict`, `Forbidden`... (the Status reason). */
+    reason, 
+    /** The Status message, as the server wrote it. */
+    statusMessage, request, object, causes = []) {
+        super(`cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
+        this.cluster = cluster;
+        this.status = status;
+        this.reason = reason;
+        this.statusMessage = statusMessage;
+        this.request = request;
+        this.object = object;
+        this.causes = causes;
+    }
+    get isNotFound() {
+        return this.status === 404;
+    }
+}
+/** The API server could not be reached, or did not answer in time. */
+class KubeConnectionError extends Error {
+    cluster;
+    server;
+    code;
+    name = 'KubeConnectionError';
+    constructor(cluster, server, code, detail) {
+        super(`cluster ${cluster}: cannot reach the API server at ${server}: ${detail}`);
+        this.cluster = cluster;
+        this.server = server;
+        this.code = code;
+    }
+}
+const connectionCodes = {
+    ECONNREFUSED: 'connection refused (is the API server running?)',
+    ECONNRESET: 'connection reset',
+    ETIMEDOUT: 'connection timed out',
+    EHOSTUNREACH: 'host unreachable',
+    ENOTFOUND: 'host name not found',
+    EAI_AGAIN: 'host name lookup failed',
+    DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed and not trusted (certificate-authority missing?)',
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate is not signed by the configured certificate authority',
+    SELF_SIGNED_CERT_IN_CHAIN: 'the server certificate chain is not trusted by the configured certificate authority',
+    ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not match the server name (tls-server-name?)',
+};
+function describeConnectionError(error) {
+    const code = error.code ?? 'UNKNOWN';
+    return { code, detail: connectionCodes[code] ? `${connectionCodes[code]} [${code}]` : `${error.message} [${code}]` };
+}
+/** Reads a `Status` body into its message, reason and causes. */
+function parseStatus(body) {
+    try {
+        const status = JSON.parse(body);
+        if (isRecord(status)) {
+            const details = isRecord(status.details) ? status.details : {};
+            const causes = Array.isArray(details.causes) ? details.causes.filter(isRecord).map((cause) => ({
+                reason: typeof cause.reason === 'string' ? cause.reason : undefined,
+                message: typeof cause.message === 'string' ? cause.message : undefined,
+                field: typeof cause.field === 'string' ? cause.field : undefined,
+            })) : [];
+            return {
+                message: typeof status.message === 'string' ? status.message : '',
+                reason: typeof status.reason === 'string' ? status.reason : '',
+                causes,
+            };
+        }
+    }
+    catch {
+        // not JSON: fall through
+    }
+    return { message: body.trim().slice(0, 300), reason: '', causes: [] };
+}
+
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+;// CONCATENATED MODULE: ./src/kube/proxy-agent.ts
+// An https agent that reaches the API server through an HTTP CONNECT proxy (`proxy-url`, or
+// HTTPS_PROXY), the proxy itself spoken to over http:// or https://.
+
+
+
+class ConnectProxyAgent extends external_node_https_namespaceObject.Agent {
+    proxy;
+    constructor(proxy, options) {
+        super(options);
+        this.proxy = proxy;
+    }
+    // Node calls createConnection with a callback and waits for it when nothing is returned.
+    createConnection(options, callback) {
+        const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
+        const headers = { Host: target };
+        if (this.proxy.username || this.proxy.password) {
+            const credentials = `${decodeURIComponent(this.proxy.username)}:${decodeURIComponent(this.proxy.password)}`;
+            headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
+        }
+        const send = this.proxy.protocol === 'https:' ? external_node_https_namespaceObject.request : external_node_http_namespaceObject.request;
+        const connectRequest = send({
+            host: this.proxy.hostname,
+            port: this.proxy.port || (this.proxy.protocol === 'https:' ? 443 : 80),
+            method: 'CONNECT',
+            path: target,
+            headers,
+        });
+        const fail = (error) => callback?.(error, undefined);
+        connectRequest.once('connect', (response, socket) => {
+            if (response.statusCode !== 200) {
+                socket.destroy();
+                const error = new Error(`proxy ${this.proxy.host} refused CONNECT ${target}: HTTP ${response.statusCode}`);
+                error.code = 'EPROXY';
+                fail(error);
+                return;
+            }
+            const tlsSocket = (0,external_node_tls_namespaceObject.connect)({ ...options, socket });
+            callback?.(null, tlsSocket);
+        });
+        connectRequest.once('error', (error) => fail(error));
+        connectRequest.end();
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/client.ts
+// A small HTTP client for one cluster's API server: keep-alive, timeouts, JSON in and out,
+// errors as KubeApiError / KubeConnectionError naming the cluster and the object.
+
+
+
+
+/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
+function parseWarnings(header) {
+    const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
+    const out = [];
+    for (const value of values) {
+        for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
+            out.push(match[1].replace(/\\(.)/g, '$1'));
+    }
+    return out;
+}
+class KubeClient {
+    connection;
+    agent;
+    agentKey;
+    timeoutMs;
+    userAgent;
+    onWarning;
+    constructor(connection, options = {}) {
+        this.connection = connection;
+        this.timeoutMs = options.timeoutMs ?? 30_000;
+        this.userAgent = options.userAgent ?? 'timoni-fleet';
+        this.onWarning = options.onWarning;
+    }
+    /** The cluster's name in messages. */
+    get name() {
+        return this.connection.name;
+    }
+    /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
+    async request(req) {
+        const response = await this.send(req, true);
+        if (response.body === '')
+            return undefined;
+        try {
+            return JSON.parse(response.body);
+        }
+        catch {
+            throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
+        }
+    }
+    /** GET that answers null for 404. */
+    async getOrNull(path, object) {
+        try {
+            return await this.request({ method: 'GET', path, object });
+        }
+        catch (error) {
+            if (error instanceof KubeApiError && error.status === 404)
+                return null;
+            throw error;
+        }
+    }
+    /** The server's `/version`. */
+    version() {
+        return this.request({ method: 'GET', path: '/version' });
+    }
+    /** Closes the idle keep-alive connections. */
+    close() {
+        this.agent?.destroy();
+        this.agent = undefined;
+        this.agentKey = undefined;
+    }
+    agentFor(auth) {
+        // Exec plugins may hand out a new client certificate: one agent per certificate.
+        const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
+        if (this.agent && this.agentKey === key)
+            return this.agent;
+        this.agent?.destroy();
+        const { connection } = this;
+        const options = {
+            keepAlive: true,
+            maxSockets: 16,
+            ca: connection.ca,
+            cert: auth.cert,
+            key: auth.key,
+            rejectUnauthorized: connection.rejectUnauthorized,
+            servername: connection.servername,
+        };
+        if (connection.server.protocol === 'http:')
+            this.agent = new external_node_http_namespaceObject.Agent({ keepAlive: true, maxSockets: 16 });
+        else if (connection.proxyUrl)
+            this.agent = new ConnectProxyAgent(connection.proxyUrl, options);
+        else
+            this.agent = new external_node_https_namespaceObject.Agent(options);
+        this.agentKey = key;
+        return this.agent;
+    }
+    async send(req, mayRetry) {
+        const { connection } = this;
+        const auth = await connection.auth();
+        const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
+        for (const [key, value] of Object.entries(req.query ?? {}))
+            if (value !== undefined)
+                url.searchParams.set(key, String(value));
+        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+        const headers = {
+            ...auth.headers,
+            Accept: req.accept ?? 'application/json',
+            'User-Agent': this.userAgent,
+        };
+        if (body !== undefined) {
+            headers['Content-Type'] = req.contentType ?? 'application/json';
+            headers['Content-Length'] = String(Buffer.byteLength(body));
+        }
+        const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+        let response;
+        // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
+        // once; such requests are sent again on a fresh connection, a few times at most.
+        for (let attempt = 0; !response; attempt++) {
+            try {
+                response = await this.exchange(url, req, headers, body, auth, timeoutMs);
+            }
+            catch (error) {
+                if (!(error instanceof StaleSocketError) || attempt >= 3)
+                    throw this.connectionError(error instanceof StaleSocketError ? error.cause : error);
+            }
+        }
+        if (response.status === 401 && mayRetry && connection.invalidate())
+            return this.send(req, false);
+        for (const text of response.warnings)
+            this.onWarning?.({ cluster: this.name, text, object: req.object });
+        if (response.status < 200 || response.status >= 300) {
+            const status = parseStatus(response.body);
+            throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+        }
+        return response;
+    }
+    exchange(url, req, headers, body, auth, timeoutMs) {
+        const { connection } = this;
+        return new Promise((resolvePromise, reject) => {
+            const send = url.protocol === 'http:' ? external_node_http_namespaceObject.request : external_node_https_namespaceObject.request;
+            const request = send(url, { method: req.method, headers, agent: this.agentFor(auth), servername: connection.servername }, (res) => {
+                const chunks = [];
+                res.on('data', (chunk) => chunks.push(chunk));
+                res.on('end', () => resolvePromise({
+                    status: res.statusCode ?? 0,
+                    body: Buffer.concat(chunks).toString('utf8'),
+                    contentType: String(res.headers['content-type'] ?? ''),
+                    warnings: parseWarnings(res.headers.warning),
+                }));
+                res.on('error', (error) => reject(error));
+            });
+            request.setTimeout(timeoutMs, () => {
+                const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
+                error.code = 'ETIMEDOUT';
+                request.destroy(error);
+            });
+            request.on('error', (error) => {
+                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
+                reject(stale ? new StaleSocketError(error) : error);
+            });
+            request.end(body);
+        });
+    }
+    connectionError(error) {
+        if (error instanceof KubeConnectionError)
+            return error;
+        const { code, detail } = describeConnectionError(error);
+        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
+    }
+}
+/** A request failed on a kept-alive socket the server had closed. */
+class StaleSocketError extends Error {
+    cause;
+    constructor(cause) {
+        super(cause.message);
+        this.cause = cause;
+    }
+}
+function describe(req) {
+    const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
+    const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
+    return `${verb}${dryRun} ${req.path}`;
+}
+
+;// CONCATENATED MODULE: ./src/kube/discovery.ts
+
+/** No resource of the cluster serves this kind (yet): a missing CRD, or a typo. */
+class NoMatchError extends Error {
+    cluster;
+    apiVersion;
+    kind;
+    name = 'NoMatchError';
+    constructor(cluster, apiVersion, kind) {
+        super(`cluster ${cluster}: no resource serves kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} (is its CRD installed and established?)`);
+        this.cluster = cluster;
+        this.apiVersion = apiVersion;
+        this.kind = kind;
+    }
+}
+const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const key = (apiVersion, kind) => `${apiVersion}/${kind}`;
+function list(value) {
+    return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+/** Mappings from an APIGroupDiscoveryList (aggregated discovery). */
+function mappingsFromAggregated(document) {
+    const out = [];
+    for (const group of list(document.items)) {
+        const groupName = isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
+        for (const version of list(group.versions)) {
+            for (const resource of list(version.resources)) {
+                const kind = isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
+                if (!kind || typeof resource.resource !== 'string')
+                    continue;
+                out.push({
+                    group: groupName,
+                    version: String(version.version),
+                    kind,
+                    resource: resource.resource,
+                    namespaced: resource.scope === 'Namespaced',
+                    statusSubresource: list(resource.subresources).some((sub) => sub.subresource === 'status'),
+                });
+            }
+        }
+    }
+    return out;
+}
+/** Mappings from one legacy APIResourceList (`/api/v1`, `/apis/apps/v1`...). */
+function mappingsFromResourceList(group, version, document) {
+    const resources = list(document.resources);
+    const names = new Set(resources.map((resource) => String(resource.name)));
+    return resources
+        .filter((resource) => typeof resource.name === 'string' && !resource.name.includes('/'))
+        .map((resource) => ({
+        group,
+        version,
+        kind: String(resource.kind),
+        resource: String(resource.name),
+        namespaced: resource.namespaced === true,
+        statusSubresource: names.has(`${String(resource.name)}/status`),
+    }));
+}
+class Discovery {
+    client;
+    minRefreshMs;
+    aggregated;
+    mappings = new Map();
+    loaded;
+    loadedAt = 0;
+    inflight;
+    constructor(client, 
+    /** A kind not found triggers a new read at most this often. */
+    minRefreshMs = 1_000, 
+    /** Ask for aggregated discovery (two requests); false reads every group version. */
+    aggregated = true) {
+        this.client = client;
+        this.minRefreshMs = minRefreshMs;
+        this.aggregated = aggregated;
+    }
+    /** Every mapping known after the last read (reads discovery if it was never read). */
+    async all() {
+        await this.ensureLoaded();
+        return [...this.mappings.values()];
+    }
+    /** The mapping of a kind; reads discovery again once when the kind is unknown. */
+    async mapping(apiVersion, kind) {
+        await this.ensureLoaded();
+        let found = this.mappings.get(key(apiVersion, kind));
+        if (!found && Date.now() - this.loadedAt >= this.minRefreshMs) {
+            await this.refresh();
+            found = this.mappings.get(key(apiVersion, kind));
+        }
+        if (!found)
+            throw new NoMatchError(this.client.name, apiVersion, kind);
+        return found;
+    }
+    /**
+     * The mapping of a kind that is about to be served (a CRD just became established:
+     * aggregated discovery follows a moment later); reads discovery again until it appears.
+     */
+    async waitForMapping(apiVersion, kind, timeoutMs = 30_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+            const found = await this.mappingOrNull(apiVersion, kind);
+            if (found)
+                return found;
+            if (Date.now() > deadline)
+                throw new NoMatchError(this.client.name, apiVersion, kind);
+            await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
+            await this.refresh();
+        }
+    }
+    /** The mapping, or null when no resource serves the kind. */
+    async mappingOrNull(apiVersion, kind) {
+        try {
+            return await this.mapping(apiVersion, kind);
+        }
+        catch (error) {
+            if (error instanceof NoMatchError)
+                return null;
+            throw error;
+        }
+    }
+    /** Reads discovery again (call after CRDs became established); concurrent calls share one read. */
+    refresh() {
+        if (!this.inflight) {
+            this.inflight = this.load().finally(() => {
+                this.inflight = undefined;
+            });
+            this.loaded = this.inflight;
+        }
+        return this.inflight;
+    }
+    ensureLoaded() {
+        this.loaded ??= this.load();
+        return this.loaded;
+    }
+    async load() {
+        try {
+            const next = new Map();
+            for (const mapping of await this.read()) {
+                const apiVersion = mapping.group ? `${mapping.group}/${mapping.version}` : mapping.version;
+                if (!next.has(key(apiVersion, mapping.kind)))
+                    next.set(key(apiVersion, mapping.kind), mapping);
+            }
+            this.mappings = next;
+            this.loadedAt = Date.now();
+        }
+        catch (error) {
+            this.loaded = undefined;
+            throw error;
+        }
+    }
+    async read() {
+        const accept = this.aggregated ? aggregatedAccept : 'application/json';
+        const [core, groups] = await Promise.all([
+            this.client.request({ method: 'GET', path: '/api', accept }),
+            this.client.request({ method: 'GET', path: '/apis', accept }),
+        ]);
+        if (core.kind === 'APIGroupDiscoveryList' && groups.kind === 'APIGroupDiscoveryList') {
+            return [...mappingsFromAggregated(core), ...mappingsFromAggregated(groups)];
+        }
+        // Legacy discovery: one request per group version.
+        const versions = [];
+        for (const version of Array.isArray(core.versions) ? core.versions.map(String) : [])
+            versions.push(['', version, `/api/${version}`]);
+        for (const group of list(groups.groups)) {
+            for (const version of list(group.versions)) {
+                versions.push([String(group.name), String(version.version), `/apis/${String(version.groupVersion)}`]);
+            }
+        }
+        const lists = await Promise.all(versions.map(async ([group, version, path]) => {
+            const document = await this.client.getOrNull(path);
+            return document ? mappingsFromResourceList(group, version, document) : [];
+        }));
+        return lists.flat();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/cluster.ts
+// One cluster of the fleet as the engine sees it: a client, its discovery, and the
+// object-level requests (get, list, delete) built on the REST mapping.
+
+
+
+
+
+class KubeCluster {
+    client;
+    discovery;
+    constructor(client) {
+        this.client = client;
+        this.discovery = new Discovery(client);
+    }
+    get name() {
+        return this.client.name;
+    }
+    /** Where an object lives; a namespaced kind needs a namespace, a cluster-scoped kind drops it. */
+    async locate(ref) {
+        const mapping = await this.discovery.mapping(ref.apiVersion, ref.kind);
+        const namespace = mapping.namespaced ? ref.namespace : '';
+        if (mapping.namespaced && !namespace) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
+        }
+        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
+        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
+        // one object would become a LIST of a namespace, or of the whole cluster.
+        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
+        }
+        return { mapping, namespace, path };
+    }
+    /**
+     * The object's identity with the namespace cleared for cluster-scoped kinds (what the
+     * inventory records); a kind not served yet keeps the namespace it was built with.
+     */
+    async scopedRef(object) {
+        const ref = refOf(object);
+        const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
+        return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
+    }
+    /** The live object, or null when it does not exist. */
+    async get(ref) {
+        const { path } = await this.locate(ref);
+        const object = await this.client.getOrNull(path, ref);
+        // One object was asked for; a list (of Secrets, say) is never handed on.
+        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
+        }
+        return object;
+    }
+    /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
+    async list(apiVersion, kind, namespace, labelSelector) {
+        const mapping = await this.discovery.mapping(apiVersion, kind);
+        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+        const answer = await this.client.request({
+            method: 'GET',
+            path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
+            query: { labelSelector: selector },
+        });
+        // List items carry no apiVersion/kind: put them back.
+        return (answer.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
+    }
+    /** Deletes an object (background propagation); false when it was already gone. */
+    async delete(ref, propagationPolicy = 'Background') {
+        const { path } = await this.locate(ref);
+        try {
+            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
+            return true;
+        }
+        catch (error) {
+            if (error instanceof KubeApiError && error.status === 404)
+                return false;
+            throw error;
+        }
+    }
+    close() {
+        this.client.close();
+    }
+}
+/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
+function collectionPath(mapping, namespace) {
+    const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
+    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
+}
+/** A cluster reached through a kube context (default: the current context). */
+function openCluster(config, contextName, options) {
+    return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
+}
+
+
+;// CONCATENATED MODULE: ./src/kube/immutable.ts
+// Changes to immutable fields: recognised in the API server's answer (422 Invalid) and
+// reported as a typed error naming the object and the fields.
+
+
+const immutablePatterns = [
+    /field is immutable/i,
+    /\bis immutable\b/i,
+    /immutable field/i,
+    /may not change once set/i,
+    /Forbidden: updates to .* are forbidden/i,
+];
+function mentionsImmutability(text) {
+    return !!text && immutablePatterns.some((pattern) => pattern.test(text));
+}
+/** True when the API server refused a change because it touches an immutable field. */
+function isImmutableError(error) {
+    return error instanceof KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
+}
+/** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
+function immutableFields(error) {
+    const fields = error.causes.filter((cause) => mentionsImmutability(cause.message) && cause.field).map((cause) => cause.field);
+    if (fields.length === 0) {
+        // Without causes, the message reads `<Kind> "<name>" is invalid: <field>: <reason>`.
+        const match = /is invalid: ([\w.[\]-]+):/.exec(error.statusMessage);
+        if (match?.[1])
+            fields.push(match[1]);
+    }
+    return [...new Set(fields)];
+}
+/**
+ * What the server said about each immutable field, without the values it quotes
+ * (`Invalid value: {...whole pod template...}: field is immutable` -> `field is immutable`):
+ * a value may hold data that must not reach a log.
+ */
+function immutableReasons(error) {
+    const strip = (text) => (text.startsWith('Invalid value:') ? text.slice(text.lastIndexOf(': ') + 2) : text);
+    const fromCauses = error.causes
+        .filter((cause) => mentionsImmutability(cause.message))
+        .map((cause) => `${cause.field ? `${cause.field}: ` : ''}${strip(cause.message ?? '')}`);
+    if (fromCauses.length > 0)
+        return [...new Set(fromCauses)];
+    const match = /is invalid: ([\w.[\]-]+): (.*)$/s.exec(error.statusMessage);
+    return match ? [`${match[1]}: ${strip(match[2])}`] : [strip(error.statusMessage)];
+}
+class ImmutableFieldError extends Error {
+    cluster;
+    object;
+    fields;
+    apiError;
+    name = 'ImmutableFieldError';
+    constructor(cluster, object, fields, apiError) {
+        super(`cluster ${cluster}: ${formatRef(object)}: immutable field${fields.length === 1 ? '' : 's'} ${fields.length ? fields.join(', ') : '(unnamed)'} changed; ` +
+            `the object must be recreated (apply with force, or annotate it action.timoni.sh/force: enabled); the API server said: ${immutableReasons(apiError).join('; ')}`);
+        this.cluster = cluster;
+        this.object = object;
+        this.fields = fields;
+        this.apiError = apiError;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/managed-fields.ts
+// Taking over fields set by kubectl and Helm: their managedFields entries are renamed to
+// Timoni's apply manager (merged into it when it exists), and their tracking annotations
+// removed, with one JSON patch, before the server-side apply (as Timoni and fluxcd ssa do).
+// Pure functions; apply.ts sends the patch.
+
+/** The managers Timoni takes fields over from (internal/runtime/resources.go). */
+const takeOverManagers = [
+    { name: 'helm', operation: 'Update', exact: true },
+    { name: 'helm', operation: 'Apply', exact: true },
+    { name: 'kubectl', operation: 'Update', exact: false },
+    { name: 'before-first-apply', operation: 'Update', exact: false },
+    { name: 'kubectl', operation: 'Apply', exact: false },
+];
+/** Annotations of kubectl and Helm that Timoni removes when it takes an object over. */
+const takeOverAnnotations = [
+    'kubectl.kubernetes.io/last-applied-configuration',
+    'meta.helm.sh/release-name',
+    'meta.helm.sh/release-namespace',
+];
+function managed_fields_matches(entry, manager) {
+    if (entry.operation !== manager.operation || entry.subresource)
+        return false;
+    const name = entry.manager ?? '';
+    return manager.exact ? name === manager.name : name.startsWith(manager.name);
+}
+/** The union of two FieldsV1 sets: their tries merged key by key. */
+function unionFields(a, b) {
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    const out = { ...a };
+    for (const [key, value] of Object.entries(b)) {
+        const existing = out[key];
+        out[key] = isRecord(existing) && isRecord(value) ? unionFields(existing, value) : value;
+    }
+    return out;
+}
+/**
+ * The managedFields with the matching managers' entries given to `owner` as an Apply
+ * entry (fluxcd ssa `PatchReplaceFieldsManagers`), or null when nothing matches.
+ */
+function replaceFieldManagers(entries, owner, managers = takeOverManagers) {
+    const previousIndex = entries.findLastIndex((entry) => entry.manager === owner && entry.operation === 'Apply');
+    let target = previousIndex >= 0 ? { ...entries[previousIndex] } : undefined;
+    const kept = [];
+    let edited = false;
+    entries.forEach((entry, index) => {
+        if (index === previousIndex)
+            return;
+        if (!managers.some((manager) => managed_fields_matches(entry, manager))) {
+            kept.push(entry);
+            return;
+        }
+        edited = true;
+        if (!target)
+            target = { ...entry, manager: owner, operation: 'Apply' };
+        else
+            target = { ...target, fieldsV1: unionFields(target.fieldsV1, entry.fieldsV1) };
+    });
+    if (!edited || !target)
+        return null;
+    return [...kept, target];
+}
+const escapePointer = (key) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+/** The JSON patch that takes the object over for `owner`; empty when there is nothing to do. */
+function takeOwnershipPatch(existing, owner) {
+    const patch = [];
+    const notes = existing.metadata.annotations ?? {};
+    for (const key of takeOverAnnotations) {
+        if (key in notes)
+            patch.push({ op: 'remove', path: `/metadata/annotations/${escapePointer(key)}` });
+    }
+    const managedFields = replaceFieldManagers(existing.metadata.managedFields ?? [], owner);
+    if (managedFields)
+        patch.push({ op: 'replace', path: '/metadata/managedFields', value: managedFields });
+    // Refuse to patch a newer version of the object than the one the patch was computed from.
+    if (patch.length > 0 && existing.metadata.resourceVersion) {
+        patch.unshift({ op: 'test', path: '/metadata/resourceVersion', value: existing.metadata.resourceVersion });
+    }
+    return patch;
+}
+
+;// CONCATENATED MODULE: ./src/kube/normalize.ts
+// Normalisation of objects before they are compared or shown: what the API server sets by
+// itself (managedFields, uid, resourceVersion...) is not a change anyone made. Pure.
+
+/** Metadata fields the API server sets and that a diff never shows. */
+const serverSetMetadata = ['managedFields', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'selfLink'];
+/**
+ * A copy of the object without managedFields, server-set metadata and (by default)
+ * status; empty `labels`/`annotations` maps are dropped so that `{}` equals absent.
+ */
+function normalizeObject(object, options = {}) {
+    const copy = cloneJson(object);
+    const metadata = copy.metadata;
+    for (const field of serverSetMetadata)
+        delete metadata[field];
+    for (const field of ['labels', 'annotations']) {
+        const value = metadata[field];
+        if (isRecord(value) && Object.keys(value).length === 0)
+            delete metadata[field];
+    }
+    if (options.dropStatus ?? true)
+        delete copy.status;
+    return copy;
+}
+/** Deep equality of JSON values, map key order ignored. */
+function jsonEqual(a, b) {
+    if (a === b)
+        return true;
+    if (Array.isArray(a)) {
+        return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+    }
+    if (isRecord(a) && isRecord(b)) {
+        const keys = Object.keys(a);
+        if (keys.length !== Object.keys(b).length)
+            return false;
+        return keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && jsonEqual(a[key], b[key]));
+    }
+    return false;
+}
+
+;// CONCATENATED MODULE: ./src/kube/apply.ts
+
+
+
+
+
+/** Timoni's field manager: what it applies, Timoni owns, and the other way round. */
+const fieldManager = 'timoni';
+/** The object as it is sent: a cluster-scoped kind loses a stray namespace (as Timoni does). */
+async function scoped(cluster, object) {
+    const location = await cluster.locate(refOf(object));
+    let body = object;
+    if (!location.mapping.namespaced && object.metadata.namespace !== undefined) {
+        const { namespace: _dropped, ...metadata } = object.metadata;
+        body = { ...object, metadata: metadata };
+    }
+    return { body, path: location.path };
+}
+/** One server-side apply request; answers the object as the server has (or would have) it. */
+async function serverSideApply(cluster, object, options = {}) {
+    const { body, path } = await scoped(cluster, object);
+    return cluster.client.request({
+        method: 'PATCH',
+        path,
+        query: { fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
+        // JSON is YAML: the object goes out byte for byte as built, unknown fields included.
+        body: JSON.stringify(body),
+        contentType: 'application/apply-patch+yaml',
+        object: refOf(object),
+    });
+}
+/**
+ * Gives Timoni the fields kubectl and Helm own on the live object, and removes their
+ * tracking annotations; true when the object was patched.
+ */
+async function takeOwnership(cluster, live) {
+    const patch = takeOwnershipPatch(live, fieldManager);
+    if (patch.length === 0)
+        return false;
+    const { path } = await cluster.locate(refOf(live));
+    await cluster.client.request({
+        method: 'PATCH',
+        path,
+        query: { fieldManager },
+        body: patch,
+        contentType: 'application/json-patch+json',
+        object: refOf(live),
+    });
+    return true;
+}
+/**
+ * Whether `status` takes part in comparisons: only when the object sets it and its kind has
+ * no status subresource (otherwise apply never changes it, and controllers change it anytime).
+ */
+async function comparesStatus(cluster, desired) {
+    if (desired.status === undefined)
+        return false;
+    const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind);
+    return !!mapping && !mapping.statusSubresource;
+}
+/** Live and dry-run objects differ in something apply owns (metadata or content). */
+function hasDrifted(live, dryRun, withStatus = false) {
+    return !jsonEqual(normalizeObject(live, { dropStatus: !withStatus }), normalizeObject(dryRun, { dropStatus: !withStatus }));
+}
+/** True when the object must be recreated after an immutable-field error. */
+function mustRecreate(desired, live, force) {
+    const selector = { [annotations.force]: enabledValue };
+    return !!force || anyInMetadata(desired, selector) || anyInMetadata(live, selector);
+}
+/** An object marked one-off that already exists is left alone. */
+function isOneOffPresent(desired, live) {
+    return !!live && anyInMetadata(desired, { [annotations.oneOff]: enabledValue });
+}
+async function waitGone(cluster, object, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    while ((await cluster.get(refOf(object))) !== null) {
+        if (Date.now() > deadline) {
+            throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${timeoutMs} ms (finalizers?)`);
+        }
+        await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
+    }
+}
+/**
+ * Applies one object as Timoni does: dry-run first; an immutable-field change is an
+ * ImmutableFieldError unless forced (then delete, wait, create: `recreated`); kubectl/Helm
+ * fields are taken over; nothing is written when nothing drifted (`unchanged`).
+ */
+async function applyObject(cluster, desired, options = {}) {
+    const ref = refOf(desired);
+    const live = await cluster.get(ref);
+    if (isOneOffPresent(desired, live))
+        return { action: 'skipped', object: live };
+    let dryRun;
+    try {
+        dryRun = await serverSideApply(cluster, desired, { dryRun: true });
+    }
+    catch (error) {
+        if (live && isImmutableError(error)) {
+            if (!mustRecreate(desired, live, options.force))
+                throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
+            await cluster.delete(ref);
+            await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
+            return { action: 'recreated', object: await serverSideApply(cluster, desired), immutableFields: immutableFields(error) };
+        }
+        throw error;
+    }
+    const tookOver = live ? await takeOwnership(cluster, live) : false;
+    if (live && !tookOver && !hasDrifted(live, dryRun, await comparesStatus(cluster, desired)))
+        return { action: 'unchanged', object: live };
+    const applied = await serverSideApply(cluster, desired);
+    return { action: live ? 'configured' : 'created', object: applied };
+}
+
 
 ;// CONCATENATED MODULE: ./src/kube/apply-order.ts
 // The order in which objects are applied, as Timoni does it (fluxcd ssa sort.go and
@@ -2685,576 +4756,1810 @@ function applyStages(objects) {
         .map((stage) => ({ ...stage, objects: sortForApply(stage.objects) }));
 }
 
-;// CONCATENATED MODULE: ./src/module/images.ts
-// The container images an instance uses: every struct in `timoni.instance.config` that
-// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
-// reference; sorted, without duplicates, as Timoni records them in the inventory.
-function images_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
+;// CONCATENATED MODULE: ./src/kube/mask.ts
+// Secret values never reach a diff: masked as Timoni (fluxcd ssa sanitize.go) does.
+
+const maskDefault = '***';
+const maskBefore = '*** (before)';
+const maskAfter = '*** (after)';
+/** `kubectl apply` copies the whole object, data included, into this annotation. */
+const mask_lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+function isSecret(object) {
+    return !!object && object.kind === 'Secret' && object.apiVersion === 'v1';
 }
-const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
-function collectImages(config) {
-    const found = new Set();
-    const walk = (value) => {
-        if (Array.isArray(value)) {
-            value.forEach(walk);
-            return;
-        }
-        if (!images_isRecord(value))
-            return;
-        if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
-            found.add(value.reference);
-        Object.values(value).forEach(walk);
-    };
-    walk(config);
-    return [...found].sort();
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-schema.ts
-// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
-// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
-// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
-// #Timoni and #HealthCheck; written here.
-const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
-const schemaBody = `#Timoni: {
-	apiVersion: string & =~"^v1alpha1$"
-	instance: {...}
-	apply: [string]: [...]
-	healthChecks?: [string]: #HealthCheck
-	kubeMinorVersion?: int
-}
-
-#HealthCheck: {
-	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-	kind?: string
-	#object: {...}
-	current!:    bool
-	failed?:     bool
-	inProgress?: bool
-	...
-}
-
-#HealthCheckForCondition: #HealthCheck & {
-	conditionType:       string | *"Ready"
-	failedConditionType: string | *"Stalled"
-
-	#object: {
-		metadata: {generation?: int, ...}
-		status?: {
-			observedGeneration?: int
-			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
-			...
-		}
-		...
-	}
-
-	let _fresh = {
-		#c: {...}
-		out: [
-			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
-			true,
-		][0]
-	}
-
-	inProgress: [
-		if #object.status.observedGeneration != _|_ {
-			#object.status.observedGeneration != #object.metadata.generation
-		},
-		false,
-	][0]
-
-	current: len([
-		for c in #object.status.conditions
-		if c.type == conditionType && c.status == "True"
-		if (_fresh & {#c: c}).out {c},
-	]) > 0
-
-	failed: len([
-		for c in #object.status.conditions
-		if c.type == failedConditionType && c.status == "True"
-		if (_fresh & {#c: c}).out {c},
-	]) > 0
-}
-
-timoni: #Timoni
-`;
-/** The schema file's text for a module package (`main` unless the module says otherwise). */
-function instanceSchemaSource(packageName) {
-    return `package ${packageName}\n\n${schemaBody}`;
-}
-
-;// CONCATENATED MODULE: ./src/module/go-json-string.ts
-// Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
-// byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
-// "coerces to valid UTF-8, replacing invalid bytes with the Unicode replacement rune",
-// one per utf8.DecodeRune error of width 1). TextDecoder differs: it replaces a truncated
-// sequence (e.g. E2 82 followed by 'A') with one U+FFFD where Go writes two.
-const REPLACEMENT = 0xfffd;
-/** Bounds of the second byte after a given lead byte, as in Go's utf8 "accept ranges". */
-function secondByteRange(lead) {
-    if (lead === 0xe0)
-        return [0xa0, 0xbf];
-    if (lead === 0xed)
-        return [0x80, 0x9f];
-    if (lead === 0xf0)
-        return [0x90, 0xbf];
-    if (lead === 0xf4)
-        return [0x80, 0x8f];
-    return [0x80, 0xbf];
-}
-/** Length of the sequence a lead byte starts (0: not a valid lead byte). */
-function sequenceLength(lead) {
-    if (lead < 0x80)
-        return 1;
-    if (lead >= 0xc2 && lead <= 0xdf)
-        return 2;
-    if (lead >= 0xe0 && lead <= 0xef)
-        return 3;
-    if (lead >= 0xf0 && lead <= 0xf4)
-        return 4;
-    return 0;
-}
-/** The code point at `bytes[at]` and its length, or undefined when Go would see RuneError of width 1. */
-function decodeRune(bytes, at) {
-    const lead = bytes[at];
-    const size = sequenceLength(lead);
-    if (size === 0 || at + size > bytes.length)
+function maskedMap(value) {
+    if (!isRecord(value))
         return undefined;
-    if (size === 1)
-        return { codePoint: lead, size };
-    const [low, high] = secondByteRange(lead);
-    const second = bytes[at + 1];
-    if (second < low || second > high)
-        return undefined;
-    let codePoint = lead & (0xff >> (size + 1));
-    for (let i = 1; i < size; i += 1) {
-        const next = bytes[at + i];
-        if (i > 1 && (next < 0x80 || next > 0xbf))
-            return undefined;
-        codePoint = (codePoint << 6) | (next & 0x3f);
-    }
-    return { codePoint, size };
+    return Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]));
 }
-function goJsonString(bytes) {
-    const codePoints = [];
-    let at = 0;
-    while (at < bytes.length) {
-        const rune = decodeRune(bytes, at);
-        codePoints.push(rune ? rune.codePoint : REPLACEMENT);
-        at += rune ? rune.size : 1;
-    }
-    let text = '';
-    for (let i = 0; i < codePoints.length; i += 8192)
-        text += String.fromCodePoint(...codePoints.slice(i, i + 8192));
-    return text;
+function maskAnnotations(object) {
+    const notes = object.metadata.annotations;
+    if (notes && mask_lastAppliedAnnotation in notes)
+        notes[mask_lastAppliedAnnotation] = maskDefault;
 }
-
-;// CONCATENATED MODULE: ./src/module/apply-set-export.ts
-// The items of one `timoni.apply` set as Timoni decodes them (internal/engine/resourceset.go).
-//
-// Timoni decodes an item through its JSON encoding, unless the item holds a CUE bytes or
-// float value anywhere (needsYAMLDecoding): then it encodes the item with CUE's YAML
-// encoder and decodes that with apimachinery's YAML decoder (decodeYAMLObjects), that is
-// go-yaml v2 into interface{}, json.Marshal, json.Unmarshal. What that changes:
-// - bytes: CUE's YAML encoder writes them as `!!binary <base64>`, go-yaml v2 decodes that
-//   tag to the raw bytes as a string, and json.Marshal coerces the string to valid UTF-8.
-//   So a bytes field holds its decoded text where the JSON encoding holds base64.
-// - floats: an integral float (`1.0`) becomes an integer. JavaScript numbers do not tell
-//   1.0 from 1, so the JSON path already gives what Timoni gives.
-// - strings, ints, bools, null: unchanged (CUE's encoder quotes every string that YAML
-//   would read as another type, YAML 1.1 booleans included).
-// So an item equals its JSON export with every bytes field replaced by its decoded text.
-// The bytes fields are found in the set's YAML export (the only export that marks them):
-// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
-
-
-const BINARY_TAG = '!!binary';
-function apply_set_export_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+/** A copy of a Secret with every `data`/`stringData` value as `***`; other kinds as they are. */
+function maskSecret(object) {
+    if (!isSecret(object))
+        return object;
+    const copy = cloneJson(object);
+    for (const field of ['data', 'stringData']) {
+        const masked = maskedMap(copy[field]);
+        if (masked)
+            copy[field] = masked;
+    }
+    maskAnnotations(copy);
+    return copy;
+}
+/** The values of `data` and `stringData` together (stringData wins, as the API server does). */
+function secretValues(object) {
+    const values = {};
+    const data = object.data;
+    if (isRecord(data))
+        for (const [key, value] of Object.entries(data))
+            values[key] = String(value);
+    const stringData = object.stringData;
+    if (isRecord(stringData)) {
+        for (const [key, value] of Object.entries(stringData))
+            values[key] = Buffer.from(String(value)).toString('base64');
+    }
+    return values;
+}
+function maskPair(values, other, changedMask) {
+    return Object.fromEntries(Object.keys(values).map((key) => [key, key in other && other[key] !== values[key] ? changedMask : maskDefault]));
 }
 /**
- * `json` with every value that is bytes in `marked` (the same value read from YAML)
- * replaced by Timoni's decoding of it. Returns `json` itself when nothing is bytes.
+ * Masks a live and a desired Secret against each other: a key whose value is the same on
+ * both sides becomes `***`, a changed key `*** (before)` / `*** (after)`, a key on one side
+ * only `***`. `stringData` is folded into `data` first, so that the comparison is fair.
  */
-function replaceBytes(json, marked) {
-    if (marked instanceof Uint8Array)
-        return goJsonString(marked);
-    if (Array.isArray(json) && Array.isArray(marked)) {
-        let changed = false;
-        const items = json.map((item, index) => {
-            const replaced = replaceBytes(item, marked[index]);
-            if (replaced !== item)
-                changed = true;
-            return replaced;
-        });
-        return changed ? items : json;
+function maskSecretPair(live, desired) {
+    if (!isSecret(live) && !isSecret(desired))
+        return { live, desired };
+    const liveValues = secretValues(live);
+    const desiredValues = secretValues(desired);
+    const maskedLive = cloneJson(live);
+    const maskedDesired = cloneJson(desired);
+    delete maskedLive.stringData;
+    delete maskedDesired.stringData;
+    if (isRecord(live.data) || isRecord(live.stringData))
+        maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
+    if (isRecord(desired.data) || isRecord(desired.stringData)) {
+        maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
     }
-    if (apply_set_export_isRecord(json) && apply_set_export_isRecord(marked)) {
-        let result;
-        for (const [key, value] of Object.entries(json)) {
-            const replaced = replaceBytes(value, marked[key]);
-            if (replaced === value)
-                continue;
-            result ??= { ...json };
-            result[key] = replaced;
-        }
-        return result ?? json;
-    }
-    return json;
-}
-/** The engine's YAML export could not be read back (a bug of the engine or of `yaml`, not of the module). */
-class ApplySetExportError extends Error {
-    path;
-    constructor(path, reason) {
-        super(`${path}: reading the YAML export of the set failed: ${reason}`);
-        this.path = path;
-        this.name = 'ApplySetExportError';
-    }
-}
-/** The set's YAML export read with bytes as Uint8Array; `path` names the set in errors. */
-function readMarkedYaml(yaml, path) {
-    const document = (0,dist/* parseDocument */.Tp)(yaml, { customTags: ['binary'], uniqueKeys: false });
-    const problem = document.errors[0];
-    if (problem)
-        throw new ApplySetExportError(path, problem.message);
-    return document.toJS({ maxAliasCount: -1 });
-}
-/**
- * The set's items (JSON export), bytes fields decoded as Timoni decodes them. Throws
- * CueError when the set does not export, ApplySetExportError when its YAML cannot be read.
- */
-function exportApplySet(set, path) {
-    const json = set.toJSON();
-    const yaml = set.toYAML();
-    if (!yaml.includes(BINARY_TAG))
-        return json;
-    return replaceBytes(json, readMarkedYaml(yaml, path));
+    maskAnnotations(maskedLive);
+    maskAnnotations(maskedDesired);
+    return { live: maskedLive, desired: maskedDesired };
 }
 
-;// CONCATENATED MODULE: ./src/module/object-metadata.ts
-// Checks that a built object can be applied and tracked: apiVersion, kind and
-// metadata.name present; name, namespace, labels and annotations valid under the
-// kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
-// per violation, so that a module author sees every problem at once.
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
-function dnsSubdomainProblems(value) {
-    const problems = [];
-    if (value.length > 253)
-        problems.push('must be no more than 253 characters');
-    if (!DNS_SUBDOMAIN.test(value))
-        problems.push(`must match regex '${DNS_SUBDOMAIN.source.slice(1, -1)}'`);
-    return problems;
+;// CONCATENATED MODULE: ./src/kube/unified-diff.ts
+// A unified diff of two texts, line by line (Myers' algorithm), as `diff -u` prints it.
+// Pure; no dependency.
+function splitLines(text) {
+    if (text === '')
+        return [];
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '')
+        lines.pop();
+    return lines;
 }
-function dnsLabelProblems(value) {
-    const problems = [];
-    if (value.length > 63)
-        problems.push('must be no more than 63 characters');
-    if (!DNS_LABEL.test(value))
-        problems.push(`must match regex '${DNS_LABEL.source.slice(1, -1)}'`);
-    return problems;
-}
-function pathSegmentProblems(value) {
-    if (value === '.' || value === '..')
-        return [`may not be '${value}'`];
-    const problems = [];
-    for (const bad of ['/', '%'])
-        if (value.includes(bad))
-            problems.push(`may not contain '${bad}'`);
-    return problems;
-}
-function qualifiedNameProblems(key) {
-    const slash = key.lastIndexOf('/');
-    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-    const name = slash >= 0 ? key.slice(slash + 1) : key;
-    const problems = [];
-    if (prefix !== undefined) {
-        if (prefix === '')
-            problems.push('prefix part must be non-empty');
-        else
-            problems.push(...dnsSubdomainProblems(prefix).map((p) => `prefix part ${p}`));
-    }
-    if (name === '')
-        problems.push('name part must be non-empty');
-    else {
-        if (name.length > 63)
-            problems.push('name part must be no more than 63 characters');
-        if (!QUALIFIED_NAME.test(name))
-            problems.push(`name part must match regex '${QUALIFIED_NAME.source.slice(1, -1)}'`);
-    }
-    return problems;
-}
-function labelValueProblems(value) {
-    const problems = [];
-    if (value.length > 63)
-        problems.push('must be no more than 63 characters');
-    if (!LABEL_VALUE.test(value))
-        problems.push(`must match regex '${LABEL_VALUE.source.slice(1, -1)}'`);
-    return problems;
-}
-function object_metadata_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function isRbacObject(apiVersion, kind) {
-    return RBAC_KINDS.has(kind) && apiVersion.startsWith('rbac.authorization.k8s.io/');
-}
-function objectMetadataProblems(object) {
-    const metadata = object_metadata_isRecord(object.metadata) ? object.metadata : {};
-    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
-    const kind = typeof object.kind === 'string' ? object.kind : '';
-    const name = typeof metadata.name === 'string' ? metadata.name : '';
-    const missing = [!apiVersion && 'apiVersion', !kind && 'kind', !name && 'metadata.name'].filter(Boolean);
-    if (missing.length > 0)
-        return [`missing required field(s) ${missing.join(', ')}`];
-    const problems = [];
-    const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
-    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
-    if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
-    }
-    if (object_metadata_isRecord(metadata.labels)) {
-        for (const key of Object.keys(metadata.labels).sort()) {
-            const value = metadata.labels[key];
-            if (typeof value !== 'string') {
-                problems.push(`metadata.labels["${key}"] must be a string`);
-                continue;
+/** The shortest edit script turning `a` into `b` (Myers 1986, greedy forward search). */
+function editScript(a, b) {
+    const n = a.length;
+    const m = b.length;
+    const max = n + m;
+    const offset = max + 1;
+    const v = new Int32Array(2 * max + 3);
+    const trace = [];
+    let done = false;
+    for (let d = 0; d <= max && !done; d++) {
+        trace.push(v.slice());
+        for (let k = -d; k <= d; k += 2) {
+            let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
+            let y = x - k;
+            while (x < n && y < m && a[x] === b[y]) {
+                x++;
+                y++;
             }
-            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
-            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
+            v[offset + k] = x;
+            if (x >= n && y >= m) {
+                done = true;
+                break;
+            }
         }
     }
-    if (object_metadata_isRecord(metadata.annotations)) {
-        let total = 0;
-        for (const key of Object.keys(metadata.annotations).sort()) {
-            const value = metadata.annotations[key];
-            if (typeof value !== 'string') {
-                problems.push(`metadata.annotations["${key}"] must be a string`);
-                continue;
-            }
-            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
-            total += Buffer.byteLength(key) + Buffer.byteLength(value);
+    // Walk back through the saved frontiers to recover the path.
+    const edits = [];
+    let x = n;
+    let y = m;
+    for (let d = trace.length - 1; d >= 0; d--) {
+        const frontier = trace[d];
+        const k = x - y;
+        const prevK = k === -d || (k !== d && frontier[offset + k - 1] < frontier[offset + k + 1]) ? k + 1 : k - 1;
+        const prevX = d === 0 ? 0 : frontier[offset + prevK];
+        const prevY = prevX - prevK;
+        while (x > prevX && y > prevY) {
+            edits.push({ op: ' ', line: a[x - 1] });
+            x--;
+            y--;
         }
-        if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
-            problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
-    }
-    return problems;
-}
-
-;// CONCATENATED MODULE: ./src/module/apply-set-objects.ts
-// The objects of one apply set, as Timoni reads them: null entries skipped, Kubernetes
-// `*List` objects expanded to their items, kustomize configuration objects skipped, and
-// every object's metadata checked (all problems reported, each with its CUE path).
-
-function apply_set_objects_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function isKubeList(item) {
-    return typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items);
-}
-function isKustomization(item) {
-    return typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/');
-}
-function objectsOfSet(path, items) {
-    const objects = [];
-    const problems = [];
-    items.forEach((item, index) => {
-        if (item === null)
-            return;
-        const at = `${path}[${index}]`;
-        if (!apply_set_objects_isRecord(item)) {
-            problems.push(`${at}: not an object`);
-            return;
-        }
-        const expanded = isKubeList(item) ? item.items : [item];
-        for (const candidate of expanded) {
-            if (!apply_set_objects_isRecord(candidate)) {
-                problems.push(`${at}: a list item is not an object`);
-                continue;
-            }
-            if (isKustomization(candidate))
-                continue;
-            const found = objectMetadataProblems(candidate);
-            if (found.length > 0)
-                problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
+        if (d > 0) {
+            if (x === prevX)
+                edits.push({ op: '+', line: b[y - 1] });
             else
-                objects.push(candidate);
+                edits.push({ op: '-', line: a[x - 1] });
         }
-    });
-    return { objects, problems };
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-build.ts
-// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
-// does: the bundle's values are merged onto the module's values.cue (in memory), the
-// instance schema is added as timoni.schema.cue, the package is loaded with the `name`
-// and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
-// `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
-// in declaration order (bytes fields decoded as Timoni's YAML path does: apply-set-export.ts).
-
-
-
-
-
-class InstanceBuildError extends Error {
-    instance;
-    moduleUrl;
-    reason;
-    diagnostics;
-    constructor(instance, moduleUrl, reason, diagnostics = []) {
-        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
-        this.instance = instance;
-        this.moduleUrl = moduleUrl;
-        this.reason = reason;
-        this.diagnostics = diagnostics;
-        this.name = 'InstanceBuildError';
+        x = prevX;
+        y = prevY;
     }
+    return edits.reverse();
 }
-const DEFAULT_KUBE_VERSION = '1.36.3';
-/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
-function kubeVersionWithoutCluster(env) {
-    return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
+function range(start, count) {
+    // `diff -u` prints the line before the hunk when it is empty.
+    const first = count === 0 ? start : start + 1;
+    return count === 1 ? `${first}` : `${first},${count}`;
 }
-function displayNames(module) {
-    const names = {};
-    for (const path of Object.keys(module.files))
-        if (path.endsWith('.cue'))
-            names[path] = `${module.root}/${path}`;
-    return names;
+/**
+ * The unified diff of `from` and `to` with `context` lines around each change, headed
+ * `--- fromName` / `+++ toName`; an empty string when the texts are equal.
+ */
+function unifiedDiff(from, to, fromName = 'live', toName = 'desired', context = 3) {
+    const edits = editScript(splitLines(from), splitLines(to));
+    if (edits.every((edit) => edit.op === ' '))
+        return '';
+    const out = [`--- ${fromName}`, `+++ ${toName}`];
+    let i = 0;
+    while (i < edits.length) {
+        // Find the next change, then extend the hunk while changes are close enough.
+        while (i < edits.length && edits[i].op === ' ')
+            i++;
+        if (i >= edits.length)
+            break;
+        const start = Math.max(0, i - context);
+        let end = i;
+        for (;;) {
+            while (end < edits.length && edits[end].op !== ' ')
+                end++;
+            let next = end;
+            while (next < edits.length && edits[next].op === ' ')
+                next++;
+            if (next < edits.length && next - end <= 2 * context)
+                end = next;
+            else
+                break;
+        }
+        const stop = Math.min(edits.length, end + context);
+        let aStart = 0;
+        let bStart = 0;
+        for (let j = 0; j < start; j++) {
+            if (edits[j].op !== '+')
+                aStart++;
+            if (edits[j].op !== '-')
+                bStart++;
+        }
+        const hunk = edits.slice(start, stop);
+        const aCount = hunk.filter((edit) => edit.op !== '+').length;
+        const bCount = hunk.filter((edit) => edit.op !== '-').length;
+        out.push(`@@ -${range(aStart, aCount)} +${range(bStart, bCount)} @@`);
+        for (const edit of hunk)
+            out.push(`${edit.op}${edit.line}`);
+        i = stop;
+    }
+    return `${out.join('\n')}\n`;
 }
-function withCueErrors(input, module, step, run) {
+
+;// CONCATENATED MODULE: ./src/kube/yaml-render.ts
+// Objects rendered as YAML for people to read: keys sorted, long strings never folded,
+// so that the same object always renders to the same lines.
+
+function renderYaml(value) {
+    return (0,dist/* stringify */.As)(value, { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+}
+
+;// CONCATENATED MODULE: ./src/kube/field-changes.ts
+// The fields that force an object's recreation, as a diff: when an immutable field changes,
+// the server refuses the dry-run and gives no merged object to compare with. The live
+// object is then shown through the desired object's shape (only the fields the module sets,
+// list items by position), so that the diff names what the module changes and not every
+// field the server defaulted (clusterIP, strategy, status...). Pure.
+
+
+
+
+
+/**
+ * `live` reduced to the paths that `desired` has: maps keep the keys `desired` sets (keys
+ * that live lacks stay absent, so they show as added), lists keep their items by position,
+ * with the live items past the desired list's end (they would be gone after a recreation);
+ * any other value is live's as it is.
+ */
+function projectOnto(live, desired) {
+    if (isRecord(live) && isRecord(desired)) {
+        const projected = {};
+        for (const key of Object.keys(desired)) {
+            if (Object.prototype.hasOwnProperty.call(live, key))
+                projected[key] = projectOnto(live[key], desired[key]);
+        }
+        return projected;
+    }
+    if (Array.isArray(live) && Array.isArray(desired)) {
+        return live.map((item, index) => (index < desired.length ? projectOnto(item, desired[index]) : item));
+    }
+    return live;
+}
+/** The unified diff of the desired fields as they are live and as they are desired (Secret data masked). */
+function fieldChangesDiff(live, desired) {
+    const a = normalizeObject(live);
+    const b = normalizeObject(desired);
+    // Secret values are masked (stringData folded into data) before the shape is taken.
+    const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
+    const projected = projectOnto(masked.live, masked.desired);
+    return unifiedDiff(renderYaml(projected), renderYaml(masked.desired));
+}
+/** The note that ends a recreated object's diff. */
+function recreateNote(fields, done) {
+    const named = fields.length === 0 ? 'an immutable field changes' : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
+    return `# recreated: ${named}; the object ${done ? 'was' : 'is'} deleted and created again\n`;
+}
+/** The field changes, then the note saying the object is recreated. */
+function recreateDiff(live, desired, fields, done = false) {
+    return fieldChangesDiff(live, desired) + recreateNote(fields, done);
+}
+
+;// CONCATENATED MODULE: ./src/kube/diff.ts
+
+
+
+
+
+
+
+
+
+
+/** The whole object, as a diff from nothing. */
+function wholeObjectDiff(object) {
+    return unifiedDiff('', renderYaml(maskSecret(normalizeObject(object))));
+}
+/** The unified diff of normalised, masked YAML; empty when the objects are the same. */
+function objectDiff(live, desired, withStatus = false) {
+    const a = normalizeObject(live, { dropStatus: !withStatus });
+    const b = normalizeObject(desired, { dropStatus: !withStatus });
+    if (jsonEqual(a, b))
+        return '';
+    const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
+    return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
+}
+/**
+ * True for an error about this one object: the API server answered and refused it
+ * (4xx), other than for the credentials (401) or its own load (429).
+ */
+function isObjectError(error) {
+    if (error instanceof ImmutableFieldError)
+        return true;
+    return error instanceof KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
+}
+async function changeOf(cluster, desired, action, diff, error) {
+    const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
+    const namespace = mapping && !mapping.namespaced ? '' : (desired.metadata.namespace ?? '');
+    // A cluster-scoped object is shown without the namespace the server would drop.
+    let shown = desired;
+    if (!namespace && desired.metadata.namespace !== undefined) {
+        const { namespace: _dropped, ...metadata } = desired.metadata;
+        shown = { ...desired, metadata: metadata };
+    }
+    const change = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
+    if (error !== undefined)
+        change.error = error;
+    return change;
+}
+/** The object as a `failed` change: the error's message, and the field changes when it has a live copy. */
+function failedChange(cluster, desired, live, error) {
+    return changeOf(cluster, desired, 'failed', (shown) => (live ? fieldChangesDiff(live, shown) : ''), error.message);
+}
+/** The change applying `desired` would make, as an ObjectChange of the ChangeSet. */
+async function diffObject(cluster, desired, options = {}) {
+    if (options.namespaceExists === false)
+        return changeOf(cluster, desired, 'created', wholeObjectDiff);
+    let live;
     try {
-        return run();
+        live = await cluster.get(refOf(desired));
     }
     catch (error) {
-        if (error instanceof CueError)
-            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`, error.diagnostics);
-        if (error instanceof ApplySetExportError)
-            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+        // A kind whose CRD comes with the same apply is not served yet: it will be created.
+        if (error instanceof NoMatchError)
+            return changeOf(cluster, desired, 'created', wholeObjectDiff);
+        if (isObjectError(error))
+            return failedChange(cluster, desired, null, error);
+        throw error;
+    }
+    if (isOneOffPresent(desired, live))
+        return changeOf(cluster, desired, 'skipped', '');
+    let dryRun;
+    try {
+        dryRun = await serverSideApply(cluster, desired, { dryRun: true });
+    }
+    catch (error) {
+        let refused = error;
+        if (live && isImmutableError(error)) {
+            const fields = immutableFields(error);
+            if (mustRecreate(desired, live, options.force))
+                return changeOf(cluster, desired, 'recreated', (shown) => recreateDiff(live, shown, fields));
+            refused = new ImmutableFieldError(cluster.name, refOf(desired), fields, error);
+        }
+        if (isObjectError(refused))
+            return failedChange(cluster, desired, live, refused);
+        throw refused;
+    }
+    if (!live || !dryRun.metadata.resourceVersion)
+        return changeOf(cluster, desired, 'created', wholeObjectDiff);
+    const diff = objectDiff(live, dryRun, await comparesStatus(cluster, desired));
+    return changeOf(cluster, desired, diff ? 'configured' : 'unchanged', diff);
+}
+
+;// CONCATENATED MODULE: ./src/kube/inventory.ts
+// The instance inventory exactly as Timoni v0.33 stores it (internal/runtime/storage.go,
+// api/v1alpha1/instance.go, inventory.go): Secret `timoni.<instance>` of type
+// `timoni.sh/instance`, `data.instance` = the Instance as Go's encoding/json writes it.
+// Pure functions: encode, decode, entry ids.
+
+
+const instanceKind = 'Instance';
+const instanceApiVersion = 'timoni.sh/v1alpha1';
+const instanceSecretType = 'timoni.sh/instance';
+const instanceSecretPrefix = 'timoni.';
+const instanceDataKey = 'instance';
+const pendingDataKey = 'pending';
+const bundleNameLabel = 'bundle.timoni.sh/name';
+const instanceLabels = {
+    name: 'app.kubernetes.io/name',
+    component: 'app.kubernetes.io/component',
+    createdBy: 'app.kubernetes.io/created-by',
+};
+/** Labels the engine puts on every object of an instance (fluxcd ssa owner labels). */
+const ownerLabels = {
+    name: 'instance.timoni.sh/name',
+    namespace: 'instance.timoni.sh/namespace',
+};
+const rbacKinds = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+/** cli-utils ObjMetadata.String(): RBAC names have `:` written as `__`. */
+function inventoryEntryId(ref) {
+    const group = groupOf(ref.apiVersion);
+    const name = group === 'rbac.authorization.k8s.io' && rbacKinds.has(ref.kind) ? ref.name.replaceAll(':', '__') : ref.name;
+    return `${ref.namespace}_${name}_${group}_${ref.kind}`;
+}
+/** cli-utils ParseObjMetadata: namespace first, kind and group last, the rest is the name. */
+function parseInventoryEntry(entry) {
+    const fail = () => new Error(`inventory entry ${JSON.stringify(entry.id)} is not <namespace>_<name>_<group>_<kind>`);
+    const first = entry.id.indexOf('_');
+    if (first < 0)
+        throw fail();
+    const namespace = entry.id.slice(0, first);
+    let rest = entry.id.slice(first + 1);
+    const kindAt = rest.lastIndexOf('_');
+    if (kindAt < 0)
+        throw fail();
+    const kind = rest.slice(kindAt + 1);
+    rest = rest.slice(0, kindAt);
+    const groupAt = rest.lastIndexOf('_');
+    if (groupAt < 0)
+        throw fail();
+    const group = rest.slice(groupAt + 1);
+    const name = rest.slice(0, groupAt).replaceAll('__', ':');
+    return { apiVersion: group ? `${group}/${entry.v}` : entry.v, kind, namespace, name };
+}
+/**
+ * Inventory entries of the objects (namespace already cleared for cluster-scoped kinds),
+ * in fluxcd ssa sort order as Timoni's InstanceManager.AddObjects writes them.
+ */
+function inventoryEntries(objects) {
+    const refs = objects.map((o) => 'metadata' in o ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name } : o);
+    return sortForApply(refs).map((ref) => ({ id: inventoryEntryId(ref), v: versionOf(ref.apiVersion) }));
+}
+/** Go's encoding/json escapes <, >, & and the two JS line separators inside strings. */
+function goJson(value) {
+    return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+function sortedMap(map) {
+    if (!map || Object.keys(map).length === 0)
+        return undefined;
+    return Object.fromEntries(Object.keys(map).sort().map((key) => [key, map[key]]));
+}
+/** `data.instance` bytes: the Instance with Go's field order, omitempty rules and escaping. */
+function encodeInstance(instance) {
+    // Property order follows the Go struct fields; undefined properties are dropped, which is
+    // what `omitempty`/`omitzero` do for these fields.
+    const document = {
+        kind: instanceKind,
+        apiVersion: instanceApiVersion,
+        metadata: {
+            name: instance.name || undefined,
+            namespace: instance.namespace || undefined,
+            labels: sortedMap(instance.labels),
+            annotations: sortedMap(instance.annotations),
+        },
+        module: {
+            name: instance.module.name,
+            repository: instance.module.repository,
+            version: instance.module.version,
+            digest: instance.module.digest,
+            annotations: sortedMap(instance.module.annotations),
+        },
+        values: instance.values,
+        lastTransitionTime: instance.lastTransitionTime || undefined,
+        inventory: instance.inventory ? { entries: instance.inventory.entries?.length ? instance.inventory.entries.map((e) => ({ id: e.id, v: e.v })) : null } : undefined,
+        images: instance.images?.length ? instance.images : undefined,
+    };
+    return goJson(document);
+}
+function stringMap(value) {
+    if (!isRecord(value))
+        return undefined;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
+}
+/** Reads `data.instance` (the decoded JSON text). */
+function decodeInstance(text, where) {
+    let raw;
+    try {
+        raw = JSON.parse(text);
+    }
+    catch {
+        throw new Error(`${where}: instance data is not JSON`);
+    }
+    if (!isRecord(raw))
+        throw new Error(`${where}: instance data is not an object`);
+    const metadata = isRecord(raw.metadata) ? raw.metadata : {};
+    const module = isRecord(raw.module) ? raw.module : {};
+    const inventory = isRecord(raw.inventory) ? raw.inventory : undefined;
+    return {
+        name: String(metadata.name ?? ''),
+        namespace: String(metadata.namespace ?? ''),
+        labels: stringMap(metadata.labels),
+        annotations: stringMap(metadata.annotations),
+        module: {
+            name: String(module.name ?? ''),
+            repository: String(module.repository ?? ''),
+            version: String(module.version ?? ''),
+            digest: String(module.digest ?? ''),
+            annotations: stringMap(module.annotations),
+        },
+        values: String(raw.values ?? ''),
+        lastTransitionTime: typeof raw.lastTransitionTime === 'string' ? raw.lastTransitionTime : undefined,
+        inventory: inventory
+            ? { entries: Array.isArray(inventory.entries) ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') })) : null }
+            : undefined,
+        images: Array.isArray(raw.images) ? raw.images.map(String) : undefined,
+    };
+}
+function instanceSecretName(instance) {
+    return `${instanceSecretPrefix}${instance}`;
+}
+/** The Secret Timoni writes for an instance (its labels, plus the instance's own labels). */
+function instanceSecret(instance) {
+    return {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+            name: instanceSecretName(instance.name),
+            namespace: instance.namespace,
+            labels: {
+                [instanceLabels.name]: instance.name,
+                [instanceLabels.component]: 'instance',
+                [instanceLabels.createdBy]: 'timoni',
+                ...instance.labels,
+            },
+        },
+        type: instanceSecretType,
+        data: { [instanceDataKey]: Buffer.from(encodeInstance(instance)).toString('base64') },
+    };
+}
+/** Reads an instance Secret; labels, annotations and creation time come from the Secret (as Timoni does). */
+function decodeInstanceSecret(secret) {
+    const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
+    const data = isRecord(secret.data) ? secret.data : {};
+    const encoded = data[instanceDataKey];
+    if (typeof encoded !== 'string')
+        throw new Error(`${where}: instance data not found`);
+    const instance = decodeInstance(Buffer.from(encoded, 'base64').toString('utf8'), where);
+    instance.labels = secret.metadata.labels ? { ...secret.metadata.labels } : undefined;
+    instance.annotations = secret.metadata.annotations ? { ...secret.metadata.annotations } : undefined;
+    if (typeof secret.metadata.creationTimestamp === 'string')
+        instance.creationTimestamp = secret.metadata.creationTimestamp;
+    const pendingData = data[pendingDataKey];
+    const pending = typeof pendingData === 'string' ? decodeInstance(Buffer.from(pendingData, 'base64').toString('utf8'), `${where} (pending)`) : undefined;
+    return pending ? { instance, pending } : { instance };
+}
+/** `2026-01-02T03:04:05Z`: Go's time.RFC3339 of a UTC time (no fraction). */
+function rfc3339(date) {
+    return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+;// CONCATENATED MODULE: ./src/kube/inventory-store.ts
+// Reading and writing instance Secrets on a cluster, as Timoni's StorageManager does.
+
+
+
+const secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+/** The stored instance, or null when there is none. */
+async function inventory_store_readInstance(cluster, name, namespace) {
+    const secret = await cluster.get(secretRef(name, namespace));
+    if (!secret)
+        return null;
+    try {
+        return decodeInstanceSecret(secret);
+    }
+    catch (error) {
+        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
+    }
+}
+/** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
+async function listInstances(cluster, namespace, bundle) {
+    const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
+    if (bundle)
+        selector[bundleNameLabel] = bundle;
+    const secrets = await cluster.list('v1', 'Secret', namespace, selector);
+    const created = (secret) => String(secret.metadata.creationTimestamp ?? '');
+    return secrets
+        .sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0))
+        .map((secret) => {
+        try {
+            return decodeInstanceSecret(secret);
+        }
+        catch (error) {
+            throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace}/${secret.metadata.name}: ${error.message}`);
+        }
+    });
+}
+/**
+ * Writes the instance Secret (server-side apply, field manager `timoni`), stamping
+ * `lastTransitionTime`; answers the record as written.
+ */
+async function writeInstance(cluster, instance, now = new Date()) {
+    const written = { ...instance, lastTransitionTime: rfc3339(now) };
+    delete written.creationTimestamp;
+    const secret = instanceSecret(written);
+    try {
+        await serverSideApply(cluster, secret);
+    }
+    catch (error) {
+        // Timoni recreates storage written with another Secret type (type is immutable).
+        if (!isImmutableError(error))
+            throw error;
+        await cluster.delete(secretRef(instance.name, instance.namespace));
+        await serverSideApply(cluster, secret);
+    }
+    return written;
+}
+/** Removes the instance Secret; false when it was not there. */
+function deleteInstance(cluster, name, namespace) {
+    return cluster.delete(secretRef(name, namespace));
+}
+/** True when the namespace exists. */
+async function namespaceExists(cluster, name) {
+    return (await cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name })) !== null;
+}
+/** Creates the namespace when missing, labelled as Timoni labels the ones it creates. */
+async function ensureNamespace(cluster, name) {
+    if (await namespaceExists(cluster, name))
+        return false;
+    await serverSideApply(cluster, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { [instanceLabels.createdBy]: fieldManager } },
+    });
+    return true;
+}
+
+;// CONCATENATED MODULE: ./src/kube/private-files.ts
+// Files written for credentials (e.g. a kubeconfig handed to another program) live in one
+// private folder (mode 0700), each file mode 0600, all removed when the process exits.
+
+
+
+let folder;
+function privateFolder() {
+    if (!folder) {
+        folder = mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
+        const created = folder;
+        process.once('exit', () => rmSync(created, { recursive: true, force: true }));
+    }
+    return folder;
+}
+/** Writes a file readable by this user only; answers its path. */
+function writePrivateFile(name, content) {
+    if (name.includes('/') || name.includes('\\') || name === '..' || name === '.')
+        throw new Error(`invalid private file name ${JSON.stringify(name)}`);
+    const path = join(privateFolder(), name);
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+}
+/** Removes the private folder now (it is also removed at exit). */
+function removePrivateFiles() {
+    if (folder)
+        rmSync(folder, { recursive: true, force: true });
+    folder = undefined;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance.ts
+
+
+/** A lifecycle step failed: names the cluster, instance, step and object, and what was done before. */
+class InstanceStepError extends Error {
+    cluster;
+    step;
+    instance;
+    changes;
+    cause;
+    object;
+    name = 'InstanceStepError';
+    constructor(cluster, step, 
+    /** `namespace/name` of the instance. */
+    instance, 
+    /** The changes made (or, for a diff, found) before the failure, in order. */
+    changes, cause, 
+    /** `Kind/namespace/name` of the object concerned, if one is. */
+    object) {
+        const reason = cause instanceof Error ? cause.message : String(cause);
+        // The cause usually names the cluster already; say it once.
+        const detail = reason.startsWith(`cluster ${cluster}: `) ? reason.slice(`cluster ${cluster}: `.length) : reason;
+        super(`cluster ${cluster}: instance ${instance}: ${step} failed${object && !detail.includes(object) ? ` (${object})` : ''}: ${detail}`);
+        this.cluster = cluster;
+        this.step = step;
+        this.instance = instance;
+        this.changes = changes;
+        this.cause = cause;
+        this.object = object;
+    }
+}
+function instanceId(instance) {
+    return `${instance.namespace}/${instance.name}`;
+}
+/** The objects of every set, in set order, each a copy carrying the instance's owner labels. */
+function labelledSets(instance) {
+    return instance.sets.map((set) => ({
+        name: set.name,
+        objects: set.objects.map((object) => {
+            const copy = cloneJson(object);
+            copy.metadata.labels = { ...copy.metadata.labels, [ownerLabels.name]: instance.name, [ownerLabels.namespace]: instance.namespace };
+            return copy;
+        }),
+    }));
+}
+/** True when the live object carries the owner labels of this instance (fluxcd ssa delete inclusions). */
+function ownedBy(live, instance) {
+    const labels = live.metadata.labels ?? {};
+    return labels[ownerLabels.name] === instance.name && labels[ownerLabels.namespace] === instance.namespace;
+}
+const localPrefix = 'file://';
+/**
+ * The module as Timoni records it: a local module (`file://`) by its path as written, with
+ * digest `unknown` (internal/engine/fetcher/local.go); a registry module by its URL.
+ */
+function moduleReference(module) {
+    if (!module.url.startsWith(localPrefix)) {
+        const annotations = module.annotations && Object.keys(module.annotations).length > 0 ? { ...module.annotations } : undefined;
+        return { name: module.name, repository: module.repository ?? module.url, version: module.version, digest: module.digest, ...(annotations ? { annotations } : {}) };
+    }
+    return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
+}
+/** The record Timoni stores for this build: the inventory of every set, the bundle label. */
+function instanceRecord(instance, inventoryRefs, withImages) {
+    return {
+        name: instance.name,
+        namespace: instance.namespace,
+        labels: { [bundleNameLabel]: instance.bundle },
+        module: moduleReference(instance.module),
+        values: instance.valuesSource,
+        inventory: { entries: inventoryEntries(inventoryRefs) },
+        images: withImages ? [...instance.images] : undefined,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-prune.ts
+
+
+
+
+
+
+
+
+
+function refsOf(entries) {
+    return (entries ?? []).map(parseInventoryEntry);
+}
+/**
+ * Objects of the stored inventory, and of the pending revision of an unfinished upgrade,
+ * that the new inventory lacks; in apply order, without duplicates (Timoni's stale objects).
+ */
+function staleObjects(stored, next) {
+    if (!stored)
+        return [];
+    const keep = new Set(next.map((entry) => entry.id));
+    const seen = new Set();
+    const stale = [];
+    for (const ref of [...refsOf(stored.instance.inventory?.entries), ...refsOf(stored.pending?.inventory?.entries)]) {
+        const id = inventoryEntryId(ref);
+        if (keep.has(id) || seen.has(id))
+            continue;
+        seen.add(id);
+        stale.push(ref);
+    }
+    return sortForApply(stale);
+}
+/** Every object of the stored record and of its pending revision, in apply order, without duplicates. */
+function inventoryObjects(stored) {
+    return staleObjects(stored, []);
+}
+/** The whole live object as removed lines (Secret data masked). */
+function deletedDiff(live) {
+    return unifiedDiff(renderYaml(maskSecret(normalizeObject(live))), '');
+}
+const change = (ref, action, diff) => ({
+    kind: ref.kind,
+    apiVersion: ref.apiVersion,
+    namespace: ref.namespace,
+    name: ref.name,
+    action,
+    diff,
+});
+/** Why an object of the inventory is left in place, or null when it goes. */
+function keepReason(live, owner) {
+    if (!ownedBy(live, owner))
+        return 'not labelled as an object of this instance';
+    if (anyInMetadata(live, { [annotations.prune]: disabledValue }))
+        return `annotated ${annotations.prune}: ${disabledValue}`;
+    return null;
+}
+/** Deleting some objects failed; the others were deleted (or skipped) as said in `changes`. */
+class DeleteObjectsError extends Error {
+    cluster;
+    changes;
+    failures;
+    name = 'DeleteObjectsError';
+    constructor(cluster, changes, failures) {
+        super(`cluster ${cluster}: deleting ${failures.length} object(s) failed: ${failures.map((f) => f.error.message.replace(`cluster ${cluster}: `, '')).join('; ')}`);
+        this.cluster = cluster;
+        this.changes = changes;
+        this.failures = failures;
+    }
+    get object() {
+        return this.failures[0]?.object;
+    }
+}
+/**
+ * Deletes the objects in reverse apply order, background propagation; answers one change
+ * per object: `deleted` (also when it was already gone), or `skipped` when its labels or
+ * annotations keep it. Every object is tried; failures are thrown together at the end.
+ */
+async function deleteObjects(cluster, refs, owner, options = {}) {
+    const changes = [];
+    const failures = [];
+    for (const ref of sortForDelete(refs)) {
+        try {
+            let live;
+            try {
+                live = await cluster.get(ref);
+            }
+            catch (error) {
+                // Its kind is no longer served (the CRD went first): nothing is left of it.
+                if (!(error instanceof NoMatchError))
+                    throw error;
+                live = null;
+            }
+            if (!live) {
+                changes.push(change(ref, 'deleted', ''));
+                continue;
+            }
+            const reason = keepReason(live, owner);
+            if (reason) {
+                options.log?.(`${formatRef(ref)} skipped (${reason})`);
+                changes.push(change(ref, 'skipped', ''));
+                continue;
+            }
+            if (!options.dryRun)
+                await cluster.delete(ref, 'Background');
+            options.log?.(`${formatRef(ref)} deleted${options.dryRun ? ' (server dry run)' : ''}`);
+            changes.push(change(ref, 'deleted', deletedDiff(live)));
+        }
+        catch (error) {
+            failures.push({ object: formatRef(ref), error: error });
+        }
+    }
+    if (failures.length > 0)
+        throw new DeleteObjectsError(cluster.name, changes, failures);
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/kube/inventory-pending.ts
+// The two writes Timoni v0.32 makes to an instance Secret besides the full record
+// (internal/runtime/storage.go): the pending revision of an upgrade, saved before the
+// cluster is touched, next to the stored record left byte for byte as it was; and the
+// `status.timoni.sh/deleting` mark of an instance being deleted.
+
+
+
+/** Annotation on an instance Secret whose objects are being deleted (Timoni's DeleteInProgressAnnotation). */
+const deletingAnnotation = 'status.timoni.sh/deleting';
+const inventory_pending_secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+/**
+ * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
+ * and the Secret's labels untouched (one server-side apply); answers the pending record.
+ */
+async function savePending(cluster, pending, now = new Date()) {
+    const where = `Secret/${pending.namespace}/${instanceSecretName(pending.name)}`;
+    const existing = await cluster.get(inventory_pending_secretRef(pending.name, pending.namespace));
+    if (!existing)
+        throw new Error(`cluster ${cluster.name}: ${where}: instance storage not found`);
+    const data = isRecord(existing.data) ? existing.data : {};
+    const stored = data[instanceDataKey];
+    if (typeof stored !== 'string')
+        throw new Error(`cluster ${cluster.name}: instance data not found in ${where}`);
+    const record = { ...pending, lastTransitionTime: rfc3339(now) };
+    delete record.creationTimestamp;
+    const secret = instanceSecret({ ...record, labels: undefined });
+    secret.metadata.labels = { ...secret.metadata.labels, ...existing.metadata.labels };
+    secret.data = { [instanceDataKey]: stored, [pendingDataKey]: Buffer.from(encodeInstance(record)).toString('base64') };
+    await serverSideApply(cluster, secret);
+    return record;
+}
+/** Marks the instance Secret as being deleted (merge patch of one annotation; the record stays). */
+async function markDeleting(cluster, name, namespace, now = new Date()) {
+    const ref = inventory_pending_secretRef(name, namespace);
+    const { path } = await cluster.locate(ref);
+    await cluster.client.request({
+        method: 'PATCH',
+        path,
+        query: { fieldManager: fieldManager },
+        body: { metadata: { annotations: { [deletingAnnotation]: rfc3339(now) } } },
+        contentType: 'application/merge-patch+json',
+        object: ref,
+    });
+}
+
+;// CONCATENATED MODULE: ./src/kube/ownership.ts
+
+
+/** Timoni's message for the conflicts, with its advice. */
+function ownershipConflictMessage(conflicts) {
+    const each = conflicts.map((c) => c.currentBundle
+        ? `instance "${c.instance}" exists and is managed by another bundle "${c.currentBundle}"`
+        : `instance "${c.instance}" exists and is not managed by any bundle`);
+    return `instance ownership conflict encountered. Conflict: ${each.join('; ')} Apply with "--overwrite-ownership" to gain instance ownership.`;
+}
+class OwnershipConflictError extends Error {
+    cluster;
+    bundle;
+    conflicts;
+    name = 'OwnershipConflictError';
+    constructor(cluster, bundle, conflicts) {
+        super(`cluster ${cluster}: bundle ${bundle}: ${ownershipConflictMessage(conflicts)}`);
+        this.cluster = cluster;
+        this.bundle = bundle;
+        this.conflicts = conflicts;
+    }
+}
+/** The instances of `bundle` that exist in the cluster and belong to another bundle or to none. */
+async function findOwnershipConflicts(cluster, bundle, instances) {
+    const conflicts = [];
+    for (const instance of instances) {
+        const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+        if (!stored)
+            continue;
+        const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
+        if (owner !== bundle)
+            conflicts.push({ instance: instance.name, namespace: instance.namespace, currentBundle: owner });
+    }
+    return conflicts;
+}
+/** Throws an OwnershipConflictError when any instance of the bundle is owned elsewhere. */
+async function assertOwnership(cluster, bundle, instances) {
+    const conflicts = await findOwnershipConflicts(cluster, bundle, instances);
+    if (conflicts.length > 0)
+        throw new OwnershipConflictError(cluster.name, bundle, conflicts);
+}
+
+;// CONCATENATED MODULE: ./src/kube/kstatus.ts
+// Readiness of one live object, with the rules of kstatus (sigs.k8s.io/cli-utils
+// pkg/kstatus/status) and Timoni's Job rule (a Job is ready once complete, not once
+// started). Pure functions over the object as the API server returns it.
+
+const current = (message) => ({ status: 'Current', message });
+const inProgress = (message) => ({ status: 'InProgress', message });
+const failed = (message) => ({ status: 'Failed', message });
+/** A field read by a dotted path, e.g. `spec.replicas`. */
+function field(object, path) {
+    let value = object;
+    for (const part of path.split('.')) {
+        if (!isRecord(value))
+            return undefined;
+        value = value[part];
+    }
+    return value;
+}
+function kstatus_int(object, path, fallback) {
+    const value = field(object, path);
+    return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
+}
+function kstatus_str(object, path, fallback) {
+    const value = field(object, path);
+    return typeof value === 'string' ? value : fallback;
+}
+function conditions(object) {
+    const list = field(object, 'status.conditions');
+    if (!Array.isArray(list))
+        return [];
+    return list.filter(isRecord).map((c) => ({
+        type: String(c.type ?? ''),
+        status: String(c.status ?? ''),
+        reason: String(c.reason ?? ''),
+        message: String(c.message ?? ''),
+    }));
+}
+function hasCondition(object, type, status) {
+    return conditions(object).some((c) => c.type === type && c.status === status);
+}
+/** Deletion, observed generation, and the standard Reconciling / Stalled conditions. */
+function genericStatus(object) {
+    if (typeof object.metadata.deletionTimestamp === 'string' && object.metadata.deletionTimestamp) {
+        return { status: 'Terminating', message: 'Resource scheduled for deletion' };
+    }
+    const generation = object.metadata.generation;
+    const observed = field(object, 'status.observedGeneration');
+    if (typeof generation === 'number' && typeof observed === 'number' && observed !== generation) {
+        return inProgress(`${object.kind} generation is ${generation}, but latest observed generation is ${observed}`);
+    }
+    for (const c of conditions(object)) {
+        if (c.type === 'Reconciling' && c.status === 'True')
+            return inProgress(c.message || c.reason || 'Reconciling');
+        if (c.type === 'Stalled' && c.status === 'True')
+            return failed(c.message || c.reason || 'Stalled');
+    }
+    return null;
+}
+function deploymentStatus(o) {
+    // Without progressDeadlineSeconds the controller never sets Progressing: treat as progressing.
+    let progressing = field(o, 'spec.progressDeadlineSeconds') === undefined;
+    let available = false;
+    for (const c of conditions(o)) {
+        if (c.type === 'Progressing') {
+            if (c.reason === 'ProgressDeadlineExceeded')
+                return failed(`Progress deadline exceeded${c.message ? `: ${c.message}` : ''}`);
+            if (c.status === 'True' && c.reason === 'NewReplicaSetAvailable')
+                progressing = true;
+        }
+        if (c.type === 'Available' && c.status === 'True')
+            available = true;
+    }
+    const spec = kstatus_int(o, 'spec.replicas', 1);
+    const replicas = kstatus_int(o, 'status.replicas', 0);
+    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
+    const ready = kstatus_int(o, 'status.readyReplicas', 0);
+    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
+    if (spec > replicas)
+        return inProgress(`Replicas: ${replicas}/${spec}`);
+    if (spec > updated)
+        return inProgress(`Updated: ${updated}/${spec}`);
+    if (replicas > spec)
+        return inProgress(`Pending termination: ${replicas - spec}`);
+    if (updated > availableReplicas)
+        return inProgress(`Available: ${availableReplicas}/${updated}`);
+    if (spec > ready)
+        return inProgress(`Ready: ${ready}/${spec}`);
+    if (!progressing)
+        return inProgress('ReplicaSet not Available');
+    if (!available)
+        return inProgress('Deployment not Available');
+    return current(`Deployment is available. Replicas: ${replicas}`);
+}
+function statefulSetStatus(o) {
+    if (kstatus_str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
+        return current('StatefulSet is using the ondelete update strategy');
+    const spec = kstatus_int(o, 'spec.replicas', 1);
+    const ready = kstatus_int(o, 'status.readyReplicas', 0);
+    const currentReplicas = kstatus_int(o, 'status.currentReplicas', 0);
+    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
+    const replicas = kstatus_int(o, 'status.replicas', 0);
+    const partition = kstatus_int(o, 'spec.updateStrategy.rollingUpdate.partition', -1);
+    if (spec > replicas)
+        return inProgress(`Replicas: ${replicas}/${spec}`);
+    if (spec > ready)
+        return inProgress(`Ready: ${ready}/${spec}`);
+    if (replicas > spec)
+        return inProgress(`Pending termination: ${replicas - spec}`);
+    if (partition !== -1) {
+        if (updated < spec - partition)
+            return inProgress(`updated: ${updated}/${spec - partition}`);
+        return current(`Partition rollout complete. updated: ${updated}`);
+    }
+    if (spec > currentReplicas)
+        return inProgress(`current: ${currentReplicas}/${spec}`);
+    if (kstatus_str(o, 'status.currentRevision', '') !== kstatus_str(o, 'status.updateRevision', ''))
+        return inProgress('Waiting for updated revision to match current');
+    return current(`All replicas scheduled as expected. Replicas: ${replicas}`);
+}
+function daemonSetStatus(o) {
+    if (typeof o.metadata.generation !== 'number')
+        return inProgress(`${o.kind} metadata.generation not found`);
+    if (typeof field(o, 'status.observedGeneration') !== 'number')
+        return inProgress(`${o.kind} status.observedGeneration not found`);
+    const desired = kstatus_int(o, 'status.desiredNumberScheduled', -1);
+    const scheduled = kstatus_int(o, 'status.currentNumberScheduled', 0);
+    const updated = kstatus_int(o, 'status.updatedNumberScheduled', 0);
+    const availableNumber = kstatus_int(o, 'status.numberAvailable', 0);
+    const ready = kstatus_int(o, 'status.numberReady', 0);
+    if (desired === -1)
+        return inProgress('Missing .status.desiredNumberScheduled');
+    if (desired > scheduled)
+        return inProgress(`Current: ${scheduled}/${desired}`);
+    if (desired > updated)
+        return inProgress(`Updated: ${updated}/${desired}`);
+    if (desired > availableNumber)
+        return inProgress(`Available: ${availableNumber}/${desired}`);
+    if (desired > ready)
+        return inProgress(`Ready: ${ready}/${desired}`);
+    return current(`All replicas scheduled as expected. Replicas: ${desired}`);
+}
+function replicaSetStatus(o) {
+    if (hasCondition(o, 'ReplicaFailure', 'True'))
+        return inProgress('Replica Failure condition. Check Pods');
+    const spec = kstatus_int(o, 'spec.replicas', 1);
+    const replicas = kstatus_int(o, 'status.replicas', 0);
+    const ready = kstatus_int(o, 'status.readyReplicas', 0);
+    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
+    const labelled = kstatus_int(o, 'status.fullyLabeledReplicas', 0);
+    if (spec > labelled)
+        return inProgress(`Labelled: ${labelled}/${spec}`);
+    if (spec > availableReplicas)
+        return inProgress(`Available: ${availableReplicas}/${spec}`);
+    if (spec > ready)
+        return inProgress(`Ready: ${ready}/${spec}`);
+    if (replicas > spec)
+        return inProgress(`Pending termination: ${replicas - spec}`);
+    return current(`ReplicaSet is available. Replicas: ${replicas}`);
+}
+/** Timoni's Job rule (internal/runtime/job_wait.go): Current only once complete (or suspended). */
+function jobStatus(o) {
+    if (field(o, 'spec.suspend') === true)
+        return current('Job is suspended');
+    const parallelism = kstatus_int(o, 'spec.parallelism', 1);
+    const completions = kstatus_int(o, 'spec.completions', parallelism);
+    const succeeded = kstatus_int(o, 'status.succeeded', 0);
+    const active = kstatus_int(o, 'status.active', 0);
+    const failedPods = kstatus_int(o, 'status.failed', 0);
+    for (const c of conditions(o)) {
+        if (c.type === 'Complete' && c.status === 'True')
+            return current(`Job Completed. succeeded: ${succeeded}/${completions}`);
+        if (c.type === 'Failed' && c.status === 'True') {
+            return failed(`Job Failed. failed: ${failedPods}/${completions}${c.message ? ` error: ${c.message}` : ''}`);
+        }
+    }
+    if (!kstatus_str(o, 'status.startTime', ''))
+        return inProgress(`Job not started. active: 0/${parallelism}`);
+    return inProgress(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedPods}`);
+}
+/** Plain kstatus' Job rule (what `timoni status` shows): a started Job is Current. */
+function startedJobStatus(o) {
+    const result = jobStatus(o);
+    if (result.status === 'InProgress' && kstatus_str(o, 'status.startTime', ''))
+        return current(result.message);
+    return result;
+}
+function pvcStatus(o) {
+    const phase = kstatus_str(o, 'status.phase', 'unknown');
+    return phase === 'Bound' ? current('PVC is Bound') : inProgress(`PVC is not Bound. phase: ${phase}`);
+}
+function crdStatus(o) {
+    for (const c of conditions(o)) {
+        if (c.type === 'NamesAccepted' && c.status === 'False')
+            return failed(c.message || c.reason || 'names not accepted');
+        if (c.type === 'Established') {
+            if (c.status === 'False' && c.reason !== 'Installing')
+                return failed(c.message || c.reason || 'not established');
+            if (c.status === 'True')
+                return current('CRD is established');
+        }
+    }
+    return inProgress('Install in progress');
+}
+function namespaceStatus(o) {
+    const phase = kstatus_str(o, 'status.phase', '');
+    if (phase === 'Active')
+        return current('Namespace is active');
+    if (phase === 'Terminating')
+        return { status: 'Terminating', message: 'Namespace is terminating' };
+    return inProgress(`Namespace is not active. phase: ${phase || 'unknown'}`);
+}
+function podStatus(o) {
+    const phase = kstatus_str(o, 'status.phase', '');
+    switch (phase) {
+        case 'Succeeded':
+            return current('Pod has completed successfully');
+        case 'Failed':
+            return current('Pod has completed, but not successfully');
+        case 'Running': {
+            if (hasCondition(o, 'Ready', 'True'))
+                return current('Pod is Ready');
+            const statuses = field(o, 'status.containerStatuses');
+            const crashing = (Array.isArray(statuses) ? statuses.filter(isRecord) : [])
+                .filter((s) => isRecord(s.state) && isRecord(s.state.waiting) && s.state.waiting.reason === 'CrashLoopBackOff')
+                .map((s) => String(s.name));
+            if (crashing.length > 0)
+                return failed(`Containers in CrashLoop state: ${crashing.join(',')}`);
+            return inProgress('Pod is running but is not Ready');
+        }
+        case 'Pending': {
+            const unschedulable = conditions(o).find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
+            if (unschedulable) {
+                const created = Date.parse(String(o.metadata.creationTimestamp ?? ''));
+                // kstatus gives a Pod 15 s to be scheduled before calling it unschedulable.
+                if (Number.isNaN(created) || Date.now() - created < 15_000)
+                    return inProgress('Pod has not been scheduled');
+                return failed('Pod could not be scheduled');
+            }
+            return inProgress('Pod is in the Pending phase');
+        }
+        case '':
+            return inProgress('Pod phase not available');
+        default:
+            return { status: 'Unknown', message: `unknown Pod phase ${phase}` };
+    }
+}
+function serviceStatus(o) {
+    if (kstatus_str(o, 'spec.type', 'ClusterIP') === 'LoadBalancer' && !kstatus_str(o, 'spec.clusterIP', '')) {
+        return inProgress('ClusterIP not set. Service type: LoadBalancer');
+    }
+    return current('Service is ready');
+}
+const alwaysReady = () => current('Resource is always ready');
+/** Rules per `group/Kind` (`Kind` for the core group), as kstatus' legacy types. */
+const kindRules = {
+    Service: serviceStatus,
+    Pod: podStatus,
+    Secret: alwaysReady,
+    ConfigMap: alwaysReady,
+    PersistentVolumeClaim: pvcStatus,
+    Namespace: namespaceStatus,
+    'apps/StatefulSet': statefulSetStatus,
+    'apps/DaemonSet': daemonSetStatus,
+    'extensions/DaemonSet': daemonSetStatus,
+    'apps/Deployment': deploymentStatus,
+    'extensions/Deployment': deploymentStatus,
+    'apps/ReplicaSet': replicaSetStatus,
+    'extensions/ReplicaSet': replicaSetStatus,
+    'policy/PodDisruptionBudget': () => current('AllowedDisruptions has been computed.'),
+    'batch/CronJob': alwaysReady,
+    'batch/Job': jobStatus,
+    'apiextensions.k8s.io/CustomResourceDefinition': crdStatus,
+};
+function readyCondition(o) {
+    const ready = conditions(o).find((c) => c.type === 'Ready');
+    if (!ready)
+        return null;
+    if (ready.status === 'True')
+        return current('Resource is Ready');
+    if (ready.status === 'False' || ready.status === 'Unknown')
+        return inProgress(ready.message || ready.reason || `Ready is ${ready.status}`);
+    return null;
+}
+/**
+ * The kstatus of a live object (null = not found): generic rules first (deletion,
+ * observedGeneration, Reconciling/Stalled), then the kind's rule, then a `Ready`
+ * condition; an object no rule speaks about is Current.
+ */
+function computeStatus(object, options = {}) {
+    if (!object)
+        return { status: 'NotFound', message: 'Resource not found' };
+    const generic = genericStatus(object);
+    if (generic)
+        return generic;
+    const group = groupOf(object.apiVersion);
+    const key = group ? `${group}/${object.kind}` : object.kind;
+    const rule = key === 'batch/Job' && options.jobs === 'started' ? startedJobStatus : kindRules[key];
+    if (rule)
+        return rule(object);
+    return readyCondition(object) ?? current('Resource is current');
+}
+
+;// CONCATENATED MODULE: ./src/kube/wait.ts
+
+
+
+/** The wait ended before every object was ready (or gone). */
+class WaitError extends Error {
+    cluster;
+    reason;
+    notReady;
+    timeoutMs;
+    name = 'WaitError';
+    constructor(cluster, reason, 
+    /** Every object not ready (or not gone), with its last known status. */
+    notReady, timeoutMs, what = 'ready') {
+        const head = reason === 'timeout'
+            ? `timeout (time limit ${timeoutMs} ms) waiting for ${notReady.length} object(s) to be ${what}`
+            : reason === 'failed'
+                ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
+                : `wait for ${notReady.length} object(s) to be ${what} was aborted`;
+        super(`cluster ${cluster}: ${head}: ${notReady.map((o) => `${formatRef(o.object)} status: '${o.status}': ${o.message}`).join('; ')}`);
+        this.cluster = cluster;
+        this.reason = reason;
+        this.notReady = notReady;
+        this.timeoutMs = timeoutMs;
+    }
+}
+/** The objects to wait for: all but those annotated `action.timoni.sh/wait: disabled`. */
+function objectsToWaitFor(objects) {
+    return objects.filter((object) => !anyInMetadata(object, { [annotations.wait]: disabledValue }));
+}
+/** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
+async function readObjectStatus(cluster, ref, options = {}) {
+    try {
+        const live = await cluster.get(ref);
+        return { object: ref, ...computeStatus(live, options) };
+    }
+    catch (error) {
+        if (error instanceof NoMatchError)
+            return { object: ref, status: 'Unknown', message: `kind ${ref.kind} of ${ref.apiVersion} is not served (yet)` };
+        return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
+    }
+}
+/** Resolves after `ms`, or rejects when the signal aborts. */
+function sleep(ms, signal) {
+    return new Promise((resolveSleep, reject) => {
+        if (signal?.aborted)
+            return reject(signal.reason);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolveSleep();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+const toRef = (object) => ('metadata' in object ? refOf(object) : object);
+/**
+ * Polls until `check` says every object is done, with a doubling interval; throws a
+ * WaitError naming the objects not done on timeout, fail-fast or abort.
+ */
+async function poll(cluster, refs, options, check, isDone, what) {
+    const deadline = options.deadline ?? Date.now() + options.timeoutMs;
+    const results = new Map(refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]));
+    let pending = refs;
+    let interval = options.intervalMs ?? 250;
+    const maxInterval = options.maxIntervalMs ?? 5_000;
+    const notDone = () => [...results.values()].filter((r) => !isDone(r));
+    for (;;) {
+        if (options.signal?.aborted)
+            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
+        const round = await Promise.all(pending.map(check));
+        for (const readiness of round)
+            results.set(formatRef(readiness.object), readiness);
+        pending = round.filter((r) => !isDone(r)).map((r) => r.object);
+        if (pending.length === 0)
+            return [...results.values()];
+        options.onProgress?.(notDone());
+        if (what === 'ready' && (options.failFast ?? true) && round.some((r) => r.status === 'Failed')) {
+            throw new WaitError(cluster.name, 'failed', notDone(), options.timeoutMs, what);
+        }
+        const left = deadline - Date.now();
+        if (left <= 0)
+            throw new WaitError(cluster.name, 'timeout', notDone(), options.timeoutMs, what);
+        try {
+            await sleep(Math.min(interval, left), options.signal);
+        }
+        catch {
+            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
+        }
+        interval = Math.min(interval * 2, maxInterval);
+    }
+}
+/**
+ * Waits until every object is Current; objects (not bare refs) annotated
+ * `action.timoni.sh/wait: disabled` are left out. Answers the last status of each object
+ * waited for, in the order given.
+ */
+function waitForReady(cluster, objects, options) {
+    const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o]).length === 1).map(toRef);
+    if (refs.length === 0)
+        return Promise.resolve([]);
+    return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
+}
+/** Waits until every object is gone (NotFound). */
+async function waitForDeletion(cluster, objects, options) {
+    const refs = objects.map(toRef);
+    if (refs.length === 0)
+        return;
+    await poll(cluster, refs, { ...options, failFast: false }, async (ref) => {
+        try {
+            return { object: ref, ...computeStatus(await cluster.get(ref)) };
+        }
+        catch (error) {
+            // A kind no longer served (its CRD went first) has no objects left.
+            if (error instanceof NoMatchError)
+                return { object: ref, status: 'NotFound', message: 'kind no longer served' };
+            return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
+        }
+    }, (r) => r.status === 'NotFound', 'deleted');
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
+
+
+
+
+
+
+
+
+
+
+
+
+
+const namespaceChange = (name) => ({
+    kind: 'Namespace',
+    apiVersion: 'v1',
+    namespace: '',
+    name,
+    action: 'created',
+    diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
+});
+/** Same set of entries, order ignored (Timoni's sameInventory, which compares id and version). */
+function sameInventory(a, b) {
+    const set = (entries) => new Set((entries ?? []).map((e) => `${e.id}|${e.v}`));
+    const x = set(a);
+    const y = set(b);
+    return x.size === y.size && [...x].every((key) => y.has(key));
+}
+/** The object's identity, with the namespace cleared when its kind is cluster-scoped. */
+async function scopedRefs(cluster, objects) {
+    return Promise.all(objects.map((object) => cluster.scopedRef(object)));
+}
+/** Applies one object and says what changed, with the diff of what apply changed. */
+async function applyOne(cluster, desired, ref, force) {
+    let before = null;
+    try {
+        before = await cluster.get(refOf(desired));
+    }
+    catch (error) {
+        if (!(error instanceof NoMatchError))
+            throw error;
+    }
+    const result = await applyObject(cluster, desired, { force });
+    let diff = '';
+    if (result.action === 'created' || (result.action === 'recreated' && !before))
+        diff = wholeObjectDiff(desired);
+    else if (result.action === 'recreated' && before)
+        diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
+    else if (result.action === 'configured' && before)
+        diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
+    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, diff }, result };
+}
+/**
+ * Applies the instance; throws an InstanceStepError naming the step (and object) that
+ * failed, with the changes made before it.
+ */
+async function applyInstance(cluster, instance, options = {}) {
+    const id = instanceId(instance);
+    const log = options.log ?? (() => undefined);
+    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
+    const changes = [];
+    const readiness = [];
+    const fail = (step, error, object) => {
+        if (error instanceof InstanceStepError)
+            throw error;
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+    const checkAbort = (step) => {
+        const signal = options.signal;
+        if (signal?.aborted)
+            fail(step, new Error(`aborted${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`));
+    };
+    // 1. Ownership, before anything is written.
+    let stored = null;
+    try {
+        if (!options.overwriteOwnership) {
+            await assertOwnership(cluster, instance.bundle, [instance]);
+        }
+        stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+    }
+    catch (error) {
+        fail('ownership', error);
+    }
+    // 2. The namespace.
+    checkAbort('namespace');
+    try {
+        if (await ensureNamespace(cluster, instance.namespace)) {
+            changes.push(namespaceChange(instance.namespace));
+            log(`Namespace/${instance.namespace} created`);
+        }
+    }
+    catch (error) {
+        fail('namespace', error, `Namespace/${instance.namespace}`);
+    }
+    // 3. The intended inventory, before the objects are touched.
+    const sets = labelledSets(instance);
+    const allObjects = sets.flatMap((set) => set.objects);
+    const prune = options.prune ?? true;
+    let refs = [];
+    let stale = [];
+    // What the record will hold: the build's objects, and without prune the stale ones too.
+    let intended = [];
+    try {
+        refs = await scopedRefs(cluster, allObjects);
+        stale = staleObjects(stored, inventoryEntries(refs));
+        intended = prune ? refs : [...refs, ...stale];
+        if (!stored) {
+            log(`installing ${instance.name} in namespace ${instance.namespace}`);
+            await writeInstance(cluster, instanceRecord(instance, intended, false));
+        }
+        else {
+            log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
+            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries))
+                await savePending(cluster, instanceRecord(instance, intended, false));
+        }
+    }
+    catch (error) {
+        fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+    }
+    const refFor = new Map(allObjects.map((object, i) => [object, refs[i]]));
+    // 4. The apply sets, in order; each in stages, then the readiness wait.
+    let readinessError;
+    for (const set of sets) {
+        if (sets.length > 1)
+            log(`applying ${set.name}`);
+        for (const stage of applyStages(set.objects)) {
+            for (const object of stage.objects) {
+                checkAbort('apply');
+                const ref = refFor.get(object);
+                try {
+                    const { change } = await applyOne(cluster, object, ref, !!options.force);
+                    changes.push(change);
+                    log(`${formatRef(ref)} ${change.action}`);
+                }
+                catch (error) {
+                    fail('apply', error, formatRef(ref));
+                }
+            }
+            if (stage.waitAfter) {
+                // CRDs established, Namespaces active... before the objects that need them (all of
+                // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
+                try {
+                    readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)), waitOptions())));
+                }
+                catch (error) {
+                    fail('wait', error, waitObject(error));
+                }
+                if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
+                    await cluster.discovery.refresh();
+            }
+        }
+        if (options.wait) {
+            const waitFor = sortForApply(objectsToWaitFor(set.objects));
+            log(`waiting for ${waitFor.length} resource(s) to become ready...`);
+            try {
+                const done = await waitForReady(cluster, waitFor, waitOptions());
+                readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+                log(`${set.name} resources ready`);
+            }
+            catch (error) {
+                // As Timoni: stop applying, but still prune what the build lost.
+                readinessError = error;
+                if (error instanceof WaitError)
+                    readiness.push(...error.notReady);
+                break;
+            }
+        }
+    }
+    // 5. Prune what the build lost.
+    if (prune) {
+        try {
+            const pruned = await deleteObjects(cluster, stale, instance, { log });
+            changes.push(...pruned);
+            if (options.wait) {
+                const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+                if (gone.length > 0) {
+                    log(`waiting for ${gone.length} resource(s) to be finalized...`);
+                    await waitForDeletion(cluster, gone, waitOptions());
+                }
+            }
+        }
+        catch (error) {
+            if (error instanceof DeleteObjectsError)
+                changes.push(...error.changes);
+            const object = error instanceof DeleteObjectsError ? error.object : undefined;
+            if (readinessError) {
+                fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
+            }
+            fail('prune', error, object);
+        }
+    }
+    if (readinessError)
+        fail('wait', readinessError, waitObject(readinessError));
+    // 6. The final record (drops `data.pending`).
+    let record;
+    try {
+        record = await writeInstance(cluster, instanceRecord(instance, intended, true));
+    }
+    catch (error) {
+        return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+    }
+    return { changes, readiness, record, installed: !stored };
+}
+function waitObject(error) {
+    if (!(error instanceof WaitError))
+        return undefined;
+    const first = error.notReady.find((r) => r.status !== 'Current') ?? error.notReady[0];
+    return first ? formatRef(first.object) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/kube/bounded.ts
+// Running async work on many items with a bounded number in flight, results in item order.
+/** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
+async function settleBounded(items, limit, work) {
+    const results = new Array(items.length);
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const index = next++;
+            try {
+                results[index] = { status: 'fulfilled', value: await work(items[index], index) };
+            }
+            catch (reason) {
+                results[index] = { status: 'rejected', reason };
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+    return results;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-diff.ts
+
+
+
+
+
+
+
+
+
+/** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
+async function diffInstance(cluster, instance, options = {}) {
+    const id = instanceId(instance);
+    const changes = [];
+    const fail = (step, error, object) => {
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    try {
+        if (!options.overwriteOwnership) {
+            await assertOwnership(cluster, instance.bundle, [instance]);
+        }
+    }
+    catch (error) {
+        fail('ownership', error);
+    }
+    let exists = true;
+    try {
+        exists = await namespaceExists(cluster, instance.namespace);
+    }
+    catch (error) {
+        fail('diff', error, `Namespace/${instance.namespace}`);
+    }
+    if (!exists) {
+        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
+        changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
+    }
+    // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
+    const sets = labelledSets(instance);
+    const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
+    const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+    outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'rejected')
+            fail('diff', outcome.reason, formatRef(ordered[index]));
+        else
+            changes.push(outcome.value);
+    });
+    // Without its namespace the instance has no stored record: nothing to prune.
+    if (exists && (options.prune ?? true)) {
+        try {
+            const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+            const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
+            const stale = staleObjects(stored, inventoryEntries(refs));
+            changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
+        }
+        catch (error) {
+            const object = error.object;
+            fail('diff', error, typeof object === 'string' ? object : undefined);
+        }
+    }
+    return { changes, namespaceExists: exists };
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-status.ts
+
+
+
+
+/** The status of one stored instance: each inventory object read from the cluster. */
+async function instanceStatus(cluster, stored) {
+    const { instance } = stored;
+    const refs = (instance.inventory?.entries ?? []).map(parseInventoryEntry);
+    // A running Job is Current here, as `timoni bundle status` (plain kstatus) reports it.
+    const objects = await Promise.all(refs.map((ref) => readObjectStatus(cluster, ref, { jobs: 'started' })));
+    const deleting = instance.annotations?.[deletingAnnotation];
+    return {
+        name: instance.name,
+        namespace: instance.namespace,
+        bundle: instance.labels?.[bundleNameLabel] ?? '',
+        module: { name: instance.module.name, url: instance.module.repository, version: instance.module.version, digest: instance.module.digest },
+        lastApplied: instance.lastTransitionTime ?? '',
+        images: instance.images ?? [],
+        objects,
+        pending: !!stored.pending,
+        ...(deleting ? { deleting } : {}),
+        ready: objects.every((o) => o.status === 'Current'),
+    };
+}
+/** Every instance of the bundle in the cluster (all namespaces), oldest first. */
+async function bundleStatus(cluster, bundle) {
+    const stored = await listInstances(cluster, '', bundle);
+    const statuses = [];
+    for (const instance of stored)
+        statuses.push(await instanceStatus(cluster, instance));
+    return statuses;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-delete.ts
+
+
+
+
+
+/** Deletes one stored instance: its objects, then its Secret. */
+async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
+    const { name, namespace } = stored.instance;
+    const id = instanceId(stored.instance);
+    const wait = options.wait ?? true;
+    let changes = [];
+    const fail = (step, error, object) => {
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    options.log?.(`deleting instance ${name} in namespace ${namespace}`);
+    try {
+        if (wait)
+            await markDeleting(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('delete', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    try {
+        changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
+    }
+    catch (error) {
+        const partial = error;
+        if (partial.changes)
+            changes = partial.changes;
+        fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
+    }
+    if (wait) {
+        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        try {
+            if (gone.length > 0)
+                options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
+            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+            if (gone.length > 0)
+                options.log?.('all resources have been deleted');
+        }
+        catch (error) {
+            fail('wait', error);
+        }
+    }
+    try {
+        await deleteInstance(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    return { name, namespace, changes };
+}
+/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
+async function deleteBundleInstances(cluster, bundle, options = {}) {
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const stored = await listInstances(cluster, '', bundle);
+    const deleted = [];
+    for (const instance of stored.reverse())
+        deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
+    return deleted;
+}
+
+;// CONCATENATED MODULE: ./src/kube/index.ts
+// The Kubernetes engine's public face: what the fleet layer and the CLI use.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/fleet/cluster-session.ts
+
+/** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
+function moduleKubeVersion(gitVersion) {
+    const match = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion);
+    return match?.[1] ?? gitVersion.replace(/^v/, '');
+}
+async function openSession(kubeconfig, cluster, options) {
+    const kube = openCluster(kubeconfig, cluster.kubeContext || undefined, { ...options, name: cluster.name });
+    try {
+        const version = await kube.client.version();
+        const readObject = async (_cluster, query) => {
+            const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
+            return object ?? undefined;
+        };
+        return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
+    }
+    catch (error) {
+        kube.close();
         throw error;
     }
 }
-function requireValid(value, input, module, what) {
-    const diagnostics = value.validate({ concrete: true, final: true });
-    if (diagnostics.length > 0) {
-        const first = diagnostics[0];
-        throw new InstanceBuildError(input.name, module.url, `${what} is not valid: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? ''}`, diagnostics);
-    }
-}
-function buildInstance(engine, module, input) {
-    const packageName = input.packageName ?? 'main';
-    const packageDir = packageName === 'main' ? '.' : packageName;
-    const prefix = packageDir === '.' ? '' : `${packageDir}/`;
-    const valuesPath = `${prefix}values.cue`;
-    const baseValues = module.files[valuesPath];
-    if (typeof baseValues !== 'string')
-        throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
-    const valuesSource = withCueErrors(input, module, 'merging values', () => engine.mergeValues({ base: baseValues, baseFilename: `${module.root}/${valuesPath}`, overlays: [input.values], packageName }));
-    const files = { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
-    const root = withCueErrors(input, module, 'build failed', () => engine.load({
-        files,
-        dir: packageDir,
-        moduleRoot: '.',
-        package: packageName,
-        tags: [`name=${input.name}`, `namespace=${input.namespace}`],
-        tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
-        dataFiles: true,
-        displayNames: displayNames(module),
-    }));
-    try {
-        const instance = root.lookup('timoni.instance');
-        try {
-            if (!instance.exists())
-                throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
-            requireValid(instance, input, module, 'timoni.instance');
-        }
-        finally {
-            instance.free();
-        }
-        const sets = withCueErrors(input, module, 'reading timoni.apply', () => readApplySets(root, input, module));
-        const config = root.lookup('timoni.instance.config');
-        const images = config.exists() ? collectImages(config.toJSON()) : [];
-        config.free();
-        return { sets, images, valuesSource };
-    }
-    finally {
-        root.free();
-    }
-}
-function readApplySets(root, input, module) {
-    const apply = root.lookup('timoni.apply');
-    try {
-        if (!apply.exists())
-            throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
-        requireValid(apply, input, module, 'timoni.apply');
-        const problems = [];
-        const sets = apply.fields().map((field) => {
-            const set = apply.lookup(field.label);
-            try {
-                const items = exportApplySet(set, `timoni.apply.${field.label}`);
-                if (!Array.isArray(items)) {
-                    problems.push(`timoni.apply.${field.label} must be a list of objects`);
-                    return { name: field.name, objects: [] };
-                }
-                const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
-                problems.push(...setProblems);
-                return { name: field.name, objects };
-            }
-            finally {
-                set.free();
-            }
-        });
-        if (problems.length > 0)
-            throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
-        return sets;
-    }
-    finally {
-        apply.free();
-    }
-}
 
-;// CONCATENATED MODULE: ./src/module/instance-builds.ts
+;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
+const defaultFleetOptions = {
+    force: false,
+    overwriteOwnership: false,
+    wait: true,
+    timeoutMs: 5 * 60_000,
+    prune: true,
+    pruneRemovedInstances: true,
+    concurrency: 4,
+};
 
-class InstanceBuilds {
-    engine;
-    #byModule = new WeakMap();
-    #builds = 0;
-    #reused = 0;
-    constructor(engine) {
-        this.engine = engine;
+;// CONCATENATED MODULE: ./src/github/duration.ts
+// Go-style durations as Timoni's --timeout takes them: `5m`, `90s`, `1h30m`, `1m30.5s`, `500ms`.
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+function parseDuration(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return undefined;
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+    let total = 0;
+    let consumed = 0;
+    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+        total += Number(match[1]) * UNITS[match[2]];
+        consumed = part.lastIndex;
     }
-    build(module, input) {
-        let outcomes = this.#byModule.get(module);
-        if (!outcomes) {
-            outcomes = new Map();
-            this.#byModule.set(module, outcomes);
-        }
-        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
-        let outcome = outcomes.get(key);
-        if (outcome) {
-            this.#reused += 1;
-        }
-        else {
-            this.#builds += 1;
-            try {
-                outcome = { built: buildInstance(this.engine, module, input) };
-            }
-            catch (error) {
-                outcome = { error };
-            }
-            outcomes.set(key, outcome);
-        }
-        if ('error' in outcome)
-            throw outcome.error;
-        return structuredClone(outcome.built);
-    }
-    /** How many builds ran, and how many were answered from an earlier one. */
-    counts() {
-        return { builds: this.#builds, reused: this.#reused };
-    }
+    return consumed === trimmed.length && consumed > 0 ? total : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/module/module-files.ts
@@ -3367,7 +6672,7 @@ function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
     const name = moduleNameOf(engine, files);
     if (!name)
         throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
-    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root };
+    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.' };
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/challenge.ts
@@ -3465,11 +6770,7 @@ class OciError extends Error {
 }
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: ./src/module/oci/credential-helper.ts
 // Runs a docker credential helper (`docker-credential-<name> get`) as the docker CLI does:
 // the server URL on stdin, `{"ServerURL","Username","Secret"}` on stdout. A missing binary,
@@ -3650,7 +6951,7 @@ function parseReference(url, options = {}) {
  * or `url@digest` when the version is `latest` and a digest is given. The version is a tag
  * used literally.
  */
-function moduleReference(url, version, digest, options = {}) {
+function reference_moduleReference(url, version, digest, options = {}) {
     const base = parseReference(url, options);
     if (base.digest !== undefined || base.tag !== undefined) {
         throw invalid(url, 'the module URL must not carry a tag or digest; set `version` (and `digest`) instead');
@@ -3731,7 +7032,7 @@ async function lookupDockerConfig(registry, options, secrets) {
     const checked = `docker config ${path}`;
     let text;
     try {
-        text = await (0,promises_namespaceObject.readFile)(path, 'utf8');
+        text = await (0,external_node_fs_promises_namespaceObject.readFile)(path, 'utf8');
     }
     catch (error) {
         if (error.code === 'ENOENT')
@@ -3848,12 +7149,6 @@ async function resolveCredential(registry, url, options, secrets) {
     return credential;
 }
 
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
 ;// CONCATENATED MODULE: ./src/module/oci/http.ts
 // One HTTP exchange on Node's own http/https, without following redirects (the caller
 // decides what a redirect may carry). Connection failures become NetworkError, which the
@@ -3993,7 +7288,7 @@ function backoffDelay(policy, attempt, random = Math.random) {
     const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
     return Math.round(exponential / 2 + (random() * exponential) / 2);
 }
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const retry_sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Runs `operation` until it succeeds, fails with a non-transient error (rethrown as is), or
  * the policy is exhausted: then `giveUp` builds the error to throw.
@@ -4012,7 +7307,7 @@ async function withRetry(operation, policy, giveUp) {
             const delay = Math.min(wanted, policy.maxDelayMs);
             if (attempt >= policy.attempts || elapsedMs + delay > policy.maxElapsedMs)
                 throw giveUp({ error, attempts: attempt, elapsedMs });
-            await sleep(delay);
+            await retry_sleep(delay);
         }
     }
 }
@@ -4215,37 +7510,102 @@ function sameService(registry, realmHost) {
     return DOCKER_HUB.has(registryHost) && realm === 'auth.docker.io';
 }
 
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+;// CONCATENATED MODULE: ./src/module/oci/cache-dir.ts
+// Where pulled modules are kept: one folder for every run, keyed by manifest digest, so
+// that no run leaves a folder of its own behind. In GitHub Actions the runner's temporary
+// folder (RUNNER_TEMP, emptied after each job); elsewhere $XDG_CACHE_HOME/timoni-fleet/
+// modules, else ~/.cache/timoni-fleet/modules. Modules are code that the build executes:
+// the folder is created private (0700) and refused when another user owns it or others
+// may write to it, since whoever can write there chooses what the next build runs.
+
+
+
+class ModuleCacheDirError extends Error {
+    constructor(dir, reason) {
+        super(`module cache folder ${dir}: ${reason}`);
+        this.name = 'ModuleCacheDirError';
+    }
+}
+/** The default module cache folder for this environment. */
+function defaultModuleCacheDir(env = process.env, home = (0,external_node_os_namespaceObject.homedir)()) {
+    if (env.GITHUB_ACTIONS === 'true' && env.RUNNER_TEMP && (0,external_node_path_namespaceObject.isAbsolute)(env.RUNNER_TEMP))
+        return (0,external_node_path_namespaceObject.join)(env.RUNNER_TEMP, 'timoni-fleet', 'modules');
+    // The XDG base directory rules: a relative XDG_CACHE_HOME is invalid and ignored.
+    const cacheHome = env.XDG_CACHE_HOME && (0,external_node_path_namespaceObject.isAbsolute)(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : (0,external_node_path_namespaceObject.join)(home, '.cache');
+    return (0,external_node_path_namespaceObject.join)(cacheHome, 'timoni-fleet', 'modules');
+}
+/**
+ * Creates `dir` (and its parents) when missing, the folder itself with mode 0700, and checks
+ * it: a real folder (not a link), owned by this user, not writable by group or others.
+ */
+function prepareModuleCacheDir(dir) {
+    try {
+        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+    }
+    catch (error) {
+        throw new ModuleCacheDirError(dir, `cannot create it: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const info = (0,external_node_fs_namespaceObject.lstatSync)(dir);
+    if (info.isSymbolicLink())
+        throw new ModuleCacheDirError(dir, 'is a symbolic link; refusing to keep modules where the link points');
+    if (!info.isDirectory())
+        throw new ModuleCacheDirError(dir, 'is not a folder');
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+    if (uid !== undefined && info.uid !== uid) {
+        throw new ModuleCacheDirError(dir, `is owned by user ${info.uid}, not by this user (${uid}); refusing to build modules another user can change`);
+    }
+    if (process.platform !== 'win32' && (info.mode & 0o022) !== 0) {
+        throw new ModuleCacheDirError(dir, `can be written by others (mode ${(info.mode & 0o777).toString(8)}); make it private (chmod 700) or remove it`);
+    }
+    return dir;
+}
+
 ;// CONCATENATED MODULE: ./src/module/oci/cache.ts
 // Remembers pulled modules for a run, so that a module used by several clusters and
 // instances is pulled once: an in-process map shares one pull between every caller of the
 // same reference (concurrent callers wait for the same promise), and a folder keyed by
 // manifest digest keeps extracted modules (`<dir>/sha256/<hex>/`, with `<hex>.json`
-// holding its version and annotations), also across runs when the folder persists.
+// holding its version and annotations), across runs: by default the one module cache
+// folder of cache-dir.ts, so that no run leaves a folder of its own behind.
 // Folders are filled under a temporary name and renamed into place, so a folder that
-// exists is complete. Failures are not remembered: the next caller tries again.
+// exists is complete; temporary folders that a killed process left are removed after an
+// hour. Failures are not remembered: the next caller tries again.
 
 
 
 
+const TEMPORARY_PREFIX = '.tmp-';
+const STALE_TEMPORARY_MS = 60 * 60 * 1000;
+/** Removes what a killed process left while filling the cache (older than an hour). */
+async function removeStaleTemporaries(root) {
+    const names = await (0,external_node_fs_promises_namespaceObject.readdir)(root).catch(() => []);
+    const now = Date.now();
+    await Promise.all(names
+        .filter((name) => name.startsWith(TEMPORARY_PREFIX))
+        .map(async (name) => {
+        const path = (0,external_node_path_namespaceObject.join)(root, name);
+        const info = await (0,external_node_fs_promises_namespaceObject.stat)(path).catch(() => undefined);
+        if (info && now - info.mtimeMs > STALE_TEMPORARY_MS)
+            await (0,external_node_fs_promises_namespaceObject.rm)(path, { recursive: true, force: true });
+    }));
+}
 class ModuleCache {
     #dir;
     #root;
     #byReference = new Map();
     #byDigest = new Map();
-    /** `dir`: where extracted modules are kept; default a new temporary folder per process. */
+    /** `dir`: where extracted modules are kept; default the module cache folder (cache-dir.ts). */
     constructor(options = {}) {
-        this.#dir = options.dir;
+        this.#dir = options.dir ?? defaultModuleCacheDir();
     }
-    /** The cache folder, created on first use. */
+    /** The cache folder, created (private) and checked on first use. */
     root() {
-        this.#root ??= this.#dir !== undefined
-            ? (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(this.#dir, 'sha256'), { recursive: true }).then(() => this.#dir)
-            : (0,promises_namespaceObject.mkdtemp)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-modules-')).then(async (dir) => {
-                await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(dir, 'sha256'), { recursive: true });
-                return dir;
-            });
+        this.#root ??= (async () => {
+            const dir = prepareModuleCacheDir(this.#dir);
+            await (0,external_node_fs_promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(dir, 'sha256'), { recursive: true, mode: 0o700 });
+            await removeStaleTemporaries(dir);
+            return dir;
+        })();
         return this.#root;
     }
     /** One pull per reference key for the life of this cache; concurrent callers share it. */
@@ -4265,9 +7625,9 @@ class ModuleCache {
     async #onDisk(digest) {
         const { dir, meta } = await this.#paths(digest);
         try {
-            if (!(await (0,promises_namespaceObject.stat)(dir)).isDirectory())
+            if (!(await (0,external_node_fs_promises_namespaceObject.stat)(dir)).isDirectory())
                 return undefined;
-            const parsed = JSON.parse(await (0,promises_namespaceObject.readFile)(meta, 'utf8'));
+            const parsed = JSON.parse(await (0,external_node_fs_promises_namespaceObject.readFile)(meta, 'utf8'));
             return parsed.digest === digest ? { ...parsed, dir } : undefined;
         }
         catch {
@@ -4285,25 +7645,25 @@ class ModuleCache {
                 return existing;
             const root = await this.root();
             const paths = await this.#paths(meta.digest);
-            const temporary = (0,external_node_path_namespaceObject.join)(root, `.tmp-${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
-            await (0,promises_namespaceObject.mkdir)(temporary);
+            const temporary = (0,external_node_path_namespaceObject.join)(root, `${TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
+            await (0,external_node_fs_promises_namespaceObject.mkdir)(temporary);
             try {
                 await fill(temporary);
                 const metaTemporary = `${temporary}.json`;
-                await (0,promises_namespaceObject.writeFile)(metaTemporary, JSON.stringify(meta));
-                await (0,promises_namespaceObject.rename)(metaTemporary, paths.meta);
+                await (0,external_node_fs_promises_namespaceObject.writeFile)(metaTemporary, JSON.stringify(meta));
+                await (0,external_node_fs_promises_namespaceObject.rename)(metaTemporary, paths.meta);
                 try {
-                    await (0,promises_namespaceObject.rename)(temporary, paths.dir);
+                    await (0,external_node_fs_promises_namespaceObject.rename)(temporary, paths.dir);
                 }
                 catch (error) {
                     // Another process finished the same digest first: theirs is as good as ours.
-                    if (!(await (0,promises_namespaceObject.stat)(paths.dir).then((s) => s.isDirectory(), () => false)))
+                    if (!(await (0,external_node_fs_promises_namespaceObject.stat)(paths.dir).then((s) => s.isDirectory(), () => false)))
                         throw error;
                 }
                 return { ...meta, dir: paths.dir };
             }
             finally {
-                await (0,promises_namespaceObject.rm)(temporary, { recursive: true, force: true });
+                await (0,external_node_fs_promises_namespaceObject.rm)(temporary, { recursive: true, force: true });
             }
         });
     }
@@ -4407,7 +7767,7 @@ function bad(url, what, reason) {
 function manifest_isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-function stringMap(value) {
+function manifest_stringMap(value) {
     if (!manifest_isRecord(value))
         return {};
     return Object.fromEntries(Object.entries(value).filter((entry) => typeof entry[1] === 'string'));
@@ -4422,7 +7782,7 @@ function parseDescriptor(value, url, what) {
         throw bad(url, what, `descriptor digest ${JSON.stringify(digest)} is not sha256:<64 hex>`);
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
         throw bad(url, what, `descriptor ${digest} has no valid size`);
-    const descriptor = { mediaType, digest, size, annotations: stringMap(value.annotations) };
+    const descriptor = { mediaType, digest, size, annotations: manifest_stringMap(value.annotations) };
     if (manifest_isRecord(value.platform)) {
         const { os, architecture, variant } = value.platform;
         descriptor.platform = {
@@ -4466,7 +7826,7 @@ function parseImageManifest(manifest, url, what) {
         mediaType: manifest.mediaType,
         config: parseDescriptor(json.config, url, what),
         layers: json.layers.map((layer) => parseDescriptor(layer, url, what)),
-        annotations: stringMap(json.annotations),
+        annotations: manifest_stringMap(json.annotations),
     };
 }
 /** The manifest of an index to pull: the wanted platform, else the only entry. */
@@ -5008,7 +8368,7 @@ function planExtraction(tar, limits = defaultExtractLimits) {
 }
 async function isDirectory(path) {
     try {
-        return (await (0,promises_namespaceObject.stat)(path)).isDirectory();
+        return (await (0,external_node_fs_promises_namespaceObject.stat)(path)).isDirectory();
     }
     catch {
         return false;
@@ -5017,15 +8377,15 @@ async function isDirectory(path) {
 async function writeEntry(dir, path, entry, result) {
     const target = (0,external_node_path_namespaceObject.join)(dir, ...path.split('/'));
     if (entry.type === 'directory') {
-        await (0,promises_namespaceObject.mkdir)(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
+        await (0,external_node_fs_promises_namespaceObject.mkdir)(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
         result.directories += 1;
         return;
     }
     const parent = path.includes('/') ? (0,external_node_path_namespaceObject.join)(dir, ...path.split('/').slice(0, -1)) : dir;
-    await (0,promises_namespaceObject.mkdir)(parent, { recursive: true });
+    await (0,external_node_fs_promises_namespaceObject.mkdir)(parent, { recursive: true });
     if (await isDirectory(target))
         throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    await (0,promises_namespaceObject.writeFile)(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
+    await (0,external_node_fs_promises_namespaceObject.writeFile)(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
     result.files += 1;
     result.bytes += entry.size;
 }
@@ -5036,7 +8396,7 @@ async function writeEntry(dir, path, entry, result) {
 async function extractTar(tar, dir, limits = defaultExtractLimits) {
     const plan = planExtraction(tar, limits);
     const result = { files: 0, directories: 0, bytes: 0 };
-    await (0,promises_namespaceObject.mkdir)(dir, { recursive: true });
+    await (0,external_node_fs_promises_namespaceObject.mkdir)(dir, { recursive: true });
     for (const { path, entry } of plan) {
         if (path === '')
             continue;
@@ -5113,7 +8473,7 @@ class ModuleClient {
     }
     /** Pulls `url` at `version` (a tag, or `latest`), checking `digest` when given. */
     async pull(url, version = 'latest', digest) {
-        const ref = moduleReference(url, version, digest, { insecure: this.#options.insecure });
+        const ref = reference_moduleReference(url, version, digest, { insecure: this.#options.insecure });
         const key = referenceUrl(ref);
         const module = await this.cache.shared(key, () => this.#fetch(ref, key));
         if (digest && module.digest !== digest) {
@@ -5197,6 +8557,7 @@ function pullModule(url, version, digest, options = {}) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/module/module-resolver.ts
 
 
@@ -5232,15 +8593,1492 @@ class ModuleResolver {
         const pulled = await this.#client.pull(request.url, request.version, request.digest);
         const files = readModuleFiles(pulled.dir);
         const name = moduleNameOf(this.engine, files) ?? '';
-        return { url: request.url, version: pulled.version || request.version, digest: pulled.digest, name, files, root: pulled.dir };
+        return {
+            url: request.url,
+            version: pulled.version || request.version,
+            digest: pulled.digest,
+            name,
+            files,
+            root: pulled.dir,
+            repository: pulled.repository,
+            annotations: { ...pulled.annotations },
+        };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cli/fleet-options.ts
+// The flags of the commands that reach clusters (diff, apply, status, delete), named as in
+// `timoni bundle apply`, and the fleet run they describe.
+
+
+
+
+
+
+
+
+
+const fleetFlags = [
+    ...bundleFlags,
+    { name: 'wait', kind: 'boolean', default: 'true', description: 'Wait for applied objects to become ready (--wait=false to skip)' },
+    { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's apply, all its instances' readiness waits together" },
+    { name: 'prune', kind: 'boolean', default: 'true', description: 'Delete objects that the bundle no longer builds' },
+    { name: 'prune-removed-instances', kind: 'boolean', default: 'true', description: "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)" },
+    { name: 'force', kind: 'boolean', description: 'Recreate objects whose immutable fields change' },
+    { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
+    { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
+    { name: 'concurrency', kind: 'string', default: '4', description: 'Clusters diffed at once' },
+    { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
+];
+/** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
+const commandFlags = {
+    apply: 'all',
+    diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline'],
+    status: ['deadline'],
+    delete: ['wait', 'timeout', 'deadline'],
+};
+function fleetFlagsFor(command) {
+    const own = commandFlags[command];
+    if (own === 'all')
+        return fleetFlags;
+    return fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
+}
+/** The kubeconfig files: --kubeconfig, else the KUBECONFIG list, else ~/.kube/config. */
+function kubeconfigPaths(args, io) {
+    const given = args.strings.get('kubeconfig');
+    return given ? [(0,external_node_path_namespaceObject.resolve)(io.cwd, given)] : (io.env.KUBECONFIG ?? (0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.homedir)(), '.kube', 'config')).split(':').filter(Boolean);
+}
+function kubeconfigTexts(args, io) {
+    return kubeconfigPaths(args, io).map((path) => {
+        try {
+            return { text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), path };
+        }
+        catch {
+            throw new UsageError(`cannot read kubeconfig ${path}`);
+        }
+    });
+}
+function fleetRunFromArgs(engine, args, io, log) {
+    const inputs = readBundleInputs(engine, args, io.cwd, io.env);
+    const secrets = new SecretRegistry();
+    const timeoutText = args.strings.get('timeout') ?? '5m';
+    const timeoutMs = parseDuration(timeoutText);
+    if (timeoutMs === undefined)
+        throw new UsageError(`--timeout must be a duration such as 5m or 90s, not "${timeoutText}"`);
+    const concurrency = Number(args.strings.get('concurrency') ?? '4');
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+        throw new UsageError('--concurrency must be a whole number, 1 or more');
+    const creds = args.strings.get('creds');
+    const deadlineText = args.strings.get('deadline') ?? '';
+    const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
+    if (deadlineMs === undefined && deadlineText !== '')
+        throw new UsageError(`--deadline must be a duration such as 30m or 90s, not "${deadlineText}"`);
+    const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
+    return {
+        engine,
+        evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(inputs.environment ? { environment: inputs.environment } : {}) },
+        selector: inputs.selector,
+        kubeconfig: loadKubeconfig(kubeconfigTexts(args, io), secrets),
+        secrets,
+        resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
+        options: {
+            ...defaultFleetOptions,
+            wait: args.booleans.get('wait') ?? true,
+            timeoutMs,
+            prune: args.booleans.get('prune') ?? true,
+            pruneRemovedInstances: args.booleans.get('prune-removed-instances') ?? true,
+            force: args.booleans.get('force') ?? false,
+            overwriteOwnership: args.booleans.get('overwrite-ownership') ?? false,
+            concurrency,
+        },
+        log,
+        ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cli/query-access.ts
+// Runtime value queries for the commands that otherwise stay off clusters (vet, build): as
+// Timoni's `bundle vet` and `bundle build --runtime-cluster X` do, they connect to each
+// selected cluster through the kubeconfig (--kubeconfig, else KUBECONFIG, else
+// ~/.kube/config) to read the objects the runtime's queries name. Nothing is opened when
+// the runtime has no queries. Every value read from a Secret, and every credential of the
+// kubeconfig, is registered so that the printed output can be redacted.
+
+
+
+
+
+function openQueryAccess(inputs, args, io) {
+    const secrets = new SecretRegistry();
+    const sessions = new Map();
+    const access = {
+        secrets,
+        registerSecretValues: (values) => {
+            for (const value of values)
+                secrets.register(value);
+        },
+        redact: (text) => secrets.redact(text),
+        close: () => {
+            for (const session of sessions.values())
+                session.then((opened) => opened.kube.close()).catch(() => undefined);
+        },
+    };
+    if (inputs.runtime.queries.length === 0)
+        return access;
+    const paths = kubeconfigPaths(args, io);
+    if (!args.strings.get('kubeconfig') && !paths.some((path) => (0,external_node_fs_namespaceObject.existsSync)(path))) {
+        throw new UsageError(`runtime "${inputs.runtime.name}" has value queries (${inputs.runtime.queries.map((q) => q.query).join(', ')}), which are read from the clusters: no kubeconfig found (${paths.join(', ')}); pass --kubeconfig or set KUBECONFIG`);
+    }
+    const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);
+    const sessionFor = (cluster) => {
+        let session = sessions.get(cluster.name);
+        if (!session) {
+            session = openSession(kubeconfig, cluster, { secrets });
+            sessions.set(cluster.name, session);
+        }
+        return session;
+    };
+    access.readObject = async (cluster, query) => (await sessionFor(cluster)).readObject(cluster, query);
+    return access;
+}
+
+;// CONCATENATED MODULE: ./src/cli/vet-command.ts
+
+
+
+
+
+const vetFlags = [
+    ...bundleFlags,
+    { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' },
+];
+async function runVet(engine, args, io) {
+    const inputs = readBundleInputs(engine, args, io.cwd, io.env);
+    const access = openQueryAccess(inputs, args, io);
+    let results;
+    try {
+        results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
+    }
+    finally {
+        access.close();
+    }
+    for (const result of results)
+        access.registerSecretValues(result.clusterSecretValues);
+    const printValue = args.booleans.get('print-value') === true;
+    if (inputs.output === 'json') {
+        const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: redactStrings(result.value, access.redact) }));
+        io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
+        return 0;
+    }
+    for (const result of results) {
+        if (printValue) {
+            const prefix = inputs.runtime.isDefault ? '' : `${JSON.stringify(result.cluster.name)}: `;
+            io.stdout(`${prefix}bundle: ${access.redact(result.cueText)}\n`);
+            continue;
+        }
+        for (const instance of result.bundle.instances) {
+            io.stderr(`${logPrefix(result.bundle.name, result.cluster.name, instance.name)} > instance is valid\n`);
+        }
+    }
+    if (!printValue && results[0])
+        io.stderr(`${logPrefix(results[0].bundle.name)} > bundle is valid\n`);
+    return 0;
+}
+
+;// CONCATENATED MODULE: ./src/module/build-error.ts
+class InstanceBuildError extends Error {
+    instance;
+    moduleUrl;
+    reason;
+    diagnostics;
+    constructor(instance, moduleUrl, reason, diagnostics = []) {
+        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
+        this.instance = instance;
+        this.moduleUrl = moduleUrl;
+        this.reason = reason;
+        this.diagnostics = diagnostics;
+        this.name = 'InstanceBuildError';
+    }
+}
+function comparePositions(a, b) {
+    // token.Pos.Compare: absolute file names first, then by name, then by place.
+    const absA = a.file.startsWith('/');
+    const absB = b.file.startsWith('/');
+    if (absA !== absB)
+        return absA ? -1 : 1;
+    if (a.file !== b.file)
+        return a.file < b.file ? -1 : 1;
+    return a.line - b.line || a.column - b.column;
+}
+function comparePaths(a, b) {
+    // slices.Compare of the path's selectors.
+    const x = a === '' ? [] : a.split('.');
+    const y = b === '' ? [] : b.split('.');
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        if (x[i] !== y[i])
+            return (x[i] ?? '') < (y[i] ?? '') ? -1 : 1;
+    }
+    return x.length - y.length;
+}
+/** The position an error has of its own (cue/errors Error.Position), if any. */
+function ownPosition(diagnostic) {
+    return diagnostic.inputPositionsOnly ? undefined : diagnostic.positions[0];
+}
+/**
+ * cue/errors.Print's order (list.sanitize): errors without a position of their own
+ * first, then by position, then by CUE path; ties keep their order, then by message.
+ */
+function sortAsCue(diagnostics) {
+    return [...diagnostics].sort((a, b) => {
+        const pa = ownPosition(a);
+        const pb = ownPosition(b);
+        if (!pa !== !pb)
+            return pa ? 1 : -1;
+        const byPosition = pa && pb ? comparePositions(pa, pb) : 0;
+        if (byPosition !== 0)
+            return byPosition;
+        const byPath = comparePaths(a.path, b.path);
+        if (byPath !== 0)
+            return byPath;
+        return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+    });
+}
+/** `./templates/config.cue`: a module file as errors.Details shows it with the module root as Cwd. */
+function moduleRelative(file) {
+    if (file.startsWith('/') || file.startsWith('.'))
+        return file;
+    return `./${file}`;
+}
+/** errors.Details: `path: message` and, when it has some, `:` and one indented position per line. */
+function describeDiagnostics(diagnostics) {
+    return sortAsCue(diagnostics)
+        .map((d) => {
+        const head = `${d.path ? `${d.path}: ` : ''}${d.message}`;
+        if (d.positions.length === 0)
+            return head;
+        return `${head}:\n${d.positions.map((p) => `    ${moduleRelative(p.file)}:${p.line}:${p.column}`).join('\n')}`;
+    })
+        .join('\n');
+}
+/** The diagnostics for annotations: positions in the module's real files, generated files left out. */
+function annotationDiagnostics(module, diagnostics, generated) {
+    return sortAsCue(diagnostics).map((d) => {
+        const positions = d.positions
+            .filter((p) => !generated.has(p.file))
+            .map((p) => ({ ...p, file: realFile(module, p.file) }));
+        return { ...d, positions };
+    });
+}
+function realFile(module, file) {
+    if (file.startsWith('/'))
+        return file;
+    if (module.localPath === undefined)
+        return moduleRelative(file);
+    return module.localPath === '.' ? file : `${module.localPath}/${file}`;
+}
+
+;// CONCATENATED MODULE: ./src/module/images.ts
+// The container images an instance uses: every struct in `timoni.instance.config` that
+// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
+// reference; sorted, without duplicates, as Timoni records them in the inventory.
+function images_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
+function collectImages(config) {
+    const found = new Set();
+    const walk = (value) => {
+        if (Array.isArray(value)) {
+            value.forEach(walk);
+            return;
+        }
+        if (!images_isRecord(value))
+            return;
+        if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
+            found.add(value.reference);
+        Object.values(value).forEach(walk);
+    };
+    walk(config);
+    return [...found].sort();
+}
+
+;// CONCATENATED MODULE: ./src/module/instance-schema.ts
+// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
+// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
+// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
+// #Timoni and #HealthCheck; written here.
+const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
+const schemaBody = `#Timoni: {
+	apiVersion: string & =~"^v1alpha1$"
+	instance: {...}
+	apply: [string]: [...]
+	healthChecks?: [string]: #HealthCheck
+	kubeMinorVersion?: int
+}
+
+#HealthCheck: {
+	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	kind?: string
+	#object: {...}
+	current!:    bool
+	failed?:     bool
+	inProgress?: bool
+	...
+}
+
+#HealthCheckForCondition: #HealthCheck & {
+	conditionType:       string | *"Ready"
+	failedConditionType: string | *"Stalled"
+
+	#object: {
+		metadata: {generation?: int, ...}
+		status?: {
+			observedGeneration?: int
+			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
+			...
+		}
+		...
+	}
+
+	let _fresh = {
+		#c: {...}
+		out: [
+			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
+			true,
+		][0]
+	}
+
+	inProgress: [
+		if #object.status.observedGeneration != _|_ {
+			#object.status.observedGeneration != #object.metadata.generation
+		},
+		false,
+	][0]
+
+	current: len([
+		for c in #object.status.conditions
+		if c.type == conditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+
+	failed: len([
+		for c in #object.status.conditions
+		if c.type == failedConditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+}
+
+timoni: #Timoni
+`;
+/** The schema file's text for a module package (`main` unless the module says otherwise). */
+function instanceSchemaSource(packageName) {
+    return `package ${packageName}\n\n${schemaBody}`;
+}
+
+;// CONCATENATED MODULE: ./src/module/go-json-string.ts
+// Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
+// byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
+// "coerces to valid UTF-8, replacing invalid bytes with the Unicode replacement rune",
+// one per utf8.DecodeRune error of width 1). TextDecoder differs: it replaces a truncated
+// sequence (e.g. E2 82 followed by 'A') with one U+FFFD where Go writes two.
+const REPLACEMENT = 0xfffd;
+/** Bounds of the second byte after a given lead byte, as in Go's utf8 "accept ranges". */
+function secondByteRange(lead) {
+    if (lead === 0xe0)
+        return [0xa0, 0xbf];
+    if (lead === 0xed)
+        return [0x80, 0x9f];
+    if (lead === 0xf0)
+        return [0x90, 0xbf];
+    if (lead === 0xf4)
+        return [0x80, 0x8f];
+    return [0x80, 0xbf];
+}
+/** Length of the sequence a lead byte starts (0: not a valid lead byte). */
+function sequenceLength(lead) {
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xc2 && lead <= 0xdf)
+        return 2;
+    if (lead >= 0xe0 && lead <= 0xef)
+        return 3;
+    if (lead >= 0xf0 && lead <= 0xf4)
+        return 4;
+    return 0;
+}
+/** The code point at `bytes[at]` and its length, or undefined when Go would see RuneError of width 1. */
+function decodeRune(bytes, at) {
+    const lead = bytes[at];
+    const size = sequenceLength(lead);
+    if (size === 0 || at + size > bytes.length)
+        return undefined;
+    if (size === 1)
+        return { codePoint: lead, size };
+    const [low, high] = secondByteRange(lead);
+    const second = bytes[at + 1];
+    if (second < low || second > high)
+        return undefined;
+    let codePoint = lead & (0xff >> (size + 1));
+    for (let i = 1; i < size; i += 1) {
+        const next = bytes[at + i];
+        if (i > 1 && (next < 0x80 || next > 0xbf))
+            return undefined;
+        codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    return { codePoint, size };
+}
+function goJsonString(bytes) {
+    const codePoints = [];
+    let at = 0;
+    while (at < bytes.length) {
+        const rune = decodeRune(bytes, at);
+        codePoints.push(rune ? rune.codePoint : REPLACEMENT);
+        at += rune ? rune.size : 1;
+    }
+    let text = '';
+    for (let i = 0; i < codePoints.length; i += 8192)
+        text += String.fromCodePoint(...codePoints.slice(i, i + 8192));
+    return text;
+}
+
+;// CONCATENATED MODULE: ./src/module/apply-set-export.ts
+// The items of one `timoni.apply` set as Timoni decodes them (internal/engine/resourceset.go).
+//
+// Timoni decodes an item through its JSON encoding, unless the item holds a CUE bytes or
+// float value anywhere (needsYAMLDecoding): then it encodes the item with CUE's YAML
+// encoder and decodes that with apimachinery's YAML decoder (decodeYAMLObjects), that is
+// go-yaml v2 into interface{}, json.Marshal, json.Unmarshal. What that changes:
+// - bytes: CUE's YAML encoder writes them as `!!binary <base64>`, go-yaml v2 decodes that
+//   tag to the raw bytes as a string, and json.Marshal coerces the string to valid UTF-8.
+//   So a bytes field holds its decoded text where the JSON encoding holds base64.
+// - floats: an integral float (`1.0`) becomes an integer. JavaScript numbers do not tell
+//   1.0 from 1, so the JSON path already gives what Timoni gives.
+// - strings, ints, bools, null: unchanged (CUE's encoder quotes every string that YAML
+//   would read as another type, YAML 1.1 booleans included).
+// So an item equals its JSON export with every bytes field replaced by its decoded text.
+// The bytes fields are found in the set's YAML export (the only export that marks them):
+// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
+
+
+const BINARY_TAG = '!!binary';
+function apply_set_export_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+/**
+ * `json` with every value that is bytes in `marked` (the same value read from YAML)
+ * replaced by Timoni's decoding of it. Returns `json` itself when nothing is bytes.
+ */
+function replaceBytes(json, marked) {
+    if (marked instanceof Uint8Array)
+        return goJsonString(marked);
+    if (Array.isArray(json) && Array.isArray(marked)) {
+        let changed = false;
+        const items = json.map((item, index) => {
+            const replaced = replaceBytes(item, marked[index]);
+            if (replaced !== item)
+                changed = true;
+            return replaced;
+        });
+        return changed ? items : json;
+    }
+    if (apply_set_export_isRecord(json) && apply_set_export_isRecord(marked)) {
+        let result;
+        for (const [key, value] of Object.entries(json)) {
+            const replaced = replaceBytes(value, marked[key]);
+            if (replaced === value)
+                continue;
+            result ??= { ...json };
+            result[key] = replaced;
+        }
+        return result ?? json;
+    }
+    return json;
+}
+/** The engine's YAML export could not be read back (a bug of the engine or of `yaml`, not of the module). */
+class ApplySetExportError extends Error {
+    path;
+    constructor(path, reason) {
+        super(`${path}: reading the YAML export of the set failed: ${reason}`);
+        this.path = path;
+        this.name = 'ApplySetExportError';
+    }
+}
+/** The set's YAML export read with bytes as Uint8Array; `path` names the set in errors. */
+function readMarkedYaml(yaml, path) {
+    const document = (0,dist/* parseDocument */.Tp)(yaml, { customTags: ['binary'], uniqueKeys: false });
+    const problem = document.errors[0];
+    if (problem)
+        throw new ApplySetExportError(path, problem.message);
+    return document.toJS({ maxAliasCount: -1 });
+}
+/**
+ * The set's items (JSON export), bytes fields decoded as Timoni decodes them. Throws
+ * CueError when the set does not export, ApplySetExportError when its YAML cannot be read.
+ */
+function exportApplySet(set, path) {
+    const json = set.toJSON();
+    const yaml = set.toYAML();
+    if (!yaml.includes(BINARY_TAG))
+        return json;
+    return replaceBytes(json, readMarkedYaml(yaml, path));
+}
+
+;// CONCATENATED MODULE: ./src/module/object-metadata.ts
+// Checks that a built object can be applied and tracked: apiVersion, kind and
+// metadata.name present; name, namespace, labels and annotations valid under the
+// kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
+// per violation, so that a module author sees every problem at once.
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+function dnsSubdomainProblems(value) {
+    const problems = [];
+    if (value.length > 253)
+        problems.push('must be no more than 253 characters');
+    if (!DNS_SUBDOMAIN.test(value))
+        problems.push(`must match regex '${DNS_SUBDOMAIN.source.slice(1, -1)}'`);
+    return problems;
+}
+function dnsLabelProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!DNS_LABEL.test(value))
+        problems.push(`must match regex '${DNS_LABEL.source.slice(1, -1)}'`);
+    return problems;
+}
+function pathSegmentProblems(value) {
+    if (value === '.' || value === '..')
+        return [`may not be '${value}'`];
+    const problems = [];
+    for (const bad of ['/', '%'])
+        if (value.includes(bad))
+            problems.push(`may not contain '${bad}'`);
+    return problems;
+}
+function qualifiedNameProblems(key) {
+    const slash = key.lastIndexOf('/');
+    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+    const name = slash >= 0 ? key.slice(slash + 1) : key;
+    const problems = [];
+    if (prefix !== undefined) {
+        if (prefix === '')
+            problems.push('prefix part must be non-empty');
+        else
+            problems.push(...dnsSubdomainProblems(prefix).map((p) => `prefix part ${p}`));
+    }
+    if (name === '')
+        problems.push('name part must be non-empty');
+    else {
+        if (name.length > 63)
+            problems.push('name part must be no more than 63 characters');
+        if (!QUALIFIED_NAME.test(name))
+            problems.push(`name part must match regex '${QUALIFIED_NAME.source.slice(1, -1)}'`);
+    }
+    return problems;
+}
+function labelValueProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!LABEL_VALUE.test(value))
+        problems.push(`must match regex '${LABEL_VALUE.source.slice(1, -1)}'`);
+    return problems;
+}
+function object_metadata_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isRbacObject(apiVersion, kind) {
+    return RBAC_KINDS.has(kind) && apiVersion.startsWith('rbac.authorization.k8s.io/');
+}
+function objectMetadataProblems(object) {
+    const metadata = object_metadata_isRecord(object.metadata) ? object.metadata : {};
+    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+    const kind = typeof object.kind === 'string' ? object.kind : '';
+    const name = typeof metadata.name === 'string' ? metadata.name : '';
+    const missing = [!apiVersion && 'apiVersion', !kind && 'kind', !name && 'metadata.name'].filter(Boolean);
+    if (missing.length > 0)
+        return [`missing required field(s) ${missing.join(', ')}`];
+    const problems = [];
+    const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
+    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
+    if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
+        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
+    }
+    if (object_metadata_isRecord(metadata.labels)) {
+        for (const key of Object.keys(metadata.labels).sort()) {
+            const value = metadata.labels[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.labels["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
+            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
+        }
+    }
+    if (object_metadata_isRecord(metadata.annotations)) {
+        let total = 0;
+        for (const key of Object.keys(metadata.annotations).sort()) {
+            const value = metadata.annotations[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.annotations["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
+            total += Buffer.byteLength(key) + Buffer.byteLength(value);
+        }
+        if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
+            problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
+    }
+    return problems;
+}
+
+;// CONCATENATED MODULE: ./src/module/apply-set-objects.ts
+// The objects of one apply set, as Timoni reads them: null entries skipped, Kubernetes
+// `*List` objects expanded to their items, kustomize configuration objects skipped, and
+// every object's metadata checked (all problems reported, each with its CUE path).
+
+function apply_set_objects_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isKubeList(item) {
+    return typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items);
+}
+function isKustomization(item) {
+    return typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/');
+}
+function objectsOfSet(path, items) {
+    const objects = [];
+    const problems = [];
+    items.forEach((item, index) => {
+        if (item === null)
+            return;
+        const at = `${path}[${index}]`;
+        if (!apply_set_objects_isRecord(item)) {
+            problems.push(`${at}: not an object`);
+            return;
+        }
+        const expanded = isKubeList(item) ? item.items : [item];
+        for (const candidate of expanded) {
+            if (!apply_set_objects_isRecord(candidate)) {
+                problems.push(`${at}: a list item is not an object`);
+                continue;
+            }
+            if (isKustomization(candidate))
+                continue;
+            const found = objectMetadataProblems(candidate);
+            if (found.length > 0)
+                problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
+            else
+                objects.push(candidate);
+        }
+    });
+    return { objects, problems };
+}
+
+;// CONCATENATED MODULE: ./src/module/instance-build.ts
+// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
+// does: the bundle's values (CUE text) are merged onto the module's values.cue (in memory,
+// as OverlayValuesFileWithDefaults does), the
+// instance schema is added as timoni.schema.cue, the package is loaded with the `name`
+// and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
+// `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
+// in declaration order (bytes fields decoded as Timoni's YAML path does: apply-set-export.ts).
+
+
+
+
+
+
+
+const DEFAULT_KUBE_VERSION = '1.36.3';
+/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
+function kubeVersionWithoutCluster(env) {
+    return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
+}
+/** The files the build makes up in memory (no line of theirs exists on disk). */
+function generatedFiles(prefix) {
+    return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
+}
+/** An error with CUE diagnostics, described as Timoni's describeErr does. */
+function cueFailure(input, module, step, diagnostics, prefix) {
+    const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
+    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
+}
+function withCueErrors(input, module, step, prefix, run) {
+    try {
+        return run();
+    }
+    catch (error) {
+        if (error instanceof CueError)
+            throw cueFailure(input, module, step, error.diagnostics, prefix);
+        if (error instanceof ApplySetExportError)
+            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+        throw error;
+    }
+}
+function requireValid(value, input, module, prefix) {
+    const diagnostics = value.validate({ concrete: true, final: true });
+    if (diagnostics.length > 0)
+        throw cueFailure(input, module, 'build failed', diagnostics, prefix);
+}
+function buildInstance(engine, module, input) {
+    const packageName = input.packageName ?? 'main';
+    const packageDir = packageName === 'main' ? '.' : packageName;
+    const prefix = packageDir === '.' ? '' : `${packageDir}/`;
+    const valuesPath = `${prefix}values.cue`;
+    const baseValues = module.files[valuesPath];
+    if (typeof baseValues !== 'string')
+        throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
+    const merged = withCueErrors(input, module, 'merging values', prefix, () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
+    const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+    const root = withCueErrors(input, module, 'build failed', prefix, () => engine.load({
+        files,
+        dir: packageDir,
+        moduleRoot: '.',
+        package: packageName,
+        tags: [`name=${input.name}`, `namespace=${input.namespace}`],
+        tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
+        dataFiles: true,
+    }));
+    try {
+        const instance = root.lookup('timoni.instance');
+        try {
+            if (!instance.exists())
+                throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
+            requireValid(instance, input, module, prefix);
+        }
+        finally {
+            instance.free();
+        }
+        const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
+        const config = root.lookup('timoni.instance.config');
+        const images = config.exists() ? collectImages(config.toJSON()) : [];
+        config.free();
+        return { sets, images, valuesSource: merged.source, values: merged.values };
+    }
+    finally {
+        root.free();
+    }
+}
+function readApplySets(root, input, module, prefix) {
+    const apply = root.lookup('timoni.apply');
+    try {
+        if (!apply.exists())
+            throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
+        requireValid(apply, input, module, prefix);
+        const problems = [];
+        const sets = apply.fields().map((field) => {
+            const set = apply.lookup(field.label);
+            try {
+                const items = exportApplySet(set, `timoni.apply.${field.label}`);
+                if (!Array.isArray(items)) {
+                    problems.push(`timoni.apply.${field.label} must be a list of objects`);
+                    return { name: field.name, objects: [] };
+                }
+                const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
+                problems.push(...setProblems);
+                return { name: field.name, objects };
+            }
+            finally {
+                set.free();
+            }
+        });
+        if (problems.length > 0)
+            throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
+        return sets;
+    }
+    finally {
+        apply.free();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/module/instance-builds.ts
+
+class InstanceBuilds {
+    engine;
+    #byModule = new WeakMap();
+    #builds = 0;
+    #reused = 0;
+    constructor(engine) {
+        this.engine = engine;
+    }
+    build(module, input) {
+        let outcomes = this.#byModule.get(module);
+        if (!outcomes) {
+            outcomes = new Map();
+            this.#byModule.set(module, outcomes);
+        }
+        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+        let outcome = outcomes.get(key);
+        if (outcome) {
+            this.#reused += 1;
+        }
+        else {
+            this.#builds += 1;
+            try {
+                outcome = { built: buildInstance(this.engine, module, input) };
+            }
+            catch (error) {
+                outcome = { error };
+            }
+            outcomes.set(key, outcome);
+        }
+        if ('error' in outcome)
+            throw outcome.error;
+        return structuredClone(outcome.built);
+    }
+    /** How many builds ran, and how many were answered from an earlier one. */
+    counts() {
+        return { builds: this.#builds, reused: this.#reused };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cli/yaml-resolve.ts
+// Which strings go-yaml v2 must quote because a YAML 1.1 reader would take them, unquoted,
+// for something other than a string (go.yaml.in/yaml/v2 resolve.go `resolve` and
+// encode.go `isBase60Float`): booleans (y, yes, on, off, n, no in three casings), null
+// (~, null), .inf/.nan, integers in Go's syntax (0x, 0o, 0b, leading-0 octal, underscores
+// ignored), decimal floats, timestamps (YYYY-M-D with an optional time, as Go's
+// time.Parse reads the four layouts go-yaml tries) and base 60 numbers such as 12:30.
+const keywords = new Set([
+    'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
+    'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
+    '', '~', 'null', 'Null', 'NULL',
+    '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+]);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+const yamlStyleFloat = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const base60Float = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
+/** The digits of a Go integer literal (strconv.ParseUint base 0, no sign), as a BigInt; undefined when invalid. */
+function goUnsigned(text) {
+    let match = /^0[xX]([0-9a-fA-F]+)$/.exec(text);
+    if (match && text.length >= 3)
+        return BigInt(`0x${match[1]}`);
+    match = /^0[bB]([01]+)$/.exec(text);
+    if (match)
+        return BigInt(`0b${match[1]}`);
+    match = /^0[oO]([0-7]+)$/.exec(text);
+    if (match)
+        return BigInt(`0o${match[1]}`);
+    match = /^0([0-7]*)$/.exec(text);
+    if (match)
+        return match[1] ? BigInt(`0o${match[1]}`) : 0n;
+    if (/^[1-9][0-9]*$/.test(text))
+        return BigInt(text);
+    return undefined;
+}
+/** strconv.ParseInt(text, 0, 64) or strconv.ParseUint(text, 0, 64) succeeds. */
+function isGoInteger(text) {
+    const sign = text[0] === '+' || text[0] === '-' ? text[0] : '';
+    const magnitude = goUnsigned(text.slice(sign.length));
+    if (magnitude === undefined)
+        return false;
+    if (sign === '')
+        return magnitude <= UINT64_MAX;
+    const value = sign === '-' ? -magnitude : magnitude;
+    return value >= INT64_MIN && value <= INT64_MAX;
+}
+/** strconv.ParseInt(digits, 2, 64) or ParseUint(digits, 2, 64) succeeds. */
+function isGoBinary(digits) {
+    const match = /^([+-]?)([01]+)$/.exec(digits);
+    if (!match)
+        return false;
+    const magnitude = BigInt(`0b${match[2]}`);
+    if (match[1] === '')
+        return magnitude <= UINT64_MAX;
+    const value = match[1] === '-' ? -magnitude : magnitude;
+    return value >= INT64_MIN && value <= INT64_MAX;
+}
+function daysIn(month, year) {
+    if (month === 2)
+        return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+    return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+/**
+ * Go's time.Parse with one of go-yaml's layouts: "2006-1-2T15:4:5.999999999Z07:00" (also
+ * with a lower-case t), "2006-1-2 15:4:5.999999999" and "2006-1-2". Month, day, hour,
+ * minute and second take one or two digits and are range-checked (the day against the
+ * month); the fraction (after . or ,) is optional; the zone is Z or ±hh:mm (up to 24:60).
+ */
+function isTimestamp(text) {
+    if (!/^[0-9]{4}-/.test(text))
+        return false;
+    const match = /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:([Tt ])([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$/.exec(text);
+    if (!match)
+        return false;
+    const [, year, month, day, separator, hour, minute, second, zone] = match;
+    const m = Number(month);
+    if (m < 1 || m > 12)
+        return false;
+    const d = Number(day);
+    if (d < 1 || d > daysIn(m, Number(year)))
+        return false;
+    if (separator === undefined)
+        return true;
+    if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59)
+        return false;
+    // The space-separated layout has no zone; the T layouts require one.
+    if (separator === ' ')
+        return zone === undefined;
+    if (zone === undefined)
+        return false;
+    if (zone !== 'Z' && (Number(zone.slice(1, 3)) > 24 || Number(zone.slice(4, 6)) > 60))
+        return false;
+    return true;
+}
+/** go-yaml's resolve(): does the plain scalar `text` read as anything but a string? */
+function resolvesToOther(text) {
+    if (keywords.has(text))
+        return true;
+    const first = text[0] ?? '';
+    if (first === '.')
+        return /^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(text) && Number.isFinite(Number(text));
+    if (!/^[-+0-9]$/.test(first))
+        return false;
+    if (isTimestamp(text))
+        return true;
+    const plain = text.replaceAll('_', '');
+    if (isGoInteger(plain))
+        return true;
+    if (yamlStyleFloat.test(plain) && Number.isFinite(Number(plain)))
+        return true;
+    if (plain.startsWith('0b'))
+        return isGoBinary(plain.slice(2));
+    if (plain.startsWith('-0b'))
+        return isGoBinary(`-${plain.slice(3)}`);
+    return false;
+}
+/** go-yaml's encoder quotes the string when it would not read back as the same string. */
+function resolvesToNonString(text) {
+    if (resolvesToOther(text))
+        return true;
+    return /^[-+0-9]/.test(text) && text.includes(':') && base60Float.test(text);
+}
+
+;// CONCATENATED MODULE: ./src/cli/timoni-yaml.ts
+// Objects printed as YAML exactly as `timoni build` / `timoni bundle build` print them:
+// sigs.k8s.io/yaml's Marshal, which writes the object as JSON, reads that JSON back with
+// go-yaml v2 and emits it with go-yaml v2's emitter (a port of libyaml). What that means,
+// read from go.yaml.in/yaml/v2 v2.4.4 (resolve.go, encode.go, emitterc.go, sorter.go):
+//
+// - strings that a YAML 1.1 reader would take for something else (yes, no, on, off, y,
+//   n, ~, null, numbers with underscores, base 60 numbers such as 12:30, dates such as
+//   2001-12-14) are double-quoted; strings with a line break are literal blocks (`|`),
+//   unless they hold characters a block cannot (then double-quoted with escapes);
+//   strings that cannot be plain (indicators, leading or trailing spaces) single-quoted;
+// - plain and quoted scalars are folded at a space once the line passes 80 columns;
+// - sequences inside a mapping are not indented (`key:\n- item`);
+// - keys in "natural" order (digit runs compared as numbers, letters after other
+//   characters); keys longer than 128 bytes or with line breaks become `? key\n: value`;
+// - empty maps and lists as `{}` and `[]`; floats as Go's strconv 'g' (1e+21, 1e-06).
+//
+// Each string's analysis (its style, whether it may be plain or quoted) is computed once
+// and remembered; only the folding depends on the column where the string starts.
+
+const BEST_WIDTH = 80;
+const BEST_INDENT = 2;
+/** A key longer than this (in UTF-8 bytes) is written as a complex key (`? key`). */
+const SIMPLE_KEY_LIMIT = 128;
+class TimoniYamlError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'TimoniYamlError';
+    }
+}
+const isBreak = (c) => c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
+const isSpace = (c) => c === 0x20;
+const isBlank = (c) => c === 0x20 || c === 0x09;
+const isBlankOrEnd = (c) => c === undefined || c === 0 || isBlank(c) || isBreak(c);
+/** libyaml's is_printable: what may appear unescaped (4-byte characters may not). */
+function isPrintable(c) {
+    return c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
+}
+function utf8Length(c) {
+    return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+/** Code points; a lone surrogate becomes U+FFFD, as Go's JSON encoder writes it. */
+function codePoints(text) {
+    const chars = [];
+    for (const char of text) {
+        const c = char.codePointAt(0);
+        chars.push(c >= 0xd800 && c <= 0xdfff ? 0xfffd : c);
+    }
+    return chars;
+}
+/** libyaml's yaml_emitter_analyze_scalar, plus the style go-yaml's encoder requests. */
+function analyze(text) {
+    const chars = codePoints(text);
+    const byteLength = chars.reduce((sum, c) => sum + utf8Length(c), 0);
+    const requested = text.includes('\n') ? 'literal' : resolvesToNonString(text) ? 'double' : 'plain';
+    if (chars.length === 0) {
+        return { chars, byteLength, multiline: false, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: false, requested };
+    }
+    let blockIndicators = false;
+    let lineBreaks = false;
+    let special = false;
+    let leadingSpace = false;
+    let leadingBreak = false;
+    let trailingSpace = false;
+    let trailingBreak = false;
+    let breakSpace = false;
+    let spaceBreak = false;
+    let previousSpace = false;
+    let previousBreak = false;
+    let precededByWhitespace = true;
+    if (/^(---|\.\.\.)/.test(text))
+        blockIndicators = true;
+    for (let i = 0; i < chars.length; i += 1) {
+        const c = chars[i];
+        const followedByWhitespace = i + 1 >= chars.length || isBlank(chars[i + 1]);
+        if (i === 0) {
+            if ('#,[]{}&*!|>\'"%@`'.includes(String.fromCodePoint(c)))
+                blockIndicators = true;
+            else if ((c === 0x3f || c === 0x3a || c === 0x2d) && followedByWhitespace)
+                blockIndicators = true; // ? : -
+        }
+        else if (c === 0x3a && followedByWhitespace)
+            blockIndicators = true;
+        else if (c === 0x23 && precededByWhitespace)
+            blockIndicators = true; // #
+        if (!isPrintable(c))
+            special = true;
+        if (isSpace(c)) {
+            if (i === 0)
+                leadingSpace = true;
+            if (i === chars.length - 1)
+                trailingSpace = true;
+            if (previousBreak)
+                breakSpace = true;
+            previousSpace = true;
+            previousBreak = false;
+        }
+        else if (isBreak(c)) {
+            lineBreaks = true;
+            if (i === 0)
+                leadingBreak = true;
+            if (i === chars.length - 1)
+                trailingBreak = true;
+            if (previousSpace)
+                spaceBreak = true;
+            previousSpace = false;
+            previousBreak = true;
+        }
+        else {
+            previousSpace = false;
+            previousBreak = false;
+        }
+        precededByWhitespace = isBlankOrEnd(c);
+    }
+    let blockPlainAllowed = !(leadingSpace || leadingBreak || trailingSpace || trailingBreak);
+    let singleQuotedAllowed = true;
+    let blockAllowed = !trailingSpace;
+    if (breakSpace) {
+        blockPlainAllowed = false;
+        singleQuotedAllowed = false;
+    }
+    if (spaceBreak || special) {
+        blockPlainAllowed = false;
+        singleQuotedAllowed = false;
+        blockAllowed = false;
+    }
+    if (lineBreaks || blockIndicators)
+        blockPlainAllowed = false;
+    return { chars, byteLength, multiline: lineBreaks, blockPlainAllowed, singleQuotedAllowed, blockAllowed, requested };
+}
+/**
+ * What a string value becomes when go-yaml reads the JSON text that holds it: raw control
+ * characters outside YAML's printable set stop the reader; a raw NEL (U+0085, which JSON
+ * does not escape) is a line break inside a double-quoted scalar and folds into a space
+ * (several into line feeds), with the spaces around it dropped.
+ */
+function throughJsonReader(text, isKey) {
+    if (/[\u007f-\u0084\u0086-\u009f\ufffe\uffff]/.test(text))
+        throw new TimoniYamlError(`yaml: control characters are not allowed (in ${JSON.stringify(text)})`);
+    if (!text.includes('\u0085'))
+        return text;
+    if (isKey)
+        throw new TimoniYamlError(`yaml: a key with a NEL line break (U+0085) cannot be printed: ${JSON.stringify(text)}`);
+    return text.replace(/ *\u0085(?: *\u0085)* */g, (run) => {
+        const breaks = run.split('\u0085').length - 1;
+        return breaks === 1 ? ' ' : '\n'.repeat(breaks - 1);
+    });
+}
+/** Go's strconv.FormatFloat(f, 'g', -1, 64). */
+function goFloat(value) {
+    const [mantissa = '', exponentText = '0'] = value.toExponential().split('e');
+    const negative = mantissa.startsWith('-');
+    const digits = mantissa.replace('-', '').replace('.', '');
+    const exponent = Number(exponentText);
+    const sign = negative ? '-' : '';
+    if (exponent < -4 || exponent >= 6) {
+        const fraction = digits.length > 1 ? `.${digits.slice(1)}` : '';
+        const abs = Math.abs(exponent);
+        return `${sign}${digits[0]}${fraction}e${exponent < 0 ? '-' : '+'}${abs < 10 ? `0${abs}` : abs}`;
+    }
+    if (exponent < 0)
+        return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
+    const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
+    const fraction = digits.slice(exponent + 1);
+    return `${sign}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+/** A JSON number as go-yaml prints it after reading it back: whole numbers within 64 bits exactly, others as floats. */
+function formatNumber(value) {
+    if (!Number.isFinite(value))
+        throw new TimoniYamlError(`yaml: ${value} is not a JSON number`);
+    if (Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 64)
+        return BigInt(value).toString();
+    return goFloat(value);
+}
+const isLetter = (c) => /\p{L}/u.test(String.fromCodePoint(c));
+const isDigit = (c) => /\p{Nd}/u.test(String.fromCodePoint(c));
+/** go-yaml v2's keyList.Less for two string keys. */
+function naturalLess(a, b) {
+    const ar = codePoints(a);
+    const br = codePoints(b);
+    for (let i = 0; i < ar.length && i < br.length; i += 1) {
+        const ac = ar[i];
+        const bc = br[i];
+        if (ac === bc)
+            continue;
+        const al = isLetter(ac);
+        const bl = isLetter(bc);
+        if (al && bl)
+            return ac < bc;
+        if (al || bl)
+            return bl;
+        let an = 0n;
+        let bn = 0n;
+        if (ac === 0x30 || bc === 0x30) {
+            for (let j = i - 1; j >= 0 && isDigit(ar[j]); j -= 1) {
+                if (ar[j] !== 0x30) {
+                    an = 1n;
+                    bn = 1n;
+                    break;
+                }
+            }
+        }
+        let ai = i;
+        for (; ai < ar.length && isDigit(ar[ai]); ai += 1)
+            an = BigInt.asIntN(64, an * 10n + BigInt(ar[ai] - 0x30));
+        let bi = i;
+        for (; bi < br.length && isDigit(br[bi]); bi += 1)
+            bn = BigInt.asIntN(64, bn * 10n + BigInt(br[bi] - 0x30));
+        if (an !== bn)
+            return an < bn;
+        if (ai !== bi)
+            return ai < bi;
+        return ac < bc;
+    }
+    return ar.length < br.length;
+}
+function sortKeys(keys) {
+    return [...keys].sort((a, b) => (naturalLess(a, b) ? -1 : naturalLess(b, a) ? 1 : 0));
+}
+function hex(value, width) {
+    return value.toString(16).toUpperCase().padStart(width, '0');
+}
+const namedEscapes = new Map([
+    [0x00, '0'], [0x07, 'a'], [0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0b, 'v'], [0x0c, 'f'], [0x0d, 'r'],
+    [0x1b, 'e'], [0x22, '"'], [0x5c, '\\'], [0x85, 'N'], [0xa0, '_'], [0x2028, 'L'], [0x2029, 'P'],
+]);
+/** One go-yaml document: the emitter's column, indentation and whitespace state, as libyaml keeps it. */
+class Emitter {
+    analyses;
+    out = '';
+    column = 0;
+    whitespace = true;
+    indention = true;
+    indent = -1;
+    indents = [];
+    constructor(analyses) {
+        this.analyses = analyses;
+    }
+    document(value) {
+        this.node(value, { root: true });
+        this.writeIndent();
+        return this.out;
+    }
+    analysis(text) {
+        let found = this.analyses.get(text);
+        if (!found) {
+            found = analyze(text);
+            this.analyses.set(text, found);
+        }
+        return found;
+    }
+    put(text) {
+        this.out += text;
+        this.column += text.length;
+    }
+    writeChar(c) {
+        this.out += String.fromCodePoint(c);
+        this.column += 1;
+    }
+    putBreak() {
+        this.out += '\n';
+        this.column = 0;
+    }
+    writeBreak(c) {
+        if (c === 0x0a)
+            this.putBreak();
+        else {
+            this.out += String.fromCodePoint(c);
+            this.column = 0;
+        }
+    }
+    writeIndent() {
+        const indent = Math.max(this.indent, 0);
+        if (!this.indention || this.column > indent || (this.column === indent && !this.whitespace))
+            this.putBreak();
+        while (this.column < indent)
+            this.put(' ');
+        this.whitespace = true;
+        this.indention = true;
+    }
+    writeIndicator(indicator, needWhitespace, isWhitespace, isIndention) {
+        if (needWhitespace && !this.whitespace)
+            this.put(' ');
+        this.put(indicator);
+        this.whitespace = isWhitespace;
+        this.indention = this.indention && isIndention;
+    }
+    increaseIndent(flow, indentless) {
+        this.indents.push(this.indent);
+        if (this.indent < 0)
+            this.indent = flow ? BEST_INDENT : 0;
+        else if (!indentless)
+            this.indent += BEST_INDENT;
+    }
+    popIndent() {
+        this.indent = this.indents.pop() ?? -1;
+    }
+    node(value, context) {
+        if (value === null || value === undefined)
+            this.plainScalar('null', context);
+        else if (typeof value === 'boolean')
+            this.plainScalar(value ? 'true' : 'false', context);
+        else if (typeof value === 'number')
+            this.plainScalar(formatNumber(value), context);
+        else if (typeof value === 'bigint')
+            this.plainScalar(value.toString(), context);
+        else if (typeof value === 'string')
+            this.stringScalar(throughJsonReader(value, context.simpleKey === true), context);
+        else if (Array.isArray(value))
+            this.sequence(value, context);
+        else if (typeof value === 'object')
+            this.mapping(value, context);
+        else
+            throw new TimoniYamlError(`yaml: cannot print a value of type ${typeof value}`);
+    }
+    emptyCollection(open, close) {
+        this.writeIndicator(open, true, true, false);
+        this.writeIndicator(close, false, false, false);
+    }
+    sequence(items, context) {
+        if (items.length === 0)
+            return this.emptyCollection('[', ']');
+        this.increaseIndent(false, context.mapping === true && !this.indention);
+        for (const item of items) {
+            this.writeIndent();
+            this.writeIndicator('-', true, false, true);
+            this.node(item, {});
+        }
+        this.popIndent();
+    }
+    mapping(object, _context) {
+        const keys = sortKeys(Object.keys(object).filter((key) => object[key] !== undefined));
+        if (keys.length === 0)
+            return this.emptyCollection('{', '}');
+        this.increaseIndent(false, false);
+        for (const key of keys) {
+            this.writeIndent();
+            const analysis = this.analysis(throughJsonReader(key, true));
+            if (!analysis.multiline && analysis.byteLength <= SIMPLE_KEY_LIMIT) {
+                this.node(key, { mapping: true, simpleKey: true });
+                this.writeIndicator(':', false, false, false);
+            }
+            else {
+                this.writeIndicator('?', true, false, true);
+                this.node(key, { mapping: true });
+                this.writeIndent();
+                this.writeIndicator(':', true, false, true);
+            }
+            this.node(object[key], { mapping: true });
+        }
+        this.popIndent();
+    }
+    /** Numbers, booleans and null: always plain. */
+    plainScalar(text, context) {
+        this.increaseIndent(true, false);
+        this.writePlain(codePoints(text), !context.simpleKey);
+        this.popIndent();
+    }
+    stringScalar(text, context) {
+        const analysis = this.analysis(text);
+        const simpleKey = context.simpleKey === true;
+        let style = analysis.requested;
+        if (simpleKey && analysis.multiline)
+            style = 'double';
+        if (style === 'plain' && (!analysis.blockPlainAllowed || (analysis.chars.length === 0 && simpleKey)))
+            style = 'single';
+        if (style === 'single' && !analysis.singleQuotedAllowed)
+            style = 'double';
+        if (style === 'literal' && (!analysis.blockAllowed || simpleKey))
+            style = 'double';
+        this.increaseIndent(true, false);
+        const chars = analysis.chars;
+        if (style === 'plain')
+            this.writePlain(chars, !simpleKey);
+        else if (style === 'single')
+            this.writeSingleQuoted(chars, !simpleKey);
+        else if (style === 'double')
+            this.writeDoubleQuoted(chars, !simpleKey);
+        else
+            this.writeLiteral(chars);
+        this.popIndent();
+    }
+    writePlain(chars, allowBreaks) {
+        if (!this.whitespace)
+            this.put(' ');
+        let spaces = false;
+        for (let i = 0; i < chars.length; i += 1) {
+            const c = chars[i];
+            if (isSpace(c)) {
+                if (allowBreaks && !spaces && this.column > BEST_WIDTH && !isSpace(chars[i + 1]))
+                    this.writeIndent();
+                else
+                    this.writeChar(c);
+                spaces = true;
+            }
+            else {
+                this.writeChar(c);
+                this.indention = false;
+                spaces = false;
+            }
+        }
+        this.whitespace = false;
+        this.indention = false;
+    }
+    writeSingleQuoted(chars, allowBreaks) {
+        this.writeIndicator("'", true, false, false);
+        let spaces = false;
+        let breaks = false;
+        for (let i = 0; i < chars.length; i += 1) {
+            const c = chars[i];
+            if (isSpace(c)) {
+                if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1 && !isSpace(chars[i + 1]))
+                    this.writeIndent();
+                else
+                    this.writeChar(c);
+                spaces = true;
+            }
+            else if (isBreak(c)) {
+                if (!breaks && c === 0x0a)
+                    this.putBreak();
+                this.writeBreak(c);
+                this.indention = true;
+                breaks = true;
+            }
+            else {
+                if (breaks)
+                    this.writeIndent();
+                if (c === 0x27)
+                    this.put("'");
+                this.writeChar(c);
+                this.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        this.writeIndicator("'", false, false, false);
+        this.whitespace = false;
+        this.indention = false;
+    }
+    writeDoubleQuoted(chars, allowBreaks) {
+        this.writeIndicator('"', true, false, false);
+        // libyaml checks for a byte order mark at the start of the value for every character.
+        const startsWithBom = chars[0] === 0xfeff;
+        let spaces = false;
+        for (let i = 0; i < chars.length; i += 1) {
+            const c = chars[i];
+            if (!isPrintable(c) || startsWithBom || isBreak(c) || c === 0x22 || c === 0x5c) {
+                const named = namedEscapes.get(c);
+                this.put(`\\${named ?? (c <= 0xff ? `x${hex(c, 2)}` : c <= 0xffff ? `u${hex(c, 4)}` : `U${hex(c, 8)}`)}`);
+                spaces = false;
+            }
+            else if (isSpace(c)) {
+                if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1) {
+                    this.writeIndent();
+                    if (isSpace(chars[i + 1]))
+                        this.put('\\');
+                }
+                else
+                    this.writeChar(c);
+                spaces = true;
+            }
+            else {
+                this.writeChar(c);
+                spaces = false;
+            }
+        }
+        this.writeIndicator('"', false, false, false);
+        this.whitespace = false;
+        this.indention = false;
+    }
+    writeLiteral(chars) {
+        this.writeIndicator('|', true, false, false);
+        if (isSpace(chars[0]) || isBreak(chars[0]))
+            this.writeIndicator(String(BEST_INDENT), false, false, false);
+        const last = chars.length - 1;
+        if (!isBreak(chars[last]))
+            this.writeIndicator('-', false, false, false);
+        else if (last === 0 || isBreak(chars[last - 1]))
+            this.writeIndicator('+', false, false, false);
+        this.putBreak();
+        this.indention = true;
+        this.whitespace = true;
+        let breaks = true;
+        for (const c of chars) {
+            if (isBreak(c)) {
+                this.writeBreak(c);
+                this.indention = true;
+                breaks = true;
+            }
+            else {
+                if (breaks)
+                    this.writeIndent();
+                this.writeChar(c);
+                this.indention = false;
+                breaks = false;
+            }
+        }
+    }
+}
+/**
+ * Prints YAML documents as go-yaml v2 does, remembering each string's analysis across
+ * the documents it prints.
+ */
+class TimoniYamlPrinter {
+    analyses = new Map();
+    /** One value as sigs.k8s.io/yaml.Marshal prints it (ends with a line break). */
+    marshal(value) {
+        return new Emitter(this.analyses).document(value);
+    }
+    /** Objects as one multi-document text, `---` between them, as Timoni's build prints an instance. */
+    marshalObjects(objects) {
+        return objects.map((object) => this.marshal(object)).join('---\n');
     }
 }
 
 ;// CONCATENATED MODULE: ./src/cli/build-command.ts
-// `timoni-fleet build`: evaluates the bundle for each selected cluster, builds every
-// instance from its module, and prints the objects as multi-document YAML (with
-// `# Cluster:` and `# Instance:` comments, as `timoni bundle build` prints instances) or
-// as JSON.
+
+
 
 
 
@@ -5251,25 +10089,44 @@ class ModuleResolver {
 const buildFlags = [
     ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
     { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
+    { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
 ];
-function toYaml(object) {
-    return (0,dist/* stringify */.As)(object, { sortMapEntries: true, lineWidth: 0 });
-}
-function renderYaml(clusters, isDefault) {
+function build_command_renderYaml(clusters, isDefault) {
+    const printer = new TimoniYamlPrinter();
     const parts = [];
     for (const cluster of clusters) {
         for (const instance of cluster.instances) {
             const header = [...(isDefault ? [] : [`# Cluster: ${cluster.name}`]), `# Instance: ${instance.name}`].join('\n');
             const objects = sortForApply(instance.sets.flatMap((set) => set.objects));
-            parts.push(`---\n${header}\n---\n${objects.map((o) => toYaml(o)).join('---\n')}`);
+            parts.push(`---\n${header}\n---\n${printer.marshalObjects(objects)}`);
         }
     }
     return parts.join('\n');
 }
+/** Each object as printed: registered secret values redacted, Secret data masked when asked. */
+function printedSets(sets, redact, maskSecrets) {
+    return sets.map((set) => ({
+        ...set,
+        objects: set.objects.map((object) => {
+            const redacted = redactStrings(object, redact);
+            return maskSecrets ? maskSecretData(redacted) : redacted;
+        }),
+    }));
+}
 async function runBuild(engine, args, io) {
     const inputs = readBundleInputs(engine, args, io.cwd, io.env);
     const output = args.strings.get('output') ?? 'yaml';
-    const results = await evaluateForClusters(engine, inputs);
+    const maskSecrets = args.booleans.get('mask-secrets') === true;
+    const access = openQueryAccess(inputs, args, io);
+    let results;
+    try {
+        results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
+    }
+    finally {
+        access.close();
+    }
+    for (const result of results)
+        access.registerSecretValues(result.clusterSecretValues);
     const creds = args.strings.get('creds');
     const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
     const kubeVersion = kubeVersionWithoutCluster(io.env);
@@ -5279,12 +10136,12 @@ async function runBuild(engine, args, io) {
         const instances = [];
         for (const instance of result.bundle.instances) {
             const module = await resolver.resolve(instance.module);
-            const built = builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.values, kubeVersion });
+            const built = builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion });
             instances.push({
                 name: instance.name,
                 namespace: instance.namespace,
                 module: { url: module.url, version: module.version, digest: module.digest, name: module.name },
-                sets: built.sets,
+                sets: printedSets(built.sets, access.redact, maskSecrets),
             });
         }
         clusters.push({ name: result.cluster.name, group: result.cluster.group, instances });
@@ -5292,7 +10149,7 @@ async function runBuild(engine, args, io) {
     if (output === 'json')
         io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
     else
-        io.stdout(renderYaml(clusters, inputs.runtime.isDefault));
+        io.stdout(build_command_renderYaml(clusters, inputs.runtime.isDefault));
     return 0;
 }
 
@@ -5300,3114 +10157,20 @@ async function runBuild(engine, args, io) {
 // The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
 // action sets as its `changes` output, and that the reports are rendered from.
 // Clusters are in runtime order, instances in bundle order, objects in apply order.
-/** True when any cluster has an object that is not unchanged. */
+/** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
+function isChangingAction(action) {
+    return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
+}
+/** True when any cluster has an object that changes (a failed object is a failure, not a change). */
 function hasChanges(changeSet) {
-    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => change.action !== 'unchanged' && change.action !== 'skipped')));
-}
-
-;// CONCATENATED MODULE: ./src/kube/inventory.ts
-// The instance inventory exactly as Timoni v0.32 stores it (internal/runtime/storage.go,
-// api/v1alpha1/instance.go, inventory.go): Secret `timoni.<instance>` of type
-// `timoni.sh/instance`, `data.instance` = the Instance as Go's encoding/json writes it.
-// Pure functions: encode, decode, entry ids.
-
-
-const instanceKind = 'Instance';
-const instanceApiVersion = 'timoni.sh/v1alpha1';
-const instanceSecretType = 'timoni.sh/instance';
-const instanceSecretPrefix = 'timoni.';
-const instanceDataKey = 'instance';
-const pendingDataKey = 'pending';
-const bundleNameLabel = 'bundle.timoni.sh/name';
-const instanceLabels = {
-    name: 'app.kubernetes.io/name',
-    component: 'app.kubernetes.io/component',
-    createdBy: 'app.kubernetes.io/created-by',
-};
-/** Labels the engine puts on every object of an instance (fluxcd ssa owner labels). */
-const ownerLabels = {
-    name: 'instance.timoni.sh/name',
-    namespace: 'instance.timoni.sh/namespace',
-};
-const rbacKinds = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-/** cli-utils ObjMetadata.String(): RBAC names have `:` written as `__`. */
-function inventoryEntryId(ref) {
-    const group = groupOf(ref.apiVersion);
-    const name = group === 'rbac.authorization.k8s.io' && rbacKinds.has(ref.kind) ? ref.name.replaceAll(':', '__') : ref.name;
-    return `${ref.namespace}_${name}_${group}_${ref.kind}`;
-}
-/** cli-utils ParseObjMetadata: namespace first, kind and group last, the rest is the name. */
-function parseInventoryEntry(entry) {
-    const fail = () => new Error(`inventory entry ${JSON.stringify(entry.id)} is not <namespace>_<name>_<group>_<kind>`);
-    const first = entry.id.indexOf('_');
-    if (first < 0)
-        throw fail();
-    const namespace = entry.id.slice(0, first);
-    let rest = entry.id.slice(first + 1);
-    const kindAt = rest.lastIndexOf('_');
-    if (kindAt < 0)
-        throw fail();
-    const kind = rest.slice(kindAt + 1);
-    rest = rest.slice(0, kindAt);
-    const groupAt = rest.lastIndexOf('_');
-    if (groupAt < 0)
-        throw fail();
-    const group = rest.slice(groupAt + 1);
-    const name = rest.slice(0, groupAt).replaceAll('__', ':');
-    return { apiVersion: group ? `${group}/${entry.v}` : entry.v, kind, namespace, name };
-}
-/**
- * Inventory entries of the objects (namespace already cleared for cluster-scoped kinds),
- * in fluxcd ssa sort order as Timoni's InstanceManager.AddObjects writes them.
- */
-function inventoryEntries(objects) {
-    const refs = objects.map((o) => 'metadata' in o ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name } : o);
-    return sortForApply(refs).map((ref) => ({ id: inventoryEntryId(ref), v: versionOf(ref.apiVersion) }));
-}
-/** Go's encoding/json escapes <, >, & and the two JS line separators inside strings. */
-function goJson(value) {
-    return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-function sortedMap(map) {
-    if (!map || Object.keys(map).length === 0)
-        return undefined;
-    return Object.fromEntries(Object.keys(map).sort().map((key) => [key, map[key]]));
-}
-/** `data.instance` bytes: the Instance with Go's field order, omitempty rules and escaping. */
-function encodeInstance(instance) {
-    // Property order follows the Go struct fields; undefined properties are dropped, which is
-    // what `omitempty`/`omitzero` do for these fields.
-    const document = {
-        kind: instanceKind,
-        apiVersion: instanceApiVersion,
-        metadata: {
-            name: instance.name || undefined,
-            namespace: instance.namespace || undefined,
-            labels: sortedMap(instance.labels),
-            annotations: sortedMap(instance.annotations),
-        },
-        module: {
-            name: instance.module.name,
-            repository: instance.module.repository,
-            version: instance.module.version,
-            digest: instance.module.digest,
-            annotations: sortedMap(instance.module.annotations),
-        },
-        values: instance.values,
-        lastTransitionTime: instance.lastTransitionTime || undefined,
-        inventory: instance.inventory ? { entries: instance.inventory.entries?.length ? instance.inventory.entries.map((e) => ({ id: e.id, v: e.v })) : null } : undefined,
-        images: instance.images?.length ? instance.images : undefined,
-    };
-    return goJson(document);
-}
-function inventory_stringMap(value) {
-    if (!isRecord(value))
-        return undefined;
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
-}
-/** Reads `data.instance` (the decoded JSON text). */
-function decodeInstance(text, where) {
-    let raw;
-    try {
-        raw = JSON.parse(text);
-    }
-    catch {
-        throw new Error(`${where}: instance data is not JSON`);
-    }
-    if (!isRecord(raw))
-        throw new Error(`${where}: instance data is not an object`);
-    const metadata = isRecord(raw.metadata) ? raw.metadata : {};
-    const module = isRecord(raw.module) ? raw.module : {};
-    const inventory = isRecord(raw.inventory) ? raw.inventory : undefined;
-    return {
-        name: String(metadata.name ?? ''),
-        namespace: String(metadata.namespace ?? ''),
-        labels: inventory_stringMap(metadata.labels),
-        annotations: inventory_stringMap(metadata.annotations),
-        module: {
-            name: String(module.name ?? ''),
-            repository: String(module.repository ?? ''),
-            version: String(module.version ?? ''),
-            digest: String(module.digest ?? ''),
-            annotations: inventory_stringMap(module.annotations),
-        },
-        values: String(raw.values ?? ''),
-        lastTransitionTime: typeof raw.lastTransitionTime === 'string' ? raw.lastTransitionTime : undefined,
-        inventory: inventory
-            ? { entries: Array.isArray(inventory.entries) ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') })) : null }
-            : undefined,
-        images: Array.isArray(raw.images) ? raw.images.map(String) : undefined,
-    };
-}
-function instanceSecretName(instance) {
-    return `${instanceSecretPrefix}${instance}`;
-}
-/** The Secret Timoni writes for an instance (its labels, plus the instance's own labels). */
-function instanceSecret(instance) {
-    return {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: {
-            name: instanceSecretName(instance.name),
-            namespace: instance.namespace,
-            labels: {
-                [instanceLabels.name]: instance.name,
-                [instanceLabels.component]: 'instance',
-                [instanceLabels.createdBy]: 'timoni',
-                ...instance.labels,
-            },
-        },
-        type: instanceSecretType,
-        data: { [instanceDataKey]: Buffer.from(encodeInstance(instance)).toString('base64') },
-    };
-}
-/** Reads an instance Secret; labels, annotations and creation time come from the Secret (as Timoni does). */
-function decodeInstanceSecret(secret) {
-    const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
-    const data = isRecord(secret.data) ? secret.data : {};
-    const encoded = data[instanceDataKey];
-    if (typeof encoded !== 'string')
-        throw new Error(`${where}: instance data not found`);
-    const instance = decodeInstance(Buffer.from(encoded, 'base64').toString('utf8'), where);
-    instance.labels = secret.metadata.labels ? { ...secret.metadata.labels } : undefined;
-    instance.annotations = secret.metadata.annotations ? { ...secret.metadata.annotations } : undefined;
-    if (typeof secret.metadata.creationTimestamp === 'string')
-        instance.creationTimestamp = secret.metadata.creationTimestamp;
-    const pendingData = data[pendingDataKey];
-    const pending = typeof pendingData === 'string' ? decodeInstance(Buffer.from(pendingData, 'base64').toString('utf8'), `${where} (pending)`) : undefined;
-    return pending ? { instance, pending } : { instance };
-}
-/** `2026-01-02T03:04:05Z`: Go's time.RFC3339 of a UTC time (no fraction). */
-function rfc3339(date) {
-    return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance.ts
-
-
-/** A lifecycle step failed: names the cluster, instance, step and object, and what was done before. */
-class InstanceStepError extends Error {
-    cluster;
-    step;
-    instance;
-    changes;
-    cause;
-    object;
-    name = 'InstanceStepError';
-    constructor(cluster, step, 
-    /** `namespace/name` of the instance. */
-    instance, 
-    /** The changes made (or, for a diff, found) before the failure, in order. */
-    changes, cause, 
-    /** `Kind/namespace/name` of the object concerned, if one is. */
-    object) {
-        const reason = cause instanceof Error ? cause.message : String(cause);
-        // The cause usually names the cluster already; say it once.
-        const detail = reason.startsWith(`cluster ${cluster}: `) ? reason.slice(`cluster ${cluster}: `.length) : reason;
-        super(`cluster ${cluster}: instance ${instance}: ${step} failed${object && !detail.includes(object) ? ` (${object})` : ''}: ${detail}`);
-        this.cluster = cluster;
-        this.step = step;
-        this.instance = instance;
-        this.changes = changes;
-        this.cause = cause;
-        this.object = object;
-    }
-}
-function instanceId(instance) {
-    return `${instance.namespace}/${instance.name}`;
-}
-/** The objects of every set, in set order, each a copy carrying the instance's owner labels. */
-function labelledSets(instance) {
-    return instance.sets.map((set) => ({
-        name: set.name,
-        objects: set.objects.map((object) => {
-            const copy = cloneJson(object);
-            copy.metadata.labels = { ...copy.metadata.labels, [ownerLabels.name]: instance.name, [ownerLabels.namespace]: instance.namespace };
-            return copy;
-        }),
-    }));
-}
-/** True when the live object carries the owner labels of this instance (fluxcd ssa delete inclusions). */
-function ownedBy(live, instance) {
-    const labels = live.metadata.labels ?? {};
-    return labels[ownerLabels.name] === instance.name && labels[ownerLabels.namespace] === instance.namespace;
-}
-const localPrefix = 'file://';
-/**
- * The module as Timoni records it: a local module (`file://`) by its path as written, with
- * digest `unknown` (internal/engine/fetcher/local.go); a registry module by its URL.
- */
-function instance_moduleReference(module) {
-    if (!module.url.startsWith(localPrefix))
-        return { name: module.name, repository: module.url, version: module.version, digest: module.digest };
-    return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
-}
-/** The record Timoni stores for this build: the inventory of every set, the bundle label. */
-function instanceRecord(instance, inventoryRefs, withImages) {
-    return {
-        name: instance.name,
-        namespace: instance.namespace,
-        labels: { [bundleNameLabel]: instance.bundle },
-        module: instance_moduleReference(instance.module),
-        values: instance.valuesSource,
-        inventory: { entries: inventoryEntries(inventoryRefs) },
-        images: withImages ? [...instance.images] : undefined,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/kube/discovery.ts
-
-/** No resource of the cluster serves this kind (yet): a missing CRD, or a typo. */
-class NoMatchError extends Error {
-    cluster;
-    apiVersion;
-    kind;
-    name = 'NoMatchError';
-    constructor(cluster, apiVersion, kind) {
-        super(`cluster ${cluster}: no resource serves kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} (is its CRD installed and established?)`);
-        this.cluster = cluster;
-        this.apiVersion = apiVersion;
-        this.kind = kind;
-    }
-}
-const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
-const key = (apiVersion, kind) => `${apiVersion}/${kind}`;
-function list(value) {
-    return Array.isArray(value) ? value.filter(isRecord) : [];
-}
-/** Mappings from an APIGroupDiscoveryList (aggregated discovery). */
-function mappingsFromAggregated(document) {
-    const out = [];
-    for (const group of list(document.items)) {
-        const groupName = isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
-        for (const version of list(group.versions)) {
-            for (const resource of list(version.resources)) {
-                const kind = isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
-                if (!kind || typeof resource.resource !== 'string')
-                    continue;
-                out.push({
-                    group: groupName,
-                    version: String(version.version),
-                    kind,
-                    resource: resource.resource,
-                    namespaced: resource.scope === 'Namespaced',
-                    statusSubresource: list(resource.subresources).some((sub) => sub.subresource === 'status'),
-                });
-            }
-        }
-    }
-    return out;
-}
-/** Mappings from one legacy APIResourceList (`/api/v1`, `/apis/apps/v1`...). */
-function mappingsFromResourceList(group, version, document) {
-    const resources = list(document.resources);
-    const names = new Set(resources.map((resource) => String(resource.name)));
-    return resources
-        .filter((resource) => typeof resource.name === 'string' && !resource.name.includes('/'))
-        .map((resource) => ({
-        group,
-        version,
-        kind: String(resource.kind),
-        resource: String(resource.name),
-        namespaced: resource.namespaced === true,
-        statusSubresource: names.has(`${String(resource.name)}/status`),
-    }));
-}
-class Discovery {
-    client;
-    minRefreshMs;
-    aggregated;
-    mappings = new Map();
-    loaded;
-    loadedAt = 0;
-    inflight;
-    constructor(client, 
-    /** A kind not found triggers a new read at most this often. */
-    minRefreshMs = 1_000, 
-    /** Ask for aggregated discovery (two requests); false reads every group version. */
-    aggregated = true) {
-        this.client = client;
-        this.minRefreshMs = minRefreshMs;
-        this.aggregated = aggregated;
-    }
-    /** Every mapping known after the last read (reads discovery if it was never read). */
-    async all() {
-        await this.ensureLoaded();
-        return [...this.mappings.values()];
-    }
-    /** The mapping of a kind; reads discovery again once when the kind is unknown. */
-    async mapping(apiVersion, kind) {
-        await this.ensureLoaded();
-        let found = this.mappings.get(key(apiVersion, kind));
-        if (!found && Date.now() - this.loadedAt >= this.minRefreshMs) {
-            await this.refresh();
-            found = this.mappings.get(key(apiVersion, kind));
-        }
-        if (!found)
-            throw new NoMatchError(this.client.name, apiVersion, kind);
-        return found;
-    }
-    /**
-     * The mapping of a kind that is about to be served (a CRD just became established:
-     * aggregated discovery follows a moment later); reads discovery again until it appears.
-     */
-    async waitForMapping(apiVersion, kind, timeoutMs = 30_000) {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-            const found = await this.mappingOrNull(apiVersion, kind);
-            if (found)
-                return found;
-            if (Date.now() > deadline)
-                throw new NoMatchError(this.client.name, apiVersion, kind);
-            await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
-            await this.refresh();
-        }
-    }
-    /** The mapping, or null when no resource serves the kind. */
-    async mappingOrNull(apiVersion, kind) {
-        try {
-            return await this.mapping(apiVersion, kind);
-        }
-        catch (error) {
-            if (error instanceof NoMatchError)
-                return null;
-            throw error;
-        }
-    }
-    /** Reads discovery again (call after CRDs became established); concurrent calls share one read. */
-    refresh() {
-        if (!this.inflight) {
-            this.inflight = this.load().finally(() => {
-                this.inflight = undefined;
-            });
-            this.loaded = this.inflight;
-        }
-        return this.inflight;
-    }
-    ensureLoaded() {
-        this.loaded ??= this.load();
-        return this.loaded;
-    }
-    async load() {
-        try {
-            const next = new Map();
-            for (const mapping of await this.read()) {
-                const apiVersion = mapping.group ? `${mapping.group}/${mapping.version}` : mapping.version;
-                if (!next.has(key(apiVersion, mapping.kind)))
-                    next.set(key(apiVersion, mapping.kind), mapping);
-            }
-            this.mappings = next;
-            this.loadedAt = Date.now();
-        }
-        catch (error) {
-            this.loaded = undefined;
-            throw error;
-        }
-    }
-    async read() {
-        const accept = this.aggregated ? aggregatedAccept : 'application/json';
-        const [core, groups] = await Promise.all([
-            this.client.request({ method: 'GET', path: '/api', accept }),
-            this.client.request({ method: 'GET', path: '/apis', accept }),
-        ]);
-        if (core.kind === 'APIGroupDiscoveryList' && groups.kind === 'APIGroupDiscoveryList') {
-            return [...mappingsFromAggregated(core), ...mappingsFromAggregated(groups)];
-        }
-        // Legacy discovery: one request per group version.
-        const versions = [];
-        for (const version of Array.isArray(core.versions) ? core.versions.map(String) : [])
-            versions.push(['', version, `/api/${version}`]);
-        for (const group of list(groups.groups)) {
-            for (const version of list(group.versions)) {
-                versions.push([String(group.name), String(version.version), `/apis/${String(version.groupVersion)}`]);
-            }
-        }
-        const lists = await Promise.all(versions.map(async ([group, version, path]) => {
-            const document = await this.client.getOrNull(path);
-            return document ? mappingsFromResourceList(group, version, document) : [];
-        }));
-        return lists.flat();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/mask.ts
-// Secret values never reach a diff: masked as Timoni (fluxcd ssa sanitize.go) does.
-
-const maskDefault = '***';
-const maskBefore = '*** (before)';
-const maskAfter = '*** (after)';
-/** `kubectl apply` copies the whole object, data included, into this annotation. */
-const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
-function isSecret(object) {
-    return !!object && object.kind === 'Secret' && object.apiVersion === 'v1';
-}
-function maskedMap(value) {
-    if (!isRecord(value))
-        return undefined;
-    return Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]));
-}
-function maskAnnotations(object) {
-    const notes = object.metadata.annotations;
-    if (notes && lastAppliedAnnotation in notes)
-        notes[lastAppliedAnnotation] = maskDefault;
-}
-/** A copy of a Secret with every `data`/`stringData` value as `***`; other kinds as they are. */
-function maskSecret(object) {
-    if (!isSecret(object))
-        return object;
-    const copy = cloneJson(object);
-    for (const field of ['data', 'stringData']) {
-        const masked = maskedMap(copy[field]);
-        if (masked)
-            copy[field] = masked;
-    }
-    maskAnnotations(copy);
-    return copy;
-}
-/** The values of `data` and `stringData` together (stringData wins, as the API server does). */
-function secretValues(object) {
-    const values = {};
-    const data = object.data;
-    if (isRecord(data))
-        for (const [key, value] of Object.entries(data))
-            values[key] = String(value);
-    const stringData = object.stringData;
-    if (isRecord(stringData)) {
-        for (const [key, value] of Object.entries(stringData))
-            values[key] = Buffer.from(String(value)).toString('base64');
-    }
-    return values;
-}
-function maskPair(values, other, changedMask) {
-    return Object.fromEntries(Object.keys(values).map((key) => [key, key in other && other[key] !== values[key] ? changedMask : maskDefault]));
-}
-/**
- * Masks a live and a desired Secret against each other: a key whose value is the same on
- * both sides becomes `***`, a changed key `*** (before)` / `*** (after)`, a key on one side
- * only `***`. `stringData` is folded into `data` first, so that the comparison is fair.
- */
-function maskSecretPair(live, desired) {
-    if (!isSecret(live) && !isSecret(desired))
-        return { live, desired };
-    const liveValues = secretValues(live);
-    const desiredValues = secretValues(desired);
-    const maskedLive = cloneJson(live);
-    const maskedDesired = cloneJson(desired);
-    delete maskedLive.stringData;
-    delete maskedDesired.stringData;
-    if (isRecord(live.data) || isRecord(live.stringData))
-        maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
-    if (isRecord(desired.data) || isRecord(desired.stringData)) {
-        maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
-    }
-    maskAnnotations(maskedLive);
-    maskAnnotations(maskedDesired);
-    return { live: maskedLive, desired: maskedDesired };
-}
-
-;// CONCATENATED MODULE: ./src/kube/normalize.ts
-// Normalisation of objects before they are compared or shown: what the API server sets by
-// itself (managedFields, uid, resourceVersion...) is not a change anyone made. Pure.
-
-/** Metadata fields the API server sets and that a diff never shows. */
-const serverSetMetadata = ['managedFields', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'selfLink'];
-/**
- * A copy of the object without managedFields, server-set metadata and (by default)
- * status; empty `labels`/`annotations` maps are dropped so that `{}` equals absent.
- */
-function normalizeObject(object, options = {}) {
-    const copy = cloneJson(object);
-    const metadata = copy.metadata;
-    for (const field of serverSetMetadata)
-        delete metadata[field];
-    for (const field of ['labels', 'annotations']) {
-        const value = metadata[field];
-        if (isRecord(value) && Object.keys(value).length === 0)
-            delete metadata[field];
-    }
-    if (options.dropStatus ?? true)
-        delete copy.status;
-    return copy;
-}
-/** Deep equality of JSON values, map key order ignored. */
-function jsonEqual(a, b) {
-    if (a === b)
-        return true;
-    if (Array.isArray(a)) {
-        return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
-    }
-    if (isRecord(a) && isRecord(b)) {
-        const keys = Object.keys(a);
-        if (keys.length !== Object.keys(b).length)
-            return false;
-        return keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && jsonEqual(a[key], b[key]));
-    }
-    return false;
-}
-
-;// CONCATENATED MODULE: ./src/kube/unified-diff.ts
-// A unified diff of two texts, line by line (Myers' algorithm), as `diff -u` prints it.
-// Pure; no dependency.
-function splitLines(text) {
-    if (text === '')
-        return [];
-    const lines = text.split('\n');
-    if (lines[lines.length - 1] === '')
-        lines.pop();
-    return lines;
-}
-/** The shortest edit script turning `a` into `b` (Myers 1986, greedy forward search). */
-function editScript(a, b) {
-    const n = a.length;
-    const m = b.length;
-    const max = n + m;
-    const offset = max + 1;
-    const v = new Int32Array(2 * max + 3);
-    const trace = [];
-    let done = false;
-    for (let d = 0; d <= max && !done; d++) {
-        trace.push(v.slice());
-        for (let k = -d; k <= d; k += 2) {
-            let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
-            let y = x - k;
-            while (x < n && y < m && a[x] === b[y]) {
-                x++;
-                y++;
-            }
-            v[offset + k] = x;
-            if (x >= n && y >= m) {
-                done = true;
-                break;
-            }
-        }
-    }
-    // Walk back through the saved frontiers to recover the path.
-    const edits = [];
-    let x = n;
-    let y = m;
-    for (let d = trace.length - 1; d >= 0; d--) {
-        const frontier = trace[d];
-        const k = x - y;
-        const prevK = k === -d || (k !== d && frontier[offset + k - 1] < frontier[offset + k + 1]) ? k + 1 : k - 1;
-        const prevX = d === 0 ? 0 : frontier[offset + prevK];
-        const prevY = prevX - prevK;
-        while (x > prevX && y > prevY) {
-            edits.push({ op: ' ', line: a[x - 1] });
-            x--;
-            y--;
-        }
-        if (d > 0) {
-            if (x === prevX)
-                edits.push({ op: '+', line: b[y - 1] });
-            else
-                edits.push({ op: '-', line: a[x - 1] });
-        }
-        x = prevX;
-        y = prevY;
-    }
-    return edits.reverse();
-}
-function range(start, count) {
-    // `diff -u` prints the line before the hunk when it is empty.
-    const first = count === 0 ? start : start + 1;
-    return count === 1 ? `${first}` : `${first},${count}`;
-}
-/**
- * The unified diff of `from` and `to` with `context` lines around each change, headed
- * `--- fromName` / `+++ toName`; an empty string when the texts are equal.
- */
-function unifiedDiff(from, to, fromName = 'live', toName = 'desired', context = 3) {
-    const edits = editScript(splitLines(from), splitLines(to));
-    if (edits.every((edit) => edit.op === ' '))
-        return '';
-    const out = [`--- ${fromName}`, `+++ ${toName}`];
-    let i = 0;
-    while (i < edits.length) {
-        // Find the next change, then extend the hunk while changes are close enough.
-        while (i < edits.length && edits[i].op === ' ')
-            i++;
-        if (i >= edits.length)
-            break;
-        const start = Math.max(0, i - context);
-        let end = i;
-        for (;;) {
-            while (end < edits.length && edits[end].op !== ' ')
-                end++;
-            let next = end;
-            while (next < edits.length && edits[next].op === ' ')
-                next++;
-            if (next < edits.length && next - end <= 2 * context)
-                end = next;
-            else
-                break;
-        }
-        const stop = Math.min(edits.length, end + context);
-        let aStart = 0;
-        let bStart = 0;
-        for (let j = 0; j < start; j++) {
-            if (edits[j].op !== '+')
-                aStart++;
-            if (edits[j].op !== '-')
-                bStart++;
-        }
-        const hunk = edits.slice(start, stop);
-        const aCount = hunk.filter((edit) => edit.op !== '+').length;
-        const bCount = hunk.filter((edit) => edit.op !== '-').length;
-        out.push(`@@ -${range(aStart, aCount)} +${range(bStart, bCount)} @@`);
-        for (const edit of hunk)
-            out.push(`${edit.op}${edit.line}`);
-        i = stop;
-    }
-    return `${out.join('\n')}\n`;
-}
-
-;// CONCATENATED MODULE: ./src/kube/yaml-render.ts
-// Objects rendered as YAML for people to read: keys sorted, long strings never folded,
-// so that the same object always renders to the same lines.
-
-function yaml_render_renderYaml(value) {
-    return (0,dist/* stringify */.As)(value, { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-prune.ts
-
-
-
-
-
-
-
-
-
-function refsOf(entries) {
-    return (entries ?? []).map(parseInventoryEntry);
-}
-/**
- * Objects of the stored inventory, and of the pending revision of an unfinished upgrade,
- * that the new inventory lacks; in apply order, without duplicates (Timoni's stale objects).
- */
-function staleObjects(stored, next) {
-    if (!stored)
-        return [];
-    const keep = new Set(next.map((entry) => entry.id));
-    const seen = new Set();
-    const stale = [];
-    for (const ref of [...refsOf(stored.instance.inventory?.entries), ...refsOf(stored.pending?.inventory?.entries)]) {
-        const id = inventoryEntryId(ref);
-        if (keep.has(id) || seen.has(id))
-            continue;
-        seen.add(id);
-        stale.push(ref);
-    }
-    return sortForApply(stale);
-}
-/** Every object of the stored record and of its pending revision, in apply order, without duplicates. */
-function inventoryObjects(stored) {
-    return staleObjects(stored, []);
-}
-/** The whole live object as removed lines (Secret data masked). */
-function deletedDiff(live) {
-    return unifiedDiff(yaml_render_renderYaml(maskSecret(normalizeObject(live))), '');
-}
-const change = (ref, action, diff) => ({
-    kind: ref.kind,
-    apiVersion: ref.apiVersion,
-    namespace: ref.namespace,
-    name: ref.name,
-    action,
-    diff,
-});
-/** Why an object of the inventory is left in place, or null when it goes. */
-function keepReason(live, owner) {
-    if (!ownedBy(live, owner))
-        return 'not labelled as an object of this instance';
-    if (anyInMetadata(live, { [annotations.prune]: disabledValue }))
-        return `annotated ${annotations.prune}: ${disabledValue}`;
-    return null;
-}
-/** Deleting some objects failed; the others were deleted (or skipped) as said in `changes`. */
-class DeleteObjectsError extends Error {
-    cluster;
-    changes;
-    failures;
-    name = 'DeleteObjectsError';
-    constructor(cluster, changes, failures) {
-        super(`cluster ${cluster}: deleting ${failures.length} object(s) failed: ${failures.map((f) => f.error.message.replace(`cluster ${cluster}: `, '')).join('; ')}`);
-        this.cluster = cluster;
-        this.changes = changes;
-        this.failures = failures;
-    }
-    get object() {
-        return this.failures[0]?.object;
-    }
-}
-/**
- * Deletes the objects in reverse apply order, background propagation; answers one change
- * per object: `deleted` (also when it was already gone), or `skipped` when its labels or
- * annotations keep it. Every object is tried; failures are thrown together at the end.
- */
-async function deleteObjects(cluster, refs, owner, options = {}) {
-    const changes = [];
-    const failures = [];
-    for (const ref of sortForDelete(refs)) {
-        try {
-            let live;
-            try {
-                live = await cluster.get(ref);
-            }
-            catch (error) {
-                // Its kind is no longer served (the CRD went first): nothing is left of it.
-                if (!(error instanceof NoMatchError))
-                    throw error;
-                live = null;
-            }
-            if (!live) {
-                changes.push(change(ref, 'deleted', ''));
-                continue;
-            }
-            const reason = keepReason(live, owner);
-            if (reason) {
-                options.log?.(`${formatRef(ref)} skipped (${reason})`);
-                changes.push(change(ref, 'skipped', ''));
-                continue;
-            }
-            if (!options.dryRun)
-                await cluster.delete(ref, 'Background');
-            options.log?.(`${formatRef(ref)} deleted${options.dryRun ? ' (server dry run)' : ''}`);
-            changes.push(change(ref, 'deleted', deletedDiff(live)));
-        }
-        catch (error) {
-            failures.push({ object: formatRef(ref), error: error });
-        }
-    }
-    if (failures.length > 0)
-        throw new DeleteObjectsError(cluster.name, changes, failures);
-    return changes;
-}
-
-;// CONCATENATED MODULE: ./src/kube/errors.ts
-// Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
-
-/** An answer of the API server with an error status (a `Status` object, usually). */
-class KubeApiError extends Error {
-    cluster;
-    status;
-    reason;
-    statusMessage;
-    request;
-    object;
-    causes;
-    name = 'KubeApiError';
-    constructor(cluster, status, 
-    /** `NotFound`, `Invalid`, `Conflict`, `Forbidden`... (the Status reason). */
-    reason, 
-    /** The Status message, as the server wrote it. */
-    statusMessage, request, object, causes = []) {
-        super(`cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
-        this.cluster = cluster;
-        this.status = status;
-        this.reason = reason;
-        this.statusMessage = statusMessage;
-        this.request = request;
-        this.object = object;
-        this.causes = causes;
-    }
-    get isNotFound() {
-        return this.status === 404;
-    }
-}
-/** The API server could not be reached, or did not answer in time. */
-class KubeConnectionError extends Error {
-    cluster;
-    server;
-    code;
-    name = 'KubeConnectionError';
-    constructor(cluster, server, code, detail) {
-        super(`cluster ${cluster}: cannot reach the API server at ${server}: ${detail}`);
-        this.cluster = cluster;
-        this.server = server;
-        this.code = code;
-    }
-}
-const connectionCodes = {
-    ECONNREFUSED: 'connection refused (is the API server running?)',
-    ECONNRESET: 'connection reset',
-    ETIMEDOUT: 'connection timed out',
-    EHOSTUNREACH: 'host unreachable',
-    ENOTFOUND: 'host name not found',
-    EAI_AGAIN: 'host name lookup failed',
-    DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed and not trusted (certificate-authority missing?)',
-    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate is not signed by the configured certificate authority',
-    SELF_SIGNED_CERT_IN_CHAIN: 'the server certificate chain is not trusted by the configured certificate authority',
-    ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not match the server name (tls-server-name?)',
-};
-function describeConnectionError(error) {
-    const code = error.code ?? 'UNKNOWN';
-    return { code, detail: connectionCodes[code] ? `${connectionCodes[code]} [${code}]` : `${error.message} [${code}]` };
-}
-/** Reads a `Status` body into its message, reason and causes. */
-function parseStatus(body) {
-    try {
-        const status = JSON.parse(body);
-        if (isRecord(status)) {
-            const details = isRecord(status.details) ? status.details : {};
-            const causes = Array.isArray(details.causes) ? details.causes.filter(isRecord).map((cause) => ({
-                reason: typeof cause.reason === 'string' ? cause.reason : undefined,
-                message: typeof cause.message === 'string' ? cause.message : undefined,
-                field: typeof cause.field === 'string' ? cause.field : undefined,
-            })) : [];
-            return {
-                message: typeof status.message === 'string' ? status.message : '',
-                reason: typeof status.reason === 'string' ? status.reason : '',
-                causes,
-            };
-        }
-    }
-    catch {
-        // not JSON: fall through
-    }
-    return { message: body.trim().slice(0, 300), reason: '', causes: [] };
-}
-
-;// CONCATENATED MODULE: ./src/kube/immutable.ts
-// Changes to immutable fields: recognised in the API server's answer (422 Invalid) and
-// reported as a typed error naming the object and the fields.
-
-
-const immutablePatterns = [
-    /field is immutable/i,
-    /\bis immutable\b/i,
-    /immutable field/i,
-    /may not change once set/i,
-    /Forbidden: updates to .* are forbidden/i,
-];
-function mentionsImmutability(text) {
-    return !!text && immutablePatterns.some((pattern) => pattern.test(text));
-}
-/** True when the API server refused a change because it touches an immutable field. */
-function isImmutableError(error) {
-    return error instanceof KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
-}
-/** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
-function immutableFields(error) {
-    const fields = error.causes.filter((cause) => mentionsImmutability(cause.message) && cause.field).map((cause) => cause.field);
-    if (fields.length === 0) {
-        // Without causes, the message reads `<Kind> "<name>" is invalid: <field>: <reason>`.
-        const match = /is invalid: ([\w.[\]-]+):/.exec(error.statusMessage);
-        if (match?.[1])
-            fields.push(match[1]);
-    }
-    return [...new Set(fields)];
-}
-/**
- * What the server said about each immutable field, without the values it quotes
- * (`Invalid value: {...whole pod template...}: field is immutable` -> `field is immutable`):
- * a value may hold data that must not reach a log.
- */
-function immutableReasons(error) {
-    const strip = (text) => (text.startsWith('Invalid value:') ? text.slice(text.lastIndexOf(': ') + 2) : text);
-    const fromCauses = error.causes
-        .filter((cause) => mentionsImmutability(cause.message))
-        .map((cause) => `${cause.field ? `${cause.field}: ` : ''}${strip(cause.message ?? '')}`);
-    if (fromCauses.length > 0)
-        return [...new Set(fromCauses)];
-    const match = /is invalid: ([\w.[\]-]+): (.*)$/s.exec(error.statusMessage);
-    return match ? [`${match[1]}: ${strip(match[2])}`] : [strip(error.statusMessage)];
-}
-class ImmutableFieldError extends Error {
-    cluster;
-    object;
-    fields;
-    apiError;
-    name = 'ImmutableFieldError';
-    constructor(cluster, object, fields, apiError) {
-        super(`cluster ${cluster}: ${formatRef(object)}: immutable field${fields.length === 1 ? '' : 's'} ${fields.length ? fields.join(', ') : '(unnamed)'} changed; ` +
-            `the object must be recreated (apply with force, or annotate it action.timoni.sh/force: enabled); the API server said: ${immutableReasons(apiError).join('; ')}`);
-        this.cluster = cluster;
-        this.object = object;
-        this.fields = fields;
-        this.apiError = apiError;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/managed-fields.ts
-// Taking over fields set by kubectl and Helm: their managedFields entries are renamed to
-// Timoni's apply manager (merged into it when it exists), and their tracking annotations
-// removed, with one JSON patch, before the server-side apply (as Timoni and fluxcd ssa do).
-// Pure functions; apply.ts sends the patch.
-
-/** The managers Timoni takes fields over from (internal/runtime/resources.go). */
-const takeOverManagers = [
-    { name: 'helm', operation: 'Update', exact: true },
-    { name: 'helm', operation: 'Apply', exact: true },
-    { name: 'kubectl', operation: 'Update', exact: false },
-    { name: 'before-first-apply', operation: 'Update', exact: false },
-    { name: 'kubectl', operation: 'Apply', exact: false },
-];
-/** Annotations of kubectl and Helm that Timoni removes when it takes an object over. */
-const takeOverAnnotations = [
-    'kubectl.kubernetes.io/last-applied-configuration',
-    'meta.helm.sh/release-name',
-    'meta.helm.sh/release-namespace',
-];
-function managed_fields_matches(entry, manager) {
-    if (entry.operation !== manager.operation || entry.subresource)
-        return false;
-    const name = entry.manager ?? '';
-    return manager.exact ? name === manager.name : name.startsWith(manager.name);
-}
-/** The union of two FieldsV1 sets: their tries merged key by key. */
-function unionFields(a, b) {
-    if (!a)
-        return b;
-    if (!b)
-        return a;
-    const out = { ...a };
-    for (const [key, value] of Object.entries(b)) {
-        const existing = out[key];
-        out[key] = isRecord(existing) && isRecord(value) ? unionFields(existing, value) : value;
-    }
-    return out;
-}
-/**
- * The managedFields with the matching managers' entries given to `owner` as an Apply
- * entry (fluxcd ssa `PatchReplaceFieldsManagers`), or null when nothing matches.
- */
-function replaceFieldManagers(entries, owner, managers = takeOverManagers) {
-    const previousIndex = entries.findLastIndex((entry) => entry.manager === owner && entry.operation === 'Apply');
-    let target = previousIndex >= 0 ? { ...entries[previousIndex] } : undefined;
-    const kept = [];
-    let edited = false;
-    entries.forEach((entry, index) => {
-        if (index === previousIndex)
-            return;
-        if (!managers.some((manager) => managed_fields_matches(entry, manager))) {
-            kept.push(entry);
-            return;
-        }
-        edited = true;
-        if (!target)
-            target = { ...entry, manager: owner, operation: 'Apply' };
-        else
-            target = { ...target, fieldsV1: unionFields(target.fieldsV1, entry.fieldsV1) };
-    });
-    if (!edited || !target)
-        return null;
-    return [...kept, target];
-}
-const escapePointer = (key) => key.replaceAll('~', '~0').replaceAll('/', '~1');
-/** The JSON patch that takes the object over for `owner`; empty when there is nothing to do. */
-function takeOwnershipPatch(existing, owner) {
-    const patch = [];
-    const notes = existing.metadata.annotations ?? {};
-    for (const key of takeOverAnnotations) {
-        if (key in notes)
-            patch.push({ op: 'remove', path: `/metadata/annotations/${escapePointer(key)}` });
-    }
-    const managedFields = replaceFieldManagers(existing.metadata.managedFields ?? [], owner);
-    if (managedFields)
-        patch.push({ op: 'replace', path: '/metadata/managedFields', value: managedFields });
-    // Refuse to patch a newer version of the object than the one the patch was computed from.
-    if (patch.length > 0 && existing.metadata.resourceVersion) {
-        patch.unshift({ op: 'test', path: '/metadata/resourceVersion', value: existing.metadata.resourceVersion });
-    }
-    return patch;
-}
-
-;// CONCATENATED MODULE: ./src/kube/apply.ts
-
-
-
-
-
-/** Timoni's field manager: what it applies, Timoni owns, and the other way round. */
-const fieldManager = 'timoni';
-/** The object as it is sent: a cluster-scoped kind loses a stray namespace (as Timoni does). */
-async function scoped(cluster, object) {
-    const location = await cluster.locate(refOf(object));
-    let body = object;
-    if (!location.mapping.namespaced && object.metadata.namespace !== undefined) {
-        const { namespace: _dropped, ...metadata } = object.metadata;
-        body = { ...object, metadata: metadata };
-    }
-    return { body, path: location.path };
-}
-/** One server-side apply request; answers the object as the server has (or would have) it. */
-async function serverSideApply(cluster, object, options = {}) {
-    const { body, path } = await scoped(cluster, object);
-    return cluster.client.request({
-        method: 'PATCH',
-        path,
-        query: { fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
-        // JSON is YAML: the object goes out byte for byte as built, unknown fields included.
-        body: JSON.stringify(body),
-        contentType: 'application/apply-patch+yaml',
-        object: refOf(object),
-    });
-}
-/**
- * Gives Timoni the fields kubectl and Helm own on the live object, and removes their
- * tracking annotations; true when the object was patched.
- */
-async function takeOwnership(cluster, live) {
-    const patch = takeOwnershipPatch(live, fieldManager);
-    if (patch.length === 0)
-        return false;
-    const { path } = await cluster.locate(refOf(live));
-    await cluster.client.request({
-        method: 'PATCH',
-        path,
-        query: { fieldManager },
-        body: patch,
-        contentType: 'application/json-patch+json',
-        object: refOf(live),
-    });
-    return true;
-}
-/**
- * Whether `status` takes part in comparisons: only when the object sets it and its kind has
- * no status subresource (otherwise apply never changes it, and controllers change it anytime).
- */
-async function comparesStatus(cluster, desired) {
-    if (desired.status === undefined)
-        return false;
-    const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind);
-    return !!mapping && !mapping.statusSubresource;
-}
-/** Live and dry-run objects differ in something apply owns (metadata or content). */
-function hasDrifted(live, dryRun, withStatus = false) {
-    return !jsonEqual(normalizeObject(live, { dropStatus: !withStatus }), normalizeObject(dryRun, { dropStatus: !withStatus }));
-}
-/** True when the object must be recreated after an immutable-field error. */
-function mustRecreate(desired, live, force) {
-    const selector = { [annotations.force]: enabledValue };
-    return !!force || anyInMetadata(desired, selector) || anyInMetadata(live, selector);
-}
-/** An object marked one-off that already exists is left alone. */
-function isOneOffPresent(desired, live) {
-    return !!live && anyInMetadata(desired, { [annotations.oneOff]: enabledValue });
-}
-async function waitGone(cluster, object, timeoutMs) {
-    const deadline = Date.now() + timeoutMs;
-    while ((await cluster.get(refOf(object))) !== null) {
-        if (Date.now() > deadline) {
-            throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${timeoutMs} ms (finalizers?)`);
-        }
-        await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
-    }
-}
-/**
- * Applies one object as Timoni does: dry-run first; an immutable-field change is an
- * ImmutableFieldError unless forced (then delete, wait, create: `recreated`); kubectl/Helm
- * fields are taken over; nothing is written when nothing drifted (`unchanged`).
- */
-async function applyObject(cluster, desired, options = {}) {
-    const ref = refOf(desired);
-    const live = await cluster.get(ref);
-    if (isOneOffPresent(desired, live))
-        return { action: 'skipped', object: live };
-    let dryRun;
-    try {
-        dryRun = await serverSideApply(cluster, desired, { dryRun: true });
-    }
-    catch (error) {
-        if (live && isImmutableError(error)) {
-            if (!mustRecreate(desired, live, options.force))
-                throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
-            await cluster.delete(ref);
-            await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
-            return { action: 'recreated', object: await serverSideApply(cluster, desired) };
-        }
-        throw error;
-    }
-    const tookOver = live ? await takeOwnership(cluster, live) : false;
-    if (live && !tookOver && !hasDrifted(live, dryRun, await comparesStatus(cluster, desired)))
-        return { action: 'unchanged', object: live };
-    const applied = await serverSideApply(cluster, desired);
-    return { action: live ? 'configured' : 'created', object: applied };
-}
-
-
-;// CONCATENATED MODULE: ./src/kube/inventory-pending.ts
-// The two writes Timoni v0.32 makes to an instance Secret besides the full record
-// (internal/runtime/storage.go): the pending revision of an upgrade, saved before the
-// cluster is touched, next to the stored record left byte for byte as it was; and the
-// `status.timoni.sh/deleting` mark of an instance being deleted.
-
-
-
-/** Annotation on an instance Secret whose objects are being deleted (Timoni's DeleteInProgressAnnotation). */
-const deletingAnnotation = 'status.timoni.sh/deleting';
-const secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
-/**
- * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
- * and the Secret's labels untouched (one server-side apply); answers the pending record.
- */
-async function savePending(cluster, pending, now = new Date()) {
-    const where = `Secret/${pending.namespace}/${instanceSecretName(pending.name)}`;
-    const existing = await cluster.get(secretRef(pending.name, pending.namespace));
-    if (!existing)
-        throw new Error(`cluster ${cluster.name}: ${where}: instance storage not found`);
-    const data = isRecord(existing.data) ? existing.data : {};
-    const stored = data[instanceDataKey];
-    if (typeof stored !== 'string')
-        throw new Error(`cluster ${cluster.name}: instance data not found in ${where}`);
-    const record = { ...pending, lastTransitionTime: rfc3339(now) };
-    delete record.creationTimestamp;
-    const secret = instanceSecret({ ...record, labels: undefined });
-    secret.metadata.labels = { ...secret.metadata.labels, ...existing.metadata.labels };
-    secret.data = { [instanceDataKey]: stored, [pendingDataKey]: Buffer.from(encodeInstance(record)).toString('base64') };
-    await serverSideApply(cluster, secret);
-    return record;
-}
-/** Marks the instance Secret as being deleted (merge patch of one annotation; the record stays). */
-async function markDeleting(cluster, name, namespace, now = new Date()) {
-    const ref = secretRef(name, namespace);
-    const { path } = await cluster.locate(ref);
-    await cluster.client.request({
-        method: 'PATCH',
-        path,
-        query: { fieldManager: fieldManager },
-        body: { metadata: { annotations: { [deletingAnnotation]: rfc3339(now) } } },
-        contentType: 'application/merge-patch+json',
-        object: ref,
-    });
-}
-
-;// CONCATENATED MODULE: ./src/kube/inventory-store.ts
-// Reading and writing instance Secrets on a cluster, as Timoni's StorageManager does.
-
-
-
-const inventory_store_secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
-/** The stored instance, or null when there is none. */
-async function inventory_store_readInstance(cluster, name, namespace) {
-    const secret = await cluster.get(inventory_store_secretRef(name, namespace));
-    if (!secret)
-        return null;
-    try {
-        return decodeInstanceSecret(secret);
-    }
-    catch (error) {
-        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
-    }
-}
-/** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
-async function listInstances(cluster, namespace, bundle) {
-    const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
-    if (bundle)
-        selector[bundleNameLabel] = bundle;
-    const secrets = await cluster.list('v1', 'Secret', namespace, selector);
-    const created = (secret) => String(secret.metadata.creationTimestamp ?? '');
-    return secrets
-        .sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0))
-        .map((secret) => {
-        try {
-            return decodeInstanceSecret(secret);
-        }
-        catch (error) {
-            throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace}/${secret.metadata.name}: ${error.message}`);
-        }
-    });
-}
-/**
- * Writes the instance Secret (server-side apply, field manager `timoni`), stamping
- * `lastTransitionTime`; answers the record as written.
- */
-async function writeInstance(cluster, instance, now = new Date()) {
-    const written = { ...instance, lastTransitionTime: rfc3339(now) };
-    delete written.creationTimestamp;
-    const secret = instanceSecret(written);
-    try {
-        await serverSideApply(cluster, secret);
-    }
-    catch (error) {
-        // Timoni recreates storage written with another Secret type (type is immutable).
-        if (!isImmutableError(error))
-            throw error;
-        await cluster.delete(inventory_store_secretRef(instance.name, instance.namespace));
-        await serverSideApply(cluster, secret);
-    }
-    return written;
-}
-/** Removes the instance Secret; false when it was not there. */
-function deleteInstance(cluster, name, namespace) {
-    return cluster.delete(inventory_store_secretRef(name, namespace));
-}
-/** True when the namespace exists. */
-async function namespaceExists(cluster, name) {
-    return (await cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name })) !== null;
-}
-/** Creates the namespace when missing, labelled as Timoni labels the ones it creates. */
-async function ensureNamespace(cluster, name) {
-    if (await namespaceExists(cluster, name))
-        return false;
-    await serverSideApply(cluster, {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name, labels: { [instanceLabels.createdBy]: fieldManager } },
-    });
-    return true;
-}
-
-;// CONCATENATED MODULE: ./src/kube/kstatus.ts
-// Readiness of one live object, with the rules of kstatus (sigs.k8s.io/cli-utils
-// pkg/kstatus/status) and Timoni's Job rule (a Job is ready once complete, not once
-// started). Pure functions over the object as the API server returns it.
-
-const current = (message) => ({ status: 'Current', message });
-const inProgress = (message) => ({ status: 'InProgress', message });
-const failed = (message) => ({ status: 'Failed', message });
-/** A field read by a dotted path, e.g. `spec.replicas`. */
-function field(object, path) {
-    let value = object;
-    for (const part of path.split('.')) {
-        if (!isRecord(value))
-            return undefined;
-        value = value[part];
-    }
-    return value;
-}
-function kstatus_int(object, path, fallback) {
-    const value = field(object, path);
-    return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
-}
-function str(object, path, fallback) {
-    const value = field(object, path);
-    return typeof value === 'string' ? value : fallback;
-}
-function conditions(object) {
-    const list = field(object, 'status.conditions');
-    if (!Array.isArray(list))
-        return [];
-    return list.filter(isRecord).map((c) => ({
-        type: String(c.type ?? ''),
-        status: String(c.status ?? ''),
-        reason: String(c.reason ?? ''),
-        message: String(c.message ?? ''),
-    }));
-}
-function hasCondition(object, type, status) {
-    return conditions(object).some((c) => c.type === type && c.status === status);
-}
-/** Deletion, observed generation, and the standard Reconciling / Stalled conditions. */
-function genericStatus(object) {
-    if (typeof object.metadata.deletionTimestamp === 'string' && object.metadata.deletionTimestamp) {
-        return { status: 'Terminating', message: 'Resource scheduled for deletion' };
-    }
-    const generation = object.metadata.generation;
-    const observed = field(object, 'status.observedGeneration');
-    if (typeof generation === 'number' && typeof observed === 'number' && observed !== generation) {
-        return inProgress(`${object.kind} generation is ${generation}, but latest observed generation is ${observed}`);
-    }
-    for (const c of conditions(object)) {
-        if (c.type === 'Reconciling' && c.status === 'True')
-            return inProgress(c.message || c.reason || 'Reconciling');
-        if (c.type === 'Stalled' && c.status === 'True')
-            return failed(c.message || c.reason || 'Stalled');
-    }
-    return null;
-}
-function deploymentStatus(o) {
-    // Without progressDeadlineSeconds the controller never sets Progressing: treat as progressing.
-    let progressing = field(o, 'spec.progressDeadlineSeconds') === undefined;
-    let available = false;
-    for (const c of conditions(o)) {
-        if (c.type === 'Progressing') {
-            if (c.reason === 'ProgressDeadlineExceeded')
-                return failed(`Progress deadline exceeded${c.message ? `: ${c.message}` : ''}`);
-            if (c.status === 'True' && c.reason === 'NewReplicaSetAvailable')
-                progressing = true;
-        }
-        if (c.type === 'Available' && c.status === 'True')
-            available = true;
-    }
-    const spec = kstatus_int(o, 'spec.replicas', 1);
-    const replicas = kstatus_int(o, 'status.replicas', 0);
-    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
-    const ready = kstatus_int(o, 'status.readyReplicas', 0);
-    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
-    if (spec > replicas)
-        return inProgress(`Replicas: ${replicas}/${spec}`);
-    if (spec > updated)
-        return inProgress(`Updated: ${updated}/${spec}`);
-    if (replicas > spec)
-        return inProgress(`Pending termination: ${replicas - spec}`);
-    if (updated > availableReplicas)
-        return inProgress(`Available: ${availableReplicas}/${updated}`);
-    if (spec > ready)
-        return inProgress(`Ready: ${ready}/${spec}`);
-    if (!progressing)
-        return inProgress('ReplicaSet not Available');
-    if (!available)
-        return inProgress('Deployment not Available');
-    return current(`Deployment is available. Replicas: ${replicas}`);
-}
-function statefulSetStatus(o) {
-    if (str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
-        return current('StatefulSet is using the ondelete update strategy');
-    const spec = kstatus_int(o, 'spec.replicas', 1);
-    const ready = kstatus_int(o, 'status.readyReplicas', 0);
-    const currentReplicas = kstatus_int(o, 'status.currentReplicas', 0);
-    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
-    const replicas = kstatus_int(o, 'status.replicas', 0);
-    const partition = kstatus_int(o, 'spec.updateStrategy.rollingUpdate.partition', -1);
-    if (spec > replicas)
-        return inProgress(`Replicas: ${replicas}/${spec}`);
-    if (spec > ready)
-        return inProgress(`Ready: ${ready}/${spec}`);
-    if (replicas > spec)
-        return inProgress(`Pending termination: ${replicas - spec}`);
-    if (partition !== -1) {
-        if (updated < spec - partition)
-            return inProgress(`updated: ${updated}/${spec - partition}`);
-        return current(`Partition rollout complete. updated: ${updated}`);
-    }
-    if (spec > currentReplicas)
-        return inProgress(`current: ${currentReplicas}/${spec}`);
-    if (str(o, 'status.currentRevision', '') !== str(o, 'status.updateRevision', ''))
-        return inProgress('Waiting for updated revision to match current');
-    return current(`All replicas scheduled as expected. Replicas: ${replicas}`);
-}
-function daemonSetStatus(o) {
-    if (typeof o.metadata.generation !== 'number')
-        return inProgress(`${o.kind} metadata.generation not found`);
-    if (typeof field(o, 'status.observedGeneration') !== 'number')
-        return inProgress(`${o.kind} status.observedGeneration not found`);
-    const desired = kstatus_int(o, 'status.desiredNumberScheduled', -1);
-    const scheduled = kstatus_int(o, 'status.currentNumberScheduled', 0);
-    const updated = kstatus_int(o, 'status.updatedNumberScheduled', 0);
-    const availableNumber = kstatus_int(o, 'status.numberAvailable', 0);
-    const ready = kstatus_int(o, 'status.numberReady', 0);
-    if (desired === -1)
-        return inProgress('Missing .status.desiredNumberScheduled');
-    if (desired > scheduled)
-        return inProgress(`Current: ${scheduled}/${desired}`);
-    if (desired > updated)
-        return inProgress(`Updated: ${updated}/${desired}`);
-    if (desired > availableNumber)
-        return inProgress(`Available: ${availableNumber}/${desired}`);
-    if (desired > ready)
-        return inProgress(`Ready: ${ready}/${desired}`);
-    return current(`All replicas scheduled as expected. Replicas: ${desired}`);
-}
-function replicaSetStatus(o) {
-    if (hasCondition(o, 'ReplicaFailure', 'True'))
-        return inProgress('Replica Failure condition. Check Pods');
-    const spec = kstatus_int(o, 'spec.replicas', 1);
-    const replicas = kstatus_int(o, 'status.replicas', 0);
-    const ready = kstatus_int(o, 'status.readyReplicas', 0);
-    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
-    const labelled = kstatus_int(o, 'status.fullyLabeledReplicas', 0);
-    if (spec > labelled)
-        return inProgress(`Labelled: ${labelled}/${spec}`);
-    if (spec > availableReplicas)
-        return inProgress(`Available: ${availableReplicas}/${spec}`);
-    if (spec > ready)
-        return inProgress(`Ready: ${ready}/${spec}`);
-    if (replicas > spec)
-        return inProgress(`Pending termination: ${replicas - spec}`);
-    return current(`ReplicaSet is available. Replicas: ${replicas}`);
-}
-/** Timoni's Job rule (internal/runtime/job_wait.go): Current only once complete (or suspended). */
-function jobStatus(o) {
-    if (field(o, 'spec.suspend') === true)
-        return current('Job is suspended');
-    const parallelism = kstatus_int(o, 'spec.parallelism', 1);
-    const completions = kstatus_int(o, 'spec.completions', parallelism);
-    const succeeded = kstatus_int(o, 'status.succeeded', 0);
-    const active = kstatus_int(o, 'status.active', 0);
-    const failedPods = kstatus_int(o, 'status.failed', 0);
-    for (const c of conditions(o)) {
-        if (c.type === 'Complete' && c.status === 'True')
-            return current(`Job Completed. succeeded: ${succeeded}/${completions}`);
-        if (c.type === 'Failed' && c.status === 'True') {
-            return failed(`Job Failed. failed: ${failedPods}/${completions}${c.message ? ` error: ${c.message}` : ''}`);
-        }
-    }
-    if (!str(o, 'status.startTime', ''))
-        return inProgress(`Job not started. active: 0/${parallelism}`);
-    return inProgress(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedPods}`);
-}
-/** Plain kstatus' Job rule (what `timoni status` shows): a started Job is Current. */
-function startedJobStatus(o) {
-    const result = jobStatus(o);
-    if (result.status === 'InProgress' && str(o, 'status.startTime', ''))
-        return current(result.message);
-    return result;
-}
-function pvcStatus(o) {
-    const phase = str(o, 'status.phase', 'unknown');
-    return phase === 'Bound' ? current('PVC is Bound') : inProgress(`PVC is not Bound. phase: ${phase}`);
-}
-function crdStatus(o) {
-    for (const c of conditions(o)) {
-        if (c.type === 'NamesAccepted' && c.status === 'False')
-            return failed(c.message || c.reason || 'names not accepted');
-        if (c.type === 'Established') {
-            if (c.status === 'False' && c.reason !== 'Installing')
-                return failed(c.message || c.reason || 'not established');
-            if (c.status === 'True')
-                return current('CRD is established');
-        }
-    }
-    return inProgress('Install in progress');
-}
-function namespaceStatus(o) {
-    const phase = str(o, 'status.phase', '');
-    if (phase === 'Active')
-        return current('Namespace is active');
-    if (phase === 'Terminating')
-        return { status: 'Terminating', message: 'Namespace is terminating' };
-    return inProgress(`Namespace is not active. phase: ${phase || 'unknown'}`);
-}
-function podStatus(o) {
-    const phase = str(o, 'status.phase', '');
-    switch (phase) {
-        case 'Succeeded':
-            return current('Pod has completed successfully');
-        case 'Failed':
-            return current('Pod has completed, but not successfully');
-        case 'Running': {
-            if (hasCondition(o, 'Ready', 'True'))
-                return current('Pod is Ready');
-            const statuses = field(o, 'status.containerStatuses');
-            const crashing = (Array.isArray(statuses) ? statuses.filter(isRecord) : [])
-                .filter((s) => isRecord(s.state) && isRecord(s.state.waiting) && s.state.waiting.reason === 'CrashLoopBackOff')
-                .map((s) => String(s.name));
-            if (crashing.length > 0)
-                return failed(`Containers in CrashLoop state: ${crashing.join(',')}`);
-            return inProgress('Pod is running but is not Ready');
-        }
-        case 'Pending': {
-            const unschedulable = conditions(o).find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
-            if (unschedulable) {
-                const created = Date.parse(String(o.metadata.creationTimestamp ?? ''));
-                // kstatus gives a Pod 15 s to be scheduled before calling it unschedulable.
-                if (Number.isNaN(created) || Date.now() - created < 15_000)
-                    return inProgress('Pod has not been scheduled');
-                return failed('Pod could not be scheduled');
-            }
-            return inProgress('Pod is in the Pending phase');
-        }
-        case '':
-            return inProgress('Pod phase not available');
-        default:
-            return { status: 'Unknown', message: `unknown Pod phase ${phase}` };
-    }
-}
-function serviceStatus(o) {
-    if (str(o, 'spec.type', 'ClusterIP') === 'LoadBalancer' && !str(o, 'spec.clusterIP', '')) {
-        return inProgress('ClusterIP not set. Service type: LoadBalancer');
-    }
-    return current('Service is ready');
-}
-const alwaysReady = () => current('Resource is always ready');
-/** Rules per `group/Kind` (`Kind` for the core group), as kstatus' legacy types. */
-const kindRules = {
-    Service: serviceStatus,
-    Pod: podStatus,
-    Secret: alwaysReady,
-    ConfigMap: alwaysReady,
-    PersistentVolumeClaim: pvcStatus,
-    Namespace: namespaceStatus,
-    'apps/StatefulSet': statefulSetStatus,
-    'apps/DaemonSet': daemonSetStatus,
-    'extensions/DaemonSet': daemonSetStatus,
-    'apps/Deployment': deploymentStatus,
-    'extensions/Deployment': deploymentStatus,
-    'apps/ReplicaSet': replicaSetStatus,
-    'extensions/ReplicaSet': replicaSetStatus,
-    'policy/PodDisruptionBudget': () => current('AllowedDisruptions has been computed.'),
-    'batch/CronJob': alwaysReady,
-    'batch/Job': jobStatus,
-    'apiextensions.k8s.io/CustomResourceDefinition': crdStatus,
-};
-function readyCondition(o) {
-    const ready = conditions(o).find((c) => c.type === 'Ready');
-    if (!ready)
-        return null;
-    if (ready.status === 'True')
-        return current('Resource is Ready');
-    if (ready.status === 'False' || ready.status === 'Unknown')
-        return inProgress(ready.message || ready.reason || `Ready is ${ready.status}`);
-    return null;
-}
-/**
- * The kstatus of a live object (null = not found): generic rules first (deletion,
- * observedGeneration, Reconciling/Stalled), then the kind's rule, then a `Ready`
- * condition; an object no rule speaks about is Current.
- */
-function computeStatus(object, options = {}) {
-    if (!object)
-        return { status: 'NotFound', message: 'Resource not found' };
-    const generic = genericStatus(object);
-    if (generic)
-        return generic;
-    const group = groupOf(object.apiVersion);
-    const key = group ? `${group}/${object.kind}` : object.kind;
-    const rule = key === 'batch/Job' && options.jobs === 'started' ? startedJobStatus : kindRules[key];
-    if (rule)
-        return rule(object);
-    return readyCondition(object) ?? current('Resource is current');
-}
-
-;// CONCATENATED MODULE: ./src/kube/wait.ts
-
-
-
-/** The wait ended before every object was ready (or gone). */
-class WaitError extends Error {
-    cluster;
-    reason;
-    notReady;
-    timeoutMs;
-    name = 'WaitError';
-    constructor(cluster, reason, 
-    /** Every object not ready (or not gone), with its last known status. */
-    notReady, timeoutMs, what = 'ready') {
-        const head = reason === 'timeout'
-            ? `timeout (time limit ${timeoutMs} ms) waiting for ${notReady.length} object(s) to be ${what}`
-            : reason === 'failed'
-                ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
-                : `wait for ${notReady.length} object(s) to be ${what} was aborted`;
-        super(`cluster ${cluster}: ${head}: ${notReady.map((o) => `${formatRef(o.object)} status: '${o.status}': ${o.message}`).join('; ')}`);
-        this.cluster = cluster;
-        this.reason = reason;
-        this.notReady = notReady;
-        this.timeoutMs = timeoutMs;
-    }
-}
-/** The objects to wait for: all but those annotated `action.timoni.sh/wait: disabled`. */
-function objectsToWaitFor(objects) {
-    return objects.filter((object) => !anyInMetadata(object, { [annotations.wait]: disabledValue }));
-}
-/** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
-async function readObjectStatus(cluster, ref, options = {}) {
-    try {
-        const live = await cluster.get(ref);
-        return { object: ref, ...computeStatus(live, options) };
-    }
-    catch (error) {
-        if (error instanceof NoMatchError)
-            return { object: ref, status: 'Unknown', message: `kind ${ref.kind} of ${ref.apiVersion} is not served (yet)` };
-        return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
-    }
-}
-/** Resolves after `ms`, or rejects when the signal aborts. */
-function wait_sleep(ms, signal) {
-    return new Promise((resolveSleep, reject) => {
-        if (signal?.aborted)
-            return reject(signal.reason);
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(signal.reason);
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolveSleep();
-        }, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
-    });
-}
-const toRef = (object) => ('metadata' in object ? refOf(object) : object);
-/**
- * Polls until `check` says every object is done, with a doubling interval; throws a
- * WaitError naming the objects not done on timeout, fail-fast or abort.
- */
-async function poll(cluster, refs, options, check, isDone, what) {
-    const deadline = options.deadline ?? Date.now() + options.timeoutMs;
-    const results = new Map(refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]));
-    let pending = refs;
-    let interval = options.intervalMs ?? 250;
-    const maxInterval = options.maxIntervalMs ?? 5_000;
-    const notDone = () => [...results.values()].filter((r) => !isDone(r));
-    for (;;) {
-        if (options.signal?.aborted)
-            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
-        const round = await Promise.all(pending.map(check));
-        for (const readiness of round)
-            results.set(formatRef(readiness.object), readiness);
-        pending = round.filter((r) => !isDone(r)).map((r) => r.object);
-        if (pending.length === 0)
-            return [...results.values()];
-        options.onProgress?.(notDone());
-        if (what === 'ready' && (options.failFast ?? true) && round.some((r) => r.status === 'Failed')) {
-            throw new WaitError(cluster.name, 'failed', notDone(), options.timeoutMs, what);
-        }
-        const left = deadline - Date.now();
-        if (left <= 0)
-            throw new WaitError(cluster.name, 'timeout', notDone(), options.timeoutMs, what);
-        try {
-            await wait_sleep(Math.min(interval, left), options.signal);
-        }
-        catch {
-            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
-        }
-        interval = Math.min(interval * 2, maxInterval);
-    }
-}
-/**
- * Waits until every object is Current; objects (not bare refs) annotated
- * `action.timoni.sh/wait: disabled` are left out. Answers the last status of each object
- * waited for, in the order given.
- */
-function waitForReady(cluster, objects, options) {
-    const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o]).length === 1).map(toRef);
-    if (refs.length === 0)
-        return Promise.resolve([]);
-    return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
-}
-/** Waits until every object is gone (NotFound). */
-async function waitForDeletion(cluster, objects, options) {
-    const refs = objects.map(toRef);
-    if (refs.length === 0)
-        return;
-    await poll(cluster, refs, { ...options, failFast: false }, async (ref) => {
-        try {
-            return { object: ref, ...computeStatus(await cluster.get(ref)) };
-        }
-        catch (error) {
-            // A kind no longer served (its CRD went first) has no objects left.
-            if (error instanceof NoMatchError)
-                return { object: ref, status: 'NotFound', message: 'kind no longer served' };
-            return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
-        }
-    }, (r) => r.status === 'NotFound', 'deleted');
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-delete.ts
-
-
-
-
-
-/** Deletes one stored instance: its objects, then its Secret. */
-async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
-    const { name, namespace } = stored.instance;
-    const id = instanceId(stored.instance);
-    const wait = options.wait ?? true;
-    let changes = [];
-    const fail = (step, error, object) => {
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    options.log?.(`deleting instance ${name} in namespace ${namespace}`);
-    try {
-        if (wait)
-            await markDeleting(cluster, name, namespace);
-    }
-    catch (error) {
-        fail('delete', error, `Secret/${namespace}/timoni.${name}`);
-    }
-    try {
-        changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
-    }
-    catch (error) {
-        const partial = error;
-        if (partial.changes)
-            changes = partial.changes;
-        fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
-    }
-    if (wait) {
-        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
-        try {
-            if (gone.length > 0)
-                options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-        }
-        catch (error) {
-            fail('wait', error);
-        }
-    }
-    try {
-        await deleteInstance(cluster, name, namespace);
-    }
-    catch (error) {
-        fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
-    }
-    return { name, namespace, changes };
-}
-/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
-async function deleteBundleInstances(cluster, bundle, options = {}) {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-    const stored = await listInstances(cluster, '', bundle);
-    const deleted = [];
-    for (const instance of stored.reverse())
-        deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
-    return deleted;
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-status.ts
-
-
-
-
-/** The status of one stored instance: each inventory object read from the cluster. */
-async function instanceStatus(cluster, stored) {
-    const { instance } = stored;
-    const refs = (instance.inventory?.entries ?? []).map(parseInventoryEntry);
-    // A running Job is Current here, as `timoni bundle status` (plain kstatus) reports it.
-    const objects = await Promise.all(refs.map((ref) => readObjectStatus(cluster, ref, { jobs: 'started' })));
-    const deleting = instance.annotations?.[deletingAnnotation];
-    return {
-        name: instance.name,
-        namespace: instance.namespace,
-        bundle: instance.labels?.[bundleNameLabel] ?? '',
-        module: { name: instance.module.name, url: instance.module.repository, version: instance.module.version, digest: instance.module.digest },
-        lastApplied: instance.lastTransitionTime ?? '',
-        images: instance.images ?? [],
-        objects,
-        pending: !!stored.pending,
-        ...(deleting ? { deleting } : {}),
-        ready: objects.every((o) => o.status === 'Current'),
-    };
-}
-/** Every instance of the bundle in the cluster (all namespaces), oldest first. */
-async function bundleStatus(cluster, bundle) {
-    const stored = await listInstances(cluster, '', bundle);
-    const statuses = [];
-    for (const instance of stored)
-        statuses.push(await instanceStatus(cluster, instance));
-    return statuses;
-}
-
-;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
-// Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
-// kubectl merges files (the first definition of a name wins), contexts looked up by name.
-// Credentials are registered as secrets the moment they are read.
-
-
-
-
-class KubeconfigError extends Error {
-    name = 'KubeconfigError';
-}
-/** Asked-for context absent; the message lists the contexts that exist (names only). */
-class KubeContextNotFoundError extends KubeconfigError {
-    context;
-    available;
-    name = 'KubeContextNotFoundError';
-    constructor(context, available) {
-        super(`kube context ${JSON.stringify(context)} not found in kubeconfig; ` +
-            (available.length ? `contexts: ${available.join(', ')}` : 'the kubeconfig has no contexts'));
-        this.context = context;
-        this.available = available;
-    }
-}
-/** Kubeconfig text or base64 of it: base64 has no `:` and only base64 characters. */
-function decodeKubeconfigText(text) {
-    const compact = text.replace(/\s+/g, '');
-    if (compact && !text.includes(':') && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
-        return Buffer.from(compact, 'base64').toString('utf8');
-    }
-    return text;
-}
-function kubeconfig_str(value) {
-    return typeof value === 'string' && value !== '' ? value : undefined;
-}
-function bool(value) {
-    return value === true || value === 'true';
-}
-function namedEntries(list, field, where) {
-    if (list === undefined || list === null)
-        return [];
-    if (!Array.isArray(list))
-        throw new KubeconfigError(`${where}: ${field}s is not a list`);
-    return list.flatMap((item, i) => {
-        if (!isRecord(item) || typeof item.name !== 'string') {
-            throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
-        }
-        const body = item[field];
-        return [[item.name, isRecord(body) ? body : {}]];
-    });
-}
-/**
- * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
- * path with a separator is resolved against the kubeconfig file's folder, never against the
- * working directory (on a pull request the workspace holds the author's scripts). A
- * kubeconfig given inline (an action input) has no folder, so such a path is refused.
- */
-function execCommand(command, fileDir, where) {
-    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
-        return command;
-    if (fileDir !== undefined)
-        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
-    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
-}
-function parseExec(exec, where, fileDir, secrets) {
-    const rawCommand = kubeconfig_str(exec.command);
-    if (!rawCommand)
-        throw new KubeconfigError(`${where}: exec has no command`);
-    const command = execCommand(rawCommand, fileDir, where);
-    const env = Array.isArray(exec.env)
-        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
-        : [];
-    for (const entry of env)
-        secrets.register(entry.value);
-    return {
-        command,
-        args: Array.isArray(exec.args) ? exec.args.map(String) : [],
-        env,
-        apiVersion: kubeconfig_str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
-        installHint: kubeconfig_str(exec.installHint),
-        provideClusterInfo: bool(exec.provideClusterInfo),
-        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
-    };
-}
-function parseUser(name, user, baseDir, fileDir, where, secrets) {
-    const parsed = {
-        clientCertificate: kubeconfig_str(user['client-certificate']),
-        clientCertificateData: kubeconfig_str(user['client-certificate-data']),
-        clientKey: kubeconfig_str(user['client-key']),
-        clientKeyData: kubeconfig_str(user['client-key-data']),
-        token: kubeconfig_str(user.token),
-        tokenFile: kubeconfig_str(user.tokenFile),
-        username: kubeconfig_str(user.username),
-        password: kubeconfig_str(user.password),
-        impersonate: kubeconfig_str(user.as),
-        impersonateGroups: Array.isArray(user['as-groups']) ? user['as-groups'].map(String) : [],
-        impersonateUid: kubeconfig_str(user['as-uid']),
-        baseDir,
-    };
-    secrets.register(parsed.token);
-    secrets.register(parsed.password);
-    if (parsed.clientKeyData) {
-        secrets.register(parsed.clientKeyData);
-        secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
-    }
-    if (isRecord(user.exec))
-        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
-    if (isRecord(user['auth-provider']))
-        parsed.authProvider = kubeconfig_str(user['auth-provider'].name) ?? 'unnamed';
-    return parsed;
-}
-function parseCluster(cluster, baseDir) {
-    return {
-        server: kubeconfig_str(cluster.server) ?? '',
-        certificateAuthority: kubeconfig_str(cluster['certificate-authority']),
-        certificateAuthorityData: kubeconfig_str(cluster['certificate-authority-data']),
-        insecureSkipTlsVerify: bool(cluster['insecure-skip-tls-verify']),
-        tlsServerName: kubeconfig_str(cluster['tls-server-name']),
-        proxyUrl: kubeconfig_str(cluster['proxy-url']),
-        baseDir,
-    };
-}
-/**
- * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
- * of one source, the first definition of a cluster, user or context name wins, and the
- * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
- */
-function loadKubeconfig(sources, secrets) {
-    const config = { clusters: new Map(), users: new Map(), contexts: new Map() };
-    sources.forEach((source, index) => {
-        const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
-        const where = path ?? `kubeconfig #${index + 1}`;
-        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
-        const baseDir = fileDir ?? process.cwd();
-        const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
-        const list = Array.isArray(documents) ? documents : [documents];
-        for (const document of list) {
-            if (document.errors.length > 0) {
-                throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
-            }
-            const raw = document.toJS();
-            if (raw === null || raw === undefined)
-                continue;
-            if (!isRecord(raw))
-                throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
-            if (!config.currentContext && kubeconfig_str(raw['current-context']))
-                config.currentContext = kubeconfig_str(raw['current-context']);
-            for (const [name, body] of namedEntries(raw.clusters, 'cluster', where)) {
-                if (!config.clusters.has(name))
-                    config.clusters.set(name, parseCluster(body, baseDir));
-            }
-            for (const [name, body] of namedEntries(raw.users, 'user', where)) {
-                if (!config.users.has(name))
-                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
-            }
-            for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
-                if (!config.contexts.has(name)) {
-                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: kubeconfig_str(body.namespace) });
-                }
-            }
-        }
-    });
-    return config;
-}
-/** The context by name, or the current context when no name is given. */
-function resolveContext(config, name) {
-    const contextName = name || config.currentContext;
-    if (!contextName) {
-        throw new KubeconfigError(`kubeconfig has no current-context and no context was asked for; contexts: ${[...config.contexts.keys()].join(', ') || 'none'}`);
-    }
-    const context = config.contexts.get(contextName);
-    if (!context)
-        throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
-    const cluster = config.clusters.get(context.cluster);
-    if (!cluster)
-        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
-    if (!cluster.server)
-        throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
-    // A context without a user connects anonymously, as kubectl does.
-    const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
-    if (!user)
-        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
-    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
-}
-/** A file path of a kubeconfig entry, resolved against the file that declared it. */
-function resolveEntryPath(baseDir, path) {
-    return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
-}
-
-;// CONCATENATED MODULE: ./src/kube/exec-credential.ts
-// Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
-// with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env
-// values and outputs are secrets.
-
-
-
-class ExecCredentialError extends Error {
-    name = 'ExecCredentialError';
-}
-const supportedVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
-function execInfo(config, cluster) {
-    const spec = { interactive: false };
-    if (config.provideClusterInfo && cluster) {
-        spec.cluster = {
-            server: cluster.server,
-            ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
-            ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
-            ...(cluster.certificateAuthorityData ? { 'certificate-authority-data': cluster.certificateAuthorityData } : {}),
-            ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
-        };
-    }
-    return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
-}
-function run(config, options) {
-    const { subject, timeoutMs, secrets } = options;
-    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
-    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
-    // outside the workspace, which on a pull request holds the author's files.
-    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
-    for (const entry of config.env)
-        env[entry.name] = entry.value;
-    return new Promise((resolvePromise, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
-        const stdout = [];
-        const stderr = [];
-        child.stdout.on('data', (chunk) => stdout.push(chunk));
-        child.stderr.on('data', (chunk) => stderr.push(chunk));
-        const timer = setTimeout(() => {
-            child.kill('SIGKILL');
-            reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
-        }, timeoutMs);
-        child.on('error', (error) => {
-            clearTimeout(timer);
-            if (error.code === 'ENOENT') {
-                const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
-            }
-            else {
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
-            }
-        });
-        child.on('close', (code, signal) => {
-            clearTimeout(timer);
-            const out = Buffer.concat(stdout).toString('utf8');
-            secrets.register(out, true);
-            if (code !== 0) {
-                const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
-                const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
-                return;
-            }
-            resolvePromise(out);
-        });
-    });
-}
-/** Reads an ExecCredential document; every credential in it is registered first. */
-function parseExecCredential(output, config, subject, secrets) {
-    let parsed;
-    try {
-        parsed = JSON.parse(output);
-    }
-    catch {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
-    }
-    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
-    }
-    if (parsed.apiVersion !== config.apiVersion) {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
-    }
-    const status = isRecord(parsed.status) ? parsed.status : {};
-    const credential = {
-        token: typeof status.token === 'string' && status.token ? status.token : undefined,
-        clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
-        clientKeyData: typeof status.clientKeyData === 'string' ? status.clientKeyData : undefined,
-    };
-    secrets.register(credential.token);
-    secrets.register(credential.clientKeyData);
-    if (typeof status.expirationTimestamp === 'string') {
-        const at = Date.parse(status.expirationTimestamp);
-        if (!Number.isNaN(at))
-            credential.expiresAt = at;
-    }
-    if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
-    }
-    return credential;
-}
-/** Runs a plugin when needed and keeps its credential until it expires or is refused. */
-class ExecCredentialPlugin {
-    config;
-    options;
-    cached;
-    pending;
-    constructor(config, options) {
-        this.config = config;
-        this.options = options;
-        if (!supportedVersions.includes(config.apiVersion)) {
-            throw new ExecCredentialError(`exec credential plugin of ${options.subject} uses apiVersion ${JSON.stringify(config.apiVersion)}; supported: ${supportedVersions.join(', ')}`);
-        }
-    }
-    async credential() {
-        // Renew ten seconds before the expiry, so that a request does not carry a dying token.
-        if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
-            return this.cached;
-        this.pending ??= run(this.config, this.options)
-            .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
-            .finally(() => {
-            this.pending = undefined;
-        });
-        this.cached = await this.pending;
-        return this.cached;
-    }
-    /** Forgets the cached credential (the server refused it). */
-    invalidate() {
-        this.cached = undefined;
-    }
-}
-
-;// CONCATENATED MODULE: external "node:net"
-const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-;// CONCATENATED MODULE: ./src/kube/proxy-env.ts
-// The proxy of a server when the kubeconfig names none: HTTPS_PROXY / HTTP_PROXY and
-// NO_PROXY, read as Go's net/http does for kubectl (loopback is never proxied). Pure.
-
-function envValue(env, name) {
-    return env[name] || env[name.toLowerCase()] || undefined;
-}
-function isLoopback(host) {
-    return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '[::1]';
-}
-/** True when NO_PROXY excludes the host (`*`, host, `.suffix` or suffix, IP, CIDR; optional :port). */
-function bypassesProxy(server, noProxy) {
-    const host = server.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (isLoopback(host))
-        return true;
-    if (!noProxy)
-        return false;
-    const port = server.port || (server.protocol === 'https:' ? '443' : '80');
-    for (const raw of noProxy.split(',')) {
-        let entry = raw.trim().toLowerCase();
-        if (!entry)
-            continue;
-        if (entry === '*')
-            return true;
-        const portMatch = /^(.*[^:]):(\d+)$/.exec(entry);
-        if (portMatch && !entry.includes('/') && (0,external_node_net_namespaceObject.isIP)(entry) !== 6) {
-            if (portMatch[2] !== port)
-                continue;
-            entry = portMatch[1];
-        }
-        if (entry.includes('/')) {
-            const [network, bits] = entry.split('/');
-            const family = (0,external_node_net_namespaceObject.isIP)(network ?? '');
-            if (family && (0,external_node_net_namespaceObject.isIP)(host) === family) {
-                const list = new external_node_net_namespaceObject.BlockList();
-                list.addSubnet(network, Number(bits), family === 4 ? 'ipv4' : 'ipv6');
-                if (list.check(host, family === 4 ? 'ipv4' : 'ipv6'))
-                    return true;
-            }
-            continue;
-        }
-        const name = entry.replace(/^\*?\./, '');
-        if (host === name || host.endsWith(`.${name}`))
-            return true;
-    }
-    return false;
-}
-/** The proxy URL the environment asks for, for this server; undefined for a direct connection. */
-function proxyFromEnvironment(server, env = process.env) {
-    const value = server.protocol === 'https:' ? envValue(env, 'HTTPS_PROXY') : envValue(env, 'HTTP_PROXY');
-    if (!value || bypassesProxy(server, envValue(env, 'NO_PROXY')))
-        return undefined;
-    try {
-        return new URL(value.includes('://') ? value : `http://${value}`);
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/connection.ts
-// What it takes to talk to the API server of one kube context: server URL, TLS material,
-// proxy, and the credentials put on each request (client certificate, bearer token,
-// token file, basic auth or an exec plugin).
-
-
-
-
-function readMaterial(data, file, baseDir, what, subject) {
-    if (data)
-        return Buffer.from(data, 'base64');
-    if (!file)
-        return undefined;
-    const path = resolveEntryPath(baseDir, file);
-    try {
-        return (0,external_node_fs_namespaceObject.readFileSync)(path);
-    }
-    catch (error) {
-        throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
-    }
-}
-const tokenFileTtlMs = 60_000;
-function authFor(user, subject, options, cluster) {
-    const { secrets } = options;
-    const headers = {};
-    if (user.impersonate)
-        headers['Impersonate-User'] = user.impersonate;
-    if (user.impersonateUid)
-        headers['Impersonate-Uid'] = user.impersonateUid;
-    // Node joins repeated header values with ", ", which the API server splits again.
-    if (user.impersonateGroups.length)
-        headers['Impersonate-Group'] = user.impersonateGroups.join(', ');
-    if (user.authProvider) {
-        throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
-    }
-    const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
-    const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
-    secrets.register(key);
-    if (!!cert !== !!key)
-        throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
-    const tls = cert && key ? { cert, key } : {};
-    if (user.token) {
-        const value = { headers: { ...headers, Authorization: `Bearer ${user.token}` }, ...tls };
-        return { auth: async () => value, invalidate: () => false };
-    }
-    if (user.tokenFile) {
-        const path = resolveEntryPath(user.baseDir, user.tokenFile);
-        let cached;
-        const read = () => {
-            if (cached && Date.now() - cached.readAt < tokenFileTtlMs)
-                return cached.token;
-            let token;
-            try {
-                token = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
-            }
-            catch (error) {
-                throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
-            }
-            secrets.register(token);
-            cached = { token, readAt: Date.now() };
-            return token;
-        };
-        return {
-            auth: async () => ({ headers: { ...headers, Authorization: `Bearer ${read()}` }, ...tls }),
-            invalidate: () => {
-                cached = undefined;
-                return true;
-            },
-        };
-    }
-    if (user.username || user.password) {
-        const basic = Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64');
-        secrets.register(basic);
-        const value = { headers: { ...headers, Authorization: `Basic ${basic}` }, ...tls };
-        return { auth: async () => value, invalidate: () => false };
-    }
-    if (user.exec) {
-        // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
-        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
-        const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
-        return {
-            auth: async () => {
-                const credential = await plugin.credential();
-                if (credential.token)
-                    return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
-                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
-            },
-            invalidate: () => {
-                plugin.invalidate();
-                return true;
-            },
-        };
-    }
-    const value = { headers, ...tls };
-    return { auth: async () => value, invalidate: () => false };
-}
-/** The connection of a kube context (default: the current context). */
-function connectionFor(config, contextName, options) {
-    const resolved = resolveContext(config, contextName);
-    const { cluster, user } = resolved;
-    const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
-    let server;
-    try {
-        server = new URL(cluster.server);
-    }
-    catch {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
-    }
-    if (server.protocol !== 'https:' && server.protocol !== 'http:') {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
-    }
-    const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
-    if (ca && cluster.insecureSkipTlsVerify) {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
-    }
-    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
-    if (cluster.proxyUrl) {
-        try {
-            proxyUrl = new URL(cluster.proxyUrl);
-        }
-        catch {
-            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
-        }
-    }
-    if (proxyUrl) {
-        if (proxyUrl.protocol !== 'http:' && proxyUrl.protocol !== 'https:') {
-            const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
-            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
-        }
-        options.secrets.register(decodeURIComponent(proxyUrl.password));
-    }
-    const { auth, invalidate } = authFor(user, subject, options, cluster);
-    return {
-        name: options.name ?? resolved.contextName,
-        contextName: resolved.contextName,
-        server,
-        namespace: resolved.namespace,
-        ca,
-        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
-        servername: cluster.tlsServerName,
-        proxyUrl,
-        auth,
-        invalidate,
-    };
-}
-
-;// CONCATENATED MODULE: external "node:tls"
-const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-;// CONCATENATED MODULE: ./src/kube/proxy-agent.ts
-// An https agent that reaches the API server through an HTTP CONNECT proxy (`proxy-url`, or
-// HTTPS_PROXY), the proxy itself spoken to over http:// or https://.
-
-
-
-class ConnectProxyAgent extends external_node_https_namespaceObject.Agent {
-    proxy;
-    constructor(proxy, options) {
-        super(options);
-        this.proxy = proxy;
-    }
-    // Node calls createConnection with a callback and waits for it when nothing is returned.
-    createConnection(options, callback) {
-        const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
-        const headers = { Host: target };
-        if (this.proxy.username || this.proxy.password) {
-            const credentials = `${decodeURIComponent(this.proxy.username)}:${decodeURIComponent(this.proxy.password)}`;
-            headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
-        }
-        const send = this.proxy.protocol === 'https:' ? external_node_https_namespaceObject.request : external_node_http_namespaceObject.request;
-        const connectRequest = send({
-            host: this.proxy.hostname,
-            port: this.proxy.port || (this.proxy.protocol === 'https:' ? 443 : 80),
-            method: 'CONNECT',
-            path: target,
-            headers,
-        });
-        const fail = (error) => callback?.(error, undefined);
-        connectRequest.once('connect', (response, socket) => {
-            if (response.statusCode !== 200) {
-                socket.destroy();
-                const error = new Error(`proxy ${this.proxy.host} refused CONNECT ${target}: HTTP ${response.statusCode}`);
-                error.code = 'EPROXY';
-                fail(error);
-                return;
-            }
-            const tlsSocket = (0,external_node_tls_namespaceObject.connect)({ ...options, socket });
-            callback?.(null, tlsSocket);
-        });
-        connectRequest.once('error', (error) => fail(error));
-        connectRequest.end();
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/client.ts
-// A small HTTP client for one cluster's API server: keep-alive, timeouts, JSON in and out,
-// errors as KubeApiError / KubeConnectionError naming the cluster and the object.
-
-
-
-
-/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
-function parseWarnings(header) {
-    const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
-    const out = [];
-    for (const value of values) {
-        for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
-            out.push(match[1].replace(/\\(.)/g, '$1'));
-    }
-    return out;
-}
-class KubeClient {
-    connection;
-    agent;
-    agentKey;
-    timeoutMs;
-    userAgent;
-    onWarning;
-    constructor(connection, options = {}) {
-        this.connection = connection;
-        this.timeoutMs = options.timeoutMs ?? 30_000;
-        this.userAgent = options.userAgent ?? 'timoni-fleet';
-        this.onWarning = options.onWarning;
-    }
-    /** The cluster's name in messages. */
-    get name() {
-        return this.connection.name;
-    }
-    /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
-    async request(req) {
-        const response = await this.send(req, true);
-        if (response.body === '')
-            return undefined;
-        try {
-            return JSON.parse(response.body);
-        }
-        catch {
-            throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
-        }
-    }
-    /** GET that answers null for 404. */
-    async getOrNull(path, object) {
-        try {
-            return await this.request({ method: 'GET', path, object });
-        }
-        catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
-                return null;
-            throw error;
-        }
-    }
-    /** The server's `/version`. */
-    version() {
-        return this.request({ method: 'GET', path: '/version' });
-    }
-    /** Closes the idle keep-alive connections. */
-    close() {
-        this.agent?.destroy();
-        this.agent = undefined;
-        this.agentKey = undefined;
-    }
-    agentFor(auth) {
-        // Exec plugins may hand out a new client certificate: one agent per certificate.
-        const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
-        if (this.agent && this.agentKey === key)
-            return this.agent;
-        this.agent?.destroy();
-        const { connection } = this;
-        const options = {
-            keepAlive: true,
-            maxSockets: 16,
-            ca: connection.ca,
-            cert: auth.cert,
-            key: auth.key,
-            rejectUnauthorized: connection.rejectUnauthorized,
-            servername: connection.servername,
-        };
-        if (connection.server.protocol === 'http:')
-            this.agent = new external_node_http_namespaceObject.Agent({ keepAlive: true, maxSockets: 16 });
-        else if (connection.proxyUrl)
-            this.agent = new ConnectProxyAgent(connection.proxyUrl, options);
-        else
-            this.agent = new external_node_https_namespaceObject.Agent(options);
-        this.agentKey = key;
-        return this.agent;
-    }
-    async send(req, mayRetry) {
-        const { connection } = this;
-        const auth = await connection.auth();
-        const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
-        for (const [key, value] of Object.entries(req.query ?? {}))
-            if (value !== undefined)
-                url.searchParams.set(key, String(value));
-        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-        const headers = {
-            ...auth.headers,
-            Accept: req.accept ?? 'application/json',
-            'User-Agent': this.userAgent,
-        };
-        if (body !== undefined) {
-            headers['Content-Type'] = req.contentType ?? 'application/json';
-            headers['Content-Length'] = String(Buffer.byteLength(body));
-        }
-        const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-        let response;
-        // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
-        // once; such requests are sent again on a fresh connection, a few times at most.
-        for (let attempt = 0; !response; attempt++) {
-            try {
-                response = await this.exchange(url, req, headers, body, auth, timeoutMs);
-            }
-            catch (error) {
-                if (!(error instanceof StaleSocketError) || attempt >= 3)
-                    throw this.connectionError(error instanceof StaleSocketError ? error.cause : error);
-            }
-        }
-        if (response.status === 401 && mayRetry && connection.invalidate())
-            return this.send(req, false);
-        for (const text of response.warnings)
-            this.onWarning?.({ cluster: this.name, text, object: req.object });
-        if (response.status < 200 || response.status >= 300) {
-            const status = parseStatus(response.body);
-            throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
-        }
-        return response;
-    }
-    exchange(url, req, headers, body, auth, timeoutMs) {
-        const { connection } = this;
-        return new Promise((resolvePromise, reject) => {
-            const send = url.protocol === 'http:' ? external_node_http_namespaceObject.request : external_node_https_namespaceObject.request;
-            const request = send(url, { method: req.method, headers, agent: this.agentFor(auth), servername: connection.servername }, (res) => {
-                const chunks = [];
-                res.on('data', (chunk) => chunks.push(chunk));
-                res.on('end', () => resolvePromise({
-                    status: res.statusCode ?? 0,
-                    body: Buffer.concat(chunks).toString('utf8'),
-                    contentType: String(res.headers['content-type'] ?? ''),
-                    warnings: parseWarnings(res.headers.warning),
-                }));
-                res.on('error', (error) => reject(error));
-            });
-            request.setTimeout(timeoutMs, () => {
-                const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
-                error.code = 'ETIMEDOUT';
-                request.destroy(error);
-            });
-            request.on('error', (error) => {
-                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
-                reject(stale ? new StaleSocketError(error) : error);
-            });
-            request.end(body);
-        });
-    }
-    connectionError(error) {
-        if (error instanceof KubeConnectionError)
-            return error;
-        const { code, detail } = describeConnectionError(error);
-        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
-    }
-}
-/** A request failed on a kept-alive socket the server had closed. */
-class StaleSocketError extends Error {
-    cause;
-    constructor(cause) {
-        super(cause.message);
-        this.cause = cause;
-    }
-}
-function describe(req) {
-    const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
-    const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
-    return `${verb}${dryRun} ${req.path}`;
-}
-
-;// CONCATENATED MODULE: ./src/kube/cluster.ts
-// One cluster of the fleet as the engine sees it: a client, its discovery, and the
-// object-level requests (get, list, delete) built on the REST mapping.
-
-
-
-
-
-class KubeCluster {
-    client;
-    discovery;
-    constructor(client) {
-        this.client = client;
-        this.discovery = new Discovery(client);
-    }
-    get name() {
-        return this.client.name;
-    }
-    /** Where an object lives; a namespaced kind needs a namespace, a cluster-scoped kind drops it. */
-    async locate(ref) {
-        const mapping = await this.discovery.mapping(ref.apiVersion, ref.kind);
-        const namespace = mapping.namespaced ? ref.namespace : '';
-        if (mapping.namespaced && !namespace) {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
-        }
-        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
-        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
-        // one object would become a LIST of a namespace, or of the whole cluster.
-        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
-        }
-        return { mapping, namespace, path };
-    }
-    /**
-     * The object's identity with the namespace cleared for cluster-scoped kinds (what the
-     * inventory records); a kind not served yet keeps the namespace it was built with.
-     */
-    async scopedRef(object) {
-        const ref = refOf(object);
-        const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
-        return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
-    }
-    /** The live object, or null when it does not exist. */
-    async get(ref) {
-        const { path } = await this.locate(ref);
-        const object = await this.client.getOrNull(path, ref);
-        // One object was asked for; a list (of Secrets, say) is never handed on.
-        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
-        }
-        return object;
-    }
-    /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
-    async list(apiVersion, kind, namespace, labelSelector) {
-        const mapping = await this.discovery.mapping(apiVersion, kind);
-        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
-        const answer = await this.client.request({
-            method: 'GET',
-            path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
-            query: { labelSelector: selector },
-        });
-        // List items carry no apiVersion/kind: put them back.
-        return (answer.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
-    }
-    /** Deletes an object (background propagation); false when it was already gone. */
-    async delete(ref, propagationPolicy = 'Background') {
-        const { path } = await this.locate(ref);
-        try {
-            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
-            return true;
-        }
-        catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
-                return false;
-            throw error;
-        }
-    }
-    close() {
-        this.client.close();
-    }
-}
-/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
-function collectionPath(mapping, namespace) {
-    const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
-    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
-}
-/** A cluster reached through a kube context (default: the current context). */
-function openCluster(config, contextName, options) {
-    return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
-}
-
-
-;// CONCATENATED MODULE: ./src/kube/diff.ts
-
-
-
-
-
-
-
-
-/** The whole object, as a diff from nothing. */
-function wholeObjectDiff(object) {
-    return unifiedDiff('', yaml_render_renderYaml(maskSecret(normalizeObject(object))));
-}
-/** The unified diff of normalised, masked YAML; empty when the objects are the same. */
-function objectDiff(live, desired, withStatus = false) {
-    const a = normalizeObject(live, { dropStatus: !withStatus });
-    const b = normalizeObject(desired, { dropStatus: !withStatus });
-    if (jsonEqual(a, b))
-        return '';
-    const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
-    return unifiedDiff(yaml_render_renderYaml(masked.live), yaml_render_renderYaml(masked.desired));
-}
-async function changeOf(cluster, desired, action, diff) {
-    const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
-    const namespace = mapping && !mapping.namespaced ? '' : (desired.metadata.namespace ?? '');
-    // A cluster-scoped object is shown without the namespace the server would drop.
-    let shown = desired;
-    if (!namespace && desired.metadata.namespace !== undefined) {
-        const { namespace: _dropped, ...metadata } = desired.metadata;
-        shown = { ...desired, metadata: metadata };
-    }
-    return { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
-}
-/** The change applying `desired` would make, as an ObjectChange of the ChangeSet. */
-async function diffObject(cluster, desired, options = {}) {
-    if (options.namespaceExists === false)
-        return changeOf(cluster, desired, 'created', wholeObjectDiff);
-    let live;
-    try {
-        live = await cluster.get(refOf(desired));
-    }
-    catch (error) {
-        // A kind whose CRD comes with the same apply is not served yet: it will be created.
-        if (error instanceof NoMatchError)
-            return changeOf(cluster, desired, 'created', wholeObjectDiff);
-        throw error;
-    }
-    if (isOneOffPresent(desired, live))
-        return changeOf(cluster, desired, 'skipped', '');
-    let dryRun;
-    try {
-        dryRun = await serverSideApply(cluster, desired, { dryRun: true });
-    }
-    catch (error) {
-        if (live && isImmutableError(error)) {
-            if (mustRecreate(desired, live, options.force))
-                return changeOf(cluster, desired, 'recreated', wholeObjectDiff);
-            throw new ImmutableFieldError(cluster.name, refOf(desired), immutableFields(error), error);
-        }
-        throw error;
-    }
-    if (!live || !dryRun.metadata.resourceVersion)
-        return changeOf(cluster, desired, 'created', wholeObjectDiff);
-    const diff = objectDiff(live, dryRun, await comparesStatus(cluster, desired));
-    return changeOf(cluster, desired, diff ? 'configured' : 'unchanged', diff);
-}
-
-;// CONCATENATED MODULE: ./src/kube/private-files.ts
-// Files written for credentials (e.g. a kubeconfig handed to another program) live in one
-// private folder (mode 0700), each file mode 0600, all removed when the process exits.
-
-
-
-let folder;
-function privateFolder() {
-    if (!folder) {
-        folder = mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
-        const created = folder;
-        process.once('exit', () => rmSync(created, { recursive: true, force: true }));
-    }
-    return folder;
-}
-/** Writes a file readable by this user only; answers its path. */
-function writePrivateFile(name, content) {
-    if (name.includes('/') || name.includes('\\') || name === '..' || name === '.')
-        throw new Error(`invalid private file name ${JSON.stringify(name)}`);
-    const path = join(privateFolder(), name);
-    writeFileSync(path, content, { mode: 0o600 });
-    return path;
-}
-/** Removes the private folder now (it is also removed at exit). */
-function removePrivateFiles() {
-    if (folder)
-        rmSync(folder, { recursive: true, force: true });
-    folder = undefined;
-}
-
-;// CONCATENATED MODULE: ./src/kube/ownership.ts
-
-
-/** Timoni's message for the conflicts, with its advice. */
-function ownershipConflictMessage(conflicts) {
-    const each = conflicts.map((c) => c.currentBundle
-        ? `instance "${c.instance}" exists and is managed by another bundle "${c.currentBundle}"`
-        : `instance "${c.instance}" exists and is not managed by any bundle`);
-    return `instance ownership conflict encountered. Conflict: ${each.join('; ')} Apply with "--overwrite-ownership" to gain instance ownership.`;
-}
-class OwnershipConflictError extends Error {
-    cluster;
-    bundle;
-    conflicts;
-    name = 'OwnershipConflictError';
-    constructor(cluster, bundle, conflicts) {
-        super(`cluster ${cluster}: bundle ${bundle}: ${ownershipConflictMessage(conflicts)}`);
-        this.cluster = cluster;
-        this.bundle = bundle;
-        this.conflicts = conflicts;
-    }
-}
-/** The instances of `bundle` that exist in the cluster and belong to another bundle or to none. */
-async function findOwnershipConflicts(cluster, bundle, instances) {
-    const conflicts = [];
-    for (const instance of instances) {
-        const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-        if (!stored)
-            continue;
-        const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
-        if (owner !== bundle)
-            conflicts.push({ instance: instance.name, namespace: instance.namespace, currentBundle: owner });
-    }
-    return conflicts;
-}
-/** Throws an OwnershipConflictError when any instance of the bundle is owned elsewhere. */
-async function assertOwnership(cluster, bundle, instances) {
-    const conflicts = await findOwnershipConflicts(cluster, bundle, instances);
-    if (conflicts.length > 0)
-        throw new OwnershipConflictError(cluster.name, bundle, conflicts);
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
-
-
-
-
-
-
-
-
-
-
-
-
-const namespaceChange = (name) => ({
-    kind: 'Namespace',
-    apiVersion: 'v1',
-    namespace: '',
-    name,
-    action: 'created',
-    diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
-});
-/** Same set of entries, order ignored (Timoni's sameInventory, which compares id and version). */
-function sameInventory(a, b) {
-    const set = (entries) => new Set((entries ?? []).map((e) => `${e.id}|${e.v}`));
-    const x = set(a);
-    const y = set(b);
-    return x.size === y.size && [...x].every((key) => y.has(key));
-}
-/** The object's identity, with the namespace cleared when its kind is cluster-scoped. */
-async function scopedRefs(cluster, objects) {
-    return Promise.all(objects.map((object) => cluster.scopedRef(object)));
-}
-/** Applies one object and says what changed, with the diff of what apply changed. */
-async function applyOne(cluster, desired, ref, force) {
-    let before = null;
-    try {
-        before = await cluster.get(refOf(desired));
-    }
-    catch (error) {
-        if (!(error instanceof NoMatchError))
-            throw error;
-    }
-    const result = await applyObject(cluster, desired, { force });
-    let diff = '';
-    if (result.action === 'created' || result.action === 'recreated')
-        diff = wholeObjectDiff(desired);
-    else if (result.action === 'configured' && before)
-        diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
-    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, diff }, result };
-}
-/**
- * Applies the instance; throws an InstanceStepError naming the step (and object) that
- * failed, with the changes made before it.
- */
-async function applyInstance(cluster, instance, options = {}) {
-    const id = instanceId(instance);
-    const log = options.log ?? (() => undefined);
-    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
-    const changes = [];
-    const readiness = [];
-    const fail = (step, error, object) => {
-        if (error instanceof InstanceStepError)
-            throw error;
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-    const checkAbort = (step) => {
-        const signal = options.signal;
-        if (signal?.aborted)
-            fail(step, new Error(`aborted${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`));
-    };
-    // 1. Ownership, before anything is written.
-    let stored = null;
-    try {
-        if (!options.overwriteOwnership) {
-            await assertOwnership(cluster, instance.bundle, [instance]);
-        }
-        stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-    }
-    catch (error) {
-        fail('ownership', error);
-    }
-    // 2. The namespace.
-    checkAbort('namespace');
-    try {
-        if (await ensureNamespace(cluster, instance.namespace)) {
-            changes.push(namespaceChange(instance.namespace));
-            log(`Namespace/${instance.namespace} created`);
-        }
-    }
-    catch (error) {
-        fail('namespace', error, `Namespace/${instance.namespace}`);
-    }
-    // 3. The intended inventory, before the objects are touched.
-    const sets = labelledSets(instance);
-    const allObjects = sets.flatMap((set) => set.objects);
-    const prune = options.prune ?? true;
-    let refs = [];
-    let stale = [];
-    // What the record will hold: the build's objects, and without prune the stale ones too.
-    let intended = [];
-    try {
-        refs = await scopedRefs(cluster, allObjects);
-        stale = staleObjects(stored, inventoryEntries(refs));
-        intended = prune ? refs : [...refs, ...stale];
-        if (!stored) {
-            log(`installing ${instance.name} in namespace ${instance.namespace}`);
-            await writeInstance(cluster, instanceRecord(instance, intended, false));
-        }
-        else {
-            log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
-            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries))
-                await savePending(cluster, instanceRecord(instance, intended, false));
-        }
-    }
-    catch (error) {
-        fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
-    }
-    const refFor = new Map(allObjects.map((object, i) => [object, refs[i]]));
-    // 4. The apply sets, in order; each in stages, then the readiness wait.
-    let readinessError;
-    for (const set of sets) {
-        if (sets.length > 1)
-            log(`applying ${set.name}`);
-        for (const stage of applyStages(set.objects)) {
-            for (const object of stage.objects) {
-                checkAbort('apply');
-                const ref = refFor.get(object);
-                try {
-                    const { change } = await applyOne(cluster, object, ref, !!options.force);
-                    changes.push(change);
-                    log(`${formatRef(ref)} ${change.action}`);
-                }
-                catch (error) {
-                    fail('apply', error, formatRef(ref));
-                }
-            }
-            if (stage.waitAfter) {
-                // CRDs established, Namespaces active... before the objects that need them (all of
-                // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
-                try {
-                    readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)), waitOptions())));
-                }
-                catch (error) {
-                    fail('wait', error, waitObject(error));
-                }
-                if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
-                    await cluster.discovery.refresh();
-            }
-        }
-        if (options.wait) {
-            const waitFor = sortForApply(objectsToWaitFor(set.objects));
-            log(`waiting for ${waitFor.length} resource(s) to become ready...`);
-            try {
-                const done = await waitForReady(cluster, waitFor, waitOptions());
-                readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
-                log(`${set.name} resources ready`);
-            }
-            catch (error) {
-                // As Timoni: stop applying, but still prune what the build lost.
-                readinessError = error;
-                if (error instanceof WaitError)
-                    readiness.push(...error.notReady);
-                break;
-            }
-        }
-    }
-    // 5. Prune what the build lost.
-    if (prune) {
-        try {
-            const pruned = await deleteObjects(cluster, stale, instance, { log });
-            changes.push(...pruned);
-            if (options.wait) {
-                const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
-                if (gone.length > 0) {
-                    log(`waiting for ${gone.length} resource(s) to be finalized...`);
-                    await waitForDeletion(cluster, gone, waitOptions());
-                }
-            }
-        }
-        catch (error) {
-            if (error instanceof DeleteObjectsError)
-                changes.push(...error.changes);
-            const object = error instanceof DeleteObjectsError ? error.object : undefined;
-            if (readinessError) {
-                fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
-            }
-            fail('prune', error, object);
-        }
-    }
-    if (readinessError)
-        fail('wait', readinessError, waitObject(readinessError));
-    // 6. The final record (drops `data.pending`).
-    let record;
-    try {
-        record = await writeInstance(cluster, instanceRecord(instance, intended, true));
-    }
-    catch (error) {
-        return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
-    }
-    return { changes, readiness, record, installed: !stored };
-}
-function waitObject(error) {
-    if (!(error instanceof WaitError))
-        return undefined;
-    const first = error.notReady.find((r) => r.status !== 'Current') ?? error.notReady[0];
-    return first ? formatRef(first.object) : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/kube/bounded.ts
-// Running async work on many items with a bounded number in flight, results in item order.
-/** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
-async function settleBounded(items, limit, work) {
-    const results = new Array(items.length);
-    let next = 0;
-    const worker = async () => {
-        while (next < items.length) {
-            const index = next++;
-            try {
-                results[index] = { status: 'fulfilled', value: await work(items[index], index) };
-            }
-            catch (reason) {
-                results[index] = { status: 'rejected', reason };
-            }
-        }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-    return results;
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-diff.ts
-
-
-
-
-
-
-
-
-
-/** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
-async function diffInstance(cluster, instance, options = {}) {
-    const id = instanceId(instance);
-    const changes = [];
-    const fail = (step, error, object) => {
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    try {
-        if (!options.overwriteOwnership) {
-            await assertOwnership(cluster, instance.bundle, [instance]);
-        }
-    }
-    catch (error) {
-        fail('ownership', error);
-    }
-    let exists = true;
-    try {
-        exists = await namespaceExists(cluster, instance.namespace);
-    }
-    catch (error) {
-        fail('diff', error, `Namespace/${instance.namespace}`);
-    }
-    if (!exists) {
-        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
-        changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
-    }
-    // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
-    const sets = labelledSets(instance);
-    const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
-    const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
-    outcomes.forEach((outcome, index) => {
-        if (outcome.status === 'rejected')
-            fail('diff', outcome.reason, formatRef(ordered[index]));
-        else
-            changes.push(outcome.value);
-    });
-    // Without its namespace the instance has no stored record: nothing to prune.
-    if (exists && (options.prune ?? true)) {
-        try {
-            const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-            const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
-            const stale = staleObjects(stored, inventoryEntries(refs));
-            changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
-        }
-        catch (error) {
-            const object = error.object;
-            fail('diff', error, typeof object === 'string' ? object : undefined);
-        }
-    }
-    return { changes, namespaceExists: exists };
-}
-
-;// CONCATENATED MODULE: ./src/kube/index.ts
-// The Kubernetes engine's public face: what the fleet layer and the CLI use.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-session.ts
-
-/** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
-function moduleKubeVersion(gitVersion) {
-    const match = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion);
-    return match?.[1] ?? gitVersion.replace(/^v/, '');
-}
-async function openSession(kubeconfig, cluster, options) {
-    const kube = openCluster(kubeconfig, cluster.kubeContext || undefined, { ...options, name: cluster.name });
-    try {
-        const version = await kube.client.version();
-        const readObject = async (_cluster, query) => {
-            const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
-            return object ?? undefined;
-        };
-        return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
-    }
-    catch (error) {
-        kube.close();
-        throw error;
-    }
+    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/fleet-status.ts
 // Status and delete across the fleet: for each selected cluster, in runtime order, the
 // bundle's instances as Timoni stores them (status), or their removal, newest instance
 // first (delete). The bundle's name comes from evaluating it for that cluster.
+
 
 
 
@@ -8439,7 +10202,7 @@ function fleetStatus(run) {
     return eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
 }
 function fleetDelete(run) {
-    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(line) }), true);
+    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`) }), true);
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/bounded-map.ts
@@ -8494,7 +10257,7 @@ async function buildForCluster(engine, evaluation, resolver, session, registerSe
             const built = builds.build(module, {
                 name: instance.name,
                 namespace: instance.namespace,
-                values: instance.values,
+                values: instance.valuesCue,
                 kubeVersion: session.kubeVersion,
             });
             instances.push({ name: instance.name, namespace: instance.namespace, module, built });
@@ -8567,14 +10330,189 @@ function instanceInput(bundle, instance) {
         bundle,
         name: instance.name,
         namespace: instance.namespace,
-        module: { url: instance.module.url, version: instance.module.version, digest: instance.module.digest, name: instance.module.name },
+        module: {
+            url: instance.module.url,
+            version: instance.module.version,
+            digest: instance.module.digest,
+            name: instance.module.name,
+            ...(instance.module.repository ? { repository: instance.module.repository } : {}),
+            ...(instance.module.annotations ? { annotations: instance.module.annotations } : {}),
+        },
         sets: instance.built.sets,
-        valuesSource: instance.built.valuesSource,
+        valuesSource: instance.built.values,
         images: instance.built.images,
     };
 }
 function moduleInfo(instance) {
     return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+}
+
+;// CONCATENATED MODULE: ./src/kube/removed-instances.ts
+
+
+
+
+
+
+const removed_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
+function isForbidden(error) {
+    return error instanceof KubeApiError && error.status === 403;
+}
+/** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
+const NAMESPACE_CONCURRENCY = 8;
+async function namespacesToList(cluster, listed) {
+    const own = [...new Set(listed.map((instance) => instance.namespace))];
+    try {
+        const all = await cluster.list('v1', 'Namespace', '');
+        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
+    }
+    catch (error) {
+        if (!isForbidden(error))
+            throw error;
+        return { namespaces: own, scope: 'bundle-namespaces' };
+    }
+}
+async function listStored(cluster, bundle, listed) {
+    try {
+        return { stored: await listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
+    }
+    catch (error) {
+        if (!isForbidden(error))
+            throw error;
+    }
+    const { namespaces, scope } = await namespacesToList(cluster, listed);
+    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => listInstances(cluster, namespace, bundle));
+    const stored = [];
+    const unchecked = [];
+    outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'fulfilled')
+            stored.push(...outcome.value);
+        else if (isForbidden(outcome.reason))
+            unchecked.push(namespaces[index]);
+        else
+            throw outcome.reason;
+    });
+    const created = (record) => record.instance.creationTimestamp ?? '';
+    stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
+    return { stored, scope, unchecked };
+}
+/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
+async function findRemovedInstances(cluster, bundle, listed) {
+    const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
+    const keep = new Set(listed.map(removed_instances_key));
+    const removed = stored.filter((record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(removed_instances_key(record.instance)));
+    return { removed: removed.reverse(), scope, unchecked };
+}
+/**
+ * What deleting a removed instance would do, nothing written: `deleted` for each object
+ * that would go, `skipped` for one kept by its labels or annotations, or that one of the
+ * bundle's instances builds (it takes the object over before removed instances go).
+ */
+async function diffRemovedInstance(cluster, stored, builtIds) {
+    const refs = inventoryObjects(stored);
+    const taken = new Set(refs.filter((ref) => builtIds.has(inventoryEntryId(ref))).map(inventoryEntryId));
+    const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
+    const kept = refs
+        .filter((ref) => taken.has(inventoryEntryId(ref)))
+        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
+    return [...changes, ...kept];
+}
+/** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
+function deleteRemovedInstance(cluster, stored, options, deadline) {
+    return deleteStoredInstance(cluster, stored, options, deadline);
+}
+/** How many objects a removed instance's changes delete (or would). */
+function deletedCount(changes) {
+    return changes.filter((change) => change.action === 'deleted').length;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
+// The fleet's side of instances removed from the bundle: after the bundle's instances are
+// diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
+// longer lists become ChangeSet instances marked `removed`, with what deleting them would
+// do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
+
+
+
+
+/** The module of a stored instance, as the ChangeSet names modules. */
+function storedModule(stored) {
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
+}
+function removedEntry(stored, changes) {
+    return { name: stored.instance.name, namespace: stored.instance.namespace, module: storedModule(stored), changes, removed: true };
+}
+function objects(count) {
+    return count === 1 ? '1 object' : `${count} objects`;
+}
+async function scan(kube, bundle, builds, log) {
+    let found;
+    try {
+        found = await findRemovedInstances(kube, bundle, builds);
+    }
+    catch (error) {
+        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    }
+    if (found.scope === 'bundle-namespaces') {
+        log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
+    }
+    if (found.unchecked.length > 0) {
+        const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
+        log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
+    }
+    return found;
+}
+/** Inventory ids of every object the bundle's instances build on this cluster. */
+async function builtIds(kube, builds) {
+    const objects = builds.flatMap((build) => build.built.sets.flatMap((set) => set.objects));
+    const refs = await Promise.all(objects.map((object) => kube.scopedRef(object)));
+    return new Set(refs.map(inventoryEntryId));
+}
+/** The removed instances with what deleting them would do; nothing is written. */
+async function removedInstancesPlan(kube, bundle, builds, log) {
+    const { removed } = await scan(kube, bundle, builds, log);
+    if (removed.length === 0)
+        return [];
+    const built = await builtIds(kube, builds);
+    const entries = [];
+    for (const stored of removed) {
+        let changes;
+        try {
+            changes = await diffRemovedInstance(kube, stored, built);
+        }
+        catch (error) {
+            const object = error.object;
+            throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
+        }
+        log(`i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`);
+        entries.push(removedEntry(stored, changes));
+    }
+    return entries;
+}
+/**
+ * Deletes the removed instances, newest first, as `bundle delete` does; each one is added to
+ * `into` as it goes (with what was deleted before a failure), and the first failure stops.
+ */
+async function removedInstancesApply(kube, bundle, builds, options, into) {
+    const { removed } = await scan(kube, bundle, builds, options.log);
+    for (const stored of removed) {
+        const name = stored.instance.name;
+        const log = (text) => options.log(`i:${name} > ${text}`);
+        log('instance removed from the bundle: deleting it');
+        try {
+            const deleted = await deleteRemovedInstance(kube, stored, { wait: options.wait, timeoutMs: options.timeoutMs, log }, options.deadline);
+            log(`instance removed from the bundle: ${objects(deletedCount(deleted.changes))} deleted`);
+            into.push(removedEntry(stored, deleted.changes));
+        }
+        catch (error) {
+            if (error instanceof InstanceStepError) {
+                into.push(removedEntry(stored, error.changes));
+                throw new ClusterStepError(error.step, error, name, error.object);
+            }
+            throw new ClusterStepError('prune', error, name);
+        }
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/deadline.ts
@@ -8598,7 +10536,12 @@ function withinDeadline(work, deadlineAt, onDeadline) {
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
 // (down, bad credentials, a CUE error in its values) is reported as failed while the others
-// are still diffed. Clusters keep runtime order in the ChangeSet.
+// are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
+// server refuses (an immutable field, an invalid value) is a `failed` change: the other
+// objects and instances are still diffed and shown, and the cluster is failed. Instances
+// that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+
+
 
 
 
@@ -8633,10 +10576,19 @@ async function planCluster(run, cluster, log, bundleName, builds) {
                 throw new ClusterStepError('diff', error, instance.name);
             }
             for (const change of changes)
-                log.line(changeLine(bundle, cluster.name, instance.name, change));
+                log.line(changeLine(bundle, cluster.name, instance.name, change) + (change.error ? `: ${change.error}` : ''));
             instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
         }
-        const changed = instances.some((i) => i.changes.some((c) => c.action !== 'unchanged' && c.action !== 'skipped'));
+        if (run.options.prune && run.options.pruneRemovedInstances) {
+            instances.push(...(await removedInstancesPlan(session.kube, bundle, build.instances, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+        }
+        const failure = failedObjects(cluster.name, instances);
+        if (failure) {
+            log.line(`✗ ${failure.message}`);
+            run.onClusterError?.(cluster.name, new Error(failure.message));
+            return clusterEntry(cluster, 'failed', instances, failure, startedAt);
+        }
+        const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
         return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
     }
     catch (error) {
@@ -8647,6 +10599,19 @@ async function planCluster(run, cluster, log, bundleName, builds) {
     finally {
         session.kube.close();
     }
+}
+/** The cluster's error when objects failed their dry-run: each object with the server's answer. */
+function failedObjects(cluster, instances) {
+    const failed = instances.flatMap((instance) => instance.changes.filter((change) => change.action === 'failed').map((change) => ({ instance: instance.name, change })));
+    const first = failed[0];
+    if (!first)
+        return null;
+    const prefix = `cluster ${cluster}: `;
+    const reasons = failed.map(({ instance, change }) => `instance ${instance}: ${(change.error ?? 'failed').replace(prefix, '')}`);
+    const count = failed.length === 1 ? 'one object' : `${failed.length} objects`;
+    const message = `${prefix}the API server refused ${count} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
+    const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
+    return { step: 'diff', message, instance: first.instance, object: ref };
 }
 async function planFleet(run) {
     const clusters = selectClusters(run.evaluation.runtime, run.selector);
@@ -8668,7 +10633,8 @@ async function planFleet(run) {
 // production), stop at the first failure, and list the clusters not reached. Nothing is
 // rolled back; a failed cluster says which step failed and what was already applied.
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
-// not each instance.
+// not each instance. With prune, instances the bundle no longer lists are deleted last.
+
 
 
 
@@ -8703,7 +10669,7 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
             }
         }
         for (const instance of build.instances) {
-            run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.url} version ${instance.module.version}`);
+            run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
             try {
                 const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
                     force: run.options.force,
@@ -8723,6 +10689,11 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
                 }
                 throw new ClusterStepError('apply', error, instance.name);
             }
+        }
+        // Instances the bundle no longer lists go last, once every listed instance is applied
+        // (an object moved to a listed instance has its new owner's labels by then, and stays).
+        if (run.options.prune && run.options.pruneRemovedInstances) {
+            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (line) => run.log.line(`${logPrefix(bundle, cluster.name)} > ${line}`) }, instances);
         }
         return clusterEntry(cluster, 'applied', instances, null, startedAt);
     }
@@ -8774,123 +10745,115 @@ async function rollOutFleet(run) {
     return { bundle: bundleName.value, mode: 'apply', clusters: entries };
 }
 
-;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
-const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    concurrency: 4,
-};
-
-;// CONCATENATED MODULE: ./src/github/duration.ts
-// Go-style durations as Timoni's --timeout takes them: `5m`, `90s`, `1h30m`, `1m30.5s`, `500ms`.
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-function parseDuration(text) {
-    const trimmed = text.trim();
-    if (trimmed === '')
-        return undefined;
-    if (/^\d+$/.test(trimmed))
-        return Number(trimmed) * 1000;
-    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-    let total = 0;
-    let consumed = 0;
-    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
-        total += Number(match[1]) * UNITS[match[2]];
-        consumed = part.lastIndex;
+;// CONCATENATED MODULE: ./src/cli/cli-log.ts
+class CliLog {
+    io;
+    printed = [];
+    done = new Map();
+    next = 0;
+    open;
+    clusters = [];
+    constructor(io) {
+        this.io = io;
     }
-    return consumed === trimmed.length && consumed > 0 ? total : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/cli/fleet-options.ts
-// The flags of the commands that reach clusters (diff, apply, status, delete), named as in
-// `timoni bundle apply`, and the fleet run they describe.
-
-
-
-
-
-
-
-
-
-const fleetFlags = [
-    ...bundleFlags,
-    { name: 'wait', kind: 'boolean', default: 'true', description: 'Wait for applied objects to become ready (--wait=false to skip)' },
-    { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's apply, all its instances' readiness waits together" },
-    { name: 'prune', kind: 'boolean', default: 'true', description: 'Delete objects that the bundle no longer builds' },
-    { name: 'force', kind: 'boolean', description: 'Recreate objects whose immutable fields change' },
-    { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
-    { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
-    { name: 'concurrency', kind: 'string', default: '4', description: 'Clusters diffed at once' },
-    { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
-];
-/** Lines on stderr; a cluster group becomes a header line. */
-function cliLog(io) {
-    return {
-        line: (text) => io.stderr(`${text}\n`),
-        startGroup: (title) => io.stderr(`── ${title}\n`),
-        endGroup: () => undefined,
-    };
-}
-function kubeconfigTexts(args, io) {
-    const given = args.strings.get('kubeconfig');
-    const paths = given ? [(0,external_node_path_namespaceObject.resolve)(io.cwd, given)] : (io.env.KUBECONFIG ?? (0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.homedir)(), '.kube', 'config')).split(':').filter(Boolean);
-    return paths.map((path) => {
-        try {
-            return { text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), path };
+    /** The selected cluster names in runtime order; groups are titled `cluster <name> (...)`. */
+    order(clusters) {
+        this.clusters = clusters;
+    }
+    line(text) {
+        if (this.open && !this.open.streaming)
+            this.open.group.lines.push(text);
+        else
+            this.write(text);
+    }
+    startGroup(title) {
+        const index = this.indexOf(title);
+        // A group whose turn it is (or that names no cluster of the list) is printed as it comes.
+        const streaming = index === undefined || index <= this.next;
+        this.open = { group: { title, lines: [] }, index, streaming };
+        if (streaming)
+            this.write(`── ${title}`);
+    }
+    endGroup() {
+        const open = this.open;
+        this.open = undefined;
+        if (!open)
+            return;
+        if (open.streaming) {
+            if (open.index === this.next)
+                this.next += 1;
         }
-        catch {
-            throw new UsageError(`cannot read kubeconfig ${path}`);
+        else
+            this.done.set(open.index, open.group);
+        this.release();
+    }
+    /** Prints the groups still held back (clusters before them never reported), in runtime order. */
+    flush() {
+        for (const index of [...this.done.keys()].sort((a, b) => a - b))
+            this.writeGroup(this.done.get(index));
+        this.done.clear();
+        this.next = this.clusters.length;
+    }
+    /** Whether a printed line already holds this text. */
+    hasPrinted(text) {
+        return this.printed.some((line) => line.includes(text));
+    }
+    indexOf(title) {
+        // The longest name that matches, so that `prod` does not take the group of `prod-2`.
+        let found;
+        this.clusters.forEach((name, index) => {
+            if (title === `cluster ${name}` || title.startsWith(`cluster ${name} (`)) {
+                if (found === undefined || name.length > this.clusters[found].length)
+                    found = index;
+            }
+        });
+        return found;
+    }
+    release() {
+        for (let group = this.done.get(this.next); group; group = this.done.get(this.next)) {
+            this.done.delete(this.next);
+            this.writeGroup(group);
+            this.next += 1;
         }
-    });
-}
-function fleetRunFromArgs(engine, args, io, log) {
-    const inputs = readBundleInputs(engine, args, io.cwd, io.env);
-    const secrets = new SecretRegistry();
-    const timeoutText = args.strings.get('timeout') ?? '5m';
-    const timeoutMs = parseDuration(timeoutText);
-    if (timeoutMs === undefined)
-        throw new UsageError(`--timeout must be a duration such as 5m or 90s, not "${timeoutText}"`);
-    const concurrency = Number(args.strings.get('concurrency') ?? '4');
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-        throw new UsageError('--concurrency must be a whole number, 1 or more');
-    const creds = args.strings.get('creds');
-    const deadlineText = args.strings.get('deadline') ?? '';
-    const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
-    if (deadlineMs === undefined && deadlineText !== '')
-        throw new UsageError(`--deadline must be a duration such as 30m or 90s, not "${deadlineText}"`);
-    const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
-    return {
-        engine,
-        evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(inputs.environment ? { environment: inputs.environment } : {}) },
-        selector: inputs.selector,
-        kubeconfig: loadKubeconfig(kubeconfigTexts(args, io), secrets),
-        secrets,
-        resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
-        options: {
-            ...defaultFleetOptions,
-            wait: args.booleans.get('wait') ?? true,
-            timeoutMs,
-            prune: args.booleans.get('prune') ?? true,
-            force: args.booleans.get('force') ?? false,
-            overwriteOwnership: args.booleans.get('overwrite-ownership') ?? false,
-            concurrency,
-        },
-        log,
-        ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
-    };
+    }
+    writeGroup(group) {
+        this.write(`── ${group.title}`);
+        for (const text of group.lines)
+            this.write(text);
+    }
+    write(text) {
+        this.printed.push(text);
+        this.io.stderr(`${text}\n`);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/cli/fleet-commands.ts
+// `timoni-fleet diff|apply|status|delete`: the fleet commands. diff exits 0 in sync, 1 on
+// drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits 1 when a
+// cluster failed; `-o json` prints the ChangeSet (diff, apply) or the per-cluster results.
+// Progress goes to stderr through CliLog: diff's clusters in runtime order, each error once;
+// delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
 
 
 
 
 
 
-function printChanges(changeSet, io) {
+
+
+/** A fleet run whose log prints clusters' groups in runtime order. */
+function orderedRun(engine, args, io) {
+    const log = new CliLog(io);
+    const run = fleetRunFromArgs(engine, args, io, log);
+    log.order(selectClusters(run.evaluation.runtime, run.selector).map((cluster) => cluster.name));
+    return { run, log };
+}
+/** A failed cluster's error, unless the fleet layer has logged it already. */
+function reportClusterError(cluster, io, log) {
+    if (cluster.error && !log.hasPrinted(cluster.error.message))
+        io.stderr(`✗ cluster ${cluster.name}: ${cluster.error.step}: ${cluster.error.message}\n`);
+}
+function printChanges(changeSet, io, log) {
     for (const cluster of changeSet.clusters) {
         for (const instance of cluster.instances) {
             for (const change of instance.changes) {
@@ -8899,36 +10862,36 @@ function printChanges(changeSet, io) {
                 io.stdout(`# ${cluster.name} · ${instance.name} · ${change.kind}/${change.namespace ? `${change.namespace}/` : ''}${change.name} ${change.action}\n${change.diff}\n`);
             }
         }
-        if (cluster.error)
-            io.stderr(`✗ cluster ${cluster.name}: ${cluster.error.step}: ${cluster.error.message}\n`);
+        reportClusterError(cluster, io, log);
     }
 }
 async function runDiff(engine, args, io) {
-    const run = fleetRunFromArgs(engine, args, io, cliLog(io));
+    const { run, log } = orderedRun(engine, args, io);
     const changeSet = await planFleet(run);
+    log.flush();
     if (args.strings.get('output') === 'json')
         io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
     else
-        printChanges(changeSet, io);
+        printChanges(changeSet, io, log);
     if (changeSet.clusters.some((c) => c.status === 'failed'))
         return 2;
     return hasChanges(changeSet) ? 1 : 0;
 }
 async function runApply(engine, args, io) {
-    const run = fleetRunFromArgs(engine, args, io, cliLog(io));
+    const { run, log } = orderedRun(engine, args, io);
     const changeSet = await rollOutFleet(run);
+    log.flush();
     if (args.strings.get('output') === 'json')
         io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
     for (const cluster of changeSet.clusters)
-        if (cluster.error)
-            io.stderr(`✗ cluster ${cluster.name}: ${cluster.error.step}: ${cluster.error.message}\n`);
+        reportClusterError(cluster, io, log);
     const skipped = changeSet.clusters.filter((c) => c.status === 'skipped').map((c) => c.name);
-    if (skipped.length > 0)
+    if (skipped.length > 0 && !log.hasPrinted(`not reached: ${skipped.join(', ')}`))
         io.stderr(`not reached: ${skipped.join(', ')}\n`);
     return changeSet.clusters.some((c) => c.status === 'failed') ? 1 : 0;
 }
 async function runStatus(engine, args, io) {
-    const results = await fleetStatus(fleetRunFromArgs(engine, args, io, cliLog(io)));
+    const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new CliLog(io)));
     if (args.strings.get('output') === 'json') {
         io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, group: r.cluster.group, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
     }
@@ -8953,7 +10916,7 @@ async function runStatus(engine, args, io) {
     return results.some((r) => r.error) ? 1 : 0;
 }
 async function runDelete(engine, args, io) {
-    const results = await fleetDelete(fleetRunFromArgs(engine, args, io, cliLog(io)));
+    const results = await fleetDelete(fleetRunFromArgs(engine, args, io, new CliLog(io)));
     if (args.strings.get('output') === 'json')
         io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
     for (const { cluster, error } of results)
@@ -8975,10 +10938,10 @@ async function runDelete(engine, args, io) {
 const commands = {
     vet: { summary: 'Validate a bundle for each cluster of the runtime', flags: vetFlags, run: runVet },
     build: { summary: 'Build the Kubernetes objects of every instance for each cluster', flags: buildFlags, run: runBuild },
-    diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlags, run: runDiff },
-    apply: { summary: 'Apply the bundle cluster by cluster in runtime order', flags: fleetFlags, run: runApply },
-    status: { summary: "Show the bundle's instances and their objects on each cluster", flags: fleetFlags, run: runStatus },
-    delete: { summary: "Delete the bundle's instances from each cluster", flags: fleetFlags, run: runDelete },
+    diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlagsFor('diff'), run: runDiff },
+    apply: { summary: 'Apply the bundle cluster by cluster in runtime order', flags: fleetFlagsFor('apply'), run: runApply },
+    status: { summary: "Show the bundle's instances and their objects on each cluster", flags: fleetFlagsFor('status'), run: runStatus },
+    delete: { summary: "Delete the bundle's instances from each cluster", flags: fleetFlagsFor('delete'), run: runDelete },
 };
 function usage() {
     const lines = ['Usage: timoni-fleet <command> -f bundle.cue [-r runtime.cue] [flags]', '', 'Commands:'];
