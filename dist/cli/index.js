@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5100);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2415);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -40,7 +40,7 @@ function processIO() {
 
 /***/ }),
 
-/***/ 5100:
+/***/ 2415:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -175,8 +175,6 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: external "node:url"
 const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
-;// CONCATENATED MODULE: external "node:worker_threads"
-const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
 ;// CONCATENATED MODULE: external "node:stream/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 ;// CONCATENATED MODULE: external "node:zlib"
@@ -266,17 +264,27 @@ function withMemoryLimit(module, limitMiB) {
 
 ;// CONCATENATED MODULE: ./src/cue/native-pipes.ts
 // The native engine's frames through two named pipes (src/cue/shim/fifo_unix.go), read
-// and written by the calling thread itself, blocking: about a third of the time per call
-// of the way through the worker thread (native-worker.ts), whose pipes belong to its own
-// event loop. Both ends are opened read-write, so opening never blocks and the caller
-// never sees the end of a pipe; when the engine's process ends, the worker makes the
-// pending call return instead: it empties the request pipe (a write larger than the pipe
-// holds would wait for ever) and writes STOP_MARK where a response length would be.
+// and written by the calling thread itself, blocking: no other thread, no event loop
+// between a call and its answer. Each end is opened in one direction only (requests for
+// writing, responses for reading), so that the engine's process is the only other holder
+// of each pipe: when it ends, a read returns the end of the pipe and a write fails with
+// EPIPE (Node ignores SIGPIPE), and the pending call returns instead of waiting for ever.
+// Frames: u32le length + method, u32le length + JSON request; u32le length + JSON
+// response (src/cue/shim/frames.go).
 
-/** Written by the worker in place of a response length once the engine stopped. */
-const STOP_MARK = 0xffffffff;
+/** A request frame: u32le length + method, u32le length + JSON request. */
+function encodeFrame(method, request) {
+    const name = Buffer.from(method);
+    const body = Buffer.from(request);
+    const frame = Buffer.allocUnsafe(8 + name.length + body.length);
+    frame.writeUInt32LE(name.length, 0);
+    name.copy(frame, 4);
+    frame.writeUInt32LE(body.length, 4 + name.length);
+    body.copy(frame, 8 + name.length);
+    return frame;
+}
 const pause = new Int32Array(new SharedArrayBuffer(4));
-/** Retries what a blocking call may still report (a signal, a full pipe). */
+/** Retries what a blocking call may still report (a signal). */
 function again(error) {
     const code = error.code;
     if (code !== 'EAGAIN' && code !== 'EINTR')
@@ -284,6 +292,7 @@ function again(error) {
     Atomics.wait(pause, 0, 0, 1);
     return true;
 }
+/** Writes every byte; false when the engine's end is gone (EPIPE). */
 function writeAll(fd, bytes) {
     let written = 0;
     while (written < bytes.length) {
@@ -291,11 +300,15 @@ function writeAll(fd, bytes) {
             written += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, written, bytes.length - written);
         }
         catch (error) {
+            if (error.code === 'EPIPE')
+                return false;
             if (!again(error))
                 throw error;
         }
     }
+    return true;
 }
+/** Reads exactly `size` bytes; undefined when the pipe ends first. */
 function readExactly(fd, size) {
     const bytes = Buffer.allocUnsafe(size);
     let read = 0;
@@ -310,35 +323,58 @@ function readExactly(fd, size) {
             throw error;
         }
         if (n === 0)
-            throw new Error('the native CUE engine\'s response pipe ended');
+            return undefined;
         read += n;
     }
     return bytes;
 }
-function openPipes(paths) {
-    const requests = (0,external_node_fs_namespaceObject.openSync)(paths.requests, 'r+');
-    let responses;
+function openAsync(path, flags) {
+    return new Promise((resolve, reject) => (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd))));
+}
+/**
+ * Opens the caller's ends once the engine answered with the paths: it opens its own right
+ * after (requests first), and each open waits for the other side. The opens run off the
+ * main thread, raced against `gone` (the engine's exit): when it exits first, the pending
+ * open is released by opening the engine's side here, and the start fails.
+ */
+async function openPipes(paths, gone) {
+    const opened = [];
+    const release = (path, flags) => {
+        try {
+            (0,external_node_fs_namespaceObject.closeSync)((0,external_node_fs_namespaceObject.openSync)(path, flags | external_node_fs_namespaceObject.constants.O_NONBLOCK));
+        }
+        catch {
+            // Nothing waits on it.
+        }
+    };
     try {
-        responses = (0,external_node_fs_namespaceObject.openSync)(paths.responses, 'r+');
+        for (const [path, flags, releaseFlags] of [
+            [paths.requests, 'w', external_node_fs_namespaceObject.constants.O_RDONLY],
+            [paths.responses, 'r', external_node_fs_namespaceObject.constants.O_RDWR],
+        ]) {
+            const pending = openAsync(path, flags);
+            const fd = await Promise.race([pending, gone.then((error) => Promise.reject(error))]).catch((error) => {
+                release(path, releaseFlags);
+                void pending.then(external_node_fs_namespaceObject.closeSync, () => undefined);
+                throw error;
+            });
+            opened.push(fd);
+        }
     }
     catch (error) {
-        (0,external_node_fs_namespaceObject.closeSync)(requests);
+        for (const fd of opened)
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
         throw error;
     }
+    const [requests, responses] = opened;
     return {
         call(method, request) {
-            const name = Buffer.from(method);
-            const body = Buffer.from(request);
-            const frame = Buffer.allocUnsafe(8 + name.length + body.length);
-            frame.writeUInt32LE(name.length, 0);
-            name.copy(frame, 4);
-            frame.writeUInt32LE(body.length, 4 + name.length);
-            body.copy(frame, 8 + name.length);
-            writeAll(requests, frame);
-            const size = readExactly(responses, 4).readUInt32LE(0);
-            if (size === STOP_MARK)
+            if (!writeAll(requests, encodeFrame(method, request)))
                 return undefined;
-            return readExactly(responses, size).toString('utf8');
+            const size = readExactly(responses, 4)?.readUInt32LE(0);
+            if (size === undefined)
+                return undefined;
+            return readExactly(responses, size)?.toString('utf8');
         },
         close() {
             for (const fd of [requests, responses]) {
@@ -353,181 +389,184 @@ function openPipes(paths) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/cue/native-worker.ts
-// The worker thread that owns the native engine's process (src/cue/native-runtime.ts).
-// The engine's API is synchronous, a child process is not: the main thread posts each
-// call on a MessagePort and sleeps in Atomics.wait; this worker writes the request frame
-// to the child's standard input, reads the response frame from its file descriptor 3,
-// posts it back and wakes the main thread, which takes it with receiveMessageOnPort.
-// Frames: u32le length + method, u32le length + JSON request; u32le length + JSON
-// response (src/cue/shim/frames.go).
-//
-// The child's standard output and standard error go to this process's standard error
-// (never its standard output, where a line starting with `::` is a workflow command),
-// except Go's last words: from a `fatal error:` or `panic:` line on, the dump is kept
-// out of the log and its first lines are handed back with the exit instead.
-//
-// Once the caller moved the frames to named pipes (native-pipes.ts), the worker only
-// watches the child: when it ends, it unblocks the caller (see unblock below).
-//
-// The source is JavaScript in a string (a CommonJS worker started with `eval`), so that
-// it survives bundling into dist/ unchanged; it uses only Node's built-in modules.
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/cue/native-process.ts
+// The native engine's process as this (main) thread holds it, with no other thread:
+// started with an empty environment in its private folder; its first calls (the start
+// check, then the switch to named pipes) are frames on its standard input and file
+// descriptor 3, answered through the event loop; later calls block on the named pipes
+// (native-pipes.ts), while the event loop does not run. So why the process ended must
+// also be known without the event loop:
+// - its standard error goes to a file in its private folder, never to a pipe (a pipe
+//   nobody drains while this thread waits would stop Go's fatal dump half-way, and the
+//   process with it). Go's last words, from a `fatal error:` or `panic:` line on, are
+//   kept for the error message; what came before goes to this process's standard error
+//   (never its standard output, where a line starting with `::` is a workflow command),
+//   as does the program's standard output, directly;
+// - its exit status is read from /proc/<pid>/stat while it waits to be reaped (Linux);
+//   the exit event gives it when the event loop ran since.
 
-/** Shared Int32Array slots: the answer flag and the child's process id. */
-const SLOT_ANSWER = 0;
-const SLOT_PID = 1;
-const SHARED_SLOTS = 2;
-const NATIVE_WORKER_SOURCE = `
-'use strict';
-const { workerData } = require('node:worker_threads');
-const { spawn } = require('node:child_process');
-const { constants, openSync, readSync, writeSync } = require('node:fs');
-const { program, args, cwd, port, shared } = workerData;
-const flags = new Int32Array(shared);
-const FATAL_LIMIT = 2048;
+
+
+
 const FATAL_START = /^(fatal error:|runtime: out of memory|panic: )/m;
-let pending = false;
-let stopped;
-let fatal;
-// The named pipes the caller reads and writes itself once it moved there (native-pipes.ts).
-let fifos;
-
-function answer(message) {
-  pending = false;
-  port.postMessage(message);
-  Atomics.store(flags, ${SLOT_ANSWER}, 1);
-  Atomics.notify(flags, ${SLOT_ANSWER});
+const FATAL_LIMIT = 2048;
+/** How long a stopped process may take to become a zombie once its pipes ended. */
+const REAP_WAIT_MS = 2_000;
+const native_process_pause = new Int32Array(new SharedArrayBuffer(4));
+function signalName(signal) {
+    return Object.entries(external_node_os_namespaceObject.constants.signals).find(([, value]) => value === signal)?.[0] ?? `signal ${signal}`;
 }
-
-function stop(reason) {
-  if (stopped) return;
-  stopped = reason;
-  if (pending) answer({ stopped });
-  if (fifos) unblock();
-}
-
-// The engine is gone while the caller may wait on the named pipes: empty the request
-// pipe (a large request would wait for ever), tell the caller where a response length
-// would be, and give it the reason. The worker opened its own ends of the pipes when
-// the caller moved there (openFifos), while the engine surely ran.
-function unblock() {
-  setInterval(() => {
+/** The exit status of a dead, not yet reaped child, from /proc (Linux); undefined elsewhere or while it runs. */
+function zombieStatus(pid) {
+    let stat;
     try {
-      while (readSync(fifos.requestsFd, fifos.sink, 0, fifos.sink.length, null) > 0);
-    } catch {}
-  }, 2);
-  port.postMessage({ stopped });
-  Atomics.store(flags, ${SLOT_ANSWER}, 1);
-  Atomics.notify(flags, ${SLOT_ANSWER});
-  try {
-    const mark = Buffer.alloc(4);
-    mark.writeUInt32LE(${STOP_MARK});
-    writeSync(fifos.responsesFd, mark);
-  } catch {}
-}
-
-function openFifos(paths) {
-  return {
-    requestsFd: openSync(paths.requests, constants.O_RDONLY | constants.O_NONBLOCK),
-    responsesFd: openSync(paths.responses, constants.O_WRONLY | constants.O_NONBLOCK),
-    sink: Buffer.allocUnsafe(1 << 16),
-  };
-}
-
-process.on('uncaughtException', (error) => {
-  stop({ startError: 'the native CUE engine worker failed: ' + (error && error.message) });
-});
-
-function toStderr(text) {
-  const bytes = Buffer.from(text);
-  let written = 0;
-  try {
-    while (written < bytes.length) written += writeSync(2, bytes, written, bytes.length - written);
-  } catch {}
-}
-
-function forward(data) {
-  const text = data.toString('utf8');
-  if (fatal !== undefined) {
-    if (fatal.length < FATAL_LIMIT) fatal = (fatal + text).slice(0, FATAL_LIMIT);
-    return;
-  }
-  const at = text.search(FATAL_START);
-  if (at < 0) return toStderr(text);
-  toStderr(text.slice(0, at));
-  fatal = text.slice(at, at + FATAL_LIMIT);
-}
-
-// The child starts with the first call, so that the caller can start this worker while
-// it is still unpacking the program.
-let child;
-function startChild() {
-  try {
-    child = spawn(program, args, { cwd, env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], windowsHide: true });
-  } catch (error) {
-    stop({ startError: error.message });
-    return;
-  }
-  child.on('spawn', () => Atomics.store(flags, ${SLOT_PID}, child.pid));
-  child.on('error', (error) => stop({ startError: error.message }));
-  child.on('close', (code, signal) => stop({ code, signal, fatal }));
-  child.stdin.on('error', () => {});
-  child.stdout.on('data', forward);
-  child.stderr.on('data', forward);
-  let chunks = [];
-  let buffered = 0;
-  const responses = child.stdio[3];
-  responses.on('error', () => {});
-  responses.on('data', (data) => {
-    chunks.push(data);
-    buffered += data.length;
-    for (;;) {
-      if (buffered < 4) return;
-      if (chunks[0].length < 4) chunks = [Buffer.concat(chunks)];
-      const size = chunks[0].readUInt32LE(0);
-      if (buffered < 4 + size) return;
-      const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      const rest = all.subarray(4 + size);
-      chunks = rest.length > 0 ? [rest] : [];
-      buffered = rest.length;
-      answer({ response: all.toString('utf8', 4, 4 + size) });
+        stat = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8');
     }
-  });
-}
-
-port.on('message', (message) => {
-  if (message.fifos) {
-    try {
-      fifos = openFifos(message.fifos);
-    } catch (error) {
-      stop({ startError: 'the native CUE engine worker cannot open the named pipes: ' + error.message });
-      return;
+    catch {
+        return undefined;
     }
-    if (stopped) unblock();
-    return;
-  }
-  const { method, request } = message;
-  pending = true;
-  if (!child && !stopped) startChild();
-  if (stopped) return answer({ stopped });
-  const name = Buffer.from(method);
-  const body = Buffer.from(request);
-  const frame = Buffer.allocUnsafe(8 + name.length + body.length);
-  frame.writeUInt32LE(name.length, 0);
-  name.copy(frame, 4);
-  frame.writeUInt32LE(body.length, 4 + name.length);
-  body.copy(frame, 8 + name.length);
-  child.stdin.write(frame);
-});
-`;
+    // Fields after the command name (which may hold spaces) start at the state, field 3;
+    // the exit status (as waitpid gives it) is field 52.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] !== 'Z')
+        return undefined;
+    const status = Number(fields[49]);
+    if (!Number.isInteger(status))
+        return undefined;
+    const signal = status & 0x7f;
+    return signal === 0 ? { code: (status >> 8) & 0xff, signal: null } : { code: null, signal: signalName(signal) };
+}
+class EngineProcess {
+    #child;
+    #stderrPath;
+    #stderrShown = 0;
+    #stopped;
+    #pending;
+    /** Settles with the stop once the process is gone (seen by the event loop). */
+    gone;
+    constructor(program, args, workdir, stderrPath) {
+        this.#stderrPath = stderrPath;
+        const stderrFd = (0,external_node_fs_namespaceObject.openSync)(stderrPath, 'w', 0o600);
+        try {
+            this.#child = (0,external_node_child_process_namespaceObject.spawn)(program, args, { cwd: workdir, env: {}, stdio: ['pipe', 2, stderrFd, 'pipe'], windowsHide: true });
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(stderrFd);
+        }
+        const stdin = this.#child.stdin;
+        const responses = this.#child.stdio[3];
+        for (const stream of [stdin, responses])
+            stream.on('error', () => { });
+        this.gone = new Promise((resolve) => {
+            this.#child.on('error', (error) => resolve(this.#stop({ startError: error.message })));
+            this.#child.on('exit', (code, signal) => resolve(this.#stop({ code, signal })));
+        });
+        this.#readFrames(responses);
+    }
+    /**
+     * Lets this process end without waiting for the engine's (once the calls moved to the
+     * named pipes; during the start, the awaited answers need the event loop alive).
+     */
+    detach() {
+        this.#child.unref();
+        for (const stream of [this.#child.stdin, this.#child.stdio[3]])
+            stream?.unref?.();
+    }
+    get pid() {
+        return this.#child.pid ?? 0;
+    }
+    /** One call through standard input and file descriptor 3 (the start, before the named pipes). */
+    callAsync(method, request) {
+        if (this.#stopped)
+            return Promise.reject(this.#stopped);
+        return new Promise((resolve, reject) => {
+            this.#pending = { resolve, reject };
+            this.#child.stdin?.write(encodeFrame(method, request));
+        });
+    }
+    /**
+     * Why the process stopped, once a named pipe told so (its end, or EPIPE): from the exit
+     * event when the event loop saw it, else from /proc while the process waits to be
+     * reaped (waiting for it a moment), else without the status.
+     */
+    stopNow() {
+        if (this.#stopped)
+            return this.#stopped;
+        const until = Date.now() + REAP_WAIT_MS;
+        let status = zombieStatus(this.pid);
+        while (!status && Date.now() < until) {
+            Atomics.wait(native_process_pause, 0, 0, 2);
+            status = zombieStatus(this.pid);
+        }
+        return this.#stop(status ?? { code: null, signal: null });
+    }
+    /** Kills the process (if it runs) and shows what it wrote to standard error since the last time. */
+    kill() {
+        try {
+            this.#child.kill('SIGKILL');
+        }
+        catch {
+            // Already gone.
+        }
+        this.#stop({ startError: 'the engine was stopped' });
+    }
+    #stop(stop) {
+        if (this.#stopped)
+            return this.#stopped;
+        const fatal = this.#showStderr();
+        this.#stopped = fatal === undefined ? stop : { ...stop, fatal };
+        this.#pending?.reject(this.#stopped);
+        this.#pending = undefined;
+        return this.#stopped;
+    }
+    /** Copies the new part of the standard error file to this process's, up to Go's fatal dump; returns the dump's start. */
+    #showStderr() {
+        let text;
+        try {
+            text = (0,external_node_fs_namespaceObject.readFileSync)(this.#stderrPath, 'utf8').slice(this.#stderrShown);
+        }
+        catch {
+            return undefined;
+        }
+        this.#stderrShown += text.length;
+        const at = text.search(FATAL_START);
+        const shown = at < 0 ? text : text.slice(0, at);
+        try {
+            if (shown)
+                (0,external_node_fs_namespaceObject.writeSync)(2, shown);
+        }
+        catch {
+            // Nowhere to show it.
+        }
+        return at < 0 ? undefined : text.slice(at, at + FATAL_LIMIT);
+    }
+    #readFrames(responses) {
+        let buffered = Buffer.alloc(0);
+        responses.on('data', (data) => {
+            buffered = buffered.length === 0 ? data : Buffer.concat([buffered, data]);
+            while (buffered.length >= 4) {
+                const size = buffered.readUInt32LE(0);
+                if (buffered.length < 4 + size)
+                    return;
+                const response = buffered.toString('utf8', 4, 4 + size);
+                buffered = buffered.subarray(4 + size);
+                const pending = this.#pending;
+                this.#pending = undefined;
+                pending?.resolve(response);
+            }
+        });
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/cue/native-runtime.ts
 // Starts the native build of the Go shim (src/cue/shim, built by scripts/build-cue.mjs
 // into native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
-// synchronous Bridge as the WebAssembly engine. A worker thread owns the child
-// (native-worker.ts); the first calls cross through it while the caller sleeps in
-// Atomics.wait, then the calls go through two named pipes that the caller reads and
-// writes itself, blocking (native-pipes.ts).
+// synchronous Bridge as the WebAssembly engine. This thread holds the child
+// (native-process.ts): the start check and the switch to named pipes are asynchronous
+// frames on its standard input and file descriptor 3, then every call goes through two
+// named pipes that this thread writes and reads itself, blocking (native-pipes.ts).
 //
 // The child is confined as far as an unprivileged process can be: an empty environment,
 // a fresh private (0700) temporary folder as its working directory, removed at exit (by
@@ -536,7 +575,6 @@ port.on('message', (message) => {
 // looks at the host only under the virtual root /timoni-fleet-virtual/load-<n>, which
 // does not exist), no module registry, nothing written to standard output. It is killed
 // when this process exits, and stops itself past the memory limit (exit code 86).
-
 
 
 
@@ -587,51 +625,6 @@ function stoppedError(method, stop, limitMiB) {
     const first = (stop.fatal ?? '').split('\n').slice(0, 2).join(' ').trim();
     return new Error(`the CUE engine stopped while running ${method} (${how})${first ? `: ${first}` : ''}`);
 }
-/** Runs one call through the worker; waits at most `timeoutMs` (undefined: for ever). */
-function callThrough(port, flags, method, request, timeoutMs) {
-    Atomics.store(flags, SLOT_ANSWER, 0);
-    port.postMessage({ method, request });
-    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    for (;;) {
-        const left = deadline === undefined ? undefined : deadline - Date.now();
-        if (left !== undefined && left <= 0)
-            return undefined;
-        Atomics.wait(flags, SLOT_ANSWER, 0, left);
-        if (Atomics.load(flags, SLOT_ANSWER) === 0)
-            continue;
-        const received = (0,external_node_worker_threads_namespaceObject.receiveMessageOnPort)(port);
-        if (received)
-            return received.message;
-    }
-}
-/**
- * Moves the frames to named pipes (native-pipes.ts); undefined when the engine cannot
- * (it then keeps answering through the worker).
- */
-function movePipes(port, flags) {
-    const answer = callThrough(port, flags, 'useFifos', '{}', START_TIMEOUT_MS);
-    if (answer === undefined || 'stopped' in answer)
-        return undefined;
-    const { result } = JSON.parse(answer.response);
-    if (!result)
-        return undefined;
-    // The engine waits for these ends to be opened: failing here leaves it unusable.
-    const pipes = openPipes(result);
-    port.postMessage({ fifos: result });
-    Atomics.store(flags, SLOT_ANSWER, 0);
-    return pipes;
-}
-/** Why the engine stopped, from the worker (it posts the reason once it saw the end). */
-function stopReason(port, flags) {
-    const until = Date.now() + START_TIMEOUT_MS;
-    while (Date.now() < until) {
-        const received = (0,external_node_worker_threads_namespaceObject.receiveMessageOnPort)(port)?.message;
-        if (received && 'stopped' in received)
-            return received.stopped;
-        Atomics.wait(flags, SLOT_ANSWER, 0, 10);
-    }
-    return { startError: 'the engine stopped without a reason' };
-}
 /**
  * Starts the native engine and checks it answers (`version`). Throws when this platform
  * has no artifact or the program cannot run here (a temporary folder mounted noexec, say);
@@ -645,85 +638,69 @@ async function startNative(options = {}) {
         throw new Error(`no native CUE engine is built for ${process.platform}-${process.arch}`);
     const workdir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-cue-engine-'));
     const executable = (0,external_node_path_namespaceObject.join)(workdir, 'cue-shim');
-    const shared = new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT);
-    const flags = new Int32Array(shared);
-    const { port1, port2 } = new external_node_worker_threads_namespaceObject.MessageChannel();
-    let worker;
+    let engine;
     let pipes;
     const cleanup = () => {
-        const pid = Atomics.load(flags, SLOT_PID);
-        if (pid > 0) {
-            try {
-                process.kill(pid, 'SIGKILL');
-            }
-            catch {
-                // Already gone.
-            }
-        }
+        engine?.kill();
         (0,external_node_fs_namespaceObject.rmSync)(workdir, { recursive: true, force: true });
     };
     // From here on the folder goes at exit, also when the start fails half-way.
     process.once('exit', cleanup);
     try {
-        worker = new external_node_worker_threads_namespaceObject.Worker(NATIVE_WORKER_SOURCE, {
-            eval: true,
-            workerData: { program: executable, args: ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], cwd: workdir, port: port2, shared },
-            transferList: [port2],
-            stdout: false,
-            stderr: false,
-        });
-        worker.unref();
-        // The worker boots while the program is unpacked; it starts the child with the first call.
         try {
             await (0,promises_namespaceObject.pipeline)((0,external_node_fs_namespaceObject.createReadStream)(artifact, { highWaterMark: UNPACK_CHUNK }), (0,external_node_zlib_namespaceObject.createGunzip)({ chunkSize: UNPACK_CHUNK }), (0,external_node_fs_namespaceObject.createWriteStream)(executable, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
         }
         catch (error) {
             throw new Error(`cannot unpack the native CUE engine ${artifact}: ${error.message}`, { cause: error });
         }
-        const answer = callThrough(port1, flags, 'version', '{}', START_TIMEOUT_MS);
-        if (answer === undefined)
-            throw new Error(`the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
-        if ('stopped' in answer)
-            throw stoppedError('its start check', answer.stopped, memoryLimitMiB);
-        if (!/"cue":"v\d/.test(answer.response))
-            throw new Error(`the native CUE engine answered its start check with ${answer.response.slice(0, 200)}`);
-        pipes = movePipes(port1, flags);
+        const started = new EngineProcess(executable, ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], workdir, (0,external_node_path_namespaceObject.join)(workdir, 'stderr'));
+        engine = started;
+        const gone = started.gone.then((stop) => stoppedError('its start check', stop, memoryLimitMiB));
+        const call = (method) => withTimeout(started.callAsync(method, '{}').catch((stop) => Promise.reject(stoppedError('its start check', stop, memoryLimitMiB))), `the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
+        const version = await call('version');
+        if (!/"cue":"v\d/.test(version))
+            throw new Error(`the native CUE engine answered its start check with ${version.slice(0, 200)}`);
+        const { result, error } = JSON.parse(await call('useFifos'));
+        if (!result)
+            throw new Error(`the native CUE engine cannot use named pipes: ${JSON.stringify(error).slice(0, 200)}`);
+        pipes = await openPipes(result, gone);
+        started.detach();
     }
     catch (error) {
         pipes?.close();
-        void worker?.terminate();
         process.off('exit', cleanup);
         cleanup();
         throw error;
     }
     // The child has its program open; the file is not needed any more.
     (0,external_node_fs_namespaceObject.rmSync)(executable, { force: true });
+    const running = engine;
+    const channel = pipes;
     let stopped;
     const stop = () => {
         stopped ??= { startError: 'the engine was stopped' };
         process.off('exit', cleanup);
+        channel.close();
         cleanup();
-        pipes?.close();
-        void worker?.terminate();
     };
     const bridge = (method, request) => {
         if (stopped)
             throw stoppedError(method, stopped, memoryLimitMiB);
-        if (pipes) {
-            const response = pipes.call(method, request);
-            if (response !== undefined)
-                return response;
-            stopped = stopReason(port1, flags);
-            throw stoppedError(method, stopped, memoryLimitMiB);
-        }
-        const answer = callThrough(port1, flags, method, request);
-        if ('stopped' in answer) {
-            stopped = answer.stopped;
-            throw stoppedError(method, stopped, memoryLimitMiB);
-        }
-        return answer.response;
+        const response = channel.call(method, request);
+        if (response !== undefined)
+            return response;
+        stopped = running.stopNow();
+        throw stoppedError(method, stopped, memoryLimitMiB);
     };
-    return { bridge, pid: Atomics.load(flags, SLOT_PID), workdir, stop };
+    return { bridge, pid: running.pid, workdir, stop };
+}
+/** Rejects with `message` when the promise takes longer than the start may. */
+function withTimeout(promise, message) {
+    let timer;
+    const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), START_TIMEOUT_MS);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 ;// CONCATENATED MODULE: ./src/cue/protocol.ts
@@ -3420,8 +3397,6 @@ function resolveEntryPath(baseDir, path) {
     return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
 }
 
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: ./src/kube/exec-credential.ts
 // Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
 // with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env

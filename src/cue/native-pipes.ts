@@ -1,29 +1,39 @@
 // The native engine's frames through two named pipes (src/cue/shim/fifo_unix.go), read
-// and written by the calling thread itself, blocking: about a third of the time per call
-// of the way through the worker thread (native-worker.ts), whose pipes belong to its own
-// event loop. Both ends are opened read-write, so opening never blocks and the caller
-// never sees the end of a pipe; when the engine's process ends, the worker makes the
-// pending call return instead: it empties the request pipe (a write larger than the pipe
-// holds would wait for ever) and writes STOP_MARK where a response length would be.
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
-
-/** Written by the worker in place of a response length once the engine stopped. */
-export const STOP_MARK = 0xffffffff;
+// and written by the calling thread itself, blocking: no other thread, no event loop
+// between a call and its answer. Each end is opened in one direction only (requests for
+// writing, responses for reading), so that the engine's process is the only other holder
+// of each pipe: when it ends, a read returns the end of the pipe and a write fails with
+// EPIPE (Node ignores SIGPIPE), and the pending call returns instead of waiting for ever.
+// Frames: u32le length + method, u32le length + JSON request; u32le length + JSON
+// response (src/cue/shim/frames.go).
+import { closeSync, open, openSync, readSync, writeSync, constants } from 'node:fs';
 
 export interface PipePaths {
   requests: string;
   responses: string;
 }
 
-/** The framed calls over the pipes: the response text, or undefined once the engine stopped. */
+/** The framed calls over the pipes: the response text, or undefined once the engine is gone. */
 export interface PipeChannel {
   call(method: string, request: string): string | undefined;
   close(): void;
 }
 
+/** A request frame: u32le length + method, u32le length + JSON request. */
+export function encodeFrame(method: string, request: string): Buffer {
+  const name = Buffer.from(method);
+  const body = Buffer.from(request);
+  const frame = Buffer.allocUnsafe(8 + name.length + body.length);
+  frame.writeUInt32LE(name.length, 0);
+  name.copy(frame, 4);
+  frame.writeUInt32LE(body.length, 4 + name.length);
+  body.copy(frame, 8 + name.length);
+  return frame;
+}
+
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/** Retries what a blocking call may still report (a signal, a full pipe). */
+/** Retries what a blocking call may still report (a signal). */
 function again(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== 'EAGAIN' && code !== 'EINTR') return false;
@@ -31,18 +41,22 @@ function again(error: unknown): boolean {
   return true;
 }
 
-function writeAll(fd: number, bytes: Buffer): void {
+/** Writes every byte; false when the engine's end is gone (EPIPE). */
+function writeAll(fd: number, bytes: Buffer): boolean {
   let written = 0;
   while (written < bytes.length) {
     try {
       written += writeSync(fd, bytes, written, bytes.length - written);
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EPIPE') return false;
       if (!again(error)) throw error;
     }
   }
+  return true;
 }
 
-function readExactly(fd: number, size: number): Buffer {
+/** Reads exactly `size` bytes; undefined when the pipe ends first. */
+function readExactly(fd: number, size: number): Buffer | undefined {
   const bytes = Buffer.allocUnsafe(size);
   let read = 0;
   while (read < size) {
@@ -53,34 +67,55 @@ function readExactly(fd: number, size: number): Buffer {
       if (again(error)) continue;
       throw error;
     }
-    if (n === 0) throw new Error('the native CUE engine\'s response pipe ended');
+    if (n === 0) return undefined;
     read += n;
   }
   return bytes;
 }
 
-export function openPipes(paths: PipePaths): PipeChannel {
-  const requests = openSync(paths.requests, 'r+');
-  let responses: number;
+function openAsync(path: string, flags: string): Promise<number> {
+  return new Promise((resolve, reject) => open(path, flags, (error, fd) => (error ? reject(error) : resolve(fd))));
+}
+
+/**
+ * Opens the caller's ends once the engine answered with the paths: it opens its own right
+ * after (requests first), and each open waits for the other side. The opens run off the
+ * main thread, raced against `gone` (the engine's exit): when it exits first, the pending
+ * open is released by opening the engine's side here, and the start fails.
+ */
+export async function openPipes(paths: PipePaths, gone: Promise<Error>): Promise<PipeChannel> {
+  const opened: number[] = [];
+  const release = (path: string, flags: number) => {
+    try {
+      closeSync(openSync(path, flags | constants.O_NONBLOCK));
+    } catch {
+      // Nothing waits on it.
+    }
+  };
   try {
-    responses = openSync(paths.responses, 'r+');
+    for (const [path, flags, releaseFlags] of [
+      [paths.requests, 'w', constants.O_RDONLY],
+      [paths.responses, 'r', constants.O_RDWR],
+    ] as const) {
+      const pending = openAsync(path, flags);
+      const fd = await Promise.race([pending, gone.then((error) => Promise.reject(error))]).catch((error: unknown) => {
+        release(path, releaseFlags);
+        void pending.then(closeSync, () => undefined);
+        throw error;
+      });
+      opened.push(fd);
+    }
   } catch (error) {
-    closeSync(requests);
+    for (const fd of opened) closeSync(fd);
     throw error;
   }
+  const [requests, responses] = opened as [number, number];
   return {
     call(method, request) {
-      const name = Buffer.from(method);
-      const body = Buffer.from(request);
-      const frame = Buffer.allocUnsafe(8 + name.length + body.length);
-      frame.writeUInt32LE(name.length, 0);
-      name.copy(frame, 4);
-      frame.writeUInt32LE(body.length, 4 + name.length);
-      body.copy(frame, 8 + name.length);
-      writeAll(requests, frame);
-      const size = readExactly(responses, 4).readUInt32LE(0);
-      if (size === STOP_MARK) return undefined;
-      return readExactly(responses, size).toString('utf8');
+      if (!writeAll(requests, encodeFrame(method, request))) return undefined;
+      const size = readExactly(responses, 4)?.readUInt32LE(0);
+      if (size === undefined) return undefined;
+      return readExactly(responses, size)?.toString('utf8');
     },
     close() {
       for (const fd of [requests, responses]) {
