@@ -3,14 +3,14 @@
 // same reference (concurrent callers wait for the same promise), and a folder keyed by
 // manifest digest keeps extracted modules (`<dir>/sha256/<hex>/`, with `<hex>.json`
 // holding its version and annotations), across runs: by default the one module cache
-// folder of cache-dir.ts, so that no run leaves a folder of its own behind.
+// folder of src/private-cache-dir.ts, so that no run leaves a folder of its own behind.
 // Folders are filled under a temporary name and renamed into place, so a folder that
 // exists is complete; temporary folders that a killed process left are removed after an
 // hour. Failures are not remembered: the next caller tries again.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultModuleCacheDir, prepareModuleCacheDir } from './cache-dir.js';
+import { defaultCacheDir, preparePrivateCacheDir } from '../../private-cache-dir.js';
 
 const TEMPORARY_PREFIX = '.tmp-';
 const STALE_TEMPORARY_MS = 60 * 60 * 1000;
@@ -47,15 +47,15 @@ export class ModuleCache {
   readonly #byReference = new Map<string, Promise<CachedModule>>();
   readonly #byDigest = new Map<string, Promise<CachedModule>>();
 
-  /** `dir`: where extracted modules are kept; default the module cache folder (cache-dir.ts). */
+  /** `dir`: where extracted modules are kept; default the module cache folder (src/private-cache-dir.ts). */
   constructor(options: { dir?: string } = {}) {
-    this.#dir = options.dir ?? defaultModuleCacheDir();
+    this.#dir = options.dir ?? defaultCacheDir('modules');
   }
 
   /** The cache folder, created (private) and checked on first use. */
   root(): Promise<string> {
     this.#root ??= (async () => {
-      const dir = prepareModuleCacheDir(this.#dir);
+      const dir = preparePrivateCacheDir(this.#dir, 'module cache folder');
       await mkdir(join(dir, 'sha256'), { recursive: true, mode: 0o700 });
       await removeStaleTemporaries(dir);
       return dir;

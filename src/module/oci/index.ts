@@ -8,7 +8,6 @@
 // Failures are OciError, whose `code` tells the case and whose message names the module URL.
 export { ModuleClient, pullModule, contentLayers, type ModuleClientOptions, type PulledModule, type PullLimits } from './pull.js';
 export { ModuleCache, type CachedModule } from './cache.js';
-export { defaultModuleCacheDir, prepareModuleCacheDir, ModuleCacheDirError } from './cache-dir.js';
 export { OciError, type OciErrorCode } from './errors.js';
 export { parseReference, moduleReference, repositoryUrl, referenceUrl, isLocalRegistry, type Reference } from './reference.js';
 export type { Credential, CredentialOptions } from './credentials.js';

@@ -32,7 +32,7 @@ export interface PullLimits extends ExtractLimits {
 }
 
 export interface ModuleClientOptions extends CredentialOptions {
-  /** Shared module cache; default one per client, in `cacheDir` or the module cache folder (cache-dir.ts). */
+  /** Shared module cache; default one per client, in `cacheDir` or the module cache folder (src/private-cache-dir.ts). */
   cache?: ModuleCache;
   cacheDir?: string;
   /** Plain HTTP for every registry (Timoni's `--registry-insecure`); local registries always use it. */
