@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2415);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8838);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -40,7 +40,7 @@ function processIO() {
 
 /***/ }),
 
-/***/ 2415:
+/***/ 8838:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -175,10 +175,6 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: external "node:url"
 const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
-;// CONCATENATED MODULE: external "node:stream/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
-;// CONCATENATED MODULE: external "node:zlib"
-const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
 ;// CONCATENATED MODULE: ./src/cue/memory-limit.ts
 // A ceiling on the CUE engine's memory. Go's WebAssembly module defines its own linear
 // memory with no maximum, so a CUE evaluation that grows without end (a bundle's
@@ -560,6 +556,162 @@ class EngineProcess {
     }
 }
 
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: external "node:stream/promises"
+const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
+;// CONCATENATED MODULE: external "node:zlib"
+const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+;// CONCATENATED MODULE: ./src/private-cache-dir.ts
+// Where timoni-fleet keeps what it reuses between runs (pulled modules, the unpacked
+// native CUE engine): one folder per kind under one root, so that no run leaves a folder
+// of its own behind. In GitHub Actions the runner's temporary folder (RUNNER_TEMP,
+// emptied after each job); elsewhere $XDG_CACHE_HOME/timoni-fleet, else
+// ~/.cache/timoni-fleet. What is kept there is run (a module's code is built, the engine
+// is a program): each folder is created private (0700) and refused when it is a link,
+// another user owns it or others may write to it, since whoever can write there chooses
+// what the next run executes.
+
+
+
+class PrivateCacheDirError extends Error {
+    constructor(label, dir, reason) {
+        super(`${label} ${dir}: ${reason}`);
+        this.name = 'PrivateCacheDirError';
+    }
+}
+/** The default folder of one kind of cached things (`modules`, `engines`) for this environment. */
+function defaultCacheDir(kind, env = process.env, home = (0,external_node_os_namespaceObject.homedir)()) {
+    if (env.GITHUB_ACTIONS === 'true' && env.RUNNER_TEMP && (0,external_node_path_namespaceObject.isAbsolute)(env.RUNNER_TEMP))
+        return (0,external_node_path_namespaceObject.join)(env.RUNNER_TEMP, 'timoni-fleet', kind);
+    // The XDG base directory rules: a relative XDG_CACHE_HOME is invalid and ignored.
+    const cacheHome = env.XDG_CACHE_HOME && (0,external_node_path_namespaceObject.isAbsolute)(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : (0,external_node_path_namespaceObject.join)(home, '.cache');
+    return (0,external_node_path_namespaceObject.join)(cacheHome, 'timoni-fleet', kind);
+}
+/**
+ * Creates `dir` (and its parents) when missing, the folder itself with mode 0700, and checks
+ * it: a real folder (not a link), owned by this user, not writable by group or others.
+ * `label` names the folder in errors ("module cache folder").
+ */
+function preparePrivateCacheDir(dir, label) {
+    try {
+        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+    }
+    catch (error) {
+        throw new PrivateCacheDirError(label, dir, `cannot create it: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const info = (0,external_node_fs_namespaceObject.lstatSync)(dir);
+    if (info.isSymbolicLink())
+        throw new PrivateCacheDirError(label, dir, 'is a symbolic link; refusing to keep files where the link points');
+    if (!info.isDirectory())
+        throw new PrivateCacheDirError(label, dir, 'is not a folder');
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+    if (uid !== undefined && info.uid !== uid) {
+        throw new PrivateCacheDirError(label, dir, `is owned by user ${info.uid}, not by this user (${uid}); refusing to run what another user can change`);
+    }
+    if (process.platform !== 'win32' && (info.mode & 0o022) !== 0) {
+        throw new PrivateCacheDirError(label, dir, `can be written by others (mode ${(info.mode & 0o777).toString(8)}); make it private (chmod 700) or remove it`);
+    }
+    return dir;
+}
+
+;// CONCATENATED MODULE: ./src/cue/native-program.ts
+// The native engine's program on disk. Unpacking `cue-shim.gz` (about 20 MB) costs a
+// process 40-60 ms of CPU and 20-30 MiB of buffers at every start, so the program is
+// unpacked once per artifact into the private cache folder (src/private-cache-dir.ts:
+// ~/.cache/timoni-fleet/engines, RUNNER_TEMP in GitHub Actions), named by the sha256 of
+// the artifact, written under a temporary name and renamed into place (a program that
+// exists is complete). The folder's checks (private, this user's, no link) are what makes
+// running a program from it safe: whoever can write there could run code as this user
+// anyway. When the folder cannot be used, the program is unpacked into the engine's own
+// private folder for this run, as before. Programs of other artifacts not used for 30
+// days are removed, and so are temporary files a killed process left.
+
+
+
+
+
+
+
+/** Bytes per step when unpacking the program (larger steps: fewer round trips, same memory order). */
+const UNPACK_CHUNK = 1024 * 1024;
+const PROGRAM_PREFIX = 'cue-shim-';
+const TEMPORARY_PREFIX = '.tmp-';
+const UNUSED_PROGRAM_MS = 30 * 24 * 60 * 60 * 1000;
+const STALE_TEMPORARY_MS = 60 * 60 * 1000;
+async function unpack(artifact, to) {
+    try {
+        await (0,external_node_stream_promises_namespaceObject.pipeline)((0,external_node_fs_namespaceObject.createReadStream)(artifact, { highWaterMark: UNPACK_CHUNK }), (0,external_node_zlib_namespaceObject.createGunzip)({ chunkSize: UNPACK_CHUNK }), (0,external_node_fs_namespaceObject.createWriteStream)(to, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
+    }
+    catch (error) {
+        (0,external_node_fs_namespaceObject.rmSync)(to, { force: true });
+        throw new Error(`cannot unpack the native CUE engine ${artifact}: ${error.message}`, { cause: error });
+    }
+}
+/** A program this user alone can change, ready to run. */
+function usable(path) {
+    try {
+        const info = (0,external_node_fs_namespaceObject.lstatSync)(path);
+        const uid = typeof process.getuid === 'function' ? process.getuid() : info.uid;
+        return info.isFile() && info.uid === uid && (info.mode & 0o022) === 0 && (info.mode & 0o100) !== 0 && info.size > 0;
+    }
+    catch {
+        return false;
+    }
+}
+function removeUnused(dir, keep) {
+    const now = Date.now();
+    for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir)) {
+        const path = (0,external_node_path_namespaceObject.join)(dir, name);
+        if (path === keep)
+            continue;
+        const limit = name.startsWith(TEMPORARY_PREFIX) ? STALE_TEMPORARY_MS : name.startsWith(PROGRAM_PREFIX) ? UNUSED_PROGRAM_MS : undefined;
+        if (limit === undefined)
+            continue;
+        try {
+            if (now - (0,external_node_fs_namespaceObject.statSync)(path).mtimeMs > limit)
+                (0,external_node_fs_namespaceObject.rmSync)(path, { force: true });
+        }
+        catch {
+            // Removed by another process meanwhile.
+        }
+    }
+}
+/**
+ * The program of `artifact`, from the cache folder `cacheDir` (unpacked there first when
+ * missing), or unpacked into `workdir` when there is no usable cache folder. `fresh`
+ * replaces a cached program (one that failed to start).
+ */
+async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
+    let dir;
+    try {
+        if (cacheDir !== null)
+            dir = preparePrivateCacheDir(cacheDir, 'CUE engine cache folder');
+    }
+    catch {
+        // No usable cache folder (not ours, open to others, not writable): unpack for this run.
+    }
+    if (dir === undefined) {
+        const path = (0,external_node_path_namespaceObject.join)(workdir, 'cue-shim');
+        await unpack(artifact, path);
+        return { path, cached: false };
+    }
+    const digest = (0,external_node_crypto_namespaceObject.createHash)('sha256')
+        .update(await (0,promises_namespaceObject.readFile)(artifact))
+        .digest('hex');
+    const path = (0,external_node_path_namespaceObject.join)(dir, `${PROGRAM_PREFIX}${digest}`);
+    if (!fresh && usable(path)) {
+        const now = new Date();
+        (0,external_node_fs_namespaceObject.utimesSync)(path, now, now);
+        return { path, cached: true };
+    }
+    const temporary = (0,external_node_path_namespaceObject.join)(dir, `${TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
+    await unpack(artifact, temporary);
+    (0,external_node_fs_namespaceObject.renameSync)(temporary, path);
+    removeUnused(dir, path);
+    return { path, cached: true };
+}
+
 ;// CONCATENATED MODULE: ./src/cue/native-runtime.ts
 // Starts the native build of the Go shim (src/cue/shim, built by scripts/build-cue.mjs
 // into native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
@@ -586,8 +738,6 @@ class EngineProcess {
 
 /** The exit code with which the shim stops past its memory limit (src/cue/shim/bridge_other.go). */
 const EXIT_MEMORY_LIMIT = 86;
-/** Bytes per step when unpacking the program (larger steps: fewer round trips, same memory order). */
-const UNPACK_CHUNK = 1024 * 1024;
 /** How long the start check (first answer of the child) may take. */
 const START_TIMEOUT_MS = 20_000;
 /** The artifact folder name of this platform (Go's names), or undefined where none is built. */
@@ -637,23 +787,16 @@ async function startNative(options = {}) {
     if (!artifact)
         throw new Error(`no native CUE engine is built for ${process.platform}-${process.arch}`);
     const workdir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-cue-engine-'));
-    const executable = (0,external_node_path_namespaceObject.join)(workdir, 'cue-shim');
+    const cacheDir = options.cacheDir === undefined ? defaultCacheDir('engines') : options.cacheDir;
     let engine;
-    let pipes;
     const cleanup = () => {
         engine?.kill();
         (0,external_node_fs_namespaceObject.rmSync)(workdir, { recursive: true, force: true });
     };
     // From here on the folder goes at exit, also when the start fails half-way.
     process.once('exit', cleanup);
-    try {
-        try {
-            await (0,promises_namespaceObject.pipeline)((0,external_node_fs_namespaceObject.createReadStream)(artifact, { highWaterMark: UNPACK_CHUNK }), (0,external_node_zlib_namespaceObject.createGunzip)({ chunkSize: UNPACK_CHUNK }), (0,external_node_fs_namespaceObject.createWriteStream)(executable, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
-        }
-        catch (error) {
-            throw new Error(`cannot unpack the native CUE engine ${artifact}: ${error.message}`, { cause: error });
-        }
-        const started = new EngineProcess(executable, ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], workdir, (0,external_node_path_namespaceObject.join)(workdir, 'stderr'));
+    const launch = async (program) => {
+        const started = new EngineProcess(program.path, ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], workdir, (0,external_node_path_namespaceObject.join)(workdir, 'stderr'));
         engine = started;
         const gone = started.gone.then((stop) => stoppedError('its start check', stop, memoryLimitMiB));
         const call = (method) => withTimeout(started.callAsync(method, '{}').catch((stop) => Promise.reject(stoppedError('its start check', stop, memoryLimitMiB))), `the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
@@ -663,19 +806,40 @@ async function startNative(options = {}) {
         const { result, error } = JSON.parse(await call('useFifos'));
         if (!result)
             throw new Error(`the native CUE engine cannot use named pipes: ${JSON.stringify(error).slice(0, 200)}`);
-        pipes = await openPipes(result, gone);
+        const channel = await openPipes(result, gone);
         started.detach();
+        return { running: started, channel };
+    };
+    let running;
+    let channel;
+    try {
+        const program = await nativeProgram(artifact, workdir, cacheDir);
+        try {
+            ({ running, channel } = await launch(program));
+        }
+        catch (error) {
+            if (!program.cached)
+                throw error;
+            // A cached program that does not start (damaged since): unpacked again, once.
+            engine?.kill();
+            const again = await nativeProgram(artifact, workdir, cacheDir, true);
+            try {
+                ({ running, channel } = await launch(again));
+            }
+            catch (failure) {
+                (0,external_node_fs_namespaceObject.rmSync)(again.path, { force: true });
+                throw failure;
+            }
+        }
+        // The child has its program open; a program unpacked for this run alone is not needed any more.
+        if (!program.cached)
+            (0,external_node_fs_namespaceObject.rmSync)(program.path, { force: true });
     }
     catch (error) {
-        pipes?.close();
         process.off('exit', cleanup);
         cleanup();
         throw error;
     }
-    // The child has its program open; the file is not needed any more.
-    (0,external_node_fs_namespaceObject.rmSync)(executable, { force: true });
-    const running = engine;
-    const channel = pipes;
     let stopped;
     const stop = () => {
         stopped ??= { startError: 'the engine was stopped' };
@@ -6744,8 +6908,6 @@ class OciError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: external "node:fs/promises"
-const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: ./src/module/oci/credential-helper.ts
 // Runs a docker credential helper (`docker-credential-<name> get`) as the docker CLI does:
 // the server URL on stdin, `{"ServerURL","Username","Secret"}` on stdout. A missing binary,
@@ -7007,7 +7169,7 @@ async function lookupDockerConfig(registry, options, secrets) {
     const checked = `docker config ${path}`;
     let text;
     try {
-        text = await (0,external_node_fs_promises_namespaceObject.readFile)(path, 'utf8');
+        text = await (0,promises_namespaceObject.readFile)(path, 'utf8');
     }
     catch (error) {
         if (error.code === 'ENOENT')
@@ -7485,63 +7647,13 @@ function sameService(registry, realmHost) {
     return DOCKER_HUB.has(registryHost) && realm === 'auth.docker.io';
 }
 
-;// CONCATENATED MODULE: ./src/module/oci/cache-dir.ts
-// Where pulled modules are kept: one folder for every run, keyed by manifest digest, so
-// that no run leaves a folder of its own behind. In GitHub Actions the runner's temporary
-// folder (RUNNER_TEMP, emptied after each job); elsewhere $XDG_CACHE_HOME/timoni-fleet/
-// modules, else ~/.cache/timoni-fleet/modules. Modules are code that the build executes:
-// the folder is created private (0700) and refused when another user owns it or others
-// may write to it, since whoever can write there chooses what the next build runs.
-
-
-
-class ModuleCacheDirError extends Error {
-    constructor(dir, reason) {
-        super(`module cache folder ${dir}: ${reason}`);
-        this.name = 'ModuleCacheDirError';
-    }
-}
-/** The default module cache folder for this environment. */
-function defaultModuleCacheDir(env = process.env, home = (0,external_node_os_namespaceObject.homedir)()) {
-    if (env.GITHUB_ACTIONS === 'true' && env.RUNNER_TEMP && (0,external_node_path_namespaceObject.isAbsolute)(env.RUNNER_TEMP))
-        return (0,external_node_path_namespaceObject.join)(env.RUNNER_TEMP, 'timoni-fleet', 'modules');
-    // The XDG base directory rules: a relative XDG_CACHE_HOME is invalid and ignored.
-    const cacheHome = env.XDG_CACHE_HOME && (0,external_node_path_namespaceObject.isAbsolute)(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : (0,external_node_path_namespaceObject.join)(home, '.cache');
-    return (0,external_node_path_namespaceObject.join)(cacheHome, 'timoni-fleet', 'modules');
-}
-/**
- * Creates `dir` (and its parents) when missing, the folder itself with mode 0700, and checks
- * it: a real folder (not a link), owned by this user, not writable by group or others.
- */
-function prepareModuleCacheDir(dir) {
-    try {
-        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
-    }
-    catch (error) {
-        throw new ModuleCacheDirError(dir, `cannot create it: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    const info = (0,external_node_fs_namespaceObject.lstatSync)(dir);
-    if (info.isSymbolicLink())
-        throw new ModuleCacheDirError(dir, 'is a symbolic link; refusing to keep modules where the link points');
-    if (!info.isDirectory())
-        throw new ModuleCacheDirError(dir, 'is not a folder');
-    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-    if (uid !== undefined && info.uid !== uid) {
-        throw new ModuleCacheDirError(dir, `is owned by user ${info.uid}, not by this user (${uid}); refusing to build modules another user can change`);
-    }
-    if (process.platform !== 'win32' && (info.mode & 0o022) !== 0) {
-        throw new ModuleCacheDirError(dir, `can be written by others (mode ${(info.mode & 0o777).toString(8)}); make it private (chmod 700) or remove it`);
-    }
-    return dir;
-}
-
 ;// CONCATENATED MODULE: ./src/module/oci/cache.ts
 // Remembers pulled modules for a run, so that a module used by several clusters and
 // instances is pulled once: an in-process map shares one pull between every caller of the
 // same reference (concurrent callers wait for the same promise), and a folder keyed by
 // manifest digest keeps extracted modules (`<dir>/sha256/<hex>/`, with `<hex>.json`
 // holding its version and annotations), across runs: by default the one module cache
-// folder of cache-dir.ts, so that no run leaves a folder of its own behind.
+// folder of src/private-cache-dir.ts, so that no run leaves a folder of its own behind.
 // Folders are filled under a temporary name and renamed into place, so a folder that
 // exists is complete; temporary folders that a killed process left are removed after an
 // hour. Failures are not remembered: the next caller tries again.
@@ -7549,19 +7661,19 @@ function prepareModuleCacheDir(dir) {
 
 
 
-const TEMPORARY_PREFIX = '.tmp-';
-const STALE_TEMPORARY_MS = 60 * 60 * 1000;
+const cache_TEMPORARY_PREFIX = '.tmp-';
+const cache_STALE_TEMPORARY_MS = 60 * 60 * 1000;
 /** Removes what a killed process left while filling the cache (older than an hour). */
 async function removeStaleTemporaries(root) {
-    const names = await (0,external_node_fs_promises_namespaceObject.readdir)(root).catch(() => []);
+    const names = await (0,promises_namespaceObject.readdir)(root).catch(() => []);
     const now = Date.now();
     await Promise.all(names
-        .filter((name) => name.startsWith(TEMPORARY_PREFIX))
+        .filter((name) => name.startsWith(cache_TEMPORARY_PREFIX))
         .map(async (name) => {
         const path = (0,external_node_path_namespaceObject.join)(root, name);
-        const info = await (0,external_node_fs_promises_namespaceObject.stat)(path).catch(() => undefined);
-        if (info && now - info.mtimeMs > STALE_TEMPORARY_MS)
-            await (0,external_node_fs_promises_namespaceObject.rm)(path, { recursive: true, force: true });
+        const info = await (0,promises_namespaceObject.stat)(path).catch(() => undefined);
+        if (info && now - info.mtimeMs > cache_STALE_TEMPORARY_MS)
+            await (0,promises_namespaceObject.rm)(path, { recursive: true, force: true });
     }));
 }
 class ModuleCache {
@@ -7569,15 +7681,15 @@ class ModuleCache {
     #root;
     #byReference = new Map();
     #byDigest = new Map();
-    /** `dir`: where extracted modules are kept; default the module cache folder (cache-dir.ts). */
+    /** `dir`: where extracted modules are kept; default the module cache folder (src/private-cache-dir.ts). */
     constructor(options = {}) {
-        this.#dir = options.dir ?? defaultModuleCacheDir();
+        this.#dir = options.dir ?? defaultCacheDir('modules');
     }
     /** The cache folder, created (private) and checked on first use. */
     root() {
         this.#root ??= (async () => {
-            const dir = prepareModuleCacheDir(this.#dir);
-            await (0,external_node_fs_promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(dir, 'sha256'), { recursive: true, mode: 0o700 });
+            const dir = preparePrivateCacheDir(this.#dir, 'module cache folder');
+            await (0,promises_namespaceObject.mkdir)((0,external_node_path_namespaceObject.join)(dir, 'sha256'), { recursive: true, mode: 0o700 });
             await removeStaleTemporaries(dir);
             return dir;
         })();
@@ -7600,9 +7712,9 @@ class ModuleCache {
     async #onDisk(digest) {
         const { dir, meta } = await this.#paths(digest);
         try {
-            if (!(await (0,external_node_fs_promises_namespaceObject.stat)(dir)).isDirectory())
+            if (!(await (0,promises_namespaceObject.stat)(dir)).isDirectory())
                 return undefined;
-            const parsed = JSON.parse(await (0,external_node_fs_promises_namespaceObject.readFile)(meta, 'utf8'));
+            const parsed = JSON.parse(await (0,promises_namespaceObject.readFile)(meta, 'utf8'));
             return parsed.digest === digest ? { ...parsed, dir } : undefined;
         }
         catch {
@@ -7620,25 +7732,25 @@ class ModuleCache {
                 return existing;
             const root = await this.root();
             const paths = await this.#paths(meta.digest);
-            const temporary = (0,external_node_path_namespaceObject.join)(root, `${TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
-            await (0,external_node_fs_promises_namespaceObject.mkdir)(temporary);
+            const temporary = (0,external_node_path_namespaceObject.join)(root, `${cache_TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
+            await (0,promises_namespaceObject.mkdir)(temporary);
             try {
                 await fill(temporary);
                 const metaTemporary = `${temporary}.json`;
-                await (0,external_node_fs_promises_namespaceObject.writeFile)(metaTemporary, JSON.stringify(meta));
-                await (0,external_node_fs_promises_namespaceObject.rename)(metaTemporary, paths.meta);
+                await (0,promises_namespaceObject.writeFile)(metaTemporary, JSON.stringify(meta));
+                await (0,promises_namespaceObject.rename)(metaTemporary, paths.meta);
                 try {
-                    await (0,external_node_fs_promises_namespaceObject.rename)(temporary, paths.dir);
+                    await (0,promises_namespaceObject.rename)(temporary, paths.dir);
                 }
                 catch (error) {
                     // Another process finished the same digest first: theirs is as good as ours.
-                    if (!(await (0,external_node_fs_promises_namespaceObject.stat)(paths.dir).then((s) => s.isDirectory(), () => false)))
+                    if (!(await (0,promises_namespaceObject.stat)(paths.dir).then((s) => s.isDirectory(), () => false)))
                         throw error;
                 }
                 return { ...meta, dir: paths.dir };
             }
             finally {
-                await (0,external_node_fs_promises_namespaceObject.rm)(temporary, { recursive: true, force: true });
+                await (0,promises_namespaceObject.rm)(temporary, { recursive: true, force: true });
             }
         });
     }
@@ -8343,7 +8455,7 @@ function planExtraction(tar, limits = defaultExtractLimits) {
 }
 async function isDirectory(path) {
     try {
-        return (await (0,external_node_fs_promises_namespaceObject.stat)(path)).isDirectory();
+        return (await (0,promises_namespaceObject.stat)(path)).isDirectory();
     }
     catch {
         return false;
@@ -8352,15 +8464,15 @@ async function isDirectory(path) {
 async function writeEntry(dir, path, entry, result) {
     const target = (0,external_node_path_namespaceObject.join)(dir, ...path.split('/'));
     if (entry.type === 'directory') {
-        await (0,external_node_fs_promises_namespaceObject.mkdir)(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
+        await (0,promises_namespaceObject.mkdir)(target, { recursive: true, mode: (entry.mode & 0o777) | 0o700 });
         result.directories += 1;
         return;
     }
     const parent = path.includes('/') ? (0,external_node_path_namespaceObject.join)(dir, ...path.split('/').slice(0, -1)) : dir;
-    await (0,external_node_fs_promises_namespaceObject.mkdir)(parent, { recursive: true });
+    await (0,promises_namespaceObject.mkdir)(parent, { recursive: true });
     if (await isDirectory(target))
         throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    await (0,external_node_fs_promises_namespaceObject.writeFile)(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
+    await (0,promises_namespaceObject.writeFile)(target, entry.data, { mode: (entry.mode & 0o777) | 0o600 });
     result.files += 1;
     result.bytes += entry.size;
 }
@@ -8371,7 +8483,7 @@ async function writeEntry(dir, path, entry, result) {
 async function extractTar(tar, dir, limits = defaultExtractLimits) {
     const plan = planExtraction(tar, limits);
     const result = { files: 0, directories: 0, bytes: 0 };
-    await (0,external_node_fs_promises_namespaceObject.mkdir)(dir, { recursive: true });
+    await (0,promises_namespaceObject.mkdir)(dir, { recursive: true });
     for (const { path, entry } of plan) {
         if (path === '')
             continue;
@@ -8527,7 +8639,6 @@ function pullModule(url, version, digest, options = {}) {
 //
 // One client per run: every pull of the same reference (or digest) shares one download.
 // Failures are OciError, whose `code` tells the case and whose message names the module URL.
-
 
 
 

@@ -12,22 +12,19 @@
 // looks at the host only under the virtual root /timoni-fleet-virtual/load-<n>, which
 // does not exist), no module registry, nothing written to standard output. It is killed
 // when this process exits, and stops itself past the memory limit (exit code 86).
-import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
 import type { Bridge } from './bridge.js';
 import { DEFAULT_MEMORY_LIMIT_MIB, memoryLimitMessage } from './memory-limit.js';
 import { openPipes, type PipeChannel, type PipePaths } from './native-pipes.js';
 import { EngineProcess, type EngineStop } from './native-process.js';
+import { nativeProgram, type NativeProgram } from './native-program.js';
+import { defaultCacheDir } from '../private-cache-dir.js';
 
 /** The exit code with which the shim stops past its memory limit (src/cue/shim/bridge_other.go). */
 const EXIT_MEMORY_LIMIT = 86;
-
-/** Bytes per step when unpacking the program (larger steps: fewer round trips, same memory order). */
-const UNPACK_CHUNK = 1024 * 1024;
 
 /** How long the start check (first answer of the child) may take. */
 const START_TIMEOUT_MS = 20_000;
@@ -61,6 +58,8 @@ export interface NativeOptions {
   memoryLimitMiB?: number;
   /** The artifact to run (default: locateNative()). */
   artifact?: string;
+  /** Where the unpacked program is kept between runs (default: the private cache folder `engines`); null: unpacked for this run only. */
+  cacheDir?: string | null;
 }
 
 /** The running native engine. */
@@ -94,22 +93,16 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
   const artifact = options.artifact ?? locateNative();
   if (!artifact) throw new Error(`no native CUE engine is built for ${process.platform}-${process.arch}`);
   const workdir = mkdtempSync(join(tmpdir(), 'timoni-fleet-cue-engine-'));
-  const executable = join(workdir, 'cue-shim');
+  const cacheDir = options.cacheDir === undefined ? defaultCacheDir('engines') : options.cacheDir;
   let engine: EngineProcess | undefined;
-  let pipes: PipeChannel | undefined;
   const cleanup = () => {
     engine?.kill();
     rmSync(workdir, { recursive: true, force: true });
   };
   // From here on the folder goes at exit, also when the start fails half-way.
   process.once('exit', cleanup);
-  try {
-    try {
-      await pipeline(createReadStream(artifact, { highWaterMark: UNPACK_CHUNK }), createGunzip({ chunkSize: UNPACK_CHUNK }), createWriteStream(executable, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
-    } catch (error) {
-      throw new Error(`cannot unpack the native CUE engine ${artifact}: ${(error as Error).message}`, { cause: error });
-    }
-    const started = new EngineProcess(executable, ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], workdir, join(workdir, 'stderr'));
+  const launch = async (program: NativeProgram): Promise<{ running: EngineProcess; channel: PipeChannel }> => {
+    const started = new EngineProcess(program.path, ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], workdir, join(workdir, 'stderr'));
     engine = started;
     const gone = started.gone.then((stop) => stoppedError('its start check', stop, memoryLimitMiB));
     const call = (method: string) =>
@@ -121,18 +114,35 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
     if (!/"cue":"v\d/.test(version)) throw new Error(`the native CUE engine answered its start check with ${version.slice(0, 200)}`);
     const { result, error } = JSON.parse(await call('useFifos')) as { result?: PipePaths; error?: unknown };
     if (!result) throw new Error(`the native CUE engine cannot use named pipes: ${JSON.stringify(error).slice(0, 200)}`);
-    pipes = await openPipes(result, gone);
+    const channel = await openPipes(result, gone);
     started.detach();
+    return { running: started, channel };
+  };
+  let running: EngineProcess;
+  let channel: PipeChannel;
+  try {
+    const program = await nativeProgram(artifact, workdir, cacheDir);
+    try {
+      ({ running, channel } = await launch(program));
+    } catch (error) {
+      if (!program.cached) throw error;
+      // A cached program that does not start (damaged since): unpacked again, once.
+      engine?.kill();
+      const again = await nativeProgram(artifact, workdir, cacheDir, true);
+      try {
+        ({ running, channel } = await launch(again));
+      } catch (failure) {
+        rmSync(again.path, { force: true });
+        throw failure;
+      }
+    }
+    // The child has its program open; a program unpacked for this run alone is not needed any more.
+    if (!program.cached) rmSync(program.path, { force: true });
   } catch (error) {
-    pipes?.close();
     process.off('exit', cleanup);
     cleanup();
     throw error;
   }
-  // The child has its program open; the file is not needed any more.
-  rmSync(executable, { force: true });
-  const running = engine;
-  const channel = pipes;
   let stopped: EngineStop | undefined;
   const stop = () => {
     stopped ??= { startError: 'the engine was stopped' };
