@@ -6347,6 +6347,9 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
 async function deleteBundleInstances(cluster, bundle, options = {}) {
     const deadline = Date.now() + (options.timeoutMs ?? 300_000);
     const stored = await listInstances(cluster, '', bundle);
+    // As Timoni's bundle delete: said, and not an error.
+    if (stored.length === 0)
+        options.log?.('no instances found in bundle');
     const deleted = [];
     for (const instance of stored.reverse())
         deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));

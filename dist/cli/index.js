@@ -6609,6 +6609,9 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
 async function deleteBundleInstances(cluster, bundle, options = {}) {
     const deadline = Date.now() + (options.timeoutMs ?? 300_000);
     const stored = await listInstances(cluster, '', bundle);
+    // As Timoni's bundle delete: said, and not an error.
+    if (stored.length === 0)
+        options.log?.('no instances found in bundle');
     const deleted = [];
     for (const instance of stored.reverse())
         deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
@@ -10988,7 +10991,7 @@ async function runStatus(engine, args, io) {
                 continue;
             }
             if (!result || result.length === 0)
-                io.stdout(`b:${bundle} > c:${cluster.name} > no instances\n`);
+                io.stdout(`b:${bundle} > c:${cluster.name} > ✗ no instances found in bundle\n`);
             for (const instance of result ?? []) {
                 const prefix = `b:${bundle} > c:${cluster.name} > i:${instance.name}`;
                 io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
@@ -10999,7 +11002,8 @@ async function runStatus(engine, args, io) {
             }
         }
     }
-    return results.some((r) => r.error) ? 1 : 0;
+    // As Timoni's bundle status: a cluster without the bundle's instances is an error.
+    return results.some((r) => r.error || !r.result || r.result.length === 0) ? 1 : 0;
 }
 async function runDelete(engine, args, io) {
     const results = await fleetDelete(fleetRunFromArgs(engine, args, io, new CliLog(io)));

@@ -72,7 +72,7 @@ export async function runStatus(engine: CueEngine, args: ParsedArguments, io: Co
         io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
         continue;
       }
-      if (!result || result.length === 0) io.stdout(`b:${bundle} > c:${cluster.name} > no instances\n`);
+      if (!result || result.length === 0) io.stdout(`b:${bundle} > c:${cluster.name} > ✗ no instances found in bundle\n`);
       for (const instance of result ?? []) {
         const prefix = `b:${bundle} > c:${cluster.name} > i:${instance.name}`;
         io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
@@ -81,7 +81,8 @@ export async function runStatus(engine: CueEngine, args: ParsedArguments, io: Co
       }
     }
   }
-  return results.some((r) => r.error) ? 1 : 0;
+  // As Timoni's bundle status: a cluster without the bundle's instances is an error.
+  return results.some((r) => r.error || !r.result || r.result.length === 0) ? 1 : 0;
 }
 
 export async function runDelete(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {

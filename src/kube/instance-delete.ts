@@ -74,6 +74,8 @@ export async function deleteStoredInstance(cluster: KubeCluster, stored: Decoded
 export async function deleteBundleInstances(cluster: KubeCluster, bundle: string, options: InstanceDeleteOptions = {}): Promise<DeletedInstance[]> {
   const deadline = Date.now() + (options.timeoutMs ?? 300_000);
   const stored = await listInstances(cluster, '', bundle);
+  // As Timoni's bundle delete: said, and not an error.
+  if (stored.length === 0) options.log?.('no instances found in bundle');
   const deleted: DeletedInstance[] = [];
   for (const instance of stored.reverse()) deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
   return deleted;

@@ -92,6 +92,15 @@ describe('timoni-fleet diff, apply, status, delete', () => {
     expect(await clusterClient(0).getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace: 'cli-fleet', name: 'timoni.web' })).toBeNull();
   });
 
+  it('status and delete of a bundle without instances say so as Timoni: status fails (exit 1), delete does not', async () => {
+    const status = await cli('status');
+    expect(status.code, status.stderr).toBe(1);
+    expect(status.stdout.split('\n')).toEqual(expect.arrayContaining(['b:cli-fleet > c:one > ✗ no instances found in bundle', 'b:cli-fleet > c:two > ✗ no instances found in bundle']));
+    const deleted = await cli('delete', '--timeout', '60s');
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stderr.split('\n')).toEqual(expect.arrayContaining(['b:cli-fleet > c:one > no instances found in bundle', 'b:cli-fleet > c:two > no instances found in bundle']));
+  });
+
   it('diff reports a cluster that is down as failed, diffs the others, and exits 2', async () => {
     const result = await runCliCaptured(['diff', '-f', 'bundle.cue', '-r', 'runtime-with-down-cluster.cue', '--kubeconfig', kubeconfigPath, '-o', 'json'], { cwd });
     expect(result.code).toBe(2);
