@@ -5,16 +5,15 @@
 // Runtime value queries are read from the clusters (query-access.ts); values read from
 // Secrets are redacted; `--mask-secrets` masks Secret data as Timoni v0.33 does.
 import type { CueEngine } from '../cue/index.js';
-import { evaluateForClusters, type ClusterBundle } from '../bundle/index.js';
 import { sortForApply } from '../kube/apply-order.js';
+import { maskSecret } from '../kube/mask.js';
 import { kubeVersionWithoutCluster, type ObjectSet } from '../module/instance-build.js';
 import { InstanceBuilds } from '../module/instance-builds.js';
 import { ModuleResolver } from '../module/module-resolver.js';
 import type { FlagSpec, ParsedArguments } from './arguments.js';
 import { bundleFlags, readBundleInputs } from './bundle-options.js';
 import type { CommandIO } from './command-io.js';
-import { maskSecretData, redactStrings } from './mask-secrets.js';
-import { openQueryAccess } from './query-access.js';
+import { evaluateWithQueries, redactStrings } from './query-access.js';
 import { TimoniYamlPrinter } from './timoni-yaml.js';
 
 export const buildFlags: FlagSpec[] = [
@@ -53,7 +52,7 @@ function printedSets(sets: ObjectSet[], redact: (text: string) => string, maskSe
     ...set,
     objects: set.objects.map((object) => {
       const redacted = redactStrings(object, redact) as typeof object;
-      return maskSecrets ? maskSecretData(redacted) : redacted;
+      return maskSecrets ? maskSecret(redacted) : redacted;
     }),
   }));
 }
@@ -62,14 +61,7 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
   const inputs = readBundleInputs(engine, args, io.cwd, io.env);
   const output = args.strings.get('output') ?? 'yaml';
   const maskSecrets = args.booleans.get('mask-secrets') === true;
-  const access = openQueryAccess(inputs, args, io);
-  let results: ClusterBundle[];
-  try {
-    results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
-  } finally {
-    access.close();
-  }
-  for (const result of results) access.registerSecretValues(result.clusterSecretValues);
+  const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
   const creds = args.strings.get('creds');
   const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
   const kubeVersion = kubeVersionWithoutCluster(io.env);

@@ -3,9 +3,11 @@
 // selected cluster through the kubeconfig (--kubeconfig, else KUBECONFIG, else
 // ~/.kube/config) to read the objects the runtime's queries name. Nothing is opened when
 // the runtime has no queries. Every value read from a Secret, and every credential of the
-// kubeconfig, is registered so that the printed output can be redacted.
+// kubeconfig, is registered so that the printed output can be redacted (every string of
+// it, before it is printed, so that line folding cannot split a value).
 import { existsSync } from 'node:fs';
-import type { QueryObjectReader, RuntimeCluster } from '../bundle/index.js';
+import { evaluateForClusters, type ClusterBundle, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
+import type { CueEngine } from '../cue/index.js';
 import { openSession, type ClusterSession } from '../fleet/cluster-session.js';
 import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
 import { UsageError, type ParsedArguments } from './arguments.js';
@@ -55,4 +57,31 @@ export function openQueryAccess(inputs: BundleInputs, args: ParsedArguments, io:
   };
   access.readObject = async (cluster, query) => (await sessionFor(cluster)).readObject(cluster, query);
   return access;
+}
+
+/**
+ * The bundle evaluated for each selected cluster, its queries read through the kubeconfig
+ * (the sessions closed once evaluated); the values read from Secrets registered with the
+ * returned access, for `redact`.
+ */
+export async function evaluateWithQueries(engine: CueEngine, inputs: BundleInputs, args: ParsedArguments, io: CommandIO): Promise<{ results: ClusterBundle[]; access: QueryAccess }> {
+  const access = openQueryAccess(inputs, args, io);
+  let results: ClusterBundle[];
+  try {
+    results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
+  } finally {
+    access.close();
+  }
+  for (const result of results) access.registerSecretValues(result.clusterSecretValues);
+  return { results, access };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A copy of a JSON value with `redact` applied to every string and key. */
+export function redactStrings(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]));
+  return value;
 }

@@ -3,13 +3,11 @@
 // value queries are read from the clusters (query-access.ts); values read from Secrets are
 // redacted in what is printed.
 import type { CueEngine } from '../cue/index.js';
-import { evaluateForClusters, type ClusterBundle } from '../bundle/index.js';
 import type { FlagSpec, ParsedArguments } from './arguments.js';
 import { bundleFlags, readBundleInputs } from './bundle-options.js';
 import { logPrefix } from '../fleet/change-line.js';
 import type { CommandIO } from './command-io.js';
-import { redactStrings } from './mask-secrets.js';
-import { openQueryAccess } from './query-access.js';
+import { evaluateWithQueries, redactStrings } from './query-access.js';
 
 export const vetFlags: FlagSpec[] = [
   ...bundleFlags,
@@ -18,14 +16,7 @@ export const vetFlags: FlagSpec[] = [
 
 export async function runVet(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
   const inputs = readBundleInputs(engine, args, io.cwd, io.env);
-  const access = openQueryAccess(inputs, args, io);
-  let results: ClusterBundle[];
-  try {
-    results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
-  } finally {
-    access.close();
-  }
-  for (const result of results) access.registerSecretValues(result.clusterSecretValues);
+  const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
   const printValue = args.booleans.get('print-value') === true;
 
   if (inputs.output === 'json') {

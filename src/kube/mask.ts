@@ -1,4 +1,5 @@
-// Secret values never reach a diff: masked as Timoni (fluxcd ssa sanitize.go) does.
+// Secret values never reach a diff or a printed build: masked as Timoni does (fluxcd ssa
+// sanitize.go for diffs, internal/mask/mask.go SecretData for `build --mask-secrets`).
 import { cloneJson, isRecord, type KubeObject } from './object.js';
 
 export const maskDefault = '***';
@@ -8,27 +9,31 @@ export const maskAfter = '*** (after)';
 /** `kubectl apply` copies the whole object, data included, into this annotation. */
 const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 
-export function isSecret(object: KubeObject | null | undefined): boolean {
-  return !!object && object.kind === 'Secret' && object.apiVersion === 'v1';
+const secretFields = ['data', 'stringData'] as const;
+
+/** A v1 Secret, the kind compared without case (fluxcd/pkg ssa utils.IsSecret, which Timoni uses). */
+export function isSecret(object: { apiVersion?: unknown; kind?: unknown } | null | undefined): boolean {
+  return !!object && typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1';
 }
 
-function maskedMap(value: unknown): Record<string, string> | undefined {
-  if (!isRecord(value)) return undefined;
-  return Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]));
+function maskAnnotations(object: Record<string, unknown>): void {
+  const metadata = object.metadata;
+  if (!isRecord(metadata) || !isRecord(metadata.annotations)) return;
+  if (lastAppliedAnnotation in metadata.annotations) metadata.annotations[lastAppliedAnnotation] = maskDefault;
 }
 
-function maskAnnotations(object: KubeObject): void {
-  const notes = object.metadata.annotations;
-  if (notes && lastAppliedAnnotation in notes) notes[lastAppliedAnnotation] = maskDefault;
-}
-
-/** A copy of a Secret with every `data`/`stringData` value as `***`; other kinds as they are. */
-export function maskSecret(object: KubeObject): KubeObject {
+/**
+ * A copy of a Secret with every `data`/`stringData` value as `***` (a field that is not a
+ * map as `***` as a whole) and the last-applied annotation masked; other kinds returned as
+ * they are.
+ */
+export function maskSecret<T extends { apiVersion?: unknown; kind?: unknown }>(object: T): T {
   if (!isSecret(object)) return object;
-  const copy = cloneJson(object);
-  for (const field of ['data', 'stringData']) {
-    const masked = maskedMap(copy[field]);
-    if (masked) copy[field] = masked;
+  const copy = cloneJson(object) as T & Record<string, unknown>;
+  for (const field of secretFields) {
+    if (!(field in copy)) continue;
+    const value = copy[field];
+    (copy as Record<string, unknown>)[field] = isRecord(value) ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault])) : maskDefault;
   }
   maskAnnotations(copy);
   return copy;
@@ -66,9 +71,9 @@ export function maskSecretPair(live: KubeObject, desired: KubeObject): { live: K
   delete maskedLive.stringData;
   delete maskedDesired.stringData;
   if (isRecord(live.data) || isRecord(live.stringData)) maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
-  if (isRecord(desired.data) || isRecord(desired.stringData)) {
-    maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
-  }
+  else if (live.data != null) maskedLive.data = maskDefault;
+  if (isRecord(desired.data) || isRecord(desired.stringData)) maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
+  else if (desired.data != null) maskedDesired.data = maskDefault;
   maskAnnotations(maskedLive);
   maskAnnotations(maskedDesired);
   return { live: maskedLive, desired: maskedDesired };

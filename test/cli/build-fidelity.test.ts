@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { maskSecretData } from '../../src/cli/mask-secrets.js';
+import { maskSecret } from '../../src/kube/mask.js';
 import { runCliCaptured } from './run-cli.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -38,23 +38,23 @@ describe('build prints what Timoni v0.33.0 prints', () => {
   });
 });
 
-describe('maskSecretData (Timoni internal/mask SecretData)', () => {
+describe('maskSecret as build --mask-secrets uses it (Timoni internal/mask SecretData)', () => {
   const secret = (extra: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, ...extra });
 
   it('masks every data and stringData entry without touching the input', () => {
     const input = secret({ data: { a: 'YQ==', b: 'Yg==' }, stringData: { c: 'c' } });
-    expect(maskSecretData(input)).toEqual(secret({ data: { a: '***', b: '***' }, stringData: { c: '***' } }));
+    expect(maskSecret(input)).toEqual(secret({ data: { a: '***', b: '***' }, stringData: { c: '***' } }));
     expect(input.data).toEqual({ a: 'YQ==', b: 'Yg==' });
   });
 
   it('masks a data field that is not a map as a whole, and compares the kind without case', () => {
-    expect(maskSecretData({ apiVersion: 'v1', kind: 'secret', data: 'not-a-map', stringData: ['a'] })).toEqual({ apiVersion: 'v1', kind: 'secret', data: '***', stringData: '***' });
+    expect(maskSecret({ apiVersion: 'v1', kind: 'secret', data: 'not-a-map', stringData: ['a'] })).toEqual({ apiVersion: 'v1', kind: 'secret', data: '***', stringData: '***' });
   });
 
   it('leaves other kinds and other API versions as they are', () => {
     const configMap = { apiVersion: 'v1', kind: 'ConfigMap', data: { a: 'b' } };
-    expect(maskSecretData(configMap)).toBe(configMap);
+    expect(maskSecret(configMap)).toBe(configMap);
     const other = { apiVersion: 'example.com/v1', kind: 'Secret', data: { a: 'b' } };
-    expect(maskSecretData(other)).toBe(other);
+    expect(maskSecret(other)).toBe(other);
   });
 });

@@ -129,4 +129,12 @@ describe('Secret masking', () => {
     expect(diff).not.toMatch(/first-password|second-password|Zmlyc3Qt|c2Vjb25k/);
     expect(wholeObjectDiff(liveSecret)).not.toContain(b64('first-password'));
   });
+
+  it('masks a data field that is not a map as a whole, in a diff as in a whole object', () => {
+    const malformed = secret({}, { data: 'plain-text-in-data' });
+    const { live, desired } = maskSecretPair(malformed, secret({ password: b64('x') }));
+    expect(live.data).toBe('***');
+    expect(desired.data).toEqual({ password: '***' });
+    expect(JSON.stringify(maskSecret(malformed))).not.toContain('plain-text-in-data');
+  });
 });
