@@ -1,7 +1,6 @@
 package main
 
 import (
-	"runtime"
 	"testing"
 )
 
@@ -28,15 +27,9 @@ func TestRepeatedLoadsDoNotAccumulate(t *testing.T) {
 	e := NewEngine()
 	files := moduleFiles()
 	heapAfter := func(loads int) uint64 {
-		for i := 0; i < loads; i++ {
-			h := handleOf(t, e, "load", loadRequest{Files: files, Package: "main", Tags: []string{"name=app"}, TagVars: map[string]string{"moduleVersion": "1"}})
-			exportJSON(t, e, h)
-			call(t, e, "free", valueRequest{Handle: h}, nil)
-		}
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
+		return heapAfterLoads(t, e, loads, func(int) loadRequest {
+			return loadRequest{Files: files, Package: "main", Tags: []string{"name=app"}, TagVars: map[string]string{"moduleVersion": "1"}}
+		})
 	}
 	base := heapAfter(20)
 	after := heapAfter(200)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"runtime"
 	"testing"
 
 	"cuelang.org/go/cue"
@@ -91,4 +92,19 @@ func decodeResult(t *testing.T, response string, out any) {
 	if err := json.Unmarshal(resp.Result, out); err != nil {
 		t.Fatalf("decoding result %s: %v", resp.Result, err)
 	}
+}
+
+// heapAfterLoads loads (request(i) for each i), exports and frees as many values, then
+// answers the heap in use after a collection: loads that were freed must not pile up.
+func heapAfterLoads(t *testing.T, e *Engine, loads int, request func(i int) loadRequest) uint64 {
+	t.Helper()
+	for i := 0; i < loads; i++ {
+		h := handleOf(t, e, "load", request(i))
+		exportJSON(t, e, h)
+		call(t, e, "free", valueRequest{Handle: h}, nil)
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

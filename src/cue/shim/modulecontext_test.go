@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -158,15 +157,7 @@ func TestInModulePackagesAreNotReused(t *testing.T) {
 func TestCachedLoadsDoNotAccumulate(t *testing.T) {
 	e := NewEngine()
 	heapAfter := func(loads int) uint64 {
-		for i := 0; i < loads; i++ {
-			h := handleOf(t, e, "load", loadReq(k8sLikeModule(fmt.Sprintf("extra: %d", i)), "appa"))
-			exportJSON(t, e, h)
-			call(t, e, "free", valueRequest{Handle: h}, nil)
-		}
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
+		return heapAfterLoads(t, e, loads, func(i int) loadRequest { return loadReq(k8sLikeModule(fmt.Sprintf("extra: %d", i)), "appa") })
 	}
 	base := heapAfter(3 * loadsPerContext)
 	after := heapAfter(12 * loadsPerContext)
