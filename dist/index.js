@@ -392,9 +392,33 @@ function filesDigest(files) {
     }
     return hash.digest('hex');
 }
+function sameContent(a, b) {
+    if (typeof a === 'string' || typeof b === 'string')
+        return a === b;
+    return a !== undefined && b !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+/** Whether two file maps hold the same names and contents (the same string, as a later build sends, compares at once). */
+function sameFiles(a, b) {
+    const names = Object.keys(a);
+    if (names.length !== Object.keys(b).length)
+        return false;
+    return names.every((name) => name in b && sameContent(a[name], b[name]));
+}
 /** The sets one engine holds, by digest, most recently used last. */
 class FileSets {
     #sets = new Map();
+    /** The files of the latest digests: every build of a module sends the same strings again. */
+    #digests = [];
+    /** filesDigest, remembered for the last few file maps (a module's cue.mod files are hashed once, not at every load). */
+    digest(files) {
+        const seen = this.#digests.find((entry) => sameFiles(entry.files, files));
+        if (seen)
+            return seen.digest;
+        const digest = filesDigest(files);
+        this.#digests.unshift({ files, digest });
+        this.#digests.length = Math.min(this.#digests.length, REMEMBERED);
+        return digest;
+    }
     /** The engine's number for these files, if it was given them. */
     known(digest) {
         const id = this.#sets.get(digest);
@@ -528,12 +552,16 @@ function encodeFrame(method, request) {
     return frame;
 }
 const pause = new Int32Array(new SharedArrayBuffer(4));
+/** Sleeps this thread (the engine's calls are synchronous: no timer can run meanwhile). */
+function sleepSync(ms) {
+    Atomics.wait(pause, 0, 0, ms);
+}
 /** Retries what a blocking call may still report (a signal). */
 function again(error) {
     const code = error.code;
     if (code !== 'EAGAIN' && code !== 'EINTR')
         return false;
-    Atomics.wait(pause, 0, 0, 1);
+    sleepSync(1);
     return true;
 }
 /** Writes every byte; false when the engine's end is gone (EPIPE). */
@@ -658,7 +686,6 @@ const FATAL_START = /^(fatal error:|runtime: out of memory|panic: )/m;
 const FATAL_LIMIT = 2048;
 /** How long a stopped process may take to become a zombie once its pipes ended. */
 const REAP_WAIT_MS = 2_000;
-const native_process_pause = new Int32Array(new SharedArrayBuffer(4));
 function signalName(signal) {
     return Object.entries(external_node_os_namespaceObject.constants.signals).find(([, value]) => value === signal)?.[0] ?? `signal ${signal}`;
 }
@@ -741,7 +768,7 @@ class EngineProcess {
         const until = Date.now() + REAP_WAIT_MS;
         let status = zombieStatus(this.pid);
         while (!status && Date.now() < until) {
-            Atomics.wait(native_process_pause, 0, 0, 2);
+            sleepSync(2);
             status = zombieStatus(this.pid);
         }
         return this.#stop(status ?? { code: null, signal: null });
@@ -896,6 +923,20 @@ async function unpack(artifact, to) {
         throw new Error(`cannot unpack the native CUE engine ${artifact}: ${error.message}`, { cause: error });
     }
 }
+/**
+ * The sha256 of the artifact: from the `cue-shim.sha256` written beside it by the build
+ * (scripts/build-cue.mjs; copied into dist/ by scripts/build.mjs), else computed (8 ms for
+ * the 7 MB artifact, at every start).
+ */
+async function artifactDigest(artifact) {
+    const recorded = await (0,promises_namespaceObject.readFile)((0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(artifact), 'cue-shim.sha256'), 'utf8').catch(() => '');
+    const digest = /^([0-9a-f]{64})\s+cue-shim\.gz\s*$/.exec(recorded)?.[1];
+    if (digest && (0,external_node_path_namespaceObject.basename)(artifact) === 'cue-shim.gz')
+        return digest;
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256')
+        .update(await (0,promises_namespaceObject.readFile)(artifact))
+        .digest('hex');
+}
 /** A program this user alone can change, ready to run. */
 function usable(path) {
     try {
@@ -944,9 +985,7 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
         await unpack(artifact, path);
         return { path, cached: false };
     }
-    const digest = (0,external_node_crypto_namespaceObject.createHash)('sha256')
-        .update(await (0,promises_namespaceObject.readFile)(artifact))
-        .digest('hex');
+    const digest = await artifactDigest(artifact);
     const path = (0,external_node_path_namespaceObject.join)(dir, `${PROGRAM_PREFIX}${digest}`);
     if (!fresh && usable(path)) {
         const now = new Date();
@@ -2094,7 +2133,7 @@ class BridgeCueEngine {
         const { shared, own } = splitFiles(options.files);
         if (Object.keys(shared).length === 0)
             return this.#load(options, options.files, 0);
-        const digest = filesDigest(shared);
+        const digest = this.#fileSets.digest(shared);
         try {
             return this.#load(options, own, this.#fileSet(shared, digest));
         }
@@ -3714,35 +3753,40 @@ class Discovery {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/mask.ts
-// Secret values never reach a diff: masked as Timoni (fluxcd ssa sanitize.go) does.
+// Secret values never reach a diff or a printed build: masked as Timoni does (fluxcd ssa
+// sanitize.go for diffs, internal/mask/mask.go SecretData for `build --mask-secrets`).
 
 const maskDefault = '***';
 const maskBefore = '*** (before)';
 const maskAfter = '*** (after)';
 /** `kubectl apply` copies the whole object, data included, into this annotation. */
 const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+const secretFields = ['data', 'stringData'];
+/** A v1 Secret, the kind compared without case (fluxcd/pkg ssa utils.IsSecret, which Timoni uses). */
 function isSecret(object) {
-    return !!object && object.kind === 'Secret' && object.apiVersion === 'v1';
-}
-function maskedMap(value) {
-    if (!isRecord(value))
-        return undefined;
-    return Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]));
+    return !!object && typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1';
 }
 function maskAnnotations(object) {
-    const notes = object.metadata.annotations;
-    if (notes && lastAppliedAnnotation in notes)
-        notes[lastAppliedAnnotation] = maskDefault;
+    const metadata = object.metadata;
+    if (!isRecord(metadata) || !isRecord(metadata.annotations))
+        return;
+    if (lastAppliedAnnotation in metadata.annotations)
+        metadata.annotations[lastAppliedAnnotation] = maskDefault;
 }
-/** A copy of a Secret with every `data`/`stringData` value as `***`; other kinds as they are. */
+/**
+ * A copy of a Secret with every `data`/`stringData` value as `***` (a field that is not a
+ * map as `***` as a whole) and the last-applied annotation masked; other kinds returned as
+ * they are.
+ */
 function maskSecret(object) {
     if (!isSecret(object))
         return object;
     const copy = cloneJson(object);
-    for (const field of ['data', 'stringData']) {
-        const masked = maskedMap(copy[field]);
-        if (masked)
-            copy[field] = masked;
+    for (const field of secretFields) {
+        if (!(field in copy))
+            continue;
+        const value = copy[field];
+        copy[field] = isRecord(value) ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault])) : maskDefault;
     }
     maskAnnotations(copy);
     return copy;
@@ -3780,9 +3824,12 @@ function maskSecretPair(live, desired) {
     delete maskedDesired.stringData;
     if (isRecord(live.data) || isRecord(live.stringData))
         maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
-    if (isRecord(desired.data) || isRecord(desired.stringData)) {
+    else if (live.data != null)
+        maskedLive.data = maskDefault;
+    if (isRecord(desired.data) || isRecord(desired.stringData))
         maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
-    }
+    else if (desired.data != null)
+        maskedDesired.data = maskDefault;
     maskAnnotations(maskedLive);
     maskAnnotations(maskedDesired);
     return { live: maskedLive, desired: maskedDesired };

@@ -44,6 +44,8 @@ for (const platform of existsSync(native) ? readdirSync(native).sort() : []) {
   if (!existsSync(program)) continue;
   mkdirSync(join(staging, 'native', platform), { recursive: true });
   copyFileSync(program, join(staging, 'native', platform, 'cue-shim.gz'));
+  // Its digest names the unpacked program in the cache folder (src/cue/native-program.ts).
+  copyFileSync(join(native, platform, 'cue-shim.sha256'), join(staging, 'native', platform, 'cue-shim.sha256'));
 }
 rmSync(out, { recursive: true, force: true });
 renameSync(staging, out);

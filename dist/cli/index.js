@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8838);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2450);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -40,7 +40,7 @@ function processIO() {
 
 /***/ }),
 
-/***/ 8838:
+/***/ 2450:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -138,9 +138,33 @@ function filesDigest(files) {
     }
     return hash.digest('hex');
 }
+function sameContent(a, b) {
+    if (typeof a === 'string' || typeof b === 'string')
+        return a === b;
+    return a !== undefined && b !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+/** Whether two file maps hold the same names and contents (the same string, as a later build sends, compares at once). */
+function sameFiles(a, b) {
+    const names = Object.keys(a);
+    if (names.length !== Object.keys(b).length)
+        return false;
+    return names.every((name) => name in b && sameContent(a[name], b[name]));
+}
 /** The sets one engine holds, by digest, most recently used last. */
 class FileSets {
     #sets = new Map();
+    /** The files of the latest digests: every build of a module sends the same strings again. */
+    #digests = [];
+    /** filesDigest, remembered for the last few file maps (a module's cue.mod files are hashed once, not at every load). */
+    digest(files) {
+        const seen = this.#digests.find((entry) => sameFiles(entry.files, files));
+        if (seen)
+            return seen.digest;
+        const digest = filesDigest(files);
+        this.#digests.unshift({ files, digest });
+        this.#digests.length = Math.min(this.#digests.length, REMEMBERED);
+        return digest;
+    }
     /** The engine's number for these files, if it was given them. */
     known(digest) {
         const id = this.#sets.get(digest);
@@ -280,12 +304,16 @@ function encodeFrame(method, request) {
     return frame;
 }
 const pause = new Int32Array(new SharedArrayBuffer(4));
+/** Sleeps this thread (the engine's calls are synchronous: no timer can run meanwhile). */
+function sleepSync(ms) {
+    Atomics.wait(pause, 0, 0, ms);
+}
 /** Retries what a blocking call may still report (a signal). */
 function again(error) {
     const code = error.code;
     if (code !== 'EAGAIN' && code !== 'EINTR')
         return false;
-    Atomics.wait(pause, 0, 0, 1);
+    sleepSync(1);
     return true;
 }
 /** Writes every byte; false when the engine's end is gone (EPIPE). */
@@ -410,7 +438,6 @@ const FATAL_START = /^(fatal error:|runtime: out of memory|panic: )/m;
 const FATAL_LIMIT = 2048;
 /** How long a stopped process may take to become a zombie once its pipes ended. */
 const REAP_WAIT_MS = 2_000;
-const native_process_pause = new Int32Array(new SharedArrayBuffer(4));
 function signalName(signal) {
     return Object.entries(external_node_os_namespaceObject.constants.signals).find(([, value]) => value === signal)?.[0] ?? `signal ${signal}`;
 }
@@ -493,7 +520,7 @@ class EngineProcess {
         const until = Date.now() + REAP_WAIT_MS;
         let status = zombieStatus(this.pid);
         while (!status && Date.now() < until) {
-            Atomics.wait(native_process_pause, 0, 0, 2);
+            sleepSync(2);
             status = zombieStatus(this.pid);
         }
         return this.#stop(status ?? { code: null, signal: null });
@@ -648,6 +675,20 @@ async function unpack(artifact, to) {
         throw new Error(`cannot unpack the native CUE engine ${artifact}: ${error.message}`, { cause: error });
     }
 }
+/**
+ * The sha256 of the artifact: from the `cue-shim.sha256` written beside it by the build
+ * (scripts/build-cue.mjs; copied into dist/ by scripts/build.mjs), else computed (8 ms for
+ * the 7 MB artifact, at every start).
+ */
+async function artifactDigest(artifact) {
+    const recorded = await (0,promises_namespaceObject.readFile)((0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(artifact), 'cue-shim.sha256'), 'utf8').catch(() => '');
+    const digest = /^([0-9a-f]{64})\s+cue-shim\.gz\s*$/.exec(recorded)?.[1];
+    if (digest && (0,external_node_path_namespaceObject.basename)(artifact) === 'cue-shim.gz')
+        return digest;
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256')
+        .update(await (0,promises_namespaceObject.readFile)(artifact))
+        .digest('hex');
+}
 /** A program this user alone can change, ready to run. */
 function usable(path) {
     try {
@@ -696,9 +737,7 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
         await unpack(artifact, path);
         return { path, cached: false };
     }
-    const digest = (0,external_node_crypto_namespaceObject.createHash)('sha256')
-        .update(await (0,promises_namespaceObject.readFile)(artifact))
-        .digest('hex');
+    const digest = await artifactDigest(artifact);
     const path = (0,external_node_path_namespaceObject.join)(dir, `${PROGRAM_PREFIX}${digest}`);
     if (!fresh && usable(path)) {
         const now = new Date();
@@ -1846,7 +1885,7 @@ class BridgeCueEngine {
         const { shared, own } = splitFiles(options.files);
         if (Object.keys(shared).length === 0)
             return this.#load(options, options.files, 0);
-        const digest = filesDigest(shared);
+        const digest = this.#fileSets.digest(shared);
         try {
             return this.#load(options, own, this.#fileSet(shared, digest));
         }
@@ -3256,48 +3295,6 @@ function logPrefix(bundle, cluster, instance) {
 function changeLine(bundle, cluster, instance, change) {
     const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
     return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
-}
-
-;// CONCATENATED MODULE: ./src/cli/mask-secrets.ts
-// `build --mask-secrets` as Timoni v0.33.0 does it (internal/mask/mask.go SecretData): in
-// every v1 Secret (kind compared without case, as fluxcd/pkg ssa utils.IsSecret does) each
-// entry of `data` and `stringData` becomes `***`, a `data`/`stringData` that is not a map is
-// replaced by `***` as a whole, and the `kubectl.kubernetes.io/last-applied-configuration`
-// annotation, which copies the whole object, becomes `***`. Other objects are untouched.
-// Also: redacting registered secret values (runtime query values read from Secrets) in
-// every string of an object, before it is printed, so that line folding cannot split one.
-
-const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
-const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
-function isTimoniSecret(object) {
-    return typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1';
-}
-/** A copy of a Secret with its values masked; other objects returned as they are. */
-function maskSecretData(object) {
-    if (!isTimoniSecret(object))
-        return object;
-    const masked = structuredClone(object);
-    for (const field of ['data', 'stringData']) {
-        if (!(field in masked))
-            continue;
-        const entries = masked[field];
-        masked[field] = isObject(entries) ? Object.fromEntries(Object.keys(entries).map((key) => [key, MASK])) : MASK;
-    }
-    const metadata = masked.metadata;
-    if (isObject(metadata) && isObject(metadata.annotations) && lastAppliedAnnotation in metadata.annotations) {
-        metadata.annotations[lastAppliedAnnotation] = MASK;
-    }
-    return masked;
-}
-/** A copy of a JSON value with `redact` applied to every string and key. */
-function redactStrings(value, redact) {
-    if (typeof value === 'string')
-        return redact(value);
-    if (Array.isArray(value))
-        return value.map((item) => redactStrings(item, redact));
-    if (isObject(value))
-        return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]));
-    return value;
 }
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
@@ -4896,35 +4893,40 @@ function applyStages(objects) {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/mask.ts
-// Secret values never reach a diff: masked as Timoni (fluxcd ssa sanitize.go) does.
+// Secret values never reach a diff or a printed build: masked as Timoni does (fluxcd ssa
+// sanitize.go for diffs, internal/mask/mask.go SecretData for `build --mask-secrets`).
 
 const maskDefault = '***';
 const maskBefore = '*** (before)';
 const maskAfter = '*** (after)';
 /** `kubectl apply` copies the whole object, data included, into this annotation. */
-const mask_lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+const secretFields = ['data', 'stringData'];
+/** A v1 Secret, the kind compared without case (fluxcd/pkg ssa utils.IsSecret, which Timoni uses). */
 function isSecret(object) {
-    return !!object && object.kind === 'Secret' && object.apiVersion === 'v1';
-}
-function maskedMap(value) {
-    if (!isRecord(value))
-        return undefined;
-    return Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]));
+    return !!object && typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1';
 }
 function maskAnnotations(object) {
-    const notes = object.metadata.annotations;
-    if (notes && mask_lastAppliedAnnotation in notes)
-        notes[mask_lastAppliedAnnotation] = maskDefault;
+    const metadata = object.metadata;
+    if (!isRecord(metadata) || !isRecord(metadata.annotations))
+        return;
+    if (lastAppliedAnnotation in metadata.annotations)
+        metadata.annotations[lastAppliedAnnotation] = maskDefault;
 }
-/** A copy of a Secret with every `data`/`stringData` value as `***`; other kinds as they are. */
+/**
+ * A copy of a Secret with every `data`/`stringData` value as `***` (a field that is not a
+ * map as `***` as a whole) and the last-applied annotation masked; other kinds returned as
+ * they are.
+ */
 function maskSecret(object) {
     if (!isSecret(object))
         return object;
     const copy = cloneJson(object);
-    for (const field of ['data', 'stringData']) {
-        const masked = maskedMap(copy[field]);
-        if (masked)
-            copy[field] = masked;
+    for (const field of secretFields) {
+        if (!(field in copy))
+            continue;
+        const value = copy[field];
+        copy[field] = isRecord(value) ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault])) : maskDefault;
     }
     maskAnnotations(copy);
     return copy;
@@ -4962,9 +4964,12 @@ function maskSecretPair(live, desired) {
     delete maskedDesired.stringData;
     if (isRecord(live.data) || isRecord(live.stringData))
         maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
-    if (isRecord(desired.data) || isRecord(desired.stringData)) {
+    else if (live.data != null)
+        maskedLive.data = maskDefault;
+    if (isRecord(desired.data) || isRecord(desired.stringData))
         maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
-    }
+    else if (desired.data != null)
+        maskedDesired.data = maskDefault;
     maskAnnotations(maskedLive);
     maskAnnotations(maskedDesired);
     return { live: maskedLive, desired: maskedDesired };
@@ -8791,7 +8796,9 @@ function fleetRunFromArgs(engine, args, io, log) {
 // selected cluster through the kubeconfig (--kubeconfig, else KUBECONFIG, else
 // ~/.kube/config) to read the objects the runtime's queries name. Nothing is opened when
 // the runtime has no queries. Every value read from a Secret, and every credential of the
-// kubeconfig, is registered so that the printed output can be redacted.
+// kubeconfig, is registered so that the printed output can be redacted (every string of
+// it, before it is printed, so that line folding cannot split a value).
+
 
 
 
@@ -8830,19 +8837,12 @@ function openQueryAccess(inputs, args, io) {
     access.readObject = async (cluster, query) => (await sessionFor(cluster)).readObject(cluster, query);
     return access;
 }
-
-;// CONCATENATED MODULE: ./src/cli/vet-command.ts
-
-
-
-
-
-const vetFlags = [
-    ...bundleFlags,
-    { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' },
-];
-async function runVet(engine, args, io) {
-    const inputs = readBundleInputs(engine, args, io.cwd, io.env);
+/**
+ * The bundle evaluated for each selected cluster, its queries read through the kubeconfig
+ * (the sessions closed once evaluated); the values read from Secrets registered with the
+ * returned access, for `redact`.
+ */
+async function evaluateWithQueries(engine, inputs, args, io) {
     const access = openQueryAccess(inputs, args, io);
     let results;
     try {
@@ -8853,6 +8853,31 @@ async function runVet(engine, args, io) {
     }
     for (const result of results)
         access.registerSecretValues(result.clusterSecretValues);
+    return { results, access };
+}
+const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A copy of a JSON value with `redact` applied to every string and key. */
+function redactStrings(value, redact) {
+    if (typeof value === 'string')
+        return redact(value);
+    if (Array.isArray(value))
+        return value.map((item) => redactStrings(item, redact));
+    if (isObject(value))
+        return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]));
+    return value;
+}
+
+;// CONCATENATED MODULE: ./src/cli/vet-command.ts
+
+
+
+const vetFlags = [
+    ...bundleFlags,
+    { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' },
+];
+async function runVet(engine, args, io) {
+    const inputs = readBundleInputs(engine, args, io.cwd, io.env);
+    const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
     const printValue = args.booleans.get('print-value') === true;
     if (inputs.output === 'json') {
         const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: redactStrings(result.value, access.redact) }));
@@ -10174,7 +10199,6 @@ class TimoniYamlPrinter {
 
 
 
-
 const buildFlags = [
     ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
     { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
@@ -10198,7 +10222,7 @@ function printedSets(sets, redact, maskSecrets) {
         ...set,
         objects: set.objects.map((object) => {
             const redacted = redactStrings(object, redact);
-            return maskSecrets ? maskSecretData(redacted) : redacted;
+            return maskSecrets ? maskSecret(redacted) : redacted;
         }),
     }));
 }
@@ -10206,16 +10230,7 @@ async function runBuild(engine, args, io) {
     const inputs = readBundleInputs(engine, args, io.cwd, io.env);
     const output = args.strings.get('output') ?? 'yaml';
     const maskSecrets = args.booleans.get('mask-secrets') === true;
-    const access = openQueryAccess(inputs, args, io);
-    let results;
-    try {
-        results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
-    }
-    finally {
-        access.close();
-    }
-    for (const result of results)
-        access.registerSecretValues(result.clusterSecretValues);
+    const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
     const creds = args.strings.get('creds');
     const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
     const kubeVersion = kubeVersionWithoutCluster(io.env);

@@ -1,6 +1,6 @@
 import type { Bridge, CueEngineKind } from './bridge.js';
 import { deferFrees } from './deferred-frees.js';
-import { FileSets, filesDigest, isUnknownSet, splitFiles } from './file-sets.js';
+import { FileSets, isUnknownSet, splitFiles } from './file-sets.js';
 import { startNative } from './native-runtime.js';
 import { invoke, type HandleResult } from './protocol.js';
 import { BridgeCueValue } from './value.js';
@@ -44,7 +44,7 @@ export class BridgeCueEngine implements CueEngine {
     // A module's cue.mod files go once per engine (file-sets.ts); the load sends its own.
     const { shared, own } = splitFiles(options.files);
     if (Object.keys(shared).length === 0) return this.#load(options, options.files, 0);
-    const digest = filesDigest(shared);
+    const digest = this.#fileSets.digest(shared);
     try {
       return this.#load(options, own, this.#fileSet(shared, digest));
     } catch (error) {

@@ -48,9 +48,33 @@ export function filesDigest(files: Files): string {
   return hash.digest('hex');
 }
 
+function sameContent(a: string | Uint8Array | undefined, b: string | Uint8Array | undefined): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  return a !== undefined && b !== undefined && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+/** Whether two file maps hold the same names and contents (the same string, as a later build sends, compares at once). */
+function sameFiles(a: Files, b: Files): boolean {
+  const names = Object.keys(a);
+  if (names.length !== Object.keys(b).length) return false;
+  return names.every((name) => name in b && sameContent(a[name], b[name]));
+}
+
 /** The sets one engine holds, by digest, most recently used last. */
 export class FileSets {
   readonly #sets = new Map<string, number>();
+  /** The files of the latest digests: every build of a module sends the same strings again. */
+  readonly #digests: Array<{ files: Files; digest: string }> = [];
+
+  /** filesDigest, remembered for the last few file maps (a module's cue.mod files are hashed once, not at every load). */
+  digest(files: Files): string {
+    const seen = this.#digests.find((entry) => sameFiles(entry.files, files));
+    if (seen) return seen.digest;
+    const digest = filesDigest(files);
+    this.#digests.unshift({ files, digest });
+    this.#digests.length = Math.min(this.#digests.length, REMEMBERED);
+    return digest;
+  }
 
   /** The engine's number for these files, if it was given them. */
   known(digest: string): number | undefined {

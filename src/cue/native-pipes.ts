@@ -33,11 +33,16 @@ export function encodeFrame(method: string, request: string): Buffer {
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
+/** Sleeps this thread (the engine's calls are synchronous: no timer can run meanwhile). */
+export function sleepSync(ms: number): void {
+  Atomics.wait(pause, 0, 0, ms);
+}
+
 /** Retries what a blocking call may still report (a signal). */
 function again(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   if (code !== 'EAGAIN' && code !== 'EINTR') return false;
-  Atomics.wait(pause, 0, 0, 1);
+  sleepSync(1);
   return true;
 }
 

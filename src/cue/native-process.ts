@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { constants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame } from './native-pipes.js';
+import { encodeFrame, sleepSync } from './native-pipes.js';
 
 /** Why the process is gone: it could not start, or it exited. */
 export interface EngineStop {
@@ -32,8 +32,6 @@ const FATAL_LIMIT = 2048;
 
 /** How long a stopped process may take to become a zombie once its pipes ended. */
 const REAP_WAIT_MS = 2_000;
-
-const pause = new Int32Array(new SharedArrayBuffer(4));
 
 function signalName(signal: number): string {
   return Object.entries(constants.signals).find(([, value]) => value === signal)?.[0] ?? `signal ${signal}`;
@@ -116,7 +114,7 @@ export class EngineProcess {
     const until = Date.now() + REAP_WAIT_MS;
     let status = zombieStatus(this.pid);
     while (!status && Date.now() < until) {
-      Atomics.wait(pause, 0, 0, 2);
+      sleepSync(2);
       status = zombieStatus(this.pid);
     }
     return this.#stop(status ?? { code: null, signal: null });

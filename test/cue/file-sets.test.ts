@@ -3,7 +3,7 @@
 // not depend on what the engine loaded before.
 import { afterAll, describe, expect, it } from 'vitest';
 import { BridgeCueEngine } from '../../src/cue/engine.js';
-import { filesDigest, splitFiles } from '../../src/cue/file-sets.js';
+import { FileSets, filesDigest, splitFiles } from '../../src/cue/file-sets.js';
 import { startNative, type NativeEngine } from '../../src/cue/native-runtime.js';
 import type { CueEngine } from '../../src/cue/index.js';
 import { engine, engineKinds } from './engine.js';
@@ -40,6 +40,16 @@ describe('file sets', () => {
     expect(filesDigest({ a: 'x' })).not.toBe(filesDigest({ a: 'y' }));
     expect(filesDigest({ a: 'xy' })).not.toBe(filesDigest({ ax: 'y' }));
     expect(filesDigest({ a: 'x' })).not.toBe(filesDigest({ a: new TextEncoder().encode('x') }));
+  });
+
+  it('remembers the digest of the files it saw, and computes it again for other contents', () => {
+    const sets = new FileSets();
+    const bytes = new TextEncoder().encode('b');
+    expect(sets.digest({ a: 'x', b: bytes })).toBe(filesDigest({ a: 'x', b: bytes }));
+    expect(sets.digest({ b: new TextEncoder().encode('b'), a: 'x' })).toBe(filesDigest({ a: 'x', b: bytes }));
+    expect(sets.digest({ a: 'y', b: bytes })).toBe(filesDigest({ a: 'y', b: bytes }));
+    expect(sets.digest({ a: 'x', b: new TextEncoder().encode('c') })).toBe(filesDigest({ a: 'x', b: new TextEncoder().encode('c') }));
+    expect(sets.digest({ a: 'x' })).toBe(filesDigest({ a: 'x' }));
   });
 });
 
