@@ -2,8 +2,8 @@
 // each rendered from the ChangeSet with every secret masked.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChangeSet } from '../fleet/changeset.js';
-import { hasChanges } from '../fleet/changeset.js';
+import type { ChangeSet } from '../changeset.js';
+import { hasChanges } from '../changeset.js';
 import type { RunContext, RunPlan } from '../github/event-context.js';
 import { appendStepSummary, setOutput } from '../github/file-commands.js';
 import { pullRequestForCommit, tokenIdentity, upsertMarkedComment, type CommentOutcome } from '../github/pull-request-comment.js';

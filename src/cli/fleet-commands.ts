@@ -5,7 +5,7 @@
 // delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
 import { selectClusters } from '../bundle/index.js';
 import type { CueEngine } from '../cue/index.js';
-import { hasChanges, type ChangeSet } from '../fleet/changeset.js';
+import { hasChanges, type ChangeSet } from '../changeset.js';
 import { fleetDelete, fleetStatus } from '../fleet/fleet-status.js';
 import { planFleet } from '../fleet/plan.js';
 import { rollOutFleet } from '../fleet/rollout.js';

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import type { CueEngine } from '../cue/index.js';
 import { defaultFleetOptions, type FleetRun } from '../fleet/fleet-run.js';
 import type { FleetLog } from '../fleet/fleet-log.js';
-import { parseDuration } from '../github/duration.js';
+import { parseDuration } from '../duration.js';
 import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
 import { ModuleResolver } from '../module/module-resolver.js';
 import { UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';

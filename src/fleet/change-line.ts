@@ -1,7 +1,7 @@
 // Log lines in Timoni's style: `b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo
 // configured`; the cluster part is left out for the default cluster.
 import { DEFAULT_RUNTIME_NAME } from '../bundle/index.js';
-import type { ObjectChange } from './changeset.js';
+import type { ObjectChange } from '../changeset.js';
 
 export function logPrefix(bundle: string, cluster?: string, instance?: string): string {
   const parts = [`b:${bundle}`];

@@ -2,7 +2,7 @@
 // cannot be reached becomes a failed entry (step `connect`) instead of an exception, so
 // that the other clusters are still diffed.
 import type { RuntimeCluster } from '../bundle/index.js';
-import type { ClusterChanges } from './changeset.js';
+import type { ClusterChanges } from '../changeset.js';
 import { clusterEntry, clusterError } from './cluster-outcome.js';
 import { openSession, type ClusterSession } from './cluster-session.js';
 import type { FleetRun } from './fleet-run.js';

@@ -2,7 +2,7 @@
 // it failed in, instances with their module and object changes.
 import type { RuntimeCluster } from '../bundle/index.js';
 import { ClusterStepError } from './cluster-build.js';
-import type { ClusterChanges, ClusterError, InstanceChanges } from './changeset.js';
+import type { ClusterChanges, ClusterError, InstanceChanges } from '../changeset.js';
 
 export function clusterEntry(cluster: RuntimeCluster, status: ClusterChanges['status'], instances: InstanceChanges[], error: ClusterError | null, startedAt: number): ClusterChanges {
   return {

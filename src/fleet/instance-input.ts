@@ -1,7 +1,7 @@
 // The shape the Kubernetes engine applies or diffs: one built instance of the bundle.
 import type { BuiltInstanceInput } from '../kube/instance.js';
 import type { ClusterInstanceBuild } from './cluster-build.js';
-import type { ModuleInfo } from './changeset.js';
+import type { ModuleInfo } from '../changeset.js';
 
 export function instanceInput(bundle: string, instance: ClusterInstanceBuild): BuiltInstanceInput {
   return {

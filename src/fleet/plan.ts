@@ -8,15 +8,15 @@
 import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { diffInstance } from '../kube/instance-diff.js';
 import { InstanceStepError } from '../kube/instance.js';
-import { boundedMap } from './bounded-map.js';
+import { mapBounded } from '../concurrency.js';
 import { buildForCluster, ClusterStepError } from './cluster-build.js';
 import { clusterEntry, clusterError } from './cluster-outcome.js';
 import { connectCluster } from './cluster-connect.js';
 import { BufferedLog } from './fleet-log.js';
 import type { FleetRun } from './fleet-run.js';
 import { instanceInput, moduleInfo } from './instance-input.js';
-import type { ChangeSet, ClusterChanges, ClusterError, InstanceChanges, ObjectChange } from './changeset.js';
-import { isChangingAction } from './changeset.js';
+import type { ChangeSet, ClusterChanges, ClusterError, InstanceChanges, ObjectChange } from '../changeset.js';
+import { isChangingAction } from '../changeset.js';
 import { removedInstancesPlan } from './removed-instances.js';
 import { changeLine, logPrefix } from './change-line.js';
 import { withinDeadline } from './deadline.js';
@@ -81,7 +81,7 @@ export async function planFleet(run: FleetRun): Promise<ChangeSet> {
   const bundleName = { value: '' };
   const builds = new InstanceBuilds(run.engine);
   run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
-  const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
+  const results = await mapBounded(clusters, run.options.concurrency, async (cluster) => {
     const log = new BufferedLog();
     const startedAt = Date.now();
     const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds), run.deadlineAt ?? Infinity, () =>

@@ -7,7 +7,7 @@ import { inventoryEntryId, type DecodedInstanceSecret } from '../kube/inventory.
 import type { KubeCluster } from '../kube/cluster.js';
 import { deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances, type RemovedInstanceScan } from '../kube/removed-instances.js';
 import { ClusterStepError, type ClusterInstanceBuild } from './cluster-build.js';
-import type { InstanceChanges, ModuleInfo, ObjectChange } from './changeset.js';
+import type { InstanceChanges, ModuleInfo, ObjectChange } from '../changeset.js';
 
 /** The module of a stored instance, as the ChangeSet names modules. */
 function storedModule(stored: DecodedInstanceSecret): ModuleInfo {

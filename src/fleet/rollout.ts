@@ -12,8 +12,8 @@ import { clusterEntry, clusterError, skippedEntry } from './cluster-outcome.js';
 import { connectCluster } from './cluster-connect.js';
 import type { FleetRun } from './fleet-run.js';
 import { instanceInput, moduleInfo } from './instance-input.js';
-import type { ChangeSet, ClusterChanges, InstanceChanges, ObjectChange } from './changeset.js';
-import type { ObjectReadiness } from '../kube/wait.js';
+import type { ChangeSet, ClusterChanges, InstanceChanges, ObjectChange } from '../changeset.js';
+import type { ReadinessCheck } from '../kube/wait.js';
 import { logPrefix } from './change-line.js';
 import { CLUSTER_GRACE_MS, withinDeadline } from './deadline.js';
 import { InstanceBuilds } from '../module/instance-builds.js';
@@ -82,7 +82,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
 }
 
 /** Each applied object's readiness result, matched by kind, namespace and name. */
-function withReadiness(changes: ObjectChange[], readiness: ObjectReadiness[]): ObjectChange[] {
+function withReadiness(changes: ObjectChange[], readiness: ReadinessCheck[]): ObjectChange[] {
   const key = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ''}/${name}`;
   const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
   return changes.map((change) => {

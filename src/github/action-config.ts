@@ -3,7 +3,7 @@
 // registered for masking before anything else reads them; kubeconfig credentials are
 // registered by the kubeconfig loader.
 import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, type Environment } from './action-inputs.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../duration.js';
 import type { ModeInput } from './event-context.js';
 import { parseVariableNames, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
 

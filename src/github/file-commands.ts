@@ -15,9 +15,6 @@ export function setOutput(env: Environment, name: string, value: string): void {
   appendFileSync(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
 }
 
-/** GitHub refuses a step summary over 1 MiB. */
-export const STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024;
-
 export function appendStepSummary(env: Environment, markdown: string): boolean {
   const file = env.GITHUB_STEP_SUMMARY;
   if (!file) return false;

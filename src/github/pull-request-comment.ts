@@ -6,6 +6,7 @@
 // is ever updated: a maintainer's comment that quotes the marker, a comment the pull
 // request's author pre-seeded with it, or another bundle's comment whose diff contains it
 // are left alone.
+import { COMMENT_LIMIT, commentLength } from './limits.js';
 import { GitHubApiError, type GitHubClient } from './rest-client.js';
 
 export interface IssueTarget {
@@ -44,15 +45,6 @@ export async function tokenIdentity(client: GitHubClient, override?: string): Pr
   return GITHUB_ACTIONS_BOT;
 }
 
-/** GitHub's limit on a comment body, counted in characters (code points). */
-export const COMMENT_BODY_LIMIT = 65_536;
-
-export function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-}
-
 /** 403 without a rate limit: the token is valid but may not write (fork pull requests). */
 function isPermissionDenied(error: unknown): error is GitHubApiError {
   return error instanceof GitHubApiError && error.status === 403 && !/rate limit/i.test(error.apiMessage);
@@ -66,8 +58,8 @@ export async function findMarkedComment(client: GitHubClient, target: IssueTarge
 
 export async function upsertMarkedComment(client: GitHubClient, target: IssueTarget, marker: string, body: string, author: string): Promise<CommentOutcome> {
   if (!body.startsWith(marker)) throw new Error('a marked comment body must start with its marker');
-  const length = characterCount(body);
-  if (length > COMMENT_BODY_LIMIT) throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_BODY_LIMIT}`);
+  const length = commentLength(body);
+  if (length > COMMENT_LIMIT) throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
   try {
     const existing = await findMarkedComment(client, target, marker, author);
     if (existing) {

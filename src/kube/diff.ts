@@ -3,7 +3,7 @@
 // API server refuses (an immutable field without force, an invalid value, a forbidden
 // kind) is a `failed` change with the server's answer, as Timoni's dry-run diff logs it
 // and goes on; a server that cannot be reached or refuses the credentials is thrown.
-import type { ObjectChange } from '../fleet/changeset.js';
+import type { ObjectChange } from '../changeset.js';
 import { comparesStatus, isOneOffPresent, mustRecreate, serverSideApply } from './apply.js';
 import type { KubeCluster } from './cluster.js';
 import { NoMatchError } from './discovery.js';

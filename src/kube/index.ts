@@ -48,5 +48,5 @@ export { diffInstance } from './instance-diff.js';
 export { bundleStatus, instanceStatus, type InstanceStatus } from './instance-status.js';
 export { deleteBundleInstances, deleteStoredInstance, type DeletedInstance } from './instance-delete.js';
 export { assertOwnership, findOwnershipConflicts, OwnershipConflictError } from './ownership.js';
-export { waitForReady, waitForDeletion, type ObjectReadiness } from './wait.js';
+export { waitForReady, waitForDeletion, type ReadinessCheck } from './wait.js';
 export { computeStatus } from './kstatus.js';

@@ -6,7 +6,7 @@
 //   readiness wait when asked -> prune of the objects the build lost -> the final record.
 // A readiness failure stops further sets but still lets the prune run, as in Timoni; the
 // record is then not promoted, so the pending revision stays for the next run.
-import type { ObjectChange } from '../fleet/changeset.js';
+import type { ObjectChange } from '../changeset.js';
 import { applyObject, comparesStatus, type ApplyResult } from './apply.js';
 import { applyStages, sortForApply } from './apply-order.js';
 import type { KubeCluster } from './cluster.js';
@@ -20,7 +20,7 @@ import { savePending } from './inventory-pending.js';
 import { ensureNamespace, readInstance, writeInstance } from './inventory-store.js';
 import { formatRef, refOf, type KubeObject, type ObjectRef } from './object.js';
 import { assertOwnership } from './ownership.js';
-import { objectsToWaitFor, waitForDeletion, waitForReady, WaitError, type ObjectReadiness } from './wait.js';
+import { objectsToWaitFor, waitForDeletion, waitForReady, WaitError, type ReadinessCheck } from './wait.js';
 
 export interface InstanceApplyOptions {
   /** Recreate objects whose immutable fields change (Timoni's `--force`). */
@@ -50,7 +50,7 @@ export interface InstanceApplyResult {
   /** Per object, in apply order (a created namespace first, pruned objects last as `deleted`). */
   changes: ObjectChange[];
   /** The last readiness of every object waited for (empty without `wait`). */
-  readiness: ObjectReadiness[];
+  readiness: ReadinessCheck[];
   /** The record stored in the instance Secret. */
   record: InstanceRecord;
   /** True when no instance was stored before. */
@@ -104,7 +104,7 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
   const log = options.log ?? (() => undefined);
   const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
   const changes: ObjectChange[] = [];
-  const readiness: ObjectReadiness[] = [];
+  const readiness: ReadinessCheck[] = [];
   const fail = (step: InstanceStep, error: unknown, object?: string): never => {
     if (error instanceof InstanceStepError) throw error;
     throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);

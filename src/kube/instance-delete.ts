@@ -3,7 +3,7 @@
 // objects of its inventory (and of a pending revision) are deleted in reverse apply order
 // with the owner-label and prune-disabled rules, their termination is awaited, and only
 // then the instance Secret goes, so that a delete that timed out can be retried.
-import type { ObjectChange } from '../fleet/changeset.js';
+import type { ObjectChange } from '../changeset.js';
 import type { KubeCluster } from './cluster.js';
 import { instanceId, InstanceStepError, type InstanceStep } from './instance.js';
 import { deleteObjects, inventoryObjects } from './instance-prune.js';

@@ -4,9 +4,9 @@
 // server-side dry-run; objects of the stored inventory (and of a pending revision) that
 // the build lacks are `deleted`, unless their labels or a prune-disabled annotation keep
 // them (`skipped`).
-import type { ObjectChange } from '../fleet/changeset.js';
+import type { ObjectChange } from '../changeset.js';
 import { applyStages } from './apply-order.js';
-import { settleBounded } from './bounded.js';
+import { settleBounded } from '../concurrency.js';
 import type { KubeCluster } from './cluster.js';
 import { diffObject, wholeObjectDiff } from './diff.js';
 import { instanceId, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';

@@ -2,7 +2,7 @@
 // apply order, only when the live object carries the instance's owner labels and is not
 // annotated `action.timoni.sh/prune: disabled` (fluxcd ssa DeleteAll with Timoni's
 // inclusions and exclusions). The same rules, without writing, for a diff.
-import type { ObjectChange } from '../fleet/changeset.js';
+import type { ObjectChange } from '../changeset.js';
 import { sortForApply, sortForDelete } from './apply-order.js';
 import type { KubeCluster } from './cluster.js';
 import { NoMatchError } from './discovery.js';

@@ -5,7 +5,7 @@ import type { KubeCluster } from './cluster.js';
 import { bundleNameLabel, parseInventoryEntry, type DecodedInstanceSecret } from './inventory.js';
 import { deletingAnnotation } from './inventory-pending.js';
 import { listInstances } from './inventory-store.js';
-import { readObjectStatus, type ObjectReadiness } from './wait.js';
+import { readObjectStatus, type ReadinessCheck } from './wait.js';
 
 export interface InstanceStatus {
   name: string;
@@ -16,7 +16,7 @@ export interface InstanceStatus {
   lastApplied: string;
   images: string[];
   /** kstatus of every inventory object, in inventory (apply) order. */
-  objects: ObjectReadiness[];
+  objects: ReadinessCheck[];
   /** An upgrade was started and not finished (`data.pending` is set). */
   pending: boolean;
   /** Set when a delete started and did not finish: its start time. */

@@ -1,6 +1,6 @@
 // One built instance as the lifecycle operations take it (apply, diff), and the error
 // that says which step of an instance's lifecycle failed and what was done before it.
-import type { ObjectChange } from '../fleet/changeset.js';
+import type { ObjectChange } from '../changeset.js';
 import { bundleNameLabel, inventoryEntries, ownerLabels, type InstanceRecord } from './inventory.js';
 import { cloneJson, type KubeObject, type ObjectRef } from './object.js';
 

@@ -1,12 +1,11 @@
 // Readiness of one live object, with the rules of kstatus (sigs.k8s.io/cli-utils
 // pkg/kstatus/status) and Timoni's Job rule (a Job is ready once complete, not once
 // started). Pure functions over the object as the API server returns it.
+import type { ReadinessStatus } from '../changeset.js';
 import { groupOf, isRecord, type KubeObject } from './object.js';
 
-export type ObjectStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
-
 export interface StatusResult {
-  status: ObjectStatus;
+  status: ReadinessStatus;
   message: string;
 }
 

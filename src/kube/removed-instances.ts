@@ -12,8 +12,8 @@
 // that is refused, the namespaces of the bundle's own instances. Namespaces whose Secrets
 // may not be listed are reported as unchecked, not as an error: an apply needs no list
 // right, and should not be lost for want of one.
-import type { ObjectChange } from '../fleet/changeset.js';
-import { settleBounded } from './bounded.js';
+import type { ObjectChange } from '../changeset.js';
+import { settleBounded } from '../concurrency.js';
 import type { KubeCluster } from './cluster.js';
 import { KubeApiError } from './errors.js';
 import { deleteStoredInstance, type DeletedInstance, type InstanceDeleteOptions } from './instance-delete.js';

@@ -5,12 +5,13 @@
 // object not ready, with its status and why.
 import type { KubeCluster } from './cluster.js';
 import { NoMatchError } from './discovery.js';
-import { computeStatus, type ObjectStatus, type StatusOptions } from './kstatus.js';
+import type { ReadinessStatus } from '../changeset.js';
+import { computeStatus, type StatusOptions } from './kstatus.js';
 import { annotations, anyInMetadata, disabledValue, formatRef, refOf, type KubeObject, type ObjectRef } from './object.js';
 
-export interface ObjectReadiness {
+export interface ReadinessCheck {
   object: ObjectRef;
-  status: ObjectStatus;
+  status: ReadinessStatus;
   message: string;
 }
 
@@ -27,7 +28,7 @@ export interface WaitOptions {
   failFast?: boolean;
   signal?: AbortSignal;
   /** Called after each round with the objects not ready yet. */
-  onProgress?: (pending: ObjectReadiness[]) => void;
+  onProgress?: (pending: ReadinessCheck[]) => void;
 }
 
 export type WaitFailure = 'timeout' | 'failed' | 'aborted';
@@ -39,7 +40,7 @@ export class WaitError extends Error {
     readonly cluster: string,
     readonly reason: WaitFailure,
     /** Every object not ready (or not gone), with its last known status. */
-    readonly notReady: ObjectReadiness[],
+    readonly notReady: ReadinessCheck[],
     readonly timeoutMs: number,
     what: 'ready' | 'deleted' = 'ready',
   ) {
@@ -59,7 +60,7 @@ export function objectsToWaitFor<T extends KubeObject>(objects: readonly T[]): T
 }
 
 /** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
-export async function readObjectStatus(cluster: KubeCluster, ref: ObjectRef, options: StatusOptions = {}): Promise<ObjectReadiness> {
+export async function readObjectStatus(cluster: KubeCluster, ref: ObjectRef, options: StatusOptions = {}): Promise<ReadinessCheck> {
   try {
     const live = await cluster.get(ref);
     return { object: ref, ...computeStatus(live, options) };
@@ -95,12 +96,12 @@ async function poll(
   cluster: KubeCluster,
   refs: ObjectRef[],
   options: WaitOptions,
-  check: (ref: ObjectRef) => Promise<ObjectReadiness>,
-  isDone: (readiness: ObjectReadiness) => boolean,
+  check: (ref: ObjectRef) => Promise<ReadinessCheck>,
+  isDone: (readiness: ReadinessCheck) => boolean,
   what: 'ready' | 'deleted',
-): Promise<ObjectReadiness[]> {
+): Promise<ReadinessCheck[]> {
   const deadline = options.deadline ?? Date.now() + options.timeoutMs;
-  const results = new Map<string, ObjectReadiness>(refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]));
+  const results = new Map<string, ReadinessCheck>(refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]));
   let pending = refs;
   let interval = options.intervalMs ?? 250;
   const maxInterval = options.maxIntervalMs ?? 5_000;
@@ -131,7 +132,7 @@ async function poll(
  * `action.timoni.sh/wait: disabled` are left out. Answers the last status of each object
  * waited for, in the order given.
  */
-export function waitForReady(cluster: KubeCluster, objects: ReadonlyArray<KubeObject | ObjectRef>, options: WaitOptions): Promise<ObjectReadiness[]> {
+export function waitForReady(cluster: KubeCluster, objects: ReadonlyArray<KubeObject | ObjectRef>, options: WaitOptions): Promise<ReadinessCheck[]> {
   const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o as KubeObject]).length === 1).map(toRef);
   if (refs.length === 0) return Promise.resolve([]);
   return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');

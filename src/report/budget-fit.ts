@@ -11,7 +11,7 @@
 // fits, and the cut falls on the largest parts first.
 
 import { fairAllocation, type ItemGroup } from './fair-share.js';
-import type { Measure } from './text-size.js';
+import type { Measure } from '../github/limits.js';
 import { linesOf } from './text-truncation.js';
 
 export type Detail = 'diffs' | 'objects' | 'table';

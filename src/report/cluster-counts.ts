@@ -1,6 +1,6 @@
 // Object counts per action for one cluster, as shown in the report tables.
 
-import type { ClusterChanges, ObjectAction } from '../fleet/changeset.js';
+import type { ClusterChanges, ObjectAction } from '../changeset.js';
 
 export type ActionCounts = Record<ObjectAction, number>;
 

@@ -1,6 +1,6 @@
 // The status of one cluster as the reports word it.
 
-import type { ClusterChanges } from '../fleet/changeset.js';
+import type { ClusterChanges } from '../changeset.js';
 import { clusterHasChanges } from './cluster-counts.js';
 import { code } from './markdown.js';
 

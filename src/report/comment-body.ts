@@ -1,7 +1,7 @@
 // The PR comment and its rollout update: marker, headline, cluster table, notes, and a
 // section per cluster, fitted into GitHub's comment limit.
 
-import { hasChanges, type ChangeSet } from '../fleet/changeset.js';
+import { hasChanges, type ChangeSet } from '../changeset.js';
 import { fitToBudget, type Plan } from './budget-fit.js';
 import { clusterHasChanges } from './cluster-counts.js';
 import { firstFailure, unreachedClusters } from './cluster-status.js';
@@ -15,7 +15,7 @@ import { commitLink, runLink, type ReportContext } from './report-context.js';
 import { diffGroups, objectListGroups, secretChangeIds } from './report-parts.js';
 import { changeId, indexSharedChanges } from './shared-changes.js';
 import { renderStatusTable } from './status-table.js';
-import { COMMENT_LIMIT, commentLength } from './text-size.js';
+import { COMMENT_LIMIT, commentLength } from '../github/limits.js';
 
 export type CommentVariant = 'plan' | 'rollout';
 

@@ -1,6 +1,6 @@
 // One cluster's collapsible section of the PR comment (and of the rollout comment).
 
-import type { ChangeSetMode, ClusterChanges, InstanceChanges, ObjectChange } from '../fleet/changeset.js';
+import type { ChangeSetMode, ClusterChanges, InstanceChanges, ObjectChange } from '../changeset.js';
 import type { Detail } from './budget-fit.js';
 import { countActions, describeCounts } from './cluster-counts.js';
 import { sectionOpen, statusLabel } from './cluster-status.js';
@@ -11,7 +11,7 @@ import { code, escapeHtml } from './markdown.js';
 import { objectListId, objectListRoom, type ObjectListRoom } from './object-list.js';
 import { objectRef, shortDigest } from './object-ref.js';
 import { changeId, type Sharing } from './shared-changes.js';
-import type { Measure } from './text-size.js';
+import type { Measure } from '../github/limits.js';
 
 export interface SectionInput {
   cluster: ClusterChanges;

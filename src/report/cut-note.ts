@@ -1,7 +1,7 @@
 // The note near the top of a shortened report that says what was left out and where to
 // find it.
 
-import type { ChangeSet } from '../fleet/changeset.js';
+import type { ChangeSet } from '../changeset.js';
 import type { Detail, Plan } from './budget-fit.js';
 import type { SectionInput } from './comment-section.js';
 

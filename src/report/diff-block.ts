@@ -1,7 +1,7 @@
 // One object's diff as a fenced ```diff block, shortened to its allocation.
 
 import { codeBlock } from './markdown.js';
-import type { Measure } from './text-size.js';
+import type { Measure } from '../github/limits.js';
 import { linesOf, truncateLines } from './text-truncation.js';
 
 /** Below this allocation a diff that does not fit is not shown at all: a few characters help no one. */

@@ -1,9 +1,9 @@
 // A cluster's error: the step that failed, the instance and object concerned, and the
 // message in a fenced block (capped).
 
-import type { ClusterError } from '../fleet/changeset.js';
+import type { ClusterError } from '../changeset.js';
 import { code, codeBlock } from './markdown.js';
-import type { Measure } from './text-size.js';
+import type { Measure } from '../github/limits.js';
 import { truncateLines } from './text-truncation.js';
 
 export interface ErrorBlockOptions {

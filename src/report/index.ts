@@ -8,6 +8,6 @@ export { commentMarker, findMarker, isCommentOf, type CommentMarker } from './ma
 export { maskSecrets, secretMasker, containsSecret, maskableValues, MASK, MIN_SECRET_LENGTH } from '../secrets.js';
 export { maskChangeSet } from './masked-change-set.js';
 export { changeSetChangesSecret, objectChangesSecret, diffChangesSecret } from './secret-change.js';
-export { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, STEP_SUMMARY_BUDGET, commentLength, utf8Length } from './text-size.js';
+export { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, STEP_SUMMARY_BUDGET, commentLength, utf8Length } from '../github/limits.js';
 export type { ReportContext } from './report-context.js';
-export type { ObjectReadiness, ObjectChangeWithReadiness, ReadinessStatus } from './readiness.js';
+export type { ObjectReadiness, ReadinessStatus } from '../changeset.js';

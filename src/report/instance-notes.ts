@@ -2,9 +2,9 @@
 // removed from the bundle (its objects deleted, or to be), and an object that failed with
 // the API server's answer.
 
-import type { ChangeSetMode, InstanceChanges, ObjectChange } from '../fleet/changeset.js';
+import type { ChangeSetMode, InstanceChanges, ObjectChange } from '../changeset.js';
 import { codeBlock, escapeInline } from './markdown.js';
-import type { Measure } from './text-size.js';
+import type { Measure } from '../github/limits.js';
 import { truncateCharacters, truncateLines } from './text-truncation.js';
 
 /** `instance removed from the bundle: 3 objects would be deleted` (diff) or `... deleted` (apply). */

@@ -1,6 +1,6 @@
 // The job summary: the run's record per cluster, under the runner's 1 MiB step-summary limit.
 
-import { hasChanges, type ChangeSet } from '../fleet/changeset.js';
+import { hasChanges, type ChangeSet } from '../changeset.js';
 import { fitToBudget, type Plan } from './budget-fit.js';
 import { clusterHasChanges } from './cluster-counts.js';
 import { firstFailure, unreachedClusters } from './cluster-status.js';
@@ -13,7 +13,7 @@ import { diffGroups, objectListGroups, secretChangeIds } from './report-parts.js
 import { changeId, indexSharedChanges } from './shared-changes.js';
 import { renderStatusTable } from './status-table.js';
 import { hasReadiness, objectRow, renderSummarySection } from './summary-section.js';
-import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT, utf8Length } from './text-size.js';
+import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT, utf8Length } from '../github/limits.js';
 
 /** Where a diff cut from the job summary can be seen whole. */
 function moreHintFor(changeSet: ChangeSet): string {

@@ -1,6 +1,6 @@
 // A copy of a ChangeSet with every string that reaches a report masked.
 
-import type { ChangeSet } from '../fleet/changeset.js';
+import type { ChangeSet } from '../changeset.js';
 import { secretMasker } from '../secrets.js';
 
 /**

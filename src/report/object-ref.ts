@@ -1,6 +1,6 @@
 // How objects, modules and digests are named in reports, as Timoni names them.
 
-import type { ModuleInfo, ObjectChange } from '../fleet/changeset.js';
+import type { ModuleInfo, ObjectChange } from '../changeset.js';
 
 /** `Deployment/apps/podinfo`, or `Namespace/apps` for a cluster-scoped object (Timoni's form). */
 export function objectRef(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): string {

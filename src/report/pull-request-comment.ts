@@ -1,6 +1,6 @@
 // The PR comment: what the bundle would change on each cluster.
 
-import type { ChangeSet } from '../fleet/changeset.js';
+import type { ChangeSet } from '../changeset.js';
 import { renderComment } from './comment-body.js';
 import type { ReportContext } from './report-context.js';
 

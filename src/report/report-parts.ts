@@ -1,12 +1,12 @@
 // The parts of a ChangeSet that the size budget shares out, and the changes that touch
 // secrets: computed once per report, used by the comment and the job summary alike.
 
-import type { ChangeSet } from '../fleet/changeset.js';
+import type { ChangeSet } from '../changeset.js';
 import type { ItemGroup } from './fair-share.js';
 import { objectListId } from './object-list.js';
 import { objectChangesSecret } from './secret-change.js';
 import { changeId, type Sharing } from './shared-changes.js';
-import type { Measure } from './text-size.js';
+import type { Measure } from '../github/limits.js';
 
 /** Ids of the changes whose diff touches secret data (read from the unmasked ChangeSet). */
 export function secretChangeIds(changeSet: ChangeSet, secrets: readonly string[]): Set<string> {

@@ -1,6 +1,6 @@
 // The PR comment updated on merge with the rollout result per cluster.
 
-import type { ChangeSet } from '../fleet/changeset.js';
+import type { ChangeSet } from '../changeset.js';
 import { renderComment } from './comment-body.js';
 import type { ReportContext } from './report-context.js';
 

@@ -6,7 +6,7 @@
 //   - a value from the secrets list (kubeconfig credentials, values from cluster Secrets or
 //     from the environment), before the report masks it.
 
-import type { ChangeSet, ObjectChange } from '../fleet/changeset.js';
+import type { ChangeSet, ObjectChange } from '../changeset.js';
 import { maskableValues } from '../secrets.js';
 
 // The engine's mask as the value of a changed line: `key: ***`, `key: *** (before)`, `- ***`.

@@ -2,7 +2,7 @@
 // same diff text) is shown once, under the first cluster in runtime order, naming the
 // others; the later clusters refer back to it.
 
-import type { ChangeSet, ObjectChange } from '../fleet/changeset.js';
+import type { ChangeSet, ObjectChange } from '../changeset.js';
 
 export type Sharing =
   /** Shown here; `alsoOn` names the later clusters with the identical change (maybe none). */

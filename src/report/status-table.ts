@@ -1,9 +1,9 @@
 // The table of clusters, in runtime order, that opens every report. It is always complete.
 
-import type { ClusterChanges } from '../fleet/changeset.js';
+import type { ClusterChanges } from '../changeset.js';
 import { countActions } from './cluster-counts.js';
 import { statusLabel } from './cluster-status.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../duration.js';
 import { code, escapeInline, tableHeader, tableRow } from './markdown.js';
 
 export interface StatusTableOptions {

@@ -3,13 +3,13 @@
 // (with readiness when present), the error, failed objects with their errors, and the diffs.
 
 import type { SectionInput } from './comment-section.js';
-import type { ClusterChanges, InstanceChanges, ObjectChange } from '../fleet/changeset.js';
+import type { ClusterChanges, InstanceChanges, ObjectChange } from '../changeset.js';
 import { countActions, describeCounts } from './cluster-counts.js';
 import { statusLabel } from './cluster-status.js';
 import { renderDiffBlock } from './diff-block.js';
 import { renderErrorBlock } from './error-block.js';
 import { actionLabel, failedObjectBlock, removedInstanceNote } from './instance-notes.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../duration.js';
 import { code, escapeHtml, escapeInline, tableHeader, tableRow } from './markdown.js';
 import { objectListId, objectListRoom } from './object-list.js';
 import { objectRef, shortDigest } from './object-ref.js';

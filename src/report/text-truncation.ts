@@ -1,6 +1,6 @@
 // Cutting a diff or a message to a size budget, at line boundaries where possible.
 
-import type { Measure } from './text-size.js';
+import type { Measure } from '../github/limits.js';
 
 export interface TruncatedText {
   /** The text kept, whole lines from the start (or a prefix of the first line). */

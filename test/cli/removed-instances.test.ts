@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import type { ChangeSet } from '../../src/fleet/changeset.js';
+import type { ChangeSet } from '../../src/changeset.js';
 import { fixtures } from '../fleet-layer/fleet-layer-cli.js';
 import type { KubeObject } from '../fleet/kube-client.js';
 import { clusterClient, scratchDir, testFleet, testNamespace } from '../fleet/test-context.js';

@@ -2,7 +2,7 @@
 // instances of the example module, their namespaces and the runtime given by the test.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ChangeSet } from '../../src/fleet/changeset.js';
+import type { ChangeSet } from '../../src/changeset.js';
 import { runCliCaptured, type CliResult } from '../cli/run-cli.js';
 
 export const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');

@@ -5,7 +5,7 @@
 // the ServiceAccount the build dropped is still reported deleted, and the cluster is failed
 // (the CLI diff exits 2).
 import { describe, expect, inject, it } from 'vitest';
-import type { ChangeSet } from '../../src/fleet/changeset.js';
+import type { ChangeSet } from '../../src/changeset.js';
 import { runCliCaptured } from '../cli/run-cli.js';
 import type { KubeObject } from '../fleet/kube-client.js';
 import { clusterClient, testNamespace } from '../fleet/test-context.js';

@@ -2,7 +2,8 @@
 // found across pages and updated in place; fork tokens reported, not fatal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubClient } from '../../src/github/rest-client.js';
-import { COMMENT_BODY_LIMIT, GITHUB_ACTIONS_BOT as BOT, pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../../src/github/pull-request-comment.js';
+import { COMMENT_LIMIT } from '../../src/github/limits.js';
+import { GITHUB_ACTIONS_BOT as BOT, pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../../src/github/pull-request-comment.js';
 import { startGitHubStandIn, type GitHubStandIn } from './standin/server.js';
 
 let github: GitHubStandIn;
@@ -49,7 +50,7 @@ describe('upsertMarkedComment', () => {
   it('refuses a body over the limit before sending it', async () => {
     const client = new GitHubClient({ apiUrl: github.url, token: github.token });
     const before = github.state.requests.length;
-    await expect(upsertMarkedComment(client, target, marker, marker + 'x'.repeat(COMMENT_BODY_LIMIT), BOT)).rejects.toThrow(/at most 65536/);
+    await expect(upsertMarkedComment(client, target, marker, marker + 'x'.repeat(COMMENT_LIMIT), BOT)).rejects.toThrow(/at most 65536/);
     expect(github.state.requests.length).toBe(before);
   });
 

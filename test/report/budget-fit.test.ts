@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderPullRequestComment } from '../../src/report/pull-request-comment.js';
 import { renderJobSummary } from '../../src/report/job-summary.js';
 import { maskChangeSet } from '../../src/report/masked-change-set.js';
-import { COMMENT_LIMIT } from '../../src/report/text-size.js';
+import { COMMENT_LIMIT } from '../../src/github/limits.js';
 import { changeSet, cluster, created, instance, podinfoInstance, realisticFleet } from './fixtures.js';
 
 describe('degraded fits', () => {

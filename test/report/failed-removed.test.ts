@@ -2,7 +2,7 @@
 // shown) and of an instance removed from the bundle, in the PR comment, the rollout
 // comment and the job summary.
 import { describe, expect, it } from 'vitest';
-import type { ChangeSet, InstanceChanges, ObjectChange } from '../../src/fleet/changeset.js';
+import type { ChangeSet, InstanceChanges, ObjectChange } from '../../src/changeset.js';
 import { failedObjects } from '../../src/fleet/plan.js';
 import { renderJobSummary } from '../../src/report/job-summary.js';
 import { renderPullRequestComment } from '../../src/report/pull-request-comment.js';

@@ -11,7 +11,7 @@ import type {
   ModuleInfo,
   ObjectAction,
   ObjectChange,
-} from '../../src/fleet/changeset.js';
+} from '../../src/changeset.js';
 
 export const PODINFO_MODULE: ModuleInfo = {
   url: 'oci://ghcr.io/stefanprodan/modules/podinfo',

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { ChangeSet } from '../../src/fleet/changeset.js';
+import type { ChangeSet } from '../../src/changeset.js';
 import { findMarker } from '../../src/report/marker.js';
 import { renderJobSummary } from '../../src/report/job-summary.js';
 import { renderPullRequestComment } from '../../src/report/pull-request-comment.js';

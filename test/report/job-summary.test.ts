@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeSet } from '../../src/fleet/changeset.js';
+import type { ChangeSet } from '../../src/changeset.js';
 import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
-import type { ObjectChangeWithReadiness } from '../../src/report/readiness.js';
-import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT } from '../../src/report/text-size.js';
+import type { ObjectChange } from '../../src/changeset.js';
+import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT } from '../../src/github/limits.js';
 import { changeSet, cluster, hugeConfigMap, instance, podinfoInstance, realisticFleet, REDIS_MODULE, unchanged, withAction } from './fixtures.js';
 
 const context = { commitSha: '0123456789abcdef0123456789abcdef01234567', repository: 'acme/fleet', runUrl: 'https://github.com/acme/fleet/actions/runs/42', secrets: [] };
 
 function rolloutWithReadiness(): ChangeSet {
   const podinfo = podinfoInstance([1, 2]);
-  const changes: ObjectChangeWithReadiness[] = podinfo.changes.map((change) =>
+  const changes: ObjectChange[] = podinfo.changes.map((change) =>
     change.kind === 'Deployment'
       ? { ...change, readiness: { status: 'Failed', message: 'Progress deadline exceeded', durationMs: 60_000 } }
       : { ...change, readiness: { status: 'Current', message: 'Resource is current' } },

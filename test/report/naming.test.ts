@@ -1,8 +1,7 @@
-import type { ObjectChange } from '../../src/fleet/changeset.js';
+import type { ObjectChange } from '../../src/changeset.js';
 import { describe, expect, it } from 'vitest';
 import { clusterHasChanges, countActions, describeCounts } from '../../src/report/cluster-counts.js';
 import { firstFailure, sectionOpen, statusLabel, unreachedClusters } from '../../src/report/cluster-status.js';
-import { formatDuration } from '../../src/report/duration.js';
 import { moduleRef, objectRef, shortDigest } from '../../src/report/object-ref.js';
 import { readinessLabel, readinessOf } from '../../src/report/readiness.js';
 import { commitLink, linkTarget, runLink } from '../../src/report/report-context.js';
@@ -22,18 +21,6 @@ describe('object and module names', () => {
 
   it('names a module with its version', () => {
     expect(moduleRef(PODINFO_MODULE)).toBe('oci://ghcr.io/stefanprodan/modules/podinfo:6.5.4');
-  });
-});
-
-describe('durations', () => {
-  it.each([
-    [850, '850 ms'],
-    [12_345, '12.3 s'],
-    [125_000, '2 min 05 s'],
-    [3_720_000, '1 h 02 min'],
-    [-1, '–'],
-  ])('%d ms reads %s', (milliseconds, text) => {
-    expect(formatDuration(milliseconds)).toBe(text);
   });
 });
 

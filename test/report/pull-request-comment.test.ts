@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderPullRequestComment } from '../../src/report/pull-request-comment.js';
-import { COMMENT_LIMIT } from '../../src/report/text-size.js';
+import { COMMENT_LIMIT } from '../../src/github/limits.js';
 import {
   changeSet,
   cluster,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeSet } from '../../src/fleet/changeset.js';
+import type { ChangeSet } from '../../src/changeset.js';
 import { findMarker } from '../../src/report/marker.js';
 import { renderRolloutComment } from '../../src/report/rollout-comment.js';
-import { COMMENT_LIMIT } from '../../src/report/text-size.js';
+import { COMMENT_LIMIT } from '../../src/github/limits.js';
 import { changeSet, cluster, hugeConfigMap, instance, podinfoInstance, withAction } from './fixtures.js';
 
 const context = { commitSha: 'fedcba9876543210fedcba9876543210fedcba98', repository: 'acme/fleet', runUrl: 'https://github.com/acme/fleet/actions/runs/77', secrets: [] };

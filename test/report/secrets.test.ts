@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeSet } from '../../src/fleet/changeset.js';
+import type { ChangeSet } from '../../src/changeset.js';
 import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
 import { escapeInline } from '../../src/report/markdown.js';
 import { renderPullRequestComment } from '../../src/report/pull-request-comment.js';

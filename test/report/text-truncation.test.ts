@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commentLength, utf8Length } from '../../src/report/text-size.js';
+import { commentLength, utf8Length } from '../../src/github/limits.js';
 import { linesOf, truncateCharacters, truncateLines } from '../../src/report/text-truncation.js';
 
 describe('truncateLines', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { settleBounded } from '../../../src/kube/bounded.js';
+import { mapBounded, settleBounded } from '../src/concurrency.js';
 
 describe('settleBounded', () => {
   it('keeps item order, never runs more than the limit at once, and captures failures', async () => {
@@ -19,5 +19,26 @@ describe('settleBounded', () => {
 
   it('answers nothing for no items', async () => {
     expect(await settleBounded([], 4, async () => 1)).toEqual([]);
+  });
+});
+
+describe('mapBounded', () => {
+  it('answers the values in item order', async () => {
+    expect(await mapBounded([20, 1, 5], 2, async (delay) => {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      return delay * 2;
+    })).toEqual([40, 2, 10]);
+  });
+
+  it('lets every item finish, then throws the first failure in item order', async () => {
+    const finished: number[] = [];
+    const run = mapBounded([30, 1, 2], 3, async (delay, index) => {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      finished.push(index);
+      if (index > 0) throw new Error(`item ${index} failed`);
+      return delay;
+    });
+    await expect(run).rejects.toThrow('item 1 failed');
+    expect(finished.sort()).toEqual([0, 1, 2]);
   });
 });

@@ -1,4 +1,5 @@
-// How GitHub measures the two surfaces the reports are written to, and the limits that apply.
+// GitHub's size limits for the two surfaces we write to, and how GitHub measures them: the
+// one place these numbers live (the reports fit within them, the comment upsert checks them).
 //
 // PR/issue comments. The REST API refuses a body with 422 "Body is too long (maximum is
 // 65536 characters)". What GitHub counts is not documented, and public measurements

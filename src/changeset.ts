@@ -29,8 +29,24 @@ export interface ObjectChange {
   diff: string;
   /** Why the object failed (action `failed` only): the API server's answer, naming the object. */
   error?: string;
+  /**
+   * Set when the diff was too large to compute within the diff's limits (a huge object, or
+   * too many changed lines): `diff` is then empty and the reports say so.
+   */
+  diffTooLarge?: { liveLines: number; desiredLines: number };
   /** The result of waiting for the object after apply (kstatus), when it was waited for. */
-  readiness?: { status: 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown'; message: string; durationMs?: number };
+  readiness?: ObjectReadiness;
+}
+
+/** kstatus's status names, as Timoni's `--wait` prints them (`Deployment/apps/podinfo Current - Resource is Ready`). */
+export type ReadinessStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
+
+export const READINESS_STATUSES: readonly ReadinessStatus[] = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
+
+export interface ObjectReadiness {
+  status: ReadinessStatus;
+  message: string;
+  durationMs?: number;
 }
 
 export interface ModuleInfo {
