@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SecretRegistry } from '../src/secrets.js';
 import { containsSecret, MASK, maskableValues, maskSecrets, MIN_SECRET_LENGTH } from '../src/secrets.js';
-import { changeSetChangesSecret, diffChangesSecret } from '../src/report/secret-change.js';
+import { changeSetChangesSecret, diffChangesSecret } from '../src/report/redaction.js';
 import { changeSet, cluster, instance, objectChange } from './report/fixtures.js';
 
 describe('maskSecrets', () => {

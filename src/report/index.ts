@@ -1,13 +1,17 @@
 // The report layer: Markdown for the PR comment, its rollout update and the job summary,
-// within GitHub's size limits, secrets masked; and Timoni-style log lines.
+// within GitHub's size limits, secrets masked.
+//
+// How the PR comment is made: comment.ts, read top down (marker, headline, status table,
+// one section per cluster), with the parts it shares with the job summary in sections.ts.
+// The other files: job-summary.ts (the run's record per cluster), budget.ts (fitting a
+// report into its size limit: fair shares, cuts, the cut note), redaction.ts (what a
+// report may show of secrets; the masking rule itself is src/secrets.ts), markdown.ts
+// (escaping, code, tables), context.ts (commit, run and secrets a report is given).
 
-export { renderPullRequestComment } from './pull-request-comment.js';
-export { renderRolloutComment } from './rollout-comment.js';
+export { renderPullRequestComment, renderRolloutComment, commentMarker, findMarker, isCommentOf, type CommentMarker } from './comment.js';
 export { renderJobSummary, renderShortJobSummary } from './job-summary.js';
-export { commentMarker, findMarker, isCommentOf, type CommentMarker } from './marker.js';
 export { maskSecrets, secretMasker, containsSecret, maskableValues, MASK, MIN_SECRET_LENGTH } from '../secrets.js';
-export { maskChangeSet } from './masked-change-set.js';
-export { changeSetChangesSecret, objectChangesSecret, diffChangesSecret } from './secret-change.js';
+export { maskChangeSet, changeSetChangesSecret, objectChangesSecret, diffChangesSecret } from './redaction.js';
 export { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, STEP_SUMMARY_BUDGET, commentLength, utf8Length } from '../github/limits.js';
-export type { ReportContext } from './report-context.js';
+export type { ReportContext } from './context.js';
 export type { ObjectReadiness, ReadinessStatus } from '../changeset.js';

@@ -1,19 +1,45 @@
-// The job summary: the run's record per cluster, under the runner's 1 MiB step-summary limit.
+// The job summary: the run's record per cluster, under the runner's 1 MiB step-summary
+// limit. A headline, notes, the status table with durations, the clusters not reached;
+// then one section per cluster: status and duration, instances with module version and
+// digest (and those removed from the bundle), a table of objects and actions (with
+// readiness when present), the error, failed objects with their errors, and the diffs.
+// Fitted by budget.ts and masked by redaction.ts as the PR comment is (comment.ts).
 
-import { hasChanges, type ChangeSet } from '../changeset.js';
-import { fitToBudget, type Plan } from './budget-fit.js';
-import { clusterHasChanges } from './cluster-counts.js';
-import { firstFailure, unreachedClusters } from './cluster-status.js';
-import { cutNote, renderCountedSections } from './cut-note.js';
-import { code, escapeInline } from './markdown.js';
-import { maskChangeSet } from './masked-change-set.js';
-import { maskSecrets, secretMasker } from '../secrets.js';
-import { commitLink, linkTarget, runLink, type ReportContext } from './report-context.js';
-import { diffGroups, objectListGroups, secretChangeIds } from './report-parts.js';
-import { changeId, indexSharedChanges } from './shared-changes.js';
-import { renderStatusTable } from './status-table.js';
-import { hasReadiness, objectRow, renderSummarySection } from './summary-section.js';
+import { hasChanges, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { formatDuration } from '../duration.js';
 import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT, utf8Length } from '../github/limits.js';
+import { maskSecrets, secretMasker } from '../secrets.js';
+import { changeId, cutNote, diffGroups, fitToBudget, indexSharedChanges, objectListGroups, objectListId, objectListRoom, type Plan } from './budget.js';
+import { commitLink, linkTarget, runLink, type ReportContext } from './context.js';
+import { capitalise, code, escapeHtml, escapeInline, tableHeader, tableRow } from './markdown.js';
+import { maskChangeSet, secretChangeIds } from './redaction.js';
+import {
+  actionLabel,
+  clusterHasChanges,
+  countActions,
+  describeCounts,
+  diffTooLargeNote,
+  failedObjectBlock,
+  firstFailure,
+  objectRef,
+  readinessLabel,
+  readinessOf,
+  removedInstanceNote,
+  renderCountedSections,
+  renderDiffBlock,
+  renderErrorBlock,
+  renderStatusTable,
+  rolloutOutcome,
+  shortDigest,
+  statusLabel,
+  unreachedNote,
+  type SectionInput,
+} from './sections.js';
+
+/** Error messages are capped at this size in the job summary. */
+const ERROR_CAP = 65_536;
+/** Each failed object's error is capped at this size. */
+const OBJECT_ERROR_CAP = 8_192;
 
 /** Where a diff cut from the job summary can be seen whole. */
 function moreHintFor(changeSet: ChangeSet): string {
@@ -70,17 +96,13 @@ export function renderShortJobSummary(original: ChangeSet, context: ReportContex
 
 function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged: boolean): string {
   const total = changeSet.clusters.length;
-  const failure = firstFailure(changeSet.clusters);
   let outcome: string;
   if (changeSet.mode === 'apply') {
-    const applied = changeSet.clusters.filter((cluster) => cluster.status === 'applied').length;
-    outcome = failure
-      ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${total} clusters`
-      : `✅ Applied to ${applied} of ${total} clusters`;
+    outcome = rolloutOutcome(changeSet.clusters);
   } else {
     const changed = changeSet.clusters.filter(clusterHasChanges).length;
     outcome = hasChanges(changeSet) ? `🟡 Changes on ${changed} of ${total} clusters` : `✅ No changes on ${total} clusters`;
-    if (failure) outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
+    if (firstFailure(changeSet.clusters)) outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
   }
   const pr = context.pullRequest === undefined ? '' : ` (pull request #${context.pullRequest})`;
   const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${linkTarget(context.commentUrl)})` : '';
@@ -91,14 +113,126 @@ function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged:
   if (notes.length > 0) head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
   if (secretChanged) head += '🔒 A secret value changed (hidden).\n\n';
   head += `${renderStatusTable(changeSet.clusters, { withDuration: true })}\n`;
-  const unreached = unreachedClusters(changeSet.clusters);
-  if (unreached.length > 0) {
-    const after = failure ? ` after ${code(failure.name)} failed` : '';
-    head += `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
-  }
-  return head;
+  return head + unreachedNote(changeSet.clusters);
 }
 
-function capitalise(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+// ---------------------------------------------------------------------------------------
+// One cluster's section.
+
+function renderSummarySection(input: SectionInput): string {
+  const { cluster } = input;
+  const duration = cluster.durationMs === undefined ? '' : ` · ${formatDuration(cluster.durationMs)}`;
+  let text = `### ${code(cluster.name)} · ${escapeInline(cluster.group)} · ${statusLabel(cluster)}${duration}\n\n`;
+  if (cluster.status === 'skipped') return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
+  text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
+  if (cluster.error) text += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
+  if (cluster.instances.length > 0) text += renderInstances(cluster.instances, input);
+  text += renderObjects(input);
+  text += renderFailedObjects(input);
+  text += renderReadinessProblems(cluster);
+  if (input.detail === 'diffs') text += renderDiffs(input);
+  else if (cluster.instances.some((instance) => instance.changes.some((change) => change.diff !== ''))) text += '_Diffs left out to fit the job summary limit._\n\n';
+  return text;
+}
+
+/** True when the cluster's object table has a readiness column. */
+function hasReadiness(cluster: ClusterChanges): boolean {
+  return cluster.instances.some((instance) => instance.changes.some((change) => readinessOf(change)));
+}
+
+/** One row of a cluster's object table. */
+function objectRow(instance: InstanceChanges, change: ObjectChange, secret: boolean, withReadiness: boolean): string {
+  const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${actionLabel(change)}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
+  if (withReadiness) {
+    const readiness = readinessOf(change);
+    cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
+  }
+  return tableRow(cells);
+}
+
+function renderInstances(instances: readonly InstanceChanges[], input: SectionInput): string {
+  let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
+  for (const instance of instances) {
+    table += tableRow([
+      code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode)}` : ''),
+      code(instance.namespace),
+      code(instance.module.url),
+      code(instance.module.version),
+      instance.module.digest ? code(shortDigest(instance.module.digest)) : '–',
+    ]);
+  }
+  return `${table}\n`;
+}
+
+function renderObjects(input: SectionInput): string {
+  const { cluster } = input;
+  const withReadiness = hasReadiness(cluster);
+  const headings = ['Instance', 'Object', 'API version', 'Action'];
+  if (withReadiness) headings.push('Readiness');
+  const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
+  let rows = '';
+  cluster.instances.forEach((instance, instanceIndex) => {
+    instance.changes.forEach((change, objectIndex) => {
+      const secret = input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex));
+      const row = objectRow(instance, change, secret, withReadiness);
+      if (room.take(input.measure(row))) rows += row;
+    });
+  });
+  if (room.omitted() > 0) input.onObjectsOmitted(room.omitted());
+  const omitted = room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
+  return (rows ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n` : '') + omitted;
+}
+
+function renderFailedObjects(input: SectionInput): string {
+  let text = '';
+  for (const instance of input.cluster.instances) {
+    for (const change of instance.changes) {
+      if (change.action === 'failed') text += `- ${code(instance.name)} ${code(objectRef(change))}\n\n${failedObjectBlock(change, input.measure, OBJECT_ERROR_CAP)}`;
+    }
+  }
+  return text ? `**Failed objects**\n\n${text}` : '';
+}
+
+function renderReadinessProblems(cluster: ClusterChanges): string {
+  const problems: string[] = [];
+  for (const instance of cluster.instances) {
+    for (const change of instance.changes) {
+      const readiness = readinessOf(change);
+      if (!readiness || readiness.status === 'Current') continue;
+      const message = readiness.message ? `: ${escapeInline(readiness.message)}` : '';
+      problems.push(`- ${code(objectRef(change))} ${escapeInline(readinessLabel(readiness))}${message}\n`);
+    }
+  }
+  return problems.length > 0 ? `**Not ready**\n\n${problems.join('')}\n` : '';
+}
+
+/** Each diff once (later clusters refer to it), cut to its room; a line for each diff too large to compute. */
+function renderDiffs(input: SectionInput): string {
+  const { cluster } = input;
+  let text = '';
+  cluster.instances.forEach((instance, instanceIndex) => {
+    instance.changes.forEach((change, objectIndex) => {
+      const id = changeId(input.clusterIndex, instanceIndex, objectIndex);
+      const sharing = input.sharing.get(id);
+      const title = `<code>${escapeHtml(instance.name)}</code> <code>${escapeHtml(objectRef(change))}</code> ${change.action}`;
+      if (!sharing) {
+        const tooLarge = diffTooLargeNote(change);
+        if (tooLarge) text += `- ${title} · ${tooLarge}\n\n`;
+        return;
+      }
+      if (sharing.kind === 'repeat') {
+        text += `- ${title} · same diff as on ${code(sharing.shownOn)}\n\n`;
+        return;
+      }
+      const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
+      const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
+      input.onDiff(block.outcome);
+      if (block.outcome === 'hidden') {
+        text += `- ${title}${also} · ${block.markdown}\n\n`;
+        return;
+      }
+      text += `<details>\n<summary>${title}${also}</summary>\n\n${block.markdown}\n</details>\n\n`;
+    });
+  });
+  return text ? `**Diffs**\n\n${text}` : '';
 }

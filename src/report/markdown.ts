@@ -1,5 +1,5 @@
-// Escaping for text that comes from clusters, modules and users (object names, error
-// messages, diffs) when it is placed in GitHub-flavoured Markdown.
+// Markdown for GitHub: escaping for text that comes from clusters, modules and users
+// (object names, error messages, diffs), inline code, fenced blocks and tables.
 
 const HTML_ENTITIES: Record<string, string> = {
   '&': '&amp;',
@@ -64,4 +64,9 @@ export function tableRow(cells: readonly string[]): string {
 export function tableHeader(headings: readonly string[], align: readonly ('l' | 'r')[]): string {
   const delimiters = headings.map((_, index) => (align[index] === 'r' ? '---:' : '---'));
   return tableRow(headings) + tableRow(delimiters);
+}
+
+/** The text with its first character in upper case, for a sentence that starts with a variable phrase. */
+export function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,6 +1,6 @@
-// Timoni-style log lines (src/fleet/change-line.ts), as the action log and the CLI print them.
+// Timoni-style log lines (src/fleet/outcome.ts), as the action log and the CLI print them.
 import { describe, expect, it } from 'vitest';
-import { changeLine, logPrefix } from '../../src/fleet/change-line.js';
+import { changeLine, logPrefix } from '../../src/fleet/outcome.js';
 import { objectChange } from './fixtures.js';
 
 describe('changeLine', () => {

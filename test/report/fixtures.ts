@@ -1,6 +1,11 @@
 // Small factories for realistic ChangeSets: the podinfo module of the Timoni docs rolled out
-// to a staging cluster and two production clusters.
+// to a staging cluster and two production clusters; the ChangeSets of the golden reports
+// (written to test/report/__output__/, not committed, for a human to look at); a failed
+// object among others and an instance removed from the bundle.
 
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type {
   ChangeSet,
   ChangeSetMode,
@@ -12,6 +17,7 @@ import type {
   ObjectAction,
   ObjectChange,
 } from '../../src/changeset.js';
+import { failedObjects } from '../../src/fleet/plan.js';
 
 export const PODINFO_MODULE: ModuleInfo = {
   url: 'oci://ghcr.io/stefanprodan/modules/podinfo',
@@ -135,4 +141,106 @@ export function hugeDiff(lines: number, seed: string): string {
 /** A ConfigMap `configured` with a huge diff. */
 export function hugeConfigMap(name: string, lines: number, seed = name): ObjectChange {
   return objectChange({ kind: 'ConfigMap', name, action: 'configured', diff: hugeDiff(lines, seed) });
+}
+
+// ---------------------------------------------------------------------------------------
+// A failed object among others, and an instance removed from the bundle.
+
+/** The API server's answer for the Service of podinfoWithFailure. */
+export const serviceError =
+  'cluster staging-eu-1: Service/apps/podinfo: PATCH /api/v1/namespaces/apps/services/podinfo failed: Service "podinfo" is invalid: spec.ports[1].name: Duplicate value: "http" (Invalid)';
+
+export function failedService(): ObjectChange {
+  return objectChange({
+    kind: 'Service',
+    name: 'podinfo',
+    action: 'failed',
+    error: serviceError,
+    diff: '--- live\n+++ desired\n@@ -9,3 +9,3 @@\n   ports:\n-    - port: 8080\n+    - port: 9898\n',
+  });
+}
+
+/** The issue's shape: a Service changed out of band fails, the Deployment still configured, a ServiceAccount gone from the build. */
+export function podinfoWithFailure(): InstanceChanges {
+  return instance('podinfo', [
+    objectChange({ kind: 'ServiceAccount', name: 'podinfo', action: 'deleted', diff: '--- live\n+++ desired\n@@ -1,4 +0,0 @@\n-apiVersion: v1\n-kind: ServiceAccount\n' }),
+    failedService(),
+    deploymentConfigured('podinfo', [1, 2], ['6.5.3', '6.5.4']),
+  ]);
+}
+
+export function removedRedis(action: 'deleted' | 'skipped' = 'deleted'): InstanceChanges {
+  return {
+    ...instance('redis', [
+      objectChange({ kind: 'ConfigMap', name: 'redis', action: 'deleted', diff: '--- live\n+++ desired\n@@ -1,3 +0,0 @@\n-apiVersion: v1\n-kind: ConfigMap\n' }),
+      objectChange({ kind: 'Service', name: 'redis', action, diff: action === 'deleted' ? '--- live\n+++ desired\n@@ -1,3 +0,0 @@\n-apiVersion: v1\n-kind: Service\n' : '' }),
+      objectChange({ kind: 'StatefulSet', apiVersion: 'apps/v1', name: 'redis', action: 'deleted', diff: '--- live\n+++ desired\n@@ -1,3 +0,0 @@\n-apiVersion: apps/v1\n-kind: StatefulSet\n' }),
+    ], REDIS_MODULE),
+    removed: true,
+  };
+}
+
+export function planWithFailure(): ChangeSet {
+  const instances = [podinfoWithFailure()];
+  return changeSet([
+    cluster('staging-eu-1', 'staging', instances, { status: 'failed', error: failedObjects('staging-eu-1', instances) }),
+    cluster('production-eu-1', 'production', [podinfoInstance([3, 4]), removedRedis()]),
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------
+// The golden reports: a realistic 3-cluster PR comment, its rollout and the job summary.
+
+const outputDirectory = join(dirname(fileURLToPath(import.meta.url)), '__output__');
+
+export function writeOutput(name: string, text: string): void {
+  mkdirSync(outputDirectory, { recursive: true });
+  writeFileSync(join(outputDirectory, name), text);
+}
+
+/** The context of the golden reports. */
+export const goldenContext = {
+  commitSha: '3f2a9c1e0b7d4a5f8e6c2b1a0d9f8e7c6b5a4f3e',
+  repository: 'acme/fleet-config',
+  pullRequest: 128,
+  runUrl: 'https://github.com/acme/fleet-config/actions/runs/9876543210',
+  secrets: ['redis-password-4b1d'],
+};
+
+export function pullRequestFleet(): ChangeSet {
+  const redisSecret = objectChange({
+    kind: 'Secret',
+    name: 'redis',
+    action: 'configured',
+    diff: '--- live\n+++ desired\n@@ -3,3 +3,3 @@\n data:\n-  password: *** (before)\n+  password: *** (after)\n',
+  });
+  const redis = (changes = [unchanged('StatefulSet', 'redis', 'apps/v1'), redisSecret]) => instance('redis', changes, REDIS_MODULE);
+  return changeSet([
+    cluster('staging-eu-1', 'staging', [
+      podinfoInstance([1, 2]),
+      redis(),
+      instance('ingress', [
+        created('Namespace', 'ingress', []),
+        objectChange({ kind: 'Ingress', apiVersion: 'networking.k8s.io/v1', name: 'podinfo', action: 'recreated', diff: '--- live\n+++ desired\n@@ -5,1 +5,1 @@\n-  ingressClassName: nginx\n+  ingressClassName: `traefik` | <edge>\n' }),
+      ]),
+    ]),
+    cluster('production-eu-1', 'production', [podinfoInstance([3, 4]), redis()]),
+    cluster('production-us-1', 'production', [instance('podinfo', [deploymentConfigured('podinfo', [3, 4], ['6.5.3', '6.5.4'])]), redis([unchanged('StatefulSet', 'redis', 'apps/v1')])], {
+      status: 'failed',
+      error: { step: 'diff', message: 'dry-run failed: admission webhook "validate.kyverno.svc" denied the request:\nresource Deployment/apps/podinfo was blocked' },
+    }),
+  ]);
+}
+
+export function rolloutFleet(): ChangeSet {
+  const plan = pullRequestFleet();
+  const [staging, productionEu, productionUs] = plan.clusters;
+  return changeSet(
+    [
+      { ...staging!, status: 'applied', durationMs: 41_200 },
+      { ...productionEu!, status: 'failed', durationMs: 300_400, error: { step: 'wait', message: 'timeout waiting for Deployment/apps/podinfo: 2 of 4 replicas ready', instance: 'podinfo', object: 'Deployment/apps/podinfo' } },
+      { ...productionUs!, status: 'skipped', error: null, instances: productionUs!.instances.map((item) => ({ ...item, changes: item.changes.map((change) => withAction(change, 'skipped')) })) },
+    ],
+    'apply',
+  );
 }

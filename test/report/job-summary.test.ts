@@ -1,9 +1,30 @@
+// The job summary (src/report/job-summary.ts): sections per cluster with instances, objects,
+// readiness, errors and diffs, the fit into the 1 MiB step-summary limit, the short variant,
+// failed objects and removed instances, the golden summary (written to
+// test/report/__output__/job-summary.md) and diffs too large to compute.
+
 import { describe, expect, it } from 'vitest';
-import type { ChangeSet } from '../../src/changeset.js';
-import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
-import type { ObjectChange } from '../../src/changeset.js';
+import type { ChangeSet, ObjectChange } from '../../src/changeset.js';
 import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT } from '../../src/github/limits.js';
-import { changeSet, cluster, hugeConfigMap, instance, podinfoInstance, realisticFleet, REDIS_MODULE, unchanged, withAction } from './fixtures.js';
+import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
+import {
+  changeSet,
+  cluster,
+  goldenContext,
+  hugeConfigMap,
+  instance,
+  objectChange,
+  planWithFailure,
+  podinfoInstance,
+  realisticFleet,
+  REDIS_MODULE,
+  removedRedis,
+  rolloutFleet,
+  serviceError,
+  unchanged,
+  withAction,
+  writeOutput,
+} from './fixtures.js';
 
 const context = { commitSha: '0123456789abcdef0123456789abcdef01234567', repository: 'acme/fleet', runUrl: 'https://github.com/acme/fleet/actions/runs/42', secrets: [] };
 
@@ -122,5 +143,53 @@ describe('renderJobSummary', () => {
       expect(summary).not.toContain('abc-secret-1');
       expect(summary).not.toContain('p&#64;ss');
     }
+  });
+});
+
+describe('failed objects and removed instances in the job summary', () => {
+  it('lists failed objects with their errors, and the action in the table', () => {
+    const summary = renderJobSummary(planWithFailure(), context);
+    expect(summary).toContain('| <code>podinfo</code> | <code>Service/apps/podinfo</code> | <code>v1</code> | ❌ failed |');
+    expect(summary).toContain(`**Failed objects**\n\n- <code>podinfo</code> <code>Service/apps/podinfo</code>\n\n\`\`\`text\n${serviceError}\n\`\`\`\n`);
+    expect(summary).toContain('| <code>podinfo</code> | <code>ServiceAccount/apps/podinfo</code> | <code>v1</code> | deleted |');
+  });
+
+  it('after an apply says the objects of a removed instance were deleted', () => {
+    const applied = changeSet([cluster('production-eu-1', 'production', [podinfoInstance([3, 4]), removedRedis()], { status: 'applied' })], 'apply');
+    const summary = renderJobSummary(applied, context);
+    expect(summary).toContain('| <code>redis</code> 🗑️ instance removed from the bundle: 3 objects deleted | <code>apps</code> |');
+    expect(summary).not.toContain('would be deleted');
+  });
+});
+
+describe('golden job summary (written to test/report/__output__/job-summary.md)', () => {
+  const summary = renderJobSummary(rolloutFleet(), { ...goldenContext, commentUrl: 'https://github.com/acme/fleet-config/pull/128#issuecomment-1' });
+  writeOutput('job-summary.md', summary);
+
+  it('reports applied, failed and not reached clusters', () => {
+    expect(summary).toContain('### <code>staging-eu-1</code> · staging · ✅ applied · 41.2 s');
+    expect(summary).toContain('### <code>production-eu-1</code> · production · ❌ failed at <code>wait</code> · 5 min 00 s');
+    expect(summary).toContain('### <code>production-us-1</code> · production · ⏭️ not reached');
+  });
+});
+
+describe('a diff too large to compute in the job summary', () => {
+  const crd = objectChange({ kind: 'CustomResourceDefinition', apiVersion: 'apiextensions.k8s.io/v1', namespace: '', name: 'widgets.acme.io', action: 'configured', diffTooLarge: { liveLines: 12_000, desiredLines: 12_500 } });
+
+  it('says so among the diffs, and lists the object in the table', () => {
+    const summary = renderJobSummary(changeSet([cluster('a', 'g', [instance('crds', [crd]), podinfoInstance([1, 2])])]), context);
+    expect(summary).toContain(
+      '**Diffs**\n\n- <code>crds</code> <code>CustomResourceDefinition/widgets.acme.io</code> configured · ⚠️ diff too large to compute (12,000 lines live, 12,500 desired); compare <code>timoni-fleet build</code> with the live object locally\n\n',
+    );
+    expect(summary).toContain('| <code>crds</code> | <code>CustomResourceDefinition/widgets.acme.io</code> | <code>apiextensions.k8s.io/v1</code> | configured |');
+    expect(summary).toContain('<summary><code>podinfo</code> <code>Deployment/apps/podinfo</code> configured</summary>');
+  });
+
+  it('after an apply too, but not for an object left alone (skipped)', () => {
+    const summary = renderJobSummary(
+      changeSet([cluster('a', 'g', [instance('crds', [crd])], { status: 'applied' }), cluster('b', 'g', [instance('crds', [withAction(crd, 'skipped')])], { status: 'applied' })], 'apply'),
+      context,
+    );
+    expect(summary.match(/diff too large to compute/g)).toHaveLength(1);
   });
 });

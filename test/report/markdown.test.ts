@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { code, codeBlock, escapeHtml, escapeInline, fenceFor } from '../../src/report/markdown.js';
+import { capitalise, code, codeBlock, escapeHtml, escapeInline, fenceFor } from '../../src/report/markdown.js';
 
 describe('escapeInline', () => {
   it('keeps table cells whole: pipes, newlines and backticks cannot break the row', () => {
@@ -44,5 +44,12 @@ describe('fenceFor and codeBlock', () => {
     const inner = block.slice(fence.length + 'diff\n'.length, block.length - fence.length - 1);
     expect(inner).toBe(`${diff}\n`);
     expect(inner.split('\n').some((line) => line.trim().startsWith(fence))).toBe(false);
+  });
+});
+
+describe('capitalise', () => {
+  it('upper-cases the first character only', () => {
+    expect(capitalise('changes on **2 of 3** clusters')).toBe('Changes on **2 of 3** clusters');
+    expect(capitalise('')).toBe('');
   });
 });

@@ -1,10 +1,15 @@
+// What a report may show of secrets (src/report/redaction.ts): no secret value in any
+// report, raw, escaped or encoded; a note where a secret changed; the engine's masks kept;
+// the ChangeSet masked but for the words the reports branch on. Which values are secret and
+// how they are masked is src/secrets.ts (test/secrets.test.ts).
+
 import { describe, expect, it } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
+import { renderPullRequestComment, renderRolloutComment } from '../../src/report/comment.js';
 import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
 import { escapeInline } from '../../src/report/markdown.js';
-import { renderPullRequestComment } from '../../src/report/pull-request-comment.js';
-import { renderRolloutComment } from '../../src/report/rollout-comment.js';
-import { changeSet, cluster, hugeDiff, instance, objectChange, PODINFO_MODULE } from './fixtures.js';
+import { maskChangeSet } from '../../src/report/redaction.js';
+import { changeSet, cluster, hugeDiff, instance, objectChange, PODINFO_MODULE, realisticFleet } from './fixtures.js';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiIsImtpZCI6InRlc3QifQ.kubeconfig-token';
 const DB_PASSWORD = 'p@ss|word!`<x>';
@@ -78,5 +83,17 @@ describe('engine masks', () => {
     const clean = changeSet([cluster('c', 'g', [instance('podinfo', [objectChange({ kind: 'ConfigMap', name: 'x', action: 'configured', diff: '-  a: 1\n+  a: 2\n' })])])]);
     expect(renderPullRequestComment(clean, { ...context, secrets })).toBe(renderPullRequestComment(clean, { ...context, secrets: [] }));
     expect(renderPullRequestComment(clean, context)).not.toContain('🔒');
+  });
+});
+
+describe('maskChangeSet', () => {
+  it('masks strings but never the status, action or mode words', () => {
+    const set = realisticFleet();
+    const masked = maskChangeSet(set, ['configured', 'changed', 'podinfo', 'diff']);
+    expect(masked.mode).toBe('diff');
+    expect(masked.clusters[0]?.status).toBe('changed');
+    expect(masked.clusters[0]?.instances[0]?.changes[2]?.action).toBe('configured');
+    expect(masked.clusters[0]?.instances[0]?.name).toBe('***');
+    expect(set.clusters[0]?.instances[0]?.name).toBe('podinfo');
   });
 });

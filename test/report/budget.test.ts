@@ -1,9 +1,91 @@
+// Fitting a report into its size limit (src/report/budget.ts): cutting text at lines, the
+// fair division of the room, and the degradation of whole reports (diffs cut, then object
+// lists, then the table alone, then the table cut at a line).
+
 import { describe, expect, it } from 'vitest';
-import { renderPullRequestComment } from '../../src/report/pull-request-comment.js';
+import { COMMENT_LIMIT, commentLength, utf8Length } from '../../src/github/limits.js';
+import { fairAllocation, linesOf, truncateCharacters, truncateLines, waterFill } from '../../src/report/budget.js';
+import { renderPullRequestComment } from '../../src/report/comment.js';
 import { renderJobSummary } from '../../src/report/job-summary.js';
-import { maskChangeSet } from '../../src/report/masked-change-set.js';
-import { COMMENT_LIMIT } from '../../src/github/limits.js';
 import { changeSet, cluster, created, instance, podinfoInstance, realisticFleet } from './fixtures.js';
+
+describe('truncateLines', () => {
+  it('keeps whole lines within the budget', () => {
+    const result = truncateLines('aaa\nbbb\nccc\n', 8, commentLength);
+    expect(result).toEqual({ text: 'aaa\nbbb', cut: true, keptLines: 2, totalLines: 3 });
+  });
+
+  it('keeps everything when it fits', () => {
+    expect(truncateLines('aaa\nbbb\n', 8, commentLength)).toEqual({ text: 'aaa\nbbb', cut: false, keptLines: 2, totalLines: 2 });
+  });
+
+  it('keeps part of the first line when no whole line fits', () => {
+    const result = truncateLines(`${'x'.repeat(100)}\nshort`, 11, commentLength);
+    expect(result.text).toBe('x'.repeat(10));
+    expect(result).toMatchObject({ cut: true, keptLines: 0, totalLines: 2 });
+  });
+});
+
+describe('truncateCharacters', () => {
+  it('never splits a surrogate pair', () => {
+    const text = '🚀🚀🚀';
+    expect(truncateCharacters(text, 3, commentLength)).toBe('🚀');
+    expect(truncateCharacters(text, 4, commentLength)).toBe('🚀🚀');
+  });
+
+  it('counts UTF-8 bytes when asked to', () => {
+    expect(truncateCharacters('ééé', 5, utf8Length)).toBe('éé');
+  });
+});
+
+describe('linesOf', () => {
+  it('does not count a final newline as a line', () => {
+    expect(linesOf('a\nb\n')).toEqual(['a', 'b']);
+    expect(linesOf('')).toEqual([]);
+    expect(linesOf('a\n\nb')).toEqual(['a', '', 'b']);
+  });
+});
+
+describe('waterFill', () => {
+  it('meets every demand when the total suffices', () => {
+    expect(waterFill([10, 20, 30], 100)).toEqual([10, 20, 30]);
+  });
+
+  it('never cuts a small demand to feed a large one', () => {
+    expect(waterFill([10, 1000, 20, 1000], 230)).toEqual([10, 100, 20, 100]);
+  });
+
+  it('divides equally among demands that all exceed the share', () => {
+    expect(waterFill([500, 800, 900], 300)).toEqual([100, 100, 100]);
+  });
+
+  it('never gives more than the total', () => {
+    const demands = [7, 13, 999, 4, 250, 31];
+    for (const total of [0, 1, 17, 100, 500, 2000]) {
+      const given = waterFill(demands, total);
+      expect(given.reduce((sum, value) => sum + value, 0)).toBeLessThanOrEqual(total);
+      given.forEach((value, index) => expect(value).toBeLessThanOrEqual(demands[index] ?? 0));
+    }
+  });
+});
+
+describe('fairAllocation', () => {
+  it('gives each cluster its fair share first, then each diff within the cluster', () => {
+    const allocation = fairAllocation(
+      [
+        { items: [{ id: 'a1', size: 5000 }, { id: 'a2', size: 50 }] },
+        { items: [{ id: 'b1', size: 100 }] },
+        { items: [{ id: 'c1', size: 3000 }, { id: 'c2', size: 3000 }] },
+      ],
+      2100,
+    );
+    expect(allocation.get('b1')).toBe(100);
+    expect(allocation.get('a2')).toBe(50);
+    expect(allocation.get('a1')).toBe(950);
+    expect(allocation.get('c1')).toBe(500);
+    expect(allocation.get('c2')).toBe(500);
+  });
+});
 
 describe('degraded fits', () => {
   it('leaves diffs out and shares the object lists fairly when the lists alone are too long', () => {
@@ -51,17 +133,5 @@ describe('degraded fits', () => {
     const summary = renderJobSummary(realisticFleet(), { commitSha: 'abc', secrets: [], maxSize: 1_500 });
     expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(1_500);
     expect(summary).toContain('cluster sections left out');
-  });
-});
-
-describe('maskChangeSet', () => {
-  it('masks strings but never the status, action or mode words', () => {
-    const set = realisticFleet();
-    const masked = maskChangeSet(set, ['configured', 'changed', 'podinfo', 'diff']);
-    expect(masked.mode).toBe('diff');
-    expect(masked.clusters[0]?.status).toBe('changed');
-    expect(masked.clusters[0]?.instances[0]?.changes[2]?.action).toBe('configured');
-    expect(masked.clusters[0]?.instances[0]?.name).toBe('***');
-    expect(set.clusters[0]?.instances[0]?.name).toBe('podinfo');
   });
 });

@@ -1,0 +1,256 @@
+// The PR comment, and the same comment updated on merge with the rollout result. Read top
+// down, this file is how one comment is made:
+//
+//   <!-- timoni-fleet:bundle=apps -->              the marker (found again on the next run)
+//   ### timoni-fleet diff · bundle apps             the headline: what changes where, commit, run
+//   🔒 A secret value changed (hidden).             when a change touches secret data
+//   | Cluster | Group | Created | ... | Status |   the status table, always complete
+//   **Not reached** after ... failed: ...          after a failed rollout
+//   > [!WARNING] Shortened to fit ...              when the budget had to cut something
+//   <details open><summary>cluster ...</summary>   one section per cluster: its error, each
+//     **Instance** ... then each object, its diff   instance with its module, each changed
+//   </details>                                      object with its diff (or a one-line form)
+//
+// The whole is fitted into GitHub's comment limit by budget.ts (diffs cut fairly, then
+// object lists, then the table alone), masked by redaction.ts; the parts of a section that
+// the job summary shares (status, counts, error and diff blocks) are in sections.ts.
+
+import { hasChanges, type ChangeSet, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { COMMENT_LIMIT, commentLength, type Measure } from '../github/limits.js';
+import { secretMasker } from '../secrets.js';
+import {
+  changeId,
+  cutNote,
+  diffGroups,
+  fitToBudget,
+  indexSharedChanges,
+  objectListGroups,
+  objectListId,
+  objectListRoom,
+  type ObjectListRoom,
+  type Plan,
+} from './budget.js';
+import { commitLink, runLink, type ReportContext } from './context.js';
+import { capitalise, code, escapeHtml } from './markdown.js';
+import { maskChangeSet, secretChangeIds } from './redaction.js';
+import {
+  actionLabel,
+  clusterHasChanges,
+  countActions,
+  describeCounts,
+  diffTooLargeNote,
+  failedObjectBlock,
+  failedObjectInline,
+  objectRef,
+  removedInstanceNote,
+  renderCountedSections,
+  renderDiffBlock,
+  renderErrorBlock,
+  renderStatusTable,
+  rolloutOutcome,
+  sectionOpen,
+  shortDigest,
+  statusLabel,
+  unreachedNote,
+  type SectionInput,
+} from './sections.js';
+
+/** The Markdown body of the PR comment for a `diff` ChangeSet; never over COMMENT_LIMIT. */
+export function renderPullRequestComment(changeSet: ChangeSet, context: ReportContext): string {
+  return renderComment(changeSet, context, 'plan');
+}
+
+/**
+ * The Markdown body that replaces the PR comment after an `apply`: the same marker, the
+ * result per cluster (applied / failed with step and error / not reached), the clusters not
+ * reached listed; never over COMMENT_LIMIT.
+ */
+export function renderRolloutComment(changeSet: ChangeSet, context: ReportContext): string {
+  return renderComment(changeSet, context, 'rollout');
+}
+
+type CommentVariant = 'plan' | 'rollout';
+
+function renderComment(original: ChangeSet, context: ReportContext, variant: CommentVariant): string {
+  const changeSet = maskChangeSet(original, context.secrets);
+  const sharing = indexSharedChanges(changeSet);
+  const secretChanges = secretChangeIds(original, context.secrets);
+  const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT);
+  const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
+  const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
+    const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
+    if (!change || !listedInComment(change)) return 0;
+    return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), commentLength));
+  });
+
+  const render = (plan: Plan): string => {
+    const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
+    const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
+    return (
+      `${commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
+      renderHeadline(changeSet, context, variant) +
+      (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
+      renderStatusTable(changeSet.clusters) +
+      '\n' +
+      unreachedNote(changeSet.clusters) +
+      cutNote(plan.detail, counts, "GitHub's comment limit (65,536 characters)", where) +
+      sections
+    );
+  };
+
+  const body = fitToBudget({
+    diffs: diffGroups(changeSet, sharing, commentLength),
+    objectLists,
+    limit,
+    measure: commentLength,
+    render,
+    cutNotice: `\n✂️ _The cluster table was cut to fit GitHub's comment limit; ${moreHint}._\n`,
+  });
+  // Defence in depth: a secret could only appear here by concatenation of masked parts.
+  // Masking never lengthens the text (secrets are at least as long as the mask).
+  return secretMasker(context.secrets)(body);
+}
+
+function renderHeadline(changeSet: ChangeSet, context: ReportContext, variant: CommentVariant): string {
+  const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
+  const total = changeSet.clusters.length;
+  if (variant === 'plan') {
+    const changed = changeSet.clusters.filter(clusterHasChanges).length;
+    const failed = changeSet.clusters.filter((cluster) => cluster.status === 'failed').length;
+    const parts = [hasChanges(changeSet) ? `changes on **${changed} of ${total}** clusters` : `no changes on ${total} clusters`];
+    if (failed > 0) parts.push(`**${failed} failed**`);
+    return `### timoni-fleet diff · bundle ${code(changeSet.bundle)}\n\n${capitalise(parts.join(', '))} for commit ${commitLink(context)}${run}.\n\n`;
+  }
+  return `### timoni-fleet rollout · bundle ${code(changeSet.bundle)}\n\n${rolloutOutcome(changeSet.clusters)} at commit ${commitLink(context)}${run}.\n\n`;
+}
+
+// ---------------------------------------------------------------------------------------
+// One cluster's collapsible section.
+
+/** Error messages are capped in comments whatever the budget; the job summary has them whole. */
+const ERROR_CAP = 4_000;
+/** A failed object's own error, under its name (the cluster's error lists them all). */
+const OBJECT_ERROR_CAP = 1_000;
+const SECRET_NOTE = ' · 🔒 a secret value changed (hidden)';
+
+/** True for the objects a comment lists: all but the unchanged. */
+function listedInComment(change: ObjectChange): boolean {
+  return change.action !== 'unchanged';
+}
+
+/** The one-line form of an object, used when diffs are left out. */
+function compactObjectLine(change: ObjectChange, secret: boolean, measure: Measure): string {
+  const failure = change.action === 'failed' ? `: ${failedObjectInline(change, measure)}` : '';
+  return `- ${code(objectRef(change))} ${actionLabel(change)}${failure}${secret ? SECRET_NOTE : ''}\n`;
+}
+
+function renderClusterSection(input: SectionInput): string {
+  const { cluster } = input;
+  const counts = countActions(cluster);
+  const open = sectionOpen(cluster) ? ' open' : '';
+  const counted = cluster.status === 'skipped' ? '' : ` · ${describeCounts(counts)}`;
+  const headline = `<b>${escapeHtml(cluster.name)}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
+  const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
+  let body = '';
+  if (cluster.error) body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: () => '✂️ _Error message cut; the job summary holds it whole._' });
+  if (cluster.status === 'skipped') body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
+  for (const [instanceIndex, instance] of cluster.instances.entries()) body += renderInstance(input, instance, instanceIndex, room);
+  if (cluster.instances.length === 0 && cluster.status !== 'skipped' && !cluster.error) body += 'No instances.\n\n';
+  if (room.omitted() > 0) input.onObjectsOmitted(room.omitted());
+  return `<details${open}>\n<summary>${headline}</summary>\n\n${body}</details>\n\n`;
+}
+
+/** An instance's line (module, version, digest, unchanged count), then its changed objects. */
+function renderInstance(input: SectionInput, instance: InstanceChanges, instanceIndex: number, room: ObjectListRoom): string {
+  const { module } = instance;
+  const unchanged = instance.changes.filter((change) => change.action === 'unchanged').length;
+  const header =
+    `**Instance ${code(instance.name)}** in ${code(instance.namespace)} · module ${code(module.url)} ${code(module.version)}` +
+    (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
+    (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
+    (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') +
+    '\n\n';
+  let objects = '';
+  if (input.detail === 'objects') {
+    const omittedBefore = room.omitted();
+    instance.changes.forEach((change, objectIndex) => {
+      if (!listedInComment(change)) return;
+      const line = compactObjectLine(change, input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)), input.measure);
+      if (room.take(input.measure(line))) objects += line;
+    });
+    const omitted = room.omitted() - omittedBefore;
+    if (objects) objects += '\n';
+    if (omitted > 0) objects += `_${omitted} more changed ${omitted === 1 ? 'object' : 'objects'} not listed for lack of room._\n\n`;
+    return header + objects;
+  }
+  instance.changes.forEach((change, objectIndex) => {
+    if (!listedInComment(change)) return;
+    objects += renderObject(input, change, changeId(input.clusterIndex, instanceIndex, objectIndex));
+  });
+  return header + objects;
+}
+
+/**
+ * One changed object: its diff in a collapsible block, or a line that says where its diff
+ * is (under an earlier cluster), why it is not shown (no room, too large to compute), or
+ * that it has none.
+ */
+function renderObject(input: SectionInput, change: ObjectChange, id: string): string {
+  const secret = input.secretChanges.has(id) ? SECRET_NOTE : '';
+  const title = `${code(objectRef(change))} ${actionLabel(change)}`;
+  // A failed object's error is shown open, under its name; its field changes (if any) follow.
+  const failure = failedObjectBlock(change, input.measure, OBJECT_ERROR_CAP);
+  const sharing = input.sharing.get(id);
+  if (!sharing) {
+    const tooLarge = diffTooLargeNote(change);
+    return `- ${title}${secret}${tooLarge ? ` · ${tooLarge}` : ''}\n\n${failure}`;
+  }
+  if (sharing.kind === 'repeat') return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n${failure}`;
+  const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
+  const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
+  input.onDiff(block.outcome);
+  if (block.outcome === 'hidden') return `- ${title}${also}${secret} · ${block.markdown}\n\n${failure}`;
+  if (failure) return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n</details>\n\n`;
+  return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n</details>\n\n`;
+}
+
+// ---------------------------------------------------------------------------------------
+// The hidden marker that identifies the comment of one bundle, so that the action finds
+// its comment again and updates it in place instead of adding another.
+//
+// Form: `<!-- timoni-fleet:bundle=<name> -->`, the name URI-encoded so that no name can
+// end the HTML comment early or hold spaces. It is the first line of every comment body,
+// and a comment is only taken as the bundle's when its body starts with it (a comment
+// that quotes the marker, or a diff that contains another bundle's, is never taken).
+// When the run failed before the bundle's name was known, the marker names the bundle
+// files instead (`files=<paths>`), so that two such bundles never share one comment.
+
+const MARKER_PREFIX = '<!-- timoni-fleet:';
+const MARKER_SUFFIX = ' -->';
+const MARKER = /^<!-- timoni-fleet:bundle=([^\s]+) -->/;
+
+export interface CommentMarker {
+  bundle: string;
+}
+
+/** The hidden marker for the comment of a bundle (or of its files, when its name is unknown). */
+export function commentMarker(bundleName: string, bundleFiles: readonly string[] = []): string {
+  if (bundleName === '' && bundleFiles.length > 0) return `${MARKER_PREFIX}files=${encodeURIComponent(bundleFiles.join(','))}${MARKER_SUFFIX}`;
+  return `${MARKER_PREFIX}bundle=${encodeURIComponent(bundleName)}${MARKER_SUFFIX}`;
+}
+
+/** The marker found in a comment body, or null when the body holds none (or a malformed one). */
+export function findMarker(body: string): CommentMarker | null {
+  const match = MARKER.exec(body);
+  if (!match?.[1]) return null;
+  try {
+    return { bundle: decodeURIComponent(match[1]) };
+  } catch {
+    return null;
+  }
+}
+
+/** True when the comment body is the comment of this bundle. */
+export function isCommentOf(body: string, bundleName: string): boolean {
+  return findMarker(body)?.bundle === bundleName;
+}

@@ -1,0 +1,331 @@
+// The parts of a report about one cluster that the PR comment (comment.ts) and the job
+// summary (job-summary.ts) share: how clusters, objects and modules are named and counted,
+// the cluster's status as the reports word it, the status table that opens every report,
+// the blocks a section is made of (an error, a failed object's error, a diff cut to its
+// room or too large to compute), and the rendering of every section of a report for one
+// plan of the budget, counting what was cut.
+
+import type { ChangeSet, ChangeSetMode, ClusterChanges, ClusterError, InstanceChanges, ModuleInfo, ObjectAction, ObjectChange } from '../changeset.js';
+import { READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '../changeset.js';
+import { formatDuration } from '../duration.js';
+import type { Measure } from '../github/limits.js';
+import { linesOf, truncateCharacters, truncateLines, type CutCounts, type Detail, type Plan, type Sharing } from './budget.js';
+import { code, codeBlock, escapeInline, tableHeader, tableRow } from './markdown.js';
+
+// ---------------------------------------------------------------------------------------
+// Names and counts.
+
+/** `Deployment/apps/podinfo`, or `Namespace/apps` for a cluster-scoped object (Timoni's form). */
+export function objectRef(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): string {
+  return change.namespace ? `${change.kind}/${change.namespace}/${change.name}` : `${change.kind}/${change.name}`;
+}
+
+/** `sha256:0123456789ab`: the algorithm and the first 12 hex digits; other forms as they are. */
+export function shortDigest(digest: string): string {
+  const match = /^([a-z0-9]+):([0-9a-f]{12})[0-9a-f]*$/.exec(digest);
+  return match ? `${match[1]}:${match[2]}` : digest;
+}
+
+/** `oci://ghcr.io/stefanprodan/modules/podinfo:6.5.4`, the module as `timoni` prints it. */
+export function moduleRef(module: ModuleInfo): string {
+  return module.version ? `${module.url}:${module.version}` : module.url;
+}
+
+/** The action as the reports word it: a failure stands out. */
+export function actionLabel(change: ObjectChange): string {
+  return change.action === 'failed' ? '❌ failed' : change.action;
+}
+
+/** `instance removed from the bundle: 3 objects would be deleted` (diff) or `... deleted` (apply). */
+export function removedInstanceNote(instance: InstanceChanges, mode: ChangeSetMode): string {
+  const count = instance.changes.filter((change) => change.action === 'deleted').length;
+  const objects = count === 1 ? '1 object' : `${count} objects`;
+  return `instance removed from the bundle: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
+}
+
+export type ActionCounts = Record<ObjectAction, number>;
+
+/** How many objects of the cluster have each action. */
+export function countActions(cluster: ClusterChanges): ActionCounts {
+  const counts: ActionCounts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0, failed: 0 };
+  for (const instance of cluster.instances) for (const change of instance.changes) counts[change.action] += 1;
+  return counts;
+}
+
+/** True when the cluster has an object that is created, configured, deleted or recreated. */
+export function clusterHasChanges(cluster: ClusterChanges): boolean {
+  const counts = countActions(cluster);
+  return counts.created + counts.configured + counts.deleted + counts.recreated > 0;
+}
+
+/** `2 created, 1 configured`, the non-zero changing actions, then failed objects; `no changes` when none. */
+export function describeCounts(counts: ActionCounts): string {
+  const parts = (['created', 'configured', 'deleted', 'recreated'] as const)
+    .filter((action) => counts[action] > 0)
+    .map((action) => `${counts[action]} ${action}`);
+  const changes = parts.length > 0 ? parts.join(', ') : 'no changes';
+  return counts.failed > 0 ? `${changes}, ${counts.failed} failed` : changes;
+}
+
+// ---------------------------------------------------------------------------------------
+// Status.
+
+/** True when the report should open the cluster's section by default. */
+export function sectionOpen(cluster: ClusterChanges): boolean {
+  return cluster.status === 'failed' || clusterHasChanges(cluster);
+}
+
+/** The status of a cluster as Markdown for a table cell or a heading (already escaped). */
+export function statusLabel(cluster: ClusterChanges): string {
+  switch (cluster.status) {
+    case 'unchanged':
+      return '✅ no changes';
+    case 'changed':
+      return '🟡 changes';
+    case 'applied':
+      return clusterHasChanges(cluster) ? '✅ applied' : '✅ applied (no changes)';
+    case 'failed':
+      return cluster.error ? `❌ failed at ${code(cluster.error.step)}` : '❌ failed';
+    case 'skipped':
+      return '⏭️ not reached';
+  }
+}
+
+/** The clusters not reached because an earlier one failed, in runtime order. */
+export function unreachedClusters(clusters: readonly ClusterChanges[]): ClusterChanges[] {
+  return clusters.filter((cluster) => cluster.status === 'skipped');
+}
+
+/** The first failed cluster, the one that stopped the rollout. */
+export function firstFailure(clusters: readonly ClusterChanges[]): ClusterChanges | undefined {
+  return clusters.find((cluster) => cluster.status === 'failed');
+}
+
+/** The outcome of a rollout in one sentence (no final period): where it stopped, or that it applied everywhere. */
+export function rolloutOutcome(clusters: readonly ClusterChanges[]): string {
+  const failure = firstFailure(clusters);
+  const applied = clusters.filter((cluster) => cluster.status === 'applied').length;
+  return failure
+    ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters`
+    : `✅ Applied to ${applied} of ${clusters.length} clusters`;
+}
+
+/** The paragraph naming the clusters not reached and the failure that stopped them; '' when none. */
+export function unreachedNote(clusters: readonly ClusterChanges[]): string {
+  const unreached = unreachedClusters(clusters);
+  if (unreached.length === 0) return '';
+  const failure = firstFailure(clusters);
+  const after = failure ? ` after ${code(failure.name)} failed` : '';
+  return `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
+}
+
+/** The readiness result of a change, when the ChangeSet carries a well-formed one. */
+export function readinessOf(change: ObjectChange): ObjectReadiness | undefined {
+  const candidate: unknown = change.readiness;
+  if (candidate === null || typeof candidate !== 'object') return undefined;
+  const { status, message, durationMs } = candidate as Record<string, unknown>;
+  if (typeof status !== 'string' || !(READINESS_STATUSES as readonly string[]).includes(status)) return undefined;
+  return {
+    status: status as ReadinessStatus,
+    message: typeof message === 'string' ? message : '',
+    ...(typeof durationMs === 'number' ? { durationMs } : {}),
+  };
+}
+
+/** `✅ Current`, `❌ Failed`, `⏳ InProgress` … for a table cell (plain text, unescaped). */
+export function readinessLabel(readiness: ObjectReadiness): string {
+  const icon = readiness.status === 'Current' ? '✅' : readiness.status === 'InProgress' ? '⏳' : readiness.status === 'Unknown' ? '❔' : '❌';
+  return `${icon} ${readiness.status}`;
+}
+
+export interface StatusTableOptions {
+  /** Add the time spent per cluster and the unchanged count (job summary). */
+  withDuration?: boolean;
+}
+
+/** The table of clusters, in runtime order, that opens every report. It is always complete. */
+export function renderStatusTable(clusters: readonly ClusterChanges[], options: StatusTableOptions = {}): string {
+  const headings = ['Cluster', 'Group', 'Created', 'Configured', 'Deleted', 'Recreated'];
+  const align: ('l' | 'r')[] = ['l', 'l', 'r', 'r', 'r', 'r'];
+  if (options.withDuration) {
+    headings.push('Unchanged', 'Duration');
+    align.push('r', 'r');
+  }
+  headings.push('Status');
+  align.push('l');
+  let table = tableHeader(headings, align);
+  for (const cluster of clusters) {
+    const counts = countActions(cluster);
+    const cells = [code(cluster.name), escapeInline(cluster.group), String(counts.created), String(counts.configured), String(counts.deleted), String(counts.recreated)];
+    if (options.withDuration) {
+      cells.push(String(counts.unchanged), cluster.durationMs === undefined ? '–' : formatDuration(cluster.durationMs));
+    }
+    cells.push(statusLabel(cluster));
+    table += tableRow(cells);
+  }
+  return table;
+}
+
+// ---------------------------------------------------------------------------------------
+// Blocks: errors and diffs.
+
+export interface ErrorBlockOptions {
+  /** The most of the message shown, measured with `measure`. */
+  cap: number;
+  measure: Measure;
+  /** Markdown note for a message that was cut. */
+  cutNote: (keptLines: number, totalLines: number) => string;
+}
+
+/** A cluster's error: the step that failed, the instance and object concerned, and the message in a fenced block (capped). */
+export function renderErrorBlock(error: ClusterError, options: ErrorBlockOptions): string {
+  const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
+    .filter(Boolean)
+    .join(', ');
+  const message = truncateLines(error.message, options.cap, options.measure);
+  const cut = message.cut ? `${options.cutNote(message.keptLines, message.totalLines)}\n` : '';
+  return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
+}
+
+/** The one-line form of a failed object's error (first line, at most `cap` characters), escaped for inline Markdown. */
+export function failedObjectInline(change: ObjectChange, measure: Measure, cap = 300): string {
+  const first = (change.error ?? '').split('\n')[0] ?? '';
+  const kept = truncateCharacters(first, cap, measure);
+  return escapeInline(kept === first ? kept : `${kept}…`);
+}
+
+/** A failed object's error (the API server's answer) in a fenced block, capped; '' for other actions. */
+export function failedObjectBlock(change: ObjectChange, measure: Measure, cap: number): string {
+  if (change.action !== 'failed') return '';
+  const message = truncateLines(change.error ?? 'failed (no message)', cap, measure);
+  return `${codeBlock(message.text, 'text')}${message.cut ? `✂️ _Error cut: ${message.keptLines} of ${message.totalLines} lines shown._\n` : ''}\n`;
+}
+
+/** Below this allocation a diff that does not fit is not shown at all: a few characters help no one. */
+export const MIN_DIFF_SHOWN = 160;
+
+export type DiffOutcome = 'whole' | 'cut' | 'hidden';
+
+/** What becomes of a diff of this size under an allocation (none = whole). */
+export function diffOutcome(size: number, allocation: number | undefined): DiffOutcome {
+  if (allocation === undefined || allocation >= size) return 'whole';
+  return allocation < MIN_DIFF_SHOWN ? 'hidden' : 'cut';
+}
+
+export interface DiffBlock {
+  markdown: string;
+  outcome: DiffOutcome;
+}
+
+/** The note for a diff left out entirely, to follow the object's name on its line. */
+export function hiddenDiffNote(diff: string): string {
+  const lines = linesOf(diff).length;
+  return `✂️ diff not shown (${lines} ${lines === 1 ? 'line' : 'lines'})`;
+}
+
+/**
+ * The diff as a fenced block, cut to the allocation when needed, followed by a note that
+ * says what was cut and where to see it whole (`moreHint`, Markdown, e.g. a run link).
+ * For a `hidden` outcome the markdown is the hidden-diff note alone.
+ */
+export function renderDiffBlock(diff: string, allocation: number | undefined, measure: Measure, moreHint: string): DiffBlock {
+  const outcome = diffOutcome(measure(diff), allocation);
+  const totalLines = linesOf(diff).length;
+  if (outcome === 'whole') return { markdown: codeBlock(diff, 'diff'), outcome };
+  if (outcome === 'hidden') return { markdown: hiddenDiffNote(diff), outcome };
+  const kept = truncateLines(diff, allocation ?? 0, measure);
+  const shown = kept.keptLines > 0 ? `${kept.keptLines} of ${totalLines} lines shown` : `part of the first of ${totalLines} lines shown`;
+  return { markdown: `${codeBlock(kept.text, 'diff')}✂️ _Diff cut: ${shown}; ${moreHint}._\n`, outcome };
+}
+
+/**
+ * The note for an object whose diff the engine could not compute within its limits
+ * (`diffTooLarge`), to follow the object's name on its line where the diff would be;
+ * undefined when the diff was computed, or when the object does not change (unchanged,
+ * skipped). The sizes are shown when the ChangeSet carries well-formed ones (a ChangeSet
+ * read back from JSON may carry anything).
+ */
+export function diffTooLargeNote(change: ObjectChange): string | undefined {
+  const tooLarge: unknown = change.diffTooLarge;
+  if (tooLarge === undefined || tooLarge === null || tooLarge === false) return undefined;
+  if (change.action === 'unchanged' || change.action === 'skipped') return undefined;
+  const { liveLines, desiredLines } = (typeof tooLarge === 'object' ? tooLarge : {}) as Record<string, unknown>;
+  const live = lineCount(liveLines);
+  const desired = lineCount(desiredLines);
+  let sizes = '';
+  if (live !== undefined && desired !== undefined) {
+    if (live === 0) sizes = ` (${thousands(desired)} lines desired)`;
+    else if (desired === 0) sizes = ` (${thousands(live)} lines live)`;
+    else sizes = ` (${thousands(live)} lines live, ${thousands(desired)} desired)`;
+  }
+  return `⚠️ diff too large to compute${sizes}; compare ${code('timoni-fleet build')} with the live object locally`;
+}
+
+function lineCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** `12,500`: digits grouped by thousands, the same on every machine (no locale). */
+function thousands(count: number): string {
+  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+// ---------------------------------------------------------------------------------------
+// Every cluster's section of a report, for one plan of the budget.
+
+/** What a renderer of one cluster's section (comment.ts, job-summary.ts) is given. */
+export interface SectionInput {
+  cluster: ClusterChanges;
+  clusterIndex: number;
+  /** The ChangeSet's mode: a removed instance's objects `would be deleted` (diff) or were (apply). */
+  mode: ChangeSetMode;
+  detail: Detail;
+  allocation: ReadonlyMap<string, number>;
+  sharing: ReadonlyMap<string, Sharing>;
+  /** Ids of changes that touch secret data. */
+  secretChanges: ReadonlySet<string>;
+  measure: Measure;
+  /** Markdown: where the whole diff can be seen. */
+  moreHint: string;
+  /** Records what became of each diff rendered. */
+  onDiff: (outcome: DiffOutcome) => void;
+  /** Records object lines left out for lack of room. */
+  onObjectsOmitted: (count: number) => void;
+}
+
+/** What every section renderer needs beyond its cluster and the plan's detail and allocation. */
+export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'mode' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted'>;
+
+/**
+ * Renders every cluster's section for a plan (none when only the table fits) with
+ * `renderSection`, counting what was cut so the cut note can say it.
+ */
+export function renderCountedSections(
+  changeSet: ChangeSet,
+  plan: Plan,
+  renderSection: (input: SectionInput) => string,
+  shared: SharedSectionInput,
+): { sections: string; counts: CutCounts } {
+  const counts: CutCounts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
+  if (plan.detail === 'table') return { sections: '', counts };
+  const sections = changeSet.clusters
+    .map((cluster, clusterIndex) =>
+      renderSection({
+        ...shared,
+        cluster,
+        clusterIndex,
+        mode: changeSet.mode,
+        detail: plan.detail,
+        allocation: plan.allocation,
+        onDiff: (outcome) => {
+          if (outcome === 'cut') counts.diffsCut += 1;
+          if (outcome === 'hidden') counts.diffsHidden += 1;
+        },
+        onObjectsOmitted: (count) => {
+          counts.objectsOmitted += count;
+        },
+      }),
+    )
+    .join('');
+  return { sections, counts };
+}

@@ -1,0 +1,487 @@
+// The PR comment and its rollout update (src/report/comment.ts): headline, status table,
+// sections per cluster, shared changes shown once, the fit into GitHub's comment limit, the
+// marker that finds the comment again, failed objects and removed instances, the golden
+// comments (written to test/report/__output__/ for a human to look at), and diffs too
+// large to compute.
+
+import { describe, expect, it } from 'vitest';
+import type { ChangeSet } from '../../src/changeset.js';
+import { failedObjects } from '../../src/fleet/plan.js';
+import { COMMENT_LIMIT } from '../../src/github/limits.js';
+import { commentMarker, findMarker, isCommentOf, renderPullRequestComment, renderRolloutComment } from '../../src/report/comment.js';
+import {
+  changeSet,
+  cluster,
+  created,
+  deploymentConfigured,
+  failedService,
+  goldenContext,
+  hugeConfigMap,
+  instance,
+  objectChange,
+  planWithFailure,
+  podinfoInstance,
+  podinfoWithFailure,
+  pullRequestFleet,
+  realisticFleet,
+  removedRedis,
+  rolloutFleet,
+  serviceError,
+  unchanged,
+  withAction,
+  writeOutput,
+} from './fixtures.js';
+
+const context = {
+  commitSha: '0123456789abcdef0123456789abcdef01234567',
+  repository: 'acme/fleet',
+  runUrl: 'https://github.com/acme/fleet/actions/runs/42',
+  secrets: [],
+};
+
+/** The rows of the cluster table, as arrays of cells. */
+function tableRows(body: string): string[][] {
+  const lines = body.split('\n');
+  const start = lines.findIndex((line) => line.startsWith('| Cluster |'));
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.slice(2, -2).split(' | '));
+  }
+  return rows;
+}
+
+/** The `<details>` sections of clusters: name and whether open. */
+function clusterSections(body: string): { name: string; open: boolean }[] {
+  return [...body.matchAll(/<details( open)?>\n<summary><b>([^<]*)<\/b>/g)].map((match) => ({ name: match[2] ?? '', open: match[1] !== undefined }));
+}
+
+describe('renderPullRequestComment', () => {
+  it('names the commit and links the run', () => {
+    const body = renderPullRequestComment(realisticFleet(), context);
+    expect(body).toContain('[<code>0123456</code>](https://github.com/acme/fleet/commit/0123456789abcdef0123456789abcdef01234567)');
+    expect(body).toContain('(https://github.com/acme/fleet/actions/runs/42)');
+  });
+
+  it('opens with a table of clusters in runtime order with counts and status', () => {
+    const set = changeSet([
+      cluster('staging-eu-1', 'staging', [podinfoInstance([1, 2])]),
+      cluster('production-us-1', 'production', [instance('podinfo', [unchanged('Service', 'podinfo')])]),
+      cluster('production-eu-1', 'production', [
+        instance('podinfo', [
+          objectChange({ kind: 'ConfigMap', name: 'old', action: 'deleted', diff: '--- live\n+++ desired\n-data: {}\n' }),
+          objectChange({ kind: 'Job', apiVersion: 'batch/v1', name: 'migrate', action: 'recreated', diff: '-  image: a\n+  image: b\n' }),
+          objectChange({ kind: 'Job', apiVersion: 'batch/v1', name: 'seed', action: 'recreated', diff: '-  image: c\n+  image: d\n' }),
+        ]),
+      ]),
+      cluster('production-ap-1', 'production', [], { status: 'failed', error: { step: 'diff', message: 'connection refused' } }),
+    ]);
+    const rows = tableRows(renderPullRequestComment(set, context));
+    expect(rows.map((row) => row[0])).toEqual([
+      '<code>staging-eu-1</code>',
+      '<code>production-us-1</code>',
+      '<code>production-eu-1</code>',
+      '<code>production-ap-1</code>',
+    ]);
+    expect(rows[0]?.slice(1)).toEqual(['staging', '1', '1', '0', '0', '🟡 changes']);
+    expect(rows[1]?.slice(1)).toEqual(['production', '0', '0', '0', '0', '✅ no changes']);
+    expect(rows[2]?.slice(1)).toEqual(['production', '0', '0', '1', '2', '🟡 changes']);
+    expect(rows[3]?.slice(1)).toEqual(['production', '0', '0', '0', '0', '❌ failed at <code>diff</code>']);
+  });
+
+  it('opens the sections of clusters with changes or failures and closes the others', () => {
+    const set = changeSet([
+      cluster('staging-eu-1', 'staging', [podinfoInstance([1, 2])]),
+      cluster('production-us-1', 'production', [instance('podinfo', [unchanged('Service', 'podinfo')])]),
+      cluster('production-eu-1', 'production', [], { status: 'failed', error: { step: 'build', message: 'module not found' } }),
+    ]);
+    const body = renderPullRequestComment(set, context);
+    expect(clusterSections(body)).toEqual([
+      { name: 'staging-eu-1', open: true },
+      { name: 'production-us-1', open: false },
+      { name: 'production-eu-1', open: true },
+    ]);
+    expect(body).toContain('❌ **Failed at <code>build</code>**');
+    expect(body).toContain('module not found');
+  });
+
+  it('shows instances with module url, version and short digest, and each change as a collapsible diff', () => {
+    const body = renderPullRequestComment(realisticFleet(), context);
+    expect(body).toContain('**Instance <code>podinfo</code>** in <code>apps</code>');
+    expect(body).toContain('<code>oci&#58;//ghcr.io/stefanprodan/modules/podinfo</code> <code>6.5.4</code> <code>sha256&#58;54d38da7d42b</code>');
+    expect(body).not.toContain('54d38da7d42b4ce5');
+    expect(body).toContain('<summary><code>Deployment/apps/podinfo</code> configured');
+    expect(body).toContain('```diff\n--- live\n+++ desired\n');
+  });
+
+  it('shows the same change on several clusters once, naming them', () => {
+    const body = renderPullRequestComment(realisticFleet(), context);
+    // The HPA is identical on all three clusters; the Deployment is identical on the two production ones.
+    expect(body.match(/\+kind: HorizontalPodAutoscaler/g)).toHaveLength(1);
+    expect(body).toContain('created · also on <code>production-eu-1</code>, <code>production-us-1</code>');
+    expect(body.match(/\+ {2}replicas: 4/g)).toHaveLength(1);
+    expect(body).toContain('configured · also on <code>production-us-1</code>');
+    expect(body).toContain('configured · same change as on <code>production-eu-1</code> (shown there)');
+    expect(body.match(/\+ {2}replicas: 2/g)).toHaveLength(1);
+  });
+
+  it('does not merge changes that differ in diff text or instance', () => {
+    const set = changeSet([
+      cluster('a', 'g', [instance('podinfo', [deploymentConfigured('podinfo', [1, 2], ['1', '2'])])]),
+      cluster('b', 'g', [instance('podinfo', [deploymentConfigured('podinfo', [1, 3], ['1', '2'])])]),
+      cluster('c', 'g', [instance('other', [deploymentConfigured('podinfo', [1, 2], ['1', '2'])])]),
+    ]);
+    const body = renderPullRequestComment(set, context);
+    expect(body).not.toContain('same change as on');
+    expect(body.match(/```diff/g)).toHaveLength(3);
+  });
+
+  it('escapes names and fences diffs that hold backticks, pipes and HTML', () => {
+    const diff = '--- live\n+++ desired\n+  script: |\n+    ```sh\n+    echo "<b>|</b>"\n+    ````\n';
+    const set = changeSet([
+      cluster('edge|case', 'g<1>', [instance('app`x', [objectChange({ kind: 'ConfigMap', name: 'weird|`name`<i>', action: 'configured', diff })])]),
+    ]);
+    const body = renderPullRequestComment(set, context);
+    const row = body.split('\n').find((line) => line.includes('edge'));
+    expect(row).toBe('| <code>edge&#124;case</code> | g&#60;1&#62; | 0 | 1 | 0 | 0 | 🟡 changes |');
+    expect(body).toContain('<summary><code>ConfigMap/apps/weird&#124;&#96;name&#96;&#60;i&#62;</code> configured</summary>');
+    expect(body).toContain(`\`\`\`\`\`diff\n${diff}\`\`\`\`\`\n`);
+    expect(body).not.toContain('<i>');
+  });
+
+  it('caps a long error message and says where it is whole', () => {
+    const message = Array.from({ length: 2_000 }, (_, index) => `line ${index}: admission webhook denied the request`).join('\n');
+    const set = changeSet([cluster('a', 'g', [], { status: 'failed', error: { step: 'apply', message } })]);
+    const body = renderPullRequestComment(set, context);
+    expect(body).toContain('line 0: admission webhook denied the request\n');
+    expect(body).not.toContain('line 1999:');
+    expect(body).toContain('✂️ _Error message cut; the job summary holds it whole._');
+    expect(body.length).toBeLessThan(6_000);
+  });
+
+  it('writes a short diff whole and notes no truncation', () => {
+    const body = renderPullRequestComment(realisticFleet(), context);
+    expect(body).not.toContain('[!WARNING]');
+    expect(body).not.toContain('✂️');
+  });
+});
+
+describe('renderPullRequestComment within the comment limit', () => {
+  const clusters = ['staging-eu-1', 'staging-us-1', 'production-eu-1', 'production-us-1', 'production-ap-1'];
+  // Each cluster: a huge ConfigMap diff (different per cluster), a small Deployment diff, a created HPA.
+  const huge = changeSet(
+    clusters.map((name, index) =>
+      cluster(name, index < 2 ? 'staging' : 'production', [
+        instance('podinfo', [
+          deploymentConfigured('podinfo', [index, index + 1], ['6.5.3', '6.5.4']),
+          hugeConfigMap('podinfo-config', 3000 + index * 500, name),
+          created('HorizontalPodAutoscaler', 'podinfo', [`spec:`, `  maxReplicas: ${index + 2}`], 'autoscaling/v2'),
+        ]),
+      ]),
+    ),
+  );
+
+  it('stays under 65,536 characters with huge diffs on 5 clusters', () => {
+    const total = huge.clusters.reduce((sum, item) => sum + item.instances[0]!.changes[1]!.diff.length, 0);
+    expect(total).toBeGreaterThan(5 * COMMENT_LIMIT);
+    const body = renderPullRequestComment(huge, context);
+    expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    // and uses the room it has: most of the limit, not a fraction of it
+    expect(body.length).toBeGreaterThan(COMMENT_LIMIT * 0.9);
+  });
+
+  it('keeps the table complete and every cluster present, and says what was cut with a link to the run', () => {
+    const body = renderPullRequestComment(huge, context);
+    expect(tableRows(body).map((row) => row[0])).toEqual(clusters.map((name) => `<code>${name}</code>`));
+    expect(clusterSections(body).map((section) => section.name)).toEqual(clusters);
+    expect(body).toContain("> Shortened to fit GitHub's comment limit (65,536 characters): 5 diffs cut.");
+    expect(body).toContain('[job summary of the workflow run](https://github.com/acme/fleet/actions/runs/42)');
+    expect(body.match(/✂️ _Diff cut: \d+ of \d+ lines shown/g)).toHaveLength(5);
+  });
+
+  it('never cuts the small diffs to feed the large ones, and shares the room fairly between clusters', () => {
+    const body = renderPullRequestComment(huge, context);
+    for (let index = 0; index < clusters.length; index += 1) expect(body).toContain(`+  replicas: ${index + 1}\n`);
+    const shownLines = [...body.matchAll(/Diff cut: (\d+) of (\d+) lines shown/g)].map((match) => Number(match[1]));
+    expect(shownLines).toHaveLength(5);
+    const fewest = Math.min(...shownLines);
+    const most = Math.max(...shownLines);
+    expect(fewest).toBeGreaterThan(50);
+    expect(most - fewest).toBeLessThanOrEqual(most * 0.1);
+  });
+
+  it('respects a smaller budget and degrades to object lists, then to the table alone', () => {
+    const lists = renderPullRequestComment(huge, { ...context, maxSize: 6_000 });
+    expect(lists.length).toBeLessThanOrEqual(6_000);
+    expect(clusterSections(lists)).toHaveLength(5);
+    expect(lists).toContain('not shown');
+    const tableOnly = renderPullRequestComment(huge, { ...context, maxSize: 1_800 });
+    expect(tableOnly.length).toBeLessThanOrEqual(1_800);
+    expect(tableRows(tableOnly)).toHaveLength(5);
+    expect(tableOnly).toContain('cluster sections left out');
+  });
+
+  it('counts characters as UTF-16 code units, so astral characters cannot push it over', () => {
+    const emojiDiff = `--- live\n+++ desired\n${'+  motd: 🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀 déploiement\n'.repeat(20_000)}`;
+    const set = changeSet(clusters.map((name) => cluster(name, 'g', [instance('podinfo', [objectChange({ kind: 'ConfigMap', name: 'motd', action: 'configured', diff: `${emojiDiff}# ${name}\n` })])])));
+    const body = renderPullRequestComment(set, context);
+    expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect([...body].length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(262_144);
+    expect(body).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+});
+
+const rolloutContext = { commitSha: 'fedcba9876543210fedcba9876543210fedcba98', repository: 'acme/fleet', runUrl: 'https://github.com/acme/fleet/actions/runs/77', secrets: [] };
+
+function appliedFleet(): ChangeSet {
+  return changeSet(
+    [
+      cluster('staging-eu-1', 'staging', [podinfoInstance([1, 2])], { status: 'applied', durationMs: 12_300 }),
+      cluster('production-eu-1', 'production', [podinfoInstance([3, 4])], { status: 'applied', durationMs: 20_100 }),
+      cluster('production-us-1', 'production', [podinfoInstance([3, 4])], { status: 'applied', durationMs: 19_800 }),
+    ],
+    'apply',
+  );
+}
+
+function failedAtStaging(): ChangeSet {
+  const staging = podinfoInstance([1, 2]);
+  return changeSet(
+    [
+      cluster('staging-eu-1', 'staging', [staging], {
+        status: 'failed',
+        durationMs: 300_000,
+        error: { step: 'wait', message: 'timeout waiting for Deployment/apps/podinfo: 0 of 2 replicas ready', instance: 'podinfo', object: 'Deployment/apps/podinfo' },
+      }),
+      cluster('production-eu-1', 'production', [instance('podinfo', podinfoInstance([3, 4]).changes.map((change) => withAction(change, 'skipped')))], { status: 'skipped' }),
+      cluster('production-us-1', 'production', [], { status: 'skipped' }),
+    ],
+    'apply',
+  );
+}
+
+describe('renderRolloutComment', () => {
+  it('reports every cluster applied, keeping the marker', () => {
+    const body = renderRolloutComment(appliedFleet(), rolloutContext);
+    expect(findMarker(body)).toEqual({ bundle: 'apps' });
+    expect(body).toContain('### timoni-fleet rollout · bundle <code>apps</code>');
+    expect(body).toContain('✅ Applied to 3 of 3 clusters at commit [<code>fedcba9</code>]');
+    expect(body.match(/\| ✅ applied \|/g)).toHaveLength(3);
+    expect(body).not.toContain('Not reached');
+  });
+
+  it('reports a failure at staging with its step and error, and production not reached', () => {
+    const body = renderRolloutComment(failedAtStaging(), rolloutContext);
+    expect(body).toContain('❌ Rollout stopped at <code>staging-eu-1</code> (failed at <code>wait</code>); applied to 0 of 3 clusters');
+    expect(body).toContain('| <code>staging-eu-1</code> | staging | 1 | 1 | 0 | 0 | ❌ failed at <code>wait</code> |');
+    expect(body).toContain('| <code>production-eu-1</code> | production | 0 | 0 | 0 | 0 | ⏭️ not reached |');
+    expect(body).toContain('| <code>production-us-1</code> | production | 0 | 0 | 0 | 0 | ⏭️ not reached |');
+    expect(body).toContain('**Not reached** after <code>staging-eu-1</code> failed: <code>production-eu-1</code>, <code>production-us-1</code>.');
+    expect(body).toContain('❌ **Failed at <code>wait</code>** (instance <code>podinfo</code>, object <code>Deployment/apps/podinfo</code>)');
+    expect(body).toContain('0 of 2 replicas ready');
+  });
+
+  it('opens the failed cluster and keeps the clusters not reached closed and without diffs', () => {
+    const body = renderRolloutComment(failedAtStaging(), rolloutContext);
+    expect(body).toContain('<details open>\n<summary><b>staging-eu-1</b>');
+    expect(body).toContain('<details>\n<summary><b>production-eu-1</b> · production · ⏭️ not reached</summary>');
+    const production = body.slice(body.indexOf('<summary><b>production-eu-1</b>'));
+    expect(production).toContain('Not reached: the rollout stopped at an earlier failure.');
+    expect(production).not.toContain('```diff');
+  });
+
+  it('stays within the comment limit', () => {
+    const big = changeSet(
+      ['a', 'b', 'c'].map((name) => cluster(name, 'g', [instance('podinfo', [hugeConfigMap('config', 4000, name)])], { status: 'applied' })),
+      'apply',
+    );
+    const body = renderRolloutComment(big, rolloutContext);
+    expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
+    expect(body).toContain('3 diffs cut');
+  });
+});
+
+describe('comment marker', () => {
+  it('is a hidden HTML comment', () => {
+    expect(commentMarker('apps')).toMatch(/^<!-- .* -->$/);
+  });
+
+  it.each(['apps', 'my-bundle', 'odd --> name', 'ünïcode bündle', 'with space'])('round-trips the bundle name %j', (name) => {
+    const body = `${commentMarker(name)}\n### something\n`;
+    expect(findMarker(body)).toEqual({ bundle: name });
+    expect(isCommentOf(body, name)).toBe(true);
+    expect(isCommentOf(body, `${name}x`)).toBe(false);
+  });
+
+  it('cannot be closed early by the bundle name', () => {
+    expect(commentMarker('a --> b').indexOf('-->')).toBe(commentMarker('a --> b').length - 3);
+  });
+
+  it('finds nothing in a body without a marker or with a malformed one', () => {
+    expect(findMarker('just a comment')).toBeNull();
+    expect(findMarker('<!-- timoni-fleet:bundle=%E0%A4%A -->')).toBeNull();
+  });
+
+  it('is kept by the rollout comment, so the PR comment is found again on merge', () => {
+    const plan = renderPullRequestComment(realisticFleet(), { commitSha: 'abc1234', secrets: [] });
+    const rollout = renderRolloutComment(realisticFleet('apply'), { commitSha: 'def5678', secrets: [] });
+    expect(findMarker(plan)).toEqual({ bundle: 'apps' });
+    expect(findMarker(rollout)).toEqual({ bundle: 'apps' });
+    expect(plan.startsWith(commentMarker('apps'))).toBe(true);
+    expect(rollout.startsWith(commentMarker('apps'))).toBe(true);
+  });
+});
+
+describe('a failed object among others', () => {
+  it('the cluster error names each failed object with the server answer, the first as the object', () => {
+    const error = failedObjects('staging-eu-1', [podinfoWithFailure()]);
+    expect(error).toEqual({
+      step: 'diff',
+      instance: 'podinfo',
+      object: 'Service/apps/podinfo',
+      message:
+        'cluster staging-eu-1: the API server refused one object in the dry-run (the other objects are diffed): instance podinfo: Service/apps/podinfo: PATCH /api/v1/namespaces/apps/services/podinfo failed: Service "podinfo" is invalid: spec.ports[1].name: Duplicate value: "http" (Invalid)',
+    });
+    expect(failedObjects('staging-eu-1', [podinfoInstance([1, 2])])).toBeNull();
+    const two = failedObjects('c', [instance('a', [failedService()]), instance('b', [objectChange({ kind: 'Job', name: 'j', action: 'failed', error: 'cluster c: Job/apps/j: immutable' })])]);
+    expect(two?.message).toBe(`cluster c: the API server refused 2 objects in the dry-run (the other objects are diffed): instance a: ${serviceError}; instance b: Job/apps/j: immutable`);
+  });
+
+  it('the PR comment shows the failed object with its error and field changes, and every other object', () => {
+    const body = renderPullRequestComment(planWithFailure(), context);
+    expect(body).toContain('Changes on **2 of 2** clusters, **1 failed**');
+    // The staging section: counts with the failure, the error block, each object.
+    expect(body).toContain('<summary><b>staging-eu-1</b> · staging · ❌ failed at <code>diff</code> · 1 configured, 1 deleted, 1 failed</summary>');
+    const staging = body.slice(body.indexOf('<b>staging-eu-1</b>'), body.indexOf('<b>production-eu-1</b>'));
+    expect(staging).toContain('- <code>Service/apps/podinfo</code> ❌ failed\n\n```text\n' + serviceError + '\n```\n');
+    expect(staging).toContain('<summary>field changes</summary>\n\n```diff\n--- live\n+++ desired\n@@ -9,3 +9,3 @@\n   ports:\n-    - port: 8080\n+    - port: 9898\n```');
+    expect(staging).toContain('<summary><code>ServiceAccount/apps/podinfo</code> deleted</summary>');
+    expect(staging).toContain('<summary><code>Deployment/apps/podinfo</code> configured</summary>');
+    // Apply order kept: deleted (as built here), failed, configured.
+    expect(staging.indexOf('ServiceAccount/apps/podinfo')).toBeLessThan(staging.indexOf('Service/apps/podinfo</code> ❌'));
+    expect(staging.indexOf('Service/apps/podinfo</code> ❌')).toBeLessThan(staging.indexOf('Deployment/apps/podinfo'));
+  });
+
+  it('when diffs do not fit, the failed object keeps its error: in a block, or on its line at the objects-only detail', () => {
+    const hidden = renderPullRequestComment(planWithFailure(), { ...context, maxSize: 3_200 });
+    expect(hidden).toContain(`- <code>Service/apps/podinfo</code> ❌ failed · ✂️ diff not shown (6 lines)\n\n\`\`\`text\n${serviceError}\n\`\`\`\n`);
+    // The largest size at which only object lists fit.
+    let objectsOnly = '';
+    for (let size = 3_200; size > 1_500 && !objectsOnly; size -= 20) {
+      const body = renderPullRequestComment(planWithFailure(), { ...context, maxSize: size });
+      if (body.includes('diffs left out')) objectsOnly = body;
+    }
+    expect(objectsOnly).not.toContain('```diff');
+    expect(objectsOnly).toContain('- <code>Service/apps/podinfo</code> ❌ failed: cluster staging-eu-1&#58; Service/apps/podinfo&#58; PATCH /api/v1/namespaces/apps/services/podinfo failed&#58; Service &#34;podinfo&#34; is invalid');
+    expect(objectsOnly).toContain('- <code>ServiceAccount/apps/podinfo</code> deleted\n');
+  });
+});
+
+describe('an instance removed from the bundle', () => {
+  it('the PR comment says how many objects would be deleted, and lists them', () => {
+    const body = renderPullRequestComment(planWithFailure(), context);
+    const production = body.slice(body.indexOf('<b>production-eu-1</b>'));
+    expect(production).toContain(
+      '**Instance <code>redis</code>** in <code>apps</code> · module <code>oci&#58;//ghcr.io/stefanprodan/modules/redis</code> <code>7.2.3</code> <code>sha256&#58;0f9e8d7c6b5a</code> · 🗑️ instance removed from the bundle: 3 objects would be deleted\n',
+    );
+    expect(production).toContain('<summary><code>StatefulSet/apps/redis</code> deleted</summary>');
+    // Its deletions count in the cluster's figures.
+    expect(production).toContain('· 1 created, 1 configured, 3 deleted</summary>');
+  });
+
+  it('counts only objects that go: one kept by its labels is not counted', () => {
+    const set = changeSet([cluster('production-eu-1', 'production', [removedRedis('skipped')])]);
+    expect(renderPullRequestComment(set, context)).toContain('instance removed from the bundle: 2 objects would be deleted');
+  });
+
+  it('after an apply the comment says the objects were deleted', () => {
+    const applied = changeSet([cluster('production-eu-1', 'production', [podinfoInstance([3, 4]), removedRedis()], { status: 'applied' })], 'apply');
+    expect(renderRolloutComment(applied, context)).toContain('🗑️ instance removed from the bundle: 3 objects deleted\n');
+  });
+});
+
+describe('golden PR comment (written to test/report/__output__/comment.md)', () => {
+  const body = renderPullRequestComment(pullRequestFleet(), goldenContext);
+  writeOutput('comment.md', body);
+
+  it('starts with the marker, names the bundle and commit', () => {
+    expect(findMarker(body)).toEqual({ bundle: 'apps' });
+    const lines = body.split('\n');
+    expect(lines[1]).toBe('### timoni-fleet diff · bundle <code>apps</code>');
+    expect(lines[3]).toBe(
+      'Changes on **3 of 3** clusters, **1 failed** for commit [<code>3f2a9c1</code>](https://github.com/acme/fleet-config/commit/3f2a9c1e0b7d4a5f8e6c2b1a0d9f8e7c6b5a4f3e) · [workflow run](https://github.com/acme/fleet-config/actions/runs/9876543210).',
+    );
+  });
+
+  it('has, in order: secret notice, table, then one section per cluster', () => {
+    const order = ['🔒 A secret value changed (hidden).', '| Cluster | Group |', '<summary><b>staging-eu-1</b>', '<summary><b>production-eu-1</b>', '<summary><b>production-us-1</b>'].map((text) =>
+      body.indexOf(text),
+    );
+    expect(order.every((index) => index >= 0)).toBe(true);
+    expect([...order].sort((left, right) => left - right)).toEqual(order);
+  });
+
+  it('balances its HTML blocks and code fences', () => {
+    expect(body.match(/<details( open)?>/g)?.length).toBe(body.match(/<\/details>/g)?.length);
+    expect(body.match(/<summary>/g)?.length).toBe(body.match(/<\/summary>/g)?.length);
+    const fences = body.split('\n').filter((line) => /^`{3,}/.test(line));
+    expect(fences.length % 2).toBe(0);
+  });
+
+  it('shows each distinct diff once', () => {
+    // staging podinfo Deployment, production Deployment (shared by eu and us), HPA (shared by
+    // staging and eu), Redis Secret (shared by staging and eu), Namespace, Ingress
+    expect(body.match(/```diff/g)).toHaveLength(6);
+    expect(body).toContain('configured · also on <code>production-us-1</code>');
+  });
+});
+
+describe('golden rollout comment (written beside it)', () => {
+  const rollout = renderRolloutComment(rolloutFleet(), goldenContext);
+  writeOutput('rollout-comment.md', rollout);
+
+  it('reports applied, failed and not reached clusters', () => {
+    expect(rollout).toContain('❌ Rollout stopped at <code>production-eu-1</code> (failed at <code>wait</code>); applied to 1 of 3 clusters');
+    expect(rollout).toContain('**Not reached** after <code>production-eu-1</code> failed: <code>production-us-1</code>.');
+  });
+});
+
+describe('a diff too large to compute', () => {
+  const crd = objectChange({ kind: 'CustomResourceDefinition', apiVersion: 'apiextensions.k8s.io/v1', namespace: '', name: 'widgets.acme.io', action: 'configured', diffTooLarge: { liveLines: 12_000, desiredLines: 12_500 } });
+  const fleet = changeSet([cluster('staging-eu-1', 'staging', [instance('crds', [crd, unchanged('Namespace', 'acme')]), podinfoInstance([1, 2])])]);
+  const note = '⚠️ diff too large to compute (12,000 lines live, 12,500 desired); compare <code>timoni-fleet build</code> with the live object locally';
+
+  it('says so in the PR comment where the diff would be, with both sizes', () => {
+    const body = renderPullRequestComment(fleet, context);
+    expect(body).toContain(`- <code>CustomResourceDefinition/widgets.acme.io</code> configured · ${note}\n\n`);
+    // It is a change: counted, and the other diffs are shown as usual.
+    expect(body).toContain('<summary><b>staging-eu-1</b> · staging · 🟡 changes · 1 created, 2 configured</summary>');
+    expect(body).toContain('<summary><code>Deployment/apps/podinfo</code> configured</summary>');
+    expect(body).not.toContain('[!WARNING]');
+  });
+
+  it('says so in the rollout comment', () => {
+    const applied = changeSet([{ ...fleet.clusters[0]!, status: 'applied' }], 'apply');
+    expect(renderRolloutComment(applied, context)).toContain(`- <code>CustomResourceDefinition/widgets.acme.io</code> configured · ${note}\n\n`);
+  });
+
+  it('names only the side that exists for a created or deleted object', () => {
+    const createdCrd = { ...crd, action: 'created' as const, diffTooLarge: { liveLines: 0, desiredLines: 1_234_567 } };
+    const deletedCrd = { ...crd, name: 'gadgets.acme.io', action: 'deleted' as const, diffTooLarge: { liveLines: 999, desiredLines: 0 } };
+    const body = renderPullRequestComment(changeSet([cluster('a', 'g', [instance('crds', [createdCrd, deletedCrd])])]), context);
+    expect(body).toContain('created · ⚠️ diff too large to compute (1,234,567 lines desired); compare');
+    expect(body).toContain('deleted · ⚠️ diff too large to compute (999 lines live); compare');
+  });
+
+  it('keeps the secret note and the failed object error beside it', () => {
+    const failed = { ...crd, action: 'failed' as const, error: 'the API server refused it' };
+    const body = renderPullRequestComment(changeSet([cluster('a', 'g', [instance('crds', [failed])], { status: 'failed' })]), context);
+    expect(body).toContain(`- <code>CustomResourceDefinition/widgets.acme.io</code> ❌ failed · ${note}\n\n\`\`\`text\nthe API server refused it\n\`\`\`\n`);
+  });
+
+  it('is not shown for an object that is not reached or does not change', () => {
+    const skipped = changeSet([cluster('a', 'g', [instance('crds', [withAction(crd, 'skipped')])], { status: 'skipped' })], 'apply');
+    expect(renderRolloutComment(skipped, context)).not.toContain('too large');
+  });
+});
