@@ -8,12 +8,11 @@
 import { existsSync } from 'node:fs';
 import { evaluateForClusters, type ClusterBundle, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
 import type { CueEngine } from '../cue/index.js';
-import { openSession, type ClusterSession } from '../fleet/cluster-session.js';
+import { openSession, type ClusterSession } from '../fleet/session.js';
 import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
 import { UsageError, type ParsedArguments } from './arguments.js';
-import type { BundleInputs } from './bundle-options.js';
-import type { CommandIO } from './command-io.js';
-import { kubeconfigPaths, kubeconfigTexts } from './fleet-options.js';
+import type { CommandIO } from './io.js';
+import { kubeconfigPaths, kubeconfigTexts, type BundleInputs } from './options.js';
 
 export interface QueryAccess {
   /** Reads query objects from the cluster named by the runtime; undefined without queries. */

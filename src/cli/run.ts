@@ -1,14 +1,13 @@
-// Dispatches `timoni-fleet <command> [flags]` to its command and maps outcomes to exit codes.
-import { loadCueEngine } from '../cue/index.js';
+// Dispatches `timoni-fleet <command> [flags]` to its command, maps outcomes to exit codes,
+// and turns a failed command into what the user reads: the message on stderr, every CUE
+// diagnostic with its file, line and field, and, inside GitHub Actions, an annotation on
+// the file and line for each.
+import { loadCueEngine, type CueEngine } from '../cue/index.js';
+import { errorAnnotations } from '../action/annotations.js';
 import { formatFlagHelp, parseArguments, UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
-import type { CommandIO } from './command-io.js';
-import { reportError } from './error-report.js';
-import { runVet, vetFlags } from './vet-command.js';
-import { buildFlags, runBuild } from './build-command.js';
-import { runApply, runDelete, runDiff, runStatus } from './fleet-commands.js';
-import { fleetFlagsFor } from './fleet-options.js';
-import { cueMemoryLimit } from './bundle-options.js';
-import type { CueEngine } from '../cue/index.js';
+import { runApply, runBuild, runDelete, runDiff, runStatus, runVet } from './commands.js';
+import type { CommandIO } from './io.js';
+import { buildFlags, cueMemoryLimit, fleetFlagsFor, vetFlags } from './options.js';
 
 interface Command {
   summary: string;
@@ -30,6 +29,12 @@ function usage(): string {
   for (const [name, command] of Object.entries(commands)) lines.push(`  ${name.padEnd(10)} ${command.summary}`);
   lines.push('', 'Run `timoni-fleet <command> --help` for its flags.');
   return `${lines.join('\n')}\n`;
+}
+
+export function reportError(error: unknown, io: CommandIO): void {
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr(`✗ ${message}\n`);
+  if (io.env.GITHUB_ACTIONS === 'true') io.stdout(errorAnnotations(error));
 }
 
 export async function runCli(argv: string[], io: CommandIO): Promise<number> {

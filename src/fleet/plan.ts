@@ -9,18 +9,12 @@ import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { diffInstance } from '../kube/instance-diff.js';
 import { InstanceStepError } from '../kube/instance.js';
 import { mapBounded } from '../concurrency.js';
-import { buildForCluster, ClusterStepError } from './cluster-build.js';
-import { clusterEntry, clusterError } from './cluster-outcome.js';
-import { connectCluster } from './cluster-connect.js';
-import { BufferedLog } from './fleet-log.js';
-import type { FleetRun } from './fleet-run.js';
-import { instanceInput, moduleInfo } from './instance-input.js';
-import type { ChangeSet, ClusterChanges, ClusterError, InstanceChanges, ObjectChange } from '../changeset.js';
-import { isChangingAction } from '../changeset.js';
+import { isChangingAction, type ChangeSet, type ClusterChanges, type ClusterError, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { InstanceBuilds } from '../module/build.js';
+import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
-import { changeLine, logPrefix } from './change-line.js';
-import { withinDeadline } from './deadline.js';
-import { InstanceBuilds } from '../module/instance-builds.js';
+import { BufferedLog, withinDeadline, type FleetRun } from './run.js';
+import { buildForCluster, connectCluster, instanceInput, moduleInfo } from './session.js';
 
 async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();

@@ -6,8 +6,9 @@ import { InstanceStepError } from '../kube/instance.js';
 import { inventoryEntryId, type DecodedInstanceSecret } from '../kube/inventory.js';
 import type { KubeCluster } from '../kube/cluster.js';
 import { deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances, type RemovedInstanceScan } from '../kube/removed-instances.js';
-import { ClusterStepError, type ClusterInstanceBuild } from './cluster-build.js';
 import type { InstanceChanges, ModuleInfo, ObjectChange } from '../changeset.js';
+import { ClusterStepError } from './outcome.js';
+import type { ClusterInstanceBuild } from './session.js';
 
 /** The module of a stored instance, as the ChangeSet names modules. */
 function storedModule(stored: DecodedInstanceSecret): ModuleInfo {

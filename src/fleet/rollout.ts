@@ -7,17 +7,13 @@ import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { applyInstance } from '../kube/instance-apply.js';
 import { assertOwnership } from '../kube/ownership.js';
 import { InstanceStepError } from '../kube/instance.js';
-import { buildForCluster, ClusterStepError } from './cluster-build.js';
-import { clusterEntry, clusterError, skippedEntry } from './cluster-outcome.js';
-import { connectCluster } from './cluster-connect.js';
-import type { FleetRun } from './fleet-run.js';
-import { instanceInput, moduleInfo } from './instance-input.js';
-import type { ChangeSet, ClusterChanges, InstanceChanges, ObjectChange } from '../changeset.js';
 import type { ReadinessCheck } from '../kube/wait.js';
-import { logPrefix } from './change-line.js';
-import { CLUSTER_GRACE_MS, withinDeadline } from './deadline.js';
-import { InstanceBuilds } from '../module/instance-builds.js';
+import type { ChangeSet, ClusterChanges, InstanceChanges, ObjectChange } from '../changeset.js';
+import { InstanceBuilds } from '../module/build.js';
+import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
+import { CLUSTER_GRACE_MS, withinDeadline, type FleetRun } from './run.js';
+import { buildForCluster, connectCluster, instanceInput, moduleInfo } from './session.js';
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();

@@ -1,9 +1,9 @@
-// One bad object does not hide the others (issue 11, item 9): with a Service port changed
-// out of band (as `kubectl patch` does), the API server refuses the Service's dry-run; as
-// Timoni's dry-run diff (internal/dyff InstanceDryRunDiff logs the error and goes on), the
-// Service is a `failed` change with the server's answer, the ConfigMap is still configured,
-// the ServiceAccount the build dropped is still reported deleted, and the cluster is failed
-// (the CLI diff exits 2).
+// The plan on a real cluster. One bad object does not hide the others (issue 11, item 9):
+// with a Service port changed out of band (as `kubectl patch` does), the API server
+// refuses the Service's dry-run; as Timoni's dry-run diff (internal/dyff
+// InstanceDryRunDiff logs the error and goes on), the Service is a `failed` change with
+// the server's answer, the ConfigMap is still configured, the ServiceAccount the build
+// dropped is still reported deleted, and the cluster is failed (the CLI diff exits 2).
 import { describe, expect, inject, it } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
 import { runCliCaptured } from '../cli/run-cli.js';

@@ -1,11 +1,30 @@
-// The fleet commands' progress on stderr. Clusters are diffed at once and each reports its
-// lines as one group when it is done; the CLI prints those groups in runtime order, as
-// Timoni and the pull request comment list clusters, not in the order they finished. A
-// group waits until every cluster before it has printed; lines outside a group pass at
-// once. Every printed line is remembered, so that a cluster's error already logged by the
-// fleet layer is not printed a second time in the closing summary.
-import type { FleetLog } from '../fleet/fleet-log.js';
-import type { CommandIO } from './command-io.js';
+// What a command reads and writes (CommandIO, passed in so that tests run commands
+// in-process), and the fleet commands' progress on stderr (CliLog).
+import type { FleetLog } from '../fleet/run.js';
+
+export interface CommandIO {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export function processIO(): CommandIO {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  };
+}
+
+// ---- Progress
+// Clusters are diffed at once and each reports its lines as one group when it is done; the
+// CLI prints those groups in runtime order, as Timoni and the pull request comment list
+// clusters, not in the order they finished. A group waits until every cluster before it
+// has printed; lines outside a group pass at once. Every printed line is remembered, so
+// that a cluster's error already logged by the fleet layer is not printed a second time in
+// the closing summary.
 
 interface Group {
   title: string;

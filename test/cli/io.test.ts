@@ -2,8 +2,7 @@
 // lines of a cluster whose turn it is printed as they come, and a memory of what was
 // printed (so that a cluster's error is reported once).
 import { describe, expect, it } from 'vitest';
-import { CliLog } from '../../src/cli/cli-log.js';
-import type { CommandIO } from '../../src/cli/command-io.js';
+import { CliLog, type CommandIO } from '../../src/cli/io.js';
 
 function capture(): { io: CommandIO; lines: () => string[] } {
   let stderr = '';

@@ -4,9 +4,9 @@
 import { evaluateForCluster, selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { deleteBundleInstances, type DeletedInstance } from '../kube/instance-delete.js';
 import { bundleStatus, type InstanceStatus } from '../kube/instance-status.js';
-import { openSession, type ClusterSession } from './cluster-session.js';
-import type { FleetRun } from './fleet-run.js';
-import { logPrefix } from './change-line.js';
+import { logPrefix } from './outcome.js';
+import type { FleetRun } from './run.js';
+import { openSession, type ClusterSession } from './session.js';
 
 export interface ClusterResult<T> {
   cluster: RuntimeCluster;

@@ -1,0 +1,227 @@
+// What each command does, once its flags are read (options.ts):
+// - `vet` validates the bundle for every selected cluster of the runtime, as `timoni bundle
+//   vet` does, and optionally prints the computed value per cluster;
+// - `build` builds every instance from its module for each selected cluster and prints the
+//   objects as multi-document YAML (with `# Cluster:` and `# Instance:` comments, as
+//   `timoni bundle build` prints instances; each object exactly as sigs.k8s.io/yaml prints
+//   it, see timoni-yaml.ts) or as JSON; `--mask-secrets` masks Secret data as Timoni v0.33;
+// - `diff|apply|status|delete` reach the clusters through the fleet layer. diff exits 0 in
+//   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits
+//   1 when a cluster failed; `-o json` prints the ChangeSet (diff, apply) or the
+//   per-cluster results. Progress goes to stderr through CliLog: diff's clusters in runtime
+//   order, each error once; delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
+// vet and build stay off clusters except to read runtime value queries (query-access.ts);
+// values read from Secrets are redacted in what they print.
+import { selectClusters } from '../bundle/index.js';
+import { hasChanges, type ChangeSet, type ClusterChanges, type ObjectChange } from '../changeset.js';
+import type { CueEngine } from '../cue/index.js';
+import { logPrefix } from '../fleet/outcome.js';
+import { planFleet } from '../fleet/plan.js';
+import { rollOutFleet } from '../fleet/rollout.js';
+import type { FleetRun } from '../fleet/run.js';
+import { fleetDelete, fleetStatus } from '../fleet/status.js';
+import { sortForApply } from '../kube/apply-order.js';
+import { maskSecret } from '../kube/mask.js';
+import { formatRef } from '../kube/object.js';
+import { kubeVersionWithoutCluster, InstanceBuilds, type ObjectSet } from '../module/build.js';
+import { ModuleResolver } from '../module/source.js';
+import type { ParsedArguments } from './arguments.js';
+import { CliLog, type CommandIO } from './io.js';
+import { fleetRunFromArgs, readBundleInputs } from './options.js';
+import { evaluateWithQueries, redactStrings } from './query-access.js';
+import { TimoniYamlPrinter } from './timoni-yaml.js';
+
+// ---- vet
+
+export async function runVet(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+  const inputs = readBundleInputs(engine, args, io.cwd, io.env);
+  const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
+  const printValue = args.booleans.get('print-value') === true;
+
+  if (inputs.output === 'json') {
+    const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: redactStrings(result.value, access.redact) }));
+    io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
+    return 0;
+  }
+  for (const result of results) {
+    if (printValue) {
+      const prefix = inputs.runtime.isDefault ? '' : `${JSON.stringify(result.cluster.name)}: `;
+      io.stdout(`${prefix}bundle: ${access.redact(result.cueText)}\n`);
+      continue;
+    }
+    for (const instance of result.bundle.instances) {
+      io.stderr(`${logPrefix(result.bundle.name, result.cluster.name, instance.name)} > instance is valid\n`);
+    }
+  }
+  if (!printValue && results[0]) io.stderr(`${logPrefix(results[0].bundle.name)} > bundle is valid\n`);
+  return 0;
+}
+
+// ---- build
+
+interface BuiltCluster {
+  name: string;
+  group: string;
+  instances: Array<{
+    name: string;
+    namespace: string;
+    module: { url: string; version: string; digest: string; name: string };
+    sets: ObjectSet[];
+  }>;
+}
+
+function renderYaml(clusters: BuiltCluster[], isDefault: boolean): string {
+  const printer = new TimoniYamlPrinter();
+  const parts: string[] = [];
+  for (const cluster of clusters) {
+    for (const instance of cluster.instances) {
+      const header = [...(isDefault ? [] : [`# Cluster: ${cluster.name}`]), `# Instance: ${instance.name}`].join('\n');
+      const objects = sortForApply(instance.sets.flatMap((set) => set.objects));
+      parts.push(`---\n${header}\n---\n${printer.marshalObjects(objects)}`);
+    }
+  }
+  return parts.join('\n');
+}
+
+/** Each object as printed: registered secret values redacted, Secret data masked when asked. */
+function printedSets(sets: ObjectSet[], redact: (text: string) => string, maskSecrets: boolean): ObjectSet[] {
+  return sets.map((set) => ({
+    ...set,
+    objects: set.objects.map((object) => {
+      const redacted = redactStrings(object, redact) as typeof object;
+      return maskSecrets ? maskSecret(redacted) : redacted;
+    }),
+  }));
+}
+
+export async function runBuild(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+  const inputs = readBundleInputs(engine, args, io.cwd, io.env);
+  const output = args.strings.get('output') ?? 'yaml';
+  const maskSecrets = args.booleans.get('mask-secrets') === true;
+  const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
+  const creds = args.strings.get('creds');
+  const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
+  const kubeVersion = kubeVersionWithoutCluster(io.env);
+  const builds = new InstanceBuilds(engine);
+
+  const clusters: BuiltCluster[] = [];
+  for (const result of results) {
+    const instances: BuiltCluster['instances'] = [];
+    for (const instance of result.bundle.instances) {
+      const module = await resolver.resolve(instance.module);
+      const built = builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion });
+      instances.push({
+        name: instance.name,
+        namespace: instance.namespace,
+        module: { url: module.url, version: module.version, digest: module.digest, name: module.name },
+        sets: printedSets(built.sets, access.redact, maskSecrets),
+      });
+    }
+    clusters.push({ name: result.cluster.name, group: result.cluster.group, instances });
+  }
+
+  if (output === 'json') io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
+  else io.stdout(renderYaml(clusters, inputs.runtime.isDefault));
+  return 0;
+}
+
+// ---- diff, apply, status, delete
+
+/** A fleet run whose log prints clusters' groups in runtime order. */
+function orderedRun(engine: CueEngine, args: ParsedArguments, io: CommandIO): { run: FleetRun; log: CliLog } {
+  const log = new CliLog(io);
+  const run = fleetRunFromArgs(engine, args, io, log);
+  log.order(selectClusters(run.evaluation.runtime, run.selector).map((cluster) => cluster.name));
+  return { run, log };
+}
+
+/** A failed cluster's error, unless the fleet layer has logged it already. */
+function reportClusterError(cluster: ClusterChanges, io: CommandIO, log: CliLog): void {
+  if (cluster.error && !log.hasPrinted(cluster.error.message)) io.stderr(`✗ cluster ${cluster.name}: ${cluster.error.step}: ${cluster.error.message}\n`);
+}
+
+const lines = (count: number) => (count === 1 ? '1 line' : `${count} lines`);
+
+/**
+ * The text `diff` prints for one cluster: each object that changes, under a
+ * `# <cluster> · <instance> · <object> <action>` line, with its diff, or with a line saying
+ * that its diff was too large to compute.
+ */
+export function clusterDiffText(cluster: ClusterChanges): string {
+  let text = '';
+  for (const instance of cluster.instances) {
+    for (const change of instance.changes) {
+      if (change.action === 'unchanged') continue;
+      const ref = objectRef(change);
+      if (change.diff) text += `# ${cluster.name} · ${instance.name} · ${ref} ${change.action}\n${change.diff}\n`;
+      else if (change.diffTooLarge) {
+        const { liveLines, desiredLines } = change.diffTooLarge;
+        text += `# ${cluster.name} · ${instance.name} · ${ref} ${change.action}\n${ref} diff too large to compute (${lines(liveLines)} live, ${lines(desiredLines)} desired)\n`;
+      }
+    }
+  }
+  return text;
+}
+
+function objectRef(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): string {
+  return `${change.kind}/${change.namespace ? `${change.namespace}/` : ''}${change.name}`;
+}
+
+function printChanges(changeSet: ChangeSet, io: CommandIO, log: CliLog): void {
+  for (const cluster of changeSet.clusters) {
+    const text = clusterDiffText(cluster);
+    if (text) io.stdout(text);
+    reportClusterError(cluster, io, log);
+  }
+}
+
+export async function runDiff(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+  const { run, log } = orderedRun(engine, args, io);
+  const changeSet = await planFleet(run);
+  log.flush();
+  if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
+  else printChanges(changeSet, io, log);
+  if (changeSet.clusters.some((c) => c.status === 'failed')) return 2;
+  return hasChanges(changeSet) ? 1 : 0;
+}
+
+export async function runApply(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+  const { run, log } = orderedRun(engine, args, io);
+  const changeSet = await rollOutFleet(run);
+  log.flush();
+  if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
+  for (const cluster of changeSet.clusters) reportClusterError(cluster, io, log);
+  const skipped = changeSet.clusters.filter((c) => c.status === 'skipped').map((c) => c.name);
+  if (skipped.length > 0 && !log.hasPrinted(`not reached: ${skipped.join(', ')}`)) io.stderr(`not reached: ${skipped.join(', ')}\n`);
+  return changeSet.clusters.some((c) => c.status === 'failed') ? 1 : 0;
+}
+
+export async function runStatus(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+  const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new CliLog(io)));
+  if (args.strings.get('output') === 'json') {
+    io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, group: r.cluster.group, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
+  } else {
+    for (const { cluster, bundle, result, error } of results) {
+      if (error) {
+        io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
+        continue;
+      }
+      if (!result || result.length === 0) io.stdout(`b:${bundle} > c:${cluster.name} > ✗ no instances found in bundle\n`);
+      for (const instance of result ?? []) {
+        const prefix = `b:${bundle} > c:${cluster.name} > i:${instance.name}`;
+        io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
+        for (const image of instance.images) io.stdout(`${prefix} > container image ${image}\n`);
+        for (const object of instance.objects) io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);
+      }
+    }
+  }
+  // As Timoni's bundle status: a cluster without the bundle's instances is an error.
+  return results.some((r) => r.error || !r.result || r.result.length === 0) ? 1 : 0;
+}
+
+export async function runDelete(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+  const results = await fleetDelete(fleetRunFromArgs(engine, args, io, new CliLog(io)));
+  if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
+  for (const { cluster, error } of results) if (error) io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
+  return results.some((r) => r.error) ? 1 : 0;
+}

@@ -1,0 +1,178 @@
+// The flags of each command, named as `timoni bundle` names them, and what they read: the
+// bundle, runtime and module files every command starts from (bundle flags), the
+// kubeconfig, and for the commands that reach clusters (diff, apply, status, delete) the
+// fleet run they describe.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { loadRuntime, readCueModuleFiles, readSourceFiles, type ClusterSelector, type Runtime, type SourceFile } from '../bundle/index.js';
+import { parseVariableNames, runtimeEnvironment } from '../bundle/runtime-environment.js';
+import type { CueEngine } from '../cue/index.js';
+import { parseDuration } from '../duration.js';
+import { FileBoundary } from '../file-boundary.js';
+import { defaultFleetOptions, type FleetLog, type FleetRun } from '../fleet/run.js';
+import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
+import { ModuleResolver } from '../module/source.js';
+import { UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
+import type { CommandIO } from './io.js';
+
+// ---- Flags
+
+export const bundleFlags: FlagSpec[] = [
+  { name: 'file', short: 'f', kind: 'list', description: 'Bundle file (.cue, .json, .yaml); repeat or separate with commas' },
+  { name: 'runtime', short: 'r', kind: 'list', description: 'Runtime file; may be one of the bundle files' },
+  { name: 'runtime-group', kind: 'string', default: '*', description: 'Only the clusters of this group' },
+  { name: 'runtime-cluster', kind: 'string', default: '*', description: 'Only the cluster of this name' },
+  { name: 'runtime-from-env', kind: 'boolean', description: 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)' },
+  { name: 'runtime-env', kind: 'list', description: 'Give only these environment variables to runtime attributes; repeat or separate with commas' },
+  { name: 'allow-path', kind: 'list', description: 'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)' },
+  { name: 'workdir', kind: 'string', default: '', description: 'CUE module root for imports in bundle files (default: current directory)' },
+  { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
+  { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
+  { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
+  { name: 'cue-memory-limit', kind: 'string', default: '2048', description: "Ceiling on the CUE engine's memory in MiB (64-4096)" },
+];
+
+export const vetFlags: FlagSpec[] = [...bundleFlags, { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' }];
+
+export const buildFlags: FlagSpec[] = [
+  ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
+  { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
+  { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
+];
+
+export const fleetFlags: FlagSpec[] = [
+  ...bundleFlags,
+  { name: 'wait', kind: 'boolean', default: 'true', description: 'Wait for applied objects to become ready (--wait=false to skip)' },
+  { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's apply, all its instances' readiness waits together" },
+  { name: 'prune', kind: 'boolean', default: 'true', description: 'Delete objects that the bundle no longer builds' },
+  { name: 'prune-removed-instances', kind: 'boolean', default: 'true', description: "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)" },
+  { name: 'force', kind: 'boolean', description: 'Recreate objects whose immutable fields change' },
+  { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
+  { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
+  { name: 'concurrency', kind: 'string', default: '4', description: 'Clusters diffed at once' },
+  { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
+];
+
+/** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
+const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[] | 'all'> = {
+  apply: 'all',
+  diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline'],
+  status: ['deadline'],
+  delete: ['wait', 'timeout', 'deadline'],
+};
+
+export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
+  const own = commandFlags[command];
+  if (own === 'all') return fleetFlags;
+  return fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
+}
+
+/** `--cue-memory-limit` in MiB, checked. */
+export function cueMemoryLimit(args: ParsedArguments): number {
+  const text = args.strings.get('cue-memory-limit') ?? '2048';
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 64 || value > 4096) throw new UsageError(`--cue-memory-limit must be a whole number of MiB from 64 to 4096, not "${text}"`);
+  return value;
+}
+
+// ---- Bundle inputs
+
+export interface BundleInputs {
+  bundleFiles: SourceFile[];
+  runtime: Runtime;
+  moduleFiles: Record<string, string>;
+  selector: ClusterSelector;
+  environment?: Record<string, string | undefined>;
+  /** Where bundle, runtime, cue.mod and local module files may come from (after symlinks). */
+  boundary: FileBoundary;
+  output: 'text' | 'json';
+}
+
+/** The root of the git work tree holding `cwd` (a bundle may use modules anywhere in its repository), else `cwd`. */
+function repositoryRoot(cwd: string): string {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    if (dirname(dir) === dir) return resolve(cwd);
+  }
+}
+
+export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: string, env: NodeJS.ProcessEnv): BundleInputs {
+  const files = args.lists.get('file') ?? [];
+  if (files.length === 0) throw new UsageError('no bundle given: pass one or more files with -f');
+  const workdir = resolve(cwd, args.strings.get('workdir') || '.');
+  const named = [...files, ...(args.lists.get('runtime') ?? [])].map((file) => dirname(resolve(cwd, file)));
+  const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => resolve(cwd, path))]);
+  const moduleFiles = readCueModuleFiles(workdir, boundary);
+  const bundleFiles = readSourceFiles(files, cwd, boundary);
+  const runtimeFiles = readSourceFiles(args.lists.get('runtime') ?? [], cwd, boundary);
+  let allowed: string[];
+  try {
+    allowed = parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env');
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const runtime = loadRuntime(engine, runtimeFiles, moduleFiles, args.strings.get('kube-context') ?? '');
+  return {
+    bundleFiles,
+    runtime,
+    moduleFiles,
+    selector: { cluster: args.strings.get('runtime-cluster'), group: args.strings.get('runtime-group') },
+    environment: runtimeEnvironment(env, { all: args.booleans.get('runtime-from-env') ?? false, allowed }),
+    boundary,
+    output: (args.strings.get('output') ?? 'text') as 'text' | 'json',
+  };
+}
+
+// ---- Kubeconfig and fleet run
+
+/** The kubeconfig files: --kubeconfig, else the KUBECONFIG list, else ~/.kube/config. */
+export function kubeconfigPaths(args: ParsedArguments, io: CommandIO): string[] {
+  const given = args.strings.get('kubeconfig');
+  return given ? [resolve(io.cwd, given)] : (io.env.KUBECONFIG ?? join(homedir(), '.kube', 'config')).split(':').filter(Boolean);
+}
+
+export function kubeconfigTexts(args: ParsedArguments, io: CommandIO): Array<{ text: string; path: string }> {
+  return kubeconfigPaths(args, io).map((path) => {
+    try {
+      return { text: readFileSync(path, 'utf8'), path };
+    } catch {
+      throw new UsageError(`cannot read kubeconfig ${path}`);
+    }
+  });
+}
+
+export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: CommandIO, log: FleetLog): FleetRun {
+  const inputs = readBundleInputs(engine, args, io.cwd, io.env);
+  const secrets = new SecretRegistry();
+  const timeoutText = args.strings.get('timeout') ?? '5m';
+  const timeoutMs = parseDuration(timeoutText);
+  if (timeoutMs === undefined) throw new UsageError(`--timeout must be a duration such as 5m or 90s, not "${timeoutText}"`);
+  const concurrency = Number(args.strings.get('concurrency') ?? '4');
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError('--concurrency must be a whole number, 1 or more');
+  const creds = args.strings.get('creds');
+  const deadlineText = args.strings.get('deadline') ?? '';
+  const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
+  if (deadlineMs === undefined && deadlineText !== '') throw new UsageError(`--deadline must be a duration such as 30m or 90s, not "${deadlineText}"`);
+  const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
+  return {
+    engine,
+    evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(inputs.environment ? { environment: inputs.environment } : {}) },
+    selector: inputs.selector,
+    kubeconfig: loadKubeconfig(kubeconfigTexts(args, io), secrets),
+    secrets,
+    resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value: string) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
+    options: {
+      ...defaultFleetOptions,
+      wait: args.booleans.get('wait') ?? true,
+      timeoutMs,
+      prune: args.booleans.get('prune') ?? true,
+      pruneRemovedInstances: args.booleans.get('prune-removed-instances') ?? true,
+      force: args.booleans.get('force') ?? false,
+      overwriteOwnership: args.booleans.get('overwrite-ownership') ?? false,
+      concurrency,
+    },
+    log,
+    ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
+  };
+}

@@ -1,0 +1,54 @@
+// How one cluster's work is told: its entry of the ChangeSet (status, the error with the
+// step it failed in, instances with their module and object changes), and its log lines in
+// Timoni's style (`b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo configured`;
+// the cluster part is left out for the default cluster).
+import { DEFAULT_RUNTIME_NAME, type RuntimeCluster } from '../bundle/index.js';
+import type { ClusterChanges, ClusterError, InstanceChanges, ObjectChange } from '../changeset.js';
+
+/** A failure tagged with the step of the cluster's work it happened in. */
+export class ClusterStepError extends Error {
+  constructor(
+    readonly step: string,
+    cause: unknown,
+    readonly instance?: string,
+    readonly object?: string,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'ClusterStepError';
+  }
+}
+
+export function clusterEntry(cluster: RuntimeCluster, status: ClusterChanges['status'], instances: InstanceChanges[], error: ClusterError | null, startedAt: number): ClusterChanges {
+  return {
+    name: cluster.name,
+    group: cluster.group,
+    kubeContext: cluster.kubeContext,
+    status,
+    error,
+    instances,
+    durationMs: Date.now() - startedAt,
+  };
+}
+
+export function clusterError(error: unknown, fallbackStep: string): ClusterError {
+  if (error instanceof ClusterStepError) {
+    return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+  }
+  return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
+}
+
+export function skippedEntry(cluster: RuntimeCluster): ClusterChanges {
+  return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
+}
+
+export function logPrefix(bundle: string, cluster?: string, instance?: string): string {
+  const parts = [`b:${bundle}`];
+  if (cluster && cluster !== DEFAULT_RUNTIME_NAME) parts.push(`c:${cluster}`);
+  if (instance) parts.push(`i:${instance}`);
+  return parts.join(' > ');
+}
+
+export function changeLine(bundle: string, cluster: string, instance: string, change: Pick<ObjectChange, 'kind' | 'namespace' | 'name' | 'action'>): string {
+  const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
+  return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+}

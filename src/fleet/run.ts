@@ -1,0 +1,98 @@
+// What a fleet run is: everything a plan or a rollout needs (the CUE engine, the bundle
+// inputs, the clusters' kubeconfig, the module resolver, the options named as in
+// `timoni bundle apply`), where it reports progress (FleetLog), and how long it may take
+// (the run's deadline, and the grace a cluster is given past its own time limit).
+import type { ClusterEvaluationOptions, ClusterSelector, Runtime } from '../bundle/index.js';
+import type { CueEngine } from '../cue/index.js';
+import type { Kubeconfig, SecretRegistry } from '../kube/index.js';
+import type { ModuleResolver } from '../module/source.js';
+
+export interface FleetOptions {
+  force: boolean;
+  overwriteOwnership: boolean;
+  wait: boolean;
+  timeoutMs: number;
+  prune: boolean;
+  /**
+   * With `prune`: delete (and show in a diff) the instances that the cluster stores under
+   * this bundle's label but that the bundle no longer lists. False keeps them.
+   */
+  pruneRemovedInstances: boolean;
+  /** Clusters diffed at once. */
+  concurrency: number;
+}
+
+export const defaultFleetOptions: FleetOptions = {
+  force: false,
+  overwriteOwnership: false,
+  wait: true,
+  timeoutMs: 5 * 60_000,
+  prune: true,
+  pruneRemovedInstances: true,
+  concurrency: 4,
+};
+
+export interface FleetRun {
+  engine: CueEngine;
+  evaluation: Omit<ClusterEvaluationOptions, 'selector' | 'readObject'> & { runtime: Runtime };
+  selector: ClusterSelector;
+  kubeconfig: Kubeconfig;
+  secrets: SecretRegistry;
+  resolver: ModuleResolver;
+  options: FleetOptions;
+  log: FleetLog;
+  /**
+   * The whole run's deadline (epoch milliseconds): no cluster starts after it, a cluster's
+   * work is not waited for past it, and each cluster's own time limit ends by it.
+   */
+  deadlineAt?: number;
+  /** Filled in as the run goes: milliseconds since the process started (performance.now()). */
+  timings?: { firstClusterRequestMs?: number };
+  /** Told of every error that fails a cluster (the action turns CUE errors into annotations). */
+  onClusterError?: (cluster: string, error: unknown) => void;
+}
+
+// ---- Progress
+
+/**
+ * Where the fleet layer reports progress: plain lines and groups (one per cluster). The
+ * CLI prints lines; the action turns groups into collapsible log groups.
+ */
+export interface FleetLog {
+  line(text: string): void;
+  startGroup(title: string): void;
+  endGroup(): void;
+}
+
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+export class BufferedLog {
+  readonly lines: string[] = [];
+
+  line(text: string): void {
+    this.lines.push(text);
+  }
+
+  flushInto(log: FleetLog, title: string): void {
+    log.startGroup(title);
+    for (const text of this.lines) log.line(text);
+    log.endGroup();
+  }
+}
+
+// ---- Time limits
+// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
+// request already sent stays sent); the run stops waiting for it, reports the cluster as
+// failed, and goes on to publish what it has. The action's process ends after publishing,
+// which also ends any work still in flight.
+
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+export const CLUSTER_GRACE_MS = 2_000;
+
+export function withinDeadline<T>(work: Promise<T>, deadlineAt: number, onDeadline: () => T): Promise<T> {
+  if (!Number.isFinite(deadlineAt)) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,132 @@
+// One cluster's part of a run: its connection (the client opened from its kube context, its
+// Kubernetes version, a reader for runtime value queries), and what it should run (the
+// bundle evaluated for that cluster, every instance built from its module with the
+// cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
+// A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
+// exception, so that the other clusters are still diffed.
+import { evaluateForCluster, type ClusterBundle, type ClusterEvaluationOptions, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
+import type { ClusterChanges, ModuleInfo } from '../changeset.js';
+import type { CueEngine } from '../cue/index.js';
+import { openCluster, type Kubeconfig, type KubeCluster, type OpenClusterOptions } from '../kube/index.js';
+import type { BuiltInstanceInput } from '../kube/instance.js';
+import type { BuiltInstance, InstanceBuilds } from '../module/build.js';
+import type { ModuleResolver, ModuleSource } from '../module/source.js';
+import { clusterEntry, clusterError, ClusterStepError } from './outcome.js';
+import type { FleetRun } from './run.js';
+
+// ---- Connection
+
+export interface ClusterSession {
+  runtimeCluster: RuntimeCluster;
+  kube: KubeCluster;
+  /** `1.36.3` for a server reporting `v1.36.3`. */
+  kubeVersion: string;
+  readObject: QueryObjectReader;
+}
+
+/** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
+export function moduleKubeVersion(gitVersion: string): string {
+  const match = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion);
+  return match?.[1] ?? gitVersion.replace(/^v/, '');
+}
+
+export async function openSession(kubeconfig: Kubeconfig, cluster: RuntimeCluster, options: OpenClusterOptions): Promise<ClusterSession> {
+  const kube = openCluster(kubeconfig, cluster.kubeContext || undefined, { ...options, name: cluster.name });
+  try {
+    const version = await kube.client.version();
+    const readObject: QueryObjectReader = async (_cluster, query) => {
+      const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
+      return object ?? undefined;
+    };
+    return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
+  } catch (error) {
+    kube.close();
+    throw error;
+  }
+}
+
+export type ConnectOutcome = { session: ClusterSession } | { failed: ClusterChanges };
+
+/** Opens a cluster for a plan or a rollout; the first request of the run is timed. */
+export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, startedAt: number): Promise<ConnectOutcome> {
+  if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
+  try {
+    return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
+  } catch (error) {
+    line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+    run.onClusterError?.(cluster.name, error);
+    return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
+  }
+}
+
+// ---- Builds
+
+export interface ClusterInstanceBuild {
+  name: string;
+  namespace: string;
+  module: ModuleSource;
+  built: BuiltInstance;
+}
+
+export interface ClusterBuild {
+  evaluated: ClusterBundle;
+  instances: ClusterInstanceBuild[];
+}
+
+export async function buildForCluster(
+  engine: CueEngine,
+  evaluation: Omit<ClusterEvaluationOptions, 'selector' | 'readObject'>,
+  resolver: ModuleResolver,
+  session: ClusterSession,
+  registerSecret: (value: string) => void,
+  builds: InstanceBuilds,
+): Promise<ClusterBuild> {
+  let evaluated: ClusterBundle;
+  try {
+    evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
+  } catch (error) {
+    throw new ClusterStepError('evaluate', error);
+  }
+  // Runtime values from the environment or cluster Secrets are masked before anything prints.
+  for (const value of evaluated.secretValues) registerSecret(value);
+  const instances: ClusterInstanceBuild[] = [];
+  for (const instance of evaluated.bundle.instances) {
+    try {
+      const module = await resolver.resolve(instance.module);
+      const built = builds.build(module, {
+        name: instance.name,
+        namespace: instance.namespace,
+        values: instance.valuesCue,
+        kubeVersion: session.kubeVersion,
+      });
+      instances.push({ name: instance.name, namespace: instance.namespace, module, built });
+    } catch (error) {
+      throw new ClusterStepError('build', error, instance.name);
+    }
+  }
+  return { evaluated, instances };
+}
+
+/** The shape the Kubernetes engine applies or diffs: one built instance of the bundle. */
+export function instanceInput(bundle: string, instance: ClusterInstanceBuild): BuiltInstanceInput {
+  return {
+    bundle,
+    name: instance.name,
+    namespace: instance.namespace,
+    module: {
+      url: instance.module.url,
+      version: instance.module.version,
+      digest: instance.module.digest,
+      name: instance.module.name,
+      ...(instance.module.repository ? { repository: instance.module.repository } : {}),
+      ...(instance.module.annotations ? { annotations: instance.module.annotations } : {}),
+    },
+    sets: instance.built.sets,
+    valuesSource: instance.built.values,
+    images: instance.built.images,
+  };
+}
+
+export function moduleInfo(instance: ClusterInstanceBuild): ModuleInfo {
+  return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+}
