@@ -10,9 +10,8 @@ import type { ObjectChange } from '../changeset.js';
 import { applyObject, comparesStatus, type ApplyResult } from './apply.js';
 import { applyStages, sortForApply } from './apply-order.js';
 import type { KubeCluster } from './cluster.js';
-import { objectDiff, wholeObjectDiff } from './diff.js';
+import { objectDiff, recreateDiff, wholeObjectDiff, type ObjectDiff } from './diff.js';
 import { NoMatchError } from './discovery.js';
-import { recreateDiff } from './field-changes.js';
 import { instanceId, instanceRecord, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';
 import { DeleteObjectsError, deleteObjects, staleObjects } from './instance-prune.js';
 import { inventoryEntries, type InstanceRecord, type InventoryEntry } from './inventory.js';
@@ -88,11 +87,11 @@ async function applyOne(cluster: KubeCluster, desired: KubeObject, ref: ObjectRe
     if (!(error instanceof NoMatchError)) throw error;
   }
   const result = await applyObject(cluster, desired, { force });
-  let diff = '';
-  if (result.action === 'created' || (result.action === 'recreated' && !before)) diff = wholeObjectDiff(desired);
+  let diff: ObjectDiff = { diff: '' };
+  if (result.action === 'created' || (result.action === 'recreated' && !before)) diff = { diff: wholeObjectDiff(desired) };
   else if (result.action === 'recreated' && before) diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
   else if (result.action === 'configured' && before) diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
-  return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, diff }, result };
+  return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, ...diff }, result };
 }
 
 /**

@@ -5,14 +5,11 @@
 import type { ObjectChange } from '../changeset.js';
 import { sortForApply, sortForDelete } from './apply-order.js';
 import type { KubeCluster } from './cluster.js';
+import { wholeObjectDiff } from './diff.js';
 import { NoMatchError } from './discovery.js';
 import { ownedBy } from './instance.js';
 import { inventoryEntryId, parseInventoryEntry, type DecodedInstanceSecret, type InventoryEntry } from './inventory.js';
-import { maskSecret } from './mask.js';
-import { normalizeObject } from './normalize.js';
 import { annotations, anyInMetadata, disabledValue, formatRef, type KubeObject, type ObjectRef } from './object.js';
-import { unifiedDiff } from './unified-diff.js';
-import { renderYaml } from './yaml-render.js';
 
 function refsOf(entries: InventoryEntry[] | null | undefined): ObjectRef[] {
   return (entries ?? []).map(parseInventoryEntry);
@@ -43,7 +40,7 @@ export function inventoryObjects(stored: DecodedInstanceSecret): ObjectRef[] {
 
 /** The whole live object as removed lines (Secret data masked). */
 export function deletedDiff(live: KubeObject): string {
-  return unifiedDiff(renderYaml(maskSecret(normalizeObject(live))), '');
+  return wholeObjectDiff(live, 'deleted');
 }
 
 const change = (ref: ObjectRef, action: ObjectChange['action'], diff: string): ObjectChange => ({

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyObject, serverSideApply } from '../../src/kube/apply.js';
 import type { KubeCluster } from '../../src/kube/cluster.js';
-import { diffObject } from '../../src/kube/diff.js';
+import { diffObject, MAX_EDIT_LENGTH } from '../../src/kube/diff.js';
 import { ImmutableFieldError } from '../../src/kube/immutable.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { clusterClient, testNamespace } from '../fleet/test-context.js';
@@ -244,6 +244,20 @@ describe('apply and diff on the fleet', () => {
     const clusterScoped = await diffObject(cluster, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `r-${ns}`, namespace: ns }, rules: [] }, { namespaceExists: false });
     expect(clusterScoped.namespace).toBe('');
     expect(clusterScoped.diff).not.toContain('namespace:');
+  });
+
+  it('marks a change too large to diff as configured without its text, and applies it', async () => {
+    const { clusters } = engineFleet();
+    const cluster = clusters[0]!;
+    const ns = (await testNamespace(0, 'kube-large')).name;
+    // As many keys as the edit limit, all changed: twice the edits the diff computes.
+    const large = (value: string) => configMap(ns, Object.fromEntries(Array.from({ length: MAX_EDIT_LENGTH }, (_, i) => [`key-${i}`, `${value} ${i}`])));
+    expect((await applyObject(cluster, large('old'))).action).toBe('created');
+    // Rendered, the ConfigMap has 8 lines besides its data.
+    const change = await diffObject(cluster, large('new'));
+    expect(change).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', namespace: ns, name: 'settings', action: 'configured', diff: '', diffTooLarge: { liveLines: MAX_EDIT_LENGTH + 8, desiredLines: MAX_EDIT_LENGTH + 8 } });
+    expect((await applyObject(cluster, large('new'))).action).toBe('configured');
+    expect(await diffObject(cluster, large('new'))).toMatchObject({ action: 'unchanged', diff: '' });
   });
 
   it('skips an existing one-off object', async () => {

@@ -49,7 +49,7 @@ describe('diff of objects', () => {
     const desired = structuredClone(liveDeployment);
     (desired.spec as { replicas: number }).replicas = 3;
     desired.metadata.resourceVersion = '813';
-    const diff = objectDiff(liveDeployment, desired);
+    const { diff } = objectDiff(liveDeployment, desired);
     expect(diff).toBe(
       [
         '--- live',
@@ -75,7 +75,7 @@ describe('diff of objects', () => {
     other.metadata.resourceVersion = '999';
     other.metadata.managedFields = [];
     other.status = { readyReplicas: 0 };
-    expect(objectDiff(liveDeployment, other)).toBe('');
+    expect(objectDiff(liveDeployment, other)).toEqual({ diff: '' });
   });
 
   it('shows a created object whole', () => {
@@ -123,7 +123,7 @@ describe('Secret masking', () => {
     const { live, desired } = maskSecretPair(liveSecret, unchanged);
     expect(desired.data).toEqual({ password: '***' });
     expect(live.data).toEqual({ password: '***' });
-    const diff = objectDiff(liveSecret, secret({ password: b64('second-password') }));
+    const { diff } = objectDiff(liveSecret, secret({ password: b64('second-password') }));
     expect(diff).toContain('-  password: "*** (before)"');
     expect(diff).toContain('+  password: "*** (after)"');
     expect(diff).not.toMatch(/first-password|second-password|Zmlyc3Qt|c2Vjb25k/);
