@@ -1,11 +1,10 @@
 // A small HTTP client for one cluster's API server: keep-alive, timeouts, JSON in and out,
 // errors as KubeApiError / KubeConnectionError naming the cluster and the object.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { ClusterConnection, RequestAuth } from './connection.js';
 import { describeConnectionError, KubeApiError, KubeConnectionError, parseStatus } from './errors.js';
 import type { ObjectRef } from './object.js';
-import { ConnectProxyAgent } from './proxy-agent.js';
+import { ProxyTransport } from '../net/proxy-transport.js';
 
 export interface KubeRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -63,8 +62,8 @@ interface RawResponse {
 }
 
 export class KubeClient {
-  private agent?: HttpAgent;
-  private agentKey?: string;
+  private transport?: ProxyTransport;
+  private transportKey?: string;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private readonly onWarning?: (warning: KubeWarning) => void;
@@ -111,18 +110,18 @@ export class KubeClient {
 
   /** Closes the idle keep-alive connections. */
   close(): void {
-    this.agent?.destroy();
-    this.agent = undefined;
-    this.agentKey = undefined;
+    this.transport?.destroy();
+    this.transport = undefined;
+    this.transportKey = undefined;
   }
 
-  private agentFor(auth: RequestAuth): HttpAgent {
-    // Exec plugins may hand out a new client certificate: one agent per certificate.
+  private transportFor(auth: RequestAuth): ProxyTransport {
+    // Exec plugins may hand out a new client certificate: one set of agents per certificate.
     const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
-    if (this.agent && this.agentKey === key) return this.agent;
-    this.agent?.destroy();
+    if (this.transport && this.transportKey === key) return this.transport;
+    this.transport?.destroy();
     const { connection } = this;
-    const options = {
+    this.transport = new ProxyTransport({
       keepAlive: true,
       maxSockets: 16,
       ca: connection.ca,
@@ -130,12 +129,9 @@ export class KubeClient {
       key: auth.key,
       rejectUnauthorized: connection.rejectUnauthorized,
       servername: connection.servername,
-    };
-    if (connection.server.protocol === 'http:') this.agent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
-    else if (connection.proxyUrl) this.agent = new ConnectProxyAgent(connection.proxyUrl, options);
-    else this.agent = new HttpsAgent(options);
-    this.agentKey = key;
-    return this.agent;
+    });
+    this.transportKey = key;
+    return this.transport;
   }
 
   private async send(req: KubeRequest, mayRetry: boolean): Promise<RawResponse> {
@@ -144,7 +140,7 @@ export class KubeClient {
     const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
     for (const [key, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
     const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-    const headers: Record<string, string> = {
+    const headers: OutgoingHttpHeaders = {
       ...auth.headers,
       Accept: req.accept ?? 'application/json',
       'User-Agent': this.userAgent,
@@ -173,11 +169,11 @@ export class KubeClient {
     return response;
   }
 
-  private exchange(url: URL, req: KubeRequest, headers: Record<string, string>, body: string | undefined, auth: RequestAuth, timeoutMs: number): Promise<RawResponse> {
+  private exchange(url: URL, req: KubeRequest, headers: OutgoingHttpHeaders, body: string | undefined, auth: RequestAuth, timeoutMs: number): Promise<RawResponse> {
     const { connection } = this;
     return new Promise<RawResponse>((resolvePromise, reject) => {
-      const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
-      const request = send(url, { method: req.method, headers, agent: this.agentFor(auth), servername: connection.servername }, (res: IncomingMessage) => {
+      const transport = this.transportFor(auth);
+      const request = transport.request(url, connection.proxyUrl, { method: req.method, headers, servername: connection.servername }, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () =>

@@ -4,12 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { ExecCredentialPlugin } from './exec-credential.js';
 import { KubeconfigError, resolveContext, resolveEntryPath, type Kubeconfig, type KubeconfigCluster, type KubeconfigUser } from './kubeconfig.js';
-import { proxyFromEnvironment } from './proxy-env.js';
+import { proxyFromEnvironment } from '../net/proxy-environment.js';
+import { isSupportedProxy } from '../net/proxy-transport.js';
 import type { SecretRegistry } from '../secrets.js';
 
 /** What a request carries to authenticate. */
 export interface RequestAuth {
-  headers: Record<string, string>;
+  /** A list is sent as one header line per value (Impersonate-Group). */
+  headers: Record<string, string | string[]>;
   /** PEM client certificate and key for the TLS handshake. */
   cert?: Buffer;
   key?: Buffer;
@@ -59,11 +61,12 @@ function authFor(user: KubeconfigUser, subject: string, options: ConnectionOptio
   invalidate: () => boolean;
 } {
   const { secrets } = options;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | string[]> = {};
   if (user.impersonate) headers['Impersonate-User'] = user.impersonate;
   if (user.impersonateUid) headers['Impersonate-Uid'] = user.impersonateUid;
-  // Node joins repeated header values with ", ", which the API server splits again.
-  if (user.impersonateGroups.length) headers['Impersonate-Group'] = user.impersonateGroups.join(', ');
+  // One header line per group: the API server takes each line as one group name and does
+  // not split a comma-joined value (`dev, ops` would be a single group).
+  if (user.impersonateGroups.length) headers['Impersonate-Group'] = [...user.impersonateGroups];
 
   if (user.authProvider) {
     throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
@@ -154,7 +157,7 @@ export function connectionFor(config: Kubeconfig, contextName: string | undefine
     }
   }
   if (proxyUrl) {
-    if (proxyUrl.protocol !== 'http:' && proxyUrl.protocol !== 'https:') {
+    if (!isSupportedProxy(proxyUrl)) {
       const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
       throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
     }

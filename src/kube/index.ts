@@ -15,7 +15,7 @@ export { ExecCredentialError } from './exec-credential.js';
 export { KubeClient, parseWarnings, type KubeClientOptions, type KubeRequest, type KubeWarning, type ServerVersion } from './client.js';
 export { KubeApiError, KubeConnectionError } from './errors.js';
 export { Discovery, NoMatchError, type RestMapping } from './discovery.js';
-export { proxyFromEnvironment, bypassesProxy } from './proxy-env.js';
+export { proxyFromEnvironment, bypassesProxy } from '../net/proxy-environment.js';
 export { KubeCluster, openCluster, collectionPath, type OpenClusterOptions } from './cluster.js';
 export {
   applyObject,
@@ -33,11 +33,9 @@ export {
 export { applyStages, sortForApply, sortForDelete, compareApplyOrder, type ApplyStage } from './apply-order.js';
 export { ImmutableFieldError, isImmutableError, immutableFields } from './immutable.js';
 export { takeOwnershipPatch, replaceFieldManagers, takeOverManagers } from './managed-fields.js';
-export { diffObject, objectDiff, wholeObjectDiff, type DiffObjectOptions } from './diff.js';
+export { diffObject, objectDiff, wholeObjectDiff, unifiedDiff, renderYaml, type DiffObjectOptions, type ObjectDiff } from './diff.js';
 export { normalizeObject, jsonEqual } from './normalize.js';
 export { maskSecret, maskSecretPair, isSecret } from './mask.js';
-export { unifiedDiff } from './unified-diff.js';
-export { renderYaml } from './yaml-render.js';
 export * from './inventory.js';
 export { readInstance, listInstances, writeInstance, deleteInstance, namespaceExists, ensureNamespace } from './inventory-store.js';
 export { writePrivateFile, removePrivateFiles } from './private-files.js';

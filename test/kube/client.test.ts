@@ -239,6 +239,43 @@ describe('engine client on the fleet', () => {
     }
   });
 
+  it('impersonates a user with two groups: the API server sees two groups, not "dev, ops"', async () => {
+    const ns = await testNamespace(0, 'impersonate');
+    const admin = clusterClient(0);
+    const user = `impersonated-${ns.name}`;
+    // Only group `ops` may list ConfigMaps in this namespace (deleted with it).
+    await admin.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'ops-reader', namespace: ns.name }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }] }, { fieldManager: 'test', force: true });
+    await admin.apply(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'ops-reader', namespace: ns.name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'ops-reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'ops' }],
+      },
+      { fieldManager: 'test', force: true },
+    );
+    const as = (groups: string[]) => openVariant(variant((c) => c, (u) => ({ ...u, as: user, 'as-groups': groups })), 'impersonating');
+
+    const both = as(['dev', 'ops']);
+    const review = await both.cluster.client.request<{ status: { userInfo: { username: string; groups: string[] } } }>({
+      method: 'POST',
+      path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    });
+    expect(review.status.userInfo.username).toBe(user);
+    expect(review.status.userInfo.groups).toEqual(expect.arrayContaining(['dev', 'ops']));
+    expect(review.status.userInfo.groups).not.toContain('dev, ops');
+    const listed = await both.cluster.client.request<{ items: unknown[] }>({ method: 'GET', path: `/api/v1/namespaces/${ns.name}/configmaps` });
+    expect(Array.isArray(listed.items)).toBe(true);
+
+    const devOnly = as(['dev']);
+    const refused = await devOnly.cluster.client.request({ method: 'GET', path: `/api/v1/namespaces/${ns.name}/configmaps` }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(KubeApiError);
+    expect((refused as KubeApiError).status).toBe(403);
+    [both, devOnly].forEach((x) => x.cluster.close());
+  });
+
   it('authenticates with a bearer token, a tokenFile and an exec plugin', async () => {
     const ns = await testNamespace(0, 'kube-auth');
     const admin = clusterClient(0);

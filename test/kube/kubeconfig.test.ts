@@ -153,8 +153,33 @@ describe('kubeconfig loading', () => {
     const auth = await connection.auth();
     expect(auth.headers.Authorization).toBe(`Basic ${Buffer.from('me:pw-123456').toString('base64')}`);
     expect(auth.headers['Impersonate-User']).toBe('alice');
-    expect(auth.headers['Impersonate-Group']).toBe('dev, ops');
+    // One header line per group: a comma-joined value would be one group named "dev, ops".
+    expect(auth.headers['Impersonate-Group']).toEqual(['dev', 'ops']);
     expect(() => connectionFor(loaded, 'both', { secrets })).toThrow(/insecure-skip-tls-verify is not allowed/);
+  });
+
+  it('lets a kubeconfig proxy-url win over the environment, honours NO_PROXY, and registers proxy passwords', () => {
+    const { secrets, seen } = registry();
+    const loaded = loadKubeconfig(
+      [
+        stringify({
+          clusters: [
+            { name: 'env', cluster: { server: 'https://api.example.com:6443' } },
+            { name: 'own', cluster: { server: 'https://api.example.com:6443', 'proxy-url': 'http://own-proxy:3128' } },
+            { name: 'socks', cluster: { server: 'https://api.example.com:6443', 'proxy-url': 'socks5://s:1080' } },
+          ],
+          users: [{ name: 'u', user: {} }],
+          contexts: ['env', 'own', 'socks'].map((name) => ({ name, context: { cluster: name, user: 'u' } })),
+        }),
+      ],
+      secrets,
+    );
+    const env = { HTTPS_PROXY: 'http://user:env-proxy-pass@corp-proxy:8080' };
+    expect(connectionFor(loaded, 'env', { secrets, env }).proxyUrl?.host).toBe('corp-proxy:8080');
+    expect(seen).toContain('env-proxy-pass');
+    expect(connectionFor(loaded, 'own', { secrets, env }).proxyUrl?.host).toBe('own-proxy:3128');
+    expect(connectionFor(loaded, 'env', { secrets, env: { ...env, NO_PROXY: 'example.com' } }).proxyUrl).toBeUndefined();
+    expect(() => connectionFor(loaded, 'socks', { secrets, env })).toThrow(/proxy-url scheme socks5: is not supported/);
   });
 
   it('names what is wrong: unknown cluster, invalid YAML, no current context', () => {

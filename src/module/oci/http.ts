@@ -1,13 +1,14 @@
 // One HTTP exchange on Node's own http/https, without following redirects (the caller
-// decides what a redirect may carry). Connection failures become NetworkError, which the
-// retry loop treats as transient; bodies are read with a size limit.
-import http from 'node:http';
-import https from 'node:https';
+// decides what a redirect may carry). Every request (registry, token realm, blob storage
+// behind a redirect) goes through the proxy HTTPS_PROXY / HTTP_PROXY name unless NO_PROXY
+// excludes its host, read from the environment at each request, by Go's rules (src/net/).
+// Connection failures become NetworkError, which the retry loop treats as transient;
+// bodies are read with a size limit.
+import type http from 'node:http';
+import { proxyFromEnvironment, proxyVariable } from '../../net/proxy-environment.js';
+import { describeProxy, isSupportedProxy, ProxyTransport } from '../../net/proxy-transport.js';
 
-const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 16 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 16 }),
-};
+const transport = new ProxyTransport({ keepAlive: true, maxSockets: 16 });
 
 export interface HttpRequest {
   method?: 'GET' | 'HEAD' | 'POST';
@@ -21,6 +22,8 @@ export interface HttpRequest {
    */
   totalMs?: number;
   signal?: AbortSignal;
+  /** Environment read for HTTPS_PROXY / HTTP_PROXY / NO_PROXY; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export const DEFAULT_TOTAL_MS = 120_000;
@@ -47,13 +50,25 @@ function describeUrl(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
+/** A proxy setting this client cannot use (a SOCKS proxy): not worth retrying. */
+export class ProxyConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProxyConfigError';
+  }
+}
+
 export function send(url: URL, request: HttpRequest): Promise<http.IncomingMessage> {
-  const transport = url.protocol === 'https:' ? https : http;
-  const agent = url.protocol === 'https:' ? agents.https : agents.http;
+  const proxy = proxyFromEnvironment(url, request.env ?? process.env);
+  if (proxy && !isSupportedProxy(proxy)) {
+    return Promise.reject(
+      new ProxyConfigError(`${proxyVariable(url)} names ${describeProxy(proxy)} with scheme ${proxy.protocol}, which is not supported (only http:// and https:// proxies)`),
+    );
+  }
   return new Promise((resolve, reject) => {
     const totalMs = request.totalMs ?? DEFAULT_TOTAL_MS;
     let response: http.IncomingMessage | undefined;
-    const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, (res) => {
+    const req = transport.request(url, proxy, { method: request.method ?? 'GET', headers: request.headers, signal: request.signal }, (res) => {
       response = res;
       res.once('close', () => clearTimeout(total));
       resolve(res);

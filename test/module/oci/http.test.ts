@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyTooLargeError, NetworkError, readBody, send } from '../../../src/module/oci/http.js';
+import { startTestProxy } from '../../net/connect-proxy.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -76,5 +77,25 @@ describe('a registry that trickles its answer', () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toMatch(/did not send its whole answer within 800 ms/);
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+});
+
+describe('the proxy of a request', () => {
+  it('follows HTTP_PROXY and NO_PROXY from the environment it is given', async () => {
+    const url = await serve((req, res) => res.end(`host ${req.headers.host}`));
+    const proxy = await startTestProxy({ hosts: { 'registry.proxy-test.invalid': '127.0.0.1' } });
+    try {
+      const named = new URL(url.href.replace('127.0.0.1', 'registry.proxy-test.invalid'));
+      const viaProxy = await readBody(await send(named, { timeoutMs: 2_000, env: { HTTP_PROXY: proxy.url } }), 1024);
+      expect(viaProxy.toString()).toBe(`host ${named.host}`);
+      expect(proxy.targets()).toEqual([named.host]);
+      const direct = await send(named, { timeoutMs: 2_000, env: { HTTP_PROXY: proxy.url, NO_PROXY: '.proxy-test.invalid' } }).catch((e: unknown) => e);
+      expect((direct as NetworkError).code).toBe('ENOTFOUND');
+      // Loopback is never proxied.
+      expect((await readBody(await send(url, { timeoutMs: 2_000, env: { HTTP_PROXY: proxy.url } }), 1024)).toString()).toBe(`host ${url.host}`);
+      expect(proxy.records).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
   });
 });
