@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readCueModuleFiles, readSourceFiles } from '../src/bundle/source-files.js';
+import { readCueModuleFiles, readSourceFiles } from '../src/bundle/sources.js';
 import { FileBoundary, FileBoundaryError } from '../src/file-boundary.js';
-import { readModuleFiles } from '../src/module/module-files.js';
+import { readModuleFiles } from '../src/module/source.js';
 
 function workspace(): string {
   const root = mkdtempSync(join(tmpdir(), 'boundary-'));

@@ -12,10 +12,15 @@
 // (a branch named like a registry host turns `image: host/app:1` into `image: ***:1`). They
 // are offered only when named in the allow-list, and are never masked.
 //
-// The other GitHub context variables (`GITHUB_REPOSITORY`, `GITHUB_SHA`, ...) are printed
-// by the runner anyway: offered, not secret. Every other variable is a secret.
+// What is masked: a value offered here is not a secret for being an environment value (a
+// registry host, a region, `GITHUB_REPOSITORY` are shown as they are). It is masked when
+// its variable's name says it holds a credential (`DB_PASSWORD`, `NPM_TOKEN`, `SSH_KEY`:
+// see isCredentialName), or when it is a URL that carries a password
+// (`postgres://user:pass@host`). The run's registered secrets (tokens, keys) are never
+// offered at all, and values read from cluster Secrets are masked where they are read
+// (runtime-queries.ts).
 
-import { isJobCredentialVariable as isCredentialVariable } from '../secrets.js';
+import { isJobCredentialVariable } from '../secrets.js';
 
 /** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
 export const AUTHOR_CONTROLLED_NAMES = new Set([
@@ -31,9 +36,28 @@ export class RuntimeEnvironmentError extends Error {
   override name = 'RuntimeEnvironmentError';
 }
 
-/** True when a value of this variable is masked in reports. */
-export function isSecretVariable(name: string): boolean {
-  return !AUTHOR_CONTROLLED_NAMES.has(name) && !(name.startsWith('GITHUB_') || name.startsWith('RUNNER_'));
+/** Words that say a variable holds a credential wherever they appear in its name (`GHTOKEN`, `DB_PASSWORD`). */
+const CREDENTIAL_WORDS = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'APIKEY', 'PRIVATEKEY', 'ACCESSKEY'];
+/** Short words that say so only as a whole part of the name (`SSH_KEY`, `GH_PAT`, but not `KEYCLOAK_URL`). */
+const CREDENTIAL_PARTS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'CREDS', 'PAT', 'DSN']);
+/** `scheme://user:password@host...`: a URL that carries a password, whatever the variable's name. */
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
+
+/** True when a variable's name says that it holds a credential. */
+export function isCredentialName(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (CREDENTIAL_WORDS.some((word) => upper.includes(word))) return true;
+  return upper.split(/[^A-Z0-9]+/).some((part) => CREDENTIAL_PARTS.has(part));
+}
+
+/**
+ * True when a value offered to runtime attributes is masked in reports: its variable's name
+ * says it is a credential, or the value is a URL with a password. Author-controlled text is
+ * never masked (masking it would let the author hide text from reviewers).
+ */
+export function isSecretEnvironmentValue(name: string, value: string): boolean {
+  if (AUTHOR_CONTROLLED_NAMES.has(name)) return false;
+  return isCredentialName(name) || URL_WITH_PASSWORD.test(value.trim());
 }
 
 export interface RuntimeEnvironmentOptions {
@@ -53,14 +77,14 @@ export interface RuntimeEnvironmentOptions {
 export function runtimeEnvironment(env: Record<string, string | undefined>, options: RuntimeEnvironmentOptions): Record<string, string> | undefined {
   if (!options.all && options.allowed.length === 0) return undefined;
   for (const name of options.allowed) {
-    if (isCredentialVariable(name)) {
+    if (isJobCredentialVariable(name)) {
       throw new RuntimeEnvironmentError(`runtime-env: ${name} holds a credential of the job itself and is never given to runtime attributes`);
     }
   }
   const offered: Record<string, string> = {};
   const allowed = new Set(options.allowed);
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || isCredentialVariable(name)) continue;
+    if (value === undefined || isJobCredentialVariable(name)) continue;
     if (!allowed.has(name) && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name))) continue;
     if (options.isRegisteredSecret?.(value)) continue;
     offered[name] = value;

@@ -66,7 +66,7 @@ export interface ClusterBundle {
   value: Record<string, unknown>;
   /** The `bundle` value as CUE text (what `vet --print-value` prints). */
   cueText: string;
-  /** Names of the runtime values that were secret (from the environment or cluster Secrets). */
+  /** Names of the runtime values that are secret (read from cluster Secrets, or environment credentials: runtime-environment.ts). */
   secretValueNames: string[];
   /** The secret values themselves, so that logs and reports can mask them; never printed. */
   secretValues: string[];

@@ -8,7 +8,7 @@
 // (the merged values.cue, timoni.schema.cue) are left out of them, since those lines do
 // not exist on disk.
 import type { CueDiagnostic, SourcePosition } from '../cue/index.js';
-import type { ModuleSource } from './module-source.js';
+import type { ModuleSource } from './source.js';
 
 export class InstanceBuildError extends Error {
   constructor(

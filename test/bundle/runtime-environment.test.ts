@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretVariable, parseVariableNames, runtimeEnvironment, RuntimeEnvironmentError } from '../../src/bundle/runtime-environment.js';
+import { isCredentialName, isSecretEnvironmentValue, parseVariableNames, runtimeEnvironment, RuntimeEnvironmentError } from '../../src/bundle/runtime-environment.js';
 
 const env = {
   'INPUT_GITHUB-TOKEN': 'ghs_input',
@@ -30,10 +30,28 @@ describe('the environment offered to runtime attributes', () => {
     expect(() => runtimeEnvironment(env, { all: false, allowed: ['GITHUB_TOKEN'] })).toThrow(/holds a credential of the job itself/);
   });
 
-  it('masks what may be secret, never GitHub context or author-controlled text', () => {
-    expect(isSecretVariable('DB_PASSWORD')).toBe(true);
-    expect(isSecretVariable('GITHUB_HEAD_REF')).toBe(false);
-    expect(isSecretVariable('GITHUB_REPOSITORY')).toBe(false);
+  it('masks credentials, never GitHub context, author-controlled text or a value for being in the environment', () => {
+    expect(isSecretEnvironmentValue('DB_PASSWORD', 'hunter2')).toBe(true);
+    expect(isSecretEnvironmentValue('GITHUB_HEAD_REF', 'evil.example/backdoor')).toBe(false);
+    expect(isSecretEnvironmentValue('GITHUB_REPOSITORY', 'acme/fleet')).toBe(false);
+    expect(isSecretEnvironmentValue('DEMO_REGISTRY', '127.0.0.1:5000')).toBe(false);
+    expect(isSecretEnvironmentValue('REGION', 'eu-west-1')).toBe(false);
+  });
+
+  it('masks a URL that carries a password whatever its name, unless the pull request author chose it', () => {
+    expect(isSecretEnvironmentValue('DATABASE_URL', 'postgres://app:hunter3@db.internal:5432/app')).toBe(true);
+    expect(isSecretEnvironmentValue('REGISTRY_URL', 'https://registry.example/v2/')).toBe(false);
+    expect(isSecretEnvironmentValue('MIRROR', 'https://user@mirror.example/')).toBe(false);
+    expect(isSecretEnvironmentValue('GITHUB_HEAD_REF', 'https://a:b@evil.example')).toBe(false);
+  });
+
+  it('tells credentials by the words of their name', () => {
+    for (const name of ['DB_PASSWORD', 'NPM_TOKEN', 'GHTOKEN', 'AWS_SECRET_ACCESS_KEY', 'SSH_KEY', 'api-key', 'GH_PAT', 'REDIS_PASS', 'DOCKER_AUTH', 'SENTRY_DSN', 'GPG_PASSPHRASE', 'registry_credentials']) {
+      expect(isCredentialName(name), name).toBe(true);
+    }
+    for (const name of ['DEMO_REGISTRY', 'KEYCLOAK_URL', 'PATH', 'AUTHOR', 'REGION', 'GITHUB_REPOSITORY', 'MONKEY_COUNT']) {
+      expect(isCredentialName(name), name).toBe(false);
+    }
   });
 
   it('reads names from lines or commas and refuses what is not a name', () => {

@@ -1,12 +1,39 @@
 // Fetches and reads manifests: OCI and Docker image manifests, and indexes (OCI index,
 // Docker manifest list) resolved to the manifest for the wanted platform (linux/amd64 by
 // default) or to their only manifest. The digest of a manifest is the sha256 of its
-// bytes as fetched; a manifest fetched by digest must hash to that digest.
+// bytes as fetched; a manifest fetched by digest must hash to that digest. The media types
+// and annotations of Timoni's artifacts are named here too.
 import { createHash } from 'node:crypto';
 import { OciError } from './errors.js';
 import { BodyTooLargeError, readBody } from './http.js';
-import { INDEX_TYPES, MANIFEST_ACCEPT, MANIFEST_TYPES } from './media-types.js';
 import type { RegistryClient } from './registry-client.js';
+
+// Media types and annotations of OCI artifacts, Docker manifests and Timoni modules
+// (api/v1alpha1/artifact.go in Timoni).
+
+export const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
+export const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
+export const DOCKER_MANIFEST = 'application/vnd.docker.distribution.manifest.v2+json';
+export const DOCKER_MANIFEST_LIST = 'application/vnd.docker.distribution.manifest.list.v2+json';
+
+export const MANIFEST_TYPES: readonly string[] = [OCI_MANIFEST, DOCKER_MANIFEST];
+export const INDEX_TYPES: readonly string[] = [OCI_INDEX, DOCKER_MANIFEST_LIST];
+
+/** The Accept header of manifest requests: every manifest and index type we can read. */
+export const MANIFEST_ACCEPT = [OCI_MANIFEST, OCI_INDEX, DOCKER_MANIFEST, DOCKER_MANIFEST_LIST].join(', ');
+
+export const TIMONI_CONFIG = 'application/vnd.timoni.config.v1+json';
+export const TIMONI_CONTENT = 'application/vnd.timoni.content.v1.tar+gzip';
+
+export const CONTENT_TYPE_ANNOTATION = 'sh.timoni.content.type';
+export const CONTENT_TYPE_MODULE = 'module';
+export const CONTENT_TYPE_VENDOR = 'module/vendor';
+
+export const VERSION_ANNOTATION = 'org.opencontainers.image.version';
+/** Held the version in modules pushed by Timoni v0.13 and older. */
+export const REVISION_ANNOTATION = 'org.opencontainers.image.revision';
+
+export const USER_AGENT = 'timoni-fleet/v1';
 
 export interface Descriptor {
   mediaType: string;

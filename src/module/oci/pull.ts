@@ -4,27 +4,31 @@
 // digest from the bytes fetched, check Timoni's config media type, download every
 // content layer (verified against its digest) and extract them into one folder, the
 // vendor layer first. A pinned digest must match the upstream digest, on every use.
+import { createHash } from 'node:crypto';
 import { RegistryAuth } from './auth.js';
 import { ModuleCache, type CachedModule } from './cache.js';
 import type { CredentialOptions } from './credentials.js';
-import { downloadBlob } from './blob.js';
 import { OciError } from './errors.js';
-import { resolveManifest, defaultPlatform, type Descriptor, type Platform } from './manifest.js';
+import { BodyTooLargeError, NetworkError, readBody } from './http.js';
 import {
   CONTENT_TYPE_ANNOTATION,
   CONTENT_TYPE_VENDOR,
+  defaultPlatform,
+  resolveManifest,
   REVISION_ANNOTATION,
   TIMONI_CONFIG,
   TIMONI_CONTENT,
   USER_AGENT,
   VERSION_ANNOTATION,
-} from './media-types.js';
+  type Descriptor,
+  type Platform,
+} from './manifest.js';
 import { manifestIdentifier, moduleReference, referenceUrl, repositoryUrl, type Reference } from './reference.js';
 import { RegistryClient, type ClientContext } from './registry-client.js';
 import { defaultRetryPolicy, type RetryPolicy } from './retry.js';
 import { SecretRegistry as SecretRedactor, type RegisterSecret as SecretSink } from '../../secrets.js';
 import { defaultExtractLimits, extractTarGz, UnsafeArchiveError, type ExtractLimits } from '../tar/extract.js';
-import { TarFormatError } from '../tar/tar-reader.js';
+import { TarFormatError } from '../tar/reader.js';
 
 export interface PullLimits extends ExtractLimits {
   /** Largest compressed layer downloaded, in bytes (default 100 MiB). */
@@ -74,6 +78,39 @@ export function contentLayers(layers: Descriptor[]): Descriptor[] {
   const content = layers.filter((layer) => layer.mediaType === TIMONI_CONTENT);
   const vendor = content.filter((layer) => layer.annotations[CONTENT_TYPE_ANNOTATION] === CONTENT_TYPE_VENDOR);
   return [...vendor, ...content.filter((layer) => !vendor.includes(layer))];
+}
+
+// Downloads a blob (a module layer) into memory: the declared size is checked against a
+// limit before the download, the bytes are hashed as they arrive, and the result must
+// match the descriptor's size and sha256 digest exactly.
+
+export async function downloadBlob(client: RegistryClient, descriptor: Descriptor, maxSize: number): Promise<Buffer> {
+  const what = `blob ${descriptor.digest}`;
+  if (descriptor.size > maxSize) {
+    throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
+  }
+  return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
+    const hash = createHash('sha256');
+    let bytes: Buffer;
+    try {
+      // One byte more than declared is enough to tell that the blob is not the one described.
+      bytes = await readBody(res, descriptor.size + 1, (chunk) => hash.update(chunk));
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        throw new OciError('digest-mismatch', client.url, `${what} is larger than the ${descriptor.size} bytes its descriptor says`);
+      }
+      throw error;
+    }
+    if (bytes.length < descriptor.size) {
+      // A body shorter than declared with a clean end: the transfer was cut; try again.
+      throw new NetworkError('ESHORTBODY', `${what}: got ${bytes.length} of ${descriptor.size} bytes`);
+    }
+    const digest = `sha256:${hash.digest('hex')}`;
+    if (digest !== descriptor.digest) {
+      throw new OciError('digest-mismatch', client.url, `${what} failed verification: its content hashes to ${digest}`);
+    }
+    return bytes;
+  });
 }
 
 /** A client for one run: it keeps registry sessions (tokens) and the module cache. */

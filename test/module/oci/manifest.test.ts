@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { OciError } from '../../../src/module/oci/errors.js';
-import { parseImageManifest, selectFromIndex, sha256Digest, type Descriptor, type FetchedManifest } from '../../../src/module/oci/manifest.js';
-import { DOCKER_MANIFEST, OCI_INDEX, OCI_MANIFEST, TIMONI_CONFIG, TIMONI_CONTENT } from '../../../src/module/oci/media-types.js';
-import { contentLayers } from '../../../src/module/oci/pull.js';
-import { registryErrorText } from '../../../src/module/oci/registry-client.js';
+import {
+  DOCKER_MANIFEST,
+  OCI_INDEX,
+  OCI_MANIFEST,
+  parseImageManifest,
+  selectFromIndex,
+  sha256Digest,
+  TIMONI_CONFIG,
+  TIMONI_CONTENT,
+  type FetchedManifest,
+} from '../../../src/module/oci/manifest.js';
 
 const d = (n: number) => `sha256:${String(n).repeat(64).slice(0, 64)}`;
 const fetched = (json: unknown, mediaType = OCI_MANIFEST): FetchedManifest => {
@@ -63,21 +70,5 @@ describe('selectFromIndex', () => {
     expect(() => selectFromIndex(index, { os: 'linux', architecture: 'amd64' }, URL, 'manifest 1.0.0')).toThrow(
       `${URL}: manifest 1.0.0 is an index of 2 image manifests (linux/arm64, windows/amd64), none for linux/amd64`,
     );
-  });
-});
-
-describe('contentLayers', () => {
-  it('keeps Timoni content layers only, vendor first', () => {
-    const layer = (n: number, mediaType: string, type?: string): Descriptor => ({ mediaType, digest: d(n), size: n, annotations: type ? { 'sh.timoni.content.type': type } : {} });
-    const layers = [layer(1, TIMONI_CONTENT, 'module'), layer(2, 'application/vnd.oci.image.layer.v1.tar+gzip'), layer(3, TIMONI_CONTENT, 'module/vendor'), layer(4, TIMONI_CONTENT)];
-    expect(contentLayers(layers).map((l) => l.digest)).toEqual([d(3), d(1), d(4)]);
-  });
-});
-
-describe('registryErrorText', () => {
-  it('reads the distribution error format', () => {
-    expect(registryErrorText(Buffer.from('{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown","detail":{}}]}'))).toBe('MANIFEST_UNKNOWN: manifest unknown');
-    expect(registryErrorText(Buffer.from('{"errors":[{"code":"DENIED"}]}'))).toBe('DENIED');
-    expect(registryErrorText(Buffer.from('<html>bad gateway</html>'))).toBe('');
   });
 });

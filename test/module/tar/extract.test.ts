@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { extractTarGz, UnsafeArchiveError } from '../../../src/module/tar/extract.js';
-import { safeEntryPath } from '../../../src/module/tar/tar-path.js';
+import { extractTarGz, safeEntryPath, UnsafeArchiveError } from '../../../src/module/tar/extract.js';
 import { buildTar, buildTarGz } from './tar-writer.js';
 
 let dir: string;

@@ -1,0 +1,294 @@
+// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
+// does: the bundle's values (CUE text) are merged onto the module's values.cue (in memory,
+// as OverlayValuesFileWithDefaults does), the instance schema is added as
+// timoni.schema.cue, the package is loaded with the `name` and `namespace` tags and the
+// `moduleVersion` and `kubeVersion` tag variables, `timoni.instance` must be concrete, and
+// the objects of each `timoni.apply` set are read in declaration order (bytes fields
+// decoded as Timoni's YAML path does: apply-sets.ts). InstanceBuilds runs each distinct
+// build once per run.
+import { CueError, type CueDiagnostic, type CueEngine, type CueValue } from '../cue/index.js';
+import { ApplySetExportError, exportApplySet, objectsOfSet, type KubeObject } from './apply-sets.js';
+import { annotationDiagnostics, describeDiagnostics, InstanceBuildError } from './build-error.js';
+import type { ModuleSource } from './source.js';
+
+export interface InstanceBuildInput {
+  name: string;
+  namespace: string;
+  /**
+   * The bundle's values for this instance as CUE text, as the bundle evaluation prints them
+   * (`BundleInstance.valuesCue`); JSON is CUE too, but the layout of the text decides the
+   * order of the fields in the module's config, as in Timoni.
+   */
+  values: string;
+  /** The cluster's Kubernetes version, e.g. `1.36.3`. */
+  kubeVersion: string;
+  /** The module's package (`main` unless said otherwise). */
+  packageName?: string;
+}
+
+export interface ObjectSet {
+  name: string;
+  objects: KubeObject[];
+}
+
+export interface BuiltInstance {
+  sets: ObjectSet[];
+  /** Container images referenced in `timoni.instance.config`, sorted, without duplicates. */
+  images: string[];
+  /** The values.cue the instance was built with (merged). */
+  valuesSource: string;
+  /** The values as Timoni's instance record stores them: the evaluated struct as CUE text (`{...}`). */
+  values: string;
+}
+
+export { InstanceBuildError };
+
+export const DEFAULT_KUBE_VERSION = '1.36.3';
+
+/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
+export function kubeVersionWithoutCluster(env: Record<string, string | undefined>): string {
+  return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
+}
+
+/** The files the build makes up in memory (no line of theirs exists on disk). */
+function generatedFiles(prefix: string): Set<string> {
+  return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
+}
+
+/** An error with CUE diagnostics, described as Timoni's describeErr does. */
+function cueFailure(input: InstanceBuildInput, module: ModuleSource, step: string, diagnostics: CueDiagnostic[], prefix: string): InstanceBuildError {
+  const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
+  return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
+}
+
+function withCueErrors<T>(input: InstanceBuildInput, module: ModuleSource, step: string, prefix: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof CueError) throw cueFailure(input, module, step, error.diagnostics, prefix);
+    if (error instanceof ApplySetExportError) throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+    throw error;
+  }
+}
+
+function requireValid(value: CueValue, input: InstanceBuildInput, module: ModuleSource, prefix: string): void {
+  const diagnostics = value.validate({ concrete: true, final: true });
+  if (diagnostics.length > 0) throw cueFailure(input, module, 'build failed', diagnostics, prefix);
+}
+
+export function buildInstance(engine: CueEngine, module: ModuleSource, input: InstanceBuildInput): BuiltInstance {
+  const packageName = input.packageName ?? 'main';
+  const packageDir = packageName === 'main' ? '.' : packageName;
+  const prefix = packageDir === '.' ? '' : `${packageDir}/`;
+  const valuesPath = `${prefix}values.cue`;
+  const baseValues = module.files[valuesPath];
+  if (typeof baseValues !== 'string') throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
+
+  const merged = withCueErrors(input, module, 'merging values', prefix, () =>
+    engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }),
+  );
+  const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+
+  const root = withCueErrors(input, module, 'build failed', prefix, () =>
+    engine.load({
+      files,
+      dir: packageDir,
+      moduleRoot: '.',
+      package: packageName,
+      tags: [`name=${input.name}`, `namespace=${input.namespace}`],
+      tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
+      dataFiles: true,
+    }),
+  );
+  try {
+    const instance = root.lookup('timoni.instance');
+    try {
+      if (!instance.exists()) throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
+      requireValid(instance, input, module, prefix);
+    } finally {
+      instance.free();
+    }
+    const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
+    const config = root.lookup('timoni.instance.config');
+    const images = config.exists() ? collectImages(config.toJSON()) : [];
+    config.free();
+    return { sets, images, valuesSource: merged.source, values: merged.values };
+  } finally {
+    root.free();
+  }
+}
+
+function readApplySets(root: CueValue, input: InstanceBuildInput, module: ModuleSource, prefix: string): ObjectSet[] {
+  const apply = root.lookup('timoni.apply');
+  try {
+    if (!apply.exists()) throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
+    requireValid(apply, input, module, prefix);
+    const problems: string[] = [];
+    const sets = apply.fields().map((field) => {
+      const set = apply.lookup(field.label);
+      try {
+        const items = exportApplySet(set, `timoni.apply.${field.label}`);
+        if (!Array.isArray(items)) {
+          problems.push(`timoni.apply.${field.label} must be a list of objects`);
+          return { name: field.name, objects: [] };
+        }
+        const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
+        problems.push(...setProblems);
+        return { name: field.name, objects };
+      } finally {
+        set.free();
+      }
+    });
+    if (problems.length > 0) throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
+    return sets;
+  } finally {
+    apply.free();
+  }
+}
+
+// The container images an instance uses: every struct in `timoni.instance.config` that
+// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
+// reference; sorted, without duplicates, as Timoni records them in the inventory.
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
+
+export function collectImages(config: unknown): string[] {
+  const found = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) {
+      value.forEach(walk);
+      return;
+    }
+    if (!isRecord(value)) return;
+    if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string') found.add(value.reference);
+    Object.values(value).forEach(walk);
+  };
+  walk(config);
+  return [...found].sort();
+}
+
+// One build per distinct input in a run. A fleet of N clusters and M instances builds each
+// instance for each cluster, but most clusters of a fleet give an instance the same values
+// (all production clusters, say): those builds are the same CUE evaluation with the same
+// result. Builds are remembered for the run by everything that decides their result (the
+// module as resolved for the run, instance name and namespace, the values, the Kubernetes
+// version, the package), so that the cost grows with the distinct inputs, not with N x M.
+// Each caller gets its own copy of the result, so that nothing one cluster does to its
+// objects reaches another. A failed build is remembered too: the same input fails the same way.
+
+type Outcome = { built: BuiltInstance } | { error: unknown };
+
+export class InstanceBuilds {
+  readonly #byModule = new WeakMap<ModuleSource, Map<string, Outcome>>();
+  #builds = 0;
+  #reused = 0;
+
+  constructor(private readonly engine: CueEngine) {}
+
+  build(module: ModuleSource, input: InstanceBuildInput): BuiltInstance {
+    let outcomes = this.#byModule.get(module);
+    if (!outcomes) {
+      outcomes = new Map();
+      this.#byModule.set(module, outcomes);
+    }
+    const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+    let outcome = outcomes.get(key);
+    if (outcome) {
+      this.#reused += 1;
+    } else {
+      this.#builds += 1;
+      try {
+        outcome = { built: buildInstance(this.engine, module, input) };
+      } catch (error) {
+        outcome = { error };
+      }
+      outcomes.set(key, outcome);
+    }
+    if ('error' in outcome) throw outcome.error;
+    return structuredClone(outcome.built);
+  }
+
+  /** How many builds ran, and how many were answered from an earlier one. */
+  counts(): { builds: number; reused: number } {
+    return { builds: this.#builds, reused: this.#reused };
+  }
+}
+
+// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
+// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
+// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
+// #Timoni and #HealthCheck; written here.
+
+export const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
+
+const schemaBody = `#Timoni: {
+	apiVersion: string & =~"^v1alpha1$"
+	instance: {...}
+	apply: [string]: [...]
+	healthChecks?: [string]: #HealthCheck
+	kubeMinorVersion?: int
+}
+
+#HealthCheck: {
+	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	kind?: string
+	#object: {...}
+	current!:    bool
+	failed?:     bool
+	inProgress?: bool
+	...
+}
+
+#HealthCheckForCondition: #HealthCheck & {
+	conditionType:       string | *"Ready"
+	failedConditionType: string | *"Stalled"
+
+	#object: {
+		metadata: {generation?: int, ...}
+		status?: {
+			observedGeneration?: int
+			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
+			...
+		}
+		...
+	}
+
+	let _fresh = {
+		#c: {...}
+		out: [
+			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
+			true,
+		][0]
+	}
+
+	inProgress: [
+		if #object.status.observedGeneration != _|_ {
+			#object.status.observedGeneration != #object.metadata.generation
+		},
+		false,
+	][0]
+
+	current: len([
+		for c in #object.status.conditions
+		if c.type == conditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+
+	failed: len([
+		for c in #object.status.conditions
+		if c.type == failedConditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+}
+
+timoni: #Timoni
+`;
+
+/** The schema file's text for a module package (`main` unless the module says otherwise). */
+export function instanceSchemaSource(packageName: string): string {
+  return `package ${packageName}\n\n${schemaBody}`;
+}
