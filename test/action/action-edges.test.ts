@@ -1,5 +1,6 @@
 // End to end, the hard cases: a cluster that fails stops the rollout before production;
-// a secret value is never printed; a diff too large for one comment still fits.
+// a secret value is never printed; a diff too large for one comment still fits; GitHub
+// failing to take the comment.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +132,46 @@ bundle: {
     const capped = JSON.parse(output) as Output;
     expect(capped.truncated).toMatch(/diffs left out: the ChangeSet has \d+ bytes, over the 524288 of this output; the whole of it is in .*timoni-fleet-changes-large-/);
     expect(capped.clusters.map((c) => c.instances.length)).toEqual([4, 4, 4]);
+  });
+
+  it('posts its comment through a 502 from GitHub, reports a comment update GitHub keeps refusing, and fails only the diff', async () => {
+    const file = bundleFile(
+      'commented.cue',
+      `bundle: {
+	${header}
+	name: "commented"
+	instances: web: {
+		${moduleBlock}
+		namespace: "edges-commented"
+	}
+}
+`,
+    );
+    const pr = stage.openPullRequest(25);
+    const comments = () => stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number);
+    stage.github.state.forceError({ status: 502, method: 'POST', path: /\/issues\/25\/comments$/, times: 1 });
+    const opened = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    expect(opened.exitCode, opened.log).toBe(0);
+    expect(comments()).toHaveLength(1);
+    const posted = comments()[0]?.body;
+
+    stage.github.state.forceError({ status: 502, method: 'PATCH', path: /\/issues\/comments\/\d+$/, times: 3 });
+    const synchronized = await run(pullRequestEvent({ action: 'synchronize', repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    expect(synchronized.exitCode, synchronized.log).toBe(1);
+    const error = synchronized.commands.find((c) => c.command === 'error' && c.properties.title === 'PR comment not posted');
+    expect(error?.message).toMatch(/^The comment on pull request #25 could not be posted: GitHub API PATCH \/repos\/acme\/shop-deploy\/issues\/comments\/\d+ answered 502: Server Error/);
+    expect(synchronized.summary).toMatch(/pull request (#|&#35;)25 could not be posted/);
+    expect(synchronized.outputs['comment-url']).toBe('');
+    expect(comments().map((c) => c.body)).toEqual([posted]);
+
+    stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
+    stage.github.state.forceError({ status: 502, method: 'PATCH', path: /\/issues\/comments\/\d+$/, times: 3 });
+    const merged = await run(pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }), { bundle: file, wait: 'false' });
+    expect(merged.exitCode, merged.log).toBe(0);
+    expect(merged.outputs['applied-clusters']).toBe('staging-1,production-eu,production-us');
+    const warning = merged.commands.find((c) => c.command === 'warning' && c.properties.title === 'PR comment not posted');
+    expect(warning?.message).toMatch(/^The comment on pull request #25 could not be posted: .*answered 502: Server Error; the rollout is not affected/);
+    expect(merged.commands.filter((c) => c.command === 'error')).toEqual([]);
   });
 
   it('turns a CUE error in the bundle into an annotation on its file and line, and fails', async () => {

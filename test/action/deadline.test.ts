@@ -121,10 +121,11 @@ describe('a GitHub API that never answers', () => {
     const started = Date.now();
     const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { deadline: '8s' });
     const elapsed = Date.now() - started;
-    expect(result.exitCode, result.log).toBe(0);
+    // The diff's comment could not be posted: the step fails, saying why.
+    expect(result.exitCode, result.log).toBe(1);
     expect(elapsed).toBeLessThan(20_000);
-    const warning = result.commands.find((c) => c.command === 'warning' && c.properties.title === 'PR comment not posted');
-    expect(warning?.message).toMatch(/the run passed its deadline|no answer within/);
+    const error = result.commands.find((c) => c.command === 'error' && c.properties.title === 'PR comment not posted');
+    expect(error?.message).toMatch(new RegExp(`^The comment on pull request #${pr.number} could not be posted: .*(the run passed its deadline|no answer within)`));
     expect(result.summary).toContain('staging-1');
   });
 });

@@ -394,9 +394,10 @@ describe('events and inputs fail closed', () => {
   it("names GitHub's HTML error page instead of failing on its markup", async () => {
     stage.github.state.forceError({ status: 502, html: true, method: 'GET', path: /\/issues\/\d+\/comments$/, times: 3 });
     const result = await run(openedEvent().event, {});
-    expect(result.exitCode, result.log).toBe(0);
-    const warning = result.commands.find((c) => c.command === 'warning');
-    expect(warning?.message).toMatch(/answered 502: an HTML error page instead of JSON/);
+    // The diff's comment could not be posted: the step fails, naming GitHub's answer.
+    expect(result.exitCode, result.log).toBe(1);
+    const error = result.commands.find((c) => c.command === 'error' && c.properties.title === 'PR comment not posted');
+    expect(error?.message).toMatch(/answered 502: an HTML error page instead of JSON/);
     expect(result.log).not.toContain('Unexpected token');
   });
 });

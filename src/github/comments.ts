@@ -7,7 +7,7 @@
 // request's author pre-seeded with it, or another bundle's comment whose diff contains it
 // are left alone.
 import { COMMENT_LIMIT, commentLength } from './limits.js';
-import { GitHubApiError, type GitHubClient } from './rest-client.js';
+import { GitHubApiError, type GitHubApi } from './api.js';
 
 export interface IssueTarget {
   owner: string;
@@ -34,7 +34,7 @@ export const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
  * installation token (GITHUB_TOKEN, a GitHub App's) has no user there (403), and acts as
  * `github-actions[bot]` unless the workflow names its App's bot (`comment-author`).
  */
-export async function tokenIdentity(client: GitHubClient, override?: string): Promise<string> {
+export async function tokenIdentity(client: GitHubApi, override?: string): Promise<string> {
   if (override) return override;
   try {
     const response = await client.request<{ login?: string }>('GET', '/user');
@@ -51,12 +51,12 @@ function isPermissionDenied(error: unknown): error is GitHubApiError {
 }
 
 /** The comment of this bundle: written by `author`, its body starting with the marker. */
-export async function findMarkedComment(client: GitHubClient, target: IssueTarget, marker: string, author: string): Promise<IssueComment | undefined> {
+export async function findMarkedComment(client: GitHubApi, target: IssueTarget, marker: string, author: string): Promise<IssueComment | undefined> {
   const comments = await client.paginate<IssueComment>(`/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`);
   return comments.find((comment) => comment.user?.login === author && comment.body?.startsWith(marker) === true);
 }
 
-export async function upsertMarkedComment(client: GitHubClient, target: IssueTarget, marker: string, body: string, author: string): Promise<CommentOutcome> {
+export async function upsertMarkedComment(client: GitHubApi, target: IssueTarget, marker: string, body: string, author: string): Promise<CommentOutcome> {
   if (!body.startsWith(marker)) throw new Error('a marked comment body must start with its marker');
   const length = commentLength(body);
   if (length > COMMENT_LIMIT) throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
@@ -80,7 +80,7 @@ export async function upsertMarkedComment(client: GitHubClient, target: IssueTar
 }
 
 /** The pull request a pushed commit came from (a merge commit), if any. */
-export async function pullRequestForCommit(client: GitHubClient, owner: string, repo: string, sha: string): Promise<number | undefined> {
+export async function pullRequestForCommit(client: GitHubApi, owner: string, repo: string, sha: string): Promise<number | undefined> {
   const response = await client.request<Array<{ number: number; merged_at: string | null }>>('GET', `/repos/${owner}/${repo}/commits/${sha}/pulls`);
   const merged = response.data.find((pull) => pull.merged_at !== null) ?? response.data[0];
   return merged?.number;

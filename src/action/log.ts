@@ -2,8 +2,8 @@
 // cluster, every registered secret redacted before it is printed (the runner masks them
 // too; redacting here also covers values registered after a line was composed), and every
 // line escaped so that text from the user's files can never be read as a workflow command.
-import type { FleetLog } from '../fleet/fleet-log.js';
-import { escapeData, escapeLogText, formatAnnotation, type Annotation } from './workflow-commands.js';
+import type { FleetLog } from '../fleet/run.js';
+import { escapeData, escapeLogText, formatAnnotation, type Annotation } from './runner.js';
 
 export class ActionLog implements FleetLog {
   constructor(

@@ -2,9 +2,9 @@
 // and how to diff or apply. Secret inputs (registry credentials, the token) are
 // registered for masking before anything else reads them; kubeconfig credentials are
 // registered by the kubeconfig loader.
-import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, type Environment } from './action-inputs.js';
+import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, type Environment } from './runner.js';
 import { parseDuration } from '../duration.js';
-import type { ModeInput } from './event-context.js';
+import type { ModeInput } from './plan.js';
 import { parseVariableNames, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
 
 export interface ActionConfig {

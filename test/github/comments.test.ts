@@ -1,9 +1,9 @@
 // The product's comment upsert against the GitHub stand-in: one marked comment per bundle,
 // found across pages and updated in place; fork tokens reported, not fatal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitHubClient } from '../../src/github/rest-client.js';
+import { GitHubApi } from '../../src/github/api.js';
 import { COMMENT_LIMIT } from '../../src/github/limits.js';
-import { GITHUB_ACTIONS_BOT as BOT, pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../../src/github/pull-request-comment.js';
+import { GITHUB_ACTIONS_BOT as BOT, pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../../src/github/comments.js';
 import { startGitHubStandIn, type GitHubStandIn } from './standin/server.js';
 
 let github: GitHubStandIn;
@@ -23,7 +23,7 @@ const marker = '<!-- timoni-fleet:bundle=apps -->';
 
 describe('upsertMarkedComment', () => {
   it('creates the comment once, then finds it past the first page and updates it', async () => {
-    const client = new GitHubClient({ apiUrl: github.url, token: github.token });
+    const client = new GitHubApi({ apiUrl: github.url, token: github.token });
     const first = await upsertMarkedComment(client, target, marker, `${marker}\nfirst`, BOT);
     expect(first.kind).toBe('created');
     const second = await upsertMarkedComment(client, target, marker, `${marker}\nsecond`, BOT);
@@ -35,27 +35,27 @@ describe('upsertMarkedComment', () => {
   });
 
   it('keeps one comment per bundle', async () => {
-    const client = new GitHubClient({ apiUrl: github.url, token: github.token });
+    const client = new GitHubApi({ apiUrl: github.url, token: github.token });
     const other = await upsertMarkedComment(client, target, '<!-- timoni-fleet:bundle=infra -->', '<!-- timoni-fleet:bundle=infra -->\ninfra', BOT);
     expect(other.kind).toBe('created');
   });
 
   it('reports a read-only token instead of failing', async () => {
-    const client = new GitHubClient({ apiUrl: github.url, token: github.readOnlyToken });
+    const client = new GitHubApi({ apiUrl: github.url, token: github.readOnlyToken });
     const outcome = await upsertMarkedComment(client, target, '<!-- timoni-fleet:bundle=fork -->', '<!-- timoni-fleet:bundle=fork -->\nx', BOT);
     expect(outcome.kind).toBe('not-permitted');
     expect(outcome.kind === 'not-permitted' && outcome.reason).toMatch(/403: Resource not accessible by integration/);
   });
 
   it('refuses a body over the limit before sending it', async () => {
-    const client = new GitHubClient({ apiUrl: github.url, token: github.token });
+    const client = new GitHubApi({ apiUrl: github.url, token: github.token });
     const before = github.state.requests.length;
     await expect(upsertMarkedComment(client, target, marker, marker + 'x'.repeat(COMMENT_LIMIT), BOT)).rejects.toThrow(/at most 65536/);
     expect(github.state.requests.length).toBe(before);
   });
 
   it('fails with GitHub\'s message on a bad token', async () => {
-    const client = new GitHubClient({ apiUrl: github.url, token: 'ghs_not_a_real_token' });
+    const client = new GitHubApi({ apiUrl: github.url, token: 'ghs_not_a_real_token' });
     await expect(upsertMarkedComment(client, target, marker, `${marker}\nx`, BOT)).rejects.toThrow(/answered 401: Bad credentials/);
   });
 });
@@ -64,10 +64,10 @@ describe('comment ownership', () => {
   const owned = { owner: 'acme', repo: 'fleet', issueNumber: 9 };
   const shop = '<!-- timoni-fleet:bundle=shop -->';
   it('the token of a workflow acts as github-actions[bot]; a personal token as its user', async () => {
-    expect(await tokenIdentity(new GitHubClient({ apiUrl: github.url, token: github.token }))).toBe(BOT);
+    expect(await tokenIdentity(new GitHubApi({ apiUrl: github.url, token: github.token }))).toBe(BOT);
     const personal = await startGitHubStandIn({ tokens: [{ token: 'ghp_maintainer', kind: 'user', account: { login: 'octo-maintainer', id: 77, type: 'User' } }] });
     try {
-      expect(await tokenIdentity(new GitHubClient({ apiUrl: personal.url, token: 'ghp_maintainer' }))).toBe('octo-maintainer');
+      expect(await tokenIdentity(new GitHubApi({ apiUrl: personal.url, token: 'ghp_maintainer' }))).toBe('octo-maintainer');
     } finally {
       await personal.stop();
     }
@@ -78,7 +78,7 @@ describe('comment ownership', () => {
     const maintainer = { login: 'octo-maintainer', id: 77, type: 'User' as const };
     const quoting = github.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 9, body: `why does ${shop} show up?`, user: maintainer });
     const preSeeded = github.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 9, body: `${shop}\nfill me in`, user: { login: 'pr-author', id: 78, type: 'User' } });
-    const client = new GitHubClient({ apiUrl: github.url, token: github.token });
+    const client = new GitHubApi({ apiUrl: github.url, token: github.token });
     const infra = await upsertMarkedComment(client, owned, '<!-- timoni-fleet:bundle=infra -->', `<!-- timoni-fleet:bundle=infra -->\n+ note: ${shop}`, BOT);
     expect(infra.kind).toBe('created');
     const outcome = await upsertMarkedComment(client, owned, shop, `${shop}\nthe diff`, BOT);
@@ -93,7 +93,7 @@ describe('comment ownership', () => {
 
 describe('pullRequestForCommit', () => {
   it('finds the merged pull request of a merge commit', async () => {
-    const client = new GitHubClient({ apiUrl: github.url, token: github.token });
+    const client = new GitHubApi({ apiUrl: github.url, token: github.token });
     expect(await pullRequestForCommit(client, 'acme', 'fleet', 'c'.repeat(40))).toBe(8);
   });
 });

@@ -1,46 +1,10 @@
-// What the workflow run is about: the event that triggered it and what timoni-fleet should
-// do for it. In `auto` mode a pull request (opened, synchronize, reopened) is diffed; a push
-// to the default branch and a merged pull request are applied; workflow_dispatch takes its
-// `cluster-group`, `cluster` and `mode` inputs from the event, which the action's own
-// inputs override.
-import { readFileSync } from 'node:fs';
-import { InputError, type Environment } from './action-inputs.js';
-
-export interface RunContext {
-  eventName: string;
-  payload: Record<string, unknown>;
-  owner: string;
-  repo: string;
-  sha: string;
-  ref: string;
-  runUrl: string;
-  apiUrl: string;
-}
-
-export function readRunContext(env: Environment): RunContext {
-  const eventPath = env.GITHUB_EVENT_PATH;
-  let payload: Record<string, unknown> = {};
-  if (eventPath) {
-    try {
-      payload = JSON.parse(readFileSync(eventPath, 'utf8')) as Record<string, unknown>;
-    } catch (error) {
-      const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read as JSON (${(error as Error).message})`;
-      throw new Error(`the event payload GITHUB_EVENT_PATH=${eventPath} ${why}; is this running in GitHub Actions?`, { cause: error });
-    }
-  }
-  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '/').split('/');
-  const serverUrl = env.GITHUB_SERVER_URL ?? 'https://github.com';
-  return {
-    eventName: env.GITHUB_EVENT_NAME ?? '',
-    payload,
-    owner,
-    repo,
-    sha: env.GITHUB_SHA ?? '',
-    ref: env.GITHUB_REF ?? '',
-    runUrl: `${serverUrl}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID ?? ''}`,
-    apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
-  };
-}
+// What timoni-fleet does for the event of a run. In `auto` mode a pull request (opened,
+// synchronize, reopened) is diffed; a push to the default branch and a merged pull request
+// are applied; workflow_dispatch takes its `cluster-group`, `cluster` and `mode` inputs from
+// the event, which the action's own inputs override. What would apply unreviewed code is
+// refused with an InputError naming the input that allows it.
+import type { RunContext } from '../github/event.js';
+import { InputError } from './runner.js';
 
 export type ModeInput = 'auto' | 'diff' | 'apply';
 

@@ -1,7 +1,8 @@
 // One run of the action: read the inputs, decide from the event whether to diff or apply,
 // evaluate the bundle for every selected cluster, diff or roll out, then publish outputs,
 // the job summary and the pull request comment. Returns the process exit code: 1 when
-// any cluster failed or the inputs are wrong; a diff with changes is not a failure.
+// any cluster failed, the inputs are wrong, or a diff's pull request comment could not be
+// posted; a diff with changes is not a failure.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
@@ -17,19 +18,18 @@ import { loadCueEngine } from '../cue/index.js';
 import { FileBoundary } from '../file-boundary.js';
 import { planFleet } from '../fleet/plan.js';
 import { rollOutFleet } from '../fleet/rollout.js';
-import { defaultFleetOptions, type FleetRun } from '../fleet/fleet-run.js';
-import { readActionConfig, type ActionConfig } from '../github/action-config.js';
-import { ActionLog } from '../github/action-log.js';
-import { InputError, type Environment } from '../github/action-inputs.js';
-import { errorAnnotations } from '../github/error-annotations.js';
-import { planRun, readRunContext, type RunContext, type RunPlan } from '../github/event-context.js';
-import { setOutput } from '../github/file-commands.js';
-import { formatMask } from '../github/workflow-commands.js';
+import { defaultFleetOptions, type FleetRun } from '../fleet/run.js';
+import { readRunContext, type RunContext } from '../github/event.js';
 import { loadKubeconfig, type Kubeconfig, type KubeconfigSource } from '../kube/index.js';
-import { ModuleResolver } from '../module/module-resolver.js';
+import { ModuleResolver } from '../module/source.js';
 import { SecretRegistry } from '../secrets.js';
+import { errorAnnotations } from './annotations.js';
+import { readActionConfig, type ActionConfig } from './config.js';
 import { startDeadlineWatchdog } from './deadline-watchdog.js';
-import { publishResults } from './publish-results.js';
+import { ActionLog } from './log.js';
+import { planRun, type RunPlan } from './plan.js';
+import { publishResults } from './publish.js';
+import { formatMask, InputError, setOutput, type Environment } from './runner.js';
 
 export interface ActionIO {
   env: Environment;
@@ -145,7 +145,7 @@ export async function runAction(io: ActionIO): Promise<number> {
     };
     const changeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
     io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
-    await publishResults({
+    const published = await publishResults({
       env: io.env,
       changeSet,
       context,
@@ -162,7 +162,8 @@ export async function runAction(io: ActionIO): Promise<number> {
     for (const cluster of failed) {
       log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
     }
-    return failed.length > 0 ? 1 : 0;
+    // A diff whose comment could not be posted fails too (publishResults says why).
+    return failed.length > 0 || published.fails ? 1 : 0;
   } catch (error) {
     io.write(secrets.redact(errorAnnotations(error)));
     return 1;

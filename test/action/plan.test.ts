@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planRun, readRunContext, type PlanInputs } from '../../src/github/event-context.js';
-import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError } from '../../src/github/action-inputs.js';
-import { setOutput } from '../../src/github/file-commands.js';
+import { planRun, type PlanInputs } from '../../src/action/plan.js';
+import { InputError } from '../../src/action/runner.js';
+import { readRunContext } from '../../src/github/event.js';
 
 function contextFor(eventName: string, payload: Record<string, unknown>, ref = 'refs/heads/main') {
   const dir = mkdtempSync(join(tmpdir(), 'event-'));
@@ -65,33 +65,4 @@ describe('planRun', () => {
     expect(planRun(contextFor('schedule', {}), auto)).toMatchObject({ mode: 'skip', reason: expect.stringContaining('set the "mode" input') });
   });
 
-  it('builds the run URL', () => {
-    expect(contextFor('push', {}).runUrl).toBe('https://github.com/acme/fleet/actions/runs/42');
-  });
-});
-
-describe('action inputs', () => {
-  const env = { 'INPUT_RUNTIME-GROUP': ' staging ', INPUT_WAIT: 'False', INPUT_BUNDLE: 'a.cue\nb.cue, c.yaml\n', INPUT_MODE: 'later' };
-
-  it('reads inputs with dashes, booleans and lists', () => {
-    expect(getInput(env, 'runtime-group')).toBe('staging');
-    expect(getBooleanInput(env, 'wait', true)).toBe(false);
-    expect(getBooleanInput(env, 'prune', true)).toBe(true);
-    expect(getListInput(env, 'bundle')).toEqual(['a.cue', 'b.cue', 'c.yaml']);
-  });
-
-  it('names the input in errors', () => {
-    expect(() => getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'] as const, 'auto')).toThrow(InputError);
-    expect(() => getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'] as const, 'auto')).toThrow('input "mode": must be one of auto, diff, apply, not "later"');
-    expect(() => getInput(env, 'kubeconfig', { required: true })).toThrow('input "kubeconfig": is required');
-  });
-
-  it('writes multi-line outputs in the heredoc form', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'out-')), 'output');
-    writeFileSync(file, '');
-    setOutput({ GITHUB_OUTPUT: file }, 'changes', '{\n  "a": 1\n}');
-    const text = readFileSync(file, 'utf8');
-    const match = /^changes<<(ghadelimiter_[0-9a-f-]+)\n\{\n {2}"a": 1\n\}\n\1\n$/.exec(text);
-    expect(match).not.toBeNull();
-  });
 });

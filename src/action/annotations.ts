@@ -2,7 +2,7 @@
 // first), other errors as one plain error annotation.
 import { CueFilesError } from '../bundle/index.js';
 import { CueError, type CueDiagnostic } from '../cue/index.js';
-import { formatAnnotation } from './workflow-commands.js';
+import { formatAnnotation } from './runner.js';
 
 function hasDiagnostics(error: unknown): error is { diagnostics: CueDiagnostic[] } {
   return typeof error === 'object' && error !== null && Array.isArray((error as { diagnostics?: unknown }).diagnostics) && (error as { diagnostics: unknown[] }).diagnostics.length > 0;

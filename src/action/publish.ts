@@ -1,0 +1,183 @@
+// What a run leaves behind: step outputs, the job summary and the pull request comment,
+// each rendered from the ChangeSet with every secret masked.
+//
+// A comment that cannot be posted is never silent: an annotation names the pull request
+// and GitHub's answer, and the job summary says so. It fails the step when the comment was
+// the point of the run, a pull request's diff that reviewers would otherwise not see; after
+// a rollout the clusters' outcome decides alone (what was applied is applied, and the
+// summary records it). A token that may not comment (a fork's pull request) is a warning.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChangeSet } from '../changeset.js';
+import { hasChanges } from '../changeset.js';
+import { GitHubApi, type GitHubApiOptions } from '../github/api.js';
+import { pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../github/comments.js';
+import type { RunContext } from '../github/event.js';
+import { commentMarker, maskChangeSet, maskSecrets, renderJobSummary, renderPullRequestComment, renderRolloutComment, type ReportContext } from '../report/index.js';
+import type { RunPlan } from './plan.js';
+import { appendStepSummary, setOutput, type Annotation, type Environment } from './runner.js';
+
+export interface PublishInput {
+  env: Environment;
+  changeSet: ChangeSet;
+  context: RunContext;
+  plan: Extract<RunPlan, { mode: 'diff' | 'apply' }>;
+  secrets: readonly string[];
+  githubToken: string;
+  comment: boolean;
+  /** The login of the App bot that writes the comment, for GitHub App tokens (`comment-author`). */
+  commentAuthor?: string;
+  /** The bundle files as given: the comment's marker names them when the bundle's name is unknown. */
+  bundleFiles: readonly string[];
+  /** The run's deadline, for the GitHub requests. */
+  signal?: AbortSignal;
+  /** Retry and rate-limit settings of the GitHub client (tests shorten the backoff). */
+  api?: Pick<GitHubApiOptions, 'retries' | 'retryBaseMs' | 'maxRateLimitWaitMs' | 'requestTimeoutMs'>;
+  log: { line(text: string): void; annotate(annotation: Annotation): void };
+}
+
+/**
+ * GitHub documents 1 MB for one step output; the `changes` output stays well under it.
+ * A larger ChangeSet is given without its diffs, or as a summary of its clusters, with
+ * `truncated` saying so; the whole of it is always in the file named by `changes-file`.
+ */
+export const CHANGES_OUTPUT_LIMIT = 512 * 1024;
+
+function withoutDiffs(changeSet: ChangeSet): ChangeSet {
+  return {
+    ...changeSet,
+    clusters: changeSet.clusters.map((cluster) => ({
+      ...cluster,
+      instances: cluster.instances.map((instance) => ({ ...instance, changes: instance.changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })) })),
+    })),
+  };
+}
+
+export function changesOutput(changeSet: ChangeSet, changesFile: string): string {
+  const whole = JSON.stringify(changeSet);
+  if (Buffer.byteLength(whole) <= CHANGES_OUTPUT_LIMIT) return whole;
+  const note = `the ChangeSet has ${Buffer.byteLength(whole)} bytes, over the ${CHANGES_OUTPUT_LIMIT} of this output; the whole of it is in ${changesFile || 'the changes-file output'}`;
+  const lighter = JSON.stringify({ ...withoutDiffs(changeSet), truncated: `diffs left out: ${note}` });
+  if (Buffer.byteLength(lighter) <= CHANGES_OUTPUT_LIMIT) return lighter;
+  const clusters = changeSet.clusters.map((cluster) => ({ name: cluster.name, group: cluster.group, status: cluster.status }));
+  return JSON.stringify({ bundle: changeSet.bundle, mode: changeSet.mode, clusters, truncated: `only the clusters' status: ${note}` });
+}
+
+/** Writes the whole (masked) ChangeSet under RUNNER_TEMP; its path is the `changes-file` output. */
+function writeChangesFile(env: Environment, changeSet: ChangeSet): string {
+  const folder = env.RUNNER_TEMP;
+  if (!folder) return '';
+  const name = `timoni-fleet-changes-${(changeSet.bundle || 'bundle').replace(/[^A-Za-z0-9_.-]/g, '_')}-${env.GITHUB_RUN_ID ?? '0'}-${process.pid}.json`;
+  const path = join(folder, name);
+  writeFileSync(path, `${JSON.stringify(changeSet, null, 2)}\n`, { mode: 0o600 });
+  return path;
+}
+
+/** What became of the pull request comment. */
+export type CommentReport =
+  /** No comment was due: `comment: false`, no token, or no pull request to comment on. */
+  | { kind: 'none' }
+  | { kind: 'created' | 'updated'; pullRequest: number; url: string }
+  /** The token may not write comments (a fork's pull request): GitHub's reason. */
+  | { kind: 'not-permitted'; pullRequest: number; reason: string }
+  /** GitHub refused or did not answer (after its retries), or the body could not be sent. */
+  | { kind: 'failed'; pullRequest?: number; message: string };
+
+export interface PublishOutcome {
+  comment: CommentReport;
+  /** The step fails for what was published: a pull request's diff whose comment could not be posted. */
+  fails: boolean;
+}
+
+/** An error's message with every secret masked (GitHub may echo what it was sent). */
+const errorMessage = (error: unknown, secrets: readonly string[]): string => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
+
+async function postComment(input: PublishInput, reportContext: ReportContext): Promise<CommentReport> {
+  if (!input.comment) return { kind: 'none' };
+  if (!input.githubToken) {
+    input.log.line('no github-token: the pull request comment is skipped');
+    return { kind: 'none' };
+  }
+  const client = new GitHubApi({
+    apiUrl: input.context.apiUrl,
+    token: input.githubToken,
+    log: (line) => input.log.line(line),
+    ...(input.signal ? { signal: input.signal } : {}),
+    ...input.api,
+  });
+  let pullRequest = input.plan.pullRequest;
+  if (pullRequest === undefined && input.plan.mode === 'apply') {
+    try {
+      pullRequest = await pullRequestForCommit(client, input.context.owner, input.context.repo, input.plan.sha);
+    } catch (error) {
+      return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
+    }
+  }
+  if (pullRequest === undefined) return { kind: 'none' };
+  try {
+    const context = { ...reportContext, pullRequest };
+    const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context);
+    const author = await tokenIdentity(client, input.commentAuthor);
+    const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
+    const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
+    return outcome.kind === 'not-permitted' ? { kind: 'not-permitted', pullRequest, reason: outcome.reason } : { kind: outcome.kind, pullRequest, url: outcome.url };
+  } catch (error) {
+    return { kind: 'failed', pullRequest, message: errorMessage(error, input.secrets) };
+  }
+}
+
+/** Says in the log and the job summary's notes what became of the comment; true when that fails the step. */
+function reportComment(report: CommentReport, input: PublishInput, notes: string[]): boolean {
+  switch (report.kind) {
+    case 'none':
+      return false;
+    case 'created':
+    case 'updated':
+      input.log.line(`pull request comment ${report.kind}: ${report.url}`);
+      return false;
+    case 'not-permitted':
+      input.log.annotate({ level: 'warning', title: 'PR comment not posted', message: report.reason });
+      notes.push(`No pull request comment: ${report.reason}.`);
+      return false;
+    case 'failed': {
+      const where = report.pullRequest === undefined ? 'The pull request comment' : `The comment on pull request #${report.pullRequest}`;
+      const fails = input.plan.mode === 'diff';
+      const consequence = fails
+        ? 'the diff is only in the job summary and the changes output; the step fails so that it is not missed'
+        : 'the rollout is not affected: its outcome is in the job summary and the outputs';
+      input.log.annotate({ level: fails ? 'error' : 'warning', title: 'PR comment not posted', message: `${where} could not be posted: ${report.message}; ${consequence}` });
+      notes.push(`${where} could not be posted: ${report.message}.`);
+      return fails;
+    }
+  }
+}
+
+export async function publishResults(input: PublishInput): Promise<PublishOutcome> {
+  const masked = maskChangeSet(input.changeSet, input.secrets);
+  const notes: string[] = [];
+  const reportContext: ReportContext = {
+    commitSha: input.plan.sha,
+    runUrl: input.context.runUrl,
+    repository: `${input.context.owner}/${input.context.repo}`,
+    secrets: input.secrets,
+    bundleFiles: input.bundleFiles,
+    notes,
+  };
+
+  const comment = await postComment(input, reportContext);
+  const fails = reportComment(comment, input, notes);
+
+  const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
+  appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
+
+  const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
+  const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
+  setOutput(input.env, 'has-changes', String(hasChanges(masked)));
+  const changesFile = writeChangesFile(input.env, masked);
+  setOutput(input.env, 'changes', changesOutput(masked, changesFile));
+  setOutput(input.env, 'changes-file', changesFile);
+  setOutput(input.env, 'applied-clusters', applied.join(','));
+  setOutput(input.env, 'failed-cluster', failed);
+  setOutput(input.env, 'comment-url', commentUrl);
+  return { comment, fails };
+}

@@ -1,0 +1,123 @@
+// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
+// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
+// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
+// rules. Written here rather than taken from @actions/core (see README.md).
+import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+
+// Inputs.
+export class InputError extends Error {
+  constructor(
+    readonly input: string,
+    message: string,
+  ) {
+    super(`input "${input}": ${message}`);
+    this.name = 'InputError';
+  }
+}
+
+export type Environment = Record<string, string | undefined>;
+
+/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
+export function inputVariableName(name: string): string {
+  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+
+export function getInput(env: Environment, name: string, options: { required?: boolean } = {}): string {
+  const value = (env[inputVariableName(name)] ?? '').trim();
+  if (options.required && value === '') throw new InputError(name, 'is required and was not given');
+  return value;
+}
+
+/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
+export function getBooleanInput(env: Environment, name: string, fallback: boolean): boolean {
+  const value = getInput(env, name);
+  if (value === '') return fallback;
+  if (['true', 'True', 'TRUE'].includes(value)) return true;
+  if (['false', 'False', 'FALSE'].includes(value)) return false;
+  throw new InputError(name, `must be true or false, not "${value}"`);
+}
+
+/** A list given one item per line or separated by commas; empty items dropped. */
+export function getListInput(env: Environment, name: string): string[] {
+  return getInput(env, name)
+    .split(/[\n,]/)
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+export function getChoiceInput<T extends string>(env: Environment, name: string, choices: readonly T[], fallback: T): T {
+  const value = getInput(env, name);
+  if (value === '') return fallback;
+  if (!(choices as readonly string[]).includes(value)) throw new InputError(name, `must be one of ${choices.join(', ')}, not "${value}"`);
+  return value as T;
+}
+
+// File commands. Outputs use the heredoc form with a random delimiter, so any value,
+// multi-line JSON included, arrives intact.
+export class FileCommandError extends Error {}
+
+export function setOutput(env: Environment, name: string, value: string): void {
+  const file = env.GITHUB_OUTPUT;
+  if (!file) throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
+  const delimiter = `ghadelimiter_${randomUUID()}`;
+  if (name.includes(delimiter) || value.includes(delimiter)) throw new FileCommandError(`output "${name}" contains its delimiter`);
+  appendFileSync(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
+}
+
+export function appendStepSummary(env: Environment, markdown: string): boolean {
+  const file = env.GITHUB_STEP_SUMMARY;
+  if (!file) return false;
+  appendFileSync(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
+  return true;
+}
+
+// Workflow commands written to stdout (`::error file=x,line=1::message`).
+export type AnnotationLevel = 'error' | 'warning' | 'notice';
+
+export interface Annotation {
+  level: AnnotationLevel;
+  message: string;
+  title?: string;
+  file?: string;
+  line?: number;
+  column?: number;
+}
+
+export function escapeData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+export function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+export function formatAnnotation(annotation: Annotation): string {
+  const properties: string[] = [];
+  if (annotation.file) properties.push(`file=${escapeProperty(annotation.file)}`);
+  if (annotation.line !== undefined) properties.push(`line=${annotation.line}`);
+  if (annotation.column !== undefined) properties.push(`col=${annotation.column}`);
+  if (annotation.title) properties.push(`title=${escapeProperty(annotation.title)}`);
+  const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
+  return `::${head}::${escapeData(annotation.message)}\n`;
+}
+
+/**
+ * Plain text made safe to print as log lines: the runner reads every line that starts with
+ * `::` (after leading whitespace) as a workflow command, and `##[` anywhere as a command of
+ * the older form. A cluster or object name that the pull request's author chose could
+ * otherwise print `::stop-commands::`, after which every later `::add-mask::` is shown
+ * verbatim, or forge `::error` annotations. A zero-width space between the two characters
+ * keeps the text readable and makes it plain text for the runner. Every line break the
+ * runner splits on (\r\n, \n, \r) starts a new line that is checked the same way.
+ */
+export function escapeLogText(text: string): string {
+  return text
+    .split(/\r\n|\n|\r/)
+    .map((line) => line.replace(/^(\s*):/, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+    .join('\n');
+}
+
+export function formatMask(secret: string): string {
+  return `::add-mask::${escapeData(secret)}\n`;
+}
