@@ -4,7 +4,7 @@
 // programs (dist/native/<goos>-<goarch>/cue-shim.gz, src/cue/native-runtime.ts).
 // Usage: node scripts/build.mjs [--out DIR]   (default: dist)
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,6 +32,14 @@ try {
   console.error('build failed: dist/ is left as it was');
   process.exit(1);
 }
+
+// The CLI bundle is package.json's `bin`: it must start with the shebang (ncc keeps the one
+// of src/cli.ts; this makes sure of it) and be executable, for `npm install -g` and `npx`.
+const cliBundle = join(staging, 'cli', 'index.js');
+const shebang = '#!/usr/bin/env node\n';
+const cliSource = readFileSync(cliBundle, 'utf8');
+if (!cliSource.startsWith(shebang)) writeFileSync(cliBundle, shebang + cliSource);
+chmodSync(cliBundle, 0o755);
 
 const wasm = join(root, 'src', 'cue', 'wasm', 'cue.wasm.gz');
 if (existsSync(wasm)) {

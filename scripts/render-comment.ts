@@ -1,6 +1,6 @@
 // Renders a pull request comment (the Markdown timoni-fleet posts) to a PNG, for the README.
 //
-//   npx tsx scripts/render-comment.ts .fleet/demo/pr-comment-diff.md docs/images/pr-comment.png \
+//   npx tsx scripts/render-comment.ts .fleet/demo/3-second-pull-request/comment.md docs/images/pr-comment.png \
 //     --expand 1 --scale 2 --max-height 1150   # how docs/images/pr-comment.png was made
 //
 // The Markdown is turned into HTML as GitHub does closely enough (GitHub-flavoured Markdown

@@ -1,16 +1,22 @@
 // The stage the action plays on in the demo and the end-to-end tests: a workspace holding
 // the example bundle and runtime, the example module pushed to a real registry, and the
-// GitHub stand-in with the repository and a pull request. The clusters come from the
+// GitHub stand-in with the repository and its pull requests. The clusters come from the
 // local fleet (contexts fleet-1, fleet-2, fleet-3, as examples/runtime.cue names them).
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repositoryRoot } from '../support/go-binary.js';
+import { exampleModule } from '../fleet/fleet-registry.js';
 import { fakeSha, startGitHubStandIn, type GitHubStandIn } from '../github/index.js';
 import { pushTimoniModule, startRegistry, type RegistryHandle } from '../registry/index.js';
 
 export const DEMO_REPOSITORY = { owner: 'acme', name: 'shop-deploy' };
-export const MODULE_VERSION = '1.4.0';
+
+/** One edit of a pull request: `from` must occur exactly once in the file. */
+export interface TextReplacement {
+  from: string;
+  to: string;
+}
 
 export interface DemoStage {
   workdir: string;
@@ -24,6 +30,11 @@ export interface DemoStage {
   env: Record<string, string>;
   /** Adds a pull request to the stand-in and returns its number and head commit. */
   openPullRequest(number: number): { number: number; headSha: string; mergeCommitSha: string };
+  /**
+   * Changes the workspace's bundle.cue as a pull request's commit would (the workspace is
+   * the checkout the action runs on); throws, naming the text, when an edit does not apply.
+   */
+  editBundle(replacements: TextReplacement[]): void;
   stop(): Promise<void>;
 }
 
@@ -31,15 +42,11 @@ export async function stageDemo(kubeconfig: string): Promise<DemoStage> {
   const workdir = mkdtempSync(join(tmpdir(), 'timoni-fleet-workspace-'));
   for (const file of ['bundle.cue', 'runtime.cue']) cpSync(join(repositoryRoot, 'examples', file), join(workdir, file));
 
+  const module = exampleModule();
   const registry = await startRegistry({ auth: 'anonymous' });
   const github = await startGitHubStandIn();
   try {
-    const pushed = await pushTimoniModule({
-      registry: registry.url,
-      repository: 'modules/webapp',
-      tag: MODULE_VERSION,
-      moduleDir: join(repositoryRoot, 'examples', 'modules', 'webapp'),
-    });
+    const pushed = await pushTimoniModule({ registry: registry.url, repository: module.repository, tag: module.version, moduleDir: module.moduleDir });
     github.state.addRepository({ owner: DEMO_REPOSITORY.owner, name: DEMO_REPOSITORY.name, defaultBranch: 'main' });
     return {
       workdir,
@@ -54,12 +61,22 @@ export async function stageDemo(kubeconfig: string): Promise<DemoStage> {
         'runtime-from-env': 'true',
         timeout: '60s',
       },
-      env: { DEMO_REGISTRY: registry.host },
+      env: { [module.registryVariable]: registry.host },
       openPullRequest(number: number) {
         const headSha = fakeSha(`head-${number}`);
         const mergeCommitSha = fakeSha(`merge-${number}`);
         github.state.addPullRequest({ owner: DEMO_REPOSITORY.owner, repo: DEMO_REPOSITORY.name, number, headSha });
         return { number, headSha, mergeCommitSha };
+      },
+      editBundle(replacements: TextReplacement[]) {
+        const path = join(workdir, 'bundle.cue');
+        let text = readFileSync(path, 'utf8');
+        for (const { from, to } of replacements) {
+          const count = text.split(from).length - 1;
+          if (count !== 1) throw new Error(`editing ${path}: ${JSON.stringify(from)} occurs ${count} times, expected once (was examples/bundle.cue changed?)`);
+          text = text.replace(from, () => to);
+        }
+        writeFileSync(path, text);
       },
       async stop() {
         await Promise.allSettled([registry.stop(), github.stop()]);

@@ -1,10 +1,12 @@
 // `npm run fleet -- up/status/down` as a user runs it, with its own one-cluster fleet beside
-// the test run's: `down` must leave no process and no file behind.
+// the test run's (and its registry holding the example module): `down` must leave no
+// process and no file behind.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../support/go-binary.js';
+import { pullManifest } from '../registry/pull.js';
 import { parseEnvFile } from './env-file.js';
 import { KubeClient } from './kube-client.js';
 import { isRunning } from './processes.js';
@@ -43,9 +45,18 @@ describe('npm run fleet', () => {
     expect(up.code, up.stderr).toBe(0);
     const env = parseEnvFile(up.stdout);
     expect(env).toMatchObject({ FLEET_DIR: dir, KUBECONFIG: join(dir, 'kubeconfig'), FLEET_CLUSTERS: 'cli-1', FLEET_CONTEXTS: 'cli-1', FLEET_CLUSTER_1_CONTEXT: 'cli-1' });
+    expect(parseEnvFile(readFileSync(join(dir, 'env'), 'utf8'))).toEqual(env);
+
+    // The registry examples/bundle.cue reads through DEMO_REGISTRY serves the example module at the bundle's version.
+    expect(env.DEMO_REGISTRY).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(env).toMatchObject({ REGISTRY_HOST: env.DEMO_REGISTRY, REGISTRY_URL: `http://${env.DEMO_REGISTRY}`, REGISTRY_MODULE: `oci://${env.DEMO_REGISTRY}/modules/webapp`, REGISTRY_MODULE_VERSION: '1.4.0' });
+    const manifest = await pullManifest({ registry: `http://${env.DEMO_REGISTRY}`, repository: 'modules/webapp', reference: '1.4.0' });
+    expect(manifest.registryDigest).toBe(manifest.digest);
 
     state = readState(dir);
     expect(state?.clusters[0]?.processes.map((record) => record.component)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager']);
+    expect(state?.registry?.processes.map((record) => record.component)).toEqual(['registry']);
+    expect(state?.registry?.module?.digest).toBe(manifest.digest);
     expect(processesToStop(state as FleetState).every(isRunning)).toBe(true);
 
     const client = KubeClient.fromKubeconfig(readFileSync(join(dir, 'kubeconfig'), 'utf8'), 'cli-1');
@@ -57,10 +68,19 @@ describe('npm run fleet', () => {
 
     const status = await fleetCli('status', '--dir', dir, '--json');
     expect(status.code, status.stderr).toBe(0);
-    const parsed = JSON.parse(status.stdout) as { clusters: Array<{ ready: boolean; components: Array<{ running: boolean; rssKiB: number }> }> };
+    interface PartStatus {
+      ready: boolean;
+      components: Array<{ running: boolean; rssKiB: number }>;
+    }
+    const parsed = JSON.parse(status.stdout) as { clusters: PartStatus[]; registry?: PartStatus & { url: string; module?: { url: string; version: string } } };
     expect(parsed.clusters).toHaveLength(1);
     expect(parsed.clusters[0]?.ready).toBe(true);
     expect(parsed.clusters[0]?.components.every((component) => component.running && component.rssKiB > 0)).toBe(true);
+    expect(parsed.registry).toMatchObject({ ready: true, url: env.REGISTRY_URL, module: { url: env.REGISTRY_MODULE, version: '1.4.0' } });
+    expect(parsed.registry?.components.every((component) => component.running && component.rssKiB > 0)).toBe(true);
+    const text = await fleetCli('status', '--dir', dir);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`registry  ${env.REGISTRY_URL}  ${env.REGISTRY_MODULE}:1.4.0  ready`);
 
     const again = await fleetCli('up', '--clusters', '1', '--dir', dir);
     expect(again.code).toBe(2);
@@ -76,12 +96,14 @@ describe('npm run fleet', () => {
     const status = await fleetCli('status', '--dir', dir);
     expect(status.code).toBe(1);
     expect(status.stdout).toMatch(/kube-apiserver\s+pid \d+\s+STOPPED/);
+    expect(status.stdout).toMatch(/registry\s+pid \d+\s+STOPPED/);
     expect(status.stdout).toContain('NOT READY');
 
     const up = await fleetCli('up', '--clusters', '1', '--dir', dir, '--name-prefix', 'cli');
     expect(up.code, up.stderr).toBe(0);
     const replaced = readState(dir);
     expect(replaced?.clusters[0]?.processes.every(isRunning)).toBe(true);
+    expect(replaced?.registry?.processes.every(isRunning)).toBe(true);
     expect(replaced?.clusters[0]?.processes.map((record) => record.pid)).not.toEqual(state?.clusters[0]?.processes.map((record) => record.pid));
     state = replaced;
   });

@@ -1,7 +1,8 @@
 // `npm run fleet -- <command>`: start, inspect and stop the local fleet from a shell.
 //
-//   up     [--clusters N] [--dir DIR] [--name-prefix fleet] [--kwok]
-//                                                             start N clusters (default 3), print the env file;
+//   up     [--clusters N] [--dir DIR] [--name-prefix fleet] [--kwok] [--no-registry]
+//                                                             start N clusters (default 3) and an OCI registry
+//                                                             holding the example module, print the env file;
 //                                                             --kwok: fake nodes, workloads become ready by themselves
 //   status [--dir DIR] [--json]                               what runs, and whether each API server is ready
 //   down   [--dir DIR]                                        stop everything `up` started in DIR, remove its files
@@ -14,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fleetStatus, startFleet, stopFleet } from './fleet.js';
 
-const usage = `usage: npm run fleet -- up [--clusters N] [--dir DIR] [--name-prefix PREFIX] [--kwok]
+const usage = `usage: npm run fleet -- up [--clusters N] [--dir DIR] [--name-prefix PREFIX] [--kwok] [--no-registry]
        npm run fleet -- status [--dir DIR] [--json]
        npm run fleet -- down [--dir DIR]
 DIR defaults to ${join(tmpdir(), 'timoni-fleet')}.`;
@@ -31,6 +32,7 @@ async function main(argv: string[]): Promise<number> {
       'name-prefix': { type: 'string', default: 'fleet' },
       json: { type: 'boolean', default: false },
       kwok: { type: 'boolean', default: false },
+      'no-registry': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -46,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
     case 'up': {
       const clusters = Number(values.clusters);
       if (!/^\d+$/.test(values.clusters)) throw new Error(`--clusters must be a whole number, got ${JSON.stringify(values.clusters)}`);
-      const fleet = await startFleet({ clusters, dir, namePrefix: values['name-prefix'], kwok: values.kwok, log });
+      const fleet = await startFleet({ clusters, dir, namePrefix: values['name-prefix'], kwok: values.kwok, registry: !values['no-registry'], log });
       process.stdout.write(readFileSync(fleet.envPath, 'utf8'));
       log(`stop it with: npm run fleet -- down --dir ${dir}`);
       return 0;
@@ -63,22 +65,24 @@ async function main(argv: string[]): Promise<number> {
         else log(`no fleet recorded in ${dir}`);
         return 1;
       }
+      const parts = [
+        ...status.clusters.map((cluster) => ({ headline: `${cluster.name}  context ${cluster.contextName}  ${cluster.server}  ${cluster.version || '?'}`, ...cluster })),
+        ...(status.registry ? [{ headline: `registry  ${status.registry.url}  ${status.registry.module ? `${status.registry.module.url}:${status.registry.module.version}` : 'no module pushed'}`, ...status.registry }] : []),
+      ];
       if (values.json) {
         process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
       } else {
         process.stdout.write(`fleet in ${dir}, KUBECONFIG=${status.description.kubeconfigPath}\n`);
-        for (const cluster of status.clusters) {
-          process.stdout.write(`${cluster.name}  context ${cluster.contextName}  ${cluster.server}  ${cluster.version || '?'}  ${cluster.ready ? 'ready' : `NOT READY: ${cluster.problem ?? ''}`}\n`);
-          for (const component of cluster.components) {
+        for (const part of parts) {
+          process.stdout.write(`${part.headline}  ${part.ready ? 'ready' : `NOT READY: ${part.problem ?? ''}`}\n`);
+          for (const component of part.components) {
             process.stdout.write(`  ${component.component.padEnd(24)} pid ${String(component.pid).padEnd(8)} ${component.running ? `running  ${(component.rssKiB / 1024).toFixed(0).padStart(5)} MiB` : 'STOPPED'}  ${component.logPath}\n`);
           }
         }
-      }
-      if (!values.json) {
-        const totalKiB = status.clusters.flatMap((cluster) => cluster.components).reduce((sum, component) => sum + component.rssKiB, 0);
+        const totalKiB = parts.flatMap((part) => part.components).reduce((sum, component) => sum + component.rssKiB, 0);
         process.stdout.write(`resident memory of all components: ${(totalKiB / 1024).toFixed(0)} MiB\n`);
       }
-      return status.clusters.every((cluster) => cluster.ready && cluster.components.every((component) => component.running)) ? 0 : 1;
+      return parts.every((part) => part.ready && part.components.every((component) => component.running)) ? 0 : 1;
     }
     default:
       throw new Error(`unknown command ${JSON.stringify(command)}\n${usage}`);

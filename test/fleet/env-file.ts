@@ -18,6 +18,12 @@
 //   FLEET_CLUSTERS         cluster names, comma-separated, e.g. fleet-1,fleet-2,fleet-3
 //   FLEET_CONTEXTS         kubeconfig context names, same order
 //   FLEET_CLUSTER_N_NAME, FLEET_CLUSTER_N_CONTEXT, FLEET_CLUSTER_N_SERVER (https://127.0.0.1:PORT)
+// and, when the fleet runs its registry (fleet-registry.ts; `npm run fleet -- up` does):
+//   REGISTRY_URL           http://127.0.0.1:PORT
+//   REGISTRY_HOST          127.0.0.1:PORT
+//   REGISTRY_MODULE        oci://127.0.0.1:PORT/modules/webapp, the example module
+//   REGISTRY_MODULE_VERSION the version examples/bundle.cue names, e.g. 1.4.0
+//   DEMO_REGISTRY          the registry host again, under the name examples/bundle.cue reads
 // Other parts of the test environment (the OCI registry, the GitHub stand-in) add their own
 // keys with `setEnvEntries`, prefixed with their name (REGISTRY_..., GITHUB_...).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

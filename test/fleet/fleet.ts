@@ -1,15 +1,17 @@
 // The local fleet: N independent clusters started in parallel, a kubeconfig with one
 // context per cluster, an env file, and a state file from which everything started can be
-// stopped again. Used by the CLI (cli.ts), the vitest global setup and scripts.
+// stopped again; on request (the CLI's `up`) an OCI registry holding the example module
+// (fleet-registry.ts). Used by the CLI (cli.ts), the vitest global setup and scripts.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureBinaries, ensureKwokBinaries } from './binaries.js';
 import { adminClient, startCluster, type StartClusterOptions } from './cluster.js';
 import { formatEnvFile, type EnvEntries } from './env-file.js';
+import { registryEnv, servesApi, startFleetRegistry, type RegistryState } from './fleet-registry.js';
 import { KubeClient } from './kube-client.js';
 import { renderKubeconfig } from './kubeconfig.js';
-import { isRunning, residentKiB, stopProcesses, stopProcessesSync, sweepProcessesSync } from './processes.js';
+import { isRunning, residentKiB, stopProcesses, stopProcessesSync, sweepProcessesSync, type ProcessRecord } from './processes.js';
 import { processesToStop, readState, statePath, writeState, type ClusterState, type FleetState } from './state.js';
 import { kubernetesVersion } from './versions.js';
 import { portTakenHint } from './wait-for-component.js';
@@ -32,6 +34,12 @@ export interface FleetOptions {
    * (readiness.ts) stands in for them.
    */
   kwok?: boolean;
+  /**
+   * Also start an OCI registry (DIR/registry) holding the example module at the version
+   * examples/bundle.cue names, and write its address to the env file (fleet-registry.ts).
+   * Off unless asked: tests start registries of their own (test/registry).
+   */
+  registry?: boolean;
 }
 
 /** One cluster as tests see it. Plain data, so that it can cross process boundaries. */
@@ -60,6 +68,18 @@ export interface FleetDescription {
   /** Each cluster has a Ready fake Node (`kwok-node-1`) and runs workloads (see FleetOptions.kwok). */
   kwok: boolean;
   clusters: FleetCluster[];
+  /** The fleet's registry, when started with one (FleetOptions.registry). */
+  registry?: FleetRegistry;
+}
+
+/** The fleet's registry as tests see it. */
+export interface FleetRegistry {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** 127.0.0.1:PORT */
+  host: string;
+  /** The example module: `oci://127.0.0.1:PORT/modules/webapp`, its version and manifest digest. */
+  module?: { url: string; version: string; digest: string };
 }
 
 export interface Fleet extends FleetDescription {
@@ -88,7 +108,13 @@ export function describeState(state: FleetState): FleetDescription {
       userCertPath: cluster.pki.userCert,
       userKeyPath: cluster.pki.userKey,
     })),
+    ...(state.registry ? { registry: describeRegistry(state.registry) } : {}),
   };
+}
+
+function describeRegistry(registry: RegistryState): FleetRegistry {
+  const module = registry.module ? { url: registry.module.url, version: registry.module.version, digest: registry.module.digest } : undefined;
+  return { url: registry.url, host: registry.host, ...(module ? { module } : {}) };
 }
 
 /** A test client for one cluster of a fleet, as its admin (the kubeconfig's user). */
@@ -112,7 +138,7 @@ function fleetEnv(state: FleetState): EnvEntries {
     env[`FLEET_CLUSTER_${index + 1}_CONTEXT`] = cluster.contextName;
     env[`FLEET_CLUSTER_${index + 1}_SERVER`] = cluster.server;
   });
-  return env;
+  return state.registry ? { ...env, ...registryEnv(state.registry) } : env;
 }
 
 function writeKubeconfig(state: FleetState): string {
@@ -154,6 +180,7 @@ function removeFleetFiles(state: FleetState): void {
     return;
   }
   for (const cluster of state.clusters) rmSync(cluster.dir, { recursive: true, force: true });
+  if (state.registry) rmSync(state.registry.dir, { recursive: true, force: true });
   rmSync(state.kubeconfigPath, { force: true });
   rmSync(state.envPath, { force: true });
   rmSync(statePath(state.dir), { force: true });
@@ -172,7 +199,7 @@ function stopSync(state: FleetState): void {
 }
 
 async function stopAsync(state: FleetState): Promise<void> {
-  await Promise.all(state.clusters.map((cluster) => stopProcesses([...cluster.processes].reverse())));
+  await Promise.all([...state.clusters.map((cluster) => stopProcesses([...cluster.processes].reverse())), stopProcesses(state.registry?.processes ?? [])]);
   sweepProcessesSync(sweepMarker(state));
   removeFleetFiles(state);
 }
@@ -230,18 +257,29 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     writeState(state);
   };
 
-  const results = await Promise.allSettled(
-    Array.from({ length: count }, (_, index) => {
+  const registry = options.registry
+    ? startFleetRegistry({
+        dir: join(dir, 'registry'),
+        log,
+        onChange: (registryState) => {
+          state.registry = registryState;
+          writeState(state);
+        },
+      })
+    : undefined;
+  const results = await Promise.allSettled<unknown>([
+    ...Array.from({ length: count }, (_, index) => {
       const name = `${prefix}-${index + 1}`;
       return startClusterRetryingPorts(
         { binaries, kwokBinaries, name, dir: join(dir, name), onChange: onChange(index), log, controllers: options.controllers },
         () => slots[index],
       );
     }),
-  );
+    ...(registry ? [registry] : []),
+  ]);
   const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));
   if (failures.length > 0) {
-    await Promise.all(state.clusters.map((cluster) => stopProcesses([...cluster.processes].reverse())));
+    await Promise.all([...state.clusters.map((cluster) => stopProcesses([...cluster.processes].reverse())), stopProcesses(state.registry?.processes ?? [])]);
     throw new Error(`starting the fleet in ${dir} failed (everything started was stopped; logs are kept there):\n${failures.map((error) => error.message).join('\n\n')}`);
   }
 
@@ -295,13 +333,36 @@ export interface ClusterStatus {
   components: ComponentStatus[];
 }
 
+export interface RegistryStatus extends FleetRegistry {
+  /** GET /v2/ answered 200. */
+  ready: boolean;
+  problem?: string;
+  components: ComponentStatus[];
+}
+
+function componentStatus(record: ProcessRecord): ComponentStatus {
+  return { component: record.component, pid: record.pid, running: isRunning(record), rssKiB: residentKiB(record), logPath: record.logPath };
+}
+
+async function registryStatus(registry: RegistryState): Promise<RegistryStatus> {
+  let ready = false;
+  let problem: string | undefined;
+  try {
+    ready = await servesApi(registry.url);
+    if (!ready) problem = `${registry.url}/v2/ did not answer 200`;
+  } catch (error) {
+    problem = `${registry.url}/v2/: ${(error as Error).message}`;
+  }
+  return { ...describeRegistry(registry), ready, ...(problem ? { problem } : {}), components: registry.processes.map(componentStatus) };
+}
+
 /** What runs of the fleet recorded in `dir`, or null when there is none. */
-export async function fleetStatus(dir: string): Promise<{ description: FleetDescription; clusters: ClusterStatus[] } | null> {
+export async function fleetStatus(dir: string): Promise<{ description: FleetDescription; clusters: ClusterStatus[]; registry?: RegistryStatus } | null> {
   const state = readState(resolve(dir));
   if (!state) return null;
   const clusters = await Promise.all(
     state.clusters.map(async (cluster): Promise<ClusterStatus> => {
-      const components = cluster.processes.map((record) => ({ component: record.component, pid: record.pid, running: isRunning(record), rssKiB: residentKiB(record), logPath: record.logPath }));
+      const components = cluster.processes.map(componentStatus);
       let ready = false;
       let problem: string | undefined;
       const client = adminClient(cluster.name, cluster.server, cluster.pki);
@@ -317,6 +378,7 @@ export async function fleetStatus(dir: string): Promise<{ description: FleetDesc
       return { name: cluster.name, contextName: cluster.contextName, server: cluster.server, version: cluster.version, ready, problem, components };
     }),
   );
-  return { description: describeState(state), clusters };
+  const registry = state.registry ? await registryStatus(state.registry) : undefined;
+  return { description: describeState(state), clusters, ...(registry ? { registry } : {}) };
 }
 

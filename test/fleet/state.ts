@@ -2,6 +2,7 @@
 // half-started fleet can still be stopped) and read by `down`, `status` and the tests.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RegistryState } from './fleet-registry.js';
 import type { ClusterPki } from './pki.js';
 import type { ProcessRecord } from './processes.js';
 
@@ -34,6 +35,8 @@ export interface FleetState {
   /** Fake nodes and workload controllers run (kwok.ts). */
   kwok: boolean;
   clusters: ClusterState[];
+  /** The OCI registry holding the example module (fleet-registry.ts); only when started with one. */
+  registry?: RegistryState;
 }
 
 export const stateFileName = 'fleet.json';
@@ -63,7 +66,7 @@ export function readState(dir: string): FleetState | null {
   return state;
 }
 
-/** Every process of the fleet, in the order to stop them (the reverse of the start order). */
+/** Every process of the fleet, in the order to stop them (each cluster's in the reverse of its start order, then the registry). */
 export function processesToStop(state: FleetState): ProcessRecord[] {
-  return state.clusters.flatMap((cluster) => [...cluster.processes].reverse());
+  return [...state.clusters.flatMap((cluster) => [...cluster.processes].reverse()), ...(state.registry?.processes ?? [])];
 }
