@@ -2,9 +2,9 @@
 // the Actions runner runs it against a local fleet of 3 clusters (the demo stage), timed
 // from process start to the first cluster request, and in total (wall time of the step).
 import { readFileSync } from 'node:fs';
-import { startFleet } from '../test/fleet/fleet.js';
-import { pullRequestEvent, runAction } from '../test/github/index.js';
-import { DEMO_REPOSITORY, stageDemo } from '../test/action/demo-stage.js';
+import { startFleet } from '../test/harness/fleet/fleet.js';
+import { pullRequestEvent, runAction } from '../test/harness/github/index.js';
+import { DEMO_REPOSITORY, stageDemo } from '../test/harness/demo/demo-stage.js';
 import { median, type BenchResult } from './result.js';
 
 const RUNS = 5;

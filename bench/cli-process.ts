@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { repositoryRoot } from '../test/support/go-binary.js';
+import { repositoryRoot } from '../test/harness/support/go-binary.js';
 import { median, type BenchResult } from './result.js';
 
 const RUNS = 5;

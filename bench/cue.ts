@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { loadCueEngine } from '../src/cue/index.js';
 import { TIER_UP_VARIABLE } from '../src/cue/wasm-runtime.js';
 import { ensureBinaries } from '../test/cue/binaries.js';
-import { repositoryRoot } from '../test/support/go-binary.js';
+import { repositoryRoot } from '../test/harness/support/go-binary.js';
 import { fixturesDir, readFixture } from '../test/cue/fixture-files.js';
 import { K8S_MODULE_CLI_ARGS, K8S_MODULE_LOAD } from './cue-workload.js';
 import { median, type BenchResult } from './result.js';

@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../src/cli/run.js';
-import { startFleet } from '../test/fleet/fleet.js';
-import { pushTimoniModule, startRegistry } from '../test/registry/index.js';
-import { repositoryRoot } from '../test/support/go-binary.js';
+import { startFleet } from '../test/harness/fleet/fleet.js';
+import { pushTimoniModule, startRegistry } from '../test/harness/registry/index.js';
+import { repositoryRoot } from '../test/harness/support/go-binary.js';
 import { median, type BenchResult } from './result.js';
 
 const RUNS = 5;

@@ -1,6 +1,6 @@
 // Module pull + build time per instance, through the product's ModuleResolver (OCI pull,
 // extraction, files read) and buildInstance (values merge, load, export of every apply
-// set), against a real registry on loopback (test/registry, anonymous).
+// set), against a real registry on loopback (test/harness/registry, anonymous).
 //
 // - cold: a fresh ModuleResolver and an empty cache folder each run, so the module is
 //   pulled (manifest, every layer, extraction) before it is built;
@@ -18,8 +18,8 @@ import { performance } from 'node:perf_hooks';
 import { loadCueEngine, type CueEngine } from '../src/cue/index.js';
 import { buildInstance, DEFAULT_KUBE_VERSION } from '../src/module/build.js';
 import { loadLocalModule, ModuleResolver, type ModuleRequest } from '../src/module/source.js';
-import { pushTimoniModule, startRegistry, type RegistryHandle } from '../test/registry/index.js';
-import { repositoryRoot } from '../test/support/go-binary.js';
+import { pushTimoniModule, startRegistry, type RegistryHandle } from '../test/harness/registry/index.js';
+import { repositoryRoot } from '../test/harness/support/go-binary.js';
 import { median, type BenchResult } from './result.js';
 
 const RUNS = 5;

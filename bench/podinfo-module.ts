@@ -5,7 +5,7 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repositoryRoot } from '../test/support/go-binary.js';
+import { repositoryRoot } from '../test/harness/support/go-binary.js';
 
 const FIXTURE = join(repositoryRoot, 'test', 'module', 'fixtures', 'podinfo-shaped');
 const SCHEMAS = join(repositoryRoot, 'test', 'cue', 'fixtures', 'k8s-app', 'cue.mod', 'gen', 'k8s.io');

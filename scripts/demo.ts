@@ -14,11 +14,11 @@
 // the job summary (summary.md), the action's log (log.txt) and outputs (outputs.json).
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { repositoryRoot } from '../test/support/go-binary.js';
-import { startFleet } from '../test/fleet/fleet.js';
-import { pullRequestEvent, runAction, type ActionRun } from '../test/github/index.js';
-import { DEMO_REPOSITORY, stageDemo, type DemoStage, type TextReplacement } from '../test/action/demo-stage.js';
-import { keepWorkloadsReady } from '../test/action/kubelet-stand-in.js';
+import { repositoryRoot } from '../test/harness/support/go-binary.js';
+import { startFleet } from '../test/harness/fleet/fleet.js';
+import { pullRequestEvent, runAction, type ActionRun } from '../test/harness/github/index.js';
+import { DEMO_REPOSITORY, stageDemo, type DemoStage, type TextReplacement } from '../test/harness/demo/demo-stage.js';
+import { keepWorkloadsReady } from '../test/harness/demo/kubelet-stand-in.js';
 
 const out = resolve(repositoryRoot, '.fleet', 'demo');
 const fleetDir = join(out, 'fleet');

@@ -26,7 +26,7 @@ function ensureNpmPackages() {
 }
 
 function ensureFleetBinaries() {
-  const build = join(root, 'test', 'fleet', 'build.ts');
+  const build = join(root, 'test', 'harness', 'fleet', 'build.ts');
   if (!existsSync(build)) return;
   const tsx = join(root, 'node_modules', '.bin', 'tsx');
   execFileSync(tsx, [build, ...(quiet ? ['--quiet'] : [])], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
 import { publishResults, type PublishInput } from '../../src/action/publish.js';
 import type { Annotation } from '../../src/action/runner.js';
-import { fakeSha, startGitHubStandIn, type GitHubStandIn } from '../github/index.js';
+import { fakeSha, startGitHubStandIn, type GitHubStandIn } from '../harness/github/index.js';
 
 let github: GitHubStandIn;
 beforeAll(async () => {

@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ClusterChanges } from '../../src/changeset.js';
 import { clusterDiffText } from '../../src/cli/commands.js';
 import { maskSecret } from '../../src/kube/mask.js';
-import type { KubeObject } from '../fleet/kube-client.js';
-import { clusterClient, scratchDir } from '../fleet/test-context.js';
-import { keepWorkloadsReady } from '../action/kubelet-stand-in.js';
+import type { KubeObject } from '../harness/fleet/kube-client.js';
+import { clusterClient, scratchDir } from '../harness/fleet/test-context.js';
+import { keepWorkloadsReady } from '../harness/demo/kubelet-stand-in.js';
 import { runCliCaptured } from './run-cli.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');

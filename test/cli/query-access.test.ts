@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterClient, scratchDir, testFleet } from '../fleet/test-context.js';
+import { clusterClient, scratchDir, testFleet } from '../harness/fleet/test-context.js';
 import { runCliCaptured } from './run-cli.js';
 
 const cwd = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');

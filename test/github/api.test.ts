@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubApi, GitHubApiError, type GitHubApiOptions } from '../../src/github/api.js';
-import { startGitHubStandIn, type GitHubStandIn } from './standin/server.js';
+import { startGitHubStandIn, type GitHubStandIn } from '../harness/github/standin/server.js';
 
 let github: GitHubStandIn;
 beforeAll(async () => {

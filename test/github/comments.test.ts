@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubApi } from '../../src/github/api.js';
 import { COMMENT_LIMIT } from '../../src/github/limits.js';
 import { GITHUB_ACTIONS_BOT as BOT, pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../../src/github/comments.js';
-import { startGitHubStandIn, type GitHubStandIn } from './standin/server.js';
+import { startGitHubStandIn, type GitHubStandIn } from '../harness/github/standin/server.js';
 
 let github: GitHubStandIn;
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import type { KubeCluster } from '../../src/kube/cluster.js';
 import { diffObject, MAX_EDIT_LENGTH } from '../../src/kube/diff.js';
 import { ImmutableFieldError } from '../../src/kube/immutable.js';
 import type { KubeObject } from '../../src/kube/object.js';
-import { clusterClient, testNamespace } from '../fleet/test-context.js';
+import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
 import { engineFleet, onEveryCluster } from './engine-support.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');

@@ -14,7 +14,7 @@ import { Discovery, NoMatchError } from '../../src/kube/discovery.js';
 import { KubeApiError, KubeConnectionError } from '../../src/kube/errors.js';
 import { KubeContextNotFoundError, loadKubeconfig } from '../../src/kube/kubeconfig.js';
 import { SecretRegistry } from '../../src/secrets.js';
-import { clusterClient, testFleet, testNamespace } from '../fleet/test-context.js';
+import { clusterClient, testFleet, testNamespace } from '../harness/fleet/test-context.js';
 import { engineFleet, onEveryCluster } from './engine-support.js';
 
 interface RawConfig {

@@ -6,7 +6,7 @@ import { onTestFinished } from 'vitest';
 import { openCluster, type KubeCluster } from '../../src/kube/cluster.js';
 import { loadKubeconfig, type Kubeconfig } from '../../src/kube/kubeconfig.js';
 import { SecretRegistry } from '../../src/secrets.js';
-import { testFleet } from '../fleet/test-context.js';
+import { testFleet } from '../harness/fleet/test-context.js';
 
 export interface EngineFleet {
   kubeconfig: Kubeconfig;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeInstance, inventoryEntries, type InstanceRecord } from '../../src/kube/inventory.js';
 import { deleteInstance, ensureNamespace, listInstances, namespaceExists, readInstance, writeInstance } from '../../src/kube/inventory-store.js';
-import { clusterClient, testNamespace } from '../fleet/test-context.js';
+import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
 import { engineFleet, onEveryCluster } from './engine-support.js';
 
 function record(name: string, namespace: string, bundle: string): InstanceRecord {

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyObject, serverSideApply } from '../../src/kube/apply.js';
 import type { KubeObject } from '../../src/kube/object.js';
-import type { KubeClient } from '../fleet/kube-client.js';
-import { clusterClient, testNamespace } from '../fleet/test-context.js';
+import type { KubeClient } from '../harness/fleet/kube-client.js';
+import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
 import { engineFleet, onEveryCluster } from './engine-support.js';
 
 const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeInstanceSecret } from '../../src/kube/inventory.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { runCliCaptured, type CliResult } from '../cli/run-cli.js';
-import { clusterClient, scratchDir, testFleet } from '../fleet/test-context.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RecordedRequest, type RegistryHandle } from '../registry/index.js';
+import { clusterClient, scratchDir, testFleet } from '../harness/fleet/test-context.js';
+import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RecordedRequest, type RegistryHandle } from '../harness/registry/index.js';
 
 // End to end through `timoni-fleet build` against a real registry: a bundle whose three
 // instances use the same OCI module (version and digest pinned), built for a runtime of

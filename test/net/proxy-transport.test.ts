@@ -5,8 +5,8 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyTransport } from '../../src/net/proxy-transport.js';
-import { startTestProxy, type TestProxy } from './connect-proxy.js';
-import { selfSignedCertificate } from './test-certificate.js';
+import { startTestProxy, type TestProxy } from '../harness/net/connect-proxy.js';
+import { selfSignedCertificate } from '../harness/net/test-certificate.js';
 
 const NAME = 'target.proxy-test.invalid';
 let proxy: TestProxy;

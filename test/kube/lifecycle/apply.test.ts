@@ -6,7 +6,7 @@ import { InstanceStepError } from '../../../src/kube/instance.js';
 import { encodeInstance, inventoryEntries, type InstanceRecord } from '../../../src/kube/inventory.js';
 import { readInstance, writeInstance } from '../../../src/kube/inventory-store.js';
 import type { KubeObject } from '../../../src/kube/object.js';
-import { clusterClient, testNamespace } from '../../fleet/test-context.js';
+import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
 import { engineFleet } from '../engine-support.js';
 import { actions, built, configMap, deployment, freshNamespaceName, module, secret, service } from './support.js';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { applyInstance } from '../../../src/kube/instance-apply.js';
 import { InstanceStepError } from '../../../src/kube/instance.js';
 import { readInstance } from '../../../src/kube/inventory-store.js';
-import { clusterClient, testNamespace } from '../../fleet/test-context.js';
+import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
 import { engineFleet } from '../engine-support.js';
 import { actions, built, configMap, job, service } from './support.js';
 

@@ -5,8 +5,8 @@ import { applyInstance } from '../../../src/kube/instance-apply.js';
 import { InstanceStepError } from '../../../src/kube/instance.js';
 import { readInstance } from '../../../src/kube/inventory-store.js';
 import { waitForReady, WaitError } from '../../../src/kube/wait.js';
-import { keepReady } from '../../fleet/readiness.js';
-import { clusterClient, testNamespace } from '../../fleet/test-context.js';
+import { keepReady } from '../../harness/fleet/readiness.js';
+import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
 import { engineFleet } from '../engine-support.js';
 import { actions, built, configMap, deployment, job, service } from './support.js';
 

@@ -5,8 +5,8 @@ import { deleteBundleInstances } from '../../../src/kube/instance-delete.js';
 import { bundleStatus } from '../../../src/kube/instance-status.js';
 import { InstanceStepError } from '../../../src/kube/instance.js';
 import { readInstance } from '../../../src/kube/inventory-store.js';
-import { markReady } from '../../fleet/readiness.js';
-import { clusterClient, testNamespace } from '../../fleet/test-context.js';
+import { markReady } from '../../harness/fleet/readiness.js';
+import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
 import { engineFleet } from '../engine-support.js';
 import { built, configMap, deployment, module, service } from './support.js';
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { onTestFinished } from 'vitest';
 import type { BuiltInstanceInput } from '../../../src/kube/instance.js';
 import type { KubeObject } from '../../../src/kube/object.js';
-import { clusterClient } from '../../fleet/test-context.js';
+import { clusterClient } from '../../harness/fleet/test-context.js';
 
 export const module = { url: 'oci://127.0.0.1:5000/modules/web', version: '1.2.3', digest: 'sha256:' + 'ab'.repeat(32), name: 'example.com/web' };
 

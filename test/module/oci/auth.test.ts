@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseChallenges, preferredChallenge } from '../../../src/module/oci/auth.js';
 import { ModuleClient, OciError, pullModule } from '../../../src/module/oci/index.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryAuthMode, type RegistryHandle } from '../../registry/index.js';
-import { writeSampleModule } from '../../registry/sample-module.js';
+import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryAuthMode, type RegistryHandle } from '../../harness/registry/index.js';
+import { writeSampleModule } from '../../harness/registry/sample-module.js';
 import { expectedTree, fastRetry, readTree } from './registry-fixtures.js';
 
 describe('parseChallenges', () => {

@@ -13,8 +13,8 @@ import {
 } from '../../../src/module/oci/credentials.js';
 import { OciError, pullModule } from '../../../src/module/oci/index.js';
 import { SecretRegistry as SecretRedactor } from '../../../src/secrets.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryHandle } from '../../registry/index.js';
-import { writeSampleModule } from '../../registry/sample-module.js';
+import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryHandle } from '../../harness/registry/index.js';
+import { writeSampleModule } from '../../harness/registry/sample-module.js';
 import { fastRetry } from './registry-fixtures.js';
 
 let root: string;

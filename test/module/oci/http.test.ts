@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyTooLargeError, NetworkError, readBody, send } from '../../../src/module/oci/http.js';
-import { startTestProxy } from '../../net/connect-proxy.js';
+import { startTestProxy } from '../../harness/net/connect-proxy.js';
 
 let server: Server | undefined;
 afterEach(async () => {

@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OciError, pullModule } from '../../../src/module/oci/index.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryHandle } from '../../registry/index.js';
-import { writeSampleModule } from '../../registry/sample-module.js';
-import { startTestProxy, type TestProxy } from '../../net/connect-proxy.js';
-import { selfSignedCertificate } from '../../net/test-certificate.js';
+import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryHandle } from '../../harness/registry/index.js';
+import { writeSampleModule } from '../../harness/registry/sample-module.js';
+import { startTestProxy, type TestProxy } from '../../harness/net/connect-proxy.js';
+import { selfSignedCertificate } from '../../harness/net/test-certificate.js';
 import { expectedTree, fastRetry, readTree } from './registry-fixtures.js';
 
 const NAME = 'registry.proxy-test.invalid';

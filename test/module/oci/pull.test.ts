@@ -30,8 +30,8 @@ import {
   timoniContentTypeAnnotation,
   type PushedTimoniModule,
   type RegistryHandle,
-} from '../../registry/index.js';
-import { writeSampleModule } from '../../registry/sample-module.js';
+} from '../../harness/registry/index.js';
+import { writeSampleModule } from '../../harness/registry/sample-module.js';
 import { expectedTree, fastRetry, readTree } from './registry-fixtures.js';
 
 let registry: RegistryHandle;

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OciError, pullModule } from '../../../src/module/oci/index.js';
 import { registryErrorText } from '../../../src/module/oci/registry-client.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryHandle } from '../../registry/index.js';
-import { writeSampleModule } from '../../registry/sample-module.js';
+import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryHandle } from '../../harness/registry/index.js';
+import { writeSampleModule } from '../../harness/registry/sample-module.js';
 import { expectedTree, fastRetry, readTree } from './registry-fixtures.js';
 
 let registry: RegistryHandle;

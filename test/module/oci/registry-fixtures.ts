@@ -2,7 +2,7 @@
 // directory walk, and a fast retry policy so that failure tests do not wait long.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PushedTimoniModule } from '../../registry/index.js';
+import type { PushedTimoniModule } from '../../harness/registry/index.js';
 
 export const fastRetry = { attempts: 3, baseDelayMs: 10, maxDelayMs: 50, maxElapsedMs: 5_000 };
 

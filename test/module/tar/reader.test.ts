@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePaxRecords, readTar, TarFormatError } from '../../../src/module/tar/reader.js';
-import { writeTar } from '../../registry/tar-writer.js';
+import { writeTar } from '../../harness/registry/tar-writer.js';
 import { buildTar } from './tar-writer.js';
 
 describe('readTar', () => {
