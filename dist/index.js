@@ -1,7 +1,1537 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 4371:
+/***/ 3251:
+/***/ (function(module) {
+
+/**
+  * This file contains the Bottleneck library (MIT), compiled to ES2017, and without Clustering support.
+  * https://github.com/SGrondin/bottleneck
+  */
+(function (global, factory) {
+	 true ? module.exports = factory() :
+	0;
+}(this, (function () { 'use strict';
+
+	var commonjsGlobal = typeof globalThis !== 'undefined' ? globalThis : typeof window !== 'undefined' ? window : typeof global !== 'undefined' ? global : typeof self !== 'undefined' ? self : {};
+
+	function getCjsExportFromNamespace (n) {
+		return n && n['default'] || n;
+	}
+
+	var load = function(received, defaults, onto = {}) {
+	  var k, ref, v;
+	  for (k in defaults) {
+	    v = defaults[k];
+	    onto[k] = (ref = received[k]) != null ? ref : v;
+	  }
+	  return onto;
+	};
+
+	var overwrite = function(received, defaults, onto = {}) {
+	  var k, v;
+	  for (k in received) {
+	    v = received[k];
+	    if (defaults[k] !== void 0) {
+	      onto[k] = v;
+	    }
+	  }
+	  return onto;
+	};
+
+	var parser = {
+		load: load,
+		overwrite: overwrite
+	};
+
+	var DLList;
+
+	DLList = class DLList {
+	  constructor(incr, decr) {
+	    this.incr = incr;
+	    this.decr = decr;
+	    this._first = null;
+	    this._last = null;
+	    this.length = 0;
+	  }
+
+	  push(value) {
+	    var node;
+	    this.length++;
+	    if (typeof this.incr === "function") {
+	      this.incr();
+	    }
+	    node = {
+	      value,
+	      prev: this._last,
+	      next: null
+	    };
+	    if (this._last != null) {
+	      this._last.next = node;
+	      this._last = node;
+	    } else {
+	      this._first = this._last = node;
+	    }
+	    return void 0;
+	  }
+
+	  shift() {
+	    var value;
+	    if (this._first == null) {
+	      return;
+	    } else {
+	      this.length--;
+	      if (typeof this.decr === "function") {
+	        this.decr();
+	      }
+	    }
+	    value = this._first.value;
+	    if ((this._first = this._first.next) != null) {
+	      this._first.prev = null;
+	    } else {
+	      this._last = null;
+	    }
+	    return value;
+	  }
+
+	  first() {
+	    if (this._first != null) {
+	      return this._first.value;
+	    }
+	  }
+
+	  getArray() {
+	    var node, ref, results;
+	    node = this._first;
+	    results = [];
+	    while (node != null) {
+	      results.push((ref = node, node = node.next, ref.value));
+	    }
+	    return results;
+	  }
+
+	  forEachShift(cb) {
+	    var node;
+	    node = this.shift();
+	    while (node != null) {
+	      (cb(node), node = this.shift());
+	    }
+	    return void 0;
+	  }
+
+	  debug() {
+	    var node, ref, ref1, ref2, results;
+	    node = this._first;
+	    results = [];
+	    while (node != null) {
+	      results.push((ref = node, node = node.next, {
+	        value: ref.value,
+	        prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
+	        next: (ref2 = ref.next) != null ? ref2.value : void 0
+	      }));
+	    }
+	    return results;
+	  }
+
+	};
+
+	var DLList_1 = DLList;
+
+	var Events;
+
+	Events = class Events {
+	  constructor(instance) {
+	    this.instance = instance;
+	    this._events = {};
+	    if ((this.instance.on != null) || (this.instance.once != null) || (this.instance.removeAllListeners != null)) {
+	      throw new Error("An Emitter already exists for this object");
+	    }
+	    this.instance.on = (name, cb) => {
+	      return this._addListener(name, "many", cb);
+	    };
+	    this.instance.once = (name, cb) => {
+	      return this._addListener(name, "once", cb);
+	    };
+	    this.instance.removeAllListeners = (name = null) => {
+	      if (name != null) {
+	        return delete this._events[name];
+	      } else {
+	        return this._events = {};
+	      }
+	    };
+	  }
+
+	  _addListener(name, status, cb) {
+	    var base;
+	    if ((base = this._events)[name] == null) {
+	      base[name] = [];
+	    }
+	    this._events[name].push({cb, status});
+	    return this.instance;
+	  }
+
+	  listenerCount(name) {
+	    if (this._events[name] != null) {
+	      return this._events[name].length;
+	    } else {
+	      return 0;
+	    }
+	  }
+
+	  async trigger(name, ...args) {
+	    var e, promises;
+	    try {
+	      if (name !== "debug") {
+	        this.trigger("debug", `Event triggered: ${name}`, args);
+	      }
+	      if (this._events[name] == null) {
+	        return;
+	      }
+	      this._events[name] = this._events[name].filter(function(listener) {
+	        return listener.status !== "none";
+	      });
+	      promises = this._events[name].map(async(listener) => {
+	        var e, returned;
+	        if (listener.status === "none") {
+	          return;
+	        }
+	        if (listener.status === "once") {
+	          listener.status = "none";
+	        }
+	        try {
+	          returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
+	          if (typeof (returned != null ? returned.then : void 0) === "function") {
+	            return (await returned);
+	          } else {
+	            return returned;
+	          }
+	        } catch (error) {
+	          e = error;
+	          {
+	            this.trigger("error", e);
+	          }
+	          return null;
+	        }
+	      });
+	      return ((await Promise.all(promises))).find(function(x) {
+	        return x != null;
+	      });
+	    } catch (error) {
+	      e = error;
+	      {
+	        this.trigger("error", e);
+	      }
+	      return null;
+	    }
+	  }
+
+	};
+
+	var Events_1 = Events;
+
+	var DLList$1, Events$1, Queues;
+
+	DLList$1 = DLList_1;
+
+	Events$1 = Events_1;
+
+	Queues = class Queues {
+	  constructor(num_priorities) {
+	    var i;
+	    this.Events = new Events$1(this);
+	    this._length = 0;
+	    this._lists = (function() {
+	      var j, ref, results;
+	      results = [];
+	      for (i = j = 1, ref = num_priorities; (1 <= ref ? j <= ref : j >= ref); i = 1 <= ref ? ++j : --j) {
+	        results.push(new DLList$1((() => {
+	          return this.incr();
+	        }), (() => {
+	          return this.decr();
+	        })));
+	      }
+	      return results;
+	    }).call(this);
+	  }
+
+	  incr() {
+	    if (this._length++ === 0) {
+	      return this.Events.trigger("leftzero");
+	    }
+	  }
+
+	  decr() {
+	    if (--this._length === 0) {
+	      return this.Events.trigger("zero");
+	    }
+	  }
+
+	  push(job) {
+	    return this._lists[job.options.priority].push(job);
+	  }
+
+	  queued(priority) {
+	    if (priority != null) {
+	      return this._lists[priority].length;
+	    } else {
+	      return this._length;
+	    }
+	  }
+
+	  shiftAll(fn) {
+	    return this._lists.forEach(function(list) {
+	      return list.forEachShift(fn);
+	    });
+	  }
+
+	  getFirst(arr = this._lists) {
+	    var j, len, list;
+	    for (j = 0, len = arr.length; j < len; j++) {
+	      list = arr[j];
+	      if (list.length > 0) {
+	        return list;
+	      }
+	    }
+	    return [];
+	  }
+
+	  shiftLastFrom(priority) {
+	    return this.getFirst(this._lists.slice(priority).reverse()).shift();
+	  }
+
+	};
+
+	var Queues_1 = Queues;
+
+	var BottleneckError;
+
+	BottleneckError = class BottleneckError extends Error {};
+
+	var BottleneckError_1 = BottleneckError;
+
+	var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
+
+	NUM_PRIORITIES = 10;
+
+	DEFAULT_PRIORITY = 5;
+
+	parser$1 = parser;
+
+	BottleneckError$1 = BottleneckError_1;
+
+	Job = class Job {
+	  constructor(task, args, options, jobDefaults, rejectOnDrop, Events, _states, Promise) {
+	    this.task = task;
+	    this.args = args;
+	    this.rejectOnDrop = rejectOnDrop;
+	    this.Events = Events;
+	    this._states = _states;
+	    this.Promise = Promise;
+	    this.options = parser$1.load(options, jobDefaults);
+	    this.options.priority = this._sanitizePriority(this.options.priority);
+	    if (this.options.id === jobDefaults.id) {
+	      this.options.id = `${this.options.id}-${this._randomIndex()}`;
+	    }
+	    this.promise = new this.Promise((_resolve, _reject) => {
+	      this._resolve = _resolve;
+	      this._reject = _reject;
+	    });
+	    this.retryCount = 0;
+	  }
+
+	  _sanitizePriority(priority) {
+	    var sProperty;
+	    sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
+	    if (sProperty < 0) {
+	      return 0;
+	    } else if (sProperty > NUM_PRIORITIES - 1) {
+	      return NUM_PRIORITIES - 1;
+	    } else {
+	      return sProperty;
+	    }
+	  }
+
+	  _randomIndex() {
+	    return Math.random().toString(36).slice(2);
+	  }
+
+	  doDrop({error, message = "This job has been dropped by Bottleneck"} = {}) {
+	    if (this._states.remove(this.options.id)) {
+	      if (this.rejectOnDrop) {
+	        this._reject(error != null ? error : new BottleneckError$1(message));
+	      }
+	      this.Events.trigger("dropped", {args: this.args, options: this.options, task: this.task, promise: this.promise});
+	      return true;
+	    } else {
+	      return false;
+	    }
+	  }
+
+	  _assertStatus(expected) {
+	    var status;
+	    status = this._states.jobStatus(this.options.id);
+	    if (!(status === expected || (expected === "DONE" && status === null))) {
+	      throw new BottleneckError$1(`Invalid job status ${status}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+	    }
+	  }
+
+	  doReceive() {
+	    this._states.start(this.options.id);
+	    return this.Events.trigger("received", {args: this.args, options: this.options});
+	  }
+
+	  doQueue(reachedHWM, blocked) {
+	    this._assertStatus("RECEIVED");
+	    this._states.next(this.options.id);
+	    return this.Events.trigger("queued", {args: this.args, options: this.options, reachedHWM, blocked});
+	  }
+
+	  doRun() {
+	    if (this.retryCount === 0) {
+	      this._assertStatus("QUEUED");
+	      this._states.next(this.options.id);
+	    } else {
+	      this._assertStatus("EXECUTING");
+	    }
+	    return this.Events.trigger("scheduled", {args: this.args, options: this.options});
+	  }
+
+	  async doExecute(chained, clearGlobalState, run, free) {
+	    var error, eventInfo, passed;
+	    if (this.retryCount === 0) {
+	      this._assertStatus("RUNNING");
+	      this._states.next(this.options.id);
+	    } else {
+	      this._assertStatus("EXECUTING");
+	    }
+	    eventInfo = {args: this.args, options: this.options, retryCount: this.retryCount};
+	    this.Events.trigger("executing", eventInfo);
+	    try {
+	      passed = (await (chained != null ? chained.schedule(this.options, this.task, ...this.args) : this.task(...this.args)));
+	      if (clearGlobalState()) {
+	        this.doDone(eventInfo);
+	        await free(this.options, eventInfo);
+	        this._assertStatus("DONE");
+	        return this._resolve(passed);
+	      }
+	    } catch (error1) {
+	      error = error1;
+	      return this._onFailure(error, eventInfo, clearGlobalState, run, free);
+	    }
+	  }
+
+	  doExpire(clearGlobalState, run, free) {
+	    var error, eventInfo;
+	    if (this._states.jobStatus(this.options.id === "RUNNING")) {
+	      this._states.next(this.options.id);
+	    }
+	    this._assertStatus("EXECUTING");
+	    eventInfo = {args: this.args, options: this.options, retryCount: this.retryCount};
+	    error = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
+	    return this._onFailure(error, eventInfo, clearGlobalState, run, free);
+	  }
+
+	  async _onFailure(error, eventInfo, clearGlobalState, run, free) {
+	    var retry, retryAfter;
+	    if (clearGlobalState()) {
+	      retry = (await this.Events.trigger("failed", error, eventInfo));
+	      if (retry != null) {
+	        retryAfter = ~~retry;
+	        this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
+	        this.retryCount++;
+	        return run(retryAfter);
+	      } else {
+	        this.doDone(eventInfo);
+	        await free(this.options, eventInfo);
+	        this._assertStatus("DONE");
+	        return this._reject(error);
+	      }
+	    }
+	  }
+
+	  doDone(eventInfo) {
+	    this._assertStatus("EXECUTING");
+	    this._states.next(this.options.id);
+	    return this.Events.trigger("done", eventInfo);
+	  }
+
+	};
+
+	var Job_1 = Job;
+
+	var BottleneckError$2, LocalDatastore, parser$2;
+
+	parser$2 = parser;
+
+	BottleneckError$2 = BottleneckError_1;
+
+	LocalDatastore = class LocalDatastore {
+	  constructor(instance, storeOptions, storeInstanceOptions) {
+	    this.instance = instance;
+	    this.storeOptions = storeOptions;
+	    this.clientId = this.instance._randomIndex();
+	    parser$2.load(storeInstanceOptions, storeInstanceOptions, this);
+	    this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
+	    this._running = 0;
+	    this._done = 0;
+	    this._unblockTime = 0;
+	    this.ready = this.Promise.resolve();
+	    this.clients = {};
+	    this._startHeartbeat();
+	  }
+
+	  _startHeartbeat() {
+	    var base;
+	    if ((this.heartbeat == null) && (((this.storeOptions.reservoirRefreshInterval != null) && (this.storeOptions.reservoirRefreshAmount != null)) || ((this.storeOptions.reservoirIncreaseInterval != null) && (this.storeOptions.reservoirIncreaseAmount != null)))) {
+	      return typeof (base = (this.heartbeat = setInterval(() => {
+	        var amount, incr, maximum, now, reservoir;
+	        now = Date.now();
+	        if ((this.storeOptions.reservoirRefreshInterval != null) && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
+	          this._lastReservoirRefresh = now;
+	          this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
+	          this.instance._drainAll(this.computeCapacity());
+	        }
+	        if ((this.storeOptions.reservoirIncreaseInterval != null) && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
+	          ({
+	            reservoirIncreaseAmount: amount,
+	            reservoirIncreaseMaximum: maximum,
+	            reservoir
+	          } = this.storeOptions);
+	          this._lastReservoirIncrease = now;
+	          incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
+	          if (incr > 0) {
+	            this.storeOptions.reservoir += incr;
+	            return this.instance._drainAll(this.computeCapacity());
+	          }
+	        }
+	      }, this.heartbeatInterval))).unref === "function" ? base.unref() : void 0;
+	    } else {
+	      return clearInterval(this.heartbeat);
+	    }
+	  }
+
+	  async __publish__(message) {
+	    await this.yieldLoop();
+	    return this.instance.Events.trigger("message", message.toString());
+	  }
+
+	  async __disconnect__(flush) {
+	    await this.yieldLoop();
+	    clearInterval(this.heartbeat);
+	    return this.Promise.resolve();
+	  }
+
+	  yieldLoop(t = 0) {
+	    return new this.Promise(function(resolve, reject) {
+	      return setTimeout(resolve, t);
+	    });
+	  }
+
+	  computePenalty() {
+	    var ref;
+	    return (ref = this.storeOptions.penalty) != null ? ref : (15 * this.storeOptions.minTime) || 5000;
+	  }
+
+	  async __updateSettings__(options) {
+	    await this.yieldLoop();
+	    parser$2.overwrite(options, options, this.storeOptions);
+	    this._startHeartbeat();
+	    this.instance._drainAll(this.computeCapacity());
+	    return true;
+	  }
+
+	  async __running__() {
+	    await this.yieldLoop();
+	    return this._running;
+	  }
+
+	  async __queued__() {
+	    await this.yieldLoop();
+	    return this.instance.queued();
+	  }
+
+	  async __done__() {
+	    await this.yieldLoop();
+	    return this._done;
+	  }
+
+	  async __groupCheck__(time) {
+	    await this.yieldLoop();
+	    return (this._nextRequest + this.timeout) < time;
+	  }
+
+	  computeCapacity() {
+	    var maxConcurrent, reservoir;
+	    ({maxConcurrent, reservoir} = this.storeOptions);
+	    if ((maxConcurrent != null) && (reservoir != null)) {
+	      return Math.min(maxConcurrent - this._running, reservoir);
+	    } else if (maxConcurrent != null) {
+	      return maxConcurrent - this._running;
+	    } else if (reservoir != null) {
+	      return reservoir;
+	    } else {
+	      return null;
+	    }
+	  }
+
+	  conditionsCheck(weight) {
+	    var capacity;
+	    capacity = this.computeCapacity();
+	    return (capacity == null) || weight <= capacity;
+	  }
+
+	  async __incrementReservoir__(incr) {
+	    var reservoir;
+	    await this.yieldLoop();
+	    reservoir = this.storeOptions.reservoir += incr;
+	    this.instance._drainAll(this.computeCapacity());
+	    return reservoir;
+	  }
+
+	  async __currentReservoir__() {
+	    await this.yieldLoop();
+	    return this.storeOptions.reservoir;
+	  }
+
+	  isBlocked(now) {
+	    return this._unblockTime >= now;
+	  }
+
+	  check(weight, now) {
+	    return this.conditionsCheck(weight) && (this._nextRequest - now) <= 0;
+	  }
+
+	  async __check__(weight) {
+	    var now;
+	    await this.yieldLoop();
+	    now = Date.now();
+	    return this.check(weight, now);
+	  }
+
+	  async __register__(index, weight, expiration) {
+	    var now, wait;
+	    await this.yieldLoop();
+	    now = Date.now();
+	    if (this.conditionsCheck(weight)) {
+	      this._running += weight;
+	      if (this.storeOptions.reservoir != null) {
+	        this.storeOptions.reservoir -= weight;
+	      }
+	      wait = Math.max(this._nextRequest - now, 0);
+	      this._nextRequest = now + wait + this.storeOptions.minTime;
+	      return {
+	        success: true,
+	        wait,
+	        reservoir: this.storeOptions.reservoir
+	      };
+	    } else {
+	      return {
+	        success: false
+	      };
+	    }
+	  }
+
+	  strategyIsBlock() {
+	    return this.storeOptions.strategy === 3;
+	  }
+
+	  async __submit__(queueLength, weight) {
+	    var blocked, now, reachedHWM;
+	    await this.yieldLoop();
+	    if ((this.storeOptions.maxConcurrent != null) && weight > this.storeOptions.maxConcurrent) {
+	      throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
+	    }
+	    now = Date.now();
+	    reachedHWM = (this.storeOptions.highWater != null) && queueLength === this.storeOptions.highWater && !this.check(weight, now);
+	    blocked = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+	    if (blocked) {
+	      this._unblockTime = now + this.computePenalty();
+	      this._nextRequest = this._unblockTime + this.storeOptions.minTime;
+	      this.instance._dropAllQueued();
+	    }
+	    return {
+	      reachedHWM,
+	      blocked,
+	      strategy: this.storeOptions.strategy
+	    };
+	  }
+
+	  async __free__(index, weight) {
+	    await this.yieldLoop();
+	    this._running -= weight;
+	    this._done += weight;
+	    this.instance._drainAll(this.computeCapacity());
+	    return {
+	      running: this._running
+	    };
+	  }
+
+	};
+
+	var LocalDatastore_1 = LocalDatastore;
+
+	var BottleneckError$3, States;
+
+	BottleneckError$3 = BottleneckError_1;
+
+	States = class States {
+	  constructor(status1) {
+	    this.status = status1;
+	    this._jobs = {};
+	    this.counts = this.status.map(function() {
+	      return 0;
+	    });
+	  }
+
+	  next(id) {
+	    var current, next;
+	    current = this._jobs[id];
+	    next = current + 1;
+	    if ((current != null) && next < this.status.length) {
+	      this.counts[current]--;
+	      this.counts[next]++;
+	      return this._jobs[id]++;
+	    } else if (current != null) {
+	      this.counts[current]--;
+	      return delete this._jobs[id];
+	    }
+	  }
+
+	  start(id) {
+	    var initial;
+	    initial = 0;
+	    this._jobs[id] = initial;
+	    return this.counts[initial]++;
+	  }
+
+	  remove(id) {
+	    var current;
+	    current = this._jobs[id];
+	    if (current != null) {
+	      this.counts[current]--;
+	      delete this._jobs[id];
+	    }
+	    return current != null;
+	  }
+
+	  jobStatus(id) {
+	    var ref;
+	    return (ref = this.status[this._jobs[id]]) != null ? ref : null;
+	  }
+
+	  statusJobs(status) {
+	    var k, pos, ref, results, v;
+	    if (status != null) {
+	      pos = this.status.indexOf(status);
+	      if (pos < 0) {
+	        throw new BottleneckError$3(`status must be one of ${this.status.join(', ')}`);
+	      }
+	      ref = this._jobs;
+	      results = [];
+	      for (k in ref) {
+	        v = ref[k];
+	        if (v === pos) {
+	          results.push(k);
+	        }
+	      }
+	      return results;
+	    } else {
+	      return Object.keys(this._jobs);
+	    }
+	  }
+
+	  statusCounts() {
+	    return this.counts.reduce(((acc, v, i) => {
+	      acc[this.status[i]] = v;
+	      return acc;
+	    }), {});
+	  }
+
+	};
+
+	var States_1 = States;
+
+	var DLList$2, Sync;
+
+	DLList$2 = DLList_1;
+
+	Sync = class Sync {
+	  constructor(name, Promise) {
+	    this.schedule = this.schedule.bind(this);
+	    this.name = name;
+	    this.Promise = Promise;
+	    this._running = 0;
+	    this._queue = new DLList$2();
+	  }
+
+	  isEmpty() {
+	    return this._queue.length === 0;
+	  }
+
+	  async _tryToRun() {
+	    var args, cb, error, reject, resolve, returned, task;
+	    if ((this._running < 1) && this._queue.length > 0) {
+	      this._running++;
+	      ({task, args, resolve, reject} = this._queue.shift());
+	      cb = (await (async function() {
+	        try {
+	          returned = (await task(...args));
+	          return function() {
+	            return resolve(returned);
+	          };
+	        } catch (error1) {
+	          error = error1;
+	          return function() {
+	            return reject(error);
+	          };
+	        }
+	      })());
+	      this._running--;
+	      this._tryToRun();
+	      return cb();
+	    }
+	  }
+
+	  schedule(task, ...args) {
+	    var promise, reject, resolve;
+	    resolve = reject = null;
+	    promise = new this.Promise(function(_resolve, _reject) {
+	      resolve = _resolve;
+	      return reject = _reject;
+	    });
+	    this._queue.push({task, args, resolve, reject});
+	    this._tryToRun();
+	    return promise;
+	  }
+
+	};
+
+	var Sync_1 = Sync;
+
+	var version = "2.19.5";
+	var version$1 = {
+		version: version
+	};
+
+	var version$2 = /*#__PURE__*/Object.freeze({
+		version: version,
+		default: version$1
+	});
+
+	var require$$2 = () => console.log('You must import the full version of Bottleneck in order to use this feature.');
+
+	var require$$3 = () => console.log('You must import the full version of Bottleneck in order to use this feature.');
+
+	var require$$4 = () => console.log('You must import the full version of Bottleneck in order to use this feature.');
+
+	var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
+
+	parser$3 = parser;
+
+	Events$2 = Events_1;
+
+	RedisConnection$1 = require$$2;
+
+	IORedisConnection$1 = require$$3;
+
+	Scripts$1 = require$$4;
+
+	Group = (function() {
+	  class Group {
+	    constructor(limiterOptions = {}) {
+	      this.deleteKey = this.deleteKey.bind(this);
+	      this.limiterOptions = limiterOptions;
+	      parser$3.load(this.limiterOptions, this.defaults, this);
+	      this.Events = new Events$2(this);
+	      this.instances = {};
+	      this.Bottleneck = Bottleneck_1;
+	      this._startAutoCleanup();
+	      this.sharedConnection = this.connection != null;
+	      if (this.connection == null) {
+	        if (this.limiterOptions.datastore === "redis") {
+	          this.connection = new RedisConnection$1(Object.assign({}, this.limiterOptions, {Events: this.Events}));
+	        } else if (this.limiterOptions.datastore === "ioredis") {
+	          this.connection = new IORedisConnection$1(Object.assign({}, this.limiterOptions, {Events: this.Events}));
+	        }
+	      }
+	    }
+
+	    key(key = "") {
+	      var ref;
+	      return (ref = this.instances[key]) != null ? ref : (() => {
+	        var limiter;
+	        limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+	          id: `${this.id}-${key}`,
+	          timeout: this.timeout,
+	          connection: this.connection
+	        }));
+	        this.Events.trigger("created", limiter, key);
+	        return limiter;
+	      })();
+	    }
+
+	    async deleteKey(key = "") {
+	      var deleted, instance;
+	      instance = this.instances[key];
+	      if (this.connection) {
+	        deleted = (await this.connection.__runCommand__(['del', ...Scripts$1.allKeys(`${this.id}-${key}`)]));
+	      }
+	      if (instance != null) {
+	        delete this.instances[key];
+	        await instance.disconnect();
+	      }
+	      return (instance != null) || deleted > 0;
+	    }
+
+	    limiters() {
+	      var k, ref, results, v;
+	      ref = this.instances;
+	      results = [];
+	      for (k in ref) {
+	        v = ref[k];
+	        results.push({
+	          key: k,
+	          limiter: v
+	        });
+	      }
+	      return results;
+	    }
+
+	    keys() {
+	      return Object.keys(this.instances);
+	    }
+
+	    async clusterKeys() {
+	      var cursor, end, found, i, k, keys, len, next, start;
+	      if (this.connection == null) {
+	        return this.Promise.resolve(this.keys());
+	      }
+	      keys = [];
+	      cursor = null;
+	      start = `b_${this.id}-`.length;
+	      end = "_settings".length;
+	      while (cursor !== 0) {
+	        [next, found] = (await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 10000]));
+	        cursor = ~~next;
+	        for (i = 0, len = found.length; i < len; i++) {
+	          k = found[i];
+	          keys.push(k.slice(start, -end));
+	        }
+	      }
+	      return keys;
+	    }
+
+	    _startAutoCleanup() {
+	      var base;
+	      clearInterval(this.interval);
+	      return typeof (base = (this.interval = setInterval(async() => {
+	        var e, k, ref, results, time, v;
+	        time = Date.now();
+	        ref = this.instances;
+	        results = [];
+	        for (k in ref) {
+	          v = ref[k];
+	          try {
+	            if ((await v._store.__groupCheck__(time))) {
+	              results.push(this.deleteKey(k));
+	            } else {
+	              results.push(void 0);
+	            }
+	          } catch (error) {
+	            e = error;
+	            results.push(v.Events.trigger("error", e));
+	          }
+	        }
+	        return results;
+	      }, this.timeout / 2))).unref === "function" ? base.unref() : void 0;
+	    }
+
+	    updateSettings(options = {}) {
+	      parser$3.overwrite(options, this.defaults, this);
+	      parser$3.overwrite(options, options, this.limiterOptions);
+	      if (options.timeout != null) {
+	        return this._startAutoCleanup();
+	      }
+	    }
+
+	    disconnect(flush = true) {
+	      var ref;
+	      if (!this.sharedConnection) {
+	        return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
+	      }
+	    }
+
+	  }
+	  Group.prototype.defaults = {
+	    timeout: 1000 * 60 * 5,
+	    connection: null,
+	    Promise: Promise,
+	    id: "group-key"
+	  };
+
+	  return Group;
+
+	}).call(commonjsGlobal);
+
+	var Group_1 = Group;
+
+	var Batcher, Events$3, parser$4;
+
+	parser$4 = parser;
+
+	Events$3 = Events_1;
+
+	Batcher = (function() {
+	  class Batcher {
+	    constructor(options = {}) {
+	      this.options = options;
+	      parser$4.load(this.options, this.defaults, this);
+	      this.Events = new Events$3(this);
+	      this._arr = [];
+	      this._resetPromise();
+	      this._lastFlush = Date.now();
+	    }
+
+	    _resetPromise() {
+	      return this._promise = new this.Promise((res, rej) => {
+	        return this._resolve = res;
+	      });
+	    }
+
+	    _flush() {
+	      clearTimeout(this._timeout);
+	      this._lastFlush = Date.now();
+	      this._resolve();
+	      this.Events.trigger("batch", this._arr);
+	      this._arr = [];
+	      return this._resetPromise();
+	    }
+
+	    add(data) {
+	      var ret;
+	      this._arr.push(data);
+	      ret = this._promise;
+	      if (this._arr.length === this.maxSize) {
+	        this._flush();
+	      } else if ((this.maxTime != null) && this._arr.length === 1) {
+	        this._timeout = setTimeout(() => {
+	          return this._flush();
+	        }, this.maxTime);
+	      }
+	      return ret;
+	    }
+
+	  }
+	  Batcher.prototype.defaults = {
+	    maxTime: null,
+	    maxSize: null,
+	    Promise: Promise
+	  };
+
+	  return Batcher;
+
+	}).call(commonjsGlobal);
+
+	var Batcher_1 = Batcher;
+
+	var require$$4$1 = () => console.log('You must import the full version of Bottleneck in order to use this feature.');
+
+	var require$$8 = getCjsExportFromNamespace(version$2);
+
+	var Bottleneck, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5,
+	  splice = [].splice;
+
+	NUM_PRIORITIES$1 = 10;
+
+	DEFAULT_PRIORITY$1 = 5;
+
+	parser$5 = parser;
+
+	Queues$1 = Queues_1;
+
+	Job$1 = Job_1;
+
+	LocalDatastore$1 = LocalDatastore_1;
+
+	RedisDatastore$1 = require$$4$1;
+
+	Events$4 = Events_1;
+
+	States$1 = States_1;
+
+	Sync$1 = Sync_1;
+
+	Bottleneck = (function() {
+	  class Bottleneck {
+	    constructor(options = {}, ...invalid) {
+	      var storeInstanceOptions, storeOptions;
+	      this._addToQueue = this._addToQueue.bind(this);
+	      this._validateOptions(options, invalid);
+	      parser$5.load(options, this.instanceDefaults, this);
+	      this._queues = new Queues$1(NUM_PRIORITIES$1);
+	      this._scheduled = {};
+	      this._states = new States$1(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
+	      this._limiter = null;
+	      this.Events = new Events$4(this);
+	      this._submitLock = new Sync$1("submit", this.Promise);
+	      this._registerLock = new Sync$1("register", this.Promise);
+	      storeOptions = parser$5.load(options, this.storeDefaults, {});
+	      this._store = (function() {
+	        if (this.datastore === "redis" || this.datastore === "ioredis" || (this.connection != null)) {
+	          storeInstanceOptions = parser$5.load(options, this.redisStoreDefaults, {});
+	          return new RedisDatastore$1(this, storeOptions, storeInstanceOptions);
+	        } else if (this.datastore === "local") {
+	          storeInstanceOptions = parser$5.load(options, this.localStoreDefaults, {});
+	          return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
+	        } else {
+	          throw new Bottleneck.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+	        }
+	      }).call(this);
+	      this._queues.on("leftzero", () => {
+	        var ref;
+	        return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
+	      });
+	      this._queues.on("zero", () => {
+	        var ref;
+	        return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
+	      });
+	    }
+
+	    _validateOptions(options, invalid) {
+	      if (!((options != null) && typeof options === "object" && invalid.length === 0)) {
+	        throw new Bottleneck.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+	      }
+	    }
+
+	    ready() {
+	      return this._store.ready;
+	    }
+
+	    clients() {
+	      return this._store.clients;
+	    }
+
+	    channel() {
+	      return `b_${this.id}`;
+	    }
+
+	    channel_client() {
+	      return `b_${this.id}_${this._store.clientId}`;
+	    }
+
+	    publish(message) {
+	      return this._store.__publish__(message);
+	    }
+
+	    disconnect(flush = true) {
+	      return this._store.__disconnect__(flush);
+	    }
+
+	    chain(_limiter) {
+	      this._limiter = _limiter;
+	      return this;
+	    }
+
+	    queued(priority) {
+	      return this._queues.queued(priority);
+	    }
+
+	    clusterQueued() {
+	      return this._store.__queued__();
+	    }
+
+	    empty() {
+	      return this.queued() === 0 && this._submitLock.isEmpty();
+	    }
+
+	    running() {
+	      return this._store.__running__();
+	    }
+
+	    done() {
+	      return this._store.__done__();
+	    }
+
+	    jobStatus(id) {
+	      return this._states.jobStatus(id);
+	    }
+
+	    jobs(status) {
+	      return this._states.statusJobs(status);
+	    }
+
+	    counts() {
+	      return this._states.statusCounts();
+	    }
+
+	    _randomIndex() {
+	      return Math.random().toString(36).slice(2);
+	    }
+
+	    check(weight = 1) {
+	      return this._store.__check__(weight);
+	    }
+
+	    _clearGlobalState(index) {
+	      if (this._scheduled[index] != null) {
+	        clearTimeout(this._scheduled[index].expiration);
+	        delete this._scheduled[index];
+	        return true;
+	      } else {
+	        return false;
+	      }
+	    }
+
+	    async _free(index, job, options, eventInfo) {
+	      var e, running;
+	      try {
+	        ({running} = (await this._store.__free__(index, options.weight)));
+	        this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
+	        if (running === 0 && this.empty()) {
+	          return this.Events.trigger("idle");
+	        }
+	      } catch (error1) {
+	        e = error1;
+	        return this.Events.trigger("error", e);
+	      }
+	    }
+
+	    _run(index, job, wait) {
+	      var clearGlobalState, free, run;
+	      job.doRun();
+	      clearGlobalState = this._clearGlobalState.bind(this, index);
+	      run = this._run.bind(this, index, job);
+	      free = this._free.bind(this, index, job);
+	      return this._scheduled[index] = {
+	        timeout: setTimeout(() => {
+	          return job.doExecute(this._limiter, clearGlobalState, run, free);
+	        }, wait),
+	        expiration: job.options.expiration != null ? setTimeout(function() {
+	          return job.doExpire(clearGlobalState, run, free);
+	        }, wait + job.options.expiration) : void 0,
+	        job: job
+	      };
+	    }
+
+	    _drainOne(capacity) {
+	      return this._registerLock.schedule(() => {
+	        var args, index, next, options, queue;
+	        if (this.queued() === 0) {
+	          return this.Promise.resolve(null);
+	        }
+	        queue = this._queues.getFirst();
+	        ({options, args} = next = queue.first());
+	        if ((capacity != null) && options.weight > capacity) {
+	          return this.Promise.resolve(null);
+	        }
+	        this.Events.trigger("debug", `Draining ${options.id}`, {args, options});
+	        index = this._randomIndex();
+	        return this._store.__register__(index, options.weight, options.expiration).then(({success, wait, reservoir}) => {
+	          var empty;
+	          this.Events.trigger("debug", `Drained ${options.id}`, {success, args, options});
+	          if (success) {
+	            queue.shift();
+	            empty = this.empty();
+	            if (empty) {
+	              this.Events.trigger("empty");
+	            }
+	            if (reservoir === 0) {
+	              this.Events.trigger("depleted", empty);
+	            }
+	            this._run(index, next, wait);
+	            return this.Promise.resolve(options.weight);
+	          } else {
+	            return this.Promise.resolve(null);
+	          }
+	        });
+	      });
+	    }
+
+	    _drainAll(capacity, total = 0) {
+	      return this._drainOne(capacity).then((drained) => {
+	        var newCapacity;
+	        if (drained != null) {
+	          newCapacity = capacity != null ? capacity - drained : capacity;
+	          return this._drainAll(newCapacity, total + drained);
+	        } else {
+	          return this.Promise.resolve(total);
+	        }
+	      }).catch((e) => {
+	        return this.Events.trigger("error", e);
+	      });
+	    }
+
+	    _dropAllQueued(message) {
+	      return this._queues.shiftAll(function(job) {
+	        return job.doDrop({message});
+	      });
+	    }
+
+	    stop(options = {}) {
+	      var done, waitForExecuting;
+	      options = parser$5.load(options, this.stopDefaults);
+	      waitForExecuting = (at) => {
+	        var finished;
+	        finished = () => {
+	          var counts;
+	          counts = this._states.counts;
+	          return (counts[0] + counts[1] + counts[2] + counts[3]) === at;
+	        };
+	        return new this.Promise((resolve, reject) => {
+	          if (finished()) {
+	            return resolve();
+	          } else {
+	            return this.on("done", () => {
+	              if (finished()) {
+	                this.removeAllListeners("done");
+	                return resolve();
+	              }
+	            });
+	          }
+	        });
+	      };
+	      done = options.dropWaitingJobs ? (this._run = function(index, next) {
+	        return next.doDrop({
+	          message: options.dropErrorMessage
+	        });
+	      }, this._drainOne = () => {
+	        return this.Promise.resolve(null);
+	      }, this._registerLock.schedule(() => {
+	        return this._submitLock.schedule(() => {
+	          var k, ref, v;
+	          ref = this._scheduled;
+	          for (k in ref) {
+	            v = ref[k];
+	            if (this.jobStatus(v.job.options.id) === "RUNNING") {
+	              clearTimeout(v.timeout);
+	              clearTimeout(v.expiration);
+	              v.job.doDrop({
+	                message: options.dropErrorMessage
+	              });
+	            }
+	          }
+	          this._dropAllQueued(options.dropErrorMessage);
+	          return waitForExecuting(0);
+	        });
+	      })) : this.schedule({
+	        priority: NUM_PRIORITIES$1 - 1,
+	        weight: 0
+	      }, () => {
+	        return waitForExecuting(1);
+	      });
+	      this._receive = function(job) {
+	        return job._reject(new Bottleneck.prototype.BottleneckError(options.enqueueErrorMessage));
+	      };
+	      this.stop = () => {
+	        return this.Promise.reject(new Bottleneck.prototype.BottleneckError("stop() has already been called"));
+	      };
+	      return done;
+	    }
+
+	    async _addToQueue(job) {
+	      var args, blocked, error, options, reachedHWM, shifted, strategy;
+	      ({args, options} = job);
+	      try {
+	        ({reachedHWM, blocked, strategy} = (await this._store.__submit__(this.queued(), options.weight)));
+	      } catch (error1) {
+	        error = error1;
+	        this.Events.trigger("debug", `Could not queue ${options.id}`, {args, options, error});
+	        job.doDrop({error});
+	        return false;
+	      }
+	      if (blocked) {
+	        job.doDrop();
+	        return true;
+	      } else if (reachedHWM) {
+	        shifted = strategy === Bottleneck.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options.priority) : strategy === Bottleneck.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options.priority + 1) : strategy === Bottleneck.prototype.strategy.OVERFLOW ? job : void 0;
+	        if (shifted != null) {
+	          shifted.doDrop();
+	        }
+	        if ((shifted == null) || strategy === Bottleneck.prototype.strategy.OVERFLOW) {
+	          if (shifted == null) {
+	            job.doDrop();
+	          }
+	          return reachedHWM;
+	        }
+	      }
+	      job.doQueue(reachedHWM, blocked);
+	      this._queues.push(job);
+	      await this._drainAll();
+	      return reachedHWM;
+	    }
+
+	    _receive(job) {
+	      if (this._states.jobStatus(job.options.id) != null) {
+	        job._reject(new Bottleneck.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+	        return false;
+	      } else {
+	        job.doReceive();
+	        return this._submitLock.schedule(this._addToQueue, job);
+	      }
+	    }
+
+	    submit(...args) {
+	      var cb, fn, job, options, ref, ref1, task;
+	      if (typeof args[0] === "function") {
+	        ref = args, [fn, ...args] = ref, [cb] = splice.call(args, -1);
+	        options = parser$5.load({}, this.jobDefaults);
+	      } else {
+	        ref1 = args, [options, fn, ...args] = ref1, [cb] = splice.call(args, -1);
+	        options = parser$5.load(options, this.jobDefaults);
+	      }
+	      task = (...args) => {
+	        return new this.Promise(function(resolve, reject) {
+	          return fn(...args, function(...args) {
+	            return (args[0] != null ? reject : resolve)(args);
+	          });
+	        });
+	      };
+	      job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+	      job.promise.then(function(args) {
+	        return typeof cb === "function" ? cb(...args) : void 0;
+	      }).catch(function(args) {
+	        if (Array.isArray(args)) {
+	          return typeof cb === "function" ? cb(...args) : void 0;
+	        } else {
+	          return typeof cb === "function" ? cb(args) : void 0;
+	        }
+	      });
+	      return this._receive(job);
+	    }
+
+	    schedule(...args) {
+	      var job, options, task;
+	      if (typeof args[0] === "function") {
+	        [task, ...args] = args;
+	        options = {};
+	      } else {
+	        [options, task, ...args] = args;
+	      }
+	      job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+	      this._receive(job);
+	      return job.promise;
+	    }
+
+	    wrap(fn) {
+	      var schedule, wrapped;
+	      schedule = this.schedule.bind(this);
+	      wrapped = function(...args) {
+	        return schedule(fn.bind(this), ...args);
+	      };
+	      wrapped.withOptions = function(options, ...args) {
+	        return schedule(options, fn, ...args);
+	      };
+	      return wrapped;
+	    }
+
+	    async updateSettings(options = {}) {
+	      await this._store.__updateSettings__(parser$5.overwrite(options, this.storeDefaults));
+	      parser$5.overwrite(options, this.instanceDefaults, this);
+	      return this;
+	    }
+
+	    currentReservoir() {
+	      return this._store.__currentReservoir__();
+	    }
+
+	    incrementReservoir(incr = 0) {
+	      return this._store.__incrementReservoir__(incr);
+	    }
+
+	  }
+	  Bottleneck.default = Bottleneck;
+
+	  Bottleneck.Events = Events$4;
+
+	  Bottleneck.version = Bottleneck.prototype.version = require$$8.version;
+
+	  Bottleneck.strategy = Bottleneck.prototype.strategy = {
+	    LEAK: 1,
+	    OVERFLOW: 2,
+	    OVERFLOW_PRIORITY: 4,
+	    BLOCK: 3
+	  };
+
+	  Bottleneck.BottleneckError = Bottleneck.prototype.BottleneckError = BottleneckError_1;
+
+	  Bottleneck.Group = Bottleneck.prototype.Group = Group_1;
+
+	  Bottleneck.RedisConnection = Bottleneck.prototype.RedisConnection = require$$2;
+
+	  Bottleneck.IORedisConnection = Bottleneck.prototype.IORedisConnection = require$$3;
+
+	  Bottleneck.Batcher = Bottleneck.prototype.Batcher = Batcher_1;
+
+	  Bottleneck.prototype.jobDefaults = {
+	    priority: DEFAULT_PRIORITY$1,
+	    weight: 1,
+	    expiration: null,
+	    id: "<no-id>"
+	  };
+
+	  Bottleneck.prototype.storeDefaults = {
+	    maxConcurrent: null,
+	    minTime: 0,
+	    highWater: null,
+	    strategy: Bottleneck.prototype.strategy.LEAK,
+	    penalty: null,
+	    reservoir: null,
+	    reservoirRefreshInterval: null,
+	    reservoirRefreshAmount: null,
+	    reservoirIncreaseInterval: null,
+	    reservoirIncreaseAmount: null,
+	    reservoirIncreaseMaximum: null
+	  };
+
+	  Bottleneck.prototype.localStoreDefaults = {
+	    Promise: Promise,
+	    timeout: null,
+	    heartbeatInterval: 250
+	  };
+
+	  Bottleneck.prototype.redisStoreDefaults = {
+	    Promise: Promise,
+	    timeout: null,
+	    heartbeatInterval: 5000,
+	    clientTimeout: 10000,
+	    Redis: null,
+	    clientOptions: {},
+	    clusterNodes: null,
+	    clearDatastore: false,
+	    connection: null
+	  };
+
+	  Bottleneck.prototype.instanceDefaults = {
+	    datastore: "local",
+	    connection: null,
+	    id: "<no-id>",
+	    rejectOnDrop: true,
+	    trackDoneStatus: false,
+	    Promise: Promise
+	  };
+
+	  Bottleneck.prototype.stopDefaults = {
+	    enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
+	    dropWaitingJobs: true,
+	    dropErrorMessage: "This limiter has been stopped."
+	  };
+
+	  return Bottleneck;
+
+	}).call(commonjsGlobal);
+
+	var Bottleneck_1 = Bottleneck;
+
+	var lib = Bottleneck_1;
+
+	return lib;
+
+})));
+
+
+/***/ }),
+
+/***/ 5950:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -19,289 +1549,6 @@ const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impo
 ;// CONCATENATED MODULE: ./src/bundle/types.ts
 // The bundle and runtime as timoni-fleet reads them from CUE, independent of any cluster.
 const DEFAULT_RUNTIME_NAME = '_default';
-
-;// CONCATENATED MODULE: ./src/bundle/cluster-selection.ts
-function matches(wanted, actual) {
-    if (wanted === undefined || wanted === '' || wanted === '*')
-        return true;
-    return wanted.toLowerCase() === actual.toLowerCase();
-}
-class NoClusterMatchesError extends Error {
-    constructor(runtime, selector) {
-        const asked = [
-            selector.cluster && selector.cluster !== '*' ? `cluster "${selector.cluster}"` : '',
-            selector.group && selector.group !== '*' ? `group "${selector.group}"` : '',
-        ]
-            .filter(Boolean)
-            .join(' and ');
-        const known = runtime.clusters.map((c) => `${c.name} (group ${c.group})`).join(', ');
-        super(`no cluster of runtime "${runtime.name}" matches ${asked || 'the selection'}; clusters: ${known || 'none'}`);
-        this.name = 'NoClusterMatchesError';
-    }
-}
-/** The selected clusters in runtime order; throws NoClusterMatchesError when none match. */
-function cluster_selection_selectClusters(runtime, selector) {
-    const selected = runtime.clusters.filter((cluster) => matches(selector.cluster, cluster.name) && matches(selector.group, cluster.group));
-    if (selected.length === 0)
-        throw new NoClusterMatchesError(runtime, selector);
-    return selected;
-}
-
-;// CONCATENATED MODULE: ./src/file-boundary.ts
-// The folders that files read for a bundle may come from. On a pull request every bundle,
-// runtime and local module file is the pull request author's; a committed symlink such as
-// `mod/leak -> /proc/self/environ` or `runtime.cue -> /etc/passwd` would otherwise hand the
-// process environment (tokens, kubeconfig keys) or any host file to CUE, which quotes it in
-// errors and embeds it in objects. So every path is resolved after symlinks (realpath) and
-// must land inside one of the boundary's roots: the workspace in the action; in the CLI the
-// current directory, the folders of the files named on the command line and any folder
-// given with --allow-path. Symlinks that stay inside keep working (Timoni's own examples link
-// `cue.mod/pkg` within their repository). A refusal names the file and where it points,
-// never its content.
-
-
-class FileBoundaryError extends Error {
-    name = 'FileBoundaryError';
-}
-class FileBoundary {
-    roots;
-    /** Roots are resolved after symlinks; a root that does not exist is ignored. */
-    constructor(roots) {
-        const resolved = new Set();
-        for (const root of roots) {
-            try {
-                resolved.add((0,external_node_fs_namespaceObject.realpathSync)((0,external_node_path_namespaceObject.resolve)(root)));
-            }
-            catch {
-                // A folder that does not exist holds no file to allow.
-            }
-        }
-        this.roots = [...resolved];
-    }
-    /** True when a real (symlink-free) path lies inside one of the roots. */
-    contains(realPath) {
-        return this.roots.some((root) => {
-            const rel = (0,external_node_path_namespaceObject.relative)(root, realPath);
-            return rel === '' || (!rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && rel !== '..' && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
-        });
-    }
-    /**
-     * The real path of `path`, checked to lie inside the boundary. `shownAs` is how messages
-     * name the file (the user's own spelling of it).
-     */
-    check(path, shownAs = path) {
-        let real;
-        try {
-            real = (0,external_node_fs_namespaceObject.realpathSync)(path);
-        }
-        catch (error) {
-            const code = error.code;
-            if (code === 'ELOOP')
-                throw new FileBoundaryError(`${shownAs}: symbolic link loop`);
-            throw error;
-        }
-        if (!this.contains(real)) {
-            const where = real === (0,external_node_path_namespaceObject.resolve)(path) ? 'is' : `points to ${real}, which is`;
-            throw new FileBoundaryError(`${shownAs} ${where} outside ${this.describe()}; files of a bundle, runtime or module must stay inside it`);
-        }
-        return real;
-    }
-    describe() {
-        if (this.roots.length === 1)
-            return `the allowed folder ${this.roots[0]}`;
-        return `the allowed folders (${this.roots.join(', ')})`;
-    }
-}
-/** A boundary that allows everything: for tests and callers that read trusted files only. */
-const UNBOUNDED = new FileBoundary(['/']);
-
-;// CONCATENATED MODULE: ./src/bundle/source-files.ts
-// Bundle and runtime files as the user names them with -f and -r: .cue, .json, .yaml or
-// .yml, read once, and laid out in the CUE engine's in-memory workspace under names that
-// cannot collide, while errors keep showing the user's own paths.
-
-
-
-class SourceFileError extends Error {
-    path;
-    constructor(path, message) {
-        super(`${path}: ${message}`);
-        this.path = path;
-        this.name = 'SourceFileError';
-    }
-}
-const FORMATS = { '.cue': 'cue', '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml' };
-function sourceFormat(path) {
-    const format = FORMATS[(0,external_node_path_namespaceObject.extname)(path).toLowerCase()];
-    if (!format) {
-        throw new SourceFileError(path, `unsupported file extension "${(0,external_node_path_namespaceObject.extname)(path)}" (expected .cue, .json, .yaml or .yml)`);
-    }
-    return format;
-}
-/**
- * Reads the files in the order given; the order decides the CUE field order of the result.
- * Each must resolve, after symlinks, inside the boundary (by default the working directory).
- */
-function readSourceFiles(paths, cwd, boundary = new FileBoundary([cwd])) {
-    return paths.map((path) => {
-        const format = sourceFormat(path);
-        const absolutePath = (0,external_node_path_namespaceObject.resolve)(cwd, path);
-        if (!(0,external_node_fs_namespaceObject.existsSync)(absolutePath))
-            throw new SourceFileError(path, 'no such file');
-        const real = checked(boundary, absolutePath, path);
-        if ((0,external_node_fs_namespaceObject.statSync)(real).isDirectory())
-            throw new SourceFileError(path, 'is a directory, expected a file');
-        return { path, absolutePath, format, content: (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8') };
-    });
-}
-function checked(boundary, path, shownAs) {
-    try {
-        return boundary.check(path, shownAs);
-    }
-    catch (error) {
-        throw new SourceFileError(shownAs, error instanceof Error ? error.message.replace(`${shownAs} `, '') : String(error));
-    }
-}
-const WALK_ENTRY_LIMIT = 50_000;
-/**
- * Walks a folder in name order, following symlinks that stay inside the boundary (never
- * into a folder it is already inside, so a link to a parent cannot loop) and refusing
- * those that leave it.
- * Calls `visit` with the path (as reached) and the real path of every regular file.
- */
-function walkInside(root, boundary, visit, skip = () => false, shownFrom = root) {
-    let entries = 0;
-    const walk = (dir, ancestors) => {
-        const realDir = boundary.check(dir, (0,external_node_path_namespaceObject.relative)(shownFrom, dir) || dir);
-        // A link to a folder above it would walk forever; the same folder under two names is fine.
-        if (ancestors.has(realDir))
-            return;
-        const inside = new Set(ancestors).add(realDir);
-        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
-            // Links between folders can multiply the paths of a small tree; a module is never this big.
-            if (++entries > WALK_ENTRY_LIMIT)
-                throw new FileBoundaryError(`${shownFrom}: more than ${WALK_ENTRY_LIMIT} files and folders (links between folders?)`);
-            const path = (0,external_node_path_namespaceObject.join)(dir, name);
-            const real = boundary.check(path, (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.relative)(shownFrom, dir), name) || path);
-            const stat = (0,external_node_fs_namespaceObject.statSync)(real);
-            if (stat.isDirectory()) {
-                if (!skip(name))
-                    walk(path, inside);
-            }
-            else if (stat.isFile())
-                visit(path, real);
-        }
-    };
-    walk(root, new Set());
-}
-/** The name a file gets in the engine's workspace: its index keeps names unique and ordered. */
-function workspaceName(workspace, index, file) {
-    const stem = (0,external_node_path_namespaceObject.basename)(file.path).replace(/\.(cue|json|ya?ml)$/i, '');
-    return `${workspace}/${index}.${stem}.cue`;
-}
-/**
- * The files of the CUE module the bundle lives in (cue.mod/ under the working directory),
- * so that bundles may import packages as they can with Timoni's --workdir. Empty when the
- * working directory is not a CUE module.
- */
-function readCueModuleFiles(workdir, boundary = new FileBoundary([workdir])) {
-    const root = (0,external_node_path_namespaceObject.join)(workdir, 'cue.mod');
-    const files = {};
-    if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
-        return files;
-    walkInside(root, boundary, (path, real) => {
-        files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8');
-    }, undefined, workdir);
-    return files;
-}
-/** Resolves a relative `file://` module URL against the directory of the file that declared it. */
-function resolveFileModuleUrl(url, declaringFile) {
-    const prefix = 'file://';
-    if (!url.startsWith(prefix))
-        return url;
-    const path = url.slice(prefix.length);
-    if ((0,external_node_path_namespaceObject.isAbsolute)(path) || declaringFile === undefined)
-        return url;
-    const joined = (0,external_node_path_namespaceObject.join)(declaringFile, '..', path);
-    return prefix + joined;
-}
-
-;// CONCATENATED MODULE: ./src/bundle/cue-files-error.ts
-const at = (position) => `${position.file}:${position.line}:${position.column}`;
-function formatDiagnostic(diagnostic) {
-    const [first, ...others] = diagnostic.positions;
-    const where = first ? `${at(first)}: ` : '';
-    const path = diagnostic.path ? `${diagnostic.path}: ` : '';
-    const also = others.length > 0 ? ` (also ${others.map(at).join(', ')})` : '';
-    return `${where}${path}${diagnostic.message}${also}`;
-}
-/** The diagnostic with positions in the given user files first, in their original order otherwise. */
-function userPositionsFirst(diagnostic, userFiles) {
-    const inUserFiles = diagnostic.positions.filter((p) => userFiles.has(p.file));
-    const elsewhere = diagnostic.positions.filter((p) => !userFiles.has(p.file));
-    return { ...diagnostic, positions: [...inUserFiles, ...elsewhere] };
-}
-class CueFilesError extends Error {
-    summary;
-    diagnostics;
-    constructor(summary, diagnostics, userFiles = new Set()) {
-        const ordered = diagnostics.map((d) => userPositionsFirst(d, userFiles));
-        super(ordered.length > 0 ? `${summary}:\n${ordered.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}` : summary);
-        this.summary = summary;
-        this.name = 'CueFilesError';
-        this.diagnostics = ordered;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/bundle/runtime-query.ts
-class RuntimeQueryError extends Error {
-    constructor(query, reason) {
-        super(`runtime value query "${query}": ${reason}`);
-        this.name = 'RuntimeQueryError';
-    }
-}
-const VALUE_NAME = /^(([A-Za-z0-9][-A-Za-z0-9_]*)?[A-Za-z0-9])?$/;
-// What a query may name. A query becomes a URL path on the cluster's API server, so a
-// segment such as `.` or `..` (which URL resolution folds away, turning a GET of one Secret
-// into a LIST of every Secret) or one holding `/`, `%` or `?` is refused before any request.
-const API_VERSION = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
-const KIND = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
-/** A namespace is a DNS label. */
-const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-/** Object names: DNS subdomains, and the odd upper-case or underscore name some kinds allow; never `.` or `..`. */
-const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
-function checkSegment(query, label, value, pattern, rule) {
-    if (!pattern.test(value))
-        throw new RuntimeQueryError(query, `the ${label} ${JSON.stringify(value)} is not valid: ${rule}`);
-}
-function parseRuntimeQuery(query, expressions, optional) {
-    const parts = query.split(':');
-    if (parts[0] !== 'k8s')
-        throw new RuntimeQueryError(query, 'a query must start with "k8s:"');
-    if (parts.length !== 4 && parts.length !== 5) {
-        throw new RuntimeQueryError(query, `expected k8s:<apiVersion>:<kind>:<namespace>:<name> or k8s:<apiVersion>:<kind>:<name>, got ${parts.length} parts`);
-    }
-    const [, apiVersion = '', kind = ''] = parts;
-    const namespace = parts.length === 5 ? (parts[3] ?? '') : '';
-    const name = parts[parts.length - 1] ?? '';
-    for (const [label, value] of [['apiVersion', apiVersion], ['kind', kind], ['name', name]]) {
-        if (value === '')
-            throw new RuntimeQueryError(query, `the ${label} is empty`);
-    }
-    if (parts.length === 5 && namespace === '')
-        throw new RuntimeQueryError(query, 'the namespace is empty');
-    checkSegment(query, 'apiVersion', apiVersion, API_VERSION, 'expected v1 or group/version, e.g. apps/v1');
-    checkSegment(query, 'kind', kind, KIND, 'expected a kind such as ConfigMap');
-    if (parts.length === 5)
-        checkSegment(query, 'namespace', namespace, NAMESPACE, 'a namespace is a lowercase DNS label (letters, digits and -)');
-    checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
-    for (const { name: valueName } of expressions) {
-        if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
-            throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
-        }
-    }
-    return { query, apiVersion, kind, namespace, name, expressions, optional };
-}
 
 ;// CONCATENATED MODULE: ./src/cue/deferred-frees.ts
 /** Most frees that wait for a call. */
@@ -332,7 +1579,7 @@ function deferFrees(bridge) {
 const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/cue/error.ts
 /** Renders a diagnostic as `file:line:col: path: message` (parts left out when unknown). */
-function error_formatDiagnostic(diagnostic) {
+function formatDiagnostic(diagnostic) {
     const position = diagnostic.positions[0];
     const where = position ? `${position.file}:${position.line}:${position.column}: ` : '';
     const path = diagnostic.path ? `${diagnostic.path}: ` : '';
@@ -342,7 +1589,7 @@ function error_formatDiagnostic(diagnostic) {
 class CueError extends Error {
     diagnostics;
     constructor(diagnostics) {
-        super(diagnostics.map(error_formatDiagnostic).join('\n') || 'CUE failed without a diagnostic');
+        super(diagnostics.map(formatDiagnostic).join('\n') || 'CUE failed without a diagnostic');
         this.name = 'CueError';
         this.diagnostics = diagnostics;
     }
@@ -2252,13 +3499,216 @@ function loadCueEngine(options = {}) {
 
 
 
-;// CONCATENATED MODULE: ./src/bundle/source-package.ts
-// Loads the user's files as one anonymous CUE package in the engine's in-memory
-// workspace, after injecting runtime values into each file's source, as Timoni's bundle
-// and runtime builders do. Positions in errors keep the user's file names.
+;// CONCATENATED MODULE: ./src/file-boundary.ts
+// The folders that files read for a bundle may come from. On a pull request every bundle,
+// runtime and local module file is the pull request author's; a committed symlink such as
+// `mod/leak -> /proc/self/environ` or `runtime.cue -> /etc/passwd` would otherwise hand the
+// process environment (tokens, kubeconfig keys) or any host file to CUE, which quotes it in
+// errors and embeds it in objects. So every path is resolved after symlinks (realpath) and
+// must land inside one of the boundary's roots: the workspace in the action; in the CLI the
+// current directory, the folders of the files named on the command line and any folder
+// given with --allow-path. Symlinks that stay inside keep working (Timoni's own examples link
+// `cue.mod/pkg` within their repository). A refusal names the file and where it points,
+// never its content.
+
+
+class FileBoundaryError extends Error {
+    name = 'FileBoundaryError';
+}
+class FileBoundary {
+    roots;
+    /** Roots are resolved after symlinks; a root that does not exist is ignored. */
+    constructor(roots) {
+        const resolved = new Set();
+        for (const root of roots) {
+            try {
+                resolved.add((0,external_node_fs_namespaceObject.realpathSync)((0,external_node_path_namespaceObject.resolve)(root)));
+            }
+            catch {
+                // A folder that does not exist holds no file to allow.
+            }
+        }
+        this.roots = [...resolved];
+    }
+    /** True when a real (symlink-free) path lies inside one of the roots. */
+    contains(realPath) {
+        return this.roots.some((root) => {
+            const rel = (0,external_node_path_namespaceObject.relative)(root, realPath);
+            return rel === '' || (!rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && rel !== '..' && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
+        });
+    }
+    /**
+     * The real path of `path`, checked to lie inside the boundary. `shownAs` is how messages
+     * name the file (the user's own spelling of it).
+     */
+    check(path, shownAs = path) {
+        let real;
+        try {
+            real = (0,external_node_fs_namespaceObject.realpathSync)(path);
+        }
+        catch (error) {
+            const code = error.code;
+            if (code === 'ELOOP')
+                throw new FileBoundaryError(`${shownAs}: symbolic link loop`);
+            throw error;
+        }
+        if (!this.contains(real)) {
+            const where = real === (0,external_node_path_namespaceObject.resolve)(path) ? 'is' : `points to ${real}, which is`;
+            throw new FileBoundaryError(`${shownAs} ${where} outside ${this.describe()}; files of a bundle, runtime or module must stay inside it`);
+        }
+        return real;
+    }
+    describe() {
+        if (this.roots.length === 1)
+            return `the allowed folder ${this.roots[0]}`;
+        return `the allowed folders (${this.roots.join(', ')})`;
+    }
+}
+/** A boundary that allows everything: for tests and callers that read trusted files only. */
+const UNBOUNDED = new FileBoundary(['/']);
+
+;// CONCATENATED MODULE: ./src/bundle/sources.ts
+// The user's bundle and runtime files: read once as the user names them with -f and -r
+// (.cue, .json, .yaml or .yml), laid out in the CUE engine's in-memory workspace under
+// names that cannot collide, and loaded as one anonymous CUE package after the runtime
+// values are injected, as Timoni's bundle and runtime builders do. Errors keep showing the
+// user's own paths: a CueFilesError carries every CUE diagnostic with its file and line.
 
 
 
+
+class SourceFileError extends Error {
+    path;
+    constructor(path, message) {
+        super(`${path}: ${message}`);
+        this.path = path;
+        this.name = 'SourceFileError';
+    }
+}
+const FORMATS = { '.cue': 'cue', '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml' };
+function sourceFormat(path) {
+    const format = FORMATS[(0,external_node_path_namespaceObject.extname)(path).toLowerCase()];
+    if (!format) {
+        throw new SourceFileError(path, `unsupported file extension "${(0,external_node_path_namespaceObject.extname)(path)}" (expected .cue, .json, .yaml or .yml)`);
+    }
+    return format;
+}
+/**
+ * Reads the files in the order given; the order decides the CUE field order of the result.
+ * Each must resolve, after symlinks, inside the boundary (by default the working directory).
+ */
+function readSourceFiles(paths, cwd, boundary = new FileBoundary([cwd])) {
+    return paths.map((path) => {
+        const format = sourceFormat(path);
+        const absolutePath = (0,external_node_path_namespaceObject.resolve)(cwd, path);
+        if (!(0,external_node_fs_namespaceObject.existsSync)(absolutePath))
+            throw new SourceFileError(path, 'no such file');
+        const real = checked(boundary, absolutePath, path);
+        if ((0,external_node_fs_namespaceObject.statSync)(real).isDirectory())
+            throw new SourceFileError(path, 'is a directory, expected a file');
+        return { path, absolutePath, format, content: (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8') };
+    });
+}
+function checked(boundary, path, shownAs) {
+    try {
+        return boundary.check(path, shownAs);
+    }
+    catch (error) {
+        throw new SourceFileError(shownAs, error instanceof Error ? error.message.replace(`${shownAs} `, '') : String(error));
+    }
+}
+const WALK_ENTRY_LIMIT = 50_000;
+/**
+ * Walks a folder in name order, following symlinks that stay inside the boundary (never
+ * into a folder it is already inside, so a link to a parent cannot loop) and refusing
+ * those that leave it.
+ * Calls `visit` with the path (as reached) and the real path of every regular file.
+ */
+function walkInside(root, boundary, visit, skip = () => false, shownFrom = root) {
+    let entries = 0;
+    const walk = (dir, ancestors) => {
+        const realDir = boundary.check(dir, (0,external_node_path_namespaceObject.relative)(shownFrom, dir) || dir);
+        // A link to a folder above it would walk forever; the same folder under two names is fine.
+        if (ancestors.has(realDir))
+            return;
+        const inside = new Set(ancestors).add(realDir);
+        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
+            // Links between folders can multiply the paths of a small tree; a module is never this big.
+            if (++entries > WALK_ENTRY_LIMIT)
+                throw new FileBoundaryError(`${shownFrom}: more than ${WALK_ENTRY_LIMIT} files and folders (links between folders?)`);
+            const path = (0,external_node_path_namespaceObject.join)(dir, name);
+            const real = boundary.check(path, (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.relative)(shownFrom, dir), name) || path);
+            const stat = (0,external_node_fs_namespaceObject.statSync)(real);
+            if (stat.isDirectory()) {
+                if (!skip(name))
+                    walk(path, inside);
+            }
+            else if (stat.isFile())
+                visit(path, real);
+        }
+    };
+    walk(root, new Set());
+}
+/** The name a file gets in the engine's workspace: its index keeps names unique and ordered. */
+function workspaceName(workspace, index, file) {
+    const stem = (0,external_node_path_namespaceObject.basename)(file.path).replace(/\.(cue|json|ya?ml)$/i, '');
+    return `${workspace}/${index}.${stem}.cue`;
+}
+/**
+ * The files of the CUE module the bundle lives in (cue.mod/ under the working directory),
+ * so that bundles may import packages as they can with Timoni's --workdir. Empty when the
+ * working directory is not a CUE module.
+ */
+function readCueModuleFiles(workdir, boundary = new FileBoundary([workdir])) {
+    const root = (0,external_node_path_namespaceObject.join)(workdir, 'cue.mod');
+    const files = {};
+    if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+        return files;
+    walkInside(root, boundary, (path, real) => {
+        files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8');
+    }, undefined, workdir);
+    return files;
+}
+/** Resolves a relative `file://` module URL against the directory of the file that declared it. */
+function resolveFileModuleUrl(url, declaringFile) {
+    const prefix = 'file://';
+    if (!url.startsWith(prefix))
+        return url;
+    const path = url.slice(prefix.length);
+    if ((0,external_node_path_namespaceObject.isAbsolute)(path) || declaringFile === undefined)
+        return url;
+    const joined = (0,external_node_path_namespaceObject.join)(declaringFile, '..', path);
+    return prefix + joined;
+}
+// An error in the user's CUE, JSON or YAML files, with every CUE diagnostic (message,
+// field path, file, line and column) kept so that the CLI can print them and the action
+// can turn them into annotations on the file and line. Positions in the user's own files
+// come first; positions in files timoni-fleet generates (the schema) come last.
+const at = (position) => `${position.file}:${position.line}:${position.column}`;
+function sources_formatDiagnostic(diagnostic) {
+    const [first, ...others] = diagnostic.positions;
+    const where = first ? `${at(first)}: ` : '';
+    const path = diagnostic.path ? `${diagnostic.path}: ` : '';
+    const also = others.length > 0 ? ` (also ${others.map(at).join(', ')})` : '';
+    return `${where}${path}${diagnostic.message}${also}`;
+}
+/** The diagnostic with positions in the given user files first, in their original order otherwise. */
+function userPositionsFirst(diagnostic, userFiles) {
+    const inUserFiles = diagnostic.positions.filter((p) => userFiles.has(p.file));
+    const elsewhere = diagnostic.positions.filter((p) => !userFiles.has(p.file));
+    return { ...diagnostic, positions: [...inUserFiles, ...elsewhere] };
+}
+class CueFilesError extends Error {
+    summary;
+    diagnostics;
+    constructor(summary, diagnostics, userFiles = new Set()) {
+        const ordered = diagnostics.map((d) => userPositionsFirst(d, userFiles));
+        super(ordered.length > 0 ? `${summary}:\n${ordered.map((d) => `  ${sources_formatDiagnostic(d)}`).join('\n')}` : summary);
+        this.summary = summary;
+        this.name = 'CueFilesError';
+        this.diagnostics = ordered;
+    }
+}
 function injectedSource(engine, file, values) {
     // A CUE file without a runtime attribute that has a value is passed through untouched,
     // so that every position in an error is exactly the user's.
@@ -2294,331 +3744,6 @@ function loadSourcePackage(engine, input) {
         }
         throw error;
     }
-}
-
-;// CONCATENATED MODULE: ./src/bundle/runtime-loading.ts
-
-
-
-
-function defaultCluster(kubeContext) {
-    return { name: DEFAULT_RUNTIME_NAME, group: DEFAULT_RUNTIME_NAME, kubeContext };
-}
-function defaultRuntime(kubeContext) {
-    return { name: DEFAULT_RUNTIME_NAME, clusters: [defaultCluster(kubeContext)], queries: [], isDefault: true };
-}
-function exportedAt(value, path) {
-    const field = value.lookup(path);
-    try {
-        return field.exists() ? field.toJSON() : undefined;
-    }
-    finally {
-        field.free();
-    }
-}
-function fieldError(value, path, message) {
-    const field = value.lookup(path);
-    const position = field.exists() ? field.position() : undefined;
-    field.free();
-    return new CueFilesError(message, [{ message, path, positions: position ? [position] : [] }]);
-}
-// Timoni's v1alpha1 #Runtime: cluster names are lowercase DNS-like names of 1 to 63
-// characters. Groups are free strings there; here they may not hold control characters,
-// which would break log lines and reports (a name is printed in both).
-const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
-// eslint-disable-next-line no-control-regex -- control characters are what this refuses
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-function checkCluster(clusters, label, name, group, kubeContext) {
-    if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
-        throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
-    }
-    for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
-        if (CONTROL_CHARACTERS.test(value)) {
-            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
-        }
-    }
-}
-function readClusters(runtime) {
-    const clusters = runtime.lookup('clusters');
-    try {
-        if (!clusters.exists())
-            return [];
-        return clusters.fields().map((field) => {
-            const group = exportedAt(clusters, `${field.label}.group`);
-            const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
-            if (typeof group !== 'string' || typeof kubeContext !== 'string') {
-                throw fieldError(clusters, field.label, `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`);
-            }
-            checkCluster(clusters, field.label, field.name, group, kubeContext);
-            return { name: field.name, group, kubeContext };
-        });
-    }
-    finally {
-        clusters.free();
-    }
-}
-function readQueries(runtime) {
-    const values = exportedAt(runtime, 'values');
-    if (values === undefined)
-        return [];
-    if (!Array.isArray(values))
-        throw fieldError(runtime, 'values', 'runtime "values" must be a list of queries');
-    return values.map((entry, index) => {
-        const path = `values[${index}]`;
-        if (typeof entry.query !== 'string')
-            throw fieldError(runtime, path, `runtime.${path}.query must be a string`);
-        const expressions = Object.entries((entry.for ?? {})).map(([name, expression]) => {
-            if (typeof expression !== 'string') {
-                throw fieldError(runtime, path, `runtime.${path}.for.${name} must be a CUE expression in a string`);
-            }
-            return { name, expression };
-        });
-        return parseRuntimeQuery(entry.query, expressions, entry.optional === true);
-    });
-}
-/** Loads the runtime from its files; `kubeContext` names the context of the default cluster. */
-function loadRuntime(engine, files, moduleFiles, kubeContext) {
-    if (files.length === 0)
-        return defaultRuntime(kubeContext);
-    const root = loadSourcePackage(engine, {
-        workspace: 'runtime',
-        files,
-        moduleFiles,
-        values: {},
-        extraFiles: {},
-        context: `runtime ${files.map((f) => f.path).join(', ')}`,
-    });
-    try {
-        const runtime = root.lookup('runtime');
-        try {
-            if (!runtime.exists())
-                throw new CueFilesError(`no "runtime" field in ${files.map((f) => f.path).join(', ')}`, []);
-            const name = exportedAt(runtime, 'name');
-            if (typeof name !== 'string')
-                throw fieldError(root, 'runtime', 'runtime.name must be a concrete string');
-            const clusters = readClusters(runtime);
-            const queries = readQueries(runtime);
-            if (clusters.length === 0)
-                return { name, clusters: [defaultCluster(kubeContext)], queries, isDefault: true };
-            return { name, clusters, queries, isDefault: false };
-        }
-        finally {
-            runtime.free();
-        }
-    }
-    finally {
-        root.free();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/bundle/bundle-schema.ts
-// The bundle schema timoni-fleet validates against, with the same rules as Timoni's
-// v1alpha1 #Bundle: apiVersion v1alpha1; bundle name, instance names and namespaces are
-// lowercase DNS-like names of 1 to 63 characters; `module` is closed (url, version with
-// default "latest", optional digest); values are open. It is loaded beside the user's
-// files as one more file of the anonymous package, bound to `bundle`.
-const dnsLikeName = '=~"^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$" & strings.MinRunes(1) & strings.MaxRunes(63)';
-const BUNDLE_SCHEMA_FILE_NAME = 'timoni-fleet.bundle-schema.cue';
-const BUNDLE_SCHEMA = `import "strings"
-
-#Bundle: {
-	apiVersion: string & =~"^v1alpha1$"
-	name:       string & ${dnsLikeName}
-	instances: [string & ${dnsLikeName}]: {
-		module: close({
-			url:     string & =~"^(oci|file)://.*$"
-			version: *"latest" | string
-			digest?: string
-		})
-		namespace: string & ${dnsLikeName}
-		values: {...}
-	}
-}
-
-bundle: #Bundle
-`;
-
-;// CONCATENATED MODULE: ./src/bundle/bundle-evaluation.ts
-
-
-
-
-/**
- * Some CUE errors (an incomplete value, say) carry no position in the user's files, and
- * the field's position in the unified value is the schema's. The same files loaded
- * without the schema say where the user wrote the field.
- */
-function locateInUserFiles(engine, input, diagnostics, userFiles) {
-    if (diagnostics.every((d) => !d.path || d.positions.some((p) => userFiles.has(p.file))))
-        return diagnostics;
-    const withoutSchema = loadSourcePackage(engine, { ...sourcePackageInput(input), extraFiles: {} });
-    try {
-        return diagnostics.map((diagnostic) => {
-            if (!diagnostic.path || diagnostic.positions.some((p) => userFiles.has(p.file)))
-                return diagnostic;
-            const field = withoutSchema.lookup(diagnostic.path);
-            try {
-                const position = field.exists() ? field.position() : undefined;
-                return position && userFiles.has(position.file) ? { ...diagnostic, positions: [position, ...diagnostic.positions] } : diagnostic;
-            }
-            finally {
-                field.free();
-            }
-        });
-    }
-    finally {
-        withoutSchema.free();
-    }
-}
-function sourcePackageInput(input) {
-    return {
-        workspace: 'bundle',
-        files: input.files,
-        moduleFiles: input.moduleFiles,
-        values: input.values,
-        extraFiles: { [BUNDLE_SCHEMA_FILE_NAME]: BUNDLE_SCHEMA },
-        context: input.context,
-    };
-}
-function stringAt(value, path) {
-    const field = value.lookup(path);
-    try {
-        if (!field.exists())
-            return undefined;
-        const exported = field.toJSON();
-        return typeof exported === 'string' ? exported : undefined;
-    }
-    finally {
-        field.free();
-    }
-}
-function readInstance(instances, label, name) {
-    const instance = instances.lookup(label);
-    try {
-        const urlValue = instance.lookup('module.url');
-        const declaringFile = urlValue.position()?.file;
-        urlValue.free();
-        const url = resolveFileModuleUrl(stringAt(instance, 'module.url') ?? '', declaringFile);
-        const digest = stringAt(instance, 'module.digest');
-        const valuesField = instance.lookup('values');
-        const values = (valuesField.exists() ? valuesField.toJSON() : {});
-        const valuesCue = valuesField.exists() ? valuesField.toCUE() : '{}';
-        valuesField.free();
-        return {
-            name,
-            namespace: stringAt(instance, 'namespace') ?? '',
-            module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
-            values,
-            valuesCue,
-        };
-    }
-    finally {
-        instance.free();
-    }
-}
-function evaluateBundle(engine, input) {
-    const root = loadSourcePackage(engine, sourcePackageInput(input));
-    try {
-        const diagnostics = root.validate({ concrete: true });
-        if (diagnostics.length > 0) {
-            const userFiles = new Set(input.files.map((f) => f.path));
-            throw new CueFilesError(`bundle is not valid for ${input.context}`, locateInUserFiles(engine, input, diagnostics, userFiles), userFiles);
-        }
-        const bundleValue = root.lookup('bundle');
-        try {
-            if (!bundleValue.exists()) {
-                throw new CueFilesError(`no "bundle" field in ${input.files.map((f) => f.path).join(', ')}`, []);
-            }
-            const value = bundleValue.toJSON();
-            const instancesValue = bundleValue.lookup('instances');
-            try {
-                const instances = instancesValue.exists()
-                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name))
-                    : [];
-                if (instances.length === 0)
-                    throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
-                return {
-                    bundle: { apiVersion: String(value.apiVersion), name: String(value.name), instances },
-                    value,
-                    cueText: bundleValue.toCUE(),
-                };
-            }
-            finally {
-                instancesValue.free();
-            }
-        }
-        finally {
-            bundleValue.free();
-        }
-    }
-    finally {
-        root.free();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/bundle/secret-decoding.ts
-// Timoni base64-decodes the values it reads from a v1 Secret when they decode as standard,
-// padded base64 (Go's base64.StdEncoding, which skips line breaks), and keeps them as they
-// are otherwise.
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** Decodes standard, padded base64; undefined when it does not decode. */
-function decodeStrictBase64(text) {
-    const compact = text.replace(/[\r\n]/g, '');
-    if (!STRICT_BASE64.test(compact))
-        return undefined;
-    return Buffer.from(compact, 'base64').toString('utf8');
-}
-function isSecretObject(object) {
-    return object.apiVersion === 'v1' && object.kind === 'Secret';
-}
-
-;// CONCATENATED MODULE: ./src/bundle/runtime-query-evaluation.ts
-// Extracts a runtime query's values from the Kubernetes object it read, as Timoni does:
-// each `for` expression is CUE evaluated with the object bound to `obj`; strings are kept,
-// numbers, bools and null are printed as CUE prints them, structs and lists are errors.
-// Values read from a v1 Secret are base64-decoded when they decode, and are secret.
-
-
-
-function evaluateExpression(engine, query, name, expression, object, secret) {
-    let value;
-    try {
-        value = engine.compile(expression, { filename: `${query.query} (${name})`, scope: { obj: object } });
-    }
-    catch (error) {
-        if (error instanceof CueError) {
-            // CUE messages can quote field values; from a Secret they must not reach the log.
-            const detail = secret ? 'details hidden because the object is a Secret' : error.message;
-            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) failed: ${detail}`);
-        }
-        throw error;
-    }
-    try {
-        const kind = value.kind();
-        if (kind === 'struct' || kind === 'list') {
-            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) returned a ${kind}; only strings, numbers and bools can be used`);
-        }
-        if (kind === 'string')
-            return value.toJSON();
-        const diagnostics = value.validate({ concrete: true });
-        if (diagnostics.length > 0 || kind === 'bottom' || kind === 'incomplete' || kind === 'top') {
-            const detail = secret ? 'details hidden because the object is a Secret' : (diagnostics[0]?.message ?? `the value is ${kind}`);
-            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) has no concrete value: ${detail}`);
-        }
-        return value.toCUE().trim();
-    }
-    finally {
-        value.free();
-    }
-}
-function extractQueryValues(engine, query, object) {
-    const secret = isSecretObject(object);
-    return query.expressions.map(({ name, expression }) => {
-        let value = evaluateExpression(engine, query, name, expression, object, secret);
-        if (secret)
-            value = decodeStrictBase64(value) ?? value;
-        return { name, value, secret };
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/secrets.ts
@@ -2811,8 +3936,13 @@ function withoutJobCredentials(env) {
 // (a branch named like a registry host turns `image: host/app:1` into `image: ***:1`). They
 // are offered only when named in the allow-list, and are never masked.
 //
-// The other GitHub context variables (`GITHUB_REPOSITORY`, `GITHUB_SHA`, ...) are printed
-// by the runner anyway: offered, not secret. Every other variable is a secret.
+// What is masked: a value offered here is not a secret for being an environment value (a
+// registry host, a region, `GITHUB_REPOSITORY` are shown as they are). It is masked when
+// its variable's name says it holds a credential (`DB_PASSWORD`, `NPM_TOKEN`, `SSH_KEY`:
+// see isCredentialName), or when it is a URL that carries a password
+// (`postgres://user:pass@host`). The run's registered secrets (tokens, keys) are never
+// offered at all, and values read from cluster Secrets are masked where they are read
+// (runtime-queries.ts).
 
 /** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
 const AUTHOR_CONTROLLED_NAMES = new Set([
@@ -2826,9 +3956,28 @@ const AUTHOR_CONTROLLED_NAMES = new Set([
 class RuntimeEnvironmentError extends Error {
     name = 'RuntimeEnvironmentError';
 }
-/** True when a value of this variable is masked in reports. */
-function isSecretVariable(name) {
-    return !AUTHOR_CONTROLLED_NAMES.has(name) && !(name.startsWith('GITHUB_') || name.startsWith('RUNNER_'));
+/** Words that say a variable holds a credential wherever they appear in its name (`GHTOKEN`, `DB_PASSWORD`). */
+const CREDENTIAL_WORDS = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'APIKEY', 'PRIVATEKEY', 'ACCESSKEY'];
+/** Short words that say so only as a whole part of the name (`SSH_KEY`, `GH_PAT`, but not `KEYCLOAK_URL`). */
+const CREDENTIAL_PARTS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'CREDS', 'PAT', 'DSN']);
+/** `scheme://user:password@host...`: a URL that carries a password, whatever the variable's name. */
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
+/** True when a variable's name says that it holds a credential. */
+function isCredentialName(name) {
+    const upper = name.toUpperCase();
+    if (CREDENTIAL_WORDS.some((word) => upper.includes(word)))
+        return true;
+    return upper.split(/[^A-Z0-9]+/).some((part) => CREDENTIAL_PARTS.has(part));
+}
+/**
+ * True when a value offered to runtime attributes is masked in reports: its variable's name
+ * says it is a credential, or the value is a URL with a password. Author-controlled text is
+ * never masked (masking it would let the author hide text from reviewers).
+ */
+function isSecretEnvironmentValue(name, value) {
+    if (AUTHOR_CONTROLLED_NAMES.has(name))
+        return false;
+    return isCredentialName(name) || URL_WITH_PASSWORD.test(value.trim());
 }
 /**
  * The variables offered to runtime attributes. Undefined when none are (neither option
@@ -2869,51 +4018,122 @@ function parseVariableNames(text, what) {
     return names;
 }
 
-;// CONCATENATED MODULE: ./src/bundle/runtime-values.ts
-// The values that `@timoni(runtime:...)` attributes receive for one cluster, merged in
-// Timoni's order (later wins): the environment (only what runtime-environment.ts offers), then the
-// runtime's value queries, then TIMONI_CLUSTER_NAME and TIMONI_CLUSTER_GROUP (only when
-// the runtime declares clusters). Each value remembers whether it is secret, so reports
-// can hide what came from the environment or from a cluster Secret.
+;// CONCATENATED MODULE: ./src/bundle/runtime-queries.ts
+// Runtime value queries as Timoni reads them: parsed from `k8s:<apiVersion>:<kind>:<namespace>:<name>`
+// (namespaced objects) or `k8s:<apiVersion>:<kind>:<name>` (cluster-scoped ones), then, once
+// the object is read from a cluster, each `for` expression is CUE evaluated with the object
+// bound to `obj`: strings are kept, numbers, bools and null are printed as CUE prints them,
+// structs and lists are errors. Values read from a v1 Secret are base64-decoded when they
+// decode, and are secret. The objects are read through a reader the caller provides (the
+// bundle layer knows no Kubernetes client).
 
-
-function mergeRuntimeValues(cluster, environment, queried) {
-    const values = new Map();
-    for (const [name, value] of Object.entries(environment ?? {})) {
-        if (value !== undefined)
-            values.set(name, { value, secret: isSecretVariable(name), source: 'environment' });
-    }
-    for (const { name, value, secret } of queried)
-        values.set(name, { value, secret, source: 'query' });
-    if (cluster.name !== DEFAULT_RUNTIME_NAME) {
-        values.set('TIMONI_CLUSTER_NAME', { value: cluster.name, secret: false, source: 'cluster' });
-        values.set('TIMONI_CLUSTER_GROUP', { value: cluster.group, secret: false, source: 'cluster' });
-    }
-    return values;
-}
-/** The plain name -> value map the CUE engine's injection takes. */
-function plainValues(values) {
-    const plain = {};
-    for (const [name, { value }] of values)
-        plain[name] = value;
-    return plain;
-}
-
-;// CONCATENATED MODULE: ./src/bundle/cluster-evaluation.ts
-
-
-
-
-
-class ClusterEvaluationError extends Error {
-    cluster;
-    constructor(cluster, cause) {
-        super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-        this.cluster = cluster;
-        this.name = 'ClusterEvaluationError';
+class RuntimeQueryError extends Error {
+    constructor(query, reason) {
+        super(`runtime value query "${query}": ${reason}`);
+        this.name = 'RuntimeQueryError';
     }
 }
-async function queryValues(engine, runtime, cluster, readObject, secretQueryRefusal) {
+const VALUE_NAME = /^(([A-Za-z0-9][-A-Za-z0-9_]*)?[A-Za-z0-9])?$/;
+// What a query may name. A query becomes a URL path on the cluster's API server, so a
+// segment such as `.` or `..` (which URL resolution folds away, turning a GET of one Secret
+// into a LIST of every Secret) or one holding `/`, `%` or `?` is refused before any request.
+const API_VERSION = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
+const KIND = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
+/** A namespace is a DNS label. */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** Object names: DNS subdomains, and the odd upper-case or underscore name some kinds allow; never `.` or `..`. */
+const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
+function checkSegment(query, label, value, pattern, rule) {
+    if (!pattern.test(value))
+        throw new RuntimeQueryError(query, `the ${label} ${JSON.stringify(value)} is not valid: ${rule}`);
+}
+function parseRuntimeQuery(query, expressions, optional) {
+    const parts = query.split(':');
+    if (parts[0] !== 'k8s')
+        throw new RuntimeQueryError(query, 'a query must start with "k8s:"');
+    if (parts.length !== 4 && parts.length !== 5) {
+        throw new RuntimeQueryError(query, `expected k8s:<apiVersion>:<kind>:<namespace>:<name> or k8s:<apiVersion>:<kind>:<name>, got ${parts.length} parts`);
+    }
+    const [, apiVersion = '', kind = ''] = parts;
+    const namespace = parts.length === 5 ? (parts[3] ?? '') : '';
+    const name = parts[parts.length - 1] ?? '';
+    for (const [label, value] of [['apiVersion', apiVersion], ['kind', kind], ['name', name]]) {
+        if (value === '')
+            throw new RuntimeQueryError(query, `the ${label} is empty`);
+    }
+    if (parts.length === 5 && namespace === '')
+        throw new RuntimeQueryError(query, 'the namespace is empty');
+    checkSegment(query, 'apiVersion', apiVersion, API_VERSION, 'expected v1 or group/version, e.g. apps/v1');
+    checkSegment(query, 'kind', kind, KIND, 'expected a kind such as ConfigMap');
+    if (parts.length === 5)
+        checkSegment(query, 'namespace', namespace, NAMESPACE, 'a namespace is a lowercase DNS label (letters, digits and -)');
+    checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
+    for (const { name: valueName } of expressions) {
+        if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
+            throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
+        }
+    }
+    return { query, apiVersion, kind, namespace, name, expressions, optional };
+}
+// Timoni base64-decodes the values it reads from a v1 Secret when they decode as standard,
+// padded base64 (Go's base64.StdEncoding, which skips line breaks), and keeps them as they
+// are otherwise.
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Decodes standard, padded base64; undefined when it does not decode. */
+function decodeStrictBase64(text) {
+    const compact = text.replace(/[\r\n]/g, '');
+    if (!STRICT_BASE64.test(compact))
+        return undefined;
+    return Buffer.from(compact, 'base64').toString('utf8');
+}
+function isSecretObject(object) {
+    return object.apiVersion === 'v1' && object.kind === 'Secret';
+}
+function evaluateExpression(engine, query, name, expression, object, secret) {
+    let value;
+    try {
+        value = engine.compile(expression, { filename: `${query.query} (${name})`, scope: { obj: object } });
+    }
+    catch (error) {
+        if (error instanceof CueError) {
+            // CUE messages can quote field values; from a Secret they must not reach the log.
+            const detail = secret ? 'details hidden because the object is a Secret' : error.message;
+            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) failed: ${detail}`);
+        }
+        throw error;
+    }
+    try {
+        const kind = value.kind();
+        if (kind === 'struct' || kind === 'list') {
+            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) returned a ${kind}; only strings, numbers and bools can be used`);
+        }
+        if (kind === 'string')
+            return value.toJSON();
+        const diagnostics = value.validate({ concrete: true });
+        if (diagnostics.length > 0 || kind === 'bottom' || kind === 'incomplete' || kind === 'top') {
+            const detail = secret ? 'details hidden because the object is a Secret' : (diagnostics[0]?.message ?? `the value is ${kind}`);
+            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) has no concrete value: ${detail}`);
+        }
+        return value.toCUE().trim();
+    }
+    finally {
+        value.free();
+    }
+}
+function extractQueryValues(engine, query, object) {
+    const secret = isSecretObject(object);
+    return query.expressions.map(({ name, expression }) => {
+        let value = evaluateExpression(engine, query, name, expression, object, secret);
+        if (secret)
+            value = decodeStrictBase64(value) ?? value;
+        return { name, value, secret };
+    });
+}
+/**
+ * The values of every query of the runtime for one cluster, in query order. A query of a
+ * v1 Secret is refused with `secretQueryRefusal` when it is set, before anything is read.
+ */
+async function readQueryValues(engine, runtime, cluster, readObject, secretQueryRefusal) {
     const values = [];
     for (const query of runtime.queries) {
         if (secretQueryRefusal !== undefined && query.apiVersion === 'v1' && query.kind === 'Secret') {
@@ -2932,6 +4152,320 @@ async function queryValues(engine, runtime, cluster, readObject, secretQueryRefu
     }
     return values;
 }
+
+;// CONCATENATED MODULE: ./src/bundle/runtime.ts
+
+
+
+
+function defaultCluster(kubeContext) {
+    return { name: DEFAULT_RUNTIME_NAME, group: DEFAULT_RUNTIME_NAME, kubeContext };
+}
+function defaultRuntime(kubeContext) {
+    return { name: DEFAULT_RUNTIME_NAME, clusters: [defaultCluster(kubeContext)], queries: [], isDefault: true };
+}
+function exportedAt(value, path) {
+    const field = value.lookup(path);
+    try {
+        return field.exists() ? field.toJSON() : undefined;
+    }
+    finally {
+        field.free();
+    }
+}
+function fieldError(value, path, message) {
+    const field = value.lookup(path);
+    const position = field.exists() ? field.position() : undefined;
+    field.free();
+    return new CueFilesError(message, [{ message, path, positions: position ? [position] : [] }]);
+}
+// Timoni's v1alpha1 #Runtime: cluster names are lowercase DNS-like names of 1 to 63
+// characters. Groups are free strings there; here they may not hold control characters,
+// which would break log lines and reports (a name is printed in both).
+const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+function checkCluster(clusters, label, name, group, kubeContext) {
+    if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
+        throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+    }
+    for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
+        if (CONTROL_CHARACTERS.test(value)) {
+            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
+        }
+    }
+}
+function readClusters(runtime) {
+    const clusters = runtime.lookup('clusters');
+    try {
+        if (!clusters.exists())
+            return [];
+        return clusters.fields().map((field) => {
+            const group = exportedAt(clusters, `${field.label}.group`);
+            const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
+            if (typeof group !== 'string' || typeof kubeContext !== 'string') {
+                throw fieldError(clusters, field.label, `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`);
+            }
+            checkCluster(clusters, field.label, field.name, group, kubeContext);
+            return { name: field.name, group, kubeContext };
+        });
+    }
+    finally {
+        clusters.free();
+    }
+}
+function readQueries(runtime) {
+    const values = exportedAt(runtime, 'values');
+    if (values === undefined)
+        return [];
+    if (!Array.isArray(values))
+        throw fieldError(runtime, 'values', 'runtime "values" must be a list of queries');
+    return values.map((entry, index) => {
+        const path = `values[${index}]`;
+        if (typeof entry.query !== 'string')
+            throw fieldError(runtime, path, `runtime.${path}.query must be a string`);
+        const expressions = Object.entries((entry.for ?? {})).map(([name, expression]) => {
+            if (typeof expression !== 'string') {
+                throw fieldError(runtime, path, `runtime.${path}.for.${name} must be a CUE expression in a string`);
+            }
+            return { name, expression };
+        });
+        return parseRuntimeQuery(entry.query, expressions, entry.optional === true);
+    });
+}
+/** Loads the runtime from its files; `kubeContext` names the context of the default cluster. */
+function loadRuntime(engine, files, moduleFiles, kubeContext) {
+    if (files.length === 0)
+        return defaultRuntime(kubeContext);
+    const root = loadSourcePackage(engine, {
+        workspace: 'runtime',
+        files,
+        moduleFiles,
+        values: {},
+        extraFiles: {},
+        context: `runtime ${files.map((f) => f.path).join(', ')}`,
+    });
+    try {
+        const runtime = root.lookup('runtime');
+        try {
+            if (!runtime.exists())
+                throw new CueFilesError(`no "runtime" field in ${files.map((f) => f.path).join(', ')}`, []);
+            const name = exportedAt(runtime, 'name');
+            if (typeof name !== 'string')
+                throw fieldError(root, 'runtime', 'runtime.name must be a concrete string');
+            const clusters = readClusters(runtime);
+            const queries = readQueries(runtime);
+            if (clusters.length === 0)
+                return { name, clusters: [defaultCluster(kubeContext)], queries, isDefault: true };
+            return { name, clusters, queries, isDefault: false };
+        }
+        finally {
+            runtime.free();
+        }
+    }
+    finally {
+        root.free();
+    }
+}
+function mergeRuntimeValues(cluster, environment, queried) {
+    const values = new Map();
+    for (const [name, value] of Object.entries(environment ?? {})) {
+        if (value !== undefined)
+            values.set(name, { value, secret: isSecretEnvironmentValue(name, value), source: 'environment' });
+    }
+    for (const { name, value, secret } of queried)
+        values.set(name, { value, secret, source: 'query' });
+    if (cluster.name !== DEFAULT_RUNTIME_NAME) {
+        values.set('TIMONI_CLUSTER_NAME', { value: cluster.name, secret: false, source: 'cluster' });
+        values.set('TIMONI_CLUSTER_GROUP', { value: cluster.group, secret: false, source: 'cluster' });
+    }
+    return values;
+}
+/** The plain name -> value map the CUE engine's injection takes. */
+function plainValues(values) {
+    const plain = {};
+    for (const [name, { value }] of values)
+        plain[name] = value;
+    return plain;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/bundle.ts
+
+// The bundle schema timoni-fleet validates against, with the same rules as Timoni's
+// v1alpha1 #Bundle: apiVersion v1alpha1; bundle name, instance names and namespaces are
+// lowercase DNS-like names of 1 to 63 characters; `module` is closed (url, version with
+// default "latest", optional digest); values are open. It is loaded beside the user's
+// files as one more file of the anonymous package, bound to `bundle`.
+const dnsLikeName = '=~"^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$" & strings.MinRunes(1) & strings.MaxRunes(63)';
+const BUNDLE_SCHEMA_FILE_NAME = 'timoni-fleet.bundle-schema.cue';
+const BUNDLE_SCHEMA = `import "strings"
+
+#Bundle: {
+	apiVersion: string & =~"^v1alpha1$"
+	name:       string & ${dnsLikeName}
+	instances: [string & ${dnsLikeName}]: {
+		module: close({
+			url:     string & =~"^(oci|file)://.*$"
+			version: *"latest" | string
+			digest?: string
+		})
+		namespace: string & ${dnsLikeName}
+		values: {...}
+	}
+}
+
+bundle: #Bundle
+`;
+/**
+ * Some CUE errors (an incomplete value, say) carry no position in the user's files, and
+ * the field's position in the unified value is the schema's. The same files loaded
+ * without the schema say where the user wrote the field.
+ */
+function locateInUserFiles(engine, input, diagnostics, userFiles) {
+    if (diagnostics.every((d) => !d.path || d.positions.some((p) => userFiles.has(p.file))))
+        return diagnostics;
+    const withoutSchema = loadSourcePackage(engine, { ...sourcePackageInput(input), extraFiles: {} });
+    try {
+        return diagnostics.map((diagnostic) => {
+            if (!diagnostic.path || diagnostic.positions.some((p) => userFiles.has(p.file)))
+                return diagnostic;
+            const field = withoutSchema.lookup(diagnostic.path);
+            try {
+                const position = field.exists() ? field.position() : undefined;
+                return position && userFiles.has(position.file) ? { ...diagnostic, positions: [position, ...diagnostic.positions] } : diagnostic;
+            }
+            finally {
+                field.free();
+            }
+        });
+    }
+    finally {
+        withoutSchema.free();
+    }
+}
+function sourcePackageInput(input) {
+    return {
+        workspace: 'bundle',
+        files: input.files,
+        moduleFiles: input.moduleFiles,
+        values: input.values,
+        extraFiles: { [BUNDLE_SCHEMA_FILE_NAME]: BUNDLE_SCHEMA },
+        context: input.context,
+    };
+}
+function stringAt(value, path) {
+    const field = value.lookup(path);
+    try {
+        if (!field.exists())
+            return undefined;
+        const exported = field.toJSON();
+        return typeof exported === 'string' ? exported : undefined;
+    }
+    finally {
+        field.free();
+    }
+}
+function readInstance(instances, label, name) {
+    const instance = instances.lookup(label);
+    try {
+        const urlValue = instance.lookup('module.url');
+        const declaringFile = urlValue.position()?.file;
+        urlValue.free();
+        const url = resolveFileModuleUrl(stringAt(instance, 'module.url') ?? '', declaringFile);
+        const digest = stringAt(instance, 'module.digest');
+        const valuesField = instance.lookup('values');
+        const values = (valuesField.exists() ? valuesField.toJSON() : {});
+        const valuesCue = valuesField.exists() ? valuesField.toCUE() : '{}';
+        valuesField.free();
+        return {
+            name,
+            namespace: stringAt(instance, 'namespace') ?? '',
+            module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
+            values,
+            valuesCue,
+        };
+    }
+    finally {
+        instance.free();
+    }
+}
+function evaluateBundle(engine, input) {
+    const root = loadSourcePackage(engine, sourcePackageInput(input));
+    try {
+        const diagnostics = root.validate({ concrete: true });
+        if (diagnostics.length > 0) {
+            const userFiles = new Set(input.files.map((f) => f.path));
+            throw new CueFilesError(`bundle is not valid for ${input.context}`, locateInUserFiles(engine, input, diagnostics, userFiles), userFiles);
+        }
+        const bundleValue = root.lookup('bundle');
+        try {
+            if (!bundleValue.exists()) {
+                throw new CueFilesError(`no "bundle" field in ${input.files.map((f) => f.path).join(', ')}`, []);
+            }
+            const value = bundleValue.toJSON();
+            const instancesValue = bundleValue.lookup('instances');
+            try {
+                const instances = instancesValue.exists()
+                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name))
+                    : [];
+                if (instances.length === 0)
+                    throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
+                return {
+                    bundle: { apiVersion: String(value.apiVersion), name: String(value.name), instances },
+                    value,
+                    cueText: bundleValue.toCUE(),
+                };
+            }
+            finally {
+                instancesValue.free();
+            }
+        }
+        finally {
+            bundleValue.free();
+        }
+    }
+    finally {
+        root.free();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/bundle/clusters.ts
+
+
+
+function matches(wanted, actual) {
+    if (wanted === undefined || wanted === '' || wanted === '*')
+        return true;
+    return wanted.toLowerCase() === actual.toLowerCase();
+}
+class NoClusterMatchesError extends Error {
+    constructor(runtime, selector) {
+        const asked = [
+            selector.cluster && selector.cluster !== '*' ? `cluster "${selector.cluster}"` : '',
+            selector.group && selector.group !== '*' ? `group "${selector.group}"` : '',
+        ]
+            .filter(Boolean)
+            .join(' and ');
+        const known = runtime.clusters.map((c) => `${c.name} (group ${c.group})`).join(', ');
+        super(`no cluster of runtime "${runtime.name}" matches ${asked || 'the selection'}; clusters: ${known || 'none'}`);
+        this.name = 'NoClusterMatchesError';
+    }
+}
+/** The selected clusters in runtime order; throws NoClusterMatchesError when none match. */
+function selectClusters(runtime, selector) {
+    const selected = runtime.clusters.filter((cluster) => matches(selector.cluster, cluster.name) && matches(selector.group, cluster.group));
+    if (selected.length === 0)
+        throw new NoClusterMatchesError(runtime, selector);
+    return selected;
+}
+class ClusterEvaluationError extends Error {
+    cluster;
+    constructor(cluster, cause) {
+        super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        this.cluster = cluster;
+        this.name = 'ClusterEvaluationError';
+    }
+}
 /** Names of the runtime values the bundle's attributes ask for. */
 function attributeNames(engine, files) {
     const names = new Set();
@@ -2946,7 +4480,7 @@ function attributeNames(engine, files) {
 /** Evaluates the bundle for one cluster of the runtime. */
 async function evaluateForCluster(engine, options, cluster) {
     try {
-        const queried = await queryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
+        const queried = await readQueryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
         const values = mergeRuntimeValues(cluster, options.environment, queried);
         const evaluated = evaluateBundle(engine, {
             files: options.bundleFiles,
@@ -2980,9 +4514,6 @@ async function evaluateForClusters(engine, options) {
 
 ;// CONCATENATED MODULE: ./src/bundle/index.ts
 // The bundle layer: bundle and runtime files, runtime values, per-cluster evaluation.
-
-
-
 
 
 
@@ -3173,8 +4704,11 @@ function applyStages(objects) {
         .map((stage) => ({ ...stage, objects: sortForApply(stage.objects) }));
 }
 
-;// CONCATENATED MODULE: ./src/kube/bounded.ts
-// Running async work on many items with a bounded number in flight, results in item order.
+;// CONCATENATED MODULE: ./src/concurrency.ts
+// Bounded concurrency, the one pool of the project: work runs over many items with at most
+// `limit` in flight, and results come back in the items' order whatever order they settle in.
+// Used for the objects of one instance (dry-runs), the namespaces of a cluster (listings) and
+// the clusters of a plan.
 /** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
 async function settleBounded(items, limit, work) {
     const results = new Array(items.length);
@@ -3193,7 +4727,702 @@ async function settleBounded(items, limit, work) {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
     return results;
 }
+/**
+ * Runs `work` for every item, at most `limit` at once, and answers the results in item
+ * order. When some fail, the others still run to their end (nothing is left running in the
+ * background) and the first failure in item order is thrown.
+ */
+async function mapBounded(items, limit, work) {
+    const outcomes = await settleBounded(items, limit, work);
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed)
+        throw failed.reason;
+    return outcomes.map((outcome) => outcome.value);
+}
 
+;// CONCATENATED MODULE: ./node_modules/diff/libesm/diff/base.js
+class Diff {
+    diff(oldStr, newStr, 
+    // Type below is not accurate/complete - see above for full possibilities - but it compiles
+    options = {}) {
+        let callback;
+        if (typeof options === 'function') {
+            callback = options;
+            options = {};
+        }
+        else if ('callback' in options) {
+            callback = options.callback;
+        }
+        // Allow subclasses to massage the input prior to running
+        const oldString = this.castInput(oldStr, options);
+        const newString = this.castInput(newStr, options);
+        const oldTokens = this.removeEmpty(this.tokenize(oldString, options));
+        const newTokens = this.removeEmpty(this.tokenize(newString, options));
+        return this.diffWithOptionsObj(oldTokens, newTokens, options, callback);
+    }
+    diffWithOptionsObj(oldTokens, newTokens, options, callback) {
+        var _a;
+        const done = (value) => {
+            value = this.postProcess(value, options);
+            if (callback) {
+                setTimeout(function () { callback(value); }, 0);
+                return undefined;
+            }
+            else {
+                return value;
+            }
+        };
+        const newLen = newTokens.length, oldLen = oldTokens.length;
+        let editLength = 1;
+        let maxEditLength = newLen + oldLen;
+        if (options.maxEditLength != null) {
+            maxEditLength = Math.min(maxEditLength, options.maxEditLength);
+        }
+        const maxExecutionTime = (_a = options.timeout) !== null && _a !== void 0 ? _a : Infinity;
+        const abortAfterTimestamp = Date.now() + maxExecutionTime;
+        const bestPath = [{ oldPos: -1, lastComponent: undefined }];
+        // Seed editLength = 0, i.e. the content starts with the same values
+        let newPos = this.extractCommon(bestPath[0], newTokens, oldTokens, 0, options);
+        if (bestPath[0].oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
+            // Identity per the equality and tokenizer
+            return done(this.buildValues(bestPath[0].lastComponent, newTokens, oldTokens));
+        }
+        // Once we hit the right edge of the edit graph on some diagonal k, we can
+        // definitely reach the end of the edit graph in no more than k edits, so
+        // there's no point in considering any moves to diagonal k+1 any more (from
+        // which we're guaranteed to need at least k+1 more edits).
+        // Similarly, once we've reached the bottom of the edit graph, there's no
+        // point considering moves to lower diagonals.
+        // We record this fact by setting minDiagonalToConsider and
+        // maxDiagonalToConsider to some finite value once we've hit the edge of
+        // the edit graph.
+        // This optimization is not faithful to the original algorithm presented in
+        // Myers's paper, which instead pointlessly extends D-paths off the end of
+        // the edit graph - see page 7 of Myers's paper which notes this point
+        // explicitly and illustrates it with a diagram. This has major performance
+        // implications for some common scenarios. For instance, to compute a diff
+        // where the new text simply appends d characters on the end of the
+        // original text of length n, the true Myers algorithm will take O(n+d^2)
+        // time while this optimization needs only O(n+d) time.
+        let minDiagonalToConsider = -Infinity, maxDiagonalToConsider = Infinity;
+        // Main worker method. checks all permutations of a given edit length for acceptance.
+        const execEditLength = () => {
+            for (let diagonalPath = Math.max(minDiagonalToConsider, -editLength); diagonalPath <= Math.min(maxDiagonalToConsider, editLength); diagonalPath += 2) {
+                let basePath;
+                const removePath = bestPath[diagonalPath - 1], addPath = bestPath[diagonalPath + 1];
+                if (removePath) {
+                    // No one else is going to attempt to use this value, clear it
+                    // @ts-expect-error - perf optimisation. This type-violating value will never be read.
+                    bestPath[diagonalPath - 1] = undefined;
+                }
+                let canAdd = false;
+                if (addPath) {
+                    // what newPos will be after we do an insertion:
+                    const addPathNewPos = addPath.oldPos - diagonalPath;
+                    canAdd = addPath && 0 <= addPathNewPos && addPathNewPos < newLen;
+                }
+                const canRemove = removePath && removePath.oldPos + 1 < oldLen;
+                if (!canAdd && !canRemove) {
+                    // If this path is a terminal then prune
+                    // @ts-expect-error - perf optimisation. This type-violating value will never be read.
+                    bestPath[diagonalPath] = undefined;
+                    continue;
+                }
+                // Select the diagonal that we want to branch from. We select the prior
+                // path whose position in the old string is the farthest from the origin
+                // and does not pass the bounds of the diff graph
+                if (!canRemove || (canAdd && removePath.oldPos < addPath.oldPos)) {
+                    basePath = this.addToPath(addPath, true, false, 0, options);
+                }
+                else {
+                    basePath = this.addToPath(removePath, false, true, 1, options);
+                }
+                newPos = this.extractCommon(basePath, newTokens, oldTokens, diagonalPath, options);
+                if (basePath.oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
+                    // If we have hit the end of both strings, then we are done
+                    return done(this.buildValues(basePath.lastComponent, newTokens, oldTokens)) || true;
+                }
+                else {
+                    bestPath[diagonalPath] = basePath;
+                    if (basePath.oldPos + 1 >= oldLen) {
+                        maxDiagonalToConsider = Math.min(maxDiagonalToConsider, diagonalPath - 1);
+                    }
+                    if (newPos + 1 >= newLen) {
+                        minDiagonalToConsider = Math.max(minDiagonalToConsider, diagonalPath + 1);
+                    }
+                }
+            }
+            editLength++;
+        };
+        // Performs the length of edit iteration. Is a bit fugly as this has to support the
+        // sync and async mode which is never fun. Loops over execEditLength until a value
+        // is produced, or until the edit length exceeds options.maxEditLength (if given),
+        // in which case it will return undefined.
+        if (callback) {
+            (function exec() {
+                setTimeout(function () {
+                    if (editLength > maxEditLength || Date.now() > abortAfterTimestamp) {
+                        return callback(undefined);
+                    }
+                    if (!execEditLength()) {
+                        exec();
+                    }
+                }, 0);
+            }());
+        }
+        else {
+            while (editLength <= maxEditLength && Date.now() <= abortAfterTimestamp) {
+                const ret = execEditLength();
+                if (ret) {
+                    return ret;
+                }
+            }
+        }
+    }
+    addToPath(path, added, removed, oldPosInc, options) {
+        const last = path.lastComponent;
+        if (last && !options.oneChangePerToken && last.added === added && last.removed === removed) {
+            return {
+                oldPos: path.oldPos + oldPosInc,
+                lastComponent: { count: last.count + 1, added: added, removed: removed, previousComponent: last.previousComponent }
+            };
+        }
+        else {
+            return {
+                oldPos: path.oldPos + oldPosInc,
+                lastComponent: { count: 1, added: added, removed: removed, previousComponent: last }
+            };
+        }
+    }
+    extractCommon(basePath, newTokens, oldTokens, diagonalPath, options) {
+        const newLen = newTokens.length, oldLen = oldTokens.length;
+        let oldPos = basePath.oldPos, newPos = oldPos - diagonalPath, commonCount = 0;
+        while (newPos + 1 < newLen && oldPos + 1 < oldLen && this.equals(oldTokens[oldPos + 1], newTokens[newPos + 1], options)) {
+            newPos++;
+            oldPos++;
+            commonCount++;
+            if (options.oneChangePerToken) {
+                basePath.lastComponent = { count: 1, previousComponent: basePath.lastComponent, added: false, removed: false };
+            }
+        }
+        if (commonCount && !options.oneChangePerToken) {
+            basePath.lastComponent = { count: commonCount, previousComponent: basePath.lastComponent, added: false, removed: false };
+        }
+        basePath.oldPos = oldPos;
+        return newPos;
+    }
+    equals(left, right, options) {
+        if (options.comparator) {
+            return options.comparator(left, right);
+        }
+        else {
+            return left === right
+                || (!!options.ignoreCase && left.toLowerCase() === right.toLowerCase());
+        }
+    }
+    removeEmpty(array) {
+        const ret = [];
+        for (let i = 0; i < array.length; i++) {
+            if (array[i]) {
+                ret.push(array[i]);
+            }
+        }
+        return ret;
+    }
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    castInput(value, options) {
+        return value;
+    }
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    tokenize(value, options) {
+        return Array.from(value);
+    }
+    join(chars) {
+        // Assumes ValueT is string, which is the case for most subclasses.
+        // When it's false, e.g. in diffArrays, this method needs to be overridden (e.g. with a no-op)
+        // Yes, the casts are verbose and ugly, because this pattern - of having the base class SORT OF
+        // assume tokens and values are strings, but not completely - is weird and janky.
+        return chars.join('');
+    }
+    postProcess(changeObjects, 
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    options) {
+        return changeObjects;
+    }
+    get useLongestToken() {
+        return false;
+    }
+    buildValues(lastComponent, newTokens, oldTokens) {
+        // First we convert our linked list of components in reverse order to an
+        // array in the right order:
+        const components = [];
+        let nextComponent;
+        while (lastComponent) {
+            components.push(lastComponent);
+            nextComponent = lastComponent.previousComponent;
+            delete lastComponent.previousComponent;
+            lastComponent = nextComponent;
+        }
+        components.reverse();
+        const componentLen = components.length;
+        let componentPos = 0, newPos = 0, oldPos = 0;
+        for (; componentPos < componentLen; componentPos++) {
+            const component = components[componentPos];
+            if (!component.removed) {
+                if (!component.added && this.useLongestToken) {
+                    let value = newTokens.slice(newPos, newPos + component.count);
+                    value = value.map(function (value, i) {
+                        const oldValue = oldTokens[oldPos + i];
+                        return oldValue.length > value.length ? oldValue : value;
+                    });
+                    component.value = this.join(value);
+                }
+                else {
+                    component.value = this.join(newTokens.slice(newPos, newPos + component.count));
+                }
+                newPos += component.count;
+                // Common case
+                if (!component.added) {
+                    oldPos += component.count;
+                }
+            }
+            else {
+                component.value = this.join(oldTokens.slice(oldPos, oldPos + component.count));
+                oldPos += component.count;
+            }
+        }
+        return components;
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/diff/libesm/diff/line.js
+
+
+class LineDiff extends Diff {
+    constructor() {
+        super(...arguments);
+        this.tokenize = tokenize;
+    }
+    equals(left, right, options) {
+        // If we're ignoring whitespace, we need to normalise lines by stripping
+        // whitespace before checking equality. (This has an annoying interaction
+        // with newlineIsToken that requires special handling: if newlines get their
+        // own token, then we DON'T want to trim the *newline* tokens down to empty
+        // strings, since this would cause us to treat whitespace-only line content
+        // as equal to a separator between lines, which would be weird and
+        // inconsistent with the documented behavior of the options.)
+        if (options.ignoreWhitespace) {
+            if (!options.newlineIsToken || !left.includes('\n')) {
+                left = left.trim();
+            }
+            if (!options.newlineIsToken || !right.includes('\n')) {
+                right = right.trim();
+            }
+        }
+        else if (options.ignoreNewlineAtEof && !options.newlineIsToken) {
+            if (left.endsWith('\n')) {
+                left = left.slice(0, -1);
+            }
+            if (right.endsWith('\n')) {
+                right = right.slice(0, -1);
+            }
+        }
+        return super.equals(left, right, options);
+    }
+}
+const lineDiff = new LineDiff();
+function diffLines(oldStr, newStr, options) {
+    return lineDiff.diff(oldStr, newStr, options);
+}
+function diffTrimmedLines(oldStr, newStr, options) {
+    options = generateOptions(options, { ignoreWhitespace: true });
+    return lineDiff.diff(oldStr, newStr, options);
+}
+// Exported standalone so it can be used from jsonDiff too.
+function tokenize(value, options) {
+    if (options.stripTrailingCr) {
+        // remove one \r before \n to match GNU diff's --strip-trailing-cr behavior
+        value = value.replace(/\r\n/g, '\n');
+    }
+    const retLines = [], linesAndNewlines = value.split(/(\n|\r\n)/);
+    // Ignore the final empty token that occurs if the string ends with a new line
+    if (!linesAndNewlines[linesAndNewlines.length - 1]) {
+        linesAndNewlines.pop();
+    }
+    // Merge the content and line separators into single tokens
+    for (let i = 0; i < linesAndNewlines.length; i++) {
+        const line = linesAndNewlines[i];
+        if (i % 2 && !options.newlineIsToken) {
+            retLines[retLines.length - 1] += line;
+        }
+        else {
+            retLines.push(line);
+        }
+    }
+    return retLines;
+}
+
+;// CONCATENATED MODULE: ./node_modules/diff/libesm/patch/create.js
+
+/**
+ * Returns true if the filename contains characters that require C-style
+ * quoting (as used by Git and GNU diffutils in diff output).
+ */
+function needsQuoting(s) {
+    for (let i = 0; i < s.length; i++) {
+        if (s[i] < '\x20' || s[i] > '\x7e' || s[i] === '"' || s[i] === '\\') {
+            return true;
+        }
+    }
+    return false;
+}
+/**
+ * C-style quotes a filename, encoding special characters as escape sequences
+ * and non-ASCII bytes as octal escapes. This is the inverse of
+ * `parseQuotedFileName` in parse.ts.
+ *
+ * Non-ASCII bytes are encoded as UTF-8 before being emitted as octal escapes.
+ * This matches the behaviour of both Git and GNU diffutils, which always emit
+ * UTF-8 octal escapes regardless of the underlying filesystem encoding (e.g.
+ * Git for Windows converts from NTFS's UTF-16 to UTF-8 internally).
+ *
+ * If the filename doesn't need quoting, returns it as-is.
+ */
+function quoteFileNameIfNeeded(s) {
+    if (!needsQuoting(s)) {
+        return s;
+    }
+    let result = '"';
+    const bytes = new TextEncoder().encode(s);
+    let i = 0;
+    while (i < bytes.length) {
+        const b = bytes[i];
+        // See https://en.wikipedia.org/wiki/Escape_sequences_in_C#Escape_sequences
+        if (b === 0x07) {
+            result += '\\a';
+        }
+        else if (b === 0x08) {
+            result += '\\b';
+        }
+        else if (b === 0x09) {
+            result += '\\t';
+        }
+        else if (b === 0x0a) {
+            result += '\\n';
+        }
+        else if (b === 0x0b) {
+            result += '\\v';
+        }
+        else if (b === 0x0c) {
+            result += '\\f';
+        }
+        else if (b === 0x0d) {
+            result += '\\r';
+        }
+        else if (b === 0x22) {
+            result += '\\"';
+        }
+        else if (b === 0x5c) {
+            result += '\\\\';
+        }
+        else if (b >= 0x20 && b <= 0x7e) {
+            // Just a printable ASCII character that is neither a double quote nor a
+            // backslash; no need to escape it.
+            result += String.fromCharCode(b);
+        }
+        else {
+            // Either part of a non-ASCII character or a control character without a
+            // special escape sequence; needs escaping as a 3-digit octal escape
+            result += '\\' + b.toString(8).padStart(3, '0');
+        }
+        i++;
+    }
+    result += '"';
+    return result;
+}
+const INCLUDE_HEADERS = {
+    includeIndex: true,
+    includeUnderline: true,
+    includeFileHeaders: true
+};
+const FILE_HEADERS_ONLY = {
+    includeIndex: false,
+    includeUnderline: false,
+    includeFileHeaders: true
+};
+const OMIT_HEADERS = {
+    includeIndex: false,
+    includeUnderline: false,
+    includeFileHeaders: false
+};
+function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
+    let optionsObj;
+    if (!options) {
+        optionsObj = {};
+    }
+    else if (typeof options === 'function') {
+        optionsObj = { callback: options };
+    }
+    else {
+        optionsObj = options;
+    }
+    if (typeof optionsObj.context === 'undefined') {
+        optionsObj.context = 4;
+    }
+    // We copy this into its own variable to placate TypeScript, which thinks
+    // optionsObj.context might be undefined in the callbacks below.
+    const context = optionsObj.context;
+    // @ts-expect-error (runtime check for something that is correctly a static type error)
+    if (optionsObj.newlineIsToken) {
+        throw new Error('newlineIsToken may not be used with patch-generation functions, only with diffing functions');
+    }
+    if (!optionsObj.callback) {
+        return diffLinesResultToPatch(diffLines(oldStr, newStr, optionsObj));
+    }
+    else {
+        const { callback } = optionsObj;
+        diffLines(oldStr, newStr, Object.assign(Object.assign({}, optionsObj), { callback: (diff) => {
+                const patch = diffLinesResultToPatch(diff);
+                // TypeScript is unhappy without the cast because it does not understand that `patch` may
+                // be undefined here only if `callback` is StructuredPatchCallbackAbortable:
+                callback(patch);
+            } }));
+    }
+    function diffLinesResultToPatch(diff) {
+        // STEP 1: Build up the patch with no "\ No newline at end of file" lines and with the arrays
+        //         of lines containing trailing newline characters. We'll tidy up later...
+        if (!diff) {
+            return;
+        }
+        diff.push({ value: '', lines: [] }); // Append an empty value to make cleanup easier
+        function contextLines(lines) {
+            return lines.map(function (entry) { return ' ' + entry; });
+        }
+        const hunks = [];
+        let oldRangeStart = 0, newRangeStart = 0, curRange = [], oldLine = 1, newLine = 1;
+        for (let i = 0; i < diff.length; i++) {
+            const current = diff[i], lines = current.lines || splitLines(current.value);
+            current.lines = lines;
+            if (current.added || current.removed) {
+                // If we have previous context, start with that
+                if (!oldRangeStart) {
+                    const prev = diff[i - 1];
+                    oldRangeStart = oldLine;
+                    newRangeStart = newLine;
+                    if (prev) {
+                        curRange = context > 0 ? contextLines(prev.lines.slice(-context)) : [];
+                        oldRangeStart -= curRange.length;
+                        newRangeStart -= curRange.length;
+                    }
+                }
+                // Output our changes
+                for (const line of lines) {
+                    curRange.push((current.added ? '+' : '-') + line);
+                }
+                // Track the updated file position
+                if (current.added) {
+                    newLine += lines.length;
+                }
+                else {
+                    oldLine += lines.length;
+                }
+            }
+            else {
+                // Identical context lines. Track line changes
+                if (oldRangeStart) {
+                    // Close out any changes that have been output (or join overlapping)
+                    if (lines.length <= context * 2 && i < diff.length - 2) {
+                        // Overlapping
+                        for (const line of contextLines(lines)) {
+                            curRange.push(line);
+                        }
+                    }
+                    else {
+                        // end the range and output
+                        const contextSize = Math.min(lines.length, context);
+                        for (const line of contextLines(lines.slice(0, contextSize))) {
+                            curRange.push(line);
+                        }
+                        const hunk = {
+                            oldStart: oldRangeStart,
+                            oldLines: (oldLine - oldRangeStart + contextSize),
+                            newStart: newRangeStart,
+                            newLines: (newLine - newRangeStart + contextSize),
+                            lines: curRange
+                        };
+                        hunks.push(hunk);
+                        oldRangeStart = 0;
+                        newRangeStart = 0;
+                        curRange = [];
+                    }
+                }
+                oldLine += lines.length;
+                newLine += lines.length;
+            }
+        }
+        // Step 2: eliminate the trailing `\n` from each line of each hunk, and, where needed, add
+        //         "\ No newline at end of file".
+        for (const hunk of hunks) {
+            for (let i = 0; i < hunk.lines.length; i++) {
+                if (hunk.lines[i].endsWith('\n')) {
+                    hunk.lines[i] = hunk.lines[i].slice(0, -1);
+                }
+                else {
+                    hunk.lines.splice(i + 1, 0, '\\ No newline at end of file');
+                    i++; // Skip the line we just added, then continue iterating
+                }
+            }
+        }
+        return {
+            oldFileName: oldFileName, newFileName: newFileName,
+            oldHeader: oldHeader, newHeader: newHeader,
+            hunks: hunks
+        };
+    }
+}
+/**
+ * creates a unified diff patch.
+ *
+ * @param patch either a single structured patch object (as returned by `structuredPatch`) or an
+ *   array of them (as returned by `parsePatch`).
+ * @param headerOptions behaves the same as the `headerOptions` option of `createTwoFilesPatch`.
+ *   Ignored for patches where `isGit` is `true`.
+ *
+ * When a patch has `isGit: true`, `formatPatch` output is changed to more closely match Git's
+ * output: it emits a `diff --git` header, emits Git extended headers as appropriate based on
+ * properties like `isRename`, `isCreate`, `newMode`, etc, and will omit `---`/`+++` file
+ * headers for patches with no hunks (e.g. renames without content changes).
+ */
+function formatPatch(patch, headerOptions) {
+    var _a, _b, _c, _d, _e, _f;
+    if (!headerOptions) {
+        headerOptions = INCLUDE_HEADERS;
+    }
+    if (Array.isArray(patch)) {
+        if (patch.length > 1 && !headerOptions.includeFileHeaders && !patch.every(p => p.isGit)) {
+            throw new Error('Cannot omit file headers on a multi-file patch. '
+                + '(The result would be unparseable; how would a tool trying to apply '
+                + 'the patch know which changes are to which file?)');
+        }
+        return patch.map(p => formatPatch(p, headerOptions)).join('\n');
+    }
+    const ret = [];
+    // Git patches have a fixed header format (diff --git, extended headers,
+    // and ---/+++ when hunks are present), so headerOptions is ignored.
+    if (patch.isGit) {
+        headerOptions = INCLUDE_HEADERS;
+        // Emit Git-style diff --git header and extended headers.
+        // Git never puts /dev/null in the "diff --git" line; for file
+        // creations/deletions it uses the real filename on both sides.
+        if (!patch.oldFileName) {
+            throw new Error('oldFileName must be specified for Git patches');
+        }
+        if (!patch.newFileName) {
+            throw new Error('newFileName must be specified for Git patches');
+        }
+        let gitOldName = patch.oldFileName;
+        let gitNewName = patch.newFileName;
+        if (patch.isCreate && gitOldName === '/dev/null') {
+            gitOldName = gitNewName.replace(/^b\//, 'a/');
+        }
+        else if (patch.isDelete && gitNewName === '/dev/null') {
+            gitNewName = gitOldName.replace(/^a\//, 'b/');
+        }
+        ret.push('diff --git ' + quoteFileNameIfNeeded(gitOldName) + ' ' + quoteFileNameIfNeeded(gitNewName));
+        if (patch.isDelete) {
+            ret.push('deleted file mode ' + ((_a = patch.oldMode) !== null && _a !== void 0 ? _a : '100644'));
+        }
+        if (patch.isCreate) {
+            ret.push('new file mode ' + ((_b = patch.newMode) !== null && _b !== void 0 ? _b : '100644'));
+        }
+        if (patch.oldMode && patch.newMode && !patch.isDelete && !patch.isCreate) {
+            ret.push('old mode ' + patch.oldMode);
+            ret.push('new mode ' + patch.newMode);
+        }
+        if (patch.isRename) {
+            ret.push('rename from ' + quoteFileNameIfNeeded(((_c = patch.oldFileName) !== null && _c !== void 0 ? _c : '').replace(/^a\//, '')));
+            ret.push('rename to ' + quoteFileNameIfNeeded(((_d = patch.newFileName) !== null && _d !== void 0 ? _d : '').replace(/^b\//, '')));
+        }
+        if (patch.isCopy) {
+            ret.push('copy from ' + quoteFileNameIfNeeded(((_e = patch.oldFileName) !== null && _e !== void 0 ? _e : '').replace(/^a\//, '')));
+            ret.push('copy to ' + quoteFileNameIfNeeded(((_f = patch.newFileName) !== null && _f !== void 0 ? _f : '').replace(/^b\//, '')));
+        }
+    }
+    else {
+        if (headerOptions.includeIndex && patch.oldFileName == patch.newFileName && patch.oldFileName !== undefined) {
+            ret.push('Index: ' + patch.oldFileName);
+        }
+        if (headerOptions.includeUnderline) {
+            ret.push('===================================================================');
+        }
+    }
+    // Emit --- / +++ file headers. For Git patches with no hunks (e.g.
+    // pure renames, mode-only changes), Git omits these, so we do too.
+    const hasHunks = patch.hunks.length > 0;
+    if (headerOptions.includeFileHeaders && patch.oldFileName !== undefined && patch.newFileName !== undefined
+        && (!patch.isGit || hasHunks)) {
+        ret.push('--- ' + quoteFileNameIfNeeded(patch.oldFileName) + (patch.oldHeader ? '\t' + patch.oldHeader : ''));
+        ret.push('+++ ' + quoteFileNameIfNeeded(patch.newFileName) + (patch.newHeader ? '\t' + patch.newHeader : ''));
+    }
+    for (let i = 0; i < patch.hunks.length; i++) {
+        const hunk = patch.hunks[i];
+        // Unified Diff Format quirk: If the chunk size is 0,
+        // the first number is one lower than one would expect.
+        // https://www.artima.com/weblogs/viewpost.jsp?thread=164293
+        const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+        const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+        ret.push('@@ -' + oldStart + ',' + hunk.oldLines
+            + ' +' + newStart + ',' + hunk.newLines
+            + ' @@');
+        for (const line of hunk.lines) {
+            ret.push(line);
+        }
+    }
+    return ret.join('\n') + '\n';
+}
+function createTwoFilesPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
+    if (typeof options === 'function') {
+        options = { callback: options };
+    }
+    if (!(options === null || options === void 0 ? void 0 : options.callback)) {
+        const patchObj = structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options);
+        if (!patchObj) {
+            return;
+        }
+        return formatPatch(patchObj, options === null || options === void 0 ? void 0 : options.headerOptions);
+    }
+    else {
+        const { callback } = options;
+        structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, Object.assign(Object.assign({}, options), { callback: patchObj => {
+                if (!patchObj) {
+                    callback(undefined);
+                }
+                else {
+                    callback(formatPatch(patchObj, options.headerOptions));
+                }
+            } }));
+    }
+}
+function createPatch(fileName, oldStr, newStr, oldHeader, newHeader, options) {
+    return createTwoFilesPatch(fileName, fileName, oldStr, newStr, oldHeader, newHeader, options);
+}
+/**
+ * Split `text` into an array of lines, including the trailing newline character (where present)
+ */
+function splitLines(text) {
+    const hasTrailingNl = text.endsWith('\n');
+    const result = text.split('\n').map(line => line + '\n');
+    if (hasTrailingNl) {
+        result.pop();
+    }
+    else {
+        result.push(result.pop().slice(0, -1));
+    }
+    return result;
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/kube/errors.ts
 // Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
 
@@ -3835,10 +6064,42 @@ function maskSecretPair(live, desired) {
     return { live: maskedLive, desired: maskedDesired };
 }
 
-;// CONCATENATED MODULE: ./src/kube/unified-diff.ts
-// A unified diff of two texts, line by line (Myers' algorithm), as `diff -u` prints it.
-// Pure; no dependency.
-function splitLines(text) {
+;// CONCATENATED MODULE: ./src/kube/diff.ts
+// What applying one object would change, without writing anything: GET the live object,
+// server-side apply dry-run, compare normalised YAML (Secret data masked). An object the
+// API server refuses (an immutable field without force, an invalid value, a forbidden
+// kind) is a `failed` change with the server's answer, as Timoni's dry-run diff logs it
+// and goes on; a server that cannot be reached or refuses the credentials is thrown.
+//
+// The text diff is jsdiff's (Myers' algorithm, bounded): `maxEditLength` and a time limit
+// keep one huge object (a large CRD, diffed for several clusters at once) from taking
+// gigabytes or seconds; past them the change carries `diffTooLarge` and an empty diff.
+// A whole object (created or deleted) needs no algorithm: every line is added or removed.
+
+
+
+
+
+
+
+
+
+/**
+ * Objects rendered as YAML for people to read: keys sorted, long strings never folded,
+ * so that the same object always renders to the same lines.
+ */
+function renderYaml(value) {
+    return (0,dist/* stringify */.As)(value, { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+}
+/**
+ * Most insertions plus deletions computed. jsdiff's time grows with their square (and with
+ * the texts' length): 2,000 (e.g. 1,000 lines replaced) take about 0.3 s and 35 MB on a
+ * 10,000-line object; 8,000 took 4 s.
+ */
+const MAX_EDIT_LENGTH = 2_000;
+/** A backstop for very long texts, where even a short edit script is slow to find. */
+const DIFF_TIMEOUT_MS = 2_000;
+function diff_splitLines(text) {
     if (text === '')
         return [];
     const lines = text.split('\n');
@@ -3846,132 +6107,66 @@ function splitLines(text) {
         lines.pop();
     return lines;
 }
-/** The shortest edit script turning `a` into `b` (Myers 1986, greedy forward search). */
-function editScript(a, b) {
-    const n = a.length;
-    const m = b.length;
-    const max = n + m;
-    const offset = max + 1;
-    const v = new Int32Array(2 * max + 3);
-    const trace = [];
-    let done = false;
-    for (let d = 0; d <= max && !done; d++) {
-        trace.push(v.slice());
-        for (let k = -d; k <= d; k += 2) {
-            let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
-            let y = x - k;
-            while (x < n && y < m && a[x] === b[y]) {
-                x++;
-                y++;
-            }
-            v[offset + k] = x;
-            if (x >= n && y >= m) {
-                done = true;
-                break;
-            }
-        }
-    }
-    // Walk back through the saved frontiers to recover the path.
-    const edits = [];
-    let x = n;
-    let y = m;
-    for (let d = trace.length - 1; d >= 0; d--) {
-        const frontier = trace[d];
-        const k = x - y;
-        const prevK = k === -d || (k !== d && frontier[offset + k - 1] < frontier[offset + k + 1]) ? k + 1 : k - 1;
-        const prevX = d === 0 ? 0 : frontier[offset + prevK];
-        const prevY = prevX - prevK;
-        while (x > prevX && y > prevY) {
-            edits.push({ op: ' ', line: a[x - 1] });
-            x--;
-            y--;
-        }
-        if (d > 0) {
-            if (x === prevX)
-                edits.push({ op: '+', line: b[y - 1] });
-            else
-                edits.push({ op: '-', line: a[x - 1] });
-        }
-        x = prevX;
-        y = prevY;
-    }
-    return edits.reverse();
-}
 function range(start, count) {
-    // `diff -u` prints the line before the hunk when it is empty.
-    const first = count === 0 ? start : start + 1;
+    // `diff -u` names the line before the hunk when it is empty, and omits a count of 1.
+    const first = count === 0 ? start - 1 : start;
     return count === 1 ? `${first}` : `${first},${count}`;
 }
 /**
  * The unified diff of `from` and `to` with `context` lines around each change, headed
- * `--- fromName` / `+++ toName`; an empty string when the texts are equal.
+ * `--- fromName` / `+++ toName`, as `diff -u` prints it; an empty diff when the texts are
+ * equal, and an empty diff with `diffTooLarge` when the edit script exceeds the limits.
+ * A text without a final newline is read as if it had one.
  */
-function unifiedDiff(from, to, fromName = 'live', toName = 'desired', context = 3) {
-    const edits = editScript(splitLines(from), splitLines(to));
-    if (edits.every((edit) => edit.op === ' '))
-        return '';
-    const out = [`--- ${fromName}`, `+++ ${toName}`];
-    let i = 0;
-    while (i < edits.length) {
-        // Find the next change, then extend the hunk while changes are close enough.
-        while (i < edits.length && edits[i].op === ' ')
-            i++;
-        if (i >= edits.length)
-            break;
-        const start = Math.max(0, i - context);
-        let end = i;
-        for (;;) {
-            while (end < edits.length && edits[end].op !== ' ')
-                end++;
-            let next = end;
-            while (next < edits.length && edits[next].op === ' ')
-                next++;
-            if (next < edits.length && next - end <= 2 * context)
-                end = next;
-            else
-                break;
-        }
-        const stop = Math.min(edits.length, end + context);
-        let aStart = 0;
-        let bStart = 0;
-        for (let j = 0; j < start; j++) {
-            if (edits[j].op !== '+')
-                aStart++;
-            if (edits[j].op !== '-')
-                bStart++;
-        }
-        const hunk = edits.slice(start, stop);
-        const aCount = hunk.filter((edit) => edit.op !== '+').length;
-        const bCount = hunk.filter((edit) => edit.op !== '-').length;
-        out.push(`@@ -${range(aStart, aCount)} +${range(bStart, bCount)} @@`);
-        for (const edit of hunk)
-            out.push(`${edit.op}${edit.line}`);
-        i = stop;
+function unifiedDiff(from, to, options = {}) {
+    if (from === to)
+        return { diff: '' };
+    const header = [`--- ${options.fromName ?? 'live'}`, `+++ ${options.toName ?? 'desired'}`];
+    const fromLines = diff_splitLines(from);
+    const toLines = diff_splitLines(to);
+    // One side empty: one hunk of the other side's lines, without an edit search.
+    if (fromLines.length === 0 || toLines.length === 0) {
+        const hunk = fromLines.length === 0 ? toLines.map((line) => `+${line}`) : fromLines.map((line) => `-${line}`);
+        return { diff: `${[...header, `@@ -${range(1, fromLines.length)} +${range(1, toLines.length)} @@`, ...hunk].join('\n')}\n` };
     }
-    return `${out.join('\n')}\n`;
+    const withFinalNewline = (text) => (text.endsWith('\n') ? text : `${text}\n`);
+    const patch = structuredPatch('', '', withFinalNewline(from), withFinalNewline(to), undefined, undefined, {
+        context: options.context ?? 3,
+        maxEditLength: options.maxEditLength ?? MAX_EDIT_LENGTH,
+        timeout: options.timeoutMs ?? DIFF_TIMEOUT_MS,
+    });
+    if (!patch)
+        return { diff: '', diffTooLarge: { liveLines: fromLines.length, desiredLines: toLines.length } };
+    if (patch.hunks.length === 0)
+        return { diff: '' };
+    const out = header;
+    for (const hunk of patch.hunks) {
+        out.push(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`, ...hunk.lines);
+    }
+    return { diff: `${out.join('\n')}\n` };
 }
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
-;// CONCATENATED MODULE: ./src/kube/yaml-render.ts
-// Objects rendered as YAML for people to read: keys sorted, long strings never folded,
-// so that the same object always renders to the same lines.
-
-function renderYaml(value) {
-    return (0,dist/* stringify */.As)(value, { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+/**
+ * The whole object (Secret data masked), as a diff from nothing (`created`) or to nothing
+ * (`deleted`); never too large, as no edit script is searched.
+ */
+function wholeObjectDiff(object, side = 'created') {
+    const text = renderYaml(maskSecret(normalizeObject(object)));
+    return (side === 'created' ? unifiedDiff('', text) : unifiedDiff(text, '')).diff;
 }
-
-;// CONCATENATED MODULE: ./src/kube/field-changes.ts
+/** The unified diff of normalised, masked YAML; empty when the objects are the same. */
+function objectDiff(live, desired, withStatus = false) {
+    const a = normalizeObject(live, { dropStatus: !withStatus });
+    const b = normalizeObject(desired, { dropStatus: !withStatus });
+    if (jsonEqual(a, b))
+        return { diff: '' };
+    const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
+    return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
+}
 // The fields that force an object's recreation, as a diff: when an immutable field changes,
 // the server refuses the dry-run and gives no merged object to compare with. The live
 // object is then shown through the desired object's shape (only the fields the module sets,
 // list items by position), so that the diff names what the module changes and not every
-// field the server defaulted (clusterIP, strategy, status...). Pure.
-
-
-
-
-
+// field the server defaulted (clusterIP, strategy, status...).
 /**
  * `live` reduced to the paths that `desired` has: maps keep the keys `desired` sets (keys
  * that live lacks stay absent, so they show as added), lists keep their items by position,
@@ -3992,7 +6187,10 @@ function projectOnto(live, desired) {
     }
     return live;
 }
-/** The unified diff of the desired fields as they are live and as they are desired (Secret data masked). */
+/**
+ * The unified diff of the desired fields as they are live and as they are desired (Secret
+ * data masked); `diffTooLarge` past the diff's limits.
+ */
 function fieldChangesDiff(live, desired) {
     const a = normalizeObject(live);
     const b = normalizeObject(desired);
@@ -4006,34 +6204,13 @@ function recreateNote(fields, done) {
     const named = fields.length === 0 ? 'an immutable field changes' : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
     return `# recreated: ${named}; the object ${done ? 'was' : 'is'} deleted and created again\n`;
 }
-/** The field changes, then the note saying the object is recreated. */
+/**
+ * The field changes, then the note saying the object is recreated; when the field changes
+ * are too large to compute, no text at all (as every too-large diff) and `diffTooLarge`.
+ */
 function recreateDiff(live, desired, fields, done = false) {
-    return fieldChangesDiff(live, desired) + recreateNote(fields, done);
-}
-
-;// CONCATENATED MODULE: ./src/kube/diff.ts
-
-
-
-
-
-
-
-
-
-
-/** The whole object, as a diff from nothing. */
-function wholeObjectDiff(object) {
-    return unifiedDiff('', renderYaml(maskSecret(normalizeObject(object))));
-}
-/** The unified diff of normalised, masked YAML; empty when the objects are the same. */
-function objectDiff(live, desired, withStatus = false) {
-    const a = normalizeObject(live, { dropStatus: !withStatus });
-    const b = normalizeObject(desired, { dropStatus: !withStatus });
-    if (jsonEqual(a, b))
-        return '';
-    const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
-    return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
+    const changes = fieldChangesDiff(live, desired);
+    return changes.diffTooLarge ? changes : { diff: changes.diff + recreateNote(fields, done) };
 }
 /**
  * True for an error about this one object: the API server answered and refused it
@@ -4044,7 +6221,7 @@ function isObjectError(error) {
         return true;
     return error instanceof KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
 }
-async function changeOf(cluster, desired, action, diff, error) {
+async function changeOf(cluster, desired, action, diffOf, error) {
     const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
     const namespace = mapping && !mapping.namespaced ? '' : (desired.metadata.namespace ?? '');
     // A cluster-scoped object is shown without the namespace the server would drop.
@@ -4053,9 +6230,13 @@ async function changeOf(cluster, desired, action, diff, error) {
         const { namespace: _dropped, ...metadata } = desired.metadata;
         shown = { ...desired, metadata: metadata };
     }
-    const change = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
+    const computed = typeof diffOf === 'function' ? diffOf(shown) : diffOf;
+    const { diff, diffTooLarge } = typeof computed === 'string' ? { diff: computed, diffTooLarge: undefined } : computed;
+    const change = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff };
     if (error !== undefined)
         change.error = error;
+    if (diffTooLarge)
+        change.diffTooLarge = diffTooLarge;
     return change;
 }
 /** The object as a `failed` change: the error's message, and the field changes when it has a live copy. */
@@ -4099,7 +6280,7 @@ async function diffObject(cluster, desired, options = {}) {
     if (!live || !dryRun.metadata.resourceVersion)
         return changeOf(cluster, desired, 'created', wholeObjectDiff);
     const diff = objectDiff(live, dryRun, await comparesStatus(cluster, desired));
-    return changeOf(cluster, desired, diff ? 'configured' : 'unchanged', diff);
+    return changeOf(cluster, desired, diff.diff || diff.diffTooLarge ? 'configured' : 'unchanged', diff);
 }
 
 ;// CONCATENATED MODULE: ./src/kube/inventory.ts
@@ -4361,9 +6542,6 @@ function instanceRecord(instance, inventoryRefs, withImages) {
 
 
 
-
-
-
 function refsOf(entries) {
     return (entries ?? []).map(inventory_parseInventoryEntry);
 }
@@ -4392,7 +6570,7 @@ function inventoryObjects(stored) {
 }
 /** The whole live object as removed lines (Secret data masked). */
 function deletedDiff(live) {
-    return unifiedDiff(renderYaml(maskSecret(normalizeObject(live))), '');
+    return wholeObjectDiff(live, 'deleted');
 }
 const change = (ref, action, diff) => ({
     kind: ref.kind,
@@ -4650,26 +6828,662 @@ async function diffInstance(cluster, instance, options = {}) {
     return { changes, namespaceExists: exists };
 }
 
-;// CONCATENATED MODULE: ./src/fleet/bounded-map.ts
-// Runs an async function over items with at most `limit` at once, keeping the results in
-// the items' order.
-async function boundedMap(items, limit, run) {
-    const results = new Array(items.length);
-    let next = 0;
-    const worker = async () => {
-        while (next < items.length) {
-            const index = next;
-            next += 1;
-            results[index] = await run(items[index], index);
-        }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-    return results;
+;// CONCATENATED MODULE: ./src/changeset.ts
+// The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
+// action sets as its `changes` output, and that the reports are rendered from.
+// Clusters are in runtime order, instances in bundle order, objects in apply order.
+const READINESS_STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
+/** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
+function isChangingAction(action) {
+    return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
+}
+/** True when any cluster has an object that changes (a failed object is a failure, not a change). */
+function hasChanges(changeSet) {
+    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
 }
 
-;// CONCATENATED MODULE: ./src/fleet/cluster-build.ts
-// What a cluster should run: the bundle evaluated for that cluster (runtime values read
-// from it) and every instance built from its module with the cluster's Kubernetes version.
+;// CONCATENATED MODULE: ./src/module/object-metadata.ts
+// Checks that a built object can be applied and tracked: apiVersion, kind and
+// metadata.name present; name, namespace, labels and annotations valid under the
+// kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
+// per violation, so that a module author sees every problem at once.
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+function dnsSubdomainProblems(value) {
+    const problems = [];
+    if (value.length > 253)
+        problems.push('must be no more than 253 characters');
+    if (!DNS_SUBDOMAIN.test(value))
+        problems.push(`must match regex '${DNS_SUBDOMAIN.source.slice(1, -1)}'`);
+    return problems;
+}
+function dnsLabelProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!DNS_LABEL.test(value))
+        problems.push(`must match regex '${DNS_LABEL.source.slice(1, -1)}'`);
+    return problems;
+}
+function pathSegmentProblems(value) {
+    if (value === '.' || value === '..')
+        return [`may not be '${value}'`];
+    const problems = [];
+    for (const bad of ['/', '%'])
+        if (value.includes(bad))
+            problems.push(`may not contain '${bad}'`);
+    return problems;
+}
+function qualifiedNameProblems(key) {
+    const slash = key.lastIndexOf('/');
+    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+    const name = slash >= 0 ? key.slice(slash + 1) : key;
+    const problems = [];
+    if (prefix !== undefined) {
+        if (prefix === '')
+            problems.push('prefix part must be non-empty');
+        else
+            problems.push(...dnsSubdomainProblems(prefix).map((p) => `prefix part ${p}`));
+    }
+    if (name === '')
+        problems.push('name part must be non-empty');
+    else {
+        if (name.length > 63)
+            problems.push('name part must be no more than 63 characters');
+        if (!QUALIFIED_NAME.test(name))
+            problems.push(`name part must match regex '${QUALIFIED_NAME.source.slice(1, -1)}'`);
+    }
+    return problems;
+}
+function labelValueProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!LABEL_VALUE.test(value))
+        problems.push(`must match regex '${LABEL_VALUE.source.slice(1, -1)}'`);
+    return problems;
+}
+function object_metadata_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isRbacObject(apiVersion, kind) {
+    return RBAC_KINDS.has(kind) && apiVersion.startsWith('rbac.authorization.k8s.io/');
+}
+function objectMetadataProblems(object) {
+    const metadata = object_metadata_isRecord(object.metadata) ? object.metadata : {};
+    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+    const kind = typeof object.kind === 'string' ? object.kind : '';
+    const name = typeof metadata.name === 'string' ? metadata.name : '';
+    const missing = [!apiVersion && 'apiVersion', !kind && 'kind', !name && 'metadata.name'].filter(Boolean);
+    if (missing.length > 0)
+        return [`missing required field(s) ${missing.join(', ')}`];
+    const problems = [];
+    const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
+    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
+    if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
+        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
+    }
+    if (object_metadata_isRecord(metadata.labels)) {
+        for (const key of Object.keys(metadata.labels).sort()) {
+            const value = metadata.labels[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.labels["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
+            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
+        }
+    }
+    if (object_metadata_isRecord(metadata.annotations)) {
+        let total = 0;
+        for (const key of Object.keys(metadata.annotations).sort()) {
+            const value = metadata.annotations[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.annotations["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
+            total += Buffer.byteLength(key) + Buffer.byteLength(value);
+        }
+        if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
+            problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
+    }
+    return problems;
+}
+
+;// CONCATENATED MODULE: ./src/module/apply-sets.ts
+// The objects of one `timoni.apply` set, as Timoni reads them: the set's items decoded as
+// Timoni decodes them (bytes fields as text, below), null entries skipped, Kubernetes
+// `*List` objects expanded to their items, kustomize configuration objects skipped, and
+// every object's metadata checked (all problems reported, each with its CUE path).
+
+
+function isKubeList(item) {
+    return typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items);
+}
+function isKustomization(item) {
+    return typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/');
+}
+function objectsOfSet(path, items) {
+    const objects = [];
+    const problems = [];
+    items.forEach((item, index) => {
+        if (item === null)
+            return;
+        const at = `${path}[${index}]`;
+        if (!apply_sets_isRecord(item)) {
+            problems.push(`${at}: not an object`);
+            return;
+        }
+        const expanded = isKubeList(item) ? item.items : [item];
+        for (const candidate of expanded) {
+            if (!apply_sets_isRecord(candidate)) {
+                problems.push(`${at}: a list item is not an object`);
+                continue;
+            }
+            if (isKustomization(candidate))
+                continue;
+            const found = objectMetadataProblems(candidate);
+            if (found.length > 0)
+                problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
+            else
+                objects.push(candidate);
+        }
+    });
+    return { objects, problems };
+}
+// The items of one `timoni.apply` set as Timoni decodes them (internal/engine/resourceset.go).
+//
+// Timoni decodes an item through its JSON encoding, unless the item holds a CUE bytes or
+// float value anywhere (needsYAMLDecoding): then it encodes the item with CUE's YAML
+// encoder and decodes that with apimachinery's YAML decoder (decodeYAMLObjects), that is
+// go-yaml v2 into interface{}, json.Marshal, json.Unmarshal. What that changes:
+// - bytes: CUE's YAML encoder writes them as `!!binary <base64>`, go-yaml v2 decodes that
+//   tag to the raw bytes as a string, and json.Marshal coerces the string to valid UTF-8.
+//   So a bytes field holds its decoded text where the JSON encoding holds base64.
+// - floats: an integral float (`1.0`) becomes an integer. JavaScript numbers do not tell
+//   1.0 from 1, so the JSON path already gives what Timoni gives.
+// - strings, ints, bools, null: unchanged (CUE's encoder quotes every string that YAML
+//   would read as another type, YAML 1.1 booleans included).
+// So an item equals its JSON export with every bytes field replaced by its decoded text.
+// The bytes fields are found in the set's YAML export (the only export that marks them):
+// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
+const BINARY_TAG = '!!binary';
+/** A JSON object (not an array, not bytes read from YAML). */
+function apply_sets_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+/**
+ * `json` with every value that is bytes in `marked` (the same value read from YAML)
+ * replaced by Timoni's decoding of it. Returns `json` itself when nothing is bytes.
+ */
+function replaceBytes(json, marked) {
+    if (marked instanceof Uint8Array)
+        return goJsonString(marked);
+    if (Array.isArray(json) && Array.isArray(marked)) {
+        let changed = false;
+        const items = json.map((item, index) => {
+            const replaced = replaceBytes(item, marked[index]);
+            if (replaced !== item)
+                changed = true;
+            return replaced;
+        });
+        return changed ? items : json;
+    }
+    if (apply_sets_isRecord(json) && apply_sets_isRecord(marked)) {
+        let result;
+        for (const [key, value] of Object.entries(json)) {
+            const replaced = replaceBytes(value, marked[key]);
+            if (replaced === value)
+                continue;
+            result ??= { ...json };
+            result[key] = replaced;
+        }
+        return result ?? json;
+    }
+    return json;
+}
+/** The engine's YAML export could not be read back (a bug of the engine or of `yaml`, not of the module). */
+class ApplySetExportError extends Error {
+    path;
+    constructor(path, reason) {
+        super(`${path}: reading the YAML export of the set failed: ${reason}`);
+        this.path = path;
+        this.name = 'ApplySetExportError';
+    }
+}
+/** The set's YAML export read with bytes as Uint8Array; `path` names the set in errors. */
+function readMarkedYaml(yaml, path) {
+    const document = (0,dist/* parseDocument */.Tp)(yaml, { customTags: ['binary'], uniqueKeys: false });
+    const problem = document.errors[0];
+    if (problem)
+        throw new ApplySetExportError(path, problem.message);
+    return document.toJS({ maxAliasCount: -1 });
+}
+/**
+ * The set's items (JSON export), bytes fields decoded as Timoni decodes them. Throws
+ * CueError when the set does not export, ApplySetExportError when its YAML cannot be read.
+ */
+function exportApplySet(set, path) {
+    const json = set.toJSON();
+    const yaml = set.toYAML();
+    if (!yaml.includes(BINARY_TAG))
+        return json;
+    return replaceBytes(json, readMarkedYaml(yaml, path));
+}
+// Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
+// byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
+// "coerces to valid UTF-8, replacing invalid bytes with the Unicode replacement rune",
+// one per utf8.DecodeRune error of width 1). TextDecoder differs: it replaces a truncated
+// sequence (e.g. E2 82 followed by 'A') with one U+FFFD where Go writes two.
+const REPLACEMENT = 0xfffd;
+/** Bounds of the second byte after a given lead byte, as in Go's utf8 "accept ranges". */
+function secondByteRange(lead) {
+    if (lead === 0xe0)
+        return [0xa0, 0xbf];
+    if (lead === 0xed)
+        return [0x80, 0x9f];
+    if (lead === 0xf0)
+        return [0x90, 0xbf];
+    if (lead === 0xf4)
+        return [0x80, 0x8f];
+    return [0x80, 0xbf];
+}
+/** Length of the sequence a lead byte starts (0: not a valid lead byte). */
+function sequenceLength(lead) {
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xc2 && lead <= 0xdf)
+        return 2;
+    if (lead >= 0xe0 && lead <= 0xef)
+        return 3;
+    if (lead >= 0xf0 && lead <= 0xf4)
+        return 4;
+    return 0;
+}
+/** The code point at `bytes[at]` and its length, or undefined when Go would see RuneError of width 1. */
+function decodeRune(bytes, at) {
+    const lead = bytes[at];
+    const size = sequenceLength(lead);
+    if (size === 0 || at + size > bytes.length)
+        return undefined;
+    if (size === 1)
+        return { codePoint: lead, size };
+    const [low, high] = secondByteRange(lead);
+    const second = bytes[at + 1];
+    if (second < low || second > high)
+        return undefined;
+    let codePoint = lead & (0xff >> (size + 1));
+    for (let i = 1; i < size; i += 1) {
+        const next = bytes[at + i];
+        if (i > 1 && (next < 0x80 || next > 0xbf))
+            return undefined;
+        codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    return { codePoint, size };
+}
+function goJsonString(bytes) {
+    const codePoints = [];
+    let at = 0;
+    while (at < bytes.length) {
+        const rune = decodeRune(bytes, at);
+        codePoints.push(rune ? rune.codePoint : REPLACEMENT);
+        at += rune ? rune.size : 1;
+    }
+    let text = '';
+    for (let i = 0; i < codePoints.length; i += 8192)
+        text += String.fromCodePoint(...codePoints.slice(i, i + 8192));
+    return text;
+}
+
+;// CONCATENATED MODULE: ./src/module/build-error.ts
+class InstanceBuildError extends Error {
+    instance;
+    moduleUrl;
+    reason;
+    diagnostics;
+    constructor(instance, moduleUrl, reason, diagnostics = []) {
+        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
+        this.instance = instance;
+        this.moduleUrl = moduleUrl;
+        this.reason = reason;
+        this.diagnostics = diagnostics;
+        this.name = 'InstanceBuildError';
+    }
+}
+function comparePositions(a, b) {
+    // token.Pos.Compare: absolute file names first, then by name, then by place.
+    const absA = a.file.startsWith('/');
+    const absB = b.file.startsWith('/');
+    if (absA !== absB)
+        return absA ? -1 : 1;
+    if (a.file !== b.file)
+        return a.file < b.file ? -1 : 1;
+    return a.line - b.line || a.column - b.column;
+}
+function comparePaths(a, b) {
+    // slices.Compare of the path's selectors.
+    const x = a === '' ? [] : a.split('.');
+    const y = b === '' ? [] : b.split('.');
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        if (x[i] !== y[i])
+            return (x[i] ?? '') < (y[i] ?? '') ? -1 : 1;
+    }
+    return x.length - y.length;
+}
+/** The position an error has of its own (cue/errors Error.Position), if any. */
+function ownPosition(diagnostic) {
+    return diagnostic.inputPositionsOnly ? undefined : diagnostic.positions[0];
+}
+/**
+ * cue/errors.Print's order (list.sanitize): errors without a position of their own
+ * first, then by position, then by CUE path; ties keep their order, then by message.
+ */
+function sortAsCue(diagnostics) {
+    return [...diagnostics].sort((a, b) => {
+        const pa = ownPosition(a);
+        const pb = ownPosition(b);
+        if (!pa !== !pb)
+            return pa ? 1 : -1;
+        const byPosition = pa && pb ? comparePositions(pa, pb) : 0;
+        if (byPosition !== 0)
+            return byPosition;
+        const byPath = comparePaths(a.path, b.path);
+        if (byPath !== 0)
+            return byPath;
+        return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+    });
+}
+/** `./templates/config.cue`: a module file as errors.Details shows it with the module root as Cwd. */
+function moduleRelative(file) {
+    if (file.startsWith('/') || file.startsWith('.'))
+        return file;
+    return `./${file}`;
+}
+/** errors.Details: `path: message` and, when it has some, `:` and one indented position per line. */
+function describeDiagnostics(diagnostics) {
+    return sortAsCue(diagnostics)
+        .map((d) => {
+        const head = `${d.path ? `${d.path}: ` : ''}${d.message}`;
+        if (d.positions.length === 0)
+            return head;
+        return `${head}:\n${d.positions.map((p) => `    ${moduleRelative(p.file)}:${p.line}:${p.column}`).join('\n')}`;
+    })
+        .join('\n');
+}
+/** The diagnostics for annotations: positions in the module's real files, generated files left out. */
+function annotationDiagnostics(module, diagnostics, generated) {
+    return sortAsCue(diagnostics).map((d) => {
+        const positions = d.positions
+            .filter((p) => !generated.has(p.file))
+            .map((p) => ({ ...p, file: realFile(module, p.file) }));
+        return { ...d, positions };
+    });
+}
+function realFile(module, file) {
+    if (file.startsWith('/'))
+        return file;
+    if (module.localPath === undefined)
+        return moduleRelative(file);
+    return module.localPath === '.' ? file : `${module.localPath}/${file}`;
+}
+
+;// CONCATENATED MODULE: ./src/module/build.ts
+// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
+// does: the bundle's values (CUE text) are merged onto the module's values.cue (in memory,
+// as OverlayValuesFileWithDefaults does), the instance schema is added as
+// timoni.schema.cue, the package is loaded with the `name` and `namespace` tags and the
+// `moduleVersion` and `kubeVersion` tag variables, `timoni.instance` must be concrete, and
+// the objects of each `timoni.apply` set are read in declaration order (bytes fields
+// decoded as Timoni's YAML path does: apply-sets.ts). InstanceBuilds runs each distinct
+// build once per run.
+
+
+
+
+const DEFAULT_KUBE_VERSION = '1.36.3';
+/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
+function kubeVersionWithoutCluster(env) {
+    return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
+}
+/** The files the build makes up in memory (no line of theirs exists on disk). */
+function generatedFiles(prefix) {
+    return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
+}
+/** An error with CUE diagnostics, described as Timoni's describeErr does. */
+function cueFailure(input, module, step, diagnostics, prefix) {
+    const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
+    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
+}
+function withCueErrors(input, module, step, prefix, run) {
+    try {
+        return run();
+    }
+    catch (error) {
+        if (error instanceof CueError)
+            throw cueFailure(input, module, step, error.diagnostics, prefix);
+        if (error instanceof ApplySetExportError)
+            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+        throw error;
+    }
+}
+function requireValid(value, input, module, prefix) {
+    const diagnostics = value.validate({ concrete: true, final: true });
+    if (diagnostics.length > 0)
+        throw cueFailure(input, module, 'build failed', diagnostics, prefix);
+}
+function buildInstance(engine, module, input) {
+    const packageName = input.packageName ?? 'main';
+    const packageDir = packageName === 'main' ? '.' : packageName;
+    const prefix = packageDir === '.' ? '' : `${packageDir}/`;
+    const valuesPath = `${prefix}values.cue`;
+    const baseValues = module.files[valuesPath];
+    if (typeof baseValues !== 'string')
+        throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
+    const merged = withCueErrors(input, module, 'merging values', prefix, () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
+    const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+    const root = withCueErrors(input, module, 'build failed', prefix, () => engine.load({
+        files,
+        dir: packageDir,
+        moduleRoot: '.',
+        package: packageName,
+        tags: [`name=${input.name}`, `namespace=${input.namespace}`],
+        tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
+        dataFiles: true,
+    }));
+    try {
+        const instance = root.lookup('timoni.instance');
+        try {
+            if (!instance.exists())
+                throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
+            requireValid(instance, input, module, prefix);
+        }
+        finally {
+            instance.free();
+        }
+        const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
+        const config = root.lookup('timoni.instance.config');
+        const images = config.exists() ? collectImages(config.toJSON()) : [];
+        config.free();
+        return { sets, images, valuesSource: merged.source, values: merged.values };
+    }
+    finally {
+        root.free();
+    }
+}
+function readApplySets(root, input, module, prefix) {
+    const apply = root.lookup('timoni.apply');
+    try {
+        if (!apply.exists())
+            throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
+        requireValid(apply, input, module, prefix);
+        const problems = [];
+        const sets = apply.fields().map((field) => {
+            const set = apply.lookup(field.label);
+            try {
+                const items = exportApplySet(set, `timoni.apply.${field.label}`);
+                if (!Array.isArray(items)) {
+                    problems.push(`timoni.apply.${field.label} must be a list of objects`);
+                    return { name: field.name, objects: [] };
+                }
+                const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
+                problems.push(...setProblems);
+                return { name: field.name, objects };
+            }
+            finally {
+                set.free();
+            }
+        });
+        if (problems.length > 0)
+            throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
+        return sets;
+    }
+    finally {
+        apply.free();
+    }
+}
+// The container images an instance uses: every struct in `timoni.instance.config` that
+// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
+// reference; sorted, without duplicates, as Timoni records them in the inventory.
+function build_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
+function collectImages(config) {
+    const found = new Set();
+    const walk = (value) => {
+        if (Array.isArray(value)) {
+            value.forEach(walk);
+            return;
+        }
+        if (!build_isRecord(value))
+            return;
+        if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
+            found.add(value.reference);
+        Object.values(value).forEach(walk);
+    };
+    walk(config);
+    return [...found].sort();
+}
+class InstanceBuilds {
+    engine;
+    #byModule = new WeakMap();
+    #builds = 0;
+    #reused = 0;
+    constructor(engine) {
+        this.engine = engine;
+    }
+    build(module, input) {
+        let outcomes = this.#byModule.get(module);
+        if (!outcomes) {
+            outcomes = new Map();
+            this.#byModule.set(module, outcomes);
+        }
+        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+        let outcome = outcomes.get(key);
+        if (outcome) {
+            this.#reused += 1;
+        }
+        else {
+            this.#builds += 1;
+            try {
+                outcome = { built: buildInstance(this.engine, module, input) };
+            }
+            catch (error) {
+                outcome = { error };
+            }
+            outcomes.set(key, outcome);
+        }
+        if ('error' in outcome)
+            throw outcome.error;
+        return structuredClone(outcome.built);
+    }
+    /** How many builds ran, and how many were answered from an earlier one. */
+    counts() {
+        return { builds: this.#builds, reused: this.#reused };
+    }
+}
+// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
+// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
+// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
+// #Timoni and #HealthCheck; written here.
+const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
+const schemaBody = `#Timoni: {
+	apiVersion: string & =~"^v1alpha1$"
+	instance: {...}
+	apply: [string]: [...]
+	healthChecks?: [string]: #HealthCheck
+	kubeMinorVersion?: int
+}
+
+#HealthCheck: {
+	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	kind?: string
+	#object: {...}
+	current!:    bool
+	failed?:     bool
+	inProgress?: bool
+	...
+}
+
+#HealthCheckForCondition: #HealthCheck & {
+	conditionType:       string | *"Ready"
+	failedConditionType: string | *"Stalled"
+
+	#object: {
+		metadata: {generation?: int, ...}
+		status?: {
+			observedGeneration?: int
+			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
+			...
+		}
+		...
+	}
+
+	let _fresh = {
+		#c: {...}
+		out: [
+			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
+			true,
+		][0]
+	}
+
+	inProgress: [
+		if #object.status.observedGeneration != _|_ {
+			#object.status.observedGeneration != #object.metadata.generation
+		},
+		false,
+	][0]
+
+	current: len([
+		for c in #object.status.conditions
+		if c.type == conditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+
+	failed: len([
+		for c in #object.status.conditions
+		if c.type == failedConditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+}
+
+timoni: #Timoni
+`;
+/** The schema file's text for a module package (`main` unless the module says otherwise). */
+function instanceSchemaSource(packageName) {
+    return `package ${packageName}\n\n${schemaBody}`;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/outcome.ts
+// How one cluster's work is told: its entry of the ChangeSet (status, the error with the
+// step it failed in, instances with their module and object changes), and its log lines in
+// Timoni's style (`b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo configured`;
+// the cluster part is left out for the default cluster).
 
 /** A failure tagged with the step of the cluster's work it happened in. */
 class ClusterStepError extends Error {
@@ -4684,38 +7498,6 @@ class ClusterStepError extends Error {
         this.name = 'ClusterStepError';
     }
 }
-async function buildForCluster(engine, evaluation, resolver, session, registerSecret, builds) {
-    let evaluated;
-    try {
-        evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
-    }
-    catch (error) {
-        throw new ClusterStepError('evaluate', error);
-    }
-    // Runtime values from the environment or cluster Secrets are masked before anything prints.
-    for (const value of evaluated.secretValues)
-        registerSecret(value);
-    const instances = [];
-    for (const instance of evaluated.bundle.instances) {
-        try {
-            const module = await resolver.resolve(instance.module);
-            const built = builds.build(module, {
-                name: instance.name,
-                namespace: instance.namespace,
-                values: instance.valuesCue,
-                kubeVersion: session.kubeVersion,
-            });
-            instances.push({ name: instance.name, namespace: instance.namespace, module, built });
-        }
-        catch (error) {
-            throw new ClusterStepError('build', error, instance.name);
-        }
-    }
-    return { evaluated, instances };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-outcome.ts
-
 function clusterEntry(cluster, status, instances, error, startedAt) {
     return {
         name: cluster.name,
@@ -4736,887 +7518,17 @@ function clusterError(error, fallbackStep) {
 function skippedEntry(cluster) {
     return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
 }
-
-;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
-// Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
-// kubectl merges files (the first definition of a name wins), contexts looked up by name.
-// Credentials are registered as secrets the moment they are read.
-
-
-
-
-class KubeconfigError extends Error {
-    name = 'KubeconfigError';
+function logPrefix(bundle, cluster, instance) {
+    const parts = [`b:${bundle}`];
+    if (cluster && cluster !== DEFAULT_RUNTIME_NAME)
+        parts.push(`c:${cluster}`);
+    if (instance)
+        parts.push(`i:${instance}`);
+    return parts.join(' > ');
 }
-/** Asked-for context absent; the message lists the contexts that exist (names only). */
-class KubeContextNotFoundError extends KubeconfigError {
-    context;
-    available;
-    name = 'KubeContextNotFoundError';
-    constructor(context, available) {
-        super(`kube context ${JSON.stringify(context)} not found in kubeconfig; ` +
-            (available.length ? `contexts: ${available.join(', ')}` : 'the kubeconfig has no contexts'));
-        this.context = context;
-        this.available = available;
-    }
-}
-/** Kubeconfig text or base64 of it: base64 has no `:` and only base64 characters. */
-function decodeKubeconfigText(text) {
-    const compact = text.replace(/\s+/g, '');
-    if (compact && !text.includes(':') && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
-        return Buffer.from(compact, 'base64').toString('utf8');
-    }
-    return text;
-}
-function str(value) {
-    return typeof value === 'string' && value !== '' ? value : undefined;
-}
-function bool(value) {
-    return value === true || value === 'true';
-}
-function namedEntries(list, field, where) {
-    if (list === undefined || list === null)
-        return [];
-    if (!Array.isArray(list))
-        throw new KubeconfigError(`${where}: ${field}s is not a list`);
-    return list.flatMap((item, i) => {
-        if (!isRecord(item) || typeof item.name !== 'string') {
-            throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
-        }
-        const body = item[field];
-        return [[item.name, isRecord(body) ? body : {}]];
-    });
-}
-/**
- * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
- * path with a separator is resolved against the kubeconfig file's folder, never against the
- * working directory (on a pull request the workspace holds the author's scripts). A
- * kubeconfig given inline (an action input) has no folder, so such a path is refused.
- */
-function execCommand(command, fileDir, where) {
-    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
-        return command;
-    if (fileDir !== undefined)
-        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
-    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
-}
-function parseExec(exec, where, fileDir, secrets) {
-    const rawCommand = str(exec.command);
-    if (!rawCommand)
-        throw new KubeconfigError(`${where}: exec has no command`);
-    const command = execCommand(rawCommand, fileDir, where);
-    const env = Array.isArray(exec.env)
-        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
-        : [];
-    for (const entry of env)
-        secrets.register(entry.value);
-    return {
-        command,
-        args: Array.isArray(exec.args) ? exec.args.map(String) : [],
-        env,
-        apiVersion: str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
-        installHint: str(exec.installHint),
-        provideClusterInfo: bool(exec.provideClusterInfo),
-        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
-    };
-}
-function parseUser(name, user, baseDir, fileDir, where, secrets) {
-    const parsed = {
-        clientCertificate: str(user['client-certificate']),
-        clientCertificateData: str(user['client-certificate-data']),
-        clientKey: str(user['client-key']),
-        clientKeyData: str(user['client-key-data']),
-        token: str(user.token),
-        tokenFile: str(user.tokenFile),
-        username: str(user.username),
-        password: str(user.password),
-        impersonate: str(user.as),
-        impersonateGroups: Array.isArray(user['as-groups']) ? user['as-groups'].map(String) : [],
-        impersonateUid: str(user['as-uid']),
-        baseDir,
-    };
-    secrets.register(parsed.token);
-    secrets.register(parsed.password);
-    if (parsed.clientKeyData) {
-        secrets.register(parsed.clientKeyData);
-        secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
-    }
-    if (isRecord(user.exec))
-        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
-    if (isRecord(user['auth-provider']))
-        parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
-    return parsed;
-}
-function parseCluster(cluster, baseDir) {
-    return {
-        server: str(cluster.server) ?? '',
-        certificateAuthority: str(cluster['certificate-authority']),
-        certificateAuthorityData: str(cluster['certificate-authority-data']),
-        insecureSkipTlsVerify: bool(cluster['insecure-skip-tls-verify']),
-        tlsServerName: str(cluster['tls-server-name']),
-        proxyUrl: str(cluster['proxy-url']),
-        baseDir,
-    };
-}
-/**
- * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
- * of one source, the first definition of a cluster, user or context name wins, and the
- * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
- */
-function loadKubeconfig(sources, secrets) {
-    const config = { clusters: new Map(), users: new Map(), contexts: new Map() };
-    sources.forEach((source, index) => {
-        const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
-        const where = path ?? `kubeconfig #${index + 1}`;
-        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
-        const baseDir = fileDir ?? process.cwd();
-        const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
-        const list = Array.isArray(documents) ? documents : [documents];
-        for (const document of list) {
-            if (document.errors.length > 0) {
-                throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
-            }
-            const raw = document.toJS();
-            if (raw === null || raw === undefined)
-                continue;
-            if (!isRecord(raw))
-                throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
-            if (!config.currentContext && str(raw['current-context']))
-                config.currentContext = str(raw['current-context']);
-            for (const [name, body] of namedEntries(raw.clusters, 'cluster', where)) {
-                if (!config.clusters.has(name))
-                    config.clusters.set(name, parseCluster(body, baseDir));
-            }
-            for (const [name, body] of namedEntries(raw.users, 'user', where)) {
-                if (!config.users.has(name))
-                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
-            }
-            for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
-                if (!config.contexts.has(name)) {
-                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: str(body.namespace) });
-                }
-            }
-        }
-    });
-    return config;
-}
-/** The context by name, or the current context when no name is given. */
-function resolveContext(config, name) {
-    const contextName = name || config.currentContext;
-    if (!contextName) {
-        throw new KubeconfigError(`kubeconfig has no current-context and no context was asked for; contexts: ${[...config.contexts.keys()].join(', ') || 'none'}`);
-    }
-    const context = config.contexts.get(contextName);
-    if (!context)
-        throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
-    const cluster = config.clusters.get(context.cluster);
-    if (!cluster)
-        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
-    if (!cluster.server)
-        throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
-    // A context without a user connects anonymously, as kubectl does.
-    const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
-    if (!user)
-        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
-    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
-}
-/** A file path of a kubeconfig entry, resolved against the file that declared it. */
-function resolveEntryPath(baseDir, path) {
-    return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
-}
-
-;// CONCATENATED MODULE: ./src/kube/exec-credential.ts
-// Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
-// with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env
-// values and outputs are secrets.
-
-
-
-class ExecCredentialError extends Error {
-    name = 'ExecCredentialError';
-}
-const supportedVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
-function execInfo(config, cluster) {
-    const spec = { interactive: false };
-    if (config.provideClusterInfo && cluster) {
-        spec.cluster = {
-            server: cluster.server,
-            ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
-            ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
-            ...(cluster.certificateAuthorityData ? { 'certificate-authority-data': cluster.certificateAuthorityData } : {}),
-            ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
-        };
-    }
-    return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
-}
-function run(config, options) {
-    const { subject, timeoutMs, secrets } = options;
-    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
-    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
-    // outside the workspace, which on a pull request holds the author's files.
-    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
-    for (const entry of config.env)
-        env[entry.name] = entry.value;
-    return new Promise((resolvePromise, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
-        const stdout = [];
-        const stderr = [];
-        child.stdout.on('data', (chunk) => stdout.push(chunk));
-        child.stderr.on('data', (chunk) => stderr.push(chunk));
-        const timer = setTimeout(() => {
-            child.kill('SIGKILL');
-            reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
-        }, timeoutMs);
-        child.on('error', (error) => {
-            clearTimeout(timer);
-            if (error.code === 'ENOENT') {
-                const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
-            }
-            else {
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
-            }
-        });
-        child.on('close', (code, signal) => {
-            clearTimeout(timer);
-            const out = Buffer.concat(stdout).toString('utf8');
-            secrets.register(out, true);
-            if (code !== 0) {
-                const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
-                const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
-                return;
-            }
-            resolvePromise(out);
-        });
-    });
-}
-/** Reads an ExecCredential document; every credential in it is registered first. */
-function parseExecCredential(output, config, subject, secrets) {
-    let parsed;
-    try {
-        parsed = JSON.parse(output);
-    }
-    catch {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
-    }
-    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
-    }
-    if (parsed.apiVersion !== config.apiVersion) {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
-    }
-    const status = isRecord(parsed.status) ? parsed.status : {};
-    const credential = {
-        token: typeof status.token === 'string' && status.token ? status.token : undefined,
-        clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
-        clientKeyData: typeof status.clientKeyData === 'string' ? status.clientKeyData : undefined,
-    };
-    secrets.register(credential.token);
-    secrets.register(credential.clientKeyData);
-    if (typeof status.expirationTimestamp === 'string') {
-        const at = Date.parse(status.expirationTimestamp);
-        if (!Number.isNaN(at))
-            credential.expiresAt = at;
-    }
-    if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
-    }
-    return credential;
-}
-/** Runs a plugin when needed and keeps its credential until it expires or is refused. */
-class ExecCredentialPlugin {
-    config;
-    options;
-    cached;
-    pending;
-    constructor(config, options) {
-        this.config = config;
-        this.options = options;
-        if (!supportedVersions.includes(config.apiVersion)) {
-            throw new ExecCredentialError(`exec credential plugin of ${options.subject} uses apiVersion ${JSON.stringify(config.apiVersion)}; supported: ${supportedVersions.join(', ')}`);
-        }
-    }
-    async credential() {
-        // Renew ten seconds before the expiry, so that a request does not carry a dying token.
-        if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
-            return this.cached;
-        this.pending ??= run(this.config, this.options)
-            .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
-            .finally(() => {
-            this.pending = undefined;
-        });
-        this.cached = await this.pending;
-        return this.cached;
-    }
-    /** Forgets the cached credential (the server refused it). */
-    invalidate() {
-        this.cached = undefined;
-    }
-}
-
-;// CONCATENATED MODULE: external "node:net"
-const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-;// CONCATENATED MODULE: ./src/kube/proxy-env.ts
-// The proxy of a server when the kubeconfig names none: HTTPS_PROXY / HTTP_PROXY and
-// NO_PROXY, read as Go's net/http does for kubectl (loopback is never proxied). Pure.
-
-function envValue(env, name) {
-    return env[name] || env[name.toLowerCase()] || undefined;
-}
-function isLoopback(host) {
-    return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '[::1]';
-}
-/** True when NO_PROXY excludes the host (`*`, host, `.suffix` or suffix, IP, CIDR; optional :port). */
-function bypassesProxy(server, noProxy) {
-    const host = server.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (isLoopback(host))
-        return true;
-    if (!noProxy)
-        return false;
-    const port = server.port || (server.protocol === 'https:' ? '443' : '80');
-    for (const raw of noProxy.split(',')) {
-        let entry = raw.trim().toLowerCase();
-        if (!entry)
-            continue;
-        if (entry === '*')
-            return true;
-        const portMatch = /^(.*[^:]):(\d+)$/.exec(entry);
-        if (portMatch && !entry.includes('/') && (0,external_node_net_namespaceObject.isIP)(entry) !== 6) {
-            if (portMatch[2] !== port)
-                continue;
-            entry = portMatch[1];
-        }
-        if (entry.includes('/')) {
-            const [network, bits] = entry.split('/');
-            const family = (0,external_node_net_namespaceObject.isIP)(network ?? '');
-            if (family && (0,external_node_net_namespaceObject.isIP)(host) === family) {
-                const list = new external_node_net_namespaceObject.BlockList();
-                list.addSubnet(network, Number(bits), family === 4 ? 'ipv4' : 'ipv6');
-                if (list.check(host, family === 4 ? 'ipv4' : 'ipv6'))
-                    return true;
-            }
-            continue;
-        }
-        const name = entry.replace(/^\*?\./, '');
-        if (host === name || host.endsWith(`.${name}`))
-            return true;
-    }
-    return false;
-}
-/** The proxy URL the environment asks for, for this server; undefined for a direct connection. */
-function proxyFromEnvironment(server, env = process.env) {
-    const value = server.protocol === 'https:' ? envValue(env, 'HTTPS_PROXY') : envValue(env, 'HTTP_PROXY');
-    if (!value || bypassesProxy(server, envValue(env, 'NO_PROXY')))
-        return undefined;
-    try {
-        return new URL(value.includes('://') ? value : `http://${value}`);
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/connection.ts
-// What it takes to talk to the API server of one kube context: server URL, TLS material,
-// proxy, and the credentials put on each request (client certificate, bearer token,
-// token file, basic auth or an exec plugin).
-
-
-
-
-function readMaterial(data, file, baseDir, what, subject) {
-    if (data)
-        return Buffer.from(data, 'base64');
-    if (!file)
-        return undefined;
-    const path = resolveEntryPath(baseDir, file);
-    try {
-        return (0,external_node_fs_namespaceObject.readFileSync)(path);
-    }
-    catch (error) {
-        throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
-    }
-}
-const tokenFileTtlMs = 60_000;
-function authFor(user, subject, options, cluster) {
-    const { secrets } = options;
-    const headers = {};
-    if (user.impersonate)
-        headers['Impersonate-User'] = user.impersonate;
-    if (user.impersonateUid)
-        headers['Impersonate-Uid'] = user.impersonateUid;
-    // Node joins repeated header values with ", ", which the API server splits again.
-    if (user.impersonateGroups.length)
-        headers['Impersonate-Group'] = user.impersonateGroups.join(', ');
-    if (user.authProvider) {
-        throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
-    }
-    const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
-    const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
-    secrets.register(key);
-    if (!!cert !== !!key)
-        throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
-    const tls = cert && key ? { cert, key } : {};
-    if (user.token) {
-        const value = { headers: { ...headers, Authorization: `Bearer ${user.token}` }, ...tls };
-        return { auth: async () => value, invalidate: () => false };
-    }
-    if (user.tokenFile) {
-        const path = resolveEntryPath(user.baseDir, user.tokenFile);
-        let cached;
-        const read = () => {
-            if (cached && Date.now() - cached.readAt < tokenFileTtlMs)
-                return cached.token;
-            let token;
-            try {
-                token = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
-            }
-            catch (error) {
-                throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
-            }
-            secrets.register(token);
-            cached = { token, readAt: Date.now() };
-            return token;
-        };
-        return {
-            auth: async () => ({ headers: { ...headers, Authorization: `Bearer ${read()}` }, ...tls }),
-            invalidate: () => {
-                cached = undefined;
-                return true;
-            },
-        };
-    }
-    if (user.username || user.password) {
-        const basic = Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64');
-        secrets.register(basic);
-        const value = { headers: { ...headers, Authorization: `Basic ${basic}` }, ...tls };
-        return { auth: async () => value, invalidate: () => false };
-    }
-    if (user.exec) {
-        // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
-        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
-        const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
-        return {
-            auth: async () => {
-                const credential = await plugin.credential();
-                if (credential.token)
-                    return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
-                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
-            },
-            invalidate: () => {
-                plugin.invalidate();
-                return true;
-            },
-        };
-    }
-    const value = { headers, ...tls };
-    return { auth: async () => value, invalidate: () => false };
-}
-/** The connection of a kube context (default: the current context). */
-function connectionFor(config, contextName, options) {
-    const resolved = resolveContext(config, contextName);
-    const { cluster, user } = resolved;
-    const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
-    let server;
-    try {
-        server = new URL(cluster.server);
-    }
-    catch {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
-    }
-    if (server.protocol !== 'https:' && server.protocol !== 'http:') {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
-    }
-    const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
-    if (ca && cluster.insecureSkipTlsVerify) {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
-    }
-    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
-    if (cluster.proxyUrl) {
-        try {
-            proxyUrl = new URL(cluster.proxyUrl);
-        }
-        catch {
-            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
-        }
-    }
-    if (proxyUrl) {
-        if (proxyUrl.protocol !== 'http:' && proxyUrl.protocol !== 'https:') {
-            const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
-            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
-        }
-        options.secrets.register(decodeURIComponent(proxyUrl.password));
-    }
-    const { auth, invalidate } = authFor(user, subject, options, cluster);
-    return {
-        name: options.name ?? resolved.contextName,
-        contextName: resolved.contextName,
-        server,
-        namespace: resolved.namespace,
-        ca,
-        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
-        servername: cluster.tlsServerName,
-        proxyUrl,
-        auth,
-        invalidate,
-    };
-}
-
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
-;// CONCATENATED MODULE: external "node:tls"
-const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-;// CONCATENATED MODULE: ./src/kube/proxy-agent.ts
-// An https agent that reaches the API server through an HTTP CONNECT proxy (`proxy-url`, or
-// HTTPS_PROXY), the proxy itself spoken to over http:// or https://.
-
-
-
-class ConnectProxyAgent extends external_node_https_namespaceObject.Agent {
-    proxy;
-    constructor(proxy, options) {
-        super(options);
-        this.proxy = proxy;
-    }
-    // Node calls createConnection with a callback and waits for it when nothing is returned.
-    createConnection(options, callback) {
-        const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
-        const headers = { Host: target };
-        if (this.proxy.username || this.proxy.password) {
-            const credentials = `${decodeURIComponent(this.proxy.username)}:${decodeURIComponent(this.proxy.password)}`;
-            headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
-        }
-        const send = this.proxy.protocol === 'https:' ? external_node_https_namespaceObject.request : external_node_http_namespaceObject.request;
-        const connectRequest = send({
-            host: this.proxy.hostname,
-            port: this.proxy.port || (this.proxy.protocol === 'https:' ? 443 : 80),
-            method: 'CONNECT',
-            path: target,
-            headers,
-        });
-        const fail = (error) => callback?.(error, undefined);
-        connectRequest.once('connect', (response, socket) => {
-            if (response.statusCode !== 200) {
-                socket.destroy();
-                const error = new Error(`proxy ${this.proxy.host} refused CONNECT ${target}: HTTP ${response.statusCode}`);
-                error.code = 'EPROXY';
-                fail(error);
-                return;
-            }
-            const tlsSocket = (0,external_node_tls_namespaceObject.connect)({ ...options, socket });
-            callback?.(null, tlsSocket);
-        });
-        connectRequest.once('error', (error) => fail(error));
-        connectRequest.end();
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/client.ts
-// A small HTTP client for one cluster's API server: keep-alive, timeouts, JSON in and out,
-// errors as KubeApiError / KubeConnectionError naming the cluster and the object.
-
-
-
-
-/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
-function parseWarnings(header) {
-    const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
-    const out = [];
-    for (const value of values) {
-        for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
-            out.push(match[1].replace(/\\(.)/g, '$1'));
-    }
-    return out;
-}
-class KubeClient {
-    connection;
-    agent;
-    agentKey;
-    timeoutMs;
-    userAgent;
-    onWarning;
-    constructor(connection, options = {}) {
-        this.connection = connection;
-        this.timeoutMs = options.timeoutMs ?? 30_000;
-        this.userAgent = options.userAgent ?? 'timoni-fleet';
-        this.onWarning = options.onWarning;
-    }
-    /** The cluster's name in messages. */
-    get name() {
-        return this.connection.name;
-    }
-    /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
-    async request(req) {
-        const response = await this.send(req, true);
-        if (response.body === '')
-            return undefined;
-        try {
-            return JSON.parse(response.body);
-        }
-        catch {
-            throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
-        }
-    }
-    /** GET that answers null for 404. */
-    async getOrNull(path, object) {
-        try {
-            return await this.request({ method: 'GET', path, object });
-        }
-        catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
-                return null;
-            throw error;
-        }
-    }
-    /** The server's `/version`. */
-    version() {
-        return this.request({ method: 'GET', path: '/version' });
-    }
-    /** Closes the idle keep-alive connections. */
-    close() {
-        this.agent?.destroy();
-        this.agent = undefined;
-        this.agentKey = undefined;
-    }
-    agentFor(auth) {
-        // Exec plugins may hand out a new client certificate: one agent per certificate.
-        const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
-        if (this.agent && this.agentKey === key)
-            return this.agent;
-        this.agent?.destroy();
-        const { connection } = this;
-        const options = {
-            keepAlive: true,
-            maxSockets: 16,
-            ca: connection.ca,
-            cert: auth.cert,
-            key: auth.key,
-            rejectUnauthorized: connection.rejectUnauthorized,
-            servername: connection.servername,
-        };
-        if (connection.server.protocol === 'http:')
-            this.agent = new external_node_http_namespaceObject.Agent({ keepAlive: true, maxSockets: 16 });
-        else if (connection.proxyUrl)
-            this.agent = new ConnectProxyAgent(connection.proxyUrl, options);
-        else
-            this.agent = new external_node_https_namespaceObject.Agent(options);
-        this.agentKey = key;
-        return this.agent;
-    }
-    async send(req, mayRetry) {
-        const { connection } = this;
-        const auth = await connection.auth();
-        const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
-        for (const [key, value] of Object.entries(req.query ?? {}))
-            if (value !== undefined)
-                url.searchParams.set(key, String(value));
-        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-        const headers = {
-            ...auth.headers,
-            Accept: req.accept ?? 'application/json',
-            'User-Agent': this.userAgent,
-        };
-        if (body !== undefined) {
-            headers['Content-Type'] = req.contentType ?? 'application/json';
-            headers['Content-Length'] = String(Buffer.byteLength(body));
-        }
-        const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-        let response;
-        // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
-        // once; such requests are sent again on a fresh connection, a few times at most.
-        for (let attempt = 0; !response; attempt++) {
-            try {
-                response = await this.exchange(url, req, headers, body, auth, timeoutMs);
-            }
-            catch (error) {
-                if (!(error instanceof StaleSocketError) || attempt >= 3)
-                    throw this.connectionError(error instanceof StaleSocketError ? error.cause : error);
-            }
-        }
-        if (response.status === 401 && mayRetry && connection.invalidate())
-            return this.send(req, false);
-        for (const text of response.warnings)
-            this.onWarning?.({ cluster: this.name, text, object: req.object });
-        if (response.status < 200 || response.status >= 300) {
-            const status = parseStatus(response.body);
-            throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
-        }
-        return response;
-    }
-    exchange(url, req, headers, body, auth, timeoutMs) {
-        const { connection } = this;
-        return new Promise((resolvePromise, reject) => {
-            const send = url.protocol === 'http:' ? external_node_http_namespaceObject.request : external_node_https_namespaceObject.request;
-            const request = send(url, { method: req.method, headers, agent: this.agentFor(auth), servername: connection.servername }, (res) => {
-                const chunks = [];
-                res.on('data', (chunk) => chunks.push(chunk));
-                res.on('end', () => resolvePromise({
-                    status: res.statusCode ?? 0,
-                    body: Buffer.concat(chunks).toString('utf8'),
-                    contentType: String(res.headers['content-type'] ?? ''),
-                    warnings: parseWarnings(res.headers.warning),
-                }));
-                res.on('error', (error) => reject(error));
-            });
-            request.setTimeout(timeoutMs, () => {
-                const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
-                error.code = 'ETIMEDOUT';
-                request.destroy(error);
-            });
-            request.on('error', (error) => {
-                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
-                reject(stale ? new StaleSocketError(error) : error);
-            });
-            request.end(body);
-        });
-    }
-    connectionError(error) {
-        if (error instanceof KubeConnectionError)
-            return error;
-        const { code, detail } = describeConnectionError(error);
-        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
-    }
-}
-/** A request failed on a kept-alive socket the server had closed. */
-class StaleSocketError extends Error {
-    cause;
-    constructor(cause) {
-        super(cause.message);
-        this.cause = cause;
-    }
-}
-function describe(req) {
-    const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
-    const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
-    return `${verb}${dryRun} ${req.path}`;
-}
-
-;// CONCATENATED MODULE: ./src/kube/cluster.ts
-// One cluster of the fleet as the engine sees it: a client, its discovery, and the
-// object-level requests (get, list, delete) built on the REST mapping.
-
-
-
-
-
-class KubeCluster {
-    client;
-    discovery;
-    constructor(client) {
-        this.client = client;
-        this.discovery = new Discovery(client);
-    }
-    get name() {
-        return this.client.name;
-    }
-    /** Where an object lives; a namespaced kind needs a namespace, a cluster-scoped kind drops it. */
-    async locate(ref) {
-        const mapping = await this.discovery.mapping(ref.apiVersion, ref.kind);
-        const namespace = mapping.namespaced ? ref.namespace : '';
-        if (mapping.namespaced && !namespace) {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
-        }
-        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
-        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
-        // one object would become a LIST of a namespace, or of the whole cluster.
-        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
-        }
-        return { mapping, namespace, path };
-    }
-    /**
-     * The object's identity with the namespace cleared for cluster-scoped kinds (what the
-     * inventory records); a kind not served yet keeps the namespace it was built with.
-     */
-    async scopedRef(object) {
-        const ref = refOf(object);
-        const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
-        return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
-    }
-    /** The live object, or null when it does not exist. */
-    async get(ref) {
-        const { path } = await this.locate(ref);
-        const object = await this.client.getOrNull(path, ref);
-        // One object was asked for; a list (of Secrets, say) is never handed on.
-        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
-        }
-        return object;
-    }
-    /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
-    async list(apiVersion, kind, namespace, labelSelector) {
-        const mapping = await this.discovery.mapping(apiVersion, kind);
-        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
-        const answer = await this.client.request({
-            method: 'GET',
-            path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
-            query: { labelSelector: selector },
-        });
-        // List items carry no apiVersion/kind: put them back.
-        return (answer.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
-    }
-    /** Deletes an object (background propagation); false when it was already gone. */
-    async delete(ref, propagationPolicy = 'Background') {
-        const { path } = await this.locate(ref);
-        try {
-            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
-            return true;
-        }
-        catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
-                return false;
-            throw error;
-        }
-    }
-    close() {
-        this.client.close();
-    }
-}
-/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
-function collectionPath(mapping, namespace) {
-    const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
-    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
-}
-/** A cluster reached through a kube context (default: the current context). */
-function openCluster(config, contextName, options) {
-    return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
-}
-
-
-;// CONCATENATED MODULE: ./src/kube/private-files.ts
-// Files written for credentials (e.g. a kubeconfig handed to another program) live in one
-// private folder (mode 0700), each file mode 0600, all removed when the process exits.
-
-
-
-let folder;
-function privateFolder() {
-    if (!folder) {
-        folder = mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
-        const created = folder;
-        process.once('exit', () => rmSync(created, { recursive: true, force: true }));
-    }
-    return folder;
-}
-/** Writes a file readable by this user only; answers its path. */
-function writePrivateFile(name, content) {
-    if (name.includes('/') || name.includes('\\') || name === '..' || name === '.')
-        throw new Error(`invalid private file name ${JSON.stringify(name)}`);
-    const path = join(privateFolder(), name);
-    writeFileSync(path, content, { mode: 0o600 });
-    return path;
-}
-/** Removes the private folder now (it is also removed at exit). */
-function removePrivateFiles() {
-    if (folder)
-        rmSync(folder, { recursive: true, force: true });
-    folder = undefined;
+function changeLine(bundle, cluster, instance, change) {
+    const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
+    return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
 }
 
 ;// CONCATENATED MODULE: ./src/kube/inventory-pending.ts
@@ -5666,9 +7578,6 @@ async function markDeleting(cluster, name, namespace, now = new Date()) {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/kstatus.ts
-// Readiness of one live object, with the rules of kstatus (sigs.k8s.io/cli-utils
-// pkg/kstatus/status) and Timoni's Job rule (a Job is ready once complete, not once
-// started). Pure functions over the object as the API server returns it.
 
 const current = (message) => ({ status: 'Current', message });
 const inProgress = (message) => ({ status: 'InProgress', message });
@@ -5687,7 +7596,7 @@ function kstatus_int(object, path, fallback) {
     const value = field(object, path);
     return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
 }
-function kstatus_str(object, path, fallback) {
+function str(object, path, fallback) {
     const value = field(object, path);
     return typeof value === 'string' ? value : fallback;
 }
@@ -5759,7 +7668,7 @@ function deploymentStatus(o) {
     return current(`Deployment is available. Replicas: ${replicas}`);
 }
 function statefulSetStatus(o) {
-    if (kstatus_str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
+    if (str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
         return current('StatefulSet is using the ondelete update strategy');
     const spec = kstatus_int(o, 'spec.replicas', 1);
     const ready = kstatus_int(o, 'status.readyReplicas', 0);
@@ -5780,7 +7689,7 @@ function statefulSetStatus(o) {
     }
     if (spec > currentReplicas)
         return inProgress(`current: ${currentReplicas}/${spec}`);
-    if (kstatus_str(o, 'status.currentRevision', '') !== kstatus_str(o, 'status.updateRevision', ''))
+    if (str(o, 'status.currentRevision', '') !== str(o, 'status.updateRevision', ''))
         return inProgress('Waiting for updated revision to match current');
     return current(`All replicas scheduled as expected. Replicas: ${replicas}`);
 }
@@ -5840,19 +7749,19 @@ function jobStatus(o) {
             return failed(`Job Failed. failed: ${failedPods}/${completions}${c.message ? ` error: ${c.message}` : ''}`);
         }
     }
-    if (!kstatus_str(o, 'status.startTime', ''))
+    if (!str(o, 'status.startTime', ''))
         return inProgress(`Job not started. active: 0/${parallelism}`);
     return inProgress(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedPods}`);
 }
 /** Plain kstatus' Job rule (what `timoni status` shows): a started Job is Current. */
 function startedJobStatus(o) {
     const result = jobStatus(o);
-    if (result.status === 'InProgress' && kstatus_str(o, 'status.startTime', ''))
+    if (result.status === 'InProgress' && str(o, 'status.startTime', ''))
         return current(result.message);
     return result;
 }
 function pvcStatus(o) {
-    const phase = kstatus_str(o, 'status.phase', 'unknown');
+    const phase = str(o, 'status.phase', 'unknown');
     return phase === 'Bound' ? current('PVC is Bound') : inProgress(`PVC is not Bound. phase: ${phase}`);
 }
 function crdStatus(o) {
@@ -5869,7 +7778,7 @@ function crdStatus(o) {
     return inProgress('Install in progress');
 }
 function namespaceStatus(o) {
-    const phase = kstatus_str(o, 'status.phase', '');
+    const phase = str(o, 'status.phase', '');
     if (phase === 'Active')
         return current('Namespace is active');
     if (phase === 'Terminating')
@@ -5877,7 +7786,7 @@ function namespaceStatus(o) {
     return inProgress(`Namespace is not active. phase: ${phase || 'unknown'}`);
 }
 function podStatus(o) {
-    const phase = kstatus_str(o, 'status.phase', '');
+    const phase = str(o, 'status.phase', '');
     switch (phase) {
         case 'Succeeded':
             return current('Pod has completed successfully');
@@ -5912,7 +7821,7 @@ function podStatus(o) {
     }
 }
 function serviceStatus(o) {
-    if (kstatus_str(o, 'spec.type', 'ClusterIP') === 'LoadBalancer' && !kstatus_str(o, 'spec.clusterIP', '')) {
+    if (str(o, 'spec.type', 'ClusterIP') === 'LoadBalancer' && !str(o, 'spec.clusterIP', '')) {
         return inProgress('ClusterIP not set. Service type: LoadBalancer');
     }
     return current('Service is ready');
@@ -6091,8 +8000,1311 @@ async function waitForDeletion(cluster, objects, options) {
     }, (r) => r.status === 'NotFound', 'deleted');
 }
 
-;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
+;// CONCATENATED MODULE: ./src/kube/instance-delete.ts
 
+
+
+
+
+/** Deletes one stored instance: its objects, then its Secret. */
+async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
+    const { name, namespace } = stored.instance;
+    const id = instanceId(stored.instance);
+    const wait = options.wait ?? true;
+    let changes = [];
+    const fail = (step, error, object) => {
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    options.log?.(`deleting instance ${name} in namespace ${namespace}`);
+    try {
+        if (wait)
+            await markDeleting(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('delete', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    try {
+        changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
+    }
+    catch (error) {
+        const partial = error;
+        if (partial.changes)
+            changes = partial.changes;
+        fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
+    }
+    if (wait) {
+        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        try {
+            if (gone.length > 0)
+                options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
+            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+            if (gone.length > 0)
+                options.log?.('all resources have been deleted');
+        }
+        catch (error) {
+            fail('wait', error);
+        }
+    }
+    try {
+        await deleteInstance(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    return { name, namespace, changes };
+}
+/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
+async function deleteBundleInstances(cluster, bundle, options = {}) {
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const stored = await listInstances(cluster, '', bundle);
+    // As Timoni's bundle delete: said, and not an error.
+    if (stored.length === 0)
+        options.log?.('no instances found in bundle');
+    const deleted = [];
+    for (const instance of stored.reverse())
+        deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
+    return deleted;
+}
+
+;// CONCATENATED MODULE: ./src/kube/removed-instances.ts
+
+
+
+
+
+
+const removed_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
+function isForbidden(error) {
+    return error instanceof KubeApiError && error.status === 403;
+}
+/** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
+const NAMESPACE_CONCURRENCY = 8;
+async function namespacesToList(cluster, listed) {
+    const own = [...new Set(listed.map((instance) => instance.namespace))];
+    try {
+        const all = await cluster.list('v1', 'Namespace', '');
+        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
+    }
+    catch (error) {
+        if (!isForbidden(error))
+            throw error;
+        return { namespaces: own, scope: 'bundle-namespaces' };
+    }
+}
+async function listStored(cluster, bundle, listed) {
+    try {
+        return { stored: await inventory_store_listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
+    }
+    catch (error) {
+        if (!isForbidden(error))
+            throw error;
+    }
+    const { namespaces, scope } = await namespacesToList(cluster, listed);
+    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => inventory_store_listInstances(cluster, namespace, bundle));
+    const stored = [];
+    const unchecked = [];
+    outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'fulfilled')
+            stored.push(...outcome.value);
+        else if (isForbidden(outcome.reason))
+            unchecked.push(namespaces[index]);
+        else
+            throw outcome.reason;
+    });
+    const created = (record) => record.instance.creationTimestamp ?? '';
+    stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
+    return { stored, scope, unchecked };
+}
+/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
+async function findRemovedInstances(cluster, bundle, listed) {
+    const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
+    const keep = new Set(listed.map(removed_instances_key));
+    const removed = stored.filter((record) => record.instance.labels?.[inventory_bundleNameLabel] === bundle && !keep.has(removed_instances_key(record.instance)));
+    return { removed: removed.reverse(), scope, unchecked };
+}
+/**
+ * What deleting a removed instance would do, nothing written: `deleted` for each object
+ * that would go, `skipped` for one kept by its labels or annotations, or that one of the
+ * bundle's instances builds (it takes the object over before removed instances go).
+ */
+async function diffRemovedInstance(cluster, stored, builtIds) {
+    const refs = inventoryObjects(stored);
+    const taken = new Set(refs.filter((ref) => builtIds.has(inventoryEntryId(ref))).map(inventoryEntryId));
+    const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
+    const kept = refs
+        .filter((ref) => taken.has(inventoryEntryId(ref)))
+        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
+    return [...changes, ...kept];
+}
+/** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
+function deleteRemovedInstance(cluster, stored, options, deadline) {
+    return deleteStoredInstance(cluster, stored, options, deadline);
+}
+/** How many objects a removed instance's changes delete (or would). */
+function deletedCount(changes) {
+    return changes.filter((change) => change.action === 'deleted').length;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
+// The fleet's side of instances removed from the bundle: after the bundle's instances are
+// diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
+// longer lists become ChangeSet instances marked `removed`, with what deleting them would
+// do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
+
+
+
+
+/** The module of a stored instance, as the ChangeSet names modules. */
+function storedModule(stored) {
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
+}
+function removedEntry(stored, changes) {
+    return { name: stored.instance.name, namespace: stored.instance.namespace, module: storedModule(stored), changes, removed: true };
+}
+function objects(count) {
+    return count === 1 ? '1 object' : `${count} objects`;
+}
+async function scan(kube, bundle, builds, log) {
+    let found;
+    try {
+        found = await findRemovedInstances(kube, bundle, builds);
+    }
+    catch (error) {
+        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    }
+    if (found.scope === 'bundle-namespaces') {
+        log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
+    }
+    if (found.unchecked.length > 0) {
+        const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
+        log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
+    }
+    return found;
+}
+/** Inventory ids of every object the bundle's instances build on this cluster. */
+async function builtIds(kube, builds) {
+    const objects = builds.flatMap((build) => build.built.sets.flatMap((set) => set.objects));
+    const refs = await Promise.all(objects.map((object) => kube.scopedRef(object)));
+    return new Set(refs.map(inventoryEntryId));
+}
+/** The removed instances with what deleting them would do; nothing is written. */
+async function removedInstancesPlan(kube, bundle, builds, log) {
+    const { removed } = await scan(kube, bundle, builds, log);
+    if (removed.length === 0)
+        return [];
+    const built = await builtIds(kube, builds);
+    const entries = [];
+    for (const stored of removed) {
+        let changes;
+        try {
+            changes = await diffRemovedInstance(kube, stored, built);
+        }
+        catch (error) {
+            const object = error.object;
+            throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
+        }
+        log(`i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`);
+        entries.push(removedEntry(stored, changes));
+    }
+    return entries;
+}
+/**
+ * Deletes the removed instances, newest first, as `bundle delete` does; each one is added to
+ * `into` as it goes (with what was deleted before a failure), and the first failure stops.
+ */
+async function removedInstancesApply(kube, bundle, builds, options, into) {
+    const { removed } = await scan(kube, bundle, builds, options.log);
+    for (const stored of removed) {
+        const name = stored.instance.name;
+        const log = (text) => options.log(`i:${name} > ${text}`);
+        log('instance removed from the bundle: deleting it');
+        try {
+            const deleted = await deleteRemovedInstance(kube, stored, { wait: options.wait, timeoutMs: options.timeoutMs, log }, options.deadline);
+            log(`instance removed from the bundle: ${objects(deletedCount(deleted.changes))} deleted`);
+            into.push(removedEntry(stored, deleted.changes));
+        }
+        catch (error) {
+            if (error instanceof InstanceStepError) {
+                into.push(removedEntry(stored, error.changes));
+                throw new ClusterStepError(error.step, error, name, error.object);
+            }
+            throw new ClusterStepError('prune', error, name);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/run.ts
+const defaultFleetOptions = {
+    force: false,
+    overwriteOwnership: false,
+    wait: true,
+    timeoutMs: 5 * 60_000,
+    prune: true,
+    pruneRemovedInstances: true,
+    concurrency: 4,
+};
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+// ---- Time limits
+// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
+// request already sent stays sent); the run stops waiting for it, reports the cluster as
+// failed, and goes on to publish what it has. The action's process ends after publishing,
+// which also ends any work still in flight.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+function withinDeadline(work, deadlineAt, onDeadline) {
+    if (!Number.isFinite(deadlineAt))
+        return work;
+    let timer;
+    const expired = new Promise((resolve) => {
+        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+    });
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
+// Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
+// kubectl merges files (the first definition of a name wins), contexts looked up by name.
+// Credentials are registered as secrets the moment they are read.
+
+
+
+
+class KubeconfigError extends Error {
+    name = 'KubeconfigError';
+}
+/** Asked-for context absent; the message lists the contexts that exist (names only). */
+class KubeContextNotFoundError extends KubeconfigError {
+    context;
+    available;
+    name = 'KubeContextNotFoundError';
+    constructor(context, available) {
+        super(`kube context ${JSON.stringify(context)} not found in kubeconfig; ` +
+            (available.length ? `contexts: ${available.join(', ')}` : 'the kubeconfig has no contexts'));
+        this.context = context;
+        this.available = available;
+    }
+}
+/** Kubeconfig text or base64 of it: base64 has no `:` and only base64 characters. */
+function decodeKubeconfigText(text) {
+    const compact = text.replace(/\s+/g, '');
+    if (compact && !text.includes(':') && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
+        return Buffer.from(compact, 'base64').toString('utf8');
+    }
+    return text;
+}
+function kubeconfig_str(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function bool(value) {
+    return value === true || value === 'true';
+}
+function namedEntries(list, field, where) {
+    if (list === undefined || list === null)
+        return [];
+    if (!Array.isArray(list))
+        throw new KubeconfigError(`${where}: ${field}s is not a list`);
+    return list.flatMap((item, i) => {
+        if (!isRecord(item) || typeof item.name !== 'string') {
+            throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
+        }
+        const body = item[field];
+        return [[item.name, isRecord(body) ? body : {}]];
+    });
+}
+/**
+ * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
+ * path with a separator is resolved against the kubeconfig file's folder, never against the
+ * working directory (on a pull request the workspace holds the author's scripts). A
+ * kubeconfig given inline (an action input) has no folder, so such a path is refused.
+ */
+function execCommand(command, fileDir, where) {
+    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
+        return command;
+    if (fileDir !== undefined)
+        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
+    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
+}
+function parseExec(exec, where, fileDir, secrets) {
+    const rawCommand = kubeconfig_str(exec.command);
+    if (!rawCommand)
+        throw new KubeconfigError(`${where}: exec has no command`);
+    const command = execCommand(rawCommand, fileDir, where);
+    const env = Array.isArray(exec.env)
+        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
+        : [];
+    for (const entry of env)
+        secrets.register(entry.value);
+    return {
+        command,
+        args: Array.isArray(exec.args) ? exec.args.map(String) : [],
+        env,
+        apiVersion: kubeconfig_str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
+        installHint: kubeconfig_str(exec.installHint),
+        provideClusterInfo: bool(exec.provideClusterInfo),
+        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+}
+function parseUser(name, user, baseDir, fileDir, where, secrets) {
+    const parsed = {
+        clientCertificate: kubeconfig_str(user['client-certificate']),
+        clientCertificateData: kubeconfig_str(user['client-certificate-data']),
+        clientKey: kubeconfig_str(user['client-key']),
+        clientKeyData: kubeconfig_str(user['client-key-data']),
+        token: kubeconfig_str(user.token),
+        tokenFile: kubeconfig_str(user.tokenFile),
+        username: kubeconfig_str(user.username),
+        password: kubeconfig_str(user.password),
+        impersonate: kubeconfig_str(user.as),
+        impersonateGroups: Array.isArray(user['as-groups']) ? user['as-groups'].map(String) : [],
+        impersonateUid: kubeconfig_str(user['as-uid']),
+        baseDir,
+    };
+    secrets.register(parsed.token);
+    secrets.register(parsed.password);
+    if (parsed.clientKeyData) {
+        secrets.register(parsed.clientKeyData);
+        secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
+    }
+    if (isRecord(user.exec))
+        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
+    if (isRecord(user['auth-provider']))
+        parsed.authProvider = kubeconfig_str(user['auth-provider'].name) ?? 'unnamed';
+    return parsed;
+}
+function parseCluster(cluster, baseDir) {
+    return {
+        server: kubeconfig_str(cluster.server) ?? '',
+        certificateAuthority: kubeconfig_str(cluster['certificate-authority']),
+        certificateAuthorityData: kubeconfig_str(cluster['certificate-authority-data']),
+        insecureSkipTlsVerify: bool(cluster['insecure-skip-tls-verify']),
+        tlsServerName: kubeconfig_str(cluster['tls-server-name']),
+        proxyUrl: kubeconfig_str(cluster['proxy-url']),
+        baseDir,
+    };
+}
+/**
+ * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
+ * of one source, the first definition of a cluster, user or context name wins, and the
+ * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
+ */
+function loadKubeconfig(sources, secrets) {
+    const config = { clusters: new Map(), users: new Map(), contexts: new Map() };
+    sources.forEach((source, index) => {
+        const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
+        const where = path ?? `kubeconfig #${index + 1}`;
+        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
+        const baseDir = fileDir ?? process.cwd();
+        const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
+        const list = Array.isArray(documents) ? documents : [documents];
+        for (const document of list) {
+            if (document.errors.length > 0) {
+                throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+            }
+            const raw = document.toJS();
+            if (raw === null || raw === undefined)
+                continue;
+            if (!isRecord(raw))
+                throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
+            if (!config.currentContext && kubeconfig_str(raw['current-context']))
+                config.currentContext = kubeconfig_str(raw['current-context']);
+            for (const [name, body] of namedEntries(raw.clusters, 'cluster', where)) {
+                if (!config.clusters.has(name))
+                    config.clusters.set(name, parseCluster(body, baseDir));
+            }
+            for (const [name, body] of namedEntries(raw.users, 'user', where)) {
+                if (!config.users.has(name))
+                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
+            }
+            for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
+                if (!config.contexts.has(name)) {
+                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: kubeconfig_str(body.namespace) });
+                }
+            }
+        }
+    });
+    return config;
+}
+/** The context by name, or the current context when no name is given. */
+function resolveContext(config, name) {
+    const contextName = name || config.currentContext;
+    if (!contextName) {
+        throw new KubeconfigError(`kubeconfig has no current-context and no context was asked for; contexts: ${[...config.contexts.keys()].join(', ') || 'none'}`);
+    }
+    const context = config.contexts.get(contextName);
+    if (!context)
+        throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
+    const cluster = config.clusters.get(context.cluster);
+    if (!cluster)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
+    if (!cluster.server)
+        throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
+    // A context without a user connects anonymously, as kubectl does.
+    const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
+    if (!user)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
+    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
+}
+/** A file path of a kubeconfig entry, resolved against the file that declared it. */
+function resolveEntryPath(baseDir, path) {
+    return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
+}
+
+;// CONCATENATED MODULE: ./src/kube/exec-credential.ts
+// Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
+// with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env
+// values and outputs are secrets.
+
+
+
+class ExecCredentialError extends Error {
+    name = 'ExecCredentialError';
+}
+const supportedVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
+function execInfo(config, cluster) {
+    const spec = { interactive: false };
+    if (config.provideClusterInfo && cluster) {
+        spec.cluster = {
+            server: cluster.server,
+            ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
+            ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
+            ...(cluster.certificateAuthorityData ? { 'certificate-authority-data': cluster.certificateAuthorityData } : {}),
+            ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
+        };
+    }
+    return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
+}
+function run(config, options) {
+    const { subject, timeoutMs, secrets } = options;
+    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
+    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
+    // outside the workspace, which on a pull request holds the author's files.
+    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+    for (const entry of config.env)
+        env[entry.name] = entry.value;
+    return new Promise((resolvePromise, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
+        const stdout = [];
+        const stderr = [];
+        child.stdout.on('data', (chunk) => stdout.push(chunk));
+        child.stderr.on('data', (chunk) => stderr.push(chunk));
+        const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        child.on('error', (error) => {
+            clearTimeout(timer);
+            if (error.code === 'ENOENT') {
+                const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
+            }
+            else {
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
+            }
+        });
+        child.on('close', (code, signal) => {
+            clearTimeout(timer);
+            const out = Buffer.concat(stdout).toString('utf8');
+            secrets.register(out, true);
+            if (code !== 0) {
+                const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
+                const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
+                return;
+            }
+            resolvePromise(out);
+        });
+    });
+}
+/** Reads an ExecCredential document; every credential in it is registered first. */
+function parseExecCredential(output, config, subject, secrets) {
+    let parsed;
+    try {
+        parsed = JSON.parse(output);
+    }
+    catch {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
+    }
+    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
+    }
+    if (parsed.apiVersion !== config.apiVersion) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
+    }
+    const status = isRecord(parsed.status) ? parsed.status : {};
+    const credential = {
+        token: typeof status.token === 'string' && status.token ? status.token : undefined,
+        clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
+        clientKeyData: typeof status.clientKeyData === 'string' ? status.clientKeyData : undefined,
+    };
+    secrets.register(credential.token);
+    secrets.register(credential.clientKeyData);
+    if (typeof status.expirationTimestamp === 'string') {
+        const at = Date.parse(status.expirationTimestamp);
+        if (!Number.isNaN(at))
+            credential.expiresAt = at;
+    }
+    if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
+    }
+    return credential;
+}
+/** Runs a plugin when needed and keeps its credential until it expires or is refused. */
+class ExecCredentialPlugin {
+    config;
+    options;
+    cached;
+    pending;
+    constructor(config, options) {
+        this.config = config;
+        this.options = options;
+        if (!supportedVersions.includes(config.apiVersion)) {
+            throw new ExecCredentialError(`exec credential plugin of ${options.subject} uses apiVersion ${JSON.stringify(config.apiVersion)}; supported: ${supportedVersions.join(', ')}`);
+        }
+    }
+    async credential() {
+        // Renew ten seconds before the expiry, so that a request does not carry a dying token.
+        if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
+            return this.cached;
+        this.pending ??= run(this.config, this.options)
+            .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
+            .finally(() => {
+            this.pending = undefined;
+        });
+        this.cached = await this.pending;
+        return this.cached;
+    }
+    /** Forgets the cached credential (the server refused it). */
+    invalidate() {
+        this.cached = undefined;
+    }
+}
+
+;// CONCATENATED MODULE: external "node:net"
+const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+;// CONCATENATED MODULE: ./src/net/proxy-environment.ts
+// Which proxy a request goes through when the caller names none: HTTPS_PROXY / HTTP_PROXY
+// and NO_PROXY (upper case first, then lower case), read exactly as Go's
+// golang.org/x/net/http/httpproxy does for kubectl, Timoni and every Go client:
+//
+//   - https:// targets use HTTPS_PROXY, http:// targets HTTP_PROXY (no fallback between them);
+//   - a value without a usable scheme (`proxy.corp:3128`) means `http://proxy.corp:3128`;
+//     one that cannot be parsed at all is ignored (Go drops it and connects directly);
+//   - `localhost` and loopback IPs (127.0.0.0/8, ::1) are never proxied: Go hard-codes it
+//     before NO_PROXY is read (`*.localhost` and other names are not special);
+//   - NO_PROXY is a comma-separated list, case-insensitive: `*` (no proxy at all), an IP
+//     (`10.1.2.3`, `[::1]:8443`), a CIDR (`10.0.0.0/8`, no port), or a domain, which
+//     matches itself and its subdomains (`example.com`), or only its subdomains with a
+//     leading dot (`.example.com`, `*.example.com`); IPs and domains take an optional port,
+//     compared with the target's port (its scheme's default when it has none).
+//
+// Pure: the environment is a parameter.
+
+
+/** The first non-empty of NAME and name, as Go's getEnvAny. */
+function envValue(env, name) {
+    return env[name] || env[name.toLowerCase()] || undefined;
+}
+const defaultPorts = { 'http:': '80', 'https:': '443', 'socks5:': '1080' };
+/** The port a URL connects to: its own, or its scheme's default. */
+function effectivePort(url) {
+    return url.port || defaultPorts[url.protocol] || '';
+}
+const loopback = new external_node_net_namespaceObject.BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+function ipFamily(address) {
+    const family = (0,external_node_net_namespaceObject.isIP)(address);
+    return family === 4 ? 'ipv4' : family === 6 ? 'ipv6' : undefined;
+}
+/** `host`, `host:port`, `[v6]:port` -> host and port; a bare IPv6 address has no port. */
+function splitHostPort(entry) {
+    const bracketed = /^\[([^\]]*)\](?::(\d*))?$/.exec(entry);
+    if (bracketed)
+        return { host: bracketed[1], port: bracketed[2] ?? '' };
+    if ((0,external_node_net_namespaceObject.isIP)(entry) === 6)
+        return { host: entry, port: '' };
+    const withPort = /^(.*):(\d*)$/.exec(entry);
+    return withPort ? { host: withPort[1], port: withPort[2] } : { host: entry, port: '' };
+}
+/** True when NO_PROXY (or the loopback rule) sends requests to `target` directly. */
+function bypassesProxy(target, noProxy) {
+    const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const port = effectivePort(target);
+    const family = ipFamily(host);
+    if (host === 'localhost' || (family && loopback.check(host, family)))
+        return true;
+    for (const raw of (noProxy ?? '').split(',')) {
+        const entry = raw.trim().toLowerCase();
+        if (!entry)
+            continue;
+        if (entry === '*')
+            return true;
+        if (entry.includes('/')) {
+            const [network = '', bits = ''] = entry.split('/');
+            const networkFamily = ipFamily(network);
+            if (networkFamily && /^\d+$/.test(bits) && Number(bits) <= (networkFamily === 'ipv4' ? 32 : 128)) {
+                // A CIDR holds no port; an IPv4 target is compared with an IPv4 network only.
+                if (family !== networkFamily)
+                    continue;
+                const list = new external_node_net_namespaceObject.BlockList();
+                list.addSubnet(network, Number(bits), networkFamily);
+                if (list.check(host, family))
+                    return true;
+                continue;
+            }
+        }
+        const { host: entryHost, port: entryPort } = splitHostPort(entry);
+        if (!entryHost)
+            continue;
+        if (entryPort && entryPort !== port)
+            continue;
+        const entryFamily = ipFamily(entryHost);
+        if (entryFamily) {
+            if (family && sameAddress(host, family, entryHost, entryFamily))
+                return true;
+            continue;
+        }
+        // `*.example.com` is `.example.com`: subdomains only; `example.com` also matches itself.
+        const dotted = entryHost.startsWith('*.') ? entryHost.slice(1) : entryHost;
+        const suffix = (0,external_node_url_namespaceObject.domainToASCII)(dotted.startsWith('.') ? dotted.slice(1) : dotted) || dotted.replace(/^\./, '');
+        if (host.endsWith(`.${suffix}`) || (!dotted.startsWith('.') && host === suffix))
+            return true;
+    }
+    return false;
+}
+function sameAddress(host, family, entry, entryFamily) {
+    const list = new external_node_net_namespaceObject.BlockList();
+    list.addAddress(entry, entryFamily);
+    return list.check(host, family);
+}
+/**
+ * A proxy setting as Go parses it: a URL with scheme http, https or socks5, else the value
+ * read as `http://value`; undefined when neither parses (Go then connects directly).
+ */
+function parseProxyUrl(value) {
+    let parsed;
+    try {
+        parsed = new URL(value);
+    }
+    catch {
+        parsed = undefined;
+    }
+    if (parsed && parsed.host && ['http:', 'https:', 'socks5:'].includes(parsed.protocol))
+        return parsed;
+    try {
+        return new URL(`http://${value}`);
+    }
+    catch {
+        return parsed;
+    }
+}
+/** The environment variable that names the proxy of a target (for messages). */
+function proxyVariable(target) {
+    return target.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY';
+}
+/** The proxy the environment asks for to reach `target`; undefined for a direct connection. */
+function proxyFromEnvironment(target, env = process.env) {
+    if (target.protocol !== 'https:' && target.protocol !== 'http:')
+        return undefined;
+    const value = envValue(env, proxyVariable(target));
+    if (!value || bypassesProxy(target, envValue(env, 'NO_PROXY')))
+        return undefined;
+    return parseProxyUrl(value);
+}
+
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+;// CONCATENATED MODULE: ./src/net/proxy-transport.ts
+// Sends HTTP requests directly or through an HTTP proxy, for the kube and the OCI clients:
+//
+//   - an https:// target goes through a CONNECT tunnel: TLS runs end to end between us and
+//     the target inside it, the proxy sees only `host:port`;
+//   - an http:// target is sent to the proxy as an absolute-form request
+//     (`GET http://host:port/path HTTP/1.1`), as Go's net/http does;
+//   - the proxy itself is spoken to over http:// or https:// (its certificate checked
+//     against the system CAs); SOCKS proxies are not supported.
+//
+// Credentials in the proxy URL (`http://user:pass@proxy:3128`) go in Proxy-Authorization and
+// never in a message: errors name the proxy's host:port only.
+
+
+
+/** `proxy host:port`, for messages (URL.host carries no credentials). */
+function describeProxy(proxy) {
+    return `proxy ${proxy.host}`;
+}
+/** Proxies this stack can use: http:// and https:// (CONNECT and forward). */
+function isSupportedProxy(proxy) {
+    return proxy.protocol === 'http:' || proxy.protocol === 'https:';
+}
+function proxyPort(proxy) {
+    return Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80));
+}
+/** The Proxy-Authorization header of a proxy URL with credentials; empty without. */
+function proxyAuthorization(proxy) {
+    if (!proxy.username && !proxy.password)
+        return {};
+    const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+    return { 'Proxy-Authorization': `Basic ${Buffer.from(credentials).toString('base64')}` };
+}
+/** A failure of the proxy itself (CONNECT refused, proxy unreachable): `code` is kept from the cause, or EPROXY. */
+function proxyFailure(message, code) {
+    const error = new Error(message);
+    error.code = code ?? 'EPROXY';
+    return error;
+}
+/** An https agent whose connections are CONNECT tunnels through `proxy`, TLS to the target inside. */
+class ConnectProxyAgent extends (external_node_https_default()).Agent {
+    proxy;
+    constructor(proxy, options) {
+        super(options);
+        this.proxy = proxy;
+    }
+    // Node calls createConnection with a callback and waits for it when nothing is returned.
+    createConnection(options, callback) {
+        const { proxy } = this;
+        const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
+        const send = proxy.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const connectRequest = send({
+            host: proxy.hostname,
+            port: proxyPort(proxy),
+            method: 'CONNECT',
+            path: target,
+            headers: { Host: target, ...proxyAuthorization(proxy) },
+            agent: false,
+        });
+        const fail = (error) => callback?.(error, undefined);
+        connectRequest.once('connect', (response, socket) => {
+            if (response.statusCode !== 200) {
+                socket.destroy();
+                fail(proxyFailure(`${describeProxy(proxy)} refused CONNECT ${target}: HTTP ${response.statusCode}`, 'EPROXY'));
+                return;
+            }
+            callback?.(null, (0,external_node_tls_namespaceObject.connect)({ ...options, socket }));
+        });
+        connectRequest.once('error', (error) => fail(proxyFailure(`${describeProxy(proxy)}: ${error.message}`, error.code)));
+        connectRequest.end();
+        return undefined;
+    }
+}
+/**
+ * Keep-alive agents for the requests of one client, one per route (direct http, direct
+ * https, each proxy), made on first use. `options` hold the keep-alive settings and the TLS
+ * material for https targets (CA, client certificate); a proxy spoken to over https:// is
+ * checked against the system CAs, not against the target's.
+ */
+class ProxyTransport {
+    options;
+    #agents = new Map();
+    constructor(options) {
+        this.options = options;
+    }
+    #agent(key, make) {
+        let agent = this.#agents.get(key);
+        if (!agent) {
+            agent = make();
+            this.#agents.set(key, agent);
+        }
+        return agent;
+    }
+    /**
+     * Starts a request for `target`, through `proxy` when given (which must be supported:
+     * isSupportedProxy). Call `end()` on what it returns, as with http.request.
+     */
+    request(target, proxy, request, onResponse) {
+        const { keepAlive, maxSockets } = this.options;
+        const common = { method: request.method ?? 'GET', headers: request.headers, signal: request.signal };
+        if (proxy && !isSupportedProxy(proxy)) {
+            throw proxyFailure(`${describeProxy(proxy)}: scheme ${proxy.protocol} is not supported (only http:// and https:// proxies)`, 'EPROXYSCHEME');
+        }
+        if (target.protocol === 'https:') {
+            const agent = proxy
+                ? this.#agent(`connect ${proxy.href}`, () => new ConnectProxyAgent(proxy, this.options))
+                : this.#agent('https', () => new (external_node_https_default()).Agent(this.options));
+            return external_node_https_default().request(target, { ...common, agent, servername: request.servername }, onResponse);
+        }
+        if (!proxy) {
+            const agent = this.#agent('http', () => new (external_node_http_default()).Agent({ keepAlive, maxSockets }));
+            return external_node_http_default().request(target, { ...common, agent }, onResponse);
+        }
+        // Plain HTTP through the proxy: the whole URL as the request target, Host the target's.
+        const overTls = proxy.protocol === 'https:';
+        const agent = this.#agent(`forward ${proxy.href}`, () => (overTls ? new (external_node_https_default()).Agent({ keepAlive, maxSockets }) : new (external_node_http_default()).Agent({ keepAlive, maxSockets })));
+        const forwarded = new URL(target.href);
+        forwarded.hash = '';
+        const send = overTls ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const headers = { ...request.headers, Host: target.host, ...proxyAuthorization(proxy) };
+        return send({ ...common, host: proxy.hostname, port: proxyPort(proxy), path: forwarded.href, headers, agent }, onResponse);
+    }
+    /** Closes every kept-alive connection. */
+    destroy() {
+        for (const agent of this.#agents.values())
+            agent.destroy();
+        this.#agents.clear();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/connection.ts
+// What it takes to talk to the API server of one kube context: server URL, TLS material,
+// proxy, and the credentials put on each request (client certificate, bearer token,
+// token file, basic auth or an exec plugin).
+
+
+
+
+
+function readMaterial(data, file, baseDir, what, subject) {
+    if (data)
+        return Buffer.from(data, 'base64');
+    if (!file)
+        return undefined;
+    const path = resolveEntryPath(baseDir, file);
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(path);
+    }
+    catch (error) {
+        throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
+    }
+}
+const tokenFileTtlMs = 60_000;
+function authFor(user, subject, options, cluster) {
+    const { secrets } = options;
+    const headers = {};
+    if (user.impersonate)
+        headers['Impersonate-User'] = user.impersonate;
+    if (user.impersonateUid)
+        headers['Impersonate-Uid'] = user.impersonateUid;
+    // One header line per group: the API server takes each line as one group name and does
+    // not split a comma-joined value (`dev, ops` would be a single group).
+    if (user.impersonateGroups.length)
+        headers['Impersonate-Group'] = [...user.impersonateGroups];
+    if (user.authProvider) {
+        throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
+    }
+    const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
+    const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
+    secrets.register(key);
+    if (!!cert !== !!key)
+        throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
+    const tls = cert && key ? { cert, key } : {};
+    if (user.token) {
+        const value = { headers: { ...headers, Authorization: `Bearer ${user.token}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.tokenFile) {
+        const path = resolveEntryPath(user.baseDir, user.tokenFile);
+        let cached;
+        const read = () => {
+            if (cached && Date.now() - cached.readAt < tokenFileTtlMs)
+                return cached.token;
+            let token;
+            try {
+                token = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
+            }
+            catch (error) {
+                throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
+            }
+            secrets.register(token);
+            cached = { token, readAt: Date.now() };
+            return token;
+        };
+        return {
+            auth: async () => ({ headers: { ...headers, Authorization: `Bearer ${read()}` }, ...tls }),
+            invalidate: () => {
+                cached = undefined;
+                return true;
+            },
+        };
+    }
+    if (user.username || user.password) {
+        const basic = Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64');
+        secrets.register(basic);
+        const value = { headers: { ...headers, Authorization: `Basic ${basic}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.exec) {
+        // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
+        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
+        const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
+        return {
+            auth: async () => {
+                const credential = await plugin.credential();
+                if (credential.token)
+                    return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
+                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
+            },
+            invalidate: () => {
+                plugin.invalidate();
+                return true;
+            },
+        };
+    }
+    const value = { headers, ...tls };
+    return { auth: async () => value, invalidate: () => false };
+}
+/** The connection of a kube context (default: the current context). */
+function connectionFor(config, contextName, options) {
+    const resolved = resolveContext(config, contextName);
+    const { cluster, user } = resolved;
+    const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
+    let server;
+    try {
+        server = new URL(cluster.server);
+    }
+    catch {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
+    }
+    if (server.protocol !== 'https:' && server.protocol !== 'http:') {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
+    }
+    const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
+    if (ca && cluster.insecureSkipTlsVerify) {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
+    }
+    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
+    if (cluster.proxyUrl) {
+        try {
+            proxyUrl = new URL(cluster.proxyUrl);
+        }
+        catch {
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
+        }
+    }
+    if (proxyUrl) {
+        if (!isSupportedProxy(proxyUrl)) {
+            const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
+        }
+        options.secrets.register(decodeURIComponent(proxyUrl.password));
+    }
+    const { auth, invalidate } = authFor(user, subject, options, cluster);
+    return {
+        name: options.name ?? resolved.contextName,
+        contextName: resolved.contextName,
+        server,
+        namespace: resolved.namespace,
+        ca,
+        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
+        servername: cluster.tlsServerName,
+        proxyUrl,
+        auth,
+        invalidate,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kube/client.ts
+
+
+/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
+function parseWarnings(header) {
+    const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
+    const out = [];
+    for (const value of values) {
+        for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
+            out.push(match[1].replace(/\\(.)/g, '$1'));
+    }
+    return out;
+}
+class KubeClient {
+    connection;
+    transport;
+    transportKey;
+    timeoutMs;
+    userAgent;
+    onWarning;
+    constructor(connection, options = {}) {
+        this.connection = connection;
+        this.timeoutMs = options.timeoutMs ?? 30_000;
+        this.userAgent = options.userAgent ?? 'timoni-fleet';
+        this.onWarning = options.onWarning;
+    }
+    /** The cluster's name in messages. */
+    get name() {
+        return this.connection.name;
+    }
+    /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
+    async request(req) {
+        const response = await this.send(req, true);
+        if (response.body === '')
+            return undefined;
+        try {
+            return JSON.parse(response.body);
+        }
+        catch {
+            throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
+        }
+    }
+    /** GET that answers null for 404. */
+    async getOrNull(path, object) {
+        try {
+            return await this.request({ method: 'GET', path, object });
+        }
+        catch (error) {
+            if (error instanceof KubeApiError && error.status === 404)
+                return null;
+            throw error;
+        }
+    }
+    /** The server's `/version`. */
+    version() {
+        return this.request({ method: 'GET', path: '/version' });
+    }
+    /** Closes the idle keep-alive connections. */
+    close() {
+        this.transport?.destroy();
+        this.transport = undefined;
+        this.transportKey = undefined;
+    }
+    transportFor(auth) {
+        // Exec plugins may hand out a new client certificate: one set of agents per certificate.
+        const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
+        if (this.transport && this.transportKey === key)
+            return this.transport;
+        this.transport?.destroy();
+        const { connection } = this;
+        this.transport = new ProxyTransport({
+            keepAlive: true,
+            maxSockets: 16,
+            ca: connection.ca,
+            cert: auth.cert,
+            key: auth.key,
+            rejectUnauthorized: connection.rejectUnauthorized,
+            servername: connection.servername,
+        });
+        this.transportKey = key;
+        return this.transport;
+    }
+    async send(req, mayRetry) {
+        const { connection } = this;
+        const auth = await connection.auth();
+        const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
+        for (const [key, value] of Object.entries(req.query ?? {}))
+            if (value !== undefined)
+                url.searchParams.set(key, String(value));
+        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+        const headers = {
+            ...auth.headers,
+            Accept: req.accept ?? 'application/json',
+            'User-Agent': this.userAgent,
+        };
+        if (body !== undefined) {
+            headers['Content-Type'] = req.contentType ?? 'application/json';
+            headers['Content-Length'] = String(Buffer.byteLength(body));
+        }
+        const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+        let response;
+        // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
+        // once; such requests are sent again on a fresh connection, a few times at most.
+        for (let attempt = 0; !response; attempt++) {
+            try {
+                response = await this.exchange(url, req, headers, body, auth, timeoutMs);
+            }
+            catch (error) {
+                if (!(error instanceof StaleSocketError) || attempt >= 3)
+                    throw this.connectionError(error instanceof StaleSocketError ? error.cause : error);
+            }
+        }
+        if (response.status === 401 && mayRetry && connection.invalidate())
+            return this.send(req, false);
+        for (const text of response.warnings)
+            this.onWarning?.({ cluster: this.name, text, object: req.object });
+        if (response.status < 200 || response.status >= 300) {
+            const status = parseStatus(response.body);
+            throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+        }
+        return response;
+    }
+    exchange(url, req, headers, body, auth, timeoutMs) {
+        const { connection } = this;
+        return new Promise((resolvePromise, reject) => {
+            const transport = this.transportFor(auth);
+            const request = transport.request(url, connection.proxyUrl, { method: req.method, headers, servername: connection.servername }, (res) => {
+                const chunks = [];
+                res.on('data', (chunk) => chunks.push(chunk));
+                res.on('end', () => resolvePromise({
+                    status: res.statusCode ?? 0,
+                    body: Buffer.concat(chunks).toString('utf8'),
+                    contentType: String(res.headers['content-type'] ?? ''),
+                    warnings: parseWarnings(res.headers.warning),
+                }));
+                res.on('error', (error) => reject(error));
+            });
+            request.setTimeout(timeoutMs, () => {
+                const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
+                error.code = 'ETIMEDOUT';
+                request.destroy(error);
+            });
+            request.on('error', (error) => {
+                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
+                reject(stale ? new StaleSocketError(error) : error);
+            });
+            request.end(body);
+        });
+    }
+    connectionError(error) {
+        if (error instanceof KubeConnectionError)
+            return error;
+        const { code, detail } = describeConnectionError(error);
+        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
+    }
+}
+/** A request failed on a kept-alive socket the server had closed. */
+class StaleSocketError extends Error {
+    cause;
+    constructor(cause) {
+        super(cause.message);
+        this.cause = cause;
+    }
+}
+function describe(req) {
+    const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
+    const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
+    return `${verb}${dryRun} ${req.path}`;
+}
+
+;// CONCATENATED MODULE: ./src/kube/cluster.ts
+// One cluster of the fleet as the engine sees it: a client, its discovery, and the
+// object-level requests (get, list, delete) built on the REST mapping.
+
+
+
+
+
+class KubeCluster {
+    client;
+    discovery;
+    constructor(client) {
+        this.client = client;
+        this.discovery = new Discovery(client);
+    }
+    get name() {
+        return this.client.name;
+    }
+    /** Where an object lives; a namespaced kind needs a namespace, a cluster-scoped kind drops it. */
+    async locate(ref) {
+        const mapping = await this.discovery.mapping(ref.apiVersion, ref.kind);
+        const namespace = mapping.namespaced ? ref.namespace : '';
+        if (mapping.namespaced && !namespace) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
+        }
+        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
+        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
+        // one object would become a LIST of a namespace, or of the whole cluster.
+        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
+        }
+        return { mapping, namespace, path };
+    }
+    /**
+     * The object's identity with the namespace cleared for cluster-scoped kinds (what the
+     * inventory records); a kind not served yet keeps the namespace it was built with.
+     */
+    async scopedRef(object) {
+        const ref = refOf(object);
+        const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
+        return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
+    }
+    /** The live object, or null when it does not exist. */
+    async get(ref) {
+        const { path } = await this.locate(ref);
+        const object = await this.client.getOrNull(path, ref);
+        // One object was asked for; a list (of Secrets, say) is never handed on.
+        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
+        }
+        return object;
+    }
+    /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
+    async list(apiVersion, kind, namespace, labelSelector) {
+        const mapping = await this.discovery.mapping(apiVersion, kind);
+        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+        const answer = await this.client.request({
+            method: 'GET',
+            path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
+            query: { labelSelector: selector },
+        });
+        // List items carry no apiVersion/kind: put them back.
+        return (answer.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
+    }
+    /** Deletes an object (background propagation); false when it was already gone. */
+    async delete(ref, propagationPolicy = 'Background') {
+        const { path } = await this.locate(ref);
+        try {
+            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
+            return true;
+        }
+        catch (error) {
+            if (error instanceof KubeApiError && error.status === 404)
+                return false;
+            throw error;
+        }
+    }
+    close() {
+        this.client.close();
+    }
+}
+/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
+function collectionPath(mapping, namespace) {
+    const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
+    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
+}
+/** A cluster reached through a kube context (default: the current context). */
+function openCluster(config, contextName, options) {
+    return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
+}
+
+
+;// CONCATENATED MODULE: ./src/kube/private-files.ts
+// Files written for credentials (e.g. a kubeconfig handed to another program) live in one
+// private folder (mode 0700), each file mode 0600, all removed when the process exits.
+
+
+
+let folder;
+function privateFolder() {
+    if (!folder) {
+        folder = mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
+        const created = folder;
+        process.once('exit', () => rmSync(created, { recursive: true, force: true }));
+    }
+    return folder;
+}
+/** Writes a file readable by this user only; answers its path. */
+function writePrivateFile(name, content) {
+    if (name.includes('/') || name.includes('\\') || name === '..' || name === '.')
+        throw new Error(`invalid private file name ${JSON.stringify(name)}`);
+    const path = join(privateFolder(), name);
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+}
+/** Removes the private folder now (it is also removed at exit). */
+function removePrivateFiles() {
+    if (folder)
+        rmSync(folder, { recursive: true, force: true });
+    folder = undefined;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
 
 
 
@@ -6135,14 +9347,14 @@ async function applyOne(cluster, desired, ref, force) {
             throw error;
     }
     const result = await applyObject(cluster, desired, { force });
-    let diff = '';
+    let diff = { diff: '' };
     if (result.action === 'created' || (result.action === 'recreated' && !before))
-        diff = wholeObjectDiff(desired);
+        diff = { diff: wholeObjectDiff(desired) };
     else if (result.action === 'recreated' && before)
         diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
     else if (result.action === 'configured' && before)
         diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
-    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, diff }, result };
+    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, ...diff }, result };
 }
 /**
  * Applies the instance; throws an InstanceStepError naming the step (and object) that
@@ -6337,72 +9549,6 @@ async function bundleStatus(cluster, bundle) {
     return statuses;
 }
 
-;// CONCATENATED MODULE: ./src/kube/instance-delete.ts
-
-
-
-
-
-/** Deletes one stored instance: its objects, then its Secret. */
-async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
-    const { name, namespace } = stored.instance;
-    const id = instanceId(stored.instance);
-    const wait = options.wait ?? true;
-    let changes = [];
-    const fail = (step, error, object) => {
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    options.log?.(`deleting instance ${name} in namespace ${namespace}`);
-    try {
-        if (wait)
-            await markDeleting(cluster, name, namespace);
-    }
-    catch (error) {
-        fail('delete', error, `Secret/${namespace}/timoni.${name}`);
-    }
-    try {
-        changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
-    }
-    catch (error) {
-        const partial = error;
-        if (partial.changes)
-            changes = partial.changes;
-        fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
-    }
-    if (wait) {
-        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
-        try {
-            if (gone.length > 0)
-                options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-            if (gone.length > 0)
-                options.log?.('all resources have been deleted');
-        }
-        catch (error) {
-            fail('wait', error);
-        }
-    }
-    try {
-        await deleteInstance(cluster, name, namespace);
-    }
-    catch (error) {
-        fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
-    }
-    return { name, namespace, changes };
-}
-/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
-async function deleteBundleInstances(cluster, bundle, options = {}) {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-    const stored = await listInstances(cluster, '', bundle);
-    // As Timoni's bundle delete: said, and not an error.
-    if (stored.length === 0)
-        options.log?.('no instances found in bundle');
-    const deleted = [];
-    for (const instance of stored.reverse())
-        deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
-    return deleted;
-}
-
 ;// CONCATENATED MODULE: ./src/kube/index.ts
 // The Kubernetes engine's public face: what the fleet layer and the CLI use.
 
@@ -6434,9 +9580,15 @@ async function deleteBundleInstances(cluster, bundle, options = {}) {
 
 
 
+;// CONCATENATED MODULE: ./src/fleet/session.ts
+// One cluster's part of a run: its connection (the client opened from its kube context, its
+// Kubernetes version, a reader for runtime value queries), and what it should run (the
+// bundle evaluated for that cluster, every instance built from its module with the
+// cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
+// A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
+// exception, so that the other clusters are still diffed.
 
 
-;// CONCATENATED MODULE: ./src/fleet/cluster-session.ts
 
 /** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
 function moduleKubeVersion(gitVersion) {
@@ -6458,10 +9610,7 @@ async function openSession(kubeconfig, cluster, options) {
         throw error;
     }
 }
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-connect.ts
-
-
+/** Opens a cluster for a plan or a rollout; the first request of the run is timed. */
 async function connectCluster(run, cluster, line, startedAt) {
     if (run.timings)
         run.timings.firstClusterRequestMs ??= performance.now();
@@ -6474,24 +9623,36 @@ async function connectCluster(run, cluster, line, startedAt) {
         return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
     }
 }
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-log.ts
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
+async function buildForCluster(engine, evaluation, resolver, session, registerSecret, builds) {
+    let evaluated;
+    try {
+        evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
     }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
+    catch (error) {
+        throw new ClusterStepError('evaluate', error);
     }
+    // Runtime values from the environment or cluster Secrets are masked before anything prints.
+    for (const value of evaluated.secretValues)
+        registerSecret(value);
+    const instances = [];
+    for (const instance of evaluated.bundle.instances) {
+        try {
+            const module = await resolver.resolve(instance.module);
+            const built = builds.build(module, {
+                name: instance.name,
+                namespace: instance.namespace,
+                values: instance.valuesCue,
+                kubeVersion: session.kubeVersion,
+            });
+            instances.push({ name: instance.name, namespace: instance.namespace, module, built });
+        }
+        catch (error) {
+            throw new ClusterStepError('build', error, instance.name);
+        }
+    }
+    return { evaluated, instances };
 }
-const silentLog = { line: () => undefined, startGroup: () => undefined, endGroup: () => undefined };
-
-;// CONCATENATED MODULE: ./src/fleet/instance-input.ts
+/** The shape the Kubernetes engine applies or diffs: one built instance of the bundle. */
 function instanceInput(bundle, instance) {
     return {
         bundle,
@@ -6514,873 +9675,6 @@ function moduleInfo(instance) {
     return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
 }
 
-;// CONCATENATED MODULE: ./src/fleet/changeset.ts
-// The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
-// action sets as its `changes` output, and that the reports are rendered from.
-// Clusters are in runtime order, instances in bundle order, objects in apply order.
-/** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
-function isChangingAction(action) {
-    return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
-}
-/** True when any cluster has an object that changes (a failed object is a failure, not a change). */
-function hasChanges(changeSet) {
-    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
-}
-
-;// CONCATENATED MODULE: ./src/kube/removed-instances.ts
-
-
-
-
-
-
-const removed_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
-function isForbidden(error) {
-    return error instanceof KubeApiError && error.status === 403;
-}
-/** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
-const NAMESPACE_CONCURRENCY = 8;
-async function namespacesToList(cluster, listed) {
-    const own = [...new Set(listed.map((instance) => instance.namespace))];
-    try {
-        const all = await cluster.list('v1', 'Namespace', '');
-        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
-    }
-    catch (error) {
-        if (!isForbidden(error))
-            throw error;
-        return { namespaces: own, scope: 'bundle-namespaces' };
-    }
-}
-async function listStored(cluster, bundle, listed) {
-    try {
-        return { stored: await inventory_store_listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
-    }
-    catch (error) {
-        if (!isForbidden(error))
-            throw error;
-    }
-    const { namespaces, scope } = await namespacesToList(cluster, listed);
-    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => inventory_store_listInstances(cluster, namespace, bundle));
-    const stored = [];
-    const unchecked = [];
-    outcomes.forEach((outcome, index) => {
-        if (outcome.status === 'fulfilled')
-            stored.push(...outcome.value);
-        else if (isForbidden(outcome.reason))
-            unchecked.push(namespaces[index]);
-        else
-            throw outcome.reason;
-    });
-    const created = (record) => record.instance.creationTimestamp ?? '';
-    stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
-    return { stored, scope, unchecked };
-}
-/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
-async function findRemovedInstances(cluster, bundle, listed) {
-    const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
-    const keep = new Set(listed.map(removed_instances_key));
-    const removed = stored.filter((record) => record.instance.labels?.[inventory_bundleNameLabel] === bundle && !keep.has(removed_instances_key(record.instance)));
-    return { removed: removed.reverse(), scope, unchecked };
-}
-/**
- * What deleting a removed instance would do, nothing written: `deleted` for each object
- * that would go, `skipped` for one kept by its labels or annotations, or that one of the
- * bundle's instances builds (it takes the object over before removed instances go).
- */
-async function diffRemovedInstance(cluster, stored, builtIds) {
-    const refs = inventoryObjects(stored);
-    const taken = new Set(refs.filter((ref) => builtIds.has(inventoryEntryId(ref))).map(inventoryEntryId));
-    const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
-    const kept = refs
-        .filter((ref) => taken.has(inventoryEntryId(ref)))
-        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
-    return [...changes, ...kept];
-}
-/** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
-function deleteRemovedInstance(cluster, stored, options, deadline) {
-    return deleteStoredInstance(cluster, stored, options, deadline);
-}
-/** How many objects a removed instance's changes delete (or would). */
-function deletedCount(changes) {
-    return changes.filter((change) => change.action === 'deleted').length;
-}
-
-;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
-// The fleet's side of instances removed from the bundle: after the bundle's instances are
-// diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
-// longer lists become ChangeSet instances marked `removed`, with what deleting them would
-// do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
-
-
-
-
-/** The module of a stored instance, as the ChangeSet names modules. */
-function storedModule(stored) {
-    const { module } = stored.instance;
-    return { url: module.repository, version: module.version, digest: module.digest };
-}
-function removedEntry(stored, changes) {
-    return { name: stored.instance.name, namespace: stored.instance.namespace, module: storedModule(stored), changes, removed: true };
-}
-function objects(count) {
-    return count === 1 ? '1 object' : `${count} objects`;
-}
-async function scan(kube, bundle, builds, log) {
-    let found;
-    try {
-        found = await findRemovedInstances(kube, bundle, builds);
-    }
-    catch (error) {
-        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
-    }
-    if (found.scope === 'bundle-namespaces') {
-        log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
-    }
-    if (found.unchecked.length > 0) {
-        const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
-        log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
-    }
-    return found;
-}
-/** Inventory ids of every object the bundle's instances build on this cluster. */
-async function builtIds(kube, builds) {
-    const objects = builds.flatMap((build) => build.built.sets.flatMap((set) => set.objects));
-    const refs = await Promise.all(objects.map((object) => kube.scopedRef(object)));
-    return new Set(refs.map(inventoryEntryId));
-}
-/** The removed instances with what deleting them would do; nothing is written. */
-async function removedInstancesPlan(kube, bundle, builds, log) {
-    const { removed } = await scan(kube, bundle, builds, log);
-    if (removed.length === 0)
-        return [];
-    const built = await builtIds(kube, builds);
-    const entries = [];
-    for (const stored of removed) {
-        let changes;
-        try {
-            changes = await diffRemovedInstance(kube, stored, built);
-        }
-        catch (error) {
-            const object = error.object;
-            throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
-        }
-        log(`i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`);
-        entries.push(removedEntry(stored, changes));
-    }
-    return entries;
-}
-/**
- * Deletes the removed instances, newest first, as `bundle delete` does; each one is added to
- * `into` as it goes (with what was deleted before a failure), and the first failure stops.
- */
-async function removedInstancesApply(kube, bundle, builds, options, into) {
-    const { removed } = await scan(kube, bundle, builds, options.log);
-    for (const stored of removed) {
-        const name = stored.instance.name;
-        const log = (text) => options.log(`i:${name} > ${text}`);
-        log('instance removed from the bundle: deleting it');
-        try {
-            const deleted = await deleteRemovedInstance(kube, stored, { wait: options.wait, timeoutMs: options.timeoutMs, log }, options.deadline);
-            log(`instance removed from the bundle: ${objects(deletedCount(deleted.changes))} deleted`);
-            into.push(removedEntry(stored, deleted.changes));
-        }
-        catch (error) {
-            if (error instanceof InstanceStepError) {
-                into.push(removedEntry(stored, error.changes));
-                throw new ClusterStepError(error.step, error, name, error.object);
-            }
-            throw new ClusterStepError('prune', error, name);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/change-line.ts
-// Log lines in Timoni's style: `b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo
-// configured`; the cluster part is left out for the default cluster.
-
-function logPrefix(bundle, cluster, instance) {
-    const parts = [`b:${bundle}`];
-    if (cluster && cluster !== DEFAULT_RUNTIME_NAME)
-        parts.push(`c:${cluster}`);
-    if (instance)
-        parts.push(`i:${instance}`);
-    return parts.join(' > ');
-}
-function changeLine(bundle, cluster, instance, change) {
-    const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
-    return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
-}
-
-;// CONCATENATED MODULE: ./src/fleet/deadline.ts
-// Bounds the wait for one cluster's work by a deadline. The work is not cancelled (a request
-// already sent stays sent); the run stops waiting for it, reports the cluster as failed, and
-// goes on to publish what it has. The action's process ends after publishing, which also ends
-// any work still in flight.
-/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
-const CLUSTER_GRACE_MS = 2_000;
-function withinDeadline(work, deadlineAt, onDeadline) {
-    if (!Number.isFinite(deadlineAt))
-        return work;
-    let timer;
-    const expired = new Promise((resolve) => {
-        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
-    });
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
-}
-
-;// CONCATENATED MODULE: ./src/module/build-error.ts
-class InstanceBuildError extends Error {
-    instance;
-    moduleUrl;
-    reason;
-    diagnostics;
-    constructor(instance, moduleUrl, reason, diagnostics = []) {
-        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
-        this.instance = instance;
-        this.moduleUrl = moduleUrl;
-        this.reason = reason;
-        this.diagnostics = diagnostics;
-        this.name = 'InstanceBuildError';
-    }
-}
-function comparePositions(a, b) {
-    // token.Pos.Compare: absolute file names first, then by name, then by place.
-    const absA = a.file.startsWith('/');
-    const absB = b.file.startsWith('/');
-    if (absA !== absB)
-        return absA ? -1 : 1;
-    if (a.file !== b.file)
-        return a.file < b.file ? -1 : 1;
-    return a.line - b.line || a.column - b.column;
-}
-function comparePaths(a, b) {
-    // slices.Compare of the path's selectors.
-    const x = a === '' ? [] : a.split('.');
-    const y = b === '' ? [] : b.split('.');
-    for (let i = 0; i < Math.min(x.length, y.length); i++) {
-        if (x[i] !== y[i])
-            return (x[i] ?? '') < (y[i] ?? '') ? -1 : 1;
-    }
-    return x.length - y.length;
-}
-/** The position an error has of its own (cue/errors Error.Position), if any. */
-function ownPosition(diagnostic) {
-    return diagnostic.inputPositionsOnly ? undefined : diagnostic.positions[0];
-}
-/**
- * cue/errors.Print's order (list.sanitize): errors without a position of their own
- * first, then by position, then by CUE path; ties keep their order, then by message.
- */
-function sortAsCue(diagnostics) {
-    return [...diagnostics].sort((a, b) => {
-        const pa = ownPosition(a);
-        const pb = ownPosition(b);
-        if (!pa !== !pb)
-            return pa ? 1 : -1;
-        const byPosition = pa && pb ? comparePositions(pa, pb) : 0;
-        if (byPosition !== 0)
-            return byPosition;
-        const byPath = comparePaths(a.path, b.path);
-        if (byPath !== 0)
-            return byPath;
-        return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
-    });
-}
-/** `./templates/config.cue`: a module file as errors.Details shows it with the module root as Cwd. */
-function moduleRelative(file) {
-    if (file.startsWith('/') || file.startsWith('.'))
-        return file;
-    return `./${file}`;
-}
-/** errors.Details: `path: message` and, when it has some, `:` and one indented position per line. */
-function describeDiagnostics(diagnostics) {
-    return sortAsCue(diagnostics)
-        .map((d) => {
-        const head = `${d.path ? `${d.path}: ` : ''}${d.message}`;
-        if (d.positions.length === 0)
-            return head;
-        return `${head}:\n${d.positions.map((p) => `    ${moduleRelative(p.file)}:${p.line}:${p.column}`).join('\n')}`;
-    })
-        .join('\n');
-}
-/** The diagnostics for annotations: positions in the module's real files, generated files left out. */
-function annotationDiagnostics(module, diagnostics, generated) {
-    return sortAsCue(diagnostics).map((d) => {
-        const positions = d.positions
-            .filter((p) => !generated.has(p.file))
-            .map((p) => ({ ...p, file: realFile(module, p.file) }));
-        return { ...d, positions };
-    });
-}
-function realFile(module, file) {
-    if (file.startsWith('/'))
-        return file;
-    if (module.localPath === undefined)
-        return moduleRelative(file);
-    return module.localPath === '.' ? file : `${module.localPath}/${file}`;
-}
-
-;// CONCATENATED MODULE: ./src/module/images.ts
-// The container images an instance uses: every struct in `timoni.instance.config` that
-// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
-// reference; sorted, without duplicates, as Timoni records them in the inventory.
-function images_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
-function collectImages(config) {
-    const found = new Set();
-    const walk = (value) => {
-        if (Array.isArray(value)) {
-            value.forEach(walk);
-            return;
-        }
-        if (!images_isRecord(value))
-            return;
-        if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
-            found.add(value.reference);
-        Object.values(value).forEach(walk);
-    };
-    walk(config);
-    return [...found].sort();
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-schema.ts
-// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
-// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
-// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
-// #Timoni and #HealthCheck; written here.
-const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
-const schemaBody = `#Timoni: {
-	apiVersion: string & =~"^v1alpha1$"
-	instance: {...}
-	apply: [string]: [...]
-	healthChecks?: [string]: #HealthCheck
-	kubeMinorVersion?: int
-}
-
-#HealthCheck: {
-	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-	kind?: string
-	#object: {...}
-	current!:    bool
-	failed?:     bool
-	inProgress?: bool
-	...
-}
-
-#HealthCheckForCondition: #HealthCheck & {
-	conditionType:       string | *"Ready"
-	failedConditionType: string | *"Stalled"
-
-	#object: {
-		metadata: {generation?: int, ...}
-		status?: {
-			observedGeneration?: int
-			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
-			...
-		}
-		...
-	}
-
-	let _fresh = {
-		#c: {...}
-		out: [
-			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
-			true,
-		][0]
-	}
-
-	inProgress: [
-		if #object.status.observedGeneration != _|_ {
-			#object.status.observedGeneration != #object.metadata.generation
-		},
-		false,
-	][0]
-
-	current: len([
-		for c in #object.status.conditions
-		if c.type == conditionType && c.status == "True"
-		if (_fresh & {#c: c}).out {c},
-	]) > 0
-
-	failed: len([
-		for c in #object.status.conditions
-		if c.type == failedConditionType && c.status == "True"
-		if (_fresh & {#c: c}).out {c},
-	]) > 0
-}
-
-timoni: #Timoni
-`;
-/** The schema file's text for a module package (`main` unless the module says otherwise). */
-function instanceSchemaSource(packageName) {
-    return `package ${packageName}\n\n${schemaBody}`;
-}
-
-;// CONCATENATED MODULE: ./src/module/go-json-string.ts
-// Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
-// byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
-// "coerces to valid UTF-8, replacing invalid bytes with the Unicode replacement rune",
-// one per utf8.DecodeRune error of width 1). TextDecoder differs: it replaces a truncated
-// sequence (e.g. E2 82 followed by 'A') with one U+FFFD where Go writes two.
-const REPLACEMENT = 0xfffd;
-/** Bounds of the second byte after a given lead byte, as in Go's utf8 "accept ranges". */
-function secondByteRange(lead) {
-    if (lead === 0xe0)
-        return [0xa0, 0xbf];
-    if (lead === 0xed)
-        return [0x80, 0x9f];
-    if (lead === 0xf0)
-        return [0x90, 0xbf];
-    if (lead === 0xf4)
-        return [0x80, 0x8f];
-    return [0x80, 0xbf];
-}
-/** Length of the sequence a lead byte starts (0: not a valid lead byte). */
-function sequenceLength(lead) {
-    if (lead < 0x80)
-        return 1;
-    if (lead >= 0xc2 && lead <= 0xdf)
-        return 2;
-    if (lead >= 0xe0 && lead <= 0xef)
-        return 3;
-    if (lead >= 0xf0 && lead <= 0xf4)
-        return 4;
-    return 0;
-}
-/** The code point at `bytes[at]` and its length, or undefined when Go would see RuneError of width 1. */
-function decodeRune(bytes, at) {
-    const lead = bytes[at];
-    const size = sequenceLength(lead);
-    if (size === 0 || at + size > bytes.length)
-        return undefined;
-    if (size === 1)
-        return { codePoint: lead, size };
-    const [low, high] = secondByteRange(lead);
-    const second = bytes[at + 1];
-    if (second < low || second > high)
-        return undefined;
-    let codePoint = lead & (0xff >> (size + 1));
-    for (let i = 1; i < size; i += 1) {
-        const next = bytes[at + i];
-        if (i > 1 && (next < 0x80 || next > 0xbf))
-            return undefined;
-        codePoint = (codePoint << 6) | (next & 0x3f);
-    }
-    return { codePoint, size };
-}
-function goJsonString(bytes) {
-    const codePoints = [];
-    let at = 0;
-    while (at < bytes.length) {
-        const rune = decodeRune(bytes, at);
-        codePoints.push(rune ? rune.codePoint : REPLACEMENT);
-        at += rune ? rune.size : 1;
-    }
-    let text = '';
-    for (let i = 0; i < codePoints.length; i += 8192)
-        text += String.fromCodePoint(...codePoints.slice(i, i + 8192));
-    return text;
-}
-
-;// CONCATENATED MODULE: ./src/module/apply-set-export.ts
-// The items of one `timoni.apply` set as Timoni decodes them (internal/engine/resourceset.go).
-//
-// Timoni decodes an item through its JSON encoding, unless the item holds a CUE bytes or
-// float value anywhere (needsYAMLDecoding): then it encodes the item with CUE's YAML
-// encoder and decodes that with apimachinery's YAML decoder (decodeYAMLObjects), that is
-// go-yaml v2 into interface{}, json.Marshal, json.Unmarshal. What that changes:
-// - bytes: CUE's YAML encoder writes them as `!!binary <base64>`, go-yaml v2 decodes that
-//   tag to the raw bytes as a string, and json.Marshal coerces the string to valid UTF-8.
-//   So a bytes field holds its decoded text where the JSON encoding holds base64.
-// - floats: an integral float (`1.0`) becomes an integer. JavaScript numbers do not tell
-//   1.0 from 1, so the JSON path already gives what Timoni gives.
-// - strings, ints, bools, null: unchanged (CUE's encoder quotes every string that YAML
-//   would read as another type, YAML 1.1 booleans included).
-// So an item equals its JSON export with every bytes field replaced by its decoded text.
-// The bytes fields are found in the set's YAML export (the only export that marks them):
-// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
-
-
-const BINARY_TAG = '!!binary';
-function apply_set_export_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
-}
-/**
- * `json` with every value that is bytes in `marked` (the same value read from YAML)
- * replaced by Timoni's decoding of it. Returns `json` itself when nothing is bytes.
- */
-function replaceBytes(json, marked) {
-    if (marked instanceof Uint8Array)
-        return goJsonString(marked);
-    if (Array.isArray(json) && Array.isArray(marked)) {
-        let changed = false;
-        const items = json.map((item, index) => {
-            const replaced = replaceBytes(item, marked[index]);
-            if (replaced !== item)
-                changed = true;
-            return replaced;
-        });
-        return changed ? items : json;
-    }
-    if (apply_set_export_isRecord(json) && apply_set_export_isRecord(marked)) {
-        let result;
-        for (const [key, value] of Object.entries(json)) {
-            const replaced = replaceBytes(value, marked[key]);
-            if (replaced === value)
-                continue;
-            result ??= { ...json };
-            result[key] = replaced;
-        }
-        return result ?? json;
-    }
-    return json;
-}
-/** The engine's YAML export could not be read back (a bug of the engine or of `yaml`, not of the module). */
-class ApplySetExportError extends Error {
-    path;
-    constructor(path, reason) {
-        super(`${path}: reading the YAML export of the set failed: ${reason}`);
-        this.path = path;
-        this.name = 'ApplySetExportError';
-    }
-}
-/** The set's YAML export read with bytes as Uint8Array; `path` names the set in errors. */
-function readMarkedYaml(yaml, path) {
-    const document = (0,dist/* parseDocument */.Tp)(yaml, { customTags: ['binary'], uniqueKeys: false });
-    const problem = document.errors[0];
-    if (problem)
-        throw new ApplySetExportError(path, problem.message);
-    return document.toJS({ maxAliasCount: -1 });
-}
-/**
- * The set's items (JSON export), bytes fields decoded as Timoni decodes them. Throws
- * CueError when the set does not export, ApplySetExportError when its YAML cannot be read.
- */
-function exportApplySet(set, path) {
-    const json = set.toJSON();
-    const yaml = set.toYAML();
-    if (!yaml.includes(BINARY_TAG))
-        return json;
-    return replaceBytes(json, readMarkedYaml(yaml, path));
-}
-
-;// CONCATENATED MODULE: ./src/module/object-metadata.ts
-// Checks that a built object can be applied and tracked: apiVersion, kind and
-// metadata.name present; name, namespace, labels and annotations valid under the
-// kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
-// per violation, so that a module author sees every problem at once.
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
-function dnsSubdomainProblems(value) {
-    const problems = [];
-    if (value.length > 253)
-        problems.push('must be no more than 253 characters');
-    if (!DNS_SUBDOMAIN.test(value))
-        problems.push(`must match regex '${DNS_SUBDOMAIN.source.slice(1, -1)}'`);
-    return problems;
-}
-function dnsLabelProblems(value) {
-    const problems = [];
-    if (value.length > 63)
-        problems.push('must be no more than 63 characters');
-    if (!DNS_LABEL.test(value))
-        problems.push(`must match regex '${DNS_LABEL.source.slice(1, -1)}'`);
-    return problems;
-}
-function pathSegmentProblems(value) {
-    if (value === '.' || value === '..')
-        return [`may not be '${value}'`];
-    const problems = [];
-    for (const bad of ['/', '%'])
-        if (value.includes(bad))
-            problems.push(`may not contain '${bad}'`);
-    return problems;
-}
-function qualifiedNameProblems(key) {
-    const slash = key.lastIndexOf('/');
-    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-    const name = slash >= 0 ? key.slice(slash + 1) : key;
-    const problems = [];
-    if (prefix !== undefined) {
-        if (prefix === '')
-            problems.push('prefix part must be non-empty');
-        else
-            problems.push(...dnsSubdomainProblems(prefix).map((p) => `prefix part ${p}`));
-    }
-    if (name === '')
-        problems.push('name part must be non-empty');
-    else {
-        if (name.length > 63)
-            problems.push('name part must be no more than 63 characters');
-        if (!QUALIFIED_NAME.test(name))
-            problems.push(`name part must match regex '${QUALIFIED_NAME.source.slice(1, -1)}'`);
-    }
-    return problems;
-}
-function labelValueProblems(value) {
-    const problems = [];
-    if (value.length > 63)
-        problems.push('must be no more than 63 characters');
-    if (!LABEL_VALUE.test(value))
-        problems.push(`must match regex '${LABEL_VALUE.source.slice(1, -1)}'`);
-    return problems;
-}
-function object_metadata_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function isRbacObject(apiVersion, kind) {
-    return RBAC_KINDS.has(kind) && apiVersion.startsWith('rbac.authorization.k8s.io/');
-}
-function objectMetadataProblems(object) {
-    const metadata = object_metadata_isRecord(object.metadata) ? object.metadata : {};
-    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
-    const kind = typeof object.kind === 'string' ? object.kind : '';
-    const name = typeof metadata.name === 'string' ? metadata.name : '';
-    const missing = [!apiVersion && 'apiVersion', !kind && 'kind', !name && 'metadata.name'].filter(Boolean);
-    if (missing.length > 0)
-        return [`missing required field(s) ${missing.join(', ')}`];
-    const problems = [];
-    const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
-    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
-    if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
-    }
-    if (object_metadata_isRecord(metadata.labels)) {
-        for (const key of Object.keys(metadata.labels).sort()) {
-            const value = metadata.labels[key];
-            if (typeof value !== 'string') {
-                problems.push(`metadata.labels["${key}"] must be a string`);
-                continue;
-            }
-            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
-            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
-        }
-    }
-    if (object_metadata_isRecord(metadata.annotations)) {
-        let total = 0;
-        for (const key of Object.keys(metadata.annotations).sort()) {
-            const value = metadata.annotations[key];
-            if (typeof value !== 'string') {
-                problems.push(`metadata.annotations["${key}"] must be a string`);
-                continue;
-            }
-            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
-            total += Buffer.byteLength(key) + Buffer.byteLength(value);
-        }
-        if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
-            problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
-    }
-    return problems;
-}
-
-;// CONCATENATED MODULE: ./src/module/apply-set-objects.ts
-// The objects of one apply set, as Timoni reads them: null entries skipped, Kubernetes
-// `*List` objects expanded to their items, kustomize configuration objects skipped, and
-// every object's metadata checked (all problems reported, each with its CUE path).
-
-function apply_set_objects_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function isKubeList(item) {
-    return typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items);
-}
-function isKustomization(item) {
-    return typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/');
-}
-function objectsOfSet(path, items) {
-    const objects = [];
-    const problems = [];
-    items.forEach((item, index) => {
-        if (item === null)
-            return;
-        const at = `${path}[${index}]`;
-        if (!apply_set_objects_isRecord(item)) {
-            problems.push(`${at}: not an object`);
-            return;
-        }
-        const expanded = isKubeList(item) ? item.items : [item];
-        for (const candidate of expanded) {
-            if (!apply_set_objects_isRecord(candidate)) {
-                problems.push(`${at}: a list item is not an object`);
-                continue;
-            }
-            if (isKustomization(candidate))
-                continue;
-            const found = objectMetadataProblems(candidate);
-            if (found.length > 0)
-                problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
-            else
-                objects.push(candidate);
-        }
-    });
-    return { objects, problems };
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-build.ts
-// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
-// does: the bundle's values (CUE text) are merged onto the module's values.cue (in memory,
-// as OverlayValuesFileWithDefaults does), the
-// instance schema is added as timoni.schema.cue, the package is loaded with the `name`
-// and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
-// `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
-// in declaration order (bytes fields decoded as Timoni's YAML path does: apply-set-export.ts).
-
-
-
-
-
-
-
-const DEFAULT_KUBE_VERSION = '1.36.3';
-/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
-function kubeVersionWithoutCluster(env) {
-    return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
-}
-/** The files the build makes up in memory (no line of theirs exists on disk). */
-function generatedFiles(prefix) {
-    return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
-}
-/** An error with CUE diagnostics, described as Timoni's describeErr does. */
-function cueFailure(input, module, step, diagnostics, prefix) {
-    const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
-    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
-}
-function withCueErrors(input, module, step, prefix, run) {
-    try {
-        return run();
-    }
-    catch (error) {
-        if (error instanceof CueError)
-            throw cueFailure(input, module, step, error.diagnostics, prefix);
-        if (error instanceof ApplySetExportError)
-            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
-        throw error;
-    }
-}
-function requireValid(value, input, module, prefix) {
-    const diagnostics = value.validate({ concrete: true, final: true });
-    if (diagnostics.length > 0)
-        throw cueFailure(input, module, 'build failed', diagnostics, prefix);
-}
-function buildInstance(engine, module, input) {
-    const packageName = input.packageName ?? 'main';
-    const packageDir = packageName === 'main' ? '.' : packageName;
-    const prefix = packageDir === '.' ? '' : `${packageDir}/`;
-    const valuesPath = `${prefix}values.cue`;
-    const baseValues = module.files[valuesPath];
-    if (typeof baseValues !== 'string')
-        throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
-    const merged = withCueErrors(input, module, 'merging values', prefix, () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
-    const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
-    const root = withCueErrors(input, module, 'build failed', prefix, () => engine.load({
-        files,
-        dir: packageDir,
-        moduleRoot: '.',
-        package: packageName,
-        tags: [`name=${input.name}`, `namespace=${input.namespace}`],
-        tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
-        dataFiles: true,
-    }));
-    try {
-        const instance = root.lookup('timoni.instance');
-        try {
-            if (!instance.exists())
-                throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
-            requireValid(instance, input, module, prefix);
-        }
-        finally {
-            instance.free();
-        }
-        const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
-        const config = root.lookup('timoni.instance.config');
-        const images = config.exists() ? collectImages(config.toJSON()) : [];
-        config.free();
-        return { sets, images, valuesSource: merged.source, values: merged.values };
-    }
-    finally {
-        root.free();
-    }
-}
-function readApplySets(root, input, module, prefix) {
-    const apply = root.lookup('timoni.apply');
-    try {
-        if (!apply.exists())
-            throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
-        requireValid(apply, input, module, prefix);
-        const problems = [];
-        const sets = apply.fields().map((field) => {
-            const set = apply.lookup(field.label);
-            try {
-                const items = exportApplySet(set, `timoni.apply.${field.label}`);
-                if (!Array.isArray(items)) {
-                    problems.push(`timoni.apply.${field.label} must be a list of objects`);
-                    return { name: field.name, objects: [] };
-                }
-                const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
-                problems.push(...setProblems);
-                return { name: field.name, objects };
-            }
-            finally {
-                set.free();
-            }
-        });
-        if (problems.length > 0)
-            throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
-        return sets;
-    }
-    finally {
-        apply.free();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-builds.ts
-
-class InstanceBuilds {
-    engine;
-    #byModule = new WeakMap();
-    #builds = 0;
-    #reused = 0;
-    constructor(engine) {
-        this.engine = engine;
-    }
-    build(module, input) {
-        let outcomes = this.#byModule.get(module);
-        if (!outcomes) {
-            outcomes = new Map();
-            this.#byModule.set(module, outcomes);
-        }
-        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
-        let outcome = outcomes.get(key);
-        if (outcome) {
-            this.#reused += 1;
-        }
-        else {
-            this.#builds += 1;
-            try {
-                outcome = { built: buildInstance(this.engine, module, input) };
-            }
-            catch (error) {
-                outcome = { error };
-            }
-            outcomes.set(key, outcome);
-        }
-        if ('error' in outcome)
-            throw outcome.error;
-        return structuredClone(outcome.built);
-    }
-    /** How many builds ran, and how many were answered from an earlier one. */
-    counts() {
-        return { builds: this.#builds, reused: this.#reused };
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
@@ -7389,10 +9683,6 @@ class InstanceBuilds {
 // server refuses (an immutable field, an invalid value) is a `failed` change: the other
 // objects and instances are still diffed and shown, and the cluster is failed. Instances
 // that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
-
-
-
-
 
 
 
@@ -7463,11 +9753,11 @@ function failedObjects(cluster, instances) {
     return { step: 'diff', message, instance: first.instance, object: ref };
 }
 async function planFleet(run) {
-    const clusters = cluster_selection_selectClusters(run.evaluation.runtime, run.selector);
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
     run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
-    const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
+    const results = await mapBounded(clusters, run.options.concurrency, async (cluster) => {
         const log = new BufferedLog();
         const startedAt = Date.now();
         const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
@@ -7483,9 +9773,6 @@ async function planFleet(run) {
 // rolled back; a failed cluster says which step failed and what was already applied.
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
-
-
-
 
 
 
@@ -7565,7 +9852,7 @@ function withReadiness(changes, readiness) {
     });
 }
 async function rollOutFleet(run) {
-    const clusters = cluster_selection_selectClusters(run.evaluation.runtime, run.selector);
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
     const entries = [];
@@ -7594,307 +9881,10 @@ async function rollOutFleet(run) {
     return { bundle: bundleName.value, mode: 'apply', clusters: entries };
 }
 
-;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
-const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    pruneRemovedInstances: true,
-    concurrency: 4,
-};
-
-;// CONCATENATED MODULE: ./src/github/action-inputs.ts
-// The action's inputs as the runner passes them: `INPUT_<NAME>` environment variables,
-// the name upper-cased with spaces turned to underscores (dashes kept).
-class InputError extends Error {
-    input;
-    constructor(input, message) {
-        super(`input "${input}": ${message}`);
-        this.input = input;
-        this.name = 'InputError';
-    }
-}
-function inputVariableName(name) {
-    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
-}
-function getInput(env, name, options = {}) {
-    const value = (env[inputVariableName(name)] ?? '').trim();
-    if (options.required && value === '')
-        throw new InputError(name, 'is required and was not given');
-    return value;
-}
-/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
-function getBooleanInput(env, name, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(value))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(value))
-        return false;
-    throw new InputError(name, `must be true or false, not "${value}"`);
-}
-/** A list given one item per line or separated by commas; empty items dropped. */
-function getListInput(env, name) {
-    return getInput(env, name)
-        .split(/[\n,]/)
-        .map((item) => item.trim())
-        .filter((item) => item !== '');
-}
-function getChoiceInput(env, name, choices, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (!choices.includes(value))
-        throw new InputError(name, `must be one of ${choices.join(', ')}, not "${value}"`);
-    return value;
-}
-
-;// CONCATENATED MODULE: ./src/github/duration.ts
-// Go-style durations as Timoni's --timeout takes them: `5m`, `90s`, `1h30m`, `1m30.5s`, `500ms`.
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-function parseDuration(text) {
-    const trimmed = text.trim();
-    if (trimmed === '')
-        return undefined;
-    if (/^\d+$/.test(trimmed))
-        return Number(trimmed) * 1000;
-    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-    let total = 0;
-    let consumed = 0;
-    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
-        total += Number(match[1]) * UNITS[match[2]];
-        consumed = part.lastIndex;
-    }
-    return consumed === trimmed.length && consumed > 0 ? total : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/github/action-config.ts
-// The action's inputs, read and checked once: what to evaluate, where the clusters are,
-// and how to diff or apply. Secret inputs (registry credentials, the token) are
-// registered for masking before anything else reads them; kubeconfig credentials are
-// registered by the kubeconfig loader.
-
-
-
-/**
- * The kubeconfigs given in the `kubeconfig` input: YAML (several documents merge), or one
- * or more base64-encoded kubeconfigs separated by whitespace.
- */
-function kubeconfigInputs(env) {
-    const raw = getInput(env, 'kubeconfig');
-    if (raw === '')
-        return [];
-    if (/^[A-Za-z0-9+/=\s]+$/.test(raw))
-        return raw.split(/\s+/).filter(Boolean);
-    return [raw];
-}
-const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
-/**
- * `registry-creds`: one `host=user:password` (or `host=token`) entry per line. Credentials
- * are bound to the registry host they name: a pull request that points a module at another
- * registry never gets them. Every value is registered for masking before it is checked, and
- * errors name the entry by its position, never by its text.
- */
-function registryCredentials(text, mask) {
-    const entries = {};
-    const lines = text
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter(Boolean);
-    lines.forEach((line, index) => {
-        mask(line);
-        const match = HOST_ENTRY.exec(line);
-        if (!match || match[2] === '') {
-            throw new InputError('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
-        }
-        const [, host = '', credential = ''] = match;
-        mask(credential);
-        const colon = credential.indexOf(':');
-        if (colon >= 0)
-            mask(credential.slice(colon + 1));
-        entries[host.toLowerCase()] = credential;
-    });
-    return entries;
-}
-function readActionConfig(env, mask) {
-    // The credentials inside the kubeconfigs are registered when they are loaded; masking the
-    // whole text would hide every structural line (`apiVersion: v1`) in every report.
-    const kubeconfigs = kubeconfigInputs(env);
-    const githubToken = getInput(env, 'github-token');
-    if (githubToken)
-        mask(githubToken);
-    const registryCreds = registryCredentials(getInput(env, 'registry-creds'), mask);
-    const bundleFiles = getListInput(env, 'bundle');
-    if (bundleFiles.length === 0)
-        throw new InputError('bundle', 'is required: name one or more bundle files');
-    const timeoutText = getInput(env, 'timeout') || '5m';
-    const timeoutMs = parseDuration(timeoutText);
-    if (timeoutMs === undefined)
-        throw new InputError('timeout', `must be a duration such as 5m or 90s, not "${timeoutText}"`);
-    const deadlineText = getInput(env, 'deadline') || '60m';
-    const deadlineMs = parseDuration(deadlineText);
-    if (deadlineMs === undefined || deadlineMs <= 0)
-        throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
-    const memoryText = getInput(env, 'cue-memory-limit') || '2048';
-    const cueMemoryLimitMiB = Number(memoryText);
-    if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
-        throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not "${memoryText}"`);
-    }
-    let runtimeEnv;
-    try {
-        runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
-    }
-    catch (error) {
-        throw new InputError('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
-    }
-    const concurrencyText = getInput(env, 'concurrency') || '4';
-    const concurrency = Number(concurrencyText);
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-        throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
-    return {
-        bundleFiles,
-        runtimeFiles: getListInput(env, 'runtime'),
-        kubeconfigs,
-        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'], 'auto'),
-        runtimeGroup: getInput(env, 'runtime-group') || '*',
-        runtimeCluster: getInput(env, 'runtime-cluster') || '*',
-        runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
-        runtimeEnv,
-        secretQueriesOnPullRequest: getBooleanInput(env, 'secret-queries-on-pull-request', false),
-        applyRefs: getListInput(env, 'apply-refs'),
-        trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
-        useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
-        deadlineMs,
-        cueMemoryLimitMiB,
-        githubToken,
-        comment: getBooleanInput(env, 'comment', true),
-        commentAuthor: getInput(env, 'comment-author'),
-        wait: getBooleanInput(env, 'wait', true),
-        timeoutMs,
-        prune: getBooleanInput(env, 'prune', true),
-        pruneRemovedInstances: getBooleanInput(env, 'prune-removed-instances', true),
-        force: getBooleanInput(env, 'force', false),
-        overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
-        registryCreds,
-        concurrency,
-        workingDirectory: getInput(env, 'working-directory') || '.',
-    };
-}
-
-;// CONCATENATED MODULE: ./src/github/workflow-commands.ts
-// GitHub Actions workflow commands written to stdout (`::error file=x,line=1::message`),
-// with the runner's escaping rules for data and properties.
-function escapeData(text) {
-    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-function escapeProperty(text) {
-    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-function formatAnnotation(annotation) {
-    const properties = [];
-    if (annotation.file)
-        properties.push(`file=${escapeProperty(annotation.file)}`);
-    if (annotation.line !== undefined)
-        properties.push(`line=${annotation.line}`);
-    if (annotation.column !== undefined)
-        properties.push(`col=${annotation.column}`);
-    if (annotation.title)
-        properties.push(`title=${escapeProperty(annotation.title)}`);
-    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
-    return `::${head}::${escapeData(annotation.message)}\n`;
-}
-/**
- * Plain text made safe to print as log lines: the runner reads every line that starts with
- * `::` (after leading whitespace) as a workflow command, and `##[` anywhere as a command of
- * the older form. A cluster or object name that the pull request's author chose could
- * otherwise print `::stop-commands::`, after which every later `::add-mask::` is shown
- * verbatim, or forge `::error` annotations. A zero-width space between the two characters
- * keeps the text readable and makes it plain text for the runner. Every line break the
- * runner splits on (\r\n, \n, \r) starts a new line that is checked the same way.
- */
-function escapeLogText(text) {
-    return text
-        .split(/\r\n|\n|\r/)
-        .map((line) => line.replace(/^(\s*):/, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
-        .join('\n');
-}
-function formatMask(secret) {
-    return `::add-mask::${escapeData(secret)}\n`;
-}
-
-;// CONCATENATED MODULE: ./src/github/action-log.ts
-
-class ActionLog {
-    write;
-    redact;
-    constructor(write, redact) {
-        this.write = write;
-        this.redact = redact;
-    }
-    line(text) {
-        this.write(`${escapeLogText(this.redact(text))}\n`);
-    }
-    /** An annotation (error, warning, notice): message and title escaped as command data. */
-    annotate(annotation) {
-        const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
-        this.write(formatAnnotation(redacted));
-    }
-    startGroup(title) {
-        this.write(`::group::${escapeData(this.redact(title))}\n`);
-    }
-    endGroup() {
-        this.write('::endgroup::\n');
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/error-annotations.ts
-// Errors become annotations: each CUE diagnostic on its file and line (the user's file
-// first), other errors as one plain error annotation.
-
-
-
-function hasDiagnostics(error) {
-    return typeof error === 'object' && error !== null && Array.isArray(error.diagnostics) && error.diagnostics.length > 0;
-}
-function diagnosticsOf(error) {
-    if (error instanceof CueFilesError || error instanceof CueError)
-        return error.diagnostics;
-    // Other errors that carry CUE diagnostics (a module build, say).
-    if (hasDiagnostics(error))
-        return error.diagnostics;
-    if (error instanceof Error && error.cause !== undefined && error.cause !== error)
-        return diagnosticsOf(error.cause);
-    return [];
-}
-function errorAnnotations(error, title) {
-    const diagnostics = diagnosticsOf(error);
-    if (diagnostics.length === 0) {
-        const message = error instanceof Error ? error.message : String(error);
-        return formatAnnotation({ level: 'error', message, ...(title ? { title } : {}) });
-    }
-    return diagnostics
-        .map((diagnostic) => {
-        const position = diagnostic.positions[0];
-        return formatAnnotation({
-            level: 'error',
-            title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
-            message: diagnostic.message,
-            ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
-        });
-    })
-        .join('');
-}
-
-;// CONCATENATED MODULE: ./src/github/event-context.ts
-// What the workflow run is about: the event that triggered it and what timoni-fleet should
-// do for it. In `auto` mode a pull request (opened, synchronize, reopened) is diffed; a push
-// to the default branch and a merged pull request are applied; workflow_dispatch takes its
-// `cluster-group`, `cluster` and `mode` inputs from the event, which the action's own
-// inputs override.
-
+;// CONCATENATED MODULE: ./src/github/event.ts
+// What the workflow run is about, as the runner describes it: the event that triggered it
+// (its webhook payload, GITHUB_EVENT_PATH), the repository, commit and ref, the run's URL
+// and GitHub's API URL (GITHUB_API_URL; GitHub Enterprise Server has its own).
 
 function readRunContext(env) {
     const eventPath = env.GITHUB_EVENT_PATH;
@@ -7921,303 +9911,6 @@ function readRunContext(env) {
         apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
     };
 }
-const MODES = ['auto', 'diff', 'apply'];
-/** A ref matches an `apply-refs` entry exactly, or as a glob where * matches any text. */
-function refAllowed(ref, patterns) {
-    return patterns.some((pattern) => {
-        const full = pattern.startsWith('refs/') ? pattern : `refs/heads/${pattern}`;
-        const regex = new RegExp(`^${full.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-        return regex.test(ref);
-    });
-}
-/**
- * Applying is only for the default branch (what was reviewed and merged), or for refs the
- * workflow allows with `apply-refs`: a dispatch started on an unmerged branch must not
- * roll it out.
- */
-function checkApplyRef(context, inputs, how) {
-    const repository = context.payload.repository;
-    const defaultBranch = repository?.default_branch;
-    if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`)
-        return;
-    if (refAllowed(context.ref, inputs.applyRefs ?? []))
-        return;
-    const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
-    throw new InputError('mode', `${how} applies only from ${branch}, not from ${context.ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
-}
-const isAll = (value) => value === '' || value === '*';
-function planRun(context, inputs) {
-    const pull = context.payload.pull_request;
-    const action = String(context.payload.action ?? '');
-    const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
-    if (context.eventName === 'pull_request_target' && !inputs.trustedCheckout) {
-        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
-    }
-    if (context.eventName === 'workflow_dispatch') {
-        const eventInputs = (context.payload.inputs ?? {});
-        const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
-        const eventMode = text('mode');
-        if (eventMode !== '' && !MODES.includes(eventMode)) {
-            throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
-        }
-        const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
-        if (mode === 'apply')
-            checkApplyRef(context, inputs, 'workflow_dispatch');
-        return {
-            mode,
-            sha: context.sha,
-            clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
-            cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
-            reason: `workflow_dispatch (${mode})`,
-        };
-    }
-    if (inputs.mode === 'apply') {
-        if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
-            if (!(action === 'closed' && pull?.merged === true)) {
-                throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
-            }
-        }
-        else {
-            checkApplyRef(context, inputs, `mode: apply on ${context.eventName || 'this event'}`);
-        }
-    }
-    if (inputs.mode !== 'auto') {
-        return { mode: inputs.mode, pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `mode: ${inputs.mode}` };
-    }
-    if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
-        if (['opened', 'synchronize', 'reopened'].includes(action)) {
-            return { mode: 'diff', pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `pull request ${action}` };
-        }
-        if (action === 'closed' && pull?.merged === true) {
-            return { mode: 'apply', pullRequest: pull.number, sha: pull.merge_commit_sha ?? context.sha, ...selection, reason: 'pull request merged' };
-        }
-        return { mode: 'skip', reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}` };
-    }
-    if (context.eventName === 'push') {
-        const repository = context.payload.repository;
-        const defaultBranch = repository?.default_branch;
-        if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`) {
-            return { mode: 'apply', sha: context.sha, ...selection, reason: `push to ${defaultBranch}` };
-        }
-        return { mode: 'skip', reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}` };
-    }
-    return { mode: 'skip', reason: `event ${context.eventName || '(none)'} has no default mode; set the "mode" input` };
-}
-
-;// CONCATENATED MODULE: ./src/github/file-commands.ts
-// The runner's file commands: step outputs (GITHUB_OUTPUT) and the job summary
-// (GITHUB_STEP_SUMMARY). Outputs use the heredoc form with a random delimiter, so any
-// value, multi-line JSON included, arrives intact.
-
-
-class FileCommandError extends Error {
-}
-function setOutput(env, name, value) {
-    const file = env.GITHUB_OUTPUT;
-    if (!file)
-        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
-    const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
-    if (name.includes(delimiter) || value.includes(delimiter))
-        throw new FileCommandError(`output "${name}" contains its delimiter`);
-    (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
-}
-/** GitHub refuses a step summary over 1 MiB. */
-const STEP_SUMMARY_LIMIT_BYTES = (/* unused pure expression or super */ null && (1024 * 1024));
-function appendStepSummary(env, markdown) {
-    const file = env.GITHUB_STEP_SUMMARY;
-    if (!file)
-        return false;
-    (0,external_node_fs_namespaceObject.appendFileSync)(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
-    return true;
-}
-
-;// CONCATENATED MODULE: ./src/module/module-files.ts
-// Reads a module folder into memory for the CUE engine: every file under it except
-// version-control folders, text as strings and the rest as bytes (CUE may embed them).
-
-
-
-
-const SKIPPED_FOLDERS = new Set(['.git', '.hg', '.svn', 'node_modules']);
-/** A module is source code; anything larger is most likely a mistake. */
-const MODULE_FILE_LIMIT_BYTES = 32 * 1024 * 1024;
-class ModuleFilesError extends Error {
-}
-function isText(data) {
-    return !data.subarray(0, 8000).includes(0);
-}
-/**
- * Every file of the module folder (what CUE may load or `@embed`), each checked to resolve,
- * after symlinks, inside the boundary (by default the module folder itself).
- */
-function readModuleFiles(root, boundary = new FileBoundary([root])) {
-    const files = {};
-    let total = 0;
-    try {
-        walkInside(root, boundary, (path, real) => {
-            total += (0,external_node_fs_namespaceObject.statSync)(real).size;
-            if (total > MODULE_FILE_LIMIT_BYTES) {
-                throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
-            }
-            const data = (0,external_node_fs_namespaceObject.readFileSync)(real);
-            const key = (0,external_node_path_namespaceObject.relative)(root, path).split('\\').join('/');
-            files[key] = isText(data) ? data.toString('utf8') : new Uint8Array(data);
-        }, (name) => SKIPPED_FOLDERS.has(name));
-    }
-    catch (error) {
-        if (error instanceof ModuleFilesError)
-            throw error;
-        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
-    return files;
-}
-/** The module name declared in cue.mod/module.cue (`module: "example.com/app"`). */
-function moduleNameOf(engine, files) {
-    const text = files['cue.mod/module.cue'];
-    if (typeof text !== 'string')
-        return undefined;
-    const value = engine.compile(text, { filename: 'cue.mod/module.cue' });
-    const name = value.lookup('module');
-    try {
-        return name.exists() && name.kind() === 'string' ? name.toJSON() : undefined;
-    }
-    finally {
-        name.free();
-        value.free();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/module/module-source.ts
-// A module ready to build: its files in memory (read once, shared by every cluster and
-// instance that uses it), where it came from, and its version and digest.
-const DEVEL_VERSION = '0.0.0-devel';
-const LOCAL_DIGEST = 'unknown';
-
-;// CONCATENATED MODULE: ./src/module/local-module.ts
-// `file://` modules: a folder on disk, relative URLs resolved against the working
-// directory (the bundle layer has already made them relative to the declaring file).
-// Like Timoni, the folder must hold cue.mod/module.cue, timoni.cue and values.cue; the
-// version is 0.0.0-devel and the digest is unknown.
-
-
-
-
-
-const LOCAL_PREFIX = 'file://';
-const REQUIRED_FILES = ['cue.mod/module.cue', 'timoni.cue', 'values.cue'];
-class LocalModuleError extends Error {
-    constructor(url, reason) {
-        super(`module ${url}: ${reason}`);
-        this.name = 'LocalModuleError';
-    }
-}
-/**
- * Reads a local module. Its folder must resolve inside the boundary (by default the working
- * directory): a bundle may not point `file://` at `/etc` or `../../..`.
- */
-function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
-    const path = url.slice(LOCAL_PREFIX.length);
-    const root = (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(cwd, path);
-    if (!(0,external_node_fs_namespaceObject.existsSync)(root))
-        throw new LocalModuleError(url, `no module folder at ${root}`);
-    const realRoot = (0,external_node_fs_namespaceObject.realpathSync)(root);
-    if (!boundary.contains(realRoot)) {
-        const where = realRoot === (0,external_node_path_namespaceObject.resolve)(root) ? root : `${root} (which points to ${realRoot})`;
-        throw new LocalModuleError(url, `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`);
-    }
-    if (!(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
-        throw new LocalModuleError(url, `no module folder at ${root}`);
-    for (const required of REQUIRED_FILES) {
-        if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
-            throw new LocalModuleError(url, `required file not found: ${(0,external_node_path_namespaceObject.join)(root, required)}`);
-    }
-    let files;
-    try {
-        files = readModuleFiles(root, boundary);
-    }
-    catch (error) {
-        throw new LocalModuleError(url, error instanceof Error ? error.message.replace(`module at ${root}: `, '') : String(error));
-    }
-    const name = moduleNameOf(engine, files);
-    if (!name)
-        throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
-    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.' };
-}
-
-;// CONCATENATED MODULE: ./src/module/oci/challenge.ts
-// Parses `WWW-Authenticate` challenges (RFC 7235) as registries send them:
-//   Bearer realm="https://auth.example/token",service="registry",scope="repository:a/b:pull"
-//   Basic realm="Registry Realm"
-// Several challenges may share one header (Node.js joins repeated headers with ", ").
-const TOKEN = /[!#$%&'*+.^_`|~0-9A-Za-z-]+/y;
-function parseChallenges(header) {
-    const challenges = [];
-    let i = 0;
-    const skip = (chars) => {
-        while (i < header.length && chars.test(header[i] ?? ''))
-            i += 1;
-    };
-    const token = () => {
-        TOKEN.lastIndex = i;
-        const match = TOKEN.exec(header);
-        if (!match)
-            return undefined;
-        i = TOKEN.lastIndex;
-        return match[0];
-    };
-    let current;
-    while (i < header.length) {
-        skip(/[\s,]/);
-        if (i >= header.length)
-            break;
-        const word = token();
-        if (word === undefined) {
-            // an unexpected character: skip the rest of this element rather than give up
-            while (i < header.length && header[i] !== ',')
-                i += 1;
-            continue;
-        }
-        skip(/[ \t]/);
-        if (header[i] === '=' && current) {
-            i += 1;
-            skip(/[ \t]/);
-            let value;
-            if (header[i] === '"') {
-                i += 1;
-                value = '';
-                while (i < header.length && header[i] !== '"') {
-                    if (header[i] === '\\' && i + 1 < header.length)
-                        i += 1;
-                    value += header[i];
-                    i += 1;
-                }
-                i += 1;
-            }
-            else {
-                // lenient: an unquoted value runs to the next comma or space
-                const start = i;
-                while (i < header.length && !/[\s,]/.test(header[i] ?? ''))
-                    i += 1;
-                value = header.slice(start, i);
-            }
-            current.params[word.toLowerCase()] = value;
-            continue;
-        }
-        if (header[i] === '=' && !current) {
-            // token68 or a parameter before any scheme: malformed, skip to the next comma
-            while (i < header.length && header[i] !== ',')
-                i += 1;
-            continue;
-        }
-        current = { scheme: word.toLowerCase(), params: {} };
-        challenges.push(current);
-    }
-    return challenges;
-}
-/** The challenge to answer: Bearer when offered, else Basic, else the first. */
-function preferredChallenge(challenges) {
-    return challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'basic') ?? challenges[0];
-}
 
 ;// CONCATENATED MODULE: ./src/module/oci/errors.ts
 // The one error type of the OCI client. Its message names the module URL and what went
@@ -8236,77 +9929,6 @@ class OciError extends Error {
         this.url = url;
         this.status = status;
     }
-}
-
-;// CONCATENATED MODULE: ./src/module/oci/credential-helper.ts
-// Runs a docker credential helper (`docker-credential-<name> get`) as the docker CLI does:
-// the server URL on stdin, `{"ServerURL","Username","Secret"}` on stdout. A missing binary,
-// a timeout and a failure each give a clear error; "credentials not found" gives undefined.
-
-const MAX_OUTPUT = 1024 * 1024;
-async function runCredentialHelper(name, serverUrl, origin, options = {}) {
-    const binary = `docker-credential-${name}`;
-    if (!/^[A-Za-z0-9._-]+$/.test(name))
-        throw new Error(`credential helper name ${JSON.stringify(name)} (${origin}) is not a plain name`);
-    const timeoutMs = options.timeoutMs ?? 10_000;
-    return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(binary, ['get'], { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
-        const stdout = [];
-        const stderr = [];
-        let size = 0;
-        let settled = false;
-        const finish = (action) => {
-            if (settled)
-                return;
-            settled = true;
-            clearTimeout(timer);
-            action();
-        };
-        const timer = setTimeout(() => {
-            child.kill('SIGKILL');
-            finish(() => reject(new Error(`credential helper ${binary} (${origin}) did not answer within ${timeoutMs} ms`)));
-        }, timeoutMs);
-        const collect = (into) => (chunk) => {
-            size += chunk.length;
-            if (size > MAX_OUTPUT) {
-                child.kill('SIGKILL');
-                finish(() => reject(new Error(`credential helper ${binary} (${origin}) wrote more than ${MAX_OUTPUT} bytes`)));
-                return;
-            }
-            into.push(chunk);
-        };
-        child.stdout.on('data', collect(stdout));
-        child.stderr.on('data', collect(stderr));
-        child.stdin.on('error', () => undefined); // a helper that exits without reading stdin
-        child.on('error', (error) => {
-            finish(() => reject(error.code === 'ENOENT'
-                ? new Error(`credential helper ${binary} (${origin}) is not installed: no ${binary} in PATH`)
-                : new Error(`credential helper ${binary} (${origin}) could not be started: ${error.message}`)));
-        });
-        child.on('close', (code, signal) => {
-            const out = Buffer.concat(stdout).toString('utf8').trim();
-            if (code !== 0) {
-                if (/credentials not found/i.test(out)) {
-                    finish(() => resolve(undefined));
-                    return;
-                }
-                // The helper's own words are shown (first line only); the caller redacts known secrets.
-                const said = (Buffer.concat(stderr).toString('utf8').trim() || out).split('\n')[0]?.slice(0, 200) ?? '';
-                finish(() => reject(new Error(`credential helper ${binary} (${origin}) failed (${signal ?? `exit ${code}`})${said ? `: ${said}` : ''}`)));
-                return;
-            }
-            try {
-                const parsed = JSON.parse(out);
-                if (typeof parsed.Secret !== 'string')
-                    throw new Error('no Secret');
-                finish(() => resolve({ username: typeof parsed.Username === 'string' ? parsed.Username : '', secret: parsed.Secret }));
-            }
-            catch {
-                finish(() => reject(new Error(`credential helper ${binary} (${origin}) printed something that is not {"Username","Secret"} JSON`)));
-            }
-        });
-        child.stdin.end(serverUrl);
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/reference.ts
@@ -8434,17 +10056,88 @@ function reference_moduleReference(url, version, digest, options = {}) {
     return { ...base, tag: version };
 }
 
-;// CONCATENATED MODULE: ./src/module/oci/docker-config.ts
-// Finds a registry's credentials in docker's `config.json` ($DOCKER_CONFIG/config.json or
-// ~/.docker/config.json) as the docker CLI and go-containerregistry's default keychain
-// do: `credHelpers[<registry>]`, else `credsStore`, else `auths[<registry>]` (`auth` as
-// base64 user:password, or `username`/`password`, `identitytoken`, `registrytoken`).
-// Keys match with or without scheme and path; Docker Hub is `https://index.docker.io/v1/`.
+;// CONCATENATED MODULE: ./src/module/oci/credentials.ts
+// What the client may present to a registry, and where it came from: explicit credentials
+// (`--creds`, the action's `registry-creds`), docker's `config.json` with its credential
+// helpers, `GITHUB_TOKEN` for ghcr.io, or none. The `source` is a description safe to print
+// ("--creds", "docker config /home/u/.docker/config.json (auths["ghcr.io"])",
+// "GITHUB_TOKEN"); the values never are: every one is registered as a secret.
 
 
 
 
 
+
+/** Where explicit credentials come from, as messages name them. */
+const EXPLICIT_SOURCES = ['--creds', 'registry-creds'];
+/** True for credentials the user gave explicitly (bound to hosts), not docker config or GITHUB_TOKEN. */
+function isExplicitCredential(credential) {
+    return EXPLICIT_SOURCES.some((source) => credential.source.startsWith(source));
+}
+/** The explicit credential for a host (`registry-creds` entry, or `--creds`), if any. */
+function explicitCredentialFor(host, options) {
+    if (options.hostCredentials) {
+        const entry = options.hostCredentials[host.toLowerCase()];
+        return entry ? parseExplicitCredentials(entry, `registry-creds (${host})`) : undefined;
+    }
+    return options.credentials ? parseExplicitCredentials(options.credentials) : undefined;
+}
+/** Reads `--creds` as Timoni does: the first `:` splits user and password; no `:` is a token. */
+function parseExplicitCredentials(value, source = '--creds') {
+    const colon = value.indexOf(':');
+    if (colon === -1)
+        return { kind: 'bearer', token: value, source };
+    return { kind: 'basic', username: value.slice(0, colon), password: value.slice(colon + 1), source };
+}
+/** Registers the values of a credential with the redactor (and so with the caller's mask). */
+function registerSecrets(credential, secrets) {
+    switch (credential.kind) {
+        case 'basic':
+            secrets.add(credential.password);
+            secrets.add(Buffer.from(`${credential.username}:${credential.password}`).toString('base64'));
+            break;
+        case 'bearer':
+            secrets.add(credential.token);
+            break;
+        case 'identity':
+            secrets.add(credential.refreshToken);
+            break;
+        case 'anonymous':
+            break;
+    }
+}
+/** A short description of a credential for messages: its source and kind, never its value. */
+function describeCredential(credential) {
+    if (credential.kind === 'anonymous')
+        return `no credentials (${credential.source})`;
+    const what = credential.kind === 'basic' ? `user "${credential.username}"` : credential.kind === 'bearer' ? 'a bearer token' : 'an identity token';
+    return `${what} from ${credential.source}`;
+}
+/**
+ * The credential for `registry`, in order: explicit `--creds`; docker `config.json`
+ * (credHelpers, credsStore, auths); `GITHUB_TOKEN` for ghcr.io; otherwise anonymous.
+ */
+async function resolveCredential(registry, url, options, secrets) {
+    let credential = explicitCredentialFor(registry, options);
+    const checked = [options.hostCredentials ? `registry-creds (no entry for ${registry})` : '--creds'];
+    if (!credential) {
+        const found = await lookupDockerConfig(registry, options, secrets).catch((error) => {
+            const message = error instanceof Error ? error.message : String(error);
+            throw new OciError('credentials', url, secrets.redact(message));
+        });
+        checked.push(found.checked);
+        credential = found.credential;
+    }
+    const env = options.env ?? process.env;
+    if (!credential && registry === 'ghcr.io' && env.GITHUB_TOKEN) {
+        credential = { kind: 'basic', username: env.GITHUB_ACTOR || 'x-access-token', password: env.GITHUB_TOKEN, source: 'GITHUB_TOKEN' };
+    }
+    if (registry === 'ghcr.io')
+        checked.push('GITHUB_TOKEN');
+    credential ??= { kind: 'anonymous', source: `none configured for ${registry}; checked ${checked.join(', ')}` };
+    registerSecrets(credential, secrets);
+    return credential;
+}
 const DOCKER_HUB_KEY = 'https://index.docker.io/v1/';
 const DOCKER_HUB_HOSTS = new Set([DOCKER_HUB_NAME, 'docker.io', 'registry-1.docker.io']);
 function dockerConfigPath(options) {
@@ -8538,94 +10231,76 @@ async function lookupDockerConfig(registry, options, secrets) {
     }
     return { credential: undefined, checked };
 }
-
-;// CONCATENATED MODULE: ./src/module/oci/credentials.ts
-// What the client may present to a registry, and where it came from. The `source` is a
-// description safe to print ("--creds", "docker config /home/u/.docker/config.json
-// (auths["ghcr.io"])", "GITHUB_TOKEN"); the values never are.
-
-
-/** Where explicit credentials come from, as messages name them. */
-const EXPLICIT_SOURCES = ['--creds', 'registry-creds'];
-/** True for credentials the user gave explicitly (bound to hosts), not docker config or GITHUB_TOKEN. */
-function isExplicitCredential(credential) {
-    return EXPLICIT_SOURCES.some((source) => credential.source.startsWith(source));
-}
-/** The explicit credential for a host (`registry-creds` entry, or `--creds`), if any. */
-function explicitCredentialFor(host, options) {
-    if (options.hostCredentials) {
-        const entry = options.hostCredentials[host.toLowerCase()];
-        return entry ? parseExplicitCredentials(entry, `registry-creds (${host})`) : undefined;
-    }
-    return options.credentials ? parseExplicitCredentials(options.credentials) : undefined;
-}
-/** Reads `--creds` as Timoni does: the first `:` splits user and password; no `:` is a token. */
-function parseExplicitCredentials(value, source = '--creds') {
-    const colon = value.indexOf(':');
-    if (colon === -1)
-        return { kind: 'bearer', token: value, source };
-    return { kind: 'basic', username: value.slice(0, colon), password: value.slice(colon + 1), source };
-}
-/** Registers the values of a credential with the redactor (and so with the caller's mask). */
-function registerSecrets(credential, secrets) {
-    switch (credential.kind) {
-        case 'basic':
-            secrets.add(credential.password);
-            secrets.add(Buffer.from(`${credential.username}:${credential.password}`).toString('base64'));
-            break;
-        case 'bearer':
-            secrets.add(credential.token);
-            break;
-        case 'identity':
-            secrets.add(credential.refreshToken);
-            break;
-        case 'anonymous':
-            break;
-    }
-}
-/** A short description of a credential for messages: its source and kind, never its value. */
-function describeCredential(credential) {
-    if (credential.kind === 'anonymous')
-        return `no credentials (${credential.source})`;
-    const what = credential.kind === 'basic' ? `user "${credential.username}"` : credential.kind === 'bearer' ? 'a bearer token' : 'an identity token';
-    return `${what} from ${credential.source}`;
-}
-/**
- * The credential for `registry`, in order: explicit `--creds`; docker `config.json`
- * (credHelpers, credsStore, auths); `GITHUB_TOKEN` for ghcr.io; otherwise anonymous.
- */
-async function resolveCredential(registry, url, options, secrets) {
-    let credential = explicitCredentialFor(registry, options);
-    const checked = [options.hostCredentials ? `registry-creds (no entry for ${registry})` : '--creds'];
-    if (!credential) {
-        const found = await lookupDockerConfig(registry, options, secrets).catch((error) => {
-            const message = error instanceof Error ? error.message : String(error);
-            throw new OciError('credentials', url, secrets.redact(message));
+const MAX_OUTPUT = 1024 * 1024;
+async function runCredentialHelper(name, serverUrl, origin, options = {}) {
+    const binary = `docker-credential-${name}`;
+    if (!/^[A-Za-z0-9._-]+$/.test(name))
+        throw new Error(`credential helper name ${JSON.stringify(name)} (${origin}) is not a plain name`);
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(binary, ['get'], { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+        const stdout = [];
+        const stderr = [];
+        let size = 0;
+        let settled = false;
+        const finish = (action) => {
+            if (settled)
+                return;
+            settled = true;
+            clearTimeout(timer);
+            action();
+        };
+        const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            finish(() => reject(new Error(`credential helper ${binary} (${origin}) did not answer within ${timeoutMs} ms`)));
+        }, timeoutMs);
+        const collect = (into) => (chunk) => {
+            size += chunk.length;
+            if (size > MAX_OUTPUT) {
+                child.kill('SIGKILL');
+                finish(() => reject(new Error(`credential helper ${binary} (${origin}) wrote more than ${MAX_OUTPUT} bytes`)));
+                return;
+            }
+            into.push(chunk);
+        };
+        child.stdout.on('data', collect(stdout));
+        child.stderr.on('data', collect(stderr));
+        child.stdin.on('error', () => undefined); // a helper that exits without reading stdin
+        child.on('error', (error) => {
+            finish(() => reject(error.code === 'ENOENT'
+                ? new Error(`credential helper ${binary} (${origin}) is not installed: no ${binary} in PATH`)
+                : new Error(`credential helper ${binary} (${origin}) could not be started: ${error.message}`)));
         });
-        checked.push(found.checked);
-        credential = found.credential;
-    }
-    const env = options.env ?? process.env;
-    if (!credential && registry === 'ghcr.io' && env.GITHUB_TOKEN) {
-        credential = { kind: 'basic', username: env.GITHUB_ACTOR || 'x-access-token', password: env.GITHUB_TOKEN, source: 'GITHUB_TOKEN' };
-    }
-    if (registry === 'ghcr.io')
-        checked.push('GITHUB_TOKEN');
-    credential ??= { kind: 'anonymous', source: `none configured for ${registry}; checked ${checked.join(', ')}` };
-    registerSecrets(credential, secrets);
-    return credential;
+        child.on('close', (code, signal) => {
+            const out = Buffer.concat(stdout).toString('utf8').trim();
+            if (code !== 0) {
+                if (/credentials not found/i.test(out)) {
+                    finish(() => resolve(undefined));
+                    return;
+                }
+                // The helper's own words are shown (first line only); the caller redacts known secrets.
+                const said = (Buffer.concat(stderr).toString('utf8').trim() || out).split('\n')[0]?.slice(0, 200) ?? '';
+                finish(() => reject(new Error(`credential helper ${binary} (${origin}) failed (${signal ?? `exit ${code}`})${said ? `: ${said}` : ''}`)));
+                return;
+            }
+            try {
+                const parsed = JSON.parse(out);
+                if (typeof parsed.Secret !== 'string')
+                    throw new Error('no Secret');
+                finish(() => resolve({ username: typeof parsed.Username === 'string' ? parsed.Username : '', secret: parsed.Secret }));
+            }
+            catch {
+                finish(() => reject(new Error(`credential helper ${binary} (${origin}) printed something that is not {"Username","Secret"} JSON`)));
+            }
+        });
+        child.stdin.end(serverUrl);
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/http.ts
-// One HTTP exchange on Node's own http/https, without following redirects (the caller
-// decides what a redirect may carry). Connection failures become NetworkError, which the
-// retry loop treats as transient; bodies are read with a size limit.
 
 
-const agents = {
-    http: new (external_node_http_default()).Agent({ keepAlive: true, maxSockets: 16 }),
-    https: new (external_node_https_default()).Agent({ keepAlive: true, maxSockets: 16 }),
-};
+const transport = new ProxyTransport({ keepAlive: true, maxSockets: 16 });
 const DEFAULT_TOTAL_MS = 120_000;
 /** A connection-level failure (reset, refused, timeout, truncated body): worth retrying. */
 class NetworkError extends Error {
@@ -8648,13 +10323,22 @@ class BodyTooLargeError extends Error {
 function describeUrl(url) {
     return `${url.origin}${url.pathname}`;
 }
+/** A proxy setting this client cannot use (a SOCKS proxy): not worth retrying. */
+class ProxyConfigError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ProxyConfigError';
+    }
+}
 function send(url, request) {
-    const transport = url.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
-    const agent = url.protocol === 'https:' ? agents.https : agents.http;
+    const proxy = proxyFromEnvironment(url, request.env ?? process.env);
+    if (proxy && !isSupportedProxy(proxy)) {
+        return Promise.reject(new ProxyConfigError(`${proxyVariable(url)} names ${describeProxy(proxy)} with scheme ${proxy.protocol}, which is not supported (only http:// and https:// proxies)`));
+    }
     return new Promise((resolve, reject) => {
         const totalMs = request.totalMs ?? DEFAULT_TOTAL_MS;
         let response;
-        const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, (res) => {
+        const req = transport.request(url, proxy, { method: request.method ?? 'GET', headers: request.headers, signal: request.signal }, (res) => {
             response = res;
             res.once('close', () => clearTimeout(total));
             resolve(res);
@@ -8786,7 +10470,6 @@ async function withRetry(operation, policy, giveUp) {
 // refresh-token POST for identity tokens, nothing when anonymous) and cache it per scope
 // until it expires; on a Basic challenge, send the user and password. Credentials are
 // resolved only when a registry asks for them, so anonymous registries never see them.
-
 
 
 
@@ -8976,6 +10659,75 @@ function sameService(registry, realmHost) {
         return true;
     return DOCKER_HUB.has(registryHost) && realm === 'auth.docker.io';
 }
+const TOKEN = /[!#$%&'*+.^_`|~0-9A-Za-z-]+/y;
+function parseChallenges(header) {
+    const challenges = [];
+    let i = 0;
+    const skip = (chars) => {
+        while (i < header.length && chars.test(header[i] ?? ''))
+            i += 1;
+    };
+    const token = () => {
+        TOKEN.lastIndex = i;
+        const match = TOKEN.exec(header);
+        if (!match)
+            return undefined;
+        i = TOKEN.lastIndex;
+        return match[0];
+    };
+    let current;
+    while (i < header.length) {
+        skip(/[\s,]/);
+        if (i >= header.length)
+            break;
+        const word = token();
+        if (word === undefined) {
+            // an unexpected character: skip the rest of this element rather than give up
+            while (i < header.length && header[i] !== ',')
+                i += 1;
+            continue;
+        }
+        skip(/[ \t]/);
+        if (header[i] === '=' && current) {
+            i += 1;
+            skip(/[ \t]/);
+            let value;
+            if (header[i] === '"') {
+                i += 1;
+                value = '';
+                while (i < header.length && header[i] !== '"') {
+                    if (header[i] === '\\' && i + 1 < header.length)
+                        i += 1;
+                    value += header[i];
+                    i += 1;
+                }
+                i += 1;
+            }
+            else {
+                // lenient: an unquoted value runs to the next comma or space
+                const start = i;
+                while (i < header.length && !/[\s,]/.test(header[i] ?? ''))
+                    i += 1;
+                value = header.slice(start, i);
+            }
+            current.params[word.toLowerCase()] = value;
+            continue;
+        }
+        if (header[i] === '=' && !current) {
+            // token68 or a parameter before any scheme: malformed, skip to the next comma
+            while (i < header.length && header[i] !== ',')
+                i += 1;
+            continue;
+        }
+        current = { scheme: word.toLowerCase(), params: {} };
+        challenges.push(current);
+    }
+    return challenges;
+}
+/** The challenge to answer: Bearer when offered, else Basic, else the first. */
+function preferredChallenge(challenges) {
+    return challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'basic') ?? challenges[0];
+}
 
 ;// CONCATENATED MODULE: ./src/module/oci/cache.ts
 // Remembers pulled modules for a run, so that a module used by several clusters and
@@ -9105,44 +10857,15 @@ class ModuleCache {
     }
 }
 
-;// CONCATENATED MODULE: ./src/module/oci/blob.ts
-// Downloads a blob (a module layer) into memory: the declared size is checked against a
-// limit before the download, the bytes are hashed as they arrive, and the result must
-// match the descriptor's size and sha256 digest exactly.
+;// CONCATENATED MODULE: ./src/module/oci/manifest.ts
+// Fetches and reads manifests: OCI and Docker image manifests, and indexes (OCI index,
+// Docker manifest list) resolved to the manifest for the wanted platform (linux/amd64 by
+// default) or to their only manifest. The digest of a manifest is the sha256 of its
+// bytes as fetched; a manifest fetched by digest must hash to that digest. The media types
+// and annotations of Timoni's artifacts are named here too.
 
 
 
-async function downloadBlob(client, descriptor, maxSize) {
-    const what = `blob ${descriptor.digest}`;
-    if (descriptor.size > maxSize) {
-        throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
-    }
-    return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
-        const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
-        let bytes;
-        try {
-            // One byte more than declared is enough to tell that the blob is not the one described.
-            bytes = await readBody(res, descriptor.size + 1, (chunk) => hash.update(chunk));
-        }
-        catch (error) {
-            if (error instanceof BodyTooLargeError) {
-                throw new OciError('digest-mismatch', client.url, `${what} is larger than the ${descriptor.size} bytes its descriptor says`);
-            }
-            throw error;
-        }
-        if (bytes.length < descriptor.size) {
-            // A body shorter than declared with a clean end: the transfer was cut; try again.
-            throw new NetworkError('ESHORTBODY', `${what}: got ${bytes.length} of ${descriptor.size} bytes`);
-        }
-        const digest = `sha256:${hash.digest('hex')}`;
-        if (digest !== descriptor.digest) {
-            throw new OciError('digest-mismatch', client.url, `${what} failed verification: its content hashes to ${digest}`);
-        }
-        return bytes;
-    });
-}
-
-;// CONCATENATED MODULE: ./src/module/oci/media-types.ts
 // Media types and annotations of OCI artifacts, Docker manifests and Timoni modules
 // (api/v1alpha1/artifact.go in Timoni).
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
@@ -9162,16 +10885,6 @@ const VERSION_ANNOTATION = 'org.opencontainers.image.version';
 /** Held the version in modules pushed by Timoni v0.13 and older. */
 const REVISION_ANNOTATION = 'org.opencontainers.image.revision';
 const USER_AGENT = 'timoni-fleet/v1';
-
-;// CONCATENATED MODULE: ./src/module/oci/manifest.ts
-// Fetches and reads manifests: OCI and Docker image manifests, and indexes (OCI index,
-// Docker manifest list) resolved to the manifest for the wanted platform (linux/amd64 by
-// default) or to their only manifest. The digest of a manifest is the sha256 of its
-// bytes as fetched; a manifest fetched by digest must hash to that digest.
-
-
-
-
 const defaultPlatform = { os: 'linux', architecture: 'amd64' };
 const MAX_MANIFEST_SIZE = 4 * 1024 * 1024;
 const manifest_DIGEST = /^sha256:[a-f0-9]{64}$/;
@@ -9412,7 +11125,7 @@ function isRedirect(status) {
     return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
 
-;// CONCATENATED MODULE: ./src/module/tar/tar-reader.ts
+;// CONCATENATED MODULE: ./src/module/tar/reader.ts
 // Reads the entries of an uncompressed tar archive held in memory: POSIX ustar headers
 // (with the 155-byte name prefix), PAX extended headers (`path`, `linkpath`, `size`) and
 // GNU long names (`L`/`K`), which is what Go's archive/tar writes for Timoni modules.
@@ -9613,33 +11326,6 @@ function* readTar(archive, limits = {}) {
         throw new TarFormatError('tar archive ends after an extended header');
 }
 
-;// CONCATENATED MODULE: ./src/module/tar/tar-path.ts
-// Turns a tar entry name into a safe path relative to the extraction folder, or says why
-// it is unsafe: absolute paths, `..` segments, backslashes, drive letters and NUL bytes
-// are refused (a "zip slip" would write outside the folder).
-/**
- * `./a//b/` becomes `a/b`; the archive root (`.` or `./`) becomes the empty string.
- */
-function safeEntryPath(name) {
-    if (name.includes('\0'))
-        return { ok: false, reason: 'contains a NUL byte' };
-    if (name.includes('\\'))
-        return { ok: false, reason: 'contains a backslash' };
-    if (name.startsWith('/'))
-        return { ok: false, reason: 'is an absolute path' };
-    if (/^[A-Za-z]:/.test(name))
-        return { ok: false, reason: 'starts with a drive letter' };
-    const segments = [];
-    for (const segment of name.split('/')) {
-        if (segment === '' || segment === '.')
-            continue;
-        if (segment === '..')
-            return { ok: false, reason: 'contains a ".." segment' };
-        segments.push(segment);
-    }
-    return { ok: true, path: segments.join('/') };
-}
-
 ;// CONCATENATED MODULE: ./src/module/tar/extract.ts
 // Extracts a gzip-compressed tar archive (a Timoni content layer) into a folder, within
 // limits: only regular files and directories are written; absolute paths, `..`, links,
@@ -9647,7 +11333,6 @@ function safeEntryPath(name) {
 // size, or that hold too many entries. Limits are checked against the declared sizes
 // before anything is written, and the gzip stream is never inflated past what the
 // limits allow.
-
 
 
 
@@ -9747,6 +11432,28 @@ function gunzipWithin(gz, limits) {
         });
         gunzip.end(gz);
     });
+}
+/**
+ * `./a//b/` becomes `a/b`; the archive root (`.` or `./`) becomes the empty string.
+ */
+function safeEntryPath(name) {
+    if (name.includes('\0'))
+        return { ok: false, reason: 'contains a NUL byte' };
+    if (name.includes('\\'))
+        return { ok: false, reason: 'contains a backslash' };
+    if (name.startsWith('/'))
+        return { ok: false, reason: 'is an absolute path' };
+    if (/^[A-Za-z]:/.test(name))
+        return { ok: false, reason: 'starts with a drive letter' };
+    const segments = [];
+    for (const segment of name.split('/')) {
+        if (segment === '' || segment === '.')
+            continue;
+        if (segment === '..')
+            return { ok: false, reason: 'contains a ".." segment' };
+        segments.push(segment);
+    }
+    return { ok: true, path: segments.join('/') };
 }
 function checkEntry(entry) {
     const safe = safeEntryPath(entry.name);
@@ -9862,6 +11569,38 @@ function contentLayers(layers) {
     const vendor = content.filter((layer) => layer.annotations[CONTENT_TYPE_ANNOTATION] === CONTENT_TYPE_VENDOR);
     return [...vendor, ...content.filter((layer) => !vendor.includes(layer))];
 }
+// Downloads a blob (a module layer) into memory: the declared size is checked against a
+// limit before the download, the bytes are hashed as they arrive, and the result must
+// match the descriptor's size and sha256 digest exactly.
+async function downloadBlob(client, descriptor, maxSize) {
+    const what = `blob ${descriptor.digest}`;
+    if (descriptor.size > maxSize) {
+        throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
+    }
+    return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
+        const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
+        let bytes;
+        try {
+            // One byte more than declared is enough to tell that the blob is not the one described.
+            bytes = await readBody(res, descriptor.size + 1, (chunk) => hash.update(chunk));
+        }
+        catch (error) {
+            if (error instanceof BodyTooLargeError) {
+                throw new OciError('digest-mismatch', client.url, `${what} is larger than the ${descriptor.size} bytes its descriptor says`);
+            }
+            throw error;
+        }
+        if (bytes.length < descriptor.size) {
+            // A body shorter than declared with a clean end: the transfer was cut; try again.
+            throw new NetworkError('ESHORTBODY', `${what}: got ${bytes.length} of ${descriptor.size} bytes`);
+        }
+        const digest = `sha256:${hash.digest('hex')}`;
+        if (digest !== descriptor.digest) {
+            throw new OciError('digest-mismatch', client.url, `${what} failed verification: its content hashes to ${digest}`);
+        }
+        return bytes;
+    });
+}
 /** A client for one run: it keeps registry sessions (tokens) and the module cache. */
 class ModuleClient {
     cache;
@@ -9974,11 +11713,112 @@ function pullModule(url, version, digest, options = {}) {
 
 
 
-;// CONCATENATED MODULE: ./src/module/module-resolver.ts
+;// CONCATENATED MODULE: ./src/module/source.ts
+// Where a module comes from, read into memory once per run: `oci://` modules are pulled
+// (the OCI client caches by digest), `file://` modules are read from disk. Every cluster and
+// instance that uses the same module, version and digest shares one ModuleSource; only the
+// values change between builds.
 
 
 
 
+
+const DEVEL_VERSION = '0.0.0-devel';
+const LOCAL_DIGEST = 'unknown';
+// Reads a module folder into memory for the CUE engine: every file under it except
+// version-control folders, text as strings and the rest as bytes (CUE may embed them).
+const SKIPPED_FOLDERS = new Set(['.git', '.hg', '.svn', 'node_modules']);
+/** A module is source code; anything larger is most likely a mistake. */
+const MODULE_FILE_LIMIT_BYTES = 32 * 1024 * 1024;
+class ModuleFilesError extends Error {
+}
+function isText(data) {
+    return !data.subarray(0, 8000).includes(0);
+}
+/**
+ * Every file of the module folder (what CUE may load or `@embed`), each checked to resolve,
+ * after symlinks, inside the boundary (by default the module folder itself).
+ */
+function readModuleFiles(root, boundary = new FileBoundary([root])) {
+    const files = {};
+    let total = 0;
+    try {
+        walkInside(root, boundary, (path, real) => {
+            total += (0,external_node_fs_namespaceObject.statSync)(real).size;
+            if (total > MODULE_FILE_LIMIT_BYTES) {
+                throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
+            }
+            const data = (0,external_node_fs_namespaceObject.readFileSync)(real);
+            const key = (0,external_node_path_namespaceObject.relative)(root, path).split('\\').join('/');
+            files[key] = isText(data) ? data.toString('utf8') : new Uint8Array(data);
+        }, (name) => SKIPPED_FOLDERS.has(name));
+    }
+    catch (error) {
+        if (error instanceof ModuleFilesError)
+            throw error;
+        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return files;
+}
+/** The module name declared in cue.mod/module.cue (`module: "example.com/app"`). */
+function moduleNameOf(engine, files) {
+    const text = files['cue.mod/module.cue'];
+    if (typeof text !== 'string')
+        return undefined;
+    const value = engine.compile(text, { filename: 'cue.mod/module.cue' });
+    const name = value.lookup('module');
+    try {
+        return name.exists() && name.kind() === 'string' ? name.toJSON() : undefined;
+    }
+    finally {
+        name.free();
+        value.free();
+    }
+}
+// `file://` modules: a folder on disk, relative URLs resolved against the working
+// directory (the bundle layer has already made them relative to the declaring file).
+// Like Timoni, the folder must hold cue.mod/module.cue, timoni.cue and values.cue; the
+// version is 0.0.0-devel and the digest is unknown.
+const LOCAL_PREFIX = 'file://';
+const REQUIRED_FILES = ['cue.mod/module.cue', 'timoni.cue', 'values.cue'];
+class LocalModuleError extends Error {
+    constructor(url, reason) {
+        super(`module ${url}: ${reason}`);
+        this.name = 'LocalModuleError';
+    }
+}
+/**
+ * Reads a local module. Its folder must resolve inside the boundary (by default the working
+ * directory): a bundle may not point `file://` at `/etc` or `../../..`.
+ */
+function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
+    const path = url.slice(LOCAL_PREFIX.length);
+    const root = (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(cwd, path);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(root))
+        throw new LocalModuleError(url, `no module folder at ${root}`);
+    const realRoot = (0,external_node_fs_namespaceObject.realpathSync)(root);
+    if (!boundary.contains(realRoot)) {
+        const where = realRoot === (0,external_node_path_namespaceObject.resolve)(root) ? root : `${root} (which points to ${realRoot})`;
+        throw new LocalModuleError(url, `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`);
+    }
+    if (!(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+        throw new LocalModuleError(url, `no module folder at ${root}`);
+    for (const required of REQUIRED_FILES) {
+        if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
+            throw new LocalModuleError(url, `required file not found: ${(0,external_node_path_namespaceObject.join)(root, required)}`);
+    }
+    let files;
+    try {
+        files = readModuleFiles(root, boundary);
+    }
+    catch (error) {
+        throw new LocalModuleError(url, error instanceof Error ? error.message.replace(`module at ${root}: `, '') : String(error));
+    }
+    const name = moduleNameOf(engine, files);
+    if (!name)
+        throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
+    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.' };
+}
 class ModuleResolver {
     engine;
     cwd;
@@ -10020,6 +11860,302 @@ class ModuleResolver {
             annotations: { ...pulled.annotations },
         };
     }
+}
+
+;// CONCATENATED MODULE: ./src/action/runner.ts
+// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
+// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
+// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
+// rules. Written here rather than taken from @actions/core (see README.md).
+
+
+// Inputs.
+class InputError extends Error {
+    input;
+    constructor(input, message) {
+        super(`input "${input}": ${message}`);
+        this.input = input;
+        this.name = 'InputError';
+    }
+}
+/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
+function inputVariableName(name) {
+    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+function getInput(env, name, options = {}) {
+    const value = (env[inputVariableName(name)] ?? '').trim();
+    if (options.required && value === '')
+        throw new InputError(name, 'is required and was not given');
+    return value;
+}
+/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
+function getBooleanInput(env, name, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(name, `must be true or false, not "${value}"`);
+}
+/** A list given one item per line or separated by commas; empty items dropped. */
+function getListInput(env, name) {
+    return getInput(env, name)
+        .split(/[\n,]/)
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+}
+function getChoiceInput(env, name, choices, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (!choices.includes(value))
+        throw new InputError(name, `must be one of ${choices.join(', ')}, not "${value}"`);
+    return value;
+}
+// File commands. Outputs use the heredoc form with a random delimiter, so any value,
+// multi-line JSON included, arrives intact.
+class FileCommandError extends Error {
+}
+function setOutput(env, name, value) {
+    const file = env.GITHUB_OUTPUT;
+    if (!file)
+        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
+    const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
+    if (name.includes(delimiter) || value.includes(delimiter))
+        throw new FileCommandError(`output "${name}" contains its delimiter`);
+    (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
+}
+function appendStepSummary(env, markdown) {
+    const file = env.GITHUB_STEP_SUMMARY;
+    if (!file)
+        return false;
+    (0,external_node_fs_namespaceObject.appendFileSync)(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
+    return true;
+}
+function escapeData(text) {
+    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+function escapeProperty(text) {
+    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+function formatAnnotation(annotation) {
+    const properties = [];
+    if (annotation.file)
+        properties.push(`file=${escapeProperty(annotation.file)}`);
+    if (annotation.line !== undefined)
+        properties.push(`line=${annotation.line}`);
+    if (annotation.column !== undefined)
+        properties.push(`col=${annotation.column}`);
+    if (annotation.title)
+        properties.push(`title=${escapeProperty(annotation.title)}`);
+    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
+    return `::${head}::${escapeData(annotation.message)}\n`;
+}
+/**
+ * Plain text made safe to print as log lines: the runner reads every line that starts with
+ * `::` (after leading whitespace) as a workflow command, and `##[` anywhere as a command of
+ * the older form. A cluster or object name that the pull request's author chose could
+ * otherwise print `::stop-commands::`, after which every later `::add-mask::` is shown
+ * verbatim, or forge `::error` annotations. A zero-width space between the two characters
+ * keeps the text readable and makes it plain text for the runner. Every line break the
+ * runner splits on (\r\n, \n, \r) starts a new line that is checked the same way.
+ */
+function escapeLogText(text) {
+    return text
+        .split(/\r\n|\n|\r/)
+        .map((line) => line.replace(/^(\s*):/, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+        .join('\n');
+}
+function formatMask(secret) {
+    return `::add-mask::${escapeData(secret)}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/action/annotations.ts
+// Errors become annotations: each CUE diagnostic on its file and line (the user's file
+// first), other errors as one plain error annotation.
+
+
+
+function hasDiagnostics(error) {
+    return typeof error === 'object' && error !== null && Array.isArray(error.diagnostics) && error.diagnostics.length > 0;
+}
+function diagnosticsOf(error) {
+    if (error instanceof CueFilesError || error instanceof CueError)
+        return error.diagnostics;
+    // Other errors that carry CUE diagnostics (a module build, say).
+    if (hasDiagnostics(error))
+        return error.diagnostics;
+    if (error instanceof Error && error.cause !== undefined && error.cause !== error)
+        return diagnosticsOf(error.cause);
+    return [];
+}
+function errorAnnotations(error, title) {
+    const diagnostics = diagnosticsOf(error);
+    if (diagnostics.length === 0) {
+        const message = error instanceof Error ? error.message : String(error);
+        return formatAnnotation({ level: 'error', message, ...(title ? { title } : {}) });
+    }
+    return diagnostics
+        .map((diagnostic) => {
+        const position = diagnostic.positions[0];
+        return formatAnnotation({
+            level: 'error',
+            title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
+            message: diagnostic.message,
+            ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
+        });
+    })
+        .join('');
+}
+
+;// CONCATENATED MODULE: ./src/duration.ts
+// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
+// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
+// `12.3 s`, `2 min 05 s`).
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+function parseDuration(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return undefined;
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+    let total = 0;
+    let consumed = 0;
+    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+        total += Number(match[1]) * UNITS[match[2]];
+        consumed = part.lastIndex;
+    }
+    return consumed === trimmed.length && consumed > 0 ? total : undefined;
+}
+function formatDuration(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)} ms`;
+    const seconds = milliseconds / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const whole = Math.round(seconds);
+    const minutes = Math.floor(whole / 60);
+    if (minutes < 60)
+        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+;// CONCATENATED MODULE: ./src/action/config.ts
+// The action's inputs, read and checked once: what to evaluate, where the clusters are,
+// and how to diff or apply. Secret inputs (registry credentials, the token) are
+// registered for masking before anything else reads them; kubeconfig credentials are
+// registered by the kubeconfig loader.
+
+
+
+/**
+ * The kubeconfigs given in the `kubeconfig` input: YAML (several documents merge), or one
+ * or more base64-encoded kubeconfigs separated by whitespace.
+ */
+function kubeconfigInputs(env) {
+    const raw = getInput(env, 'kubeconfig');
+    if (raw === '')
+        return [];
+    if (/^[A-Za-z0-9+/=\s]+$/.test(raw))
+        return raw.split(/\s+/).filter(Boolean);
+    return [raw];
+}
+const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
+/**
+ * `registry-creds`: one `host=user:password` (or `host=token`) entry per line. Credentials
+ * are bound to the registry host they name: a pull request that points a module at another
+ * registry never gets them. Every value is registered for masking before it is checked, and
+ * errors name the entry by its position, never by its text.
+ */
+function registryCredentials(text, mask) {
+    const entries = {};
+    const lines = text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean);
+    lines.forEach((line, index) => {
+        mask(line);
+        const match = HOST_ENTRY.exec(line);
+        if (!match || match[2] === '') {
+            throw new InputError('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
+        }
+        const [, host = '', credential = ''] = match;
+        mask(credential);
+        const colon = credential.indexOf(':');
+        if (colon >= 0)
+            mask(credential.slice(colon + 1));
+        entries[host.toLowerCase()] = credential;
+    });
+    return entries;
+}
+function readActionConfig(env, mask) {
+    // The credentials inside the kubeconfigs are registered when they are loaded; masking the
+    // whole text would hide every structural line (`apiVersion: v1`) in every report.
+    const kubeconfigs = kubeconfigInputs(env);
+    const githubToken = getInput(env, 'github-token');
+    if (githubToken)
+        mask(githubToken);
+    const registryCreds = registryCredentials(getInput(env, 'registry-creds'), mask);
+    const bundleFiles = getListInput(env, 'bundle');
+    if (bundleFiles.length === 0)
+        throw new InputError('bundle', 'is required: name one or more bundle files');
+    const timeoutText = getInput(env, 'timeout') || '5m';
+    const timeoutMs = parseDuration(timeoutText);
+    if (timeoutMs === undefined)
+        throw new InputError('timeout', `must be a duration such as 5m or 90s, not "${timeoutText}"`);
+    const deadlineText = getInput(env, 'deadline') || '60m';
+    const deadlineMs = parseDuration(deadlineText);
+    if (deadlineMs === undefined || deadlineMs <= 0)
+        throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
+    const memoryText = getInput(env, 'cue-memory-limit') || '2048';
+    const cueMemoryLimitMiB = Number(memoryText);
+    if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
+        throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not "${memoryText}"`);
+    }
+    let runtimeEnv;
+    try {
+        runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
+    }
+    catch (error) {
+        throw new InputError('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
+    }
+    const concurrencyText = getInput(env, 'concurrency') || '4';
+    const concurrency = Number(concurrencyText);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+        throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
+    return {
+        bundleFiles,
+        runtimeFiles: getListInput(env, 'runtime'),
+        kubeconfigs,
+        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'], 'auto'),
+        runtimeGroup: getInput(env, 'runtime-group') || '*',
+        runtimeCluster: getInput(env, 'runtime-cluster') || '*',
+        runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
+        runtimeEnv,
+        secretQueriesOnPullRequest: getBooleanInput(env, 'secret-queries-on-pull-request', false),
+        applyRefs: getListInput(env, 'apply-refs'),
+        trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
+        useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
+        deadlineMs,
+        cueMemoryLimitMiB,
+        githubToken,
+        comment: getBooleanInput(env, 'comment', true),
+        commentAuthor: getInput(env, 'comment-author'),
+        wait: getBooleanInput(env, 'wait', true),
+        timeoutMs,
+        prune: getBooleanInput(env, 'prune', true),
+        pruneRemovedInstances: getBooleanInput(env, 'prune-removed-instances', true),
+        force: getBooleanInput(env, 'force', false),
+        overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
+        registryCreds,
+        concurrency,
+        workingDirectory: getInput(env, 'working-directory') || '.',
+    };
 }
 
 ;// CONCATENATED MODULE: external "node:worker_threads"
@@ -10065,19 +12201,2873 @@ function startDeadlineWatchdog(deadlineMs, describe, graceMs = watchdogGraceMs(d
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/rest-client.ts
-// A small client for GitHub's REST API (GITHUB_API_URL): JSON requests with the token,
-// pagination through Link headers, GitHub's error bodies turned into errors that say
-// what failed, bounded waits on secondary rate limits, and a time limit on every request
-// (a GitHub that never answers must not stall the step): a request that times out or meets
-// a 502/503/504 is tried again, at most three times in all, never past the run's deadline.
+;// CONCATENATED MODULE: ./src/action/log.ts
+
+class ActionLog {
+    write;
+    redact;
+    constructor(write, redact) {
+        this.write = write;
+        this.redact = redact;
+    }
+    line(text) {
+        this.write(`${escapeLogText(this.redact(text))}\n`);
+    }
+    /** An annotation (error, warning, notice): message and title escaped as command data. */
+    annotate(annotation) {
+        const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
+        this.write(formatAnnotation(redacted));
+    }
+    startGroup(title) {
+        this.write(`::group::${escapeData(this.redact(title))}\n`);
+    }
+    endGroup() {
+        this.write('::endgroup::\n');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/plan.ts
+
+const MODES = ['auto', 'diff', 'apply'];
+/** A ref matches an `apply-refs` entry exactly, or as a glob where * matches any text. */
+function refAllowed(ref, patterns) {
+    return patterns.some((pattern) => {
+        const full = pattern.startsWith('refs/') ? pattern : `refs/heads/${pattern}`;
+        const regex = new RegExp(`^${full.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+        return regex.test(ref);
+    });
+}
+/**
+ * Applying is only for the default branch (what was reviewed and merged), or for refs the
+ * workflow allows with `apply-refs`: a dispatch started on an unmerged branch must not
+ * roll it out.
+ */
+function checkApplyRef(context, inputs, how) {
+    const repository = context.payload.repository;
+    const defaultBranch = repository?.default_branch;
+    if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`)
+        return;
+    if (refAllowed(context.ref, inputs.applyRefs ?? []))
+        return;
+    const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
+    throw new InputError('mode', `${how} applies only from ${branch}, not from ${context.ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
+}
+const isAll = (value) => value === '' || value === '*';
+function planRun(context, inputs) {
+    const pull = context.payload.pull_request;
+    const action = String(context.payload.action ?? '');
+    const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
+    if (context.eventName === 'pull_request_target' && !inputs.trustedCheckout) {
+        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
+    }
+    if (context.eventName === 'workflow_dispatch') {
+        const eventInputs = (context.payload.inputs ?? {});
+        const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
+        const eventMode = text('mode');
+        if (eventMode !== '' && !MODES.includes(eventMode)) {
+            throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
+        }
+        const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
+        if (mode === 'apply')
+            checkApplyRef(context, inputs, 'workflow_dispatch');
+        return {
+            mode,
+            sha: context.sha,
+            clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
+            cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
+            reason: `workflow_dispatch (${mode})`,
+        };
+    }
+    if (inputs.mode === 'apply') {
+        if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+            if (!(action === 'closed' && pull?.merged === true)) {
+                throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
+            }
+        }
+        else {
+            checkApplyRef(context, inputs, `mode: apply on ${context.eventName || 'this event'}`);
+        }
+    }
+    if (inputs.mode !== 'auto') {
+        return { mode: inputs.mode, pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `mode: ${inputs.mode}` };
+    }
+    if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+        if (['opened', 'synchronize', 'reopened'].includes(action)) {
+            return { mode: 'diff', pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `pull request ${action}` };
+        }
+        if (action === 'closed' && pull?.merged === true) {
+            return { mode: 'apply', pullRequest: pull.number, sha: pull.merge_commit_sha ?? context.sha, ...selection, reason: 'pull request merged' };
+        }
+        return { mode: 'skip', reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}` };
+    }
+    if (context.eventName === 'push') {
+        const repository = context.payload.repository;
+        const defaultBranch = repository?.default_branch;
+        if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`) {
+            return { mode: 'apply', sha: context.sha, ...selection, reason: `push to ${defaultBranch}` };
+        }
+        return { mode: 'skip', reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}` };
+    }
+    return { mode: 'skip', reason: `event ${context.eventName || '(none)'} has no default mode; set the "mode" input` };
+}
+
+;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
+function getUserAgent() {
+  if (typeof navigator === "object" && "userAgent" in navigator) {
+    return navigator.userAgent;
+  }
+
+  if (typeof process === "object" && process.version !== undefined) {
+    return `Node.js/${process.version.substr(1)} (${process.platform}; ${
+      process.arch
+    })`;
+  }
+
+  return "<environment undetectable>";
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
+// @ts-check
+
+function register(state, name, method, options) {
+  if (typeof method !== "function") {
+    throw new Error("method for before hook must be a function");
+  }
+
+  if (!options) {
+    options = {};
+  }
+
+  if (Array.isArray(name)) {
+    return name.reverse().reduce((callback, name) => {
+      return register.bind(null, state, name, callback, options);
+    }, method)();
+  }
+
+  return Promise.resolve().then(() => {
+    if (!state.registry[name]) {
+      return method(options);
+    }
+
+    return state.registry[name].reduce((method, registered) => {
+      return registered.hook.bind(null, method, options);
+    }, method)();
+  });
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
+// @ts-check
+
+function addHook(state, kind, name, hook) {
+  const orig = hook;
+  if (!state.registry[name]) {
+    state.registry[name] = [];
+  }
+
+  if (kind === "before") {
+    hook = (method, options) => {
+      return Promise.resolve()
+        .then(orig.bind(null, options))
+        .then(method.bind(null, options));
+    };
+  }
+
+  if (kind === "after") {
+    hook = (method, options) => {
+      let result;
+      return Promise.resolve()
+        .then(method.bind(null, options))
+        .then((result_) => {
+          result = result_;
+          return orig(result, options);
+        })
+        .then(() => {
+          return result;
+        });
+    };
+  }
+
+  if (kind === "error") {
+    hook = (method, options) => {
+      return Promise.resolve()
+        .then(method.bind(null, options))
+        .catch((error) => {
+          return orig(error, options);
+        });
+    };
+  }
+
+  state.registry[name].push({
+    hook: hook,
+    orig: orig,
+  });
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
+// @ts-check
+
+function removeHook(state, name, method) {
+  if (!state.registry[name]) {
+    return;
+  }
+
+  const index = state.registry[name]
+    .map((registered) => {
+      return registered.orig;
+    })
+    .indexOf(method);
+
+  if (index === -1) {
+    return;
+  }
+
+  state.registry[name].splice(index, 1);
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
+// @ts-check
+
+
+
+
+
+// bind with array of arguments: https://stackoverflow.com/a/21792913
+const bind = Function.bind;
+const bindable = bind.bind(bind);
+
+function bindApi(hook, state, name) {
+  const removeHookRef = bindable(removeHook, null).apply(
+    null,
+    name ? [state, name] : [state]
+  );
+  hook.api = { remove: removeHookRef };
+  hook.remove = removeHookRef;
+  ["before", "error", "after", "wrap"].forEach((kind) => {
+    const args = name ? [state, kind, name] : [state, kind];
+    hook[kind] = hook.api[kind] = bindable(addHook, null).apply(null, args);
+  });
+}
+
+function Singular() {
+  const singularHookName = Symbol("Singular");
+  const singularHookState = {
+    registry: {},
+  };
+  const singularHook = register.bind(null, singularHookState, singularHookName);
+  bindApi(singularHook, singularHookState, singularHookName);
+  return singularHook;
+}
+
+function Collection() {
+  const state = {
+    registry: {},
+  };
+
+  const hook = register.bind(null, state);
+  bindApi(hook, state);
+
+  return hook;
+}
+
+/* harmony default export */ const before_after_hook = ({ Singular, Collection });
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
+// pkg/dist-src/defaults.js
+
+
+// pkg/dist-src/version.js
+var VERSION = "0.0.0-development";
+
+// pkg/dist-src/defaults.js
+var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
+var DEFAULTS = {
+  method: "GET",
+  baseUrl: "https://api.github.com",
+  headers: {
+    accept: "application/vnd.github.v3+json",
+    "user-agent": userAgent
+  },
+  mediaType: {
+    format: ""
+  }
+};
+
+// pkg/dist-src/util/lowercase-keys.js
+function lowercaseKeys(object) {
+  if (!object) {
+    return {};
+  }
+  return Object.keys(object).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object[key];
+    return newObj;
+  }, {});
+}
+
+// pkg/dist-src/util/is-plain-object.js
+function isPlainObject(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+
+// pkg/dist-src/util/merge-deep.js
+function mergeDeep(defaults, options) {
+  const result = Object.assign({}, defaults);
+  Object.keys(options).forEach((key) => {
+    if (isPlainObject(options[key])) {
+      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
+      else result[key] = mergeDeep(defaults[key], options[key]);
+    } else {
+      Object.assign(result, { [key]: options[key] });
+    }
+  });
+  return result;
+}
+
+// pkg/dist-src/util/remove-undefined-properties.js
+function removeUndefinedProperties(obj) {
+  for (const key in obj) {
+    if (obj[key] === void 0) {
+      delete obj[key];
+    }
+  }
+  return obj;
+}
+
+// pkg/dist-src/merge.js
+function merge(defaults, route, options) {
+  if (typeof route === "string") {
+    let [method, url] = route.split(" ");
+    options = Object.assign(url ? { method, url } : { url: method }, options);
+  } else {
+    options = Object.assign({}, route);
+  }
+  options.headers = lowercaseKeys(options.headers);
+  removeUndefinedProperties(options);
+  removeUndefinedProperties(options.headers);
+  const mergedOptions = mergeDeep(defaults || {}, options);
+  if (options.url === "/graphql") {
+    if (defaults && defaults.mediaType.previews?.length) {
+      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
+        (preview) => !mergedOptions.mediaType.previews.includes(preview)
+      ).concat(mergedOptions.mediaType.previews);
+    }
+    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
+  }
+  return mergedOptions;
+}
+
+// pkg/dist-src/util/add-query-parameters.js
+function addQueryParameters(url, parameters) {
+  const separator = /\?/.test(url) ? "&" : "?";
+  const names = Object.keys(parameters);
+  if (names.length === 0) {
+    return url;
+  }
+  return url + separator + names.map((name) => {
+    if (name === "q") {
+      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
+    }
+    return `${name}=${encodeURIComponent(parameters[name])}`;
+  }).join("&");
+}
+
+// pkg/dist-src/util/extract-url-variable-names.js
+var urlVariableRegex = /\{[^{}}]+\}/g;
+function removeNonChars(variableName) {
+  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
+}
+function extractUrlVariableNames(url) {
+  const matches = url.match(urlVariableRegex);
+  if (!matches) {
+    return [];
+  }
+  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
+}
+
+// pkg/dist-src/util/omit.js
+function omit(object, keysToOmit) {
+  const result = { __proto__: null };
+  for (const key of Object.keys(object)) {
+    if (keysToOmit.indexOf(key) === -1) {
+      result[key] = object[key];
+    }
+  }
+  return result;
+}
+
+// pkg/dist-src/util/url-template.js
+function encodeReserved(str) {
+  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+    if (!/%[0-9A-Fa-f]/.test(part)) {
+      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
+    }
+    return part;
+  }).join("");
+}
+function encodeUnreserved(str) {
+  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
+    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+  });
+}
+function encodeValue(operator, value, key) {
+  value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
+  if (key) {
+    return encodeUnreserved(key) + "=" + value;
+  } else {
+    return value;
+  }
+}
+function isDefined(value) {
+  return value !== void 0 && value !== null;
+}
+function isKeyOperator(operator) {
+  return operator === ";" || operator === "&" || operator === "?";
+}
+function getValues(context, operator, key, modifier) {
+  var value = context[key], result = [];
+  if (isDefined(value) && value !== "") {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
+      value = value.toString();
+      if (modifier && modifier !== "*") {
+        value = value.substring(0, parseInt(modifier, 10));
+      }
+      result.push(
+        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
+      );
+    } else {
+      if (modifier === "*") {
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            result.push(
+              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+            );
+          });
+        } else {
+          Object.keys(value).forEach(function(k) {
+            if (isDefined(value[k])) {
+              result.push(encodeValue(operator, value[k], k));
+            }
+          });
+        }
+      } else {
+        const tmp = [];
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            tmp.push(encodeValue(operator, value2));
+          });
+        } else {
+          Object.keys(value).forEach(function(k) {
+            if (isDefined(value[k])) {
+              tmp.push(encodeUnreserved(k));
+              tmp.push(encodeValue(operator, value[k].toString()));
+            }
+          });
+        }
+        if (isKeyOperator(operator)) {
+          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+        } else if (tmp.length !== 0) {
+          result.push(tmp.join(","));
+        }
+      }
+    }
+  } else {
+    if (operator === ";") {
+      if (isDefined(value)) {
+        result.push(encodeUnreserved(key));
+      }
+    } else if (value === "" && (operator === "&" || operator === "?")) {
+      result.push(encodeUnreserved(key) + "=");
+    } else if (value === "") {
+      result.push("");
+    }
+  }
+  return result;
+}
+function parseUrl(template) {
+  return {
+    expand: expand.bind(null, template)
+  };
+}
+function expand(template, context) {
+  var operators = ["+", "#", ".", "/", ";", "?", "&"];
+  template = template.replace(
+    /\{([^\{\}]+)\}|([^\{\}]+)/g,
+    function(_, expression, literal) {
+      if (expression) {
+        let operator = "";
+        const values = [];
+        if (operators.indexOf(expression.charAt(0)) !== -1) {
+          operator = expression.charAt(0);
+          expression = expression.substr(1);
+        }
+        expression.split(/,/g).forEach(function(variable) {
+          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+        });
+        if (operator && operator !== "+") {
+          var separator = ",";
+          if (operator === "?") {
+            separator = "&";
+          } else if (operator !== "#") {
+            separator = operator;
+          }
+          return (values.length !== 0 ? operator : "") + values.join(separator);
+        } else {
+          return values.join(",");
+        }
+      } else {
+        return encodeReserved(literal);
+      }
+    }
+  );
+  if (template === "/") {
+    return template;
+  } else {
+    return template.replace(/\/$/, "");
+  }
+}
+
+// pkg/dist-src/parse.js
+function parse(options) {
+  let method = options.method.toUpperCase();
+  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
+  let headers = Object.assign({}, options.headers);
+  let body;
+  let parameters = omit(options, [
+    "method",
+    "baseUrl",
+    "url",
+    "headers",
+    "request",
+    "mediaType"
+  ]);
+  const urlVariableNames = extractUrlVariableNames(url);
+  url = parseUrl(url).expand(parameters);
+  if (!/^http/.test(url)) {
+    url = options.baseUrl + url;
+  }
+  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
+  const remainingParameters = omit(parameters, omittedParameters);
+  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
+  if (!isBinaryRequest) {
+    if (options.mediaType.format) {
+      headers.accept = headers.accept.split(/,/).map(
+        (format) => format.replace(
+          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
+          `application/vnd$1$2.${options.mediaType.format}`
+        )
+      ).join(",");
+    }
+    if (url.endsWith("/graphql")) {
+      if (options.mediaType.previews?.length) {
+        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
+        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
+          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
+          return `application/vnd.github.${preview}-preview${format}`;
+        }).join(",");
+      }
+    }
+  }
+  if (["GET", "HEAD"].includes(method)) {
+    url = addQueryParameters(url, remainingParameters);
+  } else {
+    if ("data" in remainingParameters) {
+      body = remainingParameters.data;
+    } else {
+      if (Object.keys(remainingParameters).length) {
+        body = remainingParameters;
+      }
+    }
+  }
+  if (!headers["content-type"] && typeof body !== "undefined") {
+    headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
+    body = "";
+  }
+  return Object.assign(
+    { method, url, headers },
+    typeof body !== "undefined" ? { body } : null,
+    options.request ? { request: options.request } : null
+  );
+}
+
+// pkg/dist-src/endpoint-with-defaults.js
+function endpointWithDefaults(defaults, route, options) {
+  return parse(merge(defaults, route, options));
+}
+
+// pkg/dist-src/with-defaults.js
+function withDefaults(oldDefaults, newDefaults) {
+  const DEFAULTS2 = merge(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
+  return Object.assign(endpoint2, {
+    DEFAULTS: DEFAULTS2,
+    defaults: withDefaults.bind(null, DEFAULTS2),
+    merge: merge.bind(null, DEFAULTS2),
+    parse
+  });
+}
+
+// pkg/dist-src/index.js
+var endpoint = withDefaults(null, DEFAULTS);
+
+
+;// CONCATENATED MODULE: ./node_modules/content-type/dist/index.js
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+const LOWER_CASE = 1;
+const OWS = 2;
+const SEMI_FLAG = 4;
+const COMMA_FLAG = 8;
+const TOKEN_FLAG = 16;
+const NON_ASCII = 0xff00;
+const CASE_FLAGS = LOWER_CASE | NON_ASCII;
+/**
+ * Character flags used to normalize HTTP field values while scanning.
+ * Out-of-range reads intentionally coerce to zero in bitwise expressions.
+ */
+const CHAR_MAP = new Uint8Array(0x100);
+CHAR_MAP[HTAB] |= OWS;
+CHAR_MAP[SP] |= OWS;
+CHAR_MAP[SEMI] |= SEMI_FLAG;
+CHAR_MAP[COMMA] |= COMMA_FLAG;
+for (let code = 0x80 /* non-ASCII */; code <= 0xff; code++) {
+    CHAR_MAP[code] |= LOWER_CASE;
+}
+for (const char of "!#$%&'*+-.^_`|~") {
+    CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
+}
+for (let code = 0x30 /* 0 */; code <= 0x39 /* 9 */; code++) {
+    CHAR_MAP[code] |= TOKEN_FLAG;
+}
+for (let code = 0x41 /* A */; code <= 0x5a /* Z */; code++) {
+    CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
+}
+for (let code = 0x61 /* a */; code <= 0x7a /* z */; code++) {
+    CHAR_MAP[code] |= TOKEN_FLAG;
+}
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Validate a type string against RFC 9110.
+ */
+function isTypeValid(type, start = 0, end = type.length) {
+    let hasSlash = false;
+    for (let index = start; index < end; index++) {
+        const code = type.charCodeAt(index);
+        if (code === 47 /* / */) {
+            if (hasSlash || index === start || index >= end - 1)
+                return false;
+            hasSlash = true;
+        }
+        else if (!isTokenCode(code)) {
+            return false;
+        }
+    }
+    return hasSlash;
+}
+/**
+ * Validate a token against RFC 9110.
+ */
+function isTokenValid(token, start = 0, end = token.length) {
+    if (start >= end)
+        return false;
+    for (let index = start; index < end; index++) {
+        if (!isTokenCode(token.charCodeAt(index)))
+            return false;
+    }
+    return true;
+}
+/**
+ * Check whether a character code belongs to the token production in RFC 9110.
+ */
+function isTokenCode(code) {
+    return (CHAR_MAP[code] & TOKEN_FLAG) !== 0;
+}
+/**
+ * Serialize a parameter value.
+ */
+function parameterValue(str) {
+    const len = str.length;
+    if (len === 0)
+        return '""';
+    let index = 0;
+    while (index < len && isTokenCode(str.charCodeAt(index)))
+        index++;
+    if (index === len)
+        return str;
+    let result = '"';
+    let start = 0;
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code !== HTAB && (code < SP || code === 127 || code > 255)) {
+            throw new TypeError(`Invalid parameter value: ${str}`);
+        }
+        if (code === 34 /* " */ || code === 92 /* \\ */) {
+            result += `${str.slice(start, index)}\\`;
+            start = index;
+        }
+        index++;
+    }
+    return `${result}${str.slice(start)}"`;
+}
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !isTypeValid(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!isTokenValid(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${parameterValue(parameters[param])}`;
+        }
+    }
+    return result;
+}
+/**
+ * Parse a `Content-Type` header.
+ */
+function dist_parse(header, options) {
+    const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
+    const len = header.length;
+    let valueStart = options?.start ?? 0;
+    while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
+        valueStart++;
+    }
+    let index = valueStart;
+    let typeFlags = 0;
+    let whitespace = -1;
+    let stop = options?.parameters === false ? COMMA_FLAG : 0;
+    while (index < len) {
+        const code = header.charCodeAt(index);
+        const flags = CHAR_MAP[code];
+        if ((flags & stopFlags) !== 0) {
+            stop |= flags & COMMA_FLAG;
+            break;
+        }
+        if ((flags & OWS) !== 0) {
+            if (whitespace === -1)
+                whitespace = index;
+        }
+        else {
+            whitespace = -1;
+        }
+        typeFlags |= (code & NON_ASCII) | flags;
+        index++;
+    }
+    const valueEnd = whitespace === -1 ? index : whitespace;
+    const value = header.slice(valueStart, valueEnd);
+    const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+    if (index === len || stop !== 0) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopFlags);
+}
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopFlags) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        index++; // Skip over ;
+        while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
+            index++;
+        }
+        const keyStart = index;
+        let keyFlags = 0;
+        let keyWhitespace = -1;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            const flags = CHAR_MAP[code];
+            if ((flags & stopFlags) !== 0) {
+                if ((flags & COMMA_FLAG) !== 0)
+                    break parameter;
+                continue parameter;
+            }
+            if (code === EQ) {
+                const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
+                const value = header.slice(keyStart, keyEnd);
+                const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+                index++;
+                while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
+                    index++;
+                }
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    const quotedStart = ++index;
+                    let escaped = false;
+                    while (index < len) {
+                        const code = header.charCodeAt(index);
+                        if (code === DQUOTE) {
+                            if (parameters[key] === undefined) {
+                                parameters[key] = escaped
+                                    ? unescapeQuotedPairs(header, quotedStart, index)
+                                    : header.slice(quotedStart, index);
+                            }
+                            index++;
+                            let stop = 0;
+                            // Discard characters between quote and delimiter.
+                            while (index < len) {
+                                const code = header.charCodeAt(index);
+                                const flags = CHAR_MAP[code];
+                                if ((flags & stopFlags) !== 0) {
+                                    stop = flags & COMMA_FLAG;
+                                    break;
+                                }
+                                index++;
+                            }
+                            if (stop !== 0)
+                                break parameter;
+                            continue parameter;
+                        }
+                        if (code === BSLASH && index + 1 < len) {
+                            escaped = true;
+                            index += 2;
+                            continue;
+                        }
+                        index++;
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                let stop = 0;
+                let valueWhitespace = -1;
+                while (index < len) {
+                    const code = header.charCodeAt(index);
+                    const flags = CHAR_MAP[code];
+                    if ((flags & stopFlags) !== 0) {
+                        stop = flags & COMMA_FLAG;
+                        break;
+                    }
+                    if ((flags & OWS) !== 0) {
+                        if (valueWhitespace === -1)
+                            valueWhitespace = index;
+                    }
+                    else {
+                        valueWhitespace = -1;
+                    }
+                    index++;
+                }
+                if (parameters[key] === undefined) {
+                    const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                if (stop !== 0)
+                    break parameter;
+                continue parameter;
+            }
+            if ((flags & OWS) !== 0) {
+                if (keyWhitespace === -1)
+                    keyWhitespace = index;
+            }
+            else {
+                keyWhitespace = -1;
+            }
+            keyFlags |= (code & NON_ASCII) | flags;
+            index++;
+        }
+    }
+    return { type, index, parameters };
+}
+/**
+ * Remove backslashes from quoted pairs in a known-terminated quoted string body.
+ */
+function unescapeQuotedPairs(str, start, end) {
+    let result = "";
+    for (let index = start; index < end; index++) {
+        if (str.charCodeAt(index) === BSLASH) {
+            result += str.slice(start, index);
+            start = ++index;
+        }
+    }
+    return result + str.slice(start, end);
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
+const intRegex = /^-?\d+$/;
+const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
+const originalStringify = JSON.stringify;
+const originalParse = JSON.parse;
+const customFormat = /^-?\d+n$/;
+
+const bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
+const noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
+
+/**
+ * @typedef {(this: any, key: string | number | undefined, value: any) => any} Replacer
+ * @typedef {(key: string | number | undefined, value: any, context?: { source: string }) => any} Reviver
+ */
+
+/**
+ * Checks if a value is unstringifiable according to native JSON.stringify rules.
+ *
+ * @param {any} val The value to check.
+ * @returns {boolean} True if the value is undefined, a function, or a symbol.
+ */
+const isUnstringifiable = (val) =>
+  val === undefined || typeof val === "function" || typeof val === "symbol";
+
+/**
+ * Checks if a value is a native JSON.rawJSON object (Node.js 22+).
+ *
+ * @param {any} val The value to check.
+ * @returns {boolean} True if the value is a RawJSON instance.
+ */
+const isRawJSON = (val) =>
+  val !== null &&
+  typeof val === "object" &&
+  val.constructor &&
+  val.constructor.name === "RawJSON";
+
+/**
+ * Iteratively converts a JS value to a JSON string.
+ * Used as a fallback when the native JSON.stringify hits the Maximum Call Stack size.
+ * Fully compliant with JSON formatting (space), replacers, and toJSON behaviors.
+ *
+ * @param {any} rootValue The value to stringify.
+ * @param {Replacer | Array<string | number> | null} [replacer] User's custom replacer function.
+ * @param {string | number} [spaceParam] Indentation for pretty-printing.
+ * @returns {string | undefined} The generated JSON string.
+ */
+const stringifyIteratively = (rootValue, replacer, spaceParam) => {
+  let space = "";
+
+  if (typeof spaceParam === "number") {
+    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
+  } else if (typeof spaceParam === "string") {
+    space = spaceParam.slice(0, 10);
+  }
+
+  const isFunctionReplacer = typeof replacer === "function";
+  const propertyList = Array.isArray(replacer)
+    ? new Set(replacer.map(String))
+    : null;
+
+  /**
+   * Prepares a value for stringification by resolving toJSON, handling BigInts,
+   * applying custom replacers, and unwrapping primitive objects.
+   *
+   * @param {object|Array} parent The parent object or array holding the value.
+   * @param {string} key The key associated with the value.
+   * @param {any} val The raw value to process.
+   * @returns {any} The processed value ready for stringification.
+   */
+  const prepareVal = (parent, key, val) => {
+    const isObject = val !== null && typeof val === "object";
+    const hasToJSON = isObject && typeof val.toJSON === "function";
+
+    if (hasToJSON) {
+      val = val.toJSON(key);
+    }
+
+    const isNoise = typeof val === "string" && noiseValue.test(val);
+
+    if (isNoise) return val + "n";
+
+    const isBigInt = typeof val === "bigint";
+
+    if (isBigInt) {
+      const supportsRawJSON = "rawJSON" in JSON;
+
+      if (supportsRawJSON) return JSON.rawJSON(val.toString());
+
+      return val.toString() + "n";
+    }
+
+    if (isFunctionReplacer) {
+      val = replacer.call(parent, key, val);
+    }
+
+    const isPostReplacerObject = val !== null && typeof val === "object";
+
+    if (isPostReplacerObject) {
+      const isPrimitiveWrapper =
+        val instanceof Number ||
+        val instanceof String ||
+        val instanceof Boolean;
+
+      if (isPrimitiveWrapper) {
+        val = val.valueOf();
+      }
+    }
+
+    return val;
+  };
+
+  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
+
+  if (isUnstringifiable(rootProcessed)) {
+    return undefined;
+  }
+
+  const isRootPrimitive =
+    rootProcessed === null || typeof rootProcessed !== "object";
+  const isRootNativeRawJSON = isRawJSON(rootProcessed);
+
+  if (isRootPrimitive || isRootNativeRawJSON) {
+    return originalStringify(rootProcessed);
+  }
+
+  const chunks = [];
+  let level = 0;
+
+  const stack = [
+    {
+      parent: { "": rootProcessed },
+      key: "",
+      val: rootProcessed,
+      isArray: Array.isArray(rootProcessed),
+      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
+      index: 0,
+      first: true,
+    },
+  ];
+
+  const visited = new WeakSet([rootProcessed]);
+
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+
+    if (node.index === 0) {
+      chunks.push(node.isArray ? "[" : "{");
+      level++;
+    }
+
+    let isDone = false;
+
+    if (node.isArray) {
+      if (node.index < node.val.length) {
+        if (!node.first) chunks.push(",");
+
+        if (space) chunks.push("\n" + space.repeat(level));
+
+        const childRaw = node.val[node.index];
+        const childVal = prepareVal(node.val, String(node.index), childRaw);
+
+        if (isUnstringifiable(childVal)) {
+          chunks.push("null");
+          node.first = false;
+          node.index++;
+        } else {
+          const isComplexObject =
+            childVal !== null && typeof childVal === "object";
+          const isNativeRaw = isRawJSON(childVal);
+
+          if (isComplexObject && !isNativeRaw) {
+            if (visited.has(childVal)) {
+              throw new TypeError("Converting circular structure to JSON");
+            }
+
+            visited.add(childVal);
+
+            stack.push({
+              parent: node.val,
+              key: String(node.index),
+              val: childVal,
+              isArray: Array.isArray(childVal),
+              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+              index: 0,
+              first: true,
+            });
+
+            node.first = false;
+            node.index++;
+          } else {
+            chunks.push(originalStringify(childVal));
+            node.first = false;
+            node.index++;
+          }
+        }
+      } else {
+        isDone = true;
+      }
+    } else {
+      while (node.index < node.keys.length) {
+        const k = node.keys[node.index++];
+
+        const isFilteredOutByArray = propertyList && !propertyList.has(k);
+
+        if (isFilteredOutByArray) continue;
+
+        const childRaw = node.val[k];
+        const childVal = prepareVal(node.val, k, childRaw);
+
+        if (isUnstringifiable(childVal)) continue;
+
+        if (!node.first) chunks.push(",");
+
+        if (space) {
+          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+        } else {
+          chunks.push(originalStringify(k) + ":");
+        }
+
+        const isComplexObject =
+          childVal !== null && typeof childVal === "object";
+        const isNativeRaw = isRawJSON(childVal);
+
+        if (isComplexObject && !isNativeRaw) {
+          if (visited.has(childVal)) {
+            throw new TypeError("Converting circular structure to JSON");
+          }
+
+          visited.add(childVal);
+
+          stack.push({
+            parent: node.val,
+            key: k,
+            val: childVal,
+            isArray: Array.isArray(childVal),
+            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+            index: 0,
+            first: true,
+          });
+
+          node.first = false;
+
+          break; // Stop current loop level to process the newly pushed stack node
+        } else {
+          chunks.push(originalStringify(childVal));
+          node.first = false;
+        }
+      }
+
+      const isNodeFullyProcessed =
+        node.index >= node.keys.length && stack[stack.length - 1] === node;
+
+      if (isNodeFullyProcessed) {
+        isDone = true;
+      }
+    }
+
+    if (isDone) {
+      level--;
+
+      if (!node.first && space) chunks.push("\n" + space.repeat(level));
+
+      chunks.push(node.isArray ? "]" : "}");
+      visited.delete(node.val);
+      stack.pop();
+    }
+  }
+
+  return chunks.join("");
+};
+
+/**
+ * Converts a JavaScript value to a JSON string.
+ *
+ * Supports serialization of BigInt values using two strategies:
+ * 1. Custom format "123n" → "123" (universal fallback)
+ * 2. Native JSON.rawJSON() (Node.js 22+, fastest) when available
+ *
+ * All other values are serialized exactly like native JSON.stringify().
+ *
+ * @param {*} value The value to convert to a JSON string.
+ * @param {Replacer | Array<string | number> | null} [replacer]
+ * A function that alters the behavior of the stringification process,
+ * or an array of strings/numbers to indicate properties to exclude.
+ * @param {string | number} [space]
+ * A string or number to specify indentation or pretty-printing.
+ * @returns {string} The JSON string representation.
+ */
+const JSONStringify = (value, replacer, space) => {
+  try {
+    const supportsRawJSON = "rawJSON" in JSON;
+
+    if (supportsRawJSON) {
+      return originalStringify(
+        value,
+        (key, val) => {
+          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
+
+          const hasFunctionReplacer = typeof replacer === "function";
+
+          if (hasFunctionReplacer) return replacer(key, val);
+
+          const isKeyInArrayReplacer =
+            Array.isArray(replacer) && replacer.includes(key);
+
+          if (isKeyInArrayReplacer) return val;
+
+          return val;
+        },
+        space,
+      );
+    }
+
+    if (!value) return originalStringify(value, replacer, space);
+
+    const convertedToCustomJSON = originalStringify(
+      value,
+      (key, val) => {
+        const isNoise = typeof val === "string" && noiseValue.test(val);
+
+        if (isNoise) return val.toString() + "n"; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
+
+        if (typeof val === "bigint") return val.toString() + "n";
+
+        const hasFunctionReplacer = typeof replacer === "function";
+
+        if (hasFunctionReplacer) return replacer(key, val);
+
+        const isKeyInArrayReplacer =
+          Array.isArray(replacer) && replacer.includes(key);
+
+        if (isKeyInArrayReplacer) return val;
+
+        return val;
+      },
+      space,
+    );
+
+    const processedJSON = convertedToCustomJSON.replace(
+      bigIntsStringify,
+      "$1$2$3",
+    ); // Delete one "n" off the end of every BigInt value
+
+    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3"); // Remove one "n" off the end of every noisy string
+
+    return denoisedJSON;
+  } catch (error) {
+    if (error instanceof RangeError) {
+      const convertedJSON = stringifyIteratively(value, replacer, space);
+
+      if (convertedJSON === undefined) return undefined;
+
+      const supportsRawJSON = "rawJSON" in JSON;
+
+      if (supportsRawJSON) return convertedJSON;
+
+      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
+
+      return processedJSON.replace(noiseStringify, "$1$2$3");
+    }
+
+    throw error;
+  }
+};
+
+const featureCache = new Map();
+
+/**
+ * Detects if the current JSON.parse implementation supports the context.source feature.
+ *
+ * Uses toString() fingerprinting to cache results and automatically detect runtime
+ * replacements of JSON.parse (polyfills, mocks, etc.).
+ *
+ * @returns {boolean} true if context.source is supported, false otherwise.
+ */
+const isContextSourceSupported = () => {
+  const parseFingerprint = JSON.parse.toString();
+
+  if (featureCache.has(parseFingerprint)) {
+    return featureCache.get(parseFingerprint);
+  }
+
+  try {
+    const result = JSON.parse(
+      "1",
+      (_, __, context) => !!context?.source && context.source === "1",
+    );
+    featureCache.set(parseFingerprint, result);
+
+    return result;
+  } catch {
+    featureCache.set(parseFingerprint, false);
+
+    return false;
+  }
+};
+
+/**
+ * Reviver function that converts custom-format BigInt strings back to BigInt values.
+ * Also handles "noise" strings that accidentally match the BigInt format.
+ *
+ * @param {string | number | undefined} key The object key.
+ * @param {*} value The value being parsed.
+ * @param {object} [context] Parse context (if supported by JSON.parse).
+ * @param {Reviver} [userReviver] User's custom reviver function.
+ * @returns {any} The transformed value.
+ */
+const convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
+  const isCustomFormatBigInt =
+    typeof value === "string" && customFormat.test(value);
+
+  if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
+
+  const isNoiseValue = typeof value === "string" && noiseValue.test(value);
+  if (isNoiseValue) return value.slice(0, -1);
+
+  const hasUserReviver = typeof userReviver === "function";
+
+  if (!hasUserReviver) return value;
+
+  return userReviver(key, value, context);
+};
+
+/**
+ * Fast JSON.parse implementation (~2x faster than classic fallback).
+ * Uses JSON.parse's context.source feature to detect integers and convert
+ * large numbers directly to BigInt without string manipulation.
+ *
+ * Does not support legacy custom format from v1 of this library.
+ *
+ * @param {string} text JSON string to parse.
+ * @param {Reviver} [reviver] Transform function to apply to each value.
+ * @returns {any} Parsed JavaScript value.
+ */
+const JSONParseV2 = (text, reviver) => {
+  return JSON.parse(text, (key, value, context) => {
+    const isNumber = typeof value === "number";
+    const isOutOfBounds =
+      value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
+    const isBigNumber = isNumber && isOutOfBounds;
+    const isInt = context && intRegex.test(context.source);
+    const isBigInt = isBigNumber && isInt;
+
+    if (isBigInt) return BigInt(context.source);
+
+    const hasCustomReviver = typeof reviver === "function";
+
+    if (!hasCustomReviver) return value;
+
+    return reviver(key, value, context);
+  });
+};
+
+const MAX_INT = Number.MAX_SAFE_INTEGER.toString();
+const MAX_DIGITS = MAX_INT.length;
+const stringsOrLargeNumbers =
+  /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
+const noiseValueWithQuotes = /^"-?\d+n+"$/; // Noise - strings that match the custom format before being converted to it
+
+/**
+ * Iteratively traverses the parsed object bottom-up (post-order),
+ * emulating the native JSON.parse reviver behavior.
+ * This avoids Call Stack overflows (RangeError) on deeply nested structures.
+ *
+ * @param {any} parsed The natively parsed JSON object.
+ * @param {Reviver} [userReviver] User's custom reviver function.
+ * @returns {any} The fully processed object.
+ */
+const applyReviverIteratively = (parsed, userReviver) => {
+  const rootHolder = { "": parsed };
+  const stack = [{ parent: rootHolder, key: "", visited: false }];
+
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+
+    if (!node.visited) {
+      node.visited = true;
+
+      const value = node.parent[node.key];
+      const isComplexObject = value !== null && typeof value === "object";
+
+      if (isComplexObject) {
+        const keys = Object.keys(value);
+
+        for (let i = keys.length - 1; i >= 0; i--) {
+          stack.push({ parent: value, key: keys[i], visited: false });
+        }
+      }
+    } else {
+      const { parent, key } = node;
+      let value = parent[key];
+
+      if (typeof value === "string") {
+        const isCustomFormatBigInt = customFormat.test(value);
+
+        if (isCustomFormatBigInt) {
+          value = BigInt(value.slice(0, -1));
+        } else {
+          const isNoise = noiseValue.test(value);
+
+          if (isNoise) value = value.slice(0, -1);
+        }
+      }
+
+      const hasUserReviver = typeof userReviver === "function";
+
+      if (hasUserReviver) {
+        value = userReviver.call(parent, key, value);
+      }
+
+      const isDeleted = value === undefined;
+
+      if (isDeleted) {
+        delete parent[key];
+      } else {
+        parent[key] = value;
+      }
+
+      stack.pop();
+    }
+  }
+
+  return rootHolder[""];
+};
+
+/**
+ * Pre-processes the JSON string to mark large numbers with an 'n' suffix.
+ *
+ * @param {string} text The raw JSON string.
+ * @returns {string} The serialized string with marked BigInts.
+ */
+const serializeBigInts = (text) => {
+  return text.replace(
+    stringsOrLargeNumbers,
+    (match, digits, fractional, exponential) => {
+      const isString = match[0] === '"';
+      const isNoise = isString && noiseValueWithQuotes.test(match);
+
+      if (isNoise) return match.substring(0, match.length - 1) + 'n"'; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
+
+      const hasFractionalOrExponential = fractional || exponential;
+
+      // With a fixed number of digits, we can correctly use lexicographical comparison to do a numeric comparison
+      const isLessThanMaxSafeInt =
+        digits &&
+        (digits.length < MAX_DIGITS ||
+          (digits.length === MAX_DIGITS && digits <= MAX_INT));
+
+      const isStandardValue =
+        isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
+
+      if (isStandardValue) return match;
+
+      return '"' + match + 'n"';
+    },
+  );
+};
+
+/**
+ * Converts a JSON string into a JavaScript value.
+ *
+ * Supports parsing of large integers using two strategies:
+ * 1. Classic fallback: Marks large numbers with "123n" format, then converts to BigInt
+ * 2. Fast path (JSONParseV2): Uses context.source feature (~2x faster) when available
+ *
+ * All other JSON values are parsed exactly like native JSON.parse().
+ *
+ * @param {string} text A valid JSON string.
+ * @param {Reviver} [reviver]
+ * A function that transforms the results. This function is called for each member
+ * of the object. If a member contains nested objects, the nested objects are
+ * transformed before the parent object is.
+ * @returns {any} The parsed JavaScript value.
+ * @throws {SyntaxError} If text is not valid JSON.
+ */
+const JSONParse = (text, reviver) => {
+  if (!text) return originalParse(text, reviver);
+
+  try {
+    if (isContextSourceSupported()) return JSONParseV2(text, reviver); // Shortcut to a faster (2x) and simpler version
+
+    // Find and mark big numbers with "n"
+    const serializedData = serializeBigInts(text);
+
+    return originalParse(serializedData, (key, value, context) =>
+      convertMarkedBigIntsReviver(key, value, context, reviver),
+    );
+  } catch (error) {
+    if (error instanceof RangeError) {
+      const serializedData = serializeBigInts(text);
+      const parsed = originalParse(serializedData);
+
+      return applyReviverIteratively(parsed, reviver);
+    }
+
+    throw error;
+  }
+};
+
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
+class RequestError extends Error {
+  name;
+  /**
+   * http status code
+   */
+  status;
+  /**
+   * Request options that lead to the error.
+   */
+  request;
+  /**
+   * Response object if a response was received
+   */
+  response;
+  constructor(message, statusCode, options) {
+    super(message, { cause: options.cause });
+    this.name = "HttpError";
+    this.status = Number.parseInt(statusCode);
+    if (Number.isNaN(this.status)) {
+      this.status = 0;
+    }
+    /* v8 ignore else -- @preserve -- Bug with vitest coverage where it sees an else branch that doesn't exist */
+    if ("response" in options) {
+      this.response = options.response;
+    }
+    const requestCopy = Object.assign({}, options.request);
+    if (options.request.headers.authorization) {
+      requestCopy.headers = Object.assign({}, options.request.headers, {
+        authorization: options.request.headers.authorization.replace(
+          /(?<! ) .*$/,
+          " [REDACTED]"
+        )
+      });
+    }
+    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
+    this.request = requestCopy;
+  }
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/defaults.js
+
+
+// pkg/dist-src/version.js
+var dist_bundle_VERSION = "10.0.16";
+
+// pkg/dist-src/defaults.js
+var defaults_default = {
+  headers: {
+    "user-agent": `octokit-request.js/${dist_bundle_VERSION} ${getUserAgent()}`
+  }
+};
+
+// pkg/dist-src/fetch-wrapper.js
+
+
+
+// pkg/dist-src/is-plain-object.js
+function dist_bundle_isPlainObject(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+
+// pkg/dist-src/fetch-wrapper.js
+
+var noop = () => "";
+async function fetchWrapper(requestOptions) {
+  const fetch = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch) {
+    throw new Error(
+      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
+    );
+  }
+  const log = requestOptions.request?.log || console;
+  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
+  const body = dist_bundle_isPlainObject(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
+  const requestHeaders = Object.fromEntries(
+    Object.entries(requestOptions.headers).map(([name, value]) => [
+      name,
+      String(value)
+    ])
+  );
+  let fetchResponse;
+  try {
+    fetchResponse = await fetch(requestOptions.url, {
+      method: requestOptions.method,
+      body,
+      redirect: requestOptions.request?.redirect,
+      headers: requestHeaders,
+      signal: requestOptions.request?.signal,
+      // duplex must be set if request.body is ReadableStream or Async Iterables.
+      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
+      ...requestOptions.body && { duplex: "half" }
+    });
+  } catch (error) {
+    let message = "Unknown Error";
+    if (error instanceof Error) {
+      if (error.name === "AbortError") {
+        error.status = 500;
+        throw error;
+      }
+      message = error.message;
+      if (error.name === "TypeError" && "cause" in error) {
+        if (error.cause instanceof Error) {
+          message = error.cause.message;
+        } else if (typeof error.cause === "string") {
+          message = error.cause;
+        }
+      }
+    }
+    const requestError = new RequestError(message, 500, {
+      request: requestOptions
+    });
+    requestError.cause = error;
+    throw requestError;
+  }
+  const status = fetchResponse.status;
+  const url = fetchResponse.url;
+  const responseHeaders = {};
+  for (const [key, value] of fetchResponse.headers) {
+    responseHeaders[key] = value;
+  }
+  const octokitResponse = {
+    url,
+    status,
+    headers: responseHeaders,
+    data: ""
+  };
+  if ("deprecation" in responseHeaders) {
+    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
+    const deprecationLink = matches && matches.pop();
+    log.warn(
+      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
+    );
+  }
+  if (status === 204 || status === 205) {
+    return octokitResponse;
+  }
+  if (requestOptions.method === "HEAD") {
+    if (status < 400) {
+      return octokitResponse;
+    }
+    throw new RequestError(fetchResponse.statusText, status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status === 304) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError("Not modified", status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status >= 400) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
+  return octokitResponse;
+}
+async function getResponseData(response) {
+  const contentType = response.headers.get("content-type");
+  if (!contentType) {
+    return response.text().catch(noop);
+  }
+  const mimetype = dist_parse(contentType);
+  if (isJSONResponse(mimetype)) {
+    let text = "";
+    try {
+      text = await response.text();
+      return JSONParse(text);
+    } catch (err) {
+      return text;
+    }
+  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
+  // (RFC 2046) and must never be decoded as text, even when the response
+  // carries a (misleading) `charset=utf-8` parameter — see #751.
+  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
+    return response.text().catch(noop);
+  } else {
+    return response.arrayBuffer().catch(
+      /* v8 ignore next -- @preserve */
+      () => new ArrayBuffer(0)
+    );
+  }
+}
+function isJSONResponse(mimetype) {
+  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
+}
+function toErrorMessage(data) {
+  if (typeof data === "string") {
+    return data;
+  }
+  if (data instanceof ArrayBuffer) {
+    return "Unknown error";
+  }
+  if (typeof data === "object" && data !== null && "message" in data) {
+    const objectData = data;
+    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
+    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
+  }
+  return `Unknown error: ${JSON.stringify(data)}`;
+}
+
+// pkg/dist-src/with-defaults.js
+function dist_bundle_withDefaults(oldEndpoint, newDefaults) {
+  const endpoint2 = oldEndpoint.defaults(newDefaults);
+  const newApi = function(route, parameters) {
+    const endpointOptions = endpoint2.merge(route, parameters);
+    if (!endpointOptions.request || !endpointOptions.request.hook) {
+      return fetchWrapper(endpoint2.parse(endpointOptions));
+    }
+    const request2 = (route2, parameters2) => {
+      return fetchWrapper(
+        endpoint2.parse(endpoint2.merge(route2, parameters2))
+      );
+    };
+    Object.assign(request2, {
+      endpoint: endpoint2,
+      defaults: dist_bundle_withDefaults.bind(null, endpoint2)
+    });
+    return endpointOptions.request.hook(request2, endpointOptions);
+  };
+  return Object.assign(newApi, {
+    endpoint: endpoint2,
+    defaults: dist_bundle_withDefaults.bind(null, endpoint2)
+  });
+}
+
+// pkg/dist-src/index.js
+var request = dist_bundle_withDefaults(endpoint, defaults_default);
+
+/* v8 ignore next -- @preserve */
+/* v8 ignore else -- @preserve */
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+
+// pkg/dist-src/version.js
+var graphql_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/with-defaults.js
+
+
+// pkg/dist-src/graphql.js
+
+
+// pkg/dist-src/error.js
+function _buildMessageForResponseErrors(data) {
+  return `Request failed due to following response errors:
+` + data.errors.map((e) => ` - ${e.message}`).join("\n");
+}
+var GraphqlResponseError = class extends Error {
+  constructor(request2, headers, response) {
+    super(_buildMessageForResponseErrors(response));
+    this.request = request2;
+    this.headers = headers;
+    this.response = response;
+    this.errors = response.errors;
+    this.data = response.data;
+    if (Error.captureStackTrace) {
+      Error.captureStackTrace(this, this.constructor);
+    }
+  }
+  request;
+  headers;
+  response;
+  name = "GraphqlResponseError";
+  errors;
+  data;
+};
+
+// pkg/dist-src/graphql.js
+var NON_VARIABLE_OPTIONS = [
+  "method",
+  "baseUrl",
+  "url",
+  "headers",
+  "request",
+  "query",
+  "mediaType",
+  "operationName"
+];
+var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
+var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
+function graphql(request2, query, options) {
+  if (options) {
+    if (typeof query === "string" && "query" in options) {
+      return Promise.reject(
+        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
+      );
+    }
+    for (const key in options) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+      return Promise.reject(
+        new Error(
+          `[@octokit/graphql] "${key}" cannot be used as variable name`
+        )
+      );
+    }
+  }
+  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
+  const requestOptions = Object.keys(
+    parsedOptions
+  ).reduce((result, key) => {
+    if (NON_VARIABLE_OPTIONS.includes(key)) {
+      result[key] = parsedOptions[key];
+      return result;
+    }
+    if (!result.variables) {
+      result.variables = {};
+    }
+    result.variables[key] = parsedOptions[key];
+    return result;
+  }, {});
+  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
+    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
+  }
+  return request2(requestOptions).then((response) => {
+    if (response.data.errors) {
+      const headers = {};
+      for (const key of Object.keys(response.headers)) {
+        headers[key] = response.headers[key];
+      }
+      throw new GraphqlResponseError(
+        requestOptions,
+        headers,
+        response.data
+      );
+    }
+    return response.data.data;
+  });
+}
+
+// pkg/dist-src/with-defaults.js
+function graphql_dist_bundle_withDefaults(request2, newDefaults) {
+  const newRequest = request2.defaults(newDefaults);
+  const newApi = (query, options) => {
+    return graphql(newRequest, query, options);
+  };
+  return Object.assign(newApi, {
+    defaults: graphql_dist_bundle_withDefaults.bind(null, newRequest),
+    endpoint: newRequest.endpoint
+  });
+}
+
+// pkg/dist-src/index.js
+var graphql2 = graphql_dist_bundle_withDefaults(request, {
+  headers: {
+    "user-agent": `octokit-graphql.js/${graphql_dist_bundle_VERSION} ${getUserAgent()}`
+  },
+  method: "POST",
+  url: "/graphql"
+});
+function withCustomRequest(customRequest) {
+  return graphql_dist_bundle_withDefaults(customRequest, {
+    method: "POST",
+    url: "/graphql"
+  });
+}
+
+/* v8 ignore if -- @preserve */
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
+// pkg/dist-src/is-jwt.js
+var b64url = "(?:[a-zA-Z0-9_-]+)";
+var sep = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
+var isJWT = jwtRE.test.bind(jwtRE);
+
+// pkg/dist-src/auth.js
+async function auth(token) {
+  const isApp = isJWT(token);
+  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
+  const isUserToServer = token.startsWith("ghu_");
+  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
+  return {
+    type: "token",
+    token,
+    tokenType
+  };
+}
+
+// pkg/dist-src/with-authorization-prefix.js
+function withAuthorizationPrefix(token) {
+  if (token.split(/\./).length === 3) {
+    return `bearer ${token}`;
+  }
+  return `token ${token}`;
+}
+
+// pkg/dist-src/hook.js
+async function hook(token, request, route, parameters) {
+  const endpoint = request.endpoint.merge(
+    route,
+    parameters
+  );
+  endpoint.headers.authorization = withAuthorizationPrefix(token);
+  return request(endpoint);
+}
+
+// pkg/dist-src/index.js
+var createTokenAuth = function createTokenAuth2(token) {
+  if (!token) {
+    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
+  }
+  if (typeof token !== "string") {
+    throw new Error(
+      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
+    );
+  }
+  token = token.replace(/^(token|bearer) +/i, "");
+  return Object.assign(auth.bind(null, token), {
+    hook: hook.bind(null, token)
+  });
+};
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
+const version_VERSION = "7.0.8";
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
+
+
+
+
+
+
+const dist_src_noop = () => {
+};
+const consoleWarn = console.warn.bind(console);
+const consoleError = console.error.bind(console);
+function createLogger(logger = {}) {
+  if (typeof logger.debug !== "function") {
+    logger.debug = dist_src_noop;
+  }
+  if (typeof logger.info !== "function") {
+    logger.info = dist_src_noop;
+  }
+  if (typeof logger.warn !== "function") {
+    logger.warn = consoleWarn;
+  }
+  if (typeof logger.error !== "function") {
+    logger.error = consoleError;
+  }
+  return logger;
+}
+const userAgentTrail = `octokit-core.js/${version_VERSION} ${getUserAgent()}`;
+class Octokit {
+  static VERSION = version_VERSION;
+  static defaults(defaults) {
+    const OctokitWithDefaults = class extends this {
+      constructor(...args) {
+        const options = args[0] || {};
+        if (typeof defaults === "function") {
+          super(defaults(options));
+          return;
+        }
+        super(
+          Object.assign(
+            {},
+            defaults,
+            options,
+            options.userAgent && defaults.userAgent ? {
+              userAgent: `${options.userAgent} ${defaults.userAgent}`
+            } : null
+          )
+        );
+      }
+    };
+    return OctokitWithDefaults;
+  }
+  static plugins = [];
+  /**
+   * Attach a plugin (or many) to your Octokit instance.
+   *
+   * @example
+   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
+   */
+  static plugin(...newPlugins) {
+    const currentPlugins = this.plugins;
+    const NewOctokit = class extends this {
+      static plugins = currentPlugins.concat(
+        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
+      );
+    };
+    return NewOctokit;
+  }
+  constructor(options = {}) {
+    const hook = new before_after_hook.Collection();
+    const requestDefaults = {
+      baseUrl: request.endpoint.DEFAULTS.baseUrl,
+      headers: {},
+      request: Object.assign({}, options.request, {
+        // @ts-ignore internal usage only, no need to type
+        hook: hook.bind(null, "request")
+      }),
+      mediaType: {
+        previews: [],
+        format: ""
+      }
+    };
+    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
+    if (options.baseUrl) {
+      requestDefaults.baseUrl = options.baseUrl;
+    }
+    if (options.previews) {
+      requestDefaults.mediaType.previews = options.previews;
+    }
+    if (options.timeZone) {
+      requestDefaults.headers["time-zone"] = options.timeZone;
+    }
+    this.request = request.defaults(requestDefaults);
+    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
+    this.log = createLogger(options.log);
+    this.hook = hook;
+    if (!options.authStrategy) {
+      if (!options.auth) {
+        this.auth = async () => ({
+          type: "unauthenticated"
+        });
+      } else {
+        const auth = createTokenAuth(options.auth);
+        hook.wrap("request", auth.hook);
+        this.auth = auth;
+      }
+    } else {
+      const { authStrategy, ...otherOptions } = options;
+      const auth = authStrategy(
+        Object.assign(
+          {
+            request: this.request,
+            log: this.log,
+            // we pass the current octokit instance as well as its constructor options
+            // to allow for authentication strategies that return a new octokit instance
+            // that shares the same internal state as the current one. The original
+            // requirement for this was the "event-octokit" authentication strategy
+            // of https://github.com/probot/octokit-auth-probot.
+            octokit: this,
+            octokitOptions: otherOptions
+          },
+          options.auth
+        )
+      );
+      hook.wrap("request", auth.hook);
+      this.auth = auth;
+    }
+    const classConstructor = this.constructor;
+    for (let i = 0; i < classConstructor.plugins.length; ++i) {
+      Object.assign(this, classConstructor.plugins[i](this, options));
+    }
+  }
+  // assigned during constructor
+  request;
+  graphql;
+  log;
+  hook;
+  // TODO: type `octokit.auth` based on passed options.authStrategy
+  auth;
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// pkg/dist-src/version.js
+var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/normalize-paginated-list-response.js
+function normalizePaginatedListResponse(response) {
+  if (!response.data) {
+    return {
+      ...response,
+      data: []
+    };
+  }
+  const responseNeedsNormalization = ("total_count" in response.data || "total_commits" in response.data) && !("url" in response.data);
+  if (!responseNeedsNormalization) return response;
+  const incompleteResults = response.data.incomplete_results;
+  const repositorySelection = response.data.repository_selection;
+  const totalCount = response.data.total_count;
+  const totalCommits = response.data.total_commits;
+  delete response.data.incomplete_results;
+  delete response.data.repository_selection;
+  delete response.data.total_count;
+  delete response.data.total_commits;
+  const namespaceKey = Object.keys(response.data)[0];
+  const data = response.data[namespaceKey];
+  response.data = data;
+  if (typeof incompleteResults !== "undefined") {
+    response.data.incomplete_results = incompleteResults;
+  }
+  if (typeof repositorySelection !== "undefined") {
+    response.data.repository_selection = repositorySelection;
+  }
+  response.data.total_count = totalCount;
+  response.data.total_commits = totalCommits;
+  return response;
+}
+
+// pkg/dist-src/iterator.js
+function iterator(octokit, route, parameters) {
+  const options = typeof route === "function" ? route.endpoint(parameters) : octokit.request.endpoint(route, parameters);
+  const requestMethod = typeof route === "function" ? route : octokit.request;
+  const method = options.method;
+  const headers = options.headers;
+  let url = options.url;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next() {
+        if (!url) return { done: true };
+        try {
+          const response = await requestMethod({ method, url, headers });
+          const normalizedResponse = normalizePaginatedListResponse(response);
+          url = ((normalizedResponse.headers.link || "").match(
+            /<([^<>]+)>;\s*rel="next"/
+          ) || [])[1];
+          if (!url && "total_commits" in normalizedResponse.data) {
+            const parsedUrl = new URL(normalizedResponse.url);
+            const params = parsedUrl.searchParams;
+            const page = parseInt(params.get("page") || "1", 10);
+            const per_page = parseInt(params.get("per_page") || "250", 10);
+            if (page * per_page < normalizedResponse.data.total_commits) {
+              params.set("page", String(page + 1));
+              url = parsedUrl.toString();
+            }
+          }
+          return { value: normalizedResponse };
+        } catch (error) {
+          if (error.status !== 409) throw error;
+          url = "";
+          return {
+            value: {
+              status: 200,
+              headers: {},
+              data: []
+            }
+          };
+        }
+      }
+    })
+  };
+}
+
+// pkg/dist-src/paginate.js
+function paginate(octokit, route, parameters, mapFn) {
+  if (typeof parameters === "function") {
+    mapFn = parameters;
+    parameters = void 0;
+  }
+  return gather(
+    octokit,
+    [],
+    iterator(octokit, route, parameters)[Symbol.asyncIterator](),
+    mapFn
+  );
+}
+function gather(octokit, results, iterator2, mapFn) {
+  return iterator2.next().then((result) => {
+    if (result.done) {
+      return results;
+    }
+    let earlyExit = false;
+    function done() {
+      earlyExit = true;
+    }
+    results = results.concat(
+      mapFn ? mapFn(result.value, done) : result.value.data
+    );
+    if (earlyExit) {
+      return results;
+    }
+    return gather(octokit, results, iterator2, mapFn);
+  });
+}
+
+// pkg/dist-src/compose-paginate.js
+var composePaginateRest = Object.assign(paginate, {
+  iterator
+});
+
+// pkg/dist-src/generated/paginating-endpoints.js
+var paginatingEndpoints = (/* unused pure expression or super */ null && ([
+  "GET /advisories",
+  "GET /agents/repos/{owner}/{repo}/tasks",
+  "GET /agents/tasks",
+  "GET /app/hook/deliveries",
+  "GET /app/installation-requests",
+  "GET /app/installations",
+  "GET /assignments/{assignment_id}/accepted_assignments",
+  "GET /classrooms",
+  "GET /classrooms/{classroom_id}/assignments",
+  "GET /enterprises/{enterprise}/code-security/configurations",
+  "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories",
+  "GET /enterprises/{enterprise}/dependabot/alerts",
+  "GET /enterprises/{enterprise}/dependabot/repository-access",
+  "GET /enterprises/{enterprise}/teams",
+  "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships",
+  "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations",
+  "GET /events",
+  "GET /gists",
+  "GET /gists/public",
+  "GET /gists/starred",
+  "GET /gists/{gist_id}/comments",
+  "GET /gists/{gist_id}/commits",
+  "GET /gists/{gist_id}/forks",
+  "GET /installation/repositories",
+  "GET /issues",
+  "GET /licenses",
+  "GET /marketplace_listing/plans",
+  "GET /marketplace_listing/plans/{plan_id}/accounts",
+  "GET /marketplace_listing/stubbed/plans",
+  "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts",
+  "GET /networks/{owner}/{repo}/events",
+  "GET /notifications",
+  "GET /organizations",
+  "GET /organizations/{org}/settings/billing/budgets",
+  "GET /orgs/{org}/actions/cache/usage-by-repository",
+  "GET /orgs/{org}/actions/hosted-runners",
+  "GET /orgs/{org}/actions/permissions/repositories",
+  "GET /orgs/{org}/actions/permissions/self-hosted-runners/repositories",
+  "GET /orgs/{org}/actions/runner-groups",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/runners",
+  "GET /orgs/{org}/actions/runners",
+  "GET /orgs/{org}/actions/secrets",
+  "GET /orgs/{org}/actions/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/actions/variables",
+  "GET /orgs/{org}/actions/variables/{name}/repositories",
+  "GET /orgs/{org}/agents/secrets",
+  "GET /orgs/{org}/agents/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/agents/variables",
+  "GET /orgs/{org}/agents/variables/{name}/repositories",
+  "GET /orgs/{org}/attestations/repositories",
+  "GET /orgs/{org}/attestations/{subject_digest}",
+  "GET /orgs/{org}/blocks",
+  "GET /orgs/{org}/campaigns",
+  "GET /orgs/{org}/code-scanning/alerts",
+  "GET /orgs/{org}/code-security/configurations",
+  "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories",
+  "GET /orgs/{org}/codespaces",
+  "GET /orgs/{org}/codespaces/secrets",
+  "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/copilot-spaces",
+  "GET /orgs/{org}/copilot/billing/seats",
+  "GET /orgs/{org}/copilot/coding-agent/permissions/repositories",
+  "GET /orgs/{org}/dependabot/alerts",
+  "GET /orgs/{org}/dependabot/repository-access",
+  "GET /orgs/{org}/dependabot/secrets",
+  "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/events",
+  "GET /orgs/{org}/failed_invitations",
+  "GET /orgs/{org}/hooks",
+  "GET /orgs/{org}/hooks/{hook_id}/deliveries",
+  "GET /orgs/{org}/insights/api/route-stats/{actor_type}/{actor_id}",
+  "GET /orgs/{org}/insights/api/subject-stats",
+  "GET /orgs/{org}/insights/api/user-stats/{user_id}",
+  "GET /orgs/{org}/installations",
+  "GET /orgs/{org}/invitations",
+  "GET /orgs/{org}/invitations/{invitation_id}/teams",
+  "GET /orgs/{org}/issues",
+  "GET /orgs/{org}/members",
+  "GET /orgs/{org}/members/{username}/codespaces",
+  "GET /orgs/{org}/migrations",
+  "GET /orgs/{org}/migrations/{migration_id}/repositories",
+  "GET /orgs/{org}/organization-roles/{role_id}/teams",
+  "GET /orgs/{org}/organization-roles/{role_id}/users",
+  "GET /orgs/{org}/outside_collaborators",
+  "GET /orgs/{org}/packages",
+  "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
+  "GET /orgs/{org}/personal-access-token-requests",
+  "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories",
+  "GET /orgs/{org}/personal-access-tokens",
+  "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories",
+  "GET /orgs/{org}/private-registries",
+  "GET /orgs/{org}/projectsV2",
+  "GET /orgs/{org}/projectsV2/{project_number}/fields",
+  "GET /orgs/{org}/projectsV2/{project_number}/items",
+  "GET /orgs/{org}/projectsV2/{project_number}/views/{view_number}/items",
+  "GET /orgs/{org}/properties/values",
+  "GET /orgs/{org}/public_members",
+  "GET /orgs/{org}/repos",
+  "GET /orgs/{org}/rulesets",
+  "GET /orgs/{org}/rulesets/rule-suites",
+  "GET /orgs/{org}/rulesets/{ruleset_id}/history",
+  "GET /orgs/{org}/secret-scanning/alerts",
+  "GET /orgs/{org}/secret-scanning/custom-patterns",
+  "GET /orgs/{org}/security-advisories",
+  "GET /orgs/{org}/settings/immutable-releases/repositories",
+  "GET /orgs/{org}/settings/network-configurations",
+  "GET /orgs/{org}/teams",
+  "GET /orgs/{org}/teams/{team_slug}/invitations",
+  "GET /orgs/{org}/teams/{team_slug}/members",
+  "GET /orgs/{org}/teams/{team_slug}/repos",
+  "GET /orgs/{org}/teams/{team_slug}/teams",
+  "GET /repos/{owner}/{repo}/actions/artifacts",
+  "GET /repos/{owner}/{repo}/actions/caches",
+  "GET /repos/{owner}/{repo}/actions/concurrency_groups",
+  "GET /repos/{owner}/{repo}/actions/organization-secrets",
+  "GET /repos/{owner}/{repo}/actions/organization-variables",
+  "GET /repos/{owner}/{repo}/actions/runners",
+  "GET /repos/{owner}/{repo}/actions/runs",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/concurrency_groups",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+  "GET /repos/{owner}/{repo}/actions/secrets",
+  "GET /repos/{owner}/{repo}/actions/variables",
+  "GET /repos/{owner}/{repo}/actions/workflows",
+  "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
+  "GET /repos/{owner}/{repo}/activity",
+  "GET /repos/{owner}/{repo}/agents/organization-secrets",
+  "GET /repos/{owner}/{repo}/agents/organization-variables",
+  "GET /repos/{owner}/{repo}/agents/secrets",
+  "GET /repos/{owner}/{repo}/agents/variables",
+  "GET /repos/{owner}/{repo}/assignees",
+  "GET /repos/{owner}/{repo}/attestations/{subject_digest}",
+  "GET /repos/{owner}/{repo}/branches",
+  "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
+  "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs",
+  "GET /repos/{owner}/{repo}/code-quality/findings",
+  "GET /repos/{owner}/{repo}/code-scanning/alerts",
+  "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
+  "GET /repos/{owner}/{repo}/code-scanning/analyses",
+  "GET /repos/{owner}/{repo}/codespaces",
+  "GET /repos/{owner}/{repo}/codespaces/devcontainers",
+  "GET /repos/{owner}/{repo}/codespaces/secrets",
+  "GET /repos/{owner}/{repo}/collaborators",
+  "GET /repos/{owner}/{repo}/comments",
+  "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/commits",
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
+  "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+  "GET /repos/{owner}/{repo}/commits/{ref}/check-suites",
+  "GET /repos/{owner}/{repo}/commits/{ref}/status",
+  "GET /repos/{owner}/{repo}/commits/{ref}/statuses",
+  "GET /repos/{owner}/{repo}/compare/{basehead}",
+  "GET /repos/{owner}/{repo}/compare/{base}...{head}",
+  "GET /repos/{owner}/{repo}/contributors",
+  "GET /repos/{owner}/{repo}/dependabot/alerts",
+  "GET /repos/{owner}/{repo}/dependabot/secrets",
+  "GET /repos/{owner}/{repo}/deployments",
+  "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",
+  "GET /repos/{owner}/{repo}/environments",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/variables",
+  "GET /repos/{owner}/{repo}/events",
+  "GET /repos/{owner}/{repo}/forks",
+  "GET /repos/{owner}/{repo}/hooks",
+  "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries",
+  "GET /repos/{owner}/{repo}/invitations",
+  "GET /repos/{owner}/{repo}/issues",
+  "GET /repos/{owner}/{repo}/issues/comments",
+  "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/issues/events",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/events",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/issue-field-values",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/labels",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/reactions",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/suggestions",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline",
+  "GET /repos/{owner}/{repo}/keys",
+  "GET /repos/{owner}/{repo}/labels",
+  "GET /repos/{owner}/{repo}/milestones",
+  "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels",
+  "GET /repos/{owner}/{repo}/notifications",
+  "GET /repos/{owner}/{repo}/pages/builds",
+  "GET /repos/{owner}/{repo}/pulls",
+  "GET /repos/{owner}/{repo}/pulls/comments",
+  "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments",
+  "GET /repos/{owner}/{repo}/releases",
+  "GET /repos/{owner}/{repo}/releases/{release_id}/assets",
+  "GET /repos/{owner}/{repo}/releases/{release_id}/reactions",
+  "GET /repos/{owner}/{repo}/rules/branches/{branch}",
+  "GET /repos/{owner}/{repo}/rulesets",
+  "GET /repos/{owner}/{repo}/rulesets/rule-suites",
+  "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history",
+  "GET /repos/{owner}/{repo}/secret-scanning/alerts",
+  "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations",
+  "GET /repos/{owner}/{repo}/secret-scanning/custom-patterns",
+  "GET /repos/{owner}/{repo}/security-advisories",
+  "GET /repos/{owner}/{repo}/stacks",
+  "GET /repos/{owner}/{repo}/stargazers",
+  "GET /repos/{owner}/{repo}/subscribers",
+  "GET /repos/{owner}/{repo}/tags",
+  "GET /repos/{owner}/{repo}/teams",
+  "GET /repos/{owner}/{repo}/topics",
+  "GET /repositories",
+  "GET /search/code",
+  "GET /search/commits",
+  "GET /search/issues",
+  "GET /search/labels",
+  "GET /search/repositories",
+  "GET /search/topics",
+  "GET /search/users",
+  "GET /teams/{team_id}/invitations",
+  "GET /teams/{team_id}/members",
+  "GET /teams/{team_id}/repos",
+  "GET /teams/{team_id}/teams",
+  "GET /user/blocks",
+  "GET /user/codespaces",
+  "GET /user/codespaces/secrets",
+  "GET /user/emails",
+  "GET /user/followers",
+  "GET /user/following",
+  "GET /user/gpg_keys",
+  "GET /user/installations",
+  "GET /user/installations/{installation_id}/repositories",
+  "GET /user/issues",
+  "GET /user/keys",
+  "GET /user/marketplace_purchases",
+  "GET /user/marketplace_purchases/stubbed",
+  "GET /user/memberships/orgs",
+  "GET /user/migrations",
+  "GET /user/migrations/{migration_id}/repositories",
+  "GET /user/orgs",
+  "GET /user/packages",
+  "GET /user/packages/{package_type}/{package_name}/versions",
+  "GET /user/public_emails",
+  "GET /user/repos",
+  "GET /user/repository_invitations",
+  "GET /user/social_accounts",
+  "GET /user/ssh_signing_keys",
+  "GET /user/starred",
+  "GET /user/subscriptions",
+  "GET /user/teams",
+  "GET /users",
+  "GET /users/{username}/attestations/{subject_digest}",
+  "GET /users/{username}/copilot-spaces",
+  "GET /users/{username}/events",
+  "GET /users/{username}/events/orgs/{org}",
+  "GET /users/{username}/events/public",
+  "GET /users/{username}/followers",
+  "GET /users/{username}/following",
+  "GET /users/{username}/gists",
+  "GET /users/{username}/gpg_keys",
+  "GET /users/{username}/keys",
+  "GET /users/{username}/orgs",
+  "GET /users/{username}/packages",
+  "GET /users/{username}/projectsV2",
+  "GET /users/{username}/projectsV2/{project_number}/fields",
+  "GET /users/{username}/projectsV2/{project_number}/items",
+  "GET /users/{username}/projectsV2/{project_number}/views/{view_number}/items",
+  "GET /users/{username}/received_events",
+  "GET /users/{username}/received_events/public",
+  "GET /users/{username}/repos",
+  "GET /users/{username}/social_accounts",
+  "GET /users/{username}/ssh_signing_keys",
+  "GET /users/{username}/starred",
+  "GET /users/{username}/subscriptions"
+]));
+
+// pkg/dist-src/paginating-endpoints.js
+function isPaginatingEndpoint(arg) {
+  if (typeof arg === "string") {
+    return paginatingEndpoints.includes(arg);
+  } else {
+    return false;
+  }
+}
+
+// pkg/dist-src/index.js
+function paginateRest(octokit) {
+  return {
+    paginate: Object.assign(paginate.bind(null, octokit), {
+      iterator: iterator.bind(null, octokit)
+    })
+  };
+}
+paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
+
+/* v8 ignore next -- @preserve */
+
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(3251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// pkg/dist-src/version.js
+var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/error-request.js
+function isRequestError(error) {
+  return error.request !== void 0;
+}
+async function errorRequest(state, octokit, error, options) {
+  if (!isRequestError(error) || !error?.request.request) {
+    throw error;
+  }
+  if (error.status >= 400 && !state.doNotRetry.includes(error.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error, retries, retryAfter);
+  }
+  throw error;
+}
+
+// pkg/dist-src/wrap-request.js
+
+
+async function wrapRequest(state, octokit, request, options) {
+  const limiter = new light();
+  limiter.on("failed", function(error, info) {
+    const maxRetries = ~~error.request.request?.retries;
+    const after = ~~error.request.request?.retryAfter;
+    options.request.retryCount = info.retryCount + 1;
+    if (maxRetries > info.retryCount) {
+      return after * state.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state, octokit, request, options) {
+  const response = await request(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state, octokit, error, options);
+  }
+  return response;
+}
+
+// pkg/dist-src/index.js
+function retry(octokit, octokitOptions) {
+  const state = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error, retries, retryAfter) => {
+        error.request.request = Object.assign({}, error.request.request, {
+          retries,
+          retryAfter
+        });
+        return error;
+      }
+    }
+  };
+  if (state.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
+  }
+  return retryPlugin;
+}
+retry.VERSION = plugin_retry_dist_bundle_VERSION;
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/version.js
+var plugin_throttling_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/wrap-request.js
+var dist_bundle_noop = () => Promise.resolve();
+function dist_bundle_wrapRequest(state, request, options) {
+  return state.retryLimiter.schedule(doRequest, state, request, options);
+}
+async function doRequest(state, request, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
+      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+
+// pkg/dist-src/generated/triggers-notification-paths.js
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+
+// pkg/dist-src/route-matcher.js
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+
+// pkg/dist-src/index.js
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck, common) {
+  groups.global = new Bottleneck.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck = light,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
+    const events = {};
+    const emitter = new Bottleneck.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error, info) {
+      const [state2, request, options] = info.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
+      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request.retryCount;
+      request.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error.message)) {
+          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
+          (error2) => error2.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request, options) => {
+    initializeBottleneck();
+    return dist_bundle_wrapRequest(state, request, options);
+  });
+  return {};
+}
+throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
+throttling.triggersNotification = triggersNotification;
+
+
+;// CONCATENATED MODULE: ./src/github/api.ts
+// GitHub's REST API (GITHUB_API_URL) through Octokit: @octokit/core with its pagination,
+// retry and throttling plugins. What this file adds around them:
+//
+// - a time limit on every attempt, answer body included (a GitHub that never answers must
+//   not stall the step), and the run's deadline: no request starts, and no wait goes on,
+//   past it;
+// - server errors (5xx, 408, 409) and network failures tried again a few times with a
+//   growing backoff (plugin-retry; three attempts in all by default, 1 s then 4 s apart);
+// - primary and secondary rate limits waited out as GitHub asks (`retry-after`,
+//   `x-ratelimit-reset`; plugin-throttling), but never longer than `maxRateLimitWaitMs`,
+//   and each wait said in the log;
+// - every failure as a GitHubApiError: method, path, status and GitHub's own message. The
+//   token is never part of it, nor of any log line (Octokit's own errors carry the request,
+//   whose authorization header they redact; GitHubApiError does not keep them).
+
+
+
+
 class GitHubApiError extends Error {
     status;
     method;
     path;
     apiMessage;
     documentationUrl;
-    constructor(status, method, path, apiMessage, documentationUrl) {
+    constructor(
+    /** HTTP status, or 0 when no answer came (network failure, time limit, deadline). */
+    status, method, path, 
+    /** GitHub's message (and its validation errors), or what went wrong without an answer. */
+    apiMessage, documentationUrl) {
         super(`GitHub API ${method} ${path} answered ${status}: ${apiMessage}`);
         this.status = status;
         this.method = method;
@@ -10087,116 +15077,218 @@ class GitHubApiError extends Error {
         this.name = 'GitHubApiError';
     }
 }
-const ATTEMPTS = 3;
-const RETRIED_STATUSES = new Set([502, 503, 504]);
-/** The body as JSON; GitHub's HTML error pages (a 502 from its front end) are named as such. */
-function parseBody(text, status, method, shownPath) {
-    if (text === '')
-        return undefined;
-    try {
-        return JSON.parse(text);
-    }
-    catch {
-        const html = /^\s*</.test(text);
-        throw new GitHubApiError(status, method, shownPath, html ? 'an HTML error page instead of JSON (GitHub unavailable?)' : 'a body that is not JSON');
-    }
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRY_BASE_MS = 1_000;
+const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 60_000;
+/** Rate-limit waits for one request before it fails. */
+const RATE_LIMIT_WAITS = 2;
+/**
+ * Answers that trying again does not change; plugin-retry's list plus 429, a secondary rate
+ * limit, which plugin-throttling waits out as GitHub asks.
+ */
+const NOT_RETRIED = [400, 401, 403, 404, 410, 422, 429, 451];
+/** Statuses whose answer has no body (a Response built with one throws). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const DEADLINE_MESSAGE = 'stopped: the run passed its deadline';
+/** The REST API version the requests are written for. */
+const api_API_VERSION = '2022-11-28';
+const GitHubOctokit = Octokit.plugin(paginateRest, retry, throttling);
+let clientCount = 0;
+/** Raised inside the fetch of an attempt when the run's deadline has passed; Octokit passes an AbortError on untouched, so it is not retried. */
+function deadlineAbort() {
+    const error = new Error(DEADLINE_MESSAGE);
+    error.name = 'AbortError';
+    return error;
 }
-function nextLink(header) {
-    if (!header)
-        return undefined;
-    for (const part of header.split(',')) {
-        const match = /<([^>]+)>\s*;\s*rel="next"/.exec(part);
-        if (match)
-            return match[1];
-    }
-    return undefined;
+/**
+ * fetch with a time limit on the whole attempt: the answer's body is read within it, so a
+ * body that stops half way fails like an answer that never comes.
+ */
+function fetchWithTimeLimit(timeoutMs, deadline) {
+    return async (input, init) => {
+        if (deadline?.aborted)
+            throw deadlineAbort();
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = AbortSignal.any([timeout, ...(deadline ? [deadline] : []), ...(init?.signal ? [init.signal] : [])]);
+        try {
+            const response = await fetch(input, { ...init, signal });
+            const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
+            return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+        }
+        catch (error) {
+            if (deadline?.aborted)
+                throw deadlineAbort();
+            if (timeout.aborted)
+                throw new Error(`no answer within ${timeoutMs} ms`);
+            throw error;
+        }
+    };
 }
-class GitHubClient {
+function isOctokitRequestError(error) {
+    return error instanceof Error && typeof error.status === 'number';
+}
+/** GitHub's error body as one message: `message`, then the messages of its `errors`. */
+function apiMessageOf(data, fallback) {
+    if (typeof data === 'string') {
+        if (/^\s*</.test(data))
+            return { message: 'an HTML error page instead of JSON (GitHub unavailable?)' };
+        return { message: data.trim() === '' ? fallback : 'a body that is not JSON' };
+    }
+    if (typeof data !== 'object' || data === null)
+        return { message: fallback };
+    const body = data;
+    const details = Array.isArray(body.errors)
+        ? body.errors
+            .map((entry) => (typeof entry === 'string' ? entry : typeof entry === 'object' && entry !== null ? entry.message : undefined))
+            .filter((text) => typeof text === 'string' && text !== '')
+            .join('; ')
+        : '';
+    const message = [typeof body.message === 'string' ? body.message : fallback, details].filter(Boolean).join(': ');
+    return typeof body.documentation_url === 'string' ? { message, documentationUrl: body.documentation_url } : { message };
+}
+class GitHubApi {
     options;
     apiUrl;
-    sleep;
+    octokit;
+    log;
     constructor(options) {
         this.options = options;
         this.apiUrl = options.apiUrl.replace(/\/+$/, '');
-        this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    }
-    async request(method, path, body) {
-        const url = path.startsWith('http') ? path : `${this.apiUrl}${path}`;
-        const shownPath = url.startsWith(this.apiUrl) ? url.slice(this.apiUrl.length) : url;
-        for (let attempt = 1;; attempt += 1) {
-            const timeoutMs = this.options.requestTimeoutMs ?? 30_000;
-            const signals = [AbortSignal.timeout(timeoutMs), ...(this.options.signal ? [this.options.signal] : [])];
-            let response;
-            let text;
+        this.log = options.log ?? (() => undefined);
+        const octokitLog = {
+            debug: () => undefined,
+            info: () => undefined,
+            warn: (message) => this.log(`GitHub API: ${String(message)}`),
+            error: (message) => this.log(`GitHub API: ${String(message)}`),
+        };
+        clientCount += 1;
+        this.octokit = new GitHubOctokit({
+            baseUrl: this.apiUrl,
+            ...(options.token ? { auth: options.token } : {}),
+            userAgent: options.userAgent ?? 'timoni-fleet',
+            log: octokitLog,
+            request: { fetch: fetchWithTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.signal), log: octokitLog },
+            retry: { retries: options.retries ?? DEFAULT_RETRIES, retryAfterBaseValue: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS, doNotRetry: NOT_RETRIED },
+            throttle: {
+                // Each client its own write spacing (GitHub asks for 1 s between writes of one token).
+                id: `timoni-fleet-${process.pid}-${clientCount}`,
+                onRateLimit: (seconds, request, _octokit, count) => this.waitOnRateLimit('rate limit', seconds, request, count),
+                onSecondaryRateLimit: (seconds, request, _octokit, count) => this.waitOnRateLimit('secondary rate limit', seconds, request, count),
+            },
+        });
+        this.octokit.hook.wrap('request', async (request, endpoint) => {
+            const method = endpoint.method;
+            const path = this.shownPath(endpoint.url);
+            if (this.options.signal?.aborted)
+                throw new GitHubApiError(0, method, path, DEADLINE_MESSAGE);
+            endpoint.headers['x-github-api-version'] = api_API_VERSION;
             try {
-                response = await fetch(url, {
-                    method,
-                    signal: AbortSignal.any(signals),
-                    headers: {
-                        accept: 'application/vnd.github+json',
-                        authorization: `Bearer ${this.options.token}`,
-                        'user-agent': this.options.userAgent ?? 'timoni-fleet',
-                        'x-github-api-version': '2022-11-28',
-                        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-                    },
-                    body: body === undefined ? undefined : JSON.stringify(body),
-                });
-                text = await response.text();
+                const response = await this.untilDeadline(Promise.resolve(request(endpoint)));
+                if (typeof response.data === 'string' && response.data !== '')
+                    throw new GitHubApiError(response.status, method, path, apiMessageOf(response.data, '').message);
+                return response;
             }
             catch (error) {
-                if (this.options.signal?.aborted)
-                    throw new GitHubApiError(0, method, shownPath, 'stopped: the run passed its deadline');
-                const reason = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError') ? `no answer within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
-                if (attempt < ATTEMPTS) {
-                    await this.sleep(1000 * attempt);
-                    continue;
-                }
-                throw new GitHubApiError(0, method, shownPath, `${reason} (${attempt} attempts)`);
+                throw this.apiError(error, method, path, endpoint.request?.retryCount);
             }
-            if (RETRIED_STATUSES.has(response.status) && attempt < ATTEMPTS && !this.options.signal?.aborted) {
-                await this.sleep(1000 * attempt);
-                continue;
-            }
-            const data = parseBody(text, response.status, method, shownPath);
-            if (response.ok)
-                return { status: response.status, data: data, headers: response.headers };
-            const wait = this.rateLimitWait(response);
-            if (wait !== undefined && attempt < 3 && wait <= (this.options.maxRateLimitWaitMs ?? 60_000)) {
-                await this.sleep(wait);
-                continue;
-            }
-            const payload = (data ?? {});
-            const details = payload.errors?.map((e) => e.message).filter(Boolean).join('; ');
-            throw new GitHubApiError(response.status, method, shownPath, [payload.message ?? response.statusText, details].filter(Boolean).join(': '), payload.documentation_url);
-        }
+        });
     }
-    /** Every item of a paginated list, following `Link: rel="next"`. */
+    /** One request; `path` is relative to the API URL (or a whole URL of it). Any answer but 2xx throws GitHubApiError. */
+    async request(method, path, body) {
+        const response = await this.octokit.request(`${method.toUpperCase()} ${path}`, body === undefined ? {} : { data: body });
+        return { status: response.status, data: response.data, headers: response.headers };
+    }
+    /** Every item of a paginated list, 100 a page, following `Link: rel="next"`. */
     async paginate(path) {
-        const items = [];
-        let next = `${path}${path.includes('?') ? '&' : '?'}per_page=100`;
-        while (next) {
-            const response = await this.request('GET', next);
-            items.push(...response.data);
-            next = nextLink(response.headers.get('link'));
-        }
-        return items;
+        return (await this.octokit.paginate(`GET ${path}`, { per_page: 100 }));
     }
-    rateLimitWait(response) {
-        if (response.status !== 403 && response.status !== 429)
-            return undefined;
-        const retryAfter = response.headers.get('retry-after');
-        if (retryAfter)
-            return Number(retryAfter) * 1000;
-        if (response.headers.get('x-ratelimit-remaining') === '0') {
-            const reset = Number(response.headers.get('x-ratelimit-reset'));
-            if (Number.isFinite(reset))
-                return Math.max(0, reset * 1000 - Date.now());
+    /** plugin-throttling asks whether to wait `seconds` and try again; true waits. */
+    waitOnRateLimit(kind, seconds, request, waitsSoFar) {
+        const what = `${request.method} ${this.shownPath(request.url)}`;
+        const maxMs = this.options.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS;
+        if (this.options.signal?.aborted)
+            return false;
+        if (waitsSoFar >= RATE_LIMIT_WAITS) {
+            this.log(`GitHub ${kind} on ${what} again after ${waitsSoFar} waits: giving up`);
+            return false;
         }
-        return undefined;
+        if (seconds * 1000 > maxMs) {
+            this.log(`GitHub ${kind} on ${what}: GitHub asks to wait ${seconds} s, longer than the ${Math.round(maxMs / 1000)} s this run waits at most; giving up`);
+            return false;
+        }
+        this.log(`GitHub ${kind} on ${what}: waiting ${seconds} s, as GitHub asks, before trying again`);
+        return true;
+    }
+    /** The request, or the deadline's error as soon as the deadline passes (a wait in progress is not sat out). */
+    untilDeadline(pending) {
+        const deadline = this.options.signal;
+        if (!deadline)
+            return pending;
+        return new Promise((resolve, reject) => {
+            const onAbort = () => reject(deadlineAbort());
+            deadline.addEventListener('abort', onAbort, { once: true });
+            pending.then((value) => {
+                deadline.removeEventListener('abort', onAbort);
+                resolve(value);
+            }, (error) => {
+                deadline.removeEventListener('abort', onAbort);
+                reject(error);
+            });
+        });
+    }
+    /** `retryCount`: plugin-retry's count of failed attempts of this request. */
+    apiError(error, method, path, retryCount) {
+        if (error instanceof GitHubApiError)
+            return error;
+        if (this.options.signal?.aborted || (error instanceof Error && error.message === DEADLINE_MESSAGE))
+            return new GitHubApiError(0, method, path, DEADLINE_MESSAGE);
+        if (!isOctokitRequestError(error))
+            return new GitHubApiError(0, method, path, error instanceof Error ? error.message : String(error));
+        if (!error.response) {
+            // No answer: Octokit gives network failures status 500; say how often it was tried.
+            const attempts = Math.max(1, retryCount ?? 1);
+            return new GitHubApiError(0, method, path, `${error.message} (${attempts} attempt${attempts === 1 ? '' : 's'})`);
+        }
+        const { message, documentationUrl } = apiMessageOf(error.response.data, error.message);
+        return new GitHubApiError(error.response.status, method, path, message, documentationUrl);
+    }
+    shownPath(url) {
+        return url.startsWith(this.apiUrl) ? url.slice(this.apiUrl.length) || '/' : url;
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/pull-request-comment.ts
+;// CONCATENATED MODULE: ./src/github/limits.ts
+// GitHub's size limits for the two surfaces we write to, and how GitHub measures them: the
+// one place these numbers live (the reports fit within them, the comment upsert checks them).
+//
+// PR/issue comments. The REST API refuses a body with 422 "Body is too long (maximum is
+// 65536 characters)". What GitHub counts is not documented, and public measurements
+// disagree: some found the comment surface refusing at 262,144 UTF-8 bytes, others found
+// PR bodies refused past 65,536 code points, ASCII or not. We therefore count UTF-16 code
+// units (JavaScript's `String.prototype.length`) against 65,536:
+//   - code units >= code points, so the count is never below a code-point count;
+//   - one code unit encodes to at most 3 UTF-8 bytes (an astral character is 2 units and
+//     4 bytes), so 65,536 units are at most 196,608 bytes, below 262,144.
+// A body within COMMENT_LIMIT by this count is within every reading of the limit.
+//
+// Job summaries. The runner uploads `$GITHUB_STEP_SUMMARY` only when the file is at most
+// 1,048,576 bytes (1024k) per step; a larger file is dropped whole ("upload aborted"),
+// never cut. The unit is the file's UTF-8 bytes. The runner may rewrite `\n` as `\r\n` on
+// Windows and the action may write more than our summary to the same step, so the default
+// budget keeps a margin below the hard limit.
+/** GitHub's limit for a comment body, in UTF-16 code units (see above). */
+const COMMENT_LIMIT = 65_536;
+/** The runner's limit for one step's job summary file, in UTF-8 bytes. */
+const STEP_SUMMARY_LIMIT = 1_048_576;
+/** Default budget of our job summary: the hard limit less 64 KiB for CRLF and other writes. */
+const STEP_SUMMARY_BUDGET = STEP_SUMMARY_LIMIT - 65_536;
+/** Length of a comment as counted against COMMENT_LIMIT: UTF-16 code units. */
+const commentLength = (text) => text.length;
+/** Size of a job summary as counted against STEP_SUMMARY_LIMIT: UTF-8 bytes. */
+const utf8Length = (text) => Buffer.byteLength(text, 'utf8');
+
+;// CONCATENATED MODULE: ./src/github/comments.ts
 // The one comment per bundle on a pull request: found again by its hidden marker and
 // updated in place, created when missing. A token that may not write comments (fork pull
 // requests) is reported as such rather than failing the run.
@@ -10205,6 +15297,7 @@ class GitHubClient {
 // is ever updated: a maintainer's comment that quotes the marker, a comment the pull
 // request's author pre-seeded with it, or another bundle's comment whose diff contains it
 // are left alone.
+
 
 /** The account a workflow's GITHUB_TOKEN acts as. */
 const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
@@ -10227,14 +15320,6 @@ async function tokenIdentity(client, override) {
     }
     return GITHUB_ACTIONS_BOT;
 }
-/** GitHub's limit on a comment body, counted in characters (code points). */
-const COMMENT_BODY_LIMIT = 65_536;
-function characterCount(text) {
-    let count = 0;
-    for (const _ of text)
-        count += 1;
-    return count;
-}
 /** 403 without a rate limit: the token is valid but may not write (fork pull requests). */
 function isPermissionDenied(error) {
     return error instanceof GitHubApiError && error.status === 403 && !/rate limit/i.test(error.apiMessage);
@@ -10247,9 +15332,9 @@ async function findMarkedComment(client, target, marker, author) {
 async function upsertMarkedComment(client, target, marker, body, author) {
     if (!body.startsWith(marker))
         throw new Error('a marked comment body must start with its marker');
-    const length = characterCount(body);
-    if (length > COMMENT_BODY_LIMIT)
-        throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_BODY_LIMIT}`);
+    const length = commentLength(body);
+    if (length > COMMENT_LIMIT)
+        throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
     try {
         const existing = await findMarkedComment(client, target, marker, author);
         if (existing) {
@@ -10276,40 +15361,23 @@ async function pullRequestForCommit(client, owner, repo, sha) {
     return merged?.number;
 }
 
-;// CONCATENATED MODULE: ./src/report/fair-share.ts
-// Fair division of a size budget among diffs ("water filling", max-min fairness): every
-// demand at or below the equal share is met in full, and what remains is divided equally
-// among the larger ones. A small diff is never cut to feed a large one.
-/** Allocations for the demands (same order), summing to at most `total`. */
-function waterFill(demands, total) {
-    const allocations = demands.map(() => 0);
-    const order = demands.map((_, index) => index).sort((left, right) => (demands[left] ?? 0) - (demands[right] ?? 0));
-    let remaining = Math.max(0, Math.floor(total));
-    order.forEach((index, position) => {
-        const share = Math.floor(remaining / (order.length - position));
-        const given = Math.min(Math.max(0, demands[index] ?? 0), share);
-        allocations[index] = given;
-        remaining -= given;
-    });
-    return allocations;
-}
-/**
- * Two-level fair division: first among groups (clusters), each group demanding the sum of
- * its items; then, within each group, among its items. Returns the allocation per item id.
- */
-function fairAllocation(groups, total) {
-    const groupDemands = groups.map((group) => group.items.reduce((sum, item) => sum + item.size, 0));
-    const groupShares = waterFill(groupDemands, total);
-    const allocation = new Map();
-    groups.forEach((group, groupIndex) => {
-        const itemShares = waterFill(group.items.map((item) => item.size), groupShares[groupIndex] ?? 0);
-        group.items.forEach((item, itemIndex) => allocation.set(item.id, itemShares[itemIndex] ?? 0));
-    });
-    return allocation;
-}
-
-;// CONCATENATED MODULE: ./src/report/text-truncation.ts
-// Cutting a diff or a message to a size budget, at line boundaries where possible.
+;// CONCATENATED MODULE: ./src/report/budget.ts
+// Fitting a report into a size limit. A report is rendered from a plan: how much detail,
+// and how much room each part may take. The fit (fitToBudget) tries, in order:
+//   1. everything whole;
+//   2. object lists whole, diffs cut fairly (fairAllocation) into the room that the rest
+//      of the report leaves;
+//   3. no diffs, object lists cut fairly per cluster (at worst, instances only);
+//   4. the table alone;
+//   5. as a last resort, the table-only report cut at a line (only when the table itself
+//      exceeds the limit: many hundreds of clusters in one comment).
+// Each step is taken only when the previous one cannot fit, so a report keeps as much as
+// fits, and the cut falls on the largest parts first.
+//
+// The parts shared out are the diffs (each shown once: the same change on several
+// clusters is shown under the first and referred to from the others) and each cluster's
+// object list. This file also cuts text at line boundaries, and words the note that says
+// what a shortened report left out.
 /** Lines of a text, without a trailing empty line for a final newline. */
 function linesOf(text) {
     if (text === '')
@@ -10358,23 +15426,129 @@ function truncateCharacters(text, budget, measure) {
     }
     return result;
 }
-
-;// CONCATENATED MODULE: ./src/report/budget-fit.ts
-// Fitting a report into a size limit. A report is rendered from a plan: how much detail,
-// and how much room each part may take. The fit tries, in order:
-//   1. everything whole;
-//   2. object lists whole, diffs cut fairly (fairAllocation) into the room that the rest
-//      of the report leaves;
-//   3. no diffs, object lists cut fairly per cluster (at worst, instances only);
-//   4. the table alone;
-//   5. as a last resort, the table-only report cut at a line (only when the table itself
-//      exceeds the limit: many hundreds of clusters in one comment).
-// Each step is taken only when the previous one cannot fit, so a report keeps as much as
-// fits, and the cut falls on the largest parts first.
-
-
+// ---------------------------------------------------------------------------------------
+// Fair division of a size budget ("water filling", max-min fairness): every demand at or
+// below the equal share is met in full, and what remains is divided equally among the
+// larger ones. A small diff is never cut to feed a large one.
+/** Allocations for the demands (same order), summing to at most `total`. */
+function waterFill(demands, total) {
+    const allocations = demands.map(() => 0);
+    const order = demands.map((_, index) => index).sort((left, right) => (demands[left] ?? 0) - (demands[right] ?? 0));
+    let remaining = Math.max(0, Math.floor(total));
+    order.forEach((index, position) => {
+        const share = Math.floor(remaining / (order.length - position));
+        const given = Math.min(Math.max(0, demands[index] ?? 0), share);
+        allocations[index] = given;
+        remaining -= given;
+    });
+    return allocations;
+}
+/**
+ * Two-level fair division: first among groups (clusters), each group demanding the sum of
+ * its items; then, within each group, among its items. Returns the allocation per item id.
+ */
+function fairAllocation(groups, total) {
+    const groupDemands = groups.map((group) => group.items.reduce((sum, item) => sum + item.size, 0));
+    const groupShares = waterFill(groupDemands, total);
+    const allocation = new Map();
+    groups.forEach((group, groupIndex) => {
+        const itemShares = waterFill(group.items.map((item) => item.size), groupShares[groupIndex] ?? 0);
+        group.items.forEach((item, itemIndex) => allocation.set(item.id, itemShares[itemIndex] ?? 0));
+    });
+    return allocation;
+}
+/** The id of one object change in a ChangeSet: `cluster/instance/object` indexes. */
+function changeId(cluster, instance, object) {
+    return `${cluster}/${instance}/${object}`;
+}
+function hasDiff(change) {
+    return change.diff !== '' && change.action !== 'unchanged' && change.action !== 'skipped';
+}
+/**
+ * How each object change with a diff is shown, by change id; changes without a diff are
+ * absent. The same change on several clusters (same instance, same object, same action and
+ * the same diff text) is shown once, under the first cluster in runtime order, naming the
+ * others; the later clusters refer back to it.
+ */
+function indexSharedChanges(changeSet) {
+    const firstByKey = new Map();
+    const sharing = new Map();
+    changeSet.clusters.forEach((cluster, clusterIndex) => {
+        cluster.instances.forEach((instance, instanceIndex) => {
+            instance.changes.forEach((change, objectIndex) => {
+                if (!hasDiff(change))
+                    return;
+                const id = changeId(clusterIndex, instanceIndex, objectIndex);
+                const key = JSON.stringify([
+                    instance.name,
+                    instance.namespace,
+                    change.apiVersion,
+                    change.kind,
+                    change.namespace,
+                    change.name,
+                    change.action,
+                    change.diff,
+                ]);
+                const first = firstByKey.get(key);
+                if (!first) {
+                    firstByKey.set(key, { id, cluster: cluster.name });
+                    sharing.set(id, { kind: 'shown', alsoOn: [] });
+                    return;
+                }
+                const shown = sharing.get(first.id);
+                if (shown?.kind === 'shown' && !shown.alsoOn.includes(cluster.name) && cluster.name !== first.cluster) {
+                    shown.alsoOn.push(cluster.name);
+                }
+                sharing.set(id, { kind: 'repeat', shownOn: first.cluster });
+            });
+        });
+    });
+    return sharing;
+}
+/** The diffs shown (first occurrences), grouped by cluster, with their sizes. */
+function diffGroups(changeSet, sharing, measure) {
+    return changeSet.clusters.map((cluster, clusterIndex) => ({
+        items: cluster.instances.flatMap((instance, instanceIndex) => instance.changes.flatMap((change, objectIndex) => {
+            const id = changeId(clusterIndex, instanceIndex, objectIndex);
+            return sharing.get(id)?.kind === 'shown' ? [{ id, size: measure(change.diff) }] : [];
+        })),
+    }));
+}
+/** The id of a cluster's object list in a plan's allocation. */
+function objectListId(clusterIndex) {
+    return `objects:${clusterIndex}`;
+}
+/**
+ * One group per cluster holding its object list as one item, sized by the lines that
+ * `sizeOfLine` measures for each object.
+ */
+function objectListGroups(changeSet, sizeOfLine) {
+    return changeSet.clusters.map((cluster, clusterIndex) => {
+        let size = 0;
+        cluster.instances.forEach((instance, instanceIndex) => instance.changes.forEach((_, objectIndex) => {
+            size += sizeOfLine(clusterIndex, instanceIndex, objectIndex);
+        }));
+        return { items: [{ id: objectListId(clusterIndex), size }] };
+    });
+}
+/** Room for one cluster's object lines; no room given means unlimited. */
+function objectListRoom(room) {
+    let remaining = room ?? Number.POSITIVE_INFINITY;
+    let omitted = 0;
+    return {
+        take(size) {
+            if (omitted === 0 && size <= remaining) {
+                remaining -= size;
+                return true;
+            }
+            omitted += 1;
+            return false;
+        },
+        omitted: () => omitted,
+    };
+}
 const WHOLE = new Map();
-const budget_fit_ATTEMPTS = 12;
+const ATTEMPTS = 12;
 function fitToBudget(request) {
     const { limit, measure, render } = request;
     const whole = render({ detail: 'diffs', allocation: WHOLE });
@@ -10400,7 +15574,7 @@ function fitStage(request, detail, groups) {
     if (bareSize > limit)
         return undefined;
     let room = limit - bareSize;
-    for (let attempt = 0; attempt < budget_fit_ATTEMPTS && room > 0; attempt += 1) {
+    for (let attempt = 0; attempt < ATTEMPTS && room > 0; attempt += 1) {
         const rendered = render({ detail, allocation: fairAllocation(groups, room) });
         const size = measure(rendered);
         if (size <= limit)
@@ -10422,34 +15596,30 @@ function cutAtLine(text, budget, measure) {
     }
     return kept;
 }
-
-;// CONCATENATED MODULE: ./src/report/cluster-counts.ts
-// Object counts per action for one cluster, as shown in the report tables.
-/** How many objects of the cluster have each action. */
-function countActions(cluster) {
-    const counts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0, failed: 0 };
-    for (const instance of cluster.instances)
-        for (const change of instance.changes)
-            counts[change.action] += 1;
-    return counts;
+function plural(count, noun) {
+    return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
-/** True when the cluster has an object that is created, configured, deleted or recreated. */
-function clusterHasChanges(cluster) {
-    const counts = countActions(cluster);
-    return counts.created + counts.configured + counts.deleted + counts.recreated > 0;
-}
-/** `2 created, 1 configured`, the non-zero changing actions, then failed objects; `no changes` when none. */
-function describeCounts(counts) {
-    const parts = ['created', 'configured', 'deleted', 'recreated']
-        .filter((action) => counts[action] > 0)
-        .map((action) => `${counts[action]} ${action}`);
-    const changes = parts.length > 0 ? parts.join(', ') : 'no changes';
-    return counts.failed > 0 ? `${changes}, ${counts.failed} failed` : changes;
+/** A GitHub alert naming what was cut to fit `limitName`, then `where` (Markdown); '' when nothing was. */
+function cutNote(detail, counts, limitName, where) {
+    const what = [];
+    if (detail === 'objects')
+        what.push('diffs left out');
+    if (detail === 'table')
+        what.push('cluster sections left out');
+    if (counts.diffsCut > 0)
+        what.push(`${plural(counts.diffsCut, 'diff')} cut`);
+    if (counts.diffsHidden > 0)
+        what.push(`${plural(counts.diffsHidden, 'diff')} not shown`);
+    if (counts.objectsOmitted > 0)
+        what.push(`${plural(counts.objectsOmitted, 'object')} not listed`);
+    if (what.length === 0)
+        return '';
+    return `> [!WARNING]\n> Shortened to fit ${limitName}: ${what.join(', ')}. ${where}\n\n`;
 }
 
 ;// CONCATENATED MODULE: ./src/report/markdown.ts
-// Escaping for text that comes from clusters, modules and users (object names, error
-// messages, diffs) when it is placed in GitHub-flavoured Markdown.
+// Markdown for GitHub: escaping for text that comes from clusters, modules and users
+// (object names, error messages, diffs), inline code, fenced blocks and tables.
 const HTML_ENTITIES = {
     '&': '&amp;',
     '<': '&lt;',
@@ -10506,11 +15676,162 @@ function tableHeader(headings, align) {
     const delimiters = headings.map((_, index) => (align[index] === 'r' ? '---:' : '---'));
     return tableRow(headings) + tableRow(delimiters);
 }
+/** The text with its first character in upper case, for a sentence that starts with a variable phrase. */
+function capitalise(text) {
+    return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
-;// CONCATENATED MODULE: ./src/report/cluster-status.ts
-// The status of one cluster as the reports word it.
+;// CONCATENATED MODULE: ./src/report/context.ts
+// What the reports need besides the ChangeSet: where the run and the commit are, and which
+// values are secret.
+
+/** The commit as Markdown: its short SHA, linked when the repository is known. */
+function commitLink(context) {
+    const sha = context.commitSha.slice(0, 7);
+    if (!context.repository || !/^[0-9a-f]{7,64}$/i.test(context.commitSha))
+        return code(sha);
+    const server = (context.serverUrl ?? 'https://github.com').replace(/\/+$/, '');
+    return `[<code>${sha}</code>](${server}/${context.repository}/commit/${context.commitSha})`;
+}
+/** The run as a Markdown link with the given text, or the bare text when unknown. */
+function runLink(context, text) {
+    return context.runUrl ? `[${text}](${context_linkTarget(context.runUrl)})` : text;
+}
+/** A URL made safe as a Markdown link target: no spaces, parentheses or angle brackets. */
+function context_linkTarget(url) {
+    return url.replace(/[\s()<>]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+;// CONCATENATED MODULE: ./src/report/redaction.ts
+// What a report may show of secrets. The masking rule itself (which values are secret, how
+// they are masked) is src/secrets.ts, the one rule of the project; this file applies it to
+// a ChangeSet, and finds the changes that touch secret data so that a report can say
+// "a secret value changed (hidden)" where it cannot show the value.
+//
+// A change touches secret data when a changed line of its unified diff (`+`/`-`, not the
+// `+++`/`---` header) holds either sign:
+//   - the engine's masks for Secret data: `*** (before)` and `*** (after)`, or `***` alone;
+//   - a value from the secrets list (kubeconfig credentials, values from cluster Secrets or
+//     from the environment), before the report masks it.
 
 
+/**
+ * A copy of the ChangeSet with every string masked (names, module references, diffs, error
+ * messages, and strings in extra fields such as readiness messages), except the
+ * enumerations the reports branch on (`mode`, `status`, `action`): their values are fixed
+ * words, never secrets, and masking one that happens to equal a secret would corrupt the
+ * report.
+ */
+function redaction_maskChangeSet(changeSet, secrets) {
+    const mask = secrets_secretMasker(secrets);
+    // The copy has the same shape as the input: maskDeep maps strings to strings and keeps keys.
+    return maskDeep(changeSet, mask);
+}
+const ENUMERATIONS = new Set(['mode', 'status', 'action']);
+function maskDeep(value, mask) {
+    if (typeof value === 'string')
+        return mask(value);
+    if (Array.isArray(value))
+        return value.map((item) => maskDeep(item, mask));
+    if (value !== null && typeof value === 'object') {
+        const copy = {};
+        for (const [key, item] of Object.entries(value))
+            copy[key] = ENUMERATIONS.has(key) && typeof item === 'string' ? item : maskDeep(item, mask);
+        return copy;
+    }
+    return value;
+}
+// The engine's mask as the value of a changed line: `key: ***`, `key: *** (before)`, `- ***`.
+const ENGINE_MASK = /(^|[\s:])\*\*\*( \((before|after)\))?\s*$/;
+function changedLines(diff) {
+    return diff
+        .split('\n')
+        .filter((line) => (line.startsWith('+') && !line.startsWith('+++')) || (line.startsWith('-') && !line.startsWith('---')));
+}
+/** True when a changed line of the diff holds a masked value or one of the secrets. */
+function diffChangesSecret(diff, secrets = []) {
+    const values = maskableValues(secrets);
+    return changedLines(diff).some((line) => ENGINE_MASK.test(line.slice(1)) || values.some((value) => line.includes(value)));
+}
+/** True when the object's change touches secret data. */
+function objectChangesSecret(change, secrets = []) {
+    if (change.action === 'unchanged' || change.action === 'skipped')
+        return false;
+    return diffChangesSecret(change.diff, secrets);
+}
+/** True when any object of any cluster changes secret data. */
+function changeSetChangesSecret(changeSet, secrets = []) {
+    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => objectChangesSecret(change, secrets))));
+}
+/** Ids (changeId) of the changes whose diff touches secret data; read from the unmasked ChangeSet. */
+function redaction_secretChangeIds(changeSet, secrets) {
+    const ids = new Set();
+    changeSet.clusters.forEach((cluster, clusterIndex) => cluster.instances.forEach((instance, instanceIndex) => instance.changes.forEach((change, objectIndex) => {
+        if (objectChangesSecret(change, secrets))
+            ids.add(changeId(clusterIndex, instanceIndex, objectIndex));
+    })));
+    return ids;
+}
+
+;// CONCATENATED MODULE: ./src/report/sections.ts
+// The parts of a report about one cluster that the PR comment (comment.ts) and the job
+// summary (job-summary.ts) share: how clusters, objects and modules are named and counted,
+// the cluster's status as the reports word it, the status table that opens every report,
+// the blocks a section is made of (an error, a failed object's error, a diff cut to its
+// room or too large to compute), and the rendering of every section of a report for one
+// plan of the budget, counting what was cut.
+
+
+
+
+// ---------------------------------------------------------------------------------------
+// Names and counts.
+/** `Deployment/apps/podinfo`, or `Namespace/apps` for a cluster-scoped object (Timoni's form). */
+function objectRef(change) {
+    return change.namespace ? `${change.kind}/${change.namespace}/${change.name}` : `${change.kind}/${change.name}`;
+}
+/** `sha256:0123456789ab`: the algorithm and the first 12 hex digits; other forms as they are. */
+function shortDigest(digest) {
+    const match = /^([a-z0-9]+):([0-9a-f]{12})[0-9a-f]*$/.exec(digest);
+    return match ? `${match[1]}:${match[2]}` : digest;
+}
+/** `oci://ghcr.io/stefanprodan/modules/podinfo:6.5.4`, the module as `timoni` prints it. */
+function moduleRef(module) {
+    return module.version ? `${module.url}:${module.version}` : module.url;
+}
+/** The action as the reports word it: a failure stands out. */
+function actionLabel(change) {
+    return change.action === 'failed' ? '❌ failed' : change.action;
+}
+/** `instance removed from the bundle: 3 objects would be deleted` (diff) or `... deleted` (apply). */
+function removedInstanceNote(instance, mode) {
+    const count = instance.changes.filter((change) => change.action === 'deleted').length;
+    const objects = count === 1 ? '1 object' : `${count} objects`;
+    return `instance removed from the bundle: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
+}
+/** How many objects of the cluster have each action. */
+function countActions(cluster) {
+    const counts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0, failed: 0 };
+    for (const instance of cluster.instances)
+        for (const change of instance.changes)
+            counts[change.action] += 1;
+    return counts;
+}
+/** True when the cluster has an object that is created, configured, deleted or recreated. */
+function clusterHasChanges(cluster) {
+    const counts = countActions(cluster);
+    return counts.created + counts.configured + counts.deleted + counts.recreated > 0;
+}
+/** `2 created, 1 configured`, the non-zero changing actions, then failed objects; `no changes` when none. */
+function describeCounts(counts) {
+    const parts = ['created', 'configured', 'deleted', 'recreated']
+        .filter((action) => counts[action] > 0)
+        .map((action) => `${counts[action]} ${action}`);
+    const changes = parts.length > 0 ? parts.join(', ') : 'no changes';
+    return counts.failed > 0 ? `${changes}, ${counts.failed} failed` : changes;
+}
+// ---------------------------------------------------------------------------------------
+// Status.
 /** True when the report should open the cluster's section by default. */
 function sectionOpen(cluster) {
     return cluster.status === 'failed' || clusterHasChanges(cluster);
@@ -10538,11 +15859,86 @@ function unreachedClusters(clusters) {
 function firstFailure(clusters) {
     return clusters.find((cluster) => cluster.status === 'failed');
 }
-
-;// CONCATENATED MODULE: ./src/report/diff-block.ts
-// One object's diff as a fenced ```diff block, shortened to its allocation.
-
-
+/** The outcome of a rollout in one sentence (no final period): where it stopped, or that it applied everywhere. */
+function rolloutOutcome(clusters) {
+    const failure = firstFailure(clusters);
+    const applied = clusters.filter((cluster) => cluster.status === 'applied').length;
+    return failure
+        ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters`
+        : `✅ Applied to ${applied} of ${clusters.length} clusters`;
+}
+/** The paragraph naming the clusters not reached and the failure that stopped them; '' when none. */
+function unreachedNote(clusters) {
+    const unreached = unreachedClusters(clusters);
+    if (unreached.length === 0)
+        return '';
+    const failure = firstFailure(clusters);
+    const after = failure ? ` after ${code(failure.name)} failed` : '';
+    return `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
+}
+/** The readiness result of a change, when the ChangeSet carries a well-formed one. */
+function readinessOf(change) {
+    const candidate = change.readiness;
+    if (candidate === null || typeof candidate !== 'object')
+        return undefined;
+    const { status, message, durationMs } = candidate;
+    if (typeof status !== 'string' || !READINESS_STATUSES.includes(status))
+        return undefined;
+    return {
+        status: status,
+        message: typeof message === 'string' ? message : '',
+        ...(typeof durationMs === 'number' ? { durationMs } : {}),
+    };
+}
+/** `✅ Current`, `❌ Failed`, `⏳ InProgress` … for a table cell (plain text, unescaped). */
+function readinessLabel(readiness) {
+    const icon = readiness.status === 'Current' ? '✅' : readiness.status === 'InProgress' ? '⏳' : readiness.status === 'Unknown' ? '❔' : '❌';
+    return `${icon} ${readiness.status}`;
+}
+/** The table of clusters, in runtime order, that opens every report. It is always complete. */
+function renderStatusTable(clusters, options = {}) {
+    const headings = ['Cluster', 'Group', 'Created', 'Configured', 'Deleted', 'Recreated'];
+    const align = ['l', 'l', 'r', 'r', 'r', 'r'];
+    if (options.withDuration) {
+        headings.push('Unchanged', 'Duration');
+        align.push('r', 'r');
+    }
+    headings.push('Status');
+    align.push('l');
+    let table = tableHeader(headings, align);
+    for (const cluster of clusters) {
+        const counts = countActions(cluster);
+        const cells = [code(cluster.name), escapeInline(cluster.group), String(counts.created), String(counts.configured), String(counts.deleted), String(counts.recreated)];
+        if (options.withDuration) {
+            cells.push(String(counts.unchanged), cluster.durationMs === undefined ? '–' : formatDuration(cluster.durationMs));
+        }
+        cells.push(statusLabel(cluster));
+        table += tableRow(cells);
+    }
+    return table;
+}
+/** A cluster's error: the step that failed, the instance and object concerned, and the message in a fenced block (capped). */
+function renderErrorBlock(error, options) {
+    const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
+        .filter(Boolean)
+        .join(', ');
+    const message = truncateLines(error.message, options.cap, options.measure);
+    const cut = message.cut ? `${options.cutNote(message.keptLines, message.totalLines)}\n` : '';
+    return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
+}
+/** The one-line form of a failed object's error (first line, at most `cap` characters), escaped for inline Markdown. */
+function failedObjectInline(change, measure, cap = 300) {
+    const first = (change.error ?? '').split('\n')[0] ?? '';
+    const kept = truncateCharacters(first, cap, measure);
+    return escapeInline(kept === first ? kept : `${kept}…`);
+}
+/** A failed object's error (the API server's answer) in a fenced block, capped; '' for other actions. */
+function failedObjectBlock(change, measure, cap) {
+    if (change.action !== 'failed')
+        return '';
+    const message = truncateLines(change.error ?? 'failed (no message)', cap, measure);
+    return `${codeBlock(message.text, 'text')}${message.cut ? `✂️ _Error cut: ${message.keptLines} of ${message.totalLines} lines shown._\n` : ''}\n`;
+}
 /** Below this allocation a diff that does not fit is not shown at all: a few characters help no one. */
 const MIN_DIFF_SHOWN = 160;
 /** What becomes of a diff of this size under an allocation (none = whole). */
@@ -10572,153 +15968,163 @@ function renderDiffBlock(diff, allocation, measure, moreHint) {
     const shown = kept.keptLines > 0 ? `${kept.keptLines} of ${totalLines} lines shown` : `part of the first of ${totalLines} lines shown`;
     return { markdown: `${codeBlock(kept.text, 'diff')}✂️ _Diff cut: ${shown}; ${moreHint}._\n`, outcome };
 }
-
-;// CONCATENATED MODULE: ./src/report/error-block.ts
-// A cluster's error: the step that failed, the instance and object concerned, and the
-// message in a fenced block (capped).
-
-
-function renderErrorBlock(error, options) {
-    const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
-        .filter(Boolean)
-        .join(', ');
-    const message = truncateLines(error.message, options.cap, options.measure);
-    const cut = message.cut ? `${options.cutNote(message.keptLines, message.totalLines)}\n` : '';
-    return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
+/**
+ * The note for an object whose diff the engine could not compute within its limits
+ * (`diffTooLarge`), to follow the object's name on its line where the diff would be;
+ * undefined when the diff was computed, or when the object does not change (unchanged,
+ * skipped). The sizes are shown when the ChangeSet carries well-formed ones (a ChangeSet
+ * read back from JSON may carry anything).
+ */
+function diffTooLargeNote(change) {
+    const tooLarge = change.diffTooLarge;
+    if (tooLarge === undefined || tooLarge === null || tooLarge === false)
+        return undefined;
+    if (change.action === 'unchanged' || change.action === 'skipped')
+        return undefined;
+    const { liveLines, desiredLines } = (typeof tooLarge === 'object' ? tooLarge : {});
+    const live = lineCount(liveLines);
+    const desired = lineCount(desiredLines);
+    let sizes = '';
+    if (live !== undefined && desired !== undefined) {
+        if (live === 0)
+            sizes = ` (${thousands(desired)} lines desired)`;
+        else if (desired === 0)
+            sizes = ` (${thousands(live)} lines live)`;
+        else
+            sizes = ` (${thousands(live)} lines live, ${thousands(desired)} desired)`;
+    }
+    return `⚠️ diff too large to compute${sizes}; compare ${code('timoni-fleet build')} with the live object locally`;
 }
-
-;// CONCATENATED MODULE: ./src/report/instance-notes.ts
-// What the reports say beside an instance or an object beyond its action: an instance
-// removed from the bundle (its objects deleted, or to be), and an object that failed with
-// the API server's answer.
-
-
-/** `instance removed from the bundle: 3 objects would be deleted` (diff) or `... deleted` (apply). */
-function removedInstanceNote(instance, mode) {
-    const count = instance.changes.filter((change) => change.action === 'deleted').length;
-    const objects = count === 1 ? '1 object' : `${count} objects`;
-    return `instance removed from the bundle: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
+function lineCount(value) {
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
-/** The action as the reports word it: a failure stands out. */
-function actionLabel(change) {
-    return change.action === 'failed' ? '❌ failed' : change.action;
+/** `12,500`: digits grouped by thousands, the same on every machine (no locale). */
+function thousands(count) {
+    return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
-/** The one-line form of a failed object's error (first line, at most `cap` characters), escaped for inline Markdown. */
-function failedObjectInline(change, measure, cap = 300) {
-    const first = (change.error ?? '').split('\n')[0] ?? '';
-    const kept = truncateCharacters(first, cap, measure);
-    return escapeInline(kept === first ? kept : `${kept}…`);
-}
-/** A failed object's error in a fenced block, capped; '' for other actions. */
-function failedObjectBlock(change, measure, cap) {
-    if (change.action !== 'failed')
-        return '';
-    const message = truncateLines(change.error ?? 'failed (no message)', cap, measure);
-    return `${codeBlock(message.text, 'text')}${message.cut ? `✂️ _Error cut: ${message.keptLines} of ${message.totalLines} lines shown._\n` : ''}\n`;
-}
-
-;// CONCATENATED MODULE: ./src/report/object-list.ts
-// The room each cluster's object list may take at the `objects` detail of a report.
-/** The id of a cluster's object list in a plan's allocation. */
-function objectListId(clusterIndex) {
-    return `objects:${clusterIndex}`;
-}
-/** Room for one cluster's object lines; no room given means unlimited. */
-function objectListRoom(room) {
-    let remaining = room ?? Number.POSITIVE_INFINITY;
-    let omitted = 0;
-    return {
-        take(size) {
-            if (omitted === 0 && size <= remaining) {
-                remaining -= size;
-                return true;
-            }
-            omitted += 1;
-            return false;
+/**
+ * Renders every cluster's section for a plan (none when only the table fits) with
+ * `renderSection`, counting what was cut so the cut note can say it.
+ */
+function renderCountedSections(changeSet, plan, renderSection, shared) {
+    const counts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
+    if (plan.detail === 'table')
+        return { sections: '', counts };
+    const sections = changeSet.clusters
+        .map((cluster, clusterIndex) => renderSection({
+        ...shared,
+        cluster,
+        clusterIndex,
+        mode: changeSet.mode,
+        detail: plan.detail,
+        allocation: plan.allocation,
+        onDiff: (outcome) => {
+            if (outcome === 'cut')
+                counts.diffsCut += 1;
+            if (outcome === 'hidden')
+                counts.diffsHidden += 1;
         },
-        omitted: () => omitted,
-    };
+        onObjectsOmitted: (count) => {
+            counts.objectsOmitted += count;
+        },
+    }))
+        .join('');
+    return { sections, counts };
 }
 
-;// CONCATENATED MODULE: ./src/report/object-ref.ts
-// How objects, modules and digests are named in reports, as Timoni names them.
-/** `Deployment/apps/podinfo`, or `Namespace/apps` for a cluster-scoped object (Timoni's form). */
-function objectRef(change) {
-    return change.namespace ? `${change.kind}/${change.namespace}/${change.name}` : `${change.kind}/${change.name}`;
-}
-/** `sha256:0123456789ab`: the algorithm and the first 12 hex digits; other forms as they are. */
-function shortDigest(digest) {
-    const match = /^([a-z0-9]+):([0-9a-f]{12})[0-9a-f]*$/.exec(digest);
-    return match ? `${match[1]}:${match[2]}` : digest;
-}
-/** `oci://ghcr.io/stefanprodan/modules/podinfo:6.5.4`, the module as `timoni` prints it. */
-function moduleRef(module) {
-    return module.version ? `${module.url}:${module.version}` : module.url;
-}
+;// CONCATENATED MODULE: ./src/report/comment.ts
+// The PR comment, and the same comment updated on merge with the rollout result. Read top
+// down, this file is how one comment is made:
+//
+//   <!-- timoni-fleet:bundle=apps -->              the marker (found again on the next run)
+//   ### timoni-fleet diff · bundle apps             the headline: what changes where, commit, run
+//   🔒 A secret value changed (hidden).             when a change touches secret data
+//   | Cluster | Group | Created | ... | Status |   the status table, always complete
+//   **Not reached** after ... failed: ...          after a failed rollout
+//   > [!WARNING] Shortened to fit ...              when the budget had to cut something
+//   <details open><summary>cluster ...</summary>   one section per cluster: its error, each
+//     **Instance** ... then each object, its diff   instance with its module, each changed
+//   </details>                                      object with its diff (or a one-line form)
+//
+// The whole is fitted into GitHub's comment limit by budget.ts (diffs cut fairly, then
+// object lists, then the table alone), masked by redaction.ts; the parts of a section that
+// the job summary shares (status, counts, error and diff blocks) are in sections.ts.
 
-;// CONCATENATED MODULE: ./src/report/shared-changes.ts
-// The same change on several clusters (same instance, same object, same action and the
-// same diff text) is shown once, under the first cluster in runtime order, naming the
-// others; the later clusters refer back to it.
-/** The id of one object change in a ChangeSet: `cluster/instance/object` indexes. */
-function changeId(cluster, instance, object) {
-    return `${cluster}/${instance}/${object}`;
+
+
+
+
+
+
+
+/** The Markdown body of the PR comment for a `diff` ChangeSet; never over COMMENT_LIMIT. */
+function renderPullRequestComment(changeSet, context) {
+    return renderComment(changeSet, context, 'plan');
 }
-function hasDiff(change) {
-    return change.diff !== '' && change.action !== 'unchanged' && change.action !== 'skipped';
+/**
+ * The Markdown body that replaces the PR comment after an `apply`: the same marker, the
+ * result per cluster (applied / failed with step and error / not reached), the clusters not
+ * reached listed; never over COMMENT_LIMIT.
+ */
+function renderRolloutComment(changeSet, context) {
+    return renderComment(changeSet, context, 'rollout');
 }
-/** How each object change with a diff is shown, by change id. Changes without a diff are absent. */
-function indexSharedChanges(changeSet) {
-    const firstByKey = new Map();
-    const sharing = new Map();
-    changeSet.clusters.forEach((cluster, clusterIndex) => {
-        cluster.instances.forEach((instance, instanceIndex) => {
-            instance.changes.forEach((change, objectIndex) => {
-                if (!hasDiff(change))
-                    return;
-                const id = changeId(clusterIndex, instanceIndex, objectIndex);
-                const key = JSON.stringify([
-                    instance.name,
-                    instance.namespace,
-                    change.apiVersion,
-                    change.kind,
-                    change.namespace,
-                    change.name,
-                    change.action,
-                    change.diff,
-                ]);
-                const first = firstByKey.get(key);
-                if (!first) {
-                    firstByKey.set(key, { id, cluster: cluster.name });
-                    sharing.set(id, { kind: 'shown', alsoOn: [] });
-                    return;
-                }
-                const shown = sharing.get(first.id);
-                if (shown?.kind === 'shown' && !shown.alsoOn.includes(cluster.name) && cluster.name !== first.cluster) {
-                    shown.alsoOn.push(cluster.name);
-                }
-                sharing.set(id, { kind: 'repeat', shownOn: first.cluster });
-            });
-        });
+function renderComment(original, context, variant) {
+    const changeSet = redaction_maskChangeSet(original, context.secrets);
+    const sharing = indexSharedChanges(changeSet);
+    const secretChanges = redaction_secretChangeIds(original, context.secrets);
+    const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT);
+    const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
+    const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
+        const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
+        if (!change || !listedInComment(change))
+            return 0;
+        return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), commentLength));
     });
-    return sharing;
+    const render = (plan) => {
+        const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
+        const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
+        return (`${commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
+            renderHeadline(changeSet, context, variant) +
+            (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
+            renderStatusTable(changeSet.clusters) +
+            '\n' +
+            unreachedNote(changeSet.clusters) +
+            cutNote(plan.detail, counts, "GitHub's comment limit (65,536 characters)", where) +
+            sections);
+    };
+    const body = fitToBudget({
+        diffs: diffGroups(changeSet, sharing, commentLength),
+        objectLists,
+        limit,
+        measure: commentLength,
+        render,
+        cutNotice: `\n✂️ _The cluster table was cut to fit GitHub's comment limit; ${moreHint}._\n`,
+    });
+    // Defence in depth: a secret could only appear here by concatenation of masked parts.
+    // Masking never lengthens the text (secrets are at least as long as the mask).
+    return secrets_secretMasker(context.secrets)(body);
 }
-
-;// CONCATENATED MODULE: ./src/report/comment-section.ts
-// One cluster's collapsible section of the PR comment (and of the rollout comment).
-
-
-
-
-
-
-
-
-
+function renderHeadline(changeSet, context, variant) {
+    const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
+    const total = changeSet.clusters.length;
+    if (variant === 'plan') {
+        const changed = changeSet.clusters.filter(clusterHasChanges).length;
+        const failed = changeSet.clusters.filter((cluster) => cluster.status === 'failed').length;
+        const parts = [hasChanges(changeSet) ? `changes on **${changed} of ${total}** clusters` : `no changes on ${total} clusters`];
+        if (failed > 0)
+            parts.push(`**${failed} failed**`);
+        return `### timoni-fleet diff · bundle ${code(changeSet.bundle)}\n\n${capitalise(parts.join(', '))} for commit ${commitLink(context)}${run}.\n\n`;
+    }
+    return `### timoni-fleet rollout · bundle ${code(changeSet.bundle)}\n\n${rolloutOutcome(changeSet.clusters)} at commit ${commitLink(context)}${run}.\n\n`;
+}
+// ---------------------------------------------------------------------------------------
+// One cluster's collapsible section.
 /** Error messages are capped in comments whatever the budget; the job summary has them whole. */
 const ERROR_CAP = 4_000;
 /** A failed object's own error, under its name (the cluster's error lists them all). */
 const OBJECT_ERROR_CAP = 1_000;
+const SECRET_NOTE = ' · 🔒 a secret value changed (hidden)';
 /** True for the objects a comment lists: all but the unchanged. */
 function listedInComment(change) {
     return change.action !== 'unchanged';
@@ -10726,7 +16132,7 @@ function listedInComment(change) {
 /** The one-line form of an object, used when diffs are left out. */
 function compactObjectLine(change, secret, measure) {
     const failure = change.action === 'failed' ? `: ${failedObjectInline(change, measure)}` : '';
-    return `- ${code(objectRef(change))} ${actionLabel(change)}${failure}${secret ? ' · 🔒 a secret value changed (hidden)' : ''}\n`;
+    return `- ${code(objectRef(change))} ${actionLabel(change)}${failure}${secret ? SECRET_NOTE : ''}\n`;
 }
 function renderClusterSection(input) {
     const { cluster } = input;
@@ -10748,6 +16154,7 @@ function renderClusterSection(input) {
         input.onObjectsOmitted(room.omitted());
     return `<details${open}>\n<summary>${headline}</summary>\n\n${body}</details>\n\n`;
 }
+/** An instance's line (module, version, digest, unchanged count), then its changed objects. */
 function renderInstance(input, instance, instanceIndex, room) {
     const { module } = instance;
     const unchanged = instance.changes.filter((change) => change.action === 'unchanged').length;
@@ -10780,14 +16187,21 @@ function renderInstance(input, instance, instanceIndex, room) {
     });
     return header + objects;
 }
+/**
+ * One changed object: its diff in a collapsible block, or a line that says where its diff
+ * is (under an earlier cluster), why it is not shown (no room, too large to compute), or
+ * that it has none.
+ */
 function renderObject(input, change, id) {
-    const secret = input.secretChanges.has(id) ? ' · 🔒 a secret value changed (hidden)' : '';
+    const secret = input.secretChanges.has(id) ? SECRET_NOTE : '';
     const title = `${code(objectRef(change))} ${actionLabel(change)}`;
     // A failed object's error is shown open, under its name; its field changes (if any) follow.
     const failure = failedObjectBlock(change, input.measure, OBJECT_ERROR_CAP);
     const sharing = input.sharing.get(id);
-    if (!sharing)
-        return `- ${title}${secret}\n\n${failure}`;
+    if (!sharing) {
+        const tooLarge = diffTooLargeNote(change);
+        return `- ${title}${secret}${tooLarge ? ` · ${tooLarge}` : ''}\n\n${failure}`;
+    }
     if (sharing.kind === 'repeat')
         return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n${failure}`;
     const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
@@ -10799,61 +16213,7 @@ function renderObject(input, change, id) {
         return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n</details>\n\n`;
     return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n</details>\n\n`;
 }
-
-;// CONCATENATED MODULE: ./src/report/cut-note.ts
-// The note near the top of a shortened report that says what was left out and where to
-// find it.
-function plural(count, noun) {
-    return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-/** A GitHub alert naming what was cut to fit `limitName`, then `where` (Markdown); '' when nothing was. */
-function cutNote(detail, counts, limitName, where) {
-    const what = [];
-    if (detail === 'objects')
-        what.push('diffs left out');
-    if (detail === 'table')
-        what.push('cluster sections left out');
-    if (counts.diffsCut > 0)
-        what.push(`${plural(counts.diffsCut, 'diff')} cut`);
-    if (counts.diffsHidden > 0)
-        what.push(`${plural(counts.diffsHidden, 'diff')} not shown`);
-    if (counts.objectsOmitted > 0)
-        what.push(`${plural(counts.objectsOmitted, 'object')} not listed`);
-    if (what.length === 0)
-        return '';
-    return `> [!WARNING]\n> Shortened to fit ${limitName}: ${what.join(', ')}. ${where}\n\n`;
-}
-/**
- * Renders every cluster's section for a plan (none when only the table fits) with
- * `renderSection`, counting what was cut so the note can say it.
- */
-function renderCountedSections(changeSet, plan, renderSection, shared) {
-    const counts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
-    if (plan.detail === 'table')
-        return { sections: '', counts };
-    const sections = changeSet.clusters
-        .map((cluster, clusterIndex) => renderSection({
-        ...shared,
-        cluster,
-        clusterIndex,
-        mode: changeSet.mode,
-        detail: plan.detail,
-        allocation: plan.allocation,
-        onDiff: (outcome) => {
-            if (outcome === 'cut')
-                counts.diffsCut += 1;
-            if (outcome === 'hidden')
-                counts.diffsHidden += 1;
-        },
-        onObjectsOmitted: (count) => {
-            counts.objectsOmitted += count;
-        },
-    }))
-        .join('');
-    return { sections, counts };
-}
-
-;// CONCATENATED MODULE: ./src/report/marker.ts
+// ---------------------------------------------------------------------------------------
 // The hidden marker that identifies the comment of one bundle, so that the action finds
 // its comment again and updates it in place instead of adding another.
 //
@@ -10863,14 +16223,14 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
 // that quotes the marker, or a diff that contains another bundle's, is never taken).
 // When the run failed before the bundle's name was known, the marker names the bundle
 // files instead (`files=<paths>`), so that two such bundles never share one comment.
-const PREFIX = '<!-- timoni-fleet:';
-const SUFFIX = ' -->';
+const MARKER_PREFIX = '<!-- timoni-fleet:';
+const MARKER_SUFFIX = ' -->';
 const MARKER = /^<!-- timoni-fleet:bundle=([^\s]+) -->/;
 /** The hidden marker for the comment of a bundle (or of its files, when its name is unknown). */
 function commentMarker(bundleName, bundleFiles = []) {
     if (bundleName === '' && bundleFiles.length > 0)
-        return `${PREFIX}files=${encodeURIComponent(bundleFiles.join(','))}${SUFFIX}`;
-    return `${PREFIX}bundle=${encodeURIComponent(bundleName)}${SUFFIX}`;
+        return `${MARKER_PREFIX}files=${encodeURIComponent(bundleFiles.join(','))}${MARKER_SUFFIX}`;
+    return `${MARKER_PREFIX}bundle=${encodeURIComponent(bundleName)}${MARKER_SUFFIX}`;
 }
 /** The marker found in a comment body, or null when the body holds none (or a malformed one). */
 function findMarker(body) {
@@ -10889,350 +16249,13 @@ function isCommentOf(body, bundleName) {
     return findMarker(body)?.bundle === bundleName;
 }
 
-;// CONCATENATED MODULE: ./src/report/masked-change-set.ts
-// A copy of a ChangeSet with every string that reaches a report masked.
-
-/**
- * Masks every string of a ChangeSet (names, module references, diffs, error messages, and
- * strings in extra fields such as readiness messages), except the enumerations the reports
- * branch on (`mode`, `status`, `action`): their values are fixed words, never secrets, and
- * masking one that happens to equal a secret would corrupt the report.
- */
-function masked_change_set_maskChangeSet(changeSet, secrets) {
-    const mask = secrets_secretMasker(secrets);
-    // The copy has the same shape as the input: maskDeep maps strings to strings and keeps keys.
-    return maskDeep(changeSet, mask);
-}
-const ENUMERATIONS = new Set(['mode', 'status', 'action']);
-function maskDeep(value, mask) {
-    if (typeof value === 'string')
-        return mask(value);
-    if (Array.isArray(value))
-        return value.map((item) => maskDeep(item, mask));
-    if (value !== null && typeof value === 'object') {
-        const copy = {};
-        for (const [key, item] of Object.entries(value))
-            copy[key] = ENUMERATIONS.has(key) && typeof item === 'string' ? item : maskDeep(item, mask);
-        return copy;
-    }
-    return value;
-}
-
-;// CONCATENATED MODULE: ./src/report/report-context.ts
-// What the reports need besides the ChangeSet: where the run and the commit are, and which
-// values are secret.
-
-/** The commit as Markdown: its short SHA, linked when the repository is known. */
-function commitLink(context) {
-    const sha = context.commitSha.slice(0, 7);
-    if (!context.repository || !/^[0-9a-f]{7,64}$/i.test(context.commitSha))
-        return code(sha);
-    const server = (context.serverUrl ?? 'https://github.com').replace(/\/+$/, '');
-    return `[<code>${sha}</code>](${server}/${context.repository}/commit/${context.commitSha})`;
-}
-/** The run as a Markdown link with the given text, or the bare text when unknown. */
-function runLink(context, text) {
-    return context.runUrl ? `[${text}](${report_context_linkTarget(context.runUrl)})` : text;
-}
-/** A URL made safe as a Markdown link target: no spaces, parentheses or angle brackets. */
-function report_context_linkTarget(url) {
-    return url.replace(/[\s()<>]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-}
-
-;// CONCATENATED MODULE: ./src/report/secret-change.ts
-// Whether a change touches secret data, so that a report can say "a secret value
-// changed (hidden)" where it cannot show the value.
-//
-// Two signs, both on changed lines of a unified diff (`+`/`-`, not the `+++`/`---` header):
-//   - the engine's masks for Secret data: `*** (before)` and `*** (after)`, or `***` alone;
-//   - a value from the secrets list (kubeconfig credentials, values from cluster Secrets or
-//     from the environment), before the report masks it.
-
-// The engine's mask as the value of a changed line: `key: ***`, `key: *** (before)`, `- ***`.
-const ENGINE_MASK = /(^|[\s:])\*\*\*( \((before|after)\))?\s*$/;
-function changedLines(diff) {
-    return diff
-        .split('\n')
-        .filter((line) => (line.startsWith('+') && !line.startsWith('+++')) || (line.startsWith('-') && !line.startsWith('---')));
-}
-/** True when a changed line of the diff holds a masked value or one of the secrets. */
-function diffChangesSecret(diff, secrets = []) {
-    const values = maskableValues(secrets);
-    return changedLines(diff).some((line) => ENGINE_MASK.test(line.slice(1)) || values.some((value) => line.includes(value)));
-}
-/** True when the object's change touches secret data. */
-function objectChangesSecret(change, secrets = []) {
-    if (change.action === 'unchanged' || change.action === 'skipped')
-        return false;
-    return diffChangesSecret(change.diff, secrets);
-}
-/** True when any object of any cluster changes secret data. */
-function changeSetChangesSecret(changeSet, secrets = []) {
-    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => objectChangesSecret(change, secrets))));
-}
-
-;// CONCATENATED MODULE: ./src/report/report-parts.ts
-// The parts of a ChangeSet that the size budget shares out, and the changes that touch
-// secrets: computed once per report, used by the comment and the job summary alike.
-
-
-
-/** Ids of the changes whose diff touches secret data (read from the unmasked ChangeSet). */
-function report_parts_secretChangeIds(changeSet, secrets) {
-    const ids = new Set();
-    changeSet.clusters.forEach((cluster, clusterIndex) => cluster.instances.forEach((instance, instanceIndex) => instance.changes.forEach((change, objectIndex) => {
-        if (objectChangesSecret(change, secrets))
-            ids.add(changeId(clusterIndex, instanceIndex, objectIndex));
-    })));
-    return ids;
-}
-/** The diffs shown (first occurrences), grouped by cluster, with their sizes. */
-function diffGroups(changeSet, sharing, measure) {
-    return changeSet.clusters.map((cluster, clusterIndex) => ({
-        items: cluster.instances.flatMap((instance, instanceIndex) => instance.changes.flatMap((change, objectIndex) => {
-            const id = changeId(clusterIndex, instanceIndex, objectIndex);
-            return sharing.get(id)?.kind === 'shown' ? [{ id, size: measure(change.diff) }] : [];
-        })),
-    }));
-}
-/**
- * One group per cluster holding its object list as one item, sized by the lines that
- * `line` renders for each listed object.
- */
-function objectListGroups(changeSet, sizeOfLine) {
-    return changeSet.clusters.map((cluster, clusterIndex) => {
-        let size = 0;
-        cluster.instances.forEach((instance, instanceIndex) => instance.changes.forEach((_, objectIndex) => {
-            size += sizeOfLine(clusterIndex, instanceIndex, objectIndex);
-        }));
-        return { items: [{ id: objectListId(clusterIndex), size }] };
-    });
-}
-
-;// CONCATENATED MODULE: ./src/report/duration.ts
-// Durations as people read them: `850 ms`, `12.3 s`, `2 min 05 s`.
-function formatDuration(milliseconds) {
-    if (!Number.isFinite(milliseconds) || milliseconds < 0)
-        return '–';
-    if (milliseconds < 1000)
-        return `${Math.round(milliseconds)} ms`;
-    const seconds = milliseconds / 1000;
-    if (seconds < 60)
-        return `${seconds.toFixed(1)} s`;
-    const whole = Math.round(seconds);
-    const minutes = Math.floor(whole / 60);
-    if (minutes < 60)
-        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
-
-;// CONCATENATED MODULE: ./src/report/status-table.ts
-// The table of clusters, in runtime order, that opens every report. It is always complete.
-
-
-
-
-function renderStatusTable(clusters, options = {}) {
-    const headings = ['Cluster', 'Group', 'Created', 'Configured', 'Deleted', 'Recreated'];
-    const align = ['l', 'l', 'r', 'r', 'r', 'r'];
-    if (options.withDuration) {
-        headings.push('Unchanged', 'Duration');
-        align.push('r', 'r');
-    }
-    headings.push('Status');
-    align.push('l');
-    let table = tableHeader(headings, align);
-    for (const cluster of clusters) {
-        const counts = countActions(cluster);
-        const cells = [
-            code(cluster.name),
-            escapeInline(cluster.group),
-            String(counts.created),
-            String(counts.configured),
-            String(counts.deleted),
-            String(counts.recreated),
-        ];
-        if (options.withDuration) {
-            cells.push(String(counts.unchanged), cluster.durationMs === undefined ? '–' : formatDuration(cluster.durationMs));
-        }
-        cells.push(statusLabel(cluster));
-        table += tableRow(cells);
-    }
-    return table;
-}
-
-;// CONCATENATED MODULE: ./src/report/text-size.ts
-// How GitHub measures the two surfaces the reports are written to, and the limits that apply.
-//
-// PR/issue comments. The REST API refuses a body with 422 "Body is too long (maximum is
-// 65536 characters)". What GitHub counts is not documented, and public measurements
-// disagree: some found the comment surface refusing at 262,144 UTF-8 bytes, others found
-// PR bodies refused past 65,536 code points, ASCII or not. We therefore count UTF-16 code
-// units (JavaScript's `String.prototype.length`) against 65,536:
-//   - code units >= code points, so the count is never below a code-point count;
-//   - one code unit encodes to at most 3 UTF-8 bytes (an astral character is 2 units and
-//     4 bytes), so 65,536 units are at most 196,608 bytes, below 262,144.
-// A body within COMMENT_LIMIT by this count is within every reading of the limit.
-//
-// Job summaries. The runner uploads `$GITHUB_STEP_SUMMARY` only when the file is at most
-// 1,048,576 bytes (1024k) per step; a larger file is dropped whole ("upload aborted"),
-// never cut. The unit is the file's UTF-8 bytes. The runner may rewrite `\n` as `\r\n` on
-// Windows and the action may write more than our summary to the same step, so the default
-// budget keeps a margin below the hard limit.
-/** GitHub's limit for a comment body, in UTF-16 code units (see above). */
-const COMMENT_LIMIT = 65_536;
-/** The runner's limit for one step's job summary file, in UTF-8 bytes. */
-const STEP_SUMMARY_LIMIT = 1_048_576;
-/** Default budget of our job summary: the hard limit less 64 KiB for CRLF and other writes. */
-const STEP_SUMMARY_BUDGET = STEP_SUMMARY_LIMIT - 65_536;
-/** Length of a comment as counted against COMMENT_LIMIT: UTF-16 code units. */
-const commentLength = (text) => text.length;
-/** Size of a job summary as counted against STEP_SUMMARY_LIMIT: UTF-8 bytes. */
-const utf8Length = (text) => Buffer.byteLength(text, 'utf8');
-
-;// CONCATENATED MODULE: ./src/report/comment-body.ts
-// The PR comment and its rollout update: marker, headline, cluster table, notes, and a
-// section per cluster, fitted into GitHub's comment limit.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-function renderComment(original, context, variant) {
-    const changeSet = masked_change_set_maskChangeSet(original, context.secrets);
-    const sharing = indexSharedChanges(changeSet);
-    const secretChanges = report_parts_secretChangeIds(original, context.secrets);
-    const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT);
-    const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
-    const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
-        const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
-        if (!change || !listedInComment(change))
-            return 0;
-        return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), commentLength));
-    });
-    const render = (plan) => {
-        const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
-        const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
-        return (`${commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
-            renderHeadline(changeSet, context, variant) +
-            (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
-            renderStatusTable(changeSet.clusters) +
-            '\n' +
-            renderUnreached(changeSet) +
-            cutNote(plan.detail, counts, "GitHub's comment limit (65,536 characters)", where) +
-            sections);
-    };
-    const body = fitToBudget({
-        diffs: diffGroups(changeSet, sharing, commentLength),
-        objectLists,
-        limit,
-        measure: commentLength,
-        render,
-        cutNotice: `\n✂️ _The cluster table was cut to fit GitHub's comment limit; ${moreHint}._\n`,
-    });
-    // Defence in depth: a secret could only appear here by concatenation of masked parts.
-    // Masking never lengthens the text (secrets are at least as long as the mask).
-    return secrets_secretMasker(context.secrets)(body);
-}
-function renderHeadline(changeSet, context, variant) {
-    const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
-    const total = changeSet.clusters.length;
-    if (variant === 'plan') {
-        const changed = changeSet.clusters.filter(clusterHasChanges).length;
-        const failed = changeSet.clusters.filter((cluster) => cluster.status === 'failed').length;
-        const parts = [hasChanges(changeSet) ? `changes on **${changed} of ${total}** clusters` : `no changes on ${total} clusters`];
-        if (failed > 0)
-            parts.push(`**${failed} failed**`);
-        return `### timoni-fleet diff · bundle ${code(changeSet.bundle)}\n\n${capitalise(parts.join(', '))} for commit ${commitLink(context)}${run}.\n\n`;
-    }
-    const failure = firstFailure(changeSet.clusters);
-    const applied = changeSet.clusters.filter((cluster) => cluster.status === 'applied').length;
-    const outcome = failure
-        ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${total} clusters`
-        : `✅ Applied to ${applied} of ${total} clusters`;
-    return `### timoni-fleet rollout · bundle ${code(changeSet.bundle)}\n\n${outcome} at commit ${commitLink(context)}${run}.\n\n`;
-}
-function renderUnreached(changeSet) {
-    const unreached = unreachedClusters(changeSet.clusters);
-    if (unreached.length === 0)
-        return '';
-    const failure = firstFailure(changeSet.clusters);
-    const after = failure ? ` after ${code(failure.name)} failed` : '';
-    return `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
-}
-function capitalise(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-;// CONCATENATED MODULE: ./src/report/pull-request-comment.ts
-// The PR comment: what the bundle would change on each cluster.
-
-/** The Markdown body of the PR comment for a `diff` ChangeSet; never over COMMENT_LIMIT. */
-function renderPullRequestComment(changeSet, context) {
-    return renderComment(changeSet, context, 'plan');
-}
-
-;// CONCATENATED MODULE: ./src/report/rollout-comment.ts
-// The PR comment updated on merge with the rollout result per cluster.
-
-/**
- * The Markdown body that replaces the PR comment after an `apply`: the same marker, the
- * result per cluster (applied / failed with step and error / not reached), the clusters not
- * reached listed; never over COMMENT_LIMIT.
- */
-function renderRolloutComment(changeSet, context) {
-    return renderComment(changeSet, context, 'rollout');
-}
-
-;// CONCATENATED MODULE: ./src/report/readiness.ts
-// Readiness results, which the ChangeSet does not carry yet.
-//
-// Proposed addition to `ObjectChange` in src/fleet/changeset.ts (the report reads it when
-// present and renders nothing for it when absent):
-//
-//   /** The result of waiting for the object after apply (kstatus), when waited for. */
-//   readiness?: { status: 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
-//                 message: string; durationMs?: number };
-//
-// The status names are kstatus's, which Timoni's `--wait` prints (`Deployment/apps/podinfo
-// Current - Resource is Ready`).
-const STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
-/** The readiness result of a change, when the ChangeSet carries a well-formed one. */
-function readinessOf(change) {
-    const candidate = change.readiness;
-    if (candidate === null || typeof candidate !== 'object')
-        return undefined;
-    const { status, message, durationMs } = candidate;
-    if (typeof status !== 'string' || !STATUSES.includes(status))
-        return undefined;
-    return {
-        status: status,
-        message: typeof message === 'string' ? message : '',
-        ...(typeof durationMs === 'number' ? { durationMs } : {}),
-    };
-}
-/** `✅ Current`, `❌ Failed`, `⏳ InProgress` … for a table cell (plain text, unescaped). */
-function readinessLabel(readiness) {
-    const icon = readiness.status === 'Current' ? '✅' : readiness.status === 'InProgress' ? '⏳' : readiness.status === 'Unknown' ? '❔' : '❌';
-    return `${icon} ${readiness.status}`;
-}
-
-;// CONCATENATED MODULE: ./src/report/summary-section.ts
-// One cluster's section of the job summary: status and duration, instances with module
-// version and digest (and those removed from the bundle), a table of objects and actions
-// (with readiness when present), the error, failed objects with their errors, and the diffs.
-
-
+;// CONCATENATED MODULE: ./src/report/job-summary.ts
+// The job summary: the run's record per cluster, under the runner's 1 MiB step-summary
+// limit. A headline, notes, the status table with durations, the clusters not reached;
+// then one section per cluster: status and duration, instances with module version and
+// digest (and those removed from the bundle), a table of objects and actions (with
+// readiness when present), the error, failed objects with their errors, and the diffs.
+// Fitted by budget.ts and masked by redaction.ts as the PR comment is (comment.ts).
 
 
 
@@ -11243,9 +16266,86 @@ function readinessLabel(readiness) {
 
 
 /** Error messages are capped at this size in the job summary. */
-const summary_section_ERROR_CAP = 65_536;
+const job_summary_ERROR_CAP = 65_536;
 /** Each failed object's error is capped at this size. */
-const summary_section_OBJECT_ERROR_CAP = 8_192;
+const job_summary_OBJECT_ERROR_CAP = 8_192;
+/** Where a diff cut from the job summary can be seen whole. */
+function moreHintFor(changeSet) {
+    return changeSet.mode === 'diff'
+        ? 'run `timoni-fleet diff` locally for the whole diff'
+        : "the action's `changes` output holds the whole ChangeSet as JSON";
+}
+/**
+ * The job summary of a run, full: a section per cluster with status, duration, instances,
+ * objects and actions, readiness, errors and diffs; clusters not reached listed. At most
+ * `context.maxSize` UTF-8 bytes (default STEP_SUMMARY_BUDGET), diffs cut fairly when needed.
+ */
+function renderJobSummary(original, context) {
+    const changeSet = redaction_maskChangeSet(original, context.secrets);
+    const sharing = indexSharedChanges(changeSet);
+    const secretChanges = redaction_secretChangeIds(original, context.secrets);
+    const limit = Math.min(context.maxSize ?? STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT);
+    const moreHint = moreHintFor(changeSet);
+    const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
+        const cluster = changeSet.clusters[clusterIndex];
+        const instance = cluster?.instances[instanceIndex];
+        const change = instance?.changes[objectIndex];
+        if (!cluster || !instance || !change)
+            return 0;
+        return utf8Length(objectRow(instance, change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), hasReadiness(cluster)));
+    });
+    const render = (plan) => {
+        const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, measure: utf8Length, moreHint });
+        const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${capitalise(moreHint)}.`);
+        return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
+    };
+    const summary = fitToBudget({
+        diffs: diffGroups(changeSet, sharing, utf8Length),
+        objectLists,
+        limit,
+        measure: utf8Length,
+        render,
+        cutNotice: '\n✂️ _The cluster table was cut to fit the job summary limit._\n',
+    });
+    return secrets_secretMasker(context.secrets)(summary);
+}
+/**
+ * The short job summary: headline, cluster table, clusters not reached, a link to the PR
+ * comment; no sections. For `diff` runs whose PR comment was posted whole.
+ */
+function renderShortJobSummary(original, context) {
+    const changeSet = maskChangeSet(original, context.secrets);
+    const secret = secretChangeIds(original, context.secrets).size > 0;
+    const comment = context.commentUrl ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n` : '';
+    return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
+}
+function renderHead(changeSet, context, secretChanged) {
+    const total = changeSet.clusters.length;
+    let outcome;
+    if (changeSet.mode === 'apply') {
+        outcome = rolloutOutcome(changeSet.clusters);
+    }
+    else {
+        const changed = changeSet.clusters.filter(clusterHasChanges).length;
+        outcome = hasChanges(changeSet) ? `🟡 Changes on ${changed} of ${total} clusters` : `✅ No changes on ${total} clusters`;
+        if (firstFailure(changeSet.clusters))
+            outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
+    }
+    const pr = context.pullRequest === undefined ? '' : ` (pull request #${context.pullRequest})`;
+    const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${context_linkTarget(context.commentUrl)})` : '';
+    const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
+    let head = `## timoni-fleet ${changeSet.mode} · bundle ${code(changeSet.bundle)}\n\n`;
+    head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
+    const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
+    if (notes.length > 0)
+        head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
+    if (secretChanged)
+        head += '🔒 A secret value changed (hidden).\n\n';
+    head += `${renderStatusTable(changeSet.clusters, { withDuration: true })}\n`;
+    return head + unreachedNote(changeSet.clusters);
+}
+// ---------------------------------------------------------------------------------------
+// One cluster's section.
 function renderSummarySection(input) {
     const { cluster } = input;
     const duration = cluster.durationMs === undefined ? '' : ` · ${formatDuration(cluster.durationMs)}`;
@@ -11254,7 +16354,7 @@ function renderSummarySection(input) {
         return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
     text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
     if (cluster.error)
-        text += renderErrorBlock(cluster.error, { cap: summary_section_ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
+        text += renderErrorBlock(cluster.error, { cap: job_summary_ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
     if (cluster.instances.length > 0)
         text += renderInstances(cluster.instances, input);
     text += renderObjects(input);
@@ -11318,7 +16418,7 @@ function renderFailedObjects(input) {
     for (const instance of input.cluster.instances) {
         for (const change of instance.changes) {
             if (change.action === 'failed')
-                text += `- ${code(instance.name)} ${code(objectRef(change))}\n\n${failedObjectBlock(change, input.measure, summary_section_OBJECT_ERROR_CAP)}`;
+                text += `- ${code(instance.name)} ${code(objectRef(change))}\n\n${failedObjectBlock(change, input.measure, job_summary_OBJECT_ERROR_CAP)}`;
         }
     }
     return text ? `**Failed objects**\n\n${text}` : '';
@@ -11336,6 +16436,7 @@ function renderReadinessProblems(cluster) {
     }
     return problems.length > 0 ? `**Not ready**\n\n${problems.join('')}\n` : '';
 }
+/** Each diff once (later clusters refer to it), cut to its room; a line for each diff too large to compute. */
 function renderDiffs(input) {
     const { cluster } = input;
     let text = '';
@@ -11343,9 +16444,13 @@ function renderDiffs(input) {
         instance.changes.forEach((change, objectIndex) => {
             const id = changeId(input.clusterIndex, instanceIndex, objectIndex);
             const sharing = input.sharing.get(id);
-            if (!sharing)
-                return;
             const title = `<code>${escapeHtml(instance.name)}</code> <code>${escapeHtml(objectRef(change))}</code> ${change.action}`;
+            if (!sharing) {
+                const tooLarge = diffTooLargeNote(change);
+                if (tooLarge)
+                    text += `- ${title} · ${tooLarge}\n\n`;
+                return;
+            }
             if (sharing.kind === 'repeat') {
                 text += `- ${title} · same diff as on ${code(sharing.shownOn)}\n\n`;
                 return;
@@ -11363,125 +16468,31 @@ function renderDiffs(input) {
     return text ? `**Diffs**\n\n${text}` : '';
 }
 
-;// CONCATENATED MODULE: ./src/report/job-summary.ts
-// The job summary: the run's record per cluster, under the runner's 1 MiB step-summary limit.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** Where a diff cut from the job summary can be seen whole. */
-function moreHintFor(changeSet) {
-    return changeSet.mode === 'diff'
-        ? 'run `timoni-fleet diff` locally for the whole diff'
-        : "the action's `changes` output holds the whole ChangeSet as JSON";
-}
-/**
- * The job summary of a run, full: a section per cluster with status, duration, instances,
- * objects and actions, readiness, errors and diffs; clusters not reached listed. At most
- * `context.maxSize` UTF-8 bytes (default STEP_SUMMARY_BUDGET), diffs cut fairly when needed.
- */
-function renderJobSummary(original, context) {
-    const changeSet = masked_change_set_maskChangeSet(original, context.secrets);
-    const sharing = indexSharedChanges(changeSet);
-    const secretChanges = report_parts_secretChangeIds(original, context.secrets);
-    const limit = Math.min(context.maxSize ?? STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT);
-    const moreHint = moreHintFor(changeSet);
-    const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
-        const cluster = changeSet.clusters[clusterIndex];
-        const instance = cluster?.instances[instanceIndex];
-        const change = instance?.changes[objectIndex];
-        if (!cluster || !instance || !change)
-            return 0;
-        return utf8Length(objectRow(instance, change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), hasReadiness(cluster)));
-    });
-    const render = (plan) => {
-        const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, measure: utf8Length, moreHint });
-        const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${job_summary_capitalise(moreHint)}.`);
-        return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
-    };
-    const summary = fitToBudget({
-        diffs: diffGroups(changeSet, sharing, utf8Length),
-        objectLists,
-        limit,
-        measure: utf8Length,
-        render,
-        cutNotice: '\n✂️ _The cluster table was cut to fit the job summary limit._\n',
-    });
-    return secrets_secretMasker(context.secrets)(summary);
-}
-/**
- * The short job summary: headline, cluster table, clusters not reached, a link to the PR
- * comment; no sections. For `diff` runs whose PR comment was posted whole.
- */
-function renderShortJobSummary(original, context) {
-    const changeSet = maskChangeSet(original, context.secrets);
-    const secret = secretChangeIds(original, context.secrets).size > 0;
-    const comment = context.commentUrl ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n` : '';
-    return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
-}
-function renderHead(changeSet, context, secretChanged) {
-    const total = changeSet.clusters.length;
-    const failure = firstFailure(changeSet.clusters);
-    let outcome;
-    if (changeSet.mode === 'apply') {
-        const applied = changeSet.clusters.filter((cluster) => cluster.status === 'applied').length;
-        outcome = failure
-            ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${total} clusters`
-            : `✅ Applied to ${applied} of ${total} clusters`;
-    }
-    else {
-        const changed = changeSet.clusters.filter(clusterHasChanges).length;
-        outcome = hasChanges(changeSet) ? `🟡 Changes on ${changed} of ${total} clusters` : `✅ No changes on ${total} clusters`;
-        if (failure)
-            outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
-    }
-    const pr = context.pullRequest === undefined ? '' : ` (pull request #${context.pullRequest})`;
-    const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${report_context_linkTarget(context.commentUrl)})` : '';
-    const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
-    let head = `## timoni-fleet ${changeSet.mode} · bundle ${code(changeSet.bundle)}\n\n`;
-    head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
-    const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
-    if (notes.length > 0)
-        head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
-    if (secretChanged)
-        head += '🔒 A secret value changed (hidden).\n\n';
-    head += `${renderStatusTable(changeSet.clusters, { withDuration: true })}\n`;
-    const unreached = unreachedClusters(changeSet.clusters);
-    if (unreached.length > 0) {
-        const after = failure ? ` after ${code(failure.name)} failed` : '';
-        head += `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
-    }
-    return head;
-}
-function job_summary_capitalise(text) {
-    return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
 ;// CONCATENATED MODULE: ./src/report/index.ts
 // The report layer: Markdown for the PR comment, its rollout update and the job summary,
-// within GitHub's size limits, secrets masked; and Timoni-style log lines.
+// within GitHub's size limits, secrets masked.
+//
+// How the PR comment is made: comment.ts, read top down (marker, headline, status table,
+// one section per cluster), with the parts it shares with the job summary in sections.ts.
+// The other files: job-summary.ts (the run's record per cluster), budget.ts (fitting a
+// report into its size limit: fair shares, cuts, the cut note), redaction.ts (what a
+// report may show of secrets; the masking rule itself is src/secrets.ts), markdown.ts
+// (escaping, code, tables), context.ts (commit, run and secrets a report is given).
 
 
 
 
 
 
-
-
-
-;// CONCATENATED MODULE: ./src/action/publish-results.ts
+;// CONCATENATED MODULE: ./src/action/publish.ts
 // What a run leaves behind: step outputs, the job summary and the pull request comment,
 // each rendered from the ChangeSet with every secret masked.
+//
+// A comment that cannot be posted is never silent: an annotation names the pull request
+// and GitHub's answer, and the job summary says so. It fails the step when the comment was
+// the point of the run, a pull request's diff that reviewers would otherwise not see; after
+// a rollout the clusters' outcome decides alone (what was applied is applied, and the
+// summary records it). A token that may not comment (a fork's pull request) is a warning.
 
 
 
@@ -11525,28 +16536,72 @@ function writeChangesFile(env, changeSet) {
     (0,external_node_fs_namespaceObject.writeFileSync)(path, `${JSON.stringify(changeSet, null, 2)}\n`, { mode: 0o600 });
     return path;
 }
+/** An error's message with every secret masked (GitHub may echo what it was sent). */
+const errorMessage = (error, secrets) => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
 async function postComment(input, reportContext) {
     if (!input.comment)
-        return undefined;
+        return { kind: 'none' };
     if (!input.githubToken) {
         input.log.line('no github-token: the pull request comment is skipped');
-        return undefined;
+        return { kind: 'none' };
     }
-    const client = new GitHubClient({ apiUrl: input.context.apiUrl, token: input.githubToken, ...(input.signal ? { signal: input.signal } : {}) });
+    const client = new GitHubApi({
+        apiUrl: input.context.apiUrl,
+        token: input.githubToken,
+        log: (line) => input.log.line(line),
+        ...(input.signal ? { signal: input.signal } : {}),
+        ...input.api,
+    });
     let pullRequest = input.plan.pullRequest;
     if (pullRequest === undefined && input.plan.mode === 'apply') {
-        pullRequest = await pullRequestForCommit(client, input.context.owner, input.context.repo, input.plan.sha).catch(() => undefined);
+        try {
+            pullRequest = await pullRequestForCommit(client, input.context.owner, input.context.repo, input.plan.sha);
+        }
+        catch (error) {
+            return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
+        }
     }
     if (pullRequest === undefined)
-        return undefined;
-    const context = { ...reportContext, pullRequest };
-    const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context);
-    const author = await tokenIdentity(client, input.commentAuthor);
-    const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
-    return upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
+        return { kind: 'none' };
+    try {
+        const context = { ...reportContext, pullRequest };
+        const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context);
+        const author = await tokenIdentity(client, input.commentAuthor);
+        const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
+        const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
+        return outcome.kind === 'not-permitted' ? { kind: 'not-permitted', pullRequest, reason: outcome.reason } : { kind: outcome.kind, pullRequest, url: outcome.url };
+    }
+    catch (error) {
+        return { kind: 'failed', pullRequest, message: errorMessage(error, input.secrets) };
+    }
+}
+/** Says in the log and the job summary's notes what became of the comment; true when that fails the step. */
+function reportComment(report, input, notes) {
+    switch (report.kind) {
+        case 'none':
+            return false;
+        case 'created':
+        case 'updated':
+            input.log.line(`pull request comment ${report.kind}: ${report.url}`);
+            return false;
+        case 'not-permitted':
+            input.log.annotate({ level: 'warning', title: 'PR comment not posted', message: report.reason });
+            notes.push(`No pull request comment: ${report.reason}.`);
+            return false;
+        case 'failed': {
+            const where = report.pullRequest === undefined ? 'The pull request comment' : `The comment on pull request #${report.pullRequest}`;
+            const fails = input.plan.mode === 'diff';
+            const consequence = fails
+                ? 'the diff is only in the job summary and the changes output; the step fails so that it is not missed'
+                : 'the rollout is not affected: its outcome is in the job summary and the outputs';
+            input.log.annotate({ level: fails ? 'error' : 'warning', title: 'PR comment not posted', message: `${where} could not be posted: ${report.message}; ${consequence}` });
+            notes.push(`${where} could not be posted: ${report.message}.`);
+            return fails;
+        }
+    }
 }
 async function publishResults(input) {
-    const masked = masked_change_set_maskChangeSet(input.changeSet, input.secrets);
+    const masked = redaction_maskChangeSet(input.changeSet, input.secrets);
     const notes = [];
     const reportContext = {
         commitSha: input.plan.sha,
@@ -11556,23 +16611,9 @@ async function publishResults(input) {
         bundleFiles: input.bundleFiles,
         notes,
     };
-    let outcome;
-    try {
-        outcome = await postComment(input, reportContext);
-    }
-    catch (error) {
-        const message = maskSecrets(error instanceof Error ? error.message : String(error), input.secrets);
-        input.log.annotate({ level: 'warning', title: 'PR comment not posted', message });
-        notes.push(`The pull request comment could not be posted: ${message}`);
-    }
-    if (outcome?.kind === 'not-permitted') {
-        input.log.annotate({ level: 'warning', title: 'PR comment not posted', message: outcome.reason });
-        notes.push(`No pull request comment: ${outcome.reason}.`);
-    }
-    else if (outcome) {
-        input.log.line(`pull request comment ${outcome.kind}: ${outcome.url}`);
-    }
-    const commentUrl = outcome && outcome.kind !== 'not-permitted' ? outcome.url : '';
+    const comment = await postComment(input, reportContext);
+    const fails = reportComment(comment, input, notes);
+    const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
     appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
     const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
     const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
@@ -11583,20 +16624,21 @@ async function publishResults(input) {
     setOutput(input.env, 'applied-clusters', applied.join(','));
     setOutput(input.env, 'failed-cluster', failed);
     setOutput(input.env, 'comment-url', commentUrl);
+    return { comment, fails };
 }
 
-;// CONCATENATED MODULE: ./src/action/run-action.ts
+;// CONCATENATED MODULE: ./src/action/run.ts
 // One run of the action: read the inputs, decide from the event whether to diff or apply,
 // evaluate the bundle for every selected cluster, diff or roll out, then publish outputs,
 // the job summary and the pull request comment. Returns the process exit code: 1 when
-// any cluster failed or the inputs are wrong; a diff with changes is not a failure.
+// any cluster failed, the inputs are wrong, or a diff's pull request comment could not be
+// posted; a diff with changes is not a failure.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
 // refuses runtime queries of cluster Secrets unless the workflow opts in, masks every secret
 // it meets (with `::add-mask::` before anything the author wrote is printed), and escapes
 // every log line (see the README's Security section).
-
 
 
 
@@ -11718,7 +16760,7 @@ async function runAction(io) {
         };
         const changeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
         io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
-        await publishResults({
+        const published = await publishResults({
             env: io.env,
             changeSet,
             context,
@@ -11735,7 +16777,8 @@ async function runAction(io) {
         for (const cluster of failed) {
             log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
         }
-        return failed.length > 0 ? 1 : 0;
+        // A diff whose comment could not be posted fails too (publishResults says why).
+        return failed.length > 0 || published.fails ? 1 : 0;
     }
     catch (error) {
         io.write(secrets.redact(errorAnnotations(error)));
@@ -11753,13 +16796,13 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4371);
+/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5950);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
 // as soon as the run is published and its output flushed: work still in flight after the
 // run's deadline (a request to a cluster that never answers) must not keep the step alive,
 // nor must the CUE engine's Go runtime timers.
 
-const code = await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) });
+const code = await (0,_action_run_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) });
 process.stdout.write('', () => process.exit(code));
 
 __webpack_async_result__();
@@ -20370,7 +25413,7 @@ exports.visitAsync = visitAsync;
 /******/ 	// Execute the module function
 /******/ 	var threw = true;
 /******/ 	try {
-/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
+/******/ 		__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
 /******/ 		threw = false;
 /******/ 	} finally {
 /******/ 		if(threw) delete __webpack_module_cache__[moduleId];

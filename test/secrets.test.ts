@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretRegistry } from '../src/secrets.js';
 import { containsSecret, MASK, maskableValues, maskSecrets, MIN_SECRET_LENGTH } from '../src/secrets.js';
-import { changeSetChangesSecret, diffChangesSecret } from '../src/report/redaction.js';
-import { changeSet, cluster, instance, objectChange } from './report/fixtures.js';
 
 describe('maskSecrets', () => {
   it('replaces every occurrence of each secret', () => {
@@ -43,31 +41,6 @@ describe('maskSecrets', () => {
   });
 });
 
-describe('secret changes', () => {
-  it('recognises the engine masks on changed lines', () => {
-    expect(diffChangesSecret('--- live\n+++ desired\n-  password: *** (before)\n+  password: *** (after)\n')).toBe(true);
-    expect(diffChangesSecret('--- live\n+++ desired\n+  token: ***\n')).toBe(true);
-  });
-
-  it('ignores masks on context lines and ordinary asterisks', () => {
-    expect(diffChangesSecret('--- live\n+++ desired\n   password: ***\n-  replicas: 1\n+  replicas: 2\n')).toBe(false);
-    expect(diffChangesSecret('+  note: "***important***"\n')).toBe(false);
-  });
-
-  it('recognises a listed secret value on a changed line', () => {
-    expect(diffChangesSecret('+  DATABASE_URL: postgres://u:pa55word@db\n', ['pa55word'])).toBe(true);
-    expect(diffChangesSecret('   DATABASE_URL: postgres://u:pa55word@db\n', ['pa55word'])).toBe(false);
-  });
-
-  it('finds a secret change anywhere in a ChangeSet, but not in unchanged objects', () => {
-    const secretDiff = '-  password: *** (before)\n+  password: *** (after)\n';
-    const changing = changeSet([cluster('c1', 'g', [instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'configured', diff: secretDiff })])])]);
-    const idle = changeSet([cluster('c1', 'g', [instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'unchanged', diff: secretDiff })])])]);
-    expect(changeSetChangesSecret(changing)).toBe(true);
-    expect(changeSetChangesSecret(idle)).toBe(false);
-  });
-});
-
 describe('the cheap transforms of a secret', () => {
   const secret = 's3cr3t/Value+x?';
   const forms: Array<[string, string]> = [
@@ -105,5 +78,20 @@ describe('the cheap transforms of a secret', () => {
     expect(seen).toEqual(expect.arrayContaining(['TOK3N-VALUE', 'tok3n-value', Buffer.from('tok3n-Value').toString('hex')]));
     expect(registry.redact('a TOK3N-VALUE b dG9rM24tVmFsdWU c')).toBe(`a ${MASK} b ${MASK} c`);
     expect(registry.secrets()).toEqual(['tok3n-Value']);
+  });
+});
+
+describe('SecretRegistry', () => {
+  it('reports each secret once and scrubs it from text, longest first', () => {
+    const seen: string[] = [];
+    const secrets = new SecretRegistry((v) => seen.push(v));
+    secrets.add('hunter2');
+    secrets.add('hunter2');
+    secrets.add('hunter22-long');
+    secrets.add('ab'); // too short to redact usefully, but the runner is told to mask it
+    secrets.add(undefined);
+    expect(seen.filter((value) => value === 'hunter2')).toHaveLength(1);
+    expect(seen).toEqual(expect.arrayContaining(['hunter2', 'hunter22-long', 'HUNTER2', 'aHVudGVyMg==', 'ab']));
+    expect(secrets.redact('a hunter22-long and hunter2 and ab')).toBe('a *** and *** and ab');
   });
 });

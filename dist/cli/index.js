@@ -6,15 +6,15 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(2348);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2450);
+/* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1604);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(90);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
 // second after the last result.
 
 
-const code = await (0,_cli_run_js__WEBPACK_IMPORTED_MODULE_0__/* .runCli */ .a)(process.argv.slice(2), (0,_cli_command_io_js__WEBPACK_IMPORTED_MODULE_1__/* .processIO */ .W)());
+const code = await (0,_cli_run_js__WEBPACK_IMPORTED_MODULE_0__/* .runCli */ .a)(process.argv.slice(2), (0,_cli_io_js__WEBPACK_IMPORTED_MODULE_1__/* .processIO */ .W)());
 process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 
 __webpack_async_result__();
@@ -22,11 +22,12 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2348:
+/***/ 1604:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   W: () => (/* binding */ processIO)
+/* harmony export */   W: () => (/* binding */ processIO),
+/* harmony export */   n: () => (/* binding */ CliLog)
 /* harmony export */ });
 function processIO() {
     return {
@@ -36,11 +37,91 @@ function processIO() {
         stderr: (text) => process.stderr.write(text),
     };
 }
+class CliLog {
+    io;
+    printed = [];
+    done = new Map();
+    next = 0;
+    open;
+    clusters = [];
+    constructor(io) {
+        this.io = io;
+    }
+    /** The selected cluster names in runtime order; groups are titled `cluster <name> (...)`. */
+    order(clusters) {
+        this.clusters = clusters;
+    }
+    line(text) {
+        if (this.open && !this.open.streaming)
+            this.open.group.lines.push(text);
+        else
+            this.write(text);
+    }
+    startGroup(title) {
+        const index = this.indexOf(title);
+        // A group whose turn it is (or that names no cluster of the list) is printed as it comes.
+        const streaming = index === undefined || index <= this.next;
+        this.open = { group: { title, lines: [] }, index, streaming };
+        if (streaming)
+            this.write(`── ${title}`);
+    }
+    endGroup() {
+        const open = this.open;
+        this.open = undefined;
+        if (!open)
+            return;
+        if (open.streaming) {
+            if (open.index === this.next)
+                this.next += 1;
+        }
+        else
+            this.done.set(open.index, open.group);
+        this.release();
+    }
+    /** Prints the groups still held back (clusters before them never reported), in runtime order. */
+    flush() {
+        for (const index of [...this.done.keys()].sort((a, b) => a - b))
+            this.writeGroup(this.done.get(index));
+        this.done.clear();
+        this.next = this.clusters.length;
+    }
+    /** Whether a printed line already holds this text. */
+    hasPrinted(text) {
+        return this.printed.some((line) => line.includes(text));
+    }
+    indexOf(title) {
+        // The longest name that matches, so that `prod` does not take the group of `prod-2`.
+        let found;
+        this.clusters.forEach((name, index) => {
+            if (title === `cluster ${name}` || title.startsWith(`cluster ${name} (`)) {
+                if (found === undefined || name.length > this.clusters[found].length)
+                    found = index;
+            }
+        });
+        return found;
+    }
+    release() {
+        for (let group = this.done.get(this.next); group; group = this.done.get(this.next)) {
+            this.done.delete(this.next);
+            this.writeGroup(group);
+            this.next += 1;
+        }
+    }
+    writeGroup(group) {
+        this.write(`── ${group.title}`);
+        for (const text of group.lines)
+            this.write(text);
+    }
+    write(text) {
+        this.printed.push(text);
+        this.io.stderr(`${text}\n`);
+    }
+}
 
 
 /***/ }),
 
-/***/ 2450:
+/***/ 90:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -48,6 +129,8 @@ function processIO() {
 __nccwpck_require__.d(__webpack_exports__, {
   a: () => (/* binding */ runCli)
 });
+
+// UNUSED EXPORTS: reportError
 
 ;// CONCATENATED MODULE: ./src/cue/deferred-frees.ts
 /** Most frees that wait for a call. */
@@ -2004,129 +2087,9 @@ function loadCueEngine(options = {}) {
 
 
 
-;// CONCATENATED MODULE: ./src/cli/arguments.ts
-// A small command-line parser for timoni-fleet's flags, named and shaped as `timoni bundle`
-// names them: repeatable list flags (`-f a.cue -f b.cue` or `-f a.cue,b.cue`), strings,
-// and booleans that also take `=false`.
-class UsageError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'UsageError';
-    }
-}
-function parseBoolean(flag, text) {
-    if (text === 'true' || text === '1')
-        return true;
-    if (text === 'false' || text === '0')
-        return false;
-    throw new UsageError(`--${flag} takes true or false, not "${text}"`);
-}
-function parseArguments(argv, specs) {
-    const byName = new Map(specs.map((spec) => [spec.name, spec]));
-    const byShort = new Map(specs.filter((s) => s.short).map((spec) => [spec.short, spec]));
-    const parsed = { lists: new Map(), strings: new Map(), booleans: new Map(), positionals: [] };
-    for (const spec of specs) {
-        if (spec.kind === 'boolean')
-            parsed.booleans.set(spec.name, spec.default === 'true');
-        else if (spec.kind === 'string' && spec.default !== undefined)
-            parsed.strings.set(spec.name, spec.default);
-    }
-    for (let index = 0; index < argv.length; index += 1) {
-        const argument = argv[index];
-        if (argument === '--') {
-            parsed.positionals.push(...argv.slice(index + 1));
-            break;
-        }
-        let spec;
-        let inlineValue;
-        if (argument.startsWith('--')) {
-            const [name = '', value] = splitOnce(argument.slice(2));
-            spec = byName.get(name);
-            inlineValue = value;
-            if (!spec)
-                throw new UsageError(`unknown flag --${name}`);
-        }
-        else if (argument.startsWith('-') && argument.length > 1) {
-            const [name = '', value] = splitOnce(argument.slice(1));
-            spec = byShort.get(name);
-            inlineValue = value;
-            if (!spec)
-                throw new UsageError(`unknown flag -${name}`);
-        }
-        else {
-            parsed.positionals.push(argument);
-            continue;
-        }
-        if (spec.kind === 'boolean') {
-            parsed.booleans.set(spec.name, inlineValue === undefined ? true : parseBoolean(spec.name, inlineValue));
-            continue;
-        }
-        let value = inlineValue;
-        if (value === undefined) {
-            const next = argv[index + 1];
-            if (next === undefined)
-                throw new UsageError(`--${spec.name} needs a value`);
-            value = next;
-            index += 1;
-        }
-        if (spec.kind === 'list') {
-            const list = parsed.lists.get(spec.name) ?? [];
-            list.push(...value.split(',').map((item) => item.trim()).filter((item) => item !== ''));
-            parsed.lists.set(spec.name, list);
-        }
-        else {
-            if (spec.choices && !spec.choices.includes(value)) {
-                throw new UsageError(`--${spec.name} must be one of ${spec.choices.join(', ')}, not "${value}"`);
-            }
-            parsed.strings.set(spec.name, value);
-        }
-    }
-    return parsed;
-}
-function splitOnce(text) {
-    const at = text.indexOf('=');
-    return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
-}
-function formatFlagHelp(specs) {
-    return specs
-        .map((spec) => {
-        const names = `${spec.short ? `-${spec.short}, ` : '    '}--${spec.name}${spec.kind === 'boolean' ? '' : ' value'}`;
-        const extra = spec.default !== undefined && spec.default !== '' ? ` (default ${spec.default})` : '';
-        return `  ${names.padEnd(30)} ${spec.description}${extra}`;
-    })
-        .join('\n');
-}
-
 ;// CONCATENATED MODULE: ./src/bundle/types.ts
 // The bundle and runtime as timoni-fleet reads them from CUE, independent of any cluster.
 const DEFAULT_RUNTIME_NAME = '_default';
-
-;// CONCATENATED MODULE: ./src/bundle/cluster-selection.ts
-function matches(wanted, actual) {
-    if (wanted === undefined || wanted === '' || wanted === '*')
-        return true;
-    return wanted.toLowerCase() === actual.toLowerCase();
-}
-class NoClusterMatchesError extends Error {
-    constructor(runtime, selector) {
-        const asked = [
-            selector.cluster && selector.cluster !== '*' ? `cluster "${selector.cluster}"` : '',
-            selector.group && selector.group !== '*' ? `group "${selector.group}"` : '',
-        ]
-            .filter(Boolean)
-            .join(' and ');
-        const known = runtime.clusters.map((c) => `${c.name} (group ${c.group})`).join(', ');
-        super(`no cluster of runtime "${runtime.name}" matches ${asked || 'the selection'}; clusters: ${known || 'none'}`);
-        this.name = 'NoClusterMatchesError';
-    }
-}
-/** The selected clusters in runtime order; throws NoClusterMatchesError when none match. */
-function selectClusters(runtime, selector) {
-    const selected = runtime.clusters.filter((cluster) => matches(selector.cluster, cluster.name) && matches(selector.group, cluster.group));
-    if (selected.length === 0)
-        throw new NoClusterMatchesError(runtime, selector);
-    return selected;
-}
 
 ;// CONCATENATED MODULE: ./src/file-boundary.ts
 // The folders that files read for a bundle may come from. On a pull request every bundle,
@@ -2196,10 +2159,13 @@ class FileBoundary {
 /** A boundary that allows everything: for tests and callers that read trusted files only. */
 const UNBOUNDED = new FileBoundary(['/']);
 
-;// CONCATENATED MODULE: ./src/bundle/source-files.ts
-// Bundle and runtime files as the user names them with -f and -r: .cue, .json, .yaml or
-// .yml, read once, and laid out in the CUE engine's in-memory workspace under names that
-// cannot collide, while errors keep showing the user's own paths.
+;// CONCATENATED MODULE: ./src/bundle/sources.ts
+// The user's bundle and runtime files: read once as the user names them with -f and -r
+// (.cue, .json, .yaml or .yml), laid out in the CUE engine's in-memory workspace under
+// names that cannot collide, and loaded as one anonymous CUE package after the runtime
+// values are injected, as Timoni's bundle and runtime builders do. Errors keep showing the
+// user's own paths: a CueFilesError carries every CUE diagnostic with its file and line.
+
 
 
 
@@ -2306,10 +2272,12 @@ function resolveFileModuleUrl(url, declaringFile) {
     const joined = (0,external_node_path_namespaceObject.join)(declaringFile, '..', path);
     return prefix + joined;
 }
-
-;// CONCATENATED MODULE: ./src/bundle/cue-files-error.ts
+// An error in the user's CUE, JSON or YAML files, with every CUE diagnostic (message,
+// field path, file, line and column) kept so that the CLI can print them and the action
+// can turn them into annotations on the file and line. Positions in the user's own files
+// come first; positions in files timoni-fleet generates (the schema) come last.
 const at = (position) => `${position.file}:${position.line}:${position.column}`;
-function cue_files_error_formatDiagnostic(diagnostic) {
+function sources_formatDiagnostic(diagnostic) {
     const [first, ...others] = diagnostic.positions;
     const where = first ? `${at(first)}: ` : '';
     const path = diagnostic.path ? `${diagnostic.path}: ` : '';
@@ -2327,70 +2295,12 @@ class CueFilesError extends Error {
     diagnostics;
     constructor(summary, diagnostics, userFiles = new Set()) {
         const ordered = diagnostics.map((d) => userPositionsFirst(d, userFiles));
-        super(ordered.length > 0 ? `${summary}:\n${ordered.map((d) => `  ${cue_files_error_formatDiagnostic(d)}`).join('\n')}` : summary);
+        super(ordered.length > 0 ? `${summary}:\n${ordered.map((d) => `  ${sources_formatDiagnostic(d)}`).join('\n')}` : summary);
         this.summary = summary;
         this.name = 'CueFilesError';
         this.diagnostics = ordered;
     }
 }
-
-;// CONCATENATED MODULE: ./src/bundle/runtime-query.ts
-class RuntimeQueryError extends Error {
-    constructor(query, reason) {
-        super(`runtime value query "${query}": ${reason}`);
-        this.name = 'RuntimeQueryError';
-    }
-}
-const VALUE_NAME = /^(([A-Za-z0-9][-A-Za-z0-9_]*)?[A-Za-z0-9])?$/;
-// What a query may name. A query becomes a URL path on the cluster's API server, so a
-// segment such as `.` or `..` (which URL resolution folds away, turning a GET of one Secret
-// into a LIST of every Secret) or one holding `/`, `%` or `?` is refused before any request.
-const API_VERSION = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
-const KIND = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
-/** A namespace is a DNS label. */
-const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-/** Object names: DNS subdomains, and the odd upper-case or underscore name some kinds allow; never `.` or `..`. */
-const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
-function checkSegment(query, label, value, pattern, rule) {
-    if (!pattern.test(value))
-        throw new RuntimeQueryError(query, `the ${label} ${JSON.stringify(value)} is not valid: ${rule}`);
-}
-function parseRuntimeQuery(query, expressions, optional) {
-    const parts = query.split(':');
-    if (parts[0] !== 'k8s')
-        throw new RuntimeQueryError(query, 'a query must start with "k8s:"');
-    if (parts.length !== 4 && parts.length !== 5) {
-        throw new RuntimeQueryError(query, `expected k8s:<apiVersion>:<kind>:<namespace>:<name> or k8s:<apiVersion>:<kind>:<name>, got ${parts.length} parts`);
-    }
-    const [, apiVersion = '', kind = ''] = parts;
-    const namespace = parts.length === 5 ? (parts[3] ?? '') : '';
-    const name = parts[parts.length - 1] ?? '';
-    for (const [label, value] of [['apiVersion', apiVersion], ['kind', kind], ['name', name]]) {
-        if (value === '')
-            throw new RuntimeQueryError(query, `the ${label} is empty`);
-    }
-    if (parts.length === 5 && namespace === '')
-        throw new RuntimeQueryError(query, 'the namespace is empty');
-    checkSegment(query, 'apiVersion', apiVersion, API_VERSION, 'expected v1 or group/version, e.g. apps/v1');
-    checkSegment(query, 'kind', kind, KIND, 'expected a kind such as ConfigMap');
-    if (parts.length === 5)
-        checkSegment(query, 'namespace', namespace, NAMESPACE, 'a namespace is a lowercase DNS label (letters, digits and -)');
-    checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
-    for (const { name: valueName } of expressions) {
-        if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
-            throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
-        }
-    }
-    return { query, apiVersion, kind, namespace, name, expressions, optional };
-}
-
-;// CONCATENATED MODULE: ./src/bundle/source-package.ts
-// Loads the user's files as one anonymous CUE package in the engine's in-memory
-// workspace, after injecting runtime values into each file's source, as Timoni's bundle
-// and runtime builders do. Positions in errors keep the user's file names.
-
-
-
 function injectedSource(engine, file, values) {
     // A CUE file without a runtime attribute that has a value is passed through untouched,
     // so that every position in an error is exactly the user's.
@@ -2426,331 +2336,6 @@ function loadSourcePackage(engine, input) {
         }
         throw error;
     }
-}
-
-;// CONCATENATED MODULE: ./src/bundle/runtime-loading.ts
-
-
-
-
-function defaultCluster(kubeContext) {
-    return { name: DEFAULT_RUNTIME_NAME, group: DEFAULT_RUNTIME_NAME, kubeContext };
-}
-function defaultRuntime(kubeContext) {
-    return { name: DEFAULT_RUNTIME_NAME, clusters: [defaultCluster(kubeContext)], queries: [], isDefault: true };
-}
-function exportedAt(value, path) {
-    const field = value.lookup(path);
-    try {
-        return field.exists() ? field.toJSON() : undefined;
-    }
-    finally {
-        field.free();
-    }
-}
-function fieldError(value, path, message) {
-    const field = value.lookup(path);
-    const position = field.exists() ? field.position() : undefined;
-    field.free();
-    return new CueFilesError(message, [{ message, path, positions: position ? [position] : [] }]);
-}
-// Timoni's v1alpha1 #Runtime: cluster names are lowercase DNS-like names of 1 to 63
-// characters. Groups are free strings there; here they may not hold control characters,
-// which would break log lines and reports (a name is printed in both).
-const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
-// eslint-disable-next-line no-control-regex -- control characters are what this refuses
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-function checkCluster(clusters, label, name, group, kubeContext) {
-    if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
-        throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
-    }
-    for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
-        if (CONTROL_CHARACTERS.test(value)) {
-            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
-        }
-    }
-}
-function readClusters(runtime) {
-    const clusters = runtime.lookup('clusters');
-    try {
-        if (!clusters.exists())
-            return [];
-        return clusters.fields().map((field) => {
-            const group = exportedAt(clusters, `${field.label}.group`);
-            const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
-            if (typeof group !== 'string' || typeof kubeContext !== 'string') {
-                throw fieldError(clusters, field.label, `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`);
-            }
-            checkCluster(clusters, field.label, field.name, group, kubeContext);
-            return { name: field.name, group, kubeContext };
-        });
-    }
-    finally {
-        clusters.free();
-    }
-}
-function readQueries(runtime) {
-    const values = exportedAt(runtime, 'values');
-    if (values === undefined)
-        return [];
-    if (!Array.isArray(values))
-        throw fieldError(runtime, 'values', 'runtime "values" must be a list of queries');
-    return values.map((entry, index) => {
-        const path = `values[${index}]`;
-        if (typeof entry.query !== 'string')
-            throw fieldError(runtime, path, `runtime.${path}.query must be a string`);
-        const expressions = Object.entries((entry.for ?? {})).map(([name, expression]) => {
-            if (typeof expression !== 'string') {
-                throw fieldError(runtime, path, `runtime.${path}.for.${name} must be a CUE expression in a string`);
-            }
-            return { name, expression };
-        });
-        return parseRuntimeQuery(entry.query, expressions, entry.optional === true);
-    });
-}
-/** Loads the runtime from its files; `kubeContext` names the context of the default cluster. */
-function loadRuntime(engine, files, moduleFiles, kubeContext) {
-    if (files.length === 0)
-        return defaultRuntime(kubeContext);
-    const root = loadSourcePackage(engine, {
-        workspace: 'runtime',
-        files,
-        moduleFiles,
-        values: {},
-        extraFiles: {},
-        context: `runtime ${files.map((f) => f.path).join(', ')}`,
-    });
-    try {
-        const runtime = root.lookup('runtime');
-        try {
-            if (!runtime.exists())
-                throw new CueFilesError(`no "runtime" field in ${files.map((f) => f.path).join(', ')}`, []);
-            const name = exportedAt(runtime, 'name');
-            if (typeof name !== 'string')
-                throw fieldError(root, 'runtime', 'runtime.name must be a concrete string');
-            const clusters = readClusters(runtime);
-            const queries = readQueries(runtime);
-            if (clusters.length === 0)
-                return { name, clusters: [defaultCluster(kubeContext)], queries, isDefault: true };
-            return { name, clusters, queries, isDefault: false };
-        }
-        finally {
-            runtime.free();
-        }
-    }
-    finally {
-        root.free();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/bundle/bundle-schema.ts
-// The bundle schema timoni-fleet validates against, with the same rules as Timoni's
-// v1alpha1 #Bundle: apiVersion v1alpha1; bundle name, instance names and namespaces are
-// lowercase DNS-like names of 1 to 63 characters; `module` is closed (url, version with
-// default "latest", optional digest); values are open. It is loaded beside the user's
-// files as one more file of the anonymous package, bound to `bundle`.
-const dnsLikeName = '=~"^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$" & strings.MinRunes(1) & strings.MaxRunes(63)';
-const BUNDLE_SCHEMA_FILE_NAME = 'timoni-fleet.bundle-schema.cue';
-const BUNDLE_SCHEMA = `import "strings"
-
-#Bundle: {
-	apiVersion: string & =~"^v1alpha1$"
-	name:       string & ${dnsLikeName}
-	instances: [string & ${dnsLikeName}]: {
-		module: close({
-			url:     string & =~"^(oci|file)://.*$"
-			version: *"latest" | string
-			digest?: string
-		})
-		namespace: string & ${dnsLikeName}
-		values: {...}
-	}
-}
-
-bundle: #Bundle
-`;
-
-;// CONCATENATED MODULE: ./src/bundle/bundle-evaluation.ts
-
-
-
-
-/**
- * Some CUE errors (an incomplete value, say) carry no position in the user's files, and
- * the field's position in the unified value is the schema's. The same files loaded
- * without the schema say where the user wrote the field.
- */
-function locateInUserFiles(engine, input, diagnostics, userFiles) {
-    if (diagnostics.every((d) => !d.path || d.positions.some((p) => userFiles.has(p.file))))
-        return diagnostics;
-    const withoutSchema = loadSourcePackage(engine, { ...sourcePackageInput(input), extraFiles: {} });
-    try {
-        return diagnostics.map((diagnostic) => {
-            if (!diagnostic.path || diagnostic.positions.some((p) => userFiles.has(p.file)))
-                return diagnostic;
-            const field = withoutSchema.lookup(diagnostic.path);
-            try {
-                const position = field.exists() ? field.position() : undefined;
-                return position && userFiles.has(position.file) ? { ...diagnostic, positions: [position, ...diagnostic.positions] } : diagnostic;
-            }
-            finally {
-                field.free();
-            }
-        });
-    }
-    finally {
-        withoutSchema.free();
-    }
-}
-function sourcePackageInput(input) {
-    return {
-        workspace: 'bundle',
-        files: input.files,
-        moduleFiles: input.moduleFiles,
-        values: input.values,
-        extraFiles: { [BUNDLE_SCHEMA_FILE_NAME]: BUNDLE_SCHEMA },
-        context: input.context,
-    };
-}
-function stringAt(value, path) {
-    const field = value.lookup(path);
-    try {
-        if (!field.exists())
-            return undefined;
-        const exported = field.toJSON();
-        return typeof exported === 'string' ? exported : undefined;
-    }
-    finally {
-        field.free();
-    }
-}
-function readInstance(instances, label, name) {
-    const instance = instances.lookup(label);
-    try {
-        const urlValue = instance.lookup('module.url');
-        const declaringFile = urlValue.position()?.file;
-        urlValue.free();
-        const url = resolveFileModuleUrl(stringAt(instance, 'module.url') ?? '', declaringFile);
-        const digest = stringAt(instance, 'module.digest');
-        const valuesField = instance.lookup('values');
-        const values = (valuesField.exists() ? valuesField.toJSON() : {});
-        const valuesCue = valuesField.exists() ? valuesField.toCUE() : '{}';
-        valuesField.free();
-        return {
-            name,
-            namespace: stringAt(instance, 'namespace') ?? '',
-            module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
-            values,
-            valuesCue,
-        };
-    }
-    finally {
-        instance.free();
-    }
-}
-function evaluateBundle(engine, input) {
-    const root = loadSourcePackage(engine, sourcePackageInput(input));
-    try {
-        const diagnostics = root.validate({ concrete: true });
-        if (diagnostics.length > 0) {
-            const userFiles = new Set(input.files.map((f) => f.path));
-            throw new CueFilesError(`bundle is not valid for ${input.context}`, locateInUserFiles(engine, input, diagnostics, userFiles), userFiles);
-        }
-        const bundleValue = root.lookup('bundle');
-        try {
-            if (!bundleValue.exists()) {
-                throw new CueFilesError(`no "bundle" field in ${input.files.map((f) => f.path).join(', ')}`, []);
-            }
-            const value = bundleValue.toJSON();
-            const instancesValue = bundleValue.lookup('instances');
-            try {
-                const instances = instancesValue.exists()
-                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name))
-                    : [];
-                if (instances.length === 0)
-                    throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
-                return {
-                    bundle: { apiVersion: String(value.apiVersion), name: String(value.name), instances },
-                    value,
-                    cueText: bundleValue.toCUE(),
-                };
-            }
-            finally {
-                instancesValue.free();
-            }
-        }
-        finally {
-            bundleValue.free();
-        }
-    }
-    finally {
-        root.free();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/bundle/secret-decoding.ts
-// Timoni base64-decodes the values it reads from a v1 Secret when they decode as standard,
-// padded base64 (Go's base64.StdEncoding, which skips line breaks), and keeps them as they
-// are otherwise.
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** Decodes standard, padded base64; undefined when it does not decode. */
-function decodeStrictBase64(text) {
-    const compact = text.replace(/[\r\n]/g, '');
-    if (!STRICT_BASE64.test(compact))
-        return undefined;
-    return Buffer.from(compact, 'base64').toString('utf8');
-}
-function isSecretObject(object) {
-    return object.apiVersion === 'v1' && object.kind === 'Secret';
-}
-
-;// CONCATENATED MODULE: ./src/bundle/runtime-query-evaluation.ts
-// Extracts a runtime query's values from the Kubernetes object it read, as Timoni does:
-// each `for` expression is CUE evaluated with the object bound to `obj`; strings are kept,
-// numbers, bools and null are printed as CUE prints them, structs and lists are errors.
-// Values read from a v1 Secret are base64-decoded when they decode, and are secret.
-
-
-
-function evaluateExpression(engine, query, name, expression, object, secret) {
-    let value;
-    try {
-        value = engine.compile(expression, { filename: `${query.query} (${name})`, scope: { obj: object } });
-    }
-    catch (error) {
-        if (error instanceof CueError) {
-            // CUE messages can quote field values; from a Secret they must not reach the log.
-            const detail = secret ? 'details hidden because the object is a Secret' : error.message;
-            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) failed: ${detail}`);
-        }
-        throw error;
-    }
-    try {
-        const kind = value.kind();
-        if (kind === 'struct' || kind === 'list') {
-            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) returned a ${kind}; only strings, numbers and bools can be used`);
-        }
-        if (kind === 'string')
-            return value.toJSON();
-        const diagnostics = value.validate({ concrete: true });
-        if (diagnostics.length > 0 || kind === 'bottom' || kind === 'incomplete' || kind === 'top') {
-            const detail = secret ? 'details hidden because the object is a Secret' : (diagnostics[0]?.message ?? `the value is ${kind}`);
-            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) has no concrete value: ${detail}`);
-        }
-        return value.toCUE().trim();
-    }
-    finally {
-        value.free();
-    }
-}
-function extractQueryValues(engine, query, object) {
-    const secret = isSecretObject(object);
-    return query.expressions.map(({ name, expression }) => {
-        let value = evaluateExpression(engine, query, name, expression, object, secret);
-        if (secret)
-            value = decodeStrictBase64(value) ?? value;
-        return { name, value, secret };
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/secrets.ts
@@ -2943,8 +2528,13 @@ function withoutJobCredentials(env) {
 // (a branch named like a registry host turns `image: host/app:1` into `image: ***:1`). They
 // are offered only when named in the allow-list, and are never masked.
 //
-// The other GitHub context variables (`GITHUB_REPOSITORY`, `GITHUB_SHA`, ...) are printed
-// by the runner anyway: offered, not secret. Every other variable is a secret.
+// What is masked: a value offered here is not a secret for being an environment value (a
+// registry host, a region, `GITHUB_REPOSITORY` are shown as they are). It is masked when
+// its variable's name says it holds a credential (`DB_PASSWORD`, `NPM_TOKEN`, `SSH_KEY`:
+// see isCredentialName), or when it is a URL that carries a password
+// (`postgres://user:pass@host`). The run's registered secrets (tokens, keys) are never
+// offered at all, and values read from cluster Secrets are masked where they are read
+// (runtime-queries.ts).
 
 /** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
 const AUTHOR_CONTROLLED_NAMES = new Set([
@@ -2958,9 +2548,28 @@ const AUTHOR_CONTROLLED_NAMES = new Set([
 class RuntimeEnvironmentError extends Error {
     name = 'RuntimeEnvironmentError';
 }
-/** True when a value of this variable is masked in reports. */
-function isSecretVariable(name) {
-    return !AUTHOR_CONTROLLED_NAMES.has(name) && !(name.startsWith('GITHUB_') || name.startsWith('RUNNER_'));
+/** Words that say a variable holds a credential wherever they appear in its name (`GHTOKEN`, `DB_PASSWORD`). */
+const CREDENTIAL_WORDS = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'APIKEY', 'PRIVATEKEY', 'ACCESSKEY'];
+/** Short words that say so only as a whole part of the name (`SSH_KEY`, `GH_PAT`, but not `KEYCLOAK_URL`). */
+const CREDENTIAL_PARTS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'CREDS', 'PAT', 'DSN']);
+/** `scheme://user:password@host...`: a URL that carries a password, whatever the variable's name. */
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
+/** True when a variable's name says that it holds a credential. */
+function isCredentialName(name) {
+    const upper = name.toUpperCase();
+    if (CREDENTIAL_WORDS.some((word) => upper.includes(word)))
+        return true;
+    return upper.split(/[^A-Z0-9]+/).some((part) => CREDENTIAL_PARTS.has(part));
+}
+/**
+ * True when a value offered to runtime attributes is masked in reports: its variable's name
+ * says it is a credential, or the value is a URL with a password. Author-controlled text is
+ * never masked (masking it would let the author hide text from reviewers).
+ */
+function isSecretEnvironmentValue(name, value) {
+    if (AUTHOR_CONTROLLED_NAMES.has(name))
+        return false;
+    return isCredentialName(name) || URL_WITH_PASSWORD.test(value.trim());
 }
 /**
  * The variables offered to runtime attributes. Undefined when none are (neither option
@@ -3001,51 +2610,122 @@ function parseVariableNames(text, what) {
     return names;
 }
 
-;// CONCATENATED MODULE: ./src/bundle/runtime-values.ts
-// The values that `@timoni(runtime:...)` attributes receive for one cluster, merged in
-// Timoni's order (later wins): the environment (only what runtime-environment.ts offers), then the
-// runtime's value queries, then TIMONI_CLUSTER_NAME and TIMONI_CLUSTER_GROUP (only when
-// the runtime declares clusters). Each value remembers whether it is secret, so reports
-// can hide what came from the environment or from a cluster Secret.
+;// CONCATENATED MODULE: ./src/bundle/runtime-queries.ts
+// Runtime value queries as Timoni reads them: parsed from `k8s:<apiVersion>:<kind>:<namespace>:<name>`
+// (namespaced objects) or `k8s:<apiVersion>:<kind>:<name>` (cluster-scoped ones), then, once
+// the object is read from a cluster, each `for` expression is CUE evaluated with the object
+// bound to `obj`: strings are kept, numbers, bools and null are printed as CUE prints them,
+// structs and lists are errors. Values read from a v1 Secret are base64-decoded when they
+// decode, and are secret. The objects are read through a reader the caller provides (the
+// bundle layer knows no Kubernetes client).
 
-
-function mergeRuntimeValues(cluster, environment, queried) {
-    const values = new Map();
-    for (const [name, value] of Object.entries(environment ?? {})) {
-        if (value !== undefined)
-            values.set(name, { value, secret: isSecretVariable(name), source: 'environment' });
-    }
-    for (const { name, value, secret } of queried)
-        values.set(name, { value, secret, source: 'query' });
-    if (cluster.name !== DEFAULT_RUNTIME_NAME) {
-        values.set('TIMONI_CLUSTER_NAME', { value: cluster.name, secret: false, source: 'cluster' });
-        values.set('TIMONI_CLUSTER_GROUP', { value: cluster.group, secret: false, source: 'cluster' });
-    }
-    return values;
-}
-/** The plain name -> value map the CUE engine's injection takes. */
-function plainValues(values) {
-    const plain = {};
-    for (const [name, { value }] of values)
-        plain[name] = value;
-    return plain;
-}
-
-;// CONCATENATED MODULE: ./src/bundle/cluster-evaluation.ts
-
-
-
-
-
-class ClusterEvaluationError extends Error {
-    cluster;
-    constructor(cluster, cause) {
-        super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-        this.cluster = cluster;
-        this.name = 'ClusterEvaluationError';
+class RuntimeQueryError extends Error {
+    constructor(query, reason) {
+        super(`runtime value query "${query}": ${reason}`);
+        this.name = 'RuntimeQueryError';
     }
 }
-async function queryValues(engine, runtime, cluster, readObject, secretQueryRefusal) {
+const VALUE_NAME = /^(([A-Za-z0-9][-A-Za-z0-9_]*)?[A-Za-z0-9])?$/;
+// What a query may name. A query becomes a URL path on the cluster's API server, so a
+// segment such as `.` or `..` (which URL resolution folds away, turning a GET of one Secret
+// into a LIST of every Secret) or one holding `/`, `%` or `?` is refused before any request.
+const API_VERSION = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?v[0-9]+((alpha|beta)[0-9]+)?$/;
+const KIND = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
+/** A namespace is a DNS label. */
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** Object names: DNS subdomains, and the odd upper-case or underscore name some kinds allow; never `.` or `..`. */
+const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
+function checkSegment(query, label, value, pattern, rule) {
+    if (!pattern.test(value))
+        throw new RuntimeQueryError(query, `the ${label} ${JSON.stringify(value)} is not valid: ${rule}`);
+}
+function parseRuntimeQuery(query, expressions, optional) {
+    const parts = query.split(':');
+    if (parts[0] !== 'k8s')
+        throw new RuntimeQueryError(query, 'a query must start with "k8s:"');
+    if (parts.length !== 4 && parts.length !== 5) {
+        throw new RuntimeQueryError(query, `expected k8s:<apiVersion>:<kind>:<namespace>:<name> or k8s:<apiVersion>:<kind>:<name>, got ${parts.length} parts`);
+    }
+    const [, apiVersion = '', kind = ''] = parts;
+    const namespace = parts.length === 5 ? (parts[3] ?? '') : '';
+    const name = parts[parts.length - 1] ?? '';
+    for (const [label, value] of [['apiVersion', apiVersion], ['kind', kind], ['name', name]]) {
+        if (value === '')
+            throw new RuntimeQueryError(query, `the ${label} is empty`);
+    }
+    if (parts.length === 5 && namespace === '')
+        throw new RuntimeQueryError(query, 'the namespace is empty');
+    checkSegment(query, 'apiVersion', apiVersion, API_VERSION, 'expected v1 or group/version, e.g. apps/v1');
+    checkSegment(query, 'kind', kind, KIND, 'expected a kind such as ConfigMap');
+    if (parts.length === 5)
+        checkSegment(query, 'namespace', namespace, NAMESPACE, 'a namespace is a lowercase DNS label (letters, digits and -)');
+    checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
+    for (const { name: valueName } of expressions) {
+        if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
+            throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
+        }
+    }
+    return { query, apiVersion, kind, namespace, name, expressions, optional };
+}
+// Timoni base64-decodes the values it reads from a v1 Secret when they decode as standard,
+// padded base64 (Go's base64.StdEncoding, which skips line breaks), and keeps them as they
+// are otherwise.
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Decodes standard, padded base64; undefined when it does not decode. */
+function decodeStrictBase64(text) {
+    const compact = text.replace(/[\r\n]/g, '');
+    if (!STRICT_BASE64.test(compact))
+        return undefined;
+    return Buffer.from(compact, 'base64').toString('utf8');
+}
+function isSecretObject(object) {
+    return object.apiVersion === 'v1' && object.kind === 'Secret';
+}
+function evaluateExpression(engine, query, name, expression, object, secret) {
+    let value;
+    try {
+        value = engine.compile(expression, { filename: `${query.query} (${name})`, scope: { obj: object } });
+    }
+    catch (error) {
+        if (error instanceof CueError) {
+            // CUE messages can quote field values; from a Secret they must not reach the log.
+            const detail = secret ? 'details hidden because the object is a Secret' : error.message;
+            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) failed: ${detail}`);
+        }
+        throw error;
+    }
+    try {
+        const kind = value.kind();
+        if (kind === 'struct' || kind === 'list') {
+            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) returned a ${kind}; only strings, numbers and bools can be used`);
+        }
+        if (kind === 'string')
+            return value.toJSON();
+        const diagnostics = value.validate({ concrete: true });
+        if (diagnostics.length > 0 || kind === 'bottom' || kind === 'incomplete' || kind === 'top') {
+            const detail = secret ? 'details hidden because the object is a Secret' : (diagnostics[0]?.message ?? `the value is ${kind}`);
+            throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) has no concrete value: ${detail}`);
+        }
+        return value.toCUE().trim();
+    }
+    finally {
+        value.free();
+    }
+}
+function extractQueryValues(engine, query, object) {
+    const secret = isSecretObject(object);
+    return query.expressions.map(({ name, expression }) => {
+        let value = evaluateExpression(engine, query, name, expression, object, secret);
+        if (secret)
+            value = decodeStrictBase64(value) ?? value;
+        return { name, value, secret };
+    });
+}
+/**
+ * The values of every query of the runtime for one cluster, in query order. A query of a
+ * v1 Secret is refused with `secretQueryRefusal` when it is set, before anything is read.
+ */
+async function readQueryValues(engine, runtime, cluster, readObject, secretQueryRefusal) {
     const values = [];
     for (const query of runtime.queries) {
         if (secretQueryRefusal !== undefined && query.apiVersion === 'v1' && query.kind === 'Secret') {
@@ -3064,6 +2744,320 @@ async function queryValues(engine, runtime, cluster, readObject, secretQueryRefu
     }
     return values;
 }
+
+;// CONCATENATED MODULE: ./src/bundle/runtime.ts
+
+
+
+
+function defaultCluster(kubeContext) {
+    return { name: DEFAULT_RUNTIME_NAME, group: DEFAULT_RUNTIME_NAME, kubeContext };
+}
+function defaultRuntime(kubeContext) {
+    return { name: DEFAULT_RUNTIME_NAME, clusters: [defaultCluster(kubeContext)], queries: [], isDefault: true };
+}
+function exportedAt(value, path) {
+    const field = value.lookup(path);
+    try {
+        return field.exists() ? field.toJSON() : undefined;
+    }
+    finally {
+        field.free();
+    }
+}
+function fieldError(value, path, message) {
+    const field = value.lookup(path);
+    const position = field.exists() ? field.position() : undefined;
+    field.free();
+    return new CueFilesError(message, [{ message, path, positions: position ? [position] : [] }]);
+}
+// Timoni's v1alpha1 #Runtime: cluster names are lowercase DNS-like names of 1 to 63
+// characters. Groups are free strings there; here they may not hold control characters,
+// which would break log lines and reports (a name is printed in both).
+const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
+// eslint-disable-next-line no-control-regex -- control characters are what this refuses
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+function checkCluster(clusters, label, name, group, kubeContext) {
+    if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
+        throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+    }
+    for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
+        if (CONTROL_CHARACTERS.test(value)) {
+            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
+        }
+    }
+}
+function readClusters(runtime) {
+    const clusters = runtime.lookup('clusters');
+    try {
+        if (!clusters.exists())
+            return [];
+        return clusters.fields().map((field) => {
+            const group = exportedAt(clusters, `${field.label}.group`);
+            const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
+            if (typeof group !== 'string' || typeof kubeContext !== 'string') {
+                throw fieldError(clusters, field.label, `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`);
+            }
+            checkCluster(clusters, field.label, field.name, group, kubeContext);
+            return { name: field.name, group, kubeContext };
+        });
+    }
+    finally {
+        clusters.free();
+    }
+}
+function readQueries(runtime) {
+    const values = exportedAt(runtime, 'values');
+    if (values === undefined)
+        return [];
+    if (!Array.isArray(values))
+        throw fieldError(runtime, 'values', 'runtime "values" must be a list of queries');
+    return values.map((entry, index) => {
+        const path = `values[${index}]`;
+        if (typeof entry.query !== 'string')
+            throw fieldError(runtime, path, `runtime.${path}.query must be a string`);
+        const expressions = Object.entries((entry.for ?? {})).map(([name, expression]) => {
+            if (typeof expression !== 'string') {
+                throw fieldError(runtime, path, `runtime.${path}.for.${name} must be a CUE expression in a string`);
+            }
+            return { name, expression };
+        });
+        return parseRuntimeQuery(entry.query, expressions, entry.optional === true);
+    });
+}
+/** Loads the runtime from its files; `kubeContext` names the context of the default cluster. */
+function loadRuntime(engine, files, moduleFiles, kubeContext) {
+    if (files.length === 0)
+        return defaultRuntime(kubeContext);
+    const root = loadSourcePackage(engine, {
+        workspace: 'runtime',
+        files,
+        moduleFiles,
+        values: {},
+        extraFiles: {},
+        context: `runtime ${files.map((f) => f.path).join(', ')}`,
+    });
+    try {
+        const runtime = root.lookup('runtime');
+        try {
+            if (!runtime.exists())
+                throw new CueFilesError(`no "runtime" field in ${files.map((f) => f.path).join(', ')}`, []);
+            const name = exportedAt(runtime, 'name');
+            if (typeof name !== 'string')
+                throw fieldError(root, 'runtime', 'runtime.name must be a concrete string');
+            const clusters = readClusters(runtime);
+            const queries = readQueries(runtime);
+            if (clusters.length === 0)
+                return { name, clusters: [defaultCluster(kubeContext)], queries, isDefault: true };
+            return { name, clusters, queries, isDefault: false };
+        }
+        finally {
+            runtime.free();
+        }
+    }
+    finally {
+        root.free();
+    }
+}
+function mergeRuntimeValues(cluster, environment, queried) {
+    const values = new Map();
+    for (const [name, value] of Object.entries(environment ?? {})) {
+        if (value !== undefined)
+            values.set(name, { value, secret: isSecretEnvironmentValue(name, value), source: 'environment' });
+    }
+    for (const { name, value, secret } of queried)
+        values.set(name, { value, secret, source: 'query' });
+    if (cluster.name !== DEFAULT_RUNTIME_NAME) {
+        values.set('TIMONI_CLUSTER_NAME', { value: cluster.name, secret: false, source: 'cluster' });
+        values.set('TIMONI_CLUSTER_GROUP', { value: cluster.group, secret: false, source: 'cluster' });
+    }
+    return values;
+}
+/** The plain name -> value map the CUE engine's injection takes. */
+function plainValues(values) {
+    const plain = {};
+    for (const [name, { value }] of values)
+        plain[name] = value;
+    return plain;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/bundle.ts
+
+// The bundle schema timoni-fleet validates against, with the same rules as Timoni's
+// v1alpha1 #Bundle: apiVersion v1alpha1; bundle name, instance names and namespaces are
+// lowercase DNS-like names of 1 to 63 characters; `module` is closed (url, version with
+// default "latest", optional digest); values are open. It is loaded beside the user's
+// files as one more file of the anonymous package, bound to `bundle`.
+const dnsLikeName = '=~"^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$" & strings.MinRunes(1) & strings.MaxRunes(63)';
+const BUNDLE_SCHEMA_FILE_NAME = 'timoni-fleet.bundle-schema.cue';
+const BUNDLE_SCHEMA = `import "strings"
+
+#Bundle: {
+	apiVersion: string & =~"^v1alpha1$"
+	name:       string & ${dnsLikeName}
+	instances: [string & ${dnsLikeName}]: {
+		module: close({
+			url:     string & =~"^(oci|file)://.*$"
+			version: *"latest" | string
+			digest?: string
+		})
+		namespace: string & ${dnsLikeName}
+		values: {...}
+	}
+}
+
+bundle: #Bundle
+`;
+/**
+ * Some CUE errors (an incomplete value, say) carry no position in the user's files, and
+ * the field's position in the unified value is the schema's. The same files loaded
+ * without the schema say where the user wrote the field.
+ */
+function locateInUserFiles(engine, input, diagnostics, userFiles) {
+    if (diagnostics.every((d) => !d.path || d.positions.some((p) => userFiles.has(p.file))))
+        return diagnostics;
+    const withoutSchema = loadSourcePackage(engine, { ...sourcePackageInput(input), extraFiles: {} });
+    try {
+        return diagnostics.map((diagnostic) => {
+            if (!diagnostic.path || diagnostic.positions.some((p) => userFiles.has(p.file)))
+                return diagnostic;
+            const field = withoutSchema.lookup(diagnostic.path);
+            try {
+                const position = field.exists() ? field.position() : undefined;
+                return position && userFiles.has(position.file) ? { ...diagnostic, positions: [position, ...diagnostic.positions] } : diagnostic;
+            }
+            finally {
+                field.free();
+            }
+        });
+    }
+    finally {
+        withoutSchema.free();
+    }
+}
+function sourcePackageInput(input) {
+    return {
+        workspace: 'bundle',
+        files: input.files,
+        moduleFiles: input.moduleFiles,
+        values: input.values,
+        extraFiles: { [BUNDLE_SCHEMA_FILE_NAME]: BUNDLE_SCHEMA },
+        context: input.context,
+    };
+}
+function stringAt(value, path) {
+    const field = value.lookup(path);
+    try {
+        if (!field.exists())
+            return undefined;
+        const exported = field.toJSON();
+        return typeof exported === 'string' ? exported : undefined;
+    }
+    finally {
+        field.free();
+    }
+}
+function readInstance(instances, label, name) {
+    const instance = instances.lookup(label);
+    try {
+        const urlValue = instance.lookup('module.url');
+        const declaringFile = urlValue.position()?.file;
+        urlValue.free();
+        const url = resolveFileModuleUrl(stringAt(instance, 'module.url') ?? '', declaringFile);
+        const digest = stringAt(instance, 'module.digest');
+        const valuesField = instance.lookup('values');
+        const values = (valuesField.exists() ? valuesField.toJSON() : {});
+        const valuesCue = valuesField.exists() ? valuesField.toCUE() : '{}';
+        valuesField.free();
+        return {
+            name,
+            namespace: stringAt(instance, 'namespace') ?? '',
+            module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
+            values,
+            valuesCue,
+        };
+    }
+    finally {
+        instance.free();
+    }
+}
+function evaluateBundle(engine, input) {
+    const root = loadSourcePackage(engine, sourcePackageInput(input));
+    try {
+        const diagnostics = root.validate({ concrete: true });
+        if (diagnostics.length > 0) {
+            const userFiles = new Set(input.files.map((f) => f.path));
+            throw new CueFilesError(`bundle is not valid for ${input.context}`, locateInUserFiles(engine, input, diagnostics, userFiles), userFiles);
+        }
+        const bundleValue = root.lookup('bundle');
+        try {
+            if (!bundleValue.exists()) {
+                throw new CueFilesError(`no "bundle" field in ${input.files.map((f) => f.path).join(', ')}`, []);
+            }
+            const value = bundleValue.toJSON();
+            const instancesValue = bundleValue.lookup('instances');
+            try {
+                const instances = instancesValue.exists()
+                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name))
+                    : [];
+                if (instances.length === 0)
+                    throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
+                return {
+                    bundle: { apiVersion: String(value.apiVersion), name: String(value.name), instances },
+                    value,
+                    cueText: bundleValue.toCUE(),
+                };
+            }
+            finally {
+                instancesValue.free();
+            }
+        }
+        finally {
+            bundleValue.free();
+        }
+    }
+    finally {
+        root.free();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/bundle/clusters.ts
+
+
+
+function matches(wanted, actual) {
+    if (wanted === undefined || wanted === '' || wanted === '*')
+        return true;
+    return wanted.toLowerCase() === actual.toLowerCase();
+}
+class NoClusterMatchesError extends Error {
+    constructor(runtime, selector) {
+        const asked = [
+            selector.cluster && selector.cluster !== '*' ? `cluster "${selector.cluster}"` : '',
+            selector.group && selector.group !== '*' ? `group "${selector.group}"` : '',
+        ]
+            .filter(Boolean)
+            .join(' and ');
+        const known = runtime.clusters.map((c) => `${c.name} (group ${c.group})`).join(', ');
+        super(`no cluster of runtime "${runtime.name}" matches ${asked || 'the selection'}; clusters: ${known || 'none'}`);
+        this.name = 'NoClusterMatchesError';
+    }
+}
+/** The selected clusters in runtime order; throws NoClusterMatchesError when none match. */
+function selectClusters(runtime, selector) {
+    const selected = runtime.clusters.filter((cluster) => matches(selector.cluster, cluster.name) && matches(selector.group, cluster.group));
+    if (selected.length === 0)
+        throw new NoClusterMatchesError(runtime, selector);
+    return selected;
+}
+class ClusterEvaluationError extends Error {
+    cluster;
+    constructor(cluster, cause) {
+        super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        this.cluster = cluster;
+        this.name = 'ClusterEvaluationError';
+    }
+}
 /** Names of the runtime values the bundle's attributes ask for. */
 function attributeNames(engine, files) {
     const names = new Set();
@@ -3078,7 +3072,7 @@ function attributeNames(engine, files) {
 /** Evaluates the bundle for one cluster of the runtime. */
 async function evaluateForCluster(engine, options, cluster) {
     try {
-        const queried = await queryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
+        const queried = await readQueryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
         const values = mergeRuntimeValues(cluster, options.environment, queried);
         const evaluated = evaluateBundle(engine, {
             files: options.bundleFiles,
@@ -3119,12 +3113,78 @@ async function evaluateForClusters(engine, options) {
 
 
 
+;// CONCATENATED MODULE: ./src/action/runner.ts
+// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
+// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
+// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
+// rules. Written here rather than taken from @actions/core (see README.md).
 
 
-
-;// CONCATENATED MODULE: ./src/github/workflow-commands.ts
-// GitHub Actions workflow commands written to stdout (`::error file=x,line=1::message`),
-// with the runner's escaping rules for data and properties.
+// Inputs.
+class InputError extends Error {
+    input;
+    constructor(input, message) {
+        super(`input "${input}": ${message}`);
+        this.input = input;
+        this.name = 'InputError';
+    }
+}
+/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
+function inputVariableName(name) {
+    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+function getInput(env, name, options = {}) {
+    const value = (env[inputVariableName(name)] ?? '').trim();
+    if (options.required && value === '')
+        throw new InputError(name, 'is required and was not given');
+    return value;
+}
+/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
+function getBooleanInput(env, name, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(name, `must be true or false, not "${value}"`);
+}
+/** A list given one item per line or separated by commas; empty items dropped. */
+function getListInput(env, name) {
+    return getInput(env, name)
+        .split(/[\n,]/)
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+}
+function getChoiceInput(env, name, choices, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (!choices.includes(value))
+        throw new InputError(name, `must be one of ${choices.join(', ')}, not "${value}"`);
+    return value;
+}
+// File commands. Outputs use the heredoc form with a random delimiter, so any value,
+// multi-line JSON included, arrives intact.
+class FileCommandError extends (/* unused pure expression or super */ null && (Error)) {
+}
+function setOutput(env, name, value) {
+    const file = env.GITHUB_OUTPUT;
+    if (!file)
+        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
+    const delimiter = `ghadelimiter_${randomUUID()}`;
+    if (name.includes(delimiter) || value.includes(delimiter))
+        throw new FileCommandError(`output "${name}" contains its delimiter`);
+    appendFileSync(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
+}
+function appendStepSummary(env, markdown) {
+    const file = env.GITHUB_STEP_SUMMARY;
+    if (!file)
+        return false;
+    appendFileSync(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
+    return true;
+}
 function escapeData(text) {
     return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
@@ -3163,7 +3223,7 @@ function formatMask(secret) {
     return `::add-mask::${escapeData(secret)}\n`;
 }
 
-;// CONCATENATED MODULE: ./src/github/error-annotations.ts
+;// CONCATENATED MODULE: ./src/action/annotations.ts
 // Errors become annotations: each CUE diagnostic on its file and line (the user's file
 // first), other errors as one plain error annotation.
 
@@ -3201,89 +3261,152 @@ function errorAnnotations(error, title) {
         .join('');
 }
 
-;// CONCATENATED MODULE: ./src/cli/error-report.ts
-// Turns a failed command into what the user reads: the message on stderr, every CUE
-// diagnostic with its file, line and field, and, inside GitHub Actions, an annotation on
-// the file and line for each.
-
-function reportError(error, io) {
-    const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`✗ ${message}\n`);
-    if (io.env.GITHUB_ACTIONS === 'true')
-        io.stdout(errorAnnotations(error));
-}
-
-;// CONCATENATED MODULE: ./src/cli/bundle-options.ts
-
-
-
-
-
-
-const bundleFlags = [
-    { name: 'file', short: 'f', kind: 'list', description: 'Bundle file (.cue, .json, .yaml); repeat or separate with commas' },
-    { name: 'runtime', short: 'r', kind: 'list', description: 'Runtime file; may be one of the bundle files' },
-    { name: 'runtime-group', kind: 'string', default: '*', description: 'Only the clusters of this group' },
-    { name: 'runtime-cluster', kind: 'string', default: '*', description: 'Only the cluster of this name' },
-    { name: 'runtime-from-env', kind: 'boolean', description: 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)' },
-    { name: 'runtime-env', kind: 'list', description: 'Give only these environment variables to runtime attributes; repeat or separate with commas' },
-    { name: 'allow-path', kind: 'list', description: 'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)' },
-    { name: 'workdir', kind: 'string', default: '', description: 'CUE module root for imports in bundle files (default: current directory)' },
-    { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
-    { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
-    { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
-    { name: 'cue-memory-limit', kind: 'string', default: '2048', description: "Ceiling on the CUE engine's memory in MiB (64-4096)" },
-];
-/** `--cue-memory-limit` in MiB, checked. */
-function cueMemoryLimit(args) {
-    const text = args.strings.get('cue-memory-limit') ?? '2048';
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 64 || value > 4096)
-        throw new UsageError(`--cue-memory-limit must be a whole number of MiB from 64 to 4096, not "${text}"`);
-    return value;
-}
-/** The root of the git work tree holding `cwd` (a bundle may use modules anywhere in its repository), else `cwd`. */
-function repositoryRoot(cwd) {
-    for (let dir = (0,external_node_path_namespaceObject.resolve)(cwd);; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
-        if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, '.git')))
-            return dir;
-        if ((0,external_node_path_namespaceObject.dirname)(dir) === dir)
-            return (0,external_node_path_namespaceObject.resolve)(cwd);
+;// CONCATENATED MODULE: ./src/cli/arguments.ts
+// A small command-line parser for timoni-fleet's flags, named and shaped as `timoni bundle`
+// names them: repeatable list flags (`-f a.cue -f b.cue` or `-f a.cue,b.cue`), strings,
+// and booleans that also take `=false`.
+class UsageError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'UsageError';
     }
 }
-function readBundleInputs(engine, args, cwd, env) {
-    const files = args.lists.get('file') ?? [];
-    if (files.length === 0)
-        throw new UsageError('no bundle given: pass one or more files with -f');
-    const workdir = (0,external_node_path_namespaceObject.resolve)(cwd, args.strings.get('workdir') || '.');
-    const named = [...files, ...(args.lists.get('runtime') ?? [])].map((file) => (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(cwd, file)));
-    const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => (0,external_node_path_namespaceObject.resolve)(cwd, path))]);
-    const moduleFiles = readCueModuleFiles(workdir, boundary);
-    const bundleFiles = readSourceFiles(files, cwd, boundary);
-    const runtimeFiles = readSourceFiles(args.lists.get('runtime') ?? [], cwd, boundary);
-    let allowed;
-    try {
-        allowed = parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env');
+function parseBoolean(flag, text) {
+    if (text === 'true' || text === '1')
+        return true;
+    if (text === 'false' || text === '0')
+        return false;
+    throw new UsageError(`--${flag} takes true or false, not "${text}"`);
+}
+function parseArguments(argv, specs) {
+    const byName = new Map(specs.map((spec) => [spec.name, spec]));
+    const byShort = new Map(specs.filter((s) => s.short).map((spec) => [spec.short, spec]));
+    const parsed = { lists: new Map(), strings: new Map(), booleans: new Map(), positionals: [] };
+    for (const spec of specs) {
+        if (spec.kind === 'boolean')
+            parsed.booleans.set(spec.name, spec.default === 'true');
+        else if (spec.kind === 'string' && spec.default !== undefined)
+            parsed.strings.set(spec.name, spec.default);
     }
-    catch (error) {
-        throw new UsageError(error instanceof Error ? error.message : String(error));
+    for (let index = 0; index < argv.length; index += 1) {
+        const argument = argv[index];
+        if (argument === '--') {
+            parsed.positionals.push(...argv.slice(index + 1));
+            break;
+        }
+        let spec;
+        let inlineValue;
+        if (argument.startsWith('--')) {
+            const [name = '', value] = splitOnce(argument.slice(2));
+            spec = byName.get(name);
+            inlineValue = value;
+            if (!spec)
+                throw new UsageError(`unknown flag --${name}`);
+        }
+        else if (argument.startsWith('-') && argument.length > 1) {
+            const [name = '', value] = splitOnce(argument.slice(1));
+            spec = byShort.get(name);
+            inlineValue = value;
+            if (!spec)
+                throw new UsageError(`unknown flag -${name}`);
+        }
+        else {
+            parsed.positionals.push(argument);
+            continue;
+        }
+        if (spec.kind === 'boolean') {
+            parsed.booleans.set(spec.name, inlineValue === undefined ? true : parseBoolean(spec.name, inlineValue));
+            continue;
+        }
+        let value = inlineValue;
+        if (value === undefined) {
+            const next = argv[index + 1];
+            if (next === undefined)
+                throw new UsageError(`--${spec.name} needs a value`);
+            value = next;
+            index += 1;
+        }
+        if (spec.kind === 'list') {
+            const list = parsed.lists.get(spec.name) ?? [];
+            list.push(...value.split(',').map((item) => item.trim()).filter((item) => item !== ''));
+            parsed.lists.set(spec.name, list);
+        }
+        else {
+            if (spec.choices && !spec.choices.includes(value)) {
+                throw new UsageError(`--${spec.name} must be one of ${spec.choices.join(', ')}, not "${value}"`);
+            }
+            parsed.strings.set(spec.name, value);
+        }
     }
-    const runtime = loadRuntime(engine, runtimeFiles, moduleFiles, args.strings.get('kube-context') ?? '');
+    return parsed;
+}
+function splitOnce(text) {
+    const at = text.indexOf('=');
+    return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+function formatFlagHelp(specs) {
+    return specs
+        .map((spec) => {
+        const names = `${spec.short ? `-${spec.short}, ` : '    '}--${spec.name}${spec.kind === 'boolean' ? '' : ' value'}`;
+        const extra = spec.default !== undefined && spec.default !== '' ? ` (default ${spec.default})` : '';
+        return `  ${names.padEnd(30)} ${spec.description}${extra}`;
+    })
+        .join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/changeset.ts
+// The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
+// action sets as its `changes` output, and that the reports are rendered from.
+// Clusters are in runtime order, instances in bundle order, objects in apply order.
+const READINESS_STATUSES = (/* unused pure expression or super */ null && (['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown']));
+/** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
+function isChangingAction(action) {
+    return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
+}
+/** True when any cluster has an object that changes (a failed object is a failure, not a change). */
+function hasChanges(changeSet) {
+    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
+}
+
+;// CONCATENATED MODULE: ./src/fleet/outcome.ts
+// How one cluster's work is told: its entry of the ChangeSet (status, the error with the
+// step it failed in, instances with their module and object changes), and its log lines in
+// Timoni's style (`b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo configured`;
+// the cluster part is left out for the default cluster).
+
+/** A failure tagged with the step of the cluster's work it happened in. */
+class ClusterStepError extends Error {
+    step;
+    instance;
+    object;
+    constructor(step, cause, instance, object) {
+        super(cause instanceof Error ? cause.message : String(cause), { cause });
+        this.step = step;
+        this.instance = instance;
+        this.object = object;
+        this.name = 'ClusterStepError';
+    }
+}
+function clusterEntry(cluster, status, instances, error, startedAt) {
     return {
-        bundleFiles,
-        runtime,
-        moduleFiles,
-        selector: { cluster: args.strings.get('runtime-cluster'), group: args.strings.get('runtime-group') },
-        environment: runtimeEnvironment(env, { all: args.booleans.get('runtime-from-env') ?? false, allowed }),
-        boundary,
-        output: (args.strings.get('output') ?? 'text'),
+        name: cluster.name,
+        group: cluster.group,
+        kubeContext: cluster.kubeContext,
+        status,
+        error,
+        instances,
+        durationMs: Date.now() - startedAt,
     };
 }
-
-;// CONCATENATED MODULE: ./src/fleet/change-line.ts
-// Log lines in Timoni's style: `b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo
-// configured`; the cluster part is left out for the default cluster.
-
+function clusterError(error, fallbackStep) {
+    if (error instanceof ClusterStepError) {
+        return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+    }
+    return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
+}
+function skippedEntry(cluster) {
+    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
+}
 function logPrefix(bundle, cluster, instance) {
     const parts = [`b:${bundle}`];
     if (cluster && cluster !== DEFAULT_RUNTIME_NAME)
@@ -3297,8 +3420,6 @@ function changeLine(bundle, cluster, instance, change) {
     return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
 }
 
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/kube/object.ts
 // Kubernetes objects as plain JSON values: the engine never passes them through typed
 // models, so fields unknown to this code survive untouched. Helpers to name objects.
@@ -3370,538 +3491,837 @@ function assertKubeObject(value, where) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
-// Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
-// kubectl merges files (the first definition of a name wins), contexts looked up by name.
-// Credentials are registered as secrets the moment they are read.
+;// CONCATENATED MODULE: ./src/kube/apply-order.ts
+// The order in which objects are applied, as Timoni does it (fluxcd ssa sort.go and
+// ApplyAllStaged, with Timoni's extra stage for RBAC Roles): pure functions.
 
-
-
-
-class KubeconfigError extends Error {
-    name = 'KubeconfigError';
+/** Kinds applied first, in this order (fluxcd ssa `ReconcileOrder.First`). */
+const firstKinds = [
+    'CustomResourceDefinition',
+    'Namespace',
+    'ClusterRole',
+    'ClusterClass',
+    'RuntimeClass',
+    'PriorityClass',
+    'StorageClass',
+    'VolumeSnapshotClass',
+    'IngressClass',
+    'GatewayClass',
+    'ClusterRoleBinding',
+    'ResourceQuota',
+    'ServiceAccount',
+    'Role',
+    'RoleBinding',
+    'ConfigMap',
+    'Secret',
+    'Service',
+    'LimitRange',
+    'Deployment',
+    'StatefulSet',
+    'CronJob',
+    'PodDisruptionBudget',
+];
+/** Kinds applied last, in this order (fluxcd ssa `ReconcileOrder.Last`). */
+const lastKinds = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
+const kindIndex = new Map([
+    ...firstKinds.map((kind, i) => [kind, i - firstKinds.length]),
+    ...lastKinds.map((kind, i) => [kind, i + 1]),
+]);
+/** Any kind not listed sorts between the first and the last kinds. */
+function indexOfKind(kind) {
+    return kindIndex.get(kind) ?? 0;
 }
-/** Asked-for context absent; the message lists the contexts that exist (names only). */
-class KubeContextNotFoundError extends KubeconfigError {
-    context;
-    available;
-    name = 'KubeContextNotFoundError';
-    constructor(context, available) {
-        super(`kube context ${JSON.stringify(context)} not found in kubeconfig; ` +
-            (available.length ? `contexts: ${available.join(', ')}` : 'the kubeconfig has no contexts'));
-        this.context = context;
-        this.available = available;
+function keyOf(object) {
+    if ('metadata' in object) {
+        const o = object;
+        return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name };
     }
+    return object;
 }
-/** Kubeconfig text or base64 of it: base64 has no `:` and only base64 characters. */
-function decodeKubeconfigText(text) {
-    const compact = text.replace(/\s+/g, '');
-    if (compact && !text.includes(':') && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
-        return Buffer.from(compact, 'base64').toString('utf8');
+const compareStrings = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+/** Compares two objects by kind order, then group, kind, namespace and name. */
+function compareApplyOrder(a, b) {
+    const x = keyOf(a);
+    const y = keyOf(b);
+    const gx = groupOf(x.apiVersion);
+    const gy = groupOf(y.apiVersion);
+    if (gx !== gy || x.kind !== y.kind) {
+        const ix = indexOfKind(x.kind);
+        const iy = indexOfKind(y.kind);
+        if (ix !== iy)
+            return ix - iy;
+        if (gx !== gy)
+            return compareStrings(gx, gy);
+        return compareStrings(x.kind, y.kind);
     }
-    return text;
+    const nx = x.namespace ?? '';
+    const ny = y.namespace ?? '';
+    if (nx !== ny)
+        return compareStrings(nx, ny);
+    return compareStrings(x.name, y.name);
 }
-function str(value) {
-    return typeof value === 'string' && value !== '' ? value : undefined;
+/** A sorted copy of the objects, in apply order. */
+function sortForApply(objects) {
+    return [...objects].sort(compareApplyOrder);
 }
-function bool(value) {
-    return value === true || value === 'true';
+/** A sorted copy in the order objects are deleted (the reverse of apply order). */
+function sortForDelete(objects) {
+    return sortForApply(objects).reverse();
 }
-function namedEntries(list, field, where) {
-    if (list === undefined || list === null)
-        return [];
-    if (!Array.isArray(list))
-        throw new KubeconfigError(`${where}: ${field}s is not a list`);
-    return list.flatMap((item, i) => {
-        if (!isRecord(item) || typeof item.name !== 'string') {
-            throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
+function isClusterDefinition(o) {
+    const kind = o.kind.toLowerCase();
+    const group = groupOf(o.apiVersion);
+    return ((kind === 'customresourcedefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/')) ||
+        (kind === 'namespace' && o.apiVersion === 'v1') ||
+        (kind === 'clusterrole' && group === 'rbac.authorization.k8s.io'));
+}
+function isClassDefinition(o) {
+    return o.kind.endsWith('Class');
+}
+function isRole(o) {
+    return o.kind === 'Role' && groupOf(o.apiVersion) === 'rbac.authorization.k8s.io';
+}
+/**
+ * Splits one apply set into Timoni's stages: CRDs, Namespaces and ClusterRoles (wait),
+ * `*Class` kinds (wait), RBAC Roles, then everything else; each stage sorted. Empty
+ * stages are left out.
+ */
+function applyStages(objects) {
+    const stages = [
+        { name: 'definitions', waitAfter: true, objects: [] },
+        { name: 'classes', waitAfter: true, objects: [] },
+        { name: 'roles', waitAfter: false, objects: [] },
+        { name: 'resources', waitAfter: false, objects: [] },
+    ];
+    for (const object of objects) {
+        const key = keyOf(object);
+        const index = isClusterDefinition(key) ? 0 : isClassDefinition(key) ? 1 : isRole(key) ? 2 : 3;
+        stages[index].objects.push(object);
+    }
+    return stages
+        .filter((stage) => stage.objects.length > 0)
+        .map((stage) => ({ ...stage, objects: sortForApply(stage.objects) }));
+}
+
+;// CONCATENATED MODULE: ./src/concurrency.ts
+// Bounded concurrency, the one pool of the project: work runs over many items with at most
+// `limit` in flight, and results come back in the items' order whatever order they settle in.
+// Used for the objects of one instance (dry-runs), the namespaces of a cluster (listings) and
+// the clusters of a plan.
+/** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
+async function settleBounded(items, limit, work) {
+    const results = new Array(items.length);
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const index = next++;
+            try {
+                results[index] = { status: 'fulfilled', value: await work(items[index], index) };
+            }
+            catch (reason) {
+                results[index] = { status: 'rejected', reason };
+            }
         }
-        const body = item[field];
-        return [[item.name, isRecord(body) ? body : {}]];
-    });
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+    return results;
 }
 /**
- * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
- * path with a separator is resolved against the kubeconfig file's folder, never against the
- * working directory (on a pull request the workspace holds the author's scripts). A
- * kubeconfig given inline (an action input) has no folder, so such a path is refused.
+ * Runs `work` for every item, at most `limit` at once, and answers the results in item
+ * order. When some fail, the others still run to their end (nothing is left running in the
+ * background) and the first failure in item order is thrown.
  */
-function execCommand(command, fileDir, where) {
-    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
-        return command;
-    if (fileDir !== undefined)
-        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
-    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
+async function mapBounded(items, limit, work) {
+    const outcomes = await settleBounded(items, limit, work);
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed)
+        throw failed.reason;
+    return outcomes.map((outcome) => outcome.value);
 }
-function parseExec(exec, where, fileDir, secrets) {
-    const rawCommand = str(exec.command);
-    if (!rawCommand)
-        throw new KubeconfigError(`${where}: exec has no command`);
-    const command = execCommand(rawCommand, fileDir, where);
-    const env = Array.isArray(exec.env)
-        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
-        : [];
-    for (const entry of env)
-        secrets.register(entry.value);
-    return {
-        command,
-        args: Array.isArray(exec.args) ? exec.args.map(String) : [],
-        env,
-        apiVersion: str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
-        installHint: str(exec.installHint),
-        provideClusterInfo: bool(exec.provideClusterInfo),
-        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
-    };
-}
-function parseUser(name, user, baseDir, fileDir, where, secrets) {
-    const parsed = {
-        clientCertificate: str(user['client-certificate']),
-        clientCertificateData: str(user['client-certificate-data']),
-        clientKey: str(user['client-key']),
-        clientKeyData: str(user['client-key-data']),
-        token: str(user.token),
-        tokenFile: str(user.tokenFile),
-        username: str(user.username),
-        password: str(user.password),
-        impersonate: str(user.as),
-        impersonateGroups: Array.isArray(user['as-groups']) ? user['as-groups'].map(String) : [],
-        impersonateUid: str(user['as-uid']),
-        baseDir,
-    };
-    secrets.register(parsed.token);
-    secrets.register(parsed.password);
-    if (parsed.clientKeyData) {
-        secrets.register(parsed.clientKeyData);
-        secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
+
+;// CONCATENATED MODULE: ./node_modules/diff/libesm/diff/base.js
+class Diff {
+    diff(oldStr, newStr, 
+    // Type below is not accurate/complete - see above for full possibilities - but it compiles
+    options = {}) {
+        let callback;
+        if (typeof options === 'function') {
+            callback = options;
+            options = {};
+        }
+        else if ('callback' in options) {
+            callback = options.callback;
+        }
+        // Allow subclasses to massage the input prior to running
+        const oldString = this.castInput(oldStr, options);
+        const newString = this.castInput(newStr, options);
+        const oldTokens = this.removeEmpty(this.tokenize(oldString, options));
+        const newTokens = this.removeEmpty(this.tokenize(newString, options));
+        return this.diffWithOptionsObj(oldTokens, newTokens, options, callback);
     }
-    if (isRecord(user.exec))
-        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
-    if (isRecord(user['auth-provider']))
-        parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
-    return parsed;
-}
-function parseCluster(cluster, baseDir) {
-    return {
-        server: str(cluster.server) ?? '',
-        certificateAuthority: str(cluster['certificate-authority']),
-        certificateAuthorityData: str(cluster['certificate-authority-data']),
-        insecureSkipTlsVerify: bool(cluster['insecure-skip-tls-verify']),
-        tlsServerName: str(cluster['tls-server-name']),
-        proxyUrl: str(cluster['proxy-url']),
-        baseDir,
-    };
-}
-/**
- * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
- * of one source, the first definition of a cluster, user or context name wins, and the
- * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
- */
-function loadKubeconfig(sources, secrets) {
-    const config = { clusters: new Map(), users: new Map(), contexts: new Map() };
-    sources.forEach((source, index) => {
-        const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
-        const where = path ?? `kubeconfig #${index + 1}`;
-        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
-        const baseDir = fileDir ?? process.cwd();
-        const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
-        const list = Array.isArray(documents) ? documents : [documents];
-        for (const document of list) {
-            if (document.errors.length > 0) {
-                throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+    diffWithOptionsObj(oldTokens, newTokens, options, callback) {
+        var _a;
+        const done = (value) => {
+            value = this.postProcess(value, options);
+            if (callback) {
+                setTimeout(function () { callback(value); }, 0);
+                return undefined;
             }
-            const raw = document.toJS();
-            if (raw === null || raw === undefined)
-                continue;
-            if (!isRecord(raw))
-                throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
-            if (!config.currentContext && str(raw['current-context']))
-                config.currentContext = str(raw['current-context']);
-            for (const [name, body] of namedEntries(raw.clusters, 'cluster', where)) {
-                if (!config.clusters.has(name))
-                    config.clusters.set(name, parseCluster(body, baseDir));
+            else {
+                return value;
             }
-            for (const [name, body] of namedEntries(raw.users, 'user', where)) {
-                if (!config.users.has(name))
-                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
+        };
+        const newLen = newTokens.length, oldLen = oldTokens.length;
+        let editLength = 1;
+        let maxEditLength = newLen + oldLen;
+        if (options.maxEditLength != null) {
+            maxEditLength = Math.min(maxEditLength, options.maxEditLength);
+        }
+        const maxExecutionTime = (_a = options.timeout) !== null && _a !== void 0 ? _a : Infinity;
+        const abortAfterTimestamp = Date.now() + maxExecutionTime;
+        const bestPath = [{ oldPos: -1, lastComponent: undefined }];
+        // Seed editLength = 0, i.e. the content starts with the same values
+        let newPos = this.extractCommon(bestPath[0], newTokens, oldTokens, 0, options);
+        if (bestPath[0].oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
+            // Identity per the equality and tokenizer
+            return done(this.buildValues(bestPath[0].lastComponent, newTokens, oldTokens));
+        }
+        // Once we hit the right edge of the edit graph on some diagonal k, we can
+        // definitely reach the end of the edit graph in no more than k edits, so
+        // there's no point in considering any moves to diagonal k+1 any more (from
+        // which we're guaranteed to need at least k+1 more edits).
+        // Similarly, once we've reached the bottom of the edit graph, there's no
+        // point considering moves to lower diagonals.
+        // We record this fact by setting minDiagonalToConsider and
+        // maxDiagonalToConsider to some finite value once we've hit the edge of
+        // the edit graph.
+        // This optimization is not faithful to the original algorithm presented in
+        // Myers's paper, which instead pointlessly extends D-paths off the end of
+        // the edit graph - see page 7 of Myers's paper which notes this point
+        // explicitly and illustrates it with a diagram. This has major performance
+        // implications for some common scenarios. For instance, to compute a diff
+        // where the new text simply appends d characters on the end of the
+        // original text of length n, the true Myers algorithm will take O(n+d^2)
+        // time while this optimization needs only O(n+d) time.
+        let minDiagonalToConsider = -Infinity, maxDiagonalToConsider = Infinity;
+        // Main worker method. checks all permutations of a given edit length for acceptance.
+        const execEditLength = () => {
+            for (let diagonalPath = Math.max(minDiagonalToConsider, -editLength); diagonalPath <= Math.min(maxDiagonalToConsider, editLength); diagonalPath += 2) {
+                let basePath;
+                const removePath = bestPath[diagonalPath - 1], addPath = bestPath[diagonalPath + 1];
+                if (removePath) {
+                    // No one else is going to attempt to use this value, clear it
+                    // @ts-expect-error - perf optimisation. This type-violating value will never be read.
+                    bestPath[diagonalPath - 1] = undefined;
+                }
+                let canAdd = false;
+                if (addPath) {
+                    // what newPos will be after we do an insertion:
+                    const addPathNewPos = addPath.oldPos - diagonalPath;
+                    canAdd = addPath && 0 <= addPathNewPos && addPathNewPos < newLen;
+                }
+                const canRemove = removePath && removePath.oldPos + 1 < oldLen;
+                if (!canAdd && !canRemove) {
+                    // If this path is a terminal then prune
+                    // @ts-expect-error - perf optimisation. This type-violating value will never be read.
+                    bestPath[diagonalPath] = undefined;
+                    continue;
+                }
+                // Select the diagonal that we want to branch from. We select the prior
+                // path whose position in the old string is the farthest from the origin
+                // and does not pass the bounds of the diff graph
+                if (!canRemove || (canAdd && removePath.oldPos < addPath.oldPos)) {
+                    basePath = this.addToPath(addPath, true, false, 0, options);
+                }
+                else {
+                    basePath = this.addToPath(removePath, false, true, 1, options);
+                }
+                newPos = this.extractCommon(basePath, newTokens, oldTokens, diagonalPath, options);
+                if (basePath.oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
+                    // If we have hit the end of both strings, then we are done
+                    return done(this.buildValues(basePath.lastComponent, newTokens, oldTokens)) || true;
+                }
+                else {
+                    bestPath[diagonalPath] = basePath;
+                    if (basePath.oldPos + 1 >= oldLen) {
+                        maxDiagonalToConsider = Math.min(maxDiagonalToConsider, diagonalPath - 1);
+                    }
+                    if (newPos + 1 >= newLen) {
+                        minDiagonalToConsider = Math.max(minDiagonalToConsider, diagonalPath + 1);
+                    }
+                }
             }
-            for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
-                if (!config.contexts.has(name)) {
-                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: str(body.namespace) });
+            editLength++;
+        };
+        // Performs the length of edit iteration. Is a bit fugly as this has to support the
+        // sync and async mode which is never fun. Loops over execEditLength until a value
+        // is produced, or until the edit length exceeds options.maxEditLength (if given),
+        // in which case it will return undefined.
+        if (callback) {
+            (function exec() {
+                setTimeout(function () {
+                    if (editLength > maxEditLength || Date.now() > abortAfterTimestamp) {
+                        return callback(undefined);
+                    }
+                    if (!execEditLength()) {
+                        exec();
+                    }
+                }, 0);
+            }());
+        }
+        else {
+            while (editLength <= maxEditLength && Date.now() <= abortAfterTimestamp) {
+                const ret = execEditLength();
+                if (ret) {
+                    return ret;
                 }
             }
         }
-    });
-    return config;
-}
-/** The context by name, or the current context when no name is given. */
-function resolveContext(config, name) {
-    const contextName = name || config.currentContext;
-    if (!contextName) {
-        throw new KubeconfigError(`kubeconfig has no current-context and no context was asked for; contexts: ${[...config.contexts.keys()].join(', ') || 'none'}`);
     }
-    const context = config.contexts.get(contextName);
-    if (!context)
-        throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
-    const cluster = config.clusters.get(context.cluster);
-    if (!cluster)
-        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
-    if (!cluster.server)
-        throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
-    // A context without a user connects anonymously, as kubectl does.
-    const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
-    if (!user)
-        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
-    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
-}
-/** A file path of a kubeconfig entry, resolved against the file that declared it. */
-function resolveEntryPath(baseDir, path) {
-    return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
-}
-
-;// CONCATENATED MODULE: ./src/kube/exec-credential.ts
-// Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
-// with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env
-// values and outputs are secrets.
-
-
-
-class ExecCredentialError extends Error {
-    name = 'ExecCredentialError';
-}
-const supportedVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
-function execInfo(config, cluster) {
-    const spec = { interactive: false };
-    if (config.provideClusterInfo && cluster) {
-        spec.cluster = {
-            server: cluster.server,
-            ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
-            ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
-            ...(cluster.certificateAuthorityData ? { 'certificate-authority-data': cluster.certificateAuthorityData } : {}),
-            ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
-        };
+    addToPath(path, added, removed, oldPosInc, options) {
+        const last = path.lastComponent;
+        if (last && !options.oneChangePerToken && last.added === added && last.removed === removed) {
+            return {
+                oldPos: path.oldPos + oldPosInc,
+                lastComponent: { count: last.count + 1, added: added, removed: removed, previousComponent: last.previousComponent }
+            };
+        }
+        else {
+            return {
+                oldPos: path.oldPos + oldPosInc,
+                lastComponent: { count: 1, added: added, removed: removed, previousComponent: last }
+            };
+        }
     }
-    return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
-}
-function run(config, options) {
-    const { subject, timeoutMs, secrets } = options;
-    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
-    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
-    // outside the workspace, which on a pull request holds the author's files.
-    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
-    for (const entry of config.env)
-        env[entry.name] = entry.value;
-    return new Promise((resolvePromise, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
-        const stdout = [];
-        const stderr = [];
-        child.stdout.on('data', (chunk) => stdout.push(chunk));
-        child.stderr.on('data', (chunk) => stderr.push(chunk));
-        const timer = setTimeout(() => {
-            child.kill('SIGKILL');
-            reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
-        }, timeoutMs);
-        child.on('error', (error) => {
-            clearTimeout(timer);
-            if (error.code === 'ENOENT') {
-                const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
+    extractCommon(basePath, newTokens, oldTokens, diagonalPath, options) {
+        const newLen = newTokens.length, oldLen = oldTokens.length;
+        let oldPos = basePath.oldPos, newPos = oldPos - diagonalPath, commonCount = 0;
+        while (newPos + 1 < newLen && oldPos + 1 < oldLen && this.equals(oldTokens[oldPos + 1], newTokens[newPos + 1], options)) {
+            newPos++;
+            oldPos++;
+            commonCount++;
+            if (options.oneChangePerToken) {
+                basePath.lastComponent = { count: 1, previousComponent: basePath.lastComponent, added: false, removed: false };
+            }
+        }
+        if (commonCount && !options.oneChangePerToken) {
+            basePath.lastComponent = { count: commonCount, previousComponent: basePath.lastComponent, added: false, removed: false };
+        }
+        basePath.oldPos = oldPos;
+        return newPos;
+    }
+    equals(left, right, options) {
+        if (options.comparator) {
+            return options.comparator(left, right);
+        }
+        else {
+            return left === right
+                || (!!options.ignoreCase && left.toLowerCase() === right.toLowerCase());
+        }
+    }
+    removeEmpty(array) {
+        const ret = [];
+        for (let i = 0; i < array.length; i++) {
+            if (array[i]) {
+                ret.push(array[i]);
+            }
+        }
+        return ret;
+    }
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    castInput(value, options) {
+        return value;
+    }
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    tokenize(value, options) {
+        return Array.from(value);
+    }
+    join(chars) {
+        // Assumes ValueT is string, which is the case for most subclasses.
+        // When it's false, e.g. in diffArrays, this method needs to be overridden (e.g. with a no-op)
+        // Yes, the casts are verbose and ugly, because this pattern - of having the base class SORT OF
+        // assume tokens and values are strings, but not completely - is weird and janky.
+        return chars.join('');
+    }
+    postProcess(changeObjects, 
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    options) {
+        return changeObjects;
+    }
+    get useLongestToken() {
+        return false;
+    }
+    buildValues(lastComponent, newTokens, oldTokens) {
+        // First we convert our linked list of components in reverse order to an
+        // array in the right order:
+        const components = [];
+        let nextComponent;
+        while (lastComponent) {
+            components.push(lastComponent);
+            nextComponent = lastComponent.previousComponent;
+            delete lastComponent.previousComponent;
+            lastComponent = nextComponent;
+        }
+        components.reverse();
+        const componentLen = components.length;
+        let componentPos = 0, newPos = 0, oldPos = 0;
+        for (; componentPos < componentLen; componentPos++) {
+            const component = components[componentPos];
+            if (!component.removed) {
+                if (!component.added && this.useLongestToken) {
+                    let value = newTokens.slice(newPos, newPos + component.count);
+                    value = value.map(function (value, i) {
+                        const oldValue = oldTokens[oldPos + i];
+                        return oldValue.length > value.length ? oldValue : value;
+                    });
+                    component.value = this.join(value);
+                }
+                else {
+                    component.value = this.join(newTokens.slice(newPos, newPos + component.count));
+                }
+                newPos += component.count;
+                // Common case
+                if (!component.added) {
+                    oldPos += component.count;
+                }
             }
             else {
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
+                component.value = this.join(oldTokens.slice(oldPos, oldPos + component.count));
+                oldPos += component.count;
             }
-        });
-        child.on('close', (code, signal) => {
-            clearTimeout(timer);
-            const out = Buffer.concat(stdout).toString('utf8');
-            secrets.register(out, true);
-            if (code !== 0) {
-                const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
-                const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
-                return;
-            }
-            resolvePromise(out);
-        });
-    });
-}
-/** Reads an ExecCredential document; every credential in it is registered first. */
-function parseExecCredential(output, config, subject, secrets) {
-    let parsed;
-    try {
-        parsed = JSON.parse(output);
-    }
-    catch {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
-    }
-    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
-    }
-    if (parsed.apiVersion !== config.apiVersion) {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
-    }
-    const status = isRecord(parsed.status) ? parsed.status : {};
-    const credential = {
-        token: typeof status.token === 'string' && status.token ? status.token : undefined,
-        clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
-        clientKeyData: typeof status.clientKeyData === 'string' ? status.clientKeyData : undefined,
-    };
-    secrets.register(credential.token);
-    secrets.register(credential.clientKeyData);
-    if (typeof status.expirationTimestamp === 'string') {
-        const at = Date.parse(status.expirationTimestamp);
-        if (!Number.isNaN(at))
-            credential.expiresAt = at;
-    }
-    if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
-    }
-    return credential;
-}
-/** Runs a plugin when needed and keeps its credential until it expires or is refused. */
-class ExecCredentialPlugin {
-    config;
-    options;
-    cached;
-    pending;
-    constructor(config, options) {
-        this.config = config;
-        this.options = options;
-        if (!supportedVersions.includes(config.apiVersion)) {
-            throw new ExecCredentialError(`exec credential plugin of ${options.subject} uses apiVersion ${JSON.stringify(config.apiVersion)}; supported: ${supportedVersions.join(', ')}`);
         }
-    }
-    async credential() {
-        // Renew ten seconds before the expiry, so that a request does not carry a dying token.
-        if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
-            return this.cached;
-        this.pending ??= run(this.config, this.options)
-            .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
-            .finally(() => {
-            this.pending = undefined;
-        });
-        this.cached = await this.pending;
-        return this.cached;
-    }
-    /** Forgets the cached credential (the server refused it). */
-    invalidate() {
-        this.cached = undefined;
+        return components;
     }
 }
 
-;// CONCATENATED MODULE: external "node:net"
-const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-;// CONCATENATED MODULE: ./src/kube/proxy-env.ts
-// The proxy of a server when the kubeconfig names none: HTTPS_PROXY / HTTP_PROXY and
-// NO_PROXY, read as Go's net/http does for kubectl (loopback is never proxied). Pure.
+;// CONCATENATED MODULE: ./node_modules/diff/libesm/diff/line.js
 
-function envValue(env, name) {
-    return env[name] || env[name.toLowerCase()] || undefined;
-}
-function isLoopback(host) {
-    return host === 'localhost' || host.endsWith('.localhost') || /^127\./.test(host) || host === '::1' || host === '[::1]';
-}
-/** True when NO_PROXY excludes the host (`*`, host, `.suffix` or suffix, IP, CIDR; optional :port). */
-function bypassesProxy(server, noProxy) {
-    const host = server.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (isLoopback(host))
-        return true;
-    if (!noProxy)
-        return false;
-    const port = server.port || (server.protocol === 'https:' ? '443' : '80');
-    for (const raw of noProxy.split(',')) {
-        let entry = raw.trim().toLowerCase();
-        if (!entry)
-            continue;
-        if (entry === '*')
-            return true;
-        const portMatch = /^(.*[^:]):(\d+)$/.exec(entry);
-        if (portMatch && !entry.includes('/') && (0,external_node_net_namespaceObject.isIP)(entry) !== 6) {
-            if (portMatch[2] !== port)
-                continue;
-            entry = portMatch[1];
-        }
-        if (entry.includes('/')) {
-            const [network, bits] = entry.split('/');
-            const family = (0,external_node_net_namespaceObject.isIP)(network ?? '');
-            if (family && (0,external_node_net_namespaceObject.isIP)(host) === family) {
-                const list = new external_node_net_namespaceObject.BlockList();
-                list.addSubnet(network, Number(bits), family === 4 ? 'ipv4' : 'ipv6');
-                if (list.check(host, family === 4 ? 'ipv4' : 'ipv6'))
-                    return true;
+
+class LineDiff extends Diff {
+    constructor() {
+        super(...arguments);
+        this.tokenize = tokenize;
+    }
+    equals(left, right, options) {
+        // If we're ignoring whitespace, we need to normalise lines by stripping
+        // whitespace before checking equality. (This has an annoying interaction
+        // with newlineIsToken that requires special handling: if newlines get their
+        // own token, then we DON'T want to trim the *newline* tokens down to empty
+        // strings, since this would cause us to treat whitespace-only line content
+        // as equal to a separator between lines, which would be weird and
+        // inconsistent with the documented behavior of the options.)
+        if (options.ignoreWhitespace) {
+            if (!options.newlineIsToken || !left.includes('\n')) {
+                left = left.trim();
             }
-            continue;
+            if (!options.newlineIsToken || !right.includes('\n')) {
+                right = right.trim();
+            }
         }
-        const name = entry.replace(/^\*?\./, '');
-        if (host === name || host.endsWith(`.${name}`))
+        else if (options.ignoreNewlineAtEof && !options.newlineIsToken) {
+            if (left.endsWith('\n')) {
+                left = left.slice(0, -1);
+            }
+            if (right.endsWith('\n')) {
+                right = right.slice(0, -1);
+            }
+        }
+        return super.equals(left, right, options);
+    }
+}
+const lineDiff = new LineDiff();
+function diffLines(oldStr, newStr, options) {
+    return lineDiff.diff(oldStr, newStr, options);
+}
+function diffTrimmedLines(oldStr, newStr, options) {
+    options = generateOptions(options, { ignoreWhitespace: true });
+    return lineDiff.diff(oldStr, newStr, options);
+}
+// Exported standalone so it can be used from jsonDiff too.
+function tokenize(value, options) {
+    if (options.stripTrailingCr) {
+        // remove one \r before \n to match GNU diff's --strip-trailing-cr behavior
+        value = value.replace(/\r\n/g, '\n');
+    }
+    const retLines = [], linesAndNewlines = value.split(/(\n|\r\n)/);
+    // Ignore the final empty token that occurs if the string ends with a new line
+    if (!linesAndNewlines[linesAndNewlines.length - 1]) {
+        linesAndNewlines.pop();
+    }
+    // Merge the content and line separators into single tokens
+    for (let i = 0; i < linesAndNewlines.length; i++) {
+        const line = linesAndNewlines[i];
+        if (i % 2 && !options.newlineIsToken) {
+            retLines[retLines.length - 1] += line;
+        }
+        else {
+            retLines.push(line);
+        }
+    }
+    return retLines;
+}
+
+;// CONCATENATED MODULE: ./node_modules/diff/libesm/patch/create.js
+
+/**
+ * Returns true if the filename contains characters that require C-style
+ * quoting (as used by Git and GNU diffutils in diff output).
+ */
+function needsQuoting(s) {
+    for (let i = 0; i < s.length; i++) {
+        if (s[i] < '\x20' || s[i] > '\x7e' || s[i] === '"' || s[i] === '\\') {
             return true;
+        }
     }
     return false;
 }
-/** The proxy URL the environment asks for, for this server; undefined for a direct connection. */
-function proxyFromEnvironment(server, env = process.env) {
-    const value = server.protocol === 'https:' ? envValue(env, 'HTTPS_PROXY') : envValue(env, 'HTTP_PROXY');
-    if (!value || bypassesProxy(server, envValue(env, 'NO_PROXY')))
-        return undefined;
-    try {
-        return new URL(value.includes('://') ? value : `http://${value}`);
+/**
+ * C-style quotes a filename, encoding special characters as escape sequences
+ * and non-ASCII bytes as octal escapes. This is the inverse of
+ * `parseQuotedFileName` in parse.ts.
+ *
+ * Non-ASCII bytes are encoded as UTF-8 before being emitted as octal escapes.
+ * This matches the behaviour of both Git and GNU diffutils, which always emit
+ * UTF-8 octal escapes regardless of the underlying filesystem encoding (e.g.
+ * Git for Windows converts from NTFS's UTF-16 to UTF-8 internally).
+ *
+ * If the filename doesn't need quoting, returns it as-is.
+ */
+function quoteFileNameIfNeeded(s) {
+    if (!needsQuoting(s)) {
+        return s;
     }
-    catch {
-        return undefined;
+    let result = '"';
+    const bytes = new TextEncoder().encode(s);
+    let i = 0;
+    while (i < bytes.length) {
+        const b = bytes[i];
+        // See https://en.wikipedia.org/wiki/Escape_sequences_in_C#Escape_sequences
+        if (b === 0x07) {
+            result += '\\a';
+        }
+        else if (b === 0x08) {
+            result += '\\b';
+        }
+        else if (b === 0x09) {
+            result += '\\t';
+        }
+        else if (b === 0x0a) {
+            result += '\\n';
+        }
+        else if (b === 0x0b) {
+            result += '\\v';
+        }
+        else if (b === 0x0c) {
+            result += '\\f';
+        }
+        else if (b === 0x0d) {
+            result += '\\r';
+        }
+        else if (b === 0x22) {
+            result += '\\"';
+        }
+        else if (b === 0x5c) {
+            result += '\\\\';
+        }
+        else if (b >= 0x20 && b <= 0x7e) {
+            // Just a printable ASCII character that is neither a double quote nor a
+            // backslash; no need to escape it.
+            result += String.fromCharCode(b);
+        }
+        else {
+            // Either part of a non-ASCII character or a control character without a
+            // special escape sequence; needs escaping as a 3-digit octal escape
+            result += '\\' + b.toString(8).padStart(3, '0');
+        }
+        i++;
     }
+    result += '"';
+    return result;
 }
-
-;// CONCATENATED MODULE: ./src/kube/connection.ts
-// What it takes to talk to the API server of one kube context: server URL, TLS material,
-// proxy, and the credentials put on each request (client certificate, bearer token,
-// token file, basic auth or an exec plugin).
-
-
-
-
-function readMaterial(data, file, baseDir, what, subject) {
-    if (data)
-        return Buffer.from(data, 'base64');
-    if (!file)
-        return undefined;
-    const path = resolveEntryPath(baseDir, file);
-    try {
-        return (0,external_node_fs_namespaceObject.readFileSync)(path);
+const INCLUDE_HEADERS = {
+    includeIndex: true,
+    includeUnderline: true,
+    includeFileHeaders: true
+};
+const FILE_HEADERS_ONLY = {
+    includeIndex: false,
+    includeUnderline: false,
+    includeFileHeaders: true
+};
+const OMIT_HEADERS = {
+    includeIndex: false,
+    includeUnderline: false,
+    includeFileHeaders: false
+};
+function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
+    let optionsObj;
+    if (!options) {
+        optionsObj = {};
     }
-    catch (error) {
-        throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
+    else if (typeof options === 'function') {
+        optionsObj = { callback: options };
     }
-}
-const tokenFileTtlMs = 60_000;
-function authFor(user, subject, options, cluster) {
-    const { secrets } = options;
-    const headers = {};
-    if (user.impersonate)
-        headers['Impersonate-User'] = user.impersonate;
-    if (user.impersonateUid)
-        headers['Impersonate-Uid'] = user.impersonateUid;
-    // Node joins repeated header values with ", ", which the API server splits again.
-    if (user.impersonateGroups.length)
-        headers['Impersonate-Group'] = user.impersonateGroups.join(', ');
-    if (user.authProvider) {
-        throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
+    else {
+        optionsObj = options;
     }
-    const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
-    const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
-    secrets.register(key);
-    if (!!cert !== !!key)
-        throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
-    const tls = cert && key ? { cert, key } : {};
-    if (user.token) {
-        const value = { headers: { ...headers, Authorization: `Bearer ${user.token}` }, ...tls };
-        return { auth: async () => value, invalidate: () => false };
+    if (typeof optionsObj.context === 'undefined') {
+        optionsObj.context = 4;
     }
-    if (user.tokenFile) {
-        const path = resolveEntryPath(user.baseDir, user.tokenFile);
-        let cached;
-        const read = () => {
-            if (cached && Date.now() - cached.readAt < tokenFileTtlMs)
-                return cached.token;
-            let token;
-            try {
-                token = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
+    // We copy this into its own variable to placate TypeScript, which thinks
+    // optionsObj.context might be undefined in the callbacks below.
+    const context = optionsObj.context;
+    // @ts-expect-error (runtime check for something that is correctly a static type error)
+    if (optionsObj.newlineIsToken) {
+        throw new Error('newlineIsToken may not be used with patch-generation functions, only with diffing functions');
+    }
+    if (!optionsObj.callback) {
+        return diffLinesResultToPatch(diffLines(oldStr, newStr, optionsObj));
+    }
+    else {
+        const { callback } = optionsObj;
+        diffLines(oldStr, newStr, Object.assign(Object.assign({}, optionsObj), { callback: (diff) => {
+                const patch = diffLinesResultToPatch(diff);
+                // TypeScript is unhappy without the cast because it does not understand that `patch` may
+                // be undefined here only if `callback` is StructuredPatchCallbackAbortable:
+                callback(patch);
+            } }));
+    }
+    function diffLinesResultToPatch(diff) {
+        // STEP 1: Build up the patch with no "\ No newline at end of file" lines and with the arrays
+        //         of lines containing trailing newline characters. We'll tidy up later...
+        if (!diff) {
+            return;
+        }
+        diff.push({ value: '', lines: [] }); // Append an empty value to make cleanup easier
+        function contextLines(lines) {
+            return lines.map(function (entry) { return ' ' + entry; });
+        }
+        const hunks = [];
+        let oldRangeStart = 0, newRangeStart = 0, curRange = [], oldLine = 1, newLine = 1;
+        for (let i = 0; i < diff.length; i++) {
+            const current = diff[i], lines = current.lines || splitLines(current.value);
+            current.lines = lines;
+            if (current.added || current.removed) {
+                // If we have previous context, start with that
+                if (!oldRangeStart) {
+                    const prev = diff[i - 1];
+                    oldRangeStart = oldLine;
+                    newRangeStart = newLine;
+                    if (prev) {
+                        curRange = context > 0 ? contextLines(prev.lines.slice(-context)) : [];
+                        oldRangeStart -= curRange.length;
+                        newRangeStart -= curRange.length;
+                    }
+                }
+                // Output our changes
+                for (const line of lines) {
+                    curRange.push((current.added ? '+' : '-') + line);
+                }
+                // Track the updated file position
+                if (current.added) {
+                    newLine += lines.length;
+                }
+                else {
+                    oldLine += lines.length;
+                }
             }
-            catch (error) {
-                throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
+            else {
+                // Identical context lines. Track line changes
+                if (oldRangeStart) {
+                    // Close out any changes that have been output (or join overlapping)
+                    if (lines.length <= context * 2 && i < diff.length - 2) {
+                        // Overlapping
+                        for (const line of contextLines(lines)) {
+                            curRange.push(line);
+                        }
+                    }
+                    else {
+                        // end the range and output
+                        const contextSize = Math.min(lines.length, context);
+                        for (const line of contextLines(lines.slice(0, contextSize))) {
+                            curRange.push(line);
+                        }
+                        const hunk = {
+                            oldStart: oldRangeStart,
+                            oldLines: (oldLine - oldRangeStart + contextSize),
+                            newStart: newRangeStart,
+                            newLines: (newLine - newRangeStart + contextSize),
+                            lines: curRange
+                        };
+                        hunks.push(hunk);
+                        oldRangeStart = 0;
+                        newRangeStart = 0;
+                        curRange = [];
+                    }
+                }
+                oldLine += lines.length;
+                newLine += lines.length;
             }
-            secrets.register(token);
-            cached = { token, readAt: Date.now() };
-            return token;
-        };
+        }
+        // Step 2: eliminate the trailing `\n` from each line of each hunk, and, where needed, add
+        //         "\ No newline at end of file".
+        for (const hunk of hunks) {
+            for (let i = 0; i < hunk.lines.length; i++) {
+                if (hunk.lines[i].endsWith('\n')) {
+                    hunk.lines[i] = hunk.lines[i].slice(0, -1);
+                }
+                else {
+                    hunk.lines.splice(i + 1, 0, '\\ No newline at end of file');
+                    i++; // Skip the line we just added, then continue iterating
+                }
+            }
+        }
         return {
-            auth: async () => ({ headers: { ...headers, Authorization: `Bearer ${read()}` }, ...tls }),
-            invalidate: () => {
-                cached = undefined;
-                return true;
-            },
+            oldFileName: oldFileName, newFileName: newFileName,
+            oldHeader: oldHeader, newHeader: newHeader,
+            hunks: hunks
         };
     }
-    if (user.username || user.password) {
-        const basic = Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64');
-        secrets.register(basic);
-        const value = { headers: { ...headers, Authorization: `Basic ${basic}` }, ...tls };
-        return { auth: async () => value, invalidate: () => false };
-    }
-    if (user.exec) {
-        // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
-        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
-        const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
-        return {
-            auth: async () => {
-                const credential = await plugin.credential();
-                if (credential.token)
-                    return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
-                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
-            },
-            invalidate: () => {
-                plugin.invalidate();
-                return true;
-            },
-        };
-    }
-    const value = { headers, ...tls };
-    return { auth: async () => value, invalidate: () => false };
 }
-/** The connection of a kube context (default: the current context). */
-function connectionFor(config, contextName, options) {
-    const resolved = resolveContext(config, contextName);
-    const { cluster, user } = resolved;
-    const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
-    let server;
-    try {
-        server = new URL(cluster.server);
+/**
+ * creates a unified diff patch.
+ *
+ * @param patch either a single structured patch object (as returned by `structuredPatch`) or an
+ *   array of them (as returned by `parsePatch`).
+ * @param headerOptions behaves the same as the `headerOptions` option of `createTwoFilesPatch`.
+ *   Ignored for patches where `isGit` is `true`.
+ *
+ * When a patch has `isGit: true`, `formatPatch` output is changed to more closely match Git's
+ * output: it emits a `diff --git` header, emits Git extended headers as appropriate based on
+ * properties like `isRename`, `isCreate`, `newMode`, etc, and will omit `---`/`+++` file
+ * headers for patches with no hunks (e.g. renames without content changes).
+ */
+function formatPatch(patch, headerOptions) {
+    var _a, _b, _c, _d, _e, _f;
+    if (!headerOptions) {
+        headerOptions = INCLUDE_HEADERS;
     }
-    catch {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
-    }
-    if (server.protocol !== 'https:' && server.protocol !== 'http:') {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
-    }
-    const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
-    if (ca && cluster.insecureSkipTlsVerify) {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
-    }
-    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
-    if (cluster.proxyUrl) {
-        try {
-            proxyUrl = new URL(cluster.proxyUrl);
+    if (Array.isArray(patch)) {
+        if (patch.length > 1 && !headerOptions.includeFileHeaders && !patch.every(p => p.isGit)) {
+            throw new Error('Cannot omit file headers on a multi-file patch. '
+                + '(The result would be unparseable; how would a tool trying to apply '
+                + 'the patch know which changes are to which file?)');
         }
-        catch {
-            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
+        return patch.map(p => formatPatch(p, headerOptions)).join('\n');
+    }
+    const ret = [];
+    // Git patches have a fixed header format (diff --git, extended headers,
+    // and ---/+++ when hunks are present), so headerOptions is ignored.
+    if (patch.isGit) {
+        headerOptions = INCLUDE_HEADERS;
+        // Emit Git-style diff --git header and extended headers.
+        // Git never puts /dev/null in the "diff --git" line; for file
+        // creations/deletions it uses the real filename on both sides.
+        if (!patch.oldFileName) {
+            throw new Error('oldFileName must be specified for Git patches');
+        }
+        if (!patch.newFileName) {
+            throw new Error('newFileName must be specified for Git patches');
+        }
+        let gitOldName = patch.oldFileName;
+        let gitNewName = patch.newFileName;
+        if (patch.isCreate && gitOldName === '/dev/null') {
+            gitOldName = gitNewName.replace(/^b\//, 'a/');
+        }
+        else if (patch.isDelete && gitNewName === '/dev/null') {
+            gitNewName = gitOldName.replace(/^a\//, 'b/');
+        }
+        ret.push('diff --git ' + quoteFileNameIfNeeded(gitOldName) + ' ' + quoteFileNameIfNeeded(gitNewName));
+        if (patch.isDelete) {
+            ret.push('deleted file mode ' + ((_a = patch.oldMode) !== null && _a !== void 0 ? _a : '100644'));
+        }
+        if (patch.isCreate) {
+            ret.push('new file mode ' + ((_b = patch.newMode) !== null && _b !== void 0 ? _b : '100644'));
+        }
+        if (patch.oldMode && patch.newMode && !patch.isDelete && !patch.isCreate) {
+            ret.push('old mode ' + patch.oldMode);
+            ret.push('new mode ' + patch.newMode);
+        }
+        if (patch.isRename) {
+            ret.push('rename from ' + quoteFileNameIfNeeded(((_c = patch.oldFileName) !== null && _c !== void 0 ? _c : '').replace(/^a\//, '')));
+            ret.push('rename to ' + quoteFileNameIfNeeded(((_d = patch.newFileName) !== null && _d !== void 0 ? _d : '').replace(/^b\//, '')));
+        }
+        if (patch.isCopy) {
+            ret.push('copy from ' + quoteFileNameIfNeeded(((_e = patch.oldFileName) !== null && _e !== void 0 ? _e : '').replace(/^a\//, '')));
+            ret.push('copy to ' + quoteFileNameIfNeeded(((_f = patch.newFileName) !== null && _f !== void 0 ? _f : '').replace(/^b\//, '')));
         }
     }
-    if (proxyUrl) {
-        if (proxyUrl.protocol !== 'http:' && proxyUrl.protocol !== 'https:') {
-            const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
-            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
+    else {
+        if (headerOptions.includeIndex && patch.oldFileName == patch.newFileName && patch.oldFileName !== undefined) {
+            ret.push('Index: ' + patch.oldFileName);
         }
-        options.secrets.register(decodeURIComponent(proxyUrl.password));
+        if (headerOptions.includeUnderline) {
+            ret.push('===================================================================');
+        }
     }
-    const { auth, invalidate } = authFor(user, subject, options, cluster);
-    return {
-        name: options.name ?? resolved.contextName,
-        contextName: resolved.contextName,
-        server,
-        namespace: resolved.namespace,
-        ca,
-        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
-        servername: cluster.tlsServerName,
-        proxyUrl,
-        auth,
-        invalidate,
-    };
+    // Emit --- / +++ file headers. For Git patches with no hunks (e.g.
+    // pure renames, mode-only changes), Git omits these, so we do too.
+    const hasHunks = patch.hunks.length > 0;
+    if (headerOptions.includeFileHeaders && patch.oldFileName !== undefined && patch.newFileName !== undefined
+        && (!patch.isGit || hasHunks)) {
+        ret.push('--- ' + quoteFileNameIfNeeded(patch.oldFileName) + (patch.oldHeader ? '\t' + patch.oldHeader : ''));
+        ret.push('+++ ' + quoteFileNameIfNeeded(patch.newFileName) + (patch.newHeader ? '\t' + patch.newHeader : ''));
+    }
+    for (let i = 0; i < patch.hunks.length; i++) {
+        const hunk = patch.hunks[i];
+        // Unified Diff Format quirk: If the chunk size is 0,
+        // the first number is one lower than one would expect.
+        // https://www.artima.com/weblogs/viewpost.jsp?thread=164293
+        const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+        const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+        ret.push('@@ -' + oldStart + ',' + hunk.oldLines
+            + ' +' + newStart + ',' + hunk.newLines
+            + ' @@');
+        for (const line of hunk.lines) {
+            ret.push(line);
+        }
+    }
+    return ret.join('\n') + '\n';
+}
+function createTwoFilesPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
+    if (typeof options === 'function') {
+        options = { callback: options };
+    }
+    if (!(options === null || options === void 0 ? void 0 : options.callback)) {
+        const patchObj = structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options);
+        if (!patchObj) {
+            return;
+        }
+        return formatPatch(patchObj, options === null || options === void 0 ? void 0 : options.headerOptions);
+    }
+    else {
+        const { callback } = options;
+        structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, Object.assign(Object.assign({}, options), { callback: patchObj => {
+                if (!patchObj) {
+                    callback(undefined);
+                }
+                else {
+                    callback(formatPatch(patchObj, options.headerOptions));
+                }
+            } }));
+    }
+}
+function createPatch(fileName, oldStr, newStr, oldHeader, newHeader, options) {
+    return createTwoFilesPatch(fileName, fileName, oldStr, newStr, oldHeader, newHeader, options);
+}
+/**
+ * Split `text` into an array of lines, including the trailing newline character (where present)
+ */
+function splitLines(text) {
+    const hasTrailingNl = text.endsWith('\n');
+    const result = text.split('\n').map(line => line + '\n');
+    if (hasTrailingNl) {
+        result.pop();
+    }
+    else {
+        result.push(result.pop().slice(0, -1));
+    }
+    return result;
 }
 
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/kube/errors.ts
 // Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
 
@@ -3985,501 +4405,6 @@ function parseStatus(body) {
     }
     return { message: body.trim().slice(0, 300), reason: '', causes: [] };
 }
-
-;// CONCATENATED MODULE: external "node:tls"
-const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-;// CONCATENATED MODULE: ./src/kube/proxy-agent.ts
-// An https agent that reaches the API server through an HTTP CONNECT proxy (`proxy-url`, or
-// HTTPS_PROXY), the proxy itself spoken to over http:// or https://.
-
-
-
-class ConnectProxyAgent extends external_node_https_namespaceObject.Agent {
-    proxy;
-    constructor(proxy, options) {
-        super(options);
-        this.proxy = proxy;
-    }
-    // Node calls createConnection with a callback and waits for it when nothing is returned.
-    createConnection(options, callback) {
-        const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
-        const headers = { Host: target };
-        if (this.proxy.username || this.proxy.password) {
-            const credentials = `${decodeURIComponent(this.proxy.username)}:${decodeURIComponent(this.proxy.password)}`;
-            headers['Proxy-Authorization'] = `Basic ${Buffer.from(credentials).toString('base64')}`;
-        }
-        const send = this.proxy.protocol === 'https:' ? external_node_https_namespaceObject.request : external_node_http_namespaceObject.request;
-        const connectRequest = send({
-            host: this.proxy.hostname,
-            port: this.proxy.port || (this.proxy.protocol === 'https:' ? 443 : 80),
-            method: 'CONNECT',
-            path: target,
-            headers,
-        });
-        const fail = (error) => callback?.(error, undefined);
-        connectRequest.once('connect', (response, socket) => {
-            if (response.statusCode !== 200) {
-                socket.destroy();
-                const error = new Error(`proxy ${this.proxy.host} refused CONNECT ${target}: HTTP ${response.statusCode}`);
-                error.code = 'EPROXY';
-                fail(error);
-                return;
-            }
-            const tlsSocket = (0,external_node_tls_namespaceObject.connect)({ ...options, socket });
-            callback?.(null, tlsSocket);
-        });
-        connectRequest.once('error', (error) => fail(error));
-        connectRequest.end();
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/client.ts
-// A small HTTP client for one cluster's API server: keep-alive, timeouts, JSON in and out,
-// errors as KubeApiError / KubeConnectionError naming the cluster and the object.
-
-
-
-
-/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
-function parseWarnings(header) {
-    const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
-    const out = [];
-    for (const value of values) {
-        for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
-            out.push(match[1].replace(/\\(.)/g, '$1'));
-    }
-    return out;
-}
-class KubeClient {
-    connection;
-    agent;
-    agentKey;
-    timeoutMs;
-    userAgent;
-    onWarning;
-    constructor(connection, options = {}) {
-        this.connection = connection;
-        this.timeoutMs = options.timeoutMs ?? 30_000;
-        this.userAgent = options.userAgent ?? 'timoni-fleet';
-        this.onWarning = options.onWarning;
-    }
-    /** The cluster's name in messages. */
-    get name() {
-        return this.connection.name;
-    }
-    /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
-    async request(req) {
-        const response = await this.send(req, true);
-        if (response.body === '')
-            return undefined;
-        try {
-            return JSON.parse(response.body);
-        }
-        catch {
-            throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
-        }
-    }
-    /** GET that answers null for 404. */
-    async getOrNull(path, object) {
-        try {
-            return await this.request({ method: 'GET', path, object });
-        }
-        catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
-                return null;
-            throw error;
-        }
-    }
-    /** The server's `/version`. */
-    version() {
-        return this.request({ method: 'GET', path: '/version' });
-    }
-    /** Closes the idle keep-alive connections. */
-    close() {
-        this.agent?.destroy();
-        this.agent = undefined;
-        this.agentKey = undefined;
-    }
-    agentFor(auth) {
-        // Exec plugins may hand out a new client certificate: one agent per certificate.
-        const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
-        if (this.agent && this.agentKey === key)
-            return this.agent;
-        this.agent?.destroy();
-        const { connection } = this;
-        const options = {
-            keepAlive: true,
-            maxSockets: 16,
-            ca: connection.ca,
-            cert: auth.cert,
-            key: auth.key,
-            rejectUnauthorized: connection.rejectUnauthorized,
-            servername: connection.servername,
-        };
-        if (connection.server.protocol === 'http:')
-            this.agent = new external_node_http_namespaceObject.Agent({ keepAlive: true, maxSockets: 16 });
-        else if (connection.proxyUrl)
-            this.agent = new ConnectProxyAgent(connection.proxyUrl, options);
-        else
-            this.agent = new external_node_https_namespaceObject.Agent(options);
-        this.agentKey = key;
-        return this.agent;
-    }
-    async send(req, mayRetry) {
-        const { connection } = this;
-        const auth = await connection.auth();
-        const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
-        for (const [key, value] of Object.entries(req.query ?? {}))
-            if (value !== undefined)
-                url.searchParams.set(key, String(value));
-        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-        const headers = {
-            ...auth.headers,
-            Accept: req.accept ?? 'application/json',
-            'User-Agent': this.userAgent,
-        };
-        if (body !== undefined) {
-            headers['Content-Type'] = req.contentType ?? 'application/json';
-            headers['Content-Length'] = String(Buffer.byteLength(body));
-        }
-        const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-        let response;
-        // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
-        // once; such requests are sent again on a fresh connection, a few times at most.
-        for (let attempt = 0; !response; attempt++) {
-            try {
-                response = await this.exchange(url, req, headers, body, auth, timeoutMs);
-            }
-            catch (error) {
-                if (!(error instanceof StaleSocketError) || attempt >= 3)
-                    throw this.connectionError(error instanceof StaleSocketError ? error.cause : error);
-            }
-        }
-        if (response.status === 401 && mayRetry && connection.invalidate())
-            return this.send(req, false);
-        for (const text of response.warnings)
-            this.onWarning?.({ cluster: this.name, text, object: req.object });
-        if (response.status < 200 || response.status >= 300) {
-            const status = parseStatus(response.body);
-            throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
-        }
-        return response;
-    }
-    exchange(url, req, headers, body, auth, timeoutMs) {
-        const { connection } = this;
-        return new Promise((resolvePromise, reject) => {
-            const send = url.protocol === 'http:' ? external_node_http_namespaceObject.request : external_node_https_namespaceObject.request;
-            const request = send(url, { method: req.method, headers, agent: this.agentFor(auth), servername: connection.servername }, (res) => {
-                const chunks = [];
-                res.on('data', (chunk) => chunks.push(chunk));
-                res.on('end', () => resolvePromise({
-                    status: res.statusCode ?? 0,
-                    body: Buffer.concat(chunks).toString('utf8'),
-                    contentType: String(res.headers['content-type'] ?? ''),
-                    warnings: parseWarnings(res.headers.warning),
-                }));
-                res.on('error', (error) => reject(error));
-            });
-            request.setTimeout(timeoutMs, () => {
-                const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
-                error.code = 'ETIMEDOUT';
-                request.destroy(error);
-            });
-            request.on('error', (error) => {
-                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
-                reject(stale ? new StaleSocketError(error) : error);
-            });
-            request.end(body);
-        });
-    }
-    connectionError(error) {
-        if (error instanceof KubeConnectionError)
-            return error;
-        const { code, detail } = describeConnectionError(error);
-        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
-    }
-}
-/** A request failed on a kept-alive socket the server had closed. */
-class StaleSocketError extends Error {
-    cause;
-    constructor(cause) {
-        super(cause.message);
-        this.cause = cause;
-    }
-}
-function describe(req) {
-    const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
-    const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
-    return `${verb}${dryRun} ${req.path}`;
-}
-
-;// CONCATENATED MODULE: ./src/kube/discovery.ts
-
-/** No resource of the cluster serves this kind (yet): a missing CRD, or a typo. */
-class NoMatchError extends Error {
-    cluster;
-    apiVersion;
-    kind;
-    name = 'NoMatchError';
-    constructor(cluster, apiVersion, kind) {
-        super(`cluster ${cluster}: no resource serves kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} (is its CRD installed and established?)`);
-        this.cluster = cluster;
-        this.apiVersion = apiVersion;
-        this.kind = kind;
-    }
-}
-const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
-const key = (apiVersion, kind) => `${apiVersion}/${kind}`;
-function list(value) {
-    return Array.isArray(value) ? value.filter(isRecord) : [];
-}
-/** Mappings from an APIGroupDiscoveryList (aggregated discovery). */
-function mappingsFromAggregated(document) {
-    const out = [];
-    for (const group of list(document.items)) {
-        const groupName = isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
-        for (const version of list(group.versions)) {
-            for (const resource of list(version.resources)) {
-                const kind = isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
-                if (!kind || typeof resource.resource !== 'string')
-                    continue;
-                out.push({
-                    group: groupName,
-                    version: String(version.version),
-                    kind,
-                    resource: resource.resource,
-                    namespaced: resource.scope === 'Namespaced',
-                    statusSubresource: list(resource.subresources).some((sub) => sub.subresource === 'status'),
-                });
-            }
-        }
-    }
-    return out;
-}
-/** Mappings from one legacy APIResourceList (`/api/v1`, `/apis/apps/v1`...). */
-function mappingsFromResourceList(group, version, document) {
-    const resources = list(document.resources);
-    const names = new Set(resources.map((resource) => String(resource.name)));
-    return resources
-        .filter((resource) => typeof resource.name === 'string' && !resource.name.includes('/'))
-        .map((resource) => ({
-        group,
-        version,
-        kind: String(resource.kind),
-        resource: String(resource.name),
-        namespaced: resource.namespaced === true,
-        statusSubresource: names.has(`${String(resource.name)}/status`),
-    }));
-}
-class Discovery {
-    client;
-    minRefreshMs;
-    aggregated;
-    mappings = new Map();
-    loaded;
-    loadedAt = 0;
-    inflight;
-    constructor(client, 
-    /** A kind not found triggers a new read at most this often. */
-    minRefreshMs = 1_000, 
-    /** Ask for aggregated discovery (two requests); false reads every group version. */
-    aggregated = true) {
-        this.client = client;
-        this.minRefreshMs = minRefreshMs;
-        this.aggregated = aggregated;
-    }
-    /** Every mapping known after the last read (reads discovery if it was never read). */
-    async all() {
-        await this.ensureLoaded();
-        return [...this.mappings.values()];
-    }
-    /** The mapping of a kind; reads discovery again once when the kind is unknown. */
-    async mapping(apiVersion, kind) {
-        await this.ensureLoaded();
-        let found = this.mappings.get(key(apiVersion, kind));
-        if (!found && Date.now() - this.loadedAt >= this.minRefreshMs) {
-            await this.refresh();
-            found = this.mappings.get(key(apiVersion, kind));
-        }
-        if (!found)
-            throw new NoMatchError(this.client.name, apiVersion, kind);
-        return found;
-    }
-    /**
-     * The mapping of a kind that is about to be served (a CRD just became established:
-     * aggregated discovery follows a moment later); reads discovery again until it appears.
-     */
-    async waitForMapping(apiVersion, kind, timeoutMs = 30_000) {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-            const found = await this.mappingOrNull(apiVersion, kind);
-            if (found)
-                return found;
-            if (Date.now() > deadline)
-                throw new NoMatchError(this.client.name, apiVersion, kind);
-            await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
-            await this.refresh();
-        }
-    }
-    /** The mapping, or null when no resource serves the kind. */
-    async mappingOrNull(apiVersion, kind) {
-        try {
-            return await this.mapping(apiVersion, kind);
-        }
-        catch (error) {
-            if (error instanceof NoMatchError)
-                return null;
-            throw error;
-        }
-    }
-    /** Reads discovery again (call after CRDs became established); concurrent calls share one read. */
-    refresh() {
-        if (!this.inflight) {
-            this.inflight = this.load().finally(() => {
-                this.inflight = undefined;
-            });
-            this.loaded = this.inflight;
-        }
-        return this.inflight;
-    }
-    ensureLoaded() {
-        this.loaded ??= this.load();
-        return this.loaded;
-    }
-    async load() {
-        try {
-            const next = new Map();
-            for (const mapping of await this.read()) {
-                const apiVersion = mapping.group ? `${mapping.group}/${mapping.version}` : mapping.version;
-                if (!next.has(key(apiVersion, mapping.kind)))
-                    next.set(key(apiVersion, mapping.kind), mapping);
-            }
-            this.mappings = next;
-            this.loadedAt = Date.now();
-        }
-        catch (error) {
-            this.loaded = undefined;
-            throw error;
-        }
-    }
-    async read() {
-        const accept = this.aggregated ? aggregatedAccept : 'application/json';
-        const [core, groups] = await Promise.all([
-            this.client.request({ method: 'GET', path: '/api', accept }),
-            this.client.request({ method: 'GET', path: '/apis', accept }),
-        ]);
-        if (core.kind === 'APIGroupDiscoveryList' && groups.kind === 'APIGroupDiscoveryList') {
-            return [...mappingsFromAggregated(core), ...mappingsFromAggregated(groups)];
-        }
-        // Legacy discovery: one request per group version.
-        const versions = [];
-        for (const version of Array.isArray(core.versions) ? core.versions.map(String) : [])
-            versions.push(['', version, `/api/${version}`]);
-        for (const group of list(groups.groups)) {
-            for (const version of list(group.versions)) {
-                versions.push([String(group.name), String(version.version), `/apis/${String(version.groupVersion)}`]);
-            }
-        }
-        const lists = await Promise.all(versions.map(async ([group, version, path]) => {
-            const document = await this.client.getOrNull(path);
-            return document ? mappingsFromResourceList(group, version, document) : [];
-        }));
-        return lists.flat();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/cluster.ts
-// One cluster of the fleet as the engine sees it: a client, its discovery, and the
-// object-level requests (get, list, delete) built on the REST mapping.
-
-
-
-
-
-class KubeCluster {
-    client;
-    discovery;
-    constructor(client) {
-        this.client = client;
-        this.discovery = new Discovery(client);
-    }
-    get name() {
-        return this.client.name;
-    }
-    /** Where an object lives; a namespaced kind needs a namespace, a cluster-scoped kind drops it. */
-    async locate(ref) {
-        const mapping = await this.discovery.mapping(ref.apiVersion, ref.kind);
-        const namespace = mapping.namespaced ? ref.namespace : '';
-        if (mapping.namespaced && !namespace) {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
-        }
-        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
-        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
-        // one object would become a LIST of a namespace, or of the whole cluster.
-        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
-        }
-        return { mapping, namespace, path };
-    }
-    /**
-     * The object's identity with the namespace cleared for cluster-scoped kinds (what the
-     * inventory records); a kind not served yet keeps the namespace it was built with.
-     */
-    async scopedRef(object) {
-        const ref = refOf(object);
-        const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
-        return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
-    }
-    /** The live object, or null when it does not exist. */
-    async get(ref) {
-        const { path } = await this.locate(ref);
-        const object = await this.client.getOrNull(path, ref);
-        // One object was asked for; a list (of Secrets, say) is never handed on.
-        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
-        }
-        return object;
-    }
-    /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
-    async list(apiVersion, kind, namespace, labelSelector) {
-        const mapping = await this.discovery.mapping(apiVersion, kind);
-        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
-        const answer = await this.client.request({
-            method: 'GET',
-            path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
-            query: { labelSelector: selector },
-        });
-        // List items carry no apiVersion/kind: put them back.
-        return (answer.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
-    }
-    /** Deletes an object (background propagation); false when it was already gone. */
-    async delete(ref, propagationPolicy = 'Background') {
-        const { path } = await this.locate(ref);
-        try {
-            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
-            return true;
-        }
-        catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
-                return false;
-            throw error;
-        }
-    }
-    close() {
-        this.client.close();
-    }
-}
-/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
-function collectionPath(mapping, namespace) {
-    const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
-    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
-}
-/** A cluster reached through a kube context (default: the current context). */
-function openCluster(config, contextName, options) {
-    return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
-}
-
 
 ;// CONCATENATED MODULE: ./src/kube/immutable.ts
 // Changes to immutable fields: recognised in the API server's answer (422 Invalid) and
@@ -4780,116 +4705,179 @@ async function applyObject(cluster, desired, options = {}) {
 }
 
 
-;// CONCATENATED MODULE: ./src/kube/apply-order.ts
-// The order in which objects are applied, as Timoni does it (fluxcd ssa sort.go and
-// ApplyAllStaged, with Timoni's extra stage for RBAC Roles): pure functions.
+;// CONCATENATED MODULE: ./src/kube/discovery.ts
 
-/** Kinds applied first, in this order (fluxcd ssa `ReconcileOrder.First`). */
-const firstKinds = [
-    'CustomResourceDefinition',
-    'Namespace',
-    'ClusterRole',
-    'ClusterClass',
-    'RuntimeClass',
-    'PriorityClass',
-    'StorageClass',
-    'VolumeSnapshotClass',
-    'IngressClass',
-    'GatewayClass',
-    'ClusterRoleBinding',
-    'ResourceQuota',
-    'ServiceAccount',
-    'Role',
-    'RoleBinding',
-    'ConfigMap',
-    'Secret',
-    'Service',
-    'LimitRange',
-    'Deployment',
-    'StatefulSet',
-    'CronJob',
-    'PodDisruptionBudget',
-];
-/** Kinds applied last, in this order (fluxcd ssa `ReconcileOrder.Last`). */
-const lastKinds = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
-const kindIndex = new Map([
-    ...firstKinds.map((kind, i) => [kind, i - firstKinds.length]),
-    ...lastKinds.map((kind, i) => [kind, i + 1]),
-]);
-/** Any kind not listed sorts between the first and the last kinds. */
-function indexOfKind(kind) {
-    return kindIndex.get(kind) ?? 0;
-}
-function keyOf(object) {
-    if ('metadata' in object) {
-        const o = object;
-        return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name };
+/** No resource of the cluster serves this kind (yet): a missing CRD, or a typo. */
+class NoMatchError extends Error {
+    cluster;
+    apiVersion;
+    kind;
+    name = 'NoMatchError';
+    constructor(cluster, apiVersion, kind) {
+        super(`cluster ${cluster}: no resource serves kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} (is its CRD installed and established?)`);
+        this.cluster = cluster;
+        this.apiVersion = apiVersion;
+        this.kind = kind;
     }
-    return object;
 }
-const compareStrings = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
-/** Compares two objects by kind order, then group, kind, namespace and name. */
-function compareApplyOrder(a, b) {
-    const x = keyOf(a);
-    const y = keyOf(b);
-    const gx = groupOf(x.apiVersion);
-    const gy = groupOf(y.apiVersion);
-    if (gx !== gy || x.kind !== y.kind) {
-        const ix = indexOfKind(x.kind);
-        const iy = indexOfKind(y.kind);
-        if (ix !== iy)
-            return ix - iy;
-        if (gx !== gy)
-            return compareStrings(gx, gy);
-        return compareStrings(x.kind, y.kind);
+const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const key = (apiVersion, kind) => `${apiVersion}/${kind}`;
+function list(value) {
+    return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+/** Mappings from an APIGroupDiscoveryList (aggregated discovery). */
+function mappingsFromAggregated(document) {
+    const out = [];
+    for (const group of list(document.items)) {
+        const groupName = isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
+        for (const version of list(group.versions)) {
+            for (const resource of list(version.resources)) {
+                const kind = isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
+                if (!kind || typeof resource.resource !== 'string')
+                    continue;
+                out.push({
+                    group: groupName,
+                    version: String(version.version),
+                    kind,
+                    resource: resource.resource,
+                    namespaced: resource.scope === 'Namespaced',
+                    statusSubresource: list(resource.subresources).some((sub) => sub.subresource === 'status'),
+                });
+            }
+        }
     }
-    const nx = x.namespace ?? '';
-    const ny = y.namespace ?? '';
-    if (nx !== ny)
-        return compareStrings(nx, ny);
-    return compareStrings(x.name, y.name);
+    return out;
 }
-/** A sorted copy of the objects, in apply order. */
-function sortForApply(objects) {
-    return [...objects].sort(compareApplyOrder);
+/** Mappings from one legacy APIResourceList (`/api/v1`, `/apis/apps/v1`...). */
+function mappingsFromResourceList(group, version, document) {
+    const resources = list(document.resources);
+    const names = new Set(resources.map((resource) => String(resource.name)));
+    return resources
+        .filter((resource) => typeof resource.name === 'string' && !resource.name.includes('/'))
+        .map((resource) => ({
+        group,
+        version,
+        kind: String(resource.kind),
+        resource: String(resource.name),
+        namespaced: resource.namespaced === true,
+        statusSubresource: names.has(`${String(resource.name)}/status`),
+    }));
 }
-/** A sorted copy in the order objects are deleted (the reverse of apply order). */
-function sortForDelete(objects) {
-    return sortForApply(objects).reverse();
-}
-function isClusterDefinition(o) {
-    const kind = o.kind.toLowerCase();
-    const group = groupOf(o.apiVersion);
-    return ((kind === 'customresourcedefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/')) ||
-        (kind === 'namespace' && o.apiVersion === 'v1') ||
-        (kind === 'clusterrole' && group === 'rbac.authorization.k8s.io'));
-}
-function isClassDefinition(o) {
-    return o.kind.endsWith('Class');
-}
-function isRole(o) {
-    return o.kind === 'Role' && groupOf(o.apiVersion) === 'rbac.authorization.k8s.io';
-}
-/**
- * Splits one apply set into Timoni's stages: CRDs, Namespaces and ClusterRoles (wait),
- * `*Class` kinds (wait), RBAC Roles, then everything else; each stage sorted. Empty
- * stages are left out.
- */
-function applyStages(objects) {
-    const stages = [
-        { name: 'definitions', waitAfter: true, objects: [] },
-        { name: 'classes', waitAfter: true, objects: [] },
-        { name: 'roles', waitAfter: false, objects: [] },
-        { name: 'resources', waitAfter: false, objects: [] },
-    ];
-    for (const object of objects) {
-        const key = keyOf(object);
-        const index = isClusterDefinition(key) ? 0 : isClassDefinition(key) ? 1 : isRole(key) ? 2 : 3;
-        stages[index].objects.push(object);
+class Discovery {
+    client;
+    minRefreshMs;
+    aggregated;
+    mappings = new Map();
+    loaded;
+    loadedAt = 0;
+    inflight;
+    constructor(client, 
+    /** A kind not found triggers a new read at most this often. */
+    minRefreshMs = 1_000, 
+    /** Ask for aggregated discovery (two requests); false reads every group version. */
+    aggregated = true) {
+        this.client = client;
+        this.minRefreshMs = minRefreshMs;
+        this.aggregated = aggregated;
     }
-    return stages
-        .filter((stage) => stage.objects.length > 0)
-        .map((stage) => ({ ...stage, objects: sortForApply(stage.objects) }));
+    /** Every mapping known after the last read (reads discovery if it was never read). */
+    async all() {
+        await this.ensureLoaded();
+        return [...this.mappings.values()];
+    }
+    /** The mapping of a kind; reads discovery again once when the kind is unknown. */
+    async mapping(apiVersion, kind) {
+        await this.ensureLoaded();
+        let found = this.mappings.get(key(apiVersion, kind));
+        if (!found && Date.now() - this.loadedAt >= this.minRefreshMs) {
+            await this.refresh();
+            found = this.mappings.get(key(apiVersion, kind));
+        }
+        if (!found)
+            throw new NoMatchError(this.client.name, apiVersion, kind);
+        return found;
+    }
+    /**
+     * The mapping of a kind that is about to be served (a CRD just became established:
+     * aggregated discovery follows a moment later); reads discovery again until it appears.
+     */
+    async waitForMapping(apiVersion, kind, timeoutMs = 30_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+            const found = await this.mappingOrNull(apiVersion, kind);
+            if (found)
+                return found;
+            if (Date.now() > deadline)
+                throw new NoMatchError(this.client.name, apiVersion, kind);
+            await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
+            await this.refresh();
+        }
+    }
+    /** The mapping, or null when no resource serves the kind. */
+    async mappingOrNull(apiVersion, kind) {
+        try {
+            return await this.mapping(apiVersion, kind);
+        }
+        catch (error) {
+            if (error instanceof NoMatchError)
+                return null;
+            throw error;
+        }
+    }
+    /** Reads discovery again (call after CRDs became established); concurrent calls share one read. */
+    refresh() {
+        if (!this.inflight) {
+            this.inflight = this.load().finally(() => {
+                this.inflight = undefined;
+            });
+            this.loaded = this.inflight;
+        }
+        return this.inflight;
+    }
+    ensureLoaded() {
+        this.loaded ??= this.load();
+        return this.loaded;
+    }
+    async load() {
+        try {
+            const next = new Map();
+            for (const mapping of await this.read()) {
+                const apiVersion = mapping.group ? `${mapping.group}/${mapping.version}` : mapping.version;
+                if (!next.has(key(apiVersion, mapping.kind)))
+                    next.set(key(apiVersion, mapping.kind), mapping);
+            }
+            this.mappings = next;
+            this.loadedAt = Date.now();
+        }
+        catch (error) {
+            this.loaded = undefined;
+            throw error;
+        }
+    }
+    async read() {
+        const accept = this.aggregated ? aggregatedAccept : 'application/json';
+        const [core, groups] = await Promise.all([
+            this.client.request({ method: 'GET', path: '/api', accept }),
+            this.client.request({ method: 'GET', path: '/apis', accept }),
+        ]);
+        if (core.kind === 'APIGroupDiscoveryList' && groups.kind === 'APIGroupDiscoveryList') {
+            return [...mappingsFromAggregated(core), ...mappingsFromAggregated(groups)];
+        }
+        // Legacy discovery: one request per group version.
+        const versions = [];
+        for (const version of Array.isArray(core.versions) ? core.versions.map(String) : [])
+            versions.push(['', version, `/api/${version}`]);
+        for (const group of list(groups.groups)) {
+            for (const version of list(group.versions)) {
+                versions.push([String(group.name), String(version.version), `/apis/${String(version.groupVersion)}`]);
+            }
+        }
+        const lists = await Promise.all(versions.map(async ([group, version, path]) => {
+            const document = await this.client.getOrNull(path);
+            return document ? mappingsFromResourceList(group, version, document) : [];
+        }));
+        return lists.flat();
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/kube/mask.ts
@@ -4975,10 +4963,42 @@ function maskSecretPair(live, desired) {
     return { live: maskedLive, desired: maskedDesired };
 }
 
-;// CONCATENATED MODULE: ./src/kube/unified-diff.ts
-// A unified diff of two texts, line by line (Myers' algorithm), as `diff -u` prints it.
-// Pure; no dependency.
-function splitLines(text) {
+;// CONCATENATED MODULE: ./src/kube/diff.ts
+// What applying one object would change, without writing anything: GET the live object,
+// server-side apply dry-run, compare normalised YAML (Secret data masked). An object the
+// API server refuses (an immutable field without force, an invalid value, a forbidden
+// kind) is a `failed` change with the server's answer, as Timoni's dry-run diff logs it
+// and goes on; a server that cannot be reached or refuses the credentials is thrown.
+//
+// The text diff is jsdiff's (Myers' algorithm, bounded): `maxEditLength` and a time limit
+// keep one huge object (a large CRD, diffed for several clusters at once) from taking
+// gigabytes or seconds; past them the change carries `diffTooLarge` and an empty diff.
+// A whole object (created or deleted) needs no algorithm: every line is added or removed.
+
+
+
+
+
+
+
+
+
+/**
+ * Objects rendered as YAML for people to read: keys sorted, long strings never folded,
+ * so that the same object always renders to the same lines.
+ */
+function renderYaml(value) {
+    return (0,dist/* stringify */.As)(value, { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+}
+/**
+ * Most insertions plus deletions computed. jsdiff's time grows with their square (and with
+ * the texts' length): 2,000 (e.g. 1,000 lines replaced) take about 0.3 s and 35 MB on a
+ * 10,000-line object; 8,000 took 4 s.
+ */
+const MAX_EDIT_LENGTH = 2_000;
+/** A backstop for very long texts, where even a short edit script is slow to find. */
+const DIFF_TIMEOUT_MS = 2_000;
+function diff_splitLines(text) {
     if (text === '')
         return [];
     const lines = text.split('\n');
@@ -4986,130 +5006,66 @@ function splitLines(text) {
         lines.pop();
     return lines;
 }
-/** The shortest edit script turning `a` into `b` (Myers 1986, greedy forward search). */
-function editScript(a, b) {
-    const n = a.length;
-    const m = b.length;
-    const max = n + m;
-    const offset = max + 1;
-    const v = new Int32Array(2 * max + 3);
-    const trace = [];
-    let done = false;
-    for (let d = 0; d <= max && !done; d++) {
-        trace.push(v.slice());
-        for (let k = -d; k <= d; k += 2) {
-            let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
-            let y = x - k;
-            while (x < n && y < m && a[x] === b[y]) {
-                x++;
-                y++;
-            }
-            v[offset + k] = x;
-            if (x >= n && y >= m) {
-                done = true;
-                break;
-            }
-        }
-    }
-    // Walk back through the saved frontiers to recover the path.
-    const edits = [];
-    let x = n;
-    let y = m;
-    for (let d = trace.length - 1; d >= 0; d--) {
-        const frontier = trace[d];
-        const k = x - y;
-        const prevK = k === -d || (k !== d && frontier[offset + k - 1] < frontier[offset + k + 1]) ? k + 1 : k - 1;
-        const prevX = d === 0 ? 0 : frontier[offset + prevK];
-        const prevY = prevX - prevK;
-        while (x > prevX && y > prevY) {
-            edits.push({ op: ' ', line: a[x - 1] });
-            x--;
-            y--;
-        }
-        if (d > 0) {
-            if (x === prevX)
-                edits.push({ op: '+', line: b[y - 1] });
-            else
-                edits.push({ op: '-', line: a[x - 1] });
-        }
-        x = prevX;
-        y = prevY;
-    }
-    return edits.reverse();
-}
 function range(start, count) {
-    // `diff -u` prints the line before the hunk when it is empty.
-    const first = count === 0 ? start : start + 1;
+    // `diff -u` names the line before the hunk when it is empty, and omits a count of 1.
+    const first = count === 0 ? start - 1 : start;
     return count === 1 ? `${first}` : `${first},${count}`;
 }
 /**
  * The unified diff of `from` and `to` with `context` lines around each change, headed
- * `--- fromName` / `+++ toName`; an empty string when the texts are equal.
+ * `--- fromName` / `+++ toName`, as `diff -u` prints it; an empty diff when the texts are
+ * equal, and an empty diff with `diffTooLarge` when the edit script exceeds the limits.
+ * A text without a final newline is read as if it had one.
  */
-function unifiedDiff(from, to, fromName = 'live', toName = 'desired', context = 3) {
-    const edits = editScript(splitLines(from), splitLines(to));
-    if (edits.every((edit) => edit.op === ' '))
-        return '';
-    const out = [`--- ${fromName}`, `+++ ${toName}`];
-    let i = 0;
-    while (i < edits.length) {
-        // Find the next change, then extend the hunk while changes are close enough.
-        while (i < edits.length && edits[i].op === ' ')
-            i++;
-        if (i >= edits.length)
-            break;
-        const start = Math.max(0, i - context);
-        let end = i;
-        for (;;) {
-            while (end < edits.length && edits[end].op !== ' ')
-                end++;
-            let next = end;
-            while (next < edits.length && edits[next].op === ' ')
-                next++;
-            if (next < edits.length && next - end <= 2 * context)
-                end = next;
-            else
-                break;
-        }
-        const stop = Math.min(edits.length, end + context);
-        let aStart = 0;
-        let bStart = 0;
-        for (let j = 0; j < start; j++) {
-            if (edits[j].op !== '+')
-                aStart++;
-            if (edits[j].op !== '-')
-                bStart++;
-        }
-        const hunk = edits.slice(start, stop);
-        const aCount = hunk.filter((edit) => edit.op !== '+').length;
-        const bCount = hunk.filter((edit) => edit.op !== '-').length;
-        out.push(`@@ -${range(aStart, aCount)} +${range(bStart, bCount)} @@`);
-        for (const edit of hunk)
-            out.push(`${edit.op}${edit.line}`);
-        i = stop;
+function unifiedDiff(from, to, options = {}) {
+    if (from === to)
+        return { diff: '' };
+    const header = [`--- ${options.fromName ?? 'live'}`, `+++ ${options.toName ?? 'desired'}`];
+    const fromLines = diff_splitLines(from);
+    const toLines = diff_splitLines(to);
+    // One side empty: one hunk of the other side's lines, without an edit search.
+    if (fromLines.length === 0 || toLines.length === 0) {
+        const hunk = fromLines.length === 0 ? toLines.map((line) => `+${line}`) : fromLines.map((line) => `-${line}`);
+        return { diff: `${[...header, `@@ -${range(1, fromLines.length)} +${range(1, toLines.length)} @@`, ...hunk].join('\n')}\n` };
     }
-    return `${out.join('\n')}\n`;
+    const withFinalNewline = (text) => (text.endsWith('\n') ? text : `${text}\n`);
+    const patch = structuredPatch('', '', withFinalNewline(from), withFinalNewline(to), undefined, undefined, {
+        context: options.context ?? 3,
+        maxEditLength: options.maxEditLength ?? MAX_EDIT_LENGTH,
+        timeout: options.timeoutMs ?? DIFF_TIMEOUT_MS,
+    });
+    if (!patch)
+        return { diff: '', diffTooLarge: { liveLines: fromLines.length, desiredLines: toLines.length } };
+    if (patch.hunks.length === 0)
+        return { diff: '' };
+    const out = header;
+    for (const hunk of patch.hunks) {
+        out.push(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`, ...hunk.lines);
+    }
+    return { diff: `${out.join('\n')}\n` };
 }
-
-;// CONCATENATED MODULE: ./src/kube/yaml-render.ts
-// Objects rendered as YAML for people to read: keys sorted, long strings never folded,
-// so that the same object always renders to the same lines.
-
-function renderYaml(value) {
-    return (0,dist/* stringify */.As)(value, { sortMapEntries: true, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+/**
+ * The whole object (Secret data masked), as a diff from nothing (`created`) or to nothing
+ * (`deleted`); never too large, as no edit script is searched.
+ */
+function wholeObjectDiff(object, side = 'created') {
+    const text = renderYaml(maskSecret(normalizeObject(object)));
+    return (side === 'created' ? unifiedDiff('', text) : unifiedDiff(text, '')).diff;
 }
-
-;// CONCATENATED MODULE: ./src/kube/field-changes.ts
+/** The unified diff of normalised, masked YAML; empty when the objects are the same. */
+function objectDiff(live, desired, withStatus = false) {
+    const a = normalizeObject(live, { dropStatus: !withStatus });
+    const b = normalizeObject(desired, { dropStatus: !withStatus });
+    if (jsonEqual(a, b))
+        return { diff: '' };
+    const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
+    return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
+}
 // The fields that force an object's recreation, as a diff: when an immutable field changes,
 // the server refuses the dry-run and gives no merged object to compare with. The live
 // object is then shown through the desired object's shape (only the fields the module sets,
 // list items by position), so that the diff names what the module changes and not every
-// field the server defaulted (clusterIP, strategy, status...). Pure.
-
-
-
-
-
+// field the server defaulted (clusterIP, strategy, status...).
 /**
  * `live` reduced to the paths that `desired` has: maps keep the keys `desired` sets (keys
  * that live lacks stay absent, so they show as added), lists keep their items by position,
@@ -5130,7 +5086,10 @@ function projectOnto(live, desired) {
     }
     return live;
 }
-/** The unified diff of the desired fields as they are live and as they are desired (Secret data masked). */
+/**
+ * The unified diff of the desired fields as they are live and as they are desired (Secret
+ * data masked); `diffTooLarge` past the diff's limits.
+ */
 function fieldChangesDiff(live, desired) {
     const a = normalizeObject(live);
     const b = normalizeObject(desired);
@@ -5144,34 +5103,13 @@ function recreateNote(fields, done) {
     const named = fields.length === 0 ? 'an immutable field changes' : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
     return `# recreated: ${named}; the object ${done ? 'was' : 'is'} deleted and created again\n`;
 }
-/** The field changes, then the note saying the object is recreated. */
+/**
+ * The field changes, then the note saying the object is recreated; when the field changes
+ * are too large to compute, no text at all (as every too-large diff) and `diffTooLarge`.
+ */
 function recreateDiff(live, desired, fields, done = false) {
-    return fieldChangesDiff(live, desired) + recreateNote(fields, done);
-}
-
-;// CONCATENATED MODULE: ./src/kube/diff.ts
-
-
-
-
-
-
-
-
-
-
-/** The whole object, as a diff from nothing. */
-function wholeObjectDiff(object) {
-    return unifiedDiff('', renderYaml(maskSecret(normalizeObject(object))));
-}
-/** The unified diff of normalised, masked YAML; empty when the objects are the same. */
-function objectDiff(live, desired, withStatus = false) {
-    const a = normalizeObject(live, { dropStatus: !withStatus });
-    const b = normalizeObject(desired, { dropStatus: !withStatus });
-    if (jsonEqual(a, b))
-        return '';
-    const masked = isSecret(a) || isSecret(b) ? maskSecretPair(a, b) : { live: a, desired: b };
-    return unifiedDiff(renderYaml(masked.live), renderYaml(masked.desired));
+    const changes = fieldChangesDiff(live, desired);
+    return changes.diffTooLarge ? changes : { diff: changes.diff + recreateNote(fields, done) };
 }
 /**
  * True for an error about this one object: the API server answered and refused it
@@ -5182,7 +5120,7 @@ function isObjectError(error) {
         return true;
     return error instanceof KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
 }
-async function changeOf(cluster, desired, action, diff, error) {
+async function changeOf(cluster, desired, action, diffOf, error) {
     const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
     const namespace = mapping && !mapping.namespaced ? '' : (desired.metadata.namespace ?? '');
     // A cluster-scoped object is shown without the namespace the server would drop.
@@ -5191,9 +5129,13 @@ async function changeOf(cluster, desired, action, diff, error) {
         const { namespace: _dropped, ...metadata } = desired.metadata;
         shown = { ...desired, metadata: metadata };
     }
-    const change = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff: typeof diff === 'string' ? diff : diff(shown) };
+    const computed = typeof diffOf === 'function' ? diffOf(shown) : diffOf;
+    const { diff, diffTooLarge } = typeof computed === 'string' ? { diff: computed, diffTooLarge: undefined } : computed;
+    const change = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff };
     if (error !== undefined)
         change.error = error;
+    if (diffTooLarge)
+        change.diffTooLarge = diffTooLarge;
     return change;
 }
 /** The object as a `failed` change: the error's message, and the field changes when it has a live copy. */
@@ -5237,7 +5179,7 @@ async function diffObject(cluster, desired, options = {}) {
     if (!live || !dryRun.metadata.resourceVersion)
         return changeOf(cluster, desired, 'created', wholeObjectDiff);
     const diff = objectDiff(live, dryRun, await comparesStatus(cluster, desired));
-    return changeOf(cluster, desired, diff ? 'configured' : 'unchanged', diff);
+    return changeOf(cluster, desired, diff.diff || diff.diffTooLarge ? 'configured' : 'unchanged', diff);
 }
 
 ;// CONCATENATED MODULE: ./src/kube/inventory.ts
@@ -5417,112 +5359,6 @@ function rfc3339(date) {
     return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-;// CONCATENATED MODULE: ./src/kube/inventory-store.ts
-// Reading and writing instance Secrets on a cluster, as Timoni's StorageManager does.
-
-
-
-const secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
-/** The stored instance, or null when there is none. */
-async function inventory_store_readInstance(cluster, name, namespace) {
-    const secret = await cluster.get(secretRef(name, namespace));
-    if (!secret)
-        return null;
-    try {
-        return decodeInstanceSecret(secret);
-    }
-    catch (error) {
-        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
-    }
-}
-/** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
-async function listInstances(cluster, namespace, bundle) {
-    const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
-    if (bundle)
-        selector[bundleNameLabel] = bundle;
-    const secrets = await cluster.list('v1', 'Secret', namespace, selector);
-    const created = (secret) => String(secret.metadata.creationTimestamp ?? '');
-    return secrets
-        .sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0))
-        .map((secret) => {
-        try {
-            return decodeInstanceSecret(secret);
-        }
-        catch (error) {
-            throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace}/${secret.metadata.name}: ${error.message}`);
-        }
-    });
-}
-/**
- * Writes the instance Secret (server-side apply, field manager `timoni`), stamping
- * `lastTransitionTime`; answers the record as written.
- */
-async function writeInstance(cluster, instance, now = new Date()) {
-    const written = { ...instance, lastTransitionTime: rfc3339(now) };
-    delete written.creationTimestamp;
-    const secret = instanceSecret(written);
-    try {
-        await serverSideApply(cluster, secret);
-    }
-    catch (error) {
-        // Timoni recreates storage written with another Secret type (type is immutable).
-        if (!isImmutableError(error))
-            throw error;
-        await cluster.delete(secretRef(instance.name, instance.namespace));
-        await serverSideApply(cluster, secret);
-    }
-    return written;
-}
-/** Removes the instance Secret; false when it was not there. */
-function deleteInstance(cluster, name, namespace) {
-    return cluster.delete(secretRef(name, namespace));
-}
-/** True when the namespace exists. */
-async function namespaceExists(cluster, name) {
-    return (await cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name })) !== null;
-}
-/** Creates the namespace when missing, labelled as Timoni labels the ones it creates. */
-async function ensureNamespace(cluster, name) {
-    if (await namespaceExists(cluster, name))
-        return false;
-    await serverSideApply(cluster, {
-        apiVersion: 'v1',
-        kind: 'Namespace',
-        metadata: { name, labels: { [instanceLabels.createdBy]: fieldManager } },
-    });
-    return true;
-}
-
-;// CONCATENATED MODULE: ./src/kube/private-files.ts
-// Files written for credentials (e.g. a kubeconfig handed to another program) live in one
-// private folder (mode 0700), each file mode 0600, all removed when the process exits.
-
-
-
-let folder;
-function privateFolder() {
-    if (!folder) {
-        folder = mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
-        const created = folder;
-        process.once('exit', () => rmSync(created, { recursive: true, force: true }));
-    }
-    return folder;
-}
-/** Writes a file readable by this user only; answers its path. */
-function writePrivateFile(name, content) {
-    if (name.includes('/') || name.includes('\\') || name === '..' || name === '.')
-        throw new Error(`invalid private file name ${JSON.stringify(name)}`);
-    const path = join(privateFolder(), name);
-    writeFileSync(path, content, { mode: 0o600 });
-    return path;
-}
-/** Removes the private folder now (it is also removed at exit). */
-function removePrivateFiles() {
-    if (folder)
-        rmSync(folder, { recursive: true, force: true });
-    folder = undefined;
-}
-
 ;// CONCATENATED MODULE: ./src/kube/instance.ts
 
 
@@ -5605,9 +5441,6 @@ function instanceRecord(instance, inventoryRefs, withImages) {
 
 
 
-
-
-
 function refsOf(entries) {
     return (entries ?? []).map(parseInventoryEntry);
 }
@@ -5636,7 +5469,7 @@ function inventoryObjects(stored) {
 }
 /** The whole live object as removed lines (Secret data masked). */
 function deletedDiff(live) {
-    return unifiedDiff(renderYaml(maskSecret(normalizeObject(live))), '');
+    return wholeObjectDiff(live, 'deleted');
 }
 const change = (ref, action, diff) => ({
     kind: ref.kind,
@@ -5714,6 +5547,823 @@ async function deleteObjects(cluster, refs, owner, options = {}) {
     return changes;
 }
 
+;// CONCATENATED MODULE: ./src/kube/inventory-store.ts
+// Reading and writing instance Secrets on a cluster, as Timoni's StorageManager does.
+
+
+
+const secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+/** The stored instance, or null when there is none. */
+async function inventory_store_readInstance(cluster, name, namespace) {
+    const secret = await cluster.get(secretRef(name, namespace));
+    if (!secret)
+        return null;
+    try {
+        return decodeInstanceSecret(secret);
+    }
+    catch (error) {
+        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
+    }
+}
+/** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
+async function listInstances(cluster, namespace, bundle) {
+    const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
+    if (bundle)
+        selector[bundleNameLabel] = bundle;
+    const secrets = await cluster.list('v1', 'Secret', namespace, selector);
+    const created = (secret) => String(secret.metadata.creationTimestamp ?? '');
+    return secrets
+        .sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0))
+        .map((secret) => {
+        try {
+            return decodeInstanceSecret(secret);
+        }
+        catch (error) {
+            throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace}/${secret.metadata.name}: ${error.message}`);
+        }
+    });
+}
+/**
+ * Writes the instance Secret (server-side apply, field manager `timoni`), stamping
+ * `lastTransitionTime`; answers the record as written.
+ */
+async function writeInstance(cluster, instance, now = new Date()) {
+    const written = { ...instance, lastTransitionTime: rfc3339(now) };
+    delete written.creationTimestamp;
+    const secret = instanceSecret(written);
+    try {
+        await serverSideApply(cluster, secret);
+    }
+    catch (error) {
+        // Timoni recreates storage written with another Secret type (type is immutable).
+        if (!isImmutableError(error))
+            throw error;
+        await cluster.delete(secretRef(instance.name, instance.namespace));
+        await serverSideApply(cluster, secret);
+    }
+    return written;
+}
+/** Removes the instance Secret; false when it was not there. */
+function deleteInstance(cluster, name, namespace) {
+    return cluster.delete(secretRef(name, namespace));
+}
+/** True when the namespace exists. */
+async function namespaceExists(cluster, name) {
+    return (await cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name })) !== null;
+}
+/** Creates the namespace when missing, labelled as Timoni labels the ones it creates. */
+async function ensureNamespace(cluster, name) {
+    if (await namespaceExists(cluster, name))
+        return false;
+    await serverSideApply(cluster, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { [instanceLabels.createdBy]: fieldManager } },
+    });
+    return true;
+}
+
+;// CONCATENATED MODULE: ./src/kube/ownership.ts
+
+
+/** Timoni's message for the conflicts, with its advice. */
+function ownershipConflictMessage(conflicts) {
+    const each = conflicts.map((c) => c.currentBundle
+        ? `instance "${c.instance}" exists and is managed by another bundle "${c.currentBundle}"`
+        : `instance "${c.instance}" exists and is not managed by any bundle`);
+    return `instance ownership conflict encountered. Conflict: ${each.join('; ')} Apply with "--overwrite-ownership" to gain instance ownership.`;
+}
+class OwnershipConflictError extends Error {
+    cluster;
+    bundle;
+    conflicts;
+    name = 'OwnershipConflictError';
+    constructor(cluster, bundle, conflicts) {
+        super(`cluster ${cluster}: bundle ${bundle}: ${ownershipConflictMessage(conflicts)}`);
+        this.cluster = cluster;
+        this.bundle = bundle;
+        this.conflicts = conflicts;
+    }
+}
+/** The instances of `bundle` that exist in the cluster and belong to another bundle or to none. */
+async function findOwnershipConflicts(cluster, bundle, instances) {
+    const conflicts = [];
+    for (const instance of instances) {
+        const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+        if (!stored)
+            continue;
+        const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
+        if (owner !== bundle)
+            conflicts.push({ instance: instance.name, namespace: instance.namespace, currentBundle: owner });
+    }
+    return conflicts;
+}
+/** Throws an OwnershipConflictError when any instance of the bundle is owned elsewhere. */
+async function assertOwnership(cluster, bundle, instances) {
+    const conflicts = await findOwnershipConflicts(cluster, bundle, instances);
+    if (conflicts.length > 0)
+        throw new OwnershipConflictError(cluster.name, bundle, conflicts);
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-diff.ts
+
+
+
+
+
+
+
+
+
+/** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
+async function diffInstance(cluster, instance, options = {}) {
+    const id = instanceId(instance);
+    const changes = [];
+    const fail = (step, error, object) => {
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    try {
+        if (!options.overwriteOwnership) {
+            await assertOwnership(cluster, instance.bundle, [instance]);
+        }
+    }
+    catch (error) {
+        fail('ownership', error);
+    }
+    let exists = true;
+    try {
+        exists = await namespaceExists(cluster, instance.namespace);
+    }
+    catch (error) {
+        fail('diff', error, `Namespace/${instance.namespace}`);
+    }
+    if (!exists) {
+        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
+        changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
+    }
+    // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
+    const sets = labelledSets(instance);
+    const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
+    const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+    outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'rejected')
+            fail('diff', outcome.reason, formatRef(ordered[index]));
+        else
+            changes.push(outcome.value);
+    });
+    // Without its namespace the instance has no stored record: nothing to prune.
+    if (exists && (options.prune ?? true)) {
+        try {
+            const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+            const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
+            const stale = staleObjects(stored, inventoryEntries(refs));
+            changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
+        }
+        catch (error) {
+            const object = error.object;
+            fail('diff', error, typeof object === 'string' ? object : undefined);
+        }
+    }
+    return { changes, namespaceExists: exists };
+}
+
+;// CONCATENATED MODULE: ./src/module/object-metadata.ts
+// Checks that a built object can be applied and tracked: apiVersion, kind and
+// metadata.name present; name, namespace, labels and annotations valid under the
+// kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
+// per violation, so that a module author sees every problem at once.
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
+const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
+function dnsSubdomainProblems(value) {
+    const problems = [];
+    if (value.length > 253)
+        problems.push('must be no more than 253 characters');
+    if (!DNS_SUBDOMAIN.test(value))
+        problems.push(`must match regex '${DNS_SUBDOMAIN.source.slice(1, -1)}'`);
+    return problems;
+}
+function dnsLabelProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!DNS_LABEL.test(value))
+        problems.push(`must match regex '${DNS_LABEL.source.slice(1, -1)}'`);
+    return problems;
+}
+function pathSegmentProblems(value) {
+    if (value === '.' || value === '..')
+        return [`may not be '${value}'`];
+    const problems = [];
+    for (const bad of ['/', '%'])
+        if (value.includes(bad))
+            problems.push(`may not contain '${bad}'`);
+    return problems;
+}
+function qualifiedNameProblems(key) {
+    const slash = key.lastIndexOf('/');
+    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+    const name = slash >= 0 ? key.slice(slash + 1) : key;
+    const problems = [];
+    if (prefix !== undefined) {
+        if (prefix === '')
+            problems.push('prefix part must be non-empty');
+        else
+            problems.push(...dnsSubdomainProblems(prefix).map((p) => `prefix part ${p}`));
+    }
+    if (name === '')
+        problems.push('name part must be non-empty');
+    else {
+        if (name.length > 63)
+            problems.push('name part must be no more than 63 characters');
+        if (!QUALIFIED_NAME.test(name))
+            problems.push(`name part must match regex '${QUALIFIED_NAME.source.slice(1, -1)}'`);
+    }
+    return problems;
+}
+function labelValueProblems(value) {
+    const problems = [];
+    if (value.length > 63)
+        problems.push('must be no more than 63 characters');
+    if (!LABEL_VALUE.test(value))
+        problems.push(`must match regex '${LABEL_VALUE.source.slice(1, -1)}'`);
+    return problems;
+}
+function object_metadata_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isRbacObject(apiVersion, kind) {
+    return RBAC_KINDS.has(kind) && apiVersion.startsWith('rbac.authorization.k8s.io/');
+}
+function objectMetadataProblems(object) {
+    const metadata = object_metadata_isRecord(object.metadata) ? object.metadata : {};
+    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
+    const kind = typeof object.kind === 'string' ? object.kind : '';
+    const name = typeof metadata.name === 'string' ? metadata.name : '';
+    const missing = [!apiVersion && 'apiVersion', !kind && 'kind', !name && 'metadata.name'].filter(Boolean);
+    if (missing.length > 0)
+        return [`missing required field(s) ${missing.join(', ')}`];
+    const problems = [];
+    const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
+    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
+    if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
+        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
+    }
+    if (object_metadata_isRecord(metadata.labels)) {
+        for (const key of Object.keys(metadata.labels).sort()) {
+            const value = metadata.labels[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.labels["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
+            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
+        }
+    }
+    if (object_metadata_isRecord(metadata.annotations)) {
+        let total = 0;
+        for (const key of Object.keys(metadata.annotations).sort()) {
+            const value = metadata.annotations[key];
+            if (typeof value !== 'string') {
+                problems.push(`metadata.annotations["${key}"] must be a string`);
+                continue;
+            }
+            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
+            total += Buffer.byteLength(key) + Buffer.byteLength(value);
+        }
+        if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
+            problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
+    }
+    return problems;
+}
+
+;// CONCATENATED MODULE: ./src/module/apply-sets.ts
+// The objects of one `timoni.apply` set, as Timoni reads them: the set's items decoded as
+// Timoni decodes them (bytes fields as text, below), null entries skipped, Kubernetes
+// `*List` objects expanded to their items, kustomize configuration objects skipped, and
+// every object's metadata checked (all problems reported, each with its CUE path).
+
+
+function isKubeList(item) {
+    return typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items);
+}
+function isKustomization(item) {
+    return typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/');
+}
+function objectsOfSet(path, items) {
+    const objects = [];
+    const problems = [];
+    items.forEach((item, index) => {
+        if (item === null)
+            return;
+        const at = `${path}[${index}]`;
+        if (!apply_sets_isRecord(item)) {
+            problems.push(`${at}: not an object`);
+            return;
+        }
+        const expanded = isKubeList(item) ? item.items : [item];
+        for (const candidate of expanded) {
+            if (!apply_sets_isRecord(candidate)) {
+                problems.push(`${at}: a list item is not an object`);
+                continue;
+            }
+            if (isKustomization(candidate))
+                continue;
+            const found = objectMetadataProblems(candidate);
+            if (found.length > 0)
+                problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
+            else
+                objects.push(candidate);
+        }
+    });
+    return { objects, problems };
+}
+// The items of one `timoni.apply` set as Timoni decodes them (internal/engine/resourceset.go).
+//
+// Timoni decodes an item through its JSON encoding, unless the item holds a CUE bytes or
+// float value anywhere (needsYAMLDecoding): then it encodes the item with CUE's YAML
+// encoder and decodes that with apimachinery's YAML decoder (decodeYAMLObjects), that is
+// go-yaml v2 into interface{}, json.Marshal, json.Unmarshal. What that changes:
+// - bytes: CUE's YAML encoder writes them as `!!binary <base64>`, go-yaml v2 decodes that
+//   tag to the raw bytes as a string, and json.Marshal coerces the string to valid UTF-8.
+//   So a bytes field holds its decoded text where the JSON encoding holds base64.
+// - floats: an integral float (`1.0`) becomes an integer. JavaScript numbers do not tell
+//   1.0 from 1, so the JSON path already gives what Timoni gives.
+// - strings, ints, bools, null: unchanged (CUE's encoder quotes every string that YAML
+//   would read as another type, YAML 1.1 booleans included).
+// So an item equals its JSON export with every bytes field replaced by its decoded text.
+// The bytes fields are found in the set's YAML export (the only export that marks them):
+// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
+const BINARY_TAG = '!!binary';
+/** A JSON object (not an array, not bytes read from YAML). */
+function apply_sets_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+/**
+ * `json` with every value that is bytes in `marked` (the same value read from YAML)
+ * replaced by Timoni's decoding of it. Returns `json` itself when nothing is bytes.
+ */
+function replaceBytes(json, marked) {
+    if (marked instanceof Uint8Array)
+        return goJsonString(marked);
+    if (Array.isArray(json) && Array.isArray(marked)) {
+        let changed = false;
+        const items = json.map((item, index) => {
+            const replaced = replaceBytes(item, marked[index]);
+            if (replaced !== item)
+                changed = true;
+            return replaced;
+        });
+        return changed ? items : json;
+    }
+    if (apply_sets_isRecord(json) && apply_sets_isRecord(marked)) {
+        let result;
+        for (const [key, value] of Object.entries(json)) {
+            const replaced = replaceBytes(value, marked[key]);
+            if (replaced === value)
+                continue;
+            result ??= { ...json };
+            result[key] = replaced;
+        }
+        return result ?? json;
+    }
+    return json;
+}
+/** The engine's YAML export could not be read back (a bug of the engine or of `yaml`, not of the module). */
+class ApplySetExportError extends Error {
+    path;
+    constructor(path, reason) {
+        super(`${path}: reading the YAML export of the set failed: ${reason}`);
+        this.path = path;
+        this.name = 'ApplySetExportError';
+    }
+}
+/** The set's YAML export read with bytes as Uint8Array; `path` names the set in errors. */
+function readMarkedYaml(yaml, path) {
+    const document = (0,dist/* parseDocument */.Tp)(yaml, { customTags: ['binary'], uniqueKeys: false });
+    const problem = document.errors[0];
+    if (problem)
+        throw new ApplySetExportError(path, problem.message);
+    return document.toJS({ maxAliasCount: -1 });
+}
+/**
+ * The set's items (JSON export), bytes fields decoded as Timoni decodes them. Throws
+ * CueError when the set does not export, ApplySetExportError when its YAML cannot be read.
+ */
+function exportApplySet(set, path) {
+    const json = set.toJSON();
+    const yaml = set.toYAML();
+    if (!yaml.includes(BINARY_TAG))
+        return json;
+    return replaceBytes(json, readMarkedYaml(yaml, path));
+}
+// Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
+// byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
+// "coerces to valid UTF-8, replacing invalid bytes with the Unicode replacement rune",
+// one per utf8.DecodeRune error of width 1). TextDecoder differs: it replaces a truncated
+// sequence (e.g. E2 82 followed by 'A') with one U+FFFD where Go writes two.
+const REPLACEMENT = 0xfffd;
+/** Bounds of the second byte after a given lead byte, as in Go's utf8 "accept ranges". */
+function secondByteRange(lead) {
+    if (lead === 0xe0)
+        return [0xa0, 0xbf];
+    if (lead === 0xed)
+        return [0x80, 0x9f];
+    if (lead === 0xf0)
+        return [0x90, 0xbf];
+    if (lead === 0xf4)
+        return [0x80, 0x8f];
+    return [0x80, 0xbf];
+}
+/** Length of the sequence a lead byte starts (0: not a valid lead byte). */
+function sequenceLength(lead) {
+    if (lead < 0x80)
+        return 1;
+    if (lead >= 0xc2 && lead <= 0xdf)
+        return 2;
+    if (lead >= 0xe0 && lead <= 0xef)
+        return 3;
+    if (lead >= 0xf0 && lead <= 0xf4)
+        return 4;
+    return 0;
+}
+/** The code point at `bytes[at]` and its length, or undefined when Go would see RuneError of width 1. */
+function decodeRune(bytes, at) {
+    const lead = bytes[at];
+    const size = sequenceLength(lead);
+    if (size === 0 || at + size > bytes.length)
+        return undefined;
+    if (size === 1)
+        return { codePoint: lead, size };
+    const [low, high] = secondByteRange(lead);
+    const second = bytes[at + 1];
+    if (second < low || second > high)
+        return undefined;
+    let codePoint = lead & (0xff >> (size + 1));
+    for (let i = 1; i < size; i += 1) {
+        const next = bytes[at + i];
+        if (i > 1 && (next < 0x80 || next > 0xbf))
+            return undefined;
+        codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    return { codePoint, size };
+}
+function goJsonString(bytes) {
+    const codePoints = [];
+    let at = 0;
+    while (at < bytes.length) {
+        const rune = decodeRune(bytes, at);
+        codePoints.push(rune ? rune.codePoint : REPLACEMENT);
+        at += rune ? rune.size : 1;
+    }
+    let text = '';
+    for (let i = 0; i < codePoints.length; i += 8192)
+        text += String.fromCodePoint(...codePoints.slice(i, i + 8192));
+    return text;
+}
+
+;// CONCATENATED MODULE: ./src/module/build-error.ts
+class InstanceBuildError extends Error {
+    instance;
+    moduleUrl;
+    reason;
+    diagnostics;
+    constructor(instance, moduleUrl, reason, diagnostics = []) {
+        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
+        this.instance = instance;
+        this.moduleUrl = moduleUrl;
+        this.reason = reason;
+        this.diagnostics = diagnostics;
+        this.name = 'InstanceBuildError';
+    }
+}
+function comparePositions(a, b) {
+    // token.Pos.Compare: absolute file names first, then by name, then by place.
+    const absA = a.file.startsWith('/');
+    const absB = b.file.startsWith('/');
+    if (absA !== absB)
+        return absA ? -1 : 1;
+    if (a.file !== b.file)
+        return a.file < b.file ? -1 : 1;
+    return a.line - b.line || a.column - b.column;
+}
+function comparePaths(a, b) {
+    // slices.Compare of the path's selectors.
+    const x = a === '' ? [] : a.split('.');
+    const y = b === '' ? [] : b.split('.');
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+        if (x[i] !== y[i])
+            return (x[i] ?? '') < (y[i] ?? '') ? -1 : 1;
+    }
+    return x.length - y.length;
+}
+/** The position an error has of its own (cue/errors Error.Position), if any. */
+function ownPosition(diagnostic) {
+    return diagnostic.inputPositionsOnly ? undefined : diagnostic.positions[0];
+}
+/**
+ * cue/errors.Print's order (list.sanitize): errors without a position of their own
+ * first, then by position, then by CUE path; ties keep their order, then by message.
+ */
+function sortAsCue(diagnostics) {
+    return [...diagnostics].sort((a, b) => {
+        const pa = ownPosition(a);
+        const pb = ownPosition(b);
+        if (!pa !== !pb)
+            return pa ? 1 : -1;
+        const byPosition = pa && pb ? comparePositions(pa, pb) : 0;
+        if (byPosition !== 0)
+            return byPosition;
+        const byPath = comparePaths(a.path, b.path);
+        if (byPath !== 0)
+            return byPath;
+        return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+    });
+}
+/** `./templates/config.cue`: a module file as errors.Details shows it with the module root as Cwd. */
+function moduleRelative(file) {
+    if (file.startsWith('/') || file.startsWith('.'))
+        return file;
+    return `./${file}`;
+}
+/** errors.Details: `path: message` and, when it has some, `:` and one indented position per line. */
+function describeDiagnostics(diagnostics) {
+    return sortAsCue(diagnostics)
+        .map((d) => {
+        const head = `${d.path ? `${d.path}: ` : ''}${d.message}`;
+        if (d.positions.length === 0)
+            return head;
+        return `${head}:\n${d.positions.map((p) => `    ${moduleRelative(p.file)}:${p.line}:${p.column}`).join('\n')}`;
+    })
+        .join('\n');
+}
+/** The diagnostics for annotations: positions in the module's real files, generated files left out. */
+function annotationDiagnostics(module, diagnostics, generated) {
+    return sortAsCue(diagnostics).map((d) => {
+        const positions = d.positions
+            .filter((p) => !generated.has(p.file))
+            .map((p) => ({ ...p, file: realFile(module, p.file) }));
+        return { ...d, positions };
+    });
+}
+function realFile(module, file) {
+    if (file.startsWith('/'))
+        return file;
+    if (module.localPath === undefined)
+        return moduleRelative(file);
+    return module.localPath === '.' ? file : `${module.localPath}/${file}`;
+}
+
+;// CONCATENATED MODULE: ./src/module/build.ts
+// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
+// does: the bundle's values (CUE text) are merged onto the module's values.cue (in memory,
+// as OverlayValuesFileWithDefaults does), the instance schema is added as
+// timoni.schema.cue, the package is loaded with the `name` and `namespace` tags and the
+// `moduleVersion` and `kubeVersion` tag variables, `timoni.instance` must be concrete, and
+// the objects of each `timoni.apply` set are read in declaration order (bytes fields
+// decoded as Timoni's YAML path does: apply-sets.ts). InstanceBuilds runs each distinct
+// build once per run.
+
+
+
+
+const DEFAULT_KUBE_VERSION = '1.36.3';
+/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
+function kubeVersionWithoutCluster(env) {
+    return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
+}
+/** The files the build makes up in memory (no line of theirs exists on disk). */
+function generatedFiles(prefix) {
+    return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
+}
+/** An error with CUE diagnostics, described as Timoni's describeErr does. */
+function cueFailure(input, module, step, diagnostics, prefix) {
+    const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
+    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
+}
+function withCueErrors(input, module, step, prefix, run) {
+    try {
+        return run();
+    }
+    catch (error) {
+        if (error instanceof CueError)
+            throw cueFailure(input, module, step, error.diagnostics, prefix);
+        if (error instanceof ApplySetExportError)
+            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+        throw error;
+    }
+}
+function requireValid(value, input, module, prefix) {
+    const diagnostics = value.validate({ concrete: true, final: true });
+    if (diagnostics.length > 0)
+        throw cueFailure(input, module, 'build failed', diagnostics, prefix);
+}
+function buildInstance(engine, module, input) {
+    const packageName = input.packageName ?? 'main';
+    const packageDir = packageName === 'main' ? '.' : packageName;
+    const prefix = packageDir === '.' ? '' : `${packageDir}/`;
+    const valuesPath = `${prefix}values.cue`;
+    const baseValues = module.files[valuesPath];
+    if (typeof baseValues !== 'string')
+        throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
+    const merged = withCueErrors(input, module, 'merging values', prefix, () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
+    const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+    const root = withCueErrors(input, module, 'build failed', prefix, () => engine.load({
+        files,
+        dir: packageDir,
+        moduleRoot: '.',
+        package: packageName,
+        tags: [`name=${input.name}`, `namespace=${input.namespace}`],
+        tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
+        dataFiles: true,
+    }));
+    try {
+        const instance = root.lookup('timoni.instance');
+        try {
+            if (!instance.exists())
+                throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
+            requireValid(instance, input, module, prefix);
+        }
+        finally {
+            instance.free();
+        }
+        const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
+        const config = root.lookup('timoni.instance.config');
+        const images = config.exists() ? collectImages(config.toJSON()) : [];
+        config.free();
+        return { sets, images, valuesSource: merged.source, values: merged.values };
+    }
+    finally {
+        root.free();
+    }
+}
+function readApplySets(root, input, module, prefix) {
+    const apply = root.lookup('timoni.apply');
+    try {
+        if (!apply.exists())
+            throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
+        requireValid(apply, input, module, prefix);
+        const problems = [];
+        const sets = apply.fields().map((field) => {
+            const set = apply.lookup(field.label);
+            try {
+                const items = exportApplySet(set, `timoni.apply.${field.label}`);
+                if (!Array.isArray(items)) {
+                    problems.push(`timoni.apply.${field.label} must be a list of objects`);
+                    return { name: field.name, objects: [] };
+                }
+                const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
+                problems.push(...setProblems);
+                return { name: field.name, objects };
+            }
+            finally {
+                set.free();
+            }
+        });
+        if (problems.length > 0)
+            throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
+        return sets;
+    }
+    finally {
+        apply.free();
+    }
+}
+// The container images an instance uses: every struct in `timoni.instance.config` that
+// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
+// reference; sorted, without duplicates, as Timoni records them in the inventory.
+function build_isRecord(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
+function collectImages(config) {
+    const found = new Set();
+    const walk = (value) => {
+        if (Array.isArray(value)) {
+            value.forEach(walk);
+            return;
+        }
+        if (!build_isRecord(value))
+            return;
+        if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
+            found.add(value.reference);
+        Object.values(value).forEach(walk);
+    };
+    walk(config);
+    return [...found].sort();
+}
+class InstanceBuilds {
+    engine;
+    #byModule = new WeakMap();
+    #builds = 0;
+    #reused = 0;
+    constructor(engine) {
+        this.engine = engine;
+    }
+    build(module, input) {
+        let outcomes = this.#byModule.get(module);
+        if (!outcomes) {
+            outcomes = new Map();
+            this.#byModule.set(module, outcomes);
+        }
+        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+        let outcome = outcomes.get(key);
+        if (outcome) {
+            this.#reused += 1;
+        }
+        else {
+            this.#builds += 1;
+            try {
+                outcome = { built: buildInstance(this.engine, module, input) };
+            }
+            catch (error) {
+                outcome = { error };
+            }
+            outcomes.set(key, outcome);
+        }
+        if ('error' in outcome)
+            throw outcome.error;
+        return structuredClone(outcome.built);
+    }
+    /** How many builds ran, and how many were answered from an earlier one. */
+    counts() {
+        return { builds: this.#builds, reused: this.#reused };
+    }
+}
+// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
+// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
+// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
+// #Timoni and #HealthCheck; written here.
+const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
+const schemaBody = `#Timoni: {
+	apiVersion: string & =~"^v1alpha1$"
+	instance: {...}
+	apply: [string]: [...]
+	healthChecks?: [string]: #HealthCheck
+	kubeMinorVersion?: int
+}
+
+#HealthCheck: {
+	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+	kind?: string
+	#object: {...}
+	current!:    bool
+	failed?:     bool
+	inProgress?: bool
+	...
+}
+
+#HealthCheckForCondition: #HealthCheck & {
+	conditionType:       string | *"Ready"
+	failedConditionType: string | *"Stalled"
+
+	#object: {
+		metadata: {generation?: int, ...}
+		status?: {
+			observedGeneration?: int
+			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
+			...
+		}
+		...
+	}
+
+	let _fresh = {
+		#c: {...}
+		out: [
+			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
+			true,
+		][0]
+	}
+
+	inProgress: [
+		if #object.status.observedGeneration != _|_ {
+			#object.status.observedGeneration != #object.metadata.generation
+		},
+		false,
+	][0]
+
+	current: len([
+		for c in #object.status.conditions
+		if c.type == conditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+
+	failed: len([
+		for c in #object.status.conditions
+		if c.type == failedConditionType && c.status == "True"
+		if (_fresh & {#c: c}).out {c},
+	]) > 0
+}
+
+timoni: #Timoni
+`;
+/** The schema file's text for a module package (`main` unless the module says otherwise). */
+function instanceSchemaSource(packageName) {
+    return `package ${packageName}\n\n${schemaBody}`;
+}
+
 ;// CONCATENATED MODULE: ./src/kube/inventory-pending.ts
 // The two writes Timoni v0.32 makes to an instance Secret besides the full record
 // (internal/runtime/storage.go): the pending revision of an upgrade, saved before the
@@ -5760,52 +6410,7 @@ async function markDeleting(cluster, name, namespace, now = new Date()) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/kube/ownership.ts
-
-
-/** Timoni's message for the conflicts, with its advice. */
-function ownershipConflictMessage(conflicts) {
-    const each = conflicts.map((c) => c.currentBundle
-        ? `instance "${c.instance}" exists and is managed by another bundle "${c.currentBundle}"`
-        : `instance "${c.instance}" exists and is not managed by any bundle`);
-    return `instance ownership conflict encountered. Conflict: ${each.join('; ')} Apply with "--overwrite-ownership" to gain instance ownership.`;
-}
-class OwnershipConflictError extends Error {
-    cluster;
-    bundle;
-    conflicts;
-    name = 'OwnershipConflictError';
-    constructor(cluster, bundle, conflicts) {
-        super(`cluster ${cluster}: bundle ${bundle}: ${ownershipConflictMessage(conflicts)}`);
-        this.cluster = cluster;
-        this.bundle = bundle;
-        this.conflicts = conflicts;
-    }
-}
-/** The instances of `bundle` that exist in the cluster and belong to another bundle or to none. */
-async function findOwnershipConflicts(cluster, bundle, instances) {
-    const conflicts = [];
-    for (const instance of instances) {
-        const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-        if (!stored)
-            continue;
-        const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
-        if (owner !== bundle)
-            conflicts.push({ instance: instance.name, namespace: instance.namespace, currentBundle: owner });
-    }
-    return conflicts;
-}
-/** Throws an OwnershipConflictError when any instance of the bundle is owned elsewhere. */
-async function assertOwnership(cluster, bundle, instances) {
-    const conflicts = await findOwnershipConflicts(cluster, bundle, instances);
-    if (conflicts.length > 0)
-        throw new OwnershipConflictError(cluster.name, bundle, conflicts);
-}
-
 ;// CONCATENATED MODULE: ./src/kube/kstatus.ts
-// Readiness of one live object, with the rules of kstatus (sigs.k8s.io/cli-utils
-// pkg/kstatus/status) and Timoni's Job rule (a Job is ready once complete, not once
-// started). Pure functions over the object as the API server returns it.
 
 const current = (message) => ({ status: 'Current', message });
 const inProgress = (message) => ({ status: 'InProgress', message });
@@ -5824,7 +6429,7 @@ function kstatus_int(object, path, fallback) {
     const value = field(object, path);
     return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
 }
-function kstatus_str(object, path, fallback) {
+function str(object, path, fallback) {
     const value = field(object, path);
     return typeof value === 'string' ? value : fallback;
 }
@@ -5896,7 +6501,7 @@ function deploymentStatus(o) {
     return current(`Deployment is available. Replicas: ${replicas}`);
 }
 function statefulSetStatus(o) {
-    if (kstatus_str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
+    if (str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
         return current('StatefulSet is using the ondelete update strategy');
     const spec = kstatus_int(o, 'spec.replicas', 1);
     const ready = kstatus_int(o, 'status.readyReplicas', 0);
@@ -5917,7 +6522,7 @@ function statefulSetStatus(o) {
     }
     if (spec > currentReplicas)
         return inProgress(`current: ${currentReplicas}/${spec}`);
-    if (kstatus_str(o, 'status.currentRevision', '') !== kstatus_str(o, 'status.updateRevision', ''))
+    if (str(o, 'status.currentRevision', '') !== str(o, 'status.updateRevision', ''))
         return inProgress('Waiting for updated revision to match current');
     return current(`All replicas scheduled as expected. Replicas: ${replicas}`);
 }
@@ -5977,19 +6582,19 @@ function jobStatus(o) {
             return failed(`Job Failed. failed: ${failedPods}/${completions}${c.message ? ` error: ${c.message}` : ''}`);
         }
     }
-    if (!kstatus_str(o, 'status.startTime', ''))
+    if (!str(o, 'status.startTime', ''))
         return inProgress(`Job not started. active: 0/${parallelism}`);
     return inProgress(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedPods}`);
 }
 /** Plain kstatus' Job rule (what `timoni status` shows): a started Job is Current. */
 function startedJobStatus(o) {
     const result = jobStatus(o);
-    if (result.status === 'InProgress' && kstatus_str(o, 'status.startTime', ''))
+    if (result.status === 'InProgress' && str(o, 'status.startTime', ''))
         return current(result.message);
     return result;
 }
 function pvcStatus(o) {
-    const phase = kstatus_str(o, 'status.phase', 'unknown');
+    const phase = str(o, 'status.phase', 'unknown');
     return phase === 'Bound' ? current('PVC is Bound') : inProgress(`PVC is not Bound. phase: ${phase}`);
 }
 function crdStatus(o) {
@@ -6006,7 +6611,7 @@ function crdStatus(o) {
     return inProgress('Install in progress');
 }
 function namespaceStatus(o) {
-    const phase = kstatus_str(o, 'status.phase', '');
+    const phase = str(o, 'status.phase', '');
     if (phase === 'Active')
         return current('Namespace is active');
     if (phase === 'Terminating')
@@ -6014,7 +6619,7 @@ function namespaceStatus(o) {
     return inProgress(`Namespace is not active. phase: ${phase || 'unknown'}`);
 }
 function podStatus(o) {
-    const phase = kstatus_str(o, 'status.phase', '');
+    const phase = str(o, 'status.phase', '');
     switch (phase) {
         case 'Succeeded':
             return current('Pod has completed successfully');
@@ -6049,7 +6654,7 @@ function podStatus(o) {
     }
 }
 function serviceStatus(o) {
-    if (kstatus_str(o, 'spec.type', 'ClusterIP') === 'LoadBalancer' && !kstatus_str(o, 'spec.clusterIP', '')) {
+    if (str(o, 'spec.type', 'ClusterIP') === 'LoadBalancer' && !str(o, 'spec.clusterIP', '')) {
         return inProgress('ClusterIP not set. Service type: LoadBalancer');
     }
     return current('Service is ready');
@@ -6228,8 +6833,1311 @@ async function waitForDeletion(cluster, objects, options) {
     }, (r) => r.status === 'NotFound', 'deleted');
 }
 
-;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
+;// CONCATENATED MODULE: ./src/kube/instance-delete.ts
 
+
+
+
+
+/** Deletes one stored instance: its objects, then its Secret. */
+async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
+    const { name, namespace } = stored.instance;
+    const id = instanceId(stored.instance);
+    const wait = options.wait ?? true;
+    let changes = [];
+    const fail = (step, error, object) => {
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    options.log?.(`deleting instance ${name} in namespace ${namespace}`);
+    try {
+        if (wait)
+            await markDeleting(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('delete', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    try {
+        changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
+    }
+    catch (error) {
+        const partial = error;
+        if (partial.changes)
+            changes = partial.changes;
+        fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
+    }
+    if (wait) {
+        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        try {
+            if (gone.length > 0)
+                options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
+            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+            if (gone.length > 0)
+                options.log?.('all resources have been deleted');
+        }
+        catch (error) {
+            fail('wait', error);
+        }
+    }
+    try {
+        await deleteInstance(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    return { name, namespace, changes };
+}
+/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
+async function deleteBundleInstances(cluster, bundle, options = {}) {
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const stored = await listInstances(cluster, '', bundle);
+    // As Timoni's bundle delete: said, and not an error.
+    if (stored.length === 0)
+        options.log?.('no instances found in bundle');
+    const deleted = [];
+    for (const instance of stored.reverse())
+        deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
+    return deleted;
+}
+
+;// CONCATENATED MODULE: ./src/kube/removed-instances.ts
+
+
+
+
+
+
+const removed_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
+function isForbidden(error) {
+    return error instanceof KubeApiError && error.status === 403;
+}
+/** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
+const NAMESPACE_CONCURRENCY = 8;
+async function namespacesToList(cluster, listed) {
+    const own = [...new Set(listed.map((instance) => instance.namespace))];
+    try {
+        const all = await cluster.list('v1', 'Namespace', '');
+        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
+    }
+    catch (error) {
+        if (!isForbidden(error))
+            throw error;
+        return { namespaces: own, scope: 'bundle-namespaces' };
+    }
+}
+async function listStored(cluster, bundle, listed) {
+    try {
+        return { stored: await listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
+    }
+    catch (error) {
+        if (!isForbidden(error))
+            throw error;
+    }
+    const { namespaces, scope } = await namespacesToList(cluster, listed);
+    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => listInstances(cluster, namespace, bundle));
+    const stored = [];
+    const unchecked = [];
+    outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'fulfilled')
+            stored.push(...outcome.value);
+        else if (isForbidden(outcome.reason))
+            unchecked.push(namespaces[index]);
+        else
+            throw outcome.reason;
+    });
+    const created = (record) => record.instance.creationTimestamp ?? '';
+    stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
+    return { stored, scope, unchecked };
+}
+/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
+async function findRemovedInstances(cluster, bundle, listed) {
+    const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
+    const keep = new Set(listed.map(removed_instances_key));
+    const removed = stored.filter((record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(removed_instances_key(record.instance)));
+    return { removed: removed.reverse(), scope, unchecked };
+}
+/**
+ * What deleting a removed instance would do, nothing written: `deleted` for each object
+ * that would go, `skipped` for one kept by its labels or annotations, or that one of the
+ * bundle's instances builds (it takes the object over before removed instances go).
+ */
+async function diffRemovedInstance(cluster, stored, builtIds) {
+    const refs = inventoryObjects(stored);
+    const taken = new Set(refs.filter((ref) => builtIds.has(inventoryEntryId(ref))).map(inventoryEntryId));
+    const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
+    const kept = refs
+        .filter((ref) => taken.has(inventoryEntryId(ref)))
+        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
+    return [...changes, ...kept];
+}
+/** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
+function deleteRemovedInstance(cluster, stored, options, deadline) {
+    return deleteStoredInstance(cluster, stored, options, deadline);
+}
+/** How many objects a removed instance's changes delete (or would). */
+function deletedCount(changes) {
+    return changes.filter((change) => change.action === 'deleted').length;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
+// The fleet's side of instances removed from the bundle: after the bundle's instances are
+// diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
+// longer lists become ChangeSet instances marked `removed`, with what deleting them would
+// do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
+
+
+
+
+/** The module of a stored instance, as the ChangeSet names modules. */
+function storedModule(stored) {
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
+}
+function removedEntry(stored, changes) {
+    return { name: stored.instance.name, namespace: stored.instance.namespace, module: storedModule(stored), changes, removed: true };
+}
+function objects(count) {
+    return count === 1 ? '1 object' : `${count} objects`;
+}
+async function scan(kube, bundle, builds, log) {
+    let found;
+    try {
+        found = await findRemovedInstances(kube, bundle, builds);
+    }
+    catch (error) {
+        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    }
+    if (found.scope === 'bundle-namespaces') {
+        log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
+    }
+    if (found.unchecked.length > 0) {
+        const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
+        log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
+    }
+    return found;
+}
+/** Inventory ids of every object the bundle's instances build on this cluster. */
+async function builtIds(kube, builds) {
+    const objects = builds.flatMap((build) => build.built.sets.flatMap((set) => set.objects));
+    const refs = await Promise.all(objects.map((object) => kube.scopedRef(object)));
+    return new Set(refs.map(inventoryEntryId));
+}
+/** The removed instances with what deleting them would do; nothing is written. */
+async function removedInstancesPlan(kube, bundle, builds, log) {
+    const { removed } = await scan(kube, bundle, builds, log);
+    if (removed.length === 0)
+        return [];
+    const built = await builtIds(kube, builds);
+    const entries = [];
+    for (const stored of removed) {
+        let changes;
+        try {
+            changes = await diffRemovedInstance(kube, stored, built);
+        }
+        catch (error) {
+            const object = error.object;
+            throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
+        }
+        log(`i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`);
+        entries.push(removedEntry(stored, changes));
+    }
+    return entries;
+}
+/**
+ * Deletes the removed instances, newest first, as `bundle delete` does; each one is added to
+ * `into` as it goes (with what was deleted before a failure), and the first failure stops.
+ */
+async function removedInstancesApply(kube, bundle, builds, options, into) {
+    const { removed } = await scan(kube, bundle, builds, options.log);
+    for (const stored of removed) {
+        const name = stored.instance.name;
+        const log = (text) => options.log(`i:${name} > ${text}`);
+        log('instance removed from the bundle: deleting it');
+        try {
+            const deleted = await deleteRemovedInstance(kube, stored, { wait: options.wait, timeoutMs: options.timeoutMs, log }, options.deadline);
+            log(`instance removed from the bundle: ${objects(deletedCount(deleted.changes))} deleted`);
+            into.push(removedEntry(stored, deleted.changes));
+        }
+        catch (error) {
+            if (error instanceof InstanceStepError) {
+                into.push(removedEntry(stored, error.changes));
+                throw new ClusterStepError(error.step, error, name, error.object);
+            }
+            throw new ClusterStepError('prune', error, name);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/fleet/run.ts
+const defaultFleetOptions = {
+    force: false,
+    overwriteOwnership: false,
+    wait: true,
+    timeoutMs: 5 * 60_000,
+    prune: true,
+    pruneRemovedInstances: true,
+    concurrency: 4,
+};
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+// ---- Time limits
+// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
+// request already sent stays sent); the run stops waiting for it, reports the cluster as
+// failed, and goes on to publish what it has. The action's process ends after publishing,
+// which also ends any work still in flight.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+function withinDeadline(work, deadlineAt, onDeadline) {
+    if (!Number.isFinite(deadlineAt))
+        return work;
+    let timer;
+    const expired = new Promise((resolve) => {
+        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+    });
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
+// Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
+// kubectl merges files (the first definition of a name wins), contexts looked up by name.
+// Credentials are registered as secrets the moment they are read.
+
+
+
+
+class KubeconfigError extends Error {
+    name = 'KubeconfigError';
+}
+/** Asked-for context absent; the message lists the contexts that exist (names only). */
+class KubeContextNotFoundError extends KubeconfigError {
+    context;
+    available;
+    name = 'KubeContextNotFoundError';
+    constructor(context, available) {
+        super(`kube context ${JSON.stringify(context)} not found in kubeconfig; ` +
+            (available.length ? `contexts: ${available.join(', ')}` : 'the kubeconfig has no contexts'));
+        this.context = context;
+        this.available = available;
+    }
+}
+/** Kubeconfig text or base64 of it: base64 has no `:` and only base64 characters. */
+function decodeKubeconfigText(text) {
+    const compact = text.replace(/\s+/g, '');
+    if (compact && !text.includes(':') && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
+        return Buffer.from(compact, 'base64').toString('utf8');
+    }
+    return text;
+}
+function kubeconfig_str(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function bool(value) {
+    return value === true || value === 'true';
+}
+function namedEntries(list, field, where) {
+    if (list === undefined || list === null)
+        return [];
+    if (!Array.isArray(list))
+        throw new KubeconfigError(`${where}: ${field}s is not a list`);
+    return list.flatMap((item, i) => {
+        if (!isRecord(item) || typeof item.name !== 'string') {
+            throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
+        }
+        const body = item[field];
+        return [[item.name, isRecord(body) ? body : {}]];
+    });
+}
+/**
+ * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
+ * path with a separator is resolved against the kubeconfig file's folder, never against the
+ * working directory (on a pull request the workspace holds the author's scripts). A
+ * kubeconfig given inline (an action input) has no folder, so such a path is refused.
+ */
+function execCommand(command, fileDir, where) {
+    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
+        return command;
+    if (fileDir !== undefined)
+        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
+    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
+}
+function parseExec(exec, where, fileDir, secrets) {
+    const rawCommand = kubeconfig_str(exec.command);
+    if (!rawCommand)
+        throw new KubeconfigError(`${where}: exec has no command`);
+    const command = execCommand(rawCommand, fileDir, where);
+    const env = Array.isArray(exec.env)
+        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
+        : [];
+    for (const entry of env)
+        secrets.register(entry.value);
+    return {
+        command,
+        args: Array.isArray(exec.args) ? exec.args.map(String) : [],
+        env,
+        apiVersion: kubeconfig_str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
+        installHint: kubeconfig_str(exec.installHint),
+        provideClusterInfo: bool(exec.provideClusterInfo),
+        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+}
+function parseUser(name, user, baseDir, fileDir, where, secrets) {
+    const parsed = {
+        clientCertificate: kubeconfig_str(user['client-certificate']),
+        clientCertificateData: kubeconfig_str(user['client-certificate-data']),
+        clientKey: kubeconfig_str(user['client-key']),
+        clientKeyData: kubeconfig_str(user['client-key-data']),
+        token: kubeconfig_str(user.token),
+        tokenFile: kubeconfig_str(user.tokenFile),
+        username: kubeconfig_str(user.username),
+        password: kubeconfig_str(user.password),
+        impersonate: kubeconfig_str(user.as),
+        impersonateGroups: Array.isArray(user['as-groups']) ? user['as-groups'].map(String) : [],
+        impersonateUid: kubeconfig_str(user['as-uid']),
+        baseDir,
+    };
+    secrets.register(parsed.token);
+    secrets.register(parsed.password);
+    if (parsed.clientKeyData) {
+        secrets.register(parsed.clientKeyData);
+        secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
+    }
+    if (isRecord(user.exec))
+        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
+    if (isRecord(user['auth-provider']))
+        parsed.authProvider = kubeconfig_str(user['auth-provider'].name) ?? 'unnamed';
+    return parsed;
+}
+function parseCluster(cluster, baseDir) {
+    return {
+        server: kubeconfig_str(cluster.server) ?? '',
+        certificateAuthority: kubeconfig_str(cluster['certificate-authority']),
+        certificateAuthorityData: kubeconfig_str(cluster['certificate-authority-data']),
+        insecureSkipTlsVerify: bool(cluster['insecure-skip-tls-verify']),
+        tlsServerName: kubeconfig_str(cluster['tls-server-name']),
+        proxyUrl: kubeconfig_str(cluster['proxy-url']),
+        baseDir,
+    };
+}
+/**
+ * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
+ * of one source, the first definition of a cluster, user or context name wins, and the
+ * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
+ */
+function loadKubeconfig(sources, secrets) {
+    const config = { clusters: new Map(), users: new Map(), contexts: new Map() };
+    sources.forEach((source, index) => {
+        const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
+        const where = path ?? `kubeconfig #${index + 1}`;
+        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
+        const baseDir = fileDir ?? process.cwd();
+        const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
+        const list = Array.isArray(documents) ? documents : [documents];
+        for (const document of list) {
+            if (document.errors.length > 0) {
+                throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+            }
+            const raw = document.toJS();
+            if (raw === null || raw === undefined)
+                continue;
+            if (!isRecord(raw))
+                throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
+            if (!config.currentContext && kubeconfig_str(raw['current-context']))
+                config.currentContext = kubeconfig_str(raw['current-context']);
+            for (const [name, body] of namedEntries(raw.clusters, 'cluster', where)) {
+                if (!config.clusters.has(name))
+                    config.clusters.set(name, parseCluster(body, baseDir));
+            }
+            for (const [name, body] of namedEntries(raw.users, 'user', where)) {
+                if (!config.users.has(name))
+                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
+            }
+            for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
+                if (!config.contexts.has(name)) {
+                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: kubeconfig_str(body.namespace) });
+                }
+            }
+        }
+    });
+    return config;
+}
+/** The context by name, or the current context when no name is given. */
+function resolveContext(config, name) {
+    const contextName = name || config.currentContext;
+    if (!contextName) {
+        throw new KubeconfigError(`kubeconfig has no current-context and no context was asked for; contexts: ${[...config.contexts.keys()].join(', ') || 'none'}`);
+    }
+    const context = config.contexts.get(contextName);
+    if (!context)
+        throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
+    const cluster = config.clusters.get(context.cluster);
+    if (!cluster)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
+    if (!cluster.server)
+        throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
+    // A context without a user connects anonymously, as kubectl does.
+    const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
+    if (!user)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
+    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
+}
+/** A file path of a kubeconfig entry, resolved against the file that declared it. */
+function resolveEntryPath(baseDir, path) {
+    return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
+}
+
+;// CONCATENATED MODULE: ./src/kube/exec-credential.ts
+// Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
+// with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env
+// values and outputs are secrets.
+
+
+
+class ExecCredentialError extends Error {
+    name = 'ExecCredentialError';
+}
+const supportedVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
+function execInfo(config, cluster) {
+    const spec = { interactive: false };
+    if (config.provideClusterInfo && cluster) {
+        spec.cluster = {
+            server: cluster.server,
+            ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
+            ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
+            ...(cluster.certificateAuthorityData ? { 'certificate-authority-data': cluster.certificateAuthorityData } : {}),
+            ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
+        };
+    }
+    return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
+}
+function run(config, options) {
+    const { subject, timeoutMs, secrets } = options;
+    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
+    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
+    // outside the workspace, which on a pull request holds the author's files.
+    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+    for (const entry of config.env)
+        env[entry.name] = entry.value;
+    return new Promise((resolvePromise, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
+        const stdout = [];
+        const stderr = [];
+        child.stdout.on('data', (chunk) => stdout.push(chunk));
+        child.stderr.on('data', (chunk) => stderr.push(chunk));
+        const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        child.on('error', (error) => {
+            clearTimeout(timer);
+            if (error.code === 'ENOENT') {
+                const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
+            }
+            else {
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
+            }
+        });
+        child.on('close', (code, signal) => {
+            clearTimeout(timer);
+            const out = Buffer.concat(stdout).toString('utf8');
+            secrets.register(out, true);
+            if (code !== 0) {
+                const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
+                const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
+                return;
+            }
+            resolvePromise(out);
+        });
+    });
+}
+/** Reads an ExecCredential document; every credential in it is registered first. */
+function parseExecCredential(output, config, subject, secrets) {
+    let parsed;
+    try {
+        parsed = JSON.parse(output);
+    }
+    catch {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
+    }
+    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
+    }
+    if (parsed.apiVersion !== config.apiVersion) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
+    }
+    const status = isRecord(parsed.status) ? parsed.status : {};
+    const credential = {
+        token: typeof status.token === 'string' && status.token ? status.token : undefined,
+        clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
+        clientKeyData: typeof status.clientKeyData === 'string' ? status.clientKeyData : undefined,
+    };
+    secrets.register(credential.token);
+    secrets.register(credential.clientKeyData);
+    if (typeof status.expirationTimestamp === 'string') {
+        const at = Date.parse(status.expirationTimestamp);
+        if (!Number.isNaN(at))
+            credential.expiresAt = at;
+    }
+    if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
+    }
+    return credential;
+}
+/** Runs a plugin when needed and keeps its credential until it expires or is refused. */
+class ExecCredentialPlugin {
+    config;
+    options;
+    cached;
+    pending;
+    constructor(config, options) {
+        this.config = config;
+        this.options = options;
+        if (!supportedVersions.includes(config.apiVersion)) {
+            throw new ExecCredentialError(`exec credential plugin of ${options.subject} uses apiVersion ${JSON.stringify(config.apiVersion)}; supported: ${supportedVersions.join(', ')}`);
+        }
+    }
+    async credential() {
+        // Renew ten seconds before the expiry, so that a request does not carry a dying token.
+        if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
+            return this.cached;
+        this.pending ??= run(this.config, this.options)
+            .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
+            .finally(() => {
+            this.pending = undefined;
+        });
+        this.cached = await this.pending;
+        return this.cached;
+    }
+    /** Forgets the cached credential (the server refused it). */
+    invalidate() {
+        this.cached = undefined;
+    }
+}
+
+;// CONCATENATED MODULE: external "node:net"
+const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+;// CONCATENATED MODULE: ./src/net/proxy-environment.ts
+// Which proxy a request goes through when the caller names none: HTTPS_PROXY / HTTP_PROXY
+// and NO_PROXY (upper case first, then lower case), read exactly as Go's
+// golang.org/x/net/http/httpproxy does for kubectl, Timoni and every Go client:
+//
+//   - https:// targets use HTTPS_PROXY, http:// targets HTTP_PROXY (no fallback between them);
+//   - a value without a usable scheme (`proxy.corp:3128`) means `http://proxy.corp:3128`;
+//     one that cannot be parsed at all is ignored (Go drops it and connects directly);
+//   - `localhost` and loopback IPs (127.0.0.0/8, ::1) are never proxied: Go hard-codes it
+//     before NO_PROXY is read (`*.localhost` and other names are not special);
+//   - NO_PROXY is a comma-separated list, case-insensitive: `*` (no proxy at all), an IP
+//     (`10.1.2.3`, `[::1]:8443`), a CIDR (`10.0.0.0/8`, no port), or a domain, which
+//     matches itself and its subdomains (`example.com`), or only its subdomains with a
+//     leading dot (`.example.com`, `*.example.com`); IPs and domains take an optional port,
+//     compared with the target's port (its scheme's default when it has none).
+//
+// Pure: the environment is a parameter.
+
+
+/** The first non-empty of NAME and name, as Go's getEnvAny. */
+function envValue(env, name) {
+    return env[name] || env[name.toLowerCase()] || undefined;
+}
+const defaultPorts = { 'http:': '80', 'https:': '443', 'socks5:': '1080' };
+/** The port a URL connects to: its own, or its scheme's default. */
+function effectivePort(url) {
+    return url.port || defaultPorts[url.protocol] || '';
+}
+const loopback = new external_node_net_namespaceObject.BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+function ipFamily(address) {
+    const family = (0,external_node_net_namespaceObject.isIP)(address);
+    return family === 4 ? 'ipv4' : family === 6 ? 'ipv6' : undefined;
+}
+/** `host`, `host:port`, `[v6]:port` -> host and port; a bare IPv6 address has no port. */
+function splitHostPort(entry) {
+    const bracketed = /^\[([^\]]*)\](?::(\d*))?$/.exec(entry);
+    if (bracketed)
+        return { host: bracketed[1], port: bracketed[2] ?? '' };
+    if ((0,external_node_net_namespaceObject.isIP)(entry) === 6)
+        return { host: entry, port: '' };
+    const withPort = /^(.*):(\d*)$/.exec(entry);
+    return withPort ? { host: withPort[1], port: withPort[2] } : { host: entry, port: '' };
+}
+/** True when NO_PROXY (or the loopback rule) sends requests to `target` directly. */
+function bypassesProxy(target, noProxy) {
+    const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const port = effectivePort(target);
+    const family = ipFamily(host);
+    if (host === 'localhost' || (family && loopback.check(host, family)))
+        return true;
+    for (const raw of (noProxy ?? '').split(',')) {
+        const entry = raw.trim().toLowerCase();
+        if (!entry)
+            continue;
+        if (entry === '*')
+            return true;
+        if (entry.includes('/')) {
+            const [network = '', bits = ''] = entry.split('/');
+            const networkFamily = ipFamily(network);
+            if (networkFamily && /^\d+$/.test(bits) && Number(bits) <= (networkFamily === 'ipv4' ? 32 : 128)) {
+                // A CIDR holds no port; an IPv4 target is compared with an IPv4 network only.
+                if (family !== networkFamily)
+                    continue;
+                const list = new external_node_net_namespaceObject.BlockList();
+                list.addSubnet(network, Number(bits), networkFamily);
+                if (list.check(host, family))
+                    return true;
+                continue;
+            }
+        }
+        const { host: entryHost, port: entryPort } = splitHostPort(entry);
+        if (!entryHost)
+            continue;
+        if (entryPort && entryPort !== port)
+            continue;
+        const entryFamily = ipFamily(entryHost);
+        if (entryFamily) {
+            if (family && sameAddress(host, family, entryHost, entryFamily))
+                return true;
+            continue;
+        }
+        // `*.example.com` is `.example.com`: subdomains only; `example.com` also matches itself.
+        const dotted = entryHost.startsWith('*.') ? entryHost.slice(1) : entryHost;
+        const suffix = (0,external_node_url_namespaceObject.domainToASCII)(dotted.startsWith('.') ? dotted.slice(1) : dotted) || dotted.replace(/^\./, '');
+        if (host.endsWith(`.${suffix}`) || (!dotted.startsWith('.') && host === suffix))
+            return true;
+    }
+    return false;
+}
+function sameAddress(host, family, entry, entryFamily) {
+    const list = new external_node_net_namespaceObject.BlockList();
+    list.addAddress(entry, entryFamily);
+    return list.check(host, family);
+}
+/**
+ * A proxy setting as Go parses it: a URL with scheme http, https or socks5, else the value
+ * read as `http://value`; undefined when neither parses (Go then connects directly).
+ */
+function parseProxyUrl(value) {
+    let parsed;
+    try {
+        parsed = new URL(value);
+    }
+    catch {
+        parsed = undefined;
+    }
+    if (parsed && parsed.host && ['http:', 'https:', 'socks5:'].includes(parsed.protocol))
+        return parsed;
+    try {
+        return new URL(`http://${value}`);
+    }
+    catch {
+        return parsed;
+    }
+}
+/** The environment variable that names the proxy of a target (for messages). */
+function proxyVariable(target) {
+    return target.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY';
+}
+/** The proxy the environment asks for to reach `target`; undefined for a direct connection. */
+function proxyFromEnvironment(target, env = process.env) {
+    if (target.protocol !== 'https:' && target.protocol !== 'http:')
+        return undefined;
+    const value = envValue(env, proxyVariable(target));
+    if (!value || bypassesProxy(target, envValue(env, 'NO_PROXY')))
+        return undefined;
+    return parseProxyUrl(value);
+}
+
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+;// CONCATENATED MODULE: ./src/net/proxy-transport.ts
+// Sends HTTP requests directly or through an HTTP proxy, for the kube and the OCI clients:
+//
+//   - an https:// target goes through a CONNECT tunnel: TLS runs end to end between us and
+//     the target inside it, the proxy sees only `host:port`;
+//   - an http:// target is sent to the proxy as an absolute-form request
+//     (`GET http://host:port/path HTTP/1.1`), as Go's net/http does;
+//   - the proxy itself is spoken to over http:// or https:// (its certificate checked
+//     against the system CAs); SOCKS proxies are not supported.
+//
+// Credentials in the proxy URL (`http://user:pass@proxy:3128`) go in Proxy-Authorization and
+// never in a message: errors name the proxy's host:port only.
+
+
+
+/** `proxy host:port`, for messages (URL.host carries no credentials). */
+function describeProxy(proxy) {
+    return `proxy ${proxy.host}`;
+}
+/** Proxies this stack can use: http:// and https:// (CONNECT and forward). */
+function isSupportedProxy(proxy) {
+    return proxy.protocol === 'http:' || proxy.protocol === 'https:';
+}
+function proxyPort(proxy) {
+    return Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80));
+}
+/** The Proxy-Authorization header of a proxy URL with credentials; empty without. */
+function proxyAuthorization(proxy) {
+    if (!proxy.username && !proxy.password)
+        return {};
+    const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+    return { 'Proxy-Authorization': `Basic ${Buffer.from(credentials).toString('base64')}` };
+}
+/** A failure of the proxy itself (CONNECT refused, proxy unreachable): `code` is kept from the cause, or EPROXY. */
+function proxyFailure(message, code) {
+    const error = new Error(message);
+    error.code = code ?? 'EPROXY';
+    return error;
+}
+/** An https agent whose connections are CONNECT tunnels through `proxy`, TLS to the target inside. */
+class ConnectProxyAgent extends (external_node_https_default()).Agent {
+    proxy;
+    constructor(proxy, options) {
+        super(options);
+        this.proxy = proxy;
+    }
+    // Node calls createConnection with a callback and waits for it when nothing is returned.
+    createConnection(options, callback) {
+        const { proxy } = this;
+        const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
+        const send = proxy.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const connectRequest = send({
+            host: proxy.hostname,
+            port: proxyPort(proxy),
+            method: 'CONNECT',
+            path: target,
+            headers: { Host: target, ...proxyAuthorization(proxy) },
+            agent: false,
+        });
+        const fail = (error) => callback?.(error, undefined);
+        connectRequest.once('connect', (response, socket) => {
+            if (response.statusCode !== 200) {
+                socket.destroy();
+                fail(proxyFailure(`${describeProxy(proxy)} refused CONNECT ${target}: HTTP ${response.statusCode}`, 'EPROXY'));
+                return;
+            }
+            callback?.(null, (0,external_node_tls_namespaceObject.connect)({ ...options, socket }));
+        });
+        connectRequest.once('error', (error) => fail(proxyFailure(`${describeProxy(proxy)}: ${error.message}`, error.code)));
+        connectRequest.end();
+        return undefined;
+    }
+}
+/**
+ * Keep-alive agents for the requests of one client, one per route (direct http, direct
+ * https, each proxy), made on first use. `options` hold the keep-alive settings and the TLS
+ * material for https targets (CA, client certificate); a proxy spoken to over https:// is
+ * checked against the system CAs, not against the target's.
+ */
+class ProxyTransport {
+    options;
+    #agents = new Map();
+    constructor(options) {
+        this.options = options;
+    }
+    #agent(key, make) {
+        let agent = this.#agents.get(key);
+        if (!agent) {
+            agent = make();
+            this.#agents.set(key, agent);
+        }
+        return agent;
+    }
+    /**
+     * Starts a request for `target`, through `proxy` when given (which must be supported:
+     * isSupportedProxy). Call `end()` on what it returns, as with http.request.
+     */
+    request(target, proxy, request, onResponse) {
+        const { keepAlive, maxSockets } = this.options;
+        const common = { method: request.method ?? 'GET', headers: request.headers, signal: request.signal };
+        if (proxy && !isSupportedProxy(proxy)) {
+            throw proxyFailure(`${describeProxy(proxy)}: scheme ${proxy.protocol} is not supported (only http:// and https:// proxies)`, 'EPROXYSCHEME');
+        }
+        if (target.protocol === 'https:') {
+            const agent = proxy
+                ? this.#agent(`connect ${proxy.href}`, () => new ConnectProxyAgent(proxy, this.options))
+                : this.#agent('https', () => new (external_node_https_default()).Agent(this.options));
+            return external_node_https_default().request(target, { ...common, agent, servername: request.servername }, onResponse);
+        }
+        if (!proxy) {
+            const agent = this.#agent('http', () => new (external_node_http_default()).Agent({ keepAlive, maxSockets }));
+            return external_node_http_default().request(target, { ...common, agent }, onResponse);
+        }
+        // Plain HTTP through the proxy: the whole URL as the request target, Host the target's.
+        const overTls = proxy.protocol === 'https:';
+        const agent = this.#agent(`forward ${proxy.href}`, () => (overTls ? new (external_node_https_default()).Agent({ keepAlive, maxSockets }) : new (external_node_http_default()).Agent({ keepAlive, maxSockets })));
+        const forwarded = new URL(target.href);
+        forwarded.hash = '';
+        const send = overTls ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const headers = { ...request.headers, Host: target.host, ...proxyAuthorization(proxy) };
+        return send({ ...common, host: proxy.hostname, port: proxyPort(proxy), path: forwarded.href, headers, agent }, onResponse);
+    }
+    /** Closes every kept-alive connection. */
+    destroy() {
+        for (const agent of this.#agents.values())
+            agent.destroy();
+        this.#agents.clear();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/connection.ts
+// What it takes to talk to the API server of one kube context: server URL, TLS material,
+// proxy, and the credentials put on each request (client certificate, bearer token,
+// token file, basic auth or an exec plugin).
+
+
+
+
+
+function readMaterial(data, file, baseDir, what, subject) {
+    if (data)
+        return Buffer.from(data, 'base64');
+    if (!file)
+        return undefined;
+    const path = resolveEntryPath(baseDir, file);
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(path);
+    }
+    catch (error) {
+        throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
+    }
+}
+const tokenFileTtlMs = 60_000;
+function authFor(user, subject, options, cluster) {
+    const { secrets } = options;
+    const headers = {};
+    if (user.impersonate)
+        headers['Impersonate-User'] = user.impersonate;
+    if (user.impersonateUid)
+        headers['Impersonate-Uid'] = user.impersonateUid;
+    // One header line per group: the API server takes each line as one group name and does
+    // not split a comma-joined value (`dev, ops` would be a single group).
+    if (user.impersonateGroups.length)
+        headers['Impersonate-Group'] = [...user.impersonateGroups];
+    if (user.authProvider) {
+        throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
+    }
+    const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
+    const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
+    secrets.register(key);
+    if (!!cert !== !!key)
+        throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
+    const tls = cert && key ? { cert, key } : {};
+    if (user.token) {
+        const value = { headers: { ...headers, Authorization: `Bearer ${user.token}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.tokenFile) {
+        const path = resolveEntryPath(user.baseDir, user.tokenFile);
+        let cached;
+        const read = () => {
+            if (cached && Date.now() - cached.readAt < tokenFileTtlMs)
+                return cached.token;
+            let token;
+            try {
+                token = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
+            }
+            catch (error) {
+                throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
+            }
+            secrets.register(token);
+            cached = { token, readAt: Date.now() };
+            return token;
+        };
+        return {
+            auth: async () => ({ headers: { ...headers, Authorization: `Bearer ${read()}` }, ...tls }),
+            invalidate: () => {
+                cached = undefined;
+                return true;
+            },
+        };
+    }
+    if (user.username || user.password) {
+        const basic = Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64');
+        secrets.register(basic);
+        const value = { headers: { ...headers, Authorization: `Basic ${basic}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.exec) {
+        // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
+        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
+        const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
+        return {
+            auth: async () => {
+                const credential = await plugin.credential();
+                if (credential.token)
+                    return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
+                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
+            },
+            invalidate: () => {
+                plugin.invalidate();
+                return true;
+            },
+        };
+    }
+    const value = { headers, ...tls };
+    return { auth: async () => value, invalidate: () => false };
+}
+/** The connection of a kube context (default: the current context). */
+function connectionFor(config, contextName, options) {
+    const resolved = resolveContext(config, contextName);
+    const { cluster, user } = resolved;
+    const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
+    let server;
+    try {
+        server = new URL(cluster.server);
+    }
+    catch {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
+    }
+    if (server.protocol !== 'https:' && server.protocol !== 'http:') {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
+    }
+    const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
+    if (ca && cluster.insecureSkipTlsVerify) {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
+    }
+    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
+    if (cluster.proxyUrl) {
+        try {
+            proxyUrl = new URL(cluster.proxyUrl);
+        }
+        catch {
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
+        }
+    }
+    if (proxyUrl) {
+        if (!isSupportedProxy(proxyUrl)) {
+            const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
+        }
+        options.secrets.register(decodeURIComponent(proxyUrl.password));
+    }
+    const { auth, invalidate } = authFor(user, subject, options, cluster);
+    return {
+        name: options.name ?? resolved.contextName,
+        contextName: resolved.contextName,
+        server,
+        namespace: resolved.namespace,
+        ca,
+        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
+        servername: cluster.tlsServerName,
+        proxyUrl,
+        auth,
+        invalidate,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kube/client.ts
+
+
+/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
+function parseWarnings(header) {
+    const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
+    const out = [];
+    for (const value of values) {
+        for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
+            out.push(match[1].replace(/\\(.)/g, '$1'));
+    }
+    return out;
+}
+class KubeClient {
+    connection;
+    transport;
+    transportKey;
+    timeoutMs;
+    userAgent;
+    onWarning;
+    constructor(connection, options = {}) {
+        this.connection = connection;
+        this.timeoutMs = options.timeoutMs ?? 30_000;
+        this.userAgent = options.userAgent ?? 'timoni-fleet';
+        this.onWarning = options.onWarning;
+    }
+    /** The cluster's name in messages. */
+    get name() {
+        return this.connection.name;
+    }
+    /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
+    async request(req) {
+        const response = await this.send(req, true);
+        if (response.body === '')
+            return undefined;
+        try {
+            return JSON.parse(response.body);
+        }
+        catch {
+            throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
+        }
+    }
+    /** GET that answers null for 404. */
+    async getOrNull(path, object) {
+        try {
+            return await this.request({ method: 'GET', path, object });
+        }
+        catch (error) {
+            if (error instanceof KubeApiError && error.status === 404)
+                return null;
+            throw error;
+        }
+    }
+    /** The server's `/version`. */
+    version() {
+        return this.request({ method: 'GET', path: '/version' });
+    }
+    /** Closes the idle keep-alive connections. */
+    close() {
+        this.transport?.destroy();
+        this.transport = undefined;
+        this.transportKey = undefined;
+    }
+    transportFor(auth) {
+        // Exec plugins may hand out a new client certificate: one set of agents per certificate.
+        const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
+        if (this.transport && this.transportKey === key)
+            return this.transport;
+        this.transport?.destroy();
+        const { connection } = this;
+        this.transport = new ProxyTransport({
+            keepAlive: true,
+            maxSockets: 16,
+            ca: connection.ca,
+            cert: auth.cert,
+            key: auth.key,
+            rejectUnauthorized: connection.rejectUnauthorized,
+            servername: connection.servername,
+        });
+        this.transportKey = key;
+        return this.transport;
+    }
+    async send(req, mayRetry) {
+        const { connection } = this;
+        const auth = await connection.auth();
+        const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
+        for (const [key, value] of Object.entries(req.query ?? {}))
+            if (value !== undefined)
+                url.searchParams.set(key, String(value));
+        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+        const headers = {
+            ...auth.headers,
+            Accept: req.accept ?? 'application/json',
+            'User-Agent': this.userAgent,
+        };
+        if (body !== undefined) {
+            headers['Content-Type'] = req.contentType ?? 'application/json';
+            headers['Content-Length'] = String(Buffer.byteLength(body));
+        }
+        const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+        let response;
+        // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
+        // once; such requests are sent again on a fresh connection, a few times at most.
+        for (let attempt = 0; !response; attempt++) {
+            try {
+                response = await this.exchange(url, req, headers, body, auth, timeoutMs);
+            }
+            catch (error) {
+                if (!(error instanceof StaleSocketError) || attempt >= 3)
+                    throw this.connectionError(error instanceof StaleSocketError ? error.cause : error);
+            }
+        }
+        if (response.status === 401 && mayRetry && connection.invalidate())
+            return this.send(req, false);
+        for (const text of response.warnings)
+            this.onWarning?.({ cluster: this.name, text, object: req.object });
+        if (response.status < 200 || response.status >= 300) {
+            const status = parseStatus(response.body);
+            throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+        }
+        return response;
+    }
+    exchange(url, req, headers, body, auth, timeoutMs) {
+        const { connection } = this;
+        return new Promise((resolvePromise, reject) => {
+            const transport = this.transportFor(auth);
+            const request = transport.request(url, connection.proxyUrl, { method: req.method, headers, servername: connection.servername }, (res) => {
+                const chunks = [];
+                res.on('data', (chunk) => chunks.push(chunk));
+                res.on('end', () => resolvePromise({
+                    status: res.statusCode ?? 0,
+                    body: Buffer.concat(chunks).toString('utf8'),
+                    contentType: String(res.headers['content-type'] ?? ''),
+                    warnings: parseWarnings(res.headers.warning),
+                }));
+                res.on('error', (error) => reject(error));
+            });
+            request.setTimeout(timeoutMs, () => {
+                const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
+                error.code = 'ETIMEDOUT';
+                request.destroy(error);
+            });
+            request.on('error', (error) => {
+                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
+                reject(stale ? new StaleSocketError(error) : error);
+            });
+            request.end(body);
+        });
+    }
+    connectionError(error) {
+        if (error instanceof KubeConnectionError)
+            return error;
+        const { code, detail } = describeConnectionError(error);
+        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
+    }
+}
+/** A request failed on a kept-alive socket the server had closed. */
+class StaleSocketError extends Error {
+    cause;
+    constructor(cause) {
+        super(cause.message);
+        this.cause = cause;
+    }
+}
+function describe(req) {
+    const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
+    const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
+    return `${verb}${dryRun} ${req.path}`;
+}
+
+;// CONCATENATED MODULE: ./src/kube/cluster.ts
+// One cluster of the fleet as the engine sees it: a client, its discovery, and the
+// object-level requests (get, list, delete) built on the REST mapping.
+
+
+
+
+
+class KubeCluster {
+    client;
+    discovery;
+    constructor(client) {
+        this.client = client;
+        this.discovery = new Discovery(client);
+    }
+    get name() {
+        return this.client.name;
+    }
+    /** Where an object lives; a namespaced kind needs a namespace, a cluster-scoped kind drops it. */
+    async locate(ref) {
+        const mapping = await this.discovery.mapping(ref.apiVersion, ref.kind);
+        const namespace = mapping.namespaced ? ref.namespace : '';
+        if (mapping.namespaced && !namespace) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
+        }
+        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
+        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
+        // one object would become a LIST of a namespace, or of the whole cluster.
+        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
+        }
+        return { mapping, namespace, path };
+    }
+    /**
+     * The object's identity with the namespace cleared for cluster-scoped kinds (what the
+     * inventory records); a kind not served yet keeps the namespace it was built with.
+     */
+    async scopedRef(object) {
+        const ref = refOf(object);
+        const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
+        return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
+    }
+    /** The live object, or null when it does not exist. */
+    async get(ref) {
+        const { path } = await this.locate(ref);
+        const object = await this.client.getOrNull(path, ref);
+        // One object was asked for; a list (of Secrets, say) is never handed on.
+        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
+        }
+        return object;
+    }
+    /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
+    async list(apiVersion, kind, namespace, labelSelector) {
+        const mapping = await this.discovery.mapping(apiVersion, kind);
+        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+        const answer = await this.client.request({
+            method: 'GET',
+            path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
+            query: { labelSelector: selector },
+        });
+        // List items carry no apiVersion/kind: put them back.
+        return (answer.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
+    }
+    /** Deletes an object (background propagation); false when it was already gone. */
+    async delete(ref, propagationPolicy = 'Background') {
+        const { path } = await this.locate(ref);
+        try {
+            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
+            return true;
+        }
+        catch (error) {
+            if (error instanceof KubeApiError && error.status === 404)
+                return false;
+            throw error;
+        }
+    }
+    close() {
+        this.client.close();
+    }
+}
+/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
+function collectionPath(mapping, namespace) {
+    const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
+    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
+}
+/** A cluster reached through a kube context (default: the current context). */
+function openCluster(config, contextName, options) {
+    return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
+}
+
+
+;// CONCATENATED MODULE: ./src/kube/private-files.ts
+// Files written for credentials (e.g. a kubeconfig handed to another program) live in one
+// private folder (mode 0700), each file mode 0600, all removed when the process exits.
+
+
+
+let folder;
+function privateFolder() {
+    if (!folder) {
+        folder = mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
+        const created = folder;
+        process.once('exit', () => rmSync(created, { recursive: true, force: true }));
+    }
+    return folder;
+}
+/** Writes a file readable by this user only; answers its path. */
+function writePrivateFile(name, content) {
+    if (name.includes('/') || name.includes('\\') || name === '..' || name === '.')
+        throw new Error(`invalid private file name ${JSON.stringify(name)}`);
+    const path = join(privateFolder(), name);
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+}
+/** Removes the private folder now (it is also removed at exit). */
+function removePrivateFiles() {
+    if (folder)
+        rmSync(folder, { recursive: true, force: true });
+    folder = undefined;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
 
 
 
@@ -6272,14 +8180,14 @@ async function applyOne(cluster, desired, ref, force) {
             throw error;
     }
     const result = await applyObject(cluster, desired, { force });
-    let diff = '';
+    let diff = { diff: '' };
     if (result.action === 'created' || (result.action === 'recreated' && !before))
-        diff = wholeObjectDiff(desired);
+        diff = { diff: wholeObjectDiff(desired) };
     else if (result.action === 'recreated' && before)
         diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
     else if (result.action === 'configured' && before)
         diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
-    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, diff }, result };
+    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, ...diff }, result };
 }
 /**
  * Applies the instance; throws an InstanceStepError naming the step (and object) that
@@ -6440,89 +8348,6 @@ function waitObject(error) {
     return first ? formatRef(first.object) : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/kube/bounded.ts
-// Running async work on many items with a bounded number in flight, results in item order.
-/** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
-async function settleBounded(items, limit, work) {
-    const results = new Array(items.length);
-    let next = 0;
-    const worker = async () => {
-        while (next < items.length) {
-            const index = next++;
-            try {
-                results[index] = { status: 'fulfilled', value: await work(items[index], index) };
-            }
-            catch (reason) {
-                results[index] = { status: 'rejected', reason };
-            }
-        }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-    return results;
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-diff.ts
-
-
-
-
-
-
-
-
-
-/** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
-async function diffInstance(cluster, instance, options = {}) {
-    const id = instanceId(instance);
-    const changes = [];
-    const fail = (step, error, object) => {
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    try {
-        if (!options.overwriteOwnership) {
-            await assertOwnership(cluster, instance.bundle, [instance]);
-        }
-    }
-    catch (error) {
-        fail('ownership', error);
-    }
-    let exists = true;
-    try {
-        exists = await namespaceExists(cluster, instance.namespace);
-    }
-    catch (error) {
-        fail('diff', error, `Namespace/${instance.namespace}`);
-    }
-    if (!exists) {
-        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
-        changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
-    }
-    // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
-    const sets = labelledSets(instance);
-    const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
-    const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
-    outcomes.forEach((outcome, index) => {
-        if (outcome.status === 'rejected')
-            fail('diff', outcome.reason, formatRef(ordered[index]));
-        else
-            changes.push(outcome.value);
-    });
-    // Without its namespace the instance has no stored record: nothing to prune.
-    if (exists && (options.prune ?? true)) {
-        try {
-            const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-            const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
-            const stale = staleObjects(stored, inventoryEntries(refs));
-            changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
-        }
-        catch (error) {
-            const object = error.object;
-            fail('diff', error, typeof object === 'string' ? object : undefined);
-        }
-    }
-    return { changes, namespaceExists: exists };
-}
-
 ;// CONCATENATED MODULE: ./src/kube/instance-status.ts
 
 
@@ -6557,72 +8382,6 @@ async function bundleStatus(cluster, bundle) {
     return statuses;
 }
 
-;// CONCATENATED MODULE: ./src/kube/instance-delete.ts
-
-
-
-
-
-/** Deletes one stored instance: its objects, then its Secret. */
-async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
-    const { name, namespace } = stored.instance;
-    const id = instanceId(stored.instance);
-    const wait = options.wait ?? true;
-    let changes = [];
-    const fail = (step, error, object) => {
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    options.log?.(`deleting instance ${name} in namespace ${namespace}`);
-    try {
-        if (wait)
-            await markDeleting(cluster, name, namespace);
-    }
-    catch (error) {
-        fail('delete', error, `Secret/${namespace}/timoni.${name}`);
-    }
-    try {
-        changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
-    }
-    catch (error) {
-        const partial = error;
-        if (partial.changes)
-            changes = partial.changes;
-        fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
-    }
-    if (wait) {
-        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
-        try {
-            if (gone.length > 0)
-                options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-            if (gone.length > 0)
-                options.log?.('all resources have been deleted');
-        }
-        catch (error) {
-            fail('wait', error);
-        }
-    }
-    try {
-        await deleteInstance(cluster, name, namespace);
-    }
-    catch (error) {
-        fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
-    }
-    return { name, namespace, changes };
-}
-/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
-async function deleteBundleInstances(cluster, bundle, options = {}) {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-    const stored = await listInstances(cluster, '', bundle);
-    // As Timoni's bundle delete: said, and not an error.
-    if (stored.length === 0)
-        options.log?.('no instances found in bundle');
-    const deleted = [];
-    for (const instance of stored.reverse())
-        deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
-    return deleted;
-}
-
 ;// CONCATENATED MODULE: ./src/kube/index.ts
 // The Kubernetes engine's public face: what the fleet layer and the CLI use.
 
@@ -6654,9 +8413,15 @@ async function deleteBundleInstances(cluster, bundle, options = {}) {
 
 
 
+;// CONCATENATED MODULE: ./src/fleet/session.ts
+// One cluster's part of a run: its connection (the client opened from its kube context, its
+// Kubernetes version, a reader for runtime value queries), and what it should run (the
+// bundle evaluated for that cluster, every instance built from its module with the
+// cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
+// A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
+// exception, so that the other clusters are still diffed.
 
 
-;// CONCATENATED MODULE: ./src/fleet/cluster-session.ts
 
 /** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
 function moduleKubeVersion(gitVersion) {
@@ -6678,223 +8443,314 @@ async function openSession(kubeconfig, cluster, options) {
         throw error;
     }
 }
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
-const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    pruneRemovedInstances: true,
-    concurrency: 4,
-};
-
-;// CONCATENATED MODULE: ./src/github/duration.ts
-// Go-style durations as Timoni's --timeout takes them: `5m`, `90s`, `1h30m`, `1m30.5s`, `500ms`.
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-function parseDuration(text) {
-    const trimmed = text.trim();
-    if (trimmed === '')
-        return undefined;
-    if (/^\d+$/.test(trimmed))
-        return Number(trimmed) * 1000;
-    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-    let total = 0;
-    let consumed = 0;
-    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
-        total += Number(match[1]) * UNITS[match[2]];
-        consumed = part.lastIndex;
-    }
-    return consumed === trimmed.length && consumed > 0 ? total : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/module/module-files.ts
-// Reads a module folder into memory for the CUE engine: every file under it except
-// version-control folders, text as strings and the rest as bytes (CUE may embed them).
-
-
-
-
-const SKIPPED_FOLDERS = new Set(['.git', '.hg', '.svn', 'node_modules']);
-/** A module is source code; anything larger is most likely a mistake. */
-const MODULE_FILE_LIMIT_BYTES = 32 * 1024 * 1024;
-class ModuleFilesError extends Error {
-}
-function isText(data) {
-    return !data.subarray(0, 8000).includes(0);
-}
-/**
- * Every file of the module folder (what CUE may load or `@embed`), each checked to resolve,
- * after symlinks, inside the boundary (by default the module folder itself).
- */
-function readModuleFiles(root, boundary = new FileBoundary([root])) {
-    const files = {};
-    let total = 0;
+/** Opens a cluster for a plan or a rollout; the first request of the run is timed. */
+async function connectCluster(run, cluster, line, startedAt) {
+    if (run.timings)
+        run.timings.firstClusterRequestMs ??= performance.now();
     try {
-        walkInside(root, boundary, (path, real) => {
-            total += (0,external_node_fs_namespaceObject.statSync)(real).size;
-            if (total > MODULE_FILE_LIMIT_BYTES) {
-                throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
-            }
-            const data = (0,external_node_fs_namespaceObject.readFileSync)(real);
-            const key = (0,external_node_path_namespaceObject.relative)(root, path).split('\\').join('/');
-            files[key] = isText(data) ? data.toString('utf8') : new Uint8Array(data);
-        }, (name) => SKIPPED_FOLDERS.has(name));
+        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
     }
     catch (error) {
-        if (error instanceof ModuleFilesError)
-            throw error;
-        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
     }
-    return files;
 }
-/** The module name declared in cue.mod/module.cue (`module: "example.com/app"`). */
-function moduleNameOf(engine, files) {
-    const text = files['cue.mod/module.cue'];
-    if (typeof text !== 'string')
-        return undefined;
-    const value = engine.compile(text, { filename: 'cue.mod/module.cue' });
-    const name = value.lookup('module');
+async function buildForCluster(engine, evaluation, resolver, session, registerSecret, builds) {
+    let evaluated;
     try {
-        return name.exists() && name.kind() === 'string' ? name.toJSON() : undefined;
+        evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
+    }
+    catch (error) {
+        throw new ClusterStepError('evaluate', error);
+    }
+    // Runtime values from the environment or cluster Secrets are masked before anything prints.
+    for (const value of evaluated.secretValues)
+        registerSecret(value);
+    const instances = [];
+    for (const instance of evaluated.bundle.instances) {
+        try {
+            const module = await resolver.resolve(instance.module);
+            const built = builds.build(module, {
+                name: instance.name,
+                namespace: instance.namespace,
+                values: instance.valuesCue,
+                kubeVersion: session.kubeVersion,
+            });
+            instances.push({ name: instance.name, namespace: instance.namespace, module, built });
+        }
+        catch (error) {
+            throw new ClusterStepError('build', error, instance.name);
+        }
+    }
+    return { evaluated, instances };
+}
+/** The shape the Kubernetes engine applies or diffs: one built instance of the bundle. */
+function instanceInput(bundle, instance) {
+    return {
+        bundle,
+        name: instance.name,
+        namespace: instance.namespace,
+        module: {
+            url: instance.module.url,
+            version: instance.module.version,
+            digest: instance.module.digest,
+            name: instance.module.name,
+            ...(instance.module.repository ? { repository: instance.module.repository } : {}),
+            ...(instance.module.annotations ? { annotations: instance.module.annotations } : {}),
+        },
+        sets: instance.built.sets,
+        valuesSource: instance.built.values,
+        images: instance.built.images,
+    };
+}
+function moduleInfo(instance) {
+    return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/plan.ts
+// The plan: what would change on every selected cluster, computed with server-side apply
+// dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
+// (down, bad credentials, a CUE error in its values) is reported as failed while the others
+// are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
+// server refuses (an immutable field, an invalid value) is a `failed` change: the other
+// objects and instances are still diffed and shown, and the cluster is failed. Instances
+// that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+
+
+
+
+
+
+
+
+
+
+async function planCluster(run, cluster, log, bundleName, builds) {
+    const startedAt = Date.now();
+    const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
+    if ('failed' in connected)
+        return connected.failed;
+    const { session } = connected;
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        const instances = [];
+        for (const instance of build.instances) {
+            let changes;
+            try {
+                ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
+            }
+            catch (error) {
+                if (error instanceof InstanceStepError)
+                    throw new ClusterStepError(error.step, error, instance.name, error.object);
+                throw new ClusterStepError('diff', error, instance.name);
+            }
+            for (const change of changes)
+                log.line(changeLine(bundle, cluster.name, instance.name, change) + (change.error ? `: ${change.error}` : ''));
+            instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
+        }
+        if (run.options.prune && run.options.pruneRemovedInstances) {
+            instances.push(...(await removedInstancesPlan(session.kube, bundle, build.instances, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+        }
+        const failure = failedObjects(cluster.name, instances);
+        if (failure) {
+            log.line(`✗ ${failure.message}`);
+            run.onClusterError?.(cluster.name, new Error(failure.message));
+            return clusterEntry(cluster, 'failed', instances, failure, startedAt);
+        }
+        const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
+        return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
+    }
+    catch (error) {
+        log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
     }
     finally {
-        name.free();
-        value.free();
+        session.kube.close();
     }
 }
-
-;// CONCATENATED MODULE: ./src/module/module-source.ts
-// A module ready to build: its files in memory (read once, shared by every cluster and
-// instance that uses it), where it came from, and its version and digest.
-const DEVEL_VERSION = '0.0.0-devel';
-const LOCAL_DIGEST = 'unknown';
-
-;// CONCATENATED MODULE: ./src/module/local-module.ts
-// `file://` modules: a folder on disk, relative URLs resolved against the working
-// directory (the bundle layer has already made them relative to the declaring file).
-// Like Timoni, the folder must hold cue.mod/module.cue, timoni.cue and values.cue; the
-// version is 0.0.0-devel and the digest is unknown.
-
-
-
-
-
-const LOCAL_PREFIX = 'file://';
-const REQUIRED_FILES = ['cue.mod/module.cue', 'timoni.cue', 'values.cue'];
-class LocalModuleError extends Error {
-    constructor(url, reason) {
-        super(`module ${url}: ${reason}`);
-        this.name = 'LocalModuleError';
-    }
+/** The cluster's error when objects failed their dry-run: each object with the server's answer. */
+function failedObjects(cluster, instances) {
+    const failed = instances.flatMap((instance) => instance.changes.filter((change) => change.action === 'failed').map((change) => ({ instance: instance.name, change })));
+    const first = failed[0];
+    if (!first)
+        return null;
+    const prefix = `cluster ${cluster}: `;
+    const reasons = failed.map(({ instance, change }) => `instance ${instance}: ${(change.error ?? 'failed').replace(prefix, '')}`);
+    const count = failed.length === 1 ? 'one object' : `${failed.length} objects`;
+    const message = `${prefix}the API server refused ${count} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
+    const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
+    return { step: 'diff', message, instance: first.instance, object: ref };
 }
-/**
- * Reads a local module. Its folder must resolve inside the boundary (by default the working
- * directory): a bundle may not point `file://` at `/etc` or `../../..`.
- */
-function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
-    const path = url.slice(LOCAL_PREFIX.length);
-    const root = (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(cwd, path);
-    if (!(0,external_node_fs_namespaceObject.existsSync)(root))
-        throw new LocalModuleError(url, `no module folder at ${root}`);
-    const realRoot = (0,external_node_fs_namespaceObject.realpathSync)(root);
-    if (!boundary.contains(realRoot)) {
-        const where = realRoot === (0,external_node_path_namespaceObject.resolve)(root) ? root : `${root} (which points to ${realRoot})`;
-        throw new LocalModuleError(url, `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`);
-    }
-    if (!(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
-        throw new LocalModuleError(url, `no module folder at ${root}`);
-    for (const required of REQUIRED_FILES) {
-        if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
-            throw new LocalModuleError(url, `required file not found: ${(0,external_node_path_namespaceObject.join)(root, required)}`);
-    }
-    let files;
+async function planFleet(run) {
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+    const bundleName = { value: '' };
+    const builds = new InstanceBuilds(run.engine);
+    run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+    const results = await mapBounded(clusters, run.options.concurrency, async (cluster) => {
+        const log = new BufferedLog();
+        const startedAt = Date.now();
+        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
+        log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
+        return entry;
+    });
+    return { bundle: bundleName.value, mode: 'diff', clusters: results };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/rollout.ts
+// The rollout: apply the bundle cluster by cluster in runtime order (staging before
+// production), stop at the first failure, and list the clusters not reached. Nothing is
+// rolled back; a failed cluster says which step failed and what was already applied.
+// `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
+// not each instance. With prune, instances the bundle no longer lists are deleted last.
+
+
+
+
+
+
+
+
+
+async function rollOutCluster(run, cluster, bundleName, builds) {
+    const startedAt = Date.now();
+    // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
+    const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
+    if ('failed' in connected)
+        return connected.failed;
+    const { session } = connected;
+    const instances = [];
     try {
-        files = readModuleFiles(root, boundary);
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        // As Timoni, every instance's ownership is checked before any instance is applied.
+        if (!run.options.overwriteOwnership) {
+            try {
+                await assertOwnership(session.kube, bundle, build.instances);
+            }
+            catch (error) {
+                throw new ClusterStepError('ownership', error);
+            }
+        }
+        for (const instance of build.instances) {
+            run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
+            try {
+                const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
+                    force: run.options.force,
+                    overwriteOwnership: run.options.overwriteOwnership,
+                    wait: run.options.wait,
+                    timeoutMs: run.options.timeoutMs,
+                    deadline,
+                    prune: run.options.prune,
+                    log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
+                });
+                instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
+            }
+            catch (error) {
+                if (error instanceof InstanceStepError) {
+                    instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
+                    throw new ClusterStepError(error.step, error, instance.name, error.object);
+                }
+                throw new ClusterStepError('apply', error, instance.name);
+            }
+        }
+        // Instances the bundle no longer lists go last, once every listed instance is applied
+        // (an object moved to a listed instance has its new owner's labels by then, and stays).
+        if (run.options.prune && run.options.pruneRemovedInstances) {
+            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (line) => run.log.line(`${logPrefix(bundle, cluster.name)} > ${line}`) }, instances);
+        }
+        return clusterEntry(cluster, 'applied', instances, null, startedAt);
     }
     catch (error) {
-        throw new LocalModuleError(url, error instanceof Error ? error.message.replace(`module at ${root}: `, '') : String(error));
+        run.log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
     }
-    const name = moduleNameOf(engine, files);
-    if (!name)
-        throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
-    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.' };
+    finally {
+        session.kube.close();
+    }
+}
+/** Each applied object's readiness result, matched by kind, namespace and name. */
+function withReadiness(changes, readiness) {
+    const key = (kind, namespace, name) => `${kind}/${namespace ?? ''}/${name}`;
+    const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
+    return changes.map((change) => {
+        const found = byObject.get(key(change.kind, change.namespace, change.name));
+        return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
+    });
+}
+async function rollOutFleet(run) {
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+    const bundleName = { value: '' };
+    const builds = new InstanceBuilds(run.engine);
+    const entries = [];
+    let failed = false;
+    for (const cluster of clusters) {
+        if (failed) {
+            entries.push(skippedEntry(cluster));
+            continue;
+        }
+        if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
+            entries.push(clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now()));
+            failed = true;
+            continue;
+        }
+        run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
+        const startedAt = Date.now();
+        const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
+        run.log.endGroup();
+        entries.push(entry);
+        failed = entry.status === 'failed';
+    }
+    const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
+    if (skipped.length > 0)
+        run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
+    return { bundle: bundleName.value, mode: 'apply', clusters: entries };
 }
 
-;// CONCATENATED MODULE: ./src/module/oci/challenge.ts
-// Parses `WWW-Authenticate` challenges (RFC 7235) as registries send them:
-//   Bearer realm="https://auth.example/token",service="registry",scope="repository:a/b:pull"
-//   Basic realm="Registry Realm"
-// Several challenges may share one header (Node.js joins repeated headers with ", ").
-const TOKEN = /[!#$%&'*+.^_`|~0-9A-Za-z-]+/y;
-function parseChallenges(header) {
-    const challenges = [];
-    let i = 0;
-    const skip = (chars) => {
-        while (i < header.length && chars.test(header[i] ?? ''))
-            i += 1;
-    };
-    const token = () => {
-        TOKEN.lastIndex = i;
-        const match = TOKEN.exec(header);
-        if (!match)
-            return undefined;
-        i = TOKEN.lastIndex;
-        return match[0];
-    };
-    let current;
-    while (i < header.length) {
-        skip(/[\s,]/);
-        if (i >= header.length)
-            break;
-        const word = token();
-        if (word === undefined) {
-            // an unexpected character: skip the rest of this element rather than give up
-            while (i < header.length && header[i] !== ',')
-                i += 1;
-            continue;
+;// CONCATENATED MODULE: ./src/fleet/status.ts
+// Status and delete across the fleet: for each selected cluster, in runtime order, the
+// bundle's instances as Timoni stores them (status), or their removal, newest instance
+// first (delete). The bundle's name comes from evaluating it for that cluster.
+
+
+
+
+
+async function eachCluster(run, work, stopAtFailure) {
+    const results = [];
+    for (const cluster of selectClusters(run.evaluation.runtime, run.selector)) {
+        let session;
+        let bundle = '';
+        try {
+            session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
+            const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject: session.readObject }, cluster);
+            bundle = evaluated.bundle.name;
+            results.push({ cluster, bundle, result: await work(session, bundle) });
         }
-        skip(/[ \t]/);
-        if (header[i] === '=' && current) {
-            i += 1;
-            skip(/[ \t]/);
-            let value;
-            if (header[i] === '"') {
-                i += 1;
-                value = '';
-                while (i < header.length && header[i] !== '"') {
-                    if (header[i] === '\\' && i + 1 < header.length)
-                        i += 1;
-                    value += header[i];
-                    i += 1;
-                }
-                i += 1;
-            }
-            else {
-                // lenient: an unquoted value runs to the next comma or space
-                const start = i;
-                while (i < header.length && !/[\s,]/.test(header[i] ?? ''))
-                    i += 1;
-                value = header.slice(start, i);
-            }
-            current.params[word.toLowerCase()] = value;
-            continue;
+        catch (error) {
+            run.onClusterError?.(cluster.name, error);
+            results.push({ cluster, bundle, error: error instanceof Error ? error.message : String(error) });
+            if (stopAtFailure)
+                break;
         }
-        if (header[i] === '=' && !current) {
-            // token68 or a parameter before any scheme: malformed, skip to the next comma
-            while (i < header.length && header[i] !== ',')
-                i += 1;
-            continue;
+        finally {
+            session?.kube.close();
         }
-        current = { scheme: word.toLowerCase(), params: {} };
-        challenges.push(current);
     }
-    return challenges;
+    return results;
 }
-/** The challenge to answer: Bearer when offered, else Basic, else the first. */
-function preferredChallenge(challenges) {
-    return challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'basic') ?? challenges[0];
+function fleetStatus(run) {
+    return eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
+}
+function fleetDelete(run) {
+    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`) }), true);
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/errors.ts
@@ -6914,77 +8770,6 @@ class OciError extends Error {
         this.url = url;
         this.status = status;
     }
-}
-
-;// CONCATENATED MODULE: ./src/module/oci/credential-helper.ts
-// Runs a docker credential helper (`docker-credential-<name> get`) as the docker CLI does:
-// the server URL on stdin, `{"ServerURL","Username","Secret"}` on stdout. A missing binary,
-// a timeout and a failure each give a clear error; "credentials not found" gives undefined.
-
-const MAX_OUTPUT = 1024 * 1024;
-async function runCredentialHelper(name, serverUrl, origin, options = {}) {
-    const binary = `docker-credential-${name}`;
-    if (!/^[A-Za-z0-9._-]+$/.test(name))
-        throw new Error(`credential helper name ${JSON.stringify(name)} (${origin}) is not a plain name`);
-    const timeoutMs = options.timeoutMs ?? 10_000;
-    return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(binary, ['get'], { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
-        const stdout = [];
-        const stderr = [];
-        let size = 0;
-        let settled = false;
-        const finish = (action) => {
-            if (settled)
-                return;
-            settled = true;
-            clearTimeout(timer);
-            action();
-        };
-        const timer = setTimeout(() => {
-            child.kill('SIGKILL');
-            finish(() => reject(new Error(`credential helper ${binary} (${origin}) did not answer within ${timeoutMs} ms`)));
-        }, timeoutMs);
-        const collect = (into) => (chunk) => {
-            size += chunk.length;
-            if (size > MAX_OUTPUT) {
-                child.kill('SIGKILL');
-                finish(() => reject(new Error(`credential helper ${binary} (${origin}) wrote more than ${MAX_OUTPUT} bytes`)));
-                return;
-            }
-            into.push(chunk);
-        };
-        child.stdout.on('data', collect(stdout));
-        child.stderr.on('data', collect(stderr));
-        child.stdin.on('error', () => undefined); // a helper that exits without reading stdin
-        child.on('error', (error) => {
-            finish(() => reject(error.code === 'ENOENT'
-                ? new Error(`credential helper ${binary} (${origin}) is not installed: no ${binary} in PATH`)
-                : new Error(`credential helper ${binary} (${origin}) could not be started: ${error.message}`)));
-        });
-        child.on('close', (code, signal) => {
-            const out = Buffer.concat(stdout).toString('utf8').trim();
-            if (code !== 0) {
-                if (/credentials not found/i.test(out)) {
-                    finish(() => resolve(undefined));
-                    return;
-                }
-                // The helper's own words are shown (first line only); the caller redacts known secrets.
-                const said = (Buffer.concat(stderr).toString('utf8').trim() || out).split('\n')[0]?.slice(0, 200) ?? '';
-                finish(() => reject(new Error(`credential helper ${binary} (${origin}) failed (${signal ?? `exit ${code}`})${said ? `: ${said}` : ''}`)));
-                return;
-            }
-            try {
-                const parsed = JSON.parse(out);
-                if (typeof parsed.Secret !== 'string')
-                    throw new Error('no Secret');
-                finish(() => resolve({ username: typeof parsed.Username === 'string' ? parsed.Username : '', secret: parsed.Secret }));
-            }
-            catch {
-                finish(() => reject(new Error(`credential helper ${binary} (${origin}) printed something that is not {"Username","Secret"} JSON`)));
-            }
-        });
-        child.stdin.end(serverUrl);
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/reference.ts
@@ -7112,17 +8897,88 @@ function reference_moduleReference(url, version, digest, options = {}) {
     return { ...base, tag: version };
 }
 
-;// CONCATENATED MODULE: ./src/module/oci/docker-config.ts
-// Finds a registry's credentials in docker's `config.json` ($DOCKER_CONFIG/config.json or
-// ~/.docker/config.json) as the docker CLI and go-containerregistry's default keychain
-// do: `credHelpers[<registry>]`, else `credsStore`, else `auths[<registry>]` (`auth` as
-// base64 user:password, or `username`/`password`, `identitytoken`, `registrytoken`).
-// Keys match with or without scheme and path; Docker Hub is `https://index.docker.io/v1/`.
+;// CONCATENATED MODULE: ./src/module/oci/credentials.ts
+// What the client may present to a registry, and where it came from: explicit credentials
+// (`--creds`, the action's `registry-creds`), docker's `config.json` with its credential
+// helpers, `GITHUB_TOKEN` for ghcr.io, or none. The `source` is a description safe to print
+// ("--creds", "docker config /home/u/.docker/config.json (auths["ghcr.io"])",
+// "GITHUB_TOKEN"); the values never are: every one is registered as a secret.
 
 
 
 
 
+
+/** Where explicit credentials come from, as messages name them. */
+const EXPLICIT_SOURCES = ['--creds', 'registry-creds'];
+/** True for credentials the user gave explicitly (bound to hosts), not docker config or GITHUB_TOKEN. */
+function isExplicitCredential(credential) {
+    return EXPLICIT_SOURCES.some((source) => credential.source.startsWith(source));
+}
+/** The explicit credential for a host (`registry-creds` entry, or `--creds`), if any. */
+function explicitCredentialFor(host, options) {
+    if (options.hostCredentials) {
+        const entry = options.hostCredentials[host.toLowerCase()];
+        return entry ? parseExplicitCredentials(entry, `registry-creds (${host})`) : undefined;
+    }
+    return options.credentials ? parseExplicitCredentials(options.credentials) : undefined;
+}
+/** Reads `--creds` as Timoni does: the first `:` splits user and password; no `:` is a token. */
+function parseExplicitCredentials(value, source = '--creds') {
+    const colon = value.indexOf(':');
+    if (colon === -1)
+        return { kind: 'bearer', token: value, source };
+    return { kind: 'basic', username: value.slice(0, colon), password: value.slice(colon + 1), source };
+}
+/** Registers the values of a credential with the redactor (and so with the caller's mask). */
+function registerSecrets(credential, secrets) {
+    switch (credential.kind) {
+        case 'basic':
+            secrets.add(credential.password);
+            secrets.add(Buffer.from(`${credential.username}:${credential.password}`).toString('base64'));
+            break;
+        case 'bearer':
+            secrets.add(credential.token);
+            break;
+        case 'identity':
+            secrets.add(credential.refreshToken);
+            break;
+        case 'anonymous':
+            break;
+    }
+}
+/** A short description of a credential for messages: its source and kind, never its value. */
+function describeCredential(credential) {
+    if (credential.kind === 'anonymous')
+        return `no credentials (${credential.source})`;
+    const what = credential.kind === 'basic' ? `user "${credential.username}"` : credential.kind === 'bearer' ? 'a bearer token' : 'an identity token';
+    return `${what} from ${credential.source}`;
+}
+/**
+ * The credential for `registry`, in order: explicit `--creds`; docker `config.json`
+ * (credHelpers, credsStore, auths); `GITHUB_TOKEN` for ghcr.io; otherwise anonymous.
+ */
+async function resolveCredential(registry, url, options, secrets) {
+    let credential = explicitCredentialFor(registry, options);
+    const checked = [options.hostCredentials ? `registry-creds (no entry for ${registry})` : '--creds'];
+    if (!credential) {
+        const found = await lookupDockerConfig(registry, options, secrets).catch((error) => {
+            const message = error instanceof Error ? error.message : String(error);
+            throw new OciError('credentials', url, secrets.redact(message));
+        });
+        checked.push(found.checked);
+        credential = found.credential;
+    }
+    const env = options.env ?? process.env;
+    if (!credential && registry === 'ghcr.io' && env.GITHUB_TOKEN) {
+        credential = { kind: 'basic', username: env.GITHUB_ACTOR || 'x-access-token', password: env.GITHUB_TOKEN, source: 'GITHUB_TOKEN' };
+    }
+    if (registry === 'ghcr.io')
+        checked.push('GITHUB_TOKEN');
+    credential ??= { kind: 'anonymous', source: `none configured for ${registry}; checked ${checked.join(', ')}` };
+    registerSecrets(credential, secrets);
+    return credential;
+}
 const DOCKER_HUB_KEY = 'https://index.docker.io/v1/';
 const DOCKER_HUB_HOSTS = new Set([DOCKER_HUB_NAME, 'docker.io', 'registry-1.docker.io']);
 function dockerConfigPath(options) {
@@ -7216,94 +9072,76 @@ async function lookupDockerConfig(registry, options, secrets) {
     }
     return { credential: undefined, checked };
 }
-
-;// CONCATENATED MODULE: ./src/module/oci/credentials.ts
-// What the client may present to a registry, and where it came from. The `source` is a
-// description safe to print ("--creds", "docker config /home/u/.docker/config.json
-// (auths["ghcr.io"])", "GITHUB_TOKEN"); the values never are.
-
-
-/** Where explicit credentials come from, as messages name them. */
-const EXPLICIT_SOURCES = ['--creds', 'registry-creds'];
-/** True for credentials the user gave explicitly (bound to hosts), not docker config or GITHUB_TOKEN. */
-function isExplicitCredential(credential) {
-    return EXPLICIT_SOURCES.some((source) => credential.source.startsWith(source));
-}
-/** The explicit credential for a host (`registry-creds` entry, or `--creds`), if any. */
-function explicitCredentialFor(host, options) {
-    if (options.hostCredentials) {
-        const entry = options.hostCredentials[host.toLowerCase()];
-        return entry ? parseExplicitCredentials(entry, `registry-creds (${host})`) : undefined;
-    }
-    return options.credentials ? parseExplicitCredentials(options.credentials) : undefined;
-}
-/** Reads `--creds` as Timoni does: the first `:` splits user and password; no `:` is a token. */
-function parseExplicitCredentials(value, source = '--creds') {
-    const colon = value.indexOf(':');
-    if (colon === -1)
-        return { kind: 'bearer', token: value, source };
-    return { kind: 'basic', username: value.slice(0, colon), password: value.slice(colon + 1), source };
-}
-/** Registers the values of a credential with the redactor (and so with the caller's mask). */
-function registerSecrets(credential, secrets) {
-    switch (credential.kind) {
-        case 'basic':
-            secrets.add(credential.password);
-            secrets.add(Buffer.from(`${credential.username}:${credential.password}`).toString('base64'));
-            break;
-        case 'bearer':
-            secrets.add(credential.token);
-            break;
-        case 'identity':
-            secrets.add(credential.refreshToken);
-            break;
-        case 'anonymous':
-            break;
-    }
-}
-/** A short description of a credential for messages: its source and kind, never its value. */
-function describeCredential(credential) {
-    if (credential.kind === 'anonymous')
-        return `no credentials (${credential.source})`;
-    const what = credential.kind === 'basic' ? `user "${credential.username}"` : credential.kind === 'bearer' ? 'a bearer token' : 'an identity token';
-    return `${what} from ${credential.source}`;
-}
-/**
- * The credential for `registry`, in order: explicit `--creds`; docker `config.json`
- * (credHelpers, credsStore, auths); `GITHUB_TOKEN` for ghcr.io; otherwise anonymous.
- */
-async function resolveCredential(registry, url, options, secrets) {
-    let credential = explicitCredentialFor(registry, options);
-    const checked = [options.hostCredentials ? `registry-creds (no entry for ${registry})` : '--creds'];
-    if (!credential) {
-        const found = await lookupDockerConfig(registry, options, secrets).catch((error) => {
-            const message = error instanceof Error ? error.message : String(error);
-            throw new OciError('credentials', url, secrets.redact(message));
+const MAX_OUTPUT = 1024 * 1024;
+async function runCredentialHelper(name, serverUrl, origin, options = {}) {
+    const binary = `docker-credential-${name}`;
+    if (!/^[A-Za-z0-9._-]+$/.test(name))
+        throw new Error(`credential helper name ${JSON.stringify(name)} (${origin}) is not a plain name`);
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(binary, ['get'], { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+        const stdout = [];
+        const stderr = [];
+        let size = 0;
+        let settled = false;
+        const finish = (action) => {
+            if (settled)
+                return;
+            settled = true;
+            clearTimeout(timer);
+            action();
+        };
+        const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            finish(() => reject(new Error(`credential helper ${binary} (${origin}) did not answer within ${timeoutMs} ms`)));
+        }, timeoutMs);
+        const collect = (into) => (chunk) => {
+            size += chunk.length;
+            if (size > MAX_OUTPUT) {
+                child.kill('SIGKILL');
+                finish(() => reject(new Error(`credential helper ${binary} (${origin}) wrote more than ${MAX_OUTPUT} bytes`)));
+                return;
+            }
+            into.push(chunk);
+        };
+        child.stdout.on('data', collect(stdout));
+        child.stderr.on('data', collect(stderr));
+        child.stdin.on('error', () => undefined); // a helper that exits without reading stdin
+        child.on('error', (error) => {
+            finish(() => reject(error.code === 'ENOENT'
+                ? new Error(`credential helper ${binary} (${origin}) is not installed: no ${binary} in PATH`)
+                : new Error(`credential helper ${binary} (${origin}) could not be started: ${error.message}`)));
         });
-        checked.push(found.checked);
-        credential = found.credential;
-    }
-    const env = options.env ?? process.env;
-    if (!credential && registry === 'ghcr.io' && env.GITHUB_TOKEN) {
-        credential = { kind: 'basic', username: env.GITHUB_ACTOR || 'x-access-token', password: env.GITHUB_TOKEN, source: 'GITHUB_TOKEN' };
-    }
-    if (registry === 'ghcr.io')
-        checked.push('GITHUB_TOKEN');
-    credential ??= { kind: 'anonymous', source: `none configured for ${registry}; checked ${checked.join(', ')}` };
-    registerSecrets(credential, secrets);
-    return credential;
+        child.on('close', (code, signal) => {
+            const out = Buffer.concat(stdout).toString('utf8').trim();
+            if (code !== 0) {
+                if (/credentials not found/i.test(out)) {
+                    finish(() => resolve(undefined));
+                    return;
+                }
+                // The helper's own words are shown (first line only); the caller redacts known secrets.
+                const said = (Buffer.concat(stderr).toString('utf8').trim() || out).split('\n')[0]?.slice(0, 200) ?? '';
+                finish(() => reject(new Error(`credential helper ${binary} (${origin}) failed (${signal ?? `exit ${code}`})${said ? `: ${said}` : ''}`)));
+                return;
+            }
+            try {
+                const parsed = JSON.parse(out);
+                if (typeof parsed.Secret !== 'string')
+                    throw new Error('no Secret');
+                finish(() => resolve({ username: typeof parsed.Username === 'string' ? parsed.Username : '', secret: parsed.Secret }));
+            }
+            catch {
+                finish(() => reject(new Error(`credential helper ${binary} (${origin}) printed something that is not {"Username","Secret"} JSON`)));
+            }
+        });
+        child.stdin.end(serverUrl);
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/http.ts
-// One HTTP exchange on Node's own http/https, without following redirects (the caller
-// decides what a redirect may carry). Connection failures become NetworkError, which the
-// retry loop treats as transient; bodies are read with a size limit.
 
 
-const agents = {
-    http: new (external_node_http_default()).Agent({ keepAlive: true, maxSockets: 16 }),
-    https: new (external_node_https_default()).Agent({ keepAlive: true, maxSockets: 16 }),
-};
+const transport = new ProxyTransport({ keepAlive: true, maxSockets: 16 });
 const DEFAULT_TOTAL_MS = 120_000;
 /** A connection-level failure (reset, refused, timeout, truncated body): worth retrying. */
 class NetworkError extends Error {
@@ -7326,13 +9164,22 @@ class BodyTooLargeError extends Error {
 function describeUrl(url) {
     return `${url.origin}${url.pathname}`;
 }
+/** A proxy setting this client cannot use (a SOCKS proxy): not worth retrying. */
+class ProxyConfigError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ProxyConfigError';
+    }
+}
 function send(url, request) {
-    const transport = url.protocol === 'https:' ? (external_node_https_default()) : (external_node_http_default());
-    const agent = url.protocol === 'https:' ? agents.https : agents.http;
+    const proxy = proxyFromEnvironment(url, request.env ?? process.env);
+    if (proxy && !isSupportedProxy(proxy)) {
+        return Promise.reject(new ProxyConfigError(`${proxyVariable(url)} names ${describeProxy(proxy)} with scheme ${proxy.protocol}, which is not supported (only http:// and https:// proxies)`));
+    }
     return new Promise((resolve, reject) => {
         const totalMs = request.totalMs ?? DEFAULT_TOTAL_MS;
         let response;
-        const req = transport.request(url, { method: request.method ?? 'GET', headers: request.headers, agent, signal: request.signal }, (res) => {
+        const req = transport.request(url, proxy, { method: request.method ?? 'GET', headers: request.headers, signal: request.signal }, (res) => {
             response = res;
             res.once('close', () => clearTimeout(total));
             resolve(res);
@@ -7464,7 +9311,6 @@ async function withRetry(operation, policy, giveUp) {
 // refresh-token POST for identity tokens, nothing when anonymous) and cache it per scope
 // until it expires; on a Basic challenge, send the user and password. Credentials are
 // resolved only when a registry asks for them, so anonymous registries never see them.
-
 
 
 
@@ -7654,6 +9500,75 @@ function sameService(registry, realmHost) {
         return true;
     return DOCKER_HUB.has(registryHost) && realm === 'auth.docker.io';
 }
+const TOKEN = /[!#$%&'*+.^_`|~0-9A-Za-z-]+/y;
+function parseChallenges(header) {
+    const challenges = [];
+    let i = 0;
+    const skip = (chars) => {
+        while (i < header.length && chars.test(header[i] ?? ''))
+            i += 1;
+    };
+    const token = () => {
+        TOKEN.lastIndex = i;
+        const match = TOKEN.exec(header);
+        if (!match)
+            return undefined;
+        i = TOKEN.lastIndex;
+        return match[0];
+    };
+    let current;
+    while (i < header.length) {
+        skip(/[\s,]/);
+        if (i >= header.length)
+            break;
+        const word = token();
+        if (word === undefined) {
+            // an unexpected character: skip the rest of this element rather than give up
+            while (i < header.length && header[i] !== ',')
+                i += 1;
+            continue;
+        }
+        skip(/[ \t]/);
+        if (header[i] === '=' && current) {
+            i += 1;
+            skip(/[ \t]/);
+            let value;
+            if (header[i] === '"') {
+                i += 1;
+                value = '';
+                while (i < header.length && header[i] !== '"') {
+                    if (header[i] === '\\' && i + 1 < header.length)
+                        i += 1;
+                    value += header[i];
+                    i += 1;
+                }
+                i += 1;
+            }
+            else {
+                // lenient: an unquoted value runs to the next comma or space
+                const start = i;
+                while (i < header.length && !/[\s,]/.test(header[i] ?? ''))
+                    i += 1;
+                value = header.slice(start, i);
+            }
+            current.params[word.toLowerCase()] = value;
+            continue;
+        }
+        if (header[i] === '=' && !current) {
+            // token68 or a parameter before any scheme: malformed, skip to the next comma
+            while (i < header.length && header[i] !== ',')
+                i += 1;
+            continue;
+        }
+        current = { scheme: word.toLowerCase(), params: {} };
+        challenges.push(current);
+    }
+    return challenges;
+}
+/** The challenge to answer: Bearer when offered, else Basic, else the first. */
+function preferredChallenge(challenges) {
+    return challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'basic') ?? challenges[0];
+}
 
 ;// CONCATENATED MODULE: ./src/module/oci/cache.ts
 // Remembers pulled modules for a run, so that a module used by several clusters and
@@ -7783,44 +9698,15 @@ class ModuleCache {
     }
 }
 
-;// CONCATENATED MODULE: ./src/module/oci/blob.ts
-// Downloads a blob (a module layer) into memory: the declared size is checked against a
-// limit before the download, the bytes are hashed as they arrive, and the result must
-// match the descriptor's size and sha256 digest exactly.
+;// CONCATENATED MODULE: ./src/module/oci/manifest.ts
+// Fetches and reads manifests: OCI and Docker image manifests, and indexes (OCI index,
+// Docker manifest list) resolved to the manifest for the wanted platform (linux/amd64 by
+// default) or to their only manifest. The digest of a manifest is the sha256 of its
+// bytes as fetched; a manifest fetched by digest must hash to that digest. The media types
+// and annotations of Timoni's artifacts are named here too.
 
 
 
-async function downloadBlob(client, descriptor, maxSize) {
-    const what = `blob ${descriptor.digest}`;
-    if (descriptor.size > maxSize) {
-        throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
-    }
-    return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
-        const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
-        let bytes;
-        try {
-            // One byte more than declared is enough to tell that the blob is not the one described.
-            bytes = await readBody(res, descriptor.size + 1, (chunk) => hash.update(chunk));
-        }
-        catch (error) {
-            if (error instanceof BodyTooLargeError) {
-                throw new OciError('digest-mismatch', client.url, `${what} is larger than the ${descriptor.size} bytes its descriptor says`);
-            }
-            throw error;
-        }
-        if (bytes.length < descriptor.size) {
-            // A body shorter than declared with a clean end: the transfer was cut; try again.
-            throw new NetworkError('ESHORTBODY', `${what}: got ${bytes.length} of ${descriptor.size} bytes`);
-        }
-        const digest = `sha256:${hash.digest('hex')}`;
-        if (digest !== descriptor.digest) {
-            throw new OciError('digest-mismatch', client.url, `${what} failed verification: its content hashes to ${digest}`);
-        }
-        return bytes;
-    });
-}
-
-;// CONCATENATED MODULE: ./src/module/oci/media-types.ts
 // Media types and annotations of OCI artifacts, Docker manifests and Timoni modules
 // (api/v1alpha1/artifact.go in Timoni).
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
@@ -7840,16 +9726,6 @@ const VERSION_ANNOTATION = 'org.opencontainers.image.version';
 /** Held the version in modules pushed by Timoni v0.13 and older. */
 const REVISION_ANNOTATION = 'org.opencontainers.image.revision';
 const USER_AGENT = 'timoni-fleet/v1';
-
-;// CONCATENATED MODULE: ./src/module/oci/manifest.ts
-// Fetches and reads manifests: OCI and Docker image manifests, and indexes (OCI index,
-// Docker manifest list) resolved to the manifest for the wanted platform (linux/amd64 by
-// default) or to their only manifest. The digest of a manifest is the sha256 of its
-// bytes as fetched; a manifest fetched by digest must hash to that digest.
-
-
-
-
 const defaultPlatform = { os: 'linux', architecture: 'amd64' };
 const MAX_MANIFEST_SIZE = 4 * 1024 * 1024;
 const manifest_DIGEST = /^sha256:[a-f0-9]{64}$/;
@@ -8090,7 +9966,7 @@ function isRedirect(status) {
     return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
 }
 
-;// CONCATENATED MODULE: ./src/module/tar/tar-reader.ts
+;// CONCATENATED MODULE: ./src/module/tar/reader.ts
 // Reads the entries of an uncompressed tar archive held in memory: POSIX ustar headers
 // (with the 155-byte name prefix), PAX extended headers (`path`, `linkpath`, `size`) and
 // GNU long names (`L`/`K`), which is what Go's archive/tar writes for Timoni modules.
@@ -8291,33 +10167,6 @@ function* readTar(archive, limits = {}) {
         throw new TarFormatError('tar archive ends after an extended header');
 }
 
-;// CONCATENATED MODULE: ./src/module/tar/tar-path.ts
-// Turns a tar entry name into a safe path relative to the extraction folder, or says why
-// it is unsafe: absolute paths, `..` segments, backslashes, drive letters and NUL bytes
-// are refused (a "zip slip" would write outside the folder).
-/**
- * `./a//b/` becomes `a/b`; the archive root (`.` or `./`) becomes the empty string.
- */
-function safeEntryPath(name) {
-    if (name.includes('\0'))
-        return { ok: false, reason: 'contains a NUL byte' };
-    if (name.includes('\\'))
-        return { ok: false, reason: 'contains a backslash' };
-    if (name.startsWith('/'))
-        return { ok: false, reason: 'is an absolute path' };
-    if (/^[A-Za-z]:/.test(name))
-        return { ok: false, reason: 'starts with a drive letter' };
-    const segments = [];
-    for (const segment of name.split('/')) {
-        if (segment === '' || segment === '.')
-            continue;
-        if (segment === '..')
-            return { ok: false, reason: 'contains a ".." segment' };
-        segments.push(segment);
-    }
-    return { ok: true, path: segments.join('/') };
-}
-
 ;// CONCATENATED MODULE: ./src/module/tar/extract.ts
 // Extracts a gzip-compressed tar archive (a Timoni content layer) into a folder, within
 // limits: only regular files and directories are written; absolute paths, `..`, links,
@@ -8325,7 +10174,6 @@ function safeEntryPath(name) {
 // size, or that hold too many entries. Limits are checked against the declared sizes
 // before anything is written, and the gzip stream is never inflated past what the
 // limits allow.
-
 
 
 
@@ -8425,6 +10273,28 @@ function gunzipWithin(gz, limits) {
         });
         gunzip.end(gz);
     });
+}
+/**
+ * `./a//b/` becomes `a/b`; the archive root (`.` or `./`) becomes the empty string.
+ */
+function safeEntryPath(name) {
+    if (name.includes('\0'))
+        return { ok: false, reason: 'contains a NUL byte' };
+    if (name.includes('\\'))
+        return { ok: false, reason: 'contains a backslash' };
+    if (name.startsWith('/'))
+        return { ok: false, reason: 'is an absolute path' };
+    if (/^[A-Za-z]:/.test(name))
+        return { ok: false, reason: 'starts with a drive letter' };
+    const segments = [];
+    for (const segment of name.split('/')) {
+        if (segment === '' || segment === '.')
+            continue;
+        if (segment === '..')
+            return { ok: false, reason: 'contains a ".." segment' };
+        segments.push(segment);
+    }
+    return { ok: true, path: segments.join('/') };
 }
 function checkEntry(entry) {
     const safe = safeEntryPath(entry.name);
@@ -8540,6 +10410,38 @@ function contentLayers(layers) {
     const vendor = content.filter((layer) => layer.annotations[CONTENT_TYPE_ANNOTATION] === CONTENT_TYPE_VENDOR);
     return [...vendor, ...content.filter((layer) => !vendor.includes(layer))];
 }
+// Downloads a blob (a module layer) into memory: the declared size is checked against a
+// limit before the download, the bytes are hashed as they arrive, and the result must
+// match the descriptor's size and sha256 digest exactly.
+async function downloadBlob(client, descriptor, maxSize) {
+    const what = `blob ${descriptor.digest}`;
+    if (descriptor.size > maxSize) {
+        throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
+    }
+    return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
+        const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
+        let bytes;
+        try {
+            // One byte more than declared is enough to tell that the blob is not the one described.
+            bytes = await readBody(res, descriptor.size + 1, (chunk) => hash.update(chunk));
+        }
+        catch (error) {
+            if (error instanceof BodyTooLargeError) {
+                throw new OciError('digest-mismatch', client.url, `${what} is larger than the ${descriptor.size} bytes its descriptor says`);
+            }
+            throw error;
+        }
+        if (bytes.length < descriptor.size) {
+            // A body shorter than declared with a clean end: the transfer was cut; try again.
+            throw new NetworkError('ESHORTBODY', `${what}: got ${bytes.length} of ${descriptor.size} bytes`);
+        }
+        const digest = `sha256:${hash.digest('hex')}`;
+        if (digest !== descriptor.digest) {
+            throw new OciError('digest-mismatch', client.url, `${what} failed verification: its content hashes to ${digest}`);
+        }
+        return bytes;
+    });
+}
 /** A client for one run: it keeps registry sessions (tokens) and the module cache. */
 class ModuleClient {
     cache;
@@ -8652,11 +10554,112 @@ function pullModule(url, version, digest, options = {}) {
 
 
 
-;// CONCATENATED MODULE: ./src/module/module-resolver.ts
+;// CONCATENATED MODULE: ./src/module/source.ts
+// Where a module comes from, read into memory once per run: `oci://` modules are pulled
+// (the OCI client caches by digest), `file://` modules are read from disk. Every cluster and
+// instance that uses the same module, version and digest shares one ModuleSource; only the
+// values change between builds.
 
 
 
 
+
+const DEVEL_VERSION = '0.0.0-devel';
+const LOCAL_DIGEST = 'unknown';
+// Reads a module folder into memory for the CUE engine: every file under it except
+// version-control folders, text as strings and the rest as bytes (CUE may embed them).
+const SKIPPED_FOLDERS = new Set(['.git', '.hg', '.svn', 'node_modules']);
+/** A module is source code; anything larger is most likely a mistake. */
+const MODULE_FILE_LIMIT_BYTES = 32 * 1024 * 1024;
+class ModuleFilesError extends Error {
+}
+function isText(data) {
+    return !data.subarray(0, 8000).includes(0);
+}
+/**
+ * Every file of the module folder (what CUE may load or `@embed`), each checked to resolve,
+ * after symlinks, inside the boundary (by default the module folder itself).
+ */
+function readModuleFiles(root, boundary = new FileBoundary([root])) {
+    const files = {};
+    let total = 0;
+    try {
+        walkInside(root, boundary, (path, real) => {
+            total += (0,external_node_fs_namespaceObject.statSync)(real).size;
+            if (total > MODULE_FILE_LIMIT_BYTES) {
+                throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
+            }
+            const data = (0,external_node_fs_namespaceObject.readFileSync)(real);
+            const key = (0,external_node_path_namespaceObject.relative)(root, path).split('\\').join('/');
+            files[key] = isText(data) ? data.toString('utf8') : new Uint8Array(data);
+        }, (name) => SKIPPED_FOLDERS.has(name));
+    }
+    catch (error) {
+        if (error instanceof ModuleFilesError)
+            throw error;
+        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return files;
+}
+/** The module name declared in cue.mod/module.cue (`module: "example.com/app"`). */
+function moduleNameOf(engine, files) {
+    const text = files['cue.mod/module.cue'];
+    if (typeof text !== 'string')
+        return undefined;
+    const value = engine.compile(text, { filename: 'cue.mod/module.cue' });
+    const name = value.lookup('module');
+    try {
+        return name.exists() && name.kind() === 'string' ? name.toJSON() : undefined;
+    }
+    finally {
+        name.free();
+        value.free();
+    }
+}
+// `file://` modules: a folder on disk, relative URLs resolved against the working
+// directory (the bundle layer has already made them relative to the declaring file).
+// Like Timoni, the folder must hold cue.mod/module.cue, timoni.cue and values.cue; the
+// version is 0.0.0-devel and the digest is unknown.
+const LOCAL_PREFIX = 'file://';
+const REQUIRED_FILES = ['cue.mod/module.cue', 'timoni.cue', 'values.cue'];
+class LocalModuleError extends Error {
+    constructor(url, reason) {
+        super(`module ${url}: ${reason}`);
+        this.name = 'LocalModuleError';
+    }
+}
+/**
+ * Reads a local module. Its folder must resolve inside the boundary (by default the working
+ * directory): a bundle may not point `file://` at `/etc` or `../../..`.
+ */
+function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
+    const path = url.slice(LOCAL_PREFIX.length);
+    const root = (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(cwd, path);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(root))
+        throw new LocalModuleError(url, `no module folder at ${root}`);
+    const realRoot = (0,external_node_fs_namespaceObject.realpathSync)(root);
+    if (!boundary.contains(realRoot)) {
+        const where = realRoot === (0,external_node_path_namespaceObject.resolve)(root) ? root : `${root} (which points to ${realRoot})`;
+        throw new LocalModuleError(url, `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`);
+    }
+    if (!(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+        throw new LocalModuleError(url, `no module folder at ${root}`);
+    for (const required of REQUIRED_FILES) {
+        if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
+            throw new LocalModuleError(url, `required file not found: ${(0,external_node_path_namespaceObject.join)(root, required)}`);
+    }
+    let files;
+    try {
+        files = readModuleFiles(root, boundary);
+    }
+    catch (error) {
+        throw new LocalModuleError(url, error instanceof Error ? error.message.replace(`module at ${root}: `, '') : String(error));
+    }
+    const name = moduleNameOf(engine, files);
+    if (!name)
+        throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
+    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.' };
+}
 class ModuleResolver {
     engine;
     cwd;
@@ -8700,9 +10703,48 @@ class ModuleResolver {
     }
 }
 
-;// CONCATENATED MODULE: ./src/cli/fleet-options.ts
-// The flags of the commands that reach clusters (diff, apply, status, delete), named as in
-// `timoni bundle apply`, and the fleet run they describe.
+// EXTERNAL MODULE: ./src/cli/io.ts
+var cli_io = __nccwpck_require__(1604);
+;// CONCATENATED MODULE: ./src/duration.ts
+// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
+// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
+// `12.3 s`, `2 min 05 s`).
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+function parseDuration(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return undefined;
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+    let total = 0;
+    let consumed = 0;
+    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+        total += Number(match[1]) * UNITS[match[2]];
+        consumed = part.lastIndex;
+    }
+    return consumed === trimmed.length && consumed > 0 ? total : undefined;
+}
+function formatDuration(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)} ms`;
+    const seconds = milliseconds / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const whole = Math.round(seconds);
+    const minutes = Math.floor(whole / 60);
+    if (minutes < 60)
+        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+;// CONCATENATED MODULE: ./src/cli/options.ts
+// The flags of each command, named as `timoni bundle` names them, and what they read: the
+// bundle, runtime and module files every command starts from (bundle flags), the
+// kubeconfig, and for the commands that reach clusters (diff, apply, status, delete) the
+// fleet run they describe.
 
 
 
@@ -8712,6 +10754,29 @@ class ModuleResolver {
 
 
 
+
+
+// ---- Flags
+const bundleFlags = [
+    { name: 'file', short: 'f', kind: 'list', description: 'Bundle file (.cue, .json, .yaml); repeat or separate with commas' },
+    { name: 'runtime', short: 'r', kind: 'list', description: 'Runtime file; may be one of the bundle files' },
+    { name: 'runtime-group', kind: 'string', default: '*', description: 'Only the clusters of this group' },
+    { name: 'runtime-cluster', kind: 'string', default: '*', description: 'Only the cluster of this name' },
+    { name: 'runtime-from-env', kind: 'boolean', description: 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)' },
+    { name: 'runtime-env', kind: 'list', description: 'Give only these environment variables to runtime attributes; repeat or separate with commas' },
+    { name: 'allow-path', kind: 'list', description: 'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)' },
+    { name: 'workdir', kind: 'string', default: '', description: 'CUE module root for imports in bundle files (default: current directory)' },
+    { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
+    { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
+    { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
+    { name: 'cue-memory-limit', kind: 'string', default: '2048', description: "Ceiling on the CUE engine's memory in MiB (64-4096)" },
+];
+const vetFlags = [...bundleFlags, { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' }];
+const buildFlags = [
+    ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
+    { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
+    { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
+];
 const fleetFlags = [
     ...bundleFlags,
     { name: 'wait', kind: 'boolean', default: 'true', description: 'Wait for applied objects to become ready (--wait=false to skip)' },
@@ -8737,6 +10802,52 @@ function fleetFlagsFor(command) {
         return fleetFlags;
     return fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
 }
+/** `--cue-memory-limit` in MiB, checked. */
+function cueMemoryLimit(args) {
+    const text = args.strings.get('cue-memory-limit') ?? '2048';
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 64 || value > 4096)
+        throw new UsageError(`--cue-memory-limit must be a whole number of MiB from 64 to 4096, not "${text}"`);
+    return value;
+}
+/** The root of the git work tree holding `cwd` (a bundle may use modules anywhere in its repository), else `cwd`. */
+function repositoryRoot(cwd) {
+    for (let dir = (0,external_node_path_namespaceObject.resolve)(cwd);; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
+        if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, '.git')))
+            return dir;
+        if ((0,external_node_path_namespaceObject.dirname)(dir) === dir)
+            return (0,external_node_path_namespaceObject.resolve)(cwd);
+    }
+}
+function readBundleInputs(engine, args, cwd, env) {
+    const files = args.lists.get('file') ?? [];
+    if (files.length === 0)
+        throw new UsageError('no bundle given: pass one or more files with -f');
+    const workdir = (0,external_node_path_namespaceObject.resolve)(cwd, args.strings.get('workdir') || '.');
+    const named = [...files, ...(args.lists.get('runtime') ?? [])].map((file) => (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(cwd, file)));
+    const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => (0,external_node_path_namespaceObject.resolve)(cwd, path))]);
+    const moduleFiles = readCueModuleFiles(workdir, boundary);
+    const bundleFiles = readSourceFiles(files, cwd, boundary);
+    const runtimeFiles = readSourceFiles(args.lists.get('runtime') ?? [], cwd, boundary);
+    let allowed;
+    try {
+        allowed = parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env');
+    }
+    catch (error) {
+        throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+    const runtime = loadRuntime(engine, runtimeFiles, moduleFiles, args.strings.get('kube-context') ?? '');
+    return {
+        bundleFiles,
+        runtime,
+        moduleFiles,
+        selector: { cluster: args.strings.get('runtime-cluster'), group: args.strings.get('runtime-group') },
+        environment: runtimeEnvironment(env, { all: args.booleans.get('runtime-from-env') ?? false, allowed }),
+        boundary,
+        output: (args.strings.get('output') ?? 'text'),
+    };
+}
+// ---- Kubeconfig and fleet run
 /** The kubeconfig files: --kubeconfig, else the KUBECONFIG list, else ~/.kube/config. */
 function kubeconfigPaths(args, io) {
     const given = args.strings.get('kubeconfig');
@@ -8865,690 +10976,6 @@ function redactStrings(value, redact) {
     if (isObject(value))
         return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]));
     return value;
-}
-
-;// CONCATENATED MODULE: ./src/cli/vet-command.ts
-
-
-
-const vetFlags = [
-    ...bundleFlags,
-    { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' },
-];
-async function runVet(engine, args, io) {
-    const inputs = readBundleInputs(engine, args, io.cwd, io.env);
-    const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
-    const printValue = args.booleans.get('print-value') === true;
-    if (inputs.output === 'json') {
-        const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: redactStrings(result.value, access.redact) }));
-        io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
-        return 0;
-    }
-    for (const result of results) {
-        if (printValue) {
-            const prefix = inputs.runtime.isDefault ? '' : `${JSON.stringify(result.cluster.name)}: `;
-            io.stdout(`${prefix}bundle: ${access.redact(result.cueText)}\n`);
-            continue;
-        }
-        for (const instance of result.bundle.instances) {
-            io.stderr(`${logPrefix(result.bundle.name, result.cluster.name, instance.name)} > instance is valid\n`);
-        }
-    }
-    if (!printValue && results[0])
-        io.stderr(`${logPrefix(results[0].bundle.name)} > bundle is valid\n`);
-    return 0;
-}
-
-;// CONCATENATED MODULE: ./src/module/build-error.ts
-class InstanceBuildError extends Error {
-    instance;
-    moduleUrl;
-    reason;
-    diagnostics;
-    constructor(instance, moduleUrl, reason, diagnostics = []) {
-        super(`instance ${instance} (module ${moduleUrl}): ${reason}`);
-        this.instance = instance;
-        this.moduleUrl = moduleUrl;
-        this.reason = reason;
-        this.diagnostics = diagnostics;
-        this.name = 'InstanceBuildError';
-    }
-}
-function comparePositions(a, b) {
-    // token.Pos.Compare: absolute file names first, then by name, then by place.
-    const absA = a.file.startsWith('/');
-    const absB = b.file.startsWith('/');
-    if (absA !== absB)
-        return absA ? -1 : 1;
-    if (a.file !== b.file)
-        return a.file < b.file ? -1 : 1;
-    return a.line - b.line || a.column - b.column;
-}
-function comparePaths(a, b) {
-    // slices.Compare of the path's selectors.
-    const x = a === '' ? [] : a.split('.');
-    const y = b === '' ? [] : b.split('.');
-    for (let i = 0; i < Math.min(x.length, y.length); i++) {
-        if (x[i] !== y[i])
-            return (x[i] ?? '') < (y[i] ?? '') ? -1 : 1;
-    }
-    return x.length - y.length;
-}
-/** The position an error has of its own (cue/errors Error.Position), if any. */
-function ownPosition(diagnostic) {
-    return diagnostic.inputPositionsOnly ? undefined : diagnostic.positions[0];
-}
-/**
- * cue/errors.Print's order (list.sanitize): errors without a position of their own
- * first, then by position, then by CUE path; ties keep their order, then by message.
- */
-function sortAsCue(diagnostics) {
-    return [...diagnostics].sort((a, b) => {
-        const pa = ownPosition(a);
-        const pb = ownPosition(b);
-        if (!pa !== !pb)
-            return pa ? 1 : -1;
-        const byPosition = pa && pb ? comparePositions(pa, pb) : 0;
-        if (byPosition !== 0)
-            return byPosition;
-        const byPath = comparePaths(a.path, b.path);
-        if (byPath !== 0)
-            return byPath;
-        return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
-    });
-}
-/** `./templates/config.cue`: a module file as errors.Details shows it with the module root as Cwd. */
-function moduleRelative(file) {
-    if (file.startsWith('/') || file.startsWith('.'))
-        return file;
-    return `./${file}`;
-}
-/** errors.Details: `path: message` and, when it has some, `:` and one indented position per line. */
-function describeDiagnostics(diagnostics) {
-    return sortAsCue(diagnostics)
-        .map((d) => {
-        const head = `${d.path ? `${d.path}: ` : ''}${d.message}`;
-        if (d.positions.length === 0)
-            return head;
-        return `${head}:\n${d.positions.map((p) => `    ${moduleRelative(p.file)}:${p.line}:${p.column}`).join('\n')}`;
-    })
-        .join('\n');
-}
-/** The diagnostics for annotations: positions in the module's real files, generated files left out. */
-function annotationDiagnostics(module, diagnostics, generated) {
-    return sortAsCue(diagnostics).map((d) => {
-        const positions = d.positions
-            .filter((p) => !generated.has(p.file))
-            .map((p) => ({ ...p, file: realFile(module, p.file) }));
-        return { ...d, positions };
-    });
-}
-function realFile(module, file) {
-    if (file.startsWith('/'))
-        return file;
-    if (module.localPath === undefined)
-        return moduleRelative(file);
-    return module.localPath === '.' ? file : `${module.localPath}/${file}`;
-}
-
-;// CONCATENATED MODULE: ./src/module/images.ts
-// The container images an instance uses: every struct in `timoni.instance.config` that
-// has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
-// reference; sorted, without duplicates, as Timoni records them in the inventory.
-function images_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
-function collectImages(config) {
-    const found = new Set();
-    const walk = (value) => {
-        if (Array.isArray(value)) {
-            value.forEach(walk);
-            return;
-        }
-        if (!images_isRecord(value))
-            return;
-        if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
-            found.add(value.reference);
-        Object.values(value).forEach(walk);
-    };
-    walk(config);
-    return [...found].sort();
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-schema.ts
-// The instance schema a module is built against: an in-memory `timoni.schema.cue` of the
-// module's package binding `timoni: #Timoni`, with the health-check definitions beside it
-// so modules can use them without vendoring a newer schema. Same rules as Timoni v0.32's
-// #Timoni and #HealthCheck; written here.
-const INSTANCE_SCHEMA_FILE = 'timoni.schema.cue';
-const schemaBody = `#Timoni: {
-	apiVersion: string & =~"^v1alpha1$"
-	instance: {...}
-	apply: [string]: [...]
-	healthChecks?: [string]: #HealthCheck
-	kubeMinorVersion?: int
-}
-
-#HealthCheck: {
-	group!: string & =~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-	kind?: string
-	#object: {...}
-	current!:    bool
-	failed?:     bool
-	inProgress?: bool
-	...
-}
-
-#HealthCheckForCondition: #HealthCheck & {
-	conditionType:       string | *"Ready"
-	failedConditionType: string | *"Stalled"
-
-	#object: {
-		metadata: {generation?: int, ...}
-		status?: {
-			observedGeneration?: int
-			conditions?: [...{type?: string, status?: string, observedGeneration?: int, ...}]
-			...
-		}
-		...
-	}
-
-	let _fresh = {
-		#c: {...}
-		out: [
-			if #c.observedGeneration != _|_ {#c.observedGeneration == #object.metadata.generation},
-			true,
-		][0]
-	}
-
-	inProgress: [
-		if #object.status.observedGeneration != _|_ {
-			#object.status.observedGeneration != #object.metadata.generation
-		},
-		false,
-	][0]
-
-	current: len([
-		for c in #object.status.conditions
-		if c.type == conditionType && c.status == "True"
-		if (_fresh & {#c: c}).out {c},
-	]) > 0
-
-	failed: len([
-		for c in #object.status.conditions
-		if c.type == failedConditionType && c.status == "True"
-		if (_fresh & {#c: c}).out {c},
-	]) > 0
-}
-
-timoni: #Timoni
-`;
-/** The schema file's text for a module package (`main` unless the module says otherwise). */
-function instanceSchemaSource(packageName) {
-    return `package ${packageName}\n\n${schemaBody}`;
-}
-
-;// CONCATENATED MODULE: ./src/module/go-json-string.ts
-// Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
-// byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
-// "coerces to valid UTF-8, replacing invalid bytes with the Unicode replacement rune",
-// one per utf8.DecodeRune error of width 1). TextDecoder differs: it replaces a truncated
-// sequence (e.g. E2 82 followed by 'A') with one U+FFFD where Go writes two.
-const REPLACEMENT = 0xfffd;
-/** Bounds of the second byte after a given lead byte, as in Go's utf8 "accept ranges". */
-function secondByteRange(lead) {
-    if (lead === 0xe0)
-        return [0xa0, 0xbf];
-    if (lead === 0xed)
-        return [0x80, 0x9f];
-    if (lead === 0xf0)
-        return [0x90, 0xbf];
-    if (lead === 0xf4)
-        return [0x80, 0x8f];
-    return [0x80, 0xbf];
-}
-/** Length of the sequence a lead byte starts (0: not a valid lead byte). */
-function sequenceLength(lead) {
-    if (lead < 0x80)
-        return 1;
-    if (lead >= 0xc2 && lead <= 0xdf)
-        return 2;
-    if (lead >= 0xe0 && lead <= 0xef)
-        return 3;
-    if (lead >= 0xf0 && lead <= 0xf4)
-        return 4;
-    return 0;
-}
-/** The code point at `bytes[at]` and its length, or undefined when Go would see RuneError of width 1. */
-function decodeRune(bytes, at) {
-    const lead = bytes[at];
-    const size = sequenceLength(lead);
-    if (size === 0 || at + size > bytes.length)
-        return undefined;
-    if (size === 1)
-        return { codePoint: lead, size };
-    const [low, high] = secondByteRange(lead);
-    const second = bytes[at + 1];
-    if (second < low || second > high)
-        return undefined;
-    let codePoint = lead & (0xff >> (size + 1));
-    for (let i = 1; i < size; i += 1) {
-        const next = bytes[at + i];
-        if (i > 1 && (next < 0x80 || next > 0xbf))
-            return undefined;
-        codePoint = (codePoint << 6) | (next & 0x3f);
-    }
-    return { codePoint, size };
-}
-function goJsonString(bytes) {
-    const codePoints = [];
-    let at = 0;
-    while (at < bytes.length) {
-        const rune = decodeRune(bytes, at);
-        codePoints.push(rune ? rune.codePoint : REPLACEMENT);
-        at += rune ? rune.size : 1;
-    }
-    let text = '';
-    for (let i = 0; i < codePoints.length; i += 8192)
-        text += String.fromCodePoint(...codePoints.slice(i, i + 8192));
-    return text;
-}
-
-;// CONCATENATED MODULE: ./src/module/apply-set-export.ts
-// The items of one `timoni.apply` set as Timoni decodes them (internal/engine/resourceset.go).
-//
-// Timoni decodes an item through its JSON encoding, unless the item holds a CUE bytes or
-// float value anywhere (needsYAMLDecoding): then it encodes the item with CUE's YAML
-// encoder and decodes that with apimachinery's YAML decoder (decodeYAMLObjects), that is
-// go-yaml v2 into interface{}, json.Marshal, json.Unmarshal. What that changes:
-// - bytes: CUE's YAML encoder writes them as `!!binary <base64>`, go-yaml v2 decodes that
-//   tag to the raw bytes as a string, and json.Marshal coerces the string to valid UTF-8.
-//   So a bytes field holds its decoded text where the JSON encoding holds base64.
-// - floats: an integral float (`1.0`) becomes an integer. JavaScript numbers do not tell
-//   1.0 from 1, so the JSON path already gives what Timoni gives.
-// - strings, ints, bools, null: unchanged (CUE's encoder quotes every string that YAML
-//   would read as another type, YAML 1.1 booleans included).
-// So an item equals its JSON export with every bytes field replaced by its decoded text.
-// The bytes fields are found in the set's YAML export (the only export that marks them):
-// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
-
-
-const BINARY_TAG = '!!binary';
-function apply_set_export_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
-}
-/**
- * `json` with every value that is bytes in `marked` (the same value read from YAML)
- * replaced by Timoni's decoding of it. Returns `json` itself when nothing is bytes.
- */
-function replaceBytes(json, marked) {
-    if (marked instanceof Uint8Array)
-        return goJsonString(marked);
-    if (Array.isArray(json) && Array.isArray(marked)) {
-        let changed = false;
-        const items = json.map((item, index) => {
-            const replaced = replaceBytes(item, marked[index]);
-            if (replaced !== item)
-                changed = true;
-            return replaced;
-        });
-        return changed ? items : json;
-    }
-    if (apply_set_export_isRecord(json) && apply_set_export_isRecord(marked)) {
-        let result;
-        for (const [key, value] of Object.entries(json)) {
-            const replaced = replaceBytes(value, marked[key]);
-            if (replaced === value)
-                continue;
-            result ??= { ...json };
-            result[key] = replaced;
-        }
-        return result ?? json;
-    }
-    return json;
-}
-/** The engine's YAML export could not be read back (a bug of the engine or of `yaml`, not of the module). */
-class ApplySetExportError extends Error {
-    path;
-    constructor(path, reason) {
-        super(`${path}: reading the YAML export of the set failed: ${reason}`);
-        this.path = path;
-        this.name = 'ApplySetExportError';
-    }
-}
-/** The set's YAML export read with bytes as Uint8Array; `path` names the set in errors. */
-function readMarkedYaml(yaml, path) {
-    const document = (0,dist/* parseDocument */.Tp)(yaml, { customTags: ['binary'], uniqueKeys: false });
-    const problem = document.errors[0];
-    if (problem)
-        throw new ApplySetExportError(path, problem.message);
-    return document.toJS({ maxAliasCount: -1 });
-}
-/**
- * The set's items (JSON export), bytes fields decoded as Timoni decodes them. Throws
- * CueError when the set does not export, ApplySetExportError when its YAML cannot be read.
- */
-function exportApplySet(set, path) {
-    const json = set.toJSON();
-    const yaml = set.toYAML();
-    if (!yaml.includes(BINARY_TAG))
-        return json;
-    return replaceBytes(json, readMarkedYaml(yaml, path));
-}
-
-;// CONCATENATED MODULE: ./src/module/object-metadata.ts
-// Checks that a built object can be applied and tracked: apiVersion, kind and
-// metadata.name present; name, namespace, labels and annotations valid under the
-// kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
-// per violation, so that a module author sees every problem at once.
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-const RBAC_KINDS = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
-function dnsSubdomainProblems(value) {
-    const problems = [];
-    if (value.length > 253)
-        problems.push('must be no more than 253 characters');
-    if (!DNS_SUBDOMAIN.test(value))
-        problems.push(`must match regex '${DNS_SUBDOMAIN.source.slice(1, -1)}'`);
-    return problems;
-}
-function dnsLabelProblems(value) {
-    const problems = [];
-    if (value.length > 63)
-        problems.push('must be no more than 63 characters');
-    if (!DNS_LABEL.test(value))
-        problems.push(`must match regex '${DNS_LABEL.source.slice(1, -1)}'`);
-    return problems;
-}
-function pathSegmentProblems(value) {
-    if (value === '.' || value === '..')
-        return [`may not be '${value}'`];
-    const problems = [];
-    for (const bad of ['/', '%'])
-        if (value.includes(bad))
-            problems.push(`may not contain '${bad}'`);
-    return problems;
-}
-function qualifiedNameProblems(key) {
-    const slash = key.lastIndexOf('/');
-    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-    const name = slash >= 0 ? key.slice(slash + 1) : key;
-    const problems = [];
-    if (prefix !== undefined) {
-        if (prefix === '')
-            problems.push('prefix part must be non-empty');
-        else
-            problems.push(...dnsSubdomainProblems(prefix).map((p) => `prefix part ${p}`));
-    }
-    if (name === '')
-        problems.push('name part must be non-empty');
-    else {
-        if (name.length > 63)
-            problems.push('name part must be no more than 63 characters');
-        if (!QUALIFIED_NAME.test(name))
-            problems.push(`name part must match regex '${QUALIFIED_NAME.source.slice(1, -1)}'`);
-    }
-    return problems;
-}
-function labelValueProblems(value) {
-    const problems = [];
-    if (value.length > 63)
-        problems.push('must be no more than 63 characters');
-    if (!LABEL_VALUE.test(value))
-        problems.push(`must match regex '${LABEL_VALUE.source.slice(1, -1)}'`);
-    return problems;
-}
-function object_metadata_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function isRbacObject(apiVersion, kind) {
-    return RBAC_KINDS.has(kind) && apiVersion.startsWith('rbac.authorization.k8s.io/');
-}
-function objectMetadataProblems(object) {
-    const metadata = object_metadata_isRecord(object.metadata) ? object.metadata : {};
-    const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
-    const kind = typeof object.kind === 'string' ? object.kind : '';
-    const name = typeof metadata.name === 'string' ? metadata.name : '';
-    const missing = [!apiVersion && 'apiVersion', !kind && 'kind', !name && 'metadata.name'].filter(Boolean);
-    if (missing.length > 0)
-        return [`missing required field(s) ${missing.join(', ')}`];
-    const problems = [];
-    const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
-    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
-    if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
-    }
-    if (object_metadata_isRecord(metadata.labels)) {
-        for (const key of Object.keys(metadata.labels).sort()) {
-            const value = metadata.labels[key];
-            if (typeof value !== 'string') {
-                problems.push(`metadata.labels["${key}"] must be a string`);
-                continue;
-            }
-            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
-            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
-        }
-    }
-    if (object_metadata_isRecord(metadata.annotations)) {
-        let total = 0;
-        for (const key of Object.keys(metadata.annotations).sort()) {
-            const value = metadata.annotations[key];
-            if (typeof value !== 'string') {
-                problems.push(`metadata.annotations["${key}"] must be a string`);
-                continue;
-            }
-            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
-            total += Buffer.byteLength(key) + Buffer.byteLength(value);
-        }
-        if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
-            problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
-    }
-    return problems;
-}
-
-;// CONCATENATED MODULE: ./src/module/apply-set-objects.ts
-// The objects of one apply set, as Timoni reads them: null entries skipped, Kubernetes
-// `*List` objects expanded to their items, kustomize configuration objects skipped, and
-// every object's metadata checked (all problems reported, each with its CUE path).
-
-function apply_set_objects_isRecord(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function isKubeList(item) {
-    return typeof item.kind === 'string' && item.kind.endsWith('List') && Array.isArray(item.items);
-}
-function isKustomization(item) {
-    return typeof item.apiVersion === 'string' && item.apiVersion.startsWith('kustomize.config.k8s.io/');
-}
-function objectsOfSet(path, items) {
-    const objects = [];
-    const problems = [];
-    items.forEach((item, index) => {
-        if (item === null)
-            return;
-        const at = `${path}[${index}]`;
-        if (!apply_set_objects_isRecord(item)) {
-            problems.push(`${at}: not an object`);
-            return;
-        }
-        const expanded = isKubeList(item) ? item.items : [item];
-        for (const candidate of expanded) {
-            if (!apply_set_objects_isRecord(candidate)) {
-                problems.push(`${at}: a list item is not an object`);
-                continue;
-            }
-            if (isKustomization(candidate))
-                continue;
-            const found = objectMetadataProblems(candidate);
-            if (found.length > 0)
-                problems.push(...found.map((problem) => `invalid object at path ${at}: ${problem}`));
-            else
-                objects.push(candidate);
-        }
-    });
-    return { objects, problems };
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-build.ts
-// Builds one instance of a module into Kubernetes objects, as Timoni's module builder
-// does: the bundle's values (CUE text) are merged onto the module's values.cue (in memory,
-// as OverlayValuesFileWithDefaults does), the
-// instance schema is added as timoni.schema.cue, the package is loaded with the `name`
-// and `namespace` tags and the `moduleVersion` and `kubeVersion` tag variables,
-// `timoni.instance` must be concrete, and the objects of each `timoni.apply` set are read
-// in declaration order (bytes fields decoded as Timoni's YAML path does: apply-set-export.ts).
-
-
-
-
-
-
-
-const DEFAULT_KUBE_VERSION = '1.36.3';
-/** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
-function kubeVersionWithoutCluster(env) {
-    return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
-}
-/** The files the build makes up in memory (no line of theirs exists on disk). */
-function generatedFiles(prefix) {
-    return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
-}
-/** An error with CUE diagnostics, described as Timoni's describeErr does. */
-function cueFailure(input, module, step, diagnostics, prefix) {
-    const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
-    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
-}
-function withCueErrors(input, module, step, prefix, run) {
-    try {
-        return run();
-    }
-    catch (error) {
-        if (error instanceof CueError)
-            throw cueFailure(input, module, step, error.diagnostics, prefix);
-        if (error instanceof ApplySetExportError)
-            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
-        throw error;
-    }
-}
-function requireValid(value, input, module, prefix) {
-    const diagnostics = value.validate({ concrete: true, final: true });
-    if (diagnostics.length > 0)
-        throw cueFailure(input, module, 'build failed', diagnostics, prefix);
-}
-function buildInstance(engine, module, input) {
-    const packageName = input.packageName ?? 'main';
-    const packageDir = packageName === 'main' ? '.' : packageName;
-    const prefix = packageDir === '.' ? '' : `${packageDir}/`;
-    const valuesPath = `${prefix}values.cue`;
-    const baseValues = module.files[valuesPath];
-    if (typeof baseValues !== 'string')
-        throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
-    const merged = withCueErrors(input, module, 'merging values', prefix, () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
-    const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
-    const root = withCueErrors(input, module, 'build failed', prefix, () => engine.load({
-        files,
-        dir: packageDir,
-        moduleRoot: '.',
-        package: packageName,
-        tags: [`name=${input.name}`, `namespace=${input.namespace}`],
-        tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
-        dataFiles: true,
-    }));
-    try {
-        const instance = root.lookup('timoni.instance');
-        try {
-            if (!instance.exists())
-                throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
-            requireValid(instance, input, module, prefix);
-        }
-        finally {
-            instance.free();
-        }
-        const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
-        const config = root.lookup('timoni.instance.config');
-        const images = config.exists() ? collectImages(config.toJSON()) : [];
-        config.free();
-        return { sets, images, valuesSource: merged.source, values: merged.values };
-    }
-    finally {
-        root.free();
-    }
-}
-function readApplySets(root, input, module, prefix) {
-    const apply = root.lookup('timoni.apply');
-    try {
-        if (!apply.exists())
-            throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
-        requireValid(apply, input, module, prefix);
-        const problems = [];
-        const sets = apply.fields().map((field) => {
-            const set = apply.lookup(field.label);
-            try {
-                const items = exportApplySet(set, `timoni.apply.${field.label}`);
-                if (!Array.isArray(items)) {
-                    problems.push(`timoni.apply.${field.label} must be a list of objects`);
-                    return { name: field.name, objects: [] };
-                }
-                const { objects, problems: setProblems } = objectsOfSet(`timoni.apply.${field.label}`, items);
-                problems.push(...setProblems);
-                return { name: field.name, objects };
-            }
-            finally {
-                set.free();
-            }
-        });
-        if (problems.length > 0)
-            throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
-        return sets;
-    }
-    finally {
-        apply.free();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/module/instance-builds.ts
-
-class InstanceBuilds {
-    engine;
-    #byModule = new WeakMap();
-    #builds = 0;
-    #reused = 0;
-    constructor(engine) {
-        this.engine = engine;
-    }
-    build(module, input) {
-        let outcomes = this.#byModule.get(module);
-        if (!outcomes) {
-            outcomes = new Map();
-            this.#byModule.set(module, outcomes);
-        }
-        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
-        let outcome = outcomes.get(key);
-        if (outcome) {
-            this.#reused += 1;
-        }
-        else {
-            this.#builds += 1;
-            try {
-                outcome = { built: buildInstance(this.engine, module, input) };
-            }
-            catch (error) {
-                outcome = { error };
-            }
-            outcomes.set(key, outcome);
-        }
-        if ('error' in outcome)
-            throw outcome.error;
-        return structuredClone(outcome.built);
-    }
-    /** How many builds ran, and how many were answered from an earlier one. */
-    counts() {
-        return { builds: this.#builds, reused: this.#reused };
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/cli/yaml-resolve.ts
@@ -10190,7 +11617,21 @@ class TimoniYamlPrinter {
     }
 }
 
-;// CONCATENATED MODULE: ./src/cli/build-command.ts
+;// CONCATENATED MODULE: ./src/cli/commands.ts
+// What each command does, once its flags are read (options.ts):
+// - `vet` validates the bundle for every selected cluster of the runtime, as `timoni bundle
+//   vet` does, and optionally prints the computed value per cluster;
+// - `build` builds every instance from its module for each selected cluster and prints the
+//   objects as multi-document YAML (with `# Cluster:` and `# Instance:` comments, as
+//   `timoni bundle build` prints instances; each object exactly as sigs.k8s.io/yaml prints
+//   it, see timoni-yaml.ts) or as JSON; `--mask-secrets` masks Secret data as Timoni v0.33;
+// - `diff|apply|status|delete` reach the clusters through the fleet layer. diff exits 0 in
+//   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits
+//   1 when a cluster failed; `-o json` prints the ChangeSet (diff, apply) or the
+//   per-cluster results. Progress goes to stderr through CliLog: diff's clusters in runtime
+//   order, each error once; delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
+// vet and build stay off clusters except to read runtime value queries (query-access.ts);
+// values read from Secrets are redacted in what they print.
 
 
 
@@ -10199,12 +11640,38 @@ class TimoniYamlPrinter {
 
 
 
-const buildFlags = [
-    ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
-    { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
-    { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
-];
-function build_command_renderYaml(clusters, isDefault) {
+
+
+
+
+
+
+
+// ---- vet
+async function runVet(engine, args, io) {
+    const inputs = readBundleInputs(engine, args, io.cwd, io.env);
+    const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
+    const printValue = args.booleans.get('print-value') === true;
+    if (inputs.output === 'json') {
+        const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: redactStrings(result.value, access.redact) }));
+        io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
+        return 0;
+    }
+    for (const result of results) {
+        if (printValue) {
+            const prefix = inputs.runtime.isDefault ? '' : `${JSON.stringify(result.cluster.name)}: `;
+            io.stdout(`${prefix}bundle: ${access.redact(result.cueText)}\n`);
+            continue;
+        }
+        for (const instance of result.bundle.instances) {
+            io.stderr(`${logPrefix(result.bundle.name, result.cluster.name, instance.name)} > instance is valid\n`);
+        }
+    }
+    if (!printValue && results[0])
+        io.stderr(`${logPrefix(results[0].bundle.name)} > bundle is valid\n`);
+    return 0;
+}
+function commands_renderYaml(clusters, isDefault) {
     const printer = new TimoniYamlPrinter();
     const parts = [];
     for (const cluster of clusters) {
@@ -10253,701 +11720,13 @@ async function runBuild(engine, args, io) {
     if (output === 'json')
         io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
     else
-        io.stdout(build_command_renderYaml(clusters, inputs.runtime.isDefault));
+        io.stdout(commands_renderYaml(clusters, inputs.runtime.isDefault));
     return 0;
 }
-
-;// CONCATENATED MODULE: ./src/fleet/changeset.ts
-// The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
-// action sets as its `changes` output, and that the reports are rendered from.
-// Clusters are in runtime order, instances in bundle order, objects in apply order.
-/** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
-function isChangingAction(action) {
-    return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
-}
-/** True when any cluster has an object that changes (a failed object is a failure, not a change). */
-function hasChanges(changeSet) {
-    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
-}
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-status.ts
-// Status and delete across the fleet: for each selected cluster, in runtime order, the
-// bundle's instances as Timoni stores them (status), or their removal, newest instance
-// first (delete). The bundle's name comes from evaluating it for that cluster.
-
-
-
-
-
-async function eachCluster(run, work, stopAtFailure) {
-    const results = [];
-    for (const cluster of selectClusters(run.evaluation.runtime, run.selector)) {
-        let session;
-        let bundle = '';
-        try {
-            session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
-            const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject: session.readObject }, cluster);
-            bundle = evaluated.bundle.name;
-            results.push({ cluster, bundle, result: await work(session, bundle) });
-        }
-        catch (error) {
-            run.onClusterError?.(cluster.name, error);
-            results.push({ cluster, bundle, error: error instanceof Error ? error.message : String(error) });
-            if (stopAtFailure)
-                break;
-        }
-        finally {
-            session?.kube.close();
-        }
-    }
-    return results;
-}
-function fleetStatus(run) {
-    return eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
-}
-function fleetDelete(run) {
-    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`) }), true);
-}
-
-;// CONCATENATED MODULE: ./src/fleet/bounded-map.ts
-// Runs an async function over items with at most `limit` at once, keeping the results in
-// the items' order.
-async function boundedMap(items, limit, run) {
-    const results = new Array(items.length);
-    let next = 0;
-    const worker = async () => {
-        while (next < items.length) {
-            const index = next;
-            next += 1;
-            results[index] = await run(items[index], index);
-        }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-    return results;
-}
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-build.ts
-// What a cluster should run: the bundle evaluated for that cluster (runtime values read
-// from it) and every instance built from its module with the cluster's Kubernetes version.
-
-/** A failure tagged with the step of the cluster's work it happened in. */
-class ClusterStepError extends Error {
-    step;
-    instance;
-    object;
-    constructor(step, cause, instance, object) {
-        super(cause instanceof Error ? cause.message : String(cause), { cause });
-        this.step = step;
-        this.instance = instance;
-        this.object = object;
-        this.name = 'ClusterStepError';
-    }
-}
-async function buildForCluster(engine, evaluation, resolver, session, registerSecret, builds) {
-    let evaluated;
-    try {
-        evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
-    }
-    catch (error) {
-        throw new ClusterStepError('evaluate', error);
-    }
-    // Runtime values from the environment or cluster Secrets are masked before anything prints.
-    for (const value of evaluated.secretValues)
-        registerSecret(value);
-    const instances = [];
-    for (const instance of evaluated.bundle.instances) {
-        try {
-            const module = await resolver.resolve(instance.module);
-            const built = builds.build(module, {
-                name: instance.name,
-                namespace: instance.namespace,
-                values: instance.valuesCue,
-                kubeVersion: session.kubeVersion,
-            });
-            instances.push({ name: instance.name, namespace: instance.namespace, module, built });
-        }
-        catch (error) {
-            throw new ClusterStepError('build', error, instance.name);
-        }
-    }
-    return { evaluated, instances };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-outcome.ts
-
-function clusterEntry(cluster, status, instances, error, startedAt) {
-    return {
-        name: cluster.name,
-        group: cluster.group,
-        kubeContext: cluster.kubeContext,
-        status,
-        error,
-        instances,
-        durationMs: Date.now() - startedAt,
-    };
-}
-function clusterError(error, fallbackStep) {
-    if (error instanceof ClusterStepError) {
-        return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
-    }
-    return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
-}
-function skippedEntry(cluster) {
-    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/cluster-connect.ts
-
-
-async function connectCluster(run, cluster, line, startedAt) {
-    if (run.timings)
-        run.timings.firstClusterRequestMs ??= performance.now();
-    try {
-        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
-    }
-    catch (error) {
-        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-log.ts
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
-    }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
-    }
-}
-const silentLog = { line: () => undefined, startGroup: () => undefined, endGroup: () => undefined };
-
-;// CONCATENATED MODULE: ./src/fleet/instance-input.ts
-function instanceInput(bundle, instance) {
-    return {
-        bundle,
-        name: instance.name,
-        namespace: instance.namespace,
-        module: {
-            url: instance.module.url,
-            version: instance.module.version,
-            digest: instance.module.digest,
-            name: instance.module.name,
-            ...(instance.module.repository ? { repository: instance.module.repository } : {}),
-            ...(instance.module.annotations ? { annotations: instance.module.annotations } : {}),
-        },
-        sets: instance.built.sets,
-        valuesSource: instance.built.values,
-        images: instance.built.images,
-    };
-}
-function moduleInfo(instance) {
-    return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
-}
-
-;// CONCATENATED MODULE: ./src/kube/removed-instances.ts
-
-
-
-
-
-
-const removed_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
-function isForbidden(error) {
-    return error instanceof KubeApiError && error.status === 403;
-}
-/** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
-const NAMESPACE_CONCURRENCY = 8;
-async function namespacesToList(cluster, listed) {
-    const own = [...new Set(listed.map((instance) => instance.namespace))];
-    try {
-        const all = await cluster.list('v1', 'Namespace', '');
-        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
-    }
-    catch (error) {
-        if (!isForbidden(error))
-            throw error;
-        return { namespaces: own, scope: 'bundle-namespaces' };
-    }
-}
-async function listStored(cluster, bundle, listed) {
-    try {
-        return { stored: await listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
-    }
-    catch (error) {
-        if (!isForbidden(error))
-            throw error;
-    }
-    const { namespaces, scope } = await namespacesToList(cluster, listed);
-    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => listInstances(cluster, namespace, bundle));
-    const stored = [];
-    const unchecked = [];
-    outcomes.forEach((outcome, index) => {
-        if (outcome.status === 'fulfilled')
-            stored.push(...outcome.value);
-        else if (isForbidden(outcome.reason))
-            unchecked.push(namespaces[index]);
-        else
-            throw outcome.reason;
-    });
-    const created = (record) => record.instance.creationTimestamp ?? '';
-    stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
-    return { stored, scope, unchecked };
-}
-/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
-async function findRemovedInstances(cluster, bundle, listed) {
-    const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
-    const keep = new Set(listed.map(removed_instances_key));
-    const removed = stored.filter((record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(removed_instances_key(record.instance)));
-    return { removed: removed.reverse(), scope, unchecked };
-}
-/**
- * What deleting a removed instance would do, nothing written: `deleted` for each object
- * that would go, `skipped` for one kept by its labels or annotations, or that one of the
- * bundle's instances builds (it takes the object over before removed instances go).
- */
-async function diffRemovedInstance(cluster, stored, builtIds) {
-    const refs = inventoryObjects(stored);
-    const taken = new Set(refs.filter((ref) => builtIds.has(inventoryEntryId(ref))).map(inventoryEntryId));
-    const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
-    const kept = refs
-        .filter((ref) => taken.has(inventoryEntryId(ref)))
-        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
-    return [...changes, ...kept];
-}
-/** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
-function deleteRemovedInstance(cluster, stored, options, deadline) {
-    return deleteStoredInstance(cluster, stored, options, deadline);
-}
-/** How many objects a removed instance's changes delete (or would). */
-function deletedCount(changes) {
-    return changes.filter((change) => change.action === 'deleted').length;
-}
-
-;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
-// The fleet's side of instances removed from the bundle: after the bundle's instances are
-// diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
-// longer lists become ChangeSet instances marked `removed`, with what deleting them would
-// do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
-
-
-
-
-/** The module of a stored instance, as the ChangeSet names modules. */
-function storedModule(stored) {
-    const { module } = stored.instance;
-    return { url: module.repository, version: module.version, digest: module.digest };
-}
-function removedEntry(stored, changes) {
-    return { name: stored.instance.name, namespace: stored.instance.namespace, module: storedModule(stored), changes, removed: true };
-}
-function objects(count) {
-    return count === 1 ? '1 object' : `${count} objects`;
-}
-async function scan(kube, bundle, builds, log) {
-    let found;
-    try {
-        found = await findRemovedInstances(kube, bundle, builds);
-    }
-    catch (error) {
-        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
-    }
-    if (found.scope === 'bundle-namespaces') {
-        log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
-    }
-    if (found.unchecked.length > 0) {
-        const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
-        log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
-    }
-    return found;
-}
-/** Inventory ids of every object the bundle's instances build on this cluster. */
-async function builtIds(kube, builds) {
-    const objects = builds.flatMap((build) => build.built.sets.flatMap((set) => set.objects));
-    const refs = await Promise.all(objects.map((object) => kube.scopedRef(object)));
-    return new Set(refs.map(inventoryEntryId));
-}
-/** The removed instances with what deleting them would do; nothing is written. */
-async function removedInstancesPlan(kube, bundle, builds, log) {
-    const { removed } = await scan(kube, bundle, builds, log);
-    if (removed.length === 0)
-        return [];
-    const built = await builtIds(kube, builds);
-    const entries = [];
-    for (const stored of removed) {
-        let changes;
-        try {
-            changes = await diffRemovedInstance(kube, stored, built);
-        }
-        catch (error) {
-            const object = error.object;
-            throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
-        }
-        log(`i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`);
-        entries.push(removedEntry(stored, changes));
-    }
-    return entries;
-}
-/**
- * Deletes the removed instances, newest first, as `bundle delete` does; each one is added to
- * `into` as it goes (with what was deleted before a failure), and the first failure stops.
- */
-async function removedInstancesApply(kube, bundle, builds, options, into) {
-    const { removed } = await scan(kube, bundle, builds, options.log);
-    for (const stored of removed) {
-        const name = stored.instance.name;
-        const log = (text) => options.log(`i:${name} > ${text}`);
-        log('instance removed from the bundle: deleting it');
-        try {
-            const deleted = await deleteRemovedInstance(kube, stored, { wait: options.wait, timeoutMs: options.timeoutMs, log }, options.deadline);
-            log(`instance removed from the bundle: ${objects(deletedCount(deleted.changes))} deleted`);
-            into.push(removedEntry(stored, deleted.changes));
-        }
-        catch (error) {
-            if (error instanceof InstanceStepError) {
-                into.push(removedEntry(stored, error.changes));
-                throw new ClusterStepError(error.step, error, name, error.object);
-            }
-            throw new ClusterStepError('prune', error, name);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/deadline.ts
-// Bounds the wait for one cluster's work by a deadline. The work is not cancelled (a request
-// already sent stays sent); the run stops waiting for it, reports the cluster as failed, and
-// goes on to publish what it has. The action's process ends after publishing, which also ends
-// any work still in flight.
-/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
-const CLUSTER_GRACE_MS = 2_000;
-function withinDeadline(work, deadlineAt, onDeadline) {
-    if (!Number.isFinite(deadlineAt))
-        return work;
-    let timer;
-    const expired = new Promise((resolve) => {
-        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
-    });
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
-}
-
-;// CONCATENATED MODULE: ./src/fleet/plan.ts
-// The plan: what would change on every selected cluster, computed with server-side apply
-// dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
-// (down, bad credentials, a CUE error in its values) is reported as failed while the others
-// are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
-// server refuses (an immutable field, an invalid value) is a `failed` change: the other
-// objects and instances are still diffed and shown, and the cluster is failed. Instances
-// that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-async function planCluster(run, cluster, log, bundleName, builds) {
-    const startedAt = Date.now();
-    const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
-    if ('failed' in connected)
-        return connected.failed;
-    const { session } = connected;
-    try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-        const bundle = build.evaluated.bundle.name;
-        bundleName.value ||= bundle;
-        const instances = [];
-        for (const instance of build.instances) {
-            let changes;
-            try {
-                ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
-            }
-            catch (error) {
-                if (error instanceof InstanceStepError)
-                    throw new ClusterStepError(error.step, error, instance.name, error.object);
-                throw new ClusterStepError('diff', error, instance.name);
-            }
-            for (const change of changes)
-                log.line(changeLine(bundle, cluster.name, instance.name, change) + (change.error ? `: ${change.error}` : ''));
-            instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
-        }
-        if (run.options.prune && run.options.pruneRemovedInstances) {
-            instances.push(...(await removedInstancesPlan(session.kube, bundle, build.instances, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
-        }
-        const failure = failedObjects(cluster.name, instances);
-        if (failure) {
-            log.line(`✗ ${failure.message}`);
-            run.onClusterError?.(cluster.name, new Error(failure.message));
-            return clusterEntry(cluster, 'failed', instances, failure, startedAt);
-        }
-        const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
-        return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
-    }
-    catch (error) {
-        log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
-    }
-    finally {
-        session.kube.close();
-    }
-}
-/** The cluster's error when objects failed their dry-run: each object with the server's answer. */
-function failedObjects(cluster, instances) {
-    const failed = instances.flatMap((instance) => instance.changes.filter((change) => change.action === 'failed').map((change) => ({ instance: instance.name, change })));
-    const first = failed[0];
-    if (!first)
-        return null;
-    const prefix = `cluster ${cluster}: `;
-    const reasons = failed.map(({ instance, change }) => `instance ${instance}: ${(change.error ?? 'failed').replace(prefix, '')}`);
-    const count = failed.length === 1 ? 'one object' : `${failed.length} objects`;
-    const message = `${prefix}the API server refused ${count} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
-    const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
-    return { step: 'diff', message, instance: first.instance, object: ref };
-}
-async function planFleet(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
-    const bundleName = { value: '' };
-    const builds = new InstanceBuilds(run.engine);
-    run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
-    const results = await boundedMap(clusters, run.options.concurrency, async (cluster) => {
-        const log = new BufferedLog();
-        const startedAt = Date.now();
-        const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds), run.deadlineAt ?? Infinity, () => clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt));
-        log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
-        return entry;
-    });
-    return { bundle: bundleName.value, mode: 'diff', clusters: results };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/rollout.ts
-// The rollout: apply the bundle cluster by cluster in runtime order (staging before
-// production), stop at the first failure, and list the clusters not reached. Nothing is
-// rolled back; a failed cluster says which step failed and what was already applied.
-// `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
-// not each instance. With prune, instances the bundle no longer lists are deleted last.
-
-
-
-
-
-
-
-
-
-
-
-
-async function rollOutCluster(run, cluster, bundleName, builds) {
-    const startedAt = Date.now();
-    // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
-    const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
-    if ('failed' in connected)
-        return connected.failed;
-    const { session } = connected;
-    const instances = [];
-    try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-        const bundle = build.evaluated.bundle.name;
-        bundleName.value ||= bundle;
-        // As Timoni, every instance's ownership is checked before any instance is applied.
-        if (!run.options.overwriteOwnership) {
-            try {
-                await assertOwnership(session.kube, bundle, build.instances);
-            }
-            catch (error) {
-                throw new ClusterStepError('ownership', error);
-            }
-        }
-        for (const instance of build.instances) {
-            run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
-            try {
-                const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
-                    force: run.options.force,
-                    overwriteOwnership: run.options.overwriteOwnership,
-                    wait: run.options.wait,
-                    timeoutMs: run.options.timeoutMs,
-                    deadline,
-                    prune: run.options.prune,
-                    log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
-                });
-                instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
-            }
-            catch (error) {
-                if (error instanceof InstanceStepError) {
-                    instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
-                    throw new ClusterStepError(error.step, error, instance.name, error.object);
-                }
-                throw new ClusterStepError('apply', error, instance.name);
-            }
-        }
-        // Instances the bundle no longer lists go last, once every listed instance is applied
-        // (an object moved to a listed instance has its new owner's labels by then, and stays).
-        if (run.options.prune && run.options.pruneRemovedInstances) {
-            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (line) => run.log.line(`${logPrefix(bundle, cluster.name)} > ${line}`) }, instances);
-        }
-        return clusterEntry(cluster, 'applied', instances, null, startedAt);
-    }
-    catch (error) {
-        run.log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
-    }
-    finally {
-        session.kube.close();
-    }
-}
-/** Each applied object's readiness result, matched by kind, namespace and name. */
-function withReadiness(changes, readiness) {
-    const key = (kind, namespace, name) => `${kind}/${namespace ?? ''}/${name}`;
-    const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
-    return changes.map((change) => {
-        const found = byObject.get(key(change.kind, change.namespace, change.name));
-        return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
-    });
-}
-async function rollOutFleet(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
-    const bundleName = { value: '' };
-    const builds = new InstanceBuilds(run.engine);
-    const entries = [];
-    let failed = false;
-    for (const cluster of clusters) {
-        if (failed) {
-            entries.push(skippedEntry(cluster));
-            continue;
-        }
-        if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
-            entries.push(clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now()));
-            failed = true;
-            continue;
-        }
-        run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-        const startedAt = Date.now();
-        const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
-        run.log.endGroup();
-        entries.push(entry);
-        failed = entry.status === 'failed';
-    }
-    const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
-    if (skipped.length > 0)
-        run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
-    return { bundle: bundleName.value, mode: 'apply', clusters: entries };
-}
-
-;// CONCATENATED MODULE: ./src/cli/cli-log.ts
-class CliLog {
-    io;
-    printed = [];
-    done = new Map();
-    next = 0;
-    open;
-    clusters = [];
-    constructor(io) {
-        this.io = io;
-    }
-    /** The selected cluster names in runtime order; groups are titled `cluster <name> (...)`. */
-    order(clusters) {
-        this.clusters = clusters;
-    }
-    line(text) {
-        if (this.open && !this.open.streaming)
-            this.open.group.lines.push(text);
-        else
-            this.write(text);
-    }
-    startGroup(title) {
-        const index = this.indexOf(title);
-        // A group whose turn it is (or that names no cluster of the list) is printed as it comes.
-        const streaming = index === undefined || index <= this.next;
-        this.open = { group: { title, lines: [] }, index, streaming };
-        if (streaming)
-            this.write(`── ${title}`);
-    }
-    endGroup() {
-        const open = this.open;
-        this.open = undefined;
-        if (!open)
-            return;
-        if (open.streaming) {
-            if (open.index === this.next)
-                this.next += 1;
-        }
-        else
-            this.done.set(open.index, open.group);
-        this.release();
-    }
-    /** Prints the groups still held back (clusters before them never reported), in runtime order. */
-    flush() {
-        for (const index of [...this.done.keys()].sort((a, b) => a - b))
-            this.writeGroup(this.done.get(index));
-        this.done.clear();
-        this.next = this.clusters.length;
-    }
-    /** Whether a printed line already holds this text. */
-    hasPrinted(text) {
-        return this.printed.some((line) => line.includes(text));
-    }
-    indexOf(title) {
-        // The longest name that matches, so that `prod` does not take the group of `prod-2`.
-        let found;
-        this.clusters.forEach((name, index) => {
-            if (title === `cluster ${name}` || title.startsWith(`cluster ${name} (`)) {
-                if (found === undefined || name.length > this.clusters[found].length)
-                    found = index;
-            }
-        });
-        return found;
-    }
-    release() {
-        for (let group = this.done.get(this.next); group; group = this.done.get(this.next)) {
-            this.done.delete(this.next);
-            this.writeGroup(group);
-            this.next += 1;
-        }
-    }
-    writeGroup(group) {
-        this.write(`── ${group.title}`);
-        for (const text of group.lines)
-            this.write(text);
-    }
-    write(text) {
-        this.printed.push(text);
-        this.io.stderr(`${text}\n`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/cli/fleet-commands.ts
-// `timoni-fleet diff|apply|status|delete`: the fleet commands. diff exits 0 in sync, 1 on
-// drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits 1 when a
-// cluster failed; `-o json` prints the ChangeSet (diff, apply) or the per-cluster results.
-// Progress goes to stderr through CliLog: diff's clusters in runtime order, each error once;
-// delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
-
-
-
-
-
-
-
-
+// ---- diff, apply, status, delete
 /** A fleet run whose log prints clusters' groups in runtime order. */
 function orderedRun(engine, args, io) {
-    const log = new CliLog(io);
+    const log = new cli_io/* CliLog */.n(io);
     const run = fleetRunFromArgs(engine, args, io, log);
     log.order(selectClusters(run.evaluation.runtime, run.selector).map((cluster) => cluster.name));
     return { run, log };
@@ -10957,15 +11736,37 @@ function reportClusterError(cluster, io, log) {
     if (cluster.error && !log.hasPrinted(cluster.error.message))
         io.stderr(`✗ cluster ${cluster.name}: ${cluster.error.step}: ${cluster.error.message}\n`);
 }
-function printChanges(changeSet, io, log) {
-    for (const cluster of changeSet.clusters) {
-        for (const instance of cluster.instances) {
-            for (const change of instance.changes) {
-                if (change.action === 'unchanged' || !change.diff)
-                    continue;
-                io.stdout(`# ${cluster.name} · ${instance.name} · ${change.kind}/${change.namespace ? `${change.namespace}/` : ''}${change.name} ${change.action}\n${change.diff}\n`);
+const lines = (count) => (count === 1 ? '1 line' : `${count} lines`);
+/**
+ * The text `diff` prints for one cluster: each object that changes, under a
+ * `# <cluster> · <instance> · <object> <action>` line, with its diff, or with a line saying
+ * that its diff was too large to compute.
+ */
+function clusterDiffText(cluster) {
+    let text = '';
+    for (const instance of cluster.instances) {
+        for (const change of instance.changes) {
+            if (change.action === 'unchanged')
+                continue;
+            const ref = objectRef(change);
+            if (change.diff)
+                text += `# ${cluster.name} · ${instance.name} · ${ref} ${change.action}\n${change.diff}\n`;
+            else if (change.diffTooLarge) {
+                const { liveLines, desiredLines } = change.diffTooLarge;
+                text += `# ${cluster.name} · ${instance.name} · ${ref} ${change.action}\n${ref} diff too large to compute (${lines(liveLines)} live, ${lines(desiredLines)} desired)\n`;
             }
         }
+    }
+    return text;
+}
+function objectRef(change) {
+    return `${change.kind}/${change.namespace ? `${change.namespace}/` : ''}${change.name}`;
+}
+function printChanges(changeSet, io, log) {
+    for (const cluster of changeSet.clusters) {
+        const text = clusterDiffText(cluster);
+        if (text)
+            io.stdout(text);
         reportClusterError(cluster, io, log);
     }
 }
@@ -10995,7 +11796,7 @@ async function runApply(engine, args, io) {
     return changeSet.clusters.some((c) => c.status === 'failed') ? 1 : 0;
 }
 async function runStatus(engine, args, io) {
-    const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new CliLog(io)));
+    const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new cli_io/* CliLog */.n(io)));
     if (args.strings.get('output') === 'json') {
         io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, group: r.cluster.group, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
     }
@@ -11021,7 +11822,7 @@ async function runStatus(engine, args, io) {
     return results.some((r) => r.error || !r.result || r.result.length === 0) ? 1 : 0;
 }
 async function runDelete(engine, args, io) {
-    const results = await fleetDelete(fleetRunFromArgs(engine, args, io, new CliLog(io)));
+    const results = await fleetDelete(fleetRunFromArgs(engine, args, io, new cli_io/* CliLog */.n(io)));
     if (args.strings.get('output') === 'json')
         io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
     for (const { cluster, error } of results)
@@ -11031,10 +11832,10 @@ async function runDelete(engine, args, io) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/run.ts
-// Dispatches `timoni-fleet <command> [flags]` to its command and maps outcomes to exit codes.
-
-
-
+// Dispatches `timoni-fleet <command> [flags]` to its command, maps outcomes to exit codes,
+// and turns a failed command into what the user reads: the message on stderr, every CUE
+// diagnostic with its file, line and field, and, inside GitHub Actions, an annotation on
+// the file and line for each.
 
 
 
@@ -11054,6 +11855,12 @@ function usage() {
         lines.push(`  ${name.padEnd(10)} ${command.summary}`);
     lines.push('', 'Run `timoni-fleet <command> --help` for its flags.');
     return `${lines.join('\n')}\n`;
+}
+function reportError(error, io) {
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`✗ ${message}\n`);
+    if (io.env.GITHUB_ACTIONS === 'true')
+        io.stdout(errorAnnotations(error));
 }
 async function runCli(argv, io) {
     const [name, ...rest] = argv;

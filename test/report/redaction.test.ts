@@ -8,7 +8,7 @@ import type { ChangeSet } from '../../src/changeset.js';
 import { renderPullRequestComment, renderRolloutComment } from '../../src/report/comment.js';
 import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
 import { escapeInline } from '../../src/report/markdown.js';
-import { maskChangeSet } from '../../src/report/redaction.js';
+import { changeSetChangesSecret, diffChangesSecret, maskChangeSet } from '../../src/report/redaction.js';
 import { changeSet, cluster, hugeDiff, instance, objectChange, PODINFO_MODULE, realisticFleet } from './fixtures.js';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiIsImtpZCI6InRlc3QifQ.kubeconfig-token';
@@ -95,5 +95,30 @@ describe('maskChangeSet', () => {
     expect(masked.clusters[0]?.instances[0]?.changes[2]?.action).toBe('configured');
     expect(masked.clusters[0]?.instances[0]?.name).toBe('***');
     expect(set.clusters[0]?.instances[0]?.name).toBe('podinfo');
+  });
+});
+
+describe('secret changes', () => {
+  it('recognises the engine masks on changed lines', () => {
+    expect(diffChangesSecret('--- live\n+++ desired\n-  password: *** (before)\n+  password: *** (after)\n')).toBe(true);
+    expect(diffChangesSecret('--- live\n+++ desired\n+  token: ***\n')).toBe(true);
+  });
+
+  it('ignores masks on context lines and ordinary asterisks', () => {
+    expect(diffChangesSecret('--- live\n+++ desired\n   password: ***\n-  replicas: 1\n+  replicas: 2\n')).toBe(false);
+    expect(diffChangesSecret('+  note: "***important***"\n')).toBe(false);
+  });
+
+  it('recognises a listed secret value on a changed line', () => {
+    expect(diffChangesSecret('+  DATABASE_URL: postgres://u:pa55word@db\n', ['pa55word'])).toBe(true);
+    expect(diffChangesSecret('   DATABASE_URL: postgres://u:pa55word@db\n', ['pa55word'])).toBe(false);
+  });
+
+  it('finds a secret change anywhere in a ChangeSet, but not in unchanged objects', () => {
+    const secretDiff = '-  password: *** (before)\n+  password: *** (after)\n';
+    const changing = changeSet([cluster('c1', 'g', [instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'configured', diff: secretDiff })])])]);
+    const idle = changeSet([cluster('c1', 'g', [instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'unchanged', diff: secretDiff })])])]);
+    expect(changeSetChangesSecret(changing)).toBe(true);
+    expect(changeSetChangesSecret(idle)).toBe(false);
   });
 });

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModuleCache } from '../../../src/module/oci/cache.js';
-import { SecretRegistry as SecretRedactor } from '../../../src/secrets.js';
 
 let root: string;
 beforeAll(async () => {
@@ -77,20 +76,5 @@ describe('ModuleCache', () => {
       if (savedActions !== undefined) process.env.GITHUB_ACTIONS = savedActions;
       await rm(home, { recursive: true, force: true });
     }
-  });
-});
-
-describe('SecretRedactor', () => {
-  it('reports each secret once and scrubs it from text, longest first', () => {
-    const seen: string[] = [];
-    const secrets = new SecretRedactor((v) => seen.push(v));
-    secrets.add('hunter2');
-    secrets.add('hunter2');
-    secrets.add('hunter22-long');
-    secrets.add('ab'); // too short to redact usefully, but the runner is told to mask it
-    secrets.add(undefined);
-    expect(seen.filter((value) => value === 'hunter2')).toHaveLength(1);
-    expect(seen).toEqual(expect.arrayContaining(['hunter2', 'hunter22-long', 'HUNTER2', 'aHVudGVyMg==', 'ab']));
-    expect(secrets.redact('a hunter22-long and hunter2 and ab')).toBe('a *** and *** and ab');
   });
 });

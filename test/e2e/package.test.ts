@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repositoryRoot } from './harness/support/go-binary.js';
+import { repositoryRoot } from '../harness/support/go-binary.js';
 
 interface Run {
   code: number;
