@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deferFrees } from '../../src/cue/deferred-frees.js';
-import { engine, engineKinds } from './engine.js';
+import { engine, engineKinds } from './engines.js';
 
 describe('frees sent with the next call', () => {
   it('answer at once, go together before the next other call, and do not wait past 256', () => {

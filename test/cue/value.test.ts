@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CueError } from '../../src/cue/index.js';
-import { engine, engineKinds, failure } from './engine.js';
+import { engine, engineKinds, failure } from './engines.js';
 
 const source = `package app
 #Port: int & >0 & <65536

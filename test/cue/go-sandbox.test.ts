@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createGoFileSystem, lookupOperations, refusedOperations } from '../../src/cue/go-sandbox.js';
-import { engine } from './engine.js';
+import { engine } from './engines.js';
 import { readFixture } from './fixture-files.js';
 
 type Callback = (error: (Error & { code?: string }) | null, result?: unknown) => void;
@@ -14,7 +14,8 @@ function callbackResult(fs: GoFs, operation: string, args: unknown[]): Promise<{
 }
 
 // The WebAssembly engine's sandbox; the native engine's confinement is tested in
-// native-engine.test.ts (the same load asks its host only under the virtual root too).
+// native-runtime.test.ts and shim/load.test.ts (the same load asks its host only under the
+// virtual root too).
 describe('the file system given to Go (wasm engine)', () => {
   it('fails every look-up with ENOENT and every other operation with ENOSYS', async () => {
     const fs = createGoFileSystem() as GoFs;

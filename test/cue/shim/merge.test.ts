@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CueError } from '../../src/cue/index.js';
-import { engine, engineKinds, failure } from './engine.js';
-import { readFixture } from './fixture-files.js';
+import { CueError } from '../../../src/cue/index.js';
+import { engine, engineKinds, failure } from '../engines.js';
+import { readFixture } from '../fixture-files.js';
 
 describe.each(engineKinds)('CueEngine.mergeInstanceValues (%s engine)', (kind) => {
   it("lays the bundle's values over the module's values.cue", async () => {

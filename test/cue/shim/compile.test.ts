@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CueError } from '../../src/cue/index.js';
-import { engine, engineKinds, failure } from './engine.js';
+import { CueError } from '../../../src/cue/index.js';
+import { engine, engineKinds, failure } from '../engines.js';
 
 // A Kubernetes object as a runtime query reads it.
 const secret = {
