@@ -11,7 +11,6 @@ import { parse, parseAllDocuments, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ClusterChanges } from '../../src/changeset.js';
 import { clusterDiffText } from '../../src/cli/commands.js';
-import { maskSecret } from '../../src/kube/mask.js';
 import type { KubeObject } from '../harness/fleet/kube-client.js';
 import { clusterClient, scratchDir } from '../harness/fleet/test-context.js';
 import { keepWorkloadsReady } from '../harness/demo/kubelet-stand-in.js';
@@ -86,27 +85,6 @@ describe('build prints what Timoni v0.33.0 prints', () => {
     };
     expect(await secretOf(['--mask-secrets'])).toMatchObject({ data: { password: '***' }, stringData: { token: '***' } });
     expect(await secretOf([])).toMatchObject({ data: { password: 'cGFzcw==' }, stringData: { token: 'not-a-secret-default' } });
-  });
-});
-
-describe('maskSecret as build --mask-secrets uses it (Timoni internal/mask SecretData)', () => {
-  const secret = (extra: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, ...extra });
-
-  it('masks every data and stringData entry without touching the input', () => {
-    const input = secret({ data: { a: 'YQ==', b: 'Yg==' }, stringData: { c: 'c' } });
-    expect(maskSecret(input)).toEqual(secret({ data: { a: '***', b: '***' }, stringData: { c: '***' } }));
-    expect(input.data).toEqual({ a: 'YQ==', b: 'Yg==' });
-  });
-
-  it('masks a data field that is not a map as a whole, and compares the kind without case', () => {
-    expect(maskSecret({ apiVersion: 'v1', kind: 'secret', data: 'not-a-map', stringData: ['a'] })).toEqual({ apiVersion: 'v1', kind: 'secret', data: '***', stringData: '***' });
-  });
-
-  it('leaves other kinds and other API versions as they are', () => {
-    const configMap = { apiVersion: 'v1', kind: 'ConfigMap', data: { a: 'b' } };
-    expect(maskSecret(configMap)).toBe(configMap);
-    const other = { apiVersion: 'example.com/v1', kind: 'Secret', data: { a: 'b' } };
-    expect(maskSecret(other)).toBe(other);
   });
 });
 

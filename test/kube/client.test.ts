@@ -1,11 +1,11 @@
 // The engine's client against the real fleet: version, discovery, errors, auth variants,
-// proxy, TLS options, a cluster that is down.
+// proxy, TLS options, a cluster that is down; kept-alive connections the server dropped.
 import { chmodSync, readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { applyObject } from '../../src/kube/apply.js';
 import { parseWarnings, type KubeWarning } from '../../src/kube/client.js';
@@ -15,7 +15,7 @@ import { KubeApiError, KubeConnectionError } from '../../src/kube/errors.js';
 import { KubeContextNotFoundError, loadKubeconfig } from '../../src/kube/kubeconfig.js';
 import { SecretRegistry } from '../../src/secrets.js';
 import { clusterClient, testFleet, testNamespace } from '../harness/fleet/test-context.js';
-import { engineFleet, onEveryCluster } from './engine-support.js';
+import { engineFleet, onEveryCluster } from './support.js';
 
 interface RawConfig {
   clusters: Array<{ name: string; cluster: Record<string, unknown> }>;
@@ -341,5 +341,62 @@ describe('engine client on the fleet', () => {
     const withExecCert = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), exec: { apiVersion: 'client.authentication.k8s.io/v1', command: cert } })));
     expect(withExecCert.username).not.toBe('');
     expect(withExecCert.registered).toContain(readFileSync(fleetCluster.userKeyPath, 'utf8'));
+  });
+});
+
+// Kept-alive connections the server dropped (an API server restart) are not errors: the
+// request goes again on a fresh connection. A server that drops every request still fails.
+describe('kept-alive connections', () => {
+  let server: Server | undefined;
+  afterEach(() => server?.close());
+
+  /** An HTTP server answering /version; `drop(n)` says whether to cut the n-th request of a connection. */
+  async function start(drop: (requestOnConnection: number) => boolean): Promise<{ url: string; connections: () => number }> {
+    const counts = new WeakMap<Socket, number>();
+    let connections = 0;
+    server = createServer((req, res) => {
+      const n = (counts.get(req.socket) ?? 0) + 1;
+      counts.set(req.socket, n);
+      if (drop(n)) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json', Connection: 'keep-alive' });
+      res.end(JSON.stringify({ major: '1', minor: '36', gitVersion: `v1.36.3-conn${connections}-req${n}` }));
+    });
+    server.on('connection', () => connections++);
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => connections };
+  }
+
+  function clusterAt(url: string) {
+    const secrets = new SecretRegistry();
+    const text = stringify({
+      'current-context': 'k',
+      clusters: [{ name: 'k', cluster: { server: url } }],
+      users: [{ name: 'u', user: { token: 'keepalive-token' } }],
+      contexts: [{ name: 'k', context: { cluster: 'k', user: 'u' } }],
+    });
+    return openCluster(loadKubeconfig([text], secrets), undefined, { secrets, name: 'keepalive-1', timeoutMs: 5_000 });
+  }
+
+  it('sends a request again when the server dropped the kept-alive connection', async () => {
+    const { url, connections } = await start((n) => n === 2);
+    const cluster = clusterAt(url);
+    expect((await cluster.client.version()).gitVersion).toBe('v1.36.3-conn1-req1');
+    // Second request on the same socket is cut; the client retries on a new connection.
+    expect((await cluster.client.version()).gitVersion).toBe('v1.36.3-conn2-req1');
+    expect(connections()).toBe(2);
+    cluster.close();
+  });
+
+  it('fails, naming the cluster, when even fresh connections are cut', async () => {
+    const { url } = await start(() => true);
+    const cluster = clusterAt(url);
+    const error = await cluster.client.version().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeConnectionError);
+    expect((error as Error).message).toMatch(/^cluster keepalive-1: cannot reach the API server at http:\/\/127\.0\.0\.1:\d+: (connection reset|socket hang up)/);
+    cluster.close();
   });
 });

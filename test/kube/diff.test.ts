@@ -1,14 +1,19 @@
 // What a diff shows: the unified diff (jsdiff, bounded, in `diff -u`'s format), the whole
 // object of a created or deleted one, a recreated object's field changes, and the limits
-// that keep one huge object from taking gigabytes or seconds.
+// that keep one huge object from taking gigabytes or seconds; objects diffed without their
+// server-set fields; and diffs against the real fleet (server-side dry-run, masked Secrets,
+// a missing namespace, a change too large to show).
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { fieldChangesDiff, MAX_EDIT_LENGTH, objectDiff, projectOnto, recreateDiff, recreateNote, unifiedDiff, wholeObjectDiff } from '../../src/kube/diff.js';
+import { applyObject } from '../../src/kube/apply.js';
+import { diffObject, fieldChangesDiff, MAX_EDIT_LENGTH, objectDiff, projectOnto, recreateDiff, recreateNote, unifiedDiff, wholeObjectDiff } from '../../src/kube/diff.js';
 import type { KubeObject } from '../../src/kube/object.js';
+import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
+import { engineFleet, liveDeployment, onEveryCluster, settingsConfigMap, webDeployment } from './support.js';
 
 /** Applies a unified diff to `from`, checking every context and removed line on the way. */
 function applyPatch(from: string, patch: string): string {
@@ -119,18 +124,18 @@ describe('diff limits', () => {
   });
 
   it('marks an object diff past the limit as too large: the objects differ, only the text is missing', () => {
-    const configMap = (value: string): KubeObject => ({
+    const largeConfigMap = (value: string): KubeObject => ({
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'large', namespace: 'apps' },
       data: Object.fromEntries(Array.from({ length: MAX_EDIT_LENGTH }, (_, i) => [`key-${i}`, `${value} ${i}`])),
     });
     // 2,000 changed lines: 4,000 edits. Rendered, each object has 6 lines besides its data.
-    expect(objectDiff(configMap('old'), configMap('new'))).toEqual({ diff: '', diffTooLarge: { liveLines: MAX_EDIT_LENGTH + 6, desiredLines: MAX_EDIT_LENGTH + 6 } });
-    expect(objectDiff(configMap('same'), configMap('same'))).toEqual({ diff: '' });
+    expect(objectDiff(largeConfigMap('old'), largeConfigMap('new'))).toEqual({ diff: '', diffTooLarge: { liveLines: MAX_EDIT_LENGTH + 6, desiredLines: MAX_EDIT_LENGTH + 6 } });
+    expect(objectDiff(largeConfigMap('same'), largeConfigMap('same'))).toEqual({ diff: '' });
     // A whole object is never too large.
-    expect(changedLines(wholeObjectDiff(configMap('old')))).toBe(MAX_EDIT_LENGTH + 6);
-    expect(wholeObjectDiff(configMap('old'), 'deleted')).toContain(`@@ -1,${MAX_EDIT_LENGTH + 6} +0,0 @@\n-apiVersion: v1\n`);
+    expect(changedLines(wholeObjectDiff(largeConfigMap('old')))).toBe(MAX_EDIT_LENGTH + 6);
+    expect(wholeObjectDiff(largeConfigMap('old'), 'deleted')).toContain(`@@ -1,${MAX_EDIT_LENGTH + 6} +0,0 @@\n-apiVersion: v1\n`);
   });
 
   it('gives a recreated object too large to diff no text and no note, only the mark', () => {
@@ -259,5 +264,119 @@ describe('field changes of a recreated object', () => {
     expect(diffTooLarge).toBeUndefined();
     expect(diff.startsWith('--- live\n+++ desired\n@@ ')).toBe(true);
     expect(diff.endsWith('+            - echo two\n           image: busybox:1.36\n           name: run\n       restartPolicy: Never\n# recreated: immutable field spec.template changes; the object is deleted and created again\n')).toBe(true);
+  });
+});
+
+describe('diff of objects', () => {
+  it('shows a changed field as a unified diff of sorted YAML, without server metadata', () => {
+    const desired = structuredClone(liveDeployment);
+    (desired.spec as { replicas: number }).replicas = 3;
+    desired.metadata.resourceVersion = '813';
+    const { diff } = objectDiff(liveDeployment, desired);
+    expect(diff).toBe(
+      [
+        '--- live',
+        '+++ desired',
+        '@@ -6,7 +6,7 @@',
+        '   name: web',
+        '   namespace: apps',
+        ' spec:',
+        '-  replicas: 1',
+        '+  replicas: 3',
+        '   template:',
+        '     spec:',
+        '       containers:',
+        '',
+      ].join('\n'),
+    );
+    expect(diff).not.toContain('resourceVersion');
+    expect(diff).not.toContain('managedFields');
+  });
+
+  it('is empty when only server-set fields differ', () => {
+    const other = structuredClone(liveDeployment);
+    other.metadata.resourceVersion = '999';
+    other.metadata.managedFields = [];
+    other.status = { readyReplicas: 0 };
+    expect(objectDiff(liveDeployment, other)).toEqual({ diff: '' });
+  });
+
+  it('shows a created object whole', () => {
+    const diff = wholeObjectDiff({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n' }, data: { b: '2', a: '1' } });
+    expect(diff).toBe('--- live\n+++ desired\n@@ -0,0 +1,8 @@\n+apiVersion: v1\n+data:\n+  a: "1"\n+  b: "2"\n+kind: ConfigMap\n+metadata:\n+  name: c\n+  namespace: n\n');
+  });
+});
+
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+
+
+describe('apply and diff on the fleet', () => {
+  it('shows a Secret change masked, and never a value', async () => {
+    const { clusters, registered } = engineFleet();
+    const values = ['first-pa55word', 'second-pa55word', 'api-key-0001', 'api-key-0002'];
+    const outputs: string[] = [];
+    await onEveryCluster(clusters, async (cluster, index) => {
+      const ns = (await testNamespace(index, 'kube-secret')).name;
+      const secret = (password: string, apiKey: string, stringData = false): KubeObject => ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'creds', namespace: ns },
+        type: 'Opaque',
+        ...(stringData ? { stringData: { password, apiKey } } : { data: { password: b64(password), apiKey: b64(apiKey) } }),
+      });
+      const created = await diffObject(cluster, secret('first-pa55word', 'api-key-0001'));
+      outputs.push(JSON.stringify(created));
+      expect(created.action).toBe('created');
+      expect(created.diff).toContain('+  password: "***"');
+      expect((await applyObject(cluster, secret('first-pa55word', 'api-key-0001'))).action).toBe('created');
+
+      const same = await diffObject(cluster, secret('first-pa55word', 'api-key-0001', true));
+      outputs.push(JSON.stringify(same));
+      expect(same.action).toBe('unchanged');
+
+      const changed = await diffObject(cluster, secret('second-pa55word', 'api-key-0001'));
+      outputs.push(JSON.stringify(changed));
+      expect(changed.action).toBe('configured');
+      expect(changed.diff.split('\n').filter((line) => /^[-+] /.test(line))).toEqual(['-  password: "*** (before)"', '+  password: "*** (after)"']);
+      expect(changed.diff).toContain('   apiKey: "***"');
+
+      const viaStringData = await diffObject(cluster, secret('first-pa55word', 'api-key-0002', true));
+      outputs.push(JSON.stringify(viaStringData));
+      expect(viaStringData.action).toBe('configured');
+      expect(viaStringData.diff).toContain('-  apiKey: "*** (before)"');
+    });
+    const everything = outputs.join('\n');
+    for (const value of values) {
+      expect(everything).not.toContain(value);
+      expect(everything).not.toContain(b64(value));
+    }
+    expect(registered.some((value) => values.includes(value))).toBe(false);
+  });
+
+  it('shows every object as created in a missing namespace without asking the server', async () => {
+    const { clusters } = engineFleet();
+    const cluster = clusters[2]!;
+    const ns = `kube-missing-${Date.now().toString(36)}`;
+    const change = await diffObject(cluster, webDeployment(ns, 2), { namespaceExists: false });
+    expect(change.action).toBe('created');
+    expect(change.diff).toContain('+  replicas: 2');
+    expect(await clusterClient(2).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: ns })).toBeNull();
+    const clusterScoped = await diffObject(cluster, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `r-${ns}`, namespace: ns }, rules: [] }, { namespaceExists: false });
+    expect(clusterScoped.namespace).toBe('');
+    expect(clusterScoped.diff).not.toContain('namespace:');
+  });
+
+  it('marks a change too large to diff as configured without its text, and applies it', async () => {
+    const { clusters } = engineFleet();
+    const cluster = clusters[0]!;
+    const ns = (await testNamespace(0, 'kube-large')).name;
+    // As many keys as the edit limit, all changed: twice the edits the diff computes.
+    const large = (value: string) => settingsConfigMap(ns, Object.fromEntries(Array.from({ length: MAX_EDIT_LENGTH }, (_, i) => [`key-${i}`, `${value} ${i}`])));
+    expect((await applyObject(cluster, large('old'))).action).toBe('created');
+    // Rendered, the ConfigMap has 8 lines besides its data.
+    const change = await diffObject(cluster, large('new'));
+    expect(change).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', namespace: ns, name: 'settings', action: 'configured', diff: '', diffTooLarge: { liveLines: MAX_EDIT_LENGTH + 8, desiredLines: MAX_EDIT_LENGTH + 8 } });
+    expect((await applyObject(cluster, large('new'))).action).toBe('configured');
+    expect(await diffObject(cluster, large('new'))).toMatchObject({ action: 'unchanged', diff: '' });
   });
 });

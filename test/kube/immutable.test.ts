@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { applyObject } from '../../src/kube/apply.js';
+import { diffObject } from '../../src/kube/diff.js';
 import { KubeApiError } from '../../src/kube/errors.js';
 import { ImmutableFieldError, immutableFields, immutableReasons, isImmutableError } from '../../src/kube/immutable.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { testNamespace } from '../harness/fleet/test-context.js';
+import { engineFleet } from './support.js';
 
 const apiError = (status: number, message: string, causes: Array<{ field?: string; message?: string; reason?: string }> = []) =>
   new KubeApiError('c1', status, status === 422 ? 'Invalid' : 'Conflict', message, 'PATCH /x', { apiVersion: 'batch/v1', kind: 'Job', namespace: 'n', name: 'j' }, causes);
@@ -30,5 +35,55 @@ describe('immutable-field errors', () => {
     const noCauses = apiError(422, 'Job.batch "j" is invalid: spec.selector: Invalid value: {"x":"secret-ish"}: field is immutable');
     expect(immutableFields(noCauses)).toEqual(['spec.selector']);
     expect(immutableReasons(noCauses)).toEqual(['spec.selector: field is immutable']);
+  });
+});
+
+describe('immutable fields on the fleet', () => {
+  it('recognises a Service clusterIP change as immutable', async () => {
+    const { clusters } = engineFleet();
+    const cluster = clusters[0]!;
+    const ns = (await testNamespace(0, 'kube-service')).name;
+    const service = (clusterIP?: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: ns },
+      spec: { ...(clusterIP ? { clusterIP } : {}), selector: { app: 'web' }, ports: [{ port: 80 }] },
+    });
+    const created = await applyObject(cluster, service());
+    const assigned = (created.object.spec as { clusterIP: string }).clusterIP;
+    expect(assigned).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect((await diffObject(cluster, service())).action).toBe('unchanged');
+    const last = Number(assigned.split('.')[3]);
+    const other = [...assigned.split('.').slice(0, 3), String(last === 200 ? 201 : 200)].join('.');
+    const change = await diffObject(cluster, service(other));
+    expect(change.action).toBe('failed');
+    expect(change.error).toMatch(/immutable fields? spec\.clusterIPs?/);
+    // The field that changes, as live and desired have it.
+    expect(change.diff).toContain(`-  clusterIP: ${assigned}\n+  clusterIP: ${other}`);
+    const error = await applyObject(cluster, service(other)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImmutableFieldError);
+    expect((error as ImmutableFieldError).fields.some((field) => field.startsWith('spec.clusterIP'))).toBe(true);
+  });
+
+  it('recognises a forbidden StatefulSet spec update as immutable', async () => {
+    const { clusters } = engineFleet();
+    const cluster = clusters[1]!;
+    const ns = (await testNamespace(1, 'kube-statefulset')).name;
+    const statefulSet = (size: string): KubeObject => ({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: ns },
+      spec: {
+        serviceName: 'db',
+        selector: { matchLabels: { app: 'db' } },
+        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'postgres:17' }] } },
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: size } } } }],
+      },
+    });
+    expect((await applyObject(cluster, statefulSet('1Gi'))).action).toBe('created');
+    const error = await applyObject(cluster, statefulSet('2Gi')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImmutableFieldError);
+    expect((error as ImmutableFieldError).fields).toEqual(['spec']);
+    expect((error as Error).message).toContain('Forbidden: updates to statefulset spec for fields other than');
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeInstance, inventoryEntries, type InstanceRecord } from '../../src/kube/inventory.js';
 import { deleteInstance, ensureNamespace, listInstances, namespaceExists, readInstance, writeInstance } from '../../src/kube/inventory-store.js';
 import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
-import { engineFleet, onEveryCluster } from './engine-support.js';
+import { engineFleet, onEveryCluster } from './support.js';
 
 function record(name: string, namespace: string, bundle: string): InstanceRecord {
   return {

@@ -1,14 +1,13 @@
 // Waiting for an instance's objects on the fleet, where workloads only become ready when a
 // test marks them so (no kubelets).
 import { describe, expect, it } from 'vitest';
-import { applyInstance } from '../../../src/kube/instance-apply.js';
-import { InstanceStepError } from '../../../src/kube/instance.js';
-import { readInstance } from '../../../src/kube/inventory-store.js';
-import { waitForReady, WaitError } from '../../../src/kube/wait.js';
-import { keepReady } from '../../harness/fleet/readiness.js';
-import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
-import { engineFleet } from '../engine-support.js';
-import { actions, built, configMap, deployment, job, service } from './support.js';
+import { applyInstance } from '../../src/kube/instance-apply.js';
+import { InstanceStepError } from '../../src/kube/instance.js';
+import { readInstance } from '../../src/kube/inventory-store.js';
+import { waitForReady, WaitError } from '../../src/kube/wait.js';
+import { keepReady } from '../harness/fleet/readiness.js';
+import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
+import { actions, built, configMap, deployment, engineFleet, job, service } from './support.js';
 
 const CLUSTER = 2;
 
@@ -138,18 +137,5 @@ describe('readiness', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect((error as WaitError).reason).toBe('failed');
     expect((error as Error).message).toContain(`Job/${ns}/migrate status: 'Failed': Job Failed. failed: 1/1 error: Job has reached the specified backoff limit`);
-  });
-});
-
-describe('abort', () => {
-  it('an aborted apply stops before the next object and says so', async () => {
-    const cluster = engineFleet().clusters[CLUSTER]!;
-    const ns = (await testNamespace(CLUSTER, 'lc-abort-apply')).name;
-    const controller = new AbortController();
-    controller.abort(new Error('the run was cancelled'));
-    const error = await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {})]), { signal: controller.signal }).catch((e: unknown) => e);
-    expect((error as InstanceStepError).step).toBe('namespace');
-    expect((error as Error).message).toContain('aborted: the run was cancelled');
-    expect(await clusterClient(CLUSTER).getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).toBeNull();
   });
 });

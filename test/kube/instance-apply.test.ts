@@ -1,16 +1,20 @@
 // Applying instances on a real cluster of the fleet: install, upgrade, the pending
-// revision, CRDs staged before their objects, ownership conflicts.
+// revision, CRDs staged before their objects; an aborted apply; immutable changes and
+// one-off objects.
 import { describe, expect, it } from 'vitest';
-import { applyInstance } from '../../../src/kube/instance-apply.js';
-import { InstanceStepError } from '../../../src/kube/instance.js';
-import { encodeInstance, inventoryEntries, type InstanceRecord } from '../../../src/kube/inventory.js';
-import { readInstance, writeInstance } from '../../../src/kube/inventory-store.js';
-import type { KubeObject } from '../../../src/kube/object.js';
-import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
-import { engineFleet } from '../engine-support.js';
-import { actions, built, configMap, deployment, freshNamespaceName, module, secret, service } from './support.js';
+import { applyInstance } from '../../src/kube/instance-apply.js';
+import { InstanceStepError } from '../../src/kube/instance.js';
+import { encodeInstance, inventoryEntries, type InstanceRecord } from '../../src/kube/inventory.js';
+import { readInstance } from '../../src/kube/inventory-store.js';
+import type { KubeObject } from '../../src/kube/object.js';
+import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
+import { actions, built, configMap, deployment, engineFleet, freshNamespaceName, job, module, secret, service } from './support.js';
 
 const CLUSTER = 0;
+/** The cluster of the immutable-change and one-off tests. */
+const IMMUTABLE_CLUSTER = 1;
+/** The cluster of the abort test. */
+const ABORT_CLUSTER = 2;
 
 function storedBytes(secret: KubeObject, key: string): string {
   return Buffer.from((secret.data as Record<string, string>)[key]!, 'base64').toString('utf8');
@@ -191,46 +195,65 @@ describe('instance apply', () => {
   });
 });
 
-describe('instance ownership', () => {
-  it('refuses an instance of another bundle before writing anything; overwrite takes it over', async () => {
-    const cluster = engineFleet().clusters[CLUSTER]!;
-    const admin = clusterClient(CLUSTER);
-    const ns = (await testNamespace(CLUSTER, 'lc-owner')).name;
-    await applyInstance(cluster, built(ns, [configMap(ns, 'settings', { color: 'blue' })]));
-    const secretBefore = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
+describe('immutable fields and one-off objects', () => {
+  it('an immutable change is an error naming object and field; force recreates it', async () => {
+    const cluster = engineFleet().clusters[IMMUTABLE_CLUSTER]!;
+    const admin = clusterClient(IMMUTABLE_CLUSTER);
+    const ns = (await testNamespace(IMMUTABLE_CLUSTER, 'lc-immutable')).name;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'a', { v: '1' }), job(ns, 'migrate', 'echo one')]));
+    const first = await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' });
 
-    const other = built(ns, [configMap(ns, 'settings', { color: 'green' }), configMap(ns, 'extra', { a: 'b' })], { bundle: 'infra' });
-    const error = await applyInstance(cluster, other).catch((e: unknown) => e);
+    const changed = built(ns, [configMap(ns, 'a', { v: '2' }), job(ns, 'migrate', 'echo two')]);
+    const error = await applyInstance(cluster, changed).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InstanceStepError);
-    expect((error as InstanceStepError).step).toBe('ownership');
-    expect((error as InstanceStepError).changes).toEqual([]);
-    expect((error as Error).message).toContain('instance ownership conflict encountered. Conflict: instance "web" exists and is managed by another bundle "apps"');
-    expect((error as Error).message).toContain('--overwrite-ownership');
-    // Nothing written.
-    expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).data).toEqual({ color: 'blue' });
-    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'extra' })).toBeNull();
-    const secretAfter = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
-    expect(secretAfter.metadata.resourceVersion).toBe(secretBefore.metadata.resourceVersion);
+    const stepError = error as InstanceStepError;
+    expect(stepError.step).toBe('apply');
+    expect(stepError.object).toBe(`Job/${ns}/migrate`);
+    expect(stepError.message).toMatch(/immutable field.* spec\.template/);
+    expect(stepError.message).not.toContain('echo two');
+    expect(actions(stepError.changes)).toEqual(['ConfigMap/a configured']);
+    expect((await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' })).metadata.uid).toBe(first.metadata.uid);
 
-    const result = await applyInstance(cluster, other, { overwriteOwnership: true });
-    expect(actions(result.changes)).toEqual(['ConfigMap/extra created', 'ConfigMap/settings configured']);
-    const stored = await readInstance(cluster, 'web', ns);
-    expect(stored?.instance.labels?.['bundle.timoni.sh/name']).toBe('infra');
+    const result = await applyInstance(cluster, changed, { force: true });
+    expect(actions(result.changes)).toEqual(['ConfigMap/a unchanged', 'Job/migrate recreated']);
+    // The applied change shows the fields that forced the recreation, then that it was recreated.
+    const recreatedDiff = result.changes[1]!.diff;
+    expect(recreatedDiff.split('\n').filter((line) => /^[-+](?![-+]{2} )/.test(line))).toEqual(['-            - echo one', '+            - echo two']);
+    expect(recreatedDiff.endsWith('# recreated: immutable field spec.template changes; the object was deleted and created again\n')).toBe(true);
+    const recreated = await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' });
+    expect(recreated.metadata.uid).not.toBe(first.metadata.uid);
+    expect(recreated.spec).toMatchObject({ template: { spec: { containers: [{ command: ['sh', '-c', 'echo two'] }] } } });
+
+    // The object's own force annotation recreates without the option.
+    const annotated = built(ns, [configMap(ns, 'a', { v: '2' }), job(ns, 'migrate', 'echo three', { 'action.timoni.sh/force': 'enabled' })]);
+    expect(actions((await applyInstance(cluster, annotated)).changes)).toEqual(['ConfigMap/a unchanged', 'Job/migrate recreated']);
   });
 
-  it('an instance not managed by any bundle is a conflict too', async () => {
-    const cluster = engineFleet().clusters[CLUSTER]!;
-    const ns = (await testNamespace(CLUSTER, 'lc-owner-none')).name;
-    await writeInstance(cluster, {
-      name: 'web',
-      namespace: ns,
-      module: { name: module.name, repository: module.url, version: module.version, digest: module.digest },
-      values: '',
-      inventory: { entries: null },
-    });
-    const error = await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {})])).catch((e: unknown) => e);
-    expect((error as InstanceStepError).step).toBe('ownership');
-    expect((error as Error).message).toContain('instance "web" exists and is not managed by any bundle');
-    expect(await clusterClient(CLUSTER).getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).toBeNull();
+  it('one-off objects are created once, then left alone', async () => {
+    const cluster = engineFleet().clusters[IMMUTABLE_CLUSTER]!;
+    const admin = clusterClient(IMMUTABLE_CLUSTER);
+    const ns = (await testNamespace(IMMUTABLE_CLUSTER, 'lc-oneoff')).name;
+    const oneOff = { 'action.timoni.sh/one-off': 'enabled' };
+    const first = await applyInstance(cluster, built(ns, [job(ns, 'seed', 'echo one', oneOff), configMap(ns, 'seed-config', { v: '1' }, oneOff)]));
+    expect(actions(first.changes)).toEqual(['ConfigMap/seed-config created', 'Job/seed created']);
+
+    const second = await applyInstance(cluster, built(ns, [job(ns, 'seed', 'echo two', oneOff), configMap(ns, 'seed-config', { v: '2' }, oneOff)]));
+    expect(actions(second.changes)).toEqual(['ConfigMap/seed-config skipped', 'Job/seed skipped']);
+    expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'seed-config' })).data).toEqual({ v: '1' });
+    // Still part of the instance.
+    expect((await readInstance(cluster, 'web', ns))?.instance.inventory?.entries).toHaveLength(2);
+  });
+});
+
+describe('abort', () => {
+  it('an aborted apply stops before the next object and says so', async () => {
+    const cluster = engineFleet().clusters[ABORT_CLUSTER]!;
+    const ns = (await testNamespace(ABORT_CLUSTER, 'lc-abort-apply')).name;
+    const controller = new AbortController();
+    controller.abort(new Error('the run was cancelled'));
+    const error = await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {})]), { signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as InstanceStepError).step).toBe('namespace');
+    expect((error as Error).message).toContain('aborted: the run was cancelled');
+    expect(await clusterClient(ABORT_CLUSTER).getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 // The record stored for a build (pure).
 import { describe, expect, it } from 'vitest';
-import { instanceRecord, labelledSets, moduleReference } from '../../../src/kube/instance.js';
+import { instanceRecord, labelledSets, moduleReference } from '../../src/kube/instance.js';
 import { built, configMap, module } from './support.js';
 
 describe('instance record', () => {

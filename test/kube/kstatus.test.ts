@@ -1,7 +1,7 @@
 // kstatus rules on object fixtures written here (no cluster).
 import { describe, expect, it } from 'vitest';
-import { computeStatus } from '../../../src/kube/kstatus.js';
-import type { KubeObject } from '../../../src/kube/object.js';
+import { computeStatus } from '../../src/kube/kstatus.js';
+import type { KubeObject } from '../../src/kube/object.js';
 
 function obj(apiVersion: string, kind: string, fields: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): KubeObject {
   return { apiVersion, kind, metadata: { name: 'x', namespace: 'ns', ...metadata }, ...fields };

@@ -1,11 +1,10 @@
 // Diffing built instances against a real cluster: nothing is ever written.
 import { describe, expect, it } from 'vitest';
-import { applyInstance } from '../../../src/kube/instance-apply.js';
-import { diffInstance } from '../../../src/kube/instance-diff.js';
-import type { InstanceStepError } from '../../../src/kube/instance.js';
-import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
-import { engineFleet } from '../engine-support.js';
-import { actions, built, configMap, deployment, freshNamespaceName, job, secret, service } from './support.js';
+import { applyInstance } from '../../src/kube/instance-apply.js';
+import { diffInstance } from '../../src/kube/instance-diff.js';
+import type { InstanceStepError } from '../../src/kube/instance.js';
+import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
+import { actions, built, configMap, deployment, engineFleet, freshNamespaceName, job, secret, service } from './support.js';
 
 const CLUSTER = 1;
 
