@@ -84,13 +84,22 @@ export interface ClusterChanges {
   status: ClusterStatus;
   error: ClusterError | null;
   instances: InstanceChanges[];
+  /** When work on this cluster began (ISO 8601); absent for a cluster not reached. */
+  startedAt?: string;
   /** Wall time spent on this cluster, in milliseconds. */
   durationMs?: number;
 }
 
+/** The version of this document's format; a reader refuses a ChangeSet of a newer format. */
+export const CHANGESET_FORMAT = 1;
+
 export interface ChangeSet {
+  /** CHANGESET_FORMAT of the writer. */
+  format: number;
   bundle: string;
   mode: ChangeSetMode;
+  /** The commit the bundle was read from, when known (the action's GITHUB_SHA). */
+  commit?: string;
   clusters: ClusterChanges[];
 }
 

@@ -26,6 +26,7 @@ export function clusterEntry(cluster: RuntimeCluster, status: ClusterChanges['st
     status,
     error,
     instances,
+    startedAt: new Date(startedAt).toISOString(),
     durationMs: Date.now() - startedAt,
   };
 }

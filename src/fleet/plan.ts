@@ -9,7 +9,7 @@ import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { diffInstance } from '../kube/instance-diff.js';
 import { InstanceStepError } from '../kube/instance.js';
 import { mapBounded } from '../concurrency.js';
-import { isChangingAction, type ChangeSet, type ClusterChanges, type ClusterError, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { CHANGESET_FORMAT, isChangingAction, type ChangeSet, type ClusterChanges, type ClusterError, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
@@ -84,5 +84,5 @@ export async function planFleet(run: FleetRun): Promise<ChangeSet> {
     log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
     return entry;
   });
-  return { bundle: bundleName.value, mode: 'diff', clusters: results };
+  return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'diff', clusters: results };
 }

@@ -8,7 +8,7 @@ import { applyInstance } from '../kube/instance-apply.js';
 import { assertOwnership } from '../kube/ownership.js';
 import { InstanceStepError } from '../kube/instance.js';
 import type { ReadinessCheck } from '../kube/wait.js';
-import type { ChangeSet, ClusterChanges, InstanceChanges, ObjectChange } from '../changeset.js';
+import { CHANGESET_FORMAT, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
@@ -115,5 +115,5 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
   }
   const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
   if (skipped.length > 0) run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
-  return { bundle: bundleName.value, mode: 'apply', clusters: entries };
+  return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
 }

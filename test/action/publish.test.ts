@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeSet } from '../../src/changeset.js';
+import { CHANGESET_FORMAT, type ChangeSet } from '../../src/changeset.js';
 import { publishResults, type PublishInput } from '../../src/action/publish.js';
 import type { Annotation } from '../../src/action/runner.js';
 import { fakeSha, startGitHubStandIn, type GitHubStandIn } from '../harness/github/index.js';
@@ -21,6 +21,7 @@ afterAll(async () => {
 
 function changeSet(mode: 'diff' | 'apply'): ChangeSet {
   return {
+    format: CHANGESET_FORMAT,
     bundle: 'apps',
     mode,
     clusters: [

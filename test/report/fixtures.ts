@@ -6,6 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHANGESET_FORMAT } from '../../src/changeset.js';
 import type {
   ChangeSet,
   ChangeSetMode,
@@ -103,7 +104,7 @@ export function cluster(name: string, group: string, instances: InstanceChanges[
 }
 
 export function changeSet(clusters: ClusterChanges[], mode: ChangeSetMode = 'diff', bundle = 'apps'): ChangeSet {
-  return { bundle, mode, clusters };
+  return { format: CHANGESET_FORMAT, bundle, mode, clusters };
 }
 
 /** The podinfo instance of a cluster: a Deployment update, a new HPA, a Service unchanged. */
