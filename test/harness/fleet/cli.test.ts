@@ -21,7 +21,7 @@ interface Run {
 
 function fleetCli(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(join(repositoryRoot, 'node_modules', '.bin', 'tsx'), [join(repositoryRoot, 'test', 'fleet', 'cli.ts'), ...args], { cwd: repositoryRoot, timeout: 300_000 }, (error, stdout, stderr) => {
+    execFile(join(repositoryRoot, 'node_modules', '.bin', 'tsx'), [join(repositoryRoot, 'test', 'harness', 'fleet', 'cli.ts'), ...args], { cwd: repositoryRoot, timeout: 300_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });

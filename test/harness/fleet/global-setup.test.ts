@@ -22,7 +22,7 @@ function nestedConfig(root: string): string {
     root: ${JSON.stringify(root)},
     include: ['*.test.mjs'],
     globals: true,
-    globalSetup: [${JSON.stringify(join(repositoryRoot, 'test', 'fleet', 'global-setup.ts'))}],
+    globalSetup: [${JSON.stringify(join(repositoryRoot, 'test', 'harness', 'fleet', 'global-setup.ts'))}],
   },
 };
 `;

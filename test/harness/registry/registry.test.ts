@@ -240,7 +240,7 @@ describe('registry lifecycle', () => {
 
   it('does not outlive a test process killed with SIGKILL', async () => {
     const tsx = join(repositoryRoot, 'node_modules', '.bin', 'tsx');
-    const parent = spawn(tsx, [join(repositoryRoot, 'test', 'registry', 'orphan-check.ts')], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    const parent = spawn(tsx, [join(repositoryRoot, 'test', 'harness', 'registry', 'orphan-check.ts')], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     try {
       const line = await new Promise<string>((resolveLine, reject) => {
         let buffered = '';
