@@ -4,7 +4,10 @@
 //   <!-- timoni-fleet:bundle=apps -->              the marker (found again on the next run)
 //   ### timoni-fleet diff · bundle apps             the headline: what changes where, commit, run
 //   🔒 A secret value changed (hidden).             when a change touches secret data
-//   | Cluster | Group | Created | ... | Status |   the status table, always complete
+//   | Cluster | Group | Created | ... | Status |   the status table, always complete; in a fleet
+//                                                   of 10 clusters or more, one row (and one
+//                                                   section) per group of clusters with the
+//                                                   same change (cluster-groups.ts)
 //   **Not reached** after ... failed: ...          after a failed rollout
 //   > [!WARNING] Shortened to fit ...              when the budget had to cut something
 //   <details open><summary>cluster ...</summary>   one section per cluster: its error, each
@@ -15,7 +18,7 @@
 // object lists, then the table alone), masked by redaction.ts; the parts of a section that
 // the job summary shares (status, counts, error and diff blocks) are in sections.ts.
 
-import { hasChanges, type ChangeSet, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { hasChanges, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { COMMENT_LIMIT, commentLength, type Measure } from '../github/limits.js';
 import { secretMasker } from '../secrets.js';
 import {
@@ -30,8 +33,8 @@ import {
   type ObjectListRoom,
   type Plan,
 } from './budget.js';
-import { commitLink, runLink, type ReportContext } from './context.js';
-import { capitalise, code, escapeHtml } from './markdown.js';
+import { groupClusters, groupMembers, groupRepresentatives, type ClusterGroup } from './cluster-groups.js';
+import { capitalise, code, commitLink, escapeHtml, runLink, type ReportContext } from './markdown.js';
 import { maskChangeSet, secretChangeIds } from './redaction.js';
 import {
   actionLabel,
@@ -41,6 +44,7 @@ import {
   diffTooLargeNote,
   failedObjectBlock,
   failedObjectInline,
+  groupSentence,
   objectRef,
   removedInstanceNote,
   renderCountedSections,
@@ -72,9 +76,14 @@ export function renderRolloutComment(changeSet: ChangeSet, context: ReportContex
 type CommentVariant = 'plan' | 'rollout';
 
 function renderComment(original: ChangeSet, context: ReportContext, variant: CommentVariant): string {
-  const changeSet = maskChangeSet(original, context.secrets);
+  const masked = maskChangeSet(original, context.secrets);
+  // A large fleet shows one row and one section per group of clusters with the same change
+  // (cluster-groups.ts): the ChangeSet rendered holds the first cluster of each group.
+  const groups = groupClusters(masked, secretChangeIds(original, context.secrets));
+  const changeSet = groups ? groupRepresentatives(masked, groups) : masked;
+  const members = groups ? groupMembers(masked, groups) : undefined;
   const sharing = indexSharedChanges(changeSet);
-  const secretChanges = secretChangeIds(original, context.secrets);
+  const secretChanges = secretChangeIds(groups ? groupRepresentatives(original, groups) : original, context.secrets);
   const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT);
   const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
   const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
@@ -84,15 +93,16 @@ function renderComment(original: ChangeSet, context: ReportContext, variant: Com
   });
 
   const render = (plan: Plan): string => {
-    const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
+    const renderSection = (input: SectionInput) => renderClusterSection(input, groups?.[input.clusterIndex], members?.[input.clusterIndex]);
+    const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, measure: commentLength, moreHint });
     const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
     return (
       `${commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
-      renderHeadline(changeSet, context, variant) +
+      renderHeadline(masked, context, variant) +
       (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
-      renderStatusTable(changeSet.clusters) +
+      renderStatusTable(changeSet.clusters, members ? { members } : {}) +
       '\n' +
-      unreachedNote(changeSet.clusters) +
+      unreachedNote(masked.clusters) +
       cutNote(plan.detail, counts, "GitHub's comment limit (65,536 characters)", where) +
       sections
     );
@@ -144,14 +154,17 @@ function compactObjectLine(change: ObjectChange, secret: boolean, measure: Measu
   return `- ${code(objectRef(change))} ${actionLabel(change)}${failure}${secret ? SECRET_NOTE : ''}\n`;
 }
 
-function renderClusterSection(input: SectionInput): string {
+/** One cluster's section, or that of a group of clusters with the same change (shown for its first). */
+function renderClusterSection(input: SectionInput, group?: ClusterGroup, members?: readonly ClusterChanges[]): string {
   const { cluster } = input;
   const counts = countActions(cluster);
   const open = sectionOpen(cluster) ? ' open' : '';
   const counted = cluster.status === 'skipped' ? '' : ` · ${describeCounts(counts)}`;
-  const headline = `<b>${escapeHtml(cluster.name)}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
+  const grouped = group && members && members.length > 1;
+  const title = grouped ? `${members.length} clusters` : escapeHtml(cluster.name);
+  const headline = `<b>${title}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
   const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
-  let body = '';
+  let body = grouped ? groupSentence(members, group.byName) : '';
   if (cluster.error) body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: () => '✂️ _Error message cut; the job summary holds it whole._' });
   if (cluster.status === 'skipped') body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
   for (const [instanceIndex, instance] of cluster.instances.entries()) body += renderInstance(input, instance, instanceIndex, room);

@@ -10,8 +10,7 @@ import { formatDuration } from '../duration.js';
 import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT, utf8Length } from '../github/limits.js';
 import { maskSecrets, secretMasker } from '../secrets.js';
 import { changeId, cutNote, diffGroups, fitToBudget, indexSharedChanges, objectListGroups, objectListId, objectListRoom, type Plan } from './budget.js';
-import { commitLink, linkTarget, runLink, type ReportContext } from './context.js';
-import { capitalise, code, escapeHtml, escapeInline, tableHeader, tableRow } from './markdown.js';
+import { capitalise, code, commitLink, escapeHtml, escapeInline, linkTarget, runLink, tableHeader, tableRow, type ReportContext } from './markdown.js';
 import { maskChangeSet, secretChangeIds } from './redaction.js';
 import {
   actionLabel,

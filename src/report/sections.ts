@@ -10,7 +10,7 @@ import { READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '
 import { formatDuration } from '../duration.js';
 import type { Measure } from '../github/limits.js';
 import { linesOf, truncateCharacters, truncateLines, type CutCounts, type Detail, type Plan, type Sharing } from './budget.js';
-import { code, codeBlock, escapeInline, tableHeader, tableRow } from './markdown.js';
+import { capitalise, code, codeBlock, escapeInline, tableHeader, tableRow } from './markdown.js';
 
 // ---------------------------------------------------------------------------------------
 // Names and counts.
@@ -141,6 +141,39 @@ export function readinessLabel(readiness: ObjectReadiness): string {
 export interface StatusTableOptions {
   /** Add the time spent per cluster and the unchanged count (job summary). */
   withDuration?: boolean;
+  /**
+   * Per row, the clusters it stands for when clusters with the same change are grouped
+   * (cluster-groups.ts); a row of several names them all in its Cluster cell.
+   */
+  members?: readonly (readonly ClusterChanges[])[];
+}
+
+/** The Cluster cell of a table row: the cluster's name, or every member's for a group of clusters. */
+export function clusterCell(cluster: ClusterChanges, members?: readonly ClusterChanges[]): string {
+  if (!members || members.length < 2) return code(cluster.name);
+  return `${members.length} clusters: ${members.map((member) => code(member.name)).join(', ')}`;
+}
+
+/**
+ * The sentence that opens the section of a group of clusters with the same change, naming
+ * them all, e.g. `Same change on 44 production clusters: production-01, ...`; `byName`
+ * adds that the shown cluster's name stands for each one's own.
+ */
+export function groupSentence(members: readonly ClusterChanges[], byName: boolean): string {
+  const first = members[0];
+  if (!first) return '';
+  const clusters = `${members.length} ${escapeInline(first.group)} clusters`;
+  const opening =
+    first.status === 'skipped'
+      ? `${capitalise(clusters)} not reached`
+      : first.status === 'failed'
+        ? `Same failure on ${clusters}`
+        : clusterHasChanges(first)
+          ? `Same change on ${clusters}`
+          : `No changes on ${clusters}`;
+  const names = members.map((member) => code(member.name)).join(', ');
+  const shown = byName ? ` Shown for ${code(first.name)}; on the others, each cluster's own name stands where ${code(first.name)} does.` : '';
+  return `${opening}: ${names}.${shown}\n\n`;
 }
 
 /** The table of clusters, in runtime order, that opens every report. It is always complete. */
@@ -154,9 +187,9 @@ export function renderStatusTable(clusters: readonly ClusterChanges[], options: 
   headings.push('Status');
   align.push('l');
   let table = tableHeader(headings, align);
-  for (const cluster of clusters) {
+  for (const [index, cluster] of clusters.entries()) {
     const counts = countActions(cluster);
-    const cells = [code(cluster.name), escapeInline(cluster.group), String(counts.created), String(counts.configured), String(counts.deleted), String(counts.recreated)];
+    const cells = [clusterCell(cluster, options.members?.[index]), escapeInline(cluster.group), String(counts.created), String(counts.configured), String(counts.deleted), String(counts.recreated)];
     if (options.withDuration) {
       cells.push(String(counts.unchanged), cluster.durationMs === undefined ? '–' : formatDuration(cluster.durationMs));
     }

@@ -122,7 +122,8 @@ describe('degraded fits', () => {
   });
 
   it('cuts the table at a line, and says so, only when the table alone exceeds the limit', () => {
-    const set = changeSet(Array.from({ length: 900 }, (_, index) => cluster(`cluster-with-a-long-name-${index}`, 'production-fleet', [podinfoInstance([1, 2])])));
+    // Each cluster's change differs (replicas), so that no two share a row of the table (cluster-groups.ts).
+    const set = changeSet(Array.from({ length: 900 }, (_, index) => cluster(`cluster-with-a-long-name-${index}`, 'production-fleet', [podinfoInstance([1, index + 2])])));
     const body = renderPullRequestComment(set, { commitSha: 'abc', secrets: [] });
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
     expect(body).toContain('The cluster table was cut');

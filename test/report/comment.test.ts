@@ -20,6 +20,7 @@ import {
   instance,
   objectChange,
   planWithFailure,
+  PODINFO_MODULE,
   podinfoInstance,
   podinfoWithFailure,
   pullRequestFleet,
@@ -483,5 +484,119 @@ describe('a diff too large to compute', () => {
   it('is not shown for an object that is not reached or does not change', () => {
     const skipped = changeSet([cluster('a', 'g', [instance('crds', [withAction(crd, 'skipped')])], { status: 'skipped' })], 'apply');
     expect(renderRolloutComment(skipped, context)).not.toContain('too large');
+  });
+});
+
+describe('a large fleet: clusters with the same change grouped (cluster-groups.ts)', () => {
+  /** Ten instances, each in a namespace of the cluster's own, as a bundle reading TIMONI_CLUSTER_NAME makes them. */
+  function tenInstances(clusterName: string, replicas: number, tag = '6.5.4') {
+    return Array.from({ length: 10 }, (_, index) => {
+      const namespace = `web-${index + 1}-${clusterName}`;
+      const inNamespace = (change: ReturnType<typeof created>) => ({ ...change, namespace, diff: change.diff.replace(/namespace: apps/g, `namespace: ${namespace}`) });
+      return instance(
+        `web-${index + 1}`,
+        [
+          inNamespace(created('ServiceAccount', `web-${index + 1}`, [])),
+          inNamespace(created('ConfigMap', `web-${index + 1}`, ['data:', `  message: "hello from ${clusterName}"`])),
+          inNamespace(created('Service', `web-${index + 1}`, ['spec:', '  ports:', '  - port: 80', '    targetPort: 8080'])),
+          inNamespace(
+            created('Deployment', `web-${index + 1}`, ['spec:', `  replicas: ${replicas}`, '  template:', '    spec:', '      containers:', `      - image: ghcr.io/acme/web:${tag}`, '        name: web'], 'apps/v1'),
+          ),
+        ],
+        PODINFO_MODULE,
+        namespace,
+      );
+    });
+  }
+  const pad = (n: number) => String(n).padStart(2, '0');
+  /** staging 2, canary 4 (each different), production 44 (the same change, each in its own namespaces). */
+  function fiftyClusters(oddProduction?: number) {
+    return changeSet([
+      ...[1, 2].map((n) => cluster(`staging-${n}`, 'staging', tenInstances(`staging-${n}`, n, `6.6.${n}`))),
+      ...[1, 2, 3, 4].map((n) => cluster(`canary-${n}`, 'canary', tenInstances(`canary-${n}`, 1 + n))),
+      ...Array.from({ length: 44 }, (_, i) => cluster(`production-${pad(i + 1)}`, 'production', tenInstances(`production-${pad(i + 1)}`, i + 1 === oddProduction ? 5 : 3))),
+    ]);
+  }
+
+  it('stays under 65,536 characters with a complete table: the odd clusters alone, the 44 the same in one row naming them all', () => {
+    const body = renderPullRequestComment(fiftyClusters(), context);
+    expect(body.length).toBeLessThan(COMMENT_LIMIT);
+    const rows = tableRows(body);
+    expect(rows.map((row) => row[0]?.replace(/:.*/, ''))).toEqual([
+      '<code>staging-1</code>',
+      '<code>staging-2</code>',
+      '<code>canary-1</code>',
+      '<code>canary-2</code>',
+      '<code>canary-3</code>',
+      '<code>canary-4</code>',
+      '44 clusters',
+    ]);
+    const grouped = rows[6] ?? [];
+    for (let n = 1; n <= 44; n += 1) expect(grouped[0]).toContain(`<code>production-${pad(n)}</code>`);
+    expect(grouped.slice(1)).toEqual(['production', '40', '0', '0', '0', '🟡 changes']);
+    // Every cluster of the fleet is named in the table.
+    const table = body.slice(body.indexOf('| Cluster |'), body.indexOf('\n\n', body.indexOf('| Cluster |')));
+    expect(table.match(/<code>(staging|canary|production)-\d+<\/code>/g)).toHaveLength(50);
+    expect(body).toContain('Changes on **50 of 50** clusters');
+    expect(clusterSections(body).map((section) => section.name)).toEqual(['staging-1', 'staging-2', 'canary-1', 'canary-2', 'canary-3', 'canary-4', '44 clusters']);
+    expect(body).toMatch(
+      /Same change on 44 production clusters: <code>production-01<\/code>, .*<code>production-44<\/code>\. Shown for <code>production-01<\/code>; on the others, each cluster's own name stands where <code>production-01<\/code> does\./,
+    );
+  });
+
+  it('lets a production cluster that is out of line stand alone', () => {
+    const body = renderPullRequestComment(fiftyClusters(17), context);
+    const rows = tableRows(body);
+    expect(rows.map((row) => row[0]?.replace(/:.*/, '')).slice(6)).toEqual(['43 clusters', '<code>production-17</code>']);
+    expect(rows[6]?.[0]).not.toContain('production-17');
+    expect(clusterSections(body).map((section) => section.name).slice(6)).toEqual(['43 clusters', 'production-17']);
+    expect(body.length).toBeLessThan(COMMENT_LIMIT);
+  });
+
+  it('groups clusters without changes and clusters not reached in the rollout comment too', () => {
+    const rollout = changeSet(
+      [
+        cluster('staging-1', 'staging', [instance('web', [withAction(created('ConfigMap', 'web', ['data: {}']), 'created')])], { status: 'failed', error: { step: 'apply', message: 'denied' } }),
+        ...Array.from({ length: 12 }, (_, i) => cluster(`production-${pad(i + 1)}`, 'production', [instance('web', [withAction(created('ConfigMap', 'web', ['data: {}']), 'skipped')])], { status: 'skipped' })),
+      ],
+      'apply',
+    );
+    const body = renderRolloutComment(rollout, context);
+    expect(tableRows(body).map((row) => row[0]?.replace(/:.*/, ''))).toEqual(['<code>staging-1</code>', '12 clusters']);
+    expect(body).toContain('12 production clusters not reached: <code>production-01</code>');
+    // The note on clusters not reached still names every one.
+    expect(body).toMatch(/\*\*Not reached\*\* after <code>staging-1<\/code> failed: (<code>production-\d\d<\/code>(, )?){12}\./);
+  });
+
+  it('leaves a fleet of fewer than 10 clusters cluster by cluster, even when all change alike', () => {
+    const set = changeSet(Array.from({ length: 9 }, (_, i) => cluster(`production-${i + 1}`, 'production', [podinfoInstance([1, 2])])));
+    const rows = tableRows(renderPullRequestComment(set, context));
+    expect(rows).toHaveLength(9);
+    expect(rows.map((row) => row[0])).toEqual(Array.from({ length: 9 }, (_, i) => `<code>production-${i + 1}</code>`));
+  });
+});
+
+describe('a rollout in waves (strategy: waves)', () => {
+  // The staging wave: its middle cluster failed, the two others were in flight and finished;
+  // the production wave was not reached.
+  const waves = changeSet(
+    [
+      cluster('staging-1', 'staging', [podinfoInstance([1, 2])], { status: 'applied', durationMs: 20_000 }),
+      cluster('staging-2', 'staging', [], { status: 'failed', durationMs: 3_000, error: { step: 'apply', message: 'cluster staging-2: ConfigMap/apps/podinfo: field is immutable', instance: 'podinfo', object: 'ConfigMap/apps/podinfo' } }),
+      cluster('staging-3', 'staging', [podinfoInstance([1, 2])], { status: 'applied', durationMs: 21_000 }),
+      cluster('production-1', 'production', [], { status: 'skipped' }),
+      cluster('production-2', 'production', [], { status: 'skipped' }),
+    ],
+    'apply',
+  );
+
+  it('lists what was applied, what failed and what was not reached', () => {
+    const body = renderRolloutComment(waves, rolloutContext);
+    expect(body).toContain('❌ Rollout stopped at <code>staging-2</code> (failed at <code>apply</code>); applied to 2 of 5 clusters');
+    expect(body.match(/\| ✅ applied \|/g)).toHaveLength(2);
+    expect(body).toContain('| <code>staging-2</code> | staging | 0 | 0 | 0 | 0 | ❌ failed at <code>apply</code> |');
+    expect(body).toContain('**Not reached** after <code>staging-2</code> failed: <code>production-1</code>, <code>production-2</code>.');
+    // The cluster of the failed wave that finished after the failure is applied, not "not reached".
+    expect(body).not.toMatch(/<code>staging-3<\/code> \| staging \|[^\n]*not reached/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capitalise, code, codeBlock, escapeHtml, escapeInline, fenceFor } from '../../src/report/markdown.js';
+import { capitalise, code, codeBlock, commitLink, escapeHtml, escapeInline, fenceFor, linkTarget, runLink } from '../../src/report/markdown.js';
 
 describe('escapeInline', () => {
   it('keeps table cells whole: pipes, newlines and backticks cannot break the row', () => {
@@ -51,5 +51,20 @@ describe('capitalise', () => {
   it('upper-cases the first character only', () => {
     expect(capitalise('changes on **2 of 3** clusters')).toBe('Changes on **2 of 3** clusters');
     expect(capitalise('')).toBe('');
+  });
+});
+
+describe('links', () => {
+  it('links the commit when the repository is known, on the configured server', () => {
+    const sha = 'abcdef0123456789abcdef0123456789abcdef01';
+    expect(commitLink({ commitSha: sha, secrets: [] })).toBe('<code>abcdef0</code>');
+    expect(commitLink({ commitSha: sha, repository: 'o/r', serverUrl: 'https://ghe.example.com/', secrets: [] })).toBe(
+      `[<code>abcdef0</code>](https://ghe.example.com/o/r/commit/${sha})`,
+    );
+  });
+
+  it('keeps link targets from breaking the Markdown link', () => {
+    expect(linkTarget('https://x/a b)(c<d>')).toBe('https://x/a%20b%29%28c%3Cd%3E');
+    expect(runLink({ commitSha: 'x', secrets: [] }, 'run')).toBe('run');
   });
 });
