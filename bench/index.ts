@@ -19,6 +19,7 @@ const benches: Array<{ file: string; exportName: string }> = [
   { file: 'fleet.ts', exportName: 'benchFleet' },
   { file: 'action.ts', exportName: 'benchAction' },
   { file: 'fleet-real.ts', exportName: 'benchFleetReal' },
+  { file: 'fleet-scale.ts', exportName: 'benchFleetScale' },
 ];
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,9 +1,11 @@
 // `npm run fleet -- <command>`: start, inspect and stop the local fleet from a shell.
 //
-//   up     [--clusters N] [--dir DIR] [--name-prefix fleet] [--kwok] [--no-registry]
+//   up     [--clusters N] [--dir DIR] [--name-prefix fleet] [--kwok] [--no-registry] [--contexts-per-cluster K]
 //                                                             start N clusters (default 3) and an OCI registry
 //                                                             holding the example module, print the env file;
-//                                                             --kwok: fake nodes, workloads become ready by themselves
+//                                                             --kwok: fake nodes, workloads become ready by themselves;
+//                                                             --contexts-per-cluster: K contexts per API server in the
+//                                                             kubeconfig (fleet-1, fleet-1-2 ... fleet-1-K; default 1)
 //   status [--dir DIR] [--json]                               what runs, and whether each API server is ready
 //   down   [--dir DIR]                                        stop everything `up` started in DIR, remove its files
 //
@@ -15,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fleetStatus, startFleet, stopFleet } from './fleet.js';
 
-const usage = `usage: npm run fleet -- up [--clusters N] [--dir DIR] [--name-prefix PREFIX] [--kwok] [--no-registry]
+const usage = `usage: npm run fleet -- up [--clusters N] [--dir DIR] [--name-prefix PREFIX] [--kwok] [--no-registry] [--contexts-per-cluster K]
        npm run fleet -- status [--dir DIR] [--json]
        npm run fleet -- down [--dir DIR]
 DIR defaults to ${join(tmpdir(), 'timoni-fleet')}.`;
@@ -33,6 +35,7 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       kwok: { type: 'boolean', default: false },
       'no-registry': { type: 'boolean', default: false },
+      'contexts-per-cluster': { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -48,7 +51,9 @@ async function main(argv: string[]): Promise<number> {
     case 'up': {
       const clusters = Number(values.clusters);
       if (!/^\d+$/.test(values.clusters)) throw new Error(`--clusters must be a whole number, got ${JSON.stringify(values.clusters)}`);
-      const fleet = await startFleet({ clusters, dir, namePrefix: values['name-prefix'], kwok: values.kwok, registry: !values['no-registry'], log });
+      if (!/^\d+$/.test(values['contexts-per-cluster'])) throw new Error(`--contexts-per-cluster must be a whole number, got ${JSON.stringify(values['contexts-per-cluster'])}`);
+      const contextsPerCluster = Number(values['contexts-per-cluster']);
+      const fleet = await startFleet({ clusters, dir, namePrefix: values['name-prefix'], kwok: values.kwok, registry: !values['no-registry'], contextsPerCluster, log });
       process.stdout.write(readFileSync(fleet.envPath, 'utf8'));
       log(`stop it with: npm run fleet -- down --dir ${dir}`);
       return 0;

@@ -1,5 +1,6 @@
 // The local fleet: N independent clusters started in parallel, a kubeconfig with one
-// context per cluster, an env file, and a state file from which everything started can be
+// context per cluster (or several: aliases of its admin user, for many runtime clusters
+// on a few API servers), an env file, and a state file from which everything started can be
 // stopped again; on request (the CLI's `up`) an OCI registry holding the example module
 // (fleet-registry.ts). Used by the CLI (cli.ts), the vitest global setup and scripts.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { adminClient, startCluster, type StartClusterOptions } from './cluster.j
 import { formatEnvFile, type EnvEntries } from './env-file.js';
 import { registryEnv, servesApi, startFleetRegistry, type RegistryState } from './fleet-registry.js';
 import { KubeClient } from './kube-client.js';
-import { renderKubeconfig } from './kubeconfig.js';
+import { contextAliases, renderKubeconfig, spreadContextNames, type ContextAlias } from './kubeconfig.js';
 import { isRunning, residentKiB, stopProcesses, stopProcessesSync, sweepProcessesSync, type ProcessRecord } from './processes.js';
 import { processesToStop, readState, statePath, writeState, type ClusterState, type FleetState } from './state.js';
 import { kubernetesVersion } from './versions.js';
@@ -40,6 +41,13 @@ export interface FleetOptions {
    * Off unless asked: tests start registries of their own (test/harness/registry).
    */
   registry?: boolean;
+  /**
+   * Contexts per cluster in the kubeconfig: the cluster's own (`fleet-1`) and aliases
+   * `fleet-1-2` ... `fleet-1-<n>` of the same admin user (kubeconfig.ts `contextAliases`),
+   * so that a runtime of many clusters (bundles that put each cluster's instances in their
+   * own namespaces) runs on a few API servers. 1 unless given.
+   */
+  contextsPerCluster?: number;
 }
 
 /** One cluster as tests see it. Plain data, so that it can cross process boundaries. */
@@ -68,6 +76,12 @@ export interface FleetDescription {
   /** Each cluster has a Ready fake Node (`kwok-node-1`) and runs workloads (see FleetOptions.kwok). */
   kwok: boolean;
   clusters: FleetCluster[];
+  /**
+   * Every context of the kubeconfig: the clusters' own, then their aliases round-robin
+   * over the clusters (FleetOptions.contextsPerCluster), so that the first N spread
+   * evenly over the API servers.
+   */
+  contexts: string[];
   /** The fleet's registry, when started with one (FleetOptions.registry). */
   registry?: FleetRegistry;
 }
@@ -108,8 +122,16 @@ export function describeState(state: FleetState): FleetDescription {
       userCertPath: cluster.pki.userCert,
       userKeyPath: cluster.pki.userKey,
     })),
+    contexts: spreadContextNames(state.clusters.map((cluster) => cluster.contextName), aliasesOf(state)),
     ...(state.registry ? { registry: describeRegistry(state.registry) } : {}),
   };
+}
+
+function aliasesOf(state: FleetState): ContextAlias[] {
+  return contextAliases(
+    state.clusters.map((cluster) => cluster.contextName),
+    state.contextsPerCluster ?? 1,
+  );
 }
 
 function describeRegistry(registry: RegistryState): FleetRegistry {
@@ -133,6 +155,7 @@ function fleetEnv(state: FleetState): EnvEntries {
     FLEET_CLUSTERS: state.clusters.map((cluster) => cluster.name).join(','),
     FLEET_CONTEXTS: state.clusters.map((cluster) => cluster.contextName).join(','),
   };
+  if ((state.contextsPerCluster ?? 1) > 1) env.FLEET_ALL_CONTEXTS = spreadContextNames(state.clusters.map((cluster) => cluster.contextName), aliasesOf(state)).join(',');
   state.clusters.forEach((cluster, index) => {
     env[`FLEET_CLUSTER_${index + 1}_NAME`] = cluster.name;
     env[`FLEET_CLUSTER_${index + 1}_CONTEXT`] = cluster.contextName;
@@ -151,6 +174,8 @@ function writeKubeconfig(state: FleetState): string {
       clientCertPem: readFileSync(cluster.pki.adminCert, 'utf8'),
       clientKeyPem: readFileSync(cluster.pki.adminKey, 'utf8'),
     })),
+    undefined,
+    aliasesOf(state),
   );
   writeFileSync(state.kubeconfigPath, text, { mode: 0o600 });
   return text;
@@ -225,6 +250,8 @@ export async function startClusterRetryingPorts(options: StartClusterOptions, sl
 export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const count = options.clusters ?? 3;
   if (!Number.isInteger(count) || count < 1 || count > 20) throw new Error(`clusters must be a whole number from 1 to 20, got ${count}`);
+  const contextsPerCluster = options.contextsPerCluster ?? 1;
+  if (!Number.isInteger(contextsPerCluster) || contextsPerCluster < 1 || contextsPerCluster > 100) throw new Error(`contexts per cluster must be a whole number from 1 to 100, got ${contextsPerCluster}`);
   const log = options.log ?? (() => undefined);
   const prefix = options.namePrefix ?? 'fleet';
   const ownsDir = !options.dir;
@@ -248,6 +275,7 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     ownsDir,
     kwok: options.kwok ?? false,
     clusters: [],
+    ...(contextsPerCluster > 1 ? { contextsPerCluster } : {}),
   };
   writeState(state);
   const slots: Array<ClusterState | undefined> = new Array<ClusterState | undefined>(count).fill(undefined);

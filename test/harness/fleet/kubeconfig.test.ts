@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectionFromKubeconfig, renderKubeconfig } from './kubeconfig.js';
+import { contextAliases, connectionFromKubeconfig, renderKubeconfig, spreadContextNames } from './kubeconfig.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -54,5 +54,25 @@ contexts: [{name: a, context: {cluster: a, user: u}}, {name: b, context: {cluste
     expect(() => connectionFromKubeconfig(text, 'b', join(dir, 'config'))).toThrow(/user token has no client certificate/);
     expect(() => connectionFromKubeconfig(text, 'c', join(dir, 'config'))).toThrow(/no cluster named "nope"/);
     expect(() => connectionFromKubeconfig(text, 'zzz', join(dir, 'config'))).toThrow(/no context named "zzz"/);
+  });
+
+  it('adds aliases: more contexts per cluster, spread round-robin, each reaching its cluster as its admin', () => {
+    const aliases = contextAliases(['fleet-1', 'fleet-2', 'fleet-3'], 17);
+    const names = spreadContextNames(['fleet-1', 'fleet-2', 'fleet-3'], aliases);
+    expect(names).toHaveLength(51);
+    expect(new Set(names).size).toBe(51);
+    expect(names.slice(0, 6)).toEqual(['fleet-1', 'fleet-2', 'fleet-3', 'fleet-1-2', 'fleet-2-2', 'fleet-3-2']);
+    expect(names.at(-1)).toBe('fleet-3-17');
+    const text = renderKubeconfig([entry(1), entry(2), entry(3)], undefined, aliases);
+    // Credentials once per cluster, not once per context.
+    expect(text.match(/client-key-data/g)).toHaveLength(3);
+    const fiftieth = connectionFromKubeconfig(text, names[49]);
+    expect(names[49]).toBe('fleet-2-17');
+    expect(fiftieth.server).toBe('https://127.0.0.1:6442');
+    expect(fiftieth.cert?.toString()).toBe('CERT 2');
+    expect(connectionFromKubeconfig(text).contextName).toBe('fleet-1');
+    expect(contextAliases(['fleet-1'], 1)).toEqual([]);
+    expect(() => contextAliases(['fleet-1'], 0)).toThrow(/whole number/);
+    expect(() => renderKubeconfig([entry(1)], undefined, [{ contextName: 'x', of: 'fleet-9' }])).toThrow(/names no context/);
   });
 });

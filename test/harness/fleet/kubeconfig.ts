@@ -1,6 +1,8 @@
 // The fleet's kubeconfig: one cluster, user and context per cluster, credentials embedded
-// (base64 `*-data` fields) so that the file can be copied anywhere. Also reads a kubeconfig
-// back into the connection details the test client needs.
+// (base64 `*-data` fields) so that the file can be copied anywhere; optionally more
+// contexts per cluster (aliases: another name for a cluster's admin user, so that many
+// runtime clusters can run on a few API servers). Also reads a kubeconfig back into the
+// connection details the test client needs.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -16,9 +18,41 @@ export interface KubeconfigEntry {
   clientKeyPem: string;
 }
 
+/** One more context for a cluster already in the file: same server, same user. */
+export interface ContextAlias {
+  contextName: string;
+  /** The context (of an entry) it is another name for. */
+  of: string;
+}
+
+/**
+ * Aliases so that each context has `perContext` names in all: its own, then
+ * `<context>-2` ... `<context>-<perContext>`. Ordered round-robin over the contexts
+ * (`fleet-1-2, fleet-2-2, fleet-3-2, fleet-1-3, ...`), so that the first N of
+ * `spreadContextNames` spread N runtime clusters evenly over the API servers.
+ */
+export function contextAliases(contexts: readonly string[], perContext: number): ContextAlias[] {
+  if (!Number.isInteger(perContext) || perContext < 1) throw new Error(`contexts per cluster must be a whole number from 1, got ${perContext}`);
+  const aliases: ContextAlias[] = [];
+  for (let k = 2; k <= perContext; k += 1) for (const of of contexts) aliases.push({ contextName: `${of}-${k}`, of });
+  return aliases;
+}
+
+/** Every context name of a fleet with these aliases: the clusters' own first, then the aliases, round-robin. */
+export function spreadContextNames(contexts: readonly string[], aliases: readonly ContextAlias[]): string[] {
+  return [...contexts, ...aliases.map((alias) => alias.contextName)];
+}
+
 const base64 = (text: string) => Buffer.from(text).toString('base64');
 
-export function renderKubeconfig(entries: KubeconfigEntry[], currentContext = entries[0]?.contextName): string {
+export function renderKubeconfig(entries: KubeconfigEntry[], currentContext = entries[0]?.contextName, aliases: readonly ContextAlias[] = []): string {
+  const byContext = new Map(entries.map((entry) => [entry.contextName, entry]));
+  const aliasContexts = aliases.map((alias) => {
+    const entry = byContext.get(alias.of);
+    if (!entry) throw new Error(`context alias ${alias.contextName} names no context of the fleet: ${alias.of}`);
+    if (byContext.has(alias.contextName)) throw new Error(`context alias ${alias.contextName} is already a context of the fleet`);
+    return { name: alias.contextName, context: { cluster: entry.contextName, user: entry.userName } };
+  });
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
@@ -32,10 +66,13 @@ export function renderKubeconfig(entries: KubeconfigEntry[], currentContext = en
       name: entry.userName,
       user: { 'client-certificate-data': base64(entry.clientCertPem), 'client-key-data': base64(entry.clientKeyPem) },
     })),
-    contexts: entries.map((entry) => ({
-      name: entry.contextName,
-      context: { cluster: entry.contextName, user: entry.userName },
-    })),
+    contexts: [
+      ...entries.map((entry) => ({
+        name: entry.contextName,
+        context: { cluster: entry.contextName, user: entry.userName },
+      })),
+      ...aliasContexts,
+    ],
   });
 }
 

@@ -35,6 +35,8 @@ export interface FleetState {
   /** Fake nodes and workload controllers run (kwok.ts). */
   kwok: boolean;
   clusters: ClusterState[];
+  /** Contexts per cluster in the kubeconfig (its own and aliases, kubeconfig.ts `contextAliases`); 1 when absent. */
+  contextsPerCluster?: number;
   /** The OCI registry holding the example module (fleet-registry.ts); only when started with one. */
   registry?: RegistryState;
 }
