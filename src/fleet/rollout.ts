@@ -3,6 +3,7 @@
 // rolled back; a failed cluster says which step failed and what was already applied.
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
+// With `strategy: waves` the clusters of one group are applied at once (waves.ts).
 import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { applyInstance } from '../kube/instance-apply.js';
 import { assertOwnership } from '../kube/ownership.js';
@@ -12,14 +13,15 @@ import { CHANGESET_FORMAT, type ChangeSet, type ClusterChanges, type InstanceCha
 import { InstanceBuilds } from '../module/build.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
+import { deadlineEntry, rollOutWaves } from './waves.js';
 import { CLUSTER_GRACE_MS, withinDeadline, type FleetRun } from './run.js';
 import { buildForCluster, connectCluster, instanceInput, moduleInfo } from './session.js';
 
-async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
+async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
   // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
   const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-  const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
+  const connected = await connectCluster(run, cluster, line, startedAt);
   if ('failed' in connected) return connected.failed;
   const { session } = connected;
   const instances: InstanceChanges[] = [];
@@ -36,7 +38,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
       }
     }
     for (const instance of build.instances) {
-      run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
+      line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
       try {
         const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
           force: run.options.force,
@@ -45,7 +47,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
           timeoutMs: run.options.timeoutMs,
           deadline,
           prune: run.options.prune,
-          log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
+          log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
         });
         instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
       } catch (error) {
@@ -63,18 +65,27 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, bundleName
         session.kube,
         bundle,
         build.instances,
-        { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (line) => run.log.line(`${logPrefix(bundle, cluster.name)} > ${line}`) },
+        { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) },
         instances,
       );
     }
     return clusterEntry(cluster, 'applied', instances, null, startedAt);
   } catch (error) {
-    run.log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+    line(`✗ ${error instanceof Error ? error.message : String(error)}`);
     run.onClusterError?.(cluster.name, error);
     return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
   } finally {
     session.kube.close();
   }
+}
+
+/** One cluster's rollout, waited for until its time limit (and the run's deadline) plus a grace. */
+function rollOutWithinLimit(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
+  const startedAt = Date.now();
+  const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+  return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, () =>
+    clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt),
+  );
 }
 
 /** Each applied object's readiness result, matched by kind, namespace and name. */
@@ -91,6 +102,10 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
   const clusters = selectClusters(run.evaluation.runtime, run.selector);
   const bundleName = { value: '' };
   const builds = new InstanceBuilds(run.engine);
+  if (run.options.strategy === 'waves') {
+    const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+  }
   const entries: ClusterChanges[] = [];
   let failed = false;
   for (const cluster of clusters) {
@@ -99,16 +114,12 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
       continue;
     }
     if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
-      entries.push(clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now()));
+      entries.push(deadlineEntry(cluster));
       failed = true;
       continue;
     }
     run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-    const startedAt = Date.now();
-    const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName, builds), limit + CLUSTER_GRACE_MS, () =>
-      clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt),
-    );
+    const entry = await rollOutWithinLimit(run, cluster, (text) => run.log.line(text), bundleName, builds);
     run.log.endGroup();
     entries.push(entry);
     failed = entry.status === 'failed';

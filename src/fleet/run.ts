@@ -20,7 +20,17 @@ export interface FleetOptions {
   pruneRemovedInstances: boolean;
   /** Clusters diffed at once. */
   concurrency: number;
+  /**
+   * How a rollout goes through the clusters: `sequential` one after the other (Timoni's
+   * way), `waves` the clusters of one group at once, group after group (waves.ts).
+   */
+  strategy: RolloutStrategy;
+  /** With `waves`: clusters of one wave applied at once (1 or more). */
+  maxParallel: number;
 }
+
+export const ROLLOUT_STRATEGIES = ['sequential', 'waves'] as const;
+export type RolloutStrategy = (typeof ROLLOUT_STRATEGIES)[number];
 
 export const defaultFleetOptions: FleetOptions = {
   force: false,
@@ -30,6 +40,8 @@ export const defaultFleetOptions: FleetOptions = {
   prune: true,
   pruneRemovedInstances: true,
   concurrency: 4,
+  strategy: 'sequential',
+  maxParallel: 4,
 };
 
 export interface FleetRun {
