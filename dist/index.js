@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 5950:
+/***/ 4925:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -6833,6 +6833,8 @@ async function diffInstance(cluster, instance, options = {}) {
 // action sets as its `changes` output, and that the reports are rendered from.
 // Clusters are in runtime order, instances in bundle order, objects in apply order.
 const READINESS_STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
+/** The version of this document's format; a reader refuses a ChangeSet of a newer format. */
+const CHANGESET_FORMAT = 1;
 /** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
 function isChangingAction(action) {
     return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
@@ -7506,6 +7508,7 @@ function clusterEntry(cluster, status, instances, error, startedAt) {
         status,
         error,
         instances,
+        startedAt: new Date(startedAt).toISOString(),
         durationMs: Date.now() - startedAt,
     };
 }
@@ -8235,6 +8238,7 @@ async function removedInstancesApply(kube, bundle, builds, options, into) {
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/run.ts
+const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
 const defaultFleetOptions = {
     force: false,
     overwriteOwnership: false,
@@ -8243,6 +8247,8 @@ const defaultFleetOptions = {
     prune: true,
     pruneRemovedInstances: true,
     concurrency: 4,
+    strategy: 'sequential',
+    maxParallel: 4,
 };
 /** Collects one cluster's lines while clusters run at once, to print them together. */
 class BufferedLog {
@@ -9764,7 +9770,75 @@ async function planFleet(run) {
         log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
         return entry;
     });
-    return { bundle: bundleName.value, mode: 'diff', clusters: results };
+    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'diff', clusters: results };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/waves.ts
+
+
+
+/** The consecutive clusters of one group, in the order given (runtime order). */
+function splitIntoWaves(clusters) {
+    const waves = [];
+    for (const cluster of clusters) {
+        const last = waves[waves.length - 1];
+        if (last && last.group === cluster.group)
+            last.clusters.push(cluster);
+        else
+            waves.push({ group: cluster.group, clusters: [cluster] });
+    }
+    return waves;
+}
+/** The entry of a cluster that the run's deadline kept from starting. */
+function deadlineEntry(cluster) {
+    return clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now());
+}
+async function rollOutWaves(clusters, options, rollOut) {
+    if (!Number.isInteger(options.maxParallel) || options.maxParallel < 1) {
+        throw new Error(`rollout waves: maxParallel must be a whole number of clusters, 1 or more, not ${options.maxParallel}`);
+    }
+    const waves = splitIntoWaves(clusters);
+    const entries = [];
+    let stopped = false;
+    let stoppedIn;
+    for (const [index, wave] of waves.entries()) {
+        if (stopped) {
+            entries.push(...wave.clusters.map(skippedEntry));
+            continue;
+        }
+        const parallel = Math.min(options.maxParallel, wave.clusters.length);
+        options.log.line(`wave ${index + 1} of ${waves.length}: group ${wave.group}, ${wave.clusters.length} cluster(s), ${parallel} at a time`);
+        const results = await mapBounded(wave.clusters, options.maxParallel, async (cluster) => {
+            // A cluster that waited for a free slot does not start once another one of its wave failed.
+            if (stopped)
+                return skippedEntry(cluster);
+            if (options.deadlineAt !== undefined && Date.now() >= options.deadlineAt) {
+                stopped = true;
+                return deadlineEntry(cluster);
+            }
+            const log = new BufferedLog();
+            let status = 'error';
+            try {
+                const entry = await rollOut(cluster, (text) => log.line(text));
+                status = entry.status;
+                return entry;
+            }
+            finally {
+                if (status !== 'applied')
+                    stopped = true;
+                log.flushInto(options.log, `cluster ${cluster.name} (${cluster.group}): ${status}`);
+            }
+        });
+        entries.push(...results);
+        if (stopped)
+            stoppedIn ??= wave;
+    }
+    if (stoppedIn) {
+        const failed = entries.filter((entry) => entry.status === 'failed').map((entry) => entry.name);
+        const skipped = entries.filter((entry) => entry.status === 'skipped').map((entry) => entry.name);
+        options.log.line(`rollout stopped in the wave of group ${stoppedIn.group}: failed ${failed.join(', ')}; not reached: ${skipped.length > 0 ? skipped.join(', ') : 'none'}`);
+    }
+    return entries;
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts
@@ -9773,6 +9847,7 @@ async function planFleet(run) {
 // rolled back; a failed cluster says which step failed and what was already applied.
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
+// With `strategy: waves` the clusters of one group are applied at once (waves.ts).
 
 
 
@@ -9782,11 +9857,13 @@ async function planFleet(run) {
 
 
 
-async function rollOutCluster(run, cluster, bundleName, builds) {
+
+
+async function rollOutCluster(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
     const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
+    const connected = await connectCluster(run, cluster, line, startedAt);
     if ('failed' in connected)
         return connected.failed;
     const { session } = connected;
@@ -9805,7 +9882,7 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
             }
         }
         for (const instance of build.instances) {
-            run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
+            line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
             try {
                 const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
                     force: run.options.force,
@@ -9814,7 +9891,7 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
                     timeoutMs: run.options.timeoutMs,
                     deadline,
                     prune: run.options.prune,
-                    log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
+                    log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
                 instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
             }
@@ -9829,18 +9906,24 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
         // Instances the bundle no longer lists go last, once every listed instance is applied
         // (an object moved to a listed instance has its new owner's labels by then, and stays).
         if (run.options.prune && run.options.pruneRemovedInstances) {
-            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (line) => run.log.line(`${logPrefix(bundle, cluster.name)} > ${line}`) }, instances);
+            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) }, instances);
         }
         return clusterEntry(cluster, 'applied', instances, null, startedAt);
     }
     catch (error) {
-        run.log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
         return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
     }
     finally {
         session.kube.close();
     }
+}
+/** One cluster's rollout, waited for until its time limit (and the run's deadline) plus a grace. */
+function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
+    const startedAt = Date.now();
+    const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
 }
 /** Each applied object's readiness result, matched by kind, namespace and name. */
 function withReadiness(changes, readiness) {
@@ -9855,6 +9938,10 @@ async function rollOutFleet(run) {
     const clusters = selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
+    if (run.options.strategy === 'waves') {
+        const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+        return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+    }
     const entries = [];
     let failed = false;
     for (const cluster of clusters) {
@@ -9863,14 +9950,12 @@ async function rollOutFleet(run) {
             continue;
         }
         if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
-            entries.push(clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now()));
+            entries.push(deadlineEntry(cluster));
             failed = true;
             continue;
         }
         run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-        const startedAt = Date.now();
-        const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
+        const entry = await rollOutWithinLimit(run, cluster, (text) => run.log.line(text), bundleName, builds);
         run.log.endGroup();
         entries.push(entry);
         failed = entry.status === 'failed';
@@ -9878,7 +9963,119 @@ async function rollOutFleet(run) {
     const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
     if (skipped.length > 0)
         run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
-    return { bundle: bundleName.value, mode: 'apply', clusters: entries };
+    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/shards.ts
+// Shards: the selected clusters of a runtime split for a fan-out across GitHub Actions
+// matrix jobs, each job diffing (or applying) one shard and uploading its ChangeSet, one
+// report job merging them (merge.ts). The split is a pure function of the runtime and
+// `shard-by`, so the report job computes the same shards as the job that printed the
+// matrix, and can name a shard whose job uploaded nothing.
+//
+// - `group`: one shard per runtime group, groups in the order the runtime first names them;
+// - `cluster`: one shard per cluster, in runtime order;
+// - a number N: N shards of consecutive clusters in runtime order, sizes differing by at
+//   most one (the first shards take the extra clusters); never more shards than clusters.
+//
+// Each shard says how a matrix job selects it with the action's own inputs: `runtime-group`
+// and `runtime-cluster`, the latter a comma-separated list of cluster names for a numbered
+// shard (selectShardRuntime reads that list).
+
+class ShardByError extends Error {
+    name = 'ShardByError';
+}
+/** The largest number of shards accepted: GitHub runs at most 256 jobs of one matrix. */
+const MAX_SHARDS = 256;
+/** `group`, `cluster` or a whole number of shards from 1 to MAX_SHARDS. */
+function parseShardBy(text) {
+    const value = text.trim();
+    if (value === '' || value === 'group')
+        return { kind: 'group' };
+    if (value === 'cluster')
+        return { kind: 'cluster' };
+    if (/^\d+$/.test(value)) {
+        const count = Number(value);
+        if (count >= 1 && count <= MAX_SHARDS)
+            return { kind: 'count', count };
+    }
+    throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not "${text}"`);
+}
+function byGroup(clusters) {
+    const groups = new Map();
+    for (const cluster of clusters) {
+        const members = groups.get(cluster.group);
+        if (members)
+            members.push(cluster);
+        else
+            groups.set(cluster.group, [cluster]);
+    }
+    return [...groups].map(([group, members]) => ({ name: group || '(no group)', runtimeGroup: group || '*', runtimeCluster: group ? '*' : members.map((c) => c.name).join(','), clusters: members }));
+}
+function byCount(clusters, count) {
+    const shards = Math.min(count, clusters.length);
+    const base = Math.floor(clusters.length / shards);
+    const extra = clusters.length % shards;
+    const result = [];
+    let start = 0;
+    for (let index = 0; index < shards; index++) {
+        const size = base + (index < extra ? 1 : 0);
+        const members = clusters.slice(start, start + size);
+        start += size;
+        result.push({ name: `${index + 1}-of-${shards}`, runtimeGroup: '*', runtimeCluster: members.map((c) => c.name).join(','), clusters: members });
+    }
+    return result;
+}
+/** The shards of the given clusters (already selected, in runtime order). */
+function shardClusters(clusters, by) {
+    if (clusters.length === 0)
+        return [];
+    switch (by.kind) {
+        case 'group':
+            return byGroup(clusters);
+        case 'cluster':
+            return clusters.map((cluster) => ({ name: cluster.name, runtimeGroup: '*', runtimeCluster: cluster.name, clusters: [cluster] }));
+        case 'count':
+            return byCount(clusters, by.count);
+    }
+}
+/** The `matrix` output: JSON for `strategy.matrix: ${{ fromJSON(...) }}`. */
+function matrixOutput(shards) {
+    const include = shards.map((shard) => ({
+        shard: shard.name,
+        'runtime-group': shard.runtimeGroup,
+        'runtime-cluster': shard.runtimeCluster,
+        clusters: shard.clusters.map((c) => c.name).join(','),
+    }));
+    return JSON.stringify({ include });
+}
+/**
+ * The runtime as the action's `runtime-group` / `runtime-cluster` select it, where
+ * `runtime-cluster` may name several clusters separated by commas (a numbered shard):
+ * the runtime keeps only those clusters, in runtime order, and the selector returned
+ * selects all of them. Every listed name must be a cluster of the runtime (case-insensitive,
+ * as Timoni matches names), or NoClusterMatchesError names the one that is not.
+ */
+function selectShardRuntime(runtime, selector) {
+    const names = selector.cluster.split(',').map((name) => name.trim()).filter(Boolean);
+    if (names.length <= 1)
+        return { runtime, selector: { group: selector.group, cluster: names[0] ?? selector.cluster } };
+    const wanted = new Set(names.map((name) => name.toLowerCase()));
+    for (const name of names) {
+        if (!runtime.clusters.some((cluster) => cluster.name.toLowerCase() === name.toLowerCase()))
+            throw new NoClusterMatchesError(runtime, { cluster: name });
+    }
+    const clusters = runtime.clusters.filter((cluster) => wanted.has(cluster.name.toLowerCase()));
+    const restricted = { ...runtime, clusters };
+    // The group still applies; selecting here makes an empty selection fail as usual.
+    selectClusters(restricted, { group: selector.group });
+    return { runtime: restricted, selector: { group: selector.group, cluster: '*' } };
+}
+/** The clusters the inputs select (runtime-cluster may list several) and their shards. */
+function selectionShards(runtime, selector, by) {
+    const selection = selectShardRuntime(runtime, selector);
+    const clusters = selectClusters(selection.runtime, selection.selector);
+    return { ...selection, clusters, shards: shardClusters(clusters, by) };
 }
 
 ;// CONCATENATED MODULE: ./src/github/event.ts
@@ -12053,6 +12250,8 @@ function formatDuration(milliseconds) {
 
 
 
+
+
 /**
  * The kubeconfigs given in the `kubeconfig` input: YAML (several documents merge), or one
  * or more base64-encoded kubeconfigs separated by whitespace.
@@ -12128,11 +12327,23 @@ function readActionConfig(env, mask) {
     const concurrency = Number(concurrencyText);
     if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
+    const strategy = getChoiceInput(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
+    const maxParallelText = getInput(env, 'max-parallel') || '4';
+    const maxParallel = Number(maxParallelText);
+    if (!Number.isInteger(maxParallel) || maxParallel < 1)
+        throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
+    let shardBy;
+    try {
+        shardBy = parseShardBy(getInput(env, 'shard-by'));
+    }
+    catch (error) {
+        throw new InputError('shard-by', error instanceof ShardByError ? error.message : String(error));
+    }
     return {
         bundleFiles,
         runtimeFiles: getListInput(env, 'runtime'),
         kubeconfigs,
-        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'], 'auto'),
+        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix'], 'auto'),
         runtimeGroup: getInput(env, 'runtime-group') || '*',
         runtimeCluster: getInput(env, 'runtime-cluster') || '*',
         runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
@@ -12154,7 +12365,12 @@ function readActionConfig(env, mask) {
         overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
         registryCreds,
         concurrency,
+        strategy,
+        maxParallel,
         workingDirectory: getInput(env, 'working-directory') || '.',
+        changesFile: getInput(env, 'changes-file'),
+        changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
+        shardBy,
     };
 }
 
@@ -12253,13 +12469,31 @@ function checkApplyRef(context, inputs, how) {
     throw new InputError('mode', `${how} applies only from ${branch}, not from ${context.ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
 }
 const isAll = (value) => value === '' || value === '*';
+/** pull_request_target evaluates nothing unless the workflow says it checked out trusted code. */
+function refuseUntrustedTarget(context, trustedCheckout) {
+    if (context.eventName === 'pull_request_target' && !trustedCheckout) {
+        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
+    }
+}
+/**
+ * The plan a report publishes under: the mode of the merged ChangeSets, and the pull request
+ * and commit of the event as planRun gives them to a single job (a merged pull request's
+ * rollout reports on its merge commit). Nothing is refused but pull_request_target without
+ * trusted-checkout: a report applies nothing.
+ */
+function reportPlan(context, mode, selection, trustedCheckout) {
+    refuseUntrustedTarget(context, trustedCheckout);
+    const pull = context.payload.pull_request;
+    const onPullRequest = context.eventName === 'pull_request' || context.eventName === 'pull_request_target';
+    const merged = String(context.payload.action ?? '') === 'closed' && pull?.merged === true;
+    const sha = mode === 'apply' && merged ? (pull?.merge_commit_sha ?? context.sha) : (pull?.head?.sha ?? context.sha);
+    return { mode, ...(onPullRequest && pull?.number !== undefined ? { pullRequest: pull.number } : {}), sha, ...selection, reason: `mode: report (${mode})` };
+}
 function planRun(context, inputs) {
     const pull = context.payload.pull_request;
     const action = String(context.payload.action ?? '');
     const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
-    if (context.eventName === 'pull_request_target' && !inputs.trustedCheckout) {
-        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
-    }
+    refuseUntrustedTarget(context, inputs.trustedCheckout);
     if (context.eventName === 'workflow_dispatch') {
         const eventInputs = (context.payload.inputs ?? {});
         const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
@@ -15617,9 +15851,100 @@ function cutNote(detail, counts, limitName, where) {
     return `> [!WARNING]\n> Shortened to fit ${limitName}: ${what.join(', ')}. ${where}\n\n`;
 }
 
+;// CONCATENATED MODULE: ./src/report/cluster-groups.ts
+// Clusters with the same change, grouped: in a large fleet the PR comment shows one table
+// row and one section for all the clusters of a group whose changes are identical ("same
+// change on 44 production clusters: production-01, ..."), so that the cluster that is out
+// of line stands alone and the comment stays within GitHub's limit.
+//
+// When: only for fleets of GROUPING_MIN_CLUSTERS clusters or more; smaller fleets are
+// rendered cluster by cluster, as they always were. A group has at least two clusters.
+//
+// Identical means: the same runtime group, the same status, the same error, the same
+// instances (name, namespace, module, removed) with the same object changes in the same
+// order (kind, name, action, diff, failure, readiness status and message), and the same changes touching
+// secret data, as the comment shows them (secret values masked). A cluster's own name is
+// set aside: a bundle that reads TIMONI_CLUSTER_NAME (a namespace, a label, a message per
+// cluster) makes changes that differ only where each cluster's name stands, and those are
+// the same change. The group's section then shows its first cluster's change and says that
+// on the others their own name stands in its place. Durations and kube contexts do not
+// count (the comment shows neither).
+
+/** Fleets of this many clusters or more have their identical clusters grouped. */
+const GROUPING_MIN_CLUSTERS = 10;
+const NAME_PLACEHOLDER = '\u0000cluster\u0000';
+function cluster_groups_escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** The text with every whole occurrence of the name (not inside a longer word) replaced by a placeholder. */
+function withoutName(text, name) {
+    if (name === '')
+        return text;
+    return text.replace(new RegExp(`(?<![A-Za-z0-9])${cluster_groups_escapeRegExp(name)}(?![A-Za-z0-9])`, 'g'), NAME_PLACEHOLDER);
+}
+/** What must be equal for two clusters to share a row, as text (before the name is set aside). */
+function comparable(cluster, clusterIndex, secretChanges) {
+    return JSON.stringify([
+        cluster.group,
+        cluster.status,
+        cluster.error,
+        cluster.instances.map((instance, instanceIndex) => [
+            instance.name,
+            instance.namespace,
+            instance.module,
+            instance.removed ?? false,
+            instance.changes.map((change, objectIndex) => [
+                // Readiness counts by its status and message; how long it took does not (the comment does not show it).
+                { ...change, readiness: change.readiness ? [change.readiness.status, change.readiness.message] : null },
+                secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)),
+            ]),
+        ]),
+    ]);
+}
+/**
+ * The rows of the comment's table for this ChangeSet, in runtime order of their first
+ * cluster; undefined when the fleet is below GROUPING_MIN_CLUSTERS or no two clusters have
+ * the same change (then every cluster is its own row, as in a small fleet).
+ */
+function groupClusters(changeSet, secretChanges) {
+    if (changeSet.clusters.length < GROUPING_MIN_CLUSTERS)
+        return undefined;
+    const byKey = new Map();
+    const groups = [];
+    changeSet.clusters.forEach((cluster, clusterIndex) => {
+        const exact = comparable(cluster, clusterIndex, secretChanges);
+        const key = withoutName(exact, cluster.name);
+        const found = byKey.get(key);
+        if (found) {
+            found.members.push(clusterIndex);
+            if (exact !== found.exact)
+                found.byName = true;
+            return;
+        }
+        const group = { members: [clusterIndex], byName: false, exact };
+        byKey.set(key, group);
+        groups.push(group);
+    });
+    if (groups.length === changeSet.clusters.length)
+        return undefined;
+    return groups.map(({ members, byName }) => ({ members, byName }));
+}
+/**
+ * The ChangeSet the comment renders when grouped: the first cluster of each group, in
+ * order. (The headline and the note on clusters not reached still count every cluster.)
+ */
+function groupRepresentatives(changeSet, groups) {
+    return { ...changeSet, clusters: groups.map((group) => changeSet.clusters[group.members[0] ?? 0]) };
+}
+/** The clusters of each row, by the row's index in the grouped ChangeSet. */
+function groupMembers(changeSet, groups) {
+    return groups.map((group) => group.members.map((index) => changeSet.clusters[index]));
+}
+
 ;// CONCATENATED MODULE: ./src/report/markdown.ts
 // Markdown for GitHub: escaping for text that comes from clusters, modules and users
-// (object names, error messages, diffs), inline code, fenced blocks and tables.
+// (object names, error messages, diffs), inline code, fenced blocks and tables; and the
+// report's context (run, commit, secrets) with the links made from it.
 const HTML_ENTITIES = {
     '&': '&amp;',
     '<': '&lt;',
@@ -15680,11 +16005,6 @@ function tableHeader(headings, align) {
 function capitalise(text) {
     return text.charAt(0).toUpperCase() + text.slice(1);
 }
-
-;// CONCATENATED MODULE: ./src/report/context.ts
-// What the reports need besides the ChangeSet: where the run and the commit are, and which
-// values are secret.
-
 /** The commit as Markdown: its short SHA, linked when the repository is known. */
 function commitLink(context) {
     const sha = context.commitSha.slice(0, 7);
@@ -15695,10 +16015,10 @@ function commitLink(context) {
 }
 /** The run as a Markdown link with the given text, or the bare text when unknown. */
 function runLink(context, text) {
-    return context.runUrl ? `[${text}](${context_linkTarget(context.runUrl)})` : text;
+    return context.runUrl ? `[${text}](${markdown_linkTarget(context.runUrl)})` : text;
 }
 /** A URL made safe as a Markdown link target: no spaces, parentheses or angle brackets. */
-function context_linkTarget(url) {
+function markdown_linkTarget(url) {
     return url.replace(/[\s()<>]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
@@ -15895,6 +16215,33 @@ function readinessLabel(readiness) {
     const icon = readiness.status === 'Current' ? '✅' : readiness.status === 'InProgress' ? '⏳' : readiness.status === 'Unknown' ? '❔' : '❌';
     return `${icon} ${readiness.status}`;
 }
+/** The Cluster cell of a table row: the cluster's name, or every member's for a group of clusters. */
+function clusterCell(cluster, members) {
+    if (!members || members.length < 2)
+        return code(cluster.name);
+    return `${members.length} clusters: ${members.map((member) => code(member.name)).join(', ')}`;
+}
+/**
+ * The sentence that opens the section of a group of clusters with the same change, naming
+ * them all, e.g. `Same change on 44 production clusters: production-01, ...`; `byName`
+ * adds that the shown cluster's name stands for each one's own.
+ */
+function groupSentence(members, byName) {
+    const first = members[0];
+    if (!first)
+        return '';
+    const clusters = `${members.length} ${escapeInline(first.group)} clusters`;
+    const opening = first.status === 'skipped'
+        ? `${capitalise(clusters)} not reached`
+        : first.status === 'failed'
+            ? `Same failure on ${clusters}`
+            : clusterHasChanges(first)
+                ? `Same change on ${clusters}`
+                : `No changes on ${clusters}`;
+    const names = members.map((member) => code(member.name)).join(', ');
+    const shown = byName ? ` Shown for ${code(first.name)}; on the others, each cluster's own name stands where ${code(first.name)} does.` : '';
+    return `${opening}: ${names}.${shown}\n\n`;
+}
 /** The table of clusters, in runtime order, that opens every report. It is always complete. */
 function renderStatusTable(clusters, options = {}) {
     const headings = ['Cluster', 'Group', 'Created', 'Configured', 'Deleted', 'Recreated'];
@@ -15906,9 +16253,9 @@ function renderStatusTable(clusters, options = {}) {
     headings.push('Status');
     align.push('l');
     let table = tableHeader(headings, align);
-    for (const cluster of clusters) {
+    for (const [index, cluster] of clusters.entries()) {
         const counts = countActions(cluster);
-        const cells = [code(cluster.name), escapeInline(cluster.group), String(counts.created), String(counts.configured), String(counts.deleted), String(counts.recreated)];
+        const cells = [clusterCell(cluster, options.members?.[index]), escapeInline(cluster.group), String(counts.created), String(counts.configured), String(counts.deleted), String(counts.recreated)];
         if (options.withDuration) {
             cells.push(String(counts.unchanged), cluster.durationMs === undefined ? '–' : formatDuration(cluster.durationMs));
         }
@@ -16039,7 +16386,10 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
 //   <!-- timoni-fleet:bundle=apps -->              the marker (found again on the next run)
 //   ### timoni-fleet diff · bundle apps             the headline: what changes where, commit, run
 //   🔒 A secret value changed (hidden).             when a change touches secret data
-//   | Cluster | Group | Created | ... | Status |   the status table, always complete
+//   | Cluster | Group | Created | ... | Status |   the status table, always complete; in a fleet
+//                                                   of 10 clusters or more, one row (and one
+//                                                   section) per group of clusters with the
+//                                                   same change (cluster-groups.ts)
 //   **Not reached** after ... failed: ...          after a failed rollout
 //   > [!WARNING] Shortened to fit ...              when the budget had to cut something
 //   <details open><summary>cluster ...</summary>   one section per cluster: its error, each
@@ -16070,9 +16420,14 @@ function renderRolloutComment(changeSet, context) {
     return renderComment(changeSet, context, 'rollout');
 }
 function renderComment(original, context, variant) {
-    const changeSet = redaction_maskChangeSet(original, context.secrets);
+    const masked = redaction_maskChangeSet(original, context.secrets);
+    // A large fleet shows one row and one section per group of clusters with the same change
+    // (cluster-groups.ts): the ChangeSet rendered holds the first cluster of each group.
+    const groups = groupClusters(masked, redaction_secretChangeIds(original, context.secrets));
+    const changeSet = groups ? groupRepresentatives(masked, groups) : masked;
+    const members = groups ? groupMembers(masked, groups) : undefined;
     const sharing = indexSharedChanges(changeSet);
-    const secretChanges = redaction_secretChangeIds(original, context.secrets);
+    const secretChanges = redaction_secretChangeIds(groups ? groupRepresentatives(original, groups) : original, context.secrets);
     const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT);
     const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
     const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
@@ -16082,14 +16437,15 @@ function renderComment(original, context, variant) {
         return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), commentLength));
     });
     const render = (plan) => {
-        const { sections, counts } = renderCountedSections(changeSet, plan, renderClusterSection, { sharing, secretChanges, measure: commentLength, moreHint });
+        const renderSection = (input) => renderClusterSection(input, groups?.[input.clusterIndex], members?.[input.clusterIndex]);
+        const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, measure: commentLength, moreHint });
         const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
         return (`${commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
-            renderHeadline(changeSet, context, variant) +
+            renderHeadline(masked, context, variant) +
             (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
-            renderStatusTable(changeSet.clusters) +
+            renderStatusTable(changeSet.clusters, members ? { members } : {}) +
             '\n' +
-            unreachedNote(changeSet.clusters) +
+            unreachedNote(masked.clusters) +
             cutNote(plan.detail, counts, "GitHub's comment limit (65,536 characters)", where) +
             sections);
     };
@@ -16134,14 +16490,17 @@ function compactObjectLine(change, secret, measure) {
     const failure = change.action === 'failed' ? `: ${failedObjectInline(change, measure)}` : '';
     return `- ${code(objectRef(change))} ${actionLabel(change)}${failure}${secret ? SECRET_NOTE : ''}\n`;
 }
-function renderClusterSection(input) {
+/** One cluster's section, or that of a group of clusters with the same change (shown for its first). */
+function renderClusterSection(input, group, members) {
     const { cluster } = input;
     const counts = countActions(cluster);
     const open = sectionOpen(cluster) ? ' open' : '';
     const counted = cluster.status === 'skipped' ? '' : ` · ${describeCounts(counts)}`;
-    const headline = `<b>${escapeHtml(cluster.name)}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
+    const grouped = group && members && members.length > 1;
+    const title = grouped ? `${members.length} clusters` : escapeHtml(cluster.name);
+    const headline = `<b>${title}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
     const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
-    let body = '';
+    let body = grouped ? groupSentence(members, group.byName) : '';
     if (cluster.error)
         body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: () => '✂️ _Error message cut; the job summary holds it whole._' });
     if (cluster.status === 'skipped')
@@ -16264,7 +16623,6 @@ function isCommentOf(body, bundleName) {
 
 
 
-
 /** Error messages are capped at this size in the job summary. */
 const job_summary_ERROR_CAP = 65_536;
 /** Each failed object's error is capped at this size. */
@@ -16332,7 +16690,7 @@ function renderHead(changeSet, context, secretChanged) {
             outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
     }
     const pr = context.pullRequest === undefined ? '' : ` (pull request #${context.pullRequest})`;
-    const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${context_linkTarget(context.commentUrl)})` : '';
+    const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${markdown_linkTarget(context.commentUrl)})` : '';
     const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
     let head = `## timoni-fleet ${changeSet.mode} · bundle ${code(changeSet.bundle)}\n\n`;
     head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
@@ -16474,26 +16832,159 @@ function renderDiffs(input) {
 //
 // How the PR comment is made: comment.ts, read top down (marker, headline, status table,
 // one section per cluster), with the parts it shares with the job summary in sections.ts.
-// The other files: job-summary.ts (the run's record per cluster), budget.ts (fitting a
-// report into its size limit: fair shares, cuts, the cut note), redaction.ts (what a
-// report may show of secrets; the masking rule itself is src/secrets.ts), markdown.ts
-// (escaping, code, tables), context.ts (commit, run and secrets a report is given).
+// The other files: cluster-groups.ts (in a fleet of 10 clusters or more, one table row
+// and section per group of clusters with the same change), job-summary.ts (the run's
+// record per cluster), budget.ts (fitting a report into its size limit: fair shares, cuts,
+// the cut note), redaction.ts (what a report may show of secrets; the masking rule itself
+// is src/secrets.ts), markdown.ts (escaping, code, tables; the report's context and links).
 
 
 
 
 
+
+;// CONCATENATED MODULE: ./src/action/changes-file.ts
+// ChangeSet files: every mode writes its whole (masked) ChangeSet to a file, the
+// `changes-file` output; the `changes-file` input puts it at a path in the workspace (for
+// actions/upload-artifact), else it goes under RUNNER_TEMP. Report mode reads such files
+// back, found by glob patterns (the `changes` input) as actions/download-artifact leaves
+// them.
+//
+// Both stay inside the workspace: the folders a pull request's author committed may hold
+// symlinks, so the folder written to is checked after symlinks and the file itself is
+// opened without following one; files read are checked the same way (FileBoundary).
+
+
+
+class ChangesFileError extends Error {
+    name = 'ChangesFileError';
+}
+/** The nearest folder of `path` that exists (the path itself when it does). */
+function existingAncestor(path) {
+    let dir = path;
+    while (!(0,external_node_fs_namespaceObject.existsSync)(dir) && (0,external_node_path_namespaceObject.dirname)(dir) !== dir)
+        dir = (0,external_node_path_namespaceObject.dirname)(dir);
+    return dir;
+}
+/** Writes text to `path` inside the boundary: folders created, the file never reached through a symlink. */
+function writeInside(path, text, boundary, shownAs) {
+    const folder = (0,external_node_path_namespaceObject.dirname)(path);
+    boundary.check(existingAncestor(folder), shownAs);
+    (0,external_node_fs_namespaceObject.mkdirSync)(folder, { recursive: true });
+    boundary.check(folder, shownAs);
+    if ((0,external_node_fs_namespaceObject.existsSync)(path) && (0,external_node_fs_namespaceObject.lstatSync)(path).isSymbolicLink())
+        throw new ChangesFileError(`${shownAs} is a symbolic link; the ChangeSet is not written through it`);
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_TRUNC | external_node_fs_namespaceObject.constants.O_NOFOLLOW, 0o600);
+    }
+    catch (error) {
+        throw new ChangesFileError(`${shownAs}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    try {
+        (0,external_node_fs_namespaceObject.writeSync)(fd, text);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/**
+ * Writes the whole (masked) ChangeSet where the `changes-file` input says, or under
+ * RUNNER_TEMP; returns the path written ('' when neither is available).
+ */
+function writeChangesFile(env, changeSet, target) {
+    const text = `${JSON.stringify(changeSet, null, 2)}\n`;
+    if (target && target.path !== '') {
+        const path = (0,external_node_path_namespaceObject.resolve)(target.workspace, target.path);
+        writeInside(path, text, target.boundary, `changes-file ${target.path}`);
+        return path;
+    }
+    const folder = env.RUNNER_TEMP;
+    if (!folder)
+        return '';
+    const name = `timoni-fleet-changes-${(changeSet.bundle || 'bundle').replace(/[^A-Za-z0-9_.-]/g, '_')}-${env.GITHUB_RUN_ID ?? '0'}-${process.pid}.json`;
+    const path = (0,external_node_path_namespaceObject.join)(folder, name);
+    // RUNNER_TEMP is the runner's own folder, outside the workspace and out of the author's reach.
+    writeInside(path, text, UNBOUNDED, path);
+    return path;
+}
+// ---- Globs
+// A small matcher rather than fs.globSync (Node 22+; the CLI and the tests run on Node 20):
+// `*` any text within one path segment, `?` one character, `**` any number of segments.
+// Dot-files are matched like other files (download-artifact keeps artifact names as given).
+function segmentRegex(segment) {
+    const body = segment.split('').map((character) => (character === '*' ? '[^/]*' : character === '?' ? '[^/]' : character.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+    return new RegExp(`^${body}$`);
+}
+function walk(folder, segments, found) {
+    const [segment, ...rest] = segments;
+    if (segment === undefined) {
+        found.add(folder);
+        return;
+    }
+    if (segment === '**') {
+        walk(folder, rest, found);
+        for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(folder, { withFileTypes: true })) {
+            if (entry.isDirectory())
+                walk((0,external_node_path_namespaceObject.join)(folder, entry.name), segments, found);
+        }
+        return;
+    }
+    if (!/[*?]/.test(segment)) {
+        const next = (0,external_node_path_namespaceObject.join)(folder, segment);
+        if ((0,external_node_fs_namespaceObject.existsSync)(next))
+            walk(next, rest, found);
+        return;
+    }
+    const regex = segmentRegex(segment);
+    for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(folder, { withFileTypes: true })) {
+        if (!regex.test(entry.name))
+            continue;
+        if (rest.length > 0 && !entry.isDirectory())
+            continue;
+        walk((0,external_node_path_namespaceObject.join)(folder, entry.name), rest, found);
+    }
+}
+/**
+ * The files matching the glob patterns, relative to the workspace, sorted by path; a
+ * pattern may not leave the workspace (each file is checked after symlinks when read).
+ * Folders are skipped; `**` does not descend into symlinked folders.
+ */
+function findChangesFiles(patterns, workspace) {
+    const found = new Set();
+    for (const pattern of patterns) {
+        const absolute = (0,external_node_path_namespaceObject.resolve)(workspace, pattern);
+        const rel = (0,external_node_path_namespaceObject.relative)(workspace, absolute);
+        if (rel === '..' || rel.startsWith(`..${external_node_path_namespaceObject.sep}`)) {
+            throw new ChangesFileError(`changes pattern ${JSON.stringify(pattern)} leaves the workspace ${workspace}`);
+        }
+        walk(workspace, rel.split(external_node_path_namespaceObject.sep).filter(Boolean), found);
+    }
+    return [...found].filter((path) => !(0,external_node_fs_namespaceObject.lstatSync)(path).isDirectory()).sort();
+}
+/** Reads one ChangeSet file, inside the workspace; errors name the file. */
+function readChangesFile(path, workspace, boundary) {
+    const shownAs = (0,external_node_path_namespaceObject.relative)(workspace, path) || path;
+    const real = boundary.check(path, shownAs);
+    let parsed;
+    try {
+        parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8'));
+    }
+    catch (error) {
+        throw new ChangesFileError(`${shownAs}: not a ChangeSet file: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const candidate = parsed;
+    if (typeof candidate !== 'object' ||
+        candidate === null ||
+        typeof candidate.bundle !== 'string' ||
+        !Array.isArray(candidate.clusters) ||
+        !candidate.clusters.every((c) => typeof c === 'object' && c !== null && typeof c.name === 'string')) {
+        throw new ChangesFileError(`${shownAs}: not a ChangeSet file (it needs "bundle", "mode" and "clusters" with their names, as a timoni-fleet run writes it with changes-file)`);
+    }
+    return { file: shownAs, changeSet: candidate };
+}
 
 ;// CONCATENATED MODULE: ./src/action/publish.ts
-// What a run leaves behind: step outputs, the job summary and the pull request comment,
-// each rendered from the ChangeSet with every secret masked.
-//
-// A comment that cannot be posted is never silent: an annotation names the pull request
-// and GitHub's answer, and the job summary says so. It fails the step when the comment was
-// the point of the run, a pull request's diff that reviewers would otherwise not see; after
-// a rollout the clusters' outcome decides alone (what was applied is applied, and the
-// summary records it). A token that may not comment (a fork's pull request) is a warning.
-
 
 
 
@@ -16525,16 +17016,6 @@ function changesOutput(changeSet, changesFile) {
         return lighter;
     const clusters = changeSet.clusters.map((cluster) => ({ name: cluster.name, group: cluster.group, status: cluster.status }));
     return JSON.stringify({ bundle: changeSet.bundle, mode: changeSet.mode, clusters, truncated: `only the clusters' status: ${note}` });
-}
-/** Writes the whole (masked) ChangeSet under RUNNER_TEMP; its path is the `changes-file` output. */
-function writeChangesFile(env, changeSet) {
-    const folder = env.RUNNER_TEMP;
-    if (!folder)
-        return '';
-    const name = `timoni-fleet-changes-${(changeSet.bundle || 'bundle').replace(/[^A-Za-z0-9_.-]/g, '_')}-${env.GITHUB_RUN_ID ?? '0'}-${process.pid}.json`;
-    const path = (0,external_node_path_namespaceObject.join)(folder, name);
-    (0,external_node_fs_namespaceObject.writeFileSync)(path, `${JSON.stringify(changeSet, null, 2)}\n`, { mode: 0o600 });
-    return path;
 }
 /** An error's message with every secret masked (GitHub may echo what it was sent). */
 const errorMessage = (error, secrets) => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
@@ -16618,7 +17099,7 @@ async function publishResults(input) {
     const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
     const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
     setOutput(input.env, 'has-changes', String(hasChanges(masked)));
-    const changesFile = writeChangesFile(input.env, masked);
+    const changesFile = writeChangesFile(input.env, masked, input.changesFile);
     setOutput(input.env, 'changes', changesOutput(masked, changesFile));
     setOutput(input.env, 'changes-file', changesFile);
     setOutput(input.env, 'applied-clusters', applied.join(','));
@@ -16627,18 +17108,163 @@ async function publishResults(input) {
     return { comment, fails };
 }
 
+;// CONCATENATED MODULE: ./src/fleet/merge.ts
+
+class ChangeSetMergeError extends Error {
+    name = 'ChangeSetMergeError';
+}
+const merge_MODES = ['diff', 'apply'];
+/** The one value all files agree on, or an error naming two files that differ. */
+function agreed(files, what, valueOf, hint) {
+    let first;
+    for (const { file, changeSet } of files) {
+        const value = valueOf(changeSet);
+        if (value === undefined || value === '')
+            continue;
+        if (!first)
+            first = { file, value };
+        else if (first.value !== value) {
+            throw new ChangeSetMergeError(`${file}: ${what} ${JSON.stringify(value)}, but ${first.file} ${what} ${JSON.stringify(first.value)}; ${hint}`);
+        }
+    }
+    return first?.value ?? '';
+}
+function checkFormat({ file, changeSet }) {
+    if (!Number.isInteger(changeSet.format) || changeSet.format < 1) {
+        throw new ChangeSetMergeError(`${file}: not a ChangeSet file (no "format" version); it should be the file a timoni-fleet run wrote with changes-file`);
+    }
+    if (changeSet.format > CHANGESET_FORMAT) {
+        throw new ChangeSetMergeError(`${file}: ChangeSet format ${changeSet.format} is newer than this timoni-fleet reads (format ${CHANGESET_FORMAT}); use the same timoni-fleet version in the report job as in the matrix jobs`);
+    }
+    if (!merge_MODES.includes(changeSet.mode))
+        throw new ChangeSetMergeError(`${file}: mode ${JSON.stringify(changeSet.mode)} is not diff or apply`);
+}
+function missingMessage(shard, clusters, mode) {
+    const covered = `${clusters.length === 1 ? 'cluster' : 'clusters'} ${clusters.join(', ')}`;
+    const question = mode === 'apply' ? 'did that job fail before uploading, or was it not run after an earlier failure?' : 'did that job fail before uploading?';
+    return `no ChangeSet from the matrix job of shard "${shard}" (${covered}): ${question}`;
+}
+function mergeChangeSets(input) {
+    if (input.files.length === 0)
+        throw new ChangeSetMergeError('no ChangeSet file to merge');
+    for (const file of input.files)
+        checkFormat(file);
+    const bundle = agreed(input.files, 'is of bundle', (c) => c.bundle, 'a report merges the ChangeSets of one bundle (does the download pattern match another bundle\'s artifacts?)');
+    const mode = agreed(input.files, 'is of mode', (c) => c.mode, 'a report merges either diffs or rollouts, not both');
+    const commit = agreed(input.files, 'is of commit', (c) => c.commit, 'the matrix jobs ran on different commits (were artifacts of another run downloaded?)');
+    if (input.commit && commit && commit !== input.commit) {
+        const file = input.files.find((f) => f.changeSet.commit === commit)?.file ?? 'a ChangeSet file';
+        throw new ChangeSetMergeError(`${file}: is of commit ${commit}, but this report runs on commit ${input.commit} (were artifacts of another run downloaded?)`);
+    }
+    const expected = new Map(input.clusters.map((cluster) => [cluster.name, cluster]));
+    const found = new Map();
+    for (const { file, changeSet } of input.files) {
+        for (const entry of changeSet.clusters) {
+            const earlier = found.get(entry.name);
+            if (earlier) {
+                throw new ChangeSetMergeError(`cluster "${entry.name}" is in two ChangeSet files, ${earlier.file} and ${file}; each cluster must come from one matrix job (do the shards overlap, or does the download pattern match an older artifact?)`);
+            }
+            if (!expected.has(entry.name)) {
+                const known = input.clusters.map((c) => c.name).join(', ') || 'none';
+                throw new ChangeSetMergeError(`${file}: cluster "${entry.name}" is not among the clusters this report covers (${known}); do the report's runtime, runtime-group and runtime-cluster match the matrix jobs'?`);
+            }
+            found.set(entry.name, { file, entry });
+        }
+    }
+    const missing = [];
+    const missingMessages = new Map();
+    for (const shard of input.shards) {
+        const absent = shard.clusters.map((c) => c.name).filter((name) => !found.has(name));
+        if (absent.length === 0)
+            continue;
+        missing.push({ shard: shard.name, clusters: absent });
+        for (const name of absent)
+            missingMessages.set(name, missingMessage(shard.name, absent, mode));
+    }
+    const clusters = input.clusters.map((cluster) => {
+        const entry = found.get(cluster.name)?.entry;
+        if (entry)
+            return entry;
+        // A cluster in no shard (the shards do not cover the selection) is still reported.
+        const message = missingMessages.get(cluster.name) ?? missingMessage(cluster.name, [cluster.name], mode);
+        if (!missingMessages.has(cluster.name))
+            missing.push({ shard: cluster.name, clusters: [cluster.name] });
+        return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'failed', error: { step: 'report', message }, instances: [] };
+    });
+    return {
+        changeSet: { format: CHANGESET_FORMAT, bundle, mode, ...(commit || input.commit ? { commit: commit || input.commit } : {}), clusters },
+        missing,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/report.ts
+
+
+
+
+
+
+async function runReport(input) {
+    const { config, context, log } = input;
+    if (config.changesPatterns.length === 0) {
+        throw new InputError('changes', 'is required with mode: report: glob patterns of the ChangeSet files to merge, relative to the workspace (e.g. changesets/**/*.json, where actions/download-artifact put them)');
+    }
+    const selection = selectionShards(input.runtime, { group: config.runtimeGroup, cluster: config.runtimeCluster }, config.shardBy);
+    const paths = findChangesFiles(config.changesPatterns, input.workspace);
+    if (paths.length === 0) {
+        throw new InputError('changes', `matched no file in ${input.workspace} (patterns: ${config.changesPatterns.join(', ')}); did the matrix jobs upload their changes-file, and did actions/download-artifact put them there?`);
+    }
+    const files = paths.map((path) => readChangesFile(path, input.workspace, input.boundary));
+    log.line(`timoni-fleet: report of ${files.length} ChangeSet file(s): ${files.map((f) => f.file).join(', ')}`);
+    let merged;
+    try {
+        merged = mergeChangeSets({ files, clusters: selection.clusters, shards: selection.shards, commit: context.sha });
+    }
+    catch (error) {
+        if (error instanceof ChangeSetMergeError)
+            throw new InputError('changes', error.message);
+        throw error;
+    }
+    for (const { shard, clusters } of merged.missing)
+        log.line(`missing shard "${shard}": no ChangeSet for ${clusters.join(', ')}`);
+    const plan = reportPlan(context, merged.changeSet.mode, { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster }, config.trustedCheckout);
+    const published = await publishResults({
+        env: input.env,
+        changeSet: merged.changeSet,
+        context,
+        plan,
+        secrets: input.secrets,
+        githubToken: config.githubToken,
+        comment: config.comment,
+        ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+        bundleFiles: config.bundleFiles,
+        ...(input.signal ? { signal: input.signal } : {}),
+        log,
+        changesFile: { path: config.changesFile, workspace: input.workspace, boundary: input.boundary },
+    });
+    const failed = merged.changeSet.clusters
+        .filter((cluster) => cluster.status === 'failed')
+        .map((cluster) => ({ name: cluster.name, step: cluster.error?.step ?? 'run', message: cluster.error?.message ?? 'failed' }));
+    return { published, failed };
+}
+
 ;// CONCATENATED MODULE: ./src/action/run.ts
 // One run of the action: read the inputs, decide from the event whether to diff or apply,
 // evaluate the bundle for every selected cluster, diff or roll out, then publish outputs,
 // the job summary and the pull request comment. Returns the process exit code: 1 when
 // any cluster failed, the inputs are wrong, or a diff's pull request comment could not be
-// posted; a diff with changes is not a failure.
+// posted; a diff with changes is not a failure. `mode: report` merges the ChangeSet files of
+// a fan-out's matrix jobs and publishes them (report.ts); `mode: matrix` only sets the
+// `matrix` output; neither reads a kubeconfig or reaches a cluster. Every mode that reads the
+// runtime sets the `matrix` output: the selected clusters split into shards (`shard-by`).
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
 // refuses runtime queries of cluster Secrets unless the workflow opts in, masks every secret
 // it meets (with `::add-mask::` before anything the author wrote is printed), and escapes
 // every log line (see the README's Security section).
+
+
 
 
 
@@ -16681,14 +17307,51 @@ function kubeconfigSources(config, env) {
     });
 }
 const SECRET_QUERY_REFUSAL = 'reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author\'s code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)';
-function runPlan(context, config) {
+function runPlan(context, config, mode) {
     return planRun(context, {
-        mode: config.mode,
+        mode,
         clusterGroup: config.runtimeGroup,
         cluster: config.runtimeCluster,
         applyRefs: config.applyRefs,
         trustedCheckout: config.trustedCheckout,
     });
+}
+async function readWorkspace(io, config) {
+    const workspace = io.env.GITHUB_WORKSPACE ?? io.cwd;
+    const cwd = (0,external_node_path_namespaceObject.resolve)(workspace, config.workingDirectory);
+    // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
+    const boundary = new FileBoundary([workspace]);
+    const engine = await loadCueEngine({ memoryLimitMiB: config.cueMemoryLimitMiB });
+    const moduleFiles = readCueModuleFiles(cwd, boundary);
+    const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
+    return { workspace, cwd, boundary, engine, moduleFiles, runtime };
+}
+function startWatchdog(config) {
+    return startDeadlineWatchdog(config.deadlineMs, (ms) => `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`);
+}
+/** `mode: report` and `mode: matrix`: the runtime is read, no kubeconfig, no cluster. */
+async function runWithoutClusters(io, config, context, secrets, log, mode) {
+    const watchdog = startWatchdog(config);
+    try {
+        const { workspace, boundary, runtime } = await readWorkspace(io, config);
+        const selection = selectionShards(runtime, { group: config.runtimeGroup, cluster: config.runtimeCluster }, config.shardBy);
+        setOutput(io.env, 'matrix', matrixOutput(selection.shards));
+        if (mode === 'matrix') {
+            log.line(`timoni-fleet: matrix of ${selection.shards.length} shard(s): ${selection.shards.map((s) => `${s.name} (${s.clusters.map((c) => c.name).join(', ')})`).join('; ')}`);
+            return 0;
+        }
+        const { published, failed } = await runReport({ env: io.env, config, context, runtime, workspace, boundary, secrets: secrets.secrets(), log, signal: AbortSignal.timeout(config.deadlineMs) });
+        for (const cluster of failed)
+            log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.step}: ${cluster.message}` });
+        return failed.length > 0 || published.fails ? 1 : 0;
+    }
+    catch (error) {
+        io.write(secrets.redact(errorAnnotations(error, mode === 'report' ? 'timoni-fleet report' : undefined)));
+        return 1;
+    }
+    finally {
+        watchdog.stop();
+    }
 }
 async function runAction(io) {
     const secrets = new SecretRegistry((value) => io.write(formatMask(value)));
@@ -16700,16 +17363,24 @@ async function runAction(io) {
     try {
         config = readActionConfig(io.env, (value) => secrets.register(value));
         context = readRunContext(io.env);
-        plan = runPlan(context, config);
-        // Credentials are registered (and `::add-mask::` printed) before any text from the
-        // event or the user's files reaches the log.
-        if (plan.mode !== 'skip')
-            kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
+        if (config.mode === 'report' || config.mode === 'matrix') {
+            refuseUntrustedTarget(context, config.trustedCheckout);
+            plan = { mode: 'skip', reason: `mode: ${config.mode}` };
+        }
+        else {
+            plan = runPlan(context, config, config.mode);
+            // Credentials are registered (and `::add-mask::` printed) before any text from the
+            // event or the user's files reaches the log.
+            if (plan.mode !== 'skip')
+                kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
+        }
     }
     catch (error) {
         io.write(secrets.redact(errorAnnotations(error, 'timoni-fleet input')));
         return 1;
     }
+    if (config.mode === 'report' || config.mode === 'matrix')
+        return runWithoutClusters(io, config, context, secrets, log, config.mode);
     if (plan.mode === 'skip' || !kubeconfig) {
         log.line(`nothing to do: ${plan.mode === 'skip' ? plan.reason : 'no kubeconfig'}`);
         setOutput(io.env, 'has-changes', 'false');
@@ -16718,15 +17389,13 @@ async function runAction(io) {
     log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
     const deadlineAt = Date.now() + config.deadlineMs;
     const deadline = AbortSignal.timeout(config.deadlineMs);
-    const watchdog = startDeadlineWatchdog(config.deadlineMs, (ms) => `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`);
+    const watchdog = startWatchdog(config);
     try {
-        const cwd = (0,external_node_path_namespaceObject.resolve)(io.env.GITHUB_WORKSPACE ?? io.cwd, config.workingDirectory);
-        // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
-        const boundary = new FileBoundary([io.env.GITHUB_WORKSPACE ?? io.cwd]);
-        const engine = await loadCueEngine({ memoryLimitMiB: config.cueMemoryLimitMiB });
-        const moduleFiles = readCueModuleFiles(cwd, boundary);
+        const { workspace, cwd, boundary, engine, moduleFiles, runtime: wholeRuntime } = await readWorkspace(io, config);
         const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
-        const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
+        // runtime-cluster may list several clusters (a numbered shard of a fan-out).
+        const { runtime, selector, shards } = selectionShards(wholeRuntime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
+        setOutput(io.env, 'matrix', matrixOutput(shards));
         const resolver = new ModuleResolver(engine, cwd, { hostCredentials: config.registryCreds, secrets: (value) => secrets.register(value), signal: deadline }, boundary);
         const environment = runtimeEnvironment(io.env, { all: config.runtimeFromEnv, allowed: config.runtimeEnv, isRegisteredSecret: (value) => secrets.isSecret(value) });
         const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
@@ -16739,7 +17408,7 @@ async function runAction(io) {
                 ...(environment ? { environment } : {}),
                 ...(onPullRequest && !config.secretQueriesOnPullRequest ? { secretQueryRefusal: SECRET_QUERY_REFUSAL } : {}),
             },
-            selector: { group: plan.clusterGroup, cluster: plan.cluster },
+            selector,
             kubeconfig,
             secrets,
             resolver,
@@ -16752,13 +17421,16 @@ async function runAction(io) {
                 prune: config.prune,
                 pruneRemovedInstances: config.pruneRemovedInstances,
                 concurrency: config.concurrency,
+                strategy: config.strategy,
+                maxParallel: config.maxParallel,
             },
             log,
             deadlineAt,
             timings: {},
             onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
         };
-        const changeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
+        const fleetChangeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
+        const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
         io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
         const published = await publishResults({
             env: io.env,
@@ -16772,6 +17444,7 @@ async function runAction(io) {
             bundleFiles: config.bundleFiles,
             signal: deadline,
             log,
+            changesFile: { path: config.changesFile, workspace, boundary },
         });
         const failed = changeSet.clusters.filter((c) => c.status === 'failed');
         for (const cluster of failed) {
@@ -16796,7 +17469,7 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5950);
+/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4925);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
 // as soon as the run is published and its output flushed: work still in flight after the
 // run's deadline (a request to a cluster that never answers) must not keep the step alive,

@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(90);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8360);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -121,7 +121,7 @@ class CliLog {
 
 /***/ }),
 
-/***/ 90:
+/***/ 8360:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -3359,6 +3359,8 @@ function formatFlagHelp(specs) {
 // action sets as its `changes` output, and that the reports are rendered from.
 // Clusters are in runtime order, instances in bundle order, objects in apply order.
 const READINESS_STATUSES = (/* unused pure expression or super */ null && (['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown']));
+/** The version of this document's format; a reader refuses a ChangeSet of a newer format. */
+const CHANGESET_FORMAT = 1;
 /** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
 function isChangingAction(action) {
     return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
@@ -3395,6 +3397,7 @@ function clusterEntry(cluster, status, instances, error, startedAt) {
         status,
         error,
         instances,
+        startedAt: new Date(startedAt).toISOString(),
         durationMs: Date.now() - startedAt,
     };
 }
@@ -7068,6 +7071,7 @@ async function removedInstancesApply(kube, bundle, builds, options, into) {
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/run.ts
+const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
 const defaultFleetOptions = {
     force: false,
     overwriteOwnership: false,
@@ -7076,6 +7080,8 @@ const defaultFleetOptions = {
     prune: true,
     pruneRemovedInstances: true,
     concurrency: 4,
+    strategy: 'sequential',
+    maxParallel: 4,
 };
 /** Collects one cluster's lines while clusters run at once, to print them together. */
 class BufferedLog {
@@ -8597,7 +8603,75 @@ async function planFleet(run) {
         log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
         return entry;
     });
-    return { bundle: bundleName.value, mode: 'diff', clusters: results };
+    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'diff', clusters: results };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/waves.ts
+
+
+
+/** The consecutive clusters of one group, in the order given (runtime order). */
+function splitIntoWaves(clusters) {
+    const waves = [];
+    for (const cluster of clusters) {
+        const last = waves[waves.length - 1];
+        if (last && last.group === cluster.group)
+            last.clusters.push(cluster);
+        else
+            waves.push({ group: cluster.group, clusters: [cluster] });
+    }
+    return waves;
+}
+/** The entry of a cluster that the run's deadline kept from starting. */
+function deadlineEntry(cluster) {
+    return clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now());
+}
+async function rollOutWaves(clusters, options, rollOut) {
+    if (!Number.isInteger(options.maxParallel) || options.maxParallel < 1) {
+        throw new Error(`rollout waves: maxParallel must be a whole number of clusters, 1 or more, not ${options.maxParallel}`);
+    }
+    const waves = splitIntoWaves(clusters);
+    const entries = [];
+    let stopped = false;
+    let stoppedIn;
+    for (const [index, wave] of waves.entries()) {
+        if (stopped) {
+            entries.push(...wave.clusters.map(skippedEntry));
+            continue;
+        }
+        const parallel = Math.min(options.maxParallel, wave.clusters.length);
+        options.log.line(`wave ${index + 1} of ${waves.length}: group ${wave.group}, ${wave.clusters.length} cluster(s), ${parallel} at a time`);
+        const results = await mapBounded(wave.clusters, options.maxParallel, async (cluster) => {
+            // A cluster that waited for a free slot does not start once another one of its wave failed.
+            if (stopped)
+                return skippedEntry(cluster);
+            if (options.deadlineAt !== undefined && Date.now() >= options.deadlineAt) {
+                stopped = true;
+                return deadlineEntry(cluster);
+            }
+            const log = new BufferedLog();
+            let status = 'error';
+            try {
+                const entry = await rollOut(cluster, (text) => log.line(text));
+                status = entry.status;
+                return entry;
+            }
+            finally {
+                if (status !== 'applied')
+                    stopped = true;
+                log.flushInto(options.log, `cluster ${cluster.name} (${cluster.group}): ${status}`);
+            }
+        });
+        entries.push(...results);
+        if (stopped)
+            stoppedIn ??= wave;
+    }
+    if (stoppedIn) {
+        const failed = entries.filter((entry) => entry.status === 'failed').map((entry) => entry.name);
+        const skipped = entries.filter((entry) => entry.status === 'skipped').map((entry) => entry.name);
+        options.log.line(`rollout stopped in the wave of group ${stoppedIn.group}: failed ${failed.join(', ')}; not reached: ${skipped.length > 0 ? skipped.join(', ') : 'none'}`);
+    }
+    return entries;
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts
@@ -8606,6 +8680,7 @@ async function planFleet(run) {
 // rolled back; a failed cluster says which step failed and what was already applied.
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
+// With `strategy: waves` the clusters of one group are applied at once (waves.ts).
 
 
 
@@ -8615,11 +8690,13 @@ async function planFleet(run) {
 
 
 
-async function rollOutCluster(run, cluster, bundleName, builds) {
+
+
+async function rollOutCluster(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
     const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), startedAt);
+    const connected = await connectCluster(run, cluster, line, startedAt);
     if ('failed' in connected)
         return connected.failed;
     const { session } = connected;
@@ -8638,7 +8715,7 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
             }
         }
         for (const instance of build.instances) {
-            run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
+            line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
             try {
                 const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
                     force: run.options.force,
@@ -8647,7 +8724,7 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
                     timeoutMs: run.options.timeoutMs,
                     deadline,
                     prune: run.options.prune,
-                    log: (line) => run.log.line(`${logPrefix(bundle, cluster.name, instance.name)} > ${line}`),
+                    log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
                 instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
             }
@@ -8662,18 +8739,24 @@ async function rollOutCluster(run, cluster, bundleName, builds) {
         // Instances the bundle no longer lists go last, once every listed instance is applied
         // (an object moved to a listed instance has its new owner's labels by then, and stays).
         if (run.options.prune && run.options.pruneRemovedInstances) {
-            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (line) => run.log.line(`${logPrefix(bundle, cluster.name)} > ${line}`) }, instances);
+            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) }, instances);
         }
         return clusterEntry(cluster, 'applied', instances, null, startedAt);
     }
     catch (error) {
-        run.log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
         return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
     }
     finally {
         session.kube.close();
     }
+}
+/** One cluster's rollout, waited for until its time limit (and the run's deadline) plus a grace. */
+function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
+    const startedAt = Date.now();
+    const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
 }
 /** Each applied object's readiness result, matched by kind, namespace and name. */
 function withReadiness(changes, readiness) {
@@ -8688,6 +8771,10 @@ async function rollOutFleet(run) {
     const clusters = selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
+    if (run.options.strategy === 'waves') {
+        const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+        return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+    }
     const entries = [];
     let failed = false;
     for (const cluster of clusters) {
@@ -8696,14 +8783,12 @@ async function rollOutFleet(run) {
             continue;
         }
         if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
-            entries.push(clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now()));
+            entries.push(deadlineEntry(cluster));
             failed = true;
             continue;
         }
         run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-        const startedAt = Date.now();
-        const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-        const entry = await withinDeadline(rollOutCluster(run, cluster, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
+        const entry = await rollOutWithinLimit(run, cluster, (text) => run.log.line(text), bundleName, builds);
         run.log.endGroup();
         entries.push(entry);
         failed = entry.status === 'failed';
@@ -8711,7 +8796,7 @@ async function rollOutFleet(run) {
     const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
     if (skipped.length > 0)
         run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
-    return { bundle: bundleName.value, mode: 'apply', clusters: entries };
+    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/status.ts
@@ -10787,12 +10872,15 @@ const fleetFlags = [
     { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
     { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
     { name: 'concurrency', kind: 'string', default: '4', description: 'Clusters diffed at once' },
+    { name: 'strategy', kind: 'string', default: 'sequential', choices: [...ROLLOUT_STRATEGIES], description: 'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)' },
+    { name: 'max-parallel', kind: 'string', default: '4', description: 'With --strategy waves: clusters of one wave applied at once' },
     { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
+    { name: 'changes-file', kind: 'string', default: '', description: 'Also write the ChangeSet JSON (as -o json prints it) to this file' },
 ];
 /** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
 const commandFlags = {
     apply: 'all',
-    diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline'],
+    diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file'],
     status: ['deadline'],
     delete: ['wait', 'timeout', 'deadline'],
 };
@@ -10873,6 +10961,10 @@ function fleetRunFromArgs(engine, args, io, log) {
     const concurrency = Number(args.strings.get('concurrency') ?? '4');
     if (!Number.isInteger(concurrency) || concurrency < 1)
         throw new UsageError('--concurrency must be a whole number, 1 or more');
+    const maxParallelText = args.strings.get('max-parallel') ?? '4';
+    const maxParallel = Number(maxParallelText);
+    if (!Number.isInteger(maxParallel) || maxParallel < 1)
+        throw new UsageError(`--max-parallel must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
     const creds = args.strings.get('creds');
     const deadlineText = args.strings.get('deadline') ?? '';
     const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
@@ -10895,6 +10987,9 @@ function fleetRunFromArgs(engine, args, io, log) {
             force: args.booleans.get('force') ?? false,
             overwriteOwnership: args.booleans.get('overwrite-ownership') ?? false,
             concurrency,
+            // --strategy is checked against its choices when the arguments are parsed.
+            strategy: (args.strings.get('strategy') ?? 'sequential'),
+            maxParallel,
         },
         log,
         ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
@@ -11647,6 +11742,8 @@ class TimoniYamlPrinter {
 
 
 
+
+
 // ---- vet
 async function runVet(engine, args, io) {
     const inputs = readBundleInputs(engine, args, io.cwd, io.env);
@@ -11770,10 +11867,25 @@ function printChanges(changeSet, io, log) {
         reportClusterError(cluster, io, log);
     }
 }
+/** `--changes-file PATH`: the ChangeSet JSON, as `-o json` prints it, written to PATH (relative to the current directory). */
+function writeChangesFile(changeSet, args, io) {
+    const path = args.strings.get('changes-file') ?? '';
+    if (path === '')
+        return;
+    const target = (0,external_node_path_namespaceObject.resolve)(io.cwd, path);
+    try {
+        (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(target), { recursive: true });
+        (0,external_node_fs_namespaceObject.writeFileSync)(target, `${JSON.stringify(changeSet, null, 2)}\n`);
+    }
+    catch (error) {
+        throw new Error(`--changes-file ${path}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+}
 async function runDiff(engine, args, io) {
     const { run, log } = orderedRun(engine, args, io);
     const changeSet = await planFleet(run);
     log.flush();
+    writeChangesFile(changeSet, args, io);
     if (args.strings.get('output') === 'json')
         io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
     else
@@ -11786,6 +11898,7 @@ async function runApply(engine, args, io) {
     const { run, log } = orderedRun(engine, args, io);
     const changeSet = await rollOutFleet(run);
     log.flush();
+    writeChangesFile(changeSet, args, io);
     if (args.strings.get('output') === 'json')
         io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
     for (const cluster of changeSet.clusters)

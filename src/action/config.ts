@@ -6,6 +6,8 @@ import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, ty
 import { parseDuration } from '../duration.js';
 import type { ModeInput } from './plan.js';
 import { parseVariableNames, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
+import { ROLLOUT_STRATEGIES, type RolloutStrategy } from '../fleet/run.js';
+import { parseShardBy, ShardByError, type ShardBy } from '../fleet/shards.js';
 
 export interface ActionConfig {
   bundleFiles: string[];
@@ -43,7 +45,17 @@ export interface ActionConfig {
   /** Registry credentials by registry host (`host=user:password` entries). */
   registryCreds: Record<string, string>;
   concurrency: number;
+  /** How a rollout goes through the clusters (`strategy`): one after the other, or group by group in waves. */
+  strategy: RolloutStrategy;
+  /** With `strategy: waves`, clusters of one wave applied at once (`max-parallel`). */
+  maxParallel: number;
   workingDirectory: string;
+  /** Where to write the ChangeSet file, relative to the workspace (`changes-file`); empty: under RUNNER_TEMP. */
+  changesFile: string;
+  /** Report mode: glob patterns of the ChangeSet files to merge, relative to the workspace (`changes`). */
+  changesPatterns: string[];
+  /** How the `matrix` output (and report mode) splits the selected clusters into shards (`shard-by`). */
+  shardBy: ShardBy;
 }
 
 /**
@@ -116,12 +128,22 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
   const concurrencyText = getInput(env, 'concurrency') || '4';
   const concurrency = Number(concurrencyText);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
+  const strategy = getChoiceInput(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
+  const maxParallelText = getInput(env, 'max-parallel') || '4';
+  const maxParallel = Number(maxParallelText);
+  if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
+  let shardBy: ShardBy;
+  try {
+    shardBy = parseShardBy(getInput(env, 'shard-by'));
+  } catch (error) {
+    throw new InputError('shard-by', error instanceof ShardByError ? error.message : String(error));
+  }
 
   return {
     bundleFiles,
     runtimeFiles: getListInput(env, 'runtime'),
     kubeconfigs,
-    mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'] as const, 'auto'),
+    mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix'] as const, 'auto'),
     runtimeGroup: getInput(env, 'runtime-group') || '*',
     runtimeCluster: getInput(env, 'runtime-cluster') || '*',
     runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
@@ -143,6 +165,11 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
     registryCreds,
     concurrency,
+    strategy,
+    maxParallel,
     workingDirectory: getInput(env, 'working-directory') || '.',
+    changesFile: getInput(env, 'changes-file'),
+    changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
+    shardBy,
   };
 }

@@ -2,18 +2,23 @@
 // synchronize, reopened) is diffed; a push to the default branch and a merged pull request
 // are applied; workflow_dispatch takes its `cluster-group`, `cluster` and `mode` inputs from
 // the event, which the action's own inputs override. What would apply unreviewed code is
-// refused with an InputError naming the input that allows it.
+// refused with an InputError naming the input that allows it. `report` and `matrix` reach no
+// cluster: a report merges the ChangeSet files of a fan-out's matrix jobs and publishes them
+// for the event as a single job would (reportPlan), `matrix` only sets the `matrix` output.
 import type { RunContext } from '../github/event.js';
 import { InputError } from './runner.js';
 
-export type ModeInput = 'auto' | 'diff' | 'apply';
+/** The modes that decide from the event, or diff, or apply. */
+export type FleetModeInput = 'auto' | 'diff' | 'apply';
+
+export type ModeInput = FleetModeInput | 'report' | 'matrix';
 
 export type RunPlan =
   | { mode: 'diff' | 'apply'; pullRequest?: number; sha: string; clusterGroup: string; cluster: string; reason: string }
   | { mode: 'skip'; reason: string };
 
 export interface PlanInputs {
-  mode: ModeInput;
+  mode: FleetModeInput;
   clusterGroup: string;
   cluster: string;
   /** Refs besides the default branch that may be applied (`apply-refs`: exact refs or globs with *). */
@@ -22,7 +27,7 @@ export interface PlanInputs {
   trustedCheckout?: boolean;
 }
 
-const MODES: readonly ModeInput[] = ['auto', 'diff', 'apply'];
+const MODES: readonly FleetModeInput[] = ['auto', 'diff', 'apply'];
 
 /** A ref matches an `apply-refs` entry exactly, or as a glob where * matches any text. */
 function refAllowed(ref: string, patterns: readonly string[]): boolean {
@@ -56,17 +61,37 @@ interface PullRequestPayload {
 
 const isAll = (value: string) => value === '' || value === '*';
 
-export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
-  const pull = context.payload.pull_request as PullRequestPayload | undefined;
-  const action = String(context.payload.action ?? '');
-  const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
-
-  if (context.eventName === 'pull_request_target' && !inputs.trustedCheckout) {
+/** pull_request_target evaluates nothing unless the workflow says it checked out trusted code. */
+export function refuseUntrustedTarget(context: RunContext, trustedCheckout: boolean | undefined): void {
+  if (context.eventName === 'pull_request_target' && !trustedCheckout) {
     throw new InputError(
       'trusted-checkout',
       'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests',
     );
   }
+}
+
+/**
+ * The plan a report publishes under: the mode of the merged ChangeSets, and the pull request
+ * and commit of the event as planRun gives them to a single job (a merged pull request's
+ * rollout reports on its merge commit). Nothing is refused but pull_request_target without
+ * trusted-checkout: a report applies nothing.
+ */
+export function reportPlan(context: RunContext, mode: 'diff' | 'apply', selection: { clusterGroup: string; cluster: string }, trustedCheckout?: boolean): Extract<RunPlan, { mode: 'diff' | 'apply' }> {
+  refuseUntrustedTarget(context, trustedCheckout);
+  const pull = context.payload.pull_request as PullRequestPayload | undefined;
+  const onPullRequest = context.eventName === 'pull_request' || context.eventName === 'pull_request_target';
+  const merged = String(context.payload.action ?? '') === 'closed' && pull?.merged === true;
+  const sha = mode === 'apply' && merged ? (pull?.merge_commit_sha ?? context.sha) : (pull?.head?.sha ?? context.sha);
+  return { mode, ...(onPullRequest && pull?.number !== undefined ? { pullRequest: pull.number } : {}), sha, ...selection, reason: `mode: report (${mode})` };
+}
+
+export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
+  const pull = context.payload.pull_request as PullRequestPayload | undefined;
+  const action = String(context.payload.action ?? '');
+  const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
+
+  refuseUntrustedTarget(context, inputs.trustedCheckout);
   if (context.eventName === 'workflow_dispatch') {
     const eventInputs = (context.payload.inputs ?? {}) as Record<string, unknown>;
     const text = (name: string) => (typeof eventInputs[name] === 'string' ? (eventInputs[name] as string) : '');

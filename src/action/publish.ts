@@ -6,14 +6,13 @@
 // the point of the run, a pull request's diff that reviewers would otherwise not see; after
 // a rollout the clusters' outcome decides alone (what was applied is applied, and the
 // summary records it). A token that may not comment (a fork's pull request) is a warning.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ChangeSet } from '../changeset.js';
 import { hasChanges } from '../changeset.js';
 import { GitHubApi, type GitHubApiOptions } from '../github/api.js';
 import { pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
 import { commentMarker, maskChangeSet, maskSecrets, renderJobSummary, renderPullRequestComment, renderRolloutComment, type ReportContext } from '../report/index.js';
+import { writeChangesFile, type ChangesFileTarget } from './changes-file.js';
 import type { RunPlan } from './plan.js';
 import { appendStepSummary, setOutput, type Annotation, type Environment } from './runner.js';
 
@@ -34,6 +33,8 @@ export interface PublishInput {
   /** Retry and rate-limit settings of the GitHub client (tests shorten the backoff). */
   api?: Pick<GitHubApiOptions, 'retries' | 'retryBaseMs' | 'maxRateLimitWaitMs' | 'requestTimeoutMs'>;
   log: { line(text: string): void; annotate(annotation: Annotation): void };
+  /** Where the `changes-file` input puts the ChangeSet file (else under RUNNER_TEMP). */
+  changesFile?: ChangesFileTarget;
 }
 
 /**
@@ -61,16 +62,6 @@ export function changesOutput(changeSet: ChangeSet, changesFile: string): string
   if (Buffer.byteLength(lighter) <= CHANGES_OUTPUT_LIMIT) return lighter;
   const clusters = changeSet.clusters.map((cluster) => ({ name: cluster.name, group: cluster.group, status: cluster.status }));
   return JSON.stringify({ bundle: changeSet.bundle, mode: changeSet.mode, clusters, truncated: `only the clusters' status: ${note}` });
-}
-
-/** Writes the whole (masked) ChangeSet under RUNNER_TEMP; its path is the `changes-file` output. */
-function writeChangesFile(env: Environment, changeSet: ChangeSet): string {
-  const folder = env.RUNNER_TEMP;
-  if (!folder) return '';
-  const name = `timoni-fleet-changes-${(changeSet.bundle || 'bundle').replace(/[^A-Za-z0-9_.-]/g, '_')}-${env.GITHUB_RUN_ID ?? '0'}-${process.pid}.json`;
-  const path = join(folder, name);
-  writeFileSync(path, `${JSON.stringify(changeSet, null, 2)}\n`, { mode: 0o600 });
-  return path;
 }
 
 /** What became of the pull request comment. */
@@ -173,7 +164,7 @@ export async function publishResults(input: PublishInput): Promise<PublishOutcom
   const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
   const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
   setOutput(input.env, 'has-changes', String(hasChanges(masked)));
-  const changesFile = writeChangesFile(input.env, masked);
+  const changesFile = writeChangesFile(input.env, masked, input.changesFile);
   setOutput(input.env, 'changes', changesOutput(masked, changesFile));
   setOutput(input.env, 'changes-file', changesFile);
   setOutput(input.env, 'applied-clusters', applied.join(','));

@@ -2,7 +2,10 @@
 // evaluate the bundle for every selected cluster, diff or roll out, then publish outputs,
 // the job summary and the pull request comment. Returns the process exit code: 1 when
 // any cluster failed, the inputs are wrong, or a diff's pull request comment could not be
-// posted; a diff with changes is not a failure.
+// posted; a diff with changes is not a failure. `mode: report` merges the ChangeSet files of
+// a fan-out's matrix jobs and publishes them (report.ts); `mode: matrix` only sets the
+// `matrix` output; neither reads a kubeconfig or reaches a cluster. Every mode that reads the
+// runtime sets the `matrix` output: the selected clusters split into shards (`shard-by`).
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
@@ -12,13 +15,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadRuntime, readCueModuleFiles, readSourceFiles } from '../bundle/index.js';
+import { loadRuntime, readCueModuleFiles, readSourceFiles, type Runtime } from '../bundle/index.js';
 import { runtimeEnvironment } from '../bundle/runtime-environment.js';
-import { loadCueEngine } from '../cue/index.js';
+import { loadCueEngine, type CueEngine } from '../cue/index.js';
 import { FileBoundary } from '../file-boundary.js';
 import { planFleet } from '../fleet/plan.js';
 import { rollOutFleet } from '../fleet/rollout.js';
 import { defaultFleetOptions, type FleetRun } from '../fleet/run.js';
+import { matrixOutput, selectionShards } from '../fleet/shards.js';
 import { readRunContext, type RunContext } from '../github/event.js';
 import { loadKubeconfig, type Kubeconfig, type KubeconfigSource } from '../kube/index.js';
 import { ModuleResolver } from '../module/source.js';
@@ -27,8 +31,9 @@ import { errorAnnotations } from './annotations.js';
 import { readActionConfig, type ActionConfig } from './config.js';
 import { startDeadlineWatchdog } from './deadline-watchdog.js';
 import { ActionLog } from './log.js';
-import { planRun, type RunPlan } from './plan.js';
+import { planRun, refuseUntrustedTarget, type FleetModeInput, type RunPlan } from './plan.js';
 import { publishResults } from './publish.js';
+import { runReport } from './report.js';
 import { formatMask, InputError, setOutput, type Environment } from './runner.js';
 
 export interface ActionIO {
@@ -60,14 +65,61 @@ function kubeconfigSources(config: ActionConfig, env: Environment): KubeconfigSo
 const SECRET_QUERY_REFUSAL =
   'reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author\'s code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)';
 
-function runPlan(context: RunContext, config: ActionConfig): RunPlan {
+function runPlan(context: RunContext, config: ActionConfig, mode: FleetModeInput): RunPlan {
   return planRun(context, {
-    mode: config.mode,
+    mode,
     clusterGroup: config.runtimeGroup,
     cluster: config.runtimeCluster,
     applyRefs: config.applyRefs,
     trustedCheckout: config.trustedCheckout,
   });
+}
+
+/** What every mode reads first: the workspace and its boundary, the CUE engine, cue.mod and the runtime. */
+interface Workspace {
+  workspace: string;
+  cwd: string;
+  boundary: FileBoundary;
+  engine: CueEngine;
+  moduleFiles: Record<string, string>;
+  runtime: Runtime;
+}
+
+async function readWorkspace(io: ActionIO, config: ActionConfig): Promise<Workspace> {
+  const workspace = io.env.GITHUB_WORKSPACE ?? io.cwd;
+  const cwd = resolve(workspace, config.workingDirectory);
+  // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
+  const boundary = new FileBoundary([workspace]);
+  const engine = await loadCueEngine({ memoryLimitMiB: config.cueMemoryLimitMiB });
+  const moduleFiles = readCueModuleFiles(cwd, boundary);
+  const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
+  return { workspace, cwd, boundary, engine, moduleFiles, runtime };
+}
+
+function startWatchdog(config: ActionConfig): { stop(): void } {
+  return startDeadlineWatchdog(config.deadlineMs, (ms) => `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`);
+}
+
+/** `mode: report` and `mode: matrix`: the runtime is read, no kubeconfig, no cluster. */
+async function runWithoutClusters(io: ActionIO, config: ActionConfig, context: RunContext, secrets: SecretRegistry, log: ActionLog, mode: 'report' | 'matrix'): Promise<number> {
+  const watchdog = startWatchdog(config);
+  try {
+    const { workspace, boundary, runtime } = await readWorkspace(io, config);
+    const selection = selectionShards(runtime, { group: config.runtimeGroup, cluster: config.runtimeCluster }, config.shardBy);
+    setOutput(io.env, 'matrix', matrixOutput(selection.shards));
+    if (mode === 'matrix') {
+      log.line(`timoni-fleet: matrix of ${selection.shards.length} shard(s): ${selection.shards.map((s) => `${s.name} (${s.clusters.map((c) => c.name).join(', ')})`).join('; ')}`);
+      return 0;
+    }
+    const { published, failed } = await runReport({ env: io.env, config, context, runtime, workspace, boundary, secrets: secrets.secrets(), log, signal: AbortSignal.timeout(config.deadlineMs) });
+    for (const cluster of failed) log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.step}: ${cluster.message}` });
+    return failed.length > 0 || published.fails ? 1 : 0;
+  } catch (error) {
+    io.write(secrets.redact(errorAnnotations(error, mode === 'report' ? 'timoni-fleet report' : undefined)));
+    return 1;
+  } finally {
+    watchdog.stop();
+  }
 }
 
 export async function runAction(io: ActionIO): Promise<number> {
@@ -81,14 +133,20 @@ export async function runAction(io: ActionIO): Promise<number> {
   try {
     config = readActionConfig(io.env, (value) => secrets.register(value));
     context = readRunContext(io.env);
-    plan = runPlan(context, config);
-    // Credentials are registered (and `::add-mask::` printed) before any text from the
-    // event or the user's files reaches the log.
-    if (plan.mode !== 'skip') kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
+    if (config.mode === 'report' || config.mode === 'matrix') {
+      refuseUntrustedTarget(context, config.trustedCheckout);
+      plan = { mode: 'skip', reason: `mode: ${config.mode}` };
+    } else {
+      plan = runPlan(context, config, config.mode);
+      // Credentials are registered (and `::add-mask::` printed) before any text from the
+      // event or the user's files reaches the log.
+      if (plan.mode !== 'skip') kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
+    }
   } catch (error) {
     io.write(secrets.redact(errorAnnotations(error, 'timoni-fleet input')));
     return 1;
   }
+  if (config.mode === 'report' || config.mode === 'matrix') return runWithoutClusters(io, config, context, secrets, log, config.mode);
   if (plan.mode === 'skip' || !kubeconfig) {
     log.line(`nothing to do: ${plan.mode === 'skip' ? plan.reason : 'no kubeconfig'}`);
     setOutput(io.env, 'has-changes', 'false');
@@ -98,15 +156,13 @@ export async function runAction(io: ActionIO): Promise<number> {
 
   const deadlineAt = Date.now() + config.deadlineMs;
   const deadline = AbortSignal.timeout(config.deadlineMs);
-  const watchdog = startDeadlineWatchdog(config.deadlineMs, (ms) => `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`);
+  const watchdog = startWatchdog(config);
   try {
-    const cwd = resolve(io.env.GITHUB_WORKSPACE ?? io.cwd, config.workingDirectory);
-    // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
-    const boundary = new FileBoundary([io.env.GITHUB_WORKSPACE ?? io.cwd]);
-    const engine = await loadCueEngine({ memoryLimitMiB: config.cueMemoryLimitMiB });
-    const moduleFiles = readCueModuleFiles(cwd, boundary);
+    const { workspace, cwd, boundary, engine, moduleFiles, runtime: wholeRuntime } = await readWorkspace(io, config);
     const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
-    const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
+    // runtime-cluster may list several clusters (a numbered shard of a fan-out).
+    const { runtime, selector, shards } = selectionShards(wholeRuntime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
+    setOutput(io.env, 'matrix', matrixOutput(shards));
     const resolver = new ModuleResolver(
       engine,
       cwd,
@@ -124,7 +180,7 @@ export async function runAction(io: ActionIO): Promise<number> {
         ...(environment ? { environment } : {}),
         ...(onPullRequest && !config.secretQueriesOnPullRequest ? { secretQueryRefusal: SECRET_QUERY_REFUSAL } : {}),
       },
-      selector: { group: plan.clusterGroup, cluster: plan.cluster },
+      selector,
       kubeconfig,
       secrets,
       resolver,
@@ -137,13 +193,16 @@ export async function runAction(io: ActionIO): Promise<number> {
         prune: config.prune,
         pruneRemovedInstances: config.pruneRemovedInstances,
         concurrency: config.concurrency,
+        strategy: config.strategy,
+        maxParallel: config.maxParallel,
       },
       log,
       deadlineAt,
       timings: {},
       onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
     };
-    const changeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
+    const fleetChangeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
+    const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
     io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
     const published = await publishResults({
       env: io.env,
@@ -157,6 +216,7 @@ export async function runAction(io: ActionIO): Promise<number> {
       bundleFiles: config.bundleFiles,
       signal: deadline,
       log,
+      changesFile: { path: config.changesFile, workspace, boundary },
     });
     const failed = changeSet.clusters.filter((c) => c.status === 'failed');
     for (const cluster of failed) {

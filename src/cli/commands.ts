@@ -12,6 +12,8 @@
 //   order, each error once; delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
 // vet and build stay off clusters except to read runtime value queries (query-access.ts);
 // values read from Secrets are redacted in what they print.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { selectClusters } from '../bundle/index.js';
 import { hasChanges, type ChangeSet, type ClusterChanges, type ObjectChange } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
@@ -175,10 +177,24 @@ function printChanges(changeSet: ChangeSet, io: CommandIO, log: CliLog): void {
   }
 }
 
+/** `--changes-file PATH`: the ChangeSet JSON, as `-o json` prints it, written to PATH (relative to the current directory). */
+function writeChangesFile(changeSet: ChangeSet, args: ParsedArguments, io: CommandIO): void {
+  const path = args.strings.get('changes-file') ?? '';
+  if (path === '') return;
+  const target = resolve(io.cwd, path);
+  try {
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, `${JSON.stringify(changeSet, null, 2)}\n`);
+  } catch (error) {
+    throw new Error(`--changes-file ${path}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
 export async function runDiff(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
   const { run, log } = orderedRun(engine, args, io);
   const changeSet = await planFleet(run);
   log.flush();
+  writeChangesFile(changeSet, args, io);
   if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
   else printChanges(changeSet, io, log);
   if (changeSet.clusters.some((c) => c.status === 'failed')) return 2;
@@ -189,6 +205,7 @@ export async function runApply(engine: CueEngine, args: ParsedArguments, io: Com
   const { run, log } = orderedRun(engine, args, io);
   const changeSet = await rollOutFleet(run);
   log.flush();
+  writeChangesFile(changeSet, args, io);
   if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
   for (const cluster of changeSet.clusters) reportClusterError(cluster, io, log);
   const skipped = changeSet.clusters.filter((c) => c.status === 'skipped').map((c) => c.name);

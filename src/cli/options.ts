@@ -10,7 +10,7 @@ import { parseVariableNames, runtimeEnvironment } from '../bundle/runtime-enviro
 import type { CueEngine } from '../cue/index.js';
 import { parseDuration } from '../duration.js';
 import { FileBoundary } from '../file-boundary.js';
-import { defaultFleetOptions, type FleetLog, type FleetRun } from '../fleet/run.js';
+import { defaultFleetOptions, ROLLOUT_STRATEGIES, type FleetLog, type FleetRun, type RolloutStrategy } from '../fleet/run.js';
 import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
 import { ModuleResolver } from '../module/source.js';
 import { UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
@@ -51,13 +51,16 @@ export const fleetFlags: FlagSpec[] = [
   { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
   { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
   { name: 'concurrency', kind: 'string', default: '4', description: 'Clusters diffed at once' },
+  { name: 'strategy', kind: 'string', default: 'sequential', choices: [...ROLLOUT_STRATEGIES], description: 'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)' },
+  { name: 'max-parallel', kind: 'string', default: '4', description: 'With --strategy waves: clusters of one wave applied at once' },
   { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
+  { name: 'changes-file', kind: 'string', default: '', description: 'Also write the ChangeSet JSON (as -o json prints it) to this file' },
 ];
 
 /** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
 const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[] | 'all'> = {
   apply: 'all',
-  diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline'],
+  diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file'],
   status: ['deadline'],
   delete: ['wait', 'timeout', 'deadline'],
 };
@@ -150,6 +153,9 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
   if (timeoutMs === undefined) throw new UsageError(`--timeout must be a duration such as 5m or 90s, not "${timeoutText}"`);
   const concurrency = Number(args.strings.get('concurrency') ?? '4');
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError('--concurrency must be a whole number, 1 or more');
+  const maxParallelText = args.strings.get('max-parallel') ?? '4';
+  const maxParallel = Number(maxParallelText);
+  if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new UsageError(`--max-parallel must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
   const creds = args.strings.get('creds');
   const deadlineText = args.strings.get('deadline') ?? '';
   const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
@@ -171,6 +177,9 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
       force: args.booleans.get('force') ?? false,
       overwriteOwnership: args.booleans.get('overwrite-ownership') ?? false,
       concurrency,
+      // --strategy is checked against its choices when the arguments are parsed.
+      strategy: (args.strings.get('strategy') ?? 'sequential') as RolloutStrategy,
+      maxParallel,
     },
     log,
     ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planRun, type PlanInputs } from '../../src/action/plan.js';
+import { planRun, reportPlan, type PlanInputs } from '../../src/action/plan.js';
 import { InputError } from '../../src/action/runner.js';
 import { readRunContext } from '../../src/github/event.js';
 
@@ -65,4 +65,26 @@ describe('planRun', () => {
     expect(planRun(contextFor('schedule', {}), auto)).toMatchObject({ mode: 'skip', reason: expect.stringContaining('set the "mode" input') });
   });
 
+});
+
+describe('reportPlan', () => {
+  const all = { clusterGroup: '*', cluster: '*' };
+
+  it('reports a pull request diff on the pull request and its head commit, as a single job would', () => {
+    const context = contextFor('pull_request', { action: 'opened', pull_request: { number: 5, head: { sha: 'a'.repeat(40) } } });
+    expect(reportPlan(context, 'diff', all)).toEqual({ ...planRun(context, auto), reason: 'mode: report (diff)' });
+  });
+
+  it('reports a merged pull request rollout on its merge commit, and a push without pull request', () => {
+    const merged = contextFor('pull_request', { action: 'closed', pull_request: { number: 5, merged: true, merge_commit_sha: 'm'.repeat(40), head: { sha: 'a'.repeat(40) } } });
+    expect(reportPlan(merged, 'apply', all)).toMatchObject({ mode: 'apply', pullRequest: 5, sha: 'm'.repeat(40) });
+    const push = contextFor('push', { ref: 'refs/heads/main', repository: { default_branch: 'main' } });
+    expect(reportPlan(push, 'apply', all)).toEqual({ mode: 'apply', sha: 'f'.repeat(40), ...all, reason: 'mode: report (apply)' });
+  });
+
+  it('refuses pull_request_target without trusted-checkout, as every mode does', () => {
+    const context = contextFor('pull_request_target', { action: 'opened', pull_request: { number: 5 } });
+    expect(() => reportPlan(context, 'diff', all)).toThrow(InputError);
+    expect(reportPlan(context, 'diff', all, true)).toMatchObject({ pullRequest: 5 });
+  });
 });

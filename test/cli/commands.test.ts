@@ -157,6 +157,18 @@ describe('timoni-fleet diff, apply, status, delete', () => {
     expect(changeSet.clusters.map((c) => [c.name, c.status])).toEqual([['one', 'changed'], ['two', 'changed']]);
   });
 
+  it('diff --changes-file writes the ChangeSet that -o json prints (timings aside)', async () => {
+    const path = join(scratchDir('cli-fleet-changes'), 'shard', 'changes.json');
+    const [written, printed] = [await cli('diff', '--changes-file', path), await cli('diff', '-o', 'json')];
+    expect(written.code, written.stderr).toBe(1);
+    const withoutTimings = (text: string) => {
+      const changeSet = JSON.parse(text) as { format: number; clusters: Array<Record<string, unknown>> };
+      return { ...changeSet, clusters: changeSet.clusters.map(({ startedAt: _startedAt, durationMs: _durationMs, ...cluster }) => cluster) };
+    };
+    expect(withoutTimings(readFileSync(path, 'utf8'))).toEqual(withoutTimings(printed.stdout));
+    expect(withoutTimings(readFileSync(path, 'utf8')).format).toBe(1);
+  });
+
   it('apply rolls out both clusters, then diff exits 0', async () => {
     const apply = await cli('apply', '--timeout', '60s');
     expect(apply.code, apply.stderr).toBe(0);

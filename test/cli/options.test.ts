@@ -34,6 +34,17 @@ describe('command help', () => {
     expect(await help('vet')).not.toContain('mask-secrets');
   });
 
+  it('offers the rollout strategy to apply only', async () => {
+    expect(await help('apply')).toEqual(expect.arrayContaining(['strategy', 'max-parallel']));
+    for (const command of ['diff', 'status', 'delete']) {
+      const flags = await help(command);
+      expect(flags, command).not.toContain('strategy');
+      expect(flags, command).not.toContain('max-parallel');
+    }
+    const result = await runCliCaptured(['apply', '--help'], { cwd: '/' });
+    expect(result.stdout).toMatch(/--strategy.*sequential.*waves/);
+  });
+
   it('refuses a flag that belongs to another command', async () => {
     const result = await runCliCaptured(['status', '-f', 'bundle.cue', '--wait'], { cwd: '/' });
     expect(result.code).toBe(2);
@@ -87,5 +98,16 @@ describe('CLI limits', () => {
     const badMemory = await runCliCaptured(['vet', '-f', 'bundle.cue', '--cue-memory-limit', '10'], { cwd: dir });
     expect(badMemory.code).toBe(2);
     expect(badMemory.stderr).toContain('--cue-memory-limit must be a whole number of MiB from 64 to 4096, not "10"');
+  });
+
+  it('checks --strategy and --max-parallel', async () => {
+    const badStrategy = await runCliCaptured(['apply', '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', '--strategy', 'parallel'], { cwd: dir });
+    expect(badStrategy.code).toBe(2);
+    expect(badStrategy.stderr).toContain('--strategy must be one of sequential, waves, not "parallel"');
+    for (const value of ['0', '-1', '1.5', 'many']) {
+      const badMax = await runCliCaptured(['apply', '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', '--strategy', 'waves', '--max-parallel', value], { cwd: dir });
+      expect(badMax.code, value).toBe(2);
+      expect(badMax.stderr).toContain(`--max-parallel must be a whole number of clusters, 1 or more, not "${value}"`);
+    }
   });
 });

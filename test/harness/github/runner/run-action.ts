@@ -28,7 +28,12 @@ export interface RunActionOptions {
   inputs?: Record<string, string>;
   /** The workflow's GITHUB_TOKEN: the value of ${{ github.token }}, masked in the log. */
   token?: string;
-  /** Script to run instead of action.yml's runs.main (e.g. a test's own entry). */
+  /**
+   * Script to run instead of action.yml's runs.main (e.g. a test's own entry). Default: the
+   * TIMONI_FLEET_ACTION_ENTRY variable when set (a bundle built into a temporary folder with
+   * `node scripts/build.mjs --out DIR`, to run the end-to-end tests without rebuilding dist/),
+   * else runs.main.
+   */
   entry?: string;
   /** action.yml to read inputs and runs.using from (default: the repository's). */
   actionYmlPath?: string;
@@ -109,7 +114,7 @@ async function readOptional(path: string): Promise<string> {
 export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   const metadata = readActionMetadata(options.actionYmlPath ?? join(REPO_ROOT, 'action.yml'));
   const node = nodeFor(metadata.using);
-  const entry = resolve(options.entry ?? metadata.main);
+  const entry = resolve(options.entry ?? (process.env.TIMONI_FLEET_ACTION_ENTRY || metadata.main));
   if (!existsSync(entry)) throw new Error(`runAction: entry ${entry} does not exist (build dist/ first, or pass entry)`);
 
   const root = await mkdtemp(join(tmpdir(), 'timoni-fleet-runner-'));
