@@ -1,6 +1,6 @@
 // The JSON objects of GitHub's REST API, rendered from the stand-in's records:
-// repository (full-repository), pull-request and pull-request-simple, issue-comment.
-import type { CommentRecord, PullRequestRecord, RepositoryRecord } from './records.js';
+// repository (full-repository), pull-request and pull-request-simple, issue-comment, issue.
+import type { CommentRecord, IssueRecord, PullRequestRecord, RepositoryRecord } from './records.js';
 import { simpleUser } from './users.js';
 
 export interface Urls {
@@ -35,7 +35,7 @@ export function repositoryObject(r: RepositoryRecord, urls: Urls): Record<string
     visibility: r.private ? 'private' : 'public',
     archived: false,
     disabled: false,
-    has_issues: true,
+    has_issues: r.hasIssues !== false,
     permissions: { admin: false, maintain: false, push: true, triage: true, pull: true },
   };
 }
@@ -156,5 +156,76 @@ export function commentObject(c: CommentRecord, repository: RepositoryRecord, is
       eyes: 0,
     },
     performed_via_github_app: c.user.type === 'Bot' ? { id: 15368, slug: 'github-actions', name: 'GitHub Actions' } : null,
+  };
+}
+
+/** A label as GitHub renders it; the stand-in creates labels on first use, as GitHub does for writers. */
+function labelObject(name: string, repository: RepositoryRecord, urls: Urls): Record<string, unknown> {
+  const id = [...name].reduce((hash, character) => (hash * 31 + (character.codePointAt(0) ?? 0)) % 1_000_000_007, 7);
+  return {
+    id,
+    node_id: `LA_kwDO${Buffer.from(`${repository.id}:${name}`).toString('base64url')}`,
+    url: `${urls.api}/repos/${fullName(repository)}/labels/${encodeURIComponent(name)}`,
+    name,
+    color: 'ededed',
+    default: false,
+    description: null,
+  };
+}
+
+const OCTOCAT = { login: 'octocat', id: 583231, type: 'User' } as const;
+
+/**
+ * An issue as GitHub's issues API renders it; a pull request's number renders as an issue
+ * with `pull_request` set (what the issues list returns for pull requests).
+ */
+export function issueObject(issue: IssueRecord, repository: RepositoryRecord, commentCount: number, urls: Urls): Record<string, unknown> {
+  const api = `${urls.api}/repos/${fullName(repository)}`;
+  const pr = issue.pullRequest;
+  const user = pr?.user ?? issue.user ?? OCTOCAT;
+  const state = pr?.state ?? issue.state ?? 'open';
+  const web = `${urls.server}/${fullName(repository)}/${pr ? 'pull' : 'issues'}/${issue.number}`;
+  return {
+    url: `${api}/issues/${issue.number}`,
+    repository_url: api,
+    labels_url: `${api}/issues/${issue.number}/labels{/name}`,
+    comments_url: `${api}/issues/${issue.number}/comments`,
+    events_url: `${api}/issues/${issue.number}/events`,
+    html_url: web,
+    id: pr?.id ?? issue.id ?? issue.number,
+    node_id: `${pr ? 'PR' : 'I'}_kwDO${Buffer.from(String(pr?.id ?? issue.id ?? issue.number)).toString('base64url')}`,
+    number: issue.number,
+    title: pr?.title ?? issue.title,
+    user: simpleUser(user, urls.api, urls.server),
+    labels: (issue.labels ?? []).map((name) => labelObject(name, repository, urls)),
+    state,
+    locked: false,
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments: commentCount,
+    created_at: pr?.createdAt ?? issue.createdAt,
+    updated_at: pr?.updatedAt ?? issue.updatedAt,
+    closed_at: pr ? pr.closedAt : (issue.closedAt ?? null),
+    author_association: user.type === 'Bot' ? 'NONE' : 'MEMBER',
+    active_lock_reason: null,
+    ...(pr
+      ? {
+          draft: pr.draft,
+          pull_request: {
+            url: `${api}/pulls/${issue.number}`,
+            html_url: web,
+            diff_url: `${web}.diff`,
+            patch_url: `${web}.patch`,
+            merged_at: pr.mergedAt,
+          },
+        }
+      : {}),
+    body: pr ? pr.body : (issue.body ?? null),
+    closed_by: null,
+    reactions: { url: `${api}/issues/${issue.number}/reactions`, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 },
+    timeline_url: `${api}/issues/${issue.number}/timeline`,
+    performed_via_github_app: user.type === 'Bot' ? { id: 15368, slug: 'github-actions', name: 'GitHub Actions' } : null,
+    state_reason: pr ? null : (issue.stateReason ?? null),
   };
 }

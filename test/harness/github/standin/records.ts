@@ -8,6 +8,8 @@ export interface RepositoryRecord {
   name: string;
   defaultBranch: string;
   private: boolean;
+  /** Issues turned off in the repository's settings (issue routes answer 410). */
+  hasIssues?: boolean;
   /** Commit SHAs the repository knows (seeded ones and those of its pull requests). */
   commits: Set<string>;
 }
@@ -39,6 +41,17 @@ export interface IssueRecord {
   title: string;
   /** The pull request behind this issue number, if it is one. */
   pullRequest: PullRequestRecord | undefined;
+  /** Issue fields (for a pull request, its own record holds title, body, user and state). */
+  id?: number;
+  body?: string | null;
+  user?: Account;
+  state?: 'open' | 'closed';
+  /** Why it was closed (or reopened), as GitHub's `state_reason`. */
+  stateReason?: 'completed' | 'not_planned' | 'reopened' | null;
+  labels?: string[];
+  createdAt?: string;
+  updatedAt?: string;
+  closedAt?: string | null;
 }
 
 export interface CommentRecord {

@@ -4,6 +4,7 @@ import { type Reply, type RequestContext } from './context.js';
 import { DOCS, notFound } from './errors.js';
 import type { RepositoryRecord } from './records.js';
 import { createIssueComment, deleteIssueComment, getIssueComment, listIssueComments, updateIssueComment } from './routes/comments.js';
+import { createIssue, getIssue, listRepositoryIssues, updateIssue } from './routes/issues.js';
 import { getPullRequest, listPullRequestsForCommit } from './routes/pulls.js';
 import { getRepository } from './routes/repository.js';
 import { authenticatedUser } from './routes/user.js';
@@ -42,6 +43,14 @@ export function route(ctx: RequestContext): Reply {
   const [a, b, c] = rest;
 
   if (rest.length === 0 && m === 'GET') return getRepository(ctx, repository);
+  if (rest.length === 1 && a === 'issues') {
+    if (m === 'GET') return listRepositoryIssues(ctx, repository, link('/issues'));
+    if (m === 'POST') return createIssue(ctx, repository);
+  }
+  if (rest.length === 2 && a === 'issues' && b !== undefined && b !== 'comments') {
+    if (m === 'GET') return getIssue(ctx, repository, b);
+    if (m === 'PATCH') return updateIssue(ctx, repository, b);
+  }
   if (rest.length === 3 && a === 'issues' && b === 'comments' && c !== undefined) {
     if (m === 'GET') return getIssueComment(ctx, repository, c);
     if (m === 'PATCH') return updateIssueComment(ctx, repository, c);

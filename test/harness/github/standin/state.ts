@@ -12,6 +12,8 @@ export interface RepositorySeed {
   defaultBranch?: string;
   private?: boolean;
   ownerType?: 'User' | 'Organization';
+  /** false: issues are turned off (the issue routes answer 410 Gone). */
+  hasIssues?: boolean;
 }
 
 export interface PullRequestSeed {
@@ -62,7 +64,31 @@ export interface IssueSeed {
   repo: string;
   number: number;
   title?: string;
+  body?: string | null;
+  /** The author (default: octocat, a person). */
+  user?: Account;
+  state?: 'open' | 'closed';
+  labels?: string[];
 }
+
+/** An issue created through the API (POST /repos/{o}/{r}/issues). */
+export interface NewIssue {
+  title: string;
+  body: string | null;
+  labels: string[];
+  user: Account;
+}
+
+/** The fields PATCH /repos/{o}/{r}/issues/{n} may change. */
+export interface IssueChanges {
+  title?: string;
+  body?: string | null;
+  state?: 'open' | 'closed';
+  stateReason?: 'completed' | 'not_planned' | 'reopened' | null;
+  labels?: string[];
+}
+
+const OCTOCAT: Account = { login: 'octocat', id: 583231, type: 'User' };
 
 const key = (owner: string, name: string): string => `${owner}/${name}`.toLowerCase();
 
@@ -73,6 +99,7 @@ export class GitHubState {
   private nextRepositoryId = 700_000_001;
   private nextCommentId = 2_400_000_001;
   private nextPullRequestId = 1_900_000_001;
+  private nextIssueId = 3_100_000_001;
   private nextRequest = 1;
   private secondary: ForcedSecondaryLimit | undefined;
   private readonly forcedErrors: ForcedError[] = [];
@@ -96,6 +123,7 @@ export class GitHubState {
       name: seed.name,
       defaultBranch: seed.defaultBranch ?? 'main',
       private: seed.private ?? false,
+      ...(seed.hasIssues === false ? { hasIssues: false } : {}),
       commits: new Set(),
     };
     this.repositories.set(k, record);
@@ -128,13 +156,109 @@ export class GitHubState {
     this.seededRepository(owner, repo).commits.add(sha);
   }
 
+  /**
+   * Merges an open pull request as GitHub does: closed, merged, `merge_commit_sha` the commit
+   * that landed on the base branch (a merge commit, or for a squash or rebase merge the new
+   * commit, never the head), which `commits/{sha}/pulls` then answers with this pull request.
+   */
+  mergePullRequest(owner: string, repo: string, number: number, mergeCommitSha: string): PullRequestRecord {
+    const repository = this.seededRepository(owner, repo);
+    const pr = this.issue(repository, number)?.pullRequest;
+    if (!pr) throw new Error(`stand-in: ${owner}/${repo}#${number} is not a seeded pull request`);
+    if (pr.merged || pr.state !== 'open') throw new Error(`stand-in: pull request #${number} is not open (GitHub answers 405 to a merge)`);
+    const now = this.timestamp();
+    Object.assign(pr, { merged: true, state: 'closed', mergeCommitSha, mergedAt: now, closedAt: now, updatedAt: now });
+    repository.commits.add(mergeCommitSha);
+    return pr;
+  }
+
   addIssue(seed: IssueSeed): IssueRecord {
     const repository = this.seededRepository(seed.owner, seed.repo);
     const map = this.issueMap(repository);
     if (map.has(seed.number)) throw new Error(`stand-in: ${seed.owner}/${seed.repo}#${seed.number} is already seeded`);
-    const issue: IssueRecord = { number: seed.number, title: seed.title ?? `Issue ${seed.number}`, pullRequest: undefined };
+    const now = this.timestamp();
+    const state = seed.state ?? 'open';
+    const issue: IssueRecord = {
+      number: seed.number,
+      title: seed.title ?? `Issue ${seed.number}`,
+      pullRequest: undefined,
+      id: this.nextIssueId++,
+      body: seed.body ?? null,
+      user: seed.user ?? OCTOCAT,
+      state,
+      stateReason: state === 'closed' ? 'completed' : null,
+      labels: [...(seed.labels ?? [])],
+      createdAt: now,
+      updatedAt: now,
+      closedAt: state === 'closed' ? now : null,
+    };
     map.set(seed.number, issue);
     return issue;
+  }
+
+  /** Creates an issue under the next free number (issues and pull requests share the numbers). */
+  createIssue(repository: RepositoryRecord, input: NewIssue): IssueRecord {
+    const map = this.issueMap(repository);
+    const number = Math.max(0, ...map.keys()) + 1;
+    const now = this.timestamp();
+    const issue: IssueRecord = {
+      number,
+      title: input.title,
+      pullRequest: undefined,
+      id: this.nextIssueId++,
+      body: input.body,
+      user: input.user,
+      state: 'open',
+      stateReason: null,
+      labels: [...new Set(input.labels)],
+      createdAt: now,
+      updatedAt: now,
+      closedAt: null,
+    };
+    map.set(number, issue);
+    return issue;
+  }
+
+  /** Applies a PATCH to an issue (or to the pull request behind its number). */
+  updateIssue(issue: IssueRecord, changes: IssueChanges): void {
+    const now = this.timestamp();
+    const pr = issue.pullRequest;
+    if (changes.title !== undefined) {
+      issue.title = changes.title;
+      if (pr) pr.title = changes.title;
+    }
+    if (changes.body !== undefined) {
+      if (pr) pr.body = changes.body;
+      else issue.body = changes.body;
+    }
+    if (changes.labels !== undefined) issue.labels = [...new Set(changes.labels)];
+    const before = pr ? pr.state : (issue.state ?? 'open');
+    if (changes.state !== undefined && changes.state !== before) {
+      if (pr) {
+        pr.state = changes.state;
+        pr.closedAt = changes.state === 'closed' ? now : null;
+      } else {
+        issue.state = changes.state;
+        issue.closedAt = changes.state === 'closed' ? now : null;
+        issue.stateReason = changes.state === 'closed' ? (changes.stateReason ?? 'completed') : 'reopened';
+      }
+    } else if (changes.stateReason !== undefined && !pr) {
+      issue.stateReason = changes.stateReason;
+    }
+    if (pr) pr.updatedAt = now;
+    issue.updatedAt = now;
+  }
+
+  /** Every issue and pull request of the repository, by number. */
+  issuesOf(repository: RepositoryRecord): IssueRecord[] {
+    return [...this.issueMap(repository).values()].sort((a, b) => a.number - b.number);
+  }
+
+  /** The issues (not pull requests) of a repository, by number: what the action opened, for tests. */
+  issueList(owner: string, repo: string): IssueRecord[] {
+    const repository = this.repository(owner, repo);
+    if (!repository) return [];
+    return this.issuesOf(repository).filter((issue) => !issue.pullRequest);
   }
 
   addPullRequest(seed: PullRequestSeed): PullRequestRecord {
