@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 4925:
+/***/ 4912:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -5427,7 +5427,7 @@ var dist = __nccwpck_require__(8815);
 // Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
 
 /** An answer of the API server with an error status (a `Status` object, usually). */
-class KubeApiError extends Error {
+class errors_KubeApiError extends Error {
     cluster;
     status;
     reason;
@@ -5524,7 +5524,7 @@ function mentionsImmutability(text) {
 }
 /** True when the API server refused a change because it touches an immutable field. */
 function isImmutableError(error) {
-    return error instanceof KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
+    return error instanceof errors_KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
 }
 /** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
 function immutableFields(error) {
@@ -6219,7 +6219,7 @@ function recreateDiff(live, desired, fields, done = false) {
 function isObjectError(error) {
     if (error instanceof ImmutableFieldError)
         return true;
-    return error instanceof KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
+    return error instanceof errors_KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
 }
 async function changeOf(cluster, desired, action, diffOf, error) {
     const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
@@ -6296,7 +6296,7 @@ const instanceSecretType = 'timoni.sh/instance';
 const instanceSecretPrefix = 'timoni.';
 const instanceDataKey = 'instance';
 const pendingDataKey = 'pending';
-const inventory_bundleNameLabel = 'bundle.timoni.sh/name';
+const bundleNameLabel = 'bundle.timoni.sh/name';
 const instanceLabels = {
     name: 'app.kubernetes.io/name',
     component: 'app.kubernetes.io/component',
@@ -6315,7 +6315,7 @@ function inventoryEntryId(ref) {
     return `${ref.namespace}_${name}_${group}_${ref.kind}`;
 }
 /** cli-utils ParseObjMetadata: namespace first, kind and group last, the rest is the name. */
-function inventory_parseInventoryEntry(entry) {
+function parseInventoryEntry(entry) {
     const fail = () => new Error(`inventory entry ${JSON.stringify(entry.id)} is not <namespace>_<name>_<group>_<kind>`);
     const first = entry.id.indexOf('_');
     if (first < 0)
@@ -6527,7 +6527,7 @@ function instanceRecord(instance, inventoryRefs, withImages) {
     return {
         name: instance.name,
         namespace: instance.namespace,
-        labels: { [inventory_bundleNameLabel]: instance.bundle },
+        labels: { [bundleNameLabel]: instance.bundle },
         module: moduleReference(instance.module),
         values: instance.valuesSource,
         inventory: { entries: inventoryEntries(inventoryRefs) },
@@ -6543,7 +6543,7 @@ function instanceRecord(instance, inventoryRefs, withImages) {
 
 
 function refsOf(entries) {
-    return (entries ?? []).map(inventory_parseInventoryEntry);
+    return (entries ?? []).map(parseInventoryEntry);
 }
 /**
  * Objects of the stored inventory, and of the pending revision of an unfinished upgrade,
@@ -6670,7 +6670,7 @@ async function inventory_store_readInstance(cluster, name, namespace) {
 async function inventory_store_listInstances(cluster, namespace, bundle) {
     const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
     if (bundle)
-        selector[inventory_bundleNameLabel] = bundle;
+        selector[bundleNameLabel] = bundle;
     const secrets = await cluster.list('v1', 'Secret', namespace, selector);
     const created = (secret) => String(secret.metadata.creationTimestamp ?? '');
     return secrets
@@ -6753,7 +6753,7 @@ async function findOwnershipConflicts(cluster, bundle, instances) {
         const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
         if (!stored)
             continue;
-        const owner = stored.instance.labels?.[inventory_bundleNameLabel] ?? '';
+        const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
         if (owner !== bundle)
             conflicts.push({ instance: instance.name, namespace: instance.namespace, currentBundle: owner });
     }
@@ -7543,7 +7543,7 @@ function changeLine(bundle, cluster, instance, change) {
 
 
 /** Annotation on an instance Secret whose objects are being deleted (Timoni's DeleteInProgressAnnotation). */
-const inventory_pending_deletingAnnotation = 'status.timoni.sh/deleting';
+const deletingAnnotation = 'status.timoni.sh/deleting';
 const inventory_pending_secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
 /**
  * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
@@ -7574,7 +7574,7 @@ async function markDeleting(cluster, name, namespace, now = new Date()) {
         method: 'PATCH',
         path,
         query: { fieldManager: fieldManager },
-        body: { metadata: { annotations: { [inventory_pending_deletingAnnotation]: rfc3339(now) } } },
+        body: { metadata: { annotations: { [deletingAnnotation]: rfc3339(now) } } },
         contentType: 'application/merge-patch+json',
         object: ref,
     });
@@ -7910,7 +7910,7 @@ function objectsToWaitFor(objects) {
     return objects.filter((object) => !anyInMetadata(object, { [annotations.wait]: disabledValue }));
 }
 /** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
-async function wait_readObjectStatus(cluster, ref, options = {}) {
+async function readObjectStatus(cluster, ref, options = {}) {
     try {
         const live = await cluster.get(ref);
         return { object: ref, ...computeStatus(live, options) };
@@ -7983,7 +7983,7 @@ function waitForReady(cluster, objects, options) {
     const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o]).length === 1).map(toRef);
     if (refs.length === 0)
         return Promise.resolve([]);
-    return poll(cluster, refs, options, (ref) => wait_readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
+    return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
 }
 /** Waits until every object is gone (NotFound). */
 async function waitForDeletion(cluster, objects, options) {
@@ -8078,7 +8078,7 @@ async function deleteBundleInstances(cluster, bundle, options = {}) {
 
 const removed_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
 function isForbidden(error) {
-    return error instanceof KubeApiError && error.status === 403;
+    return error instanceof errors_KubeApiError && error.status === 403;
 }
 /** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
 const NAMESPACE_CONCURRENCY = 8;
@@ -8122,7 +8122,7 @@ async function listStored(cluster, bundle, listed) {
 async function findRemovedInstances(cluster, bundle, listed) {
     const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
     const keep = new Set(listed.map(removed_instances_key));
-    const removed = stored.filter((record) => record.instance.labels?.[inventory_bundleNameLabel] === bundle && !keep.has(removed_instances_key(record.instance)));
+    const removed = stored.filter((record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(removed_instances_key(record.instance)));
     return { removed: removed.reverse(), scope, unchecked };
 }
 /**
@@ -8235,49 +8235,6 @@ async function removedInstancesApply(kube, bundle, builds, options, into) {
             throw new ClusterStepError('prune', error, name);
         }
     }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/run.ts
-const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
-const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    pruneRemovedInstances: true,
-    concurrency: 4,
-    strategy: 'sequential',
-    maxParallel: 4,
-};
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
-    }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
-    }
-}
-// ---- Time limits
-// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
-// request already sent stays sent); the run stops waiting for it, reports the cluster as
-// failed, and goes on to publish what it has. The action's process ends after publishing,
-// which also ends any work still in flight.
-/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
-const CLUSTER_GRACE_MS = 2_000;
-function withinDeadline(work, deadlineAt, onDeadline) {
-    if (!Number.isFinite(deadlineAt))
-        return work;
-    let timer;
-    const expired = new Promise((resolve) => {
-        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
-    });
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 ;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
@@ -9057,7 +9014,7 @@ class KubeClient {
             return JSON.parse(response.body);
         }
         catch {
-            throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
+            throw new errors_KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
         }
     }
     /** GET that answers null for 404. */
@@ -9066,7 +9023,7 @@ class KubeClient {
             return await this.request({ method: 'GET', path, object });
         }
         catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
+            if (error instanceof errors_KubeApiError && error.status === 404)
                 return null;
             throw error;
         }
@@ -9136,7 +9093,7 @@ class KubeClient {
             this.onWarning?.({ cluster: this.name, text, object: req.object });
         if (response.status < 200 || response.status >= 300) {
             const status = parseStatus(response.body);
-            throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+            throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
         }
         return response;
     }
@@ -9260,7 +9217,7 @@ class KubeCluster {
             return true;
         }
         catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
+            if (error instanceof errors_KubeApiError && error.status === 404)
                 return false;
             throw error;
         }
@@ -9586,6 +9543,190 @@ async function bundleStatus(cluster, bundle) {
 
 
 
+;// CONCATENATED MODULE: ./src/kube/cluster-identity.ts
+
+
+const IDENTITY_NAMESPACE = 'kube-system';
+const DEFAULT_IDENTITY_RECORD = 'timoni-fleet-identity';
+/** Our own field manager: the record is never Timoni's, and Timoni's fields are never ours. */
+const IDENTITY_FIELD_MANAGER = 'timoni-fleet';
+const IDENTITY_LABELS = { 'app.kubernetes.io/managed-by': 'timoni-fleet', 'app.kubernetes.io/component': 'cluster-identity' };
+/**
+ * `check`: refuse a cluster whose record names another runtime cluster (nothing written);
+ * `record`: also write the record on an apply when there is none (the first apply), and
+ * refuse two runtime clusters of one run that reach the same cluster; `off`: nothing.
+ */
+const IDENTITY_MODES = ['check', 'record', 'off'];
+/** A cluster refused because its identity does not match the runtime cluster it was reached as. */
+class ClusterIdentityError extends Error {
+    uid;
+    record;
+    name = 'ClusterIdentityError';
+    constructor(message, uid, 
+    /** The record that refused the cluster, when one did. */
+    record) {
+        super(message);
+        this.uid = uid;
+        this.record = record;
+    }
+}
+/** `1a2b3c4d…` — enough of a UID to tell clusters apart in a report. */
+function shortUid(uid) {
+    return uid.length > 8 ? `${uid.slice(0, 8)}…` : uid;
+}
+const namespacePath = `/api/v1/namespaces/${IDENTITY_NAMESPACE}`;
+const recordPath = (name) => `${namespacePath}/configmaps/${encodeURIComponent(name)}`;
+/** The UID of the cluster's `kube-system` Namespace. */
+async function readClusterUid(cluster) {
+    const namespace = await cluster.client.request({ method: 'GET', path: namespacePath, object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE } });
+    const uid = namespace.metadata?.uid;
+    if (typeof uid !== 'string' || uid === '')
+        throw new Error(`cluster ${cluster.name}: the ${IDENTITY_NAMESPACE} Namespace has no UID`);
+    return uid;
+}
+/** The record's data, or null when the object is not a record of ours (missing fields). */
+function parseIdentityRecord(object) {
+    const data = object && isRecord(object.data) ? object.data : null;
+    if (!data)
+        return null;
+    const { runtimeCluster, uid, recordedAt } = data;
+    if (typeof runtimeCluster !== 'string' || runtimeCluster === '' || typeof uid !== 'string' || uid === '')
+        return null;
+    return { runtimeCluster, uid, recordedAt: typeof recordedAt === 'string' ? recordedAt : '' };
+}
+/** The ConfigMap that records the identity, as it is applied. */
+function identityRecordObject(name, record) {
+    return {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace: IDENTITY_NAMESPACE, labels: { ...IDENTITY_LABELS } },
+        data: { runtimeCluster: record.runtimeCluster, uid: record.uid, recordedAt: record.recordedAt },
+    };
+}
+/** The record in the cluster, or null when there is none. */
+async function readIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
+    const object = await cluster.client.getOrNull(recordPath(name), { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name });
+    return parseIdentityRecord(object);
+}
+/** Writes (or overwrites) the record with server-side apply under our own field manager. */
+async function writeIdentityRecord(cluster, record, name = DEFAULT_IDENTITY_RECORD) {
+    await cluster.client.request({
+        method: 'PATCH',
+        path: recordPath(name),
+        query: { fieldManager: IDENTITY_FIELD_MANAGER, force: true },
+        body: JSON.stringify(identityRecordObject(name, record)),
+        contentType: 'application/apply-patch+yaml',
+        object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name },
+    });
+}
+/** Removes the record (tests, or a cluster retired from the fleet); false when there was none. */
+async function deleteIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
+    try {
+        await cluster.client.request({ method: 'DELETE', path: recordPath(name), object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name } });
+        return true;
+    }
+    catch (error) {
+        if (error instanceof KubeApiError && error.status === 404)
+            return false;
+        throw error;
+    }
+}
+/** The message of a refused cluster: both names, the context, the UID, and how to re-pin. */
+function mismatchMessage(context, record, uid) {
+    const reached = context.kubeContext ? `context "${context.kubeContext}"` : 'the current context';
+    return (`${reached} reaches the cluster recorded as "${record.runtimeCluster}" (kube-system uid ${uid}${record.recordedAt ? `, recorded ${record.recordedAt}` : ''}), not "${context.runtimeCluster}": ` +
+        `was the kubeconfig or its secret copied, or the context renamed? The cluster is refused. ` +
+        `To re-pin it deliberately, run an apply with repin-clusters: ${context.runtimeCluster} (CLI: --repin-cluster ${context.runtimeCluster})`);
+}
+/**
+ * What to do with a cluster given its record (or none) and its live UID. A record whose UID
+ * is not the live one but names this runtime cluster (restored from a backup of this very
+ * cluster) matches and is rewritten; a record naming another runtime cluster is refused
+ * whatever its UID says, since it lies in the cluster reached.
+ */
+function decideIdentity(context, record, uid, repin) {
+    if (!record)
+        return { kind: 'none' };
+    if (record.runtimeCluster === context.runtimeCluster)
+        return { kind: 'match', record, rewrite: record.uid !== uid };
+    if (repin)
+        return { kind: 'repin', record };
+    return { kind: 'mismatch', record, message: mismatchMessage(context, record, uid) };
+}
+/**
+ * `repin-clusters` / `--repin-cluster`: names separated by commas, spaces or lines. Runtime
+ * cluster names are case-insensitive in selections, so they are compared lower-cased.
+ */
+function parseRepinList(values) {
+    return values.flatMap((value) => value.split(/[\s,]+/)).map((name) => name.trim()).filter(Boolean);
+}
+function repinsCluster(repin, runtimeCluster) {
+    const name = runtimeCluster.toLowerCase();
+    return repin.some((entry) => entry.toLowerCase() === name);
+}
+const cluster_identity_isForbidden = (error) => error instanceof errors_KubeApiError && (error.status === 403 || error.status === 401);
+function rightsMessage(cluster, recordName, error) {
+    return `cluster ${cluster.name}: cannot read or write its identity record (get and patch on ConfigMap ${IDENTITY_NAMESPACE}/${recordName}, get on Namespace ${IDENTITY_NAMESPACE} are needed): ${error.statusMessage || `HTTP ${error.status}`}`;
+}
+/**
+ * Reads the cluster's identity record and decides: a record naming another runtime cluster
+ * throws ClusterIdentityError (unless re-pinned: on an apply the record is overwritten, a
+ * diff only says so); in `record` mode an apply writes the first record. A user who may not
+ * read the record is not refused in `check` mode (the identity is then not checked, and
+ * `note` says so); in `record` mode on an apply it is an error.
+ */
+async function establishIdentity(cluster, context, options) {
+    if (options.mode === 'off')
+        return null;
+    const recordName = options.recordName || DEFAULT_IDENTITY_RECORD;
+    const writes = options.apply && (options.mode === 'record' || options.repin);
+    let record;
+    let uid;
+    try {
+        record = await readIdentityRecord(cluster, recordName);
+        // Without a record and nothing to write, the UID is not needed: one request per cluster.
+        if (record || options.mode === 'record')
+            uid = await readClusterUid(cluster);
+    }
+    catch (error) {
+        if (!cluster_identity_isForbidden(error))
+            throw error;
+        if (writes)
+            throw new ClusterIdentityError(rightsMessage(cluster, recordName, error));
+        return { record: null, note: `cluster identity not checked: ${rightsMessage(cluster, recordName, error)}` };
+    }
+    if (!uid)
+        return { record };
+    const decision = decideIdentity(context, record, uid, options.repin);
+    // A record naming another runtime cluster says more (a copied kubeconfig) than the run's
+    // own check that no two of its runtime clusters reach this cluster: it is reported first.
+    if (decision.kind === 'mismatch')
+        throw new ClusterIdentityError(`cluster ${context.runtimeCluster}: ${decision.message}`, uid, decision.record);
+    options.onUid?.(uid);
+    const fresh = { runtimeCluster: context.runtimeCluster, uid, recordedAt: (options.now ?? (() => new Date()))().toISOString() };
+    const write = async (change) => {
+        try {
+            await writeIdentityRecord(cluster, fresh, recordName);
+        }
+        catch (error) {
+            if (cluster_identity_isForbidden(error))
+                throw new ClusterIdentityError(rightsMessage(cluster, recordName, error), uid);
+            throw error;
+        }
+        return { uid, record, change, current: fresh };
+    };
+    switch (decision.kind) {
+        case 'none':
+            return options.apply && options.mode === 'record' ? write('recorded') : { uid, record };
+        case 'match':
+            return decision.rewrite && writes ? write('rewritten') : { uid, record, current: decision.record };
+        case 'repin':
+            if (options.apply)
+                return write('repinned');
+            return { uid, record, note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin` };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/session.ts
 // One cluster's part of a run: its connection (the client opened from its kube context, its
 // Kubernetes version, a reader for runtime value queries), and what it should run (the
@@ -9593,6 +9734,7 @@ async function bundleStatus(cluster, bundle) {
 // cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
 // A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
 // exception, so that the other clusters are still diffed.
+
 
 
 
@@ -9616,18 +9758,82 @@ async function openSession(kubeconfig, cluster, options) {
         throw error;
     }
 }
-/** Opens a cluster for a plan or a rollout; the first request of the run is timed. */
-async function connectCluster(run, cluster, line, startedAt) {
+/**
+ * Opens a cluster for a plan or a rollout; the first request of the run is timed. Then its
+ * identity is checked (and on an apply, recorded): a cluster recorded under another runtime
+ * name fails with step `identity` before anything is evaluated or read from it.
+ */
+async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     if (run.timings)
         run.timings.firstClusterRequestMs ??= performance.now();
+    let session;
     try {
-        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
+        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
     }
     catch (error) {
         line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
         return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
     }
+    try {
+        session.identity = await checkIdentity(run, session, line, purpose);
+        return { session };
+    }
+    catch (error) {
+        session.kube.close();
+        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        const entry = clusterEntry(cluster, 'failed', [], clusterError(new ClusterStepError('identity', error), 'identity'), startedAt);
+        if (!(error instanceof ClusterIdentityError) || !error.uid)
+            return { failed: entry };
+        const record = error.record ? { recordedAs: error.record.runtimeCluster, recordedAt: error.record.recordedAt } : {};
+        return { failed: { ...entry, identity: { uid: error.uid, ...record } } };
+    }
+}
+/** Runtime clusters by the kube-system UID they reached, per run (recording runs only). */
+const reachedByRun = new WeakMap();
+/** The cluster's identity checked, or recorded on an apply; throws when it is refused. */
+async function checkIdentity(run, session, line, purpose) {
+    const options = run.options.identity ?? { mode: 'check', repin: [] };
+    const { name, kubeContext } = session.runtimeCluster;
+    // Two runtime clusters of one run reaching one cluster would apply two runtimes' values to
+    // it: refused when recording, before anything is written.
+    const claim = (uid) => {
+        let reached = reachedByRun.get(run);
+        if (!reached)
+            reachedByRun.set(run, (reached = new Map()));
+        const other = reached.get(uid);
+        if (other !== undefined && other !== name) {
+            throw new ClusterIdentityError(`cluster ${name}: context "${kubeContext}" reaches the same cluster (kube-system uid ${uid}) as runtime cluster "${other}" of this run: one cluster cannot be two runtime clusters`, uid);
+        }
+        reached.set(uid, name);
+    };
+    const established = await establishIdentity(session.kube, { runtimeCluster: name, kubeContext }, {
+        mode: options.mode,
+        ...(options.recordName ? { recordName: options.recordName } : {}),
+        repin: repinsCluster(options.repin, name),
+        apply: purpose === 'apply',
+        ...(options.mode === 'record' ? { onUid: claim } : {}),
+    });
+    if (!established)
+        return undefined;
+    if (established.note)
+        line(established.note);
+    const { uid } = established;
+    if (!uid)
+        return undefined;
+    const current = established.current;
+    if (established.change)
+        line(`cluster identity ${established.change}: "${name}" is kube-system uid ${uid}${established.record && established.change === 'repinned' ? ` (was "${established.record.runtimeCluster}")` : ''}`);
+    return {
+        uid,
+        ...(current ? { recordedAs: current.runtimeCluster, recordedAt: current.recordedAt } : {}),
+        ...(established.change ? { change: established.change } : {}),
+    };
+}
+/** A cluster's ChangeSet entry with the identity its session established. */
+function withIdentity(session, entry) {
+    return session.identity ? { ...entry, identity: session.identity } : entry;
 }
 async function buildForCluster(engine, evaluation, resolver, session, registerSecret, builds) {
     let evaluated;
@@ -9681,6 +9887,199 @@ function moduleInfo(instance) {
     return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
 }
 
+;// CONCATENATED MODULE: ./src/fleet/reviewed.ts
+// Apply what was reviewed: the desired state of one cluster as digests, and what differs
+// between the state a pull request's diff recorded and the one about to be applied.
+//
+// The digest of a cluster is sha256 over stable JSON (map keys sorted) of, per instance,
+// its module (url, version, digest) and every object it builds, normalised as a diff
+// compares them (`kube/normalize.ts`), keyed `instance/Kind/namespace/name` and sorted by
+// that key (the state, not the order it is applied in). A Secret's `data` and `stringData`
+// values are replaced by `sha256:<hex>` of the value before anything else sees the object,
+// so no secret value enters the digest's input nor its output. Each object also has a
+// digest of its own (16 hex: 64 bits, enough to name the object that changed; the cluster
+// digest, whole, decides whether anything changed), so that a mismatch can name objects.
+//
+// What a digest cannot hide: a Secret value of low entropy (a 4-digit PIN) could be guessed
+// by hashing candidates and comparing with a published object digest, as with any published
+// hash; the review record in the PR comment holds these digests.
+//
+// Pure: no cluster, no GitHub. The rollout computes the state (rollout.ts) and hands it to
+// the run's `beforeApply`; the action compares it with the PR comment's record.
+
+
+
+
+
+/** Hex digits kept of each object's own digest. */
+const OBJECT_DIGEST_LENGTH = 16;
+const sha256 = (text) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text).digest('hex');
+/** JSON with every map's keys sorted, so that equal values give equal text. */
+function stableJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map((item) => stableJson(item === undefined ? null : item)).join(',')}]`;
+    if (isRecord(value)) {
+        const keys = Object.keys(value)
+            .filter((key) => value[key] !== undefined)
+            .sort();
+        return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(value[key])}`).join(',')}}`;
+    }
+    return JSON.stringify(value) ?? 'null';
+}
+/** `instance/Kind/namespace/name` (`instance/Kind/name` when cluster-scoped). */
+function objectKey(instance, object) {
+    return [instance, object.kind, object.metadata.namespace ?? '', object.metadata.name].filter(Boolean).join('/');
+}
+/** The object as the digest reads it: normalised, a Secret's values replaced by their sha256. */
+function digestInput(object) {
+    const normalised = normalizeObject(object);
+    if (!isSecret(normalised))
+        return normalised;
+    for (const field of ['data', 'stringData']) {
+        const value = normalised[field];
+        if (value === undefined)
+            continue;
+        normalised[field] = isRecord(value)
+            ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, `sha256:${sha256(String(item))}`]))
+            : `sha256:${sha256(stableJson(value))}`;
+    }
+    const annotations = normalised.metadata.annotations;
+    // `kubectl apply` copies the whole object, data included, into this annotation.
+    const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+    if (annotations && lastApplied in annotations)
+        normalised.metadata.annotations = { ...annotations, [lastApplied]: `sha256:${sha256(annotations[lastApplied] ?? '')}` };
+    return normalised;
+}
+/** The desired state of one cluster as digests: see the header. */
+function desiredState(instances) {
+    const modules = {};
+    const entries = [];
+    for (const instance of instances) {
+        modules[instance.name] = { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+        for (const object of instance.objects) {
+            let key = objectKey(instance.name, object);
+            // The same name twice in one instance (two kinds of one name in different API groups).
+            if (entries.some(([existing]) => existing === key))
+                key = `${key}#${object.apiVersion}`;
+            entries.push([key, sha256(stableJson(digestInput(object)))]);
+        }
+    }
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const digest = sha256(stableJson({ modules, objects: entries }));
+    const objects = Object.fromEntries(entries.map(([key, full]) => [key, full.slice(0, OBJECT_DIGEST_LENGTH)]));
+    return { digest, modules, objects, objectCount: entries.length };
+}
+function sameModule(a, b) {
+    return !!a && !!b && a.url === b.url && a.version === b.version && a.digest === b.digest;
+}
+/** What differs between the reviewed state and the current one; null when they are the same. */
+function compareDesired(reviewed, current) {
+    if (reviewed.digest === current.digest)
+        return null;
+    const instances = [...new Set([...Object.keys(reviewed.modules), ...Object.keys(current.modules)])];
+    const modules = instances
+        .filter((instance) => !sameModule(reviewed.modules[instance], current.modules[instance]))
+        .map((instance) => ({ instance, ...(reviewed.modules[instance] ? { reviewed: reviewed.modules[instance] } : {}), ...(current.modules[instance] ? { current: current.modules[instance] } : {}) }));
+    const partial = Object.keys(reviewed.objects).length < reviewed.objectCount;
+    const changed = [];
+    const removed = [];
+    for (const [key, digest] of Object.entries(reviewed.objects)) {
+        const now = current.objects[key];
+        if (now === undefined)
+            removed.push(key);
+        else if (now !== digest)
+            changed.push(key);
+    }
+    // With a partial record, an object not listed may have been reviewed: it is not called added.
+    const added = partial ? [] : Object.keys(current.objects).filter((key) => !(key in reviewed.objects));
+    return { modules, changed, added, removed, partial };
+}
+const LISTED = 10;
+function reviewed_list(keys) {
+    const shown = keys.slice(0, LISTED).join(', ');
+    return keys.length > LISTED ? `${shown} and ${keys.length - LISTED} more` : shown;
+}
+function moduleText(module) {
+    if (!module)
+        return 'none';
+    const digest = module.digest.replace(/^sha256:/, '').slice(0, 12);
+    return `${module.url}:${module.version}${digest ? ` (sha256:${digest})` : ''}`;
+}
+/** What changed, in one sentence: modules (with their digests), then objects. */
+function describeDifference(difference) {
+    const parts = [];
+    for (const module of difference.modules) {
+        if (!module.reviewed)
+            parts.push(`instance ${module.instance} is new (module ${moduleText(module.current)})`);
+        else if (!module.current)
+            parts.push(`instance ${module.instance} was removed`);
+        else
+            parts.push(`module of instance ${module.instance}: reviewed ${moduleText(module.reviewed)}, now ${moduleText(module.current)}`);
+    }
+    if (difference.changed.length > 0)
+        parts.push(`objects changed: ${reviewed_list(difference.changed)}`);
+    if (difference.added.length > 0)
+        parts.push(`objects added: ${reviewed_list(difference.added)}`);
+    if (difference.removed.length > 0)
+        parts.push(`objects removed: ${reviewed_list(difference.removed)}`);
+    if (difference.partial)
+        parts.push('objects the review record did not list one by one (it was shortened to fit the comment) may differ too');
+    if (parts.length === 0)
+        parts.push('the objects differ');
+    return parts.join('; ');
+}
+/** The desired state of a cluster's build (session.ts): every instance's module and objects. */
+function desiredOfBuild(instances) {
+    return desiredState(instances.map((instance) => ({ name: instance.name, module: moduleInfo(instance), objects: instance.built.sets.flatMap((set) => set.objects) })));
+}
+/** The cluster's entry with its desired state, when it was computed. */
+function withDesired(entry, desired) {
+    return desired ? { ...entry, desired } : entry;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/run.ts
+const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
+const defaultFleetOptions = {
+    force: false,
+    overwriteOwnership: false,
+    wait: true,
+    timeoutMs: 5 * 60_000,
+    prune: true,
+    pruneRemovedInstances: true,
+    concurrency: 4,
+    strategy: 'sequential',
+    maxParallel: 4,
+};
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+// ---- Time limits
+// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
+// request already sent stays sent); the run stops waiting for it, reports the cluster as
+// failed, and goes on to publish what it has. The action's process ends after publishing,
+// which also ends any work still in flight.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+function withinDeadline(work, deadlineAt, onDeadline) {
+    if (!Number.isFinite(deadlineAt))
+        return work;
+    let timer;
+    const expired = new Promise((resolve) => {
+        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+    });
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
@@ -9689,6 +10088,7 @@ function moduleInfo(instance) {
 // server refuses (an immutable field, an invalid value) is a `failed` change: the other
 // objects and instances are still diffed and shown, and the cluster is failed. Instances
 // that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+
 
 
 
@@ -9731,15 +10131,15 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         if (failure) {
             log.line(`✗ ${failure.message}`);
             run.onClusterError?.(cluster.name, new Error(failure.message));
-            return clusterEntry(cluster, 'failed', instances, failure, startedAt);
+            return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure, startedAt));
         }
         const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
-        return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
+        return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(build.instances) : undefined);
     }
     catch (error) {
         log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
+        return withIdentity(session, clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
     }
     finally {
         session.kube.close();
@@ -9771,6 +10171,207 @@ async function planFleet(run) {
         return entry;
     });
     return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'diff', clusters: results };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
+// The state of the fleet: for every selected cluster and every instance of the bundle, one
+// of Banzai Pipeline's states, with what it rests on (the module the cluster stores and the
+// one the bundle asks for, the last apply, the readiness of the stored objects):
+//
+// - `unknown`: the cluster cannot be reached (or its identity is refused, or the bundle
+//   cannot be evaluated or built for it, or reading the instance failed): the reason says which;
+// - `not installed`: the cluster stores no instance (Timoni's instance Secret) of that name
+//   for this bundle;
+// - `stale`: the stored module version or digest is not the bundle's, or a dry-run diff of
+//   the instance (the plan's own, `diffInstance`) finds objects that an apply would change
+//   (drifted); an instance the cluster stores that the bundle no longer lists is stale too;
+// - `failed`: in sync, but an object of the stored inventory is not Current (kstatus);
+// - `deployed`: in sync and every object Current.
+//
+// Clusters are read at once (bounded by `concurrency`), instances in bundle order; rows keep
+// runtime order. Nothing is written.
+
+
+
+
+
+
+
+
+
+
+
+
+
+const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown'];
+/** Version of the `status -o json` document and of the action's `status` output. */
+const FLEET_STATE_FORMAT = 1;
+/** A few object references, then how many more. */
+function listed(items, shown = 3) {
+    const head = items.slice(0, shown).join(', ');
+    return items.length > shown ? `${head} and ${items.length - shown} more` : head;
+}
+function fleet_state_moduleText(module) {
+    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
+    return `${module.version}${digest}`;
+}
+/** True when the stored module is another than the bundle's: another version, or another known digest. */
+function moduleDiffers(stored, desired) {
+    const known = (digest) => digest !== '' && digest !== 'unknown';
+    if (known(stored.digest) && known(desired.digest) && stored.digest !== desired.digest)
+        return true;
+    return stored.version !== desired.version;
+}
+function readinessOf(status) {
+    const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
+    return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
+}
+/** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
+function driftOf(changes) {
+    return changes
+        .filter((c) => isChangingAction(c.action) || c.action === 'failed')
+        .map((c) => `${formatRef({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name })} ${c.action}${c.error ? ` (${c.error})` : ''}`);
+}
+const message = (error) => (error instanceof Error ? error.message : String(error));
+function row(base, fields) {
+    return { ...base, module: null, desired: null, lastApplied: null, readiness: null, reason: '', ...fields };
+}
+function fleet_state_storedModule(stored) {
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
+}
+/** One instance of the bundle on a reachable cluster. */
+async function instanceRow(run, session, bundle, instance, base) {
+    const desired = moduleInfo(instance);
+    const fields = { instance: instance.name, namespace: instance.namespace, desired };
+    let stored;
+    try {
+        stored = await inventory_store_readInstance(session.kube, instance.name, instance.namespace);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
+    }
+    if (!stored)
+        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
+    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
+    if (owner !== bundle) {
+        const whose = owner ? `bundle ${owner}` : 'no bundle';
+        return row(base, { ...fields, state: 'not installed', module: fleet_state_storedModule(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
+    }
+    const module = fleet_state_storedModule(stored);
+    let status;
+    try {
+        status = await instanceStatus(session.kube, stored);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
+    }
+    const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
+    if (moduleDiffers(module, desired)) {
+        return row(base, { ...known, state: 'stale', reason: `module ${fleet_state_moduleText(module)} applied, the bundle asks for ${fleet_state_moduleText(desired)}` });
+    }
+    let changes;
+    try {
+        // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
+        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
+    }
+    catch (error) {
+        return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
+    }
+    const drift = driftOf(changes);
+    if (drift.length > 0)
+        return row(base, { ...known, state: 'stale', reason: `drifted: ${listed(drift)}` });
+    if (status.pending)
+        return row(base, { ...known, state: 'stale', reason: 'an upgrade was started and did not finish' });
+    if (known.readiness.notReady.length > 0)
+        return row(base, { ...known, state: 'failed', reason: `not ready: ${listed(known.readiness.notReady)}` });
+    return row(base, { ...known, state: 'deployed' });
+}
+/** The instance names of a cluster that could not be reached, when the bundle evaluates without it. */
+async function unreachableRows(run, cluster, base, reason, bundleName) {
+    try {
+        const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} cannot be reached`));
+        const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
+        bundleName.value ||= evaluated.bundle.name;
+        if (evaluated.bundle.instances.length > 0) {
+            return evaluated.bundle.instances.map((i) => row(base, { instance: i.name, namespace: i.namespace, state: 'unknown', reason }));
+        }
+    }
+    catch {
+        // The bundle needs the cluster (a runtime value query) to name its instances: one row says so.
+    }
+    return [row(base, { instance: '', namespace: '', state: 'unknown', reason })];
+}
+async function clusterRows(run, cluster, builds, bundleName) {
+    const base = { cluster: cluster.name, group: cluster.group };
+    // Connected as a plan connects (the cluster identity check included), nothing written.
+    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
+    if ('failed' in connected) {
+        const error = connected.failed.error;
+        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' ? `cannot reach cluster ${cluster.name}: ${error.message}` : `${error.step}: ${error.message}`;
+        return unreachableRows(run, cluster, base, reason, bundleName);
+    }
+    const { session } = connected;
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        const rows = [];
+        for (const instance of build.instances)
+            rows.push(await instanceRow(run, session, bundle, instance, base));
+        rows.push(...(await removedRows(run, session, bundle, build.instances, base)));
+        return rows;
+    }
+    catch (error) {
+        run.onClusterError?.(cluster.name, error);
+        const step = error instanceof ClusterStepError ? `${error.step}: ` : '';
+        const instance = error instanceof ClusterStepError ? (error.instance ?? '') : '';
+        return [row(base, { instance, namespace: '', state: 'unknown', reason: `${step}${message(error)}` })];
+    }
+    finally {
+        session.kube.close();
+    }
+}
+/** The instances the cluster stores under the bundle's label that the bundle no longer lists: stale, oldest first. */
+async function removedRows(run, session, bundle, listed, base) {
+    const rows = [];
+    try {
+        const scan = await findRemovedInstances(session.kube, bundle, listed);
+        for (const stored of [...scan.removed].reverse()) {
+            const status = await instanceStatus(session.kube, stored);
+            rows.push(row(base, {
+                instance: stored.instance.name,
+                namespace: stored.instance.namespace,
+                state: 'stale',
+                module: fleet_state_storedModule(stored),
+                lastApplied: status.lastApplied || null,
+                readiness: readinessOf(status),
+                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
+            }));
+        }
+    }
+    catch (error) {
+        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
+    }
+    return rows;
+}
+function countStates(rows) {
+    const counts = Object.fromEntries(INSTANCE_STATES.map((state) => [state, 0]));
+    for (const r of rows)
+        counts[r.state] += 1;
+    return counts;
+}
+/** The state of every selected cluster x instance of the bundle. */
+async function fleetState(run) {
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+    const builds = new InstanceBuilds(run.engine);
+    const bundleName = { value: '' };
+    run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+    const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
+        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
+    ]));
+    const instances = perCluster.flat();
+    return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/waves.ts
@@ -9859,19 +10460,31 @@ async function rollOutWaves(clusters, options, rollOut) {
 
 
 
+
 async function rollOutCluster(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
     const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const connected = await connectCluster(run, cluster, line, startedAt);
+    const connected = await connectCluster(run, cluster, line, startedAt, 'apply');
     if ('failed' in connected)
         return connected.failed;
     const { session } = connected;
     const instances = [];
+    let desired;
     try {
         const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
         const bundle = build.evaluated.bundle.name;
         bundleName.value ||= bundle;
+        // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
+        if (run.beforeApply || run.recordDesired) {
+            desired = desiredOfBuild(build.instances);
+            try {
+                run.beforeApply?.(cluster, bundle, desired);
+            }
+            catch (error) {
+                throw new ClusterStepError('review', error);
+            }
+        }
         // As Timoni, every instance's ownership is checked before any instance is applied.
         if (!run.options.overwriteOwnership) {
             try {
@@ -9908,12 +10521,12 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         if (run.options.prune && run.options.pruneRemovedInstances) {
             await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) }, instances);
         }
-        return clusterEntry(cluster, 'applied', instances, null, startedAt);
+        return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
     }
     catch (error) {
         line(`✗ ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
+        return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)), desired);
     }
     finally {
         session.kube.close();
@@ -12240,309 +12853,6 @@ function formatDuration(milliseconds) {
     if (minutes < 60)
         return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
-
-;// CONCATENATED MODULE: ./src/action/config.ts
-// The action's inputs, read and checked once: what to evaluate, where the clusters are,
-// and how to diff or apply. Secret inputs (registry credentials, the token) are
-// registered for masking before anything else reads them; kubeconfig credentials are
-// registered by the kubeconfig loader.
-
-
-
-
-
-/**
- * The kubeconfigs given in the `kubeconfig` input: YAML (several documents merge), or one
- * or more base64-encoded kubeconfigs separated by whitespace.
- */
-function kubeconfigInputs(env) {
-    const raw = getInput(env, 'kubeconfig');
-    if (raw === '')
-        return [];
-    if (/^[A-Za-z0-9+/=\s]+$/.test(raw))
-        return raw.split(/\s+/).filter(Boolean);
-    return [raw];
-}
-const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
-/**
- * `registry-creds`: one `host=user:password` (or `host=token`) entry per line. Credentials
- * are bound to the registry host they name: a pull request that points a module at another
- * registry never gets them. Every value is registered for masking before it is checked, and
- * errors name the entry by its position, never by its text.
- */
-function registryCredentials(text, mask) {
-    const entries = {};
-    const lines = text
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter(Boolean);
-    lines.forEach((line, index) => {
-        mask(line);
-        const match = HOST_ENTRY.exec(line);
-        if (!match || match[2] === '') {
-            throw new InputError('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
-        }
-        const [, host = '', credential = ''] = match;
-        mask(credential);
-        const colon = credential.indexOf(':');
-        if (colon >= 0)
-            mask(credential.slice(colon + 1));
-        entries[host.toLowerCase()] = credential;
-    });
-    return entries;
-}
-function readActionConfig(env, mask) {
-    // The credentials inside the kubeconfigs are registered when they are loaded; masking the
-    // whole text would hide every structural line (`apiVersion: v1`) in every report.
-    const kubeconfigs = kubeconfigInputs(env);
-    const githubToken = getInput(env, 'github-token');
-    if (githubToken)
-        mask(githubToken);
-    const registryCreds = registryCredentials(getInput(env, 'registry-creds'), mask);
-    const bundleFiles = getListInput(env, 'bundle');
-    if (bundleFiles.length === 0)
-        throw new InputError('bundle', 'is required: name one or more bundle files');
-    const timeoutText = getInput(env, 'timeout') || '5m';
-    const timeoutMs = parseDuration(timeoutText);
-    if (timeoutMs === undefined)
-        throw new InputError('timeout', `must be a duration such as 5m or 90s, not "${timeoutText}"`);
-    const deadlineText = getInput(env, 'deadline') || '60m';
-    const deadlineMs = parseDuration(deadlineText);
-    if (deadlineMs === undefined || deadlineMs <= 0)
-        throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
-    const memoryText = getInput(env, 'cue-memory-limit') || '2048';
-    const cueMemoryLimitMiB = Number(memoryText);
-    if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
-        throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not "${memoryText}"`);
-    }
-    let runtimeEnv;
-    try {
-        runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
-    }
-    catch (error) {
-        throw new InputError('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
-    }
-    const concurrencyText = getInput(env, 'concurrency') || '4';
-    const concurrency = Number(concurrencyText);
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-        throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
-    const strategy = getChoiceInput(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
-    const maxParallelText = getInput(env, 'max-parallel') || '4';
-    const maxParallel = Number(maxParallelText);
-    if (!Number.isInteger(maxParallel) || maxParallel < 1)
-        throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
-    let shardBy;
-    try {
-        shardBy = parseShardBy(getInput(env, 'shard-by'));
-    }
-    catch (error) {
-        throw new InputError('shard-by', error instanceof ShardByError ? error.message : String(error));
-    }
-    return {
-        bundleFiles,
-        runtimeFiles: getListInput(env, 'runtime'),
-        kubeconfigs,
-        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix'], 'auto'),
-        runtimeGroup: getInput(env, 'runtime-group') || '*',
-        runtimeCluster: getInput(env, 'runtime-cluster') || '*',
-        runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
-        runtimeEnv,
-        secretQueriesOnPullRequest: getBooleanInput(env, 'secret-queries-on-pull-request', false),
-        applyRefs: getListInput(env, 'apply-refs'),
-        trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
-        useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
-        deadlineMs,
-        cueMemoryLimitMiB,
-        githubToken,
-        comment: getBooleanInput(env, 'comment', true),
-        commentAuthor: getInput(env, 'comment-author'),
-        wait: getBooleanInput(env, 'wait', true),
-        timeoutMs,
-        prune: getBooleanInput(env, 'prune', true),
-        pruneRemovedInstances: getBooleanInput(env, 'prune-removed-instances', true),
-        force: getBooleanInput(env, 'force', false),
-        overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
-        registryCreds,
-        concurrency,
-        strategy,
-        maxParallel,
-        workingDirectory: getInput(env, 'working-directory') || '.',
-        changesFile: getInput(env, 'changes-file'),
-        changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
-        shardBy,
-    };
-}
-
-;// CONCATENATED MODULE: external "node:worker_threads"
-const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
-;// CONCATENATED MODULE: ./src/action/deadline-watchdog.ts
-// The last resort of the run's deadline. Network waits stop at the deadline by themselves
-// (AbortSignal, per-request and per-cluster limits); a CUE evaluation cannot: it runs
-// synchronously (in WebAssembly, or in the native engine's process while this thread
-// waits for it) and holds the event loop, so no timer of the main thread
-// fires while it loops. A worker thread keeps time instead: past the deadline and a grace
-// period (for the run to publish what it has), it writes one error annotation straight to
-// standard output and ends the process. It costs one idle thread; it never fires on a run
-// that ends in time.
-
-
-/**
- * Time the run has after its deadline to publish a report before the watchdog ends it:
- * a quarter of the deadline, between 1 and 30 seconds.
- */
-function watchdogGraceMs(deadlineMs) {
-    return Math.min(30_000, Math.max(1_000, Math.round(deadlineMs / 4)));
-}
-const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
-const { writeSync } = require('node:fs');
-setTimeout(() => {
-  try { writeSync(1, workerData.message); } catch {}
-  process.kill(process.pid, 'SIGKILL');
-}, workerData.afterMs);
-`;
-/**
- * Starts the watchdog: `deadlineMs` from now plus the grace period, it prints the message
- * (as an error annotation) and kills the process. `describe` gets the deadline in ms.
- */
-function startDeadlineWatchdog(deadlineMs, describe, graceMs = watchdogGraceMs(deadlineMs)) {
-    const message = formatAnnotation({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
-    const worker = new external_node_worker_threads_namespaceObject.Worker(WORKER_SOURCE, { eval: true, workerData: { message, afterMs: deadlineMs + graceMs } });
-    worker.unref();
-    return {
-        stop: () => {
-            void worker.terminate();
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/action/log.ts
-
-class ActionLog {
-    write;
-    redact;
-    constructor(write, redact) {
-        this.write = write;
-        this.redact = redact;
-    }
-    line(text) {
-        this.write(`${escapeLogText(this.redact(text))}\n`);
-    }
-    /** An annotation (error, warning, notice): message and title escaped as command data. */
-    annotate(annotation) {
-        const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
-        this.write(formatAnnotation(redacted));
-    }
-    startGroup(title) {
-        this.write(`::group::${escapeData(this.redact(title))}\n`);
-    }
-    endGroup() {
-        this.write('::endgroup::\n');
-    }
-}
-
-;// CONCATENATED MODULE: ./src/action/plan.ts
-
-const MODES = ['auto', 'diff', 'apply'];
-/** A ref matches an `apply-refs` entry exactly, or as a glob where * matches any text. */
-function refAllowed(ref, patterns) {
-    return patterns.some((pattern) => {
-        const full = pattern.startsWith('refs/') ? pattern : `refs/heads/${pattern}`;
-        const regex = new RegExp(`^${full.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-        return regex.test(ref);
-    });
-}
-/**
- * Applying is only for the default branch (what was reviewed and merged), or for refs the
- * workflow allows with `apply-refs`: a dispatch started on an unmerged branch must not
- * roll it out.
- */
-function checkApplyRef(context, inputs, how) {
-    const repository = context.payload.repository;
-    const defaultBranch = repository?.default_branch;
-    if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`)
-        return;
-    if (refAllowed(context.ref, inputs.applyRefs ?? []))
-        return;
-    const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
-    throw new InputError('mode', `${how} applies only from ${branch}, not from ${context.ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
-}
-const isAll = (value) => value === '' || value === '*';
-/** pull_request_target evaluates nothing unless the workflow says it checked out trusted code. */
-function refuseUntrustedTarget(context, trustedCheckout) {
-    if (context.eventName === 'pull_request_target' && !trustedCheckout) {
-        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
-    }
-}
-/**
- * The plan a report publishes under: the mode of the merged ChangeSets, and the pull request
- * and commit of the event as planRun gives them to a single job (a merged pull request's
- * rollout reports on its merge commit). Nothing is refused but pull_request_target without
- * trusted-checkout: a report applies nothing.
- */
-function reportPlan(context, mode, selection, trustedCheckout) {
-    refuseUntrustedTarget(context, trustedCheckout);
-    const pull = context.payload.pull_request;
-    const onPullRequest = context.eventName === 'pull_request' || context.eventName === 'pull_request_target';
-    const merged = String(context.payload.action ?? '') === 'closed' && pull?.merged === true;
-    const sha = mode === 'apply' && merged ? (pull?.merge_commit_sha ?? context.sha) : (pull?.head?.sha ?? context.sha);
-    return { mode, ...(onPullRequest && pull?.number !== undefined ? { pullRequest: pull.number } : {}), sha, ...selection, reason: `mode: report (${mode})` };
-}
-function planRun(context, inputs) {
-    const pull = context.payload.pull_request;
-    const action = String(context.payload.action ?? '');
-    const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
-    refuseUntrustedTarget(context, inputs.trustedCheckout);
-    if (context.eventName === 'workflow_dispatch') {
-        const eventInputs = (context.payload.inputs ?? {});
-        const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
-        const eventMode = text('mode');
-        if (eventMode !== '' && !MODES.includes(eventMode)) {
-            throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
-        }
-        const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
-        if (mode === 'apply')
-            checkApplyRef(context, inputs, 'workflow_dispatch');
-        return {
-            mode,
-            sha: context.sha,
-            clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
-            cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
-            reason: `workflow_dispatch (${mode})`,
-        };
-    }
-    if (inputs.mode === 'apply') {
-        if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
-            if (!(action === 'closed' && pull?.merged === true)) {
-                throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
-            }
-        }
-        else {
-            checkApplyRef(context, inputs, `mode: apply on ${context.eventName || 'this event'}`);
-        }
-    }
-    if (inputs.mode !== 'auto') {
-        return { mode: inputs.mode, pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `mode: ${inputs.mode}` };
-    }
-    if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
-        if (['opened', 'synchronize', 'reopened'].includes(action)) {
-            return { mode: 'diff', pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `pull request ${action}` };
-        }
-        if (action === 'closed' && pull?.merged === true) {
-            return { mode: 'apply', pullRequest: pull.number, sha: pull.merge_commit_sha ?? context.sha, ...selection, reason: 'pull request merged' };
-        }
-        return { mode: 'skip', reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}` };
-    }
-    if (context.eventName === 'push') {
-        const repository = context.payload.repository;
-        const defaultBranch = repository?.default_branch;
-        if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`) {
-            return { mode: 'apply', sha: context.sha, ...selection, reason: `push to ${defaultBranch}` };
-        }
-        return { mode: 'skip', reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}` };
-    }
-    return { mode: 'skip', reason: `event ${context.eventName || '(none)'} has no default mode; set the "mode" input` };
 }
 
 ;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
@@ -15851,96 +16161,6 @@ function cutNote(detail, counts, limitName, where) {
     return `> [!WARNING]\n> Shortened to fit ${limitName}: ${what.join(', ')}. ${where}\n\n`;
 }
 
-;// CONCATENATED MODULE: ./src/report/cluster-groups.ts
-// Clusters with the same change, grouped: in a large fleet the PR comment shows one table
-// row and one section for all the clusters of a group whose changes are identical ("same
-// change on 44 production clusters: production-01, ..."), so that the cluster that is out
-// of line stands alone and the comment stays within GitHub's limit.
-//
-// When: only for fleets of GROUPING_MIN_CLUSTERS clusters or more; smaller fleets are
-// rendered cluster by cluster, as they always were. A group has at least two clusters.
-//
-// Identical means: the same runtime group, the same status, the same error, the same
-// instances (name, namespace, module, removed) with the same object changes in the same
-// order (kind, name, action, diff, failure, readiness status and message), and the same changes touching
-// secret data, as the comment shows them (secret values masked). A cluster's own name is
-// set aside: a bundle that reads TIMONI_CLUSTER_NAME (a namespace, a label, a message per
-// cluster) makes changes that differ only where each cluster's name stands, and those are
-// the same change. The group's section then shows its first cluster's change and says that
-// on the others their own name stands in its place. Durations and kube contexts do not
-// count (the comment shows neither).
-
-/** Fleets of this many clusters or more have their identical clusters grouped. */
-const GROUPING_MIN_CLUSTERS = 10;
-const NAME_PLACEHOLDER = '\u0000cluster\u0000';
-function cluster_groups_escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-/** The text with every whole occurrence of the name (not inside a longer word) replaced by a placeholder. */
-function withoutName(text, name) {
-    if (name === '')
-        return text;
-    return text.replace(new RegExp(`(?<![A-Za-z0-9])${cluster_groups_escapeRegExp(name)}(?![A-Za-z0-9])`, 'g'), NAME_PLACEHOLDER);
-}
-/** What must be equal for two clusters to share a row, as text (before the name is set aside). */
-function comparable(cluster, clusterIndex, secretChanges) {
-    return JSON.stringify([
-        cluster.group,
-        cluster.status,
-        cluster.error,
-        cluster.instances.map((instance, instanceIndex) => [
-            instance.name,
-            instance.namespace,
-            instance.module,
-            instance.removed ?? false,
-            instance.changes.map((change, objectIndex) => [
-                // Readiness counts by its status and message; how long it took does not (the comment does not show it).
-                { ...change, readiness: change.readiness ? [change.readiness.status, change.readiness.message] : null },
-                secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)),
-            ]),
-        ]),
-    ]);
-}
-/**
- * The rows of the comment's table for this ChangeSet, in runtime order of their first
- * cluster; undefined when the fleet is below GROUPING_MIN_CLUSTERS or no two clusters have
- * the same change (then every cluster is its own row, as in a small fleet).
- */
-function groupClusters(changeSet, secretChanges) {
-    if (changeSet.clusters.length < GROUPING_MIN_CLUSTERS)
-        return undefined;
-    const byKey = new Map();
-    const groups = [];
-    changeSet.clusters.forEach((cluster, clusterIndex) => {
-        const exact = comparable(cluster, clusterIndex, secretChanges);
-        const key = withoutName(exact, cluster.name);
-        const found = byKey.get(key);
-        if (found) {
-            found.members.push(clusterIndex);
-            if (exact !== found.exact)
-                found.byName = true;
-            return;
-        }
-        const group = { members: [clusterIndex], byName: false, exact };
-        byKey.set(key, group);
-        groups.push(group);
-    });
-    if (groups.length === changeSet.clusters.length)
-        return undefined;
-    return groups.map(({ members, byName }) => ({ members, byName }));
-}
-/**
- * The ChangeSet the comment renders when grouped: the first cluster of each group, in
- * order. (The headline and the note on clusters not reached still count every cluster.)
- */
-function groupRepresentatives(changeSet, groups) {
-    return { ...changeSet, clusters: groups.map((group) => changeSet.clusters[group.members[0] ?? 0]) };
-}
-/** The clusters of each row, by the row's index in the grouped ChangeSet. */
-function groupMembers(changeSet, groups) {
-    return groups.map((group) => group.members.map((index) => changeSet.clusters[index]));
-}
-
 ;// CONCATENATED MODULE: ./src/report/markdown.ts
 // Markdown for GitHub: escaping for text that comes from clusters, modules and users
 // (object names, error messages, diffs), inline code, fenced blocks and tables; and the
@@ -16022,6 +16242,173 @@ function markdown_linkTarget(url) {
     return url.replace(/[\s()<>]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
+;// CONCATENATED MODULE: ./src/report/reviewed-block.ts
+
+
+const PREFIX = '<!-- timoni-fleet:reviewed ';
+const SUFFIX = ' -->';
+const FORMAT = 1;
+/** The block's most characters in a comment. */
+const RECORD_LIMIT = 16_384;
+/** The key of a change as `fleet/reviewed.ts` names objects: `instance/Kind/namespace/name`. */
+function changeKey(instance, change) {
+    return [instance, change.kind, change.namespace, change.name].filter(Boolean).join('/');
+}
+/** The keys of the objects a diff shows as changing (or failing) on this cluster. */
+function changedKeys(cluster) {
+    const keys = new Set();
+    for (const instance of cluster.instances) {
+        for (const change of instance.changes)
+            if (isChangingAction(change.action) || change.action === 'failed')
+                keys.add(changeKey(instance.name, change));
+    }
+    return keys;
+}
+function encode(record, keep) {
+    const modules = [];
+    const moduleIndex = new Map();
+    const keys = [];
+    const keyIndex = new Map();
+    const clusters = {};
+    if (record.scope !== 'none') {
+        for (const [name, state] of Object.entries(record.clusters)) {
+            const m = {};
+            for (const [instance, module] of Object.entries(state.modules)) {
+                const id = JSON.stringify([module.url, module.version, module.digest]);
+                let index = moduleIndex.get(id);
+                if (index === undefined) {
+                    index = modules.push([module.url, module.version, module.digest]) - 1;
+                    moduleIndex.set(id, index);
+                }
+                m[instance] = index;
+            }
+            const entries = [];
+            if (record.scope !== 'cluster') {
+                for (const [key, digest] of Object.entries(state.objects)) {
+                    if (!keep(name, key))
+                        continue;
+                    let index = keyIndex.get(key);
+                    if (index === undefined) {
+                        index = keys.push(key) - 1;
+                        keyIndex.set(key, index);
+                    }
+                    entries.push(`${index.toString(36)}:${digest}`);
+                }
+            }
+            clusters[name] = { d: state.digest, m, n: state.objectCount, ...(entries.length > 0 ? { o: entries.join(' ') } : {}) };
+        }
+    }
+    const encoded = { v: FORMAT, bundle: record.bundle, commit: record.commit, scope: record.scope, modules, keys, clusters };
+    return `${PREFIX}${JSON.stringify(encoded).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')}${SUFFIX}`;
+}
+/** The block for a record, the first scope that fits RECORD_LIMIT (see the header); `changed` tells which objects a diff showed changing. */
+function renderRecord(record, changed, limit = RECORD_LIMIT) {
+    const scopes = record.scope === 'all' ? ['all', 'changed', 'cluster', 'none'] : record.scope === 'changed' ? ['changed', 'cluster', 'none'] : record.scope === 'cluster' ? ['cluster', 'none'] : ['none'];
+    let block = '';
+    for (const scope of scopes) {
+        if (scope === 'changed' && !changed && record.scope !== 'changed')
+            continue;
+        const keep = scope === 'changed' && changed ? changed : () => true;
+        block = encode({ ...record, scope }, keep);
+        if (commentLength(block) <= limit)
+            return block;
+    }
+    return block;
+}
+/** The review record of a diff's ChangeSet: its clusters that have a desired state; empty when none has. */
+function reviewedBlock(changeSet, limit = RECORD_LIMIT) {
+    const withState = changeSet.clusters.filter((cluster) => cluster.desired);
+    if (changeSet.mode !== 'diff' || withState.length === 0)
+        return '';
+    const clusters = {};
+    const changed = new Map();
+    for (const cluster of withState) {
+        if (!cluster.desired)
+            continue;
+        clusters[cluster.name] = cluster.desired;
+        changed.set(cluster.name, changedKeys(cluster));
+    }
+    const record = { bundle: changeSet.bundle, commit: changeSet.commit ?? '', scope: 'all', clusters };
+    return renderRecord(record, (cluster, key) => changed.get(cluster)?.has(key) ?? false, limit);
+}
+/** A review record that cannot be read (edited by hand, or of a newer format). */
+class ReviewedRecordError extends Error {
+    constructor(message) {
+        super(`the review record in the pull request comment cannot be read: ${message}`);
+        this.name = 'ReviewedRecordError';
+    }
+}
+const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isString = (value) => typeof value === 'string';
+function decodeCluster(name, value, modules, keys) {
+    if (!isObject(value) || !isString(value.d) || !/^[0-9a-f]{64}$/.test(value.d) || !isObject(value.m) || typeof value.n !== 'number') {
+        throw new ReviewedRecordError(`cluster ${name} has no digest, modules or object count`);
+    }
+    const clusterModules = {};
+    for (const [instance, index] of Object.entries(value.m)) {
+        const module = typeof index === 'number' ? modules[index] : undefined;
+        if (!module)
+            throw new ReviewedRecordError(`cluster ${name}: instance ${instance} names no module of the record`);
+        clusterModules[instance] = module;
+    }
+    const objects = {};
+    if (value.o !== undefined) {
+        if (!isString(value.o))
+            throw new ReviewedRecordError(`cluster ${name}: the object digests are not a string`);
+        for (const entry of value.o.split(' ').filter(Boolean)) {
+            const match = /^([0-9a-z]+):([0-9a-f]{1,64})$/.exec(entry);
+            const key = match?.[1] !== undefined ? keys[parseInt(match[1], 36)] : undefined;
+            if (!match?.[2] || key === undefined)
+                throw new ReviewedRecordError(`cluster ${name}: object digest "${entry}" names no object of the record`);
+            objects[key] = match[2];
+        }
+    }
+    return { digest: value.d, modules: clusterModules, objects, objectCount: value.n };
+}
+/**
+ * The review record of a comment body, or null when the body has none. Throws
+ * ReviewedRecordError when the block is there but cannot be read.
+ */
+function parseReviewedRecord(body) {
+    const start = body.lastIndexOf(PREFIX);
+    if (start < 0)
+        return null;
+    const end = body.indexOf(SUFFIX, start + PREFIX.length);
+    if (end < 0)
+        throw new ReviewedRecordError('the block is not closed');
+    let value;
+    try {
+        value = JSON.parse(body.slice(start + PREFIX.length, end));
+    }
+    catch (error) {
+        throw new ReviewedRecordError(`not JSON (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (!isObject(value))
+        throw new ReviewedRecordError('not a JSON object');
+    if (value.v !== FORMAT)
+        throw new ReviewedRecordError(`format ${String(value.v)}, this version reads format ${FORMAT}`);
+    const scope = value.scope;
+    if (!isString(value.bundle) || !isString(value.commit) || !(scope === 'all' || scope === 'changed' || scope === 'cluster' || scope === 'none')) {
+        throw new ReviewedRecordError('bundle, commit or scope missing');
+    }
+    if (!Array.isArray(value.modules) || !Array.isArray(value.keys) || !isObject(value.clusters))
+        throw new ReviewedRecordError('modules, keys or clusters missing');
+    const modules = value.modules.map((module, index) => {
+        if (!Array.isArray(module) || module.length !== 3 || !module.every(isString))
+            throw new ReviewedRecordError(`module ${index} is not [url, version, digest]`);
+        return { url: String(module[0]), version: String(module[1]), digest: String(module[2]) };
+    });
+    const keys = value.keys.map((key, index) => {
+        if (!isString(key))
+            throw new ReviewedRecordError(`object key ${index} is not a string`);
+        return key;
+    });
+    const clusters = {};
+    for (const [name, cluster] of Object.entries(value.clusters))
+        clusters[name] = decodeCluster(name, cluster, modules, keys);
+    return { bundle: value.bundle, commit: value.commit, scope, clusters };
+}
+
 ;// CONCATENATED MODULE: ./src/report/redaction.ts
 // What a report may show of secrets. The masking rule itself (which values are secret, how
 // they are masked) is src/secrets.ts, the one rule of the project; this file applies it to
@@ -16044,7 +16431,7 @@ function markdown_linkTarget(url) {
  */
 function redaction_maskChangeSet(changeSet, secrets) {
     const mask = secrets_secretMasker(secrets);
-    // The copy has the same shape as the input: maskDeep maps strings to strings and keeps keys.
+    // The copy has the same shape as the input: maskDeep maps strings (values and keys) to strings.
     return maskDeep(changeSet, mask);
 }
 const ENUMERATIONS = new Set(['mode', 'status', 'action']);
@@ -16055,8 +16442,9 @@ function maskDeep(value, mask) {
         return value.map((item) => maskDeep(item, mask));
     if (value !== null && typeof value === 'object') {
         const copy = {};
+        // Keys are masked too: the desired-state digests are keyed by instance and object names.
         for (const [key, item] of Object.entries(value))
-            copy[key] = ENUMERATIONS.has(key) && typeof item === 'string' ? item : maskDeep(item, mask);
+            copy[mask(key)] = ENUMERATIONS.has(key) && typeof item === 'string' ? item : maskDeep(item, mask);
         return copy;
     }
     return value;
@@ -16197,7 +16585,7 @@ function unreachedNote(clusters) {
     return `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
 }
 /** The readiness result of a change, when the ChangeSet carries a well-formed one. */
-function readinessOf(change) {
+function sections_readinessOf(change) {
     const candidate = change.readiness;
     if (candidate === null || typeof candidate !== 'object')
         return undefined;
@@ -16389,12 +16777,14 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
 //   | Cluster | Group | Created | ... | Status |   the status table, always complete; in a fleet
 //                                                   of 10 clusters or more, one row (and one
 //                                                   section) per group of clusters with the
-//                                                   same change (cluster-groups.ts)
+//                                                   same change (at the end of this file)
 //   **Not reached** after ... failed: ...          after a failed rollout
 //   > [!WARNING] Shortened to fit ...              when the budget had to cut something
 //   <details open><summary>cluster ...</summary>   one section per cluster: its error, each
 //     **Instance** ... then each object, its diff   instance with its module, each changed
 //   </details>                                      object with its diff (or a one-line form)
+//   <!-- timoni-fleet:reviewed {...} -->           the review record, hidden (reviewed-block.ts):
+//                                                   a diff's, or carried on by the rollout
 //
 // The whole is fitted into GitHub's comment limit by budget.ts (diffs cut fairly, then
 // object lists, then the table alone), masked by redaction.ts; the parts of a section that
@@ -16407,19 +16797,19 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
 
 
 
-/** The Markdown body of the PR comment for a `diff` ChangeSet; never over COMMENT_LIMIT. */
-function renderPullRequestComment(changeSet, context) {
-    return renderComment(changeSet, context, 'plan');
+/** The Markdown body of the PR comment for a `diff` ChangeSet (or of a `frame` around it); never over COMMENT_LIMIT. */
+function renderPullRequestComment(changeSet, context, frame) {
+    return renderComment(changeSet, context, 'plan', frame);
 }
 /**
  * The Markdown body that replaces the PR comment after an `apply`: the same marker, the
  * result per cluster (applied / failed with step and error / not reached), the clusters not
  * reached listed; never over COMMENT_LIMIT.
  */
-function renderRolloutComment(changeSet, context) {
-    return renderComment(changeSet, context, 'rollout');
+function renderRolloutComment(changeSet, context, extra = {}) {
+    return renderComment(changeSet, context, 'rollout', undefined, extra);
 }
-function renderComment(original, context, variant) {
+function renderComment(original, context, variant, frame, extra = {}) {
     const masked = redaction_maskChangeSet(original, context.secrets);
     // A large fleet shows one row and one section per group of clusters with the same change
     // (cluster-groups.ts): the ChangeSet rendered holds the first cluster of each group.
@@ -16428,7 +16818,10 @@ function renderComment(original, context, variant) {
     const members = groups ? groupMembers(masked, groups) : undefined;
     const sharing = indexSharedChanges(changeSet);
     const secretChanges = redaction_secretChangeIds(groups ? groupRepresentatives(original, groups) : original, context.secrets);
-    const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT);
+    // The review record (reviewed-block.ts) goes last, hidden; the visible part fits in the rest.
+    const record = frame ? '' : variant === 'plan' ? reviewedBlock(original) : extra.reviewed ? renderRecord(extra.reviewed) : '';
+    const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT) - (record ? commentLength(record) + 1 : 0);
+    const warnings = (extra.warnings ?? []).map((warning) => `> ${escapeInline(warning)}`).join('\n>\n');
     const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
     const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
         const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
@@ -16440,14 +16833,16 @@ function renderComment(original, context, variant) {
         const renderSection = (input) => renderClusterSection(input, groups?.[input.clusterIndex], members?.[input.clusterIndex]);
         const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, measure: commentLength, moreHint });
         const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
-        return (`${commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
-            renderHeadline(masked, context, variant) +
+        return (`${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
+            (frame?.headline ?? renderHeadline(masked, context, variant)) +
+            (warnings ? `> [!WARNING]\n${warnings}\n\n` : '') +
             (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
             renderStatusTable(changeSet.clusters, members ? { members } : {}) +
             '\n' +
             unreachedNote(masked.clusters) +
             cutNote(plan.detail, counts, "GitHub's comment limit (65,536 characters)", where) +
-            sections);
+            sections +
+            (frame?.footer ?? ''));
     };
     const body = fitToBudget({
         diffs: diffGroups(changeSet, sharing, commentLength),
@@ -16459,7 +16854,7 @@ function renderComment(original, context, variant) {
     });
     // Defence in depth: a secret could only appear here by concatenation of masked parts.
     // Masking never lengthens the text (secrets are at least as long as the mask).
-    return secrets_secretMasker(context.secrets)(body);
+    return secrets_secretMasker(context.secrets)(record ? `${body}\n${record}` : body);
 }
 function renderHeadline(changeSet, context, variant) {
     const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
@@ -16607,6 +17002,94 @@ function findMarker(body) {
 function isCommentOf(body, bundleName) {
     return findMarker(body)?.bundle === bundleName;
 }
+// ---------------------------------------------------------------------------------------
+// Clusters with the same change, grouped: in a large fleet the PR comment shows one table
+// row and one section for all the clusters of a group whose changes are identical ("same
+// change on 44 production clusters: production-01, ..."), so that the cluster that is out
+// of line stands alone and the comment stays within GitHub's limit.
+//
+// When: only for fleets of GROUPING_MIN_CLUSTERS clusters or more; smaller fleets are
+// rendered cluster by cluster, as they always were. A group has at least two clusters.
+//
+// Identical means: the same runtime group, the same status, the same error, the same
+// instances (name, namespace, module, removed) with the same object changes in the same
+// order (kind, name, action, diff, failure, readiness status and message), and the same changes touching
+// secret data, as the comment shows them (secret values masked). A cluster's own name is
+// set aside: a bundle that reads TIMONI_CLUSTER_NAME (a namespace, a label, a message per
+// cluster) makes changes that differ only where each cluster's name stands, and those are
+// the same change. The group's section then shows its first cluster's change and says that
+// on the others their own name stands in its place. Durations and kube contexts do not
+// count (the comment shows neither).
+/** Fleets of this many clusters or more have their identical clusters grouped. */
+const GROUPING_MIN_CLUSTERS = 10;
+const NAME_PLACEHOLDER = '\u0000cluster\u0000';
+function comment_escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** The text with every whole occurrence of the name (not inside a longer word) replaced by a placeholder. */
+function withoutName(text, name) {
+    if (name === '')
+        return text;
+    return text.replace(new RegExp(`(?<![A-Za-z0-9])${comment_escapeRegExp(name)}(?![A-Za-z0-9])`, 'g'), NAME_PLACEHOLDER);
+}
+/** What must be equal for two clusters to share a row, as text (before the name is set aside). */
+function comparable(cluster, clusterIndex, secretChanges) {
+    return JSON.stringify([
+        cluster.group,
+        cluster.status,
+        cluster.error,
+        cluster.instances.map((instance, instanceIndex) => [
+            instance.name,
+            instance.namespace,
+            instance.module,
+            instance.removed ?? false,
+            instance.changes.map((change, objectIndex) => [
+                // Readiness counts by its status and message; how long it took does not (the comment does not show it).
+                { ...change, readiness: change.readiness ? [change.readiness.status, change.readiness.message] : null },
+                secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)),
+            ]),
+        ]),
+    ]);
+}
+/**
+ * The rows of the comment's table for this ChangeSet, in runtime order of their first
+ * cluster; undefined when the fleet is below GROUPING_MIN_CLUSTERS or no two clusters have
+ * the same change (then every cluster is its own row, as in a small fleet).
+ */
+function groupClusters(changeSet, secretChanges) {
+    if (changeSet.clusters.length < GROUPING_MIN_CLUSTERS)
+        return undefined;
+    const byKey = new Map();
+    const groups = [];
+    changeSet.clusters.forEach((cluster, clusterIndex) => {
+        const exact = comparable(cluster, clusterIndex, secretChanges);
+        const key = withoutName(exact, cluster.name);
+        const found = byKey.get(key);
+        if (found) {
+            found.members.push(clusterIndex);
+            if (exact !== found.exact)
+                found.byName = true;
+            return;
+        }
+        const group = { members: [clusterIndex], byName: false, exact };
+        byKey.set(key, group);
+        groups.push(group);
+    });
+    if (groups.length === changeSet.clusters.length)
+        return undefined;
+    return groups.map(({ members, byName }) => ({ members, byName }));
+}
+/**
+ * The ChangeSet the comment renders when grouped: the first cluster of each group, in
+ * order. (The headline and the note on clusters not reached still count every cluster.)
+ */
+function groupRepresentatives(changeSet, groups) {
+    return { ...changeSet, clusters: groups.map((group) => changeSet.clusters[group.members[0] ?? 0]) };
+}
+/** The clusters of each row, by the row's index in the grouped ChangeSet. */
+function groupMembers(changeSet, groups) {
+    return groups.map((group) => group.members.map((index) => changeSet.clusters[index]));
+}
 
 ;// CONCATENATED MODULE: ./src/report/job-summary.ts
 // The job summary: the run's record per cluster, under the runner's 1 MiB step-summary
@@ -16711,6 +17194,8 @@ function renderSummarySection(input) {
     if (cluster.status === 'skipped')
         return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
     text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
+    if (cluster.identity)
+        text += `${identityLine(cluster.identity)}\n\n`;
     if (cluster.error)
         text += renderErrorBlock(cluster.error, { cap: job_summary_ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
     if (cluster.instances.length > 0)
@@ -16724,15 +17209,27 @@ function renderSummarySection(input) {
         text += '_Diffs left out to fit the job summary limit._\n\n';
     return text;
 }
+/**
+ * The cluster's identity: `Identity: kube-system uid 1a2b3c4d…, recorded 2026-11-24 as
+ * `staging-1`` (and what this run wrote), or `not recorded`.
+ */
+function identityLine(identity) {
+    const uid = identity.uid.length > 8 ? `${identity.uid.slice(0, 8)}…` : identity.uid;
+    const day = identity.recordedAt ? identity.recordedAt.slice(0, 10) : '';
+    const recorded = identity.recordedAs ? `recorded${day ? ` ${day}` : ''} as ${code(identity.recordedAs)}` : 'not recorded';
+    const notes = { recorded: ' (first apply: recorded now)', repinned: ' (re-pinned by this run)', rewritten: " (record rewritten: its UID was not this cluster's)" };
+    const change = identity.change ? notes[identity.change] : '';
+    return `Identity: kube-system uid ${code(uid)}, ${recorded}${change}`;
+}
 /** True when the cluster's object table has a readiness column. */
 function hasReadiness(cluster) {
-    return cluster.instances.some((instance) => instance.changes.some((change) => readinessOf(change)));
+    return cluster.instances.some((instance) => instance.changes.some((change) => sections_readinessOf(change)));
 }
 /** One row of a cluster's object table. */
 function objectRow(instance, change, secret, withReadiness) {
     const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${actionLabel(change)}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
     if (withReadiness) {
-        const readiness = readinessOf(change);
+        const readiness = sections_readinessOf(change);
         cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
     }
     return tableRow(cells);
@@ -16785,7 +17282,7 @@ function renderReadinessProblems(cluster) {
     const problems = [];
     for (const instance of cluster.instances) {
         for (const change of instance.changes) {
-            const readiness = readinessOf(change);
+            const readiness = sections_readinessOf(change);
             if (!readiness || readiness.status === 'Current')
                 continue;
             const message = readiness.message ? `: ${escapeInline(readiness.message)}` : '';
@@ -16831,17 +17328,825 @@ function renderDiffs(input) {
 // within GitHub's size limits, secrets masked.
 //
 // How the PR comment is made: comment.ts, read top down (marker, headline, status table,
-// one section per cluster), with the parts it shares with the job summary in sections.ts.
-// The other files: cluster-groups.ts (in a fleet of 10 clusters or more, one table row
-// and section per group of clusters with the same change), job-summary.ts (the run's
-// record per cluster), budget.ts (fitting a report into its size limit: fair shares, cuts,
-// the cut note), redaction.ts (what a report may show of secrets; the masking rule itself
-// is src/secrets.ts), markdown.ts (escaping, code, tables; the report's context and links).
+// one section per cluster; in a fleet of 10 clusters or more one row and section per group
+// of clusters with the same change), with the parts it shares with the job summary in
+// sections.ts. The other files: job-summary.ts (the run's record per cluster), budget.ts
+// (fitting a report into its size limit: fair shares, cuts, the cut note),
+// reviewed-block.ts (the hidden review record at the end of the PR comment), redaction.ts
+// (what a report may show of secrets; the masking rule itself is src/secrets.ts),
+// markdown.ts (escaping, code, tables; the report's context and links).
 
 
 
 
 
+
+
+;// CONCATENATED MODULE: ./src/action/reviewed.ts
+
+
+
+
+const REVIEWED_POLICIES = ['require', 'warn', 'off'];
+/** Every comment of ours that opens with a timoni-fleet marker (the bundle's comment). */
+const reviewed_MARKER_PREFIX = '<!-- timoni-fleet:';
+/** The review check of one rollout: the hook the fleet calls per cluster, and what it found. */
+class ReviewCheck {
+    policy;
+    log;
+    pullRequest;
+    records;
+    unavailable;
+    /** Plain-text notes for the job summary. */
+    notes = [];
+    /** Plain-text warnings for the rollout comment: clusters applied although they differ. */
+    warnings = [];
+    matched = [];
+    constructor(policy, log, 
+    /** The pull request whose comment holds the record; absent: none, and `unavailable` says why. */
+    pullRequest, records = new Map(), unavailable) {
+        this.policy = policy;
+        this.log = log;
+        this.pullRequest = pullRequest;
+        this.records = records;
+        this.unavailable = unavailable;
+        if (unavailable) {
+            const text = `What is applied was not compared with a review: ${unavailable}.`;
+            this.notes.push(text);
+            log.annotate({ level: policy === 'require' && pullRequest !== undefined ? 'error' : 'warning', title: 'review not checked', message: text });
+        }
+    }
+    /** The record of this bundle, carried forward into the rollout comment (a re-run compares with it again). */
+    record(bundle) {
+        return this.records.get(bundle);
+    }
+    /** FleetRun.beforeApply: throws (refusing the cluster) under `require` when the cluster differs from the record. */
+    beforeApply = (cluster, bundle, desired) => {
+        if (this.pullRequest === undefined)
+            return;
+        const pr = `pull request #${this.pullRequest}`;
+        const record = this.records.get(bundle);
+        let problem;
+        if (this.unavailable)
+            problem = `cluster ${cluster.name}: ${this.unavailable}`;
+        else if (!record)
+            problem = `cluster ${cluster.name}: ${pr} has no review record of bundle ${bundle} (was its diff commented by a timoni-fleet that records it?)`;
+        else {
+            const reviewed = record.clusters[cluster.name];
+            if (!reviewed) {
+                problem = `cluster ${cluster.name} is not in the review record of ${pr} (${record.scope === 'none' ? 'the record was too large for the comment' : 'its diff failed, did not reach it, or did not select it'})`;
+            }
+            else {
+                const difference = compareDesired(reviewed, desired);
+                if (difference)
+                    problem = `cluster ${cluster.name}: the desired state differs from the one reviewed in ${pr}${record.commit ? ` (diff of commit ${record.commit.slice(0, 7)})` : ''}: ${describeDifference(difference)}`;
+            }
+        }
+        if (problem === undefined) {
+            this.matched.push(cluster.name);
+            this.log.line(`cluster ${cluster.name}: the desired state is the one reviewed in ${pr}`);
+            return;
+        }
+        if (this.policy === 'require') {
+            throw new Error(`${problem}; nothing was applied to it (reviewed: require). Show the change in a pull request's diff again, or apply it on purpose with reviewed: warn`);
+        }
+        const warning = `${problem}; applied anyway (reviewed: warn)`;
+        this.warnings.push(warning);
+        this.notes.push(warning);
+        this.log.annotate({ level: 'warning', title: `cluster ${cluster.name} differs from what was reviewed`, message: warning });
+    };
+    /** A closing note for the job summary: which clusters matched the review. */
+    summary() {
+        if (this.pullRequest === undefined || this.matched.length === 0)
+            return this.notes;
+        return [...this.notes, `Applied as reviewed in pull request #${this.pullRequest}: ${this.matched.join(', ')}.`];
+    }
+}
+/** The check for a rollout: the pull request found and its comments' review records read. Undefined for `off` or a diff. */
+async function loadReviewCheck(input) {
+    if (input.policy === 'off' || input.plan.mode !== 'apply')
+        return undefined;
+    const { context, plan, log, policy } = input;
+    if (context.eventName === 'workflow_dispatch' && plan.pullRequest === undefined) {
+        return new ReviewCheck(policy, log, undefined, undefined, 'the run was started by workflow_dispatch, which has no pull request');
+    }
+    if (!input.githubToken && !input.client)
+        return new ReviewCheck(policy, log, undefined, undefined, 'no github-token to read the pull request comment with');
+    const client = input.client ??
+        new GitHubApi({ apiUrl: context.apiUrl, token: input.githubToken, log: (line) => log.line(line), ...(input.signal ? { signal: input.signal } : {}) });
+    let pullRequest = plan.pullRequest;
+    try {
+        pullRequest ??= await pullRequestForCommit(client, context.owner, context.repo, plan.sha);
+    }
+    catch (error) {
+        return new ReviewCheck(policy, log, undefined, undefined, `the pull request of commit ${plan.sha.slice(0, 7)} could not be looked up (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (pullRequest === undefined)
+        return new ReviewCheck(policy, log, undefined, undefined, `no pull request brought commit ${plan.sha.slice(0, 7)}`);
+    try {
+        const author = await tokenIdentity(client, input.commentAuthor);
+        const comments = await client.paginate(`/repos/${context.owner}/${context.repo}/issues/${pullRequest}/comments`);
+        const records = new Map();
+        for (const comment of comments) {
+            if (comment.user?.login !== author || !comment.body?.startsWith(reviewed_MARKER_PREFIX))
+                continue;
+            const record = parseReviewedRecord(comment.body);
+            if (record)
+                records.set(record.bundle, record);
+        }
+        log.line(`review records of pull request #${pullRequest}: ${records.size > 0 ? [...records.keys()].map((bundle) => `bundle ${bundle}`).join(', ') : 'none'}`);
+        return new ReviewCheck(policy, log, pullRequest, records);
+    }
+    catch (error) {
+        const why = error instanceof ReviewedRecordError ? error.message : `the comments of pull request #${pullRequest} could not be read (${error instanceof Error ? error.message : String(error)})`;
+        return new ReviewCheck(policy, log, pullRequest, undefined, why);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/config.ts
+// The action's inputs, read and checked once: what to evaluate, where the clusters are,
+// and how to diff or apply. Secret inputs (registry credentials, the token) are
+// registered for masking before anything else reads them; kubeconfig credentials are
+// registered by the kubeconfig loader.
+
+
+
+
+
+
+
+/**
+ * The kubeconfigs given in the `kubeconfig` input: YAML (several documents merge), or one
+ * or more base64-encoded kubeconfigs separated by whitespace.
+ */
+function kubeconfigInputs(env) {
+    const raw = getInput(env, 'kubeconfig');
+    if (raw === '')
+        return [];
+    if (/^[A-Za-z0-9+/=\s]+$/.test(raw))
+        return raw.split(/\s+/).filter(Boolean);
+    return [raw];
+}
+const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
+/**
+ * `registry-creds`: one `host=user:password` (or `host=token`) entry per line. Credentials
+ * are bound to the registry host they name: a pull request that points a module at another
+ * registry never gets them. Every value is registered for masking before it is checked, and
+ * errors name the entry by its position, never by its text.
+ */
+function registryCredentials(text, mask) {
+    const entries = {};
+    const lines = text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean);
+    lines.forEach((line, index) => {
+        mask(line);
+        const match = HOST_ENTRY.exec(line);
+        if (!match || match[2] === '') {
+            throw new InputError('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
+        }
+        const [, host = '', credential = ''] = match;
+        mask(credential);
+        const colon = credential.indexOf(':');
+        if (colon >= 0)
+            mask(credential.slice(colon + 1));
+        entries[host.toLowerCase()] = credential;
+    });
+    return entries;
+}
+/** `cluster-identity-record`: a ConfigMap name (DNS subdomain), default timoni-fleet-identity. */
+function identityRecordName(text) {
+    if (text === '')
+        return DEFAULT_IDENTITY_RECORD;
+    if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
+        throw new InputError('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not "${text}"`);
+    return text;
+}
+function readActionConfig(env, mask) {
+    // The credentials inside the kubeconfigs are registered when they are loaded; masking the
+    // whole text would hide every structural line (`apiVersion: v1`) in every report.
+    const kubeconfigs = kubeconfigInputs(env);
+    const githubToken = getInput(env, 'github-token');
+    if (githubToken)
+        mask(githubToken);
+    const registryCreds = registryCredentials(getInput(env, 'registry-creds'), mask);
+    const bundleFiles = getListInput(env, 'bundle');
+    if (bundleFiles.length === 0)
+        throw new InputError('bundle', 'is required: name one or more bundle files');
+    const timeoutText = getInput(env, 'timeout') || '5m';
+    const timeoutMs = parseDuration(timeoutText);
+    if (timeoutMs === undefined)
+        throw new InputError('timeout', `must be a duration such as 5m or 90s, not "${timeoutText}"`);
+    const deadlineText = getInput(env, 'deadline') || '60m';
+    const deadlineMs = parseDuration(deadlineText);
+    if (deadlineMs === undefined || deadlineMs <= 0)
+        throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
+    const memoryText = getInput(env, 'cue-memory-limit') || '2048';
+    const cueMemoryLimitMiB = Number(memoryText);
+    if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
+        throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not "${memoryText}"`);
+    }
+    let runtimeEnv;
+    try {
+        runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
+    }
+    catch (error) {
+        throw new InputError('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
+    }
+    const concurrencyText = getInput(env, 'concurrency') || '4';
+    const concurrency = Number(concurrencyText);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+        throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
+    const strategy = getChoiceInput(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
+    const maxParallelText = getInput(env, 'max-parallel') || '4';
+    const maxParallel = Number(maxParallelText);
+    if (!Number.isInteger(maxParallel) || maxParallel < 1)
+        throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
+    let shardBy;
+    try {
+        shardBy = parseShardBy(getInput(env, 'shard-by'));
+    }
+    catch (error) {
+        throw new InputError('shard-by', error instanceof ShardByError ? error.message : String(error));
+    }
+    return {
+        bundleFiles,
+        runtimeFiles: getListInput(env, 'runtime'),
+        kubeconfigs,
+        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'], 'auto'),
+        runtimeGroup: getInput(env, 'runtime-group') || '*',
+        runtimeCluster: getInput(env, 'runtime-cluster') || '*',
+        runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
+        runtimeEnv,
+        secretQueriesOnPullRequest: getBooleanInput(env, 'secret-queries-on-pull-request', false),
+        applyRefs: getListInput(env, 'apply-refs'),
+        trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
+        useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
+        deadlineMs,
+        cueMemoryLimitMiB,
+        githubToken,
+        comment: getBooleanInput(env, 'comment', true),
+        commentAuthor: getInput(env, 'comment-author'),
+        wait: getBooleanInput(env, 'wait', true),
+        timeoutMs,
+        prune: getBooleanInput(env, 'prune', true),
+        pruneRemovedInstances: getBooleanInput(env, 'prune-removed-instances', true),
+        force: getBooleanInput(env, 'force', false),
+        overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
+        registryCreds,
+        concurrency,
+        strategy,
+        maxParallel,
+        workingDirectory: getInput(env, 'working-directory') || '.',
+        changesFile: getInput(env, 'changes-file'),
+        changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
+        shardBy,
+        reviewed: getChoiceInput(env, 'reviewed', REVIEWED_POLICIES, 'warn'),
+        clusterIdentity: getChoiceInput(env, 'cluster-identity', IDENTITY_MODES, 'record'),
+        clusterIdentityRecord: identityRecordName(getInput(env, 'cluster-identity-record')),
+        repinClusters: parseRepinList(getListInput(env, 'repin-clusters')),
+        driftIssue: getBooleanInput(env, 'drift-issue', true),
+        driftLabels: getListInput(env, 'drift-labels'),
+        statusIssue: getBooleanInput(env, 'status-issue', false),
+    };
+}
+
+;// CONCATENATED MODULE: external "node:worker_threads"
+const external_node_worker_threads_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:worker_threads");
+;// CONCATENATED MODULE: ./src/action/deadline-watchdog.ts
+// The last resort of the run's deadline. Network waits stop at the deadline by themselves
+// (AbortSignal, per-request and per-cluster limits); a CUE evaluation cannot: it runs
+// synchronously (in WebAssembly, or in the native engine's process while this thread
+// waits for it) and holds the event loop, so no timer of the main thread
+// fires while it loops. A worker thread keeps time instead: past the deadline and a grace
+// period (for the run to publish what it has), it writes one error annotation straight to
+// standard output and ends the process. It costs one idle thread; it never fires on a run
+// that ends in time.
+
+
+/**
+ * Time the run has after its deadline to publish a report before the watchdog ends it:
+ * a quarter of the deadline, between 1 and 30 seconds.
+ */
+function watchdogGraceMs(deadlineMs) {
+    return Math.min(30_000, Math.max(1_000, Math.round(deadlineMs / 4)));
+}
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { writeSync } = require('node:fs');
+setTimeout(() => {
+  try { writeSync(1, workerData.message); } catch {}
+  process.kill(process.pid, 'SIGKILL');
+}, workerData.afterMs);
+`;
+/**
+ * Starts the watchdog: `deadlineMs` from now plus the grace period, it prints the message
+ * (as an error annotation) and kills the process. `describe` gets the deadline in ms.
+ */
+function startDeadlineWatchdog(deadlineMs, describe, graceMs = watchdogGraceMs(deadlineMs)) {
+    const message = formatAnnotation({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
+    const worker = new external_node_worker_threads_namespaceObject.Worker(WORKER_SOURCE, { eval: true, workerData: { message, afterMs: deadlineMs + graceMs } });
+    worker.unref();
+    return {
+        stop: () => {
+            void worker.terminate();
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/log.ts
+
+class ActionLog {
+    write;
+    redact;
+    constructor(write, redact) {
+        this.write = write;
+        this.redact = redact;
+    }
+    line(text) {
+        this.write(`${escapeLogText(this.redact(text))}\n`);
+    }
+    /** An annotation (error, warning, notice): message and title escaped as command data. */
+    annotate(annotation) {
+        const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
+        this.write(formatAnnotation(redacted));
+    }
+    startGroup(title) {
+        this.write(`::group::${escapeData(this.redact(title))}\n`);
+    }
+    endGroup() {
+        this.write('::endgroup::\n');
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/issues.ts
+// The one issue per bundle that a drift check keeps current: found again by its hidden
+// marker and its author, created when missing, updated in place, and closed with a comment
+// when it is no longer true.
+//
+// As for the pull request comment (comments.ts), only an open issue that this token's own
+// account opened and whose body starts with the marker is ever taken: a person's issue
+// that quotes the marker, or another bundle's, is left alone. GitHub's issues list also
+// returns pull requests (items with `pull_request`); they are skipped. The list asks GitHub
+// for the author's open issues only (`creator`), 100 a page, every page.
+
+/** GitHub's limit on an issue title (characters). */
+const ISSUE_TITLE_LIMIT = 256;
+const issuesPath = (target) => `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}/issues`;
+function checkContent(content, marker) {
+    if (!content.body.startsWith(marker))
+        throw new Error('a marked issue body must start with its marker');
+    const length = commentLength(content.body);
+    if (length > COMMENT_LIMIT)
+        throw new Error(`issue body has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
+    if ([...content.title].length > ISSUE_TITLE_LIMIT)
+        throw new Error(`issue title has ${[...content.title].length} characters; GitHub accepts at most ${ISSUE_TITLE_LIMIT}`);
+}
+/** The open issue of this marker: opened by `author`, its body starting with the marker; the oldest when there are several. */
+async function findMarkedIssue(client, target, marker, author) {
+    const open = await client.paginate(`${issuesPath(target)}?state=open&creator=${encodeURIComponent(author)}`);
+    return open
+        .filter((issue) => issue.pull_request === undefined && issue.state === 'open' && issue.user?.login === author && issue.body?.startsWith(marker) === true)
+        .sort((a, b) => a.number - b.number)[0];
+}
+async function createIssue(client, target, content) {
+    const labels = [...(content.labels ?? [])];
+    const response = await client.request('POST', issuesPath(target), { title: content.title, body: content.body, ...(labels.length > 0 ? { labels } : {}) });
+    return response.data;
+}
+async function updateIssue(client, target, number, content) {
+    const response = await client.request('PATCH', `${issuesPath(target)}/${number}`, { title: content.title, body: content.body });
+    return response.data;
+}
+/** Says why in a comment, then closes the issue as completed. */
+async function closeIssueWithComment(client, target, number, comment) {
+    const length = commentLength(comment);
+    if (length > COMMENT_LIMIT)
+        throw new Error(`closing comment has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
+    await client.request('POST', `${issuesPath(target)}/${number}/comments`, { body: comment });
+    const response = await client.request('PATCH', `${issuesPath(target)}/${number}`, { state: 'closed', state_reason: 'completed' });
+    return response.data;
+}
+/** Updates the marked issue in place, or opens it when there is none. */
+async function upsertMarkedIssue(client, target, marker, content, author) {
+    checkContent(content, marker);
+    const existing = await findMarkedIssue(client, target, marker, author);
+    if (existing) {
+        const updated = await updateIssue(client, target, existing.number, content);
+        return { kind: 'updated', number: updated.number, url: updated.html_url };
+    }
+    const created = await createIssue(client, target, content);
+    return { kind: 'created', number: created.number, url: created.html_url };
+}
+
+;// CONCATENATED MODULE: ./src/action/drift.ts
+
+
+
+
+
+
+/** Clusters whose live state differs from the bundle. */
+function driftedClusters(changeSet) {
+    return changeSet.clusters.filter((cluster) => cluster.status === 'changed').map((cluster) => cluster.name);
+}
+/** The drift issue's marker: the PR comment's, with `drift:` so that neither is taken for the other. */
+function driftMarker(bundle, bundleFiles = []) {
+    return commentMarker(bundle, bundleFiles).replace('<!-- timoni-fleet:', '<!-- timoni-fleet:drift:');
+}
+function reconcileHint(env, context) {
+    const workflowRef = env.GITHUB_WORKFLOW_REF ?? '';
+    const at = workflowRef.lastIndexOf('@');
+    const path = at >= 0 ? workflowRef.slice(0, at) : workflowRef;
+    const ref = at >= 0 ? workflowRef.slice(at + 1) : context.ref;
+    return {
+        repository: `${context.owner}/${context.repo}`,
+        workflowFile: path.split('/').pop() ?? '',
+        ref: ref.replace(/^refs\/heads\//, ''),
+        workflowName: env.GITHUB_WORKFLOW ?? '',
+    };
+}
+/** An argument as the shell reads it: plain when safe, else single-quoted. */
+function shellWord(text) {
+    return /^[A-Za-z0-9._,/=:@+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+function issueTitle(bundle, secrets) {
+    return maskSecrets(`Drift detected in bundle ${bundle || '(unnamed)'}`, secrets);
+}
+function drift_renderHeadline(changeSet, context, drifted, checkedAt) {
+    const total = changeSet.clusters.length;
+    const failed = changeSet.clusters.filter((cluster) => cluster.status === 'failed').length;
+    const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
+    const failures = failed > 0 ? ` **${failed} could not be checked** (their sections say why).` : '';
+    return (`### Drift detected in bundle ${code(changeSet.bundle)}\n\n` +
+        `The live state differs from the bundle on **${drifted.length} of ${total}** clusters (${drifted.map(code).join(', ')}) ` +
+        `at commit ${commitLink(context)}${run}, checked ${escapeInline(checkedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'))}.${failures}\n\n` +
+        '`-` is the live state, `+` the bundle.\n\n');
+}
+function renderFooter(hint, drifted) {
+    const workflow = hint.workflowFile || '<workflow file>';
+    const command = ['gh', 'workflow', 'run', workflow, '--repo', hint.repository, ...(hint.ref ? ['--ref', hint.ref] : []), '-f', 'mode=apply'].map(shellWord).join(' ');
+    const ui = hint.workflowName ? `**Actions** → ${code(hint.workflowName)} → **Run workflow**` : '**Actions** → this workflow → **Run workflow**';
+    return ('---\n\n' +
+        '**Reconcile**: apply the bundle again by dispatching this workflow with `mode: apply`:\n\n' +
+        codeBlock(command, 'sh') +
+        '\n' +
+        `or only the drifted clusters: add ${code(`-f cluster=${drifted.join(',')}`)}. In GitHub: ${ui}, mode ${code('apply')}. ` +
+        'To keep a live change instead, put it in the bundle through a pull request.\n\n' +
+        '_This issue is updated by every drift check and closed when every cluster is in sync again._\n');
+}
+/** The issue's title and body: the PR comment's table and diffs under a drift headline, with how to reconcile. */
+function renderDriftIssue(changeSet, context, hint, checkedAt) {
+    const drifted = driftedClusters(changeSet);
+    const body = renderPullRequestComment(changeSet, context, {
+        marker: driftMarker(changeSet.bundle, context.bundleFiles),
+        headline: drift_renderHeadline(changeSet, context, drifted, checkedAt),
+        footer: renderFooter(hint, drifted),
+    });
+    return { title: issueTitle(changeSet.bundle, context.secrets), body };
+}
+function renderInSyncComment(changeSet, context, checkedAt) {
+    const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
+    const text = `✅ In sync again at commit ${commitLink(context)} (${escapeInline(checkedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'))})${run}: ` +
+        `the live state of all ${changeSet.clusters.length} clusters matches bundle ${code(changeSet.bundle)}. Closing.\n`;
+    return maskSecrets(text, context.secrets);
+}
+function failureMessage(error, secrets) {
+    if (error instanceof GitHubApiError && error.status === 403 && !/rate limit/i.test(error.apiMessage)) {
+        return maskSecrets(`${error.message}; the token may not write issues: give the job \`permissions: issues: write\``, secrets);
+    }
+    if (error instanceof GitHubApiError && error.status === 410)
+        return maskSecrets(`${error.message}; turn issues on in the repository's settings, or set drift-issue: false`, secrets);
+    return maskSecrets(error instanceof Error ? error.message : String(error), secrets);
+}
+async function keepIssue(input, reportContext, drifted) {
+    if (!input.issue)
+        return { kind: 'none', reason: 'drift-issue is false' };
+    if (!input.githubToken)
+        return { kind: 'none', reason: 'no github-token' };
+    const failed = input.changeSet.clusters.some((cluster) => cluster.status === 'failed');
+    if (drifted.length === 0 && failed)
+        return { kind: 'none', reason: 'no drift found, but a cluster could not be checked: an open drift issue stays open' };
+    const client = new GitHubApi({
+        apiUrl: input.context.apiUrl,
+        token: input.githubToken,
+        log: (line) => input.log.line(line),
+        ...(input.signal ? { signal: input.signal } : {}),
+        ...input.api,
+    });
+    const target = { owner: input.context.owner, repo: input.context.repo };
+    const marker = driftMarker(input.changeSet.bundle, input.bundleFiles);
+    const checkedAt = (input.now ?? (() => new Date()))();
+    try {
+        const author = await tokenIdentity(client, input.commentAuthor);
+        if (drifted.length > 0) {
+            const { title, body } = renderDriftIssue(input.changeSet, reportContext, reconcileHint(input.env, input.context), checkedAt);
+            const outcome = await upsertMarkedIssue(client, target, marker, { title, body, labels: input.labels }, author);
+            return outcome;
+        }
+        const open = await findMarkedIssue(client, target, marker, author);
+        if (!open)
+            return { kind: 'none', reason: 'every cluster in sync and no drift issue open' };
+        const closed = await closeIssueWithComment(client, target, open.number, renderInSyncComment(input.changeSet, reportContext, checkedAt));
+        return { kind: 'closed', number: closed.number, url: closed.html_url };
+    }
+    catch (error) {
+        return { kind: 'failed', message: failureMessage(error, input.secrets) };
+    }
+}
+/** The drift issue created, updated or closed, the `drifted-clusters` output set; says what happened in the log. */
+async function publishDrift(input) {
+    const drifted = driftedClusters(input.changeSet);
+    setOutput(input.env, 'drifted-clusters', drifted.join(','));
+    const reportContext = {
+        commitSha: input.plan.sha,
+        runUrl: input.context.runUrl,
+        repository: `${input.context.owner}/${input.context.repo}`,
+        ...(input.env.GITHUB_SERVER_URL ? { serverUrl: input.env.GITHUB_SERVER_URL } : {}),
+        secrets: input.secrets,
+        bundleFiles: input.bundleFiles,
+    };
+    input.log.line(drifted.length > 0 ? `drift: ${drifted.length} of ${input.changeSet.clusters.length} clusters differ from the bundle: ${drifted.join(', ')}` : `drift: none on ${input.changeSet.clusters.length} clusters`);
+    const issue = await keepIssue(input, reportContext, drifted);
+    switch (issue.kind) {
+        case 'none':
+            input.log.line(`drift issue: nothing written (${issue.reason})`);
+            if (drifted.length > 0)
+                input.log.annotate({ level: 'warning', title: 'drift found', message: `${drifted.join(', ')} differ from the bundle; no issue written (${issue.reason})` });
+            return { drifted, issue, fails: false };
+        case 'created':
+        case 'updated':
+            input.log.line(`drift issue ${issue.kind}: ${issue.url}`);
+            return { drifted, issue, fails: false, note: `Drift issue #${issue.number} ${issue.kind}: ${issue.url}` };
+        case 'closed':
+            input.log.line(`drift issue closed, every cluster in sync again: ${issue.url}`);
+            return { drifted, issue, fails: false, note: `Drift issue #${issue.number} closed: every cluster is in sync again.` };
+        case 'failed':
+            input.log.annotate({ level: 'error', title: 'drift issue not written', message: `The drift issue of bundle ${input.changeSet.bundle || '(unnamed)'} could not be written: ${issue.message}` });
+            return { drifted, issue, fails: true, note: `The drift issue could not be written: ${issue.message}.` };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/plan.ts
+
+const MODES = ['auto', 'diff', 'apply'];
+/** A ref matches an `apply-refs` entry exactly, or as a glob where * matches any text. */
+function refAllowed(ref, patterns) {
+    return patterns.some((pattern) => {
+        const full = pattern.startsWith('refs/') ? pattern : `refs/heads/${pattern}`;
+        const regex = new RegExp(`^${full.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+        return regex.test(ref);
+    });
+}
+/**
+ * Applying is only for the default branch (what was reviewed and merged), or for refs the
+ * workflow allows with `apply-refs`: a dispatch started on an unmerged branch must not
+ * roll it out.
+ */
+function checkApplyRef(context, inputs, how) {
+    const repository = context.payload.repository;
+    const defaultBranch = repository?.default_branch;
+    if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`)
+        return;
+    if (refAllowed(context.ref, inputs.applyRefs ?? []))
+        return;
+    const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
+    throw new InputError('mode', `${how} applies only from ${branch}, not from ${context.ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
+}
+const isAll = (value) => value === '' || value === '*';
+/** pull_request_target evaluates nothing unless the workflow says it checked out trusted code. */
+function refuseUntrustedTarget(context, trustedCheckout) {
+    if (context.eventName === 'pull_request_target' && !trustedCheckout) {
+        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
+    }
+}
+/**
+ * The plan a report publishes under: the mode of the merged ChangeSets, and the pull request
+ * and commit of the event as planRun gives them to a single job (a merged pull request's
+ * rollout reports on its merge commit). Nothing is refused but pull_request_target without
+ * trusted-checkout: a report applies nothing.
+ */
+function reportPlan(context, mode, selection, trustedCheckout) {
+    refuseUntrustedTarget(context, trustedCheckout);
+    const pull = context.payload.pull_request;
+    const onPullRequest = context.eventName === 'pull_request' || context.eventName === 'pull_request_target';
+    const merged = String(context.payload.action ?? '') === 'closed' && pull?.merged === true;
+    const sha = mode === 'apply' && merged ? (pull?.merge_commit_sha ?? context.sha) : (pull?.head?.sha ?? context.sha);
+    return { mode, ...(onPullRequest && pull?.number !== undefined ? { pullRequest: pull.number } : {}), sha, ...selection, reason: `mode: report (${mode})` };
+}
+function planRun(context, inputs) {
+    const pull = context.payload.pull_request;
+    const action = String(context.payload.action ?? '');
+    const selection = { clusterGroup: inputs.clusterGroup, cluster: inputs.cluster };
+    refuseUntrustedTarget(context, inputs.trustedCheckout);
+    if (context.eventName === 'workflow_dispatch') {
+        const eventInputs = (context.payload.inputs ?? {});
+        const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
+        const eventMode = text('mode');
+        if (eventMode !== '' && !MODES.includes(eventMode)) {
+            throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
+        }
+        const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
+        if (mode === 'apply')
+            checkApplyRef(context, inputs, 'workflow_dispatch');
+        return {
+            mode,
+            sha: context.sha,
+            clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
+            cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
+            reason: `workflow_dispatch (${mode})`,
+        };
+    }
+    if (inputs.mode === 'apply') {
+        if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+            if (!(action === 'closed' && pull?.merged === true)) {
+                throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
+            }
+        }
+        else {
+            checkApplyRef(context, inputs, `mode: apply on ${context.eventName || 'this event'}`);
+        }
+    }
+    if (inputs.mode !== 'auto') {
+        return { mode: inputs.mode, pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `mode: ${inputs.mode}` };
+    }
+    if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+        if (['opened', 'synchronize', 'reopened'].includes(action)) {
+            return { mode: 'diff', pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `pull request ${action}` };
+        }
+        if (action === 'closed' && pull?.merged === true) {
+            return { mode: 'apply', pullRequest: pull.number, sha: pull.merge_commit_sha ?? context.sha, ...selection, reason: 'pull request merged' };
+        }
+        return { mode: 'skip', reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}` };
+    }
+    if (context.eventName === 'push') {
+        const repository = context.payload.repository;
+        const defaultBranch = repository?.default_branch;
+        if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`) {
+            return { mode: 'apply', sha: context.sha, ...selection, reason: `push to ${defaultBranch}` };
+        }
+        return { mode: 'skip', reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}` };
+    }
+    return { mode: 'skip', reason: `event ${context.eventName || '(none)'} has no default mode; set the "mode" input` };
+}
+/**
+ * `mode: drift` (a schedule's, or a dispatch's): the checked-out bundle against the live
+ * clusters. Refused on pull requests, where the bundle is the pull request's code: what
+ * differs there is the pull request's change, which `diff` shows, not drift. A dispatch's
+ * `cluster-group` and `cluster` inputs select as for the other modes.
+ */
+function driftPlan(context, inputs) {
+    refuseUntrustedTarget(context, inputs.trustedCheckout);
+    if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+        throw new InputError('mode', `"drift" compares the merged bundle with the clusters; on a ${context.eventName} event the bundle is the pull request's code, whose changes mode "diff" shows. Run drift on schedule or workflow_dispatch`);
+    }
+    const eventInputs = context.eventName === 'workflow_dispatch' ? (context.payload.inputs ?? {}) : {};
+    const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
+    return {
+        mode: 'drift',
+        sha: context.sha,
+        clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
+        cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
+        reason: `drift check on ${context.eventName || 'this event'}`,
+    };
+}
+/**
+ * `mode: status` on any event: it writes nothing to the clusters. A dispatch's
+ * `cluster-group` and `cluster` inputs select as for the other modes.
+ */
+function statusPlan(context, inputs) {
+    refuseUntrustedTarget(context, inputs.trustedCheckout);
+    const eventInputs = context.eventName === 'workflow_dispatch' ? (context.payload.inputs ?? {}) : {};
+    const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
+    const pull = context.payload.pull_request;
+    return {
+        mode: 'status',
+        sha: pull?.head?.sha ?? context.sha,
+        clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
+        cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
+        reason: `status on ${context.eventName || 'this event'}`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/status.ts
+
+
+
+
+
+
+
+
+const STATE_LABELS = {
+    deployed: '✅ deployed',
+    stale: '🟠 stale',
+    'not installed': '⚪ not installed',
+    failed: '❌ failed',
+    unknown: '❔ unknown',
+};
+function status_shortDigest(digest) {
+    const match = /^([a-z0-9]+):([0-9a-f]{12})[0-9a-f]*$/.exec(digest);
+    return match ? `${match[1]}:${match[2]}` : digest;
+}
+const dash = '–';
+function rowCells(row) {
+    const module = row.module ?? row.desired;
+    const cell = (text) => (text ? escapeInline(text) : dash);
+    return [
+        cell(row.cluster),
+        cell(row.group),
+        row.instance ? code(row.instance) : dash,
+        cell(row.namespace),
+        STATE_LABELS[row.state],
+        cell(module?.version),
+        module?.digest ? code(status_shortDigest(module.digest)) : dash,
+        cell(row.lastApplied),
+        row.readiness ? `${row.readiness.ready}/${row.readiness.total}` : dash,
+        cell(row.reason),
+    ];
+}
+/** `1 deployed · 2 stale · 0 not installed · 1 failed · 1 unknown`, the states present in bold. */
+function stateSummary(state) {
+    return INSTANCE_STATES.map((name) => (state.counts[name] > 0 ? `**${state.counts[name]} ${name}**` : `${state.counts[name]} ${name}`)).join(' · ');
+}
+const HEADINGS = ['Cluster', 'Group', 'Instance', 'Namespace', 'State', 'Module', 'Digest', 'Last applied', 'Ready', 'Reason'];
+/**
+ * The status as Markdown: a heading, the counts, the commit and run, and one table row per
+ * cluster x instance. With `maxLength` (UTF-16 code units, as GitHub counts an issue body),
+ * deployed rows are left out first, then the last rows, and a line says how many.
+ */
+function renderStatusMarkdown(state, context, options = {}) {
+    const measure = options.measure ?? commentLength;
+    const head = `${options.marker ? `${options.marker}\n` : ''}## timoni-fleet status: ${escapeInline(state.bundle || '(bundle not evaluated)')}\n\n` +
+        `${stateSummary(state)}\n\nRead at ${commitLink(context)} by ${runLink(context, 'this run')}.\n\n`;
+    const table = (rows) => tableHeader(HEADINGS, ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r', 'l']) + rows.map((r) => tableRow(rowCells(r))).join('');
+    const whole = maskSecrets(head + table(state.instances), context.secrets);
+    const limit = options.maxLength;
+    if (limit === undefined || measure(whole) <= limit)
+        return whole;
+    let rows = state.instances.filter((r) => r.state !== 'deployed');
+    const omittedDeployed = state.instances.length - rows.length;
+    const render = (shown) => {
+        const cut = state.instances.length - shown.length;
+        const note = `\n_${cut} of ${state.instances.length} rows left out (${omittedDeployed} deployed${cut > omittedDeployed ? `, ${cut - omittedDeployed} more` : ''}) to stay within GitHub's size limit; the \`status\` output of ${runLink(context, 'the run')} has them all._\n`;
+        return maskSecrets(head + table(shown) + note, context.secrets);
+    };
+    let text = render(rows);
+    while (measure(text) > limit && rows.length > 0) {
+        rows = rows.slice(0, Math.max(0, Math.floor(rows.length * 0.8)));
+        text = render(rows);
+    }
+    return text;
+}
+/** The hidden marker of a bundle's status issue. */
+function statusMarker(bundle, bundleFiles) {
+    const name = bundle || bundleFiles.join(',');
+    return `<!-- timoni-fleet-status: ${name.replace(/--/g, '- -').replace(/>/g, '')} -->`;
+}
+async function status_keepIssue(input, context) {
+    if (!input.issue)
+        return { kind: 'none', reason: 'status-issue is false' };
+    if (!input.githubToken)
+        return { kind: 'none', reason: 'no github-token' };
+    const client = new GitHubApi({ apiUrl: input.context.apiUrl, token: input.githubToken, log: (line) => input.log.line(line), ...(input.signal ? { signal: input.signal } : {}), ...input.api });
+    const marker = statusMarker(input.state.bundle, input.bundleFiles);
+    const body = renderStatusMarkdown(input.state, context, { marker, maxLength: COMMENT_LIMIT });
+    const title = maskSecrets(`timoni-fleet status: ${input.state.bundle || input.bundleFiles.join(', ')}`, input.secrets).slice(0, 256);
+    try {
+        const author = await tokenIdentity(client, input.commentAuthor);
+        return await upsertMarkedIssue(client, { owner: input.context.owner, repo: input.context.repo }, marker, { title, body }, author);
+    }
+    catch (error) {
+        return { kind: 'failed', message: maskSecrets(error instanceof Error ? error.message : String(error), input.secrets) };
+    }
+}
+/** The `status` output, the job summary and, when asked, the status issue. */
+async function publishStatus(input) {
+    // Every string masked on its own (a secret inside JSON text may be escaped there).
+    const masked = JSON.parse(JSON.stringify(input.state), (_key, value) => (typeof value === 'string' ? maskSecrets(value, input.secrets) : value));
+    setOutput(input.env, 'status', JSON.stringify(masked));
+    const context = {
+        commitSha: input.sha,
+        runUrl: input.context.runUrl,
+        repository: `${input.context.owner}/${input.context.repo}`,
+        ...(input.env.GITHUB_SERVER_URL ? { serverUrl: input.env.GITHUB_SERVER_URL } : {}),
+        secrets: input.secrets,
+    };
+    const issue = await status_keepIssue(input, context);
+    let summary = renderStatusMarkdown(input.state, context, { maxLength: STEP_SUMMARY_BUDGET, measure: utf8Length });
+    if (issue.kind === 'created' || issue.kind === 'updated')
+        summary += `\nThe [status issue](${issue.url}) was ${issue.kind}.\n`;
+    if (issue.kind === 'failed')
+        summary += `\nThe status issue could not be written: ${escapeInline(issue.message)}\n`;
+    appendStepSummary(input.env, summary);
+    input.log.line(`timoni-fleet status of ${input.state.bundle}: ${INSTANCE_STATES.map((name) => `${input.state.counts[name]} ${name}`).join(', ')}`);
+    if (issue.kind === 'failed')
+        input.log.annotate({ level: 'error', title: 'status issue not written', message: issue.message });
+    else if (issue.kind !== 'none')
+        input.log.line(`status issue ${issue.kind}: ${issue.url}`);
+    return { issue, fails: issue.kind === 'failed' };
+}
 
 ;// CONCATENATED MODULE: ./src/action/changes-file.ts
 // ChangeSet files: every mode writes its whole (masked) ChangeSet to a file, the
@@ -17046,7 +18351,8 @@ async function postComment(input, reportContext) {
         return { kind: 'none' };
     try {
         const context = { ...reportContext, pullRequest };
-        const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context);
+        const extra = input.review ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) } : {};
+        const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context, extra);
         const author = await tokenIdentity(client, input.commentAuthor);
         const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
         const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
@@ -17083,7 +18389,7 @@ function reportComment(report, input, notes) {
 }
 async function publishResults(input) {
     const masked = redaction_maskChangeSet(input.changeSet, input.secrets);
-    const notes = [];
+    const notes = [...(input.notes ?? []), ...(input.review?.notes ?? [])];
     const reportContext = {
         commitSha: input.plan.sha,
         runUrl: input.context.runUrl,
@@ -17257,12 +18563,20 @@ async function runReport(input) {
 // a fan-out's matrix jobs and publishes them (report.ts); `mode: matrix` only sets the
 // `matrix` output; neither reads a kubeconfig or reaches a cluster. Every mode that reads the
 // runtime sets the `matrix` output: the selected clusters split into shards (`shard-by`).
+// `mode: drift` diffs every selected cluster and keeps the bundle's drift issue (drift.ts);
+// drift found is not a failure. `mode: status` reads the state of every selected cluster x
+// instance and publishes it as a job summary table, the `status` output and, when asked, an
+// issue (status.ts); no state fails the step.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
 // refuses runtime queries of cluster Secrets unless the workflow opts in, masks every secret
 // it meets (with `::add-mask::` before anything the author wrote is printed), and escapes
 // every log line (see the README's Security section).
+
+
+
+
 
 
 
@@ -17368,7 +18682,8 @@ async function runAction(io) {
             plan = { mode: 'skip', reason: `mode: ${config.mode}` };
         }
         else {
-            plan = runPlan(context, config, config.mode);
+            const selection = { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout };
+            plan = config.mode === 'status' ? statusPlan(context, selection) : config.mode === 'drift' ? driftPlan(context, { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout }) : runPlan(context, config, config.mode);
             // Credentials are registered (and `::add-mask::` printed) before any text from the
             // event or the user's files reaches the log.
             if (plan.mode !== 'skip')
@@ -17423,35 +18738,80 @@ async function runAction(io) {
                 concurrency: config.concurrency,
                 strategy: config.strategy,
                 maxParallel: config.maxParallel,
+                identity: { mode: config.clusterIdentity, recordName: config.clusterIdentityRecord, repin: config.repinClusters },
             },
             log,
             deadlineAt,
             timings: {},
             onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
+            // A diff records each cluster's desired state for the comment's review record; a rollout compares with it (reviewed.ts).
+            recordDesired: plan.mode === 'diff',
         };
-        const fleetChangeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
+        const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: deadline, log }) : undefined;
+        if (review)
+            run.beforeApply = review.beforeApply;
+        // mode: status reads the state of every cluster x instance and publishes it (status.ts).
+        if (plan.mode === 'status') {
+            const state = await fleetState(run);
+            const status = await publishStatus({
+                env: io.env,
+                state: context.sha ? { ...state, commit: context.sha } : state,
+                context,
+                sha: plan.sha,
+                secrets: secrets.secrets(),
+                githubToken: config.githubToken,
+                issue: config.statusIssue,
+                ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+                bundleFiles: config.bundleFiles,
+                signal: deadline,
+                log,
+            });
+            return status.fails ? 1 : 0;
+        }
+        // Only an apply rolls out; diff and drift plan.
+        const fleetChangeSet = plan.mode === 'apply' ? await rollOutFleet(run) : await planFleet(run);
         const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
         io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
+        // mode: drift keeps the bundle's drift issue (drift.ts) instead of a pull request comment.
+        const drift = plan.mode === 'drift'
+            ? await publishDrift({
+                env: io.env,
+                changeSet,
+                context,
+                plan,
+                secrets: secrets.secrets(),
+                githubToken: config.githubToken,
+                issue: config.driftIssue,
+                labels: config.driftLabels,
+                ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+                bundleFiles: config.bundleFiles,
+                signal: deadline,
+                log,
+            })
+            : undefined;
         const published = await publishResults({
             env: io.env,
             changeSet,
             context,
-            plan,
+            plan: plan.mode === 'drift' ? { ...plan, mode: 'diff' } : plan,
+            ...(drift?.note ? { notes: [drift.note] } : {}),
             secrets: secrets.secrets(),
             githubToken: config.githubToken,
-            comment: config.comment,
+            comment: config.comment && plan.mode !== 'drift',
             ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
             bundleFiles: config.bundleFiles,
             signal: deadline,
             log,
             changesFile: { path: config.changesFile, workspace, boundary },
+            ...(review ? { review: { notes: review.summary(), warnings: review.warnings, ...(review.record(changeSet.bundle) ? { record: review.record(changeSet.bundle) } : {}) } } : {}),
         });
         const failed = changeSet.clusters.filter((c) => c.status === 'failed');
         for (const cluster of failed) {
             log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
         }
         // A diff whose comment could not be posted fails too (publishResults says why).
-        return failed.length > 0 || published.fails ? 1 : 0;
+        // Drift found is not a failure (drift.ts); an issue that could not be written is.
+        return failed.length > 0 || published.fails || drift?.fails === true ? 1 : 0;
     }
     catch (error) {
         io.write(secrets.redact(errorAnnotations(error)));
@@ -17469,7 +18829,7 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4925);
+/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4912);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
 // as soon as the run is published and its output flushed: work still in flight after the
 // run's deadline (a request to a cluster that never answers) must not keep the step alive,

@@ -88,6 +88,34 @@ export interface ClusterChanges {
   startedAt?: string;
   /** Wall time spent on this cluster, in milliseconds. */
   durationMs?: number;
+  /**
+   * The cluster's identity (`kube/cluster-identity.ts`): the UID of its `kube-system`
+   * Namespace, the runtime cluster name timoni-fleet recorded for it and when, and what this
+   * run wrote (`recorded` on a first apply, `repinned`, `rewritten` after a restore). Absent
+   * when the run neither recorded nor found a record.
+   */
+  identity?: { uid: string; recordedAs?: string; recordedAt?: string; change?: 'recorded' | 'repinned' | 'rewritten' };
+  /**
+   * What was built for this cluster, as digests (`fleet/reviewed.ts`): set when the run
+   * records it (the action's diff, for the review record of the PR comment; its rollout,
+   * to compare with that record before applying). Absent otherwise.
+   */
+  desired?: DesiredState;
+}
+
+/**
+ * The desired state of one cluster as digests (`fleet/reviewed.ts`): no object and no
+ * secret value, only hashes of them.
+ */
+export interface DesiredState {
+  /** sha256 (hex) over every desired object (normalised, Secret values as their sha256) and every module. */
+  digest: string;
+  /** Each instance's module, by instance name. */
+  modules: Record<string, ModuleInfo>;
+  /** Each object's own digest (16 hex), by `instance/Kind/namespace/name`; a shortened record may list fewer than `objectCount`. */
+  objects: Record<string, string>;
+  /** How many objects the cluster's instances hold. */
+  objectCount: number;
 }
 
 /** The version of this document's format; a reader refuses a ChangeSet of a newer format. */

@@ -7,7 +7,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8360);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7439);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -121,7 +121,7 @@ class CliLog {
 
 /***/ }),
 
-/***/ 8360:
+/***/ 7439:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4329,7 +4329,7 @@ var dist = __nccwpck_require__(8815);
 // Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
 
 /** An answer of the API server with an error status (a `Status` object, usually). */
-class KubeApiError extends Error {
+class errors_KubeApiError extends Error {
     cluster;
     status;
     reason;
@@ -4426,7 +4426,7 @@ function mentionsImmutability(text) {
 }
 /** True when the API server refused a change because it touches an immutable field. */
 function isImmutableError(error) {
-    return error instanceof KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
+    return error instanceof errors_KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
 }
 /** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
 function immutableFields(error) {
@@ -5121,7 +5121,7 @@ function recreateDiff(live, desired, fields, done = false) {
 function isObjectError(error) {
     if (error instanceof ImmutableFieldError)
         return true;
-    return error instanceof KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
+    return error instanceof errors_KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
 }
 async function changeOf(cluster, desired, action, diffOf, error) {
     const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
@@ -6911,7 +6911,7 @@ async function deleteBundleInstances(cluster, bundle, options = {}) {
 
 const removed_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
 function isForbidden(error) {
-    return error instanceof KubeApiError && error.status === 403;
+    return error instanceof errors_KubeApiError && error.status === 403;
 }
 /** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
 const NAMESPACE_CONCURRENCY = 8;
@@ -7068,49 +7068,6 @@ async function removedInstancesApply(kube, bundle, builds, options, into) {
             throw new ClusterStepError('prune', error, name);
         }
     }
-}
-
-;// CONCATENATED MODULE: ./src/fleet/run.ts
-const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
-const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    pruneRemovedInstances: true,
-    concurrency: 4,
-    strategy: 'sequential',
-    maxParallel: 4,
-};
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
-    }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
-    }
-}
-// ---- Time limits
-// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
-// request already sent stays sent); the run stops waiting for it, reports the cluster as
-// failed, and goes on to publish what it has. The action's process ends after publishing,
-// which also ends any work still in flight.
-/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
-const CLUSTER_GRACE_MS = 2_000;
-function withinDeadline(work, deadlineAt, onDeadline) {
-    if (!Number.isFinite(deadlineAt))
-        return work;
-    let timer;
-    const expired = new Promise((resolve) => {
-        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
-    });
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 ;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
@@ -7890,7 +7847,7 @@ class KubeClient {
             return JSON.parse(response.body);
         }
         catch {
-            throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
+            throw new errors_KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
         }
     }
     /** GET that answers null for 404. */
@@ -7899,7 +7856,7 @@ class KubeClient {
             return await this.request({ method: 'GET', path, object });
         }
         catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
+            if (error instanceof errors_KubeApiError && error.status === 404)
                 return null;
             throw error;
         }
@@ -7969,7 +7926,7 @@ class KubeClient {
             this.onWarning?.({ cluster: this.name, text, object: req.object });
         if (response.status < 200 || response.status >= 300) {
             const status = parseStatus(response.body);
-            throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+            throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
         }
         return response;
     }
@@ -8093,7 +8050,7 @@ class KubeCluster {
             return true;
         }
         catch (error) {
-            if (error instanceof KubeApiError && error.status === 404)
+            if (error instanceof errors_KubeApiError && error.status === 404)
                 return false;
             throw error;
         }
@@ -8419,6 +8376,190 @@ async function bundleStatus(cluster, bundle) {
 
 
 
+;// CONCATENATED MODULE: ./src/kube/cluster-identity.ts
+
+
+const IDENTITY_NAMESPACE = 'kube-system';
+const DEFAULT_IDENTITY_RECORD = 'timoni-fleet-identity';
+/** Our own field manager: the record is never Timoni's, and Timoni's fields are never ours. */
+const IDENTITY_FIELD_MANAGER = 'timoni-fleet';
+const IDENTITY_LABELS = { 'app.kubernetes.io/managed-by': 'timoni-fleet', 'app.kubernetes.io/component': 'cluster-identity' };
+/**
+ * `check`: refuse a cluster whose record names another runtime cluster (nothing written);
+ * `record`: also write the record on an apply when there is none (the first apply), and
+ * refuse two runtime clusters of one run that reach the same cluster; `off`: nothing.
+ */
+const IDENTITY_MODES = ['check', 'record', 'off'];
+/** A cluster refused because its identity does not match the runtime cluster it was reached as. */
+class ClusterIdentityError extends Error {
+    uid;
+    record;
+    name = 'ClusterIdentityError';
+    constructor(message, uid, 
+    /** The record that refused the cluster, when one did. */
+    record) {
+        super(message);
+        this.uid = uid;
+        this.record = record;
+    }
+}
+/** `1a2b3c4d…` — enough of a UID to tell clusters apart in a report. */
+function shortUid(uid) {
+    return uid.length > 8 ? `${uid.slice(0, 8)}…` : uid;
+}
+const namespacePath = `/api/v1/namespaces/${IDENTITY_NAMESPACE}`;
+const recordPath = (name) => `${namespacePath}/configmaps/${encodeURIComponent(name)}`;
+/** The UID of the cluster's `kube-system` Namespace. */
+async function readClusterUid(cluster) {
+    const namespace = await cluster.client.request({ method: 'GET', path: namespacePath, object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE } });
+    const uid = namespace.metadata?.uid;
+    if (typeof uid !== 'string' || uid === '')
+        throw new Error(`cluster ${cluster.name}: the ${IDENTITY_NAMESPACE} Namespace has no UID`);
+    return uid;
+}
+/** The record's data, or null when the object is not a record of ours (missing fields). */
+function parseIdentityRecord(object) {
+    const data = object && isRecord(object.data) ? object.data : null;
+    if (!data)
+        return null;
+    const { runtimeCluster, uid, recordedAt } = data;
+    if (typeof runtimeCluster !== 'string' || runtimeCluster === '' || typeof uid !== 'string' || uid === '')
+        return null;
+    return { runtimeCluster, uid, recordedAt: typeof recordedAt === 'string' ? recordedAt : '' };
+}
+/** The ConfigMap that records the identity, as it is applied. */
+function identityRecordObject(name, record) {
+    return {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace: IDENTITY_NAMESPACE, labels: { ...IDENTITY_LABELS } },
+        data: { runtimeCluster: record.runtimeCluster, uid: record.uid, recordedAt: record.recordedAt },
+    };
+}
+/** The record in the cluster, or null when there is none. */
+async function readIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
+    const object = await cluster.client.getOrNull(recordPath(name), { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name });
+    return parseIdentityRecord(object);
+}
+/** Writes (or overwrites) the record with server-side apply under our own field manager. */
+async function writeIdentityRecord(cluster, record, name = DEFAULT_IDENTITY_RECORD) {
+    await cluster.client.request({
+        method: 'PATCH',
+        path: recordPath(name),
+        query: { fieldManager: IDENTITY_FIELD_MANAGER, force: true },
+        body: JSON.stringify(identityRecordObject(name, record)),
+        contentType: 'application/apply-patch+yaml',
+        object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name },
+    });
+}
+/** Removes the record (tests, or a cluster retired from the fleet); false when there was none. */
+async function deleteIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
+    try {
+        await cluster.client.request({ method: 'DELETE', path: recordPath(name), object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name } });
+        return true;
+    }
+    catch (error) {
+        if (error instanceof KubeApiError && error.status === 404)
+            return false;
+        throw error;
+    }
+}
+/** The message of a refused cluster: both names, the context, the UID, and how to re-pin. */
+function mismatchMessage(context, record, uid) {
+    const reached = context.kubeContext ? `context "${context.kubeContext}"` : 'the current context';
+    return (`${reached} reaches the cluster recorded as "${record.runtimeCluster}" (kube-system uid ${uid}${record.recordedAt ? `, recorded ${record.recordedAt}` : ''}), not "${context.runtimeCluster}": ` +
+        `was the kubeconfig or its secret copied, or the context renamed? The cluster is refused. ` +
+        `To re-pin it deliberately, run an apply with repin-clusters: ${context.runtimeCluster} (CLI: --repin-cluster ${context.runtimeCluster})`);
+}
+/**
+ * What to do with a cluster given its record (or none) and its live UID. A record whose UID
+ * is not the live one but names this runtime cluster (restored from a backup of this very
+ * cluster) matches and is rewritten; a record naming another runtime cluster is refused
+ * whatever its UID says, since it lies in the cluster reached.
+ */
+function decideIdentity(context, record, uid, repin) {
+    if (!record)
+        return { kind: 'none' };
+    if (record.runtimeCluster === context.runtimeCluster)
+        return { kind: 'match', record, rewrite: record.uid !== uid };
+    if (repin)
+        return { kind: 'repin', record };
+    return { kind: 'mismatch', record, message: mismatchMessage(context, record, uid) };
+}
+/**
+ * `repin-clusters` / `--repin-cluster`: names separated by commas, spaces or lines. Runtime
+ * cluster names are case-insensitive in selections, so they are compared lower-cased.
+ */
+function parseRepinList(values) {
+    return values.flatMap((value) => value.split(/[\s,]+/)).map((name) => name.trim()).filter(Boolean);
+}
+function repinsCluster(repin, runtimeCluster) {
+    const name = runtimeCluster.toLowerCase();
+    return repin.some((entry) => entry.toLowerCase() === name);
+}
+const cluster_identity_isForbidden = (error) => error instanceof errors_KubeApiError && (error.status === 403 || error.status === 401);
+function rightsMessage(cluster, recordName, error) {
+    return `cluster ${cluster.name}: cannot read or write its identity record (get and patch on ConfigMap ${IDENTITY_NAMESPACE}/${recordName}, get on Namespace ${IDENTITY_NAMESPACE} are needed): ${error.statusMessage || `HTTP ${error.status}`}`;
+}
+/**
+ * Reads the cluster's identity record and decides: a record naming another runtime cluster
+ * throws ClusterIdentityError (unless re-pinned: on an apply the record is overwritten, a
+ * diff only says so); in `record` mode an apply writes the first record. A user who may not
+ * read the record is not refused in `check` mode (the identity is then not checked, and
+ * `note` says so); in `record` mode on an apply it is an error.
+ */
+async function establishIdentity(cluster, context, options) {
+    if (options.mode === 'off')
+        return null;
+    const recordName = options.recordName || DEFAULT_IDENTITY_RECORD;
+    const writes = options.apply && (options.mode === 'record' || options.repin);
+    let record;
+    let uid;
+    try {
+        record = await readIdentityRecord(cluster, recordName);
+        // Without a record and nothing to write, the UID is not needed: one request per cluster.
+        if (record || options.mode === 'record')
+            uid = await readClusterUid(cluster);
+    }
+    catch (error) {
+        if (!cluster_identity_isForbidden(error))
+            throw error;
+        if (writes)
+            throw new ClusterIdentityError(rightsMessage(cluster, recordName, error));
+        return { record: null, note: `cluster identity not checked: ${rightsMessage(cluster, recordName, error)}` };
+    }
+    if (!uid)
+        return { record };
+    const decision = decideIdentity(context, record, uid, options.repin);
+    // A record naming another runtime cluster says more (a copied kubeconfig) than the run's
+    // own check that no two of its runtime clusters reach this cluster: it is reported first.
+    if (decision.kind === 'mismatch')
+        throw new ClusterIdentityError(`cluster ${context.runtimeCluster}: ${decision.message}`, uid, decision.record);
+    options.onUid?.(uid);
+    const fresh = { runtimeCluster: context.runtimeCluster, uid, recordedAt: (options.now ?? (() => new Date()))().toISOString() };
+    const write = async (change) => {
+        try {
+            await writeIdentityRecord(cluster, fresh, recordName);
+        }
+        catch (error) {
+            if (cluster_identity_isForbidden(error))
+                throw new ClusterIdentityError(rightsMessage(cluster, recordName, error), uid);
+            throw error;
+        }
+        return { uid, record, change, current: fresh };
+    };
+    switch (decision.kind) {
+        case 'none':
+            return options.apply && options.mode === 'record' ? write('recorded') : { uid, record };
+        case 'match':
+            return decision.rewrite && writes ? write('rewritten') : { uid, record, current: decision.record };
+        case 'repin':
+            if (options.apply)
+                return write('repinned');
+            return { uid, record, note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin` };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/session.ts
 // One cluster's part of a run: its connection (the client opened from its kube context, its
 // Kubernetes version, a reader for runtime value queries), and what it should run (the
@@ -8426,6 +8567,7 @@ async function bundleStatus(cluster, bundle) {
 // cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
 // A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
 // exception, so that the other clusters are still diffed.
+
 
 
 
@@ -8449,18 +8591,82 @@ async function openSession(kubeconfig, cluster, options) {
         throw error;
     }
 }
-/** Opens a cluster for a plan or a rollout; the first request of the run is timed. */
-async function connectCluster(run, cluster, line, startedAt) {
+/**
+ * Opens a cluster for a plan or a rollout; the first request of the run is timed. Then its
+ * identity is checked (and on an apply, recorded): a cluster recorded under another runtime
+ * name fails with step `identity` before anything is evaluated or read from it.
+ */
+async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     if (run.timings)
         run.timings.firstClusterRequestMs ??= performance.now();
+    let session;
     try {
-        return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
+        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
     }
     catch (error) {
         line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
         return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
     }
+    try {
+        session.identity = await checkIdentity(run, session, line, purpose);
+        return { session };
+    }
+    catch (error) {
+        session.kube.close();
+        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        const entry = clusterEntry(cluster, 'failed', [], clusterError(new ClusterStepError('identity', error), 'identity'), startedAt);
+        if (!(error instanceof ClusterIdentityError) || !error.uid)
+            return { failed: entry };
+        const record = error.record ? { recordedAs: error.record.runtimeCluster, recordedAt: error.record.recordedAt } : {};
+        return { failed: { ...entry, identity: { uid: error.uid, ...record } } };
+    }
+}
+/** Runtime clusters by the kube-system UID they reached, per run (recording runs only). */
+const reachedByRun = new WeakMap();
+/** The cluster's identity checked, or recorded on an apply; throws when it is refused. */
+async function checkIdentity(run, session, line, purpose) {
+    const options = run.options.identity ?? { mode: 'check', repin: [] };
+    const { name, kubeContext } = session.runtimeCluster;
+    // Two runtime clusters of one run reaching one cluster would apply two runtimes' values to
+    // it: refused when recording, before anything is written.
+    const claim = (uid) => {
+        let reached = reachedByRun.get(run);
+        if (!reached)
+            reachedByRun.set(run, (reached = new Map()));
+        const other = reached.get(uid);
+        if (other !== undefined && other !== name) {
+            throw new ClusterIdentityError(`cluster ${name}: context "${kubeContext}" reaches the same cluster (kube-system uid ${uid}) as runtime cluster "${other}" of this run: one cluster cannot be two runtime clusters`, uid);
+        }
+        reached.set(uid, name);
+    };
+    const established = await establishIdentity(session.kube, { runtimeCluster: name, kubeContext }, {
+        mode: options.mode,
+        ...(options.recordName ? { recordName: options.recordName } : {}),
+        repin: repinsCluster(options.repin, name),
+        apply: purpose === 'apply',
+        ...(options.mode === 'record' ? { onUid: claim } : {}),
+    });
+    if (!established)
+        return undefined;
+    if (established.note)
+        line(established.note);
+    const { uid } = established;
+    if (!uid)
+        return undefined;
+    const current = established.current;
+    if (established.change)
+        line(`cluster identity ${established.change}: "${name}" is kube-system uid ${uid}${established.record && established.change === 'repinned' ? ` (was "${established.record.runtimeCluster}")` : ''}`);
+    return {
+        uid,
+        ...(current ? { recordedAs: current.runtimeCluster, recordedAt: current.recordedAt } : {}),
+        ...(established.change ? { change: established.change } : {}),
+    };
+}
+/** A cluster's ChangeSet entry with the identity its session established. */
+function withIdentity(session, entry) {
+    return session.identity ? { ...entry, identity: session.identity } : entry;
 }
 async function buildForCluster(engine, evaluation, resolver, session, registerSecret, builds) {
     let evaluated;
@@ -8514,6 +8720,199 @@ function moduleInfo(instance) {
     return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
 }
 
+;// CONCATENATED MODULE: ./src/fleet/reviewed.ts
+// Apply what was reviewed: the desired state of one cluster as digests, and what differs
+// between the state a pull request's diff recorded and the one about to be applied.
+//
+// The digest of a cluster is sha256 over stable JSON (map keys sorted) of, per instance,
+// its module (url, version, digest) and every object it builds, normalised as a diff
+// compares them (`kube/normalize.ts`), keyed `instance/Kind/namespace/name` and sorted by
+// that key (the state, not the order it is applied in). A Secret's `data` and `stringData`
+// values are replaced by `sha256:<hex>` of the value before anything else sees the object,
+// so no secret value enters the digest's input nor its output. Each object also has a
+// digest of its own (16 hex: 64 bits, enough to name the object that changed; the cluster
+// digest, whole, decides whether anything changed), so that a mismatch can name objects.
+//
+// What a digest cannot hide: a Secret value of low entropy (a 4-digit PIN) could be guessed
+// by hashing candidates and comparing with a published object digest, as with any published
+// hash; the review record in the PR comment holds these digests.
+//
+// Pure: no cluster, no GitHub. The rollout computes the state (rollout.ts) and hands it to
+// the run's `beforeApply`; the action compares it with the PR comment's record.
+
+
+
+
+
+/** Hex digits kept of each object's own digest. */
+const OBJECT_DIGEST_LENGTH = 16;
+const sha256 = (text) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text).digest('hex');
+/** JSON with every map's keys sorted, so that equal values give equal text. */
+function stableJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map((item) => stableJson(item === undefined ? null : item)).join(',')}]`;
+    if (isRecord(value)) {
+        const keys = Object.keys(value)
+            .filter((key) => value[key] !== undefined)
+            .sort();
+        return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(value[key])}`).join(',')}}`;
+    }
+    return JSON.stringify(value) ?? 'null';
+}
+/** `instance/Kind/namespace/name` (`instance/Kind/name` when cluster-scoped). */
+function objectKey(instance, object) {
+    return [instance, object.kind, object.metadata.namespace ?? '', object.metadata.name].filter(Boolean).join('/');
+}
+/** The object as the digest reads it: normalised, a Secret's values replaced by their sha256. */
+function digestInput(object) {
+    const normalised = normalizeObject(object);
+    if (!isSecret(normalised))
+        return normalised;
+    for (const field of ['data', 'stringData']) {
+        const value = normalised[field];
+        if (value === undefined)
+            continue;
+        normalised[field] = isRecord(value)
+            ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, `sha256:${sha256(String(item))}`]))
+            : `sha256:${sha256(stableJson(value))}`;
+    }
+    const annotations = normalised.metadata.annotations;
+    // `kubectl apply` copies the whole object, data included, into this annotation.
+    const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+    if (annotations && lastApplied in annotations)
+        normalised.metadata.annotations = { ...annotations, [lastApplied]: `sha256:${sha256(annotations[lastApplied] ?? '')}` };
+    return normalised;
+}
+/** The desired state of one cluster as digests: see the header. */
+function desiredState(instances) {
+    const modules = {};
+    const entries = [];
+    for (const instance of instances) {
+        modules[instance.name] = { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+        for (const object of instance.objects) {
+            let key = objectKey(instance.name, object);
+            // The same name twice in one instance (two kinds of one name in different API groups).
+            if (entries.some(([existing]) => existing === key))
+                key = `${key}#${object.apiVersion}`;
+            entries.push([key, sha256(stableJson(digestInput(object)))]);
+        }
+    }
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const digest = sha256(stableJson({ modules, objects: entries }));
+    const objects = Object.fromEntries(entries.map(([key, full]) => [key, full.slice(0, OBJECT_DIGEST_LENGTH)]));
+    return { digest, modules, objects, objectCount: entries.length };
+}
+function sameModule(a, b) {
+    return !!a && !!b && a.url === b.url && a.version === b.version && a.digest === b.digest;
+}
+/** What differs between the reviewed state and the current one; null when they are the same. */
+function compareDesired(reviewed, current) {
+    if (reviewed.digest === current.digest)
+        return null;
+    const instances = [...new Set([...Object.keys(reviewed.modules), ...Object.keys(current.modules)])];
+    const modules = instances
+        .filter((instance) => !sameModule(reviewed.modules[instance], current.modules[instance]))
+        .map((instance) => ({ instance, ...(reviewed.modules[instance] ? { reviewed: reviewed.modules[instance] } : {}), ...(current.modules[instance] ? { current: current.modules[instance] } : {}) }));
+    const partial = Object.keys(reviewed.objects).length < reviewed.objectCount;
+    const changed = [];
+    const removed = [];
+    for (const [key, digest] of Object.entries(reviewed.objects)) {
+        const now = current.objects[key];
+        if (now === undefined)
+            removed.push(key);
+        else if (now !== digest)
+            changed.push(key);
+    }
+    // With a partial record, an object not listed may have been reviewed: it is not called added.
+    const added = partial ? [] : Object.keys(current.objects).filter((key) => !(key in reviewed.objects));
+    return { modules, changed, added, removed, partial };
+}
+const LISTED = 10;
+function reviewed_list(keys) {
+    const shown = keys.slice(0, LISTED).join(', ');
+    return keys.length > LISTED ? `${shown} and ${keys.length - LISTED} more` : shown;
+}
+function moduleText(module) {
+    if (!module)
+        return 'none';
+    const digest = module.digest.replace(/^sha256:/, '').slice(0, 12);
+    return `${module.url}:${module.version}${digest ? ` (sha256:${digest})` : ''}`;
+}
+/** What changed, in one sentence: modules (with their digests), then objects. */
+function describeDifference(difference) {
+    const parts = [];
+    for (const module of difference.modules) {
+        if (!module.reviewed)
+            parts.push(`instance ${module.instance} is new (module ${moduleText(module.current)})`);
+        else if (!module.current)
+            parts.push(`instance ${module.instance} was removed`);
+        else
+            parts.push(`module of instance ${module.instance}: reviewed ${moduleText(module.reviewed)}, now ${moduleText(module.current)}`);
+    }
+    if (difference.changed.length > 0)
+        parts.push(`objects changed: ${reviewed_list(difference.changed)}`);
+    if (difference.added.length > 0)
+        parts.push(`objects added: ${reviewed_list(difference.added)}`);
+    if (difference.removed.length > 0)
+        parts.push(`objects removed: ${reviewed_list(difference.removed)}`);
+    if (difference.partial)
+        parts.push('objects the review record did not list one by one (it was shortened to fit the comment) may differ too');
+    if (parts.length === 0)
+        parts.push('the objects differ');
+    return parts.join('; ');
+}
+/** The desired state of a cluster's build (session.ts): every instance's module and objects. */
+function desiredOfBuild(instances) {
+    return desiredState(instances.map((instance) => ({ name: instance.name, module: moduleInfo(instance), objects: instance.built.sets.flatMap((set) => set.objects) })));
+}
+/** The cluster's entry with its desired state, when it was computed. */
+function withDesired(entry, desired) {
+    return desired ? { ...entry, desired } : entry;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/run.ts
+const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
+const defaultFleetOptions = {
+    force: false,
+    overwriteOwnership: false,
+    wait: true,
+    timeoutMs: 5 * 60_000,
+    prune: true,
+    pruneRemovedInstances: true,
+    concurrency: 4,
+    strategy: 'sequential',
+    maxParallel: 4,
+};
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+// ---- Time limits
+// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
+// request already sent stays sent); the run stops waiting for it, reports the cluster as
+// failed, and goes on to publish what it has. The action's process ends after publishing,
+// which also ends any work still in flight.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+function withinDeadline(work, deadlineAt, onDeadline) {
+    if (!Number.isFinite(deadlineAt))
+        return work;
+    let timer;
+    const expired = new Promise((resolve) => {
+        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+    });
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
@@ -8522,6 +8921,7 @@ function moduleInfo(instance) {
 // server refuses (an immutable field, an invalid value) is a `failed` change: the other
 // objects and instances are still diffed and shown, and the cluster is failed. Instances
 // that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+
 
 
 
@@ -8564,15 +8964,15 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         if (failure) {
             log.line(`✗ ${failure.message}`);
             run.onClusterError?.(cluster.name, new Error(failure.message));
-            return clusterEntry(cluster, 'failed', instances, failure, startedAt);
+            return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure, startedAt));
         }
         const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
-        return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
+        return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(build.instances) : undefined);
     }
     catch (error) {
         log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
+        return withIdentity(session, clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
     }
     finally {
         session.kube.close();
@@ -8692,19 +9092,31 @@ async function rollOutWaves(clusters, options, rollOut) {
 
 
 
+
 async function rollOutCluster(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
     const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const connected = await connectCluster(run, cluster, line, startedAt);
+    const connected = await connectCluster(run, cluster, line, startedAt, 'apply');
     if ('failed' in connected)
         return connected.failed;
     const { session } = connected;
     const instances = [];
+    let desired;
     try {
         const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
         const bundle = build.evaluated.bundle.name;
         bundleName.value ||= bundle;
+        // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
+        if (run.beforeApply || run.recordDesired) {
+            desired = desiredOfBuild(build.instances);
+            try {
+                run.beforeApply?.(cluster, bundle, desired);
+            }
+            catch (error) {
+                throw new ClusterStepError('review', error);
+            }
+        }
         // As Timoni, every instance's ownership is checked before any instance is applied.
         if (!run.options.overwriteOwnership) {
             try {
@@ -8741,12 +9153,12 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         if (run.options.prune && run.options.pruneRemovedInstances) {
             await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) }, instances);
         }
-        return clusterEntry(cluster, 'applied', instances, null, startedAt);
+        return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
     }
     catch (error) {
         line(`✗ ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
-        return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
+        return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)), desired);
     }
     finally {
         session.kube.close();
@@ -8836,6 +9248,207 @@ function fleetStatus(run) {
 }
 function fleetDelete(run) {
     return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`) }), true);
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
+// The state of the fleet: for every selected cluster and every instance of the bundle, one
+// of Banzai Pipeline's states, with what it rests on (the module the cluster stores and the
+// one the bundle asks for, the last apply, the readiness of the stored objects):
+//
+// - `unknown`: the cluster cannot be reached (or its identity is refused, or the bundle
+//   cannot be evaluated or built for it, or reading the instance failed): the reason says which;
+// - `not installed`: the cluster stores no instance (Timoni's instance Secret) of that name
+//   for this bundle;
+// - `stale`: the stored module version or digest is not the bundle's, or a dry-run diff of
+//   the instance (the plan's own, `diffInstance`) finds objects that an apply would change
+//   (drifted); an instance the cluster stores that the bundle no longer lists is stale too;
+// - `failed`: in sync, but an object of the stored inventory is not Current (kstatus);
+// - `deployed`: in sync and every object Current.
+//
+// Clusters are read at once (bounded by `concurrency`), instances in bundle order; rows keep
+// runtime order. Nothing is written.
+
+
+
+
+
+
+
+
+
+
+
+
+
+const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown'];
+/** Version of the `status -o json` document and of the action's `status` output. */
+const FLEET_STATE_FORMAT = 1;
+/** A few object references, then how many more. */
+function listed(items, shown = 3) {
+    const head = items.slice(0, shown).join(', ');
+    return items.length > shown ? `${head} and ${items.length - shown} more` : head;
+}
+function fleet_state_moduleText(module) {
+    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
+    return `${module.version}${digest}`;
+}
+/** True when the stored module is another than the bundle's: another version, or another known digest. */
+function moduleDiffers(stored, desired) {
+    const known = (digest) => digest !== '' && digest !== 'unknown';
+    if (known(stored.digest) && known(desired.digest) && stored.digest !== desired.digest)
+        return true;
+    return stored.version !== desired.version;
+}
+function readinessOf(status) {
+    const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
+    return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
+}
+/** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
+function driftOf(changes) {
+    return changes
+        .filter((c) => isChangingAction(c.action) || c.action === 'failed')
+        .map((c) => `${formatRef({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name })} ${c.action}${c.error ? ` (${c.error})` : ''}`);
+}
+const message = (error) => (error instanceof Error ? error.message : String(error));
+function row(base, fields) {
+    return { ...base, module: null, desired: null, lastApplied: null, readiness: null, reason: '', ...fields };
+}
+function fleet_state_storedModule(stored) {
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
+}
+/** One instance of the bundle on a reachable cluster. */
+async function instanceRow(run, session, bundle, instance, base) {
+    const desired = moduleInfo(instance);
+    const fields = { instance: instance.name, namespace: instance.namespace, desired };
+    let stored;
+    try {
+        stored = await inventory_store_readInstance(session.kube, instance.name, instance.namespace);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
+    }
+    if (!stored)
+        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
+    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
+    if (owner !== bundle) {
+        const whose = owner ? `bundle ${owner}` : 'no bundle';
+        return row(base, { ...fields, state: 'not installed', module: fleet_state_storedModule(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
+    }
+    const module = fleet_state_storedModule(stored);
+    let status;
+    try {
+        status = await instanceStatus(session.kube, stored);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
+    }
+    const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
+    if (moduleDiffers(module, desired)) {
+        return row(base, { ...known, state: 'stale', reason: `module ${fleet_state_moduleText(module)} applied, the bundle asks for ${fleet_state_moduleText(desired)}` });
+    }
+    let changes;
+    try {
+        // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
+        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
+    }
+    catch (error) {
+        return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
+    }
+    const drift = driftOf(changes);
+    if (drift.length > 0)
+        return row(base, { ...known, state: 'stale', reason: `drifted: ${listed(drift)}` });
+    if (status.pending)
+        return row(base, { ...known, state: 'stale', reason: 'an upgrade was started and did not finish' });
+    if (known.readiness.notReady.length > 0)
+        return row(base, { ...known, state: 'failed', reason: `not ready: ${listed(known.readiness.notReady)}` });
+    return row(base, { ...known, state: 'deployed' });
+}
+/** The instance names of a cluster that could not be reached, when the bundle evaluates without it. */
+async function unreachableRows(run, cluster, base, reason, bundleName) {
+    try {
+        const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} cannot be reached`));
+        const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
+        bundleName.value ||= evaluated.bundle.name;
+        if (evaluated.bundle.instances.length > 0) {
+            return evaluated.bundle.instances.map((i) => row(base, { instance: i.name, namespace: i.namespace, state: 'unknown', reason }));
+        }
+    }
+    catch {
+        // The bundle needs the cluster (a runtime value query) to name its instances: one row says so.
+    }
+    return [row(base, { instance: '', namespace: '', state: 'unknown', reason })];
+}
+async function clusterRows(run, cluster, builds, bundleName) {
+    const base = { cluster: cluster.name, group: cluster.group };
+    // Connected as a plan connects (the cluster identity check included), nothing written.
+    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
+    if ('failed' in connected) {
+        const error = connected.failed.error;
+        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' ? `cannot reach cluster ${cluster.name}: ${error.message}` : `${error.step}: ${error.message}`;
+        return unreachableRows(run, cluster, base, reason, bundleName);
+    }
+    const { session } = connected;
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        const rows = [];
+        for (const instance of build.instances)
+            rows.push(await instanceRow(run, session, bundle, instance, base));
+        rows.push(...(await removedRows(run, session, bundle, build.instances, base)));
+        return rows;
+    }
+    catch (error) {
+        run.onClusterError?.(cluster.name, error);
+        const step = error instanceof ClusterStepError ? `${error.step}: ` : '';
+        const instance = error instanceof ClusterStepError ? (error.instance ?? '') : '';
+        return [row(base, { instance, namespace: '', state: 'unknown', reason: `${step}${message(error)}` })];
+    }
+    finally {
+        session.kube.close();
+    }
+}
+/** The instances the cluster stores under the bundle's label that the bundle no longer lists: stale, oldest first. */
+async function removedRows(run, session, bundle, listed, base) {
+    const rows = [];
+    try {
+        const scan = await findRemovedInstances(session.kube, bundle, listed);
+        for (const stored of [...scan.removed].reverse()) {
+            const status = await instanceStatus(session.kube, stored);
+            rows.push(row(base, {
+                instance: stored.instance.name,
+                namespace: stored.instance.namespace,
+                state: 'stale',
+                module: fleet_state_storedModule(stored),
+                lastApplied: status.lastApplied || null,
+                readiness: readinessOf(status),
+                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
+            }));
+        }
+    }
+    catch (error) {
+        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
+    }
+    return rows;
+}
+function countStates(rows) {
+    const counts = Object.fromEntries(INSTANCE_STATES.map((state) => [state, 0]));
+    for (const r of rows)
+        counts[r.state] += 1;
+    return counts;
+}
+/** The state of every selected cluster x instance of the bundle. */
+async function fleetState(run) {
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+    const builds = new InstanceBuilds(run.engine);
+    const bundleName = { value: '' };
+    run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+    const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
+        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
+    ]));
+    const instances = perCluster.flat();
+    return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/errors.ts
@@ -10788,6 +11401,48 @@ class ModuleResolver {
     }
 }
 
+;// CONCATENATED MODULE: ./src/cli/fleet-state-text.ts
+// `timoni-fleet status -o text`: the state of every cluster x instance as a table in
+// kubectl's style (columns padded with spaces, upper-case headings), one row per instance,
+// and a line counting the states.
+
+/** `sha256:0123456789ab`: the algorithm and the first 12 hex digits; other forms as they are. */
+function shortDigest(digest) {
+    const match = /^([a-z0-9]+):([0-9a-f]{12})[0-9a-f]*$/.exec(digest);
+    return match ? `${match[1]}:${match[2]}` : digest;
+}
+/** `2/3`, or `-` when nothing is stored. */
+function readinessText(row) {
+    return row.readiness ? `${row.readiness.ready}/${row.readiness.total}` : '-';
+}
+const HEADINGS = ['CLUSTER', 'GROUP', 'INSTANCE', 'NAMESPACE', 'STATE', 'MODULE', 'DIGEST', 'LAST APPLIED', 'READY', 'REASON'];
+function cells(row) {
+    const module = row.module ?? row.desired;
+    return [
+        row.cluster,
+        row.group,
+        row.instance || '-',
+        row.namespace || '-',
+        row.state,
+        module?.version || '-',
+        module?.digest ? shortDigest(module.digest) : '-',
+        row.lastApplied ?? '-',
+        readinessText(row),
+        // One line per row: a reason never breaks the table.
+        row.reason.replace(/\s*\n\s*/g, ' ') || '-',
+    ];
+}
+/** The table; the last column (the reason) is not padded. */
+function fleetStateTable(state) {
+    const rows = [HEADINGS, ...state.instances.map(cells)];
+    const widths = HEADINGS.map((_, column) => Math.max(...rows.map((r) => (r[column] ?? '').length)));
+    return rows.map((r) => r.map((cell, column) => (column === r.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('   ').trimEnd()).join('\n') + '\n';
+}
+/** `2 deployed, 1 stale, 1 not installed, 0 failed, 1 unknown`. */
+function stateCounts(state) {
+    return INSTANCE_STATES.map((name) => `${state.counts[name]} ${name}`).join(', ');
+}
+
 // EXTERNAL MODULE: ./src/cli/io.ts
 var cli_io = __nccwpck_require__(1604);
 ;// CONCATENATED MODULE: ./src/duration.ts
@@ -10841,6 +11496,7 @@ function formatDuration(milliseconds) {
 
 
 
+
 // ---- Flags
 const bundleFlags = [
     { name: 'file', short: 'f', kind: 'list', description: 'Bundle file (.cue, .json, .yaml); repeat or separate with commas' },
@@ -10876,19 +11532,35 @@ const fleetFlags = [
     { name: 'max-parallel', kind: 'string', default: '4', description: 'With --strategy waves: clusters of one wave applied at once' },
     { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
     { name: 'changes-file', kind: 'string', default: '', description: 'Also write the ChangeSet JSON (as -o json prints it) to this file' },
+    { name: 'cluster-identity', kind: 'string', default: 'check', choices: [...IDENTITY_MODES], description: 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off' },
+    { name: 'cluster-identity-record', kind: 'string', default: DEFAULT_IDENTITY_RECORD, description: "The identity record's ConfigMap name in kube-system" },
+    { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
 ];
 /** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
 const commandFlags = {
     apply: 'all',
-    diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file'],
+    diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
     status: ['deadline'],
     delete: ['wait', 'timeout', 'deadline'],
+};
+/**
+ * `status` without `-o` prints Timoni's `bundle status` lines; `-o text` the state of each
+ * cluster x instance (deployed, stale, not installed, failed, unknown), `-o json` the same as JSON.
+ */
+const statusOutputFlag = {
+    name: 'output',
+    short: 'o',
+    kind: 'string',
+    default: '',
+    choices: ['text', 'json'],
+    description: "The state of each instance: text (a table) or json; without it, Timoni's bundle status lines",
 };
 function fleetFlagsFor(command) {
     const own = commandFlags[command];
     if (own === 'all')
         return fleetFlags;
-    return fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
+    const flags = fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
+    return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 /** `--cue-memory-limit` in MiB, checked. */
 function cueMemoryLimit(args) {
@@ -10990,6 +11662,8 @@ function fleetRunFromArgs(engine, args, io, log) {
             // --strategy is checked against its choices when the arguments are parsed.
             strategy: (args.strings.get('strategy') ?? 'sequential'),
             maxParallel,
+            // --cluster-identity is checked against its choices when the arguments are parsed.
+            identity: { mode: (args.strings.get('cluster-identity') ?? 'check'), recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []) },
         },
         log,
         ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
@@ -11723,10 +12397,13 @@ class TimoniYamlPrinter {
 // - `diff|apply|status|delete` reach the clusters through the fleet layer. diff exits 0 in
 //   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits
 //   1 when a cluster failed; `-o json` prints the ChangeSet (diff, apply) or the
-//   per-cluster results. Progress goes to stderr through CliLog: diff's clusters in runtime
+//   per-cluster results (delete). `status` alone prints Timoni's `bundle status` lines;
+//   `status -o text|json` the state of each cluster x instance (../fleet/fleet-state.ts). Progress goes to stderr through CliLog: diff's clusters in runtime
 //   order, each error once; delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
 // vet and build stay off clusters except to read runtime value queries (query-access.ts);
 // values read from Secrets are redacted in what they print.
+
+
 
 
 
@@ -11908,27 +12585,49 @@ async function runApply(engine, args, io) {
         io.stderr(`not reached: ${skipped.join(', ')}\n`);
     return changeSet.clusters.some((c) => c.status === 'failed') ? 1 : 0;
 }
-async function runStatus(engine, args, io) {
-    const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new cli_io/* CliLog */.n(io)));
-    if (args.strings.get('output') === 'json') {
-        io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, group: r.cluster.group, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
+/**
+ * `status -o text|json`: the state of every cluster x instance (fleet-state.ts), as a table
+ * or as JSON. Exits 0 when every instance is deployed, 1 otherwise, 2 when it cannot run.
+ */
+async function runFleetState(engine, args, io, output) {
+    let state;
+    try {
+        const { run, log } = orderedRun(engine, args, io);
+        state = await fleetState(run);
+        log.flush();
     }
+    catch (error) {
+        io.stderr(`✗ ${error instanceof Error ? error.message : String(error)}\n`);
+        return 2;
+    }
+    if (output === 'json')
+        io.stdout(`${JSON.stringify(state, null, 2)}\n`);
     else {
-        for (const { cluster, bundle, result, error } of results) {
-            if (error) {
-                io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
-                continue;
-            }
-            if (!result || result.length === 0)
-                io.stdout(`b:${bundle} > c:${cluster.name} > ✗ no instances found in bundle\n`);
-            for (const instance of result ?? []) {
-                const prefix = `b:${bundle} > c:${cluster.name} > i:${instance.name}`;
-                io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
-                for (const image of instance.images)
-                    io.stdout(`${prefix} > container image ${image}\n`);
-                for (const object of instance.objects)
-                    io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);
-            }
+        io.stdout(fleetStateTable(state));
+        io.stderr(`${stateCounts(state)}\n`);
+    }
+    return state.instances.every((row) => row.state === 'deployed') ? 0 : 1;
+}
+async function runStatus(engine, args, io) {
+    // Without -o: Timoni's `bundle status` lines, as Timoni prints them.
+    const output = args.strings.get('output') ?? '';
+    if (output !== '')
+        return runFleetState(engine, args, io, output);
+    const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new cli_io/* CliLog */.n(io)));
+    for (const { cluster, bundle, result, error } of results) {
+        if (error) {
+            io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
+            continue;
+        }
+        if (!result || result.length === 0)
+            io.stdout(`b:${bundle} > c:${cluster.name} > ✗ no instances found in bundle\n`);
+        for (const instance of result ?? []) {
+            const prefix = `b:${bundle} > c:${cluster.name} > i:${instance.name}`;
+            io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
+            for (const image of instance.images)
+                io.stdout(`${prefix} > container image ${image}\n`);
+            for (const object of instance.objects)
+                io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);
         }
     }
     // As Timoni's bundle status: a cluster without the bundle's instances is an error.

@@ -8,6 +8,8 @@ import type { ModeInput } from './plan.js';
 import { parseVariableNames, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
 import { ROLLOUT_STRATEGIES, type RolloutStrategy } from '../fleet/run.js';
 import { parseShardBy, ShardByError, type ShardBy } from '../fleet/shards.js';
+import { REVIEWED_POLICIES, type ReviewedPolicy } from './reviewed.js';
+import { DEFAULT_IDENTITY_RECORD, IDENTITY_MODES, parseRepinList, type IdentityMode } from '../kube/cluster-identity.js';
 
 export interface ActionConfig {
   bundleFiles: string[];
@@ -56,6 +58,20 @@ export interface ActionConfig {
   changesPatterns: string[];
   /** How the `matrix` output (and report mode) splits the selected clusters into shards (`shard-by`). */
   shardBy: ShardBy;
+  /** Apply what was reviewed (`reviewed`): refuse, warn about, or not compare a cluster that differs from the PR's diff. */
+  reviewed: ReviewedPolicy;
+  /** The cluster identity check (`cluster-identity`): check records, also record them on apply, or off. */
+  clusterIdentity: IdentityMode;
+  /** The identity record's ConfigMap name in kube-system (`cluster-identity-record`). */
+  clusterIdentityRecord: string;
+  /** Runtime clusters an apply re-pins on purpose (`repin-clusters`). */
+  repinClusters: string[];
+  /** `mode: drift` keeps one issue per bundle (`drift-issue`). */
+  driftIssue: boolean;
+  /** Labels of a new drift issue (`drift-labels`). */
+  driftLabels: string[];
+  /** `mode: status` keeps its table in one issue per bundle (`status-issue`). */
+  statusIssue: boolean;
 }
 
 /**
@@ -96,6 +112,13 @@ export function registryCredentials(text: string, mask: (secret: string) => void
     entries[host.toLowerCase()] = credential;
   });
   return entries;
+}
+
+/** `cluster-identity-record`: a ConfigMap name (DNS subdomain), default timoni-fleet-identity. */
+function identityRecordName(text: string): string {
+  if (text === '') return DEFAULT_IDENTITY_RECORD;
+  if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text)) throw new InputError('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not "${text}"`);
+  return text;
 }
 
 export function readActionConfig(env: Environment, mask: (secret: string) => void): ActionConfig {
@@ -143,7 +166,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     bundleFiles,
     runtimeFiles: getListInput(env, 'runtime'),
     kubeconfigs,
-    mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix'] as const, 'auto'),
+    mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'] as const, 'auto'),
     runtimeGroup: getInput(env, 'runtime-group') || '*',
     runtimeCluster: getInput(env, 'runtime-cluster') || '*',
     runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
@@ -171,5 +194,12 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     changesFile: getInput(env, 'changes-file'),
     changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
     shardBy,
+    reviewed: getChoiceInput(env, 'reviewed', REVIEWED_POLICIES, 'warn'),
+    clusterIdentity: getChoiceInput(env, 'cluster-identity', IDENTITY_MODES, 'record'),
+    clusterIdentityRecord: identityRecordName(getInput(env, 'cluster-identity-record')),
+    repinClusters: parseRepinList(getListInput(env, 'repin-clusters')),
+    driftIssue: getBooleanInput(env, 'drift-issue', true),
+    driftLabels: getListInput(env, 'drift-labels'),
+    statusIssue: getBooleanInput(env, 'status-issue', false),
   };
 }

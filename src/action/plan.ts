@@ -5,16 +5,21 @@
 // refused with an InputError naming the input that allows it. `report` and `matrix` reach no
 // cluster: a report merges the ChangeSet files of a fan-out's matrix jobs and publishes them
 // for the event as a single job would (reportPlan), `matrix` only sets the `matrix` output.
+// `drift` diffs the clusters for the drift issue (driftPlan; not on pull requests).
 import type { RunContext } from '../github/event.js';
 import { InputError } from './runner.js';
 
 /** The modes that decide from the event, or diff, or apply. */
 export type FleetModeInput = 'auto' | 'diff' | 'apply';
 
-export type ModeInput = FleetModeInput | 'report' | 'matrix';
+export type ModeInput = FleetModeInput | 'report' | 'matrix' | 'drift' | 'status';
 
 export type RunPlan =
   | { mode: 'diff' | 'apply'; pullRequest?: number; sha: string; clusterGroup: string; cluster: string; reason: string }
+  /** `mode: drift`: diff every selected cluster and keep the bundle's drift issue (drift.ts). */
+  | { mode: 'drift'; sha: string; clusterGroup: string; cluster: string; reason: string }
+  /** `mode: status`: read the state of every selected cluster x instance, nothing written (status.ts). */
+  | { mode: 'status'; sha: string; clusterGroup: string; cluster: string; reason: string }
   | { mode: 'skip'; reason: string };
 
 export interface PlanInputs {
@@ -139,4 +144,44 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
     return { mode: 'skip', reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}` };
   }
   return { mode: 'skip', reason: `event ${context.eventName || '(none)'} has no default mode; set the "mode" input` };
+}
+
+/**
+ * `mode: drift` (a schedule's, or a dispatch's): the checked-out bundle against the live
+ * clusters. Refused on pull requests, where the bundle is the pull request's code: what
+ * differs there is the pull request's change, which `diff` shows, not drift. A dispatch's
+ * `cluster-group` and `cluster` inputs select as for the other modes.
+ */
+export function driftPlan(context: RunContext, inputs: Pick<PlanInputs, 'clusterGroup' | 'cluster' | 'trustedCheckout'>): Extract<RunPlan, { mode: 'drift' }> {
+  refuseUntrustedTarget(context, inputs.trustedCheckout);
+  if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+    throw new InputError('mode', `"drift" compares the merged bundle with the clusters; on a ${context.eventName} event the bundle is the pull request's code, whose changes mode "diff" shows. Run drift on schedule or workflow_dispatch`);
+  }
+  const eventInputs = context.eventName === 'workflow_dispatch' ? ((context.payload.inputs ?? {}) as Record<string, unknown>) : {};
+  const text = (name: string) => (typeof eventInputs[name] === 'string' ? (eventInputs[name] as string) : '');
+  return {
+    mode: 'drift',
+    sha: context.sha,
+    clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
+    cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
+    reason: `drift check on ${context.eventName || 'this event'}`,
+  };
+}
+
+/**
+ * `mode: status` on any event: it writes nothing to the clusters. A dispatch's
+ * `cluster-group` and `cluster` inputs select as for the other modes.
+ */
+export function statusPlan(context: RunContext, inputs: Pick<PlanInputs, 'clusterGroup' | 'cluster' | 'trustedCheckout'>): Extract<RunPlan, { mode: 'status' }> {
+  refuseUntrustedTarget(context, inputs.trustedCheckout);
+  const eventInputs = context.eventName === 'workflow_dispatch' ? ((context.payload.inputs ?? {}) as Record<string, unknown>) : {};
+  const text = (name: string) => (typeof eventInputs[name] === 'string' ? (eventInputs[name] as string) : '');
+  const pull = context.payload.pull_request as PullRequestPayload | undefined;
+  return {
+    mode: 'status',
+    sha: pull?.head?.sha ?? context.sha,
+    clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
+    cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
+    reason: `status on ${context.eventName || 'this event'}`,
+  };
 }

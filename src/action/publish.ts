@@ -11,7 +11,7 @@ import { hasChanges } from '../changeset.js';
 import { GitHubApi, type GitHubApiOptions } from '../github/api.js';
 import { pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
-import { commentMarker, maskChangeSet, maskSecrets, renderJobSummary, renderPullRequestComment, renderRolloutComment, type ReportContext } from '../report/index.js';
+import { commentMarker, maskChangeSet, maskSecrets, renderJobSummary, renderPullRequestComment, renderRolloutComment, type ReportContext, type ReviewedRecord } from '../report/index.js';
 import { writeChangesFile, type ChangesFileTarget } from './changes-file.js';
 import type { RunPlan } from './plan.js';
 import { appendStepSummary, setOutput, type Annotation, type Environment } from './runner.js';
@@ -35,6 +35,13 @@ export interface PublishInput {
   log: { line(text: string): void; annotate(annotation: Annotation): void };
   /** Where the `changes-file` input puts the ChangeSet file (else under RUNNER_TEMP). */
   changesFile?: ChangesFileTarget;
+  /** Notes for the job summary from elsewhere (the drift issue). */
+  notes?: readonly string[];
+  /**
+   * After a rollout, what the review check found (reviewed.ts): notes for the job summary,
+   * warnings for the comment, and the review record the comment carries forward.
+   */
+  review?: { notes: readonly string[]; warnings: readonly string[]; record?: ReviewedRecord };
 }
 
 /**
@@ -107,7 +114,8 @@ async function postComment(input: PublishInput, reportContext: ReportContext): P
   if (pullRequest === undefined) return { kind: 'none' };
   try {
     const context = { ...reportContext, pullRequest };
-    const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context);
+    const extra = input.review ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) } : {};
+    const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context, extra);
     const author = await tokenIdentity(client, input.commentAuthor);
     const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
     const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
@@ -145,7 +153,7 @@ function reportComment(report: CommentReport, input: PublishInput, notes: string
 
 export async function publishResults(input: PublishInput): Promise<PublishOutcome> {
   const masked = maskChangeSet(input.changeSet, input.secrets);
-  const notes: string[] = [];
+  const notes: string[] = [...(input.notes ?? []), ...(input.review?.notes ?? [])];
   const reportContext: ReportContext = {
     commitSha: input.plan.sha,
     runUrl: input.context.runUrl,

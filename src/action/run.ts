@@ -6,6 +6,10 @@
 // a fan-out's matrix jobs and publishes them (report.ts); `mode: matrix` only sets the
 // `matrix` output; neither reads a kubeconfig or reaches a cluster. Every mode that reads the
 // runtime sets the `matrix` output: the selected clusters split into shards (`shard-by`).
+// `mode: drift` diffs every selected cluster and keeps the bundle's drift issue (drift.ts);
+// drift found is not a failure. `mode: status` reads the state of every selected cluster x
+// instance and publishes it as a job summary table, the `status` output and, when asked, an
+// issue (status.ts); no state fails the step.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
@@ -20,6 +24,7 @@ import { runtimeEnvironment } from '../bundle/runtime-environment.js';
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
 import { FileBoundary } from '../file-boundary.js';
 import { planFleet } from '../fleet/plan.js';
+import { fleetState } from '../fleet/fleet-state.js';
 import { rollOutFleet } from '../fleet/rollout.js';
 import { defaultFleetOptions, type FleetRun } from '../fleet/run.js';
 import { matrixOutput, selectionShards } from '../fleet/shards.js';
@@ -31,8 +36,11 @@ import { errorAnnotations } from './annotations.js';
 import { readActionConfig, type ActionConfig } from './config.js';
 import { startDeadlineWatchdog } from './deadline-watchdog.js';
 import { ActionLog } from './log.js';
-import { planRun, refuseUntrustedTarget, type FleetModeInput, type RunPlan } from './plan.js';
+import { publishDrift } from './drift.js';
+import { driftPlan, planRun, refuseUntrustedTarget, statusPlan, type FleetModeInput, type RunPlan } from './plan.js';
+import { publishStatus } from './status.js';
 import { publishResults } from './publish.js';
+import { loadReviewCheck } from './reviewed.js';
 import { runReport } from './report.js';
 import { formatMask, InputError, setOutput, type Environment } from './runner.js';
 
@@ -137,7 +145,8 @@ export async function runAction(io: ActionIO): Promise<number> {
       refuseUntrustedTarget(context, config.trustedCheckout);
       plan = { mode: 'skip', reason: `mode: ${config.mode}` };
     } else {
-      plan = runPlan(context, config, config.mode);
+      const selection = { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout };
+      plan = config.mode === 'status' ? statusPlan(context, selection) : config.mode === 'drift' ? driftPlan(context, { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout }) : runPlan(context, config, config.mode);
       // Credentials are registered (and `::add-mask::` printed) before any text from the
       // event or the user's files reaches the log.
       if (plan.mode !== 'skip') kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
@@ -195,35 +204,80 @@ export async function runAction(io: ActionIO): Promise<number> {
         concurrency: config.concurrency,
         strategy: config.strategy,
         maxParallel: config.maxParallel,
+        identity: { mode: config.clusterIdentity, recordName: config.clusterIdentityRecord, repin: config.repinClusters },
       },
       log,
       deadlineAt,
       timings: {},
       onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
+      // A diff records each cluster's desired state for the comment's review record; a rollout compares with it (reviewed.ts).
+      recordDesired: plan.mode === 'diff',
     };
-    const fleetChangeSet = plan.mode === 'diff' ? await planFleet(run) : await rollOutFleet(run);
+    const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: deadline, log }) : undefined;
+    if (review) run.beforeApply = review.beforeApply;
+    // mode: status reads the state of every cluster x instance and publishes it (status.ts).
+    if (plan.mode === 'status') {
+      const state = await fleetState(run);
+      const status = await publishStatus({
+        env: io.env,
+        state: context.sha ? { ...state, commit: context.sha } : state,
+        context,
+        sha: plan.sha,
+        secrets: secrets.secrets(),
+        githubToken: config.githubToken,
+        issue: config.statusIssue,
+        ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+        bundleFiles: config.bundleFiles,
+        signal: deadline,
+        log,
+      });
+      return status.fails ? 1 : 0;
+    }
+    // Only an apply rolls out; diff and drift plan.
+    const fleetChangeSet = plan.mode === 'apply' ? await rollOutFleet(run) : await planFleet(run);
     const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
     io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
+    // mode: drift keeps the bundle's drift issue (drift.ts) instead of a pull request comment.
+    const drift =
+      plan.mode === 'drift'
+        ? await publishDrift({
+            env: io.env,
+            changeSet,
+            context,
+            plan,
+            secrets: secrets.secrets(),
+            githubToken: config.githubToken,
+            issue: config.driftIssue,
+            labels: config.driftLabels,
+            ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+            bundleFiles: config.bundleFiles,
+            signal: deadline,
+            log,
+          })
+        : undefined;
     const published = await publishResults({
       env: io.env,
       changeSet,
       context,
-      plan,
+      plan: plan.mode === 'drift' ? { ...plan, mode: 'diff' } : plan,
+      ...(drift?.note ? { notes: [drift.note] } : {}),
       secrets: secrets.secrets(),
       githubToken: config.githubToken,
-      comment: config.comment,
+      comment: config.comment && plan.mode !== 'drift',
       ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
       bundleFiles: config.bundleFiles,
       signal: deadline,
       log,
       changesFile: { path: config.changesFile, workspace, boundary },
+      ...(review ? { review: { notes: review.summary(), warnings: review.warnings, ...(review.record(changeSet.bundle) ? { record: review.record(changeSet.bundle) } : {}) } } : {}),
     });
     const failed = changeSet.clusters.filter((c) => c.status === 'failed');
     for (const cluster of failed) {
       log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
     }
     // A diff whose comment could not be posted fails too (publishResults says why).
-    return failed.length > 0 || published.fails ? 1 : 0;
+    // Drift found is not a failure (drift.ts); an issue that could not be written is.
+    return failed.length > 0 || published.fails || drift?.fails === true ? 1 : 0;
   } catch (error) {
     io.write(secrets.redact(errorAnnotations(error)));
     return 1;

@@ -8,7 +8,8 @@
 // - `diff|apply|status|delete` reach the clusters through the fleet layer. diff exits 0 in
 //   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits
 //   1 when a cluster failed; `-o json` prints the ChangeSet (diff, apply) or the
-//   per-cluster results. Progress goes to stderr through CliLog: diff's clusters in runtime
+//   per-cluster results (delete). `status` alone prints Timoni's `bundle status` lines;
+//   `status -o text|json` the state of each cluster x instance (../fleet/fleet-state.ts). Progress goes to stderr through CliLog: diff's clusters in runtime
 //   order, each error once; delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
 // vet and build stay off clusters except to read runtime value queries (query-access.ts);
 // values read from Secrets are redacted in what they print.
@@ -22,12 +23,14 @@ import { planFleet } from '../fleet/plan.js';
 import { rollOutFleet } from '../fleet/rollout.js';
 import type { FleetRun } from '../fleet/run.js';
 import { fleetDelete, fleetStatus } from '../fleet/status.js';
+import { fleetState, type FleetState } from '../fleet/fleet-state.js';
 import { sortForApply } from '../kube/apply-order.js';
 import { maskSecret } from '../kube/mask.js';
 import { formatRef } from '../kube/object.js';
 import { kubeVersionWithoutCluster, InstanceBuilds, type ObjectSet } from '../module/build.js';
 import { ModuleResolver } from '../module/source.js';
 import type { ParsedArguments } from './arguments.js';
+import { fleetStateTable, stateCounts } from './fleet-state-text.js';
 import { CliLog, type CommandIO } from './io.js';
 import { fleetRunFromArgs, readBundleInputs } from './options.js';
 import { evaluateWithQueries, redactStrings } from './query-access.js';
@@ -213,23 +216,44 @@ export async function runApply(engine: CueEngine, args: ParsedArguments, io: Com
   return changeSet.clusters.some((c) => c.status === 'failed') ? 1 : 0;
 }
 
+/**
+ * `status -o text|json`: the state of every cluster x instance (fleet-state.ts), as a table
+ * or as JSON. Exits 0 when every instance is deployed, 1 otherwise, 2 when it cannot run.
+ */
+async function runFleetState(engine: CueEngine, args: ParsedArguments, io: CommandIO, output: string): Promise<number> {
+  let state: FleetState;
+  try {
+    const { run, log } = orderedRun(engine, args, io);
+    state = await fleetState(run);
+    log.flush();
+  } catch (error) {
+    io.stderr(`✗ ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  if (output === 'json') io.stdout(`${JSON.stringify(state, null, 2)}\n`);
+  else {
+    io.stdout(fleetStateTable(state));
+    io.stderr(`${stateCounts(state)}\n`);
+  }
+  return state.instances.every((row) => row.state === 'deployed') ? 0 : 1;
+}
+
 export async function runStatus(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+  // Without -o: Timoni's `bundle status` lines, as Timoni prints them.
+  const output = args.strings.get('output') ?? '';
+  if (output !== '') return runFleetState(engine, args, io, output);
   const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new CliLog(io)));
-  if (args.strings.get('output') === 'json') {
-    io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, group: r.cluster.group, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
-  } else {
-    for (const { cluster, bundle, result, error } of results) {
-      if (error) {
-        io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
-        continue;
-      }
-      if (!result || result.length === 0) io.stdout(`b:${bundle} > c:${cluster.name} > ✗ no instances found in bundle\n`);
-      for (const instance of result ?? []) {
-        const prefix = `b:${bundle} > c:${cluster.name} > i:${instance.name}`;
-        io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
-        for (const image of instance.images) io.stdout(`${prefix} > container image ${image}\n`);
-        for (const object of instance.objects) io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);
-      }
+  for (const { cluster, bundle, result, error } of results) {
+    if (error) {
+      io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
+      continue;
+    }
+    if (!result || result.length === 0) io.stdout(`b:${bundle} > c:${cluster.name} > ✗ no instances found in bundle\n`);
+    for (const instance of result ?? []) {
+      const prefix = `b:${bundle} > c:${cluster.name} > i:${instance.name}`;
+      io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
+      for (const image of instance.images) io.stdout(`${prefix} > container image ${image}\n`);
+      for (const object of instance.objects) io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);
     }
   }
   // As Timoni's bundle status: a cluster without the bundle's instances is an error.

@@ -12,6 +12,7 @@ import { parseDuration } from '../duration.js';
 import { FileBoundary } from '../file-boundary.js';
 import { defaultFleetOptions, ROLLOUT_STRATEGIES, type FleetLog, type FleetRun, type RolloutStrategy } from '../fleet/run.js';
 import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
+import { DEFAULT_IDENTITY_RECORD, IDENTITY_MODES, parseRepinList, type IdentityMode } from '../kube/cluster-identity.js';
 import { ModuleResolver } from '../module/source.js';
 import { UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
 import type { CommandIO } from './io.js';
@@ -55,20 +56,37 @@ export const fleetFlags: FlagSpec[] = [
   { name: 'max-parallel', kind: 'string', default: '4', description: 'With --strategy waves: clusters of one wave applied at once' },
   { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
   { name: 'changes-file', kind: 'string', default: '', description: 'Also write the ChangeSet JSON (as -o json prints it) to this file' },
+  { name: 'cluster-identity', kind: 'string', default: 'check', choices: [...IDENTITY_MODES], description: 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off' },
+  { name: 'cluster-identity-record', kind: 'string', default: DEFAULT_IDENTITY_RECORD, description: "The identity record's ConfigMap name in kube-system" },
+  { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
 ];
 
 /** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
 const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[] | 'all'> = {
   apply: 'all',
-  diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file'],
+  diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
   status: ['deadline'],
   delete: ['wait', 'timeout', 'deadline'],
+};
+
+/**
+ * `status` without `-o` prints Timoni's `bundle status` lines; `-o text` the state of each
+ * cluster x instance (deployed, stale, not installed, failed, unknown), `-o json` the same as JSON.
+ */
+const statusOutputFlag: FlagSpec = {
+  name: 'output',
+  short: 'o',
+  kind: 'string',
+  default: '',
+  choices: ['text', 'json'],
+  description: "The state of each instance: text (a table) or json; without it, Timoni's bundle status lines",
 };
 
 export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
   const own = commandFlags[command];
   if (own === 'all') return fleetFlags;
-  return fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
+  const flags = fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
+  return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 
 /** `--cue-memory-limit` in MiB, checked. */
@@ -180,6 +198,8 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
       // --strategy is checked against its choices when the arguments are parsed.
       strategy: (args.strings.get('strategy') ?? 'sequential') as RolloutStrategy,
       maxParallel,
+      // --cluster-identity is checked against its choices when the arguments are parsed.
+      identity: { mode: (args.strings.get('cluster-identity') ?? 'check') as IdentityMode, recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []) },
     },
     log,
     ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),

@@ -13,8 +13,9 @@ import { CHANGESET_FORMAT, isChangingAction, type ChangeSet, type ClusterChanges
 import { InstanceBuilds } from '../module/build.js';
 import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
+import { desiredOfBuild, withDesired } from './reviewed.js';
 import { BufferedLog, withinDeadline, type FleetRun } from './run.js';
-import { buildForCluster, connectCluster, instanceInput, moduleInfo } from './session.js';
+import { buildForCluster, connectCluster, instanceInput, moduleInfo, withIdentity } from './session.js';
 
 async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
@@ -44,14 +45,14 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
     if (failure) {
       log.line(`✗ ${failure.message}`);
       run.onClusterError?.(cluster.name, new Error(failure.message));
-      return clusterEntry(cluster, 'failed', instances, failure, startedAt);
+      return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure, startedAt));
     }
     const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
-    return clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt);
+    return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(build.instances) : undefined);
   } catch (error) {
     log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
     run.onClusterError?.(cluster.name, error);
-    return clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt);
+    return withIdentity(session, clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
   } finally {
     session.kube.close();
   }

@@ -9,26 +9,37 @@ import { applyInstance } from '../kube/instance-apply.js';
 import { assertOwnership } from '../kube/ownership.js';
 import { InstanceStepError } from '../kube/instance.js';
 import type { ReadinessCheck } from '../kube/wait.js';
-import { CHANGESET_FORMAT, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { CHANGESET_FORMAT, type ChangeSet, type ClusterChanges, type DesiredState, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
+import { desiredOfBuild, withDesired } from './reviewed.js';
 import { deadlineEntry, rollOutWaves } from './waves.js';
 import { CLUSTER_GRACE_MS, withinDeadline, type FleetRun } from './run.js';
-import { buildForCluster, connectCluster, instanceInput, moduleInfo } from './session.js';
+import { buildForCluster, connectCluster, instanceInput, moduleInfo, withIdentity } from './session.js';
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
   // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
   const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-  const connected = await connectCluster(run, cluster, line, startedAt);
+  const connected = await connectCluster(run, cluster, line, startedAt, 'apply');
   if ('failed' in connected) return connected.failed;
   const { session } = connected;
   const instances: InstanceChanges[] = [];
+  let desired: DesiredState | undefined;
   try {
     const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
     const bundle = build.evaluated.bundle.name;
     bundleName.value ||= bundle;
+    // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
+    if (run.beforeApply || run.recordDesired) {
+      desired = desiredOfBuild(build.instances);
+      try {
+        run.beforeApply?.(cluster, bundle, desired);
+      } catch (error) {
+        throw new ClusterStepError('review', error);
+      }
+    }
     // As Timoni, every instance's ownership is checked before any instance is applied.
     if (!run.options.overwriteOwnership) {
       try {
@@ -69,11 +80,11 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
         instances,
       );
     }
-    return clusterEntry(cluster, 'applied', instances, null, startedAt);
+    return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
   } catch (error) {
     line(`✗ ${error instanceof Error ? error.message : String(error)}`);
     run.onClusterError?.(cluster.name, error);
-    return clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt);
+    return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)), desired);
   } finally {
     session.kube.close();
   }

@@ -2,9 +2,11 @@
 // inputs, the clusters' kubeconfig, the module resolver, the options named as in
 // `timoni bundle apply`), where it reports progress (FleetLog), and how long it may take
 // (the run's deadline, and the grace a cluster is given past its own time limit).
-import type { ClusterEvaluationOptions, ClusterSelector, Runtime } from '../bundle/index.js';
+import type { ClusterEvaluationOptions, ClusterSelector, Runtime, RuntimeCluster } from '../bundle/index.js';
+import type { DesiredState } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import type { Kubeconfig, SecretRegistry } from '../kube/index.js';
+import type { IdentityMode } from '../kube/cluster-identity.js';
 import type { ModuleResolver } from '../module/source.js';
 
 export interface FleetOptions {
@@ -27,6 +29,13 @@ export interface FleetOptions {
   strategy: RolloutStrategy;
   /** With `waves`: clusters of one wave applied at once (1 or more). */
   maxParallel: number;
+  /**
+   * The cluster identity check (`../kube/cluster-identity.ts`): `mode` (absent: `check`,
+   * refuse a cluster whose record names another runtime cluster, write nothing), the
+   * record's ConfigMap name (absent: `timoni-fleet-identity`), the runtime clusters an apply
+   * re-pins on purpose.
+   */
+  identity?: { mode: IdentityMode; recordName?: string; repin: string[] };
 }
 
 export const ROLLOUT_STRATEGIES = ['sequential', 'waves'] as const;
@@ -62,6 +71,18 @@ export interface FleetRun {
   timings?: { firstClusterRequestMs?: number };
   /** Told of every error that fails a cluster (the action turns CUE errors into annotations). */
   onClusterError?: (cluster: string, error: unknown) => void;
+  /**
+   * Record each cluster's desired state as digests in its ChangeSet entry (`desired`,
+   * reviewed.ts): the action's diff does, for the review record of the PR comment.
+   */
+  recordDesired?: boolean;
+  /**
+   * Called by a rollout for each cluster once it is built, right before anything is written
+   * to it, with its desired state (reviewed.ts). Throwing refuses the cluster (step `review`,
+   * the error's message as the cluster's error): nothing is applied to it and the rollout
+   * stops there, as after any failed cluster.
+   */
+  beforeApply?: (cluster: RuntimeCluster, bundle: string, desired: DesiredState) => void;
 }
 
 // ---- Progress

@@ -8,6 +8,7 @@ import { evaluateForCluster, type ClusterBundle, type ClusterEvaluationOptions, 
 import type { ClusterChanges, ModuleInfo } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import { openCluster, type Kubeconfig, type KubeCluster, type OpenClusterOptions } from '../kube/index.js';
+import { ClusterIdentityError, establishIdentity, repinsCluster } from '../kube/cluster-identity.js';
 import type { BuiltInstanceInput } from '../kube/instance.js';
 import type { BuiltInstance, InstanceBuilds } from '../module/build.js';
 import type { ModuleResolver, ModuleSource } from '../module/source.js';
@@ -22,6 +23,8 @@ export interface ClusterSession {
   /** `1.36.3` for a server reporting `v1.36.3`. */
   kubeVersion: string;
   readObject: QueryObjectReader;
+  /** The cluster's identity as checked (or recorded) at connect time, for its ChangeSet entry. */
+  identity?: ClusterChanges['identity'];
 }
 
 /** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
@@ -47,16 +50,80 @@ export async function openSession(kubeconfig: Kubeconfig, cluster: RuntimeCluste
 
 export type ConnectOutcome = { session: ClusterSession } | { failed: ClusterChanges };
 
-/** Opens a cluster for a plan or a rollout; the first request of the run is timed. */
-export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, startedAt: number): Promise<ConnectOutcome> {
+/**
+ * Opens a cluster for a plan or a rollout; the first request of the run is timed. Then its
+ * identity is checked (and on an apply, recorded): a cluster recorded under another runtime
+ * name fails with step `identity` before anything is evaluated or read from it.
+ */
+export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, startedAt: number, purpose: 'diff' | 'apply' = 'diff'): Promise<ConnectOutcome> {
   if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
+  let session: ClusterSession;
   try {
-    return { session: await openSession(run.kubeconfig, cluster, { secrets: run.secrets }) };
+    session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
   } catch (error) {
     line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
     run.onClusterError?.(cluster.name, error);
     return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
   }
+  try {
+    session.identity = await checkIdentity(run, session, line, purpose);
+    return { session };
+  } catch (error) {
+    session.kube.close();
+    line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+    run.onClusterError?.(cluster.name, error);
+    const entry = clusterEntry(cluster, 'failed', [], clusterError(new ClusterStepError('identity', error), 'identity'), startedAt);
+    if (!(error instanceof ClusterIdentityError) || !error.uid) return { failed: entry };
+    const record = error.record ? { recordedAs: error.record.runtimeCluster, recordedAt: error.record.recordedAt } : {};
+    return { failed: { ...entry, identity: { uid: error.uid, ...record } } };
+  }
+}
+
+/** Runtime clusters by the kube-system UID they reached, per run (recording runs only). */
+const reachedByRun = new WeakMap<FleetRun, Map<string, string>>();
+
+/** The cluster's identity checked, or recorded on an apply; throws when it is refused. */
+async function checkIdentity(run: FleetRun, session: ClusterSession, line: (text: string) => void, purpose: 'diff' | 'apply'): Promise<ClusterChanges['identity']> {
+  const options = run.options.identity ?? { mode: 'check' as const, repin: [] };
+  const { name, kubeContext } = session.runtimeCluster;
+  // Two runtime clusters of one run reaching one cluster would apply two runtimes' values to
+  // it: refused when recording, before anything is written.
+  const claim = (uid: string): void => {
+    let reached = reachedByRun.get(run);
+    if (!reached) reachedByRun.set(run, (reached = new Map()));
+    const other = reached.get(uid);
+    if (other !== undefined && other !== name) {
+      throw new ClusterIdentityError(`cluster ${name}: context "${kubeContext}" reaches the same cluster (kube-system uid ${uid}) as runtime cluster "${other}" of this run: one cluster cannot be two runtime clusters`, uid);
+    }
+    reached.set(uid, name);
+  };
+  const established = await establishIdentity(
+    session.kube,
+    { runtimeCluster: name, kubeContext },
+    {
+      mode: options.mode,
+      ...(options.recordName ? { recordName: options.recordName } : {}),
+      repin: repinsCluster(options.repin, name),
+      apply: purpose === 'apply',
+      ...(options.mode === 'record' ? { onUid: claim } : {}),
+    },
+  );
+  if (!established) return undefined;
+  if (established.note) line(established.note);
+  const { uid } = established;
+  if (!uid) return undefined;
+  const current = established.current;
+  if (established.change) line(`cluster identity ${established.change}: "${name}" is kube-system uid ${uid}${established.record && established.change === 'repinned' ? ` (was "${established.record.runtimeCluster}")` : ''}`);
+  return {
+    uid,
+    ...(current ? { recordedAs: current.runtimeCluster, recordedAt: current.recordedAt } : {}),
+    ...(established.change ? { change: established.change } : {}),
+  };
+}
+
+/** A cluster's ChangeSet entry with the identity its session established. */
+export function withIdentity(session: ClusterSession, entry: ClusterChanges): ClusterChanges {
+  return session.identity ? { ...entry, identity: session.identity } : entry;
 }
 
 // ---- Builds

@@ -7,12 +7,14 @@
 //   | Cluster | Group | Created | ... | Status |   the status table, always complete; in a fleet
 //                                                   of 10 clusters or more, one row (and one
 //                                                   section) per group of clusters with the
-//                                                   same change (cluster-groups.ts)
+//                                                   same change (at the end of this file)
 //   **Not reached** after ... failed: ...          after a failed rollout
 //   > [!WARNING] Shortened to fit ...              when the budget had to cut something
 //   <details open><summary>cluster ...</summary>   one section per cluster: its error, each
 //     **Instance** ... then each object, its diff   instance with its module, each changed
 //   </details>                                      object with its diff (or a one-line form)
+//   <!-- timoni-fleet:reviewed {...} -->           the review record, hidden (reviewed-block.ts):
+//                                                   a diff's, or carried on by the rollout
 //
 // The whole is fitted into GitHub's comment limit by budget.ts (diffs cut fairly, then
 // object lists, then the table alone), masked by redaction.ts; the parts of a section that
@@ -33,8 +35,8 @@ import {
   type ObjectListRoom,
   type Plan,
 } from './budget.js';
-import { groupClusters, groupMembers, groupRepresentatives, type ClusterGroup } from './cluster-groups.js';
-import { capitalise, code, commitLink, escapeHtml, runLink, type ReportContext } from './markdown.js';
+import { capitalise, code, commitLink, escapeHtml, escapeInline, runLink, type ReportContext } from './markdown.js';
+import { renderRecord, reviewedBlock, type ReviewedRecord } from './reviewed-block.js';
 import { maskChangeSet, secretChangeIds } from './redaction.js';
 import {
   actionLabel,
@@ -59,9 +61,21 @@ import {
   type SectionInput,
 } from './sections.js';
 
-/** The Markdown body of the PR comment for a `diff` ChangeSet; never over COMMENT_LIMIT. */
-export function renderPullRequestComment(changeSet: ChangeSet, context: ReportContext): string {
-  return renderComment(changeSet, context, 'plan');
+/**
+ * Another frame for the PR comment's table and sections (the drift issue): its own marker,
+ * headline and a footer, all inside the size limit and masked as the rest.
+ */
+export interface CommentFrame {
+  marker: string;
+  /** Markdown, ending with a blank line. */
+  headline: string;
+  /** Markdown after the sections. */
+  footer: string;
+}
+
+/** The Markdown body of the PR comment for a `diff` ChangeSet (or of a `frame` around it); never over COMMENT_LIMIT. */
+export function renderPullRequestComment(changeSet: ChangeSet, context: ReportContext, frame?: CommentFrame): string {
+  return renderComment(changeSet, context, 'plan', frame);
 }
 
 /**
@@ -69,13 +83,20 @@ export function renderPullRequestComment(changeSet: ChangeSet, context: ReportCo
  * result per cluster (applied / failed with step and error / not reached), the clusters not
  * reached listed; never over COMMENT_LIMIT.
  */
-export function renderRolloutComment(changeSet: ChangeSet, context: ReportContext): string {
-  return renderComment(changeSet, context, 'rollout');
+export function renderRolloutComment(changeSet: ChangeSet, context: ReportContext, extra: RolloutCommentExtra = {}): string {
+  return renderComment(changeSet, context, 'rollout', undefined, extra);
+}
+
+/** What a rollout comment adds: the review record it carries forward (for a re-run), warnings under its headline. */
+export interface RolloutCommentExtra {
+  reviewed?: ReviewedRecord;
+  /** Plain text, one warning each (what was applied although it differs from what was reviewed). */
+  warnings?: readonly string[];
 }
 
 type CommentVariant = 'plan' | 'rollout';
 
-function renderComment(original: ChangeSet, context: ReportContext, variant: CommentVariant): string {
+function renderComment(original: ChangeSet, context: ReportContext, variant: CommentVariant, frame?: CommentFrame, extra: RolloutCommentExtra = {}): string {
   const masked = maskChangeSet(original, context.secrets);
   // A large fleet shows one row and one section per group of clusters with the same change
   // (cluster-groups.ts): the ChangeSet rendered holds the first cluster of each group.
@@ -84,7 +105,10 @@ function renderComment(original: ChangeSet, context: ReportContext, variant: Com
   const members = groups ? groupMembers(masked, groups) : undefined;
   const sharing = indexSharedChanges(changeSet);
   const secretChanges = secretChangeIds(groups ? groupRepresentatives(original, groups) : original, context.secrets);
-  const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT);
+  // The review record (reviewed-block.ts) goes last, hidden; the visible part fits in the rest.
+  const record = frame ? '' : variant === 'plan' ? reviewedBlock(original) : extra.reviewed ? renderRecord(extra.reviewed) : '';
+  const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT) - (record ? commentLength(record) + 1 : 0);
+  const warnings = (extra.warnings ?? []).map((warning) => `> ${escapeInline(warning)}`).join('\n>\n');
   const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
   const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
     const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
@@ -97,14 +121,16 @@ function renderComment(original: ChangeSet, context: ReportContext, variant: Com
     const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, measure: commentLength, moreHint });
     const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
     return (
-      `${commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
-      renderHeadline(masked, context, variant) +
+      `${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
+      (frame?.headline ?? renderHeadline(masked, context, variant)) +
+      (warnings ? `> [!WARNING]\n${warnings}\n\n` : '') +
       (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
       renderStatusTable(changeSet.clusters, members ? { members } : {}) +
       '\n' +
       unreachedNote(masked.clusters) +
       cutNote(plan.detail, counts, "GitHub's comment limit (65,536 characters)", where) +
-      sections
+      sections +
+      (frame?.footer ?? '')
     );
   };
 
@@ -118,7 +144,7 @@ function renderComment(original: ChangeSet, context: ReportContext, variant: Com
   });
   // Defence in depth: a secret could only appear here by concatenation of masked parts.
   // Masking never lengthens the text (secrets are at least as long as the mask).
-  return secretMasker(context.secrets)(body);
+  return secretMasker(context.secrets)(record ? `${body}\n${record}` : body);
 }
 
 function renderHeadline(changeSet: ChangeSet, context: ReportContext, variant: CommentVariant): string {
@@ -266,4 +292,105 @@ export function findMarker(body: string): CommentMarker | null {
 /** True when the comment body is the comment of this bundle. */
 export function isCommentOf(body: string, bundleName: string): boolean {
   return findMarker(body)?.bundle === bundleName;
+}
+
+// ---------------------------------------------------------------------------------------
+// Clusters with the same change, grouped: in a large fleet the PR comment shows one table
+// row and one section for all the clusters of a group whose changes are identical ("same
+// change on 44 production clusters: production-01, ..."), so that the cluster that is out
+// of line stands alone and the comment stays within GitHub's limit.
+//
+// When: only for fleets of GROUPING_MIN_CLUSTERS clusters or more; smaller fleets are
+// rendered cluster by cluster, as they always were. A group has at least two clusters.
+//
+// Identical means: the same runtime group, the same status, the same error, the same
+// instances (name, namespace, module, removed) with the same object changes in the same
+// order (kind, name, action, diff, failure, readiness status and message), and the same changes touching
+// secret data, as the comment shows them (secret values masked). A cluster's own name is
+// set aside: a bundle that reads TIMONI_CLUSTER_NAME (a namespace, a label, a message per
+// cluster) makes changes that differ only where each cluster's name stands, and those are
+// the same change. The group's section then shows its first cluster's change and says that
+// on the others their own name stands in its place. Durations and kube contexts do not
+// count (the comment shows neither).
+
+/** Fleets of this many clusters or more have their identical clusters grouped. */
+export const GROUPING_MIN_CLUSTERS = 10;
+
+/** One row of a grouped table: a cluster alone, or clusters with the same change. */
+export interface ClusterGroup {
+  /** Indexes in the ChangeSet, in runtime order; the first is the one shown. */
+  members: number[];
+  /** True when the members' changes are the same only with each one's own name set aside. */
+  byName: boolean;
+}
+
+const NAME_PLACEHOLDER = '\u0000cluster\u0000';
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The text with every whole occurrence of the name (not inside a longer word) replaced by a placeholder. */
+function withoutName(text: string, name: string): string {
+  if (name === '') return text;
+  return text.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(name)}(?![A-Za-z0-9])`, 'g'), NAME_PLACEHOLDER);
+}
+
+/** What must be equal for two clusters to share a row, as text (before the name is set aside). */
+function comparable(cluster: ClusterChanges, clusterIndex: number, secretChanges: ReadonlySet<string>): string {
+  return JSON.stringify([
+    cluster.group,
+    cluster.status,
+    cluster.error,
+    cluster.instances.map((instance, instanceIndex) => [
+      instance.name,
+      instance.namespace,
+      instance.module,
+      instance.removed ?? false,
+      instance.changes.map((change, objectIndex) => [
+        // Readiness counts by its status and message; how long it took does not (the comment does not show it).
+        { ...change, readiness: change.readiness ? [change.readiness.status, change.readiness.message] : null },
+        secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)),
+      ]),
+    ]),
+  ]);
+}
+
+/**
+ * The rows of the comment's table for this ChangeSet, in runtime order of their first
+ * cluster; undefined when the fleet is below GROUPING_MIN_CLUSTERS or no two clusters have
+ * the same change (then every cluster is its own row, as in a small fleet).
+ */
+export function groupClusters(changeSet: ChangeSet, secretChanges: ReadonlySet<string>): ClusterGroup[] | undefined {
+  if (changeSet.clusters.length < GROUPING_MIN_CLUSTERS) return undefined;
+  const byKey = new Map<string, ClusterGroup & { exact: string }>();
+  const groups: Array<ClusterGroup & { exact: string }> = [];
+  changeSet.clusters.forEach((cluster, clusterIndex) => {
+    const exact = comparable(cluster, clusterIndex, secretChanges);
+    const key = withoutName(exact, cluster.name);
+    const found = byKey.get(key);
+    if (found) {
+      found.members.push(clusterIndex);
+      if (exact !== found.exact) found.byName = true;
+      return;
+    }
+    const group = { members: [clusterIndex], byName: false, exact };
+    byKey.set(key, group);
+    groups.push(group);
+  });
+  if (groups.length === changeSet.clusters.length) return undefined;
+  return groups.map(({ members, byName }) => ({ members, byName }));
+}
+
+/**
+ * The ChangeSet the comment renders when grouped: the first cluster of each group, in
+ * order. (The headline and the note on clusters not reached still count every cluster.)
+ */
+export function groupRepresentatives<T extends ChangeSet>(changeSet: T, groups: readonly ClusterGroup[]): T {
+  return { ...changeSet, clusters: groups.map((group) => changeSet.clusters[group.members[0] ?? 0] as ClusterChanges) };
+}
+
+/** The clusters of each row, by the row's index in the grouped ChangeSet. */
+export function groupMembers(changeSet: ChangeSet, groups: readonly ClusterGroup[]): ClusterChanges[][] {
+  return groups.map((group) => group.members.map((index) => changeSet.clusters[index] as ClusterChanges));
 }

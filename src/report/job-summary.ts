@@ -124,6 +124,7 @@ function renderSummarySection(input: SectionInput): string {
   let text = `### ${code(cluster.name)} · ${escapeInline(cluster.group)} · ${statusLabel(cluster)}${duration}\n\n`;
   if (cluster.status === 'skipped') return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
   text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
+  if (cluster.identity) text += `${identityLine(cluster.identity)}\n\n`;
   if (cluster.error) text += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
   if (cluster.instances.length > 0) text += renderInstances(cluster.instances, input);
   text += renderObjects(input);
@@ -132,6 +133,19 @@ function renderSummarySection(input: SectionInput): string {
   if (input.detail === 'diffs') text += renderDiffs(input);
   else if (cluster.instances.some((instance) => instance.changes.some((change) => change.diff !== ''))) text += '_Diffs left out to fit the job summary limit._\n\n';
   return text;
+}
+
+/**
+ * The cluster's identity: `Identity: kube-system uid 1a2b3c4d…, recorded 2026-11-24 as
+ * `staging-1`` (and what this run wrote), or `not recorded`.
+ */
+export function identityLine(identity: NonNullable<ClusterChanges['identity']>): string {
+  const uid = identity.uid.length > 8 ? `${identity.uid.slice(0, 8)}…` : identity.uid;
+  const day = identity.recordedAt ? identity.recordedAt.slice(0, 10) : '';
+  const recorded = identity.recordedAs ? `recorded${day ? ` ${day}` : ''} as ${code(identity.recordedAs)}` : 'not recorded';
+  const notes = { recorded: ' (first apply: recorded now)', repinned: ' (re-pinned by this run)', rewritten: " (record rewritten: its UID was not this cluster's)" };
+  const change = identity.change ? notes[identity.change] : '';
+  return `Identity: kube-system uid ${code(uid)}, ${recorded}${change}`;
 }
 
 /** True when the cluster's object table has a readiness column. */

@@ -22,7 +22,7 @@ import { changeId } from './budget.js';
  */
 export function maskChangeSet<T extends ChangeSet>(changeSet: T, secrets: readonly string[]): T {
   const mask = secretMasker(secrets);
-  // The copy has the same shape as the input: maskDeep maps strings to strings and keeps keys.
+  // The copy has the same shape as the input: maskDeep maps strings (values and keys) to strings.
   return maskDeep(changeSet, mask) as T;
 }
 
@@ -33,7 +33,8 @@ function maskDeep(value: unknown, mask: (text: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => maskDeep(item, mask));
   if (value !== null && typeof value === 'object') {
     const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) copy[key] = ENUMERATIONS.has(key) && typeof item === 'string' ? item : maskDeep(item, mask);
+    // Keys are masked too: the desired-state digests are keyed by instance and object names.
+    for (const [key, item] of Object.entries(value)) copy[mask(key)] = ENUMERATIONS.has(key) && typeof item === 'string' ? item : maskDeep(item, mask);
     return copy;
   }
   return value;

@@ -8,7 +8,7 @@ describe('readActionConfig: fan-out inputs', () => {
   it('accepts the report and matrix modes', () => {
     expect(read({ mode: 'report' }).mode).toBe('report');
     expect(read({ mode: 'matrix' }).mode).toBe('matrix');
-    expect(() => read({ mode: 'merge' })).toThrow('input "mode": must be one of auto, diff, apply, report, matrix, not "merge"');
+    expect(() => read({ mode: 'merge' })).toThrow('input "mode": must be one of auto, diff, apply, report, matrix, drift, status, not "merge"');
   });
 
   it('reads changes-file, the changes patterns one per line, and shard-by (group by default)', () => {

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planRun, reportPlan, type PlanInputs } from '../../src/action/plan.js';
+import { statusPlan } from '../../src/action/plan.js';
+import { driftPlan } from '../../src/action/plan.js';
 import { InputError } from '../../src/action/runner.js';
 import { readRunContext } from '../../src/github/event.js';
 
@@ -86,5 +88,24 @@ describe('reportPlan', () => {
     const context = contextFor('pull_request_target', { action: 'opened', pull_request: { number: 5 } });
     expect(() => reportPlan(context, 'diff', all)).toThrow(InputError);
     expect(reportPlan(context, 'diff', all, true)).toMatchObject({ pullRequest: 5 });
+  });
+});
+
+describe('statusPlan', () => {
+  it('reads on any event, with a dispatch\'s cluster-group and cluster, and refuses an untrusted pull_request_target', () => {
+    const dispatch = statusPlan(contextFor('workflow_dispatch', { inputs: { 'cluster-group': 'production', cluster: '' } }, 'refs/heads/feature'), { clusterGroup: '*', cluster: '*' });
+    expect(dispatch).toMatchObject({ mode: 'status', clusterGroup: 'production', cluster: '*' });
+    const schedule = statusPlan(contextFor('schedule', {}), { clusterGroup: 'staging', cluster: '*' });
+    expect(schedule).toMatchObject({ mode: 'status', clusterGroup: 'staging', reason: 'status on schedule' });
+    expect(() => statusPlan(contextFor('pull_request_target', { action: 'opened', pull_request: { number: 1 } }), { clusterGroup: '*', cluster: '*' })).toThrow(InputError);
+  });
+});
+
+describe('drift plan', () => {
+  it('diffs on schedule and dispatch (taking the dispatch\'s cluster inputs), never on a pull request', () => {
+    expect(driftPlan(contextFor('schedule', {}), { clusterGroup: '*', cluster: '*' })).toMatchObject({ mode: 'drift', clusterGroup: '*', cluster: '*', reason: 'drift check on schedule' });
+    const dispatch = driftPlan(contextFor('workflow_dispatch', { inputs: { cluster: 'production-eu' } }), { clusterGroup: '*', cluster: '*' });
+    expect(dispatch).toMatchObject({ mode: 'drift', cluster: 'production-eu' });
+    expect(() => driftPlan(contextFor('pull_request', { action: 'opened', pull_request: { number: 1 } }), { clusterGroup: '*', cluster: '*' })).toThrow(/"drift" compares the merged bundle/);
   });
 });

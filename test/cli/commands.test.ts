@@ -204,6 +204,21 @@ describe('timoni-fleet diff, apply, status, delete', () => {
     expect(result.stdout).toMatch(/b:cli-fleet > c:two > i:web > Deployment\/cli-fleet\/web Current/);
   });
 
+  it('status -o json gives each cluster x instance its state: deployed here, unknown on a cluster that is down (exit 1)', async () => {
+    const deployed = await cli('status', '-o', 'json');
+    expect(deployed.code, deployed.stderr).toBe(0);
+    const state = JSON.parse(deployed.stdout) as { bundle: string; instances: Array<{ cluster: string; instance: string; state: string; module: { version: string } | null }> };
+    expect(state.bundle).toBe('cli-fleet');
+    expect(state.instances.map((row) => [row.cluster, row.instance, row.state, row.module?.version])).toEqual([
+      ['one', 'web', 'deployed', '0.0.0-devel'],
+      ['two', 'web', 'deployed', '0.0.0-devel'],
+    ]);
+    const down = await runCliCaptured(['status', '-f', 'bundle.cue', '-r', 'runtime-with-down-cluster.cue', '--kubeconfig', kubeconfigPath, '-o', 'json'], { cwd });
+    expect(down.code, down.stderr).toBe(1);
+    const rows = (JSON.parse(down.stdout) as typeof state).instances.map((row) => [row.cluster, row.state]);
+    expect(rows).toEqual([['one', 'deployed'], ['gone', 'unknown']]);
+  });
+
   it('delete removes the objects and the inventory', async () => {
     const result = await cli('delete', '--timeout', '60s');
     expect(result.code, result.stderr).toBe(0);

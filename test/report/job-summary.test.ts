@@ -193,3 +193,26 @@ describe('a diff too large to compute in the job summary', () => {
     expect(summary.match(/diff too large to compute/g)).toHaveLength(1);
   });
 });
+
+describe('the cluster identity in the job summary', () => {
+  it('shows each cluster\'s kube-system uid and its record, and what the run wrote', () => {
+    const uid = '1a2b3c4d-0000-4000-8000-000000000001';
+    const summary = renderJobSummary(
+      changeSet(
+        [
+          { ...cluster('staging-1', 'staging', [], { status: 'applied' }), identity: { uid, recordedAs: 'staging-1', recordedAt: '2026-11-24T10:00:00.000Z', change: 'recorded' } },
+          {
+            ...cluster('production-eu', 'production', [], { status: 'failed', error: { step: 'identity', message: 'context "eks-prod" reaches the cluster recorded as "staging-1"' } }),
+            identity: { uid, recordedAs: 'staging-1', recordedAt: '2026-11-24T10:00:00.000Z' },
+          },
+          cluster('production-us', 'production', [], { status: 'skipped' }),
+        ],
+        'apply',
+      ),
+      context,
+    );
+    expect(summary).toContain('Identity: kube-system uid <code>1a2b3c4d…</code>, recorded 2026-11-24 as <code>staging-1</code> (first apply: recorded now)\n\n');
+    expect(summary).toContain('Identity: kube-system uid <code>1a2b3c4d…</code>, recorded 2026-11-24 as <code>staging-1</code>\n\n');
+    expect(summary.match(/Identity: /g)).toHaveLength(2);
+  });
+});

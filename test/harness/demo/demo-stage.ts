@@ -2,6 +2,7 @@
 // the example bundle and runtime, the example module pushed to a real registry, and the
 // GitHub stand-in with the repository and its pull requests. The clusters come from the
 // local fleet (contexts fleet-1, fleet-2, fleet-3, as examples/runtime.cue names them).
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +61,9 @@ export async function stageDemo(kubeconfig: string): Promise<DemoStage> {
         kubeconfig,
         'runtime-from-env': 'true',
         timeout: '60s',
+        // The stage's own identity records: other stages and tests reach the same API servers
+        // under other runtime cluster names.
+        'cluster-identity-record': `timoni-fleet-identity-${randomBytes(4).toString('hex')}`,
       },
       env: { [module.registryVariable]: registry.host },
       openPullRequest(number: number) {
