@@ -12855,6 +12855,36 @@ function formatDuration(milliseconds) {
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
+;// CONCATENATED MODULE: ./src/github/limits.ts
+// GitHub's size limits for the two surfaces we write to, and how GitHub measures them: the
+// one place these numbers live (the reports fit within them, the comment upsert checks them).
+//
+// PR/issue comments. The REST API refuses a body with 422 "Body is too long (maximum is
+// 65536 characters)". What GitHub counts is not documented, and public measurements
+// disagree: some found the comment surface refusing at 262,144 UTF-8 bytes, others found
+// PR bodies refused past 65,536 code points, ASCII or not. We therefore count UTF-16 code
+// units (JavaScript's `String.prototype.length`) against 65,536:
+//   - code units >= code points, so the count is never below a code-point count;
+//   - one code unit encodes to at most 3 UTF-8 bytes (an astral character is 2 units and
+//     4 bytes), so 65,536 units are at most 196,608 bytes, below 262,144.
+// A body within COMMENT_LIMIT by this count is within every reading of the limit.
+//
+// Job summaries. The runner uploads `$GITHUB_STEP_SUMMARY` only when the file is at most
+// 1,048,576 bytes (1024k) per step; a larger file is dropped whole ("upload aborted"),
+// never cut. The unit is the file's UTF-8 bytes. The runner may rewrite `\n` as `\r\n` on
+// Windows and the action may write more than our summary to the same step, so the default
+// budget keeps a margin below the hard limit.
+/** GitHub's limit for a comment body, in UTF-16 code units (see above). */
+const COMMENT_LIMIT = 65_536;
+/** The runner's limit for one step's job summary file, in UTF-8 bytes. */
+const STEP_SUMMARY_LIMIT = 1_048_576;
+/** Default budget of our job summary: the hard limit less 64 KiB for CRLF and other writes. */
+const STEP_SUMMARY_BUDGET = STEP_SUMMARY_LIMIT - 65_536;
+/** Length of a comment as counted against COMMENT_LIMIT: UTF-16 code units. */
+const commentLength = (text) => text.length;
+/** Size of a job summary as counted against STEP_SUMMARY_LIMIT: UTF-8 bytes. */
+const utf8Length = (text) => Buffer.byteLength(text, 'utf8');
+
 ;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
@@ -15802,36 +15832,6 @@ class GitHubApi {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/limits.ts
-// GitHub's size limits for the two surfaces we write to, and how GitHub measures them: the
-// one place these numbers live (the reports fit within them, the comment upsert checks them).
-//
-// PR/issue comments. The REST API refuses a body with 422 "Body is too long (maximum is
-// 65536 characters)". What GitHub counts is not documented, and public measurements
-// disagree: some found the comment surface refusing at 262,144 UTF-8 bytes, others found
-// PR bodies refused past 65,536 code points, ASCII or not. We therefore count UTF-16 code
-// units (JavaScript's `String.prototype.length`) against 65,536:
-//   - code units >= code points, so the count is never below a code-point count;
-//   - one code unit encodes to at most 3 UTF-8 bytes (an astral character is 2 units and
-//     4 bytes), so 65,536 units are at most 196,608 bytes, below 262,144.
-// A body within COMMENT_LIMIT by this count is within every reading of the limit.
-//
-// Job summaries. The runner uploads `$GITHUB_STEP_SUMMARY` only when the file is at most
-// 1,048,576 bytes (1024k) per step; a larger file is dropped whole ("upload aborted"),
-// never cut. The unit is the file's UTF-8 bytes. The runner may rewrite `\n` as `\r\n` on
-// Windows and the action may write more than our summary to the same step, so the default
-// budget keeps a margin below the hard limit.
-/** GitHub's limit for a comment body, in UTF-16 code units (see above). */
-const COMMENT_LIMIT = 65_536;
-/** The runner's limit for one step's job summary file, in UTF-8 bytes. */
-const STEP_SUMMARY_LIMIT = 1_048_576;
-/** Default budget of our job summary: the hard limit less 64 KiB for CRLF and other writes. */
-const STEP_SUMMARY_BUDGET = STEP_SUMMARY_LIMIT - 65_536;
-/** Length of a comment as counted against COMMENT_LIMIT: UTF-16 code units. */
-const commentLength = (text) => text.length;
-/** Size of a job summary as counted against STEP_SUMMARY_LIMIT: UTF-8 bytes. */
-const utf8Length = (text) => Buffer.byteLength(text, 'utf8');
-
 ;// CONCATENATED MODULE: ./src/github/comments.ts
 // The one comment per bundle on a pull request: found again by its hidden marker and
 // updated in place, created when missing. A token that may not write comments (fork pull
@@ -17342,6 +17342,270 @@ function renderDiffs(input) {
 
 
 
+;// CONCATENATED MODULE: ./src/action/changes-file.ts
+// ChangeSet files: every mode writes its whole (masked) ChangeSet to a file, the
+// `changes-file` output; the `changes-file` input puts it at a path in the workspace (for
+// actions/upload-artifact), else it goes under RUNNER_TEMP. Report mode reads such files
+// back, found by glob patterns (the `changes` input) as actions/download-artifact leaves
+// them.
+//
+// Both stay inside the workspace: the folders a pull request's author committed may hold
+// symlinks, so the folder written to is checked after symlinks and the file itself is
+// opened without following one; files read are checked the same way (FileBoundary).
+
+
+
+class ChangesFileError extends Error {
+    name = 'ChangesFileError';
+}
+/** The nearest folder of `path` that exists (the path itself when it does). */
+function existingAncestor(path) {
+    let dir = path;
+    while (!(0,external_node_fs_namespaceObject.existsSync)(dir) && (0,external_node_path_namespaceObject.dirname)(dir) !== dir)
+        dir = (0,external_node_path_namespaceObject.dirname)(dir);
+    return dir;
+}
+/** Writes text to `path` inside the boundary: folders created, the file never reached through a symlink. */
+function writeInside(path, text, boundary, shownAs) {
+    const folder = (0,external_node_path_namespaceObject.dirname)(path);
+    boundary.check(existingAncestor(folder), shownAs);
+    (0,external_node_fs_namespaceObject.mkdirSync)(folder, { recursive: true });
+    boundary.check(folder, shownAs);
+    if ((0,external_node_fs_namespaceObject.existsSync)(path) && (0,external_node_fs_namespaceObject.lstatSync)(path).isSymbolicLink())
+        throw new ChangesFileError(`${shownAs} is a symbolic link; the ChangeSet is not written through it`);
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_TRUNC | external_node_fs_namespaceObject.constants.O_NOFOLLOW, 0o600);
+    }
+    catch (error) {
+        throw new ChangesFileError(`${shownAs}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    try {
+        (0,external_node_fs_namespaceObject.writeSync)(fd, text);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/**
+ * Writes the whole (masked) ChangeSet where the `changes-file` input says, or under
+ * RUNNER_TEMP; returns the path written ('' when neither is available).
+ */
+function writeChangesFile(env, changeSet, target) {
+    const text = `${JSON.stringify(changeSet, null, 2)}\n`;
+    if (target && target.path !== '') {
+        const path = (0,external_node_path_namespaceObject.resolve)(target.workspace, target.path);
+        writeInside(path, text, target.boundary, `changes-file ${target.path}`);
+        return path;
+    }
+    const folder = env.RUNNER_TEMP;
+    if (!folder)
+        return '';
+    const name = `timoni-fleet-changes-${(changeSet.bundle || 'bundle').replace(/[^A-Za-z0-9_.-]/g, '_')}-${env.GITHUB_RUN_ID ?? '0'}-${process.pid}.json`;
+    const path = (0,external_node_path_namespaceObject.join)(folder, name);
+    // RUNNER_TEMP is the runner's own folder, outside the workspace and out of the author's reach.
+    writeInside(path, text, UNBOUNDED, path);
+    return path;
+}
+// ---- Globs
+// A small matcher rather than fs.globSync (Node 22+; the CLI and the tests run on Node 20):
+// `*` any text within one path segment, `?` one character, `**` any number of segments.
+// Dot-files are matched like other files (download-artifact keeps artifact names as given).
+function segmentRegex(segment) {
+    const body = segment.split('').map((character) => (character === '*' ? '[^/]*' : character === '?' ? '[^/]' : character.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+    return new RegExp(`^${body}$`);
+}
+function walk(folder, segments, found) {
+    const [segment, ...rest] = segments;
+    if (segment === undefined) {
+        found.add(folder);
+        return;
+    }
+    if (segment === '**') {
+        walk(folder, rest, found);
+        for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(folder, { withFileTypes: true })) {
+            if (entry.isDirectory())
+                walk((0,external_node_path_namespaceObject.join)(folder, entry.name), segments, found);
+        }
+        return;
+    }
+    if (!/[*?]/.test(segment)) {
+        const next = (0,external_node_path_namespaceObject.join)(folder, segment);
+        if ((0,external_node_fs_namespaceObject.existsSync)(next))
+            walk(next, rest, found);
+        return;
+    }
+    const regex = segmentRegex(segment);
+    for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(folder, { withFileTypes: true })) {
+        if (!regex.test(entry.name))
+            continue;
+        if (rest.length > 0 && !entry.isDirectory())
+            continue;
+        walk((0,external_node_path_namespaceObject.join)(folder, entry.name), rest, found);
+    }
+}
+/**
+ * The files matching the glob patterns, relative to the workspace, sorted by path; a
+ * pattern may not leave the workspace (each file is checked after symlinks when read).
+ * Folders are skipped; `**` does not descend into symlinked folders.
+ */
+function findChangesFiles(patterns, workspace) {
+    const found = new Set();
+    for (const pattern of patterns) {
+        const absolute = (0,external_node_path_namespaceObject.resolve)(workspace, pattern);
+        const rel = (0,external_node_path_namespaceObject.relative)(workspace, absolute);
+        if (rel === '..' || rel.startsWith(`..${external_node_path_namespaceObject.sep}`)) {
+            throw new ChangesFileError(`changes pattern ${JSON.stringify(pattern)} leaves the workspace ${workspace}`);
+        }
+        walk(workspace, rel.split(external_node_path_namespaceObject.sep).filter(Boolean), found);
+    }
+    return [...found].filter((path) => !(0,external_node_fs_namespaceObject.lstatSync)(path).isDirectory()).sort();
+}
+/** Reads one ChangeSet file, inside the workspace; errors name the file. */
+function readChangesFile(path, workspace, boundary) {
+    const shownAs = (0,external_node_path_namespaceObject.relative)(workspace, path) || path;
+    const real = boundary.check(path, shownAs);
+    let parsed;
+    try {
+        parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8'));
+    }
+    catch (error) {
+        throw new ChangesFileError(`${shownAs}: not a ChangeSet file: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const candidate = parsed;
+    if (typeof candidate !== 'object' ||
+        candidate === null ||
+        typeof candidate.bundle !== 'string' ||
+        !Array.isArray(candidate.clusters) ||
+        !candidate.clusters.every((c) => typeof c === 'object' && c !== null && typeof c.name === 'string')) {
+        throw new ChangesFileError(`${shownAs}: not a ChangeSet file (it needs "bundle", "mode" and "clusters" with their names, as a timoni-fleet run writes it with changes-file)`);
+    }
+    return { file: shownAs, changeSet: candidate };
+}
+
+;// CONCATENATED MODULE: ./src/action/publish.ts
+
+
+
+
+
+
+/**
+ * GitHub documents 1 MB for one step output; the `changes` output stays well under it.
+ * A larger ChangeSet is given without its diffs, or as a summary of its clusters, with
+ * `truncated` saying so; the whole of it is always in the file named by `changes-file`.
+ */
+const CHANGES_OUTPUT_LIMIT = 512 * 1024;
+function withoutDiffs(changeSet) {
+    return {
+        ...changeSet,
+        clusters: changeSet.clusters.map((cluster) => ({
+            ...cluster,
+            instances: cluster.instances.map((instance) => ({ ...instance, changes: instance.changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })) })),
+        })),
+    };
+}
+function changesOutput(changeSet, changesFile) {
+    const whole = JSON.stringify(changeSet);
+    if (Buffer.byteLength(whole) <= CHANGES_OUTPUT_LIMIT)
+        return whole;
+    const note = `the ChangeSet has ${Buffer.byteLength(whole)} bytes, over the ${CHANGES_OUTPUT_LIMIT} of this output; the whole of it is in ${changesFile || 'the changes-file output'}`;
+    const lighter = JSON.stringify({ ...withoutDiffs(changeSet), truncated: `diffs left out: ${note}` });
+    if (Buffer.byteLength(lighter) <= CHANGES_OUTPUT_LIMIT)
+        return lighter;
+    const clusters = changeSet.clusters.map((cluster) => ({ name: cluster.name, group: cluster.group, status: cluster.status }));
+    return JSON.stringify({ bundle: changeSet.bundle, mode: changeSet.mode, clusters, truncated: `only the clusters' status: ${note}` });
+}
+/** The run's GitHub client: its API address and token, its log, its deadline, and the test overrides of retries and waits. */
+function runGitHubClient(input) {
+    return new GitHubApi({ apiUrl: input.context.apiUrl, token: input.githubToken, log: (line) => input.log.line(line), ...(input.signal ? { signal: input.signal } : {}), ...input.api });
+}
+/** An error's message with every secret masked (GitHub may echo what it was sent). */
+const errorMessage = (error, secrets) => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
+async function postComment(input, reportContext) {
+    if (!input.comment)
+        return { kind: 'none' };
+    if (!input.githubToken) {
+        input.log.line('no github-token: the pull request comment is skipped');
+        return { kind: 'none' };
+    }
+    const client = runGitHubClient(input);
+    let pullRequest = input.plan.pullRequest;
+    if (pullRequest === undefined && input.plan.mode === 'apply') {
+        try {
+            pullRequest = await pullRequestForCommit(client, input.context.owner, input.context.repo, input.plan.sha);
+        }
+        catch (error) {
+            return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
+        }
+    }
+    if (pullRequest === undefined)
+        return { kind: 'none' };
+    try {
+        const context = { ...reportContext, pullRequest };
+        const extra = input.review ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) } : {};
+        const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context, extra);
+        const author = await tokenIdentity(client, input.commentAuthor);
+        const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
+        const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
+        return outcome.kind === 'not-permitted' ? { kind: 'not-permitted', pullRequest, reason: outcome.reason } : { kind: outcome.kind, pullRequest, url: outcome.url };
+    }
+    catch (error) {
+        return { kind: 'failed', pullRequest, message: errorMessage(error, input.secrets) };
+    }
+}
+/** Says in the log and the job summary's notes what became of the comment; true when that fails the step. */
+function reportComment(report, input, notes) {
+    switch (report.kind) {
+        case 'none':
+            return false;
+        case 'created':
+        case 'updated':
+            input.log.line(`pull request comment ${report.kind}: ${report.url}`);
+            return false;
+        case 'not-permitted':
+            input.log.annotate({ level: 'warning', title: 'PR comment not posted', message: report.reason });
+            notes.push(`No pull request comment: ${report.reason}.`);
+            return false;
+        case 'failed': {
+            const where = report.pullRequest === undefined ? 'The pull request comment' : `The comment on pull request #${report.pullRequest}`;
+            const fails = input.plan.mode === 'diff';
+            const consequence = fails
+                ? 'the diff is only in the job summary and the changes output; the step fails so that it is not missed'
+                : 'the rollout is not affected: its outcome is in the job summary and the outputs';
+            input.log.annotate({ level: fails ? 'error' : 'warning', title: 'PR comment not posted', message: `${where} could not be posted: ${report.message}; ${consequence}` });
+            notes.push(`${where} could not be posted: ${report.message}.`);
+            return fails;
+        }
+    }
+}
+async function publishResults(input) {
+    const masked = redaction_maskChangeSet(input.changeSet, input.secrets);
+    const notes = [...(input.notes ?? []), ...(input.review?.notes ?? [])];
+    const reportContext = {
+        commitSha: input.plan.sha,
+        runUrl: input.context.runUrl,
+        repository: `${input.context.owner}/${input.context.repo}`,
+        secrets: input.secrets,
+        bundleFiles: input.bundleFiles,
+        notes,
+    };
+    const comment = await postComment(input, reportContext);
+    const fails = reportComment(comment, input, notes);
+    const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
+    appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
+    const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
+    const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
+    setOutput(input.env, 'has-changes', String(hasChanges(masked)));
+    const changesFile = writeChangesFile(input.env, masked, input.changesFile);
+    setOutput(input.env, 'changes', changesOutput(masked, changesFile));
+    setOutput(input.env, 'changes-file', changesFile);
+    setOutput(input.env, 'applied-clusters', applied.join(','));
+    setOutput(input.env, 'failed-cluster', failed);
+    setOutput(input.env, 'comment-url', commentUrl);
+    return { comment, fails };
+}
+
 ;// CONCATENATED MODULE: ./src/action/reviewed.ts
 
 
@@ -17433,7 +17697,7 @@ async function loadReviewCheck(input) {
     if (!input.githubToken && !input.client)
         return new ReviewCheck(policy, log, undefined, undefined, 'no github-token to read the pull request comment with');
     const client = input.client ??
-        new GitHubApi({ apiUrl: context.apiUrl, token: input.githubToken, log: (line) => log.line(line), ...(input.signal ? { signal: input.signal } : {}) });
+        runGitHubClient({ context, githubToken: input.githubToken, log, ...(input.signal ? { signal: input.signal } : {}) });
     let pullRequest = plan.pullRequest;
     try {
         pullRequest ??= await pullRequestForCommit(client, context.owner, context.repo, plan.sha);
@@ -17747,6 +18011,7 @@ async function upsertMarkedIssue(client, target, marker, content, author) {
 
 
 
+
 /** Clusters whose live state differs from the bundle. */
 function driftedClusters(changeSet) {
     return changeSet.clusters.filter((cluster) => cluster.status === 'changed').map((cluster) => cluster.name);
@@ -17828,13 +18093,7 @@ async function keepIssue(input, reportContext, drifted) {
     const failed = input.changeSet.clusters.some((cluster) => cluster.status === 'failed');
     if (drifted.length === 0 && failed)
         return { kind: 'none', reason: 'no drift found, but a cluster could not be checked: an open drift issue stays open' };
-    const client = new GitHubApi({
-        apiUrl: input.context.apiUrl,
-        token: input.githubToken,
-        log: (line) => input.log.line(line),
-        ...(input.signal ? { signal: input.signal } : {}),
-        ...input.api,
-    });
+    const client = runGitHubClient(input);
     const target = { owner: input.context.owner, repo: input.context.repo };
     const marker = driftMarker(input.changeSet.bundle, input.bundleFiles);
     const checkedAt = (input.now ?? (() => new Date()))();
@@ -18109,7 +18368,7 @@ async function status_keepIssue(input, context) {
         return { kind: 'none', reason: 'status-issue is false' };
     if (!input.githubToken)
         return { kind: 'none', reason: 'no github-token' };
-    const client = new GitHubApi({ apiUrl: input.context.apiUrl, token: input.githubToken, log: (line) => input.log.line(line), ...(input.signal ? { signal: input.signal } : {}), ...input.api });
+    const client = runGitHubClient(input);
     const marker = statusMarker(input.state.bundle, input.bundleFiles);
     const body = renderStatusMarkdown(input.state, context, { marker, maxLength: COMMENT_LIMIT });
     const title = maskSecrets(`timoni-fleet status: ${input.state.bundle || input.bundleFiles.join(', ')}`, input.secrets).slice(0, 256);
@@ -18146,272 +18405,6 @@ async function publishStatus(input) {
     else if (issue.kind !== 'none')
         input.log.line(`status issue ${issue.kind}: ${issue.url}`);
     return { issue, fails: issue.kind === 'failed' };
-}
-
-;// CONCATENATED MODULE: ./src/action/changes-file.ts
-// ChangeSet files: every mode writes its whole (masked) ChangeSet to a file, the
-// `changes-file` output; the `changes-file` input puts it at a path in the workspace (for
-// actions/upload-artifact), else it goes under RUNNER_TEMP. Report mode reads such files
-// back, found by glob patterns (the `changes` input) as actions/download-artifact leaves
-// them.
-//
-// Both stay inside the workspace: the folders a pull request's author committed may hold
-// symlinks, so the folder written to is checked after symlinks and the file itself is
-// opened without following one; files read are checked the same way (FileBoundary).
-
-
-
-class ChangesFileError extends Error {
-    name = 'ChangesFileError';
-}
-/** The nearest folder of `path` that exists (the path itself when it does). */
-function existingAncestor(path) {
-    let dir = path;
-    while (!(0,external_node_fs_namespaceObject.existsSync)(dir) && (0,external_node_path_namespaceObject.dirname)(dir) !== dir)
-        dir = (0,external_node_path_namespaceObject.dirname)(dir);
-    return dir;
-}
-/** Writes text to `path` inside the boundary: folders created, the file never reached through a symlink. */
-function writeInside(path, text, boundary, shownAs) {
-    const folder = (0,external_node_path_namespaceObject.dirname)(path);
-    boundary.check(existingAncestor(folder), shownAs);
-    (0,external_node_fs_namespaceObject.mkdirSync)(folder, { recursive: true });
-    boundary.check(folder, shownAs);
-    if ((0,external_node_fs_namespaceObject.existsSync)(path) && (0,external_node_fs_namespaceObject.lstatSync)(path).isSymbolicLink())
-        throw new ChangesFileError(`${shownAs} is a symbolic link; the ChangeSet is not written through it`);
-    let fd;
-    try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_TRUNC | external_node_fs_namespaceObject.constants.O_NOFOLLOW, 0o600);
-    }
-    catch (error) {
-        throw new ChangesFileError(`${shownAs}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    try {
-        (0,external_node_fs_namespaceObject.writeSync)(fd, text);
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-/**
- * Writes the whole (masked) ChangeSet where the `changes-file` input says, or under
- * RUNNER_TEMP; returns the path written ('' when neither is available).
- */
-function writeChangesFile(env, changeSet, target) {
-    const text = `${JSON.stringify(changeSet, null, 2)}\n`;
-    if (target && target.path !== '') {
-        const path = (0,external_node_path_namespaceObject.resolve)(target.workspace, target.path);
-        writeInside(path, text, target.boundary, `changes-file ${target.path}`);
-        return path;
-    }
-    const folder = env.RUNNER_TEMP;
-    if (!folder)
-        return '';
-    const name = `timoni-fleet-changes-${(changeSet.bundle || 'bundle').replace(/[^A-Za-z0-9_.-]/g, '_')}-${env.GITHUB_RUN_ID ?? '0'}-${process.pid}.json`;
-    const path = (0,external_node_path_namespaceObject.join)(folder, name);
-    // RUNNER_TEMP is the runner's own folder, outside the workspace and out of the author's reach.
-    writeInside(path, text, UNBOUNDED, path);
-    return path;
-}
-// ---- Globs
-// A small matcher rather than fs.globSync (Node 22+; the CLI and the tests run on Node 20):
-// `*` any text within one path segment, `?` one character, `**` any number of segments.
-// Dot-files are matched like other files (download-artifact keeps artifact names as given).
-function segmentRegex(segment) {
-    const body = segment.split('').map((character) => (character === '*' ? '[^/]*' : character === '?' ? '[^/]' : character.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
-    return new RegExp(`^${body}$`);
-}
-function walk(folder, segments, found) {
-    const [segment, ...rest] = segments;
-    if (segment === undefined) {
-        found.add(folder);
-        return;
-    }
-    if (segment === '**') {
-        walk(folder, rest, found);
-        for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(folder, { withFileTypes: true })) {
-            if (entry.isDirectory())
-                walk((0,external_node_path_namespaceObject.join)(folder, entry.name), segments, found);
-        }
-        return;
-    }
-    if (!/[*?]/.test(segment)) {
-        const next = (0,external_node_path_namespaceObject.join)(folder, segment);
-        if ((0,external_node_fs_namespaceObject.existsSync)(next))
-            walk(next, rest, found);
-        return;
-    }
-    const regex = segmentRegex(segment);
-    for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(folder, { withFileTypes: true })) {
-        if (!regex.test(entry.name))
-            continue;
-        if (rest.length > 0 && !entry.isDirectory())
-            continue;
-        walk((0,external_node_path_namespaceObject.join)(folder, entry.name), rest, found);
-    }
-}
-/**
- * The files matching the glob patterns, relative to the workspace, sorted by path; a
- * pattern may not leave the workspace (each file is checked after symlinks when read).
- * Folders are skipped; `**` does not descend into symlinked folders.
- */
-function findChangesFiles(patterns, workspace) {
-    const found = new Set();
-    for (const pattern of patterns) {
-        const absolute = (0,external_node_path_namespaceObject.resolve)(workspace, pattern);
-        const rel = (0,external_node_path_namespaceObject.relative)(workspace, absolute);
-        if (rel === '..' || rel.startsWith(`..${external_node_path_namespaceObject.sep}`)) {
-            throw new ChangesFileError(`changes pattern ${JSON.stringify(pattern)} leaves the workspace ${workspace}`);
-        }
-        walk(workspace, rel.split(external_node_path_namespaceObject.sep).filter(Boolean), found);
-    }
-    return [...found].filter((path) => !(0,external_node_fs_namespaceObject.lstatSync)(path).isDirectory()).sort();
-}
-/** Reads one ChangeSet file, inside the workspace; errors name the file. */
-function readChangesFile(path, workspace, boundary) {
-    const shownAs = (0,external_node_path_namespaceObject.relative)(workspace, path) || path;
-    const real = boundary.check(path, shownAs);
-    let parsed;
-    try {
-        parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8'));
-    }
-    catch (error) {
-        throw new ChangesFileError(`${shownAs}: not a ChangeSet file: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    const candidate = parsed;
-    if (typeof candidate !== 'object' ||
-        candidate === null ||
-        typeof candidate.bundle !== 'string' ||
-        !Array.isArray(candidate.clusters) ||
-        !candidate.clusters.every((c) => typeof c === 'object' && c !== null && typeof c.name === 'string')) {
-        throw new ChangesFileError(`${shownAs}: not a ChangeSet file (it needs "bundle", "mode" and "clusters" with their names, as a timoni-fleet run writes it with changes-file)`);
-    }
-    return { file: shownAs, changeSet: candidate };
-}
-
-;// CONCATENATED MODULE: ./src/action/publish.ts
-
-
-
-
-
-
-/**
- * GitHub documents 1 MB for one step output; the `changes` output stays well under it.
- * A larger ChangeSet is given without its diffs, or as a summary of its clusters, with
- * `truncated` saying so; the whole of it is always in the file named by `changes-file`.
- */
-const CHANGES_OUTPUT_LIMIT = 512 * 1024;
-function withoutDiffs(changeSet) {
-    return {
-        ...changeSet,
-        clusters: changeSet.clusters.map((cluster) => ({
-            ...cluster,
-            instances: cluster.instances.map((instance) => ({ ...instance, changes: instance.changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })) })),
-        })),
-    };
-}
-function changesOutput(changeSet, changesFile) {
-    const whole = JSON.stringify(changeSet);
-    if (Buffer.byteLength(whole) <= CHANGES_OUTPUT_LIMIT)
-        return whole;
-    const note = `the ChangeSet has ${Buffer.byteLength(whole)} bytes, over the ${CHANGES_OUTPUT_LIMIT} of this output; the whole of it is in ${changesFile || 'the changes-file output'}`;
-    const lighter = JSON.stringify({ ...withoutDiffs(changeSet), truncated: `diffs left out: ${note}` });
-    if (Buffer.byteLength(lighter) <= CHANGES_OUTPUT_LIMIT)
-        return lighter;
-    const clusters = changeSet.clusters.map((cluster) => ({ name: cluster.name, group: cluster.group, status: cluster.status }));
-    return JSON.stringify({ bundle: changeSet.bundle, mode: changeSet.mode, clusters, truncated: `only the clusters' status: ${note}` });
-}
-/** An error's message with every secret masked (GitHub may echo what it was sent). */
-const errorMessage = (error, secrets) => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
-async function postComment(input, reportContext) {
-    if (!input.comment)
-        return { kind: 'none' };
-    if (!input.githubToken) {
-        input.log.line('no github-token: the pull request comment is skipped');
-        return { kind: 'none' };
-    }
-    const client = new GitHubApi({
-        apiUrl: input.context.apiUrl,
-        token: input.githubToken,
-        log: (line) => input.log.line(line),
-        ...(input.signal ? { signal: input.signal } : {}),
-        ...input.api,
-    });
-    let pullRequest = input.plan.pullRequest;
-    if (pullRequest === undefined && input.plan.mode === 'apply') {
-        try {
-            pullRequest = await pullRequestForCommit(client, input.context.owner, input.context.repo, input.plan.sha);
-        }
-        catch (error) {
-            return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
-        }
-    }
-    if (pullRequest === undefined)
-        return { kind: 'none' };
-    try {
-        const context = { ...reportContext, pullRequest };
-        const extra = input.review ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) } : {};
-        const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context, extra);
-        const author = await tokenIdentity(client, input.commentAuthor);
-        const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
-        const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
-        return outcome.kind === 'not-permitted' ? { kind: 'not-permitted', pullRequest, reason: outcome.reason } : { kind: outcome.kind, pullRequest, url: outcome.url };
-    }
-    catch (error) {
-        return { kind: 'failed', pullRequest, message: errorMessage(error, input.secrets) };
-    }
-}
-/** Says in the log and the job summary's notes what became of the comment; true when that fails the step. */
-function reportComment(report, input, notes) {
-    switch (report.kind) {
-        case 'none':
-            return false;
-        case 'created':
-        case 'updated':
-            input.log.line(`pull request comment ${report.kind}: ${report.url}`);
-            return false;
-        case 'not-permitted':
-            input.log.annotate({ level: 'warning', title: 'PR comment not posted', message: report.reason });
-            notes.push(`No pull request comment: ${report.reason}.`);
-            return false;
-        case 'failed': {
-            const where = report.pullRequest === undefined ? 'The pull request comment' : `The comment on pull request #${report.pullRequest}`;
-            const fails = input.plan.mode === 'diff';
-            const consequence = fails
-                ? 'the diff is only in the job summary and the changes output; the step fails so that it is not missed'
-                : 'the rollout is not affected: its outcome is in the job summary and the outputs';
-            input.log.annotate({ level: fails ? 'error' : 'warning', title: 'PR comment not posted', message: `${where} could not be posted: ${report.message}; ${consequence}` });
-            notes.push(`${where} could not be posted: ${report.message}.`);
-            return fails;
-        }
-    }
-}
-async function publishResults(input) {
-    const masked = redaction_maskChangeSet(input.changeSet, input.secrets);
-    const notes = [...(input.notes ?? []), ...(input.review?.notes ?? [])];
-    const reportContext = {
-        commitSha: input.plan.sha,
-        runUrl: input.context.runUrl,
-        repository: `${input.context.owner}/${input.context.repo}`,
-        secrets: input.secrets,
-        bundleFiles: input.bundleFiles,
-        notes,
-    };
-    const comment = await postComment(input, reportContext);
-    const fails = reportComment(comment, input, notes);
-    const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
-    appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
-    const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
-    const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
-    setOutput(input.env, 'has-changes', String(hasChanges(masked)));
-    const changesFile = writeChangesFile(input.env, masked, input.changesFile);
-    setOutput(input.env, 'changes', changesOutput(masked, changesFile));
-    setOutput(input.env, 'changes-file', changesFile);
-    setOutput(input.env, 'applied-clusters', applied.join(','));
-    setOutput(input.env, 'failed-cluster', failed);
-    setOutput(input.env, 'comment-url', commentUrl);
-    return { comment, fails };
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/merge.ts

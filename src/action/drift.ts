@@ -14,13 +14,14 @@
 // While a cluster could not be diffed and none drifted, an open issue stays open: that
 // cluster may still differ.
 import type { ChangeSet } from '../changeset.js';
-import { GitHubApi, GitHubApiError, type GitHubApiOptions } from '../github/api.js';
+import { GitHubApiError, type GitHubApiOptions } from '../github/api.js';
 import { tokenIdentity } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
 import { closeIssueWithComment, findMarkedIssue, upsertMarkedIssue } from '../github/issues.js';
 import { code, codeBlock, commitLink, escapeInline, runLink, type ReportContext } from '../report/markdown.js';
 import { commentMarker, maskSecrets, renderPullRequestComment } from '../report/index.js';
 import type { RunPlan } from './plan.js';
+import { runGitHubClient } from './publish.js';
 import { setOutput, type Annotation, type Environment } from './runner.js';
 
 export type DriftPlan = Extract<RunPlan, { mode: 'drift' }>;
@@ -163,13 +164,7 @@ async function keepIssue(input: DriftInput, reportContext: ReportContext, drifte
   if (!input.githubToken) return { kind: 'none', reason: 'no github-token' };
   const failed = input.changeSet.clusters.some((cluster) => cluster.status === 'failed');
   if (drifted.length === 0 && failed) return { kind: 'none', reason: 'no drift found, but a cluster could not be checked: an open drift issue stays open' };
-  const client = new GitHubApi({
-    apiUrl: input.context.apiUrl,
-    token: input.githubToken,
-    log: (line) => input.log.line(line),
-    ...(input.signal ? { signal: input.signal } : {}),
-    ...input.api,
-  });
+  const client = runGitHubClient(input);
   const target = { owner: input.context.owner, repo: input.context.repo };
   const marker = driftMarker(input.changeSet.bundle, input.bundleFiles);
   const checkedAt = (input.now ?? (() => new Date()))();

@@ -87,6 +87,20 @@ export interface PublishOutcome {
   fails: boolean;
 }
 
+/** What the run's GitHub client is made of, as the publishing steps (comment, issue, review) get it. */
+export interface RunClientInput {
+  context: { apiUrl: string };
+  githubToken: string;
+  log: { line(text: string): void };
+  signal?: AbortSignal;
+  api?: Pick<GitHubApiOptions, 'retries' | 'retryBaseMs' | 'maxRateLimitWaitMs' | 'requestTimeoutMs'>;
+}
+
+/** The run's GitHub client: its API address and token, its log, its deadline, and the test overrides of retries and waits. */
+export function runGitHubClient(input: RunClientInput): GitHubApi {
+  return new GitHubApi({ apiUrl: input.context.apiUrl, token: input.githubToken, log: (line) => input.log.line(line), ...(input.signal ? { signal: input.signal } : {}), ...input.api });
+}
+
 /** An error's message with every secret masked (GitHub may echo what it was sent). */
 const errorMessage = (error: unknown, secrets: readonly string[]): string => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
 
@@ -96,13 +110,7 @@ async function postComment(input: PublishInput, reportContext: ReportContext): P
     input.log.line('no github-token: the pull request comment is skipped');
     return { kind: 'none' };
   }
-  const client = new GitHubApi({
-    apiUrl: input.context.apiUrl,
-    token: input.githubToken,
-    log: (line) => input.log.line(line),
-    ...(input.signal ? { signal: input.signal } : {}),
-    ...input.api,
-  });
+  const client = runGitHubClient(input);
   let pullRequest = input.plan.pullRequest;
   if (pullRequest === undefined && input.plan.mode === 'apply') {
     try {

@@ -18,11 +18,12 @@
 import type { RuntimeCluster } from '../bundle/index.js';
 import type { DesiredState } from '../changeset.js';
 import { compareDesired, describeDifference } from '../fleet/reviewed.js';
-import { GitHubApi } from '../github/api.js';
+import type { GitHubApi } from '../github/api.js';
 import { pullRequestForCommit, tokenIdentity } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
 import { parseReviewedRecord, ReviewedRecordError, type ReviewedRecord } from '../report/index.js';
 import type { RunPlan } from './plan.js';
+import { runGitHubClient } from './publish.js';
 import type { Annotation } from './runner.js';
 
 export const REVIEWED_POLICIES = ['require', 'warn', 'off'] as const;
@@ -119,7 +120,7 @@ export async function loadReviewCheck(input: ReviewInput): Promise<ReviewCheck |
   if (!input.githubToken && !input.client) return new ReviewCheck(policy, log, undefined, undefined, 'no github-token to read the pull request comment with');
   const client =
     input.client ??
-    new GitHubApi({ apiUrl: context.apiUrl, token: input.githubToken, log: (line) => log.line(line), ...(input.signal ? { signal: input.signal } : {}) });
+    runGitHubClient({ context, githubToken: input.githubToken, log, ...(input.signal ? { signal: input.signal } : {}) });
   let pullRequest = plan.pullRequest;
   try {
     pullRequest ??= await pullRequestForCommit(client, context.owner, context.repo, plan.sha);

@@ -10,13 +10,14 @@
 // and says so in the summary and the output (a workflow that wants a red run tests it).
 import type { FleetState, InstanceState, InstanceStateRow } from '../fleet/fleet-state.js';
 import { INSTANCE_STATES } from '../fleet/fleet-state.js';
-import { GitHubApi, type GitHubApiOptions } from '../github/api.js';
+import type { GitHubApiOptions } from '../github/api.js';
 import { tokenIdentity } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
 import { upsertMarkedIssue, type IssueOutcome } from '../github/issues.js';
 import { COMMENT_LIMIT, commentLength, STEP_SUMMARY_BUDGET, utf8Length, type Measure } from '../github/limits.js';
 import { code, commitLink, escapeInline, runLink, tableHeader, tableRow, type ReportContext } from '../report/markdown.js';
 import { maskSecrets } from '../secrets.js';
+import { runGitHubClient } from './publish.js';
 import { appendStepSummary, setOutput, type Annotation, type Environment } from './runner.js';
 
 const STATE_LABELS: Record<InstanceState, string> = {
@@ -122,7 +123,7 @@ export function statusMarker(bundle: string, bundleFiles: readonly string[]): st
 async function keepIssue(input: StatusInput, context: ReportContext): Promise<StatusIssueReport> {
   if (!input.issue) return { kind: 'none', reason: 'status-issue is false' };
   if (!input.githubToken) return { kind: 'none', reason: 'no github-token' };
-  const client = new GitHubApi({ apiUrl: input.context.apiUrl, token: input.githubToken, log: (line) => input.log.line(line), ...(input.signal ? { signal: input.signal } : {}), ...input.api });
+  const client = runGitHubClient(input);
   const marker = statusMarker(input.state.bundle, input.bundleFiles);
   const body = renderStatusMarkdown(input.state, context, { marker, maxLength: COMMENT_LIMIT });
   const title = maskSecrets(`timoni-fleet status: ${input.state.bundle || input.bundleFiles.join(', ')}`, input.secrets).slice(0, 256);
