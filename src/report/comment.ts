@@ -185,7 +185,10 @@ function renderClusterSection(input: SectionInput, group?: ClusterGroup, members
   const { cluster } = input;
   const counts = countActions(cluster);
   const open = sectionOpen(cluster) ? ' open' : '';
-  const counted = cluster.status === 'skipped' ? '' : ` · ${describeCounts(counts)}`;
+  const described = describeCounts(counts);
+  // Not said twice: the status of an unchanged cluster (or one applied without changes) already says "no changes".
+  const saysNoChanges = described === 'no changes' && (cluster.status === 'unchanged' || cluster.status === 'applied');
+  const counted = cluster.status === 'skipped' || saysNoChanges ? '' : ` · ${described}`;
   const grouped = group && members && members.length > 1;
   const title = grouped ? `${members.length} clusters` : escapeHtml(cluster.name);
   const headline = `<b>${title}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;

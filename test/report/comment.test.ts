@@ -74,6 +74,17 @@ describe('renderPullRequestComment', () => {
     expect(body).toContain('(https://github.com/acme/fleet/actions/runs/42)');
   });
 
+  it('says "no changes" once in the section of an unchanged cluster', () => {
+    const set = changeSet([
+      cluster('staging-eu-1', 'staging', [podinfoInstance([1, 2])]),
+      cluster('production-us-1', 'production', [instance('podinfo', [unchanged('Service', 'podinfo')])]),
+    ]);
+    const body = renderPullRequestComment(set, context);
+    expect(body).toContain('<summary><b>production-us-1</b> · production · ✅ no changes</summary>');
+    expect(body).not.toContain('no changes · no changes');
+    expect(body).toMatch(/<summary><b>staging-eu-1<\/b> · staging · 🟡 changes · 1 created, 1 configured<\/summary>/);
+  });
+
   it('opens with a table of clusters in runtime order with counts and status', () => {
     const set = changeSet([
       cluster('staging-eu-1', 'staging', [podinfoInstance([1, 2])]),
