@@ -11,10 +11,10 @@ import type { KubeCluster } from './cluster.js';
 import { diffObject, wholeObjectDiff } from './diff.js';
 import { instanceId, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';
 import { deleteObjects, staleObjects } from './instance-prune.js';
-import { inventoryEntries } from './inventory.js';
+import { inventoryEntries, type DecodedInstanceSecret } from './inventory.js';
 import { namespaceExists, readInstance } from './inventory-store.js';
 import { formatRef, type ObjectRef } from './object.js';
-import { assertOwnership } from './ownership.js';
+import { ownershipConflict, OwnershipConflictError } from './ownership.js';
 
 export interface InstanceDiffOptions {
   /** Immutable-field changes become `recreated` instead of an error. */
@@ -42,19 +42,27 @@ export async function diffInstance(cluster: KubeCluster, instance: BuiltInstance
     throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
   };
 
-  try {
-    if (!options.overwriteOwnership) {
-      await assertOwnership(cluster, instance.bundle, [instance]);
+  // The instance's stored record, read once: for the ownership check, and later for what
+  // to prune (a dry-run changes nothing in between). Undefined while not read.
+  let stored: DecodedInstanceSecret | null | undefined;
+  if (!options.overwriteOwnership) {
+    try {
+      stored = await readInstance(cluster, instance.name, instance.namespace);
+      const conflict = ownershipConflict(stored, instance.bundle, instance);
+      if (conflict) throw new OwnershipConflictError(cluster.name, instance.bundle, [conflict]);
+    } catch (error) {
+      fail('ownership', error);
     }
-  } catch (error) {
-    fail('ownership', error);
   }
 
+  // A stored record lives in the instance's namespace: the namespace exists then.
   let exists = true;
-  try {
-    exists = await namespaceExists(cluster, instance.namespace);
-  } catch (error) {
-    fail('diff', error, `Namespace/${instance.namespace}`);
+  if (!stored) {
+    try {
+      exists = await namespaceExists(cluster, instance.namespace);
+    } catch (error) {
+      fail('diff', error, `Namespace/${instance.namespace}`);
+    }
   }
   if (!exists) {
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
@@ -73,9 +81,9 @@ export async function diffInstance(cluster: KubeCluster, instance: BuiltInstance
   // Without its namespace the instance has no stored record: nothing to prune.
   if (exists && (options.prune ?? true)) {
     try {
-      const stored = await readInstance(cluster, instance.name, instance.namespace);
+      const record = stored === undefined ? await readInstance(cluster, instance.name, instance.namespace) : stored;
       const refs: ObjectRef[] = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
-      const stale = staleObjects(stored, inventoryEntries(refs));
+      const stale = staleObjects(record, inventoryEntries(refs));
       changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
     } catch (error) {
       const object = (error as { object?: unknown }).object;

@@ -2,7 +2,7 @@
 // bundleInstancesOwnershipConflicts): an instance Secret that exists without the bundle
 // label, or with another bundle's, is a conflict unless ownership is overwritten.
 import type { KubeCluster } from './cluster.js';
-import { bundleNameLabel } from './inventory.js';
+import { bundleNameLabel, type DecodedInstanceSecret } from './inventory.js';
 import { readInstance } from './inventory-store.js';
 
 export interface OwnershipConflict {
@@ -41,12 +41,17 @@ export async function findOwnershipConflicts(
 ): Promise<OwnershipConflict[]> {
   const conflicts: OwnershipConflict[] = [];
   for (const instance of instances) {
-    const stored = await readInstance(cluster, instance.name, instance.namespace);
-    if (!stored) continue;
-    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
-    if (owner !== bundle) conflicts.push({ instance: instance.name, namespace: instance.namespace, currentBundle: owner });
+    const conflict = ownershipConflict(await readInstance(cluster, instance.name, instance.namespace), bundle, instance);
+    if (conflict) conflicts.push(conflict);
   }
   return conflicts;
+}
+
+/** The conflict an instance's stored record (null: none stored) makes for `bundle`, if any. */
+export function ownershipConflict(stored: DecodedInstanceSecret | null, bundle: string, instance: { name: string; namespace: string }): OwnershipConflict | null {
+  if (!stored) return null;
+  const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
+  return owner === bundle ? null : { instance: instance.name, namespace: instance.namespace, currentBundle: owner };
 }
 
 /** Throws an OwnershipConflictError when any instance of the bundle is owned elsewhere. */

@@ -1,5 +1,5 @@
 // Diffing built instances against a real cluster: nothing is ever written.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { applyInstance } from '../../src/kube/instance-apply.js';
 import { diffInstance } from '../../src/kube/instance-diff.js';
 import type { InstanceStepError } from '../../src/kube/instance.js';
@@ -20,6 +20,35 @@ describe('instance diff', () => {
     expect(result.namespaceExists).toBe(true);
     expect(actions(result.changes)).toEqual(['ConfigMap/settings unchanged', 'Secret/token unchanged', 'Service/web unchanged', 'Deployment/web unchanged']);
     expect(result.changes.every((c) => c.diff === '')).toBe(true);
+  });
+
+  it("reads the instance's stored record once, and not its namespace, which the record proves exists", async () => {
+    const cluster = engineFleet().clusters[CLUSTER]!;
+    const ns = (await testNamespace(CLUSTER, 'lc-diff-reads')).name;
+    const instance = built(ns, [configMap(ns, 'settings', { a: '1' })]);
+    await applyInstance(cluster, instance);
+    /** The objects `run` reads through cluster.get, as Kind/name. */
+    const readsOf = async (run: () => Promise<unknown>): Promise<string[]> => {
+      const reads: string[] = [];
+      const get = cluster.get.bind(cluster);
+      const spy = vi.spyOn(cluster, 'get').mockImplementation((ref) => {
+        reads.push(`${ref.kind}/${ref.name}`);
+        return get(ref);
+      });
+      try {
+        await run();
+      } finally {
+        spy.mockRestore();
+      }
+      return reads;
+    };
+    const reads = await readsOf(async () => expect(actions((await diffInstance(cluster, instance)).changes)).toEqual(['ConfigMap/settings unchanged']));
+    expect(reads.filter((read) => read === 'Secret/timoni.web')).toHaveLength(1);
+    expect(reads.filter((read) => read.startsWith('Namespace/'))).toEqual([]);
+    // With ownership overwritten nothing is checked first: the record is read for the prune alone.
+    const overwriting = await readsOf(() => diffInstance(cluster, instance, { overwriteOwnership: true }));
+    expect(overwriting.filter((read) => read === 'Secret/timoni.web')).toHaveLength(1);
+    expect(overwriting.filter((read) => read.startsWith('Namespace/'))).toEqual([`Namespace/${ns}`]);
   });
 
   it('shows configured objects as a unified diff, masks Secret data, and reports removed objects as deleted without deleting them', async () => {
