@@ -6750,14 +6750,18 @@ class OwnershipConflictError extends Error {
 async function findOwnershipConflicts(cluster, bundle, instances) {
     const conflicts = [];
     for (const instance of instances) {
-        const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-        if (!stored)
-            continue;
-        const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
-        if (owner !== bundle)
-            conflicts.push({ instance: instance.name, namespace: instance.namespace, currentBundle: owner });
+        const conflict = ownershipConflict(await inventory_store_readInstance(cluster, instance.name, instance.namespace), bundle, instance);
+        if (conflict)
+            conflicts.push(conflict);
     }
     return conflicts;
+}
+/** The conflict an instance's stored record (null: none stored) makes for `bundle`, if any. */
+function ownershipConflict(stored, bundle, instance) {
+    if (!stored)
+        return null;
+    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
+    return owner === bundle ? null : { instance: instance.name, namespace: instance.namespace, currentBundle: owner };
 }
 /** Throws an OwnershipConflictError when any instance of the bundle is owned elsewhere. */
 async function assertOwnership(cluster, bundle, instances) {
@@ -6783,20 +6787,29 @@ async function diffInstance(cluster, instance, options = {}) {
     const fail = (step, error, object) => {
         throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
     };
-    try {
-        if (!options.overwriteOwnership) {
-            await assertOwnership(cluster, instance.bundle, [instance]);
+    // The instance's stored record, read once: for the ownership check, and later for what
+    // to prune (a dry-run changes nothing in between). Undefined while not read.
+    let stored;
+    if (!options.overwriteOwnership) {
+        try {
+            stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+            const conflict = ownershipConflict(stored, instance.bundle, instance);
+            if (conflict)
+                throw new OwnershipConflictError(cluster.name, instance.bundle, [conflict]);
+        }
+        catch (error) {
+            fail('ownership', error);
         }
     }
-    catch (error) {
-        fail('ownership', error);
-    }
+    // A stored record lives in the instance's namespace: the namespace exists then.
     let exists = true;
-    try {
-        exists = await namespaceExists(cluster, instance.namespace);
-    }
-    catch (error) {
-        fail('diff', error, `Namespace/${instance.namespace}`);
+    if (!stored) {
+        try {
+            exists = await namespaceExists(cluster, instance.namespace);
+        }
+        catch (error) {
+            fail('diff', error, `Namespace/${instance.namespace}`);
+        }
     }
     if (!exists) {
         const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
@@ -6815,9 +6828,9 @@ async function diffInstance(cluster, instance, options = {}) {
     // Without its namespace the instance has no stored record: nothing to prune.
     if (exists && (options.prune ?? true)) {
         try {
-            const stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+            const record = stored === undefined ? await inventory_store_readInstance(cluster, instance.name, instance.namespace) : stored;
             const refs = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
-            const stale = staleObjects(stored, inventoryEntries(refs));
+            const stale = staleObjects(record, inventoryEntries(refs));
             changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
         }
         catch (error) {
