@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -85,6 +86,17 @@ type channelSwitch func() (answer string, open func() (io.Reader, io.Writer, err
 // engine method.
 const switchMethod = "useFifos"
 
+// notifyPrefix marks a request whose caller waits for the response in its event loop:
+// the request is the method after the prefix, and once its response is written
+// whole on the streams of a channel switch, an empty frame on the original response
+// stream tells that event loop, which watches only that stream, that the response
+// waits on the new one. Before a switch (and for the switch itself) the response is
+// on the original stream, and nothing more is written.
+const notifyPrefix = "notify:"
+
+// notification is the frame written for a notifyPrefix request: a length of 0.
+var notification = []byte{0, 0, 0, 0}
+
 // serveFrames answers requests from in on out until in ends. Requests are read by a
 // goroutine of their own, so that the end of in is seen at once even while a call
 // evaluates (a loop in CUE): closed(err) is called from that goroutine with nil for a
@@ -113,25 +125,31 @@ func serveFrames(in io.Reader, out io.Writer, e *Engine, closed func(error), swi
 		}
 	}
 	go read(in)
+	original, switched := out, false
 	for frame := range requests {
-		if frame.method == switchMethod && switcher != nil {
+		method, notify := strings.CutPrefix(frame.method, notifyPrefix)
+		// Only a response written on the streams of a switch is notified.
+		notify = notify && switched
+		if method == switchMethod && switcher != nil {
 			answer, open := switcher()
 			if err := writeResponse(out, answer); err != nil {
 				return fmt.Errorf("writing the response to %s: %w", frame.method, err)
 			}
-			if open == nil {
-				continue
+			if open != nil {
+				newIn, newOut, err := open()
+				if err != nil {
+					return fmt.Errorf("opening the new streams: %w", err)
+				}
+				out, switched = newOut, true
+				go read(newIn)
 			}
-			newIn, newOut, err := open()
-			if err != nil {
-				return fmt.Errorf("opening the new streams: %w", err)
-			}
-			out = newOut
-			go read(newIn)
-			continue
-		}
-		if err := writeResponse(out, e.Call(frame.method, frame.request)); err != nil {
+		} else if err := writeResponse(out, e.Call(method, frame.request)); err != nil {
 			return fmt.Errorf("writing the response to %s: %w", frame.method, err)
+		}
+		if notify {
+			if _, err := original.Write(notification); err != nil {
+				return fmt.Errorf("writing the notification of %s: %w", frame.method, err)
+			}
 		}
 	}
 	return nil

@@ -161,3 +161,27 @@ func TestMemoryWatchStopsPastTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// Before a switch of streams (or without one) a notify: request is answered as its
+// method, on the same stream, with nothing more written.
+func TestServeFramesNotifyBeforeASwitch(t *testing.T) {
+	for name, switcher := range map[string]channelSwitch{
+		"no switch":           nil,
+		"switch not yet used": func() (string, func() (io.Reader, io.Writer, error)) { t.Fatal("not asked for"); return "", nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var in bytes.Buffer
+			in.Write(requestBytes(notifyPrefix+"version", "{}"))
+			in.Write(requestBytes(notifyPrefix+"noSuchMethod", "{}"))
+			var out bytes.Buffer
+			if err := serveFrames(&in, &out, NewEngine(), func(error) {}, switcher); err != nil {
+				t.Fatal(err)
+			}
+			direct := NewEngine()
+			want := []string{direct.Call("version", "{}"), direct.Call("noSuchMethod", "{}")}
+			if got := readResponses(t, out.Bytes()); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/load"
 )
 
@@ -185,34 +186,28 @@ func (e *Engine) load(req loadRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var module *moduleContext
-	if setup.moduleKey != "" {
-		module = e.modules.get(setup.moduleKey)
-		module.configure(setup.cfg, setup.root, setup.moduleRoot)
-	}
-	instances := load.Instances(req.Args, setup.cfg)
-	if len(instances) == 0 {
-		return nil, fmt.Errorf("no CUE instances found in %q", orDot(req.Dir))
-	}
-	if len(instances) > 1 {
-		names := make([]string, len(instances))
-		for i, inst := range instances {
-			names[i] = inst.PkgName
+	if setup.moduleKey == "" {
+		inst, err := loadOne(req, setup.cfg)
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("found %d CUE instances (packages %s) where one was expected; choose one with the package option", len(instances), strings.Join(names, ", "))
-	}
-	inst := instances[0]
-	if inst.Err != nil {
-		return nil, inst.Err
-	}
-	if module == nil {
 		v := newContext().BuildInstance(inst)
 		if err := v.Err(); err != nil {
 			return nil, err
 		}
 		return e.newHandle(v), nil
 	}
-	fresh, reused := module.substituteImports(inst, setup.root, setup.moduleRoot)
+	module := e.modules.get(setup.moduleKey)
+	module.configure(setup.cfg, setup.root, setup.moduleRoot)
+	inst, fresh, reused, withStandIns := module.loadWithStandIns(req.Args, setup.cfg, setup.root, setup.moduleRoot)
+	if withStandIns {
+		e.modules.standInLoads++
+	} else {
+		if inst, err = loadOne(req, setup.cfg); err != nil {
+			return nil, err
+		}
+		fresh, reused, _ = module.substituteImports(inst, setup.root, setup.moduleRoot, nil)
+	}
 	if reused {
 		e.modules.reused++
 	}
@@ -223,4 +218,23 @@ func (e *Engine) load(req loadRequest) (any, error) {
 		return nil, err
 	}
 	return e.newHandle(v), nil
+}
+
+// loadOne runs the loader on the request's files and expects one instance.
+func loadOne(req loadRequest, cfg *load.Config) (*build.Instance, error) {
+	instances := load.Instances(req.Args, cfg)
+	if len(instances) == 0 {
+		return nil, fmt.Errorf("no CUE instances found in %q", orDot(req.Dir))
+	}
+	if len(instances) > 1 {
+		names := make([]string, len(instances))
+		for i, inst := range instances {
+			names[i] = inst.PkgName
+		}
+		return nil, fmt.Errorf("found %d CUE instances (packages %s) where one was expected; choose one with the package option", len(instances), strings.Join(names, ", "))
+	}
+	if inst := instances[0]; inst.Err != nil {
+		return nil, inst.Err
+	}
+	return instances[0], nil
 }

@@ -198,3 +198,145 @@ func TestFileSetsCarryTheSharedFiles(t *testing.T) {
 		t.Errorf("a dropped set must be named as such: %+v", ds)
 	}
 }
+
+// exportAll answers what a load gives: its error response, or the exports of its value.
+func exportAll(t *testing.T, e *Engine, req loadRequest) string {
+	t.Helper()
+	response := e.Call("load", mustJSON(t, req))
+	if strings.Contains(response, `"error"`) {
+		return response
+	}
+	var h handleResult
+	decodeResult(t, response, &h)
+	var out []string
+	for _, m := range []string{"toJSON", "toYAML", "validate"} {
+		out = append(out, e.Call(m, mustJSON(t, valueRequest{Handle: h.Handle, Concrete: true})))
+	}
+	call(t, e, "free", valueRequest{Handle: h.Handle}, nil)
+	return strings.Join(out, "\n")
+}
+
+// warmEqualsCold loads req on an engine that loaded primer before (same cue.mod files)
+// and in a fresh engine, and wants the same answers; it returns the warm engine.
+func warmEqualsCold(t *testing.T, primer, req loadRequest) *Engine {
+	t.Helper()
+	warm := NewEngine()
+	exportAll(t, warm, primer)
+	got := exportAll(t, warm, req)
+	if want := exportAll(t, NewEngine(), req); got != want {
+		t.Errorf("a warm load differs from a cold one:\n warm %s\n cold %s", got, want)
+	}
+	return warm
+}
+
+// Warm loads take the stand-ins and give what a cold load in a fresh context gives:
+// values, an error in the module's own file against a cue.mod schema, an error inside
+// a cue.mod file, a load that fails.
+func TestWarmLoadsWithStandInsEqualColdOnes(t *testing.T) {
+	primer := loadReq(k8sLikeModule(`extra: "a"`), "appa")
+	cases := map[string]loadRequest{
+		"values":              loadReq(k8sLikeModule(`extra: "b"`), "appb"),
+		"module file error":   loadReq(k8sLikeModule(`cm: metadata: name: 5`), "appc"),
+		"cue.mod file error":  loadReq(k8sLikeModule(`bad: lib.#Name & "Not-Valid"`), "appd"),
+		"tag against schema":  loadReq(k8sLikeModule(`extra: "e"`), "Not-Valid"),
+		"syntax error":        loadReq(k8sLikeModule(`extra: {`), "appf"),
+		"missing import":      loadReq(k8sLikeModule("x: missing.y"), "appg"),
+		"unknown tag":         {Files: k8sLikeModule(""), Package: "main", Tags: []string{"name=appa", "nosuchtag=1"}},
+		"incomplete instance": {Files: k8sLikeModule(""), Package: "main"},
+	}
+	cases["missing import"].Files["main.cue"] = strings.Replace(cases["missing import"].Files["main.cue"], `"example.com/lib"`, "\"example.com/lib\"\n\t\"example.com/missing\"", 1)
+	for name, req := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := warmEqualsCold(t, primer, req)
+			if name == "values" || name == "module file error" || name == "cue.mod file error" || name == "tag against schema" {
+				if e.modules.standInLoads != 1 {
+					t.Errorf("the warm load must be made with stand-ins (%d)", e.modules.standInLoads)
+				}
+			}
+		})
+	}
+}
+
+// The errors of a warm load name the files and lines a cold load names, in the
+// module's own file and in the cue.mod file of the schema.
+func TestWarmLoadErrorPositions(t *testing.T) {
+	primer := loadReq(k8sLikeModule(""), "appa")
+	warm := NewEngine()
+	exportAll(t, warm, primer)
+	ds := callFail(t, warm, "load", loadReq(k8sLikeModule(`cm: metadata: name: 5`), "appa"))
+	files := map[string]bool{}
+	for _, d := range ds {
+		for _, p := range d.Positions {
+			files[p.File] = true
+		}
+	}
+	if !files["main.cue"] || !files["cue.mod/gen/k8s.io/api/core/v1/types.cue"] {
+		t.Errorf("want positions in main.cue and in the schema's file, got %+v", ds)
+	}
+	if warm.modules.standInLoads != 1 {
+		t.Errorf("the warm load must be made with stand-ins (%d)", warm.modules.standInLoads)
+	}
+}
+
+// Files under @if in cue.mod are selected as in a cold load (CUE v0.17.1 takes every
+// tag as unset outside the main module), with the bare tag set and without; files
+// with a preamble attribute stay real files for the loader.
+func TestWarmLoadsSelectTaggedCueModFilesAsColdOnes(t *testing.T) {
+	tagged := func(values string, tags ...string) loadRequest {
+		files := k8sLikeModule(values)
+		files["cue.mod/pkg/example.com/lib/strict.cue"] = "@if(strict)\npackage lib\n#Name: =~\"^app\"\n"
+		files["cue.mod/pkg/example.com/lib/lax.cue"] = "@if(!strict)\npackage lib\n#Name: =~\"^pod\"\n"
+		files["strict.cue"] = "@if(strict)\npackage main\nstrict: true\n"
+		return loadRequest{Files: files, Package: "main", Tags: append(tags, "name=podinfo"), TagVars: map[string]string{"moduleVersion": "1"}}
+	}
+	for _, tags := range [][]string{{"strict"}, nil} {
+		warm := warmEqualsCold(t, tagged(`extra: 1`, tags...), tagged(`extra: 2`, tags...))
+		if got := exportAll(t, warm, tagged(`other: lib.#Name & "app"`, tags...)); !strings.Contains(got, "invalid value") {
+			t.Errorf("tags %q: the @if(!strict) file must apply: %s", tags, got)
+		}
+		if warm.modules.standInLoads != 2 {
+			t.Errorf("tags %q: warm loads with tagged cue.mod files must be made with stand-ins (%d)", tags, warm.modules.standInLoads)
+		}
+	}
+}
+
+// A package not built before loads from its real files beside the stand-ins; when it
+// shares its directory with a package built before (the same directory under another
+// import path), the load is made again without stand-ins. Once built, it is reused
+// with stand-ins too.
+func TestWarmLoadsOfNewImportPaths(t *testing.T) {
+	withImport := func(imports, uses string) map[string]string {
+		files := k8sLikeModule(uses)
+		files["cue.mod/pkg/example.com/lib/sub/sub.cue"] = "package lib\n#Sub: =~\"-sub$\"\n"
+		files["main.cue"] = strings.Replace(files["main.cue"], `"example.com/lib"`, "\"example.com/lib\"\n"+imports, 1)
+		return files
+	}
+	primer := loadReq(withImport("", `extra: 1`), "appa")
+	for name, c := range map[string]struct {
+		req          loadRequest
+		standInLoads int
+	}{
+		"other directory": {loadReq(withImport(`sublib "example.com/lib/sub:lib"`, `s: sublib.#Sub & "app-sub"`), "appa"), 1},
+		"same directory":  {loadReq(withImport(`qlib "example.com/lib:lib"`, `q: qlib.#Name & "q"`), "appa"), 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := warmEqualsCold(t, primer, c.req)
+			if e.modules.standInLoads != c.standInLoads {
+				t.Errorf("%d loads with stand-ins, want %d", e.modules.standInLoads, c.standInLoads)
+			}
+			if got, want := exportAll(t, e, c.req), exportAll(t, NewEngine(), c.req); got != want || e.modules.standInLoads != c.standInLoads+1 {
+				t.Errorf("the next load (%d with stand-ins): %s, want %s", e.modules.standInLoads, got, want)
+			}
+		})
+	}
+}
+
+// A file with a stand-in's name that the stand-ins would not replace turns them off.
+func TestStandInNamesNeverHideAFile(t *testing.T) {
+	files := k8sLikeModule("")
+	files["cue.mod/pkg/example.com/lib/"+standInPrefix+"lib.cue"] = "package other\nx: 1\n"
+	e := warmEqualsCold(t, loadReq(files, "appa"), loadReq(files, "appb"))
+	if e.modules.standInLoads != 0 {
+		t.Errorf("no stand-in may replace a file it does not stand for (%d)", e.modules.standInLoads)
+	}
+}
