@@ -3,7 +3,7 @@
 // held back until the engine is called anyway saves a round trip each (a quarter of
 // the calls of a fleet diff). The handles go together in one `freeMany` before the next
 // other call, or once FLUSH_AT of them wait.
-import type { Bridge } from './bridge.js';
+import type { AsyncBridge, Bridge } from './bridge.js';
 
 /** Most frees that wait for a call. */
 const FLUSH_AT = 256;
@@ -11,20 +11,27 @@ const FLUSH_AT = 256;
 /** The engine's answer to `free`, given at once. */
 const FREED = '{"result":true}';
 
-export function deferFrees(bridge: Bridge): Bridge {
+/** The engine's calls with frees held back until the next other call (sent or blocking). */
+export function deferFrees(bridge: Bridge, later: AsyncBridge): { bridge: Bridge; later: AsyncBridge } {
   let pending: number[] = [];
   const flush = () => {
     const handles = pending;
     pending = [];
     bridge('freeMany', JSON.stringify({ handles }));
   };
-  return (method, request) => {
-    if (method === 'free') {
-      pending.push((JSON.parse(request) as { handle: number }).handle);
-      if (pending.length >= FLUSH_AT) flush();
-      return FREED;
-    }
-    if (pending.length > 0) flush();
-    return bridge(method, request);
+  return {
+    bridge: (method, request) => {
+      if (method === 'free') {
+        pending.push((JSON.parse(request) as { handle: number }).handle);
+        if (pending.length >= FLUSH_AT) flush();
+        return FREED;
+      }
+      if (pending.length > 0) flush();
+      return bridge(method, request);
+    },
+    later: (method, request) => {
+      if (pending.length > 0) flush();
+      return later(method, request);
+    },
   };
 }

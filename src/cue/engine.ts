@@ -1,8 +1,8 @@
-import type { Bridge, CueEngineKind } from './bridge.js';
+import type { AsyncBridge, Bridge, CueEngineKind } from './bridge.js';
 import { deferFrees } from './deferred-frees.js';
 import { FileSets, isUnknownSet, splitFiles } from './file-sets.js';
 import { startNative } from './native-runtime.js';
-import { invoke, type HandleResult } from './protocol.js';
+import { invoke, invokeLater, type HandleResult } from './protocol.js';
 import { BridgeCueValue } from './value.js';
 import { startWasm } from './wasm-runtime.js';
 import type { CompileOptions, CueEngine, CueValue, LoadOptions, InstanceValues, InstanceValuesOptions, RuntimeAttribute } from './types.js';
@@ -19,13 +19,20 @@ function encodeFiles(files: LoadOptions['files']): { files: Record<string, strin
   return { files: text, binaryFiles: binary };
 }
 
+/** The blocking call offered as one answered through the event loop (the WebAssembly engine runs on this thread). */
+function answeredAtOnce(bridge: Bridge): AsyncBridge {
+  return (method, request) => new Promise((resolve) => resolve(bridge(method, request)));
+}
+
 /** The CUE engine backed by cuelang.org/go: the Go shim, native or compiled to WebAssembly. */
 export class BridgeCueEngine implements CueEngine {
   readonly #bridge: Bridge;
+  readonly #later: AsyncBridge;
   readonly kind: CueEngineKind;
 
-  constructor(bridge: Bridge, kind: CueEngineKind) {
+  constructor(bridge: Bridge, later: AsyncBridge, kind: CueEngineKind) {
     this.#bridge = bridge;
+    this.#later = later;
     this.kind = kind;
   }
 
@@ -41,22 +48,44 @@ export class BridgeCueEngine implements CueEngine {
   }
 
   load(options: LoadOptions): CueValue {
-    // A module's cue.mod files go once per engine (file-sets.ts); the load sends its own.
-    const { shared, own } = splitFiles(options.files);
-    if (Object.keys(shared).length === 0) return this.#load(options, options.files, 0);
-    const digest = this.#fileSets.digest(shared);
+    const first = this.#loadRequest(options);
+    let answer: HandleResult;
     try {
-      return this.#load(options, own, this.#fileSet(shared, digest));
+      answer = invoke<HandleResult>(this.#bridge, 'load', first.request);
     } catch (error) {
-      if (!isUnknownSet(error)) throw error;
-      this.#fileSets.forget(digest);
-      return this.#load(options, own, this.#fileSet(shared, digest));
+      answer = invoke<HandleResult>(this.#bridge, 'load', this.#requestAgain(options, first, error));
     }
+    return new BridgeCueValue(this.#bridge, answer.handle);
   }
 
-  #load(options: LoadOptions, ownFiles: LoadOptions['files'], fileSet: number): CueValue {
-    const { files, binaryFiles } = encodeFiles(ownFiles);
-    const { handle } = invoke<HandleResult>(this.#bridge, 'load', {
+  async loadAsync(options: LoadOptions): Promise<CueValue> {
+    const first = this.#loadRequest(options);
+    let answer: HandleResult;
+    try {
+      answer = await invokeLater<HandleResult>(this.#later, 'load', first.request);
+    } catch (error) {
+      answer = await invokeLater<HandleResult>(this.#later, 'load', this.#requestAgain(options, first, error));
+    }
+    return new BridgeCueValue(this.#bridge, answer.handle);
+  }
+
+  /** The load's request made again when the engine lost its cue.mod files (they are sent anew); else rethrows. */
+  #requestAgain(options: LoadOptions, first: { digest?: string }, error: unknown): object {
+    if (!first.digest || !isUnknownSet(error)) throw error;
+    this.#fileSets.forget(first.digest);
+    return this.#loadRequest(options).request;
+  }
+
+  /**
+   * The load's request: a module's cue.mod files go once per engine (file-sets.ts) and are
+   * named by number; the load sends its own. `digest` names the cue.mod files, if any.
+   */
+  #loadRequest(options: LoadOptions): { request: object; digest?: string } {
+    const { shared, own } = splitFiles(options.files);
+    const digest = Object.keys(shared).length === 0 ? undefined : this.#fileSets.digest(shared);
+    const fileSet = digest === undefined ? 0 : this.#fileSet(shared, digest);
+    const { files, binaryFiles } = encodeFiles(digest === undefined ? options.files : own);
+    const request = {
       files,
       binaryFiles,
       fileSet,
@@ -69,8 +98,8 @@ export class BridgeCueEngine implements CueEngine {
       dataFiles: options.dataFiles ?? false,
       acceptLegacyModules: options.acceptLegacyModules ?? true,
       displayNames: options.displayNames ?? {},
-    });
-    return new BridgeCueValue(this.#bridge, handle);
+    };
+    return digest === undefined ? { request } : { request, digest };
   }
 
   compile(source: string, options: CompileOptions = {}): CueValue {
@@ -141,8 +170,14 @@ export function startCueEngine(kind: CueEngineKind, options: EngineOptions = {})
   let engine = started.get(kind);
   if (!engine) {
     engine = kind === 'native'
-      ? startNative(options).then((native) => new BridgeCueEngine(deferFrees(native.bridge), 'native'))
-      : startWasm(options).then((bridge) => new BridgeCueEngine(deferFrees(bridge), 'wasm'));
+      ? startNative(options).then((native) => {
+          const calls = deferFrees(native.bridge, native.later);
+          return new BridgeCueEngine(calls.bridge, calls.later, 'native');
+        })
+      : startWasm(options).then((bridge) => {
+          const calls = deferFrees(bridge, answeredAtOnce(bridge));
+          return new BridgeCueEngine(calls.bridge, calls.later, 'wasm');
+        });
     started.set(kind, engine);
     engine.catch(() => started.delete(kind));
   }

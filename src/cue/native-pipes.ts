@@ -6,6 +6,14 @@
 // EPIPE (Node ignores SIGPIPE), and the pending call returns instead of waiting for ever.
 // Frames: u32le length + method, u32le length + JSON request; u32le length + JSON
 // response (src/cue/shim/frames.go).
+//
+// A call may also be sent without waiting (`send`, for a module build's evaluation, tens
+// of milliseconds): its method goes with the `notify:` prefix, and once its response is
+// on the pipe the engine writes an empty frame on its first response stream (file
+// descriptor 3), which the event loop watches (native-process.ts) and hands to `notice`;
+// the response is read then, without blocking. The engine answers in request order, so a
+// blocking call made while sent calls wait reads their responses first (settling them)
+// and then its own; the notices of responses read that way are skipped when they come.
 import { closeSync, open, openSync, readSync, writeSync, constants } from 'node:fs';
 
 export interface PipePaths {
@@ -15,9 +23,21 @@ export interface PipePaths {
 
 /** The framed calls over the pipes: the response text, or undefined once the engine is gone. */
 export interface PipeChannel {
+  /** A call that blocks until its response (after those of the sent calls before it). */
   call(method: string, request: string): string | undefined;
+  /** A call whose response is read when the engine's notice comes (`notice`). */
+  send(method: string, request: string): Promise<string | undefined>;
+  /** How many sent calls wait for their response. */
+  readonly waiting: number;
+  /** The engine's notice that the response of the oldest sent call is on the pipe. */
+  notice(): void;
+  /** The engine is gone: the sent calls still waiting get undefined. */
+  abandon(): void;
   close(): void;
 }
+
+/** The method prefix that asks the engine for a notice once the response is written (src/cue/shim/frames.go). */
+export const NOTIFY_PREFIX = 'notify:';
 
 /** A request frame: u32le length + method, u32le length + JSON request. */
 export function encodeFrame(method: string, request: string): Buffer {
@@ -115,14 +135,56 @@ export async function openPipes(paths: PipePaths, gone: Promise<Error>): Promise
     throw error;
   }
   const [requests, responses] = opened as [number, number];
+  const sent: ((response: string | undefined) => void)[] = [];
+  // Notices still to come for responses a blocking call read first.
+  let noticesToSkip = 0;
+  // Closed by this side: notices that still come are not read.
+  let closed = false;
+  const readResponse = (): string | undefined => {
+    const size = readExactly(responses, 4)?.readUInt32LE(0);
+    if (size === undefined) return undefined;
+    return readExactly(responses, size)?.toString('utf8');
+  };
+  const abandon = () => {
+    for (const settle of sent.splice(0)) settle(undefined);
+  };
   return {
     call(method, request) {
       if (!writeAll(requests, encodeFrame(method, request))) return undefined;
-      const size = readExactly(responses, 4)?.readUInt32LE(0);
-      if (size === undefined) return undefined;
-      return readExactly(responses, size)?.toString('utf8');
+      while (sent.length > 0) {
+        const settle = sent.shift() as (response: string | undefined) => void;
+        settle(readResponse());
+        noticesToSkip += 1;
+      }
+      return readResponse();
     },
+    send(method, request) {
+      if (!writeAll(requests, encodeFrame(NOTIFY_PREFIX + method, request))) return Promise.resolve(undefined);
+      return new Promise((resolve) => sent.push(resolve));
+    },
+    get waiting() {
+      return sent.length;
+    },
+    notice() {
+      if (closed) return;
+      if (noticesToSkip > 0) {
+        noticesToSkip -= 1;
+        return;
+      }
+      const settle = sent.shift();
+      if (!settle) return;
+      let response: string | undefined;
+      try {
+        response = readResponse();
+      } catch {
+        // The pipe failed under the read: the call is answered as by an engine that is gone.
+      }
+      settle(response);
+    },
+    abandon,
     close() {
+      closed = true;
+      abandon();
       for (const fd of [requests, responses]) {
         try {
           closeSync(fd);

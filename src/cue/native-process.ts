@@ -61,6 +61,8 @@ export class EngineProcess {
   #stderrShown = 0;
   #stopped: EngineStop | undefined;
   #pending: { resolve: (response: string) => void; reject: (error: EngineStop) => void } | undefined;
+  /** Once the calls moved to the named pipes: what an (empty) frame on file descriptor 3 means. */
+  #onNotice: (() => void) | undefined;
   /** Settles with the stop once the process is gone (seen by the event loop). */
   readonly gone: Promise<EngineStop>;
 
@@ -86,9 +88,20 @@ export class EngineProcess {
    * Lets this process end without waiting for the engine's (once the calls moved to the
    * named pipes; during the start, the awaited answers need the event loop alive).
    */
-  detach(): void {
+  detach(onNotice: () => void): void {
+    this.#onNotice = onNotice;
     this.#child.unref();
     for (const stream of [this.#child.stdin, this.#child.stdio[3]]) (stream as { unref?: () => void } | null)?.unref?.();
+  }
+
+  /**
+   * Keeps this process alive while a sent call waits for its notice (the event loop must
+   * run until it comes), or lets it end again.
+   */
+  awaitNotices(waiting: boolean): void {
+    const notices = this.#child.stdio[3] as { ref?: () => void; unref?: () => void } | null;
+    if (waiting) notices?.ref?.();
+    else notices?.unref?.();
   }
 
   get pid(): number {
@@ -169,7 +182,8 @@ export class EngineProcess {
         buffered = buffered.subarray(4 + size);
         const pending = this.#pending;
         this.#pending = undefined;
-        pending?.resolve(response);
+        if (pending) pending.resolve(response);
+        else this.#onNotice?.();
       }
     });
   }

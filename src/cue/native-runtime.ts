@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Bridge } from './bridge.js';
+import type { AsyncBridge, Bridge } from './bridge.js';
 import { DEFAULT_MEMORY_LIMIT_MIB, memoryLimitMessage } from './memory-limit.js';
 import { openPipes, type PipeChannel, type PipePaths } from './native-pipes.js';
 import { EngineProcess, type EngineStop } from './native-process.js';
@@ -65,6 +65,8 @@ export interface NativeOptions {
 /** The running native engine. */
 export interface NativeEngine {
   bridge: Bridge;
+  /** A call answered through the event loop (the engine's notice, native-pipes.ts). */
+  later: AsyncBridge;
   /** The child's process id (for tests and measurements). */
   pid: number;
   /** The child's private working folder (removed when it stops). */
@@ -115,7 +117,12 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
     const { result, error } = JSON.parse(await call('useFifos')) as { result?: PipePaths; error?: unknown };
     if (!result) throw new Error(`the native CUE engine cannot use named pipes: ${JSON.stringify(error).slice(0, 200)}`);
     const channel = await openPipes(result, gone);
-    started.detach();
+    started.detach(() => {
+      channel.notice();
+      if (channel.waiting === 0) started.awaitNotices(false);
+    });
+    // An engine that stops while sent calls wait answers them with its end.
+    void started.gone.then(() => channel.abandon());
     return { running: started, channel };
   };
   let running: EngineProcess;
@@ -157,7 +164,16 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
     stopped = running.stopNow();
     throw stoppedError(method, stopped, memoryLimitMiB);
   };
-  return { bridge, pid: running.pid, workdir, stop };
+  const later: AsyncBridge = async (method, request) => {
+    if (stopped) throw stoppedError(method, stopped, memoryLimitMiB);
+    running.awaitNotices(true);
+    const response = await channel.send(method, request);
+    if (channel.waiting === 0) running.awaitNotices(false);
+    if (response !== undefined) return response;
+    stopped ??= running.stopNow();
+    throw stoppedError(method, stopped, memoryLimitMiB);
+  };
+  return { bridge, later, pid: running.pid, workdir, stop };
 }
 
 /** Rejects with `message` when the promise takes longer than the start may. */

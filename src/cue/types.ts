@@ -116,6 +116,11 @@ export interface ValidateOptions {
 export interface CueEngine {
   /** Loads a CUE instance from in-memory files; throws CueError. */
   load(options: LoadOptions): CueValue;
+  /**
+   * The same load answered through the event loop: the native engine evaluates while this
+   * thread goes on (a blocking call made meanwhile waits for it); WebAssembly answers at once.
+   */
+  loadAsync(options: LoadOptions): Promise<CueValue>;
   /** Compiles an expression or file text; `scope` JSON values are bound as identifiers. */
   compile(source: string, options?: CompileOptions): CueValue;
   /**
@@ -154,6 +159,11 @@ export interface CueValue {
   /** Defaults resolved; the value must be concrete, else CueError. Keys in CUE field order. */
   toJSON(): unknown;
   toYAML(): string;
+  /**
+   * Whether `toYAML` would write a bytes value (`!!binary`) anywhere in the value: the walk
+   * of an export, without the export. Call it on a value `toJSON` exported.
+   */
+  hasBytes(): boolean;
   /** Formatted CUE text of the value (like fmt.Sprint(v) in Go). */
   toCUE(): string;
   /** Fields in declaration order. */

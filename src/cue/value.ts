@@ -85,6 +85,10 @@ export class BridgeCueValue implements CueValue {
     return this.#call<string>('toYAML');
   }
 
+  hasBytes(): boolean {
+    return this.#call<boolean>('hasBytes');
+  }
+
   toCUE(): string {
     return this.#call<string>('toCUE');
   }

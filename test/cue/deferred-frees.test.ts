@@ -3,12 +3,18 @@ import { deferFrees } from '../../src/cue/deferred-frees.js';
 import { engine, engineKinds } from './engines.js';
 
 describe('frees sent with the next call', () => {
-  it('answer at once, go together before the next other call, and do not wait past 256', () => {
+  it('answer at once, go together before the next other call (blocking or sent), and do not wait past 256', async () => {
     const calls: string[] = [];
-    const bridge = deferFrees((method, request) => {
-      calls.push(`${method} ${request}`);
-      return '{"result":"ok"}';
-    });
+    const { bridge, later } = deferFrees(
+      (method, request) => {
+        calls.push(`${method} ${request}`);
+        return '{"result":"ok"}';
+      },
+      (method, request) => {
+        calls.push(`later ${method} ${request}`);
+        return Promise.resolve('{"result":"later"}');
+      },
+    );
     expect(bridge('free', '{"handle":3}')).toBe('{"result":true}');
     expect(bridge('free', '{"handle":5}')).toBe('{"result":true}');
     expect(calls).toEqual([]);
@@ -20,6 +26,10 @@ describe('frees sent with the next call', () => {
     expect(JSON.parse(calls[0]!.slice('freeMany '.length))).toEqual({ handles: Array.from({ length: 256 }, (_, i) => i + 1) });
     bridge('version', '{}');
     expect(calls).toEqual([calls[0], 'version {}']);
+    calls.length = 0;
+    bridge('free', '{"handle":9}');
+    await expect(later('load', '{}')).resolves.toBe('{"result":"later"}');
+    expect(calls).toEqual(['freeMany {"handles":[9]}', 'later load {}']);
   });
 });
 

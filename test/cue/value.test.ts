@@ -94,6 +94,26 @@ describe.each(engineKinds)('CueValue (%s engine)', (kind) => {
     expect(cue.compile('a: *1 | int').toCUE()).toContain('*1 | int');
   });
 
+  it('tells whether its YAML export holds bytes, without the export', async () => {
+    const cue = await engine(kind);
+    const cases: Array<[string, boolean]> = [
+      ['items: [{data: {a: "text"}}, {binaryData: {b: \'\\x00\\x01\'}}]', true],
+      ['items: [{data: {a: "!!binary AAE="}}]', false],
+      ['#def: {b: \'x\'}, _hidden: \'y\', items: [1, 2.5, "s", null]', false],
+    ];
+    for (const [source, bytes] of cases) {
+      const value = cue.compile(source);
+      try {
+        value.toJSON();
+        expect(value.hasBytes(), source).toBe(bytes);
+        // The tag itself, not the text inside a quoted string.
+        expect(/(?:^|[:-] )!!binary /m.test(value.toYAML()), source).toBe(bytes);
+      } finally {
+        value.free();
+      }
+    }
+  });
+
   it('reports kinds', async () => {
     const cue = await engine(kind);
     const kinds = Object.fromEntries(

@@ -121,7 +121,7 @@ describe('loads that reuse built imports', () => {
   async function freshNative(): Promise<CueEngine> {
     const native = await startNative();
     natives.push(native);
-    return new BridgeCueEngine(native.bridge, 'native');
+    return new BridgeCueEngine(native.bridge, native.later, 'native');
   }
 
   function build(cue: CueEngine, name: string, files: Record<string, string> = module): string {
