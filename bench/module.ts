@@ -47,7 +47,7 @@ async function pullAndBuild(engine: CueEngine, resolver: ModuleResolver, request
   const started = performance.now();
   const module = await resolver.resolve(request);
   const pulled = performance.now();
-  const built = buildInstance(engine, module, { name: 'bench', namespace: 'apps', values: JSON.stringify(values), kubeVersion: DEFAULT_KUBE_VERSION });
+  const built = await buildInstance(engine, module, { name: 'bench', namespace: 'apps', values: JSON.stringify(values), kubeVersion: DEFAULT_KUBE_VERSION });
   const done = performance.now();
   if (built.sets.length === 0 || built.sets[0]?.objects.length === 0) throw new Error(`bench: ${request.url} built no objects`);
   return { pullMs: pulled - started, buildMs: done - pulled, totalMs: done - started };
@@ -100,7 +100,7 @@ export async function benchModule(): Promise<BenchResult[]> {
     // Warm the engine up on the local copies, so that the first cold run is not also the engine's first build.
     for (const workload of workloads) {
       const module = loadLocalModule('file://.', workload.moduleDir, engine);
-      buildInstance(engine, module, { name: 'bench', namespace: 'apps', values: JSON.stringify(workload.values), kubeVersion: DEFAULT_KUBE_VERSION });
+      await buildInstance(engine, module, { name: 'bench', namespace: 'apps', values: JSON.stringify(workload.values), kubeVersion: DEFAULT_KUBE_VERSION });
     }
     const results: BenchResult[] = [];
     for (const workload of workloads) results.push(...(await benchWorkload(engine, registry, work, workload)));

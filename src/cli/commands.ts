@@ -114,7 +114,7 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
     const instances: BuiltCluster['instances'] = [];
     for (const instance of result.bundle.instances) {
       const module = await resolver.resolve(instance.module);
-      const built = builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion });
+      const built = await builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion });
       instances.push({
         name: instance.name,
         namespace: instance.namespace,

@@ -68,9 +68,8 @@ export function objectsOfSet(path: string, items: unknown[]): { objects: KubeObj
 //   would read as another type, YAML 1.1 booleans included).
 // So an item equals its JSON export with every bytes field replaced by its decoded text.
 // The bytes fields are found in the set's YAML export (the only export that marks them):
-// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
-
-const BINARY_TAG = '!!binary';
+// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array. The export
+// is made only for a set the engine says holds bytes (`hasBytes`).
 
 /** A JSON object (not an array, not bytes read from YAML). */
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -130,9 +129,9 @@ export function readMarkedYaml(yaml: string, path: string): unknown {
  */
 export function exportApplySet(set: CueValue, path: string): unknown {
   const json = set.toJSON();
-  const yaml = set.toYAML();
-  if (!yaml.includes(BINARY_TAG)) return json;
-  return replaceBytes(json, readMarkedYaml(yaml, path));
+  // Most sets hold no bytes: their YAML export is not needed (the engine's walk says so).
+  if (!set.hasBytes()) return json;
+  return replaceBytes(json, readMarkedYaml(set.toYAML(), path));
 }
 
 // Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every

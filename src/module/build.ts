@@ -61,13 +61,17 @@ function cueFailure(input: InstanceBuildInput, module: ModuleSource, step: strin
   return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
 }
 
+function buildFailure(input: InstanceBuildInput, module: ModuleSource, step: string, prefix: string, error: unknown): unknown {
+  if (error instanceof CueError) return cueFailure(input, module, step, error.diagnostics, prefix);
+  if (error instanceof ApplySetExportError) return new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+  return error;
+}
+
 function withCueErrors<T>(input: InstanceBuildInput, module: ModuleSource, step: string, prefix: string, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof CueError) throw cueFailure(input, module, step, error.diagnostics, prefix);
-    if (error instanceof ApplySetExportError) throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
-    throw error;
+    throw buildFailure(input, module, step, prefix, error);
   }
 }
 
@@ -76,7 +80,12 @@ function requireValid(value: CueValue, input: InstanceBuildInput, module: Module
   if (diagnostics.length > 0) throw cueFailure(input, module, 'build failed', diagnostics, prefix);
 }
 
-export function buildInstance(engine: CueEngine, module: ModuleSource, input: InstanceBuildInput): BuiltInstance {
+/**
+ * Builds one instance. The package's evaluation, most of a build, is answered through the
+ * event loop (`loadAsync`): with the native engine this thread goes on meanwhile (the
+ * clusters' requests of a fleet run); the steps around it are blocking calls.
+ */
+export async function buildInstance(engine: CueEngine, module: ModuleSource, input: InstanceBuildInput): Promise<BuiltInstance> {
   const packageName = input.packageName ?? 'main';
   const packageDir = packageName === 'main' ? '.' : packageName;
   const prefix = packageDir === '.' ? '' : `${packageDir}/`;
@@ -89,8 +98,8 @@ export function buildInstance(engine: CueEngine, module: ModuleSource, input: In
   );
   const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
 
-  const root = withCueErrors(input, module, 'build failed', prefix, () =>
-    engine.load({
+  const root = await engine
+    .loadAsync({
       files,
       dir: packageDir,
       moduleRoot: '.',
@@ -98,8 +107,8 @@ export function buildInstance(engine: CueEngine, module: ModuleSource, input: In
       tags: [`name=${input.name}`, `namespace=${input.namespace}`],
       tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
       dataFiles: true,
-    }),
-  );
+    })
+    .catch((error: unknown) => Promise.reject(buildFailure(input, module, 'build failed', prefix, error)));
   try {
     const instance = root.lookup('timoni.instance');
     try {
@@ -180,16 +189,21 @@ export function collectImages(config: unknown): string[] {
 // Each caller gets its own copy of the result, so that nothing one cluster does to its
 // objects reaches another. A failed build is remembered too: the same input fails the same way.
 
-type Outcome = { built: BuiltInstance } | { error: unknown };
-
 export class InstanceBuilds {
-  readonly #byModule = new WeakMap<ModuleSource, Map<string, Outcome>>();
+  readonly #byModule = new WeakMap<ModuleSource, Map<string, Promise<BuiltInstance>>>();
+  /** The build the engine works on (or last worked on): builds go to it one at a time. */
+  #last: Promise<unknown> = Promise.resolve();
   #builds = 0;
   #reused = 0;
 
   constructor(private readonly engine: CueEngine) {}
 
-  build(module: ModuleSource, input: InstanceBuildInput): BuiltInstance {
+  /**
+   * The instance built (once for each distinct input: a build in flight is shared too).
+   * Builds run one after the other, in the order asked: while the engine evaluates one,
+   * the blocking calls that finish the one before it would otherwise wait behind it.
+   */
+  async build(module: ModuleSource, input: InstanceBuildInput): Promise<BuiltInstance> {
     let outcomes = this.#byModule.get(module);
     if (!outcomes) {
       outcomes = new Map();
@@ -201,15 +215,11 @@ export class InstanceBuilds {
       this.#reused += 1;
     } else {
       this.#builds += 1;
-      try {
-        outcome = { built: buildInstance(this.engine, module, input) };
-      } catch (error) {
-        outcome = { error };
-      }
+      outcome = this.#last.then(() => buildInstance(this.engine, module, input));
+      this.#last = outcome.catch(() => undefined);
       outcomes.set(key, outcome);
     }
-    if ('error' in outcome) throw outcome.error;
-    return structuredClone(outcome.built);
+    return structuredClone(await outcome);
   }
 
   /** How many builds ran, and how many were answered from an earlier one. */

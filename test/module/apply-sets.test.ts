@@ -36,8 +36,8 @@ beforeAll(async () => {
 });
 
 describe('apply-set objects with bytes and floats', () => {
-  it('decodes bytes to their text and integral floats to integers, as Timoni does', () => {
-    const built = buildInstance(engine, module, { name: 'files', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' });
+  it('decodes bytes to their text and integral floats to integers, as Timoni does', async () => {
+    const built = await buildInstance(engine, module, { name: 'files', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' });
     const objects = built.sets[0]?.objects ?? [];
     expect(objects.map((o) => o.metadata.name)).toEqual(['files-files', 'files-floats', 'files-plain', 'files-listed']);
     const [files, floats, plain, listed] = objects;

@@ -25,12 +25,12 @@ describe('a module written here', () => {
   const names = (objects: Array<{ kind: string; metadata: Record<string, unknown> }>) => objects.map((o) => `${o.kind}/${String(o.metadata.name)}`);
 
   describe('buildInstance', () => {
-    it('reads the module name and the devel version of a local module', () => {
+    it('reads the module name and the devel version of a local module', async () => {
       expect(webapp).toMatchObject({ name: 'example.com/webapp', version: '0.0.0-devel', digest: 'unknown' });
     });
 
-    it('builds the apply sets in declaration order with tags and tag variables', () => {
-      const built = buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' });
+    it('builds the apply sets in declaration order with tags and tag variables', async () => {
+      const built = await buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' });
       expect(built.sets.map((s) => s.name)).toEqual(['app', 'test']);
       expect(names(built.sets[0]?.objects ?? [])).toEqual(['ServiceAccount/shop', 'ConfigMap/shop', 'Service/shop', 'Deployment/shop']);
       expect(names(built.sets[1]?.objects ?? [])).toEqual(['Job/shop-test']);
@@ -40,8 +40,8 @@ describe('a module written here', () => {
       expect(built.images).toEqual(['ghcr.io/example/webapp:1.4.0']);
     });
 
-    it('merges bundle values onto values.cue: scalars win, structs merge, optional parts switch on', () => {
-      const built = buildInstance(engine, webapp, {
+    it('merges bundle values onto values.cue: scalars win, structs merge, optional parts switch on', async () => {
+      const built = await buildInstance(engine, webapp, {
         name: 'shop',
         namespace: 'apps',
         values: JSON.stringify({ replicas: 3, image: { digest: 'sha256:' + 'a'.repeat(64) }, ingress: { enabled: true, host: 'shop.example.com' }, test: { enabled: false } }),
@@ -61,10 +61,10 @@ describe('a module written here', () => {
       expect(built.values).toContain('replicas: 3');
     });
 
-    it('reports values that break the module schema with the instance and the field', () => {
+    it('reports values that break the module schema with the instance and the field', async () => {
       let error: unknown;
       try {
-        buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: '{replicas: -1}', kubeVersion: '1.36.3' });
+        await buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: '{replicas: -1}', kubeVersion: '1.36.3' });
       } catch (caught) {
         error = caught;
       }
@@ -73,8 +73,8 @@ describe('a module written here', () => {
       expect((error as InstanceBuildError).diagnostics.some((d) => d.path.includes('replicas'))).toBe(true);
     });
 
-    it('reports an invalid object name with its CUE path', () => {
-      expect(() => buildInstance(engine, webapp, { name: 'Shop_1', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' })).toThrow(/invalid object at path timoni\.apply\.app\[0\]: metadata\.name "Shop_1"/);
+    it('reports an invalid object name with its CUE path', async () => {
+      await expect(buildInstance(engine, webapp, { name: 'Shop_1', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' })).rejects.toThrow(/invalid object at path timoni\.apply\.app\[0\]: metadata\.name "Shop_1"/);
     });
   });
 });
@@ -94,7 +94,7 @@ describe('one build per distinct input', () => {
     engine = new Proxy(real, {
       get(target, property, receiver) {
         const value: unknown = Reflect.get(target, property, receiver);
-        if (property === 'load' && typeof value === 'function') {
+        if (property === 'loadAsync' && typeof value === 'function') {
           return (...args: unknown[]) => {
             loads += 1;
             return (value as (...a: unknown[]) => unknown).apply(target, args);
@@ -107,50 +107,43 @@ describe('one build per distinct input', () => {
   });
 
   describe('InstanceBuilds', () => {
-    it('evaluates 3 clusters x 2 instances with 2 distinct inputs twice, with the same result as separate builds', () => {
+    it('evaluates 3 clusters x 2 instances with 2 distinct inputs twice, with the same result as separate builds', async () => {
       const builds = new InstanceBuilds(engine);
       const before = loads;
       const results = [];
       for (let cluster = 0; cluster < 3; cluster += 1) {
-        for (const name of ['api', 'web']) results.push(builds.build(k8sApp, { name, namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' }));
+        for (const name of ['api', 'web']) results.push(await builds.build(k8sApp, { name, namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' }));
       }
       const loadsForSix = loads - before;
       expect(builds.counts()).toEqual({ builds: 2, reused: 4 });
-      const single = buildInstance(engine, k8sApp, { name: 'api', namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' });
+      const single = await buildInstance(engine, k8sApp, { name: 'api', namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' });
       const loadsForOne = loads - before - loadsForSix;
       expect(loadsForSix).toBe(2 * loadsForOne);
       expect(results[0]).toEqual(single);
       expect(results[2]).toEqual(single);
     });
 
-    it('builds again when anything that decides the result differs: values, namespace, Kubernetes version', () => {
+    it('builds again when anything that decides the result differs: values, namespace, Kubernetes version', async () => {
       const builds = new InstanceBuilds(engine);
       const base = { name: 'api', namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' };
-      builds.build(k8sApp, base);
-      builds.build(k8sApp, { ...base, values: '{replicas: 3}' });
-      builds.build(k8sApp, { ...base, namespace: 'other' });
-      builds.build(k8sApp, { ...base, kubeVersion: '1.35.0' });
+      await builds.build(k8sApp, base);
+      await builds.build(k8sApp, { ...base, values: '{replicas: 3}' });
+      await builds.build(k8sApp, { ...base, namespace: 'other' });
+      await builds.build(k8sApp, { ...base, kubeVersion: '1.35.0' });
       expect(builds.counts()).toEqual({ builds: 4, reused: 0 });
     });
 
-    it('gives each caller its own copy, and the same error for the same failing input', () => {
+    it('gives each caller its own copy, and the same error for the same failing input', async () => {
       const builds = new InstanceBuilds(engine);
       const input = { name: 'api', namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' };
-      const first = builds.build(k8sApp, input);
+      const first = await builds.build(k8sApp, input);
       const object = first.sets[0]?.objects[0];
       if (object) object.metadata.name = 'changed-by-one-cluster';
-      expect(builds.build(k8sApp, input).sets[0]?.objects[0]?.metadata.name).not.toBe('changed-by-one-cluster');
+      expect((await builds.build(k8sApp, input)).sets[0]?.objects[0]?.metadata.name).not.toBe('changed-by-one-cluster');
       const bad = { ...input, values: '{replicas: "many"}' };
-      const error = (() => {
-        try {
-          builds.build(k8sApp, bad);
-        } catch (caught) {
-          return caught;
-        }
-        return undefined;
-      })();
+      const error = await builds.build(k8sApp, bad).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(InstanceBuildError);
-      expect(() => builds.build(k8sApp, bad)).toThrow(error as Error);
+      await expect(builds.build(k8sApp, bad)).rejects.toBe(error);
       expect(builds.counts()).toEqual({ builds: 2, reused: 2 });
     });
   });
@@ -200,7 +193,7 @@ describe("a module in the shape of Timoni's blueprint", () => {
     return instance;
   }
 
-  function build(values: string): BuiltInstance {
+  function build(values: string): Promise<BuiltInstance> {
     const instance = bundleInstance(values);
     return buildInstance(engine, module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion: '1.36.3' });
   }
@@ -210,9 +203,9 @@ describe("a module in the shape of Timoni's blueprint", () => {
     return (job?.metadata.annotations as Record<string, string> | undefined)?.['timoni.sh/checksum'];
   }
 
-  function buildError(values: string): InstanceBuildError {
+  async function buildError(values: string): Promise<InstanceBuildError> {
     try {
-      build(values);
+      await build(values);
     } catch (error) {
       if (error instanceof InstanceBuildError) return error;
       throw error;
@@ -238,11 +231,11 @@ describe("a module in the shape of Timoni's blueprint", () => {
 		}`;
 
   describe('bundle values reach the module as in Timoni', () => {
-    it('hands the module the bundle values as CUE text and merges them as Timoni does', () => {
+    it('hands the module the bundle values as CUE text and merges them as Timoni does', async () => {
       const instance = bundleInstance(bundleValues);
       // Go's %v of the values: the simplified export, tab-indented, in declaration order.
       expect(instance.valuesCue).toBe('{\n\treplicas: 2\n\tmessage:  "from the bundle"\n\timage: {\n\t\ttag: "1.31.5-alpine"\n\t}\n\ttest: {\n\t\tenabled: true\n\t}\n}');
-      const built = build(bundleValues);
+      const built = await build(bundleValues);
       // MergeValue starts from the overlay and fills in what values.cue adds (message,
       // replicas and test are set by both; nothing is new), then %v prints the merged struct.
       expect(built.valuesSource.startsWith('package main\nvalues: {\n')).toBe(true);
@@ -250,8 +243,8 @@ describe("a module in the shape of Timoni's blueprint", () => {
       expect(built.valuesSource).toContain('message:  "from the bundle"');
     });
 
-    it('gives the test Job the checksum of the config in the order Timoni builds it', () => {
-      const built = build(bundleValues);
+    it('gives the test Job the checksum of the config in the order Timoni builds it', async () => {
+      const built = await build(bundleValues);
       // yaml.Marshal(#config) as Timoni's build gives it: MergeValue's FillPath calls leave
       // the merged values in label order (image, message, replicas, test: see valuesSource),
       // and the schema's own fields take their places among them (port between message and
@@ -288,31 +281,31 @@ describe("a module in the shape of Timoni's blueprint", () => {
       expect(built.images).toEqual(['docker.io/nginx:1.31.5-alpine']);
     });
 
-    it('gives the same checksum whatever the order of the bundle values (as Timoni, not declaration order)', () => {
-      const reordered = build(`{
+    it('gives the same checksum whatever the order of the bundle values (as Timoni, not declaration order)', async () => {
+      const reordered = await build(`{
 			test: enabled: true
 			image: tag: "1.31.5-alpine"
 			message:  "from the bundle"
 			replicas: 2
 		}`);
-      expect(reordered.valuesSource).toBe(build(bundleValues).valuesSource);
-      expect(checksumOf(reordered)).toBe(checksumOf(build(bundleValues)));
+      expect(reordered.valuesSource).toBe((await build(bundleValues)).valuesSource);
+      expect(checksumOf(reordered)).toBe(checksumOf(await build(bundleValues)));
     });
 
-    it('records the values as Timoni stores them: the evaluated values struct, no package or field name', () => {
-      const built = build(bundleValues);
+    it('records the values as Timoni stores them: the evaluated values struct, no package or field name', async () => {
+      const built = await build(bundleValues);
       expect(built.values).toBe('{\n\timage: {\n\t\ttag: "1.31.5-alpine"\n\t}\n\tmessage:  "from the bundle"\n\treplicas: 2\n\ttest: {\n\t\tenabled: true\n\t}\n}');
     });
   });
 
   describe('values that Timoni refuses', () => {
-    it('fails on a default in the bundle values, as Timoni does (incomplete value), every error in its order', () => {
+    it('fails on a default in the bundle values, as Timoni does (incomplete value), every error in its order', async () => {
       // The default travels as `*2 | int` and meets the module's `*1 | int & >0`: two
       // different defaults, so none survives and the value is incomplete. The text after
       // "build failed" is what the Timoni CLI v0.33.0 prints for this bundle (checked by hand):
       // cue/errors.Details, errors without a position of their own first, positions relative
       // to the module.
-      const error = buildError('{replicas: *2 | int}');
+      const error = await buildError('{replicas: *2 | int}');
       expect(error.message).toBe(
         [
           'instance web (module file://config-checksum): build failed:',
@@ -327,14 +320,14 @@ describe("a module in the shape of Timoni's blueprint", () => {
       expect(error.diagnostics.map((d) => d.path)).toContain('timoni.instance.config.replicas');
     });
 
-    it('names the module URL and every position relative to the module; annotations point at the real files', () => {
+    it('names the module URL and every position relative to the module; annotations point at the real files', async () => {
       // port: 70000 breaks `*80 | int & >0 & <65536` (templates/config.cue line 28): the
       // default 80 (column 13) conflicts, reached through `values: templates.#Config`
       // (timoni.cue line 10, column 9) and the value in the merged values.cue (line 3, column
       // 12: MergeValue starts from the overlay, so `port` is its first field, aligned with the
       // longest label, `replicas:`); the bound is at column 29. The Timoni CLI v0.33.0 prints
       // the same text for this bundle (checked by hand).
-      const error = buildError('{port: 70000, message: "m"}');
+      const error = await buildError('{port: 70000, message: "m"}');
       expect(error.message).toBe(
         [
           'instance web (module file://config-checksum): build failed:',
@@ -358,9 +351,9 @@ describe("a module in the shape of Timoni's blueprint", () => {
       ]);
     });
 
-    it('builds when the bundle default agrees with the module default', () => {
+    it('builds when the bundle default agrees with the module default', async () => {
       // `*1 | int` & `*1 | int & >0`: the defaults agree, the value is 1.
-      const built = build('{replicas: *1 | int, test: enabled: false}');
+      const built = await build('{replicas: *1 | int, test: enabled: false}');
       expect(built.sets[0]?.objects[0]?.data).toMatchObject({ replicas: '1' });
     });
   });
