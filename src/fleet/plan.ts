@@ -1,5 +1,6 @@
 // The plan: what would change on every selected cluster, computed with server-side apply
-// dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
+// dry-runs and nothing written. In a cluster, each instance is diffed as soon as it is
+// built, while the CUE engine builds the next ones. Clusters are diffed at once (bounded); a cluster that fails
 // (down, bad credentials, a CUE error in its values) is reported as failed while the others
 // are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
 // server refuses (an immutable field, an invalid value) is a `failed` change: the other
@@ -8,14 +9,14 @@
 import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { diffInstance } from '../kube/instance-diff.js';
 import { InstanceStepError } from '../kube/instance.js';
-import { mapBounded } from '../concurrency.js';
+import { mapBounded, settleBounded } from '../concurrency.js';
 import { CHANGESET_FORMAT, isChangingAction, type ChangeSet, type ClusterChanges, type ClusterError, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { BufferedLog, withinDeadline, type FleetRun } from './run.js';
-import { buildForCluster, connectCluster, instanceInput, moduleInfo, withIdentity } from './session.js';
+import { allBuilt, connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity, type ClusterInstanceBuild, type ClusterSession } from './session.js';
 
 async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
@@ -23,23 +24,29 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
   if ('failed' in connected) return connected.failed;
   const { session } = connected;
   try {
-    const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-    const bundle = build.evaluated.bundle.name;
+    const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+    const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
-    const instances: InstanceChanges[] = [];
-    for (const instance of build.instances) {
-      let changes: ObjectChange[];
-      try {
-        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
-      } catch (error) {
-        if (error instanceof InstanceStepError) throw new ClusterStepError(error.step, error, instance.name, error.object);
-        throw new ClusterStepError('diff', error, instance.name);
-      }
-      for (const change of changes) log.line(changeLine(bundle, cluster.name, instance.name, change) + (change.error ? `: ${change.error}` : ''));
-      instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
+    // Each instance is diffed as soon as it is built, while the engine builds the next ones;
+    // a failed build still fails the cluster before any diff is told (as when every build
+    // came first): the diffs' lines wait until every build is there.
+    const lines: string[] = [];
+    const diffs = diffInOrder(run, session, cluster.name, bundle, started.instances, (text) => lines.push(text));
+    let built: ClusterInstanceBuild[];
+    try {
+      built = await allBuilt(started.instances);
+    } catch (error) {
+      await diffs.catch(() => undefined);
+      throw error;
+    }
+    let instances: InstanceChanges[];
+    try {
+      instances = await diffs;
+    } finally {
+      for (const text of lines) log.line(text);
     }
     if (run.options.prune && run.options.pruneRemovedInstances) {
-      instances.push(...(await removedInstancesPlan(session.kube, bundle, build.instances, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+      instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
     }
     const failure = failedObjects(cluster.name, instances);
     if (failure) {
@@ -48,7 +55,7 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
       return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure, startedAt));
     }
     const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
-    return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(build.instances) : undefined);
+    return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(built) : undefined);
   } catch (error) {
     log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
     run.onClusterError?.(cluster.name, error);
@@ -56,6 +63,45 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
   } finally {
     session.kube.close();
   }
+}
+
+/** Instances of one cluster diffed at once (each waits for its build first). */
+const INSTANCE_DIFFS_AT_ONCE = 4;
+
+/**
+ * The instances' dry-run diffs, each once it is built, a few at once (a dry-run writes
+ * nothing, so one instance's diff never depends on another's). What they tell comes in
+ * bundle order; the first failure in that order is the cluster's, as when they ran one
+ * after the other: the lines of the instances before it are told, none after.
+ */
+async function diffInOrder(
+  run: FleetRun,
+  session: ClusterSession,
+  cluster: string,
+  bundle: string,
+  builds: readonly Promise<ClusterInstanceBuild>[],
+  line: (text: string) => void,
+): Promise<InstanceChanges[]> {
+  const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending) => {
+    const instance = await pending;
+    let changes: ObjectChange[];
+    try {
+      ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
+    } catch (error) {
+      if (error instanceof InstanceStepError) throw new ClusterStepError(error.step, error, instance.name, error.object);
+      throw new ClusterStepError('diff', error, instance.name);
+    }
+    const changesOf: InstanceChanges = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes };
+    return changesOf;
+  });
+  const instances: InstanceChanges[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    const changes = outcome.value;
+    for (const change of changes.changes) line(changeLine(bundle, cluster, changes.name, change) + (change.error ? `: ${change.error}` : ''));
+    instances.push(changes);
+  }
+  return instances;
 }
 
 /** The cluster's error when objects failed their dry-run: each object with the server's answer. */

@@ -140,14 +140,26 @@ export interface ClusterBuild {
   instances: ClusterInstanceBuild[];
 }
 
-export async function buildForCluster(
+/** The bundle evaluated for a cluster, and each instance's build under way, in bundle order. */
+export interface StartedClusterBuild {
+  evaluated: ClusterBundle;
+  /** Each rejects with the instance's ClusterStepError('build'); awaited in order by `allBuilt`. */
+  instances: Promise<ClusterInstanceBuild>[];
+}
+
+/**
+ * Evaluates the bundle for the cluster and starts every instance's build at once: the
+ * engine takes them one at a time (InstanceBuilds), and a caller may use each as soon as
+ * it is there (a plan diffs the first instance while the next ones build).
+ */
+export async function startClusterBuilds(
   engine: CueEngine,
   evaluation: Omit<ClusterEvaluationOptions, 'selector' | 'readObject'>,
   resolver: ModuleResolver,
   session: ClusterSession,
   registerSecret: (value: string) => void,
   builds: InstanceBuilds,
-): Promise<ClusterBuild> {
+): Promise<StartedClusterBuild> {
   let evaluated: ClusterBundle;
   try {
     evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
@@ -156,22 +168,35 @@ export async function buildForCluster(
   }
   // Runtime values from the environment or cluster Secrets are masked before anything prints.
   for (const value of evaluated.secretValues) registerSecret(value);
-  const instances: ClusterInstanceBuild[] = [];
-  for (const instance of evaluated.bundle.instances) {
+  const instances = evaluated.bundle.instances.map(async (instance): Promise<ClusterInstanceBuild> => {
     try {
       const module = await resolver.resolve(instance.module);
-      const built = builds.build(module, {
+      const built = await builds.build(module, {
         name: instance.name,
         namespace: instance.namespace,
         values: instance.valuesCue,
         kubeVersion: session.kubeVersion,
       });
-      instances.push({ name: instance.name, namespace: instance.namespace, module, built });
+      return { name: instance.name, namespace: instance.namespace, module, built };
     } catch (error) {
       throw new ClusterStepError('build', error, instance.name);
     }
-  }
+  });
+  // Whoever awaits them does so in order; a later failure waits for its turn, unreported meanwhile.
+  for (const pending of instances) pending.catch(() => undefined);
   return { evaluated, instances };
+}
+
+/** Every instance built, in bundle order; the first failure in that order is thrown. */
+export async function allBuilt(instances: readonly Promise<ClusterInstanceBuild>[]): Promise<ClusterInstanceBuild[]> {
+  const built: ClusterInstanceBuild[] = [];
+  for (const pending of instances) built.push(await pending);
+  return built;
+}
+
+export async function buildForCluster(...args: Parameters<typeof startClusterBuilds>): Promise<ClusterBuild> {
+  const started = await startClusterBuilds(...args);
+  return { evaluated: started.evaluated, instances: await allBuilt(started.instances) };
 }
 
 /** The shape the Kubernetes engine applies or diffs: one built instance of the bundle. */
