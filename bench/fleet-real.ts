@@ -5,7 +5,8 @@
 // 8 clusters x 5 instances, values per cluster group. Each figure is the median of RUNS
 // runs: wall time, CPU (the process and its native CUE engine) and peak memory (the same
 // two). `diff` runs before the first apply (every object new) and once the fleet is in
-// sync (after one `apply --wait=false`). The CPU the fleet's API servers and etcd spend
+// sync (after one `apply --wait=false`), and the 3 x 3 one in sync once more with every
+// cluster 20 ms of round trip away (far-clusters.ts). The CPU the fleet's API servers and etcd spend
 // during each run is printed too: they share the machine's cores, so their CPU and the
 // run's own set a floor under its wall time that no overlap inside the run can beat.
 //
@@ -23,6 +24,7 @@ import { startNative } from '../src/cue/native-runtime.js';
 import { fleetStatus, startFleet } from '../test/harness/fleet/fleet.js';
 import { pushTimoniModule, startRegistry } from '../test/harness/registry/index.js';
 import { repositoryRoot } from '../test/harness/support/go-binary.js';
+import { farClusters } from './far-clusters.js';
 import { podinfoShapedModule } from './podinfo-module.js';
 import { measureProcess, type ProcessUsage } from './process-usage.js';
 import { median, type BenchResult } from './result.js';
@@ -33,6 +35,8 @@ const SHAPES = [
   { clusters: 3, instances: 3 },
   { clusters: 8, instances: 5 },
 ];
+/** The round trip to each cluster in the runs with far clusters (a runner to a cloud region). */
+const FAR_ROUND_TRIP_MS = 20;
 
 /** A bundle of `instances` instances of the module, values per cluster group. */
 function bundle(name: string, registryHost: string, instances: number): string {
@@ -206,6 +210,15 @@ export async function benchFleetReal(): Promise<BenchResult[]> {
       results.push(result(`diff ${label}, in sync`, inSync));
 
       if (shape === SHAPES[0]) {
+        // The same diff with the clusters far away: their round trips overlap the CUE evaluation.
+        const far = await farClusters(join(work, 'kubeconfig'), join(work, 'kubeconfig-far'), FAR_ROUND_TRIP_MS);
+        try {
+          const farFiles = ['-f', `${name}.cue`, '-r', `${name}-runtime.cue`, '--kubeconfig', 'kubeconfig-far'];
+          const farDiff = await paired(`diff ${label} in sync, far clusters`, ['diff', ...farFiles], [0], ['bundle', 'apply', '--dry-run', '--diff', ...farFiles]);
+          results.push(result(`diff ${label}, in sync, ${FAR_ROUND_TRIP_MS} ms round trip to each cluster`, farDiff));
+        } finally {
+          await far.close();
+        }
         writeFileSync(join(work, 'one.cue'), oneInstance(registry.host));
         const build = await paired('build', ['build', '-f', 'one.cue'], [0], ['bundle', 'build', '-f', 'one.cue']);
         results.push(result('build of one instance (whole process)', build));
