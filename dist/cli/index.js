@@ -137,23 +137,31 @@ __nccwpck_require__.d(__webpack_exports__, {
 const FLUSH_AT = 256;
 /** The engine's answer to `free`, given at once. */
 const FREED = '{"result":true}';
-function deferFrees(bridge) {
+/** The engine's calls with frees held back until the next other call (sent or blocking). */
+function deferFrees(bridge, later) {
     let pending = [];
     const flush = () => {
         const handles = pending;
         pending = [];
         bridge('freeMany', JSON.stringify({ handles }));
     };
-    return (method, request) => {
-        if (method === 'free') {
-            pending.push(JSON.parse(request).handle);
-            if (pending.length >= FLUSH_AT)
+    return {
+        bridge: (method, request) => {
+            if (method === 'free') {
+                pending.push(JSON.parse(request).handle);
+                if (pending.length >= FLUSH_AT)
+                    flush();
+                return FREED;
+            }
+            if (pending.length > 0)
                 flush();
-            return FREED;
-        }
-        if (pending.length > 0)
-            flush();
-        return bridge(method, request);
+            return bridge(method, request);
+        },
+        later: (method, request) => {
+            if (pending.length > 0)
+                flush();
+            return later(method, request);
+        },
     };
 }
 
@@ -374,7 +382,17 @@ function withMemoryLimit(module, limitMiB) {
 // EPIPE (Node ignores SIGPIPE), and the pending call returns instead of waiting for ever.
 // Frames: u32le length + method, u32le length + JSON request; u32le length + JSON
 // response (src/cue/shim/frames.go).
+//
+// A call may also be sent without waiting (`send`, for a module build's evaluation, tens
+// of milliseconds): its method goes with the `notify:` prefix, and once its response is
+// on the pipe the engine writes an empty frame on its first response stream (file
+// descriptor 3), which the event loop watches (native-process.ts) and hands to `notice`;
+// the response is read then, without blocking. The engine answers in request order, so a
+// blocking call made while sent calls wait reads their responses first (settling them)
+// and then its own; the notices of responses read that way are skipped when they come.
 
+/** The method prefix that asks the engine for a notice once the response is written (src/cue/shim/frames.go). */
+const NOTIFY_PREFIX = 'notify:';
 /** A request frame: u32le length + method, u32le length + JSON request. */
 function encodeFrame(method, request) {
     const name = Buffer.from(method);
@@ -474,16 +492,63 @@ async function openPipes(paths, gone) {
         throw error;
     }
     const [requests, responses] = opened;
+    const sent = [];
+    // Notices still to come for responses a blocking call read first.
+    let noticesToSkip = 0;
+    // Closed by this side: notices that still come are not read.
+    let closed = false;
+    const readResponse = () => {
+        const size = readExactly(responses, 4)?.readUInt32LE(0);
+        if (size === undefined)
+            return undefined;
+        return readExactly(responses, size)?.toString('utf8');
+    };
+    const abandon = () => {
+        for (const settle of sent.splice(0))
+            settle(undefined);
+    };
     return {
         call(method, request) {
             if (!writeAll(requests, encodeFrame(method, request)))
                 return undefined;
-            const size = readExactly(responses, 4)?.readUInt32LE(0);
-            if (size === undefined)
-                return undefined;
-            return readExactly(responses, size)?.toString('utf8');
+            while (sent.length > 0) {
+                const settle = sent.shift();
+                settle(readResponse());
+                noticesToSkip += 1;
+            }
+            return readResponse();
         },
+        send(method, request) {
+            if (!writeAll(requests, encodeFrame(NOTIFY_PREFIX + method, request)))
+                return Promise.resolve(undefined);
+            return new Promise((resolve) => sent.push(resolve));
+        },
+        get waiting() {
+            return sent.length;
+        },
+        notice() {
+            if (closed)
+                return;
+            if (noticesToSkip > 0) {
+                noticesToSkip -= 1;
+                return;
+            }
+            const settle = sent.shift();
+            if (!settle)
+                return;
+            let response;
+            try {
+                response = readResponse();
+            }
+            catch {
+                // The pipe failed under the read: the call is answered as by an engine that is gone.
+            }
+            settle(response);
+        },
+        abandon,
         close() {
+            closed = true;
+            abandon();
             for (const fd of [requests, responses]) {
                 try {
                     (0,external_node_fs_namespaceObject.closeSync)(fd);
@@ -550,6 +615,8 @@ class EngineProcess {
     #stderrShown = 0;
     #stopped;
     #pending;
+    /** Once the calls moved to the named pipes: what an (empty) frame on file descriptor 3 means. */
+    #onNotice;
     /** Settles with the stop once the process is gone (seen by the event loop). */
     gone;
     constructor(program, args, workdir, stderrPath) {
@@ -575,10 +642,22 @@ class EngineProcess {
      * Lets this process end without waiting for the engine's (once the calls moved to the
      * named pipes; during the start, the awaited answers need the event loop alive).
      */
-    detach() {
+    detach(onNotice) {
+        this.#onNotice = onNotice;
         this.#child.unref();
         for (const stream of [this.#child.stdin, this.#child.stdio[3]])
             stream?.unref?.();
+    }
+    /**
+     * Keeps this process alive while a sent call waits for its notice (the event loop must
+     * run until it comes), or lets it end again.
+     */
+    awaitNotices(waiting) {
+        const notices = this.#child.stdio[3];
+        if (waiting)
+            notices?.ref?.();
+        else
+            notices?.unref?.();
     }
     get pid() {
         return this.#child.pid ?? 0;
@@ -660,7 +739,10 @@ class EngineProcess {
                 buffered = buffered.subarray(4 + size);
                 const pending = this.#pending;
                 this.#pending = undefined;
-                pending?.resolve(response);
+                if (pending)
+                    pending.resolve(response);
+                else
+                    this.#onNotice?.();
             }
         });
     }
@@ -929,7 +1011,13 @@ async function startNative(options = {}) {
         if (!result)
             throw new Error(`the native CUE engine cannot use named pipes: ${JSON.stringify(error).slice(0, 200)}`);
         const channel = await openPipes(result, gone);
-        started.detach();
+        started.detach(() => {
+            channel.notice();
+            if (channel.waiting === 0)
+                started.awaitNotices(false);
+        });
+        // An engine that stops while sent calls wait answers them with its end.
+        void started.gone.then(() => channel.abandon());
         return { running: started, channel };
     };
     let running;
@@ -978,7 +1066,19 @@ async function startNative(options = {}) {
         stopped = running.stopNow();
         throw stoppedError(method, stopped, memoryLimitMiB);
     };
-    return { bridge, pid: running.pid, workdir, stop };
+    const later = async (method, request) => {
+        if (stopped)
+            throw stoppedError(method, stopped, memoryLimitMiB);
+        running.awaitNotices(true);
+        const response = await channel.send(method, request);
+        if (channel.waiting === 0)
+            running.awaitNotices(false);
+        if (response !== undefined)
+            return response;
+        stopped ??= running.stopNow();
+        throw stoppedError(method, stopped, memoryLimitMiB);
+    };
+    return { bridge, later, pid: running.pid, workdir, stop };
 }
 /** Rejects with `message` when the promise takes longer than the start may. */
 function withTimeout(promise, message) {
@@ -995,7 +1095,13 @@ function withTimeout(promise, message) {
 
 /** Runs one method; throws CueError with the engine's diagnostics when it fails. */
 function invoke(bridge, method, request) {
-    const text = bridge(method, JSON.stringify(request));
+    return resultOf(method, bridge(method, JSON.stringify(request)));
+}
+/** Runs one method answered through the event loop; rejects with CueError as `invoke` throws. */
+async function invokeLater(later, method, request) {
+    return resultOf(method, await later(method, JSON.stringify(request)));
+}
+function resultOf(method, text) {
     let response;
     try {
         response = JSON.parse(text);
@@ -1082,6 +1188,9 @@ class BridgeCueValue {
     }
     toYAML() {
         return this.#call('toYAML');
+    }
+    hasBytes() {
+        return this.#call('hasBytes');
     }
     toCUE() {
         return this.#call('toCUE');
@@ -1945,12 +2054,18 @@ function encodeFiles(files) {
     }
     return { files: text, binaryFiles: binary };
 }
+/** The blocking call offered as one answered through the event loop (the WebAssembly engine runs on this thread). */
+function answeredAtOnce(bridge) {
+    return (method, request) => new Promise((resolve) => resolve(bridge(method, request)));
+}
 /** The CUE engine backed by cuelang.org/go: the Go shim, native or compiled to WebAssembly. */
 class BridgeCueEngine {
     #bridge;
+    #later;
     kind;
-    constructor(bridge, kind) {
+    constructor(bridge, later, kind) {
         this.#bridge = bridge;
+        this.#later = later;
         this.kind = kind;
     }
     #fileSets = new FileSets();
@@ -1964,24 +2079,44 @@ class BridgeCueEngine {
         return fileSet;
     }
     load(options) {
-        // A module's cue.mod files go once per engine (file-sets.ts); the load sends its own.
-        const { shared, own } = splitFiles(options.files);
-        if (Object.keys(shared).length === 0)
-            return this.#load(options, options.files, 0);
-        const digest = this.#fileSets.digest(shared);
+        const first = this.#loadRequest(options);
+        let answer;
         try {
-            return this.#load(options, own, this.#fileSet(shared, digest));
+            answer = invoke(this.#bridge, 'load', first.request);
         }
         catch (error) {
-            if (!isUnknownSet(error))
-                throw error;
-            this.#fileSets.forget(digest);
-            return this.#load(options, own, this.#fileSet(shared, digest));
+            answer = invoke(this.#bridge, 'load', this.#requestAgain(options, first, error));
         }
+        return new BridgeCueValue(this.#bridge, answer.handle);
     }
-    #load(options, ownFiles, fileSet) {
-        const { files, binaryFiles } = encodeFiles(ownFiles);
-        const { handle } = invoke(this.#bridge, 'load', {
+    async loadAsync(options) {
+        const first = this.#loadRequest(options);
+        let answer;
+        try {
+            answer = await invokeLater(this.#later, 'load', first.request);
+        }
+        catch (error) {
+            answer = await invokeLater(this.#later, 'load', this.#requestAgain(options, first, error));
+        }
+        return new BridgeCueValue(this.#bridge, answer.handle);
+    }
+    /** The load's request made again when the engine lost its cue.mod files (they are sent anew); else rethrows. */
+    #requestAgain(options, first, error) {
+        if (!first.digest || !isUnknownSet(error))
+            throw error;
+        this.#fileSets.forget(first.digest);
+        return this.#loadRequest(options).request;
+    }
+    /**
+     * The load's request: a module's cue.mod files go once per engine (file-sets.ts) and are
+     * named by number; the load sends its own. `digest` names the cue.mod files, if any.
+     */
+    #loadRequest(options) {
+        const { shared, own } = splitFiles(options.files);
+        const digest = Object.keys(shared).length === 0 ? undefined : this.#fileSets.digest(shared);
+        const fileSet = digest === undefined ? 0 : this.#fileSet(shared, digest);
+        const { files, binaryFiles } = encodeFiles(digest === undefined ? options.files : own);
+        const request = {
             files,
             binaryFiles,
             fileSet,
@@ -1994,8 +2129,8 @@ class BridgeCueEngine {
             dataFiles: options.dataFiles ?? false,
             acceptLegacyModules: options.acceptLegacyModules ?? true,
             displayNames: options.displayNames ?? {},
-        });
-        return new BridgeCueValue(this.#bridge, handle);
+        };
+        return digest === undefined ? { request } : { request, digest };
     }
     compile(source, options = {}) {
         const { handle } = invoke(this.#bridge, 'compile', {
@@ -2048,8 +2183,14 @@ function startCueEngine(kind, options = {}) {
     let engine = started.get(kind);
     if (!engine) {
         engine = kind === 'native'
-            ? startNative(options).then((native) => new BridgeCueEngine(deferFrees(native.bridge), 'native'))
-            : startWasm(options).then((bridge) => new BridgeCueEngine(deferFrees(bridge), 'wasm'));
+            ? startNative(options).then((native) => {
+                const calls = deferFrees(native.bridge, native.later);
+                return new BridgeCueEngine(calls.bridge, calls.later, 'native');
+            })
+            : startWasm(options).then((bridge) => {
+                const calls = deferFrees(bridge, answeredAtOnce(bridge));
+                return new BridgeCueEngine(calls.bridge, calls.later, 'wasm');
+            });
         started.set(kind, engine);
         engine.catch(() => started.delete(kind));
     }
@@ -5912,8 +6053,8 @@ function objectsOfSet(path, items) {
 //   would read as another type, YAML 1.1 booleans included).
 // So an item equals its JSON export with every bytes field replaced by its decoded text.
 // The bytes fields are found in the set's YAML export (the only export that marks them):
-// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array.
-const BINARY_TAG = '!!binary';
+// `!!binary` values read with the `yaml` package's binary tag, as Uint8Array. The export
+// is made only for a set the engine says holds bytes (`hasBytes`).
 /** A JSON object (not an array, not bytes read from YAML). */
 function apply_sets_isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
@@ -5971,10 +6112,10 @@ function readMarkedYaml(yaml, path) {
  */
 function exportApplySet(set, path) {
     const json = set.toJSON();
-    const yaml = set.toYAML();
-    if (!yaml.includes(BINARY_TAG))
+    // Most sets hold no bytes: their YAML export is not needed (the engine's walk says so).
+    if (!set.hasBytes())
         return json;
-    return replaceBytes(json, readMarkedYaml(yaml, path));
+    return replaceBytes(json, readMarkedYaml(set.toYAML(), path));
 }
 // Raw bytes as Go's encoding/json writes them as a string: valid UTF-8 is kept, and every
 // byte that does not start a valid UTF-8 sequence becomes U+FFFD on its own (json.Marshal
@@ -6160,16 +6301,19 @@ function cueFailure(input, module, step, diagnostics, prefix) {
     const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
     return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
 }
+function buildFailure(input, module, step, prefix, error) {
+    if (error instanceof CueError)
+        return cueFailure(input, module, step, error.diagnostics, prefix);
+    if (error instanceof ApplySetExportError)
+        return new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+    return error;
+}
 function withCueErrors(input, module, step, prefix, run) {
     try {
         return run();
     }
     catch (error) {
-        if (error instanceof CueError)
-            throw cueFailure(input, module, step, error.diagnostics, prefix);
-        if (error instanceof ApplySetExportError)
-            throw new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
-        throw error;
+        throw buildFailure(input, module, step, prefix, error);
     }
 }
 function requireValid(value, input, module, prefix) {
@@ -6177,7 +6321,12 @@ function requireValid(value, input, module, prefix) {
     if (diagnostics.length > 0)
         throw cueFailure(input, module, 'build failed', diagnostics, prefix);
 }
-function buildInstance(engine, module, input) {
+/**
+ * Builds one instance. The package's evaluation, most of a build, is answered through the
+ * event loop (`loadAsync`): with the native engine this thread goes on meanwhile (the
+ * clusters' requests of a fleet run); the steps around it are blocking calls.
+ */
+async function buildInstance(engine, module, input) {
     const packageName = input.packageName ?? 'main';
     const packageDir = packageName === 'main' ? '.' : packageName;
     const prefix = packageDir === '.' ? '' : `${packageDir}/`;
@@ -6187,7 +6336,8 @@ function buildInstance(engine, module, input) {
         throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
     const merged = withCueErrors(input, module, 'merging values', prefix, () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
     const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
-    const root = withCueErrors(input, module, 'build failed', prefix, () => engine.load({
+    const root = await engine
+        .loadAsync({
         files,
         dir: packageDir,
         moduleRoot: '.',
@@ -6195,7 +6345,8 @@ function buildInstance(engine, module, input) {
         tags: [`name=${input.name}`, `namespace=${input.namespace}`],
         tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
         dataFiles: true,
-    }));
+    })
+        .catch((error) => Promise.reject(buildFailure(input, module, 'build failed', prefix, error)));
     try {
         const instance = root.lookup('timoni.instance');
         try {
@@ -6270,15 +6421,30 @@ function collectImages(config) {
     walk(config);
     return [...found].sort();
 }
+// One build per distinct input in a run. A fleet of N clusters and M instances builds each
+// instance for each cluster, but most clusters of a fleet give an instance the same values
+// (all production clusters, say): those builds are the same CUE evaluation with the same
+// result. Builds are remembered for the run by everything that decides their result (the
+// module as resolved for the run, instance name and namespace, the values, the Kubernetes
+// version, the package), so that the cost grows with the distinct inputs, not with N x M.
+// Each caller gets its own copy of the result, so that nothing one cluster does to its
+// objects reaches another. A failed build is remembered too: the same input fails the same way.
 class InstanceBuilds {
     engine;
     #byModule = new WeakMap();
+    /** The build the engine works on (or last worked on): builds go to it one at a time. */
+    #last = Promise.resolve();
     #builds = 0;
     #reused = 0;
     constructor(engine) {
         this.engine = engine;
     }
-    build(module, input) {
+    /**
+     * The instance built (once for each distinct input: a build in flight is shared too).
+     * Builds run one after the other, in the order asked: while the engine evaluates one,
+     * the blocking calls that finish the one before it would otherwise wait behind it.
+     */
+    async build(module, input) {
         let outcomes = this.#byModule.get(module);
         if (!outcomes) {
             outcomes = new Map();
@@ -6291,17 +6457,11 @@ class InstanceBuilds {
         }
         else {
             this.#builds += 1;
-            try {
-                outcome = { built: buildInstance(this.engine, module, input) };
-            }
-            catch (error) {
-                outcome = { error };
-            }
+            outcome = this.#last.then(() => buildInstance(this.engine, module, input));
+            this.#last = outcome.catch(() => undefined);
             outcomes.set(key, outcome);
         }
-        if ('error' in outcome)
-            throw outcome.error;
-        return structuredClone(outcome.built);
+        return structuredClone(await outcome);
     }
     /** How many builds ran, and how many were answered from an earlier one. */
     counts() {
@@ -8681,7 +8841,12 @@ async function checkIdentity(run, session, line, purpose) {
 function withIdentity(session, entry) {
     return session.identity ? { ...entry, identity: session.identity } : entry;
 }
-async function buildForCluster(engine, evaluation, resolver, session, registerSecret, builds) {
+/**
+ * Evaluates the bundle for the cluster and starts every instance's build at once: the
+ * engine takes them one at a time (InstanceBuilds), and a caller may use each as soon as
+ * it is there (a plan diffs the first instance while the next ones build).
+ */
+async function startClusterBuilds(engine, evaluation, resolver, session, registerSecret, builds) {
     let evaluated;
     try {
         evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
@@ -8692,23 +8857,36 @@ async function buildForCluster(engine, evaluation, resolver, session, registerSe
     // Runtime values from the environment or cluster Secrets are masked before anything prints.
     for (const value of evaluated.secretValues)
         registerSecret(value);
-    const instances = [];
-    for (const instance of evaluated.bundle.instances) {
+    const instances = evaluated.bundle.instances.map(async (instance) => {
         try {
             const module = await resolver.resolve(instance.module);
-            const built = builds.build(module, {
+            const built = await builds.build(module, {
                 name: instance.name,
                 namespace: instance.namespace,
                 values: instance.valuesCue,
                 kubeVersion: session.kubeVersion,
             });
-            instances.push({ name: instance.name, namespace: instance.namespace, module, built });
+            return { name: instance.name, namespace: instance.namespace, module, built };
         }
         catch (error) {
             throw new ClusterStepError('build', error, instance.name);
         }
-    }
+    });
+    // Whoever awaits them does so in order; a later failure waits for its turn, unreported meanwhile.
+    for (const pending of instances)
+        pending.catch(() => undefined);
     return { evaluated, instances };
+}
+/** Every instance built, in bundle order; the first failure in that order is thrown. */
+async function allBuilt(instances) {
+    const built = [];
+    for (const pending of instances)
+        built.push(await pending);
+    return built;
+}
+async function buildForCluster(...args) {
+    const started = await startClusterBuilds(...args);
+    return { evaluated: started.evaluated, instances: await allBuilt(started.instances) };
 }
 /** The shape the Kubernetes engine applies or diffs: one built instance of the bundle. */
 function instanceInput(bundle, instance) {
@@ -8928,7 +9106,8 @@ function withinDeadline(work, deadlineAt, onDeadline) {
 
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
-// dry-runs and nothing written. Clusters are diffed at once (bounded); a cluster that fails
+// dry-runs and nothing written. In a cluster, each instance is diffed as soon as it is
+// built, while the CUE engine builds the next ones. Clusters are diffed at once (bounded); a cluster that fails
 // (down, bad credentials, a CUE error in its values) is reported as failed while the others
 // are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
 // server refuses (an immutable field, an invalid value) is a `failed` change: the other
@@ -8952,26 +9131,32 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         return connected.failed;
     const { session } = connected;
     try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-        const bundle = build.evaluated.bundle.name;
+        const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
-        const instances = [];
-        for (const instance of build.instances) {
-            let changes;
-            try {
-                ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
-            }
-            catch (error) {
-                if (error instanceof InstanceStepError)
-                    throw new ClusterStepError(error.step, error, instance.name, error.object);
-                throw new ClusterStepError('diff', error, instance.name);
-            }
-            for (const change of changes)
-                log.line(changeLine(bundle, cluster.name, instance.name, change) + (change.error ? `: ${change.error}` : ''));
-            instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes });
+        // Each instance is diffed as soon as it is built, while the engine builds the next ones;
+        // a failed build still fails the cluster before any diff is told (as when every build
+        // came first): the diffs' lines wait until every build is there.
+        const lines = [];
+        const diffs = diffInOrder(run, session, cluster.name, bundle, started.instances, (text) => lines.push(text));
+        let built;
+        try {
+            built = await allBuilt(started.instances);
+        }
+        catch (error) {
+            await diffs.catch(() => undefined);
+            throw error;
+        }
+        let instances;
+        try {
+            instances = await diffs;
+        }
+        finally {
+            for (const text of lines)
+                log.line(text);
         }
         if (run.options.prune && run.options.pruneRemovedInstances) {
-            instances.push(...(await removedInstancesPlan(session.kube, bundle, build.instances, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+            instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
         }
         const failure = failedObjects(cluster.name, instances);
         if (failure) {
@@ -8980,7 +9165,7 @@ async function planCluster(run, cluster, log, bundleName, builds) {
             return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure, startedAt));
         }
         const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
-        return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(build.instances) : undefined);
+        return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(built) : undefined);
     }
     catch (error) {
         log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
@@ -8990,6 +9175,40 @@ async function planCluster(run, cluster, log, bundleName, builds) {
     finally {
         session.kube.close();
     }
+}
+/** Instances of one cluster diffed at once (each waits for its build first). */
+const INSTANCE_DIFFS_AT_ONCE = 4;
+/**
+ * The instances' dry-run diffs, each once it is built, a few at once (a dry-run writes
+ * nothing, so one instance's diff never depends on another's). What they tell comes in
+ * bundle order; the first failure in that order is the cluster's, as when they ran one
+ * after the other: the lines of the instances before it are told, none after.
+ */
+async function diffInOrder(run, session, cluster, bundle, builds, line) {
+    const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending) => {
+        const instance = await pending;
+        let changes;
+        try {
+            ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
+        }
+        catch (error) {
+            if (error instanceof InstanceStepError)
+                throw new ClusterStepError(error.step, error, instance.name, error.object);
+            throw new ClusterStepError('diff', error, instance.name);
+        }
+        const changesOf = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes };
+        return changesOf;
+    });
+    const instances = [];
+    for (const outcome of outcomes) {
+        if (outcome.status === 'rejected')
+            throw outcome.reason;
+        const changes = outcome.value;
+        for (const change of changes.changes)
+            line(changeLine(bundle, cluster, changes.name, change) + (change.error ? `: ${change.error}` : ''));
+        instances.push(changes);
+    }
+    return instances;
 }
 /** The cluster's error when objects failed their dry-run: each object with the server's answer. */
 function failedObjects(cluster, instances) {
@@ -12494,7 +12713,7 @@ async function runBuild(engine, args, io) {
         const instances = [];
         for (const instance of result.bundle.instances) {
             const module = await resolver.resolve(instance.module);
-            const built = builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion });
+            const built = await builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion });
             instances.push({
                 name: instance.name,
                 namespace: instance.namespace,
