@@ -7994,6 +7994,16 @@ function parseWarnings(header) {
     }
     return out;
 }
+/**
+ * Connections kept open to one API server. Each new one is a full TLS handshake (with a
+ * client certificate, a signature on each side: about 3 ms of CPU here and as much on the
+ * server), and a plan diffs up to 4 instances of a cluster at once, each with its objects'
+ * dry-runs in flight together: 6 keep them busy without a handshake per request (3 x 3
+ * fleet diff: 18 connections, 28 with 16; paired runs 0.95x wall locally, 0.97x with the
+ * clusters 20 ms away). Requests beyond them wait for a free one (no request holds a
+ * connection open: readiness is polled, never watched).
+ */
+const SOCKETS_PER_SERVER = 6;
 class KubeClient {
     connection;
     transport;
@@ -8053,7 +8063,7 @@ class KubeClient {
         const { connection } = this;
         this.transport = new ProxyTransport({
             keepAlive: true,
-            maxSockets: 16,
+            maxSockets: SOCKETS_PER_SERVER,
             ca: connection.ca,
             cert: auth.cert,
             key: auth.key,
