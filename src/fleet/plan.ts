@@ -27,24 +27,7 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
     const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
     const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
-    // Each instance is diffed as soon as it is built, while the engine builds the next ones;
-    // a failed build still fails the cluster before any diff is told (as when every build
-    // came first): the diffs' lines wait until every build is there.
-    const lines: string[] = [];
-    const diffs = diffInOrder(run, session, cluster.name, bundle, started.instances, (text) => lines.push(text));
-    let built: ClusterInstanceBuild[];
-    try {
-      built = await allBuilt(started.instances);
-    } catch (error) {
-      await diffs.catch(() => undefined);
-      throw error;
-    }
-    let instances: InstanceChanges[];
-    try {
-      instances = await diffs;
-    } finally {
-      for (const text of lines) log.line(text);
-    }
+    const { built, instances } = await diffWhenBuilt(run, session, cluster.name, bundle, started.instances, (text) => log.line(text));
     if (run.options.prune && run.options.pruneRemovedInstances) {
       instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
     }
@@ -69,19 +52,21 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
 const INSTANCE_DIFFS_AT_ONCE = 4;
 
 /**
- * The instances' dry-run diffs, each once it is built, a few at once (a dry-run writes
- * nothing, so one instance's diff never depends on another's). What they tell comes in
- * bundle order; the first failure in that order is the cluster's, as when they ran one
- * after the other: the lines of the instances before it are told, none after.
+ * The instances' dry-run diffs, each once it is built, a few at once, while the engine
+ * builds the next ones (a dry-run writes nothing, so one instance's diff never depends on
+ * another's). What they tell comes once all are settled, as when every build came first
+ * and the diffs ran one after the other: a failed build fails the cluster before any diff
+ * is told, and otherwise the first failed diff in bundle order is the cluster's, the lines
+ * of the instances before it told, none after.
  */
-async function diffInOrder(
+async function diffWhenBuilt(
   run: FleetRun,
   session: ClusterSession,
   cluster: string,
   bundle: string,
   builds: readonly Promise<ClusterInstanceBuild>[],
   line: (text: string) => void,
-): Promise<InstanceChanges[]> {
+): Promise<{ built: ClusterInstanceBuild[]; instances: InstanceChanges[] }> {
   const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending) => {
     const instance = await pending;
     let changes: ObjectChange[];
@@ -94,6 +79,8 @@ async function diffInOrder(
     const changesOf: InstanceChanges = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes };
     return changesOf;
   });
+  // Every build has settled by now: this only finds the first failed one.
+  const built = await allBuilt(builds);
   const instances: InstanceChanges[] = [];
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') throw outcome.reason;
@@ -101,7 +88,7 @@ async function diffInOrder(
     for (const change of changes.changes) line(changeLine(bundle, cluster, changes.name, change) + (change.error ? `: ${change.error}` : ''));
     instances.push(changes);
   }
-  return instances;
+  return { built, instances };
 }
 
 /** The cluster's error when objects failed their dry-run: each object with the server's answer. */
