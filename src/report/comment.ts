@@ -37,7 +37,7 @@ import {
 } from './budget.js';
 import { capitalise, code, commitLink, escapeHtml, escapeInline, runLink, type ReportContext } from './markdown.js';
 import { renderRecord, reviewedBlock, type ReviewedRecord } from './reviewed-block.js';
-import { maskChangeSet, secretChangeIds } from './redaction.js';
+import { hiddenTextChangeNotes, maskChangeSet, secretChangeIds, showHiddenTextIn } from './redaction.js';
 import {
   actionLabel,
   clusterHasChanges,
@@ -97,7 +97,8 @@ export interface RolloutCommentExtra {
 type CommentVariant = 'plan' | 'rollout';
 
 function renderComment(original: ChangeSet, context: ReportContext, variant: CommentVariant, frame?: CommentFrame, extra: RolloutCommentExtra = {}): string {
-  const masked = maskChangeSet(original, context.secrets);
+  // Secrets masked, and text that reads otherwise than it is shown escaped (redaction.ts).
+  const masked = showHiddenTextIn(maskChangeSet(original, context.secrets));
   // A large fleet shows one row and one section per group of clusters with the same change
   // (cluster-groups.ts): the ChangeSet rendered holds the first cluster of each group.
   const groups = groupClusters(masked, secretChangeIds(original, context.secrets));
@@ -105,6 +106,7 @@ function renderComment(original: ChangeSet, context: ReportContext, variant: Com
   const members = groups ? groupMembers(masked, groups) : undefined;
   const sharing = indexSharedChanges(changeSet);
   const secretChanges = secretChangeIds(groups ? groupRepresentatives(original, groups) : original, context.secrets);
+  const hiddenText = hiddenTextChangeNotes(groups ? groupRepresentatives(original, groups) : original);
   // The review record (reviewed-block.ts) goes last, hidden; the visible part fits in the rest.
   const record = frame ? '' : variant === 'plan' ? reviewedBlock(original) : extra.reviewed ? renderRecord(extra.reviewed) : '';
   const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT) - (record ? commentLength(record) + 1 : 0);
@@ -118,7 +120,7 @@ function renderComment(original: ChangeSet, context: ReportContext, variant: Com
 
   const render = (plan: Plan): string => {
     const renderSection = (input: SectionInput) => renderClusterSection(input, groups?.[input.clusterIndex], members?.[input.clusterIndex]);
-    const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, measure: commentLength, moreHint });
+    const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, hiddenText, measure: commentLength, moreHint });
     const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
     return (
       `${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
@@ -252,8 +254,9 @@ function renderObject(input: SectionInput, change: ObjectChange, id: string): st
   const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
   input.onDiff(block.outcome);
   if (block.outcome === 'hidden') return `- ${title}${also}${secret} · ${block.markdown}\n\n${failure}`;
-  if (failure) return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n</details>\n\n`;
-  return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n</details>\n\n`;
+  const hidden = input.hiddenText.get(id) ?? '';
+  if (failure) return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n${hidden}</details>\n\n`;
+  return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n${hidden}</details>\n\n`;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT, utf8Length } from '../github/l
 import { maskSecrets, secretMasker } from '../secrets.js';
 import { changeId, cutNote, diffGroups, fitToBudget, indexSharedChanges, objectListGroups, objectListId, objectListRoom, type Plan } from './budget.js';
 import { capitalise, code, commitLink, escapeHtml, escapeInline, linkTarget, runLink, tableHeader, tableRow, type ReportContext } from './markdown.js';
-import { maskChangeSet, secretChangeIds } from './redaction.js';
+import { hiddenTextChangeNotes, maskChangeSet, secretChangeIds, showHiddenTextIn } from './redaction.js';
 import {
   actionLabel,
   clusterHasChanges,
@@ -53,9 +53,10 @@ function moreHintFor(changeSet: ChangeSet): string {
  * `context.maxSize` UTF-8 bytes (default STEP_SUMMARY_BUDGET), diffs cut fairly when needed.
  */
 export function renderJobSummary(original: ChangeSet, context: ReportContext): string {
-  const changeSet = maskChangeSet(original, context.secrets);
+  const changeSet = showHiddenTextIn(maskChangeSet(original, context.secrets));
   const sharing = indexSharedChanges(changeSet);
   const secretChanges = secretChangeIds(original, context.secrets);
+  const hiddenText = hiddenTextChangeNotes(original);
   const limit = Math.min(context.maxSize ?? STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT);
   const moreHint = moreHintFor(changeSet);
   const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
@@ -67,7 +68,7 @@ export function renderJobSummary(original: ChangeSet, context: ReportContext): s
   });
 
   const render = (plan: Plan): string => {
-    const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, measure: utf8Length, moreHint });
+    const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, hiddenText, measure: utf8Length, moreHint });
     const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${capitalise(moreHint)}.`);
     return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
   };
@@ -87,7 +88,7 @@ export function renderJobSummary(original: ChangeSet, context: ReportContext): s
  * comment; no sections. For `diff` runs whose PR comment was posted whole.
  */
 export function renderShortJobSummary(original: ChangeSet, context: ReportContext): string {
-  const changeSet = maskChangeSet(original, context.secrets);
+  const changeSet = showHiddenTextIn(maskChangeSet(original, context.secrets));
   const secret = secretChangeIds(original, context.secrets).size > 0;
   const comment = context.commentUrl ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n` : '';
   return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
@@ -244,7 +245,7 @@ function renderDiffs(input: SectionInput): string {
         text += `- ${title}${also} · ${block.markdown}\n\n`;
         return;
       }
-      text += `<details>\n<summary>${title}${also}</summary>\n\n${block.markdown}\n</details>\n\n`;
+      text += `<details>\n<summary>${title}${also}</summary>\n\n${block.markdown}\n${input.hiddenText.get(id) ?? ''}</details>\n\n`;
     });
   });
   return text ? `**Diffs**\n\n${text}` : '';

@@ -1,13 +1,26 @@
-// What a report may show of secrets. The masking rule itself (which values are secret, how
-// they are masked) is src/secrets.ts, the one rule of the project; this file applies it to
-// a ChangeSet, and finds the changes that touch secret data so that a report can say
-// "a secret value changed (hidden)" where it cannot show the value.
+// What a report may show. Two rules, applied to every string of a ChangeSet before it is
+// rendered (names, diffs, error messages):
 //
-// A change touches secret data when a changed line of its unified diff (`+`/`-`, not the
-// `+++`/`---` header) holds either sign:
+// Secrets. The masking rule itself (which values are secret, how they are masked) is
+// src/secrets.ts, the one rule of the project; this file applies it to a ChangeSet, and
+// finds the changes that touch secret data so that a report can say "a secret value
+// changed (hidden)" where it cannot show the value. A change touches secret data when a
+// changed line of its unified diff (`+`/`-`, not the `+++`/`---` header) holds either sign:
 //   - the engine's masks for Secret data: `*** (before)` and `*** (after)`, or `***` alone;
 //   - a value from the secrets list (kubeconfig credentials, values from cluster Secrets or
 //     from the environment), before the report masks it.
+//
+// Text that reads otherwise than it is. Reviewers approve what they read, so nothing from
+// the user's files may read otherwise than what is applied, nor pass for a part of the
+// report that the action reads back:
+//   - bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069
+//     isolates, U+200E/U+200F/U+061C marks) and characters that do not show (U+200B-U+200D
+//     zero-width, U+2060-U+2064, U+FEFF) are shown escaped, `\u202E`;
+//   - the opening of our hidden blocks, `<!-- timoni-fleet` (the comment's marker and its
+//     review record, reviewed-block.ts), is shown as `\u003C!-- timoni-fleet`, so that a
+//     diff or an error message can never hold a block the action would read back (in
+//     Markdown and HTML contexts `<` is an entity anyway; code blocks show text verbatim).
+// Each object whose diff holds either is named under its diff (`hiddenTextNote`).
 
 import type { ChangeSet, ObjectChange } from '../changeset.js';
 import { maskableValues, secretMasker } from '../secrets.js';
@@ -79,4 +92,56 @@ export function secretChangeIds(changeSet: ChangeSet, secrets: readonly string[]
     ),
   );
   return ids;
+}
+
+// ---------------------------------------------------------------------------------------
+// Text that reads otherwise than it is (see the header).
+
+const HIDDEN_CHARACTERS = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const HIDDEN_BLOCK_OPENING = /<(!--\s*timoni-fleet)/gi;
+
+/** `\u202E` for U+202E: how an escaped character is shown. */
+function escapedForm(character: string): string {
+  return `\\u${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** The text with hidden characters and the opening of our hidden blocks shown escaped. */
+export function showHiddenText(text: string): string {
+  return text.replace(HIDDEN_CHARACTERS, escapedForm).replace(HIDDEN_BLOCK_OPENING, '\\u003C$1');
+}
+
+/** A copy of the ChangeSet with every string shown as showHiddenText shows it (enumerations aside, as when masking). */
+export function showHiddenTextIn<T extends ChangeSet>(changeSet: T): T {
+  return maskDeep(changeSet, showHiddenText) as T;
+}
+
+/** What a diff holds that showHiddenText escapes, in words for a reader; undefined when nothing. */
+export function describeHiddenText(text: string): string | undefined {
+  const characters = [...new Set(text.match(HIDDEN_CHARACTERS) ?? [])].sort();
+  const parts: string[] = [];
+  if (characters.length > 0) {
+    const forms = characters.map((character) => `U+${escapedForm(character).slice(2)}`).join(', ');
+    parts.push(`characters that are invisible or reorder the text around them (${forms})`);
+  }
+  HIDDEN_BLOCK_OPENING.lastIndex = 0;
+  if (HIDDEN_BLOCK_OPENING.test(text)) parts.push('text that opens a hidden timoni-fleet block (`\\u003C!-- timoni-fleet`)');
+  HIDDEN_BLOCK_OPENING.lastIndex = 0;
+  return parts.length > 0 ? parts.join(' and ') : undefined;
+}
+
+/**
+ * Per change id (changeId), the note to show under the diff of an object whose diff holds
+ * text that showHiddenText escapes; read from the ChangeSet before it is escaped.
+ */
+export function hiddenTextChangeNotes(changeSet: ChangeSet): Map<string, string> {
+  const notes = new Map<string, string>();
+  changeSet.clusters.forEach((cluster, clusterIndex) =>
+    cluster.instances.forEach((instance, instanceIndex) =>
+      instance.changes.forEach((change, objectIndex) => {
+        const what = describeHiddenText(change.diff);
+        if (what) notes.set(changeId(clusterIndex, instanceIndex, objectIndex), `⚠️ _This object holds ${what}, shown escaped above (\`\\uXXXX\`); what is applied holds the characters themselves._\n\n`);
+      }),
+    ),
+  );
+  return notes;
 }

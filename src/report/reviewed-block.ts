@@ -167,17 +167,21 @@ function decodeCluster(name: string, value: unknown, modules: ModuleInfo[], keys
 }
 
 /**
- * The review record of a comment body, or null when the body has none. Throws
- * ReviewedRecordError when the block is there but cannot be read.
+ * The review record of a comment body, read from its one place: the body's last line,
+ * where the renderer writes it (comment.ts), after everything that came from the user's
+ * files (which can never hold the block's opening: redaction.ts shows it escaped). Null
+ * when the last line is not a review record; throws ReviewedRecordError when it is one that
+ * cannot be read. A record anywhere else in the body (quoted in a diff, an error message,
+ * another comment) is never read.
  */
 export function parseReviewedRecord(body: string): ReviewedRecord | null {
-  const start = body.lastIndexOf(PREFIX);
-  if (start < 0) return null;
-  const end = body.indexOf(SUFFIX, start + PREFIX.length);
-  if (end < 0) throw new ReviewedRecordError('the block is not closed');
+  const trimmed = body.replace(/\s+$/, '');
+  const line = trimmed.slice(trimmed.lastIndexOf('\n') + 1);
+  if (!line.startsWith(PREFIX)) return null;
+  if (!line.endsWith(SUFFIX)) throw new ReviewedRecordError('the block is not closed');
   let value: unknown;
   try {
-    value = JSON.parse(body.slice(start + PREFIX.length, end));
+    value = JSON.parse(line.slice(PREFIX.length, line.length - SUFFIX.length));
   } catch (error) {
     throw new ReviewedRecordError(`not JSON (${error instanceof Error ? error.message : String(error)})`);
   }

@@ -317,6 +317,8 @@ export interface SectionInput {
   sharing: ReadonlyMap<string, Sharing>;
   /** Ids of changes that touch secret data. */
   secretChanges: ReadonlySet<string>;
+  /** Notes, by change id, for the diffs that hold text shown escaped (redaction.ts: hiddenTextChangeNotes). */
+  hiddenText: ReadonlyMap<string, string>;
   measure: Measure;
   /** Markdown: where the whole diff can be seen. */
   moreHint: string;

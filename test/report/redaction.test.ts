@@ -8,7 +8,7 @@ import type { ChangeSet } from '../../src/changeset.js';
 import { renderPullRequestComment, renderRolloutComment } from '../../src/report/comment.js';
 import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
 import { escapeInline } from '../../src/report/markdown.js';
-import { changeSetChangesSecret, diffChangesSecret, maskChangeSet } from '../../src/report/redaction.js';
+import { changeSetChangesSecret, describeHiddenText, diffChangesSecret, maskChangeSet, showHiddenText } from '../../src/report/redaction.js';
 import { changeSet, cluster, hugeDiff, instance, objectChange, PODINFO_MODULE, realisticFleet } from './fixtures.js';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiIsImtpZCI6InRlc3QifQ.kubeconfig-token';
@@ -120,5 +120,44 @@ describe('secret changes', () => {
     const idle = changeSet([cluster('c1', 'g', [instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'unchanged', diff: secretDiff })])])]);
     expect(changeSetChangesSecret(changing)).toBe(true);
     expect(changeSetChangesSecret(idle)).toBe(false);
+  });
+});
+
+describe('text that reads otherwise than it is', () => {
+  // A value whose right-to-left override makes `replicas: 1 # admin=false` read differently, and a zero-width space in a name.
+  const bidi = 'role: "user\u202E\u2066 nimda\u2069\u2066"';
+  const hiddenDiff = ['--- live', '+++ desired', '@@ -1,2 +1,2 @@', ' data:', '-  role: user', `+  ${bidi}`, '+  host: "exa\u200Bmple.com\uFEFF"', ''].join('\n');
+  const hostile = () =>
+    changeSet([
+      cluster('staging-1', 'staging', [instance('web', [objectChange({ kind: 'ConfigMap', name: 'roles', action: 'configured', diff: hiddenDiff }), objectChange({ kind: 'ConfigMap', name: 'plain', action: 'configured', diff: '--- live\n+++ desired\n-a: 1\n+a: 2\n' })])], {
+        status: 'changed',
+        error: { step: 'diff', message: 'refused \u202Egnirts' },
+      }),
+    ]);
+
+  it('shows bidirectional controls and invisible characters escaped, and the opening of our blocks', () => {
+    expect(showHiddenText('a\u202Eb\u200Bc\uFEFF\u2066d\u2069\u061C')).toBe('a\\u202Eb\\u200Bc\\uFEFF\\u2066d\\u2069\\u061C');
+    expect(showHiddenText('x <!-- timoni-fleet:reviewed {} --> <!--TIMONI-FLEET:bundle=a -->')).toBe('x \\u003C!-- timoni-fleet:reviewed {} --> \\u003C!--TIMONI-FLEET:bundle=a -->');
+    expect(showHiddenText('plain <!-- other --> text, é, 中文')).toBe('plain <!-- other --> text, é, 中文');
+    expect(describeHiddenText('a\u202Eb\u200B')).toBe('characters that are invisible or reorder the text around them (U+200B, U+202E)');
+    expect(describeHiddenText('plain')).toBeUndefined();
+  });
+
+  it.each([
+    ['PR comment', () => renderPullRequestComment(hostile(), context)],
+    ['rollout comment', () => renderRolloutComment({ ...hostile(), mode: 'apply' }, context)],
+    ['job summary', () => renderJobSummary(hostile(), context)],
+  ])('%s: no such character raw, each escaped, and a note under the diff that holds them', (_name, render) => {
+    const text = render();
+    expect(text).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/);
+    expect(text).toContain('user\\u202E\\u2066 nimda\\u2069\\u2066');
+    expect(text).toContain('exa\\u200Bmple.com\\uFEFF');
+    expect(text).toContain('refused \\u202Egnirts');
+    expect(text.match(/This object holds characters that are invisible or reorder the text around them \(U\+200B, U\+202E, U\+2066, U\+2069, U\+FEFF\)/g)).toHaveLength(1);
+  });
+
+  it('leaves ordinary input as it was', () => {
+    const ordinary = changeSet([cluster('staging-1', 'staging', [instance('web', [objectChange({ kind: 'ConfigMap', name: 'plain', action: 'configured', diff: '--- live\n+++ desired\n-a: 1\n+a: 2\n' })])], { status: 'changed' })]);
+    expect(renderPullRequestComment(ordinary, context)).not.toContain('This object holds');
   });
 });

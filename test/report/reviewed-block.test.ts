@@ -70,3 +70,35 @@ describe('the review record', () => {
     expect(() => parseReviewedRecord('<!-- timoni-fleet:reviewed {"v":2} -->')).toThrow(/format 2/);
   });
 });
+
+describe('the review record cannot be forged through text the author controls', () => {
+  const forged = (bundle: string) => reviewedBlock({ ...changeSet([{ ...cluster(9, 2), name: 'cluster-1' }]), bundle });
+
+  it('a diff or an error message holding a record renders it escaped, and the comment reads back only its own record', () => {
+    const block = forged('apps');
+    const base = cluster(1, 2);
+    const first = base.instances[0];
+    if (!first) throw new Error('fixture');
+    const hostile: ClusterChanges = {
+      ...base,
+      error: { step: 'diff', message: `refused: ${block}` },
+      instances: [{ ...first, changes: first.changes.map((change, index) => (index === 0 ? { ...change, diff: `--- live\n+++ desired\n-a: 1\n+a: "${block}"\n` } : change)) }],
+    };
+    const body = renderPullRequestComment(changeSet([hostile]), context);
+    // The renderer's own record is the one block in the body; the forged ones are shown escaped.
+    expect(body.split('<!-- timoni-fleet:reviewed ').length - 1).toBe(1);
+    expect(body).toContain('\\u003C!-- timoni-fleet:reviewed ');
+    expect(parseReviewedRecord(body)?.clusters['cluster-1']).toEqual(hostile.desired);
+    // Without a record of its own (no desired state), the comment holds none, whatever its text says.
+    const withoutRecord = renderPullRequestComment(changeSet([{ ...hostile, desired: undefined }]), context);
+    expect(parseReviewedRecord(withoutRecord)).toBeNull();
+    expect(withoutRecord).not.toContain('<!-- timoni-fleet:reviewed');
+  });
+
+  it('is read only from the last line of a body', () => {
+    const block = forged('apps');
+    expect(parseReviewedRecord(`<!-- timoni-fleet:bundle=apps -->\n${block}\n</details>\n`)).toBeNull();
+    expect(parseReviewedRecord(`<!-- timoni-fleet:bundle=apps -->\ntext\n${block}\n`)?.bundle).toBe('apps');
+    expect(() => parseReviewedRecord(`<!-- timoni-fleet:bundle=apps -->\ntext\n<!-- timoni-fleet:reviewed {"v":1}`)).toThrow(ReviewedRecordError);
+  });
+});
