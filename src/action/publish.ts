@@ -101,6 +101,19 @@ export function runGitHubClient(input: RunClientInput): GitHubApi {
   return new GitHubApi({ apiUrl: input.context.apiUrl, token: input.githubToken, log: (line) => input.log.line(line), ...(input.signal ? { signal: input.signal } : {}), ...input.api });
 }
 
+/**
+ * The pull request a rollout belongs to: the merged pull request of the event, or for a
+ * push the one GitHub links to the pushed commit (`commits/{sha}/pulls`). Any other event
+ * (a workflow_dispatch, a schedule) has none, even when its commit came from a pull request:
+ * such a run neither rewrites that pull request's comment (its result goes to the job
+ * summary) nor counts as reviewed by it.
+ */
+export async function pullRequestOfRollout(client: GitHubApi, context: RunContext, plan: Extract<RunPlan, { mode: 'diff' | 'apply' }>): Promise<number | undefined> {
+  if (plan.pullRequest !== undefined) return plan.pullRequest;
+  if (plan.mode !== 'apply' || context.eventName !== 'push') return undefined;
+  return pullRequestForCommit(client, context.owner, context.repo, plan.sha);
+}
+
 /** An error's message with every secret masked (GitHub may echo what it was sent). */
 const errorMessage = (error: unknown, secrets: readonly string[]): string => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
 
@@ -111,15 +124,16 @@ async function postComment(input: PublishInput, reportContext: ReportContext): P
     return { kind: 'none' };
   }
   const client = runGitHubClient(input);
-  let pullRequest = input.plan.pullRequest;
-  if (pullRequest === undefined && input.plan.mode === 'apply') {
-    try {
-      pullRequest = await pullRequestForCommit(client, input.context.owner, input.context.repo, input.plan.sha);
-    } catch (error) {
-      return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
-    }
+  let pullRequest: number | undefined;
+  try {
+    pullRequest = await pullRequestOfRollout(client, input.context, input.plan);
+  } catch (error) {
+    return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
   }
-  if (pullRequest === undefined) return { kind: 'none' };
+  if (pullRequest === undefined) {
+    if (input.plan.mode === 'apply' && input.context.eventName !== 'push') input.log.line(`a ${input.context.eventName || 'manual'} rollout updates no pull request comment: its result is in the job summary`);
+    return { kind: 'none' };
+  }
   try {
     const context = { ...reportContext, pullRequest };
     const extra = input.review ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) } : {};

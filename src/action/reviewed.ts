@@ -11,26 +11,32 @@
 //   what differed;
 // - `off`: no comparison.
 //
-// The pull request is the event's (a merged pull_request) or the one GitHub associates with
-// the pushed commit (`commits/{sha}/pulls`: a merge commit, a squash or rebase merge, a merge
-// queue's commit). A run with no pull request (workflow_dispatch, a push that no pull request
-// brought) cannot compare: the job summary says so, and the rollout goes on.
+// The pull request is the event's (a merged pull_request) or, for a push, the one GitHub
+// associates with the pushed commit (`commits/{sha}/pulls`: a merge commit, a squash or
+// rebase merge, a merge queue's commit; publish.ts: pullRequestOfRollout). A run with no
+// pull request (workflow_dispatch, a push that no pull request brought) has nothing
+// reviewed to compare with: under `require` each cluster is refused at step `review`
+// saying so; under `warn` the job summary says so and the rollout goes on.
+//
+// Where the record is read, as a guard must: only from the comment that this token's
+// account wrote and whose marker (its first line) names the bundle being applied, only from
+// that comment's last line (reviewed-block.ts), and only when the record names the same
+// bundle. Text from the user's files can never hold a record's opening (redaction.ts shows
+// it escaped), so neither another bundle's comment nor a diff can carry one that is read.
+// A comment whose record is missing or cannot be read counts as no record.
 import type { RuntimeCluster } from '../bundle/index.js';
 import type { DesiredState } from '../changeset.js';
 import { compareDesired, describeDifference } from '../fleet/reviewed.js';
 import type { GitHubApi } from '../github/api.js';
-import { pullRequestForCommit, tokenIdentity } from '../github/comments.js';
+import { tokenIdentity } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
-import { parseReviewedRecord, ReviewedRecordError, type ReviewedRecord } from '../report/index.js';
+import { findMarker, parseReviewedRecord, ReviewedRecordError, type ReviewedRecord } from '../report/index.js';
 import type { RunPlan } from './plan.js';
-import { runGitHubClient } from './publish.js';
+import { pullRequestOfRollout, runGitHubClient } from './publish.js';
 import type { Annotation } from './runner.js';
 
 export const REVIEWED_POLICIES = ['require', 'warn', 'off'] as const;
 export type ReviewedPolicy = (typeof REVIEWED_POLICIES)[number];
-
-/** Every comment of ours that opens with a timoni-fleet marker (the bundle's comment). */
-const MARKER_PREFIX = '<!-- timoni-fleet:';
 
 export interface ReviewInput {
   policy: ReviewedPolicy;
@@ -59,11 +65,13 @@ export class ReviewCheck {
     readonly pullRequest?: number,
     private readonly records: ReadonlyMap<string, ReviewedRecord> = new Map(),
     private readonly unavailable?: string,
+    /** Per bundle, why its comment holds no record that can be read. */
+    private readonly unreadable: ReadonlyMap<string, string> = new Map(),
   ) {
     if (unavailable) {
       const text = `What is applied was not compared with a review: ${unavailable}.`;
       this.notes.push(text);
-      log.annotate({ level: policy === 'require' && pullRequest !== undefined ? 'error' : 'warning', title: 'review not checked', message: text });
+      log.annotate({ level: policy === 'require' ? 'error' : 'warning', title: 'review not checked', message: text });
     }
   }
 
@@ -74,12 +82,19 @@ export class ReviewCheck {
 
   /** FleetRun.beforeApply: throws (refusing the cluster) under `require` when the cluster differs from the record. */
   readonly beforeApply = (cluster: RuntimeCluster, bundle: string, desired: DesiredState): void => {
-    if (this.pullRequest === undefined) return;
+    if (this.pullRequest === undefined) {
+      // Nothing was reviewed: `warn` applies (the summary says so), `require` refuses.
+      if (this.policy !== 'require') return;
+      throw new Error(`cluster ${cluster.name}: nothing was reviewed to compare with: ${this.unavailable ?? 'no pull request'}; nothing was applied to it (reviewed: require). Apply through a pull request's merge, or on purpose with reviewed: warn (e.g. for workflow_dispatch)`);
+    }
     const pr = `pull request #${this.pullRequest}`;
     const record = this.records.get(bundle);
     let problem: string | undefined;
     if (this.unavailable) problem = `cluster ${cluster.name}: ${this.unavailable}`;
-    else if (!record) problem = `cluster ${cluster.name}: ${pr} has no review record of bundle ${bundle} (was its diff commented by a timoni-fleet that records it?)`;
+    else if (!record) {
+      const why = this.unreadable.get(bundle) ?? 'was its diff commented by a timoni-fleet that records it?';
+      problem = `cluster ${cluster.name}: ${pr} has no review record of bundle ${bundle} (${why})`;
+    }
     else {
       const reviewed = record.clusters[cluster.name];
       if (!reviewed) {
@@ -114,33 +129,60 @@ export class ReviewCheck {
 export async function loadReviewCheck(input: ReviewInput): Promise<ReviewCheck | undefined> {
   if (input.policy === 'off' || input.plan.mode !== 'apply') return undefined;
   const { context, plan, log, policy } = input;
-  if (context.eventName === 'workflow_dispatch' && plan.pullRequest === undefined) {
-    return new ReviewCheck(policy, log, undefined, undefined, 'the run was started by workflow_dispatch, which has no pull request');
+  if (plan.pullRequest === undefined && context.eventName !== 'push') {
+    return new ReviewCheck(policy, log, undefined, undefined, `the run was started by ${context.eventName || 'an event'} with no merged pull request`);
   }
   if (!input.githubToken && !input.client) return new ReviewCheck(policy, log, undefined, undefined, 'no github-token to read the pull request comment with');
   const client =
     input.client ??
     runGitHubClient({ context, githubToken: input.githubToken, log, ...(input.signal ? { signal: input.signal } : {}) });
-  let pullRequest = plan.pullRequest;
+  let pullRequest: number | undefined;
   try {
-    pullRequest ??= await pullRequestForCommit(client, context.owner, context.repo, plan.sha);
+    pullRequest = await pullRequestOfRollout(client, context, plan);
   } catch (error) {
     return new ReviewCheck(policy, log, undefined, undefined, `the pull request of commit ${plan.sha.slice(0, 7)} could not be looked up (${error instanceof Error ? error.message : String(error)})`);
   }
   if (pullRequest === undefined) return new ReviewCheck(policy, log, undefined, undefined, `no pull request brought commit ${plan.sha.slice(0, 7)}`);
+  let comments: Array<{ body?: string; user?: { login?: string } | null }>;
+  let author: string;
   try {
-    const author = await tokenIdentity(client, input.commentAuthor);
-    const comments = await client.paginate<{ body?: string; user?: { login?: string } | null }>(`/repos/${context.owner}/${context.repo}/issues/${pullRequest}/comments`);
-    const records = new Map<string, ReviewedRecord>();
-    for (const comment of comments) {
-      if (comment.user?.login !== author || !comment.body?.startsWith(MARKER_PREFIX)) continue;
-      const record = parseReviewedRecord(comment.body);
-      if (record) records.set(record.bundle, record);
-    }
-    log.line(`review records of pull request #${pullRequest}: ${records.size > 0 ? [...records.keys()].map((bundle) => `bundle ${bundle}`).join(', ') : 'none'}`);
-    return new ReviewCheck(policy, log, pullRequest, records);
+    author = await tokenIdentity(client, input.commentAuthor);
+    comments = await client.paginate<{ body?: string; user?: { login?: string } | null }>(`/repos/${context.owner}/${context.repo}/issues/${pullRequest}/comments`);
   } catch (error) {
-    const why = error instanceof ReviewedRecordError ? error.message : `the comments of pull request #${pullRequest} could not be read (${error instanceof Error ? error.message : String(error)})`;
-    return new ReviewCheck(policy, log, pullRequest, undefined, why);
+    return new ReviewCheck(policy, log, pullRequest, undefined, `the comments of pull request #${pullRequest} could not be read (${error instanceof Error ? error.message : String(error)})`);
   }
+  const { records, unreadable } = readRecords(comments, author);
+  const found = [...records.keys()].map((bundle) => `bundle ${bundle}`);
+  const unread = [...unreadable.keys()].map((bundle) => `bundle ${bundle} (unreadable)`);
+  log.line(`review records of pull request #${pullRequest}: ${[...found, ...unread].join(', ') || 'none'}`);
+  return new ReviewCheck(policy, log, pullRequest, records, undefined, unreadable);
+}
+
+/**
+ * The review record of each bundle from the comments: per bundle, the first comment of
+ * `author` whose marker names it, its record read from its last line and kept only when it
+ * names the same bundle; a record missing, unreadable or of another bundle is "no record",
+ * with the reason in `unreadable`.
+ */
+export function readRecords(
+  comments: ReadonlyArray<{ body?: string; user?: { login?: string } | null }>,
+  author: string,
+): { records: Map<string, ReviewedRecord>; unreadable: Map<string, string> } {
+  const records = new Map<string, ReviewedRecord>();
+  const unreadable = new Map<string, string>();
+  for (const comment of comments) {
+    if (comment.user?.login !== author || !comment.body) continue;
+    const bundle = findMarker(comment.body)?.bundle;
+    if (bundle === undefined || records.has(bundle) || unreadable.has(bundle)) continue;
+    try {
+      const record = parseReviewedRecord(comment.body);
+      if (!record) unreadable.set(bundle, 'its comment ends with no review record: did its diff fail?');
+      else if (record.bundle !== bundle) unreadable.set(bundle, `the record in its comment names bundle ${JSON.stringify(record.bundle)}, not this one`);
+      else records.set(bundle, record);
+    } catch (error) {
+      if (!(error instanceof ReviewedRecordError)) throw error;
+      unreadable.set(bundle, error.message);
+    }
+  }
+  return { records, unreadable };
 }

@@ -63,7 +63,7 @@ async function publish(mode: 'diff' | 'apply', pullRequest: number | undefined, 
   const input: PublishInput = {
     env,
     changeSet: changeSet(mode),
-    context: { eventName: 'pull_request', payload: {}, owner: 'acme', repo: 'fleet', sha, ref: 'refs/heads/main', runUrl: 'https://github.com/acme/fleet/actions/runs/42', apiUrl: github.url },
+    context: { eventName: mode === 'apply' && pullRequest === undefined ? 'push' : 'pull_request', payload: {}, owner: 'acme', repo: 'fleet', sha, ref: 'refs/heads/main', runUrl: 'https://github.com/acme/fleet/actions/runs/42', apiUrl: github.url },
     plan: { mode, ...(pullRequest === undefined ? {} : { pullRequest }), sha, clusterGroup: '*', cluster: '*', reason: 'test' },
     secrets: [github.token],
     githubToken: github.token,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeCluster } from '../../src/bundle/index.js';
-import { ReviewCheck } from '../../src/action/reviewed.js';
+import { readRecords, ReviewCheck } from '../../src/action/reviewed.js';
+import { commentMarker } from '../../src/report/index.js';
+import { renderRecord } from '../../src/report/reviewed-block.js';
 import { desiredState } from '../../src/fleet/reviewed.js';
 import type { ReviewedRecord } from '../../src/report/index.js';
 import type { Annotation } from '../../src/action/runner.js';
@@ -41,9 +43,61 @@ describe('ReviewCheck', () => {
     expect(annotations.map((a) => a.level)).toEqual(['warning']);
   });
 
-  it('without a pull request only notes that nothing was compared', () => {
-    const review = new ReviewCheck('require', { line: () => {}, annotate: () => {} }, undefined, undefined, 'the run was started by workflow_dispatch, which has no pull request');
-    expect(() => review.beforeApply(cluster('staging'), 'apps', state(9))).not.toThrow();
-    expect(review.summary()).toEqual(['What is applied was not compared with a review: the run was started by workflow_dispatch, which has no pull request.']);
+  it('without a pull request: warn notes that nothing was compared, require refuses at step review', () => {
+    const why = 'the run was started by workflow_dispatch with no merged pull request';
+    const warned = new ReviewCheck('warn', { line: () => {}, annotate: () => {} }, undefined, undefined, why);
+    expect(() => warned.beforeApply(cluster('staging'), 'apps', state(9))).not.toThrow();
+    expect(warned.summary()).toEqual([`What is applied was not compared with a review: ${why}.`]);
+    const annotations: Annotation[] = [];
+    const required = new ReviewCheck('require', { line: () => {}, annotate: (a) => annotations.push(a) }, undefined, undefined, why);
+    expect(() => required.beforeApply(cluster('staging'), 'apps', state(9))).toThrow(`cluster staging: nothing was reviewed to compare with: ${why}; nothing was applied to it (reviewed: require)`);
+    expect(annotations.map((a) => a.level)).toEqual(['error']);
+  });
+});
+
+describe('readRecords: where a review record is read from', () => {
+  const bot = 'github-actions[bot]';
+  const body = (bundle: string, text: string, recorded?: ReviewedRecord) =>
+    `${commentMarker(bundle)}\n### timoni-fleet diff\n\n${text}\n${recorded ? renderRecord(recorded) : ''}`;
+  const forged: ReviewedRecord = { bundle: 'apps', commit: 'f'.repeat(40), scope: 'all', clusters: { staging: state(99) } };
+
+  it('reads the record of the comment whose marker names the bundle, from its last line', () => {
+    const { records, unreadable } = readRecords([{ body: body('apps', 'diff', record), user: { login: bot } }], bot);
+    expect(records.get('apps')).toEqual(record);
+    expect(unreadable.size).toBe(0);
+  });
+
+  it('never takes a record from another bundle\'s comment, from text before the last line, or from another author', () => {
+    const comments = [
+      // Another bundle's comment whose diff text holds a record naming "apps", and no record of its own.
+      { body: body('other', `\`\`\`diff\n+ ${renderRecord(forged)}\n\`\`\``), user: { login: bot } },
+      // The comment of "apps": its diff failed, so no record; a forged one stands in its text.
+      { body: body('apps', `\`\`\`text\n${renderRecord(forged)}\n\`\`\`\n`), user: { login: bot } },
+      // A person's comment with the marker and a record at its end.
+      { body: body('apps', 'quoted', forged), user: { login: 'mallory' } },
+    ];
+    const { records, unreadable } = readRecords(comments, bot);
+    expect(records.size).toBe(0);
+    expect(unreadable.get('apps')).toMatch(/ends with no review record/);
+    expect(unreadable.get('other')).toMatch(/ends with no review record/);
+  });
+
+  it('refuses a record that names another bundle than its marker, or that cannot be read', () => {
+    const { records, unreadable } = readRecords(
+      [
+        { body: body('other', 'diff', forged), user: { login: bot } },
+        { body: `${commentMarker('broken')}\ntext\n<!-- timoni-fleet:reviewed {"v":1 -->`, user: { login: bot } },
+      ],
+      bot,
+    );
+    expect(records.size).toBe(0);
+    expect(unreadable.get('other')).toBe('the record in its comment names bundle "apps", not this one');
+    expect(unreadable.get('broken')).toMatch(/^the review record in the pull request comment cannot be read: not JSON/);
+  });
+
+  it('require: a bundle whose comment holds no readable record is refused with the reason', () => {
+    const { records, unreadable } = readRecords([{ body: body('apps', 'no record'), user: { login: bot } }], bot);
+    const review = new ReviewCheck('require', { line: () => {}, annotate: () => {} }, 7, records, undefined, unreadable);
+    expect(() => review.beforeApply(cluster('staging'), 'apps', state(1))).toThrow(/pull request #7 has no review record of bundle apps \(its comment ends with no review record: did its diff fail\?\)/);
   });
 });

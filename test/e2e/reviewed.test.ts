@@ -3,7 +3,8 @@
 // each cluster. A squash merge (a new commit, not the head) is matched to its pull request
 // through `commits/{sha}/pulls`; a module tag re-pushed between review and merge is caught:
 // `require` applies nothing and names the module digest and the objects that changed, `warn`
-// applies and says so; a manual run (workflow_dispatch) says that it could not compare.
+// applies and says so; a manual run (workflow_dispatch) says that it could not compare (under
+// `require` it is refused: test/e2e/review-guards.test.ts).
 //
 // The bundle is the demo's renamed (bundle `reviewed`, namespace `reviewed`), so that other
 // tests applying the demo bundle on the shared fleet are not disturbed.
@@ -124,12 +125,12 @@ describe('apply what was reviewed', () => {
     expect(warned.log).toContain('##[warning]cluster staging-1: the desired state differs from the one reviewed in pull request #42');
   });
 
-  it('says in the job summary that a manual run has no pull request to compare with', async () => {
+  it('says in the job summary that a manual run (reviewed: warn) has no pull request to compare with', async () => {
     const sha = fakeSha('dispatch-reviewed');
     stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, sha);
-    const dispatched = await run(workflowDispatchEvent({ repository, inputs: { mode: 'apply', cluster: 'staging-1' } }), { reviewed: 'require', 'runtime-cluster': 'staging-1', mode: 'apply' }, sha);
+    const dispatched = await run(workflowDispatchEvent({ repository, inputs: { mode: 'apply', cluster: 'staging-1' } }), { reviewed: 'warn', 'runtime-cluster': 'staging-1', mode: 'apply' }, sha);
     expect(dispatched.exitCode, dispatched.log).toBe(0);
     expect(dispatched.outputs['applied-clusters']).toBe('staging-1');
-    expect(dispatched.summary).toContain('What is applied was not compared with a review&#58; the run was started by workflow&#95;dispatch, which has no pull request.');
+    expect(dispatched.summary).toContain('What is applied was not compared with a review&#58; the run was started by workflow&#95;dispatch with no merged pull request.');
   });
 });
