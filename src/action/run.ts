@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { loadRuntime, readCueModuleFiles, readSourceFiles, type Runtime } from '../bundle/index.js';
 import { runtimeEnvironment } from '../bundle/runtime-environment.js';
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
+import { formatDuration } from '../duration.js';
 import { FileBoundary } from '../file-boundary.js';
 import { planFleet } from '../fleet/plan.js';
 import { fleetState } from '../fleet/fleet-state.js';
@@ -104,6 +105,15 @@ async function readWorkspace(io: ActionIO, config: ActionConfig): Promise<Worksp
   return { workspace, cwd, boundary, engine, moduleFiles, runtime };
 }
 
+/**
+ * The end of a run's deadline kept for publishing (the comment, the job summary, the
+ * outputs): a quarter of the deadline, at most a minute. The clusters' work (registry pulls,
+ * diffs, applies) stops that much earlier, as if the deadline were there.
+ */
+export function publishingReserveMs(deadlineMs: number): number {
+  return Math.min(60_000, Math.floor(deadlineMs / 4));
+}
+
 function startWatchdog(config: ActionConfig): { stop(): void } {
   return startDeadlineWatchdog(config.deadlineMs, (ms) => `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`);
 }
@@ -163,9 +173,16 @@ export async function runAction(io: ActionIO): Promise<number> {
   }
   log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
 
-  const deadlineAt = Date.now() + config.deadlineMs;
+  // The clusters' work ends a reserve before the deadline, so that the comment, the job
+  // summary and the outputs can still say which clusters were not diffed or applied and why.
+  const reserveMs = publishingReserveMs(config.deadlineMs);
+  const deadlineAt = Date.now() + config.deadlineMs - reserveMs;
+  // Requests still running then (a registry pull) are aborted a moment later, so that the
+  // clusters they held are reported as stopped by the deadline, not by an aborted request.
+  const workDeadline = AbortSignal.timeout(config.deadlineMs - reserveMs + Math.min(1000, reserveMs / 2));
   const deadline = AbortSignal.timeout(config.deadlineMs);
   const watchdog = startWatchdog(config);
+  log.line(`deadline ${formatDuration(config.deadlineMs)}: the clusters' work stops ${formatDuration(reserveMs)} before it, kept to publish the report`);
   try {
     const { workspace, cwd, boundary, engine, moduleFiles, runtime: wholeRuntime } = await readWorkspace(io, config);
     const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
@@ -175,7 +192,7 @@ export async function runAction(io: ActionIO): Promise<number> {
     const resolver = new ModuleResolver(
       engine,
       cwd,
-      { hostCredentials: config.registryCreds, secrets: (value: string) => secrets.register(value), signal: deadline },
+      { hostCredentials: config.registryCreds, secrets: (value: string) => secrets.register(value), signal: workDeadline },
       boundary,
     );
     const environment = runtimeEnvironment(io.env, { all: config.runtimeFromEnv, allowed: config.runtimeEnv, isRegisteredSecret: (value) => secrets.isSecret(value) });
