@@ -42,6 +42,15 @@ const EXTENDED_FLAG = 0x4000;
 const NAME_MASK = 0x0fff;
 const SPARSE_DIRECTORY_MODE = 0o040000;
 
+/** A file of a git directory, read; a failure to read it is a GitIndexError (cannot tell). */
+function readGitFile(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new GitIndexError(`${path} cannot be read: ${(error as Error).message}`);
+  }
+}
+
 /** The folder a `.git` entry names as the repository's git directory, or undefined when `folder` has no `.git`. */
 function gitDirectoryOf(folder: string): string | undefined {
   const dotGit = join(folder, '.git');
@@ -54,19 +63,21 @@ function gitDirectoryOf(folder: string): string | undefined {
   }
   if (stat.isDirectory()) return dotGit;
   if (!stat.isFile()) throw new GitIndexError(`${dotGit} is neither a folder nor a "gitdir:" file`);
-  const text = readFileSync(dotGit, 'utf8');
+  const text = readGitFile(dotGit).toString('utf8');
   const match = /^gitdir: *(.+?)\s*$/m.exec(text);
   if (!match?.[1]) throw new GitIndexError(`${dotGit} is a file without a "gitdir:" line`);
-  return isAbsolute(match[1]) ? match[1] : resolve(folder, match[1]);
+  const gitDir = isAbsolute(match[1]) ? match[1] : resolve(folder, match[1]);
+  if (!existsSync(gitDir)) throw new GitIndexError(`${dotGit} names the git directory ${gitDir}, which does not exist`);
+  return gitDir;
 }
 
 /** The hash of the repository's objects and index: SHA-1 unless its config says `objectFormat = sha256`. */
 function objectFormat(gitDir: string): { algorithm: 'sha1' | 'sha256'; bytes: number } {
   // A worktree's git directory names the shared one in `commondir`; the config is there.
   const commonDirFile = join(gitDir, 'commondir');
-  const commonDir = existsSync(commonDirFile) ? resolve(gitDir, readFileSync(commonDirFile, 'utf8').trim()) : gitDir;
+  const commonDir = existsSync(commonDirFile) ? resolve(gitDir, readGitFile(commonDirFile).toString('utf8').trim()) : gitDir;
   const configPath = join(commonDir, 'config');
-  const config = existsSync(configPath) ? readFileSync(configPath, 'utf8') : '';
+  const config = existsSync(configPath) ? readGitFile(configPath).toString('utf8') : '';
   return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? { algorithm: 'sha256', bytes: 32 } : { algorithm: 'sha1', bytes: 20 };
 }
 
@@ -90,12 +101,7 @@ function readVarint(data: Buffer, start: number, where: string): { value: number
 
 /** Reads one index file: its paths, and the shared index it refers to (split index) if any. */
 function parseIndex(path: string, hash: { algorithm: 'sha1' | 'sha256'; bytes: number }): { paths: IndexPaths; sharedIndex?: string } {
-  let data: Buffer;
-  try {
-    data = readFileSync(path);
-  } catch (error) {
-    throw new GitIndexError(`${path} cannot be read: ${(error as Error).message}`);
-  }
+  const data = readGitFile(path);
   const fail = (why: string): never => {
     throw new GitIndexError(`${path}: ${why}`);
   };

@@ -220,5 +220,7 @@ describe('GitCheckout.tracked', () => {
     const odd = folder('odd');
     writeFileSync(join(odd, '.git'), 'not a gitdir line\n');
     expect(() => new GitCheckout(odd).tracked(join(odd, 'a.json'))).toThrow('is a file without a "gitdir:" line');
+    writeFileSync(join(odd, '.git'), 'gitdir: ../nowhere/.git/worktrees/x\n');
+    expect(() => new GitCheckout(odd).tracked(join(odd, 'a.json'))).toThrow(/names the git directory .*nowhere.*, which does not exist/);
   });
 });
