@@ -122,19 +122,28 @@ describe('GitCheckout.tracked', () => {
 
   it('reads a split index with its shared index (entries added, replaced and removed after the split), in versions 2 and 4', () => {
     for (const version of ['2', '4']) {
-      const root = repository(`split-${version}`, MANY, { commit: true });
+      // Enough entries that the changes below stay under splitIndex.maxPercentChange (20%), so
+      // that git keeps them in the split index rather than writing a new shared index.
+      const many = Array.from({ length: 60 }, (_, index) => `many/f${index}.json`);
+      const root = repository(`split-${version}`, [...MANY, ...many], { commit: true });
       git(root, 'update-index', '--index-version', version);
       git(root, 'update-index', '--split-index');
-      write(root, ['after/split.json', 'dir/b.json']);
+      // Replaced entries are written without their path in the split index: the ones after
+      // them (dir/sub/new.json, zz/after.json) test that v4's prefix still reads right.
+      write(root, ['after/split.json', 'dir/sub/new.json', 'zz/after.json']);
       writeFileSync(join(root, 'dir/b.json'), 'changed\n');
-      git(root, 'add', 'after/split.json', 'dir/b.json');
+      writeFileSync(join(root, 'dir/sub/c.json'), 'changed\n');
+      git(root, 'add', 'after/split.json', 'dir/b.json', 'dir/sub/c.json', 'dir/sub/new.json', 'zz/after.json');
       git(root, 'rm', '--quiet', '--cached', 'a.json');
       expect(readdirSync(join(root, '.git')).some((name) => name.startsWith('sharedindex.'))).toBe(true);
+      // The split index holds entries of its own (new ones, and replaced ones without their path).
+      expect(readFileSync(join(root, '.git', 'index')).readUInt32BE(8)).toBeGreaterThan(3);
       expect(indexVersion(join(root, '.git'))).toBe(Number(version));
       // a.json is gone from the final index but still in the shared one: counted as tracked
       // (a superset, never less).
       expectAgreesWithGit(root, NEAR_MISSES.filter((path) => path !== 'a.json'));
-      expect(new GitCheckout(root).tracked(join(root, 'after/split.json'))?.path).toBe('after/split.json');
+      for (const path of ['after/split.json', 'dir/sub/new.json', 'zz/after.json', 'dir/b.json']) expect(new GitCheckout(root).tracked(join(root, path))?.path).toBe(path);
+      expect(new GitCheckout(root).tracked(join(root, 'dir/sub/new.jso'))).toBeNull();
     }
   });
 
