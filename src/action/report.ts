@@ -15,7 +15,7 @@ import type { FileBoundary } from '../file-boundary.js';
 import { ChangeSetMergeError, mergeChangeSets } from '../fleet/merge.js';
 import { selectionShards } from '../fleet/shards.js';
 import type { RunContext } from '../github/event.js';
-import { findChangesFiles, readChangesFile } from './changes-file.js';
+import { ChangesFileError, findChangesFiles, readChangesFile } from './changes-file.js';
 import type { ActionConfig } from './config.js';
 import { GitCheckout } from './git-index.js';
 import type { ActionLog } from './log.js';
@@ -54,7 +54,13 @@ export async function runReport(input: ReportInput): Promise<ReportOutcome> {
   }
   // A file git tracks in the checkout is not a matrix job's artifact: refused (changes-file.ts).
   const checkout = new GitCheckout(input.workspace);
-  const files = paths.map((path) => readChangesFile(path, input.workspace, input.boundary, checkout));
+  let files;
+  try {
+    files = paths.map((path) => readChangesFile(path, input.workspace, input.boundary, checkout));
+  } catch (error) {
+    if (error instanceof ChangesFileError) throw new InputError('changes', error.message);
+    throw error;
+  }
   log.line(`timoni-fleet: report of ${files.length} ChangeSet file(s): ${files.map((f) => f.file).join(', ')}`);
   let merged;
   try {
