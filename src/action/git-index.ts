@@ -8,7 +8,7 @@
 // the folder holding it. Every repository on the way is asked, the nearest first. The index
 // (https://git-scm.com/docs/index-format) is read in versions 2, 3 and 4 (v4's paths are
 // prefix-compressed), with SHA-1 or SHA-256 object names (the repository's
-// `extensions.objectFormat`). A split index (`link` extension) is read with its shared index,
+// `extensions.objectFormat`); paths compare ignoring case where `core.ignoreCase` says so. A split index (`link` extension) is read with its shared index,
 // and the union of both is taken as tracked: a superset, never less. A sparse index's
 // directory entries (`sdir`) track every path below them. What cannot be read (an unknown
 // required extension, an index version or layout this reader does not know, a wrong
@@ -71,14 +71,24 @@ function gitDirectoryOf(folder: string): string | undefined {
   return gitDir;
 }
 
-/** The hash of the repository's objects and index: SHA-1 unless its config says `objectFormat = sha256`. */
-function objectFormat(gitDir: string): { algorithm: 'sha1' | 'sha256'; bytes: number } {
+interface RepositoryConfig {
+  /** The hash of objects and of the index: SHA-1 unless `extensions.objectFormat = sha256`. */
+  hash: { algorithm: 'sha1' | 'sha256'; bytes: number };
+  /** `core.ignoreCase` (git sets it on a case-insensitive file system): paths are compared ignoring case. */
+  ignoreCase: boolean;
+}
+
+/** What of the repository's config the index's reading needs. */
+function repositoryConfig(gitDir: string): RepositoryConfig {
   // A worktree's git directory names the shared one in `commondir`; the config is there.
   const commonDirFile = join(gitDir, 'commondir');
   const commonDir = existsSync(commonDirFile) ? resolve(gitDir, readGitFile(commonDirFile).toString('utf8').trim()) : gitDir;
   const configPath = join(commonDir, 'config');
   const config = existsSync(configPath) ? readGitFile(configPath).toString('utf8') : '';
-  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? { algorithm: 'sha256', bytes: 32 } : { algorithm: 'sha1', bytes: 20 };
+  return {
+    hash: /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? { algorithm: 'sha256', bytes: 32 } : { algorithm: 'sha1', bytes: 20 },
+    ignoreCase: /^\s*ignorecase\s*=\s*true\s*$/im.test(config),
+  };
 }
 
 /** git's varint of index v4 (and of the offset encoding): 7 bits a byte, each continuation adds one. */
@@ -179,16 +189,25 @@ function parseIndex(path: string, hash: { algorithm: 'sha1' | 'sha256'; bytes: n
 }
 
 /** Every path the index of a git directory tracks (with its shared index); empty when it has no index. */
-function readIndexPaths(gitDir: string): IndexPaths {
+function readIndexPaths(gitDir: string): IndexPaths & { ignoreCase: boolean } {
   const indexPath = join(gitDir, 'index');
-  if (!existsSync(indexPath)) return { files: new Set(), directories: [] };
-  const hash = objectFormat(gitDir);
-  const own = parseIndex(indexPath, hash);
-  if (!own.sharedIndex) return own.paths;
-  if (!existsSync(own.sharedIndex)) throw new GitIndexError(`${indexPath} is a split index whose shared index ${own.sharedIndex} does not exist`);
-  const shared = parseIndex(own.sharedIndex, hash);
-  if (shared.sharedIndex) throw new GitIndexError(`${own.sharedIndex}: a shared index that is itself split`);
-  return { files: new Set([...own.paths.files, ...shared.paths.files]), directories: [...own.paths.directories, ...shared.paths.directories] };
+  const config = repositoryConfig(gitDir);
+  if (!existsSync(indexPath)) return { files: new Set(), directories: [], ignoreCase: config.ignoreCase };
+  const own = parseIndex(indexPath, config.hash);
+  const paths = [own.paths];
+  if (own.sharedIndex) {
+    if (!existsSync(own.sharedIndex)) throw new GitIndexError(`${indexPath} is a split index whose shared index ${own.sharedIndex} does not exist`);
+    const shared = parseIndex(own.sharedIndex, config.hash);
+    if (shared.sharedIndex) throw new GitIndexError(`${own.sharedIndex}: a shared index that is itself split`);
+    paths.push(shared.paths);
+  }
+  // Compared ignoring case where git does: a superset again (other bytes may fold too).
+  const fold = (path: string): string => (config.ignoreCase ? path.toLowerCase() : path);
+  return {
+    files: new Set(paths.flatMap((each) => [...each.files].map(fold))),
+    directories: paths.flatMap((each) => each.directories.map(fold)),
+    ignoreCase: config.ignoreCase,
+  };
 }
 
 function isInside(folder: string, path: string): boolean {
@@ -202,7 +221,7 @@ function isInside(folder: string, path: string): boolean {
  */
 export class GitCheckout {
   private readonly tops: string[];
-  private readonly indexes = new Map<string, IndexPaths>();
+  private readonly indexes = new Map<string, IndexPaths & { ignoreCase: boolean }>();
 
   constructor(top: string) {
     const given = resolve(top);
@@ -229,15 +248,16 @@ export class GitCheckout {
       const gitDir = gitDirectoryOf(folder);
       if (gitDir) {
         const rel = relative(folder, absolute).split(sep).join('/');
-        const key = Buffer.from(rel, 'utf8').toString('latin1');
         const paths = this.indexPaths(gitDir);
+        const bytes = Buffer.from(rel, 'utf8').toString('latin1');
+        const key = paths.ignoreCase ? bytes.toLowerCase() : bytes;
         if (paths.files.has(key) || paths.directories.some((directory) => key.startsWith(directory))) return { workTree: folder, path: rel };
       }
       if (folder === top || dirname(folder) === folder) return null;
     }
   }
 
-  private indexPaths(gitDir: string): IndexPaths {
+  private indexPaths(gitDir: string): IndexPaths & { ignoreCase: boolean } {
     let paths = this.indexes.get(gitDir);
     if (!paths) {
       paths = readIndexPaths(gitDir);

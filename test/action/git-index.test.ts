@@ -173,6 +173,14 @@ describe('GitCheckout.tracked', () => {
     expectAgreesWithGit(root, NEAR_MISSES);
   });
 
+  it('compares paths ignoring case where the repository says core.ignoreCase (a case-insensitive file system)', () => {
+    const root = repository('ignorecase', MANY, { commit: true });
+    expect(new GitCheckout(root).tracked(join(root, 'Changesets/Changes-Production/changes.JSON'))).toBeNull();
+    git(root, 'config', 'core.ignorecase', 'true');
+    expect(new GitCheckout(root).tracked(join(root, 'Changesets/Changes-Production/changes.JSON'))?.path).toBe('Changesets/Changes-Production/changes.JSON');
+    expect(new GitCheckout(root).tracked(join(root, 'Changesets/Other/changes.json'))).toBeNull();
+  });
+
   it('follows a worktree\'s .git file to its own index', () => {
     const main = repository('worktree-main', MANY, { commit: true });
     const worktree = join(folder('worktree'), 'wt');
