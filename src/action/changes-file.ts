@@ -7,11 +7,17 @@
 // Both stay inside the workspace: the folders a pull request's author committed may hold
 // symlinks, so the folder written to is checked after symlinks and the file itself is
 // opened without following one; files read are checked the same way (FileBoundary).
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+//
+// A file read is never one the repository holds: the matrix jobs' ChangeSets are downloaded
+// artifacts, so a file that git tracks in the checkout (git-index.ts), by its path or by where
+// a symlink leads, was committed by someone, maybe the pull request's author, and is refused.
+// When an index cannot be read, whether git tracks the file cannot be told: refused too.
+import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, writeSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ChangeSet } from '../changeset.js';
 import { UNBOUNDED, type FileBoundary } from '../file-boundary.js';
 import type { ChangeSetFile } from '../fleet/merge.js';
+import { GitIndexError, type GitCheckout } from './git-index.js';
 import type { Environment } from './runner.js';
 
 export class ChangesFileError extends Error {
@@ -126,10 +132,28 @@ export function findChangesFiles(patterns: readonly string[], workspace: string)
   return [...found].filter((path) => !lstatSync(path).isDirectory()).sort();
 }
 
-/** Reads one ChangeSet file, inside the workspace; errors name the file. */
-export function readChangesFile(path: string, workspace: string, boundary: FileBoundary): ChangeSetFile {
+const FROM_ARTIFACT = "a ChangeSet must come from a matrix job's artifact, not from the repository";
+
+/** Refuses a file that git tracks in the checkout, by its path or by where symlinks lead, or when that cannot be told. */
+function refuseTracked(path: string, real: string, workspace: string, checkout: GitCheckout, shownAs: string): void {
+  try {
+    if (checkout.tracked(path)) throw new ChangesFileError(`${shownAs}: tracked by git in the checkout; ${FROM_ARTIFACT}`);
+    const target = real !== resolve(path) ? checkout.tracked(real) : null;
+    if (target) throw new ChangesFileError(`${shownAs}: leads to ${relative(realpathSync(workspace), real) || real}, which git tracks in the checkout; ${FROM_ARTIFACT}`);
+  } catch (error) {
+    if (!(error instanceof GitIndexError)) throw error;
+    throw new ChangesFileError(`${shownAs}: cannot tell whether git tracks it in the checkout (${error.message}); a ChangeSet is read only from a file that git does not track, as a downloaded artifact`);
+  }
+}
+
+/**
+ * Reads one ChangeSet file, inside the workspace and not tracked by git in the checkout;
+ * errors name the file.
+ */
+export function readChangesFile(path: string, workspace: string, boundary: FileBoundary, checkout: GitCheckout): ChangeSetFile {
   const shownAs = relative(workspace, path) || path;
   const real = boundary.check(path, shownAs);
+  refuseTracked(path, real, workspace, checkout, shownAs);
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(real, 'utf8'));

@@ -6,13 +6,18 @@
 // shards (as `shard-by` splits them), never a kubeconfig, never a cluster. A shard whose job
 // uploaded nothing is reported as failed clusters naming the shard, after the comment is
 // posted, and fails the step.
+//
+// What the pull request's author controls is never taken for a matrix job's result: a file
+// that git tracks in the checkout is refused (changes-file.ts), and so is a ChangeSet whose
+// commit is not this run's GITHUB_SHA, the commit every job of the run records (merge.ts).
 import type { Runtime } from '../bundle/index.js';
 import type { FileBoundary } from '../file-boundary.js';
 import { ChangeSetMergeError, mergeChangeSets } from '../fleet/merge.js';
 import { selectionShards } from '../fleet/shards.js';
 import type { RunContext } from '../github/event.js';
-import { findChangesFiles, readChangesFile } from './changes-file.js';
+import { ChangesFileError, findChangesFiles, readChangesFile } from './changes-file.js';
 import type { ActionConfig } from './config.js';
+import { GitCheckout } from './git-index.js';
 import type { ActionLog } from './log.js';
 import { reportPlan } from './plan.js';
 import { publishResults, type PublishOutcome } from './publish.js';
@@ -47,7 +52,15 @@ export async function runReport(input: ReportInput): Promise<ReportOutcome> {
   if (paths.length === 0) {
     throw new InputError('changes', `matched no file in ${input.workspace} (patterns: ${config.changesPatterns.join(', ')}); did the matrix jobs upload their changes-file, and did actions/download-artifact put them there?`);
   }
-  const files = paths.map((path) => readChangesFile(path, input.workspace, input.boundary));
+  // A file git tracks in the checkout is not a matrix job's artifact: refused (changes-file.ts).
+  const checkout = new GitCheckout(input.workspace);
+  let files;
+  try {
+    files = paths.map((path) => readChangesFile(path, input.workspace, input.boundary, checkout));
+  } catch (error) {
+    if (error instanceof ChangesFileError) throw new InputError('changes', error.message);
+    throw error;
+  }
   log.line(`timoni-fleet: report of ${files.length} ChangeSet file(s): ${files.map((f) => f.file).join(', ')}`);
   let merged;
   try {

@@ -4,8 +4,10 @@
 // action (../action/report.ts) reads the files and publishes the result.
 //
 // What is refused names the file(s) concerned: a ChangeSet of a newer format than this
-// version reads, ChangeSets of different bundles, modes or commits, a cluster present in
-// two files, a cluster that is not among the expected ones. A cluster expected but in no
+// version reads, a ChangeSet whose commit is not the run's (or that has none: every job of a
+// run records the same GITHUB_SHA, and a file without one was not written by a matrix job of
+// this run; a run without a commit accepts none), ChangeSets of different bundles or modes,
+// a cluster present in two files, a cluster that is not among the expected ones. A cluster expected but in no
 // file (its matrix job failed before uploading, or never ran) is entered as failed with a
 // `report` error naming the shard and the clusters it should have covered.
 import type { RuntimeCluster } from '../bundle/index.js';
@@ -28,8 +30,11 @@ export interface MergeInput {
   clusters: readonly RuntimeCluster[];
   /** The shards of those clusters, to name the matrix job of a missing cluster. */
   shards: readonly Shard[];
-  /** The commit the report job runs on; a ChangeSet of another commit is refused. Unchecked when empty. */
-  commit?: string;
+  /**
+   * The commit the report job runs on (GITHUB_SHA, as the matrix jobs of the same run record
+   * it); a ChangeSet of another commit, or of none, is refused. Empty refuses every file.
+   */
+  commit: string;
 }
 
 export interface MergeResult {
@@ -66,6 +71,24 @@ function checkFormat({ file, changeSet }: ChangeSetFile): void {
   if (!MODES.includes(changeSet.mode)) throw new ChangeSetMergeError(`${file}: mode ${JSON.stringify(changeSet.mode)} is not diff or apply`);
 }
 
+/** A ChangeSet is accepted only when it is of the run's commit. */
+function checkCommit({ file, changeSet }: ChangeSetFile, runCommit: string): void {
+  if (runCommit === '') {
+    throw new ChangeSetMergeError(
+      `${file}: this report runs without a commit (GITHUB_SHA is empty), so no ChangeSet can be bound to its run; a report merges only the ChangeSets its matrix jobs wrote on the run's commit`,
+    );
+  }
+  const commit = changeSet.commit;
+  if (typeof commit !== 'string' || commit === '') {
+    throw new ChangeSetMergeError(
+      `${file}: has no commit; a matrix job records the run's commit (GITHUB_SHA) in its ChangeSet, and a file without one is refused (was it committed to the repository rather than downloaded from a matrix job's artifact?)`,
+    );
+  }
+  if (commit !== runCommit) {
+    throw new ChangeSetMergeError(`${file}: is of commit ${JSON.stringify(commit)}, this report runs on commit ${runCommit} (were artifacts of another run downloaded, or was the file committed to the repository?)`);
+  }
+}
+
 function missingMessage(shard: string, clusters: readonly string[], mode: ChangeSetMode): string {
   const covered = `${clusters.length === 1 ? 'cluster' : 'clusters'} ${clusters.join(', ')}`;
   const question = mode === 'apply' ? 'did that job fail before uploading, or was it not run after an earlier failure?' : 'did that job fail before uploading?';
@@ -75,14 +98,9 @@ function missingMessage(shard: string, clusters: readonly string[], mode: Change
 export function mergeChangeSets(input: MergeInput): MergeResult {
   if (input.files.length === 0) throw new ChangeSetMergeError('no ChangeSet file to merge');
   for (const file of input.files) checkFormat(file);
+  for (const file of input.files) checkCommit(file, input.commit);
   const bundle = agreed(input.files, 'is of bundle', (c) => c.bundle, 'a report merges the ChangeSets of one bundle (does the download pattern match another bundle\'s artifacts?)');
   const mode = agreed(input.files, 'is of mode', (c) => c.mode, 'a report merges either diffs or rollouts, not both') as ChangeSetMode;
-  const commit = agreed(input.files, 'is of commit', (c) => c.commit, 'the matrix jobs ran on different commits (were artifacts of another run downloaded?)');
-  if (input.commit && commit && commit !== input.commit) {
-    const file = input.files.find((f) => f.changeSet.commit === commit)?.file ?? 'a ChangeSet file';
-    throw new ChangeSetMergeError(`${file}: is of commit ${commit}, but this report runs on commit ${input.commit} (were artifacts of another run downloaded?)`);
-  }
-
   const expected = new Map(input.clusters.map((cluster) => [cluster.name, cluster]));
   const found = new Map<string, { file: string; entry: ClusterChanges }>();
   for (const { file, changeSet } of input.files) {
@@ -118,7 +136,7 @@ export function mergeChangeSets(input: MergeInput): MergeResult {
     return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'failed', error: { step: 'report', message }, instances: [] };
   });
   return {
-    changeSet: { format: CHANGESET_FORMAT, bundle, mode, ...(commit || input.commit ? { commit: commit || input.commit } : {}), clusters },
+    changeSet: { format: CHANGESET_FORMAT, bundle, mode, commit: input.commit, clusters },
     missing,
   };
 }

@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findChangesFiles, readChangesFile, writeChangesFile } from '../../src/action/changes-file.js';
+import { GitCheckout } from '../../src/action/git-index.js';
 import { CHANGESET_FORMAT, type ChangeSet } from '../../src/changeset.js';
 import { FileBoundary } from '../../src/file-boundary.js';
 
@@ -66,16 +68,43 @@ describe('readChangesFile', () => {
   it('reads a ChangeSet, named relative to the workspace', () => {
     const { root, boundary } = workspace();
     writeFileSync(join(root, 'a.json'), JSON.stringify(changeSet));
-    expect(readChangesFile(join(root, 'a.json'), root, boundary)).toEqual({ file: 'a.json', changeSet });
+    expect(readChangesFile(join(root, 'a.json'), root, boundary, new GitCheckout(root))).toEqual({ file: 'a.json', changeSet });
   });
 
   it('refuses what is not a ChangeSet, and a symlink out of the workspace, naming the file', () => {
     const { root, boundary } = workspace();
     writeFileSync(join(root, 'broken.json'), '{"bundle":');
-    expect(() => readChangesFile(join(root, 'broken.json'), root, boundary)).toThrow(/^broken\.json: not a ChangeSet file: /);
+    expect(() => readChangesFile(join(root, 'broken.json'), root, boundary, new GitCheckout(root))).toThrow(/^broken\.json: not a ChangeSet file: /);
     writeFileSync(join(root, 'other.json'), '{"clusters":[]}');
-    expect(() => readChangesFile(join(root, 'other.json'), root, boundary)).toThrow('other.json: not a ChangeSet file (it needs');
+    expect(() => readChangesFile(join(root, 'other.json'), root, boundary, new GitCheckout(root))).toThrow('other.json: not a ChangeSet file (it needs');
     symlinkSync('/etc/hostname', join(root, 'leak.json'));
-    expect(() => readChangesFile(join(root, 'leak.json'), root, boundary)).toThrow('leak.json points to /etc/hostname, which is outside');
+    expect(() => readChangesFile(join(root, 'leak.json'), root, boundary, new GitCheckout(root))).toThrow('leak.json points to /etc/hostname, which is outside');
+  });
+
+  it('refuses a file that git tracks in the checkout, by its path or where a symlink leads, and reads the untracked ones beside it', () => {
+    const { root, boundary } = workspace();
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '--quiet');
+    mkdirSync(join(root, 'changesets', 'production'), { recursive: true });
+    mkdirSync(join(root, 'changesets', 'staging'), { recursive: true });
+    writeFileSync(join(root, 'changesets', 'production', 'changes.json'), JSON.stringify(changeSet));
+    writeFileSync(join(root, 'forged.json'), JSON.stringify(changeSet));
+    git('add', 'changesets/production/changes.json', 'forged.json');
+    writeFileSync(join(root, 'changesets', 'staging', 'changes.json'), JSON.stringify(changeSet));
+    symlinkSync('../../forged.json', join(root, 'changesets', 'staging', 'linked.json'));
+    const checkout = new GitCheckout(root);
+    expect(() => readChangesFile(join(root, 'changesets/production/changes.json'), root, boundary, checkout)).toThrow(
+      "changesets/production/changes.json: tracked by git in the checkout; a ChangeSet must come from a matrix job's artifact, not from the repository",
+    );
+    expect(() => readChangesFile(join(root, 'changesets/staging/linked.json'), root, boundary, checkout)).toThrow('changesets/staging/linked.json: leads to forged.json, which git tracks in the checkout');
+    expect(readChangesFile(join(root, 'changesets/staging/changes.json'), root, boundary, checkout)).toEqual({ file: 'changesets/staging/changes.json', changeSet });
+  });
+
+  it('refuses a file when the index cannot be read: whether git tracks it cannot be told', () => {
+    const { root, boundary } = workspace();
+    mkdirSync(join(root, '.git'));
+    writeFileSync(join(root, '.git', 'index'), 'DIRC not an index at all, but long enough');
+    writeFileSync(join(root, 'a.json'), JSON.stringify(changeSet));
+    expect(() => readChangesFile(join(root, 'a.json'), root, boundary, new GitCheckout(root))).toThrow(/^a\.json: cannot tell whether git tracks it in the checkout \(.*index: .*\); a ChangeSet is read only from a file that git does not track/);
   });
 });

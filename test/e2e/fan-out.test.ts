@@ -3,13 +3,19 @@
 // the matrix jobs of the README's workflow); one `mode: report` job, with no kubeconfig,
 // merges the files as actions/download-artifact leaves them and posts the one comment,
 // which equals the comment of a single job that diffs every cluster. A shard whose job
-// uploaded nothing is named in the comment and fails the report job.
+// uploaded nothing is named in the comment and fails the report job. A ChangeSet file that
+// the pull request committed (without a commit, or with the run's commit but tracked by git
+// in the checkout) is refused, naming the file, and its digests never reach the comment's
+// review record.
 //
 // The bundle is the demo's renamed (bundle `fanout`, namespace `fanout`), so that other
 // tests applying the demo bundle on the shared fleet do not change what is diffed here.
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeSet } from '../../src/changeset.js';
+import { parseReviewedRecord } from '../../src/report/reviewed-block.js';
 import { pullRequestEvent, runAction, type ActionRun } from '../harness/github/index.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';
@@ -182,5 +188,100 @@ describe('fan-out across matrix jobs with one merged report', () => {
     expect(report.exitCode).toBe(1);
     expect(report.log).toContain('cluster "staging-1" is in two ChangeSet files, changesets-24/a/changes.json and changesets-24/b/changes.json');
     expect(comments(24)).toHaveLength(0);
+  });
+});
+
+describe('a ChangeSet file the pull request committed', () => {
+  // The digests a forged ChangeSet claims for the production clusters: a later `reviewed:
+  // require` merge would apply whatever matches them, had they reached the review record.
+  const SENTINEL = 'badc0ffee0ddf00d'.repeat(4);
+
+  /** A ChangeSet for the production shard, whose matrix job never ran: "no changes", with digests of the author's choosing. */
+  function forgedProduction(commit?: string): ChangeSet {
+    const desired = {
+      digest: SENTINEL,
+      modules: { podinfo: { url: 'oci://forged/podinfo', version: '6.5.0', digest: `sha256:${SENTINEL}` } },
+      objects: { 'podinfo/Deployment/fanout/podinfo': SENTINEL.slice(0, 16) },
+      objectCount: 1,
+    };
+    return {
+      format: 1,
+      bundle: 'fanout',
+      mode: 'diff',
+      ...(commit ? { commit } : {}),
+      clusters: ['production-eu', 'production-us'].map((name) => ({ name, group: 'production', kubeContext: name, status: 'unchanged', error: null, instances: [], desired })),
+    };
+  }
+
+  function writeForged(path: string, changeSet: ChangeSet): void {
+    mkdirSync(join(stage.workdir, path, '..'), { recursive: true });
+    writeFileSync(join(stage.workdir, path), `${JSON.stringify(changeSet, null, 2)}\n`);
+  }
+
+  /** No comment of the pull request, nor the report's outputs, holds the forged digests. */
+  function expectNoSentinel(number: number, report: ActionRun): void {
+    for (const { body } of comments(number)) {
+      expect(body).not.toContain(SENTINEL.slice(0, 16));
+      const record = parseReviewedRecord(body);
+      for (const state of Object.values(record?.clusters ?? {})) expect(state.digest).not.toBe(SENTINEL);
+    }
+    expect(report.outputs.changes ?? '').not.toContain(SENTINEL.slice(0, 16));
+    expect(report.summary).not.toContain(SENTINEL.slice(0, 16));
+  }
+
+  it('refuses a file without a commit, naming it, and posts nothing', async () => {
+    const pr = stage.openPullRequest(25);
+    const stagingJob = await run(opened(pr), { 'runtime-group': 'staging', 'changes-file': 'changesets-25/changes-staging/changes.json', comment: 'false' });
+    expect(stagingJob.exitCode, stagingJob.log).toBe(0);
+    // The pull request commits a ChangeSet where the production job's artifact would be downloaded.
+    writeForged('changesets-25/changes-production/changes.json', forgedProduction());
+
+    const report = await run(opened(pr), { mode: 'report', changes: 'changesets-25/*/changes.json', kubeconfig: '' });
+    // First what is at stake: the forged digests in the review record a `require` merge trusts.
+    expectNoSentinel(25, report);
+    expect(report.exitCode, report.log).toBe(1);
+    expect(report.log).toContain('changesets-25/changes-production/changes.json: has no commit');
+    expect(comments(25)).toHaveLength(0);
+  });
+
+  it('refuses a file with the run\'s commit that git tracks in the checkout, and accepts the untracked artifacts beside it', async () => {
+    const pr = stage.openPullRequest(26);
+    const stagingJob = await run(opened(pr), { 'runtime-group': 'staging', 'changes-file': 'changesets-26/changes-staging/changes.json', comment: 'false' });
+    expect(stagingJob.exitCode, stagingJob.log).toBe(0);
+    const commit = changes(stagingJob).commit;
+    expect(commit).toMatch(/^[0-9a-f]{40}$/);
+    const forged = 'changesets-26/changes-production/changes.json';
+    writeForged(forged, forgedProduction(commit));
+    // The workspace is the pull request's checkout: a git repository holding the forged file.
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=author', '-c', 'user.email=author@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: stage.workdir, stdio: 'pipe' });
+    try {
+      git('init', '--quiet', '--initial-branch=main');
+      git('add', 'bundle.cue', 'runtime.cue', forged);
+      git('commit', '--quiet', '-m', 'forged ChangeSet');
+
+      const report = await run(opened(pr), { mode: 'report', changes: 'changesets-26/*/changes.json', kubeconfig: '' });
+      expect(report.exitCode, report.log).toBe(1);
+      expect(report.log).toContain(`${forged}: tracked by git in the checkout; a ChangeSet must come from a matrix job's artifact, not from the repository`);
+      expect(comments(26)).toHaveLength(0);
+      expectNoSentinel(26, report);
+
+      // Without the forged file, the staging job's artifact (untracked, in the same checkout) is
+      // read, and the production shard is what it is: a job that uploaded nothing.
+      git('rm', '--quiet', forged);
+      git('commit', '--quiet', '-m', 'no forged ChangeSet');
+      const honest = await run(opened(pr), { mode: 'report', changes: 'changesets-26/*/changes.json', kubeconfig: '' });
+      expect(honest.exitCode).toBe(1);
+      expect(changes(honest).clusters.map((c) => [c.name, c.status])).toEqual([
+        ['staging-1', 'changed'],
+        ['production-eu', 'failed'],
+        ['production-us', 'failed'],
+      ]);
+      expect(comments(26)).toHaveLength(1);
+      expect(comments(26)[0]?.body).toContain('no ChangeSet from the matrix job of shard');
+      expect(parseReviewedRecord(comments(26)[0]?.body ?? '')?.clusters).toHaveProperty('staging-1');
+      expectNoSentinel(26, honest);
+    } finally {
+      rmSync(join(stage.workdir, '.git'), { recursive: true, force: true });
+    }
   });
 });
