@@ -18,7 +18,8 @@
 // Code the run does not trust (runtime attributes of a pull request's bundle) is never given
 // a text that holds a secret (secretIn): a text that contains a registered form anywhere, or
 // whose base64, hex, URL or JSON-escape decoding does (a base64 kubeconfig holds its key at
-// any alignment), and a URL that carries a password, registered or not. Masking could not
+// any alignment), or a registered document (the kubeconfig text, see registerDocument),
+// and a URL that carries a password, registered or not. Masking could not
 // help once such a text is given: the bundle spaces it out.
 //
 // What masking cannot promise: a value that the bundle's author transforms in any other way
@@ -156,6 +157,7 @@ export class SecretRegistry {
   private readonly values = new Set<string>();
   private readonly originals = new Set<string>();
   private readonly short = new Set<string>();
+  private readonly documents = new Set<string>();
   private masker: ((text: string) => string) | undefined;
 
   constructor(private readonly forward: RegisterSecret = () => {}) {}
@@ -182,6 +184,18 @@ export class SecretRegistry {
     }
   }
 
+  /**
+   * Registers a text that is secret only as a whole and is never printed whole: a
+   * kubeconfig, whose lines (`apiVersion: v1`) are not secrets and whose credentials are
+   * registered one by one. It is neither masked (a multi-line text never stands on one
+   * line of a report) nor forwarded to the runner; `secretIn` finds it in a text or in the
+   * text's decodings (so its base64, hex, URL and JSON forms too).
+   */
+  registerDocument(text: string): void {
+    const trimmed = text.trim();
+    if (trimmed.length >= MIN_SECRET_LENGTH) this.documents.add(trimmed);
+  }
+
   /** Alias of `register` for the registry client's credential values. */
   add(value: string | undefined): void {
     this.register(value);
@@ -195,13 +209,16 @@ export class SecretRegistry {
 
   /**
    * Whether the text holds a secret (see the rule above): 'secret' when it, or one of its
-   * decodings, contains a registered form (or is a value too short to mask), 'password URL'
+   * decodings, contains a registered form or document (or is a value too short to mask), 'password URL'
    * when it holds a URL with a password; undefined when it holds neither.
    */
   secretIn(text: string): SecretContent | undefined {
     const texts = [text, ...decodings(text)];
     if (this.isSecret(text)) return 'secret';
-    for (const candidate of texts) for (const form of this.values) if (candidate.includes(form)) return 'secret';
+    for (const candidate of texts) {
+      for (const form of this.values) if (candidate.includes(form)) return 'secret';
+      for (const document of this.documents) if (candidate.includes(document)) return 'secret';
+    }
     if (texts.some(containsUrlWithPassword)) return 'password URL';
     return undefined;
   }

@@ -139,13 +139,19 @@ describe('SecretRegistry.secretIn: whether a text holds a secret, for what is ne
     expect(registry.secretIn('abc')).toBe('secret');
   });
 
-  it('finds a whole document registered as one (a kubeconfig) and its encodings', () => {
-    const documents = new SecretRegistry();
+  it('finds a document registered whole (a kubeconfig) and its encodings, without masking or forwarding it', () => {
+    const forwarded: string[] = [];
+    const documents = new SecretRegistry((value) => forwarded.push(value));
     const kubeconfig = 'apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n    exec:\n      command: gke-gcloud-auth-plugin\n';
-    documents.register(kubeconfig, true);
+    documents.registerDocument(kubeconfig);
     expect(documents.secretIn(`copy:\n${kubeconfig}`)).toBe('secret');
-    expect(documents.secretIn(Buffer.from(kubeconfig).toString('base64'))).toBe('secret');
-    // Its lines are not secrets by themselves.
-    expect(documents.secretIn('apiVersion: v1')).toBeUndefined();
+    expect(documents.secretIn(kubeconfig.trim())).toBe('secret');
+    for (const encoded of [Buffer.from(kubeconfig).toString('base64'), Buffer.from(kubeconfig).toString('hex'), encodeURIComponent(kubeconfig), JSON.stringify(kubeconfig).slice(1, -1)]) {
+      expect(documents.secretIn(encoded), encoded).toBe('secret');
+    }
+    // Its lines are not secrets by themselves, and nothing of it is masked or sent to the runner.
+    expect(documents.secretIn('apiVersion: v1\nkind: Config')).toBeUndefined();
+    expect(documents.redact(kubeconfig)).toBe(kubeconfig);
+    expect(forwarded).toEqual([]);
   });
 });

@@ -205,8 +205,8 @@ export function loadKubeconfig(sources: Array<string | KubeconfigSource>, secret
     // The whole text is a secret too, as one document (its lines, `apiVersion: v1`, are not):
     // no value that holds it is offered to runtime attributes (SecretRegistry.secretIn).
     const decoded = decodeKubeconfigText(text);
-    secrets.register(text, true);
-    if (decoded !== text) secrets.register(decoded, true);
+    secrets.registerDocument(text);
+    if (decoded !== text) secrets.registerDocument(decoded);
     const documents = parseAllDocuments(decoded);
     const list = Array.isArray(documents) ? documents : [documents];
     for (const document of list) {
