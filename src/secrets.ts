@@ -16,11 +16,11 @@
 //     whole rather than leaving a fragment around a shorter one.
 //
 // Code the run does not trust (runtime attributes of a pull request's bundle) is never given
-// a text that holds a secret (secretIn): a text that contains a registered form anywhere, or
-// whose base64, hex, URL or JSON-escape decoding does (a base64 kubeconfig holds its key at
-// any alignment), or a registered document (the kubeconfig text, see registerDocument),
-// and a URL that carries a password, registered or not. Masking could not
-// help once such a text is given: the bundle spaces it out.
+// a text that holds a secret (secretIn): a text that contains a registered form or document
+// (the kubeconfig text, see registerDocument) anywhere, or whose base64, hex, URL or
+// JSON-escape decoding does (a base64 kubeconfig holds its key at any alignment), and a URL
+// that carries a password, registered or not. Masking could not help once such a text is
+// given: the bundle spaces it out.
 //
 // What masking cannot promise: a value that the bundle's author transforms in any other way
 // (reversed, spaced out, split in two, hashed and truncated, one character per object name)
@@ -209,8 +209,8 @@ export class SecretRegistry {
 
   /**
    * Whether the text holds a secret (see the rule above): 'secret' when it, or one of its
-   * decodings, contains a registered form or document (or is a value too short to mask), 'password URL'
-   * when it holds a URL with a password; undefined when it holds neither.
+   * decodings, contains a registered form or document (or it is a value too short to mask),
+   * 'password URL' when it holds a URL with a password; undefined when it holds neither.
    */
   secretIn(text: string): SecretContent | undefined {
     const texts = [text, ...decodings(text)];

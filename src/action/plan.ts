@@ -4,9 +4,9 @@
 // the event, which the action's own inputs override. What would apply unreviewed code is
 // refused with an InputError naming the input that allows it: an apply from a ref other than
 // the default branch (a dispatch's or push's ref, a merged pull request's base) unless
-// `apply-refs` lists it. `report` and `matrix` reach no
-// cluster: a report merges the ChangeSet files of a fan-out's matrix jobs and publishes them
-// for the event as a single job would (reportPlan), `matrix` only sets the `matrix` output.
+// `apply-refs` lists it. `report` and `matrix` reach no cluster: a report merges the
+// ChangeSet files of a fan-out's matrix jobs and publishes them for the event as a single
+// job would (reportPlan), `matrix` only sets the `matrix` output.
 // `drift` diffs the clusters for the drift issue (driftPlan; not on pull requests).
 import type { RunContext } from '../github/event.js';
 import { InputError } from './runner.js';
