@@ -15,6 +15,13 @@
 //   - all forms are replaced longest first, so that a secret containing another is masked
 //     whole rather than leaving a fragment around a shorter one.
 //
+// Code the run does not trust (runtime attributes of a pull request's bundle) is never given
+// a text that holds a secret (secretIn): a text that contains a registered form or document
+// (the kubeconfig text, see registerDocument) anywhere, or whose base64, hex, URL or
+// JSON-escape decoding does (a base64 kubeconfig holds its key at any alignment), and a URL
+// that carries a password, registered or not. Masking could not help once such a text is
+// given: the bundle spaces it out.
+//
 // What masking cannot promise: a value that the bundle's author transforms in any other way
 // (reversed, spaced out, split in two, hashed and truncated, one character per object name)
 // is not recognised. That is why the action refuses runtime queries of cluster Secrets on
@@ -101,6 +108,46 @@ export function containsSecret(text: string, secrets: readonly string[]): boolea
   return maskableValues(secrets).some((value) => text.includes(value));
 }
 
+/** `scheme://user:password@host`: a URL that carries a password, anywhere in a text. */
+const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
+
+/** True when the text holds a URL with a password (`https://x-access-token:...@github.com/o/r`, `postgres://u:p@h`). */
+export function containsUrlWithPassword(text: string): boolean {
+  return URL_WITH_PASSWORD.test(text);
+}
+
+/**
+ * The text as the cheap transforms would have hidden a secret in it, undone: base64
+ * (standard and URL-safe) and hex of the whole text, URL decoding and JSON unescaping.
+ * Only the decodings that apply; a secret inside base64 of a longer text is not a
+ * base64 form of the secret (it depends on its offset), but it is in the decoded text.
+ */
+function decodings(text: string): string[] {
+  const found: string[] = [];
+  const compact = text.replace(/\s+/g, '');
+  if (compact.length >= MIN_SECRET_LENGTH && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) found.push(Buffer.from(compact, 'base64').toString('utf8'));
+  if (compact.length >= MIN_SECRET_LENGTH && compact.length % 2 === 0 && /^[0-9a-f]+$/i.test(compact)) found.push(Buffer.from(compact, 'hex').toString('utf8'));
+  if (text.includes('%')) {
+    try {
+      found.push(decodeURIComponent(text));
+    } catch {
+      // Not URL-encoded: a lone % is ordinary text.
+    }
+  }
+  if (text.includes('\\')) {
+    try {
+      const unescaped: unknown = JSON.parse(`"${text}"`);
+      if (typeof unescaped === 'string') found.push(unescaped);
+    } catch {
+      // Not a JSON string's escapes.
+    }
+  }
+  return found;
+}
+
+/** Why a text may not be given to code the run does not trust (see the rule above). */
+export type SecretContent = 'secret' | 'password URL';
+
 /**
  * The secrets of one run: every credential, Secret value and environment value found while
  * running is registered here. Each new form goes to the caller's callback at once, and
@@ -110,6 +157,7 @@ export class SecretRegistry {
   private readonly values = new Set<string>();
   private readonly originals = new Set<string>();
   private readonly short = new Set<string>();
+  private readonly documents = new Set<string>();
   private masker: ((text: string) => string) | undefined;
 
   constructor(private readonly forward: RegisterSecret = () => {}) {}
@@ -136,6 +184,18 @@ export class SecretRegistry {
     }
   }
 
+  /**
+   * Registers a text that is secret only as a whole and is never printed whole: a
+   * kubeconfig, whose lines (`apiVersion: v1`) are not secrets and whose credentials are
+   * registered one by one. It is neither masked (a multi-line text never stands on one
+   * line of a report) nor forwarded to the runner; `secretIn` finds it in a text or in the
+   * text's decodings (so its base64, hex, URL and JSON forms too).
+   */
+  registerDocument(text: string): void {
+    const trimmed = text.trim();
+    if (trimmed.length >= MIN_SECRET_LENGTH) this.documents.add(trimmed);
+  }
+
   /** Alias of `register` for the registry client's credential values. */
   add(value: string | undefined): void {
     this.register(value);
@@ -145,6 +205,22 @@ export class SecretRegistry {
   isSecret(value: string): boolean {
     const trimmed = value.trim();
     return trimmed !== '' && (this.values.has(trimmed) || this.short.has(trimmed));
+  }
+
+  /**
+   * Whether the text holds a secret (see the rule above): 'secret' when it, or one of its
+   * decodings, contains a registered form or document (or it is a value too short to mask),
+   * 'password URL' when it holds a URL with a password; undefined when it holds neither.
+   */
+  secretIn(text: string): SecretContent | undefined {
+    const texts = [text, ...decodings(text)];
+    if (this.isSecret(text)) return 'secret';
+    for (const candidate of texts) {
+      for (const form of this.values) if (candidate.includes(form)) return 'secret';
+      for (const document of this.documents) if (candidate.includes(document)) return 'secret';
+    }
+    if (texts.some(containsUrlWithPassword)) return 'password URL';
+    return undefined;
   }
 
   /** The values registered so far as given (reports expand them with `secretMasker`). */

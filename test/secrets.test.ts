@@ -95,3 +95,63 @@ describe('SecretRegistry', () => {
     expect(secrets.redact('a hunter22-long and hunter2 and ab')).toBe('a *** and *** and ab');
   });
 });
+
+describe('SecretRegistry.secretIn: whether a text holds a secret, for what is never given to untrusted code', () => {
+  const token = 'ghs_zq7SentinelT0kenValue';
+  const registry = new SecretRegistry();
+  registry.register(token);
+  registry.register('abc');
+
+  it('finds a registered secret anywhere in a text, and every form that masking knows', () => {
+    expect(registry.secretIn(token)).toBe('secret');
+    expect(registry.secretIn(`token=${token};`)).toBe('secret');
+    for (const form of [token.toUpperCase(), token.toLowerCase(), Buffer.from(token).toString('base64'), Buffer.from(token).toString('hex'), encodeURIComponent(`${token}/`)]) {
+      expect(registry.secretIn(`prefix ${form} suffix`), form).toBe('secret');
+    }
+  });
+
+  it('finds it inside the base64, hex, URL or JSON encoding of a longer text, at any offset', () => {
+    for (const offset of ['', 'x', 'xy']) {
+      const text = `${offset}apiVersion: v1\ntoken: ${token}\n`;
+      // Not a base64 form of the secret itself at two offsets of three: found by decoding.
+      expect(registry.secretIn(Buffer.from(text).toString('base64')), offset).toBe('secret');
+      expect(registry.secretIn(Buffer.from(text).toString('base64url')), offset).toBe('secret');
+    }
+    expect(registry.secretIn(Buffer.from(`a ${token} b`).toString('hex').toUpperCase())).toBe('secret');
+    expect(registry.secretIn(encodeURIComponent(`a ${token.slice(0, 4)}\u00e9${token.slice(4)}`))).toBeUndefined();
+    expect(registry.secretIn(JSON.stringify(`line\n${token}`).slice(1, -1))).toBe('secret');
+  });
+
+  it('finds a URL with a password, registered or not, as it is or encoded', () => {
+    expect(registry.secretIn('postgres://app:hunter3@db.internal:5432/app')).toBe('password URL');
+    expect(registry.secretIn('git clone https://x-access-token:other@github.com/o/r')).toBe('password URL');
+    expect(registry.secretIn(Buffer.from('https://u:p4ss@h/').toString('base64'))).toBe('password URL');
+    expect(registry.secretIn(encodeURIComponent('https://u:p4ss@h/'))).toBe('password URL');
+    // The registered secret as the password: a secret first.
+    expect(registry.secretIn(`https://x-access-token:${token}@github.com/o/r`)).toBe('secret');
+  });
+
+  it('leaves ordinary text alone: hosts, URLs without a password, a value that only holds a too-short secret', () => {
+    for (const text of ['registry.example:5000', 'https://user@mirror.example/', 'http://host:8080/path@x', 'ssh://git@github.com:22/o/r', 'main', 'deadbeef', '100%', 'a\\b', 'abcdef']) {
+      expect(registry.secretIn(text), text).toBeUndefined();
+    }
+    // A value equal to a too-short secret is still one.
+    expect(registry.secretIn('abc')).toBe('secret');
+  });
+
+  it('finds a document registered whole (a kubeconfig) and its encodings, without masking or forwarding it', () => {
+    const forwarded: string[] = [];
+    const documents = new SecretRegistry((value) => forwarded.push(value));
+    const kubeconfig = 'apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n    exec:\n      command: gke-gcloud-auth-plugin\n';
+    documents.registerDocument(kubeconfig);
+    expect(documents.secretIn(`copy:\n${kubeconfig}`)).toBe('secret');
+    expect(documents.secretIn(kubeconfig.trim())).toBe('secret');
+    for (const encoded of [Buffer.from(kubeconfig).toString('base64'), Buffer.from(kubeconfig).toString('hex'), encodeURIComponent(kubeconfig), JSON.stringify(kubeconfig).slice(1, -1)]) {
+      expect(documents.secretIn(encoded), encoded).toBe('secret');
+    }
+    // Its lines are not secrets by themselves, and nothing of it is masked or sent to the runner.
+    expect(documents.secretIn('apiVersion: v1\nkind: Config')).toBeUndefined();
+    expect(documents.redact(kubeconfig)).toBe(kubeconfig);
+    expect(forwarded).toEqual([]);
+  });
+});

@@ -2,9 +2,11 @@
 // synchronize, reopened) is diffed; a push to the default branch and a merged pull request
 // are applied; workflow_dispatch takes its `cluster-group`, `cluster` and `mode` inputs from
 // the event, which the action's own inputs override. What would apply unreviewed code is
-// refused with an InputError naming the input that allows it. `report` and `matrix` reach no
-// cluster: a report merges the ChangeSet files of a fan-out's matrix jobs and publishes them
-// for the event as a single job would (reportPlan), `matrix` only sets the `matrix` output.
+// refused with an InputError naming the input that allows it: an apply from a ref other than
+// the default branch (a dispatch's or push's ref, a merged pull request's base) unless
+// `apply-refs` lists it. `report` and `matrix` reach no cluster: a report merges the
+// ChangeSet files of a fan-out's matrix jobs and publishes them for the event as a single
+// job would (reportPlan), `matrix` only sets the `matrix` output.
 // `drift` diffs the clusters for the drift issue (driftPlan; not on pull requests).
 import type { RunContext } from '../github/event.js';
 import { InputError } from './runner.js';
@@ -46,15 +48,16 @@ function refAllowed(ref: string, patterns: readonly string[]): boolean {
 /**
  * Applying is only for the default branch (what was reviewed and merged), or for refs the
  * workflow allows with `apply-refs`: a dispatch started on an unmerged branch must not
- * roll it out.
+ * roll it out, nor a pull request merged into another branch. `ref` is the ref applied
+ * from: the run's, or a merged pull request's base.
  */
-function checkApplyRef(context: RunContext, inputs: PlanInputs, how: string): void {
+function checkApplyRef(context: RunContext, inputs: PlanInputs, how: string, ref = context.ref): void {
   const repository = context.payload.repository as { default_branch?: string } | undefined;
   const defaultBranch = repository?.default_branch;
-  if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`) return;
-  if (refAllowed(context.ref, inputs.applyRefs ?? [])) return;
+  if (defaultBranch && ref === `refs/heads/${defaultBranch}`) return;
+  if (ref && refAllowed(ref, inputs.applyRefs ?? [])) return;
   const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
-  throw new InputError('mode', `${how} applies only from ${branch}, not from ${context.ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
+  throw new InputError('mode', `${how} applies only from ${branch}, not from ${ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
 }
 
 interface PullRequestPayload {
@@ -62,6 +65,13 @@ interface PullRequestPayload {
   merged?: boolean;
   merge_commit_sha?: string | null;
   head?: { sha?: string };
+  base?: { ref?: string };
+}
+
+/** A merged pull request applies what was merged into its base branch: the base must be one that may be applied. */
+function checkMergedBase(context: RunContext, inputs: PlanInputs, pull: PullRequestPayload): void {
+  const base = typeof pull.base?.ref === 'string' ? pull.base.ref : '';
+  checkApplyRef(context, inputs, `a pull request merged into ${base ? JSON.stringify(base) : 'an unnamed base (the event has no pull_request.base.ref)'}`, base ? `refs/heads/${base}` : '');
 }
 
 const isAll = (value: string) => value === '' || value === '*';
@@ -119,6 +129,7 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
       if (!(action === 'closed' && pull?.merged === true)) {
         throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
       }
+      checkMergedBase(context, inputs, pull);
     } else {
       checkApplyRef(context, inputs, `mode: apply on ${context.eventName || 'this event'}`);
     }
@@ -131,6 +142,7 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
       return { mode: 'diff', pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `pull request ${action}` };
     }
     if (action === 'closed' && pull?.merged === true) {
+      checkMergedBase(context, inputs, pull);
       return { mode: 'apply', pullRequest: pull.number, sha: pull.merge_commit_sha ?? context.sha, ...selection, reason: 'pull request merged' };
     }
     return { mode: 'skip', reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}` };

@@ -20,7 +20,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadRuntime, readCueModuleFiles, readSourceFiles, type Runtime } from '../bundle/index.js';
-import { runtimeEnvironment } from '../bundle/runtime-environment.js';
+import { runtimeEnvironment, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
 import { formatDuration } from '../duration.js';
 import { FileBoundary } from '../file-boundary.js';
@@ -69,6 +69,32 @@ function kubeconfigSources(config: ActionConfig, env: Environment): KubeconfigSo
     if (!existsSync(path)) throw new InputError('use-runner-kubeconfig', `the runner's kubeconfig ${path} does not exist`);
     return { text: readFileSync(path, 'utf8'), path };
   });
+}
+
+/**
+ * The environment offered to runtime attributes (runtime-environment.ts), checked against
+ * every secret registered so far (the inputs' tokens and credentials, the kubeconfigs and
+ * their keys): a variable whose value holds one, or a URL with a password, is withheld under
+ * runtime-from-env (the log names it, never its value) and refused when runtime-env lists it.
+ */
+function offeredEnvironment(config: ActionConfig, env: Environment, secrets: SecretRegistry, log: ActionLog): Record<string, string> | undefined {
+  const withheld: string[] = [];
+  let environment: Record<string, string> | undefined;
+  try {
+    environment = runtimeEnvironment(env, {
+      all: config.runtimeFromEnv,
+      allowed: config.runtimeEnv,
+      secretIn: (value) => secrets.secretIn(value),
+      onWithheld: (name, why) => withheld.push(`${name} (${why})`),
+    });
+  } catch (error) {
+    if (error instanceof RuntimeEnvironmentError) throw new InputError('runtime-env', error.message.replace(/^runtime-env: /, ''));
+    throw error;
+  }
+  if (withheld.length > 0) {
+    log.line(`runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`);
+  }
+  return environment;
 }
 
 const SECRET_QUERY_REFUSAL =
@@ -148,6 +174,7 @@ export async function runAction(io: ActionIO): Promise<number> {
   let context: RunContext;
   let plan: RunPlan;
   let kubeconfig: Kubeconfig | undefined;
+  let environment: Record<string, string> | undefined;
   try {
     config = readActionConfig(io.env, (value) => secrets.register(value));
     context = readRunContext(io.env);
@@ -159,7 +186,11 @@ export async function runAction(io: ActionIO): Promise<number> {
       plan = config.mode === 'status' ? statusPlan(context, selection) : config.mode === 'drift' ? driftPlan(context, { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout }) : runPlan(context, config, config.mode);
       // Credentials are registered (and `::add-mask::` printed) before any text from the
       // event or the user's files reaches the log.
-      if (plan.mode !== 'skip') kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
+      if (plan.mode !== 'skip') {
+        kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
+        // After every input's secret is registered: none of them is offered.
+        environment = offeredEnvironment(config, io.env, secrets, log);
+      }
     }
   } catch (error) {
     io.write(secrets.redact(errorAnnotations(error, 'timoni-fleet input')));
@@ -195,7 +226,6 @@ export async function runAction(io: ActionIO): Promise<number> {
       { hostCredentials: config.registryCreds, secrets: (value: string) => secrets.register(value), signal: workDeadline },
       boundary,
     );
-    const environment = runtimeEnvironment(io.env, { all: config.runtimeFromEnv, allowed: config.runtimeEnv, isRegisteredSecret: (value) => secrets.isSecret(value) });
     const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
     const run: FleetRun = {
       engine,

@@ -12,15 +12,22 @@
 // (a branch named like a registry host turns `image: host/app:1` into `image: ***:1`). They
 // are offered only when named in the allow-list, and are never masked.
 //
+// What is never offered: a value that holds a secret of the run (a token, a key, the
+// kubeconfig) anywhere in it or in one of its cheap encodings, or a URL with a password,
+// as the caller's `secretIn` says (SecretRegistry.secretIn in ../secrets.ts, the one rule).
+// Masking cannot help once such a value is offered: the bundle spaces it out. Under
+// runtime-from-env such a variable is withheld and named to the caller (never its value);
+// a variable listed in runtime-env is refused with an error naming it, as the workflow
+// asked for something that is never given.
+//
 // What is masked: a value offered here is not a secret for being an environment value (a
 // registry host, a region, `GITHUB_REPOSITORY` are shown as they are). It is masked when
 // its variable's name says it holds a credential (`DB_PASSWORD`, `NPM_TOKEN`, `SSH_KEY`:
-// see isCredentialName), or when it is a URL that carries a password
-// (`postgres://user:pass@host`). The run's registered secrets (tokens, keys) are never
-// offered at all, and values read from cluster Secrets are masked where they are read
-// (runtime-queries.ts).
+// see isCredentialName), or when it holds a URL that carries a password
+// (`postgres://user:pass@host`, offered only by callers that do not withhold them: the
+// CLI). Values read from cluster Secrets are masked where they are read (runtime-queries.ts).
 
-import { isJobCredentialVariable } from '../secrets.js';
+import { containsUrlWithPassword, isJobCredentialVariable } from '../secrets.js';
 
 /** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
 export const AUTHOR_CONTROLLED_NAMES = new Set([
@@ -40,8 +47,6 @@ export class RuntimeEnvironmentError extends Error {
 const CREDENTIAL_WORDS = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'APIKEY', 'PRIVATEKEY', 'ACCESSKEY'];
 /** Short words that say so only as a whole part of the name (`SSH_KEY`, `GH_PAT`, but not `KEYCLOAK_URL`). */
 const CREDENTIAL_PARTS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'CREDS', 'PAT', 'DSN']);
-/** `scheme://user:password@host...`: a URL that carries a password, whatever the variable's name. */
-const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
 
 /** True when a variable's name says that it holds a credential. */
 export function isCredentialName(name: string): boolean {
@@ -57,7 +62,7 @@ export function isCredentialName(name: string): boolean {
  */
 export function isSecretEnvironmentValue(name: string, value: string): boolean {
   if (AUTHOR_CONTROLLED_NAMES.has(name)) return false;
-  return isCredentialName(name) || URL_WITH_PASSWORD.test(value.trim());
+  return isCredentialName(name) || containsUrlWithPassword(value);
 }
 
 export interface RuntimeEnvironmentOptions {
@@ -65,14 +70,20 @@ export interface RuntimeEnvironmentOptions {
   all: boolean;
   /** Names offered explicitly (the recommended form); author-controlled names may be listed here. */
   allowed: readonly string[];
-  /** Values registered as secrets of the run (tokens, keys): never offered, whatever their name. */
-  isRegisteredSecret?: (value: string) => boolean;
+  /**
+   * Why a value holds a secret (a secret of the run in it, a URL with a password), in a
+   * word, or undefined: such a value is never offered, whatever its variable's name.
+   */
+  secretIn?: (value: string) => string | undefined;
+  /** Told the name of each variable withheld under `all` for holding a secret, and why in a word (never the value). */
+  onWithheld?: (name: string, why: string) => void;
 }
 
 /**
  * The variables offered to runtime attributes. Undefined when none are (neither option
  * given), so that an attribute reading the environment fails as in Timoni without
- * --runtime-from-env.
+ * --runtime-from-env. A listed variable that holds a secret is a RuntimeEnvironmentError
+ * naming every such variable (names only).
  */
 export function runtimeEnvironment(env: Record<string, string | undefined>, options: RuntimeEnvironmentOptions): Record<string, string> | undefined {
   if (!options.all && options.allowed.length === 0) return undefined;
@@ -83,11 +94,20 @@ export function runtimeEnvironment(env: Record<string, string | undefined>, opti
   }
   const offered: Record<string, string> = {};
   const allowed = new Set(options.allowed);
+  const refused: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || isJobCredentialVariable(name)) continue;
-    if (!allowed.has(name) && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name))) continue;
-    if (options.isRegisteredSecret?.(value)) continue;
-    offered[name] = value;
+    const listed = allowed.has(name);
+    if (!listed && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name))) continue;
+    const why = options.secretIn?.(value);
+    if (why === undefined) offered[name] = value;
+    else if (listed) refused.push(`${name} (${why})`);
+    else options.onWithheld?.(name, why);
+  }
+  if (refused.length > 0) {
+    throw new RuntimeEnvironmentError(
+      `runtime-env: ${refused.join(', ')} ${refused.length === 1 ? 'holds' : 'hold'} a secret of the run or a URL with a password, which is never given to runtime attributes (a bundle can spell it out past any masking); remove ${refused.length === 1 ? 'it' : 'them'} from runtime-env`,
+    );
   }
   return offered;
 }

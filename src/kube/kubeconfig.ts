@@ -202,7 +202,12 @@ export function loadKubeconfig(sources: Array<string | KubeconfigSource>, secret
     const where = path ?? `kubeconfig #${index + 1}`;
     const fileDir = path ? dirname(resolve(path)) : undefined;
     const baseDir = fileDir ?? process.cwd();
-    const documents = parseAllDocuments(decodeKubeconfigText(text));
+    // The whole text is a secret too, as one document (its lines, `apiVersion: v1`, are not):
+    // no value that holds it is offered to runtime attributes (SecretRegistry.secretIn).
+    const decoded = decodeKubeconfigText(text);
+    secrets.registerDocument(text);
+    if (decoded !== text) secrets.registerDocument(decoded);
+    const documents = parseAllDocuments(decoded);
     const list = Array.isArray(documents) ? documents : [documents];
     for (const document of list) {
       if (document.errors.length > 0) {

@@ -17,6 +17,11 @@ function contextFor(eventName: string, payload: Record<string, unknown>, ref = '
 
 const auto: PlanInputs = { mode: 'auto', clusterGroup: '*', cluster: '*' };
 
+/** A pull_request closed + merged event into the given base branch, in a repository whose default branch is main. */
+function mergedInto(base: string, ref = 'refs/pull/5/merge') {
+  return contextFor('pull_request', { action: 'closed', repository: { default_branch: 'main' }, pull_request: { number: 5, merged: true, merge_commit_sha: 'm'.repeat(40), head: { sha: 'a'.repeat(40) }, base: { ref: base } } }, ref);
+}
+
 describe('planRun', () => {
   it.each(['opened', 'synchronize', 'reopened'])('diffs a pull request %s at its head commit', (action) => {
     const plan = planRun(contextFor('pull_request', { action, pull_request: { number: 5, head: { sha: 'a'.repeat(40) } } }), auto);
@@ -24,8 +29,34 @@ describe('planRun', () => {
   });
 
   it('applies a merged pull request and skips a closed one', () => {
-    expect(planRun(contextFor('pull_request', { action: 'closed', pull_request: { number: 5, merged: true, merge_commit_sha: 'm'.repeat(40) } }), auto)).toMatchObject({ mode: 'apply', pullRequest: 5, sha: 'm'.repeat(40) });
+    expect(planRun(mergedInto('main'), auto)).toMatchObject({ mode: 'apply', pullRequest: 5, sha: 'm'.repeat(40) });
     expect(planRun(contextFor('pull_request', { action: 'closed', pull_request: { number: 5, merged: false } }), auto)).toMatchObject({ mode: 'skip' });
+  });
+
+  it('refuses a pull request merged into a branch other than the default one, unless apply-refs allows its base', () => {
+    for (const mode of ['auto', 'apply'] as const) {
+      expect(() => planRun(mergedInto('release-x'), { ...auto, mode }), mode).toThrow(InputError);
+      expect(() => planRun(mergedInto('release-x'), { ...auto, mode }), mode).toThrow(
+        'input "mode": a pull request merged into "release-x" applies only from the default branch (main), not from refs/heads/release-x; list the refs that may be applied in the "apply-refs" input to allow it',
+      );
+      expect(planRun(mergedInto('release-x'), { ...auto, mode, applyRefs: ['release-*'] }), mode).toMatchObject({ mode: 'apply', pullRequest: 5 });
+      expect(planRun(mergedInto('release-x'), { ...auto, mode, applyRefs: ['refs/heads/release-x'] }), mode).toMatchObject({ mode: 'apply' });
+      expect(() => planRun(mergedInto('release-x'), { ...auto, mode, applyRefs: ['main', 'hotfix-*'] }), mode).toThrow(InputError);
+    }
+    // The run's own ref (refs/pull/5/merge) is not what is checked: the base is.
+    expect(() => planRun(mergedInto('release-x', 'refs/heads/main'), auto)).toThrow(/merged into "release-x"/);
+    expect(planRun(mergedInto('main', 'refs/pull/5/merge'), auto)).toMatchObject({ mode: 'apply' });
+    // A base that cannot be told, or a default branch the event does not name, fails closed.
+    const nameless = contextFor('pull_request', { action: 'closed', repository: { default_branch: 'main' }, pull_request: { number: 5, merged: true, merge_commit_sha: 'm'.repeat(40) } });
+    expect(() => planRun(nameless, auto)).toThrow(/merged into an unnamed base .* not from \(no ref\)/);
+    const noDefault = contextFor('pull_request', { action: 'closed', pull_request: { number: 5, merged: true, merge_commit_sha: 'm'.repeat(40), base: { ref: 'main' } } });
+    expect(() => planRun(noDefault, auto)).toThrow(/the default branch \(unknown/);
+    // pull_request_target with a trusted checkout: the same rule.
+    const target = contextFor('pull_request_target', { action: 'closed', repository: { default_branch: 'main' }, pull_request: { number: 5, merged: true, merge_commit_sha: 'm'.repeat(40), base: { ref: 'release-x' } } });
+    expect(() => planRun(target, { ...auto, trustedCheckout: true })).toThrow(/merged into "release-x"/);
+    // A closed pull request that was not merged still does nothing, whatever its base.
+    const closed = contextFor('pull_request', { action: 'closed', repository: { default_branch: 'main' }, pull_request: { number: 5, merged: false, base: { ref: 'release-x' } } });
+    expect(planRun(closed, auto)).toMatchObject({ mode: 'skip' });
   });
 
   it('applies a push to the default branch only', () => {
@@ -56,8 +87,7 @@ describe('planRun', () => {
   it('fails closed: apply on an unmerged pull request, and pull_request_target without trusted-checkout', () => {
     const opened = contextFor('pull_request', { action: 'opened', pull_request: { number: 5, head: { sha: 'a'.repeat(40) } } });
     expect(() => planRun(opened, { ...auto, mode: 'apply' })).toThrow(/would apply the pull request's unmerged code/);
-    const merged = contextFor('pull_request', { action: 'closed', pull_request: { number: 5, merged: true, merge_commit_sha: 'm'.repeat(40) } });
-    expect(planRun(merged, { ...auto, mode: 'apply' })).toMatchObject({ mode: 'apply' });
+    expect(planRun(mergedInto('main'), { ...auto, mode: 'apply' })).toMatchObject({ mode: 'apply' });
     const target = contextFor('pull_request_target', { action: 'opened', pull_request: { number: 5, head: { sha: 'a'.repeat(40) } } });
     expect(() => planRun(target, auto)).toThrow(/pull_request_target .* trusted-checkout: true/);
     expect(planRun(target, { ...auto, trustedCheckout: true })).toMatchObject({ mode: 'diff' });

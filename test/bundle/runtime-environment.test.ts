@@ -19,9 +19,23 @@ describe('the environment offered to runtime attributes', () => {
     expect(runtimeEnvironment(env, { all: false, allowed: [] })).toBeUndefined();
   });
 
-  it('with runtime-from-env: everything but job credentials, author-controlled text and registered secrets', () => {
-    const offered = runtimeEnvironment(env, { all: true, allowed: [], isRegisteredSecret: (value) => value === 'registered-secret-value' });
+  const secretIn = (value: string) => (value.includes('registered-secret-value') ? 'secret' : /:\/\/[^@]*:[^@]*@/.test(value) ? 'password URL' : undefined);
+
+  it('with runtime-from-env: everything but job credentials, author-controlled text and values that hold a secret', () => {
+    const withheld: string[] = [];
+    const offered = runtimeEnvironment({ ...env, GIT_REMOTE: 'https://x-access-token:t@github.com/o/r', COPY: 'a registered-secret-value b' }, { all: true, allowed: [], secretIn, onWithheld: (name, why) => withheld.push(`${name}: ${why}`) });
     expect(Object.keys(offered ?? {}).sort()).toEqual(['DEMO_REGISTRY', 'GITHUB_REPOSITORY']);
+    // Named to the caller with a word of why, never with the value.
+    expect(withheld.sort()).toEqual(['COPY: secret', 'GIT_REMOTE: password URL', 'REUSED: secret']);
+  });
+
+  it('refuses listed variables that hold a secret, naming each of them and never a value', () => {
+    const listed = { ...env, GIT_REMOTE: 'https://x-access-token:t@github.com/o/r' };
+    const offer = () => runtimeEnvironment(listed, { all: false, allowed: ['DEMO_REGISTRY', 'REUSED', 'GIT_REMOTE'], secretIn, onWithheld: () => expect.unreachable('a listed variable is refused, not withheld') });
+    expect(offer).toThrow(RuntimeEnvironmentError);
+    expect(offer).toThrow('runtime-env: REUSED (secret), GIT_REMOTE (password URL) hold a secret of the run or a URL with a password');
+    expect(offer).not.toThrow(/registered-secret-value|x-access-token/);
+    expect(runtimeEnvironment(listed, { all: false, allowed: ['DEMO_REGISTRY'], secretIn })).toEqual({ DEMO_REGISTRY: 'registry.example' });
   });
 
   it('with an allow-list: only the names listed, author-controlled ones included, credentials refused', () => {
@@ -43,6 +57,7 @@ describe('the environment offered to runtime attributes', () => {
     expect(isSecretEnvironmentValue('REGISTRY_URL', 'https://registry.example/v2/')).toBe(false);
     expect(isSecretEnvironmentValue('MIRROR', 'https://user@mirror.example/')).toBe(false);
     expect(isSecretEnvironmentValue('GITHUB_HEAD_REF', 'https://a:b@evil.example')).toBe(false);
+    expect(isSecretEnvironmentValue('CLONE', 'git clone https://x-access-token:t0ken@github.com/o/r')).toBe(true);
   });
 
   it('tells credentials by the words of their name', () => {

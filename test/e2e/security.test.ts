@@ -174,6 +174,74 @@ describe('the environment', () => {
   });
 });
 
+describe('environment values that hold a secret', () => {
+  const dbPassword = 'zq7-sentinel-db-passw0rd';
+  /** Every other character of the text, spaced out: what masking cannot recognise. */
+  const spaced = (text: string) => text.split('').join(' ');
+  /** The first client key of the kubeconfig input (base64 of PEM, as the kubeconfig holds it). */
+  const clientKeyData = () => /client-key-data: *"?([A-Za-z0-9+/=]+)/.exec(stage.kubeconfig)?.[1] ?? '';
+  const secretEnv = () => ({
+    GIT_REMOTE: `https://x-access-token:${stage.github.token}@github.com/acme/shop-deploy`,
+    KUBECONFIG_COPY: stage.kubeconfig,
+    DATABASE_URL: `postgres://app:${dbPassword}@db.internal:5432/app`,
+  });
+
+  /** A bundle that reads the variables through runtime attributes and spells them out, spaced, into a ConfigMap value. */
+  function spellingBundle(): string {
+    return messageBundle(
+      'sec-env-spelled',
+      `_remote: *"absent" | string @timoni(runtime:string:GIT_REMOTE)
+	_kube: *"absent" | string @timoni(runtime:string:KUBECONFIG_COPY)
+	_db: *"absent" | string @timoni(runtime:string:DATABASE_URL)
+	_at: strings.Index(_kube, "client-key-data: ") + 17
+	_spell: {
+		text: string
+		out:  strings.Join(strings.Split(text, ""), " ")
+	}
+	_kubeKey: [if _kube == "absent" {"absent"}, if _kube != "absent" {(_spell & {text: strings.SliceRunes(_kube, _at+44, _at+104)}).out}][0]`,
+      '"remote=\\((_spell & {text: _remote}).out) key=\\(_kubeKey) db=\\((_spell & {text: _db}).out)"',
+      'import "strings"',
+    );
+  }
+
+  it('withholds from runtime-from-env every variable whose value holds a secret of the run or a URL with a password, naming it in the log', async () => {
+    const key = clientKeyData();
+    expect(key.length, 'the fleet kubeconfig holds an inline client key').toBeGreaterThan(104);
+    const { event, number } = openedEvent();
+    const result = await run(event, { bundle: spellingBundle() }, secretEnv());
+    expect(result.exitCode, result.log).toBe(0);
+    const posted = comments(number);
+    expect(posted).toHaveLength(1);
+    // The bundle fell back to its defaults: nothing was offered to spell out.
+    expect(posted[0]).toContain('remote=a b s e n t key=absent db=a b s e n t');
+    // The key material past the PEM header's base64, which the bundle spells out.
+    const forms = [stage.github.token, key.slice(44, 104), dbPassword];
+    const spelled = forms.flatMap((form) => [spaced(form), spaced(form.slice(0, 20)), spaced(form.slice(0, 20).toUpperCase())]);
+    for (const text of [...posted, result.log, result.summary, ...Object.values(result.outputs)]) {
+      for (const form of spelled) expect(text.includes(form), 'a spelled-out secret').toBe(false);
+    }
+    assertNoSecretLeak(result, [...forms, ...spelled], posted);
+    // The log names each variable withheld and why, never its value.
+    const withheld = result.log.split('\n').find((line) => line.includes('runtime-from-env: withheld'));
+    expect(withheld, result.log).toBeDefined();
+    expect(withheld).toContain('GIT_REMOTE (secret)');
+    expect(withheld).toContain('KUBECONFIG_COPY (secret)');
+    expect(withheld).toContain('DATABASE_URL (password URL)');
+    expect(withheld).not.toContain('DEMO_REGISTRY');
+  });
+
+  it('refuses a runtime-env list that names such a variable, naming it, before anything is diffed', async () => {
+    const { event, number } = openedEvent();
+    const result = await run(event, { bundle: spellingBundle(), 'runtime-from-env': 'false', 'runtime-env': 'DEMO_REGISTRY,GIT_REMOTE,DATABASE_URL' }, secretEnv());
+    expect(result.exitCode).toBe(1);
+    expect(errorMessages(result)).toContain(
+      'input "runtime-env": GIT_REMOTE (secret), DATABASE_URL (password URL) hold a secret of the run or a URL with a password, which is never given to runtime attributes',
+    );
+    expect(result.log).not.toMatch(/diffing/);
+    assertNoSecretLeak(result, [stage.github.token, dbPassword, spaced(stage.github.token), spaced(dbPassword)], comments(number));
+  });
+});
+
 describe('files outside the workspace', () => {
   const hostSecret = 'zq7-sentinel-host-file-content';
   let outside: string;
@@ -347,6 +415,43 @@ describe('events and inputs fail closed', () => {
     expect(errorMessages(feature)).toContain('applies only from the default branch (main), not from refs/heads/feature-x');
     expect(feature.log).not.toContain('applying module');
     expect(feature.outputs['applied-clusters'] ?? '').toBe('');
+  });
+
+  it('refuses a pull request merged into a branch other than the default one, and applies nothing', async () => {
+    // A name of this run's own: the control below creates it.
+    const sentinel = `sec-merged-${Date.now().toString(36)}`;
+    const bundle = file(
+      `${sentinel}.cue`,
+      `bundle: {
+	${header}
+	name: "${sentinel}"
+	instances: "${sentinel}": {
+		${moduleBlock}
+		namespace: "${sentinel}"
+	}
+}
+`,
+    );
+    const pr = stage.openPullRequest(pullRequests++);
+    const merged = pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha, baseRef: 'release-x' });
+    const refusedInputs: Array<Record<string, string>> = [{ bundle }, { bundle, mode: 'apply' }];
+    for (const inputs of refusedInputs) {
+      const result = await run(merged, inputs);
+      expect(result.exitCode, result.log).toBe(1);
+      expect(errorMessages(result)).toContain(
+        'input "mode": a pull request merged into "release-x" applies only from the default branch (main), not from refs/heads/release-x; list the refs that may be applied in the "apply-refs" input to allow it',
+      );
+      expect(result.log).not.toMatch(/applying module|diffing/);
+      expect(result.outputs['applied-clusters'] ?? '').toBe('');
+    }
+    // Nothing reached a cluster: the instance's namespace was never created.
+    const namespaces = () => Promise.all([0, 1, 2].map((index) => clusterClient(index).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: sentinel })));
+    expect(await namespaces()).toEqual([null, null, null]);
+    // The control: with the base allowed by apply-refs, the same event applies and creates it.
+    const allowed = await run(merged, { bundle, 'apply-refs': 'release-*', wait: 'false' });
+    expect(allowed.exitCode, allowed.log).toBe(0);
+    expect((await namespaces()).map((namespace) => namespace?.metadata?.name)).toEqual([sentinel, sentinel, sentinel]);
+    await Promise.all([0, 1, 2].map((index) => clusterClient(index).delete({ apiVersion: 'v1', kind: 'Namespace', name: sentinel })));
   });
 
   it('refuses mode apply on a pull request, pull_request_target without trusted-checkout, and an empty kubeconfig', async () => {

@@ -107,6 +107,20 @@ describe('kubeconfig loading', () => {
     expect(secrets.redact('pw1 stays')).toBe('pw1 stays');
   });
 
+  it('registers the whole text as one document, as given and decoded, never offered but not masked', () => {
+    // An exec plugin's kubeconfig holds no credential of its own: the text itself is still never offered.
+    const yaml = stringify(config('gke', { user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'gke-gcloud-auth-plugin' } } }));
+    const base64 = Buffer.from(yaml).toString('base64').replace(/(.{76})/g, '$1\n');
+    const { seen, secrets } = registry();
+    loadKubeconfig([base64], secrets);
+    // Not masked line by line, nor sent to the runner: an exec kubeconfig has nothing to mask.
+    expect(seen).toEqual([]);
+    expect(secrets.secretIn(`KUBECONFIG_COPY=${yaml}`)).toBe('secret');
+    expect(secrets.secretIn(base64)).toBe('secret');
+    expect(secrets.secretIn('apiVersion: v1')).toBeUndefined();
+    expect(secrets.redact('server: https://gke.example:6443')).toBe('server: https://gke.example:6443');
+  });
+
   it('reads certificate and token files relative to the kubeconfig file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubeconfig-test-'));
     writeFileSync(join(dir, 'ca.pem'), 'CA-PEM');
