@@ -125,7 +125,9 @@ export function formatGroupStart(title: string): string {
 //   - TryParseV2 (`::name props::data`): `message.TrimStart()`, then the line must start
 //     with `::`, a second `::` must follow, and the text from index 2 up to the first space
 //     must be a registered command name (compared OrdinalIgnoreCase). TrimStart removes
-//     what Char.IsWhiteSpace calls whitespace: U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
+//     what Char.IsWhiteSpace calls whitespace (dotnet/runtime, System.Private.CoreLib
+//     src/System/Char.cs: IsWhiteSpaceLatin1, then the Unicode White_Space property):
+//     U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
 //     and the Unicode categories Zs, Zl (U+2028), Zp (U+2029); not U+001C-U+001F (JavaScript's
 //     `\s` does not have them either) and not U+FEFF (which `\s` has). JavaScript's `\s`
 //     lacks U+0085: a line "\u0085::stop-commands::x" is a command for the runner.
@@ -150,8 +152,9 @@ const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
  * Plain text made safe to print as log lines: a cluster or object name that the pull
  * request's author chose could otherwise print `::stop-commands::`, after which every
  * later `::add-mask::` is shown verbatim, forge `::error` annotations, or colour and
- * overwrite the log with ANSI sequences. Each line (the runner splits at CRLF, LF and CR)
- * is checked by the runner's own rule above.
+ * overwrite the log with ANSI sequences. Control characters are shown escaped (a lone CR,
+ * where the runner would split, among them), and each line is checked by the runner's own
+ * rule above.
  */
 export function escapeLogText(text: string): string {
   return escapeControls(text)
