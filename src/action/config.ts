@@ -10,6 +10,7 @@ import { ROLLOUT_STRATEGIES, type RolloutStrategy } from '../fleet/run.js';
 import { parseShardBy, ShardByError, type ShardBy } from '../fleet/shards.js';
 import { REVIEWED_POLICIES, type ReviewedPolicy } from './reviewed.js';
 import { DEFAULT_IDENTITY_RECORD, IDENTITY_MODES, parseRepinList, type IdentityMode } from '../kube/cluster-identity.js';
+import { quote } from '../display-text.js';
 
 export interface ActionConfig {
   bundleFiles: string[];
@@ -117,7 +118,7 @@ export function registryCredentials(text: string, mask: (secret: string) => void
 /** `cluster-identity-record`: a ConfigMap name (DNS subdomain), default timoni-fleet-identity. */
 function identityRecordName(text: string): string {
   if (text === '') return DEFAULT_IDENTITY_RECORD;
-  if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text)) throw new InputError('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not "${text}"`);
+  if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text)) throw new InputError('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not ${quote(text)}`);
   return text;
 }
 
@@ -133,14 +134,14 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
   if (bundleFiles.length === 0) throw new InputError('bundle', 'is required: name one or more bundle files');
   const timeoutText = getInput(env, 'timeout') || '5m';
   const timeoutMs = parseDuration(timeoutText);
-  if (timeoutMs === undefined) throw new InputError('timeout', `must be a duration such as 5m or 90s, not "${timeoutText}"`);
+  if (timeoutMs === undefined) throw new InputError('timeout', `must be a duration such as 5m or 90s, not ${quote(timeoutText)}`);
   const deadlineText = getInput(env, 'deadline') || '60m';
   const deadlineMs = parseDuration(deadlineText);
-  if (deadlineMs === undefined || deadlineMs <= 0) throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
+  if (deadlineMs === undefined || deadlineMs <= 0) throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not ${quote(deadlineText)}`);
   const memoryText = getInput(env, 'cue-memory-limit') || '2048';
   const cueMemoryLimitMiB = Number(memoryText);
   if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
-    throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not "${memoryText}"`);
+    throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not ${quote(memoryText)}`);
   }
   let runtimeEnv: string[];
   try {
@@ -150,11 +151,11 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
   }
   const concurrencyText = getInput(env, 'concurrency') || '4';
   const concurrency = Number(concurrencyText);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not ${quote(concurrencyText)}`);
   const strategy = getChoiceInput(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
   const maxParallelText = getInput(env, 'max-parallel') || '4';
   const maxParallel = Number(maxParallelText);
-  if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
+  if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not ${quote(maxParallelText)}`);
   let shardBy: ShardBy;
   try {
     shardBy = parseShardBy(getInput(env, 'shard-by'));

@@ -1,9 +1,11 @@
 // The fleet's progress in the Actions log: lines on stdout, one collapsible group per
 // cluster, every registered secret redacted before it is printed (the runner masks them
 // too; redacting here also covers values registered after a line was composed), and every
-// line escaped so that text from the user's files can never be read as a workflow command.
+// line escaped by the runner's own rule (escapeLogText in runner.ts) so that text from the
+// user's files can never be read as a workflow command, and with its control characters
+// shown escaped, so that no ANSI sequence from a value is interpreted by the log viewer.
 import type { FleetLog } from '../fleet/run.js';
-import { escapeData, escapeLogText, formatAnnotation, type Annotation } from './runner.js';
+import { escapeLogText, formatAnnotation, formatGroupStart, type Annotation } from './runner.js';
 
 export class ActionLog implements FleetLog {
   constructor(
@@ -22,7 +24,7 @@ export class ActionLog implements FleetLog {
   }
 
   startGroup(title: string): void {
-    this.write(`::group::${escapeData(this.redact(title))}\n`);
+    this.write(formatGroupStart(this.redact(title)));
   }
 
   endGroup(): void {

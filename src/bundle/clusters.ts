@@ -9,6 +9,7 @@ import { mergeRuntimeValues, plainValues } from './runtime.js';
 import { readQueryValues, type QueryObjectReader } from './runtime-queries.js';
 import type { SourceFile } from './sources.js';
 import type { ClusterBundle, Runtime, RuntimeCluster } from './types.js';
+import { quote } from '../display-text.js';
 
 export interface ClusterSelector {
   cluster?: string;
@@ -23,8 +24,8 @@ function matches(wanted: string | undefined, actual: string): boolean {
 export class NoClusterMatchesError extends Error {
   constructor(runtime: Runtime, selector: ClusterSelector) {
     const asked = [
-      selector.cluster && selector.cluster !== '*' ? `cluster "${selector.cluster}"` : '',
-      selector.group && selector.group !== '*' ? `group "${selector.group}"` : '',
+      selector.cluster && selector.cluster !== '*' ? `cluster ${quote(selector.cluster)}` : '',
+      selector.group && selector.group !== '*' ? `group ${quote(selector.group)}` : '',
     ]
       .filter(Boolean)
       .join(' and ');

@@ -7,6 +7,7 @@
 // bundle layer knows no Kubernetes client).
 import { CueError, type CueEngine } from '../cue/index.js';
 import type { Runtime, RuntimeCluster, RuntimeQuery } from './types.js';
+import { quote } from '../display-text.js';
 
 /** A value a runtime query extracted from the object it read. */
 export interface QueriedValue {
@@ -18,7 +19,7 @@ export interface QueriedValue {
 
 export class RuntimeQueryError extends Error {
   constructor(query: string, reason: string) {
-    super(`runtime value query "${query}": ${reason}`);
+    super(`runtime value query ${quote(query)}: ${reason}`);
     this.name = 'RuntimeQueryError';
   }
 }
@@ -36,7 +37,7 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
 
 function checkSegment(query: string, label: string, value: string, pattern: RegExp, rule: string): void {
-  if (!pattern.test(value)) throw new RuntimeQueryError(query, `the ${label} ${JSON.stringify(value)} is not valid: ${rule}`);
+  if (!pattern.test(value)) throw new RuntimeQueryError(query, `the ${label} ${quote(value)} is not valid: ${rule}`);
 }
 
 export function parseRuntimeQuery(
@@ -65,7 +66,7 @@ export function parseRuntimeQuery(
   checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
   for (const { name: valueName } of expressions) {
     if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
-      throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
+      throw new RuntimeQueryError(query, `${quote(valueName)} is not a valid value name (letters, digits, - and _, 1-63 characters)`);
     }
   }
   return { query, apiVersion, kind, namespace, name, expressions, optional };

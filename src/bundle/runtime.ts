@@ -8,6 +8,7 @@ import { isSecretEnvironmentValue } from './runtime-environment.js';
 import { parseRuntimeQuery, type QueriedValue } from './runtime-queries.js';
 import { CueFilesError, loadSourcePackage, type SourceFile } from './sources.js';
 import { DEFAULT_RUNTIME_NAME, type Runtime, type RuntimeCluster, type RuntimeQuery } from './types.js';
+import { quote } from '../display-text.js';
 
 export function defaultCluster(kubeContext: string): RuntimeCluster {
   return { name: DEFAULT_RUNTIME_NAME, group: DEFAULT_RUNTIME_NAME, kubeContext };
@@ -42,11 +43,11 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 function checkCluster(clusters: CueValue, label: string, name: string, group: string, kubeContext: string): void {
   if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
-    throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+    throw fieldError(clusters, label, `runtime cluster name ${quote(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
   }
   for (const [field, value] of [['group', group], ['kubeContext', kubeContext]] as const) {
     if (CONTROL_CHARACTERS.test(value)) {
-      throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
+      throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${quote(value)} must be text without control characters (line breaks, escapes)`);
     }
   }
 }
@@ -62,7 +63,7 @@ function readClusters(runtime: CueValue): RuntimeCluster[] {
         throw fieldError(
           clusters,
           field.label,
-          `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`,
+          `runtime cluster ${quote(field.name)} needs string fields "group" and "kubeContext"`,
         );
       }
       checkCluster(clusters, field.label, field.name, group, kubeContext);

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { CueError, type CueDiagnostic, type CueEngine, type CueValue, type SourcePosition } from '../cue/index.js';
 import { FileBoundary, FileBoundaryError } from '../file-boundary.js';
+import { quote } from '../display-text.js';
 
 export type SourceFormat = 'cue' | 'json' | 'yaml';
 
@@ -33,7 +34,7 @@ const FORMATS: Record<string, SourceFormat> = { '.cue': 'cue', '.json': 'json', 
 export function sourceFormat(path: string): SourceFormat {
   const format = FORMATS[extname(path).toLowerCase()];
   if (!format) {
-    throw new SourceFileError(path, `unsupported file extension "${extname(path)}" (expected .cue, .json, .yaml or .yml)`);
+    throw new SourceFileError(path, `unsupported file extension ${quote(extname(path))} (expected .cue, .json, .yaml or .yml)`);
   }
   return format;
 }

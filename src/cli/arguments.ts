@@ -1,6 +1,7 @@
 // A small command-line parser for timoni-fleet's flags, named and shaped as `timoni bundle`
 // names them: repeatable list flags (`-f a.cue -f b.cue` or `-f a.cue,b.cue`), strings,
 // and booleans that also take `=false`.
+import { quote } from '../display-text.js';
 
 export type FlagKind = 'list' | 'string' | 'boolean';
 
@@ -31,7 +32,7 @@ export class UsageError extends Error {
 function parseBoolean(flag: string, text: string): boolean {
   if (text === 'true' || text === '1') return true;
   if (text === 'false' || text === '0') return false;
-  throw new UsageError(`--${flag} takes true or false, not "${text}"`);
+  throw new UsageError(`--${flag} takes true or false, not ${quote(text)}`);
 }
 
 export function parseArguments(argv: string[], specs: FlagSpec[]): ParsedArguments {
@@ -83,7 +84,7 @@ export function parseArguments(argv: string[], specs: FlagSpec[]): ParsedArgumen
       parsed.lists.set(spec.name, list);
     } else {
       if (spec.choices && !spec.choices.includes(value)) {
-        throw new UsageError(`--${spec.name} must be one of ${spec.choices.join(', ')}, not "${value}"`);
+        throw new UsageError(`--${spec.name} must be one of ${spec.choices.join(', ')}, not ${quote(value)}`);
       }
       parsed.strings.set(spec.name, value);
     }

@@ -1,5 +1,7 @@
 // What a command reads and writes (CommandIO, passed in so that tests run commands
 // in-process), and the fleet commands' progress on stderr (CliLog).
+import { escapeLogText } from '../action/runner.js';
+import { escapeControls } from '../display-text.js';
 import type { FleetLog } from '../fleet/run.js';
 
 export interface CommandIO {
@@ -9,12 +11,24 @@ export interface CommandIO {
   stderr(text: string): void;
 }
 
+/**
+ * The process's own streams. stderr carries what a person reads (progress, errors, names and
+ * messages from the user's files): it is written by the action log's rule (escapeLogText),
+ * control characters shown escaped so that no ANSI sequence from a value colours or
+ * overwrites the terminal, and no line read as a workflow command when the CLI runs in a
+ * workflow step. stdout carries data (YAML, JSON, diffs) that may be piped or redirected:
+ * it is kept byte for byte, and only on a terminal are its control characters shown
+ * escaped (escapeControls, the first half of the same rule; the second, a zero-width space
+ * in a `::` or `##[`, concerns the runner only and would end up in what is copied from the
+ * terminal).
+ */
 export function processIO(): CommandIO {
+  const stdoutIsTerminal = process.stdout.isTTY === true;
   return {
     cwd: process.cwd(),
     env: process.env,
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: (text) => process.stdout.write(stdoutIsTerminal ? escapeControls(text) : text),
+    stderr: (text) => process.stderr.write(escapeLogText(text)),
   };
 }
 

@@ -4,6 +4,7 @@
 // the file and line for each.
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
 import { errorAnnotations } from '../action/annotations.js';
+import { quote } from '../display-text.js';
 import { formatFlagHelp, parseArguments, UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
 import { runApply, runBuild, runDelete, runDiff, runStatus, runVet } from './commands.js';
 import type { CommandIO } from './io.js';
@@ -45,7 +46,7 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
   }
   const command = commands[name];
   if (!command) {
-    io.stderr(`✗ unknown command "${name}"\n${usage()}`);
+    io.stderr(`✗ unknown command ${quote(name)}\n${usage()}`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {

@@ -13,6 +13,7 @@
 // and `runtime-cluster`, the latter a comma-separated list of cluster names for a numbered
 // shard (selectShardRuntime reads that list).
 import { NoClusterMatchesError, selectClusters, type ClusterSelector, type Runtime, type RuntimeCluster } from '../bundle/index.js';
+import { quote } from '../display-text.js';
 
 export type ShardBy = { kind: 'group' } | { kind: 'cluster' } | { kind: 'count'; count: number };
 
@@ -42,7 +43,7 @@ export function parseShardBy(text: string): ShardBy {
     const count = Number(value);
     if (count >= 1 && count <= MAX_SHARDS) return { kind: 'count', count };
   }
-  throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not "${text}"`);
+  throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not ${quote(text)}`);
 }
 
 function byGroup(clusters: readonly RuntimeCluster[]): Shard[] {

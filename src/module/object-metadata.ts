@@ -1,7 +1,11 @@
 // Checks that a built object can be applied and tracked: apiVersion, kind and
 // metadata.name present; name, namespace, labels and annotations valid under the
 // kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
-// per violation, so that a module author sees every problem at once.
+// per violation, so that a module author sees every problem at once. Names and keys are
+// quoted with quote(): a name that fails these rules can hold any character, and the
+// message is printed in the log and the pull request comment.
+
+import { quote } from '../display-text.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -73,19 +77,19 @@ export function objectMetadataProblems(object: Record<string, unknown>): string[
 
   const problems: string[] = [];
   const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
-  problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
+  problems.push(...nameProblems.map((p) => `metadata.name ${quote(name)} ${p}`));
   if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-    problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
+    problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace ${quote(metadata.namespace as string)} ${p}`));
   }
   if (isRecord(metadata.labels)) {
     for (const key of Object.keys(metadata.labels).sort()) {
       const value = metadata.labels[key];
       if (typeof value !== 'string') {
-        problems.push(`metadata.labels["${key}"] must be a string`);
+        problems.push(`metadata.labels[${quote(key)}] must be a string`);
         continue;
       }
-      problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
-      problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
+      problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels[${quote(key)}] key ${p}`));
+      problems.push(...labelValueProblems(value).map((p) => `metadata.labels[${quote(key)}] value ${p}`));
     }
   }
   if (isRecord(metadata.annotations)) {
@@ -93,10 +97,10 @@ export function objectMetadataProblems(object: Record<string, unknown>): string[
     for (const key of Object.keys(metadata.annotations).sort()) {
       const value = metadata.annotations[key];
       if (typeof value !== 'string') {
-        problems.push(`metadata.annotations["${key}"] must be a string`);
+        problems.push(`metadata.annotations[${quote(key)}] must be a string`);
         continue;
       }
-      problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
+      problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations[${quote(key)}] key ${p}`));
       total += Buffer.byteLength(key) + Buffer.byteLength(value);
     }
     if (total > TOTAL_ANNOTATION_SIZE_LIMIT) problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);

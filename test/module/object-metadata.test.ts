@@ -18,6 +18,17 @@ describe('objectMetadataProblems', () => {
     expect(objectMetadataProblems(object({ name: 'a/b' }, 'Role', 'rbac.authorization.k8s.io/v1'))).toEqual([`metadata.name "a/b" may not contain '/'`]);
   });
 
+  it('quotes names and keys as JSON, with line breaks, controls and invisible characters escaped', () => {
+    const problems = objectMetadataProblems(object({ name: 'cm\n\u0085::stop-commands::t\u001b[31m', namespace: 'a\u2028b', labels: { 'k\u202e\r': 'v' } }));
+    expect(problems).toEqual([
+      expect.stringMatching(/^metadata\.name "cm\\n\\u0085::stop-commands::t\\u001b\[31m" must match regex/),
+      expect.stringMatching(/^metadata\.namespace "a\\u2028b" must match regex/),
+      expect.stringMatching(/^metadata\.labels\["k\\u202e\\r"\] key name part must match regex/),
+    ]);
+    // eslint-disable-next-line no-control-regex -- control characters are what is looked for
+    for (const problem of problems) expect(problem).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202e]/);
+  });
+
   it('checks namespaces, label keys and values, annotation keys and size', () => {
     const problems = objectMetadataProblems(
       object({

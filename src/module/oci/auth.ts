@@ -6,6 +6,7 @@
 // resolved only when a registry asks for them, so anonymous registries never see them.
 import { describeCredential, explicitCredentialFor, isExplicitCredential, registerSecrets, resolveCredential, type Credential, type CredentialOptions } from './credentials.js';
 import { OciError } from './errors.js';
+import { quote } from '../../display-text.js';
 import { drain, readBody, send } from './http.js';
 import { isRetryableStatus, parseRetryAfter, TransientError, withRetry, type RetryPolicy } from './retry.js';
 import type { SecretRegistry as SecretRedactor } from '../../secrets.js';
@@ -91,7 +92,7 @@ export class RegistryAuth {
       throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}: it asks for Basic auth, which ${describeCredential(credential)} cannot answer`, 401);
     }
     if (challenge.scheme !== 'bearer') {
-      throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme "${challenge.scheme}"`, 401);
+      throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme ${quote(challenge.scheme)}`, 401);
     }
     if (credential.kind === 'bearer') return `Bearer ${credential.token}`;
     const token = await this.#fetchToken(challenge, scope, credential, url);

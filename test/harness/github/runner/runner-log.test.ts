@@ -14,6 +14,12 @@ describe('processLog', () => {
     expect(result.masked).toEqual([]);
   });
 
+  it('stops at a ::stop-commands:: after U+0085 or in the ##[ form, and resumes only on the token, in any case', () => {
+    const result = processLog(out('\u0085::stop-commands::Pause-2', '::add-mask::hidden', '::error::x ##[pause-2]', 'text ##[PAUSE-2]', '::add-mask::shown'), { debug: false, secrets: [] });
+    expect(result.commands.map((c) => c.command)).toEqual(['stop-commands', 'add-mask']);
+    expect(result.log).toBe('::add-mask::hidden\n::error::x ##[pause-2]');
+  });
+
   it('refuses the disabled set-env and add-path commands, failing the step', () => {
     const result = processLog(out('::set-env name=A::1', '::add-path::/x'), { debug: false, secrets: [] });
     expect(result.errors).toHaveLength(2);

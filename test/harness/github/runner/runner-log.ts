@@ -51,8 +51,10 @@ export function processLog(lines: readonly PrintedLine[], options: { debug: bool
 
   for (const line of lines) {
     if (resumeToken !== undefined) {
-      const resume = parseWorkflowCommand(line.text, line.stream, new Set([resumeToken]));
-      if (resume) {
+      // As the runner: the line is parsed with every registered name and the token; only the
+      // token (ignoring case) resumes, any other command is printed as text.
+      const parsed = parseWorkflowCommand(line.text, line.stream, new Set([...REGISTERED_COMMANDS, resumeToken]));
+      if (parsed && parsed.command === resumeToken.toLowerCase()) {
         resumeToken = undefined;
         continue;
       }

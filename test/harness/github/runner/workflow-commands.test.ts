@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FileCommandError, parseKeyValueFile, parsePathFile } from './file-commands.js';
-import { parseWorkflowCommand, unescapeData, unescapeProperty } from './workflow-commands.js';
+import { dotnetTrimStart, parseWorkflowCommand, unescapeData, unescapeProperty } from './workflow-commands.js';
 
 describe('workflow command parsing', () => {
   it('parses an annotation with properties and undoes the runner escapes', () => {
@@ -57,5 +57,26 @@ describe('environment file parsing', () => {
 
   it('reads GITHUB_PATH one directory a line', () => {
     expect(parsePathFile('/a/bin\n\n/b/bin\n')).toEqual(['/a/bin', '/b/bin']);
+  });
+});
+
+describe("the runner's rule for what starts a command", () => {
+  it('trims what .NET calls whitespace: U+0085 and U+2028 too, U+FEFF and U+001C not', () => {
+    expect(parseWorkflowCommand('\u0085::stop-commands::tok', 'stdout')).toMatchObject({ command: 'stop-commands', message: 'tok' });
+    expect(parseWorkflowCommand('\u2028\u3000 \t::error::x', 'stdout')).toMatchObject({ command: 'error', message: 'x' });
+    expect(parseWorkflowCommand('\ufeff::error::x', 'stdout')).toBeUndefined();
+    expect(parseWorkflowCommand('\u001c::error::x', 'stdout')).toBeUndefined();
+    expect(dotnetTrimStart('\u0085\u00a0\u1680\u200a\u202f\u205f x')).toBe('x');
+  });
+
+  it('compares names ignoring case, as the runner does', () => {
+    expect(parseWorkflowCommand('::STOP-Commands::tok', 'stdout')).toMatchObject({ command: 'stop-commands', message: 'tok' });
+  });
+
+  it('reads the older ##[name]message form anywhere in the line', () => {
+    expect(parseWorkflowCommand('text ##[stop-commands]tok', 'stdout')).toMatchObject({ command: 'stop-commands', message: 'tok' });
+    expect(parseWorkflowCommand('##[error file=a%3Bb.cue;line=2]x%5Dy', 'stderr')).toMatchObject({ command: 'error', properties: { file: 'a;b.cue', line: '2' }, message: 'x]y' });
+    expect(parseWorkflowCommand('##[frobnicate]x', 'stdout')).toBeUndefined();
+    expect(parseWorkflowCommand('#\u200b#[error]x', 'stdout')).toBeUndefined();
   });
 });
