@@ -5,7 +5,9 @@
 //   objects as multi-document YAML (with `# Cluster:` and `# Instance:` comments, as
 //   `timoni bundle build` prints instances; each object exactly as sigs.k8s.io/yaml prints
 //   it, see timoni-yaml.ts) or as JSON; `--mask-secrets` masks Secret data as Timoni v0.33;
-// - `diff|apply|status|delete` reach the clusters through the fleet layer. diff exits 0 in
+// - `diff|apply|status|delete` reach the clusters through the fleet layer, which checks each
+//   cluster's identity before anything is read, written or deleted there (a context that
+//   reaches a cluster recorded under another runtime name fails that cluster). diff exits 0 in
 //   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits
 //   1 when a cluster failed; `-o json` prints the ChangeSet (diff, apply) or the
 //   per-cluster results (delete). `status` alone prints Timoni's `bundle status` lines;
@@ -243,6 +245,7 @@ export async function runStatus(engine: CueEngine, args: ParsedArguments, io: Co
   const output = args.strings.get('output') ?? '';
   if (output !== '') return runFleetState(engine, args, io, output);
   const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new CliLog(io)));
+  // A refused or unreachable cluster's error is on stderr already (the fleet layer logs it), and here in Timoni's form.
   for (const { cluster, bundle, result, error } of results) {
     if (error) {
       io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
@@ -261,8 +264,10 @@ export async function runStatus(engine: CueEngine, args: ParsedArguments, io: Co
 }
 
 export async function runDelete(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
-  const results = await fleetDelete(fleetRunFromArgs(engine, args, io, new CliLog(io)));
+  const log = new CliLog(io);
+  const results = await fleetDelete(fleetRunFromArgs(engine, args, io, log));
   if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
-  for (const { cluster, error } of results) if (error) io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
+  // A cluster refused on its identity (or not reached) was logged by the fleet layer, as diff logs it: once.
+  for (const { cluster, error } of results) if (error && !log.hasPrinted(error)) io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
   return results.some((r) => r.error) ? 1 : 0;
 }

@@ -34,12 +34,18 @@ export const bundleFlags: FlagSpec[] = [
   { name: 'cue-memory-limit', kind: 'string', default: '2048', description: "Ceiling on the CUE engine's memory in MiB (64-4096)" },
 ];
 
-export const vetFlags: FlagSpec[] = [...bundleFlags, { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' }];
+const identityRecordFlag: FlagSpec = { name: 'cluster-identity-record', kind: 'string', default: DEFAULT_IDENTITY_RECORD, description: "The identity record's ConfigMap name in kube-system" };
+
+/** vet and build reach a cluster only to read the runtime's value queries, its identity checked first (query-access.ts). */
+const queryIdentityFlags = (): FlagSpec[] => nonRecordingIdentityFlags("the runtime's value queries are read from it");
+
+export const vetFlags: FlagSpec[] = [...bundleFlags, { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' }, ...queryIdentityFlags()];
 
 export const buildFlags: FlagSpec[] = [
   ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
   { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
   { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
+  ...queryIdentityFlags(),
 ];
 
 export const fleetFlags: FlagSpec[] = [
@@ -57,7 +63,7 @@ export const fleetFlags: FlagSpec[] = [
   { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
   { name: 'changes-file', kind: 'string', default: '', description: 'Also write the ChangeSet JSON (as -o json prints it) to this file' },
   { name: 'cluster-identity', kind: 'string', default: 'check', choices: [...IDENTITY_MODES], description: 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off' },
-  { name: 'cluster-identity-record', kind: 'string', default: DEFAULT_IDENTITY_RECORD, description: "The identity record's ConfigMap name in kube-system" },
+  identityRecordFlag,
   { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
 ];
 
@@ -65,9 +71,37 @@ export const fleetFlags: FlagSpec[] = [
 const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[] | 'all'> = {
   apply: 'all',
   diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
-  status: ['deadline'],
-  delete: ['wait', 'timeout', 'deadline'],
+  status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+  delete: ['wait', 'timeout', 'deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
 };
+
+/**
+ * The identity flags of the commands that never record (status and vet/build read, delete
+ * removes): a record is written only by an apply, whose values are the cluster's (a delete
+ * that recorded would pin a cluster at the moment its bundle leaves it, from a command that
+ * builds nothing for it). `--repin-cluster` there takes the named runtime cluster as
+ * re-pinned for this command only: a cluster whose record names another runtime cluster is
+ * read, or deleted from, under the new name, and its record is left as it is.
+ */
+function nonRecordingIdentityFlags(what: string): FlagSpec[] {
+  return [
+    {
+      name: 'cluster-identity',
+      kind: 'string',
+      default: 'check',
+      choices: ['check', 'off'],
+      description: `check: refuse a cluster recorded under another runtime name before ${what} (never writes the record: only apply records); off`,
+    },
+    identityRecordFlag,
+    {
+      name: 'repin-cluster',
+      kind: 'list',
+      description: 'Take this runtime cluster as re-pinned: a cluster recorded under another name is reached anyway, its record not rewritten (apply --repin-cluster does that); repeat or separate with commas',
+    },
+  ];
+}
+
+const readOrDeleteIdentityFlags = new Map(nonRecordingIdentityFlags('anything is read or deleted there').map((flag) => [flag.name, flag]));
 
 /**
  * `status` without `-o` prints Timoni's `bundle status` lines; `-o text` the state of each
@@ -85,7 +119,9 @@ const statusOutputFlag: FlagSpec = {
 export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
   const own = commandFlags[command];
   if (own === 'all') return fleetFlags;
-  const flags = fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
+  const flags = fleetFlags
+    .filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name))
+    .map((flag) => (command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag));
   return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 

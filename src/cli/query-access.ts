@@ -5,10 +5,17 @@
 // the runtime has no queries. Every value read from a Secret, and every credential of the
 // kubeconfig, is registered so that the printed output can be redacted (every string of
 // it, before it is printed, so that line folding cannot split a value).
+//
+// Before any query is read, each selected cluster's identity is checked as diff checks it
+// (../kube/cluster-identity.ts, nothing written): a context that reaches a cluster recorded
+// under another runtime name is refused, so that one cluster's Secrets and ConfigMaps never
+// become another's values. `--cluster-identity off` skips it; `--repin-cluster` takes a
+// renamed cluster as its new name without rewriting the record.
 import { existsSync } from 'node:fs';
-import { evaluateForClusters, type ClusterBundle, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
+import { evaluateForClusters, selectClusters, type ClusterBundle, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
 import type { CueEngine } from '../cue/index.js';
 import { openSession, type ClusterSession } from '../fleet/session.js';
+import { DEFAULT_IDENTITY_RECORD, establishIdentity, parseRepinList, repinsCluster, type IdentityMode } from '../kube/cluster-identity.js';
 import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
 import { UsageError, type ParsedArguments } from './arguments.js';
 import type { CommandIO } from './io.js';
@@ -17,6 +24,8 @@ import { kubeconfigPaths, kubeconfigTexts, type BundleInputs } from './options.j
 export interface QueryAccess {
   /** Reads query objects from the cluster named by the runtime; undefined without queries. */
   readObject?: QueryObjectReader;
+  /** Connects to the cluster and checks its identity (once per cluster); undefined without queries. */
+  connect?: (cluster: RuntimeCluster) => Promise<ClusterSession>;
   secrets: SecretRegistry;
   /** Registers the values that came from Secrets so that `redact` hides them. */
   registerSecretValues(values: readonly string[]): void;
@@ -46,14 +55,36 @@ export function openQueryAccess(inputs: BundleInputs, args: ParsedArguments, io:
     );
   }
   const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);
+  const identity = {
+    // --cluster-identity is checked against its choices (check, off) when the arguments are parsed.
+    mode: (args.strings.get('cluster-identity') ?? 'check') as IdentityMode,
+    recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD,
+    repin: parseRepinList(args.lists.get('repin-cluster') ?? []),
+  };
+  const connectChecked = async (cluster: RuntimeCluster): Promise<ClusterSession> => {
+    const session = await openSession(kubeconfig, cluster, { secrets });
+    try {
+      const established = await establishIdentity(
+        session.kube,
+        { runtimeCluster: cluster.name, kubeContext: cluster.kubeContext },
+        { mode: identity.mode, recordName: identity.recordName, repin: repinsCluster(identity.repin, cluster.name), apply: false },
+      );
+      if (established?.note) io.stderr(`${established.note}\n`);
+      return session;
+    } catch (error) {
+      session.kube.close();
+      throw error;
+    }
+  };
   const sessionFor = (cluster: RuntimeCluster): Promise<ClusterSession> => {
     let session = sessions.get(cluster.name);
     if (!session) {
-      session = openSession(kubeconfig, cluster, { secrets });
+      session = connectChecked(cluster);
       sessions.set(cluster.name, session);
     }
     return session;
   };
+  access.connect = sessionFor;
   access.readObject = async (cluster, query) => (await sessionFor(cluster)).readObject(cluster, query);
   return access;
 }
@@ -67,6 +98,9 @@ export async function evaluateWithQueries(engine: CueEngine, inputs: BundleInput
   const access = openQueryAccess(inputs, args, io);
   let results: ClusterBundle[];
   try {
+    // Every selected cluster is checked, in runtime order, before the first query is read:
+    // a refused cluster fails the command with its own message (both runtime names).
+    if (access.connect) for (const cluster of selectClusters(inputs.runtime, inputs.selector)) await access.connect(cluster);
     results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
   } finally {
     access.close();

@@ -1,6 +1,7 @@
 // The flags of each command and the limits they set. `timoni-fleet <command> --help` lists
 // the flags that command reads, and no other: status does not offer apply's --wait or
-// --force; a flag of another command is refused. --deadline ends a diff that waits on a
+// --force; a flag of another command is refused; every command that reaches a cluster takes
+// the identity flags, and only apply and diff may record. --deadline ends a diff that waits on a
 // cluster that never answers, and --cue-memory-limit is checked before the engine starts.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -43,6 +44,20 @@ describe('command help', () => {
     }
     const result = await runCliCaptured(['apply', '--help'], { cwd: '/' });
     expect(result.stdout).toMatch(/--strategy.*sequential.*waves/);
+  });
+
+  it('offers the cluster identity flags to every command that reaches a cluster, recording to apply and diff only', async () => {
+    for (const command of ['diff', 'apply', 'status', 'delete', 'vet', 'build']) {
+      expect(await help(command), command).toEqual(expect.arrayContaining(['cluster-identity', 'cluster-identity-record', 'repin-cluster']));
+    }
+    for (const command of ['status', 'delete', 'vet', 'build']) {
+      const result = await runCliCaptured([command, '-f', 'bundle.cue', '--cluster-identity', 'record'], { cwd: '/' });
+      expect(result.code, command).toBe(2);
+      expect(result.stderr, command).toContain('--cluster-identity must be one of check, off, not "record"');
+      const help = await runCliCaptured([command, '--help'], { cwd: '/' });
+      expect(help.stdout, command).toMatch(/--cluster-identity value +check: refuse a cluster recorded under another runtime name before .*only apply records/);
+      expect(help.stdout, command).toMatch(/--repin-cluster value +Take this runtime cluster as re-pinned: .* its record not rewritten/);
+    }
   });
 
   it('refuses a flag that belongs to another command', async () => {

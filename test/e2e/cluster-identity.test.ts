@@ -1,8 +1,8 @@
 // End to end: never the wrong cluster, as a workflow runs the action. The first apply with
 // `cluster-identity: record` records each cluster's identity; a runtime whose context is then
 // pointed at another cluster is refused on the pull request's diff (naming both runtime
-// names); a cluster renamed in the runtime is refused on apply until `repin-clusters` re-pins
-// it; the job summary shows each identity.
+// names), and so is it by `mode: status` and `mode: drift`; a cluster renamed in the runtime is
+// refused on apply until `repin-clusters` re-pins it; the job summary shows each identity.
 //
 // The bundle is the demo's renamed (bundle `identity`, namespace `identity`), and the records
 // have a name of this file's own (`cluster-identity-record`), deleted at the end: the other
@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteIdentityRecord, readIdentityRecord } from '../../src/kube/cluster-identity.js';
-import { pullRequestEvent, runAction, type ActionRun } from '../harness/github/index.js';
+import { pullRequestEvent, runAction, workflowDispatchEvent, type ActionRun } from '../harness/github/index.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';
 import { openCluster } from '../../src/kube/cluster.js';
@@ -102,6 +102,25 @@ describe('never the wrong cluster', () => {
     expect(eu?.error?.message).toContain(`context "fleet-1" reaches the cluster recorded as "staging-1" (kube-system uid ${uids['staging-1']}`);
     expect(eu?.error?.message).toContain('not "production-eu"');
     expect(result.log).toContain('reaches the cluster recorded as "staging-1"');
+  });
+
+  it('refuses the same context in mode: status and mode: drift, which read the clusters too', async () => {
+    // The runtime still points production-eu at staging's cluster (previous test).
+    // No state fails a status step (README, Status of the fleet): the refusal is the row and an error annotation.
+    const status = await run(workflowDispatchEvent({ repository, inputs: {} }), { mode: 'status' });
+    expect(status.log).toContain('##[error]cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1"');
+    const rows = (JSON.parse(status.outputs.status ?? '{}') as { instances: Array<{ cluster: string; state: string; module: unknown; reason: string }> }).instances;
+    const eu = rows.filter((row) => row.cluster === 'production-eu');
+    expect(eu.map((row) => [row.state, row.module])).toEqual([['unknown', null]]);
+    expect(eu[0]?.reason).toContain(`identity: cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1" (kube-system uid ${uids['staging-1']}`);
+    expect(rows.filter((row) => row.cluster !== 'production-eu').every((row) => row.state === 'deployed')).toBe(true);
+
+    const drift = await run(workflowDispatchEvent({ repository, inputs: {} }), { mode: 'drift', 'drift-issue': 'false' });
+    expect(drift.exitCode).toBe(1);
+    const refused = clustersOf(drift).find((cluster) => cluster.name === 'production-eu');
+    expect(refused?.status).toBe('failed');
+    expect(refused?.error?.step).toBe('identity');
+    expect(refused?.error?.message).toContain('reaches the cluster recorded as "staging-1"');
   });
 
   it('refuses a cluster renamed in the runtime on apply, until repin-clusters re-pins it', async () => {
