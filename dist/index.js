@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 4912:
+/***/ 9065:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1539,6 +1539,8 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 __nccwpck_require__.d(__webpack_exports__, {
   C: () => (/* binding */ runAction)
 });
+
+// UNUSED EXPORTS: publishingReserveMs
 
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
@@ -3708,12 +3710,52 @@ class FileBoundary {
 /** A boundary that allows everything: for tests and callers that read trusted files only. */
 const UNBOUNDED = new FileBoundary(['/']);
 
+;// CONCATENATED MODULE: ./src/display-text.ts
+// Text from the user's files, shown to a person: one rule for every log line and terminal
+// line (the Actions log, the CLI's output), and one for a name or value quoted in a message.
+//
+// A bundle, runtime or module is written by a pull request's author; what it names (an
+// object, an instance, a cluster, a label) and what it holds (values, CUE error texts) can
+// carry any character. Printed raw, an ESC or CSI (U+009B) starts an ANSI sequence that a
+// terminal or the Actions log viewer interprets (colours, cursor moves that overwrite what
+// was printed before, hyperlinks), and a line break or separator starts a new line that
+// could read as a workflow command or as our own output. So:
+//   - a log line shows every control character escaped, JSON-style (`\u001b[31m`), except
+//     tab and the line break itself: C0 (U+0000-U+001F), DEL, C1 (U+0080-U+009F, NEL and
+//     CSI among them), and the Unicode line and paragraph separators (U+2028, U+2029); a
+//     CRLF is a line break, a lone CR is shown escaped (a terminal would return the cursor
+//     and print over the line);
+//   - a name or value quoted in a message is JSON-quoted, and beyond what JSON escapes
+//     (C0, `"` and `\`), DEL, C1, the separators and the invisible format characters
+//     (bidirectional controls, zero-width characters, U+FEFF: Unicode category Cf) are
+//     escaped as well, so that what a reader sees between the quotes is what the name is.
+// An ordinary name reads the same as before: `"web"` is `"web"`.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const LOG_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\r\u2028\u2029]/g;
+const QUOTED_INVISIBLE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+function unicodeEscape(character) {
+    let escaped = '';
+    // Code units, as JSON writes them: a character beyond U+FFFF becomes its surrogate pair.
+    for (let i = 0; i < character.length; i++)
+        escaped += `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return escaped;
+}
+/** Text as a log or terminal line shows it: control characters and separators escaped, line breaks kept (CRLF as LF). */
+function escapeControls(text) {
+    return text.replace(/\r\n/g, '\n').replace(LOG_CONTROL, unicodeEscape);
+}
+/** A name or value for a message: JSON-quoted, with C1 controls, separators and invisible format characters escaped. */
+function quote(value) {
+    return JSON.stringify(value).replace(QUOTED_INVISIBLE, unicodeEscape);
+}
+
 ;// CONCATENATED MODULE: ./src/bundle/sources.ts
 // The user's bundle and runtime files: read once as the user names them with -f and -r
 // (.cue, .json, .yaml or .yml), laid out in the CUE engine's in-memory workspace under
 // names that cannot collide, and loaded as one anonymous CUE package after the runtime
 // values are injected, as Timoni's bundle and runtime builders do. Errors keep showing the
 // user's own paths: a CueFilesError carries every CUE diagnostic with its file and line.
+
 
 
 
@@ -3730,7 +3772,7 @@ const FORMATS = { '.cue': 'cue', '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml
 function sourceFormat(path) {
     const format = FORMATS[(0,external_node_path_namespaceObject.extname)(path).toLowerCase()];
     if (!format) {
-        throw new SourceFileError(path, `unsupported file extension "${(0,external_node_path_namespaceObject.extname)(path)}" (expected .cue, .json, .yaml or .yml)`);
+        throw new SourceFileError(path, `unsupported file extension ${quote((0,external_node_path_namespaceObject.extname)(path))} (expected .cue, .json, .yaml or .yml)`);
     }
     return format;
 }
@@ -3905,6 +3947,13 @@ function loadSourcePackage(engine, input) {
 //   - all forms are replaced longest first, so that a secret containing another is masked
 //     whole rather than leaving a fragment around a shorter one.
 //
+// Code the run does not trust (runtime attributes of a pull request's bundle) is never given
+// a text that holds a secret (secretIn): a text that contains a registered form or document
+// (the kubeconfig text, see registerDocument) anywhere, or whose base64, hex, URL or
+// JSON-escape decoding does (a base64 kubeconfig holds its key at any alignment), and a URL
+// that carries a password, registered or not. Masking could not help once such a text is
+// given: the bundle spaces it out.
+//
 // What masking cannot promise: a value that the bundle's author transforms in any other way
 // (reversed, spaced out, split in two, hashed and truncated, one character per object name)
 // is not recognised. That is why the action refuses runtime queries of cluster Secrets on
@@ -3983,6 +4032,45 @@ function maskSecrets(text, secrets) {
 function containsSecret(text, secrets) {
     return maskableValues(secrets).some((value) => text.includes(value));
 }
+/** `scheme://user:password@host`: a URL that carries a password, anywhere in a text. */
+const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
+/** True when the text holds a URL with a password (`https://x-access-token:...@github.com/o/r`, `postgres://u:p@h`). */
+function containsUrlWithPassword(text) {
+    return URL_WITH_PASSWORD.test(text);
+}
+/**
+ * The text as the cheap transforms would have hidden a secret in it, undone: base64
+ * (standard and URL-safe) and hex of the whole text, URL decoding and JSON unescaping.
+ * Only the decodings that apply; a secret inside base64 of a longer text is not a
+ * base64 form of the secret (it depends on its offset), but it is in the decoded text.
+ */
+function decodings(text) {
+    const found = [];
+    const compact = text.replace(/\s+/g, '');
+    if (compact.length >= MIN_SECRET_LENGTH && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact))
+        found.push(Buffer.from(compact, 'base64').toString('utf8'));
+    if (compact.length >= MIN_SECRET_LENGTH && compact.length % 2 === 0 && /^[0-9a-f]+$/i.test(compact))
+        found.push(Buffer.from(compact, 'hex').toString('utf8'));
+    if (text.includes('%')) {
+        try {
+            found.push(decodeURIComponent(text));
+        }
+        catch {
+            // Not URL-encoded: a lone % is ordinary text.
+        }
+    }
+    if (text.includes('\\')) {
+        try {
+            const unescaped = JSON.parse(`"${text}"`);
+            if (typeof unescaped === 'string')
+                found.push(unescaped);
+        }
+        catch {
+            // Not a JSON string's escapes.
+        }
+    }
+    return found;
+}
 /**
  * The secrets of one run: every credential, Secret value and environment value found while
  * running is registered here. Each new form goes to the caller's callback at once, and
@@ -3993,6 +4081,7 @@ class SecretRegistry {
     values = new Set();
     originals = new Set();
     short = new Set();
+    documents = new Set();
     masker;
     constructor(forward = () => { }) {
         this.forward = forward;
@@ -4021,6 +4110,18 @@ class SecretRegistry {
             this.forward(form);
         }
     }
+    /**
+     * Registers a text that is secret only as a whole and is never printed whole: a
+     * kubeconfig, whose lines (`apiVersion: v1`) are not secrets and whose credentials are
+     * registered one by one. It is neither masked (a multi-line text never stands on one
+     * line of a report) nor forwarded to the runner; `secretIn` finds it in a text or in the
+     * text's decodings (so its base64, hex, URL and JSON forms too).
+     */
+    registerDocument(text) {
+        const trimmed = text.trim();
+        if (trimmed.length >= MIN_SECRET_LENGTH)
+            this.documents.add(trimmed);
+    }
     /** Alias of `register` for the registry client's credential values. */
     add(value) {
         this.register(value);
@@ -4029,6 +4130,27 @@ class SecretRegistry {
     isSecret(value) {
         const trimmed = value.trim();
         return trimmed !== '' && (this.values.has(trimmed) || this.short.has(trimmed));
+    }
+    /**
+     * Whether the text holds a secret (see the rule above): 'secret' when it, or one of its
+     * decodings, contains a registered form or document (or it is a value too short to mask),
+     * 'password URL' when it holds a URL with a password; undefined when it holds neither.
+     */
+    secretIn(text) {
+        const texts = [text, ...decodings(text)];
+        if (this.isSecret(text))
+            return 'secret';
+        for (const candidate of texts) {
+            for (const form of this.values)
+                if (candidate.includes(form))
+                    return 'secret';
+            for (const document of this.documents)
+                if (candidate.includes(document))
+                    return 'secret';
+        }
+        if (texts.some(containsUrlWithPassword))
+            return 'password URL';
+        return undefined;
     }
     /** The values registered so far as given (reports expand them with `secretMasker`). */
     secrets() {
@@ -4077,13 +4199,20 @@ function withoutJobCredentials(env) {
 // (a branch named like a registry host turns `image: host/app:1` into `image: ***:1`). They
 // are offered only when named in the allow-list, and are never masked.
 //
+// What is never offered: a value that holds a secret of the run (a token, a key, the
+// kubeconfig) anywhere in it or in one of its cheap encodings, or a URL with a password,
+// as the caller's `secretIn` says (SecretRegistry.secretIn in ../secrets.ts, the one rule).
+// Masking cannot help once such a value is offered: the bundle spaces it out. Under
+// runtime-from-env such a variable is withheld and named to the caller (never its value);
+// a variable listed in runtime-env is refused with an error naming it, as the workflow
+// asked for something that is never given.
+//
 // What is masked: a value offered here is not a secret for being an environment value (a
 // registry host, a region, `GITHUB_REPOSITORY` are shown as they are). It is masked when
 // its variable's name says it holds a credential (`DB_PASSWORD`, `NPM_TOKEN`, `SSH_KEY`:
-// see isCredentialName), or when it is a URL that carries a password
-// (`postgres://user:pass@host`). The run's registered secrets (tokens, keys) are never
-// offered at all, and values read from cluster Secrets are masked where they are read
-// (runtime-queries.ts).
+// see isCredentialName), or when it holds a URL that carries a password
+// (`postgres://user:pass@host`, offered only by callers that do not withhold them: the
+// CLI). Values read from cluster Secrets are masked where they are read (runtime-queries.ts).
 
 /** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
 const AUTHOR_CONTROLLED_NAMES = new Set([
@@ -4101,8 +4230,6 @@ class RuntimeEnvironmentError extends Error {
 const CREDENTIAL_WORDS = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'APIKEY', 'PRIVATEKEY', 'ACCESSKEY'];
 /** Short words that say so only as a whole part of the name (`SSH_KEY`, `GH_PAT`, but not `KEYCLOAK_URL`). */
 const CREDENTIAL_PARTS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'CREDS', 'PAT', 'DSN']);
-/** `scheme://user:password@host...`: a URL that carries a password, whatever the variable's name. */
-const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
 /** True when a variable's name says that it holds a credential. */
 function isCredentialName(name) {
     const upper = name.toUpperCase();
@@ -4118,12 +4245,13 @@ function isCredentialName(name) {
 function isSecretEnvironmentValue(name, value) {
     if (AUTHOR_CONTROLLED_NAMES.has(name))
         return false;
-    return isCredentialName(name) || URL_WITH_PASSWORD.test(value.trim());
+    return isCredentialName(name) || containsUrlWithPassword(value);
 }
 /**
  * The variables offered to runtime attributes. Undefined when none are (neither option
  * given), so that an attribute reading the environment fails as in Timoni without
- * --runtime-from-env.
+ * --runtime-from-env. A listed variable that holds a secret is a RuntimeEnvironmentError
+ * naming every such variable (names only).
  */
 function runtimeEnvironment(env, options) {
     if (!options.all && options.allowed.length === 0)
@@ -4135,14 +4263,23 @@ function runtimeEnvironment(env, options) {
     }
     const offered = {};
     const allowed = new Set(options.allowed);
+    const refused = [];
     for (const [name, value] of Object.entries(env)) {
         if (value === undefined || isJobCredentialVariable(name))
             continue;
-        if (!allowed.has(name) && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name)))
+        const listed = allowed.has(name);
+        if (!listed && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name)))
             continue;
-        if (options.isRegisteredSecret?.(value))
-            continue;
-        offered[name] = value;
+        const why = options.secretIn?.(value);
+        if (why === undefined)
+            offered[name] = value;
+        else if (listed)
+            refused.push(`${name} (${why})`);
+        else
+            options.onWithheld?.(name, why);
+    }
+    if (refused.length > 0) {
+        throw new RuntimeEnvironmentError(`runtime-env: ${refused.join(', ')} ${refused.length === 1 ? 'holds' : 'hold'} a secret of the run or a URL with a password, which is never given to runtime attributes (a bundle can spell it out past any masking); remove ${refused.length === 1 ? 'it' : 'them'} from runtime-env`);
     }
     return offered;
 }
@@ -4168,9 +4305,10 @@ function parseVariableNames(text, what) {
 // decode, and are secret. The objects are read through a reader the caller provides (the
 // bundle layer knows no Kubernetes client).
 
+
 class RuntimeQueryError extends Error {
     constructor(query, reason) {
-        super(`runtime value query "${query}": ${reason}`);
+        super(`runtime value query ${quote(query)}: ${reason}`);
         this.name = 'RuntimeQueryError';
     }
 }
@@ -4186,7 +4324,7 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
 function checkSegment(query, label, value, pattern, rule) {
     if (!pattern.test(value))
-        throw new RuntimeQueryError(query, `the ${label} ${JSON.stringify(value)} is not valid: ${rule}`);
+        throw new RuntimeQueryError(query, `the ${label} ${quote(value)} is not valid: ${rule}`);
 }
 function parseRuntimeQuery(query, expressions, optional) {
     const parts = query.split(':');
@@ -4211,7 +4349,7 @@ function parseRuntimeQuery(query, expressions, optional) {
     checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
     for (const { name: valueName } of expressions) {
         if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
-            throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
+            throw new RuntimeQueryError(query, `${quote(valueName)} is not a valid value name (letters, digits, - and _, 1-63 characters)`);
         }
     }
     return { query, apiVersion, kind, namespace, name, expressions, optional };
@@ -4299,6 +4437,7 @@ async function readQueryValues(engine, runtime, cluster, readObject, secretQuery
 
 
 
+
 function defaultCluster(kubeContext) {
     return { name: DEFAULT_RUNTIME_NAME, group: DEFAULT_RUNTIME_NAME, kubeContext };
 }
@@ -4328,11 +4467,11 @@ const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 function checkCluster(clusters, label, name, group, kubeContext) {
     if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
-        throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+        throw fieldError(clusters, label, `runtime cluster name ${quote(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
     }
     for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
         if (CONTROL_CHARACTERS.test(value)) {
-            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
+            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${quote(value)} must be text without control characters (line breaks, escapes)`);
         }
     }
 }
@@ -4345,7 +4484,7 @@ function readClusters(runtime) {
             const group = exportedAt(clusters, `${field.label}.group`);
             const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
             if (typeof group !== 'string' || typeof kubeContext !== 'string') {
-                throw fieldError(clusters, field.label, `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`);
+                throw fieldError(clusters, field.label, `runtime cluster ${quote(field.name)} needs string fields "group" and "kubeContext"`);
             }
             checkCluster(clusters, field.label, field.name, group, kubeContext);
             return { name: field.name, group, kubeContext };
@@ -4574,6 +4713,7 @@ function evaluateBundle(engine, input) {
 
 
 
+
 function matches(wanted, actual) {
     if (wanted === undefined || wanted === '' || wanted === '*')
         return true;
@@ -4582,8 +4722,8 @@ function matches(wanted, actual) {
 class NoClusterMatchesError extends Error {
     constructor(runtime, selector) {
         const asked = [
-            selector.cluster && selector.cluster !== '*' ? `cluster "${selector.cluster}"` : '',
-            selector.group && selector.group !== '*' ? `group "${selector.group}"` : '',
+            selector.cluster && selector.cluster !== '*' ? `cluster ${quote(selector.cluster)}` : '',
+            selector.group && selector.group !== '*' ? `group ${quote(selector.group)}` : '',
         ]
             .filter(Boolean)
             .join(' and ');
@@ -4661,6 +4801,41 @@ async function evaluateForClusters(engine, options) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/duration.ts
+// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
+// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
+// `12.3 s`, `2 min 05 s`).
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+function parseDuration(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return undefined;
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+    let total = 0;
+    let consumed = 0;
+    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+        total += Number(match[1]) * UNITS[match[2]];
+        consumed = part.lastIndex;
+    }
+    return consumed === trimmed.length && consumed > 0 ? total : undefined;
+}
+function formatDuration(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)} ms`;
+    const seconds = milliseconds / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const whole = Math.round(seconds);
+    const minutes = Math.floor(whole / 60);
+    if (minutes < 60)
+        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
 
 ;// CONCATENATED MODULE: ./src/kube/object.ts
 // Kubernetes objects as plain JSON values: the engine never passes them through typed
@@ -7002,7 +7177,10 @@ function hasChanges(changeSet) {
 // Checks that a built object can be applied and tracked: apiVersion, kind and
 // metadata.name present; name, namespace, labels and annotations valid under the
 // kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
-// per violation, so that a module author sees every problem at once.
+// per violation, so that a module author sees every problem at once. Names and keys are
+// quoted with quote(): a name that fails these rules can hold any character, and the
+// message is printed in the log and the pull request comment.
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -7079,19 +7257,19 @@ function objectMetadataProblems(object) {
         return [`missing required field(s) ${missing.join(', ')}`];
     const problems = [];
     const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
-    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
+    problems.push(...nameProblems.map((p) => `metadata.name ${quote(name)} ${p}`));
     if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
+        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace ${quote(metadata.namespace)} ${p}`));
     }
     if (object_metadata_isRecord(metadata.labels)) {
         for (const key of Object.keys(metadata.labels).sort()) {
             const value = metadata.labels[key];
             if (typeof value !== 'string') {
-                problems.push(`metadata.labels["${key}"] must be a string`);
+                problems.push(`metadata.labels[${quote(key)}] must be a string`);
                 continue;
             }
-            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
-            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
+            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels[${quote(key)}] key ${p}`));
+            problems.push(...labelValueProblems(value).map((p) => `metadata.labels[${quote(key)}] value ${p}`));
         }
     }
     if (object_metadata_isRecord(metadata.annotations)) {
@@ -7099,10 +7277,10 @@ function objectMetadataProblems(object) {
         for (const key of Object.keys(metadata.annotations).sort()) {
             const value = metadata.annotations[key];
             if (typeof value !== 'string') {
-                problems.push(`metadata.annotations["${key}"] must be a string`);
+                problems.push(`metadata.annotations[${quote(key)}] must be a string`);
                 continue;
             }
-            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
+            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations[${quote(key)}] key ${p}`));
             total += Buffer.byteLength(key) + Buffer.byteLength(value);
         }
         if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
@@ -8543,7 +8721,13 @@ function loadKubeconfig(sources, secrets) {
         const where = path ?? `kubeconfig #${index + 1}`;
         const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
         const baseDir = fileDir ?? process.cwd();
-        const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
+        // The whole text is a secret too, as one document (its lines, `apiVersion: v1`, are not):
+        // no value that holds it is offered to runtime attributes (SecretRegistry.secretIn).
+        const decoded = decodeKubeconfigText(text);
+        secrets.registerDocument(text);
+        if (decoded !== text)
+            secrets.registerDocument(decoded);
+        const documents = (0,dist/* parseAllDocuments */.hR)(decoded);
         const list = Array.isArray(documents) ? documents : [documents];
         for (const document of list) {
             if (document.errors.length > 0) {
@@ -10821,6 +11005,7 @@ async function rollOutFleet(run) {
 // and `runtime-cluster`, the latter a comma-separated list of cluster names for a numbered
 // shard (selectShardRuntime reads that list).
 
+
 class ShardByError extends Error {
     name = 'ShardByError';
 }
@@ -10838,7 +11023,7 @@ function parseShardBy(text) {
         if (count >= 1 && count <= MAX_SHARDS)
             return { kind: 'count', count };
     }
-    throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not "${text}"`);
+    throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not ${quote(text)}`);
 }
 function byGroup(clusters) {
     const groups = new Map();
@@ -11510,6 +11695,7 @@ async function withRetry(operation, policy, giveUp) {
 
 
 
+
 const TOKEN_LIMIT = 1024 * 1024;
 class RegistryAuth {
     #registry;
@@ -11577,7 +11763,7 @@ class RegistryAuth {
             throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}: it asks for Basic auth, which ${describeCredential(credential)} cannot answer`, 401);
         }
         if (challenge.scheme !== 'bearer') {
-            throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme "${challenge.scheme}"`, 401);
+            throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme ${quote(challenge.scheme)}`, 401);
         }
         if (credential.kind === 'bearer')
             return `Bearer ${credential.token}`;
@@ -12905,11 +13091,12 @@ class ModuleResolver {
 // rules. Written here rather than taken from @actions/core (see README.md).
 
 
+
 // Inputs.
 class InputError extends Error {
     input;
     constructor(input, message) {
-        super(`input "${input}": ${message}`);
+        super(`input ${quote(input)}: ${message}`);
         this.input = input;
         this.name = 'InputError';
     }
@@ -12933,7 +13120,7 @@ function getBooleanInput(env, name, fallback) {
         return true;
     if (['false', 'False', 'FALSE'].includes(value))
         return false;
-    throw new InputError(name, `must be true or false, not "${value}"`);
+    throw new InputError(name, `must be true or false, not ${quote(value)}`);
 }
 /** A list given one item per line or separated by commas; empty items dropped. */
 function getListInput(env, name) {
@@ -12947,7 +13134,7 @@ function getChoiceInput(env, name, choices, fallback) {
     if (value === '')
         return fallback;
     if (!choices.includes(value))
-        throw new InputError(name, `must be one of ${choices.join(', ')}, not "${value}"`);
+        throw new InputError(name, `must be one of ${choices.join(', ')}, not ${quote(value)}`);
     return value;
 }
 // File commands. Outputs use the heredoc form with a random delimiter, so any value,
@@ -12976,32 +13163,74 @@ function escapeData(text) {
 function escapeProperty(text) {
     return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
+/**
+ * An annotation command. The message is shown in the log line by line (`##[error]...`), so
+ * its lines are escaped as log text; title and file have their control characters escaped.
+ */
 function formatAnnotation(annotation) {
     const properties = [];
     if (annotation.file)
-        properties.push(`file=${escapeProperty(annotation.file)}`);
+        properties.push(`file=${escapeProperty(escapeControls(annotation.file))}`);
     if (annotation.line !== undefined)
         properties.push(`line=${annotation.line}`);
     if (annotation.column !== undefined)
         properties.push(`col=${annotation.column}`);
     if (annotation.title)
-        properties.push(`title=${escapeProperty(annotation.title)}`);
+        properties.push(`title=${escapeProperty(escapeControls(annotation.title))}`);
     const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
-    return `::${head}::${escapeData(annotation.message)}\n`;
+    return `::${head}::${escapeData(escapeLogText(annotation.message))}\n`;
 }
+/** A group's opening line; the title has its control characters escaped. */
+function formatGroupStart(title) {
+    return `::group::${escapeData(escapeControls(title))}\n`;
+}
+// How the runner finds workflow commands in what an action prints (actions/runner, read at
+// commit 258d6c857, net8.0):
+//   - Lines: src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with .NET's
+//     StreamReader.ReadLine, which ends a line at LF, CRLF or a lone CR, and at nothing else
+//     (U+0085, U+2028 and U+2029 do not end a line; String.ReplaceLineEndings would, but the
+//     runner does not use it).
+//   - src/Runner.Worker/Handlers/OutputManager.cs OnDataReceived hands a line that contains
+//     `##[` or `::` to ActionCommandManager.TryProcessCommand
+//     (src/Runner.Worker/ActionCommandManager.cs), which tries ActionCommand.TryParseV2 and
+//     then ActionCommand.TryParse (src/Runner.Common/ActionCommand.cs):
+//   - TryParseV2 (`::name props::data`): `message.TrimStart()`, then the line must start
+//     with `::`, a second `::` must follow, and the text from index 2 up to the first space
+//     must be a registered command name (compared OrdinalIgnoreCase). TrimStart removes
+//     what Char.IsWhiteSpace calls whitespace (dotnet/runtime, System.Private.CoreLib
+//     src/System/Char.cs: IsWhiteSpaceLatin1, then the Unicode White_Space property):
+//     U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
+//     and the Unicode categories Zs, Zl (U+2028), Zp (U+2029); not U+001C-U+001F (JavaScript's
+//     `\s` does not have them either) and not U+FEFF (which `\s` has). JavaScript's `\s`
+//     lacks U+0085: a line "\u0085::stop-commands::x" is a command for the runner.
+//   - TryParse (the older `##[name props]data`): `message.IndexOf("##[")` anywhere in the
+//     line, then `]`, the name read from just after `##[`.
+//   StartsWith and IndexOf are culture-sensitive there (ICU), so characters that collation
+//   ignores (U+200B, U+00AD...) are skipped when the runner matches `::` and `##[`; but the
+//   name is then read at a fixed offset (2 after the trimmed start, 3 after the `##[`
+//   found), so a match that spans an ignorable character reads a name that starts with `:`,
+//   `#`, `[` or that character, which no command has. What starts a command is therefore an
+//   exact `::` at the start of the trimmed line, or an exact `##[` anywhere.
+//
+// escapeLogText breaks both with a zero-width space (readable, and plain text for the
+// runner): after the first `:` of a line whose first character that is not whitespace (by
+// the runner's rule or JavaScript's), a control or a format character is `:`, and between
+// the `#`s of every `##[`. Control characters and separators are shown escaped first
+// (../display-text.ts), so no lone CR can start a line the runner splits off and no NEL
+// can precede a command.
+const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
 /**
- * Plain text made safe to print as log lines: the runner reads every line that starts with
- * `::` (after leading whitespace) as a workflow command, and `##[` anywhere as a command of
- * the older form. A cluster or object name that the pull request's author chose could
- * otherwise print `::stop-commands::`, after which every later `::add-mask::` is shown
- * verbatim, or forge `::error` annotations. A zero-width space between the two characters
- * keeps the text readable and makes it plain text for the runner. Every line break the
- * runner splits on (\r\n, \n, \r) starts a new line that is checked the same way.
+ * Plain text made safe to print as log lines: a cluster or object name that the pull
+ * request's author chose could otherwise print `::stop-commands::`, after which every
+ * later `::add-mask::` is shown verbatim, forge `::error` annotations, or colour and
+ * overwrite the log with ANSI sequences. Control characters are shown escaped (a lone CR,
+ * where the runner would split, among them), and each line is checked by the runner's own
+ * rule above.
  */
 function escapeLogText(text) {
-    return text
-        .split(/\r\n|\n|\r/)
-        .map((line) => line.replace(/^(\s*):/, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+    return escapeControls(text)
+        .split('\n')
+        .map((line) => line.replace(COMMAND_START, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
         .join('\n');
 }
 function formatMask(secret) {
@@ -13044,41 +13273,6 @@ function errorAnnotations(error, title) {
         });
     })
         .join('');
-}
-
-;// CONCATENATED MODULE: ./src/duration.ts
-// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
-// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
-// `12.3 s`, `2 min 05 s`).
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-function parseDuration(text) {
-    const trimmed = text.trim();
-    if (trimmed === '')
-        return undefined;
-    if (/^\d+$/.test(trimmed))
-        return Number(trimmed) * 1000;
-    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-    let total = 0;
-    let consumed = 0;
-    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
-        total += Number(match[1]) * UNITS[match[2]];
-        consumed = part.lastIndex;
-    }
-    return consumed === trimmed.length && consumed > 0 ? total : undefined;
-}
-function formatDuration(milliseconds) {
-    if (!Number.isFinite(milliseconds) || milliseconds < 0)
-        return '–';
-    if (milliseconds < 1000)
-        return `${Math.round(milliseconds)} ms`;
-    const seconds = milliseconds / 1000;
-    if (seconds < 60)
-        return `${seconds.toFixed(1)} s`;
-    const whole = Math.round(seconds);
-    const minutes = Math.floor(whole / 60);
-    if (minutes < 60)
-        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
 ;// CONCATENATED MODULE: ./src/github/limits.ts
@@ -16592,19 +16786,23 @@ function decodeCluster(name, value, modules, keys) {
     return { digest: value.d, modules: clusterModules, objects, objectCount: value.n };
 }
 /**
- * The review record of a comment body, or null when the body has none. Throws
- * ReviewedRecordError when the block is there but cannot be read.
+ * The review record of a comment body, read from its one place: the body's last line,
+ * where the renderer writes it (comment.ts), after everything that came from the user's
+ * files (which can never hold the block's opening: redaction.ts shows it escaped). Null
+ * when the last line is not a review record; throws ReviewedRecordError when it is one that
+ * cannot be read. A record anywhere else in the body (quoted in a diff, an error message,
+ * another comment) is never read.
  */
 function parseReviewedRecord(body) {
-    const start = body.lastIndexOf(PREFIX);
-    if (start < 0)
+    const trimmed = body.replace(/\s+$/, '');
+    const line = trimmed.slice(trimmed.lastIndexOf('\n') + 1);
+    if (!line.startsWith(PREFIX))
         return null;
-    const end = body.indexOf(SUFFIX, start + PREFIX.length);
-    if (end < 0)
+    if (!line.endsWith(SUFFIX))
         throw new ReviewedRecordError('the block is not closed');
     let value;
     try {
-        value = JSON.parse(body.slice(start + PREFIX.length, end));
+        value = JSON.parse(line.slice(PREFIX.length, line.length - SUFFIX.length));
     }
     catch (error) {
         throw new ReviewedRecordError(`not JSON (${error instanceof Error ? error.message : String(error)})`);
@@ -16636,16 +16834,29 @@ function parseReviewedRecord(body) {
 }
 
 ;// CONCATENATED MODULE: ./src/report/redaction.ts
-// What a report may show of secrets. The masking rule itself (which values are secret, how
-// they are masked) is src/secrets.ts, the one rule of the project; this file applies it to
-// a ChangeSet, and finds the changes that touch secret data so that a report can say
-// "a secret value changed (hidden)" where it cannot show the value.
+// What a report may show. Two rules, applied to every string of a ChangeSet before it is
+// rendered (names, diffs, error messages):
 //
-// A change touches secret data when a changed line of its unified diff (`+`/`-`, not the
-// `+++`/`---` header) holds either sign:
+// Secrets. The masking rule itself (which values are secret, how they are masked) is
+// src/secrets.ts, the one rule of the project; this file applies it to a ChangeSet, and
+// finds the changes that touch secret data so that a report can say "a secret value
+// changed (hidden)" where it cannot show the value. A change touches secret data when a
+// changed line of its unified diff (`+`/`-`, not the `+++`/`---` header) holds either sign:
 //   - the engine's masks for Secret data: `*** (before)` and `*** (after)`, or `***` alone;
 //   - a value from the secrets list (kubeconfig credentials, values from cluster Secrets or
 //     from the environment), before the report masks it.
+//
+// Text that reads otherwise than it is. Reviewers approve what they read, so nothing from
+// the user's files may read otherwise than what is applied, nor pass for a part of the
+// report that the action reads back:
+//   - bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069
+//     isolates, U+200E/U+200F/U+061C marks) and characters that do not show (U+200B-U+200D
+//     zero-width, U+2060-U+2064, U+FEFF) are shown escaped, `\u202E`;
+//   - the opening of our hidden blocks, `<!-- timoni-fleet` (the comment's marker and its
+//     review record, reviewed-block.ts), is shown as `\u003C!-- timoni-fleet`, so that a
+//     diff or an error message can never hold a block the action would read back (in
+//     Markdown and HTML contexts `<` is an entity anyway; code blocks show text verbatim).
+// Each object whose diff holds either is named under its diff (`hiddenTextNote`).
 
 
 /**
@@ -16705,6 +16916,49 @@ function redaction_secretChangeIds(changeSet, secrets) {
             ids.add(changeId(clusterIndex, instanceIndex, objectIndex));
     })));
     return ids;
+}
+// ---------------------------------------------------------------------------------------
+// Text that reads otherwise than it is (see the header).
+const HIDDEN_CHARACTERS = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const HIDDEN_BLOCK_OPENING = /<(!--\s*timoni-fleet)/gi;
+/** `\u202E` for U+202E: how an escaped character is shown. */
+function escapedForm(character) {
+    return `\\u${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+/** The text with hidden characters and the opening of our hidden blocks shown escaped. */
+function showHiddenText(text) {
+    return text.replace(HIDDEN_CHARACTERS, escapedForm).replace(HIDDEN_BLOCK_OPENING, '\\u003C$1');
+}
+/** A copy of the ChangeSet with every string shown as showHiddenText shows it (enumerations aside, as when masking). */
+function redaction_showHiddenTextIn(changeSet) {
+    return maskDeep(changeSet, showHiddenText);
+}
+/** What a diff holds that showHiddenText escapes, in words for a reader; undefined when nothing. */
+function describeHiddenText(text) {
+    const characters = [...new Set(text.match(HIDDEN_CHARACTERS) ?? [])].sort();
+    const parts = [];
+    if (characters.length > 0) {
+        const forms = characters.map((character) => `U+${escapedForm(character).slice(2)}`).join(', ');
+        parts.push(`characters that are invisible or reorder the text around them (${forms})`);
+    }
+    HIDDEN_BLOCK_OPENING.lastIndex = 0;
+    if (HIDDEN_BLOCK_OPENING.test(text))
+        parts.push('text that opens a hidden timoni-fleet block (`\\u003C!-- timoni-fleet`)');
+    HIDDEN_BLOCK_OPENING.lastIndex = 0;
+    return parts.length > 0 ? parts.join(' and ') : undefined;
+}
+/**
+ * Per change id (changeId), the note to show under the diff of an object whose diff holds
+ * text that showHiddenText escapes; read from the ChangeSet before it is escaped.
+ */
+function hiddenTextChangeNotes(changeSet) {
+    const notes = new Map();
+    changeSet.clusters.forEach((cluster, clusterIndex) => cluster.instances.forEach((instance, instanceIndex) => instance.changes.forEach((change, objectIndex) => {
+        const what = describeHiddenText(change.diff);
+        if (what)
+            notes.set(changeId(clusterIndex, instanceIndex, objectIndex), `⚠️ _This object holds ${what}, shown escaped above (\`\\uXXXX\`); what is applied holds the characters themselves._\n\n`);
+    })));
+    return notes;
 }
 
 ;// CONCATENATED MODULE: ./src/report/sections.ts
@@ -17036,7 +17290,8 @@ function renderRolloutComment(changeSet, context, extra = {}) {
     return renderComment(changeSet, context, 'rollout', undefined, extra);
 }
 function renderComment(original, context, variant, frame, extra = {}) {
-    const masked = redaction_maskChangeSet(original, context.secrets);
+    // Secrets masked, and text that reads otherwise than it is shown escaped (redaction.ts).
+    const masked = redaction_showHiddenTextIn(redaction_maskChangeSet(original, context.secrets));
     // A large fleet shows one row and one section per group of clusters with the same change
     // (cluster-groups.ts): the ChangeSet rendered holds the first cluster of each group.
     const groups = groupClusters(masked, redaction_secretChangeIds(original, context.secrets));
@@ -17044,6 +17299,7 @@ function renderComment(original, context, variant, frame, extra = {}) {
     const members = groups ? groupMembers(masked, groups) : undefined;
     const sharing = indexSharedChanges(changeSet);
     const secretChanges = redaction_secretChangeIds(groups ? groupRepresentatives(original, groups) : original, context.secrets);
+    const hiddenText = hiddenTextChangeNotes(groups ? groupRepresentatives(original, groups) : original);
     // The review record (reviewed-block.ts) goes last, hidden; the visible part fits in the rest.
     const record = frame ? '' : variant === 'plan' ? reviewedBlock(original) : extra.reviewed ? renderRecord(extra.reviewed) : '';
     const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT) - (record ? commentLength(record) + 1 : 0);
@@ -17057,7 +17313,7 @@ function renderComment(original, context, variant, frame, extra = {}) {
     });
     const render = (plan) => {
         const renderSection = (input) => renderClusterSection(input, groups?.[input.clusterIndex], members?.[input.clusterIndex]);
-        const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, measure: commentLength, moreHint });
+        const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, hiddenText, measure: commentLength, moreHint });
         const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
         return (`${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
             (frame?.headline ?? renderHeadline(masked, context, variant)) +
@@ -17192,9 +17448,10 @@ function renderObject(input, change, id) {
     input.onDiff(block.outcome);
     if (block.outcome === 'hidden')
         return `- ${title}${also}${secret} · ${block.markdown}\n\n${failure}`;
+    const hidden = input.hiddenText.get(id) ?? '';
     if (failure)
-        return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n</details>\n\n`;
-    return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n</details>\n\n`;
+        return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n${hidden}</details>\n\n`;
+    return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n${hidden}</details>\n\n`;
 }
 // ---------------------------------------------------------------------------------------
 // The hidden marker that identifies the comment of one bundle, so that the action finds
@@ -17351,9 +17608,10 @@ function moreHintFor(changeSet) {
  * `context.maxSize` UTF-8 bytes (default STEP_SUMMARY_BUDGET), diffs cut fairly when needed.
  */
 function renderJobSummary(original, context) {
-    const changeSet = redaction_maskChangeSet(original, context.secrets);
+    const changeSet = redaction_showHiddenTextIn(redaction_maskChangeSet(original, context.secrets));
     const sharing = indexSharedChanges(changeSet);
     const secretChanges = redaction_secretChangeIds(original, context.secrets);
+    const hiddenText = hiddenTextChangeNotes(original);
     const limit = Math.min(context.maxSize ?? STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT);
     const moreHint = moreHintFor(changeSet);
     const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
@@ -17365,7 +17623,7 @@ function renderJobSummary(original, context) {
         return utf8Length(objectRow(instance, change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), hasReadiness(cluster)));
     });
     const render = (plan) => {
-        const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, measure: utf8Length, moreHint });
+        const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, hiddenText, measure: utf8Length, moreHint });
         const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${capitalise(moreHint)}.`);
         return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
     };
@@ -17384,7 +17642,7 @@ function renderJobSummary(original, context) {
  * comment; no sections. For `diff` runs whose PR comment was posted whole.
  */
 function renderShortJobSummary(original, context) {
-    const changeSet = maskChangeSet(original, context.secrets);
+    const changeSet = showHiddenTextIn(maskChangeSet(original, context.secrets));
     const secret = secretChangeIds(original, context.secrets).size > 0;
     const comment = context.commentUrl ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n` : '';
     return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
@@ -17546,7 +17804,7 @@ function renderDiffs(input) {
                 text += `- ${title}${also} · ${block.markdown}\n\n`;
                 return;
             }
-            text += `<details>\n<summary>${title}${also}</summary>\n\n${block.markdown}\n</details>\n\n`;
+            text += `<details>\n<summary>${title}${also}</summary>\n\n${block.markdown}\n${input.hiddenText.get(id) ?? ''}</details>\n\n`;
         });
     });
     return text ? `**Diffs**\n\n${text}` : '';
@@ -17571,6 +17829,274 @@ function renderDiffs(input) {
 
 
 
+;// CONCATENATED MODULE: ./src/action/git-index.ts
+// Whether git tracks a file in the checkout, read from the git index itself: the action may
+// run no binary, and a git library (isomorphic-git) would be far too large for one question.
+// Report mode uses it to refuse a ChangeSet file that the repository holds (changes-file.ts):
+// the matrix jobs' files are downloaded artifacts, never committed.
+//
+// The repositories of a file are found from its folder up to the workspace: a `.git` folder,
+// or a `.git` file (`gitdir: <path>`, as worktrees and submodules have), whose work tree is
+// the folder holding it. Every repository on the way is asked, the nearest first. The index
+// (https://git-scm.com/docs/index-format) is read in versions 2, 3 and 4 (v4's paths are
+// prefix-compressed), with SHA-1 or SHA-256 object names (the repository's
+// `extensions.objectFormat`); paths compare ignoring case where `core.ignoreCase` says so. A split index (`link` extension) is read with its shared index,
+// and the union of both is taken as tracked: a superset, never less. A sparse index's
+// directory entries (`sdir`) track every path below them. What cannot be read (an unknown
+// required extension, an index version or layout this reader does not know, a wrong
+// checksum) throws GitIndexError: the caller cannot tell, and refuses (fails closed).
+// No repository at all means nothing is tracked.
+
+
+
+class GitIndexError extends Error {
+    name = 'GitIndexError';
+}
+const SIGNATURE = 'DIRC';
+/** ctime, mtime (seconds and nanoseconds), dev, ino, mode, uid, gid, size: ten 32-bit fields. */
+const STAT_BYTES = 40;
+const EXTENDED_FLAG = 0x4000;
+const NAME_MASK = 0x0fff;
+const SPARSE_DIRECTORY_MODE = 0o040000;
+/** A file of a git directory, read; a failure to read it is a GitIndexError (cannot tell). */
+function readGitFile(path) {
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)(path);
+    }
+    catch (error) {
+        throw new GitIndexError(`${path} cannot be read: ${error.message}`);
+    }
+}
+/** The folder a `.git` entry names as the repository's git directory, or undefined when `folder` has no `.git`. */
+function gitDirectoryOf(folder) {
+    const dotGit = (0,external_node_path_namespaceObject.join)(folder, '.git');
+    let stat;
+    try {
+        stat = (0,external_node_fs_namespaceObject.statSync)(dotGit);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
+            return undefined;
+        throw new GitIndexError(`${dotGit} cannot be read: ${error.message}`);
+    }
+    if (stat.isDirectory())
+        return dotGit;
+    if (!stat.isFile())
+        throw new GitIndexError(`${dotGit} is neither a folder nor a "gitdir:" file`);
+    const text = readGitFile(dotGit).toString('utf8');
+    const match = /^gitdir: *(.+?)\s*$/m.exec(text);
+    if (!match?.[1])
+        throw new GitIndexError(`${dotGit} is a file without a "gitdir:" line`);
+    const gitDir = (0,external_node_path_namespaceObject.isAbsolute)(match[1]) ? match[1] : (0,external_node_path_namespaceObject.resolve)(folder, match[1]);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(gitDir))
+        throw new GitIndexError(`${dotGit} names the git directory ${gitDir}, which does not exist`);
+    return gitDir;
+}
+/** What of the repository's config the index's reading needs. */
+function repositoryConfig(gitDir) {
+    // A worktree's git directory names the shared one in `commondir`; the config is there.
+    const commonDirFile = (0,external_node_path_namespaceObject.join)(gitDir, 'commondir');
+    const commonDir = (0,external_node_fs_namespaceObject.existsSync)(commonDirFile) ? (0,external_node_path_namespaceObject.resolve)(gitDir, readGitFile(commonDirFile).toString('utf8').trim()) : gitDir;
+    const configPath = (0,external_node_path_namespaceObject.join)(commonDir, 'config');
+    const config = (0,external_node_fs_namespaceObject.existsSync)(configPath) ? readGitFile(configPath).toString('utf8') : '';
+    return {
+        hash: /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? { algorithm: 'sha256', bytes: 32 } : { algorithm: 'sha1', bytes: 20 },
+        ignoreCase: /^\s*ignorecase\s*=\s*true\s*$/im.test(config),
+    };
+}
+/** git's varint of index v4 (and of the offset encoding): 7 bits a byte, each continuation adds one. */
+function readVarint(data, start, where) {
+    let offset = start;
+    const byteAt = (at) => {
+        const byte = data[at];
+        if (byte === undefined)
+            throw new GitIndexError(`${where}: truncated`);
+        return byte;
+    };
+    let byte = byteAt(offset++);
+    let value = byte & 0x7f;
+    while (byte & 0x80) {
+        byte = byteAt(offset++);
+        value = (value + 1) * 128 + (byte & 0x7f);
+        if (value > Number.MAX_SAFE_INTEGER / 256)
+            throw new GitIndexError(`${where}: a path prefix length out of range`);
+    }
+    return { value, next: offset };
+}
+/** Reads one index file: its paths, and the shared index it refers to (split index) if any. */
+function parseIndex(path, hash) {
+    const data = readGitFile(path);
+    const fail = (why) => {
+        throw new GitIndexError(`${path}: ${why}`);
+    };
+    if (data.length < 12 + hash.bytes || data.toString('latin1', 0, 4) !== SIGNATURE)
+        fail('not a git index (no "DIRC" signature)');
+    const version = data.readUInt32BE(4);
+    if (version < 2 || version > 4)
+        fail(`index version ${version}, this reader knows versions 2, 3 and 4`);
+    const end = data.length - hash.bytes;
+    const checksum = data.subarray(end);
+    // index.skipHash writes zeros instead of the checksum.
+    if (!checksum.every((byte) => byte === 0) && !(0,external_node_crypto_namespaceObject.createHash)(hash.algorithm).update(data.subarray(0, end)).digest().equals(checksum)) {
+        fail(`its ${hash.algorithm} checksum does not match (a corrupt or partly written index)`);
+    }
+    const count = data.readUInt32BE(8);
+    const paths = { files: new Set(), directories: [] };
+    let offset = 12;
+    let previous = Buffer.alloc(0);
+    for (let entry = 0; entry < count; entry++) {
+        const start = offset;
+        const fixed = STAT_BYTES + hash.bytes + 2;
+        if (start + fixed > end)
+            fail(`truncated at entry ${entry} of ${count}`);
+        const mode = data.readUInt32BE(start + 24);
+        const flags = data.readUInt16BE(start + STAT_BYTES + hash.bytes);
+        let nameStart = start + fixed;
+        if (flags & EXTENDED_FLAG) {
+            if (version < 3)
+                fail(`entry ${entry} has extended flags in a version ${version} index`);
+            nameStart += 2;
+        }
+        let name;
+        if (version === 4) {
+            const strip = readVarint(data, nameStart, `${path}: entry ${entry}`);
+            if (strip.value > previous.length)
+                fail(`entry ${entry} strips ${strip.value} bytes from a path of ${previous.length}`);
+            const nul = data.indexOf(0, strip.next);
+            if (nul < 0 || nul >= end)
+                fail(`entry ${entry}'s path is not terminated`);
+            name = Buffer.concat([previous.subarray(0, previous.length - strip.value), data.subarray(strip.next, nul)]);
+            offset = nul + 1;
+        }
+        else {
+            const length = flags & NAME_MASK;
+            // A name of 0xFFF bytes or more is stored with length 0xFFF: its end is the NUL.
+            const nul = length < NAME_MASK ? nameStart + length : data.indexOf(0, nameStart + NAME_MASK);
+            if (nul < 0 || nul >= end || data[nul] !== 0)
+                fail(`entry ${entry}'s path is not terminated`);
+            name = data.subarray(nameStart, nul);
+            // Entries are padded with 1 to 8 NUL bytes to a multiple of 8 bytes.
+            offset = start + ((nameStart - start + name.length + 8) & ~7);
+        }
+        if (offset > end)
+            fail(`truncated at entry ${entry} of ${count}`);
+        previous = name;
+        const text = name.toString('latin1');
+        if ((mode & 0o170000) === SPARSE_DIRECTORY_MODE && text.endsWith('/'))
+            paths.directories.push(text);
+        else
+            paths.files.add(text);
+    }
+    let sharedIndex;
+    while (offset + 8 <= end) {
+        const signature = data.toString('latin1', offset, offset + 4);
+        const size = data.readUInt32BE(offset + 4);
+        const body = offset + 8;
+        if (body + size > end)
+            fail(`extension ${JSON.stringify(signature)} runs past the end of the index`);
+        if (signature === 'link') {
+            // Split index: the shared index's object name, then bitmaps of the entries this index
+            // replaces or deletes (not needed for a superset of the tracked paths).
+            if (size < hash.bytes)
+                fail('the split index extension ("link") is too short');
+            const name = data.subarray(body, body + hash.bytes);
+            if (!name.every((byte) => byte === 0))
+                sharedIndex = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)(path), `sharedindex.${name.toString('hex')}`);
+        }
+        else if (signature === 'sdir') {
+            // The index holds sparse directory entries: already taken as directories above.
+        }
+        else if (!/^[A-Z]/.test(signature)) {
+            // git's rule: an extension whose signature begins with A-Z is optional, others are required.
+            fail(`it has the extension ${JSON.stringify(signature)}, which git requires to be understood and this reader does not know`);
+        }
+        offset = body + size;
+    }
+    if (offset !== end)
+        fail('trailing bytes after the extensions');
+    return { paths, ...(sharedIndex ? { sharedIndex } : {}) };
+}
+/** Every path the index of a git directory tracks (with its shared index); empty when it has no index. */
+function readIndexPaths(gitDir) {
+    const indexPath = (0,external_node_path_namespaceObject.join)(gitDir, 'index');
+    const config = repositoryConfig(gitDir);
+    if (!(0,external_node_fs_namespaceObject.existsSync)(indexPath))
+        return { files: new Set(), directories: [], ignoreCase: config.ignoreCase };
+    const own = parseIndex(indexPath, config.hash);
+    const paths = [own.paths];
+    if (own.sharedIndex) {
+        if (!(0,external_node_fs_namespaceObject.existsSync)(own.sharedIndex))
+            throw new GitIndexError(`${indexPath} is a split index whose shared index ${own.sharedIndex} does not exist`);
+        const shared = parseIndex(own.sharedIndex, config.hash);
+        if (shared.sharedIndex)
+            throw new GitIndexError(`${own.sharedIndex}: a shared index that is itself split`);
+        paths.push(shared.paths);
+    }
+    // Compared ignoring case where git does: a superset again (other bytes may fold too).
+    const fold = (path) => (config.ignoreCase ? path.toLowerCase() : path);
+    return {
+        files: new Set(paths.flatMap((each) => [...each.files].map(fold))),
+        directories: paths.flatMap((each) => each.directories.map(fold)),
+        ignoreCase: config.ignoreCase,
+    };
+}
+function isInside(folder, path) {
+    const rel = (0,external_node_path_namespaceObject.relative)(folder, path);
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${external_node_path_namespaceObject.sep}`) && !(0,external_node_path_namespaceObject.isAbsolute)(rel));
+}
+/**
+ * The git repositories of a checkout, their indexes read once each. `top` is the highest
+ * folder searched for a repository (the workspace), as given and after symlinks.
+ */
+class GitCheckout {
+    tops;
+    indexes = new Map();
+    constructor(top) {
+        const given = (0,external_node_path_namespaceObject.resolve)(top);
+        let real = given;
+        try {
+            real = (0,external_node_fs_namespaceObject.realpathSync)(given);
+        }
+        catch {
+            // A workspace that does not exist holds no repository; the path as given is searched.
+        }
+        this.tops = real === given ? [given] : [given, real];
+    }
+    /**
+     * The repository that tracks `file` (an absolute path inside the top folder, as spelled
+     * or after symlinks: a path through a symlink is asked as such), or null when none does.
+     * Throws GitIndexError when an index on the way cannot be read: whether git tracks the
+     * file cannot be told.
+     */
+    tracked(file) {
+        const absolute = (0,external_node_path_namespaceObject.resolve)(file);
+        const top = this.tops.find((folder) => isInside(folder, absolute));
+        if (top === undefined)
+            throw new GitIndexError(`${absolute} is outside ${this.tops[0] ?? ''}, where its repository is looked for`);
+        for (let folder = (0,external_node_path_namespaceObject.dirname)(absolute);; folder = (0,external_node_path_namespaceObject.dirname)(folder)) {
+            const gitDir = gitDirectoryOf(folder);
+            if (gitDir) {
+                const rel = (0,external_node_path_namespaceObject.relative)(folder, absolute).split(external_node_path_namespaceObject.sep).join('/');
+                const paths = this.indexPaths(gitDir);
+                const bytes = Buffer.from(rel, 'utf8').toString('latin1');
+                const key = paths.ignoreCase ? bytes.toLowerCase() : bytes;
+                if (paths.files.has(key) || paths.directories.some((directory) => key.startsWith(directory)))
+                    return { workTree: folder, path: rel };
+            }
+            if (folder === top || (0,external_node_path_namespaceObject.dirname)(folder) === folder)
+                return null;
+        }
+    }
+    indexPaths(gitDir) {
+        let paths = this.indexes.get(gitDir);
+        if (!paths) {
+            paths = readIndexPaths(gitDir);
+            this.indexes.set(gitDir, paths);
+        }
+        return paths;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/action/changes-file.ts
 // ChangeSet files: every mode writes its whole (masked) ChangeSet to a file, the
 // `changes-file` output; the `changes-file` input puts it at a path in the workspace (for
@@ -17581,6 +18107,12 @@ function renderDiffs(input) {
 // Both stay inside the workspace: the folders a pull request's author committed may hold
 // symlinks, so the folder written to is checked after symlinks and the file itself is
 // opened without following one; files read are checked the same way (FileBoundary).
+//
+// A file read is never one the repository holds: the matrix jobs' ChangeSets are downloaded
+// artifacts, so a file that git tracks in the checkout (git-index.ts), by its path or by where
+// a symlink leads, was committed by someone, maybe the pull request's author, and is refused.
+// When an index cannot be read, whether git tracks the file cannot be told: refused too.
+
 
 
 
@@ -17690,10 +18222,30 @@ function findChangesFiles(patterns, workspace) {
     }
     return [...found].filter((path) => !(0,external_node_fs_namespaceObject.lstatSync)(path).isDirectory()).sort();
 }
-/** Reads one ChangeSet file, inside the workspace; errors name the file. */
-function readChangesFile(path, workspace, boundary) {
+const FROM_ARTIFACT = "a ChangeSet must come from a matrix job's artifact, not from the repository";
+/** Refuses a file that git tracks in the checkout, by its path or by where symlinks lead, or when that cannot be told. */
+function refuseTracked(path, real, workspace, checkout, shownAs) {
+    try {
+        if (checkout.tracked(path))
+            throw new ChangesFileError(`${shownAs}: tracked by git in the checkout; ${FROM_ARTIFACT}`);
+        const target = real !== (0,external_node_path_namespaceObject.resolve)(path) ? checkout.tracked(real) : null;
+        if (target)
+            throw new ChangesFileError(`${shownAs}: leads to ${(0,external_node_path_namespaceObject.relative)((0,external_node_fs_namespaceObject.realpathSync)(workspace), real) || real}, which git tracks in the checkout; ${FROM_ARTIFACT}`);
+    }
+    catch (error) {
+        if (!(error instanceof GitIndexError))
+            throw error;
+        throw new ChangesFileError(`${shownAs}: cannot tell whether git tracks it in the checkout (${error.message}); a ChangeSet is read only from a file that git does not track, as a downloaded artifact`);
+    }
+}
+/**
+ * Reads one ChangeSet file, inside the workspace and not tracked by git in the checkout;
+ * errors name the file.
+ */
+function readChangesFile(path, workspace, boundary, checkout) {
     const shownAs = (0,external_node_path_namespaceObject.relative)(workspace, path) || path;
     const real = boundary.check(path, shownAs);
+    refuseTracked(path, real, workspace, checkout, shownAs);
     let parsed;
     try {
         parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8'));
@@ -17749,6 +18301,20 @@ function changesOutput(changeSet, changesFile) {
 function runGitHubClient(input) {
     return new GitHubApi({ apiUrl: input.context.apiUrl, token: input.githubToken, log: (line) => input.log.line(line), ...(input.signal ? { signal: input.signal } : {}), ...input.api });
 }
+/**
+ * The pull request a rollout belongs to: the merged pull request of the event, or for a
+ * push the one GitHub links to the pushed commit (`commits/{sha}/pulls`). Any other event
+ * (a workflow_dispatch, a schedule) has none, even when its commit came from a pull request:
+ * such a run neither rewrites that pull request's comment (its result goes to the job
+ * summary) nor counts as reviewed by it.
+ */
+async function pullRequestOfRollout(client, context, plan) {
+    if (plan.pullRequest !== undefined)
+        return plan.pullRequest;
+    if (plan.mode !== 'apply' || context.eventName !== 'push')
+        return undefined;
+    return pullRequestForCommit(client, context.owner, context.repo, plan.sha);
+}
 /** An error's message with every secret masked (GitHub may echo what it was sent). */
 const errorMessage = (error, secrets) => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
 async function postComment(input, reportContext) {
@@ -17759,17 +18325,18 @@ async function postComment(input, reportContext) {
         return { kind: 'none' };
     }
     const client = runGitHubClient(input);
-    let pullRequest = input.plan.pullRequest;
-    if (pullRequest === undefined && input.plan.mode === 'apply') {
-        try {
-            pullRequest = await pullRequestForCommit(client, input.context.owner, input.context.repo, input.plan.sha);
-        }
-        catch (error) {
-            return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
-        }
+    let pullRequest;
+    try {
+        pullRequest = await pullRequestOfRollout(client, input.context, input.plan);
     }
-    if (pullRequest === undefined)
+    catch (error) {
+        return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
+    }
+    if (pullRequest === undefined) {
+        if (input.plan.mode === 'apply' && input.context.eventName !== 'push')
+            input.log.line(`a ${input.context.eventName || 'manual'} rollout updates no pull request comment: its result is in the job summary`);
         return { kind: 'none' };
+    }
     try {
         const context = { ...reportContext, pullRequest };
         const extra = input.review ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) } : {};
@@ -17841,8 +18408,6 @@ async function publishResults(input) {
 
 
 const REVIEWED_POLICIES = ['require', 'warn', 'off'];
-/** Every comment of ours that opens with a timoni-fleet marker (the bundle's comment). */
-const reviewed_MARKER_PREFIX = '<!-- timoni-fleet:';
 /** The review check of one rollout: the hook the fleet calls per cluster, and what it found. */
 class ReviewCheck {
     policy;
@@ -17850,6 +18415,7 @@ class ReviewCheck {
     pullRequest;
     records;
     unavailable;
+    unreadable;
     /** Plain-text notes for the job summary. */
     notes = [];
     /** Plain-text warnings for the rollout comment: clusters applied although they differ. */
@@ -17857,16 +18423,19 @@ class ReviewCheck {
     matched = [];
     constructor(policy, log, 
     /** The pull request whose comment holds the record; absent: none, and `unavailable` says why. */
-    pullRequest, records = new Map(), unavailable) {
+    pullRequest, records = new Map(), unavailable, 
+    /** Per bundle, why its comment holds no record that can be read. */
+    unreadable = new Map()) {
         this.policy = policy;
         this.log = log;
         this.pullRequest = pullRequest;
         this.records = records;
         this.unavailable = unavailable;
+        this.unreadable = unreadable;
         if (unavailable) {
             const text = `What is applied was not compared with a review: ${unavailable}.`;
             this.notes.push(text);
-            log.annotate({ level: policy === 'require' && pullRequest !== undefined ? 'error' : 'warning', title: 'review not checked', message: text });
+            log.annotate({ level: policy === 'require' ? 'error' : 'warning', title: 'review not checked', message: text });
         }
     }
     /** The record of this bundle, carried forward into the rollout comment (a re-run compares with it again). */
@@ -17875,15 +18444,21 @@ class ReviewCheck {
     }
     /** FleetRun.beforeApply: throws (refusing the cluster) under `require` when the cluster differs from the record. */
     beforeApply = (cluster, bundle, desired) => {
-        if (this.pullRequest === undefined)
-            return;
+        if (this.pullRequest === undefined) {
+            // Nothing was reviewed: `warn` applies (the summary says so), `require` refuses.
+            if (this.policy !== 'require')
+                return;
+            throw new Error(`cluster ${cluster.name}: nothing was reviewed to compare with: ${this.unavailable ?? 'no pull request'}; nothing was applied to it (reviewed: require). Apply through a pull request's merge, or on purpose with reviewed: warn (e.g. for workflow_dispatch)`);
+        }
         const pr = `pull request #${this.pullRequest}`;
         const record = this.records.get(bundle);
         let problem;
         if (this.unavailable)
             problem = `cluster ${cluster.name}: ${this.unavailable}`;
-        else if (!record)
-            problem = `cluster ${cluster.name}: ${pr} has no review record of bundle ${bundle} (was its diff commented by a timoni-fleet that records it?)`;
+        else if (!record) {
+            const why = this.unreadable.get(bundle) ?? 'was its diff commented by a timoni-fleet that records it?';
+            problem = `cluster ${cluster.name}: ${pr} has no review record of bundle ${bundle} (${why})`;
+        }
         else {
             const reviewed = record.clusters[cluster.name];
             if (!reviewed) {
@@ -17920,40 +18495,68 @@ async function loadReviewCheck(input) {
     if (input.policy === 'off' || input.plan.mode !== 'apply')
         return undefined;
     const { context, plan, log, policy } = input;
-    if (context.eventName === 'workflow_dispatch' && plan.pullRequest === undefined) {
-        return new ReviewCheck(policy, log, undefined, undefined, 'the run was started by workflow_dispatch, which has no pull request');
+    if (plan.pullRequest === undefined && context.eventName !== 'push') {
+        return new ReviewCheck(policy, log, undefined, undefined, `the run was started by ${context.eventName || 'an event'} with no merged pull request`);
     }
     if (!input.githubToken && !input.client)
         return new ReviewCheck(policy, log, undefined, undefined, 'no github-token to read the pull request comment with');
     const client = input.client ??
         runGitHubClient({ context, githubToken: input.githubToken, log, ...(input.signal ? { signal: input.signal } : {}) });
-    let pullRequest = plan.pullRequest;
+    let pullRequest;
     try {
-        pullRequest ??= await pullRequestForCommit(client, context.owner, context.repo, plan.sha);
+        pullRequest = await pullRequestOfRollout(client, context, plan);
     }
     catch (error) {
         return new ReviewCheck(policy, log, undefined, undefined, `the pull request of commit ${plan.sha.slice(0, 7)} could not be looked up (${error instanceof Error ? error.message : String(error)})`);
     }
     if (pullRequest === undefined)
         return new ReviewCheck(policy, log, undefined, undefined, `no pull request brought commit ${plan.sha.slice(0, 7)}`);
+    let comments;
+    let author;
     try {
-        const author = await tokenIdentity(client, input.commentAuthor);
-        const comments = await client.paginate(`/repos/${context.owner}/${context.repo}/issues/${pullRequest}/comments`);
-        const records = new Map();
-        for (const comment of comments) {
-            if (comment.user?.login !== author || !comment.body?.startsWith(reviewed_MARKER_PREFIX))
-                continue;
-            const record = parseReviewedRecord(comment.body);
-            if (record)
-                records.set(record.bundle, record);
-        }
-        log.line(`review records of pull request #${pullRequest}: ${records.size > 0 ? [...records.keys()].map((bundle) => `bundle ${bundle}`).join(', ') : 'none'}`);
-        return new ReviewCheck(policy, log, pullRequest, records);
+        author = await tokenIdentity(client, input.commentAuthor);
+        comments = await client.paginate(`/repos/${context.owner}/${context.repo}/issues/${pullRequest}/comments`);
     }
     catch (error) {
-        const why = error instanceof ReviewedRecordError ? error.message : `the comments of pull request #${pullRequest} could not be read (${error instanceof Error ? error.message : String(error)})`;
-        return new ReviewCheck(policy, log, pullRequest, undefined, why);
+        return new ReviewCheck(policy, log, pullRequest, undefined, `the comments of pull request #${pullRequest} could not be read (${error instanceof Error ? error.message : String(error)})`);
     }
+    const { records, unreadable } = readRecords(comments, author);
+    const found = [...records.keys()].map((bundle) => `bundle ${bundle}`);
+    const unread = [...unreadable.keys()].map((bundle) => `bundle ${bundle} (unreadable)`);
+    log.line(`review records of pull request #${pullRequest}: ${[...found, ...unread].join(', ') || 'none'}`);
+    return new ReviewCheck(policy, log, pullRequest, records, undefined, unreadable);
+}
+/**
+ * The review record of each bundle from the comments: per bundle, the first comment of
+ * `author` whose marker names it, its record read from its last line and kept only when it
+ * names the same bundle; a record missing, unreadable or of another bundle is "no record",
+ * with the reason in `unreadable`.
+ */
+function readRecords(comments, author) {
+    const records = new Map();
+    const unreadable = new Map();
+    for (const comment of comments) {
+        if (comment.user?.login !== author || !comment.body)
+            continue;
+        const bundle = findMarker(comment.body)?.bundle;
+        if (bundle === undefined || records.has(bundle) || unreadable.has(bundle))
+            continue;
+        try {
+            const record = parseReviewedRecord(comment.body);
+            if (!record)
+                unreadable.set(bundle, 'its comment ends with no review record: did its diff fail?');
+            else if (record.bundle !== bundle)
+                unreadable.set(bundle, `the record in its comment names bundle ${JSON.stringify(record.bundle)}, not this one`);
+            else
+                records.set(bundle, record);
+        }
+        catch (error) {
+            if (!(error instanceof ReviewedRecordError))
+                throw error;
+            unreadable.set(bundle, error.message);
+        }
+    }
+    return { records, unreadable };
 }
 
 ;// CONCATENATED MODULE: ./src/action/config.ts
@@ -17961,6 +18564,7 @@ async function loadReviewCheck(input) {
 // and how to diff or apply. Secret inputs (registry credentials, the token) are
 // registered for masking before anything else reads them; kubeconfig credentials are
 // registered by the kubeconfig loader.
+
 
 
 
@@ -18013,7 +18617,7 @@ function identityRecordName(text) {
     if (text === '')
         return DEFAULT_IDENTITY_RECORD;
     if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
-        throw new InputError('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not "${text}"`);
+        throw new InputError('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not ${quote(text)}`);
     return text;
 }
 function readActionConfig(env, mask) {
@@ -18030,15 +18634,15 @@ function readActionConfig(env, mask) {
     const timeoutText = getInput(env, 'timeout') || '5m';
     const timeoutMs = parseDuration(timeoutText);
     if (timeoutMs === undefined)
-        throw new InputError('timeout', `must be a duration such as 5m or 90s, not "${timeoutText}"`);
+        throw new InputError('timeout', `must be a duration such as 5m or 90s, not ${quote(timeoutText)}`);
     const deadlineText = getInput(env, 'deadline') || '60m';
     const deadlineMs = parseDuration(deadlineText);
     if (deadlineMs === undefined || deadlineMs <= 0)
-        throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not "${deadlineText}"`);
+        throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not ${quote(deadlineText)}`);
     const memoryText = getInput(env, 'cue-memory-limit') || '2048';
     const cueMemoryLimitMiB = Number(memoryText);
     if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
-        throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not "${memoryText}"`);
+        throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not ${quote(memoryText)}`);
     }
     let runtimeEnv;
     try {
@@ -18050,12 +18654,12 @@ function readActionConfig(env, mask) {
     const concurrencyText = getInput(env, 'concurrency') || '4';
     const concurrency = Number(concurrencyText);
     if (!Number.isInteger(concurrency) || concurrency < 1)
-        throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not "${concurrencyText}"`);
+        throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not ${quote(concurrencyText)}`);
     const strategy = getChoiceInput(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
     const maxParallelText = getInput(env, 'max-parallel') || '4';
     const maxParallel = Number(maxParallelText);
     if (!Number.isInteger(maxParallel) || maxParallel < 1)
-        throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
+        throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not ${quote(maxParallelText)}`);
     let shardBy;
     try {
         shardBy = parseShardBy(getInput(env, 'shard-by'));
@@ -18166,7 +18770,7 @@ class ActionLog {
         this.write(formatAnnotation(redacted));
     }
     startGroup(title) {
-        this.write(`::group::${escapeData(this.redact(title))}\n`);
+        this.write(formatGroupStart(this.redact(title)));
     }
     endGroup() {
         this.write('::endgroup::\n');
@@ -18390,17 +18994,23 @@ function refAllowed(ref, patterns) {
 /**
  * Applying is only for the default branch (what was reviewed and merged), or for refs the
  * workflow allows with `apply-refs`: a dispatch started on an unmerged branch must not
- * roll it out.
+ * roll it out, nor a pull request merged into another branch. `ref` is the ref applied
+ * from: the run's, or a merged pull request's base.
  */
-function checkApplyRef(context, inputs, how) {
+function checkApplyRef(context, inputs, how, ref = context.ref) {
     const repository = context.payload.repository;
     const defaultBranch = repository?.default_branch;
-    if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`)
+    if (defaultBranch && ref === `refs/heads/${defaultBranch}`)
         return;
-    if (refAllowed(context.ref, inputs.applyRefs ?? []))
+    if (ref && refAllowed(ref, inputs.applyRefs ?? []))
         return;
     const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
-    throw new InputError('mode', `${how} applies only from ${branch}, not from ${context.ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
+    throw new InputError('mode', `${how} applies only from ${branch}, not from ${ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
+}
+/** A merged pull request applies what was merged into its base branch: the base must be one that may be applied. */
+function checkMergedBase(context, inputs, pull) {
+    const base = typeof pull.base?.ref === 'string' ? pull.base.ref : '';
+    checkApplyRef(context, inputs, `a pull request merged into ${base ? JSON.stringify(base) : 'an unnamed base (the event has no pull_request.base.ref)'}`, base ? `refs/heads/${base}` : '');
 }
 const isAll = (value) => value === '' || value === '*';
 /** pull_request_target evaluates nothing unless the workflow says it checked out trusted code. */
@@ -18451,6 +19061,7 @@ function planRun(context, inputs) {
             if (!(action === 'closed' && pull?.merged === true)) {
                 throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
             }
+            checkMergedBase(context, inputs, pull);
         }
         else {
             checkApplyRef(context, inputs, `mode: apply on ${context.eventName || 'this event'}`);
@@ -18464,6 +19075,7 @@ function planRun(context, inputs) {
             return { mode: 'diff', pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `pull request ${action}` };
         }
         if (action === 'closed' && pull?.merged === true) {
+            checkMergedBase(context, inputs, pull);
             return { mode: 'apply', pullRequest: pull.number, sha: pull.merge_commit_sha ?? context.sha, ...selection, reason: 'pull request merged' };
         }
         return { mode: 'skip', reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}` };
@@ -18667,6 +19279,19 @@ function checkFormat({ file, changeSet }) {
     if (!merge_MODES.includes(changeSet.mode))
         throw new ChangeSetMergeError(`${file}: mode ${JSON.stringify(changeSet.mode)} is not diff or apply`);
 }
+/** A ChangeSet is accepted only when it is of the run's commit. */
+function checkCommit({ file, changeSet }, runCommit) {
+    if (runCommit === '') {
+        throw new ChangeSetMergeError(`${file}: this report runs without a commit (GITHUB_SHA is empty), so no ChangeSet can be bound to its run; a report merges only the ChangeSets its matrix jobs wrote on the run's commit`);
+    }
+    const commit = changeSet.commit;
+    if (typeof commit !== 'string' || commit === '') {
+        throw new ChangeSetMergeError(`${file}: has no commit; a matrix job records the run's commit (GITHUB_SHA) in its ChangeSet, and a file without one is refused (was it committed to the repository rather than downloaded from a matrix job's artifact?)`);
+    }
+    if (commit !== runCommit) {
+        throw new ChangeSetMergeError(`${file}: is of commit ${JSON.stringify(commit)}, this report runs on commit ${runCommit} (were artifacts of another run downloaded, or was the file committed to the repository?)`);
+    }
+}
 function missingMessage(shard, clusters, mode) {
     const covered = `${clusters.length === 1 ? 'cluster' : 'clusters'} ${clusters.join(', ')}`;
     const question = mode === 'apply' ? 'did that job fail before uploading, or was it not run after an earlier failure?' : 'did that job fail before uploading?';
@@ -18677,13 +19302,10 @@ function mergeChangeSets(input) {
         throw new ChangeSetMergeError('no ChangeSet file to merge');
     for (const file of input.files)
         checkFormat(file);
+    for (const file of input.files)
+        checkCommit(file, input.commit);
     const bundle = agreed(input.files, 'is of bundle', (c) => c.bundle, 'a report merges the ChangeSets of one bundle (does the download pattern match another bundle\'s artifacts?)');
     const mode = agreed(input.files, 'is of mode', (c) => c.mode, 'a report merges either diffs or rollouts, not both');
-    const commit = agreed(input.files, 'is of commit', (c) => c.commit, 'the matrix jobs ran on different commits (were artifacts of another run downloaded?)');
-    if (input.commit && commit && commit !== input.commit) {
-        const file = input.files.find((f) => f.changeSet.commit === commit)?.file ?? 'a ChangeSet file';
-        throw new ChangeSetMergeError(`${file}: is of commit ${commit}, but this report runs on commit ${input.commit} (were artifacts of another run downloaded?)`);
-    }
     const expected = new Map(input.clusters.map((cluster) => [cluster.name, cluster]));
     const found = new Map();
     for (const { file, changeSet } of input.files) {
@@ -18720,12 +19342,13 @@ function mergeChangeSets(input) {
         return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'failed', error: { step: 'report', message }, instances: [] };
     });
     return {
-        changeSet: { format: CHANGESET_FORMAT, bundle, mode, ...(commit || input.commit ? { commit: commit || input.commit } : {}), clusters },
+        changeSet: { format: CHANGESET_FORMAT, bundle, mode, commit: input.commit, clusters },
         missing,
     };
 }
 
 ;// CONCATENATED MODULE: ./src/action/report.ts
+
 
 
 
@@ -18742,7 +19365,17 @@ async function runReport(input) {
     if (paths.length === 0) {
         throw new InputError('changes', `matched no file in ${input.workspace} (patterns: ${config.changesPatterns.join(', ')}); did the matrix jobs upload their changes-file, and did actions/download-artifact put them there?`);
     }
-    const files = paths.map((path) => readChangesFile(path, input.workspace, input.boundary));
+    // A file git tracks in the checkout is not a matrix job's artifact: refused (changes-file.ts).
+    const checkout = new GitCheckout(input.workspace);
+    let files;
+    try {
+        files = paths.map((path) => readChangesFile(path, input.workspace, input.boundary, checkout));
+    }
+    catch (error) {
+        if (error instanceof ChangesFileError)
+            throw new InputError('changes', error.message);
+        throw error;
+    }
     log.line(`timoni-fleet: report of ${files.length} ChangeSet file(s): ${files.map((f) => f.file).join(', ')}`);
     let merged;
     try {
@@ -18822,6 +19455,7 @@ async function runReport(input) {
 
 
 
+
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target']);
 /**
  * The kubeconfigs to use: the `kubeconfig` input, or, only when the workflow asks for it
@@ -18842,6 +19476,33 @@ function kubeconfigSources(config, env) {
         return { text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), path };
     });
 }
+/**
+ * The environment offered to runtime attributes (runtime-environment.ts), checked against
+ * every secret registered so far (the inputs' tokens and credentials, the kubeconfigs and
+ * their keys): a variable whose value holds one, or a URL with a password, is withheld under
+ * runtime-from-env (the log names it, never its value) and refused when runtime-env lists it.
+ */
+function offeredEnvironment(config, env, secrets, log) {
+    const withheld = [];
+    let environment;
+    try {
+        environment = runtimeEnvironment(env, {
+            all: config.runtimeFromEnv,
+            allowed: config.runtimeEnv,
+            secretIn: (value) => secrets.secretIn(value),
+            onWithheld: (name, why) => withheld.push(`${name} (${why})`),
+        });
+    }
+    catch (error) {
+        if (error instanceof RuntimeEnvironmentError)
+            throw new InputError('runtime-env', error.message.replace(/^runtime-env: /, ''));
+        throw error;
+    }
+    if (withheld.length > 0) {
+        log.line(`runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`);
+    }
+    return environment;
+}
 const SECRET_QUERY_REFUSAL = 'reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author\'s code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)';
 function runPlan(context, config, mode) {
     return planRun(context, {
@@ -18861,6 +19522,14 @@ async function readWorkspace(io, config) {
     const moduleFiles = readCueModuleFiles(cwd, boundary);
     const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
     return { workspace, cwd, boundary, engine, moduleFiles, runtime };
+}
+/**
+ * The end of a run's deadline kept for publishing (the comment, the job summary, the
+ * outputs): a quarter of the deadline, at most a minute. The clusters' work (registry pulls,
+ * diffs, applies) stops that much earlier, as if the deadline were there.
+ */
+function publishingReserveMs(deadlineMs) {
+    return Math.min(60_000, Math.floor(deadlineMs / 4));
 }
 function startWatchdog(config) {
     return startDeadlineWatchdog(config.deadlineMs, (ms) => `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`);
@@ -18896,6 +19565,7 @@ async function runAction(io) {
     let context;
     let plan;
     let kubeconfig;
+    let environment;
     try {
         config = readActionConfig(io.env, (value) => secrets.register(value));
         context = readRunContext(io.env);
@@ -18908,8 +19578,11 @@ async function runAction(io) {
             plan = config.mode === 'status' ? statusPlan(context, selection) : config.mode === 'drift' ? driftPlan(context, { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout }) : runPlan(context, config, config.mode);
             // Credentials are registered (and `::add-mask::` printed) before any text from the
             // event or the user's files reaches the log.
-            if (plan.mode !== 'skip')
+            if (plan.mode !== 'skip') {
                 kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
+                // After every input's secret is registered: none of them is offered.
+                environment = offeredEnvironment(config, io.env, secrets, log);
+            }
         }
     }
     catch (error) {
@@ -18924,17 +19597,23 @@ async function runAction(io) {
         return 0;
     }
     log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
-    const deadlineAt = Date.now() + config.deadlineMs;
+    // The clusters' work ends a reserve before the deadline, so that the comment, the job
+    // summary and the outputs can still say which clusters were not diffed or applied and why.
+    const reserveMs = publishingReserveMs(config.deadlineMs);
+    const deadlineAt = Date.now() + config.deadlineMs - reserveMs;
+    // Requests still running then (a registry pull) are aborted a moment later, so that the
+    // clusters they held are reported as stopped by the deadline, not by an aborted request.
+    const workDeadline = AbortSignal.timeout(config.deadlineMs - reserveMs + Math.min(1000, reserveMs / 2));
     const deadline = AbortSignal.timeout(config.deadlineMs);
     const watchdog = startWatchdog(config);
+    log.line(`deadline ${formatDuration(config.deadlineMs)}: the clusters' work stops ${formatDuration(reserveMs)} before it, kept to publish the report`);
     try {
         const { workspace, cwd, boundary, engine, moduleFiles, runtime: wholeRuntime } = await readWorkspace(io, config);
         const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
         // runtime-cluster may list several clusters (a numbered shard of a fan-out).
         const { runtime, selector, shards } = selectionShards(wholeRuntime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
         setOutput(io.env, 'matrix', matrixOutput(shards));
-        const resolver = new ModuleResolver(engine, cwd, { hostCredentials: config.registryCreds, secrets: (value) => secrets.register(value), signal: deadline }, boundary);
-        const environment = runtimeEnvironment(io.env, { all: config.runtimeFromEnv, allowed: config.runtimeEnv, isRegisteredSecret: (value) => secrets.isSecret(value) });
+        const resolver = new ModuleResolver(engine, cwd, { hostCredentials: config.registryCreds, secrets: (value) => secrets.register(value), signal: workDeadline }, boundary);
         const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
         const run = {
             engine,
@@ -19051,7 +19730,7 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4912);
+/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9065);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
 // as soon as the run is published and its output flushed: work still in flight after the
 // run's deadline (a request to a cluster that never answers) must not keep the step alive,

@@ -2,19 +2,187 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
+/***/ 5242:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   dD: () => (/* binding */ escapeLogText),
+/* harmony export */   tn: () => (/* binding */ formatAnnotation)
+/* harmony export */ });
+/* unused harmony exports InputError, inputVariableName, getInput, getBooleanInput, getListInput, getChoiceInput, FileCommandError, setOutput, appendStepSummary, escapeData, escapeProperty, formatGroupStart, formatMask */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1849);
+// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
+// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
+// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
+// rules. Written here rather than taken from @actions/core (see README.md).
+
+
+
+// Inputs.
+class InputError extends Error {
+    input;
+    constructor(input, message) {
+        super(`input ${(0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .h)(input)}: ${message}`);
+        this.input = input;
+        this.name = 'InputError';
+    }
+}
+/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
+function inputVariableName(name) {
+    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+function getInput(env, name, options = {}) {
+    const value = (env[inputVariableName(name)] ?? '').trim();
+    if (options.required && value === '')
+        throw new InputError(name, 'is required and was not given');
+    return value;
+}
+/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
+function getBooleanInput(env, name, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(name, `must be true or false, not ${quote(value)}`);
+}
+/** A list given one item per line or separated by commas; empty items dropped. */
+function getListInput(env, name) {
+    return getInput(env, name)
+        .split(/[\n,]/)
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+}
+function getChoiceInput(env, name, choices, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (!choices.includes(value))
+        throw new InputError(name, `must be one of ${choices.join(', ')}, not ${quote(value)}`);
+    return value;
+}
+// File commands. Outputs use the heredoc form with a random delimiter, so any value,
+// multi-line JSON included, arrives intact.
+class FileCommandError extends (/* unused pure expression or super */ null && (Error)) {
+}
+function setOutput(env, name, value) {
+    const file = env.GITHUB_OUTPUT;
+    if (!file)
+        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
+    const delimiter = `ghadelimiter_${randomUUID()}`;
+    if (name.includes(delimiter) || value.includes(delimiter))
+        throw new FileCommandError(`output "${name}" contains its delimiter`);
+    appendFileSync(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
+}
+function appendStepSummary(env, markdown) {
+    const file = env.GITHUB_STEP_SUMMARY;
+    if (!file)
+        return false;
+    appendFileSync(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
+    return true;
+}
+function escapeData(text) {
+    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+function escapeProperty(text) {
+    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+/**
+ * An annotation command. The message is shown in the log line by line (`##[error]...`), so
+ * its lines are escaped as log text; title and file have their control characters escaped.
+ */
+function formatAnnotation(annotation) {
+    const properties = [];
+    if (annotation.file)
+        properties.push(`file=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(annotation.file))}`);
+    if (annotation.line !== undefined)
+        properties.push(`line=${annotation.line}`);
+    if (annotation.column !== undefined)
+        properties.push(`col=${annotation.column}`);
+    if (annotation.title)
+        properties.push(`title=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(annotation.title))}`);
+    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
+    return `::${head}::${escapeData(escapeLogText(annotation.message))}\n`;
+}
+/** A group's opening line; the title has its control characters escaped. */
+function formatGroupStart(title) {
+    return `::group::${escapeData(escapeControls(title))}\n`;
+}
+// How the runner finds workflow commands in what an action prints (actions/runner, read at
+// commit 258d6c857, net8.0):
+//   - Lines: src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with .NET's
+//     StreamReader.ReadLine, which ends a line at LF, CRLF or a lone CR, and at nothing else
+//     (U+0085, U+2028 and U+2029 do not end a line; String.ReplaceLineEndings would, but the
+//     runner does not use it).
+//   - src/Runner.Worker/Handlers/OutputManager.cs OnDataReceived hands a line that contains
+//     `##[` or `::` to ActionCommandManager.TryProcessCommand
+//     (src/Runner.Worker/ActionCommandManager.cs), which tries ActionCommand.TryParseV2 and
+//     then ActionCommand.TryParse (src/Runner.Common/ActionCommand.cs):
+//   - TryParseV2 (`::name props::data`): `message.TrimStart()`, then the line must start
+//     with `::`, a second `::` must follow, and the text from index 2 up to the first space
+//     must be a registered command name (compared OrdinalIgnoreCase). TrimStart removes
+//     what Char.IsWhiteSpace calls whitespace (dotnet/runtime, System.Private.CoreLib
+//     src/System/Char.cs: IsWhiteSpaceLatin1, then the Unicode White_Space property):
+//     U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
+//     and the Unicode categories Zs, Zl (U+2028), Zp (U+2029); not U+001C-U+001F (JavaScript's
+//     `\s` does not have them either) and not U+FEFF (which `\s` has). JavaScript's `\s`
+//     lacks U+0085: a line "\u0085::stop-commands::x" is a command for the runner.
+//   - TryParse (the older `##[name props]data`): `message.IndexOf("##[")` anywhere in the
+//     line, then `]`, the name read from just after `##[`.
+//   StartsWith and IndexOf are culture-sensitive there (ICU), so characters that collation
+//   ignores (U+200B, U+00AD...) are skipped when the runner matches `::` and `##[`; but the
+//   name is then read at a fixed offset (2 after the trimmed start, 3 after the `##[`
+//   found), so a match that spans an ignorable character reads a name that starts with `:`,
+//   `#`, `[` or that character, which no command has. What starts a command is therefore an
+//   exact `::` at the start of the trimmed line, or an exact `##[` anywhere.
+//
+// escapeLogText breaks both with a zero-width space (readable, and plain text for the
+// runner): after the first `:` of a line whose first character that is not whitespace (by
+// the runner's rule or JavaScript's), a control or a format character is `:`, and between
+// the `#`s of every `##[`. Control characters and separators are shown escaped first
+// (../display-text.ts), so no lone CR can start a line the runner splits off and no NEL
+// can precede a command.
+const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
+/**
+ * Plain text made safe to print as log lines: a cluster or object name that the pull
+ * request's author chose could otherwise print `::stop-commands::`, after which every
+ * later `::add-mask::` is shown verbatim, forge `::error` annotations, or colour and
+ * overwrite the log with ANSI sequences. Control characters are shown escaped (a lone CR,
+ * where the runner would split, among them), and each line is checked by the runner's own
+ * rule above.
+ */
+function escapeLogText(text) {
+    return (0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(text)
+        .split('\n')
+        .map((line) => line.replace(COMMAND_START, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+        .join('\n');
+}
+function formatMask(secret) {
+    return `::add-mask::${escapeData(secret)}\n`;
+}
+
+
+/***/ }),
+
 /***/ 5581:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7439);
+/* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1604);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7937);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
 // second after the last result.
 
 
-const code = await (0,_cli_run_js__WEBPACK_IMPORTED_MODULE_0__/* .runCli */ .a)(process.argv.slice(2), (0,_cli_io_js__WEBPACK_IMPORTED_MODULE_1__/* .processIO */ .W)());
+const code = await (0,_cli_run_js__WEBPACK_IMPORTED_MODULE_1__/* .runCli */ .a)(process.argv.slice(2), (0,_cli_io_js__WEBPACK_IMPORTED_MODULE_0__/* .processIO */ .W)());
 process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 
 __webpack_async_result__();
@@ -29,12 +197,30 @@ __webpack_async_result__();
 /* harmony export */   W: () => (/* binding */ processIO),
 /* harmony export */   n: () => (/* binding */ CliLog)
 /* harmony export */ });
+/* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5242);
+/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1849);
+// What a command reads and writes (CommandIO, passed in so that tests run commands
+// in-process), and the fleet commands' progress on stderr (CliLog).
+
+
+/**
+ * The process's own streams. stderr carries what a person reads (progress, errors, names and
+ * messages from the user's files): it is written by the action log's rule (escapeLogText),
+ * control characters shown escaped so that no ANSI sequence from a value colours or
+ * overwrites the terminal, and no line read as a workflow command when the CLI runs in a
+ * workflow step. stdout carries data (YAML, JSON, diffs) that may be piped or redirected:
+ * it is kept byte for byte, and only on a terminal are its control characters shown
+ * escaped (escapeControls, the first half of the same rule; the second, a zero-width space
+ * in a `::` or `##[`, concerns the runner only and would end up in what is copied from the
+ * terminal).
+ */
 function processIO() {
+    const stdoutIsTerminal = process.stdout.isTTY === true;
     return {
         cwd: process.cwd(),
         env: process.env,
-        stdout: (text) => process.stdout.write(text),
-        stderr: (text) => process.stderr.write(text),
+        stdout: (text) => process.stdout.write(stdoutIsTerminal ? (0,_display_text_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeControls */ .U)(text) : text),
+        stderr: (text) => process.stderr.write((0,_action_runner_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeLogText */ .dD)(text)),
     };
 }
 class CliLog {
@@ -121,7 +307,7 @@ class CliLog {
 
 /***/ }),
 
-/***/ 7439:
+/***/ 7937:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -165,8 +351,8 @@ function deferFrees(bridge, later) {
     };
 }
 
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/cue/error.ts
 /** Renders a diagnostic as `file:line:col: path: message` (parts left out when unknown). */
 function formatDiagnostic(diagnostic) {
@@ -215,7 +401,7 @@ function splitFiles(files) {
 }
 /** A digest of files: names and contents (text and bytes told apart). */
 function filesDigest(files) {
-    const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
+    const hash = (0,external_node_crypto_.createHash)('sha256');
     const length = Buffer.alloc(8);
     const field = (kind, data) => {
         const bytes = typeof data === 'string' ? Buffer.from(data) : data;
@@ -282,8 +468,8 @@ function isUnknownSet(error) {
     return error instanceof CueError && error.diagnostics.length === 1 && (error.diagnostics[0]?.message ?? '').startsWith(UNKNOWN_SET);
 }
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: external "node:path"
@@ -422,7 +608,7 @@ function writeAll(fd, bytes) {
     let written = 0;
     while (written < bytes.length) {
         try {
-            written += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, written, bytes.length - written);
+            written += (0,external_node_fs_.writeSync)(fd, bytes, written, bytes.length - written);
         }
         catch (error) {
             if (error.code === 'EPIPE')
@@ -440,7 +626,7 @@ function readExactly(fd, size) {
     while (read < size) {
         let n;
         try {
-            n = (0,external_node_fs_namespaceObject.readSync)(fd, bytes, read, size - read, null);
+            n = (0,external_node_fs_.readSync)(fd, bytes, read, size - read, null);
         }
         catch (error) {
             if (again(error))
@@ -454,7 +640,7 @@ function readExactly(fd, size) {
     return bytes;
 }
 function openAsync(path, flags) {
-    return new Promise((resolve, reject) => (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd))));
+    return new Promise((resolve, reject) => (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd))));
 }
 /**
  * Opens the caller's ends once the engine answered with the paths: it opens its own right
@@ -466,7 +652,7 @@ async function openPipes(paths, gone) {
     const opened = [];
     const release = (path, flags) => {
         try {
-            (0,external_node_fs_namespaceObject.closeSync)((0,external_node_fs_namespaceObject.openSync)(path, flags | external_node_fs_namespaceObject.constants.O_NONBLOCK));
+            (0,external_node_fs_.closeSync)((0,external_node_fs_.openSync)(path, flags | external_node_fs_.constants.O_NONBLOCK));
         }
         catch {
             // Nothing waits on it.
@@ -474,13 +660,13 @@ async function openPipes(paths, gone) {
     };
     try {
         for (const [path, flags, releaseFlags] of [
-            [paths.requests, 'w', external_node_fs_namespaceObject.constants.O_RDONLY],
-            [paths.responses, 'r', external_node_fs_namespaceObject.constants.O_RDWR],
+            [paths.requests, 'w', external_node_fs_.constants.O_RDONLY],
+            [paths.responses, 'r', external_node_fs_.constants.O_RDWR],
         ]) {
             const pending = openAsync(path, flags);
             const fd = await Promise.race([pending, gone.then((error) => Promise.reject(error))]).catch((error) => {
                 release(path, releaseFlags);
-                void pending.then(external_node_fs_namespaceObject.closeSync, () => undefined);
+                void pending.then(external_node_fs_.closeSync, () => undefined);
                 throw error;
             });
             opened.push(fd);
@@ -488,7 +674,7 @@ async function openPipes(paths, gone) {
     }
     catch (error) {
         for (const fd of opened)
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
+            (0,external_node_fs_.closeSync)(fd);
         throw error;
     }
     const [requests, responses] = opened;
@@ -551,7 +737,7 @@ async function openPipes(paths, gone) {
             abandon();
             for (const fd of [requests, responses]) {
                 try {
-                    (0,external_node_fs_namespaceObject.closeSync)(fd);
+                    (0,external_node_fs_.closeSync)(fd);
                 }
                 catch {
                     // Already closed.
@@ -593,7 +779,7 @@ function signalName(signal) {
 function zombieStatus(pid) {
     let stat;
     try {
-        stat = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8');
+        stat = (0,external_node_fs_.readFileSync)(`/proc/${pid}/stat`, 'utf8');
     }
     catch {
         return undefined;
@@ -621,12 +807,12 @@ class EngineProcess {
     gone;
     constructor(program, args, workdir, stderrPath) {
         this.#stderrPath = stderrPath;
-        const stderrFd = (0,external_node_fs_namespaceObject.openSync)(stderrPath, 'w', 0o600);
+        const stderrFd = (0,external_node_fs_.openSync)(stderrPath, 'w', 0o600);
         try {
             this.#child = (0,external_node_child_process_namespaceObject.spawn)(program, args, { cwd: workdir, env: {}, stdio: ['pipe', 2, stderrFd, 'pipe'], windowsHide: true });
         }
         finally {
-            (0,external_node_fs_namespaceObject.closeSync)(stderrFd);
+            (0,external_node_fs_.closeSync)(stderrFd);
         }
         const stdin = this.#child.stdin;
         const responses = this.#child.stdio[3];
@@ -710,7 +896,7 @@ class EngineProcess {
     #showStderr() {
         let text;
         try {
-            text = (0,external_node_fs_namespaceObject.readFileSync)(this.#stderrPath, 'utf8').slice(this.#stderrShown);
+            text = (0,external_node_fs_.readFileSync)(this.#stderrPath, 'utf8').slice(this.#stderrShown);
         }
         catch {
             return undefined;
@@ -720,7 +906,7 @@ class EngineProcess {
         const shown = at < 0 ? text : text.slice(0, at);
         try {
             if (shown)
-                (0,external_node_fs_namespaceObject.writeSync)(2, shown);
+                (0,external_node_fs_.writeSync)(2, shown);
         }
         catch {
             // Nowhere to show it.
@@ -787,12 +973,12 @@ function defaultCacheDir(kind, env = process.env, home = (0,external_node_os_nam
  */
 function preparePrivateCacheDir(dir, label) {
     try {
-        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+        (0,external_node_fs_.mkdirSync)(dir, { recursive: true, mode: 0o700 });
     }
     catch (error) {
         throw new PrivateCacheDirError(label, dir, `cannot create it: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const info = (0,external_node_fs_namespaceObject.lstatSync)(dir);
+    const info = (0,external_node_fs_.lstatSync)(dir);
     if (info.isSymbolicLink())
         throw new PrivateCacheDirError(label, dir, 'is a symbolic link; refusing to keep files where the link points');
     if (!info.isDirectory())
@@ -833,10 +1019,10 @@ const UNUSED_PROGRAM_MS = 30 * 24 * 60 * 60 * 1000;
 const STALE_TEMPORARY_MS = 60 * 60 * 1000;
 async function unpack(artifact, to) {
     try {
-        await (0,external_node_stream_promises_namespaceObject.pipeline)((0,external_node_fs_namespaceObject.createReadStream)(artifact, { highWaterMark: UNPACK_CHUNK }), (0,external_node_zlib_namespaceObject.createGunzip)({ chunkSize: UNPACK_CHUNK }), (0,external_node_fs_namespaceObject.createWriteStream)(to, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
+        await (0,external_node_stream_promises_namespaceObject.pipeline)((0,external_node_fs_.createReadStream)(artifact, { highWaterMark: UNPACK_CHUNK }), (0,external_node_zlib_namespaceObject.createGunzip)({ chunkSize: UNPACK_CHUNK }), (0,external_node_fs_.createWriteStream)(to, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
     }
     catch (error) {
-        (0,external_node_fs_namespaceObject.rmSync)(to, { force: true });
+        (0,external_node_fs_.rmSync)(to, { force: true });
         throw new Error(`cannot unpack the native CUE engine ${artifact}: ${error.message}`, { cause: error });
     }
 }
@@ -850,14 +1036,14 @@ async function artifactDigest(artifact) {
     const digest = /^([0-9a-f]{64})\s+cue-shim\.gz\s*$/.exec(recorded)?.[1];
     if (digest && (0,external_node_path_namespaceObject.basename)(artifact) === 'cue-shim.gz')
         return digest;
-    return (0,external_node_crypto_namespaceObject.createHash)('sha256')
+    return (0,external_node_crypto_.createHash)('sha256')
         .update(await (0,promises_namespaceObject.readFile)(artifact))
         .digest('hex');
 }
 /** A program this user alone can change, ready to run. */
 function usable(path) {
     try {
-        const info = (0,external_node_fs_namespaceObject.lstatSync)(path);
+        const info = (0,external_node_fs_.lstatSync)(path);
         const uid = typeof process.getuid === 'function' ? process.getuid() : info.uid;
         return info.isFile() && info.uid === uid && (info.mode & 0o022) === 0 && (info.mode & 0o100) !== 0 && info.size > 0;
     }
@@ -867,7 +1053,7 @@ function usable(path) {
 }
 function removeUnused(dir, keep) {
     const now = Date.now();
-    for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir)) {
+    for (const name of (0,external_node_fs_.readdirSync)(dir)) {
         const path = (0,external_node_path_namespaceObject.join)(dir, name);
         if (path === keep)
             continue;
@@ -875,8 +1061,8 @@ function removeUnused(dir, keep) {
         if (limit === undefined)
             continue;
         try {
-            if (now - (0,external_node_fs_namespaceObject.statSync)(path).mtimeMs > limit)
-                (0,external_node_fs_namespaceObject.rmSync)(path, { force: true });
+            if (now - (0,external_node_fs_.statSync)(path).mtimeMs > limit)
+                (0,external_node_fs_.rmSync)(path, { force: true });
         }
         catch {
             // Removed by another process meanwhile.
@@ -906,12 +1092,12 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
     const path = (0,external_node_path_namespaceObject.join)(dir, `${PROGRAM_PREFIX}${digest}`);
     if (!fresh && usable(path)) {
         const now = new Date();
-        (0,external_node_fs_namespaceObject.utimesSync)(path, now, now);
+        (0,external_node_fs_.utimesSync)(path, now, now);
         return { path, cached: true };
     }
-    const temporary = (0,external_node_path_namespaceObject.join)(dir, `${TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
+    const temporary = (0,external_node_path_namespaceObject.join)(dir, `${TEMPORARY_PREFIX}${(0,external_node_crypto_.randomBytes)(6).toString('hex')}`);
     await unpack(artifact, temporary);
-    (0,external_node_fs_namespaceObject.renameSync)(temporary, path);
+    (0,external_node_fs_.renameSync)(temporary, path);
     removeUnused(dir, path);
     return { path, cached: true };
 }
@@ -964,7 +1150,7 @@ function locateNative(moduleUrl = import.meta.url) {
     const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
     for (const base of ['native', '../native']) {
         const path = (0,external_node_path_namespaceObject.join)(here, base, platform, 'cue-shim.gz');
-        if ((0,external_node_fs_namespaceObject.existsSync)(path))
+        if ((0,external_node_fs_.existsSync)(path))
             return path;
     }
     return undefined;
@@ -990,12 +1176,12 @@ async function startNative(options = {}) {
     const artifact = options.artifact ?? locateNative();
     if (!artifact)
         throw new Error(`no native CUE engine is built for ${process.platform}-${process.arch}`);
-    const workdir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-cue-engine-'));
+    const workdir = (0,external_node_fs_.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-cue-engine-'));
     const cacheDir = options.cacheDir === undefined ? defaultCacheDir('engines') : options.cacheDir;
     let engine;
     const cleanup = () => {
         engine?.kill();
-        (0,external_node_fs_namespaceObject.rmSync)(workdir, { recursive: true, force: true });
+        (0,external_node_fs_.rmSync)(workdir, { recursive: true, force: true });
     };
     // From here on the folder goes at exit, also when the start fails half-way.
     process.once('exit', cleanup);
@@ -1037,13 +1223,13 @@ async function startNative(options = {}) {
                 ({ running, channel } = await launch(again));
             }
             catch (failure) {
-                (0,external_node_fs_namespaceObject.rmSync)(again.path, { force: true });
+                (0,external_node_fs_.rmSync)(again.path, { force: true });
                 throw failure;
             }
         }
         // The child has its program open; a program unpacked for this run alone is not needed any more.
         if (!program.cached)
-            (0,external_node_fs_namespaceObject.rmSync)(program.path, { force: true });
+            (0,external_node_fs_.rmSync)(program.path, { force: true });
     }
     catch (error) {
         process.off('exit', cleanup);
@@ -1258,7 +1444,7 @@ function writeToStderr(fd, buffer) {
             const before = Buffer.from(text.slice(0, start));
             let written = 0;
             while (written < before.length)
-                written += (0,external_node_fs_namespaceObject.writeSync)(STDERR, before, written, before.length - written);
+                written += (0,external_node_fs_.writeSync)(STDERR, before, written, before.length - written);
             fatal.text = text.slice(start, start + FATAL_TEXT_LIMIT);
             return buffer.length;
         }
@@ -1270,7 +1456,7 @@ function writeToStderr(fd, buffer) {
     }
     let written = 0;
     while (written < buffer.length)
-        written += (0,external_node_fs_namespaceObject.writeSync)(STDERR, buffer, written, buffer.length - written);
+        written += (0,external_node_fs_.writeSync)(STDERR, buffer, written, buffer.length - written);
     return buffer.length;
 }
 function refuse(operation, code) {
@@ -1294,13 +1480,13 @@ function createGoFileSystem() {
         // anyway; O_DIRECTORY must be a real flag, or Go refuses to read directories
         // itself ("not supported on Windows") instead of asking open().
         constants: {
-            O_WRONLY: external_node_fs_namespaceObject.constants.O_WRONLY,
-            O_RDWR: external_node_fs_namespaceObject.constants.O_RDWR,
-            O_CREAT: external_node_fs_namespaceObject.constants.O_CREAT,
-            O_TRUNC: external_node_fs_namespaceObject.constants.O_TRUNC,
-            O_APPEND: external_node_fs_namespaceObject.constants.O_APPEND,
-            O_EXCL: external_node_fs_namespaceObject.constants.O_EXCL,
-            O_DIRECTORY: external_node_fs_namespaceObject.constants.O_DIRECTORY,
+            O_WRONLY: external_node_fs_.constants.O_WRONLY,
+            O_RDWR: external_node_fs_.constants.O_RDWR,
+            O_CREAT: external_node_fs_.constants.O_CREAT,
+            O_TRUNC: external_node_fs_.constants.O_TRUNC,
+            O_APPEND: external_node_fs_.constants.O_APPEND,
+            O_EXCL: external_node_fs_.constants.O_EXCL,
+            O_DIRECTORY: external_node_fs_.constants.O_DIRECTORY,
         },
         writeSync: writeToStderr,
         write(fd, buffer, offset, length, position, callback) {
@@ -1939,7 +2125,7 @@ function locateWasm(moduleUrl = import.meta.url) {
     const tried = [];
     for (const candidate of WASM_CANDIDATES) {
         const path = (0,external_node_path_namespaceObject.join)(here, candidate);
-        if ((0,external_node_fs_namespaceObject.existsSync)(path))
+        if ((0,external_node_fs_.existsSync)(path))
             return path;
         tried.push(path);
     }
@@ -1980,7 +2166,7 @@ async function startWasm(options = {}) {
     const path = locateWasm();
     let bytes;
     try {
-        bytes = (0,external_node_zlib_namespaceObject.gunzipSync)((0,external_node_fs_namespaceObject.readFileSync)(path));
+        bytes = (0,external_node_zlib_namespaceObject.gunzipSync)((0,external_node_fs_.readFileSync)(path));
     }
     catch (error) {
         throw new Error(`cannot read the CUE engine WebAssembly ${path}: ${error.message}`, { cause: error });
@@ -2255,7 +2441,7 @@ class FileBoundary {
         const resolved = new Set();
         for (const root of roots) {
             try {
-                resolved.add((0,external_node_fs_namespaceObject.realpathSync)((0,external_node_path_namespaceObject.resolve)(root)));
+                resolved.add((0,external_node_fs_.realpathSync)((0,external_node_path_namespaceObject.resolve)(root)));
             }
             catch {
                 // A folder that does not exist holds no file to allow.
@@ -2277,7 +2463,7 @@ class FileBoundary {
     check(path, shownAs = path) {
         let real;
         try {
-            real = (0,external_node_fs_namespaceObject.realpathSync)(path);
+            real = (0,external_node_fs_.realpathSync)(path);
         }
         catch (error) {
             const code = error.code;
@@ -2300,12 +2486,15 @@ class FileBoundary {
 /** A boundary that allows everything: for tests and callers that read trusted files only. */
 const UNBOUNDED = new FileBoundary(['/']);
 
+// EXTERNAL MODULE: ./src/display-text.ts
+var display_text = __nccwpck_require__(1849);
 ;// CONCATENATED MODULE: ./src/bundle/sources.ts
 // The user's bundle and runtime files: read once as the user names them with -f and -r
 // (.cue, .json, .yaml or .yml), laid out in the CUE engine's in-memory workspace under
 // names that cannot collide, and loaded as one anonymous CUE package after the runtime
 // values are injected, as Timoni's bundle and runtime builders do. Errors keep showing the
 // user's own paths: a CueFilesError carries every CUE diagnostic with its file and line.
+
 
 
 
@@ -2322,7 +2511,7 @@ const FORMATS = { '.cue': 'cue', '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml
 function sourceFormat(path) {
     const format = FORMATS[(0,external_node_path_namespaceObject.extname)(path).toLowerCase()];
     if (!format) {
-        throw new SourceFileError(path, `unsupported file extension "${(0,external_node_path_namespaceObject.extname)(path)}" (expected .cue, .json, .yaml or .yml)`);
+        throw new SourceFileError(path, `unsupported file extension ${(0,display_text/* quote */.h)((0,external_node_path_namespaceObject.extname)(path))} (expected .cue, .json, .yaml or .yml)`);
     }
     return format;
 }
@@ -2334,12 +2523,12 @@ function readSourceFiles(paths, cwd, boundary = new FileBoundary([cwd])) {
     return paths.map((path) => {
         const format = sourceFormat(path);
         const absolutePath = (0,external_node_path_namespaceObject.resolve)(cwd, path);
-        if (!(0,external_node_fs_namespaceObject.existsSync)(absolutePath))
+        if (!(0,external_node_fs_.existsSync)(absolutePath))
             throw new SourceFileError(path, 'no such file');
         const real = checked(boundary, absolutePath, path);
-        if ((0,external_node_fs_namespaceObject.statSync)(real).isDirectory())
+        if ((0,external_node_fs_.statSync)(real).isDirectory())
             throw new SourceFileError(path, 'is a directory, expected a file');
-        return { path, absolutePath, format, content: (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8') };
+        return { path, absolutePath, format, content: (0,external_node_fs_.readFileSync)(real, 'utf8') };
     });
 }
 function checked(boundary, path, shownAs) {
@@ -2365,13 +2554,13 @@ function walkInside(root, boundary, visit, skip = () => false, shownFrom = root)
         if (ancestors.has(realDir))
             return;
         const inside = new Set(ancestors).add(realDir);
-        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
+        for (const name of (0,external_node_fs_.readdirSync)(dir).sort()) {
             // Links between folders can multiply the paths of a small tree; a module is never this big.
             if (++entries > WALK_ENTRY_LIMIT)
                 throw new FileBoundaryError(`${shownFrom}: more than ${WALK_ENTRY_LIMIT} files and folders (links between folders?)`);
             const path = (0,external_node_path_namespaceObject.join)(dir, name);
             const real = boundary.check(path, (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.relative)(shownFrom, dir), name) || path);
-            const stat = (0,external_node_fs_namespaceObject.statSync)(real);
+            const stat = (0,external_node_fs_.statSync)(real);
             if (stat.isDirectory()) {
                 if (!skip(name))
                     walk(path, inside);
@@ -2395,10 +2584,10 @@ function workspaceName(workspace, index, file) {
 function readCueModuleFiles(workdir, boundary = new FileBoundary([workdir])) {
     const root = (0,external_node_path_namespaceObject.join)(workdir, 'cue.mod');
     const files = {};
-    if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+    if (!(0,external_node_fs_.existsSync)(root) || !(0,external_node_fs_.statSync)(root).isDirectory())
         return files;
     walkInside(root, boundary, (path, real) => {
-        files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8');
+        files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_.readFileSync)(real, 'utf8');
     }, undefined, workdir);
     return files;
 }
@@ -2497,6 +2686,13 @@ function loadSourcePackage(engine, input) {
 //   - all forms are replaced longest first, so that a secret containing another is masked
 //     whole rather than leaving a fragment around a shorter one.
 //
+// Code the run does not trust (runtime attributes of a pull request's bundle) is never given
+// a text that holds a secret (secretIn): a text that contains a registered form or document
+// (the kubeconfig text, see registerDocument) anywhere, or whose base64, hex, URL or
+// JSON-escape decoding does (a base64 kubeconfig holds its key at any alignment), and a URL
+// that carries a password, registered or not. Masking could not help once such a text is
+// given: the bundle spaces it out.
+//
 // What masking cannot promise: a value that the bundle's author transforms in any other way
 // (reversed, spaced out, split in two, hashed and truncated, one character per object name)
 // is not recognised. That is why the action refuses runtime queries of cluster Secrets on
@@ -2575,6 +2771,45 @@ function maskSecrets(text, secrets) {
 function containsSecret(text, secrets) {
     return maskableValues(secrets).some((value) => text.includes(value));
 }
+/** `scheme://user:password@host`: a URL that carries a password, anywhere in a text. */
+const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
+/** True when the text holds a URL with a password (`https://x-access-token:...@github.com/o/r`, `postgres://u:p@h`). */
+function containsUrlWithPassword(text) {
+    return URL_WITH_PASSWORD.test(text);
+}
+/**
+ * The text as the cheap transforms would have hidden a secret in it, undone: base64
+ * (standard and URL-safe) and hex of the whole text, URL decoding and JSON unescaping.
+ * Only the decodings that apply; a secret inside base64 of a longer text is not a
+ * base64 form of the secret (it depends on its offset), but it is in the decoded text.
+ */
+function decodings(text) {
+    const found = [];
+    const compact = text.replace(/\s+/g, '');
+    if (compact.length >= MIN_SECRET_LENGTH && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact))
+        found.push(Buffer.from(compact, 'base64').toString('utf8'));
+    if (compact.length >= MIN_SECRET_LENGTH && compact.length % 2 === 0 && /^[0-9a-f]+$/i.test(compact))
+        found.push(Buffer.from(compact, 'hex').toString('utf8'));
+    if (text.includes('%')) {
+        try {
+            found.push(decodeURIComponent(text));
+        }
+        catch {
+            // Not URL-encoded: a lone % is ordinary text.
+        }
+    }
+    if (text.includes('\\')) {
+        try {
+            const unescaped = JSON.parse(`"${text}"`);
+            if (typeof unescaped === 'string')
+                found.push(unescaped);
+        }
+        catch {
+            // Not a JSON string's escapes.
+        }
+    }
+    return found;
+}
 /**
  * The secrets of one run: every credential, Secret value and environment value found while
  * running is registered here. Each new form goes to the caller's callback at once, and
@@ -2585,6 +2820,7 @@ class SecretRegistry {
     values = new Set();
     originals = new Set();
     short = new Set();
+    documents = new Set();
     masker;
     constructor(forward = () => { }) {
         this.forward = forward;
@@ -2613,6 +2849,18 @@ class SecretRegistry {
             this.forward(form);
         }
     }
+    /**
+     * Registers a text that is secret only as a whole and is never printed whole: a
+     * kubeconfig, whose lines (`apiVersion: v1`) are not secrets and whose credentials are
+     * registered one by one. It is neither masked (a multi-line text never stands on one
+     * line of a report) nor forwarded to the runner; `secretIn` finds it in a text or in the
+     * text's decodings (so its base64, hex, URL and JSON forms too).
+     */
+    registerDocument(text) {
+        const trimmed = text.trim();
+        if (trimmed.length >= MIN_SECRET_LENGTH)
+            this.documents.add(trimmed);
+    }
     /** Alias of `register` for the registry client's credential values. */
     add(value) {
         this.register(value);
@@ -2621,6 +2869,27 @@ class SecretRegistry {
     isSecret(value) {
         const trimmed = value.trim();
         return trimmed !== '' && (this.values.has(trimmed) || this.short.has(trimmed));
+    }
+    /**
+     * Whether the text holds a secret (see the rule above): 'secret' when it, or one of its
+     * decodings, contains a registered form or document (or it is a value too short to mask),
+     * 'password URL' when it holds a URL with a password; undefined when it holds neither.
+     */
+    secretIn(text) {
+        const texts = [text, ...decodings(text)];
+        if (this.isSecret(text))
+            return 'secret';
+        for (const candidate of texts) {
+            for (const form of this.values)
+                if (candidate.includes(form))
+                    return 'secret';
+            for (const document of this.documents)
+                if (candidate.includes(document))
+                    return 'secret';
+        }
+        if (texts.some(containsUrlWithPassword))
+            return 'password URL';
+        return undefined;
     }
     /** The values registered so far as given (reports expand them with `secretMasker`). */
     secrets() {
@@ -2669,13 +2938,20 @@ function withoutJobCredentials(env) {
 // (a branch named like a registry host turns `image: host/app:1` into `image: ***:1`). They
 // are offered only when named in the allow-list, and are never masked.
 //
+// What is never offered: a value that holds a secret of the run (a token, a key, the
+// kubeconfig) anywhere in it or in one of its cheap encodings, or a URL with a password,
+// as the caller's `secretIn` says (SecretRegistry.secretIn in ../secrets.ts, the one rule).
+// Masking cannot help once such a value is offered: the bundle spaces it out. Under
+// runtime-from-env such a variable is withheld and named to the caller (never its value);
+// a variable listed in runtime-env is refused with an error naming it, as the workflow
+// asked for something that is never given.
+//
 // What is masked: a value offered here is not a secret for being an environment value (a
 // registry host, a region, `GITHUB_REPOSITORY` are shown as they are). It is masked when
 // its variable's name says it holds a credential (`DB_PASSWORD`, `NPM_TOKEN`, `SSH_KEY`:
-// see isCredentialName), or when it is a URL that carries a password
-// (`postgres://user:pass@host`). The run's registered secrets (tokens, keys) are never
-// offered at all, and values read from cluster Secrets are masked where they are read
-// (runtime-queries.ts).
+// see isCredentialName), or when it holds a URL that carries a password
+// (`postgres://user:pass@host`, offered only by callers that do not withhold them: the
+// CLI). Values read from cluster Secrets are masked where they are read (runtime-queries.ts).
 
 /** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
 const AUTHOR_CONTROLLED_NAMES = new Set([
@@ -2693,8 +2969,6 @@ class RuntimeEnvironmentError extends Error {
 const CREDENTIAL_WORDS = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'APIKEY', 'PRIVATEKEY', 'ACCESSKEY'];
 /** Short words that say so only as a whole part of the name (`SSH_KEY`, `GH_PAT`, but not `KEYCLOAK_URL`). */
 const CREDENTIAL_PARTS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'CREDS', 'PAT', 'DSN']);
-/** `scheme://user:password@host...`: a URL that carries a password, whatever the variable's name. */
-const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
 /** True when a variable's name says that it holds a credential. */
 function isCredentialName(name) {
     const upper = name.toUpperCase();
@@ -2710,12 +2984,13 @@ function isCredentialName(name) {
 function isSecretEnvironmentValue(name, value) {
     if (AUTHOR_CONTROLLED_NAMES.has(name))
         return false;
-    return isCredentialName(name) || URL_WITH_PASSWORD.test(value.trim());
+    return isCredentialName(name) || containsUrlWithPassword(value);
 }
 /**
  * The variables offered to runtime attributes. Undefined when none are (neither option
  * given), so that an attribute reading the environment fails as in Timoni without
- * --runtime-from-env.
+ * --runtime-from-env. A listed variable that holds a secret is a RuntimeEnvironmentError
+ * naming every such variable (names only).
  */
 function runtimeEnvironment(env, options) {
     if (!options.all && options.allowed.length === 0)
@@ -2727,14 +3002,23 @@ function runtimeEnvironment(env, options) {
     }
     const offered = {};
     const allowed = new Set(options.allowed);
+    const refused = [];
     for (const [name, value] of Object.entries(env)) {
         if (value === undefined || isJobCredentialVariable(name))
             continue;
-        if (!allowed.has(name) && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name)))
+        const listed = allowed.has(name);
+        if (!listed && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name)))
             continue;
-        if (options.isRegisteredSecret?.(value))
-            continue;
-        offered[name] = value;
+        const why = options.secretIn?.(value);
+        if (why === undefined)
+            offered[name] = value;
+        else if (listed)
+            refused.push(`${name} (${why})`);
+        else
+            options.onWithheld?.(name, why);
+    }
+    if (refused.length > 0) {
+        throw new RuntimeEnvironmentError(`runtime-env: ${refused.join(', ')} ${refused.length === 1 ? 'holds' : 'hold'} a secret of the run or a URL with a password, which is never given to runtime attributes (a bundle can spell it out past any masking); remove ${refused.length === 1 ? 'it' : 'them'} from runtime-env`);
     }
     return offered;
 }
@@ -2760,9 +3044,10 @@ function parseVariableNames(text, what) {
 // decode, and are secret. The objects are read through a reader the caller provides (the
 // bundle layer knows no Kubernetes client).
 
+
 class RuntimeQueryError extends Error {
     constructor(query, reason) {
-        super(`runtime value query "${query}": ${reason}`);
+        super(`runtime value query ${(0,display_text/* quote */.h)(query)}: ${reason}`);
         this.name = 'RuntimeQueryError';
     }
 }
@@ -2778,7 +3063,7 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
 function checkSegment(query, label, value, pattern, rule) {
     if (!pattern.test(value))
-        throw new RuntimeQueryError(query, `the ${label} ${JSON.stringify(value)} is not valid: ${rule}`);
+        throw new RuntimeQueryError(query, `the ${label} ${(0,display_text/* quote */.h)(value)} is not valid: ${rule}`);
 }
 function parseRuntimeQuery(query, expressions, optional) {
     const parts = query.split(':');
@@ -2803,7 +3088,7 @@ function parseRuntimeQuery(query, expressions, optional) {
     checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
     for (const { name: valueName } of expressions) {
         if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
-            throw new RuntimeQueryError(query, `"${valueName}" is not a valid value name (letters, digits, - and _, 1-63 characters)`);
+            throw new RuntimeQueryError(query, `${(0,display_text/* quote */.h)(valueName)} is not a valid value name (letters, digits, - and _, 1-63 characters)`);
         }
     }
     return { query, apiVersion, kind, namespace, name, expressions, optional };
@@ -2891,6 +3176,7 @@ async function readQueryValues(engine, runtime, cluster, readObject, secretQuery
 
 
 
+
 function defaultCluster(kubeContext) {
     return { name: DEFAULT_RUNTIME_NAME, group: DEFAULT_RUNTIME_NAME, kubeContext };
 }
@@ -2920,11 +3206,11 @@ const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 function checkCluster(clusters, label, name, group, kubeContext) {
     if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
-        throw fieldError(clusters, label, `runtime cluster name ${JSON.stringify(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+        throw fieldError(clusters, label, `runtime cluster name ${(0,display_text/* quote */.h)(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
     }
     for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
         if (CONTROL_CHARACTERS.test(value)) {
-            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${JSON.stringify(value)} must be text without control characters (line breaks, escapes)`);
+            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${(0,display_text/* quote */.h)(value)} must be text without control characters (line breaks, escapes)`);
         }
     }
 }
@@ -2937,7 +3223,7 @@ function readClusters(runtime) {
             const group = exportedAt(clusters, `${field.label}.group`);
             const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
             if (typeof group !== 'string' || typeof kubeContext !== 'string') {
-                throw fieldError(clusters, field.label, `runtime cluster "${field.name}" needs string fields "group" and "kubeContext"`);
+                throw fieldError(clusters, field.label, `runtime cluster ${(0,display_text/* quote */.h)(field.name)} needs string fields "group" and "kubeContext"`);
             }
             checkCluster(clusters, field.label, field.name, group, kubeContext);
             return { name: field.name, group, kubeContext };
@@ -3166,6 +3452,7 @@ function evaluateBundle(engine, input) {
 
 
 
+
 function matches(wanted, actual) {
     if (wanted === undefined || wanted === '' || wanted === '*')
         return true;
@@ -3174,8 +3461,8 @@ function matches(wanted, actual) {
 class NoClusterMatchesError extends Error {
     constructor(runtime, selector) {
         const asked = [
-            selector.cluster && selector.cluster !== '*' ? `cluster "${selector.cluster}"` : '',
-            selector.group && selector.group !== '*' ? `group "${selector.group}"` : '',
+            selector.cluster && selector.cluster !== '*' ? `cluster ${(0,display_text/* quote */.h)(selector.cluster)}` : '',
+            selector.group && selector.group !== '*' ? `group ${(0,display_text/* quote */.h)(selector.group)}` : '',
         ]
             .filter(Boolean)
             .join(' and ');
@@ -3254,116 +3541,8 @@ async function evaluateForClusters(engine, options) {
 
 
 
-;// CONCATENATED MODULE: ./src/action/runner.ts
-// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
-// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
-// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
-// rules. Written here rather than taken from @actions/core (see README.md).
-
-
-// Inputs.
-class InputError extends Error {
-    input;
-    constructor(input, message) {
-        super(`input "${input}": ${message}`);
-        this.input = input;
-        this.name = 'InputError';
-    }
-}
-/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
-function inputVariableName(name) {
-    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
-}
-function getInput(env, name, options = {}) {
-    const value = (env[inputVariableName(name)] ?? '').trim();
-    if (options.required && value === '')
-        throw new InputError(name, 'is required and was not given');
-    return value;
-}
-/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
-function getBooleanInput(env, name, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(value))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(value))
-        return false;
-    throw new InputError(name, `must be true or false, not "${value}"`);
-}
-/** A list given one item per line or separated by commas; empty items dropped. */
-function getListInput(env, name) {
-    return getInput(env, name)
-        .split(/[\n,]/)
-        .map((item) => item.trim())
-        .filter((item) => item !== '');
-}
-function getChoiceInput(env, name, choices, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (!choices.includes(value))
-        throw new InputError(name, `must be one of ${choices.join(', ')}, not "${value}"`);
-    return value;
-}
-// File commands. Outputs use the heredoc form with a random delimiter, so any value,
-// multi-line JSON included, arrives intact.
-class FileCommandError extends (/* unused pure expression or super */ null && (Error)) {
-}
-function setOutput(env, name, value) {
-    const file = env.GITHUB_OUTPUT;
-    if (!file)
-        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
-    const delimiter = `ghadelimiter_${randomUUID()}`;
-    if (name.includes(delimiter) || value.includes(delimiter))
-        throw new FileCommandError(`output "${name}" contains its delimiter`);
-    appendFileSync(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
-}
-function appendStepSummary(env, markdown) {
-    const file = env.GITHUB_STEP_SUMMARY;
-    if (!file)
-        return false;
-    appendFileSync(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
-    return true;
-}
-function escapeData(text) {
-    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-function escapeProperty(text) {
-    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-function formatAnnotation(annotation) {
-    const properties = [];
-    if (annotation.file)
-        properties.push(`file=${escapeProperty(annotation.file)}`);
-    if (annotation.line !== undefined)
-        properties.push(`line=${annotation.line}`);
-    if (annotation.column !== undefined)
-        properties.push(`col=${annotation.column}`);
-    if (annotation.title)
-        properties.push(`title=${escapeProperty(annotation.title)}`);
-    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
-    return `::${head}::${escapeData(annotation.message)}\n`;
-}
-/**
- * Plain text made safe to print as log lines: the runner reads every line that starts with
- * `::` (after leading whitespace) as a workflow command, and `##[` anywhere as a command of
- * the older form. A cluster or object name that the pull request's author chose could
- * otherwise print `::stop-commands::`, after which every later `::add-mask::` is shown
- * verbatim, or forge `::error` annotations. A zero-width space between the two characters
- * keeps the text readable and makes it plain text for the runner. Every line break the
- * runner splits on (\r\n, \n, \r) starts a new line that is checked the same way.
- */
-function escapeLogText(text) {
-    return text
-        .split(/\r\n|\n|\r/)
-        .map((line) => line.replace(/^(\s*):/, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
-        .join('\n');
-}
-function formatMask(secret) {
-    return `::add-mask::${escapeData(secret)}\n`;
-}
-
+// EXTERNAL MODULE: ./src/action/runner.ts
+var runner = __nccwpck_require__(5242);
 ;// CONCATENATED MODULE: ./src/action/annotations.ts
 // Errors become annotations: each CUE diagnostic on its file and line (the user's file
 // first), other errors as one plain error annotation.
@@ -3387,12 +3566,12 @@ function errorAnnotations(error, title) {
     const diagnostics = diagnosticsOf(error);
     if (diagnostics.length === 0) {
         const message = error instanceof Error ? error.message : String(error);
-        return formatAnnotation({ level: 'error', message, ...(title ? { title } : {}) });
+        return (0,runner/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
     }
     return diagnostics
         .map((diagnostic) => {
         const position = diagnostic.positions[0];
-        return formatAnnotation({
+        return (0,runner/* formatAnnotation */.tn)({
             level: 'error',
             title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
             message: diagnostic.message,
@@ -3406,6 +3585,7 @@ function errorAnnotations(error, title) {
 // A small command-line parser for timoni-fleet's flags, named and shaped as `timoni bundle`
 // names them: repeatable list flags (`-f a.cue -f b.cue` or `-f a.cue,b.cue`), strings,
 // and booleans that also take `=false`.
+
 class UsageError extends Error {
     constructor(message) {
         super(message);
@@ -3417,7 +3597,7 @@ function parseBoolean(flag, text) {
         return true;
     if (text === 'false' || text === '0')
         return false;
-    throw new UsageError(`--${flag} takes true or false, not "${text}"`);
+    throw new UsageError(`--${flag} takes true or false, not ${(0,display_text/* quote */.h)(text)}`);
 }
 function parseArguments(argv, specs) {
     const byName = new Map(specs.map((spec) => [spec.name, spec]));
@@ -3474,7 +3654,7 @@ function parseArguments(argv, specs) {
         }
         else {
             if (spec.choices && !spec.choices.includes(value)) {
-                throw new UsageError(`--${spec.name} must be one of ${spec.choices.join(', ')}, not "${value}"`);
+                throw new UsageError(`--${spec.name} must be one of ${spec.choices.join(', ')}, not ${(0,display_text/* quote */.h)(value)}`);
             }
             parsed.strings.set(spec.name, value);
         }
@@ -5888,7 +6068,10 @@ async function diffInstance(cluster, instance, options = {}) {
 // Checks that a built object can be applied and tracked: apiVersion, kind and
 // metadata.name present; name, namespace, labels and annotations valid under the
 // kube-apiserver's ObjectMeta rules (as Timoni checks them before applying). One message
-// per violation, so that a module author sees every problem at once.
+// per violation, so that a module author sees every problem at once. Names and keys are
+// quoted with quote(): a name that fails these rules can hold any character, and the
+// message is printed in the log and the pull request comment.
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -5965,19 +6148,19 @@ function objectMetadataProblems(object) {
         return [`missing required field(s) ${missing.join(', ')}`];
     const problems = [];
     const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
-    problems.push(...nameProblems.map((p) => `metadata.name "${name}" ${p}`));
+    problems.push(...nameProblems.map((p) => `metadata.name ${(0,display_text/* quote */.h)(name)} ${p}`));
     if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace "${metadata.namespace}" ${p}`));
+        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace ${(0,display_text/* quote */.h)(metadata.namespace)} ${p}`));
     }
     if (object_metadata_isRecord(metadata.labels)) {
         for (const key of Object.keys(metadata.labels).sort()) {
             const value = metadata.labels[key];
             if (typeof value !== 'string') {
-                problems.push(`metadata.labels["${key}"] must be a string`);
+                problems.push(`metadata.labels[${(0,display_text/* quote */.h)(key)}] must be a string`);
                 continue;
             }
-            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels["${key}"] key ${p}`));
-            problems.push(...labelValueProblems(value).map((p) => `metadata.labels["${key}"] value ${p}`));
+            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels[${(0,display_text/* quote */.h)(key)}] key ${p}`));
+            problems.push(...labelValueProblems(value).map((p) => `metadata.labels[${(0,display_text/* quote */.h)(key)}] value ${p}`));
         }
     }
     if (object_metadata_isRecord(metadata.annotations)) {
@@ -5985,10 +6168,10 @@ function objectMetadataProblems(object) {
         for (const key of Object.keys(metadata.annotations).sort()) {
             const value = metadata.annotations[key];
             if (typeof value !== 'string') {
-                problems.push(`metadata.annotations["${key}"] must be a string`);
+                problems.push(`metadata.annotations[${(0,display_text/* quote */.h)(key)}] must be a string`);
                 continue;
             }
-            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations["${key}"] key ${p}`));
+            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations[${(0,display_text/* quote */.h)(key)}] key ${p}`));
             total += Buffer.byteLength(key) + Buffer.byteLength(value);
         }
         if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
@@ -7376,7 +7559,13 @@ function loadKubeconfig(sources, secrets) {
         const where = path ?? `kubeconfig #${index + 1}`;
         const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
         const baseDir = fileDir ?? process.cwd();
-        const documents = (0,dist/* parseAllDocuments */.hR)(decodeKubeconfigText(text));
+        // The whole text is a secret too, as one document (its lines, `apiVersion: v1`, are not):
+        // no value that holds it is offered to runtime attributes (SecretRegistry.secretIn).
+        const decoded = decodeKubeconfigText(text);
+        secrets.registerDocument(text);
+        if (decoded !== text)
+            secrets.registerDocument(decoded);
+        const documents = (0,dist/* parseAllDocuments */.hR)(decoded);
         const list = Array.isArray(documents) ? documents : [documents];
         for (const document of list) {
             if (document.errors.length > 0) {
@@ -7849,7 +8038,7 @@ function readMaterial(data, file, baseDir, what, subject) {
         return undefined;
     const path = resolveEntryPath(baseDir, file);
     try {
-        return (0,external_node_fs_namespaceObject.readFileSync)(path);
+        return (0,external_node_fs_.readFileSync)(path);
     }
     catch (error) {
         throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
@@ -7888,7 +8077,7 @@ function authFor(user, subject, options, cluster) {
                 return cached.token;
             let token;
             try {
-                token = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
+                token = (0,external_node_fs_.readFileSync)(path, 'utf8').trim();
             }
             catch (error) {
                 throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
@@ -8947,7 +9136,7 @@ function moduleInfo(instance) {
 
 /** Hex digits kept of each object's own digest. */
 const OBJECT_DIGEST_LENGTH = 16;
-const sha256 = (text) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text).digest('hex');
+const sha256 = (text) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
 /** JSON with every map's keys sorted, so that equal values give equal text. */
 function stableJson(value) {
     if (Array.isArray(value))
@@ -9441,18 +9630,48 @@ async function rollOutFleet(run) {
 // Status and delete across the fleet: for each selected cluster, in runtime order, the
 // bundle's instances as Timoni stores them (status), or their removal, newest instance
 // first (delete). The bundle's name comes from evaluating it for that cluster.
+//
+// Each cluster is connected as a plan connects it (session.ts `connectCluster`), so its
+// identity is checked before anything is read from it or deleted: a context that reaches
+// the cluster recorded under another runtime name fails that cluster (step `identity`,
+// the message naming both names) before the bundle is evaluated (its runtime value queries
+// read the cluster) and before any instance is listed. Neither command writes the record:
+// only an apply records a cluster or re-pins it. A re-pinned runtime cluster
+// (`--repin-cluster`) is read or deleted from as that name, its record left as it is.
 
 
 
 
 
+/**
+ * The bundle's name for a cluster that was not reached (or was refused), for its error line:
+ * the bundle evaluated with no access to the cluster; '' when it needs the cluster (a
+ * runtime value query) to evaluate. Only the name is used: nothing of it is printed else.
+ */
+async function bundleNameWithoutCluster(run, cluster) {
+    const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} was not reached`));
+    try {
+        return (await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster)).bundle.name;
+    }
+    catch {
+        return '';
+    }
+}
 async function eachCluster(run, work, stopAtFailure) {
     const results = [];
     for (const cluster of selectClusters(run.evaluation.runtime, run.selector)) {
-        let session;
+        // Connected and its identity checked, nothing written (the purpose of a diff); a refusal is logged there.
+        const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
+        if ('failed' in connected) {
+            const error = connected.failed.error;
+            results.push({ cluster, bundle: await bundleNameWithoutCluster(run, cluster), error: error?.message ?? `cluster ${cluster.name} failed`, ...(error ? { step: error.step } : {}) });
+            if (stopAtFailure)
+                break;
+            continue;
+        }
+        const { session } = connected;
         let bundle = '';
         try {
-            session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
             const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject: session.readObject }, cluster);
             bundle = evaluated.bundle.name;
             results.push({ cluster, bundle, result: await work(session, bundle) });
@@ -9464,7 +9683,7 @@ async function eachCluster(run, work, stopAtFailure) {
                 break;
         }
         finally {
-            session?.kube.close();
+            session.kube.close();
         }
     }
     return results;
@@ -10239,6 +10458,7 @@ async function withRetry(operation, policy, giveUp) {
 
 
 
+
 const TOKEN_LIMIT = 1024 * 1024;
 class RegistryAuth {
     #registry;
@@ -10306,7 +10526,7 @@ class RegistryAuth {
             throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}: it asks for Basic auth, which ${describeCredential(credential)} cannot answer`, 401);
         }
         if (challenge.scheme !== 'bearer') {
-            throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme "${challenge.scheme}"`, 401);
+            throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme ${(0,display_text/* quote */.h)(challenge.scheme)}`, 401);
         }
         if (credential.kind === 'bearer')
             return `Bearer ${credential.token}`;
@@ -10579,7 +10799,7 @@ class ModuleCache {
                 return existing;
             const root = await this.root();
             const paths = await this.#paths(meta.digest);
-            const temporary = (0,external_node_path_namespaceObject.join)(root, `${cache_TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
+            const temporary = (0,external_node_path_namespaceObject.join)(root, `${cache_TEMPORARY_PREFIX}${(0,external_node_crypto_.randomBytes)(6).toString('hex')}`);
             await (0,promises_namespaceObject.mkdir)(temporary);
             try {
                 await fill(temporary);
@@ -10654,7 +10874,7 @@ const defaultPlatform = { os: 'linux', architecture: 'amd64' };
 const MAX_MANIFEST_SIZE = 4 * 1024 * 1024;
 const manifest_DIGEST = /^sha256:[a-f0-9]{64}$/;
 function sha256Digest(bytes) {
-    return `sha256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(bytes).digest('hex')}`;
+    return `sha256:${(0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex')}`;
 }
 function bad(url, what, reason) {
     return new OciError('media-type', url, `${what} is not a valid manifest: ${reason}`);
@@ -11343,7 +11563,7 @@ async function downloadBlob(client, descriptor, maxSize) {
         throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
     }
     return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
-        const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
+        const hash = (0,external_node_crypto_.createHash)('sha256');
         let bytes;
         try {
             // One byte more than declared is enough to tell that the blob is not the one described.
@@ -11509,11 +11729,11 @@ function readModuleFiles(root, boundary = new FileBoundary([root])) {
     let total = 0;
     try {
         walkInside(root, boundary, (path, real) => {
-            total += (0,external_node_fs_namespaceObject.statSync)(real).size;
+            total += (0,external_node_fs_.statSync)(real).size;
             if (total > MODULE_FILE_LIMIT_BYTES) {
                 throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
             }
-            const data = (0,external_node_fs_namespaceObject.readFileSync)(real);
+            const data = (0,external_node_fs_.readFileSync)(real);
             const key = (0,external_node_path_namespaceObject.relative)(root, path).split('\\').join('/');
             files[key] = isText(data) ? data.toString('utf8') : new Uint8Array(data);
         }, (name) => SKIPPED_FOLDERS.has(name));
@@ -11559,17 +11779,17 @@ class LocalModuleError extends Error {
 function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
     const path = url.slice(LOCAL_PREFIX.length);
     const root = (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(cwd, path);
-    if (!(0,external_node_fs_namespaceObject.existsSync)(root))
+    if (!(0,external_node_fs_.existsSync)(root))
         throw new LocalModuleError(url, `no module folder at ${root}`);
-    const realRoot = (0,external_node_fs_namespaceObject.realpathSync)(root);
+    const realRoot = (0,external_node_fs_.realpathSync)(root);
     if (!boundary.contains(realRoot)) {
         const where = realRoot === (0,external_node_path_namespaceObject.resolve)(root) ? root : `${root} (which points to ${realRoot})`;
         throw new LocalModuleError(url, `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`);
     }
-    if (!(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+    if (!(0,external_node_fs_.statSync)(root).isDirectory())
         throw new LocalModuleError(url, `no module folder at ${root}`);
     for (const required of REQUIRED_FILES) {
-        if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
+        if (!(0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
             throw new LocalModuleError(url, `required file not found: ${(0,external_node_path_namespaceObject.join)(root, required)}`);
     }
     let files;
@@ -11738,11 +11958,15 @@ const bundleFlags = [
     { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
     { name: 'cue-memory-limit', kind: 'string', default: '2048', description: "Ceiling on the CUE engine's memory in MiB (64-4096)" },
 ];
-const vetFlags = [...bundleFlags, { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' }];
+const identityRecordFlag = { name: 'cluster-identity-record', kind: 'string', default: DEFAULT_IDENTITY_RECORD, description: "The identity record's ConfigMap name in kube-system" };
+/** vet and build reach a cluster only to read the runtime's value queries, its identity checked first (query-access.ts). */
+const queryIdentityFlags = () => nonRecordingIdentityFlags("the runtime's value queries are read from it");
+const vetFlags = [...bundleFlags, { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' }, ...queryIdentityFlags()];
 const buildFlags = [
     ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
     { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
     { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
+    ...queryIdentityFlags(),
 ];
 const fleetFlags = [
     ...bundleFlags,
@@ -11759,16 +11983,42 @@ const fleetFlags = [
     { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
     { name: 'changes-file', kind: 'string', default: '', description: 'Also write the ChangeSet JSON (as -o json prints it) to this file' },
     { name: 'cluster-identity', kind: 'string', default: 'check', choices: [...IDENTITY_MODES], description: 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off' },
-    { name: 'cluster-identity-record', kind: 'string', default: DEFAULT_IDENTITY_RECORD, description: "The identity record's ConfigMap name in kube-system" },
+    identityRecordFlag,
     { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
 ];
 /** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
 const commandFlags = {
     apply: 'all',
     diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
-    status: ['deadline'],
-    delete: ['wait', 'timeout', 'deadline'],
+    status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+    delete: ['wait', 'timeout', 'deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
 };
+/**
+ * The identity flags of the commands that never record (status and vet/build read, delete
+ * removes): a record is written only by an apply, whose values are the cluster's (a delete
+ * that recorded would pin a cluster at the moment its bundle leaves it, from a command that
+ * builds nothing for it). `--repin-cluster` there takes the named runtime cluster as
+ * re-pinned for this command only: a cluster whose record names another runtime cluster is
+ * read, or deleted from, under the new name, and its record is left as it is.
+ */
+function nonRecordingIdentityFlags(what) {
+    return [
+        {
+            name: 'cluster-identity',
+            kind: 'string',
+            default: 'check',
+            choices: ['check', 'off'],
+            description: `check: refuse a cluster recorded under another runtime name before ${what} (never writes the record: only apply records); off`,
+        },
+        identityRecordFlag,
+        {
+            name: 'repin-cluster',
+            kind: 'list',
+            description: 'Take this runtime cluster as re-pinned: a cluster recorded under another name is reached anyway, its record not rewritten (apply --repin-cluster does that); repeat or separate with commas',
+        },
+    ];
+}
+const readOrDeleteIdentityFlags = new Map(nonRecordingIdentityFlags('anything is read or deleted there').map((flag) => [flag.name, flag]));
 /**
  * `status` without `-o` prints Timoni's `bundle status` lines; `-o text` the state of each
  * cluster x instance (deployed, stale, not installed, failed, unknown), `-o json` the same as JSON.
@@ -11785,7 +12035,9 @@ function fleetFlagsFor(command) {
     const own = commandFlags[command];
     if (own === 'all')
         return fleetFlags;
-    const flags = fleetFlags.filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name));
+    const flags = fleetFlags
+        .filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name))
+        .map((flag) => (command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag));
     return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 /** `--cue-memory-limit` in MiB, checked. */
@@ -11799,7 +12051,7 @@ function cueMemoryLimit(args) {
 /** The root of the git work tree holding `cwd` (a bundle may use modules anywhere in its repository), else `cwd`. */
 function repositoryRoot(cwd) {
     for (let dir = (0,external_node_path_namespaceObject.resolve)(cwd);; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
-        if ((0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(dir, '.git')))
+        if ((0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(dir, '.git')))
             return dir;
         if ((0,external_node_path_namespaceObject.dirname)(dir) === dir)
             return (0,external_node_path_namespaceObject.resolve)(cwd);
@@ -11842,7 +12094,7 @@ function kubeconfigPaths(args, io) {
 function kubeconfigTexts(args, io) {
     return kubeconfigPaths(args, io).map((path) => {
         try {
-            return { text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), path };
+            return { text: (0,external_node_fs_.readFileSync)(path, 'utf8'), path };
         }
         catch {
             throw new UsageError(`cannot read kubeconfig ${path}`);
@@ -11904,6 +12156,13 @@ function fleetRunFromArgs(engine, args, io, log) {
 // the runtime has no queries. Every value read from a Secret, and every credential of the
 // kubeconfig, is registered so that the printed output can be redacted (every string of
 // it, before it is printed, so that line folding cannot split a value).
+//
+// Before any query is read, each selected cluster's identity is checked as diff checks it
+// (../kube/cluster-identity.ts, nothing written): a context that reaches a cluster recorded
+// under another runtime name is refused, so that one cluster's Secrets and ConfigMaps never
+// become another's values. `--cluster-identity off` skips it; `--repin-cluster` takes a
+// renamed cluster as its new name without rewriting the record.
+
 
 
 
@@ -11928,18 +12187,38 @@ function openQueryAccess(inputs, args, io) {
     if (inputs.runtime.queries.length === 0)
         return access;
     const paths = kubeconfigPaths(args, io);
-    if (!args.strings.get('kubeconfig') && !paths.some((path) => (0,external_node_fs_namespaceObject.existsSync)(path))) {
+    if (!args.strings.get('kubeconfig') && !paths.some((path) => (0,external_node_fs_.existsSync)(path))) {
         throw new UsageError(`runtime "${inputs.runtime.name}" has value queries (${inputs.runtime.queries.map((q) => q.query).join(', ')}), which are read from the clusters: no kubeconfig found (${paths.join(', ')}); pass --kubeconfig or set KUBECONFIG`);
     }
     const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);
+    const identity = {
+        // --cluster-identity is checked against its choices (check, off) when the arguments are parsed.
+        mode: (args.strings.get('cluster-identity') ?? 'check'),
+        recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD,
+        repin: parseRepinList(args.lists.get('repin-cluster') ?? []),
+    };
+    const connectChecked = async (cluster) => {
+        const session = await openSession(kubeconfig, cluster, { secrets });
+        try {
+            const established = await establishIdentity(session.kube, { runtimeCluster: cluster.name, kubeContext: cluster.kubeContext }, { mode: identity.mode, recordName: identity.recordName, repin: repinsCluster(identity.repin, cluster.name), apply: false });
+            if (established?.note)
+                io.stderr(`${established.note}\n`);
+            return session;
+        }
+        catch (error) {
+            session.kube.close();
+            throw error;
+        }
+    };
     const sessionFor = (cluster) => {
         let session = sessions.get(cluster.name);
         if (!session) {
-            session = openSession(kubeconfig, cluster, { secrets });
+            session = connectChecked(cluster);
             sessions.set(cluster.name, session);
         }
         return session;
     };
+    access.connect = sessionFor;
     access.readObject = async (cluster, query) => (await sessionFor(cluster)).readObject(cluster, query);
     return access;
 }
@@ -11952,6 +12231,11 @@ async function evaluateWithQueries(engine, inputs, args, io) {
     const access = openQueryAccess(inputs, args, io);
     let results;
     try {
+        // Every selected cluster is checked, in runtime order, before the first query is read:
+        // a refused cluster fails the command with its own message (both runtime names).
+        if (access.connect)
+            for (const cluster of selectClusters(inputs.runtime, inputs.selector))
+                await access.connect(cluster);
         results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
     }
     finally {
@@ -12620,7 +12904,9 @@ class TimoniYamlPrinter {
 //   objects as multi-document YAML (with `# Cluster:` and `# Instance:` comments, as
 //   `timoni bundle build` prints instances; each object exactly as sigs.k8s.io/yaml prints
 //   it, see timoni-yaml.ts) or as JSON; `--mask-secrets` masks Secret data as Timoni v0.33;
-// - `diff|apply|status|delete` reach the clusters through the fleet layer. diff exits 0 in
+// - `diff|apply|status|delete` reach the clusters through the fleet layer, which checks each
+//   cluster's identity before anything is read, written or deleted there (a context that
+//   reaches a cluster recorded under another runtime name fails that cluster). diff exits 0 in
 //   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits
 //   1 when a cluster failed; `-o json` prints the ChangeSet (diff, apply) or the
 //   per-cluster results (delete). `status` alone prints Timoni's `bundle status` lines;
@@ -12777,8 +13063,8 @@ function writeChangesFile(changeSet, args, io) {
         return;
     const target = (0,external_node_path_namespaceObject.resolve)(io.cwd, path);
     try {
-        (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(target), { recursive: true });
-        (0,external_node_fs_namespaceObject.writeFileSync)(target, `${JSON.stringify(changeSet, null, 2)}\n`);
+        (0,external_node_fs_.mkdirSync)((0,external_node_path_namespaceObject.dirname)(target), { recursive: true });
+        (0,external_node_fs_.writeFileSync)(target, `${JSON.stringify(changeSet, null, 2)}\n`);
     }
     catch (error) {
         throw new Error(`--changes-file ${path}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -12840,6 +13126,7 @@ async function runStatus(engine, args, io) {
     if (output !== '')
         return runFleetState(engine, args, io, output);
     const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new cli_io/* CliLog */.n(io)));
+    // A refused or unreachable cluster's error is on stderr already (the fleet layer logs it), and here in Timoni's form.
     for (const { cluster, bundle, result, error } of results) {
         if (error) {
             io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
@@ -12860,11 +13147,13 @@ async function runStatus(engine, args, io) {
     return results.some((r) => r.error || !r.result || r.result.length === 0) ? 1 : 0;
 }
 async function runDelete(engine, args, io) {
-    const results = await fleetDelete(fleetRunFromArgs(engine, args, io, new cli_io/* CliLog */.n(io)));
+    const log = new cli_io/* CliLog */.n(io);
+    const results = await fleetDelete(fleetRunFromArgs(engine, args, io, log));
     if (args.strings.get('output') === 'json')
         io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
+    // A cluster refused on its identity (or not reached) was logged by the fleet layer, as diff logs it: once.
     for (const { cluster, error } of results)
-        if (error)
+        if (error && !log.hasPrinted(error))
             io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
     return results.some((r) => r.error) ? 1 : 0;
 }
@@ -12874,6 +13163,7 @@ async function runDelete(engine, args, io) {
 // and turns a failed command into what the user reads: the message on stderr, every CUE
 // diagnostic with its file, line and field, and, inside GitHub Actions, an annotation on
 // the file and line for each.
+
 
 
 
@@ -12908,7 +13198,7 @@ async function runCli(argv, io) {
     }
     const command = commands[name];
     if (!command) {
-        io.stderr(`✗ unknown command "${name}"\n${usage()}`);
+        io.stderr(`✗ unknown command ${(0,display_text/* quote */.h)(name)}\n${usage()}`);
         return 2;
     }
     if (rest.includes('--help') || rest.includes('-h')) {
@@ -12929,10 +13219,72 @@ async function runCli(argv, io) {
 
 /***/ }),
 
+/***/ 1849:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   U: () => (/* binding */ escapeControls),
+/* harmony export */   h: () => (/* binding */ quote)
+/* harmony export */ });
+// Text from the user's files, shown to a person: one rule for every log line and terminal
+// line (the Actions log, the CLI's output), and one for a name or value quoted in a message.
+//
+// A bundle, runtime or module is written by a pull request's author; what it names (an
+// object, an instance, a cluster, a label) and what it holds (values, CUE error texts) can
+// carry any character. Printed raw, an ESC or CSI (U+009B) starts an ANSI sequence that a
+// terminal or the Actions log viewer interprets (colours, cursor moves that overwrite what
+// was printed before, hyperlinks), and a line break or separator starts a new line that
+// could read as a workflow command or as our own output. So:
+//   - a log line shows every control character escaped, JSON-style (`\u001b[31m`), except
+//     tab and the line break itself: C0 (U+0000-U+001F), DEL, C1 (U+0080-U+009F, NEL and
+//     CSI among them), and the Unicode line and paragraph separators (U+2028, U+2029); a
+//     CRLF is a line break, a lone CR is shown escaped (a terminal would return the cursor
+//     and print over the line);
+//   - a name or value quoted in a message is JSON-quoted, and beyond what JSON escapes
+//     (C0, `"` and `\`), DEL, C1, the separators and the invisible format characters
+//     (bidirectional controls, zero-width characters, U+FEFF: Unicode category Cf) are
+//     escaped as well, so that what a reader sees between the quotes is what the name is.
+// An ordinary name reads the same as before: `"web"` is `"web"`.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const LOG_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\r\u2028\u2029]/g;
+const QUOTED_INVISIBLE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+function unicodeEscape(character) {
+    let escaped = '';
+    // Code units, as JSON writes them: a character beyond U+FFFF becomes its surrogate pair.
+    for (let i = 0; i < character.length; i++)
+        escaped += `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return escaped;
+}
+/** Text as a log or terminal line shows it: control characters and separators escaped, line breaks kept (CRLF as LF). */
+function escapeControls(text) {
+    return text.replace(/\r\n/g, '\n').replace(LOG_CONTROL, unicodeEscape);
+}
+/** A name or value for a message: JSON-quoted, with C1 controls, separators and invisible format characters escaped. */
+function quote(value) {
+    return JSON.stringify(value).replace(QUOTED_INVISIBLE, unicodeEscape);
+}
+
+
+/***/ }),
+
 /***/ 181:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 7598:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+
+/***/ }),
+
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 
 /***/ }),
 
