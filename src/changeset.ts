@@ -66,6 +66,25 @@ export interface InstanceChanges {
    * inventory Secret. Listed after the bundle's instances. Absent otherwise.
    */
   removed?: true;
+  /**
+   * Set when the instance failed as a whole, and why: it could not be built (its module not
+   * fetched, a values or module error: step `build`) or, in a diff, its dry-run stopped
+   * (`changes` then holds what was found before). Its cluster is `failed`. In a diff the
+   * other instances are still built, diffed and listed beside it, and the cluster's error is
+   * the first failure in bundle order (this one's, when it comes first). After an apply, a
+   * cluster with an instance that did not build is applied nothing: its entry lists only the
+   * instances that did not build, each with its error. Absent otherwise.
+   */
+  error?: InstanceError;
+}
+
+/** Why an instance failed as a whole (`InstanceChanges.error`). */
+export interface InstanceError {
+  /** The step that failed: `build`, or a step of the dry-run (`diff`, `ownership`, ...). */
+  step: string;
+  message: string;
+  /** The object concerned, when the error concerns one (`Kind/namespace/name`). */
+  object?: string;
 }
 
 export interface ClusterError {

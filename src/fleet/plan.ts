@@ -1,22 +1,27 @@
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. In a cluster, each instance is diffed as soon as it is
 // built, while the CUE engine builds the next ones. Clusters are diffed at once (bounded); a cluster that fails
-// (down, bad credentials, a CUE error in its values) is reported as failed while the others
-// are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
-// server refuses (an immutable field, an invalid value) is a `failed` change: the other
-// objects and instances are still diffed and shown, and the cluster is failed. Instances
-// that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
-import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
+// (down, bad credentials, a CUE error in the bundle) is reported as failed while the others
+// are still diffed. Clusters keep runtime order in the ChangeSet. One broken instance does
+// not hide the rest: an instance that does not build (a values error, a module that cannot
+// be fetched) or whose dry-run stops is listed in its place with its error, the other
+// instances are still built, diffed and shown, and the cluster is failed, its error the
+// first failure in bundle order (instance-failures.ts). One object that the API server
+// refuses (an immutable field, an invalid value) is a `failed` change: the other objects
+// and instances are still diffed and shown, and the cluster is failed. Instances that the
+// bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+import { selectClusters, type BundleInstance, type RuntimeCluster } from '../bundle/index.js';
 import { diffInstance } from '../kube/instance-diff.js';
 import { InstanceStepError } from '../kube/instance.js';
 import { mapBounded, settleBounded } from '../concurrency.js';
-import { CHANGESET_FORMAT, isChangingAction, type ChangeSet, type ClusterChanges, type ClusterError, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { CHANGESET_FORMAT, isChangingAction, type ChangeSet, type ClusterChanges, type ClusterError, type InstanceChanges } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
+import { clusterErrorOfInstance, instanceStepError, unbuiltInstanceEntry, undiffedInstanceEntry } from './instance-failures.js';
 import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { BufferedLog, withinDeadline, type FleetRun } from './run.js';
-import { allBuilt, connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity, type ClusterInstanceBuild, type ClusterSession } from './session.js';
+import { connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity, type ClusterInstanceBuild, type ClusterSession } from './session.js';
 
 async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
@@ -27,15 +32,21 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
     const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
     const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
-    const { built, instances } = await diffWhenBuilt(run, session, cluster.name, bundle, started.instances, (text) => log.line(text));
+    const { built, instances, allBuilt } = await diffWhenBuilt(run, session, cluster.name, bundle, started.evaluated.bundle.instances, started.instances, (text) => log.line(text));
     if (run.options.prune && run.options.pruneRemovedInstances) {
-      instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+      // An instance that did not build still belongs to the bundle, but its objects are unknown:
+      // what deleting the removed instances would do cannot be told without them.
+      if (allBuilt) instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+      else log.line(`${logPrefix(bundle, cluster.name)} > instances removed from the bundle are not looked for: not every instance was built`);
     }
-    const failure = failedObjects(cluster.name, instances);
+    const failure = clusterFailure(cluster.name, instances);
     if (failure) {
-      log.line(`✗ ${failure.message}`);
-      run.onClusterError?.(cluster.name, new Error(failure.message));
-      return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure, startedAt));
+      // An instance's own failure was told in its place; refused objects are summed up here.
+      if (!failure.told) {
+        log.line(`✗ ${failure.error.message}`);
+        run.onClusterError?.(cluster.name, new Error(failure.error.message));
+      }
+      return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure.error, startedAt));
     }
     const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
     return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(built) : undefined);
@@ -51,44 +62,85 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
 /** Instances of one cluster diffed at once (each waits for its build first). */
 const INSTANCE_DIFFS_AT_ONCE = 4;
 
+/** One instance as the plan found it: its entry, its failure when it failed as a whole, its build when there was one. */
+interface InstanceOutcome {
+  entry: InstanceChanges;
+  failure?: ClusterStepError;
+  built?: ClusterInstanceBuild;
+}
+
 /**
  * The instances' dry-run diffs, each once it is built, a few at once, while the engine
  * builds the next ones (a dry-run writes nothing, so one instance's diff never depends on
- * another's). What they tell comes once all are settled, as when every build came first
- * and the diffs ran one after the other: a failed build fails the cluster before any diff
- * is told, and otherwise the first failed diff in bundle order is the cluster's, the lines
- * of the instances before it told, none after.
+ * another's). What they tell comes once all are settled, in bundle order, as when the
+ * instances were built and diffed one after the other: each instance's change lines, or
+ * its failure (a build that failed, a dry-run that stopped) in its place, once. Every
+ * instance is listed; `allBuilt` is false when one did not build.
  */
 async function diffWhenBuilt(
   run: FleetRun,
   session: ClusterSession,
   cluster: string,
   bundle: string,
+  bundleInstances: readonly BundleInstance[],
   builds: readonly Promise<ClusterInstanceBuild>[],
   line: (text: string) => void,
-): Promise<{ built: ClusterInstanceBuild[]; instances: InstanceChanges[] }> {
-  const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending) => {
-    const instance = await pending;
-    let changes: ObjectChange[];
+): Promise<{ built: ClusterInstanceBuild[]; instances: InstanceChanges[]; allBuilt: boolean }> {
+  const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending, index): Promise<InstanceOutcome> => {
+    const declared = bundleInstances[index];
+    if (!declared) throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
+    let instance: ClusterInstanceBuild;
     try {
-      ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
+      instance = await pending;
     } catch (error) {
-      if (error instanceof InstanceStepError) throw new ClusterStepError(error.step, error, instance.name, error.object);
-      throw new ClusterStepError('diff', error, instance.name);
+      const failure = instanceStepError(error, 'build', declared.name);
+      return { entry: unbuiltInstanceEntry(declared, failure), failure };
     }
-    const changesOf: InstanceChanges = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes };
-    return changesOf;
+    const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
+    try {
+      const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership });
+      return { entry: { ...entry, changes }, built: instance };
+    } catch (error) {
+      if (error instanceof InstanceStepError) {
+        const failure = new ClusterStepError(error.step, error, instance.name, error.object);
+        return { entry: undiffedInstanceEntry(entry, failure, error.changes), failure, built: instance };
+      }
+      const failure = new ClusterStepError('diff', error, instance.name);
+      return { entry: undiffedInstanceEntry(entry, failure, []), failure, built: instance };
+    }
   });
-  // Every build has settled by now: this only finds the first failed one.
-  const built = await allBuilt(builds);
+  const built: ClusterInstanceBuild[] = [];
   const instances: InstanceChanges[] = [];
+  let allBuilt = true;
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') throw outcome.reason;
-    const changes = outcome.value;
-    for (const change of changes.changes) line(changeLine(bundle, cluster, changes.name, change) + (change.error ? `: ${change.error}` : ''));
-    instances.push(changes);
+    const { entry, failure } = outcome.value;
+    for (const change of entry.changes) line(changeLine(bundle, cluster, entry.name, change) + (change.error ? `: ${change.error}` : ''));
+    if (failure) {
+      line(`✗ ${failure.message}`);
+      run.onClusterError?.(cluster, failure);
+    }
+    if (outcome.value.built) built.push(outcome.value.built);
+    else allBuilt = false;
+    instances.push(entry);
   }
-  return { built, instances };
+  return { built, instances, allBuilt };
+}
+
+/**
+ * The cluster's error from its instances: the first failure in bundle order, an instance's
+ * own (`told`: logged in its place already) or its refused objects' (all of the cluster's
+ * refused objects summed up, failedObjects); null when nothing failed.
+ */
+function clusterFailure(cluster: string, instances: readonly InstanceChanges[]): { error: ClusterError; told: boolean } | null {
+  for (const instance of instances) {
+    if (instance.error) return { error: clusterErrorOfInstance(instance.name, instance.error), told: true };
+    if (instance.changes.some((change) => change.action === 'failed')) {
+      const error = failedObjects(cluster, instances);
+      if (error) return { error, told: false };
+    }
+  }
+  return null;
 }
 
 /** The cluster's error when objects failed their dry-run: each object with the server's answer. */

@@ -1,6 +1,7 @@
 // The rollout: apply the bundle cluster by cluster in runtime order (staging before
 // production), stop at the first failure, and list the clusters not reached. Nothing is
-// rolled back; a failed cluster says which step failed and what was already applied.
+// rolled back; a failed cluster says which step failed and what was already applied. A
+// cluster with an instance that does not build is applied nothing (instance-failures.ts).
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
 // With `strategy: waves` the clusters of one group are applied at once (waves.ts).
@@ -11,12 +12,13 @@ import { InstanceStepError } from '../kube/instance.js';
 import type { ReadinessCheck } from '../kube/wait.js';
 import { CHANGESET_FORMAT, type ChangeSet, type ClusterChanges, type DesiredState, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
+import { builtOrNothing } from './instance-failures.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { deadlineEntry, rollOutWaves } from './waves.js';
 import { CLUSTER_GRACE_MS, withinDeadline, type FleetRun } from './run.js';
-import { buildForCluster, connectCluster, instanceInput, moduleInfo, withIdentity } from './session.js';
+import { connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity } from './session.js';
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
@@ -28,9 +30,11 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
   const instances: InstanceChanges[] = [];
   let desired: DesiredState | undefined;
   try {
-    const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-    const bundle = build.evaluated.bundle.name;
+    const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+    const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
+    // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
+    const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line) };
     // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
     if (run.beforeApply || run.recordDesired) {
       desired = desiredOfBuild(build.instances);

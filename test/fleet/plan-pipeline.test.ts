@@ -1,8 +1,8 @@
 // A plan diffs each instance as soon as it is built, a few instances of a cluster at once,
 // while the CUE engine builds the next ones (plan.ts). What it tells must not show it: the
-// instances come in bundle order, a failed build fails the cluster before any instance's
-// diff is told, and when several instances fail their diff, the cluster's error is the
-// first one's in bundle order, whichever failed first in time.
+// instances come in bundle order, a failed build is told in its place (once) with the
+// instances around it diffed and told, and when several instances fail, the cluster's error
+// is the first one's in bundle order, whichever failed first in time.
 import { describe, expect, inject, it } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
 import { runCliCaptured } from '../cli/run-cli.js';
@@ -45,16 +45,30 @@ describe('a plan that diffs instances while the next ones build', () => {
     expect(told).toEqual([...Array<string>(perInstance[0]!).fill('first'), ...Array<string>(perInstance[1]!).fill('second'), ...Array<string>(perInstance[2]!).fill('third')]);
   });
 
-  it('fails the cluster on the second instance build, with no diff told, though the first one was diffed meanwhile', async () => {
+  it('fails the cluster on the second instance build, told in its place, the first and third instances diffed and told around it', async () => {
     const ns = await namespaces();
     const result = await pipelineCli('diff', ns, 'pipeline', -1, '-o', 'json');
     expect(result.code, result.stderr).toBe(2);
     const entry = (JSON.parse(result.stdout) as ChangeSet).clusters[0]!;
     expect(entry.status).toBe('failed');
-    expect(entry.instances).toEqual([]);
     expect(entry.error).toMatchObject({ step: 'build', instance: 'second' });
     expect(entry.error!.message).toMatch(/replicas/);
-    expect(instancesTold(result.stderr)).toEqual([]);
+    expect(entry.instances.map((instance) => [instance.name, instance.namespace, instance.error?.step ?? null])).toEqual([
+      ['first', ns[0], null],
+      ['second', ns[1], 'build'],
+      ['third', ns[2], null],
+    ]);
+    const [first, second, third] = entry.instances;
+    expect(second!.changes).toEqual([]);
+    expect(second!.error!.message).toBe(entry.error!.message);
+    for (const built of [first!, third!]) expect(built.changes.length).toBeGreaterThan(1);
+    // Each line is an instance's change or a failure: told in bundle order, the failure once.
+    const told = result.stderr
+      .split('\n')
+      .map((line) => (line.startsWith('✗ ') ? 'failure' : /> i:(\w+) > \w+\//.exec(line)?.[1]))
+      .filter((what): what is string => what !== undefined);
+    expect(told.filter((what, index) => what !== told[index - 1])).toEqual(['first', 'failure', 'third']);
+    expect(told.filter((what) => what === 'failure')).toHaveLength(1);
   });
 
   it("reports the first instance's ownership conflict in bundle order when every instance has one", async () => {
