@@ -40,6 +40,7 @@ import { renderRecord, reviewedBlock, type ReviewedRecord } from './reviewed-blo
 import { hiddenTextChangeNotes, maskChangeSet, secretChangeIds, showHiddenTextIn } from './redaction.js';
 import {
   actionLabel,
+  clusterErrorShownByInstance,
   clusterHasChanges,
   countActions,
   describeCounts,
@@ -47,11 +48,14 @@ import {
   failedObjectBlock,
   failedObjectInline,
   groupSentence,
+  instanceFailureLabel,
+  instanceId,
   objectRef,
   removedInstanceNote,
   renderCountedSections,
   renderDiffBlock,
   renderErrorBlock,
+  renderInstanceError,
   renderStatusTable,
   rolloutOutcome,
   sectionOpen,
@@ -167,6 +171,7 @@ function renderHeadline(changeSet: ChangeSet, context: ReportContext, variant: C
 
 /** Error messages are capped in comments whatever the budget; the job summary has them whole. */
 const ERROR_CAP = 4_000;
+const ERROR_CUT_NOTE = () => '✂️ _Error message cut; the job summary holds it whole._';
 /** A failed object's own error, under its name (the cluster's error lists them all). */
 const OBJECT_ERROR_CAP = 1_000;
 const SECRET_NOTE = ' · 🔒 a secret value changed (hidden)';
@@ -196,7 +201,8 @@ function renderClusterSection(input: SectionInput, group?: ClusterGroup, members
   const headline = `<b>${title}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
   const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
   let body = grouped ? groupSentence(members, group.byName) : '';
-  if (cluster.error) body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: () => '✂️ _Error message cut; the job summary holds it whole._' });
+  // An instance's error is shown under its name, once (not again here as the cluster's).
+  if (cluster.error && !clusterErrorShownByInstance(cluster)) body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
   if (cluster.status === 'skipped') body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
   for (const [instanceIndex, instance] of cluster.instances.entries()) body += renderInstance(input, instance, instanceIndex, room);
   if (cluster.instances.length === 0 && cluster.status !== 'skipped' && !cluster.error) body += 'No instances.\n\n';
@@ -213,7 +219,9 @@ function renderInstance(input: SectionInput, instance: InstanceChanges, instance
     (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
     (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
     (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') +
-    '\n\n';
+    (instance.error ? ` · ${instanceFailureLabel(instance.error)}` : '') +
+    '\n\n' +
+    (instance.error ? renderInstanceError(instance.error, input.instanceErrorShownOn.get(instanceId(input.clusterIndex, instanceIndex)), { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE }) : '');
   let objects = '';
   if (input.detail === 'objects') {
     const omittedBefore = room.omitted();
@@ -310,7 +318,7 @@ export function isCommentOf(body: string, bundleName: string): boolean {
 // rendered cluster by cluster, as they always were. A group has at least two clusters.
 //
 // Identical means: the same runtime group, the same status, the same error, the same
-// instances (name, namespace, module, removed) with the same object changes in the same
+// instances (name, namespace, module, removed, error) with the same object changes in the same
 // order (kind, name, action, diff, failure, readiness status and message), and the same changes touching
 // secret data, as the comment shows them (secret values masked). A cluster's own name is
 // set aside: a bundle that reads TIMONI_CLUSTER_NAME (a namespace, a label, a message per
@@ -353,6 +361,7 @@ function comparable(cluster: ClusterChanges, clusterIndex: number, secretChanges
       instance.namespace,
       instance.module,
       instance.removed ?? false,
+      instance.error ?? null,
       instance.changes.map((change, objectIndex) => [
         // Readiness counts by its status and message; how long it took does not (the comment does not show it).
         { ...change, readiness: change.readiness ? [change.readiness.status, change.readiness.message] : null },

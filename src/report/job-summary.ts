@@ -2,7 +2,8 @@
 // limit. A headline, notes, the status table with durations, the clusters not reached;
 // then one section per cluster: status and duration, instances with module version and
 // digest (and those removed from the bundle), a table of objects and actions (with
-// readiness when present), the error, failed objects with their errors, and the diffs.
+// readiness when present), the error, failed instances and failed objects with their
+// errors, and the diffs.
 // Fitted by budget.ts and masked by redaction.ts as the PR comment is (comment.ts).
 
 import { hasChanges, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
@@ -14,12 +15,15 @@ import { capitalise, code, commitLink, escapeHtml, escapeInline, linkTarget, run
 import { hiddenTextChangeNotes, maskChangeSet, secretChangeIds, showHiddenTextIn } from './redaction.js';
 import {
   actionLabel,
+  clusterErrorShownByInstance,
   clusterHasChanges,
   countActions,
   describeCounts,
   diffTooLargeNote,
   failedObjectBlock,
   firstFailure,
+  instanceFailureLabel,
+  instanceId,
   objectRef,
   readinessLabel,
   readinessOf,
@@ -27,6 +31,7 @@ import {
   renderCountedSections,
   renderDiffBlock,
   renderErrorBlock,
+  renderInstanceError,
   renderStatusTable,
   rolloutOutcome,
   shortDigest,
@@ -39,6 +44,7 @@ import {
 const ERROR_CAP = 65_536;
 /** Each failed object's error is capped at this size. */
 const OBJECT_ERROR_CAP = 8_192;
+const errorCutNote = (kept: number, total: number) => `✂️ _Error cut: ${kept} of ${total} lines shown._`;
 
 /** Where a diff cut from the job summary can be seen whole. */
 function moreHintFor(changeSet: ChangeSet): string {
@@ -126,9 +132,11 @@ function renderSummarySection(input: SectionInput): string {
   if (cluster.status === 'skipped') return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
   text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
   if (cluster.identity) text += `${identityLine(cluster.identity)}\n\n`;
-  if (cluster.error) text += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
+  // An instance's error is shown under **Failed instances**, once (not again here as the cluster's).
+  if (cluster.error && !clusterErrorShownByInstance(cluster)) text += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: errorCutNote });
   if (cluster.instances.length > 0) text += renderInstances(cluster.instances, input);
   text += renderObjects(input);
+  text += renderFailedInstances(input);
   text += renderFailedObjects(input);
   text += renderReadinessProblems(cluster);
   if (input.detail === 'diffs') text += renderDiffs(input);
@@ -168,7 +176,7 @@ function renderInstances(instances: readonly InstanceChanges[], input: SectionIn
   let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
   for (const instance of instances) {
     table += tableRow([
-      code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode)}` : ''),
+      code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') + (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
       code(instance.namespace),
       code(instance.module.url),
       code(instance.module.version),
@@ -195,6 +203,17 @@ function renderObjects(input: SectionInput): string {
   if (room.omitted() > 0) input.onObjectsOmitted(room.omitted());
   const omitted = room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
   return (rows ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n` : '') + omitted;
+}
+
+/** Each instance that failed as a whole, with its error (or the earlier cluster that shows the same one). */
+function renderFailedInstances(input: SectionInput): string {
+  let text = '';
+  input.cluster.instances.forEach((instance, instanceIndex) => {
+    if (!instance.error) return;
+    const shownOn = input.instanceErrorShownOn.get(instanceId(input.clusterIndex, instanceIndex));
+    text += `- ${code(instance.name)}\n\n${renderInstanceError(instance.error, shownOn, { cap: ERROR_CAP, measure: input.measure, cutNote: errorCutNote })}`;
+  });
+  return text ? `**Failed instances**\n\n${text}` : '';
 }
 
 function renderFailedObjects(input: SectionInput): string {

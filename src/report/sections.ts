@@ -5,7 +5,7 @@
 // room or too large to compute), and the rendering of every section of a report for one
 // plan of the budget, counting what was cut.
 
-import type { ChangeSet, ChangeSetMode, ClusterChanges, ClusterError, InstanceChanges, ModuleInfo, ObjectAction, ObjectChange } from '../changeset.js';
+import type { ChangeSet, ChangeSetMode, ClusterChanges, ClusterError, InstanceChanges, InstanceError, ModuleInfo, ObjectAction, ObjectChange } from '../changeset.js';
 import { READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '../changeset.js';
 import { formatDuration } from '../duration.js';
 import type { Measure } from '../github/limits.js';
@@ -220,6 +220,56 @@ export function renderErrorBlock(error: ClusterError, options: ErrorBlockOptions
   return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
 }
 
+// An instance that failed as a whole (`InstanceChanges.error`) shows its error under its
+// name, once: the cluster's error, when it is that instance's, is not shown again above,
+// and an instance that fails with the same error on a later cluster (the same values on
+// every production cluster, say) refers to the first cluster that shows it.
+
+/** True when the cluster's error is the one an instance of it shows under its name. */
+export function clusterErrorShownByInstance(cluster: ClusterChanges): boolean {
+  const { error } = cluster;
+  if (!error?.instance) return false;
+  return cluster.instances.some((instance) => instance.name === error.instance && instance.error?.step === error.step && instance.error.message === error.message);
+}
+
+/** The id of an instance of a cluster, for SectionInput.instanceErrorShownOn. */
+export function instanceId(clusterIndex: number, instanceIndex: number): string {
+  return `${clusterIndex}/${instanceIndex}`;
+}
+
+/**
+ * Per instance id, for each failed instance whose error (the same instance, step and
+ * message) an earlier cluster of the ChangeSet shows already: that cluster's name.
+ */
+export function repeatedInstanceErrors(changeSet: ChangeSet): Map<string, string> {
+  const firstShownOn = new Map<string, string>();
+  const repeats = new Map<string, string>();
+  changeSet.clusters.forEach((cluster, clusterIndex) =>
+    cluster.instances.forEach((instance, instanceIndex) => {
+      if (!instance.error) return;
+      const key = JSON.stringify([instance.name, instance.error.step, instance.error.message]);
+      const shownOn = firstShownOn.get(key);
+      if (shownOn === undefined) firstShownOn.set(key, cluster.name);
+      else repeats.set(instanceId(clusterIndex, instanceIndex), shownOn);
+    }),
+  );
+  return repeats;
+}
+
+/** `❌ failed at `build``: a failed instance's mark beside its name. */
+export function instanceFailureLabel(error: InstanceError): string {
+  return `❌ failed at ${code(error.step)}`;
+}
+
+/**
+ * A failed instance's error under its name: in a fenced block (capped, with the object
+ * concerned), or a line that names the earlier cluster showing the same error.
+ */
+export function renderInstanceError(error: InstanceError, shownOn: string | undefined, options: ErrorBlockOptions): string {
+  if (shownOn !== undefined) return `❌ **Failed at ${code(error.step)}**: the same error as on ${code(shownOn)} (shown there).\n\n`;
+  return renderErrorBlock({ step: error.step, message: error.message, ...(error.object ? { object: error.object } : {}) }, options);
+}
+
 /** The one-line form of a failed object's error (first line, at most `cap` characters), escaped for inline Markdown. */
 export function failedObjectInline(change: ObjectChange, measure: Measure, cap = 300): string {
   const first = (change.error ?? '').split('\n')[0] ?? '';
@@ -326,10 +376,12 @@ export interface SectionInput {
   onDiff: (outcome: DiffOutcome) => void;
   /** Records object lines left out for lack of room. */
   onObjectsOmitted: (count: number) => void;
+  /** For failed instances whose error an earlier cluster shows: that cluster, by instanceId (repeatedInstanceErrors). */
+  instanceErrorShownOn: ReadonlyMap<string, string>;
 }
 
 /** What every section renderer needs beyond its cluster and the plan's detail and allocation. */
-export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'mode' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted'>;
+export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'mode' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted' | 'instanceErrorShownOn'>;
 
 /**
  * Renders every cluster's section for a plan (none when only the table fits) with
@@ -343,6 +395,7 @@ export function renderCountedSections(
 ): { sections: string; counts: CutCounts } {
   const counts: CutCounts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
   if (plan.detail === 'table') return { sections: '', counts };
+  const instanceErrorShownOn = repeatedInstanceErrors(changeSet);
   const sections = changeSet.clusters
     .map((cluster, clusterIndex) =>
       renderSection({
@@ -352,6 +405,7 @@ export function renderCountedSections(
         mode: changeSet.mode,
         detail: plan.detail,
         allocation: plan.allocation,
+        instanceErrorShownOn,
         onDiff: (outcome) => {
           if (outcome === 'cut') counts.diffsCut += 1;
           if (outcome === 'hidden') counts.diffsHidden += 1;
