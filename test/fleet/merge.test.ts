@@ -3,7 +3,7 @@ import type { RuntimeCluster } from '../../src/bundle/index.js';
 import { CHANGESET_FORMAT, type ChangeSet } from '../../src/changeset.js';
 import { mergeChangeSets, ChangeSetMergeError, type ChangeSetFile } from '../../src/fleet/merge.js';
 import { shardClusters } from '../../src/fleet/shards.js';
-import { changeSet, cluster, podinfoInstance } from '../report/fixtures.js';
+import { brokenInstanceFleet, changeSet, cluster, podinfoInstance } from '../report/fixtures.js';
 
 const runtimeClusters: RuntimeCluster[] = [
   { name: 'staging-eu-1', group: 'staging', kubeContext: 'kind-staging-eu-1' },
@@ -35,6 +35,14 @@ describe('mergeChangeSets', () => {
       commit: 'abc123',
       clusters: [staging.changeSet.clusters[0], productionEu.changeSet.clusters[0], productionUs.changeSet.clusters[0]],
     });
+  });
+
+  it("keeps a broken instance's error as its shard wrote it (InstanceChanges.error)", () => {
+    const broken = brokenInstanceFleet();
+    const files = broken.clusters.map((entry, index) => file(`changes-${index}/changes.json`, withCommit(changeSet([entry]))));
+    const { changeSet: merged } = mergeChangeSets({ files, clusters: runtimeClusters, shards: byCluster, commit: RUN });
+    expect(merged.clusters).toEqual(broken.clusters);
+    expect(merged.clusters[1]?.instances[0]?.error).toMatchObject({ step: 'build' });
   });
 
   it('equals the ChangeSet one job over all clusters would have written', () => {

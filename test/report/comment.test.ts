@@ -20,6 +20,7 @@ import {
   renderRolloutComment,
 } from '../../src/report/comment.js';
 import {
+  brokenInstanceFleet,
   changeSet,
   cluster,
   created,
@@ -38,7 +39,9 @@ import {
   removedRedis,
   rolloutFleet,
   serviceError,
+  unbuiltRedis,
   unchanged,
+  valuesError,
   withAction,
   writeOutput,
 } from './fixtures.js';
@@ -674,5 +677,66 @@ describe('groupClusters', () => {
     };
     const set = changeSet(Array.from({ length: 10 }, (_, i) => ready(`c-${i}`, i * 100)), 'apply');
     expect(groupClusters(set, none)).toEqual([{ members: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], byName: false }]);
+  });
+});
+
+describe('one broken instance among others (InstanceChanges.error)', () => {
+  const occurrences = (text: string, part: string) => text.split(part).length - 1;
+  /** The section of a cluster: from its summary to the next cluster's. */
+  const section = (body: string, name: string) => {
+    const start = body.indexOf(`<summary><b>${name}</b>`);
+    const end = body.indexOf('<summary><b>', start + 1);
+    return body.slice(start, end === -1 ? undefined : end);
+  };
+
+  it('shows the broken instance failed with its error under its name, once, and the instances that built with their diffs', () => {
+    const body = renderPullRequestComment(brokenInstanceFleet(), context);
+    const eu = section(body, 'production-eu-1');
+    expect(eu).toContain('**Instance <code>redis</code>** in <code>apps</code> · module <code>oci&#58;//ghcr.io/stefanprodan/modules/redis</code> <code>7.2.3</code> · ❌ failed at <code>build</code>');
+    expect(eu).toContain('❌ **Failed at <code>build</code>**:\n\n```text\ninstance redis');
+    expect(eu).toContain('**Instance <code>podinfo</code>**');
+    expect(eu).toContain('replicas: 4');
+    // The cluster's error is the instance's: not shown a second time above the instances.
+    expect(occurrences(eu, 'Failed at <code>build</code>')).toBe(1);
+    // production-us-1 has the same error: it refers to production-eu-1.
+    const us = section(body, 'production-us-1');
+    expect(us).toContain('❌ **Failed at <code>build</code>**: the same error as on <code>production-eu-1</code> (shown there).');
+    expect(occurrences(body, 'conflicting values "many" and int')).toBe(1);
+    expect(body).toContain('| <code>production-eu-1</code> | production | 1 | 1 | 0 | 0 | ❌ failed at <code>build</code> |');
+  });
+
+  it('shows different errors of the same instance on two clusters each in full', () => {
+    const other = 'instance redis (module oci://ghcr.io/stefanprodan/modules/redis): build failed:\nvalues.port: conflicting values "http" and int';
+    const set = brokenInstanceFleet();
+    set.clusters[2] = { ...set.clusters[2]!, instances: [unbuiltRedis(other), podinfoInstance([3, 4])], error: { step: 'build', message: other, instance: 'redis' } };
+    const body = renderPullRequestComment(set, context);
+    expect(body).not.toContain('the same error as on');
+    expect(occurrences(body, valuesError.split('\n')[1]!)).toBe(1);
+    expect(occurrences(body, 'values.port: conflicting values')).toBe(1);
+  });
+
+  it("shows the cluster's error above when it is not the instance's (a rollout that applied nothing)", () => {
+    const body = renderRolloutComment(brokenInstanceFleet('apply'), rolloutContext);
+    const eu = section(body, 'production-eu-1');
+    expect(eu).toContain('nothing was applied to cluster production-eu-1: instance redis did not build');
+    expect(eu).toContain('· ❌ failed at <code>build</code>\n\n❌ **Failed at <code>build</code>**:\n\n```text\ninstance redis');
+    expect(occurrences(body, 'conflicting values "many" and int')).toBe(1);
+    expect(body).toContain('❌ Rollout stopped at <code>production-eu-1</code> (failed at <code>build</code>); applied to 1 of 3 clusters');
+  });
+
+  it("masks secrets in an instance's error", () => {
+    const set = brokenInstanceFleet();
+    const leaked = `${valuesError}\n    token: s3cr3t-t0ken-value`;
+    set.clusters[1] = { ...set.clusters[1]!, instances: [unbuiltRedis(leaked), podinfoInstance([3, 4])] };
+    const body = renderPullRequestComment(set, { ...context, secrets: ['s3cr3t-t0ken-value'] });
+    expect(body).toContain('token: ***');
+    expect(body).not.toContain('s3cr3t-t0ken-value');
+  });
+
+  it('groups a large fleet only with clusters whose instances failed the same way', () => {
+    const failing = (name: string, message: string) =>
+      cluster(name, 'production', [unbuiltRedis(message), podinfoInstance([3, 4])], { status: 'failed', error: { step: 'build', message: 'values error', instance: 'redis' } });
+    const set = changeSet([...Array.from({ length: 6 }, (_, i) => failing(`p-${i}`, 'error A')), ...Array.from({ length: 5 }, (_, i) => failing(`q-${i}`, 'error B'))]);
+    expect(groupClusters(set, none)?.map((group) => group.members.length)).toEqual([6, 5]);
   });
 });

@@ -189,6 +189,42 @@ export function planWithFailure(): ChangeSet {
   ]);
 }
 
+/** A values error of instance redis, as a build reports it. */
+export const valuesError =
+  'instance redis (module oci://ghcr.io/stefanprodan/modules/redis): build failed:\nvalues.replicas: conflicting values "many" and int (mismatched types string and int):\n    ./templates/config.cue:26:17';
+
+/** Instance redis that did not build: no changes, its error (InstanceChanges.error). */
+export function unbuiltRedis(message = valuesError): InstanceChanges {
+  return { ...instance('redis', [], { ...REDIS_MODULE, digest: '' }), error: { step: 'build', message } };
+}
+
+/**
+ * Issue 23's shape: instance redis (first in bundle order) builds on staging and has a values
+ * error on both production clusters; podinfo builds everywhere. A diff, or (`apply`) the
+ * rollout that applied staging and nothing on the first production cluster.
+ */
+export function brokenInstanceFleet(mode: ChangeSetMode = 'diff'): ChangeSet {
+  const buildError = { step: 'build', message: valuesError, instance: 'redis' };
+  if (mode === 'apply') {
+    return changeSet(
+      [
+        cluster('staging-eu-1', 'staging', [instance('redis', [created('ConfigMap', 'redis', ['data: {}'])], REDIS_MODULE), podinfoInstance([1, 2])], { status: 'applied' }),
+        cluster('production-eu-1', 'production', [unbuiltRedis()], {
+          status: 'failed',
+          error: { step: 'build', message: 'nothing was applied to cluster production-eu-1: instance redis did not build (an apply is all or nothing per cluster)', instance: 'redis' },
+        }),
+        cluster('production-us-1', 'production', [], { status: 'skipped' }),
+      ],
+      'apply',
+    );
+  }
+  return changeSet([
+    cluster('staging-eu-1', 'staging', [instance('redis', [created('ConfigMap', 'redis', ['data: {}'])], REDIS_MODULE), podinfoInstance([1, 2])]),
+    cluster('production-eu-1', 'production', [unbuiltRedis(), podinfoInstance([3, 4])], { status: 'failed', error: buildError }),
+    cluster('production-us-1', 'production', [unbuiltRedis(), podinfoInstance([3, 4])], { status: 'failed', error: buildError }),
+  ]);
+}
+
 // ---------------------------------------------------------------------------------------
 // The golden reports: a realistic 3-cluster PR comment, its rollout and the job summary.
 

@@ -8,6 +8,7 @@ import type { ChangeSet, ObjectChange } from '../../src/changeset.js';
 import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT } from '../../src/github/limits.js';
 import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
 import {
+  brokenInstanceFleet,
   changeSet,
   cluster,
   goldenContext,
@@ -214,5 +215,35 @@ describe('the cluster identity in the job summary', () => {
     expect(summary).toContain('Identity: kube-system uid <code>1a2b3c4d…</code>, recorded 2026-11-24 as <code>staging-1</code> (first apply: recorded now)\n\n');
     expect(summary).toContain('Identity: kube-system uid <code>1a2b3c4d…</code>, recorded 2026-11-24 as <code>staging-1</code>\n\n');
     expect(summary.match(/Identity: /g)).toHaveLength(2);
+  });
+});
+
+describe('one broken instance among others (InstanceChanges.error)', () => {
+  const occurrences = (text: string, part: string) => text.split(part).length - 1;
+  const section = (summary: string, name: string) => {
+    const start = summary.indexOf(`### <code>${name}</code>`);
+    const end = summary.indexOf('### <code>', start + 1);
+    return summary.slice(start, end === -1 ? undefined : end);
+  };
+
+  it('marks the broken instance failed in the instance table and shows its error once, under Failed instances', () => {
+    const summary = renderJobSummary(brokenInstanceFleet(), context);
+    const eu = section(summary, 'production-eu-1');
+    expect(eu).toContain('| <code>redis</code> ❌ failed at <code>build</code> | <code>apps</code> |');
+    expect(eu).toContain('**Failed instances**\n\n- <code>redis</code>\n\n❌ **Failed at <code>build</code>**:\n\n```text\ninstance redis');
+    expect(occurrences(eu, 'Failed at <code>build</code>**')).toBe(1);
+    // The instances that built keep their objects and diffs.
+    expect(eu).toContain('| <code>podinfo</code> | <code>Deployment/apps/podinfo</code> |');
+    expect(eu).toContain('replicas: 4');
+    const us = section(summary, 'production-us-1');
+    expect(us).toContain('the same error as on <code>production-eu-1</code> (shown there)');
+    expect(occurrences(summary, 'conflicting values "many" and int')).toBe(1);
+  });
+
+  it('after a rollout, says that nothing was applied and shows the error once', () => {
+    const summary = renderJobSummary(brokenInstanceFleet('apply'), context);
+    const eu = section(summary, 'production-eu-1');
+    expect(eu).toContain('nothing was applied to cluster production-eu-1: instance redis did not build');
+    expect(occurrences(summary, 'conflicting values "many" and int')).toBe(1);
   });
 });
