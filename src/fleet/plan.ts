@@ -132,7 +132,7 @@ async function diffWhenBuilt(
  * own (`told`: logged in its place already) or its refused objects' (all of the cluster's
  * refused objects summed up, failedObjects); null when nothing failed.
  */
-function clusterFailure(cluster: string, instances: readonly InstanceChanges[]): { error: ClusterError; told: boolean } | null {
+export function clusterFailure(cluster: string, instances: readonly InstanceChanges[]): { error: ClusterError; told: boolean } | null {
   for (const instance of instances) {
     if (instance.error) return { error: clusterErrorOfInstance(instance.name, instance.error), told: true };
     if (instance.changes.some((change) => change.action === 'failed')) {

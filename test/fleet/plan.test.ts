@@ -6,6 +6,8 @@
 // dropped is still reported deleted, and the cluster is failed (the CLI diff exits 2).
 import { describe, expect, inject, it } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
+import { clusterFailure } from '../../src/fleet/plan.js';
+import { failedService, instance, podinfoInstance, unbuiltRedis, valuesError } from '../report/fixtures.js';
 import { runCliCaptured } from '../cli/run-cli.js';
 import type { KubeObject } from '../harness/fleet/kube-client.js';
 import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
@@ -71,5 +73,27 @@ describe('a failed object among others in a diff', () => {
     expect(text.stderr).toContain(`b:parts > c:third > i:web > Service/${ns}/web failed: cluster third: Service/${ns}/web: `);
     // However the CLI words the failed cluster's line.
     expect(text.stderr).toMatch(/✗ cluster third: .*the API server refused one object in the dry-run \(the other objects are diffed\): instance web: Service\//);
+  });
+});
+
+describe("the cluster's error from its instances (clusterFailure)", () => {
+  const withFailedObject = instance('web', [failedService()]);
+
+  it('is none when no instance failed and no object was refused', () => {
+    expect(clusterFailure('staging-eu-1', [podinfoInstance([1, 2])])).toBeNull();
+  });
+
+  it("is an instance's own failure, naming it, when it comes first in bundle order (told in its place already)", () => {
+    expect(clusterFailure('staging-eu-1', [podinfoInstance([1, 2]), unbuiltRedis(), withFailedObject])).toEqual({
+      error: { step: 'build', message: valuesError, instance: 'redis' },
+      told: true,
+    });
+  });
+
+  it('is the refused objects summed up when an instance with a refused object comes first (to be told)', () => {
+    const failure = clusterFailure('staging-eu-1', [withFailedObject, unbuiltRedis()]);
+    expect(failure?.told).toBe(false);
+    expect(failure?.error).toMatchObject({ step: 'diff', instance: 'web', object: 'Service/apps/podinfo' });
+    expect(failure?.error.message).toContain('the API server refused one object in the dry-run');
   });
 });
