@@ -134,7 +134,10 @@ describe('the CLI with one broken instance among three', () => {
   it('apply: nothing is applied to the cluster, and it says so', async () => {
     const result = await timoniFleet('apply', '--wait=false', '-o', 'json');
     expect(result.code, result.stderr).not.toBe(0);
-    const cluster = (JSON.parse(result.stdout) as ChangeSet).clusters[0]!;
+    const applied = JSON.parse(result.stdout) as ChangeSet;
+    // The bundle is named though nothing was built whole (a PR comment is found again by it).
+    expect(applied.bundle).toBe(cliBundle);
+    const cluster = applied.clusters[0]!;
     expect(cluster.status).toBe('failed');
     expect(cluster.error).toMatchObject({ step: 'build', instance: 'backend' });
     expect(cluster.instances.map((instance) => [instance.name, instance.error?.step, instance.changes.length])).toEqual([['backend', 'build', 0]]);
