@@ -124,16 +124,20 @@ function unknownFlag(written: string, specs: FlagSpec[], context: ParseContext):
   return new UsageError(`unknown flag ${written}${nearest ? `: did you mean --${nearest}?` : '.'} ${helpHint(context)}`);
 }
 
-/** The flag whose name is nearest to `name` (edit distance), if near enough to be a typo of it. */
+/** The flag whose name is nearest to `name`, if near enough to be a typo of it. */
 export function nearestFlag(name: string, specs: FlagSpec[]): string | undefined {
+  return nearestName(name, specs.map((spec) => spec.name));
+}
+
+/** The name of `names` nearest to `name`: the only one it starts, else one a typo away (edit distance up to a third of its letters, at least one). */
+export function nearestName(name: string, names: readonly string[]): string | undefined {
+  const prefixed = names.filter((candidate) => name.length >= 3 && candidate.startsWith(name));
+  if (prefixed.length === 1) return prefixed[0];
   let best: { name: string; distance: number } | undefined;
-  for (const spec of specs) {
-    const distance = editDistance(name, spec.name);
-    if (!best || distance < best.distance) best = { name: spec.name, distance };
+  for (const candidate of names) {
+    const distance = editDistance(name, candidate);
+    if (!best || distance < best.distance) best = { name: candidate, distance };
   }
-  // The start of one flag's name, else a typo: a third of the name's letters at most (at least one).
-  const prefixed = specs.filter((spec) => name.length >= 3 && spec.name.startsWith(name));
-  if (prefixed.length === 1) return prefixed[0]?.name;
   return best && best.distance <= Math.max(1, Math.floor(name.length / 3)) ? best.name : undefined;
 }
 

@@ -5,7 +5,7 @@
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
 import { errorAnnotations } from '../action/annotations.js';
 import { quote } from '../display-text.js';
-import { formatFlagHelp, parseArguments, type FlagSpec, type ParsedArguments } from './arguments.js';
+import { formatFlagHelp, nearestName, parseArguments, type FlagSpec, type ParsedArguments } from './arguments.js';
 import { runApply, runBuild, runDelete, runDiff, runStatus, runVet } from './commands.js';
 import type { CommandIO } from './io.js';
 import { buildFlags, cueMemoryLimit, fleetFlagsFor, vetFlags } from './options.js';
@@ -66,7 +66,8 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
   if (name === 'version' || name === '--version') return printVersion(rest, io);
   const command = commands[name];
   if (!command) {
-    io.stderr(`✗ unknown command ${quote(name)}\n${usage()}`);
+    const nearest = nearestName(name, [...Object.keys(commands), 'version']);
+    io.stderr(`✗ unknown command ${quote(name)}${nearest ? `: did you mean ${nearest}?` : ''}\n${usage()}`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
