@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../src/duration.js';
+import { formatDuration, formatLimit, parseDuration } from '../src/duration.js';
 
 describe('parsing durations as Go writes them', () => {
   it.each([
@@ -27,5 +27,21 @@ describe('formatting durations for people', () => {
     [-1, '–'],
   ])('%d ms reads %s', (milliseconds, text) => {
     expect(formatDuration(milliseconds)).toBe(text);
+  });
+});
+
+describe('formatting a time limit in the notation --timeout takes', () => {
+  it.each([
+    [300_000, '5m'],
+    [3_000, '3s'],
+    [90_000, '1m30s'],
+    [90_500, '1m30.5s'],
+    [5_400_000, '1h30m'],
+    [3_600_000, '1h'],
+    [2_500, '2.5s'],
+    [500, '500ms'],
+  ])('%d ms reads %s', (milliseconds, text) => {
+    expect(formatLimit(milliseconds)).toBe(text);
+    expect(parseDuration(text)).toBe(milliseconds);
   });
 });

@@ -8,8 +8,10 @@
 // - `diff|apply|status|delete` reach the clusters through the fleet layer, which checks each
 //   cluster's identity before anything is read, written or deleted there (a context that
 //   reaches a cluster recorded under another runtime name fails that cluster). diff exits 0 in
-//   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits
-//   1 when a cluster failed; `-o json` prints the ChangeSet (diff, apply) or the
+//   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply and
+//   delete exit 2 when a cluster failed, was refused or was not reached, status 1 when an
+//   instance is not deployed and 2 when a cluster could not be read (a 1 never hides a
+//   failure, so that CI may read it as "drift" or "not deployed"); `-o json` prints the ChangeSet (diff, apply) or the
 //   per-cluster results (delete). `status` alone prints Timoni's `bundle status` lines;
 //   `status -o text|json` the state of each cluster x instance (../fleet/fleet-state.ts). Progress goes to stderr through CliLog: diff's clusters in runtime
 //   order, each error once; delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
@@ -215,12 +217,14 @@ export async function runApply(engine: CueEngine, args: ParsedArguments, io: Com
   for (const cluster of changeSet.clusters) reportClusterError(cluster, io, log);
   const skipped = changeSet.clusters.filter((c) => c.status === 'skipped').map((c) => c.name);
   if (skipped.length > 0 && !log.hasPrinted(`not reached: ${skipped.join(', ')}`)) io.stderr(`not reached: ${skipped.join(', ')}\n`);
-  return changeSet.clusters.some((c) => c.status === 'failed') ? 1 : 0;
+  return changeSet.clusters.some((c) => c.status === 'failed' || c.status === 'skipped') ? 2 : 0;
 }
 
 /**
  * `status -o text|json`: the state of every cluster x instance (fleet-state.ts), as a table
- * or as JSON. Exits 0 when every instance is deployed, 1 otherwise, 2 when it cannot run.
+ * or as JSON. Exits 0 when every instance is deployed, 1 when an instance is not (not
+ * installed, stale, failed), 2 when it cannot run or a state is unknown (a cluster not
+ * reached or refused, an instance that could not be read).
  */
 async function runFleetState(engine: CueEngine, args: ParsedArguments, io: CommandIO, output: string): Promise<number> {
   let state: FleetState;
@@ -237,6 +241,7 @@ async function runFleetState(engine: CueEngine, args: ParsedArguments, io: Comma
     io.stdout(fleetStateTable(state));
     io.stderr(`${stateCounts(state)}\n`);
   }
+  if (state.instances.some((row) => row.state === 'unknown')) return 2;
   return state.instances.every((row) => row.state === 'deployed') ? 0 : 1;
 }
 
@@ -259,8 +264,9 @@ export async function runStatus(engine: CueEngine, args: ParsedArguments, io: Co
       for (const object of instance.objects) io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);
     }
   }
-  // As Timoni's bundle status: a cluster without the bundle's instances is an error.
-  return results.some((r) => r.error || !r.result || r.result.length === 0) ? 1 : 0;
+  // A cluster not read is a failure (2); one without the bundle's instances (Timoni's error) is not deployed (1).
+  if (results.some((r) => r.error)) return 2;
+  return results.some((r) => !r.result || r.result.length === 0) ? 1 : 0;
 }
 
 export async function runDelete(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
@@ -269,5 +275,5 @@ export async function runDelete(engine: CueEngine, args: ParsedArguments, io: Co
   if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
   // A cluster refused on its identity (or not reached) was logged by the fleet layer, as diff logs it: once.
   for (const { cluster, error } of results) if (error && !log.hasPrinted(error)) io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
-  return results.some((r) => r.error) ? 1 : 0;
+  return results.some((r) => r.error) ? 2 : 0;
 }

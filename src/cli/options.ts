@@ -67,9 +67,13 @@ export const fleetFlags: FlagSpec[] = [
   { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
 ];
 
-/** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
-const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[] | 'all'> = {
-  apply: 'all',
+/**
+ * The flags beyond the bundle flags that each fleet command reads; `--help` lists only these.
+ * apply applies one cluster at a time (or --max-parallel per wave): --concurrency, the
+ * number of clusters diffed at once, is diff's.
+ */
+const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[]> = {
+  apply: fleetFlags.filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency').map((flag) => flag.name),
   diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
   status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
   delete: ['wait', 'timeout', 'deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
@@ -116,12 +120,18 @@ const statusOutputFlag: FlagSpec = {
   description: "The state of each instance: text (a table) or json; without it, Timoni's bundle status lines",
 };
 
+/** delete's --wait and --timeout: they bound the wait for deleted objects to be gone, not an apply's readiness. */
+const deleteFlags = new Map<string, FlagSpec>([
+  ['wait', { name: 'wait', kind: 'boolean', default: 'true', description: "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)" }],
+  ['timeout', { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's delete, all its instances' waits together" }],
+]);
+
 export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
   const own = commandFlags[command];
-  if (own === 'all') return fleetFlags;
   const flags = fleetFlags
     .filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name))
-    .map((flag) => (command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag));
+    .map((flag) => (command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag))
+    .map((flag) => (command === 'delete' ? (deleteFlags.get(flag.name) ?? flag) : flag));
   return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 

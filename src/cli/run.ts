@@ -1,35 +1,54 @@
-// Dispatches `timoni-fleet <command> [flags]` to its command, maps outcomes to exit codes,
+// Dispatches `timoni-fleet <command> [flags]` to its command (and `version`), maps outcomes to exit codes,
 // and turns a failed command into what the user reads: the message on stderr, every CUE
 // diagnostic with its file, line and field, and, inside GitHub Actions, an annotation on
 // the file and line for each.
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
 import { errorAnnotations } from '../action/annotations.js';
 import { quote } from '../display-text.js';
-import { formatFlagHelp, parseArguments, UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
+import { formatFlagHelp, nearestName, parseArguments, type FlagSpec, type ParsedArguments } from './arguments.js';
 import { runApply, runBuild, runDelete, runDiff, runStatus, runVet } from './commands.js';
 import type { CommandIO } from './io.js';
 import { buildFlags, cueMemoryLimit, fleetFlagsFor, vetFlags } from './options.js';
+import { printVersion } from './version.js';
 
 interface Command {
   summary: string;
   flags: FlagSpec[];
+  /**
+   * The exit code of a failure to do the job (a bad flag, a missing file, a bundle or runtime
+   * error, a cluster not reached or refused): 2 for the commands that reach clusters, whose 1
+   * means drift (diff) or not all deployed (status); 1 for vet and build, as `timoni bundle
+   * vet|build` (Timoni exits 1 on every error, flag errors included).
+   */
+  failureCode: 1 | 2;
   run(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number>;
 }
 
 const commands: Record<string, Command> = {
-  vet: { summary: 'Validate a bundle for each cluster of the runtime', flags: vetFlags, run: runVet },
-  build: { summary: 'Build the Kubernetes objects of every instance for each cluster', flags: buildFlags, run: runBuild },
-  diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlagsFor('diff'), run: runDiff },
-  apply: { summary: 'Apply the bundle cluster by cluster in runtime order', flags: fleetFlagsFor('apply'), run: runApply },
-  status: { summary: "Show the bundle's instances and their objects on each cluster", flags: fleetFlagsFor('status'), run: runStatus },
-  delete: { summary: "Delete the bundle's instances from each cluster", flags: fleetFlagsFor('delete'), run: runDelete },
+  vet: { summary: 'Validate a bundle for each cluster of the runtime (exit 0 valid, 1 failure)', flags: vetFlags, failureCode: 1, run: runVet },
+  build: { summary: 'Build the Kubernetes objects of every instance for each cluster (exit 0 built, 1 failure)', flags: buildFlags, failureCode: 1, run: runBuild },
+  diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlagsFor('diff'), failureCode: 2, run: runDiff },
+  apply: { summary: 'Apply the bundle cluster by cluster in runtime order (exit 0 applied, 2 failure)', flags: fleetFlagsFor('apply'), failureCode: 2, run: runApply },
+  status: { summary: "Show the bundle's instances and their objects on each cluster (exit 0 all deployed, 1 not all deployed, 2 failure)", flags: fleetFlagsFor('status'), failureCode: 2, run: runStatus },
+  delete: { summary: "Delete the bundle's instances from each cluster (exit 0 deleted, 2 failure)", flags: fleetFlagsFor('delete'), failureCode: 2, run: runDelete },
 };
 
 function usage(): string {
   const lines = ['Usage: timoni-fleet <command> -f bundle.cue [-r runtime.cue] [flags]', '', 'Commands:'];
   for (const [name, command] of Object.entries(commands)) lines.push(`  ${name.padEnd(10)} ${command.summary}`);
+  lines.push(`  ${'version'.padEnd(10)} Print the version of timoni-fleet, of CUE and the CUE engine in use (also --version)`);
   lines.push('', 'Run `timoni-fleet <command> --help` for its flags.');
   return `${lines.join('\n')}\n`;
+}
+
+/** The flags that `command` does not take, each with the commands that do. */
+function othersFlags(command: string): Map<string, string[]> {
+  const own = new Set(commands[command]?.flags.map((flag) => flag.name));
+  const others = new Map<string, string[]>();
+  for (const [name, { flags }] of Object.entries(commands)) {
+    for (const flag of flags) if (!own.has(flag.name)) others.set(flag.name, [...(others.get(flag.name) ?? []), name]);
+  }
+  return others;
 }
 
 export function reportError(error: unknown, io: CommandIO): void {
@@ -44,9 +63,11 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     io.stdout(usage());
     return name === undefined ? 2 : 0;
   }
+  if (name === 'version' || name === '--version') return printVersion(rest, io);
   const command = commands[name];
   if (!command) {
-    io.stderr(`✗ unknown command ${quote(name)}\n${usage()}`);
+    const nearest = nearestName(name, [...Object.keys(commands), 'version']);
+    io.stderr(`✗ unknown command ${quote(name)}${nearest ? `: did you mean ${nearest}?` : ''}\n${usage()}`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -54,11 +75,11 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     return 0;
   }
   try {
-    const args = parseArguments(rest, command.flags);
+    const args = parseArguments(rest, command.flags, { command: name, otherCommandsFlags: othersFlags(name) });
     const engine = await loadCueEngine(command.flags.some((flag) => flag.name === 'cue-memory-limit') ? { memoryLimitMiB: cueMemoryLimit(args) } : {});
     return await command.run(engine, args, io);
   } catch (error) {
     reportError(error, io);
-    return error instanceof UsageError ? 2 : 1;
+    return command.failureCode;
   }
 }

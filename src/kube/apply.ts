@@ -2,6 +2,7 @@
 // application/apply-patch+yaml, field manager `timoni`, forced ownership, `dryRun=All` for
 // dry-runs. applyObject adds what Timoni does around it: one-off objects, take-over of
 // kubectl/Helm fields, no write when nothing drifted, recreate on immutable changes when forced.
+import { formatLimit } from '../duration.js';
 import type { KubeCluster } from './cluster.js';
 import { KubeApiError } from './errors.js';
 import { ImmutableFieldError, immutableFields, isImmutableError } from './immutable.js';
@@ -107,7 +108,7 @@ async function waitGone(cluster: KubeCluster, object: KubeObject, timeoutMs: num
   const deadline = Date.now() + timeoutMs;
   while ((await cluster.get(refOf(object))) !== null) {
     if (Date.now() > deadline) {
-      throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${timeoutMs} ms (finalizers?)`);
+      throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${formatLimit(timeoutMs)} (finalizers?)`);
     }
     await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
   }

@@ -3,6 +3,7 @@
 // `action.timoni.sh/wait: disabled` are not waited for. A timeout, a Failed object
 // (fail fast, as Timoni waits) or an abort ends the wait with an error that lists every
 // object not ready, with its status and why.
+import { formatLimit } from '../duration.js';
 import type { KubeCluster } from './cluster.js';
 import { NoMatchError } from './discovery.js';
 import type { ReadinessStatus } from '../changeset.js';
@@ -46,7 +47,7 @@ export class WaitError extends Error {
   ) {
     const head =
       reason === 'timeout'
-        ? `timeout (time limit ${timeoutMs} ms) waiting for ${notReady.length} object(s) to be ${what}`
+        ? `timeout (time limit ${formatLimit(timeoutMs)}) waiting for ${notReady.length} object(s) to be ${what}`
         : reason === 'failed'
           ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
           : `wait for ${notReady.length} object(s) to be ${what} was aborted`;

@@ -202,9 +202,9 @@ describe('vet: errors name file, line and field', () => {
     expect(stdout).toMatch(/^::error file=bad\/wrong-api-version\.cue,line=2,col=\d+,title=CUE error at bundle\.apiVersion::/m);
   });
 
-  it('usage errors exit 2', async () => {
+  it('usage errors exit 1, as timoni bundle vet', async () => {
     const result = await runCliCaptured(['vet'], { cwd: fixtures });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr).toContain('pass one or more files with -f');
   });
 });

@@ -191,7 +191,7 @@ describe('timoni-fleet diff, apply, status, delete', () => {
 
   it('an ownership conflict is printed once', async () => {
     const result = await runCliCaptured(['apply', '-f', 'bundle-other.cue', '-r', 'runtime.cue', '--kubeconfig', kubeconfigPath, '--timeout', '60s'], { cwd });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     const mentions = result.stderr.split('\n').filter((line) => line.includes('cli-fleet-other') && /owned|ownership|belongs/i.test(line));
     expect(mentions, result.stderr).toHaveLength(1);
     expect(result.stderr.match(/not reached: two/g)).toHaveLength(1);
@@ -204,7 +204,7 @@ describe('timoni-fleet diff, apply, status, delete', () => {
     expect(result.stdout).toMatch(/b:cli-fleet > c:two > i:web > Deployment\/cli-fleet\/web Current/);
   });
 
-  it('status -o json gives each cluster x instance its state: deployed here, unknown on a cluster that is down (exit 1)', async () => {
+  it('status -o json gives each cluster x instance its state: deployed here, unknown on a cluster that is down (exit 2)', async () => {
     const deployed = await cli('status', '-o', 'json');
     expect(deployed.code, deployed.stderr).toBe(0);
     const state = JSON.parse(deployed.stdout) as { bundle: string; instances: Array<{ cluster: string; instance: string; state: string; module: { version: string } | null }> };
@@ -214,7 +214,7 @@ describe('timoni-fleet diff, apply, status, delete', () => {
       ['two', 'web', 'deployed', '0.0.0-devel'],
     ]);
     const down = await runCliCaptured(['status', '-f', 'bundle.cue', '-r', 'runtime-with-down-cluster.cue', '--kubeconfig', kubeconfigPath, '-o', 'json'], { cwd });
-    expect(down.code, down.stderr).toBe(1);
+    expect(down.code, down.stderr).toBe(2);
     const rows = (JSON.parse(down.stdout) as typeof state).instances.map((row) => [row.cluster, row.state]);
     expect(rows).toEqual([['one', 'deployed'], ['gone', 'unknown']]);
   });

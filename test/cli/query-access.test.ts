@@ -77,7 +77,7 @@ describe('runtime value queries in vet and build', () => {
 
   it('without a kubeconfig the command says where it looked', async () => {
     const result = await cli('build', 'runtime.cue', [], { KUBECONFIG: join(dir, 'no-such-kubeconfig') });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/runtime "queries" has value queries \(k8s:v1:ConfigMap:[^)]*\), which are read from the clusters: no kubeconfig found/);
     expect(result.stderr).toContain('pass --kubeconfig or set KUBECONFIG');
   });

@@ -23,6 +23,21 @@ describe('runCli', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^✗ unknown command "plan"\nUsage: timoni-fleet/);
   });
+
+  it('names the nearest command of a misspelt one', async () => {
+    const result = await runCliCaptured(['aply', '-f', 'bundle.cue'], { cwd: '/' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^✗ unknown command "aply": did you mean apply\?\nUsage: timoni-fleet/);
+  });
+
+  it('prints the version of timoni-fleet, of CUE and the engine for version and --version', async () => {
+    for (const argv of [['version'], ['--version']]) {
+      const result = await runCliCaptured(argv, { cwd: '/' });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^timoni-fleet \d+\.\d+\.\d+\nCUE v\d+\.\d+\.\d+\nengine (native|WebAssembly)/);
+    }
+    expect((await runCliCaptured(['version', 'junk'], { cwd: '/' })).code).toBe(2);
+  });
 });
 
 describe('reportError', () => {

@@ -131,10 +131,10 @@ describe('the CLI never reaches the wrong cluster', () => {
     expect(await sentinels()).toEqual(ALL);
   });
 
-  it("refuses prod-1's delete on A: stage-1's objects stay, the exit code is 1, the error names both", async () => {
+  it("refuses prod-1's delete on A: stage-1's objects stay, the exit code is 2, the error names both", async () => {
     for (const output of ['text', 'json']) {
       const refused = await timoniFleet('prod.cue', 'delete', '--cluster-identity-record', record, '--timeout', '30s', '-o', output);
-      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.code, refused.stderr).toBe(2);
       expectRefusal(refused.stderr, uid);
       // Printed once, as diff prints it.
       expect(refused.stderr.split('reaches the cluster recorded as').length - 1).toBe(1);
@@ -150,13 +150,13 @@ describe('the CLI never reaches the wrong cluster', () => {
 
   it("refuses prod-1's status on A, with and without -o, reading nothing there", async () => {
     const timoniLines = await timoniFleet('prod.cue', 'status', '--cluster-identity-record', record);
-    expect(timoniLines.code).toBe(1);
+    expect(timoniLines.code).toBe(2);
     expect(timoniLines.stdout).not.toContain('last applied');
     expect(timoniLines.stdout).toContain(`b:${bundleName} > c:prod-1 > ✗ cluster prod-1: context "${CONTEXT}" reaches the cluster recorded as "stage-1"`);
     expectRefusal(timoniLines.stderr, uid);
 
     const json = await timoniFleet('prod.cue', 'status', '--cluster-identity-record', record, '-o', 'json');
-    expect(json.code).toBe(1);
+    expect(json.code).toBe(2);
     const state = JSON.parse(json.stdout) as { instances: Array<{ cluster: string; state: string; module: unknown; reason: string }> };
     expect(state.instances.map((row) => [row.cluster, row.state, row.module])).toEqual([
       ['prod-1', 'unknown', null],

@@ -49,7 +49,7 @@ describe('cluster identity through the fleet layer', () => {
     // Another runtime name on the same context: refused by the diff (check mode, the default) and by the apply.
     for (const command of ['diff', 'apply'] as const) {
       const refused = await fleetLayerCli(command, run, ...flags, ...(command === 'apply' ? [NO_WAIT] : []), '--runtime-cluster', 'identity-production');
-      expect(refused.code).toBe(command === 'diff' ? 2 : 1);
+      expect(refused.code).toBe(2);
       const entry = refused.changeSet.clusters[0]!;
       expect(entry.status).toBe('failed');
       expect(entry.instances).toEqual([]);

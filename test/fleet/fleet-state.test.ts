@@ -59,7 +59,8 @@ describe('status -o json|text: the state of every cluster x instance', () => {
     await storeModuleVersion(ns, 'old', '0.0.0-old');
 
     const result = await cli('status', '-f', 'state-bundle.cue', '-f', 'state-added.cue', '-o', 'json');
-    expect(result.code, result.stderr).toBe(1);
+    // 2, not 1: cluster gone's states are unknown (not read), a failure rather than "not deployed".
+    expect(result.code, result.stderr).toBe(2);
     const state = JSON.parse(result.stdout) as FleetState;
     expect(state.format).toBe(1);
     expect(state.bundle).toBe('fleet-state');
@@ -96,7 +97,7 @@ describe('status -o json|text: the state of every cluster x instance', () => {
 
     // The same as a table, and the counts on stderr.
     const text = await cli('status', '-f', 'state-bundle.cue', '-f', 'state-added.cue', '-o', 'text');
-    expect(text.code, text.stderr).toBe(1);
+    expect(text.code, text.stderr).toBe(2);
     const lines = text.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^CLUSTER +GROUP +INSTANCE +NAMESPACE +STATE +MODULE +DIGEST +LAST APPLIED +READY +REASON$/);
     expect(lines).toHaveLength(11);

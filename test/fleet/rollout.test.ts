@@ -31,7 +31,7 @@ describe('rollout time limit per cluster', () => {
   it('fails the cluster within about the timeout when no Deployment becomes ready, naming it', async () => {
     const run = await twoNamespaces('never');
     const result = await fleetLayerCli('apply', run, '--timeout', `${timeoutMs / 1000}s`);
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(2);
     const entry = result.changeSet.clusters[0]!;
     expect(entry.status).toBe('failed');
     expect(entry.error?.step).toBe('wait');
@@ -57,12 +57,12 @@ describe('rollout time limit per cluster', () => {
     });
     const result = await fleetLayerCli('apply', run, '--timeout', `${timeoutMs / 1000}s`);
     await marked;
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(2);
     const entry = result.changeSet.clusters[0]!;
     expect(entry.status).toBe('failed');
     expect(entry.error?.instance).toBe('second');
     expect(entry.error?.step).toBe('wait');
-    expect(entry.error?.message).toContain(`timeout (time limit ${timeoutMs} ms)`);
+    expect(entry.error?.message).toContain(`timeout (time limit ${timeoutMs / 1000}s)`);
     expect(entry.error?.message).toMatch(new RegExp(`Deployment/${run.namespaces[1]}/second status: 'InProgress'`));
     expect(entry.durationMs).toBeGreaterThanOrEqual(timeoutMs - 500);
     expect(entry.durationMs).toBeLessThan(timeoutMs * 1.3);
@@ -135,7 +135,7 @@ describe('kube-apiserver stopped in the middle of an apply', () => {
     await stopApiserver(fleet.dir, 'outage-1');
     const failed = await applying;
 
-    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.code, failed.stderr).toBe(2);
     const entry = failed.changeSet.clusters[0]!;
     expect(entry.name).toBe('flaky');
     expect(entry.status).toBe('failed');
@@ -164,7 +164,7 @@ describe('kube-apiserver stopped in the middle of an apply', () => {
       await firstReady.stop().catch(() => undefined);
     }
 
-    expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.code, failed.stderr).toBe(2);
     const entry = failed.changeSet.clusters[0]!;
     expect(entry.status).toBe('failed');
     expect(entry.instances.map((i) => i.name)).toEqual(['first', 'second']);

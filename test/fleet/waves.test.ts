@@ -218,7 +218,7 @@ describe('rollout waves on the local fleet', () => {
     );
     readyLater([0, 1, 2], namespaces, readyAfterMs);
     const result = await applyWaves({ namespaces }, '--strategy', 'waves');
-    expect(result.code, result.stderr).toBe(1);
+    expect(result.code, result.stderr).toBe(2);
     const [stageA, stageB, prod] = result.changeSet.clusters;
     expect(result.changeSet.clusters.map((c) => [c.name, c.status])).toEqual([
       ['stage-a', 'applied'],

@@ -25,7 +25,7 @@ describe('readiness', () => {
     const stepError = error as InstanceStepError;
     expect(stepError.step).toBe('wait');
     expect(stepError.object).toBe(`Deployment/${ns}/web`);
-    expect(stepError.message).toContain(`timeout (time limit 2500 ms) waiting for 1 object(s) to be ready: Deployment/${ns}/web status: 'InProgress': Replicas: 0/1`);
+    expect(stepError.message).toContain(`timeout (time limit 2.5s) waiting for 1 object(s) to be ready: Deployment/${ns}/web status: 'InProgress': Replicas: 0/1`);
     expect(stepError.message).not.toContain('sidecar');
     expect(stepError.cause).toBeInstanceOf(WaitError);
     expect((stepError.cause as WaitError).notReady.map((r) => r.object.name)).toEqual(['web']);
