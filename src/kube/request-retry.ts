@@ -33,8 +33,8 @@
 // retries included) nor past the deadline of the work the request belongs to (a cluster's
 // rollout timeout, through `withRequestDeadline`): a retry that would start after either is
 // not made, and the last failure is reported. A server that has not answered this client
-// once yet (a wrong address, a cluster that is down) gets 3 quick retries only (under 2 s),
-// so that an unreachable cluster is still reported at once.
+// once yet (a wrong address, a cluster that is down) gets 4 quick retries only (under 5 s:
+// enough for a restart of a few seconds), so that an unreachable cluster is still reported soon.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The parts of a request the rules look at. */
@@ -53,7 +53,7 @@ export const RETRY_FIRST_DELAY_MS = 250;
 export const RETRY_MAX_DELAY_MS = 4_000;
 export const MAX_RETRIES = 8;
 /** Retries of a request to a server that has never answered this client. */
-export const FIRST_CONTACT_RETRIES = 3;
+export const FIRST_CONTACT_RETRIES = 4;
 
 const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 

@@ -93,7 +93,6 @@ describe('retries', () => {
   it('sends a GET again after a connection cut under it, never a POST', async () => {
     const { port, requests } = await serve((req, res, n) => (n === 1 || req.method === 'POST' ? req.socket.destroy() : version(res)));
     const { cluster, retries } = clusterAt(`http://127.0.0.1:${port}`);
-    // The server must have answered once for the cut to be retried more than the first-contact few: it has not, and 3 are enough here.
     expect((await cluster.client.version()).gitVersion).toBe('v1.36.3');
     expect(retries.map((r) => r.reason)).toEqual([expect.stringMatching(/^connection reset/)]);
     const before = requests();
@@ -108,12 +107,12 @@ describe('retries', () => {
     const { cluster, retries } = clusterAt(`http://127.0.0.1:${port}`, 30_000);
     const started = Date.now();
     const error = await cluster.client.version().catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(5_500);
     expect(error).toBeInstanceOf(KubeConnectionError);
     expect((error as Error).message).toMatch(
-      new RegExp(`^cluster retry-1: cannot reach the API server at http://127\\.0\\.0\\.1:${port}: connection refused \\(is the API server running\\?\\) \\[ECONNREFUSED\\] \\(GET /version: 4 attempts over \\d+(\\.\\d)? m?s\\)$`),
+      new RegExp(`^cluster retry-1: cannot reach the API server at http://127\\.0\\.0\\.1:${port}: connection refused \\(is the API server running\\?\\) \\[ECONNREFUSED\\] \\(GET /version: 5 attempts over \\d+(\\.\\d)? m?s\\)$`),
     );
-    expect(retries.map((r) => r.retry)).toEqual([1, 2, 3]);
+    expect(retries.map((r) => r.retry)).toEqual([1, 2, 3, 4]);
     expect(retries[0]!.text).toMatch(/^cluster retry-1: GET \/version: connection refused \(is the API server running\?\) \[ECONNREFUSED\]; retry 1 in \d+ ms$/);
     cluster.close();
   });

@@ -173,7 +173,7 @@ describe('engine client on the fleet', () => {
     expect(error).toBeInstanceOf(KubeConnectionError);
     // A server that never answered gets a few quick retries only (request-retry.ts).
     expect((error as Error).message).toMatch(
-      new RegExp(`^cluster preview-eu-1: cannot reach the API server at https://127\\.0\\.0\\.1:${port}: connection refused \\(is the API server running\\?\\) \\[ECONNREFUSED\\] \\(GET /version: 4 attempts over \\d\\.\\d s\\)$`),
+      new RegExp(`^cluster preview-eu-1: cannot reach the API server at https://127\\.0\\.0\\.1:${port}: connection refused \\(is the API server running\\?\\) \\[ECONNREFUSED\\] \\(GET /version: 5 attempts over \\d\\.\\d s\\)$`),
     );
     const { clusters } = engineFleet();
     expect((await clusters[0]!.client.version()).gitVersion).toBe('v1.36.3');

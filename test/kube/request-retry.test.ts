@@ -84,10 +84,10 @@ describe('when to retry', () => {
   const refused = { kind: 'connection', code: 'ECONNREFUSED' } as const;
   const at = (retry: number, answeredBefore = true, boundAt = 1_000_000) => ({ retry, answeredBefore, now: 0, boundAt, random: () => 0.5 });
 
-  it('stops after 8 retries, or 3 for a server that never answered this client', () => {
+  it('stops after 8 retries, or 4 for a server that never answered this client', () => {
     expect(nextRetryDelay(get, refused, at(MAX_RETRIES))).toBe(4000);
     expect(nextRetryDelay(get, refused, at(MAX_RETRIES + 1))).toBeUndefined();
-    expect(nextRetryDelay(get, refused, at(FIRST_CONTACT_RETRIES, false))).toBe(1000);
+    expect(nextRetryDelay(get, refused, at(FIRST_CONTACT_RETRIES, false))).toBe(2000);
     expect(nextRetryDelay(get, refused, at(FIRST_CONTACT_RETRIES + 1, false))).toBeUndefined();
   });
 
