@@ -205,18 +205,15 @@ export class KubeClient {
     const startedAt = Date.now();
     const boundAt = startedAt + timeoutMs;
     const retryUntil = Math.min(boundAt, currentRequestDeadline() ?? Infinity);
-    let response: RawResponse | undefined;
     for (let attempt = 1; ; attempt++) {
-      let failure: AttemptFailure;
-      let failed: Error;
+      let response: RawResponse;
       try {
         response = await this.exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, boundAt - Date.now());
       } catch (error) {
         const cause = error as NodeJS.ErrnoException;
-        failed = this.connectionError(cause, req, attempt, startedAt, timeoutMs);
-        failure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
+        const failure: AttemptFailure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
         const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: this.answered, now: Date.now(), boundAt: retryUntil });
-        if (delay === undefined) throw failed;
+        if (delay === undefined) throw this.connectionError(cause, req, attempt, startedAt, timeoutMs);
         await this.beforeRetry(req, describeConnectionError(cause).detail, attempt, delay);
         continue;
       }
@@ -225,11 +222,11 @@ export class KubeClient {
       for (const text of response.warnings) this.onWarning?.({ cluster: this.name, text, object: req.object });
       if (response.status >= 200 && response.status < 300) return response;
       const status = parseStatus(response.body);
-      failed = new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
-      failure = { kind: 'status', status: response.status, ...(response.retryAfterMs !== undefined ? { retryAfterMs: response.retryAfterMs } : {}) };
+      const { retryAfterMs } = response;
+      const failure: AttemptFailure = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
       const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: true, now: Date.now(), boundAt: retryUntil });
-      if (delay === undefined) throw failed;
-      const retryAfter = response.retryAfterMs !== undefined ? `, Retry-After ${Math.round(response.retryAfterMs / 1000)} s` : '';
+      if (delay === undefined) throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+      const retryAfter = retryAfterMs !== undefined ? `, Retry-After ${Math.round(retryAfterMs / 1000)} s` : '';
       await this.beforeRetry(req, `HTTP ${response.status}${status.reason ? ` ${status.reason}` : ''}${retryAfter}`, attempt, delay);
     }
   }
