@@ -138,8 +138,9 @@ describe('retries', () => {
     await new Promise((resolve) => first.server.close(resolve));
     const started = Date.now();
     const error = await cluster.client.version().catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(2_100);
-    expect((error as Error).message).toMatch(/connection refused .*\(GET \/version: \d attempts over 1\.\d s\)$/);
+    // No retry starts at or after the 2 s bound (each attempt itself takes a moment).
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect((error as Error).message).toMatch(/connection refused .*\(GET \/version: [3-5] attempts over [12]\.\d s\)$/);
     cluster.close();
   });
 
