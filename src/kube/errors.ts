@@ -1,5 +1,6 @@
 // Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
 import { formatRef, isRecord, type ObjectRef } from './object.js';
+import { formatDuration } from '../duration.js';
 
 export interface StatusCause {
   reason?: string;
@@ -56,11 +57,6 @@ const phaseTimeouts: Record<Exclude<ConnectionPhase, 'connecting'>, string> = {
   answering: 'did not finish its answer',
 };
 
-/** `3.0 s`, `500 ms`: a time limit or a time taken, in messages. */
-function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 /**
  * The API server could not be reached, or did not answer in time. An API server that
  * accepted the connection and then said nothing is not "unreachable": the message names
@@ -89,16 +85,16 @@ export class KubeConnectionError extends Error {
 }
 
 function connectionMessage(cluster: string, server: string, code: string, detail: string, context: ConnectionFailureContext): string {
-  const tries = context.attempts && context.attempts > 1 ? ` (${context.attempts} attempts over ${seconds(context.spentMs ?? 0)})` : '';
-  const { phase, request, timeoutMs } = context;
+  const { phase, request, timeoutMs, attempts = 1 } = context;
+  const tries = attempts > 1 ? `${attempts} attempts over ${formatDuration(context.spentMs ?? 0)}` : '';
   if (code === 'ETIMEDOUT' && phase && phase !== 'connecting' && request) {
     const object = context.object ? `${formatRef(context.object)}: ` : '';
-    const within = timeoutMs !== undefined ? ` within ${seconds(timeoutMs)}` : '';
-    return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries}`;
+    const within = timeoutMs !== undefined ? ` within ${formatDuration(timeoutMs)}` : '';
+    return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries ? ` (${tries})` : ''}`;
   }
-  const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${seconds(timeoutMs)} [ETIMEDOUT]` : detail;
-  const what = tries && request ? ` (${request}: ${tries.slice(2, -1)})` : tries;
-  return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${what}`;
+  const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]` : detail;
+  const retried = tries ? ` (${request ? `${request}: ` : ''}${tries})` : '';
+  return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${retried}`;
 }
 
 const connectionCodes: Record<string, string> = {
