@@ -1,9 +1,14 @@
 // A small HTTP client for one cluster's API server: keep-alive, timeouts, JSON in and out,
 // errors as KubeApiError / KubeConnectionError naming the cluster and the object.
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import type { ClusterConnection, RequestAuth } from './connection.js';
-import { describeConnectionError, KubeApiError, KubeConnectionError, parseStatus } from './errors.js';
-import type { ObjectRef } from './object.js';
+import { describeConnectionError, KubeApiError, KubeConnectionError, parseStatus, type ConnectionPhase } from './errors.js';
+import { formatRef, type ObjectRef } from './object.js';
+import { currentRequestDeadline, isIdempotent, nextRetryDelay, parseRetryAfter, type AttemptFailure } from './request-retry.js';
+import { escapeControls } from '../display-text.js';
+import { formatDuration } from '../duration.js';
 import { ProxyTransport } from '../net/proxy-transport.js';
 
 export interface KubeRequest {
@@ -20,7 +25,10 @@ export interface KubeRequest {
 }
 
 export interface KubeClientOptions {
-  /** Time limit of one request, connection included; default 30 s. */
+  /**
+   * Time limit of one request, from before its connection to the last byte of the answer,
+   * its retries included (request-retry.ts); default 30 s.
+   */
   timeoutMs?: number;
   userAgent?: string;
   /**
@@ -28,6 +36,31 @@ export interface KubeClientOptions {
    * a server-side apply dropped...), with the cluster and the object concerned.
    */
   onWarning?: (warning: KubeWarning) => void;
+  /**
+   * Told of each retry before it is made (request-retry.ts says which requests are retried);
+   * default: its `text` as a line on stderr, control characters escaped.
+   */
+  onRetry?: (retry: KubeRetry) => void;
+}
+
+/** A request about to be sent again. */
+export interface KubeRetry {
+  cluster: string;
+  /** `GET /apis/apps/v1/...`, as errors name requests. */
+  request: string;
+  object?: ObjectRef;
+  /** Why: `connection refused (is the API server running?) [ECONNREFUSED]`, `HTTP 503 ServiceUnavailable`. */
+  reason: string;
+  /** 1 for the first retry. */
+  retry: number;
+  delayMs: number;
+  /** The line that tells it: `cluster c: Deployment/apps/web: GET /apis/...: <reason>; retry 1 in 250 ms`. */
+  text: string;
+}
+
+/** Where retries are told when the caller does not say: stderr, as the CLI's progress. */
+function retryToStderr(retry: KubeRetry): void {
+  process.stderr.write(`${escapeControls(retry.text)}\n`);
 }
 
 export interface KubeWarning {
@@ -59,6 +92,8 @@ interface RawResponse {
   body: string;
   contentType: string;
   warnings: string[];
+  /** The answer's Retry-After, in milliseconds. */
+  retryAfterMs?: number;
 }
 
 /**
@@ -78,6 +113,9 @@ export class KubeClient {
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private readonly onWarning?: (warning: KubeWarning) => void;
+  private readonly onRetry: (retry: KubeRetry) => void;
+  /** Whether the server has answered this client once (any status): see FIRST_CONTACT_RETRIES. */
+  private answered = false;
 
   constructor(
     readonly connection: ClusterConnection,
@@ -86,6 +124,7 @@ export class KubeClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.userAgent = options.userAgent ?? 'timoni-fleet';
     this.onWarning = options.onWarning;
+    this.onRetry = options.onRetry ?? retryToStderr;
   }
 
   /** The cluster's name in messages. */
@@ -160,61 +199,148 @@ export class KubeClient {
       headers['Content-Type'] = req.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(body));
     }
+    // One time limit per request, from before the connection to the last byte, retries
+    // included; retries also stop at the deadline of the work the request belongs to.
     const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-    let response: RawResponse | undefined;
-    // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
-    // once; such requests are sent again on a fresh connection, a few times at most.
-    for (let attempt = 0; !response; attempt++) {
+    const startedAt = Date.now();
+    const boundAt = startedAt + timeoutMs;
+    const retryUntil = Math.min(boundAt, currentRequestDeadline() ?? Infinity);
+    for (let attempt = 1; ; attempt++) {
+      let response: RawResponse;
       try {
-        response = await this.exchange(url, req, headers, body, auth, timeoutMs);
+        response = await this.exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, boundAt - Date.now());
       } catch (error) {
-        if (!(error instanceof StaleSocketError) || attempt >= 3) throw this.connectionError(error instanceof StaleSocketError ? error.cause : (error as NodeJS.ErrnoException));
+        const cause = error as NodeJS.ErrnoException;
+        const failure: AttemptFailure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
+        const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: this.answered, now: Date.now(), boundAt: retryUntil });
+        if (delay === undefined) throw this.connectionError(cause, req, attempt, startedAt, timeoutMs);
+        await this.beforeRetry(req, describeConnectionError(cause).detail, attempt, delay);
+        continue;
+      }
+      this.answered = true;
+      if (response.status === 401 && mayRetry && connection.invalidate()) return this.send(req, false);
+      for (const text of response.warnings) this.onWarning?.({ cluster: this.name, text, object: req.object });
+      if (response.status >= 200 && response.status < 300) return response;
+      const status = parseStatus(response.body);
+      const { retryAfterMs } = response;
+      const failure: AttemptFailure = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: true, now: Date.now(), boundAt: retryUntil });
+      if (delay === undefined) throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+      const retryAfter = retryAfterMs !== undefined ? `, Retry-After ${Math.round(retryAfterMs / 1000)} s` : '';
+      await this.beforeRetry(req, `HTTP ${response.status}${status.reason ? ` ${status.reason}` : ''}${retryAfter}`, attempt, delay);
+    }
+  }
+
+  /** Tells of a retry (one line: cluster, object, request, reason, when) and waits for it. */
+  private async beforeRetry(req: KubeRequest, reason: string, retry: number, delayMs: number): Promise<void> {
+    const object = req.object ? `${formatRef(req.object)}: ` : '';
+    const text = `cluster ${this.name}: ${object}${describe(req)}: ${reason}; retry ${retry} in ${formatDuration(delayMs)}`;
+    this.onRetry({ cluster: this.name, request: describe(req), ...(req.object ? { object: req.object } : {}), reason, retry, delayMs, text });
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+  }
+
+  /**
+   * One attempt. A kept-alive socket the server closed meanwhile fails at once: an
+   * idempotent request is sent again on a fresh connection, a few times at most, within the
+   * same time limit, and untold (it is how kept-alive connections end, not a fault).
+   */
+  private async exchangeOnFreshOrKeptSocket(url: URL, req: KubeRequest, headers: OutgoingHttpHeaders, body: string | undefined, auth: RequestAuth, leftMs: number): Promise<RawResponse> {
+    const until = Date.now() + leftMs;
+    for (let stale = 0; ; stale++) {
+      try {
+        return await this.exchange(url, req, headers, body, auth, Math.max(1, until - Date.now()));
+      } catch (error) {
+        if (!(error instanceof StaleSocketError)) throw error;
+        // The server may have read the request before it closed: only an idempotent one goes again.
+        if (stale >= 3 || Date.now() >= until || !isIdempotent(req)) throw error.cause;
       }
     }
-    if (response.status === 401 && mayRetry && connection.invalidate()) return this.send(req, false);
-    for (const text of response.warnings) this.onWarning?.({ cluster: this.name, text, object: req.object });
-    if (response.status < 200 || response.status >= 300) {
-      const status = parseStatus(response.body);
-      throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
-    }
-    return response;
   }
 
   private exchange(url: URL, req: KubeRequest, headers: OutgoingHttpHeaders, body: string | undefined, auth: RequestAuth, timeoutMs: number): Promise<RawResponse> {
     const { connection } = this;
     return new Promise<RawResponse>((resolvePromise, reject) => {
       const transport = this.transportFor(auth);
+      // How far this attempt got, for the message when it runs out of time.
+      let phase: ConnectionPhase = 'connecting';
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        outcome();
+      };
       const request = transport.request(url, connection.proxyUrl, { method: req.method, headers, servername: connection.servername }, (res: IncomingMessage) => {
+        phase = 'answering';
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () =>
-          resolvePromise({
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            contentType: String(res.headers['content-type'] ?? ''),
-            warnings: parseWarnings(res.headers.warning),
-          }),
+          settle(() =>
+            resolvePromise({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              contentType: String(res.headers['content-type'] ?? ''),
+              warnings: parseWarnings(res.headers.warning),
+              retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+            }),
+          ),
         );
-        res.on('error', (error) => reject(error));
+        res.on('error', (error) => settle(() => reject(error)));
+        res.on('close', () => {
+          if (!res.complete) settle(() => reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })));
+        });
       });
-      request.setTimeout(timeoutMs, () => {
-        const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`) as NodeJS.ErrnoException;
+      // A total limit, not the socket's idle timeout: that one starts again once the
+      // connection is accepted, and again on each byte.
+      const timer = setTimeout(() => {
+        const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`) as TimedOutError;
         error.code = 'ETIMEDOUT';
+        error.phase = phase;
+        error.timeoutMs = timeoutMs;
         request.destroy(error);
+      }, timeoutMs);
+      request.on('socket', (socket: Socket) => {
+        // A kept-alive socket is connected, its handshake done.
+        if (request.reusedSocket) {
+          phase = 'sent';
+          return;
+        }
+        const secure = socket instanceof TLSSocket;
+        const accepted = () => {
+          if (phase === 'connecting') phase = secure ? 'handshake' : 'sent';
+        };
+        if (secure) socket.once('secureConnect', () => (phase = 'sent'));
+        // A TLS socket in a proxy's tunnel is connected when it is handed over.
+        if (socket.connecting) socket.once('connect', accepted);
+        else accepted();
       });
       request.on('error', (error: NodeJS.ErrnoException) => {
         const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
-        reject(stale ? new StaleSocketError(error) : error);
+        settle(() => reject(stale ? new StaleSocketError(error) : error));
       });
       request.end(body);
     });
   }
 
-  private connectionError(error: NodeJS.ErrnoException): KubeConnectionError {
+  private connectionError(error: NodeJS.ErrnoException, req: KubeRequest, attempts: number, startedAt: number, boundMs: number): KubeConnectionError {
     if (error instanceof KubeConnectionError) return error;
     const { code, detail } = describeConnectionError(error);
-    return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
+    const timedOut = error as Partial<TimedOutError>;
+    return new KubeConnectionError(this.name, this.connection.server.origin, code, detail, {
+      request: describe(req),
+      ...(req.object ? { object: req.object } : {}),
+      ...(timedOut.phase ? { phase: timedOut.phase } : {}),
+      ...(timedOut.timeoutMs !== undefined ? { timeoutMs: boundMs } : {}),
+      attempts,
+      spentMs: Date.now() - startedAt,
+    });
   }
+}
+
+/** The error an attempt ends with when its time limit runs out, with how far it got. */
+interface TimedOutError extends NodeJS.ErrnoException {
+  phase: ConnectionPhase;
+  timeoutMs: number;
 }
 
 /** A request failed on a kept-alive socket the server had closed. */

@@ -1,5 +1,6 @@
 // Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
 import { formatRef, isRecord, type ObjectRef } from './object.js';
+import { formatDuration } from '../duration.js';
 
 export interface StatusCause {
   reason?: string;
@@ -29,17 +30,71 @@ export class KubeApiError extends Error {
   }
 }
 
-/** The API server could not be reached, or did not answer in time. */
+/**
+ * How far an attempt got before it failed: no connection (`connecting`, which includes
+ * waiting for a free one), the TCP connection accepted but the TLS handshake unfinished
+ * (`handshake`), the request sent and no answer (`sent`), or an answer begun and not finished
+ * (`answering`). From `handshake` on, the server is reachable: something else is wrong (a
+ * hung API server, its etcd stopped) and the message says so.
+ */
+export type ConnectionPhase = 'connecting' | 'handshake' | 'sent' | 'answering';
+
+export interface ConnectionFailureContext {
+  /** The request, as errors name it: `GET /version`, `server-side apply /apis/...`. */
+  request?: string;
+  object?: ObjectRef;
+  phase?: ConnectionPhase;
+  /** The time limit that ran out, for ETIMEDOUT. */
+  timeoutMs?: number;
+  /** Attempts made (retries included) and the time they took, when there was more than one. */
+  attempts?: number;
+  spentMs?: number;
+}
+
+const phaseTimeouts: Record<Exclude<ConnectionPhase, 'connecting'>, string> = {
+  handshake: 'the TLS handshake did not finish',
+  sent: 'sent no answer',
+  answering: 'did not finish its answer',
+};
+
+/**
+ * The API server could not be reached, or did not answer in time. An API server that
+ * accepted the connection and then said nothing is not "unreachable": the message names
+ * the request it did not answer, and how far it got.
+ */
 export class KubeConnectionError extends Error {
   override name = 'KubeConnectionError';
+  readonly request?: string;
+  readonly phase?: ConnectionPhase;
   constructor(
     readonly cluster: string,
     readonly server: string,
     readonly code: string,
     detail: string,
+    context: ConnectionFailureContext = {},
   ) {
-    super(`cluster ${cluster}: cannot reach the API server at ${server}: ${detail}`);
+    super(connectionMessage(cluster, server, code, detail, context));
+    this.request = context.request;
+    this.phase = context.phase;
   }
+
+  /** True when the server accepted the TCP connection (it runs, but did not answer in time). */
+  get accepted(): boolean {
+    return this.phase !== undefined && this.phase !== 'connecting';
+  }
+}
+
+function connectionMessage(cluster: string, server: string, code: string, detail: string, context: ConnectionFailureContext): string {
+  const { phase, request, timeoutMs, attempts = 1 } = context;
+  const tries = attempts > 1 ? `${attempts} attempts over ${formatDuration(context.spentMs ?? 0)}` : '';
+  if (code === 'ETIMEDOUT' && phase && phase !== 'connecting' && request) {
+    const object = context.object ? `${formatRef(context.object)}: ` : '';
+    const within = timeoutMs !== undefined ? ` within ${formatDuration(timeoutMs)}` : '';
+    return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries ? ` (${tries})` : ''}`;
+  }
+  const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]` : detail;
+  const retried = tries ? ` (${request ? `${request}: ` : ''}${tries})` : '';
+  return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${retried}`;
 }
 
 const connectionCodes: Record<string, string> = {

@@ -19,6 +19,7 @@ import { savePending } from './inventory-pending.js';
 import { ensureNamespace, readInstance, writeInstance } from './inventory-store.js';
 import { formatRef, refOf, type KubeObject, type ObjectRef } from './object.js';
 import { assertOwnership } from './ownership.js';
+import { withRequestDeadline } from './request-retry.js';
 import { objectsToWaitFor, waitForDeletion, waitForReady, WaitError, type ReadinessCheck } from './wait.js';
 
 export interface InstanceApplyOptions {
@@ -98,7 +99,13 @@ async function applyOne(cluster: KubeCluster, desired: KubeObject, ref: ObjectRe
  * Applies the instance; throws an InstanceStepError naming the step (and object) that
  * failed, with the changes made before it.
  */
-export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions = {}): Promise<InstanceApplyResult> {
+export function applyInstance(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions = {}): Promise<InstanceApplyResult> {
+  // Requests retried while an API server restarts (request-retry.ts) stop at the same deadline.
+  const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
+  return withRequestDeadline(deadline, () => applyInstanceSteps(cluster, instance, { ...options, deadline }));
+}
+
+async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions): Promise<InstanceApplyResult> {
   const id = instanceId(instance);
   const log = options.log ?? (() => undefined);
   const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
