@@ -173,7 +173,9 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
     } catch (error) {
       recordError = error instanceof Error ? error.message : String(error);
     }
-    throw new InstanceCancelledError(cluster.name, step, id, [...changes], cancellationOf(options.signal) ?? new Error('the run was cancelled'), object, record, recordError);
+    const reason: unknown = options.signal?.reason;
+    const cause = cancellationOf(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
+    throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, recordError);
   };
 
   // 1. Ownership, before anything is written.
