@@ -4,8 +4,10 @@
 // nothing new, let the object being applied finish, write Timoni's records of what was
 // applied, report) runs inside `whileGraceful`: the first SIGINT or SIGTERM then aborts
 // `signal`, whose reason is a RunCancelled naming the signal, and the work ends by itself.
-// Any other signal (a second one, or one outside graceful work: a diff has nothing to
-// finish) stops the process at once with exit code 130.
+// A second signal stops the process at once with exit code 130. Outside graceful work the
+// process does not listen to these signals at all, so that their default (the process ends
+// at once) holds, even while a CUE evaluation holds the event loop: a diff has nothing to
+// finish.
 
 /** The exit code of a run stopped by a signal (128 + SIGINT's number, as shells report Ctrl-C). */
 export const CANCELLED_EXIT_CODE = 130;
@@ -30,11 +32,20 @@ export interface CancellationOutlets {
   stopNow(text: string): void;
 }
 
+/** How a Cancellation hears signals: `listen` while graceful work runs, `stopListening` after. */
+export interface SignalSource {
+  listen(receive: (signalName: string) => void): void;
+  stopListening(): void;
+}
+
 export class Cancellation {
   private readonly controller = new AbortController();
   private graceful = 0;
 
-  constructor(private readonly outlets: CancellationOutlets) {}
+  constructor(
+    private readonly outlets: CancellationOutlets,
+    private readonly source?: SignalSource,
+  ) {}
 
   /** Aborted by the first signal received inside graceful work; its reason is a RunCancelled. */
   get signal(): AbortSignal {
@@ -58,10 +69,13 @@ export class Cancellation {
   /** The same as whileGraceful, from now until the function returned is called. */
   hold(): () => void {
     this.graceful += 1;
+    if (this.graceful === 1) this.source?.listen((name) => this.receive(name));
     let released = false;
     return () => {
-      if (!released) this.graceful -= 1;
+      if (released) return;
       released = true;
+      this.graceful -= 1;
+      if (this.graceful === 0) this.source?.stopListening();
     };
   }
 
@@ -83,11 +97,24 @@ export class Cancellation {
   }
 }
 
-/** A Cancellation fed by this process's SIGINT and SIGTERM (which then no longer end the process by themselves). */
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/** A Cancellation fed by this process's SIGINT and SIGTERM while graceful work runs (which then do not end the process by themselves). */
 export function cancellationOnSignals(outlets: CancellationOutlets): Cancellation {
-  const cancellation = new Cancellation(outlets);
-  for (const name of ['SIGINT', 'SIGTERM'] as const) process.on(name, () => cancellation.receive(name));
-  return cancellation;
+  const handlers = new Map<string, () => void>();
+  return new Cancellation(outlets, {
+    listen: (receive) => {
+      for (const name of SIGNALS) {
+        const handler = () => receive(name);
+        handlers.set(name, handler);
+        process.on(name, handler);
+      }
+    },
+    stopListening: () => {
+      for (const [name, handler] of handlers) process.off(name, handler);
+      handlers.clear();
+    },
+  });
 }
 
 /**

@@ -48,6 +48,28 @@ describe('Cancellation', () => {
     expect(stops).toEqual(['received SIGINT: stopped']);
   });
 
+  it('listens to signals only while graceful work runs, so that outside it a signal keeps its default', async () => {
+    const listening: boolean[] = [];
+    let receive: ((name: string) => void) | undefined;
+    const cancellation = new Cancellation(
+      { notice: () => undefined, stopNow: () => undefined },
+      {
+        listen: (handler) => {
+          receive = handler;
+          listening.push(true);
+        },
+        stopListening: () => listening.push(false),
+      },
+    );
+    const outer = cancellation.hold();
+    await cancellation.whileGraceful(async () => {
+      receive?.('SIGTERM');
+    });
+    expect(cancellation.cancelled?.signalName).toBe('SIGTERM');
+    outer();
+    expect(listening).toEqual([true, false]);
+  });
+
   it('tells a cancellation from another abort', () => {
     const other = new AbortController();
     other.abort(new Error('deadline'));
