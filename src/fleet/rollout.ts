@@ -92,9 +92,12 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
         });
         instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
       } catch (error) {
+        if (error instanceof InstanceCancelledError) {
+          instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(error.changes, error.readiness) });
+          throw new ClusterCancelled(error.step, error.message, instance.name, error.object);
+        }
         if (error instanceof InstanceStepError) {
           instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
-          if (error instanceof InstanceCancelledError) throw new ClusterCancelled(error.step, error.message, instance.name, error.object);
           throw new ClusterStepError(error.step, error, instance.name, error.object);
         }
         throw new ClusterStepError('apply', error, instance.name);

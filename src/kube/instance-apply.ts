@@ -87,6 +87,8 @@ export class InstanceCancelledError extends InstanceStepError {
     cause: unknown,
     object: string | undefined,
     readonly record: CancelledRecord,
+    /** The last readiness known of the objects waited for, when the cancellation came during a wait. */
+    readonly readiness: ReadinessCheck[] = [],
     /** Why the record could not be written, when it could not. */
     readonly recordError?: string,
   ) {
@@ -175,7 +177,7 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
     }
     const reason: unknown = options.signal?.reason;
     const cause = cancellationOf(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
-    throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, recordError);
+    throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, [...readiness], recordError);
   };
 
   // 1. Ownership, before anything is written.
@@ -255,7 +257,10 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
         try {
           readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)!), waitOptions())));
         } catch (error) {
-          if (cancelled()) await stopCancelled('wait', waitObject(error));
+          if (cancelled()) {
+            if (error instanceof WaitError) readiness.push(...error.notReady);
+            await stopCancelled('wait', waitObject(error));
+          }
           fail('wait', error, waitObject(error));
         }
         if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition')) await cluster.discovery.refresh();
@@ -269,7 +274,10 @@ export async function applyInstance(cluster: KubeCluster, instance: BuiltInstanc
         readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
         log(`${set.name} resources ready`);
       } catch (error) {
-        if (cancelled()) await stopCancelled('wait', waitObject(error));
+        if (cancelled()) {
+          if (error instanceof WaitError) readiness.push(...error.notReady.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+          await stopCancelled('wait', waitObject(error));
+        }
         // As Timoni: stop applying, but still prune what the build lost.
         readinessError = error;
         if (error instanceof WaitError) readiness.push(...error.notReady);

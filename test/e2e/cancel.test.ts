@@ -116,6 +116,7 @@ interface ChangeSetCluster {
   name: string;
   status: string;
   error: { step: string; interrupted?: string; instance?: string; object?: string; message: string } | null;
+  instances: Array<{ changes: Array<{ kind: string; action: string; readiness?: { status: string } }> }>;
 }
 
 function expectCancelledChangeSet(clusters: ChangeSetCluster[], instance: string): void {
@@ -125,6 +126,10 @@ function expectCancelledChangeSet(clusters: ChangeSetCluster[], instance: string
     ['production-us', 'skipped'],
   ]);
   expect(clusters[1]?.error).toMatchObject({ step: 'cancelled', interrupted: 'wait', instance, object: `Deployment/${waitNamespace}/${instance}` });
+  // What was applied to it, each object with its last readiness (the Deployment never became ready).
+  const deployment = clusters[1]?.instances[0]?.changes.find((change) => change.kind === 'Deployment');
+  expect(deployment?.action).toBe('configured');
+  expect(deployment?.readiness?.status).toBe('InProgress');
 }
 
 const v1: Revision = { replicas: 1, message: 'first' };

@@ -281,6 +281,7 @@ describe('cancel', () => {
     const stopped = error as InstanceCancelledError;
     expect([stopped.step, stopped.record, stopped.object]).toEqual(['wait', 'final', `Deployment/${ns}/web`]);
     expect(actions(stopped.changes)).toEqual(['ConfigMap/settings configured', 'Deployment/web configured']);
+    expect(stopped.readiness.find((r) => r.object.kind === 'Deployment')?.status).toBe('InProgress');
     const record = await readInstance(cluster, 'web', ns);
     expect(record?.pending).toBeUndefined();
     expect(record?.instance.values).toBe('{\n\tcolor: "red"\n}');
