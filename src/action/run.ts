@@ -346,7 +346,7 @@ export async function runAction(io: ActionIO): Promise<number> {
     }
     const cancelled = io.cancellation?.cancelled;
     if (cancel && cancelled) {
-      log.annotate({ level: 'error', title: 'timoni-fleet cancelled', message: cancellationLine(changeSet.clusters) ?? `${cancelled.message} after the rollout; every selected cluster was applied` });
+      log.annotate({ level: 'error', title: 'timoni-fleet cancelled', message: cancellationLine(changeSet.clusters) ?? `${cancelled.message} after the rollout had ended; the report above is the rollout's whole` });
       return CANCELLED_EXIT_CODE;
     }
     // A diff whose comment could not be posted fails too (publishResults says why).
