@@ -4,7 +4,12 @@
 
 export type ChangeSetMode = 'diff' | 'apply';
 
-/** unchanged/changed after a diff; applied/failed after an apply; skipped = not reached after an earlier failure. */
+/**
+ * unchanged/changed after a diff; applied/failed after an apply; skipped = not reached after
+ * an earlier failure (or a cancellation). A cancelled cluster is `failed` with the error step
+ * `cancelled` (CANCELLED_STEP, `isCancelled`), so that every reader that stops on a failure
+ * stops on a cancellation too.
+ */
 export type ClusterStatus = 'unchanged' | 'changed' | 'applied' | 'failed' | 'skipped';
 
 /**
@@ -88,12 +93,26 @@ export interface InstanceError {
 }
 
 export interface ClusterError {
-  /** The step that failed, e.g. `evaluate`, `build`, `diff`, `apply`, `wait`, `prune`. */
+  /** The step that failed, e.g. `evaluate`, `build`, `diff`, `apply`, `wait`, `prune`; `cancelled` when the run was cancelled. */
   step: string;
   message: string;
   /** The instance and object concerned, when the error concerns one. */
   instance?: string;
   object?: string;
+  /**
+   * With step `cancelled`: the step the cluster's work was in when the run was cancelled
+   * (`connect`, `build`, `apply`, `wait`, `prune`...), or `start` for a cluster the run was
+   * cancelled before (nothing applied to it).
+   */
+  interrupted?: string;
+}
+
+/** The error step of a cluster whose work a cancellation (SIGINT, SIGTERM) stopped. */
+export const CANCELLED_STEP = 'cancelled';
+
+/** True for a cluster stopped by the run's cancellation (status `failed`, step `cancelled`). */
+export function isCancelled(cluster: Pick<ClusterChanges, 'status' | 'error'>): boolean {
+  return cluster.status === 'failed' && cluster.error?.step === CANCELLED_STEP;
 }
 
 export interface ClusterChanges {

@@ -16,17 +16,26 @@
 // refuses runtime queries of cluster Secrets unless the workflow opts in, masks every secret
 // it meets (with `::add-mask::` before anything the author wrote is printed), and escapes
 // every log line (see the README's Security section).
+//
+// A cancelled run (GitHub sends SIGINT, then SIGTERM about 7.5 s later, then SIGKILL) is
+// taken by an apply as its deadline is (../fleet/run.ts): the first signal starts nothing
+// new, the cluster in flight writes the records of what it applied, and the run publishes
+// its report (log, job summary, PR comment, outputs, changes file) within CANCEL_PUBLISH_MS
+// of the signal, then exits 130; a second signal, or one during any other mode, stops the
+// process at once (../cancellation.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadRuntime, readCueModuleFiles, readSourceFiles, type Runtime } from '../bundle/index.js';
 import { runtimeEnvironment, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
+import { abortedAfterCancel, CANCELLED_EXIT_CODE, type Cancellation } from '../cancellation.js';
+import { isCancelled } from '../changeset.js';
 import { formatDuration } from '../duration.js';
 import { FileBoundary } from '../file-boundary.js';
 import { planFleet } from '../fleet/plan.js';
 import { fleetState } from '../fleet/fleet-state.js';
-import { rollOutFleet } from '../fleet/rollout.js';
+import { cancellationLine, rollOutFleet } from '../fleet/rollout.js';
 import { defaultFleetOptions, type FleetRun } from '../fleet/run.js';
 import { matrixOutput, selectionShards } from '../fleet/shards.js';
 import { readRunContext, type RunContext } from '../github/event.js';
@@ -49,7 +58,15 @@ export interface ActionIO {
   env: Environment;
   cwd: string;
   write(text: string): void;
+  /** The process's SIGINT / SIGTERM (main.ts); absent when the action is run in-process by a test. */
+  cancellation?: Cancellation;
 }
+
+/**
+ * How long after a cancellation the report may still take: the cluster in flight is given
+ * CANCEL_GRACE_MS (../fleet/run.ts), publishing the rest, all before GitHub's SIGTERM at 7.5 s.
+ */
+export const CANCEL_PUBLISH_MS = 6_500;
 
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target']);
 
@@ -213,6 +230,10 @@ export async function runAction(io: ActionIO): Promise<number> {
   const workDeadline = AbortSignal.timeout(config.deadlineMs - reserveMs + Math.min(1000, reserveMs / 2));
   const deadline = AbortSignal.timeout(config.deadlineMs);
   const watchdog = startWatchdog(config);
+  // An apply stops cleanly on the first SIGINT or SIGTERM; any other mode stops at once.
+  const releaseCancellation = plan.mode === 'apply' ? io.cancellation?.hold() : undefined;
+  const cancel = plan.mode === 'apply' ? io.cancellation?.signal : undefined;
+  const publishing = cancel ? AbortSignal.any([deadline, abortedAfterCancel(cancel, CANCEL_PUBLISH_MS)]) : deadline;
   log.line(`deadline ${formatDuration(config.deadlineMs)}: the clusters' work stops ${formatDuration(reserveMs)} before it, kept to publish the report`);
   try {
     const { workspace, cwd, boundary, engine, moduleFiles, runtime: wholeRuntime } = await readWorkspace(io, config);
@@ -255,6 +276,7 @@ export async function runAction(io: ActionIO): Promise<number> {
       },
       log,
       deadlineAt,
+      ...(cancel ? { cancel } : {}),
       timings: {},
       onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
       // A diff records each cluster's desired state for the comment's review record; a rollout compares with it (reviewed.ts).
@@ -313,14 +335,19 @@ export async function runAction(io: ActionIO): Promise<number> {
       comment: config.comment && plan.mode !== 'drift',
       ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
       bundleFiles: config.bundleFiles,
-      signal: deadline,
+      signal: publishing,
       log,
       changesFile: { path: config.changesFile, workspace, boundary },
       ...(review ? { review: { notes: review.summary(), warnings: review.warnings, ...(review.record(changeSet.bundle) ? { record: review.record(changeSet.bundle) } : {}) } } : {}),
     });
     const failed = changeSet.clusters.filter((c) => c.status === 'failed');
     for (const cluster of failed) {
-      log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
+      log.annotate({ level: 'error', title: `cluster ${cluster.name} ${isCancelled(cluster) ? 'cancelled' : 'failed'}`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
+    }
+    const cancelled = io.cancellation?.cancelled;
+    if (cancel && cancelled) {
+      log.annotate({ level: 'error', title: 'timoni-fleet cancelled', message: cancellationLine(changeSet.clusters) ?? `${cancelled.message} after the rollout had ended; the report above is the rollout's whole` });
+      return CANCELLED_EXIT_CODE;
     }
     // A diff whose comment could not be posted fails too (publishResults says why).
     // Drift found is not a failure (drift.ts); an issue that could not be written is.
@@ -329,6 +356,7 @@ export async function runAction(io: ActionIO): Promise<number> {
     io.write(secrets.redact(errorAnnotations(error)));
     return 1;
   } finally {
+    releaseCancellation?.();
     watchdog.stop();
   }
 }

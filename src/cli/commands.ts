@@ -20,6 +20,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { selectClusters } from '../bundle/index.js';
+import { CANCELLED_EXIT_CODE } from '../cancellation.js';
 import { hasChanges, type ChangeSet, type ClusterChanges, type ObjectChange } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import { logPrefix } from '../fleet/outcome.js';
@@ -210,13 +211,16 @@ export async function runDiff(engine: CueEngine, args: ParsedArguments, io: Comm
 
 export async function runApply(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
   const { run, log } = orderedRun(engine, args, io);
-  const changeSet = await rollOutFleet(run);
+  // SIGINT / SIGTERM: the rollout stops cleanly (fleet/run.ts), is reported, and the command exits 130.
+  if (io.cancellation) run.cancel = io.cancellation.signal;
+  const changeSet = io.cancellation ? await io.cancellation.whileGraceful(() => rollOutFleet(run)) : await rollOutFleet(run);
   log.flush();
   writeChangesFile(changeSet, args, io);
   if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
   for (const cluster of changeSet.clusters) reportClusterError(cluster, io, log);
   const skipped = changeSet.clusters.filter((c) => c.status === 'skipped').map((c) => c.name);
   if (skipped.length > 0 && !log.hasPrinted(`not reached: ${skipped.join(', ')}`)) io.stderr(`not reached: ${skipped.join(', ')}\n`);
+  if (io.cancellation?.cancelled) return CANCELLED_EXIT_CODE;
   return changeSet.clusters.some((c) => c.status === 'failed' || c.status === 'skipped') ? 2 : 0;
 }
 

@@ -1,6 +1,7 @@
 // What a command reads and writes (CommandIO, passed in so that tests run commands
 // in-process), and the fleet commands' progress on stderr (CliLog).
 import { escapeLogText } from '../action/runner.js';
+import type { Cancellation } from '../cancellation.js';
 import { escapeControls } from '../display-text.js';
 import type { FleetLog } from '../fleet/run.js';
 
@@ -9,6 +10,8 @@ export interface CommandIO {
   env: NodeJS.ProcessEnv;
   stdout(text: string): void;
   stderr(text: string): void;
+  /** The process's SIGINT / SIGTERM (`../cancellation.ts`); an apply stops cleanly on the first one. Absent in tests run in-process. */
+  cancellation?: Cancellation;
 }
 
 /**

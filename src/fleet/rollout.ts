@@ -5,20 +5,46 @@
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
 // With `strategy: waves` the clusters of one group are applied at once (waves.ts).
+// A cancelled run (`run.cancel`) stops as at its deadline: no cluster, instance or object
+// is started after it; the cluster in flight writes the records of what it applied
+// (../kube/instance-apply.ts) and is reported `failed` at step `cancelled`, with the step it
+// was in (`interrupted`); the clusters after it are not reached.
 import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
-import { applyInstance } from '../kube/instance-apply.js';
+import { cancellationOf } from '../cancellation.js';
+import { applyInstance, InstanceCancelledError } from '../kube/instance-apply.js';
 import { assertOwnership } from '../kube/ownership.js';
 import { InstanceStepError } from '../kube/instance.js';
 import type { ReadinessCheck } from '../kube/wait.js';
-import { CHANGESET_FORMAT, type ChangeSet, type ClusterChanges, type DesiredState, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { CANCELLED_STEP, CHANGESET_FORMAT, isCancelled, type ChangeSet, type ClusterChanges, type DesiredState, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { builtOrNothing } from './instance-failures.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
-import { deadlineEntry, rollOutWaves } from './waves.js';
-import { CLUSTER_GRACE_MS, withinDeadline, type FleetRun } from './run.js';
+import { rollOutWaves, stoppedEntry } from './waves.js';
+import { CLUSTER_GRACE_MS, runStopped, withinDeadline, type FleetRun } from './run.js';
 import { connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity } from './session.js';
+
+/** The run was cancelled while this cluster's work was at `step` (and instance, object). */
+class ClusterCancelled extends Error {
+  override name = 'ClusterCancelled';
+  constructor(
+    readonly step: string,
+    message: string,
+    readonly instance?: string,
+    readonly object?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Throws ClusterCancelled when the run is cancelled: called before each step that would start something. */
+function stopIfCancelled(run: FleetRun, cluster: RuntimeCluster, step: string, instance?: string): void {
+  const cancelled = run.cancel?.aborted ? (cancellationOf(run.cancel) ?? new Error('the run was cancelled')) : undefined;
+  if (!cancelled) return;
+  const before = instance ? `before instance ${instance}` : `at ${step}`;
+  throw new ClusterCancelled(step, `cluster ${cluster.name}: ${cancelled.message} ${before}; nothing more was applied to the cluster`, instance);
+}
 
 async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
@@ -30,11 +56,13 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
   const instances: InstanceChanges[] = [];
   let desired: DesiredState | undefined;
   try {
+    stopIfCancelled(run, cluster, 'connect');
     const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
     const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
     // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
     const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line) };
+    stopIfCancelled(run, cluster, 'build');
     // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
     if (run.beforeApply || run.recordDesired) {
       desired = desiredOfBuild(build.instances);
@@ -53,6 +81,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
       }
     }
     for (const instance of build.instances) {
+      stopIfCancelled(run, cluster, 'apply', instance.name);
       line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
       try {
         const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
@@ -62,10 +91,15 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
           timeoutMs: run.options.timeoutMs,
           deadline,
           prune: run.options.prune,
+          ...(run.cancel ? { signal: run.cancel } : {}),
           log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
         });
         instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
       } catch (error) {
+        if (error instanceof InstanceCancelledError) {
+          instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(error.changes, error.readiness) });
+          throw new ClusterCancelled(error.step, error.message, instance.name, error.object);
+        }
         if (error instanceof InstanceStepError) {
           instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
           throw new ClusterStepError(error.step, error, instance.name, error.object);
@@ -76,6 +110,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
     // Instances the bundle no longer lists go last, once every listed instance is applied
     // (an object moved to a listed instance has its new owner's labels by then, and stays).
     if (run.options.prune && run.options.pruneRemovedInstances) {
+      stopIfCancelled(run, cluster, 'prune');
       await removedInstancesApply(
         session.kube,
         bundle,
@@ -86,6 +121,11 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
     }
     return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
   } catch (error) {
+    if (error instanceof ClusterCancelled) {
+      line(`⏹ ${error.message}`);
+      const cancelled = { step: CANCELLED_STEP, interrupted: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+      return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, cancelled, startedAt)), desired);
+    }
     line(`✗ ${error instanceof Error ? error.message : String(error)}`);
     run.onClusterError?.(cluster.name, error);
     return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)), desired);
@@ -98,8 +138,20 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
 function rollOutWithinLimit(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
   const startedAt = Date.now();
   const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-  return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, () =>
-    clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt),
+  return withinDeadline(
+    rollOutCluster(run, cluster, line, bundleName, builds),
+    limit + CLUSTER_GRACE_MS,
+    (why) =>
+      why === 'cancelled'
+        ? clusterEntry(
+            cluster,
+            'failed',
+            [],
+            { step: CANCELLED_STEP, interrupted: 'apply', message: `cluster ${cluster.name}: ${cancellationOf(run.cancel)?.message ?? 'the run was cancelled'}, and its work in flight did not end within the grace given to it; objects may have been applied in part and Timoni's instance record not written for them` },
+            startedAt,
+          )
+        : clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt),
+    run.cancel,
   );
 }
 
@@ -118,7 +170,8 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
   const bundleName = { value: '' };
   const builds = new InstanceBuilds(run.engine);
   if (run.options.strategy === 'waves') {
-    const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+    const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+    logCancellation(run, entries);
     return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
   }
   const entries: ClusterChanges[] = [];
@@ -128,8 +181,9 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
       entries.push(skippedEntry(cluster));
       continue;
     }
-    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
-      entries.push(deadlineEntry(cluster));
+    const stop = runStopped(run);
+    if (stop) {
+      entries.push(stoppedEntry(cluster, stop, cancellationOf(run.cancel)));
       failed = true;
       continue;
     }
@@ -141,5 +195,32 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
   }
   const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
   if (skipped.length > 0) run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
+  logCancellation(run, entries);
   return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+}
+
+/**
+ * The closing line of a cancelled rollout: the clusters applied, the one(s) interrupted and
+ * where (instance, step, object), the ones not reached (a cluster the cancellation came
+ * before is `failed` at `cancelled` in the ChangeSet, with `interrupted: start`, and counts here as not reached).
+ */
+export function cancellationLine(entries: readonly ClusterChanges[]): string | undefined {
+  const cancelled = entries.filter(isCancelled);
+  if (cancelled.length === 0) return undefined;
+  const notStarted = (entry: ClusterChanges) => isCancelled(entry) && entry.error?.interrupted === 'start';
+  const where = (entry: ClusterChanges) => {
+    const error = entry.error;
+    return `${entry.name} (${[error?.instance ? `instance ${error.instance}` : '', `step ${error?.interrupted ?? 'unknown'}`, error?.object ?? ''].filter(Boolean).join(', ')})`;
+  };
+  const list = (items: string[]) => (items.length > 0 ? items.join(', ') : 'none');
+  const applied = entries.filter((entry) => entry.status === 'applied').map((entry) => entry.name);
+  const interrupted = cancelled.filter((entry) => !notStarted(entry)).map(where);
+  const failed = entries.filter((entry) => entry.status === 'failed' && !isCancelled(entry)).map((entry) => entry.name);
+  const unreached = entries.filter((entry) => entry.status === 'skipped' || notStarted(entry)).map((entry) => entry.name);
+  return `rollout cancelled: applied ${list(applied)}; interrupted ${list(interrupted)}${failed.length > 0 ? `; failed ${failed.join(', ')}` : ''}; not reached ${list(unreached)}`;
+}
+
+function logCancellation(run: FleetRun, entries: readonly ClusterChanges[]): void {
+  const line = cancellationLine(entries);
+  if (line) run.log.line(line);
 }

@@ -1,7 +1,8 @@
 // What a fleet run is: everything a plan or a rollout needs (the CUE engine, the bundle
 // inputs, the clusters' kubeconfig, the module resolver, the options named as in
 // `timoni bundle apply`), where it reports progress (FleetLog), and how long it may take
-// (the run's deadline, and the grace a cluster is given past its own time limit).
+// (the run's deadline, and the grace a cluster is given past its own time limit), and how it
+// is stopped early (its cancellation, which ends the clusters' work as the deadline does).
 import type { ClusterEvaluationOptions, ClusterSelector, Runtime, RuntimeCluster } from '../bundle/index.js';
 import type { DesiredState } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
@@ -67,6 +68,15 @@ export interface FleetRun {
    * work is not waited for past it, and each cluster's own time limit ends by it.
    */
   deadlineAt?: number;
+  /**
+   * The run's cancellation (`../cancellation.ts`, aborted by the first SIGINT or SIGTERM),
+   * taken the way the deadline is: no cluster starts after it, nor does an instance or an
+   * object; the object being applied finishes and the instance's record is written for what
+   * was applied; a wait ends at once; the cluster is reported `failed` at step `cancelled`
+   * (`../changeset.ts`), the clusters after it `skipped`. A cluster's work is waited for at
+   * most CANCEL_GRACE_MS once it is aborted.
+   */
+  cancel?: AbortSignal;
   /** Filled in as the run goes: milliseconds since the process started (performance.now()). */
   timings?: { firstClusterRequestMs?: number };
   /** Told of every error that fails a cluster (the action turns CUE errors into annotations). */
@@ -112,20 +122,58 @@ export class BufferedLog {
   }
 }
 
-// ---- Time limits
+// ---- Time limits and cancellation
 // The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
 // request already sent stays sent); the run stops waiting for it, reports the cluster as
 // failed, and goes on to publish what it has. The action's process ends after publishing,
-// which also ends any work still in flight.
+// which also ends any work still in flight. A cancellation is one more way the run stops:
+// the same checks before each cluster (`runStopped`), and the same bounded wait for a
+// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
 
 /** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
 export const CLUSTER_GRACE_MS = 2_000;
 
-export function withinDeadline<T>(work: Promise<T>, deadlineAt: number, onDeadline: () => T): Promise<T> {
-  if (!Number.isFinite(deadlineAt)) return work;
+/**
+ * How long a cluster's work is waited for once the run is cancelled: its object in flight,
+ * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
+ * so that the report is published before the second signal stops the process.
+ */
+export const CANCEL_GRACE_MS = 3_000;
+
+/** Why a run stops before its work is done: its deadline passed, or it was cancelled. */
+export type RunStop = 'deadline' | 'cancelled';
+
+/** Whether the run may start one more cluster: undefined when it may, else why not. */
+export function runStopped(run: { deadlineAt?: number | undefined; cancel?: AbortSignal | undefined }): RunStop | undefined {
+  if (run.cancel?.aborted) return 'cancelled';
+  if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) return 'deadline';
+  return undefined;
+}
+
+/**
+ * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
+ * `cancel` aborts (whichever comes first).
+ */
+export function withinDeadline<T>(work: Promise<T>, deadlineAt: number, onStop: (why: RunStop) => T, cancel?: AbortSignal): Promise<T> {
+  if (!Number.isFinite(deadlineAt) && !cancel) return work;
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<T>((resolve) => {
+    const stopAt = (at: number, why: RunStop) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
+    };
+    if (Number.isFinite(deadlineAt)) stopAt(deadlineAt, 'deadline');
+    if (!cancel) return;
+    onAbort = () => {
+      const at = Date.now() + CANCEL_GRACE_MS;
+      if (at < deadlineAt) stopAt(at, 'cancelled');
+    };
+    if (cancel.aborted) onAbort();
+    else cancel.addEventListener('abort', onAbort, { once: true });
   });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  return Promise.race([work, stopped]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) cancel?.removeEventListener('abort', onAbort);
+  });
 }

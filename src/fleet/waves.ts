@@ -4,15 +4,16 @@
 // once, at most `maxParallel` at a time; the next wave starts only when every cluster of
 // this one is applied. When a cluster fails, the clusters of its wave already in flight
 // finish (an apply is not cut in the middle), none that waits for a free slot starts, and
-// every later wave is not reached (`skipped`). The run's deadline is checked before each
-// cluster starts, as in the sequential rollout. Each cluster's lines are collected while it
+// every later wave is not reached (`skipped`). The run's deadline and its cancellation are
+// checked before each cluster starts, as in the sequential rollout. Each cluster's lines are collected while it
 // runs and printed as one group when it ends, so that clusters running at once never
 // interleave their logs. Entries come back in runtime order, whatever order clusters end in.
 import type { RuntimeCluster } from '../bundle/index.js';
-import type { ClusterChanges } from '../changeset.js';
+import { cancellationOf, type RunCancelled } from '../cancellation.js';
+import { CANCELLED_STEP, type ClusterChanges } from '../changeset.js';
 import { mapBounded } from '../concurrency.js';
 import { clusterEntry, skippedEntry } from './outcome.js';
-import { BufferedLog, type FleetLog } from './run.js';
+import { BufferedLog, runStopped, type FleetLog, type RunStop } from './run.js';
 
 export interface Wave {
   group: string;
@@ -30,8 +31,12 @@ export function splitIntoWaves(clusters: readonly RuntimeCluster[]): Wave[] {
   return waves;
 }
 
-/** The entry of a cluster that the run's deadline kept from starting. */
-export function deadlineEntry(cluster: RuntimeCluster): ClusterChanges {
+/** The entry of a cluster that the run's deadline, or its cancellation, kept from starting. */
+export function stoppedEntry(cluster: RuntimeCluster, stop: RunStop, cancelled?: RunCancelled): ClusterChanges {
+  if (stop === 'cancelled') {
+    const message = `${cancelled?.message ?? 'the run was cancelled'} before cluster ${cluster.name} was started; nothing was applied to it`;
+    return clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'start', message }, Date.now());
+  }
   return clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now());
 }
 
@@ -42,6 +47,8 @@ export interface WaveOptions {
   log: FleetLog;
   /** The run's deadline (epoch milliseconds): no cluster starts after it. */
   deadlineAt?: number | undefined;
+  /** The run's cancellation: no cluster starts after it either. */
+  cancel?: AbortSignal | undefined;
 }
 
 /** One cluster's whole rollout, within its time limit, telling its lines to `line`; never rejects for a cluster's failure. */
@@ -65,9 +72,10 @@ export async function rollOutWaves(clusters: readonly RuntimeCluster[], options:
     const results = await mapBounded(wave.clusters, options.maxParallel, async (cluster) => {
       // A cluster that waited for a free slot does not start once another one of its wave failed.
       if (stopped) return skippedEntry(cluster);
-      if (options.deadlineAt !== undefined && Date.now() >= options.deadlineAt) {
+      const stop = runStopped(options);
+      if (stop) {
         stopped = true;
-        return deadlineEntry(cluster);
+        return stoppedEntry(cluster, stop, cancellationOf(options.cancel));
       }
       const log = new BufferedLog();
       let status = 'error';

@@ -6,6 +6,13 @@
 //   readiness wait when asked -> prune of the objects the build lost -> the final record.
 // A readiness failure stops further sets but still lets the prune run, as in Timoni; the
 // record is then not promoted, so the pending revision stays for the next run.
+// A cancellation (`signal`, the run's SIGINT or SIGTERM) starts nothing new: the object
+// being applied finishes, a wait ends at once, the prune is not started, and the record is
+// written for what was applied (InstanceCancelledError says where and which record): every
+// object applied -> the final record (with objects left unpruned still in its inventory, for
+// the next run to prune); some -> the revision being applied as `data.pending` beside the
+// stored one (an install's record, written first, lists them already); none -> nothing.
+import { cancellationOf } from '../cancellation.js';
 import type { ObjectChange } from '../changeset.js';
 import { applyObject, comparesStatus, type ApplyResult } from './apply.js';
 import { applyStages, sortForApply } from './apply-order.js';
@@ -41,6 +48,7 @@ export interface InstanceApplyOptions {
   prune?: boolean;
   /** Progress lines in Timoni's words (`Deployment/apps/web created`). */
   log?: (line: string) => void;
+  /** The run's cancellation: aborted, the apply stops as the header says (InstanceCancelledError). */
   signal?: AbortSignal;
   /** First poll interval of the waits (default 250 ms). */
   pollIntervalMs?: number;
@@ -65,6 +73,44 @@ const namespaceChange = (name: string): ObjectChange => ({
   action: 'created',
   diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
 });
+
+/** Which record a cancelled apply left: see the header. */
+export type CancelledRecord = 'final' | 'pending' | 'install' | 'none';
+
+/** The run was cancelled while the instance was applied: `step` is where, `record` what was written. */
+export class InstanceCancelledError extends InstanceStepError {
+  override name = 'InstanceCancelledError';
+  constructor(
+    cluster: string,
+    step: InstanceStep,
+    instance: string,
+    changes: ObjectChange[],
+    cause: unknown,
+    object: string | undefined,
+    readonly record: CancelledRecord,
+    /** The last readiness known of the objects waited for, when the cancellation came during a wait. */
+    readonly readiness: ReadinessCheck[] = [],
+    /** Why the record could not be written, when it could not. */
+    readonly recordError?: string,
+  ) {
+    super(cluster, step, instance, changes, cause, object);
+    const signal = cause instanceof Error && cause.message ? cause.message : 'the run was cancelled';
+    this.message = `cluster ${cluster}: instance ${instance}: ${signal} during ${step}${object ? ` (${object})` : ''}: ${cancelledRecordText(record)}${recordError ? `; writing the instance record failed: ${recordError}` : ''}`;
+  }
+}
+
+function cancelledRecordText(record: CancelledRecord): string {
+  switch (record) {
+    case 'final':
+      return 'every object was applied and the instance record written for them (readiness not waited for)';
+    case 'pending':
+      return "objects applied in part; the revision being applied is saved as the record's pending revision, the stored one stays the last complete apply";
+    case 'install':
+      return 'objects applied in part; the instance record written at install lists every object of the build';
+    case 'none':
+      return 'nothing of the instance was applied';
+  }
+}
 
 /** Same set of entries, order ignored (Timoni's sameInventory, which compares id and version). */
 function sameInventory(a: InventoryEntry[] | null | undefined, b: InventoryEntry[] | null | undefined): boolean {
@@ -116,9 +162,29 @@ async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceI
     throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
   };
   const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-  const checkAbort = (step: InstanceStep) => {
-    const signal = options.signal;
-    if (signal?.aborted) fail(step, new Error(`aborted${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`));
+  const cancelled = () => options.signal?.aborted === true;
+  // What a cancellation has to record (see the header), filled in as the apply goes.
+  const progress = { stored: false, appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
+  let recordRefs = (): ObjectRef[] => [];
+  const stopCancelled = async (step: InstanceStep, object?: string): Promise<never> => {
+    let record: CancelledRecord = 'none';
+    let recordError: string | undefined;
+    try {
+      if (progress.allApplied) {
+        record = 'final';
+        await writeInstance(cluster, instanceRecord(instance, recordRefs(), true));
+      } else if (progress.appliedObjects > 0 && !progress.stored) {
+        record = 'install';
+      } else if (progress.appliedObjects > 0) {
+        record = 'pending';
+        if (!progress.pendingSaved) await savePending(cluster, instanceRecord(instance, recordRefs(), false));
+      }
+    } catch (error) {
+      recordError = error instanceof Error ? error.message : String(error);
+    }
+    const reason: unknown = options.signal?.reason;
+    const cause = cancellationOf(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
+    throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, [...readiness], recordError);
   };
 
   // 1. Ownership, before anything is written.
@@ -133,7 +199,7 @@ async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceI
   }
 
   // 2. The namespace.
-  checkAbort('namespace');
+  if (cancelled()) await stopCancelled('namespace');
   try {
     if (await ensureNamespace(cluster, instance.namespace)) {
       changes.push(namespaceChange(instance.namespace));
@@ -151,6 +217,7 @@ async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceI
   let stale: ObjectRef[] = [];
   // What the record will hold: the build's objects, and without prune the stale ones too.
   let intended: ObjectRef[] = [];
+  if (cancelled()) await stopCancelled('inventory');
   try {
     refs = await scopedRefs(cluster, allObjects);
     stale = staleObjects(stored, inventoryEntries(refs));
@@ -159,13 +226,19 @@ async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceI
       log(`installing ${instance.name} in namespace ${instance.namespace}`);
       await writeInstance(cluster, instanceRecord(instance, intended, false));
     } else {
+      progress.stored = true;
       log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
-      if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) await savePending(cluster, instanceRecord(instance, intended, false));
+      if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) {
+        await savePending(cluster, instanceRecord(instance, intended, false));
+        progress.pendingSaved = true;
+      }
     }
   } catch (error) {
     fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
   }
   const refFor = new Map(allObjects.map((object, i) => [object, refs[i]!]));
+  // A cancelled apply records every object of the build, and the stale ones until they are pruned.
+  recordRefs = () => (prune && !progress.pruned ? [...refs, ...stale] : intended);
 
   // 4. The apply sets, in order; each in stages, then the readiness wait.
   let readinessError: unknown;
@@ -173,10 +246,12 @@ async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceI
     if (sets.length > 1) log(`applying ${set.name}`);
     for (const stage of applyStages(set.objects)) {
       for (const object of stage.objects) {
-        checkAbort('apply');
         const ref = refFor.get(object)!;
+        if (cancelled()) await stopCancelled('apply', formatRef(ref));
         try {
           const { change } = await applyOne(cluster, object, ref, !!options.force);
+          progress.appliedObjects += 1;
+          progress.allApplied = progress.appliedObjects === allObjects.length;
           changes.push(change);
           log(`${formatRef(ref)} ${change.action}`);
         } catch (error) {
@@ -189,6 +264,10 @@ async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceI
         try {
           readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)!), waitOptions())));
         } catch (error) {
+          if (cancelled()) {
+            if (error instanceof WaitError) readiness.push(...error.notReady);
+            await stopCancelled('wait', waitObject(error));
+          }
           fail('wait', error, waitObject(error));
         }
         if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition')) await cluster.discovery.refresh();
@@ -202,6 +281,10 @@ async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceI
         readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
         log(`${set.name} resources ready`);
       } catch (error) {
+        if (cancelled()) {
+          if (error instanceof WaitError) readiness.push(...error.notReady.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+          await stopCancelled('wait', waitObject(error));
+        }
         // As Timoni: stop applying, but still prune what the build lost.
         readinessError = error;
         if (error instanceof WaitError) readiness.push(...error.notReady);
@@ -210,10 +293,12 @@ async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceI
     }
   }
 
-  // 5. Prune what the build lost.
+  // 5. Prune what the build lost (not started once cancelled: the record keeps those objects).
+  if (prune && cancelled() && !readinessError) await stopCancelled('prune');
   if (prune) {
     try {
       const pruned = await deleteObjects(cluster, stale, instance, { log });
+      progress.pruned = true;
       changes.push(...pruned);
       if (options.wait) {
         const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
@@ -224,6 +309,7 @@ async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceI
       }
     } catch (error) {
       if (error instanceof DeleteObjectsError) changes.push(...error.changes);
+      if (progress.pruned && cancelled() && !readinessError) await stopCancelled('prune');
       const object = error instanceof DeleteObjectsError ? error.object : undefined;
       if (readinessError) {
         fail('wait', new Error(`${(readinessError as Error).message}; pruning failed too: ${(error as Error).message}`), waitObject(readinessError));

@@ -1,8 +1,9 @@
 // Waiting for objects: until every one is Current (kstatus, polled with GETs and a
 // growing interval), or until they are gone. Objects annotated
 // `action.timoni.sh/wait: disabled` are not waited for. A timeout, a Failed object
-// (fail fast, as Timoni waits) or an abort ends the wait with an error that lists every
-// object not ready, with its status and why.
+// (fail fast, as Timoni waits) or an abort (the run's cancellation) ends the wait with an
+// error that lists every object not ready, with its status and why: an abort ends it after
+// the round of reads in flight, or the first one, so that the list is the cluster's own.
 import { formatLimit } from '../duration.js';
 import type { KubeCluster } from './cluster.js';
 import { NoMatchError } from './discovery.js';
@@ -108,11 +109,12 @@ async function poll(
   const maxInterval = options.maxIntervalMs ?? 5_000;
   const notDone = () => [...results.values()].filter((r) => !isDone(r));
   for (;;) {
-    if (options.signal?.aborted) throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
+    // One round of reads at least, even when aborted already, so that the error says which objects were not ready.
     const round = await Promise.all(pending.map(check));
     for (const readiness of round) results.set(formatRef(readiness.object), readiness);
     pending = round.filter((r) => !isDone(r)).map((r) => r.object);
     if (pending.length === 0) return [...results.values()];
+    if (options.signal?.aborted) throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
     options.onProgress?.(notDone());
     if (what === 'ready' && (options.failFast ?? true) && round.some((r) => r.status === 'Failed')) {
       throw new WaitError(cluster.name, 'failed', notDone(), options.timeoutMs, what);

@@ -6,7 +6,7 @@
 // plan of the budget, counting what was cut.
 
 import type { ChangeSet, ChangeSetMode, ClusterChanges, ClusterError, InstanceChanges, InstanceError, ModuleInfo, ObjectAction, ObjectChange } from '../changeset.js';
-import { READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '../changeset.js';
+import { isCancelled, READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '../changeset.js';
 import { formatDuration } from '../duration.js';
 import type { Measure } from '../github/limits.js';
 import { linesOf, truncateCharacters, truncateLines, type CutCounts, type Detail, type Plan, type Sharing } from './budget.js';
@@ -85,6 +85,7 @@ export function statusLabel(cluster: ClusterChanges): string {
     case 'applied':
       return clusterHasChanges(cluster) ? '✅ applied' : '✅ applied (no changes)';
     case 'failed':
+      if (isCancelled(cluster)) return cluster.error?.interrupted === 'start' ? '⏹️ cancelled before it started' : `⏹️ cancelled at ${code(cluster.error?.interrupted ?? 'unknown')}`;
       return cluster.error ? `❌ failed at ${code(cluster.error.step)}` : '❌ failed';
     case 'skipped':
       return '⏭️ not reached';
@@ -105,6 +106,11 @@ export function firstFailure(clusters: readonly ClusterChanges[]): ClusterChange
 export function rolloutOutcome(clusters: readonly ClusterChanges[]): string {
   const failure = firstFailure(clusters);
   const applied = clusters.filter((cluster) => cluster.status === 'applied').length;
+  const cancelled = clusters.find(isCancelled);
+  if (cancelled) {
+    const where = cancelled.error?.interrupted === 'start' ? `before ${code(cancelled.name)}` : `at ${code(cancelled.name)} (during ${code(cancelled.error?.interrupted ?? 'unknown')}${cancelled.error?.instance ? ` of instance ${code(cancelled.error.instance)}` : ''})`;
+    return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters`;
+  }
   return failure
     ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters`
     : `✅ Applied to ${applied} of ${clusters.length} clusters`;
@@ -115,7 +121,7 @@ export function unreachedNote(clusters: readonly ClusterChanges[]): string {
   const unreached = unreachedClusters(clusters);
   if (unreached.length === 0) return '';
   const failure = firstFailure(clusters);
-  const after = failure ? ` after ${code(failure.name)} failed` : '';
+  const after = failure ? ` after ${code(failure.name)} ${isCancelled(failure) ? 'was cancelled' : 'failed'}` : '';
   return `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
 }
 
@@ -217,6 +223,9 @@ export function renderErrorBlock(error: ClusterError, options: ErrorBlockOptions
     .join(', ');
   const message = truncateLines(error.message, options.cap, options.measure);
   const cut = message.cut ? `${options.cutNote(message.keptLines, message.totalLines)}\n` : '';
+  if (isCancelled({ status: 'failed', error })) {
+    return `⏹️ **Cancelled during ${code(error.interrupted ?? 'unknown')}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
+  }
   return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
 }
 

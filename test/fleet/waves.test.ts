@@ -11,6 +11,8 @@ import type { ChangeSet, ClusterChanges } from '../../src/changeset.js';
 import { clusterEntry } from '../../src/fleet/outcome.js';
 import type { FleetLog } from '../../src/fleet/run.js';
 import { rollOutWaves, splitIntoWaves } from '../../src/fleet/waves.js';
+import { cancellationLine } from '../../src/fleet/rollout.js';
+import { RunCancelled } from '../../src/cancellation.js';
 import { keepReady, type ReadinessLoop } from '../harness/fleet/readiness.js';
 import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
 import { runCliCaptured, type CliResult } from '../cli/run-cli.js';
@@ -118,6 +120,28 @@ describe('rollOutWaves with a stand-in rollout', () => {
     expect(entries[0]?.status).toBe('failed');
     expect(entries[0]?.error).toEqual({ step: 'deadline', message: 'the run passed its deadline before reaching cluster s1; nothing was applied to it' });
     expect(entries.slice(1).map((e) => e.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
+  });
+
+  it('starts no cluster once the run is cancelled: the next one is cancelled before it started, the rest not reached', async () => {
+    const { rollOut, seen } = standIn();
+    const cancel = new AbortController();
+    cancel.abort(new RunCancelled('SIGTERM'));
+    const entries = await rollOutWaves(fleet, { maxParallel: 4, log: new RecordingLog(), cancel: cancel.signal }, rollOut);
+    expect(seen.started).toEqual([]);
+    expect(entries[0]).toMatchObject({ status: 'failed', error: { step: 'cancelled', interrupted: 'start', message: 'the run was cancelled (SIGTERM) before cluster s1 was started; nothing was applied to it' } });
+    expect(entries.slice(1).map((e) => e.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
+    expect(cancellationLine(entries)).toBe('rollout cancelled: applied none; interrupted none; not reached s1, s2, s3, p1, p2');
+  });
+
+  it('the closing line of a cancelled rollout names the clusters applied, interrupted (where) and not reached', () => {
+    const at = Date.now();
+    const entries: ClusterChanges[] = [
+      clusterEntry(runtimeCluster('s1', 'staging'), 'applied', [], null, at),
+      clusterEntry(runtimeCluster('p1', 'production'), 'failed', [], { step: 'cancelled', interrupted: 'wait', instance: 'web', object: 'Deployment/apps/web', message: 'x' }, at),
+      { ...clusterEntry(runtimeCluster('p2', 'production'), 'skipped', [], null, at) },
+    ];
+    expect(cancellationLine(entries)).toBe('rollout cancelled: applied s1; interrupted p1 (instance web, step wait, Deployment/apps/web); not reached p2');
+    expect(cancellationLine(entries.slice(0, 1))).toBeUndefined();
   });
 
   it('refuses maxParallel below 1', async () => {

@@ -1,8 +1,9 @@
 // Applying instances on a real cluster of the fleet: install, upgrade, the pending
-// revision, CRDs staged before their objects; an aborted apply; immutable changes and
+// revision, CRDs staged before their objects; a cancelled apply (records of what was applied); immutable changes and
 // one-off objects.
 import { describe, expect, it } from 'vitest';
-import { applyInstance } from '../../src/kube/instance-apply.js';
+import { RunCancelled } from '../../src/cancellation.js';
+import { applyInstance, InstanceCancelledError } from '../../src/kube/instance-apply.js';
 import { InstanceStepError } from '../../src/kube/instance.js';
 import { encodeInstance, inventoryEntries, type InstanceRecord } from '../../src/kube/inventory.js';
 import { readInstance } from '../../src/kube/inventory-store.js';
@@ -245,15 +246,81 @@ describe('immutable fields and one-off objects', () => {
   });
 });
 
-describe('abort', () => {
-  it('an aborted apply stops before the next object and says so', async () => {
+describe('cancel', () => {
+  const cancelled = () => {
+    const controller = new AbortController();
+    return { controller, cancel: () => controller.abort(new RunCancelled('SIGINT')) };
+  };
+  const instanceSecret = (ns: string) => ({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
+
+  it('a cancelled apply starts nothing: no object, no record', async () => {
     const cluster = engineFleet().clusters[ABORT_CLUSTER]!;
     const ns = (await testNamespace(ABORT_CLUSTER, 'lc-abort-apply')).name;
-    const controller = new AbortController();
-    controller.abort(new Error('the run was cancelled'));
+    const { controller, cancel } = cancelled();
+    cancel();
     const error = await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {})]), { signal: controller.signal }).catch((e: unknown) => e);
-    expect((error as InstanceStepError).step).toBe('namespace');
-    expect((error as Error).message).toContain('aborted: the run was cancelled');
+    expect(error).toBeInstanceOf(InstanceCancelledError);
+    expect((error as InstanceCancelledError).step).toBe('namespace');
+    expect((error as InstanceCancelledError).record).toBe('none');
+    expect((error as Error).message).toContain('the run was cancelled (SIGINT) during namespace: nothing of the instance was applied');
     expect(await clusterClient(ABORT_CLUSTER).getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).toBeNull();
+    expect(await clusterClient(ABORT_CLUSTER).getOrNull(instanceSecret(ns))).toBeNull();
+  });
+
+  it('cancelled during the readiness wait: every object applied, the final record written with the new values', async () => {
+    const cluster = engineFleet().clusters[ABORT_CLUSTER]!;
+    const admin = clusterClient(ABORT_CLUSTER);
+    const ns = (await testNamespace(ABORT_CLUSTER, 'lc-cancel-wait')).name;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'settings', { color: 'blue' }), deployment(ns, 'web')]), { wait: false });
+    const { controller, cancel } = cancelled();
+    const upgrade = built(ns, [configMap(ns, 'settings', { color: 'red' }), deployment(ns, 'web', 'nginx:1.28')], { valuesSource: '{\n\tcolor: "red"\n}', images: ['nginx:1.28'] });
+    const started = Date.now();
+    const error = await applyInstance(cluster, upgrade, { wait: true, timeoutMs: 60_000, signal: controller.signal, log: (line) => line.startsWith('waiting for') && cancel() }).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(error).toBeInstanceOf(InstanceCancelledError);
+    const stopped = error as InstanceCancelledError;
+    expect([stopped.step, stopped.record, stopped.object]).toEqual(['wait', 'final', `Deployment/${ns}/web`]);
+    expect(actions(stopped.changes)).toEqual(['ConfigMap/settings configured', 'Deployment/web configured']);
+    expect(stopped.readiness.find((r) => r.object.kind === 'Deployment')?.status).toBe('InProgress');
+    const record = await readInstance(cluster, 'web', ns);
+    expect(record?.pending).toBeUndefined();
+    expect(record?.instance.values).toBe('{\n\tcolor: "red"\n}');
+    expect(record?.instance.images).toEqual(['nginx:1.28']);
+    const live = await admin.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'web' });
+    expect((live.spec as { template: { spec: { containers: Array<{ image: string }> } } }).template.spec.containers[0]?.image).toBe('nginx:1.28');
+  });
+
+  it('cancelled between objects: the object in flight finishes, the next is not applied, the revision is saved as pending', async () => {
+    const cluster = engineFleet().clusters[ABORT_CLUSTER]!;
+    const admin = clusterClient(ABORT_CLUSTER);
+    const ns = (await testNamespace(ABORT_CLUSTER, 'lc-cancel-apply')).name;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'a', { v: '1' }), configMap(ns, 'b', { v: '1' })]));
+    const before = await admin.get(instanceSecret(ns));
+    const { controller, cancel } = cancelled();
+    const upgrade = built(ns, [configMap(ns, 'a', { v: '2' }), configMap(ns, 'b', { v: '2' })], { valuesSource: '{\n\tv: "2"\n}' });
+    const error = await applyInstance(cluster, upgrade, { signal: controller.signal, log: (line) => line.startsWith('ConfigMap/') && cancel() }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InstanceCancelledError);
+    const stopped = error as InstanceCancelledError;
+    expect([stopped.step, stopped.record, stopped.object]).toEqual(['apply', 'pending', `ConfigMap/${ns}/b`]);
+    expect(actions(stopped.changes)).toEqual(['ConfigMap/a configured']);
+    expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'b' })).data).toEqual({ v: '1' });
+    const during = await admin.get(instanceSecret(ns));
+    expect(storedBytes(during, 'instance')).toBe(storedBytes(before, 'instance'));
+    expect(JSON.parse(storedBytes(during, 'pending')).values).toBe('{\n\tv: "2"\n}');
+  });
+
+  it('cancelled before the prune: the objects the build lost stay, and stay in the record for the next apply to prune', async () => {
+    const cluster = engineFleet().clusters[ABORT_CLUSTER]!;
+    const admin = clusterClient(ABORT_CLUSTER);
+    const ns = (await testNamespace(ABORT_CLUSTER, 'lc-cancel-prune')).name;
+    await applyInstance(cluster, built(ns, [configMap(ns, 'kept', {}), configMap(ns, 'lost', {}), deployment(ns, 'web')]), { wait: false });
+    const { controller, cancel } = cancelled();
+    const error = await applyInstance(cluster, built(ns, [configMap(ns, 'kept', { v: '2' }), deployment(ns, 'web')]), { wait: true, signal: controller.signal, log: (line) => line.startsWith('waiting for') && cancel() }).catch((e: unknown) => e);
+    expect((error as InstanceCancelledError).record).toBe('final');
+    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'lost' })).not.toBeNull();
+    const record = await readInstance(cluster, 'web', ns);
+    expect((record?.instance.inventory?.entries ?? []).map((entry) => entry.id).sort()).toEqual([`${ns}_kept__ConfigMap`, `${ns}_lost__ConfigMap`, `${ns}_web_apps_Deployment`].sort());
+    const next = await applyInstance(cluster, built(ns, [configMap(ns, 'kept', { v: '2' }), deployment(ns, 'web')]));
+    expect(actions(next.changes)).toContain('ConfigMap/lost deleted');
   });
 });

@@ -15,6 +15,7 @@ import {
   objectRef,
   readinessLabel,
   readinessOf,
+  renderErrorBlock,
   rolloutOutcome,
   sectionOpen,
   shortDigest,
@@ -84,6 +85,17 @@ describe('rollout outcome and clusters not reached', () => {
   it('says where the rollout stopped, or that it applied everywhere', () => {
     expect(rolloutOutcome([applied, failed, skipped])).toBe('❌ Rollout stopped at <code>b</code> (failed at <code>wait</code>); applied to 1 of 3 clusters');
     expect(rolloutOutcome([applied, { ...applied, name: 'd' }])).toBe('✅ Applied to 2 of 2 clusters');
+  });
+
+  it('says a cancelled rollout was cancelled, where, and what it did not reach', () => {
+    const cancelled = cluster('b', 'g', [], { status: 'failed', error: { step: 'cancelled', interrupted: 'wait', instance: 'web', message: 'x' } });
+    const notStarted = cluster('b', 'g', [], { status: 'failed', error: { step: 'cancelled', interrupted: 'start', message: 'x' } });
+    expect(rolloutOutcome([applied, cancelled, skipped])).toBe('⏹️ Rollout cancelled at <code>b</code> (during <code>wait</code> of instance <code>web</code>); applied to 1 of 3 clusters');
+    expect(rolloutOutcome([applied, notStarted, skipped])).toBe('⏹️ Rollout cancelled before <code>b</code>; applied to 1 of 3 clusters');
+    expect([cancelled, notStarted].map(statusLabel)).toEqual(['⏹️ cancelled at <code>wait</code>', '⏹️ cancelled before it started']);
+    expect(unreachedNote([applied, cancelled, skipped])).toBe('**Not reached** after <code>b</code> was cancelled: <code>c</code>.\n\n');
+    const block = renderErrorBlock(cancelled.error!, { cap: 1000, measure: (text) => text.length, cutNote: () => '' });
+    expect(block.startsWith('⏹️ **Cancelled during <code>wait</code>** (instance <code>web</code>):')).toBe(true);
   });
 
   it('names the clusters not reached after the failure, or nothing', () => {

@@ -6,7 +6,7 @@ export type { CommentRecord, PullRequestRecord, RepositoryRecord, RequestRecord 
 export { COMMENT_BODY_MAX_CHARACTERS, githubCharacterCount } from './standin/body-length.js';
 export { GITHUB_ACTIONS_BOT, type Account } from './standin/users.js';
 export type { TokenSpec } from './standin/tokens.js';
-export { runAction, type ActionRun, type RunActionOptions } from './runner/run-action.js';
+export { runAction, type ActionRun, type RunActionOptions, type RunningAction } from './runner/run-action.js';
 export { assertNoSecretLeak } from './runner/secret-leak.js';
 export type { WorkflowCommand } from './runner/workflow-commands.js';
 export type { GitHubEvent, GitHubContextOverrides } from './runner/github-context.js';

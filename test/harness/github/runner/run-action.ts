@@ -3,7 +3,8 @@
 // job's GITHUB_* and RUNNER_* variables, INPUT_* for every input of action.yml (given
 // or defaulted, expressions in defaults evaluated), the event payload in a file, and
 // fresh GITHUB_OUTPUT / GITHUB_STEP_SUMMARY / GITHUB_ENV / GITHUB_PATH / GITHUB_STATE
-// files, read back after the process ends.
+// files, read back after the process ends. `whileRunning` acts on the process as it runs
+// (waits for a line of its log, sends it a signal, as the runner does to cancel a step).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -53,6 +54,22 @@ export interface RunActionOptions {
   timeoutMs?: number;
   /** Keep the temporary runner files (event, GITHUB_OUTPUT, ...) after the run. */
   keepTemp?: boolean;
+  /**
+   * Called once the process has started, to act on it while it runs (e.g. wait for a line,
+   * then send SIGINT as the runner does when a run is cancelled). Its failure fails runAction
+   * once the process has ended.
+   */
+  whileRunning?: (running: RunningAction) => Promise<void>;
+}
+
+/** The action's process while it runs. */
+export interface RunningAction {
+  /** Resolves with the first printed line (either stream) matching `pattern`; rejects after `timeoutMs` (default 60 s) or if the process ends first. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<PrintedLine>;
+  /** Sends `signal` to the process; answers when it was sent (epoch ms). */
+  signal(name: NodeJS.Signals): number;
+  /** Resolves when the process has ended, with when (epoch ms). */
+  readonly ended: Promise<number>;
 }
 
 export interface ActionRun {
@@ -154,6 +171,29 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
       stderrChunks.push(chunk);
       err.push(chunk);
     });
+    let exited = false;
+    const ended = new Promise<number>((resolveEnded) => child.once('close', () => {
+      exited = true;
+      resolveEnded(Date.now());
+    }));
+    const running: RunningAction = {
+      ended,
+      signal: (name) => {
+        child.kill(name);
+        return Date.now();
+      },
+      waitForLine: async (pattern, waitMs = 60_000) => {
+        const until = Date.now() + waitMs;
+        for (;;) {
+          const found = lines.find((line) => pattern.test(line.text));
+          if (found) return found;
+          if (exited) throw new Error(`runAction: the process ended before printing a line matching ${String(pattern)}`);
+          if (Date.now() > until) throw new Error(`runAction: no line matching ${String(pattern)} within ${waitMs} ms`);
+          await new Promise((resolveSleep) => setTimeout(resolveSleep, 50));
+        }
+      },
+    };
+    const acting = options.whileRunning ? options.whileRunning(running).then(() => undefined, (error: unknown) => error) : Promise.resolve(undefined);
     let timedOut = false;
     const timeoutMs = options.timeoutMs ?? 110_000;
     const timer = setTimeout(() => {
@@ -167,6 +207,8 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     clearTimeout(timer);
     out.end();
     err.end();
+    const actingError = await acting;
+    if (actingError) throw actingError instanceof Error ? actingError : new Error(String(actingError));
 
     const secrets = [...(token ? [token] : []), ...(options.secrets ?? [])];
     const processed = processLog(lines, { debug: options.debug ?? false, secrets });
