@@ -1,4 +1,5 @@
 // The bundle and runtime as timoni-fleet reads them from CUE, independent of any cluster.
+import type { SourcePosition } from '../cue/index.js';
 
 /** One cluster of a runtime, in the order the runtime declares it. */
 export interface RuntimeCluster {
@@ -50,6 +51,11 @@ export interface BundleInstance {
    * what Timoni hands to the module build.
    */
   valuesCue: string;
+  /**
+   * Where the user wrote each value (CUE path relative to `values` -> file, line, column),
+   * so that a module build's errors in the values point at the bundle's lines.
+   */
+  valuePositions?: Record<string, SourcePosition>;
 }
 
 export interface Bundle {

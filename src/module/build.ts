@@ -10,6 +10,8 @@ import { CueError, type CueDiagnostic, type CueEngine, type CueValue } from '../
 import { ApplySetExportError, exportApplySet, objectsOfSet, type KubeObject } from './apply-sets.js';
 import { annotationDiagnostics, describeDiagnostics, InstanceBuildError } from './build-error.js';
 import type { ModuleSource } from './source.js';
+import { traceValuesPositions } from './values-origin.js';
+import type { ValuePositions } from '../bundle/value-positions.js';
 
 export interface InstanceBuildInput {
   name: string;
@@ -24,6 +26,11 @@ export interface InstanceBuildInput {
   kubeVersion: string;
   /** The module's package (`main` unless said otherwise). */
   packageName?: string;
+  /**
+   * Where the bundle set each value (`BundleInstance.valuePositions`): errors about a value
+   * point at the bundle's line instead of the merged values.cue no one has.
+   */
+  valuePositions?: ValuePositions;
 }
 
 export interface ObjectSet {
@@ -50,34 +57,71 @@ export function kubeVersionWithoutCluster(env: Record<string, string | undefined
   return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
 }
 
-/** The files the build makes up in memory (no line of theirs exists on disk). */
+/** The file the build makes up in memory besides the merged values (no line of it exists on disk). */
 function generatedFiles(prefix: string): Set<string> {
-  return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
+  return new Set([`${prefix}${INSTANCE_SCHEMA_FILE}`]);
 }
 
-/** An error with CUE diagnostics, described as Timoni's describeErr does. */
-function cueFailure(input: InstanceBuildInput, module: ModuleSource, step: string, diagnostics: CueDiagnostic[], prefix: string): InstanceBuildError {
-  const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
-  return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
+/** What a failed build needs to tell its errors: the instance, the module, and where its values came from. */
+interface BuildContext {
+  engine: CueEngine;
+  input: InstanceBuildInput;
+  module: ModuleSource;
+  prefix: string;
+  /** The merged values.cue, once merged (before that, no position can be in it). */
+  mergedSource?: string;
 }
 
-function buildFailure(input: InstanceBuildInput, module: ModuleSource, step: string, prefix: string, error: unknown): unknown {
-  if (error instanceof CueError) return cueFailure(input, module, step, error.diagnostics, prefix);
-  if (error instanceof ApplySetExportError) return new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
-  return error;
+/**
+ * An error with CUE diagnostics, described as Timoni's describeErr does, except that
+ * positions in the merged values.cue are traced back to the bundle's lines
+ * (values-origin.ts): the file the user wrote, not one made up in memory.
+ */
+function cueFailure(context: BuildContext, step: string, diagnostics: CueDiagnostic[]): InstanceBuildError {
+  const { input, module, prefix } = context;
+  const traced = context.mergedSource === undefined ? diagnostics : traceValues(context, diagnostics);
+  const details = traced.length > 0 ? `:\n${describeDiagnostics(traced)}` : '';
+  return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, traced, generatedFiles(prefix)));
 }
 
-function withCueErrors<T>(input: InstanceBuildInput, module: ModuleSource, step: string, prefix: string, run: () => T): T {
+function traceValues(context: BuildContext, diagnostics: CueDiagnostic[]): CueDiagnostic[] {
+  const valuesFile = `${context.prefix}values.cue`;
+  const baseSource = context.module.files[valuesFile];
   try {
-    return run();
+    return traceValuesPositions(
+      context.engine,
+      {
+        valuesFile,
+        mergedSource: context.mergedSource ?? '',
+        baseSource: typeof baseSource === 'string' ? baseSource : '',
+        ...(context.input.valuePositions ? { bundlePositions: context.input.valuePositions } : {}),
+      },
+      diagnostics,
+    );
   } catch (error) {
-    throw buildFailure(input, module, step, prefix, error);
+    // Tracing compiles the values again; should that fail, the build's own positions are still the truth.
+    if (error instanceof CueError) return diagnostics;
+    throw error;
   }
 }
 
-function requireValid(value: CueValue, input: InstanceBuildInput, module: ModuleSource, prefix: string): void {
+function buildFailure(context: BuildContext, step: string, error: unknown): unknown {
+  if (error instanceof CueError) return cueFailure(context, step, error.diagnostics);
+  if (error instanceof ApplySetExportError) return new InstanceBuildError(context.input.name, context.module.url, `${step}: ${error.message}`);
+  return error;
+}
+
+function withCueErrors<T>(context: BuildContext, step: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw buildFailure(context, step, error);
+  }
+}
+
+function requireValid(value: CueValue, context: BuildContext): void {
   const diagnostics = value.validate({ concrete: true, final: true });
-  if (diagnostics.length > 0) throw cueFailure(input, module, 'build failed', diagnostics, prefix);
+  if (diagnostics.length > 0) throw cueFailure(context, 'build failed', diagnostics);
 }
 
 /**
@@ -93,9 +137,11 @@ export async function buildInstance(engine: CueEngine, module: ModuleSource, inp
   const baseValues = module.files[valuesPath];
   if (typeof baseValues !== 'string') throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
 
-  const merged = withCueErrors(input, module, 'merging values', prefix, () =>
+  const context: BuildContext = { engine, input, module, prefix };
+  const merged = withCueErrors(context, 'merging values', () =>
     engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }),
   );
+  context.mergedSource = merged.source;
   const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
 
   const root = await engine
@@ -108,16 +154,16 @@ export async function buildInstance(engine: CueEngine, module: ModuleSource, inp
       tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
       dataFiles: true,
     })
-    .catch((error: unknown) => Promise.reject(buildFailure(input, module, 'build failed', prefix, error)));
+    .catch((error: unknown) => Promise.reject(buildFailure(context, 'build failed', error)));
   try {
     const instance = root.lookup('timoni.instance');
     try {
       if (!instance.exists()) throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
-      requireValid(instance, input, module, prefix);
+      requireValid(instance, context);
     } finally {
       instance.free();
     }
-    const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
+    const sets = withCueErrors(context, 'reading timoni.apply', () => readApplySets(root, context));
     const config = root.lookup('timoni.instance.config');
     const images = config.exists() ? collectImages(config.toJSON()) : [];
     config.free();
@@ -127,11 +173,12 @@ export async function buildInstance(engine: CueEngine, module: ModuleSource, inp
   }
 }
 
-function readApplySets(root: CueValue, input: InstanceBuildInput, module: ModuleSource, prefix: string): ObjectSet[] {
+function readApplySets(root: CueValue, context: BuildContext): ObjectSet[] {
+  const { input, module } = context;
   const apply = root.lookup('timoni.apply');
   try {
     if (!apply.exists()) throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
-    requireValid(apply, input, module, prefix);
+    requireValid(apply, context);
     const problems: string[] = [];
     const sets = apply.fields().map((field) => {
       const set = apply.lookup(field.label);
@@ -209,7 +256,7 @@ export class InstanceBuilds {
       outcomes = new Map();
       this.#byModule.set(module, outcomes);
     }
-    const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+    const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values, input.valuePositions ?? {}]);
     let outcome = outcomes.get(key);
     if (outcome) {
       this.#reused += 1;

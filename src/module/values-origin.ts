@@ -1,0 +1,126 @@
+// Where a value in a module build's error came from. A build lays the bundle's values for
+// the instance, as CUE text, over the module's values.cue and builds with the result
+// (build.ts); CUE's errors then point at lines of that merged values.cue, a file that
+// exists nowhere. Each such position is traced back: the merged text says which value
+// (CUE path) sits at that line and column, and the bundle evaluation said where the user
+// wrote that value (bundle/value-positions.ts): `bundle.cue:23:5`. A value the bundle did
+// not set comes from the module's own values.cue, and points there. Positions that cannot
+// be traced are dropped rather than shown as lines of a file the user does not have.
+import { childPath, valuePositions, type ValuePositions } from '../bundle/value-positions.js';
+import type { CueDiagnostic, CueEngine, SourcePosition } from '../cue/index.js';
+
+export interface ValuesOrigin {
+  /** The name the merged values file has in the build's diagnostics (`values.cue`, `<pkg>/values.cue`). */
+  valuesFile: string;
+  /** The merged values.cue the build used. */
+  mergedSource: string;
+  /** The module's own values.cue. */
+  baseSource: string;
+  /** Where the bundle set each value (absent: nothing to trace to the bundle). */
+  bundlePositions?: ValuePositions;
+}
+
+/** A diagnostic traced back: `valuesPath` is set when one of its positions was a value's. */
+export interface TracedDiagnostic extends CueDiagnostic {
+  /** CUE path of the value relative to `values` (`image.tag`), when the error is about one. */
+  valuesPath?: string;
+  /** The first position is where the user wrote that value (the bundle), not the module. */
+  inBundle?: boolean;
+}
+
+interface Located {
+  path: string;
+  position: SourcePosition;
+}
+
+function byPlace(a: SourcePosition, b: SourcePosition): number {
+  return a.line - b.line || a.column - b.column;
+}
+
+/** Every value of `values` in a CUE text, by place, as compiled under `filename`. */
+function locatedValues(engine: CueEngine, source: string, filename: string): Located[] {
+  const root = engine.compile(source, { filename });
+  try {
+    const values = root.lookup('values');
+    try {
+      if (!values.exists()) return [];
+      return Object.entries(valuePositions(values, new Set([filename])))
+        .map(([path, position]) => ({ path, position }))
+        .sort((a, b) => byPlace(a.position, b.position));
+    } finally {
+      values.free();
+    }
+  } finally {
+    root.free();
+  }
+}
+
+/**
+ * The value a position of the merged text is in: the last field or list element that
+ * starts at or before it, on its line if one does (`replicas: "many"` with the error at
+ * `"many"` is `replicas`; a closed nested field has no more text after its own line).
+ */
+export function valueAt(located: readonly Located[], position: SourcePosition): string | undefined {
+  let found: Located | undefined;
+  for (const candidate of located) {
+    if (byPlace(candidate.position, position) > 0) break;
+    found = candidate;
+  }
+  return found?.path;
+}
+
+/** The path and its parents, nearest first: `a.b[0].c`, `a.b[0]`, `a.b`, `a`. */
+function selfAndParents(path: string): string[] {
+  const paths = [path];
+  for (let rest = path; ; ) {
+    const cut = Math.max(rest.lastIndexOf('.'), rest.lastIndexOf('['));
+    if (cut <= 0) return paths;
+    rest = rest.slice(0, cut);
+    paths.push(rest);
+  }
+}
+
+function samePosition(a: SourcePosition, b: SourcePosition): boolean {
+  return a.file === b.file && a.line === b.line && a.column === b.column;
+}
+
+/**
+ * The diagnostics with every position in the merged values file traced back (to the
+ * bundle's line where the user set the value, else to the module's values.cue), the
+ * traced position first, the module's other positions after it; errors that become the
+ * same (one typo reaches `timoni.instance.config` and every object's copy of it) once.
+ */
+export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, diagnostics: readonly CueDiagnostic[]): TracedDiagnostic[] {
+  if (!diagnostics.some((d) => d.positions.some((p) => p.file === origin.valuesFile))) return [...diagnostics];
+  const merged = locatedValues(engine, origin.mergedSource, origin.valuesFile);
+  let base: ValuePositions | undefined;
+  const moduleValues = (): ValuePositions => {
+    base ??= Object.fromEntries(locatedValues(engine, origin.baseSource, origin.valuesFile).map((l) => [l.path, l.position]));
+    return base;
+  };
+  const traced: TracedDiagnostic[] = [];
+  const seen = new Set<string>();
+  for (const diagnostic of diagnostics) {
+    const inValues = diagnostic.positions.filter((p) => p.file === origin.valuesFile);
+    const others = diagnostic.positions.filter((p) => p.file !== origin.valuesFile);
+    let result: TracedDiagnostic = { ...diagnostic, positions: others };
+    const path = inValues.map((p) => valueAt(merged, p)).find((p) => p !== undefined);
+    if (path !== undefined) {
+      const inBundle = selfAndParents(path).map((p) => origin.bundlePositions?.[p]).find((p) => p !== undefined);
+      const inModule = inBundle ? undefined : selfAndParents(path).map((p) => moduleValues()[p]).find((p) => p !== undefined);
+      const first = inBundle ?? inModule;
+      result = {
+        ...result,
+        path: childPath('values', path),
+        valuesPath: path,
+        positions: first ? [first, ...others.filter((p) => !samePosition(p, first))] : others,
+        ...(inBundle ? { inBundle: true, inputPositionsOnly: false } : {}),
+      };
+    }
+    const key = JSON.stringify([result.path, result.message, result.positions]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    traced.push(result);
+  }
+  return traced;
+}
