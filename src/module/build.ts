@@ -10,7 +10,7 @@ import { CueError, type CueDiagnostic, type CueEngine, type CueValue } from '../
 import { ApplySetExportError, exportApplySet, objectsOfSet, type KubeObject } from './apply-sets.js';
 import { annotationDiagnostics, describeDiagnostics, InstanceBuildError } from './build-error.js';
 import type { ModuleSource } from './source.js';
-import { traceValuesPositions } from './values-origin.js';
+import { traceValuesPositions, type TracedDiagnostic } from './values-origin.js';
 import type { ValuePositions } from '../bundle/value-positions.js';
 
 export interface InstanceBuildInput {
@@ -57,9 +57,12 @@ export function kubeVersionWithoutCluster(env: Record<string, string | undefined
   return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
 }
 
-/** The file the build makes up in memory besides the merged values (no line of it exists on disk). */
-function generatedFiles(prefix: string): Set<string> {
-  return new Set([`${prefix}${INSTANCE_SCHEMA_FILE}`]);
+/**
+ * The files the build makes up in memory (no line of theirs exists on disk): the merged
+ * values.cue, unless its positions were traced back, and the instance schema.
+ */
+function generatedFiles(prefix: string, valuesTraced: boolean): Set<string> {
+  return new Set([...(valuesTraced ? [] : [`${prefix}values.cue`]), `${prefix}${INSTANCE_SCHEMA_FILE}`]);
 }
 
 /** What a failed build needs to tell its errors: the instance, the module, and where its values came from. */
@@ -79,28 +82,23 @@ interface BuildContext {
  */
 function cueFailure(context: BuildContext, step: string, diagnostics: CueDiagnostic[]): InstanceBuildError {
   const { input, module, prefix } = context;
-  const traced = context.mergedSource === undefined ? diagnostics : traceValues(context, diagnostics);
-  const details = traced.length > 0 ? `:\n${describeDiagnostics(traced)}` : '';
-  return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, traced, generatedFiles(prefix)));
+  const traced = traceValues(context, diagnostics);
+  const described = traced ?? diagnostics;
+  const details = described.length > 0 ? `:\n${describeDiagnostics(described)}` : '';
+  return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, described, generatedFiles(prefix, traced !== undefined)));
 }
 
-function traceValues(context: BuildContext, diagnostics: CueDiagnostic[]): CueDiagnostic[] {
+/** The diagnostics with the merged values' positions traced back; undefined when there is nothing to trace them to. */
+function traceValues(context: BuildContext, diagnostics: CueDiagnostic[]): TracedDiagnostic[] | undefined {
+  const bundlePositions = context.input.valuePositions;
+  if (context.mergedSource === undefined || !bundlePositions) return undefined;
   const valuesFile = `${context.prefix}values.cue`;
   const baseSource = context.module.files[valuesFile];
   try {
-    return traceValuesPositions(
-      context.engine,
-      {
-        valuesFile,
-        mergedSource: context.mergedSource ?? '',
-        baseSource: typeof baseSource === 'string' ? baseSource : '',
-        ...(context.input.valuePositions ? { bundlePositions: context.input.valuePositions } : {}),
-      },
-      diagnostics,
-    );
+    return traceValuesPositions(context.engine, { valuesFile, mergedSource: context.mergedSource, baseSource: typeof baseSource === 'string' ? baseSource : '', bundlePositions }, diagnostics);
   } catch (error) {
     // Tracing compiles the values again; should that fail, the build's own positions are still the truth.
-    if (error instanceof CueError) return diagnostics;
+    if (error instanceof CueError) return undefined;
     throw error;
   }
 }

@@ -16,8 +16,8 @@ export interface ValuesOrigin {
   mergedSource: string;
   /** The module's own values.cue. */
   baseSource: string;
-  /** Where the bundle set each value (absent: nothing to trace to the bundle). */
-  bundlePositions?: ValuePositions;
+  /** Where the bundle set each value. */
+  bundlePositions: ValuePositions;
 }
 
 /** A diagnostic traced back: `valuesPath` is set when one of its positions was a value's. */
@@ -92,6 +92,7 @@ function samePosition(a: SourcePosition, b: SourcePosition): boolean {
  */
 export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, diagnostics: readonly CueDiagnostic[]): TracedDiagnostic[] {
   if (!diagnostics.some((d) => d.positions.some((p) => p.file === origin.valuesFile))) return [...diagnostics];
+  const bundlePositions = origin.bundlePositions;
   const merged = locatedValues(engine, origin.mergedSource, origin.valuesFile);
   let base: ValuePositions | undefined;
   const moduleValues = (): ValuePositions => {
@@ -106,7 +107,7 @@ export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, di
     let result: TracedDiagnostic = { ...diagnostic, positions: others };
     const path = inValues.map((p) => valueAt(merged, p)).find((p) => p !== undefined);
     if (path !== undefined) {
-      const inBundle = selfAndParents(path).map((p) => origin.bundlePositions?.[p]).find((p) => p !== undefined);
+      const inBundle = selfAndParents(path).map((p) => bundlePositions[p]).find((p) => p !== undefined);
       const inModule = inBundle ? undefined : selfAndParents(path).map((p) => moduleValues()[p]).find((p) => p !== undefined);
       const first = inBundle ?? inModule;
       result = {
