@@ -6,11 +6,11 @@
 // the objects of each `timoni.apply` set are read in declaration order (bytes fields
 // decoded as Timoni's YAML path does: apply-sets.ts). InstanceBuilds runs each distinct
 // build once per run.
-import { CueError, type CueDiagnostic, type CueEngine, type CueValue } from '../cue/index.js';
+import { CueError, type CueDiagnostic, type CueEngine, type CueValue, type LoadOptions } from '../cue/index.js';
 import { ApplySetExportError, exportApplySet, objectsOfSet, type KubeObject } from './apply-sets.js';
 import { annotationDiagnostics, describeDiagnostics, InstanceBuildError } from './build-error.js';
 import type { ModuleSource } from './source.js';
-import { traceValuesPositions, type TracedDiagnostic } from './values-origin.js';
+import { parentPath, traceValuesPositions, type TracedDiagnostic } from './values-origin.js';
 import type { ValuePositions } from '../bundle/value-positions.js';
 
 export interface InstanceBuildInput {
@@ -73,6 +73,8 @@ interface BuildContext {
   prefix: string;
   /** The merged values.cue, once merged (before that, no position can be in it). */
   mergedSource?: string;
+  /** How the package is loaded, with the given values.cue (once the build got that far). */
+  loadOptions?: (valuesSource: string) => LoadOptions;
 }
 
 /**
@@ -95,11 +97,40 @@ function traceValues(context: BuildContext, diagnostics: CueDiagnostic[]): Trace
   const valuesFile = `${context.prefix}values.cue`;
   const baseSource = context.module.files[valuesFile];
   try {
-    return traceValuesPositions(context.engine, { valuesFile, mergedSource: context.mergedSource, baseSource: typeof baseSource === 'string' ? baseSource : '', bundlePositions }, diagnostics);
+    const withSchema = typeof baseSource === 'string' ? withSchemaPositions(context, baseSource, diagnostics) : diagnostics;
+    return traceValuesPositions(context.engine, { valuesFile, mergedSource: context.mergedSource, baseSource: typeof baseSource === 'string' ? baseSource : '', bundlePositions }, withSchema);
   } catch (error) {
     // Tracing compiles the values again; should that fail, the build's own positions are still the truth.
     if (error instanceof CueError) return undefined;
     throw error;
+  }
+}
+
+/**
+ * A field the module's schema does not allow is reported by CUE at the field alone; the
+ * place that closes it (`config: #Config`) is added as the module's position, found in the
+ * module loaded with its own values (the one that failed has no value to look it up in).
+ */
+function withSchemaPositions(context: BuildContext, baseSource: string, diagnostics: CueDiagnostic[]): CueDiagnostic[] {
+  const valuesFile = `${context.prefix}values.cue`;
+  const notAllowed = (d: CueDiagnostic) => d.message === 'field not allowed' && d.positions.some((p) => p.file === valuesFile);
+  if (!context.loadOptions || !diagnostics.some(notAllowed)) return diagnostics;
+  const root = context.engine.load(context.loadOptions(baseSource));
+  try {
+    return diagnostics.map((diagnostic) => {
+      if (!notAllowed(diagnostic)) return diagnostic;
+      const parent = parentPath(diagnostic.path);
+      if (parent === undefined) return diagnostic;
+      const closing = root.lookup(parent);
+      try {
+        const position = closing.exists() ? closing.position() : undefined;
+        return position && position.file !== valuesFile ? { ...diagnostic, positions: [...diagnostic.positions, position] } : diagnostic;
+      } finally {
+        closing.free();
+      }
+    });
+  } finally {
+    root.free();
   }
 }
 
@@ -140,18 +171,18 @@ export async function buildInstance(engine: CueEngine, module: ModuleSource, inp
     engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }),
   );
   context.mergedSource = merged.source;
-  const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+  context.loadOptions = (valuesSource) => ({
+    files: { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) },
+    dir: packageDir,
+    moduleRoot: '.',
+    package: packageName,
+    tags: [`name=${input.name}`, `namespace=${input.namespace}`],
+    tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
+    dataFiles: true,
+  });
 
   const root = await engine
-    .loadAsync({
-      files,
-      dir: packageDir,
-      moduleRoot: '.',
-      package: packageName,
-      tags: [`name=${input.name}`, `namespace=${input.namespace}`],
-      tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
-      dataFiles: true,
-    })
+    .loadAsync(context.loadOptions(merged.source))
     .catch((error: unknown) => Promise.reject(buildFailure(context, 'build failed', error)));
   try {
     const instance = root.lookup('timoni.instance');

@@ -69,15 +69,24 @@ export function valueAt(located: readonly Located[], position: SourcePosition): 
   return found?.path;
 }
 
+/** The CUE path without its last selector (`a."b.c"[0]` -> `a."b.c"`); undefined for a single label. */
+export function parentPath(path: string): string | undefined {
+  let cut = -1;
+  let quoted = false;
+  for (let i = 0; i < path.length; i++) {
+    const char = path[i];
+    if (char === '\\' && quoted) i += 1;
+    else if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '.' || char === '[') && i > 0) cut = i;
+  }
+  return cut > 0 ? path.slice(0, cut) : undefined;
+}
+
 /** The path and its parents, nearest first: `a.b[0].c`, `a.b[0]`, `a.b`, `a`. */
 function selfAndParents(path: string): string[] {
   const paths = [path];
-  for (let rest = path; ; ) {
-    const cut = Math.max(rest.lastIndexOf('.'), rest.lastIndexOf('['));
-    if (cut <= 0) return paths;
-    rest = rest.slice(0, cut);
-    paths.push(rest);
-  }
+  for (let parent = parentPath(path); parent !== undefined; parent = parentPath(parent)) paths.push(parent);
+  return paths;
 }
 
 function samePosition(a: SourcePosition, b: SourcePosition): boolean {
@@ -100,7 +109,7 @@ export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, di
     return base;
   };
   const traced: TracedDiagnostic[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, { index: number; depth: number }>();
   for (const diagnostic of diagnostics) {
     const inValues = diagnostic.positions.filter((p) => p.file === origin.valuesFile);
     const others = diagnostic.positions.filter((p) => p.file !== origin.valuesFile);
@@ -118,10 +127,17 @@ export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, di
         ...(inBundle ? { inBundle: true, inputPositionsOnly: false } : {}),
       };
     }
-    const key = JSON.stringify([result.path, result.message, result.positions]);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    traced.push(result);
+    // One error about one value once: of the copies (`timoni.instance.config.x`, every
+    // object's `#config.x`), the one nearest the root says it best, with its own positions.
+    const key = JSON.stringify([result.path, result.message, path === undefined ? result.positions : (result.positions[0] ?? null)]);
+    const earlier = seen.get(key);
+    if (earlier === undefined) {
+      seen.set(key, { index: traced.length, depth: diagnostic.path.length });
+      traced.push(result);
+    } else if (diagnostic.path.length < earlier.depth) {
+      traced[earlier.index] = result;
+      earlier.depth = diagnostic.path.length;
+    }
   }
   return traced;
 }

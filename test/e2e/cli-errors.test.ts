@@ -91,7 +91,8 @@ describe('a typo in instance values points at the bundle line the value is on', 
 `,
     );
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`${positionOf('literal.cue', 'replcas')}: values.replcas: field not allowed`);
+    // The module's place that closes the values (`config: #Config`) comes after the user's line, as also.
+    expect(run.stderr).toContain(`${positionOf('literal.cue', 'replcas')}: values.replcas: field not allowed (also ./templates/config.cue:`);
     expect(run.stderr).not.toContain('values.cue');
     // Both clusters fail on their own build: once each, not once per object that copies the config.
     expect(count(run.stderr, 'values.replcas: field not allowed')).toBe(2);

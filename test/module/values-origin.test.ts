@@ -2,7 +2,7 @@
 // in memory) back to the bundle's lines, else to the module's own values.cue.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCueEngine, type CueEngine } from '../../src/cue/index.js';
-import { traceValuesPositions, valueAt } from '../../src/module/values-origin.js';
+import { parentPath, traceValuesPositions, valueAt } from '../../src/module/values-origin.js';
 
 let engine: CueEngine;
 beforeAll(async () => {
@@ -77,5 +77,14 @@ describe('traceValuesPositions', () => {
   it('leaves errors without a position in the merged values as they are', () => {
     const diagnostic = { path: 'timoni.apply.app', message: 'incomplete value', positions: [at(9, 3, 'templates/app.cue')] };
     expect(traceValuesPositions(engine, origin, [diagnostic])).toEqual([diagnostic]);
+  });
+});
+
+describe('parentPath', () => {
+  it('cuts the last selector, a quoted label with dots kept whole', () => {
+    expect(parentPath('timoni.instance.config.replcas')).toBe('timoni.instance.config');
+    expect(parentPath('values."a.b"[2]')).toBe('values."a.b"');
+    expect(parentPath('values."a.b"')).toBe('values');
+    expect(parentPath('values')).toBeUndefined();
   });
 });
