@@ -4,7 +4,7 @@
 // cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
 // A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
 // exception, so that the other clusters are still diffed.
-import { bundleErrorWithoutCluster, evaluateForCluster, type ClusterBundle, type ClusterEvaluationOptions, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
+import { bundleErrorWithoutCluster, evaluateForCluster, type ClusterBundle, type CueFilesError, type ClusterEvaluationOptions, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, ModuleInfo } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import { KubeApiError, openCluster, type Kubeconfig, type KubeCluster, type OpenClusterOptions } from '../kube/index.js';
@@ -58,7 +58,8 @@ export type ConnectOutcome = { session: ClusterSession } | { failed: ClusterChan
  */
 export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, startedAt: number, purpose: 'diff' | 'apply' = 'diff'): Promise<ConnectOutcome> {
   const bundleError = await bundleErrorOnce(run);
-  if (bundleError) return { failed: clusterEntry(cluster, 'failed', [], { step: 'bundle', message: bundleError.message }, startedAt) };
+  // The cluster's entry says why in one line; the errors themselves were told once, above.
+  if (bundleError) return { failed: clusterEntry(cluster, 'failed', [], { step: 'bundle', message: bundleError.summary }, startedAt) };
   if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
   let session: ClusterSession;
   try {
@@ -100,14 +101,15 @@ function connectFailure(cluster: RuntimeCluster, error: unknown): string {
 // ---- The bundle, checked once per run before any cluster
 
 /** Each run's bundle check (bundle/clusters.ts bundleErrorWithoutCluster), started by the first cluster. */
-const bundleChecks = new WeakMap<FleetRun, Promise<Error | undefined>>();
+const bundleChecks = new WeakMap<FleetRun, Promise<CueFilesError | undefined>>();
 
 /**
  * The bundle's error that no cluster can change, found once per run before any cluster is
  * connected, and told once: on the run's log (not a cluster's) and to onClusterError with
- * no cluster name. Every cluster then fails with step `bundle` and that message, unreached.
+ * no cluster name (the action's annotations on the user's lines). Every cluster then fails
+ * unreached, with step `bundle` and the error's one-line summary as its message.
  */
-function bundleErrorOnce(run: FleetRun): Promise<Error | undefined> {
+function bundleErrorOnce(run: FleetRun): Promise<CueFilesError | undefined> {
   let check = bundleChecks.get(run);
   if (!check) {
     check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then((error) => {
