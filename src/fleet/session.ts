@@ -3,7 +3,8 @@
 // bundle evaluated for that cluster, every instance built from its module with the
 // cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
 // A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
-// exception, so that the other clusters are still diffed.
+// exception, so that the other clusters are still diffed. A bundle error that no cluster can
+// change is found once, before any cluster is connected, and told once (step `bundle`).
 import { bundleErrorWithoutCluster, evaluateForCluster, type ClusterBundle, type CueFilesError, type ClusterEvaluationOptions, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, ModuleInfo } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';

@@ -5,8 +5,10 @@
 // URL (the files of a pulled module live in a cache folder nobody should have to read).
 // Its diagnostics feed annotations: for a local (file://) module they point at the real
 // files, relative to the working directory; positions in the files the build generates
-// (the merged values.cue, timoni.schema.cue) are left out of them, since those lines do
-// not exist on disk.
+// (timoni.schema.cue, and the merged values.cue when nothing traced it back) are left out
+// of them, since those lines do not exist on disk. An error about a value the bundle set is
+// traced back to the bundle's line (values-origin.ts) and told as the bundle's errors are:
+// `bundle.cue:23:6: values.replcas: field not allowed (also ./templates/config.cue:36:10)`.
 import type { CueDiagnostic, SourcePosition } from '../cue/index.js';
 import type { ModuleSource } from './source.js';
 
