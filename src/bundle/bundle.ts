@@ -5,7 +5,7 @@
 import type { CueDiagnostic, CueEngine, CueValue } from '../cue/index.js';
 import { CueFilesError, loadSourcePackage, resolveFileModuleUrl, type SourceFile } from './sources.js';
 import type { Bundle, BundleInstance } from './types.js';
-import { valuePositions } from './value-positions.js';
+import type { ValueLocator } from './value-positions.js';
 import { inPlainWords } from './schema-rules.js';
 
 // The bundle schema timoni-fleet validates against, with the same rules as Timoni's
@@ -106,7 +106,7 @@ function stringAt(value: CueValue, path: string): string | undefined {
   }
 }
 
-function readInstance(instances: CueValue, label: string, name: string, userFiles: ReadonlySet<string>): BundleInstance {
+function readInstance(instances: CueValue, label: string, name: string, locateValues: () => ValueLocator): BundleInstance {
   const instance = instances.lookup(label);
   try {
     const urlValue = instance.lookup('module.url');
@@ -117,7 +117,6 @@ function readInstance(instances: CueValue, label: string, name: string, userFile
     const valuesField = instance.lookup('values');
     const values = (valuesField.exists() ? valuesField.toJSON() : {}) as Record<string, unknown>;
     const valuesCue = valuesField.exists() ? valuesField.toCUE() : '{}';
-    const positions = valuesField.exists() ? valuePositions(valuesField, userFiles) : {};
     valuesField.free();
     return {
       name,
@@ -125,11 +124,28 @@ function readInstance(instances: CueValue, label: string, name: string, userFile
       module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
       values,
       valuesCue,
-      valuePositions: positions,
+      locateValues,
     };
   } finally {
     instance.free();
   }
+}
+
+/** The bundle evaluated again, to say where the values at `valuesPath` were written. */
+function valueLocator(engine: CueEngine, input: BundleEvaluationInput, valuesPath: string, userFiles: ReadonlySet<string>): ValueLocator {
+  const root = loadSourcePackage(engine, sourcePackageInput(input));
+  return {
+    positionOf(path) {
+      const value = root.lookup(`${valuesPath}.${path}`);
+      try {
+        const position = value.exists() ? value.position() : undefined;
+        return position && userFiles.has(position.file) ? position : undefined;
+      } finally {
+        value.free();
+      }
+    },
+    free: () => root.free(),
+  };
 }
 
 export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput): EvaluatedBundle {
@@ -151,7 +167,7 @@ export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput):
       const instancesValue = bundleValue.lookup('instances');
       try {
         const instances = instancesValue.exists()
-          ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name, userFiles))
+          ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name, () => valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles)))
           : [];
         if (instances.length === 0) throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
         return {

@@ -1,5 +1,5 @@
 // The bundle and runtime as timoni-fleet reads them from CUE, independent of any cluster.
-import type { SourcePosition } from '../cue/index.js';
+import type { ValueLocator } from './value-positions.js';
 
 /** One cluster of a runtime, in the order the runtime declares it. */
 export interface RuntimeCluster {
@@ -52,10 +52,10 @@ export interface BundleInstance {
    */
   valuesCue: string;
   /**
-   * Where the user wrote each value (CUE path relative to `values` -> file, line, column),
-   * so that a module build's errors in the values point at the bundle's lines.
+   * Where the user wrote each value, looked up on demand (the bundle evaluated again), so
+   * that a module build's errors in the values point at the bundle's lines.
    */
-  valuePositions?: Record<string, SourcePosition>;
+  locateValues?: () => ValueLocator;
 }
 
 export interface Bundle {

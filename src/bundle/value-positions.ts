@@ -1,5 +1,5 @@
-// Where each of an instance's values was written: the file, line and column of every field
-// (and list element) under `values`, by its CUE path relative to `values` (`image.tag`,
+// Where each of an instance's values was written: the file, line and column of a field
+// (or list element) under `values`, by its CUE path relative to `values` (`image.tag`,
 // `env[0].name`). A module build sees the values only as CUE text laid into its values.cue
 // (module/build.ts), so its errors point at lines of a file nobody has; with these
 // positions they point back at the bundle's own lines (module/values-origin.ts).
@@ -7,6 +7,17 @@ import type { CueValue, SourcePosition } from '../cue/index.js';
 
 /** CUE path (relative to `values`) -> where the user wrote that field. */
 export type ValuePositions = Record<string, SourcePosition>;
+
+/**
+ * Where the user wrote a value of one instance, looked up when a build failed (the bundle is
+ * evaluated again for it: walking every value of every instance of every cluster up front
+ * would cost each run for the rare error). `free` releases the evaluation.
+ */
+export interface ValueLocator {
+  /** The position of the value at `path` (relative to `values`), when it is in the user's files. */
+  positionOf(path: string): SourcePosition | undefined;
+  free(): void;
+}
 
 /** A bound on the fields walked, so that huge generated values cost little (their errors just keep the build's positions). */
 const MAX_POSITIONS = 5_000;

@@ -222,7 +222,7 @@ export async function startClusterBuilds(
         namespace: instance.namespace,
         values: instance.valuesCue,
         kubeVersion: session.kubeVersion,
-        ...(instance.valuePositions ? { valuePositions: instance.valuePositions } : {}),
+        ...(instance.locateValues ? { locateValues: instance.locateValues } : {}),
       });
       return { name: instance.name, namespace: instance.namespace, module, built };
     } catch (error) {

@@ -10,8 +10,9 @@ import { CueError, type CueDiagnostic, type CueEngine, type CueValue, type LoadO
 import { ApplySetExportError, exportApplySet, objectsOfSet, type KubeObject } from './apply-sets.js';
 import { annotationDiagnostics, describeDiagnostics, InstanceBuildError } from './build-error.js';
 import type { ModuleSource } from './source.js';
+import { CueFilesError } from '../bundle/sources.js';
 import { parentPath, traceValuesPositions, type TracedDiagnostic } from './values-origin.js';
-import type { ValuePositions } from '../bundle/value-positions.js';
+import type { ValueLocator } from '../bundle/value-positions.js';
 
 export interface InstanceBuildInput {
   name: string;
@@ -27,10 +28,12 @@ export interface InstanceBuildInput {
   /** The module's package (`main` unless said otherwise). */
   packageName?: string;
   /**
-   * Where the bundle set each value (`BundleInstance.valuePositions`): errors about a value
-   * point at the bundle's line instead of the merged values.cue no one has.
+   * Where the bundle set each value (`BundleInstance.locateValues`), asked when the build
+   * fails: errors about a value point at the bundle's line instead of the merged values.cue
+   * no one has. Not part of what a build is remembered by (InstanceBuilds): clusters whose
+   * values are the same text share one build, and its error the first one's lines.
    */
-  valuePositions?: ValuePositions;
+  locateValues?: () => ValueLocator;
 }
 
 export interface ObjectSet {
@@ -92,17 +95,21 @@ function cueFailure(context: BuildContext, step: string, diagnostics: CueDiagnos
 
 /** The diagnostics with the merged values' positions traced back; undefined when there is nothing to trace them to. */
 function traceValues(context: BuildContext, diagnostics: CueDiagnostic[]): TracedDiagnostic[] | undefined {
-  const bundlePositions = context.input.valuePositions;
-  if (context.mergedSource === undefined || !bundlePositions) return undefined;
+  const { mergedSource, input } = context;
+  if (mergedSource === undefined || !input.locateValues) return undefined;
   const valuesFile = `${context.prefix}values.cue`;
   const baseSource = context.module.files[valuesFile];
+  let bundle: ValueLocator | undefined;
   try {
+    bundle = input.locateValues();
     const withSchema = typeof baseSource === 'string' ? withSchemaPositions(context, baseSource, diagnostics) : diagnostics;
-    return traceValuesPositions(context.engine, { valuesFile, mergedSource: context.mergedSource, baseSource: typeof baseSource === 'string' ? baseSource : '', bundlePositions }, withSchema);
+    return traceValuesPositions(context.engine, { valuesFile, mergedSource, baseSource: typeof baseSource === 'string' ? baseSource : '', bundle }, withSchema);
   } catch (error) {
-    // Tracing compiles the values again; should that fail, the build's own positions are still the truth.
-    if (error instanceof CueError) return undefined;
+    // Tracing evaluates again; should that fail, the build's own positions are still the truth.
+    if (error instanceof CueError || error instanceof CueFilesError) return undefined;
     throw error;
+  } finally {
+    bundle?.free();
   }
 }
 
@@ -285,7 +292,7 @@ export class InstanceBuilds {
       outcomes = new Map();
       this.#byModule.set(module, outcomes);
     }
-    const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values, input.valuePositions ?? {}]);
+    const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
     let outcome = outcomes.get(key);
     if (outcome) {
       this.#reused += 1;

@@ -6,7 +6,7 @@
 // wrote that value (bundle/value-positions.ts): `bundle.cue:23:5`. A value the bundle did
 // not set comes from the module's own values.cue, and points there. Positions that cannot
 // be traced are dropped rather than shown as lines of a file the user does not have.
-import { childPath, valuePositions, type ValuePositions } from '../bundle/value-positions.js';
+import { childPath, valuePositions, type ValueLocator, type ValuePositions } from '../bundle/value-positions.js';
 import type { CueDiagnostic, CueEngine, SourcePosition } from '../cue/index.js';
 
 export interface ValuesOrigin {
@@ -17,7 +17,7 @@ export interface ValuesOrigin {
   /** The module's own values.cue. */
   baseSource: string;
   /** Where the bundle set each value. */
-  bundlePositions: ValuePositions;
+  bundle: Pick<ValueLocator, 'positionOf'>;
 }
 
 /** A diagnostic traced back: `valuesPath` is set when one of its positions was a value's. */
@@ -89,6 +89,15 @@ function selfAndParents(path: string): string[] {
   return paths;
 }
 
+/** The first path's position that is found, nearest first. */
+function firstFound(paths: string[], find: (path: string) => SourcePosition | undefined): SourcePosition | undefined {
+  for (const path of paths) {
+    const found = find(path);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function samePosition(a: SourcePosition, b: SourcePosition): boolean {
   return a.file === b.file && a.line === b.line && a.column === b.column;
 }
@@ -101,7 +110,6 @@ function samePosition(a: SourcePosition, b: SourcePosition): boolean {
  */
 export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, diagnostics: readonly CueDiagnostic[]): TracedDiagnostic[] {
   if (!diagnostics.some((d) => d.positions.some((p) => p.file === origin.valuesFile))) return [...diagnostics];
-  const bundlePositions = origin.bundlePositions;
   const merged = locatedValues(engine, origin.mergedSource, origin.valuesFile);
   let base: ValuePositions | undefined;
   const moduleValues = (): ValuePositions => {
@@ -116,8 +124,8 @@ export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, di
     let result: TracedDiagnostic = { ...diagnostic, positions: others };
     const path = inValues.map((p) => valueAt(merged, p)).find((p) => p !== undefined);
     if (path !== undefined) {
-      const inBundle = selfAndParents(path).map((p) => bundlePositions[p]).find((p) => p !== undefined);
-      const inModule = inBundle ? undefined : selfAndParents(path).map((p) => moduleValues()[p]).find((p) => p !== undefined);
+      const inBundle = firstFound(selfAndParents(path), (p) => origin.bundle.positionOf(p));
+      const inModule = inBundle ? undefined : firstFound(selfAndParents(path), (p) => moduleValues()[p]);
       const first = inBundle ?? inModule;
       result = {
         ...result,

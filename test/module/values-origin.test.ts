@@ -47,7 +47,7 @@ describe('valueAt', () => {
 });
 
 describe('traceValuesPositions', () => {
-  const origin = { valuesFile: 'values.cue', mergedSource: merged, baseSource: base, bundlePositions: bundle };
+  const origin = { valuesFile: 'values.cue', mergedSource: merged, baseSource: base, bundle: { positionOf: (path: string) => (bundle as Record<string, { file: string; line: number; column: number }>)[path] } };
 
   it('points a typo at the bundle line, once however many copies of the config refuse it', () => {
     const traced = traceValuesPositions(engine, origin, [
