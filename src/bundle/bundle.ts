@@ -148,8 +148,18 @@ function valueLocator(engine: CueEngine, input: BundleEvaluationInput, valuesPat
   };
 }
 
+/** The package loaded, its errors in plain words where the bundle schema speaks. */
+function loadBundle(engine: CueEngine, input: BundleEvaluationInput): CueValue {
+  try {
+    return loadSourcePackage(engine, sourcePackageInput(input));
+  } catch (error) {
+    if (!(error instanceof CueFilesError)) throw error;
+    throw new CueFilesError(error.summary, error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)));
+  }
+}
+
 export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput): EvaluatedBundle {
-  const root = loadSourcePackage(engine, sourcePackageInput(input));
+  const root = loadBundle(engine, input);
   const userFiles = new Set(input.files.map((f) => f.path));
   try {
     const diagnostics = root.validate({ concrete: true });

@@ -99,7 +99,7 @@ function incompleteValues(error: CueFilesError): boolean {
  * `non-concrete value string in operand to ==` is about.
  */
 function withMissingRuntimeValues(error: unknown, runtime: Runtime, missing: readonly string[]): unknown {
-  if (!(error instanceof CueFilesError) || missing.length === 0 || !incompleteValues(error)) return error;
+  if (!(error instanceof CueFilesError) || missing.length === 0) return error;
   const names = missing.join(', ');
   const why =
     runtime.name === DEFAULT_RUNTIME_NAME
@@ -115,7 +115,6 @@ export async function evaluateForCluster(engine: CueEngine, options: Omit<Cluste
   try {
     const queried = await readQueryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
     const values = mergeRuntimeValues(cluster, options.environment, queried);
-    const used = attributeNames(engine, options.bundleFiles);
     let evaluated: EvaluatedBundle;
     try {
       evaluated = evaluateBundle(engine, {
@@ -125,10 +124,13 @@ export async function evaluateForCluster(engine: CueEngine, options: Omit<Cluste
         context: `cluster ${cluster.name}`,
       });
     } catch (error) {
-      throw withMissingRuntimeValues(error, options.runtime, [...used].filter((name) => !values.has(name)));
+      // The files loaded far enough to be evaluated, so their attributes can be listed.
+      const missing = error instanceof CueFilesError && incompleteValues(error) ? [...attributeNames(engine, options.bundleFiles)].filter((name) => !values.has(name)) : [];
+      throw withMissingRuntimeValues(error, options.runtime, missing);
     }
     // Only values that reach the bundle are secrets worth masking: with --runtime-from-env
     // every environment variable is offered, but only those named by an attribute are used.
+    const used = attributeNames(engine, options.bundleFiles);
     const secretEntries = [...values].filter(([name, v]) => v.secret && used.has(name));
     return {
       cluster,
