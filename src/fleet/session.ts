@@ -113,13 +113,17 @@ const bundleChecks = new WeakMap<FleetRun, Promise<CueFilesError | undefined>>()
 function bundleErrorOnce(run: FleetRun): Promise<CueFilesError | undefined> {
   let check = bundleChecks.get(run);
   if (!check) {
-    check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then((error) => {
-      if (error) {
-        run.log.line(`✗ ${error.message}`);
-        run.onClusterError?.('', error);
-      }
-      return error;
-    });
+    check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then(
+      (error) => {
+        if (error) {
+          run.log.line(`✗ ${error.message}`);
+          run.onClusterError?.('', error);
+        }
+        return error;
+      },
+      // A check that could not run says nothing of the bundle: each cluster's own evaluation meets the same failure and reports it.
+      () => undefined,
+    );
     bundleChecks.set(run, check);
   }
   return check;
