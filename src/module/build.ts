@@ -10,8 +10,7 @@ import { CueError, type CueDiagnostic, type CueEngine, type CueValue, type LoadO
 import { ApplySetExportError, exportApplySet, objectsOfSet, type KubeObject } from './apply-sets.js';
 import { annotationDiagnostics, describeDiagnostics, InstanceBuildError } from './build-error.js';
 import type { ModuleSource } from './source.js';
-import { CueFilesError } from '../bundle/sources.js';
-import { parentPath, traceValuesPositions, type TracedDiagnostic } from './values-origin.js';
+import { traceBuildErrors, type TracedDiagnostic } from './values-origin.js';
 import type { ValueLocator } from '../bundle/value-positions.js';
 
 export interface InstanceBuildInput {
@@ -95,50 +94,13 @@ function cueFailure(context: BuildContext, step: string, diagnostics: CueDiagnos
 
 /** The diagnostics with the merged values' positions traced back; undefined when there is nothing to trace them to. */
 function traceValues(context: BuildContext, diagnostics: CueDiagnostic[]): TracedDiagnostic[] | undefined {
-  const { mergedSource, input } = context;
-  if (mergedSource === undefined || !input.locateValues) return undefined;
-  const valuesFile = `${context.prefix}values.cue`;
-  const baseSource = context.module.files[valuesFile];
-  let bundle: ValueLocator | undefined;
-  try {
-    bundle = input.locateValues();
-    const withSchema = typeof baseSource === 'string' ? withSchemaPositions(context, baseSource, diagnostics) : diagnostics;
-    return traceValuesPositions(context.engine, { valuesFile, mergedSource, baseSource: typeof baseSource === 'string' ? baseSource : '', bundle }, withSchema);
-  } catch (error) {
-    // Tracing evaluates again; should that fail, the build's own positions are still the truth.
-    if (error instanceof CueError || error instanceof CueFilesError) return undefined;
-    throw error;
-  } finally {
-    bundle?.free();
-  }
-}
-
-/**
- * A field the module's schema does not allow is reported by CUE at the field alone; the
- * place that closes it (`config: #Config`) is added as the module's position, found in the
- * module loaded with its own values (the one that failed has no value to look it up in).
- */
-function withSchemaPositions(context: BuildContext, baseSource: string, diagnostics: CueDiagnostic[]): CueDiagnostic[] {
-  const valuesFile = `${context.prefix}values.cue`;
-  const notAllowed = (d: CueDiagnostic) => d.message === 'field not allowed' && d.positions.some((p) => p.file === valuesFile);
-  if (!context.loadOptions || !diagnostics.some(notAllowed)) return diagnostics;
-  const root = context.engine.load(context.loadOptions(baseSource));
-  try {
-    return diagnostics.map((diagnostic) => {
-      if (!notAllowed(diagnostic)) return diagnostic;
-      const parent = parentPath(diagnostic.path);
-      if (parent === undefined) return diagnostic;
-      const closing = root.lookup(parent);
-      try {
-        const position = closing.exists() ? closing.position() : undefined;
-        return position && position.file !== valuesFile ? { ...diagnostic, positions: [...diagnostic.positions, position] } : diagnostic;
-      } finally {
-        closing.free();
-      }
-    });
-  } finally {
-    root.free();
-  }
+  const { mergedSource, input, loadOptions } = context;
+  const baseSource = context.module.files[`${context.prefix}values.cue`];
+  if (mergedSource === undefined || !input.locateValues || !loadOptions || typeof baseSource !== 'string') return undefined;
+  return traceBuildErrors(
+    { engine: context.engine, valuesFile: `${context.prefix}values.cue`, mergedSource, baseSource, locateValues: input.locateValues, loadWithValues: (source) => context.engine.load(loadOptions(source)) },
+    diagnostics,
+  );
 }
 
 function buildFailure(context: BuildContext, step: string, error: unknown): unknown {

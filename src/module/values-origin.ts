@@ -5,9 +5,11 @@
 // (CUE path) sits at that line and column, and the bundle evaluation said where the user
 // wrote that value (bundle/value-positions.ts): `bundle.cue:23:5`. A value the bundle did
 // not set comes from the module's own values.cue, and points there. Positions that cannot
-// be traced are dropped rather than shown as lines of a file the user does not have.
+// be traced are dropped rather than shown as lines of a file the user does not have. A
+// field the module does not allow also names the module's place that closes the values.
 import { childPath, valuePositions, type ValueLocator, type ValuePositions } from '../bundle/value-positions.js';
-import type { CueDiagnostic, CueEngine, SourcePosition } from '../cue/index.js';
+import { CueError, type CueDiagnostic, type CueEngine, type CueValue, type SourcePosition } from '../cue/index.js';
+import { CueFilesError } from '../bundle/sources.js';
 
 export interface ValuesOrigin {
   /** The name the merged values file has in the build's diagnostics (`values.cue`, `<pkg>/values.cue`). */
@@ -20,10 +22,8 @@ export interface ValuesOrigin {
   bundle: Pick<ValueLocator, 'positionOf'>;
 }
 
-/** A diagnostic traced back: `valuesPath` is set when one of its positions was a value's. */
+/** A diagnostic traced back: about a value, its path is `values.<path of the value>`. */
 export interface TracedDiagnostic extends CueDiagnostic {
-  /** CUE path of the value relative to `values` (`image.tag`), when the error is about one. */
-  valuesPath?: string;
   /** The first position is where the user wrote that value (the bundle), not the module. */
   inBundle?: boolean;
 }
@@ -130,7 +130,6 @@ export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, di
       result = {
         ...result,
         path: childPath('values', path),
-        valuesPath: path,
         positions: first ? [first, ...others.filter((p) => !samePosition(p, first))] : others,
         ...(inBundle ? { inBundle: true, inputPositionsOnly: false } : {}),
       };
@@ -148,4 +147,69 @@ export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, di
     }
   }
   return traced;
+}
+
+// ---- A failed build's errors, traced
+
+export interface FailedBuild {
+  engine: CueEngine;
+  valuesFile: string;
+  mergedSource: string;
+  /** The module's own values.cue. */
+  baseSource: string;
+  locateValues: () => ValueLocator;
+  /** The module's package loaded with the given values.cue (as the build loads it). */
+  loadWithValues: (valuesSource: string) => CueValue;
+}
+
+/**
+ * A field the module's schema does not allow is reported by CUE at the field alone; the
+ * place that closes it (`config: #Config`) is added as the module's position, found in the
+ * module loaded with its own values (the build that failed has no value to look it up in).
+ */
+function withClosingPositions(build: FailedBuild, diagnostics: CueDiagnostic[]): CueDiagnostic[] {
+  const notAllowed = (d: CueDiagnostic) => d.message === 'field not allowed' && d.positions.some((p) => p.file === build.valuesFile);
+  if (!diagnostics.some(notAllowed)) return diagnostics;
+  let root: CueValue;
+  try {
+    root = build.loadWithValues(build.baseSource);
+  } catch (error) {
+    // The module does not build with its own values either: there is no schema to point at.
+    if (error instanceof CueError) return diagnostics;
+    throw error;
+  }
+  try {
+    return diagnostics.map((diagnostic) => {
+      const parent = notAllowed(diagnostic) ? parentPath(diagnostic.path) : undefined;
+      if (parent === undefined) return diagnostic;
+      const closing = root.lookup(parent);
+      try {
+        const position = closing.exists() ? closing.position() : undefined;
+        return position && position.file !== build.valuesFile ? { ...diagnostic, positions: [...diagnostic.positions, position] } : diagnostic;
+      } finally {
+        closing.free();
+      }
+    });
+  } finally {
+    root.free();
+  }
+}
+
+/**
+ * The build's diagnostics traced back to the bundle (the bundle evaluated again for it, then
+ * released); undefined when that evaluation fails, and the build's own positions stay.
+ */
+export function traceBuildErrors(build: FailedBuild, diagnostics: CueDiagnostic[]): TracedDiagnostic[] | undefined {
+  if (!diagnostics.some((d) => d.positions.some((p) => p.file === build.valuesFile))) return undefined;
+  let bundle: ValueLocator | undefined;
+  try {
+    bundle = build.locateValues();
+    const origin = { valuesFile: build.valuesFile, mergedSource: build.mergedSource, baseSource: build.baseSource, bundle };
+    return traceValuesPositions(build.engine, origin, withClosingPositions(build, diagnostics));
+  } catch (error) {
+    if (error instanceof CueError || error instanceof CueFilesError) return undefined;
+    throw error;
+  } finally {
+    bundle?.free();
+  }
 }
