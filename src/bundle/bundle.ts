@@ -5,6 +5,8 @@
 import type { CueDiagnostic, CueEngine, CueValue } from '../cue/index.js';
 import { CueFilesError, loadSourcePackage, resolveFileModuleUrl, type SourceFile } from './sources.js';
 import type { Bundle, BundleInstance } from './types.js';
+import type { ValueLocator } from './value-positions.js';
+import { inPlainWords } from './schema-rules.js';
 
 // The bundle schema timoni-fleet validates against, with the same rules as Timoni's
 // v1alpha1 #Bundle: apiVersion v1alpha1; bundle name, instance names and namespaces are
@@ -104,7 +106,7 @@ function stringAt(value: CueValue, path: string): string | undefined {
   }
 }
 
-function readInstance(instances: CueValue, label: string, name: string): BundleInstance {
+function readInstance(instances: CueValue, label: string, name: string, locateValues: () => ValueLocator): BundleInstance {
   const instance = instances.lookup(label);
   try {
     const urlValue = instance.lookup('module.url');
@@ -122,19 +124,48 @@ function readInstance(instances: CueValue, label: string, name: string): BundleI
       module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
       values,
       valuesCue,
+      locateValues,
     };
   } finally {
     instance.free();
   }
 }
 
-export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput): EvaluatedBundle {
+/** The bundle evaluated again, to say where the values at `valuesPath` were written. */
+function valueLocator(engine: CueEngine, input: BundleEvaluationInput, valuesPath: string, userFiles: ReadonlySet<string>): ValueLocator {
   const root = loadSourcePackage(engine, sourcePackageInput(input));
+  return {
+    positionOf(path) {
+      const value = root.lookup(`${valuesPath}.${path}`);
+      try {
+        const position = value.exists() ? value.position() : undefined;
+        return position && userFiles.has(position.file) ? position : undefined;
+      } finally {
+        value.free();
+      }
+    },
+    free: () => root.free(),
+  };
+}
+
+/** The package loaded, its errors in plain words where the bundle schema speaks. */
+function loadBundle(engine: CueEngine, input: BundleEvaluationInput): CueValue {
+  try {
+    return loadSourcePackage(engine, sourcePackageInput(input));
+  } catch (error) {
+    if (!(error instanceof CueFilesError)) throw error;
+    throw new CueFilesError(error.summary, error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)));
+  }
+}
+
+export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput): EvaluatedBundle {
+  const root = loadBundle(engine, input);
+  const userFiles = new Set(input.files.map((f) => f.path));
   try {
     const diagnostics = root.validate({ concrete: true });
     if (diagnostics.length > 0) {
-      const userFiles = new Set(input.files.map((f) => f.path));
-      throw new CueFilesError(`bundle is not valid for ${input.context}`, locateInUserFiles(engine, input, diagnostics, userFiles), userFiles);
+      const located = locateInUserFiles(engine, input, diagnostics, userFiles);
+      throw new CueFilesError(`bundle is not valid for ${input.context}`, located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
     }
 
     const bundleValue = root.lookup('bundle');
@@ -146,7 +177,7 @@ export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput):
       const instancesValue = bundleValue.lookup('instances');
       try {
         const instances = instancesValue.exists()
-          ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name))
+          ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name, () => valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles)))
           : [];
         if (instances.length === 0) throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
         return {
@@ -160,6 +191,32 @@ export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput):
     } finally {
       bundleValue.free();
     }
+  } finally {
+    root.free();
+  }
+}
+
+/**
+ * The bundle's errors that do not wait for a cluster's values: it loads, and what it
+ * declares conflicts with nothing, the schema included (concreteness is not asked for:
+ * a runtime value not given yet is no error here). Undefined when none is found.
+ */
+export function checkBundle(engine: CueEngine, input: BundleEvaluationInput): CueFilesError | undefined {
+  const paths = input.files.map((f) => f.path).join(', ');
+  const summary = `the bundle is not valid (${paths}), whatever the cluster`;
+  const userFiles = new Set(input.files.map((f) => f.path));
+  let root: CueValue;
+  try {
+    root = loadSourcePackage(engine, sourcePackageInput(input));
+  } catch (error) {
+    if (error instanceof CueFilesError) return new CueFilesError(summary, error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
+    throw error;
+  }
+  try {
+    const diagnostics = root.validate({ concrete: false });
+    if (diagnostics.length === 0) return undefined;
+    const located = locateInUserFiles(engine, input, diagnostics, userFiles);
+    return new CueFilesError(summary, located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
   } finally {
     root.free();
   }

@@ -10,6 +10,7 @@ export {
   evaluateForCluster,
   evaluateForClusters,
   ClusterEvaluationError,
+  bundleErrorWithoutCluster,
   type ClusterSelector,
   type ClusterEvaluationOptions,
 } from './clusters.js';

@@ -204,7 +204,7 @@ export function loadSourcePackage(engine: CueEngine, input: SourcePackageInput):
     return engine.load({ files, args, package: '_', dataFiles: true, displayNames });
   } catch (error) {
     if (error instanceof CueError) {
-      throw new CueFilesError(`failed to load ${input.context}`, error.diagnostics, new Set(input.files.map((f) => f.path)));
+      throw new CueFilesError(`cannot load ${input.files.map((f) => f.path).join(', ')} (${input.context})`, error.diagnostics, new Set(input.files.map((f) => f.path)));
     }
     throw error;
   }

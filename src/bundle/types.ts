@@ -1,4 +1,5 @@
 // The bundle and runtime as timoni-fleet reads them from CUE, independent of any cluster.
+import type { ValueLocator } from './value-positions.js';
 
 /** One cluster of a runtime, in the order the runtime declares it. */
 export interface RuntimeCluster {
@@ -50,6 +51,11 @@ export interface BundleInstance {
    * what Timoni hands to the module build.
    */
   valuesCue: string;
+  /**
+   * Where the user wrote each value, looked up on demand (the bundle evaluated again), so
+   * that a module build's errors in the values point at the bundle's lines.
+   */
+  locateValues?: () => ValueLocator;
 }
 
 export interface Bundle {

@@ -3,11 +3,13 @@
 // bundle evaluated for that cluster, every instance built from its module with the
 // cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
 // A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
-// exception, so that the other clusters are still diffed.
-import { evaluateForCluster, type ClusterBundle, type ClusterEvaluationOptions, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
+// exception, so that the other clusters are still diffed. A bundle error that no cluster can
+// change is found once, before any cluster is connected, and told once (step `bundle`).
+import { bundleErrorWithoutCluster, evaluateForCluster, type ClusterBundle, type CueFilesError, type ClusterEvaluationOptions, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, ModuleInfo } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
-import { openCluster, type Kubeconfig, type KubeCluster, type OpenClusterOptions } from '../kube/index.js';
+import { KubeApiError, openCluster, type Kubeconfig, type KubeCluster, type OpenClusterOptions } from '../kube/index.js';
+import { quote } from '../display-text.js';
 import { ClusterIdentityError, establishIdentity, repinsCluster } from '../kube/cluster-identity.js';
 import type { BuiltInstanceInput } from '../kube/instance.js';
 import type { BuiltInstance, InstanceBuilds } from '../module/build.js';
@@ -56,14 +58,18 @@ export type ConnectOutcome = { session: ClusterSession } | { failed: ClusterChan
  * name fails with step `identity` before anything is evaluated or read from it.
  */
 export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, startedAt: number, purpose: 'diff' | 'apply' = 'diff'): Promise<ConnectOutcome> {
+  const bundleError = await bundleErrorOnce(run);
+  // The cluster's entry says why in one line; the errors themselves were told once, above.
+  if (bundleError) return { failed: clusterEntry(cluster, 'failed', [], { step: 'bundle', message: bundleError.summary }, startedAt) };
   if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
   let session: ClusterSession;
   try {
     session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
   } catch (error) {
-    line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = connectFailure(cluster, error);
+    line(`✗ cannot reach cluster ${cluster.name}: ${reason}`);
     run.onClusterError?.(cluster.name, error);
-    return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
+    return { failed: clusterEntry(cluster, 'failed', [], { step: 'connect', message: reason }, startedAt) };
   }
   try {
     session.identity = await checkIdentity(run, session, line, purpose);
@@ -77,6 +83,50 @@ export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, lin
     const record = error.record ? { recordedAs: error.record.runtimeCluster, recordedAt: error.record.recordedAt } : {};
     return { failed: { ...entry, identity: { uid: error.uid, ...record } } };
   }
+}
+
+/**
+ * Why a cluster could not be opened, each fact once (the line already says `cannot reach
+ * cluster X`): a 401 says whose credentials were refused.
+ */
+function connectFailure(cluster: RuntimeCluster, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const own = message.startsWith(`cluster ${cluster.name}: `) ? message.slice(`cluster ${cluster.name}: `.length) : message;
+  if (error instanceof KubeApiError && error.status === 401) {
+    const context = cluster.kubeContext ? `kube context ${quote(cluster.kubeContext)}` : "the kubeconfig's current context";
+    return `the API server rejected the credentials of ${context} (401 Unauthorized on ${error.request})`;
+  }
+  return own;
+}
+
+// ---- The bundle, checked once per run before any cluster
+
+/** Each run's bundle check (bundle/clusters.ts bundleErrorWithoutCluster), started by the first cluster. */
+const bundleChecks = new WeakMap<FleetRun, Promise<CueFilesError | undefined>>();
+
+/**
+ * The bundle's error that no cluster can change, found once per run before any cluster is
+ * connected, and told once: on the run's log (not a cluster's) and to onClusterError with
+ * no cluster name (the action's annotations on the user's lines). Every cluster then fails
+ * unreached, with step `bundle` and the error's one-line summary as its message.
+ */
+function bundleErrorOnce(run: FleetRun): Promise<CueFilesError | undefined> {
+  let check = bundleChecks.get(run);
+  if (!check) {
+    check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then(
+      (error) => {
+        if (error) {
+          run.log.line(`✗ ${error.message}`);
+          run.onClusterError?.('', error);
+        }
+        return error;
+      },
+      // A check that could not run says nothing of the bundle: each cluster's own evaluation meets the same failure and reports it.
+      () => undefined,
+    );
+    bundleChecks.set(run, check);
+  }
+  return check;
 }
 
 /** Runtime clusters by the kube-system UID they reached, per run (recording runs only). */
@@ -176,6 +226,7 @@ export async function startClusterBuilds(
         namespace: instance.namespace,
         values: instance.valuesCue,
         kubeVersion: session.kubeVersion,
+        ...(instance.locateValues ? { locateValues: instance.locateValues } : {}),
       });
       return { name: instance.name, namespace: instance.namespace, module, built };
     } catch (error) {

@@ -22,7 +22,11 @@ export class KubeApiError extends Error {
     readonly object?: ObjectRef,
     readonly causes: StatusCause[] = [],
   ) {
-    super(`cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
+    super(
+      status === 401
+        ? `cluster ${cluster}: ${request}: the API server rejected the kubeconfig's credentials for this cluster's context (401 Unauthorized)`
+        : `cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`,
+    );
   }
 
   get isNotFound(): boolean {

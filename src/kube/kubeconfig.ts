@@ -191,6 +191,18 @@ function parseCluster(cluster: Record<string, unknown>, baseDir: string): Kubeco
 }
 
 /**
+ * The parser's reason for a YAML error, with its line and column: the first line of its
+ * message without the trailing colon that introduces the excerpt of the file (which is left
+ * out: a kubeconfig line may hold a credential).
+ */
+export function yamlReason(error: { message: string; code?: string; linePos?: Array<{ line: number; col: number }> | undefined }): string {
+  const reason = (error.message.split('\n')[0] ?? '').replace(/:\s*$/, '').trim();
+  if (reason) return reason;
+  const at = error.linePos?.[0];
+  return `${error.code ?? 'syntax error'}${at ? ` at line ${at.line}, column ${at.col}` : ''}`;
+}
+
+/**
  * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
  * of one source, the first definition of a cluster, user or context name wins, and the
  * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
@@ -211,7 +223,7 @@ export function loadKubeconfig(sources: Array<string | KubeconfigSource>, secret
     const list = Array.isArray(documents) ? documents : [documents];
     for (const document of list) {
       if (document.errors.length > 0) {
-        throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
+        throw new KubeconfigError(`${where} is not valid YAML: ${yamlReason(document.errors[0]!)}`);
       }
       const raw: unknown = document.toJS();
       if (raw === null || raw === undefined) continue;

@@ -5,8 +5,10 @@
 // URL (the files of a pulled module live in a cache folder nobody should have to read).
 // Its diagnostics feed annotations: for a local (file://) module they point at the real
 // files, relative to the working directory; positions in the files the build generates
-// (the merged values.cue, timoni.schema.cue) are left out of them, since those lines do
-// not exist on disk.
+// (timoni.schema.cue, and the merged values.cue when nothing traced it back) are left out
+// of them, since those lines do not exist on disk. An error about a value the bundle set is
+// traced back to the bundle's line (values-origin.ts) and told as the bundle's errors are:
+// `bundle.cue:23:6: values.replcas: field not allowed (also ./templates/config.cue:36:10)`.
 import type { CueDiagnostic, SourcePosition } from '../cue/index.js';
 import type { ModuleSource } from './source.js';
 
@@ -50,7 +52,7 @@ function ownPosition(diagnostic: CueDiagnostic): SourcePosition | undefined {
  * cue/errors.Print's order (list.sanitize): errors without a position of their own
  * first, then by position, then by CUE path; ties keep their order, then by message.
  */
-export function sortAsCue(diagnostics: CueDiagnostic[]): CueDiagnostic[] {
+export function sortAsCue<T extends CueDiagnostic>(diagnostics: T[]): T[] {
   return [...diagnostics].sort((a, b) => {
     const pa = ownPosition(a);
     const pb = ownPosition(b);
@@ -69,24 +71,39 @@ export function moduleRelative(file: string): string {
   return `./${file}`;
 }
 
-/** errors.Details: `path: message` and, when it has some, `:` and one indented position per line. */
-export function describeDiagnostics(diagnostics: CueDiagnostic[]): string {
+const at = (p: SourcePosition): string => `${moduleRelative(p.file)}:${p.line}:${p.column}`;
+
+/**
+ * errors.Details: `path: message` and, when it has some, `:` and one indented position per
+ * line. An error about a value the bundle set starts, as the bundle's own errors do, at the
+ * bundle's line: `bundle.cue:23:5: values.replcas: field not allowed`, the module's
+ * positions after it as `also`.
+ */
+export function describeDiagnostics(diagnostics: Array<CueDiagnostic & { inBundle?: boolean }>): string {
   return sortAsCue(diagnostics)
     .map((d) => {
+      const [first, ...others] = d.positions;
+      if (d.inBundle && first) {
+        const also = others.length > 0 ? ` (also ${others.map(at).join(', ')})` : '';
+        return `${first.file}:${first.line}:${first.column}: ${d.path ? `${d.path}: ` : ''}${d.message}${also}`;
+      }
       const head = `${d.path ? `${d.path}: ` : ''}${d.message}`;
       if (d.positions.length === 0) return head;
-      return `${head}:\n${d.positions.map((p) => `    ${moduleRelative(p.file)}:${p.line}:${p.column}`).join('\n')}`;
+      return `${head}:\n${d.positions.map((p) => `    ${at(p)}`).join('\n')}`;
     })
     .join('\n');
 }
 
 /** The diagnostics for annotations: positions in the module's real files, generated files left out. */
-export function annotationDiagnostics(module: ModuleSource, diagnostics: CueDiagnostic[], generated: ReadonlySet<string>): CueDiagnostic[] {
-  return sortAsCue(diagnostics).map((d) => {
-    const positions = d.positions
+export function annotationDiagnostics(module: ModuleSource, diagnostics: Array<CueDiagnostic & { inBundle?: boolean }>, generated: ReadonlySet<string>): CueDiagnostic[] {
+  return sortAsCue(diagnostics).map(({ inBundle, ...d }) => {
+    // A position traced to the bundle is already the user's file as they named it.
+    const fromBundle = inBundle ? d.positions.slice(0, 1) : [];
+    const inModule = d.positions
+      .slice(fromBundle.length)
       .filter((p) => !generated.has(p.file))
       .map((p) => ({ ...p, file: realFile(module, p.file) }));
-    return { ...d, positions };
+    return { ...d, positions: [...fromBundle, ...inModule] };
   });
 }
 

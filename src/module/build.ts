@@ -6,10 +6,12 @@
 // the objects of each `timoni.apply` set are read in declaration order (bytes fields
 // decoded as Timoni's YAML path does: apply-sets.ts). InstanceBuilds runs each distinct
 // build once per run.
-import { CueError, type CueDiagnostic, type CueEngine, type CueValue } from '../cue/index.js';
+import { CueError, type CueDiagnostic, type CueEngine, type CueValue, type LoadOptions } from '../cue/index.js';
 import { ApplySetExportError, exportApplySet, objectsOfSet, type KubeObject } from './apply-sets.js';
 import { annotationDiagnostics, describeDiagnostics, InstanceBuildError } from './build-error.js';
 import type { ModuleSource } from './source.js';
+import { traceBuildErrors, type TracedDiagnostic } from './values-origin.js';
+import type { ValueLocator } from '../bundle/value-positions.js';
 
 export interface InstanceBuildInput {
   name: string;
@@ -24,6 +26,13 @@ export interface InstanceBuildInput {
   kubeVersion: string;
   /** The module's package (`main` unless said otherwise). */
   packageName?: string;
+  /**
+   * Where the bundle set each value (`BundleInstance.locateValues`), asked when the build
+   * fails: errors about a value point at the bundle's line instead of the merged values.cue
+   * no one has. Not part of what a build is remembered by (InstanceBuilds): clusters whose
+   * values are the same text share one build, and its error the first one's lines.
+   */
+  locateValues?: () => ValueLocator;
 }
 
 export interface ObjectSet {
@@ -50,34 +59,67 @@ export function kubeVersionWithoutCluster(env: Record<string, string | undefined
   return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
 }
 
-/** The files the build makes up in memory (no line of theirs exists on disk). */
-function generatedFiles(prefix: string): Set<string> {
-  return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
+/**
+ * The files the build makes up in memory (no line of theirs exists on disk): the merged
+ * values.cue, unless its positions were traced back, and the instance schema.
+ */
+function generatedFiles(prefix: string, valuesTraced: boolean): Set<string> {
+  return new Set([...(valuesTraced ? [] : [`${prefix}values.cue`]), `${prefix}${INSTANCE_SCHEMA_FILE}`]);
 }
 
-/** An error with CUE diagnostics, described as Timoni's describeErr does. */
-function cueFailure(input: InstanceBuildInput, module: ModuleSource, step: string, diagnostics: CueDiagnostic[], prefix: string): InstanceBuildError {
-  const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
-  return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
+/** What a failed build needs to tell its errors: the instance, the module, and where its values came from. */
+interface BuildContext {
+  engine: CueEngine;
+  input: InstanceBuildInput;
+  module: ModuleSource;
+  prefix: string;
+  /** The merged values.cue, once merged (before that, no position can be in it). */
+  mergedSource?: string;
+  /** How the package is loaded, with the given values.cue (once the build got that far). */
+  loadOptions?: (valuesSource: string) => LoadOptions;
 }
 
-function buildFailure(input: InstanceBuildInput, module: ModuleSource, step: string, prefix: string, error: unknown): unknown {
-  if (error instanceof CueError) return cueFailure(input, module, step, error.diagnostics, prefix);
-  if (error instanceof ApplySetExportError) return new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+/**
+ * An error with CUE diagnostics, described as Timoni's describeErr does, except that
+ * positions in the merged values.cue are traced back to the bundle's lines
+ * (values-origin.ts): the file the user wrote, not one made up in memory.
+ */
+function cueFailure(context: BuildContext, step: string, diagnostics: CueDiagnostic[]): InstanceBuildError {
+  const { input, module, prefix } = context;
+  const traced = traceValues(context, diagnostics);
+  const described = traced ?? diagnostics;
+  const details = described.length > 0 ? `:\n${describeDiagnostics(described)}` : '';
+  return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, described, generatedFiles(prefix, traced !== undefined)));
+}
+
+/** The diagnostics with the merged values' positions traced back; undefined when there is nothing to trace them to. */
+function traceValues(context: BuildContext, diagnostics: CueDiagnostic[]): TracedDiagnostic[] | undefined {
+  const { mergedSource, input, loadOptions } = context;
+  const baseSource = context.module.files[`${context.prefix}values.cue`];
+  if (mergedSource === undefined || !input.locateValues || !loadOptions || typeof baseSource !== 'string') return undefined;
+  return traceBuildErrors(
+    { engine: context.engine, valuesFile: `${context.prefix}values.cue`, mergedSource, baseSource, locateValues: input.locateValues, loadWithValues: (source) => context.engine.load(loadOptions(source)) },
+    diagnostics,
+  );
+}
+
+function buildFailure(context: BuildContext, step: string, error: unknown): unknown {
+  if (error instanceof CueError) return cueFailure(context, step, error.diagnostics);
+  if (error instanceof ApplySetExportError) return new InstanceBuildError(context.input.name, context.module.url, `${step}: ${error.message}`);
   return error;
 }
 
-function withCueErrors<T>(input: InstanceBuildInput, module: ModuleSource, step: string, prefix: string, run: () => T): T {
+function withCueErrors<T>(context: BuildContext, step: string, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    throw buildFailure(input, module, step, prefix, error);
+    throw buildFailure(context, step, error);
   }
 }
 
-function requireValid(value: CueValue, input: InstanceBuildInput, module: ModuleSource, prefix: string): void {
+function requireValid(value: CueValue, context: BuildContext): void {
   const diagnostics = value.validate({ concrete: true, final: true });
-  if (diagnostics.length > 0) throw cueFailure(input, module, 'build failed', diagnostics, prefix);
+  if (diagnostics.length > 0) throw cueFailure(context, 'build failed', diagnostics);
 }
 
 /**
@@ -93,31 +135,33 @@ export async function buildInstance(engine: CueEngine, module: ModuleSource, inp
   const baseValues = module.files[valuesPath];
   if (typeof baseValues !== 'string') throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
 
-  const merged = withCueErrors(input, module, 'merging values', prefix, () =>
+  const context: BuildContext = { engine, input, module, prefix };
+  const merged = withCueErrors(context, 'merging values', () =>
     engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }),
   );
-  const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
+  context.mergedSource = merged.source;
+  context.loadOptions = (valuesSource) => ({
+    files: { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) },
+    dir: packageDir,
+    moduleRoot: '.',
+    package: packageName,
+    tags: [`name=${input.name}`, `namespace=${input.namespace}`],
+    tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
+    dataFiles: true,
+  });
 
   const root = await engine
-    .loadAsync({
-      files,
-      dir: packageDir,
-      moduleRoot: '.',
-      package: packageName,
-      tags: [`name=${input.name}`, `namespace=${input.namespace}`],
-      tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
-      dataFiles: true,
-    })
-    .catch((error: unknown) => Promise.reject(buildFailure(input, module, 'build failed', prefix, error)));
+    .loadAsync(context.loadOptions(merged.source))
+    .catch((error: unknown) => Promise.reject(buildFailure(context, 'build failed', error)));
   try {
     const instance = root.lookup('timoni.instance');
     try {
       if (!instance.exists()) throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
-      requireValid(instance, input, module, prefix);
+      requireValid(instance, context);
     } finally {
       instance.free();
     }
-    const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
+    const sets = withCueErrors(context, 'reading timoni.apply', () => readApplySets(root, context));
     const config = root.lookup('timoni.instance.config');
     const images = config.exists() ? collectImages(config.toJSON()) : [];
     config.free();
@@ -127,11 +171,12 @@ export async function buildInstance(engine: CueEngine, module: ModuleSource, inp
   }
 }
 
-function readApplySets(root: CueValue, input: InstanceBuildInput, module: ModuleSource, prefix: string): ObjectSet[] {
+function readApplySets(root: CueValue, context: BuildContext): ObjectSet[] {
+  const { input, module } = context;
   const apply = root.lookup('timoni.apply');
   try {
     if (!apply.exists()) throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
-    requireValid(apply, input, module, prefix);
+    requireValid(apply, context);
     const problems: string[] = [];
     const sets = apply.fields().map((field) => {
       const set = apply.lookup(field.label);

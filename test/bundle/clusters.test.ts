@@ -1,10 +1,12 @@
 // Cluster selection, and the bundle evaluated for each selected cluster with its runtime
 // values: value queries answered by given objects (a later layer reads them from
 // clusters), the environment, and which of those values are secret.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evaluateForClusters, loadRuntime, NoClusterMatchesError, readSourceFiles, selectClusters, type Runtime } from '../../src/bundle/index.js';
+import { bundleErrorWithoutCluster, evaluateForClusters, loadRuntime, NoClusterMatchesError, readSourceFiles, selectClusters, type Runtime } from '../../src/bundle/index.js';
 import { loadCueEngine, type CueEngine } from '../../src/cue/index.js';
 import { SecretRegistry } from '../../src/secrets.js';
 
@@ -157,5 +159,33 @@ describe('secret runtime values', () => {
     expect(reported).toContain('"redisURL":"tcp://:***@redis.apps:6379"');
     expect(reported).not.toContain('s3cr3t-shop-t0ken');
     expect(reported).not.toContain('p4ss:w0rd');
+  });
+});
+
+describe('bundleErrorWithoutCluster', () => {
+  const bundleIn = (text: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'bundle-check-'));
+    writeFileSync(join(dir, 'bundle.cue'), text);
+    return readSourceFiles(['bundle.cue'], dir);
+  };
+  const instance = `module: url: "oci://example.com/m"
+		namespace: "apps"
+		values: {}`;
+
+  it('finds a misspelled field once, without any cluster, in plain words', async () => {
+    const bundleFiles = bundleIn(`bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "b"\n\tinstaces: web: {\n\t\t${instance}\n\t}\n}\n`);
+    const error = await bundleErrorWithoutCluster(engine, { bundleFiles, moduleFiles: {}, runtime, selector: {} });
+    expect(error?.message).toBe('the bundle is not valid (bundle.cue), whatever the cluster:\n  bundle.cue:4:2: bundle.instaces: field not allowed: a bundle has the fields apiVersion, name and instances');
+  });
+
+  it('leaves what a cluster\'s values decide to each cluster: a runtime value not given yet is no error', async () => {
+    const bundleFiles = bundleIn(`bundle: {\n\t_g: string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)\n\tapiVersion: "v1alpha1"\n\tname: "b"\n\tinstances: web: {\n\t\t${instance}\n\t\tif _g == "staging" {values: replicas: 1}\n\t}\n}\n`);
+    expect(await bundleErrorWithoutCluster(engine, { bundleFiles, moduleFiles: {}, runtime, selector: {} })).toBeUndefined();
+  });
+
+  it('a default that only fails while no cluster gave its value is no bundle error (confirmed on the first cluster)', async () => {
+    // Without a cluster, _g is "none" and the name is invalid; every cluster gives its group.
+    const bundleFiles = bundleIn(`bundle: {\n\t_g: *"none!" | string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)\n\tapiVersion: "v1alpha1"\n\tname: _g\n\tinstances: web: {\n\t\t${instance}\n\t}\n}\n`);
+    expect(await bundleErrorWithoutCluster(engine, { bundleFiles, moduleFiles: {}, runtime, selector: {} })).toBeUndefined();
   });
 });

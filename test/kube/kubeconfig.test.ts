@@ -203,4 +203,16 @@ describe('kubeconfig loading', () => {
     expect(() => resolveContext(broken)).toThrow(/no current-context.*contexts: x/);
     expect(() => loadKubeconfig(['clusters: [unclosed'], secrets)).toThrow(/kubeconfig #1 is not valid YAML/);
   });
+
+  it("gives the YAML parser's reason and place, without the file's line (it may hold a credential)", () => {
+    const { secrets } = registry();
+    let message = '';
+    try {
+      loadKubeconfig(['apiVersion: v1\nusers:\n  - name: a: b\n    token: s3cr3t\n'], secrets);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^kubeconfig #1 is not valid YAML: \S.* at line 3, column \d+$/);
+    expect(message).not.toContain('s3cr3t');
+  });
 });

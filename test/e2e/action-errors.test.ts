@@ -1,0 +1,108 @@
+// End to end, the action as the runner runs it (`node dist/index.js`) on a pull request:
+// a user's mistake becomes an error annotation on the user's own file and line. A typo in
+// an instance's values is annotated on the bundle line the value is on (found in the file's
+// text here), not on a line of the values.cue the build makes up; an error of the bundle
+// itself is annotated and logged once, not once per cluster, without the internal schema file.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pullRequestEvent, runAction, type ActionRun } from '../harness/github/index.js';
+import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
+import { useDemoStage } from '../harness/demo/demo-fixture.js';
+
+const repository = `${DEMO_REPOSITORY.owner}/${DEMO_REPOSITORY.name}`;
+const currentStage = useDemoStage('action-errors');
+let stage: DemoStage;
+beforeAll(() => {
+  stage = currentStage();
+});
+
+function bundleFile(name: string, body: string): string {
+  writeFileSync(join(stage.workdir, name), body);
+  return name;
+}
+
+/** The line and column (1-based, a tab one column) of the first occurrence of `text` in the stage's file. */
+function placeOf(file: string, text: string): { line: string; col: string } {
+  const lines = readFileSync(join(stage.workdir, file), 'utf8').split('\n');
+  const index = lines.findIndex((line) => line.includes(text));
+  if (index < 0) throw new Error(`${text} is not in ${file}`);
+  return { line: String(index + 1), col: String((lines[index] as string).indexOf(text) + 1) };
+}
+
+function diff(file: string, number: number): Promise<ActionRun> {
+  const pr = stage.openPullRequest(number);
+  return runAction({
+    event: pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, bundle: file },
+    env: stage.env,
+    timeoutMs: 110_000,
+    keepTemp: true,
+  });
+}
+
+const header = `_registry: string @timoni(runtime:string:DEMO_REGISTRY)
+	_group: string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)
+	apiVersion: "v1alpha1"`;
+const moduleBlock = `module: {url: "oci://\\(_registry)/modules/webapp", version: "1.4.0"}`;
+
+describe('the action annotates the user\'s own line', () => {
+  it('a typo in instance values: on the bundle line the value is on', async () => {
+    const file = bundleFile(
+      'typo.cue',
+      `bundle: {
+	${header}
+	name: "typo"
+	instances: web: {
+		${moduleBlock}
+		namespace: "action-errors"
+		values: {
+			message: "hi"
+			if _group == "staging" {
+				replcas: 1
+			}
+		}
+	}
+}
+`,
+    );
+    const result = await diff(file, 31);
+    expect(result.exitCode).toBe(1);
+    const errors = result.commands.filter((c) => c.command === 'error');
+    const onTypo = errors.filter((c) => c.properties.file !== undefined);
+    // Staging only sets it: one cluster, one annotation (not one per object copying the config).
+    expect(onTypo).toHaveLength(1);
+    expect(onTypo[0]?.properties).toMatchObject({ file: 'typo.cue', ...placeOf('typo.cue', 'replcas') });
+    expect(onTypo[0]?.properties.title).toContain('values.replcas');
+    expect(result.stdout).not.toMatch(/\.\/values\.cue:\d+/);
+  });
+
+  it('an error of the bundle itself: once, in words, before any cluster', async () => {
+    const file = bundleFile(
+      'misspelled.cue',
+      `bundle: {
+	${header}
+	name: "misspelled"
+	instaces: web: {
+		${moduleBlock}
+		namespace: "action-errors"
+		values: {}
+	}
+}
+`,
+    );
+    const result = await diff(file, 32);
+    expect(result.exitCode).toBe(1);
+    const errors = result.commands.filter((c) => c.command === 'error' && c.properties.file !== undefined);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.properties).toMatchObject({ file: 'misspelled.cue', ...placeOf('misspelled.cue', 'instaces') });
+    expect(errors[0]?.message).toContain('a bundle has the fields apiVersion, name and instances');
+    // The log tells it once (each cluster's own failure annotation, titled by the cluster, aside).
+    const logLines = result.stdout.split('\n').filter((line) => !line.startsWith('::'));
+    expect(logLines.filter((line) => line.includes('bundle.instaces'))).toHaveLength(1);
+    expect(result.stdout).not.toMatch(/bundle-schema|failed to load cluster/);
+  });
+});
