@@ -341,7 +341,8 @@ export async function runAction(io: ActionIO): Promise<number> {
       ...(review ? { review: { notes: review.summary(), warnings: review.warnings, ...(review.record(changeSet.bundle) ? { record: review.record(changeSet.bundle) } : {}) } } : {}),
     });
     const failed = changeSet.clusters.filter((c) => c.status === 'failed');
-    for (const cluster of failed) {
+    // A bundle error was annotated once, at its line, before any cluster: not again per cluster.
+    for (const cluster of failed.filter((c) => c.error?.step !== 'bundle')) {
       log.annotate({ level: 'error', title: `cluster ${cluster.name} ${isCancelled(cluster) ? 'cancelled' : 'failed'}`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
     }
     const cancelled = io.cancellation?.cancelled;

@@ -119,7 +119,7 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
     const instances: BuiltCluster['instances'] = [];
     for (const instance of result.bundle.instances) {
       const module = await resolver.resolve(instance.module);
-      const built = await builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion });
+      const built = await builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion, ...(instance.locateValues ? { locateValues: instance.locateValues } : {}) });
       instances.push({
         name: instance.name,
         namespace: instance.namespace,
@@ -256,13 +256,15 @@ export async function runStatus(engine: CueEngine, args: ParsedArguments, io: Co
   const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new CliLog(io)));
   // A refused or unreachable cluster's error is on stderr already (the fleet layer logs it), and here in Timoni's form.
   for (const { cluster, bundle, result, error } of results) {
+    // A cluster failed before the bundle's name was known has no `b:` part (not an empty one).
+    const head = `${bundle ? `b:${bundle} > ` : ''}c:${cluster.name}`;
     if (error) {
-      io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
+      io.stdout(`${head} > ✗ ${error}\n`);
       continue;
     }
-    if (!result || result.length === 0) io.stdout(`b:${bundle} > c:${cluster.name} > ✗ no instances found in bundle\n`);
+    if (!result || result.length === 0) io.stdout(`${head} > ✗ no instances found in bundle\n`);
     for (const instance of result ?? []) {
-      const prefix = `b:${bundle} > c:${cluster.name} > i:${instance.name}`;
+      const prefix = `${head} > i:${instance.name}`;
       io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
       for (const image of instance.images) io.stdout(`${prefix} > container image ${image}\n`);
       for (const object of instance.objects) io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);

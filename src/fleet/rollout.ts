@@ -23,7 +23,7 @@ import { removedInstancesApply } from './removed-instances.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { rollOutWaves, stoppedEntry } from './waves.js';
 import { CLUSTER_GRACE_MS, runStopped, withinDeadline, type FleetRun } from './run.js';
-import { connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity } from './session.js';
+import { bundleErrorOnce, connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity } from './session.js';
 
 /** The run was cancelled while this cluster's work was at `step` (and instance, object). */
 class ClusterCancelled extends Error {
@@ -169,6 +169,8 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
   const clusters = selectClusters(run.evaluation.runtime, run.selector);
   const bundleName = { value: '' };
   const builds = new InstanceBuilds(run.engine);
+  // A bundle error is told once, before the first cluster's log group opens (session.ts).
+  await bundleErrorOnce(run);
   if (run.options.strategy === 'waves') {
     const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
     logCancellation(run, entries);

@@ -64,7 +64,8 @@ export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, lin
   if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
   let session: ClusterSession;
   try {
-    session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
+    // A request sent again (a restarted API server, a 503) is told in the cluster's own log.
+    session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets, onRetry: (retry) => line(retry.text) });
   } catch (error) {
     const reason = connectFailure(cluster, error);
     line(`✗ cannot reach cluster ${cluster.name}: ${reason}`);
@@ -76,7 +77,8 @@ export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, lin
     return { session };
   } catch (error) {
     session.kube.close();
-    line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+    // The step is named: a request that timed out says which one, this says where in the run.
+    line(`✗ identity check: ${error instanceof Error ? error.message : String(error)}`);
     run.onClusterError?.(cluster.name, error);
     const entry = clusterEntry(cluster, 'failed', [], clusterError(new ClusterStepError('identity', error), 'identity'), startedAt);
     if (!(error instanceof ClusterIdentityError) || !error.uid) return { failed: entry };
@@ -101,7 +103,7 @@ function connectFailure(cluster: RuntimeCluster, error: unknown): string {
 
 // ---- The bundle, checked once per run before any cluster
 
-/** Each run's bundle check (bundle/clusters.ts bundleErrorWithoutCluster), started by the first cluster. */
+/** Each run's bundle check (bundle/clusters.ts bundleErrorWithoutCluster), started by the rollout or the first cluster. */
 const bundleChecks = new WeakMap<FleetRun, Promise<CueFilesError | undefined>>();
 
 /**
@@ -110,7 +112,7 @@ const bundleChecks = new WeakMap<FleetRun, Promise<CueFilesError | undefined>>()
  * no cluster name (the action's annotations on the user's lines). Every cluster then fails
  * unreached, with step `bundle` and the error's one-line summary as its message.
  */
-function bundleErrorOnce(run: FleetRun): Promise<CueFilesError | undefined> {
+export function bundleErrorOnce(run: FleetRun): Promise<CueFilesError | undefined> {
   let check = bundleChecks.get(run);
   if (!check) {
     check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then(

@@ -105,4 +105,37 @@ describe('the action annotates the user\'s own line', () => {
     expect(logLines.filter((line) => line.includes('bundle.instaces'))).toHaveLength(1);
     expect(result.stdout).not.toMatch(/bundle-schema|failed to load cluster/);
   });
+
+  it('an error of the bundle itself on merge: told before any cluster\'s group, annotated once in all', async () => {
+    const file = bundleFile(
+      'misspelled-merge.cue',
+      `bundle: {
+	${header}
+	name: "misspelled-merge"
+	instaces: web: {
+		${moduleBlock}
+		namespace: "action-errors"
+		values: {}
+	}
+}
+`,
+    );
+    const pr = stage.openPullRequest(33);
+    stage.github.state.mergePullRequest(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number, pr.mergeCommitSha);
+    const result = await runAction({
+      event: pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }),
+      githubApiUrl: stage.github.url,
+      token: stage.github.token,
+      workdir: stage.workdir,
+      inputs: { ...stage.inputs, bundle: file },
+      env: stage.env,
+      timeoutMs: 110_000,
+    });
+    expect(result.exitCode).toBe(1);
+    const told = result.stdout.indexOf('bundle.instaces');
+    const firstGroup = result.stdout.indexOf('::group::');
+    expect(told).toBeGreaterThan(-1);
+    expect(firstGroup === -1 || told < firstGroup).toBe(true);
+    expect(result.commands.filter((c) => c.command === 'error')).toHaveLength(1);
+  });
 });
