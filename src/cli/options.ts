@@ -209,6 +209,27 @@ export function kubeconfigTexts(args: ParsedArguments, io: CommandIO): Array<{ t
   });
 }
 
+/**
+ * The environment offered to runtime attributes, checked, as the action does, against every
+ * secret of the run once the kubeconfig is loaded (its text and credentials, the registry
+ * credentials): a variable whose value holds one, or a URL with a password, is withheld under
+ * --runtime-from-env (the log names it, never its value) and refused when --runtime-env
+ * lists it (../bundle/runtime-environment.ts).
+ */
+function environmentWithoutSecrets(args: ParsedArguments, env: NodeJS.ProcessEnv, secrets: SecretRegistry, log: FleetLog): Record<string, string> | undefined {
+  const withheld: string[] = [];
+  const environment = runtimeEnvironment(env, {
+    all: args.booleans.get('runtime-from-env') ?? false,
+    allowed: parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env'),
+    secretIn: (value) => secrets.secretIn(value),
+    onWithheld: (name, why) => withheld.push(`${name} (${why})`),
+  });
+  if (withheld.length > 0) {
+    log.line(`--runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`);
+  }
+  return environment;
+}
+
 export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: CommandIO, log: FleetLog): FleetRun {
   const inputs = readBundleInputs(engine, args, io.cwd, io.env);
   const secrets = new SecretRegistry();
@@ -225,11 +246,13 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
   const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
   if (deadlineMs === undefined && deadlineText !== '') throw new UsageError(`--deadline must be a duration such as 30m or 90s, not "${deadlineText}"`);
   const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
+  const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);
+  const environment = environmentWithoutSecrets(args, io.env, secrets, log);
   return {
     engine,
-    evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(inputs.environment ? { environment: inputs.environment } : {}) },
+    evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(environment ? { environment } : {}) },
     selector: inputs.selector,
-    kubeconfig: loadKubeconfig(kubeconfigTexts(args, io), secrets),
+    kubeconfig,
     secrets,
     resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value: string) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
     options: {
