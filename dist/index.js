@@ -1531,25 +1531,24 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 9065:
+/***/ 4142:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  C: () => (/* binding */ runAction)
+  Cs: () => (/* binding */ runAction)
 });
 
-// UNUSED EXPORTS: publishingReserveMs
+// UNUSED EXPORTS: CANCEL_PUBLISH_MS, publishingReserveMs
 
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: ./src/bundle/types.ts
-// The bundle and runtime as timoni-fleet reads them from CUE, independent of any cluster.
 const DEFAULT_RUNTIME_NAME = '_default';
 
 ;// CONCATENATED MODULE: ./src/cue/deferred-frees.ts
@@ -1585,8 +1584,8 @@ function deferFrees(bridge, later) {
     };
 }
 
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/cue/error.ts
 /** Renders a diagnostic as `file:line:col: path: message` (parts left out when unknown). */
 function formatDiagnostic(diagnostic) {
@@ -1635,7 +1634,7 @@ function splitFiles(files) {
 }
 /** A digest of files: names and contents (text and bytes told apart). */
 function filesDigest(files) {
-    const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
+    const hash = (0,external_node_crypto_.createHash)('sha256');
     const length = Buffer.alloc(8);
     const field = (kind, data) => {
         const bytes = typeof data === 'string' ? Buffer.from(data) : data;
@@ -1836,7 +1835,7 @@ function writeAll(fd, bytes) {
     let written = 0;
     while (written < bytes.length) {
         try {
-            written += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, written, bytes.length - written);
+            written += (0,external_node_fs_.writeSync)(fd, bytes, written, bytes.length - written);
         }
         catch (error) {
             if (error.code === 'EPIPE')
@@ -1854,7 +1853,7 @@ function readExactly(fd, size) {
     while (read < size) {
         let n;
         try {
-            n = (0,external_node_fs_namespaceObject.readSync)(fd, bytes, read, size - read, null);
+            n = (0,external_node_fs_.readSync)(fd, bytes, read, size - read, null);
         }
         catch (error) {
             if (again(error))
@@ -1868,7 +1867,7 @@ function readExactly(fd, size) {
     return bytes;
 }
 function openAsync(path, flags) {
-    return new Promise((resolve, reject) => (0,external_node_fs_namespaceObject.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd))));
+    return new Promise((resolve, reject) => (0,external_node_fs_.open)(path, flags, (error, fd) => (error ? reject(error) : resolve(fd))));
 }
 /**
  * Opens the caller's ends once the engine answered with the paths: it opens its own right
@@ -1880,7 +1879,7 @@ async function openPipes(paths, gone) {
     const opened = [];
     const release = (path, flags) => {
         try {
-            (0,external_node_fs_namespaceObject.closeSync)((0,external_node_fs_namespaceObject.openSync)(path, flags | external_node_fs_namespaceObject.constants.O_NONBLOCK));
+            (0,external_node_fs_.closeSync)((0,external_node_fs_.openSync)(path, flags | external_node_fs_.constants.O_NONBLOCK));
         }
         catch {
             // Nothing waits on it.
@@ -1888,13 +1887,13 @@ async function openPipes(paths, gone) {
     };
     try {
         for (const [path, flags, releaseFlags] of [
-            [paths.requests, 'w', external_node_fs_namespaceObject.constants.O_RDONLY],
-            [paths.responses, 'r', external_node_fs_namespaceObject.constants.O_RDWR],
+            [paths.requests, 'w', external_node_fs_.constants.O_RDONLY],
+            [paths.responses, 'r', external_node_fs_.constants.O_RDWR],
         ]) {
             const pending = openAsync(path, flags);
             const fd = await Promise.race([pending, gone.then((error) => Promise.reject(error))]).catch((error) => {
                 release(path, releaseFlags);
-                void pending.then(external_node_fs_namespaceObject.closeSync, () => undefined);
+                void pending.then(external_node_fs_.closeSync, () => undefined);
                 throw error;
             });
             opened.push(fd);
@@ -1902,7 +1901,7 @@ async function openPipes(paths, gone) {
     }
     catch (error) {
         for (const fd of opened)
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
+            (0,external_node_fs_.closeSync)(fd);
         throw error;
     }
     const [requests, responses] = opened;
@@ -1965,7 +1964,7 @@ async function openPipes(paths, gone) {
             abandon();
             for (const fd of [requests, responses]) {
                 try {
-                    (0,external_node_fs_namespaceObject.closeSync)(fd);
+                    (0,external_node_fs_.closeSync)(fd);
                 }
                 catch {
                     // Already closed.
@@ -2007,7 +2006,7 @@ function signalName(signal) {
 function zombieStatus(pid) {
     let stat;
     try {
-        stat = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'utf8');
+        stat = (0,external_node_fs_.readFileSync)(`/proc/${pid}/stat`, 'utf8');
     }
     catch {
         return undefined;
@@ -2035,12 +2034,12 @@ class EngineProcess {
     gone;
     constructor(program, args, workdir, stderrPath) {
         this.#stderrPath = stderrPath;
-        const stderrFd = (0,external_node_fs_namespaceObject.openSync)(stderrPath, 'w', 0o600);
+        const stderrFd = (0,external_node_fs_.openSync)(stderrPath, 'w', 0o600);
         try {
             this.#child = (0,external_node_child_process_namespaceObject.spawn)(program, args, { cwd: workdir, env: {}, stdio: ['pipe', 2, stderrFd, 'pipe'], windowsHide: true });
         }
         finally {
-            (0,external_node_fs_namespaceObject.closeSync)(stderrFd);
+            (0,external_node_fs_.closeSync)(stderrFd);
         }
         const stdin = this.#child.stdin;
         const responses = this.#child.stdio[3];
@@ -2124,7 +2123,7 @@ class EngineProcess {
     #showStderr() {
         let text;
         try {
-            text = (0,external_node_fs_namespaceObject.readFileSync)(this.#stderrPath, 'utf8').slice(this.#stderrShown);
+            text = (0,external_node_fs_.readFileSync)(this.#stderrPath, 'utf8').slice(this.#stderrShown);
         }
         catch {
             return undefined;
@@ -2134,7 +2133,7 @@ class EngineProcess {
         const shown = at < 0 ? text : text.slice(0, at);
         try {
             if (shown)
-                (0,external_node_fs_namespaceObject.writeSync)(2, shown);
+                (0,external_node_fs_.writeSync)(2, shown);
         }
         catch {
             // Nowhere to show it.
@@ -2201,12 +2200,12 @@ function defaultCacheDir(kind, env = process.env, home = (0,external_node_os_nam
  */
 function preparePrivateCacheDir(dir, label) {
     try {
-        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true, mode: 0o700 });
+        (0,external_node_fs_.mkdirSync)(dir, { recursive: true, mode: 0o700 });
     }
     catch (error) {
         throw new PrivateCacheDirError(label, dir, `cannot create it: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const info = (0,external_node_fs_namespaceObject.lstatSync)(dir);
+    const info = (0,external_node_fs_.lstatSync)(dir);
     if (info.isSymbolicLink())
         throw new PrivateCacheDirError(label, dir, 'is a symbolic link; refusing to keep files where the link points');
     if (!info.isDirectory())
@@ -2247,10 +2246,10 @@ const UNUSED_PROGRAM_MS = 30 * 24 * 60 * 60 * 1000;
 const STALE_TEMPORARY_MS = 60 * 60 * 1000;
 async function unpack(artifact, to) {
     try {
-        await (0,external_node_stream_promises_namespaceObject.pipeline)((0,external_node_fs_namespaceObject.createReadStream)(artifact, { highWaterMark: UNPACK_CHUNK }), (0,external_node_zlib_namespaceObject.createGunzip)({ chunkSize: UNPACK_CHUNK }), (0,external_node_fs_namespaceObject.createWriteStream)(to, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
+        await (0,external_node_stream_promises_namespaceObject.pipeline)((0,external_node_fs_.createReadStream)(artifact, { highWaterMark: UNPACK_CHUNK }), (0,external_node_zlib_namespaceObject.createGunzip)({ chunkSize: UNPACK_CHUNK }), (0,external_node_fs_.createWriteStream)(to, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
     }
     catch (error) {
-        (0,external_node_fs_namespaceObject.rmSync)(to, { force: true });
+        (0,external_node_fs_.rmSync)(to, { force: true });
         throw new Error(`cannot unpack the native CUE engine ${artifact}: ${error.message}`, { cause: error });
     }
 }
@@ -2264,14 +2263,14 @@ async function artifactDigest(artifact) {
     const digest = /^([0-9a-f]{64})\s+cue-shim\.gz\s*$/.exec(recorded)?.[1];
     if (digest && (0,external_node_path_namespaceObject.basename)(artifact) === 'cue-shim.gz')
         return digest;
-    return (0,external_node_crypto_namespaceObject.createHash)('sha256')
+    return (0,external_node_crypto_.createHash)('sha256')
         .update(await (0,promises_namespaceObject.readFile)(artifact))
         .digest('hex');
 }
 /** A program this user alone can change, ready to run. */
 function usable(path) {
     try {
-        const info = (0,external_node_fs_namespaceObject.lstatSync)(path);
+        const info = (0,external_node_fs_.lstatSync)(path);
         const uid = typeof process.getuid === 'function' ? process.getuid() : info.uid;
         return info.isFile() && info.uid === uid && (info.mode & 0o022) === 0 && (info.mode & 0o100) !== 0 && info.size > 0;
     }
@@ -2281,7 +2280,7 @@ function usable(path) {
 }
 function removeUnused(dir, keep) {
     const now = Date.now();
-    for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir)) {
+    for (const name of (0,external_node_fs_.readdirSync)(dir)) {
         const path = (0,external_node_path_namespaceObject.join)(dir, name);
         if (path === keep)
             continue;
@@ -2289,8 +2288,8 @@ function removeUnused(dir, keep) {
         if (limit === undefined)
             continue;
         try {
-            if (now - (0,external_node_fs_namespaceObject.statSync)(path).mtimeMs > limit)
-                (0,external_node_fs_namespaceObject.rmSync)(path, { force: true });
+            if (now - (0,external_node_fs_.statSync)(path).mtimeMs > limit)
+                (0,external_node_fs_.rmSync)(path, { force: true });
         }
         catch {
             // Removed by another process meanwhile.
@@ -2320,12 +2319,12 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
     const path = (0,external_node_path_namespaceObject.join)(dir, `${PROGRAM_PREFIX}${digest}`);
     if (!fresh && usable(path)) {
         const now = new Date();
-        (0,external_node_fs_namespaceObject.utimesSync)(path, now, now);
+        (0,external_node_fs_.utimesSync)(path, now, now);
         return { path, cached: true };
     }
-    const temporary = (0,external_node_path_namespaceObject.join)(dir, `${TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
+    const temporary = (0,external_node_path_namespaceObject.join)(dir, `${TEMPORARY_PREFIX}${(0,external_node_crypto_.randomBytes)(6).toString('hex')}`);
     await unpack(artifact, temporary);
-    (0,external_node_fs_namespaceObject.renameSync)(temporary, path);
+    (0,external_node_fs_.renameSync)(temporary, path);
     removeUnused(dir, path);
     return { path, cached: true };
 }
@@ -2378,7 +2377,7 @@ function locateNative(moduleUrl = import.meta.url) {
     const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
     for (const base of ['native', '../native']) {
         const path = (0,external_node_path_namespaceObject.join)(here, base, platform, 'cue-shim.gz');
-        if ((0,external_node_fs_namespaceObject.existsSync)(path))
+        if ((0,external_node_fs_.existsSync)(path))
             return path;
     }
     return undefined;
@@ -2404,12 +2403,12 @@ async function startNative(options = {}) {
     const artifact = options.artifact ?? locateNative();
     if (!artifact)
         throw new Error(`no native CUE engine is built for ${process.platform}-${process.arch}`);
-    const workdir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-cue-engine-'));
+    const workdir = (0,external_node_fs_.mkdtempSync)((0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.tmpdir)(), 'timoni-fleet-cue-engine-'));
     const cacheDir = options.cacheDir === undefined ? defaultCacheDir('engines') : options.cacheDir;
     let engine;
     const cleanup = () => {
         engine?.kill();
-        (0,external_node_fs_namespaceObject.rmSync)(workdir, { recursive: true, force: true });
+        (0,external_node_fs_.rmSync)(workdir, { recursive: true, force: true });
     };
     // From here on the folder goes at exit, also when the start fails half-way.
     process.once('exit', cleanup);
@@ -2451,13 +2450,13 @@ async function startNative(options = {}) {
                 ({ running, channel } = await launch(again));
             }
             catch (failure) {
-                (0,external_node_fs_namespaceObject.rmSync)(again.path, { force: true });
+                (0,external_node_fs_.rmSync)(again.path, { force: true });
                 throw failure;
             }
         }
         // The child has its program open; a program unpacked for this run alone is not needed any more.
         if (!program.cached)
-            (0,external_node_fs_namespaceObject.rmSync)(program.path, { force: true });
+            (0,external_node_fs_.rmSync)(program.path, { force: true });
     }
     catch (error) {
         process.off('exit', cleanup);
@@ -2672,7 +2671,7 @@ function writeToStderr(fd, buffer) {
             const before = Buffer.from(text.slice(0, start));
             let written = 0;
             while (written < before.length)
-                written += (0,external_node_fs_namespaceObject.writeSync)(STDERR, before, written, before.length - written);
+                written += (0,external_node_fs_.writeSync)(STDERR, before, written, before.length - written);
             fatal.text = text.slice(start, start + FATAL_TEXT_LIMIT);
             return buffer.length;
         }
@@ -2684,7 +2683,7 @@ function writeToStderr(fd, buffer) {
     }
     let written = 0;
     while (written < buffer.length)
-        written += (0,external_node_fs_namespaceObject.writeSync)(STDERR, buffer, written, buffer.length - written);
+        written += (0,external_node_fs_.writeSync)(STDERR, buffer, written, buffer.length - written);
     return buffer.length;
 }
 function refuse(operation, code) {
@@ -2708,13 +2707,13 @@ function createGoFileSystem() {
         // anyway; O_DIRECTORY must be a real flag, or Go refuses to read directories
         // itself ("not supported on Windows") instead of asking open().
         constants: {
-            O_WRONLY: external_node_fs_namespaceObject.constants.O_WRONLY,
-            O_RDWR: external_node_fs_namespaceObject.constants.O_RDWR,
-            O_CREAT: external_node_fs_namespaceObject.constants.O_CREAT,
-            O_TRUNC: external_node_fs_namespaceObject.constants.O_TRUNC,
-            O_APPEND: external_node_fs_namespaceObject.constants.O_APPEND,
-            O_EXCL: external_node_fs_namespaceObject.constants.O_EXCL,
-            O_DIRECTORY: external_node_fs_namespaceObject.constants.O_DIRECTORY,
+            O_WRONLY: external_node_fs_.constants.O_WRONLY,
+            O_RDWR: external_node_fs_.constants.O_RDWR,
+            O_CREAT: external_node_fs_.constants.O_CREAT,
+            O_TRUNC: external_node_fs_.constants.O_TRUNC,
+            O_APPEND: external_node_fs_.constants.O_APPEND,
+            O_EXCL: external_node_fs_.constants.O_EXCL,
+            O_DIRECTORY: external_node_fs_.constants.O_DIRECTORY,
         },
         writeSync: writeToStderr,
         write(fd, buffer, offset, length, position, callback) {
@@ -3353,7 +3352,7 @@ function locateWasm(moduleUrl = import.meta.url) {
     const tried = [];
     for (const candidate of WASM_CANDIDATES) {
         const path = (0,external_node_path_namespaceObject.join)(here, candidate);
-        if ((0,external_node_fs_namespaceObject.existsSync)(path))
+        if ((0,external_node_fs_.existsSync)(path))
             return path;
         tried.push(path);
     }
@@ -3394,7 +3393,7 @@ async function startWasm(options = {}) {
     const path = locateWasm();
     let bytes;
     try {
-        bytes = (0,external_node_zlib_namespaceObject.gunzipSync)((0,external_node_fs_namespaceObject.readFileSync)(path));
+        bytes = (0,external_node_zlib_namespaceObject.gunzipSync)((0,external_node_fs_.readFileSync)(path));
     }
     catch (error) {
         throw new Error(`cannot read the CUE engine WebAssembly ${path}: ${error.message}`, { cause: error });
@@ -3665,7 +3664,7 @@ class FileBoundary {
         const resolved = new Set();
         for (const root of roots) {
             try {
-                resolved.add((0,external_node_fs_namespaceObject.realpathSync)((0,external_node_path_namespaceObject.resolve)(root)));
+                resolved.add((0,external_node_fs_.realpathSync)((0,external_node_path_namespaceObject.resolve)(root)));
             }
             catch {
                 // A folder that does not exist holds no file to allow.
@@ -3687,7 +3686,7 @@ class FileBoundary {
     check(path, shownAs = path) {
         let real;
         try {
-            real = (0,external_node_fs_namespaceObject.realpathSync)(path);
+            real = (0,external_node_fs_.realpathSync)(path);
         }
         catch (error) {
             const code = error.code;
@@ -3710,45 +3709,8 @@ class FileBoundary {
 /** A boundary that allows everything: for tests and callers that read trusted files only. */
 const UNBOUNDED = new FileBoundary(['/']);
 
-;// CONCATENATED MODULE: ./src/display-text.ts
-// Text from the user's files, shown to a person: one rule for every log line and terminal
-// line (the Actions log, the CLI's output), and one for a name or value quoted in a message.
-//
-// A bundle, runtime or module is written by a pull request's author; what it names (an
-// object, an instance, a cluster, a label) and what it holds (values, CUE error texts) can
-// carry any character. Printed raw, an ESC or CSI (U+009B) starts an ANSI sequence that a
-// terminal or the Actions log viewer interprets (colours, cursor moves that overwrite what
-// was printed before, hyperlinks), and a line break or separator starts a new line that
-// could read as a workflow command or as our own output. So:
-//   - a log line shows every control character escaped, JSON-style (`\u001b[31m`), except
-//     tab and the line break itself: C0 (U+0000-U+001F), DEL, C1 (U+0080-U+009F, NEL and
-//     CSI among them), and the Unicode line and paragraph separators (U+2028, U+2029); a
-//     CRLF is a line break, a lone CR is shown escaped (a terminal would return the cursor
-//     and print over the line);
-//   - a name or value quoted in a message is JSON-quoted, and beyond what JSON escapes
-//     (C0, `"` and `\`), DEL, C1, the separators and the invisible format characters
-//     (bidirectional controls, zero-width characters, U+FEFF: Unicode category Cf) are
-//     escaped as well, so that what a reader sees between the quotes is what the name is.
-// An ordinary name reads the same as before: `"web"` is `"web"`.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const LOG_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\r\u2028\u2029]/g;
-const QUOTED_INVISIBLE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
-function unicodeEscape(character) {
-    let escaped = '';
-    // Code units, as JSON writes them: a character beyond U+FFFF becomes its surrogate pair.
-    for (let i = 0; i < character.length; i++)
-        escaped += `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`;
-    return escaped;
-}
-/** Text as a log or terminal line shows it: control characters and separators escaped, line breaks kept (CRLF as LF). */
-function escapeControls(text) {
-    return text.replace(/\r\n/g, '\n').replace(LOG_CONTROL, unicodeEscape);
-}
-/** A name or value for a message: JSON-quoted, with C1 controls, separators and invisible format characters escaped. */
-function quote(value) {
-    return JSON.stringify(value).replace(QUOTED_INVISIBLE, unicodeEscape);
-}
-
+// EXTERNAL MODULE: ./src/display-text.ts
+var display_text = __nccwpck_require__(1849);
 ;// CONCATENATED MODULE: ./src/bundle/sources.ts
 // The user's bundle and runtime files: read once as the user names them with -f and -r
 // (.cue, .json, .yaml or .yml), laid out in the CUE engine's in-memory workspace under
@@ -3772,7 +3734,7 @@ const FORMATS = { '.cue': 'cue', '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml
 function sourceFormat(path) {
     const format = FORMATS[(0,external_node_path_namespaceObject.extname)(path).toLowerCase()];
     if (!format) {
-        throw new SourceFileError(path, `unsupported file extension ${quote((0,external_node_path_namespaceObject.extname)(path))} (expected .cue, .json, .yaml or .yml)`);
+        throw new SourceFileError(path, `unsupported file extension ${(0,display_text/* quote */.h)((0,external_node_path_namespaceObject.extname)(path))} (expected .cue, .json, .yaml or .yml)`);
     }
     return format;
 }
@@ -3784,12 +3746,12 @@ function readSourceFiles(paths, cwd, boundary = new FileBoundary([cwd])) {
     return paths.map((path) => {
         const format = sourceFormat(path);
         const absolutePath = (0,external_node_path_namespaceObject.resolve)(cwd, path);
-        if (!(0,external_node_fs_namespaceObject.existsSync)(absolutePath))
+        if (!(0,external_node_fs_.existsSync)(absolutePath))
             throw new SourceFileError(path, 'no such file');
         const real = checked(boundary, absolutePath, path);
-        if ((0,external_node_fs_namespaceObject.statSync)(real).isDirectory())
+        if ((0,external_node_fs_.statSync)(real).isDirectory())
             throw new SourceFileError(path, 'is a directory, expected a file');
-        return { path, absolutePath, format, content: (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8') };
+        return { path, absolutePath, format, content: (0,external_node_fs_.readFileSync)(real, 'utf8') };
     });
 }
 function checked(boundary, path, shownAs) {
@@ -3815,13 +3777,13 @@ function walkInside(root, boundary, visit, skip = () => false, shownFrom = root)
         if (ancestors.has(realDir))
             return;
         const inside = new Set(ancestors).add(realDir);
-        for (const name of (0,external_node_fs_namespaceObject.readdirSync)(dir).sort()) {
+        for (const name of (0,external_node_fs_.readdirSync)(dir).sort()) {
             // Links between folders can multiply the paths of a small tree; a module is never this big.
             if (++entries > WALK_ENTRY_LIMIT)
                 throw new FileBoundaryError(`${shownFrom}: more than ${WALK_ENTRY_LIMIT} files and folders (links between folders?)`);
             const path = (0,external_node_path_namespaceObject.join)(dir, name);
             const real = boundary.check(path, (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.relative)(shownFrom, dir), name) || path);
-            const stat = (0,external_node_fs_namespaceObject.statSync)(real);
+            const stat = (0,external_node_fs_.statSync)(real);
             if (stat.isDirectory()) {
                 if (!skip(name))
                     walk(path, inside);
@@ -3845,10 +3807,10 @@ function workspaceName(workspace, index, file) {
 function readCueModuleFiles(workdir, boundary = new FileBoundary([workdir])) {
     const root = (0,external_node_path_namespaceObject.join)(workdir, 'cue.mod');
     const files = {};
-    if (!(0,external_node_fs_namespaceObject.existsSync)(root) || !(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+    if (!(0,external_node_fs_.existsSync)(root) || !(0,external_node_fs_.statSync)(root).isDirectory())
         return files;
     walkInside(root, boundary, (path, real) => {
-        files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8');
+        files[(0,external_node_path_namespaceObject.relative)(workdir, path).split('\\').join('/')] = (0,external_node_fs_.readFileSync)(real, 'utf8');
     }, undefined, workdir);
     return files;
 }
@@ -3923,7 +3885,7 @@ function loadSourcePackage(engine, input) {
     }
     catch (error) {
         if (error instanceof CueError) {
-            throw new CueFilesError(`failed to load ${input.context}`, error.diagnostics, new Set(input.files.map((f) => f.path)));
+            throw new CueFilesError(`cannot load ${input.files.map((f) => f.path).join(', ')} (${input.context})`, error.diagnostics, new Set(input.files.map((f) => f.path)));
         }
         throw error;
     }
@@ -4308,7 +4270,7 @@ function parseVariableNames(text, what) {
 
 class RuntimeQueryError extends Error {
     constructor(query, reason) {
-        super(`runtime value query ${quote(query)}: ${reason}`);
+        super(`runtime value query ${(0,display_text/* quote */.h)(query)}: ${reason}`);
         this.name = 'RuntimeQueryError';
     }
 }
@@ -4324,7 +4286,7 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const OBJECT_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?$/;
 function checkSegment(query, label, value, pattern, rule) {
     if (!pattern.test(value))
-        throw new RuntimeQueryError(query, `the ${label} ${quote(value)} is not valid: ${rule}`);
+        throw new RuntimeQueryError(query, `the ${label} ${(0,display_text/* quote */.h)(value)} is not valid: ${rule}`);
 }
 function parseRuntimeQuery(query, expressions, optional) {
     const parts = query.split(':');
@@ -4349,7 +4311,7 @@ function parseRuntimeQuery(query, expressions, optional) {
     checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
     for (const { name: valueName } of expressions) {
         if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
-            throw new RuntimeQueryError(query, `${quote(valueName)} is not a valid value name (letters, digits, - and _, 1-63 characters)`);
+            throw new RuntimeQueryError(query, `${(0,display_text/* quote */.h)(valueName)} is not a valid value name (letters, digits, - and _, 1-63 characters)`);
         }
     }
     return { query, apiVersion, kind, namespace, name, expressions, optional };
@@ -4467,11 +4429,11 @@ const CLUSTER_NAME = /^(([a-z0-9][-a-z0-9_.]*)?[a-z0-9])?$/;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 function checkCluster(clusters, label, name, group, kubeContext) {
     if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
-        throw fieldError(clusters, label, `runtime cluster name ${quote(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+        throw fieldError(clusters, label, `runtime cluster name ${(0,display_text/* quote */.h)(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
     }
     for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
         if (CONTROL_CHARACTERS.test(value)) {
-            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${quote(value)} must be text without control characters (line breaks, escapes)`);
+            throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${(0,display_text/* quote */.h)(value)} must be text without control characters (line breaks, escapes)`);
         }
     }
 }
@@ -4484,7 +4446,7 @@ function readClusters(runtime) {
             const group = exportedAt(clusters, `${field.label}.group`);
             const kubeContext = exportedAt(clusters, `${field.label}.kubeContext`);
             if (typeof group !== 'string' || typeof kubeContext !== 'string') {
-                throw fieldError(clusters, field.label, `runtime cluster ${quote(field.name)} needs string fields "group" and "kubeContext"`);
+                throw fieldError(clusters, field.label, `runtime cluster ${(0,display_text/* quote */.h)(field.name)} needs string fields "group" and "kubeContext"`);
             }
             checkCluster(clusters, field.label, field.name, group, kubeContext);
             return { name: field.name, group, kubeContext };
@@ -4569,7 +4531,64 @@ function plainValues(values) {
     return plain;
 }
 
+;// CONCATENATED MODULE: ./src/bundle/schema-rules.ts
+const NAME_RULE = 'a lowercase name of 1 to 63 characters (letters a-z, digits, "-", "_" and "."; starting and ending with a letter or digit)';
+const RULES = [
+    { path: 'bundle', rule: 'a bundle has the fields apiVersion, name and instances' },
+    { path: 'bundle.apiVersion', rule: 'apiVersion must be "v1alpha1"' },
+    { path: 'bundle.name', rule: `the bundle name must be ${NAME_RULE}` },
+    { path: 'bundle.instances', rule: `instances is a struct of instances by name; an instance name must be ${NAME_RULE}` },
+    { path: 'bundle.instances.*', rule: 'an instance has the fields module, namespace and values' },
+    { path: 'bundle.instances.*.module', rule: 'module has the fields url, version (default "latest") and digest (optional), and no other' },
+    { path: 'bundle.instances.*.module.url', rule: 'the module URL must be a string starting with oci:// or file://' },
+    { path: 'bundle.instances.*.module.version', rule: 'the module version must be a string (a tag, or "latest")' },
+    { path: 'bundle.instances.*.module.digest', rule: 'the module digest must be a string (sha256:...)' },
+    { path: 'bundle.instances.*.namespace', rule: `the namespace must be ${NAME_RULE}` },
+    { path: 'bundle.instances.*.values', rule: 'values must be a struct' },
+];
+/** CUE path labels, quoted labels kept whole (`bundle.instances."my.app".module`). */
+function labels(path) {
+    return path.match(/"(?:[^"\\]|\\.)*"|[^.]+/g) ?? [];
+}
+function matches(pattern, path) {
+    const want = pattern.split('.');
+    const have = labels(path);
+    return want.length === have.length && want.every((label, i) => label === '*' || label === have[i]);
+}
+/** The rule of the field at `path`, if the schema has one. */
+function schemaRule(path) {
+    return RULES.find((r) => matches(r.path, path))?.rule;
+}
+/** The rule an error breaks: a field the schema does not allow breaks its parent's (an instance name that is no valid name is one). */
+function ruleFor(diagnostic) {
+    if (!isNotAllowed(diagnostic))
+        return schemaRule(diagnostic.path);
+    const parent = labels(diagnostic.path).slice(0, -1).join('.');
+    // Values are open: a field not allowed there is the user's own definition speaking.
+    return matches('bundle.instances.*.values', parent) ? undefined : schemaRule(parent);
+}
+const isNotAllowed = (diagnostic) => diagnostic.message === 'field not allowed';
+/**
+ * The diagnostic without positions in the schema file, and, when the schema took part in
+ * it, its message in plain words: the regular expression CUE prints replaced by the rule,
+ * a field the schema does not allow followed by the fields it does.
+ */
+function inPlainWords(diagnostic, schemaFile) {
+    const fromSchema = diagnostic.positions.some((p) => p.file === schemaFile);
+    const rule = ruleFor(diagnostic);
+    // The closed structs of the schema (bundle, an instance, module) refuse a field without naming their own line.
+    if (!fromSchema && !(rule && isNotAllowed(diagnostic)))
+        return diagnostic;
+    const positions = diagnostic.positions.filter((p) => p.file !== schemaFile);
+    if (!rule)
+        return { ...diagnostic, positions };
+    // `invalid value "x" (out of bound =~"^...$")`: the bound is the schema's text.
+    const message = diagnostic.message.replace(/\s*\((?:out of bound|does not satisfy) .*\)$/, '');
+    return { ...diagnostic, positions, message: `${message}: ${rule}` };
+}
+
 ;// CONCATENATED MODULE: ./src/bundle/bundle.ts
+
 
 // The bundle schema timoni-fleet validates against, with the same rules as Timoni's
 // v1alpha1 #Bundle: apiVersion v1alpha1; bundle name, instance names and namespaces are
@@ -4645,7 +4664,7 @@ function stringAt(value, path) {
         field.free();
     }
 }
-function readInstance(instances, label, name) {
+function readInstance(instances, label, name, locateValues) {
     const instance = instances.lookup(label);
     try {
         const urlValue = instance.lookup('module.url');
@@ -4663,19 +4682,49 @@ function readInstance(instances, label, name) {
             module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
             values,
             valuesCue,
+            locateValues,
         };
     }
     finally {
         instance.free();
     }
 }
-function evaluateBundle(engine, input) {
+/** The bundle evaluated again, to say where the values at `valuesPath` were written. */
+function valueLocator(engine, input, valuesPath, userFiles) {
     const root = loadSourcePackage(engine, sourcePackageInput(input));
+    return {
+        positionOf(path) {
+            const value = root.lookup(`${valuesPath}.${path}`);
+            try {
+                const position = value.exists() ? value.position() : undefined;
+                return position && userFiles.has(position.file) ? position : undefined;
+            }
+            finally {
+                value.free();
+            }
+        },
+        free: () => root.free(),
+    };
+}
+/** The package loaded, its errors in plain words where the bundle schema speaks. */
+function loadBundle(engine, input) {
+    try {
+        return loadSourcePackage(engine, sourcePackageInput(input));
+    }
+    catch (error) {
+        if (!(error instanceof CueFilesError))
+            throw error;
+        throw new CueFilesError(error.summary, error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)));
+    }
+}
+function evaluateBundle(engine, input) {
+    const root = loadBundle(engine, input);
+    const userFiles = new Set(input.files.map((f) => f.path));
     try {
         const diagnostics = root.validate({ concrete: true });
         if (diagnostics.length > 0) {
-            const userFiles = new Set(input.files.map((f) => f.path));
-            throw new CueFilesError(`bundle is not valid for ${input.context}`, locateInUserFiles(engine, input, diagnostics, userFiles), userFiles);
+            const located = locateInUserFiles(engine, input, diagnostics, userFiles);
+            throw new CueFilesError(`bundle is not valid for ${input.context}`, located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
         }
         const bundleValue = root.lookup('bundle');
         try {
@@ -4686,7 +4735,7 @@ function evaluateBundle(engine, input) {
             const instancesValue = bundleValue.lookup('instances');
             try {
                 const instances = instancesValue.exists()
-                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name))
+                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name, () => valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles)))
                     : [];
                 if (instances.length === 0)
                     throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
@@ -4708,13 +4757,44 @@ function evaluateBundle(engine, input) {
         root.free();
     }
 }
+/**
+ * The bundle's errors that do not wait for a cluster's values: it loads, and what it
+ * declares conflicts with nothing, the schema included (concreteness is not asked for:
+ * a runtime value not given yet is no error here). Undefined when none is found.
+ */
+function checkBundle(engine, input) {
+    const paths = input.files.map((f) => f.path).join(', ');
+    const summary = `the bundle is not valid (${paths}), whatever the cluster`;
+    const userFiles = new Set(input.files.map((f) => f.path));
+    let root;
+    try {
+        root = loadSourcePackage(engine, sourcePackageInput(input));
+    }
+    catch (error) {
+        if (error instanceof CueFilesError)
+            return new CueFilesError(summary, error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
+        throw error;
+    }
+    try {
+        const diagnostics = root.validate({ concrete: false });
+        if (diagnostics.length === 0)
+            return undefined;
+        const located = locateInUserFiles(engine, input, diagnostics, userFiles);
+        return new CueFilesError(summary, located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
+    }
+    finally {
+        root.free();
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/bundle/clusters.ts
 
 
 
 
-function matches(wanted, actual) {
+
+
+function clusters_matches(wanted, actual) {
     if (wanted === undefined || wanted === '' || wanted === '*')
         return true;
     return wanted.toLowerCase() === actual.toLowerCase();
@@ -4722,8 +4802,8 @@ function matches(wanted, actual) {
 class NoClusterMatchesError extends Error {
     constructor(runtime, selector) {
         const asked = [
-            selector.cluster && selector.cluster !== '*' ? `cluster ${quote(selector.cluster)}` : '',
-            selector.group && selector.group !== '*' ? `group ${quote(selector.group)}` : '',
+            selector.cluster && selector.cluster !== '*' ? `cluster ${(0,display_text/* quote */.h)(selector.cluster)}` : '',
+            selector.group && selector.group !== '*' ? `group ${(0,display_text/* quote */.h)(selector.group)}` : '',
         ]
             .filter(Boolean)
             .join(' and ');
@@ -4734,7 +4814,7 @@ class NoClusterMatchesError extends Error {
 }
 /** The selected clusters in runtime order; throws NoClusterMatchesError when none match. */
 function selectClusters(runtime, selector) {
-    const selected = runtime.clusters.filter((cluster) => matches(selector.cluster, cluster.name) && matches(selector.group, cluster.group));
+    const selected = runtime.clusters.filter((cluster) => clusters_matches(selector.cluster, cluster.name) && clusters_matches(selector.group, cluster.group));
     if (selected.length === 0)
         throw new NoClusterMatchesError(runtime, selector);
     return selected;
@@ -4742,10 +4822,17 @@ function selectClusters(runtime, selector) {
 class ClusterEvaluationError extends Error {
     cluster;
     constructor(cluster, cause) {
-        super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        const message = cause instanceof Error ? cause.message : String(cause);
+        // Each fact once: a message that already names the cluster is not prefixed with it again.
+        super(namesCluster(message, cluster.name) ? message : `cluster ${cluster.name}: ${message}`, { cause });
         this.cluster = cluster;
         this.name = 'ClusterEvaluationError';
     }
+}
+function namesCluster(message, name) {
+    const at = message.indexOf(`cluster ${name}`);
+    const after = message.charAt(at + `cluster ${name}`.length);
+    return at >= 0 && !/[\w.-]/.test(after);
 }
 /** Names of the runtime values the bundle's attributes ask for. */
 function attributeNames(engine, files) {
@@ -4758,17 +4845,45 @@ function attributeNames(engine, files) {
     }
     return names;
 }
+/** Whether CUE found a value it could not make concrete (what a runtime attribute left without a value gives). */
+function incompleteValues(error) {
+    return error.diagnostics.some((d) => /non-concrete value|incomplete value/.test(d.message));
+}
+/**
+ * The bundle's error said in the user's terms when it reads runtime values that nothing
+ * gave it: `@timoni(runtime:...)` fields left as types (`string`) are what CUE's
+ * `non-concrete value string in operand to ==` is about.
+ */
+function withMissingRuntimeValues(error, runtime, missing) {
+    if (!(error instanceof CueFilesError) || missing.length === 0)
+        return error;
+    const names = missing.join(', ');
+    const why = runtime.name === DEFAULT_RUNTIME_NAME
+        ? "no runtime was given (-r runtime.cue, or the action's runtime input)"
+        : runtime.isDefault
+            ? `runtime ${(0,display_text/* quote */.h)(runtime.name)} declares no clusters and nothing else gives them`
+            : 'neither the runtime (its clusters and value queries) nor the environment (--runtime-env, --runtime-from-env) gives them';
+    return new CueFilesError(`the bundle reads runtime values (${names}) but ${why}; ${error.summary}`, error.diagnostics);
+}
 /** Evaluates the bundle for one cluster of the runtime. */
 async function evaluateForCluster(engine, options, cluster) {
     try {
         const queried = await readQueryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
         const values = mergeRuntimeValues(cluster, options.environment, queried);
-        const evaluated = evaluateBundle(engine, {
-            files: options.bundleFiles,
-            moduleFiles: options.moduleFiles,
-            values: plainValues(values),
-            context: `cluster ${cluster.name}`,
-        });
+        let evaluated;
+        try {
+            evaluated = evaluateBundle(engine, {
+                files: options.bundleFiles,
+                moduleFiles: options.moduleFiles,
+                values: plainValues(values),
+                context: `cluster ${cluster.name}`,
+            });
+        }
+        catch (error) {
+            // The files loaded far enough to be evaluated, so their attributes can be listed.
+            const missing = error instanceof CueFilesError && incompleteValues(error) ? [...attributeNames(engine, options.bundleFiles)].filter((name) => !values.has(name)) : [];
+            throw withMissingRuntimeValues(error, options.runtime, missing);
+        }
         // Only values that reach the bundle are secrets worth masking: with --runtime-from-env
         // every environment variable is offered, but only those named by an attribute are used.
         const used = attributeNames(engine, options.bundleFiles);
@@ -4792,6 +4907,37 @@ async function evaluateForClusters(engine, options) {
         results.push(await evaluateForCluster(engine, options, cluster));
     return results;
 }
+/**
+ * The bundle's errors that no cluster can change, found once before any cluster is
+ * reached: the files loaded with the values known without a cluster (the environment's)
+ * and checked as far as they can be without the others (CUE reports what is wrong; what is
+ * only incomplete waits for each cluster's values). A syntax error, a misspelled field,
+ * a value of the wrong type for the schema: the same for every cluster. Defaults of
+ * runtime attributes stand in for the values a cluster gives; so that a default can never
+ * fail a bundle whose clusters all give a value, the error is confirmed on the first
+ * selected cluster when its values need no cluster to be read (no runtime value queries).
+ * Undefined when the bundle may be fine.
+ */
+async function bundleErrorWithoutCluster(engine, options) {
+    const error = checkBundle(engine, {
+        files: options.bundleFiles,
+        moduleFiles: options.moduleFiles,
+        values: plainValues(mergeRuntimeValues({ name: DEFAULT_RUNTIME_NAME, group: '', kubeContext: '' }, options.environment, [])),
+        context: 'the bundle',
+    });
+    if (!error || options.runtime.queries.length > 0)
+        return error;
+    const [first] = selectClusters(options.runtime, options.selector);
+    if (!first)
+        return error;
+    try {
+        await evaluateForCluster(engine, { ...options, readObject: () => Promise.reject(new Error('no cluster is read before the bundle is checked')) }, first);
+        return undefined;
+    }
+    catch {
+        return error;
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/bundle/index.ts
 // The bundle layer: bundle and runtime files, runtime values, per-cluster evaluation.
@@ -4802,10 +4948,35 @@ async function evaluateForClusters(engine, options) {
 
 
 
+// EXTERNAL MODULE: ./src/cancellation.ts
+var cancellation = __nccwpck_require__(4632);
+;// CONCATENATED MODULE: ./src/changeset.ts
+// The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
+// action sets as its `changes` output, and that the reports are rendered from.
+// Clusters are in runtime order, instances in bundle order, objects in apply order.
+const READINESS_STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
+/** The error step of a cluster whose work a cancellation (SIGINT, SIGTERM) stopped. */
+const CANCELLED_STEP = 'cancelled';
+/** True for a cluster stopped by the run's cancellation (status `failed`, step `cancelled`). */
+function isCancelled(cluster) {
+    return cluster.status === 'failed' && cluster.error?.step === CANCELLED_STEP;
+}
+/** The version of this document's format; a reader refuses a ChangeSet of a newer format. */
+const CHANGESET_FORMAT = 1;
+/** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
+function isChangingAction(action) {
+    return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
+}
+/** True when any cluster has an object that changes (a failed object is a failure, not a change). */
+function hasChanges(changeSet) {
+    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
+}
+
 ;// CONCATENATED MODULE: ./src/duration.ts
 // Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
 // `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
-// `12.3 s`, `2 min 05 s`).
+// `12.3 s`, `2 min 05 s`), or, for a time limit the user set, in the flag's own notation
+// (`5m`, `1m30s`), so that a message echoes `--timeout 5m` as 5m, not as 300000 ms.
 const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 function parseDuration(text) {
     const trimmed = text.trim();
@@ -4835,6 +5006,17 @@ function formatDuration(milliseconds) {
     if (minutes < 60)
         return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
     return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+/** A time limit in the notation `--timeout` takes, as Go writes it without zero parts: `5m`, `1h30m`, `1m30.5s`, `500ms`. */
+function formatLimit(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)}ms`;
+    const hours = Math.floor(milliseconds / 3_600_000);
+    const minutes = Math.floor((milliseconds % 3_600_000) / 60_000);
+    const seconds = Math.round(milliseconds % 60_000) / 1000;
+    return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${seconds}s` : ''}`;
 }
 
 ;// CONCATENATED MODULE: ./src/kube/object.ts
@@ -5742,6 +5924,7 @@ var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/kube/errors.ts
 // Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
 
+
 /** An answer of the API server with an error status (a `Status` object, usually). */
 class errors_KubeApiError extends Error {
     cluster;
@@ -5757,7 +5940,9 @@ class errors_KubeApiError extends Error {
     reason, 
     /** The Status message, as the server wrote it. */
     statusMessage, request, object, causes = []) {
-        super(`cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
+        super(status === 401
+            ? `cluster ${cluster}: ${request}: the API server rejected the kubeconfig's credentials for this cluster's context (401 Unauthorized)`
+            : `cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
         this.cluster = cluster;
         this.status = status;
         this.reason = reason;
@@ -5770,18 +5955,47 @@ class errors_KubeApiError extends Error {
         return this.status === 404;
     }
 }
-/** The API server could not be reached, or did not answer in time. */
+const phaseTimeouts = {
+    handshake: 'the TLS handshake did not finish',
+    sent: 'sent no answer',
+    answering: 'did not finish its answer',
+};
+/**
+ * The API server could not be reached, or did not answer in time. An API server that
+ * accepted the connection and then said nothing is not "unreachable": the message names
+ * the request it did not answer, and how far it got.
+ */
 class KubeConnectionError extends Error {
     cluster;
     server;
     code;
     name = 'KubeConnectionError';
-    constructor(cluster, server, code, detail) {
-        super(`cluster ${cluster}: cannot reach the API server at ${server}: ${detail}`);
+    request;
+    phase;
+    constructor(cluster, server, code, detail, context = {}) {
+        super(connectionMessage(cluster, server, code, detail, context));
         this.cluster = cluster;
         this.server = server;
         this.code = code;
+        this.request = context.request;
+        this.phase = context.phase;
     }
+    /** True when the server accepted the TCP connection (it runs, but did not answer in time). */
+    get accepted() {
+        return this.phase !== undefined && this.phase !== 'connecting';
+    }
+}
+function connectionMessage(cluster, server, code, detail, context) {
+    const { phase, request, timeoutMs, attempts = 1 } = context;
+    const tries = attempts > 1 ? `${attempts} attempts over ${formatDuration(context.spentMs ?? 0)}` : '';
+    if (code === 'ETIMEDOUT' && phase && phase !== 'connecting' && request) {
+        const object = context.object ? `${formatRef(context.object)}: ` : '';
+        const within = timeoutMs !== undefined ? ` within ${formatDuration(timeoutMs)}` : '';
+        return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries ? ` (${tries})` : ''}`;
+    }
+    const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]` : detail;
+    const retried = tries ? ` (${request ? `${request}: ` : ''}${tries})` : '';
+    return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${retried}`;
 }
 const connectionCodes = {
     ECONNREFUSED: 'connection refused (is the API server running?)',
@@ -6009,6 +6223,11 @@ function jsonEqual(a, b) {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/apply.ts
+// Server-side apply of one object, sent exactly as built: PATCH
+// application/apply-patch+yaml, field manager `timoni`, forced ownership, `dryRun=All` for
+// dry-runs. applyObject adds what Timoni does around it: one-off objects, take-over of
+// kubectl/Helm fields, no write when nothing drifted, recreate on immutable changes when forced.
+
 
 
 
@@ -6085,7 +6304,7 @@ async function waitGone(cluster, object, timeoutMs) {
     const deadline = Date.now() + timeoutMs;
     while ((await cluster.get(refOf(object))) !== null) {
         if (Date.now() > deadline) {
-            throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${timeoutMs} ms (finalizers?)`);
+            throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${formatLimit(timeoutMs)} (finalizers?)`);
         }
         await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
     }
@@ -7157,22 +7376,6 @@ async function diffInstance(cluster, instance, options = {}) {
     return { changes, namespaceExists: exists };
 }
 
-;// CONCATENATED MODULE: ./src/changeset.ts
-// The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
-// action sets as its `changes` output, and that the reports are rendered from.
-// Clusters are in runtime order, instances in bundle order, objects in apply order.
-const READINESS_STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
-/** The version of this document's format; a reader refuses a ChangeSet of a newer format. */
-const CHANGESET_FORMAT = 1;
-/** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
-function isChangingAction(action) {
-    return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
-}
-/** True when any cluster has an object that changes (a failed object is a failure, not a change). */
-function hasChanges(changeSet) {
-    return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
-}
-
 ;// CONCATENATED MODULE: ./src/module/object-metadata.ts
 // Checks that a built object can be applied and tracked: apiVersion, kind and
 // metadata.name present; name, namespace, labels and annotations valid under the
@@ -7257,19 +7460,19 @@ function objectMetadataProblems(object) {
         return [`missing required field(s) ${missing.join(', ')}`];
     const problems = [];
     const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
-    problems.push(...nameProblems.map((p) => `metadata.name ${quote(name)} ${p}`));
+    problems.push(...nameProblems.map((p) => `metadata.name ${(0,display_text/* quote */.h)(name)} ${p}`));
     if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace ${quote(metadata.namespace)} ${p}`));
+        problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace ${(0,display_text/* quote */.h)(metadata.namespace)} ${p}`));
     }
     if (object_metadata_isRecord(metadata.labels)) {
         for (const key of Object.keys(metadata.labels).sort()) {
             const value = metadata.labels[key];
             if (typeof value !== 'string') {
-                problems.push(`metadata.labels[${quote(key)}] must be a string`);
+                problems.push(`metadata.labels[${(0,display_text/* quote */.h)(key)}] must be a string`);
                 continue;
             }
-            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels[${quote(key)}] key ${p}`));
-            problems.push(...labelValueProblems(value).map((p) => `metadata.labels[${quote(key)}] value ${p}`));
+            problems.push(...qualifiedNameProblems(key).map((p) => `metadata.labels[${(0,display_text/* quote */.h)(key)}] key ${p}`));
+            problems.push(...labelValueProblems(value).map((p) => `metadata.labels[${(0,display_text/* quote */.h)(key)}] value ${p}`));
         }
     }
     if (object_metadata_isRecord(metadata.annotations)) {
@@ -7277,10 +7480,10 @@ function objectMetadataProblems(object) {
         for (const key of Object.keys(metadata.annotations).sort()) {
             const value = metadata.annotations[key];
             if (typeof value !== 'string') {
-                problems.push(`metadata.annotations[${quote(key)}] must be a string`);
+                problems.push(`metadata.annotations[${(0,display_text/* quote */.h)(key)}] must be a string`);
                 continue;
             }
-            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations[${quote(key)}] key ${p}`));
+            problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations[${(0,display_text/* quote */.h)(key)}] key ${p}`));
             total += Buffer.byteLength(key) + Buffer.byteLength(value);
         }
         if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
@@ -7538,24 +7741,38 @@ function moduleRelative(file) {
         return file;
     return `./${file}`;
 }
-/** errors.Details: `path: message` and, when it has some, `:` and one indented position per line. */
+const build_error_at = (p) => `${moduleRelative(p.file)}:${p.line}:${p.column}`;
+/**
+ * errors.Details: `path: message` and, when it has some, `:` and one indented position per
+ * line. An error about a value the bundle set starts, as the bundle's own errors do, at the
+ * bundle's line: `bundle.cue:23:5: values.replcas: field not allowed`, the module's
+ * positions after it as `also`.
+ */
 function describeDiagnostics(diagnostics) {
     return sortAsCue(diagnostics)
         .map((d) => {
+        const [first, ...others] = d.positions;
+        if (d.inBundle && first) {
+            const also = others.length > 0 ? ` (also ${others.map(build_error_at).join(', ')})` : '';
+            return `${first.file}:${first.line}:${first.column}: ${d.path ? `${d.path}: ` : ''}${d.message}${also}`;
+        }
         const head = `${d.path ? `${d.path}: ` : ''}${d.message}`;
         if (d.positions.length === 0)
             return head;
-        return `${head}:\n${d.positions.map((p) => `    ${moduleRelative(p.file)}:${p.line}:${p.column}`).join('\n')}`;
+        return `${head}:\n${d.positions.map((p) => `    ${build_error_at(p)}`).join('\n')}`;
     })
         .join('\n');
 }
 /** The diagnostics for annotations: positions in the module's real files, generated files left out. */
 function annotationDiagnostics(module, diagnostics, generated) {
-    return sortAsCue(diagnostics).map((d) => {
-        const positions = d.positions
+    return sortAsCue(diagnostics).map(({ inBundle, ...d }) => {
+        // A position traced to the bundle is already the user's file as they named it.
+        const fromBundle = inBundle ? d.positions.slice(0, 1) : [];
+        const inModule = d.positions
+            .slice(fromBundle.length)
             .filter((p) => !generated.has(p.file))
             .map((p) => ({ ...p, file: realFile(module, p.file) }));
-        return { ...d, positions };
+        return { ...d, positions: [...fromBundle, ...inModule] };
     });
 }
 function realFile(module, file) {
@@ -7564,6 +7781,258 @@ function realFile(module, file) {
     if (module.localPath === undefined)
         return moduleRelative(file);
     return module.localPath === '.' ? file : `${module.localPath}/${file}`;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/value-positions.ts
+/** A bound on the fields walked, so that huge generated values cost little (their errors just keep the build's positions). */
+const MAX_POSITIONS = 5_000;
+/** The path of a field below `parent` (`''` for the values themselves), by its selector text. */
+function childPath(parent, label) {
+    return parent === '' ? label : `${parent}.${label}`;
+}
+/**
+ * Every field and list element of `values` with its position, when that position is in one
+ * of `userFiles` (a field that only a schema or a generated file declares has no place of
+ * the user's to point to).
+ */
+function valuePositions(values, userFiles) {
+    const found = {};
+    let count = 0;
+    const record = (path, position) => {
+        if (position && userFiles.has(position.file))
+            found[path] = position;
+    };
+    const walk = (value, path) => {
+        if (count >= MAX_POSITIONS)
+            return;
+        const kind = value.kind();
+        if (kind === 'struct') {
+            for (const field of value.fields()) {
+                if (++count > MAX_POSITIONS)
+                    return;
+                const fieldPath = childPath(path, field.label);
+                record(fieldPath, field.position);
+                const child = value.lookup(field.label);
+                try {
+                    walk(child, fieldPath);
+                }
+                finally {
+                    child.free();
+                }
+            }
+        }
+        else if (kind === 'list') {
+            for (let index = 0; count < MAX_POSITIONS; index++) {
+                const element = value.lookup(`[${index}]`);
+                try {
+                    if (!element.exists())
+                        return;
+                    count += 1;
+                    const elementPath = `${path}[${index}]`;
+                    record(elementPath, element.position());
+                    walk(element, elementPath);
+                }
+                finally {
+                    element.free();
+                }
+            }
+        }
+    };
+    walk(values, '');
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/module/values-origin.ts
+// Where a value in a module build's error came from. A build lays the bundle's values for
+// the instance, as CUE text, over the module's values.cue and builds with the result
+// (build.ts); CUE's errors then point at lines of that merged values.cue, a file that
+// exists nowhere. Each such position is traced back: the merged text says which value
+// (CUE path) sits at that line and column, and the bundle evaluation said where the user
+// wrote that value (bundle/value-positions.ts): `bundle.cue:23:5`. A value the bundle did
+// not set comes from the module's own values.cue, and points there. Positions that cannot
+// be traced are dropped rather than shown as lines of a file the user does not have. A
+// field the module does not allow also names the module's place that closes the values.
+
+
+
+function byPlace(a, b) {
+    return a.line - b.line || a.column - b.column;
+}
+/** Every value of `values` in a CUE text, by place, as compiled under `filename`. */
+function locatedValues(engine, source, filename) {
+    const root = engine.compile(source, { filename });
+    try {
+        const values = root.lookup('values');
+        try {
+            if (!values.exists())
+                return [];
+            return Object.entries(valuePositions(values, new Set([filename])))
+                .map(([path, position]) => ({ path, position }))
+                .sort((a, b) => byPlace(a.position, b.position));
+        }
+        finally {
+            values.free();
+        }
+    }
+    finally {
+        root.free();
+    }
+}
+/**
+ * The value a position of the merged text is in: the last field or list element that
+ * starts at or before it, on its line if one does (`replicas: "many"` with the error at
+ * `"many"` is `replicas`; a closed nested field has no more text after its own line).
+ */
+function valueAt(located, position) {
+    let found;
+    for (const candidate of located) {
+        if (byPlace(candidate.position, position) > 0)
+            break;
+        found = candidate;
+    }
+    return found?.path;
+}
+/** The CUE path without its last selector (`a."b.c"[0]` -> `a."b.c"`); undefined for a single label. */
+function parentPath(path) {
+    let cut = -1;
+    let quoted = false;
+    for (let i = 0; i < path.length; i++) {
+        const char = path[i];
+        if (char === '\\' && quoted)
+            i += 1;
+        else if (char === '"')
+            quoted = !quoted;
+        else if (!quoted && (char === '.' || char === '[') && i > 0)
+            cut = i;
+    }
+    return cut > 0 ? path.slice(0, cut) : undefined;
+}
+/** The path and its parents, nearest first: `a.b[0].c`, `a.b[0]`, `a.b`, `a`. */
+function selfAndParents(path) {
+    const paths = [path];
+    for (let parent = parentPath(path); parent !== undefined; parent = parentPath(parent))
+        paths.push(parent);
+    return paths;
+}
+/** The first path's position that is found, nearest first. */
+function firstFound(paths, find) {
+    for (const path of paths) {
+        const found = find(path);
+        if (found)
+            return found;
+    }
+    return undefined;
+}
+function samePosition(a, b) {
+    return a.file === b.file && a.line === b.line && a.column === b.column;
+}
+/**
+ * The diagnostics with every position in the merged values file traced back (to the
+ * bundle's line where the user set the value, else to the module's values.cue), the
+ * traced position first, the module's other positions after it; errors that become the
+ * same (one typo reaches `timoni.instance.config` and every object's copy of it) once.
+ */
+function traceValuesPositions(engine, origin, diagnostics) {
+    if (!diagnostics.some((d) => d.positions.some((p) => p.file === origin.valuesFile)))
+        return [...diagnostics];
+    const merged = locatedValues(engine, origin.mergedSource, origin.valuesFile);
+    let base;
+    const moduleValues = () => {
+        base ??= Object.fromEntries(locatedValues(engine, origin.baseSource, origin.valuesFile).map((l) => [l.path, l.position]));
+        return base;
+    };
+    const traced = [];
+    const seen = new Map();
+    for (const diagnostic of diagnostics) {
+        const inValues = diagnostic.positions.filter((p) => p.file === origin.valuesFile);
+        const others = diagnostic.positions.filter((p) => p.file !== origin.valuesFile);
+        let result = { ...diagnostic, positions: others };
+        const path = inValues.map((p) => valueAt(merged, p)).find((p) => p !== undefined);
+        if (path !== undefined) {
+            const inBundle = firstFound(selfAndParents(path), (p) => origin.bundle.positionOf(p));
+            const inModule = inBundle ? undefined : firstFound(selfAndParents(path), (p) => moduleValues()[p]);
+            const first = inBundle ?? inModule;
+            result = {
+                ...result,
+                path: childPath('values', path),
+                positions: first ? [first, ...others.filter((p) => !samePosition(p, first))] : others,
+                ...(inBundle ? { inBundle: true, inputPositionsOnly: false } : {}),
+            };
+        }
+        // One error about one value once: of the copies (`timoni.instance.config.x`, every
+        // object's `#config.x`), the one nearest the root says it best, with its own positions.
+        const key = JSON.stringify([result.path, result.message, path === undefined ? result.positions : (result.positions[0] ?? null)]);
+        const earlier = seen.get(key);
+        if (earlier === undefined) {
+            seen.set(key, { index: traced.length, depth: diagnostic.path.length });
+            traced.push(result);
+        }
+        else if (diagnostic.path.length < earlier.depth) {
+            traced[earlier.index] = result;
+            earlier.depth = diagnostic.path.length;
+        }
+    }
+    return traced;
+}
+/**
+ * A field the module's schema does not allow is reported by CUE at the field alone; the
+ * place that closes it (`config: #Config`) is added as the module's position, found in the
+ * module loaded with its own values (the build that failed has no value to look it up in).
+ */
+function withClosingPositions(build, diagnostics) {
+    const notAllowed = (d) => d.message === 'field not allowed' && d.positions.some((p) => p.file === build.valuesFile);
+    if (!diagnostics.some(notAllowed))
+        return diagnostics;
+    let root;
+    try {
+        root = build.loadWithValues(build.baseSource);
+    }
+    catch (error) {
+        // The module does not build with its own values either: there is no schema to point at.
+        if (error instanceof CueError)
+            return diagnostics;
+        throw error;
+    }
+    try {
+        return diagnostics.map((diagnostic) => {
+            const parent = notAllowed(diagnostic) ? parentPath(diagnostic.path) : undefined;
+            if (parent === undefined)
+                return diagnostic;
+            const closing = root.lookup(parent);
+            try {
+                const position = closing.exists() ? closing.position() : undefined;
+                return position && position.file !== build.valuesFile ? { ...diagnostic, positions: [...diagnostic.positions, position] } : diagnostic;
+            }
+            finally {
+                closing.free();
+            }
+        });
+    }
+    finally {
+        root.free();
+    }
+}
+/**
+ * The build's diagnostics traced back to the bundle (the bundle evaluated again for it, then
+ * released); undefined when that evaluation fails, and the build's own positions stay.
+ */
+function traceBuildErrors(build, diagnostics) {
+    if (!diagnostics.some((d) => d.positions.some((p) => p.file === build.valuesFile)))
+        return undefined;
+    let bundle;
+    try {
+        bundle = build.locateValues();
+        const origin = { valuesFile: build.valuesFile, mergedSource: build.mergedSource, baseSource: build.baseSource, bundle };
+        return traceValuesPositions(build.engine, origin, withClosingPositions(build, diagnostics));
+    }
+    catch (error) {
+        if (error instanceof CueError || error instanceof CueFilesError)
+            return undefined;
+        throw error;
+    }
+    finally {
+        bundle?.free();
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/module/build.ts
@@ -7579,39 +8048,58 @@ function realFile(module, file) {
 
 
 
+
 const DEFAULT_KUBE_VERSION = '1.36.3';
 /** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
 function kubeVersionWithoutCluster(env) {
     return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
 }
-/** The files the build makes up in memory (no line of theirs exists on disk). */
-function generatedFiles(prefix) {
-    return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
+/**
+ * The files the build makes up in memory (no line of theirs exists on disk): the merged
+ * values.cue, unless its positions were traced back, and the instance schema.
+ */
+function generatedFiles(prefix, valuesTraced) {
+    return new Set([...(valuesTraced ? [] : [`${prefix}values.cue`]), `${prefix}${INSTANCE_SCHEMA_FILE}`]);
 }
-/** An error with CUE diagnostics, described as Timoni's describeErr does. */
-function cueFailure(input, module, step, diagnostics, prefix) {
-    const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
-    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
+/**
+ * An error with CUE diagnostics, described as Timoni's describeErr does, except that
+ * positions in the merged values.cue are traced back to the bundle's lines
+ * (values-origin.ts): the file the user wrote, not one made up in memory.
+ */
+function cueFailure(context, step, diagnostics) {
+    const { input, module, prefix } = context;
+    const traced = traceValues(context, diagnostics);
+    const described = traced ?? diagnostics;
+    const details = described.length > 0 ? `:\n${describeDiagnostics(described)}` : '';
+    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, described, generatedFiles(prefix, traced !== undefined)));
 }
-function buildFailure(input, module, step, prefix, error) {
+/** The diagnostics with the merged values' positions traced back; undefined when there is nothing to trace them to. */
+function traceValues(context, diagnostics) {
+    const { mergedSource, input, loadOptions } = context;
+    const baseSource = context.module.files[`${context.prefix}values.cue`];
+    if (mergedSource === undefined || !input.locateValues || !loadOptions || typeof baseSource !== 'string')
+        return undefined;
+    return traceBuildErrors({ engine: context.engine, valuesFile: `${context.prefix}values.cue`, mergedSource, baseSource, locateValues: input.locateValues, loadWithValues: (source) => context.engine.load(loadOptions(source)) }, diagnostics);
+}
+function buildFailure(context, step, error) {
     if (error instanceof CueError)
-        return cueFailure(input, module, step, error.diagnostics, prefix);
+        return cueFailure(context, step, error.diagnostics);
     if (error instanceof ApplySetExportError)
-        return new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+        return new InstanceBuildError(context.input.name, context.module.url, `${step}: ${error.message}`);
     return error;
 }
-function withCueErrors(input, module, step, prefix, run) {
+function withCueErrors(context, step, run) {
     try {
         return run();
     }
     catch (error) {
-        throw buildFailure(input, module, step, prefix, error);
+        throw buildFailure(context, step, error);
     }
 }
-function requireValid(value, input, module, prefix) {
+function requireValid(value, context) {
     const diagnostics = value.validate({ concrete: true, final: true });
     if (diagnostics.length > 0)
-        throw cueFailure(input, module, 'build failed', diagnostics, prefix);
+        throw cueFailure(context, 'build failed', diagnostics);
 }
 /**
  * Builds one instance. The package's evaluation, most of a build, is answered through the
@@ -7626,30 +8114,32 @@ async function buildInstance(engine, module, input) {
     const baseValues = module.files[valuesPath];
     if (typeof baseValues !== 'string')
         throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
-    const merged = withCueErrors(input, module, 'merging values', prefix, () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
-    const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
-    const root = await engine
-        .loadAsync({
-        files,
+    const context = { engine, input, module, prefix };
+    const merged = withCueErrors(context, 'merging values', () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
+    context.mergedSource = merged.source;
+    context.loadOptions = (valuesSource) => ({
+        files: { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) },
         dir: packageDir,
         moduleRoot: '.',
         package: packageName,
         tags: [`name=${input.name}`, `namespace=${input.namespace}`],
         tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
         dataFiles: true,
-    })
-        .catch((error) => Promise.reject(buildFailure(input, module, 'build failed', prefix, error)));
+    });
+    const root = await engine
+        .loadAsync(context.loadOptions(merged.source))
+        .catch((error) => Promise.reject(buildFailure(context, 'build failed', error)));
     try {
         const instance = root.lookup('timoni.instance');
         try {
             if (!instance.exists())
                 throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
-            requireValid(instance, input, module, prefix);
+            requireValid(instance, context);
         }
         finally {
             instance.free();
         }
-        const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
+        const sets = withCueErrors(context, 'reading timoni.apply', () => readApplySets(root, context));
         const config = root.lookup('timoni.instance.config');
         const images = config.exists() ? collectImages(config.toJSON()) : [];
         config.free();
@@ -7659,12 +8149,13 @@ async function buildInstance(engine, module, input) {
         root.free();
     }
 }
-function readApplySets(root, input, module, prefix) {
+function readApplySets(root, context) {
+    const { input, module } = context;
     const apply = root.lookup('timoni.apply');
     try {
         if (!apply.exists())
             throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
-        requireValid(apply, input, module, prefix);
+        requireValid(apply, context);
         const problems = [];
         const sets = apply.fields().map((field) => {
             const set = apply.lookup(field.label);
@@ -7883,6 +8374,68 @@ function logPrefix(bundle, cluster, instance) {
 function changeLine(bundle, cluster, instance, change) {
     const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
     return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/instance-failures.ts
+
+/** The failure of an instance as a ClusterStepError naming it (what the builds throw already is one). */
+function instanceStepError(error, fallbackStep, instance) {
+    if (error instanceof ClusterStepError && error.instance === instance)
+        return error;
+    return new ClusterStepError(fallbackStep, error, instance);
+}
+/** The instance's own error, as the ChangeSet holds it. */
+function instanceError(failure) {
+    return { step: failure.step, message: failure.message, ...(failure.object ? { object: failure.object } : {}) };
+}
+/**
+ * The ChangeSet entry of an instance that did not build: what the bundle says of it (name,
+ * namespace, module as referenced; no digest unless the bundle pins one) and its error.
+ */
+function unbuiltInstanceEntry(instance, failure) {
+    const { url, version, digest } = instance.module;
+    return { name: instance.name, namespace: instance.namespace, module: { url, version, digest: digest ?? '' }, changes: [], error: instanceError(failure) };
+}
+/** The entry of an instance built but whose dry-run stopped: the changes found before, and its error. */
+function undiffedInstanceEntry(instance, failure, changes) {
+    return { ...instance, changes, error: instanceError(failure) };
+}
+/** An instance's error as its cluster's: the same step, message and object, naming the instance. */
+function clusterErrorOfInstance(instance, error) {
+    return { step: error.step, message: error.message, instance, ...(error.object ? { object: error.object } : {}) };
+}
+function instanceList(names) {
+    return names.length === 1 ? `instance ${names[0]}` : `instances ${names.join(', ')}`;
+}
+/**
+ * Every instance of the cluster built, in bundle order. When one or more did not build,
+ * each is added to `into` (bundle order) with its error, each error is told once, and the
+ * cluster fails at `build`, naming the first instance that did not build, with an error
+ * that says nothing was applied (its cause is that instance's failure, for annotations).
+ */
+async function builtOrNothing(cluster, started, into, line) {
+    const settled = await Promise.allSettled(started.instances);
+    const built = [];
+    const failures = [];
+    settled.forEach((outcome, index) => {
+        if (outcome.status === 'fulfilled') {
+            built.push(outcome.value);
+            return;
+        }
+        const instance = started.evaluated.bundle.instances[index];
+        if (!instance)
+            throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
+        const failure = instanceStepError(outcome.reason, 'build', instance.name);
+        failures.push(failure);
+        into.push(unbuiltInstanceEntry(instance, failure));
+        line(`✗ ${failure.message}`);
+    });
+    const first = failures[0];
+    if (!first)
+        return built;
+    const names = failures.map((failure) => failure.instance ?? '');
+    const notBuilt = `${instanceList(names)} did not build`;
+    throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, { cause: first }), first.instance);
 }
 
 ;// CONCATENATED MODULE: ./src/kube/inventory-pending.ts
@@ -8231,6 +8784,13 @@ function computeStatus(object, options = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/wait.ts
+// Waiting for objects: until every one is Current (kstatus, polled with GETs and a
+// growing interval), or until they are gone. Objects annotated
+// `action.timoni.sh/wait: disabled` are not waited for. A timeout, a Failed object
+// (fail fast, as Timoni waits) or an abort (the run's cancellation) ends the wait with an
+// error that lists every object not ready, with its status and why: an abort ends it after
+// the round of reads in flight, or the first one, so that the list is the cluster's own.
+
 
 
 
@@ -8245,7 +8805,7 @@ class WaitError extends Error {
     /** Every object not ready (or not gone), with its last known status. */
     notReady, timeoutMs, what = 'ready') {
         const head = reason === 'timeout'
-            ? `timeout (time limit ${timeoutMs} ms) waiting for ${notReady.length} object(s) to be ${what}`
+            ? `timeout (time limit ${formatLimit(timeoutMs)}) waiting for ${notReady.length} object(s) to be ${what}`
             : reason === 'failed'
                 ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
                 : `wait for ${notReady.length} object(s) to be ${what} was aborted`;
@@ -8301,14 +8861,15 @@ async function poll(cluster, refs, options, check, isDone, what) {
     const maxInterval = options.maxIntervalMs ?? 5_000;
     const notDone = () => [...results.values()].filter((r) => !isDone(r));
     for (;;) {
-        if (options.signal?.aborted)
-            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
+        // One round of reads at least, even when aborted already, so that the error says which objects were not ready.
         const round = await Promise.all(pending.map(check));
         for (const readiness of round)
             results.set(formatRef(readiness.object), readiness);
         pending = round.filter((r) => !isDone(r)).map((r) => r.object);
         if (pending.length === 0)
             return [...results.values()];
+        if (options.signal?.aborted)
+            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
         options.onProgress?.(notDone());
         if (what === 'ready' && (options.failFast ?? true) && round.some((r) => r.status === 'Failed')) {
             throw new WaitError(cluster.name, 'failed', notDone(), options.timeoutMs, what);
@@ -8710,6 +9271,18 @@ function parseCluster(cluster, baseDir) {
     };
 }
 /**
+ * The parser's reason for a YAML error, with its line and column: the first line of its
+ * message without the trailing colon that introduces the excerpt of the file (which is left
+ * out: a kubeconfig line may hold a credential).
+ */
+function yamlReason(error) {
+    const reason = (error.message.split('\n')[0] ?? '').replace(/:\s*$/, '').trim();
+    if (reason)
+        return reason;
+    const at = error.linePos?.[0];
+    return `${error.code ?? 'syntax error'}${at ? ` at line ${at.line}, column ${at.col}` : ''}`;
+}
+/**
  * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
  * of one source, the first definition of a cluster, user or context name wins, and the
  * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
@@ -8731,7 +9304,7 @@ function loadKubeconfig(sources, secrets) {
         const list = Array.isArray(documents) ? documents : [documents];
         for (const document of list) {
             if (document.errors.length > 0) {
-                throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+                throw new KubeconfigError(`${where} is not valid YAML: ${yamlReason(document.errors[0])}`);
             }
             const raw = document.toJS();
             if (raw === null || raw === undefined)
@@ -9200,7 +9773,7 @@ function readMaterial(data, file, baseDir, what, subject) {
         return undefined;
     const path = resolveEntryPath(baseDir, file);
     try {
-        return (0,external_node_fs_namespaceObject.readFileSync)(path);
+        return (0,external_node_fs_.readFileSync)(path);
     }
     catch (error) {
         throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
@@ -9239,7 +9812,7 @@ function authFor(user, subject, options, cluster) {
                 return cached.token;
             let token;
             try {
-                token = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8').trim();
+                token = (0,external_node_fs_.readFileSync)(path, 'utf8').trim();
             }
             catch (error) {
                 throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
@@ -9332,9 +9905,134 @@ function connectionFor(config, contextName, options) {
     };
 }
 
+;// CONCATENATED MODULE: external "node:async_hooks"
+const external_node_async_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
+;// CONCATENATED MODULE: ./src/kube/request-retry.ts
+// Which failed requests to an API server are sent again, after how long, and for how long at
+// most: an API server restarted (a rollout of the control plane, a crash) refuses connections
+// for a few seconds, one shutting down answers 429 or 503, and none of that should fail a
+// rollout. client-go does the same in spirit (rest/request.go, `WithRetry`); this is our own,
+// with the rules written down:
+//
+// | failure                                      | retried for                                  |
+// | -------------------------------------------- | -------------------------------------------- |
+// | connection refused (ECONNREFUSED)            | every request: nothing reached the server    |
+// | connection reset / hang-up / EPIPE           | idempotent requests only (below)             |
+// | 429 Too Many Requests                        | every request: the server did not run it     |
+// | 502, 503, 504                                | idempotent requests only                     |
+// | 500 with Retry-After                         | idempotent requests only                     |
+// | 500 without Retry-After, other 4xx/5xx       | never: the API server reports permanent      |
+// |                                              | errors as 500 too (a server-side apply its   |
+// |                                              | schema refuses: "failed to create typed      |
+// |                                              | patch object")                               |
+// | no answer within the time limit (ETIMEDOUT)  | never: it already took the whole limit       |
+//
+// Idempotent: a GET; a DELETE (a second one answers 404, which callers take as "gone"); a
+// server-side apply (PATCH application/apply-patch+yaml: the same object applied twice is the
+// same object); a merge patch (sets the fields it names to the values it holds); any dry-run
+// (writes nothing). Not idempotent: a POST (a create sent twice answers AlreadyExists, or
+// with generateName creates two objects), a JSON patch (its `add` and `remove` operations
+// change what they act on), a PUT (sent with a resourceVersion, the second one conflicts).
+// A reset on a kept-alive connection (Node's `reusedSocket`) is how such connections end
+// when the server closed them meanwhile: an idempotent request is sent again at once on a
+// fresh connection by the client itself, untold and not counted here.
+//
+// The delay doubles from 250 ms to at most 4 s, with ±20 % jitter so that the clusters of a
+// fleet do not come back in step; a Retry-After the server sends is honoured when longer.
+// At most 8 retries, and never past the request's own time limit (one bound per request,
+// retries included) nor past the deadline of the work the request belongs to (a cluster's
+// rollout timeout, through `withRequestDeadline`): a retry that would start after either is
+// not made, and the last failure is reported. A server that has not answered this client
+// once yet (a wrong address, a cluster that is down) gets 4 quick retries only (under 5 s:
+// enough for a restart of a few seconds), so that an unreachable cluster is still reported soon.
+
+const RETRY_FIRST_DELAY_MS = 250;
+const RETRY_MAX_DELAY_MS = 4_000;
+const MAX_RETRIES = 8;
+/** Retries of a request to a server that has never answered this client. */
+const FIRST_CONTACT_RETRIES = 4;
+const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/** Sending the request twice has the effect of sending it once. */
+function isIdempotent(request) {
+    if (request.query?.dryRun)
+        return true;
+    if (request.method === 'GET' || request.method === 'DELETE')
+        return true;
+    if (request.method === 'PATCH') {
+        const type = request.contentType ?? '';
+        return type.startsWith('application/apply-patch') || type.startsWith('application/merge-patch+json');
+    }
+    return false;
+}
+/** Whether this failure of this request may be retried (the table above). */
+function isRetryable(request, failure) {
+    if (failure.kind === 'connection') {
+        if (failure.code === 'ECONNREFUSED')
+            return true;
+        return resetCodes.has(failure.code) && isIdempotent(request);
+    }
+    const { status } = failure;
+    if (status === 429)
+        return true;
+    if (status === 502 || status === 503 || status === 504)
+        return isIdempotent(request);
+    if (status === 500)
+        return failure.retryAfterMs !== undefined && isIdempotent(request);
+    return false;
+}
+/** `Retry-After` in milliseconds: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+function parseRetryAfter(header, now = Date.now()) {
+    const value = (Array.isArray(header) ? header[0] : header)?.trim();
+    if (!value)
+        return undefined;
+    if (/^\d+$/.test(value))
+        return Number(value) * 1000;
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+/** The backoff before retry `retry` (1 for the first), jitter included. */
+function backoffMs(retry, random = Math.random) {
+    const base = Math.min(RETRY_FIRST_DELAY_MS * 2 ** (retry - 1), RETRY_MAX_DELAY_MS);
+    return Math.round(base * (0.8 + 0.4 * random()));
+}
+/** The delay before the next attempt, or undefined when there is none. */
+function nextRetryDelay(request, failure, context) {
+    if (!isRetryable(request, failure))
+        return undefined;
+    if (context.retry > (context.answeredBefore ? MAX_RETRIES : FIRST_CONTACT_RETRIES))
+        return undefined;
+    const retryAfter = failure.kind === 'status' ? (failure.retryAfterMs ?? 0) : 0;
+    const delay = Math.max(backoffMs(context.retry, context.random), retryAfter);
+    return context.now + delay < context.boundAt ? delay : undefined;
+}
+// ---- The deadline of the work a request belongs to
+const workDeadline = new external_node_async_hooks_namespaceObject.AsyncLocalStorage();
+/**
+ * Runs `work` with a deadline (epoch ms) that the requests it makes do not retry past: a
+ * cluster's rollout timeout, so that riding out a restart never outlasts it. Nested calls
+ * keep the earlier deadline.
+ */
+function withRequestDeadline(deadline, work) {
+    const outer = workDeadline.getStore();
+    return workDeadline.run(outer === undefined ? deadline : Math.min(outer, deadline), work);
+}
+/** The deadline set by `withRequestDeadline` around the current code, if any. */
+function currentRequestDeadline() {
+    return workDeadline.getStore();
+}
+
 ;// CONCATENATED MODULE: ./src/kube/client.ts
 
 
+
+
+
+
+
+/** Where retries are told when the caller does not say: stderr, as the CLI's progress. */
+function retryToStderr(retry) {
+    process.stderr.write(`${(0,display_text/* escapeControls */.U)(retry.text)}\n`);
+}
 /** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
 function parseWarnings(header) {
     const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
@@ -9362,11 +10060,15 @@ class KubeClient {
     timeoutMs;
     userAgent;
     onWarning;
+    onRetry;
+    /** Whether the server has answered this client once (any status): see FIRST_CONTACT_RETRIES. */
+    answered = false;
     constructor(connection, options = {}) {
         this.connection = connection;
         this.timeoutMs = options.timeoutMs ?? 30_000;
         this.userAgent = options.userAgent ?? 'timoni-fleet';
         this.onWarning = options.onWarning;
+        this.onRetry = options.onRetry ?? retryToStderr;
     }
     /** The cluster's name in messages. */
     get name() {
@@ -9441,61 +10143,149 @@ class KubeClient {
             headers['Content-Type'] = req.contentType ?? 'application/json';
             headers['Content-Length'] = String(Buffer.byteLength(body));
         }
+        // One time limit per request, from before the connection to the last byte, retries
+        // included; retries also stop at the deadline of the work the request belongs to.
         const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-        let response;
-        // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
-        // once; such requests are sent again on a fresh connection, a few times at most.
-        for (let attempt = 0; !response; attempt++) {
+        const startedAt = Date.now();
+        const boundAt = startedAt + timeoutMs;
+        const retryUntil = Math.min(boundAt, currentRequestDeadline() ?? Infinity);
+        for (let attempt = 1;; attempt++) {
+            let response;
             try {
-                response = await this.exchange(url, req, headers, body, auth, timeoutMs);
+                response = await this.exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, boundAt - Date.now());
             }
             catch (error) {
-                if (!(error instanceof StaleSocketError) || attempt >= 3)
-                    throw this.connectionError(error instanceof StaleSocketError ? error.cause : error);
+                const cause = error;
+                const failure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
+                const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: this.answered, now: Date.now(), boundAt: retryUntil });
+                if (delay === undefined)
+                    throw this.connectionError(cause, req, attempt, startedAt, timeoutMs);
+                await this.beforeRetry(req, describeConnectionError(cause).detail, attempt, delay);
+                continue;
+            }
+            this.answered = true;
+            if (response.status === 401 && mayRetry && connection.invalidate())
+                return this.send(req, false);
+            for (const text of response.warnings)
+                this.onWarning?.({ cluster: this.name, text, object: req.object });
+            if (response.status >= 200 && response.status < 300)
+                return response;
+            const status = parseStatus(response.body);
+            const { retryAfterMs } = response;
+            const failure = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+            const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: true, now: Date.now(), boundAt: retryUntil });
+            if (delay === undefined)
+                throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+            const retryAfter = retryAfterMs !== undefined ? `, Retry-After ${Math.round(retryAfterMs / 1000)} s` : '';
+            await this.beforeRetry(req, `HTTP ${response.status}${status.reason ? ` ${status.reason}` : ''}${retryAfter}`, attempt, delay);
+        }
+    }
+    /** Tells of a retry (one line: cluster, object, request, reason, when) and waits for it. */
+    async beforeRetry(req, reason, retry, delayMs) {
+        const object = req.object ? `${formatRef(req.object)}: ` : '';
+        const text = `cluster ${this.name}: ${object}${describe(req)}: ${reason}; retry ${retry} in ${formatDuration(delayMs)}`;
+        this.onRetry({ cluster: this.name, request: describe(req), ...(req.object ? { object: req.object } : {}), reason, retry, delayMs, text });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+    /**
+     * One attempt. A kept-alive socket the server closed meanwhile fails at once: an
+     * idempotent request is sent again on a fresh connection, a few times at most, within the
+     * same time limit, and untold (it is how kept-alive connections end, not a fault).
+     */
+    async exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, leftMs) {
+        const until = Date.now() + leftMs;
+        for (let stale = 0;; stale++) {
+            try {
+                return await this.exchange(url, req, headers, body, auth, Math.max(1, until - Date.now()));
+            }
+            catch (error) {
+                if (!(error instanceof StaleSocketError))
+                    throw error;
+                // The server may have read the request before it closed: only an idempotent one goes again.
+                if (stale >= 3 || Date.now() >= until || !isIdempotent(req))
+                    throw error.cause;
             }
         }
-        if (response.status === 401 && mayRetry && connection.invalidate())
-            return this.send(req, false);
-        for (const text of response.warnings)
-            this.onWarning?.({ cluster: this.name, text, object: req.object });
-        if (response.status < 200 || response.status >= 300) {
-            const status = parseStatus(response.body);
-            throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
-        }
-        return response;
     }
     exchange(url, req, headers, body, auth, timeoutMs) {
         const { connection } = this;
         return new Promise((resolvePromise, reject) => {
             const transport = this.transportFor(auth);
+            // How far this attempt got, for the message when it runs out of time.
+            let phase = 'connecting';
+            let settled = false;
+            const settle = (outcome) => {
+                if (settled)
+                    return;
+                settled = true;
+                clearTimeout(timer);
+                outcome();
+            };
             const request = transport.request(url, connection.proxyUrl, { method: req.method, headers, servername: connection.servername }, (res) => {
+                phase = 'answering';
                 const chunks = [];
                 res.on('data', (chunk) => chunks.push(chunk));
-                res.on('end', () => resolvePromise({
+                res.on('end', () => settle(() => resolvePromise({
                     status: res.statusCode ?? 0,
                     body: Buffer.concat(chunks).toString('utf8'),
                     contentType: String(res.headers['content-type'] ?? ''),
                     warnings: parseWarnings(res.headers.warning),
-                }));
-                res.on('error', (error) => reject(error));
+                    retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+                })));
+                res.on('error', (error) => settle(() => reject(error)));
+                res.on('close', () => {
+                    if (!res.complete)
+                        settle(() => reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })));
+                });
             });
-            request.setTimeout(timeoutMs, () => {
+            // A total limit, not the socket's idle timeout: that one starts again once the
+            // connection is accepted, and again on each byte.
+            const timer = setTimeout(() => {
                 const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
                 error.code = 'ETIMEDOUT';
+                error.phase = phase;
+                error.timeoutMs = timeoutMs;
                 request.destroy(error);
+            }, timeoutMs);
+            request.on('socket', (socket) => {
+                // A kept-alive socket is connected, its handshake done.
+                if (request.reusedSocket) {
+                    phase = 'sent';
+                    return;
+                }
+                const secure = socket instanceof external_node_tls_namespaceObject.TLSSocket;
+                const accepted = () => {
+                    if (phase === 'connecting')
+                        phase = secure ? 'handshake' : 'sent';
+                };
+                if (secure)
+                    socket.once('secureConnect', () => (phase = 'sent'));
+                // A TLS socket in a proxy's tunnel is connected when it is handed over.
+                if (socket.connecting)
+                    socket.once('connect', accepted);
+                else
+                    accepted();
             });
             request.on('error', (error) => {
                 const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
-                reject(stale ? new StaleSocketError(error) : error);
+                settle(() => reject(stale ? new StaleSocketError(error) : error));
             });
             request.end(body);
         });
     }
-    connectionError(error) {
+    connectionError(error, req, attempts, startedAt, boundMs) {
         if (error instanceof KubeConnectionError)
             return error;
         const { code, detail } = describeConnectionError(error);
-        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
+        const timedOut = error;
+        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail, {
+            request: describe(req),
+            ...(req.object ? { object: req.object } : {}),
+            ...(timedOut.phase ? { phase: timedOut.phase } : {}),
+            ...(timedOut.timeoutMs !== undefined ? { timeoutMs: boundMs } : {}),
+            attempts,
+            spentMs: Date.now() - startedAt,
+        });
     }
 }
 /** A request failed on a kept-alive socket the server had closed. */
@@ -9635,6 +10425,22 @@ function removePrivateFiles() {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
+// Applies one built instance to one cluster as Timoni v0.32's reconciler does
+// (internal/reconciler/reconciler.go, interactive.go):
+//   ownership check (nothing written before it) -> namespace -> inventory record
+//   (install: the whole record first; upgrade with other objects: `data.pending`) ->
+//   each apply set in stages (definitions, wait; classes, wait; Roles; the rest), then a
+//   readiness wait when asked -> prune of the objects the build lost -> the final record.
+// A readiness failure stops further sets but still lets the prune run, as in Timoni; the
+// record is then not promoted, so the pending revision stays for the next run.
+// A cancellation (`signal`, the run's SIGINT or SIGTERM) starts nothing new: the object
+// being applied finishes, a wait ends at once, the prune is not started, and the record is
+// written for what was applied (InstanceCancelledError says where and which record): every
+// object applied -> the final record (with objects left unpruned still in its inventory, for
+// the next run to prune); some -> the revision being applied as `data.pending` beside the
+// stored one (an install's record, written first, lists them already); none -> nothing.
+
+
 
 
 
@@ -9655,6 +10461,37 @@ const namespaceChange = (name) => ({
     action: 'created',
     diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
 });
+/** The run was cancelled while the instance was applied: `step` is where, `record` what was written. */
+class InstanceCancelledError extends InstanceStepError {
+    record;
+    readiness;
+    recordError;
+    name = 'InstanceCancelledError';
+    constructor(cluster, step, instance, changes, cause, object, record, 
+    /** The last readiness known of the objects waited for, when the cancellation came during a wait. */
+    readiness = [], 
+    /** Why the record could not be written, when it could not. */
+    recordError) {
+        super(cluster, step, instance, changes, cause, object);
+        this.record = record;
+        this.readiness = readiness;
+        this.recordError = recordError;
+        const signal = cause instanceof Error && cause.message ? cause.message : 'the run was cancelled';
+        this.message = `cluster ${cluster}: instance ${instance}: ${signal} during ${step}${object ? ` (${object})` : ''}: ${cancelledRecordText(record)}${recordError ? `; writing the instance record failed: ${recordError}` : ''}`;
+    }
+}
+function cancelledRecordText(record) {
+    switch (record) {
+        case 'final':
+            return 'every object was applied and the instance record written for them (readiness not waited for)';
+        case 'pending':
+            return "objects applied in part; the revision being applied is saved as the record's pending revision, the stored one stays the last complete apply";
+        case 'install':
+            return 'objects applied in part; the instance record written at install lists every object of the build';
+        case 'none':
+            return 'nothing of the instance was applied';
+    }
+}
 /** Same set of entries, order ignored (Timoni's sameInventory, which compares id and version). */
 function sameInventory(a, b) {
     const set = (entries) => new Set((entries ?? []).map((e) => `${e.id}|${e.v}`));
@@ -9690,7 +10527,12 @@ async function applyOne(cluster, desired, ref, force) {
  * Applies the instance; throws an InstanceStepError naming the step (and object) that
  * failed, with the changes made before it.
  */
-async function applyInstance(cluster, instance, options = {}) {
+function applyInstance(cluster, instance, options = {}) {
+    // Requests retried while an API server restarts (request-retry.ts) stop at the same deadline.
+    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
+    return withRequestDeadline(deadline, () => applyInstanceSteps(cluster, instance, { ...options, deadline }));
+}
+async function applyInstanceSteps(cluster, instance, options) {
     const id = instanceId(instance);
     const log = options.log ?? (() => undefined);
     const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
@@ -9702,10 +10544,33 @@ async function applyInstance(cluster, instance, options = {}) {
         throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
     };
     const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-    const checkAbort = (step) => {
-        const signal = options.signal;
-        if (signal?.aborted)
-            fail(step, new Error(`aborted${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`));
+    const cancelled = () => options.signal?.aborted === true;
+    // What a cancellation has to record (see the header), filled in as the apply goes.
+    const progress = { stored: false, appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
+    let recordRefs = () => [];
+    const stopCancelled = async (step, object) => {
+        let record = 'none';
+        let recordError;
+        try {
+            if (progress.allApplied) {
+                record = 'final';
+                await writeInstance(cluster, instanceRecord(instance, recordRefs(), true));
+            }
+            else if (progress.appliedObjects > 0 && !progress.stored) {
+                record = 'install';
+            }
+            else if (progress.appliedObjects > 0) {
+                record = 'pending';
+                if (!progress.pendingSaved)
+                    await savePending(cluster, instanceRecord(instance, recordRefs(), false));
+            }
+        }
+        catch (error) {
+            recordError = error instanceof Error ? error.message : String(error);
+        }
+        const reason = options.signal?.reason;
+        const cause = (0,cancellation/* cancellationOf */.zg)(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
+        throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, [...readiness], recordError);
     };
     // 1. Ownership, before anything is written.
     let stored = null;
@@ -9719,7 +10584,8 @@ async function applyInstance(cluster, instance, options = {}) {
         fail('ownership', error);
     }
     // 2. The namespace.
-    checkAbort('namespace');
+    if (cancelled())
+        await stopCancelled('namespace');
     try {
         if (await ensureNamespace(cluster, instance.namespace)) {
             changes.push(namespaceChange(instance.namespace));
@@ -9737,6 +10603,8 @@ async function applyInstance(cluster, instance, options = {}) {
     let stale = [];
     // What the record will hold: the build's objects, and without prune the stale ones too.
     let intended = [];
+    if (cancelled())
+        await stopCancelled('inventory');
     try {
         refs = await scopedRefs(cluster, allObjects);
         stale = staleObjects(stored, inventoryEntries(refs));
@@ -9746,15 +10614,20 @@ async function applyInstance(cluster, instance, options = {}) {
             await writeInstance(cluster, instanceRecord(instance, intended, false));
         }
         else {
+            progress.stored = true;
             log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
-            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries))
+            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) {
                 await savePending(cluster, instanceRecord(instance, intended, false));
+                progress.pendingSaved = true;
+            }
         }
     }
     catch (error) {
         fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
     }
     const refFor = new Map(allObjects.map((object, i) => [object, refs[i]]));
+    // A cancelled apply records every object of the build, and the stale ones until they are pruned.
+    recordRefs = () => (prune && !progress.pruned ? [...refs, ...stale] : intended);
     // 4. The apply sets, in order; each in stages, then the readiness wait.
     let readinessError;
     for (const set of sets) {
@@ -9762,10 +10635,13 @@ async function applyInstance(cluster, instance, options = {}) {
             log(`applying ${set.name}`);
         for (const stage of applyStages(set.objects)) {
             for (const object of stage.objects) {
-                checkAbort('apply');
                 const ref = refFor.get(object);
+                if (cancelled())
+                    await stopCancelled('apply', formatRef(ref));
                 try {
                     const { change } = await applyOne(cluster, object, ref, !!options.force);
+                    progress.appliedObjects += 1;
+                    progress.allApplied = progress.appliedObjects === allObjects.length;
                     changes.push(change);
                     log(`${formatRef(ref)} ${change.action}`);
                 }
@@ -9780,6 +10656,11 @@ async function applyInstance(cluster, instance, options = {}) {
                     readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)), waitOptions())));
                 }
                 catch (error) {
+                    if (cancelled()) {
+                        if (error instanceof WaitError)
+                            readiness.push(...error.notReady);
+                        await stopCancelled('wait', waitObject(error));
+                    }
                     fail('wait', error, waitObject(error));
                 }
                 if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
@@ -9795,6 +10676,11 @@ async function applyInstance(cluster, instance, options = {}) {
                 log(`${set.name} resources ready`);
             }
             catch (error) {
+                if (cancelled()) {
+                    if (error instanceof WaitError)
+                        readiness.push(...error.notReady.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+                    await stopCancelled('wait', waitObject(error));
+                }
                 // As Timoni: stop applying, but still prune what the build lost.
                 readinessError = error;
                 if (error instanceof WaitError)
@@ -9803,10 +10689,13 @@ async function applyInstance(cluster, instance, options = {}) {
             }
         }
     }
-    // 5. Prune what the build lost.
+    // 5. Prune what the build lost (not started once cancelled: the record keeps those objects).
+    if (prune && cancelled() && !readinessError)
+        await stopCancelled('prune');
     if (prune) {
         try {
             const pruned = await deleteObjects(cluster, stale, instance, { log });
+            progress.pruned = true;
             changes.push(...pruned);
             if (options.wait) {
                 const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
@@ -9819,6 +10708,8 @@ async function applyInstance(cluster, instance, options = {}) {
         catch (error) {
             if (error instanceof DeleteObjectsError)
                 changes.push(...error.changes);
+            if (progress.pruned && cancelled() && !readinessError)
+                await stopCancelled('prune');
             const object = error instanceof DeleteObjectsError ? error.object : undefined;
             if (readinessError) {
                 fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
@@ -10100,7 +10991,9 @@ async function establishIdentity(cluster, context, options) {
 // bundle evaluated for that cluster, every instance built from its module with the
 // cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
 // A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
-// exception, so that the other clusters are still diffed.
+// exception, so that the other clusters are still diffed. A bundle error that no cluster can
+// change is found once, before any cluster is connected, and told once (step `bundle`).
+
 
 
 
@@ -10131,16 +11024,22 @@ async function openSession(kubeconfig, cluster, options) {
  * name fails with step `identity` before anything is evaluated or read from it.
  */
 async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
+    const bundleError = await bundleErrorOnce(run);
+    // The cluster's entry says why in one line; the errors themselves were told once, above.
+    if (bundleError)
+        return { failed: clusterEntry(cluster, 'failed', [], { step: 'bundle', message: bundleError.summary }, startedAt) };
     if (run.timings)
         run.timings.firstClusterRequestMs ??= performance.now();
     let session;
     try {
-        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
+        // A request sent again (a restarted API server, a 503) is told in the cluster's own log.
+        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets, onRetry: (retry) => line(retry.text) });
     }
     catch (error) {
-        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+        const reason = connectFailure(cluster, error);
+        line(`✗ cannot reach cluster ${cluster.name}: ${reason}`);
         run.onClusterError?.(cluster.name, error);
-        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
+        return { failed: clusterEntry(cluster, 'failed', [], { step: 'connect', message: reason }, startedAt) };
     }
     try {
         session.identity = await checkIdentity(run, session, line, purpose);
@@ -10148,7 +11047,8 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     }
     catch (error) {
         session.kube.close();
-        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        // The step is named: a request that timed out says which one, this says where in the run.
+        line(`✗ identity check: ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
         const entry = clusterEntry(cluster, 'failed', [], clusterError(new ClusterStepError('identity', error), 'identity'), startedAt);
         if (!(error instanceof ClusterIdentityError) || !error.uid)
@@ -10156,6 +11056,44 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
         const record = error.record ? { recordedAs: error.record.runtimeCluster, recordedAt: error.record.recordedAt } : {};
         return { failed: { ...entry, identity: { uid: error.uid, ...record } } };
     }
+}
+/**
+ * Why a cluster could not be opened, each fact once (the line already says `cannot reach
+ * cluster X`): a 401 says whose credentials were refused.
+ */
+function connectFailure(cluster, error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const own = message.startsWith(`cluster ${cluster.name}: `) ? message.slice(`cluster ${cluster.name}: `.length) : message;
+    if (error instanceof errors_KubeApiError && error.status === 401) {
+        const context = cluster.kubeContext ? `kube context ${(0,display_text/* quote */.h)(cluster.kubeContext)}` : "the kubeconfig's current context";
+        return `the API server rejected the credentials of ${context} (401 Unauthorized on ${error.request})`;
+    }
+    return own;
+}
+// ---- The bundle, checked once per run before any cluster
+/** Each run's bundle check (bundle/clusters.ts bundleErrorWithoutCluster), started by the rollout or the first cluster. */
+const bundleChecks = new WeakMap();
+/**
+ * The bundle's error that no cluster can change, found once per run before any cluster is
+ * connected, and told once: on the run's log (not a cluster's) and to onClusterError with
+ * no cluster name (the action's annotations on the user's lines). Every cluster then fails
+ * unreached, with step `bundle` and the error's one-line summary as its message.
+ */
+function bundleErrorOnce(run) {
+    let check = bundleChecks.get(run);
+    if (!check) {
+        check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then((error) => {
+            if (error) {
+                run.log.line(`✗ ${error.message}`);
+                run.onClusterError?.('', error);
+            }
+            return error;
+        }, 
+        // A check that could not run says nothing of the bundle: each cluster's own evaluation meets the same failure and reports it.
+        () => undefined);
+        bundleChecks.set(run, check);
+    }
+    return check;
 }
 /** Runtime clusters by the kube-system UID they reached, per run (recording runs only). */
 const reachedByRun = new WeakMap();
@@ -10226,6 +11164,7 @@ async function startClusterBuilds(engine, evaluation, resolver, session, registe
                 namespace: instance.namespace,
                 values: instance.valuesCue,
                 kubeVersion: session.kubeVersion,
+                ...(instance.locateValues ? { locateValues: instance.locateValues } : {}),
             });
             return { name: instance.name, namespace: instance.namespace, module, built };
         }
@@ -10298,7 +11237,7 @@ function moduleInfo(instance) {
 
 /** Hex digits kept of each object's own digest. */
 const OBJECT_DIGEST_LENGTH = 16;
-const sha256 = (text) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text).digest('hex');
+const sha256 = (text) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
 /** JSON with every map's keys sorted, so that equal values give equal text. */
 function stableJson(value) {
     if (Array.isArray(value))
@@ -10448,32 +11387,78 @@ class BufferedLog {
         log.endGroup();
     }
 }
-// ---- Time limits
+// ---- Time limits and cancellation
 // The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
 // request already sent stays sent); the run stops waiting for it, reports the cluster as
 // failed, and goes on to publish what it has. The action's process ends after publishing,
-// which also ends any work still in flight.
+// which also ends any work still in flight. A cancellation is one more way the run stops:
+// the same checks before each cluster (`runStopped`), and the same bounded wait for a
+// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
 /** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
 const CLUSTER_GRACE_MS = 2_000;
-function withinDeadline(work, deadlineAt, onDeadline) {
-    if (!Number.isFinite(deadlineAt))
+/**
+ * How long a cluster's work is waited for once the run is cancelled: its object in flight,
+ * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
+ * so that the report is published before the second signal stops the process.
+ */
+const CANCEL_GRACE_MS = 3_000;
+/** Whether the run may start one more cluster: undefined when it may, else why not. */
+function runStopped(run) {
+    if (run.cancel?.aborted)
+        return 'cancelled';
+    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
+        return 'deadline';
+    return undefined;
+}
+/**
+ * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
+ * `cancel` aborts (whichever comes first).
+ */
+function withinDeadline(work, deadlineAt, onStop, cancel) {
+    if (!Number.isFinite(deadlineAt) && !cancel)
         return work;
     let timer;
-    const expired = new Promise((resolve) => {
-        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+    let onAbort;
+    const stopped = new Promise((resolve) => {
+        const stopAt = (at, why) => {
+            clearTimeout(timer);
+            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
+        };
+        if (Number.isFinite(deadlineAt))
+            stopAt(deadlineAt, 'deadline');
+        if (!cancel)
+            return;
+        onAbort = () => {
+            const at = Date.now() + CANCEL_GRACE_MS;
+            if (at < deadlineAt)
+                stopAt(at, 'cancelled');
+        };
+        if (cancel.aborted)
+            onAbort();
+        else
+            cancel.addEventListener('abort', onAbort, { once: true });
     });
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+    return Promise.race([work, stopped]).finally(() => {
+        clearTimeout(timer);
+        if (onAbort)
+            cancel?.removeEventListener('abort', onAbort);
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. In a cluster, each instance is diffed as soon as it is
 // built, while the CUE engine builds the next ones. Clusters are diffed at once (bounded); a cluster that fails
-// (down, bad credentials, a CUE error in its values) is reported as failed while the others
-// are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
-// server refuses (an immutable field, an invalid value) is a `failed` change: the other
-// objects and instances are still diffed and shown, and the cluster is failed. Instances
-// that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+// (down, bad credentials, a CUE error in the bundle) is reported as failed while the others
+// are still diffed. Clusters keep runtime order in the ChangeSet. One broken instance does
+// not hide the rest: an instance that does not build (a values error, a module that cannot
+// be fetched) or whose dry-run stops is listed in its place with its error, the other
+// instances are still built, diffed and shown, and the cluster is failed, its error the
+// first failure in bundle order (instance-failures.ts). One object that the API server
+// refuses (an immutable field, an invalid value) is a `failed` change: the other objects
+// and instances are still diffed and shown, and the cluster is failed. Instances that the
+// bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+
 
 
 
@@ -10495,15 +11480,23 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
-        const { built, instances } = await diffWhenBuilt(run, session, cluster.name, bundle, started.instances, (text) => log.line(text));
+        const { built, instances, allBuilt } = await diffWhenBuilt(run, session, cluster.name, bundle, started.evaluated.bundle.instances, started.instances, (text) => log.line(text));
         if (run.options.prune && run.options.pruneRemovedInstances) {
-            instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+            // An instance that did not build still belongs to the bundle, but its objects are unknown:
+            // what deleting the removed instances would do cannot be told without them.
+            if (allBuilt)
+                instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+            else
+                log.line(`${logPrefix(bundle, cluster.name)} > instances removed from the bundle are not looked for: not every instance was built`);
         }
-        const failure = failedObjects(cluster.name, instances);
+        const failure = clusterFailure(cluster.name, instances);
         if (failure) {
-            log.line(`✗ ${failure.message}`);
-            run.onClusterError?.(cluster.name, new Error(failure.message));
-            return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure, startedAt));
+            // An instance's own failure was told in its place; refused objects are summed up here.
+            if (!failure.told) {
+                log.line(`✗ ${failure.error.message}`);
+                run.onClusterError?.(cluster.name, new Error(failure.error.message));
+            }
+            return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure.error, startedAt));
         }
         const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
         return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(built) : undefined);
@@ -10522,38 +11515,75 @@ const INSTANCE_DIFFS_AT_ONCE = 4;
 /**
  * The instances' dry-run diffs, each once it is built, a few at once, while the engine
  * builds the next ones (a dry-run writes nothing, so one instance's diff never depends on
- * another's). What they tell comes once all are settled, as when every build came first
- * and the diffs ran one after the other: a failed build fails the cluster before any diff
- * is told, and otherwise the first failed diff in bundle order is the cluster's, the lines
- * of the instances before it told, none after.
+ * another's). What they tell comes once all are settled, in bundle order, as when the
+ * instances were built and diffed one after the other: each instance's change lines, or
+ * its failure (a build that failed, a dry-run that stopped) in its place, once. Every
+ * instance is listed; `allBuilt` is false when one did not build.
  */
-async function diffWhenBuilt(run, session, cluster, bundle, builds, line) {
-    const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending) => {
-        const instance = await pending;
-        let changes;
+async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, builds, line) {
+    const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending, index) => {
+        const declared = bundleInstances[index];
+        if (!declared)
+            throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
+        let instance;
         try {
-            ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
+            instance = await pending;
         }
         catch (error) {
-            if (error instanceof InstanceStepError)
-                throw new ClusterStepError(error.step, error, instance.name, error.object);
-            throw new ClusterStepError('diff', error, instance.name);
+            const failure = instanceStepError(error, 'build', declared.name);
+            return { entry: unbuiltInstanceEntry(declared, failure), failure };
         }
-        const changesOf = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes };
-        return changesOf;
+        const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
+        try {
+            const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership });
+            return { entry: { ...entry, changes }, built: instance };
+        }
+        catch (error) {
+            if (error instanceof InstanceStepError) {
+                const failure = new ClusterStepError(error.step, error, instance.name, error.object);
+                return { entry: undiffedInstanceEntry(entry, failure, error.changes), failure, built: instance };
+            }
+            const failure = new ClusterStepError('diff', error, instance.name);
+            return { entry: undiffedInstanceEntry(entry, failure, []), failure, built: instance };
+        }
     });
-    // Every build has settled by now: this only finds the first failed one.
-    const built = await allBuilt(builds);
+    const built = [];
     const instances = [];
+    let allBuilt = true;
     for (const outcome of outcomes) {
         if (outcome.status === 'rejected')
             throw outcome.reason;
-        const changes = outcome.value;
-        for (const change of changes.changes)
-            line(changeLine(bundle, cluster, changes.name, change) + (change.error ? `: ${change.error}` : ''));
-        instances.push(changes);
+        const { entry, failure } = outcome.value;
+        for (const change of entry.changes)
+            line(changeLine(bundle, cluster, entry.name, change) + (change.error ? `: ${change.error}` : ''));
+        if (failure) {
+            line(`✗ ${failure.message}`);
+            run.onClusterError?.(cluster, failure);
+        }
+        if (outcome.value.built)
+            built.push(outcome.value.built);
+        else
+            allBuilt = false;
+        instances.push(entry);
     }
-    return { built, instances };
+    return { built, instances, allBuilt };
+}
+/**
+ * The cluster's error from its instances: the first failure in bundle order, an instance's
+ * own (`told`: logged in its place already) or its refused objects' (all of the cluster's
+ * refused objects summed up, failedObjects); null when nothing failed.
+ */
+function clusterFailure(cluster, instances) {
+    for (const instance of instances) {
+        if (instance.error)
+            return { error: clusterErrorOfInstance(instance.name, instance.error), told: true };
+        if (instance.changes.some((change) => change.action === 'failed')) {
+            const error = failedObjects(cluster, instances);
+            if (error)
+                return { error, told: false };
+        }
+    }
+    return null;
 }
 /** The cluster's error when objects failed their dry-run: each object with the server's answer. */
 function failedObjects(cluster, instances) {
@@ -10788,6 +11818,8 @@ async function fleetState(run) {
 
 
 
+
+
 /** The consecutive clusters of one group, in the order given (runtime order). */
 function splitIntoWaves(clusters) {
     const waves = [];
@@ -10800,8 +11832,12 @@ function splitIntoWaves(clusters) {
     }
     return waves;
 }
-/** The entry of a cluster that the run's deadline kept from starting. */
-function deadlineEntry(cluster) {
+/** The entry of a cluster that the run's deadline, or its cancellation, kept from starting. */
+function stoppedEntry(cluster, stop, cancelled) {
+    if (stop === 'cancelled') {
+        const message = `${cancelled?.message ?? 'the run was cancelled'} before cluster ${cluster.name} was started; nothing was applied to it`;
+        return clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'start', message }, Date.now());
+    }
     return clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now());
 }
 async function rollOutWaves(clusters, options, rollOut) {
@@ -10823,9 +11859,10 @@ async function rollOutWaves(clusters, options, rollOut) {
             // A cluster that waited for a free slot does not start once another one of its wave failed.
             if (stopped)
                 return skippedEntry(cluster);
-            if (options.deadlineAt !== undefined && Date.now() >= options.deadlineAt) {
+            const stop = runStopped(options);
+            if (stop) {
                 stopped = true;
-                return deadlineEntry(cluster);
+                return stoppedEntry(cluster, stop, (0,cancellation/* cancellationOf */.zg)(options.cancel));
             }
             const log = new BufferedLog();
             let status = 'error';
@@ -10855,10 +11892,15 @@ async function rollOutWaves(clusters, options, rollOut) {
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts
 // The rollout: apply the bundle cluster by cluster in runtime order (staging before
 // production), stop at the first failure, and list the clusters not reached. Nothing is
-// rolled back; a failed cluster says which step failed and what was already applied.
+// rolled back; a failed cluster says which step failed and what was already applied. A
+// cluster with an instance that does not build is applied nothing (instance-failures.ts).
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
 // With `strategy: waves` the clusters of one group are applied at once (waves.ts).
+// A cancelled run (`run.cancel`) stops as at its deadline: no cluster, instance or object
+// is started after it; the cluster in flight writes the records of what it applied
+// (../kube/instance-apply.ts) and is reported `failed` at step `cancelled`, with the step it
+// was in (`interrupted`); the clusters after it are not reached.
 
 
 
@@ -10871,6 +11913,29 @@ async function rollOutWaves(clusters, options, rollOut) {
 
 
 
+
+
+/** The run was cancelled while this cluster's work was at `step` (and instance, object). */
+class ClusterCancelled extends Error {
+    step;
+    instance;
+    object;
+    name = 'ClusterCancelled';
+    constructor(step, message, instance, object) {
+        super(message);
+        this.step = step;
+        this.instance = instance;
+        this.object = object;
+    }
+}
+/** Throws ClusterCancelled when the run is cancelled: called before each step that would start something. */
+function stopIfCancelled(run, cluster, step, instance) {
+    const cancelled = run.cancel?.aborted ? ((0,cancellation/* cancellationOf */.zg)(run.cancel) ?? new Error('the run was cancelled')) : undefined;
+    if (!cancelled)
+        return;
+    const before = instance ? `before instance ${instance}` : `at ${step}`;
+    throw new ClusterCancelled(step, `cluster ${cluster.name}: ${cancelled.message} ${before}; nothing more was applied to the cluster`, instance);
+}
 async function rollOutCluster(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
@@ -10882,9 +11947,13 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
     const instances = [];
     let desired;
     try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-        const bundle = build.evaluated.bundle.name;
+        stopIfCancelled(run, cluster, 'connect');
+        const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
+        // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
+        const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line) };
+        stopIfCancelled(run, cluster, 'build');
         // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
         if (run.beforeApply || run.recordDesired) {
             desired = desiredOfBuild(build.instances);
@@ -10905,6 +11974,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
             }
         }
         for (const instance of build.instances) {
+            stopIfCancelled(run, cluster, 'apply', instance.name);
             line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
             try {
                 const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
@@ -10914,11 +11984,16 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                     timeoutMs: run.options.timeoutMs,
                     deadline,
                     prune: run.options.prune,
+                    ...(run.cancel ? { signal: run.cancel } : {}),
                     log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
                 instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
             }
             catch (error) {
+                if (error instanceof InstanceCancelledError) {
+                    instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(error.changes, error.readiness) });
+                    throw new ClusterCancelled(error.step, error.message, instance.name, error.object);
+                }
                 if (error instanceof InstanceStepError) {
                     instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
                     throw new ClusterStepError(error.step, error, instance.name, error.object);
@@ -10929,11 +12004,17 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         // Instances the bundle no longer lists go last, once every listed instance is applied
         // (an object moved to a listed instance has its new owner's labels by then, and stays).
         if (run.options.prune && run.options.pruneRemovedInstances) {
+            stopIfCancelled(run, cluster, 'prune');
             await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) }, instances);
         }
         return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
     }
     catch (error) {
+        if (error instanceof ClusterCancelled) {
+            line(`⏹ ${error.message}`);
+            const cancelled = { step: CANCELLED_STEP, interrupted: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+            return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, cancelled, startedAt)), desired);
+        }
         line(`✗ ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
         return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)), desired);
@@ -10946,7 +12027,9 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
 function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
+    return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, (why) => why === 'cancelled'
+        ? clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'apply', message: `cluster ${cluster.name}: ${(0,cancellation/* cancellationOf */.zg)(run.cancel)?.message ?? 'the run was cancelled'}, and its work in flight did not end within the grace given to it; objects may have been applied in part and Timoni's instance record not written for them` }, startedAt)
+        : clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt), run.cancel);
 }
 /** Each applied object's readiness result, matched by kind, namespace and name. */
 function withReadiness(changes, readiness) {
@@ -10961,8 +12044,11 @@ async function rollOutFleet(run) {
     const clusters = selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
+    // A bundle error is told once, before the first cluster's log group opens (session.ts).
+    await bundleErrorOnce(run);
     if (run.options.strategy === 'waves') {
-        const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+        const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+        logCancellation(run, entries);
         return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
     }
     const entries = [];
@@ -10972,8 +12058,9 @@ async function rollOutFleet(run) {
             entries.push(skippedEntry(cluster));
             continue;
         }
-        if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
-            entries.push(deadlineEntry(cluster));
+        const stop = runStopped(run);
+        if (stop) {
+            entries.push(stoppedEntry(cluster, stop, (0,cancellation/* cancellationOf */.zg)(run.cancel)));
             failed = true;
             continue;
         }
@@ -10986,7 +12073,34 @@ async function rollOutFleet(run) {
     const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
     if (skipped.length > 0)
         run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
+    logCancellation(run, entries);
     return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+}
+/**
+ * The closing line of a cancelled rollout: the clusters applied, the one(s) interrupted and
+ * where (instance, step, object), the ones not reached (a cluster the cancellation came
+ * before is `failed` at `cancelled` in the ChangeSet, with `interrupted: start`, and counts here as not reached).
+ */
+function cancellationLine(entries) {
+    const cancelled = entries.filter(isCancelled);
+    if (cancelled.length === 0)
+        return undefined;
+    const notStarted = (entry) => isCancelled(entry) && entry.error?.interrupted === 'start';
+    const where = (entry) => {
+        const error = entry.error;
+        return `${entry.name} (${[error?.instance ? `instance ${error.instance}` : '', `step ${error?.interrupted ?? 'unknown'}`, error?.object ?? ''].filter(Boolean).join(', ')})`;
+    };
+    const list = (items) => (items.length > 0 ? items.join(', ') : 'none');
+    const applied = entries.filter((entry) => entry.status === 'applied').map((entry) => entry.name);
+    const interrupted = cancelled.filter((entry) => !notStarted(entry)).map(where);
+    const failed = entries.filter((entry) => entry.status === 'failed' && !isCancelled(entry)).map((entry) => entry.name);
+    const unreached = entries.filter((entry) => entry.status === 'skipped' || notStarted(entry)).map((entry) => entry.name);
+    return `rollout cancelled: applied ${list(applied)}; interrupted ${list(interrupted)}${failed.length > 0 ? `; failed ${failed.join(', ')}` : ''}; not reached ${list(unreached)}`;
+}
+function logCancellation(run, entries) {
+    const line = cancellationLine(entries);
+    if (line)
+        run.log.line(line);
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/shards.ts
@@ -11023,7 +12137,7 @@ function parseShardBy(text) {
         if (count >= 1 && count <= MAX_SHARDS)
             return { kind: 'count', count };
     }
-    throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not ${quote(text)}`);
+    throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not ${(0,display_text/* quote */.h)(text)}`);
 }
 function byGroup(clusters) {
     const groups = new Map();
@@ -11112,7 +12226,7 @@ function readRunContext(env) {
     let payload = {};
     if (eventPath) {
         try {
-            payload = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(eventPath, 'utf8'));
+            payload = JSON.parse((0,external_node_fs_.readFileSync)(eventPath, 'utf8'));
         }
         catch (error) {
             const why = error.code === 'ENOENT' ? 'does not exist' : `cannot be read as JSON (${error.message})`;
@@ -11648,7 +12762,7 @@ function isRetryableStatus(status) {
     return status === 429 || (status >= 500 && status !== 501 && status !== 505);
 }
 /** `Retry-After` as seconds or an HTTP date, in ms; undefined when absent or malformed. */
-function parseRetryAfter(value, now = Date.now()) {
+function retry_parseRetryAfter(value, now = Date.now()) {
     if (value === undefined || value.trim() === '')
         return undefined;
     if (/^\d+$/.test(value.trim()))
@@ -11763,7 +12877,7 @@ class RegistryAuth {
             throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}: it asks for Basic auth, which ${describeCredential(credential)} cannot answer`, 401);
         }
         if (challenge.scheme !== 'bearer') {
-            throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme ${quote(challenge.scheme)}`, 401);
+            throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme ${(0,display_text/* quote */.h)(challenge.scheme)}`, 401);
         }
         if (credential.kind === 'bearer')
             return `Bearer ${credential.token}`;
@@ -11837,7 +12951,7 @@ class RegistryAuth {
             }
             if (isRetryableStatus(status)) {
                 await drain(res);
-                throw new TransientError(`token endpoint ${where} answered ${status}`, status, parseRetryAfter(res.headers['retry-after']));
+                throw new TransientError(`token endpoint ${where} answered ${status}`, status, retry_parseRetryAfter(res.headers['retry-after']));
             }
             if (status < 200 || status >= 300) {
                 await drain(res);
@@ -12036,7 +13150,7 @@ class ModuleCache {
                 return existing;
             const root = await this.root();
             const paths = await this.#paths(meta.digest);
-            const temporary = (0,external_node_path_namespaceObject.join)(root, `${cache_TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
+            const temporary = (0,external_node_path_namespaceObject.join)(root, `${cache_TEMPORARY_PREFIX}${(0,external_node_crypto_.randomBytes)(6).toString('hex')}`);
             await (0,promises_namespaceObject.mkdir)(temporary);
             try {
                 await fill(temporary);
@@ -12111,7 +13225,7 @@ const defaultPlatform = { os: 'linux', architecture: 'amd64' };
 const MAX_MANIFEST_SIZE = 4 * 1024 * 1024;
 const manifest_DIGEST = /^sha256:[a-f0-9]{64}$/;
 function sha256Digest(bytes) {
-    return `sha256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(bytes).digest('hex')}`;
+    return `sha256:${(0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex')}`;
 }
 function bad(url, what, reason) {
     return new OciError('media-type', url, `${what} is not a valid manifest: ${reason}`);
@@ -12334,7 +13448,7 @@ class RegistryClient {
         const detail = registryErrorText(body);
         const suffix = detail ? ` (${status} ${detail})` : ` (${status})`;
         if (isRetryableStatus(status)) {
-            throw new TransientError(`${what}${suffix}`, status, parseRetryAfter(res.headers['retry-after']));
+            throw new TransientError(`${what}${suffix}`, status, retry_parseRetryAfter(res.headers['retry-after']));
         }
         if (status === 404)
             throw new OciError('not-found', this.#url, `${what} not found in ${this.#ref.registry}/${this.#ref.repository}${suffix}`, 404);
@@ -12800,7 +13914,7 @@ async function downloadBlob(client, descriptor, maxSize) {
         throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
     }
     return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
-        const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
+        const hash = (0,external_node_crypto_.createHash)('sha256');
         let bytes;
         try {
             // One byte more than declared is enough to tell that the blob is not the one described.
@@ -12966,11 +14080,11 @@ function readModuleFiles(root, boundary = new FileBoundary([root])) {
     let total = 0;
     try {
         walkInside(root, boundary, (path, real) => {
-            total += (0,external_node_fs_namespaceObject.statSync)(real).size;
+            total += (0,external_node_fs_.statSync)(real).size;
             if (total > MODULE_FILE_LIMIT_BYTES) {
                 throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
             }
-            const data = (0,external_node_fs_namespaceObject.readFileSync)(real);
+            const data = (0,external_node_fs_.readFileSync)(real);
             const key = (0,external_node_path_namespaceObject.relative)(root, path).split('\\').join('/');
             files[key] = isText(data) ? data.toString('utf8') : new Uint8Array(data);
         }, (name) => SKIPPED_FOLDERS.has(name));
@@ -13016,17 +14130,17 @@ class LocalModuleError extends Error {
 function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
     const path = url.slice(LOCAL_PREFIX.length);
     const root = (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(cwd, path);
-    if (!(0,external_node_fs_namespaceObject.existsSync)(root))
+    if (!(0,external_node_fs_.existsSync)(root))
         throw new LocalModuleError(url, `no module folder at ${root}`);
-    const realRoot = (0,external_node_fs_namespaceObject.realpathSync)(root);
+    const realRoot = (0,external_node_fs_.realpathSync)(root);
     if (!boundary.contains(realRoot)) {
         const where = realRoot === (0,external_node_path_namespaceObject.resolve)(root) ? root : `${root} (which points to ${realRoot})`;
         throw new LocalModuleError(url, `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`);
     }
-    if (!(0,external_node_fs_namespaceObject.statSync)(root).isDirectory())
+    if (!(0,external_node_fs_.statSync)(root).isDirectory())
         throw new LocalModuleError(url, `no module folder at ${root}`);
     for (const required of REQUIRED_FILES) {
-        if (!(0,external_node_fs_namespaceObject.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
+        if (!(0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(root, required)))
             throw new LocalModuleError(url, `required file not found: ${(0,external_node_path_namespaceObject.join)(root, required)}`);
     }
     let files;
@@ -13084,159 +14198,8 @@ class ModuleResolver {
     }
 }
 
-;// CONCATENATED MODULE: ./src/action/runner.ts
-// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
-// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
-// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
-// rules. Written here rather than taken from @actions/core (see README.md).
-
-
-
-// Inputs.
-class InputError extends Error {
-    input;
-    constructor(input, message) {
-        super(`input ${quote(input)}: ${message}`);
-        this.input = input;
-        this.name = 'InputError';
-    }
-}
-/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
-function inputVariableName(name) {
-    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
-}
-function getInput(env, name, options = {}) {
-    const value = (env[inputVariableName(name)] ?? '').trim();
-    if (options.required && value === '')
-        throw new InputError(name, 'is required and was not given');
-    return value;
-}
-/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
-function getBooleanInput(env, name, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(value))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(value))
-        return false;
-    throw new InputError(name, `must be true or false, not ${quote(value)}`);
-}
-/** A list given one item per line or separated by commas; empty items dropped. */
-function getListInput(env, name) {
-    return getInput(env, name)
-        .split(/[\n,]/)
-        .map((item) => item.trim())
-        .filter((item) => item !== '');
-}
-function getChoiceInput(env, name, choices, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (!choices.includes(value))
-        throw new InputError(name, `must be one of ${choices.join(', ')}, not ${quote(value)}`);
-    return value;
-}
-// File commands. Outputs use the heredoc form with a random delimiter, so any value,
-// multi-line JSON included, arrives intact.
-class FileCommandError extends Error {
-}
-function setOutput(env, name, value) {
-    const file = env.GITHUB_OUTPUT;
-    if (!file)
-        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
-    const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
-    if (name.includes(delimiter) || value.includes(delimiter))
-        throw new FileCommandError(`output "${name}" contains its delimiter`);
-    (0,external_node_fs_namespaceObject.appendFileSync)(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
-}
-function appendStepSummary(env, markdown) {
-    const file = env.GITHUB_STEP_SUMMARY;
-    if (!file)
-        return false;
-    (0,external_node_fs_namespaceObject.appendFileSync)(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
-    return true;
-}
-function escapeData(text) {
-    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-function escapeProperty(text) {
-    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-/**
- * An annotation command. The message is shown in the log line by line (`##[error]...`), so
- * its lines are escaped as log text; title and file have their control characters escaped.
- */
-function formatAnnotation(annotation) {
-    const properties = [];
-    if (annotation.file)
-        properties.push(`file=${escapeProperty(escapeControls(annotation.file))}`);
-    if (annotation.line !== undefined)
-        properties.push(`line=${annotation.line}`);
-    if (annotation.column !== undefined)
-        properties.push(`col=${annotation.column}`);
-    if (annotation.title)
-        properties.push(`title=${escapeProperty(escapeControls(annotation.title))}`);
-    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
-    return `::${head}::${escapeData(escapeLogText(annotation.message))}\n`;
-}
-/** A group's opening line; the title has its control characters escaped. */
-function formatGroupStart(title) {
-    return `::group::${escapeData(escapeControls(title))}\n`;
-}
-// How the runner finds workflow commands in what an action prints (actions/runner, read at
-// commit 258d6c857, net8.0):
-//   - Lines: src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with .NET's
-//     StreamReader.ReadLine, which ends a line at LF, CRLF or a lone CR, and at nothing else
-//     (U+0085, U+2028 and U+2029 do not end a line; String.ReplaceLineEndings would, but the
-//     runner does not use it).
-//   - src/Runner.Worker/Handlers/OutputManager.cs OnDataReceived hands a line that contains
-//     `##[` or `::` to ActionCommandManager.TryProcessCommand
-//     (src/Runner.Worker/ActionCommandManager.cs), which tries ActionCommand.TryParseV2 and
-//     then ActionCommand.TryParse (src/Runner.Common/ActionCommand.cs):
-//   - TryParseV2 (`::name props::data`): `message.TrimStart()`, then the line must start
-//     with `::`, a second `::` must follow, and the text from index 2 up to the first space
-//     must be a registered command name (compared OrdinalIgnoreCase). TrimStart removes
-//     what Char.IsWhiteSpace calls whitespace (dotnet/runtime, System.Private.CoreLib
-//     src/System/Char.cs: IsWhiteSpaceLatin1, then the Unicode White_Space property):
-//     U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
-//     and the Unicode categories Zs, Zl (U+2028), Zp (U+2029); not U+001C-U+001F (JavaScript's
-//     `\s` does not have them either) and not U+FEFF (which `\s` has). JavaScript's `\s`
-//     lacks U+0085: a line "\u0085::stop-commands::x" is a command for the runner.
-//   - TryParse (the older `##[name props]data`): `message.IndexOf("##[")` anywhere in the
-//     line, then `]`, the name read from just after `##[`.
-//   StartsWith and IndexOf are culture-sensitive there (ICU), so characters that collation
-//   ignores (U+200B, U+00AD...) are skipped when the runner matches `::` and `##[`; but the
-//   name is then read at a fixed offset (2 after the trimmed start, 3 after the `##[`
-//   found), so a match that spans an ignorable character reads a name that starts with `:`,
-//   `#`, `[` or that character, which no command has. What starts a command is therefore an
-//   exact `::` at the start of the trimmed line, or an exact `##[` anywhere.
-//
-// escapeLogText breaks both with a zero-width space (readable, and plain text for the
-// runner): after the first `:` of a line whose first character that is not whitespace (by
-// the runner's rule or JavaScript's), a control or a format character is `:`, and between
-// the `#`s of every `##[`. Control characters and separators are shown escaped first
-// (../display-text.ts), so no lone CR can start a line the runner splits off and no NEL
-// can precede a command.
-const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
-/**
- * Plain text made safe to print as log lines: a cluster or object name that the pull
- * request's author chose could otherwise print `::stop-commands::`, after which every
- * later `::add-mask::` is shown verbatim, forge `::error` annotations, or colour and
- * overwrite the log with ANSI sequences. Control characters are shown escaped (a lone CR,
- * where the runner would split, among them), and each line is checked by the runner's own
- * rule above.
- */
-function escapeLogText(text) {
-    return escapeControls(text)
-        .split('\n')
-        .map((line) => line.replace(COMMAND_START, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
-        .join('\n');
-}
-function formatMask(secret) {
-    return `::add-mask::${escapeData(secret)}\n`;
-}
-
+// EXTERNAL MODULE: ./src/action/runner.ts
+var runner = __nccwpck_require__(5242);
 ;// CONCATENATED MODULE: ./src/action/annotations.ts
 // Errors become annotations: each CUE diagnostic on its file and line (the user's file
 // first), other errors as one plain error annotation.
@@ -13260,12 +14223,12 @@ function errorAnnotations(error, title) {
     const diagnostics = diagnosticsOf(error);
     if (diagnostics.length === 0) {
         const message = error instanceof Error ? error.message : String(error);
-        return formatAnnotation({ level: 'error', message, ...(title ? { title } : {}) });
+        return (0,runner/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
     }
     return diagnostics
         .map((diagnostic) => {
         const position = diagnostic.positions[0];
-        return formatAnnotation({
+        return (0,runner/* formatAnnotation */.tn)({
             level: 'error',
             title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
             message: diagnostic.message,
@@ -17034,6 +17997,8 @@ function statusLabel(cluster) {
         case 'applied':
             return clusterHasChanges(cluster) ? '✅ applied' : '✅ applied (no changes)';
         case 'failed':
+            if (isCancelled(cluster))
+                return cluster.error?.interrupted === 'start' ? '⏹️ cancelled before it started' : `⏹️ cancelled at ${code(cluster.error?.interrupted ?? 'unknown')}`;
             return cluster.error ? `❌ failed at ${code(cluster.error.step)}` : '❌ failed';
         case 'skipped':
             return '⏭️ not reached';
@@ -17051,6 +18016,11 @@ function firstFailure(clusters) {
 function rolloutOutcome(clusters) {
     const failure = firstFailure(clusters);
     const applied = clusters.filter((cluster) => cluster.status === 'applied').length;
+    const cancelled = clusters.find(isCancelled);
+    if (cancelled) {
+        const where = cancelled.error?.interrupted === 'start' ? `before ${code(cancelled.name)}` : `at ${code(cancelled.name)} (during ${code(cancelled.error?.interrupted ?? 'unknown')}${cancelled.error?.instance ? ` of instance ${code(cancelled.error.instance)}` : ''})`;
+        return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters`;
+    }
     return failure
         ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters`
         : `✅ Applied to ${applied} of ${clusters.length} clusters`;
@@ -17061,7 +18031,7 @@ function unreachedNote(clusters) {
     if (unreached.length === 0)
         return '';
     const failure = firstFailure(clusters);
-    const after = failure ? ` after ${code(failure.name)} failed` : '';
+    const after = failure ? ` after ${code(failure.name)} ${isCancelled(failure) ? 'was cancelled' : 'failed'}` : '';
     return `**Not reached**${after}: ${unreached.map((cluster) => code(cluster.name)).join(', ')}.\n\n`;
 }
 /** The readiness result of a change, when the ChangeSet carries a well-formed one. */
@@ -17139,7 +18109,57 @@ function renderErrorBlock(error, options) {
         .join(', ');
     const message = truncateLines(error.message, options.cap, options.measure);
     const cut = message.cut ? `${options.cutNote(message.keptLines, message.totalLines)}\n` : '';
+    if (isCancelled({ status: 'failed', error })) {
+        return `⏹️ **Cancelled during ${code(error.interrupted ?? 'unknown')}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
+    }
     return `❌ **Failed at ${code(error.step)}**${where ? ` (${where})` : ''}:\n\n${codeBlock(message.text, 'text')}${cut}\n`;
+}
+// An instance that failed as a whole (`InstanceChanges.error`) shows its error under its
+// name, once: the cluster's error, when it is that instance's, is not shown again above,
+// and an instance that fails with the same error on a later cluster (the same values on
+// every production cluster, say) refers to the first cluster that shows it.
+/** True when the cluster's error is the one an instance of it shows under its name. */
+function clusterErrorShownByInstance(cluster) {
+    const { error } = cluster;
+    if (!error?.instance)
+        return false;
+    return cluster.instances.some((instance) => instance.name === error.instance && instance.error?.step === error.step && instance.error.message === error.message);
+}
+/** The id of an instance of a cluster, for SectionInput.instanceErrorShownOn. */
+function sections_instanceId(clusterIndex, instanceIndex) {
+    return `${clusterIndex}/${instanceIndex}`;
+}
+/**
+ * Per instance id, for each failed instance whose error (the same instance, step and
+ * message) an earlier cluster of the ChangeSet shows already: that cluster's name.
+ */
+function repeatedInstanceErrors(changeSet) {
+    const firstShownOn = new Map();
+    const repeats = new Map();
+    changeSet.clusters.forEach((cluster, clusterIndex) => cluster.instances.forEach((instance, instanceIndex) => {
+        if (!instance.error)
+            return;
+        const key = JSON.stringify([instance.name, instance.error.step, instance.error.message]);
+        const shownOn = firstShownOn.get(key);
+        if (shownOn === undefined)
+            firstShownOn.set(key, cluster.name);
+        else
+            repeats.set(sections_instanceId(clusterIndex, instanceIndex), shownOn);
+    }));
+    return repeats;
+}
+/** `❌ failed at `build``: a failed instance's mark beside its name. */
+function instanceFailureLabel(error) {
+    return `❌ failed at ${code(error.step)}`;
+}
+/**
+ * A failed instance's error under its name: in a fenced block (capped, with the object
+ * concerned), or a line that names the earlier cluster showing the same error.
+ */
+function renderInstanceError(error, shownOn, options) {
+    if (shownOn !== undefined)
+        return `❌ **Failed at ${code(error.step)}**: the same error as on ${code(shownOn)} (shown there).\n\n`;
+    return renderErrorBlock({ step: error.step, message: error.message, ...(error.object ? { object: error.object } : {}) }, options);
 }
 /** The one-line form of a failed object's error (first line, at most `cap` characters), escaped for inline Markdown. */
 function failedObjectInline(change, measure, cap = 300) {
@@ -17225,6 +18245,7 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
     const counts = { diffsCut: 0, diffsHidden: 0, objectsOmitted: 0 };
     if (plan.detail === 'table')
         return { sections: '', counts };
+    const instanceErrorShownOn = repeatedInstanceErrors(changeSet);
     const sections = changeSet.clusters
         .map((cluster, clusterIndex) => renderSection({
         ...shared,
@@ -17233,6 +18254,7 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
         mode: changeSet.mode,
         detail: plan.detail,
         allocation: plan.allocation,
+        instanceErrorShownOn,
         onDiff: (outcome) => {
             if (outcome === 'cut')
                 counts.diffsCut += 1;
@@ -17355,6 +18377,7 @@ function renderHeadline(changeSet, context, variant) {
 // One cluster's collapsible section.
 /** Error messages are capped in comments whatever the budget; the job summary has them whole. */
 const ERROR_CAP = 4_000;
+const ERROR_CUT_NOTE = () => '✂️ _Error message cut; the job summary holds it whole._';
 /** A failed object's own error, under its name (the cluster's error lists them all). */
 const OBJECT_ERROR_CAP = 1_000;
 const SECRET_NOTE = ' · 🔒 a secret value changed (hidden)';
@@ -17381,8 +18404,9 @@ function renderClusterSection(input, group, members) {
     const headline = `<b>${title}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
     const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
     let body = grouped ? groupSentence(members, group.byName) : '';
-    if (cluster.error)
-        body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: () => '✂️ _Error message cut; the job summary holds it whole._' });
+    // An instance's error is shown under its name, once (not again here as the cluster's).
+    if (cluster.error && !clusterErrorShownByInstance(cluster))
+        body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
     if (cluster.status === 'skipped')
         body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
     for (const [instanceIndex, instance] of cluster.instances.entries())
@@ -17401,7 +18425,9 @@ function renderInstance(input, instance, instanceIndex, room) {
         (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
         (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
         (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') +
-        '\n\n';
+        (instance.error ? ` · ${instanceFailureLabel(instance.error)}` : '') +
+        '\n\n' +
+        (instance.error ? renderInstanceError(instance.error, input.instanceErrorShownOn.get(sections_instanceId(input.clusterIndex, instanceIndex)), { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE }) : '');
     let objects = '';
     if (input.detail === 'objects') {
         const omittedBefore = room.omitted();
@@ -17498,7 +18524,7 @@ function isCommentOf(body, bundleName) {
 // rendered cluster by cluster, as they always were. A group has at least two clusters.
 //
 // Identical means: the same runtime group, the same status, the same error, the same
-// instances (name, namespace, module, removed) with the same object changes in the same
+// instances (name, namespace, module, removed, error) with the same object changes in the same
 // order (kind, name, action, diff, failure, readiness status and message), and the same changes touching
 // secret data, as the comment shows them (secret values masked). A cluster's own name is
 // set aside: a bundle that reads TIMONI_CLUSTER_NAME (a namespace, a label, a message per
@@ -17529,6 +18555,7 @@ function comparable(cluster, clusterIndex, secretChanges) {
             instance.namespace,
             instance.module,
             instance.removed ?? false,
+            instance.error ?? null,
             instance.changes.map((change, objectIndex) => [
                 // Readiness counts by its status and message; how long it took does not (the comment does not show it).
                 { ...change, readiness: change.readiness ? [change.readiness.status, change.readiness.message] : null },
@@ -17582,7 +18609,8 @@ function groupMembers(changeSet, groups) {
 // limit. A headline, notes, the status table with durations, the clusters not reached;
 // then one section per cluster: status and duration, instances with module version and
 // digest (and those removed from the bundle), a table of objects and actions (with
-// readiness when present), the error, failed objects with their errors, and the diffs.
+// readiness when present), the error, failed instances and failed objects with their
+// errors, and the diffs.
 // Fitted by budget.ts and masked by redaction.ts as the PR comment is (comment.ts).
 
 
@@ -17596,6 +18624,7 @@ function groupMembers(changeSet, groups) {
 const job_summary_ERROR_CAP = 65_536;
 /** Each failed object's error is capped at this size. */
 const job_summary_OBJECT_ERROR_CAP = 8_192;
+const errorCutNote = (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._`;
 /** Where a diff cut from the job summary can be seen whole. */
 function moreHintFor(changeSet) {
     return changeSet.mode === 'diff'
@@ -17683,11 +18712,13 @@ function renderSummarySection(input) {
     text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
     if (cluster.identity)
         text += `${identityLine(cluster.identity)}\n\n`;
-    if (cluster.error)
-        text += renderErrorBlock(cluster.error, { cap: job_summary_ERROR_CAP, measure: input.measure, cutNote: (kept, total) => `✂️ _Error cut: ${kept} of ${total} lines shown._` });
+    // An instance's error is shown under **Failed instances**, once (not again here as the cluster's).
+    if (cluster.error && !clusterErrorShownByInstance(cluster))
+        text += renderErrorBlock(cluster.error, { cap: job_summary_ERROR_CAP, measure: input.measure, cutNote: errorCutNote });
     if (cluster.instances.length > 0)
         text += renderInstances(cluster.instances, input);
     text += renderObjects(input);
+    text += renderFailedInstances(input);
     text += renderFailedObjects(input);
     text += renderReadinessProblems(cluster);
     if (input.detail === 'diffs')
@@ -17725,7 +18756,7 @@ function renderInstances(instances, input) {
     let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
     for (const instance of instances) {
         table += tableRow([
-            code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode)}` : ''),
+            code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') + (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
             code(instance.namespace),
             code(instance.module.url),
             code(instance.module.version),
@@ -17754,6 +18785,17 @@ function renderObjects(input) {
         input.onObjectsOmitted(room.omitted());
     const omitted = room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
     return (rows ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n` : '') + omitted;
+}
+/** Each instance that failed as a whole, with its error (or the earlier cluster that shows the same one). */
+function renderFailedInstances(input) {
+    let text = '';
+    input.cluster.instances.forEach((instance, instanceIndex) => {
+        if (!instance.error)
+            return;
+        const shownOn = input.instanceErrorShownOn.get(sections_instanceId(input.clusterIndex, instanceIndex));
+        text += `- ${code(instance.name)}\n\n${renderInstanceError(instance.error, shownOn, { cap: job_summary_ERROR_CAP, measure: input.measure, cutNote: errorCutNote })}`;
+    });
+    return text ? `**Failed instances**\n\n${text}` : '';
 }
 function renderFailedObjects(input) {
     let text = '';
@@ -17861,7 +18903,7 @@ const SPARSE_DIRECTORY_MODE = 0o040000;
 /** A file of a git directory, read; a failure to read it is a GitIndexError (cannot tell). */
 function readGitFile(path) {
     try {
-        return (0,external_node_fs_namespaceObject.readFileSync)(path);
+        return (0,external_node_fs_.readFileSync)(path);
     }
     catch (error) {
         throw new GitIndexError(`${path} cannot be read: ${error.message}`);
@@ -17872,7 +18914,7 @@ function gitDirectoryOf(folder) {
     const dotGit = (0,external_node_path_namespaceObject.join)(folder, '.git');
     let stat;
     try {
-        stat = (0,external_node_fs_namespaceObject.statSync)(dotGit);
+        stat = (0,external_node_fs_.statSync)(dotGit);
     }
     catch (error) {
         if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
@@ -17888,7 +18930,7 @@ function gitDirectoryOf(folder) {
     if (!match?.[1])
         throw new GitIndexError(`${dotGit} is a file without a "gitdir:" line`);
     const gitDir = (0,external_node_path_namespaceObject.isAbsolute)(match[1]) ? match[1] : (0,external_node_path_namespaceObject.resolve)(folder, match[1]);
-    if (!(0,external_node_fs_namespaceObject.existsSync)(gitDir))
+    if (!(0,external_node_fs_.existsSync)(gitDir))
         throw new GitIndexError(`${dotGit} names the git directory ${gitDir}, which does not exist`);
     return gitDir;
 }
@@ -17896,9 +18938,9 @@ function gitDirectoryOf(folder) {
 function repositoryConfig(gitDir) {
     // A worktree's git directory names the shared one in `commondir`; the config is there.
     const commonDirFile = (0,external_node_path_namespaceObject.join)(gitDir, 'commondir');
-    const commonDir = (0,external_node_fs_namespaceObject.existsSync)(commonDirFile) ? (0,external_node_path_namespaceObject.resolve)(gitDir, readGitFile(commonDirFile).toString('utf8').trim()) : gitDir;
+    const commonDir = (0,external_node_fs_.existsSync)(commonDirFile) ? (0,external_node_path_namespaceObject.resolve)(gitDir, readGitFile(commonDirFile).toString('utf8').trim()) : gitDir;
     const configPath = (0,external_node_path_namespaceObject.join)(commonDir, 'config');
-    const config = (0,external_node_fs_namespaceObject.existsSync)(configPath) ? readGitFile(configPath).toString('utf8') : '';
+    const config = (0,external_node_fs_.existsSync)(configPath) ? readGitFile(configPath).toString('utf8') : '';
     return {
         hash: /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? { algorithm: 'sha256', bytes: 32 } : { algorithm: 'sha1', bytes: 20 },
         ignoreCase: /^\s*ignorecase\s*=\s*true\s*$/im.test(config),
@@ -17937,7 +18979,7 @@ function parseIndex(path, hash) {
     const end = data.length - hash.bytes;
     const checksum = data.subarray(end);
     // index.skipHash writes zeros instead of the checksum.
-    if (!checksum.every((byte) => byte === 0) && !(0,external_node_crypto_namespaceObject.createHash)(hash.algorithm).update(data.subarray(0, end)).digest().equals(checksum)) {
+    if (!checksum.every((byte) => byte === 0) && !(0,external_node_crypto_.createHash)(hash.algorithm).update(data.subarray(0, end)).digest().equals(checksum)) {
         fail(`its ${hash.algorithm} checksum does not match (a corrupt or partly written index)`);
     }
     const count = data.readUInt32BE(8);
@@ -18020,12 +19062,12 @@ function parseIndex(path, hash) {
 function readIndexPaths(gitDir) {
     const indexPath = (0,external_node_path_namespaceObject.join)(gitDir, 'index');
     const config = repositoryConfig(gitDir);
-    if (!(0,external_node_fs_namespaceObject.existsSync)(indexPath))
+    if (!(0,external_node_fs_.existsSync)(indexPath))
         return { files: new Set(), directories: [], ignoreCase: config.ignoreCase };
     const own = parseIndex(indexPath, config.hash);
     const paths = [own.paths];
     if (own.sharedIndex) {
-        if (!(0,external_node_fs_namespaceObject.existsSync)(own.sharedIndex))
+        if (!(0,external_node_fs_.existsSync)(own.sharedIndex))
             throw new GitIndexError(`${indexPath} is a split index whose shared index ${own.sharedIndex} does not exist`);
         const shared = parseIndex(own.sharedIndex, config.hash);
         if (shared.sharedIndex)
@@ -18055,7 +19097,7 @@ class GitCheckout {
         const given = (0,external_node_path_namespaceObject.resolve)(top);
         let real = given;
         try {
-            real = (0,external_node_fs_namespaceObject.realpathSync)(given);
+            real = (0,external_node_fs_.realpathSync)(given);
         }
         catch {
             // A workspace that does not exist holds no repository; the path as given is searched.
@@ -18122,7 +19164,7 @@ class ChangesFileError extends Error {
 /** The nearest folder of `path` that exists (the path itself when it does). */
 function existingAncestor(path) {
     let dir = path;
-    while (!(0,external_node_fs_namespaceObject.existsSync)(dir) && (0,external_node_path_namespaceObject.dirname)(dir) !== dir)
+    while (!(0,external_node_fs_.existsSync)(dir) && (0,external_node_path_namespaceObject.dirname)(dir) !== dir)
         dir = (0,external_node_path_namespaceObject.dirname)(dir);
     return dir;
 }
@@ -18130,22 +19172,22 @@ function existingAncestor(path) {
 function writeInside(path, text, boundary, shownAs) {
     const folder = (0,external_node_path_namespaceObject.dirname)(path);
     boundary.check(existingAncestor(folder), shownAs);
-    (0,external_node_fs_namespaceObject.mkdirSync)(folder, { recursive: true });
+    (0,external_node_fs_.mkdirSync)(folder, { recursive: true });
     boundary.check(folder, shownAs);
-    if ((0,external_node_fs_namespaceObject.existsSync)(path) && (0,external_node_fs_namespaceObject.lstatSync)(path).isSymbolicLink())
+    if ((0,external_node_fs_.existsSync)(path) && (0,external_node_fs_.lstatSync)(path).isSymbolicLink())
         throw new ChangesFileError(`${shownAs} is a symbolic link; the ChangeSet is not written through it`);
     let fd;
     try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(path, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_TRUNC | external_node_fs_namespaceObject.constants.O_NOFOLLOW, 0o600);
+        fd = (0,external_node_fs_.openSync)(path, external_node_fs_.constants.O_WRONLY | external_node_fs_.constants.O_CREAT | external_node_fs_.constants.O_TRUNC | external_node_fs_.constants.O_NOFOLLOW, 0o600);
     }
     catch (error) {
         throw new ChangesFileError(`${shownAs}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`);
     }
     try {
-        (0,external_node_fs_namespaceObject.writeSync)(fd, text);
+        (0,external_node_fs_.writeSync)(fd, text);
     }
     finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
+        (0,external_node_fs_.closeSync)(fd);
     }
 }
 /**
@@ -18184,7 +19226,7 @@ function walk(folder, segments, found) {
     }
     if (segment === '**') {
         walk(folder, rest, found);
-        for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(folder, { withFileTypes: true })) {
+        for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
             if (entry.isDirectory())
                 walk((0,external_node_path_namespaceObject.join)(folder, entry.name), segments, found);
         }
@@ -18192,12 +19234,12 @@ function walk(folder, segments, found) {
     }
     if (!/[*?]/.test(segment)) {
         const next = (0,external_node_path_namespaceObject.join)(folder, segment);
-        if ((0,external_node_fs_namespaceObject.existsSync)(next))
+        if ((0,external_node_fs_.existsSync)(next))
             walk(next, rest, found);
         return;
     }
     const regex = segmentRegex(segment);
-    for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(folder, { withFileTypes: true })) {
+    for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
         if (!regex.test(entry.name))
             continue;
         if (rest.length > 0 && !entry.isDirectory())
@@ -18220,7 +19262,7 @@ function findChangesFiles(patterns, workspace) {
         }
         walk(workspace, rel.split(external_node_path_namespaceObject.sep).filter(Boolean), found);
     }
-    return [...found].filter((path) => !(0,external_node_fs_namespaceObject.lstatSync)(path).isDirectory()).sort();
+    return [...found].filter((path) => !(0,external_node_fs_.lstatSync)(path).isDirectory()).sort();
 }
 const FROM_ARTIFACT = "a ChangeSet must come from a matrix job's artifact, not from the repository";
 /** Refuses a file that git tracks in the checkout, by its path or by where symlinks lead, or when that cannot be told. */
@@ -18230,7 +19272,7 @@ function refuseTracked(path, real, workspace, checkout, shownAs) {
             throw new ChangesFileError(`${shownAs}: tracked by git in the checkout; ${FROM_ARTIFACT}`);
         const target = real !== (0,external_node_path_namespaceObject.resolve)(path) ? checkout.tracked(real) : null;
         if (target)
-            throw new ChangesFileError(`${shownAs}: leads to ${(0,external_node_path_namespaceObject.relative)((0,external_node_fs_namespaceObject.realpathSync)(workspace), real) || real}, which git tracks in the checkout; ${FROM_ARTIFACT}`);
+            throw new ChangesFileError(`${shownAs}: leads to ${(0,external_node_path_namespaceObject.relative)((0,external_node_fs_.realpathSync)(workspace), real) || real}, which git tracks in the checkout; ${FROM_ARTIFACT}`);
     }
     catch (error) {
         if (!(error instanceof GitIndexError))
@@ -18248,7 +19290,7 @@ function readChangesFile(path, workspace, boundary, checkout) {
     refuseTracked(path, real, workspace, checkout, shownAs);
     let parsed;
     try {
-        parsed = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(real, 'utf8'));
+        parsed = JSON.parse((0,external_node_fs_.readFileSync)(real, 'utf8'));
     }
     catch (error) {
         throw new ChangesFileError(`${shownAs}: not a ChangeSet file: ${error instanceof Error ? error.message : String(error)}`);
@@ -18389,16 +19431,16 @@ async function publishResults(input) {
     const comment = await postComment(input, reportContext);
     const fails = reportComment(comment, input, notes);
     const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
-    appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
+    (0,runner/* appendStepSummary */.Jc)(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
     const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
     const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
-    setOutput(input.env, 'has-changes', String(hasChanges(masked)));
+    (0,runner/* setOutput */.uH)(input.env, 'has-changes', String(hasChanges(masked)));
     const changesFile = writeChangesFile(input.env, masked, input.changesFile);
-    setOutput(input.env, 'changes', changesOutput(masked, changesFile));
-    setOutput(input.env, 'changes-file', changesFile);
-    setOutput(input.env, 'applied-clusters', applied.join(','));
-    setOutput(input.env, 'failed-cluster', failed);
-    setOutput(input.env, 'comment-url', commentUrl);
+    (0,runner/* setOutput */.uH)(input.env, 'changes', changesOutput(masked, changesFile));
+    (0,runner/* setOutput */.uH)(input.env, 'changes-file', changesFile);
+    (0,runner/* setOutput */.uH)(input.env, 'applied-clusters', applied.join(','));
+    (0,runner/* setOutput */.uH)(input.env, 'failed-cluster', failed);
+    (0,runner/* setOutput */.uH)(input.env, 'comment-url', commentUrl);
     return { comment, fails };
 }
 
@@ -18577,7 +19619,7 @@ function readRecords(comments, author) {
  * or more base64-encoded kubeconfigs separated by whitespace.
  */
 function kubeconfigInputs(env) {
-    const raw = getInput(env, 'kubeconfig');
+    const raw = (0,runner/* getInput */.V4)(env, 'kubeconfig');
     if (raw === '')
         return [];
     if (/^[A-Za-z0-9+/=\s]+$/.test(raw))
@@ -18601,7 +19643,7 @@ function registryCredentials(text, mask) {
         mask(line);
         const match = HOST_ENTRY.exec(line);
         if (!match || match[2] === '') {
-            throw new InputError('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
+            throw new runner/* InputError */.dz('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
         }
         const [, host = '', credential = ''] = match;
         mask(credential);
@@ -18617,95 +19659,95 @@ function identityRecordName(text) {
     if (text === '')
         return DEFAULT_IDENTITY_RECORD;
     if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
-        throw new InputError('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not ${quote(text)}`);
+        throw new runner/* InputError */.dz('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not ${(0,display_text/* quote */.h)(text)}`);
     return text;
 }
 function readActionConfig(env, mask) {
     // The credentials inside the kubeconfigs are registered when they are loaded; masking the
     // whole text would hide every structural line (`apiVersion: v1`) in every report.
     const kubeconfigs = kubeconfigInputs(env);
-    const githubToken = getInput(env, 'github-token');
+    const githubToken = (0,runner/* getInput */.V4)(env, 'github-token');
     if (githubToken)
         mask(githubToken);
-    const registryCreds = registryCredentials(getInput(env, 'registry-creds'), mask);
-    const bundleFiles = getListInput(env, 'bundle');
+    const registryCreds = registryCredentials((0,runner/* getInput */.V4)(env, 'registry-creds'), mask);
+    const bundleFiles = (0,runner/* getListInput */.DF)(env, 'bundle');
     if (bundleFiles.length === 0)
-        throw new InputError('bundle', 'is required: name one or more bundle files');
-    const timeoutText = getInput(env, 'timeout') || '5m';
+        throw new runner/* InputError */.dz('bundle', 'is required: name one or more bundle files');
+    const timeoutText = (0,runner/* getInput */.V4)(env, 'timeout') || '5m';
     const timeoutMs = parseDuration(timeoutText);
     if (timeoutMs === undefined)
-        throw new InputError('timeout', `must be a duration such as 5m or 90s, not ${quote(timeoutText)}`);
-    const deadlineText = getInput(env, 'deadline') || '60m';
+        throw new runner/* InputError */.dz('timeout', `must be a duration such as 5m or 90s, not ${(0,display_text/* quote */.h)(timeoutText)}`);
+    const deadlineText = (0,runner/* getInput */.V4)(env, 'deadline') || '60m';
     const deadlineMs = parseDuration(deadlineText);
     if (deadlineMs === undefined || deadlineMs <= 0)
-        throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not ${quote(deadlineText)}`);
-    const memoryText = getInput(env, 'cue-memory-limit') || '2048';
+        throw new runner/* InputError */.dz('deadline', `must be a duration such as 60m or 1h30m, not ${(0,display_text/* quote */.h)(deadlineText)}`);
+    const memoryText = (0,runner/* getInput */.V4)(env, 'cue-memory-limit') || '2048';
     const cueMemoryLimitMiB = Number(memoryText);
     if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
-        throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not ${quote(memoryText)}`);
+        throw new runner/* InputError */.dz('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not ${(0,display_text/* quote */.h)(memoryText)}`);
     }
     let runtimeEnv;
     try {
-        runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
+        runtimeEnv = parseVariableNames((0,runner/* getInput */.V4)(env, 'runtime-env'), 'runtime-env');
     }
     catch (error) {
-        throw new InputError('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
+        throw new runner/* InputError */.dz('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
     }
-    const concurrencyText = getInput(env, 'concurrency') || '4';
+    const concurrencyText = (0,runner/* getInput */.V4)(env, 'concurrency') || '4';
     const concurrency = Number(concurrencyText);
     if (!Number.isInteger(concurrency) || concurrency < 1)
-        throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not ${quote(concurrencyText)}`);
-    const strategy = getChoiceInput(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
-    const maxParallelText = getInput(env, 'max-parallel') || '4';
+        throw new runner/* InputError */.dz('concurrency', `must be a whole number of clusters, 1 or more, not ${(0,display_text/* quote */.h)(concurrencyText)}`);
+    const strategy = (0,runner/* getChoiceInput */.KE)(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
+    const maxParallelText = (0,runner/* getInput */.V4)(env, 'max-parallel') || '4';
     const maxParallel = Number(maxParallelText);
     if (!Number.isInteger(maxParallel) || maxParallel < 1)
-        throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not ${quote(maxParallelText)}`);
+        throw new runner/* InputError */.dz('max-parallel', `must be a whole number of clusters, 1 or more, not ${(0,display_text/* quote */.h)(maxParallelText)}`);
     let shardBy;
     try {
-        shardBy = parseShardBy(getInput(env, 'shard-by'));
+        shardBy = parseShardBy((0,runner/* getInput */.V4)(env, 'shard-by'));
     }
     catch (error) {
-        throw new InputError('shard-by', error instanceof ShardByError ? error.message : String(error));
+        throw new runner/* InputError */.dz('shard-by', error instanceof ShardByError ? error.message : String(error));
     }
     return {
         bundleFiles,
-        runtimeFiles: getListInput(env, 'runtime'),
+        runtimeFiles: (0,runner/* getListInput */.DF)(env, 'runtime'),
         kubeconfigs,
-        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'], 'auto'),
-        runtimeGroup: getInput(env, 'runtime-group') || '*',
-        runtimeCluster: getInput(env, 'runtime-cluster') || '*',
-        runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
+        mode: (0,runner/* getChoiceInput */.KE)(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'], 'auto'),
+        runtimeGroup: (0,runner/* getInput */.V4)(env, 'runtime-group') || '*',
+        runtimeCluster: (0,runner/* getInput */.V4)(env, 'runtime-cluster') || '*',
+        runtimeFromEnv: (0,runner/* getBooleanInput */.Vt)(env, 'runtime-from-env', false),
         runtimeEnv,
-        secretQueriesOnPullRequest: getBooleanInput(env, 'secret-queries-on-pull-request', false),
-        applyRefs: getListInput(env, 'apply-refs'),
-        trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
-        useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
+        secretQueriesOnPullRequest: (0,runner/* getBooleanInput */.Vt)(env, 'secret-queries-on-pull-request', false),
+        applyRefs: (0,runner/* getListInput */.DF)(env, 'apply-refs'),
+        trustedCheckout: (0,runner/* getBooleanInput */.Vt)(env, 'trusted-checkout', false),
+        useRunnerKubeconfig: (0,runner/* getBooleanInput */.Vt)(env, 'use-runner-kubeconfig', false),
         deadlineMs,
         cueMemoryLimitMiB,
         githubToken,
-        comment: getBooleanInput(env, 'comment', true),
-        commentAuthor: getInput(env, 'comment-author'),
-        wait: getBooleanInput(env, 'wait', true),
+        comment: (0,runner/* getBooleanInput */.Vt)(env, 'comment', true),
+        commentAuthor: (0,runner/* getInput */.V4)(env, 'comment-author'),
+        wait: (0,runner/* getBooleanInput */.Vt)(env, 'wait', true),
         timeoutMs,
-        prune: getBooleanInput(env, 'prune', true),
-        pruneRemovedInstances: getBooleanInput(env, 'prune-removed-instances', true),
-        force: getBooleanInput(env, 'force', false),
-        overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
+        prune: (0,runner/* getBooleanInput */.Vt)(env, 'prune', true),
+        pruneRemovedInstances: (0,runner/* getBooleanInput */.Vt)(env, 'prune-removed-instances', true),
+        force: (0,runner/* getBooleanInput */.Vt)(env, 'force', false),
+        overwriteOwnership: (0,runner/* getBooleanInput */.Vt)(env, 'overwrite-ownership', false),
         registryCreds,
         concurrency,
         strategy,
         maxParallel,
-        workingDirectory: getInput(env, 'working-directory') || '.',
-        changesFile: getInput(env, 'changes-file'),
-        changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
+        workingDirectory: (0,runner/* getInput */.V4)(env, 'working-directory') || '.',
+        changesFile: (0,runner/* getInput */.V4)(env, 'changes-file'),
+        changesPatterns: (0,runner/* getInput */.V4)(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
         shardBy,
-        reviewed: getChoiceInput(env, 'reviewed', REVIEWED_POLICIES, 'warn'),
-        clusterIdentity: getChoiceInput(env, 'cluster-identity', IDENTITY_MODES, 'record'),
-        clusterIdentityRecord: identityRecordName(getInput(env, 'cluster-identity-record')),
-        repinClusters: parseRepinList(getListInput(env, 'repin-clusters')),
-        driftIssue: getBooleanInput(env, 'drift-issue', true),
-        driftLabels: getListInput(env, 'drift-labels'),
-        statusIssue: getBooleanInput(env, 'status-issue', false),
+        reviewed: (0,runner/* getChoiceInput */.KE)(env, 'reviewed', REVIEWED_POLICIES, 'warn'),
+        clusterIdentity: (0,runner/* getChoiceInput */.KE)(env, 'cluster-identity', IDENTITY_MODES, 'record'),
+        clusterIdentityRecord: identityRecordName((0,runner/* getInput */.V4)(env, 'cluster-identity-record')),
+        repinClusters: parseRepinList((0,runner/* getListInput */.DF)(env, 'repin-clusters')),
+        driftIssue: (0,runner/* getBooleanInput */.Vt)(env, 'drift-issue', true),
+        driftLabels: (0,runner/* getListInput */.DF)(env, 'drift-labels'),
+        statusIssue: (0,runner/* getBooleanInput */.Vt)(env, 'status-issue', false),
     };
 }
 
@@ -18742,7 +19784,7 @@ setTimeout(() => {
  * (as an error annotation) and kills the process. `describe` gets the deadline in ms.
  */
 function startDeadlineWatchdog(deadlineMs, describe, graceMs = watchdogGraceMs(deadlineMs)) {
-    const message = formatAnnotation({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
+    const message = (0,runner/* formatAnnotation */.tn)({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
     const worker = new external_node_worker_threads_namespaceObject.Worker(WORKER_SOURCE, { eval: true, workerData: { message, afterMs: deadlineMs + graceMs } });
     worker.unref();
     return {
@@ -18762,15 +19804,15 @@ class ActionLog {
         this.redact = redact;
     }
     line(text) {
-        this.write(`${escapeLogText(this.redact(text))}\n`);
+        this.write(`${(0,runner/* escapeLogText */.dD)(this.redact(text))}\n`);
     }
     /** An annotation (error, warning, notice): message and title escaped as command data. */
     annotate(annotation) {
         const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
-        this.write(formatAnnotation(redacted));
+        this.write((0,runner/* formatAnnotation */.tn)(redacted));
     }
     startGroup(title) {
-        this.write(formatGroupStart(this.redact(title)));
+        this.write((0,runner/* formatGroupStart */.Xc)(this.redact(title)));
     }
     endGroup() {
         this.write('::endgroup::\n');
@@ -18950,7 +19992,7 @@ async function keepIssue(input, reportContext, drifted) {
 /** The drift issue created, updated or closed, the `drifted-clusters` output set; says what happened in the log. */
 async function publishDrift(input) {
     const drifted = driftedClusters(input.changeSet);
-    setOutput(input.env, 'drifted-clusters', drifted.join(','));
+    (0,runner/* setOutput */.uH)(input.env, 'drifted-clusters', drifted.join(','));
     const reportContext = {
         commitSha: input.plan.sha,
         runUrl: input.context.runUrl,
@@ -19005,7 +20047,7 @@ function checkApplyRef(context, inputs, how, ref = context.ref) {
     if (ref && refAllowed(ref, inputs.applyRefs ?? []))
         return;
     const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
-    throw new InputError('mode', `${how} applies only from ${branch}, not from ${ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
+    throw new runner/* InputError */.dz('mode', `${how} applies only from ${branch}, not from ${ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
 }
 /** A merged pull request applies what was merged into its base branch: the base must be one that may be applied. */
 function checkMergedBase(context, inputs, pull) {
@@ -19016,7 +20058,7 @@ const isAll = (value) => value === '' || value === '*';
 /** pull_request_target evaluates nothing unless the workflow says it checked out trusted code. */
 function refuseUntrustedTarget(context, trustedCheckout) {
     if (context.eventName === 'pull_request_target' && !trustedCheckout) {
-        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
+        throw new runner/* InputError */.dz('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
     }
 }
 /**
@@ -19043,7 +20085,7 @@ function planRun(context, inputs) {
         const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
         const eventMode = text('mode');
         if (eventMode !== '' && !MODES.includes(eventMode)) {
-            throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
+            throw new runner/* InputError */.dz('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
         }
         const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
         if (mode === 'apply')
@@ -19059,7 +20101,7 @@ function planRun(context, inputs) {
     if (inputs.mode === 'apply') {
         if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
             if (!(action === 'closed' && pull?.merged === true)) {
-                throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
+                throw new runner/* InputError */.dz('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
             }
             checkMergedBase(context, inputs, pull);
         }
@@ -19099,7 +20141,7 @@ function planRun(context, inputs) {
 function driftPlan(context, inputs) {
     refuseUntrustedTarget(context, inputs.trustedCheckout);
     if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
-        throw new InputError('mode', `"drift" compares the merged bundle with the clusters; on a ${context.eventName} event the bundle is the pull request's code, whose changes mode "diff" shows. Run drift on schedule or workflow_dispatch`);
+        throw new runner/* InputError */.dz('mode', `"drift" compares the merged bundle with the clusters; on a ${context.eventName} event the bundle is the pull request's code, whose changes mode "diff" shows. Run drift on schedule or workflow_dispatch`);
     }
     const eventInputs = context.eventName === 'workflow_dispatch' ? (context.payload.inputs ?? {}) : {};
     const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
@@ -19225,7 +20267,7 @@ async function status_keepIssue(input, context) {
 async function publishStatus(input) {
     // Every string masked on its own (a secret inside JSON text may be escaped there).
     const masked = JSON.parse(JSON.stringify(input.state), (_key, value) => (typeof value === 'string' ? maskSecrets(value, input.secrets) : value));
-    setOutput(input.env, 'status', JSON.stringify(masked));
+    (0,runner/* setOutput */.uH)(input.env, 'status', JSON.stringify(masked));
     const context = {
         commitSha: input.sha,
         runUrl: input.context.runUrl,
@@ -19239,7 +20281,7 @@ async function publishStatus(input) {
         summary += `\nThe [status issue](${issue.url}) was ${issue.kind}.\n`;
     if (issue.kind === 'failed')
         summary += `\nThe status issue could not be written: ${escapeInline(issue.message)}\n`;
-    appendStepSummary(input.env, summary);
+    (0,runner/* appendStepSummary */.Jc)(input.env, summary);
     input.log.line(`timoni-fleet status of ${input.state.bundle}: ${INSTANCE_STATES.map((name) => `${input.state.counts[name]} ${name}`).join(', ')}`);
     if (issue.kind === 'failed')
         input.log.annotate({ level: 'error', title: 'status issue not written', message: issue.message });
@@ -19358,12 +20400,12 @@ function mergeChangeSets(input) {
 async function runReport(input) {
     const { config, context, log } = input;
     if (config.changesPatterns.length === 0) {
-        throw new InputError('changes', 'is required with mode: report: glob patterns of the ChangeSet files to merge, relative to the workspace (e.g. changesets/**/*.json, where actions/download-artifact put them)');
+        throw new runner/* InputError */.dz('changes', 'is required with mode: report: glob patterns of the ChangeSet files to merge, relative to the workspace (e.g. changesets/**/*.json, where actions/download-artifact put them)');
     }
     const selection = selectionShards(input.runtime, { group: config.runtimeGroup, cluster: config.runtimeCluster }, config.shardBy);
     const paths = findChangesFiles(config.changesPatterns, input.workspace);
     if (paths.length === 0) {
-        throw new InputError('changes', `matched no file in ${input.workspace} (patterns: ${config.changesPatterns.join(', ')}); did the matrix jobs upload their changes-file, and did actions/download-artifact put them there?`);
+        throw new runner/* InputError */.dz('changes', `matched no file in ${input.workspace} (patterns: ${config.changesPatterns.join(', ')}); did the matrix jobs upload their changes-file, and did actions/download-artifact put them there?`);
     }
     // A file git tracks in the checkout is not a matrix job's artifact: refused (changes-file.ts).
     const checkout = new GitCheckout(input.workspace);
@@ -19373,7 +20415,7 @@ async function runReport(input) {
     }
     catch (error) {
         if (error instanceof ChangesFileError)
-            throw new InputError('changes', error.message);
+            throw new runner/* InputError */.dz('changes', error.message);
         throw error;
     }
     log.line(`timoni-fleet: report of ${files.length} ChangeSet file(s): ${files.map((f) => f.file).join(', ')}`);
@@ -19383,7 +20425,7 @@ async function runReport(input) {
     }
     catch (error) {
         if (error instanceof ChangeSetMergeError)
-            throw new InputError('changes', error.message);
+            throw new runner/* InputError */.dz('changes', error.message);
         throw error;
     }
     for (const { shard, clusters } of merged.missing)
@@ -19428,6 +20470,13 @@ async function runReport(input) {
 // refuses runtime queries of cluster Secrets unless the workflow opts in, masks every secret
 // it meets (with `::add-mask::` before anything the author wrote is printed), and escapes
 // every log line (see the README's Security section).
+//
+// A cancelled run (GitHub sends SIGINT, then SIGTERM about 7.5 s later, then SIGKILL) is
+// taken by an apply as its deadline is (../fleet/run.ts): the first signal starts nothing
+// new, the cluster in flight writes the records of what it applied, and the run publishes
+// its report (log, job summary, PR comment, outputs, changes file) within CANCEL_PUBLISH_MS
+// of the signal, then exits 130; a second signal, or one during any other mode, stops the
+// process at once (../cancellation.ts).
 
 
 
@@ -19456,6 +20505,13 @@ async function runReport(input) {
 
 
 
+
+
+/**
+ * How long after a cancellation the report may still take: the cluster in flight is given
+ * CANCEL_GRACE_MS (../fleet/run.ts), publishing the rest, all before GitHub's SIGTERM at 7.5 s.
+ */
+const CANCEL_PUBLISH_MS = 6_500;
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target']);
 /**
  * The kubeconfigs to use: the `kubeconfig` input, or, only when the workflow asks for it
@@ -19467,13 +20523,13 @@ function kubeconfigSources(config, env) {
     if (config.kubeconfigs.length > 0)
         return config.kubeconfigs.map((text) => ({ text }));
     if (!config.useRunnerKubeconfig) {
-        throw new InputError('kubeconfig', 'is empty (is the secret set, and given to this job?); to use the runner\'s own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true');
+        throw new runner/* InputError */.dz('kubeconfig', 'is empty (is the secret set, and given to this job?); to use the runner\'s own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true');
     }
     const paths = (env.KUBECONFIG ?? (0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.homedir)(), '.kube', 'config')).split(':').filter(Boolean);
     return paths.map((path) => {
-        if (!(0,external_node_fs_namespaceObject.existsSync)(path))
-            throw new InputError('use-runner-kubeconfig', `the runner's kubeconfig ${path} does not exist`);
-        return { text: (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8'), path };
+        if (!(0,external_node_fs_.existsSync)(path))
+            throw new runner/* InputError */.dz('use-runner-kubeconfig', `the runner's kubeconfig ${path} does not exist`);
+        return { text: (0,external_node_fs_.readFileSync)(path, 'utf8'), path };
     });
 }
 /**
@@ -19495,7 +20551,7 @@ function offeredEnvironment(config, env, secrets, log) {
     }
     catch (error) {
         if (error instanceof RuntimeEnvironmentError)
-            throw new InputError('runtime-env', error.message.replace(/^runtime-env: /, ''));
+            throw new runner/* InputError */.dz('runtime-env', error.message.replace(/^runtime-env: /, ''));
         throw error;
     }
     if (withheld.length > 0) {
@@ -19540,7 +20596,7 @@ async function runWithoutClusters(io, config, context, secrets, log, mode) {
     try {
         const { workspace, boundary, runtime } = await readWorkspace(io, config);
         const selection = selectionShards(runtime, { group: config.runtimeGroup, cluster: config.runtimeCluster }, config.shardBy);
-        setOutput(io.env, 'matrix', matrixOutput(selection.shards));
+        (0,runner/* setOutput */.uH)(io.env, 'matrix', matrixOutput(selection.shards));
         if (mode === 'matrix') {
             log.line(`timoni-fleet: matrix of ${selection.shards.length} shard(s): ${selection.shards.map((s) => `${s.name} (${s.clusters.map((c) => c.name).join(', ')})`).join('; ')}`);
             return 0;
@@ -19559,7 +20615,7 @@ async function runWithoutClusters(io, config, context, secrets, log, mode) {
     }
 }
 async function runAction(io) {
-    const secrets = new SecretRegistry((value) => io.write(formatMask(value)));
+    const secrets = new SecretRegistry((value) => io.write((0,runner/* formatMask */.u$)(value)));
     const log = new ActionLog(io.write, (text) => secrets.redact(text));
     let config;
     let context;
@@ -19593,7 +20649,7 @@ async function runAction(io) {
         return runWithoutClusters(io, config, context, secrets, log, config.mode);
     if (plan.mode === 'skip' || !kubeconfig) {
         log.line(`nothing to do: ${plan.mode === 'skip' ? plan.reason : 'no kubeconfig'}`);
-        setOutput(io.env, 'has-changes', 'false');
+        (0,runner/* setOutput */.uH)(io.env, 'has-changes', 'false');
         return 0;
     }
     log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
@@ -19606,13 +20662,17 @@ async function runAction(io) {
     const workDeadline = AbortSignal.timeout(config.deadlineMs - reserveMs + Math.min(1000, reserveMs / 2));
     const deadline = AbortSignal.timeout(config.deadlineMs);
     const watchdog = startWatchdog(config);
+    // An apply stops cleanly on the first SIGINT or SIGTERM; any other mode stops at once.
+    const releaseCancellation = plan.mode === 'apply' ? io.cancellation?.hold() : undefined;
+    const cancel = plan.mode === 'apply' ? io.cancellation?.signal : undefined;
+    const publishing = cancel ? AbortSignal.any([deadline, (0,cancellation/* abortedAfterCancel */.Q1)(cancel, CANCEL_PUBLISH_MS)]) : deadline;
     log.line(`deadline ${formatDuration(config.deadlineMs)}: the clusters' work stops ${formatDuration(reserveMs)} before it, kept to publish the report`);
     try {
         const { workspace, cwd, boundary, engine, moduleFiles, runtime: wholeRuntime } = await readWorkspace(io, config);
         const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
         // runtime-cluster may list several clusters (a numbered shard of a fan-out).
         const { runtime, selector, shards } = selectionShards(wholeRuntime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
-        setOutput(io.env, 'matrix', matrixOutput(shards));
+        (0,runner/* setOutput */.uH)(io.env, 'matrix', matrixOutput(shards));
         const resolver = new ModuleResolver(engine, cwd, { hostCredentials: config.registryCreds, secrets: (value) => secrets.register(value), signal: workDeadline }, boundary);
         const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
         const run = {
@@ -19643,6 +20703,7 @@ async function runAction(io) {
             },
             log,
             deadlineAt,
+            ...(cancel ? { cancel } : {}),
             timings: {},
             onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
             // A diff records each cluster's desired state for the comment's review record; a rollout compares with it (reviewed.ts).
@@ -19701,14 +20762,20 @@ async function runAction(io) {
             comment: config.comment && plan.mode !== 'drift',
             ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
             bundleFiles: config.bundleFiles,
-            signal: deadline,
+            signal: publishing,
             log,
             changesFile: { path: config.changesFile, workspace, boundary },
             ...(review ? { review: { notes: review.summary(), warnings: review.warnings, ...(review.record(changeSet.bundle) ? { record: review.record(changeSet.bundle) } : {}) } } : {}),
         });
         const failed = changeSet.clusters.filter((c) => c.status === 'failed');
-        for (const cluster of failed) {
-            log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
+        // A bundle error was annotated once, at its line, before any cluster: not again per cluster.
+        for (const cluster of failed.filter((c) => c.error?.step !== 'bundle')) {
+            log.annotate({ level: 'error', title: `cluster ${cluster.name} ${isCancelled(cluster) ? 'cancelled' : 'failed'}`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
+        }
+        const cancelled = io.cancellation?.cancelled;
+        if (cancel && cancelled) {
+            log.annotate({ level: 'error', title: 'timoni-fleet cancelled', message: cancellationLine(changeSet.clusters) ?? `${cancelled.message} after the rollout had ended; the report above is the rollout's whole` });
+            return cancellation/* CANCELLED_EXIT_CODE */.pL;
         }
         // A diff whose comment could not be posted fails too (publishResults says why).
         // Drift found is not a failure (drift.ts); an issue that could not be written is.
@@ -19719,8 +20786,364 @@ async function runAction(io) {
         return 1;
     }
     finally {
+        releaseCancellation?.();
         watchdog.stop();
     }
+}
+
+
+/***/ }),
+
+/***/ 5242:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   DF: () => (/* binding */ getListInput),
+/* harmony export */   Jc: () => (/* binding */ appendStepSummary),
+/* harmony export */   KE: () => (/* binding */ getChoiceInput),
+/* harmony export */   V4: () => (/* binding */ getInput),
+/* harmony export */   Vt: () => (/* binding */ getBooleanInput),
+/* harmony export */   Xc: () => (/* binding */ formatGroupStart),
+/* harmony export */   dD: () => (/* binding */ escapeLogText),
+/* harmony export */   dz: () => (/* binding */ InputError),
+/* harmony export */   tn: () => (/* binding */ formatAnnotation),
+/* harmony export */   u$: () => (/* binding */ formatMask),
+/* harmony export */   uH: () => (/* binding */ setOutput)
+/* harmony export */ });
+/* unused harmony exports inputVariableName, FileCommandError, escapeData, escapeProperty */
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
+/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1849);
+// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
+// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
+// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
+// rules. Written here rather than taken from @actions/core (see README.md).
+
+
+
+// Inputs.
+class InputError extends Error {
+    input;
+    constructor(input, message) {
+        super(`input ${(0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .h)(input)}: ${message}`);
+        this.input = input;
+        this.name = 'InputError';
+    }
+}
+/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
+function inputVariableName(name) {
+    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+function getInput(env, name, options = {}) {
+    const value = (env[inputVariableName(name)] ?? '').trim();
+    if (options.required && value === '')
+        throw new InputError(name, 'is required and was not given');
+    return value;
+}
+/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
+function getBooleanInput(env, name, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(name, `must be true or false, not ${(0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .h)(value)}`);
+}
+/** A list given one item per line or separated by commas; empty items dropped. */
+function getListInput(env, name) {
+    return getInput(env, name)
+        .split(/[\n,]/)
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+}
+function getChoiceInput(env, name, choices, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (!choices.includes(value))
+        throw new InputError(name, `must be one of ${choices.join(', ')}, not ${(0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .h)(value)}`);
+    return value;
+}
+// File commands. Outputs use the heredoc form with a random delimiter, so any value,
+// multi-line JSON included, arrives intact.
+class FileCommandError extends Error {
+}
+function setOutput(env, name, value) {
+    const file = env.GITHUB_OUTPUT;
+    if (!file)
+        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
+    const delimiter = `ghadelimiter_${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomUUID)()}`;
+    if (name.includes(delimiter) || value.includes(delimiter))
+        throw new FileCommandError(`output "${name}" contains its delimiter`);
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
+}
+function appendStepSummary(env, markdown) {
+    const file = env.GITHUB_STEP_SUMMARY;
+    if (!file)
+        return false;
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
+    return true;
+}
+function escapeData(text) {
+    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+function escapeProperty(text) {
+    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+/**
+ * An annotation command. The message is shown in the log line by line (`##[error]...`), so
+ * its lines are escaped as log text; title and file have their control characters escaped.
+ */
+function formatAnnotation(annotation) {
+    const properties = [];
+    if (annotation.file)
+        properties.push(`file=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(annotation.file))}`);
+    if (annotation.line !== undefined)
+        properties.push(`line=${annotation.line}`);
+    if (annotation.column !== undefined)
+        properties.push(`col=${annotation.column}`);
+    if (annotation.title)
+        properties.push(`title=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(annotation.title))}`);
+    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
+    return `::${head}::${escapeData(escapeLogText(annotation.message))}\n`;
+}
+/** A group's opening line; the title has its control characters escaped. */
+function formatGroupStart(title) {
+    return `::group::${escapeData((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(title))}\n`;
+}
+// How the runner finds workflow commands in what an action prints (actions/runner, read at
+// commit 258d6c857, net8.0):
+//   - Lines: src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with .NET's
+//     StreamReader.ReadLine, which ends a line at LF, CRLF or a lone CR, and at nothing else
+//     (U+0085, U+2028 and U+2029 do not end a line; String.ReplaceLineEndings would, but the
+//     runner does not use it).
+//   - src/Runner.Worker/Handlers/OutputManager.cs OnDataReceived hands a line that contains
+//     `##[` or `::` to ActionCommandManager.TryProcessCommand
+//     (src/Runner.Worker/ActionCommandManager.cs), which tries ActionCommand.TryParseV2 and
+//     then ActionCommand.TryParse (src/Runner.Common/ActionCommand.cs):
+//   - TryParseV2 (`::name props::data`): `message.TrimStart()`, then the line must start
+//     with `::`, a second `::` must follow, and the text from index 2 up to the first space
+//     must be a registered command name (compared OrdinalIgnoreCase). TrimStart removes
+//     what Char.IsWhiteSpace calls whitespace (dotnet/runtime, System.Private.CoreLib
+//     src/System/Char.cs: IsWhiteSpaceLatin1, then the Unicode White_Space property):
+//     U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
+//     and the Unicode categories Zs, Zl (U+2028), Zp (U+2029); not U+001C-U+001F (JavaScript's
+//     `\s` does not have them either) and not U+FEFF (which `\s` has). JavaScript's `\s`
+//     lacks U+0085: a line "\u0085::stop-commands::x" is a command for the runner.
+//   - TryParse (the older `##[name props]data`): `message.IndexOf("##[")` anywhere in the
+//     line, then `]`, the name read from just after `##[`.
+//   StartsWith and IndexOf are culture-sensitive there (ICU), so characters that collation
+//   ignores (U+200B, U+00AD...) are skipped when the runner matches `::` and `##[`; but the
+//   name is then read at a fixed offset (2 after the trimmed start, 3 after the `##[`
+//   found), so a match that spans an ignorable character reads a name that starts with `:`,
+//   `#`, `[` or that character, which no command has. What starts a command is therefore an
+//   exact `::` at the start of the trimmed line, or an exact `##[` anywhere.
+//
+// escapeLogText breaks both with a zero-width space (readable, and plain text for the
+// runner): after the first `:` of a line whose first character that is not whitespace (by
+// the runner's rule or JavaScript's), a control or a format character is `:`, and between
+// the `#`s of every `##[`. Control characters and separators are shown escaped first
+// (../display-text.ts), so no lone CR can start a line the runner splits off and no NEL
+// can precede a command.
+const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
+/**
+ * Plain text made safe to print as log lines: a cluster or object name that the pull
+ * request's author chose could otherwise print `::stop-commands::`, after which every
+ * later `::add-mask::` is shown verbatim, forge `::error` annotations, or colour and
+ * overwrite the log with ANSI sequences. Control characters are shown escaped (a lone CR,
+ * where the runner would split, among them), and each line is checked by the runner's own
+ * rule above.
+ */
+function escapeLogText(text) {
+    return (0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(text)
+        .split('\n')
+        .map((line) => line.replace(COMMAND_START, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+        .join('\n');
+}
+function formatMask(secret) {
+    return `::add-mask::${escapeData(secret)}\n`;
+}
+
+
+/***/ }),
+
+/***/ 4632:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Cq: () => (/* binding */ cancellationOnSignals),
+/* harmony export */   Q1: () => (/* binding */ abortedAfterCancel),
+/* harmony export */   pL: () => (/* binding */ CANCELLED_EXIT_CODE),
+/* harmony export */   zg: () => (/* binding */ cancellationOf)
+/* harmony export */ });
+/* unused harmony exports RunCancelled, Cancellation */
+// A run's cancellation by a signal. Ctrl-C sends SIGINT; GitHub cancels a step (a newer
+// merge with `concurrency: cancel-in-progress`, or the Cancel button) with SIGINT, then
+// SIGTERM about 7.5 s later, then SIGKILL. Work that can stop cleanly (a rollout: start
+// nothing new, let the object being applied finish, write Timoni's records of what was
+// applied, report) runs inside `whileGraceful`: the first SIGINT or SIGTERM then aborts
+// `signal`, whose reason is a RunCancelled naming the signal, and the work ends by itself.
+// A second signal stops the process at once with exit code 130. Outside graceful work the
+// process does not listen to these signals at all, so that their default (the process ends
+// at once) holds, even while a CUE evaluation holds the event loop: a diff has nothing to
+// finish.
+/** The exit code of a run stopped by a signal (128 + SIGINT's number, as shells report Ctrl-C). */
+const CANCELLED_EXIT_CODE = 130;
+/** The abort reason of a cancelled run: which signal cancelled it. */
+class RunCancelled extends Error {
+    signalName;
+    name = 'RunCancelled';
+    constructor(signalName) {
+        super(`the run was cancelled (${signalName})`);
+        this.signalName = signalName;
+    }
+}
+/** The RunCancelled of an aborted signal, if it was aborted by a cancellation. */
+function cancellationOf(signal) {
+    return signal?.aborted && signal.reason instanceof RunCancelled ? signal.reason : undefined;
+}
+class Cancellation {
+    outlets;
+    source;
+    controller = new AbortController();
+    graceful = 0;
+    constructor(outlets, source) {
+        this.outlets = outlets;
+        this.source = source;
+    }
+    /** Aborted by the first signal received inside graceful work; its reason is a RunCancelled. */
+    get signal() {
+        return this.controller.signal;
+    }
+    get cancelled() {
+        return cancellationOf(this.controller.signal);
+    }
+    /** Runs work that ends cleanly once `signal` aborts; a signal received outside such work stops the process at once. */
+    async whileGraceful(work) {
+        const release = this.hold();
+        try {
+            return await work();
+        }
+        finally {
+            release();
+        }
+    }
+    /** The same as whileGraceful, from now until the function returned is called. */
+    hold() {
+        this.graceful += 1;
+        if (this.graceful === 1)
+            this.source?.listen((name) => this.receive(name));
+        let released = false;
+        return () => {
+            if (released)
+                return;
+            released = true;
+            this.graceful -= 1;
+            if (this.graceful === 0)
+                this.source?.stopListening();
+        };
+    }
+    /** A signal arrived (the process's handler calls this). */
+    receive(signalName) {
+        const first = this.cancelled;
+        if (first) {
+            this.outlets.stopNow(`received ${signalName} after ${first.signalName}: stopped at once; the cluster being applied may be left with its objects applied and Timoni's instance record not written`);
+            return;
+        }
+        if (this.graceful === 0) {
+            this.outlets.stopNow(`received ${signalName}: stopped`);
+            return;
+        }
+        this.outlets.notice(`received ${signalName}: cancelling the run: nothing new is started, the object being applied finishes, Timoni's records of what was applied are written, then the report (send a second signal to stop at once)`);
+        this.controller.abort(new RunCancelled(signalName));
+    }
+}
+const SIGNALS = ['SIGINT', 'SIGTERM'];
+/** A Cancellation fed by this process's SIGINT and SIGTERM while graceful work runs (which then do not end the process by themselves). */
+function cancellationOnSignals(outlets) {
+    const handlers = new Map();
+    return new Cancellation(outlets, {
+        listen: (receive) => {
+            for (const name of SIGNALS) {
+                const handler = () => receive(name);
+                handlers.set(name, handler);
+                process.on(name, handler);
+            }
+        },
+        stopListening: () => {
+            for (const [name, handler] of handlers)
+                process.off(name, handler);
+            handlers.clear();
+        },
+    });
+}
+/**
+ * A signal that aborts `afterMs` after `cancel` does (never, if it never does): a bound on
+ * what is left to do once the run is cancelled, such as publishing its report.
+ */
+function abortedAfterCancel(cancel, afterMs) {
+    const bound = new AbortController();
+    const start = () => {
+        const timer = setTimeout(() => bound.abort(new Error(`no time left: the run was cancelled ${Math.round(afterMs / 100) / 10} s ago`)), afterMs);
+        timer.unref();
+    };
+    if (cancel.aborted)
+        start();
+    else
+        cancel.addEventListener('abort', start, { once: true });
+    return bound.signal;
+}
+
+
+/***/ }),
+
+/***/ 1849:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   U: () => (/* binding */ escapeControls),
+/* harmony export */   h: () => (/* binding */ quote)
+/* harmony export */ });
+// Text from the user's files, shown to a person: one rule for every log line and terminal
+// line (the Actions log, the CLI's output), and one for a name or value quoted in a message.
+//
+// A bundle, runtime or module is written by a pull request's author; what it names (an
+// object, an instance, a cluster, a label) and what it holds (values, CUE error texts) can
+// carry any character. Printed raw, an ESC or CSI (U+009B) starts an ANSI sequence that a
+// terminal or the Actions log viewer interprets (colours, cursor moves that overwrite what
+// was printed before, hyperlinks), and a line break or separator starts a new line that
+// could read as a workflow command or as our own output. So:
+//   - a log line shows every control character escaped, JSON-style (`\u001b[31m`), except
+//     tab and the line break itself: C0 (U+0000-U+001F), DEL, C1 (U+0080-U+009F, NEL and
+//     CSI among them), and the Unicode line and paragraph separators (U+2028, U+2029); a
+//     CRLF is a line break, a lone CR is shown escaped (a terminal would return the cursor
+//     and print over the line);
+//   - a name or value quoted in a message is JSON-quoted, and beyond what JSON escapes
+//     (C0, `"` and `\`), DEL, C1, the separators and the invisible format characters
+//     (bidirectional controls, zero-width characters, U+FEFF: Unicode category Cf) are
+//     escaped as well, so that what a reader sees between the quotes is what the name is.
+// An ordinary name reads the same as before: `"web"` is `"web"`.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const LOG_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\r\u2028\u2029]/g;
+const QUOTED_INVISIBLE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+function unicodeEscape(character) {
+    let escaped = '';
+    // Code units, as JSON writes them: a character beyond U+FFFF becomes its surrogate pair.
+    for (let i = 0; i < character.length; i++)
+        escaped += `\\u${character.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return escaped;
+}
+/** Text as a log or terminal line shows it: control characters and separators escaped, line breaks kept (CRLF as LF). */
+function escapeControls(text) {
+    return text.replace(/\r\n/g, '\n').replace(LOG_CONTROL, unicodeEscape);
+}
+/** A name or value for a message: JSON-quoted, with C1 controls, separators and invisible format characters escaped. */
+function quote(value) {
+    return JSON.stringify(value).replace(QUOTED_INVISIBLE, unicodeEscape);
 }
 
 
@@ -19730,13 +21153,29 @@ async function runAction(io) {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9065);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4142);
+/* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5242);
+/* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4632);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
 // as soon as the run is published and its output flushed: work still in flight after the
 // run's deadline (a request to a cluster that never answers) must not keep the step alive,
 // nor must the CUE engine's Go runtime timers.
+// SIGINT and SIGTERM (a cancelled workflow run): an apply stops cleanly on the first one,
+// publishes and exits 130; a second one, or one in any other mode, stops at once.
 
-const code = await (0,_action_run_js__WEBPACK_IMPORTED_MODULE_0__/* .runAction */ .C)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text) });
+
+
+
+const cancellation = (0,_cancellation_js__WEBPACK_IMPORTED_MODULE_3__/* .cancellationOnSignals */ .Cq)({
+    notice: (text) => process.stdout.write(`${(0,_action_runner_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeLogText */ .dD)(text)}\n`),
+    stopNow: (text) => {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(1, (0,_action_runner_js__WEBPACK_IMPORTED_MODULE_2__/* .formatAnnotation */ .tn)({ level: 'error', title: 'timoni-fleet cancelled', message: text }));
+        process.exit(_cancellation_js__WEBPACK_IMPORTED_MODULE_3__/* .CANCELLED_EXIT_CODE */ .pL);
+    },
+});
+const code = await (0,_action_run_js__WEBPACK_IMPORTED_MODULE_1__/* .runAction */ .Cs)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text), cancellation });
 process.stdout.write('', () => process.exit(code));
 
 __webpack_async_result__();
@@ -19748,6 +21187,20 @@ __webpack_async_result__();
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
+
+/***/ }),
+
+/***/ 7598:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+
+/***/ }),
+
+/***/ 3024:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 
 /***/ }),
 

@@ -170,19 +170,165 @@ function formatMask(secret) {
 
 /***/ }),
 
+/***/ 4632:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Cq: () => (/* binding */ cancellationOnSignals),
+/* harmony export */   pL: () => (/* binding */ CANCELLED_EXIT_CODE),
+/* harmony export */   zg: () => (/* binding */ cancellationOf)
+/* harmony export */ });
+/* unused harmony exports RunCancelled, Cancellation, abortedAfterCancel */
+// A run's cancellation by a signal. Ctrl-C sends SIGINT; GitHub cancels a step (a newer
+// merge with `concurrency: cancel-in-progress`, or the Cancel button) with SIGINT, then
+// SIGTERM about 7.5 s later, then SIGKILL. Work that can stop cleanly (a rollout: start
+// nothing new, let the object being applied finish, write Timoni's records of what was
+// applied, report) runs inside `whileGraceful`: the first SIGINT or SIGTERM then aborts
+// `signal`, whose reason is a RunCancelled naming the signal, and the work ends by itself.
+// A second signal stops the process at once with exit code 130. Outside graceful work the
+// process does not listen to these signals at all, so that their default (the process ends
+// at once) holds, even while a CUE evaluation holds the event loop: a diff has nothing to
+// finish.
+/** The exit code of a run stopped by a signal (128 + SIGINT's number, as shells report Ctrl-C). */
+const CANCELLED_EXIT_CODE = 130;
+/** The abort reason of a cancelled run: which signal cancelled it. */
+class RunCancelled extends Error {
+    signalName;
+    name = 'RunCancelled';
+    constructor(signalName) {
+        super(`the run was cancelled (${signalName})`);
+        this.signalName = signalName;
+    }
+}
+/** The RunCancelled of an aborted signal, if it was aborted by a cancellation. */
+function cancellationOf(signal) {
+    return signal?.aborted && signal.reason instanceof RunCancelled ? signal.reason : undefined;
+}
+class Cancellation {
+    outlets;
+    source;
+    controller = new AbortController();
+    graceful = 0;
+    constructor(outlets, source) {
+        this.outlets = outlets;
+        this.source = source;
+    }
+    /** Aborted by the first signal received inside graceful work; its reason is a RunCancelled. */
+    get signal() {
+        return this.controller.signal;
+    }
+    get cancelled() {
+        return cancellationOf(this.controller.signal);
+    }
+    /** Runs work that ends cleanly once `signal` aborts; a signal received outside such work stops the process at once. */
+    async whileGraceful(work) {
+        const release = this.hold();
+        try {
+            return await work();
+        }
+        finally {
+            release();
+        }
+    }
+    /** The same as whileGraceful, from now until the function returned is called. */
+    hold() {
+        this.graceful += 1;
+        if (this.graceful === 1)
+            this.source?.listen((name) => this.receive(name));
+        let released = false;
+        return () => {
+            if (released)
+                return;
+            released = true;
+            this.graceful -= 1;
+            if (this.graceful === 0)
+                this.source?.stopListening();
+        };
+    }
+    /** A signal arrived (the process's handler calls this). */
+    receive(signalName) {
+        const first = this.cancelled;
+        if (first) {
+            this.outlets.stopNow(`received ${signalName} after ${first.signalName}: stopped at once; the cluster being applied may be left with its objects applied and Timoni's instance record not written`);
+            return;
+        }
+        if (this.graceful === 0) {
+            this.outlets.stopNow(`received ${signalName}: stopped`);
+            return;
+        }
+        this.outlets.notice(`received ${signalName}: cancelling the run: nothing new is started, the object being applied finishes, Timoni's records of what was applied are written, then the report (send a second signal to stop at once)`);
+        this.controller.abort(new RunCancelled(signalName));
+    }
+}
+const SIGNALS = ['SIGINT', 'SIGTERM'];
+/** A Cancellation fed by this process's SIGINT and SIGTERM while graceful work runs (which then do not end the process by themselves). */
+function cancellationOnSignals(outlets) {
+    const handlers = new Map();
+    return new Cancellation(outlets, {
+        listen: (receive) => {
+            for (const name of SIGNALS) {
+                const handler = () => receive(name);
+                handlers.set(name, handler);
+                process.on(name, handler);
+            }
+        },
+        stopListening: () => {
+            for (const [name, handler] of handlers)
+                process.off(name, handler);
+            handlers.clear();
+        },
+    });
+}
+/**
+ * A signal that aborts `afterMs` after `cancel` does (never, if it never does): a bound on
+ * what is left to do once the run is cancelled, such as publishing its report.
+ */
+function abortedAfterCancel(cancel, afterMs) {
+    const bound = new AbortController();
+    const start = () => {
+        const timer = setTimeout(() => bound.abort(new Error(`no time left: the run was cancelled ${Math.round(afterMs / 100) / 10} s ago`)), afterMs);
+        timer.unref();
+    };
+    if (cancel.aborted)
+        start();
+    else
+        cancel.addEventListener('abort', start, { once: true });
+    return bound.signal;
+}
+
+
+/***/ }),
+
 /***/ 5581:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7937);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5242);
+/* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
+/* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1604);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(3078);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
 // second after the last result.
+// SIGINT and SIGTERM: an apply stops cleanly on the first one and exits 130; a second one,
+// or one during any other command, stops the process at once (cancellation.ts).
 
 
-const code = await (0,_cli_run_js__WEBPACK_IMPORTED_MODULE_1__/* .runCli */ .a)(process.argv.slice(2), (0,_cli_io_js__WEBPACK_IMPORTED_MODULE_0__/* .processIO */ .W)());
+
+
+
+const io = (0,_cli_io_js__WEBPACK_IMPORTED_MODULE_3__/* .processIO */ .W)();
+const cancellation = (0,_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .cancellationOnSignals */ .Cq)({
+    notice: (text) => io.stderr(`⏹ ${text}\n`),
+    stopNow: (text) => {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(2, (0,_action_runner_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeLogText */ .dD)(`⏹ ${text}\n`));
+        process.exit(_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .CANCELLED_EXIT_CODE */ .pL);
+    },
+});
+const code = await (0,_cli_run_js__WEBPACK_IMPORTED_MODULE_4__/* .runCli */ .a)(process.argv.slice(2), { ...io, cancellation });
 process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 
 __webpack_async_result__();
@@ -307,7 +453,7 @@ class CliLog {
 
 /***/ }),
 
-/***/ 7937:
+/***/ 3078:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2415,7 +2561,6 @@ function loadCueEngine(options = {}) {
 
 
 ;// CONCATENATED MODULE: ./src/bundle/types.ts
-// The bundle and runtime as timoni-fleet reads them from CUE, independent of any cluster.
 const DEFAULT_RUNTIME_NAME = '_default';
 
 ;// CONCATENATED MODULE: ./src/file-boundary.ts
@@ -2662,7 +2807,7 @@ function loadSourcePackage(engine, input) {
     }
     catch (error) {
         if (error instanceof CueError) {
-            throw new CueFilesError(`failed to load ${input.context}`, error.diagnostics, new Set(input.files.map((f) => f.path)));
+            throw new CueFilesError(`cannot load ${input.files.map((f) => f.path).join(', ')} (${input.context})`, error.diagnostics, new Set(input.files.map((f) => f.path)));
         }
         throw error;
     }
@@ -3308,7 +3453,64 @@ function plainValues(values) {
     return plain;
 }
 
+;// CONCATENATED MODULE: ./src/bundle/schema-rules.ts
+const NAME_RULE = 'a lowercase name of 1 to 63 characters (letters a-z, digits, "-", "_" and "."; starting and ending with a letter or digit)';
+const RULES = [
+    { path: 'bundle', rule: 'a bundle has the fields apiVersion, name and instances' },
+    { path: 'bundle.apiVersion', rule: 'apiVersion must be "v1alpha1"' },
+    { path: 'bundle.name', rule: `the bundle name must be ${NAME_RULE}` },
+    { path: 'bundle.instances', rule: `instances is a struct of instances by name; an instance name must be ${NAME_RULE}` },
+    { path: 'bundle.instances.*', rule: 'an instance has the fields module, namespace and values' },
+    { path: 'bundle.instances.*.module', rule: 'module has the fields url, version (default "latest") and digest (optional), and no other' },
+    { path: 'bundle.instances.*.module.url', rule: 'the module URL must be a string starting with oci:// or file://' },
+    { path: 'bundle.instances.*.module.version', rule: 'the module version must be a string (a tag, or "latest")' },
+    { path: 'bundle.instances.*.module.digest', rule: 'the module digest must be a string (sha256:...)' },
+    { path: 'bundle.instances.*.namespace', rule: `the namespace must be ${NAME_RULE}` },
+    { path: 'bundle.instances.*.values', rule: 'values must be a struct' },
+];
+/** CUE path labels, quoted labels kept whole (`bundle.instances."my.app".module`). */
+function labels(path) {
+    return path.match(/"(?:[^"\\]|\\.)*"|[^.]+/g) ?? [];
+}
+function matches(pattern, path) {
+    const want = pattern.split('.');
+    const have = labels(path);
+    return want.length === have.length && want.every((label, i) => label === '*' || label === have[i]);
+}
+/** The rule of the field at `path`, if the schema has one. */
+function schemaRule(path) {
+    return RULES.find((r) => matches(r.path, path))?.rule;
+}
+/** The rule an error breaks: a field the schema does not allow breaks its parent's (an instance name that is no valid name is one). */
+function ruleFor(diagnostic) {
+    if (!isNotAllowed(diagnostic))
+        return schemaRule(diagnostic.path);
+    const parent = labels(diagnostic.path).slice(0, -1).join('.');
+    // Values are open: a field not allowed there is the user's own definition speaking.
+    return matches('bundle.instances.*.values', parent) ? undefined : schemaRule(parent);
+}
+const isNotAllowed = (diagnostic) => diagnostic.message === 'field not allowed';
+/**
+ * The diagnostic without positions in the schema file, and, when the schema took part in
+ * it, its message in plain words: the regular expression CUE prints replaced by the rule,
+ * a field the schema does not allow followed by the fields it does.
+ */
+function inPlainWords(diagnostic, schemaFile) {
+    const fromSchema = diagnostic.positions.some((p) => p.file === schemaFile);
+    const rule = ruleFor(diagnostic);
+    // The closed structs of the schema (bundle, an instance, module) refuse a field without naming their own line.
+    if (!fromSchema && !(rule && isNotAllowed(diagnostic)))
+        return diagnostic;
+    const positions = diagnostic.positions.filter((p) => p.file !== schemaFile);
+    if (!rule)
+        return { ...diagnostic, positions };
+    // `invalid value "x" (out of bound =~"^...$")`: the bound is the schema's text.
+    const message = diagnostic.message.replace(/\s*\((?:out of bound|does not satisfy) .*\)$/, '');
+    return { ...diagnostic, positions, message: `${message}: ${rule}` };
+}
+
 ;// CONCATENATED MODULE: ./src/bundle/bundle.ts
+
 
 // The bundle schema timoni-fleet validates against, with the same rules as Timoni's
 // v1alpha1 #Bundle: apiVersion v1alpha1; bundle name, instance names and namespaces are
@@ -3384,7 +3586,7 @@ function stringAt(value, path) {
         field.free();
     }
 }
-function readInstance(instances, label, name) {
+function readInstance(instances, label, name, locateValues) {
     const instance = instances.lookup(label);
     try {
         const urlValue = instance.lookup('module.url');
@@ -3402,19 +3604,49 @@ function readInstance(instances, label, name) {
             module: { url, version: stringAt(instance, 'module.version') ?? 'latest', ...(digest ? { digest } : {}) },
             values,
             valuesCue,
+            locateValues,
         };
     }
     finally {
         instance.free();
     }
 }
-function evaluateBundle(engine, input) {
+/** The bundle evaluated again, to say where the values at `valuesPath` were written. */
+function valueLocator(engine, input, valuesPath, userFiles) {
     const root = loadSourcePackage(engine, sourcePackageInput(input));
+    return {
+        positionOf(path) {
+            const value = root.lookup(`${valuesPath}.${path}`);
+            try {
+                const position = value.exists() ? value.position() : undefined;
+                return position && userFiles.has(position.file) ? position : undefined;
+            }
+            finally {
+                value.free();
+            }
+        },
+        free: () => root.free(),
+    };
+}
+/** The package loaded, its errors in plain words where the bundle schema speaks. */
+function loadBundle(engine, input) {
+    try {
+        return loadSourcePackage(engine, sourcePackageInput(input));
+    }
+    catch (error) {
+        if (!(error instanceof CueFilesError))
+            throw error;
+        throw new CueFilesError(error.summary, error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)));
+    }
+}
+function evaluateBundle(engine, input) {
+    const root = loadBundle(engine, input);
+    const userFiles = new Set(input.files.map((f) => f.path));
     try {
         const diagnostics = root.validate({ concrete: true });
         if (diagnostics.length > 0) {
-            const userFiles = new Set(input.files.map((f) => f.path));
-            throw new CueFilesError(`bundle is not valid for ${input.context}`, locateInUserFiles(engine, input, diagnostics, userFiles), userFiles);
+            const located = locateInUserFiles(engine, input, diagnostics, userFiles);
+            throw new CueFilesError(`bundle is not valid for ${input.context}`, located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
         }
         const bundleValue = root.lookup('bundle');
         try {
@@ -3425,7 +3657,7 @@ function evaluateBundle(engine, input) {
             const instancesValue = bundleValue.lookup('instances');
             try {
                 const instances = instancesValue.exists()
-                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name))
+                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name, () => valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles)))
                     : [];
                 if (instances.length === 0)
                     throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
@@ -3447,13 +3679,44 @@ function evaluateBundle(engine, input) {
         root.free();
     }
 }
+/**
+ * The bundle's errors that do not wait for a cluster's values: it loads, and what it
+ * declares conflicts with nothing, the schema included (concreteness is not asked for:
+ * a runtime value not given yet is no error here). Undefined when none is found.
+ */
+function checkBundle(engine, input) {
+    const paths = input.files.map((f) => f.path).join(', ');
+    const summary = `the bundle is not valid (${paths}), whatever the cluster`;
+    const userFiles = new Set(input.files.map((f) => f.path));
+    let root;
+    try {
+        root = loadSourcePackage(engine, sourcePackageInput(input));
+    }
+    catch (error) {
+        if (error instanceof CueFilesError)
+            return new CueFilesError(summary, error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
+        throw error;
+    }
+    try {
+        const diagnostics = root.validate({ concrete: false });
+        if (diagnostics.length === 0)
+            return undefined;
+        const located = locateInUserFiles(engine, input, diagnostics, userFiles);
+        return new CueFilesError(summary, located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
+    }
+    finally {
+        root.free();
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/bundle/clusters.ts
 
 
 
 
-function matches(wanted, actual) {
+
+
+function clusters_matches(wanted, actual) {
     if (wanted === undefined || wanted === '' || wanted === '*')
         return true;
     return wanted.toLowerCase() === actual.toLowerCase();
@@ -3473,7 +3736,7 @@ class NoClusterMatchesError extends Error {
 }
 /** The selected clusters in runtime order; throws NoClusterMatchesError when none match. */
 function selectClusters(runtime, selector) {
-    const selected = runtime.clusters.filter((cluster) => matches(selector.cluster, cluster.name) && matches(selector.group, cluster.group));
+    const selected = runtime.clusters.filter((cluster) => clusters_matches(selector.cluster, cluster.name) && clusters_matches(selector.group, cluster.group));
     if (selected.length === 0)
         throw new NoClusterMatchesError(runtime, selector);
     return selected;
@@ -3481,10 +3744,17 @@ function selectClusters(runtime, selector) {
 class ClusterEvaluationError extends Error {
     cluster;
     constructor(cluster, cause) {
-        super(`cluster ${cluster.name}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        const message = cause instanceof Error ? cause.message : String(cause);
+        // Each fact once: a message that already names the cluster is not prefixed with it again.
+        super(namesCluster(message, cluster.name) ? message : `cluster ${cluster.name}: ${message}`, { cause });
         this.cluster = cluster;
         this.name = 'ClusterEvaluationError';
     }
+}
+function namesCluster(message, name) {
+    const at = message.indexOf(`cluster ${name}`);
+    const after = message.charAt(at + `cluster ${name}`.length);
+    return at >= 0 && !/[\w.-]/.test(after);
 }
 /** Names of the runtime values the bundle's attributes ask for. */
 function attributeNames(engine, files) {
@@ -3497,17 +3767,45 @@ function attributeNames(engine, files) {
     }
     return names;
 }
+/** Whether CUE found a value it could not make concrete (what a runtime attribute left without a value gives). */
+function incompleteValues(error) {
+    return error.diagnostics.some((d) => /non-concrete value|incomplete value/.test(d.message));
+}
+/**
+ * The bundle's error said in the user's terms when it reads runtime values that nothing
+ * gave it: `@timoni(runtime:...)` fields left as types (`string`) are what CUE's
+ * `non-concrete value string in operand to ==` is about.
+ */
+function withMissingRuntimeValues(error, runtime, missing) {
+    if (!(error instanceof CueFilesError) || missing.length === 0)
+        return error;
+    const names = missing.join(', ');
+    const why = runtime.name === DEFAULT_RUNTIME_NAME
+        ? "no runtime was given (-r runtime.cue, or the action's runtime input)"
+        : runtime.isDefault
+            ? `runtime ${(0,display_text/* quote */.h)(runtime.name)} declares no clusters and nothing else gives them`
+            : 'neither the runtime (its clusters and value queries) nor the environment (--runtime-env, --runtime-from-env) gives them';
+    return new CueFilesError(`the bundle reads runtime values (${names}) but ${why}; ${error.summary}`, error.diagnostics);
+}
 /** Evaluates the bundle for one cluster of the runtime. */
 async function evaluateForCluster(engine, options, cluster) {
     try {
         const queried = await readQueryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
         const values = mergeRuntimeValues(cluster, options.environment, queried);
-        const evaluated = evaluateBundle(engine, {
-            files: options.bundleFiles,
-            moduleFiles: options.moduleFiles,
-            values: plainValues(values),
-            context: `cluster ${cluster.name}`,
-        });
+        let evaluated;
+        try {
+            evaluated = evaluateBundle(engine, {
+                files: options.bundleFiles,
+                moduleFiles: options.moduleFiles,
+                values: plainValues(values),
+                context: `cluster ${cluster.name}`,
+            });
+        }
+        catch (error) {
+            // The files loaded far enough to be evaluated, so their attributes can be listed.
+            const missing = error instanceof CueFilesError && incompleteValues(error) ? [...attributeNames(engine, options.bundleFiles)].filter((name) => !values.has(name)) : [];
+            throw withMissingRuntimeValues(error, options.runtime, missing);
+        }
         // Only values that reach the bundle are secrets worth masking: with --runtime-from-env
         // every environment variable is offered, but only those named by an attribute are used.
         const used = attributeNames(engine, options.bundleFiles);
@@ -3530,6 +3828,37 @@ async function evaluateForClusters(engine, options) {
     for (const cluster of selectClusters(options.runtime, options.selector))
         results.push(await evaluateForCluster(engine, options, cluster));
     return results;
+}
+/**
+ * The bundle's errors that no cluster can change, found once before any cluster is
+ * reached: the files loaded with the values known without a cluster (the environment's)
+ * and checked as far as they can be without the others (CUE reports what is wrong; what is
+ * only incomplete waits for each cluster's values). A syntax error, a misspelled field,
+ * a value of the wrong type for the schema: the same for every cluster. Defaults of
+ * runtime attributes stand in for the values a cluster gives; so that a default can never
+ * fail a bundle whose clusters all give a value, the error is confirmed on the first
+ * selected cluster when its values need no cluster to be read (no runtime value queries).
+ * Undefined when the bundle may be fine.
+ */
+async function bundleErrorWithoutCluster(engine, options) {
+    const error = checkBundle(engine, {
+        files: options.bundleFiles,
+        moduleFiles: options.moduleFiles,
+        values: plainValues(mergeRuntimeValues({ name: DEFAULT_RUNTIME_NAME, group: '', kubeContext: '' }, options.environment, [])),
+        context: 'the bundle',
+    });
+    if (!error || options.runtime.queries.length > 0)
+        return error;
+    const [first] = selectClusters(options.runtime, options.selector);
+    if (!first)
+        return error;
+    try {
+        await evaluateForCluster(engine, { ...options, readObject: () => Promise.reject(new Error('no cluster is read before the bundle is checked')) }, first);
+        return undefined;
+    }
+    catch {
+        return error;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/bundle/index.ts
@@ -3584,7 +3913,9 @@ function errorAnnotations(error, title) {
 ;// CONCATENATED MODULE: ./src/cli/arguments.ts
 // A small command-line parser for timoni-fleet's flags, named and shaped as `timoni bundle`
 // names them: repeatable list flags (`-f a.cue -f b.cue` or `-f a.cue,b.cue`), strings,
-// and booleans that also take `=false`.
+// and booleans that also take `=false`. Nothing is ignored: a word that is no flag's value
+// is an error (no command takes positional arguments), `--wait false` is refused with the
+// spelling that works (`--wait=false`), and an unknown flag names the nearest known one.
 
 class UsageError extends Error {
     constructor(message) {
@@ -3599,10 +3930,10 @@ function parseBoolean(flag, text) {
         return false;
     throw new UsageError(`--${flag} takes true or false, not ${(0,display_text/* quote */.h)(text)}`);
 }
-function parseArguments(argv, specs) {
+function parseArguments(argv, specs, context = { command: '' }) {
     const byName = new Map(specs.map((spec) => [spec.name, spec]));
     const byShort = new Map(specs.filter((s) => s.short).map((spec) => [spec.short, spec]));
-    const parsed = { lists: new Map(), strings: new Map(), booleans: new Map(), positionals: [] };
+    const parsed = { lists: new Map(), strings: new Map(), booleans: new Map() };
     for (const spec of specs) {
         if (spec.kind === 'boolean')
             parsed.booleans.set(spec.name, spec.default === 'true');
@@ -3612,7 +3943,9 @@ function parseArguments(argv, specs) {
     for (let index = 0; index < argv.length; index += 1) {
         const argument = argv[index];
         if (argument === '--') {
-            parsed.positionals.push(...argv.slice(index + 1));
+            const rest = argv.slice(index + 1);
+            if (rest.length > 0)
+                throw unexpectedArgument(rest[0], context);
             break;
         }
         let spec;
@@ -3622,20 +3955,23 @@ function parseArguments(argv, specs) {
             spec = byName.get(name);
             inlineValue = value;
             if (!spec)
-                throw new UsageError(`unknown flag --${name}`);
+                throw unknownFlag(`--${name}`, specs, context);
         }
         else if (argument.startsWith('-') && argument.length > 1) {
             const [name = '', value] = splitOnce(argument.slice(1));
             spec = byShort.get(name);
             inlineValue = value;
             if (!spec)
-                throw new UsageError(`unknown flag -${name}`);
+                throw unknownFlag(`-${name}`, specs, context);
         }
         else {
-            parsed.positionals.push(argument);
-            continue;
+            throw unexpectedArgument(argument, context);
         }
         if (spec.kind === 'boolean') {
+            const next = argv[index + 1];
+            if (inlineValue === undefined && next !== undefined && BOOLEAN_WORDS.has(next)) {
+                throw new UsageError(`--${spec.name} takes its value after "=": write --${spec.name}=${next} (a separate ${(0,display_text/* quote */.h)(next)} is not read as its value)`);
+            }
             parsed.booleans.set(spec.name, inlineValue === undefined ? true : parseBoolean(spec.name, inlineValue));
             continue;
         }
@@ -3661,25 +3997,82 @@ function parseArguments(argv, specs) {
     }
     return parsed;
 }
+/** Words that, after a boolean flag, were meant as its value. */
+const BOOLEAN_WORDS = new Set(['true', 'false', 'True', 'False', 'TRUE', 'FALSE']);
+const helpHint = (context) => `Run \`timoni-fleet${context.command ? ` ${context.command}` : ''} --help\` for the flags.`;
+function unexpectedArgument(argument, context) {
+    return new UsageError(`unexpected argument ${(0,display_text/* quote */.h)(argument)}: ${context.command || 'this command'} takes flags only (bundle files come with -f, runtime files with -r). ${helpHint(context)}`);
+}
+/** An unknown flag: the nearest known one when one is near, the commands that take it when another does. */
+function unknownFlag(written, specs, context) {
+    const name = written.replace(/^-+/, '');
+    const elsewhere = context.otherCommandsFlags?.get(name);
+    if (elsewhere && elsewhere.length > 0) {
+        return new UsageError(`unknown flag ${written}: ${context.command} does not take it (${elsewhere.join(', ')} ${elsewhere.length === 1 ? 'does' : 'do'}). ${helpHint(context)}`);
+    }
+    const nearest = nearestFlag(name, specs);
+    return new UsageError(`unknown flag ${written}${nearest ? `: did you mean --${nearest}?` : '.'} ${helpHint(context)}`);
+}
+/** The flag whose name is nearest to `name`, if near enough to be a typo of it. */
+function nearestFlag(name, specs) {
+    return nearestName(name, specs.map((spec) => spec.name));
+}
+/** The name of `names` nearest to `name`: the only one it starts, else one a typo away (edit distance up to a third of its letters, at least one). */
+function nearestName(name, names) {
+    const prefixed = names.filter((candidate) => name.length >= 3 && candidate.startsWith(name));
+    if (prefixed.length === 1)
+        return prefixed[0];
+    let best;
+    for (const candidate of names) {
+        const distance = editDistance(name, candidate);
+        if (!best || distance < best.distance)
+            best = { name: candidate, distance };
+    }
+    return best && best.distance <= Math.max(1, Math.floor(name.length / 3)) ? best.name : undefined;
+}
+/** Levenshtein distance, with a swap of two neighbouring letters counted as one edit. */
+function editDistance(a, b) {
+    const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+    for (let i = 1; i <= a.length; i += 1) {
+        for (let j = 1; j <= b.length; j += 1) {
+            const row = rows[i];
+            const above = rows[i - 1];
+            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+            row[j] = Math.min(above[j] + 1, row[j - 1] + 1, above[j - 1] + cost);
+            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+                row[j] = Math.min(row[j], rows[i - 2][j - 2] + 1);
+        }
+    }
+    return rows[a.length][b.length];
+}
 function splitOnce(text) {
     const at = text.indexOf('=');
     return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }
 function formatFlagHelp(specs) {
-    return specs
-        .map((spec) => {
-        const names = `${spec.short ? `-${spec.short}, ` : '    '}--${spec.name}${spec.kind === 'boolean' ? '' : ' value'}`;
+    const rows = specs.map((spec) => {
+        const value = spec.kind === 'boolean' ? '' : ` ${spec.choices ? spec.choices.join('|') : 'value'}`;
+        const names = `${spec.short ? `-${spec.short}, ` : '    '}--${spec.name}${value}`;
         const extra = spec.default !== undefined && spec.default !== '' ? ` (default ${spec.default})` : '';
-        return `  ${names.padEnd(30)} ${spec.description}${extra}`;
-    })
-        .join('\n');
+        return { names, text: `${spec.description}${extra}` };
+    });
+    const width = Math.max(30, ...rows.map((row) => row.names.length + 1));
+    return rows.map((row) => `  ${row.names.padEnd(width)} ${row.text}`).join('\n');
 }
 
+// EXTERNAL MODULE: ./src/cancellation.ts
+var cancellation = __nccwpck_require__(4632);
 ;// CONCATENATED MODULE: ./src/changeset.ts
 // The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
 // action sets as its `changes` output, and that the reports are rendered from.
 // Clusters are in runtime order, instances in bundle order, objects in apply order.
 const READINESS_STATUSES = (/* unused pure expression or super */ null && (['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown']));
+/** The error step of a cluster whose work a cancellation (SIGINT, SIGTERM) stopped. */
+const CANCELLED_STEP = 'cancelled';
+/** True for a cluster stopped by the run's cancellation (status `failed`, step `cancelled`). */
+function isCancelled(cluster) {
+    return cluster.status === 'failed' && cluster.error?.step === CANCELLED_STEP;
+}
 /** The version of this document's format; a reader refuses a ChangeSet of a newer format. */
 const CHANGESET_FORMAT = 1;
 /** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
@@ -4646,8 +5039,56 @@ function splitLines(text) {
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/duration.ts
+// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
+// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
+// `12.3 s`, `2 min 05 s`), or, for a time limit the user set, in the flag's own notation
+// (`5m`, `1m30s`), so that a message echoes `--timeout 5m` as 5m, not as 300000 ms.
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+function parseDuration(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return undefined;
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+    let total = 0;
+    let consumed = 0;
+    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+        total += Number(match[1]) * UNITS[match[2]];
+        consumed = part.lastIndex;
+    }
+    return consumed === trimmed.length && consumed > 0 ? total : undefined;
+}
+function formatDuration(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)} ms`;
+    const seconds = milliseconds / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const whole = Math.round(seconds);
+    const minutes = Math.floor(whole / 60);
+    if (minutes < 60)
+        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+/** A time limit in the notation `--timeout` takes, as Go writes it without zero parts: `5m`, `1h30m`, `1m30.5s`, `500ms`. */
+function formatLimit(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)}ms`;
+    const hours = Math.floor(milliseconds / 3_600_000);
+    const minutes = Math.floor((milliseconds % 3_600_000) / 60_000);
+    const seconds = Math.round(milliseconds % 60_000) / 1000;
+    return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${seconds}s` : ''}`;
+}
+
 ;// CONCATENATED MODULE: ./src/kube/errors.ts
 // Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
+
 
 /** An answer of the API server with an error status (a `Status` object, usually). */
 class errors_KubeApiError extends Error {
@@ -4664,7 +5105,9 @@ class errors_KubeApiError extends Error {
     reason, 
     /** The Status message, as the server wrote it. */
     statusMessage, request, object, causes = []) {
-        super(`cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
+        super(status === 401
+            ? `cluster ${cluster}: ${request}: the API server rejected the kubeconfig's credentials for this cluster's context (401 Unauthorized)`
+            : `cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
         this.cluster = cluster;
         this.status = status;
         this.reason = reason;
@@ -4677,18 +5120,47 @@ class errors_KubeApiError extends Error {
         return this.status === 404;
     }
 }
-/** The API server could not be reached, or did not answer in time. */
+const phaseTimeouts = {
+    handshake: 'the TLS handshake did not finish',
+    sent: 'sent no answer',
+    answering: 'did not finish its answer',
+};
+/**
+ * The API server could not be reached, or did not answer in time. An API server that
+ * accepted the connection and then said nothing is not "unreachable": the message names
+ * the request it did not answer, and how far it got.
+ */
 class KubeConnectionError extends Error {
     cluster;
     server;
     code;
     name = 'KubeConnectionError';
-    constructor(cluster, server, code, detail) {
-        super(`cluster ${cluster}: cannot reach the API server at ${server}: ${detail}`);
+    request;
+    phase;
+    constructor(cluster, server, code, detail, context = {}) {
+        super(connectionMessage(cluster, server, code, detail, context));
         this.cluster = cluster;
         this.server = server;
         this.code = code;
+        this.request = context.request;
+        this.phase = context.phase;
     }
+    /** True when the server accepted the TCP connection (it runs, but did not answer in time). */
+    get accepted() {
+        return this.phase !== undefined && this.phase !== 'connecting';
+    }
+}
+function connectionMessage(cluster, server, code, detail, context) {
+    const { phase, request, timeoutMs, attempts = 1 } = context;
+    const tries = attempts > 1 ? `${attempts} attempts over ${formatDuration(context.spentMs ?? 0)}` : '';
+    if (code === 'ETIMEDOUT' && phase && phase !== 'connecting' && request) {
+        const object = context.object ? `${formatRef(context.object)}: ` : '';
+        const within = timeoutMs !== undefined ? ` within ${formatDuration(timeoutMs)}` : '';
+        return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries ? ` (${tries})` : ''}`;
+    }
+    const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]` : detail;
+    const retried = tries ? ` (${request ? `${request}: ` : ''}${tries})` : '';
+    return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${retried}`;
 }
 const connectionCodes = {
     ECONNREFUSED: 'connection refused (is the API server running?)',
@@ -4916,6 +5388,11 @@ function jsonEqual(a, b) {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/apply.ts
+// Server-side apply of one object, sent exactly as built: PATCH
+// application/apply-patch+yaml, field manager `timoni`, forced ownership, `dryRun=All` for
+// dry-runs. applyObject adds what Timoni does around it: one-off objects, take-over of
+// kubectl/Helm fields, no write when nothing drifted, recreate on immutable changes when forced.
+
 
 
 
@@ -4992,7 +5469,7 @@ async function waitGone(cluster, object, timeoutMs) {
     const deadline = Date.now() + timeoutMs;
     while ((await cluster.get(refOf(object))) !== null) {
         if (Date.now() > deadline) {
-            throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${timeoutMs} ms (finalizers?)`);
+            throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${formatLimit(timeoutMs)} (finalizers?)`);
         }
         await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
     }
@@ -6429,24 +6906,38 @@ function moduleRelative(file) {
         return file;
     return `./${file}`;
 }
-/** errors.Details: `path: message` and, when it has some, `:` and one indented position per line. */
+const build_error_at = (p) => `${moduleRelative(p.file)}:${p.line}:${p.column}`;
+/**
+ * errors.Details: `path: message` and, when it has some, `:` and one indented position per
+ * line. An error about a value the bundle set starts, as the bundle's own errors do, at the
+ * bundle's line: `bundle.cue:23:5: values.replcas: field not allowed`, the module's
+ * positions after it as `also`.
+ */
 function describeDiagnostics(diagnostics) {
     return sortAsCue(diagnostics)
         .map((d) => {
+        const [first, ...others] = d.positions;
+        if (d.inBundle && first) {
+            const also = others.length > 0 ? ` (also ${others.map(build_error_at).join(', ')})` : '';
+            return `${first.file}:${first.line}:${first.column}: ${d.path ? `${d.path}: ` : ''}${d.message}${also}`;
+        }
         const head = `${d.path ? `${d.path}: ` : ''}${d.message}`;
         if (d.positions.length === 0)
             return head;
-        return `${head}:\n${d.positions.map((p) => `    ${moduleRelative(p.file)}:${p.line}:${p.column}`).join('\n')}`;
+        return `${head}:\n${d.positions.map((p) => `    ${build_error_at(p)}`).join('\n')}`;
     })
         .join('\n');
 }
 /** The diagnostics for annotations: positions in the module's real files, generated files left out. */
 function annotationDiagnostics(module, diagnostics, generated) {
-    return sortAsCue(diagnostics).map((d) => {
-        const positions = d.positions
+    return sortAsCue(diagnostics).map(({ inBundle, ...d }) => {
+        // A position traced to the bundle is already the user's file as they named it.
+        const fromBundle = inBundle ? d.positions.slice(0, 1) : [];
+        const inModule = d.positions
+            .slice(fromBundle.length)
             .filter((p) => !generated.has(p.file))
             .map((p) => ({ ...p, file: realFile(module, p.file) }));
-        return { ...d, positions };
+        return { ...d, positions: [...fromBundle, ...inModule] };
     });
 }
 function realFile(module, file) {
@@ -6455,6 +6946,258 @@ function realFile(module, file) {
     if (module.localPath === undefined)
         return moduleRelative(file);
     return module.localPath === '.' ? file : `${module.localPath}/${file}`;
+}
+
+;// CONCATENATED MODULE: ./src/bundle/value-positions.ts
+/** A bound on the fields walked, so that huge generated values cost little (their errors just keep the build's positions). */
+const MAX_POSITIONS = 5_000;
+/** The path of a field below `parent` (`''` for the values themselves), by its selector text. */
+function childPath(parent, label) {
+    return parent === '' ? label : `${parent}.${label}`;
+}
+/**
+ * Every field and list element of `values` with its position, when that position is in one
+ * of `userFiles` (a field that only a schema or a generated file declares has no place of
+ * the user's to point to).
+ */
+function valuePositions(values, userFiles) {
+    const found = {};
+    let count = 0;
+    const record = (path, position) => {
+        if (position && userFiles.has(position.file))
+            found[path] = position;
+    };
+    const walk = (value, path) => {
+        if (count >= MAX_POSITIONS)
+            return;
+        const kind = value.kind();
+        if (kind === 'struct') {
+            for (const field of value.fields()) {
+                if (++count > MAX_POSITIONS)
+                    return;
+                const fieldPath = childPath(path, field.label);
+                record(fieldPath, field.position);
+                const child = value.lookup(field.label);
+                try {
+                    walk(child, fieldPath);
+                }
+                finally {
+                    child.free();
+                }
+            }
+        }
+        else if (kind === 'list') {
+            for (let index = 0; count < MAX_POSITIONS; index++) {
+                const element = value.lookup(`[${index}]`);
+                try {
+                    if (!element.exists())
+                        return;
+                    count += 1;
+                    const elementPath = `${path}[${index}]`;
+                    record(elementPath, element.position());
+                    walk(element, elementPath);
+                }
+                finally {
+                    element.free();
+                }
+            }
+        }
+    };
+    walk(values, '');
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/module/values-origin.ts
+// Where a value in a module build's error came from. A build lays the bundle's values for
+// the instance, as CUE text, over the module's values.cue and builds with the result
+// (build.ts); CUE's errors then point at lines of that merged values.cue, a file that
+// exists nowhere. Each such position is traced back: the merged text says which value
+// (CUE path) sits at that line and column, and the bundle evaluation said where the user
+// wrote that value (bundle/value-positions.ts): `bundle.cue:23:5`. A value the bundle did
+// not set comes from the module's own values.cue, and points there. Positions that cannot
+// be traced are dropped rather than shown as lines of a file the user does not have. A
+// field the module does not allow also names the module's place that closes the values.
+
+
+
+function byPlace(a, b) {
+    return a.line - b.line || a.column - b.column;
+}
+/** Every value of `values` in a CUE text, by place, as compiled under `filename`. */
+function locatedValues(engine, source, filename) {
+    const root = engine.compile(source, { filename });
+    try {
+        const values = root.lookup('values');
+        try {
+            if (!values.exists())
+                return [];
+            return Object.entries(valuePositions(values, new Set([filename])))
+                .map(([path, position]) => ({ path, position }))
+                .sort((a, b) => byPlace(a.position, b.position));
+        }
+        finally {
+            values.free();
+        }
+    }
+    finally {
+        root.free();
+    }
+}
+/**
+ * The value a position of the merged text is in: the last field or list element that
+ * starts at or before it, on its line if one does (`replicas: "many"` with the error at
+ * `"many"` is `replicas`; a closed nested field has no more text after its own line).
+ */
+function valueAt(located, position) {
+    let found;
+    for (const candidate of located) {
+        if (byPlace(candidate.position, position) > 0)
+            break;
+        found = candidate;
+    }
+    return found?.path;
+}
+/** The CUE path without its last selector (`a."b.c"[0]` -> `a."b.c"`); undefined for a single label. */
+function parentPath(path) {
+    let cut = -1;
+    let quoted = false;
+    for (let i = 0; i < path.length; i++) {
+        const char = path[i];
+        if (char === '\\' && quoted)
+            i += 1;
+        else if (char === '"')
+            quoted = !quoted;
+        else if (!quoted && (char === '.' || char === '[') && i > 0)
+            cut = i;
+    }
+    return cut > 0 ? path.slice(0, cut) : undefined;
+}
+/** The path and its parents, nearest first: `a.b[0].c`, `a.b[0]`, `a.b`, `a`. */
+function selfAndParents(path) {
+    const paths = [path];
+    for (let parent = parentPath(path); parent !== undefined; parent = parentPath(parent))
+        paths.push(parent);
+    return paths;
+}
+/** The first path's position that is found, nearest first. */
+function firstFound(paths, find) {
+    for (const path of paths) {
+        const found = find(path);
+        if (found)
+            return found;
+    }
+    return undefined;
+}
+function samePosition(a, b) {
+    return a.file === b.file && a.line === b.line && a.column === b.column;
+}
+/**
+ * The diagnostics with every position in the merged values file traced back (to the
+ * bundle's line where the user set the value, else to the module's values.cue), the
+ * traced position first, the module's other positions after it; errors that become the
+ * same (one typo reaches `timoni.instance.config` and every object's copy of it) once.
+ */
+function traceValuesPositions(engine, origin, diagnostics) {
+    if (!diagnostics.some((d) => d.positions.some((p) => p.file === origin.valuesFile)))
+        return [...diagnostics];
+    const merged = locatedValues(engine, origin.mergedSource, origin.valuesFile);
+    let base;
+    const moduleValues = () => {
+        base ??= Object.fromEntries(locatedValues(engine, origin.baseSource, origin.valuesFile).map((l) => [l.path, l.position]));
+        return base;
+    };
+    const traced = [];
+    const seen = new Map();
+    for (const diagnostic of diagnostics) {
+        const inValues = diagnostic.positions.filter((p) => p.file === origin.valuesFile);
+        const others = diagnostic.positions.filter((p) => p.file !== origin.valuesFile);
+        let result = { ...diagnostic, positions: others };
+        const path = inValues.map((p) => valueAt(merged, p)).find((p) => p !== undefined);
+        if (path !== undefined) {
+            const inBundle = firstFound(selfAndParents(path), (p) => origin.bundle.positionOf(p));
+            const inModule = inBundle ? undefined : firstFound(selfAndParents(path), (p) => moduleValues()[p]);
+            const first = inBundle ?? inModule;
+            result = {
+                ...result,
+                path: childPath('values', path),
+                positions: first ? [first, ...others.filter((p) => !samePosition(p, first))] : others,
+                ...(inBundle ? { inBundle: true, inputPositionsOnly: false } : {}),
+            };
+        }
+        // One error about one value once: of the copies (`timoni.instance.config.x`, every
+        // object's `#config.x`), the one nearest the root says it best, with its own positions.
+        const key = JSON.stringify([result.path, result.message, path === undefined ? result.positions : (result.positions[0] ?? null)]);
+        const earlier = seen.get(key);
+        if (earlier === undefined) {
+            seen.set(key, { index: traced.length, depth: diagnostic.path.length });
+            traced.push(result);
+        }
+        else if (diagnostic.path.length < earlier.depth) {
+            traced[earlier.index] = result;
+            earlier.depth = diagnostic.path.length;
+        }
+    }
+    return traced;
+}
+/**
+ * A field the module's schema does not allow is reported by CUE at the field alone; the
+ * place that closes it (`config: #Config`) is added as the module's position, found in the
+ * module loaded with its own values (the build that failed has no value to look it up in).
+ */
+function withClosingPositions(build, diagnostics) {
+    const notAllowed = (d) => d.message === 'field not allowed' && d.positions.some((p) => p.file === build.valuesFile);
+    if (!diagnostics.some(notAllowed))
+        return diagnostics;
+    let root;
+    try {
+        root = build.loadWithValues(build.baseSource);
+    }
+    catch (error) {
+        // The module does not build with its own values either: there is no schema to point at.
+        if (error instanceof CueError)
+            return diagnostics;
+        throw error;
+    }
+    try {
+        return diagnostics.map((diagnostic) => {
+            const parent = notAllowed(diagnostic) ? parentPath(diagnostic.path) : undefined;
+            if (parent === undefined)
+                return diagnostic;
+            const closing = root.lookup(parent);
+            try {
+                const position = closing.exists() ? closing.position() : undefined;
+                return position && position.file !== build.valuesFile ? { ...diagnostic, positions: [...diagnostic.positions, position] } : diagnostic;
+            }
+            finally {
+                closing.free();
+            }
+        });
+    }
+    finally {
+        root.free();
+    }
+}
+/**
+ * The build's diagnostics traced back to the bundle (the bundle evaluated again for it, then
+ * released); undefined when that evaluation fails, and the build's own positions stay.
+ */
+function traceBuildErrors(build, diagnostics) {
+    if (!diagnostics.some((d) => d.positions.some((p) => p.file === build.valuesFile)))
+        return undefined;
+    let bundle;
+    try {
+        bundle = build.locateValues();
+        const origin = { valuesFile: build.valuesFile, mergedSource: build.mergedSource, baseSource: build.baseSource, bundle };
+        return traceValuesPositions(build.engine, origin, withClosingPositions(build, diagnostics));
+    }
+    catch (error) {
+        if (error instanceof CueError || error instanceof CueFilesError)
+            return undefined;
+        throw error;
+    }
+    finally {
+        bundle?.free();
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/module/build.ts
@@ -6470,39 +7213,58 @@ function realFile(module, file) {
 
 
 
+
 const DEFAULT_KUBE_VERSION = '1.36.3';
 /** The Kubernetes version builds use when no cluster is involved (TIMONI_KUBE_VERSION or 1.36.3). */
 function kubeVersionWithoutCluster(env) {
     return env.TIMONI_KUBE_VERSION || DEFAULT_KUBE_VERSION;
 }
-/** The files the build makes up in memory (no line of theirs exists on disk). */
-function generatedFiles(prefix) {
-    return new Set([`${prefix}values.cue`, `${prefix}${INSTANCE_SCHEMA_FILE}`]);
+/**
+ * The files the build makes up in memory (no line of theirs exists on disk): the merged
+ * values.cue, unless its positions were traced back, and the instance schema.
+ */
+function generatedFiles(prefix, valuesTraced) {
+    return new Set([...(valuesTraced ? [] : [`${prefix}values.cue`]), `${prefix}${INSTANCE_SCHEMA_FILE}`]);
 }
-/** An error with CUE diagnostics, described as Timoni's describeErr does. */
-function cueFailure(input, module, step, diagnostics, prefix) {
-    const details = diagnostics.length > 0 ? `:\n${describeDiagnostics(diagnostics)}` : '';
-    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, diagnostics, generatedFiles(prefix)));
+/**
+ * An error with CUE diagnostics, described as Timoni's describeErr does, except that
+ * positions in the merged values.cue are traced back to the bundle's lines
+ * (values-origin.ts): the file the user wrote, not one made up in memory.
+ */
+function cueFailure(context, step, diagnostics) {
+    const { input, module, prefix } = context;
+    const traced = traceValues(context, diagnostics);
+    const described = traced ?? diagnostics;
+    const details = described.length > 0 ? `:\n${describeDiagnostics(described)}` : '';
+    return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, described, generatedFiles(prefix, traced !== undefined)));
 }
-function buildFailure(input, module, step, prefix, error) {
+/** The diagnostics with the merged values' positions traced back; undefined when there is nothing to trace them to. */
+function traceValues(context, diagnostics) {
+    const { mergedSource, input, loadOptions } = context;
+    const baseSource = context.module.files[`${context.prefix}values.cue`];
+    if (mergedSource === undefined || !input.locateValues || !loadOptions || typeof baseSource !== 'string')
+        return undefined;
+    return traceBuildErrors({ engine: context.engine, valuesFile: `${context.prefix}values.cue`, mergedSource, baseSource, locateValues: input.locateValues, loadWithValues: (source) => context.engine.load(loadOptions(source)) }, diagnostics);
+}
+function buildFailure(context, step, error) {
     if (error instanceof CueError)
-        return cueFailure(input, module, step, error.diagnostics, prefix);
+        return cueFailure(context, step, error.diagnostics);
     if (error instanceof ApplySetExportError)
-        return new InstanceBuildError(input.name, module.url, `${step}: ${error.message}`);
+        return new InstanceBuildError(context.input.name, context.module.url, `${step}: ${error.message}`);
     return error;
 }
-function withCueErrors(input, module, step, prefix, run) {
+function withCueErrors(context, step, run) {
     try {
         return run();
     }
     catch (error) {
-        throw buildFailure(input, module, step, prefix, error);
+        throw buildFailure(context, step, error);
     }
 }
-function requireValid(value, input, module, prefix) {
+function requireValid(value, context) {
     const diagnostics = value.validate({ concrete: true, final: true });
     if (diagnostics.length > 0)
-        throw cueFailure(input, module, 'build failed', diagnostics, prefix);
+        throw cueFailure(context, 'build failed', diagnostics);
 }
 /**
  * Builds one instance. The package's evaluation, most of a build, is answered through the
@@ -6517,30 +7279,32 @@ async function buildInstance(engine, module, input) {
     const baseValues = module.files[valuesPath];
     if (typeof baseValues !== 'string')
         throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
-    const merged = withCueErrors(input, module, 'merging values', prefix, () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
-    const files = { ...module.files, [valuesPath]: merged.source, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) };
-    const root = await engine
-        .loadAsync({
-        files,
+    const context = { engine, input, module, prefix };
+    const merged = withCueErrors(context, 'merging values', () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
+    context.mergedSource = merged.source;
+    context.loadOptions = (valuesSource) => ({
+        files: { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) },
         dir: packageDir,
         moduleRoot: '.',
         package: packageName,
         tags: [`name=${input.name}`, `namespace=${input.namespace}`],
         tagVars: { moduleVersion: module.version, kubeVersion: input.kubeVersion },
         dataFiles: true,
-    })
-        .catch((error) => Promise.reject(buildFailure(input, module, 'build failed', prefix, error)));
+    });
+    const root = await engine
+        .loadAsync(context.loadOptions(merged.source))
+        .catch((error) => Promise.reject(buildFailure(context, 'build failed', error)));
     try {
         const instance = root.lookup('timoni.instance');
         try {
             if (!instance.exists())
                 throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
-            requireValid(instance, input, module, prefix);
+            requireValid(instance, context);
         }
         finally {
             instance.free();
         }
-        const sets = withCueErrors(input, module, 'reading timoni.apply', prefix, () => readApplySets(root, input, module, prefix));
+        const sets = withCueErrors(context, 'reading timoni.apply', () => readApplySets(root, context));
         const config = root.lookup('timoni.instance.config');
         const images = config.exists() ? collectImages(config.toJSON()) : [];
         config.free();
@@ -6550,12 +7314,13 @@ async function buildInstance(engine, module, input) {
         root.free();
     }
 }
-function readApplySets(root, input, module, prefix) {
+function readApplySets(root, context) {
+    const { input, module } = context;
     const apply = root.lookup('timoni.apply');
     try {
         if (!apply.exists())
             throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.apply');
-        requireValid(apply, input, module, prefix);
+        requireValid(apply, context);
         const problems = [];
         const sets = apply.fields().map((field) => {
             const set = apply.lookup(field.label);
@@ -6721,6 +7486,68 @@ timoni: #Timoni
 /** The schema file's text for a module package (`main` unless the module says otherwise). */
 function instanceSchemaSource(packageName) {
     return `package ${packageName}\n\n${schemaBody}`;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/instance-failures.ts
+
+/** The failure of an instance as a ClusterStepError naming it (what the builds throw already is one). */
+function instanceStepError(error, fallbackStep, instance) {
+    if (error instanceof ClusterStepError && error.instance === instance)
+        return error;
+    return new ClusterStepError(fallbackStep, error, instance);
+}
+/** The instance's own error, as the ChangeSet holds it. */
+function instanceError(failure) {
+    return { step: failure.step, message: failure.message, ...(failure.object ? { object: failure.object } : {}) };
+}
+/**
+ * The ChangeSet entry of an instance that did not build: what the bundle says of it (name,
+ * namespace, module as referenced; no digest unless the bundle pins one) and its error.
+ */
+function unbuiltInstanceEntry(instance, failure) {
+    const { url, version, digest } = instance.module;
+    return { name: instance.name, namespace: instance.namespace, module: { url, version, digest: digest ?? '' }, changes: [], error: instanceError(failure) };
+}
+/** The entry of an instance built but whose dry-run stopped: the changes found before, and its error. */
+function undiffedInstanceEntry(instance, failure, changes) {
+    return { ...instance, changes, error: instanceError(failure) };
+}
+/** An instance's error as its cluster's: the same step, message and object, naming the instance. */
+function clusterErrorOfInstance(instance, error) {
+    return { step: error.step, message: error.message, instance, ...(error.object ? { object: error.object } : {}) };
+}
+function instanceList(names) {
+    return names.length === 1 ? `instance ${names[0]}` : `instances ${names.join(', ')}`;
+}
+/**
+ * Every instance of the cluster built, in bundle order. When one or more did not build,
+ * each is added to `into` (bundle order) with its error, each error is told once, and the
+ * cluster fails at `build`, naming the first instance that did not build, with an error
+ * that says nothing was applied (its cause is that instance's failure, for annotations).
+ */
+async function builtOrNothing(cluster, started, into, line) {
+    const settled = await Promise.allSettled(started.instances);
+    const built = [];
+    const failures = [];
+    settled.forEach((outcome, index) => {
+        if (outcome.status === 'fulfilled') {
+            built.push(outcome.value);
+            return;
+        }
+        const instance = started.evaluated.bundle.instances[index];
+        if (!instance)
+            throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
+        const failure = instanceStepError(outcome.reason, 'build', instance.name);
+        failures.push(failure);
+        into.push(unbuiltInstanceEntry(instance, failure));
+        line(`✗ ${failure.message}`);
+    });
+    const first = failures[0];
+    if (!first)
+        return built;
+    const names = failures.map((failure) => failure.instance ?? '');
+    const notBuilt = `${instanceList(names)} did not build`;
+    throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, { cause: first }), first.instance);
 }
 
 ;// CONCATENATED MODULE: ./src/kube/inventory-pending.ts
@@ -7069,6 +7896,13 @@ function computeStatus(object, options = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/wait.ts
+// Waiting for objects: until every one is Current (kstatus, polled with GETs and a
+// growing interval), or until they are gone. Objects annotated
+// `action.timoni.sh/wait: disabled` are not waited for. A timeout, a Failed object
+// (fail fast, as Timoni waits) or an abort (the run's cancellation) ends the wait with an
+// error that lists every object not ready, with its status and why: an abort ends it after
+// the round of reads in flight, or the first one, so that the list is the cluster's own.
+
 
 
 
@@ -7083,7 +7917,7 @@ class WaitError extends Error {
     /** Every object not ready (or not gone), with its last known status. */
     notReady, timeoutMs, what = 'ready') {
         const head = reason === 'timeout'
-            ? `timeout (time limit ${timeoutMs} ms) waiting for ${notReady.length} object(s) to be ${what}`
+            ? `timeout (time limit ${formatLimit(timeoutMs)}) waiting for ${notReady.length} object(s) to be ${what}`
             : reason === 'failed'
                 ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
                 : `wait for ${notReady.length} object(s) to be ${what} was aborted`;
@@ -7139,14 +7973,15 @@ async function poll(cluster, refs, options, check, isDone, what) {
     const maxInterval = options.maxIntervalMs ?? 5_000;
     const notDone = () => [...results.values()].filter((r) => !isDone(r));
     for (;;) {
-        if (options.signal?.aborted)
-            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
+        // One round of reads at least, even when aborted already, so that the error says which objects were not ready.
         const round = await Promise.all(pending.map(check));
         for (const readiness of round)
             results.set(formatRef(readiness.object), readiness);
         pending = round.filter((r) => !isDone(r)).map((r) => r.object);
         if (pending.length === 0)
             return [...results.values()];
+        if (options.signal?.aborted)
+            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
         options.onProgress?.(notDone());
         if (what === 'ready' && (options.failFast ?? true) && round.some((r) => r.status === 'Failed')) {
             throw new WaitError(cluster.name, 'failed', notDone(), options.timeoutMs, what);
@@ -7548,6 +8383,18 @@ function parseCluster(cluster, baseDir) {
     };
 }
 /**
+ * The parser's reason for a YAML error, with its line and column: the first line of its
+ * message without the trailing colon that introduces the excerpt of the file (which is left
+ * out: a kubeconfig line may hold a credential).
+ */
+function yamlReason(error) {
+    const reason = (error.message.split('\n')[0] ?? '').replace(/:\s*$/, '').trim();
+    if (reason)
+        return reason;
+    const at = error.linePos?.[0];
+    return `${error.code ?? 'syntax error'}${at ? ` at line ${at.line}, column ${at.col}` : ''}`;
+}
+/**
  * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
  * of one source, the first definition of a cluster, user or context name wins, and the
  * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
@@ -7569,7 +8416,7 @@ function loadKubeconfig(sources, secrets) {
         const list = Array.isArray(documents) ? documents : [documents];
         for (const document of list) {
             if (document.errors.length > 0) {
-                throw new KubeconfigError(`${where} is not valid YAML: ${document.errors[0].message.split('\n')[0]}`);
+                throw new KubeconfigError(`${where} is not valid YAML: ${yamlReason(document.errors[0])}`);
             }
             const raw = document.toJS();
             if (raw === null || raw === undefined)
@@ -8170,9 +9017,134 @@ function connectionFor(config, contextName, options) {
     };
 }
 
+;// CONCATENATED MODULE: external "node:async_hooks"
+const external_node_async_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
+;// CONCATENATED MODULE: ./src/kube/request-retry.ts
+// Which failed requests to an API server are sent again, after how long, and for how long at
+// most: an API server restarted (a rollout of the control plane, a crash) refuses connections
+// for a few seconds, one shutting down answers 429 or 503, and none of that should fail a
+// rollout. client-go does the same in spirit (rest/request.go, `WithRetry`); this is our own,
+// with the rules written down:
+//
+// | failure                                      | retried for                                  |
+// | -------------------------------------------- | -------------------------------------------- |
+// | connection refused (ECONNREFUSED)            | every request: nothing reached the server    |
+// | connection reset / hang-up / EPIPE           | idempotent requests only (below)             |
+// | 429 Too Many Requests                        | every request: the server did not run it     |
+// | 502, 503, 504                                | idempotent requests only                     |
+// | 500 with Retry-After                         | idempotent requests only                     |
+// | 500 without Retry-After, other 4xx/5xx       | never: the API server reports permanent      |
+// |                                              | errors as 500 too (a server-side apply its   |
+// |                                              | schema refuses: "failed to create typed      |
+// |                                              | patch object")                               |
+// | no answer within the time limit (ETIMEDOUT)  | never: it already took the whole limit       |
+//
+// Idempotent: a GET; a DELETE (a second one answers 404, which callers take as "gone"); a
+// server-side apply (PATCH application/apply-patch+yaml: the same object applied twice is the
+// same object); a merge patch (sets the fields it names to the values it holds); any dry-run
+// (writes nothing). Not idempotent: a POST (a create sent twice answers AlreadyExists, or
+// with generateName creates two objects), a JSON patch (its `add` and `remove` operations
+// change what they act on), a PUT (sent with a resourceVersion, the second one conflicts).
+// A reset on a kept-alive connection (Node's `reusedSocket`) is how such connections end
+// when the server closed them meanwhile: an idempotent request is sent again at once on a
+// fresh connection by the client itself, untold and not counted here.
+//
+// The delay doubles from 250 ms to at most 4 s, with ±20 % jitter so that the clusters of a
+// fleet do not come back in step; a Retry-After the server sends is honoured when longer.
+// At most 8 retries, and never past the request's own time limit (one bound per request,
+// retries included) nor past the deadline of the work the request belongs to (a cluster's
+// rollout timeout, through `withRequestDeadline`): a retry that would start after either is
+// not made, and the last failure is reported. A server that has not answered this client
+// once yet (a wrong address, a cluster that is down) gets 4 quick retries only (under 5 s:
+// enough for a restart of a few seconds), so that an unreachable cluster is still reported soon.
+
+const RETRY_FIRST_DELAY_MS = 250;
+const RETRY_MAX_DELAY_MS = 4_000;
+const MAX_RETRIES = 8;
+/** Retries of a request to a server that has never answered this client. */
+const FIRST_CONTACT_RETRIES = 4;
+const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/** Sending the request twice has the effect of sending it once. */
+function isIdempotent(request) {
+    if (request.query?.dryRun)
+        return true;
+    if (request.method === 'GET' || request.method === 'DELETE')
+        return true;
+    if (request.method === 'PATCH') {
+        const type = request.contentType ?? '';
+        return type.startsWith('application/apply-patch') || type.startsWith('application/merge-patch+json');
+    }
+    return false;
+}
+/** Whether this failure of this request may be retried (the table above). */
+function isRetryable(request, failure) {
+    if (failure.kind === 'connection') {
+        if (failure.code === 'ECONNREFUSED')
+            return true;
+        return resetCodes.has(failure.code) && isIdempotent(request);
+    }
+    const { status } = failure;
+    if (status === 429)
+        return true;
+    if (status === 502 || status === 503 || status === 504)
+        return isIdempotent(request);
+    if (status === 500)
+        return failure.retryAfterMs !== undefined && isIdempotent(request);
+    return false;
+}
+/** `Retry-After` in milliseconds: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+function parseRetryAfter(header, now = Date.now()) {
+    const value = (Array.isArray(header) ? header[0] : header)?.trim();
+    if (!value)
+        return undefined;
+    if (/^\d+$/.test(value))
+        return Number(value) * 1000;
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+/** The backoff before retry `retry` (1 for the first), jitter included. */
+function backoffMs(retry, random = Math.random) {
+    const base = Math.min(RETRY_FIRST_DELAY_MS * 2 ** (retry - 1), RETRY_MAX_DELAY_MS);
+    return Math.round(base * (0.8 + 0.4 * random()));
+}
+/** The delay before the next attempt, or undefined when there is none. */
+function nextRetryDelay(request, failure, context) {
+    if (!isRetryable(request, failure))
+        return undefined;
+    if (context.retry > (context.answeredBefore ? MAX_RETRIES : FIRST_CONTACT_RETRIES))
+        return undefined;
+    const retryAfter = failure.kind === 'status' ? (failure.retryAfterMs ?? 0) : 0;
+    const delay = Math.max(backoffMs(context.retry, context.random), retryAfter);
+    return context.now + delay < context.boundAt ? delay : undefined;
+}
+// ---- The deadline of the work a request belongs to
+const workDeadline = new external_node_async_hooks_namespaceObject.AsyncLocalStorage();
+/**
+ * Runs `work` with a deadline (epoch ms) that the requests it makes do not retry past: a
+ * cluster's rollout timeout, so that riding out a restart never outlasts it. Nested calls
+ * keep the earlier deadline.
+ */
+function withRequestDeadline(deadline, work) {
+    const outer = workDeadline.getStore();
+    return workDeadline.run(outer === undefined ? deadline : Math.min(outer, deadline), work);
+}
+/** The deadline set by `withRequestDeadline` around the current code, if any. */
+function currentRequestDeadline() {
+    return workDeadline.getStore();
+}
+
 ;// CONCATENATED MODULE: ./src/kube/client.ts
 
 
+
+
+
+
+
+/** Where retries are told when the caller does not say: stderr, as the CLI's progress. */
+function retryToStderr(retry) {
+    process.stderr.write(`${(0,display_text/* escapeControls */.U)(retry.text)}\n`);
+}
 /** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
 function parseWarnings(header) {
     const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
@@ -8200,11 +9172,15 @@ class KubeClient {
     timeoutMs;
     userAgent;
     onWarning;
+    onRetry;
+    /** Whether the server has answered this client once (any status): see FIRST_CONTACT_RETRIES. */
+    answered = false;
     constructor(connection, options = {}) {
         this.connection = connection;
         this.timeoutMs = options.timeoutMs ?? 30_000;
         this.userAgent = options.userAgent ?? 'timoni-fleet';
         this.onWarning = options.onWarning;
+        this.onRetry = options.onRetry ?? retryToStderr;
     }
     /** The cluster's name in messages. */
     get name() {
@@ -8279,61 +9255,149 @@ class KubeClient {
             headers['Content-Type'] = req.contentType ?? 'application/json';
             headers['Content-Length'] = String(Buffer.byteLength(body));
         }
+        // One time limit per request, from before the connection to the last byte, retries
+        // included; retries also stop at the deadline of the work the request belongs to.
         const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-        let response;
-        // A keep-alive socket the server closed meanwhile (an API server restart...) fails at
-        // once; such requests are sent again on a fresh connection, a few times at most.
-        for (let attempt = 0; !response; attempt++) {
+        const startedAt = Date.now();
+        const boundAt = startedAt + timeoutMs;
+        const retryUntil = Math.min(boundAt, currentRequestDeadline() ?? Infinity);
+        for (let attempt = 1;; attempt++) {
+            let response;
             try {
-                response = await this.exchange(url, req, headers, body, auth, timeoutMs);
+                response = await this.exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, boundAt - Date.now());
             }
             catch (error) {
-                if (!(error instanceof StaleSocketError) || attempt >= 3)
-                    throw this.connectionError(error instanceof StaleSocketError ? error.cause : error);
+                const cause = error;
+                const failure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
+                const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: this.answered, now: Date.now(), boundAt: retryUntil });
+                if (delay === undefined)
+                    throw this.connectionError(cause, req, attempt, startedAt, timeoutMs);
+                await this.beforeRetry(req, describeConnectionError(cause).detail, attempt, delay);
+                continue;
+            }
+            this.answered = true;
+            if (response.status === 401 && mayRetry && connection.invalidate())
+                return this.send(req, false);
+            for (const text of response.warnings)
+                this.onWarning?.({ cluster: this.name, text, object: req.object });
+            if (response.status >= 200 && response.status < 300)
+                return response;
+            const status = parseStatus(response.body);
+            const { retryAfterMs } = response;
+            const failure = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+            const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: true, now: Date.now(), boundAt: retryUntil });
+            if (delay === undefined)
+                throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+            const retryAfter = retryAfterMs !== undefined ? `, Retry-After ${Math.round(retryAfterMs / 1000)} s` : '';
+            await this.beforeRetry(req, `HTTP ${response.status}${status.reason ? ` ${status.reason}` : ''}${retryAfter}`, attempt, delay);
+        }
+    }
+    /** Tells of a retry (one line: cluster, object, request, reason, when) and waits for it. */
+    async beforeRetry(req, reason, retry, delayMs) {
+        const object = req.object ? `${formatRef(req.object)}: ` : '';
+        const text = `cluster ${this.name}: ${object}${describe(req)}: ${reason}; retry ${retry} in ${formatDuration(delayMs)}`;
+        this.onRetry({ cluster: this.name, request: describe(req), ...(req.object ? { object: req.object } : {}), reason, retry, delayMs, text });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+    /**
+     * One attempt. A kept-alive socket the server closed meanwhile fails at once: an
+     * idempotent request is sent again on a fresh connection, a few times at most, within the
+     * same time limit, and untold (it is how kept-alive connections end, not a fault).
+     */
+    async exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, leftMs) {
+        const until = Date.now() + leftMs;
+        for (let stale = 0;; stale++) {
+            try {
+                return await this.exchange(url, req, headers, body, auth, Math.max(1, until - Date.now()));
+            }
+            catch (error) {
+                if (!(error instanceof StaleSocketError))
+                    throw error;
+                // The server may have read the request before it closed: only an idempotent one goes again.
+                if (stale >= 3 || Date.now() >= until || !isIdempotent(req))
+                    throw error.cause;
             }
         }
-        if (response.status === 401 && mayRetry && connection.invalidate())
-            return this.send(req, false);
-        for (const text of response.warnings)
-            this.onWarning?.({ cluster: this.name, text, object: req.object });
-        if (response.status < 200 || response.status >= 300) {
-            const status = parseStatus(response.body);
-            throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
-        }
-        return response;
     }
     exchange(url, req, headers, body, auth, timeoutMs) {
         const { connection } = this;
         return new Promise((resolvePromise, reject) => {
             const transport = this.transportFor(auth);
+            // How far this attempt got, for the message when it runs out of time.
+            let phase = 'connecting';
+            let settled = false;
+            const settle = (outcome) => {
+                if (settled)
+                    return;
+                settled = true;
+                clearTimeout(timer);
+                outcome();
+            };
             const request = transport.request(url, connection.proxyUrl, { method: req.method, headers, servername: connection.servername }, (res) => {
+                phase = 'answering';
                 const chunks = [];
                 res.on('data', (chunk) => chunks.push(chunk));
-                res.on('end', () => resolvePromise({
+                res.on('end', () => settle(() => resolvePromise({
                     status: res.statusCode ?? 0,
                     body: Buffer.concat(chunks).toString('utf8'),
                     contentType: String(res.headers['content-type'] ?? ''),
                     warnings: parseWarnings(res.headers.warning),
-                }));
-                res.on('error', (error) => reject(error));
+                    retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+                })));
+                res.on('error', (error) => settle(() => reject(error)));
+                res.on('close', () => {
+                    if (!res.complete)
+                        settle(() => reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })));
+                });
             });
-            request.setTimeout(timeoutMs, () => {
+            // A total limit, not the socket's idle timeout: that one starts again once the
+            // connection is accepted, and again on each byte.
+            const timer = setTimeout(() => {
                 const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
                 error.code = 'ETIMEDOUT';
+                error.phase = phase;
+                error.timeoutMs = timeoutMs;
                 request.destroy(error);
+            }, timeoutMs);
+            request.on('socket', (socket) => {
+                // A kept-alive socket is connected, its handshake done.
+                if (request.reusedSocket) {
+                    phase = 'sent';
+                    return;
+                }
+                const secure = socket instanceof external_node_tls_namespaceObject.TLSSocket;
+                const accepted = () => {
+                    if (phase === 'connecting')
+                        phase = secure ? 'handshake' : 'sent';
+                };
+                if (secure)
+                    socket.once('secureConnect', () => (phase = 'sent'));
+                // A TLS socket in a proxy's tunnel is connected when it is handed over.
+                if (socket.connecting)
+                    socket.once('connect', accepted);
+                else
+                    accepted();
             });
             request.on('error', (error) => {
                 const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
-                reject(stale ? new StaleSocketError(error) : error);
+                settle(() => reject(stale ? new StaleSocketError(error) : error));
             });
             request.end(body);
         });
     }
-    connectionError(error) {
+    connectionError(error, req, attempts, startedAt, boundMs) {
         if (error instanceof KubeConnectionError)
             return error;
         const { code, detail } = describeConnectionError(error);
-        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail);
+        const timedOut = error;
+        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail, {
+            request: describe(req),
+            ...(req.object ? { object: req.object } : {}),
+            ...(timedOut.phase ? { phase: timedOut.phase } : {}),
+            ...(timedOut.timeoutMs !== undefined ? { timeoutMs: boundMs } : {}),
+            attempts,
+            spentMs: Date.now() - startedAt,
+        });
     }
 }
 /** A request failed on a kept-alive socket the server had closed. */
@@ -8473,6 +9537,22 @@ function removePrivateFiles() {
 }
 
 ;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
+// Applies one built instance to one cluster as Timoni v0.32's reconciler does
+// (internal/reconciler/reconciler.go, interactive.go):
+//   ownership check (nothing written before it) -> namespace -> inventory record
+//   (install: the whole record first; upgrade with other objects: `data.pending`) ->
+//   each apply set in stages (definitions, wait; classes, wait; Roles; the rest), then a
+//   readiness wait when asked -> prune of the objects the build lost -> the final record.
+// A readiness failure stops further sets but still lets the prune run, as in Timoni; the
+// record is then not promoted, so the pending revision stays for the next run.
+// A cancellation (`signal`, the run's SIGINT or SIGTERM) starts nothing new: the object
+// being applied finishes, a wait ends at once, the prune is not started, and the record is
+// written for what was applied (InstanceCancelledError says where and which record): every
+// object applied -> the final record (with objects left unpruned still in its inventory, for
+// the next run to prune); some -> the revision being applied as `data.pending` beside the
+// stored one (an install's record, written first, lists them already); none -> nothing.
+
+
 
 
 
@@ -8493,6 +9573,37 @@ const namespaceChange = (name) => ({
     action: 'created',
     diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
 });
+/** The run was cancelled while the instance was applied: `step` is where, `record` what was written. */
+class InstanceCancelledError extends InstanceStepError {
+    record;
+    readiness;
+    recordError;
+    name = 'InstanceCancelledError';
+    constructor(cluster, step, instance, changes, cause, object, record, 
+    /** The last readiness known of the objects waited for, when the cancellation came during a wait. */
+    readiness = [], 
+    /** Why the record could not be written, when it could not. */
+    recordError) {
+        super(cluster, step, instance, changes, cause, object);
+        this.record = record;
+        this.readiness = readiness;
+        this.recordError = recordError;
+        const signal = cause instanceof Error && cause.message ? cause.message : 'the run was cancelled';
+        this.message = `cluster ${cluster}: instance ${instance}: ${signal} during ${step}${object ? ` (${object})` : ''}: ${cancelledRecordText(record)}${recordError ? `; writing the instance record failed: ${recordError}` : ''}`;
+    }
+}
+function cancelledRecordText(record) {
+    switch (record) {
+        case 'final':
+            return 'every object was applied and the instance record written for them (readiness not waited for)';
+        case 'pending':
+            return "objects applied in part; the revision being applied is saved as the record's pending revision, the stored one stays the last complete apply";
+        case 'install':
+            return 'objects applied in part; the instance record written at install lists every object of the build';
+        case 'none':
+            return 'nothing of the instance was applied';
+    }
+}
 /** Same set of entries, order ignored (Timoni's sameInventory, which compares id and version). */
 function sameInventory(a, b) {
     const set = (entries) => new Set((entries ?? []).map((e) => `${e.id}|${e.v}`));
@@ -8528,7 +9639,12 @@ async function applyOne(cluster, desired, ref, force) {
  * Applies the instance; throws an InstanceStepError naming the step (and object) that
  * failed, with the changes made before it.
  */
-async function applyInstance(cluster, instance, options = {}) {
+function applyInstance(cluster, instance, options = {}) {
+    // Requests retried while an API server restarts (request-retry.ts) stop at the same deadline.
+    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
+    return withRequestDeadline(deadline, () => applyInstanceSteps(cluster, instance, { ...options, deadline }));
+}
+async function applyInstanceSteps(cluster, instance, options) {
     const id = instanceId(instance);
     const log = options.log ?? (() => undefined);
     const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
@@ -8540,10 +9656,33 @@ async function applyInstance(cluster, instance, options = {}) {
         throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
     };
     const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-    const checkAbort = (step) => {
-        const signal = options.signal;
-        if (signal?.aborted)
-            fail(step, new Error(`aborted${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`));
+    const cancelled = () => options.signal?.aborted === true;
+    // What a cancellation has to record (see the header), filled in as the apply goes.
+    const progress = { stored: false, appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
+    let recordRefs = () => [];
+    const stopCancelled = async (step, object) => {
+        let record = 'none';
+        let recordError;
+        try {
+            if (progress.allApplied) {
+                record = 'final';
+                await writeInstance(cluster, instanceRecord(instance, recordRefs(), true));
+            }
+            else if (progress.appliedObjects > 0 && !progress.stored) {
+                record = 'install';
+            }
+            else if (progress.appliedObjects > 0) {
+                record = 'pending';
+                if (!progress.pendingSaved)
+                    await savePending(cluster, instanceRecord(instance, recordRefs(), false));
+            }
+        }
+        catch (error) {
+            recordError = error instanceof Error ? error.message : String(error);
+        }
+        const reason = options.signal?.reason;
+        const cause = (0,cancellation/* cancellationOf */.zg)(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
+        throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, [...readiness], recordError);
     };
     // 1. Ownership, before anything is written.
     let stored = null;
@@ -8557,7 +9696,8 @@ async function applyInstance(cluster, instance, options = {}) {
         fail('ownership', error);
     }
     // 2. The namespace.
-    checkAbort('namespace');
+    if (cancelled())
+        await stopCancelled('namespace');
     try {
         if (await ensureNamespace(cluster, instance.namespace)) {
             changes.push(namespaceChange(instance.namespace));
@@ -8575,6 +9715,8 @@ async function applyInstance(cluster, instance, options = {}) {
     let stale = [];
     // What the record will hold: the build's objects, and without prune the stale ones too.
     let intended = [];
+    if (cancelled())
+        await stopCancelled('inventory');
     try {
         refs = await scopedRefs(cluster, allObjects);
         stale = staleObjects(stored, inventoryEntries(refs));
@@ -8584,15 +9726,20 @@ async function applyInstance(cluster, instance, options = {}) {
             await writeInstance(cluster, instanceRecord(instance, intended, false));
         }
         else {
+            progress.stored = true;
             log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
-            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries))
+            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) {
                 await savePending(cluster, instanceRecord(instance, intended, false));
+                progress.pendingSaved = true;
+            }
         }
     }
     catch (error) {
         fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
     }
     const refFor = new Map(allObjects.map((object, i) => [object, refs[i]]));
+    // A cancelled apply records every object of the build, and the stale ones until they are pruned.
+    recordRefs = () => (prune && !progress.pruned ? [...refs, ...stale] : intended);
     // 4. The apply sets, in order; each in stages, then the readiness wait.
     let readinessError;
     for (const set of sets) {
@@ -8600,10 +9747,13 @@ async function applyInstance(cluster, instance, options = {}) {
             log(`applying ${set.name}`);
         for (const stage of applyStages(set.objects)) {
             for (const object of stage.objects) {
-                checkAbort('apply');
                 const ref = refFor.get(object);
+                if (cancelled())
+                    await stopCancelled('apply', formatRef(ref));
                 try {
                     const { change } = await applyOne(cluster, object, ref, !!options.force);
+                    progress.appliedObjects += 1;
+                    progress.allApplied = progress.appliedObjects === allObjects.length;
                     changes.push(change);
                     log(`${formatRef(ref)} ${change.action}`);
                 }
@@ -8618,6 +9768,11 @@ async function applyInstance(cluster, instance, options = {}) {
                     readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)), waitOptions())));
                 }
                 catch (error) {
+                    if (cancelled()) {
+                        if (error instanceof WaitError)
+                            readiness.push(...error.notReady);
+                        await stopCancelled('wait', waitObject(error));
+                    }
                     fail('wait', error, waitObject(error));
                 }
                 if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
@@ -8633,6 +9788,11 @@ async function applyInstance(cluster, instance, options = {}) {
                 log(`${set.name} resources ready`);
             }
             catch (error) {
+                if (cancelled()) {
+                    if (error instanceof WaitError)
+                        readiness.push(...error.notReady.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+                    await stopCancelled('wait', waitObject(error));
+                }
                 // As Timoni: stop applying, but still prune what the build lost.
                 readinessError = error;
                 if (error instanceof WaitError)
@@ -8641,10 +9801,13 @@ async function applyInstance(cluster, instance, options = {}) {
             }
         }
     }
-    // 5. Prune what the build lost.
+    // 5. Prune what the build lost (not started once cancelled: the record keeps those objects).
+    if (prune && cancelled() && !readinessError)
+        await stopCancelled('prune');
     if (prune) {
         try {
             const pruned = await deleteObjects(cluster, stale, instance, { log });
+            progress.pruned = true;
             changes.push(...pruned);
             if (options.wait) {
                 const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
@@ -8657,6 +9820,8 @@ async function applyInstance(cluster, instance, options = {}) {
         catch (error) {
             if (error instanceof DeleteObjectsError)
                 changes.push(...error.changes);
+            if (progress.pruned && cancelled() && !readinessError)
+                await stopCancelled('prune');
             const object = error instanceof DeleteObjectsError ? error.object : undefined;
             if (readinessError) {
                 fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
@@ -8938,7 +10103,9 @@ async function establishIdentity(cluster, context, options) {
 // bundle evaluated for that cluster, every instance built from its module with the
 // cluster's Kubernetes version), in the shape the Kubernetes engine applies or diffs.
 // A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
-// exception, so that the other clusters are still diffed.
+// exception, so that the other clusters are still diffed. A bundle error that no cluster can
+// change is found once, before any cluster is connected, and told once (step `bundle`).
+
 
 
 
@@ -8969,16 +10136,22 @@ async function openSession(kubeconfig, cluster, options) {
  * name fails with step `identity` before anything is evaluated or read from it.
  */
 async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
+    const bundleError = await bundleErrorOnce(run);
+    // The cluster's entry says why in one line; the errors themselves were told once, above.
+    if (bundleError)
+        return { failed: clusterEntry(cluster, 'failed', [], { step: 'bundle', message: bundleError.summary }, startedAt) };
     if (run.timings)
         run.timings.firstClusterRequestMs ??= performance.now();
     let session;
     try {
-        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets });
+        // A request sent again (a restarted API server, a 503) is told in the cluster's own log.
+        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets, onRetry: (retry) => line(retry.text) });
     }
     catch (error) {
-        line(`✗ cannot reach cluster ${cluster.name}: ${error instanceof Error ? error.message : String(error)}`);
+        const reason = connectFailure(cluster, error);
+        line(`✗ cannot reach cluster ${cluster.name}: ${reason}`);
         run.onClusterError?.(cluster.name, error);
-        return { failed: clusterEntry(cluster, 'failed', [], clusterError(error, 'connect'), startedAt) };
+        return { failed: clusterEntry(cluster, 'failed', [], { step: 'connect', message: reason }, startedAt) };
     }
     try {
         session.identity = await checkIdentity(run, session, line, purpose);
@@ -8986,7 +10159,8 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     }
     catch (error) {
         session.kube.close();
-        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        // The step is named: a request that timed out says which one, this says where in the run.
+        line(`✗ identity check: ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
         const entry = clusterEntry(cluster, 'failed', [], clusterError(new ClusterStepError('identity', error), 'identity'), startedAt);
         if (!(error instanceof ClusterIdentityError) || !error.uid)
@@ -8994,6 +10168,44 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
         const record = error.record ? { recordedAs: error.record.runtimeCluster, recordedAt: error.record.recordedAt } : {};
         return { failed: { ...entry, identity: { uid: error.uid, ...record } } };
     }
+}
+/**
+ * Why a cluster could not be opened, each fact once (the line already says `cannot reach
+ * cluster X`): a 401 says whose credentials were refused.
+ */
+function connectFailure(cluster, error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const own = message.startsWith(`cluster ${cluster.name}: `) ? message.slice(`cluster ${cluster.name}: `.length) : message;
+    if (error instanceof errors_KubeApiError && error.status === 401) {
+        const context = cluster.kubeContext ? `kube context ${(0,display_text/* quote */.h)(cluster.kubeContext)}` : "the kubeconfig's current context";
+        return `the API server rejected the credentials of ${context} (401 Unauthorized on ${error.request})`;
+    }
+    return own;
+}
+// ---- The bundle, checked once per run before any cluster
+/** Each run's bundle check (bundle/clusters.ts bundleErrorWithoutCluster), started by the rollout or the first cluster. */
+const bundleChecks = new WeakMap();
+/**
+ * The bundle's error that no cluster can change, found once per run before any cluster is
+ * connected, and told once: on the run's log (not a cluster's) and to onClusterError with
+ * no cluster name (the action's annotations on the user's lines). Every cluster then fails
+ * unreached, with step `bundle` and the error's one-line summary as its message.
+ */
+function bundleErrorOnce(run) {
+    let check = bundleChecks.get(run);
+    if (!check) {
+        check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then((error) => {
+            if (error) {
+                run.log.line(`✗ ${error.message}`);
+                run.onClusterError?.('', error);
+            }
+            return error;
+        }, 
+        // A check that could not run says nothing of the bundle: each cluster's own evaluation meets the same failure and reports it.
+        () => undefined);
+        bundleChecks.set(run, check);
+    }
+    return check;
 }
 /** Runtime clusters by the kube-system UID they reached, per run (recording runs only). */
 const reachedByRun = new WeakMap();
@@ -9064,6 +10276,7 @@ async function startClusterBuilds(engine, evaluation, resolver, session, registe
                 namespace: instance.namespace,
                 values: instance.valuesCue,
                 kubeVersion: session.kubeVersion,
+                ...(instance.locateValues ? { locateValues: instance.locateValues } : {}),
             });
             return { name: instance.name, namespace: instance.namespace, module, built };
         }
@@ -9286,32 +10499,78 @@ class BufferedLog {
         log.endGroup();
     }
 }
-// ---- Time limits
+// ---- Time limits and cancellation
 // The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
 // request already sent stays sent); the run stops waiting for it, reports the cluster as
 // failed, and goes on to publish what it has. The action's process ends after publishing,
-// which also ends any work still in flight.
+// which also ends any work still in flight. A cancellation is one more way the run stops:
+// the same checks before each cluster (`runStopped`), and the same bounded wait for a
+// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
 /** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
 const CLUSTER_GRACE_MS = 2_000;
-function withinDeadline(work, deadlineAt, onDeadline) {
-    if (!Number.isFinite(deadlineAt))
+/**
+ * How long a cluster's work is waited for once the run is cancelled: its object in flight,
+ * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
+ * so that the report is published before the second signal stops the process.
+ */
+const CANCEL_GRACE_MS = 3_000;
+/** Whether the run may start one more cluster: undefined when it may, else why not. */
+function runStopped(run) {
+    if (run.cancel?.aborted)
+        return 'cancelled';
+    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
+        return 'deadline';
+    return undefined;
+}
+/**
+ * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
+ * `cancel` aborts (whichever comes first).
+ */
+function withinDeadline(work, deadlineAt, onStop, cancel) {
+    if (!Number.isFinite(deadlineAt) && !cancel)
         return work;
     let timer;
-    const expired = new Promise((resolve) => {
-        timer = setTimeout(() => resolve(onDeadline()), Math.max(0, deadlineAt - Date.now()));
+    let onAbort;
+    const stopped = new Promise((resolve) => {
+        const stopAt = (at, why) => {
+            clearTimeout(timer);
+            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
+        };
+        if (Number.isFinite(deadlineAt))
+            stopAt(deadlineAt, 'deadline');
+        if (!cancel)
+            return;
+        onAbort = () => {
+            const at = Date.now() + CANCEL_GRACE_MS;
+            if (at < deadlineAt)
+                stopAt(at, 'cancelled');
+        };
+        if (cancel.aborted)
+            onAbort();
+        else
+            cancel.addEventListener('abort', onAbort, { once: true });
     });
-    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+    return Promise.race([work, stopped]).finally(() => {
+        clearTimeout(timer);
+        if (onAbort)
+            cancel?.removeEventListener('abort', onAbort);
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. In a cluster, each instance is diffed as soon as it is
 // built, while the CUE engine builds the next ones. Clusters are diffed at once (bounded); a cluster that fails
-// (down, bad credentials, a CUE error in its values) is reported as failed while the others
-// are still diffed. Clusters keep runtime order in the ChangeSet. One object that the API
-// server refuses (an immutable field, an invalid value) is a `failed` change: the other
-// objects and instances are still diffed and shown, and the cluster is failed. Instances
-// that the bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+// (down, bad credentials, a CUE error in the bundle) is reported as failed while the others
+// are still diffed. Clusters keep runtime order in the ChangeSet. One broken instance does
+// not hide the rest: an instance that does not build (a values error, a module that cannot
+// be fetched) or whose dry-run stops is listed in its place with its error, the other
+// instances are still built, diffed and shown, and the cluster is failed, its error the
+// first failure in bundle order (instance-failures.ts). One object that the API server
+// refuses (an immutable field, an invalid value) is a `failed` change: the other objects
+// and instances are still diffed and shown, and the cluster is failed. Instances that the
+// bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+
 
 
 
@@ -9333,15 +10592,23 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
-        const { built, instances } = await diffWhenBuilt(run, session, cluster.name, bundle, started.instances, (text) => log.line(text));
+        const { built, instances, allBuilt } = await diffWhenBuilt(run, session, cluster.name, bundle, started.evaluated.bundle.instances, started.instances, (text) => log.line(text));
         if (run.options.prune && run.options.pruneRemovedInstances) {
-            instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+            // An instance that did not build still belongs to the bundle, but its objects are unknown:
+            // what deleting the removed instances would do cannot be told without them.
+            if (allBuilt)
+                instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+            else
+                log.line(`${logPrefix(bundle, cluster.name)} > instances removed from the bundle are not looked for: not every instance was built`);
         }
-        const failure = failedObjects(cluster.name, instances);
+        const failure = clusterFailure(cluster.name, instances);
         if (failure) {
-            log.line(`✗ ${failure.message}`);
-            run.onClusterError?.(cluster.name, new Error(failure.message));
-            return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure, startedAt));
+            // An instance's own failure was told in its place; refused objects are summed up here.
+            if (!failure.told) {
+                log.line(`✗ ${failure.error.message}`);
+                run.onClusterError?.(cluster.name, new Error(failure.error.message));
+            }
+            return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure.error, startedAt));
         }
         const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
         return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(built) : undefined);
@@ -9360,38 +10627,75 @@ const INSTANCE_DIFFS_AT_ONCE = 4;
 /**
  * The instances' dry-run diffs, each once it is built, a few at once, while the engine
  * builds the next ones (a dry-run writes nothing, so one instance's diff never depends on
- * another's). What they tell comes once all are settled, as when every build came first
- * and the diffs ran one after the other: a failed build fails the cluster before any diff
- * is told, and otherwise the first failed diff in bundle order is the cluster's, the lines
- * of the instances before it told, none after.
+ * another's). What they tell comes once all are settled, in bundle order, as when the
+ * instances were built and diffed one after the other: each instance's change lines, or
+ * its failure (a build that failed, a dry-run that stopped) in its place, once. Every
+ * instance is listed; `allBuilt` is false when one did not build.
  */
-async function diffWhenBuilt(run, session, cluster, bundle, builds, line) {
-    const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending) => {
-        const instance = await pending;
-        let changes;
+async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, builds, line) {
+    const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending, index) => {
+        const declared = bundleInstances[index];
+        if (!declared)
+            throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
+        let instance;
         try {
-            ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership }));
+            instance = await pending;
         }
         catch (error) {
-            if (error instanceof InstanceStepError)
-                throw new ClusterStepError(error.step, error, instance.name, error.object);
-            throw new ClusterStepError('diff', error, instance.name);
+            const failure = instanceStepError(error, 'build', declared.name);
+            return { entry: unbuiltInstanceEntry(declared, failure), failure };
         }
-        const changesOf = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes };
-        return changesOf;
+        const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
+        try {
+            const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership });
+            return { entry: { ...entry, changes }, built: instance };
+        }
+        catch (error) {
+            if (error instanceof InstanceStepError) {
+                const failure = new ClusterStepError(error.step, error, instance.name, error.object);
+                return { entry: undiffedInstanceEntry(entry, failure, error.changes), failure, built: instance };
+            }
+            const failure = new ClusterStepError('diff', error, instance.name);
+            return { entry: undiffedInstanceEntry(entry, failure, []), failure, built: instance };
+        }
     });
-    // Every build has settled by now: this only finds the first failed one.
-    const built = await allBuilt(builds);
+    const built = [];
     const instances = [];
+    let allBuilt = true;
     for (const outcome of outcomes) {
         if (outcome.status === 'rejected')
             throw outcome.reason;
-        const changes = outcome.value;
-        for (const change of changes.changes)
-            line(changeLine(bundle, cluster, changes.name, change) + (change.error ? `: ${change.error}` : ''));
-        instances.push(changes);
+        const { entry, failure } = outcome.value;
+        for (const change of entry.changes)
+            line(changeLine(bundle, cluster, entry.name, change) + (change.error ? `: ${change.error}` : ''));
+        if (failure) {
+            line(`✗ ${failure.message}`);
+            run.onClusterError?.(cluster, failure);
+        }
+        if (outcome.value.built)
+            built.push(outcome.value.built);
+        else
+            allBuilt = false;
+        instances.push(entry);
     }
-    return { built, instances };
+    return { built, instances, allBuilt };
+}
+/**
+ * The cluster's error from its instances: the first failure in bundle order, an instance's
+ * own (`told`: logged in its place already) or its refused objects' (all of the cluster's
+ * refused objects summed up, failedObjects); null when nothing failed.
+ */
+function clusterFailure(cluster, instances) {
+    for (const instance of instances) {
+        if (instance.error)
+            return { error: clusterErrorOfInstance(instance.name, instance.error), told: true };
+        if (instance.changes.some((change) => change.action === 'failed')) {
+            const error = failedObjects(cluster, instances);
+            if (error)
+                return { error, told: false };
+        }
+    }
+    return null;
 }
 /** The cluster's error when objects failed their dry-run: each object with the server's answer. */
 function failedObjects(cluster, instances) {
@@ -9425,6 +10729,8 @@ async function planFleet(run) {
 
 
 
+
+
 /** The consecutive clusters of one group, in the order given (runtime order). */
 function splitIntoWaves(clusters) {
     const waves = [];
@@ -9437,8 +10743,12 @@ function splitIntoWaves(clusters) {
     }
     return waves;
 }
-/** The entry of a cluster that the run's deadline kept from starting. */
-function deadlineEntry(cluster) {
+/** The entry of a cluster that the run's deadline, or its cancellation, kept from starting. */
+function stoppedEntry(cluster, stop, cancelled) {
+    if (stop === 'cancelled') {
+        const message = `${cancelled?.message ?? 'the run was cancelled'} before cluster ${cluster.name} was started; nothing was applied to it`;
+        return clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'start', message }, Date.now());
+    }
     return clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now());
 }
 async function rollOutWaves(clusters, options, rollOut) {
@@ -9460,9 +10770,10 @@ async function rollOutWaves(clusters, options, rollOut) {
             // A cluster that waited for a free slot does not start once another one of its wave failed.
             if (stopped)
                 return skippedEntry(cluster);
-            if (options.deadlineAt !== undefined && Date.now() >= options.deadlineAt) {
+            const stop = runStopped(options);
+            if (stop) {
                 stopped = true;
-                return deadlineEntry(cluster);
+                return stoppedEntry(cluster, stop, (0,cancellation/* cancellationOf */.zg)(options.cancel));
             }
             const log = new BufferedLog();
             let status = 'error';
@@ -9492,10 +10803,15 @@ async function rollOutWaves(clusters, options, rollOut) {
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts
 // The rollout: apply the bundle cluster by cluster in runtime order (staging before
 // production), stop at the first failure, and list the clusters not reached. Nothing is
-// rolled back; a failed cluster says which step failed and what was already applied.
+// rolled back; a failed cluster says which step failed and what was already applied. A
+// cluster with an instance that does not build is applied nothing (instance-failures.ts).
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
 // With `strategy: waves` the clusters of one group are applied at once (waves.ts).
+// A cancelled run (`run.cancel`) stops as at its deadline: no cluster, instance or object
+// is started after it; the cluster in flight writes the records of what it applied
+// (../kube/instance-apply.ts) and is reported `failed` at step `cancelled`, with the step it
+// was in (`interrupted`); the clusters after it are not reached.
 
 
 
@@ -9508,6 +10824,29 @@ async function rollOutWaves(clusters, options, rollOut) {
 
 
 
+
+
+/** The run was cancelled while this cluster's work was at `step` (and instance, object). */
+class ClusterCancelled extends Error {
+    step;
+    instance;
+    object;
+    name = 'ClusterCancelled';
+    constructor(step, message, instance, object) {
+        super(message);
+        this.step = step;
+        this.instance = instance;
+        this.object = object;
+    }
+}
+/** Throws ClusterCancelled when the run is cancelled: called before each step that would start something. */
+function stopIfCancelled(run, cluster, step, instance) {
+    const cancelled = run.cancel?.aborted ? ((0,cancellation/* cancellationOf */.zg)(run.cancel) ?? new Error('the run was cancelled')) : undefined;
+    if (!cancelled)
+        return;
+    const before = instance ? `before instance ${instance}` : `at ${step}`;
+    throw new ClusterCancelled(step, `cluster ${cluster.name}: ${cancelled.message} ${before}; nothing more was applied to the cluster`, instance);
+}
 async function rollOutCluster(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
@@ -9519,9 +10858,13 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
     const instances = [];
     let desired;
     try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-        const bundle = build.evaluated.bundle.name;
+        stopIfCancelled(run, cluster, 'connect');
+        const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
+        // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
+        const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line) };
+        stopIfCancelled(run, cluster, 'build');
         // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
         if (run.beforeApply || run.recordDesired) {
             desired = desiredOfBuild(build.instances);
@@ -9542,6 +10885,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
             }
         }
         for (const instance of build.instances) {
+            stopIfCancelled(run, cluster, 'apply', instance.name);
             line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
             try {
                 const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
@@ -9551,11 +10895,16 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                     timeoutMs: run.options.timeoutMs,
                     deadline,
                     prune: run.options.prune,
+                    ...(run.cancel ? { signal: run.cancel } : {}),
                     log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
                 instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
             }
             catch (error) {
+                if (error instanceof InstanceCancelledError) {
+                    instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(error.changes, error.readiness) });
+                    throw new ClusterCancelled(error.step, error.message, instance.name, error.object);
+                }
                 if (error instanceof InstanceStepError) {
                     instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
                     throw new ClusterStepError(error.step, error, instance.name, error.object);
@@ -9566,11 +10915,17 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         // Instances the bundle no longer lists go last, once every listed instance is applied
         // (an object moved to a listed instance has its new owner's labels by then, and stays).
         if (run.options.prune && run.options.pruneRemovedInstances) {
+            stopIfCancelled(run, cluster, 'prune');
             await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) }, instances);
         }
         return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
     }
     catch (error) {
+        if (error instanceof ClusterCancelled) {
+            line(`⏹ ${error.message}`);
+            const cancelled = { step: CANCELLED_STEP, interrupted: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+            return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, cancelled, startedAt)), desired);
+        }
         line(`✗ ${error instanceof Error ? error.message : String(error)}`);
         run.onClusterError?.(cluster.name, error);
         return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)), desired);
@@ -9583,7 +10938,9 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
 function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, () => clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt));
+    return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, (why) => why === 'cancelled'
+        ? clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'apply', message: `cluster ${cluster.name}: ${(0,cancellation/* cancellationOf */.zg)(run.cancel)?.message ?? 'the run was cancelled'}, and its work in flight did not end within the grace given to it; objects may have been applied in part and Timoni's instance record not written for them` }, startedAt)
+        : clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt), run.cancel);
 }
 /** Each applied object's readiness result, matched by kind, namespace and name. */
 function withReadiness(changes, readiness) {
@@ -9598,8 +10955,11 @@ async function rollOutFleet(run) {
     const clusters = selectClusters(run.evaluation.runtime, run.selector);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
+    // A bundle error is told once, before the first cluster's log group opens (session.ts).
+    await bundleErrorOnce(run);
     if (run.options.strategy === 'waves') {
-        const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+        const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+        logCancellation(run, entries);
         return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
     }
     const entries = [];
@@ -9609,8 +10969,9 @@ async function rollOutFleet(run) {
             entries.push(skippedEntry(cluster));
             continue;
         }
-        if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) {
-            entries.push(deadlineEntry(cluster));
+        const stop = runStopped(run);
+        if (stop) {
+            entries.push(stoppedEntry(cluster, stop, (0,cancellation/* cancellationOf */.zg)(run.cancel)));
             failed = true;
             continue;
         }
@@ -9623,7 +10984,34 @@ async function rollOutFleet(run) {
     const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
     if (skipped.length > 0)
         run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
+    logCancellation(run, entries);
     return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+}
+/**
+ * The closing line of a cancelled rollout: the clusters applied, the one(s) interrupted and
+ * where (instance, step, object), the ones not reached (a cluster the cancellation came
+ * before is `failed` at `cancelled` in the ChangeSet, with `interrupted: start`, and counts here as not reached).
+ */
+function cancellationLine(entries) {
+    const cancelled = entries.filter(isCancelled);
+    if (cancelled.length === 0)
+        return undefined;
+    const notStarted = (entry) => isCancelled(entry) && entry.error?.interrupted === 'start';
+    const where = (entry) => {
+        const error = entry.error;
+        return `${entry.name} (${[error?.instance ? `instance ${error.instance}` : '', `step ${error?.interrupted ?? 'unknown'}`, error?.object ?? ''].filter(Boolean).join(', ')})`;
+    };
+    const list = (items) => (items.length > 0 ? items.join(', ') : 'none');
+    const applied = entries.filter((entry) => entry.status === 'applied').map((entry) => entry.name);
+    const interrupted = cancelled.filter((entry) => !notStarted(entry)).map(where);
+    const failed = entries.filter((entry) => entry.status === 'failed' && !isCancelled(entry)).map((entry) => entry.name);
+    const unreached = entries.filter((entry) => entry.status === 'skipped' || notStarted(entry)).map((entry) => entry.name);
+    return `rollout cancelled: applied ${list(applied)}; interrupted ${list(interrupted)}${failed.length > 0 ? `; failed ${failed.join(', ')}` : ''}; not reached ${list(unreached)}`;
+}
+function logCancellation(run, entries) {
+    const line = cancellationLine(entries);
+    if (line)
+        run.log.line(line);
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/status.ts
@@ -10411,7 +11799,7 @@ function isRetryableStatus(status) {
     return status === 429 || (status >= 500 && status !== 501 && status !== 505);
 }
 /** `Retry-After` as seconds or an HTTP date, in ms; undefined when absent or malformed. */
-function parseRetryAfter(value, now = Date.now()) {
+function retry_parseRetryAfter(value, now = Date.now()) {
     if (value === undefined || value.trim() === '')
         return undefined;
     if (/^\d+$/.test(value.trim()))
@@ -10600,7 +11988,7 @@ class RegistryAuth {
             }
             if (isRetryableStatus(status)) {
                 await drain(res);
-                throw new TransientError(`token endpoint ${where} answered ${status}`, status, parseRetryAfter(res.headers['retry-after']));
+                throw new TransientError(`token endpoint ${where} answered ${status}`, status, retry_parseRetryAfter(res.headers['retry-after']));
             }
             if (status < 200 || status >= 300) {
                 await drain(res);
@@ -11097,7 +12485,7 @@ class RegistryClient {
         const detail = registryErrorText(body);
         const suffix = detail ? ` (${status} ${detail})` : ` (${status})`;
         if (isRetryableStatus(status)) {
-            throw new TransientError(`${what}${suffix}`, status, parseRetryAfter(res.headers['retry-after']));
+            throw new TransientError(`${what}${suffix}`, status, retry_parseRetryAfter(res.headers['retry-after']));
         }
         if (status === 404)
             throw new OciError('not-found', this.#url, `${what} not found in ${this.#ref.registry}/${this.#ref.repository}${suffix}`, 404);
@@ -11891,41 +13279,6 @@ function stateCounts(state) {
 
 // EXTERNAL MODULE: ./src/cli/io.ts
 var cli_io = __nccwpck_require__(1604);
-;// CONCATENATED MODULE: ./src/duration.ts
-// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
-// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
-// `12.3 s`, `2 min 05 s`).
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-function parseDuration(text) {
-    const trimmed = text.trim();
-    if (trimmed === '')
-        return undefined;
-    if (/^\d+$/.test(trimmed))
-        return Number(trimmed) * 1000;
-    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-    let total = 0;
-    let consumed = 0;
-    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
-        total += Number(match[1]) * UNITS[match[2]];
-        consumed = part.lastIndex;
-    }
-    return consumed === trimmed.length && consumed > 0 ? total : undefined;
-}
-function formatDuration(milliseconds) {
-    if (!Number.isFinite(milliseconds) || milliseconds < 0)
-        return '–';
-    if (milliseconds < 1000)
-        return `${Math.round(milliseconds)} ms`;
-    const seconds = milliseconds / 1000;
-    if (seconds < 60)
-        return `${seconds.toFixed(1)} s`;
-    const whole = Math.round(seconds);
-    const minutes = Math.floor(whole / 60);
-    if (minutes < 60)
-        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
-
 ;// CONCATENATED MODULE: ./src/cli/options.ts
 // The flags of each command, named as `timoni bundle` names them, and what they read: the
 // bundle, runtime and module files every command starts from (bundle flags), the
@@ -11986,9 +13339,13 @@ const fleetFlags = [
     identityRecordFlag,
     { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
 ];
-/** The flags beyond the bundle flags that each fleet command reads; `--help` lists only these. */
+/**
+ * The flags beyond the bundle flags that each fleet command reads; `--help` lists only these.
+ * apply applies one cluster at a time (or --max-parallel per wave): --concurrency, the
+ * number of clusters diffed at once, is diff's.
+ */
 const commandFlags = {
-    apply: 'all',
+    apply: fleetFlags.filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency').map((flag) => flag.name),
     diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
     status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
     delete: ['wait', 'timeout', 'deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
@@ -12031,13 +13388,17 @@ const statusOutputFlag = {
     choices: ['text', 'json'],
     description: "The state of each instance: text (a table) or json; without it, Timoni's bundle status lines",
 };
+/** delete's --wait and --timeout: they bound the wait for deleted objects to be gone, not an apply's readiness. */
+const deleteFlags = new Map([
+    ['wait', { name: 'wait', kind: 'boolean', default: 'true', description: "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)" }],
+    ['timeout', { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's delete, all its instances' waits together" }],
+]);
 function fleetFlagsFor(command) {
     const own = commandFlags[command];
-    if (own === 'all')
-        return fleetFlags;
     const flags = fleetFlags
         .filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name))
-        .map((flag) => (command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag));
+        .map((flag) => (command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag))
+        .map((flag) => (command === 'delete' ? (deleteFlags.get(flag.name) ?? flag) : flag));
     return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 /** `--cue-memory-limit` in MiB, checked. */
@@ -12101,6 +13462,26 @@ function kubeconfigTexts(args, io) {
         }
     });
 }
+/**
+ * The environment offered to runtime attributes, checked, as the action does, against every
+ * secret of the run once the kubeconfig is loaded (its text and credentials, the registry
+ * credentials): a variable whose value holds one, or a URL with a password, is withheld under
+ * --runtime-from-env (the log names it, never its value) and refused when --runtime-env
+ * lists it (../bundle/runtime-environment.ts).
+ */
+function environmentWithoutSecrets(args, env, secrets, log) {
+    const withheld = [];
+    const environment = runtimeEnvironment(env, {
+        all: args.booleans.get('runtime-from-env') ?? false,
+        allowed: parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env'),
+        secretIn: (value) => secrets.secretIn(value),
+        onWithheld: (name, why) => withheld.push(`${name} (${why})`),
+    });
+    if (withheld.length > 0) {
+        log.line(`--runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`);
+    }
+    return environment;
+}
 function fleetRunFromArgs(engine, args, io, log) {
     const inputs = readBundleInputs(engine, args, io.cwd, io.env);
     const secrets = new SecretRegistry();
@@ -12121,11 +13502,13 @@ function fleetRunFromArgs(engine, args, io, log) {
     if (deadlineMs === undefined && deadlineText !== '')
         throw new UsageError(`--deadline must be a duration such as 30m or 90s, not "${deadlineText}"`);
     const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
+    const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);
+    const environment = environmentWithoutSecrets(args, io.env, secrets, log);
     return {
         engine,
-        evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(inputs.environment ? { environment: inputs.environment } : {}) },
+        evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(environment ? { environment } : {}) },
         selector: inputs.selector,
-        kubeconfig: loadKubeconfig(kubeconfigTexts(args, io), secrets),
+        kubeconfig,
         secrets,
         resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
         options: {
@@ -12907,13 +14290,16 @@ class TimoniYamlPrinter {
 // - `diff|apply|status|delete` reach the clusters through the fleet layer, which checks each
 //   cluster's identity before anything is read, written or deleted there (a context that
 //   reaches a cluster recorded under another runtime name fails that cluster). diff exits 0 in
-//   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply exits
-//   1 when a cluster failed; `-o json` prints the ChangeSet (diff, apply) or the
+//   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply and
+//   delete exit 2 when a cluster failed, was refused or was not reached, status 1 when an
+//   instance is not deployed and 2 when a cluster could not be read (a 1 never hides a
+//   failure, so that CI may read it as "drift" or "not deployed"); `-o json` prints the ChangeSet (diff, apply) or the
 //   per-cluster results (delete). `status` alone prints Timoni's `bundle status` lines;
 //   `status -o text|json` the state of each cluster x instance (../fleet/fleet-state.ts). Progress goes to stderr through CliLog: diff's clusters in runtime
 //   order, each error once; delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
 // vet and build stay off clusters except to read runtime value queries (query-access.ts);
 // values read from Secrets are redacted in what they print.
+
 
 
 
@@ -12993,7 +14379,7 @@ async function runBuild(engine, args, io) {
         const instances = [];
         for (const instance of result.bundle.instances) {
             const module = await resolver.resolve(instance.module);
-            const built = await builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion });
+            const built = await builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion, ...(instance.locateValues ? { locateValues: instance.locateValues } : {}) });
             instances.push({
                 name: instance.name,
                 namespace: instance.namespace,
@@ -13085,7 +14471,10 @@ async function runDiff(engine, args, io) {
 }
 async function runApply(engine, args, io) {
     const { run, log } = orderedRun(engine, args, io);
-    const changeSet = await rollOutFleet(run);
+    // SIGINT / SIGTERM: the rollout stops cleanly (fleet/run.ts), is reported, and the command exits 130.
+    if (io.cancellation)
+        run.cancel = io.cancellation.signal;
+    const changeSet = io.cancellation ? await io.cancellation.whileGraceful(() => rollOutFleet(run)) : await rollOutFleet(run);
     log.flush();
     writeChangesFile(changeSet, args, io);
     if (args.strings.get('output') === 'json')
@@ -13095,11 +14484,15 @@ async function runApply(engine, args, io) {
     const skipped = changeSet.clusters.filter((c) => c.status === 'skipped').map((c) => c.name);
     if (skipped.length > 0 && !log.hasPrinted(`not reached: ${skipped.join(', ')}`))
         io.stderr(`not reached: ${skipped.join(', ')}\n`);
-    return changeSet.clusters.some((c) => c.status === 'failed') ? 1 : 0;
+    if (io.cancellation?.cancelled)
+        return cancellation/* CANCELLED_EXIT_CODE */.pL;
+    return changeSet.clusters.some((c) => c.status === 'failed' || c.status === 'skipped') ? 2 : 0;
 }
 /**
  * `status -o text|json`: the state of every cluster x instance (fleet-state.ts), as a table
- * or as JSON. Exits 0 when every instance is deployed, 1 otherwise, 2 when it cannot run.
+ * or as JSON. Exits 0 when every instance is deployed, 1 when an instance is not (not
+ * installed, stale, failed), 2 when it cannot run or a state is unknown (a cluster not
+ * reached or refused, an instance that could not be read).
  */
 async function runFleetState(engine, args, io, output) {
     let state;
@@ -13118,6 +14511,8 @@ async function runFleetState(engine, args, io, output) {
         io.stdout(fleetStateTable(state));
         io.stderr(`${stateCounts(state)}\n`);
     }
+    if (state.instances.some((row) => row.state === 'unknown'))
+        return 2;
     return state.instances.every((row) => row.state === 'deployed') ? 0 : 1;
 }
 async function runStatus(engine, args, io) {
@@ -13128,14 +14523,16 @@ async function runStatus(engine, args, io) {
     const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new cli_io/* CliLog */.n(io)));
     // A refused or unreachable cluster's error is on stderr already (the fleet layer logs it), and here in Timoni's form.
     for (const { cluster, bundle, result, error } of results) {
+        // A cluster failed before the bundle's name was known has no `b:` part (not an empty one).
+        const head = `${bundle ? `b:${bundle} > ` : ''}c:${cluster.name}`;
         if (error) {
-            io.stdout(`b:${bundle} > c:${cluster.name} > ✗ ${error}\n`);
+            io.stdout(`${head} > ✗ ${error}\n`);
             continue;
         }
         if (!result || result.length === 0)
-            io.stdout(`b:${bundle} > c:${cluster.name} > ✗ no instances found in bundle\n`);
+            io.stdout(`${head} > ✗ no instances found in bundle\n`);
         for (const instance of result ?? []) {
-            const prefix = `b:${bundle} > c:${cluster.name} > i:${instance.name}`;
+            const prefix = `${head} > i:${instance.name}`;
             io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
             for (const image of instance.images)
                 io.stdout(`${prefix} > container image ${image}\n`);
@@ -13143,8 +14540,10 @@ async function runStatus(engine, args, io) {
                 io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);
         }
     }
-    // As Timoni's bundle status: a cluster without the bundle's instances is an error.
-    return results.some((r) => r.error || !r.result || r.result.length === 0) ? 1 : 0;
+    // A cluster not read is a failure (2); one without the bundle's instances (Timoni's error) is not deployed (1).
+    if (results.some((r) => r.error))
+        return 2;
+    return results.some((r) => !r.result || r.result.length === 0) ? 1 : 0;
 }
 async function runDelete(engine, args, io) {
     const log = new cli_io/* CliLog */.n(io);
@@ -13155,11 +14554,46 @@ async function runDelete(engine, args, io) {
     for (const { cluster, error } of results)
         if (error && !log.hasPrinted(error))
             io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
-    return results.some((r) => r.error) ? 1 : 0;
+    return results.some((r) => r.error) ? 2 : 0;
+}
+
+;// CONCATENATED MODULE: ./package.json
+const package_namespaceObject = {"rE":"0.1.0"};
+;// CONCATENATED MODULE: ./src/cli/version.ts
+// `timoni-fleet version` (and `--version`): the version of timoni-fleet, of the CUE it
+// evaluates with (cuelang.org/go, as the engine reports it), and which build of the engine
+// runs here: the native program where this platform has a working one, else WebAssembly
+// (src/cue/engine.ts; TIMONI_FLEET_CUE_ENGINE forces one). A bug report needs all three.
+
+
+
+const ENGINE_NAMES = { native: 'native', wasm: 'WebAssembly' };
+/** The lines `version` prints, from what the engine reports. */
+function versionText(cue, engine, nativeUnavailable) {
+    const why = engine === 'wasm' && nativeUnavailable ? ` (the native engine did not start: ${nativeUnavailable})` : '';
+    return `timoni-fleet ${package_namespaceObject.rE}\nCUE ${cue}\nengine ${ENGINE_NAMES[engine]}${why}\n`;
+}
+/** Prints the version; `rest` holds the words after `version`, of which there must be none. */
+async function printVersion(rest, io) {
+    if (rest.length > 0) {
+        io.stderr(`✗ unexpected argument ${(0,display_text/* quote */.h)(rest[0])}: version takes none\n`);
+        return 2;
+    }
+    try {
+        const engine = await loadCueEngine();
+        io.stdout(versionText(engine.version().cue, engine.kind, nativeEngineUnavailable()));
+        return 0;
+    }
+    catch (error) {
+        // The version of timoni-fleet is known without the engine; say why the rest is not.
+        io.stdout(`timoni-fleet ${package_namespaceObject.rE}\n`);
+        io.stderr(`✗ the CUE engine did not start: ${error instanceof Error ? error.message : String(error)}\n`);
+        return 2;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/cli/run.ts
-// Dispatches `timoni-fleet <command> [flags]` to its command, maps outcomes to exit codes,
+// Dispatches `timoni-fleet <command> [flags]` to its command (and `version`), maps outcomes to exit codes,
 // and turns a failed command into what the user reads: the message on stderr, every CUE
 // diagnostic with its file, line and field, and, inside GitHub Actions, an annotation on
 // the file and line for each.
@@ -13169,20 +14603,33 @@ async function runDelete(engine, args, io) {
 
 
 
+
 const commands = {
-    vet: { summary: 'Validate a bundle for each cluster of the runtime', flags: vetFlags, run: runVet },
-    build: { summary: 'Build the Kubernetes objects of every instance for each cluster', flags: buildFlags, run: runBuild },
-    diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlagsFor('diff'), run: runDiff },
-    apply: { summary: 'Apply the bundle cluster by cluster in runtime order', flags: fleetFlagsFor('apply'), run: runApply },
-    status: { summary: "Show the bundle's instances and their objects on each cluster", flags: fleetFlagsFor('status'), run: runStatus },
-    delete: { summary: "Delete the bundle's instances from each cluster", flags: fleetFlagsFor('delete'), run: runDelete },
+    vet: { summary: 'Validate a bundle for each cluster of the runtime (exit 0 valid, 1 failure)', flags: vetFlags, failureCode: 1, run: runVet },
+    build: { summary: 'Build the Kubernetes objects of every instance for each cluster (exit 0 built, 1 failure)', flags: buildFlags, failureCode: 1, run: runBuild },
+    diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlagsFor('diff'), failureCode: 2, run: runDiff },
+    apply: { summary: 'Apply the bundle cluster by cluster in runtime order (exit 0 applied, 2 failure)', flags: fleetFlagsFor('apply'), failureCode: 2, run: runApply },
+    status: { summary: "Show the bundle's instances and their objects on each cluster (exit 0 all deployed, 1 not all deployed, 2 failure)", flags: fleetFlagsFor('status'), failureCode: 2, run: runStatus },
+    delete: { summary: "Delete the bundle's instances from each cluster (exit 0 deleted, 2 failure)", flags: fleetFlagsFor('delete'), failureCode: 2, run: runDelete },
 };
 function usage() {
     const lines = ['Usage: timoni-fleet <command> -f bundle.cue [-r runtime.cue] [flags]', '', 'Commands:'];
     for (const [name, command] of Object.entries(commands))
         lines.push(`  ${name.padEnd(10)} ${command.summary}`);
+    lines.push(`  ${'version'.padEnd(10)} Print the version of timoni-fleet, of CUE and the CUE engine in use (also --version)`);
     lines.push('', 'Run `timoni-fleet <command> --help` for its flags.');
     return `${lines.join('\n')}\n`;
+}
+/** The flags that `command` does not take, each with the commands that do. */
+function othersFlags(command) {
+    const own = new Set(commands[command]?.flags.map((flag) => flag.name));
+    const others = new Map();
+    for (const [name, { flags }] of Object.entries(commands)) {
+        for (const flag of flags)
+            if (!own.has(flag.name))
+                others.set(flag.name, [...(others.get(flag.name) ?? []), name]);
+    }
+    return others;
 }
 function reportError(error, io) {
     const message = error instanceof Error ? error.message : String(error);
@@ -13196,9 +14643,12 @@ async function runCli(argv, io) {
         io.stdout(usage());
         return name === undefined ? 2 : 0;
     }
+    if (name === 'version' || name === '--version')
+        return printVersion(rest, io);
     const command = commands[name];
     if (!command) {
-        io.stderr(`✗ unknown command ${(0,display_text/* quote */.h)(name)}\n${usage()}`);
+        const nearest = nearestName(name, [...Object.keys(commands), 'version']);
+        io.stderr(`✗ unknown command ${(0,display_text/* quote */.h)(name)}${nearest ? `: did you mean ${nearest}?` : ''}\n${usage()}`);
         return 2;
     }
     if (rest.includes('--help') || rest.includes('-h')) {
@@ -13206,13 +14656,13 @@ async function runCli(argv, io) {
         return 0;
     }
     try {
-        const args = parseArguments(rest, command.flags);
+        const args = parseArguments(rest, command.flags, { command: name, otherCommandsFlags: othersFlags(name) });
         const engine = await loadCueEngine(command.flags.some((flag) => flag.name === 'cue-memory-limit') ? { memoryLimitMiB: cueMemoryLimit(args) } : {});
         return await command.run(engine, args, io);
     }
     catch (error) {
         reportError(error, io);
-        return error instanceof UsageError ? 2 : 1;
+        return command.failureCode;
     }
 }
 
