@@ -31,7 +31,7 @@ import { runtimeEnvironment, RuntimeEnvironmentError } from '../bundle/runtime-e
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
 import { abortedAfterCancel, CANCELLED_EXIT_CODE, type Cancellation } from '../cancellation.js';
 import { isCancelled } from '../changeset.js';
-import { formatDuration } from '../duration.js';
+import { formatLimit } from '../duration.js';
 import { FileBoundary } from '../file-boundary.js';
 import { planFleet } from '../fleet/plan.js';
 import { fleetState } from '../fleet/fleet-state.js';
@@ -234,7 +234,7 @@ export async function runAction(io: ActionIO): Promise<number> {
   const releaseCancellation = plan.mode === 'apply' ? io.cancellation?.hold() : undefined;
   const cancel = plan.mode === 'apply' ? io.cancellation?.signal : undefined;
   const publishing = cancel ? AbortSignal.any([deadline, abortedAfterCancel(cancel, CANCEL_PUBLISH_MS)]) : deadline;
-  log.line(`deadline ${formatDuration(config.deadlineMs)}: the clusters' work stops ${formatDuration(reserveMs)} before it, kept to publish the report`);
+  log.line(`deadline ${formatLimit(config.deadlineMs)}: the clusters' work stops ${formatLimit(reserveMs)} before it, kept to publish the report`);
   try {
     const { workspace, cwd, boundary, engine, moduleFiles, runtime: wholeRuntime } = await readWorkspace(io, config);
     const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);

@@ -186,7 +186,7 @@ describe('a run that reaches its deadline', () => {
     expect(body.startsWith('<!-- timoni-fleet:')).toBe(true);
     expect(body).toContain('staging-1');
     expect(body, body).toMatch(/deadline/);
-    expect(result.log).toContain("the clusters' work stops 3.0 s before it, kept to publish the report");
+    expect(result.log).toContain("deadline 12s: the clusters' work stops 3s before it, kept to publish the report");
     expect(changes(result).clusters.map((cluster) => cluster.status)).toEqual(['failed', 'failed', 'failed']);
   });
 });
