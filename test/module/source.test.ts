@@ -292,7 +292,11 @@ describe('a module pulled and recorded', () => {
       const result = await runCliCaptured(['build', '-f', 'bundle.cue', '-r', 'runtime.cue'], { cwd: dir, env: { PATH: process.env.PATH } });
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain(`instance web (module ${pushed.url}): build failed:`);
-      expect(result.stderr).toContain('values.port: conflicting values 80 and 70000:\n    ./templates/config.cue:28:13\n    ./timoni.cue:10:9\n    ./values.cue:3:12');
+      // The value's own line in bundle.cue, the module's positions relative to the module (not the cache folder) as also.
+      const lines = readFileSync(join(dir, 'bundle.cue'), 'utf8').split('\n');
+      const line = lines.findIndex((text) => text.includes('port: 70000'));
+      const at = `bundle.cue:${line + 1}:${(lines[line] ?? '').indexOf('port: 70000') + 1}`;
+      expect(result.stderr).toContain(`${at}: values.port: conflicting values 80 and 70000 (also ./templates/config.cue:28:13, ./timoni.cue:10:9)`);
       expect(result.stderr).not.toContain(cacheHome);
     });
 
