@@ -19,12 +19,13 @@
 // values read from Secrets are redacted in what they print.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { selectClusters, type Runtime } from '../bundle/index.js';
+import type { Runtime } from '../bundle/index.js';
 import { CANCELLED_EXIT_CODE } from '../cancellation.js';
 import { hasChanges, isLeaving, renamedFrom, type ChangeSet, type ClusterChanges, type ObjectChange } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import { logPrefix } from '../fleet/outcome.js';
 import { planFleet } from '../fleet/plan.js';
+import { selectHeadClusters } from '../fleet/membership.js';
 import { rollOutFleet } from '../fleet/rollout.js';
 import type { FleetRun } from '../fleet/run.js';
 import { fleetDelete, fleetStatus } from '../fleet/status.js';
@@ -141,7 +142,7 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
 function orderedRun(engine: CueEngine, args: ParsedArguments, io: CommandIO): { run: FleetRun; log: CliLog } {
   const log = new CliLog(io);
   const run = fleetRunFromArgs(engine, args, io, log);
-  log.order(selectClusters(run.evaluation.runtime, run.selector).map((cluster) => cluster.name));
+  log.order(selectHeadClusters(run).map((cluster) => cluster.name));
   return { run, log };
 }
 

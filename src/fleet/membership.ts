@@ -16,7 +16,7 @@
 //
 // Only reads: identity records and kube-system UIDs. What a leave deletes is found later
 // (plan.ts, rollout.ts: leaving-clusters.ts); a rename's record is re-pinned by the apply.
-import type { ClusterSelector, Runtime, RuntimeCluster } from '../bundle/index.js';
+import { NoClusterMatchesError, selectClusters, type ClusterSelector, type Runtime, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, MembershipSource } from '../changeset.js';
 import { openCluster, type Kubeconfig } from '../kube/index.js';
 import { readClusterUid, readIdentityRecord, type IdentityRecord } from '../kube/cluster-identity.js';
@@ -184,6 +184,20 @@ async function findMembership(run: FleetRun): Promise<Membership | undefined> {
     run.log.line(`cluster ${leave.cluster.name} (${leave.cluster.group}) leaves the fleet: listed in ${base.from}, not in the runtime${reason}`);
   }
   return membership;
+}
+
+/**
+ * The head's selected clusters; none (rather than NoClusterMatchesError) when the selectors
+ * match only clusters that leave the fleet (`--runtime-cluster prod-3` with the base runtime
+ * that listed it: the run removes the bundle from prod-3 alone).
+ */
+export function selectHeadClusters(run: Pick<FleetRun, 'evaluation' | 'selector' | 'baseRuntime'>): RuntimeCluster[] {
+  try {
+    return selectClusters(run.evaluation.runtime, run.selector);
+  } catch (error) {
+    if (error instanceof NoClusterMatchesError && run.baseRuntime && compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0) return [];
+    throw error;
+  }
 }
 
 /** The run with the renamed clusters re-pinned (their identity records name their base names). */

@@ -10,7 +10,7 @@
 // refuses (an immutable field, an invalid value) is a `failed` change: the other objects
 // and instances are still diffed and shown, and the cluster is failed. Instances that the
 // bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
-import { selectClusters, type BundleInstance, type RuntimeCluster } from '../bundle/index.js';
+import { type BundleInstance, type RuntimeCluster } from '../bundle/index.js';
 import { diffInstance } from '../kube/instance-diff.js';
 import { InstanceStepError } from '../kube/instance.js';
 import { mapBounded, settleBounded } from '../concurrency.js';
@@ -21,7 +21,7 @@ import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } f
 import { removedInstancesPlan } from './removed-instances.js';
 import { planLeaves } from './leaving-clusters.js';
 import { orphanedEntries } from './orphaned-clusters.js';
-import { membershipSource, resolveMembership, withMembership, withRenamesRepinned } from './membership.js';
+import { membershipSource, resolveMembership, selectHeadClusters, withMembership, withRenamesRepinned } from './membership.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { BufferedLog, withinDeadline, type FleetRun } from './run.js';
 import { connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity, type ClusterInstanceBuild, type ClusterSession } from './session.js';
@@ -160,7 +160,7 @@ export function failedObjects(cluster: string, instances: readonly InstanceChang
 }
 
 export async function planFleet(given: FleetRun): Promise<ChangeSet> {
-  const clusters = selectClusters(given.evaluation.runtime, given.selector);
+  const clusters = selectHeadClusters(given);
   // Fleet membership (membership.ts): a renamed cluster is diffed as re-pinned (its record
   // names its base name), and the clusters that leave are diffed after the head's.
   const membership = await resolveMembership(given);

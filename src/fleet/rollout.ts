@@ -9,7 +9,7 @@
 // is started after it; the cluster in flight writes the records of what it applied
 // (../kube/instance-apply.ts) and is reported `failed` at step `cancelled`, with the step it
 // was in (`interrupted`); the clusters after it are not reached.
-import { selectClusters, type RuntimeCluster } from '../bundle/index.js';
+import type { RuntimeCluster } from '../bundle/index.js';
 import { cancellationOf } from '../cancellation.js';
 import { applyInstance, InstanceCancelledError } from '../kube/instance-apply.js';
 import { assertOwnership } from '../kube/ownership.js';
@@ -21,7 +21,7 @@ import { builtOrNothing } from './instance-failures.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
 import { rollOutLeaves } from './leaving-clusters.js';
-import { membershipSource, resolveMembership, withMembership, withRenamesRepinned, type Membership, type Rename } from './membership.js';
+import { membershipSource, resolveMembership, selectHeadClusters, withMembership, withRenamesRepinned, type Membership, type Rename } from './membership.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { rollOutWaves, stoppedEntry } from './waves.js';
 import { CLUSTER_GRACE_MS, runStopped, withinDeadline, type FleetRun } from './run.js';
@@ -184,7 +184,7 @@ function acceptedRenames(run: FleetRun, membership: Membership | undefined): Ren
 }
 
 export async function rollOutFleet(given: FleetRun): Promise<ChangeSet> {
-  const clusters = selectClusters(given.evaluation.runtime, given.selector);
+  const clusters = selectHeadClusters(given);
   // Fleet membership (membership.ts): renamed clusters re-pinned, leaving ones cleaned up last.
   const membership = await resolveMembership(given);
   const renames = acceptedRenames(given, membership);

@@ -187,6 +187,10 @@ describe('fleet membership through the CLI', () => {
       expect(run.stdout).toContain('kube context "no-such-context" is not in the kubeconfig: the bundle stays installed there');
       expect(run.stdout).toContain(`timoni bundle delete --name ${bundleName} --kube-context no-such-context`);
     }
+    // Selected alone: the run covers that leaving cluster only.
+    const alone = await timoniFleet('renamed.cue', 'diff', '--base-runtime', join(dir, 'renamed-gone.cue'), '--runtime-cluster', 'm-gone', '-o', 'json');
+    expect(alone.code, alone.stderr).toBe(0);
+    expect((JSON.parse(alone.stdout) as ChangeSet).clusters.map((cluster) => [cluster.name, cluster.membership])).toEqual([['m-gone', 'leaves']]);
     expect(await installed('fleet-1')).toEqual(BOTH);
     expect(await installed('fleet-2')).toEqual(BOTH);
   });
