@@ -1,13 +1,17 @@
 // Clusters that hold the bundle but are no longer in the runtime (`mode: status`, `status
-// -o`, `mode: drift`): the kubeconfig's contexts that no runtime cluster uses are looked at,
-// and each one whose cluster stores instances of the bundle (Timoni's instance Secrets with
-// the bundle's label) is an orphan: `orphaned` rows in a status, a leaving entry whose
-// bundle stays installed (with the commands that remove it) in a drift run's diff. Cheap:
-// one list request per unused context, only when the whole runtime is selected (a run of
-// one group or cluster looks at no other context) and the bundle's name is known. A context
-// that reaches a cluster of the runtime under another name (its identity record names a
-// runtime cluster) is not an orphan; a context that cannot be reached or read is left out
-// (it may be another project's): the log says so. Nothing is written.
+// -o`, `mode: drift`). A kubeconfig often holds contexts of clusters that were never this
+// fleet's (another project's, a developer's), where a bundle of the same name may live: so a
+// cluster is an orphan of this fleet only when this fleet's identity record there (the
+// `cluster-identity-record` ConfigMap, written by an apply: `../kube/cluster-identity.ts`)
+// names a runtime cluster that the runtime no longer lists, or when the run's base runtime
+// listed its context. Then, when it stores instances of the bundle (Timoni's instance
+// Secrets with the bundle's label), it is an orphan, named as its record (or the base
+// runtime) names it: `orphaned` rows in a status, a leaving entry whose bundle stays
+// installed (with the commands that remove it) in a drift run's diff. Cheap: only the
+// kubeconfig's contexts that no runtime cluster uses, one read of the record each (and one
+// list when it is this fleet's), only when the whole runtime is selected (a run of one group
+// or cluster looks at no other context) and the bundle's name is known. A context that
+// cannot be reached or read is left out: the log says so. Nothing is written.
 import type { RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges } from '../changeset.js';
 import { openCluster } from '../kube/index.js';
@@ -43,13 +47,14 @@ export async function findOrphanedClusters(run: FleetRun, bundle: string): Promi
   const found: OrphanedCluster[] = [];
   for (const context of unused) {
     const base = run.baseRuntime?.runtime.clusters.find((cluster) => cluster.kubeContext === context);
-    const cluster: RuntimeCluster = { name: base?.name ?? context, group: base?.group ?? '', kubeContext: context };
-    const kube = openCluster(run.kubeconfig, context, { secrets: run.secrets, name: cluster.name });
+    const kube = openCluster(run.kubeconfig, context, { secrets: run.secrets, name: base?.name ?? context });
     try {
+      const record = await readIdentityRecord(kube, run.options.identity?.recordName);
+      // Not this fleet's cluster (no record of it, nor listed at the base), or one of the runtime reached by another context.
+      if ((!record && !base) || (record && names.has(record.runtimeCluster.toLowerCase()))) continue;
+      const cluster: RuntimeCluster = { name: record?.runtimeCluster ?? base?.name ?? context, group: base?.group ?? '', kubeContext: context };
       const instances = await listInstances(kube, '', bundle);
       if (instances.length === 0) continue;
-      const record = await readIdentityRecord(kube, run.options.identity?.recordName).catch(() => null);
-      if (record && names.has(record.runtimeCluster.toLowerCase())) continue;
       const statuses = new Map<DecodedInstanceSecret, Awaited<ReturnType<typeof instanceStatus>> | undefined>();
       for (const instance of instances) statuses.set(instance, await instanceStatus(kube, instance).catch(() => undefined));
       const commands = removalCommands(bundle, cluster);

@@ -140,11 +140,11 @@ describe('fleet membership through the CLI', () => {
     expect(await installed('fleet-3')).toEqual(BOTH);
   });
 
-  it('status lists the instances on the cluster no longer in the runtime as orphaned (its context still given)', async () => {
+  it('status lists the instances on the cluster no longer in the runtime as orphaned (its context still given, its identity record naming it)', async () => {
     const status = await timoniFleet('two.cue', 'status', '-o', 'json');
     const state = JSON.parse(status.stdout) as { instances: Array<{ cluster: string; instance: string; state: string; reason: string }> };
     const orphaned = state.instances.filter((row) => row.state === 'orphaned');
-    expect(orphaned.map((row) => [row.cluster, row.instance])).toEqual([['fleet-3', 'first']]);
+    expect(orphaned.map((row) => [row.cluster, row.instance])).toEqual([['m-3', 'first']]);
     expect(orphaned[0]?.reason).toContain(`timoni bundle delete --name ${bundleName} --kube-context fleet-3`);
     expect(status.code).toBe(1);
   });

@@ -2,7 +2,8 @@
 // removed from runtime.cue after a rollout still holds the bundle. A scheduled `mode: drift`
 // run reports it (its own row and section in the drift issue: it left the fleet, the bundle
 // stays installed there, and the command that removes it by hand; `drifted-clusters` names
-// it), and `mode: status` lists its instance as `orphaned`. On main neither says anything
+// it, by the name its identity record holds), and `mode: status` lists its instance as
+// `orphaned`. On main neither says anything
 // of that cluster. Nothing is deleted by either run.
 //
 // The bundle is the demo's renamed (bundle `orphans`, namespace `orphans`), so that other
@@ -77,10 +78,10 @@ describe('a cluster that left the runtime but holds the bundle', () => {
     removeProductionUs();
     const drift = await run(scheduleEvent, { mode: 'drift' }, fakeSha('orphans-drift'));
     expect(drift.exitCode, drift.log).toBe(0);
-    expect(drift.outputs['drifted-clusters']).toBe('fleet-3');
+    expect(drift.outputs['drifted-clusters']).toBe('production-us');
     const [issue] = stage.github.state.issueList(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name);
     const body = issue?.body ?? '';
-    expect(body).toContain('| <code>fleet-3</code> · 🚪 leaves the fleet |');
+    expect(body).toContain('| <code>production-us</code> · 🚪 leaves the fleet |');
     expect(body).toContain('holds the bundle but is in no runtime cluster (it left the fleet)&#58; the bundle stays installed there until it is removed');
     expect(body).toContain('timoni bundle delete --name orphans --kube-context fleet-3');
 
@@ -88,7 +89,7 @@ describe('a cluster that left the runtime but holds the bundle', () => {
     expect(status.exitCode, status.log).toBe(0);
     const state = JSON.parse(status.outputs.status ?? '{}') as FleetState;
     const orphaned = state.instances.filter((row) => row.state === 'orphaned');
-    expect(orphaned.map((row) => [row.cluster, row.instance, row.namespace])).toEqual([['fleet-3', 'frontend', 'orphans']]);
+    expect(orphaned.map((row) => [row.cluster, row.instance, row.namespace])).toEqual([['production-us', 'frontend', 'orphans']]);
     expect(status.summary).toContain('🚪 orphaned');
 
     expect(await instanceSecret()).not.toBeNull();
