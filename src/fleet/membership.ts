@@ -9,8 +9,10 @@
 // - A leaving cluster that reaches the same cluster as a cluster the head adds (a name the
 //   base did not list) is a rename, not a leave: nothing is deleted. "The same cluster" is
 //   told by the identity record (`../kube/cluster-identity.ts`: the added cluster's record
-//   names the leaving one), else by the kube-system UID read through both contexts, else by
-//   both names using one kube context (nothing is deleted when in doubt).
+//   names the leaving one), else, when the added cluster has no record, by the kube-system
+//   UID read through both contexts, or by both names using one kube context (nothing is
+//   deleted when in doubt). An added cluster whose record names a third cluster is never a
+//   rename: re-pinning it would undo the guard; its identity check refuses it as before.
 // - A leaving cluster whose context reaches a cluster that a cluster staying in the head
 //   reaches too is not deleted from: the run would delete what it applies (`conflict`).
 //
@@ -102,7 +104,9 @@ export function decideMembership(comparison: MembershipComparison, head: Runtime
     const probe = probeOf(cluster);
     const match = (to: RuntimeCluster): Rename['by'] | undefined => {
       const reached = probeOf(to);
-      if (reached.record && nameKey(reached.record.runtimeCluster) === nameKey(cluster.name)) return 'record';
+      // A rename re-pins the added cluster's record: never one that names a third cluster
+      // (a context re-pointed at another cluster of the fleet stays refused by its identity check).
+      if (reached.record) return nameKey(reached.record.runtimeCluster) === nameKey(cluster.name) ? 'record' : undefined;
       if (reached.uid && probe.uid && reached.uid === probe.uid) return 'uid';
       if (cluster.kubeContext !== '' && cluster.kubeContext === to.kubeContext) return 'context';
       return undefined;

@@ -58,6 +58,15 @@ describe('decideMembership', () => {
     expect(found.renames.map((r) => r.by)).toEqual(['uid']);
   });
 
+  it('never takes for a rename an added cluster whose record names a third cluster, even through the same context', () => {
+    const sameContext = runtime(cluster('staging-1', 'staging'), cluster('prod-1', 'production'), cluster('prod-2b', 'production', 'ctx-prod-2'));
+    const found = decideMembership(compareMembership(base, sameContext, {}), sameContext, probes({ 'ctx-prod-2': { uid: 'u-s', record: { runtimeCluster: 'staging-1', uid: 'u-s', recordedAt: '' } } }), 'base');
+    expect(found.renames).toEqual([]);
+    expect(found.leaving.map((leave) => leave.cluster.name)).toEqual(['prod-2']);
+    // ... and nothing is deleted through a context that a head cluster uses.
+    expect(found.leaving[0]?.conflict).toContain('runtime cluster "prod-2b"');
+  });
+
   it('keeps a leave when the added cluster is another cluster', () => {
     const found = decideMembership(comparison, head, probes({ 'ctx-new': { uid: 'u-9', record: null }, 'ctx-prod-2': { uid: 'u-2', record: null } }), 'base');
     expect(found.renames).toEqual([]);
