@@ -206,4 +206,21 @@ describe('fleet membership through the CLI', () => {
     expect(await installed('fleet-1')).toEqual([]);
     expect(await installed('fleet-2')).toEqual(BOTH);
   });
+
+  it('never takes for a rename a new name whose context reaches a cluster recorded under a name that stays', async () => {
+    // m-2-renamed leaves; m-new is added with the context of m-1, whose record names m-1 (still in the runtime).
+    writeFileSync(join(dir, 'before-new.cue'), runtime({ 'm-1': three['m-1'], 'm-2-renamed': three['m-2'] }));
+    writeFileSync(join(dir, 'with-new.cue'), runtime({ 'm-1': three['m-1'], 'm-new': three['m-1'] }));
+    const applied = await timoniFleet('with-new.cue', 'apply', '--base-runtime', join(dir, 'before-new.cue'), '--cluster-identity', 'record', '--wait=false', '-o', 'json');
+    expect(applied.code).toBe(2);
+    const changeSet = JSON.parse(applied.stdout) as ChangeSet;
+    expect(changeSet.clusters.map((cluster) => [cluster.name, cluster.status, cluster.error?.step ?? null, cluster.membership ?? null])).toEqual([
+      ['m-1', 'applied', null, null],
+      ['m-new', 'failed', 'identity', null],
+      ['m-2-renamed', 'skipped', null, 'leaves'],
+    ]);
+    expect(await recordedAs('fleet-1')).toBe('m-1');
+    // The leaving cluster is not touched after a failed rollout.
+    expect(await installed('fleet-2')).toEqual(BOTH);
+  });
 });
