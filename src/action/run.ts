@@ -269,6 +269,7 @@ export async function runAction(io: ActionIO): Promise<number> {
         timeoutMs: config.timeoutMs,
         prune: config.prune,
         pruneRemovedInstances: config.pruneRemovedInstances,
+        pruneRemovedClusters: config.pruneRemovedClusters,
         concurrency: config.concurrency,
         strategy: config.strategy,
         maxParallel: config.maxParallel,
@@ -281,9 +282,15 @@ export async function runAction(io: ActionIO): Promise<number> {
       onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
       // A diff records each cluster's desired state for the comment's review record; a rollout compares with it (reviewed.ts).
       recordDesired: plan.mode === 'diff',
+      // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
+      ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
     };
     const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: deadline, log }) : undefined;
-    if (review) run.beforeApply = review.beforeApply;
+    if (review) {
+      run.beforeApply = review.beforeApply;
+      run.beforeLeave = review.beforeLeave;
+      run.beforeRename = review.beforeRename;
+    }
     // mode: status reads the state of every cluster x instance and publishes it (status.ts).
     if (plan.mode === 'status') {
       const state = await fleetState(run);

@@ -10,7 +10,7 @@
 // refuses (an immutable field, an invalid value) is a `failed` change: the other objects
 // and instances are still diffed and shown, and the cluster is failed. Instances that the
 // bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
-import { selectClusters, type BundleInstance, type RuntimeCluster } from '../bundle/index.js';
+import { type BundleInstance, type RuntimeCluster } from '../bundle/index.js';
 import { diffInstance } from '../kube/instance-diff.js';
 import { InstanceStepError } from '../kube/instance.js';
 import { mapBounded, settleBounded } from '../concurrency.js';
@@ -19,6 +19,9 @@ import { InstanceBuilds } from '../module/build.js';
 import { clusterErrorOfInstance, instanceStepError, unbuiltInstanceEntry, undiffedInstanceEntry } from './instance-failures.js';
 import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
+import { planLeaves } from './leaving-clusters.js';
+import { orphanedEntries } from './orphaned-clusters.js';
+import { membershipSource, resolveMembership, selectHeadClusters, withMembership, withRenamesRepinned } from './membership.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { BufferedLog, withinDeadline, type FleetRun } from './run.js';
 import { connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity, type ClusterInstanceBuild, type ClusterSession } from './session.js';
@@ -156,8 +159,12 @@ export function failedObjects(cluster: string, instances: readonly InstanceChang
   return { step: 'diff', message, instance: first.instance, object: ref };
 }
 
-export async function planFleet(run: FleetRun): Promise<ChangeSet> {
-  const clusters = selectClusters(run.evaluation.runtime, run.selector);
+export async function planFleet(given: FleetRun): Promise<ChangeSet> {
+  const clusters = selectHeadClusters(given);
+  // Fleet membership (membership.ts): a renamed cluster is diffed as re-pinned (its record
+  // names its base name), and the clusters that leave are diffed after the head's.
+  const membership = await resolveMembership(given);
+  const run = withRenamesRepinned(given, membership?.renames ?? []);
   const bundleName = { value: '' };
   const builds = new InstanceBuilds(run.engine);
   run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
@@ -170,5 +177,21 @@ export async function planFleet(run: FleetRun): Promise<ChangeSet> {
     log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
     return entry;
   });
-  return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'diff', clusters: results };
+  const leaving = membership ? await planLeaves(run, membership, bundleName.value) : [];
+  if (run.lookForOrphans) {
+    const known = new Set([...results, ...leaving].map((entry) => entry.name));
+    for (const orphan of await orphanedEntries(run, bundleName.value, known)) {
+      run.log.line(`cluster ${orphan.name}: ${orphan.bundleKept?.reason ?? 'holds the bundle'}`);
+      leaving.push(orphan);
+    }
+  }
+  const source = membershipSource(given);
+  if (given.baseRuntimeWarning) run.log.line(`fleet membership not compared: ${given.baseRuntimeWarning}`);
+  return {
+    format: CHANGESET_FORMAT,
+    bundle: bundleName.value,
+    mode: 'diff',
+    clusters: [...withMembership(results, membership?.renames ?? []), ...leaving],
+    ...(source ? { membership: source } : {}),
+  };
 }

@@ -6,11 +6,12 @@
 // plan of the budget, counting what was cut.
 
 import type { ChangeSet, ChangeSetMode, ClusterChanges, ClusterError, InstanceChanges, InstanceError, ModuleInfo, ObjectAction, ObjectChange } from '../changeset.js';
-import { isCancelled, READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '../changeset.js';
+import { isCancelled, isLeaving, READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '../changeset.js';
 import { formatDuration } from '../duration.js';
 import type { Measure } from '../github/limits.js';
 import { linesOf, truncateCharacters, truncateLines, type CutCounts, type Detail, type Plan, type Sharing } from './budget.js';
 import { capitalise, code, codeBlock, escapeInline, tableHeader, tableRow } from './markdown.js';
+import { leavingStatusLabel, membershipCellNote } from './membership.js';
 
 // ---------------------------------------------------------------------------------------
 // Names and counts.
@@ -37,10 +38,10 @@ export function actionLabel(change: ObjectChange): string {
 }
 
 /** `instance removed from the bundle: 3 objects would be deleted` (diff) or `... deleted` (apply). */
-export function removedInstanceNote(instance: InstanceChanges, mode: ChangeSetMode): string {
+export function removedInstanceNote(instance: InstanceChanges, mode: ChangeSetMode, leaving = false): string {
   const count = instance.changes.filter((change) => change.action === 'deleted').length;
   const objects = count === 1 ? '1 object' : `${count} objects`;
-  return `instance removed from the bundle: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
+  return `${leaving ? 'leaves with the cluster' : 'instance removed from the bundle'}: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
 }
 
 export type ActionCounts = Record<ObjectAction, number>;
@@ -77,6 +78,8 @@ export function sectionOpen(cluster: ClusterChanges): boolean {
 
 /** The status of a cluster as Markdown for a table cell or a heading (already escaped). */
 export function statusLabel(cluster: ClusterChanges): string {
+  const leaving = leavingStatusLabel(cluster);
+  if (leaving) return leaving;
   switch (cluster.status) {
     case 'unchanged':
       return '✅ no changes';
@@ -103,17 +106,22 @@ export function firstFailure(clusters: readonly ClusterChanges[]): ClusterChange
 }
 
 /** The outcome of a rollout in one sentence (no final period): where it stopped, or that it applied everywhere. */
-export function rolloutOutcome(clusters: readonly ClusterChanges[]): string {
-  const failure = firstFailure(clusters);
+export function rolloutOutcome(all: readonly ClusterChanges[]): string {
+  // Clusters leaving the fleet are told apart: the bundle is removed from them, not applied.
+  const clusters = all.filter((cluster) => !isLeaving(cluster));
+  const removed = all.filter((cluster) => isLeaving(cluster) && cluster.status === 'applied').length;
+  const leaving = all.length - clusters.length;
+  const removedNote = leaving === 0 ? '' : `; bundle removed from ${removed} of ${leaving} ${leaving === 1 ? 'cluster' : 'clusters'} leaving the fleet`;
+  const failure = firstFailure(all);
   const applied = clusters.filter((cluster) => cluster.status === 'applied').length;
   const cancelled = clusters.find(isCancelled);
   if (cancelled) {
     const where = cancelled.error?.interrupted === 'start' ? `before ${code(cancelled.name)}` : `at ${code(cancelled.name)} (during ${code(cancelled.error?.interrupted ?? 'unknown')}${cancelled.error?.instance ? ` of instance ${code(cancelled.error.instance)}` : ''})`;
-    return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters`;
+    return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters${removedNote}`;
   }
   return failure
-    ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters`
-    : `✅ Applied to ${applied} of ${clusters.length} clusters`;
+    ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters${removedNote}`
+    : `✅ Applied to ${applied} of ${clusters.length} clusters${removedNote}`;
 }
 
 /** The paragraph naming the clusters not reached and the failure that stopped them; '' when none. */
@@ -156,7 +164,7 @@ export interface StatusTableOptions {
 
 /** The Cluster cell of a table row: the cluster's name, or every member's for a group of clusters. */
 export function clusterCell(cluster: ClusterChanges, members?: readonly ClusterChanges[]): string {
-  if (!members || members.length < 2) return code(cluster.name);
+  if (!members || members.length < 2) return code(cluster.name) + membershipCellNote(cluster);
   return `${members.length} clusters: ${members.map((member) => code(member.name)).join(', ')}`;
 }
 
@@ -371,6 +379,8 @@ export interface SectionInput {
   clusterIndex: number;
   /** The ChangeSet's mode: a removed instance's objects `would be deleted` (diff) or were (apply). */
   mode: ChangeSetMode;
+  /** Where the base runtime of the membership comparison was read (a leaving cluster's section says so). */
+  membership: ChangeSet['membership'];
   detail: Detail;
   allocation: ReadonlyMap<string, number>;
   sharing: ReadonlyMap<string, Sharing>;
@@ -390,7 +400,7 @@ export interface SectionInput {
 }
 
 /** What every section renderer needs beyond its cluster and the plan's detail and allocation. */
-export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'mode' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted' | 'instanceErrorShownOn'>;
+export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'mode' | 'membership' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted' | 'instanceErrorShownOn'>;
 
 /**
  * Renders every cluster's section for a plan (none when only the table fits) with
@@ -412,6 +422,7 @@ export function renderCountedSections(
         cluster,
         clusterIndex,
         mode: changeSet.mode,
+        membership: changeSet.membership,
         detail: plan.detail,
         allocation: plan.allocation,
         instanceErrorShownOn,

@@ -78,7 +78,7 @@ describe('status -o json|text: the state of every cluster x instance', () => {
       ['gone', 'old', 'unknown'],
       ['gone', 'broken', 'unknown'],
     ]);
-    expect(state.counts).toEqual({ deployed: 1, stale: 2, 'not installed': 1, failed: 1, unknown: 5 });
+    expect(state.counts).toEqual({ deployed: 1, stale: 2, 'not installed': 1, failed: 1, unknown: 5, orphaned: 0 });
 
     const ok = byRow['third/ok']!;
     expect(ok).toMatchObject({ group: 'staging', namespace: ns, reason: '', module: { version: '0.0.0-devel' }, desired: { version: '0.0.0-devel' } });
