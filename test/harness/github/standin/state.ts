@@ -103,6 +103,8 @@ export class GitHubState {
   private nextRequest = 1;
   private secondary: ForcedSecondaryLimit | undefined;
   private readonly forcedErrors: ForcedError[] = [];
+  /** `${repositoryId}@${ref}` -> repository path -> content (putFiles). */
+  private readonly trees = new Map<string, Map<string, Buffer>>();
   /** Every request received, in order. */
   readonly requests: RequestRecord[] = [];
 
@@ -154,6 +156,32 @@ export class GitHubState {
 
   addCommit(owner: string, repo: string, sha: string): void {
     this.seededRepository(owner, repo).commits.add(sha);
+  }
+
+  /**
+   * Puts files at a commit (or branch) of the repository, as the contents endpoint then
+   * serves them: `files` maps repository paths (`deploy/runtime.cue`, no leading slash) to
+   * their content; a later call for the same ref adds to the files there. A 40-hex ref is
+   * also a known commit (`commits/{sha}/pulls`). A ref without files is known with
+   * `addCommit`: every path at it answers 404.
+   */
+  putFiles(owner: string, repo: string, ref: string, files: Readonly<Record<string, string | Buffer>>): void {
+    const repository = this.seededRepository(owner, repo);
+    if (/^[0-9a-f]{40}$/.test(ref)) repository.commits.add(ref);
+    const key = `${repository.id}@${ref}`;
+    const tree = this.trees.get(key) ?? new Map<string, Buffer>();
+    for (const [path, content] of Object.entries(files)) {
+      if (path.startsWith('/') || path.split('/').some((part) => part === '' || part === '.' || part === '..')) throw new Error(`stand-in: ${JSON.stringify(path)} is not a repository path`);
+      tree.set(path, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
+    }
+    this.trees.set(key, tree);
+  }
+
+  /** The files at a ref (branch names and seeded commits), or undefined for a ref the repository does not know. */
+  filesAt(repository: RepositoryRecord, ref: string): ReadonlyMap<string, Buffer> | undefined {
+    const tree = this.trees.get(`${repository.id}@${ref}`);
+    if (tree) return tree;
+    return repository.commits.has(ref) ? new Map() : undefined;
   }
 
   /**
