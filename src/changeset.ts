@@ -139,6 +139,28 @@ export interface ClusterChanges {
    * to compare with that record before applying). Absent otherwise.
    */
   desired?: DesiredState;
+  /**
+   * Fleet membership (`fleet/membership.ts`), set only when the run had a base runtime:
+   * `leaves` for a cluster listed at the base and missing at the head (its entry lists the
+   * bundle's instances found on it, `removed`, with what deleting them would do or did; its
+   * `group` and `kubeContext` are the base's); `{ renamedFrom }` for a head cluster that the
+   * base listed under another name and that reaches the same cluster (nothing deleted, its
+   * identity record re-pinned on apply). Absent for every other cluster.
+   */
+  membership?: ClusterMembership;
+}
+
+/** A cluster's change of fleet membership (`ClusterChanges.membership`). */
+export type ClusterMembership = 'leaves' | { renamedFrom: string };
+
+/**
+ * Where the base runtime of the membership comparison was read (`from`, e.g. "runtime.cue
+ * at base commit abc1234"), or why there was none (`warning`: it could not be read or
+ * evaluated, and no membership change was looked for). Absent: no base runtime was given.
+ */
+export interface MembershipSource {
+  from?: string;
+  warning?: string;
 }
 
 /**
@@ -167,6 +189,19 @@ export interface ChangeSet {
   /** The commit the bundle was read from, when known (the action's GITHUB_SHA). */
   commit?: string;
   clusters: ClusterChanges[];
+  /** The base runtime of the membership comparison (`MembershipSource`), when the run had one or failed to read one. */
+  membership?: MembershipSource;
+}
+
+/** True for a cluster that leaves the fleet (listed at the base runtime, not at the head). */
+export function isLeaving(cluster: Pick<ClusterChanges, 'membership'>): boolean {
+  return cluster.membership === 'leaves';
+}
+
+/** The base name of a renamed cluster, or undefined. */
+export function renamedFrom(cluster: Pick<ClusterChanges, 'membership'>): string | undefined {
+  const membership = cluster.membership;
+  return typeof membership === 'object' ? membership.renamedFrom : undefined;
 }
 
 /** True when the action changes the cluster (or would): not unchanged, skipped or failed. */

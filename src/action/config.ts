@@ -43,6 +43,8 @@ export interface ActionConfig {
   prune: boolean;
   /** With prune: delete the instances of the bundle that it no longer lists. */
   pruneRemovedInstances: boolean;
+  /** With prune and a base runtime: delete the bundle from the clusters that leave the runtime (`prune-removed-clusters`). */
+  pruneRemovedClusters: boolean;
   force: boolean;
   overwriteOwnership: boolean;
   /** Registry credentials by registry host (`host=user:password` entries). */
@@ -185,6 +187,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     timeoutMs,
     prune: getBooleanInput(env, 'prune', true),
     pruneRemovedInstances: getBooleanInput(env, 'prune-removed-instances', true),
+    pruneRemovedClusters: getBooleanInput(env, 'prune-removed-clusters', true),
     force: getBooleanInput(env, 'force', false),
     overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
     registryCreds,

@@ -269,6 +269,7 @@ export async function runAction(io: ActionIO): Promise<number> {
         timeoutMs: config.timeoutMs,
         prune: config.prune,
         pruneRemovedInstances: config.pruneRemovedInstances,
+        pruneRemovedClusters: config.pruneRemovedClusters,
         concurrency: config.concurrency,
         strategy: config.strategy,
         maxParallel: config.maxParallel,

@@ -54,6 +54,8 @@ export const fleetFlags: FlagSpec[] = [
   { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's apply, all its instances' readiness waits together" },
   { name: 'prune', kind: 'boolean', default: 'true', description: 'Delete objects that the bundle no longer builds' },
   { name: 'prune-removed-instances', kind: 'boolean', default: 'true', description: "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)" },
+  { name: 'prune-removed-clusters', kind: 'boolean', default: 'true', description: 'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)' },
+  { name: 'base-runtime', kind: 'string', default: '', description: 'The runtime file before this change: its clusters missing from -r leave the fleet (diff shows them, apply deletes the bundle there); a renamed cluster is not a leave' },
   { name: 'force', kind: 'boolean', description: 'Recreate objects whose immutable fields change' },
   { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
   { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
@@ -65,6 +67,12 @@ export const fleetFlags: FlagSpec[] = [
   { name: 'cluster-identity', kind: 'string', default: 'check', choices: [...IDENTITY_MODES], description: 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off' },
   identityRecordFlag,
   { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
+  {
+    name: 'cluster',
+    kind: 'string',
+    default: '',
+    description: 'delete: remove the bundle from this one cluster, also one no longer in the runtime (found in --base-runtime, else reached through --kube-context)',
+  },
 ];
 
 /**
@@ -73,10 +81,10 @@ export const fleetFlags: FlagSpec[] = [
  * number of clusters diffed at once, is diff's.
  */
 const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[]> = {
-  apply: fleetFlags.filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency').map((flag) => flag.name),
-  diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+  apply: fleetFlags.filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency' && flag.name !== 'cluster').map((flag) => flag.name),
+  diff: ['prune', 'prune-removed-instances', 'prune-removed-clusters', 'base-runtime', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
   status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
-  delete: ['wait', 'timeout', 'deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+  delete: ['wait', 'timeout', 'deadline', 'cluster', 'base-runtime', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
 };
 
 /**
@@ -154,6 +162,8 @@ export interface BundleInputs {
   /** Where bundle, runtime, cue.mod and local module files may come from (after symlinks). */
   boundary: FileBoundary;
   output: 'text' | 'json';
+  /** `--base-runtime FILE`: the runtime before this change (fleet membership), loaded as -r is. */
+  baseRuntime?: { runtime: Runtime; from: string };
 }
 
 /** The root of the git work tree holding `cwd` (a bundle may use modules anywhere in its repository), else `cwd`. */
@@ -168,7 +178,7 @@ export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: 
   const files = args.lists.get('file') ?? [];
   if (files.length === 0) throw new UsageError('no bundle given: pass one or more files with -f');
   const workdir = resolve(cwd, args.strings.get('workdir') || '.');
-  const named = [...files, ...(args.lists.get('runtime') ?? [])].map((file) => dirname(resolve(cwd, file)));
+  const named = [...files, ...(args.lists.get('runtime') ?? []), ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map((file) => dirname(resolve(cwd, file)));
   const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => resolve(cwd, path))]);
   const moduleFiles = readCueModuleFiles(workdir, boundary);
   const bundleFiles = readSourceFiles(files, cwd, boundary);
@@ -180,7 +190,11 @@ export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: 
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const runtime = loadRuntime(engine, runtimeFiles, moduleFiles, args.strings.get('kube-context') ?? '');
+  const baseFile = args.strings.get('base-runtime') ?? '';
+  // A base runtime given by hand that does not load is the user's error, told as -r's would be.
+  const baseRuntime = baseFile ? { runtime: loadRuntime(engine, readSourceFiles([baseFile], cwd, boundary), moduleFiles, args.strings.get('kube-context') ?? ''), from: `${baseFile} (--base-runtime)` } : undefined;
   return {
+    ...(baseRuntime ? { baseRuntime } : {}),
     bundleFiles,
     runtime,
     moduleFiles,
@@ -261,6 +275,7 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
       timeoutMs,
       prune: args.booleans.get('prune') ?? true,
       pruneRemovedInstances: args.booleans.get('prune-removed-instances') ?? true,
+      pruneRemovedClusters: args.booleans.get('prune-removed-clusters') ?? true,
       force: args.booleans.get('force') ?? false,
       overwriteOwnership: args.booleans.get('overwrite-ownership') ?? false,
       concurrency,
@@ -271,6 +286,7 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
       identity: { mode: (args.strings.get('cluster-identity') ?? 'check') as IdentityMode, recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []) },
     },
     log,
+    ...(inputs.baseRuntime ? { baseRuntime: inputs.baseRuntime } : {}),
     ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
   };
 }

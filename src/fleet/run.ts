@@ -21,6 +21,13 @@ export interface FleetOptions {
    * this bundle's label but that the bundle no longer lists. False keeps them.
    */
   pruneRemovedInstances: boolean;
+  /**
+   * With `prune` and a base runtime (`FleetRun.baseRuntime`): delete the bundle from the
+   * clusters that leave the fleet (listed at the base, missing at the head, not renamed:
+   * membership.ts) once the rollout of the remaining clusters succeeded. False keeps the
+   * bundle installed there (the diff still shows them leaving, with nothing deleted).
+   */
+  pruneRemovedClusters: boolean;
   /** Clusters diffed at once. */
   concurrency: number;
   /**
@@ -49,6 +56,7 @@ export const defaultFleetOptions: FleetOptions = {
   timeoutMs: 5 * 60_000,
   prune: true,
   pruneRemovedInstances: true,
+  pruneRemovedClusters: true,
   concurrency: 4,
   strategy: 'sequential',
   maxParallel: 4,
@@ -93,6 +101,24 @@ export interface FleetRun {
    * stops there, as after any failed cluster.
    */
   beforeApply?: (cluster: RuntimeCluster, bundle: string, desired: DesiredState) => void;
+  /**
+   * The runtime the fleet had before this change (fleet membership, membership.ts): the
+   * runtime file at the pull request's base commit, or at the push's `before` commit, or
+   * the CLI's `--base-runtime FILE` / `--base-ref REF`. Its clusters (selected as the head's
+   * are) that the head no longer lists leave the fleet: a diff shows the bundle's instances
+   * on them, a rollout deletes them (`options.pruneRemovedClusters`). A cluster the head
+   * lists under another name that reaches the same cluster (identity record, kube-system
+   * UID) is a rename: nothing is deleted. `from` says where it was read, for the reports
+   * ("runtime.cue at base commit abc1234"). Absent: no membership change is looked for
+   * (a first pull request, a runtime file that did not exist at the base, or not asked).
+   */
+  baseRuntime?: { runtime: Runtime; from: string };
+  /**
+   * Set instead of `baseRuntime` when the base runtime could not be read or evaluated: the
+   * run goes on without membership changes, and the reports (comment, summary, log) say so
+   * with this text (no secret in it: it is shown as is, escaped).
+   */
+  baseRuntimeWarning?: string;
 }
 
 // ---- Progress
