@@ -44,6 +44,7 @@ import { ModuleResolver } from '../module/source.js';
 import { SecretRegistry } from '../secrets.js';
 import { errorAnnotations } from './annotations.js';
 import { readActionConfig, type ActionConfig } from './config.js';
+import { readBaseRuntime } from './base-runtime.js';
 import { startDeadlineWatchdog } from './deadline-watchdog.js';
 import { ActionLog } from './log.js';
 import { publishDrift } from './drift.js';
@@ -248,7 +249,13 @@ export async function runAction(io: ActionIO): Promise<number> {
       boundary,
     );
     const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
+    // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
+    const membership =
+      plan.mode === 'diff' || plan.mode === 'apply'
+        ? await readBaseRuntime({ context, runtimeFiles: config.runtimeFiles, cwd, workspace, engine, moduleFiles, githubToken: config.githubToken, signal: workDeadline, log: (line) => log.line(line), redact: (text) => secrets.redact(text) })
+        : {};
     const run: FleetRun = {
+      ...membership,
       engine,
       evaluation: {
         bundleFiles,
