@@ -24,7 +24,7 @@ export interface RuntimeFileLocation {
 }
 
 /** Reads one repository path at the commit: its text, or undefined when the commit did not have it. */
-export type CommitFileReader = (location: RuntimeFileLocation) => Promise<string | undefined>;
+export type CommitFileReader = (location: RuntimeFileLocation) => string | undefined;
 
 export interface RuntimeAtCommit {
   runtime: Runtime;
@@ -57,16 +57,16 @@ export function locateRuntimeFiles(runtimeFiles: readonly string[], cwd: string,
  * existed there. Throws when a file cannot be read, and when the
  * files do not load as a runtime (CueFilesError, with the files' own paths and lines).
  */
-export async function loadRuntimeAtCommit(
+export function loadRuntimeAtCommit(
   engine: CueEngine,
   locations: readonly RuntimeFileLocation[],
   read: CommitFileReader,
   moduleFiles: Record<string, string>,
-): Promise<RuntimeAtCommit | undefined> {
+): RuntimeAtCommit | undefined {
   const sources: SourceFile[] = [];
   const missing: string[] = [];
   for (const location of locations) {
-    const content = await read(location);
+    const content = read(location);
     if (content === undefined) missing.push(location.shownAs);
     else sources.push({ path: location.shownAs, absolutePath: location.absolutePath, format: sourceFormat(location.shownAs), content });
   }

@@ -24,7 +24,7 @@ import { baseCommitOf, type RunContext } from '../github/event.js';
 import type { CueEngine } from '../cue/index.js';
 import type { Runtime } from '../bundle/index.js';
 import { hasCommit, readFileAtCommit } from '../git-revision.js';
-import { loadRuntimeAtCommit, locateRuntimeFiles, type CommitFileReader, type RuntimeFileLocation } from '../runtime-at-commit.js';
+import { loadRuntimeAtCommit, locateRuntimeFiles, type RuntimeFileLocation } from '../runtime-at-commit.js';
 
 export interface BaseRuntimeInputs {
   context: RunContext;
@@ -51,8 +51,8 @@ export interface BaseRuntimeOutcome {
 type ReadVia = 'git' | 'the GitHub API';
 
 /** A reader of the commit's files: git when the work tree holds the commit, else the contents endpoint. */
-function commitFileReader(inputs: BaseRuntimeInputs, sha: string, via: Set<ReadVia>): CommitFileReader {
-  const present = new Map<string, Promise<boolean>>();
+function commitFileReader(inputs: BaseRuntimeInputs, sha: string, via: Set<ReadVia>): (location: RuntimeFileLocation) => Promise<string | undefined> {
+  const present = new Map<string, boolean>();
   let api: GitHubApi | undefined;
   const throughApi = (location: RuntimeFileLocation): Promise<string | undefined> => {
     api ??= new GitHubApi({ apiUrl: inputs.context.apiUrl, token: inputs.githubToken, signal: inputs.signal, log: inputs.log });
@@ -63,16 +63,18 @@ function commitFileReader(inputs: BaseRuntimeInputs, sha: string, via: Set<ReadV
     const tree = location.workTree;
     if (tree) {
       let has = present.get(tree);
-      if (!has) {
-        has = hasCommit(tree, sha).catch((error: unknown) => {
+      if (has === undefined) {
+        try {
+          has = hasCommit(tree, sha);
+        } catch (error) {
           inputs.log(`fleet membership: git cannot read the checkout (${error instanceof Error ? error.message : String(error)}); reading the base runtime through the GitHub API`);
-          return false;
-        });
+          has = false;
+        }
         present.set(tree, has);
       }
-      if (await has) {
+      if (has) {
         try {
-          const text = await readFileAtCommit(tree, sha, location.repositoryPath);
+          const text = readFileAtCommit(tree, sha, location.repositoryPath);
           via.add('git');
           return text;
         } catch (error) {
@@ -112,9 +114,9 @@ export async function readBaseRuntime(inputs: BaseRuntimeInputs): Promise<BaseRu
   } catch (error) {
     return warning('could not be read', error);
   }
-  let loaded: Awaited<ReturnType<typeof loadRuntimeAtCommit>>;
+  let loaded: ReturnType<typeof loadRuntimeAtCommit>;
   try {
-    loaded = await loadRuntimeAtCommit(inputs.engine, locations, (location) => Promise.resolve(texts.get(location.shownAs)), inputs.moduleFiles);
+    loaded = loadRuntimeAtCommit(inputs.engine, locations, (location) => texts.get(location.shownAs), inputs.moduleFiles);
   } catch (error) {
     return warning('does not evaluate', error);
   }
