@@ -9,7 +9,8 @@
 // `mode: drift` diffs every selected cluster and keeps the bundle's drift issue (drift.ts);
 // drift found is not a failure. `mode: status` reads the state of every selected cluster x
 // instance and publishes it as a job summary table, the `status` output and, when asked, an
-// issue (status.ts); no state fails the step.
+// issue (status.ts); no state fails the step. A diff or an apply also reads the runtime as
+// it was at the event's base commit (base-runtime.ts), for the clusters that leave the fleet.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
