@@ -148,6 +148,12 @@ export interface ClusterChanges {
    * identity record re-pinned on apply). Absent for every other cluster.
    */
   membership?: ClusterMembership;
+  /**
+   * A leaving cluster the bundle stays installed on: why (its kube context is no longer in
+   * the kubeconfig, `prune-removed-clusters` is false, its context reaches a cluster that
+   * stays), and the commands that remove it by hand (none when it must not be removed).
+   */
+  bundleKept?: { reason: string; commands: string[] };
 }
 
 /** A cluster's change of fleet membership (`ClusterChanges.membership`). */

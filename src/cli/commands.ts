@@ -19,9 +19,9 @@
 // values read from Secrets are redacted in what they print.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { selectClusters } from '../bundle/index.js';
+import { selectClusters, type Runtime } from '../bundle/index.js';
 import { CANCELLED_EXIT_CODE } from '../cancellation.js';
-import { hasChanges, type ChangeSet, type ClusterChanges, type ObjectChange } from '../changeset.js';
+import { hasChanges, isLeaving, renamedFrom, type ChangeSet, type ClusterChanges, type ObjectChange } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import { logPrefix } from '../fleet/outcome.js';
 import { planFleet } from '../fleet/plan.js';
@@ -34,7 +34,7 @@ import { maskSecret } from '../kube/mask.js';
 import { formatRef } from '../kube/object.js';
 import { kubeVersionWithoutCluster, InstanceBuilds, type ObjectSet } from '../module/build.js';
 import { ModuleResolver } from '../module/source.js';
-import type { ParsedArguments } from './arguments.js';
+import { UsageError, type ParsedArguments } from './arguments.js';
 import { fleetStateTable, stateCounts } from './fleet-state-text.js';
 import { CliLog, type CommandIO } from './io.js';
 import { fleetRunFromArgs, readBundleInputs } from './options.js';
@@ -177,8 +177,35 @@ function objectRef(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): s
   return `${change.kind}/${change.namespace ? `${change.namespace}/` : ''}${change.name}`;
 }
 
+/**
+ * The line(s) `diff` and `apply` print for a cluster whose fleet membership changes: a
+ * leaving cluster with what is (or would be) deleted, or why the bundle stays installed
+ * there and the commands that remove it by hand; a renamed cluster with its base name.
+ */
+export function membershipText(cluster: ClusterChanges, changeSet: Pick<ChangeSet, 'mode' | 'membership'>): string {
+  const from = changeSet.membership?.from ? ` (listed in ${changeSet.membership.from})` : '';
+  const renamed = renamedFrom(cluster);
+  if (renamed !== undefined) return `# ${cluster.name} · renamed from ${renamed}${from}: the same cluster, nothing deleted\n`;
+  if (!isLeaving(cluster)) return '';
+  const deleted = cluster.instances.reduce((sum, instance) => sum + instance.changes.filter((change) => change.action === 'deleted').length, 0);
+  const instances = cluster.instances.map((instance) => instance.name).join(', ');
+  let text = `# ${cluster.name} · leaves the fleet${from}`;
+  if (cluster.bundleKept) {
+    text += `: ${cluster.bundleKept.reason}${instances ? ` (instances: ${instances})` : ''}\n`;
+    for (const command of cluster.bundleKept.commands) text += `#   to remove it by hand: ${command}\n`;
+    return text;
+  }
+  if (cluster.status === 'failed' || cluster.status === 'skipped') return `${text}: ${cluster.status === 'skipped' ? 'not reached, the bundle stays installed there' : 'failed'}\n`;
+  const verb = changeSet.mode === 'apply' ? 'deleted' : 'would be deleted';
+  if (cluster.instances.length === 0) return `${text}: no instance of the bundle found on it\n`;
+  return `${text}: instance(s) ${instances}, ${deleted === 1 ? '1 object' : `${deleted} objects`} ${verb}\n`;
+}
+
 function printChanges(changeSet: ChangeSet, io: CommandIO, log: CliLog): void {
+  if (changeSet.membership?.warning) io.stderr(`fleet membership not compared: ${changeSet.membership.warning}\n`);
   for (const cluster of changeSet.clusters) {
+    const membership = membershipText(cluster, changeSet);
+    if (membership) io.stdout(membership);
     const text = clusterDiffText(cluster);
     if (text) io.stdout(text);
     reportClusterError(cluster, io, log);
@@ -217,6 +244,7 @@ export async function runApply(engine: CueEngine, args: ParsedArguments, io: Com
   log.flush();
   writeChangesFile(changeSet, args, io);
   if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
+  else for (const cluster of changeSet.clusters) io.stdout(membershipText(cluster, changeSet));
   for (const cluster of changeSet.clusters) reportClusterError(cluster, io, log);
   const skipped = changeSet.clusters.filter((c) => c.status === 'skipped').map((c) => c.name);
   if (skipped.length > 0 && !log.hasPrinted(`not reached: ${skipped.join(', ')}`)) io.stderr(`not reached: ${skipped.join(', ')}\n`);
@@ -275,9 +303,32 @@ export async function runStatus(engine: CueEngine, args: ParsedArguments, io: Co
   return results.some((r) => !r.result || r.result.length === 0) ? 1 : 0;
 }
 
+/**
+ * `delete --cluster NAME`: the bundle removed from that one cluster. A cluster of the
+ * runtime (-r) is selected by name; one no longer in it (it left the fleet) is taken from
+ * --base-runtime, else reached through --kube-context under that name. Its identity is
+ * checked as any delete checks it: a context that reaches a cluster recorded under another
+ * runtime name is refused.
+ */
+function oneClusterRun(run: FleetRun, name: string, kubeContext: string): FleetRun {
+  const byName = (runtime: Runtime) => runtime.clusters.find((cluster) => cluster.name.toLowerCase() === name.toLowerCase());
+  const selector = { cluster: name, group: '*' };
+  if (byName(run.evaluation.runtime)) return { ...run, selector };
+  const base = run.baseRuntime ? byName(run.baseRuntime.runtime) : undefined;
+  if (base && run.baseRuntime) return { ...run, selector, evaluation: { ...run.evaluation, runtime: run.baseRuntime.runtime } };
+  if (!kubeContext) {
+    const known = run.evaluation.runtime.clusters.map((cluster) => cluster.name).join(', ');
+    throw new UsageError(`--cluster ${name}: no such cluster in the runtime (${known || 'none'})${run.baseRuntime ? ' nor in --base-runtime' : ''}; for a cluster that left the runtime, give --base-runtime or --kube-context`);
+  }
+  const runtime: Runtime = { ...run.evaluation.runtime, isDefault: false, clusters: [{ name, group: 'default', kubeContext }] };
+  return { ...run, selector, evaluation: { ...run.evaluation, runtime } };
+}
+
 export async function runDelete(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
   const log = new CliLog(io);
-  const results = await fleetDelete(fleetRunFromArgs(engine, args, io, log));
+  const run = fleetRunFromArgs(engine, args, io, log);
+  const only = args.strings.get('cluster') ?? '';
+  const results = await fleetDelete(only ? oneClusterRun(run, only, args.strings.get('kube-context') ?? '') : run);
   if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
   // A cluster refused on its identity (or not reached) was logged by the fleet layer, as diff logs it: once.
   for (const { cluster, error } of results) if (error && !log.hasPrinted(error)) io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);

@@ -19,6 +19,8 @@ import { InstanceBuilds } from '../module/build.js';
 import { clusterErrorOfInstance, instanceStepError, unbuiltInstanceEntry, undiffedInstanceEntry } from './instance-failures.js';
 import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
+import { planLeaves } from './leaving-clusters.js';
+import { membershipSource, resolveMembership, withMembership, withRenamesRepinned } from './membership.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { BufferedLog, withinDeadline, type FleetRun } from './run.js';
 import { connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity, type ClusterInstanceBuild, type ClusterSession } from './session.js';
@@ -156,8 +158,12 @@ export function failedObjects(cluster: string, instances: readonly InstanceChang
   return { step: 'diff', message, instance: first.instance, object: ref };
 }
 
-export async function planFleet(run: FleetRun): Promise<ChangeSet> {
-  const clusters = selectClusters(run.evaluation.runtime, run.selector);
+export async function planFleet(given: FleetRun): Promise<ChangeSet> {
+  const clusters = selectClusters(given.evaluation.runtime, given.selector);
+  // Fleet membership (membership.ts): a renamed cluster is diffed as re-pinned (its record
+  // names its base name), and the clusters that leave are diffed after the head's.
+  const membership = await resolveMembership(given);
+  const run = withRenamesRepinned(given, membership?.renames ?? []);
   const bundleName = { value: '' };
   const builds = new InstanceBuilds(run.engine);
   run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
@@ -170,5 +176,14 @@ export async function planFleet(run: FleetRun): Promise<ChangeSet> {
     log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
     return entry;
   });
-  return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'diff', clusters: results };
+  const leaving = membership ? await planLeaves(run, membership, bundleName.value) : [];
+  const source = membershipSource(given);
+  if (given.baseRuntimeWarning) run.log.line(`fleet membership not compared: ${given.baseRuntimeWarning}`);
+  return {
+    format: CHANGESET_FORMAT,
+    bundle: bundleName.value,
+    mode: 'diff',
+    clusters: [...withMembership(results, membership?.renames ?? []), ...leaving],
+    ...(source ? { membership: source } : {}),
+  };
 }

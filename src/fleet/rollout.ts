@@ -20,6 +20,8 @@ import { InstanceBuilds } from '../module/build.js';
 import { builtOrNothing } from './instance-failures.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
+import { rollOutLeaves } from './leaving-clusters.js';
+import { membershipSource, resolveMembership, withMembership, withRenamesRepinned, type Membership, type Rename } from './membership.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { rollOutWaves, stoppedEntry } from './waves.js';
 import { CLUSTER_GRACE_MS, runStopped, withinDeadline, type FleetRun } from './run.js';
@@ -165,16 +167,52 @@ function withReadiness(changes: ObjectChange[], readiness: ReadinessCheck[]): Ob
   });
 }
 
-export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
-  const clusters = selectClusters(run.evaluation.runtime, run.selector);
+/**
+ * The renames this rollout re-pins: each one its `beforeRename` accepts (the action: one the
+ * reviewed record holds); a refused one is logged, and its cluster's record left as it is.
+ */
+function acceptedRenames(run: FleetRun, membership: Membership | undefined): Rename[] {
+  return (membership?.renames ?? []).filter((rename) => {
+    try {
+      run.beforeRename?.(rename.to, rename.from);
+      return true;
+    } catch (error) {
+      run.log.line(`✗ cluster ${rename.to.name}: the rename from ${rename.from.name} is not re-pinned: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  });
+}
+
+export async function rollOutFleet(given: FleetRun): Promise<ChangeSet> {
+  const clusters = selectClusters(given.evaluation.runtime, given.selector);
+  // Fleet membership (membership.ts): renamed clusters re-pinned, leaving ones cleaned up last.
+  const membership = await resolveMembership(given);
+  const renames = acceptedRenames(given, membership);
+  const run = withRenamesRepinned(given, renames);
+  const entries = await rollOutHead(run, clusters);
+  const headFailed = entries.some((entry) => entry.status === 'failed' || entry.status === 'skipped');
+  const leaving = membership ? await rollOutLeaves(run, membership, entries.bundle, headFailed) : [];
+  const source = membershipSource(given);
+  if (given.baseRuntimeWarning) run.log.line(`fleet membership not compared: ${given.baseRuntimeWarning}`);
+  return {
+    format: CHANGESET_FORMAT,
+    bundle: entries.bundle,
+    mode: 'apply',
+    clusters: [...withMembership(entries, renames), ...leaving],
+    ...(source ? { membership: source } : {}),
+  };
+}
+
+async function rollOutHead(run: FleetRun, clusters: RuntimeCluster[]): Promise<ClusterChanges[] & { bundle: string }> {
   const bundleName = { value: '' };
   const builds = new InstanceBuilds(run.engine);
+  const withBundle = (entries: ClusterChanges[]) => Object.assign(entries, { bundle: bundleName.value });
   // A bundle error is told once, before the first cluster's log group opens (session.ts).
   await bundleErrorOnce(run);
   if (run.options.strategy === 'waves') {
     const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
     logCancellation(run, entries);
-    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+    return withBundle(entries);
   }
   const entries: ClusterChanges[] = [];
   let failed = false;
@@ -198,7 +236,7 @@ export async function rollOutFleet(run: FleetRun): Promise<ChangeSet> {
   const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
   if (skipped.length > 0) run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
   logCancellation(run, entries);
-  return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+  return withBundle(entries);
 }
 
 /**

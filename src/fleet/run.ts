@@ -119,6 +119,18 @@ export interface FleetRun {
    * with this text (no secret in it: it is shown as is, escaped).
    */
   baseRuntimeWarning?: string;
+  /**
+   * Called by a rollout before the bundle is removed from a cluster that leaves the fleet
+   * (leaving-clusters.ts). Throwing refuses it (step `review`, the error's message): the
+   * action refuses a leave the reviewed record does not hold (`reviewed: require`).
+   */
+  beforeLeave?: (cluster: RuntimeCluster, bundle: string) => void;
+  /**
+   * Called by a rollout for each rename (membership.ts) before any cluster: throwing keeps
+   * the renamed cluster's identity record as it is (the cluster is then refused by the
+   * identity check, its record naming the old name), and the message is logged.
+   */
+  beforeRename?: (to: RuntimeCluster, from: RuntimeCluster) => void;
 }
 
 // ---- Progress

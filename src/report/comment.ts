@@ -20,7 +20,7 @@
 // object lists, then the table alone), masked by redaction.ts; the parts of a section that
 // the job summary shares (status, counts, error and diff blocks) are in sections.ts.
 
-import { hasChanges, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { hasChanges, isLeaving, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { COMMENT_LIMIT, commentLength, type Measure } from '../github/limits.js';
 import { secretMasker } from '../secrets.js';
 import {
@@ -64,6 +64,7 @@ import {
   unreachedNote,
   type SectionInput,
 } from './sections.js';
+import { membershipParagraph, membershipWarning } from './membership.js';
 
 /**
  * Another frame for the PR comment's table and sections (the drift issue): its own marker,
@@ -130,6 +131,7 @@ function renderComment(original: ChangeSet, context: ReportContext, variant: Com
       `${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
       (frame?.headline ?? renderHeadline(masked, context, variant)) +
       (warnings ? `> [!WARNING]\n${warnings}\n\n` : '') +
+      membershipWarning(masked) +
       (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
       renderStatusTable(changeSet.clusters, members ? { members } : {}) +
       '\n' +
@@ -200,7 +202,7 @@ function renderClusterSection(input: SectionInput, group?: ClusterGroup, members
   const title = grouped ? `${members.length} clusters` : escapeHtml(cluster.name);
   const headline = `<b>${title}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
   const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
-  let body = grouped ? groupSentence(members, group.byName) : '';
+  let body = (grouped ? groupSentence(members, group.byName) : '') + membershipParagraph(cluster, input.mode, input.membership);
   // An instance's error is shown under its name, once (not again here as the cluster's).
   if (cluster.error && !clusterErrorShownByInstance(cluster)) body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
   if (cluster.status === 'skipped') body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
@@ -218,7 +220,7 @@ function renderInstance(input: SectionInput, instance: InstanceChanges, instance
     `**Instance ${code(instance.name)}** in ${code(instance.namespace)} · module ${code(module.url)} ${code(module.version)}` +
     (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
     (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
-    (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') +
+    (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') +
     (instance.error ? ` · ${instanceFailureLabel(instance.error)}` : '') +
     '\n\n' +
     (instance.error ? renderInstanceError(instance.error, input.instanceErrorShownOn.get(instanceId(input.clusterIndex, instanceIndex)), { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE }) : '');
@@ -355,6 +357,8 @@ function comparable(cluster: ClusterChanges, clusterIndex: number, secretChanges
   return JSON.stringify([
     cluster.group,
     cluster.status,
+    cluster.membership ?? null,
+    cluster.bundleKept ?? null,
     cluster.error,
     cluster.instances.map((instance, instanceIndex) => [
       instance.name,

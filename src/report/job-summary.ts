@@ -6,7 +6,7 @@
 // errors, and the diffs.
 // Fitted by budget.ts and masked by redaction.ts as the PR comment is (comment.ts).
 
-import { hasChanges, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import { hasChanges, isLeaving, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { formatDuration } from '../duration.js';
 import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT, utf8Length } from '../github/limits.js';
 import { maskSecrets, secretMasker } from '../secrets.js';
@@ -39,6 +39,7 @@ import {
   unreachedNote,
   type SectionInput,
 } from './sections.js';
+import { membershipParagraph, membershipWarning } from './membership.js';
 
 /** Error messages are capped at this size in the job summary. */
 const ERROR_CAP = 65_536;
@@ -118,6 +119,7 @@ function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged:
   const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
   if (notes.length > 0) head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
   if (secretChanged) head += '🔒 A secret value changed (hidden).\n\n';
+  head += membershipWarning(changeSet);
   head += `${renderStatusTable(changeSet.clusters, { withDuration: true })}\n`;
   return head + unreachedNote(changeSet.clusters);
 }
@@ -130,6 +132,7 @@ function renderSummarySection(input: SectionInput): string {
   const duration = cluster.durationMs === undefined ? '' : ` · ${formatDuration(cluster.durationMs)}`;
   let text = `### ${code(cluster.name)} · ${escapeInline(cluster.group)} · ${statusLabel(cluster)}${duration}\n\n`;
   if (cluster.status === 'skipped') return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
+  text += membershipParagraph(cluster, input.mode, input.membership);
   text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
   if (cluster.identity) text += `${identityLine(cluster.identity)}\n\n`;
   // An instance's error is shown under **Failed instances**, once (not again here as the cluster's).
@@ -176,7 +179,7 @@ function renderInstances(instances: readonly InstanceChanges[], input: SectionIn
   let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
   for (const instance of instances) {
     table += tableRow([
-      code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') + (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
+      code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') + (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
       code(instance.namespace),
       code(instance.module.url),
       code(instance.module.version),

@@ -11,6 +11,7 @@ import { formatDuration } from '../duration.js';
 import type { Measure } from '../github/limits.js';
 import { linesOf, truncateCharacters, truncateLines, type CutCounts, type Detail, type Plan, type Sharing } from './budget.js';
 import { capitalise, code, codeBlock, escapeInline, tableHeader, tableRow } from './markdown.js';
+import { leavingStatusLabel, membershipCellNote } from './membership.js';
 
 // ---------------------------------------------------------------------------------------
 // Names and counts.
@@ -37,10 +38,10 @@ export function actionLabel(change: ObjectChange): string {
 }
 
 /** `instance removed from the bundle: 3 objects would be deleted` (diff) or `... deleted` (apply). */
-export function removedInstanceNote(instance: InstanceChanges, mode: ChangeSetMode): string {
+export function removedInstanceNote(instance: InstanceChanges, mode: ChangeSetMode, leaving = false): string {
   const count = instance.changes.filter((change) => change.action === 'deleted').length;
   const objects = count === 1 ? '1 object' : `${count} objects`;
-  return `instance removed from the bundle: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
+  return `${leaving ? 'leaves with the cluster' : 'instance removed from the bundle'}: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
 }
 
 export type ActionCounts = Record<ObjectAction, number>;
@@ -77,6 +78,8 @@ export function sectionOpen(cluster: ClusterChanges): boolean {
 
 /** The status of a cluster as Markdown for a table cell or a heading (already escaped). */
 export function statusLabel(cluster: ClusterChanges): string {
+  const leaving = leavingStatusLabel(cluster);
+  if (leaving) return leaving;
   switch (cluster.status) {
     case 'unchanged':
       return '✅ no changes';
@@ -156,7 +159,7 @@ export interface StatusTableOptions {
 
 /** The Cluster cell of a table row: the cluster's name, or every member's for a group of clusters. */
 export function clusterCell(cluster: ClusterChanges, members?: readonly ClusterChanges[]): string {
-  if (!members || members.length < 2) return code(cluster.name);
+  if (!members || members.length < 2) return code(cluster.name) + membershipCellNote(cluster);
   return `${members.length} clusters: ${members.map((member) => code(member.name)).join(', ')}`;
 }
 
@@ -371,6 +374,8 @@ export interface SectionInput {
   clusterIndex: number;
   /** The ChangeSet's mode: a removed instance's objects `would be deleted` (diff) or were (apply). */
   mode: ChangeSetMode;
+  /** Where the base runtime of the membership comparison was read (a leaving cluster's section says so). */
+  membership: ChangeSet['membership'];
   detail: Detail;
   allocation: ReadonlyMap<string, number>;
   sharing: ReadonlyMap<string, Sharing>;
@@ -390,7 +395,7 @@ export interface SectionInput {
 }
 
 /** What every section renderer needs beyond its cluster and the plan's detail and allocation. */
-export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'mode' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted' | 'instanceErrorShownOn'>;
+export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'mode' | 'membership' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted' | 'instanceErrorShownOn'>;
 
 /**
  * Renders every cluster's section for a plan (none when only the table fits) with
@@ -412,6 +417,7 @@ export function renderCountedSections(
         cluster,
         clusterIndex,
         mode: changeSet.mode,
+        membership: changeSet.membership,
         detail: plan.detail,
         allocation: plan.allocation,
         instanceErrorShownOn,
