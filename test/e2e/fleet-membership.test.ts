@@ -54,6 +54,8 @@ function runtimeWith(...edits: Array<[string, string]>): string {
 }
 const PRODUCTION_US = '\t\t"production-us": {\n\t\t\tgroup:       "production"\n\t\t\tkubeContext: "fleet-3"\n\t\t}\n';
 const withoutProductionUs = () => runtimeWith([PRODUCTION_US, '']);
+/** The fleet once production-eu is renamed production-europe (the tests after the rename start from it: its identity record names it). */
+const renamed = () => runtimeWith([PRODUCTION_US, ''], ['"production-eu": {', '"production-europe": {']);
 
 /** The head's runtime.cue (the workspace), and the base's (the stand-in's contents at `baseSha`). */
 function stageRuntimes(head: string, base: string | undefined, baseSha: string): void {
@@ -136,7 +138,7 @@ describe('fleet membership', () => {
 
   it('takes a cluster renamed in the runtime (same context) as a rename: nothing is deleted', async () => {
     const base = withoutProductionUs();
-    const head = runtimeWith([PRODUCTION_US, ''], ['"production-eu": {', '"production-europe": {']);
+    const head = renamed();
     const baseSha = fakeSha('membership-base-4');
     stageRuntimes(head, base, baseSha);
     const diff = await run(opened(4, baseSha));
@@ -155,8 +157,9 @@ describe('fleet membership', () => {
 
   it('reports a leaving cluster whose context is gone from the kubeconfig, and does not fail on it', async () => {
     const gone = '\t\t"production-ap": {\n\t\t\tgroup:       "production"\n\t\t\tkubeContext: "fleet-gone"\n\t\t}\n';
-    const base = runtimeWith([PRODUCTION_US, gone]);
-    const head = withoutProductionUs();
+    const head = renamed();
+    const base = head.replace('\t\t"production-europe": {', () => `${gone}\t\t"production-europe": {`);
+    if (base === head) throw new Error('runtime.cue: no production-europe');
     const baseSha = fakeSha('membership-base-6');
     stageRuntimes(head, base, baseSha);
     const diff = await run(opened(6, baseSha));
@@ -176,18 +179,18 @@ describe('fleet membership', () => {
 
   it('goes on without membership changes, with a warning, when the base runtime does not evaluate', async () => {
     const baseSha = fakeSha('membership-base-8');
-    stageRuntimes(withoutProductionUs(), 'runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "demo" & 5\n}\n', baseSha);
+    stageRuntimes(renamed(), 'runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "demo" & 5\n}\n', baseSha);
     const result = await run(opened(8, baseSha));
     expect(result.exitCode, result.log).toBe(0);
     expect(changes(result).membership?.warning).toMatch(/^the runtime at base commit [0-9a-f]{7} \(the pull request's base\) does not evaluate: /);
-    expect(changes(result).clusters.map((c) => c.name)).toEqual(['staging-1', 'production-eu']);
+    expect(changes(result).clusters.map((c) => c.name)).toEqual(['staging-1', 'production-europe']);
     expect(changes(result).clusters.every((c) => c.status !== 'failed' && c.membership === undefined)).toBe(true);
     expect(comment(8)).toContain('does not evaluate');
   });
 
   it('has no leaving cluster on a first pull request (no runtime file at the base)', async () => {
     const baseSha = fakeSha('membership-base-9');
-    stageRuntimes(withoutProductionUs(), undefined, baseSha);
+    stageRuntimes(renamed(), undefined, baseSha);
     const result = await run(opened(9, baseSha));
     expect(result.exitCode, result.log).toBe(0);
     expect(result.log).toContain(`fleet membership: runtime.cue did not exist at base commit ${baseSha.slice(0, 7)} (the pull request's base); no cluster leaves the fleet in this run`);
