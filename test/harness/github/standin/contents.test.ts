@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, list, object } from './client.js';
+import { fakeSha } from '../events/payload-objects.js';
 import { gitBlobSha } from './routes/contents.js';
 import { type GitHubStandIn, startGitHubStandIn } from './server.js';
 
@@ -54,6 +55,10 @@ describe('GET /repos/{owner}/{repo}/contents/{path}', () => {
     const unknown = await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${sha('d')}`, { token: gh.token });
     expect(unknown.status).toBe(404);
     expect(object(unknown).message).toBe(`No commit found for the ref ${sha('d')}`);
+    // The default branch's tip that pullRequestEvent names as base.sha by default is a known commit, without files.
+    const tip = fakeSha('acme/fleet@main');
+    expect(list(await call(gh.url, 'GET', `/repos/acme/fleet/contents/?ref=${tip}`, { token: gh.token }))).toEqual([]);
+    expect(object(await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${tip}`, { token: gh.token })).message).toBe('Not Found');
   });
 
   it('gives a file over 1 MB without content, and its bytes under the raw media type', async () => {

@@ -2,6 +2,7 @@
 // created through the API (in creation order), and every request received.
 import type { CommentRecord, IssueRecord, PullRequestRecord, RepositoryRecord, RequestRecord } from './records.js';
 import type { ForcedSecondaryLimit } from './rate-limit.js';
+import { fakeSha } from '../events/payload-objects.js';
 import type { Account } from './users.js';
 import { GITHUB_ACTIONS_BOT } from './users.js';
 
@@ -126,7 +127,9 @@ export class GitHubState {
       defaultBranch: seed.defaultBranch ?? 'main',
       private: seed.private ?? false,
       ...(seed.hasIssues === false ? { hasIssues: false } : {}),
-      commits: new Set(),
+      // The default branch's tip as the event builders name it (pullRequestEvent's default
+      // base.sha): a commit GitHub knows, without files unless a test puts some there.
+      commits: new Set([fakeSha(`${seed.owner}/${seed.name}@${seed.defaultBranch ?? 'main'}`)]),
     };
     this.repositories.set(k, record);
     this.issues.set(id, new Map());
