@@ -118,6 +118,45 @@ export class ReviewCheck {
     this.log.annotate({ level: 'warning', title: `cluster ${cluster.name} differs from what was reviewed`, message: warning });
   };
 
+  /**
+   * FleetRun.beforeLeave: a cluster leaving the fleet is a change like any other. Under
+   * `require` the bundle is removed from it only when the record holds the leave; under
+   * `warn` it is removed and the reports say it was not reviewed.
+   */
+  readonly beforeLeave = (cluster: RuntimeCluster, bundle: string): void => {
+    const problem = this.membershipProblem(bundle, (record) => record.leaves?.includes(cluster.name) === true, `cluster ${cluster.name} leaving the fleet`);
+    if (problem === undefined) {
+      this.log.line(`cluster ${cluster.name}: leaving the fleet was reviewed in pull request #${this.pullRequest}`);
+      return;
+    }
+    if (this.policy === 'require') throw new Error(`${problem}; the bundle was not removed from it (reviewed: require). Show the leave in a pull request's diff again, or remove it on purpose with reviewed: warn`);
+    const warning = `${problem}; the bundle was removed from it anyway (reviewed: warn)`;
+    this.warnings.push(warning);
+    this.notes.push(warning);
+    this.log.annotate({ level: 'warning', title: `cluster ${cluster.name} left the fleet unreviewed`, message: warning });
+  };
+
+  /**
+   * FleetRun.beforeRename: a rename re-pins the cluster's identity record only when the
+   * record holds it (under `require` and `warn` alike: a re-pin is what the identity guard
+   * stands for, and is never made on a warning). Throws otherwise: the cluster is then
+   * refused by its identity check, its record naming the base name.
+   */
+  readonly beforeRename = (to: RuntimeCluster, from: RuntimeCluster): void => {
+    const problem = this.membershipProblem('', (record) => record.renames?.[to.name] === from.name, `the rename of cluster ${from.name} to ${to.name}`);
+    if (problem !== undefined) throw new Error(`${problem}: its identity record is not re-pinned`);
+  };
+
+  /** Why a membership change is not in the review record, or undefined when it is (a bundle of '' takes the only record). */
+  private membershipProblem(bundle: string, holds: (record: ReviewedRecord) => boolean, what: string): string | undefined {
+    if (this.pullRequest === undefined) return `${what} was not reviewed: ${this.unavailable ?? 'no pull request'}`;
+    const pr = `pull request #${this.pullRequest}`;
+    if (this.unavailable) return `${what} was not reviewed: ${this.unavailable}`;
+    const records = bundle ? [this.records.get(bundle)].filter((record): record is ReviewedRecord => record !== undefined) : [...this.records.values()];
+    if (records.length === 0) return `${what} was not reviewed: ${pr} has no review record${bundle ? ` of bundle ${bundle}` : ''}`;
+    return records.some(holds) ? undefined : `${what} is not in the review record of ${pr}`;
+  }
+
   /** A closing note for the job summary: which clusters matched the review. */
   summary(): string[] {
     if (this.pullRequest === undefined || this.matched.length === 0) return this.notes;

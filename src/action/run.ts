@@ -292,7 +292,11 @@ export async function runAction(io: ActionIO): Promise<number> {
       recordDesired: plan.mode === 'diff',
     };
     const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: deadline, log }) : undefined;
-    if (review) run.beforeApply = review.beforeApply;
+    if (review) {
+      run.beforeApply = review.beforeApply;
+      run.beforeLeave = review.beforeLeave;
+      run.beforeRename = review.beforeRename;
+    }
     // mode: status reads the state of every cluster x instance and publishes it (status.ts).
     if (plan.mode === 'status') {
       const state = await fleetState(run);

@@ -26,6 +26,7 @@ const STATE_LABELS: Record<InstanceState, string> = {
   'not installed': '⚪ not installed',
   failed: '❌ failed',
   unknown: '❔ unknown',
+  orphaned: '🚪 orphaned',
 };
 
 function shortDigest(digest: string): string {

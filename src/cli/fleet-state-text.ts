@@ -40,7 +40,9 @@ export function fleetStateTable(state: FleetState): string {
   return rows.map((r) => r.map((cell, column) => (column === r.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('   ').trimEnd()).join('\n') + '\n';
 }
 
-/** `2 deployed, 1 stale, 1 not installed, 0 failed, 1 unknown`. */
+/** `2 deployed, 1 stale, 1 not installed, 0 failed, 1 unknown` (and `, 1 orphaned` when there are). */
 export function stateCounts(state: FleetState): string {
-  return INSTANCE_STATES.map((name) => `${state.counts[name]} ${name}`).join(', ');
+  return INSTANCE_STATES.filter((name) => name !== 'orphaned' || (state.counts[name] ?? 0) > 0)
+    .map((name) => `${state.counts[name] ?? 0} ${name}`)
+    .join(', ');
 }

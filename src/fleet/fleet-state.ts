@@ -10,7 +10,11 @@
 //   the instance (the plan's own, `diffInstance`) finds objects that an apply would change
 //   (drifted); an instance the cluster stores that the bundle no longer lists is stale too;
 // - `failed`: in sync, but an object of the stored inventory is not Current (kstatus);
-// - `deployed`: in sync and every object Current.
+// - `deployed`: in sync and every object Current;
+// - `orphaned`: an instance of the bundle on a cluster that is in no runtime cluster (it left
+//   the fleet): found through the kubeconfig's contexts that no runtime cluster uses, when
+//   the whole runtime is selected (orphaned-clusters.ts); the cluster is named by its
+//   context (or by its base runtime name, when the run has a base runtime).
 //
 // Clusters are read at once (bounded by `concurrency`), instances in bundle order; rows keep
 // runtime order. Nothing is written.
@@ -25,10 +29,11 @@ import { formatRef } from '../kube/object.js';
 import { findRemovedInstances } from '../kube/removed-instances.js';
 import { InstanceBuilds } from '../module/build.js';
 import { ClusterStepError } from './outcome.js';
+import { orphanedRows } from './orphaned-clusters.js';
 import { withinDeadline, type FleetRun } from './run.js';
 import { buildForCluster, connectCluster, instanceInput, moduleInfo, type ClusterInstanceBuild, type ClusterSession } from './session.js';
 
-export const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown'] as const;
+export const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown', 'orphaned'] as const;
 export type InstanceState = (typeof INSTANCE_STATES)[number];
 
 /** Version of the `status -o json` document and of the action's `status` output. */
@@ -88,6 +93,10 @@ export function moduleDiffers(stored: ModuleInfo, desired: ModuleInfo): boolean 
   const known = (digest: string) => digest !== '' && digest !== 'unknown';
   if (known(stored.digest) && known(desired.digest) && stored.digest !== desired.digest) return true;
   return stored.version !== desired.version;
+}
+
+export function storedModuleOf(stored: DecodedInstanceSecret): ModuleInfo {
+  return storedModule(stored);
 }
 
 export function readinessOf(status: InstanceStatus): InstanceReadiness {
@@ -241,6 +250,6 @@ export async function fleetState(run: FleetRun): Promise<FleetState> {
       row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
     ]),
   );
-  const instances = perCluster.flat();
+  const instances = [...perCluster.flat(), ...(await orphanedRows(run, bundleName.value))];
   return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
 }

@@ -11,7 +11,7 @@
 // file (its matrix job failed before uploading, or never ran) is entered as failed with a
 // `report` error naming the shard and the clusters it should have covered.
 import type { RuntimeCluster } from '../bundle/index.js';
-import { CHANGESET_FORMAT, type ChangeSet, type ChangeSetMode, type ClusterChanges } from '../changeset.js';
+import { CHANGESET_FORMAT, isLeaving, type ChangeSet, type ChangeSetMode, type ClusterChanges } from '../changeset.js';
 import type { Shard } from './shards.js';
 
 /** A ChangeSet as read from one file, named as messages name it. */
@@ -111,7 +111,8 @@ export function mergeChangeSets(input: MergeInput): MergeResult {
           `cluster "${entry.name}" is in two ChangeSet files, ${earlier.file} and ${file}; each cluster must come from one matrix job (do the shards overlap, or does the download pattern match an older artifact?)`,
         );
       }
-      if (!expected.has(entry.name)) {
+      // A cluster leaving the fleet is no longer in the runtime: it follows the runtime's clusters.
+      if (!expected.has(entry.name) && !isLeaving(entry)) {
         const known = input.clusters.map((c) => c.name).join(', ') || 'none';
         throw new ChangeSetMergeError(`${file}: cluster "${entry.name}" is not among the clusters this report covers (${known}); do the report's runtime, runtime-group and runtime-cluster match the matrix jobs'?`);
       }
@@ -135,8 +136,10 @@ export function mergeChangeSets(input: MergeInput): MergeResult {
     if (!missingMessages.has(cluster.name)) missing.push({ shard: cluster.name, clusters: [cluster.name] });
     return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'failed', error: { step: 'report', message }, instances: [] };
   });
+  const leaving = [...found.values()].map(({ entry }) => entry).filter((entry) => isLeaving(entry) && !expected.has(entry.name));
+  const membership = input.files.map(({ changeSet }) => changeSet.membership).find((source) => source !== undefined);
   return {
-    changeSet: { format: CHANGESET_FORMAT, bundle, mode, commit: input.commit, clusters },
+    changeSet: { format: CHANGESET_FORMAT, bundle, mode, commit: input.commit, clusters: [...clusters, ...leaving], ...(membership ? { membership } : {}) },
     missing,
   };
 }

@@ -19,7 +19,7 @@ export function leavingStatusLabel(cluster: ClusterChanges): string | undefined 
   if (cluster.bundleKept) return '⚠️ leaves; bundle stays installed';
   switch (cluster.status) {
     case 'changed':
-      return '🚪 leaves the fleet';
+      return '🗑️ bundle to be removed';
     case 'unchanged':
       return '🚪 leaves (nothing installed)';
     case 'applied':

@@ -16,7 +16,7 @@
 // in it: no object, no secret value (`fleet/reviewed.ts`). `>` and `<` are written as JSON
 // escapes so that nothing in it can end the HTML comment.
 import type { ChangeSet, ClusterChanges, DesiredState, ModuleInfo } from '../changeset.js';
-import { isChangingAction } from '../changeset.js';
+import { isChangingAction, isLeaving, renamedFrom } from '../changeset.js';
 import { commentLength } from '../github/limits.js';
 
 const PREFIX = '<!-- timoni-fleet:reviewed ';
@@ -34,6 +34,13 @@ export interface ReviewedRecord {
   commit: string;
   scope: RecordScope;
   clusters: Record<string, DesiredState>;
+  /**
+   * Fleet membership as the diff showed it: the clusters that leave the fleet (the merge
+   * removes the bundle from them), and the renamed clusters by new name, with their base
+   * name (the merge re-pins their identity record). Absent in a record of no such change.
+   */
+  leaves?: string[];
+  renames?: Record<string, string>;
 }
 
 interface EncodedCluster {
@@ -51,6 +58,10 @@ interface Encoded {
   modules: Array<[string, string, string]>;
   keys: string[];
   clusters: Record<string, EncodedCluster>;
+  /** Leaving clusters (ReviewedRecord.leaves); a reader of an older version ignores it (and refuses no leave: it knows none). */
+  l?: string[];
+  /** Renames, new name to base name (ReviewedRecord.renames). */
+  r?: Record<string, string>;
 }
 
 /** The key of a change as `fleet/reviewed.ts` names objects: `instance/Kind/namespace/name`. */
@@ -100,7 +111,17 @@ function encode(record: ReviewedRecord, keep: (cluster: string, key: string) => 
       clusters[name] = { d: state.digest, m, n: state.objectCount, ...(entries.length > 0 ? { o: entries.join(' ') } : {}) };
     }
   }
-  const encoded: Encoded = { v: FORMAT, bundle: record.bundle, commit: record.commit, scope: record.scope, modules, keys, clusters };
+  const encoded: Encoded = {
+    v: FORMAT,
+    bundle: record.bundle,
+    commit: record.commit,
+    scope: record.scope,
+    modules,
+    keys,
+    clusters,
+    ...(record.leaves && record.leaves.length > 0 ? { l: record.leaves } : {}),
+    ...(record.renames && Object.keys(record.renames).length > 0 ? { r: record.renames } : {}),
+  };
   return `${PREFIX}${JSON.stringify(encoded).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')}${SUFFIX}`;
 }
 
@@ -128,7 +149,21 @@ export function reviewedBlock(changeSet: ChangeSet, limit = RECORD_LIMIT): strin
     clusters[cluster.name] = cluster.desired;
     changed.set(cluster.name, changedKeys(cluster));
   }
-  const record: ReviewedRecord = { bundle: changeSet.bundle, commit: changeSet.commit ?? '', scope: 'all', clusters };
+  // A leave is recorded when the merge would remove the bundle there (not when it stays installed, or the diff failed there).
+  const leaves = changeSet.clusters.filter((cluster) => isLeaving(cluster) && !cluster.bundleKept && cluster.status !== 'failed').map((cluster) => cluster.name);
+  const renames: Record<string, string> = {};
+  for (const cluster of changeSet.clusters) {
+    const from = renamedFrom(cluster);
+    if (from !== undefined && cluster.status !== 'failed') renames[cluster.name] = from;
+  }
+  const record: ReviewedRecord = {
+    bundle: changeSet.bundle,
+    commit: changeSet.commit ?? '',
+    scope: 'all',
+    clusters,
+    ...(leaves.length > 0 ? { leaves } : {}),
+    ...(Object.keys(renames).length > 0 ? { renames } : {}),
+  };
   return renderRecord(record, (cluster, key) => changed.get(cluster)?.has(key) ?? false, limit);
 }
 
@@ -202,5 +237,12 @@ export function parseReviewedRecord(body: string): ReviewedRecord | null {
   });
   const clusters: Record<string, DesiredState> = {};
   for (const [name, cluster] of Object.entries(value.clusters)) clusters[name] = decodeCluster(name, cluster, modules, keys);
-  return { bundle: value.bundle, commit: value.commit, scope, clusters };
+  const leaves = value.l === undefined ? undefined : Array.isArray(value.l) && value.l.every(isString) ? value.l : undefined;
+  if (value.l !== undefined && leaves === undefined) throw new ReviewedRecordError('the leaving clusters are not a list of names');
+  let renames: Record<string, string> | undefined;
+  if (value.r !== undefined) {
+    if (!isObject(value.r) || !Object.values(value.r).every(isString)) throw new ReviewedRecordError('the renames are not names by name');
+    renames = value.r as Record<string, string>;
+  }
+  return { bundle: value.bundle, commit: value.commit, scope, clusters, ...(leaves ? { leaves } : {}), ...(renames ? { renames } : {}) };
 }

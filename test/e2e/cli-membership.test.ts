@@ -140,6 +140,15 @@ describe('fleet membership through the CLI', () => {
     expect(await installed('fleet-3')).toEqual(BOTH);
   });
 
+  it('status lists the instances on the cluster no longer in the runtime as orphaned (its context still given)', async () => {
+    const status = await timoniFleet('two.cue', 'status', '-o', 'json');
+    const state = JSON.parse(status.stdout) as { instances: Array<{ cluster: string; instance: string; state: string; reason: string }> };
+    const orphaned = state.instances.filter((row) => row.state === 'orphaned');
+    expect(orphaned.map((row) => [row.cluster, row.instance])).toEqual([['fleet-3', 'first']]);
+    expect(orphaned[0]?.reason).toContain(`timoni bundle delete --name ${bundleName} --kube-context fleet-3`);
+    expect(status.code).toBe(1);
+  });
+
   it('apply removes the bundle from the leaving cluster and leaves the others untouched', async () => {
     const before = await clusterClient('fleet-1').getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first' });
     const applied = await timoniFleet('two.cue', 'apply', '--base-runtime', join(dir, 'three.cue'), '--cluster-identity', 'record', '--wait=false');
@@ -179,6 +188,18 @@ describe('fleet membership through the CLI', () => {
       expect(run.stdout).toContain(`timoni bundle delete --name ${bundleName} --kube-context no-such-context`);
     }
     expect(await installed('fleet-1')).toEqual(BOTH);
+    expect(await installed('fleet-2')).toEqual(BOTH);
+  });
+
+  it('delete --cluster removes the bundle from one cluster; a base name whose cluster was renamed is refused', async () => {
+    const refused = await timoniFleet('renamed.cue', 'delete', '--cluster', 'm-2', '--base-runtime', join(dir, 'two.cue'), '--wait=false');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('reaches the cluster recorded as "m-2-renamed"');
+    expect(await installed('fleet-2')).toEqual(BOTH);
+
+    const removed = await timoniFleet('renamed.cue', 'delete', '--cluster', 'm-1', '--wait=false');
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(await installed('fleet-1')).toEqual([]);
     expect(await installed('fleet-2')).toEqual(BOTH);
   });
 });
