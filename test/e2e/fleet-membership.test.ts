@@ -67,14 +67,19 @@ function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<str
   return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: stage.env, timeoutMs: 110_000 });
 }
 
+const pulls = new Map<number, { number: number; headSha: string; mergeCommitSha: string }>();
+
+/** A pull request opened against `baseSha`: its diff comments the review record that its merge is checked against. */
 function opened(number: number, baseSha: string) {
   const pr = stage.openPullRequest(number);
+  pulls.set(number, pr);
   return pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha, baseSha });
 }
 
+/** The same pull request merged (opened first when the test did not diff it). */
 function merged(number: number, baseSha: string) {
-  const pr = stage.openPullRequest(number);
-  stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
+  const pr = pulls.get(number) ?? stage.openPullRequest(number);
+  stage.github.state.mergePullRequest(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, number, pr.mergeCommitSha);
   return pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha, baseSha });
 }
 
@@ -125,9 +130,10 @@ describe('fleet membership', () => {
   });
 
   it('deletes the bundle from the leaving cluster on merge, and leaves the other clusters untouched', async () => {
-    const baseSha = fakeSha('membership-base-3');
+    // The pull request of the previous test, merged: its diff's review record holds the leave.
+    const baseSha = fakeSha('membership-base-2');
     stageRuntimes(withoutProductionUs(), originalRuntime, baseSha);
-    const result = await run(merged(3, baseSha));
+    const result = await run(merged(2, baseSha));
     expect(result.exitCode, result.log).toBe(0);
     expect(clusterOf(result, 'production-us')?.membership).toBe('leaves');
     expect(clusterOf(result, 'production-us')?.status).not.toBe('failed');
@@ -146,9 +152,8 @@ describe('fleet membership', () => {
     expect(clusterOf(diff, 'production-europe')?.membership).toEqual({ renamedFrom: 'production-eu' });
     expect(changes(diff).clusters.some((c) => c.membership === 'leaves')).toBe(false);
 
-    const mergedBaseSha = fakeSha('membership-base-5');
-    stageRuntimes(head, base, mergedBaseSha);
-    const apply = await run(merged(5, mergedBaseSha));
+    // Merged after its diff, whose review record holds the rename: the identity record is re-pinned.
+    const apply = await run(merged(4, baseSha));
     expect(apply.exitCode, apply.log).toBe(0);
     expect(changes(apply).clusters.some((c) => c.membership === 'leaves')).toBe(false);
     expect(await bundleObjects('fleet-2')).toEqual(applied['fleet-2']);
@@ -170,9 +175,7 @@ describe('fleet membership', () => {
     expect(comment(6)).toContain('production-ap');
     expect(comment(6)).toMatch(/timoni(-fleet)? bundle delete|timoni-fleet delete/);
 
-    const mergedBaseSha = fakeSha('membership-base-7');
-    stageRuntimes(head, base, mergedBaseSha);
-    const apply = await run(merged(7, mergedBaseSha));
+    const apply = await run(merged(6, baseSha));
     expect(apply.exitCode, apply.log).toBe(0);
     expect(clusterOf(apply, 'production-ap')?.status).not.toBe('failed');
   });
