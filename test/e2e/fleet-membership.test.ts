@@ -6,11 +6,13 @@
 // the other clusters untouched; renaming a cluster (same context) deletes nothing; a leaving
 // cluster whose context is no longer in the kubeconfig is reported, not failed; a base
 // runtime that does not evaluate is a warning and the run goes on; a first pull request (no
-// runtime file at the base) has no leaving cluster.
+// runtime file at the base) has no leaving cluster; a checkout that holds the base commit
+// is read with git, without a request to GitHub.
 //
 // The bundle is the demo's renamed (bundle `membership`, namespace `membership`), so that
 // the other tests on the shared fleet are not disturbed.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
@@ -199,5 +201,26 @@ describe('fleet membership', () => {
     expect(result.log).toContain(`fleet membership: runtime.cue did not exist at base commit ${baseSha.slice(0, 7)} (the pull request's base); no cluster leaves the fleet in this run`);
     expect(changes(result).clusters.some((c) => c.membership !== undefined)).toBe(false);
     expect(comment(9)).not.toMatch(/leaves the fleet/);
+  });
+
+  it('reads the base with git, asking GitHub nothing, when the checkout holds the base commit (fetch-depth: 2)', async () => {
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', stage.workdir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+    try {
+      git('init', '-q', '-b', 'main');
+      writeFileSync(join(stage.workdir, 'runtime.cue'), renamed().replace('\t\t"production-europe": {', () => `${PRODUCTION_US}\t\t"production-europe": {`));
+      git('add', 'runtime.cue', 'bundle.cue');
+      git('commit', '-q', '-m', 'base');
+      const baseSha = git('rev-parse', 'HEAD');
+      writeFileSync(join(stage.workdir, 'runtime.cue'), renamed());
+      const before = stage.github.state.requestsTo('GET', /\/contents\//).length;
+      const result = await run(opened(10, baseSha));
+      expect(result.exitCode, result.log).toBe(0);
+      expect(changes(result).membership?.from).toBe(`runtime.cue at base commit ${baseSha.slice(0, 7)} (the pull request's base), read with git`);
+      expect(clusterOf(result, 'production-us')?.membership).toBe('leaves');
+      expect(stage.github.state.requestsTo('GET', /\/contents\//).length).toBe(before);
+    } finally {
+      rmSync(join(stage.workdir, '.git'), { recursive: true, force: true });
+    }
   });
 });
