@@ -13,7 +13,7 @@
 // the issue and the `drifted-clusters` output (a workflow that wants a red run tests it).
 // While a cluster could not be diffed and none drifted, an open issue stays open: that
 // cluster may still differ.
-import type { ChangeSet } from '../changeset.js';
+import { isLeaving, type ChangeSet } from '../changeset.js';
 import { GitHubApiError, type GitHubApiOptions } from '../github/api.js';
 import { tokenIdentity } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
@@ -62,9 +62,9 @@ export interface DriftOutcome {
   note?: string;
 }
 
-/** Clusters whose live state differs from the bundle. */
+/** Clusters whose live state differs from the bundle; and the clusters that hold the bundle though no runtime cluster names them (orphaned). */
 export function driftedClusters(changeSet: ChangeSet): string[] {
-  return changeSet.clusters.filter((cluster) => cluster.status === 'changed').map((cluster) => cluster.name);
+  return changeSet.clusters.filter((cluster) => cluster.status === 'changed' || (isLeaving(cluster) && cluster.bundleKept !== undefined && cluster.instances.length > 0)).map((cluster) => cluster.name);
 }
 
 /** The drift issue's marker: the PR comment's, with `drift:` so that neither is taken for the other. */

@@ -7,7 +7,7 @@
 // a rollout the clusters' outcome decides alone (what was applied is applied, and the
 // summary records it). A token that may not comment (a fork's pull request) is a warning.
 import type { ChangeSet } from '../changeset.js';
-import { hasChanges } from '../changeset.js';
+import { hasChanges, isLeaving } from '../changeset.js';
 import { GitHubApi, type GitHubApiOptions } from '../github/api.js';
 import { pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
@@ -191,13 +191,16 @@ export async function publishResults(input: PublishInput): Promise<PublishOutcom
   const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
   appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
 
-  const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
+  // A cluster that left the fleet is not applied: the bundle was removed from it (`removed-clusters`).
+  const applied = masked.clusters.filter((c) => c.status === 'applied' && !isLeaving(c)).map((c) => c.name);
+  const removed = masked.clusters.filter((c) => c.status === 'applied' && isLeaving(c)).map((c) => c.name);
   const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
   setOutput(input.env, 'has-changes', String(hasChanges(masked)));
   const changesFile = writeChangesFile(input.env, masked, input.changesFile);
   setOutput(input.env, 'changes', changesOutput(masked, changesFile));
   setOutput(input.env, 'changes-file', changesFile);
   setOutput(input.env, 'applied-clusters', applied.join(','));
+  setOutput(input.env, 'removed-clusters', removed.join(','));
   setOutput(input.env, 'failed-cluster', failed);
   setOutput(input.env, 'comment-url', commentUrl);
   return { comment, fails };

@@ -290,6 +290,8 @@ export async function runAction(io: ActionIO): Promise<number> {
       onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
       // A diff records each cluster's desired state for the comment's review record; a rollout compares with it (reviewed.ts).
       recordDesired: plan.mode === 'diff',
+      // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
+      ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
     };
     const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: deadline, log }) : undefined;
     if (review) {

@@ -1,16 +1,19 @@
 // Clusters that hold the bundle but are no longer in the runtime (`mode: status`, `status
-// -o`): the kubeconfig's contexts that no runtime cluster uses are looked at, and each one
-// whose cluster stores instances of the bundle (Timoni's instance Secrets with the bundle's
-// label) gives one `orphaned` row per instance. Cheap: one list request per unused context,
-// only when the whole runtime is selected (a status of one group or cluster looks at no
-// other context) and the bundle's name is known. A context that reaches a cluster of the
-// runtime under another name (its identity record names a runtime cluster) is not an
-// orphan; a context that cannot be reached or read is left out (it may be another
-// project's): the log says so. Nothing is written.
+// -o`, `mode: drift`): the kubeconfig's contexts that no runtime cluster uses are looked at,
+// and each one whose cluster stores instances of the bundle (Timoni's instance Secrets with
+// the bundle's label) is an orphan: `orphaned` rows in a status, a leaving entry whose
+// bundle stays installed (with the commands that remove it) in a drift run's diff. Cheap:
+// one list request per unused context, only when the whole runtime is selected (a run of
+// one group or cluster looks at no other context) and the bundle's name is known. A context
+// that reaches a cluster of the runtime under another name (its identity record names a
+// runtime cluster) is not an orphan; a context that cannot be reached or read is left out
+// (it may be another project's): the log says so. Nothing is written.
 import type { RuntimeCluster } from '../bundle/index.js';
+import type { ClusterChanges } from '../changeset.js';
 import { openCluster } from '../kube/index.js';
 import { readIdentityRecord } from '../kube/cluster-identity.js';
 import { instanceStatus } from '../kube/instance-status.js';
+import type { DecodedInstanceSecret } from '../kube/inventory.js';
 import { listInstances } from '../kube/inventory-store.js';
 import type { InstanceStateRow } from './fleet-state.js';
 import { readinessOf, storedModuleOf } from './fleet-state.js';
@@ -19,44 +22,93 @@ import type { FleetRun } from './run.js';
 
 const everything = (wanted: string | undefined) => wanted === undefined || wanted === '' || wanted === '*';
 
-/** The `orphaned` rows of the kubeconfig's contexts that no runtime cluster uses. */
-export async function orphanedRows(run: FleetRun, bundle: string): Promise<InstanceStateRow[]> {
+export interface OrphanedCluster {
+  /** Named by its base runtime name when the run has a base runtime that lists its context, else by its context. */
+  cluster: RuntimeCluster;
+  /** The bundle's instances stored there, oldest first. */
+  instances: DecodedInstanceSecret[];
+  /** Each instance's status (readiness, last apply), when it could be read. */
+  statuses: Map<DecodedInstanceSecret, Awaited<ReturnType<typeof instanceStatus>> | undefined>;
+  reason: string;
+  commands: string[];
+}
+
+/** The kubeconfig's contexts that no runtime cluster uses and whose cluster holds the bundle. */
+export async function findOrphanedClusters(run: FleetRun, bundle: string): Promise<OrphanedCluster[]> {
   if (!bundle || !everything(run.selector.cluster) || !everything(run.selector.group)) return [];
   const runtime = run.evaluation.runtime;
   const used = new Set(runtime.clusters.map((cluster) => cluster.kubeContext || run.kubeconfig.currentContext || ''));
   const names = new Set(runtime.clusters.map((cluster) => cluster.name.toLowerCase()));
   const unused = [...run.kubeconfig.contexts.keys()].filter((context) => !used.has(context));
-  const rows: InstanceStateRow[] = [];
+  const found: OrphanedCluster[] = [];
   for (const context of unused) {
-    const base: RuntimeCluster | undefined = run.baseRuntime?.runtime.clusters.find((cluster) => cluster.kubeContext === context);
-    const name = base?.name ?? context;
-    const kube = openCluster(run.kubeconfig, context, { secrets: run.secrets, name });
+    const base = run.baseRuntime?.runtime.clusters.find((cluster) => cluster.kubeContext === context);
+    const cluster: RuntimeCluster = { name: base?.name ?? context, group: base?.group ?? '', kubeContext: context };
+    const kube = openCluster(run.kubeconfig, context, { secrets: run.secrets, name: cluster.name });
     try {
-      const stored = await listInstances(kube, '', bundle);
-      if (stored.length === 0) continue;
+      const instances = await listInstances(kube, '', bundle);
+      if (instances.length === 0) continue;
       const record = await readIdentityRecord(kube, run.options.identity?.recordName).catch(() => null);
       if (record && names.has(record.runtimeCluster.toLowerCase())) continue;
-      const [timoni] = removalCommands(bundle, { name, group: '', kubeContext: context });
-      for (const instance of stored) {
-        const status = await instanceStatus(kube, instance).catch(() => undefined);
-        rows.push({
-          cluster: name,
-          group: base?.group ?? '',
-          instance: instance.instance.name,
-          namespace: instance.instance.namespace,
-          state: 'orphaned',
-          module: storedModuleOf(instance),
-          desired: null,
-          lastApplied: status?.lastApplied || instance.instance.lastTransitionTime || null,
-          readiness: status ? readinessOf(status) : null,
-          reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet); remove it with: ${timoni}`,
-        });
-      }
+      const statuses = new Map<DecodedInstanceSecret, Awaited<ReturnType<typeof instanceStatus>> | undefined>();
+      for (const instance of instances) statuses.set(instance, await instanceStatus(kube, instance).catch(() => undefined));
+      const commands = removalCommands(bundle, cluster);
+      found.push({ cluster, instances, statuses, commands, reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet): the bundle stays installed there until it is removed` });
     } catch (error) {
       run.log.line(`kube context "${context}" (in no runtime cluster) not checked for instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       kube.close();
     }
   }
+  return found;
+}
+
+/** The `orphaned` rows of a status. */
+export async function orphanedRows(run: FleetRun, bundle: string): Promise<InstanceStateRow[]> {
+  const rows: InstanceStateRow[] = [];
+  for (const orphan of await findOrphanedClusters(run, bundle)) {
+    for (const instance of orphan.instances) {
+      const status = orphan.statuses.get(instance);
+      rows.push({
+        cluster: orphan.cluster.name,
+        group: orphan.cluster.group,
+        instance: instance.instance.name,
+        namespace: instance.instance.namespace,
+        state: 'orphaned',
+        module: storedModuleOf(instance),
+        desired: null,
+        lastApplied: status?.lastApplied || instance.instance.lastTransitionTime || null,
+        readiness: status ? readinessOf(status) : null,
+        reason: `${orphan.reason}; remove it with: ${orphan.commands[0] ?? ''}`,
+      });
+    }
+  }
   return rows;
+}
+
+/**
+ * A drift run's entries for the orphans: leaving clusters whose bundle stays installed,
+ * each instance listed (nothing would be deleted by an apply of the runtime: it does not
+ * list them), with the commands that remove the bundle by hand.
+ */
+export async function orphanedEntries(run: FleetRun, bundle: string, known: ReadonlySet<string>): Promise<ClusterChanges[]> {
+  const orphans = await findOrphanedClusters(run, bundle);
+  return orphans
+    .filter((orphan) => !known.has(orphan.cluster.name))
+    .map((orphan) => ({
+      name: orphan.cluster.name,
+      group: orphan.cluster.group,
+      kubeContext: orphan.cluster.kubeContext,
+      status: 'unchanged' as const,
+      error: null,
+      membership: 'leaves' as const,
+      bundleKept: { reason: orphan.reason, commands: orphan.commands },
+      instances: orphan.instances.map((stored) => ({
+        name: stored.instance.name,
+        namespace: stored.instance.namespace,
+        module: storedModuleOf(stored),
+        removed: true as const,
+        changes: [],
+      })),
+    }));
 }

@@ -20,6 +20,7 @@ import { clusterErrorOfInstance, instanceStepError, unbuiltInstanceEntry, undiff
 import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
 import { planLeaves } from './leaving-clusters.js';
+import { orphanedEntries } from './orphaned-clusters.js';
 import { membershipSource, resolveMembership, withMembership, withRenamesRepinned } from './membership.js';
 import { desiredOfBuild, withDesired } from './reviewed.js';
 import { BufferedLog, withinDeadline, type FleetRun } from './run.js';
@@ -177,6 +178,13 @@ export async function planFleet(given: FleetRun): Promise<ChangeSet> {
     return entry;
   });
   const leaving = membership ? await planLeaves(run, membership, bundleName.value) : [];
+  if (run.lookForOrphans) {
+    const known = new Set([...results, ...leaving].map((entry) => entry.name));
+    for (const orphan of await orphanedEntries(run, bundleName.value, known)) {
+      run.log.line(`cluster ${orphan.name}: ${orphan.bundleKept?.reason ?? 'holds the bundle'}`);
+      leaving.push(orphan);
+    }
+  }
   const source = membershipSource(given);
   if (given.baseRuntimeWarning) run.log.line(`fleet membership not compared: ${given.baseRuntimeWarning}`);
   return {

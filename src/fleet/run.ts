@@ -131,6 +131,12 @@ export interface FleetRun {
    * identity check, its record naming the old name), and the message is logged.
    */
   beforeRename?: (to: RuntimeCluster, from: RuntimeCluster) => void;
+  /**
+   * A plan also lists the clusters that hold the bundle and that no runtime cluster names
+   * (orphaned-clusters.ts: the kubeconfig's contexts that no runtime cluster uses), as
+   * leaving clusters whose bundle stays installed: the action's `mode: drift` sets it.
+   */
+  lookForOrphans?: boolean;
 }
 
 // ---- Progress

@@ -6,7 +6,7 @@
 // plan of the budget, counting what was cut.
 
 import type { ChangeSet, ChangeSetMode, ClusterChanges, ClusterError, InstanceChanges, InstanceError, ModuleInfo, ObjectAction, ObjectChange } from '../changeset.js';
-import { isCancelled, READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '../changeset.js';
+import { isCancelled, isLeaving, READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '../changeset.js';
 import { formatDuration } from '../duration.js';
 import type { Measure } from '../github/limits.js';
 import { linesOf, truncateCharacters, truncateLines, type CutCounts, type Detail, type Plan, type Sharing } from './budget.js';
@@ -106,17 +106,22 @@ export function firstFailure(clusters: readonly ClusterChanges[]): ClusterChange
 }
 
 /** The outcome of a rollout in one sentence (no final period): where it stopped, or that it applied everywhere. */
-export function rolloutOutcome(clusters: readonly ClusterChanges[]): string {
-  const failure = firstFailure(clusters);
+export function rolloutOutcome(all: readonly ClusterChanges[]): string {
+  // Clusters leaving the fleet are told apart: the bundle is removed from them, not applied.
+  const clusters = all.filter((cluster) => !isLeaving(cluster));
+  const removed = all.filter((cluster) => isLeaving(cluster) && cluster.status === 'applied').length;
+  const leaving = all.length - clusters.length;
+  const removedNote = leaving === 0 ? '' : `; bundle removed from ${removed} of ${leaving} ${leaving === 1 ? 'cluster' : 'clusters'} leaving the fleet`;
+  const failure = firstFailure(all);
   const applied = clusters.filter((cluster) => cluster.status === 'applied').length;
   const cancelled = clusters.find(isCancelled);
   if (cancelled) {
     const where = cancelled.error?.interrupted === 'start' ? `before ${code(cancelled.name)}` : `at ${code(cancelled.name)} (during ${code(cancelled.error?.interrupted ?? 'unknown')}${cancelled.error?.instance ? ` of instance ${code(cancelled.error.instance)}` : ''})`;
-    return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters`;
+    return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters${removedNote}`;
   }
   return failure
-    ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters`
-    : `✅ Applied to ${applied} of ${clusters.length} clusters`;
+    ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters${removedNote}`
+    : `✅ Applied to ${applied} of ${clusters.length} clusters${removedNote}`;
 }
 
 /** The paragraph naming the clusters not reached and the failure that stopped them; '' when none. */

@@ -55,6 +55,30 @@ describe('ReviewCheck', () => {
   });
 });
 
+describe('ReviewCheck: fleet membership', () => {
+  const withMembership = new Map([['apps', { ...record, leaves: ['prod-3'], renames: { 'prod-2b': 'prod-2' } }]]);
+
+  it('lets a reviewed leave through; require refuses one the record does not hold, warn removes it with a warning', () => {
+    const { review, lines } = check('require', withMembership);
+    expect(() => review.beforeLeave(cluster('prod-3'), 'apps')).not.toThrow();
+    expect(lines).toContain('cluster prod-3: leaving the fleet was reviewed in pull request #7');
+    expect(() => review.beforeLeave(cluster('prod-4'), 'apps')).toThrow('cluster prod-4 leaving the fleet is not in the review record of pull request #7; the bundle was not removed from it (reviewed: require)');
+    expect(() => check('require').review.beforeLeave(cluster('prod-3'), 'apps')).toThrow(/not in the review record/);
+    const warned = check('warn');
+    expect(() => warned.review.beforeLeave(cluster('prod-4'), 'apps')).not.toThrow();
+    expect(warned.review.warnings[0]).toContain('the bundle was removed from it anyway (reviewed: warn)');
+    expect(warned.annotations.map((a) => a.level)).toEqual(['warning']);
+  });
+
+  it('re-pins a rename only when the record holds it, under require and warn alike', () => {
+    for (const policy of ['require', 'warn'] as const) {
+      expect(() => check(policy, withMembership).review.beforeRename(cluster('prod-2b'), cluster('prod-2'))).not.toThrow();
+      expect(() => check(policy, withMembership).review.beforeRename(cluster('prod-2c'), cluster('prod-2'))).toThrow('the rename of cluster prod-2 to prod-2c is not in the review record of pull request #7: its identity record is not re-pinned');
+      expect(() => check(policy).review.beforeRename(cluster('prod-2b'), cluster('prod-2'))).toThrow(/not in the review record/);
+    }
+  });
+});
+
 describe('readRecords: where a review record is read from', () => {
   const bot = 'github-actions[bot]';
   const body = (bundle: string, text: string, recorded?: ReviewedRecord) =>

@@ -9,6 +9,7 @@ import { compareMembership, decideMembership, removalCommands, type ClusterProbe
 import { mergeChangeSets } from '../../src/fleet/merge.js';
 import { renderPullRequestComment } from '../../src/report/comment.js';
 import { parseReviewedRecord, reviewedBlock } from '../../src/report/reviewed-block.js';
+import { rolloutOutcome } from '../../src/report/sections.js';
 
 const cluster = (name: string, group: string, kubeContext = `ctx-${name}`): RuntimeCluster => ({ name, group, kubeContext });
 const runtime = (...clusters: RuntimeCluster[]): Runtime => ({ name: 'fleet', clusters, queries: [], isDefault: false });
@@ -122,6 +123,12 @@ describe('the reports of a membership change', () => {
     const record = parseReviewedRecord(`x\n${reviewedBlock(diff)}`);
     expect(record?.leaves).toEqual(['prod-2']);
     expect(record?.renames).toEqual({ 'prod-4': 'prod-0' });
+  });
+
+  it('tells a rollout apart from the removal of the bundle from leaving clusters', () => {
+    const applied = (entry: ClusterChanges): ClusterChanges => ({ ...entry, status: 'applied' });
+    expect(rolloutOutcome([applied(staying), applied(leaving), kept])).toBe('✅ Applied to 1 of 1 clusters; bundle removed from 1 of 2 clusters leaving the fleet');
+    expect(rolloutOutcome([applied(staying)])).toBe('✅ Applied to 1 of 1 clusters');
   });
 
   it('keeps leaving clusters when shard ChangeSets are merged, after the runtime clusters', () => {
