@@ -203,6 +203,18 @@ describe('fleet membership', () => {
     expect(comment(9)).not.toMatch(/leaves the fleet/);
   });
 
+  it("compares a push with its before commit", async () => {
+    const baseSha = fakeSha('membership-push-before');
+    // production-us is back in the before commit's runtime (nothing of the bundle is left on fleet-3): it leaves again.
+    stageRuntimes(renamed(), renamed().replace('\t\t"production-europe": {', () => `${PRODUCTION_US}\t\t"production-europe": {`), baseSha);
+    const result = await run(pushEvent({ repository, ref: 'refs/heads/main', before: baseSha, after: fakeSha('membership-push-after') }));
+    expect(result.exitCode, result.log).toBe(0);
+    expect(changes(result).membership?.from).toBe(`runtime.cue at base commit ${baseSha.slice(0, 7)} (the push's before), read with the GitHub API`);
+    expect(clusterOf(result, 'production-us')?.membership).toBe('leaves');
+    expect(await bundleObjects('fleet-3')).toEqual({});
+    expect(await bundleObjects('fleet-1')).toEqual(applied['fleet-1']);
+  });
+
   it('reads the base with git, asking GitHub nothing, when the checkout holds the base commit (fetch-depth: 2)', async () => {
     const git = (...args: string[]) =>
       execFileSync('git', ['-C', stage.workdir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
