@@ -41,7 +41,15 @@ beforeAll(() => {
   const kubeconfig = loadKubeconfig([{ text: stage.kubeconfig }], secrets);
   kube = Object.fromEntries(['fleet-1', 'fleet-2', 'fleet-3'].map((context) => [context, openCluster(kubeconfig, context, { secrets, name: context })]));
 });
-afterAll(() => {
+afterAll(async () => {
+  // The bundle's namespace and the stage's identity records, on every cluster.
+  const record = stage?.inputs['cluster-identity-record'] ?? '';
+  await Promise.allSettled(
+    Object.values(kube ?? {}).flatMap((cluster) => [
+      cluster.delete({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name: NAMESPACE }),
+      ...(record ? [cluster.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'kube-system', name: record })] : []),
+    ]),
+  );
   for (const cluster of Object.values(kube ?? {})) cluster.close();
 });
 
