@@ -9,7 +9,8 @@
 // `mode: drift` diffs every selected cluster and keeps the bundle's drift issue (drift.ts);
 // drift found is not a failure. `mode: status` reads the state of every selected cluster x
 // instance and publishes it as a job summary table, the `status` output and, when asked, an
-// issue (status.ts); no state fails the step.
+// issue (status.ts); no state fails the step. A diff or an apply also reads the runtime as
+// it was at the event's base commit (base-runtime.ts), for the clusters that leave the fleet.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
@@ -44,6 +45,7 @@ import { ModuleResolver } from '../module/source.js';
 import { SecretRegistry } from '../secrets.js';
 import { errorAnnotations } from './annotations.js';
 import { readActionConfig, type ActionConfig } from './config.js';
+import { readBaseRuntime } from './base-runtime.js';
 import { startDeadlineWatchdog } from './deadline-watchdog.js';
 import { ActionLog } from './log.js';
 import { publishDrift } from './drift.js';
@@ -248,7 +250,13 @@ export async function runAction(io: ActionIO): Promise<number> {
       boundary,
     );
     const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
+    // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
+    const membership =
+      plan.mode === 'diff' || plan.mode === 'apply'
+        ? await readBaseRuntime({ context, runtimeFiles: config.runtimeFiles, cwd, workspace, engine, moduleFiles, githubToken: config.githubToken, signal: workDeadline, log: (line) => log.line(line), redact: (text) => secrets.redact(text) })
+        : {};
     const run: FleetRun = {
+      ...membership,
       engine,
       evaluation: {
         bundleFiles,

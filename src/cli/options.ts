@@ -10,10 +10,12 @@ import { parseVariableNames, runtimeEnvironment } from '../bundle/runtime-enviro
 import type { CueEngine } from '../cue/index.js';
 import { parseDuration } from '../duration.js';
 import { FileBoundary } from '../file-boundary.js';
+import { readFileAtCommit, resolveCommit } from '../git-revision.js';
 import { defaultFleetOptions, ROLLOUT_STRATEGIES, type FleetLog, type FleetRun, type RolloutStrategy } from '../fleet/run.js';
 import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
 import { DEFAULT_IDENTITY_RECORD, IDENTITY_MODES, parseRepinList, type IdentityMode } from '../kube/cluster-identity.js';
 import { ModuleResolver } from '../module/source.js';
+import { loadRuntimeAtCommit, locateRuntimeFiles, type RuntimeFileLocation } from '../runtime-at-commit.js';
 import { UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
 import type { CommandIO } from './io.js';
 
@@ -55,6 +57,7 @@ export const fleetFlags: FlagSpec[] = [
   { name: 'prune', kind: 'boolean', default: 'true', description: 'Delete objects that the bundle no longer builds' },
   { name: 'prune-removed-instances', kind: 'boolean', default: 'true', description: "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)" },
   { name: 'prune-removed-clusters', kind: 'boolean', default: 'true', description: 'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)' },
+  { name: 'base-ref', kind: 'string', default: '', description: 'The commit before this change (a branch, tag or commit id): the -r runtime file(s) as they were there, read with git, are the base runtime (as --base-runtime); a file REF did not have is left out, and none at all means no cluster leaves' },
   { name: 'base-runtime', kind: 'string', default: '', description: 'The runtime file before this change: its clusters missing from -r leave the fleet (diff shows them, apply deletes the bundle there); a renamed cluster is not a leave' },
   { name: 'force', kind: 'boolean', description: 'Recreate objects whose immutable fields change' },
   { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
@@ -82,7 +85,7 @@ export const fleetFlags: FlagSpec[] = [
  */
 const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[]> = {
   apply: fleetFlags.filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency' && flag.name !== 'cluster').map((flag) => flag.name),
-  diff: ['prune', 'prune-removed-instances', 'prune-removed-clusters', 'base-runtime', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+  diff: ['prune', 'prune-removed-instances', 'prune-removed-clusters', 'base-runtime', 'base-ref', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
   status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
   delete: ['wait', 'timeout', 'deadline', 'cluster', 'base-runtime', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
 };
@@ -192,7 +195,9 @@ export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: 
   const runtime = loadRuntime(engine, runtimeFiles, moduleFiles, args.strings.get('kube-context') ?? '');
   const baseFile = args.strings.get('base-runtime') ?? '';
   // A base runtime given by hand that does not load is the user's error, told as -r's would be.
-  const baseRuntime = baseFile ? { runtime: loadRuntime(engine, readSourceFiles([baseFile], cwd, boundary), moduleFiles, args.strings.get('kube-context') ?? ''), from: `${baseFile} (--base-runtime)` } : undefined;
+  const baseRuntime =
+    baseRuntimeAtRef(engine, args, cwd, moduleFiles) ??
+    (baseFile ? { runtime: loadRuntime(engine, readSourceFiles([baseFile], cwd, boundary), moduleFiles, args.strings.get('kube-context') ?? ''), from: `${baseFile} (--base-runtime)` } : undefined);
   return {
     ...(baseRuntime ? { baseRuntime } : {}),
     bundleFiles,
@@ -203,6 +208,43 @@ export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: 
     boundary,
     output: (args.strings.get('output') ?? 'text') as 'text' | 'json',
   };
+}
+
+/**
+ * `--base-ref REF`: the -r runtime file(s) as they were at REF, read with git (no shell,
+ * objects only: ../git-revision.ts) from the work tree that holds them, and loaded as -r is.
+ * Undefined without the flag, and when REF had none of the files (nothing leaves). A REF
+ * git does not know, a file outside the repository, or a base runtime that does not load
+ * is the user's error.
+ */
+function baseRuntimeAtRef(engine: CueEngine, args: ParsedArguments, cwd: string, moduleFiles: Record<string, string>): { runtime: Runtime; from: string } | undefined {
+  const ref = args.strings.get('base-ref') ?? '';
+  if (ref === '') return undefined;
+  if (args.strings.get('base-runtime')) throw new UsageError('--base-ref and --base-runtime both give the base runtime: pass one of them');
+  const runtimeFiles = args.lists.get('runtime') ?? [];
+  if (runtimeFiles.length === 0) throw new UsageError('--base-ref reads the -r runtime file(s) as they were at REF: give the runtime with -r');
+  const top = repositoryRoot(cwd);
+  if (!existsSync(join(top, '.git'))) throw new UsageError(`--base-ref ${ref}: ${cwd} is not inside a git work tree`);
+  let locations: RuntimeFileLocation[];
+  try {
+    locations = locateRuntimeFiles(runtimeFiles, cwd, top);
+  } catch (error) {
+    throw new UsageError(`--base-ref: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const commits = new Map<string, string>();
+  const commitIn = (tree: string): string => {
+    let commit = commits.get(tree);
+    if (commit === undefined) {
+      commit = resolveCommit(tree, ref);
+      if (commit === undefined) throw new UsageError(`--base-ref: git does not know ${JSON.stringify(ref)} in ${tree} (fetch it first?)`);
+      commits.set(tree, commit);
+    }
+    return commit;
+  };
+  const loaded = loadRuntimeAtCommit(engine, locations, (location) => readFileAtCommit(location.workTree ?? top, commitIn(location.workTree ?? top), location.repositoryPath), moduleFiles);
+  if (!loaded) return undefined;
+  const commit = [...commits.values()][0] ?? ref;
+  return { runtime: loaded.runtime, from: `${loaded.files.join(', ')} at ${ref} (${commit.slice(0, 7)}, --base-ref)` };
 }
 
 // ---- Kubeconfig and fleet run

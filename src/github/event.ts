@@ -38,3 +38,36 @@ export function readRunContext(env: Readonly<Record<string, string | undefined>>
     apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
   };
 }
+
+/** The commit a run's changes are compared with: where the base runtime is read. */
+export interface BaseCommit {
+  sha: string;
+  /** What the commit is to the run: "the pull request's base", "the push's before". */
+  role: string;
+}
+
+const COMMIT_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+const NO_COMMIT = /^0+$/;
+
+/**
+ * The commit before the run's change: on pull_request (and pull_request_target) the pull
+ * request's base (`pull_request.base.sha`), on push the commit the branch was at before
+ * (`before`). None for a push that created the branch (an all-zero `before`), and for every
+ * other event (workflow_dispatch, schedule: no change to compare). A value that is not a
+ * commit id is none too, said in `none`.
+ */
+export function baseCommitOf(context: Pick<RunContext, 'eventName' | 'payload'>): { commit?: BaseCommit; none?: string } {
+  if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+    const pull = context.payload.pull_request as { base?: { sha?: unknown } } | undefined;
+    const sha = pull?.base?.sha;
+    if (typeof sha !== 'string' || !COMMIT_SHA.test(sha)) return { none: `the ${context.eventName} event has no pull_request.base.sha commit id` };
+    return { commit: { sha, role: "the pull request's base" } };
+  }
+  if (context.eventName === 'push') {
+    const before = context.payload.before;
+    if (typeof before !== 'string' || !COMMIT_SHA.test(before)) return { none: 'the push event has no "before" commit id' };
+    if (NO_COMMIT.test(before) || context.payload.created === true) return { none: 'the push created the branch: there is no commit before it' };
+    return { commit: { sha: before, role: "the push's before" } };
+  }
+  return { none: `a ${context.eventName || 'run without an'} event compares no commits` };
+}

@@ -15,6 +15,8 @@ export interface RequestContext {
   caller: KnownToken | undefined;
   /** The raw request body. */
   rawBody: string;
+  /** The request's Accept header ('' when absent): a media type such as `application/vnd.github.raw+json`. */
+  accept: string;
 }
 
 export interface Reply {
@@ -24,6 +26,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** An HTML page instead of JSON (what GitHub's front end answers on a 502 or 504). */
   html?: string;
+  /** Bytes as they are (`text/plain`), for the raw media type of the contents endpoint. */
+  raw?: Buffer;
 }
 
 /** Whether the caller's token is granted this repository. */

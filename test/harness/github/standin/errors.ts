@@ -18,6 +18,7 @@ export const OPERATION_DOCS = {
   updateIssue: `${DOCS}/issues/issues#update-an-issue`,
   getPullRequest: `${DOCS}/pulls/pulls#get-a-pull-request`,
   listPullRequestsForCommit: `${DOCS}/commits/commits#list-pull-requests-associated-with-a-commit`,
+  getContent: `${DOCS}/repos/contents#get-repository-content`,
   rateLimit: `${DOCS}/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user`,
 } as const;
 

@@ -3,6 +3,7 @@
 import { type Reply, type RequestContext } from './context.js';
 import { DOCS, notFound } from './errors.js';
 import type { RepositoryRecord } from './records.js';
+import { getContent } from './routes/contents.js';
 import { createIssueComment, deleteIssueComment, getIssueComment, listIssueComments, updateIssueComment } from './routes/comments.js';
 import { createIssue, getIssue, listRepositoryIssues, updateIssue } from './routes/issues.js';
 import { getPullRequest, listPullRequestsForCommit } from './routes/pulls.js';
@@ -60,6 +61,7 @@ export function route(ctx: RequestContext): Reply {
     if (m === 'GET') return listIssueComments(ctx, repository, b, link(`/issues/${b}/comments`));
     if (m === 'POST') return createIssueComment(ctx, repository, b);
   }
+  if (rest.length >= 1 && a === 'contents' && m === 'GET') return getContent(ctx, repository, rest.slice(1));
   if (rest.length === 2 && a === 'pulls' && b !== undefined && m === 'GET') return getPullRequest(ctx, repository, b);
   if (rest.length === 3 && a === 'commits' && b !== undefined && c === 'pulls' && m === 'GET') {
     return listPullRequestsForCommit(ctx, repository, b, link(`/commits/${b}/pulls`));

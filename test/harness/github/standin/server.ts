@@ -91,6 +91,11 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       res.end(reply.html);
       return;
     }
+    if (reply.raw !== undefined) {
+      res.writeHead(reply.status, { ...headers, 'x-github-media-type': 'github.v3; param=raw', 'content-type': 'text/plain; charset=utf-8', 'content-length': String(reply.raw.length) });
+      res.end(reply.raw);
+      return;
+    }
     if (reply.status === 204 || reply.body === undefined) {
       res.writeHead(reply.status, headers);
       res.end();
@@ -161,7 +166,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
           return;
         }
         if (forced) throw new GitHubError(forced.status, forced.message, DOCS);
-        const ctx: RequestContext = { state, urls, method, url, caller, rawBody };
+        const ctx: RequestContext = { state, urls, method, url, caller, rawBody, accept: req.headers.accept ?? '' };
         reply = route(ctx);
       }
     } catch (error) {

@@ -2,6 +2,7 @@
 // created through the API (in creation order), and every request received.
 import type { CommentRecord, IssueRecord, PullRequestRecord, RepositoryRecord, RequestRecord } from './records.js';
 import type { ForcedSecondaryLimit } from './rate-limit.js';
+import { fakeSha } from '../events/payload-objects.js';
 import type { Account } from './users.js';
 import { GITHUB_ACTIONS_BOT } from './users.js';
 
@@ -103,6 +104,8 @@ export class GitHubState {
   private nextRequest = 1;
   private secondary: ForcedSecondaryLimit | undefined;
   private readonly forcedErrors: ForcedError[] = [];
+  /** `${repositoryId}@${ref}` -> repository path -> content (putFiles). */
+  private readonly trees = new Map<string, Map<string, Buffer>>();
   /** Every request received, in order. */
   readonly requests: RequestRecord[] = [];
 
@@ -124,7 +127,9 @@ export class GitHubState {
       defaultBranch: seed.defaultBranch ?? 'main',
       private: seed.private ?? false,
       ...(seed.hasIssues === false ? { hasIssues: false } : {}),
-      commits: new Set(),
+      // The default branch's tip as the event builders name it (pullRequestEvent's default
+      // base.sha): a commit GitHub knows, without files unless a test puts some there.
+      commits: new Set([fakeSha(`${seed.owner}/${seed.name}@${seed.defaultBranch ?? 'main'}`)]),
     };
     this.repositories.set(k, record);
     this.issues.set(id, new Map());
@@ -154,6 +159,32 @@ export class GitHubState {
 
   addCommit(owner: string, repo: string, sha: string): void {
     this.seededRepository(owner, repo).commits.add(sha);
+  }
+
+  /**
+   * Puts files at a commit (or branch) of the repository, as the contents endpoint then
+   * serves them: `files` maps repository paths (`deploy/runtime.cue`, no leading slash) to
+   * their content; a later call for the same ref adds to the files there. A 40-hex ref is
+   * also a known commit (`commits/{sha}/pulls`). A ref without files is known with
+   * `addCommit`: every path at it answers 404.
+   */
+  putFiles(owner: string, repo: string, ref: string, files: Readonly<Record<string, string | Buffer>>): void {
+    const repository = this.seededRepository(owner, repo);
+    if (/^[0-9a-f]{40}$/.test(ref)) repository.commits.add(ref);
+    const key = `${repository.id}@${ref}`;
+    const tree = this.trees.get(key) ?? new Map<string, Buffer>();
+    for (const [path, content] of Object.entries(files)) {
+      if (path.startsWith('/') || path.split('/').some((part) => part === '' || part === '.' || part === '..')) throw new Error(`stand-in: ${JSON.stringify(path)} is not a repository path`);
+      tree.set(path, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
+    }
+    this.trees.set(key, tree);
+  }
+
+  /** The files at a ref (branch names and seeded commits), or undefined for a ref the repository does not know. */
+  filesAt(repository: RepositoryRecord, ref: string): ReadonlyMap<string, Buffer> | undefined {
+    const tree = this.trees.get(`${repository.id}@${ref}`);
+    if (tree) return tree;
+    return repository.commits.has(ref) ? new Map() : undefined;
   }
 
   /**
