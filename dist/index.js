@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 4142:
+/***/ 3983:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4963,6 +4963,15 @@ function isCancelled(cluster) {
 }
 /** The version of this document's format; a reader refuses a ChangeSet of a newer format. */
 const CHANGESET_FORMAT = 1;
+/** True for a cluster that leaves the fleet (listed at the base runtime, not at the head). */
+function isLeaving(cluster) {
+    return cluster.membership === 'leaves';
+}
+/** The base name of a renamed cluster, or undefined. */
+function renamedFrom(cluster) {
+    const membership = cluster.membership;
+    return typeof membership === 'object' ? membership.renamedFrom : undefined;
+}
 /** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
 function isChangingAction(action) {
     return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
@@ -10985,6 +10994,204 @@ async function establishIdentity(cluster, context, options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/fleet/membership.ts
+// Fleet membership: the clusters that leave the fleet, and the ones only renamed. The base
+// runtime (`FleetRun.baseRuntime`: the runtime file at the pull request's base commit, the
+// push's `before` commit, or the CLI's --base-runtime) is compared with the head's.
+//
+// - A cluster of the base that the run's selectors select (group and cluster, as at the
+//   base: a leaving cluster is judged by the group it was in) and whose name the head
+//   runtime no longer lists, in any group, leaves the fleet. A cluster that moved to another
+//   group keeps its name: it is not a leave (the head diffs it with its new group's values).
+// - A leaving cluster that reaches the same cluster as a cluster the head adds (a name the
+//   base did not list) is a rename, not a leave: nothing is deleted. "The same cluster" is
+//   told by the identity record (`../kube/cluster-identity.ts`: the added cluster's record
+//   names the leaving one), else, when the added cluster has no record, by the kube-system
+//   UID read through both contexts, or by both names using one kube context (nothing is
+//   deleted when in doubt). An added cluster whose record names a third cluster is never a
+//   rename: re-pinning it would undo the guard; its identity check refuses it as before.
+// - A leaving cluster whose context reaches a cluster that a cluster staying in the head
+//   reaches too is not deleted from: the run would delete what it applies (`conflict`).
+//
+// Only reads: identity records and kube-system UIDs. What a leave deletes is found later
+// (plan.ts, rollout.ts: leaving-clusters.ts); a rename's record is re-pinned by the apply.
+
+
+
+function selects(wanted, actual) {
+    return wanted === undefined || wanted === '' || wanted === '*' || wanted.toLowerCase() === actual.toLowerCase();
+}
+/** Runtime cluster names are compared as selections compare them: case-insensitively. */
+const nameKey = (name) => name.toLowerCase();
+/** The names alone: which base clusters the head no longer lists, which it adds, which moved group. */
+function compareMembership(base, head, selector) {
+    const headByName = new Map(head.clusters.map((cluster) => [nameKey(cluster.name), cluster]));
+    const baseNames = new Set(base.clusters.map((cluster) => nameKey(cluster.name)));
+    const leaving = [];
+    const moved = [];
+    for (const cluster of base.clusters) {
+        const now = headByName.get(nameKey(cluster.name));
+        if (now) {
+            if (now.group !== cluster.group)
+                moved.push({ name: now.name, from: cluster.group, to: now.group });
+            continue;
+        }
+        if (selects(selector.cluster, cluster.name) && selects(selector.group, cluster.group))
+            leaving.push(cluster);
+    }
+    const added = head.clusters.filter((cluster) => !baseNames.has(nameKey(cluster.name)));
+    return { leaving, added, moved };
+}
+/**
+ * Decides leaves and renames from the names and what the clusters' contexts reached (pure:
+ * the probes are read by `resolveMembership`).
+ */
+function decideMembership(comparison, head, probes, from) {
+    const probeOf = (cluster) => probes.get(cluster.kubeContext) ?? {};
+    const renames = [];
+    const leaving = [];
+    const taken = new Set();
+    for (const cluster of comparison.leaving) {
+        const probe = probeOf(cluster);
+        const match = (to) => {
+            const reached = probeOf(to);
+            // A rename re-pins the added cluster's record: never one that names a third cluster
+            // (a context re-pointed at another cluster of the fleet stays refused by its identity check).
+            if (reached.record)
+                return nameKey(reached.record.runtimeCluster) === nameKey(cluster.name) ? 'record' : undefined;
+            if (reached.uid && probe.uid && reached.uid === probe.uid)
+                return 'uid';
+            if (cluster.kubeContext !== '' && cluster.kubeContext === to.kubeContext)
+                return 'context';
+            return undefined;
+        };
+        const renamed = comparison.added.find((to) => !taken.has(nameKey(to.name)) && match(to) !== undefined);
+        if (renamed) {
+            taken.add(nameKey(renamed.name));
+            renames.push({ from: cluster, to: renamed, by: match(renamed) });
+            continue;
+        }
+        const staying = probe.uid ? head.clusters.find((other) => probeOf(other).uid === probe.uid) : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
+        leaving.push({
+            cluster,
+            contextGone: probe.contextGone === true,
+            ...(staying ? { conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there` } : {}),
+        });
+    }
+    return { from, leaving, renames, moved: comparison.moved };
+}
+function hasContext(kubeconfig, context) {
+    return context === '' ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== '' : kubeconfig.contexts.has(context);
+}
+/** Reads a cluster's identity record and kube-system UID through a context (never writes). */
+async function probe(run, cluster) {
+    if (!hasContext(run.kubeconfig, cluster.kubeContext))
+        return { contextGone: true };
+    let kube;
+    try {
+        kube = openCluster(run.kubeconfig, cluster.kubeContext || undefined, { secrets: run.secrets, name: cluster.name });
+    }
+    catch (error) {
+        return { unreadable: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+        const recordName = run.options.identity?.recordName;
+        const record = await readIdentityRecord(kube, recordName).catch(() => null);
+        const uid = await readClusterUid(kube);
+        return { uid, record };
+    }
+    catch (error) {
+        return { unreadable: error instanceof Error ? error.message : String(error) };
+    }
+    finally {
+        kube.close();
+    }
+}
+/** Each run's membership, found once and shared by its plan and its rollout. */
+const resolved = new WeakMap();
+/**
+ * The run's membership changes, or undefined without a base runtime. Probes only when a
+ * cluster leaves by name: the leaving clusters, the head's added clusters (rename
+ * candidates), and the head's other clusters (to refuse deleting from a cluster that stays).
+ */
+function resolveMembership(run) {
+    let found = resolved.get(run);
+    if (!found) {
+        found = findMembership(run);
+        resolved.set(run, found);
+    }
+    return found;
+}
+async function findMembership(run) {
+    const base = run.baseRuntime;
+    if (!base)
+        return undefined;
+    const head = run.evaluation.runtime;
+    const comparison = compareMembership(base.runtime, head, run.selector);
+    if (comparison.leaving.length === 0)
+        return { from: base.from, leaving: [], renames: [], moved: comparison.moved };
+    const contexts = new Map();
+    for (const cluster of [...comparison.leaving, ...head.clusters])
+        if (!contexts.has(cluster.kubeContext))
+            contexts.set(cluster.kubeContext, cluster);
+    const probes = new Map();
+    await Promise.all([...contexts].map(async ([context, cluster]) => probes.set(context, await probe(run, cluster))));
+    const membership = decideMembership(comparison, head, probes, base.from);
+    for (const rename of membership.renames) {
+        run.log.line(`cluster ${rename.to.name} was ${rename.from.name} in ${base.from} (the same cluster, by its ${rename.by === 'record' ? 'identity record' : rename.by === 'uid' ? 'kube-system uid' : 'kube context'}): a rename, nothing is deleted`);
+    }
+    for (const leave of membership.leaving) {
+        const reason = leave.contextGone ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig` : leave.conflict ? `; ${leave.conflict}` : '';
+        run.log.line(`cluster ${leave.cluster.name} (${leave.cluster.group}) leaves the fleet: listed in ${base.from}, not in the runtime${reason}`);
+    }
+    return membership;
+}
+/**
+ * The head's selected clusters; none (rather than NoClusterMatchesError) when the selectors
+ * match only clusters that leave the fleet (`--runtime-cluster prod-3` with the base runtime
+ * that listed it: the run removes the bundle from prod-3 alone).
+ */
+function selectHeadClusters(run) {
+    try {
+        return selectClusters(run.evaluation.runtime, run.selector);
+    }
+    catch (error) {
+        if (error instanceof NoClusterMatchesError && run.baseRuntime && compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0)
+            return [];
+        throw error;
+    }
+}
+/** The run with the renamed clusters re-pinned (their identity records name their base names). */
+function withRenamesRepinned(run, renames) {
+    if (renames.length === 0)
+        return run;
+    const identity = run.options.identity ?? { mode: 'check', repin: [] };
+    if (identity.mode === 'off')
+        return run;
+    return { ...run, options: { ...run.options, identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] } } };
+}
+/** The head entries marked with their renames, the leaving entries appended; and where the base came from. */
+function withMembership(entries, renames) {
+    const renamed = new Map(renames.map((rename) => [nameKey(rename.to.name), rename.from.name]));
+    return entries.map((entry) => {
+        const from = renamed.get(nameKey(entry.name));
+        return from === undefined ? entry : { ...entry, membership: { renamedFrom: from } };
+    });
+}
+/** The ChangeSet's `membership`: where the base runtime was read, or why there was none. */
+function membershipSource(run) {
+    if (run.baseRuntime)
+        return { from: run.baseRuntime.from };
+    if (run.baseRuntimeWarning)
+        return { warning: run.baseRuntimeWarning };
+    return undefined;
+}
+/** The command that removes the bundle from a cluster by hand (Timoni's, and ours). */
+function removalCommands(bundle, cluster) {
+    const context = cluster.kubeContext ? ` --kube-context ${cluster.kubeContext}` : '';
+    return [`timoni bundle delete --name ${bundle || '<bundle>'}${context}`, `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`];
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/session.ts
 // One cluster's part of a run: its connection (the client opened from its kube context, its
 // Kubernetes version, a reader for runtime value queries), and what it should run (the
@@ -11211,6 +11418,603 @@ function moduleInfo(instance) {
     return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
 }
 
+;// CONCATENATED MODULE: ./src/fleet/leaving-clusters.ts
+
+
+
+
+
+
+const leaves = (entry) => ({ ...entry, membership: 'leaves' });
+function leaving_clusters_objects(count) {
+    return count === 1 ? '1 object' : `${count} objects`;
+}
+/** The bundle's name for a leaving cluster: the head's, else the bundle evaluated with the base runtime (no cluster read). */
+async function leavingBundleName(run, cluster, headName) {
+    if (headName || !run.baseRuntime)
+        return headName;
+    const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} leaves the fleet: its runtime values are not read`));
+    try {
+        return (await evaluateForCluster(run.engine, { ...run.evaluation, runtime: run.baseRuntime.runtime, readObject }, cluster)).bundle.name;
+    }
+    catch {
+        return '';
+    }
+}
+function storedEntry(stored, changes) {
+    const { module } = stored.instance;
+    return { name: stored.instance.name, namespace: stored.instance.namespace, module: { url: module.repository, version: module.version, digest: module.digest }, changes, removed: true };
+}
+/** Why the bundle is not removed from a leaving cluster by this run, when it is not. */
+function keptReason(run, leave) {
+    if (leave.contextGone) {
+        const context = leave.cluster.kubeContext ? `kube context "${leave.cluster.kubeContext}"` : 'current kube context';
+        return `its ${context} is not in the kubeconfig: the bundle stays installed there`;
+    }
+    if (leave.conflict)
+        return leave.conflict;
+    if (!run.options.prune)
+        return 'prune is off: the bundle stays installed there';
+    if (!run.options.pruneRemovedClusters)
+        return 'prune-removed-clusters is off: the bundle stays installed there';
+    return undefined;
+}
+function keptEntry(leave, bundle, reason, instances = []) {
+    const entry = leaves(clusterEntry(leave.cluster, 'unchanged', instances, null, Date.now()));
+    return { ...entry, bundleKept: { reason, commands: leave.conflict ? [] : removalCommands(bundle, leave.cluster) } };
+}
+/** The cluster's stored instances of the bundle, newest first (the order they are deleted in). */
+async function storedInstances(kube, bundle, line) {
+    try {
+        const scan = await findRemovedInstances(kube, bundle, []);
+        if (scan.unchecked.length > 0)
+            line(`cannot list Secrets in namespace(s) ${scan.unchecked.join(', ')}: instances of the bundle there are not found`);
+        return scan.removed;
+    }
+    catch (error) {
+        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    }
+}
+/** What removing the bundle from a leaving cluster would delete; nothing written. */
+async function planLeavingCluster(run, leave, headBundle, line) {
+    const { cluster } = leave;
+    const bundle = await leavingBundleName(run, cluster, headBundle);
+    if (leave.contextGone || leave.conflict) {
+        const reason = keptReason(run, leave);
+        line(`${logPrefix(bundle, cluster.name)} > leaves the fleet; ${reason}`);
+        return keptEntry(leave, bundle, reason);
+    }
+    const startedAt = Date.now();
+    const connected = await connectCluster(run, cluster, line, startedAt, 'diff');
+    if ('failed' in connected)
+        return leaves(connected.failed);
+    const { session } = connected;
+    const prefix = logPrefix(bundle, cluster.name);
+    try {
+        const instances = [];
+        for (const stored of await storedInstances(session.kube, bundle, (text) => line(`${prefix} > ${text}`))) {
+            let changes;
+            try {
+                changes = await diffRemovedInstance(session.kube, stored, new Set());
+            }
+            catch (error) {
+                const object = error.object;
+                throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
+            }
+            line(`${prefix} > i:${stored.instance.name} > leaves with the cluster: ${leaving_clusters_objects(deletedCount(changes))} would be deleted`);
+            instances.push(storedEntry(stored, changes));
+        }
+        if (instances.length === 0)
+            line(`${prefix} > leaves the fleet: no instance of the bundle found on it`);
+        const kept = keptReason(run, leave);
+        if (kept) {
+            line(`${prefix} > leaves the fleet; ${kept}`);
+            const shown = instances.map((instance) => ({ ...instance, changes: instance.changes.map((change) => ({ ...change, action: 'skipped', diff: '' })) }));
+            return { ...keptEntry(leave, bundle, kept, shown), startedAt: new Date(startedAt).toISOString(), durationMs: Date.now() - startedAt };
+        }
+        const changed = instances.some((instance) => deletedCount(instance.changes) > 0);
+        return leaves(clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt));
+    }
+    catch (error) {
+        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return leaves(clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
+    }
+    finally {
+        session.kube.close();
+    }
+}
+/**
+ * Removes the bundle from a leaving cluster: its instances newest first, each one's objects
+ * in reverse apply order with their deletion awaited (`wait`), then its instance Secret.
+ * The first failure stops the cluster (what was deleted before it is listed).
+ */
+async function removeFromLeavingCluster(run, leave, headBundle, line) {
+    const { cluster } = leave;
+    const bundle = await leavingBundleName(run, cluster, headBundle);
+    const kept = keptReason(run, leave);
+    if (kept) {
+        line(`${logPrefix(bundle, cluster.name)} > leaves the fleet; ${kept}`);
+        return keptEntry(leave, bundle, kept);
+    }
+    const startedAt = Date.now();
+    const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    const instances = [];
+    try {
+        // A leave that was not reviewed is refused before the cluster is reached (the action's `reviewed` input).
+        run.beforeLeave?.(cluster, bundle);
+    }
+    catch (error) {
+        const refused = new ClusterStepError('review', error);
+        line(`✗ ${refused.message}`);
+        run.onClusterError?.(cluster.name, refused);
+        return leaves(clusterEntry(cluster, 'failed', [], clusterError(refused, 'review'), startedAt));
+    }
+    const connected = await connectCluster(run, cluster, line, startedAt, 'diff');
+    if ('failed' in connected)
+        return leaves(connected.failed);
+    const { session } = connected;
+    const prefix = logPrefix(bundle, cluster.name);
+    try {
+        const stored = await storedInstances(session.kube, bundle, (text) => line(`${prefix} > ${text}`));
+        if (stored.length === 0)
+            line(`${prefix} > leaves the fleet: no instance of the bundle found on it`);
+        for (const record of stored) {
+            const name = record.instance.name;
+            const log = (text) => line(`${prefix} > i:${name} > ${text}`);
+            if (run.cancel?.aborted)
+                throw new ClusterStepError('cancelled', new Error(`cluster ${cluster.name}: the run was cancelled before instance ${name} was deleted`), name);
+            log('leaves with the cluster: deleting it');
+            try {
+                const deleted = await deleteRemovedInstance(session.kube, record, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log, ...(run.cancel ? { signal: run.cancel } : {}) }, deadline);
+                log(`leaves with the cluster: ${leaving_clusters_objects(deletedCount(deleted.changes))} deleted`);
+                instances.push(storedEntry(record, deleted.changes));
+            }
+            catch (error) {
+                if (error instanceof InstanceStepError) {
+                    instances.push(storedEntry(record, error.changes));
+                    throw new ClusterStepError(error.step, error, name, error.object);
+                }
+                throw new ClusterStepError('prune', error, name);
+            }
+        }
+        return leaves(clusterEntry(cluster, 'applied', instances, null, startedAt));
+    }
+    catch (error) {
+        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return leaves(clusterEntry(cluster, 'failed', instances, clusterError(error, 'prune'), startedAt));
+    }
+    finally {
+        session.kube.close();
+    }
+}
+/**
+ * After the rollout of the head's clusters: the leaving clusters, one after the other, each
+ * in its own log group; all `skipped` when a head cluster failed (nothing is removed from a
+ * fleet whose rollout did not succeed), and the ones after a failure too.
+ */
+async function rollOutLeaves(run, membership, headBundle, headFailed) {
+    const entries = [];
+    let failed = headFailed;
+    for (const leave of membership.leaving) {
+        if (failed || run.cancel?.aborted || (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)) {
+            entries.push(leaves(skippedEntry(leave.cluster)));
+            continue;
+        }
+        run.log.startGroup(`cluster ${leave.cluster.name} (${leave.cluster.group}): leaves the fleet`);
+        const entry = await removeFromLeavingCluster(run, leave, headBundle, (text) => run.log.line(text));
+        run.log.endGroup();
+        entries.push(entry);
+        failed = entry.status === 'failed';
+    }
+    const skipped = entries.filter((entry) => entry.status === 'skipped').map((entry) => entry.name);
+    if (skipped.length > 0)
+        run.log.line(`the bundle was not removed from the cluster(s) leaving the fleet: ${skipped.join(', ')} (${headFailed ? 'the rollout of the remaining clusters did not succeed' : 'an earlier cluster failed'})`);
+    return entries;
+}
+/** The plan's entries of the leaving clusters, after the head's (a few at once is not needed: usually one). */
+async function planLeaves(run, membership, headBundle) {
+    const entries = [];
+    for (const leave of membership.leaving) {
+        const lines = [];
+        const entry = await planLeavingCluster(run, leave, headBundle, (text) => lines.push(text));
+        run.log.startGroup(`cluster ${leave.cluster.name} (${leave.cluster.group}): leaves the fleet, ${entry.status}`);
+        for (const text of lines)
+            run.log.line(text);
+        run.log.endGroup();
+        entries.push(entry);
+    }
+    return entries;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/run.ts
+const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
+const defaultFleetOptions = {
+    force: false,
+    overwriteOwnership: false,
+    wait: true,
+    timeoutMs: 5 * 60_000,
+    prune: true,
+    pruneRemovedInstances: true,
+    pruneRemovedClusters: true,
+    concurrency: 4,
+    strategy: 'sequential',
+    maxParallel: 4,
+};
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+// ---- Time limits and cancellation
+// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
+// request already sent stays sent); the run stops waiting for it, reports the cluster as
+// failed, and goes on to publish what it has. The action's process ends after publishing,
+// which also ends any work still in flight. A cancellation is one more way the run stops:
+// the same checks before each cluster (`runStopped`), and the same bounded wait for a
+// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+/**
+ * How long a cluster's work is waited for once the run is cancelled: its object in flight,
+ * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
+ * so that the report is published before the second signal stops the process.
+ */
+const CANCEL_GRACE_MS = 3_000;
+/** Whether the run may start one more cluster: undefined when it may, else why not. */
+function runStopped(run) {
+    if (run.cancel?.aborted)
+        return 'cancelled';
+    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
+        return 'deadline';
+    return undefined;
+}
+/**
+ * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
+ * `cancel` aborts (whichever comes first).
+ */
+function withinDeadline(work, deadlineAt, onStop, cancel) {
+    if (!Number.isFinite(deadlineAt) && !cancel)
+        return work;
+    let timer;
+    let onAbort;
+    const stopped = new Promise((resolve) => {
+        const stopAt = (at, why) => {
+            clearTimeout(timer);
+            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
+        };
+        if (Number.isFinite(deadlineAt))
+            stopAt(deadlineAt, 'deadline');
+        if (!cancel)
+            return;
+        onAbort = () => {
+            const at = Date.now() + CANCEL_GRACE_MS;
+            if (at < deadlineAt)
+                stopAt(at, 'cancelled');
+        };
+        if (cancel.aborted)
+            onAbort();
+        else
+            cancel.addEventListener('abort', onAbort, { once: true });
+    });
+    return Promise.race([work, stopped]).finally(() => {
+        clearTimeout(timer);
+        if (onAbort)
+            cancel?.removeEventListener('abort', onAbort);
+    });
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
+// The state of the fleet: for every selected cluster and every instance of the bundle, one
+// of Banzai Pipeline's states, with what it rests on (the module the cluster stores and the
+// one the bundle asks for, the last apply, the readiness of the stored objects):
+//
+// - `unknown`: the cluster cannot be reached (or its identity is refused, or the bundle
+//   cannot be evaluated or built for it, or reading the instance failed): the reason says which;
+// - `not installed`: the cluster stores no instance (Timoni's instance Secret) of that name
+//   for this bundle;
+// - `stale`: the stored module version or digest is not the bundle's, or a dry-run diff of
+//   the instance (the plan's own, `diffInstance`) finds objects that an apply would change
+//   (drifted); an instance the cluster stores that the bundle no longer lists is stale too;
+// - `failed`: in sync, but an object of the stored inventory is not Current (kstatus);
+// - `deployed`: in sync and every object Current;
+// - `orphaned`: an instance of the bundle on a cluster that is in no runtime cluster (it left
+//   the fleet): found through the kubeconfig's contexts that no runtime cluster uses, when
+//   the whole runtime is selected (orphaned-clusters.ts); the cluster is named by its
+//   context (or by its base runtime name, when the run has a base runtime).
+//
+// Clusters are read at once (bounded by `concurrency`), instances in bundle order; rows keep
+// runtime order. Nothing is written.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown', 'orphaned'];
+/** Version of the `status -o json` document and of the action's `status` output. */
+const FLEET_STATE_FORMAT = 1;
+/** A few object references, then how many more. */
+function listed(items, shown = 3) {
+    const head = items.slice(0, shown).join(', ');
+    return items.length > shown ? `${head} and ${items.length - shown} more` : head;
+}
+function moduleText(module) {
+    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
+    return `${module.version}${digest}`;
+}
+/** True when the stored module is another than the bundle's: another version, or another known digest. */
+function moduleDiffers(stored, desired) {
+    const known = (digest) => digest !== '' && digest !== 'unknown';
+    if (known(stored.digest) && known(desired.digest) && stored.digest !== desired.digest)
+        return true;
+    return stored.version !== desired.version;
+}
+function storedModuleOf(stored) {
+    return fleet_state_storedModule(stored);
+}
+function readinessOf(status) {
+    const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
+    return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
+}
+/** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
+function driftOf(changes) {
+    return changes
+        .filter((c) => isChangingAction(c.action) || c.action === 'failed')
+        .map((c) => `${formatRef({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name })} ${c.action}${c.error ? ` (${c.error})` : ''}`);
+}
+const message = (error) => (error instanceof Error ? error.message : String(error));
+function row(base, fields) {
+    return { ...base, module: null, desired: null, lastApplied: null, readiness: null, reason: '', ...fields };
+}
+function fleet_state_storedModule(stored) {
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
+}
+/** One instance of the bundle on a reachable cluster. */
+async function instanceRow(run, session, bundle, instance, base) {
+    const desired = moduleInfo(instance);
+    const fields = { instance: instance.name, namespace: instance.namespace, desired };
+    let stored;
+    try {
+        stored = await inventory_store_readInstance(session.kube, instance.name, instance.namespace);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
+    }
+    if (!stored)
+        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
+    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
+    if (owner !== bundle) {
+        const whose = owner ? `bundle ${owner}` : 'no bundle';
+        return row(base, { ...fields, state: 'not installed', module: fleet_state_storedModule(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
+    }
+    const module = fleet_state_storedModule(stored);
+    let status;
+    try {
+        status = await instanceStatus(session.kube, stored);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
+    }
+    const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
+    if (moduleDiffers(module, desired)) {
+        return row(base, { ...known, state: 'stale', reason: `module ${moduleText(module)} applied, the bundle asks for ${moduleText(desired)}` });
+    }
+    let changes;
+    try {
+        // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
+        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
+    }
+    catch (error) {
+        return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
+    }
+    const drift = driftOf(changes);
+    if (drift.length > 0)
+        return row(base, { ...known, state: 'stale', reason: `drifted: ${listed(drift)}` });
+    if (status.pending)
+        return row(base, { ...known, state: 'stale', reason: 'an upgrade was started and did not finish' });
+    if (known.readiness.notReady.length > 0)
+        return row(base, { ...known, state: 'failed', reason: `not ready: ${listed(known.readiness.notReady)}` });
+    return row(base, { ...known, state: 'deployed' });
+}
+/** The instance names of a cluster that could not be reached, when the bundle evaluates without it. */
+async function unreachableRows(run, cluster, base, reason, bundleName) {
+    try {
+        const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} cannot be reached`));
+        const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
+        bundleName.value ||= evaluated.bundle.name;
+        if (evaluated.bundle.instances.length > 0) {
+            return evaluated.bundle.instances.map((i) => row(base, { instance: i.name, namespace: i.namespace, state: 'unknown', reason }));
+        }
+    }
+    catch {
+        // The bundle needs the cluster (a runtime value query) to name its instances: one row says so.
+    }
+    return [row(base, { instance: '', namespace: '', state: 'unknown', reason })];
+}
+async function clusterRows(run, cluster, builds, bundleName) {
+    const base = { cluster: cluster.name, group: cluster.group };
+    // Connected as a plan connects (the cluster identity check included), nothing written.
+    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
+    if ('failed' in connected) {
+        const error = connected.failed.error;
+        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' ? `cannot reach cluster ${cluster.name}: ${error.message}` : `${error.step}: ${error.message}`;
+        return unreachableRows(run, cluster, base, reason, bundleName);
+    }
+    const { session } = connected;
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        const rows = [];
+        for (const instance of build.instances)
+            rows.push(await instanceRow(run, session, bundle, instance, base));
+        rows.push(...(await removedRows(run, session, bundle, build.instances, base)));
+        return rows;
+    }
+    catch (error) {
+        run.onClusterError?.(cluster.name, error);
+        const step = error instanceof ClusterStepError ? `${error.step}: ` : '';
+        const instance = error instanceof ClusterStepError ? (error.instance ?? '') : '';
+        return [row(base, { instance, namespace: '', state: 'unknown', reason: `${step}${message(error)}` })];
+    }
+    finally {
+        session.kube.close();
+    }
+}
+/** The instances the cluster stores under the bundle's label that the bundle no longer lists: stale, oldest first. */
+async function removedRows(run, session, bundle, listed, base) {
+    const rows = [];
+    try {
+        const scan = await findRemovedInstances(session.kube, bundle, listed);
+        for (const stored of [...scan.removed].reverse()) {
+            const status = await instanceStatus(session.kube, stored);
+            rows.push(row(base, {
+                instance: stored.instance.name,
+                namespace: stored.instance.namespace,
+                state: 'stale',
+                module: fleet_state_storedModule(stored),
+                lastApplied: status.lastApplied || null,
+                readiness: readinessOf(status),
+                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
+            }));
+        }
+    }
+    catch (error) {
+        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
+    }
+    return rows;
+}
+function countStates(rows) {
+    const counts = Object.fromEntries(INSTANCE_STATES.map((state) => [state, 0]));
+    for (const r of rows)
+        counts[r.state] += 1;
+    return counts;
+}
+/** The state of every selected cluster x instance of the bundle. */
+async function fleetState(run) {
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+    const builds = new InstanceBuilds(run.engine);
+    const bundleName = { value: '' };
+    run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+    const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
+        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
+    ]));
+    const instances = [...perCluster.flat(), ...(await orphanedRows(run, bundleName.value))];
+    return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/orphaned-clusters.ts
+
+
+
+
+
+
+const everything = (wanted) => wanted === undefined || wanted === '' || wanted === '*';
+/** The kubeconfig's contexts that no runtime cluster uses and whose cluster holds the bundle. */
+async function findOrphanedClusters(run, bundle) {
+    if (!bundle || !everything(run.selector.cluster) || !everything(run.selector.group))
+        return [];
+    const runtime = run.evaluation.runtime;
+    const used = new Set(runtime.clusters.map((cluster) => cluster.kubeContext || run.kubeconfig.currentContext || ''));
+    const names = new Set(runtime.clusters.map((cluster) => cluster.name.toLowerCase()));
+    const unused = [...run.kubeconfig.contexts.keys()].filter((context) => !used.has(context));
+    const found = [];
+    for (const context of unused) {
+        const base = run.baseRuntime?.runtime.clusters.find((cluster) => cluster.kubeContext === context);
+        const kube = openCluster(run.kubeconfig, context, { secrets: run.secrets, name: base?.name ?? context });
+        try {
+            const record = await readIdentityRecord(kube, run.options.identity?.recordName);
+            // Not this fleet's cluster (no record of it, nor listed at the base), or one of the runtime reached by another context.
+            if ((!record && !base) || (record && names.has(record.runtimeCluster.toLowerCase())))
+                continue;
+            const cluster = { name: record?.runtimeCluster ?? base?.name ?? context, group: base?.group ?? '', kubeContext: context };
+            const instances = await inventory_store_listInstances(kube, '', bundle);
+            if (instances.length === 0)
+                continue;
+            const statuses = new Map();
+            for (const instance of instances)
+                statuses.set(instance, await instanceStatus(kube, instance).catch(() => undefined));
+            const commands = removalCommands(bundle, cluster);
+            found.push({ cluster, instances, statuses, commands, reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet): the bundle stays installed there until it is removed` });
+        }
+        catch (error) {
+            run.log.line(`kube context "${context}" (in no runtime cluster) not checked for instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        finally {
+            kube.close();
+        }
+    }
+    return found;
+}
+/** The `orphaned` rows of a status. */
+async function orphanedRows(run, bundle) {
+    const rows = [];
+    for (const orphan of await findOrphanedClusters(run, bundle)) {
+        for (const instance of orphan.instances) {
+            const status = orphan.statuses.get(instance);
+            rows.push({
+                cluster: orphan.cluster.name,
+                group: orphan.cluster.group,
+                instance: instance.instance.name,
+                namespace: instance.instance.namespace,
+                state: 'orphaned',
+                module: storedModuleOf(instance),
+                desired: null,
+                lastApplied: status?.lastApplied || instance.instance.lastTransitionTime || null,
+                readiness: status ? readinessOf(status) : null,
+                reason: `${orphan.reason}; remove it with: ${orphan.commands[0] ?? ''}`,
+            });
+        }
+    }
+    return rows;
+}
+/**
+ * A drift run's entries for the orphans: leaving clusters whose bundle stays installed,
+ * each instance listed (nothing would be deleted by an apply of the runtime: it does not
+ * list them), with the commands that remove the bundle by hand.
+ */
+async function orphanedEntries(run, bundle, known) {
+    const orphans = await findOrphanedClusters(run, bundle);
+    return orphans
+        .filter((orphan) => !known.has(orphan.cluster.name))
+        .map((orphan) => ({
+        name: orphan.cluster.name,
+        group: orphan.cluster.group,
+        kubeContext: orphan.cluster.kubeContext,
+        status: 'unchanged',
+        error: null,
+        membership: 'leaves',
+        bundleKept: { reason: orphan.reason, commands: orphan.commands },
+        instances: orphan.instances.map((stored) => ({
+            name: stored.instance.name,
+            namespace: stored.instance.namespace,
+            module: storedModuleOf(stored),
+            removed: true,
+            changes: [],
+        })),
+    }));
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/reviewed.ts
 // Apply what was reviewed: the desired state of one cluster as digests, and what differs
 // between the state a pull request's diff recorded and the one about to be applied.
@@ -11323,7 +12127,7 @@ function reviewed_list(keys) {
     const shown = keys.slice(0, LISTED).join(', ');
     return keys.length > LISTED ? `${shown} and ${keys.length - LISTED} more` : shown;
 }
-function moduleText(module) {
+function reviewed_moduleText(module) {
     if (!module)
         return 'none';
     const digest = module.digest.replace(/^sha256:/, '').slice(0, 12);
@@ -11334,11 +12138,11 @@ function describeDifference(difference) {
     const parts = [];
     for (const module of difference.modules) {
         if (!module.reviewed)
-            parts.push(`instance ${module.instance} is new (module ${moduleText(module.current)})`);
+            parts.push(`instance ${module.instance} is new (module ${reviewed_moduleText(module.current)})`);
         else if (!module.current)
             parts.push(`instance ${module.instance} was removed`);
         else
-            parts.push(`module of instance ${module.instance}: reviewed ${moduleText(module.reviewed)}, now ${moduleText(module.current)}`);
+            parts.push(`module of instance ${module.instance}: reviewed ${reviewed_moduleText(module.reviewed)}, now ${reviewed_moduleText(module.current)}`);
     }
     if (difference.changed.length > 0)
         parts.push(`objects changed: ${reviewed_list(difference.changed)}`);
@@ -11361,90 +12165,6 @@ function withDesired(entry, desired) {
     return desired ? { ...entry, desired } : entry;
 }
 
-;// CONCATENATED MODULE: ./src/fleet/run.ts
-const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
-const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    pruneRemovedInstances: true,
-    concurrency: 4,
-    strategy: 'sequential',
-    maxParallel: 4,
-};
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
-    }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
-    }
-}
-// ---- Time limits and cancellation
-// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
-// request already sent stays sent); the run stops waiting for it, reports the cluster as
-// failed, and goes on to publish what it has. The action's process ends after publishing,
-// which also ends any work still in flight. A cancellation is one more way the run stops:
-// the same checks before each cluster (`runStopped`), and the same bounded wait for a
-// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
-/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
-const CLUSTER_GRACE_MS = 2_000;
-/**
- * How long a cluster's work is waited for once the run is cancelled: its object in flight,
- * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
- * so that the report is published before the second signal stops the process.
- */
-const CANCEL_GRACE_MS = 3_000;
-/** Whether the run may start one more cluster: undefined when it may, else why not. */
-function runStopped(run) {
-    if (run.cancel?.aborted)
-        return 'cancelled';
-    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
-        return 'deadline';
-    return undefined;
-}
-/**
- * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
- * `cancel` aborts (whichever comes first).
- */
-function withinDeadline(work, deadlineAt, onStop, cancel) {
-    if (!Number.isFinite(deadlineAt) && !cancel)
-        return work;
-    let timer;
-    let onAbort;
-    const stopped = new Promise((resolve) => {
-        const stopAt = (at, why) => {
-            clearTimeout(timer);
-            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
-        };
-        if (Number.isFinite(deadlineAt))
-            stopAt(deadlineAt, 'deadline');
-        if (!cancel)
-            return;
-        onAbort = () => {
-            const at = Date.now() + CANCEL_GRACE_MS;
-            if (at < deadlineAt)
-                stopAt(at, 'cancelled');
-        };
-        if (cancel.aborted)
-            onAbort();
-        else
-            cancel.addEventListener('abort', onAbort, { once: true });
-    });
-    return Promise.race([work, stopped]).finally(() => {
-        clearTimeout(timer);
-        if (onAbort)
-            cancel?.removeEventListener('abort', onAbort);
-    });
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. In a cluster, each instance is diffed as soon as it is
@@ -11458,6 +12178,9 @@ function withinDeadline(work, deadlineAt, onStop, cancel) {
 // refuses (an immutable field, an invalid value) is a `failed` change: the other objects
 // and instances are still diffed and shown, and the cluster is failed. Instances that the
 // bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+
+
+
 
 
 
@@ -11598,8 +12321,12 @@ function failedObjects(cluster, instances) {
     const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
     return { step: 'diff', message, instance: first.instance, object: ref };
 }
-async function planFleet(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+async function planFleet(given) {
+    const clusters = selectHeadClusters(given);
+    // Fleet membership (membership.ts): a renamed cluster is diffed as re-pinned (its record
+    // names its base name), and the clusters that leave are diffed after the head's.
+    const membership = await resolveMembership(given);
+    const run = withRenamesRepinned(given, membership?.renames ?? []);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
     run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
@@ -11610,208 +12337,24 @@ async function planFleet(run) {
         log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
         return entry;
     });
-    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'diff', clusters: results };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
-// The state of the fleet: for every selected cluster and every instance of the bundle, one
-// of Banzai Pipeline's states, with what it rests on (the module the cluster stores and the
-// one the bundle asks for, the last apply, the readiness of the stored objects):
-//
-// - `unknown`: the cluster cannot be reached (or its identity is refused, or the bundle
-//   cannot be evaluated or built for it, or reading the instance failed): the reason says which;
-// - `not installed`: the cluster stores no instance (Timoni's instance Secret) of that name
-//   for this bundle;
-// - `stale`: the stored module version or digest is not the bundle's, or a dry-run diff of
-//   the instance (the plan's own, `diffInstance`) finds objects that an apply would change
-//   (drifted); an instance the cluster stores that the bundle no longer lists is stale too;
-// - `failed`: in sync, but an object of the stored inventory is not Current (kstatus);
-// - `deployed`: in sync and every object Current.
-//
-// Clusters are read at once (bounded by `concurrency`), instances in bundle order; rows keep
-// runtime order. Nothing is written.
-
-
-
-
-
-
-
-
-
-
-
-
-
-const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown'];
-/** Version of the `status -o json` document and of the action's `status` output. */
-const FLEET_STATE_FORMAT = 1;
-/** A few object references, then how many more. */
-function listed(items, shown = 3) {
-    const head = items.slice(0, shown).join(', ');
-    return items.length > shown ? `${head} and ${items.length - shown} more` : head;
-}
-function fleet_state_moduleText(module) {
-    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
-    return `${module.version}${digest}`;
-}
-/** True when the stored module is another than the bundle's: another version, or another known digest. */
-function moduleDiffers(stored, desired) {
-    const known = (digest) => digest !== '' && digest !== 'unknown';
-    if (known(stored.digest) && known(desired.digest) && stored.digest !== desired.digest)
-        return true;
-    return stored.version !== desired.version;
-}
-function readinessOf(status) {
-    const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
-    return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
-}
-/** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
-function driftOf(changes) {
-    return changes
-        .filter((c) => isChangingAction(c.action) || c.action === 'failed')
-        .map((c) => `${formatRef({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name })} ${c.action}${c.error ? ` (${c.error})` : ''}`);
-}
-const message = (error) => (error instanceof Error ? error.message : String(error));
-function row(base, fields) {
-    return { ...base, module: null, desired: null, lastApplied: null, readiness: null, reason: '', ...fields };
-}
-function fleet_state_storedModule(stored) {
-    const { module } = stored.instance;
-    return { url: module.repository, version: module.version, digest: module.digest };
-}
-/** One instance of the bundle on a reachable cluster. */
-async function instanceRow(run, session, bundle, instance, base) {
-    const desired = moduleInfo(instance);
-    const fields = { instance: instance.name, namespace: instance.namespace, desired };
-    let stored;
-    try {
-        stored = await inventory_store_readInstance(session.kube, instance.name, instance.namespace);
-    }
-    catch (error) {
-        return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
-    }
-    if (!stored)
-        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
-    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
-    if (owner !== bundle) {
-        const whose = owner ? `bundle ${owner}` : 'no bundle';
-        return row(base, { ...fields, state: 'not installed', module: fleet_state_storedModule(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
-    }
-    const module = fleet_state_storedModule(stored);
-    let status;
-    try {
-        status = await instanceStatus(session.kube, stored);
-    }
-    catch (error) {
-        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
-    }
-    const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
-    if (moduleDiffers(module, desired)) {
-        return row(base, { ...known, state: 'stale', reason: `module ${fleet_state_moduleText(module)} applied, the bundle asks for ${fleet_state_moduleText(desired)}` });
-    }
-    let changes;
-    try {
-        // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
-        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
-    }
-    catch (error) {
-        return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
-    }
-    const drift = driftOf(changes);
-    if (drift.length > 0)
-        return row(base, { ...known, state: 'stale', reason: `drifted: ${listed(drift)}` });
-    if (status.pending)
-        return row(base, { ...known, state: 'stale', reason: 'an upgrade was started and did not finish' });
-    if (known.readiness.notReady.length > 0)
-        return row(base, { ...known, state: 'failed', reason: `not ready: ${listed(known.readiness.notReady)}` });
-    return row(base, { ...known, state: 'deployed' });
-}
-/** The instance names of a cluster that could not be reached, when the bundle evaluates without it. */
-async function unreachableRows(run, cluster, base, reason, bundleName) {
-    try {
-        const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} cannot be reached`));
-        const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
-        bundleName.value ||= evaluated.bundle.name;
-        if (evaluated.bundle.instances.length > 0) {
-            return evaluated.bundle.instances.map((i) => row(base, { instance: i.name, namespace: i.namespace, state: 'unknown', reason }));
+    const leaving = membership ? await planLeaves(run, membership, bundleName.value) : [];
+    if (run.lookForOrphans) {
+        const known = new Set([...results, ...leaving].map((entry) => entry.name));
+        for (const orphan of await orphanedEntries(run, bundleName.value, known)) {
+            run.log.line(`cluster ${orphan.name}: ${orphan.bundleKept?.reason ?? 'holds the bundle'}`);
+            leaving.push(orphan);
         }
     }
-    catch {
-        // The bundle needs the cluster (a runtime value query) to name its instances: one row says so.
-    }
-    return [row(base, { instance: '', namespace: '', state: 'unknown', reason })];
-}
-async function clusterRows(run, cluster, builds, bundleName) {
-    const base = { cluster: cluster.name, group: cluster.group };
-    // Connected as a plan connects (the cluster identity check included), nothing written.
-    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
-    if ('failed' in connected) {
-        const error = connected.failed.error;
-        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' ? `cannot reach cluster ${cluster.name}: ${error.message}` : `${error.step}: ${error.message}`;
-        return unreachableRows(run, cluster, base, reason, bundleName);
-    }
-    const { session } = connected;
-    try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-        const bundle = build.evaluated.bundle.name;
-        bundleName.value ||= bundle;
-        const rows = [];
-        for (const instance of build.instances)
-            rows.push(await instanceRow(run, session, bundle, instance, base));
-        rows.push(...(await removedRows(run, session, bundle, build.instances, base)));
-        return rows;
-    }
-    catch (error) {
-        run.onClusterError?.(cluster.name, error);
-        const step = error instanceof ClusterStepError ? `${error.step}: ` : '';
-        const instance = error instanceof ClusterStepError ? (error.instance ?? '') : '';
-        return [row(base, { instance, namespace: '', state: 'unknown', reason: `${step}${message(error)}` })];
-    }
-    finally {
-        session.kube.close();
-    }
-}
-/** The instances the cluster stores under the bundle's label that the bundle no longer lists: stale, oldest first. */
-async function removedRows(run, session, bundle, listed, base) {
-    const rows = [];
-    try {
-        const scan = await findRemovedInstances(session.kube, bundle, listed);
-        for (const stored of [...scan.removed].reverse()) {
-            const status = await instanceStatus(session.kube, stored);
-            rows.push(row(base, {
-                instance: stored.instance.name,
-                namespace: stored.instance.namespace,
-                state: 'stale',
-                module: fleet_state_storedModule(stored),
-                lastApplied: status.lastApplied || null,
-                readiness: readinessOf(status),
-                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
-            }));
-        }
-    }
-    catch (error) {
-        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
-    }
-    return rows;
-}
-function countStates(rows) {
-    const counts = Object.fromEntries(INSTANCE_STATES.map((state) => [state, 0]));
-    for (const r of rows)
-        counts[r.state] += 1;
-    return counts;
-}
-/** The state of every selected cluster x instance of the bundle. */
-async function fleetState(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
-    const builds = new InstanceBuilds(run.engine);
-    const bundleName = { value: '' };
-    run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
-    const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
-        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
-    ]));
-    const instances = perCluster.flat();
-    return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
+    const source = membershipSource(given);
+    if (given.baseRuntimeWarning)
+        run.log.line(`fleet membership not compared: ${given.baseRuntimeWarning}`);
+    return {
+        format: CHANGESET_FORMAT,
+        bundle: bundleName.value,
+        mode: 'diff',
+        clusters: [...withMembership(results, membership?.renames ?? []), ...leaving],
+        ...(source ? { membership: source } : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/waves.ts
@@ -11890,17 +12433,7 @@ async function rollOutWaves(clusters, options, rollOut) {
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts
-// The rollout: apply the bundle cluster by cluster in runtime order (staging before
-// production), stop at the first failure, and list the clusters not reached. Nothing is
-// rolled back; a failed cluster says which step failed and what was already applied. A
-// cluster with an instance that does not build is applied nothing (instance-failures.ts).
-// `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
-// not each instance. With prune, instances the bundle no longer lists are deleted last.
-// With `strategy: waves` the clusters of one group are applied at once (waves.ts).
-// A cancelled run (`run.cancel`) stops as at its deadline: no cluster, instance or object
-// is started after it; the cluster in flight writes the records of what it applied
-// (../kube/instance-apply.ts) and is reported `failed` at step `cancelled`, with the step it
-// was in (`interrupted`); the clusters after it are not reached.
+
 
 
 
@@ -12040,16 +12573,52 @@ function withReadiness(changes, readiness) {
         return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
     });
 }
-async function rollOutFleet(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+/**
+ * The renames this rollout re-pins: each one its `beforeRename` accepts (the action: one the
+ * reviewed record holds); a refused one is logged, and its cluster's record left as it is.
+ */
+function acceptedRenames(run, membership) {
+    return (membership?.renames ?? []).filter((rename) => {
+        try {
+            run.beforeRename?.(rename.to, rename.from);
+            return true;
+        }
+        catch (error) {
+            run.log.line(`✗ cluster ${rename.to.name}: the rename from ${rename.from.name} is not re-pinned: ${error instanceof Error ? error.message : String(error)}`);
+            return false;
+        }
+    });
+}
+async function rollOutFleet(given) {
+    const clusters = selectHeadClusters(given);
+    // Fleet membership (membership.ts): renamed clusters re-pinned, leaving ones cleaned up last.
+    const membership = await resolveMembership(given);
+    const renames = acceptedRenames(given, membership);
+    const run = withRenamesRepinned(given, renames);
+    const entries = await rollOutHead(run, clusters);
+    const headFailed = entries.some((entry) => entry.status === 'failed' || entry.status === 'skipped');
+    const leaving = membership ? await rollOutLeaves(run, membership, entries.bundle, headFailed) : [];
+    const source = membershipSource(given);
+    if (given.baseRuntimeWarning)
+        run.log.line(`fleet membership not compared: ${given.baseRuntimeWarning}`);
+    return {
+        format: CHANGESET_FORMAT,
+        bundle: entries.bundle,
+        mode: 'apply',
+        clusters: [...withMembership(entries, renames), ...leaving],
+        ...(source ? { membership: source } : {}),
+    };
+}
+async function rollOutHead(run, clusters) {
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
+    const withBundle = (entries) => Object.assign(entries, { bundle: bundleName.value });
     // A bundle error is told once, before the first cluster's log group opens (session.ts).
     await bundleErrorOnce(run);
     if (run.options.strategy === 'waves') {
         const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
         logCancellation(run, entries);
-        return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+        return withBundle(entries);
     }
     const entries = [];
     let failed = false;
@@ -12074,7 +12643,7 @@ async function rollOutFleet(run) {
     if (skipped.length > 0)
         run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
     logCancellation(run, entries);
-    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+    return withBundle(entries);
 }
 /**
  * The closing line of a cancelled rollout: the clusters applied, the one(s) interrupted and
@@ -12245,6 +12814,33 @@ function readRunContext(env) {
         runUrl: `${serverUrl}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID ?? ''}`,
         apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
     };
+}
+const COMMIT_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+const NO_COMMIT = /^0+$/;
+/**
+ * The commit before the run's change: on pull_request (and pull_request_target) the pull
+ * request's base (`pull_request.base.sha`), on push the commit the branch was at before
+ * (`before`). None for a push that created the branch (an all-zero `before`), and for every
+ * other event (workflow_dispatch, schedule: no change to compare). A value that is not a
+ * commit id is none too, said in `none`.
+ */
+function baseCommitOf(context) {
+    if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+        const pull = context.payload.pull_request;
+        const sha = pull?.base?.sha;
+        if (typeof sha !== 'string' || !COMMIT_SHA.test(sha))
+            return { none: `the ${context.eventName} event has no pull_request.base.sha commit id` };
+        return { commit: { sha, role: "the pull request's base" } };
+    }
+    if (context.eventName === 'push') {
+        const before = context.payload.before;
+        if (typeof before !== 'string' || !COMMIT_SHA.test(before))
+            return { none: 'the push event has no "before" commit id' };
+        if (NO_COMMIT.test(before) || context.payload.created === true)
+            return { none: 'the push created the branch: there is no commit before it' };
+        return { commit: { sha: before, role: "the push's before" } };
+    }
+    return { none: `a ${context.eventName || 'run without an'} event compares no commits` };
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/errors.ts
@@ -17681,7 +18277,17 @@ function encode(record, keep) {
             clusters[name] = { d: state.digest, m, n: state.objectCount, ...(entries.length > 0 ? { o: entries.join(' ') } : {}) };
         }
     }
-    const encoded = { v: FORMAT, bundle: record.bundle, commit: record.commit, scope: record.scope, modules, keys, clusters };
+    const encoded = {
+        v: FORMAT,
+        bundle: record.bundle,
+        commit: record.commit,
+        scope: record.scope,
+        modules,
+        keys,
+        clusters,
+        ...(record.leaves && record.leaves.length > 0 ? { l: record.leaves } : {}),
+        ...(record.renames && Object.keys(record.renames).length > 0 ? { r: record.renames } : {}),
+    };
     return `${PREFIX}${JSON.stringify(encoded).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')}${SUFFIX}`;
 }
 /** The block for a record, the first scope that fits RECORD_LIMIT (see the header); `changed` tells which objects a diff showed changing. */
@@ -17711,7 +18317,22 @@ function reviewedBlock(changeSet, limit = RECORD_LIMIT) {
         clusters[cluster.name] = cluster.desired;
         changed.set(cluster.name, changedKeys(cluster));
     }
-    const record = { bundle: changeSet.bundle, commit: changeSet.commit ?? '', scope: 'all', clusters };
+    // A leave is recorded when the merge would remove the bundle there (not when it stays installed, or the diff failed there).
+    const leaves = changeSet.clusters.filter((cluster) => isLeaving(cluster) && !cluster.bundleKept && cluster.status !== 'failed').map((cluster) => cluster.name);
+    const renames = {};
+    for (const cluster of changeSet.clusters) {
+        const from = renamedFrom(cluster);
+        if (from !== undefined && cluster.status !== 'failed')
+            renames[cluster.name] = from;
+    }
+    const record = {
+        bundle: changeSet.bundle,
+        commit: changeSet.commit ?? '',
+        scope: 'all',
+        clusters,
+        ...(leaves.length > 0 ? { leaves } : {}),
+        ...(Object.keys(renames).length > 0 ? { renames } : {}),
+    };
     return renderRecord(record, (cluster, key) => changed.get(cluster)?.has(key) ?? false, limit);
 }
 /** A review record that cannot be read (edited by hand, or of a newer format). */
@@ -17793,7 +18414,16 @@ function parseReviewedRecord(body) {
     const clusters = {};
     for (const [name, cluster] of Object.entries(value.clusters))
         clusters[name] = decodeCluster(name, cluster, modules, keys);
-    return { bundle: value.bundle, commit: value.commit, scope, clusters };
+    const leaves = value.l === undefined ? undefined : Array.isArray(value.l) && value.l.every(isString) ? value.l : undefined;
+    if (value.l !== undefined && leaves === undefined)
+        throw new ReviewedRecordError('the leaving clusters are not a list of names');
+    let renames;
+    if (value.r !== undefined) {
+        if (!isObject(value.r) || !Object.values(value.r).every(isString))
+            throw new ReviewedRecordError('the renames are not names by name');
+        renames = value.r;
+    }
+    return { bundle: value.bundle, commit: value.commit, scope, clusters, ...(leaves ? { leaves } : {}), ...(renames ? { renames } : {}) };
 }
 
 ;// CONCATENATED MODULE: ./src/report/redaction.ts
@@ -17924,6 +18554,71 @@ function hiddenTextChangeNotes(changeSet) {
     return notes;
 }
 
+;// CONCATENATED MODULE: ./src/report/membership.ts
+// Fleet membership in the reports (../fleet/membership.ts): a cluster that leaves the fleet
+// has its own row (its Cluster cell says so) and section (what is, or would be, deleted
+// there; or why the bundle stays installed, with the commands that remove it by hand); a
+// renamed cluster says its base name; a base runtime that could not be read is a warning
+// above the table. Every name and reason is escaped here (runtime files are the user's text).
+
+
+/** What the Cluster cell adds: ` · 🚪 leaves the fleet`, ` · renamed from `old``, or ''. */
+function membershipCellNote(cluster) {
+    if (isLeaving(cluster))
+        return ' · 🚪 leaves the fleet';
+    const from = renamedFrom(cluster);
+    return from === undefined ? '' : ` · renamed from ${code(from)}`;
+}
+/** The status of a leaving cluster as the reports word it, or undefined for any other cluster. */
+function leavingStatusLabel(cluster) {
+    if (!isLeaving(cluster))
+        return undefined;
+    if (cluster.bundleKept)
+        return '⚠️ leaves; bundle stays installed';
+    switch (cluster.status) {
+        case 'changed':
+            return '🗑️ bundle to be removed';
+        case 'unchanged':
+            return '🚪 leaves (nothing installed)';
+        case 'applied':
+            return '✅ bundle removed';
+        default:
+            return undefined;
+    }
+}
+/** The paragraph that opens a leaving or renamed cluster's section; '' for any other. */
+function membershipParagraph(cluster, mode, source) {
+    const where = source?.from ? ` (listed in ${escapeInline(source.from)}, not in the runtime)` : '';
+    const from = renamedFrom(cluster);
+    if (from !== undefined) {
+        return `↪️ **Renamed** from ${code(from)}${source?.from ? ` in ${escapeInline(source.from)}` : ''}: the same cluster (its identity record), nothing is deleted; ${mode === 'diff' ? 'the merge re-pins its identity record to the new name' : 'its identity record is re-pinned to the new name'}.\n\n`;
+    }
+    if (!isLeaving(cluster))
+        return '';
+    let text = `🚪 **Leaves the fleet**${where}. Context ${code(cluster.kubeContext)}.`;
+    if (cluster.bundleKept) {
+        text += ` ${escapeInline(cluster.bundleKept.reason)}.\n\n`;
+        if (cluster.bundleKept.commands.length > 0)
+            text += `To remove the bundle from it by hand:\n\n${codeBlock(cluster.bundleKept.commands.join('\n'), 'sh')}\n`;
+        return text;
+    }
+    if (cluster.status === 'skipped')
+        return `${text} The bundle was not removed: the rollout of the remaining clusters did not succeed.\n\n`;
+    if (cluster.status === 'failed')
+        return `${text}\n\n`;
+    if (cluster.instances.length === 0)
+        return `${text} No instance of the bundle was found on it.\n\n`;
+    const instances = cluster.instances.length === 1 ? 'Its instance of the bundle' : `Its ${cluster.instances.length} instances of the bundle`;
+    return `${text} ${instances} ${mode === 'diff' ? 'would be deleted after the remaining clusters are rolled out (newest first, objects in reverse apply order, then the inventory Secrets)' : 'were deleted after the remaining clusters were rolled out'}.\n\n`;
+}
+/** The warning above the table when the base runtime could not be read; '' otherwise. */
+function membershipWarning(changeSet) {
+    const warning = changeSet.membership?.warning;
+    if (!warning)
+        return '';
+    return `> [!WARNING]\n> Fleet membership not compared (no cluster is shown leaving the fleet): ${escapeInline(warning)}\n\n`;
+}
+
 ;// CONCATENATED MODULE: ./src/report/sections.ts
 // The parts of a report about one cluster that the PR comment (comment.ts) and the job
 // summary (job-summary.ts) share: how clusters, objects and modules are named and counted,
@@ -17931,6 +18626,7 @@ function hiddenTextChangeNotes(changeSet) {
 // the blocks a section is made of (an error, a failed object's error, a diff cut to its
 // room or too large to compute), and the rendering of every section of a report for one
 // plan of the budget, counting what was cut.
+
 
 
 
@@ -17955,10 +18651,10 @@ function actionLabel(change) {
     return change.action === 'failed' ? '❌ failed' : change.action;
 }
 /** `instance removed from the bundle: 3 objects would be deleted` (diff) or `... deleted` (apply). */
-function removedInstanceNote(instance, mode) {
+function removedInstanceNote(instance, mode, leaving = false) {
     const count = instance.changes.filter((change) => change.action === 'deleted').length;
     const objects = count === 1 ? '1 object' : `${count} objects`;
-    return `instance removed from the bundle: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
+    return `${leaving ? 'leaves with the cluster' : 'instance removed from the bundle'}: ${objects} ${mode === 'diff' ? 'would be deleted' : 'deleted'}`;
 }
 /** How many objects of the cluster have each action. */
 function countActions(cluster) {
@@ -17989,6 +18685,9 @@ function sectionOpen(cluster) {
 }
 /** The status of a cluster as Markdown for a table cell or a heading (already escaped). */
 function statusLabel(cluster) {
+    const leaving = leavingStatusLabel(cluster);
+    if (leaving)
+        return leaving;
     switch (cluster.status) {
         case 'unchanged':
             return '✅ no changes';
@@ -18013,17 +18712,22 @@ function firstFailure(clusters) {
     return clusters.find((cluster) => cluster.status === 'failed');
 }
 /** The outcome of a rollout in one sentence (no final period): where it stopped, or that it applied everywhere. */
-function rolloutOutcome(clusters) {
-    const failure = firstFailure(clusters);
+function rolloutOutcome(all) {
+    // Clusters leaving the fleet are told apart: the bundle is removed from them, not applied.
+    const clusters = all.filter((cluster) => !isLeaving(cluster));
+    const removed = all.filter((cluster) => isLeaving(cluster) && cluster.status === 'applied').length;
+    const leaving = all.length - clusters.length;
+    const removedNote = leaving === 0 ? '' : `; bundle removed from ${removed} of ${leaving} ${leaving === 1 ? 'cluster' : 'clusters'} leaving the fleet`;
+    const failure = firstFailure(all);
     const applied = clusters.filter((cluster) => cluster.status === 'applied').length;
     const cancelled = clusters.find(isCancelled);
     if (cancelled) {
         const where = cancelled.error?.interrupted === 'start' ? `before ${code(cancelled.name)}` : `at ${code(cancelled.name)} (during ${code(cancelled.error?.interrupted ?? 'unknown')}${cancelled.error?.instance ? ` of instance ${code(cancelled.error.instance)}` : ''})`;
-        return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters`;
+        return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters${removedNote}`;
     }
     return failure
-        ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters`
-        : `✅ Applied to ${applied} of ${clusters.length} clusters`;
+        ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters${removedNote}`
+        : `✅ Applied to ${applied} of ${clusters.length} clusters${removedNote}`;
 }
 /** The paragraph naming the clusters not reached and the failure that stopped them; '' when none. */
 function unreachedNote(clusters) {
@@ -18056,7 +18760,7 @@ function readinessLabel(readiness) {
 /** The Cluster cell of a table row: the cluster's name, or every member's for a group of clusters. */
 function clusterCell(cluster, members) {
     if (!members || members.length < 2)
-        return code(cluster.name);
+        return code(cluster.name) + membershipCellNote(cluster);
     return `${members.length} clusters: ${members.map((member) => code(member.name)).join(', ')}`;
 }
 /**
@@ -18252,6 +18956,7 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
         cluster,
         clusterIndex,
         mode: changeSet.mode,
+        membership: changeSet.membership,
         detail: plan.detail,
         allocation: plan.allocation,
         instanceErrorShownOn,
@@ -18291,6 +18996,7 @@ function renderCountedSections(changeSet, plan, renderSection, shared) {
 // The whole is fitted into GitHub's comment limit by budget.ts (diffs cut fairly, then
 // object lists, then the table alone), masked by redaction.ts; the parts of a section that
 // the job summary shares (status, counts, error and diff blocks) are in sections.ts.
+
 
 
 
@@ -18340,6 +19046,7 @@ function renderComment(original, context, variant, frame, extra = {}) {
         return (`${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
             (frame?.headline ?? renderHeadline(masked, context, variant)) +
             (warnings ? `> [!WARNING]\n${warnings}\n\n` : '') +
+            membershipWarning(masked) +
             (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
             renderStatusTable(changeSet.clusters, members ? { members } : {}) +
             '\n' +
@@ -18403,7 +19110,7 @@ function renderClusterSection(input, group, members) {
     const title = grouped ? `${members.length} clusters` : escapeHtml(cluster.name);
     const headline = `<b>${title}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
     const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
-    let body = grouped ? groupSentence(members, group.byName) : '';
+    let body = (grouped ? groupSentence(members, group.byName) : '') + membershipParagraph(cluster, input.mode, input.membership);
     // An instance's error is shown under its name, once (not again here as the cluster's).
     if (cluster.error && !clusterErrorShownByInstance(cluster))
         body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
@@ -18424,7 +19131,7 @@ function renderInstance(input, instance, instanceIndex, room) {
     const header = `**Instance ${code(instance.name)}** in ${code(instance.namespace)} · module ${code(module.url)} ${code(module.version)}` +
         (module.digest ? ` ${code(shortDigest(module.digest))}` : '') +
         (unchanged > 0 ? ` · ${unchanged} unchanged` : '') +
-        (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') +
+        (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') +
         (instance.error ? ` · ${instanceFailureLabel(instance.error)}` : '') +
         '\n\n' +
         (instance.error ? renderInstanceError(instance.error, input.instanceErrorShownOn.get(sections_instanceId(input.clusterIndex, instanceIndex)), { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE }) : '');
@@ -18549,6 +19256,8 @@ function comparable(cluster, clusterIndex, secretChanges) {
     return JSON.stringify([
         cluster.group,
         cluster.status,
+        cluster.membership ?? null,
+        cluster.bundleKept ?? null,
         cluster.error,
         cluster.instances.map((instance, instanceIndex) => [
             instance.name,
@@ -18612,6 +19321,7 @@ function groupMembers(changeSet, groups) {
 // readiness when present), the error, failed instances and failed objects with their
 // errors, and the diffs.
 // Fitted by budget.ts and masked by redaction.ts as the PR comment is (comment.ts).
+
 
 
 
@@ -18698,6 +19408,7 @@ function renderHead(changeSet, context, secretChanged) {
         head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
     if (secretChanged)
         head += '🔒 A secret value changed (hidden).\n\n';
+    head += membershipWarning(changeSet);
     head += `${renderStatusTable(changeSet.clusters, { withDuration: true })}\n`;
     return head + unreachedNote(changeSet.clusters);
 }
@@ -18709,6 +19420,7 @@ function renderSummarySection(input) {
     let text = `### ${code(cluster.name)} · ${escapeInline(cluster.group)} · ${statusLabel(cluster)}${duration}\n\n`;
     if (cluster.status === 'skipped')
         return `${text}Not reached: the rollout stopped at an earlier failure.\n\n`;
+    text += membershipParagraph(cluster, input.mode, input.membership);
     text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
     if (cluster.identity)
         text += `${identityLine(cluster.identity)}\n\n`;
@@ -18756,7 +19468,7 @@ function renderInstances(instances, input) {
     let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
     for (const instance of instances) {
         table += tableRow([
-            code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode)}` : '') + (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
+            code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') + (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
             code(instance.namespace),
             code(instance.module.url),
             code(instance.module.version),
@@ -19432,13 +20144,16 @@ async function publishResults(input) {
     const fails = reportComment(comment, input, notes);
     const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
     (0,runner/* appendStepSummary */.Jc)(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
-    const applied = masked.clusters.filter((c) => c.status === 'applied').map((c) => c.name);
+    // A cluster that left the fleet is not applied: the bundle was removed from it (`removed-clusters`).
+    const applied = masked.clusters.filter((c) => c.status === 'applied' && !isLeaving(c)).map((c) => c.name);
+    const removed = masked.clusters.filter((c) => c.status === 'applied' && isLeaving(c)).map((c) => c.name);
     const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
     (0,runner/* setOutput */.uH)(input.env, 'has-changes', String(hasChanges(masked)));
     const changesFile = writeChangesFile(input.env, masked, input.changesFile);
     (0,runner/* setOutput */.uH)(input.env, 'changes', changesOutput(masked, changesFile));
     (0,runner/* setOutput */.uH)(input.env, 'changes-file', changesFile);
     (0,runner/* setOutput */.uH)(input.env, 'applied-clusters', applied.join(','));
+    (0,runner/* setOutput */.uH)(input.env, 'removed-clusters', removed.join(','));
     (0,runner/* setOutput */.uH)(input.env, 'failed-cluster', failed);
     (0,runner/* setOutput */.uH)(input.env, 'comment-url', commentUrl);
     return { comment, fails };
@@ -19525,6 +20240,47 @@ class ReviewCheck {
         this.notes.push(warning);
         this.log.annotate({ level: 'warning', title: `cluster ${cluster.name} differs from what was reviewed`, message: warning });
     };
+    /**
+     * FleetRun.beforeLeave: a cluster leaving the fleet is a change like any other. Under
+     * `require` the bundle is removed from it only when the record holds the leave; under
+     * `warn` it is removed and the reports say it was not reviewed.
+     */
+    beforeLeave = (cluster, bundle) => {
+        const problem = this.membershipProblem(bundle, (record) => record.leaves?.includes(cluster.name) === true, `cluster ${cluster.name} leaving the fleet`);
+        if (problem === undefined) {
+            this.log.line(`cluster ${cluster.name}: leaving the fleet was reviewed in pull request #${this.pullRequest}`);
+            return;
+        }
+        if (this.policy === 'require')
+            throw new Error(`${problem}; the bundle was not removed from it (reviewed: require). Show the leave in a pull request's diff again, or remove it on purpose with reviewed: warn`);
+        const warning = `${problem}; the bundle was removed from it anyway (reviewed: warn)`;
+        this.warnings.push(warning);
+        this.notes.push(warning);
+        this.log.annotate({ level: 'warning', title: `cluster ${cluster.name} left the fleet unreviewed`, message: warning });
+    };
+    /**
+     * FleetRun.beforeRename: a rename re-pins the cluster's identity record only when the
+     * record holds it (under `require` and `warn` alike: a re-pin is what the identity guard
+     * stands for, and is never made on a warning). Throws otherwise: the cluster is then
+     * refused by its identity check, its record naming the base name.
+     */
+    beforeRename = (to, from) => {
+        const problem = this.membershipProblem('', (record) => record.renames?.[to.name] === from.name, `the rename of cluster ${from.name} to ${to.name}`);
+        if (problem !== undefined)
+            throw new Error(`${problem}: its identity record is not re-pinned`);
+    };
+    /** Why a membership change is not in the review record, or undefined when it is (a bundle of '' takes the only record). */
+    membershipProblem(bundle, holds, what) {
+        if (this.pullRequest === undefined)
+            return `${what} was not reviewed: ${this.unavailable ?? 'no pull request'}`;
+        const pr = `pull request #${this.pullRequest}`;
+        if (this.unavailable)
+            return `${what} was not reviewed: ${this.unavailable}`;
+        const records = bundle ? [this.records.get(bundle)].filter((record) => record !== undefined) : [...this.records.values()];
+        if (records.length === 0)
+            return `${what} was not reviewed: ${pr} has no review record${bundle ? ` of bundle ${bundle}` : ''}`;
+        return records.some(holds) ? undefined : `${what} is not in the review record of ${pr}`;
+    }
     /** A closing note for the job summary: which clusters matched the review. */
     summary() {
         if (this.pullRequest === undefined || this.matched.length === 0)
@@ -19731,6 +20487,7 @@ function readActionConfig(env, mask) {
         timeoutMs,
         prune: (0,runner/* getBooleanInput */.Vt)(env, 'prune', true),
         pruneRemovedInstances: (0,runner/* getBooleanInput */.Vt)(env, 'prune-removed-instances', true),
+        pruneRemovedClusters: (0,runner/* getBooleanInput */.Vt)(env, 'prune-removed-clusters', true),
         force: (0,runner/* getBooleanInput */.Vt)(env, 'force', false),
         overwriteOwnership: (0,runner/* getBooleanInput */.Vt)(env, 'overwrite-ownership', false),
         registryCreds,
@@ -19749,6 +20506,371 @@ function readActionConfig(env, mask) {
         driftLabels: (0,runner/* getListInput */.DF)(env, 'drift-labels'),
         statusIssue: (0,runner/* getBooleanInput */.Vt)(env, 'status-issue', false),
     };
+}
+
+;// CONCATENATED MODULE: ./src/github/contents.ts
+// One file of the repository at a commit, through GitHub's contents endpoint
+// (`GET /repos/{owner}/{repo}/contents/{path}?ref={sha}`) with the job's token: what lets a
+// shallow checkout read a file as it was at another commit (the pull request's base, the
+// push's `before`). Needs the `contents: read` permission.
+//
+// GitHub answers a file up to 1 MB with its content base64-encoded (lines of 60 characters);
+// a larger file comes without it (`encoding: "none"`), and is refused here with what to do
+// instead: a runtime file is never that large. A 404 `Not Found` is a file that does not
+// exist at that commit (undefined) once the commit's top folder is readable (else the token
+// may not read contents, which throws); any other 404 (GitHub says `No commit found for the ref
+// ...`) and every other failure throw, with the path and the commit.
+
+/** A repository path: forward slashes, no leading slash, no `.` or `..` part. */
+function checkRepositoryPath(path) {
+    if (path === '' || path.startsWith('/') || path.includes('\\') || path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+        throw new Error(`${JSON.stringify(path)} is not a path inside the repository`);
+    }
+    return path;
+}
+/**
+ * A 404 `Not Found` is also what a token that may not read the repository's contents gets
+ * (a private repository without `contents: read`): the commit's top folder tells the two
+ * apart. Readable: the file is missing. Not: the contents cannot be read, which throws.
+ */
+async function checkCommitReadable(client, target, ref, where) {
+    const top = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}/contents/?ref=${encodeURIComponent(ref)}`;
+    try {
+        await client.request('GET', top);
+    }
+    catch (error) {
+        if (error instanceof GitHubApiError && error.status === 404) {
+            throw new Error(`${where}: GitHub answers 404 for the file and for the commit's top folder (${error.apiMessage}); does the job's token have the permission contents: read?`, { cause: error });
+        }
+        throw error;
+    }
+}
+const contentsPath = (target, path, ref) => `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}/contents/${path.split('/').map(encodeURIComponent).join('/')}?ref=${encodeURIComponent(ref)}`;
+/**
+ * The file at `path` as it was at `ref`, or undefined when it did not exist there. Throws
+ * for a folder or a symbolic link at that path, a file over 1 MB, content that is not UTF-8
+ * text, an unknown ref and every failure of the request (GitHubApiError).
+ */
+async function readRepositoryFile(client, target, path, ref) {
+    checkRepositoryPath(path);
+    const where = `${path} at ${ref}`;
+    let data;
+    try {
+        data = (await client.request('GET', contentsPath(target, path, ref))).data;
+    }
+    catch (error) {
+        if (error instanceof GitHubApiError && error.status === 404 && error.apiMessage === 'Not Found') {
+            await checkCommitReadable(client, target, ref, where);
+            return undefined;
+        }
+        if (error instanceof GitHubApiError && error.status === 404)
+            throw new Error(`${where}: GitHub does not know this commit (${error.apiMessage})`, { cause: error });
+        if (error instanceof GitHubApiError && error.status === 403)
+            throw new Error(`${where}: ${error.message}; does the job's token have the permission contents: read?`, { cause: error });
+        throw error;
+    }
+    if (Array.isArray(data))
+        throw new Error(`${where} is a folder, not a file`);
+    if (data.type !== 'file')
+        throw new Error(`${where} is a ${data.type ?? 'thing without a type'}, not a file`);
+    if (data.encoding === 'none' || (data.content === '' && (data.size ?? 0) > 0)) {
+        throw new Error(`${where} has ${data.size ?? 'more than 1 MB of'} bytes; GitHub's contents API gives files over 1 MB without their content. Check out that commit instead (actions/checkout with a fetch-depth that reaches it)`);
+    }
+    if (data.encoding !== 'base64' || typeof data.content !== 'string')
+        throw new Error(`${where}: GitHub answered content in the encoding ${JSON.stringify(data.encoding)}, not base64`);
+    const bytes = Buffer.from(data.content.replace(/\s+/g, ''), 'base64');
+    let text;
+    try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    }
+    catch {
+        throw new Error(`${where} is not UTF-8 text`);
+    }
+    return { path, ref, text, sha: data.sha ?? '' };
+}
+
+;// CONCATENATED MODULE: ./src/git-revision.ts
+// Files of the repository as they were at another commit, read with git from the local
+// clone: what the base runtime is read from when the checkout holds that commit (a pull
+// request's base with fetch-depth 2 or more, `--base-ref` on the command line).
+//
+// git is run without a shell (spawnSync, every value an argument of its own), in the work
+// tree found here, and only reads objects: `rev-parse` to name the commit, `ls-tree` to find
+// the file's blob, `cat-file blob` to read it. None of these runs hooks, filters or
+// textconv drivers. A partial clone does not fetch a missing object (GIT_NO_LAZY_FETCH), and
+// git never asks for credentials (GIT_TERMINAL_PROMPT=0). Paths are repository paths
+// (checkRepositoryPath): never absolute, never with a `..` part.
+
+
+
+
+/** git failed, or could not be run: the command and what git said. */
+class GitReadError extends Error {
+    args;
+    constructor(args, message) {
+        super(`git ${args.join(' ')}: ${message}`);
+        this.args = args;
+        this.name = 'GitReadError';
+    }
+}
+const GIT_TIMEOUT_MS = 30_000;
+/** A runtime file is small; this bounds what one answer of git may hold. */
+const GIT_MAX_OUTPUT = 16 * 1024 * 1024;
+/** git run synchronously (a few local object reads): the CLI reads its inputs before anything else starts. */
+function git(root, args) {
+    const all = ['-C', root, ...args];
+    const result = (0,external_node_child_process_namespaceObject.spawnSync)('git', all, {
+        timeout: GIT_TIMEOUT_MS,
+        maxBuffer: GIT_MAX_OUTPUT,
+        windowsHide: true,
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+    });
+    if (result.error) {
+        throw new GitReadError(all, result.error.code === 'ENOENT' ? 'git is not installed (not on PATH)' : result.error.message);
+    }
+    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr.toString('utf8').trim() };
+}
+/**
+ * The git work tree that holds `path`: the nearest folder, from the path's own folder up to
+ * `within` (included), that has a `.git`. git refuses to track a `.git` path, so what is
+ * found was made by the checkout, not by the files of a commit. Undefined when there is none.
+ */
+function gitWorkTreeOf(path, within) {
+    const top = (0,external_node_path_namespaceObject.resolve)(within);
+    for (let dir = (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path));; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
+        if (dir !== top && !dir.startsWith(top + external_node_path_namespaceObject.sep))
+            return undefined;
+        if ((0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(dir, '.git')))
+            return dir;
+        if (dir === top)
+            return undefined;
+    }
+}
+/** The repository path of `path` inside the work tree `root`; throws for a path outside it. */
+function repositoryPathOf(path, root) {
+    const inside = (0,external_node_path_namespaceObject.relative)((0,external_node_path_namespaceObject.resolve)(root), (0,external_node_path_namespaceObject.resolve)(path));
+    if (inside === '' || inside.startsWith('..') || (0,external_node_path_namespaceObject.resolve)(root, inside) !== (0,external_node_path_namespaceObject.resolve)(path))
+        throw new Error(`${path} is not inside the repository at ${root}`);
+    return checkRepositoryPath(inside.split(external_node_path_namespaceObject.sep).join('/'));
+}
+/**
+ * The commit `ref` names in the clone at `root` (a commit id, a branch, a tag, `HEAD~1`), or
+ * undefined when the clone does not have it. A ref that starts with `-` is refused.
+ */
+function resolveCommit(root, ref) {
+    if (ref === '' || ref.startsWith('-') || /[\0\n]/.test(ref))
+        throw new GitReadError(['rev-parse', ref], 'not a ref');
+    const answer = git(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
+    if (answer.code === 0)
+        return answer.stdout.toString('utf8').trim();
+    if (answer.code === 1)
+        return undefined;
+    throw new GitReadError(['rev-parse', '--verify', ref], answer.stderr || `exit code ${answer.code}`);
+}
+/**
+ * The text of the file at `repositoryPath` in `commit` (a commit id), or undefined when the
+ * commit has no such file. Throws for a folder, a symbolic link or a submodule at that path,
+ * for content that is not UTF-8, and when git fails.
+ */
+function readFileAtCommit(root, commit, repositoryPath) {
+    checkRepositoryPath(repositoryPath);
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+        throw new GitReadError(['ls-tree', commit], 'not a commit id');
+    const where = `${repositoryPath} at ${commit}`;
+    const listed = git(root, ['ls-tree', '-z', '--full-tree', commit, '--', repositoryPath]);
+    if (listed.code !== 0)
+        throw new GitReadError(['ls-tree', commit, '--', repositoryPath], listed.stderr || `exit code ${listed.code}`);
+    const entry = listed.stdout.toString('utf8').split('\0').find((line) => line.endsWith(`\t${repositoryPath}`));
+    if (!entry)
+        return undefined;
+    const [mode = '', type = '', object = ''] = entry.slice(0, entry.indexOf('\t')).split(' ');
+    if (type !== 'blob' || mode === '120000')
+        throw new Error(`${where} is ${mode === '120000' ? 'a symbolic link' : type === 'tree' ? 'a folder' : `a ${type}`}, not a file`);
+    const blob = git(root, ['cat-file', 'blob', object]);
+    if (blob.code !== 0)
+        throw new GitReadError(['cat-file', 'blob', object], blob.stderr || `exit code ${blob.code}`);
+    try {
+        return new TextDecoder('utf-8', { fatal: true }).decode(blob.stdout);
+    }
+    catch {
+        throw new Error(`${where} is not UTF-8 text`);
+    }
+}
+/** Whether the clone at `root` holds the commit `commit` (a shallow checkout may not). */
+function hasCommit(root, commit) {
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+        return false;
+    const answer = git(root, ['cat-file', '-e', `${commit}^{commit}`]);
+    return answer.code === 0;
+}
+
+;// CONCATENATED MODULE: ./src/runtime-at-commit.ts
+// The runtime as it was at another commit (fleet membership: the clusters the fleet had
+// before this change). The runtime files are named as the head's are (the `runtime` input,
+// `-r`), relative to the working directory; each is turned into its repository path (from
+// the root of the git work tree that holds it, else the workspace) and read at the commit
+// by a reader: git from the local clone (../git-revision.ts) or GitHub's contents endpoint
+// (github/contents.ts). Files the commit did not have are left out; when none existed
+// there, there is no base runtime (a first pull request: nothing leaves). What was read is
+// loaded with the same engine, cue.mod and loadRuntime as the head runtime.
+
+
+
+
+/**
+ * Where each runtime file lives in the repository. Throws for a file outside `workspace`
+ * (a path such as `../x.cue`): nothing outside the repository is read at another commit.
+ */
+function locateRuntimeFiles(runtimeFiles, cwd, workspace) {
+    return runtimeFiles.map((shownAs) => {
+        const absolutePath = (0,external_node_path_namespaceObject.resolve)(cwd, shownAs);
+        const workTree = gitWorkTreeOf(absolutePath, workspace);
+        let repositoryPath;
+        try {
+            repositoryPath = repositoryPathOf(absolutePath, workTree ?? workspace);
+        }
+        catch {
+            throw new Error(`runtime file ${shownAs} is not inside the workspace ${workspace}; it cannot be read at another commit`);
+        }
+        return { shownAs, absolutePath, ...(workTree ? { workTree } : {}), repositoryPath };
+    });
+}
+/**
+ * The runtime made of the files as they were at the commit, or undefined when none of them
+ * existed there. Throws when a file cannot be read, and when the
+ * files do not load as a runtime (CueFilesError, with the files' own paths and lines).
+ */
+function loadRuntimeAtCommit(engine, locations, read, moduleFiles) {
+    const sources = [];
+    const missing = [];
+    for (const location of locations) {
+        const content = read(location);
+        if (content === undefined)
+            missing.push(location.shownAs);
+        else
+            sources.push({ path: location.shownAs, absolutePath: location.absolutePath, format: sourceFormat(location.shownAs), content });
+    }
+    if (sources.length === 0)
+        return undefined;
+    return { runtime: loadRuntime(engine, sources, moduleFiles, ''), files: sources.map((s) => s.path), missing };
+}
+
+;// CONCATENATED MODULE: ./src/action/base-runtime.ts
+// Where the action's base runtime comes from (fleet membership): the runtime file(s) of the
+// `runtime` input as they were at the commit before the run's change, the pull request's
+// base (`pull_request.base.sha`) or the push's `before` (github/event.ts baseCommitOf).
+//
+// Each file is read with git when the checkout holds that commit (a pull request's base
+// with `fetch-depth: 2` or more; no request, and GitHub Enterprise Server without the
+// permission works too), else through GitHub's contents endpoint with the job's token
+// (`contents: read`), so that a shallow checkout works. git failing (not installed, a
+// container's "dubious ownership") falls back to the API, said in the log.
+//
+// Nothing here fails the run: a base runtime that cannot be read or does not evaluate
+// becomes `baseRuntimeWarning` (redacted), and the run goes on without membership
+// changes, which the reports say. A runtime file that did not exist at the base (a first
+// pull request, a runtime moved to a new path) gives no base runtime: no cluster leaves.
+//
+// The `runtime` and `working-directory` inputs come from the workflow file, which on a
+// pull request is the pull request's own version: it may point them at another file of the
+// base commit. That file is the base branch's (reviewed) content, read inside the
+// repository only, and a diff deletes nothing; a rollout (push, merged pull request) runs
+// the merged workflow file.
+
+
+
+
+
+/** A reader of the commit's files: git when the work tree holds the commit, else the contents endpoint. */
+function commitFileReader(inputs, sha, via) {
+    const present = new Map();
+    let api;
+    const throughApi = (location) => {
+        api ??= new GitHubApi({ apiUrl: inputs.context.apiUrl, token: inputs.githubToken, signal: inputs.signal, log: inputs.log });
+        via.add('the GitHub API');
+        return readRepositoryFile(api, { owner: inputs.context.owner, repo: inputs.context.repo }, location.repositoryPath, sha).then((file) => file?.text);
+    };
+    return async (location) => {
+        const tree = location.workTree;
+        if (tree) {
+            let has = present.get(tree);
+            if (has === undefined) {
+                try {
+                    has = hasCommit(tree, sha);
+                }
+                catch (error) {
+                    inputs.log(`fleet membership: git cannot read the checkout (${error instanceof Error ? error.message : String(error)}); reading the base runtime through the GitHub API`);
+                    has = false;
+                }
+                present.set(tree, has);
+            }
+            if (has) {
+                try {
+                    const text = readFileAtCommit(tree, sha, location.repositoryPath);
+                    via.add('git');
+                    return text;
+                }
+                catch (error) {
+                    inputs.log(`fleet membership: git could not read ${location.shownAs} at ${sha.slice(0, 7)} (${error instanceof Error ? error.message : String(error)}); trying the GitHub API`);
+                }
+            }
+        }
+        return throughApi(location);
+    };
+}
+/** The base runtime of the run's event, or why there is none, or the warning that replaces it. */
+async function readBaseRuntime(inputs) {
+    if (inputs.runtimeFiles.length === 0)
+        return {};
+    const base = baseCommitOf(inputs.context);
+    if (!base.commit) {
+        inputs.log(`fleet membership: no base runtime (${base.none ?? 'no base commit'}); no cluster leaves the fleet in this run`);
+        return {};
+    }
+    const { sha, role } = base.commit;
+    const at = `base commit ${sha.slice(0, 7)} (${role})`;
+    const via = new Set();
+    const warning = (what, error) => ({
+        baseRuntimeWarning: inputs.redact(`the runtime at ${at} ${what}: ${error instanceof Error ? error.message : String(error)}`),
+    });
+    let locations;
+    try {
+        locations = locateRuntimeFiles(inputs.runtimeFiles, inputs.cwd, inputs.workspace);
+    }
+    catch (error) {
+        return warning('cannot be located', error);
+    }
+    const reader = commitFileReader(inputs, sha, via);
+    // Reading and loading are told apart: only reading goes to git or GitHub.
+    const texts = new Map();
+    try {
+        for (const location of locations)
+            texts.set(location.shownAs, await reader(location));
+    }
+    catch (error) {
+        return warning('could not be read', error);
+    }
+    let loaded;
+    try {
+        loaded = loadRuntimeAtCommit(inputs.engine, locations, (location) => texts.get(location.shownAs), inputs.moduleFiles);
+    }
+    catch (error) {
+        return warning('does not evaluate', error);
+    }
+    const paths = locations.map((l) => l.repositoryPath).join(', ');
+    if (!loaded) {
+        inputs.log(`fleet membership: ${paths} did not exist at ${at}; no cluster leaves the fleet in this run`);
+        return {};
+    }
+    if (loaded.runtime.isDefault) {
+        inputs.log(`fleet membership: the runtime at ${at} lists no clusters; no cluster leaves the fleet in this run`);
+        return {};
+    }
+    if (loaded.missing.length > 0)
+        inputs.log(`fleet membership: ${loaded.missing.join(', ')} did not exist at ${at}; the base runtime is the other file(s)`);
+    const from = `${loaded.files.join(', ')} at ${at}, read with ${[...via].join(' and ')}`;
+    inputs.log(`fleet membership: base runtime ${from}: clusters ${loaded.runtime.clusters.map((c) => c.name).join(', ')}`);
+    return { baseRuntime: { runtime: loaded.runtime, from } };
 }
 
 ;// CONCATENATED MODULE: external "node:worker_threads"
@@ -19880,6 +21002,21 @@ async function upsertMarkedIssue(client, target, marker, content, author) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/drift.ts
+// `mode: drift`: the bundle as merged, diffed against every selected cluster (a schedule's
+// job), reported in one issue per bundle that stays current. Drift found: the bundle's open
+// issue is updated in place, or opened (`../github/issues.ts`: found by its hidden marker and
+// by the token's account as author). Every cluster in sync: an open issue gets a comment
+// saying so and is closed. The body is the PR comment's table and collapsible diffs
+// (`renderPullRequestComment` with a frame of its own), masked as the PR comment is; its
+// footer says how to reconcile: dispatch the workflow with `mode: apply` (Banzai Pipeline
+// calls a drifted cluster STALE, and its "Reconcile" is that apply).
+//
+// What fails the step: a cluster that could not be diffed (run.ts), and an issue that could
+// not be written (the issue was the point of the run; GitHub's answer is in the annotation).
+// Drift itself does not: a schedule's job that found drift did its work, and reports it in
+// the issue and the `drifted-clusters` output (a workflow that wants a red run tests it).
+// While a cluster could not be diffed and none drifted, an open issue stays open: that
+// cluster may still differ.
 
 
 
@@ -19887,9 +21024,10 @@ async function upsertMarkedIssue(client, target, marker, content, author) {
 
 
 
-/** Clusters whose live state differs from the bundle. */
+
+/** Clusters whose live state differs from the bundle; and the clusters that hold the bundle though no runtime cluster names them (orphaned). */
 function driftedClusters(changeSet) {
-    return changeSet.clusters.filter((cluster) => cluster.status === 'changed').map((cluster) => cluster.name);
+    return changeSet.clusters.filter((cluster) => cluster.status === 'changed' || (isLeaving(cluster) && cluster.bundleKept !== undefined && cluster.instances.length > 0)).map((cluster) => cluster.name);
 }
 /** The drift issue's marker: the PR comment's, with `drift:` so that neither is taken for the other. */
 function driftMarker(bundle, bundleFiles = []) {
@@ -20186,6 +21324,7 @@ const STATE_LABELS = {
     'not installed': '⚪ not installed',
     failed: '❌ failed',
     unknown: '❔ unknown',
+    orphaned: '🚪 orphaned',
 };
 function status_shortDigest(digest) {
     const match = /^([a-z0-9]+):([0-9a-f]{12})[0-9a-f]*$/.exec(digest);
@@ -20356,7 +21495,8 @@ function mergeChangeSets(input) {
             if (earlier) {
                 throw new ChangeSetMergeError(`cluster "${entry.name}" is in two ChangeSet files, ${earlier.file} and ${file}; each cluster must come from one matrix job (do the shards overlap, or does the download pattern match an older artifact?)`);
             }
-            if (!expected.has(entry.name)) {
+            // A cluster leaving the fleet is no longer in the runtime: it follows the runtime's clusters.
+            if (!expected.has(entry.name) && !isLeaving(entry)) {
                 const known = input.clusters.map((c) => c.name).join(', ') || 'none';
                 throw new ChangeSetMergeError(`${file}: cluster "${entry.name}" is not among the clusters this report covers (${known}); do the report's runtime, runtime-group and runtime-cluster match the matrix jobs'?`);
             }
@@ -20383,8 +21523,10 @@ function mergeChangeSets(input) {
             missing.push({ shard: cluster.name, clusters: [cluster.name] });
         return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'failed', error: { step: 'report', message }, instances: [] };
     });
+    const leaving = [...found.values()].map(({ entry }) => entry).filter((entry) => isLeaving(entry) && !expected.has(entry.name));
+    const membership = input.files.map(({ changeSet }) => changeSet.membership).find((source) => source !== undefined);
     return {
-        changeSet: { format: CHANGESET_FORMAT, bundle, mode, commit: input.commit, clusters },
+        changeSet: { format: CHANGESET_FORMAT, bundle, mode, commit: input.commit, clusters: [...clusters, ...leaving], ...(membership ? { membership } : {}) },
         missing,
     };
 }
@@ -20463,7 +21605,8 @@ async function runReport(input) {
 // `mode: drift` diffs every selected cluster and keeps the bundle's drift issue (drift.ts);
 // drift found is not a failure. `mode: status` reads the state of every selected cluster x
 // instance and publishes it as a job summary table, the `status` output and, when asked, an
-// issue (status.ts); no state fails the step.
+// issue (status.ts); no state fails the step. A diff or an apply also reads the runtime as
+// it was at the event's base commit (base-runtime.ts), for the clusters that leave the fleet.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
@@ -20477,6 +21620,7 @@ async function runReport(input) {
 // its report (log, job summary, PR comment, outputs, changes file) within CANCEL_PUBLISH_MS
 // of the signal, then exits 130; a second signal, or one during any other mode, stops the
 // process at once (../cancellation.ts).
+
 
 
 
@@ -20666,7 +21810,7 @@ async function runAction(io) {
     const releaseCancellation = plan.mode === 'apply' ? io.cancellation?.hold() : undefined;
     const cancel = plan.mode === 'apply' ? io.cancellation?.signal : undefined;
     const publishing = cancel ? AbortSignal.any([deadline, (0,cancellation/* abortedAfterCancel */.Q1)(cancel, CANCEL_PUBLISH_MS)]) : deadline;
-    log.line(`deadline ${formatDuration(config.deadlineMs)}: the clusters' work stops ${formatDuration(reserveMs)} before it, kept to publish the report`);
+    log.line(`deadline ${formatLimit(config.deadlineMs)}: the clusters' work stops ${formatLimit(reserveMs)} before it, kept to publish the report`);
     try {
         const { workspace, cwd, boundary, engine, moduleFiles, runtime: wholeRuntime } = await readWorkspace(io, config);
         const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
@@ -20675,7 +21819,12 @@ async function runAction(io) {
         (0,runner/* setOutput */.uH)(io.env, 'matrix', matrixOutput(shards));
         const resolver = new ModuleResolver(engine, cwd, { hostCredentials: config.registryCreds, secrets: (value) => secrets.register(value), signal: workDeadline }, boundary);
         const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
+        // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
+        const membership = plan.mode === 'diff' || plan.mode === 'apply'
+            ? await readBaseRuntime({ context, runtimeFiles: config.runtimeFiles, cwd, workspace, engine, moduleFiles, githubToken: config.githubToken, signal: workDeadline, log: (line) => log.line(line), redact: (text) => secrets.redact(text) })
+            : {};
         const run = {
+            ...membership,
             engine,
             evaluation: {
                 bundleFiles,
@@ -20696,6 +21845,7 @@ async function runAction(io) {
                 timeoutMs: config.timeoutMs,
                 prune: config.prune,
                 pruneRemovedInstances: config.pruneRemovedInstances,
+                pruneRemovedClusters: config.pruneRemovedClusters,
                 concurrency: config.concurrency,
                 strategy: config.strategy,
                 maxParallel: config.maxParallel,
@@ -20708,10 +21858,15 @@ async function runAction(io) {
             onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
             // A diff records each cluster's desired state for the comment's review record; a rollout compares with it (reviewed.ts).
             recordDesired: plan.mode === 'diff',
+            // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
+            ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
         };
         const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: deadline, log }) : undefined;
-        if (review)
+        if (review) {
             run.beforeApply = review.beforeApply;
+            run.beforeLeave = review.beforeLeave;
+            run.beforeRename = review.beforeRename;
+        }
         // mode: status reads the state of every cluster x instance and publishes it (status.ts).
         if (plan.mode === 'status') {
             const state = await fleetState(run);
@@ -21155,7 +22310,7 @@ function quote(value) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4142);
+/* harmony import */ var _action_run_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3983);
 /* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5242);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4632);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends

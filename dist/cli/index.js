@@ -2,6 +2,1536 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
+/***/ 3251:
+/***/ (function(module) {
+
+/**
+  * This file contains the Bottleneck library (MIT), compiled to ES2017, and without Clustering support.
+  * https://github.com/SGrondin/bottleneck
+  */
+(function (global, factory) {
+	 true ? module.exports = factory() :
+	0;
+}(this, (function () { 'use strict';
+
+	var commonjsGlobal = typeof globalThis !== 'undefined' ? globalThis : typeof window !== 'undefined' ? window : typeof global !== 'undefined' ? global : typeof self !== 'undefined' ? self : {};
+
+	function getCjsExportFromNamespace (n) {
+		return n && n['default'] || n;
+	}
+
+	var load = function(received, defaults, onto = {}) {
+	  var k, ref, v;
+	  for (k in defaults) {
+	    v = defaults[k];
+	    onto[k] = (ref = received[k]) != null ? ref : v;
+	  }
+	  return onto;
+	};
+
+	var overwrite = function(received, defaults, onto = {}) {
+	  var k, v;
+	  for (k in received) {
+	    v = received[k];
+	    if (defaults[k] !== void 0) {
+	      onto[k] = v;
+	    }
+	  }
+	  return onto;
+	};
+
+	var parser = {
+		load: load,
+		overwrite: overwrite
+	};
+
+	var DLList;
+
+	DLList = class DLList {
+	  constructor(incr, decr) {
+	    this.incr = incr;
+	    this.decr = decr;
+	    this._first = null;
+	    this._last = null;
+	    this.length = 0;
+	  }
+
+	  push(value) {
+	    var node;
+	    this.length++;
+	    if (typeof this.incr === "function") {
+	      this.incr();
+	    }
+	    node = {
+	      value,
+	      prev: this._last,
+	      next: null
+	    };
+	    if (this._last != null) {
+	      this._last.next = node;
+	      this._last = node;
+	    } else {
+	      this._first = this._last = node;
+	    }
+	    return void 0;
+	  }
+
+	  shift() {
+	    var value;
+	    if (this._first == null) {
+	      return;
+	    } else {
+	      this.length--;
+	      if (typeof this.decr === "function") {
+	        this.decr();
+	      }
+	    }
+	    value = this._first.value;
+	    if ((this._first = this._first.next) != null) {
+	      this._first.prev = null;
+	    } else {
+	      this._last = null;
+	    }
+	    return value;
+	  }
+
+	  first() {
+	    if (this._first != null) {
+	      return this._first.value;
+	    }
+	  }
+
+	  getArray() {
+	    var node, ref, results;
+	    node = this._first;
+	    results = [];
+	    while (node != null) {
+	      results.push((ref = node, node = node.next, ref.value));
+	    }
+	    return results;
+	  }
+
+	  forEachShift(cb) {
+	    var node;
+	    node = this.shift();
+	    while (node != null) {
+	      (cb(node), node = this.shift());
+	    }
+	    return void 0;
+	  }
+
+	  debug() {
+	    var node, ref, ref1, ref2, results;
+	    node = this._first;
+	    results = [];
+	    while (node != null) {
+	      results.push((ref = node, node = node.next, {
+	        value: ref.value,
+	        prev: (ref1 = ref.prev) != null ? ref1.value : void 0,
+	        next: (ref2 = ref.next) != null ? ref2.value : void 0
+	      }));
+	    }
+	    return results;
+	  }
+
+	};
+
+	var DLList_1 = DLList;
+
+	var Events;
+
+	Events = class Events {
+	  constructor(instance) {
+	    this.instance = instance;
+	    this._events = {};
+	    if ((this.instance.on != null) || (this.instance.once != null) || (this.instance.removeAllListeners != null)) {
+	      throw new Error("An Emitter already exists for this object");
+	    }
+	    this.instance.on = (name, cb) => {
+	      return this._addListener(name, "many", cb);
+	    };
+	    this.instance.once = (name, cb) => {
+	      return this._addListener(name, "once", cb);
+	    };
+	    this.instance.removeAllListeners = (name = null) => {
+	      if (name != null) {
+	        return delete this._events[name];
+	      } else {
+	        return this._events = {};
+	      }
+	    };
+	  }
+
+	  _addListener(name, status, cb) {
+	    var base;
+	    if ((base = this._events)[name] == null) {
+	      base[name] = [];
+	    }
+	    this._events[name].push({cb, status});
+	    return this.instance;
+	  }
+
+	  listenerCount(name) {
+	    if (this._events[name] != null) {
+	      return this._events[name].length;
+	    } else {
+	      return 0;
+	    }
+	  }
+
+	  async trigger(name, ...args) {
+	    var e, promises;
+	    try {
+	      if (name !== "debug") {
+	        this.trigger("debug", `Event triggered: ${name}`, args);
+	      }
+	      if (this._events[name] == null) {
+	        return;
+	      }
+	      this._events[name] = this._events[name].filter(function(listener) {
+	        return listener.status !== "none";
+	      });
+	      promises = this._events[name].map(async(listener) => {
+	        var e, returned;
+	        if (listener.status === "none") {
+	          return;
+	        }
+	        if (listener.status === "once") {
+	          listener.status = "none";
+	        }
+	        try {
+	          returned = typeof listener.cb === "function" ? listener.cb(...args) : void 0;
+	          if (typeof (returned != null ? returned.then : void 0) === "function") {
+	            return (await returned);
+	          } else {
+	            return returned;
+	          }
+	        } catch (error) {
+	          e = error;
+	          {
+	            this.trigger("error", e);
+	          }
+	          return null;
+	        }
+	      });
+	      return ((await Promise.all(promises))).find(function(x) {
+	        return x != null;
+	      });
+	    } catch (error) {
+	      e = error;
+	      {
+	        this.trigger("error", e);
+	      }
+	      return null;
+	    }
+	  }
+
+	};
+
+	var Events_1 = Events;
+
+	var DLList$1, Events$1, Queues;
+
+	DLList$1 = DLList_1;
+
+	Events$1 = Events_1;
+
+	Queues = class Queues {
+	  constructor(num_priorities) {
+	    var i;
+	    this.Events = new Events$1(this);
+	    this._length = 0;
+	    this._lists = (function() {
+	      var j, ref, results;
+	      results = [];
+	      for (i = j = 1, ref = num_priorities; (1 <= ref ? j <= ref : j >= ref); i = 1 <= ref ? ++j : --j) {
+	        results.push(new DLList$1((() => {
+	          return this.incr();
+	        }), (() => {
+	          return this.decr();
+	        })));
+	      }
+	      return results;
+	    }).call(this);
+	  }
+
+	  incr() {
+	    if (this._length++ === 0) {
+	      return this.Events.trigger("leftzero");
+	    }
+	  }
+
+	  decr() {
+	    if (--this._length === 0) {
+	      return this.Events.trigger("zero");
+	    }
+	  }
+
+	  push(job) {
+	    return this._lists[job.options.priority].push(job);
+	  }
+
+	  queued(priority) {
+	    if (priority != null) {
+	      return this._lists[priority].length;
+	    } else {
+	      return this._length;
+	    }
+	  }
+
+	  shiftAll(fn) {
+	    return this._lists.forEach(function(list) {
+	      return list.forEachShift(fn);
+	    });
+	  }
+
+	  getFirst(arr = this._lists) {
+	    var j, len, list;
+	    for (j = 0, len = arr.length; j < len; j++) {
+	      list = arr[j];
+	      if (list.length > 0) {
+	        return list;
+	      }
+	    }
+	    return [];
+	  }
+
+	  shiftLastFrom(priority) {
+	    return this.getFirst(this._lists.slice(priority).reverse()).shift();
+	  }
+
+	};
+
+	var Queues_1 = Queues;
+
+	var BottleneckError;
+
+	BottleneckError = class BottleneckError extends Error {};
+
+	var BottleneckError_1 = BottleneckError;
+
+	var BottleneckError$1, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser$1;
+
+	NUM_PRIORITIES = 10;
+
+	DEFAULT_PRIORITY = 5;
+
+	parser$1 = parser;
+
+	BottleneckError$1 = BottleneckError_1;
+
+	Job = class Job {
+	  constructor(task, args, options, jobDefaults, rejectOnDrop, Events, _states, Promise) {
+	    this.task = task;
+	    this.args = args;
+	    this.rejectOnDrop = rejectOnDrop;
+	    this.Events = Events;
+	    this._states = _states;
+	    this.Promise = Promise;
+	    this.options = parser$1.load(options, jobDefaults);
+	    this.options.priority = this._sanitizePriority(this.options.priority);
+	    if (this.options.id === jobDefaults.id) {
+	      this.options.id = `${this.options.id}-${this._randomIndex()}`;
+	    }
+	    this.promise = new this.Promise((_resolve, _reject) => {
+	      this._resolve = _resolve;
+	      this._reject = _reject;
+	    });
+	    this.retryCount = 0;
+	  }
+
+	  _sanitizePriority(priority) {
+	    var sProperty;
+	    sProperty = ~~priority !== priority ? DEFAULT_PRIORITY : priority;
+	    if (sProperty < 0) {
+	      return 0;
+	    } else if (sProperty > NUM_PRIORITIES - 1) {
+	      return NUM_PRIORITIES - 1;
+	    } else {
+	      return sProperty;
+	    }
+	  }
+
+	  _randomIndex() {
+	    return Math.random().toString(36).slice(2);
+	  }
+
+	  doDrop({error, message = "This job has been dropped by Bottleneck"} = {}) {
+	    if (this._states.remove(this.options.id)) {
+	      if (this.rejectOnDrop) {
+	        this._reject(error != null ? error : new BottleneckError$1(message));
+	      }
+	      this.Events.trigger("dropped", {args: this.args, options: this.options, task: this.task, promise: this.promise});
+	      return true;
+	    } else {
+	      return false;
+	    }
+	  }
+
+	  _assertStatus(expected) {
+	    var status;
+	    status = this._states.jobStatus(this.options.id);
+	    if (!(status === expected || (expected === "DONE" && status === null))) {
+	      throw new BottleneckError$1(`Invalid job status ${status}, expected ${expected}. Please open an issue at https://github.com/SGrondin/bottleneck/issues`);
+	    }
+	  }
+
+	  doReceive() {
+	    this._states.start(this.options.id);
+	    return this.Events.trigger("received", {args: this.args, options: this.options});
+	  }
+
+	  doQueue(reachedHWM, blocked) {
+	    this._assertStatus("RECEIVED");
+	    this._states.next(this.options.id);
+	    return this.Events.trigger("queued", {args: this.args, options: this.options, reachedHWM, blocked});
+	  }
+
+	  doRun() {
+	    if (this.retryCount === 0) {
+	      this._assertStatus("QUEUED");
+	      this._states.next(this.options.id);
+	    } else {
+	      this._assertStatus("EXECUTING");
+	    }
+	    return this.Events.trigger("scheduled", {args: this.args, options: this.options});
+	  }
+
+	  async doExecute(chained, clearGlobalState, run, free) {
+	    var error, eventInfo, passed;
+	    if (this.retryCount === 0) {
+	      this._assertStatus("RUNNING");
+	      this._states.next(this.options.id);
+	    } else {
+	      this._assertStatus("EXECUTING");
+	    }
+	    eventInfo = {args: this.args, options: this.options, retryCount: this.retryCount};
+	    this.Events.trigger("executing", eventInfo);
+	    try {
+	      passed = (await (chained != null ? chained.schedule(this.options, this.task, ...this.args) : this.task(...this.args)));
+	      if (clearGlobalState()) {
+	        this.doDone(eventInfo);
+	        await free(this.options, eventInfo);
+	        this._assertStatus("DONE");
+	        return this._resolve(passed);
+	      }
+	    } catch (error1) {
+	      error = error1;
+	      return this._onFailure(error, eventInfo, clearGlobalState, run, free);
+	    }
+	  }
+
+	  doExpire(clearGlobalState, run, free) {
+	    var error, eventInfo;
+	    if (this._states.jobStatus(this.options.id === "RUNNING")) {
+	      this._states.next(this.options.id);
+	    }
+	    this._assertStatus("EXECUTING");
+	    eventInfo = {args: this.args, options: this.options, retryCount: this.retryCount};
+	    error = new BottleneckError$1(`This job timed out after ${this.options.expiration} ms.`);
+	    return this._onFailure(error, eventInfo, clearGlobalState, run, free);
+	  }
+
+	  async _onFailure(error, eventInfo, clearGlobalState, run, free) {
+	    var retry, retryAfter;
+	    if (clearGlobalState()) {
+	      retry = (await this.Events.trigger("failed", error, eventInfo));
+	      if (retry != null) {
+	        retryAfter = ~~retry;
+	        this.Events.trigger("retry", `Retrying ${this.options.id} after ${retryAfter} ms`, eventInfo);
+	        this.retryCount++;
+	        return run(retryAfter);
+	      } else {
+	        this.doDone(eventInfo);
+	        await free(this.options, eventInfo);
+	        this._assertStatus("DONE");
+	        return this._reject(error);
+	      }
+	    }
+	  }
+
+	  doDone(eventInfo) {
+	    this._assertStatus("EXECUTING");
+	    this._states.next(this.options.id);
+	    return this.Events.trigger("done", eventInfo);
+	  }
+
+	};
+
+	var Job_1 = Job;
+
+	var BottleneckError$2, LocalDatastore, parser$2;
+
+	parser$2 = parser;
+
+	BottleneckError$2 = BottleneckError_1;
+
+	LocalDatastore = class LocalDatastore {
+	  constructor(instance, storeOptions, storeInstanceOptions) {
+	    this.instance = instance;
+	    this.storeOptions = storeOptions;
+	    this.clientId = this.instance._randomIndex();
+	    parser$2.load(storeInstanceOptions, storeInstanceOptions, this);
+	    this._nextRequest = this._lastReservoirRefresh = this._lastReservoirIncrease = Date.now();
+	    this._running = 0;
+	    this._done = 0;
+	    this._unblockTime = 0;
+	    this.ready = this.Promise.resolve();
+	    this.clients = {};
+	    this._startHeartbeat();
+	  }
+
+	  _startHeartbeat() {
+	    var base;
+	    if ((this.heartbeat == null) && (((this.storeOptions.reservoirRefreshInterval != null) && (this.storeOptions.reservoirRefreshAmount != null)) || ((this.storeOptions.reservoirIncreaseInterval != null) && (this.storeOptions.reservoirIncreaseAmount != null)))) {
+	      return typeof (base = (this.heartbeat = setInterval(() => {
+	        var amount, incr, maximum, now, reservoir;
+	        now = Date.now();
+	        if ((this.storeOptions.reservoirRefreshInterval != null) && now >= this._lastReservoirRefresh + this.storeOptions.reservoirRefreshInterval) {
+	          this._lastReservoirRefresh = now;
+	          this.storeOptions.reservoir = this.storeOptions.reservoirRefreshAmount;
+	          this.instance._drainAll(this.computeCapacity());
+	        }
+	        if ((this.storeOptions.reservoirIncreaseInterval != null) && now >= this._lastReservoirIncrease + this.storeOptions.reservoirIncreaseInterval) {
+	          ({
+	            reservoirIncreaseAmount: amount,
+	            reservoirIncreaseMaximum: maximum,
+	            reservoir
+	          } = this.storeOptions);
+	          this._lastReservoirIncrease = now;
+	          incr = maximum != null ? Math.min(amount, maximum - reservoir) : amount;
+	          if (incr > 0) {
+	            this.storeOptions.reservoir += incr;
+	            return this.instance._drainAll(this.computeCapacity());
+	          }
+	        }
+	      }, this.heartbeatInterval))).unref === "function" ? base.unref() : void 0;
+	    } else {
+	      return clearInterval(this.heartbeat);
+	    }
+	  }
+
+	  async __publish__(message) {
+	    await this.yieldLoop();
+	    return this.instance.Events.trigger("message", message.toString());
+	  }
+
+	  async __disconnect__(flush) {
+	    await this.yieldLoop();
+	    clearInterval(this.heartbeat);
+	    return this.Promise.resolve();
+	  }
+
+	  yieldLoop(t = 0) {
+	    return new this.Promise(function(resolve, reject) {
+	      return setTimeout(resolve, t);
+	    });
+	  }
+
+	  computePenalty() {
+	    var ref;
+	    return (ref = this.storeOptions.penalty) != null ? ref : (15 * this.storeOptions.minTime) || 5000;
+	  }
+
+	  async __updateSettings__(options) {
+	    await this.yieldLoop();
+	    parser$2.overwrite(options, options, this.storeOptions);
+	    this._startHeartbeat();
+	    this.instance._drainAll(this.computeCapacity());
+	    return true;
+	  }
+
+	  async __running__() {
+	    await this.yieldLoop();
+	    return this._running;
+	  }
+
+	  async __queued__() {
+	    await this.yieldLoop();
+	    return this.instance.queued();
+	  }
+
+	  async __done__() {
+	    await this.yieldLoop();
+	    return this._done;
+	  }
+
+	  async __groupCheck__(time) {
+	    await this.yieldLoop();
+	    return (this._nextRequest + this.timeout) < time;
+	  }
+
+	  computeCapacity() {
+	    var maxConcurrent, reservoir;
+	    ({maxConcurrent, reservoir} = this.storeOptions);
+	    if ((maxConcurrent != null) && (reservoir != null)) {
+	      return Math.min(maxConcurrent - this._running, reservoir);
+	    } else if (maxConcurrent != null) {
+	      return maxConcurrent - this._running;
+	    } else if (reservoir != null) {
+	      return reservoir;
+	    } else {
+	      return null;
+	    }
+	  }
+
+	  conditionsCheck(weight) {
+	    var capacity;
+	    capacity = this.computeCapacity();
+	    return (capacity == null) || weight <= capacity;
+	  }
+
+	  async __incrementReservoir__(incr) {
+	    var reservoir;
+	    await this.yieldLoop();
+	    reservoir = this.storeOptions.reservoir += incr;
+	    this.instance._drainAll(this.computeCapacity());
+	    return reservoir;
+	  }
+
+	  async __currentReservoir__() {
+	    await this.yieldLoop();
+	    return this.storeOptions.reservoir;
+	  }
+
+	  isBlocked(now) {
+	    return this._unblockTime >= now;
+	  }
+
+	  check(weight, now) {
+	    return this.conditionsCheck(weight) && (this._nextRequest - now) <= 0;
+	  }
+
+	  async __check__(weight) {
+	    var now;
+	    await this.yieldLoop();
+	    now = Date.now();
+	    return this.check(weight, now);
+	  }
+
+	  async __register__(index, weight, expiration) {
+	    var now, wait;
+	    await this.yieldLoop();
+	    now = Date.now();
+	    if (this.conditionsCheck(weight)) {
+	      this._running += weight;
+	      if (this.storeOptions.reservoir != null) {
+	        this.storeOptions.reservoir -= weight;
+	      }
+	      wait = Math.max(this._nextRequest - now, 0);
+	      this._nextRequest = now + wait + this.storeOptions.minTime;
+	      return {
+	        success: true,
+	        wait,
+	        reservoir: this.storeOptions.reservoir
+	      };
+	    } else {
+	      return {
+	        success: false
+	      };
+	    }
+	  }
+
+	  strategyIsBlock() {
+	    return this.storeOptions.strategy === 3;
+	  }
+
+	  async __submit__(queueLength, weight) {
+	    var blocked, now, reachedHWM;
+	    await this.yieldLoop();
+	    if ((this.storeOptions.maxConcurrent != null) && weight > this.storeOptions.maxConcurrent) {
+	      throw new BottleneckError$2(`Impossible to add a job having a weight of ${weight} to a limiter having a maxConcurrent setting of ${this.storeOptions.maxConcurrent}`);
+	    }
+	    now = Date.now();
+	    reachedHWM = (this.storeOptions.highWater != null) && queueLength === this.storeOptions.highWater && !this.check(weight, now);
+	    blocked = this.strategyIsBlock() && (reachedHWM || this.isBlocked(now));
+	    if (blocked) {
+	      this._unblockTime = now + this.computePenalty();
+	      this._nextRequest = this._unblockTime + this.storeOptions.minTime;
+	      this.instance._dropAllQueued();
+	    }
+	    return {
+	      reachedHWM,
+	      blocked,
+	      strategy: this.storeOptions.strategy
+	    };
+	  }
+
+	  async __free__(index, weight) {
+	    await this.yieldLoop();
+	    this._running -= weight;
+	    this._done += weight;
+	    this.instance._drainAll(this.computeCapacity());
+	    return {
+	      running: this._running
+	    };
+	  }
+
+	};
+
+	var LocalDatastore_1 = LocalDatastore;
+
+	var BottleneckError$3, States;
+
+	BottleneckError$3 = BottleneckError_1;
+
+	States = class States {
+	  constructor(status1) {
+	    this.status = status1;
+	    this._jobs = {};
+	    this.counts = this.status.map(function() {
+	      return 0;
+	    });
+	  }
+
+	  next(id) {
+	    var current, next;
+	    current = this._jobs[id];
+	    next = current + 1;
+	    if ((current != null) && next < this.status.length) {
+	      this.counts[current]--;
+	      this.counts[next]++;
+	      return this._jobs[id]++;
+	    } else if (current != null) {
+	      this.counts[current]--;
+	      return delete this._jobs[id];
+	    }
+	  }
+
+	  start(id) {
+	    var initial;
+	    initial = 0;
+	    this._jobs[id] = initial;
+	    return this.counts[initial]++;
+	  }
+
+	  remove(id) {
+	    var current;
+	    current = this._jobs[id];
+	    if (current != null) {
+	      this.counts[current]--;
+	      delete this._jobs[id];
+	    }
+	    return current != null;
+	  }
+
+	  jobStatus(id) {
+	    var ref;
+	    return (ref = this.status[this._jobs[id]]) != null ? ref : null;
+	  }
+
+	  statusJobs(status) {
+	    var k, pos, ref, results, v;
+	    if (status != null) {
+	      pos = this.status.indexOf(status);
+	      if (pos < 0) {
+	        throw new BottleneckError$3(`status must be one of ${this.status.join(', ')}`);
+	      }
+	      ref = this._jobs;
+	      results = [];
+	      for (k in ref) {
+	        v = ref[k];
+	        if (v === pos) {
+	          results.push(k);
+	        }
+	      }
+	      return results;
+	    } else {
+	      return Object.keys(this._jobs);
+	    }
+	  }
+
+	  statusCounts() {
+	    return this.counts.reduce(((acc, v, i) => {
+	      acc[this.status[i]] = v;
+	      return acc;
+	    }), {});
+	  }
+
+	};
+
+	var States_1 = States;
+
+	var DLList$2, Sync;
+
+	DLList$2 = DLList_1;
+
+	Sync = class Sync {
+	  constructor(name, Promise) {
+	    this.schedule = this.schedule.bind(this);
+	    this.name = name;
+	    this.Promise = Promise;
+	    this._running = 0;
+	    this._queue = new DLList$2();
+	  }
+
+	  isEmpty() {
+	    return this._queue.length === 0;
+	  }
+
+	  async _tryToRun() {
+	    var args, cb, error, reject, resolve, returned, task;
+	    if ((this._running < 1) && this._queue.length > 0) {
+	      this._running++;
+	      ({task, args, resolve, reject} = this._queue.shift());
+	      cb = (await (async function() {
+	        try {
+	          returned = (await task(...args));
+	          return function() {
+	            return resolve(returned);
+	          };
+	        } catch (error1) {
+	          error = error1;
+	          return function() {
+	            return reject(error);
+	          };
+	        }
+	      })());
+	      this._running--;
+	      this._tryToRun();
+	      return cb();
+	    }
+	  }
+
+	  schedule(task, ...args) {
+	    var promise, reject, resolve;
+	    resolve = reject = null;
+	    promise = new this.Promise(function(_resolve, _reject) {
+	      resolve = _resolve;
+	      return reject = _reject;
+	    });
+	    this._queue.push({task, args, resolve, reject});
+	    this._tryToRun();
+	    return promise;
+	  }
+
+	};
+
+	var Sync_1 = Sync;
+
+	var version = "2.19.5";
+	var version$1 = {
+		version: version
+	};
+
+	var version$2 = /*#__PURE__*/Object.freeze({
+		version: version,
+		default: version$1
+	});
+
+	var require$$2 = () => console.log('You must import the full version of Bottleneck in order to use this feature.');
+
+	var require$$3 = () => console.log('You must import the full version of Bottleneck in order to use this feature.');
+
+	var require$$4 = () => console.log('You must import the full version of Bottleneck in order to use this feature.');
+
+	var Events$2, Group, IORedisConnection$1, RedisConnection$1, Scripts$1, parser$3;
+
+	parser$3 = parser;
+
+	Events$2 = Events_1;
+
+	RedisConnection$1 = require$$2;
+
+	IORedisConnection$1 = require$$3;
+
+	Scripts$1 = require$$4;
+
+	Group = (function() {
+	  class Group {
+	    constructor(limiterOptions = {}) {
+	      this.deleteKey = this.deleteKey.bind(this);
+	      this.limiterOptions = limiterOptions;
+	      parser$3.load(this.limiterOptions, this.defaults, this);
+	      this.Events = new Events$2(this);
+	      this.instances = {};
+	      this.Bottleneck = Bottleneck_1;
+	      this._startAutoCleanup();
+	      this.sharedConnection = this.connection != null;
+	      if (this.connection == null) {
+	        if (this.limiterOptions.datastore === "redis") {
+	          this.connection = new RedisConnection$1(Object.assign({}, this.limiterOptions, {Events: this.Events}));
+	        } else if (this.limiterOptions.datastore === "ioredis") {
+	          this.connection = new IORedisConnection$1(Object.assign({}, this.limiterOptions, {Events: this.Events}));
+	        }
+	      }
+	    }
+
+	    key(key = "") {
+	      var ref;
+	      return (ref = this.instances[key]) != null ? ref : (() => {
+	        var limiter;
+	        limiter = this.instances[key] = new this.Bottleneck(Object.assign(this.limiterOptions, {
+	          id: `${this.id}-${key}`,
+	          timeout: this.timeout,
+	          connection: this.connection
+	        }));
+	        this.Events.trigger("created", limiter, key);
+	        return limiter;
+	      })();
+	    }
+
+	    async deleteKey(key = "") {
+	      var deleted, instance;
+	      instance = this.instances[key];
+	      if (this.connection) {
+	        deleted = (await this.connection.__runCommand__(['del', ...Scripts$1.allKeys(`${this.id}-${key}`)]));
+	      }
+	      if (instance != null) {
+	        delete this.instances[key];
+	        await instance.disconnect();
+	      }
+	      return (instance != null) || deleted > 0;
+	    }
+
+	    limiters() {
+	      var k, ref, results, v;
+	      ref = this.instances;
+	      results = [];
+	      for (k in ref) {
+	        v = ref[k];
+	        results.push({
+	          key: k,
+	          limiter: v
+	        });
+	      }
+	      return results;
+	    }
+
+	    keys() {
+	      return Object.keys(this.instances);
+	    }
+
+	    async clusterKeys() {
+	      var cursor, end, found, i, k, keys, len, next, start;
+	      if (this.connection == null) {
+	        return this.Promise.resolve(this.keys());
+	      }
+	      keys = [];
+	      cursor = null;
+	      start = `b_${this.id}-`.length;
+	      end = "_settings".length;
+	      while (cursor !== 0) {
+	        [next, found] = (await this.connection.__runCommand__(["scan", cursor != null ? cursor : 0, "match", `b_${this.id}-*_settings`, "count", 10000]));
+	        cursor = ~~next;
+	        for (i = 0, len = found.length; i < len; i++) {
+	          k = found[i];
+	          keys.push(k.slice(start, -end));
+	        }
+	      }
+	      return keys;
+	    }
+
+	    _startAutoCleanup() {
+	      var base;
+	      clearInterval(this.interval);
+	      return typeof (base = (this.interval = setInterval(async() => {
+	        var e, k, ref, results, time, v;
+	        time = Date.now();
+	        ref = this.instances;
+	        results = [];
+	        for (k in ref) {
+	          v = ref[k];
+	          try {
+	            if ((await v._store.__groupCheck__(time))) {
+	              results.push(this.deleteKey(k));
+	            } else {
+	              results.push(void 0);
+	            }
+	          } catch (error) {
+	            e = error;
+	            results.push(v.Events.trigger("error", e));
+	          }
+	        }
+	        return results;
+	      }, this.timeout / 2))).unref === "function" ? base.unref() : void 0;
+	    }
+
+	    updateSettings(options = {}) {
+	      parser$3.overwrite(options, this.defaults, this);
+	      parser$3.overwrite(options, options, this.limiterOptions);
+	      if (options.timeout != null) {
+	        return this._startAutoCleanup();
+	      }
+	    }
+
+	    disconnect(flush = true) {
+	      var ref;
+	      if (!this.sharedConnection) {
+	        return (ref = this.connection) != null ? ref.disconnect(flush) : void 0;
+	      }
+	    }
+
+	  }
+	  Group.prototype.defaults = {
+	    timeout: 1000 * 60 * 5,
+	    connection: null,
+	    Promise: Promise,
+	    id: "group-key"
+	  };
+
+	  return Group;
+
+	}).call(commonjsGlobal);
+
+	var Group_1 = Group;
+
+	var Batcher, Events$3, parser$4;
+
+	parser$4 = parser;
+
+	Events$3 = Events_1;
+
+	Batcher = (function() {
+	  class Batcher {
+	    constructor(options = {}) {
+	      this.options = options;
+	      parser$4.load(this.options, this.defaults, this);
+	      this.Events = new Events$3(this);
+	      this._arr = [];
+	      this._resetPromise();
+	      this._lastFlush = Date.now();
+	    }
+
+	    _resetPromise() {
+	      return this._promise = new this.Promise((res, rej) => {
+	        return this._resolve = res;
+	      });
+	    }
+
+	    _flush() {
+	      clearTimeout(this._timeout);
+	      this._lastFlush = Date.now();
+	      this._resolve();
+	      this.Events.trigger("batch", this._arr);
+	      this._arr = [];
+	      return this._resetPromise();
+	    }
+
+	    add(data) {
+	      var ret;
+	      this._arr.push(data);
+	      ret = this._promise;
+	      if (this._arr.length === this.maxSize) {
+	        this._flush();
+	      } else if ((this.maxTime != null) && this._arr.length === 1) {
+	        this._timeout = setTimeout(() => {
+	          return this._flush();
+	        }, this.maxTime);
+	      }
+	      return ret;
+	    }
+
+	  }
+	  Batcher.prototype.defaults = {
+	    maxTime: null,
+	    maxSize: null,
+	    Promise: Promise
+	  };
+
+	  return Batcher;
+
+	}).call(commonjsGlobal);
+
+	var Batcher_1 = Batcher;
+
+	var require$$4$1 = () => console.log('You must import the full version of Bottleneck in order to use this feature.');
+
+	var require$$8 = getCjsExportFromNamespace(version$2);
+
+	var Bottleneck, DEFAULT_PRIORITY$1, Events$4, Job$1, LocalDatastore$1, NUM_PRIORITIES$1, Queues$1, RedisDatastore$1, States$1, Sync$1, parser$5,
+	  splice = [].splice;
+
+	NUM_PRIORITIES$1 = 10;
+
+	DEFAULT_PRIORITY$1 = 5;
+
+	parser$5 = parser;
+
+	Queues$1 = Queues_1;
+
+	Job$1 = Job_1;
+
+	LocalDatastore$1 = LocalDatastore_1;
+
+	RedisDatastore$1 = require$$4$1;
+
+	Events$4 = Events_1;
+
+	States$1 = States_1;
+
+	Sync$1 = Sync_1;
+
+	Bottleneck = (function() {
+	  class Bottleneck {
+	    constructor(options = {}, ...invalid) {
+	      var storeInstanceOptions, storeOptions;
+	      this._addToQueue = this._addToQueue.bind(this);
+	      this._validateOptions(options, invalid);
+	      parser$5.load(options, this.instanceDefaults, this);
+	      this._queues = new Queues$1(NUM_PRIORITIES$1);
+	      this._scheduled = {};
+	      this._states = new States$1(["RECEIVED", "QUEUED", "RUNNING", "EXECUTING"].concat(this.trackDoneStatus ? ["DONE"] : []));
+	      this._limiter = null;
+	      this.Events = new Events$4(this);
+	      this._submitLock = new Sync$1("submit", this.Promise);
+	      this._registerLock = new Sync$1("register", this.Promise);
+	      storeOptions = parser$5.load(options, this.storeDefaults, {});
+	      this._store = (function() {
+	        if (this.datastore === "redis" || this.datastore === "ioredis" || (this.connection != null)) {
+	          storeInstanceOptions = parser$5.load(options, this.redisStoreDefaults, {});
+	          return new RedisDatastore$1(this, storeOptions, storeInstanceOptions);
+	        } else if (this.datastore === "local") {
+	          storeInstanceOptions = parser$5.load(options, this.localStoreDefaults, {});
+	          return new LocalDatastore$1(this, storeOptions, storeInstanceOptions);
+	        } else {
+	          throw new Bottleneck.prototype.BottleneckError(`Invalid datastore type: ${this.datastore}`);
+	        }
+	      }).call(this);
+	      this._queues.on("leftzero", () => {
+	        var ref;
+	        return (ref = this._store.heartbeat) != null ? typeof ref.ref === "function" ? ref.ref() : void 0 : void 0;
+	      });
+	      this._queues.on("zero", () => {
+	        var ref;
+	        return (ref = this._store.heartbeat) != null ? typeof ref.unref === "function" ? ref.unref() : void 0 : void 0;
+	      });
+	    }
+
+	    _validateOptions(options, invalid) {
+	      if (!((options != null) && typeof options === "object" && invalid.length === 0)) {
+	        throw new Bottleneck.prototype.BottleneckError("Bottleneck v2 takes a single object argument. Refer to https://github.com/SGrondin/bottleneck#upgrading-to-v2 if you're upgrading from Bottleneck v1.");
+	      }
+	    }
+
+	    ready() {
+	      return this._store.ready;
+	    }
+
+	    clients() {
+	      return this._store.clients;
+	    }
+
+	    channel() {
+	      return `b_${this.id}`;
+	    }
+
+	    channel_client() {
+	      return `b_${this.id}_${this._store.clientId}`;
+	    }
+
+	    publish(message) {
+	      return this._store.__publish__(message);
+	    }
+
+	    disconnect(flush = true) {
+	      return this._store.__disconnect__(flush);
+	    }
+
+	    chain(_limiter) {
+	      this._limiter = _limiter;
+	      return this;
+	    }
+
+	    queued(priority) {
+	      return this._queues.queued(priority);
+	    }
+
+	    clusterQueued() {
+	      return this._store.__queued__();
+	    }
+
+	    empty() {
+	      return this.queued() === 0 && this._submitLock.isEmpty();
+	    }
+
+	    running() {
+	      return this._store.__running__();
+	    }
+
+	    done() {
+	      return this._store.__done__();
+	    }
+
+	    jobStatus(id) {
+	      return this._states.jobStatus(id);
+	    }
+
+	    jobs(status) {
+	      return this._states.statusJobs(status);
+	    }
+
+	    counts() {
+	      return this._states.statusCounts();
+	    }
+
+	    _randomIndex() {
+	      return Math.random().toString(36).slice(2);
+	    }
+
+	    check(weight = 1) {
+	      return this._store.__check__(weight);
+	    }
+
+	    _clearGlobalState(index) {
+	      if (this._scheduled[index] != null) {
+	        clearTimeout(this._scheduled[index].expiration);
+	        delete this._scheduled[index];
+	        return true;
+	      } else {
+	        return false;
+	      }
+	    }
+
+	    async _free(index, job, options, eventInfo) {
+	      var e, running;
+	      try {
+	        ({running} = (await this._store.__free__(index, options.weight)));
+	        this.Events.trigger("debug", `Freed ${options.id}`, eventInfo);
+	        if (running === 0 && this.empty()) {
+	          return this.Events.trigger("idle");
+	        }
+	      } catch (error1) {
+	        e = error1;
+	        return this.Events.trigger("error", e);
+	      }
+	    }
+
+	    _run(index, job, wait) {
+	      var clearGlobalState, free, run;
+	      job.doRun();
+	      clearGlobalState = this._clearGlobalState.bind(this, index);
+	      run = this._run.bind(this, index, job);
+	      free = this._free.bind(this, index, job);
+	      return this._scheduled[index] = {
+	        timeout: setTimeout(() => {
+	          return job.doExecute(this._limiter, clearGlobalState, run, free);
+	        }, wait),
+	        expiration: job.options.expiration != null ? setTimeout(function() {
+	          return job.doExpire(clearGlobalState, run, free);
+	        }, wait + job.options.expiration) : void 0,
+	        job: job
+	      };
+	    }
+
+	    _drainOne(capacity) {
+	      return this._registerLock.schedule(() => {
+	        var args, index, next, options, queue;
+	        if (this.queued() === 0) {
+	          return this.Promise.resolve(null);
+	        }
+	        queue = this._queues.getFirst();
+	        ({options, args} = next = queue.first());
+	        if ((capacity != null) && options.weight > capacity) {
+	          return this.Promise.resolve(null);
+	        }
+	        this.Events.trigger("debug", `Draining ${options.id}`, {args, options});
+	        index = this._randomIndex();
+	        return this._store.__register__(index, options.weight, options.expiration).then(({success, wait, reservoir}) => {
+	          var empty;
+	          this.Events.trigger("debug", `Drained ${options.id}`, {success, args, options});
+	          if (success) {
+	            queue.shift();
+	            empty = this.empty();
+	            if (empty) {
+	              this.Events.trigger("empty");
+	            }
+	            if (reservoir === 0) {
+	              this.Events.trigger("depleted", empty);
+	            }
+	            this._run(index, next, wait);
+	            return this.Promise.resolve(options.weight);
+	          } else {
+	            return this.Promise.resolve(null);
+	          }
+	        });
+	      });
+	    }
+
+	    _drainAll(capacity, total = 0) {
+	      return this._drainOne(capacity).then((drained) => {
+	        var newCapacity;
+	        if (drained != null) {
+	          newCapacity = capacity != null ? capacity - drained : capacity;
+	          return this._drainAll(newCapacity, total + drained);
+	        } else {
+	          return this.Promise.resolve(total);
+	        }
+	      }).catch((e) => {
+	        return this.Events.trigger("error", e);
+	      });
+	    }
+
+	    _dropAllQueued(message) {
+	      return this._queues.shiftAll(function(job) {
+	        return job.doDrop({message});
+	      });
+	    }
+
+	    stop(options = {}) {
+	      var done, waitForExecuting;
+	      options = parser$5.load(options, this.stopDefaults);
+	      waitForExecuting = (at) => {
+	        var finished;
+	        finished = () => {
+	          var counts;
+	          counts = this._states.counts;
+	          return (counts[0] + counts[1] + counts[2] + counts[3]) === at;
+	        };
+	        return new this.Promise((resolve, reject) => {
+	          if (finished()) {
+	            return resolve();
+	          } else {
+	            return this.on("done", () => {
+	              if (finished()) {
+	                this.removeAllListeners("done");
+	                return resolve();
+	              }
+	            });
+	          }
+	        });
+	      };
+	      done = options.dropWaitingJobs ? (this._run = function(index, next) {
+	        return next.doDrop({
+	          message: options.dropErrorMessage
+	        });
+	      }, this._drainOne = () => {
+	        return this.Promise.resolve(null);
+	      }, this._registerLock.schedule(() => {
+	        return this._submitLock.schedule(() => {
+	          var k, ref, v;
+	          ref = this._scheduled;
+	          for (k in ref) {
+	            v = ref[k];
+	            if (this.jobStatus(v.job.options.id) === "RUNNING") {
+	              clearTimeout(v.timeout);
+	              clearTimeout(v.expiration);
+	              v.job.doDrop({
+	                message: options.dropErrorMessage
+	              });
+	            }
+	          }
+	          this._dropAllQueued(options.dropErrorMessage);
+	          return waitForExecuting(0);
+	        });
+	      })) : this.schedule({
+	        priority: NUM_PRIORITIES$1 - 1,
+	        weight: 0
+	      }, () => {
+	        return waitForExecuting(1);
+	      });
+	      this._receive = function(job) {
+	        return job._reject(new Bottleneck.prototype.BottleneckError(options.enqueueErrorMessage));
+	      };
+	      this.stop = () => {
+	        return this.Promise.reject(new Bottleneck.prototype.BottleneckError("stop() has already been called"));
+	      };
+	      return done;
+	    }
+
+	    async _addToQueue(job) {
+	      var args, blocked, error, options, reachedHWM, shifted, strategy;
+	      ({args, options} = job);
+	      try {
+	        ({reachedHWM, blocked, strategy} = (await this._store.__submit__(this.queued(), options.weight)));
+	      } catch (error1) {
+	        error = error1;
+	        this.Events.trigger("debug", `Could not queue ${options.id}`, {args, options, error});
+	        job.doDrop({error});
+	        return false;
+	      }
+	      if (blocked) {
+	        job.doDrop();
+	        return true;
+	      } else if (reachedHWM) {
+	        shifted = strategy === Bottleneck.prototype.strategy.LEAK ? this._queues.shiftLastFrom(options.priority) : strategy === Bottleneck.prototype.strategy.OVERFLOW_PRIORITY ? this._queues.shiftLastFrom(options.priority + 1) : strategy === Bottleneck.prototype.strategy.OVERFLOW ? job : void 0;
+	        if (shifted != null) {
+	          shifted.doDrop();
+	        }
+	        if ((shifted == null) || strategy === Bottleneck.prototype.strategy.OVERFLOW) {
+	          if (shifted == null) {
+	            job.doDrop();
+	          }
+	          return reachedHWM;
+	        }
+	      }
+	      job.doQueue(reachedHWM, blocked);
+	      this._queues.push(job);
+	      await this._drainAll();
+	      return reachedHWM;
+	    }
+
+	    _receive(job) {
+	      if (this._states.jobStatus(job.options.id) != null) {
+	        job._reject(new Bottleneck.prototype.BottleneckError(`A job with the same id already exists (id=${job.options.id})`));
+	        return false;
+	      } else {
+	        job.doReceive();
+	        return this._submitLock.schedule(this._addToQueue, job);
+	      }
+	    }
+
+	    submit(...args) {
+	      var cb, fn, job, options, ref, ref1, task;
+	      if (typeof args[0] === "function") {
+	        ref = args, [fn, ...args] = ref, [cb] = splice.call(args, -1);
+	        options = parser$5.load({}, this.jobDefaults);
+	      } else {
+	        ref1 = args, [options, fn, ...args] = ref1, [cb] = splice.call(args, -1);
+	        options = parser$5.load(options, this.jobDefaults);
+	      }
+	      task = (...args) => {
+	        return new this.Promise(function(resolve, reject) {
+	          return fn(...args, function(...args) {
+	            return (args[0] != null ? reject : resolve)(args);
+	          });
+	        });
+	      };
+	      job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+	      job.promise.then(function(args) {
+	        return typeof cb === "function" ? cb(...args) : void 0;
+	      }).catch(function(args) {
+	        if (Array.isArray(args)) {
+	          return typeof cb === "function" ? cb(...args) : void 0;
+	        } else {
+	          return typeof cb === "function" ? cb(args) : void 0;
+	        }
+	      });
+	      return this._receive(job);
+	    }
+
+	    schedule(...args) {
+	      var job, options, task;
+	      if (typeof args[0] === "function") {
+	        [task, ...args] = args;
+	        options = {};
+	      } else {
+	        [options, task, ...args] = args;
+	      }
+	      job = new Job$1(task, args, options, this.jobDefaults, this.rejectOnDrop, this.Events, this._states, this.Promise);
+	      this._receive(job);
+	      return job.promise;
+	    }
+
+	    wrap(fn) {
+	      var schedule, wrapped;
+	      schedule = this.schedule.bind(this);
+	      wrapped = function(...args) {
+	        return schedule(fn.bind(this), ...args);
+	      };
+	      wrapped.withOptions = function(options, ...args) {
+	        return schedule(options, fn, ...args);
+	      };
+	      return wrapped;
+	    }
+
+	    async updateSettings(options = {}) {
+	      await this._store.__updateSettings__(parser$5.overwrite(options, this.storeDefaults));
+	      parser$5.overwrite(options, this.instanceDefaults, this);
+	      return this;
+	    }
+
+	    currentReservoir() {
+	      return this._store.__currentReservoir__();
+	    }
+
+	    incrementReservoir(incr = 0) {
+	      return this._store.__incrementReservoir__(incr);
+	    }
+
+	  }
+	  Bottleneck.default = Bottleneck;
+
+	  Bottleneck.Events = Events$4;
+
+	  Bottleneck.version = Bottleneck.prototype.version = require$$8.version;
+
+	  Bottleneck.strategy = Bottleneck.prototype.strategy = {
+	    LEAK: 1,
+	    OVERFLOW: 2,
+	    OVERFLOW_PRIORITY: 4,
+	    BLOCK: 3
+	  };
+
+	  Bottleneck.BottleneckError = Bottleneck.prototype.BottleneckError = BottleneckError_1;
+
+	  Bottleneck.Group = Bottleneck.prototype.Group = Group_1;
+
+	  Bottleneck.RedisConnection = Bottleneck.prototype.RedisConnection = require$$2;
+
+	  Bottleneck.IORedisConnection = Bottleneck.prototype.IORedisConnection = require$$3;
+
+	  Bottleneck.Batcher = Bottleneck.prototype.Batcher = Batcher_1;
+
+	  Bottleneck.prototype.jobDefaults = {
+	    priority: DEFAULT_PRIORITY$1,
+	    weight: 1,
+	    expiration: null,
+	    id: "<no-id>"
+	  };
+
+	  Bottleneck.prototype.storeDefaults = {
+	    maxConcurrent: null,
+	    minTime: 0,
+	    highWater: null,
+	    strategy: Bottleneck.prototype.strategy.LEAK,
+	    penalty: null,
+	    reservoir: null,
+	    reservoirRefreshInterval: null,
+	    reservoirRefreshAmount: null,
+	    reservoirIncreaseInterval: null,
+	    reservoirIncreaseAmount: null,
+	    reservoirIncreaseMaximum: null
+	  };
+
+	  Bottleneck.prototype.localStoreDefaults = {
+	    Promise: Promise,
+	    timeout: null,
+	    heartbeatInterval: 250
+	  };
+
+	  Bottleneck.prototype.redisStoreDefaults = {
+	    Promise: Promise,
+	    timeout: null,
+	    heartbeatInterval: 5000,
+	    clientTimeout: 10000,
+	    Redis: null,
+	    clientOptions: {},
+	    clusterNodes: null,
+	    clearDatastore: false,
+	    connection: null
+	  };
+
+	  Bottleneck.prototype.instanceDefaults = {
+	    datastore: "local",
+	    connection: null,
+	    id: "<no-id>",
+	    rejectOnDrop: true,
+	    trackDoneStatus: false,
+	    Promise: Promise
+	  };
+
+	  Bottleneck.prototype.stopDefaults = {
+	    enqueueErrorMessage: "This limiter has been stopped and cannot accept new jobs.",
+	    dropWaitingJobs: true,
+	    dropErrorMessage: "This limiter has been stopped."
+	  };
+
+	  return Bottleneck;
+
+	}).call(commonjsGlobal);
+
+	var Bottleneck_1 = Bottleneck;
+
+	var lib = Bottleneck_1;
+
+	return lib;
+
+})));
+
+
+/***/ }),
+
 /***/ 5242:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -308,7 +1838,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5242);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
 /* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(3078);
+/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2255);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -453,7 +1983,7 @@ class CliLog {
 
 /***/ }),
 
-/***/ 3078:
+/***/ 2255:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4075,6 +5605,15 @@ function isCancelled(cluster) {
 }
 /** The version of this document's format; a reader refuses a ChangeSet of a newer format. */
 const CHANGESET_FORMAT = 1;
+/** True for a cluster that leaves the fleet (listed at the base runtime, not at the head). */
+function isLeaving(cluster) {
+    return cluster.membership === 'leaves';
+}
+/** The base name of a renamed cluster, or undefined. */
+function renamedFrom(cluster) {
+    const membership = cluster.membership;
+    return typeof membership === 'object' ? membership.renamedFrom : undefined;
+}
 /** True when the action changes the cluster (or would): not unchanged, skipped or failed. */
 function isChangingAction(action) {
     return action !== 'unchanged' && action !== 'skipped' && action !== 'failed';
@@ -10097,6 +11636,204 @@ async function establishIdentity(cluster, context, options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/fleet/membership.ts
+// Fleet membership: the clusters that leave the fleet, and the ones only renamed. The base
+// runtime (`FleetRun.baseRuntime`: the runtime file at the pull request's base commit, the
+// push's `before` commit, or the CLI's --base-runtime) is compared with the head's.
+//
+// - A cluster of the base that the run's selectors select (group and cluster, as at the
+//   base: a leaving cluster is judged by the group it was in) and whose name the head
+//   runtime no longer lists, in any group, leaves the fleet. A cluster that moved to another
+//   group keeps its name: it is not a leave (the head diffs it with its new group's values).
+// - A leaving cluster that reaches the same cluster as a cluster the head adds (a name the
+//   base did not list) is a rename, not a leave: nothing is deleted. "The same cluster" is
+//   told by the identity record (`../kube/cluster-identity.ts`: the added cluster's record
+//   names the leaving one), else, when the added cluster has no record, by the kube-system
+//   UID read through both contexts, or by both names using one kube context (nothing is
+//   deleted when in doubt). An added cluster whose record names a third cluster is never a
+//   rename: re-pinning it would undo the guard; its identity check refuses it as before.
+// - A leaving cluster whose context reaches a cluster that a cluster staying in the head
+//   reaches too is not deleted from: the run would delete what it applies (`conflict`).
+//
+// Only reads: identity records and kube-system UIDs. What a leave deletes is found later
+// (plan.ts, rollout.ts: leaving-clusters.ts); a rename's record is re-pinned by the apply.
+
+
+
+function selects(wanted, actual) {
+    return wanted === undefined || wanted === '' || wanted === '*' || wanted.toLowerCase() === actual.toLowerCase();
+}
+/** Runtime cluster names are compared as selections compare them: case-insensitively. */
+const nameKey = (name) => name.toLowerCase();
+/** The names alone: which base clusters the head no longer lists, which it adds, which moved group. */
+function compareMembership(base, head, selector) {
+    const headByName = new Map(head.clusters.map((cluster) => [nameKey(cluster.name), cluster]));
+    const baseNames = new Set(base.clusters.map((cluster) => nameKey(cluster.name)));
+    const leaving = [];
+    const moved = [];
+    for (const cluster of base.clusters) {
+        const now = headByName.get(nameKey(cluster.name));
+        if (now) {
+            if (now.group !== cluster.group)
+                moved.push({ name: now.name, from: cluster.group, to: now.group });
+            continue;
+        }
+        if (selects(selector.cluster, cluster.name) && selects(selector.group, cluster.group))
+            leaving.push(cluster);
+    }
+    const added = head.clusters.filter((cluster) => !baseNames.has(nameKey(cluster.name)));
+    return { leaving, added, moved };
+}
+/**
+ * Decides leaves and renames from the names and what the clusters' contexts reached (pure:
+ * the probes are read by `resolveMembership`).
+ */
+function decideMembership(comparison, head, probes, from) {
+    const probeOf = (cluster) => probes.get(cluster.kubeContext) ?? {};
+    const renames = [];
+    const leaving = [];
+    const taken = new Set();
+    for (const cluster of comparison.leaving) {
+        const probe = probeOf(cluster);
+        const match = (to) => {
+            const reached = probeOf(to);
+            // A rename re-pins the added cluster's record: never one that names a third cluster
+            // (a context re-pointed at another cluster of the fleet stays refused by its identity check).
+            if (reached.record)
+                return nameKey(reached.record.runtimeCluster) === nameKey(cluster.name) ? 'record' : undefined;
+            if (reached.uid && probe.uid && reached.uid === probe.uid)
+                return 'uid';
+            if (cluster.kubeContext !== '' && cluster.kubeContext === to.kubeContext)
+                return 'context';
+            return undefined;
+        };
+        const renamed = comparison.added.find((to) => !taken.has(nameKey(to.name)) && match(to) !== undefined);
+        if (renamed) {
+            taken.add(nameKey(renamed.name));
+            renames.push({ from: cluster, to: renamed, by: match(renamed) });
+            continue;
+        }
+        const staying = probe.uid ? head.clusters.find((other) => probeOf(other).uid === probe.uid) : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
+        leaving.push({
+            cluster,
+            contextGone: probe.contextGone === true,
+            ...(staying ? { conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there` } : {}),
+        });
+    }
+    return { from, leaving, renames, moved: comparison.moved };
+}
+function hasContext(kubeconfig, context) {
+    return context === '' ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== '' : kubeconfig.contexts.has(context);
+}
+/** Reads a cluster's identity record and kube-system UID through a context (never writes). */
+async function probe(run, cluster) {
+    if (!hasContext(run.kubeconfig, cluster.kubeContext))
+        return { contextGone: true };
+    let kube;
+    try {
+        kube = openCluster(run.kubeconfig, cluster.kubeContext || undefined, { secrets: run.secrets, name: cluster.name });
+    }
+    catch (error) {
+        return { unreadable: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+        const recordName = run.options.identity?.recordName;
+        const record = await readIdentityRecord(kube, recordName).catch(() => null);
+        const uid = await readClusterUid(kube);
+        return { uid, record };
+    }
+    catch (error) {
+        return { unreadable: error instanceof Error ? error.message : String(error) };
+    }
+    finally {
+        kube.close();
+    }
+}
+/** Each run's membership, found once and shared by its plan and its rollout. */
+const resolved = new WeakMap();
+/**
+ * The run's membership changes, or undefined without a base runtime. Probes only when a
+ * cluster leaves by name: the leaving clusters, the head's added clusters (rename
+ * candidates), and the head's other clusters (to refuse deleting from a cluster that stays).
+ */
+function resolveMembership(run) {
+    let found = resolved.get(run);
+    if (!found) {
+        found = findMembership(run);
+        resolved.set(run, found);
+    }
+    return found;
+}
+async function findMembership(run) {
+    const base = run.baseRuntime;
+    if (!base)
+        return undefined;
+    const head = run.evaluation.runtime;
+    const comparison = compareMembership(base.runtime, head, run.selector);
+    if (comparison.leaving.length === 0)
+        return { from: base.from, leaving: [], renames: [], moved: comparison.moved };
+    const contexts = new Map();
+    for (const cluster of [...comparison.leaving, ...head.clusters])
+        if (!contexts.has(cluster.kubeContext))
+            contexts.set(cluster.kubeContext, cluster);
+    const probes = new Map();
+    await Promise.all([...contexts].map(async ([context, cluster]) => probes.set(context, await probe(run, cluster))));
+    const membership = decideMembership(comparison, head, probes, base.from);
+    for (const rename of membership.renames) {
+        run.log.line(`cluster ${rename.to.name} was ${rename.from.name} in ${base.from} (the same cluster, by its ${rename.by === 'record' ? 'identity record' : rename.by === 'uid' ? 'kube-system uid' : 'kube context'}): a rename, nothing is deleted`);
+    }
+    for (const leave of membership.leaving) {
+        const reason = leave.contextGone ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig` : leave.conflict ? `; ${leave.conflict}` : '';
+        run.log.line(`cluster ${leave.cluster.name} (${leave.cluster.group}) leaves the fleet: listed in ${base.from}, not in the runtime${reason}`);
+    }
+    return membership;
+}
+/**
+ * The head's selected clusters; none (rather than NoClusterMatchesError) when the selectors
+ * match only clusters that leave the fleet (`--runtime-cluster prod-3` with the base runtime
+ * that listed it: the run removes the bundle from prod-3 alone).
+ */
+function selectHeadClusters(run) {
+    try {
+        return selectClusters(run.evaluation.runtime, run.selector);
+    }
+    catch (error) {
+        if (error instanceof NoClusterMatchesError && run.baseRuntime && compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0)
+            return [];
+        throw error;
+    }
+}
+/** The run with the renamed clusters re-pinned (their identity records name their base names). */
+function withRenamesRepinned(run, renames) {
+    if (renames.length === 0)
+        return run;
+    const identity = run.options.identity ?? { mode: 'check', repin: [] };
+    if (identity.mode === 'off')
+        return run;
+    return { ...run, options: { ...run.options, identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] } } };
+}
+/** The head entries marked with their renames, the leaving entries appended; and where the base came from. */
+function withMembership(entries, renames) {
+    const renamed = new Map(renames.map((rename) => [nameKey(rename.to.name), rename.from.name]));
+    return entries.map((entry) => {
+        const from = renamed.get(nameKey(entry.name));
+        return from === undefined ? entry : { ...entry, membership: { renamedFrom: from } };
+    });
+}
+/** The ChangeSet's `membership`: where the base runtime was read, or why there was none. */
+function membershipSource(run) {
+    if (run.baseRuntime)
+        return { from: run.baseRuntime.from };
+    if (run.baseRuntimeWarning)
+        return { warning: run.baseRuntimeWarning };
+    return undefined;
+}
+/** The command that removes the bundle from a cluster by hand (Timoni's, and ours). */
+function removalCommands(bundle, cluster) {
+    const context = cluster.kubeContext ? ` --kube-context ${cluster.kubeContext}` : '';
+    return [`timoni bundle delete --name ${bundle || '<bundle>'}${context}`, `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`];
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/session.ts
 // One cluster's part of a run: its connection (the client opened from its kube context, its
 // Kubernetes version, a reader for runtime value queries), and what it should run (the
@@ -10323,6 +12060,603 @@ function moduleInfo(instance) {
     return { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
 }
 
+;// CONCATENATED MODULE: ./src/fleet/leaving-clusters.ts
+
+
+
+
+
+
+const leaves = (entry) => ({ ...entry, membership: 'leaves' });
+function leaving_clusters_objects(count) {
+    return count === 1 ? '1 object' : `${count} objects`;
+}
+/** The bundle's name for a leaving cluster: the head's, else the bundle evaluated with the base runtime (no cluster read). */
+async function leavingBundleName(run, cluster, headName) {
+    if (headName || !run.baseRuntime)
+        return headName;
+    const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} leaves the fleet: its runtime values are not read`));
+    try {
+        return (await evaluateForCluster(run.engine, { ...run.evaluation, runtime: run.baseRuntime.runtime, readObject }, cluster)).bundle.name;
+    }
+    catch {
+        return '';
+    }
+}
+function storedEntry(stored, changes) {
+    const { module } = stored.instance;
+    return { name: stored.instance.name, namespace: stored.instance.namespace, module: { url: module.repository, version: module.version, digest: module.digest }, changes, removed: true };
+}
+/** Why the bundle is not removed from a leaving cluster by this run, when it is not. */
+function keptReason(run, leave) {
+    if (leave.contextGone) {
+        const context = leave.cluster.kubeContext ? `kube context "${leave.cluster.kubeContext}"` : 'current kube context';
+        return `its ${context} is not in the kubeconfig: the bundle stays installed there`;
+    }
+    if (leave.conflict)
+        return leave.conflict;
+    if (!run.options.prune)
+        return 'prune is off: the bundle stays installed there';
+    if (!run.options.pruneRemovedClusters)
+        return 'prune-removed-clusters is off: the bundle stays installed there';
+    return undefined;
+}
+function keptEntry(leave, bundle, reason, instances = []) {
+    const entry = leaves(clusterEntry(leave.cluster, 'unchanged', instances, null, Date.now()));
+    return { ...entry, bundleKept: { reason, commands: leave.conflict ? [] : removalCommands(bundle, leave.cluster) } };
+}
+/** The cluster's stored instances of the bundle, newest first (the order they are deleted in). */
+async function storedInstances(kube, bundle, line) {
+    try {
+        const scan = await findRemovedInstances(kube, bundle, []);
+        if (scan.unchecked.length > 0)
+            line(`cannot list Secrets in namespace(s) ${scan.unchecked.join(', ')}: instances of the bundle there are not found`);
+        return scan.removed;
+    }
+    catch (error) {
+        throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    }
+}
+/** What removing the bundle from a leaving cluster would delete; nothing written. */
+async function planLeavingCluster(run, leave, headBundle, line) {
+    const { cluster } = leave;
+    const bundle = await leavingBundleName(run, cluster, headBundle);
+    if (leave.contextGone || leave.conflict) {
+        const reason = keptReason(run, leave);
+        line(`${logPrefix(bundle, cluster.name)} > leaves the fleet; ${reason}`);
+        return keptEntry(leave, bundle, reason);
+    }
+    const startedAt = Date.now();
+    const connected = await connectCluster(run, cluster, line, startedAt, 'diff');
+    if ('failed' in connected)
+        return leaves(connected.failed);
+    const { session } = connected;
+    const prefix = logPrefix(bundle, cluster.name);
+    try {
+        const instances = [];
+        for (const stored of await storedInstances(session.kube, bundle, (text) => line(`${prefix} > ${text}`))) {
+            let changes;
+            try {
+                changes = await diffRemovedInstance(session.kube, stored, new Set());
+            }
+            catch (error) {
+                const object = error.object;
+                throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
+            }
+            line(`${prefix} > i:${stored.instance.name} > leaves with the cluster: ${leaving_clusters_objects(deletedCount(changes))} would be deleted`);
+            instances.push(storedEntry(stored, changes));
+        }
+        if (instances.length === 0)
+            line(`${prefix} > leaves the fleet: no instance of the bundle found on it`);
+        const kept = keptReason(run, leave);
+        if (kept) {
+            line(`${prefix} > leaves the fleet; ${kept}`);
+            const shown = instances.map((instance) => ({ ...instance, changes: instance.changes.map((change) => ({ ...change, action: 'skipped', diff: '' })) }));
+            return { ...keptEntry(leave, bundle, kept, shown), startedAt: new Date(startedAt).toISOString(), durationMs: Date.now() - startedAt };
+        }
+        const changed = instances.some((instance) => deletedCount(instance.changes) > 0);
+        return leaves(clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt));
+    }
+    catch (error) {
+        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return leaves(clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
+    }
+    finally {
+        session.kube.close();
+    }
+}
+/**
+ * Removes the bundle from a leaving cluster: its instances newest first, each one's objects
+ * in reverse apply order with their deletion awaited (`wait`), then its instance Secret.
+ * The first failure stops the cluster (what was deleted before it is listed).
+ */
+async function removeFromLeavingCluster(run, leave, headBundle, line) {
+    const { cluster } = leave;
+    const bundle = await leavingBundleName(run, cluster, headBundle);
+    const kept = keptReason(run, leave);
+    if (kept) {
+        line(`${logPrefix(bundle, cluster.name)} > leaves the fleet; ${kept}`);
+        return keptEntry(leave, bundle, kept);
+    }
+    const startedAt = Date.now();
+    const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    const instances = [];
+    try {
+        // A leave that was not reviewed is refused before the cluster is reached (the action's `reviewed` input).
+        run.beforeLeave?.(cluster, bundle);
+    }
+    catch (error) {
+        const refused = new ClusterStepError('review', error);
+        line(`✗ ${refused.message}`);
+        run.onClusterError?.(cluster.name, refused);
+        return leaves(clusterEntry(cluster, 'failed', [], clusterError(refused, 'review'), startedAt));
+    }
+    const connected = await connectCluster(run, cluster, line, startedAt, 'diff');
+    if ('failed' in connected)
+        return leaves(connected.failed);
+    const { session } = connected;
+    const prefix = logPrefix(bundle, cluster.name);
+    try {
+        const stored = await storedInstances(session.kube, bundle, (text) => line(`${prefix} > ${text}`));
+        if (stored.length === 0)
+            line(`${prefix} > leaves the fleet: no instance of the bundle found on it`);
+        for (const record of stored) {
+            const name = record.instance.name;
+            const log = (text) => line(`${prefix} > i:${name} > ${text}`);
+            if (run.cancel?.aborted)
+                throw new ClusterStepError('cancelled', new Error(`cluster ${cluster.name}: the run was cancelled before instance ${name} was deleted`), name);
+            log('leaves with the cluster: deleting it');
+            try {
+                const deleted = await deleteRemovedInstance(session.kube, record, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log, ...(run.cancel ? { signal: run.cancel } : {}) }, deadline);
+                log(`leaves with the cluster: ${leaving_clusters_objects(deletedCount(deleted.changes))} deleted`);
+                instances.push(storedEntry(record, deleted.changes));
+            }
+            catch (error) {
+                if (error instanceof InstanceStepError) {
+                    instances.push(storedEntry(record, error.changes));
+                    throw new ClusterStepError(error.step, error, name, error.object);
+                }
+                throw new ClusterStepError('prune', error, name);
+            }
+        }
+        return leaves(clusterEntry(cluster, 'applied', instances, null, startedAt));
+    }
+    catch (error) {
+        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
+        run.onClusterError?.(cluster.name, error);
+        return leaves(clusterEntry(cluster, 'failed', instances, clusterError(error, 'prune'), startedAt));
+    }
+    finally {
+        session.kube.close();
+    }
+}
+/**
+ * After the rollout of the head's clusters: the leaving clusters, one after the other, each
+ * in its own log group; all `skipped` when a head cluster failed (nothing is removed from a
+ * fleet whose rollout did not succeed), and the ones after a failure too.
+ */
+async function rollOutLeaves(run, membership, headBundle, headFailed) {
+    const entries = [];
+    let failed = headFailed;
+    for (const leave of membership.leaving) {
+        if (failed || run.cancel?.aborted || (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)) {
+            entries.push(leaves(skippedEntry(leave.cluster)));
+            continue;
+        }
+        run.log.startGroup(`cluster ${leave.cluster.name} (${leave.cluster.group}): leaves the fleet`);
+        const entry = await removeFromLeavingCluster(run, leave, headBundle, (text) => run.log.line(text));
+        run.log.endGroup();
+        entries.push(entry);
+        failed = entry.status === 'failed';
+    }
+    const skipped = entries.filter((entry) => entry.status === 'skipped').map((entry) => entry.name);
+    if (skipped.length > 0)
+        run.log.line(`the bundle was not removed from the cluster(s) leaving the fleet: ${skipped.join(', ')} (${headFailed ? 'the rollout of the remaining clusters did not succeed' : 'an earlier cluster failed'})`);
+    return entries;
+}
+/** The plan's entries of the leaving clusters, after the head's (a few at once is not needed: usually one). */
+async function planLeaves(run, membership, headBundle) {
+    const entries = [];
+    for (const leave of membership.leaving) {
+        const lines = [];
+        const entry = await planLeavingCluster(run, leave, headBundle, (text) => lines.push(text));
+        run.log.startGroup(`cluster ${leave.cluster.name} (${leave.cluster.group}): leaves the fleet, ${entry.status}`);
+        for (const text of lines)
+            run.log.line(text);
+        run.log.endGroup();
+        entries.push(entry);
+    }
+    return entries;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/run.ts
+const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
+const defaultFleetOptions = {
+    force: false,
+    overwriteOwnership: false,
+    wait: true,
+    timeoutMs: 5 * 60_000,
+    prune: true,
+    pruneRemovedInstances: true,
+    pruneRemovedClusters: true,
+    concurrency: 4,
+    strategy: 'sequential',
+    maxParallel: 4,
+};
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+// ---- Time limits and cancellation
+// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
+// request already sent stays sent); the run stops waiting for it, reports the cluster as
+// failed, and goes on to publish what it has. The action's process ends after publishing,
+// which also ends any work still in flight. A cancellation is one more way the run stops:
+// the same checks before each cluster (`runStopped`), and the same bounded wait for a
+// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+/**
+ * How long a cluster's work is waited for once the run is cancelled: its object in flight,
+ * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
+ * so that the report is published before the second signal stops the process.
+ */
+const CANCEL_GRACE_MS = 3_000;
+/** Whether the run may start one more cluster: undefined when it may, else why not. */
+function runStopped(run) {
+    if (run.cancel?.aborted)
+        return 'cancelled';
+    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
+        return 'deadline';
+    return undefined;
+}
+/**
+ * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
+ * `cancel` aborts (whichever comes first).
+ */
+function withinDeadline(work, deadlineAt, onStop, cancel) {
+    if (!Number.isFinite(deadlineAt) && !cancel)
+        return work;
+    let timer;
+    let onAbort;
+    const stopped = new Promise((resolve) => {
+        const stopAt = (at, why) => {
+            clearTimeout(timer);
+            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
+        };
+        if (Number.isFinite(deadlineAt))
+            stopAt(deadlineAt, 'deadline');
+        if (!cancel)
+            return;
+        onAbort = () => {
+            const at = Date.now() + CANCEL_GRACE_MS;
+            if (at < deadlineAt)
+                stopAt(at, 'cancelled');
+        };
+        if (cancel.aborted)
+            onAbort();
+        else
+            cancel.addEventListener('abort', onAbort, { once: true });
+    });
+    return Promise.race([work, stopped]).finally(() => {
+        clearTimeout(timer);
+        if (onAbort)
+            cancel?.removeEventListener('abort', onAbort);
+    });
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
+// The state of the fleet: for every selected cluster and every instance of the bundle, one
+// of Banzai Pipeline's states, with what it rests on (the module the cluster stores and the
+// one the bundle asks for, the last apply, the readiness of the stored objects):
+//
+// - `unknown`: the cluster cannot be reached (or its identity is refused, or the bundle
+//   cannot be evaluated or built for it, or reading the instance failed): the reason says which;
+// - `not installed`: the cluster stores no instance (Timoni's instance Secret) of that name
+//   for this bundle;
+// - `stale`: the stored module version or digest is not the bundle's, or a dry-run diff of
+//   the instance (the plan's own, `diffInstance`) finds objects that an apply would change
+//   (drifted); an instance the cluster stores that the bundle no longer lists is stale too;
+// - `failed`: in sync, but an object of the stored inventory is not Current (kstatus);
+// - `deployed`: in sync and every object Current;
+// - `orphaned`: an instance of the bundle on a cluster that is in no runtime cluster (it left
+//   the fleet): found through the kubeconfig's contexts that no runtime cluster uses, when
+//   the whole runtime is selected (orphaned-clusters.ts); the cluster is named by its
+//   context (or by its base runtime name, when the run has a base runtime).
+//
+// Clusters are read at once (bounded by `concurrency`), instances in bundle order; rows keep
+// runtime order. Nothing is written.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown', 'orphaned'];
+/** Version of the `status -o json` document and of the action's `status` output. */
+const FLEET_STATE_FORMAT = 1;
+/** A few object references, then how many more. */
+function listed(items, shown = 3) {
+    const head = items.slice(0, shown).join(', ');
+    return items.length > shown ? `${head} and ${items.length - shown} more` : head;
+}
+function moduleText(module) {
+    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
+    return `${module.version}${digest}`;
+}
+/** True when the stored module is another than the bundle's: another version, or another known digest. */
+function moduleDiffers(stored, desired) {
+    const known = (digest) => digest !== '' && digest !== 'unknown';
+    if (known(stored.digest) && known(desired.digest) && stored.digest !== desired.digest)
+        return true;
+    return stored.version !== desired.version;
+}
+function storedModuleOf(stored) {
+    return fleet_state_storedModule(stored);
+}
+function readinessOf(status) {
+    const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
+    return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
+}
+/** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
+function driftOf(changes) {
+    return changes
+        .filter((c) => isChangingAction(c.action) || c.action === 'failed')
+        .map((c) => `${formatRef({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name })} ${c.action}${c.error ? ` (${c.error})` : ''}`);
+}
+const message = (error) => (error instanceof Error ? error.message : String(error));
+function row(base, fields) {
+    return { ...base, module: null, desired: null, lastApplied: null, readiness: null, reason: '', ...fields };
+}
+function fleet_state_storedModule(stored) {
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
+}
+/** One instance of the bundle on a reachable cluster. */
+async function instanceRow(run, session, bundle, instance, base) {
+    const desired = moduleInfo(instance);
+    const fields = { instance: instance.name, namespace: instance.namespace, desired };
+    let stored;
+    try {
+        stored = await inventory_store_readInstance(session.kube, instance.name, instance.namespace);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
+    }
+    if (!stored)
+        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
+    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
+    if (owner !== bundle) {
+        const whose = owner ? `bundle ${owner}` : 'no bundle';
+        return row(base, { ...fields, state: 'not installed', module: fleet_state_storedModule(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
+    }
+    const module = fleet_state_storedModule(stored);
+    let status;
+    try {
+        status = await instanceStatus(session.kube, stored);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
+    }
+    const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
+    if (moduleDiffers(module, desired)) {
+        return row(base, { ...known, state: 'stale', reason: `module ${moduleText(module)} applied, the bundle asks for ${moduleText(desired)}` });
+    }
+    let changes;
+    try {
+        // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
+        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
+    }
+    catch (error) {
+        return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
+    }
+    const drift = driftOf(changes);
+    if (drift.length > 0)
+        return row(base, { ...known, state: 'stale', reason: `drifted: ${listed(drift)}` });
+    if (status.pending)
+        return row(base, { ...known, state: 'stale', reason: 'an upgrade was started and did not finish' });
+    if (known.readiness.notReady.length > 0)
+        return row(base, { ...known, state: 'failed', reason: `not ready: ${listed(known.readiness.notReady)}` });
+    return row(base, { ...known, state: 'deployed' });
+}
+/** The instance names of a cluster that could not be reached, when the bundle evaluates without it. */
+async function unreachableRows(run, cluster, base, reason, bundleName) {
+    try {
+        const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} cannot be reached`));
+        const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
+        bundleName.value ||= evaluated.bundle.name;
+        if (evaluated.bundle.instances.length > 0) {
+            return evaluated.bundle.instances.map((i) => row(base, { instance: i.name, namespace: i.namespace, state: 'unknown', reason }));
+        }
+    }
+    catch {
+        // The bundle needs the cluster (a runtime value query) to name its instances: one row says so.
+    }
+    return [row(base, { instance: '', namespace: '', state: 'unknown', reason })];
+}
+async function clusterRows(run, cluster, builds, bundleName) {
+    const base = { cluster: cluster.name, group: cluster.group };
+    // Connected as a plan connects (the cluster identity check included), nothing written.
+    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
+    if ('failed' in connected) {
+        const error = connected.failed.error;
+        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' ? `cannot reach cluster ${cluster.name}: ${error.message}` : `${error.step}: ${error.message}`;
+        return unreachableRows(run, cluster, base, reason, bundleName);
+    }
+    const { session } = connected;
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        const rows = [];
+        for (const instance of build.instances)
+            rows.push(await instanceRow(run, session, bundle, instance, base));
+        rows.push(...(await removedRows(run, session, bundle, build.instances, base)));
+        return rows;
+    }
+    catch (error) {
+        run.onClusterError?.(cluster.name, error);
+        const step = error instanceof ClusterStepError ? `${error.step}: ` : '';
+        const instance = error instanceof ClusterStepError ? (error.instance ?? '') : '';
+        return [row(base, { instance, namespace: '', state: 'unknown', reason: `${step}${message(error)}` })];
+    }
+    finally {
+        session.kube.close();
+    }
+}
+/** The instances the cluster stores under the bundle's label that the bundle no longer lists: stale, oldest first. */
+async function removedRows(run, session, bundle, listed, base) {
+    const rows = [];
+    try {
+        const scan = await findRemovedInstances(session.kube, bundle, listed);
+        for (const stored of [...scan.removed].reverse()) {
+            const status = await instanceStatus(session.kube, stored);
+            rows.push(row(base, {
+                instance: stored.instance.name,
+                namespace: stored.instance.namespace,
+                state: 'stale',
+                module: fleet_state_storedModule(stored),
+                lastApplied: status.lastApplied || null,
+                readiness: readinessOf(status),
+                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
+            }));
+        }
+    }
+    catch (error) {
+        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
+    }
+    return rows;
+}
+function countStates(rows) {
+    const counts = Object.fromEntries(INSTANCE_STATES.map((state) => [state, 0]));
+    for (const r of rows)
+        counts[r.state] += 1;
+    return counts;
+}
+/** The state of every selected cluster x instance of the bundle. */
+async function fleetState(run) {
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+    const builds = new InstanceBuilds(run.engine);
+    const bundleName = { value: '' };
+    run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+    const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
+        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
+    ]));
+    const instances = [...perCluster.flat(), ...(await orphanedRows(run, bundleName.value))];
+    return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/orphaned-clusters.ts
+
+
+
+
+
+
+const everything = (wanted) => wanted === undefined || wanted === '' || wanted === '*';
+/** The kubeconfig's contexts that no runtime cluster uses and whose cluster holds the bundle. */
+async function findOrphanedClusters(run, bundle) {
+    if (!bundle || !everything(run.selector.cluster) || !everything(run.selector.group))
+        return [];
+    const runtime = run.evaluation.runtime;
+    const used = new Set(runtime.clusters.map((cluster) => cluster.kubeContext || run.kubeconfig.currentContext || ''));
+    const names = new Set(runtime.clusters.map((cluster) => cluster.name.toLowerCase()));
+    const unused = [...run.kubeconfig.contexts.keys()].filter((context) => !used.has(context));
+    const found = [];
+    for (const context of unused) {
+        const base = run.baseRuntime?.runtime.clusters.find((cluster) => cluster.kubeContext === context);
+        const kube = openCluster(run.kubeconfig, context, { secrets: run.secrets, name: base?.name ?? context });
+        try {
+            const record = await readIdentityRecord(kube, run.options.identity?.recordName);
+            // Not this fleet's cluster (no record of it, nor listed at the base), or one of the runtime reached by another context.
+            if ((!record && !base) || (record && names.has(record.runtimeCluster.toLowerCase())))
+                continue;
+            const cluster = { name: record?.runtimeCluster ?? base?.name ?? context, group: base?.group ?? '', kubeContext: context };
+            const instances = await listInstances(kube, '', bundle);
+            if (instances.length === 0)
+                continue;
+            const statuses = new Map();
+            for (const instance of instances)
+                statuses.set(instance, await instanceStatus(kube, instance).catch(() => undefined));
+            const commands = removalCommands(bundle, cluster);
+            found.push({ cluster, instances, statuses, commands, reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet): the bundle stays installed there until it is removed` });
+        }
+        catch (error) {
+            run.log.line(`kube context "${context}" (in no runtime cluster) not checked for instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+        finally {
+            kube.close();
+        }
+    }
+    return found;
+}
+/** The `orphaned` rows of a status. */
+async function orphanedRows(run, bundle) {
+    const rows = [];
+    for (const orphan of await findOrphanedClusters(run, bundle)) {
+        for (const instance of orphan.instances) {
+            const status = orphan.statuses.get(instance);
+            rows.push({
+                cluster: orphan.cluster.name,
+                group: orphan.cluster.group,
+                instance: instance.instance.name,
+                namespace: instance.instance.namespace,
+                state: 'orphaned',
+                module: storedModuleOf(instance),
+                desired: null,
+                lastApplied: status?.lastApplied || instance.instance.lastTransitionTime || null,
+                readiness: status ? readinessOf(status) : null,
+                reason: `${orphan.reason}; remove it with: ${orphan.commands[0] ?? ''}`,
+            });
+        }
+    }
+    return rows;
+}
+/**
+ * A drift run's entries for the orphans: leaving clusters whose bundle stays installed,
+ * each instance listed (nothing would be deleted by an apply of the runtime: it does not
+ * list them), with the commands that remove the bundle by hand.
+ */
+async function orphanedEntries(run, bundle, known) {
+    const orphans = await findOrphanedClusters(run, bundle);
+    return orphans
+        .filter((orphan) => !known.has(orphan.cluster.name))
+        .map((orphan) => ({
+        name: orphan.cluster.name,
+        group: orphan.cluster.group,
+        kubeContext: orphan.cluster.kubeContext,
+        status: 'unchanged',
+        error: null,
+        membership: 'leaves',
+        bundleKept: { reason: orphan.reason, commands: orphan.commands },
+        instances: orphan.instances.map((stored) => ({
+            name: stored.instance.name,
+            namespace: stored.instance.namespace,
+            module: storedModuleOf(stored),
+            removed: true,
+            changes: [],
+        })),
+    }));
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/reviewed.ts
 // Apply what was reviewed: the desired state of one cluster as digests, and what differs
 // between the state a pull request's diff recorded and the one about to be applied.
@@ -10435,7 +12769,7 @@ function reviewed_list(keys) {
     const shown = keys.slice(0, LISTED).join(', ');
     return keys.length > LISTED ? `${shown} and ${keys.length - LISTED} more` : shown;
 }
-function moduleText(module) {
+function reviewed_moduleText(module) {
     if (!module)
         return 'none';
     const digest = module.digest.replace(/^sha256:/, '').slice(0, 12);
@@ -10446,11 +12780,11 @@ function describeDifference(difference) {
     const parts = [];
     for (const module of difference.modules) {
         if (!module.reviewed)
-            parts.push(`instance ${module.instance} is new (module ${moduleText(module.current)})`);
+            parts.push(`instance ${module.instance} is new (module ${reviewed_moduleText(module.current)})`);
         else if (!module.current)
             parts.push(`instance ${module.instance} was removed`);
         else
-            parts.push(`module of instance ${module.instance}: reviewed ${moduleText(module.reviewed)}, now ${moduleText(module.current)}`);
+            parts.push(`module of instance ${module.instance}: reviewed ${reviewed_moduleText(module.reviewed)}, now ${reviewed_moduleText(module.current)}`);
     }
     if (difference.changed.length > 0)
         parts.push(`objects changed: ${reviewed_list(difference.changed)}`);
@@ -10473,90 +12807,6 @@ function withDesired(entry, desired) {
     return desired ? { ...entry, desired } : entry;
 }
 
-;// CONCATENATED MODULE: ./src/fleet/run.ts
-const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
-const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    pruneRemovedInstances: true,
-    concurrency: 4,
-    strategy: 'sequential',
-    maxParallel: 4,
-};
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
-    }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
-    }
-}
-// ---- Time limits and cancellation
-// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
-// request already sent stays sent); the run stops waiting for it, reports the cluster as
-// failed, and goes on to publish what it has. The action's process ends after publishing,
-// which also ends any work still in flight. A cancellation is one more way the run stops:
-// the same checks before each cluster (`runStopped`), and the same bounded wait for a
-// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
-/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
-const CLUSTER_GRACE_MS = 2_000;
-/**
- * How long a cluster's work is waited for once the run is cancelled: its object in flight,
- * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
- * so that the report is published before the second signal stops the process.
- */
-const CANCEL_GRACE_MS = 3_000;
-/** Whether the run may start one more cluster: undefined when it may, else why not. */
-function runStopped(run) {
-    if (run.cancel?.aborted)
-        return 'cancelled';
-    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
-        return 'deadline';
-    return undefined;
-}
-/**
- * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
- * `cancel` aborts (whichever comes first).
- */
-function withinDeadline(work, deadlineAt, onStop, cancel) {
-    if (!Number.isFinite(deadlineAt) && !cancel)
-        return work;
-    let timer;
-    let onAbort;
-    const stopped = new Promise((resolve) => {
-        const stopAt = (at, why) => {
-            clearTimeout(timer);
-            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
-        };
-        if (Number.isFinite(deadlineAt))
-            stopAt(deadlineAt, 'deadline');
-        if (!cancel)
-            return;
-        onAbort = () => {
-            const at = Date.now() + CANCEL_GRACE_MS;
-            if (at < deadlineAt)
-                stopAt(at, 'cancelled');
-        };
-        if (cancel.aborted)
-            onAbort();
-        else
-            cancel.addEventListener('abort', onAbort, { once: true });
-    });
-    return Promise.race([work, stopped]).finally(() => {
-        clearTimeout(timer);
-        if (onAbort)
-            cancel?.removeEventListener('abort', onAbort);
-    });
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. In a cluster, each instance is diffed as soon as it is
@@ -10570,6 +12820,9 @@ function withinDeadline(work, deadlineAt, onStop, cancel) {
 // refuses (an immutable field, an invalid value) is a `failed` change: the other objects
 // and instances are still diffed and shown, and the cluster is failed. Instances that the
 // bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
+
+
+
 
 
 
@@ -10710,8 +12963,12 @@ function failedObjects(cluster, instances) {
     const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
     return { step: 'diff', message, instance: first.instance, object: ref };
 }
-async function planFleet(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+async function planFleet(given) {
+    const clusters = selectHeadClusters(given);
+    // Fleet membership (membership.ts): a renamed cluster is diffed as re-pinned (its record
+    // names its base name), and the clusters that leave are diffed after the head's.
+    const membership = await resolveMembership(given);
+    const run = withRenamesRepinned(given, membership?.renames ?? []);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
     run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
@@ -10722,7 +12979,24 @@ async function planFleet(run) {
         log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
         return entry;
     });
-    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'diff', clusters: results };
+    const leaving = membership ? await planLeaves(run, membership, bundleName.value) : [];
+    if (run.lookForOrphans) {
+        const known = new Set([...results, ...leaving].map((entry) => entry.name));
+        for (const orphan of await orphanedEntries(run, bundleName.value, known)) {
+            run.log.line(`cluster ${orphan.name}: ${orphan.bundleKept?.reason ?? 'holds the bundle'}`);
+            leaving.push(orphan);
+        }
+    }
+    const source = membershipSource(given);
+    if (given.baseRuntimeWarning)
+        run.log.line(`fleet membership not compared: ${given.baseRuntimeWarning}`);
+    return {
+        format: CHANGESET_FORMAT,
+        bundle: bundleName.value,
+        mode: 'diff',
+        clusters: [...withMembership(results, membership?.renames ?? []), ...leaving],
+        ...(source ? { membership: source } : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/waves.ts
@@ -10801,17 +13075,7 @@ async function rollOutWaves(clusters, options, rollOut) {
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts
-// The rollout: apply the bundle cluster by cluster in runtime order (staging before
-// production), stop at the first failure, and list the clusters not reached. Nothing is
-// rolled back; a failed cluster says which step failed and what was already applied. A
-// cluster with an instance that does not build is applied nothing (instance-failures.ts).
-// `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
-// not each instance. With prune, instances the bundle no longer lists are deleted last.
-// With `strategy: waves` the clusters of one group are applied at once (waves.ts).
-// A cancelled run (`run.cancel`) stops as at its deadline: no cluster, instance or object
-// is started after it; the cluster in flight writes the records of what it applied
-// (../kube/instance-apply.ts) and is reported `failed` at step `cancelled`, with the step it
-// was in (`interrupted`); the clusters after it are not reached.
+
 
 
 
@@ -10951,16 +13215,52 @@ function withReadiness(changes, readiness) {
         return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
     });
 }
-async function rollOutFleet(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+/**
+ * The renames this rollout re-pins: each one its `beforeRename` accepts (the action: one the
+ * reviewed record holds); a refused one is logged, and its cluster's record left as it is.
+ */
+function acceptedRenames(run, membership) {
+    return (membership?.renames ?? []).filter((rename) => {
+        try {
+            run.beforeRename?.(rename.to, rename.from);
+            return true;
+        }
+        catch (error) {
+            run.log.line(`✗ cluster ${rename.to.name}: the rename from ${rename.from.name} is not re-pinned: ${error instanceof Error ? error.message : String(error)}`);
+            return false;
+        }
+    });
+}
+async function rollOutFleet(given) {
+    const clusters = selectHeadClusters(given);
+    // Fleet membership (membership.ts): renamed clusters re-pinned, leaving ones cleaned up last.
+    const membership = await resolveMembership(given);
+    const renames = acceptedRenames(given, membership);
+    const run = withRenamesRepinned(given, renames);
+    const entries = await rollOutHead(run, clusters);
+    const headFailed = entries.some((entry) => entry.status === 'failed' || entry.status === 'skipped');
+    const leaving = membership ? await rollOutLeaves(run, membership, entries.bundle, headFailed) : [];
+    const source = membershipSource(given);
+    if (given.baseRuntimeWarning)
+        run.log.line(`fleet membership not compared: ${given.baseRuntimeWarning}`);
+    return {
+        format: CHANGESET_FORMAT,
+        bundle: entries.bundle,
+        mode: 'apply',
+        clusters: [...withMembership(entries, renames), ...leaving],
+        ...(source ? { membership: source } : {}),
+    };
+}
+async function rollOutHead(run, clusters) {
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
+    const withBundle = (entries) => Object.assign(entries, { bundle: bundleName.value });
     // A bundle error is told once, before the first cluster's log group opens (session.ts).
     await bundleErrorOnce(run);
     if (run.options.strategy === 'waves') {
         const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
         logCancellation(run, entries);
-        return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+        return withBundle(entries);
     }
     const entries = [];
     let failed = false;
@@ -10985,7 +13285,7 @@ async function rollOutFleet(run) {
     if (skipped.length > 0)
         run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
     logCancellation(run, entries);
-    return { format: CHANGESET_FORMAT, bundle: bundleName.value, mode: 'apply', clusters: entries };
+    return withBundle(entries);
 }
 /**
  * The closing line of a cancelled rollout: the clusters applied, the one(s) interrupted and
@@ -11081,207 +13381,6 @@ function fleetStatus(run) {
 }
 function fleetDelete(run) {
     return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`) }), true);
-}
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
-// The state of the fleet: for every selected cluster and every instance of the bundle, one
-// of Banzai Pipeline's states, with what it rests on (the module the cluster stores and the
-// one the bundle asks for, the last apply, the readiness of the stored objects):
-//
-// - `unknown`: the cluster cannot be reached (or its identity is refused, or the bundle
-//   cannot be evaluated or built for it, or reading the instance failed): the reason says which;
-// - `not installed`: the cluster stores no instance (Timoni's instance Secret) of that name
-//   for this bundle;
-// - `stale`: the stored module version or digest is not the bundle's, or a dry-run diff of
-//   the instance (the plan's own, `diffInstance`) finds objects that an apply would change
-//   (drifted); an instance the cluster stores that the bundle no longer lists is stale too;
-// - `failed`: in sync, but an object of the stored inventory is not Current (kstatus);
-// - `deployed`: in sync and every object Current.
-//
-// Clusters are read at once (bounded by `concurrency`), instances in bundle order; rows keep
-// runtime order. Nothing is written.
-
-
-
-
-
-
-
-
-
-
-
-
-
-const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown'];
-/** Version of the `status -o json` document and of the action's `status` output. */
-const FLEET_STATE_FORMAT = 1;
-/** A few object references, then how many more. */
-function listed(items, shown = 3) {
-    const head = items.slice(0, shown).join(', ');
-    return items.length > shown ? `${head} and ${items.length - shown} more` : head;
-}
-function fleet_state_moduleText(module) {
-    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
-    return `${module.version}${digest}`;
-}
-/** True when the stored module is another than the bundle's: another version, or another known digest. */
-function moduleDiffers(stored, desired) {
-    const known = (digest) => digest !== '' && digest !== 'unknown';
-    if (known(stored.digest) && known(desired.digest) && stored.digest !== desired.digest)
-        return true;
-    return stored.version !== desired.version;
-}
-function readinessOf(status) {
-    const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
-    return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
-}
-/** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
-function driftOf(changes) {
-    return changes
-        .filter((c) => isChangingAction(c.action) || c.action === 'failed')
-        .map((c) => `${formatRef({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name })} ${c.action}${c.error ? ` (${c.error})` : ''}`);
-}
-const message = (error) => (error instanceof Error ? error.message : String(error));
-function row(base, fields) {
-    return { ...base, module: null, desired: null, lastApplied: null, readiness: null, reason: '', ...fields };
-}
-function fleet_state_storedModule(stored) {
-    const { module } = stored.instance;
-    return { url: module.repository, version: module.version, digest: module.digest };
-}
-/** One instance of the bundle on a reachable cluster. */
-async function instanceRow(run, session, bundle, instance, base) {
-    const desired = moduleInfo(instance);
-    const fields = { instance: instance.name, namespace: instance.namespace, desired };
-    let stored;
-    try {
-        stored = await inventory_store_readInstance(session.kube, instance.name, instance.namespace);
-    }
-    catch (error) {
-        return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
-    }
-    if (!stored)
-        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
-    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
-    if (owner !== bundle) {
-        const whose = owner ? `bundle ${owner}` : 'no bundle';
-        return row(base, { ...fields, state: 'not installed', module: fleet_state_storedModule(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
-    }
-    const module = fleet_state_storedModule(stored);
-    let status;
-    try {
-        status = await instanceStatus(session.kube, stored);
-    }
-    catch (error) {
-        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
-    }
-    const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
-    if (moduleDiffers(module, desired)) {
-        return row(base, { ...known, state: 'stale', reason: `module ${fleet_state_moduleText(module)} applied, the bundle asks for ${fleet_state_moduleText(desired)}` });
-    }
-    let changes;
-    try {
-        // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
-        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
-    }
-    catch (error) {
-        return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
-    }
-    const drift = driftOf(changes);
-    if (drift.length > 0)
-        return row(base, { ...known, state: 'stale', reason: `drifted: ${listed(drift)}` });
-    if (status.pending)
-        return row(base, { ...known, state: 'stale', reason: 'an upgrade was started and did not finish' });
-    if (known.readiness.notReady.length > 0)
-        return row(base, { ...known, state: 'failed', reason: `not ready: ${listed(known.readiness.notReady)}` });
-    return row(base, { ...known, state: 'deployed' });
-}
-/** The instance names of a cluster that could not be reached, when the bundle evaluates without it. */
-async function unreachableRows(run, cluster, base, reason, bundleName) {
-    try {
-        const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} cannot be reached`));
-        const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
-        bundleName.value ||= evaluated.bundle.name;
-        if (evaluated.bundle.instances.length > 0) {
-            return evaluated.bundle.instances.map((i) => row(base, { instance: i.name, namespace: i.namespace, state: 'unknown', reason }));
-        }
-    }
-    catch {
-        // The bundle needs the cluster (a runtime value query) to name its instances: one row says so.
-    }
-    return [row(base, { instance: '', namespace: '', state: 'unknown', reason })];
-}
-async function clusterRows(run, cluster, builds, bundleName) {
-    const base = { cluster: cluster.name, group: cluster.group };
-    // Connected as a plan connects (the cluster identity check included), nothing written.
-    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
-    if ('failed' in connected) {
-        const error = connected.failed.error;
-        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' ? `cannot reach cluster ${cluster.name}: ${error.message}` : `${error.step}: ${error.message}`;
-        return unreachableRows(run, cluster, base, reason, bundleName);
-    }
-    const { session } = connected;
-    try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-        const bundle = build.evaluated.bundle.name;
-        bundleName.value ||= bundle;
-        const rows = [];
-        for (const instance of build.instances)
-            rows.push(await instanceRow(run, session, bundle, instance, base));
-        rows.push(...(await removedRows(run, session, bundle, build.instances, base)));
-        return rows;
-    }
-    catch (error) {
-        run.onClusterError?.(cluster.name, error);
-        const step = error instanceof ClusterStepError ? `${error.step}: ` : '';
-        const instance = error instanceof ClusterStepError ? (error.instance ?? '') : '';
-        return [row(base, { instance, namespace: '', state: 'unknown', reason: `${step}${message(error)}` })];
-    }
-    finally {
-        session.kube.close();
-    }
-}
-/** The instances the cluster stores under the bundle's label that the bundle no longer lists: stale, oldest first. */
-async function removedRows(run, session, bundle, listed, base) {
-    const rows = [];
-    try {
-        const scan = await findRemovedInstances(session.kube, bundle, listed);
-        for (const stored of [...scan.removed].reverse()) {
-            const status = await instanceStatus(session.kube, stored);
-            rows.push(row(base, {
-                instance: stored.instance.name,
-                namespace: stored.instance.namespace,
-                state: 'stale',
-                module: fleet_state_storedModule(stored),
-                lastApplied: status.lastApplied || null,
-                readiness: readinessOf(status),
-                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
-            }));
-        }
-    }
-    catch (error) {
-        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
-    }
-    return rows;
-}
-function countStates(rows) {
-    const counts = Object.fromEntries(INSTANCE_STATES.map((state) => [state, 0]));
-    for (const r of rows)
-        counts[r.state] += 1;
-    return counts;
-}
-/** The state of every selected cluster x instance of the bundle. */
-async function fleetState(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
-    const builds = new InstanceBuilds(run.engine);
-    const bundleName = { value: '' };
-    run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
-    const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
-        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
-    ]));
-    const instances = perCluster.flat();
-    return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/errors.ts
@@ -13272,18 +15371,3216 @@ function fleetStateTable(state) {
     const widths = HEADINGS.map((_, column) => Math.max(...rows.map((r) => (r[column] ?? '').length)));
     return rows.map((r) => r.map((cell, column) => (column === r.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('   ').trimEnd()).join('\n') + '\n';
 }
-/** `2 deployed, 1 stale, 1 not installed, 0 failed, 1 unknown`. */
+/** `2 deployed, 1 stale, 1 not installed, 0 failed, 1 unknown` (and `, 1 orphaned` when there are). */
 function stateCounts(state) {
-    return INSTANCE_STATES.map((name) => `${state.counts[name]} ${name}`).join(', ');
+    return INSTANCE_STATES.filter((name) => name !== 'orphaned' || (state.counts[name] ?? 0) > 0)
+        .map((name) => `${state.counts[name] ?? 0} ${name}`)
+        .join(', ');
 }
 
 // EXTERNAL MODULE: ./src/cli/io.ts
 var cli_io = __nccwpck_require__(1604);
+;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
+function getUserAgent() {
+  if (typeof navigator === "object" && "userAgent" in navigator) {
+    return navigator.userAgent;
+  }
+
+  if (typeof process === "object" && process.version !== undefined) {
+    return `Node.js/${process.version.substr(1)} (${process.platform}; ${
+      process.arch
+    })`;
+  }
+
+  return "<environment undetectable>";
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
+// @ts-check
+
+function register(state, name, method, options) {
+  if (typeof method !== "function") {
+    throw new Error("method for before hook must be a function");
+  }
+
+  if (!options) {
+    options = {};
+  }
+
+  if (Array.isArray(name)) {
+    return name.reverse().reduce((callback, name) => {
+      return register.bind(null, state, name, callback, options);
+    }, method)();
+  }
+
+  return Promise.resolve().then(() => {
+    if (!state.registry[name]) {
+      return method(options);
+    }
+
+    return state.registry[name].reduce((method, registered) => {
+      return registered.hook.bind(null, method, options);
+    }, method)();
+  });
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
+// @ts-check
+
+function addHook(state, kind, name, hook) {
+  const orig = hook;
+  if (!state.registry[name]) {
+    state.registry[name] = [];
+  }
+
+  if (kind === "before") {
+    hook = (method, options) => {
+      return Promise.resolve()
+        .then(orig.bind(null, options))
+        .then(method.bind(null, options));
+    };
+  }
+
+  if (kind === "after") {
+    hook = (method, options) => {
+      let result;
+      return Promise.resolve()
+        .then(method.bind(null, options))
+        .then((result_) => {
+          result = result_;
+          return orig(result, options);
+        })
+        .then(() => {
+          return result;
+        });
+    };
+  }
+
+  if (kind === "error") {
+    hook = (method, options) => {
+      return Promise.resolve()
+        .then(method.bind(null, options))
+        .catch((error) => {
+          return orig(error, options);
+        });
+    };
+  }
+
+  state.registry[name].push({
+    hook: hook,
+    orig: orig,
+  });
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
+// @ts-check
+
+function removeHook(state, name, method) {
+  if (!state.registry[name]) {
+    return;
+  }
+
+  const index = state.registry[name]
+    .map((registered) => {
+      return registered.orig;
+    })
+    .indexOf(method);
+
+  if (index === -1) {
+    return;
+  }
+
+  state.registry[name].splice(index, 1);
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
+// @ts-check
+
+
+
+
+
+// bind with array of arguments: https://stackoverflow.com/a/21792913
+const bind = Function.bind;
+const bindable = bind.bind(bind);
+
+function bindApi(hook, state, name) {
+  const removeHookRef = bindable(removeHook, null).apply(
+    null,
+    name ? [state, name] : [state]
+  );
+  hook.api = { remove: removeHookRef };
+  hook.remove = removeHookRef;
+  ["before", "error", "after", "wrap"].forEach((kind) => {
+    const args = name ? [state, kind, name] : [state, kind];
+    hook[kind] = hook.api[kind] = bindable(addHook, null).apply(null, args);
+  });
+}
+
+function Singular() {
+  const singularHookName = Symbol("Singular");
+  const singularHookState = {
+    registry: {},
+  };
+  const singularHook = register.bind(null, singularHookState, singularHookName);
+  bindApi(singularHook, singularHookState, singularHookName);
+  return singularHook;
+}
+
+function Collection() {
+  const state = {
+    registry: {},
+  };
+
+  const hook = register.bind(null, state);
+  bindApi(hook, state);
+
+  return hook;
+}
+
+/* harmony default export */ const before_after_hook = ({ Singular, Collection });
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
+// pkg/dist-src/defaults.js
+
+
+// pkg/dist-src/version.js
+var VERSION = "0.0.0-development";
+
+// pkg/dist-src/defaults.js
+var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
+var DEFAULTS = {
+  method: "GET",
+  baseUrl: "https://api.github.com",
+  headers: {
+    accept: "application/vnd.github.v3+json",
+    "user-agent": userAgent
+  },
+  mediaType: {
+    format: ""
+  }
+};
+
+// pkg/dist-src/util/lowercase-keys.js
+function lowercaseKeys(object) {
+  if (!object) {
+    return {};
+  }
+  return Object.keys(object).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object[key];
+    return newObj;
+  }, {});
+}
+
+// pkg/dist-src/util/is-plain-object.js
+function isPlainObject(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+
+// pkg/dist-src/util/merge-deep.js
+function mergeDeep(defaults, options) {
+  const result = Object.assign({}, defaults);
+  Object.keys(options).forEach((key) => {
+    if (isPlainObject(options[key])) {
+      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
+      else result[key] = mergeDeep(defaults[key], options[key]);
+    } else {
+      Object.assign(result, { [key]: options[key] });
+    }
+  });
+  return result;
+}
+
+// pkg/dist-src/util/remove-undefined-properties.js
+function removeUndefinedProperties(obj) {
+  for (const key in obj) {
+    if (obj[key] === void 0) {
+      delete obj[key];
+    }
+  }
+  return obj;
+}
+
+// pkg/dist-src/merge.js
+function merge(defaults, route, options) {
+  if (typeof route === "string") {
+    let [method, url] = route.split(" ");
+    options = Object.assign(url ? { method, url } : { url: method }, options);
+  } else {
+    options = Object.assign({}, route);
+  }
+  options.headers = lowercaseKeys(options.headers);
+  removeUndefinedProperties(options);
+  removeUndefinedProperties(options.headers);
+  const mergedOptions = mergeDeep(defaults || {}, options);
+  if (options.url === "/graphql") {
+    if (defaults && defaults.mediaType.previews?.length) {
+      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
+        (preview) => !mergedOptions.mediaType.previews.includes(preview)
+      ).concat(mergedOptions.mediaType.previews);
+    }
+    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
+  }
+  return mergedOptions;
+}
+
+// pkg/dist-src/util/add-query-parameters.js
+function addQueryParameters(url, parameters) {
+  const separator = /\?/.test(url) ? "&" : "?";
+  const names = Object.keys(parameters);
+  if (names.length === 0) {
+    return url;
+  }
+  return url + separator + names.map((name) => {
+    if (name === "q") {
+      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
+    }
+    return `${name}=${encodeURIComponent(parameters[name])}`;
+  }).join("&");
+}
+
+// pkg/dist-src/util/extract-url-variable-names.js
+var urlVariableRegex = /\{[^{}}]+\}/g;
+function removeNonChars(variableName) {
+  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
+}
+function extractUrlVariableNames(url) {
+  const matches = url.match(urlVariableRegex);
+  if (!matches) {
+    return [];
+  }
+  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
+}
+
+// pkg/dist-src/util/omit.js
+function omit(object, keysToOmit) {
+  const result = { __proto__: null };
+  for (const key of Object.keys(object)) {
+    if (keysToOmit.indexOf(key) === -1) {
+      result[key] = object[key];
+    }
+  }
+  return result;
+}
+
+// pkg/dist-src/util/url-template.js
+function encodeReserved(str) {
+  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+    if (!/%[0-9A-Fa-f]/.test(part)) {
+      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
+    }
+    return part;
+  }).join("");
+}
+function encodeUnreserved(str) {
+  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
+    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+  });
+}
+function encodeValue(operator, value, key) {
+  value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
+  if (key) {
+    return encodeUnreserved(key) + "=" + value;
+  } else {
+    return value;
+  }
+}
+function isDefined(value) {
+  return value !== void 0 && value !== null;
+}
+function isKeyOperator(operator) {
+  return operator === ";" || operator === "&" || operator === "?";
+}
+function getValues(context, operator, key, modifier) {
+  var value = context[key], result = [];
+  if (isDefined(value) && value !== "") {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
+      value = value.toString();
+      if (modifier && modifier !== "*") {
+        value = value.substring(0, parseInt(modifier, 10));
+      }
+      result.push(
+        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
+      );
+    } else {
+      if (modifier === "*") {
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            result.push(
+              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+            );
+          });
+        } else {
+          Object.keys(value).forEach(function(k) {
+            if (isDefined(value[k])) {
+              result.push(encodeValue(operator, value[k], k));
+            }
+          });
+        }
+      } else {
+        const tmp = [];
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            tmp.push(encodeValue(operator, value2));
+          });
+        } else {
+          Object.keys(value).forEach(function(k) {
+            if (isDefined(value[k])) {
+              tmp.push(encodeUnreserved(k));
+              tmp.push(encodeValue(operator, value[k].toString()));
+            }
+          });
+        }
+        if (isKeyOperator(operator)) {
+          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+        } else if (tmp.length !== 0) {
+          result.push(tmp.join(","));
+        }
+      }
+    }
+  } else {
+    if (operator === ";") {
+      if (isDefined(value)) {
+        result.push(encodeUnreserved(key));
+      }
+    } else if (value === "" && (operator === "&" || operator === "?")) {
+      result.push(encodeUnreserved(key) + "=");
+    } else if (value === "") {
+      result.push("");
+    }
+  }
+  return result;
+}
+function parseUrl(template) {
+  return {
+    expand: expand.bind(null, template)
+  };
+}
+function expand(template, context) {
+  var operators = ["+", "#", ".", "/", ";", "?", "&"];
+  template = template.replace(
+    /\{([^\{\}]+)\}|([^\{\}]+)/g,
+    function(_, expression, literal) {
+      if (expression) {
+        let operator = "";
+        const values = [];
+        if (operators.indexOf(expression.charAt(0)) !== -1) {
+          operator = expression.charAt(0);
+          expression = expression.substr(1);
+        }
+        expression.split(/,/g).forEach(function(variable) {
+          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+        });
+        if (operator && operator !== "+") {
+          var separator = ",";
+          if (operator === "?") {
+            separator = "&";
+          } else if (operator !== "#") {
+            separator = operator;
+          }
+          return (values.length !== 0 ? operator : "") + values.join(separator);
+        } else {
+          return values.join(",");
+        }
+      } else {
+        return encodeReserved(literal);
+      }
+    }
+  );
+  if (template === "/") {
+    return template;
+  } else {
+    return template.replace(/\/$/, "");
+  }
+}
+
+// pkg/dist-src/parse.js
+function parse(options) {
+  let method = options.method.toUpperCase();
+  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
+  let headers = Object.assign({}, options.headers);
+  let body;
+  let parameters = omit(options, [
+    "method",
+    "baseUrl",
+    "url",
+    "headers",
+    "request",
+    "mediaType"
+  ]);
+  const urlVariableNames = extractUrlVariableNames(url);
+  url = parseUrl(url).expand(parameters);
+  if (!/^http/.test(url)) {
+    url = options.baseUrl + url;
+  }
+  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
+  const remainingParameters = omit(parameters, omittedParameters);
+  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
+  if (!isBinaryRequest) {
+    if (options.mediaType.format) {
+      headers.accept = headers.accept.split(/,/).map(
+        (format) => format.replace(
+          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
+          `application/vnd$1$2.${options.mediaType.format}`
+        )
+      ).join(",");
+    }
+    if (url.endsWith("/graphql")) {
+      if (options.mediaType.previews?.length) {
+        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
+        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
+          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
+          return `application/vnd.github.${preview}-preview${format}`;
+        }).join(",");
+      }
+    }
+  }
+  if (["GET", "HEAD"].includes(method)) {
+    url = addQueryParameters(url, remainingParameters);
+  } else {
+    if ("data" in remainingParameters) {
+      body = remainingParameters.data;
+    } else {
+      if (Object.keys(remainingParameters).length) {
+        body = remainingParameters;
+      }
+    }
+  }
+  if (!headers["content-type"] && typeof body !== "undefined") {
+    headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
+    body = "";
+  }
+  return Object.assign(
+    { method, url, headers },
+    typeof body !== "undefined" ? { body } : null,
+    options.request ? { request: options.request } : null
+  );
+}
+
+// pkg/dist-src/endpoint-with-defaults.js
+function endpointWithDefaults(defaults, route, options) {
+  return parse(merge(defaults, route, options));
+}
+
+// pkg/dist-src/with-defaults.js
+function withDefaults(oldDefaults, newDefaults) {
+  const DEFAULTS2 = merge(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
+  return Object.assign(endpoint2, {
+    DEFAULTS: DEFAULTS2,
+    defaults: withDefaults.bind(null, DEFAULTS2),
+    merge: merge.bind(null, DEFAULTS2),
+    parse
+  });
+}
+
+// pkg/dist-src/index.js
+var endpoint = withDefaults(null, DEFAULTS);
+
+
+;// CONCATENATED MODULE: ./node_modules/content-type/dist/index.js
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+const LOWER_CASE = 1;
+const OWS = 2;
+const SEMI_FLAG = 4;
+const COMMA_FLAG = 8;
+const TOKEN_FLAG = 16;
+const NON_ASCII = 0xff00;
+const CASE_FLAGS = LOWER_CASE | NON_ASCII;
+/**
+ * Character flags used to normalize HTTP field values while scanning.
+ * Out-of-range reads intentionally coerce to zero in bitwise expressions.
+ */
+const CHAR_MAP = new Uint8Array(0x100);
+CHAR_MAP[HTAB] |= OWS;
+CHAR_MAP[SP] |= OWS;
+CHAR_MAP[SEMI] |= SEMI_FLAG;
+CHAR_MAP[COMMA] |= COMMA_FLAG;
+for (let code = 0x80 /* non-ASCII */; code <= 0xff; code++) {
+    CHAR_MAP[code] |= LOWER_CASE;
+}
+for (const char of "!#$%&'*+-.^_`|~") {
+    CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
+}
+for (let code = 0x30 /* 0 */; code <= 0x39 /* 9 */; code++) {
+    CHAR_MAP[code] |= TOKEN_FLAG;
+}
+for (let code = 0x41 /* A */; code <= 0x5a /* Z */; code++) {
+    CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
+}
+for (let code = 0x61 /* a */; code <= 0x7a /* z */; code++) {
+    CHAR_MAP[code] |= TOKEN_FLAG;
+}
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Validate a type string against RFC 9110.
+ */
+function isTypeValid(type, start = 0, end = type.length) {
+    let hasSlash = false;
+    for (let index = start; index < end; index++) {
+        const code = type.charCodeAt(index);
+        if (code === 47 /* / */) {
+            if (hasSlash || index === start || index >= end - 1)
+                return false;
+            hasSlash = true;
+        }
+        else if (!isTokenCode(code)) {
+            return false;
+        }
+    }
+    return hasSlash;
+}
+/**
+ * Validate a token against RFC 9110.
+ */
+function isTokenValid(token, start = 0, end = token.length) {
+    if (start >= end)
+        return false;
+    for (let index = start; index < end; index++) {
+        if (!isTokenCode(token.charCodeAt(index)))
+            return false;
+    }
+    return true;
+}
+/**
+ * Check whether a character code belongs to the token production in RFC 9110.
+ */
+function isTokenCode(code) {
+    return (CHAR_MAP[code] & TOKEN_FLAG) !== 0;
+}
+/**
+ * Serialize a parameter value.
+ */
+function parameterValue(str) {
+    const len = str.length;
+    if (len === 0)
+        return '""';
+    let index = 0;
+    while (index < len && isTokenCode(str.charCodeAt(index)))
+        index++;
+    if (index === len)
+        return str;
+    let result = '"';
+    let start = 0;
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code !== HTAB && (code < SP || code === 127 || code > 255)) {
+            throw new TypeError(`Invalid parameter value: ${str}`);
+        }
+        if (code === 34 /* " */ || code === 92 /* \\ */) {
+            result += `${str.slice(start, index)}\\`;
+            start = index;
+        }
+        index++;
+    }
+    return `${result}${str.slice(start)}"`;
+}
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !isTypeValid(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!isTokenValid(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${parameterValue(parameters[param])}`;
+        }
+    }
+    return result;
+}
+/**
+ * Parse a `Content-Type` header.
+ */
+function dist_parse(header, options) {
+    const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
+    const len = header.length;
+    let valueStart = options?.start ?? 0;
+    while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
+        valueStart++;
+    }
+    let index = valueStart;
+    let typeFlags = 0;
+    let whitespace = -1;
+    let stop = options?.parameters === false ? COMMA_FLAG : 0;
+    while (index < len) {
+        const code = header.charCodeAt(index);
+        const flags = CHAR_MAP[code];
+        if ((flags & stopFlags) !== 0) {
+            stop |= flags & COMMA_FLAG;
+            break;
+        }
+        if ((flags & OWS) !== 0) {
+            if (whitespace === -1)
+                whitespace = index;
+        }
+        else {
+            whitespace = -1;
+        }
+        typeFlags |= (code & NON_ASCII) | flags;
+        index++;
+    }
+    const valueEnd = whitespace === -1 ? index : whitespace;
+    const value = header.slice(valueStart, valueEnd);
+    const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+    if (index === len || stop !== 0) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopFlags);
+}
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopFlags) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        index++; // Skip over ;
+        while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
+            index++;
+        }
+        const keyStart = index;
+        let keyFlags = 0;
+        let keyWhitespace = -1;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            const flags = CHAR_MAP[code];
+            if ((flags & stopFlags) !== 0) {
+                if ((flags & COMMA_FLAG) !== 0)
+                    break parameter;
+                continue parameter;
+            }
+            if (code === EQ) {
+                const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
+                const value = header.slice(keyStart, keyEnd);
+                const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+                index++;
+                while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
+                    index++;
+                }
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    const quotedStart = ++index;
+                    let escaped = false;
+                    while (index < len) {
+                        const code = header.charCodeAt(index);
+                        if (code === DQUOTE) {
+                            if (parameters[key] === undefined) {
+                                parameters[key] = escaped
+                                    ? unescapeQuotedPairs(header, quotedStart, index)
+                                    : header.slice(quotedStart, index);
+                            }
+                            index++;
+                            let stop = 0;
+                            // Discard characters between quote and delimiter.
+                            while (index < len) {
+                                const code = header.charCodeAt(index);
+                                const flags = CHAR_MAP[code];
+                                if ((flags & stopFlags) !== 0) {
+                                    stop = flags & COMMA_FLAG;
+                                    break;
+                                }
+                                index++;
+                            }
+                            if (stop !== 0)
+                                break parameter;
+                            continue parameter;
+                        }
+                        if (code === BSLASH && index + 1 < len) {
+                            escaped = true;
+                            index += 2;
+                            continue;
+                        }
+                        index++;
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                let stop = 0;
+                let valueWhitespace = -1;
+                while (index < len) {
+                    const code = header.charCodeAt(index);
+                    const flags = CHAR_MAP[code];
+                    if ((flags & stopFlags) !== 0) {
+                        stop = flags & COMMA_FLAG;
+                        break;
+                    }
+                    if ((flags & OWS) !== 0) {
+                        if (valueWhitespace === -1)
+                            valueWhitespace = index;
+                    }
+                    else {
+                        valueWhitespace = -1;
+                    }
+                    index++;
+                }
+                if (parameters[key] === undefined) {
+                    const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                if (stop !== 0)
+                    break parameter;
+                continue parameter;
+            }
+            if ((flags & OWS) !== 0) {
+                if (keyWhitespace === -1)
+                    keyWhitespace = index;
+            }
+            else {
+                keyWhitespace = -1;
+            }
+            keyFlags |= (code & NON_ASCII) | flags;
+            index++;
+        }
+    }
+    return { type, index, parameters };
+}
+/**
+ * Remove backslashes from quoted pairs in a known-terminated quoted string body.
+ */
+function unescapeQuotedPairs(str, start, end) {
+    let result = "";
+    for (let index = start; index < end; index++) {
+        if (str.charCodeAt(index) === BSLASH) {
+            result += str.slice(start, index);
+            start = ++index;
+        }
+    }
+    return result + str.slice(start, end);
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
+const intRegex = /^-?\d+$/;
+const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
+const originalStringify = JSON.stringify;
+const originalParse = JSON.parse;
+const customFormat = /^-?\d+n$/;
+
+const bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
+const noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
+
+/**
+ * @typedef {(this: any, key: string | number | undefined, value: any) => any} Replacer
+ * @typedef {(key: string | number | undefined, value: any, context?: { source: string }) => any} Reviver
+ */
+
+/**
+ * Checks if a value is unstringifiable according to native JSON.stringify rules.
+ *
+ * @param {any} val The value to check.
+ * @returns {boolean} True if the value is undefined, a function, or a symbol.
+ */
+const isUnstringifiable = (val) =>
+  val === undefined || typeof val === "function" || typeof val === "symbol";
+
+/**
+ * Checks if a value is a native JSON.rawJSON object (Node.js 22+).
+ *
+ * @param {any} val The value to check.
+ * @returns {boolean} True if the value is a RawJSON instance.
+ */
+const isRawJSON = (val) =>
+  val !== null &&
+  typeof val === "object" &&
+  val.constructor &&
+  val.constructor.name === "RawJSON";
+
+/**
+ * Iteratively converts a JS value to a JSON string.
+ * Used as a fallback when the native JSON.stringify hits the Maximum Call Stack size.
+ * Fully compliant with JSON formatting (space), replacers, and toJSON behaviors.
+ *
+ * @param {any} rootValue The value to stringify.
+ * @param {Replacer | Array<string | number> | null} [replacer] User's custom replacer function.
+ * @param {string | number} [spaceParam] Indentation for pretty-printing.
+ * @returns {string | undefined} The generated JSON string.
+ */
+const stringifyIteratively = (rootValue, replacer, spaceParam) => {
+  let space = "";
+
+  if (typeof spaceParam === "number") {
+    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
+  } else if (typeof spaceParam === "string") {
+    space = spaceParam.slice(0, 10);
+  }
+
+  const isFunctionReplacer = typeof replacer === "function";
+  const propertyList = Array.isArray(replacer)
+    ? new Set(replacer.map(String))
+    : null;
+
+  /**
+   * Prepares a value for stringification by resolving toJSON, handling BigInts,
+   * applying custom replacers, and unwrapping primitive objects.
+   *
+   * @param {object|Array} parent The parent object or array holding the value.
+   * @param {string} key The key associated with the value.
+   * @param {any} val The raw value to process.
+   * @returns {any} The processed value ready for stringification.
+   */
+  const prepareVal = (parent, key, val) => {
+    const isObject = val !== null && typeof val === "object";
+    const hasToJSON = isObject && typeof val.toJSON === "function";
+
+    if (hasToJSON) {
+      val = val.toJSON(key);
+    }
+
+    const isNoise = typeof val === "string" && noiseValue.test(val);
+
+    if (isNoise) return val + "n";
+
+    const isBigInt = typeof val === "bigint";
+
+    if (isBigInt) {
+      const supportsRawJSON = "rawJSON" in JSON;
+
+      if (supportsRawJSON) return JSON.rawJSON(val.toString());
+
+      return val.toString() + "n";
+    }
+
+    if (isFunctionReplacer) {
+      val = replacer.call(parent, key, val);
+    }
+
+    const isPostReplacerObject = val !== null && typeof val === "object";
+
+    if (isPostReplacerObject) {
+      const isPrimitiveWrapper =
+        val instanceof Number ||
+        val instanceof String ||
+        val instanceof Boolean;
+
+      if (isPrimitiveWrapper) {
+        val = val.valueOf();
+      }
+    }
+
+    return val;
+  };
+
+  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
+
+  if (isUnstringifiable(rootProcessed)) {
+    return undefined;
+  }
+
+  const isRootPrimitive =
+    rootProcessed === null || typeof rootProcessed !== "object";
+  const isRootNativeRawJSON = isRawJSON(rootProcessed);
+
+  if (isRootPrimitive || isRootNativeRawJSON) {
+    return originalStringify(rootProcessed);
+  }
+
+  const chunks = [];
+  let level = 0;
+
+  const stack = [
+    {
+      parent: { "": rootProcessed },
+      key: "",
+      val: rootProcessed,
+      isArray: Array.isArray(rootProcessed),
+      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
+      index: 0,
+      first: true,
+    },
+  ];
+
+  const visited = new WeakSet([rootProcessed]);
+
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+
+    if (node.index === 0) {
+      chunks.push(node.isArray ? "[" : "{");
+      level++;
+    }
+
+    let isDone = false;
+
+    if (node.isArray) {
+      if (node.index < node.val.length) {
+        if (!node.first) chunks.push(",");
+
+        if (space) chunks.push("\n" + space.repeat(level));
+
+        const childRaw = node.val[node.index];
+        const childVal = prepareVal(node.val, String(node.index), childRaw);
+
+        if (isUnstringifiable(childVal)) {
+          chunks.push("null");
+          node.first = false;
+          node.index++;
+        } else {
+          const isComplexObject =
+            childVal !== null && typeof childVal === "object";
+          const isNativeRaw = isRawJSON(childVal);
+
+          if (isComplexObject && !isNativeRaw) {
+            if (visited.has(childVal)) {
+              throw new TypeError("Converting circular structure to JSON");
+            }
+
+            visited.add(childVal);
+
+            stack.push({
+              parent: node.val,
+              key: String(node.index),
+              val: childVal,
+              isArray: Array.isArray(childVal),
+              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+              index: 0,
+              first: true,
+            });
+
+            node.first = false;
+            node.index++;
+          } else {
+            chunks.push(originalStringify(childVal));
+            node.first = false;
+            node.index++;
+          }
+        }
+      } else {
+        isDone = true;
+      }
+    } else {
+      while (node.index < node.keys.length) {
+        const k = node.keys[node.index++];
+
+        const isFilteredOutByArray = propertyList && !propertyList.has(k);
+
+        if (isFilteredOutByArray) continue;
+
+        const childRaw = node.val[k];
+        const childVal = prepareVal(node.val, k, childRaw);
+
+        if (isUnstringifiable(childVal)) continue;
+
+        if (!node.first) chunks.push(",");
+
+        if (space) {
+          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+        } else {
+          chunks.push(originalStringify(k) + ":");
+        }
+
+        const isComplexObject =
+          childVal !== null && typeof childVal === "object";
+        const isNativeRaw = isRawJSON(childVal);
+
+        if (isComplexObject && !isNativeRaw) {
+          if (visited.has(childVal)) {
+            throw new TypeError("Converting circular structure to JSON");
+          }
+
+          visited.add(childVal);
+
+          stack.push({
+            parent: node.val,
+            key: k,
+            val: childVal,
+            isArray: Array.isArray(childVal),
+            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+            index: 0,
+            first: true,
+          });
+
+          node.first = false;
+
+          break; // Stop current loop level to process the newly pushed stack node
+        } else {
+          chunks.push(originalStringify(childVal));
+          node.first = false;
+        }
+      }
+
+      const isNodeFullyProcessed =
+        node.index >= node.keys.length && stack[stack.length - 1] === node;
+
+      if (isNodeFullyProcessed) {
+        isDone = true;
+      }
+    }
+
+    if (isDone) {
+      level--;
+
+      if (!node.first && space) chunks.push("\n" + space.repeat(level));
+
+      chunks.push(node.isArray ? "]" : "}");
+      visited.delete(node.val);
+      stack.pop();
+    }
+  }
+
+  return chunks.join("");
+};
+
+/**
+ * Converts a JavaScript value to a JSON string.
+ *
+ * Supports serialization of BigInt values using two strategies:
+ * 1. Custom format "123n" → "123" (universal fallback)
+ * 2. Native JSON.rawJSON() (Node.js 22+, fastest) when available
+ *
+ * All other values are serialized exactly like native JSON.stringify().
+ *
+ * @param {*} value The value to convert to a JSON string.
+ * @param {Replacer | Array<string | number> | null} [replacer]
+ * A function that alters the behavior of the stringification process,
+ * or an array of strings/numbers to indicate properties to exclude.
+ * @param {string | number} [space]
+ * A string or number to specify indentation or pretty-printing.
+ * @returns {string} The JSON string representation.
+ */
+const JSONStringify = (value, replacer, space) => {
+  try {
+    const supportsRawJSON = "rawJSON" in JSON;
+
+    if (supportsRawJSON) {
+      return originalStringify(
+        value,
+        (key, val) => {
+          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
+
+          const hasFunctionReplacer = typeof replacer === "function";
+
+          if (hasFunctionReplacer) return replacer(key, val);
+
+          const isKeyInArrayReplacer =
+            Array.isArray(replacer) && replacer.includes(key);
+
+          if (isKeyInArrayReplacer) return val;
+
+          return val;
+        },
+        space,
+      );
+    }
+
+    if (!value) return originalStringify(value, replacer, space);
+
+    const convertedToCustomJSON = originalStringify(
+      value,
+      (key, val) => {
+        const isNoise = typeof val === "string" && noiseValue.test(val);
+
+        if (isNoise) return val.toString() + "n"; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
+
+        if (typeof val === "bigint") return val.toString() + "n";
+
+        const hasFunctionReplacer = typeof replacer === "function";
+
+        if (hasFunctionReplacer) return replacer(key, val);
+
+        const isKeyInArrayReplacer =
+          Array.isArray(replacer) && replacer.includes(key);
+
+        if (isKeyInArrayReplacer) return val;
+
+        return val;
+      },
+      space,
+    );
+
+    const processedJSON = convertedToCustomJSON.replace(
+      bigIntsStringify,
+      "$1$2$3",
+    ); // Delete one "n" off the end of every BigInt value
+
+    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3"); // Remove one "n" off the end of every noisy string
+
+    return denoisedJSON;
+  } catch (error) {
+    if (error instanceof RangeError) {
+      const convertedJSON = stringifyIteratively(value, replacer, space);
+
+      if (convertedJSON === undefined) return undefined;
+
+      const supportsRawJSON = "rawJSON" in JSON;
+
+      if (supportsRawJSON) return convertedJSON;
+
+      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
+
+      return processedJSON.replace(noiseStringify, "$1$2$3");
+    }
+
+    throw error;
+  }
+};
+
+const featureCache = new Map();
+
+/**
+ * Detects if the current JSON.parse implementation supports the context.source feature.
+ *
+ * Uses toString() fingerprinting to cache results and automatically detect runtime
+ * replacements of JSON.parse (polyfills, mocks, etc.).
+ *
+ * @returns {boolean} true if context.source is supported, false otherwise.
+ */
+const isContextSourceSupported = () => {
+  const parseFingerprint = JSON.parse.toString();
+
+  if (featureCache.has(parseFingerprint)) {
+    return featureCache.get(parseFingerprint);
+  }
+
+  try {
+    const result = JSON.parse(
+      "1",
+      (_, __, context) => !!context?.source && context.source === "1",
+    );
+    featureCache.set(parseFingerprint, result);
+
+    return result;
+  } catch {
+    featureCache.set(parseFingerprint, false);
+
+    return false;
+  }
+};
+
+/**
+ * Reviver function that converts custom-format BigInt strings back to BigInt values.
+ * Also handles "noise" strings that accidentally match the BigInt format.
+ *
+ * @param {string | number | undefined} key The object key.
+ * @param {*} value The value being parsed.
+ * @param {object} [context] Parse context (if supported by JSON.parse).
+ * @param {Reviver} [userReviver] User's custom reviver function.
+ * @returns {any} The transformed value.
+ */
+const convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
+  const isCustomFormatBigInt =
+    typeof value === "string" && customFormat.test(value);
+
+  if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
+
+  const isNoiseValue = typeof value === "string" && noiseValue.test(value);
+  if (isNoiseValue) return value.slice(0, -1);
+
+  const hasUserReviver = typeof userReviver === "function";
+
+  if (!hasUserReviver) return value;
+
+  return userReviver(key, value, context);
+};
+
+/**
+ * Fast JSON.parse implementation (~2x faster than classic fallback).
+ * Uses JSON.parse's context.source feature to detect integers and convert
+ * large numbers directly to BigInt without string manipulation.
+ *
+ * Does not support legacy custom format from v1 of this library.
+ *
+ * @param {string} text JSON string to parse.
+ * @param {Reviver} [reviver] Transform function to apply to each value.
+ * @returns {any} Parsed JavaScript value.
+ */
+const JSONParseV2 = (text, reviver) => {
+  return JSON.parse(text, (key, value, context) => {
+    const isNumber = typeof value === "number";
+    const isOutOfBounds =
+      value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
+    const isBigNumber = isNumber && isOutOfBounds;
+    const isInt = context && intRegex.test(context.source);
+    const isBigInt = isBigNumber && isInt;
+
+    if (isBigInt) return BigInt(context.source);
+
+    const hasCustomReviver = typeof reviver === "function";
+
+    if (!hasCustomReviver) return value;
+
+    return reviver(key, value, context);
+  });
+};
+
+const MAX_INT = Number.MAX_SAFE_INTEGER.toString();
+const MAX_DIGITS = MAX_INT.length;
+const stringsOrLargeNumbers =
+  /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
+const noiseValueWithQuotes = /^"-?\d+n+"$/; // Noise - strings that match the custom format before being converted to it
+
+/**
+ * Iteratively traverses the parsed object bottom-up (post-order),
+ * emulating the native JSON.parse reviver behavior.
+ * This avoids Call Stack overflows (RangeError) on deeply nested structures.
+ *
+ * @param {any} parsed The natively parsed JSON object.
+ * @param {Reviver} [userReviver] User's custom reviver function.
+ * @returns {any} The fully processed object.
+ */
+const applyReviverIteratively = (parsed, userReviver) => {
+  const rootHolder = { "": parsed };
+  const stack = [{ parent: rootHolder, key: "", visited: false }];
+
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+
+    if (!node.visited) {
+      node.visited = true;
+
+      const value = node.parent[node.key];
+      const isComplexObject = value !== null && typeof value === "object";
+
+      if (isComplexObject) {
+        const keys = Object.keys(value);
+
+        for (let i = keys.length - 1; i >= 0; i--) {
+          stack.push({ parent: value, key: keys[i], visited: false });
+        }
+      }
+    } else {
+      const { parent, key } = node;
+      let value = parent[key];
+
+      if (typeof value === "string") {
+        const isCustomFormatBigInt = customFormat.test(value);
+
+        if (isCustomFormatBigInt) {
+          value = BigInt(value.slice(0, -1));
+        } else {
+          const isNoise = noiseValue.test(value);
+
+          if (isNoise) value = value.slice(0, -1);
+        }
+      }
+
+      const hasUserReviver = typeof userReviver === "function";
+
+      if (hasUserReviver) {
+        value = userReviver.call(parent, key, value);
+      }
+
+      const isDeleted = value === undefined;
+
+      if (isDeleted) {
+        delete parent[key];
+      } else {
+        parent[key] = value;
+      }
+
+      stack.pop();
+    }
+  }
+
+  return rootHolder[""];
+};
+
+/**
+ * Pre-processes the JSON string to mark large numbers with an 'n' suffix.
+ *
+ * @param {string} text The raw JSON string.
+ * @returns {string} The serialized string with marked BigInts.
+ */
+const serializeBigInts = (text) => {
+  return text.replace(
+    stringsOrLargeNumbers,
+    (match, digits, fractional, exponential) => {
+      const isString = match[0] === '"';
+      const isNoise = isString && noiseValueWithQuotes.test(match);
+
+      if (isNoise) return match.substring(0, match.length - 1) + 'n"'; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
+
+      const hasFractionalOrExponential = fractional || exponential;
+
+      // With a fixed number of digits, we can correctly use lexicographical comparison to do a numeric comparison
+      const isLessThanMaxSafeInt =
+        digits &&
+        (digits.length < MAX_DIGITS ||
+          (digits.length === MAX_DIGITS && digits <= MAX_INT));
+
+      const isStandardValue =
+        isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
+
+      if (isStandardValue) return match;
+
+      return '"' + match + 'n"';
+    },
+  );
+};
+
+/**
+ * Converts a JSON string into a JavaScript value.
+ *
+ * Supports parsing of large integers using two strategies:
+ * 1. Classic fallback: Marks large numbers with "123n" format, then converts to BigInt
+ * 2. Fast path (JSONParseV2): Uses context.source feature (~2x faster) when available
+ *
+ * All other JSON values are parsed exactly like native JSON.parse().
+ *
+ * @param {string} text A valid JSON string.
+ * @param {Reviver} [reviver]
+ * A function that transforms the results. This function is called for each member
+ * of the object. If a member contains nested objects, the nested objects are
+ * transformed before the parent object is.
+ * @returns {any} The parsed JavaScript value.
+ * @throws {SyntaxError} If text is not valid JSON.
+ */
+const JSONParse = (text, reviver) => {
+  if (!text) return originalParse(text, reviver);
+
+  try {
+    if (isContextSourceSupported()) return JSONParseV2(text, reviver); // Shortcut to a faster (2x) and simpler version
+
+    // Find and mark big numbers with "n"
+    const serializedData = serializeBigInts(text);
+
+    return originalParse(serializedData, (key, value, context) =>
+      convertMarkedBigIntsReviver(key, value, context, reviver),
+    );
+  } catch (error) {
+    if (error instanceof RangeError) {
+      const serializedData = serializeBigInts(text);
+      const parsed = originalParse(serializedData);
+
+      return applyReviverIteratively(parsed, reviver);
+    }
+
+    throw error;
+  }
+};
+
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
+class RequestError extends Error {
+  name;
+  /**
+   * http status code
+   */
+  status;
+  /**
+   * Request options that lead to the error.
+   */
+  request;
+  /**
+   * Response object if a response was received
+   */
+  response;
+  constructor(message, statusCode, options) {
+    super(message, { cause: options.cause });
+    this.name = "HttpError";
+    this.status = Number.parseInt(statusCode);
+    if (Number.isNaN(this.status)) {
+      this.status = 0;
+    }
+    /* v8 ignore else -- @preserve -- Bug with vitest coverage where it sees an else branch that doesn't exist */
+    if ("response" in options) {
+      this.response = options.response;
+    }
+    const requestCopy = Object.assign({}, options.request);
+    if (options.request.headers.authorization) {
+      requestCopy.headers = Object.assign({}, options.request.headers, {
+        authorization: options.request.headers.authorization.replace(
+          /(?<! ) .*$/,
+          " [REDACTED]"
+        )
+      });
+    }
+    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
+    this.request = requestCopy;
+  }
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/defaults.js
+
+
+// pkg/dist-src/version.js
+var dist_bundle_VERSION = "10.0.16";
+
+// pkg/dist-src/defaults.js
+var defaults_default = {
+  headers: {
+    "user-agent": `octokit-request.js/${dist_bundle_VERSION} ${getUserAgent()}`
+  }
+};
+
+// pkg/dist-src/fetch-wrapper.js
+
+
+
+// pkg/dist-src/is-plain-object.js
+function dist_bundle_isPlainObject(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+
+// pkg/dist-src/fetch-wrapper.js
+
+var noop = () => "";
+async function fetchWrapper(requestOptions) {
+  const fetch = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch) {
+    throw new Error(
+      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
+    );
+  }
+  const log = requestOptions.request?.log || console;
+  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
+  const body = dist_bundle_isPlainObject(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
+  const requestHeaders = Object.fromEntries(
+    Object.entries(requestOptions.headers).map(([name, value]) => [
+      name,
+      String(value)
+    ])
+  );
+  let fetchResponse;
+  try {
+    fetchResponse = await fetch(requestOptions.url, {
+      method: requestOptions.method,
+      body,
+      redirect: requestOptions.request?.redirect,
+      headers: requestHeaders,
+      signal: requestOptions.request?.signal,
+      // duplex must be set if request.body is ReadableStream or Async Iterables.
+      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
+      ...requestOptions.body && { duplex: "half" }
+    });
+  } catch (error) {
+    let message = "Unknown Error";
+    if (error instanceof Error) {
+      if (error.name === "AbortError") {
+        error.status = 500;
+        throw error;
+      }
+      message = error.message;
+      if (error.name === "TypeError" && "cause" in error) {
+        if (error.cause instanceof Error) {
+          message = error.cause.message;
+        } else if (typeof error.cause === "string") {
+          message = error.cause;
+        }
+      }
+    }
+    const requestError = new RequestError(message, 500, {
+      request: requestOptions
+    });
+    requestError.cause = error;
+    throw requestError;
+  }
+  const status = fetchResponse.status;
+  const url = fetchResponse.url;
+  const responseHeaders = {};
+  for (const [key, value] of fetchResponse.headers) {
+    responseHeaders[key] = value;
+  }
+  const octokitResponse = {
+    url,
+    status,
+    headers: responseHeaders,
+    data: ""
+  };
+  if ("deprecation" in responseHeaders) {
+    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
+    const deprecationLink = matches && matches.pop();
+    log.warn(
+      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
+    );
+  }
+  if (status === 204 || status === 205) {
+    return octokitResponse;
+  }
+  if (requestOptions.method === "HEAD") {
+    if (status < 400) {
+      return octokitResponse;
+    }
+    throw new RequestError(fetchResponse.statusText, status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status === 304) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError("Not modified", status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status >= 400) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
+  return octokitResponse;
+}
+async function getResponseData(response) {
+  const contentType = response.headers.get("content-type");
+  if (!contentType) {
+    return response.text().catch(noop);
+  }
+  const mimetype = dist_parse(contentType);
+  if (isJSONResponse(mimetype)) {
+    let text = "";
+    try {
+      text = await response.text();
+      return JSONParse(text);
+    } catch (err) {
+      return text;
+    }
+  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
+  // (RFC 2046) and must never be decoded as text, even when the response
+  // carries a (misleading) `charset=utf-8` parameter — see #751.
+  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
+    return response.text().catch(noop);
+  } else {
+    return response.arrayBuffer().catch(
+      /* v8 ignore next -- @preserve */
+      () => new ArrayBuffer(0)
+    );
+  }
+}
+function isJSONResponse(mimetype) {
+  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
+}
+function toErrorMessage(data) {
+  if (typeof data === "string") {
+    return data;
+  }
+  if (data instanceof ArrayBuffer) {
+    return "Unknown error";
+  }
+  if (typeof data === "object" && data !== null && "message" in data) {
+    const objectData = data;
+    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
+    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
+  }
+  return `Unknown error: ${JSON.stringify(data)}`;
+}
+
+// pkg/dist-src/with-defaults.js
+function dist_bundle_withDefaults(oldEndpoint, newDefaults) {
+  const endpoint2 = oldEndpoint.defaults(newDefaults);
+  const newApi = function(route, parameters) {
+    const endpointOptions = endpoint2.merge(route, parameters);
+    if (!endpointOptions.request || !endpointOptions.request.hook) {
+      return fetchWrapper(endpoint2.parse(endpointOptions));
+    }
+    const request2 = (route2, parameters2) => {
+      return fetchWrapper(
+        endpoint2.parse(endpoint2.merge(route2, parameters2))
+      );
+    };
+    Object.assign(request2, {
+      endpoint: endpoint2,
+      defaults: dist_bundle_withDefaults.bind(null, endpoint2)
+    });
+    return endpointOptions.request.hook(request2, endpointOptions);
+  };
+  return Object.assign(newApi, {
+    endpoint: endpoint2,
+    defaults: dist_bundle_withDefaults.bind(null, endpoint2)
+  });
+}
+
+// pkg/dist-src/index.js
+var request = dist_bundle_withDefaults(endpoint, defaults_default);
+
+/* v8 ignore next -- @preserve */
+/* v8 ignore else -- @preserve */
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+
+// pkg/dist-src/version.js
+var graphql_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/with-defaults.js
+
+
+// pkg/dist-src/graphql.js
+
+
+// pkg/dist-src/error.js
+function _buildMessageForResponseErrors(data) {
+  return `Request failed due to following response errors:
+` + data.errors.map((e) => ` - ${e.message}`).join("\n");
+}
+var GraphqlResponseError = class extends Error {
+  constructor(request2, headers, response) {
+    super(_buildMessageForResponseErrors(response));
+    this.request = request2;
+    this.headers = headers;
+    this.response = response;
+    this.errors = response.errors;
+    this.data = response.data;
+    if (Error.captureStackTrace) {
+      Error.captureStackTrace(this, this.constructor);
+    }
+  }
+  request;
+  headers;
+  response;
+  name = "GraphqlResponseError";
+  errors;
+  data;
+};
+
+// pkg/dist-src/graphql.js
+var NON_VARIABLE_OPTIONS = [
+  "method",
+  "baseUrl",
+  "url",
+  "headers",
+  "request",
+  "query",
+  "mediaType",
+  "operationName"
+];
+var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
+var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
+function graphql(request2, query, options) {
+  if (options) {
+    if (typeof query === "string" && "query" in options) {
+      return Promise.reject(
+        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
+      );
+    }
+    for (const key in options) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+      return Promise.reject(
+        new Error(
+          `[@octokit/graphql] "${key}" cannot be used as variable name`
+        )
+      );
+    }
+  }
+  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
+  const requestOptions = Object.keys(
+    parsedOptions
+  ).reduce((result, key) => {
+    if (NON_VARIABLE_OPTIONS.includes(key)) {
+      result[key] = parsedOptions[key];
+      return result;
+    }
+    if (!result.variables) {
+      result.variables = {};
+    }
+    result.variables[key] = parsedOptions[key];
+    return result;
+  }, {});
+  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
+    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
+  }
+  return request2(requestOptions).then((response) => {
+    if (response.data.errors) {
+      const headers = {};
+      for (const key of Object.keys(response.headers)) {
+        headers[key] = response.headers[key];
+      }
+      throw new GraphqlResponseError(
+        requestOptions,
+        headers,
+        response.data
+      );
+    }
+    return response.data.data;
+  });
+}
+
+// pkg/dist-src/with-defaults.js
+function graphql_dist_bundle_withDefaults(request2, newDefaults) {
+  const newRequest = request2.defaults(newDefaults);
+  const newApi = (query, options) => {
+    return graphql(newRequest, query, options);
+  };
+  return Object.assign(newApi, {
+    defaults: graphql_dist_bundle_withDefaults.bind(null, newRequest),
+    endpoint: newRequest.endpoint
+  });
+}
+
+// pkg/dist-src/index.js
+var graphql2 = graphql_dist_bundle_withDefaults(request, {
+  headers: {
+    "user-agent": `octokit-graphql.js/${graphql_dist_bundle_VERSION} ${getUserAgent()}`
+  },
+  method: "POST",
+  url: "/graphql"
+});
+function withCustomRequest(customRequest) {
+  return graphql_dist_bundle_withDefaults(customRequest, {
+    method: "POST",
+    url: "/graphql"
+  });
+}
+
+/* v8 ignore if -- @preserve */
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
+// pkg/dist-src/is-jwt.js
+var b64url = "(?:[a-zA-Z0-9_-]+)";
+var sep = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
+var isJWT = jwtRE.test.bind(jwtRE);
+
+// pkg/dist-src/auth.js
+async function auth(token) {
+  const isApp = isJWT(token);
+  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
+  const isUserToServer = token.startsWith("ghu_");
+  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
+  return {
+    type: "token",
+    token,
+    tokenType
+  };
+}
+
+// pkg/dist-src/with-authorization-prefix.js
+function withAuthorizationPrefix(token) {
+  if (token.split(/\./).length === 3) {
+    return `bearer ${token}`;
+  }
+  return `token ${token}`;
+}
+
+// pkg/dist-src/hook.js
+async function hook(token, request, route, parameters) {
+  const endpoint = request.endpoint.merge(
+    route,
+    parameters
+  );
+  endpoint.headers.authorization = withAuthorizationPrefix(token);
+  return request(endpoint);
+}
+
+// pkg/dist-src/index.js
+var createTokenAuth = function createTokenAuth2(token) {
+  if (!token) {
+    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
+  }
+  if (typeof token !== "string") {
+    throw new Error(
+      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
+    );
+  }
+  token = token.replace(/^(token|bearer) +/i, "");
+  return Object.assign(auth.bind(null, token), {
+    hook: hook.bind(null, token)
+  });
+};
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
+const version_VERSION = "7.0.8";
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
+
+
+
+
+
+
+const dist_src_noop = () => {
+};
+const consoleWarn = console.warn.bind(console);
+const consoleError = console.error.bind(console);
+function createLogger(logger = {}) {
+  if (typeof logger.debug !== "function") {
+    logger.debug = dist_src_noop;
+  }
+  if (typeof logger.info !== "function") {
+    logger.info = dist_src_noop;
+  }
+  if (typeof logger.warn !== "function") {
+    logger.warn = consoleWarn;
+  }
+  if (typeof logger.error !== "function") {
+    logger.error = consoleError;
+  }
+  return logger;
+}
+const userAgentTrail = `octokit-core.js/${version_VERSION} ${getUserAgent()}`;
+class Octokit {
+  static VERSION = version_VERSION;
+  static defaults(defaults) {
+    const OctokitWithDefaults = class extends this {
+      constructor(...args) {
+        const options = args[0] || {};
+        if (typeof defaults === "function") {
+          super(defaults(options));
+          return;
+        }
+        super(
+          Object.assign(
+            {},
+            defaults,
+            options,
+            options.userAgent && defaults.userAgent ? {
+              userAgent: `${options.userAgent} ${defaults.userAgent}`
+            } : null
+          )
+        );
+      }
+    };
+    return OctokitWithDefaults;
+  }
+  static plugins = [];
+  /**
+   * Attach a plugin (or many) to your Octokit instance.
+   *
+   * @example
+   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
+   */
+  static plugin(...newPlugins) {
+    const currentPlugins = this.plugins;
+    const NewOctokit = class extends this {
+      static plugins = currentPlugins.concat(
+        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
+      );
+    };
+    return NewOctokit;
+  }
+  constructor(options = {}) {
+    const hook = new before_after_hook.Collection();
+    const requestDefaults = {
+      baseUrl: request.endpoint.DEFAULTS.baseUrl,
+      headers: {},
+      request: Object.assign({}, options.request, {
+        // @ts-ignore internal usage only, no need to type
+        hook: hook.bind(null, "request")
+      }),
+      mediaType: {
+        previews: [],
+        format: ""
+      }
+    };
+    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
+    if (options.baseUrl) {
+      requestDefaults.baseUrl = options.baseUrl;
+    }
+    if (options.previews) {
+      requestDefaults.mediaType.previews = options.previews;
+    }
+    if (options.timeZone) {
+      requestDefaults.headers["time-zone"] = options.timeZone;
+    }
+    this.request = request.defaults(requestDefaults);
+    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
+    this.log = createLogger(options.log);
+    this.hook = hook;
+    if (!options.authStrategy) {
+      if (!options.auth) {
+        this.auth = async () => ({
+          type: "unauthenticated"
+        });
+      } else {
+        const auth = createTokenAuth(options.auth);
+        hook.wrap("request", auth.hook);
+        this.auth = auth;
+      }
+    } else {
+      const { authStrategy, ...otherOptions } = options;
+      const auth = authStrategy(
+        Object.assign(
+          {
+            request: this.request,
+            log: this.log,
+            // we pass the current octokit instance as well as its constructor options
+            // to allow for authentication strategies that return a new octokit instance
+            // that shares the same internal state as the current one. The original
+            // requirement for this was the "event-octokit" authentication strategy
+            // of https://github.com/probot/octokit-auth-probot.
+            octokit: this,
+            octokitOptions: otherOptions
+          },
+          options.auth
+        )
+      );
+      hook.wrap("request", auth.hook);
+      this.auth = auth;
+    }
+    const classConstructor = this.constructor;
+    for (let i = 0; i < classConstructor.plugins.length; ++i) {
+      Object.assign(this, classConstructor.plugins[i](this, options));
+    }
+  }
+  // assigned during constructor
+  request;
+  graphql;
+  log;
+  hook;
+  // TODO: type `octokit.auth` based on passed options.authStrategy
+  auth;
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// pkg/dist-src/version.js
+var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/normalize-paginated-list-response.js
+function normalizePaginatedListResponse(response) {
+  if (!response.data) {
+    return {
+      ...response,
+      data: []
+    };
+  }
+  const responseNeedsNormalization = ("total_count" in response.data || "total_commits" in response.data) && !("url" in response.data);
+  if (!responseNeedsNormalization) return response;
+  const incompleteResults = response.data.incomplete_results;
+  const repositorySelection = response.data.repository_selection;
+  const totalCount = response.data.total_count;
+  const totalCommits = response.data.total_commits;
+  delete response.data.incomplete_results;
+  delete response.data.repository_selection;
+  delete response.data.total_count;
+  delete response.data.total_commits;
+  const namespaceKey = Object.keys(response.data)[0];
+  const data = response.data[namespaceKey];
+  response.data = data;
+  if (typeof incompleteResults !== "undefined") {
+    response.data.incomplete_results = incompleteResults;
+  }
+  if (typeof repositorySelection !== "undefined") {
+    response.data.repository_selection = repositorySelection;
+  }
+  response.data.total_count = totalCount;
+  response.data.total_commits = totalCommits;
+  return response;
+}
+
+// pkg/dist-src/iterator.js
+function iterator(octokit, route, parameters) {
+  const options = typeof route === "function" ? route.endpoint(parameters) : octokit.request.endpoint(route, parameters);
+  const requestMethod = typeof route === "function" ? route : octokit.request;
+  const method = options.method;
+  const headers = options.headers;
+  let url = options.url;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next() {
+        if (!url) return { done: true };
+        try {
+          const response = await requestMethod({ method, url, headers });
+          const normalizedResponse = normalizePaginatedListResponse(response);
+          url = ((normalizedResponse.headers.link || "").match(
+            /<([^<>]+)>;\s*rel="next"/
+          ) || [])[1];
+          if (!url && "total_commits" in normalizedResponse.data) {
+            const parsedUrl = new URL(normalizedResponse.url);
+            const params = parsedUrl.searchParams;
+            const page = parseInt(params.get("page") || "1", 10);
+            const per_page = parseInt(params.get("per_page") || "250", 10);
+            if (page * per_page < normalizedResponse.data.total_commits) {
+              params.set("page", String(page + 1));
+              url = parsedUrl.toString();
+            }
+          }
+          return { value: normalizedResponse };
+        } catch (error) {
+          if (error.status !== 409) throw error;
+          url = "";
+          return {
+            value: {
+              status: 200,
+              headers: {},
+              data: []
+            }
+          };
+        }
+      }
+    })
+  };
+}
+
+// pkg/dist-src/paginate.js
+function paginate(octokit, route, parameters, mapFn) {
+  if (typeof parameters === "function") {
+    mapFn = parameters;
+    parameters = void 0;
+  }
+  return gather(
+    octokit,
+    [],
+    iterator(octokit, route, parameters)[Symbol.asyncIterator](),
+    mapFn
+  );
+}
+function gather(octokit, results, iterator2, mapFn) {
+  return iterator2.next().then((result) => {
+    if (result.done) {
+      return results;
+    }
+    let earlyExit = false;
+    function done() {
+      earlyExit = true;
+    }
+    results = results.concat(
+      mapFn ? mapFn(result.value, done) : result.value.data
+    );
+    if (earlyExit) {
+      return results;
+    }
+    return gather(octokit, results, iterator2, mapFn);
+  });
+}
+
+// pkg/dist-src/compose-paginate.js
+var composePaginateRest = Object.assign(paginate, {
+  iterator
+});
+
+// pkg/dist-src/generated/paginating-endpoints.js
+var paginatingEndpoints = (/* unused pure expression or super */ null && ([
+  "GET /advisories",
+  "GET /agents/repos/{owner}/{repo}/tasks",
+  "GET /agents/tasks",
+  "GET /app/hook/deliveries",
+  "GET /app/installation-requests",
+  "GET /app/installations",
+  "GET /assignments/{assignment_id}/accepted_assignments",
+  "GET /classrooms",
+  "GET /classrooms/{classroom_id}/assignments",
+  "GET /enterprises/{enterprise}/code-security/configurations",
+  "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories",
+  "GET /enterprises/{enterprise}/dependabot/alerts",
+  "GET /enterprises/{enterprise}/dependabot/repository-access",
+  "GET /enterprises/{enterprise}/teams",
+  "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships",
+  "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations",
+  "GET /events",
+  "GET /gists",
+  "GET /gists/public",
+  "GET /gists/starred",
+  "GET /gists/{gist_id}/comments",
+  "GET /gists/{gist_id}/commits",
+  "GET /gists/{gist_id}/forks",
+  "GET /installation/repositories",
+  "GET /issues",
+  "GET /licenses",
+  "GET /marketplace_listing/plans",
+  "GET /marketplace_listing/plans/{plan_id}/accounts",
+  "GET /marketplace_listing/stubbed/plans",
+  "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts",
+  "GET /networks/{owner}/{repo}/events",
+  "GET /notifications",
+  "GET /organizations",
+  "GET /organizations/{org}/settings/billing/budgets",
+  "GET /orgs/{org}/actions/cache/usage-by-repository",
+  "GET /orgs/{org}/actions/hosted-runners",
+  "GET /orgs/{org}/actions/permissions/repositories",
+  "GET /orgs/{org}/actions/permissions/self-hosted-runners/repositories",
+  "GET /orgs/{org}/actions/runner-groups",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/runners",
+  "GET /orgs/{org}/actions/runners",
+  "GET /orgs/{org}/actions/secrets",
+  "GET /orgs/{org}/actions/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/actions/variables",
+  "GET /orgs/{org}/actions/variables/{name}/repositories",
+  "GET /orgs/{org}/agents/secrets",
+  "GET /orgs/{org}/agents/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/agents/variables",
+  "GET /orgs/{org}/agents/variables/{name}/repositories",
+  "GET /orgs/{org}/attestations/repositories",
+  "GET /orgs/{org}/attestations/{subject_digest}",
+  "GET /orgs/{org}/blocks",
+  "GET /orgs/{org}/campaigns",
+  "GET /orgs/{org}/code-scanning/alerts",
+  "GET /orgs/{org}/code-security/configurations",
+  "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories",
+  "GET /orgs/{org}/codespaces",
+  "GET /orgs/{org}/codespaces/secrets",
+  "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/copilot-spaces",
+  "GET /orgs/{org}/copilot/billing/seats",
+  "GET /orgs/{org}/copilot/coding-agent/permissions/repositories",
+  "GET /orgs/{org}/dependabot/alerts",
+  "GET /orgs/{org}/dependabot/repository-access",
+  "GET /orgs/{org}/dependabot/secrets",
+  "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/events",
+  "GET /orgs/{org}/failed_invitations",
+  "GET /orgs/{org}/hooks",
+  "GET /orgs/{org}/hooks/{hook_id}/deliveries",
+  "GET /orgs/{org}/insights/api/route-stats/{actor_type}/{actor_id}",
+  "GET /orgs/{org}/insights/api/subject-stats",
+  "GET /orgs/{org}/insights/api/user-stats/{user_id}",
+  "GET /orgs/{org}/installations",
+  "GET /orgs/{org}/invitations",
+  "GET /orgs/{org}/invitations/{invitation_id}/teams",
+  "GET /orgs/{org}/issues",
+  "GET /orgs/{org}/members",
+  "GET /orgs/{org}/members/{username}/codespaces",
+  "GET /orgs/{org}/migrations",
+  "GET /orgs/{org}/migrations/{migration_id}/repositories",
+  "GET /orgs/{org}/organization-roles/{role_id}/teams",
+  "GET /orgs/{org}/organization-roles/{role_id}/users",
+  "GET /orgs/{org}/outside_collaborators",
+  "GET /orgs/{org}/packages",
+  "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
+  "GET /orgs/{org}/personal-access-token-requests",
+  "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories",
+  "GET /orgs/{org}/personal-access-tokens",
+  "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories",
+  "GET /orgs/{org}/private-registries",
+  "GET /orgs/{org}/projectsV2",
+  "GET /orgs/{org}/projectsV2/{project_number}/fields",
+  "GET /orgs/{org}/projectsV2/{project_number}/items",
+  "GET /orgs/{org}/projectsV2/{project_number}/views/{view_number}/items",
+  "GET /orgs/{org}/properties/values",
+  "GET /orgs/{org}/public_members",
+  "GET /orgs/{org}/repos",
+  "GET /orgs/{org}/rulesets",
+  "GET /orgs/{org}/rulesets/rule-suites",
+  "GET /orgs/{org}/rulesets/{ruleset_id}/history",
+  "GET /orgs/{org}/secret-scanning/alerts",
+  "GET /orgs/{org}/secret-scanning/custom-patterns",
+  "GET /orgs/{org}/security-advisories",
+  "GET /orgs/{org}/settings/immutable-releases/repositories",
+  "GET /orgs/{org}/settings/network-configurations",
+  "GET /orgs/{org}/teams",
+  "GET /orgs/{org}/teams/{team_slug}/invitations",
+  "GET /orgs/{org}/teams/{team_slug}/members",
+  "GET /orgs/{org}/teams/{team_slug}/repos",
+  "GET /orgs/{org}/teams/{team_slug}/teams",
+  "GET /repos/{owner}/{repo}/actions/artifacts",
+  "GET /repos/{owner}/{repo}/actions/caches",
+  "GET /repos/{owner}/{repo}/actions/concurrency_groups",
+  "GET /repos/{owner}/{repo}/actions/organization-secrets",
+  "GET /repos/{owner}/{repo}/actions/organization-variables",
+  "GET /repos/{owner}/{repo}/actions/runners",
+  "GET /repos/{owner}/{repo}/actions/runs",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/concurrency_groups",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+  "GET /repos/{owner}/{repo}/actions/secrets",
+  "GET /repos/{owner}/{repo}/actions/variables",
+  "GET /repos/{owner}/{repo}/actions/workflows",
+  "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
+  "GET /repos/{owner}/{repo}/activity",
+  "GET /repos/{owner}/{repo}/agents/organization-secrets",
+  "GET /repos/{owner}/{repo}/agents/organization-variables",
+  "GET /repos/{owner}/{repo}/agents/secrets",
+  "GET /repos/{owner}/{repo}/agents/variables",
+  "GET /repos/{owner}/{repo}/assignees",
+  "GET /repos/{owner}/{repo}/attestations/{subject_digest}",
+  "GET /repos/{owner}/{repo}/branches",
+  "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
+  "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs",
+  "GET /repos/{owner}/{repo}/code-quality/findings",
+  "GET /repos/{owner}/{repo}/code-scanning/alerts",
+  "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
+  "GET /repos/{owner}/{repo}/code-scanning/analyses",
+  "GET /repos/{owner}/{repo}/codespaces",
+  "GET /repos/{owner}/{repo}/codespaces/devcontainers",
+  "GET /repos/{owner}/{repo}/codespaces/secrets",
+  "GET /repos/{owner}/{repo}/collaborators",
+  "GET /repos/{owner}/{repo}/comments",
+  "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/commits",
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
+  "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+  "GET /repos/{owner}/{repo}/commits/{ref}/check-suites",
+  "GET /repos/{owner}/{repo}/commits/{ref}/status",
+  "GET /repos/{owner}/{repo}/commits/{ref}/statuses",
+  "GET /repos/{owner}/{repo}/compare/{basehead}",
+  "GET /repos/{owner}/{repo}/compare/{base}...{head}",
+  "GET /repos/{owner}/{repo}/contributors",
+  "GET /repos/{owner}/{repo}/dependabot/alerts",
+  "GET /repos/{owner}/{repo}/dependabot/secrets",
+  "GET /repos/{owner}/{repo}/deployments",
+  "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",
+  "GET /repos/{owner}/{repo}/environments",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/variables",
+  "GET /repos/{owner}/{repo}/events",
+  "GET /repos/{owner}/{repo}/forks",
+  "GET /repos/{owner}/{repo}/hooks",
+  "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries",
+  "GET /repos/{owner}/{repo}/invitations",
+  "GET /repos/{owner}/{repo}/issues",
+  "GET /repos/{owner}/{repo}/issues/comments",
+  "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/issues/events",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/events",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/issue-field-values",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/labels",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/reactions",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/suggestions",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline",
+  "GET /repos/{owner}/{repo}/keys",
+  "GET /repos/{owner}/{repo}/labels",
+  "GET /repos/{owner}/{repo}/milestones",
+  "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels",
+  "GET /repos/{owner}/{repo}/notifications",
+  "GET /repos/{owner}/{repo}/pages/builds",
+  "GET /repos/{owner}/{repo}/pulls",
+  "GET /repos/{owner}/{repo}/pulls/comments",
+  "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments",
+  "GET /repos/{owner}/{repo}/releases",
+  "GET /repos/{owner}/{repo}/releases/{release_id}/assets",
+  "GET /repos/{owner}/{repo}/releases/{release_id}/reactions",
+  "GET /repos/{owner}/{repo}/rules/branches/{branch}",
+  "GET /repos/{owner}/{repo}/rulesets",
+  "GET /repos/{owner}/{repo}/rulesets/rule-suites",
+  "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history",
+  "GET /repos/{owner}/{repo}/secret-scanning/alerts",
+  "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations",
+  "GET /repos/{owner}/{repo}/secret-scanning/custom-patterns",
+  "GET /repos/{owner}/{repo}/security-advisories",
+  "GET /repos/{owner}/{repo}/stacks",
+  "GET /repos/{owner}/{repo}/stargazers",
+  "GET /repos/{owner}/{repo}/subscribers",
+  "GET /repos/{owner}/{repo}/tags",
+  "GET /repos/{owner}/{repo}/teams",
+  "GET /repos/{owner}/{repo}/topics",
+  "GET /repositories",
+  "GET /search/code",
+  "GET /search/commits",
+  "GET /search/issues",
+  "GET /search/labels",
+  "GET /search/repositories",
+  "GET /search/topics",
+  "GET /search/users",
+  "GET /teams/{team_id}/invitations",
+  "GET /teams/{team_id}/members",
+  "GET /teams/{team_id}/repos",
+  "GET /teams/{team_id}/teams",
+  "GET /user/blocks",
+  "GET /user/codespaces",
+  "GET /user/codespaces/secrets",
+  "GET /user/emails",
+  "GET /user/followers",
+  "GET /user/following",
+  "GET /user/gpg_keys",
+  "GET /user/installations",
+  "GET /user/installations/{installation_id}/repositories",
+  "GET /user/issues",
+  "GET /user/keys",
+  "GET /user/marketplace_purchases",
+  "GET /user/marketplace_purchases/stubbed",
+  "GET /user/memberships/orgs",
+  "GET /user/migrations",
+  "GET /user/migrations/{migration_id}/repositories",
+  "GET /user/orgs",
+  "GET /user/packages",
+  "GET /user/packages/{package_type}/{package_name}/versions",
+  "GET /user/public_emails",
+  "GET /user/repos",
+  "GET /user/repository_invitations",
+  "GET /user/social_accounts",
+  "GET /user/ssh_signing_keys",
+  "GET /user/starred",
+  "GET /user/subscriptions",
+  "GET /user/teams",
+  "GET /users",
+  "GET /users/{username}/attestations/{subject_digest}",
+  "GET /users/{username}/copilot-spaces",
+  "GET /users/{username}/events",
+  "GET /users/{username}/events/orgs/{org}",
+  "GET /users/{username}/events/public",
+  "GET /users/{username}/followers",
+  "GET /users/{username}/following",
+  "GET /users/{username}/gists",
+  "GET /users/{username}/gpg_keys",
+  "GET /users/{username}/keys",
+  "GET /users/{username}/orgs",
+  "GET /users/{username}/packages",
+  "GET /users/{username}/projectsV2",
+  "GET /users/{username}/projectsV2/{project_number}/fields",
+  "GET /users/{username}/projectsV2/{project_number}/items",
+  "GET /users/{username}/projectsV2/{project_number}/views/{view_number}/items",
+  "GET /users/{username}/received_events",
+  "GET /users/{username}/received_events/public",
+  "GET /users/{username}/repos",
+  "GET /users/{username}/social_accounts",
+  "GET /users/{username}/ssh_signing_keys",
+  "GET /users/{username}/starred",
+  "GET /users/{username}/subscriptions"
+]));
+
+// pkg/dist-src/paginating-endpoints.js
+function isPaginatingEndpoint(arg) {
+  if (typeof arg === "string") {
+    return paginatingEndpoints.includes(arg);
+  } else {
+    return false;
+  }
+}
+
+// pkg/dist-src/index.js
+function paginateRest(octokit) {
+  return {
+    paginate: Object.assign(paginate.bind(null, octokit), {
+      iterator: iterator.bind(null, octokit)
+    })
+  };
+}
+paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
+
+/* v8 ignore next -- @preserve */
+
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(3251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// pkg/dist-src/version.js
+var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/error-request.js
+function isRequestError(error) {
+  return error.request !== void 0;
+}
+async function errorRequest(state, octokit, error, options) {
+  if (!isRequestError(error) || !error?.request.request) {
+    throw error;
+  }
+  if (error.status >= 400 && !state.doNotRetry.includes(error.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error, retries, retryAfter);
+  }
+  throw error;
+}
+
+// pkg/dist-src/wrap-request.js
+
+
+async function wrapRequest(state, octokit, request, options) {
+  const limiter = new light();
+  limiter.on("failed", function(error, info) {
+    const maxRetries = ~~error.request.request?.retries;
+    const after = ~~error.request.request?.retryAfter;
+    options.request.retryCount = info.retryCount + 1;
+    if (maxRetries > info.retryCount) {
+      return after * state.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state, octokit, request, options) {
+  const response = await request(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state, octokit, error, options);
+  }
+  return response;
+}
+
+// pkg/dist-src/index.js
+function retry(octokit, octokitOptions) {
+  const state = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error, retries, retryAfter) => {
+        error.request.request = Object.assign({}, error.request.request, {
+          retries,
+          retryAfter
+        });
+        return error;
+      }
+    }
+  };
+  if (state.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
+  }
+  return retryPlugin;
+}
+retry.VERSION = plugin_retry_dist_bundle_VERSION;
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/version.js
+var plugin_throttling_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/wrap-request.js
+var dist_bundle_noop = () => Promise.resolve();
+function dist_bundle_wrapRequest(state, request, options) {
+  return state.retryLimiter.schedule(doRequest, state, request, options);
+}
+async function doRequest(state, request, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
+      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+
+// pkg/dist-src/generated/triggers-notification-paths.js
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+
+// pkg/dist-src/route-matcher.js
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+
+// pkg/dist-src/index.js
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var groups = {};
+var createGroups = function(Bottleneck, common) {
+  groups.global = new Bottleneck.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  groups.auth = new Bottleneck.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  groups.search = new Bottleneck.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  groups.write = new Bottleneck.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  groups.notifications = new Bottleneck.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck = light,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (groups.global == null) {
+      createGroups(Bottleneck, common);
+    }
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
+    const events = {};
+    const emitter = new Bottleneck.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error, info) {
+      const [state2, request, options] = info.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
+      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request.retryCount;
+      request.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error.message)) {
+          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
+          (error2) => error2.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request, options) => {
+    initializeBottleneck();
+    return dist_bundle_wrapRequest(state, request, options);
+  });
+  return {};
+}
+throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
+throttling.triggersNotification = triggersNotification;
+
+
+;// CONCATENATED MODULE: ./src/github/api.ts
+// GitHub's REST API (GITHUB_API_URL) through Octokit: @octokit/core with its pagination,
+// retry and throttling plugins. What this file adds around them:
+//
+// - a time limit on every attempt, answer body included (a GitHub that never answers must
+//   not stall the step), and the run's deadline: no request starts, and no wait goes on,
+//   past it;
+// - server errors (5xx, 408, 409) and network failures tried again a few times with a
+//   growing backoff (plugin-retry; three attempts in all by default, 1 s then 4 s apart);
+// - primary and secondary rate limits waited out as GitHub asks (`retry-after`,
+//   `x-ratelimit-reset`; plugin-throttling), but never longer than `maxRateLimitWaitMs`,
+//   and each wait said in the log;
+// - every failure as a GitHubApiError: method, path, status and GitHub's own message. The
+//   token is never part of it, nor of any log line (Octokit's own errors carry the request,
+//   whose authorization header they redact; GitHubApiError does not keep them).
+
+
+
+
+class api_GitHubApiError extends Error {
+    status;
+    method;
+    path;
+    apiMessage;
+    documentationUrl;
+    constructor(
+    /** HTTP status, or 0 when no answer came (network failure, time limit, deadline). */
+    status, method, path, 
+    /** GitHub's message (and its validation errors), or what went wrong without an answer. */
+    apiMessage, documentationUrl) {
+        super(`GitHub API ${method} ${path} answered ${status}: ${apiMessage}`);
+        this.status = status;
+        this.method = method;
+        this.path = path;
+        this.apiMessage = apiMessage;
+        this.documentationUrl = documentationUrl;
+        this.name = 'GitHubApiError';
+    }
+}
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRY_BASE_MS = 1_000;
+const DEFAULT_MAX_RATE_LIMIT_WAIT_MS = 60_000;
+/** Rate-limit waits for one request before it fails. */
+const RATE_LIMIT_WAITS = 2;
+/**
+ * Answers that trying again does not change; plugin-retry's list plus 429, a secondary rate
+ * limit, which plugin-throttling waits out as GitHub asks.
+ */
+const NOT_RETRIED = (/* unused pure expression or super */ null && ([400, 401, 403, 404, 410, 422, 429, 451]));
+/** Statuses whose answer has no body (a Response built with one throws). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const DEADLINE_MESSAGE = 'stopped: the run passed its deadline';
+/** The REST API version the requests are written for. */
+const api_API_VERSION = '2022-11-28';
+const GitHubOctokit = Octokit.plugin(paginateRest, retry, throttling);
+let clientCount = 0;
+/** Raised inside the fetch of an attempt when the run's deadline has passed; Octokit passes an AbortError on untouched, so it is not retried. */
+function deadlineAbort() {
+    const error = new Error(DEADLINE_MESSAGE);
+    error.name = 'AbortError';
+    return error;
+}
+/**
+ * fetch with a time limit on the whole attempt: the answer's body is read within it, so a
+ * body that stops half way fails like an answer that never comes.
+ */
+function fetchWithTimeLimit(timeoutMs, deadline) {
+    return async (input, init) => {
+        if (deadline?.aborted)
+            throw deadlineAbort();
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = AbortSignal.any([timeout, ...(deadline ? [deadline] : []), ...(init?.signal ? [init.signal] : [])]);
+        try {
+            const response = await fetch(input, { ...init, signal });
+            const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
+            return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+        }
+        catch (error) {
+            if (deadline?.aborted)
+                throw deadlineAbort();
+            if (timeout.aborted)
+                throw new Error(`no answer within ${timeoutMs} ms`);
+            throw error;
+        }
+    };
+}
+function isOctokitRequestError(error) {
+    return error instanceof Error && typeof error.status === 'number';
+}
+/** GitHub's error body as one message: `message`, then the messages of its `errors`. */
+function apiMessageOf(data, fallback) {
+    if (typeof data === 'string') {
+        if (/^\s*</.test(data))
+            return { message: 'an HTML error page instead of JSON (GitHub unavailable?)' };
+        return { message: data.trim() === '' ? fallback : 'a body that is not JSON' };
+    }
+    if (typeof data !== 'object' || data === null)
+        return { message: fallback };
+    const body = data;
+    const details = Array.isArray(body.errors)
+        ? body.errors
+            .map((entry) => (typeof entry === 'string' ? entry : typeof entry === 'object' && entry !== null ? entry.message : undefined))
+            .filter((text) => typeof text === 'string' && text !== '')
+            .join('; ')
+        : '';
+    const message = [typeof body.message === 'string' ? body.message : fallback, details].filter(Boolean).join(': ');
+    return typeof body.documentation_url === 'string' ? { message, documentationUrl: body.documentation_url } : { message };
+}
+class GitHubApi {
+    options;
+    apiUrl;
+    octokit;
+    log;
+    constructor(options) {
+        this.options = options;
+        this.apiUrl = options.apiUrl.replace(/\/+$/, '');
+        this.log = options.log ?? (() => undefined);
+        const octokitLog = {
+            debug: () => undefined,
+            info: () => undefined,
+            warn: (message) => this.log(`GitHub API: ${String(message)}`),
+            error: (message) => this.log(`GitHub API: ${String(message)}`),
+        };
+        clientCount += 1;
+        this.octokit = new GitHubOctokit({
+            baseUrl: this.apiUrl,
+            ...(options.token ? { auth: options.token } : {}),
+            userAgent: options.userAgent ?? 'timoni-fleet',
+            log: octokitLog,
+            request: { fetch: fetchWithTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.signal), log: octokitLog },
+            retry: { retries: options.retries ?? DEFAULT_RETRIES, retryAfterBaseValue: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS, doNotRetry: NOT_RETRIED },
+            throttle: {
+                // Each client its own write spacing (GitHub asks for 1 s between writes of one token).
+                id: `timoni-fleet-${process.pid}-${clientCount}`,
+                onRateLimit: (seconds, request, _octokit, count) => this.waitOnRateLimit('rate limit', seconds, request, count),
+                onSecondaryRateLimit: (seconds, request, _octokit, count) => this.waitOnRateLimit('secondary rate limit', seconds, request, count),
+            },
+        });
+        this.octokit.hook.wrap('request', async (request, endpoint) => {
+            const method = endpoint.method;
+            const path = this.shownPath(endpoint.url);
+            if (this.options.signal?.aborted)
+                throw new api_GitHubApiError(0, method, path, DEADLINE_MESSAGE);
+            endpoint.headers['x-github-api-version'] = api_API_VERSION;
+            try {
+                const response = await this.untilDeadline(Promise.resolve(request(endpoint)));
+                if (typeof response.data === 'string' && response.data !== '')
+                    throw new api_GitHubApiError(response.status, method, path, apiMessageOf(response.data, '').message);
+                return response;
+            }
+            catch (error) {
+                throw this.apiError(error, method, path, endpoint.request?.retryCount);
+            }
+        });
+    }
+    /** One request; `path` is relative to the API URL (or a whole URL of it). Any answer but 2xx throws GitHubApiError. */
+    async request(method, path, body) {
+        const response = await this.octokit.request(`${method.toUpperCase()} ${path}`, body === undefined ? {} : { data: body });
+        return { status: response.status, data: response.data, headers: response.headers };
+    }
+    /** Every item of a paginated list, 100 a page, following `Link: rel="next"`. */
+    async paginate(path) {
+        return (await this.octokit.paginate(`GET ${path}`, { per_page: 100 }));
+    }
+    /** plugin-throttling asks whether to wait `seconds` and try again; true waits. */
+    waitOnRateLimit(kind, seconds, request, waitsSoFar) {
+        const what = `${request.method} ${this.shownPath(request.url)}`;
+        const maxMs = this.options.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS;
+        if (this.options.signal?.aborted)
+            return false;
+        if (waitsSoFar >= RATE_LIMIT_WAITS) {
+            this.log(`GitHub ${kind} on ${what} again after ${waitsSoFar} waits: giving up`);
+            return false;
+        }
+        if (seconds * 1000 > maxMs) {
+            this.log(`GitHub ${kind} on ${what}: GitHub asks to wait ${seconds} s, longer than the ${Math.round(maxMs / 1000)} s this run waits at most; giving up`);
+            return false;
+        }
+        this.log(`GitHub ${kind} on ${what}: waiting ${seconds} s, as GitHub asks, before trying again`);
+        return true;
+    }
+    /** The request, or the deadline's error as soon as the deadline passes (a wait in progress is not sat out). */
+    untilDeadline(pending) {
+        const deadline = this.options.signal;
+        if (!deadline)
+            return pending;
+        return new Promise((resolve, reject) => {
+            const onAbort = () => reject(deadlineAbort());
+            deadline.addEventListener('abort', onAbort, { once: true });
+            pending.then((value) => {
+                deadline.removeEventListener('abort', onAbort);
+                resolve(value);
+            }, (error) => {
+                deadline.removeEventListener('abort', onAbort);
+                reject(error);
+            });
+        });
+    }
+    /** `retryCount`: plugin-retry's count of failed attempts of this request. */
+    apiError(error, method, path, retryCount) {
+        if (error instanceof api_GitHubApiError)
+            return error;
+        if (this.options.signal?.aborted || (error instanceof Error && error.message === DEADLINE_MESSAGE))
+            return new api_GitHubApiError(0, method, path, DEADLINE_MESSAGE);
+        if (!isOctokitRequestError(error))
+            return new api_GitHubApiError(0, method, path, error instanceof Error ? error.message : String(error));
+        if (!error.response) {
+            // No answer: Octokit gives network failures status 500; say how often it was tried.
+            const attempts = Math.max(1, retryCount ?? 1);
+            return new api_GitHubApiError(0, method, path, `${error.message} (${attempts} attempt${attempts === 1 ? '' : 's'})`);
+        }
+        const { message, documentationUrl } = apiMessageOf(error.response.data, error.message);
+        return new api_GitHubApiError(error.response.status, method, path, message, documentationUrl);
+    }
+    shownPath(url) {
+        return url.startsWith(this.apiUrl) ? url.slice(this.apiUrl.length) || '/' : url;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/contents.ts
+// One file of the repository at a commit, through GitHub's contents endpoint
+// (`GET /repos/{owner}/{repo}/contents/{path}?ref={sha}`) with the job's token: what lets a
+// shallow checkout read a file as it was at another commit (the pull request's base, the
+// push's `before`). Needs the `contents: read` permission.
+//
+// GitHub answers a file up to 1 MB with its content base64-encoded (lines of 60 characters);
+// a larger file comes without it (`encoding: "none"`), and is refused here with what to do
+// instead: a runtime file is never that large. A 404 `Not Found` is a file that does not
+// exist at that commit (undefined) once the commit's top folder is readable (else the token
+// may not read contents, which throws); any other 404 (GitHub says `No commit found for the ref
+// ...`) and every other failure throw, with the path and the commit.
+
+/** A repository path: forward slashes, no leading slash, no `.` or `..` part. */
+function checkRepositoryPath(path) {
+    if (path === '' || path.startsWith('/') || path.includes('\\') || path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+        throw new Error(`${JSON.stringify(path)} is not a path inside the repository`);
+    }
+    return path;
+}
+/**
+ * A 404 `Not Found` is also what a token that may not read the repository's contents gets
+ * (a private repository without `contents: read`): the commit's top folder tells the two
+ * apart. Readable: the file is missing. Not: the contents cannot be read, which throws.
+ */
+async function checkCommitReadable(client, target, ref, where) {
+    const top = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}/contents/?ref=${encodeURIComponent(ref)}`;
+    try {
+        await client.request('GET', top);
+    }
+    catch (error) {
+        if (error instanceof GitHubApiError && error.status === 404) {
+            throw new Error(`${where}: GitHub answers 404 for the file and for the commit's top folder (${error.apiMessage}); does the job's token have the permission contents: read?`, { cause: error });
+        }
+        throw error;
+    }
+}
+const contentsPath = (target, path, ref) => `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}/contents/${path.split('/').map(encodeURIComponent).join('/')}?ref=${encodeURIComponent(ref)}`;
+/**
+ * The file at `path` as it was at `ref`, or undefined when it did not exist there. Throws
+ * for a folder or a symbolic link at that path, a file over 1 MB, content that is not UTF-8
+ * text, an unknown ref and every failure of the request (GitHubApiError).
+ */
+async function readRepositoryFile(client, target, path, ref) {
+    checkRepositoryPath(path);
+    const where = `${path} at ${ref}`;
+    let data;
+    try {
+        data = (await client.request('GET', contentsPath(target, path, ref))).data;
+    }
+    catch (error) {
+        if (error instanceof GitHubApiError && error.status === 404 && error.apiMessage === 'Not Found') {
+            await checkCommitReadable(client, target, ref, where);
+            return undefined;
+        }
+        if (error instanceof GitHubApiError && error.status === 404)
+            throw new Error(`${where}: GitHub does not know this commit (${error.apiMessage})`, { cause: error });
+        if (error instanceof GitHubApiError && error.status === 403)
+            throw new Error(`${where}: ${error.message}; does the job's token have the permission contents: read?`, { cause: error });
+        throw error;
+    }
+    if (Array.isArray(data))
+        throw new Error(`${where} is a folder, not a file`);
+    if (data.type !== 'file')
+        throw new Error(`${where} is a ${data.type ?? 'thing without a type'}, not a file`);
+    if (data.encoding === 'none' || (data.content === '' && (data.size ?? 0) > 0)) {
+        throw new Error(`${where} has ${data.size ?? 'more than 1 MB of'} bytes; GitHub's contents API gives files over 1 MB without their content. Check out that commit instead (actions/checkout with a fetch-depth that reaches it)`);
+    }
+    if (data.encoding !== 'base64' || typeof data.content !== 'string')
+        throw new Error(`${where}: GitHub answered content in the encoding ${JSON.stringify(data.encoding)}, not base64`);
+    const bytes = Buffer.from(data.content.replace(/\s+/g, ''), 'base64');
+    let text;
+    try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    }
+    catch {
+        throw new Error(`${where} is not UTF-8 text`);
+    }
+    return { path, ref, text, sha: data.sha ?? '' };
+}
+
+;// CONCATENATED MODULE: ./src/git-revision.ts
+// Files of the repository as they were at another commit, read with git from the local
+// clone: what the base runtime is read from when the checkout holds that commit (a pull
+// request's base with fetch-depth 2 or more, `--base-ref` on the command line).
+//
+// git is run without a shell (spawnSync, every value an argument of its own), in the work
+// tree found here, and only reads objects: `rev-parse` to name the commit, `ls-tree` to find
+// the file's blob, `cat-file blob` to read it. None of these runs hooks, filters or
+// textconv drivers. A partial clone does not fetch a missing object (GIT_NO_LAZY_FETCH), and
+// git never asks for credentials (GIT_TERMINAL_PROMPT=0). Paths are repository paths
+// (checkRepositoryPath): never absolute, never with a `..` part.
+
+
+
+
+/** git failed, or could not be run: the command and what git said. */
+class GitReadError extends Error {
+    args;
+    constructor(args, message) {
+        super(`git ${args.join(' ')}: ${message}`);
+        this.args = args;
+        this.name = 'GitReadError';
+    }
+}
+const GIT_TIMEOUT_MS = 30_000;
+/** A runtime file is small; this bounds what one answer of git may hold. */
+const GIT_MAX_OUTPUT = 16 * 1024 * 1024;
+/** git run synchronously (a few local object reads): the CLI reads its inputs before anything else starts. */
+function git(root, args) {
+    const all = ['-C', root, ...args];
+    const result = (0,external_node_child_process_namespaceObject.spawnSync)('git', all, {
+        timeout: GIT_TIMEOUT_MS,
+        maxBuffer: GIT_MAX_OUTPUT,
+        windowsHide: true,
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
+    });
+    if (result.error) {
+        throw new GitReadError(all, result.error.code === 'ENOENT' ? 'git is not installed (not on PATH)' : result.error.message);
+    }
+    return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr.toString('utf8').trim() };
+}
+/**
+ * The git work tree that holds `path`: the nearest folder, from the path's own folder up to
+ * `within` (included), that has a `.git`. git refuses to track a `.git` path, so what is
+ * found was made by the checkout, not by the files of a commit. Undefined when there is none.
+ */
+function gitWorkTreeOf(path, within) {
+    const top = (0,external_node_path_namespaceObject.resolve)(within);
+    for (let dir = (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path));; dir = (0,external_node_path_namespaceObject.dirname)(dir)) {
+        if (dir !== top && !dir.startsWith(top + external_node_path_namespaceObject.sep))
+            return undefined;
+        if ((0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(dir, '.git')))
+            return dir;
+        if (dir === top)
+            return undefined;
+    }
+}
+/** The repository path of `path` inside the work tree `root`; throws for a path outside it. */
+function repositoryPathOf(path, root) {
+    const inside = (0,external_node_path_namespaceObject.relative)((0,external_node_path_namespaceObject.resolve)(root), (0,external_node_path_namespaceObject.resolve)(path));
+    if (inside === '' || inside.startsWith('..') || (0,external_node_path_namespaceObject.resolve)(root, inside) !== (0,external_node_path_namespaceObject.resolve)(path))
+        throw new Error(`${path} is not inside the repository at ${root}`);
+    return checkRepositoryPath(inside.split(external_node_path_namespaceObject.sep).join('/'));
+}
+/**
+ * The commit `ref` names in the clone at `root` (a commit id, a branch, a tag, `HEAD~1`), or
+ * undefined when the clone does not have it. A ref that starts with `-` is refused.
+ */
+function resolveCommit(root, ref) {
+    if (ref === '' || ref.startsWith('-') || /[\0\n]/.test(ref))
+        throw new GitReadError(['rev-parse', ref], 'not a ref');
+    const answer = git(root, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
+    if (answer.code === 0)
+        return answer.stdout.toString('utf8').trim();
+    if (answer.code === 1)
+        return undefined;
+    throw new GitReadError(['rev-parse', '--verify', ref], answer.stderr || `exit code ${answer.code}`);
+}
+/**
+ * The text of the file at `repositoryPath` in `commit` (a commit id), or undefined when the
+ * commit has no such file. Throws for a folder, a symbolic link or a submodule at that path,
+ * for content that is not UTF-8, and when git fails.
+ */
+function readFileAtCommit(root, commit, repositoryPath) {
+    checkRepositoryPath(repositoryPath);
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+        throw new GitReadError(['ls-tree', commit], 'not a commit id');
+    const where = `${repositoryPath} at ${commit}`;
+    const listed = git(root, ['ls-tree', '-z', '--full-tree', commit, '--', repositoryPath]);
+    if (listed.code !== 0)
+        throw new GitReadError(['ls-tree', commit, '--', repositoryPath], listed.stderr || `exit code ${listed.code}`);
+    const entry = listed.stdout.toString('utf8').split('\0').find((line) => line.endsWith(`\t${repositoryPath}`));
+    if (!entry)
+        return undefined;
+    const [mode = '', type = '', object = ''] = entry.slice(0, entry.indexOf('\t')).split(' ');
+    if (type !== 'blob' || mode === '120000')
+        throw new Error(`${where} is ${mode === '120000' ? 'a symbolic link' : type === 'tree' ? 'a folder' : `a ${type}`}, not a file`);
+    const blob = git(root, ['cat-file', 'blob', object]);
+    if (blob.code !== 0)
+        throw new GitReadError(['cat-file', 'blob', object], blob.stderr || `exit code ${blob.code}`);
+    try {
+        return new TextDecoder('utf-8', { fatal: true }).decode(blob.stdout);
+    }
+    catch {
+        throw new Error(`${where} is not UTF-8 text`);
+    }
+}
+/** Whether the clone at `root` holds the commit `commit` (a shallow checkout may not). */
+function hasCommit(root, commit) {
+    if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+        return false;
+    const answer = git(root, ['cat-file', '-e', `${commit}^{commit}`]);
+    return answer.code === 0;
+}
+
+;// CONCATENATED MODULE: ./src/runtime-at-commit.ts
+// The runtime as it was at another commit (fleet membership: the clusters the fleet had
+// before this change). The runtime files are named as the head's are (the `runtime` input,
+// `-r`), relative to the working directory; each is turned into its repository path (from
+// the root of the git work tree that holds it, else the workspace) and read at the commit
+// by a reader: git from the local clone (../git-revision.ts) or GitHub's contents endpoint
+// (github/contents.ts). Files the commit did not have are left out; when none existed
+// there, there is no base runtime (a first pull request: nothing leaves). What was read is
+// loaded with the same engine, cue.mod and loadRuntime as the head runtime.
+
+
+
+
+/**
+ * Where each runtime file lives in the repository. Throws for a file outside `workspace`
+ * (a path such as `../x.cue`): nothing outside the repository is read at another commit.
+ */
+function locateRuntimeFiles(runtimeFiles, cwd, workspace) {
+    return runtimeFiles.map((shownAs) => {
+        const absolutePath = (0,external_node_path_namespaceObject.resolve)(cwd, shownAs);
+        const workTree = gitWorkTreeOf(absolutePath, workspace);
+        let repositoryPath;
+        try {
+            repositoryPath = repositoryPathOf(absolutePath, workTree ?? workspace);
+        }
+        catch {
+            throw new Error(`runtime file ${shownAs} is not inside the workspace ${workspace}; it cannot be read at another commit`);
+        }
+        return { shownAs, absolutePath, ...(workTree ? { workTree } : {}), repositoryPath };
+    });
+}
+/**
+ * The runtime made of the files as they were at the commit, or undefined when none of them
+ * existed there. Throws when a file cannot be read, and when the
+ * files do not load as a runtime (CueFilesError, with the files' own paths and lines).
+ */
+function loadRuntimeAtCommit(engine, locations, read, moduleFiles) {
+    const sources = [];
+    const missing = [];
+    for (const location of locations) {
+        const content = read(location);
+        if (content === undefined)
+            missing.push(location.shownAs);
+        else
+            sources.push({ path: location.shownAs, absolutePath: location.absolutePath, format: sourceFormat(location.shownAs), content });
+    }
+    if (sources.length === 0)
+        return undefined;
+    return { runtime: loadRuntime(engine, sources, moduleFiles, ''), files: sources.map((s) => s.path), missing };
+}
+
 ;// CONCATENATED MODULE: ./src/cli/options.ts
 // The flags of each command, named as `timoni bundle` names them, and what they read: the
 // bundle, runtime and module files every command starts from (bundle flags), the
 // kubeconfig, and for the commands that reach clusters (diff, apply, status, delete) the
 // fleet run they describe.
+
+
 
 
 
@@ -13327,6 +18624,9 @@ const fleetFlags = [
     { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's apply, all its instances' readiness waits together" },
     { name: 'prune', kind: 'boolean', default: 'true', description: 'Delete objects that the bundle no longer builds' },
     { name: 'prune-removed-instances', kind: 'boolean', default: 'true', description: "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)" },
+    { name: 'prune-removed-clusters', kind: 'boolean', default: 'true', description: 'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)' },
+    { name: 'base-ref', kind: 'string', default: '', description: 'The commit before this change (a branch, tag or commit id): the -r runtime file(s) as they were there, read with git, are the base runtime (as --base-runtime); a file REF did not have is left out, and none at all means no cluster leaves' },
+    { name: 'base-runtime', kind: 'string', default: '', description: 'The runtime file before this change: its clusters missing from -r leave the fleet (diff shows them, apply deletes the bundle there); a renamed cluster is not a leave' },
     { name: 'force', kind: 'boolean', description: 'Recreate objects whose immutable fields change' },
     { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
     { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
@@ -13338,6 +18638,12 @@ const fleetFlags = [
     { name: 'cluster-identity', kind: 'string', default: 'check', choices: [...IDENTITY_MODES], description: 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off' },
     identityRecordFlag,
     { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
+    {
+        name: 'cluster',
+        kind: 'string',
+        default: '',
+        description: 'delete: remove the bundle from this one cluster, also one no longer in the runtime (found in --base-runtime, else reached through --kube-context)',
+    },
 ];
 /**
  * The flags beyond the bundle flags that each fleet command reads; `--help` lists only these.
@@ -13345,10 +18651,10 @@ const fleetFlags = [
  * number of clusters diffed at once, is diff's.
  */
 const commandFlags = {
-    apply: fleetFlags.filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency').map((flag) => flag.name),
-    diff: ['prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+    apply: fleetFlags.filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency' && flag.name !== 'cluster').map((flag) => flag.name),
+    diff: ['prune', 'prune-removed-instances', 'prune-removed-clusters', 'base-runtime', 'base-ref', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
     status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
-    delete: ['wait', 'timeout', 'deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+    delete: ['wait', 'timeout', 'deadline', 'cluster', 'base-runtime', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
 };
 /**
  * The identity flags of the commands that never record (status and vet/build read, delete
@@ -13423,7 +18729,7 @@ function readBundleInputs(engine, args, cwd, env) {
     if (files.length === 0)
         throw new UsageError('no bundle given: pass one or more files with -f');
     const workdir = (0,external_node_path_namespaceObject.resolve)(cwd, args.strings.get('workdir') || '.');
-    const named = [...files, ...(args.lists.get('runtime') ?? [])].map((file) => (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(cwd, file)));
+    const named = [...files, ...(args.lists.get('runtime') ?? []), ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map((file) => (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(cwd, file)));
     const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => (0,external_node_path_namespaceObject.resolve)(cwd, path))]);
     const moduleFiles = readCueModuleFiles(workdir, boundary);
     const bundleFiles = readSourceFiles(files, cwd, boundary);
@@ -13436,7 +18742,12 @@ function readBundleInputs(engine, args, cwd, env) {
         throw new UsageError(error instanceof Error ? error.message : String(error));
     }
     const runtime = loadRuntime(engine, runtimeFiles, moduleFiles, args.strings.get('kube-context') ?? '');
+    const baseFile = args.strings.get('base-runtime') ?? '';
+    // A base runtime given by hand that does not load is the user's error, told as -r's would be.
+    const baseRuntime = baseRuntimeAtRef(engine, args, cwd, moduleFiles) ??
+        (baseFile ? { runtime: loadRuntime(engine, readSourceFiles([baseFile], cwd, boundary), moduleFiles, args.strings.get('kube-context') ?? ''), from: `${baseFile} (--base-runtime)` } : undefined);
     return {
+        ...(baseRuntime ? { baseRuntime } : {}),
         bundleFiles,
         runtime,
         moduleFiles,
@@ -13445,6 +18756,49 @@ function readBundleInputs(engine, args, cwd, env) {
         boundary,
         output: (args.strings.get('output') ?? 'text'),
     };
+}
+/**
+ * `--base-ref REF`: the -r runtime file(s) as they were at REF, read with git (no shell,
+ * objects only: ../git-revision.ts) from the work tree that holds them, and loaded as -r is.
+ * Undefined without the flag, and when REF had none of the files (nothing leaves). A REF
+ * git does not know, a file outside the repository, or a base runtime that does not load
+ * is the user's error.
+ */
+function baseRuntimeAtRef(engine, args, cwd, moduleFiles) {
+    const ref = args.strings.get('base-ref') ?? '';
+    if (ref === '')
+        return undefined;
+    if (args.strings.get('base-runtime'))
+        throw new UsageError('--base-ref and --base-runtime both give the base runtime: pass one of them');
+    const runtimeFiles = args.lists.get('runtime') ?? [];
+    if (runtimeFiles.length === 0)
+        throw new UsageError('--base-ref reads the -r runtime file(s) as they were at REF: give the runtime with -r');
+    const top = repositoryRoot(cwd);
+    if (!(0,external_node_fs_.existsSync)((0,external_node_path_namespaceObject.join)(top, '.git')))
+        throw new UsageError(`--base-ref ${ref}: ${cwd} is not inside a git work tree`);
+    let locations;
+    try {
+        locations = locateRuntimeFiles(runtimeFiles, cwd, top);
+    }
+    catch (error) {
+        throw new UsageError(`--base-ref: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const commits = new Map();
+    const commitIn = (tree) => {
+        let commit = commits.get(tree);
+        if (commit === undefined) {
+            commit = resolveCommit(tree, ref);
+            if (commit === undefined)
+                throw new UsageError(`--base-ref: git does not know ${JSON.stringify(ref)} in ${tree} (fetch it first?)`);
+            commits.set(tree, commit);
+        }
+        return commit;
+    };
+    const loaded = loadRuntimeAtCommit(engine, locations, (location) => readFileAtCommit(location.workTree ?? top, commitIn(location.workTree ?? top), location.repositoryPath), moduleFiles);
+    if (!loaded)
+        return undefined;
+    const commit = [...commits.values()][0] ?? ref;
+    return { runtime: loaded.runtime, from: `${loaded.files.join(', ')} at ${ref} (${commit.slice(0, 7)}, --base-ref)` };
 }
 // ---- Kubeconfig and fleet run
 /** The kubeconfig files: --kubeconfig, else the KUBECONFIG list, else ~/.kube/config. */
@@ -13517,6 +18871,7 @@ function fleetRunFromArgs(engine, args, io, log) {
             timeoutMs,
             prune: args.booleans.get('prune') ?? true,
             pruneRemovedInstances: args.booleans.get('prune-removed-instances') ?? true,
+            pruneRemovedClusters: args.booleans.get('prune-removed-clusters') ?? true,
             force: args.booleans.get('force') ?? false,
             overwriteOwnership: args.booleans.get('overwrite-ownership') ?? false,
             concurrency,
@@ -13527,6 +18882,7 @@ function fleetRunFromArgs(engine, args, io, log) {
             identity: { mode: (args.strings.get('cluster-identity') ?? 'check'), recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []) },
         },
         log,
+        ...(inputs.baseRuntime ? { baseRuntime: inputs.baseRuntime } : {}),
         ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
     };
 }
@@ -14319,6 +19675,7 @@ class TimoniYamlPrinter {
 
 
 
+
 // ---- vet
 async function runVet(engine, args, io) {
     const inputs = readBundleInputs(engine, args, io.cwd, io.env);
@@ -14400,7 +19757,7 @@ async function runBuild(engine, args, io) {
 function orderedRun(engine, args, io) {
     const log = new cli_io/* CliLog */.n(io);
     const run = fleetRunFromArgs(engine, args, io, log);
-    log.order(selectClusters(run.evaluation.runtime, run.selector).map((cluster) => cluster.name));
+    log.order(selectHeadClusters(run).map((cluster) => cluster.name));
     return { run, log };
 }
 /** A failed cluster's error, unless the fleet layer has logged it already. */
@@ -14434,8 +19791,41 @@ function clusterDiffText(cluster) {
 function objectRef(change) {
     return `${change.kind}/${change.namespace ? `${change.namespace}/` : ''}${change.name}`;
 }
+/**
+ * The line(s) `diff` and `apply` print for a cluster whose fleet membership changes: a
+ * leaving cluster with what is (or would be) deleted, or why the bundle stays installed
+ * there and the commands that remove it by hand; a renamed cluster with its base name.
+ */
+function membershipText(cluster, changeSet) {
+    const from = changeSet.membership?.from ? ` (listed in ${changeSet.membership.from})` : '';
+    const renamed = renamedFrom(cluster);
+    if (renamed !== undefined)
+        return `# ${cluster.name} · renamed from ${renamed}${from}: the same cluster, nothing deleted\n`;
+    if (!isLeaving(cluster))
+        return '';
+    const deleted = cluster.instances.reduce((sum, instance) => sum + instance.changes.filter((change) => change.action === 'deleted').length, 0);
+    const instances = cluster.instances.map((instance) => instance.name).join(', ');
+    let text = `# ${cluster.name} · leaves the fleet${from}`;
+    if (cluster.bundleKept) {
+        text += `: ${cluster.bundleKept.reason}${instances ? ` (instances: ${instances})` : ''}\n`;
+        for (const command of cluster.bundleKept.commands)
+            text += `#   to remove it by hand: ${command}\n`;
+        return text;
+    }
+    if (cluster.status === 'failed' || cluster.status === 'skipped')
+        return `${text}: ${cluster.status === 'skipped' ? 'not reached, the bundle stays installed there' : 'failed'}\n`;
+    const verb = changeSet.mode === 'apply' ? 'deleted' : 'would be deleted';
+    if (cluster.instances.length === 0)
+        return `${text}: no instance of the bundle found on it\n`;
+    return `${text}: instance(s) ${instances}, ${deleted === 1 ? '1 object' : `${deleted} objects`} ${verb}\n`;
+}
 function printChanges(changeSet, io, log) {
+    if (changeSet.membership?.warning)
+        io.stderr(`fleet membership not compared: ${changeSet.membership.warning}\n`);
     for (const cluster of changeSet.clusters) {
+        const membership = membershipText(cluster, changeSet);
+        if (membership)
+            io.stdout(membership);
         const text = clusterDiffText(cluster);
         if (text)
             io.stdout(text);
@@ -14479,6 +19869,9 @@ async function runApply(engine, args, io) {
     writeChangesFile(changeSet, args, io);
     if (args.strings.get('output') === 'json')
         io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
+    else
+        for (const cluster of changeSet.clusters)
+            io.stdout(membershipText(cluster, changeSet));
     for (const cluster of changeSet.clusters)
         reportClusterError(cluster, io, log);
     const skipped = changeSet.clusters.filter((c) => c.status === 'skipped').map((c) => c.name);
@@ -14545,9 +19938,33 @@ async function runStatus(engine, args, io) {
         return 2;
     return results.some((r) => !r.result || r.result.length === 0) ? 1 : 0;
 }
+/**
+ * `delete --cluster NAME`: the bundle removed from that one cluster. A cluster of the
+ * runtime (-r) is selected by name; one no longer in it (it left the fleet) is taken from
+ * --base-runtime, else reached through --kube-context under that name. Its identity is
+ * checked as any delete checks it: a context that reaches a cluster recorded under another
+ * runtime name is refused.
+ */
+function oneClusterRun(run, name, kubeContext) {
+    const byName = (runtime) => runtime.clusters.find((cluster) => cluster.name.toLowerCase() === name.toLowerCase());
+    const selector = { cluster: name, group: '*' };
+    if (byName(run.evaluation.runtime))
+        return { ...run, selector };
+    const base = run.baseRuntime ? byName(run.baseRuntime.runtime) : undefined;
+    if (base && run.baseRuntime)
+        return { ...run, selector, evaluation: { ...run.evaluation, runtime: run.baseRuntime.runtime } };
+    if (!kubeContext) {
+        const known = run.evaluation.runtime.clusters.map((cluster) => cluster.name).join(', ');
+        throw new UsageError(`--cluster ${name}: no such cluster in the runtime (${known || 'none'})${run.baseRuntime ? ' nor in --base-runtime' : ''}; for a cluster that left the runtime, give --base-runtime or --kube-context`);
+    }
+    const runtime = { ...run.evaluation.runtime, isDefault: false, clusters: [{ name, group: 'default', kubeContext }] };
+    return { ...run, selector, evaluation: { ...run.evaluation, runtime } };
+}
 async function runDelete(engine, args, io) {
     const log = new cli_io/* CliLog */.n(io);
-    const results = await fleetDelete(fleetRunFromArgs(engine, args, io, log));
+    const run = fleetRunFromArgs(engine, args, io, log);
+    const only = args.strings.get('cluster') ?? '';
+    const results = await fleetDelete(only ? oneClusterRun(run, only, args.strings.get('kube-context') ?? '') : run);
     if (args.strings.get('output') === 'json')
         io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
     // A cluster refused on its identity (or not reached) was logged by the fleet layer, as diff logs it: once.
@@ -23334,7 +28751,7 @@ exports.visitAsync = visitAsync;
 /******/ 	// Execute the module function
 /******/ 	var threw = true;
 /******/ 	try {
-/******/ 		__webpack_modules__[moduleId](module, module.exports, __nccwpck_require__);
+/******/ 		__webpack_modules__[moduleId].call(module.exports, module, module.exports, __nccwpck_require__);
 /******/ 		threw = false;
 /******/ 	} finally {
 /******/ 		if(threw) delete __webpack_module_cache__[moduleId];
