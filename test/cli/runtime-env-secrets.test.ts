@@ -2,16 +2,20 @@
 // whose value holds a secret of the run (here the kubeconfig text itself) or a URL with a
 // password is withheld under --runtime-from-env and named in the log (never its value), and
 // listing one in --runtime-env is refused. Through `node dist/cli/index.js` on the fleet.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { fixtures } from '../fleet/fleet-layer-cli.js';
 import { testNamespace } from '../harness/fleet/test-context.js';
 import { runBuiltCli } from './run-cli.js';
 
 const SENTINEL = 'ghs_SentinelToken0123456789abcdef';
+/** HOME and the module cache outside the fixtures folder the CLI runs in. */
+const home = mkdtempSync(join(tmpdir(), 'timoni-fleet-env-secrets-'));
 
 function diff(env: Record<string, string>, ...extra: string[]) {
-  return runBuiltCli(['diff', '-f', 'parts-bundle.cue', '-r', 'runtime-fleet-3.cue', '--kubeconfig', inject('fleet').kubeconfigPath, ...extra], fixtures, env);
+  return runBuiltCli(['diff', '-f', 'parts-bundle.cue', '-r', 'runtime-fleet-3.cue', '--kubeconfig', inject('fleet').kubeconfigPath, ...extra], fixtures, { HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...env });
 }
 
 describe('the CLI never offers a value that holds a secret to runtime attributes', () => {
