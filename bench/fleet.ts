@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../src/cli/run.js';
+import { runCli } from '../src/cli/dispatch.js';
 import { startFleet } from '../test/harness/fleet/fleet.js';
 import { pushTimoniModule, startRegistry } from '../test/harness/registry/index.js';
 import { repositoryRoot } from '../test/harness/support/go-binary.js';

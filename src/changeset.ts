@@ -127,14 +127,14 @@ export interface ClusterChanges {
   /** Wall time spent on this cluster, in milliseconds. */
   durationMs?: number;
   /**
-   * The cluster's identity (`kube/cluster-identity.ts`): the UID of its `kube-system`
+   * The cluster's identity (`kube/connect/cluster-identity.ts`): the UID of its `kube-system`
    * Namespace, the runtime cluster name timoni-fleet recorded for it and when, and what this
    * run wrote (`recorded` on a first apply, `repinned`, `rewritten` after a restore). Absent
    * when the run neither recorded nor found a record.
    */
   identity?: { uid: string; recordedAs?: string; recordedAt?: string; change?: 'recorded' | 'repinned' | 'rewritten' };
   /**
-   * What was built for this cluster, as digests (`fleet/reviewed.ts`): set when the run
+   * What was built for this cluster, as digests (`fleet/desired-state.ts`): set when the run
    * records it (the action's diff, for the review record of the PR comment; its rollout,
    * to compare with that record before applying). Absent otherwise.
    */
@@ -170,7 +170,7 @@ export interface MembershipSource {
 }
 
 /**
- * The desired state of one cluster as digests (`fleet/reviewed.ts`): no object and no
+ * The desired state of one cluster as digests (`fleet/desired-state.ts`): no object and no
  * secret value, only hashes of them.
  */
 export interface DesiredState {

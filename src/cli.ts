@@ -9,7 +9,7 @@ import { writeSync } from 'node:fs';
 import { escapeLogText } from './action/runner.js';
 import { CANCELLED_EXIT_CODE, cancellationOnSignals } from './cancellation.js';
 import { processIO } from './cli/io.js';
-import { runCli } from './cli/run.js';
+import { runCli } from './cli/dispatch.js';
 
 const io = processIO();
 const cancellation = cancellationOnSignals({

@@ -5,7 +5,7 @@
 // SIGINT and SIGTERM (a cancelled workflow run): an apply stops cleanly on the first one,
 // publishes and exits 130; a second one, or one in any other mode, stops at once.
 import { writeSync } from 'node:fs';
-import { runAction } from './action/run.js';
+import { runAction } from './action/run-action.js';
 import { escapeLogText, formatAnnotation } from './action/runner.js';
 import { CANCELLED_EXIT_CODE, cancellationOnSignals } from './cancellation.js';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SecretRegistry } from '../src/secrets.js';
-import { containsSecret, MASK, maskableValues, maskSecrets, MIN_SECRET_LENGTH } from '../src/secrets.js';
+import { containsSecret, MASK, maskableValues, maskSecrets, MIN_SECRET_LENGTH, SecretRegistry } from '../src/secrets.js';
 
 describe('maskSecrets', () => {
   it('replaces every occurrence of each secret', () => {

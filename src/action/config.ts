@@ -4,12 +4,12 @@
 // registered by the kubeconfig loader.
 import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, type Environment } from './runner.js';
 import { parseDuration } from '../duration.js';
-import type { ModeInput } from './plan.js';
+import type { ModeInput } from './event-plan.js';
 import { parseVariableNames, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
-import { ROLLOUT_STRATEGIES, type RolloutStrategy } from '../fleet/run.js';
+import { ROLLOUT_STRATEGIES, type RolloutStrategy } from '../fleet/fleet-run.js';
 import { parseShardBy, ShardByError, type ShardBy } from '../fleet/shards.js';
-import { REVIEWED_POLICIES, type ReviewedPolicy } from './reviewed.js';
-import { DEFAULT_IDENTITY_RECORD, IDENTITY_MODES, parseRepinList, type IdentityMode } from '../kube/cluster-identity.js';
+import { REVIEWED_POLICIES, type ReviewedPolicy } from './review-check.js';
+import { DEFAULT_IDENTITY_RECORD, IDENTITY_MODES, parseRepinList, type IdentityMode } from '../kube/connect/index.js';
 import { quote } from '../display-text.js';
 
 export interface ActionConfig {

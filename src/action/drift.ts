@@ -7,7 +7,7 @@
 // footer says how to reconcile: dispatch the workflow with `mode: apply` (Banzai Pipeline
 // calls a drifted cluster STALE, and its "Reconcile" is that apply).
 //
-// What fails the step: a cluster that could not be diffed (run.ts), and an issue that could
+// What fails the step: a cluster that could not be diffed (run-action.ts), and an issue that could
 // not be written (the issue was the point of the run; GitHub's answer is in the annotation).
 // Drift itself does not: a schedule's job that found drift did its work, and reports it in
 // the issue and the `drifted-clusters` output (a workflow that wants a red run tests it).
@@ -20,7 +20,7 @@ import type { RunContext } from '../github/event.js';
 import { closeIssueWithComment, findMarkedIssue, upsertMarkedIssue } from '../github/issues.js';
 import { code, codeBlock, commitLink, escapeInline, runLink, type ReportContext } from '../report/markdown.js';
 import { commentMarker, maskSecrets, renderPullRequestComment } from '../report/index.js';
-import type { RunPlan } from './plan.js';
+import type { RunPlan } from './event-plan.js';
 import { runGitHubClient } from './publish.js';
 import { setOutput, type Annotation, type Environment } from './runner.js';
 

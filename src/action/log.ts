@@ -4,7 +4,7 @@
 // line escaped by the runner's own rule (escapeLogText in runner.ts) so that text from the
 // user's files can never be read as a workflow command, and with its control characters
 // shown escaped, so that no ANSI sequence from a value is interpreted by the log viewer.
-import type { FleetLog } from '../fleet/run.js';
+import type { FleetLog } from '../fleet/fleet-run.js';
 import { escapeLogText, formatAnnotation, formatGroupStart, type Annotation } from './runner.js';
 
 export class ActionLog implements FleetLog {

@@ -6,14 +6,13 @@
 // the point of the run, a pull request's diff that reviewers would otherwise not see; after
 // a rollout the clusters' outcome decides alone (what was applied is applied, and the
 // summary records it). A token that may not comment (a fork's pull request) is a warning.
-import type { ChangeSet } from '../changeset.js';
-import { hasChanges, isLeaving } from '../changeset.js';
+import { type ChangeSet, hasChanges, isLeaving } from '../changeset.js';
 import { GitHubApi, type GitHubApiOptions } from '../github/api.js';
 import { pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
 import { commentMarker, maskChangeSet, maskSecrets, renderJobSummary, renderPullRequestComment, renderRolloutComment, type ReportContext, type ReviewedRecord } from '../report/index.js';
 import { writeChangesFile, type ChangesFileTarget } from './changes-file.js';
-import type { RunPlan } from './plan.js';
+import type { RunPlan } from './event-plan.js';
 import { appendStepSummary, setOutput, type Annotation, type Environment } from './runner.js';
 
 export interface PublishInput {
@@ -38,7 +37,7 @@ export interface PublishInput {
   /** Notes for the job summary from elsewhere (the drift issue). */
   notes?: readonly string[];
   /**
-   * After a rollout, what the review check found (reviewed.ts): notes for the job summary,
+   * After a rollout, what the review check found (review-check.ts): notes for the job summary,
    * warnings for the comment, and the review record the comment carries forward.
    */
   review?: { notes: readonly string[]; warnings: readonly string[]; record?: ReviewedRecord };

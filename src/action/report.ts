@@ -19,7 +19,7 @@ import { ChangesFileError, findChangesFiles, readChangesFile } from './changes-f
 import type { ActionConfig } from './config.js';
 import { GitCheckout } from './git-index.js';
 import type { ActionLog } from './log.js';
-import { reportPlan } from './plan.js';
+import { reportPlan } from './event-plan.js';
 import { publishResults, type PublishOutcome } from './publish.js';
 import { InputError, type Environment } from './runner.js';
 

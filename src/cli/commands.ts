@@ -27,11 +27,11 @@ import { logPrefix } from '../fleet/outcome.js';
 import { planFleet } from '../fleet/plan.js';
 import { selectHeadClusters } from '../fleet/membership.js';
 import { rollOutFleet } from '../fleet/rollout.js';
-import type { FleetRun } from '../fleet/run.js';
-import { fleetDelete, fleetStatus } from '../fleet/status.js';
-import { fleetState, type FleetState } from '../fleet/fleet-state.js';
-import { sortForApply } from '../kube/apply-order.js';
-import { maskSecret } from '../kube/mask.js';
+import type { FleetRun } from '../fleet/fleet-run.js';
+import { fleetDelete, fleetStatus } from '../fleet/status-and-delete.js';
+import { fleetState } from '../fleet/fleet-state.js';
+import type { FleetState } from '../fleet/instance-state.js';
+import { maskSecret, sortForApply } from '../kube/ssa/index.js';
 import { formatRef } from '../kube/object.js';
 import { kubeVersionWithoutCluster, InstanceBuilds, type ObjectSet } from '../module/build.js';
 import { ModuleResolver } from '../module/source.js';
@@ -239,7 +239,7 @@ export async function runDiff(engine: CueEngine, args: ParsedArguments, io: Comm
 
 export async function runApply(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
   const { run, log } = orderedRun(engine, args, io);
-  // SIGINT / SIGTERM: the rollout stops cleanly (fleet/run.ts), is reported, and the command exits 130.
+  // SIGINT / SIGTERM: the rollout stops cleanly (fleet/fleet-run.ts), is reported, and the command exits 130.
   if (io.cancellation) run.cancel = io.cancellation.signal;
   const changeSet = io.cancellation ? await io.cancellation.whileGraceful(() => rollOutFleet(run)) : await rollOutFleet(run);
   log.flush();

@@ -1,7 +1,7 @@
 // `timoni-fleet status -o text`: the state of every cluster x instance as a table in
 // kubectl's style (columns padded with spaces, upper-case headings), one row per instance,
 // and a line counting the states.
-import { INSTANCE_STATES, type FleetState, type InstanceStateRow } from '../fleet/fleet-state.js';
+import { INSTANCE_STATES, type FleetState, type InstanceStateRow } from '../fleet/instance-state.js';
 
 /** `sha256:0123456789ab`: the algorithm and the first 12 hex digits; other forms as they are. */
 export function shortDigest(digest: string): string {

@@ -3,7 +3,7 @@
 import { escapeLogText } from '../action/runner.js';
 import type { Cancellation } from '../cancellation.js';
 import { escapeControls } from '../display-text.js';
-import type { FleetLog } from '../fleet/run.js';
+import type { FleetLog } from '../fleet/fleet-run.js';
 
 export interface CommandIO {
   cwd: string;

@@ -7,7 +7,7 @@
 // it, before it is printed, so that line folding cannot split a value).
 //
 // Before any query is read, each selected cluster's identity is checked as diff checks it
-// (../kube/cluster-identity.ts, nothing written): a context that reaches a cluster recorded
+// (../kube/connect/cluster-identity.ts, nothing written): a context that reaches a cluster recorded
 // under another runtime name is refused, so that one cluster's Secrets and ConfigMaps never
 // become another's values. `--cluster-identity off` skips it; `--repin-cluster` takes a
 // renamed cluster as its new name without rewriting the record.
@@ -15,8 +15,8 @@ import { existsSync } from 'node:fs';
 import { evaluateForClusters, selectClusters, type ClusterBundle, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
 import type { CueEngine } from '../cue/index.js';
 import { openSession, type ClusterSession } from '../fleet/session.js';
-import { DEFAULT_IDENTITY_RECORD, establishIdentity, parseRepinList, repinsCluster, type IdentityMode } from '../kube/cluster-identity.js';
-import { loadKubeconfig, SecretRegistry } from '../kube/index.js';
+import { DEFAULT_IDENTITY_RECORD, establishIdentity, type IdentityMode, loadKubeconfig, parseRepinList, repinsCluster } from '../kube/connect/index.js';
+import { SecretRegistry } from '../secrets.js';
 import { UsageError, type ParsedArguments } from './arguments.js';
 import type { CommandIO } from './io.js';
 import { kubeconfigPaths, kubeconfigTexts, type BundleInputs } from './options.js';

@@ -21,61 +21,14 @@
 import { evaluateForCluster, selectClusters, type RuntimeCluster } from '../bundle/index.js';
 import { isChangingAction, type ModuleInfo, type ObjectChange } from '../changeset.js';
 import { mapBounded } from '../concurrency.js';
-import { diffInstance } from '../kube/instance-diff.js';
-import { instanceStatus, type InstanceStatus } from '../kube/instance-status.js';
-import { bundleNameLabel, type DecodedInstanceSecret } from '../kube/inventory.js';
-import { readInstance } from '../kube/inventory-store.js';
+import { bundleNameLabel, type DecodedInstanceSecret, diffInstance, findRemovedInstances, instanceStatus, type InstanceStatus, readInstance } from '../kube/instance/index.js';
 import { formatRef } from '../kube/object.js';
-import { findRemovedInstances } from '../kube/removed-instances.js';
 import { InstanceBuilds } from '../module/build.js';
 import { ClusterStepError } from './outcome.js';
+import { countStates, FLEET_STATE_FORMAT, moduleDiffers, readinessOf, storedModuleOf, type FleetState, type InstanceStateRow } from './instance-state.js';
 import { orphanedRows } from './orphaned-clusters.js';
-import { withinDeadline, type FleetRun } from './run.js';
+import { withinDeadline, type FleetRun } from './fleet-run.js';
 import { buildForCluster, connectCluster, instanceInput, moduleInfo, type ClusterInstanceBuild, type ClusterSession } from './session.js';
-
-export const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown', 'orphaned'] as const;
-export type InstanceState = (typeof INSTANCE_STATES)[number];
-
-/** Version of the `status -o json` document and of the action's `status` output. */
-export const FLEET_STATE_FORMAT = 1;
-
-export interface InstanceReadiness {
-  /** Objects of the stored inventory that are Current. */
-  ready: number;
-  total: number;
-  /** The others: `Deployment/apps/web InProgress: Deployment not ready`. */
-  notReady: string[];
-}
-
-export interface InstanceStateRow {
-  cluster: string;
-  group: string;
-  /** '' when the cluster's instances could not be named (the bundle did not evaluate for it). */
-  instance: string;
-  namespace: string;
-  state: InstanceState;
-  /** The module the cluster stores for the instance (its last apply); null when none is stored or it could not be read. */
-  module: ModuleInfo | null;
-  /** The module the bundle asks for; null when the bundle no longer lists the instance or did not build. */
-  desired: ModuleInfo | null;
-  /** RFC 3339 time of the last apply (the inventory's `lastTransitionTime`); null when none is stored. */
-  lastApplied: string | null;
-  /** Readiness of the stored objects; null when none is stored or the cluster was not reached. */
-  readiness: InstanceReadiness | null;
-  /** Why the state is not `deployed` (empty when it is). */
-  reason: string;
-}
-
-export interface FleetState {
-  format: typeof FLEET_STATE_FORMAT;
-  bundle: string;
-  /** The commit the state was read for (the action sets it). */
-  commit?: string;
-  /** Every selected cluster x instance, clusters in runtime order, instances in bundle order. */
-  instances: InstanceStateRow[];
-  /** How many rows are in each state. */
-  counts: Record<InstanceState, number>;
-}
 
 /** A few object references, then how many more. */
 function listed(items: readonly string[], shown = 3): string {
@@ -86,22 +39,6 @@ function listed(items: readonly string[], shown = 3): string {
 function moduleText(module: ModuleInfo): string {
   const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
   return `${module.version}${digest}`;
-}
-
-/** True when the stored module is another than the bundle's: another version, or another known digest. */
-export function moduleDiffers(stored: ModuleInfo, desired: ModuleInfo): boolean {
-  const known = (digest: string) => digest !== '' && digest !== 'unknown';
-  if (known(stored.digest) && known(desired.digest) && stored.digest !== desired.digest) return true;
-  return stored.version !== desired.version;
-}
-
-export function storedModuleOf(stored: DecodedInstanceSecret): ModuleInfo {
-  return storedModule(stored);
-}
-
-export function readinessOf(status: InstanceStatus): InstanceReadiness {
-  const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
-  return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
 }
 
 /** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
@@ -119,11 +56,6 @@ function row(base: RowBase, fields: Partial<InstanceStateRow> & Pick<InstanceSta
   return { ...base, module: null, desired: null, lastApplied: null, readiness: null, reason: '', ...fields };
 }
 
-function storedModule(stored: DecodedInstanceSecret): ModuleInfo {
-  const { module } = stored.instance;
-  return { url: module.repository, version: module.version, digest: module.digest };
-}
-
 /** One instance of the bundle on a reachable cluster. */
 async function instanceRow(run: FleetRun, session: ClusterSession, bundle: string, instance: ClusterInstanceBuild, base: RowBase): Promise<InstanceStateRow> {
   const desired = moduleInfo(instance);
@@ -138,9 +70,9 @@ async function instanceRow(run: FleetRun, session: ClusterSession, bundle: strin
   const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
   if (owner !== bundle) {
     const whose = owner ? `bundle ${owner}` : 'no bundle';
-    return row(base, { ...fields, state: 'not installed', module: storedModule(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
+    return row(base, { ...fields, state: 'not installed', module: storedModuleOf(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
   }
-  const module = storedModule(stored);
+  const module = storedModuleOf(stored);
   let status: InstanceStatus;
   try {
     status = await instanceStatus(session.kube, stored);
@@ -220,7 +152,7 @@ async function removedRows(run: FleetRun, session: ClusterSession, bundle: strin
           instance: stored.instance.name,
           namespace: stored.instance.namespace,
           state: 'stale',
-          module: storedModule(stored),
+          module: storedModuleOf(stored),
           lastApplied: status.lastApplied || null,
           readiness: readinessOf(status),
           reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
@@ -231,12 +163,6 @@ async function removedRows(run: FleetRun, session: ClusterSession, bundle: strin
     rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
   }
   return rows;
-}
-
-export function countStates(rows: readonly InstanceStateRow[]): Record<InstanceState, number> {
-  const counts = Object.fromEntries(INSTANCE_STATES.map((state) => [state, 0])) as Record<InstanceState, number>;
-  for (const r of rows) counts[r.state] += 1;
-  return counts;
 }
 
 /** The state of every selected cluster x instance of the bundle. */

@@ -10,16 +10,13 @@
 // it by hand. A leaving cluster is connected as a diff connects (its identity checked,
 // never recorded): a context that now reaches a cluster recorded under another name is
 // refused (step `identity`) before anything is read from it.
-import type { RuntimeCluster } from '../bundle/index.js';
-import { evaluateForCluster } from '../bundle/index.js';
+import { evaluateForCluster, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, InstanceChanges, ObjectChange } from '../changeset.js';
-import { InstanceStepError } from '../kube/instance.js';
-import type { DecodedInstanceSecret } from '../kube/inventory.js';
-import type { KubeCluster } from '../kube/cluster.js';
-import { deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances } from '../kube/removed-instances.js';
+import { type DecodedInstanceSecret, deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances, InstanceStepError } from '../kube/instance/index.js';
+import type { KubeCluster } from '../kube/connect/index.js';
 import { removalCommands, type LeavingCluster, type Membership } from './membership.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
-import type { FleetRun } from './run.js';
+import type { FleetRun } from './fleet-run.js';
 import { connectCluster } from './session.js';
 
 const leaves = (entry: ClusterChanges): ClusterChanges => ({ ...entry, membership: 'leaves' });

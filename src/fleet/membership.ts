@@ -8,7 +8,7 @@
 //   group keeps its name: it is not a leave (the head diffs it with its new group's values).
 // - A leaving cluster that reaches the same cluster as a cluster the head adds (a name the
 //   base did not list) is a rename, not a leave: nothing is deleted. "The same cluster" is
-//   told by the identity record (`../kube/cluster-identity.ts`: the added cluster's record
+//   told by the identity record (`../kube/connect/cluster-identity.ts`: the added cluster's record
 //   names the leaving one), else, when the added cluster has no record, by the kube-system
 //   UID read through both contexts, or by both names using one kube context (nothing is
 //   deleted when in doubt). An added cluster whose record names a third cluster is never a
@@ -20,9 +20,8 @@
 // (plan.ts, rollout.ts: leaving-clusters.ts); a rename's record is re-pinned by the apply.
 import { NoClusterMatchesError, selectClusters, type ClusterSelector, type Runtime, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, MembershipSource } from '../changeset.js';
-import { openCluster, type Kubeconfig } from '../kube/index.js';
-import { readClusterUid, readIdentityRecord, type IdentityRecord } from '../kube/cluster-identity.js';
-import type { FleetRun } from './run.js';
+import { type IdentityRecord, type Kubeconfig, openCluster, readClusterUid, readIdentityRecord } from '../kube/connect/index.js';
+import type { FleetRun } from './fleet-run.js';
 
 function selects(wanted: string | undefined, actual: string): boolean {
   return wanted === undefined || wanted === '' || wanted === '*' || wanted.toLowerCase() === actual.toLowerCase();

@@ -2,7 +2,7 @@
 // -o`, `mode: drift`). A kubeconfig often holds contexts of clusters that were never this
 // fleet's (another project's, a developer's), where a bundle of the same name may live: so a
 // cluster is an orphan of this fleet only when this fleet's identity record there (the
-// `cluster-identity-record` ConfigMap, written by an apply: `../kube/cluster-identity.ts`)
+// `cluster-identity-record` ConfigMap, written by an apply: `../kube/connect/cluster-identity.ts`)
 // names a runtime cluster that the runtime no longer lists, or when the run's base runtime
 // listed its context. Then, when it stores instances of the bundle (Timoni's instance
 // Secrets with the bundle's label), it is an orphan, named as its record (or the base
@@ -14,15 +14,11 @@
 // cannot be reached or read is left out: the log says so. Nothing is written.
 import type { RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges } from '../changeset.js';
-import { openCluster } from '../kube/index.js';
-import { readIdentityRecord } from '../kube/cluster-identity.js';
-import { instanceStatus } from '../kube/instance-status.js';
-import type { DecodedInstanceSecret } from '../kube/inventory.js';
-import { listInstances } from '../kube/inventory-store.js';
-import type { InstanceStateRow } from './fleet-state.js';
-import { readinessOf, storedModuleOf } from './fleet-state.js';
+import { openCluster, readIdentityRecord } from '../kube/connect/index.js';
+import { type DecodedInstanceSecret, instanceStatus, listInstances } from '../kube/instance/index.js';
+import { readinessOf, storedModuleOf, type InstanceStateRow } from './instance-state.js';
 import { removalCommands } from './membership.js';
-import type { FleetRun } from './run.js';
+import type { FleetRun } from './fleet-run.js';
 
 const everything = (wanted: string | undefined) => wanted === undefined || wanted === '' || wanted === '*';
 

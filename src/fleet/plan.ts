@@ -11,8 +11,7 @@
 // and instances are still diffed and shown, and the cluster is failed. Instances that the
 // bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
 import { type BundleInstance, type RuntimeCluster } from '../bundle/index.js';
-import { diffInstance } from '../kube/instance-diff.js';
-import { InstanceStepError } from '../kube/instance.js';
+import { diffInstance, InstanceStepError } from '../kube/instance/index.js';
 import { mapBounded, settleBounded } from '../concurrency.js';
 import { CHANGESET_FORMAT, isChangingAction, type ChangeSet, type ClusterChanges, type ClusterError, type InstanceChanges } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
@@ -22,8 +21,8 @@ import { removedInstancesPlan } from './removed-instances.js';
 import { planLeaves } from './leaving-clusters.js';
 import { orphanedEntries } from './orphaned-clusters.js';
 import { membershipSource, resolveMembership, selectHeadClusters, withMembership, withRenamesRepinned } from './membership.js';
-import { desiredOfBuild, withDesired } from './reviewed.js';
-import { BufferedLog, withinDeadline, type FleetRun } from './run.js';
+import { desiredOfBuild, withDesired } from './desired-state.js';
+import { BufferedLog, withinDeadline, type FleetRun } from './fleet-run.js';
 import { connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity, type ClusterInstanceBuild, type ClusterSession } from './session.js';
 
 async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {

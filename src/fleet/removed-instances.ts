@@ -2,10 +2,8 @@
 // diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
 // longer lists become ChangeSet instances marked `removed`, with what deleting them would
 // do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
-import { InstanceStepError } from '../kube/instance.js';
-import { inventoryEntryId, type DecodedInstanceSecret } from '../kube/inventory.js';
-import type { KubeCluster } from '../kube/cluster.js';
-import { deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances, type RemovedInstanceScan } from '../kube/removed-instances.js';
+import { type DecodedInstanceSecret, deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances, InstanceStepError, inventoryEntryId, type RemovedInstanceScan } from '../kube/instance/index.js';
+import type { KubeCluster } from '../kube/connect/index.js';
 import type { InstanceChanges, ModuleInfo, ObjectChange } from '../changeset.js';
 import { ClusterStepError } from './outcome.js';
 import type { ClusterInstanceBuild } from './session.js';

@@ -7,14 +7,12 @@
 // With `strategy: waves` the clusters of one group are applied at once (waves.ts).
 // A cancelled run (`run.cancel`) stops as at its deadline: no cluster, instance or object
 // is started after it; the cluster in flight writes the records of what it applied
-// (../kube/instance-apply.ts) and is reported `failed` at step `cancelled`, with the step it
+// (../kube/instance/instance-apply.ts) and is reported `failed` at step `cancelled`, with the step it
 // was in (`interrupted`); the clusters after it are not reached.
 import type { RuntimeCluster } from '../bundle/index.js';
 import { cancellationOf } from '../cancellation.js';
-import { applyInstance, InstanceCancelledError } from '../kube/instance-apply.js';
-import { assertOwnership } from '../kube/ownership.js';
-import { InstanceStepError } from '../kube/instance.js';
-import type { ReadinessCheck } from '../kube/wait.js';
+import { applyInstance, assertOwnership, InstanceCancelledError, InstanceStepError } from '../kube/instance/index.js';
+import type { ReadinessCheck } from '../kube/status/index.js';
 import { CANCELLED_STEP, CHANGESET_FORMAT, isCancelled, type ChangeSet, type ClusterChanges, type DesiredState, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { builtOrNothing } from './instance-failures.js';
@@ -22,9 +20,9 @@ import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry }
 import { removedInstancesApply } from './removed-instances.js';
 import { rollOutLeaves } from './leaving-clusters.js';
 import { membershipSource, resolveMembership, selectHeadClusters, withMembership, withRenamesRepinned, type Membership, type Rename } from './membership.js';
-import { desiredOfBuild, withDesired } from './reviewed.js';
+import { desiredOfBuild, withDesired } from './desired-state.js';
 import { rollOutWaves, stoppedEntry } from './waves.js';
-import { CLUSTER_GRACE_MS, runStopped, withinDeadline, type FleetRun } from './run.js';
+import { CLUSTER_GRACE_MS, runStopped, withinDeadline, type FleetRun } from './fleet-run.js';
 import { bundleErrorOnce, connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity } from './session.js';
 
 /** The run was cancelled while this cluster's work was at `step` (and instance, object). */

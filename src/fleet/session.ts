@@ -8,14 +8,13 @@
 import { bundleErrorWithoutCluster, evaluateForCluster, type ClusterBundle, type CueFilesError, type ClusterEvaluationOptions, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, ModuleInfo } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
-import { KubeApiError, openCluster, type Kubeconfig, type KubeCluster, type OpenClusterOptions } from '../kube/index.js';
+import { ClusterIdentityError, establishIdentity, KubeApiError, type KubeCluster, type Kubeconfig, openCluster, type OpenClusterOptions, repinsCluster } from '../kube/connect/index.js';
 import { quote } from '../display-text.js';
-import { ClusterIdentityError, establishIdentity, repinsCluster } from '../kube/cluster-identity.js';
-import type { BuiltInstanceInput } from '../kube/instance.js';
+import type { BuiltInstanceInput } from '../kube/instance/index.js';
 import type { BuiltInstance, InstanceBuilds } from '../module/build.js';
 import type { ModuleResolver, ModuleSource } from '../module/source.js';
 import { clusterEntry, clusterError, ClusterStepError } from './outcome.js';
-import type { FleetRun } from './run.js';
+import type { FleetRun } from './fleet-run.js';
 
 // ---- Connection
 

@@ -13,7 +13,7 @@ import { cancellationOf, type RunCancelled } from '../cancellation.js';
 import { CANCELLED_STEP, type ClusterChanges } from '../changeset.js';
 import { mapBounded } from '../concurrency.js';
 import { clusterEntry, skippedEntry } from './outcome.js';
-import { BufferedLog, runStopped, type FleetLog, type RunStop } from './run.js';
+import { BufferedLog, runStopped, type FleetLog, type RunStop } from './fleet-run.js';
 
 export interface Wave {
   group: string;

@@ -102,14 +102,3 @@ export function cloneJson<T>(value: T): T {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-
-/** Checks the shape every object needs before it is sent anywhere. */
-export function assertKubeObject(value: unknown, where: string): asserts value is KubeObject {
-  if (!isRecord(value)) throw new Error(`${where}: not a Kubernetes object`);
-  const { apiVersion, kind, metadata } = value;
-  if (typeof apiVersion !== 'string' || !apiVersion) throw new Error(`${where}: object has no apiVersion`);
-  if (typeof kind !== 'string' || !kind) throw new Error(`${where}: object has no kind`);
-  if (!isRecord(metadata) || typeof metadata.name !== 'string' || !metadata.name) {
-    throw new Error(`${where}: ${kind} has no metadata.name`);
-  }
-}

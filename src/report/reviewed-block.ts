@@ -13,10 +13,9 @@
 // then every object digest (`scope: cluster`: the cluster digest and the modules still say
 // whether anything differs, the objects that do are then not named), then the clusters
 // (`scope: none`: no cluster can be checked). Only digests, names and module addresses are
-// in it: no object, no secret value (`fleet/reviewed.ts`). `>` and `<` are written as JSON
+// in it: no object, no secret value (`fleet/desired-state.ts`). `>` and `<` are written as JSON
 // escapes so that nothing in it can end the HTML comment.
-import type { ChangeSet, ClusterChanges, DesiredState, ModuleInfo } from '../changeset.js';
-import { isChangingAction, isLeaving, renamedFrom } from '../changeset.js';
+import { type ChangeSet, type ClusterChanges, type DesiredState, isChangingAction, isLeaving, type ModuleInfo, renamedFrom } from '../changeset.js';
 import { commentLength } from '../github/limits.js';
 
 const PREFIX = '<!-- timoni-fleet:reviewed ';
@@ -64,7 +63,7 @@ interface Encoded {
   r?: Record<string, string>;
 }
 
-/** The key of a change as `fleet/reviewed.ts` names objects: `instance/Kind/namespace/name`. */
+/** The key of a change as `fleet/desired-state.ts` names objects: `instance/Kind/namespace/name`. */
 function changeKey(instance: string, change: { kind: string; namespace: string; name: string }): string {
   return [instance, change.kind, change.namespace, change.name].filter(Boolean).join('/');
 }

@@ -5,8 +5,7 @@
 // room or too large to compute), and the rendering of every section of a report for one
 // plan of the budget, counting what was cut.
 
-import type { ChangeSet, ChangeSetMode, ClusterChanges, ClusterError, InstanceChanges, InstanceError, ModuleInfo, ObjectAction, ObjectChange } from '../changeset.js';
-import { isCancelled, isLeaving, READINESS_STATUSES, type ObjectReadiness, type ReadinessStatus } from '../changeset.js';
+import { type ChangeSet, type ChangeSetMode, type ClusterChanges, type ClusterError, type InstanceChanges, type InstanceError, isCancelled, isLeaving, type ModuleInfo, type ObjectAction, type ObjectChange, type ObjectReadiness, READINESS_STATUSES, type ReadinessStatus } from '../changeset.js';
 import { formatDuration } from '../duration.js';
 import type { Measure } from '../github/limits.js';
 import { linesOf, truncateCharacters, truncateLines, type CutCounts, type Detail, type Plan, type Sharing } from './budget.js';

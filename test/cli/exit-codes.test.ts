@@ -15,7 +15,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { identityRecordObject, IDENTITY_FIELD_MANAGER, IDENTITY_NAMESPACE } from '../../src/kube/cluster-identity.js';
+import { identityRecordObject, IDENTITY_FIELD_MANAGER, IDENTITY_NAMESPACE } from '../../src/kube/connect/cluster-identity.js';
 import type { KubeObject } from '../harness/fleet/kube-client.js';
 import { createNamespace, type TestNamespace } from '../harness/fleet/namespace.js';
 import { clusterClient, scratchDir, testFleet } from '../harness/fleet/test-context.js';

@@ -1,7 +1,7 @@
 // `status -o text`: the state table in kubectl's style and the counts line.
 import { describe, expect, it } from 'vitest';
 import { fleetStateTable, shortDigest, stateCounts } from '../../src/cli/fleet-state-text.js';
-import { countStates, type InstanceStateRow } from '../../src/fleet/fleet-state.js';
+import { countStates, type InstanceStateRow } from '../../src/fleet/instance-state.js';
 
 const rows: InstanceStateRow[] = [
   { cluster: 'staging-1', group: 'staging', instance: 'web', namespace: 'apps', state: 'deployed', module: { url: 'oci://r/m', version: '1.0.0', digest: `sha256:${'0'.repeat(64)}` }, desired: null, lastApplied: '2026-01-02T03:04:05Z', readiness: { ready: 3, total: 3, notReady: [] }, reason: '' },

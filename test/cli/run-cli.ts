@@ -2,7 +2,7 @@
 // `node dist/cli/index.js` in a process of its own (runBuiltCli).
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/run.js';
+import { runCli } from '../../src/cli/dispatch.js';
 import { repositoryRoot } from '../harness/support/go-binary.js';
 
 export interface CliResult {

@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeInstanceSecret } from '../../src/kube/inventory.js';
+import { decodeInstanceSecret } from '../../src/kube/instance/inventory.js';
 import { pullRequestEvent, runAction, type ActionRun } from '../harness/github/index.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';

@@ -11,12 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteIdentityRecord, readIdentityRecord } from '../../src/kube/cluster-identity.js';
+import { deleteIdentityRecord, readIdentityRecord } from '../../src/kube/connect/cluster-identity.js';
 import { pullRequestEvent, runAction, workflowDispatchEvent, type ActionRun } from '../harness/github/index.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';
-import { openCluster } from '../../src/kube/cluster.js';
-import { loadKubeconfig } from '../../src/kube/kubeconfig.js';
+import { openCluster } from '../../src/kube/connect/cluster.js';
+import { loadKubeconfig } from '../../src/kube/connect/kubeconfig.js';
 import { SecretRegistry } from '../../src/secrets.js';
 
 interface ClusterOutput {

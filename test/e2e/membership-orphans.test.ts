@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FleetState } from '../../src/fleet/fleet-state.js';
+import type { FleetState } from '../../src/fleet/instance-state.js';
 import { fakeSha, runAction, workflowDispatchEvent, type ActionRun, type GitHubEvent } from '../harness/github/index.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';

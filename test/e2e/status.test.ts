@@ -7,7 +7,7 @@
 // The bundle is the demo's renamed (bundle `statusdemo`, namespace `statusdemo`), so that
 // other tests applying the demo bundle on the shared fleet are not disturbed.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FleetState } from '../../src/fleet/fleet-state.js';
+import type { FleetState } from '../../src/fleet/instance-state.js';
 import { runAction, workflowDispatchEvent, type ActionRun } from '../harness/github/index.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';

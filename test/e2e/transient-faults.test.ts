@@ -15,9 +15,9 @@ import { createServer, connect, type AddressInfo, type Server, type Socket } fro
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
-import { openCluster } from '../../src/kube/cluster.js';
-import { KubeConnectionError } from '../../src/kube/errors.js';
-import { loadKubeconfig } from '../../src/kube/kubeconfig.js';
+import { openCluster } from '../../src/kube/connect/cluster.js';
+import { KubeConnectionError } from '../../src/kube/connect/errors.js';
+import { loadKubeconfig } from '../../src/kube/connect/kubeconfig.js';
 import { SecretRegistry } from '../../src/secrets.js';
 import { startApiserver, stopApiserver } from '../harness/fleet/apiserver-outage.js';
 import { fleetClient, startFleet, type Fleet } from '../harness/fleet/fleet.js';

@@ -6,7 +6,7 @@
 // tests on the shared fleet, which check `timoni-fleet-identity`, never see it.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
-import { deleteIdentityRecord, readIdentityRecord } from '../../src/kube/cluster-identity.js';
+import { deleteIdentityRecord, readIdentityRecord } from '../../src/kube/connect/cluster-identity.js';
 import { engineFleet } from '../kube/support.js';
 import { testNamespace } from '../harness/fleet/test-context.js';
 import { fleetLayerCli, type FleetLayerRun } from './fleet-layer-cli.js';

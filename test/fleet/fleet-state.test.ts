@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { describe, expect, inject, it } from 'vitest';
-import { moduleDiffers, type FleetState } from '../../src/fleet/fleet-state.js';
+import { moduleDiffers, type FleetState } from '../../src/fleet/instance-state.js';
 import { runCliCaptured } from '../cli/run-cli.js';
 import type { KubeObject } from '../harness/fleet/kube-client.js';
 import { markReady } from '../harness/fleet/readiness.js';

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSourceFiles, type Runtime } from '../../src/bundle/index.js';
 import { loadCueEngine } from '../../src/cue/index.js';
-import { defaultFleetOptions, type FleetRun } from '../../src/fleet/run.js';
+import { defaultFleetOptions, type FleetRun } from '../../src/fleet/fleet-run.js';
 import { connectCluster, instanceInput, moduleInfo, moduleKubeVersion, type ClusterInstanceBuild } from '../../src/fleet/session.js';
-import { loadKubeconfig } from '../../src/kube/kubeconfig.js';
+import { loadKubeconfig } from '../../src/kube/connect/kubeconfig.js';
 import type { ModuleResolver } from '../../src/module/source.js';
 import { SecretRegistry } from '../../src/secrets.js';
 

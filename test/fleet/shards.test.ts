@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Runtime, RuntimeCluster } from '../../src/bundle/index.js';
-import { NoClusterMatchesError } from '../../src/bundle/index.js';
+import { NoClusterMatchesError, type Runtime, type RuntimeCluster } from '../../src/bundle/index.js';
 import { matrixOutput, parseShardBy, selectionShards, selectShardRuntime, shardClusters, ShardByError } from '../../src/fleet/shards.js';
 
 const cluster = (name: string, group: string): RuntimeCluster => ({ name, group, kubeContext: `ctx-${name}` });

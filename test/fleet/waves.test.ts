@@ -9,7 +9,7 @@ import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import type { RuntimeCluster } from '../../src/bundle/index.js';
 import type { ChangeSet, ClusterChanges } from '../../src/changeset.js';
 import { clusterEntry } from '../../src/fleet/outcome.js';
-import type { FleetLog } from '../../src/fleet/run.js';
+import type { FleetLog } from '../../src/fleet/fleet-run.js';
 import { rollOutWaves, splitIntoWaves } from '../../src/fleet/waves.js';
 import { cancellationLine } from '../../src/fleet/rollout.js';
 import { RunCancelled } from '../../src/cancellation.js';

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { onTestFinished } from 'vitest';
-import { openCluster, type KubeCluster } from '../../src/kube/cluster.js';
-import type { BuiltInstanceInput } from '../../src/kube/instance.js';
-import { loadKubeconfig, type Kubeconfig } from '../../src/kube/kubeconfig.js';
+import { openCluster, type KubeCluster } from '../../src/kube/connect/cluster.js';
+import type { BuiltInstanceInput } from '../../src/kube/instance/instance.js';
+import { loadKubeconfig, type Kubeconfig } from '../../src/kube/connect/kubeconfig.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { SecretRegistry } from '../../src/secrets.js';
 import { clusterClient, testFleet } from '../harness/fleet/test-context.js';

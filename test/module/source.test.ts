@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeInstanceSecret } from '../../src/kube/inventory.js';
+import { decodeInstanceSecret } from '../../src/kube/instance/inventory.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { runCliCaptured, type CliResult } from '../cli/run-cli.js';
 import { clusterClient, scratchDir, testFleet } from '../harness/fleet/test-context.js';

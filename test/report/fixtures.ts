@@ -6,18 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHANGESET_FORMAT } from '../../src/changeset.js';
-import type {
-  ChangeSet,
-  ChangeSetMode,
-  ClusterChanges,
-  ClusterError,
-  ClusterStatus,
-  InstanceChanges,
-  ModuleInfo,
-  ObjectAction,
-  ObjectChange,
-} from '../../src/changeset.js';
+import { type ChangeSet, CHANGESET_FORMAT, type ChangeSetMode, type ClusterChanges, type ClusterError, type ClusterStatus, type InstanceChanges, type ModuleInfo, type ObjectAction, type ObjectChange } from '../../src/changeset.js';
 import { failedObjects } from '../../src/fleet/plan.js';
 
 export const PODINFO_MODULE: ModuleInfo = {

@@ -26,7 +26,6 @@ export const TIMONI_CONFIG = 'application/vnd.timoni.config.v1+json';
 export const TIMONI_CONTENT = 'application/vnd.timoni.content.v1.tar+gzip';
 
 export const CONTENT_TYPE_ANNOTATION = 'sh.timoni.content.type';
-export const CONTENT_TYPE_MODULE = 'module';
 export const CONTENT_TYPE_VENDOR = 'module/vendor';
 
 export const VERSION_ANNOTATION = 'org.opencontainers.image.version';

@@ -5,8 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { RegistryAuth } from './auth.js';
 import { OciError } from './errors.js';
-import type { NetworkError } from './http.js';
-import { drain, send } from './http.js';
+import { drain, type NetworkError, send } from './http.js';
 import { isRetryableStatus, parseRetryAfter, TransientError, withRetry, type RetryPolicy } from './retry.js';
 import type { Reference } from './reference.js';
 import type { SecretRegistry as SecretRedactor } from '../../secrets.js';

@@ -3,8 +3,7 @@
 import type { CommentRecord, IssueRecord, PullRequestRecord, RepositoryRecord, RequestRecord } from './records.js';
 import type { ForcedSecondaryLimit } from './rate-limit.js';
 import { fakeSha } from '../events/payload-objects.js';
-import type { Account } from './users.js';
-import { GITHUB_ACTIONS_BOT } from './users.js';
+import { type Account, GITHUB_ACTIONS_BOT } from './users.js';
 
 export interface RepositorySeed {
   owner: string;

@@ -1,0 +1,82 @@
+// Deleting a bundle's instances from one cluster, as `timoni bundle delete` does: newest
+// instance first; for each, the Secret is marked as being deleted (when waiting), the
+// objects of its inventory (and of a pending revision) are deleted in reverse apply order
+// with the owner-label and prune-disabled rules, their termination is awaited, and only
+// then the instance Secret goes, so that a delete that timed out can be retried.
+import type { ObjectChange } from '../../changeset.js';
+import type { KubeCluster } from '../connect/index.js';
+import { instanceId, InstanceStepError, type InstanceStep } from './instance.js';
+import { deleteObjects, inventoryObjects } from './instance-prune.js';
+import type { DecodedInstanceSecret } from './inventory.js';
+import { markDeleting } from './inventory-pending.js';
+import { deleteInstance, listInstances } from './inventory-store.js';
+import type { ObjectRef } from '../object.js';
+import { waitForDeletion } from '../status/index.js';
+
+export interface InstanceDeleteOptions {
+  /** Wait for the deleted objects to be gone before removing the instance Secret (default true). */
+  wait?: boolean;
+  /** Time limit of the wait, for all instances together; default 5 minutes. */
+  timeoutMs?: number;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+  pollIntervalMs?: number;
+}
+
+export interface DeletedInstance {
+  name: string;
+  namespace: string;
+  /** Per object, in delete order: `deleted`, or `skipped` when kept by its labels or annotations. */
+  changes: ObjectChange[];
+}
+
+/** Deletes one stored instance: its objects, then its Secret. */
+export async function deleteStoredInstance(cluster: KubeCluster, stored: DecodedInstanceSecret, options: InstanceDeleteOptions = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)): Promise<DeletedInstance> {
+  const { name, namespace } = stored.instance;
+  const id = instanceId(stored.instance);
+  const wait = options.wait ?? true;
+  let changes: ObjectChange[] = [];
+  const fail = (step: InstanceStep, error: unknown, object?: string): never => {
+    throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+  };
+  options.log?.(`deleting instance ${name} in namespace ${namespace}`);
+  try {
+    if (wait) await markDeleting(cluster, name, namespace);
+  } catch (error) {
+    fail('delete', error, `Secret/${namespace}/timoni.${name}`);
+  }
+  try {
+    changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
+  } catch (error) {
+    const partial = (error as { changes?: ObjectChange[]; object?: unknown });
+    if (partial.changes) changes = partial.changes;
+    fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
+  }
+  if (wait) {
+    const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+    try {
+      if (gone.length > 0) options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
+      await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+      if (gone.length > 0) options.log?.('all resources have been deleted');
+    } catch (error) {
+      fail('wait', error);
+    }
+  }
+  try {
+    await deleteInstance(cluster, name, namespace);
+  } catch (error) {
+    fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
+  }
+  return { name, namespace, changes };
+}
+
+/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
+export async function deleteBundleInstances(cluster: KubeCluster, bundle: string, options: InstanceDeleteOptions = {}): Promise<DeletedInstance[]> {
+  const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+  const stored = await listInstances(cluster, '', bundle);
+  // As Timoni's bundle delete: said, and not an error.
+  if (stored.length === 0) options.log?.('no instances found in bundle');
+  const deleted: DeletedInstance[] = [];
+  for (const instance of stored.reverse()) deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
+  return deleted;
+}

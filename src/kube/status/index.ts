@@ -1,0 +1,2 @@
+// kube/status, the face: readiness as kstatus computes it, and waiting for objects to be ready or gone.
+export { objectsToWaitFor, type ReadinessCheck, readObjectStatus, WaitError, waitForDeletion, waitForReady } from './wait.js';
