@@ -1838,7 +1838,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5242);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
 /* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_run_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(2255);
+/* harmony import */ var _cli_dispatch_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(240);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -1858,7 +1858,7 @@ const cancellation = (0,_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .cancell
         process.exit(_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .CANCELLED_EXIT_CODE */ .pL);
     },
 });
-const code = await (0,_cli_run_js__WEBPACK_IMPORTED_MODULE_4__/* .runCli */ .a)(process.argv.slice(2), { ...io, cancellation });
+const code = await (0,_cli_dispatch_js__WEBPACK_IMPORTED_MODULE_4__/* .runCli */ .a)(process.argv.slice(2), { ...io, cancellation });
 process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 
 __webpack_async_result__();
@@ -1866,124 +1866,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1604:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   W: () => (/* binding */ processIO),
-/* harmony export */   n: () => (/* binding */ CliLog)
-/* harmony export */ });
-/* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5242);
-/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1849);
-// What a command reads and writes (CommandIO, passed in so that tests run commands
-// in-process), and the fleet commands' progress on stderr (CliLog).
-
-
-/**
- * The process's own streams. stderr carries what a person reads (progress, errors, names and
- * messages from the user's files): it is written by the action log's rule (escapeLogText),
- * control characters shown escaped so that no ANSI sequence from a value colours or
- * overwrites the terminal, and no line read as a workflow command when the CLI runs in a
- * workflow step. stdout carries data (YAML, JSON, diffs) that may be piped or redirected:
- * it is kept byte for byte, and only on a terminal are its control characters shown
- * escaped (escapeControls, the first half of the same rule; the second, a zero-width space
- * in a `::` or `##[`, concerns the runner only and would end up in what is copied from the
- * terminal).
- */
-function processIO() {
-    const stdoutIsTerminal = process.stdout.isTTY === true;
-    return {
-        cwd: process.cwd(),
-        env: process.env,
-        stdout: (text) => process.stdout.write(stdoutIsTerminal ? (0,_display_text_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeControls */ .U)(text) : text),
-        stderr: (text) => process.stderr.write((0,_action_runner_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeLogText */ .dD)(text)),
-    };
-}
-class CliLog {
-    io;
-    printed = [];
-    done = new Map();
-    next = 0;
-    open;
-    clusters = [];
-    constructor(io) {
-        this.io = io;
-    }
-    /** The selected cluster names in runtime order; groups are titled `cluster <name> (...)`. */
-    order(clusters) {
-        this.clusters = clusters;
-    }
-    line(text) {
-        if (this.open && !this.open.streaming)
-            this.open.group.lines.push(text);
-        else
-            this.write(text);
-    }
-    startGroup(title) {
-        const index = this.indexOf(title);
-        // A group whose turn it is (or that names no cluster of the list) is printed as it comes.
-        const streaming = index === undefined || index <= this.next;
-        this.open = { group: { title, lines: [] }, index, streaming };
-        if (streaming)
-            this.write(`── ${title}`);
-    }
-    endGroup() {
-        const open = this.open;
-        this.open = undefined;
-        if (!open)
-            return;
-        if (open.streaming) {
-            if (open.index === this.next)
-                this.next += 1;
-        }
-        else
-            this.done.set(open.index, open.group);
-        this.release();
-    }
-    /** Prints the groups still held back (clusters before them never reported), in runtime order. */
-    flush() {
-        for (const index of [...this.done.keys()].sort((a, b) => a - b))
-            this.writeGroup(this.done.get(index));
-        this.done.clear();
-        this.next = this.clusters.length;
-    }
-    /** Whether a printed line already holds this text. */
-    hasPrinted(text) {
-        return this.printed.some((line) => line.includes(text));
-    }
-    indexOf(title) {
-        // The longest name that matches, so that `prod` does not take the group of `prod-2`.
-        let found;
-        this.clusters.forEach((name, index) => {
-            if (title === `cluster ${name}` || title.startsWith(`cluster ${name} (`)) {
-                if (found === undefined || name.length > this.clusters[found].length)
-                    found = index;
-            }
-        });
-        return found;
-    }
-    release() {
-        for (let group = this.done.get(this.next); group; group = this.done.get(this.next)) {
-            this.done.delete(this.next);
-            this.writeGroup(group);
-            this.next += 1;
-        }
-    }
-    writeGroup(group) {
-        this.write(`── ${group.title}`);
-        for (const text of group.lines)
-            this.write(text);
-    }
-    write(text) {
-        this.printed.push(text);
-        this.io.stderr(`${text}\n`);
-    }
-}
-
-
-/***/ }),
-
-/***/ 2255:
+/***/ 240:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -5421,6 +5304,10 @@ function diagnosticsOf(error) {
         return diagnosticsOf(error.cause);
     return [];
 }
+/** Whether the error carries CUE diagnostics, each with the user's file and line to annotate. */
+function hasErrorLines(error) {
+    return diagnosticsOf(error).length > 0;
+}
 function errorAnnotations(error, title) {
     const diagnostics = diagnosticsOf(error);
     if (diagnostics.length === 0) {
@@ -5623,11 +5510,105 @@ function hasChanges(changeSet) {
     return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
 }
 
+;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
+const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
+const defaultFleetOptions = {
+    force: false,
+    overwriteOwnership: false,
+    wait: true,
+    timeoutMs: 5 * 60_000,
+    prune: true,
+    pruneRemovedInstances: true,
+    pruneRemovedClusters: true,
+    concurrency: 4,
+    strategy: 'sequential',
+    maxParallel: 4,
+};
+// ---- Progress
+/**
+ * Where the fleet layer reports progress: plain lines and groups (one per cluster). The
+ * CLI prints lines; the action turns groups into collapsible log groups. A line that tells
+ * why a cluster (or the run) failed starts with FAILURE_MARK (outcome.ts `tellFailure`):
+ * the CLI prints it as it is, the action shows it as an error annotation, once.
+ */
+const FAILURE_MARK = '✗ ';
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+// ---- Time limits and cancellation
+// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
+// request already sent stays sent); the run stops waiting for it, reports the cluster as
+// failed, and goes on to publish what it has. The action's process ends after publishing,
+// which also ends any work still in flight. A cancellation is one more way the run stops:
+// the same checks before each cluster (`runStopped`), and the same bounded wait for a
+// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+/**
+ * How long a cluster's work is waited for once the run is cancelled: its object in flight,
+ * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
+ * so that the report is published before the second signal stops the process.
+ */
+const CANCEL_GRACE_MS = 3_000;
+/** Whether the run may start one more cluster: undefined when it may, else why not. */
+function runStopped(run) {
+    if (run.cancel?.aborted)
+        return 'cancelled';
+    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
+        return 'deadline';
+    return undefined;
+}
+/**
+ * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
+ * `cancel` aborts (whichever comes first).
+ */
+function withinDeadline(work, deadlineAt, onStop, cancel) {
+    if (!Number.isFinite(deadlineAt) && !cancel)
+        return work;
+    let timer;
+    let onAbort;
+    const stopped = new Promise((resolve) => {
+        const stopAt = (at, why) => {
+            clearTimeout(timer);
+            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
+        };
+        if (Number.isFinite(deadlineAt))
+            stopAt(deadlineAt, 'deadline');
+        if (!cancel)
+            return;
+        onAbort = () => {
+            const at = Date.now() + CANCEL_GRACE_MS;
+            if (at < deadlineAt)
+                stopAt(at, 'cancelled');
+        };
+        if (cancel.aborted)
+            onAbort();
+        else
+            cancel.addEventListener('abort', onAbort, { once: true });
+    });
+    return Promise.race([work, stopped]).finally(() => {
+        clearTimeout(timer);
+        if (onAbort)
+            cancel?.removeEventListener('abort', onAbort);
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/outcome.ts
 // How one cluster's work is told: its entry of the ChangeSet (status, the error with the
 // step it failed in, instances with their module and object changes), and its log lines in
 // Timoni's style (`b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo configured`;
 // the cluster part is left out for the default cluster).
+
 
 /** A failure tagged with the step of the cluster's work it happened in. */
 class ClusterStepError extends Error {
@@ -5659,6 +5640,16 @@ function clusterError(error, fallbackStep) {
         return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
     }
     return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
+}
+/**
+ * Tells a cluster's failure once. The run's handler hears it first (the action annotates a
+ * CUE error on the user's own lines there), then the cluster's log gets the failure line
+ * (FAILURE_MARK): the CLI prints it, the action shows it as the one annotation of this
+ * failure unless the handler has already told its message.
+ */
+function tellFailure(run, cluster, line, error, text = error instanceof Error ? error.message : String(error)) {
+    run.onClusterError?.(cluster, error);
+    line(`${FAILURE_MARK}${text}`);
 }
 function skippedEntry(cluster) {
     return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
@@ -5733,21 +5724,8 @@ function cloneJson(value) {
 function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-/** Checks the shape every object needs before it is sent anywhere. */
-function assertKubeObject(value, where) {
-    if (!isRecord(value))
-        throw new Error(`${where}: not a Kubernetes object`);
-    const { apiVersion, kind, metadata } = value;
-    if (typeof apiVersion !== 'string' || !apiVersion)
-        throw new Error(`${where}: object has no apiVersion`);
-    if (typeof kind !== 'string' || !kind)
-        throw new Error(`${where}: object has no kind`);
-    if (!isRecord(metadata) || typeof metadata.name !== 'string' || !metadata.name) {
-        throw new Error(`${where}: ${kind} has no metadata.name`);
-    }
-}
 
-;// CONCATENATED MODULE: ./src/kube/apply-order.ts
+;// CONCATENATED MODULE: ./src/kube/ssa/apply-order.ts
 // The order in which objects are applied, as Timoni does it (fluxcd ssa sort.go and
 // ApplyAllStaged, with Timoni's extra stage for RBAC Roles): pure functions.
 
@@ -5859,41 +5837,2089 @@ function applyStages(objects) {
         .map((stage) => ({ ...stage, objects: sortForApply(stage.objects) }));
 }
 
-;// CONCATENATED MODULE: ./src/concurrency.ts
-// Bounded concurrency, the one pool of the project: work runs over many items with at most
-// `limit` in flight, and results come back in the items' order whatever order they settle in.
-// Used for the objects of one instance (dry-runs), the namespaces of a cluster (listings) and
-// the clusters of a plan.
-/** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
-async function settleBounded(items, limit, work) {
-    const results = new Array(items.length);
-    let next = 0;
-    const worker = async () => {
-        while (next < items.length) {
-            const index = next++;
-            try {
-                results[index] = { status: 'fulfilled', value: await work(items[index], index) };
-            }
-            catch (reason) {
-                results[index] = { status: 'rejected', reason };
-            }
+;// CONCATENATED MODULE: ./src/duration.ts
+// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
+// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
+// `12.3 s`, `2 min 05 s`), or, for a time limit the user set, in the flag's own notation
+// (`5m`, `1m30s`), so that a message echoes `--timeout 5m` as 5m, not as 300000 ms.
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+function parseDuration(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return undefined;
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+    let total = 0;
+    let consumed = 0;
+    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+        total += Number(match[1]) * UNITS[match[2]];
+        consumed = part.lastIndex;
+    }
+    return consumed === trimmed.length && consumed > 0 ? total : undefined;
+}
+function formatDuration(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)} ms`;
+    const seconds = milliseconds / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const whole = Math.round(seconds);
+    const minutes = Math.floor(whole / 60);
+    if (minutes < 60)
+        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+/** A time limit in the notation `--timeout` takes, as Go writes it without zero parts: `5m`, `1h30m`, `1m30.5s`, `500ms`. */
+function formatLimit(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)}ms`;
+    const hours = Math.floor(milliseconds / 3_600_000);
+    const minutes = Math.floor((milliseconds % 3_600_000) / 60_000);
+    const seconds = Math.round(milliseconds % 60_000) / 1000;
+    return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${seconds}s` : ''}`;
+}
+
+;// CONCATENATED MODULE: ./src/kube/connect/errors.ts
+// Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
+
+
+/** An answer of the API server with an error status (a `Status` object, usually). */
+class errors_KubeApiError extends Error {
+    cluster;
+    status;
+    reason;
+    statusMessage;
+    request;
+    object;
+    causes;
+    name = 'KubeApiError';
+    constructor(cluster, status, 
+    /** `NotFound`, `Invalid`, `Conflict`, `Forbidden`... (the Status reason). */
+    reason, 
+    /** The Status message, as the server wrote it. */
+    statusMessage, request, object, causes = []) {
+        super(status === 401
+            ? `cluster ${cluster}: ${request}: the API server rejected the kubeconfig's credentials for this cluster's context (401 Unauthorized)`
+            : `cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
+        this.cluster = cluster;
+        this.status = status;
+        this.reason = reason;
+        this.statusMessage = statusMessage;
+        this.request = request;
+        this.object = object;
+        this.causes = causes;
+    }
+    get isNotFound() {
+        return this.status === 404;
+    }
+}
+const phaseTimeouts = {
+    handshake: 'the TLS handshake did not finish',
+    sent: 'sent no answer',
+    answering: 'did not finish its answer',
+};
+/**
+ * The API server could not be reached, or did not answer in time. An API server that
+ * accepted the connection and then said nothing is not "unreachable": the message names
+ * the request it did not answer, and how far it got.
+ */
+class KubeConnectionError extends Error {
+    cluster;
+    server;
+    code;
+    name = 'KubeConnectionError';
+    request;
+    phase;
+    constructor(cluster, server, code, detail, context = {}) {
+        super(connectionMessage(cluster, server, code, detail, context));
+        this.cluster = cluster;
+        this.server = server;
+        this.code = code;
+        this.request = context.request;
+        this.phase = context.phase;
+    }
+    /** True when the server accepted the TCP connection (it runs, but did not answer in time). */
+    get accepted() {
+        return this.phase !== undefined && this.phase !== 'connecting';
+    }
+}
+function connectionMessage(cluster, server, code, detail, context) {
+    const { phase, request, timeoutMs, attempts = 1 } = context;
+    const tries = attempts > 1 ? `${attempts} attempts over ${formatDuration(context.spentMs ?? 0)}` : '';
+    if (code === 'ETIMEDOUT' && phase && phase !== 'connecting' && request) {
+        const object = context.object ? `${formatRef(context.object)}: ` : '';
+        const within = timeoutMs !== undefined ? ` within ${formatDuration(timeoutMs)}` : '';
+        return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries ? ` (${tries})` : ''}`;
+    }
+    const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]` : detail;
+    const retried = tries ? ` (${request ? `${request}: ` : ''}${tries})` : '';
+    return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${retried}`;
+}
+const connectionCodes = {
+    ECONNREFUSED: 'connection refused (is the API server running?)',
+    ECONNRESET: 'connection reset',
+    ETIMEDOUT: 'connection timed out',
+    EHOSTUNREACH: 'host unreachable',
+    ENOTFOUND: 'host name not found',
+    EAI_AGAIN: 'host name lookup failed',
+    DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed and not trusted (certificate-authority missing?)',
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate is not signed by the configured certificate authority',
+    SELF_SIGNED_CERT_IN_CHAIN: 'the server certificate chain is not trusted by the configured certificate authority',
+    ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not match the server name (tls-server-name?)',
+};
+function describeConnectionError(error) {
+    const code = error.code ?? 'UNKNOWN';
+    return { code, detail: connectionCodes[code] ? `${connectionCodes[code]} [${code}]` : `${error.message} [${code}]` };
+}
+/** Reads a `Status` body into its message, reason and causes. */
+function parseStatus(body) {
+    try {
+        const status = JSON.parse(body);
+        if (isRecord(status)) {
+            const details = isRecord(status.details) ? status.details : {};
+            const causes = Array.isArray(details.causes) ? details.causes.filter(isRecord).map((cause) => ({
+                reason: typeof cause.reason === 'string' ? cause.reason : undefined,
+                message: typeof cause.message === 'string' ? cause.message : undefined,
+                field: typeof cause.field === 'string' ? cause.field : undefined,
+            })) : [];
+            return {
+                message: typeof status.message === 'string' ? status.message : '',
+                reason: typeof status.reason === 'string' ? status.reason : '',
+                causes,
+            };
         }
+    }
+    catch {
+        // not JSON: fall through
+    }
+    return { message: body.trim().slice(0, 300), reason: '', causes: [] };
+}
+
+;// CONCATENATED MODULE: ./src/kube/connect/cluster-identity.ts
+
+
+const IDENTITY_NAMESPACE = 'kube-system';
+const DEFAULT_IDENTITY_RECORD = 'timoni-fleet-identity';
+/** Our own field manager: the record is never Timoni's, and Timoni's fields are never ours. */
+const IDENTITY_FIELD_MANAGER = 'timoni-fleet';
+const IDENTITY_LABELS = { 'app.kubernetes.io/managed-by': 'timoni-fleet', 'app.kubernetes.io/component': 'cluster-identity' };
+/**
+ * `check`: refuse a cluster whose record names another runtime cluster (nothing written);
+ * `record`: also write the record on an apply when there is none (the first apply), and
+ * refuse two runtime clusters of one run that reach the same cluster; `off`: nothing.
+ */
+const IDENTITY_MODES = ['check', 'record', 'off'];
+/** A cluster refused because its identity does not match the runtime cluster it was reached as. */
+class ClusterIdentityError extends Error {
+    uid;
+    record;
+    name = 'ClusterIdentityError';
+    constructor(message, uid, 
+    /** The record that refused the cluster, when one did. */
+    record) {
+        super(message);
+        this.uid = uid;
+        this.record = record;
+    }
+}
+/** `1a2b3c4d…` — enough of a UID to tell clusters apart in a report. */
+function shortUid(uid) {
+    return uid.length > 8 ? `${uid.slice(0, 8)}…` : uid;
+}
+const namespacePath = `/api/v1/namespaces/${IDENTITY_NAMESPACE}`;
+const recordPath = (name) => `${namespacePath}/configmaps/${encodeURIComponent(name)}`;
+/** The UID of the cluster's `kube-system` Namespace. */
+async function readClusterUid(cluster) {
+    const namespace = await cluster.client.request({ method: 'GET', path: namespacePath, object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE } });
+    const uid = namespace.metadata?.uid;
+    if (typeof uid !== 'string' || uid === '')
+        throw new Error(`cluster ${cluster.name}: the ${IDENTITY_NAMESPACE} Namespace has no UID`);
+    return uid;
+}
+/** The record's data, or null when the object is not a record of ours (missing fields). */
+function parseIdentityRecord(object) {
+    const data = object && isRecord(object.data) ? object.data : null;
+    if (!data)
+        return null;
+    const { runtimeCluster, uid, recordedAt } = data;
+    if (typeof runtimeCluster !== 'string' || runtimeCluster === '' || typeof uid !== 'string' || uid === '')
+        return null;
+    return { runtimeCluster, uid, recordedAt: typeof recordedAt === 'string' ? recordedAt : '' };
+}
+/** The ConfigMap that records the identity, as it is applied. */
+function identityRecordObject(name, record) {
+    return {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace: IDENTITY_NAMESPACE, labels: { ...IDENTITY_LABELS } },
+        data: { runtimeCluster: record.runtimeCluster, uid: record.uid, recordedAt: record.recordedAt },
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-    return results;
+}
+/** The record in the cluster, or null when there is none. */
+async function readIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
+    const object = await cluster.client.getOrNull(recordPath(name), { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name });
+    return parseIdentityRecord(object);
+}
+/** Writes (or overwrites) the record with server-side apply under our own field manager. */
+async function writeIdentityRecord(cluster, record, name = DEFAULT_IDENTITY_RECORD) {
+    await cluster.client.request({
+        method: 'PATCH',
+        path: recordPath(name),
+        query: { fieldManager: IDENTITY_FIELD_MANAGER, force: true },
+        body: JSON.stringify(identityRecordObject(name, record)),
+        contentType: 'application/apply-patch+yaml',
+        object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name },
+    });
+}
+/** Removes the record (tests, or a cluster retired from the fleet); false when there was none. */
+async function deleteIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
+    try {
+        await cluster.client.request({ method: 'DELETE', path: recordPath(name), object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name } });
+        return true;
+    }
+    catch (error) {
+        if (error instanceof KubeApiError && error.status === 404)
+            return false;
+        throw error;
+    }
+}
+/** The message of a refused cluster: both names, the context, the UID, and how to re-pin. */
+function mismatchMessage(context, record, uid) {
+    const reached = context.kubeContext ? `context "${context.kubeContext}"` : 'the current context';
+    return (`${reached} reaches the cluster recorded as "${record.runtimeCluster}" (kube-system uid ${uid}${record.recordedAt ? `, recorded ${record.recordedAt}` : ''}), not "${context.runtimeCluster}": ` +
+        `was the kubeconfig or its secret copied, or the context renamed? The cluster is refused. ` +
+        `To re-pin it deliberately, ${context.repinAdvice ?? `run an apply with repin-clusters: ${context.runtimeCluster} (CLI: --repin-cluster ${context.runtimeCluster})`}`);
 }
 /**
- * Runs `work` for every item, at most `limit` at once, and answers the results in item
- * order. When some fail, the others still run to their end (nothing is left running in the
- * background) and the first failure in item order is thrown.
+ * What to do with a cluster given its record (or none) and its live UID. A record whose UID
+ * is not the live one but names this runtime cluster (restored from a backup of this very
+ * cluster) matches and is rewritten; a record naming another runtime cluster is refused
+ * whatever its UID says, since it lies in the cluster reached.
  */
-async function mapBounded(items, limit, work) {
-    const outcomes = await settleBounded(items, limit, work);
-    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-    if (failed)
-        throw failed.reason;
-    return outcomes.map((outcome) => outcome.value);
+function decideIdentity(context, record, uid, repin) {
+    if (!record)
+        return { kind: 'none' };
+    if (record.runtimeCluster === context.runtimeCluster)
+        return { kind: 'match', record, rewrite: record.uid !== uid };
+    if (repin)
+        return { kind: 'repin', record };
+    return { kind: 'mismatch', record, message: mismatchMessage(context, record, uid) };
 }
+/**
+ * `repin-clusters` / `--repin-cluster`: names separated by commas, spaces or lines. Runtime
+ * cluster names are case-insensitive in selections, so they are compared lower-cased.
+ */
+function parseRepinList(values) {
+    return values.flatMap((value) => value.split(/[\s,]+/)).map((name) => name.trim()).filter(Boolean);
+}
+function repinsCluster(repin, runtimeCluster) {
+    const name = runtimeCluster.toLowerCase();
+    return repin.some((entry) => entry.toLowerCase() === name);
+}
+const isForbidden = (error) => error instanceof errors_KubeApiError && (error.status === 403 || error.status === 401);
+function rightsMessage(cluster, recordName, error) {
+    return `cluster ${cluster.name}: cannot read or write its identity record (get and patch on ConfigMap ${IDENTITY_NAMESPACE}/${recordName}, get on Namespace ${IDENTITY_NAMESPACE} are needed): ${error.statusMessage || `HTTP ${error.status}`}`;
+}
+/**
+ * Reads the cluster's identity record and decides: a record naming another runtime cluster
+ * throws ClusterIdentityError (unless re-pinned: on an apply the record is overwritten, a
+ * diff only says so); in `record` mode an apply writes the first record. A user who may not
+ * read the record is not refused in `check` mode (the identity is then not checked, and
+ * `note` says so); in `record` mode on an apply it is an error.
+ */
+async function establishIdentity(cluster, context, options) {
+    if (options.mode === 'off')
+        return null;
+    const recordName = options.recordName || DEFAULT_IDENTITY_RECORD;
+    const writes = options.apply && (options.mode === 'record' || options.repin);
+    let record;
+    let uid;
+    try {
+        record = await readIdentityRecord(cluster, recordName);
+        // Without a record and nothing to write, the UID is not needed: one request per cluster.
+        if (record || options.mode === 'record')
+            uid = await readClusterUid(cluster);
+    }
+    catch (error) {
+        if (!isForbidden(error))
+            throw error;
+        if (writes)
+            throw new ClusterIdentityError(rightsMessage(cluster, recordName, error));
+        return { record: null, note: `cluster identity not checked: ${rightsMessage(cluster, recordName, error)}` };
+    }
+    if (!uid)
+        return { record };
+    const decision = decideIdentity(options.repinAdvice ? { ...context, repinAdvice: options.repinAdvice } : context, record, uid, options.repin);
+    // A record naming another runtime cluster says more (a copied kubeconfig) than the run's
+    // own check that no two of its runtime clusters reach this cluster: it is reported first.
+    if (decision.kind === 'mismatch')
+        throw new ClusterIdentityError(`cluster ${context.runtimeCluster}: ${decision.message}`, uid, decision.record);
+    options.onUid?.(uid);
+    const fresh = { runtimeCluster: context.runtimeCluster, uid, recordedAt: (options.now ?? (() => new Date()))().toISOString() };
+    const write = async (change) => {
+        try {
+            await writeIdentityRecord(cluster, fresh, recordName);
+        }
+        catch (error) {
+            if (isForbidden(error))
+                throw new ClusterIdentityError(rightsMessage(cluster, recordName, error), uid);
+            throw error;
+        }
+        return { uid, record, change, current: fresh };
+    };
+    switch (decision.kind) {
+        case 'none':
+            return options.apply && options.mode === 'record' ? write('recorded') : { uid, record };
+        case 'match':
+            return decision.rewrite && writes ? write('rewritten') : { uid, record, current: decision.record };
+        case 'repin':
+            if (options.apply)
+                return write('repinned');
+            return { uid, record, note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin` };
+    }
+}
+
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+;// CONCATENATED MODULE: external "node:async_hooks"
+const external_node_async_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
+;// CONCATENATED MODULE: ./src/kube/connect/request-retry.ts
+// Which failed requests to an API server are sent again, after how long, and for how long at
+// most: an API server restarted (a rollout of the control plane, a crash) refuses connections
+// for a few seconds, one shutting down answers 429 or 503, and none of that should fail a
+// rollout. client-go does the same in spirit (rest/request.go, `WithRetry`); this is our own,
+// with the rules written down:
+//
+// | failure                                      | retried for                                  |
+// | -------------------------------------------- | -------------------------------------------- |
+// | connection refused (ECONNREFUSED)            | every request: nothing reached the server    |
+// | connection reset / hang-up / EPIPE           | idempotent requests only (below)             |
+// | 429 Too Many Requests                        | every request: the server did not run it     |
+// | 502, 503, 504                                | idempotent requests only                     |
+// | 500 with Retry-After                         | idempotent requests only                     |
+// | 500 without Retry-After, other 4xx/5xx       | never: the API server reports permanent      |
+// |                                              | errors as 500 too (a server-side apply its   |
+// |                                              | schema refuses: "failed to create typed      |
+// |                                              | patch object")                               |
+// | no answer within the time limit (ETIMEDOUT)  | never: it already took the whole limit       |
+//
+// Idempotent: a GET; a DELETE (a second one answers 404, which callers take as "gone"); a
+// server-side apply (PATCH application/apply-patch+yaml: the same object applied twice is the
+// same object); a merge patch (sets the fields it names to the values it holds); any dry-run
+// (writes nothing). Not idempotent: a POST (a create sent twice answers AlreadyExists, or
+// with generateName creates two objects), a JSON patch (its `add` and `remove` operations
+// change what they act on), a PUT (sent with a resourceVersion, the second one conflicts).
+// A reset on a kept-alive connection (Node's `reusedSocket`) is how such connections end
+// when the server closed them meanwhile: an idempotent request is sent again at once on a
+// fresh connection by the client itself, untold and not counted here.
+//
+// The delay doubles from 250 ms to at most 4 s, with ±20 % jitter so that the clusters of a
+// fleet do not come back in step; a Retry-After the server sends is honoured when longer.
+// At most 8 retries, and never past the request's own time limit (one bound per request,
+// retries included) nor past the deadline of the work the request belongs to (a cluster's
+// rollout timeout, through `withRequestDeadline`): a retry that would start after either is
+// not made, and the last failure is reported. A server that has not answered this client
+// once yet (a wrong address, a cluster that is down) gets 4 quick retries only (under 5 s:
+// enough for a restart of a few seconds), so that an unreachable cluster is still reported soon.
+
+const RETRY_FIRST_DELAY_MS = 250;
+const RETRY_MAX_DELAY_MS = 4_000;
+const MAX_RETRIES = 8;
+/** Retries of a request to a server that has never answered this client. */
+const FIRST_CONTACT_RETRIES = 4;
+const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/** Sending the request twice has the effect of sending it once. */
+function isIdempotent(request) {
+    if (request.query?.dryRun)
+        return true;
+    if (request.method === 'GET' || request.method === 'DELETE')
+        return true;
+    if (request.method === 'PATCH') {
+        const type = request.contentType ?? '';
+        return type.startsWith('application/apply-patch') || type.startsWith('application/merge-patch+json');
+    }
+    return false;
+}
+/** Whether this failure of this request may be retried (the table above). */
+function isRetryable(request, failure) {
+    if (failure.kind === 'connection') {
+        if (failure.code === 'ECONNREFUSED')
+            return true;
+        return resetCodes.has(failure.code) && isIdempotent(request);
+    }
+    const { status } = failure;
+    if (status === 429)
+        return true;
+    if (status === 502 || status === 503 || status === 504)
+        return isIdempotent(request);
+    if (status === 500)
+        return failure.retryAfterMs !== undefined && isIdempotent(request);
+    return false;
+}
+/** `Retry-After` in milliseconds: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+function parseRetryAfter(header, now = Date.now()) {
+    const value = (Array.isArray(header) ? header[0] : header)?.trim();
+    if (!value)
+        return undefined;
+    if (/^\d+$/.test(value))
+        return Number(value) * 1000;
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+/** The backoff before retry `retry` (1 for the first), jitter included. */
+function backoffMs(retry, random = Math.random) {
+    const base = Math.min(RETRY_FIRST_DELAY_MS * 2 ** (retry - 1), RETRY_MAX_DELAY_MS);
+    return Math.round(base * (0.8 + 0.4 * random()));
+}
+/** The delay before the next attempt, or undefined when there is none. */
+function nextRetryDelay(request, failure, context) {
+    if (!isRetryable(request, failure))
+        return undefined;
+    if (context.retry > (context.answeredBefore ? MAX_RETRIES : FIRST_CONTACT_RETRIES))
+        return undefined;
+    const retryAfter = failure.kind === 'status' ? (failure.retryAfterMs ?? 0) : 0;
+    const delay = Math.max(backoffMs(context.retry, context.random), retryAfter);
+    return context.now + delay < context.boundAt ? delay : undefined;
+}
+// ---- The deadline of the work a request belongs to
+const workDeadline = new external_node_async_hooks_namespaceObject.AsyncLocalStorage();
+/**
+ * Runs `work` with a deadline (epoch ms) that the requests it makes do not retry past: a
+ * cluster's rollout timeout, so that riding out a restart never outlasts it. Nested calls
+ * keep the earlier deadline.
+ */
+function withRequestDeadline(deadline, work) {
+    const outer = workDeadline.getStore();
+    return workDeadline.run(outer === undefined ? deadline : Math.min(outer, deadline), work);
+}
+/** The deadline set by `withRequestDeadline` around the current code, if any. */
+function currentRequestDeadline() {
+    return workDeadline.getStore();
+}
+
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+;// CONCATENATED MODULE: ./src/net/proxy-transport.ts
+// Sends HTTP requests directly or through an HTTP proxy, for the kube and the OCI clients:
+//
+//   - an https:// target goes through a CONNECT tunnel: TLS runs end to end between us and
+//     the target inside it, the proxy sees only `host:port`;
+//   - an http:// target is sent to the proxy as an absolute-form request
+//     (`GET http://host:port/path HTTP/1.1`), as Go's net/http does;
+//   - the proxy itself is spoken to over http:// or https:// (its certificate checked
+//     against the system CAs); SOCKS proxies are not supported.
+//
+// Credentials in the proxy URL (`http://user:pass@proxy:3128`) go in Proxy-Authorization and
+// never in a message: errors name the proxy's host:port only.
+
+
+
+/** `proxy host:port`, for messages (URL.host carries no credentials). */
+function describeProxy(proxy) {
+    return `proxy ${proxy.host}`;
+}
+/** Proxies this stack can use: http:// and https:// (CONNECT and forward). */
+function isSupportedProxy(proxy) {
+    return proxy.protocol === 'http:' || proxy.protocol === 'https:';
+}
+function proxyPort(proxy) {
+    return Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80));
+}
+/** The Proxy-Authorization header of a proxy URL with credentials; empty without. */
+function proxyAuthorization(proxy) {
+    if (!proxy.username && !proxy.password)
+        return {};
+    const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+    return { 'Proxy-Authorization': `Basic ${Buffer.from(credentials).toString('base64')}` };
+}
+/** A failure of the proxy itself (CONNECT refused, proxy unreachable): `code` is kept from the cause, or EPROXY. */
+function proxyFailure(message, code) {
+    const error = new Error(message);
+    error.code = code ?? 'EPROXY';
+    return error;
+}
+/** An https agent whose connections are CONNECT tunnels through `proxy`, TLS to the target inside. */
+class ConnectProxyAgent extends (external_node_https_default()).Agent {
+    proxy;
+    constructor(proxy, options) {
+        super(options);
+        this.proxy = proxy;
+    }
+    // Node calls createConnection with a callback and waits for it when nothing is returned.
+    createConnection(options, callback) {
+        const { proxy } = this;
+        const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
+        const send = proxy.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const connectRequest = send({
+            host: proxy.hostname,
+            port: proxyPort(proxy),
+            method: 'CONNECT',
+            path: target,
+            headers: { Host: target, ...proxyAuthorization(proxy) },
+            agent: false,
+        });
+        const fail = (error) => callback?.(error, undefined);
+        connectRequest.once('connect', (response, socket) => {
+            if (response.statusCode !== 200) {
+                socket.destroy();
+                fail(proxyFailure(`${describeProxy(proxy)} refused CONNECT ${target}: HTTP ${response.statusCode}`, 'EPROXY'));
+                return;
+            }
+            callback?.(null, (0,external_node_tls_namespaceObject.connect)({ ...options, socket }));
+        });
+        connectRequest.once('error', (error) => fail(proxyFailure(`${describeProxy(proxy)}: ${error.message}`, error.code)));
+        connectRequest.end();
+        return undefined;
+    }
+}
+/**
+ * Keep-alive agents for the requests of one client, one per route (direct http, direct
+ * https, each proxy), made on first use. `options` hold the keep-alive settings and the TLS
+ * material for https targets (CA, client certificate); a proxy spoken to over https:// is
+ * checked against the system CAs, not against the target's.
+ */
+class ProxyTransport {
+    options;
+    #agents = new Map();
+    constructor(options) {
+        this.options = options;
+    }
+    #agent(key, make) {
+        let agent = this.#agents.get(key);
+        if (!agent) {
+            agent = make();
+            this.#agents.set(key, agent);
+        }
+        return agent;
+    }
+    /**
+     * Starts a request for `target`, through `proxy` when given (which must be supported:
+     * isSupportedProxy). Call `end()` on what it returns, as with http.request.
+     */
+    request(target, proxy, request, onResponse) {
+        const { keepAlive, maxSockets } = this.options;
+        const common = { method: request.method ?? 'GET', headers: request.headers, signal: request.signal };
+        if (proxy && !isSupportedProxy(proxy)) {
+            throw proxyFailure(`${describeProxy(proxy)}: scheme ${proxy.protocol} is not supported (only http:// and https:// proxies)`, 'EPROXYSCHEME');
+        }
+        if (target.protocol === 'https:') {
+            const agent = proxy
+                ? this.#agent(`connect ${proxy.href}`, () => new ConnectProxyAgent(proxy, this.options))
+                : this.#agent('https', () => new (external_node_https_default()).Agent(this.options));
+            return external_node_https_default().request(target, { ...common, agent, servername: request.servername }, onResponse);
+        }
+        if (!proxy) {
+            const agent = this.#agent('http', () => new (external_node_http_default()).Agent({ keepAlive, maxSockets }));
+            return external_node_http_default().request(target, { ...common, agent }, onResponse);
+        }
+        // Plain HTTP through the proxy: the whole URL as the request target, Host the target's.
+        const overTls = proxy.protocol === 'https:';
+        const agent = this.#agent(`forward ${proxy.href}`, () => (overTls ? new (external_node_https_default()).Agent({ keepAlive, maxSockets }) : new (external_node_http_default()).Agent({ keepAlive, maxSockets })));
+        const forwarded = new URL(target.href);
+        forwarded.hash = '';
+        const send = overTls ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const headers = { ...request.headers, Host: target.host, ...proxyAuthorization(proxy) };
+        return send({ ...common, host: proxy.hostname, port: proxyPort(proxy), path: forwarded.href, headers, agent }, onResponse);
+    }
+    /** Closes every kept-alive connection. */
+    destroy() {
+        for (const agent of this.#agents.values())
+            agent.destroy();
+        this.#agents.clear();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/connect/client.ts
+
+
+
+
+
+
+
+/** Where retries are told when the caller does not say: stderr, as the CLI's progress. */
+function retryToStderr(retry) {
+    process.stderr.write(`${(0,display_text/* escapeControls */.U)(retry.text)}\n`);
+}
+/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
+function parseWarnings(header) {
+    const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
+    const out = [];
+    for (const value of values) {
+        for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
+            out.push(match[1].replace(/\\(.)/g, '$1'));
+    }
+    return out;
+}
+/**
+ * Connections kept open to one API server. Each new one is a full TLS handshake (with a
+ * client certificate, a signature on each side: about 3 ms of CPU here and as much on the
+ * server), and a plan diffs up to 4 instances of a cluster at once, each with its objects'
+ * dry-runs in flight together: 6 keep them busy without a handshake per request (3 x 3
+ * fleet diff: 18 connections, 28 with 16; paired runs 0.95x wall locally, 0.97x with the
+ * clusters 20 ms away). Requests beyond them wait for a free one (no request holds a
+ * connection open: readiness is polled, never watched).
+ */
+const SOCKETS_PER_SERVER = 6;
+class KubeClient {
+    connection;
+    transport;
+    transportKey;
+    timeoutMs;
+    userAgent;
+    onWarning;
+    onRetry;
+    /** Whether the server has answered this client once (any status): see FIRST_CONTACT_RETRIES. */
+    answered = false;
+    constructor(connection, options = {}) {
+        this.connection = connection;
+        this.timeoutMs = options.timeoutMs ?? 30_000;
+        this.userAgent = options.userAgent ?? 'timoni-fleet';
+        this.onWarning = options.onWarning;
+        this.onRetry = options.onRetry ?? retryToStderr;
+    }
+    /** The cluster's name in messages. */
+    get name() {
+        return this.connection.name;
+    }
+    /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
+    async request(req) {
+        const response = await this.send(req, true);
+        if (response.body === '')
+            return undefined;
+        try {
+            return JSON.parse(response.body);
+        }
+        catch {
+            throw new errors_KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
+        }
+    }
+    /** GET that answers null for 404. */
+    async getOrNull(path, object) {
+        try {
+            return await this.request({ method: 'GET', path, object });
+        }
+        catch (error) {
+            if (error instanceof errors_KubeApiError && error.status === 404)
+                return null;
+            throw error;
+        }
+    }
+    /** The server's `/version`. */
+    version() {
+        return this.request({ method: 'GET', path: '/version' });
+    }
+    /** Closes the idle keep-alive connections. */
+    close() {
+        this.transport?.destroy();
+        this.transport = undefined;
+        this.transportKey = undefined;
+    }
+    transportFor(auth) {
+        // Exec plugins may hand out a new client certificate: one set of agents per certificate.
+        const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
+        if (this.transport && this.transportKey === key)
+            return this.transport;
+        this.transport?.destroy();
+        const { connection } = this;
+        this.transport = new ProxyTransport({
+            keepAlive: true,
+            maxSockets: SOCKETS_PER_SERVER,
+            ca: connection.ca,
+            cert: auth.cert,
+            key: auth.key,
+            rejectUnauthorized: connection.rejectUnauthorized,
+            servername: connection.servername,
+        });
+        this.transportKey = key;
+        return this.transport;
+    }
+    async send(req, mayRetry) {
+        const { connection } = this;
+        const auth = await connection.auth();
+        const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
+        for (const [key, value] of Object.entries(req.query ?? {}))
+            if (value !== undefined)
+                url.searchParams.set(key, String(value));
+        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+        const headers = {
+            ...auth.headers,
+            Accept: req.accept ?? 'application/json',
+            'User-Agent': this.userAgent,
+        };
+        if (body !== undefined) {
+            headers['Content-Type'] = req.contentType ?? 'application/json';
+            headers['Content-Length'] = String(Buffer.byteLength(body));
+        }
+        // One time limit per request, from before the connection to the last byte, retries
+        // included; retries also stop at the deadline of the work the request belongs to.
+        const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+        const startedAt = Date.now();
+        const boundAt = startedAt + timeoutMs;
+        const retryUntil = Math.min(boundAt, currentRequestDeadline() ?? Infinity);
+        for (let attempt = 1;; attempt++) {
+            let response;
+            try {
+                response = await this.exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, boundAt - Date.now());
+            }
+            catch (error) {
+                const cause = error;
+                const failure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
+                const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: this.answered, now: Date.now(), boundAt: retryUntil });
+                if (delay === undefined)
+                    throw this.connectionError(cause, req, attempt, startedAt, timeoutMs);
+                await this.beforeRetry(req, describeConnectionError(cause).detail, attempt, delay);
+                continue;
+            }
+            this.answered = true;
+            if (response.status === 401 && mayRetry && connection.invalidate())
+                return this.send(req, false);
+            for (const text of response.warnings)
+                this.onWarning?.({ cluster: this.name, text, object: req.object });
+            if (response.status >= 200 && response.status < 300)
+                return response;
+            const status = parseStatus(response.body);
+            const { retryAfterMs } = response;
+            const failure = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+            const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: true, now: Date.now(), boundAt: retryUntil });
+            if (delay === undefined)
+                throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+            const retryAfter = retryAfterMs !== undefined ? `, Retry-After ${Math.round(retryAfterMs / 1000)} s` : '';
+            await this.beforeRetry(req, `HTTP ${response.status}${status.reason ? ` ${status.reason}` : ''}${retryAfter}`, attempt, delay);
+        }
+    }
+    /** Tells of a retry (one line: cluster, object, request, reason, when) and waits for it. */
+    async beforeRetry(req, reason, retry, delayMs) {
+        const object = req.object ? `${formatRef(req.object)}: ` : '';
+        const text = `cluster ${this.name}: ${object}${describe(req)}: ${reason}; retry ${retry} in ${formatDuration(delayMs)}`;
+        this.onRetry({ cluster: this.name, request: describe(req), ...(req.object ? { object: req.object } : {}), reason, retry, delayMs, text });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+    /**
+     * One attempt. A kept-alive socket the server closed meanwhile fails at once: an
+     * idempotent request is sent again on a fresh connection, a few times at most, within the
+     * same time limit, and untold (it is how kept-alive connections end, not a fault).
+     */
+    async exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, leftMs) {
+        const until = Date.now() + leftMs;
+        for (let stale = 0;; stale++) {
+            try {
+                return await this.exchange(url, req, headers, body, auth, Math.max(1, until - Date.now()));
+            }
+            catch (error) {
+                if (!(error instanceof StaleSocketError))
+                    throw error;
+                // The server may have read the request before it closed: only an idempotent one goes again.
+                if (stale >= 3 || Date.now() >= until || !isIdempotent(req))
+                    throw error.cause;
+            }
+        }
+    }
+    exchange(url, req, headers, body, auth, timeoutMs) {
+        const { connection } = this;
+        return new Promise((resolvePromise, reject) => {
+            const transport = this.transportFor(auth);
+            // How far this attempt got, for the message when it runs out of time.
+            let phase = 'connecting';
+            let settled = false;
+            const settle = (outcome) => {
+                if (settled)
+                    return;
+                settled = true;
+                clearTimeout(timer);
+                outcome();
+            };
+            const request = transport.request(url, connection.proxyUrl, { method: req.method, headers, servername: connection.servername }, (res) => {
+                phase = 'answering';
+                const chunks = [];
+                res.on('data', (chunk) => chunks.push(chunk));
+                res.on('end', () => settle(() => resolvePromise({
+                    status: res.statusCode ?? 0,
+                    body: Buffer.concat(chunks).toString('utf8'),
+                    contentType: String(res.headers['content-type'] ?? ''),
+                    warnings: parseWarnings(res.headers.warning),
+                    retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+                })));
+                res.on('error', (error) => settle(() => reject(error)));
+                res.on('close', () => {
+                    if (!res.complete)
+                        settle(() => reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })));
+                });
+            });
+            // A total limit, not the socket's idle timeout: that one starts again once the
+            // connection is accepted, and again on each byte.
+            const timer = setTimeout(() => {
+                const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
+                error.code = 'ETIMEDOUT';
+                error.phase = phase;
+                error.timeoutMs = timeoutMs;
+                request.destroy(error);
+            }, timeoutMs);
+            request.on('socket', (socket) => {
+                // A kept-alive socket is connected, its handshake done.
+                if (request.reusedSocket) {
+                    phase = 'sent';
+                    return;
+                }
+                const secure = socket instanceof external_node_tls_namespaceObject.TLSSocket;
+                const accepted = () => {
+                    if (phase === 'connecting')
+                        phase = secure ? 'handshake' : 'sent';
+                };
+                if (secure)
+                    socket.once('secureConnect', () => (phase = 'sent'));
+                // A TLS socket in a proxy's tunnel is connected when it is handed over.
+                if (socket.connecting)
+                    socket.once('connect', accepted);
+                else
+                    accepted();
+            });
+            request.on('error', (error) => {
+                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
+                settle(() => reject(stale ? new StaleSocketError(error) : error));
+            });
+            request.end(body);
+        });
+    }
+    connectionError(error, req, attempts, startedAt, boundMs) {
+        if (error instanceof KubeConnectionError)
+            return error;
+        const { code, detail } = describeConnectionError(error);
+        const timedOut = error;
+        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail, {
+            request: describe(req),
+            ...(req.object ? { object: req.object } : {}),
+            ...(timedOut.phase ? { phase: timedOut.phase } : {}),
+            ...(timedOut.timeoutMs !== undefined ? { timeoutMs: boundMs } : {}),
+            attempts,
+            spentMs: Date.now() - startedAt,
+        });
+    }
+}
+/** A request failed on a kept-alive socket the server had closed. */
+class StaleSocketError extends Error {
+    cause;
+    constructor(cause) {
+        super(cause.message);
+        this.cause = cause;
+    }
+}
+function describe(req) {
+    const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
+    const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
+    return `${verb}${dryRun} ${req.path}`;
+}
+
+;// CONCATENATED MODULE: ./src/kube/connect/exec-credential.ts
+// Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
+// with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env
+// values and outputs are secrets.
+
+
+
+class ExecCredentialError extends Error {
+    name = 'ExecCredentialError';
+}
+const supportedVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
+function execInfo(config, cluster) {
+    const spec = { interactive: false };
+    if (config.provideClusterInfo && cluster) {
+        spec.cluster = {
+            server: cluster.server,
+            ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
+            ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
+            ...(cluster.certificateAuthorityData ? { 'certificate-authority-data': cluster.certificateAuthorityData } : {}),
+            ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
+        };
+    }
+    return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
+}
+function run(config, options) {
+    const { subject, timeoutMs, secrets } = options;
+    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
+    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
+    // outside the workspace, which on a pull request holds the author's files.
+    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+    for (const entry of config.env)
+        env[entry.name] = entry.value;
+    return new Promise((resolvePromise, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
+        const stdout = [];
+        const stderr = [];
+        child.stdout.on('data', (chunk) => stdout.push(chunk));
+        child.stderr.on('data', (chunk) => stderr.push(chunk));
+        const timer = setTimeout(() => {
+            child.kill('SIGKILL');
+            reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        child.on('error', (error) => {
+            clearTimeout(timer);
+            if (error.code === 'ENOENT') {
+                const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
+            }
+            else {
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
+            }
+        });
+        child.on('close', (code, signal) => {
+            clearTimeout(timer);
+            const out = Buffer.concat(stdout).toString('utf8');
+            secrets.register(out, true);
+            if (code !== 0) {
+                const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
+                const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
+                return;
+            }
+            resolvePromise(out);
+        });
+    });
+}
+/** Reads an ExecCredential document; every credential in it is registered first. */
+function parseExecCredential(output, config, subject, secrets) {
+    let parsed;
+    try {
+        parsed = JSON.parse(output);
+    }
+    catch {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
+    }
+    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
+    }
+    if (parsed.apiVersion !== config.apiVersion) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
+    }
+    const status = isRecord(parsed.status) ? parsed.status : {};
+    const credential = {
+        token: typeof status.token === 'string' && status.token ? status.token : undefined,
+        clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
+        clientKeyData: typeof status.clientKeyData === 'string' ? status.clientKeyData : undefined,
+    };
+    secrets.register(credential.token);
+    secrets.register(credential.clientKeyData);
+    if (typeof status.expirationTimestamp === 'string') {
+        const at = Date.parse(status.expirationTimestamp);
+        if (!Number.isNaN(at))
+            credential.expiresAt = at;
+    }
+    if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
+        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
+    }
+    return credential;
+}
+/** Runs a plugin when needed and keeps its credential until it expires or is refused. */
+class ExecCredentialPlugin {
+    config;
+    options;
+    cached;
+    pending;
+    constructor(config, options) {
+        this.config = config;
+        this.options = options;
+        if (!supportedVersions.includes(config.apiVersion)) {
+            throw new ExecCredentialError(`exec credential plugin of ${options.subject} uses apiVersion ${JSON.stringify(config.apiVersion)}; supported: ${supportedVersions.join(', ')}`);
+        }
+    }
+    async credential() {
+        // Renew ten seconds before the expiry, so that a request does not carry a dying token.
+        if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
+            return this.cached;
+        this.pending ??= run(this.config, this.options)
+            .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
+            .finally(() => {
+            this.pending = undefined;
+        });
+        this.cached = await this.pending;
+        return this.cached;
+    }
+    /** Forgets the cached credential (the server refused it). */
+    invalidate() {
+        this.cached = undefined;
+    }
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/kube/connect/kubeconfig.ts
+// Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
+// kubectl merges files (the first definition of a name wins), contexts looked up by name.
+// Credentials are registered as secrets the moment they are read.
+
+
+
+
+class KubeconfigError extends Error {
+    name = 'KubeconfigError';
+}
+/** Asked-for context absent; the message lists the contexts that exist (names only). */
+class KubeContextNotFoundError extends KubeconfigError {
+    context;
+    available;
+    name = 'KubeContextNotFoundError';
+    constructor(context, available) {
+        super(`kube context ${JSON.stringify(context)} not found in kubeconfig; ` +
+            (available.length ? `contexts: ${available.join(', ')}` : 'the kubeconfig has no contexts'));
+        this.context = context;
+        this.available = available;
+    }
+}
+/** Kubeconfig text or base64 of it: base64 has no `:` and only base64 characters. */
+function decodeKubeconfigText(text) {
+    const compact = text.replace(/\s+/g, '');
+    if (compact && !text.includes(':') && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
+        return Buffer.from(compact, 'base64').toString('utf8');
+    }
+    return text;
+}
+function str(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function bool(value) {
+    return value === true || value === 'true';
+}
+function namedEntries(list, field, where) {
+    if (list === undefined || list === null)
+        return [];
+    if (!Array.isArray(list))
+        throw new KubeconfigError(`${where}: ${field}s is not a list`);
+    return list.flatMap((item, i) => {
+        if (!isRecord(item) || typeof item.name !== 'string') {
+            throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
+        }
+        const body = item[field];
+        return [[item.name, isRecord(body) ? body : {}]];
+    });
+}
+/**
+ * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
+ * path with a separator is resolved against the kubeconfig file's folder, never against the
+ * working directory (on a pull request the workspace holds the author's scripts). A
+ * kubeconfig given inline (an action input) has no folder, so such a path is refused.
+ */
+function execCommand(command, fileDir, where) {
+    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
+        return command;
+    if (fileDir !== undefined)
+        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
+    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
+}
+function parseExec(exec, where, fileDir, secrets) {
+    const rawCommand = str(exec.command);
+    if (!rawCommand)
+        throw new KubeconfigError(`${where}: exec has no command`);
+    const command = execCommand(rawCommand, fileDir, where);
+    const env = Array.isArray(exec.env)
+        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
+        : [];
+    for (const entry of env)
+        secrets.register(entry.value);
+    return {
+        command,
+        args: Array.isArray(exec.args) ? exec.args.map(String) : [],
+        env,
+        apiVersion: str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
+        installHint: str(exec.installHint),
+        provideClusterInfo: bool(exec.provideClusterInfo),
+        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+}
+function parseUser(name, user, baseDir, fileDir, where, secrets) {
+    const parsed = {
+        clientCertificate: str(user['client-certificate']),
+        clientCertificateData: str(user['client-certificate-data']),
+        clientKey: str(user['client-key']),
+        clientKeyData: str(user['client-key-data']),
+        token: str(user.token),
+        tokenFile: str(user.tokenFile),
+        username: str(user.username),
+        password: str(user.password),
+        impersonate: str(user.as),
+        impersonateGroups: Array.isArray(user['as-groups']) ? user['as-groups'].map(String) : [],
+        impersonateUid: str(user['as-uid']),
+        baseDir,
+    };
+    secrets.register(parsed.token);
+    secrets.register(parsed.password);
+    if (parsed.clientKeyData) {
+        secrets.register(parsed.clientKeyData);
+        secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
+    }
+    if (isRecord(user.exec))
+        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
+    if (isRecord(user['auth-provider']))
+        parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
+    return parsed;
+}
+function parseCluster(cluster, baseDir) {
+    return {
+        server: str(cluster.server) ?? '',
+        certificateAuthority: str(cluster['certificate-authority']),
+        certificateAuthorityData: str(cluster['certificate-authority-data']),
+        insecureSkipTlsVerify: bool(cluster['insecure-skip-tls-verify']),
+        tlsServerName: str(cluster['tls-server-name']),
+        proxyUrl: str(cluster['proxy-url']),
+        baseDir,
+    };
+}
+/**
+ * The parser's reason for a YAML error, with its line and column: the first line of its
+ * message without the trailing colon that introduces the excerpt of the file (which is left
+ * out: a kubeconfig line may hold a credential).
+ */
+function yamlReason(error) {
+    const reason = (error.message.split('\n')[0] ?? '').replace(/:\s*$/, '').trim();
+    if (reason)
+        return reason;
+    const at = error.linePos?.[0];
+    return `${error.code ?? 'syntax error'}${at ? ` at line ${at.line}, column ${at.col}` : ''}`;
+}
+/**
+ * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
+ * of one source, the first definition of a cluster, user or context name wins, and the
+ * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
+ */
+function loadKubeconfig(sources, secrets) {
+    const config = { clusters: new Map(), users: new Map(), contexts: new Map() };
+    sources.forEach((source, index) => {
+        const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
+        const where = path ?? `kubeconfig #${index + 1}`;
+        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
+        const baseDir = fileDir ?? process.cwd();
+        // The whole text is a secret too, as one document (its lines, `apiVersion: v1`, are not):
+        // no value that holds it is offered to runtime attributes (SecretRegistry.secretIn).
+        const decoded = decodeKubeconfigText(text);
+        secrets.registerDocument(text);
+        if (decoded !== text)
+            secrets.registerDocument(decoded);
+        const documents = (0,dist/* parseAllDocuments */.hR)(decoded);
+        const list = Array.isArray(documents) ? documents : [documents];
+        for (const document of list) {
+            if (document.errors.length > 0) {
+                throw new KubeconfigError(`${where} is not valid YAML: ${yamlReason(document.errors[0])}`);
+            }
+            const raw = document.toJS();
+            if (raw === null || raw === undefined)
+                continue;
+            if (!isRecord(raw))
+                throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
+            if (!config.currentContext && str(raw['current-context']))
+                config.currentContext = str(raw['current-context']);
+            for (const [name, body] of namedEntries(raw.clusters, 'cluster', where)) {
+                if (!config.clusters.has(name))
+                    config.clusters.set(name, parseCluster(body, baseDir));
+            }
+            for (const [name, body] of namedEntries(raw.users, 'user', where)) {
+                if (!config.users.has(name))
+                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
+            }
+            for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
+                if (!config.contexts.has(name)) {
+                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: str(body.namespace) });
+                }
+            }
+        }
+    });
+    return config;
+}
+/** The context by name, or the current context when no name is given. */
+function resolveContext(config, name) {
+    const contextName = name || config.currentContext;
+    if (!contextName) {
+        throw new KubeconfigError(`kubeconfig has no current-context and no context was asked for; contexts: ${[...config.contexts.keys()].join(', ') || 'none'}`);
+    }
+    const context = config.contexts.get(contextName);
+    if (!context)
+        throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
+    const cluster = config.clusters.get(context.cluster);
+    if (!cluster)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
+    if (!cluster.server)
+        throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
+    // A context without a user connects anonymously, as kubectl does.
+    const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
+    if (!user)
+        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
+    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
+}
+/** A file path of a kubeconfig entry, resolved against the file that declared it. */
+function resolveEntryPath(baseDir, path) {
+    return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
+}
+
+;// CONCATENATED MODULE: external "node:net"
+const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+;// CONCATENATED MODULE: ./src/net/proxy-environment.ts
+// Which proxy a request goes through when the caller names none: HTTPS_PROXY / HTTP_PROXY
+// and NO_PROXY (upper case first, then lower case), read exactly as Go's
+// golang.org/x/net/http/httpproxy does for kubectl, Timoni and every Go client:
+//
+//   - https:// targets use HTTPS_PROXY, http:// targets HTTP_PROXY (no fallback between them);
+//   - a value without a usable scheme (`proxy.corp:3128`) means `http://proxy.corp:3128`;
+//     one that cannot be parsed at all is ignored (Go drops it and connects directly);
+//   - `localhost` and loopback IPs (127.0.0.0/8, ::1) are never proxied: Go hard-codes it
+//     before NO_PROXY is read (`*.localhost` and other names are not special);
+//   - NO_PROXY is a comma-separated list, case-insensitive: `*` (no proxy at all), an IP
+//     (`10.1.2.3`, `[::1]:8443`), a CIDR (`10.0.0.0/8`, no port), or a domain, which
+//     matches itself and its subdomains (`example.com`), or only its subdomains with a
+//     leading dot (`.example.com`, `*.example.com`); IPs and domains take an optional port,
+//     compared with the target's port (its scheme's default when it has none).
+//
+// Pure: the environment is a parameter.
+
+
+/** The first non-empty of NAME and name, as Go's getEnvAny. */
+function envValue(env, name) {
+    return env[name] || env[name.toLowerCase()] || undefined;
+}
+const defaultPorts = { 'http:': '80', 'https:': '443', 'socks5:': '1080' };
+/** The port a URL connects to: its own, or its scheme's default. */
+function effectivePort(url) {
+    return url.port || defaultPorts[url.protocol] || '';
+}
+const loopback = new external_node_net_namespaceObject.BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+function ipFamily(address) {
+    const family = (0,external_node_net_namespaceObject.isIP)(address);
+    return family === 4 ? 'ipv4' : family === 6 ? 'ipv6' : undefined;
+}
+/** `host`, `host:port`, `[v6]:port` -> host and port; a bare IPv6 address has no port. */
+function splitHostPort(entry) {
+    const bracketed = /^\[([^\]]*)\](?::(\d*))?$/.exec(entry);
+    if (bracketed)
+        return { host: bracketed[1], port: bracketed[2] ?? '' };
+    if ((0,external_node_net_namespaceObject.isIP)(entry) === 6)
+        return { host: entry, port: '' };
+    const withPort = /^(.*):(\d*)$/.exec(entry);
+    return withPort ? { host: withPort[1], port: withPort[2] } : { host: entry, port: '' };
+}
+/** True when NO_PROXY (or the loopback rule) sends requests to `target` directly. */
+function bypassesProxy(target, noProxy) {
+    const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const port = effectivePort(target);
+    const family = ipFamily(host);
+    if (host === 'localhost' || (family && loopback.check(host, family)))
+        return true;
+    for (const raw of (noProxy ?? '').split(',')) {
+        const entry = raw.trim().toLowerCase();
+        if (!entry)
+            continue;
+        if (entry === '*')
+            return true;
+        if (entry.includes('/')) {
+            const [network = '', bits = ''] = entry.split('/');
+            const networkFamily = ipFamily(network);
+            if (networkFamily && /^\d+$/.test(bits) && Number(bits) <= (networkFamily === 'ipv4' ? 32 : 128)) {
+                // A CIDR holds no port; an IPv4 target is compared with an IPv4 network only.
+                if (family !== networkFamily)
+                    continue;
+                const list = new external_node_net_namespaceObject.BlockList();
+                list.addSubnet(network, Number(bits), networkFamily);
+                if (list.check(host, family))
+                    return true;
+                continue;
+            }
+        }
+        const { host: entryHost, port: entryPort } = splitHostPort(entry);
+        if (!entryHost)
+            continue;
+        if (entryPort && entryPort !== port)
+            continue;
+        const entryFamily = ipFamily(entryHost);
+        if (entryFamily) {
+            if (family && sameAddress(host, family, entryHost, entryFamily))
+                return true;
+            continue;
+        }
+        // `*.example.com` is `.example.com`: subdomains only; `example.com` also matches itself.
+        const dotted = entryHost.startsWith('*.') ? entryHost.slice(1) : entryHost;
+        const suffix = (0,external_node_url_namespaceObject.domainToASCII)(dotted.startsWith('.') ? dotted.slice(1) : dotted) || dotted.replace(/^\./, '');
+        if (host.endsWith(`.${suffix}`) || (!dotted.startsWith('.') && host === suffix))
+            return true;
+    }
+    return false;
+}
+function sameAddress(host, family, entry, entryFamily) {
+    const list = new external_node_net_namespaceObject.BlockList();
+    list.addAddress(entry, entryFamily);
+    return list.check(host, family);
+}
+/**
+ * A proxy setting as Go parses it: a URL with scheme http, https or socks5, else the value
+ * read as `http://value`; undefined when neither parses (Go then connects directly).
+ */
+function parseProxyUrl(value) {
+    let parsed;
+    try {
+        parsed = new URL(value);
+    }
+    catch {
+        parsed = undefined;
+    }
+    if (parsed && parsed.host && ['http:', 'https:', 'socks5:'].includes(parsed.protocol))
+        return parsed;
+    try {
+        return new URL(`http://${value}`);
+    }
+    catch {
+        return parsed;
+    }
+}
+/** The environment variable that names the proxy of a target (for messages). */
+function proxyVariable(target) {
+    return target.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY';
+}
+/** The proxy the environment asks for to reach `target`; undefined for a direct connection. */
+function proxyFromEnvironment(target, env = process.env) {
+    if (target.protocol !== 'https:' && target.protocol !== 'http:')
+        return undefined;
+    const value = envValue(env, proxyVariable(target));
+    if (!value || bypassesProxy(target, envValue(env, 'NO_PROXY')))
+        return undefined;
+    return parseProxyUrl(value);
+}
+
+;// CONCATENATED MODULE: ./src/kube/connect/connection.ts
+// What it takes to talk to the API server of one kube context: server URL, TLS material,
+// proxy, and the credentials put on each request (client certificate, bearer token,
+// token file, basic auth or an exec plugin).
+
+
+
+
+
+function readMaterial(data, file, baseDir, what, subject) {
+    if (data)
+        return Buffer.from(data, 'base64');
+    if (!file)
+        return undefined;
+    const path = resolveEntryPath(baseDir, file);
+    try {
+        return (0,external_node_fs_.readFileSync)(path);
+    }
+    catch (error) {
+        throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
+    }
+}
+const tokenFileTtlMs = 60_000;
+function authFor(user, subject, options, cluster) {
+    const { secrets } = options;
+    const headers = {};
+    if (user.impersonate)
+        headers['Impersonate-User'] = user.impersonate;
+    if (user.impersonateUid)
+        headers['Impersonate-Uid'] = user.impersonateUid;
+    // One header line per group: the API server takes each line as one group name and does
+    // not split a comma-joined value (`dev, ops` would be a single group).
+    if (user.impersonateGroups.length)
+        headers['Impersonate-Group'] = [...user.impersonateGroups];
+    if (user.authProvider) {
+        throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
+    }
+    const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
+    const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
+    secrets.register(key);
+    if (!!cert !== !!key)
+        throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
+    const tls = cert && key ? { cert, key } : {};
+    if (user.token) {
+        const value = { headers: { ...headers, Authorization: `Bearer ${user.token}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.tokenFile) {
+        const path = resolveEntryPath(user.baseDir, user.tokenFile);
+        let cached;
+        const read = () => {
+            if (cached && Date.now() - cached.readAt < tokenFileTtlMs)
+                return cached.token;
+            let token;
+            try {
+                token = (0,external_node_fs_.readFileSync)(path, 'utf8').trim();
+            }
+            catch (error) {
+                throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
+            }
+            secrets.register(token);
+            cached = { token, readAt: Date.now() };
+            return token;
+        };
+        return {
+            auth: async () => ({ headers: { ...headers, Authorization: `Bearer ${read()}` }, ...tls }),
+            invalidate: () => {
+                cached = undefined;
+                return true;
+            },
+        };
+    }
+    if (user.username || user.password) {
+        const basic = Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64');
+        secrets.register(basic);
+        const value = { headers: { ...headers, Authorization: `Basic ${basic}` }, ...tls };
+        return { auth: async () => value, invalidate: () => false };
+    }
+    if (user.exec) {
+        // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
+        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
+        const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
+        return {
+            auth: async () => {
+                const credential = await plugin.credential();
+                if (credential.token)
+                    return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
+                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
+            },
+            invalidate: () => {
+                plugin.invalidate();
+                return true;
+            },
+        };
+    }
+    const value = { headers, ...tls };
+    return { auth: async () => value, invalidate: () => false };
+}
+/** The connection of a kube context (default: the current context). */
+function connectionFor(config, contextName, options) {
+    const resolved = resolveContext(config, contextName);
+    const { cluster, user } = resolved;
+    const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
+    let server;
+    try {
+        server = new URL(cluster.server);
+    }
+    catch {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
+    }
+    if (server.protocol !== 'https:' && server.protocol !== 'http:') {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
+    }
+    const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
+    if (ca && cluster.insecureSkipTlsVerify) {
+        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
+    }
+    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
+    if (cluster.proxyUrl) {
+        try {
+            proxyUrl = new URL(cluster.proxyUrl);
+        }
+        catch {
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
+        }
+    }
+    if (proxyUrl) {
+        if (!isSupportedProxy(proxyUrl)) {
+            const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
+            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
+        }
+        options.secrets.register(decodeURIComponent(proxyUrl.password));
+    }
+    const { auth, invalidate } = authFor(user, subject, options, cluster);
+    return {
+        name: options.name ?? resolved.contextName,
+        contextName: resolved.contextName,
+        server,
+        namespace: resolved.namespace,
+        ca,
+        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
+        servername: cluster.tlsServerName,
+        proxyUrl,
+        auth,
+        invalidate,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/kube/connect/discovery.ts
+
+/** No resource of the cluster serves this kind (yet): a missing CRD, or a typo. */
+class NoMatchError extends Error {
+    cluster;
+    apiVersion;
+    kind;
+    name = 'NoMatchError';
+    constructor(cluster, apiVersion, kind) {
+        super(`cluster ${cluster}: no resource serves kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} (is its CRD installed and established?)`);
+        this.cluster = cluster;
+        this.apiVersion = apiVersion;
+        this.kind = kind;
+    }
+}
+const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const key = (apiVersion, kind) => `${apiVersion}/${kind}`;
+function list(value) {
+    return Array.isArray(value) ? value.filter(isRecord) : [];
+}
+/** Mappings from an APIGroupDiscoveryList (aggregated discovery). */
+function mappingsFromAggregated(document) {
+    const out = [];
+    for (const group of list(document.items)) {
+        const groupName = isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
+        for (const version of list(group.versions)) {
+            for (const resource of list(version.resources)) {
+                const kind = isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
+                if (!kind || typeof resource.resource !== 'string')
+                    continue;
+                out.push({
+                    group: groupName,
+                    version: String(version.version),
+                    kind,
+                    resource: resource.resource,
+                    namespaced: resource.scope === 'Namespaced',
+                    statusSubresource: list(resource.subresources).some((sub) => sub.subresource === 'status'),
+                });
+            }
+        }
+    }
+    return out;
+}
+/** Mappings from one legacy APIResourceList (`/api/v1`, `/apis/apps/v1`...). */
+function mappingsFromResourceList(group, version, document) {
+    const resources = list(document.resources);
+    const names = new Set(resources.map((resource) => String(resource.name)));
+    return resources
+        .filter((resource) => typeof resource.name === 'string' && !resource.name.includes('/'))
+        .map((resource) => ({
+        group,
+        version,
+        kind: String(resource.kind),
+        resource: String(resource.name),
+        namespaced: resource.namespaced === true,
+        statusSubresource: names.has(`${String(resource.name)}/status`),
+    }));
+}
+class Discovery {
+    client;
+    minRefreshMs;
+    aggregated;
+    mappings = new Map();
+    loaded;
+    loadedAt = 0;
+    inflight;
+    constructor(client, 
+    /** A kind not found triggers a new read at most this often. */
+    minRefreshMs = 1_000, 
+    /** Ask for aggregated discovery (two requests); false reads every group version. */
+    aggregated = true) {
+        this.client = client;
+        this.minRefreshMs = minRefreshMs;
+        this.aggregated = aggregated;
+    }
+    /** Every mapping known after the last read (reads discovery if it was never read). */
+    async all() {
+        await this.ensureLoaded();
+        return [...this.mappings.values()];
+    }
+    /** The mapping of a kind; reads discovery again once when the kind is unknown. */
+    async mapping(apiVersion, kind) {
+        await this.ensureLoaded();
+        let found = this.mappings.get(key(apiVersion, kind));
+        if (!found && Date.now() - this.loadedAt >= this.minRefreshMs) {
+            await this.refresh();
+            found = this.mappings.get(key(apiVersion, kind));
+        }
+        if (!found)
+            throw new NoMatchError(this.client.name, apiVersion, kind);
+        return found;
+    }
+    /**
+     * The mapping of a kind that is about to be served (a CRD just became established:
+     * aggregated discovery follows a moment later); reads discovery again until it appears.
+     */
+    async waitForMapping(apiVersion, kind, timeoutMs = 30_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+            const found = await this.mappingOrNull(apiVersion, kind);
+            if (found)
+                return found;
+            if (Date.now() > deadline)
+                throw new NoMatchError(this.client.name, apiVersion, kind);
+            await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
+            await this.refresh();
+        }
+    }
+    /** The mapping, or null when no resource serves the kind. */
+    async mappingOrNull(apiVersion, kind) {
+        try {
+            return await this.mapping(apiVersion, kind);
+        }
+        catch (error) {
+            if (error instanceof NoMatchError)
+                return null;
+            throw error;
+        }
+    }
+    /** Reads discovery again (call after CRDs became established); concurrent calls share one read. */
+    refresh() {
+        if (!this.inflight) {
+            this.inflight = this.load().finally(() => {
+                this.inflight = undefined;
+            });
+            this.loaded = this.inflight;
+        }
+        return this.inflight;
+    }
+    ensureLoaded() {
+        this.loaded ??= this.load();
+        return this.loaded;
+    }
+    async load() {
+        try {
+            const next = new Map();
+            for (const mapping of await this.read()) {
+                const apiVersion = mapping.group ? `${mapping.group}/${mapping.version}` : mapping.version;
+                if (!next.has(key(apiVersion, mapping.kind)))
+                    next.set(key(apiVersion, mapping.kind), mapping);
+            }
+            this.mappings = next;
+            this.loadedAt = Date.now();
+        }
+        catch (error) {
+            this.loaded = undefined;
+            throw error;
+        }
+    }
+    async read() {
+        const accept = this.aggregated ? aggregatedAccept : 'application/json';
+        const [core, groups] = await Promise.all([
+            this.client.request({ method: 'GET', path: '/api', accept }),
+            this.client.request({ method: 'GET', path: '/apis', accept }),
+        ]);
+        if (core.kind === 'APIGroupDiscoveryList' && groups.kind === 'APIGroupDiscoveryList') {
+            return [...mappingsFromAggregated(core), ...mappingsFromAggregated(groups)];
+        }
+        // Legacy discovery: one request per group version.
+        const versions = [];
+        for (const version of Array.isArray(core.versions) ? core.versions.map(String) : [])
+            versions.push(['', version, `/api/${version}`]);
+        for (const group of list(groups.groups)) {
+            for (const version of list(group.versions)) {
+                versions.push([String(group.name), String(version.version), `/apis/${String(version.groupVersion)}`]);
+            }
+        }
+        const lists = await Promise.all(versions.map(async ([group, version, path]) => {
+            const document = await this.client.getOrNull(path);
+            return document ? mappingsFromResourceList(group, version, document) : [];
+        }));
+        return lists.flat();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/connect/cluster.ts
+// One cluster of the fleet as the engine sees it: a client, its discovery, and the
+// object-level requests (get, list, delete) built on the REST mapping.
+
+
+
+
+
+class KubeCluster {
+    client;
+    discovery;
+    constructor(client) {
+        this.client = client;
+        this.discovery = new Discovery(client);
+    }
+    get name() {
+        return this.client.name;
+    }
+    /** Where an object lives; a namespaced kind needs a namespace, a cluster-scoped kind drops it. */
+    async locate(ref) {
+        const mapping = await this.discovery.mapping(ref.apiVersion, ref.kind);
+        const namespace = mapping.namespaced ? ref.namespace : '';
+        if (mapping.namespaced && !namespace) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
+        }
+        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
+        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
+        // one object would become a LIST of a namespace, or of the whole cluster.
+        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
+        }
+        return { mapping, namespace, path };
+    }
+    /**
+     * The object's identity with the namespace cleared for cluster-scoped kinds (what the
+     * inventory records); a kind not served yet keeps the namespace it was built with.
+     */
+    async scopedRef(object) {
+        const ref = refOf(object);
+        const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
+        return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
+    }
+    /** The live object, or null when it does not exist. */
+    async get(ref) {
+        const { path } = await this.locate(ref);
+        const object = await this.client.getOrNull(path, ref);
+        // One object was asked for; a list (of Secrets, say) is never handed on.
+        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
+            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
+        }
+        return object;
+    }
+    /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
+    async list(apiVersion, kind, namespace, labelSelector) {
+        const mapping = await this.discovery.mapping(apiVersion, kind);
+        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+        const answer = await this.client.request({
+            method: 'GET',
+            path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
+            query: { labelSelector: selector },
+        });
+        // List items carry no apiVersion/kind: put them back.
+        return (answer.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
+    }
+    /** Deletes an object (background propagation); false when it was already gone. */
+    async delete(ref, propagationPolicy = 'Background') {
+        const { path } = await this.locate(ref);
+        try {
+            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
+            return true;
+        }
+        catch (error) {
+            if (error instanceof errors_KubeApiError && error.status === 404)
+                return false;
+            throw error;
+        }
+    }
+    close() {
+        this.client.close();
+    }
+}
+/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
+function collectionPath(mapping, namespace) {
+    const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
+    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
+}
+/** A cluster reached through a kube context (default: the current context). */
+function openCluster(config, contextName, options) {
+    return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
+}
+
+
+;// CONCATENATED MODULE: ./src/kube/connect/index.ts
+// kube/connect, the face: reaching a cluster. Kubeconfig contexts and their credentials (exec plugins
+// included), the HTTP client with its retries and time limits, discovery (REST mappings), the cluster
+// handle (`openCluster`), and the check that a context reaches the runtime cluster it is named for.
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/kube/ssa/immutable.ts
+// Changes to immutable fields: recognised in the API server's answer (422 Invalid) and
+// reported as a typed error naming the object and the fields.
+
+
+const immutablePatterns = [
+    /field is immutable/i,
+    /\bis immutable\b/i,
+    /immutable field/i,
+    /may not change once set/i,
+    /Forbidden: updates to .* are forbidden/i,
+];
+function mentionsImmutability(text) {
+    return !!text && immutablePatterns.some((pattern) => pattern.test(text));
+}
+/** True when the API server refused a change because it touches an immutable field. */
+function isImmutableError(error) {
+    return error instanceof errors_KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
+}
+/** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
+function immutableFields(error) {
+    const fields = error.causes.filter((cause) => mentionsImmutability(cause.message) && cause.field).map((cause) => cause.field);
+    if (fields.length === 0) {
+        // Without causes, the message reads `<Kind> "<name>" is invalid: <field>: <reason>`.
+        const match = /is invalid: ([\w.[\]-]+):/.exec(error.statusMessage);
+        if (match?.[1])
+            fields.push(match[1]);
+    }
+    return [...new Set(fields)];
+}
+/**
+ * What the server said about each immutable field, without the values it quotes
+ * (`Invalid value: {...whole pod template...}: field is immutable` -> `field is immutable`):
+ * a value may hold data that must not reach a log.
+ */
+function immutableReasons(error) {
+    const strip = (text) => (text.startsWith('Invalid value:') ? text.slice(text.lastIndexOf(': ') + 2) : text);
+    const fromCauses = error.causes
+        .filter((cause) => mentionsImmutability(cause.message))
+        .map((cause) => `${cause.field ? `${cause.field}: ` : ''}${strip(cause.message ?? '')}`);
+    if (fromCauses.length > 0)
+        return [...new Set(fromCauses)];
+    const match = /is invalid: ([\w.[\]-]+): (.*)$/s.exec(error.statusMessage);
+    return match ? [`${match[1]}: ${strip(match[2])}`] : [strip(error.statusMessage)];
+}
+class ImmutableFieldError extends Error {
+    cluster;
+    object;
+    fields;
+    apiError;
+    name = 'ImmutableFieldError';
+    constructor(cluster, object, fields, apiError) {
+        super(`cluster ${cluster}: ${formatRef(object)}: immutable field${fields.length === 1 ? '' : 's'} ${fields.length ? fields.join(', ') : '(unnamed)'} changed; ` +
+            `the object must be recreated (apply with force, or annotate it action.timoni.sh/force: enabled); the API server said: ${immutableReasons(apiError).join('; ')}`);
+        this.cluster = cluster;
+        this.object = object;
+        this.fields = fields;
+        this.apiError = apiError;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/kube/ssa/managed-fields.ts
+// Taking over fields set by kubectl and Helm: their managedFields entries are renamed to
+// Timoni's apply manager (merged into it when it exists), and their tracking annotations
+// removed, with one JSON patch, before the server-side apply (as Timoni and fluxcd ssa do).
+// Pure functions; apply.ts sends the patch.
+
+/** The managers Timoni takes fields over from (internal/runtime/resources.go). */
+const takeOverManagers = [
+    { name: 'helm', operation: 'Update', exact: true },
+    { name: 'helm', operation: 'Apply', exact: true },
+    { name: 'kubectl', operation: 'Update', exact: false },
+    { name: 'before-first-apply', operation: 'Update', exact: false },
+    { name: 'kubectl', operation: 'Apply', exact: false },
+];
+/** Annotations of kubectl and Helm that Timoni removes when it takes an object over. */
+const takeOverAnnotations = [
+    'kubectl.kubernetes.io/last-applied-configuration',
+    'meta.helm.sh/release-name',
+    'meta.helm.sh/release-namespace',
+];
+function managed_fields_matches(entry, manager) {
+    if (entry.operation !== manager.operation || entry.subresource)
+        return false;
+    const name = entry.manager ?? '';
+    return manager.exact ? name === manager.name : name.startsWith(manager.name);
+}
+/** The union of two FieldsV1 sets: their tries merged key by key. */
+function unionFields(a, b) {
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    const out = { ...a };
+    for (const [key, value] of Object.entries(b)) {
+        const existing = out[key];
+        out[key] = isRecord(existing) && isRecord(value) ? unionFields(existing, value) : value;
+    }
+    return out;
+}
+/**
+ * The managedFields with the matching managers' entries given to `owner` as an Apply
+ * entry (fluxcd ssa `PatchReplaceFieldsManagers`), or null when nothing matches.
+ */
+function replaceFieldManagers(entries, owner, managers = takeOverManagers) {
+    const previousIndex = entries.findLastIndex((entry) => entry.manager === owner && entry.operation === 'Apply');
+    let target = previousIndex >= 0 ? { ...entries[previousIndex] } : undefined;
+    const kept = [];
+    let edited = false;
+    entries.forEach((entry, index) => {
+        if (index === previousIndex)
+            return;
+        if (!managers.some((manager) => managed_fields_matches(entry, manager))) {
+            kept.push(entry);
+            return;
+        }
+        edited = true;
+        if (!target)
+            target = { ...entry, manager: owner, operation: 'Apply' };
+        else
+            target = { ...target, fieldsV1: unionFields(target.fieldsV1, entry.fieldsV1) };
+    });
+    if (!edited || !target)
+        return null;
+    return [...kept, target];
+}
+const escapePointer = (key) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+/** The JSON patch that takes the object over for `owner`; empty when there is nothing to do. */
+function takeOwnershipPatch(existing, owner) {
+    const patch = [];
+    const notes = existing.metadata.annotations ?? {};
+    for (const key of takeOverAnnotations) {
+        if (key in notes)
+            patch.push({ op: 'remove', path: `/metadata/annotations/${escapePointer(key)}` });
+    }
+    const managedFields = replaceFieldManagers(existing.metadata.managedFields ?? [], owner);
+    if (managedFields)
+        patch.push({ op: 'replace', path: '/metadata/managedFields', value: managedFields });
+    // Refuse to patch a newer version of the object than the one the patch was computed from.
+    if (patch.length > 0 && existing.metadata.resourceVersion) {
+        patch.unshift({ op: 'test', path: '/metadata/resourceVersion', value: existing.metadata.resourceVersion });
+    }
+    return patch;
+}
+
+;// CONCATENATED MODULE: ./src/kube/ssa/normalize.ts
+// Normalisation of objects before they are compared or shown: what the API server sets by
+// itself (managedFields, uid, resourceVersion...) is not a change anyone made. Pure.
+
+/** Metadata fields the API server sets and that a diff never shows. */
+const serverSetMetadata = ['managedFields', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'selfLink'];
+/**
+ * A copy of the object without managedFields, server-set metadata and (by default)
+ * status; empty `labels`/`annotations` maps are dropped so that `{}` equals absent.
+ */
+function normalizeObject(object, options = {}) {
+    const copy = cloneJson(object);
+    const metadata = copy.metadata;
+    for (const field of serverSetMetadata)
+        delete metadata[field];
+    for (const field of ['labels', 'annotations']) {
+        const value = metadata[field];
+        if (isRecord(value) && Object.keys(value).length === 0)
+            delete metadata[field];
+    }
+    if (options.dropStatus ?? true)
+        delete copy.status;
+    return copy;
+}
+/** Deep equality of JSON values, map key order ignored. */
+function jsonEqual(a, b) {
+    if (a === b)
+        return true;
+    if (Array.isArray(a)) {
+        return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+    }
+    if (isRecord(a) && isRecord(b)) {
+        const keys = Object.keys(a);
+        if (keys.length !== Object.keys(b).length)
+            return false;
+        return keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && jsonEqual(a[key], b[key]));
+    }
+    return false;
+}
+
+;// CONCATENATED MODULE: ./src/kube/ssa/apply.ts
+// Server-side apply of one object, sent exactly as built: PATCH
+// application/apply-patch+yaml, field manager `timoni`, forced ownership, `dryRun=All` for
+// dry-runs. applyObject adds what Timoni does around it: one-off objects, take-over of
+// kubectl/Helm fields, no write when nothing drifted, recreate on immutable changes when forced.
+
+
+
+
+
+
+/** Timoni's field manager: what it applies, Timoni owns, and the other way round. */
+const fieldManager = 'timoni';
+/** The object as it is sent: a cluster-scoped kind loses a stray namespace (as Timoni does). */
+async function scoped(cluster, object) {
+    const location = await cluster.locate(refOf(object));
+    let body = object;
+    if (!location.mapping.namespaced && object.metadata.namespace !== undefined) {
+        const { namespace: _dropped, ...metadata } = object.metadata;
+        body = { ...object, metadata: metadata };
+    }
+    return { body, path: location.path };
+}
+/** One server-side apply request; answers the object as the server has (or would have) it. */
+async function serverSideApply(cluster, object, options = {}) {
+    const { body, path } = await scoped(cluster, object);
+    return cluster.client.request({
+        method: 'PATCH',
+        path,
+        query: { fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
+        // JSON is YAML: the object goes out byte for byte as built, unknown fields included.
+        body: JSON.stringify(body),
+        contentType: 'application/apply-patch+yaml',
+        object: refOf(object),
+    });
+}
+/**
+ * Gives Timoni the fields kubectl and Helm own on the live object, and removes their
+ * tracking annotations; true when the object was patched.
+ */
+async function takeOwnership(cluster, live) {
+    const patch = takeOwnershipPatch(live, fieldManager);
+    if (patch.length === 0)
+        return false;
+    const { path } = await cluster.locate(refOf(live));
+    await cluster.client.request({
+        method: 'PATCH',
+        path,
+        query: { fieldManager },
+        body: patch,
+        contentType: 'application/json-patch+json',
+        object: refOf(live),
+    });
+    return true;
+}
+/**
+ * Whether `status` takes part in comparisons: only when the object sets it and its kind has
+ * no status subresource (otherwise apply never changes it, and controllers change it anytime).
+ */
+async function comparesStatus(cluster, desired) {
+    if (desired.status === undefined)
+        return false;
+    const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind);
+    return !!mapping && !mapping.statusSubresource;
+}
+/** Live and dry-run objects differ in something apply owns (metadata or content). */
+function hasDrifted(live, dryRun, withStatus = false) {
+    return !jsonEqual(normalizeObject(live, { dropStatus: !withStatus }), normalizeObject(dryRun, { dropStatus: !withStatus }));
+}
+/** True when the object must be recreated after an immutable-field error. */
+function mustRecreate(desired, live, force) {
+    const selector = { [annotations.force]: enabledValue };
+    return !!force || anyInMetadata(desired, selector) || anyInMetadata(live, selector);
+}
+/** An object marked one-off that already exists is left alone. */
+function isOneOffPresent(desired, live) {
+    return !!live && anyInMetadata(desired, { [annotations.oneOff]: enabledValue });
+}
+async function waitGone(cluster, object, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    while ((await cluster.get(refOf(object))) !== null) {
+        if (Date.now() > deadline) {
+            throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${formatLimit(timeoutMs)} (finalizers?)`);
+        }
+        await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
+    }
+}
+/**
+ * Applies one object as Timoni does: dry-run first; an immutable-field change is an
+ * ImmutableFieldError unless forced (then delete, wait, create: `recreated`); kubectl/Helm
+ * fields are taken over; nothing is written when nothing drifted (`unchanged`).
+ */
+async function applyObject(cluster, desired, options = {}) {
+    const ref = refOf(desired);
+    const live = await cluster.get(ref);
+    if (isOneOffPresent(desired, live))
+        return { action: 'skipped', object: live };
+    let dryRun;
+    try {
+        dryRun = await serverSideApply(cluster, desired, { dryRun: true });
+    }
+    catch (error) {
+        if (live && isImmutableError(error)) {
+            if (!mustRecreate(desired, live, options.force))
+                throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
+            await cluster.delete(ref);
+            await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
+            return { action: 'recreated', object: await serverSideApply(cluster, desired), immutableFields: immutableFields(error) };
+        }
+        throw error;
+    }
+    const tookOver = live ? await takeOwnership(cluster, live) : false;
+    if (live && !tookOver && !hasDrifted(live, dryRun, await comparesStatus(cluster, desired)))
+        return { action: 'unchanged', object: live };
+    const applied = await serverSideApply(cluster, desired);
+    return { action: live ? 'configured' : 'created', object: applied };
+}
+
 
 ;// CONCATENATED MODULE: ./node_modules/diff/libesm/diff/base.js
 class Diff {
@@ -6576,651 +8602,7 @@ function splitLines(text) {
     return result;
 }
 
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
-;// CONCATENATED MODULE: ./src/duration.ts
-// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
-// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
-// `12.3 s`, `2 min 05 s`), or, for a time limit the user set, in the flag's own notation
-// (`5m`, `1m30s`), so that a message echoes `--timeout 5m` as 5m, not as 300000 ms.
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-function parseDuration(text) {
-    const trimmed = text.trim();
-    if (trimmed === '')
-        return undefined;
-    if (/^\d+$/.test(trimmed))
-        return Number(trimmed) * 1000;
-    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-    let total = 0;
-    let consumed = 0;
-    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
-        total += Number(match[1]) * UNITS[match[2]];
-        consumed = part.lastIndex;
-    }
-    return consumed === trimmed.length && consumed > 0 ? total : undefined;
-}
-function formatDuration(milliseconds) {
-    if (!Number.isFinite(milliseconds) || milliseconds < 0)
-        return '–';
-    if (milliseconds < 1000)
-        return `${Math.round(milliseconds)} ms`;
-    const seconds = milliseconds / 1000;
-    if (seconds < 60)
-        return `${seconds.toFixed(1)} s`;
-    const whole = Math.round(seconds);
-    const minutes = Math.floor(whole / 60);
-    if (minutes < 60)
-        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
-/** A time limit in the notation `--timeout` takes, as Go writes it without zero parts: `5m`, `1h30m`, `1m30.5s`, `500ms`. */
-function formatLimit(milliseconds) {
-    if (!Number.isFinite(milliseconds) || milliseconds < 0)
-        return '–';
-    if (milliseconds < 1000)
-        return `${Math.round(milliseconds)}ms`;
-    const hours = Math.floor(milliseconds / 3_600_000);
-    const minutes = Math.floor((milliseconds % 3_600_000) / 60_000);
-    const seconds = Math.round(milliseconds % 60_000) / 1000;
-    return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${seconds}s` : ''}`;
-}
-
-;// CONCATENATED MODULE: ./src/kube/errors.ts
-// Errors of the Kubernetes engine: each names the cluster and, when there is one, the object.
-
-
-/** An answer of the API server with an error status (a `Status` object, usually). */
-class errors_KubeApiError extends Error {
-    cluster;
-    status;
-    reason;
-    statusMessage;
-    request;
-    object;
-    causes;
-    name = 'KubeApiError';
-    constructor(cluster, status, 
-    /** `NotFound`, `Invalid`, `Conflict`, `Forbidden`... (the Status reason). */
-    reason, 
-    /** The Status message, as the server wrote it. */
-    statusMessage, request, object, causes = []) {
-        super(status === 401
-            ? `cluster ${cluster}: ${request}: the API server rejected the kubeconfig's credentials for this cluster's context (401 Unauthorized)`
-            : `cluster ${cluster}: ${object ? `${formatRef(object)}: ` : ''}${request} failed: ${statusMessage || `HTTP ${status}`}${reason ? ` (${reason})` : ''}`);
-        this.cluster = cluster;
-        this.status = status;
-        this.reason = reason;
-        this.statusMessage = statusMessage;
-        this.request = request;
-        this.object = object;
-        this.causes = causes;
-    }
-    get isNotFound() {
-        return this.status === 404;
-    }
-}
-const phaseTimeouts = {
-    handshake: 'the TLS handshake did not finish',
-    sent: 'sent no answer',
-    answering: 'did not finish its answer',
-};
-/**
- * The API server could not be reached, or did not answer in time. An API server that
- * accepted the connection and then said nothing is not "unreachable": the message names
- * the request it did not answer, and how far it got.
- */
-class KubeConnectionError extends Error {
-    cluster;
-    server;
-    code;
-    name = 'KubeConnectionError';
-    request;
-    phase;
-    constructor(cluster, server, code, detail, context = {}) {
-        super(connectionMessage(cluster, server, code, detail, context));
-        this.cluster = cluster;
-        this.server = server;
-        this.code = code;
-        this.request = context.request;
-        this.phase = context.phase;
-    }
-    /** True when the server accepted the TCP connection (it runs, but did not answer in time). */
-    get accepted() {
-        return this.phase !== undefined && this.phase !== 'connecting';
-    }
-}
-function connectionMessage(cluster, server, code, detail, context) {
-    const { phase, request, timeoutMs, attempts = 1 } = context;
-    const tries = attempts > 1 ? `${attempts} attempts over ${formatDuration(context.spentMs ?? 0)}` : '';
-    if (code === 'ETIMEDOUT' && phase && phase !== 'connecting' && request) {
-        const object = context.object ? `${formatRef(context.object)}: ` : '';
-        const within = timeoutMs !== undefined ? ` within ${formatDuration(timeoutMs)}` : '';
-        return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries ? ` (${tries})` : ''}`;
-    }
-    const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]` : detail;
-    const retried = tries ? ` (${request ? `${request}: ` : ''}${tries})` : '';
-    return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${retried}`;
-}
-const connectionCodes = {
-    ECONNREFUSED: 'connection refused (is the API server running?)',
-    ECONNRESET: 'connection reset',
-    ETIMEDOUT: 'connection timed out',
-    EHOSTUNREACH: 'host unreachable',
-    ENOTFOUND: 'host name not found',
-    EAI_AGAIN: 'host name lookup failed',
-    DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed and not trusted (certificate-authority missing?)',
-    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate is not signed by the configured certificate authority',
-    SELF_SIGNED_CERT_IN_CHAIN: 'the server certificate chain is not trusted by the configured certificate authority',
-    ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not match the server name (tls-server-name?)',
-};
-function describeConnectionError(error) {
-    const code = error.code ?? 'UNKNOWN';
-    return { code, detail: connectionCodes[code] ? `${connectionCodes[code]} [${code}]` : `${error.message} [${code}]` };
-}
-/** Reads a `Status` body into its message, reason and causes. */
-function parseStatus(body) {
-    try {
-        const status = JSON.parse(body);
-        if (isRecord(status)) {
-            const details = isRecord(status.details) ? status.details : {};
-            const causes = Array.isArray(details.causes) ? details.causes.filter(isRecord).map((cause) => ({
-                reason: typeof cause.reason === 'string' ? cause.reason : undefined,
-                message: typeof cause.message === 'string' ? cause.message : undefined,
-                field: typeof cause.field === 'string' ? cause.field : undefined,
-            })) : [];
-            return {
-                message: typeof status.message === 'string' ? status.message : '',
-                reason: typeof status.reason === 'string' ? status.reason : '',
-                causes,
-            };
-        }
-    }
-    catch {
-        // not JSON: fall through
-    }
-    return { message: body.trim().slice(0, 300), reason: '', causes: [] };
-}
-
-;// CONCATENATED MODULE: ./src/kube/immutable.ts
-// Changes to immutable fields: recognised in the API server's answer (422 Invalid) and
-// reported as a typed error naming the object and the fields.
-
-
-const immutablePatterns = [
-    /field is immutable/i,
-    /\bis immutable\b/i,
-    /immutable field/i,
-    /may not change once set/i,
-    /Forbidden: updates to .* are forbidden/i,
-];
-function mentionsImmutability(text) {
-    return !!text && immutablePatterns.some((pattern) => pattern.test(text));
-}
-/** True when the API server refused a change because it touches an immutable field. */
-function isImmutableError(error) {
-    return error instanceof errors_KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
-}
-/** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
-function immutableFields(error) {
-    const fields = error.causes.filter((cause) => mentionsImmutability(cause.message) && cause.field).map((cause) => cause.field);
-    if (fields.length === 0) {
-        // Without causes, the message reads `<Kind> "<name>" is invalid: <field>: <reason>`.
-        const match = /is invalid: ([\w.[\]-]+):/.exec(error.statusMessage);
-        if (match?.[1])
-            fields.push(match[1]);
-    }
-    return [...new Set(fields)];
-}
-/**
- * What the server said about each immutable field, without the values it quotes
- * (`Invalid value: {...whole pod template...}: field is immutable` -> `field is immutable`):
- * a value may hold data that must not reach a log.
- */
-function immutableReasons(error) {
-    const strip = (text) => (text.startsWith('Invalid value:') ? text.slice(text.lastIndexOf(': ') + 2) : text);
-    const fromCauses = error.causes
-        .filter((cause) => mentionsImmutability(cause.message))
-        .map((cause) => `${cause.field ? `${cause.field}: ` : ''}${strip(cause.message ?? '')}`);
-    if (fromCauses.length > 0)
-        return [...new Set(fromCauses)];
-    const match = /is invalid: ([\w.[\]-]+): (.*)$/s.exec(error.statusMessage);
-    return match ? [`${match[1]}: ${strip(match[2])}`] : [strip(error.statusMessage)];
-}
-class ImmutableFieldError extends Error {
-    cluster;
-    object;
-    fields;
-    apiError;
-    name = 'ImmutableFieldError';
-    constructor(cluster, object, fields, apiError) {
-        super(`cluster ${cluster}: ${formatRef(object)}: immutable field${fields.length === 1 ? '' : 's'} ${fields.length ? fields.join(', ') : '(unnamed)'} changed; ` +
-            `the object must be recreated (apply with force, or annotate it action.timoni.sh/force: enabled); the API server said: ${immutableReasons(apiError).join('; ')}`);
-        this.cluster = cluster;
-        this.object = object;
-        this.fields = fields;
-        this.apiError = apiError;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/managed-fields.ts
-// Taking over fields set by kubectl and Helm: their managedFields entries are renamed to
-// Timoni's apply manager (merged into it when it exists), and their tracking annotations
-// removed, with one JSON patch, before the server-side apply (as Timoni and fluxcd ssa do).
-// Pure functions; apply.ts sends the patch.
-
-/** The managers Timoni takes fields over from (internal/runtime/resources.go). */
-const takeOverManagers = [
-    { name: 'helm', operation: 'Update', exact: true },
-    { name: 'helm', operation: 'Apply', exact: true },
-    { name: 'kubectl', operation: 'Update', exact: false },
-    { name: 'before-first-apply', operation: 'Update', exact: false },
-    { name: 'kubectl', operation: 'Apply', exact: false },
-];
-/** Annotations of kubectl and Helm that Timoni removes when it takes an object over. */
-const takeOverAnnotations = [
-    'kubectl.kubernetes.io/last-applied-configuration',
-    'meta.helm.sh/release-name',
-    'meta.helm.sh/release-namespace',
-];
-function managed_fields_matches(entry, manager) {
-    if (entry.operation !== manager.operation || entry.subresource)
-        return false;
-    const name = entry.manager ?? '';
-    return manager.exact ? name === manager.name : name.startsWith(manager.name);
-}
-/** The union of two FieldsV1 sets: their tries merged key by key. */
-function unionFields(a, b) {
-    if (!a)
-        return b;
-    if (!b)
-        return a;
-    const out = { ...a };
-    for (const [key, value] of Object.entries(b)) {
-        const existing = out[key];
-        out[key] = isRecord(existing) && isRecord(value) ? unionFields(existing, value) : value;
-    }
-    return out;
-}
-/**
- * The managedFields with the matching managers' entries given to `owner` as an Apply
- * entry (fluxcd ssa `PatchReplaceFieldsManagers`), or null when nothing matches.
- */
-function replaceFieldManagers(entries, owner, managers = takeOverManagers) {
-    const previousIndex = entries.findLastIndex((entry) => entry.manager === owner && entry.operation === 'Apply');
-    let target = previousIndex >= 0 ? { ...entries[previousIndex] } : undefined;
-    const kept = [];
-    let edited = false;
-    entries.forEach((entry, index) => {
-        if (index === previousIndex)
-            return;
-        if (!managers.some((manager) => managed_fields_matches(entry, manager))) {
-            kept.push(entry);
-            return;
-        }
-        edited = true;
-        if (!target)
-            target = { ...entry, manager: owner, operation: 'Apply' };
-        else
-            target = { ...target, fieldsV1: unionFields(target.fieldsV1, entry.fieldsV1) };
-    });
-    if (!edited || !target)
-        return null;
-    return [...kept, target];
-}
-const escapePointer = (key) => key.replaceAll('~', '~0').replaceAll('/', '~1');
-/** The JSON patch that takes the object over for `owner`; empty when there is nothing to do. */
-function takeOwnershipPatch(existing, owner) {
-    const patch = [];
-    const notes = existing.metadata.annotations ?? {};
-    for (const key of takeOverAnnotations) {
-        if (key in notes)
-            patch.push({ op: 'remove', path: `/metadata/annotations/${escapePointer(key)}` });
-    }
-    const managedFields = replaceFieldManagers(existing.metadata.managedFields ?? [], owner);
-    if (managedFields)
-        patch.push({ op: 'replace', path: '/metadata/managedFields', value: managedFields });
-    // Refuse to patch a newer version of the object than the one the patch was computed from.
-    if (patch.length > 0 && existing.metadata.resourceVersion) {
-        patch.unshift({ op: 'test', path: '/metadata/resourceVersion', value: existing.metadata.resourceVersion });
-    }
-    return patch;
-}
-
-;// CONCATENATED MODULE: ./src/kube/normalize.ts
-// Normalisation of objects before they are compared or shown: what the API server sets by
-// itself (managedFields, uid, resourceVersion...) is not a change anyone made. Pure.
-
-/** Metadata fields the API server sets and that a diff never shows. */
-const serverSetMetadata = ['managedFields', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'selfLink'];
-/**
- * A copy of the object without managedFields, server-set metadata and (by default)
- * status; empty `labels`/`annotations` maps are dropped so that `{}` equals absent.
- */
-function normalizeObject(object, options = {}) {
-    const copy = cloneJson(object);
-    const metadata = copy.metadata;
-    for (const field of serverSetMetadata)
-        delete metadata[field];
-    for (const field of ['labels', 'annotations']) {
-        const value = metadata[field];
-        if (isRecord(value) && Object.keys(value).length === 0)
-            delete metadata[field];
-    }
-    if (options.dropStatus ?? true)
-        delete copy.status;
-    return copy;
-}
-/** Deep equality of JSON values, map key order ignored. */
-function jsonEqual(a, b) {
-    if (a === b)
-        return true;
-    if (Array.isArray(a)) {
-        return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
-    }
-    if (isRecord(a) && isRecord(b)) {
-        const keys = Object.keys(a);
-        if (keys.length !== Object.keys(b).length)
-            return false;
-        return keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && jsonEqual(a[key], b[key]));
-    }
-    return false;
-}
-
-;// CONCATENATED MODULE: ./src/kube/apply.ts
-// Server-side apply of one object, sent exactly as built: PATCH
-// application/apply-patch+yaml, field manager `timoni`, forced ownership, `dryRun=All` for
-// dry-runs. applyObject adds what Timoni does around it: one-off objects, take-over of
-// kubectl/Helm fields, no write when nothing drifted, recreate on immutable changes when forced.
-
-
-
-
-
-
-/** Timoni's field manager: what it applies, Timoni owns, and the other way round. */
-const fieldManager = 'timoni';
-/** The object as it is sent: a cluster-scoped kind loses a stray namespace (as Timoni does). */
-async function scoped(cluster, object) {
-    const location = await cluster.locate(refOf(object));
-    let body = object;
-    if (!location.mapping.namespaced && object.metadata.namespace !== undefined) {
-        const { namespace: _dropped, ...metadata } = object.metadata;
-        body = { ...object, metadata: metadata };
-    }
-    return { body, path: location.path };
-}
-/** One server-side apply request; answers the object as the server has (or would have) it. */
-async function serverSideApply(cluster, object, options = {}) {
-    const { body, path } = await scoped(cluster, object);
-    return cluster.client.request({
-        method: 'PATCH',
-        path,
-        query: { fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
-        // JSON is YAML: the object goes out byte for byte as built, unknown fields included.
-        body: JSON.stringify(body),
-        contentType: 'application/apply-patch+yaml',
-        object: refOf(object),
-    });
-}
-/**
- * Gives Timoni the fields kubectl and Helm own on the live object, and removes their
- * tracking annotations; true when the object was patched.
- */
-async function takeOwnership(cluster, live) {
-    const patch = takeOwnershipPatch(live, fieldManager);
-    if (patch.length === 0)
-        return false;
-    const { path } = await cluster.locate(refOf(live));
-    await cluster.client.request({
-        method: 'PATCH',
-        path,
-        query: { fieldManager },
-        body: patch,
-        contentType: 'application/json-patch+json',
-        object: refOf(live),
-    });
-    return true;
-}
-/**
- * Whether `status` takes part in comparisons: only when the object sets it and its kind has
- * no status subresource (otherwise apply never changes it, and controllers change it anytime).
- */
-async function comparesStatus(cluster, desired) {
-    if (desired.status === undefined)
-        return false;
-    const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind);
-    return !!mapping && !mapping.statusSubresource;
-}
-/** Live and dry-run objects differ in something apply owns (metadata or content). */
-function hasDrifted(live, dryRun, withStatus = false) {
-    return !jsonEqual(normalizeObject(live, { dropStatus: !withStatus }), normalizeObject(dryRun, { dropStatus: !withStatus }));
-}
-/** True when the object must be recreated after an immutable-field error. */
-function mustRecreate(desired, live, force) {
-    const selector = { [annotations.force]: enabledValue };
-    return !!force || anyInMetadata(desired, selector) || anyInMetadata(live, selector);
-}
-/** An object marked one-off that already exists is left alone. */
-function isOneOffPresent(desired, live) {
-    return !!live && anyInMetadata(desired, { [annotations.oneOff]: enabledValue });
-}
-async function waitGone(cluster, object, timeoutMs) {
-    const deadline = Date.now() + timeoutMs;
-    while ((await cluster.get(refOf(object))) !== null) {
-        if (Date.now() > deadline) {
-            throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${formatLimit(timeoutMs)} (finalizers?)`);
-        }
-        await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
-    }
-}
-/**
- * Applies one object as Timoni does: dry-run first; an immutable-field change is an
- * ImmutableFieldError unless forced (then delete, wait, create: `recreated`); kubectl/Helm
- * fields are taken over; nothing is written when nothing drifted (`unchanged`).
- */
-async function applyObject(cluster, desired, options = {}) {
-    const ref = refOf(desired);
-    const live = await cluster.get(ref);
-    if (isOneOffPresent(desired, live))
-        return { action: 'skipped', object: live };
-    let dryRun;
-    try {
-        dryRun = await serverSideApply(cluster, desired, { dryRun: true });
-    }
-    catch (error) {
-        if (live && isImmutableError(error)) {
-            if (!mustRecreate(desired, live, options.force))
-                throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
-            await cluster.delete(ref);
-            await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
-            return { action: 'recreated', object: await serverSideApply(cluster, desired), immutableFields: immutableFields(error) };
-        }
-        throw error;
-    }
-    const tookOver = live ? await takeOwnership(cluster, live) : false;
-    if (live && !tookOver && !hasDrifted(live, dryRun, await comparesStatus(cluster, desired)))
-        return { action: 'unchanged', object: live };
-    const applied = await serverSideApply(cluster, desired);
-    return { action: live ? 'configured' : 'created', object: applied };
-}
-
-
-;// CONCATENATED MODULE: ./src/kube/discovery.ts
-
-/** No resource of the cluster serves this kind (yet): a missing CRD, or a typo. */
-class NoMatchError extends Error {
-    cluster;
-    apiVersion;
-    kind;
-    name = 'NoMatchError';
-    constructor(cluster, apiVersion, kind) {
-        super(`cluster ${cluster}: no resource serves kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} (is its CRD installed and established?)`);
-        this.cluster = cluster;
-        this.apiVersion = apiVersion;
-        this.kind = kind;
-    }
-}
-const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
-const key = (apiVersion, kind) => `${apiVersion}/${kind}`;
-function list(value) {
-    return Array.isArray(value) ? value.filter(isRecord) : [];
-}
-/** Mappings from an APIGroupDiscoveryList (aggregated discovery). */
-function mappingsFromAggregated(document) {
-    const out = [];
-    for (const group of list(document.items)) {
-        const groupName = isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
-        for (const version of list(group.versions)) {
-            for (const resource of list(version.resources)) {
-                const kind = isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
-                if (!kind || typeof resource.resource !== 'string')
-                    continue;
-                out.push({
-                    group: groupName,
-                    version: String(version.version),
-                    kind,
-                    resource: resource.resource,
-                    namespaced: resource.scope === 'Namespaced',
-                    statusSubresource: list(resource.subresources).some((sub) => sub.subresource === 'status'),
-                });
-            }
-        }
-    }
-    return out;
-}
-/** Mappings from one legacy APIResourceList (`/api/v1`, `/apis/apps/v1`...). */
-function mappingsFromResourceList(group, version, document) {
-    const resources = list(document.resources);
-    const names = new Set(resources.map((resource) => String(resource.name)));
-    return resources
-        .filter((resource) => typeof resource.name === 'string' && !resource.name.includes('/'))
-        .map((resource) => ({
-        group,
-        version,
-        kind: String(resource.kind),
-        resource: String(resource.name),
-        namespaced: resource.namespaced === true,
-        statusSubresource: names.has(`${String(resource.name)}/status`),
-    }));
-}
-class Discovery {
-    client;
-    minRefreshMs;
-    aggregated;
-    mappings = new Map();
-    loaded;
-    loadedAt = 0;
-    inflight;
-    constructor(client, 
-    /** A kind not found triggers a new read at most this often. */
-    minRefreshMs = 1_000, 
-    /** Ask for aggregated discovery (two requests); false reads every group version. */
-    aggregated = true) {
-        this.client = client;
-        this.minRefreshMs = minRefreshMs;
-        this.aggregated = aggregated;
-    }
-    /** Every mapping known after the last read (reads discovery if it was never read). */
-    async all() {
-        await this.ensureLoaded();
-        return [...this.mappings.values()];
-    }
-    /** The mapping of a kind; reads discovery again once when the kind is unknown. */
-    async mapping(apiVersion, kind) {
-        await this.ensureLoaded();
-        let found = this.mappings.get(key(apiVersion, kind));
-        if (!found && Date.now() - this.loadedAt >= this.minRefreshMs) {
-            await this.refresh();
-            found = this.mappings.get(key(apiVersion, kind));
-        }
-        if (!found)
-            throw new NoMatchError(this.client.name, apiVersion, kind);
-        return found;
-    }
-    /**
-     * The mapping of a kind that is about to be served (a CRD just became established:
-     * aggregated discovery follows a moment later); reads discovery again until it appears.
-     */
-    async waitForMapping(apiVersion, kind, timeoutMs = 30_000) {
-        const deadline = Date.now() + timeoutMs;
-        for (;;) {
-            const found = await this.mappingOrNull(apiVersion, kind);
-            if (found)
-                return found;
-            if (Date.now() > deadline)
-                throw new NoMatchError(this.client.name, apiVersion, kind);
-            await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
-            await this.refresh();
-        }
-    }
-    /** The mapping, or null when no resource serves the kind. */
-    async mappingOrNull(apiVersion, kind) {
-        try {
-            return await this.mapping(apiVersion, kind);
-        }
-        catch (error) {
-            if (error instanceof NoMatchError)
-                return null;
-            throw error;
-        }
-    }
-    /** Reads discovery again (call after CRDs became established); concurrent calls share one read. */
-    refresh() {
-        if (!this.inflight) {
-            this.inflight = this.load().finally(() => {
-                this.inflight = undefined;
-            });
-            this.loaded = this.inflight;
-        }
-        return this.inflight;
-    }
-    ensureLoaded() {
-        this.loaded ??= this.load();
-        return this.loaded;
-    }
-    async load() {
-        try {
-            const next = new Map();
-            for (const mapping of await this.read()) {
-                const apiVersion = mapping.group ? `${mapping.group}/${mapping.version}` : mapping.version;
-                if (!next.has(key(apiVersion, mapping.kind)))
-                    next.set(key(apiVersion, mapping.kind), mapping);
-            }
-            this.mappings = next;
-            this.loadedAt = Date.now();
-        }
-        catch (error) {
-            this.loaded = undefined;
-            throw error;
-        }
-    }
-    async read() {
-        const accept = this.aggregated ? aggregatedAccept : 'application/json';
-        const [core, groups] = await Promise.all([
-            this.client.request({ method: 'GET', path: '/api', accept }),
-            this.client.request({ method: 'GET', path: '/apis', accept }),
-        ]);
-        if (core.kind === 'APIGroupDiscoveryList' && groups.kind === 'APIGroupDiscoveryList') {
-            return [...mappingsFromAggregated(core), ...mappingsFromAggregated(groups)];
-        }
-        // Legacy discovery: one request per group version.
-        const versions = [];
-        for (const version of Array.isArray(core.versions) ? core.versions.map(String) : [])
-            versions.push(['', version, `/api/${version}`]);
-        for (const group of list(groups.groups)) {
-            for (const version of list(group.versions)) {
-                versions.push([String(group.name), String(version.version), `/apis/${String(version.groupVersion)}`]);
-            }
-        }
-        const lists = await Promise.all(versions.map(async ([group, version, path]) => {
-            const document = await this.client.getOrNull(path);
-            return document ? mappingsFromResourceList(group, version, document) : [];
-        }));
-        return lists.flat();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/mask.ts
+;// CONCATENATED MODULE: ./src/kube/ssa/mask.ts
 // Secret values never reach a diff or a printed build: masked as Timoni does (fluxcd ssa
 // sanitize.go for diffs, internal/mask/mask.go SecretData for `build --mask-secrets`).
 
@@ -7303,7 +8685,7 @@ function maskSecretPair(live, desired) {
     return { live: maskedLive, desired: maskedDesired };
 }
 
-;// CONCATENATED MODULE: ./src/kube/diff.ts
+;// CONCATENATED MODULE: ./src/kube/ssa/diff.ts
 // What applying one object would change, without writing anything: GET the live object,
 // server-side apply dry-run, compare normalised YAML (Secret data masked). An object the
 // API server refuses (an immutable field without force, an invalid value, a forbidden
@@ -7314,7 +8696,6 @@ function maskSecretPair(live, desired) {
 // keep one huge object (a large CRD, diffed for several clusters at once) from taking
 // gigabytes or seconds; past them the change carries `diffTooLarge` and an empty diff.
 // A whole object (created or deleted) needs no algorithm: every line is added or removed.
-
 
 
 
@@ -7522,7 +8903,18 @@ async function diffObject(cluster, desired, options = {}) {
     return changeOf(cluster, desired, diff.diff || diff.diffTooLarge ? 'configured' : 'unchanged', diff);
 }
 
-;// CONCATENATED MODULE: ./src/kube/inventory.ts
+;// CONCATENATED MODULE: ./src/kube/ssa/index.ts
+// kube/ssa, the face: server-side apply of one object, as fluxcd/pkg `ssa` does it. Apply and dry-run,
+// take-over of kubectl/Helm fields, immutable fields (recreate), Timoni's apply order and stages, and what
+// a diff shows (normalised, Secrets masked, the unified diff).
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/kube/instance/inventory.ts
 // The instance inventory exactly as Timoni v0.33 stores it (internal/runtime/storage.go,
 // api/v1alpha1/instance.go, inventory.go): Secret `timoni.<instance>` of type
 // `timoni.sh/instance`, `data.instance` = the Instance as Go's encoding/json writes it.
@@ -7699,7 +9091,7 @@ function rfc3339(date) {
     return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-;// CONCATENATED MODULE: ./src/kube/instance.ts
+;// CONCATENATED MODULE: ./src/kube/instance/instance.ts
 
 
 /** A lifecycle step failed: names the cluster, instance, step and object, and what was done before. */
@@ -7774,8 +9166,7 @@ function instanceRecord(instance, inventoryRefs, withImages) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/kube/instance-prune.ts
-
+;// CONCATENATED MODULE: ./src/kube/instance/instance-prune.ts
 
 
 
@@ -7887,15 +9278,60 @@ async function deleteObjects(cluster, refs, owner, options = {}) {
     return changes;
 }
 
-;// CONCATENATED MODULE: ./src/kube/inventory-store.ts
+;// CONCATENATED MODULE: ./src/kube/instance/inventory-pending.ts
+// The two writes Timoni v0.32 makes to an instance Secret besides the full record
+// (internal/runtime/storage.go): the pending revision of an upgrade, saved before the
+// cluster is touched, next to the stored record left byte for byte as it was; and the
+// `status.timoni.sh/deleting` mark of an instance being deleted.
+
+
+
+/** Annotation on an instance Secret whose objects are being deleted (Timoni's DeleteInProgressAnnotation). */
+const deletingAnnotation = 'status.timoni.sh/deleting';
+const secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+/**
+ * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
+ * and the Secret's labels untouched (one server-side apply); answers the pending record.
+ */
+async function savePending(cluster, pending, now = new Date()) {
+    const where = `Secret/${pending.namespace}/${instanceSecretName(pending.name)}`;
+    const existing = await cluster.get(secretRef(pending.name, pending.namespace));
+    if (!existing)
+        throw new Error(`cluster ${cluster.name}: ${where}: instance storage not found`);
+    const data = isRecord(existing.data) ? existing.data : {};
+    const stored = data[instanceDataKey];
+    if (typeof stored !== 'string')
+        throw new Error(`cluster ${cluster.name}: instance data not found in ${where}`);
+    const record = { ...pending, lastTransitionTime: rfc3339(now) };
+    delete record.creationTimestamp;
+    const secret = instanceSecret({ ...record, labels: undefined });
+    secret.metadata.labels = { ...secret.metadata.labels, ...existing.metadata.labels };
+    secret.data = { [instanceDataKey]: stored, [pendingDataKey]: Buffer.from(encodeInstance(record)).toString('base64') };
+    await serverSideApply(cluster, secret);
+    return record;
+}
+/** Marks the instance Secret as being deleted (merge patch of one annotation; the record stays). */
+async function markDeleting(cluster, name, namespace, now = new Date()) {
+    const ref = secretRef(name, namespace);
+    const { path } = await cluster.locate(ref);
+    await cluster.client.request({
+        method: 'PATCH',
+        path,
+        query: { fieldManager: fieldManager },
+        body: { metadata: { annotations: { [deletingAnnotation]: rfc3339(now) } } },
+        contentType: 'application/merge-patch+json',
+        object: ref,
+    });
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance/inventory-store.ts
 // Reading and writing instance Secrets on a cluster, as Timoni's StorageManager does.
 
 
-
-const secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+const inventory_store_secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
 /** The stored instance, or null when there is none. */
 async function inventory_store_readInstance(cluster, name, namespace) {
-    const secret = await cluster.get(secretRef(name, namespace));
+    const secret = await cluster.get(inventory_store_secretRef(name, namespace));
     if (!secret)
         return null;
     try {
@@ -7938,14 +9374,14 @@ async function writeInstance(cluster, instance, now = new Date()) {
         // Timoni recreates storage written with another Secret type (type is immutable).
         if (!isImmutableError(error))
             throw error;
-        await cluster.delete(secretRef(instance.name, instance.namespace));
+        await cluster.delete(inventory_store_secretRef(instance.name, instance.namespace));
         await serverSideApply(cluster, secret);
     }
     return written;
 }
 /** Removes the instance Secret; false when it was not there. */
 function deleteInstance(cluster, name, namespace) {
-    return cluster.delete(secretRef(name, namespace));
+    return cluster.delete(inventory_store_secretRef(name, namespace));
 }
 /** True when the namespace exists. */
 async function namespaceExists(cluster, name) {
@@ -7963,7 +9399,7 @@ async function ensureNamespace(cluster, name) {
     return true;
 }
 
-;// CONCATENATED MODULE: ./src/kube/ownership.ts
+;// CONCATENATED MODULE: ./src/kube/instance/ownership.ts
 
 
 /** Timoni's message for the conflicts, with its advice. */
@@ -8009,8 +9445,853 @@ async function assertOwnership(cluster, bundle, instances) {
         throw new OwnershipConflictError(cluster.name, bundle, conflicts);
 }
 
-;// CONCATENATED MODULE: ./src/kube/instance-diff.ts
+;// CONCATENATED MODULE: ./src/kube/status/kstatus.ts
 
+const current = (message) => ({ status: 'Current', message });
+const inProgress = (message) => ({ status: 'InProgress', message });
+const failed = (message) => ({ status: 'Failed', message });
+/** A field read by a dotted path, e.g. `spec.replicas`. */
+function field(object, path) {
+    let value = object;
+    for (const part of path.split('.')) {
+        if (!isRecord(value))
+            return undefined;
+        value = value[part];
+    }
+    return value;
+}
+function kstatus_int(object, path, fallback) {
+    const value = field(object, path);
+    return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
+}
+function kstatus_str(object, path, fallback) {
+    const value = field(object, path);
+    return typeof value === 'string' ? value : fallback;
+}
+function conditions(object) {
+    const list = field(object, 'status.conditions');
+    if (!Array.isArray(list))
+        return [];
+    return list.filter(isRecord).map((c) => ({
+        type: String(c.type ?? ''),
+        status: String(c.status ?? ''),
+        reason: String(c.reason ?? ''),
+        message: String(c.message ?? ''),
+    }));
+}
+function hasCondition(object, type, status) {
+    return conditions(object).some((c) => c.type === type && c.status === status);
+}
+/** Deletion, observed generation, and the standard Reconciling / Stalled conditions. */
+function genericStatus(object) {
+    if (typeof object.metadata.deletionTimestamp === 'string' && object.metadata.deletionTimestamp) {
+        return { status: 'Terminating', message: 'Resource scheduled for deletion' };
+    }
+    const generation = object.metadata.generation;
+    const observed = field(object, 'status.observedGeneration');
+    if (typeof generation === 'number' && typeof observed === 'number' && observed !== generation) {
+        return inProgress(`${object.kind} generation is ${generation}, but latest observed generation is ${observed}`);
+    }
+    for (const c of conditions(object)) {
+        if (c.type === 'Reconciling' && c.status === 'True')
+            return inProgress(c.message || c.reason || 'Reconciling');
+        if (c.type === 'Stalled' && c.status === 'True')
+            return failed(c.message || c.reason || 'Stalled');
+    }
+    return null;
+}
+function deploymentStatus(o) {
+    // Without progressDeadlineSeconds the controller never sets Progressing: treat as progressing.
+    let progressing = field(o, 'spec.progressDeadlineSeconds') === undefined;
+    let available = false;
+    for (const c of conditions(o)) {
+        if (c.type === 'Progressing') {
+            if (c.reason === 'ProgressDeadlineExceeded')
+                return failed(`Progress deadline exceeded${c.message ? `: ${c.message}` : ''}`);
+            if (c.status === 'True' && c.reason === 'NewReplicaSetAvailable')
+                progressing = true;
+        }
+        if (c.type === 'Available' && c.status === 'True')
+            available = true;
+    }
+    const spec = kstatus_int(o, 'spec.replicas', 1);
+    const replicas = kstatus_int(o, 'status.replicas', 0);
+    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
+    const ready = kstatus_int(o, 'status.readyReplicas', 0);
+    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
+    if (spec > replicas)
+        return inProgress(`Replicas: ${replicas}/${spec}`);
+    if (spec > updated)
+        return inProgress(`Updated: ${updated}/${spec}`);
+    if (replicas > spec)
+        return inProgress(`Pending termination: ${replicas - spec}`);
+    if (updated > availableReplicas)
+        return inProgress(`Available: ${availableReplicas}/${updated}`);
+    if (spec > ready)
+        return inProgress(`Ready: ${ready}/${spec}`);
+    if (!progressing)
+        return inProgress('ReplicaSet not Available');
+    if (!available)
+        return inProgress('Deployment not Available');
+    return current(`Deployment is available. Replicas: ${replicas}`);
+}
+function statefulSetStatus(o) {
+    if (kstatus_str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
+        return current('StatefulSet is using the ondelete update strategy');
+    const spec = kstatus_int(o, 'spec.replicas', 1);
+    const ready = kstatus_int(o, 'status.readyReplicas', 0);
+    const currentReplicas = kstatus_int(o, 'status.currentReplicas', 0);
+    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
+    const replicas = kstatus_int(o, 'status.replicas', 0);
+    const partition = kstatus_int(o, 'spec.updateStrategy.rollingUpdate.partition', -1);
+    if (spec > replicas)
+        return inProgress(`Replicas: ${replicas}/${spec}`);
+    if (spec > ready)
+        return inProgress(`Ready: ${ready}/${spec}`);
+    if (replicas > spec)
+        return inProgress(`Pending termination: ${replicas - spec}`);
+    if (partition !== -1) {
+        if (updated < spec - partition)
+            return inProgress(`updated: ${updated}/${spec - partition}`);
+        return current(`Partition rollout complete. updated: ${updated}`);
+    }
+    if (spec > currentReplicas)
+        return inProgress(`current: ${currentReplicas}/${spec}`);
+    if (kstatus_str(o, 'status.currentRevision', '') !== kstatus_str(o, 'status.updateRevision', ''))
+        return inProgress('Waiting for updated revision to match current');
+    return current(`All replicas scheduled as expected. Replicas: ${replicas}`);
+}
+function daemonSetStatus(o) {
+    if (typeof o.metadata.generation !== 'number')
+        return inProgress(`${o.kind} metadata.generation not found`);
+    if (typeof field(o, 'status.observedGeneration') !== 'number')
+        return inProgress(`${o.kind} status.observedGeneration not found`);
+    const desired = kstatus_int(o, 'status.desiredNumberScheduled', -1);
+    const scheduled = kstatus_int(o, 'status.currentNumberScheduled', 0);
+    const updated = kstatus_int(o, 'status.updatedNumberScheduled', 0);
+    const availableNumber = kstatus_int(o, 'status.numberAvailable', 0);
+    const ready = kstatus_int(o, 'status.numberReady', 0);
+    if (desired === -1)
+        return inProgress('Missing .status.desiredNumberScheduled');
+    if (desired > scheduled)
+        return inProgress(`Current: ${scheduled}/${desired}`);
+    if (desired > updated)
+        return inProgress(`Updated: ${updated}/${desired}`);
+    if (desired > availableNumber)
+        return inProgress(`Available: ${availableNumber}/${desired}`);
+    if (desired > ready)
+        return inProgress(`Ready: ${ready}/${desired}`);
+    return current(`All replicas scheduled as expected. Replicas: ${desired}`);
+}
+function replicaSetStatus(o) {
+    if (hasCondition(o, 'ReplicaFailure', 'True'))
+        return inProgress('Replica Failure condition. Check Pods');
+    const spec = kstatus_int(o, 'spec.replicas', 1);
+    const replicas = kstatus_int(o, 'status.replicas', 0);
+    const ready = kstatus_int(o, 'status.readyReplicas', 0);
+    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
+    const labelled = kstatus_int(o, 'status.fullyLabeledReplicas', 0);
+    if (spec > labelled)
+        return inProgress(`Labelled: ${labelled}/${spec}`);
+    if (spec > availableReplicas)
+        return inProgress(`Available: ${availableReplicas}/${spec}`);
+    if (spec > ready)
+        return inProgress(`Ready: ${ready}/${spec}`);
+    if (replicas > spec)
+        return inProgress(`Pending termination: ${replicas - spec}`);
+    return current(`ReplicaSet is available. Replicas: ${replicas}`);
+}
+/** Timoni's Job rule (internal/runtime/job_wait.go): Current only once complete (or suspended). */
+function jobStatus(o) {
+    if (field(o, 'spec.suspend') === true)
+        return current('Job is suspended');
+    const parallelism = kstatus_int(o, 'spec.parallelism', 1);
+    const completions = kstatus_int(o, 'spec.completions', parallelism);
+    const succeeded = kstatus_int(o, 'status.succeeded', 0);
+    const active = kstatus_int(o, 'status.active', 0);
+    const failedPods = kstatus_int(o, 'status.failed', 0);
+    for (const c of conditions(o)) {
+        if (c.type === 'Complete' && c.status === 'True')
+            return current(`Job Completed. succeeded: ${succeeded}/${completions}`);
+        if (c.type === 'Failed' && c.status === 'True') {
+            return failed(`Job Failed. failed: ${failedPods}/${completions}${c.message ? ` error: ${c.message}` : ''}`);
+        }
+    }
+    if (!kstatus_str(o, 'status.startTime', ''))
+        return inProgress(`Job not started. active: 0/${parallelism}`);
+    return inProgress(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedPods}`);
+}
+/** Plain kstatus' Job rule (what `timoni status` shows): a started Job is Current. */
+function startedJobStatus(o) {
+    const result = jobStatus(o);
+    if (result.status === 'InProgress' && kstatus_str(o, 'status.startTime', ''))
+        return current(result.message);
+    return result;
+}
+function pvcStatus(o) {
+    const phase = kstatus_str(o, 'status.phase', 'unknown');
+    return phase === 'Bound' ? current('PVC is Bound') : inProgress(`PVC is not Bound. phase: ${phase}`);
+}
+function crdStatus(o) {
+    for (const c of conditions(o)) {
+        if (c.type === 'NamesAccepted' && c.status === 'False')
+            return failed(c.message || c.reason || 'names not accepted');
+        if (c.type === 'Established') {
+            if (c.status === 'False' && c.reason !== 'Installing')
+                return failed(c.message || c.reason || 'not established');
+            if (c.status === 'True')
+                return current('CRD is established');
+        }
+    }
+    return inProgress('Install in progress');
+}
+function namespaceStatus(o) {
+    const phase = kstatus_str(o, 'status.phase', '');
+    if (phase === 'Active')
+        return current('Namespace is active');
+    if (phase === 'Terminating')
+        return { status: 'Terminating', message: 'Namespace is terminating' };
+    return inProgress(`Namespace is not active. phase: ${phase || 'unknown'}`);
+}
+function podStatus(o) {
+    const phase = kstatus_str(o, 'status.phase', '');
+    switch (phase) {
+        case 'Succeeded':
+            return current('Pod has completed successfully');
+        case 'Failed':
+            return current('Pod has completed, but not successfully');
+        case 'Running': {
+            if (hasCondition(o, 'Ready', 'True'))
+                return current('Pod is Ready');
+            const statuses = field(o, 'status.containerStatuses');
+            const crashing = (Array.isArray(statuses) ? statuses.filter(isRecord) : [])
+                .filter((s) => isRecord(s.state) && isRecord(s.state.waiting) && s.state.waiting.reason === 'CrashLoopBackOff')
+                .map((s) => String(s.name));
+            if (crashing.length > 0)
+                return failed(`Containers in CrashLoop state: ${crashing.join(',')}`);
+            return inProgress('Pod is running but is not Ready');
+        }
+        case 'Pending': {
+            const unschedulable = conditions(o).find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
+            if (unschedulable) {
+                const created = Date.parse(String(o.metadata.creationTimestamp ?? ''));
+                // kstatus gives a Pod 15 s to be scheduled before calling it unschedulable.
+                if (Number.isNaN(created) || Date.now() - created < 15_000)
+                    return inProgress('Pod has not been scheduled');
+                return failed('Pod could not be scheduled');
+            }
+            return inProgress('Pod is in the Pending phase');
+        }
+        case '':
+            return inProgress('Pod phase not available');
+        default:
+            return { status: 'Unknown', message: `unknown Pod phase ${phase}` };
+    }
+}
+function serviceStatus(o) {
+    if (kstatus_str(o, 'spec.type', 'ClusterIP') === 'LoadBalancer' && !kstatus_str(o, 'spec.clusterIP', '')) {
+        return inProgress('ClusterIP not set. Service type: LoadBalancer');
+    }
+    return current('Service is ready');
+}
+const alwaysReady = () => current('Resource is always ready');
+/** Rules per `group/Kind` (`Kind` for the core group), as kstatus' legacy types. */
+const kindRules = {
+    Service: serviceStatus,
+    Pod: podStatus,
+    Secret: alwaysReady,
+    ConfigMap: alwaysReady,
+    PersistentVolumeClaim: pvcStatus,
+    Namespace: namespaceStatus,
+    'apps/StatefulSet': statefulSetStatus,
+    'apps/DaemonSet': daemonSetStatus,
+    'extensions/DaemonSet': daemonSetStatus,
+    'apps/Deployment': deploymentStatus,
+    'extensions/Deployment': deploymentStatus,
+    'apps/ReplicaSet': replicaSetStatus,
+    'extensions/ReplicaSet': replicaSetStatus,
+    'policy/PodDisruptionBudget': () => current('AllowedDisruptions has been computed.'),
+    'batch/CronJob': alwaysReady,
+    'batch/Job': jobStatus,
+    'apiextensions.k8s.io/CustomResourceDefinition': crdStatus,
+};
+function readyCondition(o) {
+    const ready = conditions(o).find((c) => c.type === 'Ready');
+    if (!ready)
+        return null;
+    if (ready.status === 'True')
+        return current('Resource is Ready');
+    if (ready.status === 'False' || ready.status === 'Unknown')
+        return inProgress(ready.message || ready.reason || `Ready is ${ready.status}`);
+    return null;
+}
+/**
+ * The kstatus of a live object (null = not found): generic rules first (deletion,
+ * observedGeneration, Reconciling/Stalled), then the kind's rule, then a `Ready`
+ * condition; an object no rule speaks about is Current.
+ */
+function computeStatus(object, options = {}) {
+    if (!object)
+        return { status: 'NotFound', message: 'Resource not found' };
+    const generic = genericStatus(object);
+    if (generic)
+        return generic;
+    const group = groupOf(object.apiVersion);
+    const key = group ? `${group}/${object.kind}` : object.kind;
+    const rule = key === 'batch/Job' && options.jobs === 'started' ? startedJobStatus : kindRules[key];
+    if (rule)
+        return rule(object);
+    return readyCondition(object) ?? current('Resource is current');
+}
+
+;// CONCATENATED MODULE: ./src/kube/status/wait.ts
+// Waiting for objects: until every one is Current (kstatus, polled with GETs and a
+// growing interval), or until they are gone. Objects annotated
+// `action.timoni.sh/wait: disabled` are not waited for. A timeout, a Failed object
+// (fail fast, as Timoni waits) or an abort (the run's cancellation) ends the wait with an
+// error that lists every object not ready, with its status and why: an abort ends it after
+// the round of reads in flight, or the first one, so that the list is the cluster's own.
+
+
+
+
+/** The wait ended before every object was ready (or gone). */
+class WaitError extends Error {
+    cluster;
+    reason;
+    notReady;
+    timeoutMs;
+    name = 'WaitError';
+    constructor(cluster, reason, 
+    /** Every object not ready (or not gone), with its last known status. */
+    notReady, timeoutMs, what = 'ready') {
+        const head = reason === 'timeout'
+            ? `timeout (time limit ${formatLimit(timeoutMs)}) waiting for ${notReady.length} object(s) to be ${what}`
+            : reason === 'failed'
+                ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
+                : `wait for ${notReady.length} object(s) to be ${what} was aborted`;
+        super(`cluster ${cluster}: ${head}: ${notReady.map((o) => `${formatRef(o.object)} status: '${o.status}': ${o.message}`).join('; ')}`);
+        this.cluster = cluster;
+        this.reason = reason;
+        this.notReady = notReady;
+        this.timeoutMs = timeoutMs;
+    }
+}
+/** The objects to wait for: all but those annotated `action.timoni.sh/wait: disabled`. */
+function objectsToWaitFor(objects) {
+    return objects.filter((object) => !anyInMetadata(object, { [annotations.wait]: disabledValue }));
+}
+/** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
+async function readObjectStatus(cluster, ref, options = {}) {
+    try {
+        const live = await cluster.get(ref);
+        return { object: ref, ...computeStatus(live, options) };
+    }
+    catch (error) {
+        if (error instanceof NoMatchError)
+            return { object: ref, status: 'Unknown', message: `kind ${ref.kind} of ${ref.apiVersion} is not served (yet)` };
+        return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
+    }
+}
+/** Resolves after `ms`, or rejects when the signal aborts. */
+function sleep(ms, signal) {
+    return new Promise((resolveSleep, reject) => {
+        if (signal?.aborted)
+            return reject(signal.reason);
+        const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal.reason);
+        };
+        const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolveSleep();
+        }, ms);
+        signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+const toRef = (object) => ('metadata' in object ? refOf(object) : object);
+/**
+ * Polls until `check` says every object is done, with a doubling interval; throws a
+ * WaitError naming the objects not done on timeout, fail-fast or abort.
+ */
+async function poll(cluster, refs, options, check, isDone, what) {
+    const deadline = options.deadline ?? Date.now() + options.timeoutMs;
+    const results = new Map(refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]));
+    let pending = refs;
+    let interval = options.intervalMs ?? 250;
+    const maxInterval = options.maxIntervalMs ?? 5_000;
+    const notDone = () => [...results.values()].filter((r) => !isDone(r));
+    for (;;) {
+        // One round of reads at least, even when aborted already, so that the error says which objects were not ready.
+        const round = await Promise.all(pending.map(check));
+        for (const readiness of round)
+            results.set(formatRef(readiness.object), readiness);
+        pending = round.filter((r) => !isDone(r)).map((r) => r.object);
+        if (pending.length === 0)
+            return [...results.values()];
+        if (options.signal?.aborted)
+            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
+        options.onProgress?.(notDone());
+        if (what === 'ready' && (options.failFast ?? true) && round.some((r) => r.status === 'Failed')) {
+            throw new WaitError(cluster.name, 'failed', notDone(), options.timeoutMs, what);
+        }
+        const left = deadline - Date.now();
+        if (left <= 0)
+            throw new WaitError(cluster.name, 'timeout', notDone(), options.timeoutMs, what);
+        try {
+            await sleep(Math.min(interval, left), options.signal);
+        }
+        catch {
+            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
+        }
+        interval = Math.min(interval * 2, maxInterval);
+    }
+}
+/**
+ * Waits until every object is Current; objects (not bare refs) annotated
+ * `action.timoni.sh/wait: disabled` are left out. Answers the last status of each object
+ * waited for, in the order given.
+ */
+function waitForReady(cluster, objects, options) {
+    const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o]).length === 1).map(toRef);
+    if (refs.length === 0)
+        return Promise.resolve([]);
+    return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
+}
+/** Waits until every object is gone (NotFound). */
+async function waitForDeletion(cluster, objects, options) {
+    const refs = objects.map(toRef);
+    if (refs.length === 0)
+        return;
+    await poll(cluster, refs, { ...options, failFast: false }, async (ref) => {
+        try {
+            return { object: ref, ...computeStatus(await cluster.get(ref)) };
+        }
+        catch (error) {
+            // A kind no longer served (its CRD went first) has no objects left.
+            if (error instanceof NoMatchError)
+                return { object: ref, status: 'NotFound', message: 'kind no longer served' };
+            return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
+        }
+    }, (r) => r.status === 'NotFound', 'deleted');
+}
+
+;// CONCATENATED MODULE: ./src/kube/status/index.ts
+// kube/status, the face: readiness as kstatus computes it, and waiting for objects to be ready or gone.
+
+
+;// CONCATENATED MODULE: ./src/kube/instance/instance-apply.ts
+// Applies one built instance to one cluster as Timoni v0.32's reconciler does
+// (internal/reconciler/reconciler.go, interactive.go):
+//   ownership check (nothing written before it) -> namespace -> inventory record
+//   (install: the whole record first; upgrade with other objects: `data.pending`) ->
+//   each apply set in stages (definitions, wait; classes, wait; Roles; the rest), then a
+//   readiness wait when asked -> prune of the objects the build lost -> the final record.
+// A readiness failure stops further sets but still lets the prune run, as in Timoni; the
+// record is then not promoted, so the pending revision stays for the next run.
+// A cancellation (`signal`, the run's SIGINT or SIGTERM) starts nothing new: the object
+// being applied finishes, a wait ends at once, the prune is not started, and the record is
+// written for what was applied (InstanceCancelledError says where and which record): every
+// object applied -> the final record (with objects left unpruned still in its inventory, for
+// the next run to prune); some -> the revision being applied as `data.pending` beside the
+// stored one (an install's record, written first, lists them already); none -> nothing.
+
+
+
+
+
+
+
+
+
+
+
+const namespaceChange = (name) => ({
+    kind: 'Namespace',
+    apiVersion: 'v1',
+    namespace: '',
+    name,
+    action: 'created',
+    diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
+});
+/** The run was cancelled while the instance was applied: `step` is where, `record` what was written. */
+class InstanceCancelledError extends InstanceStepError {
+    record;
+    readiness;
+    recordError;
+    name = 'InstanceCancelledError';
+    constructor(cluster, step, instance, changes, cause, object, record, 
+    /** The last readiness known of the objects waited for, when the cancellation came during a wait. */
+    readiness = [], 
+    /** Why the record could not be written, when it could not. */
+    recordError) {
+        super(cluster, step, instance, changes, cause, object);
+        this.record = record;
+        this.readiness = readiness;
+        this.recordError = recordError;
+        const signal = cause instanceof Error && cause.message ? cause.message : 'the run was cancelled';
+        this.message = `cluster ${cluster}: instance ${instance}: ${signal} during ${step}${object ? ` (${object})` : ''}: ${cancelledRecordText(record)}${recordError ? `; writing the instance record failed: ${recordError}` : ''}`;
+    }
+}
+function cancelledRecordText(record) {
+    switch (record) {
+        case 'final':
+            return 'every object was applied and the instance record written for them (readiness not waited for)';
+        case 'pending':
+            return "objects applied in part; the revision being applied is saved as the record's pending revision, the stored one stays the last complete apply";
+        case 'install':
+            return 'objects applied in part; the instance record written at install lists every object of the build';
+        case 'none':
+            return 'nothing of the instance was applied';
+    }
+}
+/** Same set of entries, order ignored (Timoni's sameInventory, which compares id and version). */
+function sameInventory(a, b) {
+    const set = (entries) => new Set((entries ?? []).map((e) => `${e.id}|${e.v}`));
+    const x = set(a);
+    const y = set(b);
+    return x.size === y.size && [...x].every((key) => y.has(key));
+}
+/** The object's identity, with the namespace cleared when its kind is cluster-scoped. */
+async function scopedRefs(cluster, objects) {
+    return Promise.all(objects.map((object) => cluster.scopedRef(object)));
+}
+/** Applies one object and says what changed, with the diff of what apply changed. */
+async function applyOne(cluster, desired, ref, force) {
+    let before = null;
+    try {
+        before = await cluster.get(refOf(desired));
+    }
+    catch (error) {
+        if (!(error instanceof NoMatchError))
+            throw error;
+    }
+    const result = await applyObject(cluster, desired, { force });
+    let diff = { diff: '' };
+    if (result.action === 'created' || (result.action === 'recreated' && !before))
+        diff = { diff: wholeObjectDiff(desired) };
+    else if (result.action === 'recreated' && before)
+        diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
+    else if (result.action === 'configured' && before)
+        diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
+    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, ...diff }, result };
+}
+/**
+ * Applies the instance; throws an InstanceStepError naming the step (and object) that
+ * failed, with the changes made before it.
+ */
+function applyInstance(cluster, instance, options = {}) {
+    // Requests retried while an API server restarts (../connect/request-retry.ts) stop at the same deadline.
+    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
+    return withRequestDeadline(deadline, () => applyInstanceSteps(cluster, instance, { ...options, deadline }));
+}
+async function applyInstanceSteps(cluster, instance, options) {
+    const id = instanceId(instance);
+    const log = options.log ?? (() => undefined);
+    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
+    const changes = [];
+    const readiness = [];
+    const fail = (step, error, object) => {
+        if (error instanceof InstanceStepError)
+            throw error;
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+    const cancelled = () => options.signal?.aborted === true;
+    // What a cancellation has to record (see the header), filled in as the apply goes.
+    const progress = { stored: false, appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
+    let recordRefs = () => [];
+    const stopCancelled = async (step, object) => {
+        let record = 'none';
+        let recordError;
+        try {
+            if (progress.allApplied) {
+                record = 'final';
+                await writeInstance(cluster, instanceRecord(instance, recordRefs(), true));
+            }
+            else if (progress.appliedObjects > 0 && !progress.stored) {
+                record = 'install';
+            }
+            else if (progress.appliedObjects > 0) {
+                record = 'pending';
+                if (!progress.pendingSaved)
+                    await savePending(cluster, instanceRecord(instance, recordRefs(), false));
+            }
+        }
+        catch (error) {
+            recordError = error instanceof Error ? error.message : String(error);
+        }
+        const reason = options.signal?.reason;
+        const cause = (0,cancellation/* cancellationOf */.zg)(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
+        throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, [...readiness], recordError);
+    };
+    // 1. Ownership, before anything is written.
+    let stored = null;
+    try {
+        if (!options.overwriteOwnership) {
+            await assertOwnership(cluster, instance.bundle, [instance]);
+        }
+        stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
+    }
+    catch (error) {
+        fail('ownership', error);
+    }
+    // 2. The namespace.
+    if (cancelled())
+        await stopCancelled('namespace');
+    try {
+        if (await ensureNamespace(cluster, instance.namespace)) {
+            changes.push(namespaceChange(instance.namespace));
+            log(`Namespace/${instance.namespace} created`);
+        }
+    }
+    catch (error) {
+        fail('namespace', error, `Namespace/${instance.namespace}`);
+    }
+    // 3. The intended inventory, before the objects are touched.
+    const sets = labelledSets(instance);
+    const allObjects = sets.flatMap((set) => set.objects);
+    const prune = options.prune ?? true;
+    let refs = [];
+    let stale = [];
+    // What the record will hold: the build's objects, and without prune the stale ones too.
+    let intended = [];
+    if (cancelled())
+        await stopCancelled('inventory');
+    try {
+        refs = await scopedRefs(cluster, allObjects);
+        stale = staleObjects(stored, inventoryEntries(refs));
+        intended = prune ? refs : [...refs, ...stale];
+        if (!stored) {
+            log(`installing ${instance.name} in namespace ${instance.namespace}`);
+            await writeInstance(cluster, instanceRecord(instance, intended, false));
+        }
+        else {
+            progress.stored = true;
+            log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
+            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) {
+                await savePending(cluster, instanceRecord(instance, intended, false));
+                progress.pendingSaved = true;
+            }
+        }
+    }
+    catch (error) {
+        fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+    }
+    const refFor = new Map(allObjects.map((object, i) => [object, refs[i]]));
+    // A cancelled apply records every object of the build, and the stale ones until they are pruned.
+    recordRefs = () => (prune && !progress.pruned ? [...refs, ...stale] : intended);
+    // 4. The apply sets, in order; each in stages, then the readiness wait.
+    let readinessError;
+    for (const set of sets) {
+        if (sets.length > 1)
+            log(`applying ${set.name}`);
+        for (const stage of applyStages(set.objects)) {
+            for (const object of stage.objects) {
+                const ref = refFor.get(object);
+                if (cancelled())
+                    await stopCancelled('apply', formatRef(ref));
+                try {
+                    const { change } = await applyOne(cluster, object, ref, !!options.force);
+                    progress.appliedObjects += 1;
+                    progress.allApplied = progress.appliedObjects === allObjects.length;
+                    changes.push(change);
+                    log(`${formatRef(ref)} ${change.action}`);
+                }
+                catch (error) {
+                    fail('apply', error, formatRef(ref));
+                }
+            }
+            if (stage.waitAfter) {
+                // CRDs established, Namespaces active... before the objects that need them (all of
+                // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
+                try {
+                    readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)), waitOptions())));
+                }
+                catch (error) {
+                    if (cancelled()) {
+                        if (error instanceof WaitError)
+                            readiness.push(...error.notReady);
+                        await stopCancelled('wait', waitObject(error));
+                    }
+                    fail('wait', error, waitObject(error));
+                }
+                if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
+                    await cluster.discovery.refresh();
+            }
+        }
+        if (options.wait) {
+            const waitFor = sortForApply(objectsToWaitFor(set.objects));
+            log(`waiting for ${waitFor.length} resource(s) to become ready...`);
+            try {
+                const done = await waitForReady(cluster, waitFor, waitOptions());
+                readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+                log(`${set.name} resources ready`);
+            }
+            catch (error) {
+                if (cancelled()) {
+                    if (error instanceof WaitError)
+                        readiness.push(...error.notReady.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+                    await stopCancelled('wait', waitObject(error));
+                }
+                // As Timoni: stop applying, but still prune what the build lost.
+                readinessError = error;
+                if (error instanceof WaitError)
+                    readiness.push(...error.notReady);
+                break;
+            }
+        }
+    }
+    // 5. Prune what the build lost (not started once cancelled: the record keeps those objects).
+    if (prune && cancelled() && !readinessError)
+        await stopCancelled('prune');
+    if (prune) {
+        try {
+            const pruned = await deleteObjects(cluster, stale, instance, { log });
+            progress.pruned = true;
+            changes.push(...pruned);
+            if (options.wait) {
+                const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+                if (gone.length > 0) {
+                    log(`waiting for ${gone.length} resource(s) to be finalized...`);
+                    await waitForDeletion(cluster, gone, waitOptions());
+                }
+            }
+        }
+        catch (error) {
+            if (error instanceof DeleteObjectsError)
+                changes.push(...error.changes);
+            if (progress.pruned && cancelled() && !readinessError)
+                await stopCancelled('prune');
+            const object = error instanceof DeleteObjectsError ? error.object : undefined;
+            if (readinessError) {
+                fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
+            }
+            fail('prune', error, object);
+        }
+    }
+    if (readinessError)
+        fail('wait', readinessError, waitObject(readinessError));
+    // 6. The final record (drops `data.pending`).
+    let record;
+    try {
+        record = await writeInstance(cluster, instanceRecord(instance, intended, true));
+    }
+    catch (error) {
+        return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+    }
+    return { changes, readiness, record, installed: !stored };
+}
+function waitObject(error) {
+    if (!(error instanceof WaitError))
+        return undefined;
+    const first = error.notReady.find((r) => r.status !== 'Current') ?? error.notReady[0];
+    return first ? formatRef(first.object) : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance/instance-delete.ts
+
+
+
+
+
+/** Deletes one stored instance: its objects, then its Secret. */
+async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
+    const { name, namespace } = stored.instance;
+    const id = instanceId(stored.instance);
+    const wait = options.wait ?? true;
+    let changes = [];
+    const fail = (step, error, object) => {
+        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
+    };
+    options.log?.(`deleting instance ${name} in namespace ${namespace}`);
+    try {
+        if (wait)
+            await markDeleting(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('delete', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    try {
+        changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
+    }
+    catch (error) {
+        const partial = error;
+        if (partial.changes)
+            changes = partial.changes;
+        fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
+    }
+    if (wait) {
+        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        try {
+            if (gone.length > 0)
+                options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
+            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+            if (gone.length > 0)
+                options.log?.('all resources have been deleted');
+        }
+        catch (error) {
+            fail('wait', error);
+        }
+    }
+    try {
+        await deleteInstance(cluster, name, namespace);
+    }
+    catch (error) {
+        fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    return { name, namespace, changes };
+}
+/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
+async function deleteBundleInstances(cluster, bundle, options = {}) {
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const stored = await listInstances(cluster, '', bundle);
+    // As Timoni's bundle delete: said, and not an error.
+    if (stored.length === 0)
+        options.log?.('no instances found in bundle');
+    const deleted = [];
+    for (const instance of stored.reverse())
+        deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
+    return deleted;
+}
+
+;// CONCATENATED MODULE: ./src/concurrency.ts
+// Bounded concurrency, the one pool of the project: work runs over many items with at most
+// `limit` in flight, and results come back in the items' order whatever order they settle in.
+// Used for the objects of one instance (dry-runs), the namespaces of a cluster (listings) and
+// the clusters of a plan.
+/** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
+async function settleBounded(items, limit, work) {
+    const results = new Array(items.length);
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const index = next++;
+            try {
+                results[index] = { status: 'fulfilled', value: await work(items[index], index) };
+            }
+            catch (reason) {
+                results[index] = { status: 'rejected', reason };
+            }
+        }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+    return results;
+}
+/**
+ * Runs `work` for every item, at most `limit` at once, and answers the results in item
+ * order. When some fail, the others still run to their end (nothing is left running in the
+ * background) and the first failure in item order is thrown.
+ */
+async function mapBounded(items, limit, work) {
+    const outcomes = await settleBounded(items, limit, work);
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed)
+        throw failed.reason;
+    return outcomes.map((outcome) => outcome.value);
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance/instance-diff.ts
 
 
 
@@ -8079,6 +10360,133 @@ async function diffInstance(cluster, instance, options = {}) {
     }
     return { changes, namespaceExists: exists };
 }
+
+;// CONCATENATED MODULE: ./src/kube/instance/instance-status.ts
+
+
+
+
+/** The status of one stored instance: each inventory object read from the cluster. */
+async function instanceStatus(cluster, stored) {
+    const { instance } = stored;
+    const refs = (instance.inventory?.entries ?? []).map(parseInventoryEntry);
+    // A running Job is Current here, as `timoni bundle status` (plain kstatus) reports it.
+    const objects = await Promise.all(refs.map((ref) => readObjectStatus(cluster, ref, { jobs: 'started' })));
+    const deleting = instance.annotations?.[deletingAnnotation];
+    return {
+        name: instance.name,
+        namespace: instance.namespace,
+        bundle: instance.labels?.[bundleNameLabel] ?? '',
+        module: { name: instance.module.name, url: instance.module.repository, version: instance.module.version, digest: instance.module.digest },
+        lastApplied: instance.lastTransitionTime ?? '',
+        images: instance.images ?? [],
+        objects,
+        pending: !!stored.pending,
+        ...(deleting ? { deleting } : {}),
+        ready: objects.every((o) => o.status === 'Current'),
+    };
+}
+/** Every instance of the bundle in the cluster (all namespaces), oldest first. */
+async function bundleStatus(cluster, bundle) {
+    const stored = await listInstances(cluster, '', bundle);
+    const statuses = [];
+    for (const instance of stored)
+        statuses.push(await instanceStatus(cluster, instance));
+    return statuses;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance/unlisted-instances.ts
+
+
+
+
+
+
+const unlisted_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
+function unlisted_instances_isForbidden(error) {
+    return error instanceof errors_KubeApiError && error.status === 403;
+}
+/** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
+const NAMESPACE_CONCURRENCY = 8;
+async function namespacesToList(cluster, listed) {
+    const own = [...new Set(listed.map((instance) => instance.namespace))];
+    try {
+        const all = await cluster.list('v1', 'Namespace', '');
+        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
+    }
+    catch (error) {
+        if (!unlisted_instances_isForbidden(error))
+            throw error;
+        return { namespaces: own, scope: 'bundle-namespaces' };
+    }
+}
+async function listStored(cluster, bundle, listed) {
+    try {
+        return { stored: await listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
+    }
+    catch (error) {
+        if (!unlisted_instances_isForbidden(error))
+            throw error;
+    }
+    const { namespaces, scope } = await namespacesToList(cluster, listed);
+    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => listInstances(cluster, namespace, bundle));
+    const stored = [];
+    const unchecked = [];
+    outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'fulfilled')
+            stored.push(...outcome.value);
+        else if (unlisted_instances_isForbidden(outcome.reason))
+            unchecked.push(namespaces[index]);
+        else
+            throw outcome.reason;
+    });
+    const created = (record) => record.instance.creationTimestamp ?? '';
+    stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
+    return { stored, scope, unchecked };
+}
+/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
+async function findRemovedInstances(cluster, bundle, listed) {
+    const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
+    const keep = new Set(listed.map(unlisted_instances_key));
+    const removed = stored.filter((record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(unlisted_instances_key(record.instance)));
+    return { removed: removed.reverse(), scope, unchecked };
+}
+/**
+ * What deleting a removed instance would do, nothing written: `deleted` for each object
+ * that would go, `skipped` for one kept by its labels or annotations, or that one of the
+ * bundle's instances builds (it takes the object over before removed instances go).
+ */
+async function diffRemovedInstance(cluster, stored, builtIds) {
+    const refs = inventoryObjects(stored);
+    const taken = new Set(refs.filter((ref) => builtIds.has(inventoryEntryId(ref))).map(inventoryEntryId));
+    const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
+    const kept = refs
+        .filter((ref) => taken.has(inventoryEntryId(ref)))
+        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
+    return [...changes, ...kept];
+}
+/** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
+function deleteRemovedInstance(cluster, stored, options, deadline) {
+    return deleteStoredInstance(cluster, stored, options, deadline);
+}
+/** How many objects a removed instance's changes delete (or would). */
+function deletedCount(changes) {
+    return changes.filter((change) => change.action === 'deleted').length;
+}
+
+;// CONCATENATED MODULE: ./src/kube/instance/index.ts
+// kube/instance, the face: one Timoni instance on one cluster, as Timoni's `internal/runtime` handles it.
+// Diff, apply (with prune and the instance record written last), delete, status; Timoni's inventory Secret
+// byte for byte and its storage; ownership between instances; instances the bundle no longer lists.
+
+
+
+
+
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/module/object-metadata.ts
 // Checks that a built object can be applied and tracked: apiVersion, kind and
@@ -9029,6 +11437,7 @@ function instanceSchemaSource(packageName) {
 
 ;// CONCATENATED MODULE: ./src/fleet/instance-failures.ts
 
+
 /** The failure of an instance as a ClusterStepError naming it (what the builds throw already is one). */
 function instanceStepError(error, fallbackStep, instance) {
     if (error instanceof ClusterStepError && error.instance === instance)
@@ -9079,7 +11488,7 @@ async function builtOrNothing(cluster, started, into, line) {
         const failure = instanceStepError(outcome.reason, 'build', instance.name);
         failures.push(failure);
         into.push(unbuiltInstanceEntry(instance, failure));
-        line(`✗ ${failure.message}`);
+        line(`${FAILURE_MARK}${failure.message}`);
     });
     const first = failures[0];
     if (!first)
@@ -9089,635 +11498,11 @@ async function builtOrNothing(cluster, started, into, line) {
     throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, { cause: first }), first.instance);
 }
 
-;// CONCATENATED MODULE: ./src/kube/inventory-pending.ts
-// The two writes Timoni v0.32 makes to an instance Secret besides the full record
-// (internal/runtime/storage.go): the pending revision of an upgrade, saved before the
-// cluster is touched, next to the stored record left byte for byte as it was; and the
-// `status.timoni.sh/deleting` mark of an instance being deleted.
-
-
-
-/** Annotation on an instance Secret whose objects are being deleted (Timoni's DeleteInProgressAnnotation). */
-const deletingAnnotation = 'status.timoni.sh/deleting';
-const inventory_pending_secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
-/**
- * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
- * and the Secret's labels untouched (one server-side apply); answers the pending record.
- */
-async function savePending(cluster, pending, now = new Date()) {
-    const where = `Secret/${pending.namespace}/${instanceSecretName(pending.name)}`;
-    const existing = await cluster.get(inventory_pending_secretRef(pending.name, pending.namespace));
-    if (!existing)
-        throw new Error(`cluster ${cluster.name}: ${where}: instance storage not found`);
-    const data = isRecord(existing.data) ? existing.data : {};
-    const stored = data[instanceDataKey];
-    if (typeof stored !== 'string')
-        throw new Error(`cluster ${cluster.name}: instance data not found in ${where}`);
-    const record = { ...pending, lastTransitionTime: rfc3339(now) };
-    delete record.creationTimestamp;
-    const secret = instanceSecret({ ...record, labels: undefined });
-    secret.metadata.labels = { ...secret.metadata.labels, ...existing.metadata.labels };
-    secret.data = { [instanceDataKey]: stored, [pendingDataKey]: Buffer.from(encodeInstance(record)).toString('base64') };
-    await serverSideApply(cluster, secret);
-    return record;
-}
-/** Marks the instance Secret as being deleted (merge patch of one annotation; the record stays). */
-async function markDeleting(cluster, name, namespace, now = new Date()) {
-    const ref = inventory_pending_secretRef(name, namespace);
-    const { path } = await cluster.locate(ref);
-    await cluster.client.request({
-        method: 'PATCH',
-        path,
-        query: { fieldManager: fieldManager },
-        body: { metadata: { annotations: { [deletingAnnotation]: rfc3339(now) } } },
-        contentType: 'application/merge-patch+json',
-        object: ref,
-    });
-}
-
-;// CONCATENATED MODULE: ./src/kube/kstatus.ts
-
-const current = (message) => ({ status: 'Current', message });
-const inProgress = (message) => ({ status: 'InProgress', message });
-const failed = (message) => ({ status: 'Failed', message });
-/** A field read by a dotted path, e.g. `spec.replicas`. */
-function field(object, path) {
-    let value = object;
-    for (const part of path.split('.')) {
-        if (!isRecord(value))
-            return undefined;
-        value = value[part];
-    }
-    return value;
-}
-function kstatus_int(object, path, fallback) {
-    const value = field(object, path);
-    return typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
-}
-function str(object, path, fallback) {
-    const value = field(object, path);
-    return typeof value === 'string' ? value : fallback;
-}
-function conditions(object) {
-    const list = field(object, 'status.conditions');
-    if (!Array.isArray(list))
-        return [];
-    return list.filter(isRecord).map((c) => ({
-        type: String(c.type ?? ''),
-        status: String(c.status ?? ''),
-        reason: String(c.reason ?? ''),
-        message: String(c.message ?? ''),
-    }));
-}
-function hasCondition(object, type, status) {
-    return conditions(object).some((c) => c.type === type && c.status === status);
-}
-/** Deletion, observed generation, and the standard Reconciling / Stalled conditions. */
-function genericStatus(object) {
-    if (typeof object.metadata.deletionTimestamp === 'string' && object.metadata.deletionTimestamp) {
-        return { status: 'Terminating', message: 'Resource scheduled for deletion' };
-    }
-    const generation = object.metadata.generation;
-    const observed = field(object, 'status.observedGeneration');
-    if (typeof generation === 'number' && typeof observed === 'number' && observed !== generation) {
-        return inProgress(`${object.kind} generation is ${generation}, but latest observed generation is ${observed}`);
-    }
-    for (const c of conditions(object)) {
-        if (c.type === 'Reconciling' && c.status === 'True')
-            return inProgress(c.message || c.reason || 'Reconciling');
-        if (c.type === 'Stalled' && c.status === 'True')
-            return failed(c.message || c.reason || 'Stalled');
-    }
-    return null;
-}
-function deploymentStatus(o) {
-    // Without progressDeadlineSeconds the controller never sets Progressing: treat as progressing.
-    let progressing = field(o, 'spec.progressDeadlineSeconds') === undefined;
-    let available = false;
-    for (const c of conditions(o)) {
-        if (c.type === 'Progressing') {
-            if (c.reason === 'ProgressDeadlineExceeded')
-                return failed(`Progress deadline exceeded${c.message ? `: ${c.message}` : ''}`);
-            if (c.status === 'True' && c.reason === 'NewReplicaSetAvailable')
-                progressing = true;
-        }
-        if (c.type === 'Available' && c.status === 'True')
-            available = true;
-    }
-    const spec = kstatus_int(o, 'spec.replicas', 1);
-    const replicas = kstatus_int(o, 'status.replicas', 0);
-    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
-    const ready = kstatus_int(o, 'status.readyReplicas', 0);
-    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
-    if (spec > replicas)
-        return inProgress(`Replicas: ${replicas}/${spec}`);
-    if (spec > updated)
-        return inProgress(`Updated: ${updated}/${spec}`);
-    if (replicas > spec)
-        return inProgress(`Pending termination: ${replicas - spec}`);
-    if (updated > availableReplicas)
-        return inProgress(`Available: ${availableReplicas}/${updated}`);
-    if (spec > ready)
-        return inProgress(`Ready: ${ready}/${spec}`);
-    if (!progressing)
-        return inProgress('ReplicaSet not Available');
-    if (!available)
-        return inProgress('Deployment not Available');
-    return current(`Deployment is available. Replicas: ${replicas}`);
-}
-function statefulSetStatus(o) {
-    if (str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
-        return current('StatefulSet is using the ondelete update strategy');
-    const spec = kstatus_int(o, 'spec.replicas', 1);
-    const ready = kstatus_int(o, 'status.readyReplicas', 0);
-    const currentReplicas = kstatus_int(o, 'status.currentReplicas', 0);
-    const updated = kstatus_int(o, 'status.updatedReplicas', 0);
-    const replicas = kstatus_int(o, 'status.replicas', 0);
-    const partition = kstatus_int(o, 'spec.updateStrategy.rollingUpdate.partition', -1);
-    if (spec > replicas)
-        return inProgress(`Replicas: ${replicas}/${spec}`);
-    if (spec > ready)
-        return inProgress(`Ready: ${ready}/${spec}`);
-    if (replicas > spec)
-        return inProgress(`Pending termination: ${replicas - spec}`);
-    if (partition !== -1) {
-        if (updated < spec - partition)
-            return inProgress(`updated: ${updated}/${spec - partition}`);
-        return current(`Partition rollout complete. updated: ${updated}`);
-    }
-    if (spec > currentReplicas)
-        return inProgress(`current: ${currentReplicas}/${spec}`);
-    if (str(o, 'status.currentRevision', '') !== str(o, 'status.updateRevision', ''))
-        return inProgress('Waiting for updated revision to match current');
-    return current(`All replicas scheduled as expected. Replicas: ${replicas}`);
-}
-function daemonSetStatus(o) {
-    if (typeof o.metadata.generation !== 'number')
-        return inProgress(`${o.kind} metadata.generation not found`);
-    if (typeof field(o, 'status.observedGeneration') !== 'number')
-        return inProgress(`${o.kind} status.observedGeneration not found`);
-    const desired = kstatus_int(o, 'status.desiredNumberScheduled', -1);
-    const scheduled = kstatus_int(o, 'status.currentNumberScheduled', 0);
-    const updated = kstatus_int(o, 'status.updatedNumberScheduled', 0);
-    const availableNumber = kstatus_int(o, 'status.numberAvailable', 0);
-    const ready = kstatus_int(o, 'status.numberReady', 0);
-    if (desired === -1)
-        return inProgress('Missing .status.desiredNumberScheduled');
-    if (desired > scheduled)
-        return inProgress(`Current: ${scheduled}/${desired}`);
-    if (desired > updated)
-        return inProgress(`Updated: ${updated}/${desired}`);
-    if (desired > availableNumber)
-        return inProgress(`Available: ${availableNumber}/${desired}`);
-    if (desired > ready)
-        return inProgress(`Ready: ${ready}/${desired}`);
-    return current(`All replicas scheduled as expected. Replicas: ${desired}`);
-}
-function replicaSetStatus(o) {
-    if (hasCondition(o, 'ReplicaFailure', 'True'))
-        return inProgress('Replica Failure condition. Check Pods');
-    const spec = kstatus_int(o, 'spec.replicas', 1);
-    const replicas = kstatus_int(o, 'status.replicas', 0);
-    const ready = kstatus_int(o, 'status.readyReplicas', 0);
-    const availableReplicas = kstatus_int(o, 'status.availableReplicas', 0);
-    const labelled = kstatus_int(o, 'status.fullyLabeledReplicas', 0);
-    if (spec > labelled)
-        return inProgress(`Labelled: ${labelled}/${spec}`);
-    if (spec > availableReplicas)
-        return inProgress(`Available: ${availableReplicas}/${spec}`);
-    if (spec > ready)
-        return inProgress(`Ready: ${ready}/${spec}`);
-    if (replicas > spec)
-        return inProgress(`Pending termination: ${replicas - spec}`);
-    return current(`ReplicaSet is available. Replicas: ${replicas}`);
-}
-/** Timoni's Job rule (internal/runtime/job_wait.go): Current only once complete (or suspended). */
-function jobStatus(o) {
-    if (field(o, 'spec.suspend') === true)
-        return current('Job is suspended');
-    const parallelism = kstatus_int(o, 'spec.parallelism', 1);
-    const completions = kstatus_int(o, 'spec.completions', parallelism);
-    const succeeded = kstatus_int(o, 'status.succeeded', 0);
-    const active = kstatus_int(o, 'status.active', 0);
-    const failedPods = kstatus_int(o, 'status.failed', 0);
-    for (const c of conditions(o)) {
-        if (c.type === 'Complete' && c.status === 'True')
-            return current(`Job Completed. succeeded: ${succeeded}/${completions}`);
-        if (c.type === 'Failed' && c.status === 'True') {
-            return failed(`Job Failed. failed: ${failedPods}/${completions}${c.message ? ` error: ${c.message}` : ''}`);
-        }
-    }
-    if (!str(o, 'status.startTime', ''))
-        return inProgress(`Job not started. active: 0/${parallelism}`);
-    return inProgress(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedPods}`);
-}
-/** Plain kstatus' Job rule (what `timoni status` shows): a started Job is Current. */
-function startedJobStatus(o) {
-    const result = jobStatus(o);
-    if (result.status === 'InProgress' && str(o, 'status.startTime', ''))
-        return current(result.message);
-    return result;
-}
-function pvcStatus(o) {
-    const phase = str(o, 'status.phase', 'unknown');
-    return phase === 'Bound' ? current('PVC is Bound') : inProgress(`PVC is not Bound. phase: ${phase}`);
-}
-function crdStatus(o) {
-    for (const c of conditions(o)) {
-        if (c.type === 'NamesAccepted' && c.status === 'False')
-            return failed(c.message || c.reason || 'names not accepted');
-        if (c.type === 'Established') {
-            if (c.status === 'False' && c.reason !== 'Installing')
-                return failed(c.message || c.reason || 'not established');
-            if (c.status === 'True')
-                return current('CRD is established');
-        }
-    }
-    return inProgress('Install in progress');
-}
-function namespaceStatus(o) {
-    const phase = str(o, 'status.phase', '');
-    if (phase === 'Active')
-        return current('Namespace is active');
-    if (phase === 'Terminating')
-        return { status: 'Terminating', message: 'Namespace is terminating' };
-    return inProgress(`Namespace is not active. phase: ${phase || 'unknown'}`);
-}
-function podStatus(o) {
-    const phase = str(o, 'status.phase', '');
-    switch (phase) {
-        case 'Succeeded':
-            return current('Pod has completed successfully');
-        case 'Failed':
-            return current('Pod has completed, but not successfully');
-        case 'Running': {
-            if (hasCondition(o, 'Ready', 'True'))
-                return current('Pod is Ready');
-            const statuses = field(o, 'status.containerStatuses');
-            const crashing = (Array.isArray(statuses) ? statuses.filter(isRecord) : [])
-                .filter((s) => isRecord(s.state) && isRecord(s.state.waiting) && s.state.waiting.reason === 'CrashLoopBackOff')
-                .map((s) => String(s.name));
-            if (crashing.length > 0)
-                return failed(`Containers in CrashLoop state: ${crashing.join(',')}`);
-            return inProgress('Pod is running but is not Ready');
-        }
-        case 'Pending': {
-            const unschedulable = conditions(o).find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
-            if (unschedulable) {
-                const created = Date.parse(String(o.metadata.creationTimestamp ?? ''));
-                // kstatus gives a Pod 15 s to be scheduled before calling it unschedulable.
-                if (Number.isNaN(created) || Date.now() - created < 15_000)
-                    return inProgress('Pod has not been scheduled');
-                return failed('Pod could not be scheduled');
-            }
-            return inProgress('Pod is in the Pending phase');
-        }
-        case '':
-            return inProgress('Pod phase not available');
-        default:
-            return { status: 'Unknown', message: `unknown Pod phase ${phase}` };
-    }
-}
-function serviceStatus(o) {
-    if (str(o, 'spec.type', 'ClusterIP') === 'LoadBalancer' && !str(o, 'spec.clusterIP', '')) {
-        return inProgress('ClusterIP not set. Service type: LoadBalancer');
-    }
-    return current('Service is ready');
-}
-const alwaysReady = () => current('Resource is always ready');
-/** Rules per `group/Kind` (`Kind` for the core group), as kstatus' legacy types. */
-const kindRules = {
-    Service: serviceStatus,
-    Pod: podStatus,
-    Secret: alwaysReady,
-    ConfigMap: alwaysReady,
-    PersistentVolumeClaim: pvcStatus,
-    Namespace: namespaceStatus,
-    'apps/StatefulSet': statefulSetStatus,
-    'apps/DaemonSet': daemonSetStatus,
-    'extensions/DaemonSet': daemonSetStatus,
-    'apps/Deployment': deploymentStatus,
-    'extensions/Deployment': deploymentStatus,
-    'apps/ReplicaSet': replicaSetStatus,
-    'extensions/ReplicaSet': replicaSetStatus,
-    'policy/PodDisruptionBudget': () => current('AllowedDisruptions has been computed.'),
-    'batch/CronJob': alwaysReady,
-    'batch/Job': jobStatus,
-    'apiextensions.k8s.io/CustomResourceDefinition': crdStatus,
-};
-function readyCondition(o) {
-    const ready = conditions(o).find((c) => c.type === 'Ready');
-    if (!ready)
-        return null;
-    if (ready.status === 'True')
-        return current('Resource is Ready');
-    if (ready.status === 'False' || ready.status === 'Unknown')
-        return inProgress(ready.message || ready.reason || `Ready is ${ready.status}`);
-    return null;
-}
-/**
- * The kstatus of a live object (null = not found): generic rules first (deletion,
- * observedGeneration, Reconciling/Stalled), then the kind's rule, then a `Ready`
- * condition; an object no rule speaks about is Current.
- */
-function computeStatus(object, options = {}) {
-    if (!object)
-        return { status: 'NotFound', message: 'Resource not found' };
-    const generic = genericStatus(object);
-    if (generic)
-        return generic;
-    const group = groupOf(object.apiVersion);
-    const key = group ? `${group}/${object.kind}` : object.kind;
-    const rule = key === 'batch/Job' && options.jobs === 'started' ? startedJobStatus : kindRules[key];
-    if (rule)
-        return rule(object);
-    return readyCondition(object) ?? current('Resource is current');
-}
-
-;// CONCATENATED MODULE: ./src/kube/wait.ts
-// Waiting for objects: until every one is Current (kstatus, polled with GETs and a
-// growing interval), or until they are gone. Objects annotated
-// `action.timoni.sh/wait: disabled` are not waited for. A timeout, a Failed object
-// (fail fast, as Timoni waits) or an abort (the run's cancellation) ends the wait with an
-// error that lists every object not ready, with its status and why: an abort ends it after
-// the round of reads in flight, or the first one, so that the list is the cluster's own.
-
-
-
-
-/** The wait ended before every object was ready (or gone). */
-class WaitError extends Error {
-    cluster;
-    reason;
-    notReady;
-    timeoutMs;
-    name = 'WaitError';
-    constructor(cluster, reason, 
-    /** Every object not ready (or not gone), with its last known status. */
-    notReady, timeoutMs, what = 'ready') {
-        const head = reason === 'timeout'
-            ? `timeout (time limit ${formatLimit(timeoutMs)}) waiting for ${notReady.length} object(s) to be ${what}`
-            : reason === 'failed'
-                ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
-                : `wait for ${notReady.length} object(s) to be ${what} was aborted`;
-        super(`cluster ${cluster}: ${head}: ${notReady.map((o) => `${formatRef(o.object)} status: '${o.status}': ${o.message}`).join('; ')}`);
-        this.cluster = cluster;
-        this.reason = reason;
-        this.notReady = notReady;
-        this.timeoutMs = timeoutMs;
-    }
-}
-/** The objects to wait for: all but those annotated `action.timoni.sh/wait: disabled`. */
-function objectsToWaitFor(objects) {
-    return objects.filter((object) => !anyInMetadata(object, { [annotations.wait]: disabledValue }));
-}
-/** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
-async function readObjectStatus(cluster, ref, options = {}) {
-    try {
-        const live = await cluster.get(ref);
-        return { object: ref, ...computeStatus(live, options) };
-    }
-    catch (error) {
-        if (error instanceof NoMatchError)
-            return { object: ref, status: 'Unknown', message: `kind ${ref.kind} of ${ref.apiVersion} is not served (yet)` };
-        return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
-    }
-}
-/** Resolves after `ms`, or rejects when the signal aborts. */
-function sleep(ms, signal) {
-    return new Promise((resolveSleep, reject) => {
-        if (signal?.aborted)
-            return reject(signal.reason);
-        const onAbort = () => {
-            clearTimeout(timer);
-            reject(signal.reason);
-        };
-        const timer = setTimeout(() => {
-            signal?.removeEventListener('abort', onAbort);
-            resolveSleep();
-        }, ms);
-        signal?.addEventListener('abort', onAbort, { once: true });
-    });
-}
-const toRef = (object) => ('metadata' in object ? refOf(object) : object);
-/**
- * Polls until `check` says every object is done, with a doubling interval; throws a
- * WaitError naming the objects not done on timeout, fail-fast or abort.
- */
-async function poll(cluster, refs, options, check, isDone, what) {
-    const deadline = options.deadline ?? Date.now() + options.timeoutMs;
-    const results = new Map(refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]));
-    let pending = refs;
-    let interval = options.intervalMs ?? 250;
-    const maxInterval = options.maxIntervalMs ?? 5_000;
-    const notDone = () => [...results.values()].filter((r) => !isDone(r));
-    for (;;) {
-        // One round of reads at least, even when aborted already, so that the error says which objects were not ready.
-        const round = await Promise.all(pending.map(check));
-        for (const readiness of round)
-            results.set(formatRef(readiness.object), readiness);
-        pending = round.filter((r) => !isDone(r)).map((r) => r.object);
-        if (pending.length === 0)
-            return [...results.values()];
-        if (options.signal?.aborted)
-            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
-        options.onProgress?.(notDone());
-        if (what === 'ready' && (options.failFast ?? true) && round.some((r) => r.status === 'Failed')) {
-            throw new WaitError(cluster.name, 'failed', notDone(), options.timeoutMs, what);
-        }
-        const left = deadline - Date.now();
-        if (left <= 0)
-            throw new WaitError(cluster.name, 'timeout', notDone(), options.timeoutMs, what);
-        try {
-            await sleep(Math.min(interval, left), options.signal);
-        }
-        catch {
-            throw new WaitError(cluster.name, 'aborted', notDone(), options.timeoutMs, what);
-        }
-        interval = Math.min(interval * 2, maxInterval);
-    }
-}
-/**
- * Waits until every object is Current; objects (not bare refs) annotated
- * `action.timoni.sh/wait: disabled` are left out. Answers the last status of each object
- * waited for, in the order given.
- */
-function waitForReady(cluster, objects, options) {
-    const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o]).length === 1).map(toRef);
-    if (refs.length === 0)
-        return Promise.resolve([]);
-    return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
-}
-/** Waits until every object is gone (NotFound). */
-async function waitForDeletion(cluster, objects, options) {
-    const refs = objects.map(toRef);
-    if (refs.length === 0)
-        return;
-    await poll(cluster, refs, { ...options, failFast: false }, async (ref) => {
-        try {
-            return { object: ref, ...computeStatus(await cluster.get(ref)) };
-        }
-        catch (error) {
-            // A kind no longer served (its CRD went first) has no objects left.
-            if (error instanceof NoMatchError)
-                return { object: ref, status: 'NotFound', message: 'kind no longer served' };
-            return { object: ref, status: 'Unknown', message: `status not read: ${error.message}` };
-        }
-    }, (r) => r.status === 'NotFound', 'deleted');
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-delete.ts
-
-
-
-
-
-/** Deletes one stored instance: its objects, then its Secret. */
-async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
-    const { name, namespace } = stored.instance;
-    const id = instanceId(stored.instance);
-    const wait = options.wait ?? true;
-    let changes = [];
-    const fail = (step, error, object) => {
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    options.log?.(`deleting instance ${name} in namespace ${namespace}`);
-    try {
-        if (wait)
-            await markDeleting(cluster, name, namespace);
-    }
-    catch (error) {
-        fail('delete', error, `Secret/${namespace}/timoni.${name}`);
-    }
-    try {
-        changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
-    }
-    catch (error) {
-        const partial = error;
-        if (partial.changes)
-            changes = partial.changes;
-        fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
-    }
-    if (wait) {
-        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
-        try {
-            if (gone.length > 0)
-                options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-            if (gone.length > 0)
-                options.log?.('all resources have been deleted');
-        }
-        catch (error) {
-            fail('wait', error);
-        }
-    }
-    try {
-        await deleteInstance(cluster, name, namespace);
-    }
-    catch (error) {
-        fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
-    }
-    return { name, namespace, changes };
-}
-/** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
-async function deleteBundleInstances(cluster, bundle, options = {}) {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-    const stored = await listInstances(cluster, '', bundle);
-    // As Timoni's bundle delete: said, and not an error.
-    if (stored.length === 0)
-        options.log?.('no instances found in bundle');
-    const deleted = [];
-    for (const instance of stored.reverse())
-        deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
-    return deleted;
-}
-
-;// CONCATENATED MODULE: ./src/kube/removed-instances.ts
-
-
-
-
-
-
-const removed_instances_key = (instance) => `${instance.namespace}/${instance.name}`;
-function isForbidden(error) {
-    return error instanceof errors_KubeApiError && error.status === 403;
-}
-/** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
-const NAMESPACE_CONCURRENCY = 8;
-async function namespacesToList(cluster, listed) {
-    const own = [...new Set(listed.map((instance) => instance.namespace))];
-    try {
-        const all = await cluster.list('v1', 'Namespace', '');
-        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
-    }
-    catch (error) {
-        if (!isForbidden(error))
-            throw error;
-        return { namespaces: own, scope: 'bundle-namespaces' };
-    }
-}
-async function listStored(cluster, bundle, listed) {
-    try {
-        return { stored: await listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
-    }
-    catch (error) {
-        if (!isForbidden(error))
-            throw error;
-    }
-    const { namespaces, scope } = await namespacesToList(cluster, listed);
-    const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => listInstances(cluster, namespace, bundle));
-    const stored = [];
-    const unchecked = [];
-    outcomes.forEach((outcome, index) => {
-        if (outcome.status === 'fulfilled')
-            stored.push(...outcome.value);
-        else if (isForbidden(outcome.reason))
-            unchecked.push(namespaces[index]);
-        else
-            throw outcome.reason;
-    });
-    const created = (record) => record.instance.creationTimestamp ?? '';
-    stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
-    return { stored, scope, unchecked };
-}
-/** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
-async function findRemovedInstances(cluster, bundle, listed) {
-    const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
-    const keep = new Set(listed.map(removed_instances_key));
-    const removed = stored.filter((record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(removed_instances_key(record.instance)));
-    return { removed: removed.reverse(), scope, unchecked };
-}
-/**
- * What deleting a removed instance would do, nothing written: `deleted` for each object
- * that would go, `skipped` for one kept by its labels or annotations, or that one of the
- * bundle's instances builds (it takes the object over before removed instances go).
- */
-async function diffRemovedInstance(cluster, stored, builtIds) {
-    const refs = inventoryObjects(stored);
-    const taken = new Set(refs.filter((ref) => builtIds.has(inventoryEntryId(ref))).map(inventoryEntryId));
-    const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
-    const kept = refs
-        .filter((ref) => taken.has(inventoryEntryId(ref)))
-        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
-    return [...changes, ...kept];
-}
-/** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
-function deleteRemovedInstance(cluster, stored, options, deadline) {
-    return deleteStoredInstance(cluster, stored, options, deadline);
-}
-/** How many objects a removed instance's changes delete (or would). */
-function deletedCount(changes) {
-    return changes.filter((change) => change.action === 'deleted').length;
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
 // The fleet's side of instances removed from the bundle: after the bundle's instances are
 // diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
 // longer lists become ChangeSet instances marked `removed`, with what deleting them would
 // do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
-
-
 
 
 /** The module of a stored instance, as the ChangeSet names modules. */
@@ -9800,1842 +11585,6 @@ async function removedInstancesApply(kube, bundle, builds, options, into) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/kube/kubeconfig.ts
-// Kubeconfig: parsed from strings (YAML, or base64 of it), several documents merged as
-// kubectl merges files (the first definition of a name wins), contexts looked up by name.
-// Credentials are registered as secrets the moment they are read.
-
-
-
-
-class KubeconfigError extends Error {
-    name = 'KubeconfigError';
-}
-/** Asked-for context absent; the message lists the contexts that exist (names only). */
-class KubeContextNotFoundError extends KubeconfigError {
-    context;
-    available;
-    name = 'KubeContextNotFoundError';
-    constructor(context, available) {
-        super(`kube context ${JSON.stringify(context)} not found in kubeconfig; ` +
-            (available.length ? `contexts: ${available.join(', ')}` : 'the kubeconfig has no contexts'));
-        this.context = context;
-        this.available = available;
-    }
-}
-/** Kubeconfig text or base64 of it: base64 has no `:` and only base64 characters. */
-function decodeKubeconfigText(text) {
-    const compact = text.replace(/\s+/g, '');
-    if (compact && !text.includes(':') && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) {
-        return Buffer.from(compact, 'base64').toString('utf8');
-    }
-    return text;
-}
-function kubeconfig_str(value) {
-    return typeof value === 'string' && value !== '' ? value : undefined;
-}
-function bool(value) {
-    return value === true || value === 'true';
-}
-function namedEntries(list, field, where) {
-    if (list === undefined || list === null)
-        return [];
-    if (!Array.isArray(list))
-        throw new KubeconfigError(`${where}: ${field}s is not a list`);
-    return list.flatMap((item, i) => {
-        if (!isRecord(item) || typeof item.name !== 'string') {
-            throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
-        }
-        const body = item[field];
-        return [[item.name, isRecord(body) ? body : {}]];
-    });
-}
-/**
- * The plugin's command as kubectl resolves it: a bare name is looked up on PATH; a relative
- * path with a separator is resolved against the kubeconfig file's folder, never against the
- * working directory (on a pull request the workspace holds the author's scripts). A
- * kubeconfig given inline (an action input) has no folder, so such a path is refused.
- */
-function execCommand(command, fileDir, where) {
-    if ((0,external_node_path_namespaceObject.isAbsolute)(command) || !/[\\/]/.test(command))
-        return command;
-    if (fileDir !== undefined)
-        return (0,external_node_path_namespaceObject.resolve)(fileDir, command);
-    throw new KubeconfigError(`${where}: exec command ${JSON.stringify(command)} is a relative path, which kubectl resolves against the kubeconfig file's folder; this kubeconfig was given inline, so give an absolute path or a command on PATH`);
-}
-function parseExec(exec, where, fileDir, secrets) {
-    const rawCommand = kubeconfig_str(exec.command);
-    if (!rawCommand)
-        throw new KubeconfigError(`${where}: exec has no command`);
-    const command = execCommand(rawCommand, fileDir, where);
-    const env = Array.isArray(exec.env)
-        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
-        : [];
-    for (const entry of env)
-        secrets.register(entry.value);
-    return {
-        command,
-        args: Array.isArray(exec.args) ? exec.args.map(String) : [],
-        env,
-        apiVersion: kubeconfig_str(exec.apiVersion) ?? 'client.authentication.k8s.io/v1',
-        installHint: kubeconfig_str(exec.installHint),
-        provideClusterInfo: bool(exec.provideClusterInfo),
-        workingDirectory: fileDir ?? (0,external_node_os_namespaceObject.tmpdir)(),
-    };
-}
-function parseUser(name, user, baseDir, fileDir, where, secrets) {
-    const parsed = {
-        clientCertificate: kubeconfig_str(user['client-certificate']),
-        clientCertificateData: kubeconfig_str(user['client-certificate-data']),
-        clientKey: kubeconfig_str(user['client-key']),
-        clientKeyData: kubeconfig_str(user['client-key-data']),
-        token: kubeconfig_str(user.token),
-        tokenFile: kubeconfig_str(user.tokenFile),
-        username: kubeconfig_str(user.username),
-        password: kubeconfig_str(user.password),
-        impersonate: kubeconfig_str(user.as),
-        impersonateGroups: Array.isArray(user['as-groups']) ? user['as-groups'].map(String) : [],
-        impersonateUid: kubeconfig_str(user['as-uid']),
-        baseDir,
-    };
-    secrets.register(parsed.token);
-    secrets.register(parsed.password);
-    if (parsed.clientKeyData) {
-        secrets.register(parsed.clientKeyData);
-        secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
-    }
-    if (isRecord(user.exec))
-        parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
-    if (isRecord(user['auth-provider']))
-        parsed.authProvider = kubeconfig_str(user['auth-provider'].name) ?? 'unnamed';
-    return parsed;
-}
-function parseCluster(cluster, baseDir) {
-    return {
-        server: kubeconfig_str(cluster.server) ?? '',
-        certificateAuthority: kubeconfig_str(cluster['certificate-authority']),
-        certificateAuthorityData: kubeconfig_str(cluster['certificate-authority-data']),
-        insecureSkipTlsVerify: bool(cluster['insecure-skip-tls-verify']),
-        tlsServerName: kubeconfig_str(cluster['tls-server-name']),
-        proxyUrl: kubeconfig_str(cluster['proxy-url']),
-        baseDir,
-    };
-}
-/**
- * The parser's reason for a YAML error, with its line and column: the first line of its
- * message without the trailing colon that introduces the excerpt of the file (which is left
- * out: a kubeconfig line may hold a credential).
- */
-function yamlReason(error) {
-    const reason = (error.message.split('\n')[0] ?? '').replace(/:\s*$/, '').trim();
-    if (reason)
-        return reason;
-    const at = error.linePos?.[0];
-    return `${error.code ?? 'syntax error'}${at ? ` at line ${at.line}, column ${at.col}` : ''}`;
-}
-/**
- * Parses and merges kubeconfig texts. Within the sources, and within the YAML documents
- * of one source, the first definition of a cluster, user or context name wins, and the
- * first non-empty `current-context` wins (kubectl's merge of KUBECONFIG files).
- */
-function loadKubeconfig(sources, secrets) {
-    const config = { clusters: new Map(), users: new Map(), contexts: new Map() };
-    sources.forEach((source, index) => {
-        const { text, path } = typeof source === 'string' ? { text: source, path: undefined } : source;
-        const where = path ?? `kubeconfig #${index + 1}`;
-        const fileDir = path ? (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(path)) : undefined;
-        const baseDir = fileDir ?? process.cwd();
-        // The whole text is a secret too, as one document (its lines, `apiVersion: v1`, are not):
-        // no value that holds it is offered to runtime attributes (SecretRegistry.secretIn).
-        const decoded = decodeKubeconfigText(text);
-        secrets.registerDocument(text);
-        if (decoded !== text)
-            secrets.registerDocument(decoded);
-        const documents = (0,dist/* parseAllDocuments */.hR)(decoded);
-        const list = Array.isArray(documents) ? documents : [documents];
-        for (const document of list) {
-            if (document.errors.length > 0) {
-                throw new KubeconfigError(`${where} is not valid YAML: ${yamlReason(document.errors[0])}`);
-            }
-            const raw = document.toJS();
-            if (raw === null || raw === undefined)
-                continue;
-            if (!isRecord(raw))
-                throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
-            if (!config.currentContext && kubeconfig_str(raw['current-context']))
-                config.currentContext = kubeconfig_str(raw['current-context']);
-            for (const [name, body] of namedEntries(raw.clusters, 'cluster', where)) {
-                if (!config.clusters.has(name))
-                    config.clusters.set(name, parseCluster(body, baseDir));
-            }
-            for (const [name, body] of namedEntries(raw.users, 'user', where)) {
-                if (!config.users.has(name))
-                    config.users.set(name, parseUser(name, body, baseDir, fileDir, where, secrets));
-            }
-            for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
-                if (!config.contexts.has(name)) {
-                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: kubeconfig_str(body.namespace) });
-                }
-            }
-        }
-    });
-    return config;
-}
-/** The context by name, or the current context when no name is given. */
-function resolveContext(config, name) {
-    const contextName = name || config.currentContext;
-    if (!contextName) {
-        throw new KubeconfigError(`kubeconfig has no current-context and no context was asked for; contexts: ${[...config.contexts.keys()].join(', ') || 'none'}`);
-    }
-    const context = config.contexts.get(contextName);
-    if (!context)
-        throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
-    const cluster = config.clusters.get(context.cluster);
-    if (!cluster)
-        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
-    if (!cluster.server)
-        throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
-    // A context without a user connects anonymously, as kubectl does.
-    const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
-    if (!user)
-        throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
-    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
-}
-/** A file path of a kubeconfig entry, resolved against the file that declared it. */
-function resolveEntryPath(baseDir, path) {
-    return (0,external_node_path_namespaceObject.isAbsolute)(path) ? path : (0,external_node_path_namespaceObject.resolve)(baseDir, path);
-}
-
-;// CONCATENATED MODULE: ./src/kube/exec-credential.ts
-// Exec credential plugins (client.authentication.k8s.io v1 and v1beta1): the plugin is run
-// with KUBERNETES_EXEC_INFO, its ExecCredential output is cached until it expires. Env
-// values and outputs are secrets.
-
-
-
-class ExecCredentialError extends Error {
-    name = 'ExecCredentialError';
-}
-const supportedVersions = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
-function execInfo(config, cluster) {
-    const spec = { interactive: false };
-    if (config.provideClusterInfo && cluster) {
-        spec.cluster = {
-            server: cluster.server,
-            ...(cluster.tlsServerName ? { 'tls-server-name': cluster.tlsServerName } : {}),
-            ...(cluster.insecureSkipTlsVerify ? { 'insecure-skip-tls-verify': true } : {}),
-            ...(cluster.certificateAuthorityData ? { 'certificate-authority-data': cluster.certificateAuthorityData } : {}),
-            ...(cluster.proxyUrl ? { 'proxy-url': cluster.proxyUrl } : {}),
-        };
-    }
-    return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
-}
-function run(config, options) {
-    const { subject, timeoutMs, secrets } = options;
-    // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
-    // never the job's own credentials (the action's inputs, the runner's tokens), and runs
-    // outside the workspace, which on a pull request holds the author's files.
-    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
-    for (const entry of config.env)
-        env[entry.name] = entry.value;
-    return new Promise((resolvePromise, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
-        const stdout = [];
-        const stderr = [];
-        child.stdout.on('data', (chunk) => stdout.push(chunk));
-        child.stderr.on('data', (chunk) => stderr.push(chunk));
-        const timer = setTimeout(() => {
-            child.kill('SIGKILL');
-            reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
-        }, timeoutMs);
-        child.on('error', (error) => {
-            clearTimeout(timer);
-            if (error.code === 'ENOENT') {
-                const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
-            }
-            else {
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
-            }
-        });
-        child.on('close', (code, signal) => {
-            clearTimeout(timer);
-            const out = Buffer.concat(stdout).toString('utf8');
-            secrets.register(out, true);
-            if (code !== 0) {
-                const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
-                const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-                reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
-                return;
-            }
-            resolvePromise(out);
-        });
-    });
-}
-/** Reads an ExecCredential document; every credential in it is registered first. */
-function parseExecCredential(output, config, subject, secrets) {
-    let parsed;
-    try {
-        parsed = JSON.parse(output);
-    }
-    catch {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
-    }
-    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
-    }
-    if (parsed.apiVersion !== config.apiVersion) {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
-    }
-    const status = isRecord(parsed.status) ? parsed.status : {};
-    const credential = {
-        token: typeof status.token === 'string' && status.token ? status.token : undefined,
-        clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
-        clientKeyData: typeof status.clientKeyData === 'string' ? status.clientKeyData : undefined,
-    };
-    secrets.register(credential.token);
-    secrets.register(credential.clientKeyData);
-    if (typeof status.expirationTimestamp === 'string') {
-        const at = Date.parse(status.expirationTimestamp);
-        if (!Number.isNaN(at))
-            credential.expiresAt = at;
-    }
-    if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
-        throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
-    }
-    return credential;
-}
-/** Runs a plugin when needed and keeps its credential until it expires or is refused. */
-class ExecCredentialPlugin {
-    config;
-    options;
-    cached;
-    pending;
-    constructor(config, options) {
-        this.config = config;
-        this.options = options;
-        if (!supportedVersions.includes(config.apiVersion)) {
-            throw new ExecCredentialError(`exec credential plugin of ${options.subject} uses apiVersion ${JSON.stringify(config.apiVersion)}; supported: ${supportedVersions.join(', ')}`);
-        }
-    }
-    async credential() {
-        // Renew ten seconds before the expiry, so that a request does not carry a dying token.
-        if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
-            return this.cached;
-        this.pending ??= run(this.config, this.options)
-            .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
-            .finally(() => {
-            this.pending = undefined;
-        });
-        this.cached = await this.pending;
-        return this.cached;
-    }
-    /** Forgets the cached credential (the server refused it). */
-    invalidate() {
-        this.cached = undefined;
-    }
-}
-
-;// CONCATENATED MODULE: external "node:net"
-const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
-;// CONCATENATED MODULE: ./src/net/proxy-environment.ts
-// Which proxy a request goes through when the caller names none: HTTPS_PROXY / HTTP_PROXY
-// and NO_PROXY (upper case first, then lower case), read exactly as Go's
-// golang.org/x/net/http/httpproxy does for kubectl, Timoni and every Go client:
-//
-//   - https:// targets use HTTPS_PROXY, http:// targets HTTP_PROXY (no fallback between them);
-//   - a value without a usable scheme (`proxy.corp:3128`) means `http://proxy.corp:3128`;
-//     one that cannot be parsed at all is ignored (Go drops it and connects directly);
-//   - `localhost` and loopback IPs (127.0.0.0/8, ::1) are never proxied: Go hard-codes it
-//     before NO_PROXY is read (`*.localhost` and other names are not special);
-//   - NO_PROXY is a comma-separated list, case-insensitive: `*` (no proxy at all), an IP
-//     (`10.1.2.3`, `[::1]:8443`), a CIDR (`10.0.0.0/8`, no port), or a domain, which
-//     matches itself and its subdomains (`example.com`), or only its subdomains with a
-//     leading dot (`.example.com`, `*.example.com`); IPs and domains take an optional port,
-//     compared with the target's port (its scheme's default when it has none).
-//
-// Pure: the environment is a parameter.
-
-
-/** The first non-empty of NAME and name, as Go's getEnvAny. */
-function envValue(env, name) {
-    return env[name] || env[name.toLowerCase()] || undefined;
-}
-const defaultPorts = { 'http:': '80', 'https:': '443', 'socks5:': '1080' };
-/** The port a URL connects to: its own, or its scheme's default. */
-function effectivePort(url) {
-    return url.port || defaultPorts[url.protocol] || '';
-}
-const loopback = new external_node_net_namespaceObject.BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
-function ipFamily(address) {
-    const family = (0,external_node_net_namespaceObject.isIP)(address);
-    return family === 4 ? 'ipv4' : family === 6 ? 'ipv6' : undefined;
-}
-/** `host`, `host:port`, `[v6]:port` -> host and port; a bare IPv6 address has no port. */
-function splitHostPort(entry) {
-    const bracketed = /^\[([^\]]*)\](?::(\d*))?$/.exec(entry);
-    if (bracketed)
-        return { host: bracketed[1], port: bracketed[2] ?? '' };
-    if ((0,external_node_net_namespaceObject.isIP)(entry) === 6)
-        return { host: entry, port: '' };
-    const withPort = /^(.*):(\d*)$/.exec(entry);
-    return withPort ? { host: withPort[1], port: withPort[2] } : { host: entry, port: '' };
-}
-/** True when NO_PROXY (or the loopback rule) sends requests to `target` directly. */
-function bypassesProxy(target, noProxy) {
-    const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    const port = effectivePort(target);
-    const family = ipFamily(host);
-    if (host === 'localhost' || (family && loopback.check(host, family)))
-        return true;
-    for (const raw of (noProxy ?? '').split(',')) {
-        const entry = raw.trim().toLowerCase();
-        if (!entry)
-            continue;
-        if (entry === '*')
-            return true;
-        if (entry.includes('/')) {
-            const [network = '', bits = ''] = entry.split('/');
-            const networkFamily = ipFamily(network);
-            if (networkFamily && /^\d+$/.test(bits) && Number(bits) <= (networkFamily === 'ipv4' ? 32 : 128)) {
-                // A CIDR holds no port; an IPv4 target is compared with an IPv4 network only.
-                if (family !== networkFamily)
-                    continue;
-                const list = new external_node_net_namespaceObject.BlockList();
-                list.addSubnet(network, Number(bits), networkFamily);
-                if (list.check(host, family))
-                    return true;
-                continue;
-            }
-        }
-        const { host: entryHost, port: entryPort } = splitHostPort(entry);
-        if (!entryHost)
-            continue;
-        if (entryPort && entryPort !== port)
-            continue;
-        const entryFamily = ipFamily(entryHost);
-        if (entryFamily) {
-            if (family && sameAddress(host, family, entryHost, entryFamily))
-                return true;
-            continue;
-        }
-        // `*.example.com` is `.example.com`: subdomains only; `example.com` also matches itself.
-        const dotted = entryHost.startsWith('*.') ? entryHost.slice(1) : entryHost;
-        const suffix = (0,external_node_url_namespaceObject.domainToASCII)(dotted.startsWith('.') ? dotted.slice(1) : dotted) || dotted.replace(/^\./, '');
-        if (host.endsWith(`.${suffix}`) || (!dotted.startsWith('.') && host === suffix))
-            return true;
-    }
-    return false;
-}
-function sameAddress(host, family, entry, entryFamily) {
-    const list = new external_node_net_namespaceObject.BlockList();
-    list.addAddress(entry, entryFamily);
-    return list.check(host, family);
-}
-/**
- * A proxy setting as Go parses it: a URL with scheme http, https or socks5, else the value
- * read as `http://value`; undefined when neither parses (Go then connects directly).
- */
-function parseProxyUrl(value) {
-    let parsed;
-    try {
-        parsed = new URL(value);
-    }
-    catch {
-        parsed = undefined;
-    }
-    if (parsed && parsed.host && ['http:', 'https:', 'socks5:'].includes(parsed.protocol))
-        return parsed;
-    try {
-        return new URL(`http://${value}`);
-    }
-    catch {
-        return parsed;
-    }
-}
-/** The environment variable that names the proxy of a target (for messages). */
-function proxyVariable(target) {
-    return target.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY';
-}
-/** The proxy the environment asks for to reach `target`; undefined for a direct connection. */
-function proxyFromEnvironment(target, env = process.env) {
-    if (target.protocol !== 'https:' && target.protocol !== 'http:')
-        return undefined;
-    const value = envValue(env, proxyVariable(target));
-    if (!value || bypassesProxy(target, envValue(env, 'NO_PROXY')))
-        return undefined;
-    return parseProxyUrl(value);
-}
-
-;// CONCATENATED MODULE: external "node:http"
-const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
-var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
-;// CONCATENATED MODULE: external "node:https"
-const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
-var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
-;// CONCATENATED MODULE: external "node:tls"
-const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
-;// CONCATENATED MODULE: ./src/net/proxy-transport.ts
-// Sends HTTP requests directly or through an HTTP proxy, for the kube and the OCI clients:
-//
-//   - an https:// target goes through a CONNECT tunnel: TLS runs end to end between us and
-//     the target inside it, the proxy sees only `host:port`;
-//   - an http:// target is sent to the proxy as an absolute-form request
-//     (`GET http://host:port/path HTTP/1.1`), as Go's net/http does;
-//   - the proxy itself is spoken to over http:// or https:// (its certificate checked
-//     against the system CAs); SOCKS proxies are not supported.
-//
-// Credentials in the proxy URL (`http://user:pass@proxy:3128`) go in Proxy-Authorization and
-// never in a message: errors name the proxy's host:port only.
-
-
-
-/** `proxy host:port`, for messages (URL.host carries no credentials). */
-function describeProxy(proxy) {
-    return `proxy ${proxy.host}`;
-}
-/** Proxies this stack can use: http:// and https:// (CONNECT and forward). */
-function isSupportedProxy(proxy) {
-    return proxy.protocol === 'http:' || proxy.protocol === 'https:';
-}
-function proxyPort(proxy) {
-    return Number(proxy.port || (proxy.protocol === 'https:' ? 443 : 80));
-}
-/** The Proxy-Authorization header of a proxy URL with credentials; empty without. */
-function proxyAuthorization(proxy) {
-    if (!proxy.username && !proxy.password)
-        return {};
-    const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
-    return { 'Proxy-Authorization': `Basic ${Buffer.from(credentials).toString('base64')}` };
-}
-/** A failure of the proxy itself (CONNECT refused, proxy unreachable): `code` is kept from the cause, or EPROXY. */
-function proxyFailure(message, code) {
-    const error = new Error(message);
-    error.code = code ?? 'EPROXY';
-    return error;
-}
-/** An https agent whose connections are CONNECT tunnels through `proxy`, TLS to the target inside. */
-class ConnectProxyAgent extends (external_node_https_default()).Agent {
-    proxy;
-    constructor(proxy, options) {
-        super(options);
-        this.proxy = proxy;
-    }
-    // Node calls createConnection with a callback and waits for it when nothing is returned.
-    createConnection(options, callback) {
-        const { proxy } = this;
-        const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
-        const send = proxy.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
-        const connectRequest = send({
-            host: proxy.hostname,
-            port: proxyPort(proxy),
-            method: 'CONNECT',
-            path: target,
-            headers: { Host: target, ...proxyAuthorization(proxy) },
-            agent: false,
-        });
-        const fail = (error) => callback?.(error, undefined);
-        connectRequest.once('connect', (response, socket) => {
-            if (response.statusCode !== 200) {
-                socket.destroy();
-                fail(proxyFailure(`${describeProxy(proxy)} refused CONNECT ${target}: HTTP ${response.statusCode}`, 'EPROXY'));
-                return;
-            }
-            callback?.(null, (0,external_node_tls_namespaceObject.connect)({ ...options, socket }));
-        });
-        connectRequest.once('error', (error) => fail(proxyFailure(`${describeProxy(proxy)}: ${error.message}`, error.code)));
-        connectRequest.end();
-        return undefined;
-    }
-}
-/**
- * Keep-alive agents for the requests of one client, one per route (direct http, direct
- * https, each proxy), made on first use. `options` hold the keep-alive settings and the TLS
- * material for https targets (CA, client certificate); a proxy spoken to over https:// is
- * checked against the system CAs, not against the target's.
- */
-class ProxyTransport {
-    options;
-    #agents = new Map();
-    constructor(options) {
-        this.options = options;
-    }
-    #agent(key, make) {
-        let agent = this.#agents.get(key);
-        if (!agent) {
-            agent = make();
-            this.#agents.set(key, agent);
-        }
-        return agent;
-    }
-    /**
-     * Starts a request for `target`, through `proxy` when given (which must be supported:
-     * isSupportedProxy). Call `end()` on what it returns, as with http.request.
-     */
-    request(target, proxy, request, onResponse) {
-        const { keepAlive, maxSockets } = this.options;
-        const common = { method: request.method ?? 'GET', headers: request.headers, signal: request.signal };
-        if (proxy && !isSupportedProxy(proxy)) {
-            throw proxyFailure(`${describeProxy(proxy)}: scheme ${proxy.protocol} is not supported (only http:// and https:// proxies)`, 'EPROXYSCHEME');
-        }
-        if (target.protocol === 'https:') {
-            const agent = proxy
-                ? this.#agent(`connect ${proxy.href}`, () => new ConnectProxyAgent(proxy, this.options))
-                : this.#agent('https', () => new (external_node_https_default()).Agent(this.options));
-            return external_node_https_default().request(target, { ...common, agent, servername: request.servername }, onResponse);
-        }
-        if (!proxy) {
-            const agent = this.#agent('http', () => new (external_node_http_default()).Agent({ keepAlive, maxSockets }));
-            return external_node_http_default().request(target, { ...common, agent }, onResponse);
-        }
-        // Plain HTTP through the proxy: the whole URL as the request target, Host the target's.
-        const overTls = proxy.protocol === 'https:';
-        const agent = this.#agent(`forward ${proxy.href}`, () => (overTls ? new (external_node_https_default()).Agent({ keepAlive, maxSockets }) : new (external_node_http_default()).Agent({ keepAlive, maxSockets })));
-        const forwarded = new URL(target.href);
-        forwarded.hash = '';
-        const send = overTls ? (external_node_https_default()).request : (external_node_http_default()).request;
-        const headers = { ...request.headers, Host: target.host, ...proxyAuthorization(proxy) };
-        return send({ ...common, host: proxy.hostname, port: proxyPort(proxy), path: forwarded.href, headers, agent }, onResponse);
-    }
-    /** Closes every kept-alive connection. */
-    destroy() {
-        for (const agent of this.#agents.values())
-            agent.destroy();
-        this.#agents.clear();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/kube/connection.ts
-// What it takes to talk to the API server of one kube context: server URL, TLS material,
-// proxy, and the credentials put on each request (client certificate, bearer token,
-// token file, basic auth or an exec plugin).
-
-
-
-
-
-function readMaterial(data, file, baseDir, what, subject) {
-    if (data)
-        return Buffer.from(data, 'base64');
-    if (!file)
-        return undefined;
-    const path = resolveEntryPath(baseDir, file);
-    try {
-        return (0,external_node_fs_.readFileSync)(path);
-    }
-    catch (error) {
-        throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${error.code ?? String(error)}`);
-    }
-}
-const tokenFileTtlMs = 60_000;
-function authFor(user, subject, options, cluster) {
-    const { secrets } = options;
-    const headers = {};
-    if (user.impersonate)
-        headers['Impersonate-User'] = user.impersonate;
-    if (user.impersonateUid)
-        headers['Impersonate-Uid'] = user.impersonateUid;
-    // One header line per group: the API server takes each line as one group name and does
-    // not split a comma-joined value (`dev, ops` would be a single group).
-    if (user.impersonateGroups.length)
-        headers['Impersonate-Group'] = [...user.impersonateGroups];
-    if (user.authProvider) {
-        throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
-    }
-    const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
-    const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
-    secrets.register(key);
-    if (!!cert !== !!key)
-        throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
-    const tls = cert && key ? { cert, key } : {};
-    if (user.token) {
-        const value = { headers: { ...headers, Authorization: `Bearer ${user.token}` }, ...tls };
-        return { auth: async () => value, invalidate: () => false };
-    }
-    if (user.tokenFile) {
-        const path = resolveEntryPath(user.baseDir, user.tokenFile);
-        let cached;
-        const read = () => {
-            if (cached && Date.now() - cached.readAt < tokenFileTtlMs)
-                return cached.token;
-            let token;
-            try {
-                token = (0,external_node_fs_.readFileSync)(path, 'utf8').trim();
-            }
-            catch (error) {
-                throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${error.code ?? String(error)}`);
-            }
-            secrets.register(token);
-            cached = { token, readAt: Date.now() };
-            return token;
-        };
-        return {
-            auth: async () => ({ headers: { ...headers, Authorization: `Bearer ${read()}` }, ...tls }),
-            invalidate: () => {
-                cached = undefined;
-                return true;
-            },
-        };
-    }
-    if (user.username || user.password) {
-        const basic = Buffer.from(`${user.username ?? ''}:${user.password ?? ''}`).toString('base64');
-        secrets.register(basic);
-        const value = { headers: { ...headers, Authorization: `Basic ${basic}` }, ...tls };
-        return { auth: async () => value, invalidate: () => false };
-    }
-    if (user.exec) {
-        // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
-        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
-        const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
-        return {
-            auth: async () => {
-                const credential = await plugin.credential();
-                if (credential.token)
-                    return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
-                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
-            },
-            invalidate: () => {
-                plugin.invalidate();
-                return true;
-            },
-        };
-    }
-    const value = { headers, ...tls };
-    return { auth: async () => value, invalidate: () => false };
-}
-/** The connection of a kube context (default: the current context). */
-function connectionFor(config, contextName, options) {
-    const resolved = resolveContext(config, contextName);
-    const { cluster, user } = resolved;
-    const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
-    let server;
-    try {
-        server = new URL(cluster.server);
-    }
-    catch {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
-    }
-    if (server.protocol !== 'https:' && server.protocol !== 'http:') {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
-    }
-    const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
-    if (ca && cluster.insecureSkipTlsVerify) {
-        throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
-    }
-    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
-    if (cluster.proxyUrl) {
-        try {
-            proxyUrl = new URL(cluster.proxyUrl);
-        }
-        catch {
-            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid proxy-url`);
-        }
-    }
-    if (proxyUrl) {
-        if (!isSupportedProxy(proxyUrl)) {
-            const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
-            throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
-        }
-        options.secrets.register(decodeURIComponent(proxyUrl.password));
-    }
-    const { auth, invalidate } = authFor(user, subject, options, cluster);
-    return {
-        name: options.name ?? resolved.contextName,
-        contextName: resolved.contextName,
-        server,
-        namespace: resolved.namespace,
-        ca,
-        rejectUnauthorized: !cluster.insecureSkipTlsVerify,
-        servername: cluster.tlsServerName,
-        proxyUrl,
-        auth,
-        invalidate,
-    };
-}
-
-;// CONCATENATED MODULE: external "node:async_hooks"
-const external_node_async_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:async_hooks");
-;// CONCATENATED MODULE: ./src/kube/request-retry.ts
-// Which failed requests to an API server are sent again, after how long, and for how long at
-// most: an API server restarted (a rollout of the control plane, a crash) refuses connections
-// for a few seconds, one shutting down answers 429 or 503, and none of that should fail a
-// rollout. client-go does the same in spirit (rest/request.go, `WithRetry`); this is our own,
-// with the rules written down:
-//
-// | failure                                      | retried for                                  |
-// | -------------------------------------------- | -------------------------------------------- |
-// | connection refused (ECONNREFUSED)            | every request: nothing reached the server    |
-// | connection reset / hang-up / EPIPE           | idempotent requests only (below)             |
-// | 429 Too Many Requests                        | every request: the server did not run it     |
-// | 502, 503, 504                                | idempotent requests only                     |
-// | 500 with Retry-After                         | idempotent requests only                     |
-// | 500 without Retry-After, other 4xx/5xx       | never: the API server reports permanent      |
-// |                                              | errors as 500 too (a server-side apply its   |
-// |                                              | schema refuses: "failed to create typed      |
-// |                                              | patch object")                               |
-// | no answer within the time limit (ETIMEDOUT)  | never: it already took the whole limit       |
-//
-// Idempotent: a GET; a DELETE (a second one answers 404, which callers take as "gone"); a
-// server-side apply (PATCH application/apply-patch+yaml: the same object applied twice is the
-// same object); a merge patch (sets the fields it names to the values it holds); any dry-run
-// (writes nothing). Not idempotent: a POST (a create sent twice answers AlreadyExists, or
-// with generateName creates two objects), a JSON patch (its `add` and `remove` operations
-// change what they act on), a PUT (sent with a resourceVersion, the second one conflicts).
-// A reset on a kept-alive connection (Node's `reusedSocket`) is how such connections end
-// when the server closed them meanwhile: an idempotent request is sent again at once on a
-// fresh connection by the client itself, untold and not counted here.
-//
-// The delay doubles from 250 ms to at most 4 s, with ±20 % jitter so that the clusters of a
-// fleet do not come back in step; a Retry-After the server sends is honoured when longer.
-// At most 8 retries, and never past the request's own time limit (one bound per request,
-// retries included) nor past the deadline of the work the request belongs to (a cluster's
-// rollout timeout, through `withRequestDeadline`): a retry that would start after either is
-// not made, and the last failure is reported. A server that has not answered this client
-// once yet (a wrong address, a cluster that is down) gets 4 quick retries only (under 5 s:
-// enough for a restart of a few seconds), so that an unreachable cluster is still reported soon.
-
-const RETRY_FIRST_DELAY_MS = 250;
-const RETRY_MAX_DELAY_MS = 4_000;
-const MAX_RETRIES = 8;
-/** Retries of a request to a server that has never answered this client. */
-const FIRST_CONTACT_RETRIES = 4;
-const resetCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
-/** Sending the request twice has the effect of sending it once. */
-function isIdempotent(request) {
-    if (request.query?.dryRun)
-        return true;
-    if (request.method === 'GET' || request.method === 'DELETE')
-        return true;
-    if (request.method === 'PATCH') {
-        const type = request.contentType ?? '';
-        return type.startsWith('application/apply-patch') || type.startsWith('application/merge-patch+json');
-    }
-    return false;
-}
-/** Whether this failure of this request may be retried (the table above). */
-function isRetryable(request, failure) {
-    if (failure.kind === 'connection') {
-        if (failure.code === 'ECONNREFUSED')
-            return true;
-        return resetCodes.has(failure.code) && isIdempotent(request);
-    }
-    const { status } = failure;
-    if (status === 429)
-        return true;
-    if (status === 502 || status === 503 || status === 504)
-        return isIdempotent(request);
-    if (status === 500)
-        return failure.retryAfterMs !== undefined && isIdempotent(request);
-    return false;
-}
-/** `Retry-After` in milliseconds: delay-seconds or an HTTP date; undefined when absent or unreadable. */
-function parseRetryAfter(header, now = Date.now()) {
-    const value = (Array.isArray(header) ? header[0] : header)?.trim();
-    if (!value)
-        return undefined;
-    if (/^\d+$/.test(value))
-        return Number(value) * 1000;
-    const date = Date.parse(value);
-    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-/** The backoff before retry `retry` (1 for the first), jitter included. */
-function backoffMs(retry, random = Math.random) {
-    const base = Math.min(RETRY_FIRST_DELAY_MS * 2 ** (retry - 1), RETRY_MAX_DELAY_MS);
-    return Math.round(base * (0.8 + 0.4 * random()));
-}
-/** The delay before the next attempt, or undefined when there is none. */
-function nextRetryDelay(request, failure, context) {
-    if (!isRetryable(request, failure))
-        return undefined;
-    if (context.retry > (context.answeredBefore ? MAX_RETRIES : FIRST_CONTACT_RETRIES))
-        return undefined;
-    const retryAfter = failure.kind === 'status' ? (failure.retryAfterMs ?? 0) : 0;
-    const delay = Math.max(backoffMs(context.retry, context.random), retryAfter);
-    return context.now + delay < context.boundAt ? delay : undefined;
-}
-// ---- The deadline of the work a request belongs to
-const workDeadline = new external_node_async_hooks_namespaceObject.AsyncLocalStorage();
-/**
- * Runs `work` with a deadline (epoch ms) that the requests it makes do not retry past: a
- * cluster's rollout timeout, so that riding out a restart never outlasts it. Nested calls
- * keep the earlier deadline.
- */
-function withRequestDeadline(deadline, work) {
-    const outer = workDeadline.getStore();
-    return workDeadline.run(outer === undefined ? deadline : Math.min(outer, deadline), work);
-}
-/** The deadline set by `withRequestDeadline` around the current code, if any. */
-function currentRequestDeadline() {
-    return workDeadline.getStore();
-}
-
-;// CONCATENATED MODULE: ./src/kube/client.ts
-
-
-
-
-
-
-
-/** Where retries are told when the caller does not say: stderr, as the CLI's progress. */
-function retryToStderr(retry) {
-    process.stderr.write(`${(0,display_text/* escapeControls */.U)(retry.text)}\n`);
-}
-/** The texts of RFC 7234 Warning header values (`299 - "text"`), as the API server writes them. */
-function parseWarnings(header) {
-    const values = header === undefined ? [] : Array.isArray(header) ? header : [header];
-    const out = [];
-    for (const value of values) {
-        for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g))
-            out.push(match[1].replace(/\\(.)/g, '$1'));
-    }
-    return out;
-}
-/**
- * Connections kept open to one API server. Each new one is a full TLS handshake (with a
- * client certificate, a signature on each side: about 3 ms of CPU here and as much on the
- * server), and a plan diffs up to 4 instances of a cluster at once, each with its objects'
- * dry-runs in flight together: 6 keep them busy without a handshake per request (3 x 3
- * fleet diff: 18 connections, 28 with 16; paired runs 0.95x wall locally, 0.97x with the
- * clusters 20 ms away). Requests beyond them wait for a free one (no request holds a
- * connection open: readiness is polled, never watched).
- */
-const SOCKETS_PER_SERVER = 6;
-class KubeClient {
-    connection;
-    transport;
-    transportKey;
-    timeoutMs;
-    userAgent;
-    onWarning;
-    onRetry;
-    /** Whether the server has answered this client once (any status): see FIRST_CONTACT_RETRIES. */
-    answered = false;
-    constructor(connection, options = {}) {
-        this.connection = connection;
-        this.timeoutMs = options.timeoutMs ?? 30_000;
-        this.userAgent = options.userAgent ?? 'timoni-fleet';
-        this.onWarning = options.onWarning;
-        this.onRetry = options.onRetry ?? retryToStderr;
-    }
-    /** The cluster's name in messages. */
-    get name() {
-        return this.connection.name;
-    }
-    /** Sends a request and returns the decoded JSON answer; errors for non-2xx statuses. */
-    async request(req) {
-        const response = await this.send(req, true);
-        if (response.body === '')
-            return undefined;
-        try {
-            return JSON.parse(response.body);
-        }
-        catch {
-            throw new errors_KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
-        }
-    }
-    /** GET that answers null for 404. */
-    async getOrNull(path, object) {
-        try {
-            return await this.request({ method: 'GET', path, object });
-        }
-        catch (error) {
-            if (error instanceof errors_KubeApiError && error.status === 404)
-                return null;
-            throw error;
-        }
-    }
-    /** The server's `/version`. */
-    version() {
-        return this.request({ method: 'GET', path: '/version' });
-    }
-    /** Closes the idle keep-alive connections. */
-    close() {
-        this.transport?.destroy();
-        this.transport = undefined;
-        this.transportKey = undefined;
-    }
-    transportFor(auth) {
-        // Exec plugins may hand out a new client certificate: one set of agents per certificate.
-        const key = `${auth.cert?.toString('base64') ?? ''}|${auth.key ? auth.key.length : 0}`;
-        if (this.transport && this.transportKey === key)
-            return this.transport;
-        this.transport?.destroy();
-        const { connection } = this;
-        this.transport = new ProxyTransport({
-            keepAlive: true,
-            maxSockets: SOCKETS_PER_SERVER,
-            ca: connection.ca,
-            cert: auth.cert,
-            key: auth.key,
-            rejectUnauthorized: connection.rejectUnauthorized,
-            servername: connection.servername,
-        });
-        this.transportKey = key;
-        return this.transport;
-    }
-    async send(req, mayRetry) {
-        const { connection } = this;
-        const auth = await connection.auth();
-        const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
-        for (const [key, value] of Object.entries(req.query ?? {}))
-            if (value !== undefined)
-                url.searchParams.set(key, String(value));
-        const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-        const headers = {
-            ...auth.headers,
-            Accept: req.accept ?? 'application/json',
-            'User-Agent': this.userAgent,
-        };
-        if (body !== undefined) {
-            headers['Content-Type'] = req.contentType ?? 'application/json';
-            headers['Content-Length'] = String(Buffer.byteLength(body));
-        }
-        // One time limit per request, from before the connection to the last byte, retries
-        // included; retries also stop at the deadline of the work the request belongs to.
-        const timeoutMs = req.timeoutMs ?? this.timeoutMs;
-        const startedAt = Date.now();
-        const boundAt = startedAt + timeoutMs;
-        const retryUntil = Math.min(boundAt, currentRequestDeadline() ?? Infinity);
-        for (let attempt = 1;; attempt++) {
-            let response;
-            try {
-                response = await this.exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, boundAt - Date.now());
-            }
-            catch (error) {
-                const cause = error;
-                const failure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
-                const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: this.answered, now: Date.now(), boundAt: retryUntil });
-                if (delay === undefined)
-                    throw this.connectionError(cause, req, attempt, startedAt, timeoutMs);
-                await this.beforeRetry(req, describeConnectionError(cause).detail, attempt, delay);
-                continue;
-            }
-            this.answered = true;
-            if (response.status === 401 && mayRetry && connection.invalidate())
-                return this.send(req, false);
-            for (const text of response.warnings)
-                this.onWarning?.({ cluster: this.name, text, object: req.object });
-            if (response.status >= 200 && response.status < 300)
-                return response;
-            const status = parseStatus(response.body);
-            const { retryAfterMs } = response;
-            const failure = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-            const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: true, now: Date.now(), boundAt: retryUntil });
-            if (delay === undefined)
-                throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
-            const retryAfter = retryAfterMs !== undefined ? `, Retry-After ${Math.round(retryAfterMs / 1000)} s` : '';
-            await this.beforeRetry(req, `HTTP ${response.status}${status.reason ? ` ${status.reason}` : ''}${retryAfter}`, attempt, delay);
-        }
-    }
-    /** Tells of a retry (one line: cluster, object, request, reason, when) and waits for it. */
-    async beforeRetry(req, reason, retry, delayMs) {
-        const object = req.object ? `${formatRef(req.object)}: ` : '';
-        const text = `cluster ${this.name}: ${object}${describe(req)}: ${reason}; retry ${retry} in ${formatDuration(delayMs)}`;
-        this.onRetry({ cluster: this.name, request: describe(req), ...(req.object ? { object: req.object } : {}), reason, retry, delayMs, text });
-        await new Promise((resolve) => setTimeout(resolve, delayMs));
-    }
-    /**
-     * One attempt. A kept-alive socket the server closed meanwhile fails at once: an
-     * idempotent request is sent again on a fresh connection, a few times at most, within the
-     * same time limit, and untold (it is how kept-alive connections end, not a fault).
-     */
-    async exchangeOnFreshOrKeptSocket(url, req, headers, body, auth, leftMs) {
-        const until = Date.now() + leftMs;
-        for (let stale = 0;; stale++) {
-            try {
-                return await this.exchange(url, req, headers, body, auth, Math.max(1, until - Date.now()));
-            }
-            catch (error) {
-                if (!(error instanceof StaleSocketError))
-                    throw error;
-                // The server may have read the request before it closed: only an idempotent one goes again.
-                if (stale >= 3 || Date.now() >= until || !isIdempotent(req))
-                    throw error.cause;
-            }
-        }
-    }
-    exchange(url, req, headers, body, auth, timeoutMs) {
-        const { connection } = this;
-        return new Promise((resolvePromise, reject) => {
-            const transport = this.transportFor(auth);
-            // How far this attempt got, for the message when it runs out of time.
-            let phase = 'connecting';
-            let settled = false;
-            const settle = (outcome) => {
-                if (settled)
-                    return;
-                settled = true;
-                clearTimeout(timer);
-                outcome();
-            };
-            const request = transport.request(url, connection.proxyUrl, { method: req.method, headers, servername: connection.servername }, (res) => {
-                phase = 'answering';
-                const chunks = [];
-                res.on('data', (chunk) => chunks.push(chunk));
-                res.on('end', () => settle(() => resolvePromise({
-                    status: res.statusCode ?? 0,
-                    body: Buffer.concat(chunks).toString('utf8'),
-                    contentType: String(res.headers['content-type'] ?? ''),
-                    warnings: parseWarnings(res.headers.warning),
-                    retryAfterMs: parseRetryAfter(res.headers['retry-after']),
-                })));
-                res.on('error', (error) => settle(() => reject(error)));
-                res.on('close', () => {
-                    if (!res.complete)
-                        settle(() => reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })));
-                });
-            });
-            // A total limit, not the socket's idle timeout: that one starts again once the
-            // connection is accepted, and again on each byte.
-            const timer = setTimeout(() => {
-                const error = new Error(`no answer to ${describe(req)} within ${timeoutMs} ms`);
-                error.code = 'ETIMEDOUT';
-                error.phase = phase;
-                error.timeoutMs = timeoutMs;
-                request.destroy(error);
-            }, timeoutMs);
-            request.on('socket', (socket) => {
-                // A kept-alive socket is connected, its handshake done.
-                if (request.reusedSocket) {
-                    phase = 'sent';
-                    return;
-                }
-                const secure = socket instanceof external_node_tls_namespaceObject.TLSSocket;
-                const accepted = () => {
-                    if (phase === 'connecting')
-                        phase = secure ? 'handshake' : 'sent';
-                };
-                if (secure)
-                    socket.once('secureConnect', () => (phase = 'sent'));
-                // A TLS socket in a proxy's tunnel is connected when it is handed over.
-                if (socket.connecting)
-                    socket.once('connect', accepted);
-                else
-                    accepted();
-            });
-            request.on('error', (error) => {
-                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
-                settle(() => reject(stale ? new StaleSocketError(error) : error));
-            });
-            request.end(body);
-        });
-    }
-    connectionError(error, req, attempts, startedAt, boundMs) {
-        if (error instanceof KubeConnectionError)
-            return error;
-        const { code, detail } = describeConnectionError(error);
-        const timedOut = error;
-        return new KubeConnectionError(this.name, this.connection.server.origin, code, detail, {
-            request: describe(req),
-            ...(req.object ? { object: req.object } : {}),
-            ...(timedOut.phase ? { phase: timedOut.phase } : {}),
-            ...(timedOut.timeoutMs !== undefined ? { timeoutMs: boundMs } : {}),
-            attempts,
-            spentMs: Date.now() - startedAt,
-        });
-    }
-}
-/** A request failed on a kept-alive socket the server had closed. */
-class StaleSocketError extends Error {
-    cause;
-    constructor(cause) {
-        super(cause.message);
-        this.cause = cause;
-    }
-}
-function describe(req) {
-    const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
-    const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
-    return `${verb}${dryRun} ${req.path}`;
-}
-
-;// CONCATENATED MODULE: ./src/kube/cluster.ts
-// One cluster of the fleet as the engine sees it: a client, its discovery, and the
-// object-level requests (get, list, delete) built on the REST mapping.
-
-
-
-
-
-class KubeCluster {
-    client;
-    discovery;
-    constructor(client) {
-        this.client = client;
-        this.discovery = new Discovery(client);
-    }
-    get name() {
-        return this.client.name;
-    }
-    /** Where an object lives; a namespaced kind needs a namespace, a cluster-scoped kind drops it. */
-    async locate(ref) {
-        const mapping = await this.discovery.mapping(ref.apiVersion, ref.kind);
-        const namespace = mapping.namespaced ? ref.namespace : '';
-        if (mapping.namespaced && !namespace) {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: namespace not specified for a namespaced kind`);
-        }
-        const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
-        // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
-        // one object would become a LIST of a namespace, or of the whole cluster.
-        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
-        }
-        return { mapping, namespace, path };
-    }
-    /**
-     * The object's identity with the namespace cleared for cluster-scoped kinds (what the
-     * inventory records); a kind not served yet keeps the namespace it was built with.
-     */
-    async scopedRef(object) {
-        const ref = refOf(object);
-        const mapping = await this.discovery.mappingOrNull(ref.apiVersion, ref.kind);
-        return mapping && !mapping.namespaced ? { ...ref, namespace: '' } : ref;
-    }
-    /** The live object, or null when it does not exist. */
-    async get(ref) {
-        const { path } = await this.locate(ref);
-        const object = await this.client.getOrNull(path, ref);
-        // One object was asked for; a list (of Secrets, say) is never handed on.
-        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
-            throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
-        }
-        return object;
-    }
-    /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
-    async list(apiVersion, kind, namespace, labelSelector) {
-        const mapping = await this.discovery.mapping(apiVersion, kind);
-        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
-        const answer = await this.client.request({
-            method: 'GET',
-            path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
-            query: { labelSelector: selector },
-        });
-        // List items carry no apiVersion/kind: put them back.
-        return (answer.items ?? []).map((item) => ({ ...item, apiVersion, kind }));
-    }
-    /** Deletes an object (background propagation); false when it was already gone. */
-    async delete(ref, propagationPolicy = 'Background') {
-        const { path } = await this.locate(ref);
-        try {
-            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
-            return true;
-        }
-        catch (error) {
-            if (error instanceof errors_KubeApiError && error.status === 404)
-                return false;
-            throw error;
-        }
-    }
-    close() {
-        this.client.close();
-    }
-}
-/** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
-function collectionPath(mapping, namespace) {
-    const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
-    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
-}
-/** A cluster reached through a kube context (default: the current context). */
-function openCluster(config, contextName, options) {
-    return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
-}
-
-
-;// CONCATENATED MODULE: ./src/kube/private-files.ts
-// Files written for credentials (e.g. a kubeconfig handed to another program) live in one
-// private folder (mode 0700), each file mode 0600, all removed when the process exits.
-
-
-
-let folder;
-function privateFolder() {
-    if (!folder) {
-        folder = mkdtempSync(join(tmpdir(), 'timoni-fleet-'));
-        const created = folder;
-        process.once('exit', () => rmSync(created, { recursive: true, force: true }));
-    }
-    return folder;
-}
-/** Writes a file readable by this user only; answers its path. */
-function writePrivateFile(name, content) {
-    if (name.includes('/') || name.includes('\\') || name === '..' || name === '.')
-        throw new Error(`invalid private file name ${JSON.stringify(name)}`);
-    const path = join(privateFolder(), name);
-    writeFileSync(path, content, { mode: 0o600 });
-    return path;
-}
-/** Removes the private folder now (it is also removed at exit). */
-function removePrivateFiles() {
-    if (folder)
-        rmSync(folder, { recursive: true, force: true });
-    folder = undefined;
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-apply.ts
-// Applies one built instance to one cluster as Timoni v0.32's reconciler does
-// (internal/reconciler/reconciler.go, interactive.go):
-//   ownership check (nothing written before it) -> namespace -> inventory record
-//   (install: the whole record first; upgrade with other objects: `data.pending`) ->
-//   each apply set in stages (definitions, wait; classes, wait; Roles; the rest), then a
-//   readiness wait when asked -> prune of the objects the build lost -> the final record.
-// A readiness failure stops further sets but still lets the prune run, as in Timoni; the
-// record is then not promoted, so the pending revision stays for the next run.
-// A cancellation (`signal`, the run's SIGINT or SIGTERM) starts nothing new: the object
-// being applied finishes, a wait ends at once, the prune is not started, and the record is
-// written for what was applied (InstanceCancelledError says where and which record): every
-// object applied -> the final record (with objects left unpruned still in its inventory, for
-// the next run to prune); some -> the revision being applied as `data.pending` beside the
-// stored one (an install's record, written first, lists them already); none -> nothing.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-const namespaceChange = (name) => ({
-    kind: 'Namespace',
-    apiVersion: 'v1',
-    namespace: '',
-    name,
-    action: 'created',
-    diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
-});
-/** The run was cancelled while the instance was applied: `step` is where, `record` what was written. */
-class InstanceCancelledError extends InstanceStepError {
-    record;
-    readiness;
-    recordError;
-    name = 'InstanceCancelledError';
-    constructor(cluster, step, instance, changes, cause, object, record, 
-    /** The last readiness known of the objects waited for, when the cancellation came during a wait. */
-    readiness = [], 
-    /** Why the record could not be written, when it could not. */
-    recordError) {
-        super(cluster, step, instance, changes, cause, object);
-        this.record = record;
-        this.readiness = readiness;
-        this.recordError = recordError;
-        const signal = cause instanceof Error && cause.message ? cause.message : 'the run was cancelled';
-        this.message = `cluster ${cluster}: instance ${instance}: ${signal} during ${step}${object ? ` (${object})` : ''}: ${cancelledRecordText(record)}${recordError ? `; writing the instance record failed: ${recordError}` : ''}`;
-    }
-}
-function cancelledRecordText(record) {
-    switch (record) {
-        case 'final':
-            return 'every object was applied and the instance record written for them (readiness not waited for)';
-        case 'pending':
-            return "objects applied in part; the revision being applied is saved as the record's pending revision, the stored one stays the last complete apply";
-        case 'install':
-            return 'objects applied in part; the instance record written at install lists every object of the build';
-        case 'none':
-            return 'nothing of the instance was applied';
-    }
-}
-/** Same set of entries, order ignored (Timoni's sameInventory, which compares id and version). */
-function sameInventory(a, b) {
-    const set = (entries) => new Set((entries ?? []).map((e) => `${e.id}|${e.v}`));
-    const x = set(a);
-    const y = set(b);
-    return x.size === y.size && [...x].every((key) => y.has(key));
-}
-/** The object's identity, with the namespace cleared when its kind is cluster-scoped. */
-async function scopedRefs(cluster, objects) {
-    return Promise.all(objects.map((object) => cluster.scopedRef(object)));
-}
-/** Applies one object and says what changed, with the diff of what apply changed. */
-async function applyOne(cluster, desired, ref, force) {
-    let before = null;
-    try {
-        before = await cluster.get(refOf(desired));
-    }
-    catch (error) {
-        if (!(error instanceof NoMatchError))
-            throw error;
-    }
-    const result = await applyObject(cluster, desired, { force });
-    let diff = { diff: '' };
-    if (result.action === 'created' || (result.action === 'recreated' && !before))
-        diff = { diff: wholeObjectDiff(desired) };
-    else if (result.action === 'recreated' && before)
-        diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
-    else if (result.action === 'configured' && before)
-        diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
-    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, ...diff }, result };
-}
-/**
- * Applies the instance; throws an InstanceStepError naming the step (and object) that
- * failed, with the changes made before it.
- */
-function applyInstance(cluster, instance, options = {}) {
-    // Requests retried while an API server restarts (request-retry.ts) stop at the same deadline.
-    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
-    return withRequestDeadline(deadline, () => applyInstanceSteps(cluster, instance, { ...options, deadline }));
-}
-async function applyInstanceSteps(cluster, instance, options) {
-    const id = instanceId(instance);
-    const log = options.log ?? (() => undefined);
-    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
-    const changes = [];
-    const readiness = [];
-    const fail = (step, error, object) => {
-        if (error instanceof InstanceStepError)
-            throw error;
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-    const cancelled = () => options.signal?.aborted === true;
-    // What a cancellation has to record (see the header), filled in as the apply goes.
-    const progress = { stored: false, appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
-    let recordRefs = () => [];
-    const stopCancelled = async (step, object) => {
-        let record = 'none';
-        let recordError;
-        try {
-            if (progress.allApplied) {
-                record = 'final';
-                await writeInstance(cluster, instanceRecord(instance, recordRefs(), true));
-            }
-            else if (progress.appliedObjects > 0 && !progress.stored) {
-                record = 'install';
-            }
-            else if (progress.appliedObjects > 0) {
-                record = 'pending';
-                if (!progress.pendingSaved)
-                    await savePending(cluster, instanceRecord(instance, recordRefs(), false));
-            }
-        }
-        catch (error) {
-            recordError = error instanceof Error ? error.message : String(error);
-        }
-        const reason = options.signal?.reason;
-        const cause = (0,cancellation/* cancellationOf */.zg)(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
-        throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, [...readiness], recordError);
-    };
-    // 1. Ownership, before anything is written.
-    let stored = null;
-    try {
-        if (!options.overwriteOwnership) {
-            await assertOwnership(cluster, instance.bundle, [instance]);
-        }
-        stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-    }
-    catch (error) {
-        fail('ownership', error);
-    }
-    // 2. The namespace.
-    if (cancelled())
-        await stopCancelled('namespace');
-    try {
-        if (await ensureNamespace(cluster, instance.namespace)) {
-            changes.push(namespaceChange(instance.namespace));
-            log(`Namespace/${instance.namespace} created`);
-        }
-    }
-    catch (error) {
-        fail('namespace', error, `Namespace/${instance.namespace}`);
-    }
-    // 3. The intended inventory, before the objects are touched.
-    const sets = labelledSets(instance);
-    const allObjects = sets.flatMap((set) => set.objects);
-    const prune = options.prune ?? true;
-    let refs = [];
-    let stale = [];
-    // What the record will hold: the build's objects, and without prune the stale ones too.
-    let intended = [];
-    if (cancelled())
-        await stopCancelled('inventory');
-    try {
-        refs = await scopedRefs(cluster, allObjects);
-        stale = staleObjects(stored, inventoryEntries(refs));
-        intended = prune ? refs : [...refs, ...stale];
-        if (!stored) {
-            log(`installing ${instance.name} in namespace ${instance.namespace}`);
-            await writeInstance(cluster, instanceRecord(instance, intended, false));
-        }
-        else {
-            progress.stored = true;
-            log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
-            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) {
-                await savePending(cluster, instanceRecord(instance, intended, false));
-                progress.pendingSaved = true;
-            }
-        }
-    }
-    catch (error) {
-        fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
-    }
-    const refFor = new Map(allObjects.map((object, i) => [object, refs[i]]));
-    // A cancelled apply records every object of the build, and the stale ones until they are pruned.
-    recordRefs = () => (prune && !progress.pruned ? [...refs, ...stale] : intended);
-    // 4. The apply sets, in order; each in stages, then the readiness wait.
-    let readinessError;
-    for (const set of sets) {
-        if (sets.length > 1)
-            log(`applying ${set.name}`);
-        for (const stage of applyStages(set.objects)) {
-            for (const object of stage.objects) {
-                const ref = refFor.get(object);
-                if (cancelled())
-                    await stopCancelled('apply', formatRef(ref));
-                try {
-                    const { change } = await applyOne(cluster, object, ref, !!options.force);
-                    progress.appliedObjects += 1;
-                    progress.allApplied = progress.appliedObjects === allObjects.length;
-                    changes.push(change);
-                    log(`${formatRef(ref)} ${change.action}`);
-                }
-                catch (error) {
-                    fail('apply', error, formatRef(ref));
-                }
-            }
-            if (stage.waitAfter) {
-                // CRDs established, Namespaces active... before the objects that need them (all of
-                // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
-                try {
-                    readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)), waitOptions())));
-                }
-                catch (error) {
-                    if (cancelled()) {
-                        if (error instanceof WaitError)
-                            readiness.push(...error.notReady);
-                        await stopCancelled('wait', waitObject(error));
-                    }
-                    fail('wait', error, waitObject(error));
-                }
-                if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
-                    await cluster.discovery.refresh();
-            }
-        }
-        if (options.wait) {
-            const waitFor = sortForApply(objectsToWaitFor(set.objects));
-            log(`waiting for ${waitFor.length} resource(s) to become ready...`);
-            try {
-                const done = await waitForReady(cluster, waitFor, waitOptions());
-                readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
-                log(`${set.name} resources ready`);
-            }
-            catch (error) {
-                if (cancelled()) {
-                    if (error instanceof WaitError)
-                        readiness.push(...error.notReady.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
-                    await stopCancelled('wait', waitObject(error));
-                }
-                // As Timoni: stop applying, but still prune what the build lost.
-                readinessError = error;
-                if (error instanceof WaitError)
-                    readiness.push(...error.notReady);
-                break;
-            }
-        }
-    }
-    // 5. Prune what the build lost (not started once cancelled: the record keeps those objects).
-    if (prune && cancelled() && !readinessError)
-        await stopCancelled('prune');
-    if (prune) {
-        try {
-            const pruned = await deleteObjects(cluster, stale, instance, { log });
-            progress.pruned = true;
-            changes.push(...pruned);
-            if (options.wait) {
-                const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
-                if (gone.length > 0) {
-                    log(`waiting for ${gone.length} resource(s) to be finalized...`);
-                    await waitForDeletion(cluster, gone, waitOptions());
-                }
-            }
-        }
-        catch (error) {
-            if (error instanceof DeleteObjectsError)
-                changes.push(...error.changes);
-            if (progress.pruned && cancelled() && !readinessError)
-                await stopCancelled('prune');
-            const object = error instanceof DeleteObjectsError ? error.object : undefined;
-            if (readinessError) {
-                fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
-            }
-            fail('prune', error, object);
-        }
-    }
-    if (readinessError)
-        fail('wait', readinessError, waitObject(readinessError));
-    // 6. The final record (drops `data.pending`).
-    let record;
-    try {
-        record = await writeInstance(cluster, instanceRecord(instance, intended, true));
-    }
-    catch (error) {
-        return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
-    }
-    return { changes, readiness, record, installed: !stored };
-}
-function waitObject(error) {
-    if (!(error instanceof WaitError))
-        return undefined;
-    const first = error.notReady.find((r) => r.status !== 'Current') ?? error.notReady[0];
-    return first ? formatRef(first.object) : undefined;
-}
-
-;// CONCATENATED MODULE: ./src/kube/instance-status.ts
-
-
-
-
-/** The status of one stored instance: each inventory object read from the cluster. */
-async function instanceStatus(cluster, stored) {
-    const { instance } = stored;
-    const refs = (instance.inventory?.entries ?? []).map(parseInventoryEntry);
-    // A running Job is Current here, as `timoni bundle status` (plain kstatus) reports it.
-    const objects = await Promise.all(refs.map((ref) => readObjectStatus(cluster, ref, { jobs: 'started' })));
-    const deleting = instance.annotations?.[deletingAnnotation];
-    return {
-        name: instance.name,
-        namespace: instance.namespace,
-        bundle: instance.labels?.[bundleNameLabel] ?? '',
-        module: { name: instance.module.name, url: instance.module.repository, version: instance.module.version, digest: instance.module.digest },
-        lastApplied: instance.lastTransitionTime ?? '',
-        images: instance.images ?? [],
-        objects,
-        pending: !!stored.pending,
-        ...(deleting ? { deleting } : {}),
-        ready: objects.every((o) => o.status === 'Current'),
-    };
-}
-/** Every instance of the bundle in the cluster (all namespaces), oldest first. */
-async function bundleStatus(cluster, bundle) {
-    const stored = await listInstances(cluster, '', bundle);
-    const statuses = [];
-    for (const instance of stored)
-        statuses.push(await instanceStatus(cluster, instance));
-    return statuses;
-}
-
-;// CONCATENATED MODULE: ./src/kube/index.ts
-// The Kubernetes engine's public face: what the fleet layer and the CLI use.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/kube/cluster-identity.ts
-
-
-const IDENTITY_NAMESPACE = 'kube-system';
-const DEFAULT_IDENTITY_RECORD = 'timoni-fleet-identity';
-/** Our own field manager: the record is never Timoni's, and Timoni's fields are never ours. */
-const IDENTITY_FIELD_MANAGER = 'timoni-fleet';
-const IDENTITY_LABELS = { 'app.kubernetes.io/managed-by': 'timoni-fleet', 'app.kubernetes.io/component': 'cluster-identity' };
-/**
- * `check`: refuse a cluster whose record names another runtime cluster (nothing written);
- * `record`: also write the record on an apply when there is none (the first apply), and
- * refuse two runtime clusters of one run that reach the same cluster; `off`: nothing.
- */
-const IDENTITY_MODES = ['check', 'record', 'off'];
-/** A cluster refused because its identity does not match the runtime cluster it was reached as. */
-class ClusterIdentityError extends Error {
-    uid;
-    record;
-    name = 'ClusterIdentityError';
-    constructor(message, uid, 
-    /** The record that refused the cluster, when one did. */
-    record) {
-        super(message);
-        this.uid = uid;
-        this.record = record;
-    }
-}
-/** `1a2b3c4d…` — enough of a UID to tell clusters apart in a report. */
-function shortUid(uid) {
-    return uid.length > 8 ? `${uid.slice(0, 8)}…` : uid;
-}
-const namespacePath = `/api/v1/namespaces/${IDENTITY_NAMESPACE}`;
-const recordPath = (name) => `${namespacePath}/configmaps/${encodeURIComponent(name)}`;
-/** The UID of the cluster's `kube-system` Namespace. */
-async function readClusterUid(cluster) {
-    const namespace = await cluster.client.request({ method: 'GET', path: namespacePath, object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE } });
-    const uid = namespace.metadata?.uid;
-    if (typeof uid !== 'string' || uid === '')
-        throw new Error(`cluster ${cluster.name}: the ${IDENTITY_NAMESPACE} Namespace has no UID`);
-    return uid;
-}
-/** The record's data, or null when the object is not a record of ours (missing fields). */
-function parseIdentityRecord(object) {
-    const data = object && isRecord(object.data) ? object.data : null;
-    if (!data)
-        return null;
-    const { runtimeCluster, uid, recordedAt } = data;
-    if (typeof runtimeCluster !== 'string' || runtimeCluster === '' || typeof uid !== 'string' || uid === '')
-        return null;
-    return { runtimeCluster, uid, recordedAt: typeof recordedAt === 'string' ? recordedAt : '' };
-}
-/** The ConfigMap that records the identity, as it is applied. */
-function identityRecordObject(name, record) {
-    return {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name, namespace: IDENTITY_NAMESPACE, labels: { ...IDENTITY_LABELS } },
-        data: { runtimeCluster: record.runtimeCluster, uid: record.uid, recordedAt: record.recordedAt },
-    };
-}
-/** The record in the cluster, or null when there is none. */
-async function readIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
-    const object = await cluster.client.getOrNull(recordPath(name), { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name });
-    return parseIdentityRecord(object);
-}
-/** Writes (or overwrites) the record with server-side apply under our own field manager. */
-async function writeIdentityRecord(cluster, record, name = DEFAULT_IDENTITY_RECORD) {
-    await cluster.client.request({
-        method: 'PATCH',
-        path: recordPath(name),
-        query: { fieldManager: IDENTITY_FIELD_MANAGER, force: true },
-        body: JSON.stringify(identityRecordObject(name, record)),
-        contentType: 'application/apply-patch+yaml',
-        object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name },
-    });
-}
-/** Removes the record (tests, or a cluster retired from the fleet); false when there was none. */
-async function deleteIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
-    try {
-        await cluster.client.request({ method: 'DELETE', path: recordPath(name), object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name } });
-        return true;
-    }
-    catch (error) {
-        if (error instanceof KubeApiError && error.status === 404)
-            return false;
-        throw error;
-    }
-}
-/** The message of a refused cluster: both names, the context, the UID, and how to re-pin. */
-function mismatchMessage(context, record, uid) {
-    const reached = context.kubeContext ? `context "${context.kubeContext}"` : 'the current context';
-    return (`${reached} reaches the cluster recorded as "${record.runtimeCluster}" (kube-system uid ${uid}${record.recordedAt ? `, recorded ${record.recordedAt}` : ''}), not "${context.runtimeCluster}": ` +
-        `was the kubeconfig or its secret copied, or the context renamed? The cluster is refused. ` +
-        `To re-pin it deliberately, run an apply with repin-clusters: ${context.runtimeCluster} (CLI: --repin-cluster ${context.runtimeCluster})`);
-}
-/**
- * What to do with a cluster given its record (or none) and its live UID. A record whose UID
- * is not the live one but names this runtime cluster (restored from a backup of this very
- * cluster) matches and is rewritten; a record naming another runtime cluster is refused
- * whatever its UID says, since it lies in the cluster reached.
- */
-function decideIdentity(context, record, uid, repin) {
-    if (!record)
-        return { kind: 'none' };
-    if (record.runtimeCluster === context.runtimeCluster)
-        return { kind: 'match', record, rewrite: record.uid !== uid };
-    if (repin)
-        return { kind: 'repin', record };
-    return { kind: 'mismatch', record, message: mismatchMessage(context, record, uid) };
-}
-/**
- * `repin-clusters` / `--repin-cluster`: names separated by commas, spaces or lines. Runtime
- * cluster names are case-insensitive in selections, so they are compared lower-cased.
- */
-function parseRepinList(values) {
-    return values.flatMap((value) => value.split(/[\s,]+/)).map((name) => name.trim()).filter(Boolean);
-}
-function repinsCluster(repin, runtimeCluster) {
-    const name = runtimeCluster.toLowerCase();
-    return repin.some((entry) => entry.toLowerCase() === name);
-}
-const cluster_identity_isForbidden = (error) => error instanceof errors_KubeApiError && (error.status === 403 || error.status === 401);
-function rightsMessage(cluster, recordName, error) {
-    return `cluster ${cluster.name}: cannot read or write its identity record (get and patch on ConfigMap ${IDENTITY_NAMESPACE}/${recordName}, get on Namespace ${IDENTITY_NAMESPACE} are needed): ${error.statusMessage || `HTTP ${error.status}`}`;
-}
-/**
- * Reads the cluster's identity record and decides: a record naming another runtime cluster
- * throws ClusterIdentityError (unless re-pinned: on an apply the record is overwritten, a
- * diff only says so); in `record` mode an apply writes the first record. A user who may not
- * read the record is not refused in `check` mode (the identity is then not checked, and
- * `note` says so); in `record` mode on an apply it is an error.
- */
-async function establishIdentity(cluster, context, options) {
-    if (options.mode === 'off')
-        return null;
-    const recordName = options.recordName || DEFAULT_IDENTITY_RECORD;
-    const writes = options.apply && (options.mode === 'record' || options.repin);
-    let record;
-    let uid;
-    try {
-        record = await readIdentityRecord(cluster, recordName);
-        // Without a record and nothing to write, the UID is not needed: one request per cluster.
-        if (record || options.mode === 'record')
-            uid = await readClusterUid(cluster);
-    }
-    catch (error) {
-        if (!cluster_identity_isForbidden(error))
-            throw error;
-        if (writes)
-            throw new ClusterIdentityError(rightsMessage(cluster, recordName, error));
-        return { record: null, note: `cluster identity not checked: ${rightsMessage(cluster, recordName, error)}` };
-    }
-    if (!uid)
-        return { record };
-    const decision = decideIdentity(context, record, uid, options.repin);
-    // A record naming another runtime cluster says more (a copied kubeconfig) than the run's
-    // own check that no two of its runtime clusters reach this cluster: it is reported first.
-    if (decision.kind === 'mismatch')
-        throw new ClusterIdentityError(`cluster ${context.runtimeCluster}: ${decision.message}`, uid, decision.record);
-    options.onUid?.(uid);
-    const fresh = { runtimeCluster: context.runtimeCluster, uid, recordedAt: (options.now ?? (() => new Date()))().toISOString() };
-    const write = async (change) => {
-        try {
-            await writeIdentityRecord(cluster, fresh, recordName);
-        }
-        catch (error) {
-            if (cluster_identity_isForbidden(error))
-                throw new ClusterIdentityError(rightsMessage(cluster, recordName, error), uid);
-            throw error;
-        }
-        return { uid, record, change, current: fresh };
-    };
-    switch (decision.kind) {
-        case 'none':
-            return options.apply && options.mode === 'record' ? write('recorded') : { uid, record };
-        case 'match':
-            return decision.rewrite && writes ? write('rewritten') : { uid, record, current: decision.record };
-        case 'repin':
-            if (options.apply)
-                return write('repinned');
-            return { uid, record, note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin` };
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/membership.ts
 // Fleet membership: the clusters that leave the fleet, and the ones only renamed. The base
 // runtime (`FleetRun.baseRuntime`: the runtime file at the pull request's base commit, the
@@ -11647,7 +11596,7 @@ async function establishIdentity(cluster, context, options) {
 //   group keeps its name: it is not a leave (the head diffs it with its new group's values).
 // - A leaving cluster that reaches the same cluster as a cluster the head adds (a name the
 //   base did not list) is a rename, not a leave: nothing is deleted. "The same cluster" is
-//   told by the identity record (`../kube/cluster-identity.ts`: the added cluster's record
+//   told by the identity record (`../kube/connect/cluster-identity.ts`: the added cluster's record
 //   names the leaving one), else, when the added cluster has no record, by the kube-system
 //   UID read through both contexts, or by both names using one kube context (nothing is
 //   deleted when in doubt). An added cluster whose record names a third cluster is never a
@@ -11657,7 +11606,6 @@ async function establishIdentity(cluster, context, options) {
 //
 // Only reads: identity records and kube-system UIDs. What a leave deletes is found later
 // (plan.ts, rollout.ts: leaving-clusters.ts); a rename's record is re-pinned by the apply.
-
 
 
 function selects(wanted, actual) {
@@ -11846,7 +11794,6 @@ function removalCommands(bundle, cluster) {
 
 
 
-
 /** `v1.36.3` or `v1.36.3+k3s1` -> `1.36.3`, as Timoni passes it to modules. */
 function moduleKubeVersion(gitVersion) {
     const match = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion);
@@ -11886,8 +11833,7 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     }
     catch (error) {
         const reason = connectFailure(cluster, error);
-        line(`✗ cannot reach cluster ${cluster.name}: ${reason}`);
-        run.onClusterError?.(cluster.name, error);
+        tellFailure(run, cluster.name, line, error, unreachableText(cluster.name, reason));
         return { failed: clusterEntry(cluster, 'failed', [], { step: 'connect', message: reason }, startedAt) };
     }
     try {
@@ -11897,14 +11843,17 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     catch (error) {
         session.kube.close();
         // The step is named: a request that timed out says which one, this says where in the run.
-        line(`✗ identity check: ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
+        tellFailure(run, cluster.name, line, error, `identity check: ${error instanceof Error ? error.message : String(error)}`);
         const entry = clusterEntry(cluster, 'failed', [], clusterError(new ClusterStepError('identity', error), 'identity'), startedAt);
         if (!(error instanceof ClusterIdentityError) || !error.uid)
             return { failed: entry };
         const record = error.record ? { recordedAs: error.record.runtimeCluster, recordedAt: error.record.recordedAt } : {};
         return { failed: { ...entry, identity: { uid: error.uid, ...record } } };
     }
+}
+/** A cluster that could not be opened, said once: `cluster X: cannot reach the API server at ...`, `cannot reach cluster X: the API server rejected ...`. */
+function unreachableText(cluster, reason) {
+    return reason.startsWith('cannot reach ') ? `cluster ${cluster}: ${reason}` : `cannot reach cluster ${cluster}: ${reason}`;
 }
 /**
  * Why a cluster could not be opened, each fact once (the line already says `cannot reach
@@ -11933,8 +11882,7 @@ function bundleErrorOnce(run) {
     if (!check) {
         check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then((error) => {
             if (error) {
-                run.log.line(`✗ ${error.message}`);
-                run.onClusterError?.('', error);
+                tellFailure(run, '', (text) => run.log.line(text), error);
             }
             return error;
         }, 
@@ -11966,6 +11914,7 @@ async function checkIdentity(run, session, line, purpose) {
         mode: options.mode,
         ...(options.recordName ? { recordName: options.recordName } : {}),
         repin: repinsCluster(options.repin, name),
+        ...(options.repinAdvice ? { repinAdvice: options.repinAdvice(name) } : {}),
         apply: purpose === 'apply',
         ...(options.mode === 'record' ? { onUid: claim } : {}),
     });
@@ -12061,7 +12010,18 @@ function moduleInfo(instance) {
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/leaving-clusters.ts
-
+// The clusters that leave the fleet (membership.ts), as a plan shows them and a rollout
+// removes the bundle from them. Each is a ChangeSet entry marked `membership: 'leaves'`,
+// with its base group and context, listing every instance of the bundle found on it (the
+// instance Secrets with the bundle's label, as removed-instances.ts finds instances the
+// bundle no longer lists) as `removed`, with the objects deleting them would delete (plan:
+// server-side dry-run deletes against the live cluster) or did delete (rollout: newest
+// instance first, objects in reverse apply order, their deletion awaited, the instance
+// Secret last). A cluster whose context is no longer in the kubeconfig is reported, not
+// failed: the bundle stays installed there, and the entry gives the commands that remove
+// it by hand. A leaving cluster is connected as a diff connects (its identity checked,
+// never recorded): a context that now reaches a cluster recorded under another name is
+// refused (step `identity`) before anything is read from it.
 
 
 
@@ -12158,8 +12118,7 @@ async function planLeavingCluster(run, leave, headBundle, line) {
         return leaves(clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt));
     }
     catch (error) {
-        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
+        tellFailure(run, cluster.name, line, error);
         return leaves(clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
     }
     finally {
@@ -12188,8 +12147,7 @@ async function removeFromLeavingCluster(run, leave, headBundle, line) {
     }
     catch (error) {
         const refused = new ClusterStepError('review', error);
-        line(`✗ ${refused.message}`);
-        run.onClusterError?.(cluster.name, refused);
+        tellFailure(run, cluster.name, line, refused);
         return leaves(clusterEntry(cluster, 'failed', [], clusterError(refused, 'review'), startedAt));
     }
     const connected = await connectCluster(run, cluster, line, startedAt, 'diff');
@@ -12223,8 +12181,7 @@ async function removeFromLeavingCluster(run, leave, headBundle, line) {
         return leaves(clusterEntry(cluster, 'applied', instances, null, startedAt));
     }
     catch (error) {
-        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
+        tellFailure(run, cluster.name, line, error);
         return leaves(clusterEntry(cluster, 'failed', instances, clusterError(error, 'prune'), startedAt));
     }
     finally {
@@ -12270,138 +12227,11 @@ async function planLeaves(run, membership, headBundle) {
     return entries;
 }
 
-;// CONCATENATED MODULE: ./src/fleet/run.ts
-const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
-const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    pruneRemovedInstances: true,
-    pruneRemovedClusters: true,
-    concurrency: 4,
-    strategy: 'sequential',
-    maxParallel: 4,
-};
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
-    }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
-    }
-}
-// ---- Time limits and cancellation
-// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
-// request already sent stays sent); the run stops waiting for it, reports the cluster as
-// failed, and goes on to publish what it has. The action's process ends after publishing,
-// which also ends any work still in flight. A cancellation is one more way the run stops:
-// the same checks before each cluster (`runStopped`), and the same bounded wait for a
-// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
-/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
-const CLUSTER_GRACE_MS = 2_000;
-/**
- * How long a cluster's work is waited for once the run is cancelled: its object in flight,
- * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
- * so that the report is published before the second signal stops the process.
- */
-const CANCEL_GRACE_MS = 3_000;
-/** Whether the run may start one more cluster: undefined when it may, else why not. */
-function runStopped(run) {
-    if (run.cancel?.aborted)
-        return 'cancelled';
-    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
-        return 'deadline';
-    return undefined;
-}
-/**
- * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
- * `cancel` aborts (whichever comes first).
- */
-function withinDeadline(work, deadlineAt, onStop, cancel) {
-    if (!Number.isFinite(deadlineAt) && !cancel)
-        return work;
-    let timer;
-    let onAbort;
-    const stopped = new Promise((resolve) => {
-        const stopAt = (at, why) => {
-            clearTimeout(timer);
-            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
-        };
-        if (Number.isFinite(deadlineAt))
-            stopAt(deadlineAt, 'deadline');
-        if (!cancel)
-            return;
-        onAbort = () => {
-            const at = Date.now() + CANCEL_GRACE_MS;
-            if (at < deadlineAt)
-                stopAt(at, 'cancelled');
-        };
-        if (cancel.aborted)
-            onAbort();
-        else
-            cancel.addEventListener('abort', onAbort, { once: true });
-    });
-    return Promise.race([work, stopped]).finally(() => {
-        clearTimeout(timer);
-        if (onAbort)
-            cancel?.removeEventListener('abort', onAbort);
-    });
-}
-
-;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
-// The state of the fleet: for every selected cluster and every instance of the bundle, one
-// of Banzai Pipeline's states, with what it rests on (the module the cluster stores and the
-// one the bundle asks for, the last apply, the readiness of the stored objects):
-//
-// - `unknown`: the cluster cannot be reached (or its identity is refused, or the bundle
-//   cannot be evaluated or built for it, or reading the instance failed): the reason says which;
-// - `not installed`: the cluster stores no instance (Timoni's instance Secret) of that name
-//   for this bundle;
-// - `stale`: the stored module version or digest is not the bundle's, or a dry-run diff of
-//   the instance (the plan's own, `diffInstance`) finds objects that an apply would change
-//   (drifted); an instance the cluster stores that the bundle no longer lists is stale too;
-// - `failed`: in sync, but an object of the stored inventory is not Current (kstatus);
-// - `deployed`: in sync and every object Current;
-// - `orphaned`: an instance of the bundle on a cluster that is in no runtime cluster (it left
-//   the fleet): found through the kubeconfig's contexts that no runtime cluster uses, when
-//   the whole runtime is selected (orphaned-clusters.ts); the cluster is named by its
-//   context (or by its base runtime name, when the run has a base runtime).
-//
-// Clusters are read at once (bounded by `concurrency`), instances in bundle order; rows keep
-// runtime order. Nothing is written.
-
-
-
-
-
-
-
-
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/fleet/instance-state.ts
 
 const INSTANCE_STATES = ['deployed', 'stale', 'not installed', 'failed', 'unknown', 'orphaned'];
 /** Version of the `status -o json` document and of the action's `status` output. */
 const FLEET_STATE_FORMAT = 1;
-/** A few object references, then how many more. */
-function listed(items, shown = 3) {
-    const head = items.slice(0, shown).join(', ');
-    return items.length > shown ? `${head} and ${items.length - shown} more` : head;
-}
-function moduleText(module) {
-    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
-    return `${module.version}${digest}`;
-}
 /** True when the stored module is another than the bundle's: another version, or another known digest. */
 function moduleDiffers(stored, desired) {
     const known = (digest) => digest !== '' && digest !== 'unknown';
@@ -12409,141 +12239,14 @@ function moduleDiffers(stored, desired) {
         return true;
     return stored.version !== desired.version;
 }
+/** The module a stored instance record names. */
 function storedModuleOf(stored) {
-    return fleet_state_storedModule(stored);
+    const { module } = stored.instance;
+    return { url: module.repository, version: module.version, digest: module.digest };
 }
 function readinessOf(status) {
     const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
     return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
-}
-/** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
-function driftOf(changes) {
-    return changes
-        .filter((c) => isChangingAction(c.action) || c.action === 'failed')
-        .map((c) => `${formatRef({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name })} ${c.action}${c.error ? ` (${c.error})` : ''}`);
-}
-const message = (error) => (error instanceof Error ? error.message : String(error));
-function row(base, fields) {
-    return { ...base, module: null, desired: null, lastApplied: null, readiness: null, reason: '', ...fields };
-}
-function fleet_state_storedModule(stored) {
-    const { module } = stored.instance;
-    return { url: module.repository, version: module.version, digest: module.digest };
-}
-/** One instance of the bundle on a reachable cluster. */
-async function instanceRow(run, session, bundle, instance, base) {
-    const desired = moduleInfo(instance);
-    const fields = { instance: instance.name, namespace: instance.namespace, desired };
-    let stored;
-    try {
-        stored = await inventory_store_readInstance(session.kube, instance.name, instance.namespace);
-    }
-    catch (error) {
-        return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
-    }
-    if (!stored)
-        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
-    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
-    if (owner !== bundle) {
-        const whose = owner ? `bundle ${owner}` : 'no bundle';
-        return row(base, { ...fields, state: 'not installed', module: fleet_state_storedModule(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
-    }
-    const module = fleet_state_storedModule(stored);
-    let status;
-    try {
-        status = await instanceStatus(session.kube, stored);
-    }
-    catch (error) {
-        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
-    }
-    const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
-    if (moduleDiffers(module, desired)) {
-        return row(base, { ...known, state: 'stale', reason: `module ${moduleText(module)} applied, the bundle asks for ${moduleText(desired)}` });
-    }
-    let changes;
-    try {
-        // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
-        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
-    }
-    catch (error) {
-        return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
-    }
-    const drift = driftOf(changes);
-    if (drift.length > 0)
-        return row(base, { ...known, state: 'stale', reason: `drifted: ${listed(drift)}` });
-    if (status.pending)
-        return row(base, { ...known, state: 'stale', reason: 'an upgrade was started and did not finish' });
-    if (known.readiness.notReady.length > 0)
-        return row(base, { ...known, state: 'failed', reason: `not ready: ${listed(known.readiness.notReady)}` });
-    return row(base, { ...known, state: 'deployed' });
-}
-/** The instance names of a cluster that could not be reached, when the bundle evaluates without it. */
-async function unreachableRows(run, cluster, base, reason, bundleName) {
-    try {
-        const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} cannot be reached`));
-        const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
-        bundleName.value ||= evaluated.bundle.name;
-        if (evaluated.bundle.instances.length > 0) {
-            return evaluated.bundle.instances.map((i) => row(base, { instance: i.name, namespace: i.namespace, state: 'unknown', reason }));
-        }
-    }
-    catch {
-        // The bundle needs the cluster (a runtime value query) to name its instances: one row says so.
-    }
-    return [row(base, { instance: '', namespace: '', state: 'unknown', reason })];
-}
-async function clusterRows(run, cluster, builds, bundleName) {
-    const base = { cluster: cluster.name, group: cluster.group };
-    // Connected as a plan connects (the cluster identity check included), nothing written.
-    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
-    if ('failed' in connected) {
-        const error = connected.failed.error;
-        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' ? `cannot reach cluster ${cluster.name}: ${error.message}` : `${error.step}: ${error.message}`;
-        return unreachableRows(run, cluster, base, reason, bundleName);
-    }
-    const { session } = connected;
-    try {
-        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
-        const bundle = build.evaluated.bundle.name;
-        bundleName.value ||= bundle;
-        const rows = [];
-        for (const instance of build.instances)
-            rows.push(await instanceRow(run, session, bundle, instance, base));
-        rows.push(...(await removedRows(run, session, bundle, build.instances, base)));
-        return rows;
-    }
-    catch (error) {
-        run.onClusterError?.(cluster.name, error);
-        const step = error instanceof ClusterStepError ? `${error.step}: ` : '';
-        const instance = error instanceof ClusterStepError ? (error.instance ?? '') : '';
-        return [row(base, { instance, namespace: '', state: 'unknown', reason: `${step}${message(error)}` })];
-    }
-    finally {
-        session.kube.close();
-    }
-}
-/** The instances the cluster stores under the bundle's label that the bundle no longer lists: stale, oldest first. */
-async function removedRows(run, session, bundle, listed, base) {
-    const rows = [];
-    try {
-        const scan = await findRemovedInstances(session.kube, bundle, listed);
-        for (const stored of [...scan.removed].reverse()) {
-            const status = await instanceStatus(session.kube, stored);
-            rows.push(row(base, {
-                instance: stored.instance.name,
-                namespace: stored.instance.namespace,
-                state: 'stale',
-                module: fleet_state_storedModule(stored),
-                lastApplied: status.lastApplied || null,
-                readiness: readinessOf(status),
-                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
-            }));
-        }
-    }
-    catch (error) {
-        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
-    }
-    return rows;
 }
 function countStates(rows) {
     const counts = Object.fromEntries(INSTANCE_STATES.map((state) => [state, 0]));
@@ -12551,22 +12254,8 @@ function countStates(rows) {
         counts[r.state] += 1;
     return counts;
 }
-/** The state of every selected cluster x instance of the bundle. */
-async function fleetState(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
-    const builds = new InstanceBuilds(run.engine);
-    const bundleName = { value: '' };
-    run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
-    const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
-        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
-    ]));
-    const instances = [...perCluster.flat(), ...(await orphanedRows(run, bundleName.value))];
-    return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
-}
 
 ;// CONCATENATED MODULE: ./src/fleet/orphaned-clusters.ts
-
-
 
 
 
@@ -12657,13 +12346,13 @@ async function orphanedEntries(run, bundle, known) {
     }));
 }
 
-;// CONCATENATED MODULE: ./src/fleet/reviewed.ts
+;// CONCATENATED MODULE: ./src/fleet/desired-state.ts
 // Apply what was reviewed: the desired state of one cluster as digests, and what differs
 // between the state a pull request's diff recorded and the one about to be applied.
 //
 // The digest of a cluster is sha256 over stable JSON (map keys sorted) of, per instance,
 // its module (url, version, digest) and every object it builds, normalised as a diff
-// compares them (`kube/normalize.ts`), keyed `instance/Kind/namespace/name` and sorted by
+// compares them (`kube/ssa/normalize.ts`), keyed `instance/Kind/namespace/name` and sorted by
 // that key (the state, not the order it is applied in). A Secret's `data` and `stringData`
 // values are replaced by `sha256:<hex>` of the value before anything else sees the object,
 // so no secret value enters the digest's input nor its output. Each object also has a
@@ -12676,7 +12365,6 @@ async function orphanedEntries(run, bundle, known) {
 //
 // Pure: no cluster, no GitHub. The rollout computes the state (rollout.ts) and hands it to
 // the run's `beforeApply`; the action compares it with the PR comment's record.
-
 
 
 
@@ -12765,11 +12453,11 @@ function compareDesired(reviewed, current) {
     return { modules, changed, added, removed, partial };
 }
 const LISTED = 10;
-function reviewed_list(keys) {
+function desired_state_list(keys) {
     const shown = keys.slice(0, LISTED).join(', ');
     return keys.length > LISTED ? `${shown} and ${keys.length - LISTED} more` : shown;
 }
-function reviewed_moduleText(module) {
+function moduleText(module) {
     if (!module)
         return 'none';
     const digest = module.digest.replace(/^sha256:/, '').slice(0, 12);
@@ -12780,18 +12468,18 @@ function describeDifference(difference) {
     const parts = [];
     for (const module of difference.modules) {
         if (!module.reviewed)
-            parts.push(`instance ${module.instance} is new (module ${reviewed_moduleText(module.current)})`);
+            parts.push(`instance ${module.instance} is new (module ${moduleText(module.current)})`);
         else if (!module.current)
             parts.push(`instance ${module.instance} was removed`);
         else
-            parts.push(`module of instance ${module.instance}: reviewed ${reviewed_moduleText(module.reviewed)}, now ${reviewed_moduleText(module.current)}`);
+            parts.push(`module of instance ${module.instance}: reviewed ${moduleText(module.reviewed)}, now ${moduleText(module.current)}`);
     }
     if (difference.changed.length > 0)
-        parts.push(`objects changed: ${reviewed_list(difference.changed)}`);
+        parts.push(`objects changed: ${desired_state_list(difference.changed)}`);
     if (difference.added.length > 0)
-        parts.push(`objects added: ${reviewed_list(difference.added)}`);
+        parts.push(`objects added: ${desired_state_list(difference.added)}`);
     if (difference.removed.length > 0)
-        parts.push(`objects removed: ${reviewed_list(difference.removed)}`);
+        parts.push(`objects removed: ${desired_state_list(difference.removed)}`);
     if (difference.partial)
         parts.push('objects the review record did not list one by one (it was shortened to fit the comment) may differ too');
     if (parts.length === 0)
@@ -12834,7 +12522,6 @@ function withDesired(entry, desired) {
 
 
 
-
 async function planCluster(run, cluster, log, bundleName, builds) {
     const startedAt = Date.now();
     const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
@@ -12858,8 +12545,7 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         if (failure) {
             // An instance's own failure was told in its place; refused objects are summed up here.
             if (!failure.told) {
-                log.line(`✗ ${failure.error.message}`);
-                run.onClusterError?.(cluster.name, new Error(failure.error.message));
+                tellFailure(run, cluster.name, (text) => log.line(text), new Error(failure.error.message));
             }
             return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure.error, startedAt));
         }
@@ -12867,8 +12553,7 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(built) : undefined);
     }
     catch (error) {
-        log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
+        tellFailure(run, cluster.name, (text) => log.line(text), error);
         return withIdentity(session, clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
     }
     finally {
@@ -12922,8 +12607,7 @@ async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, bui
         for (const change of entry.changes)
             line(changeLine(bundle, cluster, entry.name, change) + (change.error ? `: ${change.error}` : ''));
         if (failure) {
-            line(`✗ ${failure.message}`);
-            run.onClusterError?.(cluster, failure);
+            tellFailure(run, cluster, line, failure);
         }
         if (outcome.value.built)
             built.push(outcome.value.built);
@@ -13088,8 +12772,6 @@ async function rollOutWaves(clusters, options, rollOut) {
 
 
 
-
-
 /** The run was cancelled while this cluster's work was at `step` (and instance, object). */
 class ClusterCancelled extends Error {
     step;
@@ -13190,8 +12872,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
             const cancelled = { step: CANCELLED_STEP, interrupted: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
             return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, cancelled, startedAt)), desired);
         }
-        line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-        run.onClusterError?.(cluster.name, error);
+        tellFailure(run, cluster.name, line, error);
         return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)), desired);
     }
     finally {
@@ -13226,7 +12907,7 @@ function acceptedRenames(run, membership) {
             return true;
         }
         catch (error) {
-            run.log.line(`✗ cluster ${rename.to.name}: the rename from ${rename.from.name} is not re-pinned: ${error instanceof Error ? error.message : String(error)}`);
+            run.log.line(`${FAILURE_MARK}cluster ${rename.to.name}: the rename from ${rename.from.name} is not re-pinned: ${error instanceof Error ? error.message : String(error)}`);
             return false;
         }
     });
@@ -13314,7 +12995,7 @@ function logCancellation(run, entries) {
         run.log.line(line);
 }
 
-;// CONCATENATED MODULE: ./src/fleet/status.ts
+;// CONCATENATED MODULE: ./src/fleet/status-and-delete.ts
 // Status and delete across the fleet: for each selected cluster, in runtime order, the
 // bundle's instances as Timoni stores them (status), or their removal, newest instance
 // first (delete). The bundle's name comes from evaluating it for that cluster.
@@ -13326,7 +13007,6 @@ function logCancellation(run, entries) {
 // read the cluster) and before any instance is listed. Neither command writes the record:
 // only an apply records a cluster or re-pins it. A re-pinned runtime cluster
 // (`--repin-cluster`) is read or deleted from as that name, its record left as it is.
-
 
 
 
@@ -13381,6 +13061,186 @@ function fleetStatus(run) {
 }
 function fleetDelete(run) {
     return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`) }), true);
+}
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
+// The state of the fleet: for every selected cluster and every instance of the bundle, one
+// of Banzai Pipeline's states, with what it rests on (the module the cluster stores and the
+// one the bundle asks for, the last apply, the readiness of the stored objects):
+//
+// - `unknown`: the cluster cannot be reached (or its identity is refused, or the bundle
+//   cannot be evaluated or built for it, or reading the instance failed): the reason says which;
+// - `not installed`: the cluster stores no instance (Timoni's instance Secret) of that name
+//   for this bundle;
+// - `stale`: the stored module version or digest is not the bundle's, or a dry-run diff of
+//   the instance (the plan's own, `diffInstance`) finds objects that an apply would change
+//   (drifted); an instance the cluster stores that the bundle no longer lists is stale too;
+// - `failed`: in sync, but an object of the stored inventory is not Current (kstatus);
+// - `deployed`: in sync and every object Current;
+// - `orphaned`: an instance of the bundle on a cluster that is in no runtime cluster (it left
+//   the fleet): found through the kubeconfig's contexts that no runtime cluster uses, when
+//   the whole runtime is selected (orphaned-clusters.ts); the cluster is named by its
+//   context (or by its base runtime name, when the run has a base runtime).
+//
+// Clusters are read at once (bounded by `concurrency`), instances in bundle order; rows keep
+// runtime order. Nothing is written.
+
+
+
+
+
+
+
+
+
+
+
+/** A few object references, then how many more. */
+function listed(items, shown = 3) {
+    const head = items.slice(0, shown).join(', ');
+    return items.length > shown ? `${head} and ${items.length - shown} more` : head;
+}
+function fleet_state_moduleText(module) {
+    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
+    return `${module.version}${digest}`;
+}
+/** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
+function driftOf(changes) {
+    return changes
+        .filter((c) => isChangingAction(c.action) || c.action === 'failed')
+        .map((c) => `${formatRef({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name })} ${c.action}${c.error ? ` (${c.error})` : ''}`);
+}
+const message = (error) => (error instanceof Error ? error.message : String(error));
+function row(base, fields) {
+    return { ...base, module: null, desired: null, lastApplied: null, readiness: null, reason: '', ...fields };
+}
+/** One instance of the bundle on a reachable cluster. */
+async function instanceRow(run, session, bundle, instance, base) {
+    const desired = moduleInfo(instance);
+    const fields = { instance: instance.name, namespace: instance.namespace, desired };
+    let stored;
+    try {
+        stored = await inventory_store_readInstance(session.kube, instance.name, instance.namespace);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
+    }
+    if (!stored)
+        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
+    const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
+    if (owner !== bundle) {
+        const whose = owner ? `bundle ${owner}` : 'no bundle';
+        return row(base, { ...fields, state: 'not installed', module: storedModuleOf(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
+    }
+    const module = storedModuleOf(stored);
+    let status;
+    try {
+        status = await instanceStatus(session.kube, stored);
+    }
+    catch (error) {
+        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
+    }
+    const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
+    if (moduleDiffers(module, desired)) {
+        return row(base, { ...known, state: 'stale', reason: `module ${fleet_state_moduleText(module)} applied, the bundle asks for ${fleet_state_moduleText(desired)}` });
+    }
+    let changes;
+    try {
+        // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
+        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
+    }
+    catch (error) {
+        return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
+    }
+    const drift = driftOf(changes);
+    if (drift.length > 0)
+        return row(base, { ...known, state: 'stale', reason: `drifted: ${listed(drift)}` });
+    if (status.pending)
+        return row(base, { ...known, state: 'stale', reason: 'an upgrade was started and did not finish' });
+    if (known.readiness.notReady.length > 0)
+        return row(base, { ...known, state: 'failed', reason: `not ready: ${listed(known.readiness.notReady)}` });
+    return row(base, { ...known, state: 'deployed' });
+}
+/** The instance names of a cluster that could not be reached, when the bundle evaluates without it. */
+async function unreachableRows(run, cluster, base, reason, bundleName) {
+    try {
+        const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} cannot be reached`));
+        const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
+        bundleName.value ||= evaluated.bundle.name;
+        if (evaluated.bundle.instances.length > 0) {
+            return evaluated.bundle.instances.map((i) => row(base, { instance: i.name, namespace: i.namespace, state: 'unknown', reason }));
+        }
+    }
+    catch {
+        // The bundle needs the cluster (a runtime value query) to name its instances: one row says so.
+    }
+    return [row(base, { instance: '', namespace: '', state: 'unknown', reason })];
+}
+async function clusterRows(run, cluster, builds, bundleName) {
+    const base = { cluster: cluster.name, group: cluster.group };
+    // Connected as a plan connects (the cluster identity check included), nothing written.
+    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
+    if ('failed' in connected) {
+        const error = connected.failed.error;
+        // The row names the cluster: a connect or identity failure's message says the rest once.
+        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' || error.step === 'identity' ? error.message : `${error.step}: ${error.message}`;
+        return unreachableRows(run, cluster, base, reason, bundleName);
+    }
+    const { session } = connected;
+    try {
+        const build = await buildForCluster(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        const bundle = build.evaluated.bundle.name;
+        bundleName.value ||= bundle;
+        const rows = [];
+        for (const instance of build.instances)
+            rows.push(await instanceRow(run, session, bundle, instance, base));
+        rows.push(...(await removedRows(run, session, bundle, build.instances, base)));
+        return rows;
+    }
+    catch (error) {
+        run.onClusterError?.(cluster.name, error);
+        const step = error instanceof ClusterStepError ? `${error.step}: ` : '';
+        const instance = error instanceof ClusterStepError ? (error.instance ?? '') : '';
+        return [row(base, { instance, namespace: '', state: 'unknown', reason: `${step}${message(error)}` })];
+    }
+    finally {
+        session.kube.close();
+    }
+}
+/** The instances the cluster stores under the bundle's label that the bundle no longer lists: stale, oldest first. */
+async function removedRows(run, session, bundle, listed, base) {
+    const rows = [];
+    try {
+        const scan = await findRemovedInstances(session.kube, bundle, listed);
+        for (const stored of [...scan.removed].reverse()) {
+            const status = await instanceStatus(session.kube, stored);
+            rows.push(row(base, {
+                instance: stored.instance.name,
+                namespace: stored.instance.namespace,
+                state: 'stale',
+                module: storedModuleOf(stored),
+                lastApplied: status.lastApplied || null,
+                readiness: readinessOf(status),
+                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
+            }));
+        }
+    }
+    catch (error) {
+        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
+    }
+    return rows;
+}
+/** The state of every selected cluster x instance of the bundle. */
+async function fleetState(run) {
+    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+    const builds = new InstanceBuilds(run.engine);
+    const bundleName = { value: '' };
+    run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+    const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
+        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
+    ]));
+    const instances = [...perCluster.flat(), ...(await orphanedRows(run, bundleName.value))];
+    return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/errors.ts
@@ -14351,7 +14211,6 @@ const MANIFEST_ACCEPT = [OCI_MANIFEST, OCI_INDEX, DOCKER_MANIFEST, DOCKER_MANIFE
 const TIMONI_CONFIG = 'application/vnd.timoni.config.v1+json';
 const TIMONI_CONTENT = 'application/vnd.timoni.content.v1.tar+gzip';
 const CONTENT_TYPE_ANNOTATION = 'sh.timoni.content.type';
-const CONTENT_TYPE_MODULE = 'module';
 const CONTENT_TYPE_VENDOR = 'module/vendor';
 const VERSION_ANNOTATION = 'org.opencontainers.image.version';
 /** Held the version in modules pushed by Timoni v0.13 and older. */
@@ -18879,7 +18738,7 @@ function fleetRunFromArgs(engine, args, io, log) {
             strategy: (args.strings.get('strategy') ?? 'sequential'),
             maxParallel,
             // --cluster-identity is checked against its choices when the arguments are parsed.
-            identity: { mode: (args.strings.get('cluster-identity') ?? 'check'), recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []) },
+            identity: { mode: (args.strings.get('cluster-identity') ?? 'check'), recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []), repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}` },
         },
         log,
         ...(inputs.baseRuntime ? { baseRuntime: inputs.baseRuntime } : {}),
@@ -18897,7 +18756,7 @@ function fleetRunFromArgs(engine, args, io, log) {
 // it, before it is printed, so that line folding cannot split a value).
 //
 // Before any query is read, each selected cluster's identity is checked as diff checks it
-// (../kube/cluster-identity.ts, nothing written): a context that reaches a cluster recorded
+// (../kube/connect/cluster-identity.ts, nothing written): a context that reaches a cluster recorded
 // under another runtime name is refused, so that one cluster's Secrets and ConfigMaps never
 // become another's values. `--cluster-identity off` skips it; `--repin-cluster` takes a
 // renamed cluster as its new name without rewriting the record.
@@ -18939,7 +18798,7 @@ function openQueryAccess(inputs, args, io) {
     const connectChecked = async (cluster) => {
         const session = await openSession(kubeconfig, cluster, { secrets });
         try {
-            const established = await establishIdentity(session.kube, { runtimeCluster: cluster.name, kubeContext: cluster.kubeContext }, { mode: identity.mode, recordName: identity.recordName, repin: repinsCluster(identity.repin, cluster.name), apply: false });
+            const established = await establishIdentity(session.kube, { runtimeCluster: cluster.name, kubeContext: cluster.kubeContext }, { mode: identity.mode, recordName: identity.recordName, repin: repinsCluster(identity.repin, cluster.name), repinAdvice: `run timoni-fleet apply --repin-cluster ${cluster.name}`, apply: false });
             if (established?.note)
                 io.stderr(`${established.note}\n`);
             return session;
@@ -19675,7 +19534,6 @@ class TimoniYamlPrinter {
 
 
 
-
 // ---- vet
 async function runVet(engine, args, io) {
     const inputs = readBundleInputs(engine, args, io.cwd, io.env);
@@ -19861,7 +19719,7 @@ async function runDiff(engine, args, io) {
 }
 async function runApply(engine, args, io) {
     const { run, log } = orderedRun(engine, args, io);
-    // SIGINT / SIGTERM: the rollout stops cleanly (fleet/run.ts), is reported, and the command exits 130.
+    // SIGINT / SIGTERM: the rollout stops cleanly (fleet/fleet-run.ts), is reported, and the command exits 130.
     if (io.cancellation)
         run.cancel = io.cancellation.signal;
     const changeSet = io.cancellation ? await io.cancellation.whileGraceful(() => rollOutFleet(run)) : await rollOutFleet(run);
@@ -20009,7 +19867,7 @@ async function printVersion(rest, io) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/cli/run.ts
+;// CONCATENATED MODULE: ./src/cli/dispatch.ts
 // Dispatches `timoni-fleet <command> [flags]` to its command (and `version`), maps outcomes to exit codes,
 // and turns a failed command into what the user reads: the message on stderr, every CUE
 // diagnostic with its file, line and field, and, inside GitHub Actions, an annotation on
@@ -20080,6 +19938,123 @@ async function runCli(argv, io) {
     catch (error) {
         reportError(error, io);
         return command.failureCode;
+    }
+}
+
+
+/***/ }),
+
+/***/ 1604:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   W: () => (/* binding */ processIO),
+/* harmony export */   n: () => (/* binding */ CliLog)
+/* harmony export */ });
+/* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5242);
+/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1849);
+// What a command reads and writes (CommandIO, passed in so that tests run commands
+// in-process), and the fleet commands' progress on stderr (CliLog).
+
+
+/**
+ * The process's own streams. stderr carries what a person reads (progress, errors, names and
+ * messages from the user's files): it is written by the action log's rule (escapeLogText),
+ * control characters shown escaped so that no ANSI sequence from a value colours or
+ * overwrites the terminal, and no line read as a workflow command when the CLI runs in a
+ * workflow step. stdout carries data (YAML, JSON, diffs) that may be piped or redirected:
+ * it is kept byte for byte, and only on a terminal are its control characters shown
+ * escaped (escapeControls, the first half of the same rule; the second, a zero-width space
+ * in a `::` or `##[`, concerns the runner only and would end up in what is copied from the
+ * terminal).
+ */
+function processIO() {
+    const stdoutIsTerminal = process.stdout.isTTY === true;
+    return {
+        cwd: process.cwd(),
+        env: process.env,
+        stdout: (text) => process.stdout.write(stdoutIsTerminal ? (0,_display_text_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeControls */ .U)(text) : text),
+        stderr: (text) => process.stderr.write((0,_action_runner_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeLogText */ .dD)(text)),
+    };
+}
+class CliLog {
+    io;
+    printed = [];
+    done = new Map();
+    next = 0;
+    open;
+    clusters = [];
+    constructor(io) {
+        this.io = io;
+    }
+    /** The selected cluster names in runtime order; groups are titled `cluster <name> (...)`. */
+    order(clusters) {
+        this.clusters = clusters;
+    }
+    line(text) {
+        if (this.open && !this.open.streaming)
+            this.open.group.lines.push(text);
+        else
+            this.write(text);
+    }
+    startGroup(title) {
+        const index = this.indexOf(title);
+        // A group whose turn it is (or that names no cluster of the list) is printed as it comes.
+        const streaming = index === undefined || index <= this.next;
+        this.open = { group: { title, lines: [] }, index, streaming };
+        if (streaming)
+            this.write(`── ${title}`);
+    }
+    endGroup() {
+        const open = this.open;
+        this.open = undefined;
+        if (!open)
+            return;
+        if (open.streaming) {
+            if (open.index === this.next)
+                this.next += 1;
+        }
+        else
+            this.done.set(open.index, open.group);
+        this.release();
+    }
+    /** Prints the groups still held back (clusters before them never reported), in runtime order. */
+    flush() {
+        for (const index of [...this.done.keys()].sort((a, b) => a - b))
+            this.writeGroup(this.done.get(index));
+        this.done.clear();
+        this.next = this.clusters.length;
+    }
+    /** Whether a printed line already holds this text. */
+    hasPrinted(text) {
+        return this.printed.some((line) => line.includes(text));
+    }
+    indexOf(title) {
+        // The longest name that matches, so that `prod` does not take the group of `prod-2`.
+        let found;
+        this.clusters.forEach((name, index) => {
+            if (title === `cluster ${name}` || title.startsWith(`cluster ${name} (`)) {
+                if (found === undefined || name.length > this.clusters[found].length)
+                    found = index;
+            }
+        });
+        return found;
+    }
+    release() {
+        for (let group = this.done.get(this.next); group; group = this.done.get(this.next)) {
+            this.done.delete(this.next);
+            this.writeGroup(group);
+            this.next += 1;
+        }
+    }
+    writeGroup(group) {
+        this.write(`── ${group.title}`);
+        for (const text of group.lines)
+            this.write(text);
+    }
+    write(text) {
+        this.printed.push(text);
+        this.io.stderr(`${text}\n`);
     }
 }
 

@@ -16,6 +16,11 @@ function diagnosticsOf(error: unknown): CueDiagnostic[] {
   return [];
 }
 
+/** Whether the error carries CUE diagnostics, each with the user's file and line to annotate. */
+export function hasErrorLines(error: unknown): boolean {
+  return diagnosticsOf(error).length > 0;
+}
+
 export function errorAnnotations(error: unknown, title?: string): string {
   const diagnostics = diagnosticsOf(error);
   if (diagnostics.length === 0) {

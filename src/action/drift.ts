@@ -14,36 +14,26 @@
 // While a cluster could not be diffed and none drifted, an open issue stays open: that
 // cluster may still differ.
 import { isLeaving, type ChangeSet } from '../changeset.js';
-import { GitHubApiError, type GitHubApiOptions } from '../github/api.js';
+import { GitHubApiError } from '../github/api.js';
 import { tokenIdentity } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
 import { closeIssueWithComment, findMarkedIssue, upsertMarkedIssue } from '../github/issues.js';
 import { code, codeBlock, commitLink, escapeInline, runLink, type ReportContext } from '../report/markdown.js';
 import { commentMarker, maskSecrets, renderPullRequestComment } from '../report/index.js';
 import type { RunPlan } from './event-plan.js';
-import { runGitHubClient } from './publish.js';
-import { setOutput, type Annotation, type Environment } from './runner.js';
+import { runGitHubClient, type PublishTarget } from './publish.js';
+import { setOutput, type Environment } from './runner.js';
 
 export type DriftPlan = Extract<RunPlan, { mode: 'drift' }>;
 
-export interface DriftInput {
-  env: Environment;
+export interface DriftInput extends PublishTarget {
   /** The diff of every selected cluster (planFleet's ChangeSet). */
   changeSet: ChangeSet;
-  context: RunContext;
   plan: DriftPlan;
-  secrets: readonly string[];
-  githubToken: string;
   /** Keep an issue (`drift-issue`); false: outputs and job summary only. */
   issue: boolean;
   /** Labels of a new issue (`drift-labels`). */
   labels: readonly string[];
-  /** The login of the App bot that writes the issue, for GitHub App tokens (`comment-author`). */
-  commentAuthor?: string;
-  bundleFiles: readonly string[];
-  signal?: AbortSignal;
-  api?: Pick<GitHubApiOptions, 'retries' | 'retryBaseMs' | 'maxRateLimitWaitMs' | 'requestTimeoutMs'>;
-  log: { line(text: string): void; annotate(annotation: Annotation): void };
   now?: () => Date;
 }
 

@@ -4,30 +4,61 @@
 // line escaped by the runner's own rule (escapeLogText in runner.ts) so that text from the
 // user's files can never be read as a workflow command, and with its control characters
 // shown escaped, so that no ANSI sequence from a value is interpreted by the log viewer.
-import type { FleetLog } from '../fleet/fleet-run.js';
+//
+// Each failure is said once, as an error annotation with a title: a failure line of the
+// fleet (FAILURE_MARK) becomes one, titled by the cluster's group; a CUE error becomes one
+// per diagnostic on the user's file and line (`annotateErrorLines`), and its failure line is
+// then not said again; what the run annotates at its end skips what was told (`hasTold`).
+import { FAILURE_MARK, type FleetLog } from '../fleet/fleet-run.js';
+import { errorAnnotations, hasErrorLines } from './annotations.js';
 import { escapeLogText, formatAnnotation, formatGroupStart, type Annotation } from './runner.js';
 
 export class ActionLog implements FleetLog {
+  private group: string | undefined;
+  private readonly told: string[] = [];
+  /** The title of a failure told outside any cluster's group (`timoni-fleet status`). */
+  runTitle = 'timoni-fleet';
+
   constructor(
     private readonly write: (text: string) => void,
     private readonly redact: (text: string) => string,
   ) {}
 
   line(text: string): void {
+    if (text.startsWith(FAILURE_MARK)) {
+      const message = text.slice(FAILURE_MARK.length);
+      if (!this.hasTold(message)) this.annotate({ level: 'error', title: this.group ?? this.runTitle, message });
+      return;
+    }
     this.write(`${escapeLogText(this.redact(text))}\n`);
   }
 
   /** An annotation (error, warning, notice): message and title escaped as command data. */
   annotate(annotation: Annotation): void {
     const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
+    this.told.push(annotation.message);
     this.write(formatAnnotation(redacted));
   }
 
+  /** A CUE error as annotations on the user's files and lines; nothing for another error (its failure line tells it). */
+  annotateErrorLines(error: unknown): void {
+    if (!hasErrorLines(error)) return;
+    this.told.push(error instanceof Error ? error.message : String(error));
+    this.write(this.redact(errorAnnotations(error)));
+  }
+
+  /** Whether a failure with this text was told already (one text holds the other). */
+  hasTold(text: string): boolean {
+    return text !== '' && this.told.some((told) => told.includes(text) || text.includes(told));
+  }
+
   startGroup(title: string): void {
+    this.group = title;
     this.write(formatGroupStart(this.redact(title)));
   }
 
   endGroup(): void {
+    this.group = undefined;
     this.write('::endgroup::\n');
   }
 }

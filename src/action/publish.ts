@@ -15,23 +15,30 @@ import { writeChangesFile, type ChangesFileTarget } from './changes-file.js';
 import type { RunPlan } from './event-plan.js';
 import { appendStepSummary, setOutput, type Annotation, type Environment } from './runner.js';
 
-export interface PublishInput {
+/**
+ * Where a run publishes, the same for the pull request comment, the drift issue and the
+ * status issue: the runner's files, the event, GitHub with its token, the secrets to mask.
+ */
+export interface PublishTarget {
   env: Environment;
-  changeSet: ChangeSet;
   context: RunContext;
-  plan: Extract<RunPlan, { mode: 'diff' | 'apply' }>;
   secrets: readonly string[];
   githubToken: string;
-  comment: boolean;
-  /** The login of the App bot that writes the comment, for GitHub App tokens (`comment-author`). */
+  /** The login of the App bot that writes comments and issues, for GitHub App tokens (`comment-author`). */
   commentAuthor?: string;
-  /** The bundle files as given: the comment's marker names them when the bundle's name is unknown. */
+  /** The bundle files as given: the markers name them when the bundle's name is unknown. */
   bundleFiles: readonly string[];
   /** The run's deadline, for the GitHub requests. */
   signal?: AbortSignal;
   /** Retry and rate-limit settings of the GitHub client (tests shorten the backoff). */
   api?: Pick<GitHubApiOptions, 'retries' | 'retryBaseMs' | 'maxRateLimitWaitMs' | 'requestTimeoutMs'>;
   log: { line(text: string): void; annotate(annotation: Annotation): void };
+}
+
+export interface PublishInput extends PublishTarget {
+  changeSet: ChangeSet;
+  plan: Extract<RunPlan, { mode: 'diff' | 'apply' }>;
+  comment: boolean;
   /** Where the `changes-file` input puts the ChangeSet file (else under RUNNER_TEMP). */
   changesFile?: ChangesFileTarget;
   /** Notes for the job summary from elsewhere (the drift issue). */

@@ -31,7 +31,7 @@ import { loadRuntime, readCueModuleFiles, readSourceFiles, type Runtime } from '
 import { runtimeEnvironment, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
 import { abortedAfterCancel, CANCELLED_EXIT_CODE, type Cancellation } from '../cancellation.js';
-import { isCancelled } from '../changeset.js';
+import { isCancelled, type ChangeSet } from '../changeset.js';
 import { formatLimit } from '../duration.js';
 import { FileBoundary } from '../file-boundary.js';
 import { planFleet } from '../fleet/plan.js';
@@ -51,8 +51,8 @@ import { ActionLog } from './log.js';
 import { publishDrift } from './drift.js';
 import { driftPlan, planRun, refuseUntrustedTarget, statusPlan, type FleetModeInput, type RunPlan } from './event-plan.js';
 import { publishStatus } from './status-report.js';
-import { publishResults } from './publish.js';
-import { loadReviewCheck } from './review-check.js';
+import { publishResults, type PublishTarget } from './publish.js';
+import { loadReviewCheck, type ReviewCheck } from './review-check.js';
 import { runReport } from './report.js';
 import { formatMask, InputError, setOutput, type Environment } from './runner.js';
 
@@ -185,36 +185,45 @@ async function runWithoutClusters(io: ActionIO, config: ActionConfig, context: R
   }
 }
 
+/** What a run knows before it reaches any cluster: its inputs, the event, the plan, and for a plan with clusters the kubeconfig and the environment offered to runtime attributes. */
+interface RunStart {
+  config: ActionConfig;
+  context: RunContext;
+  plan: RunPlan;
+  kubeconfig?: Kubeconfig;
+  environment?: Record<string, string>;
+}
+
+/** Reads the inputs and the event and decides the plan; throws an InputError for what the user must change. */
+function startRun(io: ActionIO, secrets: SecretRegistry, log: ActionLog): RunStart {
+  const config = readActionConfig(io.env, (value) => secrets.register(value));
+  const context = readRunContext(io.env);
+  if (config.mode === 'report' || config.mode === 'matrix') {
+    refuseUntrustedTarget(context, config.trustedCheckout);
+    return { config, context, plan: { mode: 'skip', reason: `mode: ${config.mode}` } };
+  }
+  const selection = { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout };
+  const plan = config.mode === 'status' ? statusPlan(context, selection) : config.mode === 'drift' ? driftPlan(context, selection) : runPlan(context, config, config.mode);
+  if (plan.mode === 'skip') return { config, context, plan };
+  // Credentials are registered (and `::add-mask::` printed) before any text from the
+  // event or the user's files reaches the log.
+  const kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
+  // After every input's secret is registered: none of them is offered.
+  const environment = offeredEnvironment(config, io.env, secrets, log);
+  return { config, context, plan, kubeconfig, ...(environment ? { environment } : {}) };
+}
+
 export async function runAction(io: ActionIO): Promise<number> {
   const secrets = new SecretRegistry((value) => io.write(formatMask(value)));
   const log = new ActionLog(io.write, (text) => secrets.redact(text));
-
-  let config: ActionConfig;
-  let context: RunContext;
-  let plan: RunPlan;
-  let kubeconfig: Kubeconfig | undefined;
-  let environment: Record<string, string> | undefined;
+  let start: RunStart;
   try {
-    config = readActionConfig(io.env, (value) => secrets.register(value));
-    context = readRunContext(io.env);
-    if (config.mode === 'report' || config.mode === 'matrix') {
-      refuseUntrustedTarget(context, config.trustedCheckout);
-      plan = { mode: 'skip', reason: `mode: ${config.mode}` };
-    } else {
-      const selection = { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout };
-      plan = config.mode === 'status' ? statusPlan(context, selection) : config.mode === 'drift' ? driftPlan(context, { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout }) : runPlan(context, config, config.mode);
-      // Credentials are registered (and `::add-mask::` printed) before any text from the
-      // event or the user's files reaches the log.
-      if (plan.mode !== 'skip') {
-        kubeconfig = loadKubeconfig(kubeconfigSources(config, io.env), secrets);
-        // After every input's secret is registered: none of them is offered.
-        environment = offeredEnvironment(config, io.env, secrets, log);
-      }
-    }
+    start = startRun(io, secrets, log);
   } catch (error) {
     io.write(secrets.redact(errorAnnotations(error, 'timoni-fleet input')));
     return 1;
   }
+  const { config, context, plan, kubeconfig } = start;
   if (config.mode === 'report' || config.mode === 'matrix') return runWithoutClusters(io, config, context, secrets, log, config.mode);
   if (plan.mode === 'skip' || !kubeconfig) {
     log.line(`nothing to do: ${plan.mode === 'skip' ? plan.reason : 'no kubeconfig'}`);
@@ -222,7 +231,27 @@ export async function runAction(io: ActionIO): Promise<number> {
     return 0;
   }
   log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
+  return runOnClusters(io, { ...start, plan, kubeconfig }, secrets, log);
+}
 
+type ClusterPlan = Exclude<RunPlan, { mode: 'skip' }>;
+
+/** How long the run's parts may take: the clusters' work, the requests in flight, the publishing; and an apply's cancellation. */
+interface RunLimits {
+  /** When the clusters' work stops: a reserve before the deadline, kept to publish the report. */
+  deadlineAt: number;
+  /** Aborts requests still running a moment after deadlineAt (a registry pull). */
+  workDeadline: AbortSignal;
+  /** The run's whole deadline. */
+  deadline: AbortSignal;
+  /** The deadline, or shortly after a cancellation of an apply (CANCEL_PUBLISH_MS). */
+  publishing: AbortSignal;
+  /** An apply's cancellation (the first SIGINT or SIGTERM); absent for other modes, which stop at once. */
+  cancel?: AbortSignal;
+  release(): void;
+}
+
+function runLimits(io: ActionIO, config: ActionConfig, plan: ClusterPlan, log: ActionLog): RunLimits {
   // The clusters' work ends a reserve before the deadline, so that the comment, the job
   // summary and the outputs can still say which clusters were not diffed or applied and why.
   const reserveMs = publishingReserveMs(config.deadlineMs);
@@ -231,148 +260,161 @@ export async function runAction(io: ActionIO): Promise<number> {
   // clusters they held are reported as stopped by the deadline, not by an aborted request.
   const workDeadline = AbortSignal.timeout(config.deadlineMs - reserveMs + Math.min(1000, reserveMs / 2));
   const deadline = AbortSignal.timeout(config.deadlineMs);
-  const watchdog = startWatchdog(config);
   // An apply stops cleanly on the first SIGINT or SIGTERM; any other mode stops at once.
-  const releaseCancellation = plan.mode === 'apply' ? io.cancellation?.hold() : undefined;
+  const release = plan.mode === 'apply' ? io.cancellation?.hold() : undefined;
   const cancel = plan.mode === 'apply' ? io.cancellation?.signal : undefined;
   const publishing = cancel ? AbortSignal.any([deadline, abortedAfterCancel(cancel, CANCEL_PUBLISH_MS)]) : deadline;
   log.line(`deadline ${formatLimit(config.deadlineMs)}: the clusters' work stops ${formatLimit(reserveMs)} before it, kept to publish the report`);
+  return { deadlineAt, workDeadline, deadline, publishing, ...(cancel ? { cancel } : {}), release: () => release?.() };
+}
+
+/** A plan that reaches clusters: the fleet run made, the clusters diffed, applied or read, and the report published. */
+async function runOnClusters(io: ActionIO, start: RunStart & { plan: ClusterPlan; kubeconfig: Kubeconfig }, secrets: SecretRegistry, log: ActionLog): Promise<number> {
+  const { config, context, plan } = start;
+  const limits = runLimits(io, config, plan, log);
+  const watchdog = startWatchdog(config);
+  log.runTitle = `timoni-fleet ${plan.mode}`;
   try {
-    const { workspace, cwd, boundary, engine, moduleFiles, runtime: wholeRuntime } = await readWorkspace(io, config);
-    const bundleFiles = readSourceFiles(config.bundleFiles, cwd, boundary);
-    // runtime-cluster may list several clusters (a numbered shard of a fan-out).
-    const { runtime, selector, shards } = selectionShards(wholeRuntime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
-    setOutput(io.env, 'matrix', matrixOutput(shards));
-    const resolver = new ModuleResolver(
-      engine,
-      cwd,
-      { hostCredentials: config.registryCreds, secrets: (value: string) => secrets.register(value), signal: workDeadline },
-      boundary,
-    );
-    const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
-    // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
-    const membership =
-      plan.mode === 'diff' || plan.mode === 'apply'
-        ? await readBaseRuntime({ context, runtimeFiles: config.runtimeFiles, cwd, workspace, engine, moduleFiles, githubToken: config.githubToken, signal: workDeadline, log: (line) => log.line(line), redact: (text) => secrets.redact(text) })
-        : {};
-    const run: FleetRun = {
-      ...membership,
-      engine,
-      evaluation: {
-        bundleFiles,
-        moduleFiles,
-        runtime,
-        ...(environment ? { environment } : {}),
-        ...(onPullRequest && !config.secretQueriesOnPullRequest ? { secretQueryRefusal: SECRET_QUERY_REFUSAL } : {}),
-      },
-      selector,
-      kubeconfig,
-      secrets,
-      resolver,
-      options: {
-        ...defaultFleetOptions,
-        force: config.force,
-        overwriteOwnership: config.overwriteOwnership,
-        wait: config.wait,
-        timeoutMs: config.timeoutMs,
-        prune: config.prune,
-        pruneRemovedInstances: config.pruneRemovedInstances,
-        pruneRemovedClusters: config.pruneRemovedClusters,
-        concurrency: config.concurrency,
-        strategy: config.strategy,
-        maxParallel: config.maxParallel,
-        identity: { mode: config.clusterIdentity, recordName: config.clusterIdentityRecord, repin: config.repinClusters },
-      },
+    const workspace = await readWorkspace(io, config);
+    const run = await fleetRun(io, start, workspace, limits, secrets, log);
+    const target: PublishTarget = {
+      env: io.env,
+      context,
+      secrets: secrets.secrets(),
+      githubToken: config.githubToken,
+      ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+      bundleFiles: config.bundleFiles,
+      signal: limits.deadline,
       log,
-      deadlineAt,
-      ...(cancel ? { cancel } : {}),
-      timings: {},
-      onClusterError: (_cluster, error) => io.write(secrets.redact(errorAnnotations(error))),
-      // A diff records each cluster's desired state for the comment's review record; a rollout compares with it (review-check.ts).
-      recordDesired: plan.mode === 'diff',
-      // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
-      ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
     };
-    const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: deadline, log }) : undefined;
+    if (plan.mode === 'status') return await readAndPublishState(run, plan, config, target, log);
+    const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: limits.deadline, log }) : undefined;
     if (review) {
       run.beforeApply = review.beforeApply;
       run.beforeLeave = review.beforeLeave;
       run.beforeRename = review.beforeRename;
     }
-    // mode: status reads the state of every cluster x instance and publishes it (status-report.ts).
-    if (plan.mode === 'status') {
-      const state = await fleetState(run);
-      const status = await publishStatus({
-        env: io.env,
-        state: context.sha ? { ...state, commit: context.sha } : state,
-        context,
-        sha: plan.sha,
-        secrets: secrets.secrets(),
-        githubToken: config.githubToken,
-        issue: config.statusIssue,
-        ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
-        bundleFiles: config.bundleFiles,
-        signal: deadline,
-        log,
-      });
-      return status.fails ? 1 : 0;
-    }
     // Only an apply rolls out; diff and drift plan.
     const fleetChangeSet = plan.mode === 'apply' ? await rollOutFleet(run) : await planFleet(run);
     const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
     io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
-    // mode: drift keeps the bundle's drift issue (drift.ts) instead of a pull request comment.
-    const drift =
-      plan.mode === 'drift'
-        ? await publishDrift({
-            env: io.env,
-            changeSet,
-            context,
-            plan,
-            secrets: secrets.secrets(),
-            githubToken: config.githubToken,
-            issue: config.driftIssue,
-            labels: config.driftLabels,
-            ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
-            bundleFiles: config.bundleFiles,
-            signal: deadline,
-            log,
-          })
-        : undefined;
-    const published = await publishResults({
-      env: io.env,
-      changeSet,
-      context,
-      plan: plan.mode === 'drift' ? { ...plan, mode: 'diff' } : plan,
-      ...(drift?.note ? { notes: [drift.note] } : {}),
-      secrets: secrets.secrets(),
-      githubToken: config.githubToken,
-      comment: config.comment && plan.mode !== 'drift',
-      ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
-      bundleFiles: config.bundleFiles,
-      signal: publishing,
-      log,
-      changesFile: { path: config.changesFile, workspace, boundary },
-      ...(review ? { review: { notes: review.summary(), warnings: review.warnings, ...(review.record(changeSet.bundle) ? { record: review.record(changeSet.bundle) } : {}) } } : {}),
-    });
-    const failed = changeSet.clusters.filter((c) => c.status === 'failed');
-    // A bundle error was annotated once, at its line, before any cluster: not again per cluster.
-    for (const cluster of failed.filter((c) => c.error?.step !== 'bundle')) {
-      log.annotate({ level: 'error', title: `cluster ${cluster.name} ${isCancelled(cluster) ? 'cancelled' : 'failed'}`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
-    }
-    const cancelled = io.cancellation?.cancelled;
-    if (cancel && cancelled) {
-      log.annotate({ level: 'error', title: 'timoni-fleet cancelled', message: cancellationLine(changeSet.clusters) ?? `${cancelled.message} after the rollout had ended; the report above is the rollout's whole` });
-      return CANCELLED_EXIT_CODE;
-    }
-    // A diff whose comment could not be posted fails too (publishResults says why).
-    // Drift found is not a failure (drift.ts); an issue that could not be written is.
-    return failed.length > 0 || published.fails || drift?.fails === true ? 1 : 0;
+    const published = await publishChangeSet(changeSet, plan, config, { ...target, signal: limits.publishing }, workspace, review);
+    return exitCode(io, changeSet, published, log, limits.cancel);
   } catch (error) {
     io.write(secrets.redact(errorAnnotations(error)));
     return 1;
   } finally {
-    releaseCancellation?.();
+    limits.release();
     watchdog.stop();
   }
+}
+
+/** The fleet run of a plan: the bundle and runtime read, the module resolver, the base runtime for fleet membership, the options. */
+async function fleetRun(io: ActionIO, start: RunStart & { plan: ClusterPlan; kubeconfig: Kubeconfig }, ws: Workspace, limits: RunLimits, secrets: SecretRegistry, log: ActionLog): Promise<FleetRun> {
+  const { config, context, plan, environment } = start;
+  const bundleFiles = readSourceFiles(config.bundleFiles, ws.cwd, ws.boundary);
+  // runtime-cluster may list several clusters (a numbered shard of a fan-out).
+  const { runtime, selector, shards } = selectionShards(ws.runtime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
+  setOutput(io.env, 'matrix', matrixOutput(shards));
+  const resolver = new ModuleResolver(ws.engine, ws.cwd, { hostCredentials: config.registryCreds, secrets: (value: string) => secrets.register(value), signal: limits.workDeadline }, ws.boundary);
+  const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
+  // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
+  const membership =
+    plan.mode === 'diff' || plan.mode === 'apply'
+      ? await readBaseRuntime({ context, runtimeFiles: config.runtimeFiles, cwd: ws.cwd, workspace: ws.workspace, engine: ws.engine, moduleFiles: ws.moduleFiles, githubToken: config.githubToken, signal: limits.workDeadline, log: (line) => log.line(line), redact: (text) => secrets.redact(text) })
+      : {};
+  return {
+    ...membership,
+    engine: ws.engine,
+    evaluation: {
+      bundleFiles,
+      moduleFiles: ws.moduleFiles,
+      runtime,
+      ...(environment ? { environment } : {}),
+      ...(onPullRequest && !config.secretQueriesOnPullRequest ? { secretQueryRefusal: SECRET_QUERY_REFUSAL } : {}),
+    },
+    selector,
+    kubeconfig: start.kubeconfig,
+    secrets,
+    resolver,
+    options: fleetOptions(config),
+    log,
+    deadlineAt: limits.deadlineAt,
+    ...(limits.cancel ? { cancel: limits.cancel } : {}),
+    timings: {},
+    // A CUE error is annotated on the user's own lines; any other failure is told once by the fleet's failure line (log.ts).
+    onClusterError: (_cluster, error) => log.annotateErrorLines(error),
+    // A diff records each cluster's desired state for the comment's review record; a rollout compares with it (review-check.ts).
+    recordDesired: plan.mode === 'diff',
+    // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
+    ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
+  };
+}
+
+function fleetOptions(config: ActionConfig): FleetRun['options'] {
+  return {
+    ...defaultFleetOptions,
+    force: config.force,
+    overwriteOwnership: config.overwriteOwnership,
+    wait: config.wait,
+    timeoutMs: config.timeoutMs,
+    prune: config.prune,
+    pruneRemovedInstances: config.pruneRemovedInstances,
+    pruneRemovedClusters: config.pruneRemovedClusters,
+    concurrency: config.concurrency,
+    strategy: config.strategy,
+    maxParallel: config.maxParallel,
+    identity: { mode: config.clusterIdentity, recordName: config.clusterIdentityRecord, repin: config.repinClusters, repinAdvice: (cluster) => `run an apply with repin-clusters: ${cluster}` },
+  };
+}
+
+/**
+ * `mode: status`: the state of every cluster x instance read and published (status-report.ts).
+ * A cluster whose state could not be read (unreachable, refused, the bundle not evaluated for it)
+ * fails the step, as a cluster that could not be diffed fails a drift run: each reason is
+ * annotated once, the states themselves (stale, not installed, failed) are the report.
+ */
+async function readAndPublishState(run: FleetRun, plan: Extract<ClusterPlan, { mode: 'status' }>, config: ActionConfig, target: PublishTarget, log: ActionLog): Promise<number> {
+  const state = await fleetState(run);
+  const status = await publishStatus({ ...target, state: target.context.sha ? { ...state, commit: target.context.sha } : state, sha: plan.sha, issue: config.statusIssue });
+  const unknown = state.instances.filter((row) => row.state === 'unknown');
+  // One annotation per reason not told yet, naming its clusters (a bundle error fails them all alike).
+  const clustersByReason = new Map<string, Set<string>>();
+  for (const row of unknown) clustersByReason.set(row.reason, (clustersByReason.get(row.reason) ?? new Set()).add(row.cluster));
+  for (const [reason, clusters] of clustersByReason) {
+    if (!log.hasTold(reason)) log.annotate({ level: 'error', title: `state unknown: cluster ${[...clusters].join(', ')}`, message: reason });
+  }
+  return status.fails || unknown.length > 0 ? 1 : 0;
+}
+
+/** A diff's, drift's or apply's ChangeSet published: the drift issue (drift.ts) for a drift, else the pull request comment; the job summary and the outputs. */
+async function publishChangeSet(changeSet: ChangeSet, plan: Exclude<ClusterPlan, { mode: 'status' }>, config: ActionConfig, target: PublishTarget, ws: Workspace, review: ReviewCheck | undefined): Promise<{ fails: boolean }> {
+  const drift = plan.mode === 'drift' ? await publishDrift({ ...target, changeSet, plan, issue: config.driftIssue, labels: config.driftLabels }) : undefined;
+  const record = review?.record(changeSet.bundle);
+  const published = await publishResults({
+    ...target,
+    changeSet,
+    plan: plan.mode === 'drift' ? { ...plan, mode: 'diff' } : plan,
+    ...(drift?.note ? { notes: [drift.note] } : {}),
+    comment: config.comment && plan.mode !== 'drift',
+    changesFile: { path: config.changesFile, workspace: ws.workspace, boundary: ws.boundary },
+    ...(review ? { review: { notes: review.summary(), warnings: review.warnings, ...(record ? { record } : {}) } } : {}),
+  });
+  // A diff whose comment could not be posted fails (publishResults says why); drift found is not a failure, an issue that could not be written is.
+  return { fails: published.fails || drift?.fails === true };
+}
+
+/** The run's exit code: 130 for a cancelled apply, 1 when a cluster failed or publishing failed; each failed cluster annotated once. */
+function exitCode(io: ActionIO, changeSet: ChangeSet, published: { fails: boolean }, log: ActionLog, cancel: AbortSignal | undefined): number {
+  const failed = changeSet.clusters.filter((c) => c.status === 'failed');
+  // A failure told while the clusters ran (log.ts) is not told again; a bundle error was annotated at its lines.
+  for (const cluster of failed.filter((c) => c.error?.step !== 'bundle' && !log.hasTold(c.error?.message ?? ''))) {
+    log.annotate({ level: 'error', title: `cluster ${cluster.name} ${isCancelled(cluster) ? 'cancelled' : 'failed'}`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
+  }
+  const cancelled = io.cancellation?.cancelled;
+  if (cancel && cancelled) {
+    log.annotate({ level: 'error', title: 'timoni-fleet cancelled', message: cancellationLine(changeSet.clusters) ?? `${cancelled.message} after the rollout had ended; the report above is the rollout's whole` });
+    return CANCELLED_EXIT_CODE;
+  }
+  return failed.length > 0 || published.fails ? 1 : 0;
 }

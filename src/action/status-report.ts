@@ -5,19 +5,18 @@
 // each run updates in place (found by its hidden marker and by the token's account as
 // author, `../github/issues.ts`). GitHub's REST API cannot pin an issue: pin it once by hand.
 //
-// What fails the step: an issue that was asked for and could not be written. The states
-// themselves do not: a status run that found a stale or unreachable cluster did its work,
-// and says so in the summary and the output (a workflow that wants a red run tests it).
+// What fails the step: an issue that was asked for and could not be written, and a cluster
+// whose state could not be read (`unknown`; run-action.ts annotates each reason once). The
+// states read do not: a status run that found a stale instance did its work, and says so in
+// the summary and the output (a workflow that wants a red run for it tests the output).
 import { INSTANCE_STATES, type FleetState, type InstanceState, type InstanceStateRow } from '../fleet/instance-state.js';
-import type { GitHubApiOptions } from '../github/api.js';
 import { tokenIdentity } from '../github/comments.js';
-import type { RunContext } from '../github/event.js';
 import { upsertMarkedIssue, type IssueOutcome } from '../github/issues.js';
 import { COMMENT_LIMIT, commentLength, STEP_SUMMARY_BUDGET, utf8Length, type Measure } from '../github/limits.js';
 import { code, commitLink, escapeInline, runLink, tableHeader, tableRow, type ReportContext } from '../report/markdown.js';
 import { maskSecrets } from '../secrets.js';
-import { runGitHubClient } from './publish.js';
-import { appendStepSummary, setOutput, type Annotation, type Environment } from './runner.js';
+import { runGitHubClient, type PublishTarget } from './publish.js';
+import { appendStepSummary, setOutput } from './runner.js';
 
 const STATE_LABELS: Record<InstanceState, string> = {
   deployed: '✅ deployed',
@@ -89,21 +88,11 @@ export function renderStatusMarkdown(state: FleetState, context: ReportContext, 
   return text;
 }
 
-export interface StatusInput {
-  env: Environment;
+export interface StatusInput extends PublishTarget {
   state: FleetState;
-  context: RunContext;
   sha: string;
-  secrets: readonly string[];
-  githubToken: string;
   /** Keep the table in one issue (`status-issue`). */
   issue: boolean;
-  /** The login of the App bot that writes the issue, for GitHub App tokens (`comment-author`). */
-  commentAuthor?: string;
-  bundleFiles: readonly string[];
-  signal?: AbortSignal;
-  api?: Pick<GitHubApiOptions, 'retries' | 'retryBaseMs' | 'maxRateLimitWaitMs' | 'requestTimeoutMs'>;
-  log: { line(text: string): void; annotate(annotation: Annotation): void };
 }
 
 export type StatusIssueReport = { kind: 'none'; reason: string } | IssueOutcome | { kind: 'failed'; message: string };

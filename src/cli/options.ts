@@ -325,7 +325,7 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
       strategy: (args.strings.get('strategy') ?? 'sequential') as RolloutStrategy,
       maxParallel,
       // --cluster-identity is checked against its choices when the arguments are parsed.
-      identity: { mode: (args.strings.get('cluster-identity') ?? 'check') as IdentityMode, recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []) },
+      identity: { mode: (args.strings.get('cluster-identity') ?? 'check') as IdentityMode, recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []), repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}` },
     },
     log,
     ...(inputs.baseRuntime ? { baseRuntime: inputs.baseRuntime } : {}),

@@ -67,7 +67,7 @@ export function openQueryAccess(inputs: BundleInputs, args: ParsedArguments, io:
       const established = await establishIdentity(
         session.kube,
         { runtimeCluster: cluster.name, kubeContext: cluster.kubeContext },
-        { mode: identity.mode, recordName: identity.recordName, repin: repinsCluster(identity.repin, cluster.name), apply: false },
+        { mode: identity.mode, recordName: identity.recordName, repin: repinsCluster(identity.repin, cluster.name), repinAdvice: `run timoni-fleet apply --repin-cluster ${cluster.name}`, apply: false },
       );
       if (established?.note) io.stderr(`${established.note}\n`);
       return session;

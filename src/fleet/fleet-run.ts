@@ -43,7 +43,13 @@ export interface FleetOptions {
    * record's ConfigMap name (absent: `timoni-fleet-identity`), the runtime clusters an apply
    * re-pins on purpose.
    */
-  identity?: { mode: IdentityMode; recordName?: string; repin: string[] };
+  identity?: {
+    mode: IdentityMode;
+    recordName?: string;
+    repin: string[];
+    /** How the user re-pins a cluster, in the words of the entry point (the action's input, the CLI's flag). */
+    repinAdvice?: (runtimeCluster: string) => string;
+  };
 }
 
 export const ROLLOUT_STRATEGIES = ['sequential', 'waves'] as const;
@@ -143,8 +149,12 @@ export interface FleetRun {
 
 /**
  * Where the fleet layer reports progress: plain lines and groups (one per cluster). The
- * CLI prints lines; the action turns groups into collapsible log groups.
+ * CLI prints lines; the action turns groups into collapsible log groups. A line that tells
+ * why a cluster (or the run) failed starts with FAILURE_MARK (outcome.ts `tellFailure`):
+ * the CLI prints it as it is, the action shows it as an error annotation, once.
  */
+export const FAILURE_MARK = '✗ ';
+
 export interface FleetLog {
   line(text: string): void;
   startGroup(title: string): void;

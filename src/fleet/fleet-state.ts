@@ -118,7 +118,8 @@ async function clusterRows(run: FleetRun, cluster: RuntimeCluster, builds: Insta
   const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
   if ('failed' in connected) {
     const error = connected.failed.error;
-    const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' ? `cannot reach cluster ${cluster.name}: ${error.message}` : `${error.step}: ${error.message}`;
+    // The row names the cluster: a connect or identity failure's message says the rest once.
+    const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' || error.step === 'identity' ? error.message : `${error.step}: ${error.message}`;
     return unreachableRows(run, cluster, base, reason, bundleName);
   }
   const { session } = connected;

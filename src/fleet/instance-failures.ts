@@ -7,6 +7,7 @@
 // error, and the cluster's error says that nothing was applied (rollout.ts).
 import type { BundleInstance } from '../bundle/index.js';
 import type { ClusterError, InstanceChanges, InstanceError, ObjectChange } from '../changeset.js';
+import { FAILURE_MARK } from './fleet-run.js';
 import { ClusterStepError } from './outcome.js';
 import type { ClusterInstanceBuild, StartedClusterBuild } from './session.js';
 
@@ -64,7 +65,7 @@ export async function builtOrNothing(cluster: string, started: StartedClusterBui
     const failure = instanceStepError(outcome.reason, 'build', instance.name);
     failures.push(failure);
     into.push(unbuiltInstanceEntry(instance, failure));
-    line(`✗ ${failure.message}`);
+    line(`${FAILURE_MARK}${failure.message}`);
   });
   const first = failures[0];
   if (!first) return built;

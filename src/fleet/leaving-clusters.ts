@@ -15,7 +15,7 @@ import type { ClusterChanges, InstanceChanges, ObjectChange } from '../changeset
 import { type DecodedInstanceSecret, deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances, InstanceStepError } from '../kube/instance/index.js';
 import type { KubeCluster } from '../kube/connect/index.js';
 import { removalCommands, type LeavingCluster, type Membership } from './membership.js';
-import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
+import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry, tellFailure } from './outcome.js';
 import type { FleetRun } from './fleet-run.js';
 import { connectCluster } from './session.js';
 
@@ -106,8 +106,7 @@ export async function planLeavingCluster(run: FleetRun, leave: LeavingCluster, h
     const changed = instances.some((instance) => deletedCount(instance.changes) > 0);
     return leaves(clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt));
   } catch (error) {
-    line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-    run.onClusterError?.(cluster.name, error);
+    tellFailure(run, cluster.name, line, error);
     return leaves(clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
   } finally {
     session.kube.close();
@@ -135,8 +134,7 @@ export async function removeFromLeavingCluster(run: FleetRun, leave: LeavingClus
     run.beforeLeave?.(cluster, bundle);
   } catch (error) {
     const refused = new ClusterStepError('review', error);
-    line(`✗ ${refused.message}`);
-    run.onClusterError?.(cluster.name, refused);
+    tellFailure(run, cluster.name, line, refused);
     return leaves(clusterEntry(cluster, 'failed', [], clusterError(refused, 'review'), startedAt));
   }
   const connected = await connectCluster(run, cluster, line, startedAt, 'diff');
@@ -165,8 +163,7 @@ export async function removeFromLeavingCluster(run: FleetRun, leave: LeavingClus
     }
     return leaves(clusterEntry(cluster, 'applied', instances, null, startedAt));
   } catch (error) {
-    line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-    run.onClusterError?.(cluster.name, error);
+    tellFailure(run, cluster.name, line, error);
     return leaves(clusterEntry(cluster, 'failed', instances, clusterError(error, 'prune'), startedAt));
   } finally {
     session.kube.close();

@@ -4,6 +4,7 @@
 // the cluster part is left out for the default cluster).
 import { DEFAULT_RUNTIME_NAME, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, ClusterError, InstanceChanges, ObjectChange } from '../changeset.js';
+import { FAILURE_MARK, type FleetRun } from './fleet-run.js';
 
 /** A failure tagged with the step of the cluster's work it happened in. */
 export class ClusterStepError extends Error {
@@ -36,6 +37,17 @@ export function clusterError(error: unknown, fallbackStep: string): ClusterError
     return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
   }
   return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Tells a cluster's failure once. The run's handler hears it first (the action annotates a
+ * CUE error on the user's own lines there), then the cluster's log gets the failure line
+ * (FAILURE_MARK): the CLI prints it, the action shows it as the one annotation of this
+ * failure unless the handler has already told its message.
+ */
+export function tellFailure(run: Pick<FleetRun, 'onClusterError'>, cluster: string, line: (text: string) => void, error: unknown, text = error instanceof Error ? error.message : String(error)): void {
+  run.onClusterError?.(cluster, error);
+  line(`${FAILURE_MARK}${text}`);
 }
 
 export function skippedEntry(cluster: RuntimeCluster): ClusterChanges {

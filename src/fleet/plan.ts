@@ -16,7 +16,7 @@ import { mapBounded, settleBounded } from '../concurrency.js';
 import { CHANGESET_FORMAT, isChangingAction, type ChangeSet, type ClusterChanges, type ClusterError, type InstanceChanges } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { clusterErrorOfInstance, instanceStepError, unbuiltInstanceEntry, undiffedInstanceEntry } from './instance-failures.js';
-import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix } from './outcome.js';
+import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix, tellFailure } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
 import { planLeaves } from './leaving-clusters.js';
 import { orphanedEntries } from './orphaned-clusters.js';
@@ -45,16 +45,14 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
     if (failure) {
       // An instance's own failure was told in its place; refused objects are summed up here.
       if (!failure.told) {
-        log.line(`✗ ${failure.error.message}`);
-        run.onClusterError?.(cluster.name, new Error(failure.error.message));
+        tellFailure(run, cluster.name, (text) => log.line(text), new Error(failure.error.message));
       }
       return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure.error, startedAt));
     }
     const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
     return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(built) : undefined);
   } catch (error) {
-    log.line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-    run.onClusterError?.(cluster.name, error);
+    tellFailure(run, cluster.name, (text) => log.line(text), error);
     return withIdentity(session, clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
   } finally {
     session.kube.close();
@@ -119,8 +117,7 @@ async function diffWhenBuilt(
     const { entry, failure } = outcome.value;
     for (const change of entry.changes) line(changeLine(bundle, cluster, entry.name, change) + (change.error ? `: ${change.error}` : ''));
     if (failure) {
-      line(`✗ ${failure.message}`);
-      run.onClusterError?.(cluster, failure);
+      tellFailure(run, cluster, line, failure);
     }
     if (outcome.value.built) built.push(outcome.value.built);
     else allBuilt = false;

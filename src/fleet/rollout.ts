@@ -16,13 +16,13 @@ import type { ReadinessCheck } from '../kube/status/index.js';
 import { CANCELLED_STEP, CHANGESET_FORMAT, isCancelled, type ChangeSet, type ClusterChanges, type DesiredState, type InstanceChanges, type ObjectChange } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { builtOrNothing } from './instance-failures.js';
-import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry } from './outcome.js';
+import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry, tellFailure } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
 import { rollOutLeaves } from './leaving-clusters.js';
 import { membershipSource, resolveMembership, selectHeadClusters, withMembership, withRenamesRepinned, type Membership, type Rename } from './membership.js';
 import { desiredOfBuild, withDesired } from './desired-state.js';
 import { rollOutWaves, stoppedEntry } from './waves.js';
-import { CLUSTER_GRACE_MS, runStopped, withinDeadline, type FleetRun } from './fleet-run.js';
+import { CLUSTER_GRACE_MS, FAILURE_MARK, runStopped, withinDeadline, type FleetRun } from './fleet-run.js';
 import { bundleErrorOnce, connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity } from './session.js';
 
 /** The run was cancelled while this cluster's work was at `step` (and instance, object). */
@@ -126,8 +126,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
       const cancelled = { step: CANCELLED_STEP, interrupted: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
       return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, cancelled, startedAt)), desired);
     }
-    line(`✗ ${error instanceof Error ? error.message : String(error)}`);
-    run.onClusterError?.(cluster.name, error);
+    tellFailure(run, cluster.name, line, error);
     return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)), desired);
   } finally {
     session.kube.close();
@@ -175,7 +174,7 @@ function acceptedRenames(run: FleetRun, membership: Membership | undefined): Ren
       run.beforeRename?.(rename.to, rename.from);
       return true;
     } catch (error) {
-      run.log.line(`✗ cluster ${rename.to.name}: the rename from ${rename.from.name} is not re-pinned: ${error instanceof Error ? error.message : String(error)}`);
+      run.log.line(`${FAILURE_MARK}cluster ${rename.to.name}: the rename from ${rename.from.name} is not re-pinned: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
   });

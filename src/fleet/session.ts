@@ -13,7 +13,7 @@ import { quote } from '../display-text.js';
 import type { BuiltInstanceInput } from '../kube/instance/index.js';
 import type { BuiltInstance, InstanceBuilds } from '../module/build.js';
 import type { ModuleResolver, ModuleSource } from '../module/source.js';
-import { clusterEntry, clusterError, ClusterStepError } from './outcome.js';
+import { clusterEntry, clusterError, ClusterStepError, tellFailure } from './outcome.js';
 import type { FleetRun } from './fleet-run.js';
 
 // ---- Connection
@@ -67,8 +67,7 @@ export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, lin
     session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets, onRetry: (retry) => line(retry.text) });
   } catch (error) {
     const reason = connectFailure(cluster, error);
-    line(`✗ cannot reach cluster ${cluster.name}: ${reason}`);
-    run.onClusterError?.(cluster.name, error);
+    tellFailure(run, cluster.name, line, error, unreachableText(cluster.name, reason));
     return { failed: clusterEntry(cluster, 'failed', [], { step: 'connect', message: reason }, startedAt) };
   }
   try {
@@ -77,13 +76,17 @@ export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, lin
   } catch (error) {
     session.kube.close();
     // The step is named: a request that timed out says which one, this says where in the run.
-    line(`✗ identity check: ${error instanceof Error ? error.message : String(error)}`);
-    run.onClusterError?.(cluster.name, error);
+    tellFailure(run, cluster.name, line, error, `identity check: ${error instanceof Error ? error.message : String(error)}`);
     const entry = clusterEntry(cluster, 'failed', [], clusterError(new ClusterStepError('identity', error), 'identity'), startedAt);
     if (!(error instanceof ClusterIdentityError) || !error.uid) return { failed: entry };
     const record = error.record ? { recordedAs: error.record.runtimeCluster, recordedAt: error.record.recordedAt } : {};
     return { failed: { ...entry, identity: { uid: error.uid, ...record } } };
   }
+}
+
+/** A cluster that could not be opened, said once: `cluster X: cannot reach the API server at ...`, `cannot reach cluster X: the API server rejected ...`. */
+export function unreachableText(cluster: string, reason: string): string {
+  return reason.startsWith('cannot reach ') ? `cluster ${cluster}: ${reason}` : `cannot reach cluster ${cluster}: ${reason}`;
 }
 
 /**
@@ -117,8 +120,7 @@ export function bundleErrorOnce(run: FleetRun): Promise<CueFilesError | undefine
     check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then(
       (error) => {
         if (error) {
-          run.log.line(`✗ ${error.message}`);
-          run.onClusterError?.('', error);
+          tellFailure(run, '', (text) => run.log.line(text), error);
         }
         return error;
       },
@@ -155,6 +157,7 @@ async function checkIdentity(run: FleetRun, session: ClusterSession, line: (text
       mode: options.mode,
       ...(options.recordName ? { recordName: options.recordName } : {}),
       repin: repinsCluster(options.repin, name),
+      ...(options.repinAdvice ? { repinAdvice: options.repinAdvice(name) } : {}),
       apply: purpose === 'apply',
       ...(options.mode === 'record' ? { onUid: claim } : {}),
     },

@@ -113,7 +113,8 @@ function renderComment(original: ChangeSet, context: ReportContext, variant: Com
   const secretChanges = secretChangeIds(groups ? groupRepresentatives(original, groups) : original, context.secrets);
   const hiddenText = hiddenTextChangeNotes(groups ? groupRepresentatives(original, groups) : original);
   // The review record (reviewed-block.ts) goes last, hidden; the visible part fits in the rest.
-  const record = frame ? '' : variant === 'plan' ? reviewedBlock(original) : extra.reviewed ? renderRecord(extra.reviewed) : '';
+  // It names the commit the headline links (a pull request's head, not GitHub's temporary merge commit).
+  const record = frame ? '' : variant === 'plan' ? reviewedBlock(context.commitSha ? { ...original, commit: context.commitSha } : original) : extra.reviewed ? renderRecord(extra.reviewed) : '';
   const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT) - (record ? commentLength(record) + 1 : 0);
   const warnings = (extra.warnings ?? []).map((warning) => `> ${escapeInline(warning)}`).join('\n>\n');
   const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;

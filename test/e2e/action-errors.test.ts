@@ -100,9 +100,8 @@ describe('the action annotates the user\'s own line', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]?.properties).toMatchObject({ file: 'misspelled.cue', ...placeOf('misspelled.cue', 'instaces') });
     expect(errors[0]?.message).toContain('a bundle has the fields apiVersion, name and instances');
-    // The log tells it once (each cluster's own failure annotation, titled by the cluster, aside).
-    const logLines = result.stdout.split('\n').filter((line) => !line.startsWith('::'));
-    expect(logLines.filter((line) => line.includes('bundle.instaces'))).toHaveLength(1);
+    // The log tells it once: the annotation on its line (each cluster's own failure, titled by the cluster, aside).
+    expect(result.stdout.split('\n').filter((line) => line.includes('bundle.instaces'))).toHaveLength(1);
     expect(result.stdout).not.toMatch(/bundle-schema|failed to load cluster/);
   });
 
@@ -137,5 +136,58 @@ describe('the action annotates the user\'s own line', () => {
     expect(told).toBeGreaterThan(-1);
     expect(firstGroup === -1 || told < firstGroup).toBe(true);
     expect(result.commands.filter((c) => c.command === 'error')).toHaveLength(1);
+  });
+
+  /** The stage's kubeconfig with production-us's API server moved to a port where nothing listens. */
+  function unreachableProductionUs(): string {
+    const kubeconfig = stage.inputs.kubeconfig ?? '';
+    const servers = [...kubeconfig.matchAll(/server: (\S+)/g)].map((m) => m[1] as string);
+    if (servers.length !== 3) throw new Error(`the demo kubeconfig has ${servers.length} servers, not 3; update this test`);
+    return kubeconfig.replace(servers[2] as string, 'https://127.0.0.1:1');
+  }
+
+  it('a cluster that cannot be reached: one error annotation with a title, its reason said once', async () => {
+    const pr = stage.openPullRequest(34);
+    const result = await runAction({
+      event: pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      githubApiUrl: stage.github.url,
+      token: stage.github.token,
+      workdir: stage.workdir,
+      inputs: { ...stage.inputs, kubeconfig: unreachableProductionUs() },
+      env: stage.env,
+      timeoutMs: 110_000,
+    });
+    expect(result.exitCode).toBe(1);
+    const errors = result.commands.filter((c) => c.command === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.properties.title).toContain('cluster production-us');
+    expect(errors[0]?.message).toContain('cannot reach the API server at https://127.0.0.1:1');
+    // Nowhere else in the log (the retries name the request, not the failure), and not "cannot reach" twice.
+    expect(result.stdout.split('\n').filter((line) => line.includes('cannot reach'))).toHaveLength(1);
+    expect(errors[0]?.message).not.toMatch(/cannot reach .*cannot reach/);
+  });
+
+  it('mode: status with a cluster that cannot be reached: the table is published, the step fails, the reason said once', async () => {
+    const pr = stage.openPullRequest(35);
+    const result = await runAction({
+      event: pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      githubApiUrl: stage.github.url,
+      token: stage.github.token,
+      workdir: stage.workdir,
+      inputs: { ...stage.inputs, kubeconfig: unreachableProductionUs(), mode: 'status' },
+      env: stage.env,
+      timeoutMs: 110_000,
+    });
+    expect(result.exitCode).toBe(1);
+    const status = JSON.parse(result.outputs.status ?? '{}') as { instances: Array<{ cluster: string; state: string; reason: string }> };
+    const unreachable = status.instances.filter((row) => row.cluster === 'production-us');
+    expect(unreachable.length).toBeGreaterThan(0);
+    expect(unreachable.every((row) => row.state === 'unknown' && /^cannot reach the API server at https:\/\/127\.0\.0\.1:1/.test(row.reason))).toBe(true);
+    expect(status.instances.filter((row) => row.cluster !== 'production-us').every((row) => row.state !== 'unknown')).toBe(true);
+    const errors = result.commands.filter((c) => c.command === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toContain('cluster production-us: cannot reach the API server');
+    expect(result.commands.filter((c) => c.command === 'warning')).toHaveLength(0);
+    expect(result.summary).toContain('production-us');
   });
 });

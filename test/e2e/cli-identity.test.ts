@@ -98,6 +98,9 @@ const ALL = ['ConfigMap/first', 'Secret/timoni.first', 'ConfigMap/second', 'Secr
 function expectRefusal(text: string, uid: string): void {
   expect(text).toContain(`cluster prod-1: context "${CONTEXT}" reaches the cluster recorded as "stage-1" (kube-system uid ${uid}`);
   expect(text).toContain('not "prod-1"');
+  // The CLI names its own flag, not the action's input.
+  expect(text).toContain('run timoni-fleet apply --repin-cluster prod-1');
+  expect(text).not.toContain('repin-clusters:');
 }
 
 beforeAll(async () => {

@@ -106,13 +106,15 @@ describe('never the wrong cluster', () => {
 
   it('refuses the same context in mode: status and mode: drift, which read the clusters too', async () => {
     // The runtime still points production-eu at staging's cluster (previous test).
-    // No state fails a status step (README, Status of the fleet): the refusal is the row and an error annotation.
+    // A cluster whose state could not be read fails a status step (README, Status of the fleet): the refusal is the row and one error annotation.
     const status = await run(workflowDispatchEvent({ repository, inputs: {} }), { mode: 'status' });
-    expect(status.log).toContain('##[error]cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1"');
+    expect(status.exitCode).toBe(1);
+    expect(status.log).toContain('##[error]identity check: cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1"');
+    expect(status.log.split('\n').filter((line) => line.includes('reaches the cluster recorded as'))).toHaveLength(1);
     const rows = (JSON.parse(status.outputs.status ?? '{}') as { instances: Array<{ cluster: string; state: string; module: unknown; reason: string }> }).instances;
     const eu = rows.filter((row) => row.cluster === 'production-eu');
     expect(eu.map((row) => [row.state, row.module])).toEqual([['unknown', null]]);
-    expect(eu[0]?.reason).toContain(`identity: cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1" (kube-system uid ${uids['staging-1']}`);
+    expect(eu[0]?.reason).toContain(`cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1" (kube-system uid ${uids['staging-1']}`);
     expect(rows.filter((row) => row.cluster !== 'production-eu').every((row) => row.state === 'deployed')).toBe(true);
 
     const drift = await run(workflowDispatchEvent({ repository, inputs: {} }), { mode: 'drift', 'drift-issue': 'false' });
@@ -133,7 +135,8 @@ describe('never the wrong cluster', () => {
       ['production-us', 'skipped'],
     ]);
     expect(clustersOf(refused)[1]?.error?.message).toContain('recorded as "production-eu"');
-    expect(clustersOf(refused)[1]?.error?.message).toContain('repin-clusters: production-eu-1');
+    expect(clustersOf(refused)[1]?.error?.message).toContain('run an apply with repin-clusters: production-eu-1');
+    expect(clustersOf(refused)[1]?.error?.message).not.toContain('--repin-cluster');
 
     const repinned = await run(merged(44), { 'repin-clusters': 'production-eu-1' });
     expect(repinned.exitCode, repinned.log).toBe(0);

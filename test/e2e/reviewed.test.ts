@@ -85,8 +85,11 @@ describe('apply what was reviewed', () => {
 
   it('require: a module tag re-pushed after the review stops the rollout at the first cluster, naming what changed', async () => {
     const pr = stage.openPullRequest(42);
-    const diff = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), {});
+    // As on GitHub, the pull request's run is at a temporary merge commit (GITHUB_SHA), not at its head.
+    const temporaryMerge = 'e'.repeat(40);
+    const diff = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), {}, temporaryMerge);
     expect(diff.exitCode, diff.log).toBe(0);
+    expect(comments(pr.number)[0]?.body).toContain(`/commit/${pr.headSha})`);
     const reviewedDigest = stage.moduleDigest;
     const repushed = await repushModule();
     expect(repushed).not.toBe(reviewedDigest);
@@ -103,6 +106,9 @@ describe('apply what was reviewed', () => {
     expect(others.map((c) => c.status)).toEqual(['skipped', 'skipped']);
     const message = staging?.error?.message ?? '';
     expect(message).toContain('the desired state differs from the one reviewed in pull request #42');
+    // The commit named is the one the comment's headline links: the head, never the temporary merge commit.
+    expect(message).toContain(`(diff of commit ${pr.headSha.slice(0, 7)})`);
+    expect(message).not.toContain(temporaryMerge.slice(0, 7));
     const short = (digest: string) => `(sha256:${digest.replace('sha256:', '').slice(0, 12)})`;
     expect(message).toContain('module of instance frontend: reviewed oci://');
     expect(message).toContain(`:1.4.0 ${short(reviewedDigest)}, now oci://`);

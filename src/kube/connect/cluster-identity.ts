@@ -118,6 +118,8 @@ export async function deleteIdentityRecord(cluster: KubeCluster, name = DEFAULT_
 export interface IdentityContext {
   runtimeCluster: string;
   kubeContext: string;
+  /** How to re-pin, in the words of the entry point; by default both the action's and the CLI's. */
+  repinAdvice?: string;
 }
 
 /** The message of a refused cluster: both names, the context, the UID, and how to re-pin. */
@@ -126,7 +128,7 @@ export function mismatchMessage(context: IdentityContext, record: IdentityRecord
   return (
     `${reached} reaches the cluster recorded as "${record.runtimeCluster}" (kube-system uid ${uid}${record.recordedAt ? `, recorded ${record.recordedAt}` : ''}), not "${context.runtimeCluster}": ` +
     `was the kubeconfig or its secret copied, or the context renamed? The cluster is refused. ` +
-    `To re-pin it deliberately, run an apply with repin-clusters: ${context.runtimeCluster} (CLI: --repin-cluster ${context.runtimeCluster})`
+    `To re-pin it deliberately, ${context.repinAdvice ?? `run an apply with repin-clusters: ${context.runtimeCluster} (CLI: --repin-cluster ${context.runtimeCluster})`}`
   );
 }
 
@@ -174,6 +176,8 @@ export interface EstablishIdentityOptions {
   recordName?: string;
   /** The run re-pins this runtime cluster: a record naming another one is overwritten (on apply). */
   repin: boolean;
+  /** How to re-pin, in the words of the entry point (the refusal's last sentence). */
+  repinAdvice?: string;
   /** An apply (records may be written) rather than a diff (nothing is written). */
   apply: boolean;
   now?: () => Date;
@@ -223,7 +227,7 @@ export async function establishIdentity(cluster: KubeCluster, context: IdentityC
     return { record: null, note: `cluster identity not checked: ${rightsMessage(cluster, recordName, error)}` };
   }
   if (!uid) return { record };
-  const decision = decideIdentity(context, record, uid, options.repin);
+  const decision = decideIdentity(options.repinAdvice ? { ...context, repinAdvice: options.repinAdvice } : context, record, uid, options.repin);
   // A record naming another runtime cluster says more (a copied kubeconfig) than the run's
   // own check that no two of its runtime clusters reach this cluster: it is reported first.
   if (decision.kind === 'mismatch') throw new ClusterIdentityError(`cluster ${context.runtimeCluster}: ${decision.message}`, uid, decision.record);
