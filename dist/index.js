@@ -10940,11 +10940,12 @@ function instanceList(names) {
 }
 /**
  * Every instance of the cluster built, in bundle order. When one or more did not build,
- * each is added to `into` (bundle order) with its error, each error is told once, and the
+ * each is added to `into` (bundle order) with its error, each error is told once (to `tell`,
+ * then as a failure line), and the
  * cluster fails at `build`, naming the first instance that did not build, with an error
  * that says nothing was applied (its cause is that instance's failure, for annotations).
  */
-async function builtOrNothing(cluster, started, into, line) {
+async function builtOrNothing(cluster, started, into, line, tell) {
     const settled = await Promise.allSettled(started.instances);
     const built = [];
     const failures = [];
@@ -10959,6 +10960,7 @@ async function builtOrNothing(cluster, started, into, line) {
         const failure = instanceStepError(outcome.reason, 'build', instance.name);
         failures.push(failure);
         into.push(unbuiltInstanceEntry(instance, failure));
+        tell?.(failure);
         line(`${FAILURE_MARK}${failure.message}`);
     });
     const first = failures[0];
@@ -12460,7 +12462,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
         // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
-        const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line) };
+        const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line, (failure) => run.onClusterError?.(cluster.name, failure)) };
         stopIfCancelled(run, cluster, 'build');
         // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
         if (run.beforeApply || run.recordDesired) {
@@ -14788,27 +14790,26 @@ function diagnosticsOf(error) {
         return diagnosticsOf(error.cause);
     return [];
 }
-/** Whether the error carries CUE diagnostics, each with the user's file and line to annotate. */
-function hasErrorLines(error) {
-    return diagnosticsOf(error).length > 0;
-}
-function errorAnnotations(error, title) {
-    const diagnostics = diagnosticsOf(error);
-    if (diagnostics.length === 0) {
-        const message = error instanceof Error ? error.message : String(error);
-        return (0,runner/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
-    }
-    return diagnostics
-        .map((diagnostic) => {
+/** Each CUE diagnostic of the error as an annotation on its file and line: its key (message and place), its message, the command; none for another error. */
+function diagnosticAnnotations(error, title) {
+    return diagnosticsOf(error).map((diagnostic) => {
         const position = diagnostic.positions[0];
-        return (0,runner/* formatAnnotation */.tn)({
+        const command = (0,runner/* formatAnnotation */.tn)({
             level: 'error',
             title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
             message: diagnostic.message,
             ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
         });
-    })
-        .join('');
+        return { key: `${position?.file ?? ''}:${position?.line ?? ''}:${position?.column ?? ''}:${diagnostic.message}`, message: diagnostic.message, command };
+    });
+}
+function errorAnnotations(error, title) {
+    const annotations = diagnosticAnnotations(error, title);
+    if (annotations.length === 0) {
+        const message = error instanceof Error ? error.message : String(error);
+        return (0,runner/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
+    }
+    return annotations.map((annotation) => annotation.command).join('');
 }
 
 ;// CONCATENATED MODULE: ./src/github/limits.ts
@@ -20939,6 +20940,7 @@ class ActionLog {
     redact;
     group;
     told = [];
+    placesTold = new Set();
     /** The title of a failure told outside any cluster's group (`timoni-fleet status`). */
     runTitle = 'timoni-fleet';
     constructor(write, redact) {
@@ -20960,12 +20962,19 @@ class ActionLog {
         this.told.push(annotation.message);
         this.write((0,runner/* formatAnnotation */.tn)(redacted));
     }
-    /** A CUE error as annotations on the user's files and lines; nothing for another error (its failure line tells it). */
+    /**
+     * A CUE error as annotations on the user's files and lines, each place once; nothing for
+     * another error (its failure line tells it). A failure line holding a message told here
+     * is then not said again.
+     */
     annotateErrorLines(error) {
-        if (!hasErrorLines(error))
-            return;
-        this.told.push(error instanceof Error ? error.message : String(error));
-        this.write(this.redact(errorAnnotations(error)));
+        for (const { key, message, command } of diagnosticAnnotations(error)) {
+            if (this.placesTold.has(key))
+                continue;
+            this.placesTold.add(key);
+            this.told.push(message);
+            this.write(this.redact(command));
+        }
     }
     /** Whether a failure with this text was told already (one text holds the other). */
     hasTold(text) {
@@ -21875,18 +21884,19 @@ async function runOnClusters(io, start, secrets, log) {
     try {
         const workspace = await readWorkspace(io, config);
         const run = await fleetRun(io, start, workspace, limits, secrets, log);
-        const target = {
+        // Where the report goes, made when it is published: the secrets to mask are those known by then (values the run read included).
+        const target = (signal) => ({
             env: io.env,
             context,
             secrets: secrets.secrets(),
             githubToken: config.githubToken,
             ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
             bundleFiles: config.bundleFiles,
-            signal: limits.deadline,
+            signal,
             log,
-        };
+        });
         if (plan.mode === 'status')
-            return await readAndPublishState(run, plan, config, target, log);
+            return await readAndPublishState(run, plan, config, () => target(limits.deadline), log);
         const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: limits.deadline, log }) : undefined;
         if (review) {
             run.beforeApply = review.beforeApply;
@@ -21897,7 +21907,7 @@ async function runOnClusters(io, start, secrets, log) {
         const fleetChangeSet = plan.mode === 'apply' ? await rollOutFleet(run) : await planFleet(run);
         const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
         io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
-        const published = await publishChangeSet(changeSet, plan, config, { ...target, signal: limits.publishing }, workspace, review);
+        const published = await publishChangeSet(changeSet, plan, config, target(limits.publishing), workspace, review);
         return exitCode(io, changeSet, published, log, limits.cancel);
     }
     catch (error) {
@@ -21971,8 +21981,9 @@ function fleetOptions(config) {
  * fails the step, as a cluster that could not be diffed fails a drift run: each reason is
  * annotated once, the states themselves (stale, not installed, failed) are the report.
  */
-async function readAndPublishState(run, plan, config, target, log) {
+async function readAndPublishState(run, plan, config, publishTarget, log) {
     const state = await fleetState(run);
+    const target = publishTarget();
     const status = await publishStatus({ ...target, state: target.context.sha ? { ...state, commit: target.context.sha } : state, sha: plan.sha, issue: config.statusIssue });
     const unknown = state.instances.filter((row) => row.state === 'unknown');
     // One annotation per reason not told yet, naming its clusters (a bundle error fails them all alike).

@@ -5304,27 +5304,26 @@ function diagnosticsOf(error) {
         return diagnosticsOf(error.cause);
     return [];
 }
-/** Whether the error carries CUE diagnostics, each with the user's file and line to annotate. */
-function hasErrorLines(error) {
-    return diagnosticsOf(error).length > 0;
-}
-function errorAnnotations(error, title) {
-    const diagnostics = diagnosticsOf(error);
-    if (diagnostics.length === 0) {
-        const message = error instanceof Error ? error.message : String(error);
-        return (0,runner/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
-    }
-    return diagnostics
-        .map((diagnostic) => {
+/** Each CUE diagnostic of the error as an annotation on its file and line: its key (message and place), its message, the command; none for another error. */
+function diagnosticAnnotations(error, title) {
+    return diagnosticsOf(error).map((diagnostic) => {
         const position = diagnostic.positions[0];
-        return (0,runner/* formatAnnotation */.tn)({
+        const command = (0,runner/* formatAnnotation */.tn)({
             level: 'error',
             title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
             message: diagnostic.message,
             ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
         });
-    })
-        .join('');
+        return { key: `${position?.file ?? ''}:${position?.line ?? ''}:${position?.column ?? ''}:${diagnostic.message}`, message: diagnostic.message, command };
+    });
+}
+function errorAnnotations(error, title) {
+    const annotations = diagnosticAnnotations(error, title);
+    if (annotations.length === 0) {
+        const message = error instanceof Error ? error.message : String(error);
+        return (0,runner/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
+    }
+    return annotations.map((annotation) => annotation.command).join('');
 }
 
 ;// CONCATENATED MODULE: ./src/cli/arguments.ts
@@ -11469,11 +11468,12 @@ function instanceList(names) {
 }
 /**
  * Every instance of the cluster built, in bundle order. When one or more did not build,
- * each is added to `into` (bundle order) with its error, each error is told once, and the
+ * each is added to `into` (bundle order) with its error, each error is told once (to `tell`,
+ * then as a failure line), and the
  * cluster fails at `build`, naming the first instance that did not build, with an error
  * that says nothing was applied (its cause is that instance's failure, for annotations).
  */
-async function builtOrNothing(cluster, started, into, line) {
+async function builtOrNothing(cluster, started, into, line, tell) {
     const settled = await Promise.allSettled(started.instances);
     const built = [];
     const failures = [];
@@ -11488,6 +11488,7 @@ async function builtOrNothing(cluster, started, into, line) {
         const failure = instanceStepError(outcome.reason, 'build', instance.name);
         failures.push(failure);
         into.push(unbuiltInstanceEntry(instance, failure));
+        tell?.(failure);
         line(`${FAILURE_MARK}${failure.message}`);
     });
     const first = failures[0];
@@ -12809,7 +12810,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
         // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
-        const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line) };
+        const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line, (failure) => run.onClusterError?.(cluster.name, failure)) };
         stopIfCancelled(run, cluster, 'build');
         // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
         if (run.beforeApply || run.recordDesired) {

@@ -16,27 +16,26 @@ function diagnosticsOf(error: unknown): CueDiagnostic[] {
   return [];
 }
 
-/** Whether the error carries CUE diagnostics, each with the user's file and line to annotate. */
-export function hasErrorLines(error: unknown): boolean {
-  return diagnosticsOf(error).length > 0;
+/** Each CUE diagnostic of the error as an annotation on its file and line: its key (message and place), its message, the command; none for another error. */
+export function diagnosticAnnotations(error: unknown, title?: string): Array<{ key: string; message: string; command: string }> {
+  return diagnosticsOf(error).map((diagnostic) => {
+    const position = diagnostic.positions[0];
+    const command = formatAnnotation({
+      level: 'error',
+      title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
+      message: diagnostic.message,
+      ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
+    });
+    return { key: `${position?.file ?? ''}:${position?.line ?? ''}:${position?.column ?? ''}:${diagnostic.message}`, message: diagnostic.message, command };
+  });
 }
 
 export function errorAnnotations(error: unknown, title?: string): string {
-  const diagnostics = diagnosticsOf(error);
-  if (diagnostics.length === 0) {
+  const annotations = diagnosticAnnotations(error, title);
+  if (annotations.length === 0) {
     const message = error instanceof Error ? error.message : String(error);
     return formatAnnotation({ level: 'error', message, ...(title ? { title } : {}) });
   }
-  return diagnostics
-    .map((diagnostic) => {
-      const position = diagnostic.positions[0];
-      return formatAnnotation({
-        level: 'error',
-        title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
-        message: diagnostic.message,
-        ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
-      });
-    })
-    .join('');
+  return annotations.map((annotation) => annotation.command).join('');
 }
 

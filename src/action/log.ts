@@ -10,12 +10,13 @@
 // per diagnostic on the user's file and line (`annotateErrorLines`), and its failure line is
 // then not said again; what the run annotates at its end skips what was told (`hasTold`).
 import { FAILURE_MARK, type FleetLog } from '../fleet/fleet-run.js';
-import { errorAnnotations, hasErrorLines } from './annotations.js';
+import { diagnosticAnnotations } from './annotations.js';
 import { escapeLogText, formatAnnotation, formatGroupStart, type Annotation } from './runner.js';
 
 export class ActionLog implements FleetLog {
   private group: string | undefined;
   private readonly told: string[] = [];
+  private readonly placesTold = new Set<string>();
   /** The title of a failure told outside any cluster's group (`timoni-fleet status`). */
   runTitle = 'timoni-fleet';
 
@@ -40,11 +41,18 @@ export class ActionLog implements FleetLog {
     this.write(formatAnnotation(redacted));
   }
 
-  /** A CUE error as annotations on the user's files and lines; nothing for another error (its failure line tells it). */
+  /**
+   * A CUE error as annotations on the user's files and lines, each place once; nothing for
+   * another error (its failure line tells it). A failure line holding a message told here
+   * is then not said again.
+   */
   annotateErrorLines(error: unknown): void {
-    if (!hasErrorLines(error)) return;
-    this.told.push(error instanceof Error ? error.message : String(error));
-    this.write(this.redact(errorAnnotations(error)));
+    for (const { key, message, command } of diagnosticAnnotations(error)) {
+      if (this.placesTold.has(key)) continue;
+      this.placesTold.add(key);
+      this.told.push(message);
+      this.write(this.redact(command));
+    }
   }
 
   /** Whether a failure with this text was told already (one text holds the other). */

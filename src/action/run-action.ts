@@ -277,17 +277,18 @@ async function runOnClusters(io: ActionIO, start: RunStart & { plan: ClusterPlan
   try {
     const workspace = await readWorkspace(io, config);
     const run = await fleetRun(io, start, workspace, limits, secrets, log);
-    const target: PublishTarget = {
+    // Where the report goes, made when it is published: the secrets to mask are those known by then (values the run read included).
+    const target = (signal: AbortSignal): PublishTarget => ({
       env: io.env,
       context,
       secrets: secrets.secrets(),
       githubToken: config.githubToken,
       ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
       bundleFiles: config.bundleFiles,
-      signal: limits.deadline,
+      signal,
       log,
-    };
-    if (plan.mode === 'status') return await readAndPublishState(run, plan, config, target, log);
+    });
+    if (plan.mode === 'status') return await readAndPublishState(run, plan, config, () => target(limits.deadline), log);
     const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: limits.deadline, log }) : undefined;
     if (review) {
       run.beforeApply = review.beforeApply;
@@ -298,7 +299,7 @@ async function runOnClusters(io: ActionIO, start: RunStart & { plan: ClusterPlan
     const fleetChangeSet = plan.mode === 'apply' ? await rollOutFleet(run) : await planFleet(run);
     const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
     io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
-    const published = await publishChangeSet(changeSet, plan, config, { ...target, signal: limits.publishing }, workspace, review);
+    const published = await publishChangeSet(changeSet, plan, config, target(limits.publishing), workspace, review);
     return exitCode(io, changeSet, published, log, limits.cancel);
   } catch (error) {
     io.write(secrets.redact(errorAnnotations(error)));
@@ -374,8 +375,9 @@ function fleetOptions(config: ActionConfig): FleetRun['options'] {
  * fails the step, as a cluster that could not be diffed fails a drift run: each reason is
  * annotated once, the states themselves (stale, not installed, failed) are the report.
  */
-async function readAndPublishState(run: FleetRun, plan: Extract<ClusterPlan, { mode: 'status' }>, config: ActionConfig, target: PublishTarget, log: ActionLog): Promise<number> {
+async function readAndPublishState(run: FleetRun, plan: Extract<ClusterPlan, { mode: 'status' }>, config: ActionConfig, publishTarget: () => PublishTarget, log: ActionLog): Promise<number> {
   const state = await fleetState(run);
+  const target = publishTarget();
   const status = await publishStatus({ ...target, state: target.context.sha ? { ...state, commit: target.context.sha } : state, sha: plan.sha, issue: config.statusIssue });
   const unknown = state.instances.filter((row) => row.state === 'unknown');
   // One annotation per reason not told yet, naming its clusters (a bundle error fails them all alike).

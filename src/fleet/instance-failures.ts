@@ -47,11 +47,12 @@ function instanceList(names: readonly string[]): string {
 
 /**
  * Every instance of the cluster built, in bundle order. When one or more did not build,
- * each is added to `into` (bundle order) with its error, each error is told once, and the
+ * each is added to `into` (bundle order) with its error, each error is told once (to `tell`,
+ * then as a failure line), and the
  * cluster fails at `build`, naming the first instance that did not build, with an error
  * that says nothing was applied (its cause is that instance's failure, for annotations).
  */
-export async function builtOrNothing(cluster: string, started: StartedClusterBuild, into: InstanceChanges[], line: (text: string) => void): Promise<ClusterInstanceBuild[]> {
+export async function builtOrNothing(cluster: string, started: StartedClusterBuild, into: InstanceChanges[], line: (text: string) => void, tell?: (failure: ClusterStepError) => void): Promise<ClusterInstanceBuild[]> {
   const settled = await Promise.allSettled(started.instances);
   const built: ClusterInstanceBuild[] = [];
   const failures: ClusterStepError[] = [];
@@ -65,6 +66,7 @@ export async function builtOrNothing(cluster: string, started: StartedClusterBui
     const failure = instanceStepError(outcome.reason, 'build', instance.name);
     failures.push(failure);
     into.push(unbuiltInstanceEntry(instance, failure));
+    tell?.(failure);
     line(`${FAILURE_MARK}${failure.message}`);
   });
   const first = failures[0];

@@ -61,7 +61,7 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
     const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
     // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
-    const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line) };
+    const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line, (failure) => run.onClusterError?.(cluster.name, failure)) };
     stopIfCancelled(run, cluster, 'build');
     // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
     if (run.beforeApply || run.recordDesired) {
