@@ -2,15 +2,19 @@
 // writes them there, scripts/engine-artifacts.mjs names them): dist/cue.wasm.gz and
 // dist/native/<goos>-<goarch>/cue-shim.gz, each with its sha256 beside it.
 //
-// The running module finds dist/ by one rule, relative to its own folder: the folder
-// itself (dist/index.js, the action's bundle), its parent (dist/cli/index.js, the CLI's
-// bundle), or ../../dist from the sources in src/cue (vitest, tsx).
+// The running module finds dist/ by one rule, relative to its own folder: from the
+// sources (src/cue, under vitest or tsx) the repository's dist/, ../../dist; from a bundle
+// its own folder (dist/index.js, the action) or its parent (dist/cli/index.js, the CLI).
+// Nothing beside the sources is looked at, so no stray copy there can stand in for dist/.
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The folders that may be dist/, relative to the running module's folder, in order. */
-const DIST_CANDIDATES = ['.', '..', join('..', '..', 'dist')];
+/** The folders that may be dist/ for a module in `here`, in order. */
+function distCandidates(here: string): string[] {
+  const fromSources = basename(here) === 'cue' && basename(dirname(here)) === 'src';
+  return fromSources ? [join(here, '..', '..', 'dist')] : [here, join(here, '..')];
+}
 
 export interface ArtifactSearch {
   /** The artifact's path, when one of the candidates has it. */
@@ -26,8 +30,8 @@ export interface ArtifactSearch {
 export function findEngineArtifact(pathInDist: string, moduleUrl: string = import.meta.url): ArtifactSearch {
   const here = dirname(fileURLToPath(moduleUrl));
   const tried: string[] = [];
-  for (const candidate of DIST_CANDIDATES) {
-    const path = join(here, candidate, pathInDist);
+  for (const dist of distCandidates(here)) {
+    const path = join(dist, pathInDist);
     if (existsSync(path)) return { found: path, tried: [...tried, path] };
     tried.push(path);
   }

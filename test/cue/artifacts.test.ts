@@ -16,9 +16,10 @@ describe('the engine artifacts', () => {
   mkdirSync(join(dist, 'native', 'linux-amd64'), { recursive: true });
   writeFileSync(join(dist, 'cue.wasm.gz'), '');
   writeFileSync(join(dist, 'native', 'linux-amd64', 'cue-shim.gz'), '');
-  // A copy beside the sources, as the tree had before: never looked at.
-  mkdirSync(join(tree, 'src', 'cue', 'wasm'), { recursive: true });
-  writeFileSync(join(tree, 'src', 'cue', 'wasm', 'cue.wasm.gz'), '');
+  // Copies beside the sources, where the tree had them before: never looked at.
+  mkdirSync(join(tree, 'src', 'cue', 'native', 'linux-amd64'), { recursive: true });
+  writeFileSync(join(tree, 'src', 'cue', 'cue.wasm.gz'), 'stray');
+  writeFileSync(join(tree, 'src', 'cue', 'native', 'linux-amd64', 'cue-shim.gz'), 'stray');
   const from = (...path: string[]) => pathToFileURL(join(tree, ...path)).href;
 
   it('are found in dist/ from the action bundle, the CLI bundle and the sources', () => {
@@ -31,7 +32,9 @@ describe('the engine artifacts', () => {
   it('say where they were looked for when missing', () => {
     const search = findEngineArtifact(join('native', 'darwin-arm64', 'cue-shim.gz'), from('src', 'cue', 'artifacts.ts'));
     expect(search.found).toBeUndefined();
-    expect(search.tried).toEqual([join(tree, 'src', 'cue'), join(tree, 'src'), dist].map((folder) => join(folder, 'native', 'darwin-arm64', 'cue-shim.gz')));
+    expect(search.tried).toEqual([join(dist, 'native', 'darwin-arm64', 'cue-shim.gz')]);
+    const bundled = findEngineArtifact(join('native', 'darwin-arm64', 'cue-shim.gz'), from('dist', 'cli', 'index.js'));
+    expect(bundled.tried).toEqual([join(dist, 'cli'), dist].map((folder) => join(folder, 'native', 'darwin-arm64', 'cue-shim.gz')));
   });
 
   it('of this repository are the ones in its dist/', () => {
