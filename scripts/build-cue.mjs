@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// Builds the CUE engine from the Go shim in src/cue/shim:
-// - src/cue/wasm/{cue.wasm.gz, cue.wasm.sha256, wasm_exec.js}: the WebAssembly engine;
-// - src/cue/native/<goos>-<goarch>/{cue-shim.gz, cue-shim.sha256}: the same shim as a
-//   native program for linux-amd64, linux-arm64 and darwin-arm64 (src/cue/native-runtime.ts
-//   prefers it where it runs; the WebAssembly stays the fallback).
+// Builds the CUE engine from the Go shim in src/cue/shim into dist/, where its one copy lives
+// (committed; scripts/engine-artifacts.mjs names the files):
+// - dist/{cue.wasm.gz, cue.wasm.sha256}: the WebAssembly engine;
+// - dist/native/<goos>-<goarch>/{cue-shim.gz, cue-shim.sha256}: the same shim as a native
+//   program for linux-amd64, linux-arm64 and darwin-arm64 (src/cue/native-runtime.ts
+//   prefers it where it runs; the WebAssembly stays the fallback);
+// - src/cue/wasm/wasm_exec.js: Go's JavaScript glue of the same Go release, source that
+//   the bundles include.
+// `npm run build` (scripts/build.mjs) keeps these files in dist/ and never copies them.
 //
 // Usage:
 //   node scripts/build-cue.mjs                      build and write every artifact
 //   node scripts/build-cue.mjs --check              build into a temporary folder and fail
-//                                                   when any artifact differs from the tree's
+//                                                   when any artifact differs from dist/'s
 //   node scripts/build-cue.mjs --target linux-amd64 build (or check) only the named targets
 //                                                   (comma-separated: wasm, linux-amd64, ...)
 //
@@ -21,8 +25,9 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENGINE_TARGETS, targetFiles } from './engine-artifacts.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shimDir = join(root, 'src', 'cue', 'shim');
@@ -33,13 +38,12 @@ const say = (message) => console.error(`build-cue: ${message}`);
 /** The Go release the artifacts are built with; change it together with a rebuild. */
 const GO_RELEASE = 'go1.26.8';
 
-/** Every artifact: where it goes, the Go target, the file name of the program. */
-const TARGETS = [
-  { name: 'wasm', dir: join(root, 'src', 'cue', 'wasm'), goos: 'js', goarch: 'wasm', file: 'cue.wasm' },
-  { name: 'linux-amd64', dir: join(root, 'src', 'cue', 'native', 'linux-amd64'), goos: 'linux', goarch: 'amd64', file: 'cue-shim' },
-  { name: 'linux-arm64', dir: join(root, 'src', 'cue', 'native', 'linux-arm64'), goos: 'linux', goarch: 'arm64', file: 'cue-shim' },
-  { name: 'darwin-arm64', dir: join(root, 'src', 'cue', 'native', 'darwin-arm64'), goos: 'darwin', goarch: 'arm64', file: 'cue-shim' },
-];
+const dist = join(root, 'dist');
+/** Go's wasm_exec.js, written beside the sources that import it. */
+const wasmExec = join(root, 'src', 'cue', 'wasm', 'wasm_exec.js');
+
+/** Every artifact: where it goes under dist/, the Go target, the file name of the program. */
+const TARGETS = ENGINE_TARGETS.map((target) => ({ ...target, dir: join(dist, target.dir) }));
 
 function selectedTargets() {
   const flag = process.argv.indexOf('--target');
@@ -67,11 +71,11 @@ function sha256(file) {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** The files a target's folder holds. */
-function artifactNames(target) {
-  const names = [`${target.file}.gz`, `${target.file}.sha256`];
-  if (target.goos === 'js') names.push('wasm_exec.js');
-  return names;
+/** What a target's build gives: each file's name in the build folder and where it goes in the tree. */
+function artifactPlaces(target) {
+  const places = targetFiles(target).map((file) => ({ name: basename(file), path: join(target.dir, basename(file)) }));
+  if (target.goos === 'js') places.push({ name: 'wasm_exec.js', path: wasmExec });
+  return places;
 }
 
 /** Builds one target into `out`; returns the gzip's sha256. */
@@ -101,8 +105,7 @@ function build(target, out, goVersion) {
 /** What differs between a fresh build in `fresh` and the tree's files of `target`. */
 function differences(target, fresh) {
   const problems = [];
-  for (const name of artifactNames(target)) {
-    const have = join(target.dir, name);
+  for (const { name, path: have } of artifactPlaces(target)) {
     const where = relative(root, have);
     if (!existsSync(have)) problems.push(`${where} is missing`);
     else if (!readFileSync(have).equals(readFileSync(join(fresh, name)))) {
@@ -123,8 +126,10 @@ try {
       problems.push(...differences(target, out));
       continue;
     }
-    mkdirSync(target.dir, { recursive: true });
-    for (const name of artifactNames(target)) copyFileSync(join(out, name), join(target.dir, name));
+    for (const { name, path } of artifactPlaces(target)) {
+      mkdirSync(dirname(path), { recursive: true });
+      copyFileSync(join(out, name), path);
+    }
     console.log(`wrote ${relative(root, target.dir)}/${target.file}.gz (sha256 ${digest}, ${goVersion})`);
   }
   if (check) {
@@ -132,7 +137,7 @@ try {
       console.error(problems.join('\n'));
       console.error(
         `The CUE engine artifacts do not match their sources built with ${goVersion}: run \`npm run build:cue\` ` +
-          '(with the Go release the artifacts were built with) and commit src/cue/wasm/ and src/cue/native/.',
+          '(with the Go release the artifacts were built with) and commit dist/cue.wasm.*, dist/native/ and src/cue/wasm/wasm_exec.js.',
       );
       process.exit(1);
     }

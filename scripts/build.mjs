@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// Builds dist/: the action bundle (dist/index.js), the CLI bundle (dist/cli/index.js)
-// and the CUE engine beside them: its WebAssembly (dist/cue.wasm.gz) and its native
-// programs (dist/native/<goos>-<goarch>/cue-shim.gz, src/cue/native-runtime.ts).
+// Builds dist/'s JavaScript: the action bundle (dist/index.js) and the CLI bundle
+// (dist/cli/index.js). The CUE engine beside them (dist/cue.wasm.gz, dist/native/<goos>-
+// <goarch>/cue-shim.gz and their sha256 files, scripts/engine-artifacts.mjs) is built into
+// dist/ by `npm run build:cue` and has no other copy: this build keeps those files where
+// they are and never writes them (another --out gets none).
 // Usage: node scripts/build.mjs [--out DIR]   (default: dist)
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENGINE_ARTIFACTS } from './engine-artifacts.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outFlag = process.argv.indexOf('--out');
@@ -41,19 +44,11 @@ const cliSource = readFileSync(cliBundle, 'utf8');
 if (!cliSource.startsWith(shebang)) writeFileSync(cliBundle, shebang + cliSource);
 chmodSync(cliBundle, 0o755);
 
-const wasm = join(root, 'src', 'cue', 'wasm', 'cue.wasm.gz');
-if (existsSync(wasm)) {
-  mkdirSync(staging, { recursive: true });
-  copyFileSync(wasm, join(staging, 'cue.wasm.gz'));
-}
-const native = join(root, 'src', 'cue', 'native');
-for (const platform of existsSync(native) ? readdirSync(native).sort() : []) {
-  const program = join(native, platform, 'cue-shim.gz');
-  if (!existsSync(program)) continue;
-  mkdirSync(join(staging, 'native', platform), { recursive: true });
-  copyFileSync(program, join(staging, 'native', platform, 'cue-shim.gz'));
-  // Its digest names the unpacked program in the cache folder (src/cue/native-program.ts).
-  copyFileSync(join(native, platform, 'cue-shim.sha256'), join(staging, 'native', platform, 'cue-shim.sha256'));
+// The engine artifacts already in the output move into the new build (renamed, not copied).
+for (const artifact of ENGINE_ARTIFACTS) {
+  if (!existsSync(join(out, artifact))) continue;
+  mkdirSync(dirname(join(staging, artifact)), { recursive: true });
+  renameSync(join(out, artifact), join(staging, artifact));
 }
 rmSync(out, { recursive: true, force: true });
 renameSync(staging, out);

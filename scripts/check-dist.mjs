@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// Fails when the committed dist/ differs from a fresh build of src/.
+// Fails when the committed dist/ differs from a fresh build of src/ (`npm run build`). The
+// CUE engine's artifacts in dist/ (scripts/engine-artifacts.mjs) are not made by that build:
+// they must be there, and `npm run build:cue -- --check` compares them with a fresh build of
+// src/cue/shim.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENGINE_ARTIFACTS } from './engine-artifacts.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const fresh = mkdtempSync(join(tmpdir(), 'timoni-fleet-dist-'));
@@ -22,9 +26,11 @@ function listFiles(dir) {
 try {
   execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--out', fresh], { stdio: 'inherit' });
   const committed = join(root, 'dist');
+  const engine = new Set(ENGINE_ARTIFACTS.map((file) => join(file)));
   const want = new Set(listFiles(fresh).map((f) => relative(fresh, f)));
-  const have = new Set(listFiles(committed).map((f) => relative(committed, f)));
+  const have = new Set(listFiles(committed).map((f) => relative(committed, f)).filter((f) => !engine.has(f)));
   const problems = [];
+  for (const file of engine) if (!existsSync(join(committed, file))) problems.push(`missing from dist/: ${file} (run \`npm run build:cue\`)`);
   for (const file of want) {
     if (!have.has(file)) problems.push(`missing from dist/: ${file}`);
     else if (!readFileSync(join(fresh, file)).equals(readFileSync(join(committed, file))))
@@ -36,7 +42,7 @@ try {
     console.error('dist/ is stale: run `npm run build` and commit dist/.');
     process.exit(1);
   }
-  console.log(`dist/ matches a fresh build (${want.size} files)`);
+  console.log(`dist/ matches a fresh build (${want.size} files; and has the ${engine.size} CUE engine files)`);
 } finally {
   rmSync(fresh, { recursive: true, force: true });
 }

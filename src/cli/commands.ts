@@ -3,8 +3,9 @@
 //   vet` does, and optionally prints the computed value per cluster;
 // - `build` builds every instance from its module for each selected cluster and prints the
 //   objects as multi-document YAML (with `# Cluster:` and `# Instance:` comments, as
-//   `timoni bundle build` prints instances; each object exactly as sigs.k8s.io/yaml prints
-//   it, see timoni-yaml.ts) or as JSON; `--mask-secrets` masks Secret data as Timoni v0.33;
+//   `timoni bundle build` prints instances; each object printed by the CUE engine with
+//   sigs.k8s.io/yaml as Timoni prints it, CueEngine.objectsYaml) or as JSON;
+//   `--mask-secrets` masks Secret data as Timoni v0.33;
 // - `diff|apply|status|delete` reach the clusters through the fleet layer, which checks each
 //   cluster's identity before anything is read, written or deleted there (a context that
 //   reaches a cluster recorded under another runtime name fails that cluster). diff exits 0 in
@@ -40,7 +41,6 @@ import { fleetStateTable, stateCounts } from './fleet-state-text.js';
 import { CliLog, type CommandIO } from './io.js';
 import { fleetRunFromArgs, readBundleInputs } from './options.js';
 import { evaluateWithQueries, redactStrings } from './query-access.js';
-import { TimoniYamlPrinter } from './timoni-yaml.js';
 
 // ---- vet
 
@@ -81,14 +81,19 @@ interface BuiltCluster {
   }>;
 }
 
-function renderYaml(clusters: BuiltCluster[], isDefault: boolean): string {
-  const printer = new TimoniYamlPrinter();
+function renderYaml(engine: CueEngine, clusters: BuiltCluster[], isDefault: boolean): string {
   const parts: string[] = [];
   for (const cluster of clusters) {
     for (const instance of cluster.instances) {
       const header = [...(isDefault ? [] : [`# Cluster: ${cluster.name}`]), `# Instance: ${instance.name}`].join('\n');
       const objects = sortForApply(instance.sets.flatMap((set) => set.objects));
-      parts.push(`---\n${header}\n---\n${printer.marshalObjects(objects)}`);
+      let printed: string;
+      try {
+        printed = engine.objectsYaml(objects);
+      } catch (error) {
+        throw new Error(`cluster ${cluster.name}, instance ${instance.name}: ${(error as Error).message}`, { cause: error });
+      }
+      parts.push(`---\n${header}\n---\n${printed}`);
     }
   }
   return parts.join('\n');
@@ -132,7 +137,7 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
   }
 
   if (output === 'json') io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
-  else io.stdout(renderYaml(clusters, inputs.runtime.isDefault));
+  else io.stdout(renderYaml(engine, clusters, inputs.runtime.isDefault));
   return 0;
 }
 

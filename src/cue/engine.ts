@@ -2,7 +2,7 @@ import type { AsyncBridge, Bridge, CueEngineKind } from './bridge.js';
 import { deferFrees } from './deferred-frees.js';
 import { FileSets, isUnknownSet, splitFiles } from './file-sets.js';
 import { startNative } from './native-runtime.js';
-import { invoke, invokeLater, type HandleResult } from './protocol.js';
+import { exactJson, invoke, invokeEncoded, invokeLater, type HandleResult } from './protocol.js';
 import { BridgeCueValue } from './value.js';
 import { startWasm } from './wasm-runtime.js';
 import type { CompileOptions, CueEngine, CueValue, LoadOptions, InstanceValues, InstanceValuesOptions, RuntimeAttribute } from './types.js';
@@ -125,6 +125,10 @@ export class BridgeCueEngine implements CueEngine {
       overlays: options.overlays,
       package: options.packageName ?? 'main',
     });
+  }
+
+  objectsYaml(objects: readonly unknown[]): string {
+    return invokeEncoded<string>(this.#bridge, 'objectsYAML', `{"objects":${exactJson(objects)}}`);
   }
 
   version(): { cue: string; go: string } {

@@ -40,7 +40,7 @@ async function unpack(artifact: string, to: string): Promise<void> {
 
 /**
  * The sha256 of the artifact: from the `cue-shim.sha256` written beside it by the build
- * (scripts/build-cue.mjs; copied into dist/ by scripts/build.mjs), else computed (8 ms for
+ * (scripts/build-cue.mjs, into dist/native/<platform>/), else computed (8 ms for
  * the 7 MB artifact, at every start).
  */
 async function artifactDigest(artifact: string): Promise<string> {

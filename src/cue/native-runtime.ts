@@ -1,5 +1,5 @@
 // Starts the native build of the Go shim (src/cue/shim, built by scripts/build-cue.mjs
-// into native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
+// into dist/native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
 // synchronous Bridge as the WebAssembly engine. This thread holds the child
 // (native-process.ts): the start check and the switch to named pipes are asynchronous
 // frames on its standard input and file descriptor 3, then every call goes through two
@@ -12,10 +12,10 @@
 // looks at the host only under the virtual root /timoni-fleet-virtual/load-<n>, which
 // does not exist), no module registry, nothing written to standard output. It is killed
 // when this process exits, and stops itself past the memory limit (exit code 86).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { findEngineArtifact } from './artifacts.js';
 import type { AsyncBridge, Bridge } from './bridge.js';
 import { DEFAULT_MEMORY_LIMIT_MIB, memoryLimitMessage } from './memory-limit.js';
 import { openPipes, type PipeChannel, type PipePaths } from './native-pipes.js';
@@ -37,20 +37,11 @@ export function nativePlatform(platform: NodeJS.Platform = process.platform, arc
   return ['linux-amd64', 'linux-arm64', 'darwin-arm64'].includes(name) ? name : undefined;
 }
 
-/**
- * Where native/<platform>/cue-shim.gz may be, relative to this module: beside the bundled
- * dist/index.js, one level up from dist/cli/index.js, or beside the sources (src/cue).
- * Undefined when this platform has no artifact.
- */
-export function locateNative(moduleUrl: string = import.meta.url): string | undefined {
+/** dist/native/<platform>/cue-shim.gz, found as artifacts.ts says; undefined when this platform has none. */
+export function locateNative(): string | undefined {
   const platform = nativePlatform();
   if (!platform) return undefined;
-  const here = dirname(fileURLToPath(moduleUrl));
-  for (const base of ['native', '../native']) {
-    const path = join(here, base, platform, 'cue-shim.gz');
-    if (existsSync(path)) return path;
-  }
-  return undefined;
+  return findEngineArtifact(join('native', platform, 'cue-shim.gz')).found;
 }
 
 export interface NativeOptions {

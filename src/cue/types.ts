@@ -138,6 +138,14 @@ export interface CueEngine {
    * (structs field by field, the overlay's scalars win, lists pair by index). Throws CueError.
    */
   mergeInstanceValues(options: InstanceValuesOptions): InstanceValues;
+  /**
+   * Objects (JSON values) as Timoni v0.33's `timoni build` and `bundle build` print them:
+   * each decoded as Kubernetes decodes an unstructured object (whole numbers as integers)
+   * and marshalled by sigs.k8s.io/yaml, the library Timoni links, with `---\n` between
+   * two documents; '' for none. Throws CueError where go-yaml refuses a value (control
+   * characters in a string).
+   */
+  objectsYaml(objects: readonly unknown[]): string;
   version(): { cue: string; go: string };
   /** Number of live value handles (for leak checks). */
   liveValues(): number;

@@ -3,11 +3,10 @@
 // wasm_exec.js runs, hence the order of these two side-effect imports.
 import { goFatalOutput } from './go-sandbox.js';
 import './wasm/wasm_exec.js';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { findEngineArtifact } from './artifacts.js';
 import type { Bridge } from './bridge.js';
 import { DEFAULT_MEMORY_LIMIT_MIB, memoryLimitMessage, withMemoryLimit } from './memory-limit.js';
 
@@ -36,20 +35,10 @@ type GoConstructor = new () => GoProgram;
 const CALL_GLOBAL = '__timoniFleetCue';
 const READY_GLOBAL = '__timoniFleetCueReady';
 
-/**
- * Where cue.wasm.gz may be, relative to this module: beside the bundled dist/index.js,
- * one level up from the bundled dist/cli/index.js, or in wasm/ beside the sources.
- */
-const WASM_CANDIDATES = ['cue.wasm.gz', '../cue.wasm.gz', 'wasm/cue.wasm.gz'];
-
-export function locateWasm(moduleUrl: string = import.meta.url): string {
-  const here = dirname(fileURLToPath(moduleUrl));
-  const tried: string[] = [];
-  for (const candidate of WASM_CANDIDATES) {
-    const path = join(here, candidate);
-    if (existsSync(path)) return path;
-    tried.push(path);
-  }
+/** dist/cue.wasm.gz, found as artifacts.ts says. */
+export function locateWasm(): string {
+  const { found, tried } = findEngineArtifact('cue.wasm.gz');
+  if (found) return found;
   throw new Error(`CUE engine WebAssembly (cue.wasm.gz) not found; looked at: ${tried.join(', ')}. Run \`npm run build:cue\`.`);
 }
 

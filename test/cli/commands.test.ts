@@ -4,7 +4,8 @@
 // hand, with and without --mask-secrets); the text `diff` prints for a ChangeSet; and the
 // fleet commands against the local fleet: diff (exit codes as Timoni's --diff), apply,
 // status and delete, and a cluster that is down.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments, stringify } from 'yaml';
@@ -75,6 +76,21 @@ describe('build prints what Timoni v0.33.0 prints', () => {
     expect(result.stdout).toBe(timoniOutput('fidelity-build-masked.yaml'));
     expect(result.stdout).not.toContain('cGFzcw==');
     expect(result.stdout).not.toContain('not-a-secret-default');
+  });
+
+  it('fails where Timoni fails, a value go-yaml refuses, naming the cluster, instance and object', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'timoni-fleet-build-'));
+    try {
+      cpSync(join(fixtures, 'fidelity-module'), join(dir, 'fidelity-module'), { recursive: true });
+      const bundle = join(dir, 'bundle.cue');
+      writeFileSync(bundle, readFileSync(join(fixtures, 'fidelity-bundle.cue'), 'utf8').replace('message: "on"', 'message: "del\\u007f"'));
+      const result = await runCliCaptured(['build', '-f', bundle], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('instance web: object 2 of 3 (ConfigMap fidelity/web-settings) cannot be printed as YAML: yaml: control characters are not allowed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('masks Secrets in JSON output too, and nothing without the flag', async () => {

@@ -139,9 +139,9 @@ describe('the engine in a bundle', () => {
     it('finds cue.wasm.gz and native/<platform>/cue-shim.gz beside dist/index.js and one level above dist/cli/index.js', async () => {
       const platform = nativePlatform();
       if (!platform) throw new Error(`no native engine for ${process.platform}-${process.arch}`);
-      copyFileSync(join(root, 'src', 'cue', 'wasm', 'cue.wasm.gz'), join(out, 'cue.wasm.gz'));
+      copyFileSync(join(root, 'dist', 'cue.wasm.gz'), join(out, 'cue.wasm.gz'));
       mkdirSync(join(out, 'native', platform), { recursive: true });
-      copyFileSync(join(root, 'src', 'cue', 'native', platform, 'cue-shim.gz'), join(out, 'native', platform, 'cue-shim.gz'));
+      copyFileSync(join(root, 'dist', 'native', platform, 'cue-shim.gz'), join(out, 'native', platform, 'cue-shim.gz'));
       const [action, cli] = await Promise.all([bundle(out), bundle(join(out, 'cli'))]);
       // The bundles carry their own copy of nothing but JavaScript: the engines stay single.
       expect(readdirSync(out).filter((name) => name.endsWith('.gz'))).toEqual(['cue.wasm.gz']);

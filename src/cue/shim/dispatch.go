@@ -32,6 +32,7 @@ var methods = map[string]method{
 	"validate":              withRequest((*Engine).validate),
 	"toJSON":                withRequest((*Engine).toJSON),
 	"toYAML":                withRequest((*Engine).toYAML),
+	"objectsYAML":           withRequest((*Engine).objectsYAML),
 	"hasBytes":              withRequest((*Engine).hasBytes),
 	"toCUE":                 withRequest((*Engine).toCUE),
 	"fields":                withRequest((*Engine).fields),

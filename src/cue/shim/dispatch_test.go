@@ -53,6 +53,7 @@ func TestNoMethodWritesToStdout(t *testing.T) {
 		callRaw(t, e, "listRuntimeAttributes", sourceRequest{Filename: "b.cue", Content: "a: int @timoni(runtime:number:N)"})
 		callRaw(t, e, "mergeInstanceValues", instanceValuesRequest{Base: "values: a: 1", Overlays: []string{"{a: 2}"}})
 		callRaw(t, e, "version", struct{}{})
+		callRaw(t, e, "objectsYAML", objectsYAMLRequest{Objects: []json.RawMessage{json.RawMessage(`{"a": "b"}`)}})
 		callRaw(t, e, "free", valueRequest{Handle: cm})
 		callRaw(t, e, "toJSON", valueRequest{Handle: cm})
 		e.Call("noSuchMethod", "{}")

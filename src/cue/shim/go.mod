@@ -5,6 +5,7 @@ go 1.26
 require (
 	cuelang.org/go v0.17.1
 	go.yaml.in/yaml/v3 v3.0.4
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -18,6 +19,7 @@ require (
 	github.com/pelletier/go-toml/v2 v2.3.1 // indirect
 	github.com/protocolbuffers/txtpbfmt v0.0.0-20260420112717-c39628bde8b5 // indirect
 	github.com/rogpeppe/go-internal v1.15.0 // indirect
+	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
 	golang.org/x/sync v0.21.0 // indirect
