@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 9188:
+/***/ 910:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1703,6 +1703,39 @@ function isUnknownSet(error) {
 
 ;// CONCATENATED MODULE: external "node:url"
 const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+;// CONCATENATED MODULE: ./src/cue/artifacts.ts
+// Where the engine's built artifacts are: in dist/, their one copy (scripts/build-cue.mjs
+// writes them there, scripts/engine-artifacts.mjs names them): dist/cue.wasm.gz and
+// dist/native/<goos>-<goarch>/cue-shim.gz, each with its sha256 beside it.
+//
+// The running module finds dist/ by one rule, relative to its own folder: from the
+// sources (src/cue, under vitest or tsx) the repository's dist/, ../../dist; from a bundle
+// its own folder (dist/index.js, the action) or its parent (dist/cli/index.js, the CLI).
+// Nothing beside the sources is looked at, so no stray copy there can stand in for dist/.
+
+
+
+/** The folders that may be dist/ for a module in `here`, in order. */
+function distCandidates(here) {
+    const fromSources = (0,external_node_path_namespaceObject.basename)(here) === 'cue' && (0,external_node_path_namespaceObject.basename)((0,external_node_path_namespaceObject.dirname)(here)) === 'src';
+    return fromSources ? [(0,external_node_path_namespaceObject.join)(here, '..', '..', 'dist')] : [here, (0,external_node_path_namespaceObject.join)(here, '..')];
+}
+/**
+ * Finds an artifact by its path under dist/ (`cue.wasm.gz`, `native/linux-amd64/cue-shim.gz`),
+ * looking from `moduleUrl` (default: this module, which is the bundle once bundled).
+ */
+function findEngineArtifact(pathInDist, moduleUrl = import.meta.url) {
+    const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
+    const tried = [];
+    for (const dist of distCandidates(here)) {
+        const path = (0,external_node_path_namespaceObject.join)(dist, pathInDist);
+        if ((0,external_node_fs_.existsSync)(path))
+            return { found: path, tried: [...tried, path] };
+        tried.push(path);
+    }
+    return { tried };
+}
+
 ;// CONCATENATED MODULE: ./src/cue/memory-limit.ts
 // A ceiling on the CUE engine's memory. Go's WebAssembly module defines its own linear
 // memory with no maximum, so a CUE evaluation that grows without end (a bundle's
@@ -2255,7 +2288,7 @@ async function unpack(artifact, to) {
 }
 /**
  * The sha256 of the artifact: from the `cue-shim.sha256` written beside it by the build
- * (scripts/build-cue.mjs; copied into dist/ by scripts/build.mjs), else computed (8 ms for
+ * (scripts/build-cue.mjs, into dist/native/<platform>/), else computed (8 ms for
  * the 7 MB artifact, at every start).
  */
 async function artifactDigest(artifact) {
@@ -2331,7 +2364,7 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
 
 ;// CONCATENATED MODULE: ./src/cue/native-runtime.ts
 // Starts the native build of the Go shim (src/cue/shim, built by scripts/build-cue.mjs
-// into native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
+// into dist/native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
 // synchronous Bridge as the WebAssembly engine. This thread holds the child
 // (native-process.ts): the start check and the switch to named pipes are asynchronous
 // frames on its standard input and file descriptor 3, then every call goes through two
@@ -2365,22 +2398,12 @@ function nativePlatform(platform = process.platform, arch = process.arch) {
     const name = `${platform}-${goarch}`;
     return ['linux-amd64', 'linux-arm64', 'darwin-arm64'].includes(name) ? name : undefined;
 }
-/**
- * Where native/<platform>/cue-shim.gz may be, relative to this module: beside the bundled
- * dist/index.js, one level up from dist/cli/index.js, or beside the sources (src/cue).
- * Undefined when this platform has no artifact.
- */
-function locateNative(moduleUrl = import.meta.url) {
+/** dist/native/<platform>/cue-shim.gz, found as artifacts.ts says; undefined when this platform has none. */
+function locateNative() {
     const platform = nativePlatform();
     if (!platform)
         return undefined;
-    const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
-    for (const base of ['native', '../native']) {
-        const path = (0,external_node_path_namespaceObject.join)(here, base, platform, 'cue-shim.gz');
-        if ((0,external_node_fs_.existsSync)(path))
-            return path;
-    }
-    return undefined;
+    return findEngineArtifact((0,external_node_path_namespaceObject.join)('native', platform, 'cue-shim.gz')).found;
 }
 /** The error for a call during which (or before which) the child stopped. */
 function stoppedError(method, stop, limitMiB) {
@@ -2509,6 +2532,30 @@ function withTimeout(promise, message) {
 /** Runs one method; throws CueError with the engine's diagnostics when it fails. */
 function invoke(bridge, method, request) {
     return resultOf(method, bridge(method, JSON.stringify(request)));
+}
+/** Runs one method whose request is JSON text already (see `exactJson`). */
+function invokeEncoded(bridge, method, requestJson) {
+    return resultOf(method, bridge(method, requestJson));
+}
+/**
+ * JSON text of plain data (what JSON.parse gives) in which every whole number below 1e21
+ * is written with all its digits, as the JSON it was read from had them: JSON.stringify
+ * writes 2 ** 60 as 1152921504606847000, another integer for Go's int64. Other numbers,
+ * strings and keys are written as JSON.stringify writes them.
+ */
+function exactJson(value) {
+    if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 1e21)
+        return BigInt(value).toString();
+    if (Array.isArray(value))
+        return `[${value.map((item) => (item === undefined ? 'null' : exactJson(item))).join(',')}]`;
+    if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+        const fields = Object.entries(value).filter(([, item]) => item !== undefined);
+        return `{${fields.map(([key, item]) => `${JSON.stringify(key)}:${exactJson(item)}`).join(',')}}`;
+    }
+    const text = JSON.stringify(value);
+    if (text === undefined)
+        throw new TypeError(`a ${typeof value} cannot be sent to the CUE engine as JSON`);
+    return text;
 }
 /** Runs one method answered through the event loop; rejects with CueError as `invoke` throws. */
 async function invokeLater(later, method, request) {
@@ -3338,24 +3385,14 @@ const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
-
 // Names shared with src/cue/shim/bridge_js.go.
 const CALL_GLOBAL = '__timoniFleetCue';
 const READY_GLOBAL = '__timoniFleetCueReady';
-/**
- * Where cue.wasm.gz may be, relative to this module: beside the bundled dist/index.js,
- * one level up from the bundled dist/cli/index.js, or in wasm/ beside the sources.
- */
-const WASM_CANDIDATES = ['cue.wasm.gz', '../cue.wasm.gz', 'wasm/cue.wasm.gz'];
-function locateWasm(moduleUrl = import.meta.url) {
-    const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
-    const tried = [];
-    for (const candidate of WASM_CANDIDATES) {
-        const path = (0,external_node_path_namespaceObject.join)(here, candidate);
-        if ((0,external_node_fs_.existsSync)(path))
-            return path;
-        tried.push(path);
-    }
+/** dist/cue.wasm.gz, found as artifacts.ts says. */
+function locateWasm() {
+    const { found, tried } = findEngineArtifact('cue.wasm.gz');
+    if (found)
+        return found;
     throw new Error(`CUE engine WebAssembly (cue.wasm.gz) not found; looked at: ${tried.join(', ')}. Run \`npm run build:cue\`.`);
 }
 /** Set to 1 to let V8 recompile hot engine code with its optimizing tier (see below). */
@@ -3565,6 +3602,9 @@ class BridgeCueEngine {
             overlays: options.overlays,
             package: options.packageName ?? 'main',
         });
+    }
+    objectsYaml(objects) {
+        return invokeEncoded(this.#bridge, 'objectsYAML', `{"objects":${exactJson(objects)}}`);
     }
     version() {
         return invoke(this.#bridge, 'version', {});
@@ -22391,7 +22431,7 @@ function quote(value) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(9188);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(910);
 /* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5242);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4632);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends

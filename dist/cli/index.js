@@ -1838,7 +1838,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5242);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
 /* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_dispatch_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(240);
+/* harmony import */ var _cli_dispatch_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(7807);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -1866,7 +1866,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 240:
+/***/ 7807:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -2035,6 +2035,39 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 ;// CONCATENATED MODULE: external "node:url"
 const external_node_url_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:url");
+;// CONCATENATED MODULE: ./src/cue/artifacts.ts
+// Where the engine's built artifacts are: in dist/, their one copy (scripts/build-cue.mjs
+// writes them there, scripts/engine-artifacts.mjs names them): dist/cue.wasm.gz and
+// dist/native/<goos>-<goarch>/cue-shim.gz, each with its sha256 beside it.
+//
+// The running module finds dist/ by one rule, relative to its own folder: from the
+// sources (src/cue, under vitest or tsx) the repository's dist/, ../../dist; from a bundle
+// its own folder (dist/index.js, the action) or its parent (dist/cli/index.js, the CLI).
+// Nothing beside the sources is looked at, so no stray copy there can stand in for dist/.
+
+
+
+/** The folders that may be dist/ for a module in `here`, in order. */
+function distCandidates(here) {
+    const fromSources = (0,external_node_path_namespaceObject.basename)(here) === 'cue' && (0,external_node_path_namespaceObject.basename)((0,external_node_path_namespaceObject.dirname)(here)) === 'src';
+    return fromSources ? [(0,external_node_path_namespaceObject.join)(here, '..', '..', 'dist')] : [here, (0,external_node_path_namespaceObject.join)(here, '..')];
+}
+/**
+ * Finds an artifact by its path under dist/ (`cue.wasm.gz`, `native/linux-amd64/cue-shim.gz`),
+ * looking from `moduleUrl` (default: this module, which is the bundle once bundled).
+ */
+function findEngineArtifact(pathInDist, moduleUrl = import.meta.url) {
+    const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
+    const tried = [];
+    for (const dist of distCandidates(here)) {
+        const path = (0,external_node_path_namespaceObject.join)(dist, pathInDist);
+        if ((0,external_node_fs_.existsSync)(path))
+            return { found: path, tried: [...tried, path] };
+        tried.push(path);
+    }
+    return { tried };
+}
+
 ;// CONCATENATED MODULE: ./src/cue/memory-limit.ts
 // A ceiling on the CUE engine's memory. Go's WebAssembly module defines its own linear
 // memory with no maximum, so a CUE evaluation that grows without end (a bundle's
@@ -2587,7 +2620,7 @@ async function unpack(artifact, to) {
 }
 /**
  * The sha256 of the artifact: from the `cue-shim.sha256` written beside it by the build
- * (scripts/build-cue.mjs; copied into dist/ by scripts/build.mjs), else computed (8 ms for
+ * (scripts/build-cue.mjs, into dist/native/<platform>/), else computed (8 ms for
  * the 7 MB artifact, at every start).
  */
 async function artifactDigest(artifact) {
@@ -2663,7 +2696,7 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
 
 ;// CONCATENATED MODULE: ./src/cue/native-runtime.ts
 // Starts the native build of the Go shim (src/cue/shim, built by scripts/build-cue.mjs
-// into native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
+// into dist/native/<goos>-<goarch>/cue-shim.gz) as a child process and returns the same
 // synchronous Bridge as the WebAssembly engine. This thread holds the child
 // (native-process.ts): the start check and the switch to named pipes are asynchronous
 // frames on its standard input and file descriptor 3, then every call goes through two
@@ -2697,22 +2730,12 @@ function nativePlatform(platform = process.platform, arch = process.arch) {
     const name = `${platform}-${goarch}`;
     return ['linux-amd64', 'linux-arm64', 'darwin-arm64'].includes(name) ? name : undefined;
 }
-/**
- * Where native/<platform>/cue-shim.gz may be, relative to this module: beside the bundled
- * dist/index.js, one level up from dist/cli/index.js, or beside the sources (src/cue).
- * Undefined when this platform has no artifact.
- */
-function locateNative(moduleUrl = import.meta.url) {
+/** dist/native/<platform>/cue-shim.gz, found as artifacts.ts says; undefined when this platform has none. */
+function locateNative() {
     const platform = nativePlatform();
     if (!platform)
         return undefined;
-    const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
-    for (const base of ['native', '../native']) {
-        const path = (0,external_node_path_namespaceObject.join)(here, base, platform, 'cue-shim.gz');
-        if ((0,external_node_fs_.existsSync)(path))
-            return path;
-    }
-    return undefined;
+    return findEngineArtifact((0,external_node_path_namespaceObject.join)('native', platform, 'cue-shim.gz')).found;
 }
 /** The error for a call during which (or before which) the child stopped. */
 function stoppedError(method, stop, limitMiB) {
@@ -2841,6 +2864,30 @@ function withTimeout(promise, message) {
 /** Runs one method; throws CueError with the engine's diagnostics when it fails. */
 function invoke(bridge, method, request) {
     return resultOf(method, bridge(method, JSON.stringify(request)));
+}
+/** Runs one method whose request is JSON text already (see `exactJson`). */
+function invokeEncoded(bridge, method, requestJson) {
+    return resultOf(method, bridge(method, requestJson));
+}
+/**
+ * JSON text of plain data (what JSON.parse gives) in which every whole number below 1e21
+ * is written with all its digits, as the JSON it was read from had them: JSON.stringify
+ * writes 2 ** 60 as 1152921504606847000, another integer for Go's int64. Other numbers,
+ * strings and keys are written as JSON.stringify writes them.
+ */
+function exactJson(value) {
+    if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 1e21)
+        return BigInt(value).toString();
+    if (Array.isArray(value))
+        return `[${value.map((item) => (item === undefined ? 'null' : exactJson(item))).join(',')}]`;
+    if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+        const fields = Object.entries(value).filter(([, item]) => item !== undefined);
+        return `{${fields.map(([key, item]) => `${JSON.stringify(key)}:${exactJson(item)}`).join(',')}}`;
+    }
+    const text = JSON.stringify(value);
+    if (text === undefined)
+        throw new TypeError(`a ${typeof value} cannot be sent to the CUE engine as JSON`);
+    return text;
 }
 /** Runs one method answered through the event loop; rejects with CueError as `invoke` throws. */
 async function invokeLater(later, method, request) {
@@ -3670,24 +3717,14 @@ const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
-
 // Names shared with src/cue/shim/bridge_js.go.
 const CALL_GLOBAL = '__timoniFleetCue';
 const READY_GLOBAL = '__timoniFleetCueReady';
-/**
- * Where cue.wasm.gz may be, relative to this module: beside the bundled dist/index.js,
- * one level up from the bundled dist/cli/index.js, or in wasm/ beside the sources.
- */
-const WASM_CANDIDATES = ['cue.wasm.gz', '../cue.wasm.gz', 'wasm/cue.wasm.gz'];
-function locateWasm(moduleUrl = import.meta.url) {
-    const here = (0,external_node_path_namespaceObject.dirname)((0,external_node_url_namespaceObject.fileURLToPath)(moduleUrl));
-    const tried = [];
-    for (const candidate of WASM_CANDIDATES) {
-        const path = (0,external_node_path_namespaceObject.join)(here, candidate);
-        if ((0,external_node_fs_.existsSync)(path))
-            return path;
-        tried.push(path);
-    }
+/** dist/cue.wasm.gz, found as artifacts.ts says. */
+function locateWasm() {
+    const { found, tried } = findEngineArtifact('cue.wasm.gz');
+    if (found)
+        return found;
     throw new Error(`CUE engine WebAssembly (cue.wasm.gz) not found; looked at: ${tried.join(', ')}. Run \`npm run build:cue\`.`);
 }
 /** Set to 1 to let V8 recompile hot engine code with its optimizing tier (see below). */
@@ -3897,6 +3934,9 @@ class BridgeCueEngine {
             overlays: options.overlays,
             package: options.packageName ?? 'main',
         });
+    }
+    objectsYaml(objects) {
+        return invokeEncoded(this.#bridge, 'objectsYAML', `{"objects":${exactJson(objects)}}`);
     }
     version() {
         return invoke(this.#bridge, 'version', {});
@@ -18856,653 +18896,15 @@ function redactStrings(value, redact) {
     return value;
 }
 
-;// CONCATENATED MODULE: ./src/cli/yaml-resolve.ts
-// Which strings go-yaml v2 must quote because a YAML 1.1 reader would take them, unquoted,
-// for something other than a string (go.yaml.in/yaml/v2 resolve.go `resolve` and
-// encode.go `isBase60Float`): booleans (y, yes, on, off, n, no in three casings), null
-// (~, null), .inf/.nan, integers in Go's syntax (0x, 0o, 0b, leading-0 octal, underscores
-// ignored), decimal floats, timestamps (YYYY-M-D with an optional time, as Go's
-// time.Parse reads the four layouts go-yaml tries) and base 60 numbers such as 12:30.
-const keywords = new Set([
-    'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
-    'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
-    '', '~', 'null', 'Null', 'NULL',
-    '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
-]);
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const UINT64_MAX = 2n ** 64n - 1n;
-const yamlStyleFloat = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
-const base60Float = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
-/** The digits of a Go integer literal (strconv.ParseUint base 0, no sign), as a BigInt; undefined when invalid. */
-function goUnsigned(text) {
-    let match = /^0[xX]([0-9a-fA-F]+)$/.exec(text);
-    if (match && text.length >= 3)
-        return BigInt(`0x${match[1]}`);
-    match = /^0[bB]([01]+)$/.exec(text);
-    if (match)
-        return BigInt(`0b${match[1]}`);
-    match = /^0[oO]([0-7]+)$/.exec(text);
-    if (match)
-        return BigInt(`0o${match[1]}`);
-    match = /^0([0-7]*)$/.exec(text);
-    if (match)
-        return match[1] ? BigInt(`0o${match[1]}`) : 0n;
-    if (/^[1-9][0-9]*$/.test(text))
-        return BigInt(text);
-    return undefined;
-}
-/** strconv.ParseInt(text, 0, 64) or strconv.ParseUint(text, 0, 64) succeeds. */
-function isGoInteger(text) {
-    const sign = text[0] === '+' || text[0] === '-' ? text[0] : '';
-    const magnitude = goUnsigned(text.slice(sign.length));
-    if (magnitude === undefined)
-        return false;
-    if (sign === '')
-        return magnitude <= UINT64_MAX;
-    const value = sign === '-' ? -magnitude : magnitude;
-    return value >= INT64_MIN && value <= INT64_MAX;
-}
-/** strconv.ParseInt(digits, 2, 64) or ParseUint(digits, 2, 64) succeeds. */
-function isGoBinary(digits) {
-    const match = /^([+-]?)([01]+)$/.exec(digits);
-    if (!match)
-        return false;
-    const magnitude = BigInt(`0b${match[2]}`);
-    if (match[1] === '')
-        return magnitude <= UINT64_MAX;
-    const value = match[1] === '-' ? -magnitude : magnitude;
-    return value >= INT64_MIN && value <= INT64_MAX;
-}
-function daysIn(month, year) {
-    if (month === 2)
-        return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-    return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-/**
- * Go's time.Parse with one of go-yaml's layouts: "2006-1-2T15:4:5.999999999Z07:00" (also
- * with a lower-case t), "2006-1-2 15:4:5.999999999" and "2006-1-2". Month, day, hour,
- * minute and second take one or two digits and are range-checked (the day against the
- * month); the fraction (after . or ,) is optional; the zone is Z or ±hh:mm (up to 24:60).
- */
-function isTimestamp(text) {
-    if (!/^[0-9]{4}-/.test(text))
-        return false;
-    const match = /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:([Tt ])([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?)?$/.exec(text);
-    if (!match)
-        return false;
-    const [, year, month, day, separator, hour, minute, second, zone] = match;
-    const m = Number(month);
-    if (m < 1 || m > 12)
-        return false;
-    const d = Number(day);
-    if (d < 1 || d > daysIn(m, Number(year)))
-        return false;
-    if (separator === undefined)
-        return true;
-    if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59)
-        return false;
-    // The space-separated layout has no zone; the T layouts require one.
-    if (separator === ' ')
-        return zone === undefined;
-    if (zone === undefined)
-        return false;
-    if (zone !== 'Z' && (Number(zone.slice(1, 3)) > 24 || Number(zone.slice(4, 6)) > 60))
-        return false;
-    return true;
-}
-/** go-yaml's resolve(): does the plain scalar `text` read as anything but a string? */
-function resolvesToOther(text) {
-    if (keywords.has(text))
-        return true;
-    const first = text[0] ?? '';
-    if (first === '.')
-        return /^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(text) && Number.isFinite(Number(text));
-    if (!/^[-+0-9]$/.test(first))
-        return false;
-    if (isTimestamp(text))
-        return true;
-    const plain = text.replaceAll('_', '');
-    if (isGoInteger(plain))
-        return true;
-    if (yamlStyleFloat.test(plain) && Number.isFinite(Number(plain)))
-        return true;
-    if (plain.startsWith('0b'))
-        return isGoBinary(plain.slice(2));
-    if (plain.startsWith('-0b'))
-        return isGoBinary(`-${plain.slice(3)}`);
-    return false;
-}
-/** go-yaml's encoder quotes the string when it would not read back as the same string. */
-function resolvesToNonString(text) {
-    if (resolvesToOther(text))
-        return true;
-    return /^[-+0-9]/.test(text) && text.includes(':') && base60Float.test(text);
-}
-
-;// CONCATENATED MODULE: ./src/cli/timoni-yaml.ts
-// Objects printed as YAML exactly as `timoni build` / `timoni bundle build` print them:
-// sigs.k8s.io/yaml's Marshal, which writes the object as JSON, reads that JSON back with
-// go-yaml v2 and emits it with go-yaml v2's emitter (a port of libyaml). What that means,
-// read from go.yaml.in/yaml/v2 v2.4.4 (resolve.go, encode.go, emitterc.go, sorter.go):
-//
-// - strings that a YAML 1.1 reader would take for something else (yes, no, on, off, y,
-//   n, ~, null, numbers with underscores, base 60 numbers such as 12:30, dates such as
-//   2001-12-14) are double-quoted; strings with a line break are literal blocks (`|`),
-//   unless they hold characters a block cannot (then double-quoted with escapes);
-//   strings that cannot be plain (indicators, leading or trailing spaces) single-quoted;
-// - plain and quoted scalars are folded at a space once the line passes 80 columns;
-// - sequences inside a mapping are not indented (`key:\n- item`);
-// - keys in "natural" order (digit runs compared as numbers, letters after other
-//   characters); keys longer than 128 bytes or with line breaks become `? key\n: value`;
-// - empty maps and lists as `{}` and `[]`; floats as Go's strconv 'g' (1e+21, 1e-06).
-//
-// Each string's analysis (its style, whether it may be plain or quoted) is computed once
-// and remembered; only the folding depends on the column where the string starts.
-
-const BEST_WIDTH = 80;
-const BEST_INDENT = 2;
-/** A key longer than this (in UTF-8 bytes) is written as a complex key (`? key`). */
-const SIMPLE_KEY_LIMIT = 128;
-class TimoniYamlError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'TimoniYamlError';
-    }
-}
-const isBreak = (c) => c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
-const isSpace = (c) => c === 0x20;
-const isBlank = (c) => c === 0x20 || c === 0x09;
-const isBlankOrEnd = (c) => c === undefined || c === 0 || isBlank(c) || isBreak(c);
-/** libyaml's is_printable: what may appear unescaped (4-byte characters may not). */
-function isPrintable(c) {
-    return c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
-}
-function utf8Length(c) {
-    return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-}
-/** Code points; a lone surrogate becomes U+FFFD, as Go's JSON encoder writes it. */
-function codePoints(text) {
-    const chars = [];
-    for (const char of text) {
-        const c = char.codePointAt(0);
-        chars.push(c >= 0xd800 && c <= 0xdfff ? 0xfffd : c);
-    }
-    return chars;
-}
-/** libyaml's yaml_emitter_analyze_scalar, plus the style go-yaml's encoder requests. */
-function analyze(text) {
-    const chars = codePoints(text);
-    const byteLength = chars.reduce((sum, c) => sum + utf8Length(c), 0);
-    const requested = text.includes('\n') ? 'literal' : resolvesToNonString(text) ? 'double' : 'plain';
-    if (chars.length === 0) {
-        return { chars, byteLength, multiline: false, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: false, requested };
-    }
-    let blockIndicators = false;
-    let lineBreaks = false;
-    let special = false;
-    let leadingSpace = false;
-    let leadingBreak = false;
-    let trailingSpace = false;
-    let trailingBreak = false;
-    let breakSpace = false;
-    let spaceBreak = false;
-    let previousSpace = false;
-    let previousBreak = false;
-    let precededByWhitespace = true;
-    if (/^(---|\.\.\.)/.test(text))
-        blockIndicators = true;
-    for (let i = 0; i < chars.length; i += 1) {
-        const c = chars[i];
-        const followedByWhitespace = i + 1 >= chars.length || isBlank(chars[i + 1]);
-        if (i === 0) {
-            if ('#,[]{}&*!|>\'"%@`'.includes(String.fromCodePoint(c)))
-                blockIndicators = true;
-            else if ((c === 0x3f || c === 0x3a || c === 0x2d) && followedByWhitespace)
-                blockIndicators = true; // ? : -
-        }
-        else if (c === 0x3a && followedByWhitespace)
-            blockIndicators = true;
-        else if (c === 0x23 && precededByWhitespace)
-            blockIndicators = true; // #
-        if (!isPrintable(c))
-            special = true;
-        if (isSpace(c)) {
-            if (i === 0)
-                leadingSpace = true;
-            if (i === chars.length - 1)
-                trailingSpace = true;
-            if (previousBreak)
-                breakSpace = true;
-            previousSpace = true;
-            previousBreak = false;
-        }
-        else if (isBreak(c)) {
-            lineBreaks = true;
-            if (i === 0)
-                leadingBreak = true;
-            if (i === chars.length - 1)
-                trailingBreak = true;
-            if (previousSpace)
-                spaceBreak = true;
-            previousSpace = false;
-            previousBreak = true;
-        }
-        else {
-            previousSpace = false;
-            previousBreak = false;
-        }
-        precededByWhitespace = isBlankOrEnd(c);
-    }
-    let blockPlainAllowed = !(leadingSpace || leadingBreak || trailingSpace || trailingBreak);
-    let singleQuotedAllowed = true;
-    let blockAllowed = !trailingSpace;
-    if (breakSpace) {
-        blockPlainAllowed = false;
-        singleQuotedAllowed = false;
-    }
-    if (spaceBreak || special) {
-        blockPlainAllowed = false;
-        singleQuotedAllowed = false;
-        blockAllowed = false;
-    }
-    if (lineBreaks || blockIndicators)
-        blockPlainAllowed = false;
-    return { chars, byteLength, multiline: lineBreaks, blockPlainAllowed, singleQuotedAllowed, blockAllowed, requested };
-}
-/**
- * What a string value becomes when go-yaml reads the JSON text that holds it: raw control
- * characters outside YAML's printable set stop the reader; a raw NEL (U+0085, which JSON
- * does not escape) is a line break inside a double-quoted scalar and folds into a space
- * (several into line feeds), with the spaces around it dropped.
- */
-function throughJsonReader(text, isKey) {
-    if (/[\u007f-\u0084\u0086-\u009f\ufffe\uffff]/.test(text))
-        throw new TimoniYamlError(`yaml: control characters are not allowed (in ${JSON.stringify(text)})`);
-    if (!text.includes('\u0085'))
-        return text;
-    if (isKey)
-        throw new TimoniYamlError(`yaml: a key with a NEL line break (U+0085) cannot be printed: ${JSON.stringify(text)}`);
-    return text.replace(/ *\u0085(?: *\u0085)* */g, (run) => {
-        const breaks = run.split('\u0085').length - 1;
-        return breaks === 1 ? ' ' : '\n'.repeat(breaks - 1);
-    });
-}
-/** Go's strconv.FormatFloat(f, 'g', -1, 64). */
-function goFloat(value) {
-    const [mantissa = '', exponentText = '0'] = value.toExponential().split('e');
-    const negative = mantissa.startsWith('-');
-    const digits = mantissa.replace('-', '').replace('.', '');
-    const exponent = Number(exponentText);
-    const sign = negative ? '-' : '';
-    if (exponent < -4 || exponent >= 6) {
-        const fraction = digits.length > 1 ? `.${digits.slice(1)}` : '';
-        const abs = Math.abs(exponent);
-        return `${sign}${digits[0]}${fraction}e${exponent < 0 ? '-' : '+'}${abs < 10 ? `0${abs}` : abs}`;
-    }
-    if (exponent < 0)
-        return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
-    const whole = digits.slice(0, exponent + 1).padEnd(exponent + 1, '0');
-    const fraction = digits.slice(exponent + 1);
-    return `${sign}${whole}${fraction ? `.${fraction}` : ''}`;
-}
-/** A JSON number as go-yaml prints it after reading it back: whole numbers within 64 bits exactly, others as floats. */
-function formatNumber(value) {
-    if (!Number.isFinite(value))
-        throw new TimoniYamlError(`yaml: ${value} is not a JSON number`);
-    if (Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 64)
-        return BigInt(value).toString();
-    return goFloat(value);
-}
-const isLetter = (c) => /\p{L}/u.test(String.fromCodePoint(c));
-const isDigit = (c) => /\p{Nd}/u.test(String.fromCodePoint(c));
-/** go-yaml v2's keyList.Less for two string keys. */
-function naturalLess(a, b) {
-    const ar = codePoints(a);
-    const br = codePoints(b);
-    for (let i = 0; i < ar.length && i < br.length; i += 1) {
-        const ac = ar[i];
-        const bc = br[i];
-        if (ac === bc)
-            continue;
-        const al = isLetter(ac);
-        const bl = isLetter(bc);
-        if (al && bl)
-            return ac < bc;
-        if (al || bl)
-            return bl;
-        let an = 0n;
-        let bn = 0n;
-        if (ac === 0x30 || bc === 0x30) {
-            for (let j = i - 1; j >= 0 && isDigit(ar[j]); j -= 1) {
-                if (ar[j] !== 0x30) {
-                    an = 1n;
-                    bn = 1n;
-                    break;
-                }
-            }
-        }
-        let ai = i;
-        for (; ai < ar.length && isDigit(ar[ai]); ai += 1)
-            an = BigInt.asIntN(64, an * 10n + BigInt(ar[ai] - 0x30));
-        let bi = i;
-        for (; bi < br.length && isDigit(br[bi]); bi += 1)
-            bn = BigInt.asIntN(64, bn * 10n + BigInt(br[bi] - 0x30));
-        if (an !== bn)
-            return an < bn;
-        if (ai !== bi)
-            return ai < bi;
-        return ac < bc;
-    }
-    return ar.length < br.length;
-}
-function sortKeys(keys) {
-    return [...keys].sort((a, b) => (naturalLess(a, b) ? -1 : naturalLess(b, a) ? 1 : 0));
-}
-function hex(value, width) {
-    return value.toString(16).toUpperCase().padStart(width, '0');
-}
-const namedEscapes = new Map([
-    [0x00, '0'], [0x07, 'a'], [0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0b, 'v'], [0x0c, 'f'], [0x0d, 'r'],
-    [0x1b, 'e'], [0x22, '"'], [0x5c, '\\'], [0x85, 'N'], [0xa0, '_'], [0x2028, 'L'], [0x2029, 'P'],
-]);
-/** One go-yaml document: the emitter's column, indentation and whitespace state, as libyaml keeps it. */
-class Emitter {
-    analyses;
-    out = '';
-    column = 0;
-    whitespace = true;
-    indention = true;
-    indent = -1;
-    indents = [];
-    constructor(analyses) {
-        this.analyses = analyses;
-    }
-    document(value) {
-        this.node(value, { root: true });
-        this.writeIndent();
-        return this.out;
-    }
-    analysis(text) {
-        let found = this.analyses.get(text);
-        if (!found) {
-            found = analyze(text);
-            this.analyses.set(text, found);
-        }
-        return found;
-    }
-    put(text) {
-        this.out += text;
-        this.column += text.length;
-    }
-    writeChar(c) {
-        this.out += String.fromCodePoint(c);
-        this.column += 1;
-    }
-    putBreak() {
-        this.out += '\n';
-        this.column = 0;
-    }
-    writeBreak(c) {
-        if (c === 0x0a)
-            this.putBreak();
-        else {
-            this.out += String.fromCodePoint(c);
-            this.column = 0;
-        }
-    }
-    writeIndent() {
-        const indent = Math.max(this.indent, 0);
-        if (!this.indention || this.column > indent || (this.column === indent && !this.whitespace))
-            this.putBreak();
-        while (this.column < indent)
-            this.put(' ');
-        this.whitespace = true;
-        this.indention = true;
-    }
-    writeIndicator(indicator, needWhitespace, isWhitespace, isIndention) {
-        if (needWhitespace && !this.whitespace)
-            this.put(' ');
-        this.put(indicator);
-        this.whitespace = isWhitespace;
-        this.indention = this.indention && isIndention;
-    }
-    increaseIndent(flow, indentless) {
-        this.indents.push(this.indent);
-        if (this.indent < 0)
-            this.indent = flow ? BEST_INDENT : 0;
-        else if (!indentless)
-            this.indent += BEST_INDENT;
-    }
-    popIndent() {
-        this.indent = this.indents.pop() ?? -1;
-    }
-    node(value, context) {
-        if (value === null || value === undefined)
-            this.plainScalar('null', context);
-        else if (typeof value === 'boolean')
-            this.plainScalar(value ? 'true' : 'false', context);
-        else if (typeof value === 'number')
-            this.plainScalar(formatNumber(value), context);
-        else if (typeof value === 'bigint')
-            this.plainScalar(value.toString(), context);
-        else if (typeof value === 'string')
-            this.stringScalar(throughJsonReader(value, context.simpleKey === true), context);
-        else if (Array.isArray(value))
-            this.sequence(value, context);
-        else if (typeof value === 'object')
-            this.mapping(value, context);
-        else
-            throw new TimoniYamlError(`yaml: cannot print a value of type ${typeof value}`);
-    }
-    emptyCollection(open, close) {
-        this.writeIndicator(open, true, true, false);
-        this.writeIndicator(close, false, false, false);
-    }
-    sequence(items, context) {
-        if (items.length === 0)
-            return this.emptyCollection('[', ']');
-        this.increaseIndent(false, context.mapping === true && !this.indention);
-        for (const item of items) {
-            this.writeIndent();
-            this.writeIndicator('-', true, false, true);
-            this.node(item, {});
-        }
-        this.popIndent();
-    }
-    mapping(object, _context) {
-        const keys = sortKeys(Object.keys(object).filter((key) => object[key] !== undefined));
-        if (keys.length === 0)
-            return this.emptyCollection('{', '}');
-        this.increaseIndent(false, false);
-        for (const key of keys) {
-            this.writeIndent();
-            const analysis = this.analysis(throughJsonReader(key, true));
-            if (!analysis.multiline && analysis.byteLength <= SIMPLE_KEY_LIMIT) {
-                this.node(key, { mapping: true, simpleKey: true });
-                this.writeIndicator(':', false, false, false);
-            }
-            else {
-                this.writeIndicator('?', true, false, true);
-                this.node(key, { mapping: true });
-                this.writeIndent();
-                this.writeIndicator(':', true, false, true);
-            }
-            this.node(object[key], { mapping: true });
-        }
-        this.popIndent();
-    }
-    /** Numbers, booleans and null: always plain. */
-    plainScalar(text, context) {
-        this.increaseIndent(true, false);
-        this.writePlain(codePoints(text), !context.simpleKey);
-        this.popIndent();
-    }
-    stringScalar(text, context) {
-        const analysis = this.analysis(text);
-        const simpleKey = context.simpleKey === true;
-        let style = analysis.requested;
-        if (simpleKey && analysis.multiline)
-            style = 'double';
-        if (style === 'plain' && (!analysis.blockPlainAllowed || (analysis.chars.length === 0 && simpleKey)))
-            style = 'single';
-        if (style === 'single' && !analysis.singleQuotedAllowed)
-            style = 'double';
-        if (style === 'literal' && (!analysis.blockAllowed || simpleKey))
-            style = 'double';
-        this.increaseIndent(true, false);
-        const chars = analysis.chars;
-        if (style === 'plain')
-            this.writePlain(chars, !simpleKey);
-        else if (style === 'single')
-            this.writeSingleQuoted(chars, !simpleKey);
-        else if (style === 'double')
-            this.writeDoubleQuoted(chars, !simpleKey);
-        else
-            this.writeLiteral(chars);
-        this.popIndent();
-    }
-    writePlain(chars, allowBreaks) {
-        if (!this.whitespace)
-            this.put(' ');
-        let spaces = false;
-        for (let i = 0; i < chars.length; i += 1) {
-            const c = chars[i];
-            if (isSpace(c)) {
-                if (allowBreaks && !spaces && this.column > BEST_WIDTH && !isSpace(chars[i + 1]))
-                    this.writeIndent();
-                else
-                    this.writeChar(c);
-                spaces = true;
-            }
-            else {
-                this.writeChar(c);
-                this.indention = false;
-                spaces = false;
-            }
-        }
-        this.whitespace = false;
-        this.indention = false;
-    }
-    writeSingleQuoted(chars, allowBreaks) {
-        this.writeIndicator("'", true, false, false);
-        let spaces = false;
-        let breaks = false;
-        for (let i = 0; i < chars.length; i += 1) {
-            const c = chars[i];
-            if (isSpace(c)) {
-                if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1 && !isSpace(chars[i + 1]))
-                    this.writeIndent();
-                else
-                    this.writeChar(c);
-                spaces = true;
-            }
-            else if (isBreak(c)) {
-                if (!breaks && c === 0x0a)
-                    this.putBreak();
-                this.writeBreak(c);
-                this.indention = true;
-                breaks = true;
-            }
-            else {
-                if (breaks)
-                    this.writeIndent();
-                if (c === 0x27)
-                    this.put("'");
-                this.writeChar(c);
-                this.indention = false;
-                spaces = false;
-                breaks = false;
-            }
-        }
-        this.writeIndicator("'", false, false, false);
-        this.whitespace = false;
-        this.indention = false;
-    }
-    writeDoubleQuoted(chars, allowBreaks) {
-        this.writeIndicator('"', true, false, false);
-        // libyaml checks for a byte order mark at the start of the value for every character.
-        const startsWithBom = chars[0] === 0xfeff;
-        let spaces = false;
-        for (let i = 0; i < chars.length; i += 1) {
-            const c = chars[i];
-            if (!isPrintable(c) || startsWithBom || isBreak(c) || c === 0x22 || c === 0x5c) {
-                const named = namedEscapes.get(c);
-                this.put(`\\${named ?? (c <= 0xff ? `x${hex(c, 2)}` : c <= 0xffff ? `u${hex(c, 4)}` : `U${hex(c, 8)}`)}`);
-                spaces = false;
-            }
-            else if (isSpace(c)) {
-                if (allowBreaks && !spaces && this.column > BEST_WIDTH && i > 0 && i < chars.length - 1) {
-                    this.writeIndent();
-                    if (isSpace(chars[i + 1]))
-                        this.put('\\');
-                }
-                else
-                    this.writeChar(c);
-                spaces = true;
-            }
-            else {
-                this.writeChar(c);
-                spaces = false;
-            }
-        }
-        this.writeIndicator('"', false, false, false);
-        this.whitespace = false;
-        this.indention = false;
-    }
-    writeLiteral(chars) {
-        this.writeIndicator('|', true, false, false);
-        if (isSpace(chars[0]) || isBreak(chars[0]))
-            this.writeIndicator(String(BEST_INDENT), false, false, false);
-        const last = chars.length - 1;
-        if (!isBreak(chars[last]))
-            this.writeIndicator('-', false, false, false);
-        else if (last === 0 || isBreak(chars[last - 1]))
-            this.writeIndicator('+', false, false, false);
-        this.putBreak();
-        this.indention = true;
-        this.whitespace = true;
-        let breaks = true;
-        for (const c of chars) {
-            if (isBreak(c)) {
-                this.writeBreak(c);
-                this.indention = true;
-                breaks = true;
-            }
-            else {
-                if (breaks)
-                    this.writeIndent();
-                this.writeChar(c);
-                this.indention = false;
-                breaks = false;
-            }
-        }
-    }
-}
-/**
- * Prints YAML documents as go-yaml v2 does, remembering each string's analysis across
- * the documents it prints.
- */
-class TimoniYamlPrinter {
-    analyses = new Map();
-    /** One value as sigs.k8s.io/yaml.Marshal prints it (ends with a line break). */
-    marshal(value) {
-        return new Emitter(this.analyses).document(value);
-    }
-    /** Objects as one multi-document text, `---` between them, as Timoni's build prints an instance. */
-    marshalObjects(objects) {
-        return objects.map((object) => this.marshal(object)).join('---\n');
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/cli/commands.ts
 // What each command does, once its flags are read (options.ts):
 // - `vet` validates the bundle for every selected cluster of the runtime, as `timoni bundle
 //   vet` does, and optionally prints the computed value per cluster;
 // - `build` builds every instance from its module for each selected cluster and prints the
 //   objects as multi-document YAML (with `# Cluster:` and `# Instance:` comments, as
-//   `timoni bundle build` prints instances; each object exactly as sigs.k8s.io/yaml prints
-//   it, see timoni-yaml.ts) or as JSON; `--mask-secrets` masks Secret data as Timoni v0.33;
+//   `timoni bundle build` prints instances; each object printed by the CUE engine with
+//   sigs.k8s.io/yaml as Timoni prints it, CueEngine.objectsYaml) or as JSON;
+//   `--mask-secrets` masks Secret data as Timoni v0.33;
 // - `diff|apply|status|delete` reach the clusters through the fleet layer, which checks each
 //   cluster's identity before anything is read, written or deleted there (a context that
 //   reaches a cluster recorded under another runtime name fails that cluster). diff exits 0 in
@@ -19515,7 +18917,6 @@ class TimoniYamlPrinter {
 //   order, each error once; delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
 // vet and build stay off clusters except to read runtime value queries (query-access.ts);
 // values read from Secrets are redacted in what they print.
-
 
 
 
@@ -19559,14 +18960,20 @@ async function runVet(engine, args, io) {
         io.stderr(`${logPrefix(results[0].bundle.name)} > bundle is valid\n`);
     return 0;
 }
-function commands_renderYaml(clusters, isDefault) {
-    const printer = new TimoniYamlPrinter();
+function commands_renderYaml(engine, clusters, isDefault) {
     const parts = [];
     for (const cluster of clusters) {
         for (const instance of cluster.instances) {
             const header = [...(isDefault ? [] : [`# Cluster: ${cluster.name}`]), `# Instance: ${instance.name}`].join('\n');
             const objects = sortForApply(instance.sets.flatMap((set) => set.objects));
-            parts.push(`---\n${header}\n---\n${printer.marshalObjects(objects)}`);
+            let printed;
+            try {
+                printed = engine.objectsYaml(objects);
+            }
+            catch (error) {
+                throw new Error(`cluster ${cluster.name}, instance ${instance.name}: ${error.message}`, { cause: error });
+            }
+            parts.push(`---\n${header}\n---\n${printed}`);
         }
     }
     return parts.join('\n');
@@ -19608,7 +19015,7 @@ async function runBuild(engine, args, io) {
     if (output === 'json')
         io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
     else
-        io.stdout(commands_renderYaml(clusters, inputs.runtime.isDefault));
+        io.stdout(commands_renderYaml(engine, clusters, inputs.runtime.isDefault));
     return 0;
 }
 // ---- diff, apply, status, delete
