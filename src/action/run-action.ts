@@ -9,7 +9,8 @@
 // `mode: drift` diffs every selected cluster and keeps the bundle's drift issue (drift.ts);
 // drift found is not a failure. `mode: status` reads the state of every selected cluster x
 // instance and publishes it as a job summary table, the `status` output and, when asked, an
-// issue (status-report.ts); no state fails the step. A diff or an apply also reads the runtime as
+// issue (status-report.ts); the states read do not fail the step, a cluster it could not
+// read does (as a cluster that could not be diffed fails a drift). A diff or an apply also reads the runtime as
 // it was at the event's base commit (base-runtime.ts), for the clusters that leave the fleet.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
