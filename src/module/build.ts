@@ -202,7 +202,10 @@ function readApplySets(root: CueValue, context: BuildContext): ObjectSet[] {
 
 // The container images an instance uses: every struct in `timoni.instance.config` that
 // has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
-// reference; sorted, without duplicates, as Timoni records them in the inventory.
+// reference, in the order a walk of the value meets them; then, as Timoni records them in
+// the inventory (internal/engine/module_builder.go GetContainerImages: slices.Compact, then
+// slices.Sort), a repeat right after the same reference is dropped and the list sorted. A
+// reference met twice with another between stays twice, as in Timoni's record.
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -211,18 +214,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
 
 export function collectImages(config: unknown): string[] {
-  const found = new Set<string>();
+  const found: string[] = [];
   const walk = (value: unknown): void => {
     if (Array.isArray(value)) {
       value.forEach(walk);
       return;
     }
     if (!isRecord(value)) return;
-    if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string') found.add(value.reference);
+    if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string') found.push(value.reference);
     Object.values(value).forEach(walk);
   };
   walk(config);
-  return [...found].sort();
+  // Go's sort.Strings order: bytewise, as JavaScript's default sort is for these ASCII references.
+  return found.filter((reference, index) => index === 0 || found[index - 1] !== reference).sort();
 }
 
 // One build per distinct input in a run. A fleet of N clusters and M instances builds each
