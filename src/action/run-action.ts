@@ -43,7 +43,7 @@ import { readRunContext, type RunContext } from '../github/event.js';
 import { loadKubeconfig, type Kubeconfig, type KubeconfigSource } from '../kube/connect/index.js';
 import { ModuleResolver } from '../module/source.js';
 import { SecretRegistry } from '../secrets.js';
-import { errorAnnotations } from './annotations.js';
+import { errorAnnotations } from '../error-annotations.js';
 import { readActionConfig, type ActionConfig } from './config.js';
 import { readBaseRuntime } from './base-runtime.js';
 import { startDeadlineWatchdog } from './deadline-watchdog.js';
