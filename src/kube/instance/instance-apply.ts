@@ -14,6 +14,7 @@
 // stored one (an install's record, written first, lists them already); none -> nothing.
 import { cancellationOf } from '../../cancellation.js';
 import type { ObjectChange } from '../../changeset.js';
+import { DEFAULT_TIMEOUT_MS } from '../../default-timeout.js';
 import { applyObject, type ApplyResult, applyStages, comparesStatus, objectDiff, type ObjectDiff, recreateDiff, sortForApply, wholeObjectDiff } from '../ssa/index.js';
 import { type KubeCluster, NoMatchError, withRequestDeadline } from '../connect/index.js';
 import { instanceId, instanceRecord, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';
@@ -32,7 +33,7 @@ export interface InstanceApplyOptions {
   overwriteOwnership?: boolean;
   /** Wait for each set's objects to be ready, and for pruned objects to be gone. */
   wait?: boolean;
-  /** Time limit of the waits of this instance, all together; default 5 minutes. */
+  /** Time limit of the waits of this instance, all together; default 5 minutes (DEFAULT_TIMEOUT_MS, ../../default-timeout.ts). */
   timeoutMs?: number;
   /**
    * Give up waiting at this time (epoch ms) instead of `timeoutMs` after the start, when
@@ -143,21 +144,21 @@ async function applyOne(cluster: KubeCluster, desired: KubeObject, ref: ObjectRe
  */
 export function applyInstance(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions = {}): Promise<InstanceApplyResult> {
   // Requests retried while an API server restarts (../connect/request-retry.ts) stop at the same deadline.
-  const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
+  const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   return withRequestDeadline(deadline, () => applyInstanceSteps(cluster, instance, { ...options, deadline }));
 }
 
 async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions): Promise<InstanceApplyResult> {
   const id = instanceId(instance);
   const log = options.log ?? (() => undefined);
-  const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
+  const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const changes: ObjectChange[] = [];
   const readiness: ReadinessCheck[] = [];
   const fail = (step: InstanceStep, error: unknown, object?: string): never => {
     if (error instanceof InstanceStepError) throw error;
     throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
   };
-  const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+  const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
   const cancelled = () => options.signal?.aborted === true;
   // What a cancellation has to record (see the header), filled in as the apply goes.
   const progress = { stored: false, appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
