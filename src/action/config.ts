@@ -6,7 +6,7 @@
 // are only read from the inputs (readOption); the action's own inputs are read below them.
 import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, type Environment } from './runner.js';
 import type { ModeInput } from './event-plan.js';
-import { BUNDLE_REQUIRED, hostCredentials, runOptions, RunOptionError, type BooleanOption, type ListOption, type RolloutStrategy, type TextOption } from '../fleet/run-options.js';
+import { hostCredentials, runOptions, RunOptionError, type BooleanOption, type ListOption, type RolloutStrategy, type TextOption } from '../fleet/run-options.js';
 import { parseShardBy, ShardByError, type ShardBy } from '../fleet/shards.js';
 import { REVIEWED_POLICIES, type ReviewedPolicy } from './review-check.js';
 import type { IdentityMode } from '../kube/connect/index.js';
@@ -121,7 +121,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
   const registryCreds = asInputError(runOptions.registryCreds, () => hostCredentials(getInput(env, runOptions.registryCreds.input), mask));
 
   const bundleFiles = readOption(env, runOptions.bundle);
-  if (bundleFiles.length === 0) throw new InputError(runOptions.bundle.input, `is required: ${BUNDLE_REQUIRED}`);
+  if (bundleFiles.length === 0) throw new InputError(runOptions.bundle.input, 'is required: name one or more bundle files');
   const timeoutMs = readOption(env, runOptions.timeout);
   const deadlineMs = readOption(env, runOptions.deadline);
   const cueMemoryLimitMiB = readOption(env, runOptions.cueMemoryLimit);

@@ -14,7 +14,7 @@ import type { CueEngine } from '../cue/index.js';
 import { FileBoundary } from '../file-boundary.js';
 import { readFileAtCommit, resolveCommit } from '../git-revision.js';
 import { defaultFleetOptions, type FleetLog, type FleetOptions, type FleetRun } from '../fleet/fleet-run.js';
-import { BUNDLE_REQUIRED, runOptions, RunOptionError, type BooleanOption, type ListOption, type RunOption, type TextOption } from '../fleet/run-options.js';
+import { runOptions, RunOptionError, type BooleanOption, type ListOption, type RunOption, type TextOption } from '../fleet/run-options.js';
 import { loadKubeconfig } from '../kube/connect/index.js';
 import { SecretRegistry } from '../secrets.js';
 import { ModuleResolver } from '../module/source.js';
@@ -218,7 +218,7 @@ function repositoryRoot(cwd: string): string {
 
 export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: string, env: NodeJS.ProcessEnv): BundleInputs {
   const files = optionValue(args, runOptions.bundle);
-  if (files.length === 0) throw new UsageError(`no bundle given: ${BUNDLE_REQUIRED} with -f`);
+  if (files.length === 0) throw new UsageError('no bundle given: pass one or more files with -f');
   const runtimeFileNames = optionValue(args, runOptions.runtime);
   const workdir = resolve(cwd, args.strings.get('workdir') || '.');
   const named = [...files, ...runtimeFileNames, ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map((file) => dirname(resolve(cwd, file)));

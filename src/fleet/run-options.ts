@@ -168,24 +168,36 @@ export function hostCredentials(text: string, mask: (secret: string) => void): R
 // ---- The options
 
 export const runOptions = {
-  /** The bundle files (.cue, .json, .yaml): the action resolves them against `working-directory`, the CLI against its current directory. */
+  /**
+   * The bundle files (.cue, .json, .yaml): the action resolves them against
+   * `working-directory`, the CLI against its current directory. Both require one at least,
+   * and say so in their own words: the action names its input, the CLI its `-f`.
+   */
   bundle: listOption<string[]>('bundle', [], (items) => [...items], { flag: 'file' }),
   /** The runtime files; none: the bundle goes to one default cluster, the kubeconfig's current context. */
   runtime: listOption<string[]>('runtime', [], (items) => [...items]),
+  /** Only the clusters of this group, or of this name (`*`: all; a fan-out's shard lists several names). */
   runtimeGroup: textOption('runtime-group', '*', '*', plainText),
   runtimeCluster: textOption('runtime-cluster', '*', '*', plainText),
+  /** The environment offered to runtime attributes: all of it less credentials, or the variables named. */
   runtimeFromEnv: booleanOption('runtime-from-env', false),
   runtimeEnv: listOption<string[]>('runtime-env', [], variableNames),
+  /** An apply's readiness waits (a delete's wait for deleted objects to be gone), and their time limit per cluster. */
   wait: booleanOption('wait', true),
   timeout: textOption('timeout', DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT, duration('5m or 90s', false)),
+  /** What an apply deletes: objects the build lost, instances the bundle no longer lists, the bundle on clusters that leave. */
   prune: booleanOption('prune', true),
   pruneRemovedInstances: booleanOption('prune-removed-instances', true),
   pruneRemovedClusters: booleanOption('prune-removed-clusters', true),
+  /** Recreate objects whose immutable fields change; take over instances another bundle owns. */
   force: booleanOption('force', false),
   overwriteOwnership: booleanOption('overwrite-ownership', false),
+  /** Clusters diffed (or read, for a state) at once. */
   concurrency: textOption('concurrency', 4, '4', wholeNumber('clusters', 1)),
+  /** How a rollout goes through the clusters, and with `waves` the clusters of a wave applied at once. */
   strategy: textOption<RolloutStrategy>('strategy', 'sequential', 'sequential', choice(ROLLOUT_STRATEGIES), { choices: ROLLOUT_STRATEGIES }),
   maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
+  /** The whole run's time limit. */
   deadline: {
     kind: 'text',
     input: 'deadline',
@@ -196,8 +208,11 @@ export const runOptions = {
       'the action runs unattended, on a runner that bills by the minute, and must keep time to publish the comment and the job summary before GitHub stops the job: its run ends by 60m unless told otherwise. The CLI is run by a person (or a CI step with its own time limit) who stops it when they choose: it has no deadline unless given one.',
     parse: duration('30m or 90s', true),
   } satisfies TextOption<number, number | undefined>,
+  /** The CUE engine's memory ceiling, in MiB. */
   cueMemoryLimit: textOption('cue-memory-limit', DEFAULT_MEMORY_LIMIT_MIB, String(DEFAULT_MEMORY_LIMIT_MIB), wholeNumber('MiB', 64, 4096)),
+  /** Where the ChangeSet JSON is written (the action: relative to the workspace, by default under RUNNER_TEMP; the CLI: relative to its directory, by default nowhere). */
   changesFile: textOption('changes-file', '', '', plainText),
+  /** The cluster identity check (../kube/connect/cluster-identity.ts), its record's ConfigMap, and the clusters re-pinned on purpose. */
   clusterIdentity: {
     kind: 'text',
     input: 'cluster-identity',
@@ -218,9 +233,6 @@ export const runOptions = {
    */
   registryCreds: textOption('registry-creds', '', '', plainText, { flag: 'creds' }),
 };
-
-/** Why `bundle` may not be left out: the action's and the CLI's messages both say it. */
-export const BUNDLE_REQUIRED = 'name one or more bundle files';
 
 /** Every option of the contract, for those that go through them all (the tests, the CLI's --help). */
 export const allRunOptions: readonly RunOption[] = Object.values(runOptions) as RunOption[];
