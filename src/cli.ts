@@ -6,7 +6,7 @@
 // SIGINT and SIGTERM: an apply stops cleanly on the first one and exits 130; a second one,
 // or one during any other command, stops the process at once (cancellation.ts).
 import { writeSync } from 'node:fs';
-import { escapeLogText } from './action/runner.js';
+import { escapeLogText } from './workflow-commands.js';
 import { CANCELLED_EXIT_CODE, cancellationOnSignals } from './cancellation.js';
 import { processIO } from './cli/io.js';
 import { runCli } from './cli/dispatch.js';

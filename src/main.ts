@@ -6,7 +6,7 @@
 // publishes and exits 130; a second one, or one in any other mode, stops at once.
 import { writeSync } from 'node:fs';
 import { runAction } from './action/run-action.js';
-import { escapeLogText, formatAnnotation } from './action/runner.js';
+import { escapeLogText, formatAnnotation } from './workflow-commands.js';
 import { CANCELLED_EXIT_CODE, cancellationOnSignals } from './cancellation.js';
 
 const cancellation = cancellationOnSignals({

@@ -1,16 +1,15 @@
 // The action's inputs, read and checked once: what to evaluate, where the clusters are,
 // and how to diff or apply. Secret inputs (registry credentials, the token) are
 // registered for masking before anything else reads them; kubeconfig credentials are
-// registered by the kubeconfig loader.
+// registered by the kubeconfig loader. The options a run shares with the CLI (their
+// defaults, checks and error texts) are the contract's (../fleet/run-options.ts): here they
+// are only read from the inputs (readOption); the action's own inputs are read below them.
 import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, type Environment } from './runner.js';
-import { parseDuration } from '../duration.js';
 import type { ModeInput } from './event-plan.js';
-import { parseVariableNames, RuntimeEnvironmentError } from '../bundle/runtime-environment.js';
-import { ROLLOUT_STRATEGIES, type RolloutStrategy } from '../fleet/fleet-run.js';
+import { hostCredentials, runOptions, RunOptionError, type BooleanOption, type ListOption, type RolloutStrategy, type TextOption } from '../fleet/run-options.js';
 import { parseShardBy, ShardByError, type ShardBy } from '../fleet/shards.js';
 import { REVIEWED_POLICIES, type ReviewedPolicy } from './review-check.js';
-import { DEFAULT_IDENTITY_RECORD, IDENTITY_MODES, parseRepinList, type IdentityMode } from '../kube/connect/index.js';
-import { quote } from '../display-text.js';
+import type { IdentityMode } from '../kube/connect/index.js';
 
 export interface ActionConfig {
   bundleFiles: string[];
@@ -88,40 +87,28 @@ function kubeconfigInputs(env: Environment): string[] {
   return [raw];
 }
 
-const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
-
-/**
- * `registry-creds`: one `host=user:password` (or `host=token`) entry per line. Credentials
- * are bound to the registry host they name: a pull request that points a module at another
- * registry never gets them. Every value is registered for masking before it is checked, and
- * errors name the entry by its position, never by its text.
- */
-export function registryCredentials(text: string, mask: (secret: string) => void): Record<string, string> {
-  const entries: Record<string, string> = {};
-  const lines = text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter(Boolean);
-  lines.forEach((line, index) => {
-    mask(line);
-    const match = HOST_ENTRY.exec(line);
-    if (!match || match[2] === '') {
-      throw new InputError('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
-    }
-    const [, host = '', credential = ''] = match;
-    mask(credential);
-    const colon = credential.indexOf(':');
-    if (colon >= 0) mask(credential.slice(colon + 1));
-    entries[host.toLowerCase()] = credential;
-  });
-  return entries;
+/** A contract option's wrong value as the action says it: `input "<name>": <reason>`. */
+function asInputError<T>(option: { input: string }, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RunOptionError) throw new InputError(option.input, error.reason);
+    throw error;
+  }
 }
 
-/** `cluster-identity-record`: a ConfigMap name (DNS subdomain), default timoni-fleet-identity. */
-function identityRecordName(text: string): string {
-  if (text === '') return DEFAULT_IDENTITY_RECORD;
-  if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text)) throw new InputError('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not ${quote(text)}`);
-  return text;
+/** An option of the contract from its input: empty is the action's default. */
+function readOption(env: Environment, option: BooleanOption): boolean;
+function readOption<T, C>(env: Environment, option: TextOption<T, C>): T;
+function readOption<T>(env: Environment, option: ListOption<T>): T;
+function readOption<T, C>(env: Environment, option: BooleanOption | TextOption<T, C> | ListOption<T>): T | boolean {
+  if (option.kind === 'boolean') return getBooleanInput(env, option.input, option.action.value);
+  if (option.kind === 'list') {
+    const items = getListInput(env, option.input);
+    return items.length === 0 ? option.action.value : asInputError(option, () => option.parse(items));
+  }
+  const text = getInput(env, option.input);
+  return text === '' ? option.action.value : asInputError(option, () => option.parse(text));
 }
 
 export function readActionConfig(env: Environment, mask: (secret: string) => void): ActionConfig {
@@ -130,34 +117,18 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
   const kubeconfigs = kubeconfigInputs(env);
   const githubToken = getInput(env, 'github-token');
   if (githubToken) mask(githubToken);
-  const registryCreds = registryCredentials(getInput(env, 'registry-creds'), mask);
+  // `registry-creds`: credentials bound to registry hosts, each value masked before it is checked.
+  const registryCreds = asInputError(runOptions.registryCreds, () => hostCredentials(getInput(env, runOptions.registryCreds.input), mask));
 
-  const bundleFiles = getListInput(env, 'bundle');
-  if (bundleFiles.length === 0) throw new InputError('bundle', 'is required: name one or more bundle files');
-  const timeoutText = getInput(env, 'timeout') || '5m';
-  const timeoutMs = parseDuration(timeoutText);
-  if (timeoutMs === undefined) throw new InputError('timeout', `must be a duration such as 5m or 90s, not ${quote(timeoutText)}`);
-  const deadlineText = getInput(env, 'deadline') || '60m';
-  const deadlineMs = parseDuration(deadlineText);
-  if (deadlineMs === undefined || deadlineMs <= 0) throw new InputError('deadline', `must be a duration such as 60m or 1h30m, not ${quote(deadlineText)}`);
-  const memoryText = getInput(env, 'cue-memory-limit') || '2048';
-  const cueMemoryLimitMiB = Number(memoryText);
-  if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
-    throw new InputError('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not ${quote(memoryText)}`);
-  }
-  let runtimeEnv: string[];
-  try {
-    runtimeEnv = parseVariableNames(getInput(env, 'runtime-env'), 'runtime-env');
-  } catch (error) {
-    throw new InputError('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
-  }
-  const concurrencyText = getInput(env, 'concurrency') || '4';
-  const concurrency = Number(concurrencyText);
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new InputError('concurrency', `must be a whole number of clusters, 1 or more, not ${quote(concurrencyText)}`);
-  const strategy = getChoiceInput(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
-  const maxParallelText = getInput(env, 'max-parallel') || '4';
-  const maxParallel = Number(maxParallelText);
-  if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new InputError('max-parallel', `must be a whole number of clusters, 1 or more, not ${quote(maxParallelText)}`);
+  const bundleFiles = readOption(env, runOptions.bundle);
+  if (bundleFiles.length === 0) throw new InputError(runOptions.bundle.input, 'is required: name one or more bundle files');
+  const timeoutMs = readOption(env, runOptions.timeout);
+  const deadlineMs = readOption(env, runOptions.deadline);
+  const cueMemoryLimitMiB = readOption(env, runOptions.cueMemoryLimit);
+  const runtimeEnv = readOption(env, runOptions.runtimeEnv);
+  const concurrency = readOption(env, runOptions.concurrency);
+  const strategy: RolloutStrategy = readOption(env, runOptions.strategy);
+  const maxParallel = readOption(env, runOptions.maxParallel);
   let shardBy: ShardBy;
   try {
     shardBy = parseShardBy(getInput(env, 'shard-by'));
@@ -167,12 +138,12 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
 
   return {
     bundleFiles,
-    runtimeFiles: getListInput(env, 'runtime'),
+    runtimeFiles: readOption(env, runOptions.runtime),
     kubeconfigs,
     mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'] as const, 'auto'),
-    runtimeGroup: getInput(env, 'runtime-group') || '*',
-    runtimeCluster: getInput(env, 'runtime-cluster') || '*',
-    runtimeFromEnv: getBooleanInput(env, 'runtime-from-env', false),
+    runtimeGroup: readOption(env, runOptions.runtimeGroup),
+    runtimeCluster: readOption(env, runOptions.runtimeCluster),
+    runtimeFromEnv: readOption(env, runOptions.runtimeFromEnv),
     runtimeEnv,
     secretQueriesOnPullRequest: getBooleanInput(env, 'secret-queries-on-pull-request', false),
     applyRefs: getListInput(env, 'apply-refs'),
@@ -183,25 +154,25 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     githubToken,
     comment: getBooleanInput(env, 'comment', true),
     commentAuthor: getInput(env, 'comment-author'),
-    wait: getBooleanInput(env, 'wait', true),
+    wait: readOption(env, runOptions.wait),
     timeoutMs,
-    prune: getBooleanInput(env, 'prune', true),
-    pruneRemovedInstances: getBooleanInput(env, 'prune-removed-instances', true),
-    pruneRemovedClusters: getBooleanInput(env, 'prune-removed-clusters', true),
-    force: getBooleanInput(env, 'force', false),
-    overwriteOwnership: getBooleanInput(env, 'overwrite-ownership', false),
+    prune: readOption(env, runOptions.prune),
+    pruneRemovedInstances: readOption(env, runOptions.pruneRemovedInstances),
+    pruneRemovedClusters: readOption(env, runOptions.pruneRemovedClusters),
+    force: readOption(env, runOptions.force),
+    overwriteOwnership: readOption(env, runOptions.overwriteOwnership),
     registryCreds,
     concurrency,
     strategy,
     maxParallel,
     workingDirectory: getInput(env, 'working-directory') || '.',
-    changesFile: getInput(env, 'changes-file'),
+    changesFile: readOption(env, runOptions.changesFile),
     changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
     shardBy,
     reviewed: getChoiceInput(env, 'reviewed', REVIEWED_POLICIES, 'warn'),
-    clusterIdentity: getChoiceInput(env, 'cluster-identity', IDENTITY_MODES, 'record'),
-    clusterIdentityRecord: identityRecordName(getInput(env, 'cluster-identity-record')),
-    repinClusters: parseRepinList(getListInput(env, 'repin-clusters')),
+    clusterIdentity: readOption(env, runOptions.clusterIdentity),
+    clusterIdentityRecord: readOption(env, runOptions.clusterIdentityRecord),
+    repinClusters: readOption(env, runOptions.repinClusters),
     driftIssue: getBooleanInput(env, 'drift-issue', true),
     driftLabels: getListInput(env, 'drift-labels'),
     statusIssue: getBooleanInput(env, 'status-issue', false),

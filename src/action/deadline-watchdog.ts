@@ -7,7 +7,7 @@
 // standard output and ends the process. It costs one idle thread; it never fires on a run
 // that ends in time.
 import { Worker } from 'node:worker_threads';
-import { formatAnnotation } from './runner.js';
+import { formatAnnotation } from '../workflow-commands.js';
 
 /**
  * Time the run has after its deadline to publish a report before the watchdog ends it:

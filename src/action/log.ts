@@ -10,8 +10,8 @@
 // per diagnostic on the user's file and line (`annotateErrorLines`), and its failure line is
 // then not said again; what the run annotates at its end skips what was told (`hasTold`).
 import { FAILURE_MARK, type FleetLog } from '../fleet/fleet-run.js';
-import { diagnosticAnnotations } from './annotations.js';
-import { escapeLogText, formatAnnotation, formatGroupStart, type Annotation } from './runner.js';
+import { diagnosticAnnotations } from '../error-annotations.js';
+import { escapeLogText, formatAnnotation, formatGroupStart, type Annotation } from '../workflow-commands.js';
 
 export class ActionLog implements FleetLog {
   private group: string | undefined;

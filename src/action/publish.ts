@@ -13,7 +13,8 @@ import type { RunContext } from '../github/event.js';
 import { commentMarker, maskChangeSet, maskSecrets, renderJobSummary, renderPullRequestComment, renderRolloutComment, type ReportContext, type ReviewedRecord } from '../report/index.js';
 import { writeChangesFile, type ChangesFileTarget } from './changes-file.js';
 import type { RunPlan } from './event-plan.js';
-import { appendStepSummary, setOutput, type Annotation, type Environment } from './runner.js';
+import { appendStepSummary, setOutput, type Environment } from './runner.js';
+import { type Annotation } from '../workflow-commands.js';
 
 /**
  * Where a run publishes, the same for the pull request comment, the drift issue and the

@@ -33,7 +33,7 @@ import type { RunContext } from '../github/event.js';
 import { findMarker, parseReviewedRecord, ReviewedRecordError, type ReviewedRecord } from '../report/index.js';
 import type { RunPlan } from './event-plan.js';
 import { pullRequestOfRollout, runGitHubClient } from './publish.js';
-import type { Annotation } from './runner.js';
+import type { Annotation } from '../workflow-commands.js';
 
 export const REVIEWED_POLICIES = ['require', 'warn', 'off'] as const;
 export type ReviewedPolicy = (typeof REVIEWED_POLICIES)[number];

@@ -44,7 +44,7 @@ import { readRunContext, type RunContext } from '../github/event.js';
 import { loadKubeconfig, type Kubeconfig, type KubeconfigSource } from '../kube/connect/index.js';
 import { ModuleResolver } from '../module/source.js';
 import { SecretRegistry } from '../secrets.js';
-import { errorAnnotations } from './annotations.js';
+import { errorAnnotations } from '../error-annotations.js';
 import { readActionConfig, type ActionConfig } from './config.js';
 import { readBaseRuntime } from './base-runtime.js';
 import { startDeadlineWatchdog } from './deadline-watchdog.js';
@@ -55,7 +55,8 @@ import { publishStatus } from './status-report.js';
 import { publishResults, type PublishTarget } from './publish.js';
 import { loadReviewCheck, type ReviewCheck } from './review-check.js';
 import { runReport } from './report.js';
-import { formatMask, InputError, setOutput, type Environment } from './runner.js';
+import { InputError, setOutput, type Environment } from './runner.js';
+import { formatMask } from '../workflow-commands.js';
 
 export interface ActionIO {
   env: Environment;

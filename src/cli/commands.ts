@@ -29,6 +29,7 @@ import { planFleet } from '../fleet/plan.js';
 import { selectHeadClusters } from '../fleet/membership.js';
 import { rollOutFleet } from '../fleet/rollout.js';
 import type { FleetRun } from '../fleet/fleet-run.js';
+import { runOptions } from '../fleet/run-options.js';
 import { fleetDelete, fleetStatus } from '../fleet/status-and-delete.js';
 import { fleetState } from '../fleet/fleet-state.js';
 import type { FleetState } from '../fleet/instance-state.js';
@@ -39,7 +40,7 @@ import { ModuleResolver } from '../module/source.js';
 import { UsageError, type ParsedArguments } from './arguments.js';
 import { fleetStateTable, stateCounts } from './fleet-state-text.js';
 import { CliLog, type CommandIO } from './io.js';
-import { fleetRunFromArgs, readBundleInputs } from './options.js';
+import { fleetRunFromArgs, optionValue, readBundleInputs } from './options.js';
 import { evaluateWithQueries, redactStrings } from './query-access.js';
 
 // ---- vet
@@ -115,7 +116,7 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
   const output = args.strings.get('output') ?? 'yaml';
   const maskSecrets = args.booleans.get('mask-secrets') === true;
   const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
-  const creds = args.strings.get('creds');
+  const creds = optionValue(args, runOptions.registryCreds);
   const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
   const kubeVersion = kubeVersionWithoutCluster(io.env);
   const builds = new InstanceBuilds(engine);
@@ -220,7 +221,7 @@ function printChanges(changeSet: ChangeSet, io: CommandIO, log: CliLog): void {
 
 /** `--changes-file PATH`: the ChangeSet JSON, as `-o json` prints it, written to PATH (relative to the current directory). */
 function writeChangesFile(changeSet: ChangeSet, args: ParsedArguments, io: CommandIO): void {
-  const path = args.strings.get('changes-file') ?? '';
+  const path = optionValue(args, runOptions.changesFile);
   if (path === '') return;
   const target = resolve(io.cwd, path);
   try {

@@ -3,7 +3,7 @@
 // diagnostic with its file, line and field, and, inside GitHub Actions, an annotation on
 // the file and line for each.
 import { loadCueEngine, type CueEngine } from '../cue/index.js';
-import { errorAnnotations } from '../action/annotations.js';
+import { errorAnnotations } from '../error-annotations.js';
 import { quote } from '../display-text.js';
 import { formatFlagHelp, nearestName, parseArguments, type FlagSpec, type ParsedArguments } from './arguments.js';
 import { runApply, runBuild, runDelete, runDiff, runStatus, runVet } from './commands.js';

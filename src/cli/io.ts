@@ -1,6 +1,6 @@
 // What a command reads and writes (CommandIO, passed in so that tests run commands
 // in-process), and the fleet commands' progress on stderr (CliLog).
-import { escapeLogText } from '../action/runner.js';
+import { escapeLogText } from '../workflow-commands.js';
 import type { Cancellation } from '../cancellation.js';
 import { escapeControls } from '../display-text.js';
 import type { FleetLog } from '../fleet/fleet-run.js';
@@ -16,9 +16,9 @@ export interface CommandIO {
 
 /**
  * The process's own streams. stderr carries what a person reads (progress, errors, names and
- * messages from the user's files): it is written by the action log's rule (escapeLogText),
- * control characters shown escaped so that no ANSI sequence from a value colours or
- * overwrites the terminal, and no line read as a workflow command when the CLI runs in a
+ * messages from the user's files): it is written by the action log's rule (escapeLogText,
+ * ../workflow-commands.ts), control characters shown escaped so that no ANSI sequence from a
+ * value colours or overwrites the terminal, and no line read as a workflow command when the CLI runs in a
  * workflow step. stdout carries data (YAML, JSON, diffs) that may be piped or redirected:
  * it is kept byte for byte, and only on a terminal are its control characters shown
  * escaped (escapeControls, the first half of the same rule; the second, a zero-width space

@@ -1,42 +1,86 @@
 // The flags of each command, named as `timoni bundle` names them, and what they read: the
 // bundle, runtime and module files every command starts from (bundle flags), the
 // kubeconfig, and for the commands that reach clusters (diff, apply, status, delete) the
-// fleet run they describe.
+// fleet run they describe. The options a run shares with the action (their names, defaults,
+// choices, checks and error texts) are the contract's (../fleet/run-options.ts): a flag of
+// one takes them from it (optionFlag) and is read through it (optionValue); the words of
+// --help are the CLI's own.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { loadRuntime, readCueModuleFiles, readSourceFiles, type ClusterSelector, type Runtime, type SourceFile } from '../bundle/index.js';
-import { parseVariableNames, runtimeEnvironment } from '../bundle/runtime-environment.js';
+import { runtimeEnvironment } from '../bundle/runtime-environment.js';
 import type { CueEngine } from '../cue/index.js';
-import { parseDuration } from '../duration.js';
 import { FileBoundary } from '../file-boundary.js';
 import { readFileAtCommit, resolveCommit } from '../git-revision.js';
-import { defaultFleetOptions, ROLLOUT_STRATEGIES, type FleetLog, type FleetRun, type RolloutStrategy } from '../fleet/fleet-run.js';
-import { DEFAULT_IDENTITY_RECORD, IDENTITY_MODES, type IdentityMode, loadKubeconfig, parseRepinList } from '../kube/connect/index.js';
+import { defaultFleetOptions, type FleetLog, type FleetOptions, type FleetRun } from '../fleet/fleet-run.js';
+import { runOptions, RunOptionError, type BooleanOption, type ListOption, type RunOption, type TextOption } from '../fleet/run-options.js';
+import { loadKubeconfig } from '../kube/connect/index.js';
 import { SecretRegistry } from '../secrets.js';
 import { ModuleResolver } from '../module/source.js';
 import { loadRuntimeAtCommit, locateRuntimeFiles, type RuntimeFileLocation } from '../runtime-at-commit.js';
 import { UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
 import type { CommandIO } from './io.js';
 
+// ---- The contract's options as flags
+
+/**
+ * The flag of a contract option: its name, kind, choices and default are the contract's,
+ * its description the CLI's. --help shows a boolean's default only when it is true.
+ */
+function optionFlag(option: RunOption, description: string, more: Partial<FlagSpec> = {}): FlagSpec {
+  const flag: FlagSpec = { name: option.flag, kind: option.kind === 'text' ? 'string' : option.kind, description };
+  if (option.kind === 'text') {
+    flag.default = option.cli.text;
+    if (option.choices) flag.choices = [...option.choices];
+  }
+  if (option.kind === 'boolean' && option.cli.value) flag.default = 'true';
+  return { ...flag, ...more };
+}
+
+/** A contract option's wrong value as the CLI says it: `--flag must be ...`, or `--flag: <reason>`. */
+function asUsageError<T>(option: RunOption, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof RunOptionError)) throw error;
+    throw new UsageError(`--${option.flag}${error.reason.startsWith('must ') ? ' ' : ': '}${error.reason}`);
+  }
+}
+
+/** A contract option from its flag: absent or empty is the CLI's default. */
+export function optionValue(args: ParsedArguments, option: BooleanOption): boolean;
+export function optionValue<T, C>(args: ParsedArguments, option: TextOption<T, C>): T | C;
+export function optionValue<T>(args: ParsedArguments, option: ListOption<T>): T;
+export function optionValue<T, C>(args: ParsedArguments, option: BooleanOption | TextOption<T, C> | ListOption<T>): T | C | boolean {
+  if (option.kind === 'boolean') return args.booleans.get(option.flag) ?? option.cli.value;
+  if (option.kind === 'list') {
+    const items = args.lists.get(option.flag) ?? [];
+    return items.length === 0 ? option.cli.value : asUsageError(option, () => option.parse(items));
+  }
+  const text = args.strings.get(option.flag) ?? '';
+  return text === '' ? option.cli.value : asUsageError(option, () => option.parse(text));
+}
+
 // ---- Flags
 
 export const bundleFlags: FlagSpec[] = [
-  { name: 'file', short: 'f', kind: 'list', description: 'Bundle file (.cue, .json, .yaml); repeat or separate with commas' },
-  { name: 'runtime', short: 'r', kind: 'list', description: 'Runtime file; may be one of the bundle files' },
-  { name: 'runtime-group', kind: 'string', default: '*', description: 'Only the clusters of this group' },
-  { name: 'runtime-cluster', kind: 'string', default: '*', description: 'Only the cluster of this name' },
-  { name: 'runtime-from-env', kind: 'boolean', description: 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)' },
-  { name: 'runtime-env', kind: 'list', description: 'Give only these environment variables to runtime attributes; repeat or separate with commas' },
+  optionFlag(runOptions.bundle, 'Bundle file (.cue, .json, .yaml); repeat or separate with commas', { short: 'f' }),
+  optionFlag(runOptions.runtime, 'Runtime file; may be one of the bundle files', { short: 'r' }),
+  optionFlag(runOptions.runtimeGroup, 'Only the clusters of this group'),
+  optionFlag(runOptions.runtimeCluster, 'Only the cluster of this name'),
+  optionFlag(runOptions.runtimeFromEnv, 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)'),
+  optionFlag(runOptions.runtimeEnv, 'Give only these environment variables to runtime attributes; repeat or separate with commas'),
   { name: 'allow-path', kind: 'list', description: 'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)' },
   { name: 'workdir', kind: 'string', default: '', description: 'CUE module root for imports in bundle files (default: current directory)' },
   { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
   { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
   { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
-  { name: 'cue-memory-limit', kind: 'string', default: '2048', description: "Ceiling on the CUE engine's memory in MiB (64-4096)" },
+  optionFlag(runOptions.cueMemoryLimit, "Ceiling on the CUE engine's memory in MiB (64-4096)"),
 ];
 
-const identityRecordFlag: FlagSpec = { name: 'cluster-identity-record', kind: 'string', default: DEFAULT_IDENTITY_RECORD, description: "The identity record's ConfigMap name in kube-system" };
+const identityRecordFlag: FlagSpec = optionFlag(runOptions.clusterIdentityRecord, "The identity record's ConfigMap name in kube-system");
+const credsFlag: FlagSpec = optionFlag(runOptions.registryCreds, 'Registry credentials: user:password, or a token');
 
 /** vet and build reach a cluster only to read the runtime's value queries, its identity checked first (query-access.ts). */
 const queryIdentityFlags = (): FlagSpec[] => nonRecordingIdentityFlags("the runtime's value queries are read from it");
@@ -45,31 +89,31 @@ export const vetFlags: FlagSpec[] = [...bundleFlags, { name: 'print-value', kind
 
 export const buildFlags: FlagSpec[] = [
   ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
-  { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
+  credsFlag,
   { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
   ...queryIdentityFlags(),
 ];
 
 export const fleetFlags: FlagSpec[] = [
   ...bundleFlags,
-  { name: 'wait', kind: 'boolean', default: 'true', description: 'Wait for applied objects to become ready (--wait=false to skip)' },
-  { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's apply, all its instances' readiness waits together" },
-  { name: 'prune', kind: 'boolean', default: 'true', description: 'Delete objects that the bundle no longer builds' },
-  { name: 'prune-removed-instances', kind: 'boolean', default: 'true', description: "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)" },
-  { name: 'prune-removed-clusters', kind: 'boolean', default: 'true', description: 'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)' },
+  optionFlag(runOptions.wait, 'Wait for applied objects to become ready (--wait=false to skip)'),
+  optionFlag(runOptions.timeout, "Time limit of each cluster's apply, all its instances' readiness waits together"),
+  optionFlag(runOptions.prune, 'Delete objects that the bundle no longer builds'),
+  optionFlag(runOptions.pruneRemovedInstances, "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)"),
+  optionFlag(runOptions.pruneRemovedClusters, 'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)'),
   { name: 'base-ref', kind: 'string', default: '', description: 'The commit before this change (a branch, tag or commit id): the -r runtime file(s) as they were there, read with git, are the base runtime (as --base-runtime); a file REF did not have is left out, and none at all means no cluster leaves' },
   { name: 'base-runtime', kind: 'string', default: '', description: 'The runtime file before this change: its clusters missing from -r leave the fleet (diff shows them, apply deletes the bundle there); a renamed cluster is not a leave' },
-  { name: 'force', kind: 'boolean', description: 'Recreate objects whose immutable fields change' },
-  { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
-  { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
-  { name: 'concurrency', kind: 'string', default: '4', description: 'Clusters diffed at once' },
-  { name: 'strategy', kind: 'string', default: 'sequential', choices: [...ROLLOUT_STRATEGIES], description: 'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)' },
-  { name: 'max-parallel', kind: 'string', default: '4', description: 'With --strategy waves: clusters of one wave applied at once' },
-  { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
-  { name: 'changes-file', kind: 'string', default: '', description: 'Also write the ChangeSet JSON (as -o json prints it) to this file' },
-  { name: 'cluster-identity', kind: 'string', default: 'check', choices: [...IDENTITY_MODES], description: 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off' },
+  optionFlag(runOptions.force, 'Recreate objects whose immutable fields change'),
+  optionFlag(runOptions.overwriteOwnership, 'Take over instances owned by another bundle'),
+  credsFlag,
+  optionFlag(runOptions.concurrency, 'Clusters diffed at once'),
+  optionFlag(runOptions.strategy, 'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)'),
+  optionFlag(runOptions.maxParallel, 'With --strategy waves: clusters of one wave applied at once'),
+  optionFlag(runOptions.deadline, 'Time limit of the whole run, e.g. 30m (none by default)'),
+  optionFlag(runOptions.changesFile, 'Also write the ChangeSet JSON (as -o json prints it) to this file'),
+  optionFlag(runOptions.clusterIdentity, 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off'),
   identityRecordFlag,
-  { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
+  optionFlag(runOptions.repinClusters, "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas"),
   {
     name: 'cluster',
     kind: 'string',
@@ -100,19 +144,12 @@ const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[]> = {
  */
 function nonRecordingIdentityFlags(what: string): FlagSpec[] {
   return [
-    {
-      name: 'cluster-identity',
-      kind: 'string',
-      default: 'check',
-      choices: ['check', 'off'],
-      description: `check: refuse a cluster recorded under another runtime name before ${what} (never writes the record: only apply records); off`,
-    },
+    optionFlag(runOptions.clusterIdentity, `check: refuse a cluster recorded under another runtime name before ${what} (never writes the record: only apply records); off`, { choices: ['check', 'off'] }),
     identityRecordFlag,
-    {
-      name: 'repin-cluster',
-      kind: 'list',
-      description: 'Take this runtime cluster as re-pinned: a cluster recorded under another name is reached anyway, its record not rewritten (apply --repin-cluster does that); repeat or separate with commas',
-    },
+    optionFlag(
+      runOptions.repinClusters,
+      'Take this runtime cluster as re-pinned: a cluster recorded under another name is reached anyway, its record not rewritten (apply --repin-cluster does that); repeat or separate with commas',
+    ),
   ];
 }
 
@@ -133,8 +170,8 @@ const statusOutputFlag: FlagSpec = {
 
 /** delete's --wait and --timeout: they bound the wait for deleted objects to be gone, not an apply's readiness. */
 const deleteFlags = new Map<string, FlagSpec>([
-  ['wait', { name: 'wait', kind: 'boolean', default: 'true', description: "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)" }],
-  ['timeout', { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's delete, all its instances' waits together" }],
+  ['wait', optionFlag(runOptions.wait, "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)")],
+  ['timeout', optionFlag(runOptions.timeout, "Time limit of each cluster's delete, all its instances' waits together")],
 ]);
 
 export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
@@ -148,10 +185,12 @@ export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
 
 /** `--cue-memory-limit` in MiB, checked. */
 export function cueMemoryLimit(args: ParsedArguments): number {
-  const text = args.strings.get('cue-memory-limit') ?? '2048';
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 64 || value > 4096) throw new UsageError(`--cue-memory-limit must be a whole number of MiB from 64 to 4096, not "${text}"`);
-  return value;
+  return optionValue(args, runOptions.cueMemoryLimit);
+}
+
+/** The identity check of a command that reaches clusters: --cluster-identity, --cluster-identity-record, --repin-cluster. */
+export function identityOptions(args: ParsedArguments): NonNullable<FleetOptions['identity']> {
+  return { mode: optionValue(args, runOptions.clusterIdentity), recordName: optionValue(args, runOptions.clusterIdentityRecord), repin: optionValue(args, runOptions.repinClusters), repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}` };
 }
 
 // ---- Bundle inputs
@@ -178,20 +217,16 @@ function repositoryRoot(cwd: string): string {
 }
 
 export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: string, env: NodeJS.ProcessEnv): BundleInputs {
-  const files = args.lists.get('file') ?? [];
+  const files = optionValue(args, runOptions.bundle);
   if (files.length === 0) throw new UsageError('no bundle given: pass one or more files with -f');
+  const runtimeFileNames = optionValue(args, runOptions.runtime);
   const workdir = resolve(cwd, args.strings.get('workdir') || '.');
-  const named = [...files, ...(args.lists.get('runtime') ?? []), ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map((file) => dirname(resolve(cwd, file)));
+  const named = [...files, ...runtimeFileNames, ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map((file) => dirname(resolve(cwd, file)));
   const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => resolve(cwd, path))]);
   const moduleFiles = readCueModuleFiles(workdir, boundary);
   const bundleFiles = readSourceFiles(files, cwd, boundary);
-  const runtimeFiles = readSourceFiles(args.lists.get('runtime') ?? [], cwd, boundary);
-  let allowed: string[];
-  try {
-    allowed = parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env');
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const runtimeFiles = readSourceFiles(runtimeFileNames, cwd, boundary);
+  const allowed = optionValue(args, runOptions.runtimeEnv);
   const runtime = loadRuntime(engine, runtimeFiles, moduleFiles, args.strings.get('kube-context') ?? '');
   const baseFile = args.strings.get('base-runtime') ?? '';
   // A base runtime given by hand that does not load is the user's error, told as -r's would be.
@@ -203,8 +238,8 @@ export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: 
     bundleFiles,
     runtime,
     moduleFiles,
-    selector: { cluster: args.strings.get('runtime-cluster'), group: args.strings.get('runtime-group') },
-    environment: runtimeEnvironment(env, { all: args.booleans.get('runtime-from-env') ?? false, allowed }),
+    selector: { cluster: optionValue(args, runOptions.runtimeCluster), group: optionValue(args, runOptions.runtimeGroup) },
+    environment: runtimeEnvironment(env, { all: optionValue(args, runOptions.runtimeFromEnv), allowed }),
     boundary,
     output: (args.strings.get('output') ?? 'text') as 'text' | 'json',
   };
@@ -221,7 +256,7 @@ function baseRuntimeAtRef(engine: CueEngine, args: ParsedArguments, cwd: string,
   const ref = args.strings.get('base-ref') ?? '';
   if (ref === '') return undefined;
   if (args.strings.get('base-runtime')) throw new UsageError('--base-ref and --base-runtime both give the base runtime: pass one of them');
-  const runtimeFiles = args.lists.get('runtime') ?? [];
+  const runtimeFiles = optionValue(args, runOptions.runtime);
   if (runtimeFiles.length === 0) throw new UsageError('--base-ref reads the -r runtime file(s) as they were at REF: give the runtime with -r');
   const top = repositoryRoot(cwd);
   if (!existsSync(join(top, '.git'))) throw new UsageError(`--base-ref ${ref}: ${cwd} is not inside a git work tree`);
@@ -275,8 +310,8 @@ export function kubeconfigTexts(args: ParsedArguments, io: CommandIO): Array<{ t
 function environmentWithoutSecrets(args: ParsedArguments, env: NodeJS.ProcessEnv, secrets: SecretRegistry, log: FleetLog): Record<string, string> | undefined {
   const withheld: string[] = [];
   const environment = runtimeEnvironment(env, {
-    all: args.booleans.get('runtime-from-env') ?? false,
-    allowed: parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env'),
+    all: optionValue(args, runOptions.runtimeFromEnv),
+    allowed: optionValue(args, runOptions.runtimeEnv),
     secretIn: (value) => secrets.secretIn(value),
     onWithheld: (name, why) => withheld.push(`${name} (${why})`),
   });
@@ -289,18 +324,22 @@ function environmentWithoutSecrets(args: ParsedArguments, env: NodeJS.ProcessEnv
 export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: CommandIO, log: FleetLog): FleetRun {
   const inputs = readBundleInputs(engine, args, io.cwd, io.env);
   const secrets = new SecretRegistry();
-  const timeoutText = args.strings.get('timeout') ?? '5m';
-  const timeoutMs = parseDuration(timeoutText);
-  if (timeoutMs === undefined) throw new UsageError(`--timeout must be a duration such as 5m or 90s, not "${timeoutText}"`);
-  const concurrency = Number(args.strings.get('concurrency') ?? '4');
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError('--concurrency must be a whole number, 1 or more');
-  const maxParallelText = args.strings.get('max-parallel') ?? '4';
-  const maxParallel = Number(maxParallelText);
-  if (!Number.isInteger(maxParallel) || maxParallel < 1) throw new UsageError(`--max-parallel must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
-  const creds = args.strings.get('creds');
-  const deadlineText = args.strings.get('deadline') ?? '';
-  const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
-  if (deadlineMs === undefined && deadlineText !== '') throw new UsageError(`--deadline must be a duration such as 30m or 90s, not "${deadlineText}"`);
+  const options: FleetOptions = {
+    ...defaultFleetOptions,
+    wait: optionValue(args, runOptions.wait),
+    timeoutMs: optionValue(args, runOptions.timeout),
+    prune: optionValue(args, runOptions.prune),
+    pruneRemovedInstances: optionValue(args, runOptions.pruneRemovedInstances),
+    pruneRemovedClusters: optionValue(args, runOptions.pruneRemovedClusters),
+    force: optionValue(args, runOptions.force),
+    overwriteOwnership: optionValue(args, runOptions.overwriteOwnership),
+    concurrency: optionValue(args, runOptions.concurrency),
+    strategy: optionValue(args, runOptions.strategy),
+    maxParallel: optionValue(args, runOptions.maxParallel),
+    identity: identityOptions(args),
+  };
+  const creds = optionValue(args, runOptions.registryCreds);
+  const deadlineMs = optionValue(args, runOptions.deadline);
   const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
   const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);
   const environment = environmentWithoutSecrets(args, io.env, secrets, log);
@@ -311,22 +350,7 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
     kubeconfig,
     secrets,
     resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value: string) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
-    options: {
-      ...defaultFleetOptions,
-      wait: args.booleans.get('wait') ?? true,
-      timeoutMs,
-      prune: args.booleans.get('prune') ?? true,
-      pruneRemovedInstances: args.booleans.get('prune-removed-instances') ?? true,
-      pruneRemovedClusters: args.booleans.get('prune-removed-clusters') ?? true,
-      force: args.booleans.get('force') ?? false,
-      overwriteOwnership: args.booleans.get('overwrite-ownership') ?? false,
-      concurrency,
-      // --strategy is checked against its choices when the arguments are parsed.
-      strategy: (args.strings.get('strategy') ?? 'sequential') as RolloutStrategy,
-      maxParallel,
-      // --cluster-identity is checked against its choices when the arguments are parsed.
-      identity: { mode: (args.strings.get('cluster-identity') ?? 'check') as IdentityMode, recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []), repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}` },
-    },
+    options,
     log,
     ...(inputs.baseRuntime ? { baseRuntime: inputs.baseRuntime } : {}),
     ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),

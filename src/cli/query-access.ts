@@ -15,11 +15,11 @@ import { existsSync } from 'node:fs';
 import { evaluateForClusters, selectClusters, type ClusterBundle, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
 import type { CueEngine } from '../cue/index.js';
 import { openSession, type ClusterSession } from '../fleet/session.js';
-import { DEFAULT_IDENTITY_RECORD, establishIdentity, type IdentityMode, loadKubeconfig, parseRepinList, repinsCluster } from '../kube/connect/index.js';
+import { establishIdentity, loadKubeconfig, repinsCluster } from '../kube/connect/index.js';
 import { SecretRegistry } from '../secrets.js';
 import { UsageError, type ParsedArguments } from './arguments.js';
 import type { CommandIO } from './io.js';
-import { kubeconfigPaths, kubeconfigTexts, type BundleInputs } from './options.js';
+import { identityOptions, kubeconfigPaths, kubeconfigTexts, type BundleInputs } from './options.js';
 
 export interface QueryAccess {
   /** Reads query objects from the cluster named by the runtime; undefined without queries. */
@@ -55,12 +55,8 @@ export function openQueryAccess(inputs: BundleInputs, args: ParsedArguments, io:
     );
   }
   const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);
-  const identity = {
-    // --cluster-identity is checked against its choices (check, off) when the arguments are parsed.
-    mode: (args.strings.get('cluster-identity') ?? 'check') as IdentityMode,
-    recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD,
-    repin: parseRepinList(args.lists.get('repin-cluster') ?? []),
-  };
+  // --cluster-identity takes check or off here (vetFlags, buildFlags): a read never records.
+  const identity = identityOptions(args);
   const connectChecked = async (cluster: RuntimeCluster): Promise<ClusterSession> => {
     const session = await openSession(kubeconfig, cluster, { secrets });
     try {

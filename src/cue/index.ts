@@ -3,6 +3,7 @@
 export { ENGINE_VARIABLE, engineChoice, loadCueEngine, nativeEngineUnavailable, startCueEngine } from './engine.js';
 export type { CueEngineKind } from './bridge.js';
 export { CueError, formatDiagnostic } from './error.js';
+export { DEFAULT_MEMORY_LIMIT_MIB } from './memory-limit.js';
 export type {
   CompileOptions,
   CueDiagnostic,

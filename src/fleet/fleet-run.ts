@@ -9,6 +9,7 @@ import type { CueEngine } from '../cue/index.js';
 import type { IdentityMode, Kubeconfig } from '../kube/connect/index.js';
 import type { SecretRegistry } from '../secrets.js';
 import type { ModuleResolver } from '../module/source.js';
+import { runOptions, type RolloutStrategy } from './run-options.js';
 
 export interface FleetOptions {
   force: boolean;
@@ -52,20 +53,22 @@ export interface FleetOptions {
   };
 }
 
-export const ROLLOUT_STRATEGIES = ['sequential', 'waves'] as const;
-export type RolloutStrategy = (typeof ROLLOUT_STRATEGIES)[number];
-
+/**
+ * The options of a run that is given none: the defaults of the run options' contract
+ * (run-options.ts), where the action's and the CLI's are alike for each of these. The
+ * identity check is left to each entry point (their defaults differ on purpose).
+ */
 export const defaultFleetOptions: FleetOptions = {
-  force: false,
-  overwriteOwnership: false,
-  wait: true,
-  timeoutMs: 5 * 60_000,
-  prune: true,
-  pruneRemovedInstances: true,
-  pruneRemovedClusters: true,
-  concurrency: 4,
-  strategy: 'sequential',
-  maxParallel: 4,
+  force: runOptions.force.action.value,
+  overwriteOwnership: runOptions.overwriteOwnership.action.value,
+  wait: runOptions.wait.action.value,
+  timeoutMs: runOptions.timeout.action.value,
+  prune: runOptions.prune.action.value,
+  pruneRemovedInstances: runOptions.pruneRemovedInstances.action.value,
+  pruneRemovedClusters: runOptions.pruneRemovedClusters.action.value,
+  concurrency: runOptions.concurrency.action.value,
+  strategy: runOptions.strategy.action.value,
+  maxParallel: runOptions.maxParallel.action.value,
 };
 
 export interface FleetRun {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
 import { driftedClusters, driftMarker, publishDrift, reconcileHint, renderDriftIssue, type DriftInput } from '../../src/action/drift.js';
-import type { Annotation } from '../../src/action/runner.js';
+import type { Annotation } from '../../src/workflow-commands.js';
 import { COMMENT_LIMIT } from '../../src/github/limits.js';
 import { fakeSha, startGitHubStandIn, type GitHubStandIn } from '../harness/github/index.js';
 import { changeSet, cluster, deploymentConfigured, hugeConfigMap, instance, objectChange, unchanged } from '../report/fixtures.js';

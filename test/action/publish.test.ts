@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHANGESET_FORMAT, type ChangeSet } from '../../src/changeset.js';
 import { publishResults, type PublishInput } from '../../src/action/publish.js';
-import type { Annotation } from '../../src/action/runner.js';
+import type { Annotation } from '../../src/workflow-commands.js';
 import { fakeSha, startGitHubStandIn, type GitHubStandIn } from '../harness/github/index.js';
 
 let github: GitHubStandIn;

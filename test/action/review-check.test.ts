@@ -4,7 +4,7 @@ import { readRecords, ReviewCheck } from '../../src/action/review-check.js';
 import { commentMarker, type ReviewedRecord } from '../../src/report/index.js';
 import { renderRecord } from '../../src/report/reviewed-block.js';
 import { desiredState } from '../../src/fleet/desired-state.js';
-import type { Annotation } from '../../src/action/runner.js';
+import type { Annotation } from '../../src/workflow-commands.js';
 
 const module = { url: 'oci://r.example/webapp', version: '1.4.0', digest: 'sha256:' + 'a'.repeat(64) };
 const state = (replicas: number) => desiredState([{ name: 'web', module, objects: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'apps' }, spec: { replicas } }] }]);

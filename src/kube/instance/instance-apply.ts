@@ -14,11 +14,12 @@
 // stored one (an install's record, written first, lists them already); none -> nothing.
 import { cancellationOf } from '../../cancellation.js';
 import type { ObjectChange } from '../../changeset.js';
+import { DEFAULT_TIMEOUT_MS } from '../../default-timeout.js';
 import { applyObject, type ApplyResult, applyStages, comparesStatus, objectDiff, type ObjectDiff, recreateDiff, sortForApply, wholeObjectDiff } from '../ssa/index.js';
 import { type KubeCluster, NoMatchError, withRequestDeadline } from '../connect/index.js';
-import { instanceId, instanceRecord, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceStep } from './instance.js';
+import { instanceId, instanceRecord, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceApplySet, type InstanceStep } from './instance.js';
 import { DeleteObjectsError, deleteObjects, staleObjects } from './instance-prune.js';
-import { inventoryEntries, type InstanceRecord, type InventoryEntry } from './inventory.js';
+import { inventoryEntries, type DecodedInstanceSecret, type InstanceRecord, type InventoryEntry } from './inventory.js';
 import { savePending } from './inventory-pending.js';
 import { ensureNamespace, readInstance, writeInstance } from './inventory-store.js';
 import { formatRef, refOf, type KubeObject, type ObjectRef } from '../object.js';
@@ -32,7 +33,7 @@ export interface InstanceApplyOptions {
   overwriteOwnership?: boolean;
   /** Wait for each set's objects to be ready, and for pruned objects to be gone. */
   wait?: boolean;
-  /** Time limit of the waits of this instance, all together; default 5 minutes. */
+  /** Time limit of the waits of this instance, all together; default 5 minutes (DEFAULT_TIMEOUT_MS, ../../default-timeout.ts). */
   timeoutMs?: number;
   /**
    * Give up waiting at this time (epoch ms) instead of `timeoutMs` after the start, when
@@ -143,186 +144,285 @@ async function applyOne(cluster: KubeCluster, desired: KubeObject, ref: ObjectRe
  */
 export function applyInstance(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions = {}): Promise<InstanceApplyResult> {
   // Requests retried while an API server restarts (../connect/request-retry.ts) stop at the same deadline.
-  const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
-  return withRequestDeadline(deadline, () => applyInstanceSteps(cluster, instance, { ...options, deadline }));
+  const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  return withRequestDeadline(deadline, () => new InstanceApply(cluster, instance, { ...options, deadline }).run());
 }
 
-async function applyInstanceSteps(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions): Promise<InstanceApplyResult> {
-  const id = instanceId(instance);
-  const log = options.log ?? (() => undefined);
-  const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
-  const changes: ObjectChange[] = [];
-  const readiness: ReadinessCheck[] = [];
-  const fail = (step: InstanceStep, error: unknown, object?: string): never => {
-    if (error instanceof InstanceStepError) throw error;
-    throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-  };
-  const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-  const cancelled = () => options.signal?.aborted === true;
-  // What a cancellation has to record (see the header), filled in as the apply goes.
-  const progress = { stored: false, appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
-  let recordRefs = (): ObjectRef[] => [];
-  const stopCancelled = async (step: InstanceStep, object?: string): Promise<never> => {
-    let record: CancelledRecord = 'none';
-    let recordError: string | undefined;
+/** An apply stage (../ssa/apply-order.ts): its objects, and whether the next stage waits for them. */
+interface Stage {
+  objects: KubeObject[];
+  waitAfter: boolean;
+}
+
+/**
+ * One instance's apply, as the steps of `run` (see the header). What a step leaves for the
+ * next ones is kept here: the stored record, the build's objects and refs, what the record
+ * will hold, the changes made and the readiness seen, and how far the apply got, which is
+ * what a cancellation records (`stopCancelled`).
+ */
+class InstanceApply {
+  private readonly id: string;
+  private readonly log: (line: string) => void;
+  /** Delete the objects the build no longer has (the default); without it they stay in the record. */
+  private readonly prune: boolean;
+  private readonly changes: ObjectChange[] = [];
+  private readonly readiness: ReadinessCheck[] = [];
+  /** The record stored before this apply (read with the ownership check). */
+  private stored: DecodedInstanceSecret | null = null;
+  /** The build's apply sets, each object carrying the owner labels. */
+  private sets: InstanceApplySet[] = [];
+  private allObjects: KubeObject[] = [];
+  /** Each object's identity (scoped), in the order of allObjects, and by object. */
+  private refs: ObjectRef[] = [];
+  private refFor = new Map<KubeObject, ObjectRef>();
+  /** The stored record's objects that the build no longer has. */
+  private stale: ObjectRef[] = [];
+  /** What the record will hold: the build's objects, and without prune the stale ones too. */
+  private intended: ObjectRef[] = [];
+  /** How far the apply got, for a cancellation's record. */
+  private readonly progress = { appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
+
+  constructor(
+    private readonly cluster: KubeCluster,
+    private readonly instance: BuiltInstanceInput,
+    private readonly options: InstanceApplyOptions & { deadline: number },
+  ) {
+    this.id = instanceId(instance);
+    this.log = options.log ?? (() => undefined);
+    this.prune = options.prune ?? true;
+  }
+
+  async run(): Promise<InstanceApplyResult> {
+    await this.readStoredRecord();
+    await this.createNamespace();
+    await this.writeIntendedRecord();
+    const readinessError = await this.applySets();
+    if (this.prune) await this.pruneStale(readinessError);
+    if (readinessError) this.fail('wait', readinessError, waitObject(readinessError));
+    return this.writeFinalRecord();
+  }
+
+  /** 1. Ownership, before anything is written, and the record stored before. */
+  private async readStoredRecord(): Promise<void> {
     try {
-      if (progress.allApplied) {
-        record = 'final';
-        await writeInstance(cluster, instanceRecord(instance, recordRefs(), true));
-      } else if (progress.appliedObjects > 0 && !progress.stored) {
-        record = 'install';
-      } else if (progress.appliedObjects > 0) {
-        record = 'pending';
-        if (!progress.pendingSaved) await savePending(cluster, instanceRecord(instance, recordRefs(), false));
+      if (!this.options.overwriteOwnership) {
+        await assertOwnership(this.cluster, this.instance.bundle, [this.instance]);
+      }
+      this.stored = await readInstance(this.cluster, this.instance.name, this.instance.namespace);
+    } catch (error) {
+      this.fail('ownership', error);
+    }
+  }
+
+  /** 2. The namespace, created when it is missing. */
+  private async createNamespace(): Promise<void> {
+    const { namespace } = this.instance;
+    if (this.cancelled) await this.stopCancelled('namespace');
+    try {
+      if (await ensureNamespace(this.cluster, namespace)) {
+        this.changes.push(namespaceChange(namespace));
+        this.log(`Namespace/${namespace} created`);
       }
     } catch (error) {
-      recordError = error instanceof Error ? error.message : String(error);
-    }
-    const reason: unknown = options.signal?.reason;
-    const cause = cancellationOf(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
-    throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, [...readiness], recordError);
-  };
-
-  // 1. Ownership, before anything is written.
-  let stored: Awaited<ReturnType<typeof readInstance>> = null;
-  try {
-    if (!options.overwriteOwnership) {
-      await assertOwnership(cluster, instance.bundle, [instance]);
-    }
-    stored = await readInstance(cluster, instance.name, instance.namespace);
-  } catch (error) {
-    fail('ownership', error);
-  }
-
-  // 2. The namespace.
-  if (cancelled()) await stopCancelled('namespace');
-  try {
-    if (await ensureNamespace(cluster, instance.namespace)) {
-      changes.push(namespaceChange(instance.namespace));
-      log(`Namespace/${instance.namespace} created`);
-    }
-  } catch (error) {
-    fail('namespace', error, `Namespace/${instance.namespace}`);
-  }
-
-  // 3. The intended inventory, before the objects are touched.
-  const sets = labelledSets(instance);
-  const allObjects = sets.flatMap((set) => set.objects);
-  const prune = options.prune ?? true;
-  let refs: ObjectRef[] = [];
-  let stale: ObjectRef[] = [];
-  // What the record will hold: the build's objects, and without prune the stale ones too.
-  let intended: ObjectRef[] = [];
-  if (cancelled()) await stopCancelled('inventory');
-  try {
-    refs = await scopedRefs(cluster, allObjects);
-    stale = staleObjects(stored, inventoryEntries(refs));
-    intended = prune ? refs : [...refs, ...stale];
-    if (!stored) {
-      log(`installing ${instance.name} in namespace ${instance.namespace}`);
-      await writeInstance(cluster, instanceRecord(instance, intended, false));
-    } else {
-      progress.stored = true;
-      log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
-      if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) {
-        await savePending(cluster, instanceRecord(instance, intended, false));
-        progress.pendingSaved = true;
-      }
-    }
-  } catch (error) {
-    fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
-  }
-  const refFor = new Map(allObjects.map((object, i) => [object, refs[i]!]));
-  // A cancelled apply records every object of the build, and the stale ones until they are pruned.
-  recordRefs = () => (prune && !progress.pruned ? [...refs, ...stale] : intended);
-
-  // 4. The apply sets, in order; each in stages, then the readiness wait.
-  let readinessError: unknown;
-  for (const set of sets) {
-    if (sets.length > 1) log(`applying ${set.name}`);
-    for (const stage of applyStages(set.objects)) {
-      for (const object of stage.objects) {
-        const ref = refFor.get(object)!;
-        if (cancelled()) await stopCancelled('apply', formatRef(ref));
-        try {
-          const { change } = await applyOne(cluster, object, ref, !!options.force);
-          progress.appliedObjects += 1;
-          progress.allApplied = progress.appliedObjects === allObjects.length;
-          changes.push(change);
-          log(`${formatRef(ref)} ${change.action}`);
-        } catch (error) {
-          fail('apply', error, formatRef(ref));
-        }
-      }
-      if (stage.waitAfter) {
-        // CRDs established, Namespaces active... before the objects that need them (all of
-        // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
-        try {
-          readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)!), waitOptions())));
-        } catch (error) {
-          if (cancelled()) {
-            if (error instanceof WaitError) readiness.push(...error.notReady);
-            await stopCancelled('wait', waitObject(error));
-          }
-          fail('wait', error, waitObject(error));
-        }
-        if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition')) await cluster.discovery.refresh();
-      }
-    }
-    if (options.wait) {
-      const waitFor = sortForApply(objectsToWaitFor(set.objects));
-      log(`waiting for ${waitFor.length} resource(s) to become ready...`);
-      try {
-        const done = await waitForReady(cluster, waitFor, waitOptions());
-        readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
-        log(`${set.name} resources ready`);
-      } catch (error) {
-        if (cancelled()) {
-          if (error instanceof WaitError) readiness.push(...error.notReady.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
-          await stopCancelled('wait', waitObject(error));
-        }
-        // As Timoni: stop applying, but still prune what the build lost.
-        readinessError = error;
-        if (error instanceof WaitError) readiness.push(...error.notReady);
-        break;
-      }
+      this.fail('namespace', error, `Namespace/${namespace}`);
     }
   }
 
-  // 5. Prune what the build lost (not started once cancelled: the record keeps those objects).
-  if (prune && cancelled() && !readinessError) await stopCancelled('prune');
-  if (prune) {
+  /**
+   * 3. The intended inventory, before the objects are touched: an install writes its whole
+   * record first; an upgrade whose objects change saves the new revision as `data.pending`.
+   */
+  private async writeIntendedRecord(): Promise<void> {
+    const { cluster, instance } = this;
+    this.sets = labelledSets(instance);
+    this.allObjects = this.sets.flatMap((set) => set.objects);
+    if (this.cancelled) await this.stopCancelled('inventory');
     try {
-      const pruned = await deleteObjects(cluster, stale, instance, { log });
-      progress.pruned = true;
-      changes.push(...pruned);
-      if (options.wait) {
-        const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
-        if (gone.length > 0) {
-          log(`waiting for ${gone.length} resource(s) to be finalized...`);
-          await waitForDeletion(cluster, gone, waitOptions());
+      this.refs = await scopedRefs(cluster, this.allObjects);
+      this.stale = staleObjects(this.stored, inventoryEntries(this.refs));
+      this.intended = this.prune ? this.refs : [...this.refs, ...this.stale];
+      if (!this.stored) {
+        this.log(`installing ${instance.name} in namespace ${instance.namespace}`);
+        await writeInstance(cluster, instanceRecord(instance, this.intended, false));
+      } else {
+        this.log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
+        if (!sameInventory(inventoryEntries(this.intended), this.stored.instance.inventory?.entries)) {
+          await savePending(cluster, instanceRecord(instance, this.intended, false));
+          this.progress.pendingSaved = true;
         }
       }
     } catch (error) {
-      if (error instanceof DeleteObjectsError) changes.push(...error.changes);
-      if (progress.pruned && cancelled() && !readinessError) await stopCancelled('prune');
+      this.fail('inventory', error, this.recordSecret);
+    }
+    this.refFor = new Map(this.allObjects.map((object, i) => [object, this.refs[i]!]));
+  }
+
+  /**
+   * 4. The apply sets in order, each in stages, then its readiness wait when asked. A set
+   * that does not become ready stops the sets after it, and its error is returned: the
+   * prune still runs, as in Timoni, and the record is then not promoted.
+   */
+  private async applySets(): Promise<unknown> {
+    for (const set of this.sets) {
+      if (this.sets.length > 1) this.log(`applying ${set.name}`);
+      for (const stage of applyStages(set.objects)) await this.applyStage(stage);
+      if (!this.options.wait) continue;
+      const notReady = await this.waitForSet(set);
+      if (notReady) return notReady.error;
+    }
+    return undefined;
+  }
+
+  /** A stage's objects in order; then, when the next stage needs them, all of them ready. */
+  private async applyStage(stage: Stage): Promise<void> {
+    for (const object of stage.objects) await this.applyObject(object);
+    if (!stage.waitAfter) return;
+    // CRDs established, Namespaces active... before the objects that need them (all of
+    // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
+    try {
+      this.readiness.push(...(await waitForReady(this.cluster, stage.objects.map((o) => this.refFor.get(o)!), this.waitOptions())));
+    } catch (error) {
+      if (this.cancelled) {
+        if (error instanceof WaitError) this.readiness.push(...error.notReady);
+        await this.stopCancelled('wait', waitObject(error));
+      }
+      this.fail('wait', error, waitObject(error));
+    }
+    if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition')) await this.cluster.discovery.refresh();
+  }
+
+  /** One object, unless the run was cancelled before it (the object in flight finishes). */
+  private async applyObject(object: KubeObject): Promise<void> {
+    const ref = this.refFor.get(object)!;
+    if (this.cancelled) await this.stopCancelled('apply', formatRef(ref));
+    try {
+      const { change } = await applyOne(this.cluster, object, ref, !!this.options.force);
+      this.progress.appliedObjects += 1;
+      this.progress.allApplied = this.progress.appliedObjects === this.allObjects.length;
+      this.changes.push(change);
+      this.log(`${formatRef(ref)} ${change.action}`);
+    } catch (error) {
+      this.fail('apply', error, formatRef(ref));
+    }
+  }
+
+  /** A set's readiness wait; what did not become ready, unless the run was cancelled meanwhile (which stops the apply). */
+  private async waitForSet(set: InstanceApplySet): Promise<{ error: unknown } | undefined> {
+    const waitFor = sortForApply(objectsToWaitFor(set.objects));
+    this.log(`waiting for ${waitFor.length} resource(s) to become ready...`);
+    try {
+      this.addReadiness(await waitForReady(this.cluster, waitFor, this.waitOptions()));
+      this.log(`${set.name} resources ready`);
+      return undefined;
+    } catch (error) {
+      if (this.cancelled) {
+        if (error instanceof WaitError) this.addReadiness(error.notReady);
+        await this.stopCancelled('wait', waitObject(error));
+      }
+      // As Timoni: stop applying, but still prune what the build lost.
+      if (error instanceof WaitError) this.readiness.push(...error.notReady);
+      return { error };
+    }
+  }
+
+  /**
+   * 5. Prune what the build lost, and with `wait` wait until it is gone; not started once
+   * cancelled (the record keeps those objects). A readiness error before it is told with
+   * the prune's.
+   */
+  private async pruneStale(readinessError: unknown): Promise<void> {
+    if (this.cancelled && !readinessError) await this.stopCancelled('prune');
+    try {
+      const pruned = await deleteObjects(this.cluster, this.stale, this.instance, { log: this.log });
+      this.progress.pruned = true;
+      this.changes.push(...pruned);
+      if (this.options.wait) await this.waitForPruned(pruned);
+    } catch (error) {
+      if (error instanceof DeleteObjectsError) this.changes.push(...error.changes);
+      if (this.progress.pruned && this.cancelled && !readinessError) await this.stopCancelled('prune');
       const object = error instanceof DeleteObjectsError ? error.object : undefined;
       if (readinessError) {
-        fail('wait', new Error(`${(readinessError as Error).message}; pruning failed too: ${(error as Error).message}`), waitObject(readinessError));
+        this.fail('wait', new Error(`${(readinessError as Error).message}; pruning failed too: ${(error as Error).message}`), waitObject(readinessError));
       }
-      fail('prune', error, object);
+      this.fail('prune', error, object);
     }
   }
-  if (readinessError) fail('wait', readinessError, waitObject(readinessError));
 
-  // 6. The final record (drops `data.pending`).
-  let record: InstanceRecord;
-  try {
-    record = await writeInstance(cluster, instanceRecord(instance, intended, true));
-  } catch (error) {
-    return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+  private async waitForPruned(pruned: ObjectChange[]): Promise<void> {
+    const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+    if (gone.length === 0) return;
+    this.log(`waiting for ${gone.length} resource(s) to be finalized...`);
+    await waitForDeletion(this.cluster, gone, this.waitOptions());
   }
-  return { changes, readiness, record, installed: !stored };
+
+  /** 6. The final record (drops `data.pending`). */
+  private async writeFinalRecord(): Promise<InstanceApplyResult> {
+    let record: InstanceRecord;
+    try {
+      record = await writeInstance(this.cluster, instanceRecord(this.instance, this.intended, true));
+    } catch (error) {
+      return this.fail('inventory', error, this.recordSecret);
+    }
+    return { changes: this.changes, readiness: this.readiness, record, installed: !this.stored };
+  }
+
+  // ---- Cancellation (see the header)
+
+  private get cancelled(): boolean {
+    return this.options.signal?.aborted === true;
+  }
+
+  /** Stops the cancelled apply: the record of what was applied written, then InstanceCancelledError. */
+  private async stopCancelled(step: InstanceStep, object?: string): Promise<never> {
+    const { record, recordError } = await this.writeCancelledRecord();
+    const reason: unknown = this.options.signal?.reason;
+    const cause = cancellationOf(this.options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
+    throw new InstanceCancelledError(this.cluster.name, step, this.id, [...this.changes], cause, object, record, [...this.readiness], recordError);
+  }
+
+  /**
+   * Every object applied: the final record; some: the revision being applied as the
+   * record's pending one (an install's record, written first, lists them already); none:
+   * nothing. The record lists every object of the build, and the stale ones until pruned.
+   */
+  private async writeCancelledRecord(): Promise<{ record: CancelledRecord; recordError?: string }> {
+    const recordRefs = this.prune && !this.progress.pruned ? [...this.refs, ...this.stale] : this.intended;
+    let record: CancelledRecord = 'none';
+    try {
+      if (this.progress.allApplied) {
+        record = 'final';
+        await writeInstance(this.cluster, instanceRecord(this.instance, recordRefs, true));
+      } else if (this.progress.appliedObjects > 0 && !this.stored) {
+        record = 'install';
+      } else if (this.progress.appliedObjects > 0) {
+        record = 'pending';
+        if (!this.progress.pendingSaved) await savePending(this.cluster, instanceRecord(this.instance, recordRefs, false));
+      }
+      return { record };
+    } catch (error) {
+      return { record, recordError: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  // ---- Helpers
+
+  private fail(step: InstanceStep, error: unknown, object?: string): never {
+    if (error instanceof InstanceStepError) throw error;
+    throw new InstanceStepError(this.cluster.name, step, this.id, [...this.changes], error, object);
+  }
+
+  private waitOptions() {
+    return { timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, deadline: this.options.deadline, signal: this.options.signal, intervalMs: this.options.pollIntervalMs };
+  }
+
+  /** Readiness of objects not yet known. */
+  private addReadiness(checks: ReadinessCheck[]): void {
+    this.readiness.push(...checks.filter((r) => !this.readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+  }
+
+  private get recordSecret(): string {
+    return `Secret/${this.instance.namespace}/timoni.${this.instance.name}`;
+  }
 }
 
 function waitObject(error: unknown): string | undefined {

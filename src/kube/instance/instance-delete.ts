@@ -4,6 +4,7 @@
 // with the owner-label and prune-disabled rules, their termination is awaited, and only
 // then the instance Secret goes, so that a delete that timed out can be retried.
 import type { ObjectChange } from '../../changeset.js';
+import { DEFAULT_TIMEOUT_MS } from '../../default-timeout.js';
 import type { KubeCluster } from '../connect/index.js';
 import { instanceId, InstanceStepError, type InstanceStep } from './instance.js';
 import { deleteObjects, inventoryObjects } from './instance-prune.js';
@@ -16,7 +17,7 @@ import { waitForDeletion } from '../status/index.js';
 export interface InstanceDeleteOptions {
   /** Wait for the deleted objects to be gone before removing the instance Secret (default true). */
   wait?: boolean;
-  /** Time limit of the wait, for all instances together; default 5 minutes. */
+  /** Time limit of the wait, for all instances together; default 5 minutes (DEFAULT_TIMEOUT_MS, ../../default-timeout.ts). */
   timeoutMs?: number;
   log?: (line: string) => void;
   signal?: AbortSignal;
@@ -31,7 +32,7 @@ export interface DeletedInstance {
 }
 
 /** Deletes one stored instance: its objects, then its Secret. */
-export async function deleteStoredInstance(cluster: KubeCluster, stored: DecodedInstanceSecret, options: InstanceDeleteOptions = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)): Promise<DeletedInstance> {
+export async function deleteStoredInstance(cluster: KubeCluster, stored: DecodedInstanceSecret, options: InstanceDeleteOptions = {}, deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS)): Promise<DeletedInstance> {
   const { name, namespace } = stored.instance;
   const id = instanceId(stored.instance);
   const wait = options.wait ?? true;
@@ -56,7 +57,7 @@ export async function deleteStoredInstance(cluster: KubeCluster, stored: Decoded
     const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
     try {
       if (gone.length > 0) options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-      await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+      await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
       if (gone.length > 0) options.log?.('all resources have been deleted');
     } catch (error) {
       fail('wait', error);
@@ -72,7 +73,7 @@ export async function deleteStoredInstance(cluster: KubeCluster, stored: Decoded
 
 /** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
 export async function deleteBundleInstances(cluster: KubeCluster, bundle: string, options: InstanceDeleteOptions = {}): Promise<DeletedInstance[]> {
-  const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const stored = await listInstances(cluster, '', bundle);
   // As Timoni's bundle delete: said, and not an error.
   if (stored.length === 0) options.log?.('no instances found in bundle');

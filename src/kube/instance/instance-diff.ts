@@ -22,9 +22,16 @@ export interface InstanceDiffOptions {
   overwriteOwnership?: boolean;
   /** Report stale objects as `deleted` (default true, as apply prunes by default). */
   prune?: boolean;
-  /** Objects diffed at once (default 4, as Timoni's apply concurrency). */
+  /** Objects diffed at once (default OBJECTS_DIFFED_AT_ONCE). */
   concurrency?: number;
 }
+
+/**
+ * Objects of one instance dry-run at once, as Timoni's apply concurrency: not the run's
+ * `concurrency` option (clusters diffed at once, ../../fleet/run-options.ts), which a plan
+ * multiplies by this and by the instances of a cluster diffed at once.
+ */
+const OBJECTS_DIFFED_AT_ONCE = 4;
 
 export interface InstanceDiffResult {
   /** Per object in apply order (a namespace to create first, objects to prune last). */
@@ -71,7 +78,7 @@ export async function diffInstance(cluster: KubeCluster, instance: BuiltInstance
   // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
   const sets = labelledSets(instance);
   const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
-  const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+  const outcomes = await settleBounded(ordered, options.concurrency ?? OBJECTS_DIFFED_AT_ONCE, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'rejected') fail('diff', outcome.reason, formatRef(ordered[index]!));
     else changes.push(outcome.value);

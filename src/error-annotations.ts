@@ -1,8 +1,9 @@
 // Errors become annotations: each CUE diagnostic on its file and line (the user's file
-// first), other errors as one plain error annotation.
-import { CueFilesError } from '../bundle/index.js';
-import { CueError, type CueDiagnostic } from '../cue/index.js';
-import { formatAnnotation } from './runner.js';
+// first), other errors as one plain error annotation. Both entry points give them: the
+// action for every error it reports, the CLI for its failure when it runs in a workflow step.
+import { CueFilesError } from './bundle/index.js';
+import { CueError, type CueDiagnostic } from './cue/index.js';
+import { formatAnnotation } from './workflow-commands.js';
 
 function hasDiagnostics(error: unknown): error is { diagnostics: CueDiagnostic[] } {
   return typeof error === 'object' && error !== null && Array.isArray((error as { diagnostics?: unknown }).diagnostics) && (error as { diagnostics: unknown[] }).diagnostics.length > 0;
