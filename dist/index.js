@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 910:
+/***/ 7315:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1584,8 +1584,8 @@ function deferFrees(bridge, later) {
     };
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/cue/error.ts
 /** Renders a diagnostic as `file:line:col: path: message` (parts left out when unknown). */
 function formatDiagnostic(diagnostic) {
@@ -1634,7 +1634,7 @@ function splitFiles(files) {
 }
 /** A digest of files: names and contents (text and bytes told apart). */
 function filesDigest(files) {
-    const hash = (0,external_node_crypto_.createHash)('sha256');
+    const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
     const length = Buffer.alloc(8);
     const field = (kind, data) => {
         const bytes = typeof data === 'string' ? Buffer.from(data) : data;
@@ -2296,7 +2296,7 @@ async function artifactDigest(artifact) {
     const digest = /^([0-9a-f]{64})\s+cue-shim\.gz\s*$/.exec(recorded)?.[1];
     if (digest && (0,external_node_path_namespaceObject.basename)(artifact) === 'cue-shim.gz')
         return digest;
-    return (0,external_node_crypto_.createHash)('sha256')
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256')
         .update(await (0,promises_namespaceObject.readFile)(artifact))
         .digest('hex');
 }
@@ -2355,7 +2355,7 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
         (0,external_node_fs_.utimesSync)(path, now, now);
         return { path, cached: true };
     }
-    const temporary = (0,external_node_path_namespaceObject.join)(dir, `${TEMPORARY_PREFIX}${(0,external_node_crypto_.randomBytes)(6).toString('hex')}`);
+    const temporary = (0,external_node_path_namespaceObject.join)(dir, `${TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
     await unpack(artifact, temporary);
     (0,external_node_fs_.renameSync)(temporary, path);
     removeUnused(dir, path);
@@ -3678,6 +3678,7 @@ function loadCueEngine(options = {}) {
 ;// CONCATENATED MODULE: ./src/cue/index.ts
 // The CUE engine: cuelang.org/go v0.17.1 compiled to WebAssembly (src/cue/shim),
 // behind a typed face. Knows nothing of Timoni, Kubernetes or GitHub.
+
 
 
 
@@ -5067,6 +5068,15 @@ function formatLimit(milliseconds) {
     const seconds = Math.round(milliseconds % 60_000) / 1000;
     return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${seconds}s` : ''}`;
 }
+
+;// CONCATENATED MODULE: ./src/default-timeout.ts
+// The default time limit of one cluster's apply or delete, all its instances' waits
+// together (Timoni's `--timeout`, 5m). The run options' contract (fleet/run-options.ts)
+// shows it in action.yml and --help and hands it down with every run; kube's instance apply
+// and delete fall back to it when a caller gives none. It lives on the ground floor so that
+// kube takes it from here rather than from the fleet above it.
+const DEFAULT_TIMEOUT = '5m';
+const default_timeout_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 ;// CONCATENATED MODULE: ./src/kube/object.ts
 // Kubernetes objects as plain JSON values: the engine never passes them through typed
@@ -9260,6 +9270,7 @@ async function waitForDeletion(cluster, objects, options) {
 
 
 
+
 const namespaceChange = (name) => ({
     kind: 'Namespace',
     apiVersion: 'v1',
@@ -9336,205 +9347,293 @@ async function applyOne(cluster, desired, ref, force) {
  */
 function applyInstance(cluster, instance, options = {}) {
     // Requests retried while an API server restarts (../connect/request-retry.ts) stop at the same deadline.
-    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
-    return withRequestDeadline(deadline, () => applyInstanceSteps(cluster, instance, { ...options, deadline }));
+    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? default_timeout_DEFAULT_TIMEOUT_MS);
+    return withRequestDeadline(deadline, () => new InstanceApply(cluster, instance, { ...options, deadline }).run());
 }
-async function applyInstanceSteps(cluster, instance, options) {
-    const id = instanceId(instance);
-    const log = options.log ?? (() => undefined);
-    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
-    const changes = [];
-    const readiness = [];
-    const fail = (step, error, object) => {
-        if (error instanceof InstanceStepError)
-            throw error;
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-    const cancelled = () => options.signal?.aborted === true;
-    // What a cancellation has to record (see the header), filled in as the apply goes.
-    const progress = { stored: false, appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
-    let recordRefs = () => [];
-    const stopCancelled = async (step, object) => {
-        let record = 'none';
-        let recordError;
+/**
+ * One instance's apply, as the steps of `run` (see the header). What a step leaves for the
+ * next ones is kept here: the stored record, the build's objects and refs, what the record
+ * will hold, the changes made and the readiness seen, and how far the apply got, which is
+ * what a cancellation records (`stopCancelled`).
+ */
+class InstanceApply {
+    cluster;
+    instance;
+    options;
+    id;
+    log;
+    /** Delete the objects the build no longer has (the default); without it they stay in the record. */
+    prune;
+    changes = [];
+    readiness = [];
+    /** The record stored before this apply (read with the ownership check). */
+    stored = null;
+    /** The build's apply sets, each object carrying the owner labels. */
+    sets = [];
+    allObjects = [];
+    /** Each object's identity (scoped), in the order of allObjects, and by object. */
+    refs = [];
+    refFor = new Map();
+    /** The stored record's objects that the build no longer has. */
+    stale = [];
+    /** What the record will hold: the build's objects, and without prune the stale ones too. */
+    intended = [];
+    /** How far the apply got, for a cancellation's record. */
+    progress = { appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
+    constructor(cluster, instance, options) {
+        this.cluster = cluster;
+        this.instance = instance;
+        this.options = options;
+        this.id = instanceId(instance);
+        this.log = options.log ?? (() => undefined);
+        this.prune = options.prune ?? true;
+    }
+    async run() {
+        await this.readStoredRecord();
+        await this.createNamespace();
+        await this.writeIntendedRecord();
+        const readinessError = await this.applySets();
+        if (this.prune)
+            await this.pruneStale(readinessError);
+        if (readinessError)
+            this.fail('wait', readinessError, waitObject(readinessError));
+        return this.writeFinalRecord();
+    }
+    /** 1. Ownership, before anything is written, and the record stored before. */
+    async readStoredRecord() {
         try {
-            if (progress.allApplied) {
-                record = 'final';
-                await writeInstance(cluster, instanceRecord(instance, recordRefs(), true));
+            if (!this.options.overwriteOwnership) {
+                await assertOwnership(this.cluster, this.instance.bundle, [this.instance]);
             }
-            else if (progress.appliedObjects > 0 && !progress.stored) {
-                record = 'install';
-            }
-            else if (progress.appliedObjects > 0) {
-                record = 'pending';
-                if (!progress.pendingSaved)
-                    await savePending(cluster, instanceRecord(instance, recordRefs(), false));
+            this.stored = await inventory_store_readInstance(this.cluster, this.instance.name, this.instance.namespace);
+        }
+        catch (error) {
+            this.fail('ownership', error);
+        }
+    }
+    /** 2. The namespace, created when it is missing. */
+    async createNamespace() {
+        const { namespace } = this.instance;
+        if (this.cancelled)
+            await this.stopCancelled('namespace');
+        try {
+            if (await ensureNamespace(this.cluster, namespace)) {
+                this.changes.push(namespaceChange(namespace));
+                this.log(`Namespace/${namespace} created`);
             }
         }
         catch (error) {
-            recordError = error instanceof Error ? error.message : String(error);
-        }
-        const reason = options.signal?.reason;
-        const cause = (0,cancellation/* cancellationOf */.zg)(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
-        throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, [...readiness], recordError);
-    };
-    // 1. Ownership, before anything is written.
-    let stored = null;
-    try {
-        if (!options.overwriteOwnership) {
-            await assertOwnership(cluster, instance.bundle, [instance]);
-        }
-        stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-    }
-    catch (error) {
-        fail('ownership', error);
-    }
-    // 2. The namespace.
-    if (cancelled())
-        await stopCancelled('namespace');
-    try {
-        if (await ensureNamespace(cluster, instance.namespace)) {
-            changes.push(namespaceChange(instance.namespace));
-            log(`Namespace/${instance.namespace} created`);
+            this.fail('namespace', error, `Namespace/${namespace}`);
         }
     }
-    catch (error) {
-        fail('namespace', error, `Namespace/${instance.namespace}`);
-    }
-    // 3. The intended inventory, before the objects are touched.
-    const sets = labelledSets(instance);
-    const allObjects = sets.flatMap((set) => set.objects);
-    const prune = options.prune ?? true;
-    let refs = [];
-    let stale = [];
-    // What the record will hold: the build's objects, and without prune the stale ones too.
-    let intended = [];
-    if (cancelled())
-        await stopCancelled('inventory');
-    try {
-        refs = await scopedRefs(cluster, allObjects);
-        stale = staleObjects(stored, inventoryEntries(refs));
-        intended = prune ? refs : [...refs, ...stale];
-        if (!stored) {
-            log(`installing ${instance.name} in namespace ${instance.namespace}`);
-            await writeInstance(cluster, instanceRecord(instance, intended, false));
-        }
-        else {
-            progress.stored = true;
-            log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
-            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) {
-                await savePending(cluster, instanceRecord(instance, intended, false));
-                progress.pendingSaved = true;
-            }
-        }
-    }
-    catch (error) {
-        fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
-    }
-    const refFor = new Map(allObjects.map((object, i) => [object, refs[i]]));
-    // A cancelled apply records every object of the build, and the stale ones until they are pruned.
-    recordRefs = () => (prune && !progress.pruned ? [...refs, ...stale] : intended);
-    // 4. The apply sets, in order; each in stages, then the readiness wait.
-    let readinessError;
-    for (const set of sets) {
-        if (sets.length > 1)
-            log(`applying ${set.name}`);
-        for (const stage of applyStages(set.objects)) {
-            for (const object of stage.objects) {
-                const ref = refFor.get(object);
-                if (cancelled())
-                    await stopCancelled('apply', formatRef(ref));
-                try {
-                    const { change } = await applyOne(cluster, object, ref, !!options.force);
-                    progress.appliedObjects += 1;
-                    progress.allApplied = progress.appliedObjects === allObjects.length;
-                    changes.push(change);
-                    log(`${formatRef(ref)} ${change.action}`);
-                }
-                catch (error) {
-                    fail('apply', error, formatRef(ref));
-                }
-            }
-            if (stage.waitAfter) {
-                // CRDs established, Namespaces active... before the objects that need them (all of
-                // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
-                try {
-                    readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)), waitOptions())));
-                }
-                catch (error) {
-                    if (cancelled()) {
-                        if (error instanceof WaitError)
-                            readiness.push(...error.notReady);
-                        await stopCancelled('wait', waitObject(error));
-                    }
-                    fail('wait', error, waitObject(error));
-                }
-                if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
-                    await cluster.discovery.refresh();
-            }
-        }
-        if (options.wait) {
-            const waitFor = sortForApply(objectsToWaitFor(set.objects));
-            log(`waiting for ${waitFor.length} resource(s) to become ready...`);
-            try {
-                const done = await waitForReady(cluster, waitFor, waitOptions());
-                readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
-                log(`${set.name} resources ready`);
-            }
-            catch (error) {
-                if (cancelled()) {
-                    if (error instanceof WaitError)
-                        readiness.push(...error.notReady.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
-                    await stopCancelled('wait', waitObject(error));
-                }
-                // As Timoni: stop applying, but still prune what the build lost.
-                readinessError = error;
-                if (error instanceof WaitError)
-                    readiness.push(...error.notReady);
-                break;
-            }
-        }
-    }
-    // 5. Prune what the build lost (not started once cancelled: the record keeps those objects).
-    if (prune && cancelled() && !readinessError)
-        await stopCancelled('prune');
-    if (prune) {
+    /**
+     * 3. The intended inventory, before the objects are touched: an install writes its whole
+     * record first; an upgrade whose objects change saves the new revision as `data.pending`.
+     */
+    async writeIntendedRecord() {
+        const { cluster, instance } = this;
+        this.sets = labelledSets(instance);
+        this.allObjects = this.sets.flatMap((set) => set.objects);
+        if (this.cancelled)
+            await this.stopCancelled('inventory');
         try {
-            const pruned = await deleteObjects(cluster, stale, instance, { log });
-            progress.pruned = true;
-            changes.push(...pruned);
-            if (options.wait) {
-                const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
-                if (gone.length > 0) {
-                    log(`waiting for ${gone.length} resource(s) to be finalized...`);
-                    await waitForDeletion(cluster, gone, waitOptions());
+            this.refs = await scopedRefs(cluster, this.allObjects);
+            this.stale = staleObjects(this.stored, inventoryEntries(this.refs));
+            this.intended = this.prune ? this.refs : [...this.refs, ...this.stale];
+            if (!this.stored) {
+                this.log(`installing ${instance.name} in namespace ${instance.namespace}`);
+                await writeInstance(cluster, instanceRecord(instance, this.intended, false));
+            }
+            else {
+                this.log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
+                if (!sameInventory(inventoryEntries(this.intended), this.stored.instance.inventory?.entries)) {
+                    await savePending(cluster, instanceRecord(instance, this.intended, false));
+                    this.progress.pendingSaved = true;
                 }
             }
+        }
+        catch (error) {
+            this.fail('inventory', error, this.recordSecret);
+        }
+        this.refFor = new Map(this.allObjects.map((object, i) => [object, this.refs[i]]));
+    }
+    /**
+     * 4. The apply sets in order, each in stages, then its readiness wait when asked. A set
+     * that does not become ready stops the sets after it, and its error is returned: the
+     * prune still runs, as in Timoni, and the record is then not promoted.
+     */
+    async applySets() {
+        for (const set of this.sets) {
+            if (this.sets.length > 1)
+                this.log(`applying ${set.name}`);
+            for (const stage of applyStages(set.objects))
+                await this.applyStage(stage);
+            if (!this.options.wait)
+                continue;
+            const notReady = await this.waitForSet(set);
+            if (notReady)
+                return notReady.error;
+        }
+        return undefined;
+    }
+    /** A stage's objects in order; then, when the next stage needs them, all of them ready. */
+    async applyStage(stage) {
+        for (const object of stage.objects)
+            await this.applyObject(object);
+        if (!stage.waitAfter)
+            return;
+        // CRDs established, Namespaces active... before the objects that need them (all of
+        // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
+        try {
+            this.readiness.push(...(await waitForReady(this.cluster, stage.objects.map((o) => this.refFor.get(o)), this.waitOptions())));
+        }
+        catch (error) {
+            if (this.cancelled) {
+                if (error instanceof WaitError)
+                    this.readiness.push(...error.notReady);
+                await this.stopCancelled('wait', waitObject(error));
+            }
+            this.fail('wait', error, waitObject(error));
+        }
+        if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
+            await this.cluster.discovery.refresh();
+    }
+    /** One object, unless the run was cancelled before it (the object in flight finishes). */
+    async applyObject(object) {
+        const ref = this.refFor.get(object);
+        if (this.cancelled)
+            await this.stopCancelled('apply', formatRef(ref));
+        try {
+            const { change } = await applyOne(this.cluster, object, ref, !!this.options.force);
+            this.progress.appliedObjects += 1;
+            this.progress.allApplied = this.progress.appliedObjects === this.allObjects.length;
+            this.changes.push(change);
+            this.log(`${formatRef(ref)} ${change.action}`);
+        }
+        catch (error) {
+            this.fail('apply', error, formatRef(ref));
+        }
+    }
+    /** A set's readiness wait; what did not become ready, unless the run was cancelled meanwhile (which stops the apply). */
+    async waitForSet(set) {
+        const waitFor = sortForApply(objectsToWaitFor(set.objects));
+        this.log(`waiting for ${waitFor.length} resource(s) to become ready...`);
+        try {
+            this.addReadiness(await waitForReady(this.cluster, waitFor, this.waitOptions()));
+            this.log(`${set.name} resources ready`);
+            return undefined;
+        }
+        catch (error) {
+            if (this.cancelled) {
+                if (error instanceof WaitError)
+                    this.addReadiness(error.notReady);
+                await this.stopCancelled('wait', waitObject(error));
+            }
+            // As Timoni: stop applying, but still prune what the build lost.
+            if (error instanceof WaitError)
+                this.readiness.push(...error.notReady);
+            return { error };
+        }
+    }
+    /**
+     * 5. Prune what the build lost, and with `wait` wait until it is gone; not started once
+     * cancelled (the record keeps those objects). A readiness error before it is told with
+     * the prune's.
+     */
+    async pruneStale(readinessError) {
+        if (this.cancelled && !readinessError)
+            await this.stopCancelled('prune');
+        try {
+            const pruned = await deleteObjects(this.cluster, this.stale, this.instance, { log: this.log });
+            this.progress.pruned = true;
+            this.changes.push(...pruned);
+            if (this.options.wait)
+                await this.waitForPruned(pruned);
         }
         catch (error) {
             if (error instanceof DeleteObjectsError)
-                changes.push(...error.changes);
-            if (progress.pruned && cancelled() && !readinessError)
-                await stopCancelled('prune');
+                this.changes.push(...error.changes);
+            if (this.progress.pruned && this.cancelled && !readinessError)
+                await this.stopCancelled('prune');
             const object = error instanceof DeleteObjectsError ? error.object : undefined;
             if (readinessError) {
-                fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
+                this.fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
             }
-            fail('prune', error, object);
+            this.fail('prune', error, object);
         }
     }
-    if (readinessError)
-        fail('wait', readinessError, waitObject(readinessError));
-    // 6. The final record (drops `data.pending`).
-    let record;
-    try {
-        record = await writeInstance(cluster, instanceRecord(instance, intended, true));
+    async waitForPruned(pruned) {
+        const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        if (gone.length === 0)
+            return;
+        this.log(`waiting for ${gone.length} resource(s) to be finalized...`);
+        await waitForDeletion(this.cluster, gone, this.waitOptions());
     }
-    catch (error) {
-        return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+    /** 6. The final record (drops `data.pending`). */
+    async writeFinalRecord() {
+        let record;
+        try {
+            record = await writeInstance(this.cluster, instanceRecord(this.instance, this.intended, true));
+        }
+        catch (error) {
+            return this.fail('inventory', error, this.recordSecret);
+        }
+        return { changes: this.changes, readiness: this.readiness, record, installed: !this.stored };
     }
-    return { changes, readiness, record, installed: !stored };
+    // ---- Cancellation (see the header)
+    get cancelled() {
+        return this.options.signal?.aborted === true;
+    }
+    /** Stops the cancelled apply: the record of what was applied written, then InstanceCancelledError. */
+    async stopCancelled(step, object) {
+        const { record, recordError } = await this.writeCancelledRecord();
+        const reason = this.options.signal?.reason;
+        const cause = (0,cancellation/* cancellationOf */.zg)(this.options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
+        throw new InstanceCancelledError(this.cluster.name, step, this.id, [...this.changes], cause, object, record, [...this.readiness], recordError);
+    }
+    /**
+     * Every object applied: the final record; some: the revision being applied as the
+     * record's pending one (an install's record, written first, lists them already); none:
+     * nothing. The record lists every object of the build, and the stale ones until pruned.
+     */
+    async writeCancelledRecord() {
+        const recordRefs = this.prune && !this.progress.pruned ? [...this.refs, ...this.stale] : this.intended;
+        let record = 'none';
+        try {
+            if (this.progress.allApplied) {
+                record = 'final';
+                await writeInstance(this.cluster, instanceRecord(this.instance, recordRefs, true));
+            }
+            else if (this.progress.appliedObjects > 0 && !this.stored) {
+                record = 'install';
+            }
+            else if (this.progress.appliedObjects > 0) {
+                record = 'pending';
+                if (!this.progress.pendingSaved)
+                    await savePending(this.cluster, instanceRecord(this.instance, recordRefs, false));
+            }
+            return { record };
+        }
+        catch (error) {
+            return { record, recordError: error instanceof Error ? error.message : String(error) };
+        }
+    }
+    // ---- Helpers
+    fail(step, error, object) {
+        if (error instanceof InstanceStepError)
+            throw error;
+        throw new InstanceStepError(this.cluster.name, step, this.id, [...this.changes], error, object);
+    }
+    waitOptions() {
+        return { timeoutMs: this.options.timeoutMs ?? default_timeout_DEFAULT_TIMEOUT_MS, deadline: this.options.deadline, signal: this.options.signal, intervalMs: this.options.pollIntervalMs };
+    }
+    /** Readiness of objects not yet known. */
+    addReadiness(checks) {
+        this.readiness.push(...checks.filter((r) => !this.readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+    }
+    get recordSecret() {
+        return `Secret/${this.instance.namespace}/timoni.${this.instance.name}`;
+    }
 }
 function waitObject(error) {
     if (!(error instanceof WaitError))
@@ -9549,8 +9648,9 @@ function waitObject(error) {
 
 
 
+
 /** Deletes one stored instance: its objects, then its Secret. */
-async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
+async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? default_timeout_DEFAULT_TIMEOUT_MS)) {
     const { name, namespace } = stored.instance;
     const id = instanceId(stored.instance);
     const wait = options.wait ?? true;
@@ -9580,7 +9680,7 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
         try {
             if (gone.length > 0)
                 options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? default_timeout_DEFAULT_TIMEOUT_MS, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
             if (gone.length > 0)
                 options.log?.('all resources have been deleted');
         }
@@ -9598,7 +9698,7 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
 }
 /** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
 async function deleteBundleInstances(cluster, bundle, options = {}) {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const stored = await listInstances(cluster, '', bundle);
     // As Timoni's bundle delete: said, and not an error.
     if (stored.length === 0)
@@ -9654,6 +9754,12 @@ async function mapBounded(items, limit, work) {
 
 
 
+/**
+ * Objects of one instance dry-run at once, as Timoni's apply concurrency: not the run's
+ * `concurrency` option (clusters diffed at once, ../../fleet/run-options.ts), which a plan
+ * multiplies by this and by the instances of a cluster diffed at once.
+ */
+const OBJECTS_DIFFED_AT_ONCE = 4;
 /** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
 async function diffInstance(cluster, instance, options = {}) {
     const id = instanceId(instance);
@@ -9692,7 +9798,7 @@ async function diffInstance(cluster, instance, options = {}) {
     // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
     const sets = labelledSets(instance);
     const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
-    const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+    const outcomes = await settleBounded(ordered, options.concurrency ?? OBJECTS_DIFFED_AT_ONCE, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
     outcomes.forEach((outcome, index) => {
         if (outcome.status === 'rejected')
             fail('diff', outcome.reason, formatRef(ordered[index]));
@@ -10649,13 +10755,16 @@ function readApplySets(root, context) {
 }
 // The container images an instance uses: every struct in `timoni.instance.config` that
 // has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
-// reference; sorted, without duplicates, as Timoni records them in the inventory.
+// reference, in the order a walk of the value meets them; then, as Timoni records them in
+// the inventory (internal/engine/module_builder.go GetContainerImages: slices.Compact, then
+// slices.Sort), a repeat right after the same reference is dropped and the list sorted. A
+// reference met twice with another between stays twice, as in Timoni's record.
 function build_isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
 function collectImages(config) {
-    const found = new Set();
+    const found = [];
     const walk = (value) => {
         if (Array.isArray(value)) {
             value.forEach(walk);
@@ -10664,11 +10773,12 @@ function collectImages(config) {
         if (!build_isRecord(value))
             return;
         if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
-            found.add(value.reference);
+            found.push(value.reference);
         Object.values(value).forEach(walk);
     };
     walk(config);
-    return [...found].sort();
+    // Go's sort.Strings order: bytewise, as JavaScript's default sort is for these ASCII references.
+    return found.filter((reference, index) => index === 0 || found[index - 1] !== reference).sort();
 }
 // One build per distinct input in a run. A fleet of N clusters and M instances builds each
 // instance for each cluster, but most clusters of a fleet give an instance the same values
@@ -10789,19 +10899,213 @@ function instanceSchemaSource(packageName) {
     return `package ${packageName}\n\n${schemaBody}`;
 }
 
-;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
+;// CONCATENATED MODULE: ./src/fleet/run-options.ts
+// The options of a fleet run, once for both entry points: the action's inputs (action.yml,
+// read by ../action/config.ts) and the CLI's flags (--help, read by ../cli/options.ts). Each
+// option is written here once: its name (the action input and the CLI flag are spelled alike
+// unless `flag` says otherwise), its type, its default (the typed value, and the text that
+// action.yml's `default:` and --help's `(default X)` show), how its text is checked and read,
+// and the reason given when it is wrong. The entry points only map their own syntax onto it:
+//
+//   - the action reads `INPUT_<NAME>`: empty is the default; a list is one item per line or
+//     separated by commas; a wrong value is `input "<input>": <reason>` (InputError);
+//   - the CLI reads `--<flag>`: empty is the default; a list flag is repeated or separated by
+//     commas; a wrong value is `--<flag> <reason>` (`--<flag>: <reason>` when the reason is
+//     not a "must ..."), a usage error;
+//   - a boolean's spelling is each entry point's own (the action takes YAML's true/false, as
+//     the Actions toolkit does; the CLI `--flag`, `--flag=true|false`), its default is here;
+//     --help shows a boolean's default only when it is true (the flag alone turns it on).
+//
+// Names that differ: the action's `bundle` is the CLI's `-f/--file`, `repin-clusters` is
+// `--repin-cluster` (given once per cluster on a command line), and `registry-creds` is
+// `--creds`, in two forms (below). Defaults that differ on purpose (`deadline`,
+// `cluster-identity`) are both written here, with the reason (`differs`).
+//
+// test/fleet/run-options.test.ts holds action.yml's defaults and the CLI's --help to these.
+
+
+
+
+
+
 const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
+/** A value that an option does not take: `reason` follows the option's name in the entry point's message. */
+class RunOptionError extends Error {
+    reason;
+    name = 'RunOptionError';
+    constructor(reason) {
+        super(reason);
+        this.reason = reason;
+    }
+}
+// ---- Readers and checks
+const alike = (value, text) => ({ action: { value, text }, cli: { value, text } });
+function booleanOption(input, value) {
+    return { kind: 'boolean', input, flag: input, ...alike(value, String(value)) };
+}
+function textOption(input, value, text, parse, more = {}) {
+    return { kind: 'text', input, flag: input, ...alike(value, text), parse, ...more };
+}
+function listOption(input, value, parse, more = {}) {
+    return { kind: 'list', input, flag: input, ...alike(value, ''), parse, ...more };
+}
+const plainText = (text) => text;
+function wholeNumber(unit, min, max) {
+    const range = max === undefined ? `, ${min} or more` : ` from ${min} to ${max}`;
+    return (text) => {
+        const value = Number(text);
+        if (!Number.isInteger(value) || value < min || (max !== undefined && value > max))
+            throw new RunOptionError(`must be a whole number of ${unit}${range}, not ${(0,display_text/* quote */.h)(text)}`);
+        return value;
+    };
+}
+/** A Go duration in milliseconds (`5m`, `90s`, `1h30m`; a bare number is seconds), `positive` refusing 0. */
+function duration(examples, positive) {
+    return (text) => {
+        const value = parseDuration(text);
+        if (value === undefined || (positive && value <= 0))
+            throw new RunOptionError(`must be a duration such as ${examples}, not ${(0,display_text/* quote */.h)(text)}`);
+        return value;
+    };
+}
+function choice(choices) {
+    return (text) => {
+        if (!choices.includes(text))
+            throw new RunOptionError(`must be one of ${choices.join(', ')}, not ${(0,display_text/* quote */.h)(text)}`);
+        return text;
+    };
+}
+/** A ConfigMap name (a DNS subdomain). */
+function configMapName(text) {
+    if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
+        throw new RunOptionError(`must be a ConfigMap name (lower-case letters, digits, - and .), not ${(0,display_text/* quote */.h)(text)}`);
+    return text;
+}
+function variableNames(items) {
+    try {
+        return parseVariableNames(items.join(','), 'runtime-env');
+    }
+    catch (error) {
+        if (error instanceof RuntimeEnvironmentError)
+            throw new RunOptionError(error.message.replace(/^runtime-env: /, ''));
+        throw error;
+    }
+}
+const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
+/**
+ * The action's form of registry credentials (`registry-creds`): one `host=user:password` (or
+ * `host=token`) entry per line, by lower-cased host. Credentials are bound to the registry
+ * host they name: a pull request that points a module at another registry never gets them.
+ * Every value is given to `mask` before it is checked, and a wrong entry is named by its
+ * position, never by its text.
+ */
+function hostCredentials(text, mask) {
+    const entries = {};
+    const lines = text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean);
+    lines.forEach((line, index) => {
+        mask(line);
+        const match = HOST_ENTRY.exec(line);
+        if (!match || match[2] === '') {
+            throw new RunOptionError(`entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
+        }
+        const [, host = '', credential = ''] = match;
+        mask(credential);
+        const colon = credential.indexOf(':');
+        if (colon >= 0)
+            mask(credential.slice(colon + 1));
+        entries[host.toLowerCase()] = credential;
+    });
+    return entries;
+}
+// ---- The options
+const runOptions = {
+    /**
+     * The bundle files (.cue, .json, .yaml): the action resolves them against
+     * `working-directory`, the CLI against its current directory. Both require one at least,
+     * and say so in their own words: the action names its input, the CLI its `-f`.
+     */
+    bundle: listOption('bundle', [], (items) => [...items], { flag: 'file' }),
+    /** The runtime files; none: the bundle goes to one default cluster, the kubeconfig's current context. */
+    runtime: listOption('runtime', [], (items) => [...items]),
+    /** Only the clusters of this group, or of this name (`*`: all; a fan-out's shard lists several names). */
+    runtimeGroup: textOption('runtime-group', '*', '*', plainText),
+    runtimeCluster: textOption('runtime-cluster', '*', '*', plainText),
+    /** The environment offered to runtime attributes: all of it less credentials, or the variables named. */
+    runtimeFromEnv: booleanOption('runtime-from-env', false),
+    runtimeEnv: listOption('runtime-env', [], variableNames),
+    /** An apply's readiness waits (a delete's wait for deleted objects to be gone), and their time limit per cluster. */
+    wait: booleanOption('wait', true),
+    timeout: textOption('timeout', default_timeout_DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT, duration('5m or 90s', false)),
+    /** What an apply deletes: objects the build lost, instances the bundle no longer lists, the bundle on clusters that leave. */
+    prune: booleanOption('prune', true),
+    pruneRemovedInstances: booleanOption('prune-removed-instances', true),
+    pruneRemovedClusters: booleanOption('prune-removed-clusters', true),
+    /** Recreate objects whose immutable fields change; take over instances another bundle owns. */
+    force: booleanOption('force', false),
+    overwriteOwnership: booleanOption('overwrite-ownership', false),
+    /** Clusters diffed (or read, for a state) at once. */
+    concurrency: textOption('concurrency', 4, '4', wholeNumber('clusters', 1)),
+    /** How a rollout goes through the clusters, and with `waves` the clusters of a wave applied at once. */
+    strategy: textOption('strategy', 'sequential', 'sequential', choice(ROLLOUT_STRATEGIES), { choices: ROLLOUT_STRATEGIES }),
+    maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
+    /** The whole run's time limit. */
+    deadline: {
+        kind: 'text',
+        input: 'deadline',
+        flag: 'deadline',
+        action: { value: 60 * 60_000, text: '60m' },
+        cli: { value: undefined, text: '' },
+        differs: 'the action runs unattended, on a runner that bills by the minute, and must keep time to publish the comment and the job summary before GitHub stops the job: its run ends by 60m unless told otherwise. The CLI is run by a person (or a CI step with its own time limit) who stops it when they choose: it has no deadline unless given one.',
+        parse: duration('30m or 90s', true),
+    },
+    /** The CUE engine's memory ceiling, in MiB. */
+    cueMemoryLimit: textOption('cue-memory-limit', DEFAULT_MEMORY_LIMIT_MIB, String(DEFAULT_MEMORY_LIMIT_MIB), wholeNumber('MiB', 64, 4096)),
+    /** Where the ChangeSet JSON is written (the action: relative to the workspace, by default under RUNNER_TEMP; the CLI: relative to its directory, by default nowhere). */
+    changesFile: textOption('changes-file', '', '', plainText),
+    /** The cluster identity check (../kube/connect/cluster-identity.ts), its record's ConfigMap, and the clusters re-pinned on purpose. */
+    clusterIdentity: {
+        kind: 'text',
+        input: 'cluster-identity',
+        flag: 'cluster-identity',
+        action: { value: 'record', text: 'record' },
+        cli: { value: 'check', text: 'check' },
+        differs: "the action is the fleet's own rollout: its first apply to a cluster records the cluster's identity there, so that a later run never reaches the wrong cluster under that name. The CLI is also run by hand, with whatever kubeconfig is at hand: it checks the records and writes none unless told to (--cluster-identity record).",
+        choices: IDENTITY_MODES,
+        parse: choice(IDENTITY_MODES),
+    },
+    clusterIdentityRecord: textOption('cluster-identity-record', DEFAULT_IDENTITY_RECORD, DEFAULT_IDENTITY_RECORD, configMapName),
+    repinClusters: listOption('repin-clusters', [], (items) => parseRepinList(items), { flag: 'repin-cluster' }),
+    /**
+     * Registry credentials for OCI modules, one option in two forms: the action's
+     * `registry-creds` is a list of credentials bound to hosts (hostCredentials), the CLI's
+     * `--creds` one credential, `user:password` or a token, as Timoni's `--creds`.
+     */
+    registryCreds: textOption('registry-creds', '', '', plainText, { flag: 'creds' }),
+};
+/** Every option of the contract, for those that go through them all (the tests, the CLI's --help). */
+const allRunOptions = Object.values(runOptions);
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
+
+/**
+ * The options of a run that is given none: the defaults of the run options' contract
+ * (run-options.ts), where the action's and the CLI's are alike for each of these. The
+ * identity check is left to each entry point (their defaults differ on purpose).
+ */
 const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    pruneRemovedInstances: true,
-    pruneRemovedClusters: true,
-    concurrency: 4,
-    strategy: 'sequential',
-    maxParallel: 4,
+    force: runOptions.force.action.value,
+    overwriteOwnership: runOptions.overwriteOwnership.action.value,
+    wait: runOptions.wait.action.value,
+    timeoutMs: runOptions.timeout.action.value,
+    prune: runOptions.prune.action.value,
+    pruneRemovedInstances: runOptions.pruneRemovedInstances.action.value,
+    pruneRemovedClusters: runOptions.pruneRemovedClusters.action.value,
+    concurrency: runOptions.concurrency.action.value,
+    strategy: runOptions.strategy.action.value,
+    maxParallel: runOptions.maxParallel.action.value,
 };
 // ---- Progress
 /**
@@ -11884,7 +12188,7 @@ async function orphanedEntries(run, bundle, known) {
 
 /** Hex digits kept of each object's own digest. */
 const OBJECT_DIGEST_LENGTH = 16;
-const sha256 = (text) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
+const sha256 = (text) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text).digest('hex');
 /** JSON with every map's keys sorted, so that equal values give equal text. */
 function stableJson(value) {
     if (Array.isArray(value))
@@ -13762,7 +14066,7 @@ class ModuleCache {
                 return existing;
             const root = await this.root();
             const paths = await this.#paths(meta.digest);
-            const temporary = (0,external_node_path_namespaceObject.join)(root, `${cache_TEMPORARY_PREFIX}${(0,external_node_crypto_.randomBytes)(6).toString('hex')}`);
+            const temporary = (0,external_node_path_namespaceObject.join)(root, `${cache_TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
             await (0,promises_namespaceObject.mkdir)(temporary);
             try {
                 await fill(temporary);
@@ -13836,7 +14140,7 @@ const defaultPlatform = { os: 'linux', architecture: 'amd64' };
 const MAX_MANIFEST_SIZE = 4 * 1024 * 1024;
 const manifest_DIGEST = /^sha256:[a-f0-9]{64}$/;
 function sha256Digest(bytes) {
-    return `sha256:${(0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex')}`;
+    return `sha256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(bytes).digest('hex')}`;
 }
 function bad(url, what, reason) {
     return new OciError('media-type', url, `${what} is not a valid manifest: ${reason}`);
@@ -14525,7 +14829,7 @@ async function downloadBlob(client, descriptor, maxSize) {
         throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
     }
     return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
-        const hash = (0,external_node_crypto_.createHash)('sha256');
+        const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
         let bytes;
         try {
             // One byte more than declared is enough to tell that the blob is not the one described.
@@ -14809,11 +15113,12 @@ class ModuleResolver {
     }
 }
 
-// EXTERNAL MODULE: ./src/action/runner.ts
-var runner = __nccwpck_require__(5242);
-;// CONCATENATED MODULE: ./src/action/annotations.ts
+// EXTERNAL MODULE: ./src/workflow-commands.ts
+var workflow_commands = __nccwpck_require__(6137);
+;// CONCATENATED MODULE: ./src/error-annotations.ts
 // Errors become annotations: each CUE diagnostic on its file and line (the user's file
-// first), other errors as one plain error annotation.
+// first), other errors as one plain error annotation. Both entry points give them: the
+// action for every error it reports, the CLI for its failure when it runs in a workflow step.
 
 
 
@@ -14834,7 +15139,7 @@ function diagnosticsOf(error) {
 function diagnosticAnnotations(error, title) {
     return diagnosticsOf(error).map((diagnostic) => {
         const position = diagnostic.positions[0];
-        const command = (0,runner/* formatAnnotation */.tn)({
+        const command = (0,workflow_commands/* formatAnnotation */.tn)({
             level: 'error',
             title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
             message: diagnostic.message,
@@ -14847,9 +15152,85 @@ function errorAnnotations(error, title) {
     const annotations = diagnosticAnnotations(error, title);
     if (annotations.length === 0) {
         const message = error instanceof Error ? error.message : String(error);
-        return (0,runner/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
+        return (0,workflow_commands/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
     }
     return annotations.map((annotation) => annotation.command).join('');
+}
+
+;// CONCATENATED MODULE: ./src/action/runner.ts
+// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
+// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
+// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
+// rules. Written here rather than taken from @actions/core (see README.md). The workflow
+// commands themselves, and the rule that keeps log text from being read as one, are on the
+// ground floor (../workflow-commands.ts), since the CLI prints them too.
+
+
+
+// Inputs.
+class InputError extends Error {
+    input;
+    constructor(input, message) {
+        super(`input ${(0,display_text/* quote */.h)(input)}: ${message}`);
+        this.input = input;
+        this.name = 'InputError';
+    }
+}
+/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
+function inputVariableName(name) {
+    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+function getInput(env, name, options = {}) {
+    const value = (env[inputVariableName(name)] ?? '').trim();
+    if (options.required && value === '')
+        throw new InputError(name, 'is required and was not given');
+    return value;
+}
+/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
+function getBooleanInput(env, name, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(name, `must be true or false, not ${(0,display_text/* quote */.h)(value)}`);
+}
+/** A list given one item per line or separated by commas; empty items dropped. */
+function getListInput(env, name) {
+    return getInput(env, name)
+        .split(/[\n,]/)
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+}
+function getChoiceInput(env, name, choices, fallback) {
+    const value = getInput(env, name);
+    if (value === '')
+        return fallback;
+    if (!choices.includes(value))
+        throw new InputError(name, `must be one of ${choices.join(', ')}, not ${(0,display_text/* quote */.h)(value)}`);
+    return value;
+}
+// File commands. Outputs use the heredoc form with a random delimiter, so any value,
+// multi-line JSON included, arrives intact.
+class FileCommandError extends Error {
+}
+function setOutput(env, name, value) {
+    const file = env.GITHUB_OUTPUT;
+    if (!file)
+        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
+    const delimiter = `ghadelimiter_${(0,external_node_crypto_namespaceObject.randomUUID)()}`;
+    if (name.includes(delimiter) || value.includes(delimiter))
+        throw new FileCommandError(`output "${name}" contains its delimiter`);
+    (0,external_node_fs_.appendFileSync)(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
+}
+function appendStepSummary(env, markdown) {
+    const file = env.GITHUB_STEP_SUMMARY;
+    if (!file)
+        return false;
+    (0,external_node_fs_.appendFileSync)(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
+    return true;
 }
 
 ;// CONCATENATED MODULE: ./src/github/limits.ts
@@ -19727,7 +20108,7 @@ function parseIndex(path, hash) {
     const end = data.length - hash.bytes;
     const checksum = data.subarray(end);
     // index.skipHash writes zeros instead of the checksum.
-    if (!checksum.every((byte) => byte === 0) && !(0,external_node_crypto_.createHash)(hash.algorithm).update(data.subarray(0, end)).digest().equals(checksum)) {
+    if (!checksum.every((byte) => byte === 0) && !(0,external_node_crypto_namespaceObject.createHash)(hash.algorithm).update(data.subarray(0, end)).digest().equals(checksum)) {
         fail(`its ${hash.algorithm} checksum does not match (a corrupt or partly written index)`);
     }
     const count = data.readUInt32BE(8);
@@ -20069,6 +20450,7 @@ function readChangesFile(path, workspace, boundary, checkout) {
 
 
 
+
 /**
  * GitHub documents 1 MB for one step output; the `changes` output stays well under it.
  * A larger ChangeSet is given without its diffs, or as a summary of its clusters, with
@@ -20187,19 +20569,19 @@ async function publishResults(input) {
     const comment = await postComment(input, reportContext);
     const fails = reportComment(comment, input, notes);
     const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
-    (0,runner/* appendStepSummary */.Jc)(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
+    appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
     // A cluster that left the fleet is not applied: the bundle was removed from it (`removed-clusters`).
     const applied = masked.clusters.filter((c) => c.status === 'applied' && !isLeaving(c)).map((c) => c.name);
     const removed = masked.clusters.filter((c) => c.status === 'applied' && isLeaving(c)).map((c) => c.name);
     const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
-    (0,runner/* setOutput */.uH)(input.env, 'has-changes', String(hasChanges(masked)));
+    setOutput(input.env, 'has-changes', String(hasChanges(masked)));
     const changesFile = writeChangesFile(input.env, masked, input.changesFile);
-    (0,runner/* setOutput */.uH)(input.env, 'changes', changesOutput(masked, changesFile));
-    (0,runner/* setOutput */.uH)(input.env, 'changes-file', changesFile);
-    (0,runner/* setOutput */.uH)(input.env, 'applied-clusters', applied.join(','));
-    (0,runner/* setOutput */.uH)(input.env, 'removed-clusters', removed.join(','));
-    (0,runner/* setOutput */.uH)(input.env, 'failed-cluster', failed);
-    (0,runner/* setOutput */.uH)(input.env, 'comment-url', commentUrl);
+    setOutput(input.env, 'changes', changesOutput(masked, changesFile));
+    setOutput(input.env, 'changes-file', changesFile);
+    setOutput(input.env, 'applied-clusters', applied.join(','));
+    setOutput(input.env, 'removed-clusters', removed.join(','));
+    setOutput(input.env, 'failed-cluster', failed);
+    setOutput(input.env, 'comment-url', commentUrl);
     return { comment, fails };
 }
 
@@ -20405,11 +20787,9 @@ function readRecords(comments, author) {
 // The action's inputs, read and checked once: what to evaluate, where the clusters are,
 // and how to diff or apply. Secret inputs (registry credentials, the token) are
 // registered for masking before anything else reads them; kubeconfig credentials are
-// registered by the kubeconfig loader.
-
-
-
-
+// registered by the kubeconfig loader. The options a run shares with the CLI (their
+// defaults, checks and error texts) are the contract's (../fleet/run-options.ts): here they
+// are only read from the inputs (readOption); the action's own inputs are read below them.
 
 
 
@@ -20419,136 +20799,100 @@ function readRecords(comments, author) {
  * or more base64-encoded kubeconfigs separated by whitespace.
  */
 function kubeconfigInputs(env) {
-    const raw = (0,runner/* getInput */.V4)(env, 'kubeconfig');
+    const raw = getInput(env, 'kubeconfig');
     if (raw === '')
         return [];
     if (/^[A-Za-z0-9+/=\s]+$/.test(raw))
         return raw.split(/\s+/).filter(Boolean);
     return [raw];
 }
-const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
-/**
- * `registry-creds`: one `host=user:password` (or `host=token`) entry per line. Credentials
- * are bound to the registry host they name: a pull request that points a module at another
- * registry never gets them. Every value is registered for masking before it is checked, and
- * errors name the entry by its position, never by its text.
- */
-function registryCredentials(text, mask) {
-    const entries = {};
-    const lines = text
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter(Boolean);
-    lines.forEach((line, index) => {
-        mask(line);
-        const match = HOST_ENTRY.exec(line);
-        if (!match || match[2] === '') {
-            throw new runner/* InputError */.dz('registry-creds', `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
-        }
-        const [, host = '', credential = ''] = match;
-        mask(credential);
-        const colon = credential.indexOf(':');
-        if (colon >= 0)
-            mask(credential.slice(colon + 1));
-        entries[host.toLowerCase()] = credential;
-    });
-    return entries;
+/** A contract option's wrong value as the action says it: `input "<name>": <reason>`. */
+function asInputError(option, read) {
+    try {
+        return read();
+    }
+    catch (error) {
+        if (error instanceof RunOptionError)
+            throw new InputError(option.input, error.reason);
+        throw error;
+    }
 }
-/** `cluster-identity-record`: a ConfigMap name (DNS subdomain), default timoni-fleet-identity. */
-function identityRecordName(text) {
-    if (text === '')
-        return DEFAULT_IDENTITY_RECORD;
-    if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
-        throw new runner/* InputError */.dz('cluster-identity-record', `must be a ConfigMap name (lower-case letters, digits, - and .), not ${(0,display_text/* quote */.h)(text)}`);
-    return text;
+function readOption(env, option) {
+    if (option.kind === 'boolean')
+        return getBooleanInput(env, option.input, option.action.value);
+    if (option.kind === 'list') {
+        const items = getListInput(env, option.input);
+        return items.length === 0 ? option.action.value : asInputError(option, () => option.parse(items));
+    }
+    const text = getInput(env, option.input);
+    return text === '' ? option.action.value : asInputError(option, () => option.parse(text));
 }
 function readActionConfig(env, mask) {
     // The credentials inside the kubeconfigs are registered when they are loaded; masking the
     // whole text would hide every structural line (`apiVersion: v1`) in every report.
     const kubeconfigs = kubeconfigInputs(env);
-    const githubToken = (0,runner/* getInput */.V4)(env, 'github-token');
+    const githubToken = getInput(env, 'github-token');
     if (githubToken)
         mask(githubToken);
-    const registryCreds = registryCredentials((0,runner/* getInput */.V4)(env, 'registry-creds'), mask);
-    const bundleFiles = (0,runner/* getListInput */.DF)(env, 'bundle');
+    // `registry-creds`: credentials bound to registry hosts, each value masked before it is checked.
+    const registryCreds = asInputError(runOptions.registryCreds, () => hostCredentials(getInput(env, runOptions.registryCreds.input), mask));
+    const bundleFiles = readOption(env, runOptions.bundle);
     if (bundleFiles.length === 0)
-        throw new runner/* InputError */.dz('bundle', 'is required: name one or more bundle files');
-    const timeoutText = (0,runner/* getInput */.V4)(env, 'timeout') || '5m';
-    const timeoutMs = parseDuration(timeoutText);
-    if (timeoutMs === undefined)
-        throw new runner/* InputError */.dz('timeout', `must be a duration such as 5m or 90s, not ${(0,display_text/* quote */.h)(timeoutText)}`);
-    const deadlineText = (0,runner/* getInput */.V4)(env, 'deadline') || '60m';
-    const deadlineMs = parseDuration(deadlineText);
-    if (deadlineMs === undefined || deadlineMs <= 0)
-        throw new runner/* InputError */.dz('deadline', `must be a duration such as 60m or 1h30m, not ${(0,display_text/* quote */.h)(deadlineText)}`);
-    const memoryText = (0,runner/* getInput */.V4)(env, 'cue-memory-limit') || '2048';
-    const cueMemoryLimitMiB = Number(memoryText);
-    if (!Number.isInteger(cueMemoryLimitMiB) || cueMemoryLimitMiB < 64 || cueMemoryLimitMiB > 4096) {
-        throw new runner/* InputError */.dz('cue-memory-limit', `must be a whole number of MiB from 64 to 4096, not ${(0,display_text/* quote */.h)(memoryText)}`);
-    }
-    let runtimeEnv;
-    try {
-        runtimeEnv = parseVariableNames((0,runner/* getInput */.V4)(env, 'runtime-env'), 'runtime-env');
-    }
-    catch (error) {
-        throw new runner/* InputError */.dz('runtime-env', error instanceof RuntimeEnvironmentError ? error.message.replace(/^runtime-env: /, '') : String(error));
-    }
-    const concurrencyText = (0,runner/* getInput */.V4)(env, 'concurrency') || '4';
-    const concurrency = Number(concurrencyText);
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-        throw new runner/* InputError */.dz('concurrency', `must be a whole number of clusters, 1 or more, not ${(0,display_text/* quote */.h)(concurrencyText)}`);
-    const strategy = (0,runner/* getChoiceInput */.KE)(env, 'strategy', ROLLOUT_STRATEGIES, 'sequential');
-    const maxParallelText = (0,runner/* getInput */.V4)(env, 'max-parallel') || '4';
-    const maxParallel = Number(maxParallelText);
-    if (!Number.isInteger(maxParallel) || maxParallel < 1)
-        throw new runner/* InputError */.dz('max-parallel', `must be a whole number of clusters, 1 or more, not ${(0,display_text/* quote */.h)(maxParallelText)}`);
+        throw new InputError(runOptions.bundle.input, 'is required: name one or more bundle files');
+    const timeoutMs = readOption(env, runOptions.timeout);
+    const deadlineMs = readOption(env, runOptions.deadline);
+    const cueMemoryLimitMiB = readOption(env, runOptions.cueMemoryLimit);
+    const runtimeEnv = readOption(env, runOptions.runtimeEnv);
+    const concurrency = readOption(env, runOptions.concurrency);
+    const strategy = readOption(env, runOptions.strategy);
+    const maxParallel = readOption(env, runOptions.maxParallel);
     let shardBy;
     try {
-        shardBy = parseShardBy((0,runner/* getInput */.V4)(env, 'shard-by'));
+        shardBy = parseShardBy(getInput(env, 'shard-by'));
     }
     catch (error) {
-        throw new runner/* InputError */.dz('shard-by', error instanceof ShardByError ? error.message : String(error));
+        throw new InputError('shard-by', error instanceof ShardByError ? error.message : String(error));
     }
     return {
         bundleFiles,
-        runtimeFiles: (0,runner/* getListInput */.DF)(env, 'runtime'),
+        runtimeFiles: readOption(env, runOptions.runtime),
         kubeconfigs,
-        mode: (0,runner/* getChoiceInput */.KE)(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'], 'auto'),
-        runtimeGroup: (0,runner/* getInput */.V4)(env, 'runtime-group') || '*',
-        runtimeCluster: (0,runner/* getInput */.V4)(env, 'runtime-cluster') || '*',
-        runtimeFromEnv: (0,runner/* getBooleanInput */.Vt)(env, 'runtime-from-env', false),
+        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'], 'auto'),
+        runtimeGroup: readOption(env, runOptions.runtimeGroup),
+        runtimeCluster: readOption(env, runOptions.runtimeCluster),
+        runtimeFromEnv: readOption(env, runOptions.runtimeFromEnv),
         runtimeEnv,
-        secretQueriesOnPullRequest: (0,runner/* getBooleanInput */.Vt)(env, 'secret-queries-on-pull-request', false),
-        applyRefs: (0,runner/* getListInput */.DF)(env, 'apply-refs'),
-        trustedCheckout: (0,runner/* getBooleanInput */.Vt)(env, 'trusted-checkout', false),
-        useRunnerKubeconfig: (0,runner/* getBooleanInput */.Vt)(env, 'use-runner-kubeconfig', false),
+        secretQueriesOnPullRequest: getBooleanInput(env, 'secret-queries-on-pull-request', false),
+        applyRefs: getListInput(env, 'apply-refs'),
+        trustedCheckout: getBooleanInput(env, 'trusted-checkout', false),
+        useRunnerKubeconfig: getBooleanInput(env, 'use-runner-kubeconfig', false),
         deadlineMs,
         cueMemoryLimitMiB,
         githubToken,
-        comment: (0,runner/* getBooleanInput */.Vt)(env, 'comment', true),
-        commentAuthor: (0,runner/* getInput */.V4)(env, 'comment-author'),
-        wait: (0,runner/* getBooleanInput */.Vt)(env, 'wait', true),
+        comment: getBooleanInput(env, 'comment', true),
+        commentAuthor: getInput(env, 'comment-author'),
+        wait: readOption(env, runOptions.wait),
         timeoutMs,
-        prune: (0,runner/* getBooleanInput */.Vt)(env, 'prune', true),
-        pruneRemovedInstances: (0,runner/* getBooleanInput */.Vt)(env, 'prune-removed-instances', true),
-        pruneRemovedClusters: (0,runner/* getBooleanInput */.Vt)(env, 'prune-removed-clusters', true),
-        force: (0,runner/* getBooleanInput */.Vt)(env, 'force', false),
-        overwriteOwnership: (0,runner/* getBooleanInput */.Vt)(env, 'overwrite-ownership', false),
+        prune: readOption(env, runOptions.prune),
+        pruneRemovedInstances: readOption(env, runOptions.pruneRemovedInstances),
+        pruneRemovedClusters: readOption(env, runOptions.pruneRemovedClusters),
+        force: readOption(env, runOptions.force),
+        overwriteOwnership: readOption(env, runOptions.overwriteOwnership),
         registryCreds,
         concurrency,
         strategy,
         maxParallel,
-        workingDirectory: (0,runner/* getInput */.V4)(env, 'working-directory') || '.',
-        changesFile: (0,runner/* getInput */.V4)(env, 'changes-file'),
-        changesPatterns: (0,runner/* getInput */.V4)(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
+        workingDirectory: getInput(env, 'working-directory') || '.',
+        changesFile: readOption(env, runOptions.changesFile),
+        changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
         shardBy,
-        reviewed: (0,runner/* getChoiceInput */.KE)(env, 'reviewed', REVIEWED_POLICIES, 'warn'),
-        clusterIdentity: (0,runner/* getChoiceInput */.KE)(env, 'cluster-identity', IDENTITY_MODES, 'record'),
-        clusterIdentityRecord: identityRecordName((0,runner/* getInput */.V4)(env, 'cluster-identity-record')),
-        repinClusters: parseRepinList((0,runner/* getListInput */.DF)(env, 'repin-clusters')),
-        driftIssue: (0,runner/* getBooleanInput */.Vt)(env, 'drift-issue', true),
-        driftLabels: (0,runner/* getListInput */.DF)(env, 'drift-labels'),
-        statusIssue: (0,runner/* getBooleanInput */.Vt)(env, 'status-issue', false),
+        reviewed: getChoiceInput(env, 'reviewed', REVIEWED_POLICIES, 'warn'),
+        clusterIdentity: readOption(env, runOptions.clusterIdentity),
+        clusterIdentityRecord: readOption(env, runOptions.clusterIdentityRecord),
+        repinClusters: readOption(env, runOptions.repinClusters),
+        driftIssue: getBooleanInput(env, 'drift-issue', true),
+        driftLabels: getListInput(env, 'drift-labels'),
+        statusIssue: getBooleanInput(env, 'status-issue', false),
     };
 }
 
@@ -20950,7 +21294,7 @@ setTimeout(() => {
  * (as an error annotation) and kills the process. `describe` gets the deadline in ms.
  */
 function startDeadlineWatchdog(deadlineMs, describe, graceMs = watchdogGraceMs(deadlineMs)) {
-    const message = (0,runner/* formatAnnotation */.tn)({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
+    const message = (0,workflow_commands/* formatAnnotation */.tn)({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
     const worker = new external_node_worker_threads_namespaceObject.Worker(WORKER_SOURCE, { eval: true, workerData: { message, afterMs: deadlineMs + graceMs } });
     worker.unref();
     return {
@@ -20994,13 +21338,13 @@ class ActionLog {
                 this.annotate({ level: 'error', title: this.group ?? this.runTitle, message });
             return;
         }
-        this.write(`${(0,runner/* escapeLogText */.dD)(this.redact(text))}\n`);
+        this.write(`${(0,workflow_commands/* escapeLogText */.dD)(this.redact(text))}\n`);
     }
     /** An annotation (error, warning, notice): message and title escaped as command data. */
     annotate(annotation) {
         const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
         this.told.push(annotation.message);
-        this.write((0,runner/* formatAnnotation */.tn)(redacted));
+        this.write((0,workflow_commands/* formatAnnotation */.tn)(redacted));
     }
     /**
      * A CUE error as annotations on the user's files and lines, each place once; nothing for
@@ -21022,7 +21366,7 @@ class ActionLog {
     }
     startGroup(title) {
         this.group = title;
-        this.write((0,runner/* formatGroupStart */.Xc)(this.redact(title)));
+        this.write((0,workflow_commands/* formatGroupStart */.Xc)(this.redact(title)));
     }
     endGroup() {
         this.group = undefined;
@@ -21219,7 +21563,7 @@ async function keepIssue(input, reportContext, drifted) {
 /** The drift issue created, updated or closed, the `drifted-clusters` output set; says what happened in the log. */
 async function publishDrift(input) {
     const drifted = driftedClusters(input.changeSet);
-    (0,runner/* setOutput */.uH)(input.env, 'drifted-clusters', drifted.join(','));
+    setOutput(input.env, 'drifted-clusters', drifted.join(','));
     const reportContext = {
         commitSha: input.plan.sha,
         runUrl: input.context.runUrl,
@@ -21274,7 +21618,7 @@ function checkApplyRef(context, inputs, how, ref = context.ref) {
     if (ref && refAllowed(ref, inputs.applyRefs ?? []))
         return;
     const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
-    throw new runner/* InputError */.dz('mode', `${how} applies only from ${branch}, not from ${ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
+    throw new InputError('mode', `${how} applies only from ${branch}, not from ${ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
 }
 /** A merged pull request applies what was merged into its base branch: the base must be one that may be applied. */
 function checkMergedBase(context, inputs, pull) {
@@ -21285,7 +21629,7 @@ const isAll = (value) => value === '' || value === '*';
 /** pull_request_target evaluates nothing unless the workflow says it checked out trusted code. */
 function refuseUntrustedTarget(context, trustedCheckout) {
     if (context.eventName === 'pull_request_target' && !trustedCheckout) {
-        throw new runner/* InputError */.dz('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
+        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
     }
 }
 /**
@@ -21312,7 +21656,7 @@ function planRun(context, inputs) {
         const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
         const eventMode = text('mode');
         if (eventMode !== '' && !MODES.includes(eventMode)) {
-            throw new runner/* InputError */.dz('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
+            throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
         }
         const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
         if (mode === 'apply')
@@ -21328,7 +21672,7 @@ function planRun(context, inputs) {
     if (inputs.mode === 'apply') {
         if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
             if (!(action === 'closed' && pull?.merged === true)) {
-                throw new runner/* InputError */.dz('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
+                throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
             }
             checkMergedBase(context, inputs, pull);
         }
@@ -21368,7 +21712,7 @@ function planRun(context, inputs) {
 function driftPlan(context, inputs) {
     refuseUntrustedTarget(context, inputs.trustedCheckout);
     if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
-        throw new runner/* InputError */.dz('mode', `"drift" compares the merged bundle with the clusters; on a ${context.eventName} event the bundle is the pull request's code, whose changes mode "diff" shows. Run drift on schedule or workflow_dispatch`);
+        throw new InputError('mode', `"drift" compares the merged bundle with the clusters; on a ${context.eventName} event the bundle is the pull request's code, whose changes mode "diff" shows. Run drift on schedule or workflow_dispatch`);
     }
     const eventInputs = context.eventName === 'workflow_dispatch' ? (context.payload.inputs ?? {}) : {};
     const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
@@ -21506,7 +21850,7 @@ async function status_report_keepIssue(input, context) {
 async function publishStatus(input) {
     // Every string masked on its own (a secret inside JSON text may be escaped there).
     const masked = JSON.parse(JSON.stringify(input.state), (_key, value) => (typeof value === 'string' ? maskSecrets(value, input.secrets) : value));
-    (0,runner/* setOutput */.uH)(input.env, 'status', JSON.stringify(masked));
+    setOutput(input.env, 'status', JSON.stringify(masked));
     const context = {
         commitSha: input.sha,
         runUrl: input.context.runUrl,
@@ -21520,7 +21864,7 @@ async function publishStatus(input) {
         summary += `\nThe [status issue](${issue.url}) was ${issue.kind}.\n`;
     if (issue.kind === 'failed')
         summary += `\nThe status issue could not be written: ${escapeInline(issue.message)}\n`;
-    (0,runner/* appendStepSummary */.Jc)(input.env, summary);
+    appendStepSummary(input.env, summary);
     input.log.line(`timoni-fleet status of ${input.state.bundle}: ${INSTANCE_STATES.map((name) => `${input.state.counts[name]} ${name}`).join(', ')}`);
     if (issue.kind === 'failed')
         input.log.annotate({ level: 'error', title: 'status issue not written', message: issue.message });
@@ -21642,12 +21986,12 @@ function mergeChangeSets(input) {
 async function runReport(input) {
     const { config, context, log } = input;
     if (config.changesPatterns.length === 0) {
-        throw new runner/* InputError */.dz('changes', 'is required with mode: report: glob patterns of the ChangeSet files to merge, relative to the workspace (e.g. changesets/**/*.json, where actions/download-artifact put them)');
+        throw new InputError('changes', 'is required with mode: report: glob patterns of the ChangeSet files to merge, relative to the workspace (e.g. changesets/**/*.json, where actions/download-artifact put them)');
     }
     const selection = selectionShards(input.runtime, { group: config.runtimeGroup, cluster: config.runtimeCluster }, config.shardBy);
     const paths = findChangesFiles(config.changesPatterns, input.workspace);
     if (paths.length === 0) {
-        throw new runner/* InputError */.dz('changes', `matched no file in ${input.workspace} (patterns: ${config.changesPatterns.join(', ')}); did the matrix jobs upload their changes-file, and did actions/download-artifact put them there?`);
+        throw new InputError('changes', `matched no file in ${input.workspace} (patterns: ${config.changesPatterns.join(', ')}); did the matrix jobs upload their changes-file, and did actions/download-artifact put them there?`);
     }
     // A file git tracks in the checkout is not a matrix job's artifact: refused (changes-file.ts).
     const checkout = new GitCheckout(input.workspace);
@@ -21657,7 +22001,7 @@ async function runReport(input) {
     }
     catch (error) {
         if (error instanceof ChangesFileError)
-            throw new runner/* InputError */.dz('changes', error.message);
+            throw new InputError('changes', error.message);
         throw error;
     }
     log.line(`timoni-fleet: report of ${files.length} ChangeSet file(s): ${files.map((f) => f.file).join(', ')}`);
@@ -21667,7 +22011,7 @@ async function runReport(input) {
     }
     catch (error) {
         if (error instanceof ChangeSetMergeError)
-            throw new runner/* InputError */.dz('changes', error.message);
+            throw new InputError('changes', error.message);
         throw error;
     }
     for (const { shard, clusters } of merged.missing)
@@ -21705,7 +22049,8 @@ async function runReport(input) {
 // `mode: drift` diffs every selected cluster and keeps the bundle's drift issue (drift.ts);
 // drift found is not a failure. `mode: status` reads the state of every selected cluster x
 // instance and publishes it as a job summary table, the `status` output and, when asked, an
-// issue (status-report.ts); no state fails the step. A diff or an apply also reads the runtime as
+// issue (status-report.ts); the states read do not fail the step, a cluster it could not
+// read does (as a cluster that could not be diffed fails a drift). A diff or an apply also reads the runtime as
 // it was at the event's base commit (base-runtime.ts), for the clusters that leave the fleet.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
@@ -21720,6 +22065,7 @@ async function runReport(input) {
 // its report (log, job summary, PR comment, outputs, changes file) within CANCEL_PUBLISH_MS
 // of the signal, then exits 130; a second signal, or one during any other mode, stops the
 // process at once (../cancellation.ts).
+
 
 
 
@@ -21767,12 +22113,12 @@ function kubeconfigSources(config, env) {
     if (config.kubeconfigs.length > 0)
         return config.kubeconfigs.map((text) => ({ text }));
     if (!config.useRunnerKubeconfig) {
-        throw new runner/* InputError */.dz('kubeconfig', 'is empty (is the secret set, and given to this job?); to use the runner\'s own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true');
+        throw new InputError('kubeconfig', 'is empty (is the secret set, and given to this job?); to use the runner\'s own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true');
     }
     const paths = (env.KUBECONFIG ?? (0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.homedir)(), '.kube', 'config')).split(':').filter(Boolean);
     return paths.map((path) => {
         if (!(0,external_node_fs_.existsSync)(path))
-            throw new runner/* InputError */.dz('use-runner-kubeconfig', `the runner's kubeconfig ${path} does not exist`);
+            throw new InputError('use-runner-kubeconfig', `the runner's kubeconfig ${path} does not exist`);
         return { text: (0,external_node_fs_.readFileSync)(path, 'utf8'), path };
     });
 }
@@ -21795,7 +22141,7 @@ function offeredEnvironment(config, env, secrets, log) {
     }
     catch (error) {
         if (error instanceof RuntimeEnvironmentError)
-            throw new runner/* InputError */.dz('runtime-env', error.message.replace(/^runtime-env: /, ''));
+            throw new InputError('runtime-env', error.message.replace(/^runtime-env: /, ''));
         throw error;
     }
     if (withheld.length > 0) {
@@ -21840,7 +22186,7 @@ async function runWithoutClusters(io, config, context, secrets, log, mode) {
     try {
         const { workspace, boundary, runtime } = await readWorkspace(io, config);
         const selection = selectionShards(runtime, { group: config.runtimeGroup, cluster: config.runtimeCluster }, config.shardBy);
-        (0,runner/* setOutput */.uH)(io.env, 'matrix', matrixOutput(selection.shards));
+        setOutput(io.env, 'matrix', matrixOutput(selection.shards));
         if (mode === 'matrix') {
             log.line(`timoni-fleet: matrix of ${selection.shards.length} shard(s): ${selection.shards.map((s) => `${s.name} (${s.clusters.map((c) => c.name).join(', ')})`).join('; ')}`);
             return 0;
@@ -21878,7 +22224,7 @@ function startRun(io, secrets, log) {
     return { config, context, plan, kubeconfig, ...(environment ? { environment } : {}) };
 }
 async function runAction(io) {
-    const secrets = new SecretRegistry((value) => io.write((0,runner/* formatMask */.u$)(value)));
+    const secrets = new SecretRegistry((value) => io.write((0,workflow_commands/* formatMask */.u$)(value)));
     const log = new ActionLog(io.write, (text) => secrets.redact(text));
     let start;
     try {
@@ -21893,7 +22239,7 @@ async function runAction(io) {
         return runWithoutClusters(io, config, context, secrets, log, config.mode);
     if (plan.mode === 'skip' || !kubeconfig) {
         log.line(`nothing to do: ${plan.mode === 'skip' ? plan.reason : 'no kubeconfig'}`);
-        (0,runner/* setOutput */.uH)(io.env, 'has-changes', 'false');
+        setOutput(io.env, 'has-changes', 'false');
         return 0;
     }
     log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
@@ -21965,7 +22311,7 @@ async function fleetRun(io, start, ws, limits, secrets, log) {
     const bundleFiles = readSourceFiles(config.bundleFiles, ws.cwd, ws.boundary);
     // runtime-cluster may list several clusters (a numbered shard of a fan-out).
     const { runtime, selector, shards } = selectionShards(ws.runtime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
-    (0,runner/* setOutput */.uH)(io.env, 'matrix', matrixOutput(shards));
+    setOutput(io.env, 'matrix', matrixOutput(shards));
     const resolver = new ModuleResolver(ws.engine, ws.cwd, { hostCredentials: config.registryCreds, secrets: (value) => secrets.register(value), signal: limits.workDeadline }, ws.boundary);
     const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
     // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
@@ -22065,183 +22411,6 @@ function exitCode(io, changeSet, published, log, cancel) {
         return cancellation/* CANCELLED_EXIT_CODE */.pL;
     }
     return failed.length > 0 || published.fails ? 1 : 0;
-}
-
-
-/***/ }),
-
-/***/ 5242:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   DF: () => (/* binding */ getListInput),
-/* harmony export */   Jc: () => (/* binding */ appendStepSummary),
-/* harmony export */   KE: () => (/* binding */ getChoiceInput),
-/* harmony export */   V4: () => (/* binding */ getInput),
-/* harmony export */   Vt: () => (/* binding */ getBooleanInput),
-/* harmony export */   Xc: () => (/* binding */ formatGroupStart),
-/* harmony export */   dD: () => (/* binding */ escapeLogText),
-/* harmony export */   dz: () => (/* binding */ InputError),
-/* harmony export */   tn: () => (/* binding */ formatAnnotation),
-/* harmony export */   u$: () => (/* binding */ formatMask),
-/* harmony export */   uH: () => (/* binding */ setOutput)
-/* harmony export */ });
-/* unused harmony exports inputVariableName, FileCommandError, escapeData, escapeProperty */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1849);
-// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
-// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
-// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
-// rules. Written here rather than taken from @actions/core (see README.md).
-
-
-
-// Inputs.
-class InputError extends Error {
-    input;
-    constructor(input, message) {
-        super(`input ${(0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .h)(input)}: ${message}`);
-        this.input = input;
-        this.name = 'InputError';
-    }
-}
-/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
-function inputVariableName(name) {
-    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
-}
-function getInput(env, name, options = {}) {
-    const value = (env[inputVariableName(name)] ?? '').trim();
-    if (options.required && value === '')
-        throw new InputError(name, 'is required and was not given');
-    return value;
-}
-/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
-function getBooleanInput(env, name, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(value))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(value))
-        return false;
-    throw new InputError(name, `must be true or false, not ${(0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .h)(value)}`);
-}
-/** A list given one item per line or separated by commas; empty items dropped. */
-function getListInput(env, name) {
-    return getInput(env, name)
-        .split(/[\n,]/)
-        .map((item) => item.trim())
-        .filter((item) => item !== '');
-}
-function getChoiceInput(env, name, choices, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (!choices.includes(value))
-        throw new InputError(name, `must be one of ${choices.join(', ')}, not ${(0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .h)(value)}`);
-    return value;
-}
-// File commands. Outputs use the heredoc form with a random delimiter, so any value,
-// multi-line JSON included, arrives intact.
-class FileCommandError extends Error {
-}
-function setOutput(env, name, value) {
-    const file = env.GITHUB_OUTPUT;
-    if (!file)
-        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
-    const delimiter = `ghadelimiter_${(0,node_crypto__WEBPACK_IMPORTED_MODULE_0__.randomUUID)()}`;
-    if (name.includes(delimiter) || value.includes(delimiter))
-        throw new FileCommandError(`output "${name}" contains its delimiter`);
-    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
-}
-function appendStepSummary(env, markdown) {
-    const file = env.GITHUB_STEP_SUMMARY;
-    if (!file)
-        return false;
-    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.appendFileSync)(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
-    return true;
-}
-function escapeData(text) {
-    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-function escapeProperty(text) {
-    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-/**
- * An annotation command. The message is shown in the log line by line (`##[error]...`), so
- * its lines are escaped as log text; title and file have their control characters escaped.
- */
-function formatAnnotation(annotation) {
-    const properties = [];
-    if (annotation.file)
-        properties.push(`file=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(annotation.file))}`);
-    if (annotation.line !== undefined)
-        properties.push(`line=${annotation.line}`);
-    if (annotation.column !== undefined)
-        properties.push(`col=${annotation.column}`);
-    if (annotation.title)
-        properties.push(`title=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(annotation.title))}`);
-    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
-    return `::${head}::${escapeData(escapeLogText(annotation.message))}\n`;
-}
-/** A group's opening line; the title has its control characters escaped. */
-function formatGroupStart(title) {
-    return `::group::${escapeData((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(title))}\n`;
-}
-// How the runner finds workflow commands in what an action prints (actions/runner, read at
-// commit 258d6c857, net8.0):
-//   - Lines: src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with .NET's
-//     StreamReader.ReadLine, which ends a line at LF, CRLF or a lone CR, and at nothing else
-//     (U+0085, U+2028 and U+2029 do not end a line; String.ReplaceLineEndings would, but the
-//     runner does not use it).
-//   - src/Runner.Worker/Handlers/OutputManager.cs OnDataReceived hands a line that contains
-//     `##[` or `::` to ActionCommandManager.TryProcessCommand
-//     (src/Runner.Worker/ActionCommandManager.cs), which tries ActionCommand.TryParseV2 and
-//     then ActionCommand.TryParse (src/Runner.Common/ActionCommand.cs):
-//   - TryParseV2 (`::name props::data`): `message.TrimStart()`, then the line must start
-//     with `::`, a second `::` must follow, and the text from index 2 up to the first space
-//     must be a registered command name (compared OrdinalIgnoreCase). TrimStart removes
-//     what Char.IsWhiteSpace calls whitespace (dotnet/runtime, System.Private.CoreLib
-//     src/System/Char.cs: IsWhiteSpaceLatin1, then the Unicode White_Space property):
-//     U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
-//     and the Unicode categories Zs, Zl (U+2028), Zp (U+2029); not U+001C-U+001F (JavaScript's
-//     `\s` does not have them either) and not U+FEFF (which `\s` has). JavaScript's `\s`
-//     lacks U+0085: a line "\u0085::stop-commands::x" is a command for the runner.
-//   - TryParse (the older `##[name props]data`): `message.IndexOf("##[")` anywhere in the
-//     line, then `]`, the name read from just after `##[`.
-//   StartsWith and IndexOf are culture-sensitive there (ICU), so characters that collation
-//   ignores (U+200B, U+00AD...) are skipped when the runner matches `::` and `##[`; but the
-//   name is then read at a fixed offset (2 after the trimmed start, 3 after the `##[`
-//   found), so a match that spans an ignorable character reads a name that starts with `:`,
-//   `#`, `[` or that character, which no command has. What starts a command is therefore an
-//   exact `::` at the start of the trimmed line, or an exact `##[` anywhere.
-//
-// escapeLogText breaks both with a zero-width space (readable, and plain text for the
-// runner): after the first `:` of a line whose first character that is not whitespace (by
-// the runner's rule or JavaScript's), a control or a format character is `:`, and between
-// the `#`s of every `##[`. Control characters and separators are shown escaped first
-// (../display-text.ts), so no lone CR can start a line the runner splits off and no NEL
-// can precede a command.
-const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
-/**
- * Plain text made safe to print as log lines: a cluster or object name that the pull
- * request's author chose could otherwise print `::stop-commands::`, after which every
- * later `::add-mask::` is shown verbatim, forge `::error` annotations, or colour and
- * overwrite the log with ANSI sequences. Control characters are shown escaped (a lone CR,
- * where the runner would split, among them), and each line is checked by the runner's own
- * rule above.
- */
-function escapeLogText(text) {
-    return (0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(text)
-        .split('\n')
-        .map((line) => line.replace(COMMAND_START, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
-        .join('\n');
-}
-function formatMask(secret) {
-    return `::add-mask::${escapeData(secret)}\n`;
 }
 
 
@@ -22431,9 +22600,9 @@ function quote(value) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(910);
-/* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5242);
-/* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(4632);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7315);
+/* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6137);
+/* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends
 // as soon as the run is published and its output flushed: work still in flight after the
 // run's deadline (a request to a cluster that never answers) must not keep the step alive,
@@ -22444,11 +22613,11 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 
 
 
-const cancellation = (0,_cancellation_js__WEBPACK_IMPORTED_MODULE_3__/* .cancellationOnSignals */ .Cq)({
-    notice: (text) => process.stdout.write(`${(0,_action_runner_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeLogText */ .dD)(text)}\n`),
+const cancellation = (0,_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .cancellationOnSignals */ .Cq)({
+    notice: (text) => process.stdout.write(`${(0,_workflow_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .escapeLogText */ .dD)(text)}\n`),
     stopNow: (text) => {
-        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(1, (0,_action_runner_js__WEBPACK_IMPORTED_MODULE_2__/* .formatAnnotation */ .tn)({ level: 'error', title: 'timoni-fleet cancelled', message: text }));
-        process.exit(_cancellation_js__WEBPACK_IMPORTED_MODULE_3__/* .CANCELLED_EXIT_CODE */ .pL);
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(1, (0,_workflow_commands_js__WEBPACK_IMPORTED_MODULE_3__/* .formatAnnotation */ .tn)({ level: 'error', title: 'timoni-fleet cancelled', message: text }));
+        process.exit(_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .CANCELLED_EXIT_CODE */ .pL);
     },
 });
 const code = await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_1__/* .runAction */ .Cs)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text), cancellation });
@@ -22459,17 +22628,111 @@ __webpack_async_result__();
 
 /***/ }),
 
+/***/ 6137:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Xc: () => (/* binding */ formatGroupStart),
+/* harmony export */   dD: () => (/* binding */ escapeLogText),
+/* harmony export */   tn: () => (/* binding */ formatAnnotation),
+/* harmony export */   u$: () => (/* binding */ formatMask)
+/* harmony export */ });
+/* unused harmony exports escapeData, escapeProperty */
+/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1849);
+// Workflow commands as text: what the Actions runner reads as a command in a log line
+// (`::error file=x,line=1::message`, `::group::`, `::add-mask::`), written with its escaping
+// rules, and log text made safe from being read as one (escapeLogText). On the ground floor
+// because both entry points print them: the action's log and annotations (../action/runner.ts
+// re-exports these as part of the runner's protocol), and the CLI's stderr and its error
+// annotations when it runs in a workflow step (error-annotations.ts).
+
+function escapeData(text) {
+    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+function escapeProperty(text) {
+    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+/**
+ * An annotation command. The message is shown in the log line by line (`##[error]...`), so
+ * its lines are escaped as log text; title and file have their control characters escaped.
+ */
+function formatAnnotation(annotation) {
+    const properties = [];
+    if (annotation.file)
+        properties.push(`file=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(annotation.file))}`);
+    if (annotation.line !== undefined)
+        properties.push(`line=${annotation.line}`);
+    if (annotation.column !== undefined)
+        properties.push(`col=${annotation.column}`);
+    if (annotation.title)
+        properties.push(`title=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(annotation.title))}`);
+    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
+    return `::${head}::${escapeData(escapeLogText(annotation.message))}\n`;
+}
+/** A group's opening line; the title has its control characters escaped. */
+function formatGroupStart(title) {
+    return `::group::${escapeData((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(title))}\n`;
+}
+// How the runner finds workflow commands in what an action prints (actions/runner, read at
+// commit 258d6c857, net8.0):
+//   - Lines: src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with .NET's
+//     StreamReader.ReadLine, which ends a line at LF, CRLF or a lone CR, and at nothing else
+//     (U+0085, U+2028 and U+2029 do not end a line; String.ReplaceLineEndings would, but the
+//     runner does not use it).
+//   - src/Runner.Worker/Handlers/OutputManager.cs OnDataReceived hands a line that contains
+//     `##[` or `::` to ActionCommandManager.TryProcessCommand
+//     (src/Runner.Worker/ActionCommandManager.cs), which tries ActionCommand.TryParseV2 and
+//     then ActionCommand.TryParse (src/Runner.Common/ActionCommand.cs):
+//   - TryParseV2 (`::name props::data`): `message.TrimStart()`, then the line must start
+//     with `::`, a second `::` must follow, and the text from index 2 up to the first space
+//     must be a registered command name (compared OrdinalIgnoreCase). TrimStart removes
+//     what Char.IsWhiteSpace calls whitespace (dotnet/runtime, System.Private.CoreLib
+//     src/System/Char.cs: IsWhiteSpaceLatin1, then the Unicode White_Space property):
+//     U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
+//     and the Unicode categories Zs, Zl (U+2028), Zp (U+2029); not U+001C-U+001F (JavaScript's
+//     `\s` does not have them either) and not U+FEFF (which `\s` has). JavaScript's `\s`
+//     lacks U+0085: a line "\u0085::stop-commands::x" is a command for the runner.
+//   - TryParse (the older `##[name props]data`): `message.IndexOf("##[")` anywhere in the
+//     line, then `]`, the name read from just after `##[`.
+//   StartsWith and IndexOf are culture-sensitive there (ICU), so characters that collation
+//   ignores (U+200B, U+00AD...) are skipped when the runner matches `::` and `##[`; but the
+//   name is then read at a fixed offset (2 after the trimmed start, 3 after the `##[`
+//   found), so a match that spans an ignorable character reads a name that starts with `:`,
+//   `#`, `[` or that character, which no command has. What starts a command is therefore an
+//   exact `::` at the start of the trimmed line, or an exact `##[` anywhere.
+//
+// escapeLogText breaks both with a zero-width space (readable, and plain text for the
+// runner): after the first `:` of a line whose first character that is not whitespace (by
+// the runner's rule or JavaScript's), a control or a format character is `:`, and between
+// the `#`s of every `##[`. Control characters and separators are shown escaped first
+// (../display-text.ts), so no lone CR can start a line the runner splits off and no NEL
+// can precede a command.
+const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
+/**
+ * Plain text made safe to print as log lines: a cluster or object name that the pull
+ * request's author chose could otherwise print `::stop-commands::`, after which every
+ * later `::add-mask::` is shown verbatim, forge `::error` annotations, or colour and
+ * overwrite the log with ANSI sequences. Control characters are shown escaped (a lone CR,
+ * where the runner would split, among them), and each line is checked by the runner's own
+ * rule above.
+ */
+function escapeLogText(text) {
+    return (0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(text)
+        .split('\n')
+        .map((line) => line.replace(COMMAND_START, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+        .join('\n');
+}
+function formatMask(secret) {
+    return `::add-mask::${escapeData(secret)}\n`;
+}
+
+
+/***/ }),
+
 /***/ 181:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
-
-/***/ }),
-
-/***/ 7598:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 
 /***/ }),
 

@@ -1532,174 +1532,6 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 5242:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   dD: () => (/* binding */ escapeLogText),
-/* harmony export */   tn: () => (/* binding */ formatAnnotation)
-/* harmony export */ });
-/* unused harmony exports InputError, inputVariableName, getInput, getBooleanInput, getListInput, getChoiceInput, FileCommandError, setOutput, appendStepSummary, escapeData, escapeProperty, formatGroupStart, formatMask */
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7598);
-/* harmony import */ var node_crypto__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_crypto__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(3024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(1849);
-// The Actions runner's protocol, as an action sees it: inputs (`INPUT_<NAME>` variables),
-// file commands (step outputs in GITHUB_OUTPUT, the job summary in GITHUB_STEP_SUMMARY)
-// and workflow commands on stdout (annotations, masks, groups), with the runner's escaping
-// rules. Written here rather than taken from @actions/core (see README.md).
-
-
-
-// Inputs.
-class InputError extends Error {
-    input;
-    constructor(input, message) {
-        super(`input ${(0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .quote */ .h)(input)}: ${message}`);
-        this.input = input;
-        this.name = 'InputError';
-    }
-}
-/** The variable of an input: its name upper-cased, spaces turned to underscores (dashes kept). */
-function inputVariableName(name) {
-    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
-}
-function getInput(env, name, options = {}) {
-    const value = (env[inputVariableName(name)] ?? '').trim();
-    if (options.required && value === '')
-        throw new InputError(name, 'is required and was not given');
-    return value;
-}
-/** YAML 1.2 core booleans, as the Actions toolkit accepts them. */
-function getBooleanInput(env, name, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (['true', 'True', 'TRUE'].includes(value))
-        return true;
-    if (['false', 'False', 'FALSE'].includes(value))
-        return false;
-    throw new InputError(name, `must be true or false, not ${quote(value)}`);
-}
-/** A list given one item per line or separated by commas; empty items dropped. */
-function getListInput(env, name) {
-    return getInput(env, name)
-        .split(/[\n,]/)
-        .map((item) => item.trim())
-        .filter((item) => item !== '');
-}
-function getChoiceInput(env, name, choices, fallback) {
-    const value = getInput(env, name);
-    if (value === '')
-        return fallback;
-    if (!choices.includes(value))
-        throw new InputError(name, `must be one of ${choices.join(', ')}, not ${quote(value)}`);
-    return value;
-}
-// File commands. Outputs use the heredoc form with a random delimiter, so any value,
-// multi-line JSON included, arrives intact.
-class FileCommandError extends (/* unused pure expression or super */ null && (Error)) {
-}
-function setOutput(env, name, value) {
-    const file = env.GITHUB_OUTPUT;
-    if (!file)
-        throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
-    const delimiter = `ghadelimiter_${randomUUID()}`;
-    if (name.includes(delimiter) || value.includes(delimiter))
-        throw new FileCommandError(`output "${name}" contains its delimiter`);
-    appendFileSync(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
-}
-function appendStepSummary(env, markdown) {
-    const file = env.GITHUB_STEP_SUMMARY;
-    if (!file)
-        return false;
-    appendFileSync(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
-    return true;
-}
-function escapeData(text) {
-    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-function escapeProperty(text) {
-    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-/**
- * An annotation command. The message is shown in the log line by line (`##[error]...`), so
- * its lines are escaped as log text; title and file have their control characters escaped.
- */
-function formatAnnotation(annotation) {
-    const properties = [];
-    if (annotation.file)
-        properties.push(`file=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(annotation.file))}`);
-    if (annotation.line !== undefined)
-        properties.push(`line=${annotation.line}`);
-    if (annotation.column !== undefined)
-        properties.push(`col=${annotation.column}`);
-    if (annotation.title)
-        properties.push(`title=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(annotation.title))}`);
-    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
-    return `::${head}::${escapeData(escapeLogText(annotation.message))}\n`;
-}
-/** A group's opening line; the title has its control characters escaped. */
-function formatGroupStart(title) {
-    return `::group::${escapeData(escapeControls(title))}\n`;
-}
-// How the runner finds workflow commands in what an action prints (actions/runner, read at
-// commit 258d6c857, net8.0):
-//   - Lines: src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with .NET's
-//     StreamReader.ReadLine, which ends a line at LF, CRLF or a lone CR, and at nothing else
-//     (U+0085, U+2028 and U+2029 do not end a line; String.ReplaceLineEndings would, but the
-//     runner does not use it).
-//   - src/Runner.Worker/Handlers/OutputManager.cs OnDataReceived hands a line that contains
-//     `##[` or `::` to ActionCommandManager.TryProcessCommand
-//     (src/Runner.Worker/ActionCommandManager.cs), which tries ActionCommand.TryParseV2 and
-//     then ActionCommand.TryParse (src/Runner.Common/ActionCommand.cs):
-//   - TryParseV2 (`::name props::data`): `message.TrimStart()`, then the line must start
-//     with `::`, a second `::` must follow, and the text from index 2 up to the first space
-//     must be a registered command name (compared OrdinalIgnoreCase). TrimStart removes
-//     what Char.IsWhiteSpace calls whitespace (dotnet/runtime, System.Private.CoreLib
-//     src/System/Char.cs: IsWhiteSpaceLatin1, then the Unicode White_Space property):
-//     U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
-//     and the Unicode categories Zs, Zl (U+2028), Zp (U+2029); not U+001C-U+001F (JavaScript's
-//     `\s` does not have them either) and not U+FEFF (which `\s` has). JavaScript's `\s`
-//     lacks U+0085: a line "\u0085::stop-commands::x" is a command for the runner.
-//   - TryParse (the older `##[name props]data`): `message.IndexOf("##[")` anywhere in the
-//     line, then `]`, the name read from just after `##[`.
-//   StartsWith and IndexOf are culture-sensitive there (ICU), so characters that collation
-//   ignores (U+200B, U+00AD...) are skipped when the runner matches `::` and `##[`; but the
-//   name is then read at a fixed offset (2 after the trimmed start, 3 after the `##[`
-//   found), so a match that spans an ignorable character reads a name that starts with `:`,
-//   `#`, `[` or that character, which no command has. What starts a command is therefore an
-//   exact `::` at the start of the trimmed line, or an exact `##[` anywhere.
-//
-// escapeLogText breaks both with a zero-width space (readable, and plain text for the
-// runner): after the first `:` of a line whose first character that is not whitespace (by
-// the runner's rule or JavaScript's), a control or a format character is `:`, and between
-// the `#`s of every `##[`. Control characters and separators are shown escaped first
-// (../display-text.ts), so no lone CR can start a line the runner splits off and no NEL
-// can precede a command.
-const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
-/**
- * Plain text made safe to print as log lines: a cluster or object name that the pull
- * request's author chose could otherwise print `::stop-commands::`, after which every
- * later `::add-mask::` is shown verbatim, forge `::error` annotations, or colour and
- * overwrite the log with ANSI sequences. Control characters are shown escaped (a lone CR,
- * where the runner would split, among them), and each line is checked by the runner's own
- * rule above.
- */
-function escapeLogText(text) {
-    return (0,_display_text_js__WEBPACK_IMPORTED_MODULE_2__/* .escapeControls */ .U)(text)
-        .split('\n')
-        .map((line) => line.replace(COMMAND_START, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
-        .join('\n');
-}
-function formatMask(secret) {
-    return `::add-mask::${escapeData(secret)}\n`;
-}
-
-
-/***/ }),
-
 /***/ 4632:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -1835,10 +1667,10 @@ function abortedAfterCancel(cancel, afterMs) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5242);
-/* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
+/* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(6137);
+/* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4632);
 /* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_dispatch_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(7807);
+/* harmony import */ var _cli_dispatch_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4851);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -1851,14 +1683,14 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 
 
 const io = (0,_cli_io_js__WEBPACK_IMPORTED_MODULE_3__/* .processIO */ .W)();
-const cancellation = (0,_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .cancellationOnSignals */ .Cq)({
+const cancellation = (0,_cancellation_js__WEBPACK_IMPORTED_MODULE_1__/* .cancellationOnSignals */ .Cq)({
     notice: (text) => io.stderr(`⏹ ${text}\n`),
     stopNow: (text) => {
-        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(2, (0,_action_runner_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeLogText */ .dD)(`⏹ ${text}\n`));
-        process.exit(_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .CANCELLED_EXIT_CODE */ .pL);
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeSync)(2, (0,_workflow_commands_js__WEBPACK_IMPORTED_MODULE_4__/* .escapeLogText */ .dD)(`⏹ ${text}\n`));
+        process.exit(_cancellation_js__WEBPACK_IMPORTED_MODULE_1__/* .CANCELLED_EXIT_CODE */ .pL);
     },
 });
-const code = await (0,_cli_dispatch_js__WEBPACK_IMPORTED_MODULE_4__/* .runCli */ .a)(process.argv.slice(2), { ...io, cancellation });
+const code = await (0,_cli_dispatch_js__WEBPACK_IMPORTED_MODULE_2__/* .runCli */ .a)(process.argv.slice(2), { ...io, cancellation });
 process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 
 __webpack_async_result__();
@@ -1866,7 +1698,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7807:
+/***/ 4851:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -1910,8 +1742,8 @@ function deferFrees(bridge, later) {
     };
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/cue/error.ts
 /** Renders a diagnostic as `file:line:col: path: message` (parts left out when unknown). */
 function formatDiagnostic(diagnostic) {
@@ -1960,7 +1792,7 @@ function splitFiles(files) {
 }
 /** A digest of files: names and contents (text and bytes told apart). */
 function filesDigest(files) {
-    const hash = (0,external_node_crypto_.createHash)('sha256');
+    const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
     const length = Buffer.alloc(8);
     const field = (kind, data) => {
         const bytes = typeof data === 'string' ? Buffer.from(data) : data;
@@ -2628,7 +2460,7 @@ async function artifactDigest(artifact) {
     const digest = /^([0-9a-f]{64})\s+cue-shim\.gz\s*$/.exec(recorded)?.[1];
     if (digest && (0,external_node_path_namespaceObject.basename)(artifact) === 'cue-shim.gz')
         return digest;
-    return (0,external_node_crypto_.createHash)('sha256')
+    return (0,external_node_crypto_namespaceObject.createHash)('sha256')
         .update(await (0,promises_namespaceObject.readFile)(artifact))
         .digest('hex');
 }
@@ -2687,7 +2519,7 @@ async function nativeProgram(artifact, workdir, cacheDir, fresh = false) {
         (0,external_node_fs_.utimesSync)(path, now, now);
         return { path, cached: true };
     }
-    const temporary = (0,external_node_path_namespaceObject.join)(dir, `${TEMPORARY_PREFIX}${(0,external_node_crypto_.randomBytes)(6).toString('hex')}`);
+    const temporary = (0,external_node_path_namespaceObject.join)(dir, `${TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
     await unpack(artifact, temporary);
     (0,external_node_fs_.renameSync)(temporary, path);
     removeUnused(dir, path);
@@ -4013,6 +3845,7 @@ function loadCueEngine(options = {}) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/bundle/types.ts
 const DEFAULT_RUNTIME_NAME = '_default';
 
@@ -5323,11 +5156,12 @@ async function bundleErrorWithoutCluster(engine, options) {
 
 
 
-// EXTERNAL MODULE: ./src/action/runner.ts
-var runner = __nccwpck_require__(5242);
-;// CONCATENATED MODULE: ./src/action/annotations.ts
+// EXTERNAL MODULE: ./src/workflow-commands.ts
+var workflow_commands = __nccwpck_require__(6137);
+;// CONCATENATED MODULE: ./src/error-annotations.ts
 // Errors become annotations: each CUE diagnostic on its file and line (the user's file
-// first), other errors as one plain error annotation.
+// first), other errors as one plain error annotation. Both entry points give them: the
+// action for every error it reports, the CLI for its failure when it runs in a workflow step.
 
 
 
@@ -5348,7 +5182,7 @@ function diagnosticsOf(error) {
 function diagnosticAnnotations(error, title) {
     return diagnosticsOf(error).map((diagnostic) => {
         const position = diagnostic.positions[0];
-        const command = (0,runner/* formatAnnotation */.tn)({
+        const command = (0,workflow_commands/* formatAnnotation */.tn)({
             level: 'error',
             title: [title, diagnostic.path ? `CUE error at ${diagnostic.path}` : 'CUE error'].filter(Boolean).join(': '),
             message: diagnostic.message,
@@ -5361,7 +5195,7 @@ function errorAnnotations(error, title) {
     const annotations = diagnosticAnnotations(error, title);
     if (annotations.length === 0) {
         const message = error instanceof Error ? error.message : String(error);
-        return (0,runner/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
+        return (0,workflow_commands/* formatAnnotation */.tn)({ level: 'error', message, ...(title ? { title } : {}) });
     }
     return annotations.map((annotation) => annotation.command).join('');
 }
@@ -5549,161 +5383,60 @@ function hasChanges(changeSet) {
     return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
 }
 
-;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
-const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
-const defaultFleetOptions = {
-    force: false,
-    overwriteOwnership: false,
-    wait: true,
-    timeoutMs: 5 * 60_000,
-    prune: true,
-    pruneRemovedInstances: true,
-    pruneRemovedClusters: true,
-    concurrency: 4,
-    strategy: 'sequential',
-    maxParallel: 4,
-};
-// ---- Progress
-/**
- * Where the fleet layer reports progress: plain lines and groups (one per cluster). The
- * CLI prints lines; the action turns groups into collapsible log groups. A line that tells
- * why a cluster (or the run) failed starts with FAILURE_MARK (outcome.ts `tellFailure`):
- * the CLI prints it as it is, the action shows it as an error annotation, once.
- */
-const FAILURE_MARK = '✗ ';
-/** Collects one cluster's lines while clusters run at once, to print them together. */
-class BufferedLog {
-    lines = [];
-    line(text) {
-        this.lines.push(text);
-    }
-    flushInto(log, title) {
-        log.startGroup(title);
-        for (const text of this.lines)
-            log.line(text);
-        log.endGroup();
-    }
-}
-// ---- Time limits and cancellation
-// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
-// request already sent stays sent); the run stops waiting for it, reports the cluster as
-// failed, and goes on to publish what it has. The action's process ends after publishing,
-// which also ends any work still in flight. A cancellation is one more way the run stops:
-// the same checks before each cluster (`runStopped`), and the same bounded wait for a
-// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
-/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
-const CLUSTER_GRACE_MS = 2_000;
-/**
- * How long a cluster's work is waited for once the run is cancelled: its object in flight,
- * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
- * so that the report is published before the second signal stops the process.
- */
-const CANCEL_GRACE_MS = 3_000;
-/** Whether the run may start one more cluster: undefined when it may, else why not. */
-function runStopped(run) {
-    if (run.cancel?.aborted)
-        return 'cancelled';
-    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
-        return 'deadline';
-    return undefined;
-}
-/**
- * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
- * `cancel` aborts (whichever comes first).
- */
-function withinDeadline(work, deadlineAt, onStop, cancel) {
-    if (!Number.isFinite(deadlineAt) && !cancel)
-        return work;
-    let timer;
-    let onAbort;
-    const stopped = new Promise((resolve) => {
-        const stopAt = (at, why) => {
-            clearTimeout(timer);
-            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
-        };
-        if (Number.isFinite(deadlineAt))
-            stopAt(deadlineAt, 'deadline');
-        if (!cancel)
-            return;
-        onAbort = () => {
-            const at = Date.now() + CANCEL_GRACE_MS;
-            if (at < deadlineAt)
-                stopAt(at, 'cancelled');
-        };
-        if (cancel.aborted)
-            onAbort();
-        else
-            cancel.addEventListener('abort', onAbort, { once: true });
-    });
-    return Promise.race([work, stopped]).finally(() => {
-        clearTimeout(timer);
-        if (onAbort)
-            cancel?.removeEventListener('abort', onAbort);
-    });
-}
+;// CONCATENATED MODULE: ./src/default-timeout.ts
+// The default time limit of one cluster's apply or delete, all its instances' waits
+// together (Timoni's `--timeout`, 5m). The run options' contract (fleet/run-options.ts)
+// shows it in action.yml and --help and hands it down with every run; kube's instance apply
+// and delete fall back to it when a caller gives none. It lives on the ground floor so that
+// kube takes it from here rather than from the fleet above it.
+const DEFAULT_TIMEOUT = '5m';
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
-;// CONCATENATED MODULE: ./src/fleet/outcome.ts
-// How one cluster's work is told: its entry of the ChangeSet (status, the error with the
-// step it failed in, instances with their module and object changes), and its log lines in
-// Timoni's style (`b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo configured`;
-// the cluster part is left out for the default cluster).
-
-
-/** A failure tagged with the step of the cluster's work it happened in. */
-class ClusterStepError extends Error {
-    step;
-    instance;
-    object;
-    constructor(step, cause, instance, object) {
-        super(cause instanceof Error ? cause.message : String(cause), { cause });
-        this.step = step;
-        this.instance = instance;
-        this.object = object;
-        this.name = 'ClusterStepError';
+;// CONCATENATED MODULE: ./src/duration.ts
+// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
+// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
+// `12.3 s`, `2 min 05 s`), or, for a time limit the user set, in the flag's own notation
+// (`5m`, `1m30s`), so that a message echoes `--timeout 5m` as 5m, not as 300000 ms.
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+function parseDuration(text) {
+    const trimmed = text.trim();
+    if (trimmed === '')
+        return undefined;
+    if (/^\d+$/.test(trimmed))
+        return Number(trimmed) * 1000;
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+    let total = 0;
+    let consumed = 0;
+    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+        total += Number(match[1]) * UNITS[match[2]];
+        consumed = part.lastIndex;
     }
+    return consumed === trimmed.length && consumed > 0 ? total : undefined;
 }
-function clusterEntry(cluster, status, instances, error, startedAt) {
-    return {
-        name: cluster.name,
-        group: cluster.group,
-        kubeContext: cluster.kubeContext,
-        status,
-        error,
-        instances,
-        startedAt: new Date(startedAt).toISOString(),
-        durationMs: Date.now() - startedAt,
-    };
+function formatDuration(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)} ms`;
+    const seconds = milliseconds / 1000;
+    if (seconds < 60)
+        return `${seconds.toFixed(1)} s`;
+    const whole = Math.round(seconds);
+    const minutes = Math.floor(whole / 60);
+    if (minutes < 60)
+        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
+    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
-function clusterError(error, fallbackStep) {
-    if (error instanceof ClusterStepError) {
-        return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
-    }
-    return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
-}
-/**
- * Tells a cluster's failure once. The run's handler hears it first (the action annotates a
- * CUE error on the user's own lines there), then the cluster's log gets the failure line
- * (FAILURE_MARK): the CLI prints it, the action shows it as the one annotation of this
- * failure unless the handler has already told its message.
- */
-function tellFailure(run, cluster, line, error, text = error instanceof Error ? error.message : String(error)) {
-    run.onClusterError?.(cluster, error);
-    line(`${FAILURE_MARK}${text}`);
-}
-function skippedEntry(cluster) {
-    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
-}
-function logPrefix(bundle, cluster, instance) {
-    const parts = [`b:${bundle}`];
-    if (cluster && cluster !== DEFAULT_RUNTIME_NAME)
-        parts.push(`c:${cluster}`);
-    if (instance)
-        parts.push(`i:${instance}`);
-    return parts.join(' > ');
-}
-function changeLine(bundle, cluster, instance, change) {
-    const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
-    return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+/** A time limit in the notation `--timeout` takes, as Go writes it without zero parts: `5m`, `1h30m`, `1m30.5s`, `500ms`. */
+function formatLimit(milliseconds) {
+    if (!Number.isFinite(milliseconds) || milliseconds < 0)
+        return '–';
+    if (milliseconds < 1000)
+        return `${Math.round(milliseconds)}ms`;
+    const hours = Math.floor(milliseconds / 3_600_000);
+    const minutes = Math.floor((milliseconds % 3_600_000) / 60_000);
+    const seconds = Math.round(milliseconds % 60_000) / 1000;
+    return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${seconds}s` : ''}`;
 }
 
 ;// CONCATENATED MODULE: ./src/kube/object.ts
@@ -5762,165 +5495,6 @@ function cloneJson(value) {
 }
 function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-;// CONCATENATED MODULE: ./src/kube/ssa/apply-order.ts
-// The order in which objects are applied, as Timoni does it (fluxcd ssa sort.go and
-// ApplyAllStaged, with Timoni's extra stage for RBAC Roles): pure functions.
-
-/** Kinds applied first, in this order (fluxcd ssa `ReconcileOrder.First`). */
-const firstKinds = [
-    'CustomResourceDefinition',
-    'Namespace',
-    'ClusterRole',
-    'ClusterClass',
-    'RuntimeClass',
-    'PriorityClass',
-    'StorageClass',
-    'VolumeSnapshotClass',
-    'IngressClass',
-    'GatewayClass',
-    'ClusterRoleBinding',
-    'ResourceQuota',
-    'ServiceAccount',
-    'Role',
-    'RoleBinding',
-    'ConfigMap',
-    'Secret',
-    'Service',
-    'LimitRange',
-    'Deployment',
-    'StatefulSet',
-    'CronJob',
-    'PodDisruptionBudget',
-];
-/** Kinds applied last, in this order (fluxcd ssa `ReconcileOrder.Last`). */
-const lastKinds = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
-const kindIndex = new Map([
-    ...firstKinds.map((kind, i) => [kind, i - firstKinds.length]),
-    ...lastKinds.map((kind, i) => [kind, i + 1]),
-]);
-/** Any kind not listed sorts between the first and the last kinds. */
-function indexOfKind(kind) {
-    return kindIndex.get(kind) ?? 0;
-}
-function keyOf(object) {
-    if ('metadata' in object) {
-        const o = object;
-        return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name };
-    }
-    return object;
-}
-const compareStrings = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
-/** Compares two objects by kind order, then group, kind, namespace and name. */
-function compareApplyOrder(a, b) {
-    const x = keyOf(a);
-    const y = keyOf(b);
-    const gx = groupOf(x.apiVersion);
-    const gy = groupOf(y.apiVersion);
-    if (gx !== gy || x.kind !== y.kind) {
-        const ix = indexOfKind(x.kind);
-        const iy = indexOfKind(y.kind);
-        if (ix !== iy)
-            return ix - iy;
-        if (gx !== gy)
-            return compareStrings(gx, gy);
-        return compareStrings(x.kind, y.kind);
-    }
-    const nx = x.namespace ?? '';
-    const ny = y.namespace ?? '';
-    if (nx !== ny)
-        return compareStrings(nx, ny);
-    return compareStrings(x.name, y.name);
-}
-/** A sorted copy of the objects, in apply order. */
-function sortForApply(objects) {
-    return [...objects].sort(compareApplyOrder);
-}
-/** A sorted copy in the order objects are deleted (the reverse of apply order). */
-function sortForDelete(objects) {
-    return sortForApply(objects).reverse();
-}
-function isClusterDefinition(o) {
-    const kind = o.kind.toLowerCase();
-    const group = groupOf(o.apiVersion);
-    return ((kind === 'customresourcedefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/')) ||
-        (kind === 'namespace' && o.apiVersion === 'v1') ||
-        (kind === 'clusterrole' && group === 'rbac.authorization.k8s.io'));
-}
-function isClassDefinition(o) {
-    return o.kind.endsWith('Class');
-}
-function isRole(o) {
-    return o.kind === 'Role' && groupOf(o.apiVersion) === 'rbac.authorization.k8s.io';
-}
-/**
- * Splits one apply set into Timoni's stages: CRDs, Namespaces and ClusterRoles (wait),
- * `*Class` kinds (wait), RBAC Roles, then everything else; each stage sorted. Empty
- * stages are left out.
- */
-function applyStages(objects) {
-    const stages = [
-        { name: 'definitions', waitAfter: true, objects: [] },
-        { name: 'classes', waitAfter: true, objects: [] },
-        { name: 'roles', waitAfter: false, objects: [] },
-        { name: 'resources', waitAfter: false, objects: [] },
-    ];
-    for (const object of objects) {
-        const key = keyOf(object);
-        const index = isClusterDefinition(key) ? 0 : isClassDefinition(key) ? 1 : isRole(key) ? 2 : 3;
-        stages[index].objects.push(object);
-    }
-    return stages
-        .filter((stage) => stage.objects.length > 0)
-        .map((stage) => ({ ...stage, objects: sortForApply(stage.objects) }));
-}
-
-;// CONCATENATED MODULE: ./src/duration.ts
-// Durations, both ways: parsed as Go writes them (Timoni's --timeout: `5m`, `90s`, `1h30m`,
-// `1m30.5s`, `500ms`; a bare number is seconds) and formatted as people read them (`850 ms`,
-// `12.3 s`, `2 min 05 s`), or, for a time limit the user set, in the flag's own notation
-// (`5m`, `1m30s`), so that a message echoes `--timeout 5m` as 5m, not as 300000 ms.
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-function parseDuration(text) {
-    const trimmed = text.trim();
-    if (trimmed === '')
-        return undefined;
-    if (/^\d+$/.test(trimmed))
-        return Number(trimmed) * 1000;
-    const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-    let total = 0;
-    let consumed = 0;
-    for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
-        total += Number(match[1]) * UNITS[match[2]];
-        consumed = part.lastIndex;
-    }
-    return consumed === trimmed.length && consumed > 0 ? total : undefined;
-}
-function formatDuration(milliseconds) {
-    if (!Number.isFinite(milliseconds) || milliseconds < 0)
-        return '–';
-    if (milliseconds < 1000)
-        return `${Math.round(milliseconds)} ms`;
-    const seconds = milliseconds / 1000;
-    if (seconds < 60)
-        return `${seconds.toFixed(1)} s`;
-    const whole = Math.round(seconds);
-    const minutes = Math.floor(whole / 60);
-    if (minutes < 60)
-        return `${minutes} min ${String(whole % 60).padStart(2, '0')} s`;
-    return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
-}
-/** A time limit in the notation `--timeout` takes, as Go writes it without zero parts: `5m`, `1h30m`, `1m30.5s`, `500ms`. */
-function formatLimit(milliseconds) {
-    if (!Number.isFinite(milliseconds) || milliseconds < 0)
-        return '–';
-    if (milliseconds < 1000)
-        return `${Math.round(milliseconds)}ms`;
-    const hours = Math.floor(milliseconds / 3_600_000);
-    const minutes = Math.floor((milliseconds % 3_600_000) / 60_000);
-    const seconds = Math.round(milliseconds % 60_000) / 1000;
-    return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${seconds}s` : ''}`;
 }
 
 ;// CONCATENATED MODULE: ./src/kube/connect/errors.ts
@@ -7655,6 +7229,469 @@ function openCluster(config, contextName, options) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/fleet/run-options.ts
+// The options of a fleet run, once for both entry points: the action's inputs (action.yml,
+// read by ../action/config.ts) and the CLI's flags (--help, read by ../cli/options.ts). Each
+// option is written here once: its name (the action input and the CLI flag are spelled alike
+// unless `flag` says otherwise), its type, its default (the typed value, and the text that
+// action.yml's `default:` and --help's `(default X)` show), how its text is checked and read,
+// and the reason given when it is wrong. The entry points only map their own syntax onto it:
+//
+//   - the action reads `INPUT_<NAME>`: empty is the default; a list is one item per line or
+//     separated by commas; a wrong value is `input "<input>": <reason>` (InputError);
+//   - the CLI reads `--<flag>`: empty is the default; a list flag is repeated or separated by
+//     commas; a wrong value is `--<flag> <reason>` (`--<flag>: <reason>` when the reason is
+//     not a "must ..."), a usage error;
+//   - a boolean's spelling is each entry point's own (the action takes YAML's true/false, as
+//     the Actions toolkit does; the CLI `--flag`, `--flag=true|false`), its default is here;
+//     --help shows a boolean's default only when it is true (the flag alone turns it on).
+//
+// Names that differ: the action's `bundle` is the CLI's `-f/--file`, `repin-clusters` is
+// `--repin-cluster` (given once per cluster on a command line), and `registry-creds` is
+// `--creds`, in two forms (below). Defaults that differ on purpose (`deadline`,
+// `cluster-identity`) are both written here, with the reason (`differs`).
+//
+// test/fleet/run-options.test.ts holds action.yml's defaults and the CLI's --help to these.
+
+
+
+
+
+
+const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
+/** A value that an option does not take: `reason` follows the option's name in the entry point's message. */
+class RunOptionError extends Error {
+    reason;
+    name = 'RunOptionError';
+    constructor(reason) {
+        super(reason);
+        this.reason = reason;
+    }
+}
+// ---- Readers and checks
+const alike = (value, text) => ({ action: { value, text }, cli: { value, text } });
+function booleanOption(input, value) {
+    return { kind: 'boolean', input, flag: input, ...alike(value, String(value)) };
+}
+function textOption(input, value, text, parse, more = {}) {
+    return { kind: 'text', input, flag: input, ...alike(value, text), parse, ...more };
+}
+function listOption(input, value, parse, more = {}) {
+    return { kind: 'list', input, flag: input, ...alike(value, ''), parse, ...more };
+}
+const plainText = (text) => text;
+function wholeNumber(unit, min, max) {
+    const range = max === undefined ? `, ${min} or more` : ` from ${min} to ${max}`;
+    return (text) => {
+        const value = Number(text);
+        if (!Number.isInteger(value) || value < min || (max !== undefined && value > max))
+            throw new RunOptionError(`must be a whole number of ${unit}${range}, not ${(0,display_text/* quote */.h)(text)}`);
+        return value;
+    };
+}
+/** A Go duration in milliseconds (`5m`, `90s`, `1h30m`; a bare number is seconds), `positive` refusing 0. */
+function duration(examples, positive) {
+    return (text) => {
+        const value = parseDuration(text);
+        if (value === undefined || (positive && value <= 0))
+            throw new RunOptionError(`must be a duration such as ${examples}, not ${(0,display_text/* quote */.h)(text)}`);
+        return value;
+    };
+}
+function choice(choices) {
+    return (text) => {
+        if (!choices.includes(text))
+            throw new RunOptionError(`must be one of ${choices.join(', ')}, not ${(0,display_text/* quote */.h)(text)}`);
+        return text;
+    };
+}
+/** A ConfigMap name (a DNS subdomain). */
+function configMapName(text) {
+    if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
+        throw new RunOptionError(`must be a ConfigMap name (lower-case letters, digits, - and .), not ${(0,display_text/* quote */.h)(text)}`);
+    return text;
+}
+function variableNames(items) {
+    try {
+        return parseVariableNames(items.join(','), 'runtime-env');
+    }
+    catch (error) {
+        if (error instanceof RuntimeEnvironmentError)
+            throw new RunOptionError(error.message.replace(/^runtime-env: /, ''));
+        throw error;
+    }
+}
+const HOST_ENTRY = /^([A-Za-z0-9.-]+(?::\d+)?)=(.*)$/s;
+/**
+ * The action's form of registry credentials (`registry-creds`): one `host=user:password` (or
+ * `host=token`) entry per line, by lower-cased host. Credentials are bound to the registry
+ * host they name: a pull request that points a module at another registry never gets them.
+ * Every value is given to `mask` before it is checked, and a wrong entry is named by its
+ * position, never by its text.
+ */
+function hostCredentials(text, mask) {
+    const entries = {};
+    const lines = text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean);
+    lines.forEach((line, index) => {
+        mask(line);
+        const match = HOST_ENTRY.exec(line);
+        if (!match || match[2] === '') {
+            throw new RunOptionError(`entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
+        }
+        const [, host = '', credential = ''] = match;
+        mask(credential);
+        const colon = credential.indexOf(':');
+        if (colon >= 0)
+            mask(credential.slice(colon + 1));
+        entries[host.toLowerCase()] = credential;
+    });
+    return entries;
+}
+// ---- The options
+const runOptions = {
+    /**
+     * The bundle files (.cue, .json, .yaml): the action resolves them against
+     * `working-directory`, the CLI against its current directory. Both require one at least,
+     * and say so in their own words: the action names its input, the CLI its `-f`.
+     */
+    bundle: listOption('bundle', [], (items) => [...items], { flag: 'file' }),
+    /** The runtime files; none: the bundle goes to one default cluster, the kubeconfig's current context. */
+    runtime: listOption('runtime', [], (items) => [...items]),
+    /** Only the clusters of this group, or of this name (`*`: all; a fan-out's shard lists several names). */
+    runtimeGroup: textOption('runtime-group', '*', '*', plainText),
+    runtimeCluster: textOption('runtime-cluster', '*', '*', plainText),
+    /** The environment offered to runtime attributes: all of it less credentials, or the variables named. */
+    runtimeFromEnv: booleanOption('runtime-from-env', false),
+    runtimeEnv: listOption('runtime-env', [], variableNames),
+    /** An apply's readiness waits (a delete's wait for deleted objects to be gone), and their time limit per cluster. */
+    wait: booleanOption('wait', true),
+    timeout: textOption('timeout', DEFAULT_TIMEOUT_MS, DEFAULT_TIMEOUT, duration('5m or 90s', false)),
+    /** What an apply deletes: objects the build lost, instances the bundle no longer lists, the bundle on clusters that leave. */
+    prune: booleanOption('prune', true),
+    pruneRemovedInstances: booleanOption('prune-removed-instances', true),
+    pruneRemovedClusters: booleanOption('prune-removed-clusters', true),
+    /** Recreate objects whose immutable fields change; take over instances another bundle owns. */
+    force: booleanOption('force', false),
+    overwriteOwnership: booleanOption('overwrite-ownership', false),
+    /** Clusters diffed (or read, for a state) at once. */
+    concurrency: textOption('concurrency', 4, '4', wholeNumber('clusters', 1)),
+    /** How a rollout goes through the clusters, and with `waves` the clusters of a wave applied at once. */
+    strategy: textOption('strategy', 'sequential', 'sequential', choice(ROLLOUT_STRATEGIES), { choices: ROLLOUT_STRATEGIES }),
+    maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
+    /** The whole run's time limit. */
+    deadline: {
+        kind: 'text',
+        input: 'deadline',
+        flag: 'deadline',
+        action: { value: 60 * 60_000, text: '60m' },
+        cli: { value: undefined, text: '' },
+        differs: 'the action runs unattended, on a runner that bills by the minute, and must keep time to publish the comment and the job summary before GitHub stops the job: its run ends by 60m unless told otherwise. The CLI is run by a person (or a CI step with its own time limit) who stops it when they choose: it has no deadline unless given one.',
+        parse: duration('30m or 90s', true),
+    },
+    /** The CUE engine's memory ceiling, in MiB. */
+    cueMemoryLimit: textOption('cue-memory-limit', DEFAULT_MEMORY_LIMIT_MIB, String(DEFAULT_MEMORY_LIMIT_MIB), wholeNumber('MiB', 64, 4096)),
+    /** Where the ChangeSet JSON is written (the action: relative to the workspace, by default under RUNNER_TEMP; the CLI: relative to its directory, by default nowhere). */
+    changesFile: textOption('changes-file', '', '', plainText),
+    /** The cluster identity check (../kube/connect/cluster-identity.ts), its record's ConfigMap, and the clusters re-pinned on purpose. */
+    clusterIdentity: {
+        kind: 'text',
+        input: 'cluster-identity',
+        flag: 'cluster-identity',
+        action: { value: 'record', text: 'record' },
+        cli: { value: 'check', text: 'check' },
+        differs: "the action is the fleet's own rollout: its first apply to a cluster records the cluster's identity there, so that a later run never reaches the wrong cluster under that name. The CLI is also run by hand, with whatever kubeconfig is at hand: it checks the records and writes none unless told to (--cluster-identity record).",
+        choices: IDENTITY_MODES,
+        parse: choice(IDENTITY_MODES),
+    },
+    clusterIdentityRecord: textOption('cluster-identity-record', DEFAULT_IDENTITY_RECORD, DEFAULT_IDENTITY_RECORD, configMapName),
+    repinClusters: listOption('repin-clusters', [], (items) => parseRepinList(items), { flag: 'repin-cluster' }),
+    /**
+     * Registry credentials for OCI modules, one option in two forms: the action's
+     * `registry-creds` is a list of credentials bound to hosts (hostCredentials), the CLI's
+     * `--creds` one credential, `user:password` or a token, as Timoni's `--creds`.
+     */
+    registryCreds: textOption('registry-creds', '', '', plainText, { flag: 'creds' }),
+};
+/** Every option of the contract, for those that go through them all (the tests, the CLI's --help). */
+const allRunOptions = Object.values(runOptions);
+
+;// CONCATENATED MODULE: ./src/fleet/fleet-run.ts
+
+/**
+ * The options of a run that is given none: the defaults of the run options' contract
+ * (run-options.ts), where the action's and the CLI's are alike for each of these. The
+ * identity check is left to each entry point (their defaults differ on purpose).
+ */
+const defaultFleetOptions = {
+    force: runOptions.force.action.value,
+    overwriteOwnership: runOptions.overwriteOwnership.action.value,
+    wait: runOptions.wait.action.value,
+    timeoutMs: runOptions.timeout.action.value,
+    prune: runOptions.prune.action.value,
+    pruneRemovedInstances: runOptions.pruneRemovedInstances.action.value,
+    pruneRemovedClusters: runOptions.pruneRemovedClusters.action.value,
+    concurrency: runOptions.concurrency.action.value,
+    strategy: runOptions.strategy.action.value,
+    maxParallel: runOptions.maxParallel.action.value,
+};
+// ---- Progress
+/**
+ * Where the fleet layer reports progress: plain lines and groups (one per cluster). The
+ * CLI prints lines; the action turns groups into collapsible log groups. A line that tells
+ * why a cluster (or the run) failed starts with FAILURE_MARK (outcome.ts `tellFailure`):
+ * the CLI prints it as it is, the action shows it as an error annotation, once.
+ */
+const FAILURE_MARK = '✗ ';
+/** Collects one cluster's lines while clusters run at once, to print them together. */
+class BufferedLog {
+    lines = [];
+    line(text) {
+        this.lines.push(text);
+    }
+    flushInto(log, title) {
+        log.startGroup(title);
+        for (const text of this.lines)
+            log.line(text);
+        log.endGroup();
+    }
+}
+// ---- Time limits and cancellation
+// The wait for one cluster's work is bounded by a deadline. The work is not cancelled (a
+// request already sent stays sent); the run stops waiting for it, reports the cluster as
+// failed, and goes on to publish what it has. The action's process ends after publishing,
+// which also ends any work still in flight. A cancellation is one more way the run stops:
+// the same checks before each cluster (`runStopped`), and the same bounded wait for a
+// cluster's work (`withinDeadline`), shortened to CANCEL_GRACE_MS from the cancellation.
+/** How long past its own time limit a cluster is waited for (its waits end by the limit themselves). */
+const CLUSTER_GRACE_MS = 2_000;
+/**
+ * How long a cluster's work is waited for once the run is cancelled: its object in flight,
+ * its records and its log, well inside the 7.5 s GitHub leaves between SIGINT and SIGTERM,
+ * so that the report is published before the second signal stops the process.
+ */
+const CANCEL_GRACE_MS = 3_000;
+/** Whether the run may start one more cluster: undefined when it may, else why not. */
+function runStopped(run) {
+    if (run.cancel?.aborted)
+        return 'cancelled';
+    if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt)
+        return 'deadline';
+    return undefined;
+}
+/**
+ * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
+ * `cancel` aborts (whichever comes first).
+ */
+function withinDeadline(work, deadlineAt, onStop, cancel) {
+    if (!Number.isFinite(deadlineAt) && !cancel)
+        return work;
+    let timer;
+    let onAbort;
+    const stopped = new Promise((resolve) => {
+        const stopAt = (at, why) => {
+            clearTimeout(timer);
+            timer = setTimeout(() => resolve(onStop(why)), Math.max(0, at - Date.now()));
+        };
+        if (Number.isFinite(deadlineAt))
+            stopAt(deadlineAt, 'deadline');
+        if (!cancel)
+            return;
+        onAbort = () => {
+            const at = Date.now() + CANCEL_GRACE_MS;
+            if (at < deadlineAt)
+                stopAt(at, 'cancelled');
+        };
+        if (cancel.aborted)
+            onAbort();
+        else
+            cancel.addEventListener('abort', onAbort, { once: true });
+    });
+    return Promise.race([work, stopped]).finally(() => {
+        clearTimeout(timer);
+        if (onAbort)
+            cancel?.removeEventListener('abort', onAbort);
+    });
+}
+
+;// CONCATENATED MODULE: ./src/fleet/outcome.ts
+// How one cluster's work is told: its entry of the ChangeSet (status, the error with the
+// step it failed in, instances with their module and object changes), and its log lines in
+// Timoni's style (`b:apps > c:staging-1 > i:podinfo > Deployment/apps/podinfo configured`;
+// the cluster part is left out for the default cluster).
+
+
+/** A failure tagged with the step of the cluster's work it happened in. */
+class ClusterStepError extends Error {
+    step;
+    instance;
+    object;
+    constructor(step, cause, instance, object) {
+        super(cause instanceof Error ? cause.message : String(cause), { cause });
+        this.step = step;
+        this.instance = instance;
+        this.object = object;
+        this.name = 'ClusterStepError';
+    }
+}
+function clusterEntry(cluster, status, instances, error, startedAt) {
+    return {
+        name: cluster.name,
+        group: cluster.group,
+        kubeContext: cluster.kubeContext,
+        status,
+        error,
+        instances,
+        startedAt: new Date(startedAt).toISOString(),
+        durationMs: Date.now() - startedAt,
+    };
+}
+function clusterError(error, fallbackStep) {
+    if (error instanceof ClusterStepError) {
+        return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+    }
+    return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
+}
+/**
+ * Tells a cluster's failure once. The run's handler hears it first (the action annotates a
+ * CUE error on the user's own lines there), then the cluster's log gets the failure line
+ * (FAILURE_MARK): the CLI prints it, the action shows it as the one annotation of this
+ * failure unless the handler has already told its message.
+ */
+function tellFailure(run, cluster, line, error, text = error instanceof Error ? error.message : String(error)) {
+    run.onClusterError?.(cluster, error);
+    line(`${FAILURE_MARK}${text}`);
+}
+function skippedEntry(cluster) {
+    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
+}
+function logPrefix(bundle, cluster, instance) {
+    const parts = [`b:${bundle}`];
+    if (cluster && cluster !== DEFAULT_RUNTIME_NAME)
+        parts.push(`c:${cluster}`);
+    if (instance)
+        parts.push(`i:${instance}`);
+    return parts.join(' > ');
+}
+function changeLine(bundle, cluster, instance, change) {
+    const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
+    return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+}
+
+;// CONCATENATED MODULE: ./src/kube/ssa/apply-order.ts
+// The order in which objects are applied, as Timoni does it (fluxcd ssa sort.go and
+// ApplyAllStaged, with Timoni's extra stage for RBAC Roles): pure functions.
+
+/** Kinds applied first, in this order (fluxcd ssa `ReconcileOrder.First`). */
+const firstKinds = [
+    'CustomResourceDefinition',
+    'Namespace',
+    'ClusterRole',
+    'ClusterClass',
+    'RuntimeClass',
+    'PriorityClass',
+    'StorageClass',
+    'VolumeSnapshotClass',
+    'IngressClass',
+    'GatewayClass',
+    'ClusterRoleBinding',
+    'ResourceQuota',
+    'ServiceAccount',
+    'Role',
+    'RoleBinding',
+    'ConfigMap',
+    'Secret',
+    'Service',
+    'LimitRange',
+    'Deployment',
+    'StatefulSet',
+    'CronJob',
+    'PodDisruptionBudget',
+];
+/** Kinds applied last, in this order (fluxcd ssa `ReconcileOrder.Last`). */
+const lastKinds = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
+const kindIndex = new Map([
+    ...firstKinds.map((kind, i) => [kind, i - firstKinds.length]),
+    ...lastKinds.map((kind, i) => [kind, i + 1]),
+]);
+/** Any kind not listed sorts between the first and the last kinds. */
+function indexOfKind(kind) {
+    return kindIndex.get(kind) ?? 0;
+}
+function keyOf(object) {
+    if ('metadata' in object) {
+        const o = object;
+        return { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name };
+    }
+    return object;
+}
+const compareStrings = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+/** Compares two objects by kind order, then group, kind, namespace and name. */
+function compareApplyOrder(a, b) {
+    const x = keyOf(a);
+    const y = keyOf(b);
+    const gx = groupOf(x.apiVersion);
+    const gy = groupOf(y.apiVersion);
+    if (gx !== gy || x.kind !== y.kind) {
+        const ix = indexOfKind(x.kind);
+        const iy = indexOfKind(y.kind);
+        if (ix !== iy)
+            return ix - iy;
+        if (gx !== gy)
+            return compareStrings(gx, gy);
+        return compareStrings(x.kind, y.kind);
+    }
+    const nx = x.namespace ?? '';
+    const ny = y.namespace ?? '';
+    if (nx !== ny)
+        return compareStrings(nx, ny);
+    return compareStrings(x.name, y.name);
+}
+/** A sorted copy of the objects, in apply order. */
+function sortForApply(objects) {
+    return [...objects].sort(compareApplyOrder);
+}
+/** A sorted copy in the order objects are deleted (the reverse of apply order). */
+function sortForDelete(objects) {
+    return sortForApply(objects).reverse();
+}
+function isClusterDefinition(o) {
+    const kind = o.kind.toLowerCase();
+    const group = groupOf(o.apiVersion);
+    return ((kind === 'customresourcedefinition' && o.apiVersion.startsWith('apiextensions.k8s.io/')) ||
+        (kind === 'namespace' && o.apiVersion === 'v1') ||
+        (kind === 'clusterrole' && group === 'rbac.authorization.k8s.io'));
+}
+function isClassDefinition(o) {
+    return o.kind.endsWith('Class');
+}
+function isRole(o) {
+    return o.kind === 'Role' && groupOf(o.apiVersion) === 'rbac.authorization.k8s.io';
+}
+/**
+ * Splits one apply set into Timoni's stages: CRDs, Namespaces and ClusterRoles (wait),
+ * `*Class` kinds (wait), RBAC Roles, then everything else; each stage sorted. Empty
+ * stages are left out.
+ */
+function applyStages(objects) {
+    const stages = [
+        { name: 'definitions', waitAfter: true, objects: [] },
+        { name: 'classes', waitAfter: true, objects: [] },
+        { name: 'roles', waitAfter: false, objects: [] },
+        { name: 'resources', waitAfter: false, objects: [] },
+    ];
+    for (const object of objects) {
+        const key = keyOf(object);
+        const index = isClusterDefinition(key) ? 0 : isClassDefinition(key) ? 1 : isRole(key) ? 2 : 3;
+        stages[index].objects.push(object);
+    }
+    return stages
+        .filter((stage) => stage.objects.length > 0)
+        .map((stage) => ({ ...stage, objects: sortForApply(stage.objects) }));
+}
 
 ;// CONCATENATED MODULE: ./src/kube/ssa/immutable.ts
 // Changes to immutable fields: recognised in the API server's answer (422 Invalid) and
@@ -9945,6 +9982,7 @@ async function waitForDeletion(cluster, objects, options) {
 
 
 
+
 const namespaceChange = (name) => ({
     kind: 'Namespace',
     apiVersion: 'v1',
@@ -10021,205 +10059,293 @@ async function applyOne(cluster, desired, ref, force) {
  */
 function applyInstance(cluster, instance, options = {}) {
     // Requests retried while an API server restarts (../connect/request-retry.ts) stop at the same deadline.
-    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
-    return withRequestDeadline(deadline, () => applyInstanceSteps(cluster, instance, { ...options, deadline }));
+    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    return withRequestDeadline(deadline, () => new InstanceApply(cluster, instance, { ...options, deadline }).run());
 }
-async function applyInstanceSteps(cluster, instance, options) {
-    const id = instanceId(instance);
-    const log = options.log ?? (() => undefined);
-    const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? 300_000);
-    const changes = [];
-    const readiness = [];
-    const fail = (step, error, object) => {
-        if (error instanceof InstanceStepError)
-            throw error;
-        throw new InstanceStepError(cluster.name, step, id, [...changes], error, object);
-    };
-    const waitOptions = () => ({ timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
-    const cancelled = () => options.signal?.aborted === true;
-    // What a cancellation has to record (see the header), filled in as the apply goes.
-    const progress = { stored: false, appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
-    let recordRefs = () => [];
-    const stopCancelled = async (step, object) => {
-        let record = 'none';
-        let recordError;
+/**
+ * One instance's apply, as the steps of `run` (see the header). What a step leaves for the
+ * next ones is kept here: the stored record, the build's objects and refs, what the record
+ * will hold, the changes made and the readiness seen, and how far the apply got, which is
+ * what a cancellation records (`stopCancelled`).
+ */
+class InstanceApply {
+    cluster;
+    instance;
+    options;
+    id;
+    log;
+    /** Delete the objects the build no longer has (the default); without it they stay in the record. */
+    prune;
+    changes = [];
+    readiness = [];
+    /** The record stored before this apply (read with the ownership check). */
+    stored = null;
+    /** The build's apply sets, each object carrying the owner labels. */
+    sets = [];
+    allObjects = [];
+    /** Each object's identity (scoped), in the order of allObjects, and by object. */
+    refs = [];
+    refFor = new Map();
+    /** The stored record's objects that the build no longer has. */
+    stale = [];
+    /** What the record will hold: the build's objects, and without prune the stale ones too. */
+    intended = [];
+    /** How far the apply got, for a cancellation's record. */
+    progress = { appliedObjects: 0, allApplied: false, pruned: false, pendingSaved: false };
+    constructor(cluster, instance, options) {
+        this.cluster = cluster;
+        this.instance = instance;
+        this.options = options;
+        this.id = instanceId(instance);
+        this.log = options.log ?? (() => undefined);
+        this.prune = options.prune ?? true;
+    }
+    async run() {
+        await this.readStoredRecord();
+        await this.createNamespace();
+        await this.writeIntendedRecord();
+        const readinessError = await this.applySets();
+        if (this.prune)
+            await this.pruneStale(readinessError);
+        if (readinessError)
+            this.fail('wait', readinessError, waitObject(readinessError));
+        return this.writeFinalRecord();
+    }
+    /** 1. Ownership, before anything is written, and the record stored before. */
+    async readStoredRecord() {
         try {
-            if (progress.allApplied) {
-                record = 'final';
-                await writeInstance(cluster, instanceRecord(instance, recordRefs(), true));
+            if (!this.options.overwriteOwnership) {
+                await assertOwnership(this.cluster, this.instance.bundle, [this.instance]);
             }
-            else if (progress.appliedObjects > 0 && !progress.stored) {
-                record = 'install';
-            }
-            else if (progress.appliedObjects > 0) {
-                record = 'pending';
-                if (!progress.pendingSaved)
-                    await savePending(cluster, instanceRecord(instance, recordRefs(), false));
+            this.stored = await inventory_store_readInstance(this.cluster, this.instance.name, this.instance.namespace);
+        }
+        catch (error) {
+            this.fail('ownership', error);
+        }
+    }
+    /** 2. The namespace, created when it is missing. */
+    async createNamespace() {
+        const { namespace } = this.instance;
+        if (this.cancelled)
+            await this.stopCancelled('namespace');
+        try {
+            if (await ensureNamespace(this.cluster, namespace)) {
+                this.changes.push(namespaceChange(namespace));
+                this.log(`Namespace/${namespace} created`);
             }
         }
         catch (error) {
-            recordError = error instanceof Error ? error.message : String(error);
-        }
-        const reason = options.signal?.reason;
-        const cause = (0,cancellation/* cancellationOf */.zg)(options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
-        throw new InstanceCancelledError(cluster.name, step, id, [...changes], cause, object, record, [...readiness], recordError);
-    };
-    // 1. Ownership, before anything is written.
-    let stored = null;
-    try {
-        if (!options.overwriteOwnership) {
-            await assertOwnership(cluster, instance.bundle, [instance]);
-        }
-        stored = await inventory_store_readInstance(cluster, instance.name, instance.namespace);
-    }
-    catch (error) {
-        fail('ownership', error);
-    }
-    // 2. The namespace.
-    if (cancelled())
-        await stopCancelled('namespace');
-    try {
-        if (await ensureNamespace(cluster, instance.namespace)) {
-            changes.push(namespaceChange(instance.namespace));
-            log(`Namespace/${instance.namespace} created`);
+            this.fail('namespace', error, `Namespace/${namespace}`);
         }
     }
-    catch (error) {
-        fail('namespace', error, `Namespace/${instance.namespace}`);
-    }
-    // 3. The intended inventory, before the objects are touched.
-    const sets = labelledSets(instance);
-    const allObjects = sets.flatMap((set) => set.objects);
-    const prune = options.prune ?? true;
-    let refs = [];
-    let stale = [];
-    // What the record will hold: the build's objects, and without prune the stale ones too.
-    let intended = [];
-    if (cancelled())
-        await stopCancelled('inventory');
-    try {
-        refs = await scopedRefs(cluster, allObjects);
-        stale = staleObjects(stored, inventoryEntries(refs));
-        intended = prune ? refs : [...refs, ...stale];
-        if (!stored) {
-            log(`installing ${instance.name} in namespace ${instance.namespace}`);
-            await writeInstance(cluster, instanceRecord(instance, intended, false));
-        }
-        else {
-            progress.stored = true;
-            log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
-            if (!sameInventory(inventoryEntries(intended), stored.instance.inventory?.entries)) {
-                await savePending(cluster, instanceRecord(instance, intended, false));
-                progress.pendingSaved = true;
-            }
-        }
-    }
-    catch (error) {
-        fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
-    }
-    const refFor = new Map(allObjects.map((object, i) => [object, refs[i]]));
-    // A cancelled apply records every object of the build, and the stale ones until they are pruned.
-    recordRefs = () => (prune && !progress.pruned ? [...refs, ...stale] : intended);
-    // 4. The apply sets, in order; each in stages, then the readiness wait.
-    let readinessError;
-    for (const set of sets) {
-        if (sets.length > 1)
-            log(`applying ${set.name}`);
-        for (const stage of applyStages(set.objects)) {
-            for (const object of stage.objects) {
-                const ref = refFor.get(object);
-                if (cancelled())
-                    await stopCancelled('apply', formatRef(ref));
-                try {
-                    const { change } = await applyOne(cluster, object, ref, !!options.force);
-                    progress.appliedObjects += 1;
-                    progress.allApplied = progress.appliedObjects === allObjects.length;
-                    changes.push(change);
-                    log(`${formatRef(ref)} ${change.action}`);
-                }
-                catch (error) {
-                    fail('apply', error, formatRef(ref));
-                }
-            }
-            if (stage.waitAfter) {
-                // CRDs established, Namespaces active... before the objects that need them (all of
-                // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
-                try {
-                    readiness.push(...(await waitForReady(cluster, stage.objects.map((o) => refFor.get(o)), waitOptions())));
-                }
-                catch (error) {
-                    if (cancelled()) {
-                        if (error instanceof WaitError)
-                            readiness.push(...error.notReady);
-                        await stopCancelled('wait', waitObject(error));
-                    }
-                    fail('wait', error, waitObject(error));
-                }
-                if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
-                    await cluster.discovery.refresh();
-            }
-        }
-        if (options.wait) {
-            const waitFor = sortForApply(objectsToWaitFor(set.objects));
-            log(`waiting for ${waitFor.length} resource(s) to become ready...`);
-            try {
-                const done = await waitForReady(cluster, waitFor, waitOptions());
-                readiness.push(...done.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
-                log(`${set.name} resources ready`);
-            }
-            catch (error) {
-                if (cancelled()) {
-                    if (error instanceof WaitError)
-                        readiness.push(...error.notReady.filter((r) => !readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
-                    await stopCancelled('wait', waitObject(error));
-                }
-                // As Timoni: stop applying, but still prune what the build lost.
-                readinessError = error;
-                if (error instanceof WaitError)
-                    readiness.push(...error.notReady);
-                break;
-            }
-        }
-    }
-    // 5. Prune what the build lost (not started once cancelled: the record keeps those objects).
-    if (prune && cancelled() && !readinessError)
-        await stopCancelled('prune');
-    if (prune) {
+    /**
+     * 3. The intended inventory, before the objects are touched: an install writes its whole
+     * record first; an upgrade whose objects change saves the new revision as `data.pending`.
+     */
+    async writeIntendedRecord() {
+        const { cluster, instance } = this;
+        this.sets = labelledSets(instance);
+        this.allObjects = this.sets.flatMap((set) => set.objects);
+        if (this.cancelled)
+            await this.stopCancelled('inventory');
         try {
-            const pruned = await deleteObjects(cluster, stale, instance, { log });
-            progress.pruned = true;
-            changes.push(...pruned);
-            if (options.wait) {
-                const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
-                if (gone.length > 0) {
-                    log(`waiting for ${gone.length} resource(s) to be finalized...`);
-                    await waitForDeletion(cluster, gone, waitOptions());
+            this.refs = await scopedRefs(cluster, this.allObjects);
+            this.stale = staleObjects(this.stored, inventoryEntries(this.refs));
+            this.intended = this.prune ? this.refs : [...this.refs, ...this.stale];
+            if (!this.stored) {
+                this.log(`installing ${instance.name} in namespace ${instance.namespace}`);
+                await writeInstance(cluster, instanceRecord(instance, this.intended, false));
+            }
+            else {
+                this.log(`upgrading ${instance.name} in namespace ${instance.namespace}`);
+                if (!sameInventory(inventoryEntries(this.intended), this.stored.instance.inventory?.entries)) {
+                    await savePending(cluster, instanceRecord(instance, this.intended, false));
+                    this.progress.pendingSaved = true;
                 }
             }
+        }
+        catch (error) {
+            this.fail('inventory', error, this.recordSecret);
+        }
+        this.refFor = new Map(this.allObjects.map((object, i) => [object, this.refs[i]]));
+    }
+    /**
+     * 4. The apply sets in order, each in stages, then its readiness wait when asked. A set
+     * that does not become ready stops the sets after it, and its error is returned: the
+     * prune still runs, as in Timoni, and the record is then not promoted.
+     */
+    async applySets() {
+        for (const set of this.sets) {
+            if (this.sets.length > 1)
+                this.log(`applying ${set.name}`);
+            for (const stage of applyStages(set.objects))
+                await this.applyStage(stage);
+            if (!this.options.wait)
+                continue;
+            const notReady = await this.waitForSet(set);
+            if (notReady)
+                return notReady.error;
+        }
+        return undefined;
+    }
+    /** A stage's objects in order; then, when the next stage needs them, all of them ready. */
+    async applyStage(stage) {
+        for (const object of stage.objects)
+            await this.applyObject(object);
+        if (!stage.waitAfter)
+            return;
+        // CRDs established, Namespaces active... before the objects that need them (all of
+        // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
+        try {
+            this.readiness.push(...(await waitForReady(this.cluster, stage.objects.map((o) => this.refFor.get(o)), this.waitOptions())));
+        }
+        catch (error) {
+            if (this.cancelled) {
+                if (error instanceof WaitError)
+                    this.readiness.push(...error.notReady);
+                await this.stopCancelled('wait', waitObject(error));
+            }
+            this.fail('wait', error, waitObject(error));
+        }
+        if (stage.objects.some((o) => o.kind === 'CustomResourceDefinition'))
+            await this.cluster.discovery.refresh();
+    }
+    /** One object, unless the run was cancelled before it (the object in flight finishes). */
+    async applyObject(object) {
+        const ref = this.refFor.get(object);
+        if (this.cancelled)
+            await this.stopCancelled('apply', formatRef(ref));
+        try {
+            const { change } = await applyOne(this.cluster, object, ref, !!this.options.force);
+            this.progress.appliedObjects += 1;
+            this.progress.allApplied = this.progress.appliedObjects === this.allObjects.length;
+            this.changes.push(change);
+            this.log(`${formatRef(ref)} ${change.action}`);
+        }
+        catch (error) {
+            this.fail('apply', error, formatRef(ref));
+        }
+    }
+    /** A set's readiness wait; what did not become ready, unless the run was cancelled meanwhile (which stops the apply). */
+    async waitForSet(set) {
+        const waitFor = sortForApply(objectsToWaitFor(set.objects));
+        this.log(`waiting for ${waitFor.length} resource(s) to become ready...`);
+        try {
+            this.addReadiness(await waitForReady(this.cluster, waitFor, this.waitOptions()));
+            this.log(`${set.name} resources ready`);
+            return undefined;
+        }
+        catch (error) {
+            if (this.cancelled) {
+                if (error instanceof WaitError)
+                    this.addReadiness(error.notReady);
+                await this.stopCancelled('wait', waitObject(error));
+            }
+            // As Timoni: stop applying, but still prune what the build lost.
+            if (error instanceof WaitError)
+                this.readiness.push(...error.notReady);
+            return { error };
+        }
+    }
+    /**
+     * 5. Prune what the build lost, and with `wait` wait until it is gone; not started once
+     * cancelled (the record keeps those objects). A readiness error before it is told with
+     * the prune's.
+     */
+    async pruneStale(readinessError) {
+        if (this.cancelled && !readinessError)
+            await this.stopCancelled('prune');
+        try {
+            const pruned = await deleteObjects(this.cluster, this.stale, this.instance, { log: this.log });
+            this.progress.pruned = true;
+            this.changes.push(...pruned);
+            if (this.options.wait)
+                await this.waitForPruned(pruned);
         }
         catch (error) {
             if (error instanceof DeleteObjectsError)
-                changes.push(...error.changes);
-            if (progress.pruned && cancelled() && !readinessError)
-                await stopCancelled('prune');
+                this.changes.push(...error.changes);
+            if (this.progress.pruned && this.cancelled && !readinessError)
+                await this.stopCancelled('prune');
             const object = error instanceof DeleteObjectsError ? error.object : undefined;
             if (readinessError) {
-                fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
+                this.fail('wait', new Error(`${readinessError.message}; pruning failed too: ${error.message}`), waitObject(readinessError));
             }
-            fail('prune', error, object);
+            this.fail('prune', error, object);
         }
     }
-    if (readinessError)
-        fail('wait', readinessError, waitObject(readinessError));
-    // 6. The final record (drops `data.pending`).
-    let record;
-    try {
-        record = await writeInstance(cluster, instanceRecord(instance, intended, true));
+    async waitForPruned(pruned) {
+        const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        if (gone.length === 0)
+            return;
+        this.log(`waiting for ${gone.length} resource(s) to be finalized...`);
+        await waitForDeletion(this.cluster, gone, this.waitOptions());
     }
-    catch (error) {
-        return fail('inventory', error, `Secret/${instance.namespace}/timoni.${instance.name}`);
+    /** 6. The final record (drops `data.pending`). */
+    async writeFinalRecord() {
+        let record;
+        try {
+            record = await writeInstance(this.cluster, instanceRecord(this.instance, this.intended, true));
+        }
+        catch (error) {
+            return this.fail('inventory', error, this.recordSecret);
+        }
+        return { changes: this.changes, readiness: this.readiness, record, installed: !this.stored };
     }
-    return { changes, readiness, record, installed: !stored };
+    // ---- Cancellation (see the header)
+    get cancelled() {
+        return this.options.signal?.aborted === true;
+    }
+    /** Stops the cancelled apply: the record of what was applied written, then InstanceCancelledError. */
+    async stopCancelled(step, object) {
+        const { record, recordError } = await this.writeCancelledRecord();
+        const reason = this.options.signal?.reason;
+        const cause = (0,cancellation/* cancellationOf */.zg)(this.options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
+        throw new InstanceCancelledError(this.cluster.name, step, this.id, [...this.changes], cause, object, record, [...this.readiness], recordError);
+    }
+    /**
+     * Every object applied: the final record; some: the revision being applied as the
+     * record's pending one (an install's record, written first, lists them already); none:
+     * nothing. The record lists every object of the build, and the stale ones until pruned.
+     */
+    async writeCancelledRecord() {
+        const recordRefs = this.prune && !this.progress.pruned ? [...this.refs, ...this.stale] : this.intended;
+        let record = 'none';
+        try {
+            if (this.progress.allApplied) {
+                record = 'final';
+                await writeInstance(this.cluster, instanceRecord(this.instance, recordRefs, true));
+            }
+            else if (this.progress.appliedObjects > 0 && !this.stored) {
+                record = 'install';
+            }
+            else if (this.progress.appliedObjects > 0) {
+                record = 'pending';
+                if (!this.progress.pendingSaved)
+                    await savePending(this.cluster, instanceRecord(this.instance, recordRefs, false));
+            }
+            return { record };
+        }
+        catch (error) {
+            return { record, recordError: error instanceof Error ? error.message : String(error) };
+        }
+    }
+    // ---- Helpers
+    fail(step, error, object) {
+        if (error instanceof InstanceStepError)
+            throw error;
+        throw new InstanceStepError(this.cluster.name, step, this.id, [...this.changes], error, object);
+    }
+    waitOptions() {
+        return { timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, deadline: this.options.deadline, signal: this.options.signal, intervalMs: this.options.pollIntervalMs };
+    }
+    /** Readiness of objects not yet known. */
+    addReadiness(checks) {
+        this.readiness.push(...checks.filter((r) => !this.readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+    }
+    get recordSecret() {
+        return `Secret/${this.instance.namespace}/timoni.${this.instance.name}`;
+    }
 }
 function waitObject(error) {
     if (!(error instanceof WaitError))
@@ -10234,8 +10360,9 @@ function waitObject(error) {
 
 
 
+
 /** Deletes one stored instance: its objects, then its Secret. */
-async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? 300_000)) {
+async function deleteStoredInstance(cluster, stored, options = {}, deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS)) {
     const { name, namespace } = stored.instance;
     const id = instanceId(stored.instance);
     const wait = options.wait ?? true;
@@ -10265,7 +10392,7 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
         try {
             if (gone.length > 0)
                 options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? 300_000, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
             if (gone.length > 0)
                 options.log?.('all resources have been deleted');
         }
@@ -10283,7 +10410,7 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
 }
 /** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
 async function deleteBundleInstances(cluster, bundle, options = {}) {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const stored = await listInstances(cluster, '', bundle);
     // As Timoni's bundle delete: said, and not an error.
     if (stored.length === 0)
@@ -10339,6 +10466,12 @@ async function mapBounded(items, limit, work) {
 
 
 
+/**
+ * Objects of one instance dry-run at once, as Timoni's apply concurrency: not the run's
+ * `concurrency` option (clusters diffed at once, ../../fleet/run-options.ts), which a plan
+ * multiplies by this and by the instances of a cluster diffed at once.
+ */
+const OBJECTS_DIFFED_AT_ONCE = 4;
 /** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
 async function diffInstance(cluster, instance, options = {}) {
     const id = instanceId(instance);
@@ -10377,7 +10510,7 @@ async function diffInstance(cluster, instance, options = {}) {
     // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
     const sets = labelledSets(instance);
     const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
-    const outcomes = await settleBounded(ordered, options.concurrency ?? 4, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+    const outcomes = await settleBounded(ordered, options.concurrency ?? OBJECTS_DIFFED_AT_ONCE, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
     outcomes.forEach((outcome, index) => {
         if (outcome.status === 'rejected')
             fail('diff', outcome.reason, formatRef(ordered[index]));
@@ -11334,13 +11467,16 @@ function readApplySets(root, context) {
 }
 // The container images an instance uses: every struct in `timoni.instance.config` that
 // has the fields of Timoni's #Image (repository, tag, digest, reference) contributes its
-// reference; sorted, without duplicates, as Timoni records them in the inventory.
+// reference, in the order a walk of the value meets them; then, as Timoni records them in
+// the inventory (internal/engine/module_builder.go GetContainerImages: slices.Compact, then
+// slices.Sort), a repeat right after the same reference is dropped and the list sorted. A
+// reference met twice with another between stays twice, as in Timoni's record.
 function build_isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 const IMAGE_FIELDS = ['repository', 'tag', 'digest', 'reference'];
 function collectImages(config) {
-    const found = new Set();
+    const found = [];
     const walk = (value) => {
         if (Array.isArray(value)) {
             value.forEach(walk);
@@ -11349,11 +11485,12 @@ function collectImages(config) {
         if (!build_isRecord(value))
             return;
         if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
-            found.add(value.reference);
+            found.push(value.reference);
         Object.values(value).forEach(walk);
     };
     walk(config);
-    return [...found].sort();
+    // Go's sort.Strings order: bytewise, as JavaScript's default sort is for these ASCII references.
+    return found.filter((reference, index) => index === 0 || found[index - 1] !== reference).sort();
 }
 // One build per distinct input in a run. A fleet of N clusters and M instances builds each
 // instance for each cluster, but most clusters of a fleet give an instance the same values
@@ -12412,7 +12549,7 @@ async function orphanedEntries(run, bundle, known) {
 
 /** Hex digits kept of each object's own digest. */
 const OBJECT_DIGEST_LENGTH = 16;
-const sha256 = (text) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
+const sha256 = (text) => (0,external_node_crypto_namespaceObject.createHash)('sha256').update(text).digest('hex');
 /** JSON with every map's keys sorted, so that equal values give equal text. */
 function stableJson(value) {
     if (Array.isArray(value))
@@ -14187,7 +14324,7 @@ class ModuleCache {
                 return existing;
             const root = await this.root();
             const paths = await this.#paths(meta.digest);
-            const temporary = (0,external_node_path_namespaceObject.join)(root, `${cache_TEMPORARY_PREFIX}${(0,external_node_crypto_.randomBytes)(6).toString('hex')}`);
+            const temporary = (0,external_node_path_namespaceObject.join)(root, `${cache_TEMPORARY_PREFIX}${(0,external_node_crypto_namespaceObject.randomBytes)(6).toString('hex')}`);
             await (0,promises_namespaceObject.mkdir)(temporary);
             try {
                 await fill(temporary);
@@ -14261,7 +14398,7 @@ const defaultPlatform = { os: 'linux', architecture: 'amd64' };
 const MAX_MANIFEST_SIZE = 4 * 1024 * 1024;
 const manifest_DIGEST = /^sha256:[a-f0-9]{64}$/;
 function sha256Digest(bytes) {
-    return `sha256:${(0,external_node_crypto_.createHash)('sha256').update(bytes).digest('hex')}`;
+    return `sha256:${(0,external_node_crypto_namespaceObject.createHash)('sha256').update(bytes).digest('hex')}`;
 }
 function bad(url, what, reason) {
     return new OciError('media-type', url, `${what} is not a valid manifest: ${reason}`);
@@ -14950,7 +15087,7 @@ async function downloadBlob(client, descriptor, maxSize) {
         throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
     }
     return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
-        const hash = (0,external_node_crypto_.createHash)('sha256');
+        const hash = (0,external_node_crypto_namespaceObject.createHash)('sha256');
         let bytes;
         try {
             // One byte more than declared is enough to tell that the blob is not the one described.
@@ -18478,7 +18615,10 @@ function loadRuntimeAtCommit(engine, locations, read, moduleFiles) {
 // The flags of each command, named as `timoni bundle` names them, and what they read: the
 // bundle, runtime and module files every command starts from (bundle flags), the
 // kubeconfig, and for the commands that reach clusters (diff, apply, status, delete) the
-// fleet run they describe.
+// fleet run they describe. The options a run shares with the action (their names, defaults,
+// choices, checks and error texts) are the contract's (../fleet/run-options.ts): a flag of
+// one takes them from it (optionFlag) and is read through it (optionValue); the words of
+// --help are the CLI's own.
 
 
 
@@ -18493,51 +18633,89 @@ function loadRuntimeAtCommit(engine, locations, read, moduleFiles) {
 
 
 
+// ---- The contract's options as flags
+/**
+ * The flag of a contract option: its name, kind, choices and default are the contract's,
+ * its description the CLI's. --help shows a boolean's default only when it is true.
+ */
+function optionFlag(option, description, more = {}) {
+    const flag = { name: option.flag, kind: option.kind === 'text' ? 'string' : option.kind, description };
+    if (option.kind === 'text') {
+        flag.default = option.cli.text;
+        if (option.choices)
+            flag.choices = [...option.choices];
+    }
+    if (option.kind === 'boolean' && option.cli.value)
+        flag.default = 'true';
+    return { ...flag, ...more };
+}
+/** A contract option's wrong value as the CLI says it: `--flag must be ...`, or `--flag: <reason>`. */
+function asUsageError(option, read) {
+    try {
+        return read();
+    }
+    catch (error) {
+        if (!(error instanceof RunOptionError))
+            throw error;
+        throw new UsageError(`--${option.flag}${error.reason.startsWith('must ') ? ' ' : ': '}${error.reason}`);
+    }
+}
+function optionValue(args, option) {
+    if (option.kind === 'boolean')
+        return args.booleans.get(option.flag) ?? option.cli.value;
+    if (option.kind === 'list') {
+        const items = args.lists.get(option.flag) ?? [];
+        return items.length === 0 ? option.cli.value : asUsageError(option, () => option.parse(items));
+    }
+    const text = args.strings.get(option.flag) ?? '';
+    return text === '' ? option.cli.value : asUsageError(option, () => option.parse(text));
+}
 // ---- Flags
 const bundleFlags = [
-    { name: 'file', short: 'f', kind: 'list', description: 'Bundle file (.cue, .json, .yaml); repeat or separate with commas' },
-    { name: 'runtime', short: 'r', kind: 'list', description: 'Runtime file; may be one of the bundle files' },
-    { name: 'runtime-group', kind: 'string', default: '*', description: 'Only the clusters of this group' },
-    { name: 'runtime-cluster', kind: 'string', default: '*', description: 'Only the cluster of this name' },
-    { name: 'runtime-from-env', kind: 'boolean', description: 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)' },
-    { name: 'runtime-env', kind: 'list', description: 'Give only these environment variables to runtime attributes; repeat or separate with commas' },
+    optionFlag(runOptions.bundle, 'Bundle file (.cue, .json, .yaml); repeat or separate with commas', { short: 'f' }),
+    optionFlag(runOptions.runtime, 'Runtime file; may be one of the bundle files', { short: 'r' }),
+    optionFlag(runOptions.runtimeGroup, 'Only the clusters of this group'),
+    optionFlag(runOptions.runtimeCluster, 'Only the cluster of this name'),
+    optionFlag(runOptions.runtimeFromEnv, 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)'),
+    optionFlag(runOptions.runtimeEnv, 'Give only these environment variables to runtime attributes; repeat or separate with commas'),
     { name: 'allow-path', kind: 'list', description: 'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)' },
     { name: 'workdir', kind: 'string', default: '', description: 'CUE module root for imports in bundle files (default: current directory)' },
     { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
     { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
     { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
-    { name: 'cue-memory-limit', kind: 'string', default: '2048', description: "Ceiling on the CUE engine's memory in MiB (64-4096)" },
+    optionFlag(runOptions.cueMemoryLimit, "Ceiling on the CUE engine's memory in MiB (64-4096)"),
 ];
-const identityRecordFlag = { name: 'cluster-identity-record', kind: 'string', default: DEFAULT_IDENTITY_RECORD, description: "The identity record's ConfigMap name in kube-system" };
+const identityRecordFlag = optionFlag(runOptions.clusterIdentityRecord, "The identity record's ConfigMap name in kube-system");
+const credsFlag = optionFlag(runOptions.registryCreds, 'Registry credentials: user:password, or a token');
 /** vet and build reach a cluster only to read the runtime's value queries, its identity checked first (query-access.ts). */
 const queryIdentityFlags = () => nonRecordingIdentityFlags("the runtime's value queries are read from it");
 const vetFlags = [...bundleFlags, { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' }, ...queryIdentityFlags()];
 const buildFlags = [
     ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
-    { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
+    credsFlag,
     { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
     ...queryIdentityFlags(),
 ];
 const fleetFlags = [
     ...bundleFlags,
-    { name: 'wait', kind: 'boolean', default: 'true', description: 'Wait for applied objects to become ready (--wait=false to skip)' },
-    { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's apply, all its instances' readiness waits together" },
-    { name: 'prune', kind: 'boolean', default: 'true', description: 'Delete objects that the bundle no longer builds' },
-    { name: 'prune-removed-instances', kind: 'boolean', default: 'true', description: "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)" },
-    { name: 'prune-removed-clusters', kind: 'boolean', default: 'true', description: 'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)' },
+    optionFlag(runOptions.wait, 'Wait for applied objects to become ready (--wait=false to skip)'),
+    optionFlag(runOptions.timeout, "Time limit of each cluster's apply, all its instances' readiness waits together"),
+    optionFlag(runOptions.prune, 'Delete objects that the bundle no longer builds'),
+    optionFlag(runOptions.pruneRemovedInstances, "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)"),
+    optionFlag(runOptions.pruneRemovedClusters, 'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)'),
     { name: 'base-ref', kind: 'string', default: '', description: 'The commit before this change (a branch, tag or commit id): the -r runtime file(s) as they were there, read with git, are the base runtime (as --base-runtime); a file REF did not have is left out, and none at all means no cluster leaves' },
     { name: 'base-runtime', kind: 'string', default: '', description: 'The runtime file before this change: its clusters missing from -r leave the fleet (diff shows them, apply deletes the bundle there); a renamed cluster is not a leave' },
-    { name: 'force', kind: 'boolean', description: 'Recreate objects whose immutable fields change' },
-    { name: 'overwrite-ownership', kind: 'boolean', description: 'Take over instances owned by another bundle' },
-    { name: 'creds', kind: 'string', default: '', description: 'Registry credentials: user:password, or a token' },
-    { name: 'concurrency', kind: 'string', default: '4', description: 'Clusters diffed at once' },
-    { name: 'strategy', kind: 'string', default: 'sequential', choices: [...ROLLOUT_STRATEGIES], description: 'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)' },
-    { name: 'max-parallel', kind: 'string', default: '4', description: 'With --strategy waves: clusters of one wave applied at once' },
-    { name: 'deadline', kind: 'string', default: '', description: 'Time limit of the whole run, e.g. 30m (none by default)' },
-    { name: 'changes-file', kind: 'string', default: '', description: 'Also write the ChangeSet JSON (as -o json prints it) to this file' },
-    { name: 'cluster-identity', kind: 'string', default: 'check', choices: [...IDENTITY_MODES], description: 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off' },
+    optionFlag(runOptions.force, 'Recreate objects whose immutable fields change'),
+    optionFlag(runOptions.overwriteOwnership, 'Take over instances owned by another bundle'),
+    credsFlag,
+    optionFlag(runOptions.concurrency, 'Clusters diffed at once'),
+    optionFlag(runOptions.strategy, 'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)'),
+    optionFlag(runOptions.maxParallel, 'With --strategy waves: clusters of one wave applied at once'),
+    optionFlag(runOptions.deadline, 'Time limit of the whole run, e.g. 30m (none by default)'),
+    optionFlag(runOptions.changesFile, 'Also write the ChangeSet JSON (as -o json prints it) to this file'),
+    optionFlag(runOptions.clusterIdentity, 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off'),
     identityRecordFlag,
-    { name: 'repin-cluster', kind: 'list', description: "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas" },
+    optionFlag(runOptions.repinClusters, "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas"),
     {
         name: 'cluster',
         kind: 'string',
@@ -18566,19 +18744,9 @@ const commandFlags = {
  */
 function nonRecordingIdentityFlags(what) {
     return [
-        {
-            name: 'cluster-identity',
-            kind: 'string',
-            default: 'check',
-            choices: ['check', 'off'],
-            description: `check: refuse a cluster recorded under another runtime name before ${what} (never writes the record: only apply records); off`,
-        },
+        optionFlag(runOptions.clusterIdentity, `check: refuse a cluster recorded under another runtime name before ${what} (never writes the record: only apply records); off`, { choices: ['check', 'off'] }),
         identityRecordFlag,
-        {
-            name: 'repin-cluster',
-            kind: 'list',
-            description: 'Take this runtime cluster as re-pinned: a cluster recorded under another name is reached anyway, its record not rewritten (apply --repin-cluster does that); repeat or separate with commas',
-        },
+        optionFlag(runOptions.repinClusters, 'Take this runtime cluster as re-pinned: a cluster recorded under another name is reached anyway, its record not rewritten (apply --repin-cluster does that); repeat or separate with commas'),
     ];
 }
 const readOrDeleteIdentityFlags = new Map(nonRecordingIdentityFlags('anything is read or deleted there').map((flag) => [flag.name, flag]));
@@ -18596,8 +18764,8 @@ const statusOutputFlag = {
 };
 /** delete's --wait and --timeout: they bound the wait for deleted objects to be gone, not an apply's readiness. */
 const deleteFlags = new Map([
-    ['wait', { name: 'wait', kind: 'boolean', default: 'true', description: "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)" }],
-    ['timeout', { name: 'timeout', kind: 'string', default: '5m', description: "Time limit of each cluster's delete, all its instances' waits together" }],
+    ['wait', optionFlag(runOptions.wait, "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)")],
+    ['timeout', optionFlag(runOptions.timeout, "Time limit of each cluster's delete, all its instances' waits together")],
 ]);
 function fleetFlagsFor(command) {
     const own = commandFlags[command];
@@ -18609,11 +18777,11 @@ function fleetFlagsFor(command) {
 }
 /** `--cue-memory-limit` in MiB, checked. */
 function cueMemoryLimit(args) {
-    const text = args.strings.get('cue-memory-limit') ?? '2048';
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 64 || value > 4096)
-        throw new UsageError(`--cue-memory-limit must be a whole number of MiB from 64 to 4096, not "${text}"`);
-    return value;
+    return optionValue(args, runOptions.cueMemoryLimit);
+}
+/** The identity check of a command that reaches clusters: --cluster-identity, --cluster-identity-record, --repin-cluster. */
+function identityOptions(args) {
+    return { mode: optionValue(args, runOptions.clusterIdentity), recordName: optionValue(args, runOptions.clusterIdentityRecord), repin: optionValue(args, runOptions.repinClusters), repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}` };
 }
 /** The root of the git work tree holding `cwd` (a bundle may use modules anywhere in its repository), else `cwd`. */
 function repositoryRoot(cwd) {
@@ -18625,22 +18793,17 @@ function repositoryRoot(cwd) {
     }
 }
 function readBundleInputs(engine, args, cwd, env) {
-    const files = args.lists.get('file') ?? [];
+    const files = optionValue(args, runOptions.bundle);
     if (files.length === 0)
         throw new UsageError('no bundle given: pass one or more files with -f');
+    const runtimeFileNames = optionValue(args, runOptions.runtime);
     const workdir = (0,external_node_path_namespaceObject.resolve)(cwd, args.strings.get('workdir') || '.');
-    const named = [...files, ...(args.lists.get('runtime') ?? []), ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map((file) => (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(cwd, file)));
+    const named = [...files, ...runtimeFileNames, ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map((file) => (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(cwd, file)));
     const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => (0,external_node_path_namespaceObject.resolve)(cwd, path))]);
     const moduleFiles = readCueModuleFiles(workdir, boundary);
     const bundleFiles = readSourceFiles(files, cwd, boundary);
-    const runtimeFiles = readSourceFiles(args.lists.get('runtime') ?? [], cwd, boundary);
-    let allowed;
-    try {
-        allowed = parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env');
-    }
-    catch (error) {
-        throw new UsageError(error instanceof Error ? error.message : String(error));
-    }
+    const runtimeFiles = readSourceFiles(runtimeFileNames, cwd, boundary);
+    const allowed = optionValue(args, runOptions.runtimeEnv);
     const runtime = loadRuntime(engine, runtimeFiles, moduleFiles, args.strings.get('kube-context') ?? '');
     const baseFile = args.strings.get('base-runtime') ?? '';
     // A base runtime given by hand that does not load is the user's error, told as -r's would be.
@@ -18651,8 +18814,8 @@ function readBundleInputs(engine, args, cwd, env) {
         bundleFiles,
         runtime,
         moduleFiles,
-        selector: { cluster: args.strings.get('runtime-cluster'), group: args.strings.get('runtime-group') },
-        environment: runtimeEnvironment(env, { all: args.booleans.get('runtime-from-env') ?? false, allowed }),
+        selector: { cluster: optionValue(args, runOptions.runtimeCluster), group: optionValue(args, runOptions.runtimeGroup) },
+        environment: runtimeEnvironment(env, { all: optionValue(args, runOptions.runtimeFromEnv), allowed }),
         boundary,
         output: (args.strings.get('output') ?? 'text'),
     };
@@ -18670,7 +18833,7 @@ function baseRuntimeAtRef(engine, args, cwd, moduleFiles) {
         return undefined;
     if (args.strings.get('base-runtime'))
         throw new UsageError('--base-ref and --base-runtime both give the base runtime: pass one of them');
-    const runtimeFiles = args.lists.get('runtime') ?? [];
+    const runtimeFiles = optionValue(args, runOptions.runtime);
     if (runtimeFiles.length === 0)
         throw new UsageError('--base-ref reads the -r runtime file(s) as they were at REF: give the runtime with -r');
     const top = repositoryRoot(cwd);
@@ -18726,8 +18889,8 @@ function kubeconfigTexts(args, io) {
 function environmentWithoutSecrets(args, env, secrets, log) {
     const withheld = [];
     const environment = runtimeEnvironment(env, {
-        all: args.booleans.get('runtime-from-env') ?? false,
-        allowed: parseVariableNames((args.lists.get('runtime-env') ?? []).join(','), '--runtime-env'),
+        all: optionValue(args, runOptions.runtimeFromEnv),
+        allowed: optionValue(args, runOptions.runtimeEnv),
         secretIn: (value) => secrets.secretIn(value),
         onWithheld: (name, why) => withheld.push(`${name} (${why})`),
     });
@@ -18739,22 +18902,22 @@ function environmentWithoutSecrets(args, env, secrets, log) {
 function fleetRunFromArgs(engine, args, io, log) {
     const inputs = readBundleInputs(engine, args, io.cwd, io.env);
     const secrets = new SecretRegistry();
-    const timeoutText = args.strings.get('timeout') ?? '5m';
-    const timeoutMs = parseDuration(timeoutText);
-    if (timeoutMs === undefined)
-        throw new UsageError(`--timeout must be a duration such as 5m or 90s, not "${timeoutText}"`);
-    const concurrency = Number(args.strings.get('concurrency') ?? '4');
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-        throw new UsageError('--concurrency must be a whole number, 1 or more');
-    const maxParallelText = args.strings.get('max-parallel') ?? '4';
-    const maxParallel = Number(maxParallelText);
-    if (!Number.isInteger(maxParallel) || maxParallel < 1)
-        throw new UsageError(`--max-parallel must be a whole number of clusters, 1 or more, not "${maxParallelText}"`);
-    const creds = args.strings.get('creds');
-    const deadlineText = args.strings.get('deadline') ?? '';
-    const deadlineMs = deadlineText === '' ? undefined : parseDuration(deadlineText);
-    if (deadlineMs === undefined && deadlineText !== '')
-        throw new UsageError(`--deadline must be a duration such as 30m or 90s, not "${deadlineText}"`);
+    const options = {
+        ...defaultFleetOptions,
+        wait: optionValue(args, runOptions.wait),
+        timeoutMs: optionValue(args, runOptions.timeout),
+        prune: optionValue(args, runOptions.prune),
+        pruneRemovedInstances: optionValue(args, runOptions.pruneRemovedInstances),
+        pruneRemovedClusters: optionValue(args, runOptions.pruneRemovedClusters),
+        force: optionValue(args, runOptions.force),
+        overwriteOwnership: optionValue(args, runOptions.overwriteOwnership),
+        concurrency: optionValue(args, runOptions.concurrency),
+        strategy: optionValue(args, runOptions.strategy),
+        maxParallel: optionValue(args, runOptions.maxParallel),
+        identity: identityOptions(args),
+    };
+    const creds = optionValue(args, runOptions.registryCreds);
+    const deadlineMs = optionValue(args, runOptions.deadline);
     const signal = deadlineMs === undefined ? undefined : AbortSignal.timeout(deadlineMs);
     const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);
     const environment = environmentWithoutSecrets(args, io.env, secrets, log);
@@ -18765,22 +18928,7 @@ function fleetRunFromArgs(engine, args, io, log) {
         kubeconfig,
         secrets,
         resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
-        options: {
-            ...defaultFleetOptions,
-            wait: args.booleans.get('wait') ?? true,
-            timeoutMs,
-            prune: args.booleans.get('prune') ?? true,
-            pruneRemovedInstances: args.booleans.get('prune-removed-instances') ?? true,
-            pruneRemovedClusters: args.booleans.get('prune-removed-clusters') ?? true,
-            force: args.booleans.get('force') ?? false,
-            overwriteOwnership: args.booleans.get('overwrite-ownership') ?? false,
-            concurrency,
-            // --strategy is checked against its choices when the arguments are parsed.
-            strategy: (args.strings.get('strategy') ?? 'sequential'),
-            maxParallel,
-            // --cluster-identity is checked against its choices when the arguments are parsed.
-            identity: { mode: (args.strings.get('cluster-identity') ?? 'check'), recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD, repin: parseRepinList(args.lists.get('repin-cluster') ?? []), repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}` },
-        },
+        options,
         log,
         ...(inputs.baseRuntime ? { baseRuntime: inputs.baseRuntime } : {}),
         ...(deadlineMs !== undefined ? { deadlineAt: Date.now() + deadlineMs } : {}),
@@ -18830,12 +18978,8 @@ function openQueryAccess(inputs, args, io) {
         throw new UsageError(`runtime "${inputs.runtime.name}" has value queries (${inputs.runtime.queries.map((q) => q.query).join(', ')}), which are read from the clusters: no kubeconfig found (${paths.join(', ')}); pass --kubeconfig or set KUBECONFIG`);
     }
     const kubeconfig = loadKubeconfig(kubeconfigTexts(args, io), secrets);
-    const identity = {
-        // --cluster-identity is checked against its choices (check, off) when the arguments are parsed.
-        mode: (args.strings.get('cluster-identity') ?? 'check'),
-        recordName: args.strings.get('cluster-identity-record') || DEFAULT_IDENTITY_RECORD,
-        repin: parseRepinList(args.lists.get('repin-cluster') ?? []),
-    };
+    // --cluster-identity takes check or off here (vetFlags, buildFlags): a read never records.
+    const identity = identityOptions(args);
     const connectChecked = async (cluster) => {
         const session = await openSession(kubeconfig, cluster, { secrets });
         try {
@@ -18908,7 +19052,7 @@ function redactStrings(value, redact) {
 // - `diff|apply|status|delete` reach the clusters through the fleet layer, which checks each
 //   cluster's identity before anything is read, written or deleted there (a context that
 //   reaches a cluster recorded under another runtime name fails that cluster). diff exits 0 in
-//   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply and
+//   sync, 1 on drift, 2 on failure (as `kubectl diff`; Timoni's `--diff` exits 0 either way); apply and
 //   delete exit 2 when a cluster failed, was refused or was not reached, status 1 when an
 //   instance is not deployed and 2 when a cluster could not be read (a 1 never hides a
 //   failure, so that CI may read it as "drift" or "not deployed"); `-o json` prints the ChangeSet (diff, apply) or the
@@ -18917,6 +19061,7 @@ function redactStrings(value, redact) {
 //   order, each error once; delete's lines carry Timoni's `b:<bundle> > c:<cluster>` prefix.
 // vet and build stay off clusters except to read runtime value queries (query-access.ts);
 // values read from Secrets are redacted in what they print.
+
 
 
 
@@ -18993,7 +19138,7 @@ async function runBuild(engine, args, io) {
     const output = args.strings.get('output') ?? 'yaml';
     const maskSecrets = args.booleans.get('mask-secrets') === true;
     const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
-    const creds = args.strings.get('creds');
+    const creds = optionValue(args, runOptions.registryCreds);
     const resolver = new ModuleResolver(engine, io.cwd, creds ? { credentials: creds } : {}, inputs.boundary);
     const kubeVersion = kubeVersionWithoutCluster(io.env);
     const builds = new InstanceBuilds(engine);
@@ -19100,7 +19245,7 @@ function printChanges(changeSet, io, log) {
 }
 /** `--changes-file PATH`: the ChangeSet JSON, as `-o json` prints it, written to PATH (relative to the current directory). */
 function writeChangesFile(changeSet, args, io) {
-    const path = args.strings.get('changes-file') ?? '';
+    const path = optionValue(args, runOptions.changesFile);
     if (path === '')
         return;
     const target = (0,external_node_path_namespaceObject.resolve)(io.cwd, path);
@@ -19359,17 +19504,17 @@ async function runCli(argv, io) {
 /* harmony export */   W: () => (/* binding */ processIO),
 /* harmony export */   n: () => (/* binding */ CliLog)
 /* harmony export */ });
-/* harmony import */ var _action_runner_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5242);
-/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(1849);
+/* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6137);
+/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1849);
 // What a command reads and writes (CommandIO, passed in so that tests run commands
 // in-process), and the fleet commands' progress on stderr (CliLog).
 
 
 /**
  * The process's own streams. stderr carries what a person reads (progress, errors, names and
- * messages from the user's files): it is written by the action log's rule (escapeLogText),
- * control characters shown escaped so that no ANSI sequence from a value colours or
- * overwrites the terminal, and no line read as a workflow command when the CLI runs in a
+ * messages from the user's files): it is written by the action log's rule (escapeLogText,
+ * ../workflow-commands.ts), control characters shown escaped so that no ANSI sequence from a
+ * value colours or overwrites the terminal, and no line read as a workflow command when the CLI runs in a
  * workflow step. stdout carries data (YAML, JSON, diffs) that may be piped or redirected:
  * it is kept byte for byte, and only on a terminal are its control characters shown
  * escaped (escapeControls, the first half of the same rule; the second, a zero-width space
@@ -19381,8 +19526,8 @@ function processIO() {
     return {
         cwd: process.cwd(),
         env: process.env,
-        stdout: (text) => process.stdout.write(stdoutIsTerminal ? (0,_display_text_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeControls */ .U)(text) : text),
-        stderr: (text) => process.stderr.write((0,_action_runner_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeLogText */ .dD)(text)),
+        stdout: (text) => process.stdout.write(stdoutIsTerminal ? (0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(text) : text),
+        stderr: (text) => process.stderr.write((0,_workflow_commands_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeLogText */ .dD)(text)),
     };
 }
 class CliLog {
@@ -19517,17 +19662,109 @@ function quote(value) {
 
 /***/ }),
 
+/***/ 6137:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   dD: () => (/* binding */ escapeLogText),
+/* harmony export */   tn: () => (/* binding */ formatAnnotation)
+/* harmony export */ });
+/* unused harmony exports escapeData, escapeProperty, formatGroupStart, formatMask */
+/* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1849);
+// Workflow commands as text: what the Actions runner reads as a command in a log line
+// (`::error file=x,line=1::message`, `::group::`, `::add-mask::`), written with its escaping
+// rules, and log text made safe from being read as one (escapeLogText). On the ground floor
+// because both entry points print them: the action's log and annotations (../action/runner.ts
+// re-exports these as part of the runner's protocol), and the CLI's stderr and its error
+// annotations when it runs in a workflow step (error-annotations.ts).
+
+function escapeData(text) {
+    return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+function escapeProperty(text) {
+    return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+/**
+ * An annotation command. The message is shown in the log line by line (`##[error]...`), so
+ * its lines are escaped as log text; title and file have their control characters escaped.
+ */
+function formatAnnotation(annotation) {
+    const properties = [];
+    if (annotation.file)
+        properties.push(`file=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(annotation.file))}`);
+    if (annotation.line !== undefined)
+        properties.push(`line=${annotation.line}`);
+    if (annotation.column !== undefined)
+        properties.push(`col=${annotation.column}`);
+    if (annotation.title)
+        properties.push(`title=${escapeProperty((0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(annotation.title))}`);
+    const head = properties.length > 0 ? `${annotation.level} ${properties.join(',')}` : annotation.level;
+    return `::${head}::${escapeData(escapeLogText(annotation.message))}\n`;
+}
+/** A group's opening line; the title has its control characters escaped. */
+function formatGroupStart(title) {
+    return `::group::${escapeData(escapeControls(title))}\n`;
+}
+// How the runner finds workflow commands in what an action prints (actions/runner, read at
+// commit 258d6c857, net8.0):
+//   - Lines: src/Runner.Sdk/ProcessInvoker.cs reads stdout and stderr with .NET's
+//     StreamReader.ReadLine, which ends a line at LF, CRLF or a lone CR, and at nothing else
+//     (U+0085, U+2028 and U+2029 do not end a line; String.ReplaceLineEndings would, but the
+//     runner does not use it).
+//   - src/Runner.Worker/Handlers/OutputManager.cs OnDataReceived hands a line that contains
+//     `##[` or `::` to ActionCommandManager.TryProcessCommand
+//     (src/Runner.Worker/ActionCommandManager.cs), which tries ActionCommand.TryParseV2 and
+//     then ActionCommand.TryParse (src/Runner.Common/ActionCommand.cs):
+//   - TryParseV2 (`::name props::data`): `message.TrimStart()`, then the line must start
+//     with `::`, a second `::` must follow, and the text from index 2 up to the first space
+//     must be a registered command name (compared OrdinalIgnoreCase). TrimStart removes
+//     what Char.IsWhiteSpace calls whitespace (dotnet/runtime, System.Private.CoreLib
+//     src/System/Char.cs: IsWhiteSpaceLatin1, then the Unicode White_Space property):
+//     U+0009-U+000D, U+0020, U+0085 (NEL), U+00A0,
+//     and the Unicode categories Zs, Zl (U+2028), Zp (U+2029); not U+001C-U+001F (JavaScript's
+//     `\s` does not have them either) and not U+FEFF (which `\s` has). JavaScript's `\s`
+//     lacks U+0085: a line "\u0085::stop-commands::x" is a command for the runner.
+//   - TryParse (the older `##[name props]data`): `message.IndexOf("##[")` anywhere in the
+//     line, then `]`, the name read from just after `##[`.
+//   StartsWith and IndexOf are culture-sensitive there (ICU), so characters that collation
+//   ignores (U+200B, U+00AD...) are skipped when the runner matches `::` and `##[`; but the
+//   name is then read at a fixed offset (2 after the trimmed start, 3 after the `##[`
+//   found), so a match that spans an ignorable character reads a name that starts with `:`,
+//   `#`, `[` or that character, which no command has. What starts a command is therefore an
+//   exact `::` at the start of the trimmed line, or an exact `##[` anywhere.
+//
+// escapeLogText breaks both with a zero-width space (readable, and plain text for the
+// runner): after the first `:` of a line whose first character that is not whitespace (by
+// the runner's rule or JavaScript's), a control or a format character is `:`, and between
+// the `#`s of every `##[`. Control characters and separators are shown escaped first
+// (../display-text.ts), so no lone CR can start a line the runner splits off and no NEL
+// can precede a command.
+const COMMAND_START = /^([\s\u0085\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Cf}]*):/u;
+/**
+ * Plain text made safe to print as log lines: a cluster or object name that the pull
+ * request's author chose could otherwise print `::stop-commands::`, after which every
+ * later `::add-mask::` is shown verbatim, forge `::error` annotations, or colour and
+ * overwrite the log with ANSI sequences. Control characters are shown escaped (a lone CR,
+ * where the runner would split, among them), and each line is checked by the runner's own
+ * rule above.
+ */
+function escapeLogText(text) {
+    return (0,_display_text_js__WEBPACK_IMPORTED_MODULE_0__/* .escapeControls */ .U)(text)
+        .split('\n')
+        .map((line) => line.replace(COMMAND_START, '$1:\u200b').replace(/##\[/g, '#\u200b#['))
+        .join('\n');
+}
+function formatMask(secret) {
+    return `::add-mask::${escapeData(secret)}\n`;
+}
+
+
+/***/ }),
+
 /***/ 181:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("buffer");
-
-/***/ }),
-
-/***/ 7598:
-/***/ ((module) => {
-
-module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 
 /***/ }),
 

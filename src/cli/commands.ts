@@ -9,7 +9,7 @@
 // - `diff|apply|status|delete` reach the clusters through the fleet layer, which checks each
 //   cluster's identity before anything is read, written or deleted there (a context that
 //   reaches a cluster recorded under another runtime name fails that cluster). diff exits 0 in
-//   sync, 1 on drift, 2 on failure (as `timoni bundle apply --dry-run --diff`); apply and
+//   sync, 1 on drift, 2 on failure (as `kubectl diff`; Timoni's `--diff` exits 0 either way); apply and
 //   delete exit 2 when a cluster failed, was refused or was not reached, status 1 when an
 //   instance is not deployed and 2 when a cluster could not be read (a 1 never hides a
 //   failure, so that CI may read it as "drift" or "not deployed"); `-o json` prints the ChangeSet (diff, apply) or the
