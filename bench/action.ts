@@ -19,7 +19,12 @@ export async function benchAction(): Promise<BenchResult[]> {
       const pr = stage.openPullRequest(100 + run);
       const started = performance.now();
       const result = await runAction({
-        event: pullRequestEvent({ action: 'opened', repository: `${DEMO_REPOSITORY.owner}/${DEMO_REPOSITORY.name}`, number: pr.number, headSha: pr.headSha }),
+        event: pullRequestEvent({
+          action: 'opened',
+          repository: `${DEMO_REPOSITORY.owner}/${DEMO_REPOSITORY.name}`,
+          number: pr.number,
+          headSha: pr.headSha,
+        }),
         githubApiUrl: stage.github.url,
         token: stage.github.token,
         workdir: stage.workdir,
@@ -34,8 +39,17 @@ export async function benchAction(): Promise<BenchResult[]> {
       if (timing) firstRequest.push(Number(timing[1]));
     }
     return [
-      { name: 'action: process start to first cluster request (PR, 3 clusters)', median_ms: median(firstRequest), runs: firstRequest.length },
-      { name: 'action: whole pull request run (3 clusters, 1 instance each)', median_ms: median(total), runs: total.length, note: 'diff + comment + summary, runner-style spawn included' },
+      {
+        name: 'action: process start to first cluster request (PR, 3 clusters)',
+        median_ms: median(firstRequest),
+        runs: firstRequest.length,
+      },
+      {
+        name: 'action: whole pull request run (3 clusters, 1 instance each)',
+        median_ms: median(total),
+        runs: total.length,
+        note: 'diff + comment + summary, runner-style spawn included',
+      },
     ];
   } finally {
     await stage.stop();

@@ -21,7 +21,10 @@ const MODULE = join(repositoryRoot, 'test', 'cue', 'fixtures', 'k8s-app');
 const CLI = join(repositoryRoot, 'dist', 'cli', 'index.js');
 
 function bundle(instances: number): string {
-  const entries = Array.from({ length: instances }, (_, i) => `\t\t"app-${i}": {module: url: "file://${MODULE}", namespace: "ns-${i}", values: replicas: ${i + 1}}`);
+  const entries = Array.from(
+    { length: instances },
+    (_, i) => `\t\t"app-${i}": {module: url: "file://${MODULE}", namespace: "ns-${i}", values: replicas: ${i + 1}}`,
+  );
   return `bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "bench-cli"\n\tinstances: {\n${entries.join('\n')}\n\t}\n}\n`;
 }
 
@@ -40,7 +43,8 @@ function timed(command: string, args: string[], cwd: string): ProcessRun {
     if (plain.status !== 0) throw new Error(`bench: ${command} ${args.join(' ')} failed: ${plain.stderr}`);
     return { wallMs: performance.now() - started, peakMiB: Number.NaN };
   }
-  if (result.status !== 0) throw new Error(`bench: ${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+  if (result.status !== 0)
+    throw new Error(`bench: ${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
   const kib = Number(result.stderr.trim().split('\n').pop());
   return { wallMs, peakMiB: kib / 1024 };
 }
@@ -71,7 +75,12 @@ export async function benchCliProcess(): Promise<BenchResult[]> {
         } else {
           note += '; no timoni on PATH or TIMONI_BIN: no ratio';
         }
-        results.push({ name: `cli ${command}, ${instances} k8s-schema instance(s)`, median_ms: wall, runs: RUNS, note });
+        results.push({
+          name: `cli ${command}, ${instances} k8s-schema instance(s)`,
+          median_ms: wall,
+          runs: RUNS,
+          note,
+        });
       }
     }
   } finally {

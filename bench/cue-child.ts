@@ -16,4 +16,6 @@ const root = engine.load({ files, ...K8S_MODULE_LOAD });
 const objects = root.lookup('timoni.apply.app').toJSON() as unknown[];
 const exported = performance.now();
 if (objects.length !== 2) throw new Error(`expected 2 objects from the module, got ${objects.length}`);
-process.stderr.write(`${JSON.stringify({ startMs: firstResult - started, loadExportMs: exported - firstResult, totalMs: exported - started })}\n`);
+process.stderr.write(
+  `${JSON.stringify({ startMs: firstResult - started, loadExportMs: exported - firstResult, totalMs: exported - started })}\n`,
+);

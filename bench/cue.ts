@@ -26,7 +26,11 @@ interface ColdRun {
 async function coldRun(tierUp: boolean): Promise<ColdRun> {
   const tsx = join(repositoryRoot, 'node_modules', '.bin', 'tsx');
   const env = { ...process.env, [TIER_UP_VARIABLE]: tierUp ? '1' : '0' };
-  const { stderr } = await run(tsx, [join(repositoryRoot, 'bench', 'cue-child.ts')], { cwd: repositoryRoot, env, timeout: 300_000 });
+  const { stderr } = await run(tsx, [join(repositoryRoot, 'bench', 'cue-child.ts')], {
+    cwd: repositoryRoot,
+    env,
+    timeout: 300_000,
+  });
   const line = stderr.split('\n').find((l) => l.startsWith('{'));
   if (!line) throw new Error(`the cold-start child printed no figures:\n${stderr}`);
   return JSON.parse(line) as ColdRun;
@@ -57,7 +61,8 @@ async function nativeExport(): Promise<number[]> {
     const started = performance.now();
     const { stdout } = await run(cue, K8S_MODULE_CLI_ARGS, { cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
     times.push(performance.now() - started);
-    if ((JSON.parse(stdout) as unknown[]).length !== 2) throw new Error('the native cue CLI did not export the 2 objects of the module');
+    if ((JSON.parse(stdout) as unknown[]).length !== 2)
+      throw new Error('the native cue CLI did not export the 2 objects of the module');
   }
   return times;
 }

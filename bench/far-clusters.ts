@@ -39,9 +39,15 @@ function proxyTo(host: string, port: number, oneWayMs: number): Server {
 }
 
 /** Proxies for every `server: https://<ip>:<port>` of the kubeconfig, `roundTripMs` apart from it. */
-export async function farClusters(kubeconfigPath: string, outputPath: string, roundTripMs: number): Promise<FarClusters> {
+export async function farClusters(
+  kubeconfigPath: string,
+  outputPath: string,
+  roundTripMs: number,
+): Promise<FarClusters> {
   let text = readFileSync(kubeconfigPath, 'utf8');
-  const targets = [...new Set([...text.matchAll(/server: https:\/\/([\d.]+):(\d+)/g)].map((match) => `${match[1]}:${match[2]}`))];
+  const targets = [
+    ...new Set([...text.matchAll(/server: https:\/\/([\d.]+):(\d+)/g)].map((match) => `${match[1]}:${match[2]}`)),
+  ];
   if (targets.length === 0) throw new Error(`bench far-clusters: no https://<ip>:<port> server in ${kubeconfigPath}`);
   const servers: Server[] = [];
   for (const target of targets) {

@@ -40,7 +40,9 @@ const FAR_ROUND_TRIP_MS = 20;
 
 /** A bundle of `instances` instances of the module, values per cluster group. */
 function bundle(name: string, registryHost: string, instances: number): string {
-  const entries = Array.from({ length: instances }, (_, i) => `\t\t"web-${i + 1}": {
+  const entries = Array.from(
+    { length: instances },
+    (_, i) => `\t\t"web-${i + 1}": {
 \t\t\tmodule: {url: "oci://${registryHost}/modules/podinfo", version: "${MODULE_VERSION}"}
 \t\t\tnamespace: "${name}-${i + 1}"
 \t\t\tvalues: {
@@ -48,7 +50,8 @@ function bundle(name: string, registryHost: string, instances: number): string {
 \t\t\t\tif _group == "production" {replicas: 2, resources: requests: cpu: "50m"}
 \t\t\t\ttest: enabled: _group == "staging"
 \t\t\t}
-\t\t}`);
+\t\t}`,
+  );
   return `bundle: {
 \t_group: string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)
 \tapiVersion: "v1alpha1"
@@ -76,7 +79,10 @@ function oneInstance(registryHost: string): string {
 
 /** The first `count` clusters of the fleet; the first is staging, the others production. */
 function runtime(contexts: string[]): string {
-  const clusters = contexts.map((context, i) => `\t\t"cluster-${i + 1}": {group: "${i === 0 ? 'staging' : 'production'}", kubeContext: "${context}"}`);
+  const clusters = contexts.map(
+    (context, i) =>
+      `\t\t"cluster-${i + 1}": {group: "${i === 0 ? 'staging' : 'production'}", kubeContext: "${context}"}`,
+  );
   return `runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "bench"\n\tclusters: {\n${clusters.join('\n')}\n\t}\n}\n`;
 }
 
@@ -132,7 +138,8 @@ function result(name: string, paired: Paired, extra = ''): BenchResult {
   }
   if (paired.theirs.length > 0) {
     const theirs = median(paired.theirs.map((r) => r.wallMs));
-    const ratio = (key: 'wallMs' | 'cpuMs' | 'peakMiB') => (median(paired.ours.map((r) => r[key])) / median(paired.theirs.map((r) => r[key]))).toFixed(2);
+    const ratio = (key: 'wallMs' | 'cpuMs' | 'peakMiB') =>
+      (median(paired.ours.map((r) => r[key])) / median(paired.theirs.map((r) => r[key]))).toFixed(2);
     note += `; timoni ${summary(paired.theirs)}${servers > 0 ? ` (API servers + etcd ${median(paired.theirs.map((r) => r.serversCpuMs)).toFixed(0)} ms CPU)` : ''}; ratio wall ${(wall / theirs).toFixed(2)}x, CPU ${ratio('cpuMs')}x, memory ${ratio('peakMiB')}x`;
   } else {
     note += '; no Timoni CLI (TIMONI_BIN or timoni on PATH): no ratio measured';
@@ -142,16 +149,28 @@ function result(name: string, paired: Paired, extra = ''): BenchResult {
 
 export async function benchFleetReal(): Promise<BenchResult[]> {
   const cli = process.env.TIMONI_FLEET_CLI ?? join(repositoryRoot, 'dist', 'cli', 'index.js');
-  if (!existsSync(cli)) throw new Error(`bench fleet-real: no CLI at ${cli}; run npm run build or set TIMONI_FLEET_CLI`);
+  if (!existsSync(cli))
+    throw new Error(`bench fleet-real: no CLI at ${cli}; run npm run build or set TIMONI_FLEET_CLI`);
   const dist = dirname(dirname(cli));
   const timoni = timoniBinary();
   const results: BenchResult[] = [];
 
   // What the CLI ships and how fast its engine starts.
-  const sizes = ['cue.wasm.gz', 'native'].filter((n) => existsSync(join(dist, n))).map((n) => `${n} ${mib(sizeOf(join(dist, n)))}`);
-  results.push({ name: 'dist/ size', median_ms: sizeOf(dist) / 1024 / 1024, unit: 'MiB', runs: 1, note: `${dist}: ${sizes.join(', ')}` });
+  const sizes = ['cue.wasm.gz', 'native']
+    .filter((n) => existsSync(join(dist, n)))
+    .map((n) => `${n} ${mib(sizeOf(join(dist, n)))}`);
+  results.push({
+    name: 'dist/ size',
+    median_ms: sizeOf(dist) / 1024 / 1024,
+    unit: 'MiB',
+    runs: 1,
+    note: `${dist}: ${sizes.join(', ')}`,
+  });
   // The first start of an artifact unpacks its program (as every start does without a usable cache folder); later ones run the cached program.
-  for (const [what, cacheDir] of [['unpacked for the run', null], ['program cached', undefined]] as const) {
+  for (const [what, cacheDir] of [
+    ['unpacked for the run', null],
+    ['program cached', undefined],
+  ] as const) {
     const starts: number[] = [];
     for (let i = 0; i < RUNS; i += 1) {
       const t = performance.now();
@@ -160,10 +179,18 @@ export async function benchFleetReal(): Promise<BenchResult[]> {
       starts.push(performance.now() - t);
       native.stop();
     }
-    results.push({ name: `native CUE engine start (${what}, start, first answer)`, median_ms: median(starts), runs: RUNS, note: 'in-process; the WebAssembly engine takes 0.5-2 s' });
+    results.push({
+      name: `native CUE engine start (${what}, start, first answer)`,
+      median_ms: median(starts),
+      runs: RUNS,
+      note: 'in-process; the WebAssembly engine takes 0.5-2 s',
+    });
   }
 
-  const fleet = await startFleet({ clusters: Math.max(...SHAPES.map((s) => s.clusters)), log: (line) => process.stderr.write(`bench fleet-real: ${line}\n`) });
+  const fleet = await startFleet({
+    clusters: Math.max(...SHAPES.map((s) => s.clusters)),
+    log: (line) => process.stderr.write(`bench fleet-real: ${line}\n`),
+  });
   const registry = await startRegistry({ auth: 'anonymous' });
   const work = mkdtempSync(join(tmpdir(), 'timoni-fleet-bench-real-'));
   const moduleDir = podinfoShapedModule();
@@ -171,19 +198,34 @@ export async function benchFleetReal(): Promise<BenchResult[]> {
     await pushTimoniModule({ registry: registry.url, repository: 'modules/podinfo', tag: MODULE_VERSION, moduleDir });
     writeFileSync(join(work, 'kubeconfig'), readFileSync(fleet.kubeconfigPath, 'utf8'), { mode: 0o600 });
     const env = { ...process.env, HOME: join(work, 'home') };
-    const serverPids = ((await fleetStatus(fleet.dir))?.clusters ?? []).flatMap((cluster) => cluster.components.map((component) => component.pid));
+    const serverPids = ((await fleetStatus(fleet.dir))?.clusters ?? []).flatMap((cluster) =>
+      cluster.components.map((component) => component.pid),
+    );
     const withServers = async (run: () => Promise<ProcessUsage>): Promise<Run> => {
       const before = cpuOfProcesses(serverPids);
       const usage = await run();
       return { ...usage, serversCpuMs: cpuOfProcesses(serverPids) - before };
     };
-    const ours = (args: string[]) => withServers(() => measureProcess(process.execPath, [cli, ...args], { cwd: work, env }));
-    const theirs = (args: string[]) => withServers(() => measureProcess(timoni!, ['--registry-insecure', '--cache-dir', join(work, 'timoni-cache'), ...args], { cwd: work, env }));
+    const ours = (args: string[]) =>
+      withServers(() => measureProcess(process.execPath, [cli, ...args], { cwd: work, env }));
+    const theirs = (args: string[]) =>
+      withServers(() =>
+        measureProcess(timoni!, ['--registry-insecure', '--cache-dir', join(work, 'timoni-cache'), ...args], {
+          cwd: work,
+          env,
+        }),
+      );
     const expect = (what: string, run: Run, codes: number[]) => {
-      if (!codes.includes(run.code)) throw new Error(`bench fleet-real: ${what} exited ${run.code}:\n${run.stderr.slice(-3000)}`);
+      if (!codes.includes(run.code))
+        throw new Error(`bench fleet-real: ${what} exited ${run.code}:\n${run.stderr.slice(-3000)}`);
       return run;
     };
-    const paired = async (what: string, ourArgs: string[], ourCodes: number[], timoniArgs: string[]): Promise<Paired> => {
+    const paired = async (
+      what: string,
+      ourArgs: string[],
+      ourCodes: number[],
+      timoniArgs: string[],
+    ): Promise<Paired> => {
       const out: Paired = { ours: [], theirs: [] };
       // One unmeasured run each first: module caches filled, files in the page cache.
       expect(what, await ours(ourArgs), ourCodes);
@@ -199,7 +241,10 @@ export async function benchFleetReal(): Promise<BenchResult[]> {
       const name = `real-${shape.clusters}x${shape.instances}`;
       const label = `${shape.clusters} clusters x ${shape.instances} instances`;
       writeFileSync(join(work, `${name}.cue`), bundle(name, registry.host, shape.instances));
-      writeFileSync(join(work, `${name}-runtime.cue`), runtime(fleet.clusters.slice(0, shape.clusters).map((c) => c.contextName)));
+      writeFileSync(
+        join(work, `${name}-runtime.cue`),
+        runtime(fleet.clusters.slice(0, shape.clusters).map((c) => c.contextName)),
+      );
       const files = ['-f', `${name}.cue`, '-r', `${name}-runtime.cue`, '--kubeconfig', 'kubeconfig'];
       const timoniDiff = ['bundle', 'apply', '--dry-run', '--diff', ...files];
 
@@ -214,7 +259,12 @@ export async function benchFleetReal(): Promise<BenchResult[]> {
         const far = await farClusters(join(work, 'kubeconfig'), join(work, 'kubeconfig-far'), FAR_ROUND_TRIP_MS);
         try {
           const farFiles = ['-f', `${name}.cue`, '-r', `${name}-runtime.cue`, '--kubeconfig', 'kubeconfig-far'];
-          const farDiff = await paired(`diff ${label} in sync, far clusters`, ['diff', ...farFiles], [0], ['bundle', 'apply', '--dry-run', '--diff', ...farFiles]);
+          const farDiff = await paired(
+            `diff ${label} in sync, far clusters`,
+            ['diff', ...farFiles],
+            [0],
+            ['bundle', 'apply', '--dry-run', '--diff', ...farFiles],
+          );
           results.push(result(`diff ${label}, in sync, ${FAR_ROUND_TRIP_MS} ms round trip to each cluster`, farDiff));
         } finally {
           await far.close();

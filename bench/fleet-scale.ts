@@ -42,18 +42,27 @@ const OUT_OF_LINE = 'production-17';
 
 /** The runtime cluster names, in runtime order: staging-1, staging-2, canary-1 ... production-44. */
 function clusterNames(): Array<{ name: string; group: string }> {
-  return GROUPS.flatMap(({ group, count }) => Array.from({ length: count }, (_, i) => ({ name: `${group}-${count > 9 ? String(i + 1).padStart(2, '0') : i + 1}`, group })));
+  return GROUPS.flatMap(({ group, count }) =>
+    Array.from({ length: count }, (_, i) => ({
+      name: `${group}-${count > 9 ? String(i + 1).padStart(2, '0') : i + 1}`,
+      group,
+    })),
+  );
 }
 
 function runtime(contexts: readonly string[]): string {
-  const clusters = clusterNames().map((cluster, i) => `\t\t"${cluster.name}": {group: "${cluster.group}", kubeContext: "${contexts[i]}"}`);
+  const clusters = clusterNames().map(
+    (cluster, i) => `\t\t"${cluster.name}": {group: "${cluster.group}", kubeContext: "${contexts[i]}"}`,
+  );
   return `runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "scale"\n\tclusters: {\n${clusters.join('\n')}\n\t}\n}\n`;
 }
 
 /** Ten instances of the module per cluster, in the cluster's own namespaces; `release` 2 is the PR after the first apply. */
 function bundle(moduleDir: string, release: 1 | 2): string {
   const tag = release === 1 ? '1.4.0' : '1.5.0';
-  const entries = Array.from({ length: INSTANCES }, (_, i) => `\t\t"web-${i + 1}": {
+  const entries = Array.from(
+    { length: INSTANCES },
+    (_, i) => `\t\t"web-${i + 1}": {
 \t\t\tmodule: url: "file://${moduleDir}"
 \t\t\tnamespace: "web-${i + 1}-\\(_cluster.name)"
 \t\t\tvalues: {
@@ -64,7 +73,8 @@ function bundle(moduleDir: string, release: 1 | 2): string {
 ${release === 2 ? `\t\t\t\tif _cluster.name == "${OUT_OF_LINE}" {replicas: 4}\n` : ''}\t\t\t\tif _cluster.group == "canary" {replicas: 2}
 \t\t\t\ttest: enabled: false
 \t\t\t}
-\t\t}`);
+\t\t}`,
+  );
   return `bundle: {
 \t_cluster: {
 \t\tname:  string @timoni(runtime:string:TIMONI_CLUSTER_NAME)
@@ -92,14 +102,23 @@ interface CommentFigures {
 function commentFigures(stdout: string, keepAs: string): CommentFigures {
   const changeSet = JSON.parse(stdout) as ChangeSet;
   const started = performance.now();
-  const body = renderPullRequestComment(changeSet, { commitSha: '0123456789abcdef0123456789abcdef01234567', repository: 'acme/fleet', runUrl: 'https://github.com/acme/fleet/actions/runs/1', secrets: [] });
+  const body = renderPullRequestComment(changeSet, {
+    commitSha: '0123456789abcdef0123456789abcdef01234567',
+    repository: 'acme/fleet',
+    runUrl: 'https://github.com/acme/fleet/actions/runs/1',
+    secrets: [],
+  });
   const renderMs = performance.now() - started;
   writeFileSync(keepAs, body);
   const start = body.indexOf('| Cluster |');
   const table = body.slice(start, body.indexOf('\n\n', start));
   const rows = table.split('\n').length - 2;
   const names = new Set(changeSet.clusters.map((cluster) => cluster.name));
-  const named = new Set([...table.matchAll(/<code>([^<]+)<\/code>/g)].map((match) => match[1]).filter((name) => name !== undefined && names.has(name))).size;
+  const named = new Set(
+    [...table.matchAll(/<code>([^<]+)<\/code>/g)]
+      .map((match) => match[1])
+      .filter((name) => name !== undefined && names.has(name)),
+  ).size;
   return { chars: body.length, rows, named, tableCut: body.includes('The cluster table was cut'), renderMs };
 }
 
@@ -112,7 +131,13 @@ function figures(what: string, runs: ProcessUsage[], comment: CommentFigures, cl
   const complete = comment.named === clusters && !comment.tableCut;
   return [
     { name: `diff 50x10, ${what}`, median_ms: wall, runs: runs.length, note },
-    { name: `diff 50x10, ${what}: peak memory`, median_ms: peak, unit: 'MiB', runs: runs.length, note: 'process + native CUE engine' },
+    {
+      name: `diff 50x10, ${what}: peak memory`,
+      median_ms: peak,
+      unit: 'MiB',
+      runs: runs.length,
+      note: 'process + native CUE engine',
+    },
     {
       name: `diff 50x10, ${what}: PR comment`,
       median_ms: comment.chars,
@@ -129,7 +154,8 @@ function figures(what: string, runs: ProcessUsage[], comment: CommentFigures, cl
  */
 export function writeScaleFiles(work: string, contexts: readonly string[]): void {
   const clusters = clusterNames();
-  if (contexts.length < clusters.length) throw new Error(`bench fleet-scale: ${clusters.length} contexts needed, the fleet has ${contexts.length}`);
+  if (contexts.length < clusters.length)
+    throw new Error(`bench fleet-scale: ${clusters.length} contexts needed, the fleet has ${contexts.length}`);
   const moduleDir = join(work, 'webapp');
   cpSync(join(repositoryRoot, 'examples', 'modules', 'webapp'), moduleDir, { recursive: true });
   writeFileSync(join(work, 'runtime.cue'), runtime(contexts.slice(0, clusters.length)));
@@ -139,7 +165,8 @@ export function writeScaleFiles(work: string, contexts: readonly string[]): void
 
 export async function benchFleetScale(): Promise<BenchResult[]> {
   const cli = process.env.TIMONI_FLEET_CLI ?? join(repositoryRoot, 'dist', 'cli', 'index.js');
-  if (!existsSync(cli)) throw new Error(`bench fleet-scale: no CLI at ${cli}; run npm run build or set TIMONI_FLEET_CLI`);
+  if (!existsSync(cli))
+    throw new Error(`bench fleet-scale: no CLI at ${cli}; run npm run build or set TIMONI_FLEET_CLI`);
   const clusters = clusterNames();
   const perServer = Math.ceil(clusters.length / SERVERS);
   const log = (line: string) => process.stderr.write(`bench fleet-scale: ${line}\n`);
@@ -149,16 +176,26 @@ export async function benchFleetScale(): Promise<BenchResult[]> {
   try {
     writeScaleFiles(work, fleet.contexts);
     const env = { ...process.env, HOME: join(work, 'home') };
-    const files = (release: 1 | 2) => ['-f', `release-${release}.cue`, '-r', 'runtime.cue', '--kubeconfig', fleet.kubeconfigPath, '--prune-removed-instances=false'];
+    const files = (release: 1 | 2) => [
+      '-f',
+      `release-${release}.cue`,
+      '-r',
+      'runtime.cue',
+      '--kubeconfig',
+      fleet.kubeconfigPath,
+      '--prune-removed-instances=false',
+    ];
     const run = async (what: string, args: string[], codes: number[]) => {
       const usage = await measureProcess(process.execPath, [cli, ...args], { cwd: work, env });
-      if (!codes.includes(usage.code)) throw new Error(`bench fleet-scale: ${what} exited ${usage.code}:\n${usage.stderr.slice(-3000)}`);
+      if (!codes.includes(usage.code))
+        throw new Error(`bench fleet-scale: ${what} exited ${usage.code}:\n${usage.stderr.slice(-3000)}`);
       log(`${what}: ${(usage.wallMs / 1000).toFixed(1)} s, peak ${usage.peakMiB.toFixed(0)} MiB`);
       return usage;
     };
     const measured = async (what: string, release: 1 | 2, keepAs: string) => {
       const runs: ProcessUsage[] = [];
-      for (let i = 0; i < RUNS; i += 1) runs.push(await run(`${what} (run ${i + 1} of ${RUNS})`, ['diff', ...files(release), '-o', 'json'], [1]));
+      for (let i = 0; i < RUNS; i += 1)
+        runs.push(await run(`${what} (run ${i + 1} of ${RUNS})`, ['diff', ...files(release), '-o', 'json'], [1]));
       const last = runs[runs.length - 1] as ProcessUsage;
       const comment = join(tmpdir(), keepAs);
       results.push(...figures(what, runs, commentFigures(last.stdout, comment), clusters.length));
@@ -167,7 +204,12 @@ export async function benchFleetScale(): Promise<BenchResult[]> {
 
     await measured('before the first apply (every object created)', 1, 'timoni-fleet-scale-comment-1.md');
     const apply = await run('apply of release 1 to the 50 clusters', ['apply', ...files(1), '--wait=false'], [0]);
-    results.push({ name: 'apply 50x10 (--wait=false, one after the other)', median_ms: apply.wallMs, runs: 1, note: `${apply.cpuMs.toFixed(0)} ms CPU, peak ${apply.peakMiB.toFixed(0)} MiB` });
+    results.push({
+      name: 'apply 50x10 (--wait=false, one after the other)',
+      median_ms: apply.wallMs,
+      runs: 1,
+      note: `${apply.cpuMs.toFixed(0)} ms CPU, peak ${apply.peakMiB.toFixed(0)} MiB`,
+    });
     await measured(`next release (new tag; ${OUT_OF_LINE} out of line)`, 2, 'timoni-fleet-scale-comment-2.md');
   } finally {
     await fleet.stop();

@@ -38,7 +38,10 @@ ${instances.join('\n')}
 
 /** A runtime naming the fleet's clusters by their contexts (fleet-1..N), in order. */
 export function benchRuntime(contexts: string[]): string {
-  const clusters = contexts.map((context, index) => `\t\t"cluster-${index + 1}": {group: "${index === 0 ? 'staging' : 'production'}", kubeContext: "${context}"}`);
+  const clusters = contexts.map(
+    (context, index) =>
+      `\t\t"cluster-${index + 1}": {group: "${index === 0 ? 'staging' : 'production'}", kubeContext: "${context}"}`,
+  );
   return `runtime: {
 \tapiVersion: "v1alpha1"
 \tname: "bench"
@@ -74,7 +77,8 @@ async function timeDiffs(argv: string[], cwd: string, expected: number): Promise
   const times: number[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     const result = await cli(['diff', ...argv], cwd);
-    if (result.code !== expected) throw new Error(`bench fleet: diff exited ${result.code}, expected ${expected}:\n${result.stderr}`);
+    if (result.code !== expected)
+      throw new Error(`bench fleet: diff exited ${result.code}, expected ${expected}:\n${result.stderr}`);
     times.push(result.ms);
   }
   return times;
@@ -85,7 +89,12 @@ export async function benchFleet(): Promise<BenchResult[]> {
   const workdir = mkdtempSync(join(tmpdir(), 'timoni-fleet-bench-'));
   const registry = await startRegistry({ auth: 'anonymous' });
   try {
-    await pushTimoniModule({ registry: registry.url, repository: 'modules/webapp', tag: MODULE_VERSION, moduleDir: join(repositoryRoot, 'examples', 'modules', 'webapp') });
+    await pushTimoniModule({
+      registry: registry.url,
+      repository: 'modules/webapp',
+      tag: MODULE_VERSION,
+      moduleDir: join(repositoryRoot, 'examples', 'modules', 'webapp'),
+    });
     writeFileSync(join(workdir, 'bundle.cue'), benchBundle(registry.host));
     writeFileSync(join(workdir, 'runtime.cue'), benchRuntime(fleet.clusters.map((c) => c.contextName)));
     writeFileSync(join(workdir, 'kubeconfig'), readFileSync(fleet.kubeconfigPath, 'utf8'), { mode: 0o600 });
@@ -99,11 +108,28 @@ export async function benchFleet(): Promise<BenchResult[]> {
     const maxRssMiB = process.resourceUsage().maxRSS / 1024;
 
     const shape = `${CLUSTERS} clusters x ${INSTANCES.length} instances`;
-    const noRatio = 'no ratio to `timoni bundle apply --dry-run --diff`: the Timoni CLI cannot be built here (its Go module is refused by the module proxy, and fetched sources may not be built by committed scripts)';
+    const noRatio =
+      'no ratio to `timoni bundle apply --dry-run --diff`: the Timoni CLI cannot be built here (its Go module is refused by the module proxy, and fetched sources may not be built by committed scripts)';
     return [
-      { name: `fleet diff before apply (${shape}, all created)`, median_ms: median(before), runs: before.length, note: `CLI diff in-process, 1st run incl. module pull: ${before[0]!.toFixed(0)} ms; ${noRatio}` },
-      { name: `fleet diff after apply (${shape}, unchanged)`, median_ms: median(after), runs: after.length, note: `one apply (--wait=false) took ${apply.ms.toFixed(0)} ms` },
-      { name: 'fleet diff: peak memory (maxRSS of this process)', median_ms: maxRssMiB, unit: 'MiB', runs: 1, note: `peak resident memory of the bench process (benches run before it in the same process count too), after ${2 * RUNS} diffs and one apply` },
+      {
+        name: `fleet diff before apply (${shape}, all created)`,
+        median_ms: median(before),
+        runs: before.length,
+        note: `CLI diff in-process, 1st run incl. module pull: ${before[0]!.toFixed(0)} ms; ${noRatio}`,
+      },
+      {
+        name: `fleet diff after apply (${shape}, unchanged)`,
+        median_ms: median(after),
+        runs: after.length,
+        note: `one apply (--wait=false) took ${apply.ms.toFixed(0)} ms`,
+      },
+      {
+        name: 'fleet diff: peak memory (maxRSS of this process)',
+        median_ms: maxRssMiB,
+        unit: 'MiB',
+        runs: 1,
+        note: `peak resident memory of the bench process (benches run before it in the same process count too), after ${2 * RUNS} diffs and one apply`,
+      },
     ];
   } finally {
     await registry.stop().catch(() => undefined);

@@ -43,6 +43,8 @@ if (process.argv.includes('--json')) {
   const width = Math.max(...figures.map((f) => f.name.length), 10);
   process.stdout.write(`${'benchmark'.padEnd(width)}  ${'median'.padStart(12)}  runs  note\n`);
   for (const figure of figures) {
-    process.stdout.write(`${figure.name.padEnd(width)}  ${`${figure.median_ms.toFixed(1)} ${figure.unit ?? 'ms'}`.padStart(12)}  ${String(figure.runs).padStart(4)}  ${figure.note ?? ''}\n`);
+    process.stdout.write(
+      `${figure.name.padEnd(width)}  ${`${figure.median_ms.toFixed(1)} ${figure.unit ?? 'ms'}`.padStart(12)}  ${String(figure.runs).padStart(4)}  ${figure.note ?? ''}\n`,
+    );
   }
 }

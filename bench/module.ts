@@ -33,8 +33,18 @@ interface Workload {
 }
 
 const workloads: Workload[] = [
-  { label: 'webapp example', moduleDir: join(repositoryRoot, 'examples', 'modules', 'webapp'), repository: 'modules/webapp', values: { replicas: 2, message: 'bench' } },
-  { label: 'k8s-app (full k8s schemas)', moduleDir: join(repositoryRoot, 'test', 'cue', 'fixtures', 'k8s-app'), repository: 'modules/k8s-app', values: { replicas: 3 } },
+  {
+    label: 'webapp example',
+    moduleDir: join(repositoryRoot, 'examples', 'modules', 'webapp'),
+    repository: 'modules/webapp',
+    values: { replicas: 2, message: 'bench' },
+  },
+  {
+    label: 'k8s-app (full k8s schemas)',
+    moduleDir: join(repositoryRoot, 'test', 'cue', 'fixtures', 'k8s-app'),
+    repository: 'modules/k8s-app',
+    values: { replicas: 3 },
+  },
 ];
 
 interface Timing {
@@ -43,13 +53,24 @@ interface Timing {
   totalMs: number;
 }
 
-async function pullAndBuild(engine: CueEngine, resolver: ModuleResolver, request: ModuleRequest, values: Record<string, unknown>): Promise<Timing> {
+async function pullAndBuild(
+  engine: CueEngine,
+  resolver: ModuleResolver,
+  request: ModuleRequest,
+  values: Record<string, unknown>,
+): Promise<Timing> {
   const started = performance.now();
   const module = await resolver.resolve(request);
   const pulled = performance.now();
-  const built = await buildInstance(engine, module, { name: 'bench', namespace: 'apps', values: JSON.stringify(values), kubeVersion: DEFAULT_KUBE_VERSION });
+  const built = await buildInstance(engine, module, {
+    name: 'bench',
+    namespace: 'apps',
+    values: JSON.stringify(values),
+    kubeVersion: DEFAULT_KUBE_VERSION,
+  });
   const done = performance.now();
-  if (built.sets.length === 0 || built.sets[0]?.objects.length === 0) throw new Error(`bench: ${request.url} built no objects`);
+  if (built.sets.length === 0 || built.sets[0]?.objects.length === 0)
+    throw new Error(`bench: ${request.url} built no objects`);
   return { pullMs: pulled - started, buildMs: done - pulled, totalMs: done - started };
 }
 
@@ -57,20 +78,38 @@ function manifestGets(registry: RegistryHandle, from: number): number {
   return registry.requests.slice(from).filter((r) => r.method === 'GET' && r.path.includes('/manifests/')).length;
 }
 
-async function benchWorkload(engine: CueEngine, registry: RegistryHandle, work: string, workload: Workload): Promise<BenchResult[]> {
-  const pushed = await pushTimoniModule({ registry: registry.url, repository: workload.repository, tag: '1.0.0', moduleDir: workload.moduleDir, gitMetadata: false, latest: false });
+async function benchWorkload(
+  engine: CueEngine,
+  registry: RegistryHandle,
+  work: string,
+  workload: Workload,
+): Promise<BenchResult[]> {
+  const pushed = await pushTimoniModule({
+    registry: registry.url,
+    repository: workload.repository,
+    tag: '1.0.0',
+    moduleDir: workload.moduleDir,
+    gitMetadata: false,
+    latest: false,
+  });
   const request: ModuleRequest = { url: pushed.url, version: '1.0.0', digest: pushed.digest };
   const cold: Timing[] = [];
   const warm: Timing[] = [];
   for (let run = 0; run < RUNS; run += 1) {
     const cacheDir = await mkdtemp(join(work, 'cache-'));
-    const resolver = new ModuleResolver(engine, work, { cacheDir, env: {}, dockerConfigDir: join(work, 'no-docker-config') });
+    const resolver = new ModuleResolver(engine, work, {
+      cacheDir,
+      env: {},
+      dockerConfigDir: join(work, 'no-docker-config'),
+    });
     const before = registry.requests.length;
     cold.push(await pullAndBuild(engine, resolver, request, workload.values));
-    if (manifestGets(registry, before) !== 1) throw new Error(`bench: the cold run did not fetch ${workload.repository}'s manifest exactly once`);
+    if (manifestGets(registry, before) !== 1)
+      throw new Error(`bench: the cold run did not fetch ${workload.repository}'s manifest exactly once`);
     const afterCold = registry.requests.length;
     warm.push(await pullAndBuild(engine, resolver, request, workload.values));
-    if (registry.requests.length !== afterCold) throw new Error(`bench: the warm run of ${workload.repository} reached the registry`);
+    if (registry.requests.length !== afterCold)
+      throw new Error(`bench: the warm run of ${workload.repository} reached the registry`);
     await rm(cacheDir, { recursive: true, force: true });
   }
   const layers = `${pushed.layers.length} layers, ${(pushed.layers.reduce((sum, layer) => sum + layer.gzip.length, 0) / 1024).toFixed(0)} KiB`;
@@ -100,7 +139,12 @@ export async function benchModule(): Promise<BenchResult[]> {
     // Warm the engine up on the local copies, so that the first cold run is not also the engine's first build.
     for (const workload of workloads) {
       const module = loadLocalModule('file://.', workload.moduleDir, engine);
-      await buildInstance(engine, module, { name: 'bench', namespace: 'apps', values: JSON.stringify(workload.values), kubeVersion: DEFAULT_KUBE_VERSION });
+      await buildInstance(engine, module, {
+        name: 'bench',
+        namespace: 'apps',
+        values: JSON.stringify(workload.values),
+        kubeVersion: DEFAULT_KUBE_VERSION,
+      });
     }
     const results: BenchResult[] = [];
     for (const workload of workloads) results.push(...(await benchWorkload(engine, registry, work, workload)));

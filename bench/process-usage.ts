@@ -67,12 +67,20 @@ function sample(pid: number): HelperSample | undefined {
 }
 
 /** Runs `command args` to its end and measures it (see above). */
-export async function measureProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<ProcessUsage> {
+export async function measureProcess(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<ProcessUsage> {
   if (!existsSync('/usr/bin/time')) throw new Error('bench: /usr/bin/time (GNU time) is needed to measure processes');
   const scratch = mkdtempSync(join(tmpdir(), 'bench-usage-'));
   const report = join(scratch, 'time');
   const started = performance.now();
-  const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', report, command, ...args], { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', report, command, ...args], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
@@ -86,14 +94,21 @@ export async function measureProcess(command: string, args: string[], options: {
         if (!seen) continue;
         // The last sample may find the helper exiting (a zombie has no VmHWM): keep maxima.
         const before = helpers.get(helper);
-        helpers.set(helper, { cpuTicks: Math.max(seen.cpuTicks, before?.cpuTicks ?? 0), hwmKiB: Math.max(seen.hwmKiB, before?.hwmKiB ?? 0) });
+        helpers.set(helper, {
+          cpuTicks: Math.max(seen.cpuTicks, before?.cpuTicks ?? 0),
+          hwmKiB: Math.max(seen.hwmKiB, before?.hwmKiB ?? 0),
+        });
       }
     }
   }, SAMPLE_MS);
   const code = await new Promise<number>((resolve) => child.on('close', (status) => resolve(status ?? -1)));
   clearInterval(timer);
   const wallMs = performance.now() - started;
-  const [user, system, maxRssKiB] = readFileSync(report, 'utf8').trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number];
+  const [user, system, maxRssKiB] = readFileSync(report, 'utf8').trim().split('\n').pop()!.split(' ').map(Number) as [
+    number,
+    number,
+    number,
+  ];
   rmSync(scratch, { recursive: true, force: true });
   let helperTicks = 0;
   let helperKiB = 0;

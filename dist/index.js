@@ -1698,7 +1698,9 @@ class FileSets {
 }
 /** Whether a load failed only because the engine no longer keeps the named set. */
 function isUnknownSet(error) {
-    return error instanceof CueError && error.diagnostics.length === 1 && (error.diagnostics[0]?.message ?? '').startsWith(UNKNOWN_SET);
+    return (error instanceof CueError &&
+        error.diagnostics.length === 1 &&
+        (error.diagnostics[0]?.message ?? '').startsWith(UNKNOWN_SET));
 }
 
 ;// CONCATENATED MODULE: external "node:url"
@@ -2069,7 +2071,12 @@ class EngineProcess {
         this.#stderrPath = stderrPath;
         const stderrFd = (0,external_node_fs_.openSync)(stderrPath, 'w', 0o600);
         try {
-            this.#child = (0,external_node_child_process_namespaceObject.spawn)(program, args, { cwd: workdir, env: {}, stdio: ['pipe', 2, stderrFd, 'pipe'], windowsHide: true });
+            this.#child = (0,external_node_child_process_namespaceObject.spawn)(program, args, {
+                cwd: workdir,
+                env: {},
+                stdio: ['pipe', 2, stderrFd, 'pipe'],
+                windowsHide: true,
+            });
         }
         finally {
             (0,external_node_fs_.closeSync)(stderrFd);
@@ -2317,7 +2324,11 @@ function removeUnused(dir, keep) {
         const path = (0,external_node_path_namespaceObject.join)(dir, name);
         if (path === keep)
             continue;
-        const limit = name.startsWith(TEMPORARY_PREFIX) ? STALE_TEMPORARY_MS : name.startsWith(PROGRAM_PREFIX) ? UNUSED_PROGRAM_MS : undefined;
+        const limit = name.startsWith(TEMPORARY_PREFIX)
+            ? STALE_TEMPORARY_MS
+            : name.startsWith(PROGRAM_PREFIX)
+                ? UNUSED_PROGRAM_MS
+                : undefined;
         if (limit === undefined)
             continue;
         try {
@@ -2439,7 +2450,9 @@ async function startNative(options = {}) {
         const started = new EngineProcess(program.path, ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], workdir, (0,external_node_path_namespaceObject.join)(workdir, 'stderr'));
         engine = started;
         const gone = started.gone.then((stop) => stoppedError('its start check', stop, memoryLimitMiB));
-        const call = (method) => withTimeout(started.callAsync(method, '{}').catch((stop) => Promise.reject(stoppedError('its start check', stop, memoryLimitMiB))), `the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
+        const call = (method) => withTimeout(started
+            .callAsync(method, '{}')
+            .catch((stop) => Promise.reject(stoppedError('its start check', stop, memoryLimitMiB))), `the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
         const version = await call('version');
         if (!/"cue":"v\d/.test(version))
             throw new Error(`the native CUE engine answered its start check with ${version.slice(0, 200)}`);
@@ -2567,7 +2580,9 @@ function resultOf(method, text) {
         response = JSON.parse(text);
     }
     catch (error) {
-        throw new Error(`the CUE engine answered ${method} with malformed JSON: ${error.message}`, { cause: error });
+        throw new Error(`the CUE engine answered ${method} with malformed JSON: ${error.message}`, {
+            cause: error,
+        });
     }
     if (response.error)
         throw new CueError(response.error.diagnostics);
@@ -2641,7 +2656,10 @@ class BridgeCueValue {
         return this.#derive('unify', { other: this.#other(other, 'unify with') });
     }
     validate(options = {}) {
-        return this.#call('validate', { concrete: options.concrete ?? false, final: options.final ?? false });
+        return this.#call('validate', {
+            concrete: options.concrete ?? false,
+            final: options.final ?? false,
+        });
     }
     toJSON() {
         return this.#call('toJSON');
@@ -2744,8 +2762,24 @@ function refuse(operation, code) {
 const lookupOperations = ['lstat', 'open', 'readdir', 'readlink', 'stat'];
 /** Every other operation Go may call: not implemented. */
 const refusedOperations = [
-    'chmod', 'chown', 'close', 'fchmod', 'fchown', 'fstat', 'fsync', 'ftruncate', 'lchown', 'link',
-    'mkdir', 'read', 'rename', 'rmdir', 'symlink', 'truncate', 'unlink', 'utimes',
+    'chmod',
+    'chown',
+    'close',
+    'fchmod',
+    'fchown',
+    'fstat',
+    'fsync',
+    'ftruncate',
+    'lchown',
+    'link',
+    'mkdir',
+    'read',
+    'rename',
+    'rmdir',
+    'symlink',
+    'truncate',
+    'unlink',
+    'utimes',
 ];
 /** The `fs` object given to Go: writes to fds 1 and 2 go to standard error, nothing else works. */
 function createGoFileSystem() {
@@ -3635,15 +3669,16 @@ const started = new Map();
 function startCueEngine(kind, options = {}) {
     let engine = started.get(kind);
     if (!engine) {
-        engine = kind === 'native'
-            ? startNative(options).then((native) => {
-                const calls = deferFrees(native.bridge, native.later);
-                return new BridgeCueEngine(calls.bridge, calls.later, 'native');
-            })
-            : startWasm(options).then((bridge) => {
-                const calls = deferFrees(bridge, answeredAtOnce(bridge));
-                return new BridgeCueEngine(calls.bridge, calls.later, 'wasm');
-            });
+        engine =
+            kind === 'native'
+                ? startNative(options).then((native) => {
+                    const calls = deferFrees(native.bridge, native.later);
+                    return new BridgeCueEngine(calls.bridge, calls.later, 'native');
+                })
+                : startWasm(options).then((bridge) => {
+                    const calls = deferFrees(bridge, answeredAtOnce(bridge));
+                    return new BridgeCueEngine(calls.bridge, calls.later, 'wasm');
+                });
         started.set(kind, engine);
         engine.catch(() => started.delete(kind));
     }
@@ -4230,7 +4265,17 @@ class RuntimeEnvironmentError extends Error {
     name = 'RuntimeEnvironmentError';
 }
 /** Words that say a variable holds a credential wherever they appear in its name (`GHTOKEN`, `DB_PASSWORD`). */
-const CREDENTIAL_WORDS = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'APIKEY', 'PRIVATEKEY', 'ACCESSKEY'];
+const CREDENTIAL_WORDS = [
+    'TOKEN',
+    'SECRET',
+    'PASSWORD',
+    'PASSWD',
+    'PASSPHRASE',
+    'CREDENTIAL',
+    'APIKEY',
+    'PRIVATEKEY',
+    'ACCESSKEY',
+];
 /** Short words that say so only as a whole part of the name (`SSH_KEY`, `GH_PAT`, but not `KEYCLOAK_URL`). */
 const CREDENTIAL_PARTS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'CREDS', 'PAT', 'DSN']);
 /** True when a variable's name says that it holds a credential. */
@@ -4339,7 +4384,11 @@ function parseRuntimeQuery(query, expressions, optional) {
     const [, apiVersion = '', kind = ''] = parts;
     const namespace = parts.length === 5 ? (parts[3] ?? '') : '';
     const name = parts[parts.length - 1] ?? '';
-    for (const [label, value] of [['apiVersion', apiVersion], ['kind', kind], ['name', name]]) {
+    for (const [label, value] of [
+        ['apiVersion', apiVersion],
+        ['kind', kind],
+        ['name', name],
+    ]) {
         if (value === '')
             throw new RuntimeQueryError(query, `the ${label} is empty`);
     }
@@ -4393,7 +4442,9 @@ function evaluateExpression(engine, query, name, expression, object, secret) {
             return value.toJSON();
         const diagnostics = value.validate({ concrete: true });
         if (diagnostics.length > 0 || kind === 'bottom' || kind === 'incomplete' || kind === 'top') {
-            const detail = secret ? 'details hidden because the object is a Secret' : (diagnostics[0]?.message ?? `the value is ${kind}`);
+            const detail = secret
+                ? 'details hidden because the object is a Secret'
+                : (diagnostics[0]?.message ?? `the value is ${kind}`);
             throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) has no concrete value: ${detail}`);
         }
         return value.toCUE().trim();
@@ -4472,7 +4523,10 @@ function checkCluster(clusters, label, name, group, kubeContext) {
     if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
         throw fieldError(clusters, label, `runtime cluster name ${(0,display_text/* quote */.h)(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
     }
-    for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
+    for (const [field, value] of [
+        ['group', group],
+        ['kubeContext', kubeContext],
+    ]) {
         if (CONTROL_CHARACTERS.test(value)) {
             throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${(0,display_text/* quote */.h)(value)} must be text without control characters (line breaks, escapes)`);
         }
@@ -4578,9 +4632,15 @@ const RULES = [
     { path: 'bundle', rule: 'a bundle has the fields apiVersion, name and instances' },
     { path: 'bundle.apiVersion', rule: 'apiVersion must be "v1alpha1"' },
     { path: 'bundle.name', rule: `the bundle name must be ${NAME_RULE}` },
-    { path: 'bundle.instances', rule: `instances is a struct of instances by name; an instance name must be ${NAME_RULE}` },
+    {
+        path: 'bundle.instances',
+        rule: `instances is a struct of instances by name; an instance name must be ${NAME_RULE}`,
+    },
     { path: 'bundle.instances.*', rule: 'an instance has the fields module, namespace and values' },
-    { path: 'bundle.instances.*.module', rule: 'module has the fields url, version (default "latest") and digest (optional), and no other' },
+    {
+        path: 'bundle.instances.*.module',
+        rule: 'module has the fields url, version (default "latest") and digest (optional), and no other',
+    },
     { path: 'bundle.instances.*.module.url', rule: 'the module URL must be a string starting with oci:// or file://' },
     { path: 'bundle.instances.*.module.version', rule: 'the module version must be a string (a tag, or "latest")' },
     { path: 'bundle.instances.*.module.digest', rule: 'the module digest must be a string (sha256:...)' },
@@ -4672,7 +4732,9 @@ function locateInUserFiles(engine, input, diagnostics, userFiles) {
             const field = withoutSchema.lookup(diagnostic.path);
             try {
                 const position = field.exists() ? field.position() : undefined;
-                return position && userFiles.has(position.file) ? { ...diagnostic, positions: [position, ...diagnostic.positions] } : diagnostic;
+                return position && userFiles.has(position.file)
+                    ? { ...diagnostic, positions: [position, ...diagnostic.positions] }
+                    : diagnostic;
             }
             finally {
                 field.free();
@@ -4776,7 +4838,9 @@ function evaluateBundle(engine, input) {
             const instancesValue = bundleValue.lookup('instances');
             try {
                 const instances = instancesValue.exists()
-                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name, () => valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles)))
+                    ? instancesValue
+                        .fields()
+                        .map((field) => readInstance(instancesValue, field.label, field.name, () => valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles)))
                     : [];
                 if (instances.length === 0)
                     throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
@@ -4922,7 +4986,9 @@ async function evaluateForCluster(engine, options, cluster) {
         }
         catch (error) {
             // The files loaded far enough to be evaluated, so their attributes can be listed.
-            const missing = error instanceof CueFilesError && incompleteValues(error) ? [...attributeNames(engine, options.bundleFiles)].filter((name) => !values.has(name)) : [];
+            const missing = error instanceof CueFilesError && incompleteValues(error)
+                ? [...attributeNames(engine, options.bundleFiles)].filter((name) => !values.has(name))
+                : [];
             throw withMissingRuntimeValues(error, options.runtime, missing);
         }
         // Only values that reach the bundle are secrets worth masking: with --runtime-from-env
@@ -4934,7 +5000,10 @@ async function evaluateForCluster(engine, options, cluster) {
             ...evaluated,
             secretValueNames: secretEntries.map(([name]) => name),
             secretValues: secretEntries.map(([, v]) => v.value).filter((value) => value !== ''),
-            clusterSecretValues: secretEntries.filter(([, v]) => v.source === 'query').map(([, v]) => v.value).filter((value) => value !== ''),
+            clusterSecretValues: secretEntries
+                .filter(([, v]) => v.source === 'query')
+                .map(([, v]) => v.value)
+                .filter((value) => value !== ''),
         };
     }
     catch (error) {
@@ -4995,7 +5064,14 @@ var cancellation = __nccwpck_require__(4632);
 // The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
 // action sets as its `changes` output, and that the reports are rendered from.
 // Clusters are in runtime order, instances in bundle order, objects in apply order.
-const READINESS_STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
+const READINESS_STATUSES = [
+    'Current',
+    'InProgress',
+    'Failed',
+    'Terminating',
+    'NotFound',
+    'Unknown',
+];
 /** The error step of a cluster whose work a cancellation (SIGINT, SIGTERM) stopped. */
 const CANCELLED_STEP = 'cancelled';
 /** True for a cluster stopped by the run's cancellation (status `failed`, step `cancelled`). */
@@ -5125,7 +5201,7 @@ function anyInMetadata(object, selector) {
     return Object.entries(selector).some(([key, value]) => {
         const label = labels[key];
         const note = notes[key];
-        return (!!label && label.toLowerCase() === value.toLowerCase()) || (!!note && note.toLowerCase() === value.toLowerCase());
+        return ((!!label && label.toLowerCase() === value.toLowerCase()) || (!!note && note.toLowerCase() === value.toLowerCase()));
     });
 }
 /** A deep copy of a JSON value. */
@@ -5320,7 +5396,9 @@ function connectionMessage(cluster, server, code, detail, context) {
         const within = timeoutMs !== undefined ? ` within ${formatDuration(timeoutMs)}` : '';
         return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries ? ` (${tries})` : ''}`;
     }
-    const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]` : detail;
+    const text = code === 'ETIMEDOUT' && timeoutMs !== undefined
+        ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]`
+        : detail;
     const retried = tries ? ` (${request ? `${request}: ` : ''}${tries})` : '';
     return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${retried}`;
 }
@@ -5346,11 +5424,13 @@ function parseStatus(body) {
         const status = JSON.parse(body);
         if (isRecord(status)) {
             const details = isRecord(status.details) ? status.details : {};
-            const causes = Array.isArray(details.causes) ? details.causes.filter(isRecord).map((cause) => ({
-                reason: typeof cause.reason === 'string' ? cause.reason : undefined,
-                message: typeof cause.message === 'string' ? cause.message : undefined,
-                field: typeof cause.field === 'string' ? cause.field : undefined,
-            })) : [];
+            const causes = Array.isArray(details.causes)
+                ? details.causes.filter(isRecord).map((cause) => ({
+                    reason: typeof cause.reason === 'string' ? cause.reason : undefined,
+                    message: typeof cause.message === 'string' ? cause.message : undefined,
+                    field: typeof cause.field === 'string' ? cause.field : undefined,
+                }))
+                : [];
             return {
                 message: typeof status.message === 'string' ? status.message : '',
                 reason: typeof status.reason === 'string' ? status.reason : '',
@@ -5371,7 +5451,10 @@ const IDENTITY_NAMESPACE = 'kube-system';
 const DEFAULT_IDENTITY_RECORD = 'timoni-fleet-identity';
 /** Our own field manager: the record is never Timoni's, and Timoni's fields are never ours. */
 const IDENTITY_FIELD_MANAGER = 'timoni-fleet';
-const IDENTITY_LABELS = { 'app.kubernetes.io/managed-by': 'timoni-fleet', 'app.kubernetes.io/component': 'cluster-identity' };
+const IDENTITY_LABELS = {
+    'app.kubernetes.io/managed-by': 'timoni-fleet',
+    'app.kubernetes.io/component': 'cluster-identity',
+};
 /**
  * `check`: refuse a cluster whose record names another runtime cluster (nothing written);
  * `record`: also write the record on an apply when there is none (the first apply), and
@@ -5399,7 +5482,11 @@ const namespacePath = `/api/v1/namespaces/${IDENTITY_NAMESPACE}`;
 const recordPath = (name) => `${namespacePath}/configmaps/${encodeURIComponent(name)}`;
 /** The UID of the cluster's `kube-system` Namespace. */
 async function readClusterUid(cluster) {
-    const namespace = await cluster.client.request({ method: 'GET', path: namespacePath, object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE } });
+    const namespace = await cluster.client.request({
+        method: 'GET',
+        path: namespacePath,
+        object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE },
+    });
     const uid = namespace.metadata?.uid;
     if (typeof uid !== 'string' || uid === '')
         throw new Error(`cluster ${cluster.name}: the ${IDENTITY_NAMESPACE} Namespace has no UID`);
@@ -5426,7 +5513,12 @@ function identityRecordObject(name, record) {
 }
 /** The record in the cluster, or null when there is none. */
 async function readIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
-    const object = await cluster.client.getOrNull(recordPath(name), { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name });
+    const object = await cluster.client.getOrNull(recordPath(name), {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: IDENTITY_NAMESPACE,
+        name,
+    });
     return parseIdentityRecord(object);
 }
 /** Writes (or overwrites) the record with server-side apply under our own field manager. */
@@ -5443,7 +5535,11 @@ async function writeIdentityRecord(cluster, record, name = DEFAULT_IDENTITY_RECO
 /** Removes the record (tests, or a cluster retired from the fleet); false when there was none. */
 async function deleteIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
     try {
-        await cluster.client.request({ method: 'DELETE', path: recordPath(name), object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name } });
+        await cluster.client.request({
+            method: 'DELETE',
+            path: recordPath(name),
+            object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name },
+        });
         return true;
     }
     catch (error) {
@@ -5479,7 +5575,10 @@ function decideIdentity(context, record, uid, repin) {
  * cluster names are case-insensitive in selections, so they are compared lower-cased.
  */
 function parseRepinList(values) {
-    return values.flatMap((value) => value.split(/[\s,]+/)).map((name) => name.trim()).filter(Boolean);
+    return values
+        .flatMap((value) => value.split(/[\s,]+/))
+        .map((name) => name.trim())
+        .filter(Boolean);
 }
 function repinsCluster(repin, runtimeCluster) {
     const name = runtimeCluster.toLowerCase();
@@ -5524,7 +5623,11 @@ async function establishIdentity(cluster, context, options) {
     if (decision.kind === 'mismatch')
         throw new ClusterIdentityError(`cluster ${context.runtimeCluster}: ${decision.message}`, uid, decision.record);
     options.onUid?.(uid);
-    const fresh = { runtimeCluster: context.runtimeCluster, uid, recordedAt: (options.now ?? (() => new Date()))().toISOString() };
+    const fresh = {
+        runtimeCluster: context.runtimeCluster,
+        uid,
+        recordedAt: (options.now ?? (() => new Date()))().toISOString(),
+    };
     const write = async (change) => {
         try {
             await writeIdentityRecord(cluster, fresh, recordName);
@@ -5544,7 +5647,11 @@ async function establishIdentity(cluster, context, options) {
         case 'repin':
             if (options.apply)
                 return write('repinned');
-            return { uid, record, note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin` };
+            return {
+                uid,
+                record,
+                note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin`,
+            };
     }
 }
 
@@ -5787,7 +5894,7 @@ class ProxyTransport {
         }
         // Plain HTTP through the proxy: the whole URL as the request target, Host the target's.
         const overTls = proxy.protocol === 'https:';
-        const agent = this.#agent(`forward ${proxy.href}`, () => (overTls ? new (external_node_https_default()).Agent({ keepAlive, maxSockets }) : new (external_node_http_default()).Agent({ keepAlive, maxSockets })));
+        const agent = this.#agent(`forward ${proxy.href}`, () => overTls ? new (external_node_https_default()).Agent({ keepAlive, maxSockets }) : new (external_node_http_default()).Agent({ keepAlive, maxSockets }));
         const forwarded = new URL(target.href);
         forwarded.hash = '';
         const send = overTls ? (external_node_https_default()).request : (external_node_http_default()).request;
@@ -5938,7 +6045,12 @@ class KubeClient {
             catch (error) {
                 const cause = error;
                 const failure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
-                const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: this.answered, now: Date.now(), boundAt: retryUntil });
+                const delay = nextRetryDelay(req, failure, {
+                    retry: attempt,
+                    answeredBefore: this.answered,
+                    now: Date.now(),
+                    boundAt: retryUntil,
+                });
                 if (delay === undefined)
                     throw this.connectionError(cause, req, attempt, startedAt, timeoutMs);
                 await this.beforeRetry(req, describeConnectionError(cause).detail, attempt, delay);
@@ -5953,8 +6065,17 @@ class KubeClient {
                 return response;
             const status = parseStatus(response.body);
             const { retryAfterMs } = response;
-            const failure = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-            const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: true, now: Date.now(), boundAt: retryUntil });
+            const failure = {
+                kind: 'status',
+                status: response.status,
+                ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+            };
+            const delay = nextRetryDelay(req, failure, {
+                retry: attempt,
+                answeredBefore: true,
+                now: Date.now(),
+                boundAt: retryUntil,
+            });
             if (delay === undefined)
                 throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
             const retryAfter = retryAfterMs !== undefined ? `, Retry-After ${Math.round(retryAfterMs / 1000)} s` : '';
@@ -5965,7 +6086,15 @@ class KubeClient {
     async beforeRetry(req, reason, retry, delayMs) {
         const object = req.object ? `${formatRef(req.object)}: ` : '';
         const text = `cluster ${this.name}: ${object}${describe(req)}: ${reason}; retry ${retry} in ${formatDuration(delayMs)}`;
-        this.onRetry({ cluster: this.name, request: describe(req), ...(req.object ? { object: req.object } : {}), reason, retry, delayMs, text });
+        this.onRetry({
+            cluster: this.name,
+            request: describe(req),
+            ...(req.object ? { object: req.object } : {}),
+            reason,
+            retry,
+            delayMs,
+            text,
+        });
         await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
     /**
@@ -6048,7 +6177,8 @@ class KubeClient {
                     accepted();
             });
             request.on('error', (error) => {
-                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
+                const stale = request.reusedSocket &&
+                    (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
                 settle(() => reject(stale ? new StaleSocketError(error) : error));
             });
             request.end(body);
@@ -6112,11 +6242,18 @@ function run(config, options) {
     // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
     // never the job's own credentials (the action's inputs, the runner's tokens), and runs
     // outside the workspace, which on a pull request holds the author's files.
-    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+    const env = {
+        ...withoutJobCredentials(process.env),
+        KUBERNETES_EXEC_INFO: execInfo(config, options.cluster),
+    };
     for (const entry of config.env)
         env[entry.name] = entry.value;
     return new Promise((resolvePromise, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, {
+            env,
+            cwd: config.workingDirectory,
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
         const stdout = [];
         const stderr = [];
         child.stdout.on('data', (chunk) => stdout.push(chunk));
@@ -6389,7 +6526,11 @@ function loadKubeconfig(sources, secrets) {
             }
             for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
                 if (!config.contexts.has(name)) {
-                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: str(body.namespace) });
+                    config.contexts.set(name, {
+                        cluster: String(body.cluster ?? ''),
+                        user: String(body.user ?? ''),
+                        namespace: str(body.namespace),
+                    });
                 }
             }
         }
@@ -6414,7 +6555,14 @@ function resolveContext(config, name) {
     const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
     if (!user)
         throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
-    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
+    return {
+        contextName,
+        clusterName: context.cluster,
+        userName: context.user,
+        cluster,
+        user,
+        namespace: context.namespace,
+    };
 }
 /** A file path of a kubeconfig entry, resolved against the file that declared it. */
 function resolveEntryPath(baseDir, path) {
@@ -6635,14 +6783,20 @@ function authFor(user, subject, options, cluster) {
     }
     if (user.exec) {
         // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
-        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
+        const command = user.exec.command.includes('/')
+            ? resolveEntryPath(user.baseDir, user.exec.command)
+            : user.exec.command;
         const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
         return {
             auth: async () => {
                 const credential = await plugin.credential();
                 if (credential.token)
                     return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
-                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
+                return {
+                    headers,
+                    cert: Buffer.from(credential.clientCertificateData ?? ''),
+                    key: Buffer.from(credential.clientKeyData ?? ''),
+                };
             },
             invalidate: () => {
                 plugin.invalidate();
@@ -6672,7 +6826,9 @@ function connectionFor(config, contextName, options) {
     if (ca && cluster.insecureSkipTlsVerify) {
         throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
     }
-    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
+    let proxyUrl = cluster.proxyUrl
+        ? undefined
+        : proxyFromEnvironment(server, options.env ?? process.env);
     if (cluster.proxyUrl) {
         try {
             proxyUrl = new URL(cluster.proxyUrl);
@@ -6906,7 +7062,10 @@ class KubeCluster {
         const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
         // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
         // one object would become a LIST of a namespace, or of the whole cluster.
-        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
+        if (new URL(path, 'http://api.invalid').pathname !== path ||
+            ref.name === '' ||
+            ref.name === '.' ||
+            ref.name === '..') {
             throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
         }
         return { mapping, namespace, path };
@@ -6925,7 +7084,9 @@ class KubeCluster {
         const { path } = await this.locate(ref);
         const object = await this.client.getOrNull(path, ref);
         // One object was asked for; a list (of Secrets, say) is never handed on.
-        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
+        if (object &&
+            (Array.isArray(object.items) ||
+                (typeof object.kind === 'string' && object.kind !== ref.kind))) {
             throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
         }
         return object;
@@ -6933,7 +7094,11 @@ class KubeCluster {
     /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
     async list(apiVersion, kind, namespace, labelSelector) {
         const mapping = await this.discovery.mapping(apiVersion, kind);
-        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+        const selector = labelSelector
+            ? Object.entries(labelSelector)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(',')
+            : undefined;
         const answer = await this.client.request({
             method: 'GET',
             path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
@@ -6946,7 +7111,12 @@ class KubeCluster {
     async delete(ref, propagationPolicy = 'Background') {
         const { path } = await this.locate(ref);
         try {
-            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
+            await this.client.request({
+                method: 'DELETE',
+                path,
+                object: ref,
+                body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy },
+            });
             return true;
         }
         catch (error) {
@@ -6962,7 +7132,9 @@ class KubeCluster {
 /** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
 function collectionPath(mapping, namespace) {
     const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
-    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
+    return namespace
+        ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}`
+        : `${base}/${mapping.resource}`;
 }
 /** A cluster reached through a kube context (default: the current context). */
 function openCluster(config, contextName, options) {
@@ -6998,11 +7170,15 @@ function mentionsImmutability(text) {
 }
 /** True when the API server refused a change because it touches an immutable field. */
 function isImmutableError(error) {
-    return error instanceof errors_KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
+    return (error instanceof errors_KubeApiError &&
+        error.status === 422 &&
+        (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message))));
 }
 /** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
 function immutableFields(error) {
-    const fields = error.causes.filter((cause) => mentionsImmutability(cause.message) && cause.field).map((cause) => cause.field);
+    const fields = error.causes
+        .filter((cause) => mentionsImmutability(cause.message) && cause.field)
+        .map((cause) => cause.field);
     if (fields.length === 0) {
         // Without causes, the message reads `<Kind> "<name>" is invalid: <field>: <reason>`.
         const match = /is invalid: ([\w.[\]-]+):/.exec(error.statusMessage);
@@ -7273,7 +7449,11 @@ async function applyObject(cluster, desired, options = {}) {
                 throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
             await cluster.delete(ref);
             await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
-            return { action: 'recreated', object: await serverSideApply(cluster, desired), immutableFields: immutableFields(error) };
+            return {
+                action: 'recreated',
+                object: await serverSideApply(cluster, desired),
+                immutableFields: immutableFields(error),
+            };
         }
         throw error;
     }
@@ -7978,7 +8158,7 @@ const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration'
 const secretFields = ['data', 'stringData'];
 /** A v1 Secret, the kind compared without case (fluxcd/pkg ssa utils.IsSecret, which Timoni uses). */
 function isSecret(object) {
-    return !!object && typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1';
+    return (!!object && typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1');
 }
 function maskAnnotations(object) {
     const metadata = object.metadata;
@@ -8000,7 +8180,9 @@ function maskSecret(object) {
         if (!(field in copy))
             continue;
         const value = copy[field];
-        copy[field] = isRecord(value) ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault])) : maskDefault;
+        copy[field] = isRecord(value)
+            ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]))
+            : maskDefault;
     }
     maskAnnotations(copy);
     return copy;
@@ -8111,7 +8293,9 @@ function unifiedDiff(from, to, options = {}) {
     // One side empty: one hunk of the other side's lines, without an edit search.
     if (fromLines.length === 0 || toLines.length === 0) {
         const hunk = fromLines.length === 0 ? toLines.map((line) => `+${line}`) : fromLines.map((line) => `-${line}`);
-        return { diff: `${[...header, `@@ -${range(1, fromLines.length)} +${range(1, toLines.length)} @@`, ...hunk].join('\n')}\n` };
+        return {
+            diff: `${[...header, `@@ -${range(1, fromLines.length)} +${range(1, toLines.length)} @@`, ...hunk].join('\n')}\n`,
+        };
     }
     const withFinalNewline = (text) => (text.endsWith('\n') ? text : `${text}\n`);
     const patch = structuredPatch('', '', withFinalNewline(from), withFinalNewline(to), undefined, undefined, {
@@ -8185,7 +8369,9 @@ function fieldChangesDiff(live, desired) {
 }
 /** The note that ends a recreated object's diff. */
 function recreateNote(fields, done) {
-    const named = fields.length === 0 ? 'an immutable field changes' : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
+    const named = fields.length === 0
+        ? 'an immutable field changes'
+        : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
     return `# recreated: ${named}; the object ${done ? 'was' : 'is'} deleted and created again\n`;
 }
 /**
@@ -8203,7 +8389,11 @@ function recreateDiff(live, desired, fields, done = false) {
 function isObjectError(error) {
     if (error instanceof ImmutableFieldError)
         return true;
-    return error instanceof errors_KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
+    return (error instanceof errors_KubeApiError &&
+        error.status >= 400 &&
+        error.status < 500 &&
+        error.status !== 401 &&
+        error.status !== 429);
 }
 async function changeOf(cluster, desired, action, diffOf, error) {
     const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
@@ -8216,7 +8406,14 @@ async function changeOf(cluster, desired, action, diffOf, error) {
     }
     const computed = typeof diffOf === 'function' ? diffOf(shown) : diffOf;
     const { diff, diffTooLarge } = typeof computed === 'string' ? { diff: computed, diffTooLarge: undefined } : computed;
-    const change = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff };
+    const change = {
+        kind: desired.kind,
+        apiVersion: desired.apiVersion,
+        namespace,
+        name: desired.metadata.name,
+        action,
+        diff,
+    };
     if (error !== undefined)
         change.error = error;
     if (diffTooLarge)
@@ -8334,7 +8531,14 @@ function parseInventoryEntry(entry) {
  * in fluxcd ssa sort order as Timoni's InstanceManager.AddObjects writes them.
  */
 function inventoryEntries(objects) {
-    const refs = objects.map((o) => 'metadata' in o ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name } : o);
+    const refs = objects.map((o) => 'metadata' in o
+        ? {
+            apiVersion: o.apiVersion,
+            kind: o.kind,
+            namespace: o.metadata.namespace ?? '',
+            name: o.metadata.name,
+        }
+        : o);
     return sortForApply(refs).map((ref) => ({ id: inventoryEntryId(ref), v: versionOf(ref.apiVersion) }));
 }
 /** Go's encoding/json escapes <, >, & and the two JS line separators inside strings. */
@@ -8344,7 +8548,9 @@ function goJson(value) {
 function sortedMap(map) {
     if (!map || Object.keys(map).length === 0)
         return undefined;
-    return Object.fromEntries(Object.keys(map).sort().map((key) => [key, map[key]]));
+    return Object.fromEntries(Object.keys(map)
+        .sort()
+        .map((key) => [key, map[key]]));
 }
 /** `data.instance` bytes: the Instance with Go's field order, omitempty rules and escaping. */
 function encodeInstance(instance) {
@@ -8368,7 +8574,13 @@ function encodeInstance(instance) {
         },
         values: instance.values,
         lastTransitionTime: instance.lastTransitionTime || undefined,
-        inventory: instance.inventory ? { entries: instance.inventory.entries?.length ? instance.inventory.entries.map((e) => ({ id: e.id, v: e.v })) : null } : undefined,
+        inventory: instance.inventory
+            ? {
+                entries: instance.inventory.entries?.length
+                    ? instance.inventory.entries.map((e) => ({ id: e.id, v: e.v }))
+                    : null,
+            }
+            : undefined,
         images: instance.images?.length ? instance.images : undefined,
     };
     return goJson(document);
@@ -8407,7 +8619,11 @@ function decodeInstance(text, where) {
         values: String(raw.values ?? ''),
         lastTransitionTime: typeof raw.lastTransitionTime === 'string' ? raw.lastTransitionTime : undefined,
         inventory: inventory
-            ? { entries: Array.isArray(inventory.entries) ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') })) : null }
+            ? {
+                entries: Array.isArray(inventory.entries)
+                    ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') }))
+                    : null,
+            }
             : undefined,
         images: Array.isArray(raw.images) ? raw.images.map(String) : undefined,
     };
@@ -8447,7 +8663,9 @@ function decodeInstanceSecret(secret) {
     if (typeof secret.metadata.creationTimestamp === 'string')
         instance.creationTimestamp = secret.metadata.creationTimestamp;
     const pendingData = data[pendingDataKey];
-    const pending = typeof pendingData === 'string' ? decodeInstance(Buffer.from(pendingData, 'base64').toString('utf8'), `${where} (pending)`) : undefined;
+    const pending = typeof pendingData === 'string'
+        ? decodeInstance(Buffer.from(pendingData, 'base64').toString('utf8'), `${where} (pending)`)
+        : undefined;
     return pending ? { instance, pending } : { instance };
 }
 /** `2026-01-02T03:04:05Z`: Go's time.RFC3339 of a UTC time (no fraction). */
@@ -8495,7 +8713,11 @@ function labelledSets(instance) {
         name: set.name,
         objects: set.objects.map((object) => {
             const copy = cloneJson(object);
-            copy.metadata.labels = { ...copy.metadata.labels, [ownerLabels.name]: instance.name, [ownerLabels.namespace]: instance.namespace };
+            copy.metadata.labels = {
+                ...copy.metadata.labels,
+                [ownerLabels.name]: instance.name,
+                [ownerLabels.namespace]: instance.namespace,
+            };
             return copy;
         }),
     }));
@@ -8513,9 +8735,20 @@ const localPrefix = 'file://';
 function moduleReference(module) {
     if (!module.url.startsWith(localPrefix)) {
         const annotations = module.annotations && Object.keys(module.annotations).length > 0 ? { ...module.annotations } : undefined;
-        return { name: module.name, repository: module.repository ?? module.url, version: module.version, digest: module.digest, ...(annotations ? { annotations } : {}) };
+        return {
+            name: module.name,
+            repository: module.repository ?? module.url,
+            version: module.version,
+            digest: module.digest,
+            ...(annotations ? { annotations } : {}),
+        };
     }
-    return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
+    return {
+        name: module.name,
+        repository: module.url.slice(localPrefix.length),
+        version: module.version,
+        digest: module.digest || 'unknown',
+    };
 }
 /** The record Timoni stores for this build: the inventory of every set, the bundle label. */
 function instanceRecord(instance, inventoryRefs, withImages) {
@@ -8652,7 +8885,12 @@ async function deleteObjects(cluster, refs, owner, options = {}) {
 
 /** Annotation on an instance Secret whose objects are being deleted (Timoni's DeleteInProgressAnnotation). */
 const deletingAnnotation = 'status.timoni.sh/deleting';
-const secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+const secretRef = (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: instanceSecretName(name),
+});
 /**
  * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
  * and the Secret's labels untouched (one server-side apply); answers the pending record.
@@ -8692,7 +8930,12 @@ async function markDeleting(cluster, name, namespace, now = new Date()) {
 // Reading and writing instance Secrets on a cluster, as Timoni's StorageManager does.
 
 
-const inventory_store_secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+const inventory_store_secretRef = (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: instanceSecretName(name),
+});
 /** The stored instance, or null when there is none. */
 async function inventory_store_readInstance(cluster, name, namespace) {
     const secret = await cluster.get(inventory_store_secretRef(name, namespace));
@@ -8707,7 +8950,10 @@ async function inventory_store_readInstance(cluster, name, namespace) {
 }
 /** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
 async function inventory_store_listInstances(cluster, namespace, bundle) {
-    const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
+    const selector = {
+        [instanceLabels.component]: 'instance',
+        [instanceLabels.createdBy]: 'timoni',
+    };
     if (bundle)
         selector[bundleNameLabel] = bundle;
     const secrets = await cluster.list('v1', 'Secret', namespace, selector);
@@ -9173,7 +9419,7 @@ function sleep(ms, signal) {
         signal?.addEventListener('abort', onAbort, { once: true });
     });
 }
-const toRef = (object) => ('metadata' in object ? refOf(object) : object);
+const toRef = (object) => 'metadata' in object ? refOf(object) : object;
 /**
  * Polls until `check` says every object is done, with a doubling interval; throws a
  * WaitError naming the objects not done on timeout, fail-fast or abort.
@@ -9277,7 +9523,11 @@ const namespaceChange = (name) => ({
     namespace: '',
     name,
     action: 'created',
-    diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
+    diff: wholeObjectDiff({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } },
+    }),
 });
 /** The run was cancelled while the instance was applied: `step` is where, `record` what was written. */
 class InstanceCancelledError extends InstanceStepError {
@@ -9339,7 +9589,17 @@ async function applyOne(cluster, desired, ref, force) {
         diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
     else if (result.action === 'configured' && before)
         diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
-    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, ...diff }, result };
+    return {
+        change: {
+            kind: ref.kind,
+            apiVersion: ref.apiVersion,
+            namespace: ref.namespace,
+            name: ref.name,
+            action: result.action,
+            ...diff,
+        },
+        result,
+    };
 }
 /**
  * Applies the instance; throws an InstanceStepError naming the step (and object) that
@@ -9563,7 +9823,9 @@ class InstanceApply {
         }
     }
     async waitForPruned(pruned) {
-        const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        const gone = pruned
+            .filter((c) => c.action === 'deleted' && c.diff)
+            .map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
         if (gone.length === 0)
             return;
         this.log(`waiting for ${gone.length} resource(s) to be finalized...`);
@@ -9625,7 +9887,12 @@ class InstanceApply {
         throw new InstanceStepError(this.cluster.name, step, this.id, [...this.changes], error, object);
     }
     waitOptions() {
-        return { timeoutMs: this.options.timeoutMs ?? default_timeout_DEFAULT_TIMEOUT_MS, deadline: this.options.deadline, signal: this.options.signal, intervalMs: this.options.pollIntervalMs };
+        return {
+            timeoutMs: this.options.timeoutMs ?? default_timeout_DEFAULT_TIMEOUT_MS,
+            deadline: this.options.deadline,
+            signal: this.options.signal,
+            intervalMs: this.options.pollIntervalMs,
+        };
     }
     /** Readiness of objects not yet known. */
     addReadiness(checks) {
@@ -9676,11 +9943,18 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
         fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
     }
     if (wait) {
-        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        const gone = changes
+            .filter((c) => c.action === 'deleted' && c.diff)
+            .map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
         try {
             if (gone.length > 0)
                 options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? default_timeout_DEFAULT_TIMEOUT_MS, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+            await waitForDeletion(cluster, gone, {
+                timeoutMs: options.timeoutMs ?? default_timeout_DEFAULT_TIMEOUT_MS,
+                deadline,
+                signal: options.signal,
+                intervalMs: options.pollIntervalMs,
+            });
             if (gone.length > 0)
                 options.log?.('all resources have been deleted');
         }
@@ -9792,8 +10066,19 @@ async function diffInstance(cluster, instance, options = {}) {
         }
     }
     if (!exists) {
-        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
-        changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
+        const namespace = {
+            apiVersion: 'v1',
+            kind: 'Namespace',
+            metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } },
+        };
+        changes.push({
+            kind: 'Namespace',
+            apiVersion: 'v1',
+            namespace: '',
+            name: instance.namespace,
+            action: 'created',
+            diff: wholeObjectDiff(namespace),
+        });
     }
     // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
     const sets = labelledSets(instance);
@@ -9837,7 +10122,12 @@ async function instanceStatus(cluster, stored) {
         name: instance.name,
         namespace: instance.namespace,
         bundle: instance.labels?.[bundleNameLabel] ?? '',
-        module: { name: instance.module.name, url: instance.module.repository, version: instance.module.version, digest: instance.module.digest },
+        module: {
+            name: instance.module.name,
+            url: instance.module.repository,
+            version: instance.module.version,
+            digest: instance.module.digest,
+        },
         lastApplied: instance.lastTransitionTime ?? '',
         images: instance.images ?? [],
         objects,
@@ -9872,7 +10162,10 @@ async function namespacesToList(cluster, listed) {
     const own = [...new Set(listed.map((instance) => instance.namespace))];
     try {
         const all = await cluster.list('v1', 'Namespace', '');
-        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
+        return {
+            namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])],
+            scope: 'namespaces',
+        };
     }
     catch (error) {
         if (!unlisted_instances_isForbidden(error))
@@ -9922,7 +10215,14 @@ async function diffRemovedInstance(cluster, stored, builtIds) {
     const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
     const kept = refs
         .filter((ref) => taken.has(inventoryEntryId(ref)))
-        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
+        .map((ref) => ({
+        kind: ref.kind,
+        apiVersion: ref.apiVersion,
+        namespace: ref.namespace,
+        name: ref.name,
+        action: 'skipped',
+        diff: '',
+    }));
     return [...changes, ...kept];
 }
 /** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
@@ -10533,7 +10833,11 @@ function traceValuesPositions(engine, origin, diagnostics) {
         }
         // One error about one value once: of the copies (`timoni.instance.config.x`, every
         // object's `#config.x`), the one nearest the root says it best, with its own positions.
-        const key = JSON.stringify([result.path, result.message, path === undefined ? result.positions : (result.positions[0] ?? null)]);
+        const key = JSON.stringify([
+            result.path,
+            result.message,
+            path === undefined ? result.positions : (result.positions[0] ?? null),
+        ]);
         const earlier = seen.get(key);
         if (earlier === undefined) {
             seen.set(key, { index: traced.length, depth: diagnostic.path.length });
@@ -10573,7 +10877,9 @@ function withClosingPositions(build, diagnostics) {
             const closing = root.lookup(parent);
             try {
                 const position = closing.exists() ? closing.position() : undefined;
-                return position && position.file !== build.valuesFile ? { ...diagnostic, positions: [...diagnostic.positions, position] } : diagnostic;
+                return position && position.file !== build.valuesFile
+                    ? { ...diagnostic, positions: [...diagnostic.positions, position] }
+                    : diagnostic;
             }
             finally {
                 closing.free();
@@ -10594,7 +10900,12 @@ function traceBuildErrors(build, diagnostics) {
     let bundle;
     try {
         bundle = build.locateValues();
-        const origin = { valuesFile: build.valuesFile, mergedSource: build.mergedSource, baseSource: build.baseSource, bundle };
+        const origin = {
+            valuesFile: build.valuesFile,
+            mergedSource: build.mergedSource,
+            baseSource: build.baseSource,
+            bundle,
+        };
         return traceValuesPositions(build.engine, origin, withClosingPositions(build, diagnostics));
     }
     catch (error) {
@@ -10651,7 +10962,14 @@ function traceValues(context, diagnostics) {
     const baseSource = context.module.files[`${context.prefix}values.cue`];
     if (mergedSource === undefined || !input.locateValues || !loadOptions || typeof baseSource !== 'string')
         return undefined;
-    return traceBuildErrors({ engine: context.engine, valuesFile: `${context.prefix}values.cue`, mergedSource, baseSource, locateValues: input.locateValues, loadWithValues: (source) => context.engine.load(loadOptions(source)) }, diagnostics);
+    return traceBuildErrors({
+        engine: context.engine,
+        valuesFile: `${context.prefix}values.cue`,
+        mergedSource,
+        baseSource,
+        locateValues: input.locateValues,
+        loadWithValues: (source) => context.engine.load(loadOptions(source)),
+    }, diagnostics);
 }
 function buildFailure(context, step, error) {
     if (error instanceof CueError)
@@ -10690,7 +11008,11 @@ async function buildInstance(engine, module, input) {
     const merged = withCueErrors(context, 'merging values', () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
     context.mergedSource = merged.source;
     context.loadOptions = (valuesSource) => ({
-        files: { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) },
+        files: {
+            ...module.files,
+            [valuesPath]: valuesSource,
+            [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName),
+        },
         dir: packageDir,
         moduleRoot: '.',
         package: packageName,
@@ -10809,7 +11131,13 @@ class InstanceBuilds {
             outcomes = new Map();
             this.#byModule.set(module, outcomes);
         }
-        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+        const key = JSON.stringify([
+            input.name,
+            input.namespace,
+            input.kubeVersion,
+            input.packageName ?? 'main',
+            input.values,
+        ]);
         let outcome = outcomes.get(key);
         if (outcome) {
             this.#reused += 1;
@@ -11049,7 +11377,9 @@ const runOptions = {
     /** Clusters diffed (or read, for a state) at once. */
     concurrency: textOption('concurrency', 4, '4', wholeNumber('clusters', 1)),
     /** How a rollout goes through the clusters, and with `waves` the clusters of a wave applied at once. */
-    strategy: textOption('strategy', 'sequential', 'sequential', choice(ROLLOUT_STRATEGIES), { choices: ROLLOUT_STRATEGIES }),
+    strategy: textOption('strategy', 'sequential', 'sequential', choice(ROLLOUT_STRATEGIES), {
+        choices: ROLLOUT_STRATEGIES,
+    }),
     maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
     /** The whole run's time limit. */
     deadline: {
@@ -11077,7 +11407,9 @@ const runOptions = {
         parse: choice(IDENTITY_MODES),
     },
     clusterIdentityRecord: textOption('cluster-identity-record', DEFAULT_IDENTITY_RECORD, DEFAULT_IDENTITY_RECORD, configMapName),
-    repinClusters: listOption('repin-clusters', [], (items) => parseRepinList(items), { flag: 'repin-cluster' }),
+    repinClusters: listOption('repin-clusters', [], (items) => parseRepinList(items), {
+        flag: 'repin-cluster',
+    }),
     /**
      * Registry credentials for OCI modules, one option in two forms: the action's
      * `registry-creds` is a list of credentials bound to hosts (hostCredentials), the CLI's
@@ -11220,7 +11552,12 @@ function clusterEntry(cluster, status, instances, error, startedAt) {
 }
 function clusterError(error, fallbackStep) {
     if (error instanceof ClusterStepError) {
-        return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+        return {
+            step: error.step,
+            message: error.message,
+            ...(error.instance ? { instance: error.instance } : {}),
+            ...(error.object ? { object: error.object } : {}),
+        };
     }
     return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
 }
@@ -11235,7 +11572,14 @@ function tellFailure(run, cluster, line, error, text = error instanceof Error ? 
     line(`${FAILURE_MARK}${text}`);
 }
 function skippedEntry(cluster) {
-    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
+    return {
+        name: cluster.name,
+        group: cluster.group,
+        kubeContext: cluster.kubeContext,
+        status: 'skipped',
+        error: null,
+        instances: [],
+    };
 }
 function logPrefix(bundle, cluster, instance) {
     const parts = [`b:${bundle}`];
@@ -11269,7 +11613,13 @@ function instanceError(failure) {
  */
 function unbuiltInstanceEntry(instance, failure) {
     const { url, version, digest } = instance.module;
-    return { name: instance.name, namespace: instance.namespace, module: { url, version, digest: digest ?? '' }, changes: [], error: instanceError(failure) };
+    return {
+        name: instance.name,
+        namespace: instance.namespace,
+        module: { url, version, digest: digest ?? '' },
+        changes: [],
+        error: instanceError(failure),
+    };
 }
 /** The entry of an instance built but whose dry-run stopped: the changes found before, and its error. */
 function undiffedInstanceEntry(instance, failure, changes) {
@@ -11312,7 +11662,9 @@ async function builtOrNothing(cluster, started, into, line, tell) {
         return built;
     const names = failures.map((failure) => failure.instance ?? '');
     const notBuilt = `${instanceList(names)} did not build`;
-    throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, { cause: first }), first.instance);
+    throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, {
+        cause: first,
+    }), first.instance);
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
@@ -11328,7 +11680,13 @@ function storedModule(stored) {
     return { url: module.repository, version: module.version, digest: module.digest };
 }
 function removedEntry(stored, changes) {
-    return { name: stored.instance.name, namespace: stored.instance.namespace, module: storedModule(stored), changes, removed: true };
+    return {
+        name: stored.instance.name,
+        namespace: stored.instance.namespace,
+        module: storedModule(stored),
+        changes,
+        removed: true,
+    };
 }
 function objects(count) {
     return count === 1 ? '1 object' : `${count} objects`;
@@ -11345,7 +11703,8 @@ async function scan(kube, bundle, builds, log) {
         log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
     }
     if (found.unchecked.length > 0) {
-        const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
+        const shown = found.unchecked.slice(0, 5).join(', ') +
+            (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
         log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
     }
     return found;
@@ -11478,17 +11837,25 @@ function decideMembership(comparison, head, probes, from) {
             renames.push({ from: cluster, to: renamed, by: match(renamed) });
             continue;
         }
-        const staying = probe.uid ? head.clusters.find((other) => probeOf(other).uid === probe.uid) : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
+        const staying = probe.uid
+            ? head.clusters.find((other) => probeOf(other).uid === probe.uid)
+            : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
         leaving.push({
             cluster,
             contextGone: probe.contextGone === true,
-            ...(staying ? { conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there` } : {}),
+            ...(staying
+                ? {
+                    conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there`,
+                }
+                : {}),
         });
     }
     return { from, leaving, renames, moved: comparison.moved };
 }
 function hasContext(kubeconfig, context) {
-    return context === '' ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== '' : kubeconfig.contexts.has(context);
+    return context === ''
+        ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== ''
+        : kubeconfig.contexts.has(context);
 }
 /** Reads a cluster's identity record and kube-system UID through a context (never writes). */
 async function probe(run, cluster) {
@@ -11548,7 +11915,11 @@ async function findMembership(run) {
         run.log.line(`cluster ${rename.to.name} was ${rename.from.name} in ${base.from} (the same cluster, by its ${rename.by === 'record' ? 'identity record' : rename.by === 'uid' ? 'kube-system uid' : 'kube context'}): a rename, nothing is deleted`);
     }
     for (const leave of membership.leaving) {
-        const reason = leave.contextGone ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig` : leave.conflict ? `; ${leave.conflict}` : '';
+        const reason = leave.contextGone
+            ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig`
+            : leave.conflict
+                ? `; ${leave.conflict}`
+                : '';
         run.log.line(`cluster ${leave.cluster.name} (${leave.cluster.group}) leaves the fleet: listed in ${base.from}, not in the runtime${reason}`);
     }
     return membership;
@@ -11563,7 +11934,9 @@ function selectHeadClusters(run) {
         return selectClusters(run.evaluation.runtime, run.selector);
     }
     catch (error) {
-        if (error instanceof NoClusterMatchesError && run.baseRuntime && compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0)
+        if (error instanceof NoClusterMatchesError &&
+            run.baseRuntime &&
+            compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0)
             return [];
         throw error;
     }
@@ -11575,7 +11948,13 @@ function withRenamesRepinned(run, renames) {
     const identity = run.options.identity ?? { mode: 'check', repin: [] };
     if (identity.mode === 'off')
         return run;
-    return { ...run, options: { ...run.options, identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] } } };
+    return {
+        ...run,
+        options: {
+            ...run.options,
+            identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] },
+        },
+    };
 }
 /** The head entries marked with their renames, the leaving entries appended; and where the base came from. */
 function withMembership(entries, renames) {
@@ -11596,7 +11975,10 @@ function membershipSource(run) {
 /** The command that removes the bundle from a cluster by hand (Timoni's, and ours). */
 function removalCommands(bundle, cluster) {
     const context = cluster.kubeContext ? ` --kube-context ${cluster.kubeContext}` : '';
-    return [`timoni bundle delete --name ${bundle || '<bundle>'}${context}`, `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`];
+    return [
+        `timoni bundle delete --name ${bundle || '<bundle>'}${context}`,
+        `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`,
+    ];
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/session.ts
@@ -11621,7 +12003,12 @@ async function openSession(kubeconfig, cluster, options) {
     try {
         const version = await kube.client.version();
         const readObject = async (_cluster, query) => {
-            const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
+            const object = await kube.get({
+                apiVersion: query.apiVersion,
+                kind: query.kind,
+                namespace: query.namespace,
+                name: query.name,
+            });
             return object ?? undefined;
         };
         return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
@@ -11646,7 +12033,10 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     let session;
     try {
         // A request sent again (a restarted API server, a 503) is told in the cluster's own log.
-        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets, onRetry: (retry) => line(retry.text) });
+        session = await openSession(run.kubeconfig, cluster, {
+            secrets: run.secrets,
+            onRetry: (retry) => line(retry.text),
+        });
     }
     catch (error) {
         const reason = connectFailure(cluster, error);
@@ -11670,7 +12060,9 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
 }
 /** A cluster that could not be opened, said once: `cluster X: cannot reach the API server at ...`, `cannot reach cluster X: the API server rejected ...`. */
 function unreachableText(cluster, reason) {
-    return reason.startsWith('cannot reach ') ? `cluster ${cluster}: ${reason}` : `cannot reach cluster ${cluster}: ${reason}`;
+    return reason.startsWith('cannot reach ')
+        ? `cluster ${cluster}: ${reason}`
+        : `cannot reach cluster ${cluster}: ${reason}`;
 }
 /**
  * Why a cluster could not be opened, each fact once (the line already says `cannot reach
@@ -11678,9 +12070,13 @@ function unreachableText(cluster, reason) {
  */
 function connectFailure(cluster, error) {
     const message = error instanceof Error ? error.message : String(error);
-    const own = message.startsWith(`cluster ${cluster.name}: `) ? message.slice(`cluster ${cluster.name}: `.length) : message;
+    const own = message.startsWith(`cluster ${cluster.name}: `)
+        ? message.slice(`cluster ${cluster.name}: `.length)
+        : message;
     if (error instanceof errors_KubeApiError && error.status === 401) {
-        const context = cluster.kubeContext ? `kube context ${(0,display_text/* quote */.h)(cluster.kubeContext)}` : "the kubeconfig's current context";
+        const context = cluster.kubeContext
+            ? `kube context ${(0,display_text/* quote */.h)(cluster.kubeContext)}`
+            : "the kubeconfig's current context";
         return `the API server rejected the credentials of ${context} (401 Unauthorized on ${error.request})`;
     }
     return own;
@@ -11862,7 +12258,13 @@ async function leavingBundleName(run, cluster, headName) {
 }
 function storedEntry(stored, changes) {
     const { module } = stored.instance;
-    return { name: stored.instance.name, namespace: stored.instance.namespace, module: { url: module.repository, version: module.version, digest: module.digest }, changes, removed: true };
+    return {
+        name: stored.instance.name,
+        namespace: stored.instance.namespace,
+        module: { url: module.repository, version: module.version, digest: module.digest },
+        changes,
+        removed: true,
+    };
 }
 /** Why the bundle is not removed from a leaving cluster by this run, when it is not. */
 function keptReason(run, leave) {
@@ -11928,8 +12330,15 @@ async function planLeavingCluster(run, leave, headBundle, line) {
         const kept = keptReason(run, leave);
         if (kept) {
             line(`${prefix} > leaves the fleet; ${kept}`);
-            const shown = instances.map((instance) => ({ ...instance, changes: instance.changes.map((change) => ({ ...change, action: 'skipped', diff: '' })) }));
-            return { ...keptEntry(leave, bundle, kept, shown), startedAt: new Date(startedAt).toISOString(), durationMs: Date.now() - startedAt };
+            const shown = instances.map((instance) => ({
+                ...instance,
+                changes: instance.changes.map((change) => ({ ...change, action: 'skipped', diff: '' })),
+            }));
+            return {
+                ...keptEntry(leave, bundle, kept, shown),
+                startedAt: new Date(startedAt).toISOString(),
+                durationMs: Date.now() - startedAt,
+            };
         }
         const changed = instances.some((instance) => deletedCount(instance.changes) > 0);
         return leaves(clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt));
@@ -11983,7 +12392,12 @@ async function removeFromLeavingCluster(run, leave, headBundle, line) {
                 throw new ClusterStepError('cancelled', new Error(`cluster ${cluster.name}: the run was cancelled before instance ${name} was deleted`), name);
             log('leaves with the cluster: deleting it');
             try {
-                const deleted = await deleteRemovedInstance(session.kube, record, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log, ...(run.cancel ? { signal: run.cancel } : {}) }, deadline);
+                const deleted = await deleteRemovedInstance(session.kube, record, {
+                    wait: run.options.wait,
+                    timeoutMs: run.options.timeoutMs,
+                    log,
+                    ...(run.cancel ? { signal: run.cancel } : {}),
+                }, deadline);
                 log(`leaves with the cluster: ${leaving_clusters_objects(deletedCount(deleted.changes))} deleted`);
                 instances.push(storedEntry(record, deleted.changes));
             }
@@ -12062,7 +12476,9 @@ function storedModuleOf(stored) {
     return { url: module.repository, version: module.version, digest: module.digest };
 }
 function readinessOf(status) {
-    const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
+    const notReady = status.objects
+        .filter((o) => o.status !== 'Current')
+        .map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
     return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
 }
 function countStates(rows) {
@@ -12095,7 +12511,11 @@ async function findOrphanedClusters(run, bundle) {
             // Not this fleet's cluster (no record of it, nor listed at the base), or one of the runtime reached by another context.
             if ((!record && !base) || (record && names.has(record.runtimeCluster.toLowerCase())))
                 continue;
-            const cluster = { name: record?.runtimeCluster ?? base?.name ?? context, group: base?.group ?? '', kubeContext: context };
+            const cluster = {
+                name: record?.runtimeCluster ?? base?.name ?? context,
+                group: base?.group ?? '',
+                kubeContext: context,
+            };
             const instances = await inventory_store_listInstances(kube, '', bundle);
             if (instances.length === 0)
                 continue;
@@ -12103,7 +12523,13 @@ async function findOrphanedClusters(run, bundle) {
             for (const instance of instances)
                 statuses.set(instance, await instanceStatus(kube, instance).catch(() => undefined));
             const commands = removalCommands(bundle, cluster);
-            found.push({ cluster, instances, statuses, commands, reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet): the bundle stays installed there until it is removed` });
+            found.push({
+                cluster,
+                instances,
+                statuses,
+                commands,
+                reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet): the bundle stays installed there until it is removed`,
+            });
         }
         catch (error) {
             run.log.line(`kube context "${context}" (in no runtime cluster) not checked for instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`);
@@ -12222,7 +12648,10 @@ function digestInput(object) {
     // `kubectl apply` copies the whole object, data included, into this annotation.
     const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
     if (annotations && lastApplied in annotations)
-        normalised.metadata.annotations = { ...annotations, [lastApplied]: `sha256:${sha256(annotations[lastApplied] ?? '')}` };
+        normalised.metadata.annotations = {
+            ...annotations,
+            [lastApplied]: `sha256:${sha256(annotations[lastApplied] ?? '')}`,
+        };
     return normalised;
 }
 /** The desired state of one cluster as digests: see the header. */
@@ -12230,7 +12659,11 @@ function desiredState(instances) {
     const modules = {};
     const entries = [];
     for (const instance of instances) {
-        modules[instance.name] = { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+        modules[instance.name] = {
+            url: instance.module.url,
+            version: instance.module.version,
+            digest: instance.module.digest,
+        };
         for (const object of instance.objects) {
             let key = objectKey(instance.name, object);
             // The same name twice in one instance (two kinds of one name in different API groups).
@@ -12254,7 +12687,11 @@ function compareDesired(reviewed, current) {
     const instances = [...new Set([...Object.keys(reviewed.modules), ...Object.keys(current.modules)])];
     const modules = instances
         .filter((instance) => !sameModule(reviewed.modules[instance], current.modules[instance]))
-        .map((instance) => ({ instance, ...(reviewed.modules[instance] ? { reviewed: reviewed.modules[instance] } : {}), ...(current.modules[instance] ? { current: current.modules[instance] } : {}) }));
+        .map((instance) => ({
+        instance,
+        ...(reviewed.modules[instance] ? { reviewed: reviewed.modules[instance] } : {}),
+        ...(current.modules[instance] ? { current: current.modules[instance] } : {}),
+    }));
     const partial = Object.keys(reviewed.objects).length < reviewed.objectCount;
     const changed = [];
     const removed = [];
@@ -12305,7 +12742,11 @@ function describeDifference(difference) {
 }
 /** The desired state of a cluster's build (session.ts): every instance's module and objects. */
 function desiredOfBuild(instances) {
-    return desiredState(instances.map((instance) => ({ name: instance.name, module: moduleInfo(instance), objects: instance.built.sets.flatMap((set) => set.objects) })));
+    return desiredState(instances.map((instance) => ({
+        name: instance.name,
+        module: moduleInfo(instance),
+        objects: instance.built.sets.flatMap((set) => set.objects),
+    })));
 }
 /** The cluster's entry with its desired state, when it was computed. */
 function withDesired(entry, desired) {
@@ -12402,7 +12843,10 @@ async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, bui
         }
         const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
         try {
-            const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership });
+            const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
+                force: run.options.force,
+                overwriteOwnership: run.options.overwriteOwnership,
+            });
             return { entry: { ...entry, changes }, built: instance };
         }
         catch (error) {
@@ -12453,7 +12897,9 @@ function clusterFailure(cluster, instances) {
 }
 /** The cluster's error when objects failed their dry-run: each object with the server's answer. */
 function failedObjects(cluster, instances) {
-    const failed = instances.flatMap((instance) => instance.changes.filter((change) => change.action === 'failed').map((change) => ({ instance: instance.name, change })));
+    const failed = instances.flatMap((instance) => instance.changes
+        .filter((change) => change.action === 'failed')
+        .map((change) => ({ instance: instance.name, change })));
     const first = failed[0];
     if (!first)
         return null;
@@ -12538,7 +12984,9 @@ function listed(items, shown = 3) {
     return items.length > shown ? `${head} and ${items.length - shown} more` : head;
 }
 function fleet_state_moduleText(module) {
-    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
+    const digest = module.digest && module.digest !== 'unknown'
+        ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})`
+        : '';
     return `${module.version}${digest}`;
 }
 /** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
@@ -12563,11 +13011,20 @@ async function instanceRow(run, session, bundle, instance, base) {
         return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
     }
     if (!stored)
-        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
+        return row(base, {
+            ...fields,
+            state: 'not installed',
+            reason: `no instance ${instance.name} in namespace ${instance.namespace}`,
+        });
     const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
     if (owner !== bundle) {
         const whose = owner ? `bundle ${owner}` : 'no bundle';
-        return row(base, { ...fields, state: 'not installed', module: storedModuleOf(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
+        return row(base, {
+            ...fields,
+            state: 'not installed',
+            module: storedModuleOf(stored),
+            reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}`,
+        });
     }
     const module = storedModuleOf(stored);
     let status;
@@ -12575,16 +13032,30 @@ async function instanceRow(run, session, bundle, instance, base) {
         status = await instanceStatus(session.kube, stored);
     }
     catch (error) {
-        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
+        return row(base, {
+            ...fields,
+            state: 'unknown',
+            module,
+            lastApplied: stored.instance.lastTransitionTime ?? null,
+            reason: `cannot read the objects' readiness: ${message(error)}`,
+        });
     }
     const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
     if (moduleDiffers(module, desired)) {
-        return row(base, { ...known, state: 'stale', reason: `module ${fleet_state_moduleText(module)} applied, the bundle asks for ${fleet_state_moduleText(desired)}` });
+        return row(base, {
+            ...known,
+            state: 'stale',
+            reason: `module ${fleet_state_moduleText(module)} applied, the bundle asks for ${fleet_state_moduleText(desired)}`,
+        });
     }
     let changes;
     try {
         // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
-        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
+        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
+            force: run.options.force,
+            overwriteOwnership: true,
+            prune: run.options.prune,
+        }));
     }
     catch (error) {
         return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
@@ -12620,7 +13091,11 @@ async function clusterRows(run, cluster, builds, bundleName) {
     if ('failed' in connected) {
         const error = connected.failed.error;
         // The row names the cluster: a connect or identity failure's message says the rest once.
-        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' || error.step === 'identity' ? error.message : `${error.step}: ${error.message}`;
+        const reason = !error
+            ? `cluster ${cluster.name} failed`
+            : error.step === 'connect' || error.step === 'identity'
+                ? error.message
+                : `${error.step}: ${error.message}`;
         return unreachableRows(run, cluster, base, reason, bundleName);
     }
     const { session } = connected;
@@ -12658,12 +13133,19 @@ async function removedRows(run, session, bundle, listed, base) {
                 module: storedModuleOf(stored),
                 lastApplied: status.lastApplied || null,
                 readiness: readinessOf(status),
-                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
+                reason: run.options.pruneRemovedInstances
+                    ? 'no longer in the bundle: an apply deletes it'
+                    : 'no longer in the bundle (kept: removed instances are not pruned)',
             }));
         }
     }
     catch (error) {
-        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
+        rows.push(row(base, {
+            instance: '',
+            namespace: '',
+            state: 'unknown',
+            reason: `cannot look for instances the bundle no longer lists: ${message(error)}`,
+        }));
     }
     return rows;
 }
@@ -12674,7 +13156,12 @@ async function fleetState(run) {
     const bundleName = { value: '' };
     run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
     const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
-        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
+        row({ cluster: cluster.name, group: cluster.group }, {
+            instance: '',
+            namespace: '',
+            state: 'unknown',
+            reason: `the run passed its deadline while cluster ${cluster.name} was being read`,
+        }),
     ]));
     const instances = [...perCluster.flat(), ...(await orphanedRows(run, bundleName.value))];
     return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
@@ -12704,7 +13191,10 @@ function stoppedEntry(cluster, stop, cancelled) {
         const message = `${cancelled?.message ?? 'the run was cancelled'} before cluster ${cluster.name} was started; nothing was applied to it`;
         return clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'start', message }, Date.now());
     }
-    return clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now());
+    return clusterEntry(cluster, 'failed', [], {
+        step: 'deadline',
+        message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it`,
+    }, Date.now());
 }
 async function rollOutWaves(clusters, options, rollOut) {
     if (!Number.isInteger(options.maxParallel) || options.maxParallel < 1) {
@@ -12784,7 +13274,9 @@ class ClusterCancelled extends Error {
 }
 /** Throws ClusterCancelled when the run is cancelled: called before each step that would start something. */
 function stopIfCancelled(run, cluster, step, instance) {
-    const cancelled = run.cancel?.aborted ? ((0,cancellation/* cancellationOf */.zg)(run.cancel) ?? new Error('the run was cancelled')) : undefined;
+    const cancelled = run.cancel?.aborted
+        ? ((0,cancellation/* cancellationOf */.zg)(run.cancel) ?? new Error('the run was cancelled'))
+        : undefined;
     if (!cancelled)
         return;
     const before = instance ? `before instance ${instance}` : `at ${step}`;
@@ -12806,7 +13298,10 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
         // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
-        const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line, (failure) => run.onClusterError?.(cluster.name, failure)) };
+        const build = {
+            evaluated: started.evaluated,
+            instances: await builtOrNothing(cluster.name, started, instances, line, (failure) => run.onClusterError?.(cluster.name, failure)),
+        };
         stopIfCancelled(run, cluster, 'build');
         // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
         if (run.beforeApply || run.recordDesired) {
@@ -12841,15 +13336,30 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                     ...(run.cancel ? { signal: run.cancel } : {}),
                     log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
-                instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
+                instances.push({
+                    name: instance.name,
+                    namespace: instance.namespace,
+                    module: moduleInfo(instance),
+                    changes: withReadiness(result.changes, result.readiness),
+                });
             }
             catch (error) {
                 if (error instanceof InstanceCancelledError) {
-                    instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(error.changes, error.readiness) });
+                    instances.push({
+                        name: instance.name,
+                        namespace: instance.namespace,
+                        module: moduleInfo(instance),
+                        changes: withReadiness(error.changes, error.readiness),
+                    });
                     throw new ClusterCancelled(error.step, error.message, instance.name, error.object);
                 }
                 if (error instanceof InstanceStepError) {
-                    instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
+                    instances.push({
+                        name: instance.name,
+                        namespace: instance.namespace,
+                        module: moduleInfo(instance),
+                        changes: error.changes,
+                    });
                     throw new ClusterStepError(error.step, error, instance.name, error.object);
                 }
                 throw new ClusterStepError('apply', error, instance.name);
@@ -12859,14 +13369,25 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         // (an object moved to a listed instance has its new owner's labels by then, and stays).
         if (run.options.prune && run.options.pruneRemovedInstances) {
             stopIfCancelled(run, cluster, 'prune');
-            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) }, instances);
+            await removedInstancesApply(session.kube, bundle, build.instances, {
+                wait: run.options.wait,
+                timeoutMs: run.options.timeoutMs,
+                deadline,
+                log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`),
+            }, instances);
         }
         return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
     }
     catch (error) {
         if (error instanceof ClusterCancelled) {
             line(`⏹ ${error.message}`);
-            const cancelled = { step: CANCELLED_STEP, interrupted: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+            const cancelled = {
+                step: CANCELLED_STEP,
+                interrupted: error.step,
+                message: error.message,
+                ...(error.instance ? { instance: error.instance } : {}),
+                ...(error.object ? { object: error.object } : {}),
+            };
             return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, cancelled, startedAt)), desired);
         }
         tellFailure(run, cluster.name, line, error);
@@ -12881,8 +13402,15 @@ function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
     return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, (why) => why === 'cancelled'
-        ? clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'apply', message: `cluster ${cluster.name}: ${(0,cancellation/* cancellationOf */.zg)(run.cancel)?.message ?? 'the run was cancelled'}, and its work in flight did not end within the grace given to it; objects may have been applied in part and Timoni's instance record not written for them` }, startedAt)
-        : clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt), run.cancel);
+        ? clusterEntry(cluster, 'failed', [], {
+            step: CANCELLED_STEP,
+            interrupted: 'apply',
+            message: `cluster ${cluster.name}: ${(0,cancellation/* cancellationOf */.zg)(run.cancel)?.message ?? 'the run was cancelled'}, and its work in flight did not end within the grace given to it; objects may have been applied in part and Timoni's instance record not written for them`,
+        }, startedAt)
+        : clusterEntry(cluster, 'failed', [], {
+            step: 'timeout',
+            message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)`,
+        }, startedAt), run.cancel);
 }
 /** Each applied object's readiness result, matched by kind, namespace and name. */
 function withReadiness(changes, readiness) {
@@ -12983,7 +13511,9 @@ function cancellationLine(entries) {
     const applied = entries.filter((entry) => entry.status === 'applied').map((entry) => entry.name);
     const interrupted = cancelled.filter((entry) => !notStarted(entry)).map(where);
     const failed = entries.filter((entry) => entry.status === 'failed' && !isCancelled(entry)).map((entry) => entry.name);
-    const unreached = entries.filter((entry) => entry.status === 'skipped' || notStarted(entry)).map((entry) => entry.name);
+    const unreached = entries
+        .filter((entry) => entry.status === 'skipped' || notStarted(entry))
+        .map((entry) => entry.name);
     return `rollout cancelled: applied ${list(applied)}; interrupted ${list(interrupted)}${failed.length > 0 ? `; failed ${failed.join(', ')}` : ''}; not reached ${list(unreached)}`;
 }
 function logCancellation(run, entries) {
@@ -13037,7 +13567,12 @@ function byGroup(clusters) {
         else
             groups.set(cluster.group, [cluster]);
     }
-    return [...groups].map(([group, members]) => ({ name: group || '(no group)', runtimeGroup: group || '*', runtimeCluster: group ? '*' : members.map((c) => c.name).join(','), clusters: members }));
+    return [...groups].map(([group, members]) => ({
+        name: group || '(no group)',
+        runtimeGroup: group || '*',
+        runtimeCluster: group ? '*' : members.map((c) => c.name).join(','),
+        clusters: members,
+    }));
 }
 function byCount(clusters, count) {
     const shards = Math.min(count, clusters.length);
@@ -13049,7 +13584,12 @@ function byCount(clusters, count) {
         const size = base + (index < extra ? 1 : 0);
         const members = clusters.slice(start, start + size);
         start += size;
-        result.push({ name: `${index + 1}-of-${shards}`, runtimeGroup: '*', runtimeCluster: members.map((c) => c.name).join(','), clusters: members });
+        result.push({
+            name: `${index + 1}-of-${shards}`,
+            runtimeGroup: '*',
+            runtimeCluster: members.map((c) => c.name).join(','),
+            clusters: members,
+        });
     }
     return result;
 }
@@ -13061,7 +13601,12 @@ function shardClusters(clusters, by) {
         case 'group':
             return byGroup(clusters);
         case 'cluster':
-            return clusters.map((cluster) => ({ name: cluster.name, runtimeGroup: '*', runtimeCluster: cluster.name, clusters: [cluster] }));
+            return clusters.map((cluster) => ({
+                name: cluster.name,
+                runtimeGroup: '*',
+                runtimeCluster: cluster.name,
+                clusters: [cluster],
+            }));
         case 'count':
             return byCount(clusters, by.count);
     }
@@ -13084,7 +13629,10 @@ function matrixOutput(shards) {
  * as Timoni matches names), or NoClusterMatchesError names the one that is not.
  */
 function selectShardRuntime(runtime, selector) {
-    const names = selector.cluster.split(',').map((name) => name.trim()).filter(Boolean);
+    const names = selector.cluster
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
     if (names.length <= 1)
         return { runtime, selector: { group: selector.group, cluster: names[0] ?? selector.cluster } };
     const wanted = new Set(names.map((name) => name.toLowerCase()));
@@ -13118,8 +13666,12 @@ function readRunContext(env) {
             payload = JSON.parse((0,external_node_fs_.readFileSync)(eventPath, 'utf8'));
         }
         catch (error) {
-            const why = error.code === 'ENOENT' ? 'does not exist' : `cannot be read as JSON (${error.message})`;
-            throw new Error(`the event payload GITHUB_EVENT_PATH=${eventPath} ${why}; is this running in GitHub Actions?`, { cause: error });
+            const why = error.code === 'ENOENT'
+                ? 'does not exist'
+                : `cannot be read as JSON (${error.message})`;
+            throw new Error(`the event payload GITHUB_EVENT_PATH=${eventPath} ${why}; is this running in GitHub Actions?`, {
+                cause: error,
+            });
         }
     }
     const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '/').split('/');
@@ -13246,7 +13798,9 @@ function parseReference(url, options = {}) {
         digest = rest.slice(at + 1);
         rest = rest.slice(0, at);
         if (!DIGEST.test(digest)) {
-            throw invalid(url, /^[a-z0-9]+:/.test(digest) && !digest.startsWith('sha256:') ? `unsupported digest algorithm in ${JSON.stringify(digest)}` : `malformed digest ${JSON.stringify(digest)}`);
+            throw invalid(url, /^[a-z0-9]+:/.test(digest) && !digest.startsWith('sha256:')
+                ? `unsupported digest algorithm in ${JSON.stringify(digest)}`
+                : `malformed digest ${JSON.stringify(digest)}`);
         }
     }
     let tag;
@@ -13361,7 +13915,11 @@ function registerSecrets(credential, secrets) {
 function describeCredential(credential) {
     if (credential.kind === 'anonymous')
         return `no credentials (${credential.source})`;
-    const what = credential.kind === 'basic' ? `user "${credential.username}"` : credential.kind === 'bearer' ? 'a bearer token' : 'an identity token';
+    const what = credential.kind === 'basic'
+        ? `user "${credential.username}"`
+        : credential.kind === 'bearer'
+            ? 'a bearer token'
+            : 'an identity token';
     return `${what} from ${credential.source}`;
 }
 /**
@@ -13381,7 +13939,12 @@ async function resolveCredential(registry, url, options, secrets) {
     }
     const env = options.env ?? process.env;
     if (!credential && registry === 'ghcr.io' && env.GITHUB_TOKEN) {
-        credential = { kind: 'basic', username: env.GITHUB_ACTOR || 'x-access-token', password: env.GITHUB_TOKEN, source: 'GITHUB_TOKEN' };
+        credential = {
+            kind: 'basic',
+            username: env.GITHUB_ACTOR || 'x-access-token',
+            password: env.GITHUB_TOKEN,
+            source: 'GITHUB_TOKEN',
+        };
     }
     if (registry === 'ghcr.io')
         checked.push('GITHUB_TOKEN');
@@ -13398,7 +13961,10 @@ function dockerConfigPath(options) {
 }
 /** `https://ghcr.io/v2/` -> `ghcr.io`; Docker Hub's names all become `index.docker.io`. */
 function normaliseRegistryKey(key) {
-    const host = key.replace(/^[a-z]+:\/\//i, '').split('/')[0]?.toLowerCase() ?? '';
+    const host = key
+        .replace(/^[a-z]+:\/\//i, '')
+        .split('/')[0]
+        ?.toLowerCase() ?? '';
     return DOCKER_HUB_HOSTS.has(host) ? DOCKER_HUB_NAME : host;
 }
 function findKey(map, registry) {
@@ -13429,7 +13995,10 @@ function fromEntry(entry, source) {
     return undefined;
 }
 async function fromHelper(helper, serverUrl, origin, options, secrets) {
-    const found = await runCredentialHelper(helper, serverUrl, origin, { env: options.env, timeoutMs: options.helperTimeoutMs });
+    const found = await runCredentialHelper(helper, serverUrl, origin, {
+        env: options.env,
+        timeoutMs: options.helperTimeoutMs,
+    });
     if (!found || found.secret === '')
         return undefined;
     const source = `docker-credential-${helper} (${origin})`;
@@ -13538,7 +14107,10 @@ async function runCredentialHelper(name, serverUrl, origin, options = {}) {
                 const parsed = JSON.parse(out);
                 if (typeof parsed.Secret !== 'string')
                     throw new Error('no Secret');
-                finish(() => resolve({ username: typeof parsed.Username === 'string' ? parsed.Username : '', secret: parsed.Secret }));
+                finish(() => resolve({
+                    username: typeof parsed.Username === 'string' ? parsed.Username : '',
+                    secret: parsed.Secret,
+                }));
             }
             catch {
                 finish(() => reject(new Error(`credential helper ${binary} (${origin}) printed something that is not {"Username","Secret"} JSON`)));
@@ -13662,7 +14234,12 @@ function drain(res) {
 // total time; `Retry-After` is honoured within the bound. After the last try the caller
 // gets the last failure, and how many tries it took, to build its message.
 
-const defaultRetryPolicy = { attempts: 5, baseDelayMs: 200, maxDelayMs: 5_000, maxElapsedMs: 60_000 };
+const defaultRetryPolicy = {
+    attempts: 5,
+    baseDelayMs: 200,
+    maxDelayMs: 5_000,
+    maxElapsedMs: 60_000,
+};
 /** A failure worth another try: a status (429, 5xx) or a network error. */
 class TransientError extends Error {
     status;
@@ -13705,7 +14282,9 @@ async function withRetry(operation, policy, giveUp) {
             if (!(error instanceof TransientError) && !(error instanceof NetworkError))
                 throw error;
             const elapsedMs = Date.now() - started;
-            const wanted = error instanceof TransientError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoffDelay(policy, attempt);
+            const wanted = error instanceof TransientError && error.retryAfterMs !== undefined
+                ? error.retryAfterMs
+                : backoffDelay(policy, attempt);
             const delay = Math.min(wanted, policy.maxDelayMs);
             if (attempt >= policy.attempts || elapsedMs + delay > policy.maxElapsedMs)
                 throw giveUp({ error, attempts: attempt, elapsedMs });
@@ -13815,7 +14394,10 @@ class RegistryAuth {
             registerSecrets(own, this.#context.secrets);
             return own;
         }
-        return { kind: 'anonymous', source: `the token realm ${realmHost} is not ${this.#registry}; explicit credentials are not sent there without an entry of its own` };
+        return {
+            kind: 'anonymous',
+            source: `the token realm ${realmHost} is not ${this.#registry}; explicit credentials are not sent there without an entry of its own`,
+        };
     }
     async #fetchToken(challenge, scope, credential, url) {
         const realm = challenge.params.realm;
@@ -13839,7 +14421,12 @@ class RegistryAuth {
         let body;
         if (credential.kind === 'identity') {
             method = 'POST';
-            const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: 'timoni-fleet', scope });
+            const form = new URLSearchParams({
+                grant_type: 'refresh_token',
+                refresh_token: credential.refreshToken,
+                client_id: 'timoni-fleet',
+                scope,
+            });
             if (service)
                 form.set('service', service);
             body = form.toString();
@@ -14215,7 +14802,9 @@ function selectFromIndex(manifest, platform, url, what) {
     const json = parseJson(manifest.bytes, url, what);
     if (!Array.isArray(json.manifests))
         throw bad(url, what, 'the index has no manifests');
-    const entries = json.manifests.map((entry) => parseDescriptor(entry, url, what)).filter((d) => MANIFEST_TYPES.includes(d.mediaType));
+    const entries = json.manifests
+        .map((entry) => parseDescriptor(entry, url, what))
+        .filter((d) => MANIFEST_TYPES.includes(d.mediaType));
     const match = entries.find((d) => d.platform?.os === platform.os && d.platform?.architecture === platform.architecture);
     if (match)
         return match;
@@ -14258,7 +14847,11 @@ async function resolveManifest(client, identifier, platform) {
     if (child.bytes.length !== chosen.size) {
         throw new OciError('digest-mismatch', client.url, `${childWhat} is ${child.bytes.length} bytes, the index says ${chosen.size}`);
     }
-    return { digest: top.digest, manifestDigest: child.digest, manifest: parseImageManifest({ ...child, mediaType: child.mediaType || chosen.mediaType }, client.url, childWhat) };
+    return {
+        digest: top.digest,
+        manifestDigest: child.digest,
+        manifest: parseImageManifest({ ...child, mediaType: child.mediaType || chosen.mediaType }, client.url, childWhat),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/registry-client.ts
@@ -14308,7 +14901,9 @@ class RegistryClient {
         const where = `${target.origin}${target.pathname}`;
         try {
             return await withRetry(() => this.#attempt(target, what, accept, consume), this.#context.retry, ({ error, attempts, elapsedMs }) => {
-                const last = error instanceof TransientError && error.status !== undefined ? `last status ${error.status}` : `last error ${error.code ?? ''}: ${error.message}`;
+                const last = error instanceof TransientError && error.status !== undefined
+                    ? `last status ${error.status}`
+                    : `last error ${error.code ?? ''}: ${error.message}`;
                 return new OciError(error instanceof TransientError && error.status !== undefined ? 'registry' : 'network', this.#url, `fetching ${what} from ${where} failed after ${attempts} attempt${attempts === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s; ${last}`, error instanceof TransientError ? error.status : undefined);
             });
         }
@@ -14488,7 +15083,11 @@ function peekHeader(archive, offset) {
     if (header.length < BLOCK || isZeroBlock(header))
         return undefined;
     verifyChecksum(header);
-    return { typeFlag: String.fromCharCode(header[156] ?? 0), name: readString(header, 0, 100), size: readNumber(header, 124, 12, 'size') };
+    return {
+        typeFlag: String.fromCharCode(header[156] ?? 0),
+        name: readString(header, 0, 100),
+        size: readNumber(header, 124, 12, 'size'),
+    };
 }
 const defaultReadLimits = { maxEntrySize: Number.MAX_SAFE_INTEGER, maxHeaderSize: 1024 * 1024 };
 /**
@@ -15007,7 +15606,9 @@ function readModuleFiles(root, boundary = new FileBoundary([root])) {
     catch (error) {
         if (error instanceof ModuleFilesError)
             throw error;
-        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, {
+            cause: error,
+        });
     }
     return files;
 }
@@ -15068,7 +15669,15 @@ function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
     const name = moduleNameOf(engine, files);
     if (!name)
         throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
-    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.' };
+    return {
+        url,
+        version: DEVEL_VERSION,
+        digest: LOCAL_DIGEST,
+        name,
+        files,
+        root,
+        localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.',
+    };
 }
 class ModuleResolver {
     engine;
@@ -15123,7 +15732,10 @@ var workflow_commands = __nccwpck_require__(6137);
 
 
 function hasDiagnostics(error) {
-    return typeof error === 'object' && error !== null && Array.isArray(error.diagnostics) && error.diagnostics.length > 0;
+    return (typeof error === 'object' &&
+        error !== null &&
+        Array.isArray(error.diagnostics) &&
+        error.diagnostics.length > 0);
 }
 function diagnosticsOf(error) {
     if (error instanceof CueFilesError || error instanceof CueError)
@@ -15145,7 +15757,11 @@ function diagnosticAnnotations(error, title) {
             message: diagnostic.message,
             ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
         });
-        return { key: `${position?.file ?? ''}:${position?.line ?? ''}:${position?.column ?? ''}:${diagnostic.message}`, message: diagnostic.message, command };
+        return {
+            key: `${position?.file ?? ''}:${position?.line ?? ''}:${position?.column ?? ''}:${diagnostic.message}`,
+            message: diagnostic.message,
+            command,
+        };
     });
 }
 function errorAnnotations(error, title) {
@@ -18066,7 +18682,11 @@ function fetchWithTimeLimit(timeoutMs, deadline) {
         try {
             const response = await fetch(input, { ...init, signal });
             const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-            return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+            return new Response(body, {
+                status: response.status,
+                statusText: response.statusText,
+                headers: response.headers,
+            });
         }
         catch (error) {
             if (deadline?.aborted)
@@ -18092,12 +18712,18 @@ function apiMessageOf(data, fallback) {
     const body = data;
     const details = Array.isArray(body.errors)
         ? body.errors
-            .map((entry) => (typeof entry === 'string' ? entry : typeof entry === 'object' && entry !== null ? entry.message : undefined))
+            .map((entry) => typeof entry === 'string'
+            ? entry
+            : typeof entry === 'object' && entry !== null
+                ? entry.message
+                : undefined)
             .filter((text) => typeof text === 'string' && text !== '')
             .join('; ')
         : '';
     const message = [typeof body.message === 'string' ? body.message : fallback, details].filter(Boolean).join(': ');
-    return typeof body.documentation_url === 'string' ? { message, documentationUrl: body.documentation_url } : { message };
+    return typeof body.documentation_url === 'string'
+        ? { message, documentationUrl: body.documentation_url }
+        : { message };
 }
 class GitHubApi {
     options;
@@ -18120,8 +18746,15 @@ class GitHubApi {
             ...(options.token ? { auth: options.token } : {}),
             userAgent: options.userAgent ?? 'timoni-fleet',
             log: octokitLog,
-            request: { fetch: fetchWithTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.signal), log: octokitLog },
-            retry: { retries: options.retries ?? DEFAULT_RETRIES, retryAfterBaseValue: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS, doNotRetry: NOT_RETRIED },
+            request: {
+                fetch: fetchWithTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.signal),
+                log: octokitLog,
+            },
+            retry: {
+                retries: options.retries ?? DEFAULT_RETRIES,
+                retryAfterBaseValue: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+                doNotRetry: NOT_RETRIED,
+            },
             throttle: {
                 // Each client its own write spacing (GitHub asks for 1 s between writes of one token).
                 id: `timoni-fleet-${process.pid}-${clientCount}`,
@@ -18565,9 +19198,7 @@ const INLINE_SPECIALS = /[&<>"|`*_[\]~\\!@#:]/g;
  * a mention or a cell boundary.
  */
 function escapeInline(text) {
-    return text
-        .replace(/\r?\n|\r/g, ' ')
-        .replace(INLINE_SPECIALS, (character) => `&#${character.charCodeAt(0)};`);
+    return text.replace(/\r?\n|\r/g, ' ').replace(INLINE_SPECIALS, (character) => `&#${character.charCodeAt(0)};`);
 }
 /** Inline code that is safe in HTML and Markdown contexts alike, including table cells. */
 function code(text) {
@@ -18690,7 +19321,12 @@ function encode(record, keep) {
                     entries.push(`${index.toString(36)}:${digest}`);
                 }
             }
-            clusters[name] = { d: state.digest, m, n: state.objectCount, ...(entries.length > 0 ? { o: entries.join(' ') } : {}) };
+            clusters[name] = {
+                d: state.digest,
+                m,
+                n: state.objectCount,
+                ...(entries.length > 0 ? { o: entries.join(' ') } : {}),
+            };
         }
     }
     const encoded = {
@@ -18708,7 +19344,13 @@ function encode(record, keep) {
 }
 /** The block for a record, the first scope that fits RECORD_LIMIT (see the header); `changed` tells which objects a diff showed changing. */
 function renderRecord(record, changed, limit = RECORD_LIMIT) {
-    const scopes = record.scope === 'all' ? ['all', 'changed', 'cluster', 'none'] : record.scope === 'changed' ? ['changed', 'cluster', 'none'] : record.scope === 'cluster' ? ['cluster', 'none'] : ['none'];
+    const scopes = record.scope === 'all'
+        ? ['all', 'changed', 'cluster', 'none']
+        : record.scope === 'changed'
+            ? ['changed', 'cluster', 'none']
+            : record.scope === 'cluster'
+                ? ['cluster', 'none']
+                : ['none'];
     let block = '';
     for (const scope of scopes) {
         if (scope === 'changed' && !changed && record.scope !== 'changed')
@@ -18734,7 +19376,9 @@ function reviewedBlock(changeSet, limit = RECORD_LIMIT) {
         changed.set(cluster.name, changedKeys(cluster));
     }
     // A leave is recorded when the merge would remove the bundle there (not when it stays installed, or the diff failed there).
-    const leaves = changeSet.clusters.filter((cluster) => isLeaving(cluster) && !cluster.bundleKept && cluster.status !== 'failed').map((cluster) => cluster.name);
+    const leaves = changeSet.clusters
+        .filter((cluster) => isLeaving(cluster) && !cluster.bundleKept && cluster.status !== 'failed')
+        .map((cluster) => cluster.name);
     const renames = {};
     for (const cluster of changeSet.clusters) {
         const from = renamedFrom(cluster);
@@ -18761,7 +19405,11 @@ class ReviewedRecordError extends Error {
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value) => typeof value === 'string';
 function decodeCluster(name, value, modules, keys) {
-    if (!isObject(value) || !isString(value.d) || !/^[0-9a-f]{64}$/.test(value.d) || !isObject(value.m) || typeof value.n !== 'number') {
+    if (!isObject(value) ||
+        !isString(value.d) ||
+        !/^[0-9a-f]{64}$/.test(value.d) ||
+        !isObject(value.m) ||
+        typeof value.n !== 'number') {
         throw new ReviewedRecordError(`cluster ${name} has no digest, modules or object count`);
     }
     const clusterModules = {};
@@ -18812,7 +19460,9 @@ function parseReviewedRecord(body) {
     if (value.v !== FORMAT)
         throw new ReviewedRecordError(`format ${String(value.v)}, this version reads format ${FORMAT}`);
     const scope = value.scope;
-    if (!isString(value.bundle) || !isString(value.commit) || !(scope === 'all' || scope === 'changed' || scope === 'cluster' || scope === 'none')) {
+    if (!isString(value.bundle) ||
+        !isString(value.commit) ||
+        !(scope === 'all' || scope === 'changed' || scope === 'cluster' || scope === 'none')) {
         throw new ReviewedRecordError('bundle, commit or scope missing');
     }
     if (!Array.isArray(value.modules) || !Array.isArray(value.keys) || !isObject(value.clusters))
@@ -18839,7 +19489,14 @@ function parseReviewedRecord(body) {
             throw new ReviewedRecordError('the renames are not names by name');
         renames = value.r;
     }
-    return { bundle: value.bundle, commit: value.commit, scope, clusters, ...(leaves ? { leaves } : {}), ...(renames ? { renames } : {}) };
+    return {
+        bundle: value.bundle,
+        commit: value.commit,
+        scope,
+        clusters,
+        ...(leaves ? { leaves } : {}),
+        ...(renames ? { renames } : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/report/redaction.ts
@@ -19024,7 +19681,9 @@ function membershipParagraph(cluster, mode, source) {
         return `${text}\n\n`;
     if (cluster.instances.length === 0)
         return `${text} No instance of the bundle was found on it.\n\n`;
-    const instances = cluster.instances.length === 1 ? 'Its instance of the bundle' : `Its ${cluster.instances.length} instances of the bundle`;
+    const instances = cluster.instances.length === 1
+        ? 'Its instance of the bundle'
+        : `Its ${cluster.instances.length} instances of the bundle`;
     return `${text} ${instances} ${mode === 'diff' ? 'would be deleted after the remaining clusters are rolled out (newest first, objects in reverse apply order, then the inventory Secrets)' : 'were deleted after the remaining clusters were rolled out'}.\n\n`;
 }
 /** The warning above the table when the base runtime could not be read; '' otherwise. */
@@ -19074,7 +19733,15 @@ function removedInstanceNote(instance, mode, leaving = false) {
 }
 /** How many objects of the cluster have each action. */
 function countActions(cluster) {
-    const counts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0, failed: 0 };
+    const counts = {
+        created: 0,
+        configured: 0,
+        unchanged: 0,
+        deleted: 0,
+        recreated: 0,
+        skipped: 0,
+        failed: 0,
+    };
     for (const instance of cluster.instances)
         for (const change of instance.changes)
             counts[change.action] += 1;
@@ -19113,7 +19780,9 @@ function statusLabel(cluster) {
             return clusterHasChanges(cluster) ? '✅ applied' : '✅ applied (no changes)';
         case 'failed':
             if (isCancelled(cluster))
-                return cluster.error?.interrupted === 'start' ? '⏹️ cancelled before it started' : `⏹️ cancelled at ${code(cluster.error?.interrupted ?? 'unknown')}`;
+                return cluster.error?.interrupted === 'start'
+                    ? '⏹️ cancelled before it started'
+                    : `⏹️ cancelled at ${code(cluster.error?.interrupted ?? 'unknown')}`;
             return cluster.error ? `❌ failed at ${code(cluster.error.step)}` : '❌ failed';
         case 'skipped':
             return '⏭️ not reached';
@@ -19133,12 +19802,16 @@ function rolloutOutcome(all) {
     const clusters = all.filter((cluster) => !isLeaving(cluster));
     const removed = all.filter((cluster) => isLeaving(cluster) && cluster.status === 'applied').length;
     const leaving = all.length - clusters.length;
-    const removedNote = leaving === 0 ? '' : `; bundle removed from ${removed} of ${leaving} ${leaving === 1 ? 'cluster' : 'clusters'} leaving the fleet`;
+    const removedNote = leaving === 0
+        ? ''
+        : `; bundle removed from ${removed} of ${leaving} ${leaving === 1 ? 'cluster' : 'clusters'} leaving the fleet`;
     const failure = firstFailure(all);
     const applied = clusters.filter((cluster) => cluster.status === 'applied').length;
     const cancelled = clusters.find(isCancelled);
     if (cancelled) {
-        const where = cancelled.error?.interrupted === 'start' ? `before ${code(cancelled.name)}` : `at ${code(cancelled.name)} (during ${code(cancelled.error?.interrupted ?? 'unknown')}${cancelled.error?.instance ? ` of instance ${code(cancelled.error.instance)}` : ''})`;
+        const where = cancelled.error?.interrupted === 'start'
+            ? `before ${code(cancelled.name)}`
+            : `at ${code(cancelled.name)} (during ${code(cancelled.error?.interrupted ?? 'unknown')}${cancelled.error?.instance ? ` of instance ${code(cancelled.error.instance)}` : ''})`;
         return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters${removedNote}`;
     }
     return failure
@@ -19170,7 +19843,13 @@ function sections_readinessOf(change) {
 }
 /** `✅ Current`, `❌ Failed`, `⏳ InProgress` … for a table cell (plain text, unescaped). */
 function readinessLabel(readiness) {
-    const icon = readiness.status === 'Current' ? '✅' : readiness.status === 'InProgress' ? '⏳' : readiness.status === 'Unknown' ? '❔' : '❌';
+    const icon = readiness.status === 'Current'
+        ? '✅'
+        : readiness.status === 'InProgress'
+            ? '⏳'
+            : readiness.status === 'Unknown'
+                ? '❔'
+                : '❌';
     return `${icon} ${readiness.status}`;
 }
 /** The Cluster cell of a table row: the cluster's name, or every member's for a group of clusters. */
@@ -19197,7 +19876,9 @@ function groupSentence(members, byName) {
                 ? `Same change on ${clusters}`
                 : `No changes on ${clusters}`;
     const names = members.map((member) => code(member.name)).join(', ');
-    const shown = byName ? ` Shown for ${code(first.name)}; on the others, each cluster's own name stands where ${code(first.name)} does.` : '';
+    const shown = byName
+        ? ` Shown for ${code(first.name)}; on the others, each cluster's own name stands where ${code(first.name)} does.`
+        : '';
     return `${opening}: ${names}.${shown}\n\n`;
 }
 /** The table of clusters, in runtime order, that opens every report. It is always complete. */
@@ -19213,7 +19894,14 @@ function renderStatusTable(clusters, options = {}) {
     let table = tableHeader(headings, align);
     for (const [index, cluster] of clusters.entries()) {
         const counts = countActions(cluster);
-        const cells = [clusterCell(cluster, options.members?.[index]), escapeInline(cluster.group), String(counts.created), String(counts.configured), String(counts.deleted), String(counts.recreated)];
+        const cells = [
+            clusterCell(cluster, options.members?.[index]),
+            escapeInline(cluster.group),
+            String(counts.created),
+            String(counts.configured),
+            String(counts.deleted),
+            String(counts.recreated),
+        ];
         if (options.withDuration) {
             cells.push(String(counts.unchanged), cluster.durationMs === undefined ? '–' : formatDuration(cluster.durationMs));
         }
@@ -19224,7 +19912,10 @@ function renderStatusTable(clusters, options = {}) {
 }
 /** A cluster's error: the step that failed, the instance and object concerned, and the message in a fenced block (capped). */
 function renderErrorBlock(error, options) {
-    const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
+    const where = [
+        error.instance ? `instance ${code(error.instance)}` : '',
+        error.object ? `object ${code(error.object)}` : '',
+    ]
         .filter(Boolean)
         .join(', ');
     const message = truncateLines(error.message, options.cap, options.measure);
@@ -19243,7 +19934,9 @@ function clusterErrorShownByInstance(cluster) {
     const { error } = cluster;
     if (!error?.instance)
         return false;
-    return cluster.instances.some((instance) => instance.name === error.instance && instance.error?.step === error.step && instance.error.message === error.message);
+    return cluster.instances.some((instance) => instance.name === error.instance &&
+        instance.error?.step === error.step &&
+        instance.error.message === error.message);
 }
 /** The id of an instance of a cluster, for SectionInput.instanceErrorShownOn. */
 function sections_instanceId(clusterIndex, instanceIndex) {
@@ -19320,7 +20013,9 @@ function renderDiffBlock(diff, allocation, measure, moreHint) {
     if (outcome === 'hidden')
         return { markdown: hiddenDiffNote(diff), outcome };
     const kept = truncateLines(diff, allocation ?? 0, measure);
-    const shown = kept.keptLines > 0 ? `${kept.keptLines} of ${totalLines} lines shown` : `part of the first of ${totalLines} lines shown`;
+    const shown = kept.keptLines > 0
+        ? `${kept.keptLines} of ${totalLines} lines shown`
+        : `part of the first of ${totalLines} lines shown`;
     return { markdown: `${codeBlock(kept.text, 'diff')}✂️ _Diff cut: ${shown}; ${moreHint}._\n`, outcome };
 }
 /**
@@ -19446,7 +20141,13 @@ function renderComment(original, context, variant, frame, extra = {}) {
     const hiddenText = hiddenTextChangeNotes(groups ? groupRepresentatives(original, groups) : original);
     // The review record (reviewed-block.ts) goes last, hidden; the visible part fits in the rest.
     // It names the commit the headline links (a pull request's head, not GitHub's temporary merge commit).
-    const record = frame ? '' : variant === 'plan' ? reviewedBlock(context.commitSha ? { ...original, commit: context.commitSha } : original) : extra.reviewed ? renderRecord(extra.reviewed) : '';
+    const record = frame
+        ? ''
+        : variant === 'plan'
+            ? reviewedBlock(context.commitSha ? { ...original, commit: context.commitSha } : original)
+            : extra.reviewed
+                ? renderRecord(extra.reviewed)
+                : '';
     const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT) - (record ? commentLength(record) + 1 : 0);
     const warnings = (extra.warnings ?? []).map((warning) => `> ${escapeInline(warning)}`).join('\n>\n');
     const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
@@ -19458,7 +20159,13 @@ function renderComment(original, context, variant, frame, extra = {}) {
     });
     const render = (plan) => {
         const renderSection = (input) => renderClusterSection(input, groups?.[input.clusterIndex], members?.[input.clusterIndex]);
-        const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, hiddenText, measure: commentLength, moreHint });
+        const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, {
+            sharing,
+            secretChanges,
+            hiddenText,
+            measure: commentLength,
+            moreHint,
+        });
         const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
         return (`${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
             (frame?.headline ?? renderHeadline(masked, context, variant)) +
@@ -19490,7 +20197,9 @@ function renderHeadline(changeSet, context, variant) {
     if (variant === 'plan') {
         const changed = changeSet.clusters.filter(clusterHasChanges).length;
         const failed = changeSet.clusters.filter((cluster) => cluster.status === 'failed').length;
-        const parts = [hasChanges(changeSet) ? `changes on **${changed} of ${total}** clusters` : `no changes on ${total} clusters`];
+        const parts = [
+            hasChanges(changeSet) ? `changes on **${changed} of ${total}** clusters` : `no changes on ${total} clusters`,
+        ];
         if (failed > 0)
             parts.push(`**${failed} failed**`);
         return `### timoni-fleet diff · bundle ${code(changeSet.bundle)}\n\n${capitalise(parts.join(', '))} for commit ${commitLink(context)}${run}.\n\n`;
@@ -19551,7 +20260,9 @@ function renderInstance(input, instance, instanceIndex, room) {
         (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') +
         (instance.error ? ` · ${instanceFailureLabel(instance.error)}` : '') +
         '\n\n' +
-        (instance.error ? renderInstanceError(instance.error, input.instanceErrorShownOn.get(sections_instanceId(input.clusterIndex, instanceIndex)), { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE }) : '');
+        (instance.error
+            ? renderInstanceError(instance.error, input.instanceErrorShownOn.get(sections_instanceId(input.clusterIndex, instanceIndex)), { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE })
+            : '');
     let objects = '';
     if (input.detail === 'objects') {
         const omittedBefore = room.omitted();
@@ -19779,7 +20490,13 @@ function renderJobSummary(original, context) {
         return utf8Length(objectRow(instance, change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), hasReadiness(cluster)));
     });
     const render = (plan) => {
-        const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, hiddenText, measure: utf8Length, moreHint });
+        const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, {
+            sharing,
+            secretChanges,
+            hiddenText,
+            measure: utf8Length,
+            moreHint,
+        });
         const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${capitalise(moreHint)}.`);
         return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
     };
@@ -19800,7 +20517,9 @@ function renderJobSummary(original, context) {
 function renderShortJobSummary(original, context) {
     const changeSet = showHiddenTextIn(maskChangeSet(original, context.secrets));
     const secret = secretChangeIds(original, context.secrets).size > 0;
-    const comment = context.commentUrl ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n` : '';
+    const comment = context.commentUrl
+        ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n`
+        : '';
     return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
 }
 function renderHead(changeSet, context, secretChanged) {
@@ -19811,7 +20530,9 @@ function renderHead(changeSet, context, secretChanged) {
     }
     else {
         const changed = changeSet.clusters.filter(clusterHasChanges).length;
-        outcome = hasChanges(changeSet) ? `🟡 Changes on ${changed} of ${total} clusters` : `✅ No changes on ${total} clusters`;
+        outcome = hasChanges(changeSet)
+            ? `🟡 Changes on ${changed} of ${total} clusters`
+            : `✅ No changes on ${total} clusters`;
         if (firstFailure(changeSet.clusters))
             outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
     }
@@ -19863,8 +20584,14 @@ function renderSummarySection(input) {
 function identityLine(identity) {
     const uid = identity.uid.length > 8 ? `${identity.uid.slice(0, 8)}…` : identity.uid;
     const day = identity.recordedAt ? identity.recordedAt.slice(0, 10) : '';
-    const recorded = identity.recordedAs ? `recorded${day ? ` ${day}` : ''} as ${code(identity.recordedAs)}` : 'not recorded';
-    const notes = { recorded: ' (first apply: recorded now)', repinned: ' (re-pinned by this run)', rewritten: " (record rewritten: its UID was not this cluster's)" };
+    const recorded = identity.recordedAs
+        ? `recorded${day ? ` ${day}` : ''} as ${code(identity.recordedAs)}`
+        : 'not recorded';
+    const notes = {
+        recorded: ' (first apply: recorded now)',
+        repinned: ' (re-pinned by this run)',
+        rewritten: " (record rewritten: its UID was not this cluster's)",
+    };
     const change = identity.change ? notes[identity.change] : '';
     return `Identity: kube-system uid ${code(uid)}, ${recorded}${change}`;
 }
@@ -19874,7 +20601,12 @@ function hasReadiness(cluster) {
 }
 /** One row of a cluster's object table. */
 function objectRow(instance, change, secret, withReadiness) {
-    const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${actionLabel(change)}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
+    const cells = [
+        code(instance.name),
+        code(objectRef(change)),
+        code(change.apiVersion),
+        `${actionLabel(change)}${secret ? ' 🔒 secret changed (hidden)' : ''}`,
+    ];
     if (withReadiness) {
         const readiness = sections_readinessOf(change);
         cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
@@ -19885,7 +20617,9 @@ function renderInstances(instances, input) {
     let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
     for (const instance of instances) {
         table += tableRow([
-            code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') + (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
+            code(instance.name) +
+                (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') +
+                (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
             code(instance.namespace),
             code(instance.module.url),
             code(instance.module.version),
@@ -19913,7 +20647,9 @@ function renderObjects(input) {
     if (room.omitted() > 0)
         input.onObjectsOmitted(room.omitted());
     const omitted = room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
-    return (rows ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n` : '') + omitted;
+    return ((rows
+        ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n`
+        : '') + omitted);
 }
 /** Each instance that failed as a whole, with its error (or the earlier cluster that shows the same one). */
 function renderFailedInstances(input) {
@@ -20067,11 +20803,15 @@ function gitDirectoryOf(folder) {
 function repositoryConfig(gitDir) {
     // A worktree's git directory names the shared one in `commondir`; the config is there.
     const commonDirFile = (0,external_node_path_namespaceObject.join)(gitDir, 'commondir');
-    const commonDir = (0,external_node_fs_.existsSync)(commonDirFile) ? (0,external_node_path_namespaceObject.resolve)(gitDir, readGitFile(commonDirFile).toString('utf8').trim()) : gitDir;
+    const commonDir = (0,external_node_fs_.existsSync)(commonDirFile)
+        ? (0,external_node_path_namespaceObject.resolve)(gitDir, readGitFile(commonDirFile).toString('utf8').trim())
+        : gitDir;
     const configPath = (0,external_node_path_namespaceObject.join)(commonDir, 'config');
     const config = (0,external_node_fs_.existsSync)(configPath) ? readGitFile(configPath).toString('utf8') : '';
     return {
-        hash: /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? { algorithm: 'sha256', bytes: 32 } : { algorithm: 'sha1', bytes: 20 },
+        hash: /^\s*objectformat\s*=\s*sha256\s*$/im.test(config)
+            ? { algorithm: 'sha256', bytes: 32 }
+            : { algorithm: 'sha1', bytes: 20 },
         ignoreCase: /^\s*ignorecase\s*=\s*true\s*$/im.test(config),
     };
 }
@@ -20108,7 +20848,8 @@ function parseIndex(path, hash) {
     const end = data.length - hash.bytes;
     const checksum = data.subarray(end);
     // index.skipHash writes zeros instead of the checksum.
-    if (!checksum.every((byte) => byte === 0) && !(0,external_node_crypto_namespaceObject.createHash)(hash.algorithm).update(data.subarray(0, end)).digest().equals(checksum)) {
+    if (!checksum.every((byte) => byte === 0) &&
+        !(0,external_node_crypto_namespaceObject.createHash)(hash.algorithm).update(data.subarray(0, end)).digest().equals(checksum)) {
         fail(`its ${hash.algorithm} checksum does not match (a corrupt or partly written index)`);
     }
     const count = data.readUInt32BE(8);
@@ -20344,7 +21085,10 @@ function writeChangesFile(env, changeSet, target) {
 // `*` any text within one path segment, `?` one character, `**` any number of segments.
 // Dot-files are matched like other files (download-artifact keeps artifact names as given).
 function segmentRegex(segment) {
-    const body = segment.split('').map((character) => (character === '*' ? '[^/]*' : character === '?' ? '[^/]' : character.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+    const body = segment
+        .split('')
+        .map((character) => character === '*' ? '[^/]*' : character === '?' ? '[^/]' : character.replace(/[.+^${}()|[\]\\]/g, '\\$&'))
+        .join('');
     return new RegExp(`^${body}$`);
 }
 function walk(folder, segments, found) {
@@ -20462,7 +21206,10 @@ function withoutDiffs(changeSet) {
         ...changeSet,
         clusters: changeSet.clusters.map((cluster) => ({
             ...cluster,
-            instances: cluster.instances.map((instance) => ({ ...instance, changes: instance.changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })) })),
+            instances: cluster.instances.map((instance) => ({
+                ...instance,
+                changes: instance.changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })),
+            })),
         })),
     };
 }
@@ -20474,12 +21221,27 @@ function changesOutput(changeSet, changesFile) {
     const lighter = JSON.stringify({ ...withoutDiffs(changeSet), truncated: `diffs left out: ${note}` });
     if (Buffer.byteLength(lighter) <= CHANGES_OUTPUT_LIMIT)
         return lighter;
-    const clusters = changeSet.clusters.map((cluster) => ({ name: cluster.name, group: cluster.group, status: cluster.status }));
-    return JSON.stringify({ bundle: changeSet.bundle, mode: changeSet.mode, clusters, truncated: `only the clusters' status: ${note}` });
+    const clusters = changeSet.clusters.map((cluster) => ({
+        name: cluster.name,
+        group: cluster.group,
+        status: cluster.status,
+    }));
+    return JSON.stringify({
+        bundle: changeSet.bundle,
+        mode: changeSet.mode,
+        clusters,
+        truncated: `only the clusters' status: ${note}`,
+    });
 }
 /** The run's GitHub client: its API address and token, its log, its deadline, and the test overrides of retries and waits. */
 function runGitHubClient(input) {
-    return new GitHubApi({ apiUrl: input.context.apiUrl, token: input.githubToken, log: (line) => input.log.line(line), ...(input.signal ? { signal: input.signal } : {}), ...input.api });
+    return new GitHubApi({
+        apiUrl: input.context.apiUrl,
+        token: input.githubToken,
+        log: (line) => input.log.line(line),
+        ...(input.signal ? { signal: input.signal } : {}),
+        ...input.api,
+    });
 }
 /**
  * The pull request a rollout belongs to: the merged pull request of the event, or for a
@@ -20510,7 +21272,10 @@ async function postComment(input, reportContext) {
         pullRequest = await pullRequestOfRollout(client, input.context, input.plan);
     }
     catch (error) {
-        return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
+        return {
+            kind: 'failed',
+            message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}`,
+        };
     }
     if (pullRequest === undefined) {
         if (input.plan.mode === 'apply' && input.context.eventName !== 'push')
@@ -20519,12 +21284,18 @@ async function postComment(input, reportContext) {
     }
     try {
         const context = { ...reportContext, pullRequest };
-        const extra = input.review ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) } : {};
-        const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context, extra);
+        const extra = input.review
+            ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) }
+            : {};
+        const body = input.plan.mode === 'diff'
+            ? renderPullRequestComment(input.changeSet, context)
+            : renderRolloutComment(input.changeSet, context, extra);
         const author = await tokenIdentity(client, input.commentAuthor);
         const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
         const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
-        return outcome.kind === 'not-permitted' ? { kind: 'not-permitted', pullRequest, reason: outcome.reason } : { kind: outcome.kind, pullRequest, url: outcome.url };
+        return outcome.kind === 'not-permitted'
+            ? { kind: 'not-permitted', pullRequest, reason: outcome.reason }
+            : { kind: outcome.kind, pullRequest, url: outcome.url };
     }
     catch (error) {
         return { kind: 'failed', pullRequest, message: errorMessage(error, input.secrets) };
@@ -20544,12 +21315,18 @@ function reportComment(report, input, notes) {
             notes.push(`No pull request comment: ${report.reason}.`);
             return false;
         case 'failed': {
-            const where = report.pullRequest === undefined ? 'The pull request comment' : `The comment on pull request #${report.pullRequest}`;
+            const where = report.pullRequest === undefined
+                ? 'The pull request comment'
+                : `The comment on pull request #${report.pullRequest}`;
             const fails = input.plan.mode === 'diff';
             const consequence = fails
                 ? 'the diff is only in the job summary and the changes output; the step fails so that it is not missed'
                 : 'the rollout is not affected: its outcome is in the job summary and the outputs';
-            input.log.annotate({ level: fails ? 'error' : 'warning', title: 'PR comment not posted', message: `${where} could not be posted: ${report.message}; ${consequence}` });
+            input.log.annotate({
+                level: fails ? 'error' : 'warning',
+                title: 'PR comment not posted',
+                message: `${where} could not be posted: ${report.message}; ${consequence}`,
+            });
             notes.push(`${where} could not be posted: ${report.message}.`);
             return fails;
         }
@@ -20664,7 +21441,11 @@ class ReviewCheck {
         const warning = `${problem}; applied anyway (reviewed: warn)`;
         this.warnings.push(warning);
         this.notes.push(warning);
-        this.log.annotate({ level: 'warning', title: `cluster ${cluster.name} differs from what was reviewed`, message: warning });
+        this.log.annotate({
+            level: 'warning',
+            title: `cluster ${cluster.name} differs from what was reviewed`,
+            message: warning,
+        });
     };
     /**
      * FleetRun.beforeLeave: a cluster leaving the fleet is a change like any other. Under
@@ -20682,7 +21463,11 @@ class ReviewCheck {
         const warning = `${problem}; the bundle was removed from it anyway (reviewed: warn)`;
         this.warnings.push(warning);
         this.notes.push(warning);
-        this.log.annotate({ level: 'warning', title: `cluster ${cluster.name} left the fleet unreviewed`, message: warning });
+        this.log.annotate({
+            level: 'warning',
+            title: `cluster ${cluster.name} left the fleet unreviewed`,
+            message: warning,
+        });
     };
     /**
      * FleetRun.beforeRename: a rename re-pins the cluster's identity record only when the
@@ -20702,7 +21487,9 @@ class ReviewCheck {
         const pr = `pull request #${this.pullRequest}`;
         if (this.unavailable)
             return `${what} was not reviewed: ${this.unavailable}`;
-        const records = bundle ? [this.records.get(bundle)].filter((record) => record !== undefined) : [...this.records.values()];
+        const records = bundle
+            ? [this.records.get(bundle)].filter((record) => record !== undefined)
+            : [...this.records.values()];
         if (records.length === 0)
             return `${what} was not reviewed: ${pr} has no review record${bundle ? ` of bundle ${bundle}` : ''}`;
         return records.some(holds) ? undefined : `${what} is not in the review record of ${pr}`;
@@ -20725,7 +21512,12 @@ async function loadReviewCheck(input) {
     if (!input.githubToken && !input.client)
         return new ReviewCheck(policy, log, undefined, undefined, 'no github-token to read the pull request comment with');
     const client = input.client ??
-        runGitHubClient({ context, githubToken: input.githubToken, log, ...(input.signal ? { signal: input.signal } : {}) });
+        runGitHubClient({
+            context,
+            githubToken: input.githubToken,
+            log,
+            ...(input.signal ? { signal: input.signal } : {}),
+        });
     let pullRequest;
     try {
         pullRequest = await pullRequestOfRollout(client, context, plan);
@@ -20884,7 +21676,10 @@ function readActionConfig(env, mask) {
         maxParallel,
         workingDirectory: getInput(env, 'working-directory') || '.',
         changesFile: readOption(env, runOptions.changesFile),
-        changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
+        changesPatterns: getInput(env, 'changes')
+            .split(/\r?\n/)
+            .map((line) => line.trim())
+            .filter(Boolean),
         shardBy,
         reviewed: getChoiceInput(env, 'reviewed', REVIEWED_POLICIES, 'warn'),
         clusterIdentity: readOption(env, runOptions.clusterIdentity),
@@ -20911,7 +21706,10 @@ function readActionConfig(env, mask) {
 
 /** A repository path: forward slashes, no leading slash, no `.` or `..` part. */
 function checkRepositoryPath(path) {
-    if (path === '' || path.startsWith('/') || path.includes('\\') || path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    if (path === '' ||
+        path.startsWith('/') ||
+        path.includes('\\') ||
+        path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
         throw new Error(`${JSON.stringify(path)} is not a path inside the repository`);
     }
     return path;
@@ -20954,7 +21752,9 @@ async function readRepositoryFile(client, target, path, ref) {
         if (error instanceof GitHubApiError && error.status === 404)
             throw new Error(`${where}: GitHub does not know this commit (${error.apiMessage})`, { cause: error });
         if (error instanceof GitHubApiError && error.status === 403)
-            throw new Error(`${where}: ${error.message}; does the job's token have the permission contents: read?`, { cause: error });
+            throw new Error(`${where}: ${error.message}; does the job's token have the permission contents: read?`, {
+                cause: error,
+            });
         throw error;
     }
     if (Array.isArray(data))
@@ -21014,7 +21814,9 @@ function git(root, args) {
         env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
     });
     if (result.error) {
-        throw new GitReadError(all, result.error.code === 'ENOENT' ? 'git is not installed (not on PATH)' : result.error.message);
+        throw new GitReadError(all, result.error.code === 'ENOENT'
+            ? 'git is not installed (not on PATH)'
+            : result.error.message);
     }
     return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr.toString('utf8').trim() };
 }
@@ -21068,7 +21870,10 @@ function readFileAtCommit(root, commit, repositoryPath) {
     const listed = git(root, ['ls-tree', '-z', '--full-tree', commit, '--', repositoryPath]);
     if (listed.code !== 0)
         throw new GitReadError(['ls-tree', commit, '--', repositoryPath], listed.stderr || `exit code ${listed.code}`);
-    const entry = listed.stdout.toString('utf8').split('\0').find((line) => line.endsWith(`\t${repositoryPath}`));
+    const entry = listed.stdout
+        .toString('utf8')
+        .split('\0')
+        .find((line) => line.endsWith(`\t${repositoryPath}`));
     if (!entry)
         return undefined;
     const [mode = '', type = '', object = ''] = entry.slice(0, entry.indexOf('\t')).split(' ');
@@ -21136,7 +21941,12 @@ function loadRuntimeAtCommit(engine, locations, read, moduleFiles) {
         if (content === undefined)
             missing.push(location.shownAs);
         else
-            sources.push({ path: location.shownAs, absolutePath: location.absolutePath, format: sourceFormat(location.shownAs), content });
+            sources.push({
+                path: location.shownAs,
+                absolutePath: location.absolutePath,
+                format: sourceFormat(location.shownAs),
+                content,
+            });
     }
     if (sources.length === 0)
         return undefined;
@@ -21174,7 +21984,12 @@ function commitFileReader(inputs, sha, via) {
     const present = new Map();
     let api;
     const throughApi = (location) => {
-        api ??= new GitHubApi({ apiUrl: inputs.context.apiUrl, token: inputs.githubToken, signal: inputs.signal, log: inputs.log });
+        api ??= new GitHubApi({
+            apiUrl: inputs.context.apiUrl,
+            token: inputs.githubToken,
+            signal: inputs.signal,
+            log: inputs.log,
+        });
         via.add('the GitHub API');
         return readRepositoryFile(api, { owner: inputs.context.owner, repo: inputs.context.repo }, location.repositoryPath, sha).then((file) => file?.text);
     };
@@ -21342,7 +22157,11 @@ class ActionLog {
     }
     /** An annotation (error, warning, notice): message and title escaped as command data. */
     annotate(annotation) {
-        const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
+        const redacted = {
+            ...annotation,
+            message: this.redact(annotation.message),
+            ...(annotation.title ? { title: this.redact(annotation.title) } : {}),
+        };
         this.told.push(annotation.message);
         this.write((0,workflow_commands/* formatAnnotation */.tn)(redacted));
     }
@@ -21401,16 +22220,26 @@ function checkContent(content, marker) {
 async function findMarkedIssue(client, target, marker, author) {
     const open = await client.paginate(`${issuesPath(target)}?state=open&creator=${encodeURIComponent(author)}`);
     return open
-        .filter((issue) => issue.pull_request === undefined && issue.state === 'open' && issue.user?.login === author && issue.body?.startsWith(marker) === true)
+        .filter((issue) => issue.pull_request === undefined &&
+        issue.state === 'open' &&
+        issue.user?.login === author &&
+        issue.body?.startsWith(marker) === true)
         .sort((a, b) => a.number - b.number)[0];
 }
 async function createIssue(client, target, content) {
     const labels = [...(content.labels ?? [])];
-    const response = await client.request('POST', issuesPath(target), { title: content.title, body: content.body, ...(labels.length > 0 ? { labels } : {}) });
+    const response = await client.request('POST', issuesPath(target), {
+        title: content.title,
+        body: content.body,
+        ...(labels.length > 0 ? { labels } : {}),
+    });
     return response.data;
 }
 async function updateIssue(client, target, number, content) {
-    const response = await client.request('PATCH', `${issuesPath(target)}/${number}`, { title: content.title, body: content.body });
+    const response = await client.request('PATCH', `${issuesPath(target)}/${number}`, {
+        title: content.title,
+        body: content.body,
+    });
     return response.data;
 }
 /** Says why in a comment, then closes the issue as completed. */
@@ -21419,7 +22248,10 @@ async function closeIssueWithComment(client, target, number, comment) {
     if (length > COMMENT_LIMIT)
         throw new Error(`closing comment has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
     await client.request('POST', `${issuesPath(target)}/${number}/comments`, { body: comment });
-    const response = await client.request('PATCH', `${issuesPath(target)}/${number}`, { state: 'closed', state_reason: 'completed' });
+    const response = await client.request('PATCH', `${issuesPath(target)}/${number}`, {
+        state: 'closed',
+        state_reason: 'completed',
+    });
     return response.data;
 }
 /** Updates the marked issue in place, or opens it when there is none. */
@@ -21460,7 +22292,10 @@ async function upsertMarkedIssue(client, target, marker, content, author) {
 
 /** Clusters whose live state differs from the bundle; and the clusters that hold the bundle though no runtime cluster names them (orphaned). */
 function driftedClusters(changeSet) {
-    return changeSet.clusters.filter((cluster) => cluster.status === 'changed' || (isLeaving(cluster) && cluster.bundleKept !== undefined && cluster.instances.length > 0)).map((cluster) => cluster.name);
+    return changeSet.clusters
+        .filter((cluster) => cluster.status === 'changed' ||
+        (isLeaving(cluster) && cluster.bundleKept !== undefined && cluster.instances.length > 0))
+        .map((cluster) => cluster.name);
 }
 /** The drift issue's marker: the PR comment's, with `drift:` so that neither is taken for the other. */
 function driftMarker(bundle, bundleFiles = []) {
@@ -21497,8 +22332,22 @@ function drift_renderHeadline(changeSet, context, drifted, checkedAt) {
 }
 function renderFooter(hint, drifted) {
     const workflow = hint.workflowFile || '<workflow file>';
-    const command = ['gh', 'workflow', 'run', workflow, '--repo', hint.repository, ...(hint.ref ? ['--ref', hint.ref] : []), '-f', 'mode=apply'].map(shellWord).join(' ');
-    const ui = hint.workflowName ? `**Actions** → ${code(hint.workflowName)} → **Run workflow**` : '**Actions** → this workflow → **Run workflow**';
+    const command = [
+        'gh',
+        'workflow',
+        'run',
+        workflow,
+        '--repo',
+        hint.repository,
+        ...(hint.ref ? ['--ref', hint.ref] : []),
+        '-f',
+        'mode=apply',
+    ]
+        .map(shellWord)
+        .join(' ');
+    const ui = hint.workflowName
+        ? `**Actions** → ${code(hint.workflowName)} → **Run workflow**`
+        : '**Actions** → this workflow → **Run workflow**';
     return ('---\n\n' +
         '**Reconcile**: apply the bundle again by dispatching this workflow with `mode: apply`:\n\n' +
         codeBlock(command, 'sh') +
@@ -21538,7 +22387,10 @@ async function keepIssue(input, reportContext, drifted) {
         return { kind: 'none', reason: 'no github-token' };
     const failed = input.changeSet.clusters.some((cluster) => cluster.status === 'failed');
     if (drifted.length === 0 && failed)
-        return { kind: 'none', reason: 'no drift found, but a cluster could not be checked: an open drift issue stays open' };
+        return {
+            kind: 'none',
+            reason: 'no drift found, but a cluster could not be checked: an open drift issue stays open',
+        };
     const client = runGitHubClient(input);
     const target = { owner: input.context.owner, repo: input.context.repo };
     const marker = driftMarker(input.changeSet.bundle, input.bundleFiles);
@@ -21572,13 +22424,19 @@ async function publishDrift(input) {
         secrets: input.secrets,
         bundleFiles: input.bundleFiles,
     };
-    input.log.line(drifted.length > 0 ? `drift: ${drifted.length} of ${input.changeSet.clusters.length} clusters differ from the bundle: ${drifted.join(', ')}` : `drift: none on ${input.changeSet.clusters.length} clusters`);
+    input.log.line(drifted.length > 0
+        ? `drift: ${drifted.length} of ${input.changeSet.clusters.length} clusters differ from the bundle: ${drifted.join(', ')}`
+        : `drift: none on ${input.changeSet.clusters.length} clusters`);
     const issue = await keepIssue(input, reportContext, drifted);
     switch (issue.kind) {
         case 'none':
             input.log.line(`drift issue: nothing written (${issue.reason})`);
             if (drifted.length > 0)
-                input.log.annotate({ level: 'warning', title: 'drift found', message: `${drifted.join(', ')} differ from the bundle; no issue written (${issue.reason})` });
+                input.log.annotate({
+                    level: 'warning',
+                    title: 'drift found',
+                    message: `${drifted.join(', ')} differ from the bundle; no issue written (${issue.reason})`,
+                });
             return { drifted, issue, fails: false };
         case 'created':
         case 'updated':
@@ -21586,9 +22444,18 @@ async function publishDrift(input) {
             return { drifted, issue, fails: false, note: `Drift issue #${issue.number} ${issue.kind}: ${issue.url}` };
         case 'closed':
             input.log.line(`drift issue closed, every cluster in sync again: ${issue.url}`);
-            return { drifted, issue, fails: false, note: `Drift issue #${issue.number} closed: every cluster is in sync again.` };
+            return {
+                drifted,
+                issue,
+                fails: false,
+                note: `Drift issue #${issue.number} closed: every cluster is in sync again.`,
+            };
         case 'failed':
-            input.log.annotate({ level: 'error', title: 'drift issue not written', message: `The drift issue of bundle ${input.changeSet.bundle || '(unnamed)'} could not be written: ${issue.message}` });
+            input.log.annotate({
+                level: 'error',
+                title: 'drift issue not written',
+                message: `The drift issue of bundle ${input.changeSet.bundle || '(unnamed)'} could not be written: ${issue.message}`,
+            });
             return { drifted, issue, fails: true, note: `The drift issue could not be written: ${issue.message}.` };
     }
 }
@@ -21600,7 +22467,10 @@ const MODES = ['auto', 'diff', 'apply'];
 function refAllowed(ref, patterns) {
     return patterns.some((pattern) => {
         const full = pattern.startsWith('refs/') ? pattern : `refs/heads/${pattern}`;
-        const regex = new RegExp(`^${full.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+        const regex = new RegExp(`^${full
+            .split('*')
+            .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+            .join('.*')}$`);
         return regex.test(ref);
     });
 }
@@ -21617,7 +22487,9 @@ function checkApplyRef(context, inputs, how, ref = context.ref) {
         return;
     if (ref && refAllowed(ref, inputs.applyRefs ?? []))
         return;
-    const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
+    const branch = defaultBranch
+        ? `the default branch (${defaultBranch})`
+        : 'the default branch (unknown: the event names no repository default_branch)';
     throw new InputError('mode', `${how} applies only from ${branch}, not from ${ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
 }
 /** A merged pull request applies what was merged into its base branch: the base must be one that may be applied. */
@@ -21629,7 +22501,7 @@ const isAll = (value) => value === '' || value === '*';
 /** pull_request_target evaluates nothing unless the workflow says it checked out trusted code. */
 function refuseUntrustedTarget(context, trustedCheckout) {
     if (context.eventName === 'pull_request_target' && !trustedCheckout) {
-        throw new InputError('trusted-checkout', 'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests');
+        throw new InputError('trusted-checkout', "pull_request_target runs with the repository's secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests");
     }
 }
 /**
@@ -21644,7 +22516,13 @@ function reportPlan(context, mode, selection, trustedCheckout) {
     const onPullRequest = context.eventName === 'pull_request' || context.eventName === 'pull_request_target';
     const merged = String(context.payload.action ?? '') === 'closed' && pull?.merged === true;
     const sha = mode === 'apply' && merged ? (pull?.merge_commit_sha ?? context.sha) : (pull?.head?.sha ?? context.sha);
-    return { mode, ...(onPullRequest && pull?.number !== undefined ? { pullRequest: pull.number } : {}), sha, ...selection, reason: `mode: report (${mode})` };
+    return {
+        mode,
+        ...(onPullRequest && pull?.number !== undefined ? { pullRequest: pull.number } : {}),
+        sha,
+        ...selection,
+        reason: `mode: report (${mode})`,
+    };
 }
 function planRun(context, inputs) {
     const pull = context.payload.pull_request;
@@ -21681,17 +22559,38 @@ function planRun(context, inputs) {
         }
     }
     if (inputs.mode !== 'auto') {
-        return { mode: inputs.mode, pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `mode: ${inputs.mode}` };
+        return {
+            mode: inputs.mode,
+            pullRequest: pull?.number,
+            sha: pull?.head?.sha ?? context.sha,
+            ...selection,
+            reason: `mode: ${inputs.mode}`,
+        };
     }
     if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
         if (['opened', 'synchronize', 'reopened'].includes(action)) {
-            return { mode: 'diff', pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `pull request ${action}` };
+            return {
+                mode: 'diff',
+                pullRequest: pull?.number,
+                sha: pull?.head?.sha ?? context.sha,
+                ...selection,
+                reason: `pull request ${action}`,
+            };
         }
         if (action === 'closed' && pull?.merged === true) {
             checkMergedBase(context, inputs, pull);
-            return { mode: 'apply', pullRequest: pull.number, sha: pull.merge_commit_sha ?? context.sha, ...selection, reason: 'pull request merged' };
+            return {
+                mode: 'apply',
+                pullRequest: pull.number,
+                sha: pull.merge_commit_sha ?? context.sha,
+                ...selection,
+                reason: 'pull request merged',
+            };
         }
-        return { mode: 'skip', reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}` };
+        return {
+            mode: 'skip',
+            reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}`,
+        };
     }
     if (context.eventName === 'push') {
         const repository = context.payload.repository;
@@ -21699,7 +22598,10 @@ function planRun(context, inputs) {
         if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`) {
             return { mode: 'apply', sha: context.sha, ...selection, reason: `push to ${defaultBranch}` };
         }
-        return { mode: 'skip', reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}` };
+        return {
+            mode: 'skip',
+            reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}`,
+        };
     }
     return { mode: 'skip', reason: `event ${context.eventName || '(none)'} has no default mode; set the "mode" input` };
 }
@@ -21793,9 +22695,20 @@ function rowCells(row) {
 }
 /** `1 deployed · 2 stale · 0 not installed · 1 failed · 1 unknown`, the states present in bold. */
 function stateSummary(state) {
-    return INSTANCE_STATES.map((name) => (state.counts[name] > 0 ? `**${state.counts[name]} ${name}**` : `${state.counts[name]} ${name}`)).join(' · ');
+    return INSTANCE_STATES.map((name) => state.counts[name] > 0 ? `**${state.counts[name]} ${name}**` : `${state.counts[name]} ${name}`).join(' · ');
 }
-const HEADINGS = ['Cluster', 'Group', 'Instance', 'Namespace', 'State', 'Module', 'Digest', 'Last applied', 'Ready', 'Reason'];
+const HEADINGS = [
+    'Cluster',
+    'Group',
+    'Instance',
+    'Namespace',
+    'State',
+    'Module',
+    'Digest',
+    'Last applied',
+    'Ready',
+    'Reason',
+];
 /**
  * The status as Markdown: a heading, the counts, the commit and run, and one table row per
  * cluster x instance. With `maxLength` (UTF-16 code units, as GitHub counts an issue body),
@@ -21805,7 +22718,8 @@ function renderStatusMarkdown(state, context, options = {}) {
     const measure = options.measure ?? commentLength;
     const head = `${options.marker ? `${options.marker}\n` : ''}## timoni-fleet status: ${escapeInline(state.bundle || '(bundle not evaluated)')}\n\n` +
         `${stateSummary(state)}\n\nRead at ${commitLink(context)} by ${runLink(context, 'this run')}.\n\n`;
-    const table = (rows) => tableHeader(HEADINGS, ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r', 'l']) + rows.map((r) => tableRow(rowCells(r))).join('');
+    const table = (rows) => tableHeader(HEADINGS, ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r', 'l']) +
+        rows.map((r) => tableRow(rowCells(r))).join('');
     const whole = maskSecrets(head + table(state.instances), context.secrets);
     const limit = options.maxLength;
     if (limit === undefined || measure(whole) <= limit)
@@ -21843,13 +22757,16 @@ async function status_report_keepIssue(input, context) {
         return await upsertMarkedIssue(client, { owner: input.context.owner, repo: input.context.repo }, marker, { title, body }, author);
     }
     catch (error) {
-        return { kind: 'failed', message: maskSecrets(error instanceof Error ? error.message : String(error), input.secrets) };
+        return {
+            kind: 'failed',
+            message: maskSecrets(error instanceof Error ? error.message : String(error), input.secrets),
+        };
     }
 }
 /** The `status` output, the job summary and, when asked, the status issue. */
 async function publishStatus(input) {
     // Every string masked on its own (a secret inside JSON text may be escaped there).
-    const masked = JSON.parse(JSON.stringify(input.state), (_key, value) => (typeof value === 'string' ? maskSecrets(value, input.secrets) : value));
+    const masked = JSON.parse(JSON.stringify(input.state), (_key, value) => typeof value === 'string' ? maskSecrets(value, input.secrets) : value);
     setOutput(input.env, 'status', JSON.stringify(masked));
     const context = {
         commitSha: input.sha,
@@ -21919,7 +22836,9 @@ function checkCommit({ file, changeSet }, runCommit) {
 }
 function missingMessage(shard, clusters, mode) {
     const covered = `${clusters.length === 1 ? 'cluster' : 'clusters'} ${clusters.join(', ')}`;
-    const question = mode === 'apply' ? 'did that job fail before uploading, or was it not run after an earlier failure?' : 'did that job fail before uploading?';
+    const question = mode === 'apply'
+        ? 'did that job fail before uploading, or was it not run after an earlier failure?'
+        : 'did that job fail before uploading?';
     return `no ChangeSet from the matrix job of shard "${shard}" (${covered}): ${question}`;
 }
 function mergeChangeSets(input) {
@@ -21929,7 +22848,7 @@ function mergeChangeSets(input) {
         checkFormat(file);
     for (const file of input.files)
         checkCommit(file, input.commit);
-    const bundle = agreed(input.files, 'is of bundle', (c) => c.bundle, 'a report merges the ChangeSets of one bundle (does the download pattern match another bundle\'s artifacts?)');
+    const bundle = agreed(input.files, 'is of bundle', (c) => c.bundle, "a report merges the ChangeSets of one bundle (does the download pattern match another bundle's artifacts?)");
     const mode = agreed(input.files, 'is of mode', (c) => c.mode, 'a report merges either diffs or rollouts, not both');
     const expected = new Map(input.clusters.map((cluster) => [cluster.name, cluster]));
     const found = new Map();
@@ -21965,12 +22884,28 @@ function mergeChangeSets(input) {
         const message = missingMessages.get(cluster.name) ?? missingMessage(cluster.name, [cluster.name], mode);
         if (!missingMessages.has(cluster.name))
             missing.push({ shard: cluster.name, clusters: [cluster.name] });
-        return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'failed', error: { step: 'report', message }, instances: [] };
+        return {
+            name: cluster.name,
+            group: cluster.group,
+            kubeContext: cluster.kubeContext,
+            status: 'failed',
+            error: { step: 'report', message },
+            instances: [],
+        };
     });
-    const leaving = [...found.values()].map(({ entry }) => entry).filter((entry) => isLeaving(entry) && !expected.has(entry.name));
+    const leaving = [...found.values()]
+        .map(({ entry }) => entry)
+        .filter((entry) => isLeaving(entry) && !expected.has(entry.name));
     const membership = input.files.map(({ changeSet }) => changeSet.membership).find((source) => source !== undefined);
     return {
-        changeSet: { format: CHANGESET_FORMAT, bundle, mode, commit: input.commit, clusters: [...clusters, ...leaving], ...(membership ? { membership } : {}) },
+        changeSet: {
+            format: CHANGESET_FORMAT,
+            bundle,
+            mode,
+            commit: input.commit,
+            clusters: [...clusters, ...leaving],
+            ...(membership ? { membership } : {}),
+        },
         missing,
     };
 }
@@ -22033,7 +22968,11 @@ async function runReport(input) {
     });
     const failed = merged.changeSet.clusters
         .filter((cluster) => cluster.status === 'failed')
-        .map((cluster) => ({ name: cluster.name, step: cluster.error?.step ?? 'run', message: cluster.error?.message ?? 'failed' }));
+        .map((cluster) => ({
+        name: cluster.name,
+        step: cluster.error?.step ?? 'run',
+        message: cluster.error?.message ?? 'failed',
+    }));
     return { published, failed };
 }
 
@@ -22113,7 +23052,7 @@ function kubeconfigSources(config, env) {
     if (config.kubeconfigs.length > 0)
         return config.kubeconfigs.map((text) => ({ text }));
     if (!config.useRunnerKubeconfig) {
-        throw new InputError('kubeconfig', 'is empty (is the secret set, and given to this job?); to use the runner\'s own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true');
+        throw new InputError('kubeconfig', "is empty (is the secret set, and given to this job?); to use the runner's own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true");
     }
     const paths = (env.KUBECONFIG ?? (0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.homedir)(), '.kube', 'config')).split(':').filter(Boolean);
     return paths.map((path) => {
@@ -22149,7 +23088,7 @@ function offeredEnvironment(config, env, secrets, log) {
     }
     return environment;
 }
-const SECRET_QUERY_REFUSAL = 'reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author\'s code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)';
+const SECRET_QUERY_REFUSAL = "reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author's code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)";
 function runPlan(context, config, mode) {
     return planRun(context, {
         mode,
@@ -22191,9 +23130,23 @@ async function runWithoutClusters(io, config, context, secrets, log, mode) {
             log.line(`timoni-fleet: matrix of ${selection.shards.length} shard(s): ${selection.shards.map((s) => `${s.name} (${s.clusters.map((c) => c.name).join(', ')})`).join('; ')}`);
             return 0;
         }
-        const { published, failed } = await runReport({ env: io.env, config, context, runtime, workspace, boundary, secrets: secrets.secrets(), log, signal: AbortSignal.timeout(config.deadlineMs) });
+        const { published, failed } = await runReport({
+            env: io.env,
+            config,
+            context,
+            runtime,
+            workspace,
+            boundary,
+            secrets: secrets.secrets(),
+            log,
+            signal: AbortSignal.timeout(config.deadlineMs),
+        });
         for (const cluster of failed)
-            log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.step}: ${cluster.message}` });
+            log.annotate({
+                level: 'error',
+                title: `cluster ${cluster.name} failed`,
+                message: `${cluster.step}: ${cluster.message}`,
+            });
         return failed.length > 0 || published.fails ? 1 : 0;
     }
     catch (error) {
@@ -22212,8 +23165,16 @@ function startRun(io, secrets, log) {
         refuseUntrustedTarget(context, config.trustedCheckout);
         return { config, context, plan: { mode: 'skip', reason: `mode: ${config.mode}` } };
     }
-    const selection = { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout };
-    const plan = config.mode === 'status' ? statusPlan(context, selection) : config.mode === 'drift' ? driftPlan(context, selection) : runPlan(context, config, config.mode);
+    const selection = {
+        clusterGroup: config.runtimeGroup,
+        cluster: config.runtimeCluster,
+        trustedCheckout: config.trustedCheckout,
+    };
+    const plan = config.mode === 'status'
+        ? statusPlan(context, selection)
+        : config.mode === 'drift'
+            ? driftPlan(context, selection)
+            : runPlan(context, config, config.mode);
     if (plan.mode === 'skip')
         return { config, context, plan };
     // Credentials are registered (and `::add-mask::` printed) before any text from the
@@ -22283,7 +23244,17 @@ async function runOnClusters(io, start, secrets, log) {
         });
         if (plan.mode === 'status')
             return await readAndPublishState(run, plan, config, () => target(limits.deadline), log);
-        const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: limits.deadline, log }) : undefined;
+        const review = plan.mode === 'apply'
+            ? await loadReviewCheck({
+                policy: config.reviewed,
+                context,
+                plan,
+                githubToken: config.githubToken,
+                ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+                signal: limits.deadline,
+                log,
+            })
+            : undefined;
         if (review) {
             run.beforeApply = review.beforeApply;
             run.beforeLeave = review.beforeLeave;
@@ -22312,11 +23283,26 @@ async function fleetRun(io, start, ws, limits, secrets, log) {
     // runtime-cluster may list several clusters (a numbered shard of a fan-out).
     const { runtime, selector, shards } = selectionShards(ws.runtime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
     setOutput(io.env, 'matrix', matrixOutput(shards));
-    const resolver = new ModuleResolver(ws.engine, ws.cwd, { hostCredentials: config.registryCreds, secrets: (value) => secrets.register(value), signal: limits.workDeadline }, ws.boundary);
+    const resolver = new ModuleResolver(ws.engine, ws.cwd, {
+        hostCredentials: config.registryCreds,
+        secrets: (value) => secrets.register(value),
+        signal: limits.workDeadline,
+    }, ws.boundary);
     const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
     // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
     const membership = plan.mode === 'diff' || plan.mode === 'apply'
-        ? await readBaseRuntime({ context, runtimeFiles: config.runtimeFiles, cwd: ws.cwd, workspace: ws.workspace, engine: ws.engine, moduleFiles: ws.moduleFiles, githubToken: config.githubToken, signal: limits.workDeadline, log: (line) => log.line(line), redact: (text) => secrets.redact(text) })
+        ? await readBaseRuntime({
+            context,
+            runtimeFiles: config.runtimeFiles,
+            cwd: ws.cwd,
+            workspace: ws.workspace,
+            engine: ws.engine,
+            moduleFiles: ws.moduleFiles,
+            githubToken: config.githubToken,
+            signal: limits.workDeadline,
+            log: (line) => log.line(line),
+            redact: (text) => secrets.redact(text),
+        })
         : {};
     return {
         ...membership,
@@ -22358,7 +23344,12 @@ function fleetOptions(config) {
         concurrency: config.concurrency,
         strategy: config.strategy,
         maxParallel: config.maxParallel,
-        identity: { mode: config.clusterIdentity, recordName: config.clusterIdentityRecord, repin: config.repinClusters, repinAdvice: (cluster) => `run an apply with repin-clusters: ${cluster}` },
+        identity: {
+            mode: config.clusterIdentity,
+            recordName: config.clusterIdentityRecord,
+            repin: config.repinClusters,
+            repinAdvice: (cluster) => `run an apply with repin-clusters: ${cluster}`,
+        },
     };
 }
 /**
@@ -22370,7 +23361,12 @@ function fleetOptions(config) {
 async function readAndPublishState(run, plan, config, publishTarget, log) {
     const state = await fleetState(run);
     const target = publishTarget();
-    const status = await publishStatus({ ...target, state: target.context.sha ? { ...state, commit: target.context.sha } : state, sha: plan.sha, issue: config.statusIssue });
+    const status = await publishStatus({
+        ...target,
+        state: target.context.sha ? { ...state, commit: target.context.sha } : state,
+        sha: plan.sha,
+        issue: config.statusIssue,
+    });
     const unknown = state.instances.filter((row) => row.state === 'unknown');
     // One annotation per reason not told yet, naming its clusters (a bundle error fails them all alike).
     const clustersByReason = new Map();
@@ -22384,7 +23380,9 @@ async function readAndPublishState(run, plan, config, publishTarget, log) {
 }
 /** A diff's, drift's or apply's ChangeSet published: the drift issue (drift.ts) for a drift, else the pull request comment; the job summary and the outputs. */
 async function publishChangeSet(changeSet, plan, config, target, ws, review) {
-    const drift = plan.mode === 'drift' ? await publishDrift({ ...target, changeSet, plan, issue: config.driftIssue, labels: config.driftLabels }) : undefined;
+    const drift = plan.mode === 'drift'
+        ? await publishDrift({ ...target, changeSet, plan, issue: config.driftIssue, labels: config.driftLabels })
+        : undefined;
     const record = review?.record(changeSet.bundle);
     const published = await publishResults({
         ...target,
@@ -22393,7 +23391,9 @@ async function publishChangeSet(changeSet, plan, config, target, ws, review) {
         ...(drift?.note ? { notes: [drift.note] } : {}),
         comment: config.comment && plan.mode !== 'drift',
         changesFile: { path: config.changesFile, workspace: ws.workspace, boundary: ws.boundary },
-        ...(review ? { review: { notes: review.summary(), warnings: review.warnings, ...(record ? { record } : {}) } } : {}),
+        ...(review
+            ? { review: { notes: review.summary(), warnings: review.warnings, ...(record ? { record } : {}) } }
+            : {}),
     });
     // A diff whose comment could not be posted fails (publishResults says why); drift found is not a failure, an issue that could not be written is.
     return { fails: published.fails || drift?.fails === true };
@@ -22403,11 +23403,20 @@ function exitCode(io, changeSet, published, log, cancel) {
     const failed = changeSet.clusters.filter((c) => c.status === 'failed');
     // A failure told while the clusters ran (log.ts) is not told again; a bundle error was annotated at its lines.
     for (const cluster of failed.filter((c) => c.error?.step !== 'bundle' && !log.hasTold(c.error?.message ?? ''))) {
-        log.annotate({ level: 'error', title: `cluster ${cluster.name} ${isCancelled(cluster) ? 'cancelled' : 'failed'}`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
+        log.annotate({
+            level: 'error',
+            title: `cluster ${cluster.name} ${isCancelled(cluster) ? 'cancelled' : 'failed'}`,
+            message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}`,
+        });
     }
     const cancelled = io.cancellation?.cancelled;
     if (cancel && cancelled) {
-        log.annotate({ level: 'error', title: 'timoni-fleet cancelled', message: cancellationLine(changeSet.clusters) ?? `${cancelled.message} after the rollout had ended; the report above is the rollout's whole` });
+        log.annotate({
+            level: 'error',
+            title: 'timoni-fleet cancelled',
+            message: cancellationLine(changeSet.clusters) ??
+                `${cancelled.message} after the rollout had ended; the report above is the rollout's whole`,
+        });
         return cancellation/* CANCELLED_EXIT_CODE */.pL;
     }
     return failed.length > 0 || published.fails ? 1 : 0;
@@ -22620,7 +23629,12 @@ const cancellation = (0,_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .cancell
         process.exit(_cancellation_js__WEBPACK_IMPORTED_MODULE_2__/* .CANCELLED_EXIT_CODE */ .pL);
     },
 });
-const code = await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_1__/* .runAction */ .Cs)({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text), cancellation });
+const code = await (0,_action_run_action_js__WEBPACK_IMPORTED_MODULE_1__/* .runAction */ .Cs)({
+    env: process.env,
+    cwd: process.cwd(),
+    write: (text) => process.stdout.write(text),
+    cancellation,
+});
 process.stdout.write('', () => process.exit(code));
 
 __webpack_async_result__();

@@ -51,7 +51,9 @@ function selectedTargets() {
   const names = (process.argv[flag + 1] ?? '').split(',').filter(Boolean);
   const unknown = names.filter((n) => !TARGETS.some((t) => t.name === n));
   if (names.length === 0 || unknown.length > 0) {
-    console.error(`--target takes a comma-separated list of ${TARGETS.map((t) => t.name).join(', ')}; got ${JSON.stringify(process.argv[flag + 1] ?? '')}`);
+    console.error(
+      `--target takes a comma-separated list of ${TARGETS.map((t) => t.name).join(', ')}; got ${JSON.stringify(process.argv[flag + 1] ?? '')}`,
+    );
     process.exit(2);
   }
   return TARGETS.filter((t) => names.includes(t.name));
@@ -95,7 +97,8 @@ function build(target, out, goVersion) {
   // The gzip tool runs on the host, so GOOS/GOARCH must not be inherited here.
   go(['run', './tools/gzip', program, join(out, `${target.file}.gz`)], { CGO_ENABLED: '0' });
   rmSync(program);
-  if (target.goos === 'js') copyFileSync(join(go(['env', 'GOROOT']), 'lib', 'wasm', 'wasm_exec.js'), join(out, 'wasm_exec.js'));
+  if (target.goos === 'js')
+    copyFileSync(join(go(['env', 'GOROOT']), 'lib', 'wasm', 'wasm_exec.js'), join(out, 'wasm_exec.js'));
   const digest = sha256(join(out, `${target.file}.gz`));
   writeFileSync(join(out, `${target.file}.sha256`), `${digest}  ${target.file}.gz\n`);
   say(`${target.name} built in ${Math.round((Date.now() - started) / 1000)}s: sha256 ${digest}`);
@@ -109,7 +112,11 @@ function differences(target, fresh) {
     const where = relative(root, have);
     if (!existsSync(have)) problems.push(`${where} is missing`);
     else if (!readFileSync(have).equals(readFileSync(join(fresh, name)))) {
-      problems.push(name.endsWith('.gz') ? `${where} hashes to ${sha256(have)} but a fresh build gives ${sha256(join(fresh, name))}` : `${where} differs from a fresh build`);
+      problems.push(
+        name.endsWith('.gz')
+          ? `${where} hashes to ${sha256(have)} but a fresh build gives ${sha256(join(fresh, name))}`
+          : `${where} differs from a fresh build`,
+      );
     }
   }
   return problems;
@@ -141,7 +148,11 @@ try {
       );
       process.exit(1);
     }
-    console.log(`the CUE engine artifacts match a fresh build (${selectedTargets().map((t) => t.name).join(', ')}; ${goVersion})`);
+    console.log(
+      `the CUE engine artifacts match a fresh build (${selectedTargets()
+        .map((t) => t.name)
+        .join(', ')}; ${goVersion})`,
+    );
   }
 } finally {
   rmSync(temp, { recursive: true, force: true });

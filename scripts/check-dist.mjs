@@ -28,9 +28,14 @@ try {
   const committed = join(root, 'dist');
   const engine = new Set(ENGINE_ARTIFACTS.map((file) => join(file)));
   const want = new Set(listFiles(fresh).map((f) => relative(fresh, f)));
-  const have = new Set(listFiles(committed).map((f) => relative(committed, f)).filter((f) => !engine.has(f)));
+  const have = new Set(
+    listFiles(committed)
+      .map((f) => relative(committed, f))
+      .filter((f) => !engine.has(f)),
+  );
   const problems = [];
-  for (const file of engine) if (!existsSync(join(committed, file))) problems.push(`missing from dist/: ${file} (run \`npm run build:cue\`)`);
+  for (const file of engine)
+    if (!existsSync(join(committed, file))) problems.push(`missing from dist/: ${file} (run \`npm run build:cue\`)`);
   for (const file of want) {
     if (!have.has(file)) problems.push(`missing from dist/: ${file}`);
     else if (!readFileSync(join(fresh, file)).equals(readFileSync(join(committed, file))))

@@ -51,22 +51,49 @@ function record(stage: DemoStage, folder: string, title: string, pullRequest: nu
   writeFileSync(join(dir, 'summary.md'), run.summary);
   writeFileSync(join(dir, 'log.txt'), run.log);
   writeFileSync(join(dir, 'outputs.json'), `${JSON.stringify(run.outputs, null, 2)}\n`);
-  say(`${title}: exit ${run.exitCode}, outputs has-changes=${run.outputs['has-changes']} applied-clusters=${run.outputs['applied-clusters'] ?? ''} failed-cluster=${run.outputs['failed-cluster'] ?? ''}; written to ${dir}`);
+  say(
+    `${title}: exit ${run.exitCode}, outputs has-changes=${run.outputs['has-changes']} applied-clusters=${run.outputs['applied-clusters'] ?? ''} failed-cluster=${run.outputs['failed-cluster'] ?? ''}; written to ${dir}`,
+  );
   process.stdout.write(`\n----- action log: ${title} -----\n${run.log}\n`);
   return { folder: dir, run };
 }
 
-async function pullRequestAndMerge(stage: DemoStage, number: number, folders: [string, string], purpose: string): Promise<StageResult[]> {
+async function pullRequestAndMerge(
+  stage: DemoStage,
+  number: number,
+  folders: [string, string],
+  purpose: string,
+): Promise<StageResult[]> {
   const pr = stage.openPullRequest(number);
-  const common = { githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: stage.inputs, env: stage.env, timeoutMs: 300_000 };
+  const common = {
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: stage.inputs,
+    env: stage.env,
+    timeoutMs: 300_000,
+  };
 
   say(`pull request #${number} opened (${purpose}): diffing every cluster`);
-  const diff = await runAction({ ...common, event: pullRequestEvent({ action: 'opened', repository, number, headSha: pr.headSha }) });
+  const diff = await runAction({
+    ...common,
+    event: pullRequestEvent({ action: 'opened', repository, number, headSha: pr.headSha }),
+  });
   const opened = record(stage, folders[0], `pull request #${number}`, number, diff);
 
   say(`pull request #${number} merged: rolling out in runtime order, staging first`);
   stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
-  const merge = await runAction({ ...common, event: pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number, headSha: pr.headSha }) });
+  const merge = await runAction({
+    ...common,
+    event: pullRequestEvent({
+      action: 'closed',
+      merged: true,
+      mergeCommitSha: pr.mergeCommitSha,
+      repository,
+      number,
+      headSha: pr.headSha,
+    }),
+  });
   return [opened, record(stage, folders[1], `merge of #${number}`, number, merge)];
 }
 
@@ -74,15 +101,32 @@ const fleet = await startFleet({ clusters: 3, dir: fleetDir, log: (line) => say(
 let exitCode = 1;
 try {
   const stage = await stageDemo(fleet.kubeconfig);
-  const ready = keepWorkloadsReady(fleet.kubeconfig, fleet.clusters.map((c) => c.contextName), 'shop');
+  const ready = keepWorkloadsReady(
+    fleet.kubeconfig,
+    fleet.clusters.map((c) => c.contextName),
+    'shop',
+  );
   try {
-    say(`registry ${stage.registry.url} holds the example module (${stage.moduleDigest}); GitHub stand-in at ${stage.github.url}`);
+    say(
+      `registry ${stage.registry.url} holds the example module (${stage.moduleDigest}); GitHub stand-in at ${stage.github.url}`,
+    );
     const results = await pullRequestAndMerge(stage, 1, ['1-first-pull-request', '2-first-merge'], 'adds the bundle');
     stage.editBundle(stagingChange);
-    results.push(...(await pullRequestAndMerge(stage, 2, ['3-second-pull-request', '4-second-merge'], 'staging: webapp 1.5.0 on two replicas')));
+    results.push(
+      ...(await pullRequestAndMerge(
+        stage,
+        2,
+        ['3-second-pull-request', '4-second-merge'],
+        'staging: webapp 1.5.0 on two replicas',
+      )),
+    );
 
-    process.stdout.write(`\nWhat reviewers see on the second pull request (the README's picture): ${join(out, '3-second-pull-request', 'comment.md')}\n`);
-    process.stdout.write(`Every stage (comment.md, summary.md, log.txt, outputs.json): ${results.map((result) => result.folder).join(', ')}\n`);
+    process.stdout.write(
+      `\nWhat reviewers see on the second pull request (the README's picture): ${join(out, '3-second-pull-request', 'comment.md')}\n`,
+    );
+    process.stdout.write(
+      `Every stage (comment.md, summary.md, log.txt, outputs.json): ${results.map((result) => result.folder).join(', ')}\n`,
+    );
     exitCode = results.every((result) => result.run.exitCode === 0) ? 0 : 1;
   } finally {
     await ready.stop().catch((error: unknown) => say(`stopping the kubelet stand-in: ${(error as Error).message}`));

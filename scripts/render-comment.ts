@@ -35,7 +35,9 @@ interface Options {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`render-comment: ${message}\nusage: npx tsx scripts/render-comment.ts <comment.md> <out.png> [--width N] [--max-height N] [--scale N] [--expand N] [--author NAME]\n`);
+  process.stderr.write(
+    `render-comment: ${message}\nusage: npx tsx scripts/render-comment.ts <comment.md> <out.png> [--width N] [--max-height N] [--scale N] [--expand N] [--author NAME]\n`,
+  );
   process.exit(2);
 }
 
@@ -56,16 +58,28 @@ function parseArguments(argv: string[]): Options {
       return n;
     };
     switch (argument) {
-      case '--width': options.width = Math.round(number()); break;
-      case '--max-height': options.maxHeight = Math.round(number()); break;
-      case '--scale': options.scale = number(); break;
-      case '--expand': options.expand = Math.round(number()); break;
-      case '--author': options.author = value; break;
-      default: usage(`unknown option ${argument}`);
+      case '--width':
+        options.width = Math.round(number());
+        break;
+      case '--max-height':
+        options.maxHeight = Math.round(number());
+        break;
+      case '--scale':
+        options.scale = number();
+        break;
+      case '--expand':
+        options.expand = Math.round(number());
+        break;
+      case '--author':
+        options.author = value;
+        break;
+      default:
+        usage(`unknown option ${argument}`);
     }
   }
   const [input, output] = positional;
-  if (positional.length !== 2 || input === undefined || output === undefined) usage('expected a Markdown file and an output PNG path');
+  if (positional.length !== 2 || input === undefined || output === undefined)
+    usage('expected a Markdown file and an output PNG path');
   return { input: resolve(input), output: resolve(output), ...options };
 }
 
@@ -96,7 +110,7 @@ function markdownToHtml(markdown: string, expand = 0): string {
     },
   });
   // HTML comments (the comment's marker) are invisible on GitHub; drop them.
-  let html = (marked.parse(markdown.replace(/<!--[\s\S]*?-->\n?/g, '')) as string);
+  let html = marked.parse(markdown.replace(/<!--[\s\S]*?-->\n?/g, '')) as string;
   let left = expand;
   html = html.replace(/<details>/g, (tag) => (left-- > 0 ? '<details open>' : tag));
   return html;
@@ -182,14 +196,36 @@ function chromium(): string {
   return found;
 }
 
-function runChromium(profile: string, width: number, height: number, scale: number, extra: string[], url: string): string {
+function runChromium(
+  profile: string,
+  width: number,
+  height: number,
+  scale: number,
+  extra: string[],
+  url: string,
+): string {
   const args = [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--hide-scrollbars', `--user-data-dir=${profile}`, `--window-size=${width},${height}`,
-    `--force-device-scale-factor=${scale}`, ...extra, url,
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--hide-scrollbars',
+    `--user-data-dir=${profile}`,
+    `--window-size=${width},${height}`,
+    `--force-device-scale-factor=${scale}`,
+    ...extra,
+    url,
   ];
-  return execFileSync(chromium(), args, { encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  return execFileSync(chromium(), args, {
+    encoding: 'utf8',
+    timeout: 120_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 << 20,
+  });
 }
 
 function main(): void {
@@ -212,11 +248,17 @@ function main(): void {
     runChromium(join(work, 'profile-2'), options.width, height, options.scale, [`--screenshot=${options.output}`], url);
     if (!existsSync(options.output)) throw new Error('Chromium wrote no screenshot');
     try {
-      execFileSync('pngquant', ['--force', '--skip-if-larger', '--quality=70-95', '--output', options.output, '--', options.output], { stdio: 'ignore' });
+      execFileSync(
+        'pngquant',
+        ['--force', '--skip-if-larger', '--quality=70-95', '--output', options.output, '--', options.output],
+        { stdio: 'ignore' },
+      );
     } catch {
       // pngquant missing, or it could not do better: keep Chromium's PNG.
     }
-    process.stderr.write(`render-comment: ${options.output} (${options.width}x${height} CSS px${cut ? `, cut from ${measured}` : ''}, scale ${options.scale})\n`);
+    process.stderr.write(
+      `render-comment: ${options.output} (${options.width}x${height} CSS px${cut ? `, cut from ${measured}` : ''}, scale ${options.scale})\n`,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -83,7 +83,9 @@ export class Cancellation {
   receive(signalName: string): void {
     const first = this.cancelled;
     if (first) {
-      this.outlets.stopNow(`received ${signalName} after ${first.signalName}: stopped at once; the cluster being applied may be left with its objects applied and Timoni's instance record not written`);
+      this.outlets.stopNow(
+        `received ${signalName} after ${first.signalName}: stopped at once; the cluster being applied may be left with its objects applied and Timoni's instance record not written`,
+      );
       return;
     }
     if (this.graceful === 0) {
@@ -124,7 +126,10 @@ export function cancellationOnSignals(outlets: CancellationOutlets): Cancellatio
 export function abortedAfterCancel(cancel: AbortSignal, afterMs: number): AbortSignal {
   const bound = new AbortController();
   const start = () => {
-    const timer = setTimeout(() => bound.abort(new Error(`no time left: the run was cancelled ${Math.round(afterMs / 100) / 10} s ago`)), afterMs);
+    const timer = setTimeout(
+      () => bound.abort(new Error(`no time left: the run was cancelled ${Math.round(afterMs / 100) / 10} s ago`)),
+      afterMs,
+    );
     timer.unref();
   };
   if (cancel.aborted) start();

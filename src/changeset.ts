@@ -46,7 +46,14 @@ export interface ObjectChange {
 /** kstatus's status names, as Timoni's `--wait` prints them (`Deployment/apps/podinfo Current - Resource is Ready`). */
 export type ReadinessStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
 
-export const READINESS_STATUSES: readonly ReadinessStatus[] = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
+export const READINESS_STATUSES: readonly ReadinessStatus[] = [
+  'Current',
+  'InProgress',
+  'Failed',
+  'Terminating',
+  'NotFound',
+  'Unknown',
+];
 
 export interface ObjectReadiness {
   status: ReadinessStatus;
@@ -217,5 +224,7 @@ export function isChangingAction(action: ObjectAction): boolean {
 
 /** True when any cluster has an object that changes (a failed object is a failure, not a change). */
 export function hasChanges(changeSet: ChangeSet): boolean {
-  return changeSet.clusters.some((cluster) => cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))));
+  return changeSet.clusters.some((cluster) =>
+    cluster.instances.some((instance) => instance.changes.some((change) => isChangingAction(change.action))),
+  );
 }

@@ -4,7 +4,11 @@
 // the clusters of a plan.
 
 /** Settles `work` for every item, at most `limit` at once; answers the outcomes in item order. */
-export async function settleBounded<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+export async function settleBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
   const results: PromiseSettledResult<R>[] = new Array<PromiseSettledResult<R>>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -26,7 +30,11 @@ export async function settleBounded<T, R>(items: readonly T[], limit: number, wo
  * order. When some fail, the others still run to their end (nothing is left running in the
  * background) and the first failure in item order is thrown.
  */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const outcomes = await settleBounded(items, limit, work);
   const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failed) throw failed.reason;

@@ -6,7 +6,12 @@ import { CueError, type CueDiagnostic } from './cue/index.js';
 import { formatAnnotation } from './workflow-commands.js';
 
 function hasDiagnostics(error: unknown): error is { diagnostics: CueDiagnostic[] } {
-  return typeof error === 'object' && error !== null && Array.isArray((error as { diagnostics?: unknown }).diagnostics) && (error as { diagnostics: unknown[] }).diagnostics.length > 0;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    Array.isArray((error as { diagnostics?: unknown }).diagnostics) &&
+    (error as { diagnostics: unknown[] }).diagnostics.length > 0
+  );
 }
 
 function diagnosticsOf(error: unknown): CueDiagnostic[] {
@@ -18,7 +23,10 @@ function diagnosticsOf(error: unknown): CueDiagnostic[] {
 }
 
 /** Each CUE diagnostic of the error as an annotation on its file and line: its key (message and place), its message, the command; none for another error. */
-export function diagnosticAnnotations(error: unknown, title?: string): Array<{ key: string; message: string; command: string }> {
+export function diagnosticAnnotations(
+  error: unknown,
+  title?: string,
+): Array<{ key: string; message: string; command: string }> {
   return diagnosticsOf(error).map((diagnostic) => {
     const position = diagnostic.positions[0];
     const command = formatAnnotation({
@@ -27,7 +35,11 @@ export function diagnosticAnnotations(error: unknown, title?: string): Array<{ k
       message: diagnostic.message,
       ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
     });
-    return { key: `${position?.file ?? ''}:${position?.line ?? ''}:${position?.column ?? ''}:${diagnostic.message}`, message: diagnostic.message, command };
+    return {
+      key: `${position?.file ?? ''}:${position?.line ?? ''}:${position?.column ?? ''}:${diagnostic.message}`,
+      message: diagnostic.message,
+      command,
+    };
   });
 }
 
@@ -39,4 +51,3 @@ export function errorAnnotations(error: unknown, title?: string): string {
   }
   return annotations.map((annotation) => annotation.command).join('');
 }
-

@@ -54,7 +54,9 @@ export class FileBoundary {
     }
     if (!this.contains(real)) {
       const where = real === resolve(path) ? 'is' : `points to ${real}, which is`;
-      throw new FileBoundaryError(`${shownAs} ${where} outside ${this.describe()}; files of a bundle, runtime or module must stay inside it`);
+      throw new FileBoundaryError(
+        `${shownAs} ${where} outside ${this.describe()}; files of a bundle, runtime or module must stay inside it`,
+      );
     }
     return real;
   }

@@ -44,7 +44,12 @@ function git(root: string, args: readonly string[]): GitAnswer {
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
   });
   if (result.error) {
-    throw new GitReadError(all, (result.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'git is not installed (not on PATH)' : result.error.message);
+    throw new GitReadError(
+      all,
+      (result.error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'git is not installed (not on PATH)'
+        : result.error.message,
+    );
   }
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr.toString('utf8').trim() };
 }
@@ -66,7 +71,8 @@ export function gitWorkTreeOf(path: string, within: string): string | undefined 
 /** The repository path of `path` inside the work tree `root`; throws for a path outside it. */
 export function repositoryPathOf(path: string, root: string): string {
   const inside = relative(resolve(root), resolve(path));
-  if (inside === '' || inside.startsWith('..') || resolve(root, inside) !== resolve(path)) throw new Error(`${path} is not inside the repository at ${root}`);
+  if (inside === '' || inside.startsWith('..') || resolve(root, inside) !== resolve(path))
+    throw new Error(`${path} is not inside the repository at ${root}`);
   return checkRepositoryPath(inside.split(sep).join('/'));
 }
 
@@ -92,11 +98,18 @@ export function readFileAtCommit(root: string, commit: string, repositoryPath: s
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new GitReadError(['ls-tree', commit], 'not a commit id');
   const where = `${repositoryPath} at ${commit}`;
   const listed = git(root, ['ls-tree', '-z', '--full-tree', commit, '--', repositoryPath]);
-  if (listed.code !== 0) throw new GitReadError(['ls-tree', commit, '--', repositoryPath], listed.stderr || `exit code ${listed.code}`);
-  const entry = listed.stdout.toString('utf8').split('\0').find((line) => line.endsWith(`\t${repositoryPath}`));
+  if (listed.code !== 0)
+    throw new GitReadError(['ls-tree', commit, '--', repositoryPath], listed.stderr || `exit code ${listed.code}`);
+  const entry = listed.stdout
+    .toString('utf8')
+    .split('\0')
+    .find((line) => line.endsWith(`\t${repositoryPath}`));
   if (!entry) return undefined;
   const [mode = '', type = '', object = ''] = entry.slice(0, entry.indexOf('\t')).split(' ');
-  if (type !== 'blob' || mode === '120000') throw new Error(`${where} is ${mode === '120000' ? 'a symbolic link' : type === 'tree' ? 'a folder' : `a ${type}`}, not a file`);
+  if (type !== 'blob' || mode === '120000')
+    throw new Error(
+      `${where} is ${mode === '120000' ? 'a symbolic link' : type === 'tree' ? 'a folder' : `a ${type}`}, not a file`,
+    );
   const blob = git(root, ['cat-file', 'blob', object]);
   if (blob.code !== 0) throw new GitReadError(['cat-file', 'blob', object], blob.stderr || `exit code ${blob.code}`);
   try {

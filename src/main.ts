@@ -16,5 +16,10 @@ const cancellation = cancellationOnSignals({
     process.exit(CANCELLED_EXIT_CODE);
   },
 });
-const code = await runAction({ env: process.env, cwd: process.cwd(), write: (text) => process.stdout.write(text), cancellation });
+const code = await runAction({
+  env: process.env,
+  cwd: process.cwd(),
+  write: (text) => process.stdout.write(text),
+  cancellation,
+});
 process.stdout.write('', () => process.exit(code));

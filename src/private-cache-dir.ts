@@ -18,8 +18,13 @@ export class PrivateCacheDirError extends Error {
 }
 
 /** The default folder of one kind of cached things (`modules`, `engines`) for this environment. */
-export function defaultCacheDir(kind: string, env: Record<string, string | undefined> = process.env, home: string = homedir()): string {
-  if (env.GITHUB_ACTIONS === 'true' && env.RUNNER_TEMP && isAbsolute(env.RUNNER_TEMP)) return join(env.RUNNER_TEMP, 'timoni-fleet', kind);
+export function defaultCacheDir(
+  kind: string,
+  env: Record<string, string | undefined> = process.env,
+  home: string = homedir(),
+): string {
+  if (env.GITHUB_ACTIONS === 'true' && env.RUNNER_TEMP && isAbsolute(env.RUNNER_TEMP))
+    return join(env.RUNNER_TEMP, 'timoni-fleet', kind);
   // The XDG base directory rules: a relative XDG_CACHE_HOME is invalid and ignored.
   const cacheHome = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(home, '.cache');
   return join(cacheHome, 'timoni-fleet', kind);
@@ -34,17 +39,30 @@ export function preparePrivateCacheDir(dir: string, label: string): string {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new PrivateCacheDirError(label, dir, `cannot create it: ${error instanceof Error ? error.message : String(error)}`);
+    throw new PrivateCacheDirError(
+      label,
+      dir,
+      `cannot create it: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const info = lstatSync(dir);
-  if (info.isSymbolicLink()) throw new PrivateCacheDirError(label, dir, 'is a symbolic link; refusing to keep files where the link points');
+  if (info.isSymbolicLink())
+    throw new PrivateCacheDirError(label, dir, 'is a symbolic link; refusing to keep files where the link points');
   if (!info.isDirectory()) throw new PrivateCacheDirError(label, dir, 'is not a folder');
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   if (uid !== undefined && info.uid !== uid) {
-    throw new PrivateCacheDirError(label, dir, `is owned by user ${info.uid}, not by this user (${uid}); refusing to run what another user can change`);
+    throw new PrivateCacheDirError(
+      label,
+      dir,
+      `is owned by user ${info.uid}, not by this user (${uid}); refusing to run what another user can change`,
+    );
   }
   if (process.platform !== 'win32' && (info.mode & 0o022) !== 0) {
-    throw new PrivateCacheDirError(label, dir, `can be written by others (mode ${(info.mode & 0o777).toString(8)}); make it private (chmod 700) or remove it`);
+    throw new PrivateCacheDirError(
+      label,
+      dir,
+      `can be written by others (mode ${(info.mode & 0o777).toString(8)}); make it private (chmod 700) or remove it`,
+    );
   }
   return dir;
 }

@@ -38,7 +38,11 @@ export interface RuntimeAtCommit {
  * Where each runtime file lives in the repository. Throws for a file outside `workspace`
  * (a path such as `../x.cue`): nothing outside the repository is read at another commit.
  */
-export function locateRuntimeFiles(runtimeFiles: readonly string[], cwd: string, workspace: string): RuntimeFileLocation[] {
+export function locateRuntimeFiles(
+  runtimeFiles: readonly string[],
+  cwd: string,
+  workspace: string,
+): RuntimeFileLocation[] {
   return runtimeFiles.map((shownAs) => {
     const absolutePath = resolve(cwd, shownAs);
     const workTree = gitWorkTreeOf(absolutePath, workspace);
@@ -46,7 +50,9 @@ export function locateRuntimeFiles(runtimeFiles: readonly string[], cwd: string,
     try {
       repositoryPath = repositoryPathOf(absolutePath, workTree ?? workspace);
     } catch {
-      throw new Error(`runtime file ${shownAs} is not inside the workspace ${workspace}; it cannot be read at another commit`);
+      throw new Error(
+        `runtime file ${shownAs} is not inside the workspace ${workspace}; it cannot be read at another commit`,
+      );
     }
     return { shownAs, absolutePath, ...(workTree ? { workTree } : {}), repositoryPath };
   });
@@ -68,7 +74,13 @@ export function loadRuntimeAtCommit(
   for (const location of locations) {
     const content = read(location);
     if (content === undefined) missing.push(location.shownAs);
-    else sources.push({ path: location.shownAs, absolutePath: location.absolutePath, format: sourceFormat(location.shownAs), content });
+    else
+      sources.push({
+        path: location.shownAs,
+        absolutePath: location.absolutePath,
+        format: sourceFormat(location.shownAs),
+        content,
+      });
   }
   if (sources.length === 0) return undefined;
   return { runtime: loadRuntime(engine, sources, moduleFiles, ''), files: sources.map((s) => s.path), missing };

@@ -125,8 +125,10 @@ export function containsUrlWithPassword(text: string): boolean {
 function decodings(text: string): string[] {
   const found: string[] = [];
   const compact = text.replace(/\s+/g, '');
-  if (compact.length >= MIN_SECRET_LENGTH && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) found.push(Buffer.from(compact, 'base64').toString('utf8'));
-  if (compact.length >= MIN_SECRET_LENGTH && compact.length % 2 === 0 && /^[0-9a-f]+$/i.test(compact)) found.push(Buffer.from(compact, 'hex').toString('utf8'));
+  if (compact.length >= MIN_SECRET_LENGTH && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact))
+    found.push(Buffer.from(compact, 'base64').toString('utf8'));
+  if (compact.length >= MIN_SECRET_LENGTH && compact.length % 2 === 0 && /^[0-9a-f]+$/i.test(compact))
+    found.push(Buffer.from(compact, 'hex').toString('utf8'));
   if (text.includes('%')) {
     try {
       found.push(decodeURIComponent(text));
@@ -252,6 +254,7 @@ export function isJobCredentialVariable(name: string): boolean {
 /** The environment less the job's own credentials. */
 export function withoutJobCredentials(env: Record<string, string | undefined>): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined && !isJobCredentialVariable(name)) kept[name] = value;
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && !isJobCredentialVariable(name)) kept[name] = value;
   return kept;
 }

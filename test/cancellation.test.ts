@@ -24,7 +24,11 @@ describe('Cancellation', () => {
     expect(seen?.signalName).toBe('SIGINT');
     expect(seen?.message).toBe('the run was cancelled (SIGINT)');
     expect(cancellation.cancelled).toBe(seen);
-    expect(notices).toEqual([expect.stringMatching(/^received SIGINT: cancelling the run: nothing new is started, the object being applied finishes/)]);
+    expect(notices).toEqual([
+      expect.stringMatching(
+        /^received SIGINT: cancelling the run: nothing new is started, the object being applied finishes/,
+      ),
+    ]);
     expect(stops).toEqual([expect.stringMatching(/^received SIGTERM after SIGINT: stopped at once/)]);
   });
 

@@ -14,7 +14,14 @@ describe('settleBounded', () => {
       return delay * 10;
     });
     expect(peak).toBe(3);
-    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual([300, 50, 'item 2 failed', 10, 100, 20]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual([
+      300,
+      50,
+      'item 2 failed',
+      10,
+      100,
+      20,
+    ]);
   });
 
   it('answers nothing for no items', async () => {
@@ -24,10 +31,12 @@ describe('settleBounded', () => {
 
 describe('mapBounded', () => {
   it('answers the values in item order', async () => {
-    expect(await mapBounded([20, 1, 5], 2, async (delay) => {
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      return delay * 2;
-    })).toEqual([40, 2, 10]);
+    expect(
+      await mapBounded([20, 1, 5], 2, async (delay) => {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        return delay * 2;
+      }),
+    ).toEqual([40, 2, 10]);
   });
 
   it('lets every item finish, then throws the first failure in item order', async () => {

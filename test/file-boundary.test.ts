@@ -23,7 +23,9 @@ describe('the file boundary', () => {
     const boundary = new FileBoundary([repo]);
     expect(boundary.check(join(repo, 'linked', 'lib.cue'))).toBe(join(boundary.roots[0] ?? '', 'shared', 'lib.cue'));
     expect(() => boundary.check(join(repo, 'runtime.cue'), 'runtime.cue')).toThrow(FileBoundaryError);
-    expect(() => readSourceFiles(['runtime.cue'], repo, boundary)).toThrow(/runtime\.cue: points to .*outside\.txt, which is outside the allowed folder/);
+    expect(() => readSourceFiles(['runtime.cue'], repo, boundary)).toThrow(
+      /runtime\.cue: points to .*outside\.txt, which is outside the allowed folder/,
+    );
     expect(() => readSourceFiles(['../outside.txt'], repo, boundary)).toThrow(/unsupported file extension/);
   });
 
@@ -41,6 +43,8 @@ describe('the file boundary', () => {
     expect(() => readCueModuleFiles(repo, boundary)).toThrow(/cue\.mod\/etc points to \/etc, which is outside/);
     mkdirSync(join(repo, 'mod'));
     symlinkSync('/proc/self/environ', join(repo, 'mod', 'environ'));
-    expect(() => readModuleFiles(join(repo, 'mod'), boundary)).toThrow(/environ points to \/proc\/\d+\/environ, which is outside/);
+    expect(() => readModuleFiles(join(repo, 'mod'), boundary)).toThrow(
+      /environ points to \/proc\/\d+\/environ, which is outside/,
+    );
   });
 });

@@ -4,12 +4,29 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitReadError, gitWorkTreeOf, hasCommit, readFileAtCommit, repositoryPathOf, resolveCommit } from '../src/git-revision.js';
+import {
+  GitReadError,
+  gitWorkTreeOf,
+  hasCommit,
+  readFileAtCommit,
+  repositoryPathOf,
+  resolveCommit,
+} from '../src/git-revision.js';
 
 let dir: string;
 let first: string;
 let second: string;
-const run = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+const run = (...args: string[]) =>
+  execFileSync('git', ['-C', dir, ...args], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e',
+    },
+  }).trim();
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'git-revision-'));

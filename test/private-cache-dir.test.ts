@@ -18,12 +18,24 @@ afterEach(() => {
 
 describe('defaultCacheDir', () => {
   it('uses RUNNER_TEMP in GitHub Actions, else XDG_CACHE_HOME, else ~/.cache', () => {
-    expect(defaultCacheDir('modules', { GITHUB_ACTIONS: 'true', RUNNER_TEMP: '/runner/_temp', XDG_CACHE_HOME: '/xdg' }, '/home/u')).toBe('/runner/_temp/timoni-fleet/modules');
-    expect(defaultCacheDir('modules', { RUNNER_TEMP: '/runner/_temp', XDG_CACHE_HOME: '/xdg' }, '/home/u')).toBe('/xdg/timoni-fleet/modules');
+    expect(
+      defaultCacheDir(
+        'modules',
+        { GITHUB_ACTIONS: 'true', RUNNER_TEMP: '/runner/_temp', XDG_CACHE_HOME: '/xdg' },
+        '/home/u',
+      ),
+    ).toBe('/runner/_temp/timoni-fleet/modules');
+    expect(defaultCacheDir('modules', { RUNNER_TEMP: '/runner/_temp', XDG_CACHE_HOME: '/xdg' }, '/home/u')).toBe(
+      '/xdg/timoni-fleet/modules',
+    );
     expect(defaultCacheDir('modules', {}, '/home/u')).toBe('/home/u/.cache/timoni-fleet/modules');
-    expect(defaultCacheDir('engines', { GITHUB_ACTIONS: 'true', RUNNER_TEMP: '/runner/_temp' }, '/home/u')).toBe('/runner/_temp/timoni-fleet/engines');
+    expect(defaultCacheDir('engines', { GITHUB_ACTIONS: 'true', RUNNER_TEMP: '/runner/_temp' }, '/home/u')).toBe(
+      '/runner/_temp/timoni-fleet/engines',
+    );
     // A relative XDG_CACHE_HOME is invalid (XDG base directory rules) and ignored.
-    expect(defaultCacheDir('modules', { XDG_CACHE_HOME: 'relative' }, '/home/u')).toBe('/home/u/.cache/timoni-fleet/modules');
+    expect(defaultCacheDir('modules', { XDG_CACHE_HOME: 'relative' }, '/home/u')).toBe(
+      '/home/u/.cache/timoni-fleet/modules',
+    );
   });
 });
 
@@ -46,7 +58,9 @@ describe('preparePrivateCacheDir', () => {
     symlinkSync(target, join(base, 'link'));
     expect(() => preparePrivateCacheDir(join(base, 'link'), 'module cache folder')).toThrow(/is a symbolic link/);
     writeFileSync(join(base, 'file'), '');
-    expect(() => preparePrivateCacheDir(join(base, 'file'), 'module cache folder')).toThrow(/module cache folder .*file: (is not a folder|cannot create it)/);
+    expect(() => preparePrivateCacheDir(join(base, 'file'), 'module cache folder')).toThrow(
+      /module cache folder .*file: (is not a folder|cannot create it)/,
+    );
   });
 
   it('keeps a private folder of this user as it is', () => {

@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { containsSecret, MASK, maskableValues, maskSecrets, MIN_SECRET_LENGTH, SecretRegistry } from '../src/secrets.js';
+import {
+  containsSecret,
+  MASK,
+  maskableValues,
+  maskSecrets,
+  MIN_SECRET_LENGTH,
+  SecretRegistry,
+} from '../src/secrets.js';
 
 describe('maskSecrets', () => {
   it('replaces every occurrence of each secret', () => {
-    expect(maskSecrets('token=s3cr3t-token and again s3cr3t-token', ['s3cr3t-token'])).toBe(`token=${MASK} and again ${MASK}`);
+    expect(maskSecrets('token=s3cr3t-token and again s3cr3t-token', ['s3cr3t-token'])).toBe(
+      `token=${MASK} and again ${MASK}`,
+    );
   });
 
   it('masks the longest secret first, leaving no fragment of it', () => {
@@ -13,7 +22,9 @@ describe('maskSecrets', () => {
 
   it(`ignores empty, blank and values shorter than ${MIN_SECRET_LENGTH} characters`, () => {
     expect(maskableValues(['', '   ', 'on', 'abc'])).toEqual([]);
-    expect(maskableValues(['abcd'])).toEqual(expect.arrayContaining(['abcd', 'ABCD', 'YWJjZA==', 'YWJjZA', '61626364']));
+    expect(maskableValues(['abcd'])).toEqual(
+      expect.arrayContaining(['abcd', 'ABCD', 'YWJjZA==', 'YWJjZA', '61626364']),
+    );
     expect(maskSecrets('on abc abcd', ['', 'on', 'abc', 'abcd'])).toBe(`on abc ${MASK}`);
   });
 
@@ -74,7 +85,9 @@ describe('the cheap transforms of a secret', () => {
     registry.register('tok3n-Value');
     registry.register('tok3n-Value');
     expect(seen.filter((value) => value === 'tok3n-Value')).toHaveLength(1);
-    expect(seen).toEqual(expect.arrayContaining(['TOK3N-VALUE', 'tok3n-value', Buffer.from('tok3n-Value').toString('hex')]));
+    expect(seen).toEqual(
+      expect.arrayContaining(['TOK3N-VALUE', 'tok3n-value', Buffer.from('tok3n-Value').toString('hex')]),
+    );
     expect(registry.redact('a TOK3N-VALUE b dG9rM24tVmFsdWU c')).toBe(`a ${MASK} b ${MASK} c`);
     expect(registry.secrets()).toEqual(['tok3n-Value']);
   });
@@ -104,7 +117,13 @@ describe('SecretRegistry.secretIn: whether a text holds a secret, for what is ne
   it('finds a registered secret anywhere in a text, and every form that masking knows', () => {
     expect(registry.secretIn(token)).toBe('secret');
     expect(registry.secretIn(`token=${token};`)).toBe('secret');
-    for (const form of [token.toUpperCase(), token.toLowerCase(), Buffer.from(token).toString('base64'), Buffer.from(token).toString('hex'), encodeURIComponent(`${token}/`)]) {
+    for (const form of [
+      token.toUpperCase(),
+      token.toLowerCase(),
+      Buffer.from(token).toString('base64'),
+      Buffer.from(token).toString('hex'),
+      encodeURIComponent(`${token}/`),
+    ]) {
       expect(registry.secretIn(`prefix ${form} suffix`), form).toBe('secret');
     }
   });
@@ -131,7 +150,17 @@ describe('SecretRegistry.secretIn: whether a text holds a secret, for what is ne
   });
 
   it('leaves ordinary text alone: hosts, URLs without a password, a value that only holds a too-short secret', () => {
-    for (const text of ['registry.example:5000', 'https://user@mirror.example/', 'http://host:8080/path@x', 'ssh://git@github.com:22/o/r', 'main', 'deadbeef', '100%', 'a\\b', 'abcdef']) {
+    for (const text of [
+      'registry.example:5000',
+      'https://user@mirror.example/',
+      'http://host:8080/path@x',
+      'ssh://git@github.com:22/o/r',
+      'main',
+      'deadbeef',
+      '100%',
+      'a\\b',
+      'abcdef',
+    ]) {
       expect(registry.secretIn(text), text).toBeUndefined();
     }
     // A value equal to a too-short secret is still one.
@@ -141,11 +170,17 @@ describe('SecretRegistry.secretIn: whether a text holds a secret, for what is ne
   it('finds a document registered whole (a kubeconfig) and its encodings, without masking or forwarding it', () => {
     const forwarded: string[] = [];
     const documents = new SecretRegistry((value) => forwarded.push(value));
-    const kubeconfig = 'apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n    exec:\n      command: gke-gcloud-auth-plugin\n';
+    const kubeconfig =
+      'apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n    exec:\n      command: gke-gcloud-auth-plugin\n';
     documents.registerDocument(kubeconfig);
     expect(documents.secretIn(`copy:\n${kubeconfig}`)).toBe('secret');
     expect(documents.secretIn(kubeconfig.trim())).toBe('secret');
-    for (const encoded of [Buffer.from(kubeconfig).toString('base64'), Buffer.from(kubeconfig).toString('hex'), encodeURIComponent(kubeconfig), JSON.stringify(kubeconfig).slice(1, -1)]) {
+    for (const encoded of [
+      Buffer.from(kubeconfig).toString('base64'),
+      Buffer.from(kubeconfig).toString('hex'),
+      encodeURIComponent(kubeconfig),
+      JSON.stringify(kubeconfig).slice(1, -1),
+    ]) {
       expect(documents.secretIn(encoded), encoded).toBe('secret');
     }
     // Its lines are not secrets by themselves, and nothing of it is masked or sent to the runner.

@@ -1856,7 +1856,9 @@ class FileSets {
 }
 /** Whether a load failed only because the engine no longer keeps the named set. */
 function isUnknownSet(error) {
-    return error instanceof CueError && error.diagnostics.length === 1 && (error.diagnostics[0]?.message ?? '').startsWith(UNKNOWN_SET);
+    return (error instanceof CueError &&
+        error.diagnostics.length === 1 &&
+        (error.diagnostics[0]?.message ?? '').startsWith(UNKNOWN_SET));
 }
 
 // EXTERNAL MODULE: external "node:fs"
@@ -2233,7 +2235,12 @@ class EngineProcess {
         this.#stderrPath = stderrPath;
         const stderrFd = (0,external_node_fs_.openSync)(stderrPath, 'w', 0o600);
         try {
-            this.#child = (0,external_node_child_process_namespaceObject.spawn)(program, args, { cwd: workdir, env: {}, stdio: ['pipe', 2, stderrFd, 'pipe'], windowsHide: true });
+            this.#child = (0,external_node_child_process_namespaceObject.spawn)(program, args, {
+                cwd: workdir,
+                env: {},
+                stdio: ['pipe', 2, stderrFd, 'pipe'],
+                windowsHide: true,
+            });
         }
         finally {
             (0,external_node_fs_.closeSync)(stderrFd);
@@ -2481,7 +2488,11 @@ function removeUnused(dir, keep) {
         const path = (0,external_node_path_namespaceObject.join)(dir, name);
         if (path === keep)
             continue;
-        const limit = name.startsWith(TEMPORARY_PREFIX) ? STALE_TEMPORARY_MS : name.startsWith(PROGRAM_PREFIX) ? UNUSED_PROGRAM_MS : undefined;
+        const limit = name.startsWith(TEMPORARY_PREFIX)
+            ? STALE_TEMPORARY_MS
+            : name.startsWith(PROGRAM_PREFIX)
+                ? UNUSED_PROGRAM_MS
+                : undefined;
         if (limit === undefined)
             continue;
         try {
@@ -2603,7 +2614,9 @@ async function startNative(options = {}) {
         const started = new EngineProcess(program.path, ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], workdir, (0,external_node_path_namespaceObject.join)(workdir, 'stderr'));
         engine = started;
         const gone = started.gone.then((stop) => stoppedError('its start check', stop, memoryLimitMiB));
-        const call = (method) => withTimeout(started.callAsync(method, '{}').catch((stop) => Promise.reject(stoppedError('its start check', stop, memoryLimitMiB))), `the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
+        const call = (method) => withTimeout(started
+            .callAsync(method, '{}')
+            .catch((stop) => Promise.reject(stoppedError('its start check', stop, memoryLimitMiB))), `the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`);
         const version = await call('version');
         if (!/"cue":"v\d/.test(version))
             throw new Error(`the native CUE engine answered its start check with ${version.slice(0, 200)}`);
@@ -2731,7 +2744,9 @@ function resultOf(method, text) {
         response = JSON.parse(text);
     }
     catch (error) {
-        throw new Error(`the CUE engine answered ${method} with malformed JSON: ${error.message}`, { cause: error });
+        throw new Error(`the CUE engine answered ${method} with malformed JSON: ${error.message}`, {
+            cause: error,
+        });
     }
     if (response.error)
         throw new CueError(response.error.diagnostics);
@@ -2805,7 +2820,10 @@ class BridgeCueValue {
         return this.#derive('unify', { other: this.#other(other, 'unify with') });
     }
     validate(options = {}) {
-        return this.#call('validate', { concrete: options.concrete ?? false, final: options.final ?? false });
+        return this.#call('validate', {
+            concrete: options.concrete ?? false,
+            final: options.final ?? false,
+        });
     }
     toJSON() {
         return this.#call('toJSON');
@@ -2908,8 +2926,24 @@ function refuse(operation, code) {
 const lookupOperations = ['lstat', 'open', 'readdir', 'readlink', 'stat'];
 /** Every other operation Go may call: not implemented. */
 const refusedOperations = [
-    'chmod', 'chown', 'close', 'fchmod', 'fchown', 'fstat', 'fsync', 'ftruncate', 'lchown', 'link',
-    'mkdir', 'read', 'rename', 'rmdir', 'symlink', 'truncate', 'unlink', 'utimes',
+    'chmod',
+    'chown',
+    'close',
+    'fchmod',
+    'fchown',
+    'fstat',
+    'fsync',
+    'ftruncate',
+    'lchown',
+    'link',
+    'mkdir',
+    'read',
+    'rename',
+    'rmdir',
+    'symlink',
+    'truncate',
+    'unlink',
+    'utimes',
 ];
 /** The `fs` object given to Go: writes to fds 1 and 2 go to standard error, nothing else works. */
 function createGoFileSystem() {
@@ -3799,15 +3833,16 @@ const started = new Map();
 function startCueEngine(kind, options = {}) {
     let engine = started.get(kind);
     if (!engine) {
-        engine = kind === 'native'
-            ? startNative(options).then((native) => {
-                const calls = deferFrees(native.bridge, native.later);
-                return new BridgeCueEngine(calls.bridge, calls.later, 'native');
-            })
-            : startWasm(options).then((bridge) => {
-                const calls = deferFrees(bridge, answeredAtOnce(bridge));
-                return new BridgeCueEngine(calls.bridge, calls.later, 'wasm');
-            });
+        engine =
+            kind === 'native'
+                ? startNative(options).then((native) => {
+                    const calls = deferFrees(native.bridge, native.later);
+                    return new BridgeCueEngine(calls.bridge, calls.later, 'native');
+                })
+                : startWasm(options).then((bridge) => {
+                    const calls = deferFrees(bridge, answeredAtOnce(bridge));
+                    return new BridgeCueEngine(calls.bridge, calls.later, 'wasm');
+                });
         started.set(kind, engine);
         engine.catch(() => started.delete(kind));
     }
@@ -4397,7 +4432,17 @@ class RuntimeEnvironmentError extends Error {
     name = 'RuntimeEnvironmentError';
 }
 /** Words that say a variable holds a credential wherever they appear in its name (`GHTOKEN`, `DB_PASSWORD`). */
-const CREDENTIAL_WORDS = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'APIKEY', 'PRIVATEKEY', 'ACCESSKEY'];
+const CREDENTIAL_WORDS = [
+    'TOKEN',
+    'SECRET',
+    'PASSWORD',
+    'PASSWD',
+    'PASSPHRASE',
+    'CREDENTIAL',
+    'APIKEY',
+    'PRIVATEKEY',
+    'ACCESSKEY',
+];
 /** Short words that say so only as a whole part of the name (`SSH_KEY`, `GH_PAT`, but not `KEYCLOAK_URL`). */
 const CREDENTIAL_PARTS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'CREDS', 'PAT', 'DSN']);
 /** True when a variable's name says that it holds a credential. */
@@ -4506,7 +4551,11 @@ function parseRuntimeQuery(query, expressions, optional) {
     const [, apiVersion = '', kind = ''] = parts;
     const namespace = parts.length === 5 ? (parts[3] ?? '') : '';
     const name = parts[parts.length - 1] ?? '';
-    for (const [label, value] of [['apiVersion', apiVersion], ['kind', kind], ['name', name]]) {
+    for (const [label, value] of [
+        ['apiVersion', apiVersion],
+        ['kind', kind],
+        ['name', name],
+    ]) {
         if (value === '')
             throw new RuntimeQueryError(query, `the ${label} is empty`);
     }
@@ -4560,7 +4609,9 @@ function evaluateExpression(engine, query, name, expression, object, secret) {
             return value.toJSON();
         const diagnostics = value.validate({ concrete: true });
         if (diagnostics.length > 0 || kind === 'bottom' || kind === 'incomplete' || kind === 'top') {
-            const detail = secret ? 'details hidden because the object is a Secret' : (diagnostics[0]?.message ?? `the value is ${kind}`);
+            const detail = secret
+                ? 'details hidden because the object is a Secret'
+                : (diagnostics[0]?.message ?? `the value is ${kind}`);
             throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) has no concrete value: ${detail}`);
         }
         return value.toCUE().trim();
@@ -4639,7 +4690,10 @@ function checkCluster(clusters, label, name, group, kubeContext) {
     if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
         throw fieldError(clusters, label, `runtime cluster name ${(0,display_text/* quote */.h)(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
     }
-    for (const [field, value] of [['group', group], ['kubeContext', kubeContext]]) {
+    for (const [field, value] of [
+        ['group', group],
+        ['kubeContext', kubeContext],
+    ]) {
         if (CONTROL_CHARACTERS.test(value)) {
             throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${(0,display_text/* quote */.h)(value)} must be text without control characters (line breaks, escapes)`);
         }
@@ -4745,9 +4799,15 @@ const RULES = [
     { path: 'bundle', rule: 'a bundle has the fields apiVersion, name and instances' },
     { path: 'bundle.apiVersion', rule: 'apiVersion must be "v1alpha1"' },
     { path: 'bundle.name', rule: `the bundle name must be ${NAME_RULE}` },
-    { path: 'bundle.instances', rule: `instances is a struct of instances by name; an instance name must be ${NAME_RULE}` },
+    {
+        path: 'bundle.instances',
+        rule: `instances is a struct of instances by name; an instance name must be ${NAME_RULE}`,
+    },
     { path: 'bundle.instances.*', rule: 'an instance has the fields module, namespace and values' },
-    { path: 'bundle.instances.*.module', rule: 'module has the fields url, version (default "latest") and digest (optional), and no other' },
+    {
+        path: 'bundle.instances.*.module',
+        rule: 'module has the fields url, version (default "latest") and digest (optional), and no other',
+    },
     { path: 'bundle.instances.*.module.url', rule: 'the module URL must be a string starting with oci:// or file://' },
     { path: 'bundle.instances.*.module.version', rule: 'the module version must be a string (a tag, or "latest")' },
     { path: 'bundle.instances.*.module.digest', rule: 'the module digest must be a string (sha256:...)' },
@@ -4839,7 +4899,9 @@ function locateInUserFiles(engine, input, diagnostics, userFiles) {
             const field = withoutSchema.lookup(diagnostic.path);
             try {
                 const position = field.exists() ? field.position() : undefined;
-                return position && userFiles.has(position.file) ? { ...diagnostic, positions: [position, ...diagnostic.positions] } : diagnostic;
+                return position && userFiles.has(position.file)
+                    ? { ...diagnostic, positions: [position, ...diagnostic.positions] }
+                    : diagnostic;
             }
             finally {
                 field.free();
@@ -4943,7 +5005,9 @@ function evaluateBundle(engine, input) {
             const instancesValue = bundleValue.lookup('instances');
             try {
                 const instances = instancesValue.exists()
-                    ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name, () => valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles)))
+                    ? instancesValue
+                        .fields()
+                        .map((field) => readInstance(instancesValue, field.label, field.name, () => valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles)))
                     : [];
                 if (instances.length === 0)
                     throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
@@ -5089,7 +5153,9 @@ async function evaluateForCluster(engine, options, cluster) {
         }
         catch (error) {
             // The files loaded far enough to be evaluated, so their attributes can be listed.
-            const missing = error instanceof CueFilesError && incompleteValues(error) ? [...attributeNames(engine, options.bundleFiles)].filter((name) => !values.has(name)) : [];
+            const missing = error instanceof CueFilesError && incompleteValues(error)
+                ? [...attributeNames(engine, options.bundleFiles)].filter((name) => !values.has(name))
+                : [];
             throw withMissingRuntimeValues(error, options.runtime, missing);
         }
         // Only values that reach the bundle are secrets worth masking: with --runtime-from-env
@@ -5101,7 +5167,10 @@ async function evaluateForCluster(engine, options, cluster) {
             ...evaluated,
             secretValueNames: secretEntries.map(([name]) => name),
             secretValues: secretEntries.map(([, v]) => v.value).filter((value) => value !== ''),
-            clusterSecretValues: secretEntries.filter(([, v]) => v.source === 'query').map(([, v]) => v.value).filter((value) => value !== ''),
+            clusterSecretValues: secretEntries
+                .filter(([, v]) => v.source === 'query')
+                .map(([, v]) => v.value)
+                .filter((value) => value !== ''),
         };
     }
     catch (error) {
@@ -5166,7 +5235,10 @@ var workflow_commands = __nccwpck_require__(6137);
 
 
 function hasDiagnostics(error) {
-    return typeof error === 'object' && error !== null && Array.isArray(error.diagnostics) && error.diagnostics.length > 0;
+    return (typeof error === 'object' &&
+        error !== null &&
+        Array.isArray(error.diagnostics) &&
+        error.diagnostics.length > 0);
 }
 function diagnosticsOf(error) {
     if (error instanceof CueFilesError || error instanceof CueError)
@@ -5188,7 +5260,11 @@ function diagnosticAnnotations(error, title) {
             message: diagnostic.message,
             ...(position ? { file: position.file, line: position.line, column: position.column } : {}),
         });
-        return { key: `${position?.file ?? ''}:${position?.line ?? ''}:${position?.column ?? ''}:${diagnostic.message}`, message: diagnostic.message, command };
+        return {
+            key: `${position?.file ?? ''}:${position?.line ?? ''}:${position?.column ?? ''}:${diagnostic.message}`,
+            message: diagnostic.message,
+            command,
+        };
     });
 }
 function errorAnnotations(error, title) {
@@ -5275,7 +5351,10 @@ function parseArguments(argv, specs, context = { command: '' }) {
         }
         if (spec.kind === 'list') {
             const list = parsed.lists.get(spec.name) ?? [];
-            list.push(...value.split(',').map((item) => item.trim()).filter((item) => item !== ''));
+            list.push(...value
+                .split(',')
+                .map((item) => item.trim())
+                .filter((item) => item !== ''));
             parsed.lists.set(spec.name, list);
         }
         else {
@@ -5356,7 +5435,14 @@ var cancellation = __nccwpck_require__(4632);
 // The ChangeSet: one JSON document that `timoni-fleet diff|apply -o json` print, that the
 // action sets as its `changes` output, and that the reports are rendered from.
 // Clusters are in runtime order, instances in bundle order, objects in apply order.
-const READINESS_STATUSES = (/* unused pure expression or super */ null && (['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown']));
+const READINESS_STATUSES = (/* unused pure expression or super */ null && ([
+    'Current',
+    'InProgress',
+    'Failed',
+    'Terminating',
+    'NotFound',
+    'Unknown',
+]));
 /** The error step of a cluster whose work a cancellation (SIGINT, SIGTERM) stopped. */
 const CANCELLED_STEP = 'cancelled';
 /** True for a cluster stopped by the run's cancellation (status `failed`, step `cancelled`). */
@@ -5486,7 +5572,7 @@ function anyInMetadata(object, selector) {
     return Object.entries(selector).some(([key, value]) => {
         const label = labels[key];
         const note = notes[key];
-        return (!!label && label.toLowerCase() === value.toLowerCase()) || (!!note && note.toLowerCase() === value.toLowerCase());
+        return ((!!label && label.toLowerCase() === value.toLowerCase()) || (!!note && note.toLowerCase() === value.toLowerCase()));
     });
 }
 /** A deep copy of a JSON value. */
@@ -5569,7 +5655,9 @@ function connectionMessage(cluster, server, code, detail, context) {
         const within = timeoutMs !== undefined ? ` within ${formatDuration(timeoutMs)}` : '';
         return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries ? ` (${tries})` : ''}`;
     }
-    const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]` : detail;
+    const text = code === 'ETIMEDOUT' && timeoutMs !== undefined
+        ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]`
+        : detail;
     const retried = tries ? ` (${request ? `${request}: ` : ''}${tries})` : '';
     return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${retried}`;
 }
@@ -5595,11 +5683,13 @@ function parseStatus(body) {
         const status = JSON.parse(body);
         if (isRecord(status)) {
             const details = isRecord(status.details) ? status.details : {};
-            const causes = Array.isArray(details.causes) ? details.causes.filter(isRecord).map((cause) => ({
-                reason: typeof cause.reason === 'string' ? cause.reason : undefined,
-                message: typeof cause.message === 'string' ? cause.message : undefined,
-                field: typeof cause.field === 'string' ? cause.field : undefined,
-            })) : [];
+            const causes = Array.isArray(details.causes)
+                ? details.causes.filter(isRecord).map((cause) => ({
+                    reason: typeof cause.reason === 'string' ? cause.reason : undefined,
+                    message: typeof cause.message === 'string' ? cause.message : undefined,
+                    field: typeof cause.field === 'string' ? cause.field : undefined,
+                }))
+                : [];
             return {
                 message: typeof status.message === 'string' ? status.message : '',
                 reason: typeof status.reason === 'string' ? status.reason : '',
@@ -5620,7 +5710,10 @@ const IDENTITY_NAMESPACE = 'kube-system';
 const DEFAULT_IDENTITY_RECORD = 'timoni-fleet-identity';
 /** Our own field manager: the record is never Timoni's, and Timoni's fields are never ours. */
 const IDENTITY_FIELD_MANAGER = 'timoni-fleet';
-const IDENTITY_LABELS = { 'app.kubernetes.io/managed-by': 'timoni-fleet', 'app.kubernetes.io/component': 'cluster-identity' };
+const IDENTITY_LABELS = {
+    'app.kubernetes.io/managed-by': 'timoni-fleet',
+    'app.kubernetes.io/component': 'cluster-identity',
+};
 /**
  * `check`: refuse a cluster whose record names another runtime cluster (nothing written);
  * `record`: also write the record on an apply when there is none (the first apply), and
@@ -5648,7 +5741,11 @@ const namespacePath = `/api/v1/namespaces/${IDENTITY_NAMESPACE}`;
 const recordPath = (name) => `${namespacePath}/configmaps/${encodeURIComponent(name)}`;
 /** The UID of the cluster's `kube-system` Namespace. */
 async function readClusterUid(cluster) {
-    const namespace = await cluster.client.request({ method: 'GET', path: namespacePath, object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE } });
+    const namespace = await cluster.client.request({
+        method: 'GET',
+        path: namespacePath,
+        object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE },
+    });
     const uid = namespace.metadata?.uid;
     if (typeof uid !== 'string' || uid === '')
         throw new Error(`cluster ${cluster.name}: the ${IDENTITY_NAMESPACE} Namespace has no UID`);
@@ -5675,7 +5772,12 @@ function identityRecordObject(name, record) {
 }
 /** The record in the cluster, or null when there is none. */
 async function readIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
-    const object = await cluster.client.getOrNull(recordPath(name), { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name });
+    const object = await cluster.client.getOrNull(recordPath(name), {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: IDENTITY_NAMESPACE,
+        name,
+    });
     return parseIdentityRecord(object);
 }
 /** Writes (or overwrites) the record with server-side apply under our own field manager. */
@@ -5692,7 +5794,11 @@ async function writeIdentityRecord(cluster, record, name = DEFAULT_IDENTITY_RECO
 /** Removes the record (tests, or a cluster retired from the fleet); false when there was none. */
 async function deleteIdentityRecord(cluster, name = DEFAULT_IDENTITY_RECORD) {
     try {
-        await cluster.client.request({ method: 'DELETE', path: recordPath(name), object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name } });
+        await cluster.client.request({
+            method: 'DELETE',
+            path: recordPath(name),
+            object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name },
+        });
         return true;
     }
     catch (error) {
@@ -5728,7 +5834,10 @@ function decideIdentity(context, record, uid, repin) {
  * cluster names are case-insensitive in selections, so they are compared lower-cased.
  */
 function parseRepinList(values) {
-    return values.flatMap((value) => value.split(/[\s,]+/)).map((name) => name.trim()).filter(Boolean);
+    return values
+        .flatMap((value) => value.split(/[\s,]+/))
+        .map((name) => name.trim())
+        .filter(Boolean);
 }
 function repinsCluster(repin, runtimeCluster) {
     const name = runtimeCluster.toLowerCase();
@@ -5773,7 +5882,11 @@ async function establishIdentity(cluster, context, options) {
     if (decision.kind === 'mismatch')
         throw new ClusterIdentityError(`cluster ${context.runtimeCluster}: ${decision.message}`, uid, decision.record);
     options.onUid?.(uid);
-    const fresh = { runtimeCluster: context.runtimeCluster, uid, recordedAt: (options.now ?? (() => new Date()))().toISOString() };
+    const fresh = {
+        runtimeCluster: context.runtimeCluster,
+        uid,
+        recordedAt: (options.now ?? (() => new Date()))().toISOString(),
+    };
     const write = async (change) => {
         try {
             await writeIdentityRecord(cluster, fresh, recordName);
@@ -5793,7 +5906,11 @@ async function establishIdentity(cluster, context, options) {
         case 'repin':
             if (options.apply)
                 return write('repinned');
-            return { uid, record, note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin` };
+            return {
+                uid,
+                record,
+                note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin`,
+            };
     }
 }
 
@@ -6036,7 +6153,7 @@ class ProxyTransport {
         }
         // Plain HTTP through the proxy: the whole URL as the request target, Host the target's.
         const overTls = proxy.protocol === 'https:';
-        const agent = this.#agent(`forward ${proxy.href}`, () => (overTls ? new (external_node_https_default()).Agent({ keepAlive, maxSockets }) : new (external_node_http_default()).Agent({ keepAlive, maxSockets })));
+        const agent = this.#agent(`forward ${proxy.href}`, () => overTls ? new (external_node_https_default()).Agent({ keepAlive, maxSockets }) : new (external_node_http_default()).Agent({ keepAlive, maxSockets }));
         const forwarded = new URL(target.href);
         forwarded.hash = '';
         const send = overTls ? (external_node_https_default()).request : (external_node_http_default()).request;
@@ -6187,7 +6304,12 @@ class KubeClient {
             catch (error) {
                 const cause = error;
                 const failure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
-                const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: this.answered, now: Date.now(), boundAt: retryUntil });
+                const delay = nextRetryDelay(req, failure, {
+                    retry: attempt,
+                    answeredBefore: this.answered,
+                    now: Date.now(),
+                    boundAt: retryUntil,
+                });
                 if (delay === undefined)
                     throw this.connectionError(cause, req, attempt, startedAt, timeoutMs);
                 await this.beforeRetry(req, describeConnectionError(cause).detail, attempt, delay);
@@ -6202,8 +6324,17 @@ class KubeClient {
                 return response;
             const status = parseStatus(response.body);
             const { retryAfterMs } = response;
-            const failure = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-            const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: true, now: Date.now(), boundAt: retryUntil });
+            const failure = {
+                kind: 'status',
+                status: response.status,
+                ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+            };
+            const delay = nextRetryDelay(req, failure, {
+                retry: attempt,
+                answeredBefore: true,
+                now: Date.now(),
+                boundAt: retryUntil,
+            });
             if (delay === undefined)
                 throw new errors_KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
             const retryAfter = retryAfterMs !== undefined ? `, Retry-After ${Math.round(retryAfterMs / 1000)} s` : '';
@@ -6214,7 +6345,15 @@ class KubeClient {
     async beforeRetry(req, reason, retry, delayMs) {
         const object = req.object ? `${formatRef(req.object)}: ` : '';
         const text = `cluster ${this.name}: ${object}${describe(req)}: ${reason}; retry ${retry} in ${formatDuration(delayMs)}`;
-        this.onRetry({ cluster: this.name, request: describe(req), ...(req.object ? { object: req.object } : {}), reason, retry, delayMs, text });
+        this.onRetry({
+            cluster: this.name,
+            request: describe(req),
+            ...(req.object ? { object: req.object } : {}),
+            reason,
+            retry,
+            delayMs,
+            text,
+        });
         await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
     /**
@@ -6297,7 +6436,8 @@ class KubeClient {
                     accepted();
             });
             request.on('error', (error) => {
-                const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
+                const stale = request.reusedSocket &&
+                    (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
                 settle(() => reject(stale ? new StaleSocketError(error) : error));
             });
             request.end(body);
@@ -6361,11 +6501,18 @@ function run(config, options) {
     // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
     // never the job's own credentials (the action's inputs, the runner's tokens), and runs
     // outside the workspace, which on a pull request holds the author's files.
-    const env = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+    const env = {
+        ...withoutJobCredentials(process.env),
+        KUBERNETES_EXEC_INFO: execInfo(config, options.cluster),
+    };
     for (const entry of config.env)
         env[entry.name] = entry.value;
     return new Promise((resolvePromise, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(config.command, config.args, {
+            env,
+            cwd: config.workingDirectory,
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
         const stdout = [];
         const stderr = [];
         child.stdout.on('data', (chunk) => stdout.push(chunk));
@@ -6638,7 +6785,11 @@ function loadKubeconfig(sources, secrets) {
             }
             for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
                 if (!config.contexts.has(name)) {
-                    config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: str(body.namespace) });
+                    config.contexts.set(name, {
+                        cluster: String(body.cluster ?? ''),
+                        user: String(body.user ?? ''),
+                        namespace: str(body.namespace),
+                    });
                 }
             }
         }
@@ -6663,7 +6814,14 @@ function resolveContext(config, name) {
     const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
     if (!user)
         throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
-    return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
+    return {
+        contextName,
+        clusterName: context.cluster,
+        userName: context.user,
+        cluster,
+        user,
+        namespace: context.namespace,
+    };
 }
 /** A file path of a kubeconfig entry, resolved against the file that declared it. */
 function resolveEntryPath(baseDir, path) {
@@ -6884,14 +7042,20 @@ function authFor(user, subject, options, cluster) {
     }
     if (user.exec) {
         // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
-        const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
+        const command = user.exec.command.includes('/')
+            ? resolveEntryPath(user.baseDir, user.exec.command)
+            : user.exec.command;
         const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
         return {
             auth: async () => {
                 const credential = await plugin.credential();
                 if (credential.token)
                     return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
-                return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
+                return {
+                    headers,
+                    cert: Buffer.from(credential.clientCertificateData ?? ''),
+                    key: Buffer.from(credential.clientKeyData ?? ''),
+                };
             },
             invalidate: () => {
                 plugin.invalidate();
@@ -6921,7 +7085,9 @@ function connectionFor(config, contextName, options) {
     if (ca && cluster.insecureSkipTlsVerify) {
         throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
     }
-    let proxyUrl = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
+    let proxyUrl = cluster.proxyUrl
+        ? undefined
+        : proxyFromEnvironment(server, options.env ?? process.env);
     if (cluster.proxyUrl) {
         try {
             proxyUrl = new URL(cluster.proxyUrl);
@@ -7155,7 +7321,10 @@ class KubeCluster {
         const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
         // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
         // one object would become a LIST of a namespace, or of the whole cluster.
-        if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
+        if (new URL(path, 'http://api.invalid').pathname !== path ||
+            ref.name === '' ||
+            ref.name === '.' ||
+            ref.name === '..') {
             throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
         }
         return { mapping, namespace, path };
@@ -7174,7 +7343,9 @@ class KubeCluster {
         const { path } = await this.locate(ref);
         const object = await this.client.getOrNull(path, ref);
         // One object was asked for; a list (of Secrets, say) is never handed on.
-        if (object && (Array.isArray(object.items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
+        if (object &&
+            (Array.isArray(object.items) ||
+                (typeof object.kind === 'string' && object.kind !== ref.kind))) {
             throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
         }
         return object;
@@ -7182,7 +7353,11 @@ class KubeCluster {
     /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
     async list(apiVersion, kind, namespace, labelSelector) {
         const mapping = await this.discovery.mapping(apiVersion, kind);
-        const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+        const selector = labelSelector
+            ? Object.entries(labelSelector)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(',')
+            : undefined;
         const answer = await this.client.request({
             method: 'GET',
             path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
@@ -7195,7 +7370,12 @@ class KubeCluster {
     async delete(ref, propagationPolicy = 'Background') {
         const { path } = await this.locate(ref);
         try {
-            await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
+            await this.client.request({
+                method: 'DELETE',
+                path,
+                object: ref,
+                body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy },
+            });
             return true;
         }
         catch (error) {
@@ -7211,7 +7391,9 @@ class KubeCluster {
 /** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
 function collectionPath(mapping, namespace) {
     const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
-    return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
+    return namespace
+        ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}`
+        : `${base}/${mapping.resource}`;
 }
 /** A cluster reached through a kube context (default: the current context). */
 function openCluster(config, contextName, options) {
@@ -7380,7 +7562,9 @@ const runOptions = {
     /** Clusters diffed (or read, for a state) at once. */
     concurrency: textOption('concurrency', 4, '4', wholeNumber('clusters', 1)),
     /** How a rollout goes through the clusters, and with `waves` the clusters of a wave applied at once. */
-    strategy: textOption('strategy', 'sequential', 'sequential', choice(ROLLOUT_STRATEGIES), { choices: ROLLOUT_STRATEGIES }),
+    strategy: textOption('strategy', 'sequential', 'sequential', choice(ROLLOUT_STRATEGIES), {
+        choices: ROLLOUT_STRATEGIES,
+    }),
     maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
     /** The whole run's time limit. */
     deadline: {
@@ -7408,7 +7592,9 @@ const runOptions = {
         parse: choice(IDENTITY_MODES),
     },
     clusterIdentityRecord: textOption('cluster-identity-record', DEFAULT_IDENTITY_RECORD, DEFAULT_IDENTITY_RECORD, configMapName),
-    repinClusters: listOption('repin-clusters', [], (items) => parseRepinList(items), { flag: 'repin-cluster' }),
+    repinClusters: listOption('repin-clusters', [], (items) => parseRepinList(items), {
+        flag: 'repin-cluster',
+    }),
     /**
      * Registry credentials for OCI modules, one option in two forms: the action's
      * `registry-creds` is a list of credentials bound to hosts (hostCredentials), the CLI's
@@ -7551,7 +7737,12 @@ function clusterEntry(cluster, status, instances, error, startedAt) {
 }
 function clusterError(error, fallbackStep) {
     if (error instanceof ClusterStepError) {
-        return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+        return {
+            step: error.step,
+            message: error.message,
+            ...(error.instance ? { instance: error.instance } : {}),
+            ...(error.object ? { object: error.object } : {}),
+        };
     }
     return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
 }
@@ -7566,7 +7757,14 @@ function tellFailure(run, cluster, line, error, text = error instanceof Error ? 
     line(`${FAILURE_MARK}${text}`);
 }
 function skippedEntry(cluster) {
-    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
+    return {
+        name: cluster.name,
+        group: cluster.group,
+        kubeContext: cluster.kubeContext,
+        status: 'skipped',
+        error: null,
+        instances: [],
+    };
 }
 function logPrefix(bundle, cluster, instance) {
     const parts = [`b:${bundle}`];
@@ -7710,11 +7908,15 @@ function mentionsImmutability(text) {
 }
 /** True when the API server refused a change because it touches an immutable field. */
 function isImmutableError(error) {
-    return error instanceof errors_KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
+    return (error instanceof errors_KubeApiError &&
+        error.status === 422 &&
+        (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message))));
 }
 /** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
 function immutableFields(error) {
-    const fields = error.causes.filter((cause) => mentionsImmutability(cause.message) && cause.field).map((cause) => cause.field);
+    const fields = error.causes
+        .filter((cause) => mentionsImmutability(cause.message) && cause.field)
+        .map((cause) => cause.field);
     if (fields.length === 0) {
         // Without causes, the message reads `<Kind> "<name>" is invalid: <field>: <reason>`.
         const match = /is invalid: ([\w.[\]-]+):/.exec(error.statusMessage);
@@ -7985,7 +8187,11 @@ async function applyObject(cluster, desired, options = {}) {
                 throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
             await cluster.delete(ref);
             await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
-            return { action: 'recreated', object: await serverSideApply(cluster, desired), immutableFields: immutableFields(error) };
+            return {
+                action: 'recreated',
+                object: await serverSideApply(cluster, desired),
+                immutableFields: immutableFields(error),
+            };
         }
         throw error;
     }
@@ -8690,7 +8896,7 @@ const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration'
 const secretFields = ['data', 'stringData'];
 /** A v1 Secret, the kind compared without case (fluxcd/pkg ssa utils.IsSecret, which Timoni uses). */
 function isSecret(object) {
-    return !!object && typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1';
+    return (!!object && typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1');
 }
 function maskAnnotations(object) {
     const metadata = object.metadata;
@@ -8712,7 +8918,9 @@ function maskSecret(object) {
         if (!(field in copy))
             continue;
         const value = copy[field];
-        copy[field] = isRecord(value) ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault])) : maskDefault;
+        copy[field] = isRecord(value)
+            ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]))
+            : maskDefault;
     }
     maskAnnotations(copy);
     return copy;
@@ -8823,7 +9031,9 @@ function unifiedDiff(from, to, options = {}) {
     // One side empty: one hunk of the other side's lines, without an edit search.
     if (fromLines.length === 0 || toLines.length === 0) {
         const hunk = fromLines.length === 0 ? toLines.map((line) => `+${line}`) : fromLines.map((line) => `-${line}`);
-        return { diff: `${[...header, `@@ -${range(1, fromLines.length)} +${range(1, toLines.length)} @@`, ...hunk].join('\n')}\n` };
+        return {
+            diff: `${[...header, `@@ -${range(1, fromLines.length)} +${range(1, toLines.length)} @@`, ...hunk].join('\n')}\n`,
+        };
     }
     const withFinalNewline = (text) => (text.endsWith('\n') ? text : `${text}\n`);
     const patch = structuredPatch('', '', withFinalNewline(from), withFinalNewline(to), undefined, undefined, {
@@ -8897,7 +9107,9 @@ function fieldChangesDiff(live, desired) {
 }
 /** The note that ends a recreated object's diff. */
 function recreateNote(fields, done) {
-    const named = fields.length === 0 ? 'an immutable field changes' : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
+    const named = fields.length === 0
+        ? 'an immutable field changes'
+        : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
     return `# recreated: ${named}; the object ${done ? 'was' : 'is'} deleted and created again\n`;
 }
 /**
@@ -8915,7 +9127,11 @@ function recreateDiff(live, desired, fields, done = false) {
 function isObjectError(error) {
     if (error instanceof ImmutableFieldError)
         return true;
-    return error instanceof errors_KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
+    return (error instanceof errors_KubeApiError &&
+        error.status >= 400 &&
+        error.status < 500 &&
+        error.status !== 401 &&
+        error.status !== 429);
 }
 async function changeOf(cluster, desired, action, diffOf, error) {
     const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
@@ -8928,7 +9144,14 @@ async function changeOf(cluster, desired, action, diffOf, error) {
     }
     const computed = typeof diffOf === 'function' ? diffOf(shown) : diffOf;
     const { diff, diffTooLarge } = typeof computed === 'string' ? { diff: computed, diffTooLarge: undefined } : computed;
-    const change = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff };
+    const change = {
+        kind: desired.kind,
+        apiVersion: desired.apiVersion,
+        namespace,
+        name: desired.metadata.name,
+        action,
+        diff,
+    };
     if (error !== undefined)
         change.error = error;
     if (diffTooLarge)
@@ -9046,7 +9269,14 @@ function parseInventoryEntry(entry) {
  * in fluxcd ssa sort order as Timoni's InstanceManager.AddObjects writes them.
  */
 function inventoryEntries(objects) {
-    const refs = objects.map((o) => 'metadata' in o ? { apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace ?? '', name: o.metadata.name } : o);
+    const refs = objects.map((o) => 'metadata' in o
+        ? {
+            apiVersion: o.apiVersion,
+            kind: o.kind,
+            namespace: o.metadata.namespace ?? '',
+            name: o.metadata.name,
+        }
+        : o);
     return sortForApply(refs).map((ref) => ({ id: inventoryEntryId(ref), v: versionOf(ref.apiVersion) }));
 }
 /** Go's encoding/json escapes <, >, & and the two JS line separators inside strings. */
@@ -9056,7 +9286,9 @@ function goJson(value) {
 function sortedMap(map) {
     if (!map || Object.keys(map).length === 0)
         return undefined;
-    return Object.fromEntries(Object.keys(map).sort().map((key) => [key, map[key]]));
+    return Object.fromEntries(Object.keys(map)
+        .sort()
+        .map((key) => [key, map[key]]));
 }
 /** `data.instance` bytes: the Instance with Go's field order, omitempty rules and escaping. */
 function encodeInstance(instance) {
@@ -9080,7 +9312,13 @@ function encodeInstance(instance) {
         },
         values: instance.values,
         lastTransitionTime: instance.lastTransitionTime || undefined,
-        inventory: instance.inventory ? { entries: instance.inventory.entries?.length ? instance.inventory.entries.map((e) => ({ id: e.id, v: e.v })) : null } : undefined,
+        inventory: instance.inventory
+            ? {
+                entries: instance.inventory.entries?.length
+                    ? instance.inventory.entries.map((e) => ({ id: e.id, v: e.v }))
+                    : null,
+            }
+            : undefined,
         images: instance.images?.length ? instance.images : undefined,
     };
     return goJson(document);
@@ -9119,7 +9357,11 @@ function decodeInstance(text, where) {
         values: String(raw.values ?? ''),
         lastTransitionTime: typeof raw.lastTransitionTime === 'string' ? raw.lastTransitionTime : undefined,
         inventory: inventory
-            ? { entries: Array.isArray(inventory.entries) ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') })) : null }
+            ? {
+                entries: Array.isArray(inventory.entries)
+                    ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') }))
+                    : null,
+            }
             : undefined,
         images: Array.isArray(raw.images) ? raw.images.map(String) : undefined,
     };
@@ -9159,7 +9401,9 @@ function decodeInstanceSecret(secret) {
     if (typeof secret.metadata.creationTimestamp === 'string')
         instance.creationTimestamp = secret.metadata.creationTimestamp;
     const pendingData = data[pendingDataKey];
-    const pending = typeof pendingData === 'string' ? decodeInstance(Buffer.from(pendingData, 'base64').toString('utf8'), `${where} (pending)`) : undefined;
+    const pending = typeof pendingData === 'string'
+        ? decodeInstance(Buffer.from(pendingData, 'base64').toString('utf8'), `${where} (pending)`)
+        : undefined;
     return pending ? { instance, pending } : { instance };
 }
 /** `2026-01-02T03:04:05Z`: Go's time.RFC3339 of a UTC time (no fraction). */
@@ -9207,7 +9451,11 @@ function labelledSets(instance) {
         name: set.name,
         objects: set.objects.map((object) => {
             const copy = cloneJson(object);
-            copy.metadata.labels = { ...copy.metadata.labels, [ownerLabels.name]: instance.name, [ownerLabels.namespace]: instance.namespace };
+            copy.metadata.labels = {
+                ...copy.metadata.labels,
+                [ownerLabels.name]: instance.name,
+                [ownerLabels.namespace]: instance.namespace,
+            };
             return copy;
         }),
     }));
@@ -9225,9 +9473,20 @@ const localPrefix = 'file://';
 function moduleReference(module) {
     if (!module.url.startsWith(localPrefix)) {
         const annotations = module.annotations && Object.keys(module.annotations).length > 0 ? { ...module.annotations } : undefined;
-        return { name: module.name, repository: module.repository ?? module.url, version: module.version, digest: module.digest, ...(annotations ? { annotations } : {}) };
+        return {
+            name: module.name,
+            repository: module.repository ?? module.url,
+            version: module.version,
+            digest: module.digest,
+            ...(annotations ? { annotations } : {}),
+        };
     }
-    return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
+    return {
+        name: module.name,
+        repository: module.url.slice(localPrefix.length),
+        version: module.version,
+        digest: module.digest || 'unknown',
+    };
 }
 /** The record Timoni stores for this build: the inventory of every set, the bundle label. */
 function instanceRecord(instance, inventoryRefs, withImages) {
@@ -9364,7 +9623,12 @@ async function deleteObjects(cluster, refs, owner, options = {}) {
 
 /** Annotation on an instance Secret whose objects are being deleted (Timoni's DeleteInProgressAnnotation). */
 const deletingAnnotation = 'status.timoni.sh/deleting';
-const secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+const secretRef = (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: instanceSecretName(name),
+});
 /**
  * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
  * and the Secret's labels untouched (one server-side apply); answers the pending record.
@@ -9404,7 +9668,12 @@ async function markDeleting(cluster, name, namespace, now = new Date()) {
 // Reading and writing instance Secrets on a cluster, as Timoni's StorageManager does.
 
 
-const inventory_store_secretRef = (name, namespace) => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+const inventory_store_secretRef = (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: instanceSecretName(name),
+});
 /** The stored instance, or null when there is none. */
 async function inventory_store_readInstance(cluster, name, namespace) {
     const secret = await cluster.get(inventory_store_secretRef(name, namespace));
@@ -9419,7 +9688,10 @@ async function inventory_store_readInstance(cluster, name, namespace) {
 }
 /** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
 async function listInstances(cluster, namespace, bundle) {
-    const selector = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
+    const selector = {
+        [instanceLabels.component]: 'instance',
+        [instanceLabels.createdBy]: 'timoni',
+    };
     if (bundle)
         selector[bundleNameLabel] = bundle;
     const secrets = await cluster.list('v1', 'Secret', namespace, selector);
@@ -9885,7 +10157,7 @@ function sleep(ms, signal) {
         signal?.addEventListener('abort', onAbort, { once: true });
     });
 }
-const toRef = (object) => ('metadata' in object ? refOf(object) : object);
+const toRef = (object) => 'metadata' in object ? refOf(object) : object;
 /**
  * Polls until `check` says every object is done, with a doubling interval; throws a
  * WaitError naming the objects not done on timeout, fail-fast or abort.
@@ -9989,7 +10261,11 @@ const namespaceChange = (name) => ({
     namespace: '',
     name,
     action: 'created',
-    diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
+    diff: wholeObjectDiff({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } },
+    }),
 });
 /** The run was cancelled while the instance was applied: `step` is where, `record` what was written. */
 class InstanceCancelledError extends InstanceStepError {
@@ -10051,7 +10327,17 @@ async function applyOne(cluster, desired, ref, force) {
         diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
     else if (result.action === 'configured' && before)
         diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
-    return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, ...diff }, result };
+    return {
+        change: {
+            kind: ref.kind,
+            apiVersion: ref.apiVersion,
+            namespace: ref.namespace,
+            name: ref.name,
+            action: result.action,
+            ...diff,
+        },
+        result,
+    };
 }
 /**
  * Applies the instance; throws an InstanceStepError naming the step (and object) that
@@ -10275,7 +10561,9 @@ class InstanceApply {
         }
     }
     async waitForPruned(pruned) {
-        const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        const gone = pruned
+            .filter((c) => c.action === 'deleted' && c.diff)
+            .map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
         if (gone.length === 0)
             return;
         this.log(`waiting for ${gone.length} resource(s) to be finalized...`);
@@ -10337,7 +10625,12 @@ class InstanceApply {
         throw new InstanceStepError(this.cluster.name, step, this.id, [...this.changes], error, object);
     }
     waitOptions() {
-        return { timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, deadline: this.options.deadline, signal: this.options.signal, intervalMs: this.options.pollIntervalMs };
+        return {
+            timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+            deadline: this.options.deadline,
+            signal: this.options.signal,
+            intervalMs: this.options.pollIntervalMs,
+        };
     }
     /** Readiness of objects not yet known. */
     addReadiness(checks) {
@@ -10388,11 +10681,18 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
         fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
     }
     if (wait) {
-        const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+        const gone = changes
+            .filter((c) => c.action === 'deleted' && c.diff)
+            .map((c) => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
         try {
             if (gone.length > 0)
                 options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-            await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+            await waitForDeletion(cluster, gone, {
+                timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+                deadline,
+                signal: options.signal,
+                intervalMs: options.pollIntervalMs,
+            });
             if (gone.length > 0)
                 options.log?.('all resources have been deleted');
         }
@@ -10504,8 +10804,19 @@ async function diffInstance(cluster, instance, options = {}) {
         }
     }
     if (!exists) {
-        const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
-        changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
+        const namespace = {
+            apiVersion: 'v1',
+            kind: 'Namespace',
+            metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } },
+        };
+        changes.push({
+            kind: 'Namespace',
+            apiVersion: 'v1',
+            namespace: '',
+            name: instance.namespace,
+            action: 'created',
+            diff: wholeObjectDiff(namespace),
+        });
     }
     // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
     const sets = labelledSets(instance);
@@ -10549,7 +10860,12 @@ async function instanceStatus(cluster, stored) {
         name: instance.name,
         namespace: instance.namespace,
         bundle: instance.labels?.[bundleNameLabel] ?? '',
-        module: { name: instance.module.name, url: instance.module.repository, version: instance.module.version, digest: instance.module.digest },
+        module: {
+            name: instance.module.name,
+            url: instance.module.repository,
+            version: instance.module.version,
+            digest: instance.module.digest,
+        },
         lastApplied: instance.lastTransitionTime ?? '',
         images: instance.images ?? [],
         objects,
@@ -10584,7 +10900,10 @@ async function namespacesToList(cluster, listed) {
     const own = [...new Set(listed.map((instance) => instance.namespace))];
     try {
         const all = await cluster.list('v1', 'Namespace', '');
-        return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
+        return {
+            namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])],
+            scope: 'namespaces',
+        };
     }
     catch (error) {
         if (!unlisted_instances_isForbidden(error))
@@ -10634,7 +10953,14 @@ async function diffRemovedInstance(cluster, stored, builtIds) {
     const changes = await deleteObjects(cluster, refs.filter((ref) => !taken.has(inventoryEntryId(ref))), stored.instance, { dryRun: true });
     const kept = refs
         .filter((ref) => taken.has(inventoryEntryId(ref)))
-        .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
+        .map((ref) => ({
+        kind: ref.kind,
+        apiVersion: ref.apiVersion,
+        namespace: ref.namespace,
+        name: ref.name,
+        action: 'skipped',
+        diff: '',
+    }));
     return [...changes, ...kept];
 }
 /** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
@@ -11245,7 +11571,11 @@ function traceValuesPositions(engine, origin, diagnostics) {
         }
         // One error about one value once: of the copies (`timoni.instance.config.x`, every
         // object's `#config.x`), the one nearest the root says it best, with its own positions.
-        const key = JSON.stringify([result.path, result.message, path === undefined ? result.positions : (result.positions[0] ?? null)]);
+        const key = JSON.stringify([
+            result.path,
+            result.message,
+            path === undefined ? result.positions : (result.positions[0] ?? null),
+        ]);
         const earlier = seen.get(key);
         if (earlier === undefined) {
             seen.set(key, { index: traced.length, depth: diagnostic.path.length });
@@ -11285,7 +11615,9 @@ function withClosingPositions(build, diagnostics) {
             const closing = root.lookup(parent);
             try {
                 const position = closing.exists() ? closing.position() : undefined;
-                return position && position.file !== build.valuesFile ? { ...diagnostic, positions: [...diagnostic.positions, position] } : diagnostic;
+                return position && position.file !== build.valuesFile
+                    ? { ...diagnostic, positions: [...diagnostic.positions, position] }
+                    : diagnostic;
             }
             finally {
                 closing.free();
@@ -11306,7 +11638,12 @@ function traceBuildErrors(build, diagnostics) {
     let bundle;
     try {
         bundle = build.locateValues();
-        const origin = { valuesFile: build.valuesFile, mergedSource: build.mergedSource, baseSource: build.baseSource, bundle };
+        const origin = {
+            valuesFile: build.valuesFile,
+            mergedSource: build.mergedSource,
+            baseSource: build.baseSource,
+            bundle,
+        };
         return traceValuesPositions(build.engine, origin, withClosingPositions(build, diagnostics));
     }
     catch (error) {
@@ -11363,7 +11700,14 @@ function traceValues(context, diagnostics) {
     const baseSource = context.module.files[`${context.prefix}values.cue`];
     if (mergedSource === undefined || !input.locateValues || !loadOptions || typeof baseSource !== 'string')
         return undefined;
-    return traceBuildErrors({ engine: context.engine, valuesFile: `${context.prefix}values.cue`, mergedSource, baseSource, locateValues: input.locateValues, loadWithValues: (source) => context.engine.load(loadOptions(source)) }, diagnostics);
+    return traceBuildErrors({
+        engine: context.engine,
+        valuesFile: `${context.prefix}values.cue`,
+        mergedSource,
+        baseSource,
+        locateValues: input.locateValues,
+        loadWithValues: (source) => context.engine.load(loadOptions(source)),
+    }, diagnostics);
 }
 function buildFailure(context, step, error) {
     if (error instanceof CueError)
@@ -11402,7 +11746,11 @@ async function buildInstance(engine, module, input) {
     const merged = withCueErrors(context, 'merging values', () => engine.mergeInstanceValues({ base: baseValues, overlays: [input.values], packageName }));
     context.mergedSource = merged.source;
     context.loadOptions = (valuesSource) => ({
-        files: { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) },
+        files: {
+            ...module.files,
+            [valuesPath]: valuesSource,
+            [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName),
+        },
         dir: packageDir,
         moduleRoot: '.',
         package: packageName,
@@ -11521,7 +11869,13 @@ class InstanceBuilds {
             outcomes = new Map();
             this.#byModule.set(module, outcomes);
         }
-        const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+        const key = JSON.stringify([
+            input.name,
+            input.namespace,
+            input.kubeVersion,
+            input.packageName ?? 'main',
+            input.values,
+        ]);
         let outcome = outcomes.get(key);
         if (outcome) {
             this.#reused += 1;
@@ -11630,7 +11984,13 @@ function instanceError(failure) {
  */
 function unbuiltInstanceEntry(instance, failure) {
     const { url, version, digest } = instance.module;
-    return { name: instance.name, namespace: instance.namespace, module: { url, version, digest: digest ?? '' }, changes: [], error: instanceError(failure) };
+    return {
+        name: instance.name,
+        namespace: instance.namespace,
+        module: { url, version, digest: digest ?? '' },
+        changes: [],
+        error: instanceError(failure),
+    };
 }
 /** The entry of an instance built but whose dry-run stopped: the changes found before, and its error. */
 function undiffedInstanceEntry(instance, failure, changes) {
@@ -11673,7 +12033,9 @@ async function builtOrNothing(cluster, started, into, line, tell) {
         return built;
     const names = failures.map((failure) => failure.instance ?? '');
     const notBuilt = `${instanceList(names)} did not build`;
-    throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, { cause: first }), first.instance);
+    throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, {
+        cause: first,
+    }), first.instance);
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/removed-instances.ts
@@ -11689,7 +12051,13 @@ function storedModule(stored) {
     return { url: module.repository, version: module.version, digest: module.digest };
 }
 function removedEntry(stored, changes) {
-    return { name: stored.instance.name, namespace: stored.instance.namespace, module: storedModule(stored), changes, removed: true };
+    return {
+        name: stored.instance.name,
+        namespace: stored.instance.namespace,
+        module: storedModule(stored),
+        changes,
+        removed: true,
+    };
 }
 function objects(count) {
     return count === 1 ? '1 object' : `${count} objects`;
@@ -11706,7 +12074,8 @@ async function scan(kube, bundle, builds, log) {
         log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
     }
     if (found.unchecked.length > 0) {
-        const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
+        const shown = found.unchecked.slice(0, 5).join(', ') +
+            (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
         log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
     }
     return found;
@@ -11839,17 +12208,25 @@ function decideMembership(comparison, head, probes, from) {
             renames.push({ from: cluster, to: renamed, by: match(renamed) });
             continue;
         }
-        const staying = probe.uid ? head.clusters.find((other) => probeOf(other).uid === probe.uid) : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
+        const staying = probe.uid
+            ? head.clusters.find((other) => probeOf(other).uid === probe.uid)
+            : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
         leaving.push({
             cluster,
             contextGone: probe.contextGone === true,
-            ...(staying ? { conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there` } : {}),
+            ...(staying
+                ? {
+                    conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there`,
+                }
+                : {}),
         });
     }
     return { from, leaving, renames, moved: comparison.moved };
 }
 function hasContext(kubeconfig, context) {
-    return context === '' ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== '' : kubeconfig.contexts.has(context);
+    return context === ''
+        ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== ''
+        : kubeconfig.contexts.has(context);
 }
 /** Reads a cluster's identity record and kube-system UID through a context (never writes). */
 async function probe(run, cluster) {
@@ -11909,7 +12286,11 @@ async function findMembership(run) {
         run.log.line(`cluster ${rename.to.name} was ${rename.from.name} in ${base.from} (the same cluster, by its ${rename.by === 'record' ? 'identity record' : rename.by === 'uid' ? 'kube-system uid' : 'kube context'}): a rename, nothing is deleted`);
     }
     for (const leave of membership.leaving) {
-        const reason = leave.contextGone ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig` : leave.conflict ? `; ${leave.conflict}` : '';
+        const reason = leave.contextGone
+            ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig`
+            : leave.conflict
+                ? `; ${leave.conflict}`
+                : '';
         run.log.line(`cluster ${leave.cluster.name} (${leave.cluster.group}) leaves the fleet: listed in ${base.from}, not in the runtime${reason}`);
     }
     return membership;
@@ -11924,7 +12305,9 @@ function selectHeadClusters(run) {
         return selectClusters(run.evaluation.runtime, run.selector);
     }
     catch (error) {
-        if (error instanceof NoClusterMatchesError && run.baseRuntime && compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0)
+        if (error instanceof NoClusterMatchesError &&
+            run.baseRuntime &&
+            compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0)
             return [];
         throw error;
     }
@@ -11936,7 +12319,13 @@ function withRenamesRepinned(run, renames) {
     const identity = run.options.identity ?? { mode: 'check', repin: [] };
     if (identity.mode === 'off')
         return run;
-    return { ...run, options: { ...run.options, identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] } } };
+    return {
+        ...run,
+        options: {
+            ...run.options,
+            identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] },
+        },
+    };
 }
 /** The head entries marked with their renames, the leaving entries appended; and where the base came from. */
 function withMembership(entries, renames) {
@@ -11957,7 +12346,10 @@ function membershipSource(run) {
 /** The command that removes the bundle from a cluster by hand (Timoni's, and ours). */
 function removalCommands(bundle, cluster) {
     const context = cluster.kubeContext ? ` --kube-context ${cluster.kubeContext}` : '';
-    return [`timoni bundle delete --name ${bundle || '<bundle>'}${context}`, `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`];
+    return [
+        `timoni bundle delete --name ${bundle || '<bundle>'}${context}`,
+        `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`,
+    ];
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/session.ts
@@ -11982,7 +12374,12 @@ async function openSession(kubeconfig, cluster, options) {
     try {
         const version = await kube.client.version();
         const readObject = async (_cluster, query) => {
-            const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
+            const object = await kube.get({
+                apiVersion: query.apiVersion,
+                kind: query.kind,
+                namespace: query.namespace,
+                name: query.name,
+            });
             return object ?? undefined;
         };
         return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
@@ -12007,7 +12404,10 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     let session;
     try {
         // A request sent again (a restarted API server, a 503) is told in the cluster's own log.
-        session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets, onRetry: (retry) => line(retry.text) });
+        session = await openSession(run.kubeconfig, cluster, {
+            secrets: run.secrets,
+            onRetry: (retry) => line(retry.text),
+        });
     }
     catch (error) {
         const reason = connectFailure(cluster, error);
@@ -12031,7 +12431,9 @@ async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
 }
 /** A cluster that could not be opened, said once: `cluster X: cannot reach the API server at ...`, `cannot reach cluster X: the API server rejected ...`. */
 function unreachableText(cluster, reason) {
-    return reason.startsWith('cannot reach ') ? `cluster ${cluster}: ${reason}` : `cannot reach cluster ${cluster}: ${reason}`;
+    return reason.startsWith('cannot reach ')
+        ? `cluster ${cluster}: ${reason}`
+        : `cannot reach cluster ${cluster}: ${reason}`;
 }
 /**
  * Why a cluster could not be opened, each fact once (the line already says `cannot reach
@@ -12039,9 +12441,13 @@ function unreachableText(cluster, reason) {
  */
 function connectFailure(cluster, error) {
     const message = error instanceof Error ? error.message : String(error);
-    const own = message.startsWith(`cluster ${cluster.name}: `) ? message.slice(`cluster ${cluster.name}: `.length) : message;
+    const own = message.startsWith(`cluster ${cluster.name}: `)
+        ? message.slice(`cluster ${cluster.name}: `.length)
+        : message;
     if (error instanceof errors_KubeApiError && error.status === 401) {
-        const context = cluster.kubeContext ? `kube context ${(0,display_text/* quote */.h)(cluster.kubeContext)}` : "the kubeconfig's current context";
+        const context = cluster.kubeContext
+            ? `kube context ${(0,display_text/* quote */.h)(cluster.kubeContext)}`
+            : "the kubeconfig's current context";
         return `the API server rejected the credentials of ${context} (401 Unauthorized on ${error.request})`;
     }
     return own;
@@ -12223,7 +12629,13 @@ async function leavingBundleName(run, cluster, headName) {
 }
 function storedEntry(stored, changes) {
     const { module } = stored.instance;
-    return { name: stored.instance.name, namespace: stored.instance.namespace, module: { url: module.repository, version: module.version, digest: module.digest }, changes, removed: true };
+    return {
+        name: stored.instance.name,
+        namespace: stored.instance.namespace,
+        module: { url: module.repository, version: module.version, digest: module.digest },
+        changes,
+        removed: true,
+    };
 }
 /** Why the bundle is not removed from a leaving cluster by this run, when it is not. */
 function keptReason(run, leave) {
@@ -12289,8 +12701,15 @@ async function planLeavingCluster(run, leave, headBundle, line) {
         const kept = keptReason(run, leave);
         if (kept) {
             line(`${prefix} > leaves the fleet; ${kept}`);
-            const shown = instances.map((instance) => ({ ...instance, changes: instance.changes.map((change) => ({ ...change, action: 'skipped', diff: '' })) }));
-            return { ...keptEntry(leave, bundle, kept, shown), startedAt: new Date(startedAt).toISOString(), durationMs: Date.now() - startedAt };
+            const shown = instances.map((instance) => ({
+                ...instance,
+                changes: instance.changes.map((change) => ({ ...change, action: 'skipped', diff: '' })),
+            }));
+            return {
+                ...keptEntry(leave, bundle, kept, shown),
+                startedAt: new Date(startedAt).toISOString(),
+                durationMs: Date.now() - startedAt,
+            };
         }
         const changed = instances.some((instance) => deletedCount(instance.changes) > 0);
         return leaves(clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt));
@@ -12344,7 +12763,12 @@ async function removeFromLeavingCluster(run, leave, headBundle, line) {
                 throw new ClusterStepError('cancelled', new Error(`cluster ${cluster.name}: the run was cancelled before instance ${name} was deleted`), name);
             log('leaves with the cluster: deleting it');
             try {
-                const deleted = await deleteRemovedInstance(session.kube, record, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log, ...(run.cancel ? { signal: run.cancel } : {}) }, deadline);
+                const deleted = await deleteRemovedInstance(session.kube, record, {
+                    wait: run.options.wait,
+                    timeoutMs: run.options.timeoutMs,
+                    log,
+                    ...(run.cancel ? { signal: run.cancel } : {}),
+                }, deadline);
                 log(`leaves with the cluster: ${leaving_clusters_objects(deletedCount(deleted.changes))} deleted`);
                 instances.push(storedEntry(record, deleted.changes));
             }
@@ -12423,7 +12847,9 @@ function storedModuleOf(stored) {
     return { url: module.repository, version: module.version, digest: module.digest };
 }
 function readinessOf(status) {
-    const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
+    const notReady = status.objects
+        .filter((o) => o.status !== 'Current')
+        .map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
     return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
 }
 function countStates(rows) {
@@ -12456,7 +12882,11 @@ async function findOrphanedClusters(run, bundle) {
             // Not this fleet's cluster (no record of it, nor listed at the base), or one of the runtime reached by another context.
             if ((!record && !base) || (record && names.has(record.runtimeCluster.toLowerCase())))
                 continue;
-            const cluster = { name: record?.runtimeCluster ?? base?.name ?? context, group: base?.group ?? '', kubeContext: context };
+            const cluster = {
+                name: record?.runtimeCluster ?? base?.name ?? context,
+                group: base?.group ?? '',
+                kubeContext: context,
+            };
             const instances = await listInstances(kube, '', bundle);
             if (instances.length === 0)
                 continue;
@@ -12464,7 +12894,13 @@ async function findOrphanedClusters(run, bundle) {
             for (const instance of instances)
                 statuses.set(instance, await instanceStatus(kube, instance).catch(() => undefined));
             const commands = removalCommands(bundle, cluster);
-            found.push({ cluster, instances, statuses, commands, reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet): the bundle stays installed there until it is removed` });
+            found.push({
+                cluster,
+                instances,
+                statuses,
+                commands,
+                reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet): the bundle stays installed there until it is removed`,
+            });
         }
         catch (error) {
             run.log.line(`kube context "${context}" (in no runtime cluster) not checked for instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`);
@@ -12583,7 +13019,10 @@ function digestInput(object) {
     // `kubectl apply` copies the whole object, data included, into this annotation.
     const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
     if (annotations && lastApplied in annotations)
-        normalised.metadata.annotations = { ...annotations, [lastApplied]: `sha256:${sha256(annotations[lastApplied] ?? '')}` };
+        normalised.metadata.annotations = {
+            ...annotations,
+            [lastApplied]: `sha256:${sha256(annotations[lastApplied] ?? '')}`,
+        };
     return normalised;
 }
 /** The desired state of one cluster as digests: see the header. */
@@ -12591,7 +13030,11 @@ function desiredState(instances) {
     const modules = {};
     const entries = [];
     for (const instance of instances) {
-        modules[instance.name] = { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+        modules[instance.name] = {
+            url: instance.module.url,
+            version: instance.module.version,
+            digest: instance.module.digest,
+        };
         for (const object of instance.objects) {
             let key = objectKey(instance.name, object);
             // The same name twice in one instance (two kinds of one name in different API groups).
@@ -12615,7 +13058,11 @@ function compareDesired(reviewed, current) {
     const instances = [...new Set([...Object.keys(reviewed.modules), ...Object.keys(current.modules)])];
     const modules = instances
         .filter((instance) => !sameModule(reviewed.modules[instance], current.modules[instance]))
-        .map((instance) => ({ instance, ...(reviewed.modules[instance] ? { reviewed: reviewed.modules[instance] } : {}), ...(current.modules[instance] ? { current: current.modules[instance] } : {}) }));
+        .map((instance) => ({
+        instance,
+        ...(reviewed.modules[instance] ? { reviewed: reviewed.modules[instance] } : {}),
+        ...(current.modules[instance] ? { current: current.modules[instance] } : {}),
+    }));
     const partial = Object.keys(reviewed.objects).length < reviewed.objectCount;
     const changed = [];
     const removed = [];
@@ -12666,7 +13113,11 @@ function describeDifference(difference) {
 }
 /** The desired state of a cluster's build (session.ts): every instance's module and objects. */
 function desiredOfBuild(instances) {
-    return desiredState(instances.map((instance) => ({ name: instance.name, module: moduleInfo(instance), objects: instance.built.sets.flatMap((set) => set.objects) })));
+    return desiredState(instances.map((instance) => ({
+        name: instance.name,
+        module: moduleInfo(instance),
+        objects: instance.built.sets.flatMap((set) => set.objects),
+    })));
 }
 /** The cluster's entry with its desired state, when it was computed. */
 function withDesired(entry, desired) {
@@ -12763,7 +13214,10 @@ async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, bui
         }
         const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
         try {
-            const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership });
+            const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
+                force: run.options.force,
+                overwriteOwnership: run.options.overwriteOwnership,
+            });
             return { entry: { ...entry, changes }, built: instance };
         }
         catch (error) {
@@ -12814,7 +13268,9 @@ function clusterFailure(cluster, instances) {
 }
 /** The cluster's error when objects failed their dry-run: each object with the server's answer. */
 function failedObjects(cluster, instances) {
-    const failed = instances.flatMap((instance) => instance.changes.filter((change) => change.action === 'failed').map((change) => ({ instance: instance.name, change })));
+    const failed = instances.flatMap((instance) => instance.changes
+        .filter((change) => change.action === 'failed')
+        .map((change) => ({ instance: instance.name, change })));
     const first = failed[0];
     if (!first)
         return null;
@@ -12885,7 +13341,10 @@ function stoppedEntry(cluster, stop, cancelled) {
         const message = `${cancelled?.message ?? 'the run was cancelled'} before cluster ${cluster.name} was started; nothing was applied to it`;
         return clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'start', message }, Date.now());
     }
-    return clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now());
+    return clusterEntry(cluster, 'failed', [], {
+        step: 'deadline',
+        message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it`,
+    }, Date.now());
 }
 async function rollOutWaves(clusters, options, rollOut) {
     if (!Number.isInteger(options.maxParallel) || options.maxParallel < 1) {
@@ -12965,7 +13424,9 @@ class ClusterCancelled extends Error {
 }
 /** Throws ClusterCancelled when the run is cancelled: called before each step that would start something. */
 function stopIfCancelled(run, cluster, step, instance) {
-    const cancelled = run.cancel?.aborted ? ((0,cancellation/* cancellationOf */.zg)(run.cancel) ?? new Error('the run was cancelled')) : undefined;
+    const cancelled = run.cancel?.aborted
+        ? ((0,cancellation/* cancellationOf */.zg)(run.cancel) ?? new Error('the run was cancelled'))
+        : undefined;
     if (!cancelled)
         return;
     const before = instance ? `before instance ${instance}` : `at ${step}`;
@@ -12987,7 +13448,10 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
         // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
-        const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line, (failure) => run.onClusterError?.(cluster.name, failure)) };
+        const build = {
+            evaluated: started.evaluated,
+            instances: await builtOrNothing(cluster.name, started, instances, line, (failure) => run.onClusterError?.(cluster.name, failure)),
+        };
         stopIfCancelled(run, cluster, 'build');
         // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
         if (run.beforeApply || run.recordDesired) {
@@ -13022,15 +13486,30 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                     ...(run.cancel ? { signal: run.cancel } : {}),
                     log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
-                instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
+                instances.push({
+                    name: instance.name,
+                    namespace: instance.namespace,
+                    module: moduleInfo(instance),
+                    changes: withReadiness(result.changes, result.readiness),
+                });
             }
             catch (error) {
                 if (error instanceof InstanceCancelledError) {
-                    instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(error.changes, error.readiness) });
+                    instances.push({
+                        name: instance.name,
+                        namespace: instance.namespace,
+                        module: moduleInfo(instance),
+                        changes: withReadiness(error.changes, error.readiness),
+                    });
                     throw new ClusterCancelled(error.step, error.message, instance.name, error.object);
                 }
                 if (error instanceof InstanceStepError) {
-                    instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
+                    instances.push({
+                        name: instance.name,
+                        namespace: instance.namespace,
+                        module: moduleInfo(instance),
+                        changes: error.changes,
+                    });
                     throw new ClusterStepError(error.step, error, instance.name, error.object);
                 }
                 throw new ClusterStepError('apply', error, instance.name);
@@ -13040,14 +13519,25 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         // (an object moved to a listed instance has its new owner's labels by then, and stays).
         if (run.options.prune && run.options.pruneRemovedInstances) {
             stopIfCancelled(run, cluster, 'prune');
-            await removedInstancesApply(session.kube, bundle, build.instances, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) }, instances);
+            await removedInstancesApply(session.kube, bundle, build.instances, {
+                wait: run.options.wait,
+                timeoutMs: run.options.timeoutMs,
+                deadline,
+                log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`),
+            }, instances);
         }
         return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
     }
     catch (error) {
         if (error instanceof ClusterCancelled) {
             line(`⏹ ${error.message}`);
-            const cancelled = { step: CANCELLED_STEP, interrupted: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+            const cancelled = {
+                step: CANCELLED_STEP,
+                interrupted: error.step,
+                message: error.message,
+                ...(error.instance ? { instance: error.instance } : {}),
+                ...(error.object ? { object: error.object } : {}),
+            };
             return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, cancelled, startedAt)), desired);
         }
         tellFailure(run, cluster.name, line, error);
@@ -13062,8 +13552,15 @@ function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
     const startedAt = Date.now();
     const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
     return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, (why) => why === 'cancelled'
-        ? clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'apply', message: `cluster ${cluster.name}: ${(0,cancellation/* cancellationOf */.zg)(run.cancel)?.message ?? 'the run was cancelled'}, and its work in flight did not end within the grace given to it; objects may have been applied in part and Timoni's instance record not written for them` }, startedAt)
-        : clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt), run.cancel);
+        ? clusterEntry(cluster, 'failed', [], {
+            step: CANCELLED_STEP,
+            interrupted: 'apply',
+            message: `cluster ${cluster.name}: ${(0,cancellation/* cancellationOf */.zg)(run.cancel)?.message ?? 'the run was cancelled'}, and its work in flight did not end within the grace given to it; objects may have been applied in part and Timoni's instance record not written for them`,
+        }, startedAt)
+        : clusterEntry(cluster, 'failed', [], {
+            step: 'timeout',
+            message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)`,
+        }, startedAt), run.cancel);
 }
 /** Each applied object's readiness result, matched by kind, namespace and name. */
 function withReadiness(changes, readiness) {
@@ -13164,7 +13661,9 @@ function cancellationLine(entries) {
     const applied = entries.filter((entry) => entry.status === 'applied').map((entry) => entry.name);
     const interrupted = cancelled.filter((entry) => !notStarted(entry)).map(where);
     const failed = entries.filter((entry) => entry.status === 'failed' && !isCancelled(entry)).map((entry) => entry.name);
-    const unreached = entries.filter((entry) => entry.status === 'skipped' || notStarted(entry)).map((entry) => entry.name);
+    const unreached = entries
+        .filter((entry) => entry.status === 'skipped' || notStarted(entry))
+        .map((entry) => entry.name);
     return `rollout cancelled: applied ${list(applied)}; interrupted ${list(interrupted)}${failed.length > 0 ? `; failed ${failed.join(', ')}` : ''}; not reached ${list(unreached)}`;
 }
 function logCancellation(run, entries) {
@@ -13210,7 +13709,12 @@ async function eachCluster(run, work, stopAtFailure) {
         const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
         if ('failed' in connected) {
             const error = connected.failed.error;
-            results.push({ cluster, bundle: await bundleNameWithoutCluster(run, cluster), error: error?.message ?? `cluster ${cluster.name} failed`, ...(error ? { step: error.step } : {}) });
+            results.push({
+                cluster,
+                bundle: await bundleNameWithoutCluster(run, cluster),
+                error: error?.message ?? `cluster ${cluster.name} failed`,
+                ...(error ? { step: error.step } : {}),
+            });
             if (stopAtFailure)
                 break;
             continue;
@@ -13238,7 +13742,11 @@ function fleetStatus(run) {
     return eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
 }
 function fleetDelete(run) {
-    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`) }), true);
+    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, {
+        wait: run.options.wait,
+        timeoutMs: run.options.timeoutMs,
+        log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`),
+    }), true);
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
@@ -13279,7 +13787,9 @@ function listed(items, shown = 3) {
     return items.length > shown ? `${head} and ${items.length - shown} more` : head;
 }
 function fleet_state_moduleText(module) {
-    const digest = module.digest && module.digest !== 'unknown' ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})` : '';
+    const digest = module.digest && module.digest !== 'unknown'
+        ? ` (${module.digest.replace(/^(sha256:[0-9a-f]{12})[0-9a-f]*$/, '$1')})`
+        : '';
     return `${module.version}${digest}`;
 }
 /** What an apply would change, as `Deployment/apps/web configured`; failed dry-runs with their error. */
@@ -13304,11 +13814,20 @@ async function instanceRow(run, session, bundle, instance, base) {
         return row(base, { ...fields, state: 'unknown', reason: `cannot read the instance: ${message(error)}` });
     }
     if (!stored)
-        return row(base, { ...fields, state: 'not installed', reason: `no instance ${instance.name} in namespace ${instance.namespace}` });
+        return row(base, {
+            ...fields,
+            state: 'not installed',
+            reason: `no instance ${instance.name} in namespace ${instance.namespace}`,
+        });
     const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
     if (owner !== bundle) {
         const whose = owner ? `bundle ${owner}` : 'no bundle';
-        return row(base, { ...fields, state: 'not installed', module: storedModuleOf(stored), reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}` });
+        return row(base, {
+            ...fields,
+            state: 'not installed',
+            module: storedModuleOf(stored),
+            reason: `instance ${instance.name} in namespace ${instance.namespace} belongs to ${whose}`,
+        });
     }
     const module = storedModuleOf(stored);
     let status;
@@ -13316,16 +13835,30 @@ async function instanceRow(run, session, bundle, instance, base) {
         status = await instanceStatus(session.kube, stored);
     }
     catch (error) {
-        return row(base, { ...fields, state: 'unknown', module, lastApplied: stored.instance.lastTransitionTime ?? null, reason: `cannot read the objects' readiness: ${message(error)}` });
+        return row(base, {
+            ...fields,
+            state: 'unknown',
+            module,
+            lastApplied: stored.instance.lastTransitionTime ?? null,
+            reason: `cannot read the objects' readiness: ${message(error)}`,
+        });
     }
     const known = { ...fields, module, lastApplied: status.lastApplied || null, readiness: readinessOf(status) };
     if (moduleDiffers(module, desired)) {
-        return row(base, { ...known, state: 'stale', reason: `module ${fleet_state_moduleText(module)} applied, the bundle asks for ${fleet_state_moduleText(desired)}` });
+        return row(base, {
+            ...known,
+            state: 'stale',
+            reason: `module ${fleet_state_moduleText(module)} applied, the bundle asks for ${fleet_state_moduleText(desired)}`,
+        });
     }
     let changes;
     try {
         // Ownership was checked above; the plan's diff otherwise (prune as an apply would).
-        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: true, prune: run.options.prune }));
+        ({ changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
+            force: run.options.force,
+            overwriteOwnership: true,
+            prune: run.options.prune,
+        }));
     }
     catch (error) {
         return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
@@ -13361,7 +13894,11 @@ async function clusterRows(run, cluster, builds, bundleName) {
     if ('failed' in connected) {
         const error = connected.failed.error;
         // The row names the cluster: a connect or identity failure's message says the rest once.
-        const reason = !error ? `cluster ${cluster.name} failed` : error.step === 'connect' || error.step === 'identity' ? error.message : `${error.step}: ${error.message}`;
+        const reason = !error
+            ? `cluster ${cluster.name} failed`
+            : error.step === 'connect' || error.step === 'identity'
+                ? error.message
+                : `${error.step}: ${error.message}`;
         return unreachableRows(run, cluster, base, reason, bundleName);
     }
     const { session } = connected;
@@ -13399,12 +13936,19 @@ async function removedRows(run, session, bundle, listed, base) {
                 module: storedModuleOf(stored),
                 lastApplied: status.lastApplied || null,
                 readiness: readinessOf(status),
-                reason: run.options.pruneRemovedInstances ? 'no longer in the bundle: an apply deletes it' : 'no longer in the bundle (kept: removed instances are not pruned)',
+                reason: run.options.pruneRemovedInstances
+                    ? 'no longer in the bundle: an apply deletes it'
+                    : 'no longer in the bundle (kept: removed instances are not pruned)',
             }));
         }
     }
     catch (error) {
-        rows.push(row(base, { instance: '', namespace: '', state: 'unknown', reason: `cannot look for instances the bundle no longer lists: ${message(error)}` }));
+        rows.push(row(base, {
+            instance: '',
+            namespace: '',
+            state: 'unknown',
+            reason: `cannot look for instances the bundle no longer lists: ${message(error)}`,
+        }));
     }
     return rows;
 }
@@ -13415,7 +13959,12 @@ async function fleetState(run) {
     const bundleName = { value: '' };
     run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
     const perCluster = await mapBounded(clusters, run.options.concurrency, (cluster) => withinDeadline(clusterRows(run, cluster, builds, bundleName), run.deadlineAt ?? Infinity, () => [
-        row({ cluster: cluster.name, group: cluster.group }, { instance: '', namespace: '', state: 'unknown', reason: `the run passed its deadline while cluster ${cluster.name} was being read` }),
+        row({ cluster: cluster.name, group: cluster.group }, {
+            instance: '',
+            namespace: '',
+            state: 'unknown',
+            reason: `the run passed its deadline while cluster ${cluster.name} was being read`,
+        }),
     ]));
     const instances = [...perCluster.flat(), ...(await orphanedRows(run, bundleName.value))];
     return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
@@ -13504,7 +14053,9 @@ function parseReference(url, options = {}) {
         digest = rest.slice(at + 1);
         rest = rest.slice(0, at);
         if (!DIGEST.test(digest)) {
-            throw invalid(url, /^[a-z0-9]+:/.test(digest) && !digest.startsWith('sha256:') ? `unsupported digest algorithm in ${JSON.stringify(digest)}` : `malformed digest ${JSON.stringify(digest)}`);
+            throw invalid(url, /^[a-z0-9]+:/.test(digest) && !digest.startsWith('sha256:')
+                ? `unsupported digest algorithm in ${JSON.stringify(digest)}`
+                : `malformed digest ${JSON.stringify(digest)}`);
         }
     }
     let tag;
@@ -13619,7 +14170,11 @@ function registerSecrets(credential, secrets) {
 function describeCredential(credential) {
     if (credential.kind === 'anonymous')
         return `no credentials (${credential.source})`;
-    const what = credential.kind === 'basic' ? `user "${credential.username}"` : credential.kind === 'bearer' ? 'a bearer token' : 'an identity token';
+    const what = credential.kind === 'basic'
+        ? `user "${credential.username}"`
+        : credential.kind === 'bearer'
+            ? 'a bearer token'
+            : 'an identity token';
     return `${what} from ${credential.source}`;
 }
 /**
@@ -13639,7 +14194,12 @@ async function resolveCredential(registry, url, options, secrets) {
     }
     const env = options.env ?? process.env;
     if (!credential && registry === 'ghcr.io' && env.GITHUB_TOKEN) {
-        credential = { kind: 'basic', username: env.GITHUB_ACTOR || 'x-access-token', password: env.GITHUB_TOKEN, source: 'GITHUB_TOKEN' };
+        credential = {
+            kind: 'basic',
+            username: env.GITHUB_ACTOR || 'x-access-token',
+            password: env.GITHUB_TOKEN,
+            source: 'GITHUB_TOKEN',
+        };
     }
     if (registry === 'ghcr.io')
         checked.push('GITHUB_TOKEN');
@@ -13656,7 +14216,10 @@ function dockerConfigPath(options) {
 }
 /** `https://ghcr.io/v2/` -> `ghcr.io`; Docker Hub's names all become `index.docker.io`. */
 function normaliseRegistryKey(key) {
-    const host = key.replace(/^[a-z]+:\/\//i, '').split('/')[0]?.toLowerCase() ?? '';
+    const host = key
+        .replace(/^[a-z]+:\/\//i, '')
+        .split('/')[0]
+        ?.toLowerCase() ?? '';
     return DOCKER_HUB_HOSTS.has(host) ? DOCKER_HUB_NAME : host;
 }
 function findKey(map, registry) {
@@ -13687,7 +14250,10 @@ function fromEntry(entry, source) {
     return undefined;
 }
 async function fromHelper(helper, serverUrl, origin, options, secrets) {
-    const found = await runCredentialHelper(helper, serverUrl, origin, { env: options.env, timeoutMs: options.helperTimeoutMs });
+    const found = await runCredentialHelper(helper, serverUrl, origin, {
+        env: options.env,
+        timeoutMs: options.helperTimeoutMs,
+    });
     if (!found || found.secret === '')
         return undefined;
     const source = `docker-credential-${helper} (${origin})`;
@@ -13796,7 +14362,10 @@ async function runCredentialHelper(name, serverUrl, origin, options = {}) {
                 const parsed = JSON.parse(out);
                 if (typeof parsed.Secret !== 'string')
                     throw new Error('no Secret');
-                finish(() => resolve({ username: typeof parsed.Username === 'string' ? parsed.Username : '', secret: parsed.Secret }));
+                finish(() => resolve({
+                    username: typeof parsed.Username === 'string' ? parsed.Username : '',
+                    secret: parsed.Secret,
+                }));
             }
             catch {
                 finish(() => reject(new Error(`credential helper ${binary} (${origin}) printed something that is not {"Username","Secret"} JSON`)));
@@ -13920,7 +14489,12 @@ function drain(res) {
 // total time; `Retry-After` is honoured within the bound. After the last try the caller
 // gets the last failure, and how many tries it took, to build its message.
 
-const defaultRetryPolicy = { attempts: 5, baseDelayMs: 200, maxDelayMs: 5_000, maxElapsedMs: 60_000 };
+const defaultRetryPolicy = {
+    attempts: 5,
+    baseDelayMs: 200,
+    maxDelayMs: 5_000,
+    maxElapsedMs: 60_000,
+};
 /** A failure worth another try: a status (429, 5xx) or a network error. */
 class TransientError extends Error {
     status;
@@ -13963,7 +14537,9 @@ async function withRetry(operation, policy, giveUp) {
             if (!(error instanceof TransientError) && !(error instanceof NetworkError))
                 throw error;
             const elapsedMs = Date.now() - started;
-            const wanted = error instanceof TransientError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoffDelay(policy, attempt);
+            const wanted = error instanceof TransientError && error.retryAfterMs !== undefined
+                ? error.retryAfterMs
+                : backoffDelay(policy, attempt);
             const delay = Math.min(wanted, policy.maxDelayMs);
             if (attempt >= policy.attempts || elapsedMs + delay > policy.maxElapsedMs)
                 throw giveUp({ error, attempts: attempt, elapsedMs });
@@ -14073,7 +14649,10 @@ class RegistryAuth {
             registerSecrets(own, this.#context.secrets);
             return own;
         }
-        return { kind: 'anonymous', source: `the token realm ${realmHost} is not ${this.#registry}; explicit credentials are not sent there without an entry of its own` };
+        return {
+            kind: 'anonymous',
+            source: `the token realm ${realmHost} is not ${this.#registry}; explicit credentials are not sent there without an entry of its own`,
+        };
     }
     async #fetchToken(challenge, scope, credential, url) {
         const realm = challenge.params.realm;
@@ -14097,7 +14676,12 @@ class RegistryAuth {
         let body;
         if (credential.kind === 'identity') {
             method = 'POST';
-            const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: 'timoni-fleet', scope });
+            const form = new URLSearchParams({
+                grant_type: 'refresh_token',
+                refresh_token: credential.refreshToken,
+                client_id: 'timoni-fleet',
+                scope,
+            });
             if (service)
                 form.set('service', service);
             body = form.toString();
@@ -14473,7 +15057,9 @@ function selectFromIndex(manifest, platform, url, what) {
     const json = parseJson(manifest.bytes, url, what);
     if (!Array.isArray(json.manifests))
         throw bad(url, what, 'the index has no manifests');
-    const entries = json.manifests.map((entry) => parseDescriptor(entry, url, what)).filter((d) => MANIFEST_TYPES.includes(d.mediaType));
+    const entries = json.manifests
+        .map((entry) => parseDescriptor(entry, url, what))
+        .filter((d) => MANIFEST_TYPES.includes(d.mediaType));
     const match = entries.find((d) => d.platform?.os === platform.os && d.platform?.architecture === platform.architecture);
     if (match)
         return match;
@@ -14516,7 +15102,11 @@ async function resolveManifest(client, identifier, platform) {
     if (child.bytes.length !== chosen.size) {
         throw new OciError('digest-mismatch', client.url, `${childWhat} is ${child.bytes.length} bytes, the index says ${chosen.size}`);
     }
-    return { digest: top.digest, manifestDigest: child.digest, manifest: parseImageManifest({ ...child, mediaType: child.mediaType || chosen.mediaType }, client.url, childWhat) };
+    return {
+        digest: top.digest,
+        manifestDigest: child.digest,
+        manifest: parseImageManifest({ ...child, mediaType: child.mediaType || chosen.mediaType }, client.url, childWhat),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/module/oci/registry-client.ts
@@ -14566,7 +15156,9 @@ class RegistryClient {
         const where = `${target.origin}${target.pathname}`;
         try {
             return await withRetry(() => this.#attempt(target, what, accept, consume), this.#context.retry, ({ error, attempts, elapsedMs }) => {
-                const last = error instanceof TransientError && error.status !== undefined ? `last status ${error.status}` : `last error ${error.code ?? ''}: ${error.message}`;
+                const last = error instanceof TransientError && error.status !== undefined
+                    ? `last status ${error.status}`
+                    : `last error ${error.code ?? ''}: ${error.message}`;
                 return new OciError(error instanceof TransientError && error.status !== undefined ? 'registry' : 'network', this.#url, `fetching ${what} from ${where} failed after ${attempts} attempt${attempts === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s; ${last}`, error instanceof TransientError ? error.status : undefined);
             });
         }
@@ -14746,7 +15338,11 @@ function peekHeader(archive, offset) {
     if (header.length < BLOCK || isZeroBlock(header))
         return undefined;
     verifyChecksum(header);
-    return { typeFlag: String.fromCharCode(header[156] ?? 0), name: readString(header, 0, 100), size: readNumber(header, 124, 12, 'size') };
+    return {
+        typeFlag: String.fromCharCode(header[156] ?? 0),
+        name: readString(header, 0, 100),
+        size: readNumber(header, 124, 12, 'size'),
+    };
 }
 const defaultReadLimits = { maxEntrySize: Number.MAX_SAFE_INTEGER, maxHeaderSize: 1024 * 1024 };
 /**
@@ -15265,7 +15861,9 @@ function readModuleFiles(root, boundary = new FileBoundary([root])) {
     catch (error) {
         if (error instanceof ModuleFilesError)
             throw error;
-        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, {
+            cause: error,
+        });
     }
     return files;
 }
@@ -15326,7 +15924,15 @@ function loadLocalModule(url, cwd, engine, boundary = new FileBoundary([cwd])) {
     const name = moduleNameOf(engine, files);
     if (!name)
         throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
-    return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.' };
+    return {
+        url,
+        version: DEVEL_VERSION,
+        digest: LOCAL_DIGEST,
+        name,
+        files,
+        root,
+        localPath: (0,external_node_path_namespaceObject.relative)(cwd, root).split('\\').join('/') || '.',
+    };
 }
 class ModuleResolver {
     engine;
@@ -15385,7 +15991,18 @@ function shortDigest(digest) {
 function readinessText(row) {
     return row.readiness ? `${row.readiness.ready}/${row.readiness.total}` : '-';
 }
-const HEADINGS = ['CLUSTER', 'GROUP', 'INSTANCE', 'NAMESPACE', 'STATE', 'MODULE', 'DIGEST', 'LAST APPLIED', 'READY', 'REASON'];
+const HEADINGS = [
+    'CLUSTER',
+    'GROUP',
+    'INSTANCE',
+    'NAMESPACE',
+    'STATE',
+    'MODULE',
+    'DIGEST',
+    'LAST APPLIED',
+    'READY',
+    'REASON',
+];
 function cells(row) {
     const module = row.module ?? row.desired;
     return [
@@ -15406,7 +16023,12 @@ function cells(row) {
 function fleetStateTable(state) {
     const rows = [HEADINGS, ...state.instances.map(cells)];
     const widths = HEADINGS.map((_, column) => Math.max(...rows.map((r) => (r[column] ?? '').length)));
-    return rows.map((r) => r.map((cell, column) => (column === r.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('   ').trimEnd()).join('\n') + '\n';
+    return (rows
+        .map((r) => r
+        .map((cell, column) => (column === r.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+        .join('   ')
+        .trimEnd())
+        .join('\n') + '\n');
 }
 /** `2 deployed, 1 stale, 1 not installed, 0 failed, 1 unknown` (and `, 1 orphaned` when there are). */
 function stateCounts(state) {
@@ -18220,7 +18842,11 @@ function fetchWithTimeLimit(timeoutMs, deadline) {
         try {
             const response = await fetch(input, { ...init, signal });
             const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-            return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+            return new Response(body, {
+                status: response.status,
+                statusText: response.statusText,
+                headers: response.headers,
+            });
         }
         catch (error) {
             if (deadline?.aborted)
@@ -18246,12 +18872,18 @@ function apiMessageOf(data, fallback) {
     const body = data;
     const details = Array.isArray(body.errors)
         ? body.errors
-            .map((entry) => (typeof entry === 'string' ? entry : typeof entry === 'object' && entry !== null ? entry.message : undefined))
+            .map((entry) => typeof entry === 'string'
+            ? entry
+            : typeof entry === 'object' && entry !== null
+                ? entry.message
+                : undefined)
             .filter((text) => typeof text === 'string' && text !== '')
             .join('; ')
         : '';
     const message = [typeof body.message === 'string' ? body.message : fallback, details].filter(Boolean).join(': ');
-    return typeof body.documentation_url === 'string' ? { message, documentationUrl: body.documentation_url } : { message };
+    return typeof body.documentation_url === 'string'
+        ? { message, documentationUrl: body.documentation_url }
+        : { message };
 }
 class GitHubApi {
     options;
@@ -18274,8 +18906,15 @@ class GitHubApi {
             ...(options.token ? { auth: options.token } : {}),
             userAgent: options.userAgent ?? 'timoni-fleet',
             log: octokitLog,
-            request: { fetch: fetchWithTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.signal), log: octokitLog },
-            retry: { retries: options.retries ?? DEFAULT_RETRIES, retryAfterBaseValue: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS, doNotRetry: NOT_RETRIED },
+            request: {
+                fetch: fetchWithTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.signal),
+                log: octokitLog,
+            },
+            retry: {
+                retries: options.retries ?? DEFAULT_RETRIES,
+                retryAfterBaseValue: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+                doNotRetry: NOT_RETRIED,
+            },
             throttle: {
                 // Each client its own write spacing (GitHub asks for 1 s between writes of one token).
                 id: `timoni-fleet-${process.pid}-${clientCount}`,
@@ -18379,7 +19018,10 @@ class GitHubApi {
 
 /** A repository path: forward slashes, no leading slash, no `.` or `..` part. */
 function checkRepositoryPath(path) {
-    if (path === '' || path.startsWith('/') || path.includes('\\') || path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    if (path === '' ||
+        path.startsWith('/') ||
+        path.includes('\\') ||
+        path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
         throw new Error(`${JSON.stringify(path)} is not a path inside the repository`);
     }
     return path;
@@ -18422,7 +19064,9 @@ async function readRepositoryFile(client, target, path, ref) {
         if (error instanceof GitHubApiError && error.status === 404)
             throw new Error(`${where}: GitHub does not know this commit (${error.apiMessage})`, { cause: error });
         if (error instanceof GitHubApiError && error.status === 403)
-            throw new Error(`${where}: ${error.message}; does the job's token have the permission contents: read?`, { cause: error });
+            throw new Error(`${where}: ${error.message}; does the job's token have the permission contents: read?`, {
+                cause: error,
+            });
         throw error;
     }
     if (Array.isArray(data))
@@ -18482,7 +19126,9 @@ function git(root, args) {
         env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_NO_LAZY_FETCH: '1', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },
     });
     if (result.error) {
-        throw new GitReadError(all, result.error.code === 'ENOENT' ? 'git is not installed (not on PATH)' : result.error.message);
+        throw new GitReadError(all, result.error.code === 'ENOENT'
+            ? 'git is not installed (not on PATH)'
+            : result.error.message);
     }
     return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr.toString('utf8').trim() };
 }
@@ -18536,7 +19182,10 @@ function readFileAtCommit(root, commit, repositoryPath) {
     const listed = git(root, ['ls-tree', '-z', '--full-tree', commit, '--', repositoryPath]);
     if (listed.code !== 0)
         throw new GitReadError(['ls-tree', commit, '--', repositoryPath], listed.stderr || `exit code ${listed.code}`);
-    const entry = listed.stdout.toString('utf8').split('\0').find((line) => line.endsWith(`\t${repositoryPath}`));
+    const entry = listed.stdout
+        .toString('utf8')
+        .split('\0')
+        .find((line) => line.endsWith(`\t${repositoryPath}`));
     if (!entry)
         return undefined;
     const [mode = '', type = '', object = ''] = entry.slice(0, entry.indexOf('\t')).split(' ');
@@ -18604,7 +19253,12 @@ function loadRuntimeAtCommit(engine, locations, read, moduleFiles) {
         if (content === undefined)
             missing.push(location.shownAs);
         else
-            sources.push({ path: location.shownAs, absolutePath: location.absolutePath, format: sourceFormat(location.shownAs), content });
+            sources.push({
+                path: location.shownAs,
+                absolutePath: location.absolutePath,
+                format: sourceFormat(location.shownAs),
+                content,
+            });
     }
     if (sources.length === 0)
         return undefined;
@@ -18678,22 +19332,51 @@ const bundleFlags = [
     optionFlag(runOptions.runtimeCluster, 'Only the cluster of this name'),
     optionFlag(runOptions.runtimeFromEnv, 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)'),
     optionFlag(runOptions.runtimeEnv, 'Give only these environment variables to runtime attributes; repeat or separate with commas'),
-    { name: 'allow-path', kind: 'list', description: 'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)' },
-    { name: 'workdir', kind: 'string', default: '', description: 'CUE module root for imports in bundle files (default: current directory)' },
+    {
+        name: 'allow-path',
+        kind: 'list',
+        description: 'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)',
+    },
+    {
+        name: 'workdir',
+        kind: 'string',
+        default: '',
+        description: 'CUE module root for imports in bundle files (default: current directory)',
+    },
     { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
-    { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
-    { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
+    {
+        name: 'kube-context',
+        kind: 'string',
+        default: '',
+        description: 'Kube context of the default cluster (runtime without clusters)',
+    },
+    {
+        name: 'output',
+        short: 'o',
+        kind: 'string',
+        default: 'text',
+        choices: ['text', 'json'],
+        description: 'Output format',
+    },
     optionFlag(runOptions.cueMemoryLimit, "Ceiling on the CUE engine's memory in MiB (64-4096)"),
 ];
 const identityRecordFlag = optionFlag(runOptions.clusterIdentityRecord, "The identity record's ConfigMap name in kube-system");
 const credsFlag = optionFlag(runOptions.registryCreds, 'Registry credentials: user:password, or a token');
 /** vet and build reach a cluster only to read the runtime's value queries, its identity checked first (query-access.ts). */
 const queryIdentityFlags = () => nonRecordingIdentityFlags("the runtime's value queries are read from it");
-const vetFlags = [...bundleFlags, { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' }, ...queryIdentityFlags()];
+const vetFlags = [
+    ...bundleFlags,
+    { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' },
+    ...queryIdentityFlags(),
+];
 const buildFlags = [
-    ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
+    ...bundleFlags.map((flag) => flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag),
     credsFlag,
-    { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
+    {
+        name: 'mask-secrets',
+        kind: 'boolean',
+        description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)',
+    },
     ...queryIdentityFlags(),
 ];
 const fleetFlags = [
@@ -18703,8 +19386,18 @@ const fleetFlags = [
     optionFlag(runOptions.prune, 'Delete objects that the bundle no longer builds'),
     optionFlag(runOptions.pruneRemovedInstances, "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)"),
     optionFlag(runOptions.pruneRemovedClusters, 'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)'),
-    { name: 'base-ref', kind: 'string', default: '', description: 'The commit before this change (a branch, tag or commit id): the -r runtime file(s) as they were there, read with git, are the base runtime (as --base-runtime); a file REF did not have is left out, and none at all means no cluster leaves' },
-    { name: 'base-runtime', kind: 'string', default: '', description: 'The runtime file before this change: its clusters missing from -r leave the fleet (diff shows them, apply deletes the bundle there); a renamed cluster is not a leave' },
+    {
+        name: 'base-ref',
+        kind: 'string',
+        default: '',
+        description: 'The commit before this change (a branch, tag or commit id): the -r runtime file(s) as they were there, read with git, are the base runtime (as --base-runtime); a file REF did not have is left out, and none at all means no cluster leaves',
+    },
+    {
+        name: 'base-runtime',
+        kind: 'string',
+        default: '',
+        description: 'The runtime file before this change: its clusters missing from -r leave the fleet (diff shows them, apply deletes the bundle there); a renamed cluster is not a leave',
+    },
     optionFlag(runOptions.force, 'Recreate objects whose immutable fields change'),
     optionFlag(runOptions.overwriteOwnership, 'Take over instances owned by another bundle'),
     credsFlag,
@@ -18729,10 +19422,36 @@ const fleetFlags = [
  * number of clusters diffed at once, is diff's.
  */
 const commandFlags = {
-    apply: fleetFlags.filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency' && flag.name !== 'cluster').map((flag) => flag.name),
-    diff: ['prune', 'prune-removed-instances', 'prune-removed-clusters', 'base-runtime', 'base-ref', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+    apply: fleetFlags
+        .filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency' && flag.name !== 'cluster')
+        .map((flag) => flag.name),
+    diff: [
+        'prune',
+        'prune-removed-instances',
+        'prune-removed-clusters',
+        'base-runtime',
+        'base-ref',
+        'force',
+        'overwrite-ownership',
+        'creds',
+        'concurrency',
+        'deadline',
+        'changes-file',
+        'cluster-identity',
+        'cluster-identity-record',
+        'repin-cluster',
+    ],
     status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
-    delete: ['wait', 'timeout', 'deadline', 'cluster', 'base-runtime', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+    delete: [
+        'wait',
+        'timeout',
+        'deadline',
+        'cluster',
+        'base-runtime',
+        'cluster-identity',
+        'cluster-identity-record',
+        'repin-cluster',
+    ],
 };
 /**
  * The identity flags of the commands that never record (status and vet/build read, delete
@@ -18764,14 +19483,17 @@ const statusOutputFlag = {
 };
 /** delete's --wait and --timeout: they bound the wait for deleted objects to be gone, not an apply's readiness. */
 const deleteFlags = new Map([
-    ['wait', optionFlag(runOptions.wait, "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)")],
+    [
+        'wait',
+        optionFlag(runOptions.wait, "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)"),
+    ],
     ['timeout', optionFlag(runOptions.timeout, "Time limit of each cluster's delete, all its instances' waits together")],
 ]);
 function fleetFlagsFor(command) {
     const own = commandFlags[command];
     const flags = fleetFlags
         .filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name))
-        .map((flag) => (command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag))
+        .map((flag) => command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag)
         .map((flag) => (command === 'delete' ? (deleteFlags.get(flag.name) ?? flag) : flag));
     return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
@@ -18781,7 +19503,12 @@ function cueMemoryLimit(args) {
 }
 /** The identity check of a command that reaches clusters: --cluster-identity, --cluster-identity-record, --repin-cluster. */
 function identityOptions(args) {
-    return { mode: optionValue(args, runOptions.clusterIdentity), recordName: optionValue(args, runOptions.clusterIdentityRecord), repin: optionValue(args, runOptions.repinClusters), repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}` };
+    return {
+        mode: optionValue(args, runOptions.clusterIdentity),
+        recordName: optionValue(args, runOptions.clusterIdentityRecord),
+        repin: optionValue(args, runOptions.repinClusters),
+        repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}`,
+    };
 }
 /** The root of the git work tree holding `cwd` (a bundle may use modules anywhere in its repository), else `cwd`. */
 function repositoryRoot(cwd) {
@@ -18799,7 +19526,12 @@ function readBundleInputs(engine, args, cwd, env) {
     const runtimeFileNames = optionValue(args, runOptions.runtime);
     const workdir = (0,external_node_path_namespaceObject.resolve)(cwd, args.strings.get('workdir') || '.');
     const named = [...files, ...runtimeFileNames, ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map((file) => (0,external_node_path_namespaceObject.dirname)((0,external_node_path_namespaceObject.resolve)(cwd, file)));
-    const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => (0,external_node_path_namespaceObject.resolve)(cwd, path))]);
+    const boundary = new FileBoundary([
+        repositoryRoot(cwd),
+        workdir,
+        ...named,
+        ...(args.lists.get('allow-path') ?? []).map((path) => (0,external_node_path_namespaceObject.resolve)(cwd, path)),
+    ]);
     const moduleFiles = readCueModuleFiles(workdir, boundary);
     const bundleFiles = readSourceFiles(files, cwd, boundary);
     const runtimeFiles = readSourceFiles(runtimeFileNames, cwd, boundary);
@@ -18808,13 +19540,21 @@ function readBundleInputs(engine, args, cwd, env) {
     const baseFile = args.strings.get('base-runtime') ?? '';
     // A base runtime given by hand that does not load is the user's error, told as -r's would be.
     const baseRuntime = baseRuntimeAtRef(engine, args, cwd, moduleFiles) ??
-        (baseFile ? { runtime: loadRuntime(engine, readSourceFiles([baseFile], cwd, boundary), moduleFiles, args.strings.get('kube-context') ?? ''), from: `${baseFile} (--base-runtime)` } : undefined);
+        (baseFile
+            ? {
+                runtime: loadRuntime(engine, readSourceFiles([baseFile], cwd, boundary), moduleFiles, args.strings.get('kube-context') ?? ''),
+                from: `${baseFile} (--base-runtime)`,
+            }
+            : undefined);
     return {
         ...(baseRuntime ? { baseRuntime } : {}),
         bundleFiles,
         runtime,
         moduleFiles,
-        selector: { cluster: optionValue(args, runOptions.runtimeCluster), group: optionValue(args, runOptions.runtimeGroup) },
+        selector: {
+            cluster: optionValue(args, runOptions.runtimeCluster),
+            group: optionValue(args, runOptions.runtimeGroup),
+        },
         environment: runtimeEnvironment(env, { all: optionValue(args, runOptions.runtimeFromEnv), allowed }),
         boundary,
         output: (args.strings.get('output') ?? 'text'),
@@ -18867,7 +19607,9 @@ function baseRuntimeAtRef(engine, args, cwd, moduleFiles) {
 /** The kubeconfig files: --kubeconfig, else the KUBECONFIG list, else ~/.kube/config. */
 function kubeconfigPaths(args, io) {
     const given = args.strings.get('kubeconfig');
-    return given ? [(0,external_node_path_namespaceObject.resolve)(io.cwd, given)] : (io.env.KUBECONFIG ?? (0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.homedir)(), '.kube', 'config')).split(':').filter(Boolean);
+    return given
+        ? [(0,external_node_path_namespaceObject.resolve)(io.cwd, given)]
+        : (io.env.KUBECONFIG ?? (0,external_node_path_namespaceObject.join)((0,external_node_os_namespaceObject.homedir)(), '.kube', 'config')).split(':').filter(Boolean);
 }
 function kubeconfigTexts(args, io) {
     return kubeconfigPaths(args, io).map((path) => {
@@ -18923,11 +19665,20 @@ function fleetRunFromArgs(engine, args, io, log) {
     const environment = environmentWithoutSecrets(args, io.env, secrets, log);
     return {
         engine,
-        evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(environment ? { environment } : {}) },
+        evaluation: {
+            bundleFiles: inputs.bundleFiles,
+            moduleFiles: inputs.moduleFiles,
+            runtime: inputs.runtime,
+            ...(environment ? { environment } : {}),
+        },
         selector: inputs.selector,
         kubeconfig,
         secrets,
-        resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
+        resolver: new ModuleResolver(engine, io.cwd, {
+            ...(creds ? { credentials: creds } : {}),
+            secrets: (value) => secrets.register(value),
+            ...(signal ? { signal } : {}),
+        }, inputs.boundary),
         options,
         log,
         ...(inputs.baseRuntime ? { baseRuntime: inputs.baseRuntime } : {}),
@@ -18983,7 +19734,13 @@ function openQueryAccess(inputs, args, io) {
     const connectChecked = async (cluster) => {
         const session = await openSession(kubeconfig, cluster, { secrets });
         try {
-            const established = await establishIdentity(session.kube, { runtimeCluster: cluster.name, kubeContext: cluster.kubeContext }, { mode: identity.mode, recordName: identity.recordName, repin: repinsCluster(identity.repin, cluster.name), repinAdvice: `run timoni-fleet apply --repin-cluster ${cluster.name}`, apply: false });
+            const established = await establishIdentity(session.kube, { runtimeCluster: cluster.name, kubeContext: cluster.kubeContext }, {
+                mode: identity.mode,
+                recordName: identity.recordName,
+                repin: repinsCluster(identity.repin, cluster.name),
+                repinAdvice: `run timoni-fleet apply --repin-cluster ${cluster.name}`,
+                apply: false,
+            });
             if (established?.note)
                 io.stderr(`${established.note}\n`);
             return session;
@@ -19019,7 +19776,10 @@ async function evaluateWithQueries(engine, inputs, args, io) {
         if (access.connect)
             for (const cluster of selectClusters(inputs.runtime, inputs.selector))
                 await access.connect(cluster);
-        results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
+        results = await evaluateForClusters(engine, {
+            ...inputs,
+            ...(access.readObject ? { readObject: access.readObject } : {}),
+        });
     }
     finally {
         access.close();
@@ -19087,7 +19847,11 @@ async function runVet(engine, args, io) {
     const { results, access } = await evaluateWithQueries(engine, inputs, args, io);
     const printValue = args.booleans.get('print-value') === true;
     if (inputs.output === 'json') {
-        const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: redactStrings(result.value, access.redact) }));
+        const clusters = results.map((result) => ({
+            name: result.cluster.name,
+            group: result.cluster.group,
+            bundle: redactStrings(result.value, access.redact),
+        }));
         io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
         return 0;
     }
@@ -19116,7 +19880,9 @@ function commands_renderYaml(engine, clusters, isDefault) {
                 printed = engine.objectsYaml(objects);
             }
             catch (error) {
-                throw new Error(`cluster ${cluster.name}, instance ${instance.name}: ${error.message}`, { cause: error });
+                throw new Error(`cluster ${cluster.name}, instance ${instance.name}: ${error.message}`, {
+                    cause: error,
+                });
             }
             parts.push(`---\n${header}\n---\n${printed}`);
         }
@@ -19147,7 +19913,13 @@ async function runBuild(engine, args, io) {
         const instances = [];
         for (const instance of result.bundle.instances) {
             const module = await resolver.resolve(instance.module);
-            const built = await builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion, ...(instance.locateValues ? { locateValues: instance.locateValues } : {}) });
+            const built = await builds.build(module, {
+                name: instance.name,
+                namespace: instance.namespace,
+                values: instance.valuesCue,
+                kubeVersion,
+                ...(instance.locateValues ? { locateValues: instance.locateValues } : {}),
+            });
             instances.push({
                 name: instance.name,
                 namespace: instance.namespace,
@@ -19275,7 +20047,9 @@ async function runApply(engine, args, io) {
     // SIGINT / SIGTERM: the rollout stops cleanly (fleet/fleet-run.ts), is reported, and the command exits 130.
     if (io.cancellation)
         run.cancel = io.cancellation.signal;
-    const changeSet = io.cancellation ? await io.cancellation.whileGraceful(() => rollOutFleet(run)) : await rollOutFleet(run);
+    const changeSet = io.cancellation
+        ? await io.cancellation.whileGraceful(() => rollOutFleet(run))
+        : await rollOutFleet(run);
     log.flush();
     writeChangesFile(changeSet, args, io);
     if (args.strings.get('output') === 'json')
@@ -19368,7 +20142,11 @@ function oneClusterRun(run, name, kubeContext) {
         const known = run.evaluation.runtime.clusters.map((cluster) => cluster.name).join(', ');
         throw new UsageError(`--cluster ${name}: no such cluster in the runtime (${known || 'none'})${run.baseRuntime ? ' nor in --base-runtime' : ''}; for a cluster that left the runtime, give --base-runtime or --kube-context`);
     }
-    const runtime = { ...run.evaluation.runtime, isDefault: false, clusters: [{ name, group: 'default', kubeContext }] };
+    const runtime = {
+        ...run.evaluation.runtime,
+        isDefault: false,
+        clusters: [{ name, group: 'default', kubeContext }],
+    };
     return { ...run, selector, evaluation: { ...run.evaluation, runtime } };
 }
 async function runDelete(engine, args, io) {
@@ -19433,12 +20211,42 @@ async function printVersion(rest, io) {
 
 
 const commands = {
-    vet: { summary: 'Validate a bundle for each cluster of the runtime (exit 0 valid, 1 failure)', flags: vetFlags, failureCode: 1, run: runVet },
-    build: { summary: 'Build the Kubernetes objects of every instance for each cluster (exit 0 built, 1 failure)', flags: buildFlags, failureCode: 1, run: runBuild },
-    diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlagsFor('diff'), failureCode: 2, run: runDiff },
-    apply: { summary: 'Apply the bundle cluster by cluster in runtime order (exit 0 applied, 2 failure)', flags: fleetFlagsFor('apply'), failureCode: 2, run: runApply },
-    status: { summary: "Show the bundle's instances and their objects on each cluster (exit 0 all deployed, 1 not all deployed, 2 failure)", flags: fleetFlagsFor('status'), failureCode: 2, run: runStatus },
-    delete: { summary: "Delete the bundle's instances from each cluster (exit 0 deleted, 2 failure)", flags: fleetFlagsFor('delete'), failureCode: 2, run: runDelete },
+    vet: {
+        summary: 'Validate a bundle for each cluster of the runtime (exit 0 valid, 1 failure)',
+        flags: vetFlags,
+        failureCode: 1,
+        run: runVet,
+    },
+    build: {
+        summary: 'Build the Kubernetes objects of every instance for each cluster (exit 0 built, 1 failure)',
+        flags: buildFlags,
+        failureCode: 1,
+        run: runBuild,
+    },
+    diff: {
+        summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)',
+        flags: fleetFlagsFor('diff'),
+        failureCode: 2,
+        run: runDiff,
+    },
+    apply: {
+        summary: 'Apply the bundle cluster by cluster in runtime order (exit 0 applied, 2 failure)',
+        flags: fleetFlagsFor('apply'),
+        failureCode: 2,
+        run: runApply,
+    },
+    status: {
+        summary: "Show the bundle's instances and their objects on each cluster (exit 0 all deployed, 1 not all deployed, 2 failure)",
+        flags: fleetFlagsFor('status'),
+        failureCode: 2,
+        run: runStatus,
+    },
+    delete: {
+        summary: "Delete the bundle's instances from each cluster (exit 0 deleted, 2 failure)",
+        flags: fleetFlagsFor('delete'),
+        failureCode: 2,
+        run: runDelete,
+    },
 };
 function usage() {
     const lines = ['Usage: timoni-fleet <command> -f bundle.cue [-r runtime.cue] [flags]', '', 'Commands:'];

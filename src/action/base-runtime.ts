@@ -51,13 +51,27 @@ export interface BaseRuntimeOutcome {
 type ReadVia = 'git' | 'the GitHub API';
 
 /** A reader of the commit's files: git when the work tree holds the commit, else the contents endpoint. */
-function commitFileReader(inputs: BaseRuntimeInputs, sha: string, via: Set<ReadVia>): (location: RuntimeFileLocation) => Promise<string | undefined> {
+function commitFileReader(
+  inputs: BaseRuntimeInputs,
+  sha: string,
+  via: Set<ReadVia>,
+): (location: RuntimeFileLocation) => Promise<string | undefined> {
   const present = new Map<string, boolean>();
   let api: GitHubApi | undefined;
   const throughApi = (location: RuntimeFileLocation): Promise<string | undefined> => {
-    api ??= new GitHubApi({ apiUrl: inputs.context.apiUrl, token: inputs.githubToken, signal: inputs.signal, log: inputs.log });
+    api ??= new GitHubApi({
+      apiUrl: inputs.context.apiUrl,
+      token: inputs.githubToken,
+      signal: inputs.signal,
+      log: inputs.log,
+    });
     via.add('the GitHub API');
-    return readRepositoryFile(api, { owner: inputs.context.owner, repo: inputs.context.repo }, location.repositoryPath, sha).then((file) => file?.text);
+    return readRepositoryFile(
+      api,
+      { owner: inputs.context.owner, repo: inputs.context.repo },
+      location.repositoryPath,
+      sha,
+    ).then((file) => file?.text);
   };
   return async (location) => {
     const tree = location.workTree;
@@ -67,7 +81,9 @@ function commitFileReader(inputs: BaseRuntimeInputs, sha: string, via: Set<ReadV
         try {
           has = hasCommit(tree, sha);
         } catch (error) {
-          inputs.log(`fleet membership: git cannot read the checkout (${error instanceof Error ? error.message : String(error)}); reading the base runtime through the GitHub API`);
+          inputs.log(
+            `fleet membership: git cannot read the checkout (${error instanceof Error ? error.message : String(error)}); reading the base runtime through the GitHub API`,
+          );
           has = false;
         }
         present.set(tree, has);
@@ -78,7 +94,9 @@ function commitFileReader(inputs: BaseRuntimeInputs, sha: string, via: Set<ReadV
           via.add('git');
           return text;
         } catch (error) {
-          inputs.log(`fleet membership: git could not read ${location.shownAs} at ${sha.slice(0, 7)} (${error instanceof Error ? error.message : String(error)}); trying the GitHub API`);
+          inputs.log(
+            `fleet membership: git could not read ${location.shownAs} at ${sha.slice(0, 7)} (${error instanceof Error ? error.message : String(error)}); trying the GitHub API`,
+          );
         }
       }
     }
@@ -91,14 +109,18 @@ export async function readBaseRuntime(inputs: BaseRuntimeInputs): Promise<BaseRu
   if (inputs.runtimeFiles.length === 0) return {};
   const base = baseCommitOf(inputs.context);
   if (!base.commit) {
-    inputs.log(`fleet membership: no base runtime (${base.none ?? 'no base commit'}); no cluster leaves the fleet in this run`);
+    inputs.log(
+      `fleet membership: no base runtime (${base.none ?? 'no base commit'}); no cluster leaves the fleet in this run`,
+    );
     return {};
   }
   const { sha, role } = base.commit;
   const at = `base commit ${sha.slice(0, 7)} (${role})`;
   const via = new Set<ReadVia>();
   const warning = (what: string, error: unknown): BaseRuntimeOutcome => ({
-    baseRuntimeWarning: inputs.redact(`the runtime at ${at} ${what}: ${error instanceof Error ? error.message : String(error)}`),
+    baseRuntimeWarning: inputs.redact(
+      `the runtime at ${at} ${what}: ${error instanceof Error ? error.message : String(error)}`,
+    ),
   });
   let locations: RuntimeFileLocation[];
   try {
@@ -116,7 +138,12 @@ export async function readBaseRuntime(inputs: BaseRuntimeInputs): Promise<BaseRu
   }
   let loaded: ReturnType<typeof loadRuntimeAtCommit>;
   try {
-    loaded = loadRuntimeAtCommit(inputs.engine, locations, (location) => texts.get(location.shownAs), inputs.moduleFiles);
+    loaded = loadRuntimeAtCommit(
+      inputs.engine,
+      locations,
+      (location) => texts.get(location.shownAs),
+      inputs.moduleFiles,
+    );
   } catch (error) {
     return warning('does not evaluate', error);
   }
@@ -129,8 +156,13 @@ export async function readBaseRuntime(inputs: BaseRuntimeInputs): Promise<BaseRu
     inputs.log(`fleet membership: the runtime at ${at} lists no clusters; no cluster leaves the fleet in this run`);
     return {};
   }
-  if (loaded.missing.length > 0) inputs.log(`fleet membership: ${loaded.missing.join(', ')} did not exist at ${at}; the base runtime is the other file(s)`);
+  if (loaded.missing.length > 0)
+    inputs.log(
+      `fleet membership: ${loaded.missing.join(', ')} did not exist at ${at}; the base runtime is the other file(s)`,
+    );
   const from = `${loaded.files.join(', ')} at ${at}, read with ${[...via].join(' and ')}`;
-  inputs.log(`fleet membership: base runtime ${from}: clusters ${loaded.runtime.clusters.map((c) => c.name).join(', ')}`);
+  inputs.log(
+    `fleet membership: base runtime ${from}: clusters ${loaded.runtime.clusters.map((c) => c.name).join(', ')}`,
+  );
   return { baseRuntime: { runtime: loaded.runtime, from } };
 }

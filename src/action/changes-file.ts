@@ -12,7 +12,18 @@
 // artifacts, so a file that git tracks in the checkout (git-index.ts), by its path or by where
 // a symlink leads, was committed by someone, maybe the pull request's author, and is refused.
 // When an index cannot be read, whether git tracks the file cannot be told: refused too.
-import { closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ChangeSet } from '../changeset.js';
 import { UNBOUNDED, type FileBoundary } from '../file-boundary.js';
@@ -37,12 +48,15 @@ function writeInside(path: string, text: string, boundary: FileBoundary, shownAs
   boundary.check(existingAncestor(folder), shownAs);
   mkdirSync(folder, { recursive: true });
   boundary.check(folder, shownAs);
-  if (existsSync(path) && lstatSync(path).isSymbolicLink()) throw new ChangesFileError(`${shownAs} is a symbolic link; the ChangeSet is not written through it`);
+  if (existsSync(path) && lstatSync(path).isSymbolicLink())
+    throw new ChangesFileError(`${shownAs} is a symbolic link; the ChangeSet is not written through it`);
   let fd: number;
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o600);
   } catch (error) {
-    throw new ChangesFileError(`${shownAs}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ChangesFileError(
+      `${shownAs}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   try {
     writeSync(fd, text);
@@ -84,7 +98,12 @@ export function writeChangesFile(env: Environment, changeSet: ChangeSet, target?
 // Dot-files are matched like other files (download-artifact keeps artifact names as given).
 
 function segmentRegex(segment: string): RegExp {
-  const body = segment.split('').map((character) => (character === '*' ? '[^/]*' : character === '?' ? '[^/]' : character.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+  const body = segment
+    .split('')
+    .map((character) =>
+      character === '*' ? '[^/]*' : character === '?' ? '[^/]' : character.replace(/[.+^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('');
   return new RegExp(`^${body}$`);
 }
 
@@ -137,12 +156,18 @@ const FROM_ARTIFACT = "a ChangeSet must come from a matrix job's artifact, not f
 /** Refuses a file that git tracks in the checkout, by its path or by where symlinks lead, or when that cannot be told. */
 function refuseTracked(path: string, real: string, workspace: string, checkout: GitCheckout, shownAs: string): void {
   try {
-    if (checkout.tracked(path)) throw new ChangesFileError(`${shownAs}: tracked by git in the checkout; ${FROM_ARTIFACT}`);
+    if (checkout.tracked(path))
+      throw new ChangesFileError(`${shownAs}: tracked by git in the checkout; ${FROM_ARTIFACT}`);
     const target = real !== resolve(path) ? checkout.tracked(real) : null;
-    if (target) throw new ChangesFileError(`${shownAs}: leads to ${relative(realpathSync(workspace), real) || real}, which git tracks in the checkout; ${FROM_ARTIFACT}`);
+    if (target)
+      throw new ChangesFileError(
+        `${shownAs}: leads to ${relative(realpathSync(workspace), real) || real}, which git tracks in the checkout; ${FROM_ARTIFACT}`,
+      );
   } catch (error) {
     if (!(error instanceof GitIndexError)) throw error;
-    throw new ChangesFileError(`${shownAs}: cannot tell whether git tracks it in the checkout (${error.message}); a ChangeSet is read only from a file that git does not track, as a downloaded artifact`);
+    throw new ChangesFileError(
+      `${shownAs}: cannot tell whether git tracks it in the checkout (${error.message}); a ChangeSet is read only from a file that git does not track, as a downloaded artifact`,
+    );
   }
 }
 
@@ -150,7 +175,12 @@ function refuseTracked(path: string, real: string, workspace: string, checkout: 
  * Reads one ChangeSet file, inside the workspace and not tracked by git in the checkout;
  * errors name the file.
  */
-export function readChangesFile(path: string, workspace: string, boundary: FileBoundary, checkout: GitCheckout): ChangeSetFile {
+export function readChangesFile(
+  path: string,
+  workspace: string,
+  boundary: FileBoundary,
+  checkout: GitCheckout,
+): ChangeSetFile {
   const shownAs = relative(workspace, path) || path;
   const real = boundary.check(path, shownAs);
   refuseTracked(path, real, workspace, checkout, shownAs);
@@ -158,7 +188,9 @@ export function readChangesFile(path: string, workspace: string, boundary: FileB
   try {
     parsed = JSON.parse(readFileSync(real, 'utf8'));
   } catch (error) {
-    throw new ChangesFileError(`${shownAs}: not a ChangeSet file: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ChangesFileError(
+      `${shownAs}: not a ChangeSet file: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const candidate = parsed as Partial<ChangeSet> | null;
   if (
@@ -166,9 +198,13 @@ export function readChangesFile(path: string, workspace: string, boundary: FileB
     candidate === null ||
     typeof candidate.bundle !== 'string' ||
     !Array.isArray(candidate.clusters) ||
-    !candidate.clusters.every((c: unknown) => typeof c === 'object' && c !== null && typeof (c as { name?: unknown }).name === 'string')
+    !candidate.clusters.every(
+      (c: unknown) => typeof c === 'object' && c !== null && typeof (c as { name?: unknown }).name === 'string',
+    )
   ) {
-    throw new ChangesFileError(`${shownAs}: not a ChangeSet file (it needs "bundle", "mode" and "clusters" with their names, as a timoni-fleet run writes it with changes-file)`);
+    throw new ChangesFileError(
+      `${shownAs}: not a ChangeSet file (it needs "bundle", "mode" and "clusters" with their names, as a timoni-fleet run writes it with changes-file)`,
+    );
   }
   return { file: shownAs, changeSet: candidate as ChangeSet };
 }

@@ -6,7 +6,15 @@
 // are only read from the inputs (readOption); the action's own inputs are read below them.
 import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, type Environment } from './runner.js';
 import type { ModeInput } from './event-plan.js';
-import { hostCredentials, runOptions, RunOptionError, type BooleanOption, type ListOption, type RolloutStrategy, type TextOption } from '../fleet/run-options.js';
+import {
+  hostCredentials,
+  runOptions,
+  RunOptionError,
+  type BooleanOption,
+  type ListOption,
+  type RolloutStrategy,
+  type TextOption,
+} from '../fleet/run-options.js';
 import { parseShardBy, ShardByError, type ShardBy } from '../fleet/shards.js';
 import { REVIEWED_POLICIES, type ReviewedPolicy } from './review-check.js';
 import type { IdentityMode } from '../kube/connect/index.js';
@@ -118,10 +126,13 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
   const githubToken = getInput(env, 'github-token');
   if (githubToken) mask(githubToken);
   // `registry-creds`: credentials bound to registry hosts, each value masked before it is checked.
-  const registryCreds = asInputError(runOptions.registryCreds, () => hostCredentials(getInput(env, runOptions.registryCreds.input), mask));
+  const registryCreds = asInputError(runOptions.registryCreds, () =>
+    hostCredentials(getInput(env, runOptions.registryCreds.input), mask),
+  );
 
   const bundleFiles = readOption(env, runOptions.bundle);
-  if (bundleFiles.length === 0) throw new InputError(runOptions.bundle.input, 'is required: name one or more bundle files');
+  if (bundleFiles.length === 0)
+    throw new InputError(runOptions.bundle.input, 'is required: name one or more bundle files');
   const timeoutMs = readOption(env, runOptions.timeout);
   const deadlineMs = readOption(env, runOptions.deadline);
   const cueMemoryLimitMiB = readOption(env, runOptions.cueMemoryLimit);
@@ -140,7 +151,12 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     bundleFiles,
     runtimeFiles: readOption(env, runOptions.runtime),
     kubeconfigs,
-    mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'] as const, 'auto'),
+    mode: getChoiceInput(
+      env,
+      'mode',
+      ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'] as const,
+      'auto',
+    ),
     runtimeGroup: readOption(env, runOptions.runtimeGroup),
     runtimeCluster: readOption(env, runOptions.runtimeCluster),
     runtimeFromEnv: readOption(env, runOptions.runtimeFromEnv),
@@ -167,7 +183,10 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     maxParallel,
     workingDirectory: getInput(env, 'working-directory') || '.',
     changesFile: readOption(env, runOptions.changesFile),
-    changesPatterns: getInput(env, 'changes').split(/\r?\n/).map((line) => line.trim()).filter(Boolean),
+    changesPatterns: getInput(env, 'changes')
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter(Boolean),
     shardBy,
     reviewed: getChoiceInput(env, 'reviewed', REVIEWED_POLICIES, 'warn'),
     clusterIdentity: readOption(env, runOptions.clusterIdentity),

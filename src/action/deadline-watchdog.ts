@@ -34,7 +34,11 @@ export interface Watchdog {
  * Starts the watchdog: `deadlineMs` from now plus the grace period, it prints the message
  * (as an error annotation) and kills the process. `describe` gets the deadline in ms.
  */
-export function startDeadlineWatchdog(deadlineMs: number, describe: (deadlineMs: number) => string, graceMs: number = watchdogGraceMs(deadlineMs)): Watchdog {
+export function startDeadlineWatchdog(
+  deadlineMs: number,
+  describe: (deadlineMs: number) => string,
+  graceMs: number = watchdogGraceMs(deadlineMs),
+): Watchdog {
   const message = formatAnnotation({ level: 'error', title: 'timoni-fleet deadline', message: describe(deadlineMs) });
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { message, afterMs: deadlineMs + graceMs } });
   worker.unref();

@@ -54,7 +54,13 @@ export interface DriftOutcome {
 
 /** Clusters whose live state differs from the bundle; and the clusters that hold the bundle though no runtime cluster names them (orphaned). */
 export function driftedClusters(changeSet: ChangeSet): string[] {
-  return changeSet.clusters.filter((cluster) => cluster.status === 'changed' || (isLeaving(cluster) && cluster.bundleKept !== undefined && cluster.instances.length > 0)).map((cluster) => cluster.name);
+  return changeSet.clusters
+    .filter(
+      (cluster) =>
+        cluster.status === 'changed' ||
+        (isLeaving(cluster) && cluster.bundleKept !== undefined && cluster.instances.length > 0),
+    )
+    .map((cluster) => cluster.name);
 }
 
 /** The drift issue's marker: the PR comment's, with `drift:` so that neither is taken for the other. */
@@ -94,7 +100,12 @@ export function issueTitle(bundle: string, secrets: readonly string[]): string {
   return maskSecrets(`Drift detected in bundle ${bundle || '(unnamed)'}`, secrets);
 }
 
-function renderHeadline(changeSet: ChangeSet, context: ReportContext, drifted: readonly string[], checkedAt: Date): string {
+function renderHeadline(
+  changeSet: ChangeSet,
+  context: ReportContext,
+  drifted: readonly string[],
+  checkedAt: Date,
+): string {
   const total = changeSet.clusters.length;
   const failed = changeSet.clusters.filter((cluster) => cluster.status === 'failed').length;
   const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
@@ -109,8 +120,22 @@ function renderHeadline(changeSet: ChangeSet, context: ReportContext, drifted: r
 
 function renderFooter(hint: ReconcileHint, drifted: readonly string[]): string {
   const workflow = hint.workflowFile || '<workflow file>';
-  const command = ['gh', 'workflow', 'run', workflow, '--repo', hint.repository, ...(hint.ref ? ['--ref', hint.ref] : []), '-f', 'mode=apply'].map(shellWord).join(' ');
-  const ui = hint.workflowName ? `**Actions** → ${code(hint.workflowName)} → **Run workflow**` : '**Actions** → this workflow → **Run workflow**';
+  const command = [
+    'gh',
+    'workflow',
+    'run',
+    workflow,
+    '--repo',
+    hint.repository,
+    ...(hint.ref ? ['--ref', hint.ref] : []),
+    '-f',
+    'mode=apply',
+  ]
+    .map(shellWord)
+    .join(' ');
+  const ui = hint.workflowName
+    ? `**Actions** → ${code(hint.workflowName)} → **Run workflow**`
+    : '**Actions** → this workflow → **Run workflow**';
   return (
     '---\n\n' +
     '**Reconcile**: apply the bundle again by dispatching this workflow with `mode: apply`:\n\n' +
@@ -123,7 +148,12 @@ function renderFooter(hint: ReconcileHint, drifted: readonly string[]): string {
 }
 
 /** The issue's title and body: the PR comment's table and diffs under a drift headline, with how to reconcile. */
-export function renderDriftIssue(changeSet: ChangeSet, context: ReportContext, hint: ReconcileHint, checkedAt: Date): { title: string; body: string } {
+export function renderDriftIssue(
+  changeSet: ChangeSet,
+  context: ReportContext,
+  hint: ReconcileHint,
+  checkedAt: Date,
+): { title: string; body: string } {
   const drifted = driftedClusters(changeSet);
   const body = renderPullRequestComment(changeSet, context, {
     marker: driftMarker(changeSet.bundle, context.bundleFiles),
@@ -143,17 +173,32 @@ export function renderInSyncComment(changeSet: ChangeSet, context: ReportContext
 
 function failureMessage(error: unknown, secrets: readonly string[]): string {
   if (error instanceof GitHubApiError && error.status === 403 && !/rate limit/i.test(error.apiMessage)) {
-    return maskSecrets(`${error.message}; the token may not write issues: give the job \`permissions: issues: write\``, secrets);
+    return maskSecrets(
+      `${error.message}; the token may not write issues: give the job \`permissions: issues: write\``,
+      secrets,
+    );
   }
-  if (error instanceof GitHubApiError && error.status === 410) return maskSecrets(`${error.message}; turn issues on in the repository's settings, or set drift-issue: false`, secrets);
+  if (error instanceof GitHubApiError && error.status === 410)
+    return maskSecrets(
+      `${error.message}; turn issues on in the repository's settings, or set drift-issue: false`,
+      secrets,
+    );
   return maskSecrets(error instanceof Error ? error.message : String(error), secrets);
 }
 
-async function keepIssue(input: DriftInput, reportContext: ReportContext, drifted: readonly string[]): Promise<DriftIssueReport> {
+async function keepIssue(
+  input: DriftInput,
+  reportContext: ReportContext,
+  drifted: readonly string[],
+): Promise<DriftIssueReport> {
   if (!input.issue) return { kind: 'none', reason: 'drift-issue is false' };
   if (!input.githubToken) return { kind: 'none', reason: 'no github-token' };
   const failed = input.changeSet.clusters.some((cluster) => cluster.status === 'failed');
-  if (drifted.length === 0 && failed) return { kind: 'none', reason: 'no drift found, but a cluster could not be checked: an open drift issue stays open' };
+  if (drifted.length === 0 && failed)
+    return {
+      kind: 'none',
+      reason: 'no drift found, but a cluster could not be checked: an open drift issue stays open',
+    };
   const client = runGitHubClient(input);
   const target = { owner: input.context.owner, repo: input.context.repo };
   const marker = driftMarker(input.changeSet.bundle, input.bundleFiles);
@@ -161,13 +206,23 @@ async function keepIssue(input: DriftInput, reportContext: ReportContext, drifte
   try {
     const author = await tokenIdentity(client, input.commentAuthor);
     if (drifted.length > 0) {
-      const { title, body } = renderDriftIssue(input.changeSet, reportContext, reconcileHint(input.env, input.context), checkedAt);
+      const { title, body } = renderDriftIssue(
+        input.changeSet,
+        reportContext,
+        reconcileHint(input.env, input.context),
+        checkedAt,
+      );
       const outcome = await upsertMarkedIssue(client, target, marker, { title, body, labels: input.labels }, author);
       return outcome;
     }
     const open = await findMarkedIssue(client, target, marker, author);
     if (!open) return { kind: 'none', reason: 'every cluster in sync and no drift issue open' };
-    const closed = await closeIssueWithComment(client, target, open.number, renderInSyncComment(input.changeSet, reportContext, checkedAt));
+    const closed = await closeIssueWithComment(
+      client,
+      target,
+      open.number,
+      renderInSyncComment(input.changeSet, reportContext, checkedAt),
+    );
     return { kind: 'closed', number: closed.number, url: closed.html_url };
   } catch (error) {
     return { kind: 'failed', message: failureMessage(error, input.secrets) };
@@ -186,12 +241,21 @@ export async function publishDrift(input: DriftInput): Promise<DriftOutcome> {
     secrets: input.secrets,
     bundleFiles: input.bundleFiles,
   };
-  input.log.line(drifted.length > 0 ? `drift: ${drifted.length} of ${input.changeSet.clusters.length} clusters differ from the bundle: ${drifted.join(', ')}` : `drift: none on ${input.changeSet.clusters.length} clusters`);
+  input.log.line(
+    drifted.length > 0
+      ? `drift: ${drifted.length} of ${input.changeSet.clusters.length} clusters differ from the bundle: ${drifted.join(', ')}`
+      : `drift: none on ${input.changeSet.clusters.length} clusters`,
+  );
   const issue = await keepIssue(input, reportContext, drifted);
   switch (issue.kind) {
     case 'none':
       input.log.line(`drift issue: nothing written (${issue.reason})`);
-      if (drifted.length > 0) input.log.annotate({ level: 'warning', title: 'drift found', message: `${drifted.join(', ')} differ from the bundle; no issue written (${issue.reason})` });
+      if (drifted.length > 0)
+        input.log.annotate({
+          level: 'warning',
+          title: 'drift found',
+          message: `${drifted.join(', ')} differ from the bundle; no issue written (${issue.reason})`,
+        });
       return { drifted, issue, fails: false };
     case 'created':
     case 'updated':
@@ -199,9 +263,18 @@ export async function publishDrift(input: DriftInput): Promise<DriftOutcome> {
       return { drifted, issue, fails: false, note: `Drift issue #${issue.number} ${issue.kind}: ${issue.url}` };
     case 'closed':
       input.log.line(`drift issue closed, every cluster in sync again: ${issue.url}`);
-      return { drifted, issue, fails: false, note: `Drift issue #${issue.number} closed: every cluster is in sync again.` };
+      return {
+        drifted,
+        issue,
+        fails: false,
+        note: `Drift issue #${issue.number} closed: every cluster is in sync again.`,
+      };
     case 'failed':
-      input.log.annotate({ level: 'error', title: 'drift issue not written', message: `The drift issue of bundle ${input.changeSet.bundle || '(unnamed)'} could not be written: ${issue.message}` });
+      input.log.annotate({
+        level: 'error',
+        title: 'drift issue not written',
+        message: `The drift issue of bundle ${input.changeSet.bundle || '(unnamed)'} could not be written: ${issue.message}`,
+      });
       return { drifted, issue, fails: true, note: `The drift issue could not be written: ${issue.message}.` };
   }
 }

@@ -40,7 +40,12 @@ const MODES: readonly FleetModeInput[] = ['auto', 'diff', 'apply'];
 function refAllowed(ref: string, patterns: readonly string[]): boolean {
   return patterns.some((pattern) => {
     const full = pattern.startsWith('refs/') ? pattern : `refs/heads/${pattern}`;
-    const regex = new RegExp(`^${full.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const regex = new RegExp(
+      `^${full
+        .split('*')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     return regex.test(ref);
   });
 }
@@ -56,8 +61,13 @@ function checkApplyRef(context: RunContext, inputs: PlanInputs, how: string, ref
   const defaultBranch = repository?.default_branch;
   if (defaultBranch && ref === `refs/heads/${defaultBranch}`) return;
   if (ref && refAllowed(ref, inputs.applyRefs ?? [])) return;
-  const branch = defaultBranch ? `the default branch (${defaultBranch})` : 'the default branch (unknown: the event names no repository default_branch)';
-  throw new InputError('mode', `${how} applies only from ${branch}, not from ${ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`);
+  const branch = defaultBranch
+    ? `the default branch (${defaultBranch})`
+    : 'the default branch (unknown: the event names no repository default_branch)';
+  throw new InputError(
+    'mode',
+    `${how} applies only from ${branch}, not from ${ref || '(no ref)'}; list the refs that may be applied in the "apply-refs" input to allow it`,
+  );
 }
 
 interface PullRequestPayload {
@@ -71,7 +81,12 @@ interface PullRequestPayload {
 /** A merged pull request applies what was merged into its base branch: the base must be one that may be applied. */
 function checkMergedBase(context: RunContext, inputs: PlanInputs, pull: PullRequestPayload): void {
   const base = typeof pull.base?.ref === 'string' ? pull.base.ref : '';
-  checkApplyRef(context, inputs, `a pull request merged into ${base ? JSON.stringify(base) : 'an unnamed base (the event has no pull_request.base.ref)'}`, base ? `refs/heads/${base}` : '');
+  checkApplyRef(
+    context,
+    inputs,
+    `a pull request merged into ${base ? JSON.stringify(base) : 'an unnamed base (the event has no pull_request.base.ref)'}`,
+    base ? `refs/heads/${base}` : '',
+  );
 }
 
 const isAll = (value: string) => value === '' || value === '*';
@@ -81,7 +96,7 @@ export function refuseUntrustedTarget(context: RunContext, trustedCheckout: bool
   if (context.eventName === 'pull_request_target' && !trustedCheckout) {
     throw new InputError(
       'trusted-checkout',
-      'pull_request_target runs with the repository\'s secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests',
+      "pull_request_target runs with the repository's secrets and a write token, on code from a pull request that may come from a fork; timoni-fleet refuses to evaluate it unless the workflow checks out trusted code (the base branch, not the pull request head) and says so with trusted-checkout: true. Use the pull_request event for diffs of pull requests",
     );
   }
 }
@@ -92,13 +107,24 @@ export function refuseUntrustedTarget(context: RunContext, trustedCheckout: bool
  * rollout reports on its merge commit). Nothing is refused but pull_request_target without
  * trusted-checkout: a report applies nothing.
  */
-export function reportPlan(context: RunContext, mode: 'diff' | 'apply', selection: { clusterGroup: string; cluster: string }, trustedCheckout?: boolean): Extract<RunPlan, { mode: 'diff' | 'apply' }> {
+export function reportPlan(
+  context: RunContext,
+  mode: 'diff' | 'apply',
+  selection: { clusterGroup: string; cluster: string },
+  trustedCheckout?: boolean,
+): Extract<RunPlan, { mode: 'diff' | 'apply' }> {
   refuseUntrustedTarget(context, trustedCheckout);
   const pull = context.payload.pull_request as PullRequestPayload | undefined;
   const onPullRequest = context.eventName === 'pull_request' || context.eventName === 'pull_request_target';
   const merged = String(context.payload.action ?? '') === 'closed' && pull?.merged === true;
   const sha = mode === 'apply' && merged ? (pull?.merge_commit_sha ?? context.sha) : (pull?.head?.sha ?? context.sha);
-  return { mode, ...(onPullRequest && pull?.number !== undefined ? { pullRequest: pull.number } : {}), sha, ...selection, reason: `mode: report (${mode})` };
+  return {
+    mode,
+    ...(onPullRequest && pull?.number !== undefined ? { pullRequest: pull.number } : {}),
+    sha,
+    ...selection,
+    reason: `mode: report (${mode})`,
+  };
 }
 
 export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
@@ -112,7 +138,10 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
     const text = (name: string) => (typeof eventInputs[name] === 'string' ? (eventInputs[name] as string) : '');
     const eventMode = text('mode');
     if (eventMode !== '' && !(MODES as readonly string[]).includes(eventMode)) {
-      throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
+      throw new InputError(
+        'mode',
+        `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`,
+      );
     }
     const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
     if (mode === 'apply') checkApplyRef(context, inputs, 'workflow_dispatch');
@@ -127,7 +156,10 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
   if (inputs.mode === 'apply') {
     if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
       if (!(action === 'closed' && pull?.merged === true)) {
-        throw new InputError('mode', `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`);
+        throw new InputError(
+          'mode',
+          `"apply" on a ${context.eventName} event would apply the pull request's unmerged code; apply on push to the default branch, or on the merged pull request (action closed, merged)`,
+        );
       }
       checkMergedBase(context, inputs, pull);
     } else {
@@ -135,17 +167,38 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
     }
   }
   if (inputs.mode !== 'auto') {
-    return { mode: inputs.mode, pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `mode: ${inputs.mode}` };
+    return {
+      mode: inputs.mode,
+      pullRequest: pull?.number,
+      sha: pull?.head?.sha ?? context.sha,
+      ...selection,
+      reason: `mode: ${inputs.mode}`,
+    };
   }
   if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
     if (['opened', 'synchronize', 'reopened'].includes(action)) {
-      return { mode: 'diff', pullRequest: pull?.number, sha: pull?.head?.sha ?? context.sha, ...selection, reason: `pull request ${action}` };
+      return {
+        mode: 'diff',
+        pullRequest: pull?.number,
+        sha: pull?.head?.sha ?? context.sha,
+        ...selection,
+        reason: `pull request ${action}`,
+      };
     }
     if (action === 'closed' && pull?.merged === true) {
       checkMergedBase(context, inputs, pull);
-      return { mode: 'apply', pullRequest: pull.number, sha: pull.merge_commit_sha ?? context.sha, ...selection, reason: 'pull request merged' };
+      return {
+        mode: 'apply',
+        pullRequest: pull.number,
+        sha: pull.merge_commit_sha ?? context.sha,
+        ...selection,
+        reason: 'pull request merged',
+      };
     }
-    return { mode: 'skip', reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}` };
+    return {
+      mode: 'skip',
+      reason: `nothing to do for pull_request ${action || '(no action)'}${action === 'closed' ? ' without merge' : ''}`,
+    };
   }
   if (context.eventName === 'push') {
     const repository = context.payload.repository as { default_branch?: string } | undefined;
@@ -153,7 +206,10 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
     if (defaultBranch && context.ref === `refs/heads/${defaultBranch}`) {
       return { mode: 'apply', sha: context.sha, ...selection, reason: `push to ${defaultBranch}` };
     }
-    return { mode: 'skip', reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}` };
+    return {
+      mode: 'skip',
+      reason: `push to ${context.ref} is not the default branch${defaultBranch ? ` (${defaultBranch})` : ''}`,
+    };
   }
   return { mode: 'skip', reason: `event ${context.eventName || '(none)'} has no default mode; set the "mode" input` };
 }
@@ -164,12 +220,19 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
  * differs there is the pull request's change, which `diff` shows, not drift. A dispatch's
  * `cluster-group` and `cluster` inputs select as for the other modes.
  */
-export function driftPlan(context: RunContext, inputs: Pick<PlanInputs, 'clusterGroup' | 'cluster' | 'trustedCheckout'>): Extract<RunPlan, { mode: 'drift' }> {
+export function driftPlan(
+  context: RunContext,
+  inputs: Pick<PlanInputs, 'clusterGroup' | 'cluster' | 'trustedCheckout'>,
+): Extract<RunPlan, { mode: 'drift' }> {
   refuseUntrustedTarget(context, inputs.trustedCheckout);
   if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
-    throw new InputError('mode', `"drift" compares the merged bundle with the clusters; on a ${context.eventName} event the bundle is the pull request's code, whose changes mode "diff" shows. Run drift on schedule or workflow_dispatch`);
+    throw new InputError(
+      'mode',
+      `"drift" compares the merged bundle with the clusters; on a ${context.eventName} event the bundle is the pull request's code, whose changes mode "diff" shows. Run drift on schedule or workflow_dispatch`,
+    );
   }
-  const eventInputs = context.eventName === 'workflow_dispatch' ? ((context.payload.inputs ?? {}) as Record<string, unknown>) : {};
+  const eventInputs =
+    context.eventName === 'workflow_dispatch' ? ((context.payload.inputs ?? {}) as Record<string, unknown>) : {};
   const text = (name: string) => (typeof eventInputs[name] === 'string' ? (eventInputs[name] as string) : '');
   return {
     mode: 'drift',
@@ -184,9 +247,13 @@ export function driftPlan(context: RunContext, inputs: Pick<PlanInputs, 'cluster
  * `mode: status` on any event: it writes nothing to the clusters. A dispatch's
  * `cluster-group` and `cluster` inputs select as for the other modes.
  */
-export function statusPlan(context: RunContext, inputs: Pick<PlanInputs, 'clusterGroup' | 'cluster' | 'trustedCheckout'>): Extract<RunPlan, { mode: 'status' }> {
+export function statusPlan(
+  context: RunContext,
+  inputs: Pick<PlanInputs, 'clusterGroup' | 'cluster' | 'trustedCheckout'>,
+): Extract<RunPlan, { mode: 'status' }> {
   refuseUntrustedTarget(context, inputs.trustedCheckout);
-  const eventInputs = context.eventName === 'workflow_dispatch' ? ((context.payload.inputs ?? {}) as Record<string, unknown>) : {};
+  const eventInputs =
+    context.eventName === 'workflow_dispatch' ? ((context.payload.inputs ?? {}) as Record<string, unknown>) : {};
   const text = (name: string) => (typeof eventInputs[name] === 'string' ? (eventInputs[name] as string) : '');
   const pull = context.payload.pull_request as PullRequestPayload | undefined;
   return {

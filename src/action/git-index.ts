@@ -58,7 +58,8 @@ function gitDirectoryOf(folder: string): string | undefined {
   try {
     stat = statSync(dotGit);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return undefined;
     throw new GitIndexError(`${dotGit} cannot be read: ${(error as Error).message}`);
   }
   if (stat.isDirectory()) return dotGit;
@@ -82,11 +83,15 @@ interface RepositoryConfig {
 function repositoryConfig(gitDir: string): RepositoryConfig {
   // A worktree's git directory names the shared one in `commondir`; the config is there.
   const commonDirFile = join(gitDir, 'commondir');
-  const commonDir = existsSync(commonDirFile) ? resolve(gitDir, readGitFile(commonDirFile).toString('utf8').trim()) : gitDir;
+  const commonDir = existsSync(commonDirFile)
+    ? resolve(gitDir, readGitFile(commonDirFile).toString('utf8').trim())
+    : gitDir;
   const configPath = join(commonDir, 'config');
   const config = existsSync(configPath) ? readGitFile(configPath).toString('utf8') : '';
   return {
-    hash: /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? { algorithm: 'sha256', bytes: 32 } : { algorithm: 'sha1', bytes: 20 },
+    hash: /^\s*objectformat\s*=\s*sha256\s*$/im.test(config)
+      ? { algorithm: 'sha256', bytes: 32 }
+      : { algorithm: 'sha1', bytes: 20 },
     ignoreCase: /^\s*ignorecase\s*=\s*true\s*$/im.test(config),
   };
 }
@@ -110,18 +115,25 @@ function readVarint(data: Buffer, start: number, where: string): { value: number
 }
 
 /** Reads one index file: its paths, and the shared index it refers to (split index) if any. */
-function parseIndex(path: string, hash: { algorithm: 'sha1' | 'sha256'; bytes: number }): { paths: IndexPaths; sharedIndex?: string } {
+function parseIndex(
+  path: string,
+  hash: { algorithm: 'sha1' | 'sha256'; bytes: number },
+): { paths: IndexPaths; sharedIndex?: string } {
   const data = readGitFile(path);
   const fail = (why: string): never => {
     throw new GitIndexError(`${path}: ${why}`);
   };
-  if (data.length < 12 + hash.bytes || data.toString('latin1', 0, 4) !== SIGNATURE) fail('not a git index (no "DIRC" signature)');
+  if (data.length < 12 + hash.bytes || data.toString('latin1', 0, 4) !== SIGNATURE)
+    fail('not a git index (no "DIRC" signature)');
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) fail(`index version ${version}, this reader knows versions 2, 3 and 4`);
   const end = data.length - hash.bytes;
   const checksum = data.subarray(end);
   // index.skipHash writes zeros instead of the checksum.
-  if (!checksum.every((byte) => byte === 0) && !createHash(hash.algorithm).update(data.subarray(0, end)).digest().equals(checksum)) {
+  if (
+    !checksum.every((byte) => byte === 0) &&
+    !createHash(hash.algorithm).update(data.subarray(0, end)).digest().equals(checksum)
+  ) {
     fail(`its ${hash.algorithm} checksum does not match (a corrupt or partly written index)`);
   }
 
@@ -143,7 +155,8 @@ function parseIndex(path: string, hash: { algorithm: 'sha1' | 'sha256'; bytes: n
     let name: Buffer;
     if (version === 4) {
       const strip = readVarint(data, nameStart, `${path}: entry ${entry}`);
-      if (strip.value > previous.length) fail(`entry ${entry} strips ${strip.value} bytes from a path of ${previous.length}`);
+      if (strip.value > previous.length)
+        fail(`entry ${entry} strips ${strip.value} bytes from a path of ${previous.length}`);
       const nul = data.indexOf(0, strip.next);
       if (nul < 0 || nul >= end) fail(`entry ${entry}'s path is not terminated`);
       name = Buffer.concat([previous.subarray(0, previous.length - strip.value), data.subarray(strip.next, nul)]);
@@ -180,7 +193,9 @@ function parseIndex(path: string, hash: { algorithm: 'sha1' | 'sha256'; bytes: n
       // The index holds sparse directory entries: already taken as directories above.
     } else if (!/^[A-Z]/.test(signature)) {
       // git's rule: an extension whose signature begins with A-Z is optional, others are required.
-      fail(`it has the extension ${JSON.stringify(signature)}, which git requires to be understood and this reader does not know`);
+      fail(
+        `it has the extension ${JSON.stringify(signature)}, which git requires to be understood and this reader does not know`,
+      );
     }
     offset = body + size;
   }
@@ -196,7 +211,8 @@ function readIndexPaths(gitDir: string): IndexPaths & { ignoreCase: boolean } {
   const own = parseIndex(indexPath, config.hash);
   const paths = [own.paths];
   if (own.sharedIndex) {
-    if (!existsSync(own.sharedIndex)) throw new GitIndexError(`${indexPath} is a split index whose shared index ${own.sharedIndex} does not exist`);
+    if (!existsSync(own.sharedIndex))
+      throw new GitIndexError(`${indexPath} is a split index whose shared index ${own.sharedIndex} does not exist`);
     const shared = parseIndex(own.sharedIndex, config.hash);
     if (shared.sharedIndex) throw new GitIndexError(`${own.sharedIndex}: a shared index that is itself split`);
     paths.push(shared.paths);
@@ -243,7 +259,8 @@ export class GitCheckout {
   tracked(file: string): TrackedFile | null {
     const absolute = resolve(file);
     const top = this.tops.find((folder) => isInside(folder, absolute));
-    if (top === undefined) throw new GitIndexError(`${absolute} is outside ${this.tops[0] ?? ''}, where its repository is looked for`);
+    if (top === undefined)
+      throw new GitIndexError(`${absolute} is outside ${this.tops[0] ?? ''}, where its repository is looked for`);
     for (let folder = dirname(absolute); ; folder = dirname(folder)) {
       const gitDir = gitDirectoryOf(folder);
       if (gitDir) {
@@ -251,7 +268,8 @@ export class GitCheckout {
         const paths = this.indexPaths(gitDir);
         const bytes = Buffer.from(rel, 'utf8').toString('latin1');
         const key = paths.ignoreCase ? bytes.toLowerCase() : bytes;
-        if (paths.files.has(key) || paths.directories.some((directory) => key.startsWith(directory))) return { workTree: folder, path: rel };
+        if (paths.files.has(key) || paths.directories.some((directory) => key.startsWith(directory)))
+          return { workTree: folder, path: rel };
       }
       if (folder === top || dirname(folder) === folder) return null;
     }

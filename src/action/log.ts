@@ -36,7 +36,11 @@ export class ActionLog implements FleetLog {
 
   /** An annotation (error, warning, notice): message and title escaped as command data. */
   annotate(annotation: Annotation): void {
-    const redacted = { ...annotation, message: this.redact(annotation.message), ...(annotation.title ? { title: this.redact(annotation.title) } : {}) };
+    const redacted = {
+      ...annotation,
+      message: this.redact(annotation.message),
+      ...(annotation.title ? { title: this.redact(annotation.title) } : {}),
+    };
     this.told.push(annotation.message);
     this.write(formatAnnotation(redacted));
   }

@@ -10,7 +10,16 @@ import { type ChangeSet, hasChanges, isLeaving } from '../changeset.js';
 import { GitHubApi, type GitHubApiOptions } from '../github/api.js';
 import { pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
-import { commentMarker, maskChangeSet, maskSecrets, renderJobSummary, renderPullRequestComment, renderRolloutComment, type ReportContext, type ReviewedRecord } from '../report/index.js';
+import {
+  commentMarker,
+  maskChangeSet,
+  maskSecrets,
+  renderJobSummary,
+  renderPullRequestComment,
+  renderRolloutComment,
+  type ReportContext,
+  type ReviewedRecord,
+} from '../report/index.js';
 import { writeChangesFile, type ChangesFileTarget } from './changes-file.js';
 import type { RunPlan } from './event-plan.js';
 import { appendStepSummary, setOutput, type Environment } from './runner.js';
@@ -63,7 +72,10 @@ function withoutDiffs(changeSet: ChangeSet): ChangeSet {
     ...changeSet,
     clusters: changeSet.clusters.map((cluster) => ({
       ...cluster,
-      instances: cluster.instances.map((instance) => ({ ...instance, changes: instance.changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })) })),
+      instances: cluster.instances.map((instance) => ({
+        ...instance,
+        changes: instance.changes.map(({ diff: _diff, ...change }) => ({ ...change, diff: '' })),
+      })),
     })),
   };
 }
@@ -74,8 +86,17 @@ export function changesOutput(changeSet: ChangeSet, changesFile: string): string
   const note = `the ChangeSet has ${Buffer.byteLength(whole)} bytes, over the ${CHANGES_OUTPUT_LIMIT} of this output; the whole of it is in ${changesFile || 'the changes-file output'}`;
   const lighter = JSON.stringify({ ...withoutDiffs(changeSet), truncated: `diffs left out: ${note}` });
   if (Buffer.byteLength(lighter) <= CHANGES_OUTPUT_LIMIT) return lighter;
-  const clusters = changeSet.clusters.map((cluster) => ({ name: cluster.name, group: cluster.group, status: cluster.status }));
-  return JSON.stringify({ bundle: changeSet.bundle, mode: changeSet.mode, clusters, truncated: `only the clusters' status: ${note}` });
+  const clusters = changeSet.clusters.map((cluster) => ({
+    name: cluster.name,
+    group: cluster.group,
+    status: cluster.status,
+  }));
+  return JSON.stringify({
+    bundle: changeSet.bundle,
+    mode: changeSet.mode,
+    clusters,
+    truncated: `only the clusters' status: ${note}`,
+  });
 }
 
 /** What became of the pull request comment. */
@@ -105,7 +126,13 @@ export interface RunClientInput {
 
 /** The run's GitHub client: its API address and token, its log, its deadline, and the test overrides of retries and waits. */
 export function runGitHubClient(input: RunClientInput): GitHubApi {
-  return new GitHubApi({ apiUrl: input.context.apiUrl, token: input.githubToken, log: (line) => input.log.line(line), ...(input.signal ? { signal: input.signal } : {}), ...input.api });
+  return new GitHubApi({
+    apiUrl: input.context.apiUrl,
+    token: input.githubToken,
+    log: (line) => input.log.line(line),
+    ...(input.signal ? { signal: input.signal } : {}),
+    ...input.api,
+  });
 }
 
 /**
@@ -115,14 +142,19 @@ export function runGitHubClient(input: RunClientInput): GitHubApi {
  * such a run neither rewrites that pull request's comment (its result goes to the job
  * summary) nor counts as reviewed by it.
  */
-export async function pullRequestOfRollout(client: GitHubApi, context: RunContext, plan: Extract<RunPlan, { mode: 'diff' | 'apply' }>): Promise<number | undefined> {
+export async function pullRequestOfRollout(
+  client: GitHubApi,
+  context: RunContext,
+  plan: Extract<RunPlan, { mode: 'diff' | 'apply' }>,
+): Promise<number | undefined> {
   if (plan.pullRequest !== undefined) return plan.pullRequest;
   if (plan.mode !== 'apply' || context.eventName !== 'push') return undefined;
   return pullRequestForCommit(client, context.owner, context.repo, plan.sha);
 }
 
 /** An error's message with every secret masked (GitHub may echo what it was sent). */
-const errorMessage = (error: unknown, secrets: readonly string[]): string => maskSecrets(error instanceof Error ? error.message : String(error), secrets);
+const errorMessage = (error: unknown, secrets: readonly string[]): string =>
+  maskSecrets(error instanceof Error ? error.message : String(error), secrets);
 
 async function postComment(input: PublishInput, reportContext: ReportContext): Promise<CommentReport> {
   if (!input.comment) return { kind: 'none' };
@@ -135,20 +167,39 @@ async function postComment(input: PublishInput, reportContext: ReportContext): P
   try {
     pullRequest = await pullRequestOfRollout(client, input.context, input.plan);
   } catch (error) {
-    return { kind: 'failed', message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}` };
+    return {
+      kind: 'failed',
+      message: `the pull request of commit ${input.plan.sha.slice(0, 7)} could not be looked up: ${errorMessage(error, input.secrets)}`,
+    };
   }
   if (pullRequest === undefined) {
-    if (input.plan.mode === 'apply' && input.context.eventName !== 'push') input.log.line(`a ${input.context.eventName || 'manual'} rollout updates no pull request comment: its result is in the job summary`);
+    if (input.plan.mode === 'apply' && input.context.eventName !== 'push')
+      input.log.line(
+        `a ${input.context.eventName || 'manual'} rollout updates no pull request comment: its result is in the job summary`,
+      );
     return { kind: 'none' };
   }
   try {
     const context = { ...reportContext, pullRequest };
-    const extra = input.review ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) } : {};
-    const body = input.plan.mode === 'diff' ? renderPullRequestComment(input.changeSet, context) : renderRolloutComment(input.changeSet, context, extra);
+    const extra = input.review
+      ? { warnings: input.review.warnings, ...(input.review.record ? { reviewed: input.review.record } : {}) }
+      : {};
+    const body =
+      input.plan.mode === 'diff'
+        ? renderPullRequestComment(input.changeSet, context)
+        : renderRolloutComment(input.changeSet, context, extra);
     const author = await tokenIdentity(client, input.commentAuthor);
     const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
-    const outcome = await upsertMarkedComment(client, { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest }, marker, body, author);
-    return outcome.kind === 'not-permitted' ? { kind: 'not-permitted', pullRequest, reason: outcome.reason } : { kind: outcome.kind, pullRequest, url: outcome.url };
+    const outcome = await upsertMarkedComment(
+      client,
+      { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest },
+      marker,
+      body,
+      author,
+    );
+    return outcome.kind === 'not-permitted'
+      ? { kind: 'not-permitted', pullRequest, reason: outcome.reason }
+      : { kind: outcome.kind, pullRequest, url: outcome.url };
   } catch (error) {
     return { kind: 'failed', pullRequest, message: errorMessage(error, input.secrets) };
   }
@@ -168,12 +219,19 @@ function reportComment(report: CommentReport, input: PublishInput, notes: string
       notes.push(`No pull request comment: ${report.reason}.`);
       return false;
     case 'failed': {
-      const where = report.pullRequest === undefined ? 'The pull request comment' : `The comment on pull request #${report.pullRequest}`;
+      const where =
+        report.pullRequest === undefined
+          ? 'The pull request comment'
+          : `The comment on pull request #${report.pullRequest}`;
       const fails = input.plan.mode === 'diff';
       const consequence = fails
         ? 'the diff is only in the job summary and the changes output; the step fails so that it is not missed'
         : 'the rollout is not affected: its outcome is in the job summary and the outputs';
-      input.log.annotate({ level: fails ? 'error' : 'warning', title: 'PR comment not posted', message: `${where} could not be posted: ${report.message}; ${consequence}` });
+      input.log.annotate({
+        level: fails ? 'error' : 'warning',
+        title: 'PR comment not posted',
+        message: `${where} could not be posted: ${report.message}; ${consequence}`,
+      });
       notes.push(`${where} could not be posted: ${report.message}.`);
       return fails;
     }

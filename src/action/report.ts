@@ -45,12 +45,22 @@ export interface ReportOutcome {
 export async function runReport(input: ReportInput): Promise<ReportOutcome> {
   const { config, context, log } = input;
   if (config.changesPatterns.length === 0) {
-    throw new InputError('changes', 'is required with mode: report: glob patterns of the ChangeSet files to merge, relative to the workspace (e.g. changesets/**/*.json, where actions/download-artifact put them)');
+    throw new InputError(
+      'changes',
+      'is required with mode: report: glob patterns of the ChangeSet files to merge, relative to the workspace (e.g. changesets/**/*.json, where actions/download-artifact put them)',
+    );
   }
-  const selection = selectionShards(input.runtime, { group: config.runtimeGroup, cluster: config.runtimeCluster }, config.shardBy);
+  const selection = selectionShards(
+    input.runtime,
+    { group: config.runtimeGroup, cluster: config.runtimeCluster },
+    config.shardBy,
+  );
   const paths = findChangesFiles(config.changesPatterns, input.workspace);
   if (paths.length === 0) {
-    throw new InputError('changes', `matched no file in ${input.workspace} (patterns: ${config.changesPatterns.join(', ')}); did the matrix jobs upload their changes-file, and did actions/download-artifact put them there?`);
+    throw new InputError(
+      'changes',
+      `matched no file in ${input.workspace} (patterns: ${config.changesPatterns.join(', ')}); did the matrix jobs upload their changes-file, and did actions/download-artifact put them there?`,
+    );
   }
   // A file git tracks in the checkout is not a matrix job's artifact: refused (changes-file.ts).
   const checkout = new GitCheckout(input.workspace);
@@ -69,9 +79,15 @@ export async function runReport(input: ReportInput): Promise<ReportOutcome> {
     if (error instanceof ChangeSetMergeError) throw new InputError('changes', error.message);
     throw error;
   }
-  for (const { shard, clusters } of merged.missing) log.line(`missing shard "${shard}": no ChangeSet for ${clusters.join(', ')}`);
+  for (const { shard, clusters } of merged.missing)
+    log.line(`missing shard "${shard}": no ChangeSet for ${clusters.join(', ')}`);
 
-  const plan = reportPlan(context, merged.changeSet.mode, { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster }, config.trustedCheckout);
+  const plan = reportPlan(
+    context,
+    merged.changeSet.mode,
+    { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster },
+    config.trustedCheckout,
+  );
   const published = await publishResults({
     env: input.env,
     changeSet: merged.changeSet,
@@ -88,6 +104,10 @@ export async function runReport(input: ReportInput): Promise<ReportOutcome> {
   });
   const failed = merged.changeSet.clusters
     .filter((cluster) => cluster.status === 'failed')
-    .map((cluster) => ({ name: cluster.name, step: cluster.error?.step ?? 'run', message: cluster.error?.message ?? 'failed' }));
+    .map((cluster) => ({
+      name: cluster.name,
+      step: cluster.error?.step ?? 'run',
+      message: cluster.error?.message ?? 'failed',
+    }));
   return { published, failed };
 }

@@ -85,7 +85,9 @@ export class ReviewCheck {
     if (this.pullRequest === undefined) {
       // Nothing was reviewed: `warn` applies (the summary says so), `require` refuses.
       if (this.policy !== 'require') return;
-      throw new Error(`cluster ${cluster.name}: nothing was reviewed to compare with: ${this.unavailable ?? 'no pull request'}; nothing was applied to it (reviewed: require). Apply through a pull request's merge, or on purpose with reviewed: warn (e.g. for workflow_dispatch)`);
+      throw new Error(
+        `cluster ${cluster.name}: nothing was reviewed to compare with: ${this.unavailable ?? 'no pull request'}; nothing was applied to it (reviewed: require). Apply through a pull request's merge, or on purpose with reviewed: warn (e.g. for workflow_dispatch)`,
+      );
     }
     const pr = `pull request #${this.pullRequest}`;
     const record = this.records.get(bundle);
@@ -94,14 +96,14 @@ export class ReviewCheck {
     else if (!record) {
       const why = this.unreadable.get(bundle) ?? 'was its diff commented by a timoni-fleet that records it?';
       problem = `cluster ${cluster.name}: ${pr} has no review record of bundle ${bundle} (${why})`;
-    }
-    else {
+    } else {
       const reviewed = record.clusters[cluster.name];
       if (!reviewed) {
         problem = `cluster ${cluster.name} is not in the review record of ${pr} (${record.scope === 'none' ? 'the record was too large for the comment' : 'its diff failed, did not reach it, or did not select it'})`;
       } else {
         const difference = compareDesired(reviewed, desired);
-        if (difference) problem = `cluster ${cluster.name}: the desired state differs from the one reviewed in ${pr}${record.commit ? ` (diff of commit ${record.commit.slice(0, 7)})` : ''}: ${describeDifference(difference)}`;
+        if (difference)
+          problem = `cluster ${cluster.name}: the desired state differs from the one reviewed in ${pr}${record.commit ? ` (diff of commit ${record.commit.slice(0, 7)})` : ''}: ${describeDifference(difference)}`;
       }
     }
     if (problem === undefined) {
@@ -110,12 +112,18 @@ export class ReviewCheck {
       return;
     }
     if (this.policy === 'require') {
-      throw new Error(`${problem}; nothing was applied to it (reviewed: require). Show the change in a pull request's diff again, or apply it on purpose with reviewed: warn`);
+      throw new Error(
+        `${problem}; nothing was applied to it (reviewed: require). Show the change in a pull request's diff again, or apply it on purpose with reviewed: warn`,
+      );
     }
     const warning = `${problem}; applied anyway (reviewed: warn)`;
     this.warnings.push(warning);
     this.notes.push(warning);
-    this.log.annotate({ level: 'warning', title: `cluster ${cluster.name} differs from what was reviewed`, message: warning });
+    this.log.annotate({
+      level: 'warning',
+      title: `cluster ${cluster.name} differs from what was reviewed`,
+      message: warning,
+    });
   };
 
   /**
@@ -124,16 +132,27 @@ export class ReviewCheck {
    * `warn` it is removed and the reports say it was not reviewed.
    */
   readonly beforeLeave = (cluster: RuntimeCluster, bundle: string): void => {
-    const problem = this.membershipProblem(bundle, (record) => record.leaves?.includes(cluster.name) === true, `cluster ${cluster.name} leaving the fleet`);
+    const problem = this.membershipProblem(
+      bundle,
+      (record) => record.leaves?.includes(cluster.name) === true,
+      `cluster ${cluster.name} leaving the fleet`,
+    );
     if (problem === undefined) {
       this.log.line(`cluster ${cluster.name}: leaving the fleet was reviewed in pull request #${this.pullRequest}`);
       return;
     }
-    if (this.policy === 'require') throw new Error(`${problem}; the bundle was not removed from it (reviewed: require). Show the leave in a pull request's diff again, or remove it on purpose with reviewed: warn`);
+    if (this.policy === 'require')
+      throw new Error(
+        `${problem}; the bundle was not removed from it (reviewed: require). Show the leave in a pull request's diff again, or remove it on purpose with reviewed: warn`,
+      );
     const warning = `${problem}; the bundle was removed from it anyway (reviewed: warn)`;
     this.warnings.push(warning);
     this.notes.push(warning);
-    this.log.annotate({ level: 'warning', title: `cluster ${cluster.name} left the fleet unreviewed`, message: warning });
+    this.log.annotate({
+      level: 'warning',
+      title: `cluster ${cluster.name} left the fleet unreviewed`,
+      message: warning,
+    });
   };
 
   /**
@@ -143,17 +162,28 @@ export class ReviewCheck {
    * refused by its identity check, its record naming the base name.
    */
   readonly beforeRename = (to: RuntimeCluster, from: RuntimeCluster): void => {
-    const problem = this.membershipProblem('', (record) => record.renames?.[to.name] === from.name, `the rename of cluster ${from.name} to ${to.name}`);
+    const problem = this.membershipProblem(
+      '',
+      (record) => record.renames?.[to.name] === from.name,
+      `the rename of cluster ${from.name} to ${to.name}`,
+    );
     if (problem !== undefined) throw new Error(`${problem}: its identity record is not re-pinned`);
   };
 
   /** Why a membership change is not in the review record, or undefined when it is (a bundle of '' takes the only record). */
-  private membershipProblem(bundle: string, holds: (record: ReviewedRecord) => boolean, what: string): string | undefined {
+  private membershipProblem(
+    bundle: string,
+    holds: (record: ReviewedRecord) => boolean,
+    what: string,
+  ): string | undefined {
     if (this.pullRequest === undefined) return `${what} was not reviewed: ${this.unavailable ?? 'no pull request'}`;
     const pr = `pull request #${this.pullRequest}`;
     if (this.unavailable) return `${what} was not reviewed: ${this.unavailable}`;
-    const records = bundle ? [this.records.get(bundle)].filter((record): record is ReviewedRecord => record !== undefined) : [...this.records.values()];
-    if (records.length === 0) return `${what} was not reviewed: ${pr} has no review record${bundle ? ` of bundle ${bundle}` : ''}`;
+    const records = bundle
+      ? [this.records.get(bundle)].filter((record): record is ReviewedRecord => record !== undefined)
+      : [...this.records.values()];
+    if (records.length === 0)
+      return `${what} was not reviewed: ${pr} has no review record${bundle ? ` of bundle ${bundle}` : ''}`;
     return records.some(holds) ? undefined : `${what} is not in the review record of ${pr}`;
   }
 
@@ -169,26 +199,53 @@ export async function loadReviewCheck(input: ReviewInput): Promise<ReviewCheck |
   if (input.policy === 'off' || input.plan.mode !== 'apply') return undefined;
   const { context, plan, log, policy } = input;
   if (plan.pullRequest === undefined && context.eventName !== 'push') {
-    return new ReviewCheck(policy, log, undefined, undefined, `the run was started by ${context.eventName || 'an event'} with no merged pull request`);
+    return new ReviewCheck(
+      policy,
+      log,
+      undefined,
+      undefined,
+      `the run was started by ${context.eventName || 'an event'} with no merged pull request`,
+    );
   }
-  if (!input.githubToken && !input.client) return new ReviewCheck(policy, log, undefined, undefined, 'no github-token to read the pull request comment with');
+  if (!input.githubToken && !input.client)
+    return new ReviewCheck(policy, log, undefined, undefined, 'no github-token to read the pull request comment with');
   const client =
     input.client ??
-    runGitHubClient({ context, githubToken: input.githubToken, log, ...(input.signal ? { signal: input.signal } : {}) });
+    runGitHubClient({
+      context,
+      githubToken: input.githubToken,
+      log,
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
   let pullRequest: number | undefined;
   try {
     pullRequest = await pullRequestOfRollout(client, context, plan);
   } catch (error) {
-    return new ReviewCheck(policy, log, undefined, undefined, `the pull request of commit ${plan.sha.slice(0, 7)} could not be looked up (${error instanceof Error ? error.message : String(error)})`);
+    return new ReviewCheck(
+      policy,
+      log,
+      undefined,
+      undefined,
+      `the pull request of commit ${plan.sha.slice(0, 7)} could not be looked up (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
-  if (pullRequest === undefined) return new ReviewCheck(policy, log, undefined, undefined, `no pull request brought commit ${plan.sha.slice(0, 7)}`);
+  if (pullRequest === undefined)
+    return new ReviewCheck(policy, log, undefined, undefined, `no pull request brought commit ${plan.sha.slice(0, 7)}`);
   let comments: Array<{ body?: string; user?: { login?: string } | null }>;
   let author: string;
   try {
     author = await tokenIdentity(client, input.commentAuthor);
-    comments = await client.paginate<{ body?: string; user?: { login?: string } | null }>(`/repos/${context.owner}/${context.repo}/issues/${pullRequest}/comments`);
+    comments = await client.paginate<{ body?: string; user?: { login?: string } | null }>(
+      `/repos/${context.owner}/${context.repo}/issues/${pullRequest}/comments`,
+    );
   } catch (error) {
-    return new ReviewCheck(policy, log, pullRequest, undefined, `the comments of pull request #${pullRequest} could not be read (${error instanceof Error ? error.message : String(error)})`);
+    return new ReviewCheck(
+      policy,
+      log,
+      pullRequest,
+      undefined,
+      `the comments of pull request #${pullRequest} could not be read (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   const { records, unreadable } = readRecords(comments, author);
   const found = [...records.keys()].map((bundle) => `bundle ${bundle}`);
@@ -216,7 +273,8 @@ export function readRecords(
     try {
       const record = parseReviewedRecord(comment.body);
       if (!record) unreadable.set(bundle, 'its comment ends with no review record: did its diff fail?');
-      else if (record.bundle !== bundle) unreadable.set(bundle, `the record in its comment names bundle ${JSON.stringify(record.bundle)}, not this one`);
+      else if (record.bundle !== bundle)
+        unreadable.set(bundle, `the record in its comment names bundle ${JSON.stringify(record.bundle)}, not this one`);
       else records.set(bundle, record);
     } catch (error) {
       if (!(error instanceof ReviewedRecordError)) throw error;

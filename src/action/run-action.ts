@@ -50,7 +50,14 @@ import { readBaseRuntime } from './base-runtime.js';
 import { startDeadlineWatchdog } from './deadline-watchdog.js';
 import { ActionLog } from './log.js';
 import { publishDrift } from './drift.js';
-import { driftPlan, planRun, refuseUntrustedTarget, statusPlan, type FleetModeInput, type RunPlan } from './event-plan.js';
+import {
+  driftPlan,
+  planRun,
+  refuseUntrustedTarget,
+  statusPlan,
+  type FleetModeInput,
+  type RunPlan,
+} from './event-plan.js';
 import { publishStatus } from './status-report.js';
 import { publishResults, type PublishTarget } from './publish.js';
 import { loadReviewCheck, type ReviewCheck } from './review-check.js';
@@ -83,11 +90,15 @@ const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target']);
 function kubeconfigSources(config: ActionConfig, env: Environment): KubeconfigSource[] {
   if (config.kubeconfigs.length > 0) return config.kubeconfigs.map((text) => ({ text }));
   if (!config.useRunnerKubeconfig) {
-    throw new InputError('kubeconfig', 'is empty (is the secret set, and given to this job?); to use the runner\'s own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true');
+    throw new InputError(
+      'kubeconfig',
+      "is empty (is the secret set, and given to this job?); to use the runner's own KUBECONFIG or ~/.kube/config instead, set use-runner-kubeconfig: true",
+    );
   }
   const paths = (env.KUBECONFIG ?? join(homedir(), '.kube', 'config')).split(':').filter(Boolean);
   return paths.map((path) => {
-    if (!existsSync(path)) throw new InputError('use-runner-kubeconfig', `the runner's kubeconfig ${path} does not exist`);
+    if (!existsSync(path))
+      throw new InputError('use-runner-kubeconfig', `the runner's kubeconfig ${path} does not exist`);
     return { text: readFileSync(path, 'utf8'), path };
   });
 }
@@ -98,7 +109,12 @@ function kubeconfigSources(config: ActionConfig, env: Environment): KubeconfigSo
  * their keys): a variable whose value holds one, or a URL with a password, is withheld under
  * runtime-from-env (the log names it, never its value) and refused when runtime-env lists it.
  */
-function offeredEnvironment(config: ActionConfig, env: Environment, secrets: SecretRegistry, log: ActionLog): Record<string, string> | undefined {
+function offeredEnvironment(
+  config: ActionConfig,
+  env: Environment,
+  secrets: SecretRegistry,
+  log: ActionLog,
+): Record<string, string> | undefined {
   const withheld: string[] = [];
   let environment: Record<string, string> | undefined;
   try {
@@ -109,17 +125,20 @@ function offeredEnvironment(config: ActionConfig, env: Environment, secrets: Sec
       onWithheld: (name, why) => withheld.push(`${name} (${why})`),
     });
   } catch (error) {
-    if (error instanceof RuntimeEnvironmentError) throw new InputError('runtime-env', error.message.replace(/^runtime-env: /, ''));
+    if (error instanceof RuntimeEnvironmentError)
+      throw new InputError('runtime-env', error.message.replace(/^runtime-env: /, ''));
     throw error;
   }
   if (withheld.length > 0) {
-    log.line(`runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`);
+    log.line(
+      `runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`,
+    );
   }
   return environment;
 }
 
 const SECRET_QUERY_REFUSAL =
-  'reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author\'s code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)';
+  "reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author's code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)";
 
 function runPlan(context: RunContext, config: ActionConfig, mode: FleetModeInput): RunPlan {
   return planRun(context, {
@@ -162,22 +181,54 @@ export function publishingReserveMs(deadlineMs: number): number {
 }
 
 function startWatchdog(config: ActionConfig): { stop(): void } {
-  return startDeadlineWatchdog(config.deadlineMs, (ms) => `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`);
+  return startDeadlineWatchdog(
+    config.deadlineMs,
+    (ms) =>
+      `the run passed its deadline (${Math.round(ms / 1000)} s) while the CUE engine was evaluating and did not give control back; stopped. Raise the "deadline" input, or look for a loop in the bundle's or module's CUE.`,
+  );
 }
 
 /** `mode: report` and `mode: matrix`: the runtime is read, no kubeconfig, no cluster. */
-async function runWithoutClusters(io: ActionIO, config: ActionConfig, context: RunContext, secrets: SecretRegistry, log: ActionLog, mode: 'report' | 'matrix'): Promise<number> {
+async function runWithoutClusters(
+  io: ActionIO,
+  config: ActionConfig,
+  context: RunContext,
+  secrets: SecretRegistry,
+  log: ActionLog,
+  mode: 'report' | 'matrix',
+): Promise<number> {
   const watchdog = startWatchdog(config);
   try {
     const { workspace, boundary, runtime } = await readWorkspace(io, config);
-    const selection = selectionShards(runtime, { group: config.runtimeGroup, cluster: config.runtimeCluster }, config.shardBy);
+    const selection = selectionShards(
+      runtime,
+      { group: config.runtimeGroup, cluster: config.runtimeCluster },
+      config.shardBy,
+    );
     setOutput(io.env, 'matrix', matrixOutput(selection.shards));
     if (mode === 'matrix') {
-      log.line(`timoni-fleet: matrix of ${selection.shards.length} shard(s): ${selection.shards.map((s) => `${s.name} (${s.clusters.map((c) => c.name).join(', ')})`).join('; ')}`);
+      log.line(
+        `timoni-fleet: matrix of ${selection.shards.length} shard(s): ${selection.shards.map((s) => `${s.name} (${s.clusters.map((c) => c.name).join(', ')})`).join('; ')}`,
+      );
       return 0;
     }
-    const { published, failed } = await runReport({ env: io.env, config, context, runtime, workspace, boundary, secrets: secrets.secrets(), log, signal: AbortSignal.timeout(config.deadlineMs) });
-    for (const cluster of failed) log.annotate({ level: 'error', title: `cluster ${cluster.name} failed`, message: `${cluster.step}: ${cluster.message}` });
+    const { published, failed } = await runReport({
+      env: io.env,
+      config,
+      context,
+      runtime,
+      workspace,
+      boundary,
+      secrets: secrets.secrets(),
+      log,
+      signal: AbortSignal.timeout(config.deadlineMs),
+    });
+    for (const cluster of failed)
+      log.annotate({
+        level: 'error',
+        title: `cluster ${cluster.name} failed`,
+        message: `${cluster.step}: ${cluster.message}`,
+      });
     return failed.length > 0 || published.fails ? 1 : 0;
   } catch (error) {
     io.write(secrets.redact(errorAnnotations(error, mode === 'report' ? 'timoni-fleet report' : undefined)));
@@ -204,8 +255,17 @@ function startRun(io: ActionIO, secrets: SecretRegistry, log: ActionLog): RunSta
     refuseUntrustedTarget(context, config.trustedCheckout);
     return { config, context, plan: { mode: 'skip', reason: `mode: ${config.mode}` } };
   }
-  const selection = { clusterGroup: config.runtimeGroup, cluster: config.runtimeCluster, trustedCheckout: config.trustedCheckout };
-  const plan = config.mode === 'status' ? statusPlan(context, selection) : config.mode === 'drift' ? driftPlan(context, selection) : runPlan(context, config, config.mode);
+  const selection = {
+    clusterGroup: config.runtimeGroup,
+    cluster: config.runtimeCluster,
+    trustedCheckout: config.trustedCheckout,
+  };
+  const plan =
+    config.mode === 'status'
+      ? statusPlan(context, selection)
+      : config.mode === 'drift'
+        ? driftPlan(context, selection)
+        : runPlan(context, config, config.mode);
   if (plan.mode === 'skip') return { config, context, plan };
   // Credentials are registered (and `::add-mask::` printed) before any text from the
   // event or the user's files reaches the log.
@@ -226,13 +286,16 @@ export async function runAction(io: ActionIO): Promise<number> {
     return 1;
   }
   const { config, context, plan, kubeconfig } = start;
-  if (config.mode === 'report' || config.mode === 'matrix') return runWithoutClusters(io, config, context, secrets, log, config.mode);
+  if (config.mode === 'report' || config.mode === 'matrix')
+    return runWithoutClusters(io, config, context, secrets, log, config.mode);
   if (plan.mode === 'skip' || !kubeconfig) {
     log.line(`nothing to do: ${plan.mode === 'skip' ? plan.reason : 'no kubeconfig'}`);
     setOutput(io.env, 'has-changes', 'false');
     return 0;
   }
-  log.line(`timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`);
+  log.line(
+    `timoni-fleet: ${plan.mode} (${plan.reason}), clusters: group ${plan.clusterGroup}, cluster ${plan.cluster}`,
+  );
   return runOnClusters(io, { ...start, plan, kubeconfig }, secrets, log);
 }
 
@@ -266,12 +329,19 @@ function runLimits(io: ActionIO, config: ActionConfig, plan: ClusterPlan, log: A
   const release = plan.mode === 'apply' ? io.cancellation?.hold() : undefined;
   const cancel = plan.mode === 'apply' ? io.cancellation?.signal : undefined;
   const publishing = cancel ? AbortSignal.any([deadline, abortedAfterCancel(cancel, CANCEL_PUBLISH_MS)]) : deadline;
-  log.line(`deadline ${formatLimit(config.deadlineMs)}: the clusters' work stops ${formatLimit(reserveMs)} before it, kept to publish the report`);
+  log.line(
+    `deadline ${formatLimit(config.deadlineMs)}: the clusters' work stops ${formatLimit(reserveMs)} before it, kept to publish the report`,
+  );
   return { deadlineAt, workDeadline, deadline, publishing, ...(cancel ? { cancel } : {}), release: () => release?.() };
 }
 
 /** A plan that reaches clusters: the fleet run made, the clusters diffed, applied or read, and the report published. */
-async function runOnClusters(io: ActionIO, start: RunStart & { plan: ClusterPlan; kubeconfig: Kubeconfig }, secrets: SecretRegistry, log: ActionLog): Promise<number> {
+async function runOnClusters(
+  io: ActionIO,
+  start: RunStart & { plan: ClusterPlan; kubeconfig: Kubeconfig },
+  secrets: SecretRegistry,
+  log: ActionLog,
+): Promise<number> {
   const { config, context, plan } = start;
   const limits = runLimits(io, config, plan, log);
   const watchdog = startWatchdog(config);
@@ -291,7 +361,18 @@ async function runOnClusters(io: ActionIO, start: RunStart & { plan: ClusterPlan
       log,
     });
     if (plan.mode === 'status') return await readAndPublishState(run, plan, config, () => target(limits.deadline), log);
-    const review = plan.mode === 'apply' ? await loadReviewCheck({ policy: config.reviewed, context, plan, githubToken: config.githubToken, ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}), signal: limits.deadline, log }) : undefined;
+    const review =
+      plan.mode === 'apply'
+        ? await loadReviewCheck({
+            policy: config.reviewed,
+            context,
+            plan,
+            githubToken: config.githubToken,
+            ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+            signal: limits.deadline,
+            log,
+          })
+        : undefined;
     if (review) {
       run.beforeApply = review.beforeApply;
       run.beforeLeave = review.beforeLeave;
@@ -300,7 +381,9 @@ async function runOnClusters(io: ActionIO, start: RunStart & { plan: ClusterPlan
     // Only an apply rolls out; diff and drift plan.
     const fleetChangeSet = plan.mode === 'apply' ? await rollOutFleet(run) : await planFleet(run);
     const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
-    io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
+    io.write(
+      `::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`,
+    );
     const published = await publishChangeSet(changeSet, plan, config, target(limits.publishing), workspace, review);
     return exitCode(io, changeSet, published, log, limits.cancel);
   } catch (error) {
@@ -313,18 +396,49 @@ async function runOnClusters(io: ActionIO, start: RunStart & { plan: ClusterPlan
 }
 
 /** The fleet run of a plan: the bundle and runtime read, the module resolver, the base runtime for fleet membership, the options. */
-async function fleetRun(io: ActionIO, start: RunStart & { plan: ClusterPlan; kubeconfig: Kubeconfig }, ws: Workspace, limits: RunLimits, secrets: SecretRegistry, log: ActionLog): Promise<FleetRun> {
+async function fleetRun(
+  io: ActionIO,
+  start: RunStart & { plan: ClusterPlan; kubeconfig: Kubeconfig },
+  ws: Workspace,
+  limits: RunLimits,
+  secrets: SecretRegistry,
+  log: ActionLog,
+): Promise<FleetRun> {
   const { config, context, plan, environment } = start;
   const bundleFiles = readSourceFiles(config.bundleFiles, ws.cwd, ws.boundary);
   // runtime-cluster may list several clusters (a numbered shard of a fan-out).
-  const { runtime, selector, shards } = selectionShards(ws.runtime, { group: plan.clusterGroup, cluster: plan.cluster }, config.shardBy);
+  const { runtime, selector, shards } = selectionShards(
+    ws.runtime,
+    { group: plan.clusterGroup, cluster: plan.cluster },
+    config.shardBy,
+  );
   setOutput(io.env, 'matrix', matrixOutput(shards));
-  const resolver = new ModuleResolver(ws.engine, ws.cwd, { hostCredentials: config.registryCreds, secrets: (value: string) => secrets.register(value), signal: limits.workDeadline }, ws.boundary);
+  const resolver = new ModuleResolver(
+    ws.engine,
+    ws.cwd,
+    {
+      hostCredentials: config.registryCreds,
+      secrets: (value: string) => secrets.register(value),
+      signal: limits.workDeadline,
+    },
+    ws.boundary,
+  );
   const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
   // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
   const membership =
     plan.mode === 'diff' || plan.mode === 'apply'
-      ? await readBaseRuntime({ context, runtimeFiles: config.runtimeFiles, cwd: ws.cwd, workspace: ws.workspace, engine: ws.engine, moduleFiles: ws.moduleFiles, githubToken: config.githubToken, signal: limits.workDeadline, log: (line) => log.line(line), redact: (text) => secrets.redact(text) })
+      ? await readBaseRuntime({
+          context,
+          runtimeFiles: config.runtimeFiles,
+          cwd: ws.cwd,
+          workspace: ws.workspace,
+          engine: ws.engine,
+          moduleFiles: ws.moduleFiles,
+          githubToken: config.githubToken,
+          signal: limits.workDeadline,
+          log: (line) => log.line(line),
+          redact: (text) => secrets.redact(text),
+        })
       : {};
   return {
     ...membership,
@@ -367,7 +481,12 @@ function fleetOptions(config: ActionConfig): FleetRun['options'] {
     concurrency: config.concurrency,
     strategy: config.strategy,
     maxParallel: config.maxParallel,
-    identity: { mode: config.clusterIdentity, recordName: config.clusterIdentityRecord, repin: config.repinClusters, repinAdvice: (cluster) => `run an apply with repin-clusters: ${cluster}` },
+    identity: {
+      mode: config.clusterIdentity,
+      recordName: config.clusterIdentityRecord,
+      repin: config.repinClusters,
+      repinAdvice: (cluster) => `run an apply with repin-clusters: ${cluster}`,
+    },
   };
 }
 
@@ -377,23 +496,46 @@ function fleetOptions(config: ActionConfig): FleetRun['options'] {
  * fails the step, as a cluster that could not be diffed fails a drift run: each reason is
  * annotated once, the states themselves (stale, not installed, failed) are the report.
  */
-async function readAndPublishState(run: FleetRun, plan: Extract<ClusterPlan, { mode: 'status' }>, config: ActionConfig, publishTarget: () => PublishTarget, log: ActionLog): Promise<number> {
+async function readAndPublishState(
+  run: FleetRun,
+  plan: Extract<ClusterPlan, { mode: 'status' }>,
+  config: ActionConfig,
+  publishTarget: () => PublishTarget,
+  log: ActionLog,
+): Promise<number> {
   const state = await fleetState(run);
   const target = publishTarget();
-  const status = await publishStatus({ ...target, state: target.context.sha ? { ...state, commit: target.context.sha } : state, sha: plan.sha, issue: config.statusIssue });
+  const status = await publishStatus({
+    ...target,
+    state: target.context.sha ? { ...state, commit: target.context.sha } : state,
+    sha: plan.sha,
+    issue: config.statusIssue,
+  });
   const unknown = state.instances.filter((row) => row.state === 'unknown');
   // One annotation per reason not told yet, naming its clusters (a bundle error fails them all alike).
   const clustersByReason = new Map<string, Set<string>>();
-  for (const row of unknown) clustersByReason.set(row.reason, (clustersByReason.get(row.reason) ?? new Set()).add(row.cluster));
+  for (const row of unknown)
+    clustersByReason.set(row.reason, (clustersByReason.get(row.reason) ?? new Set()).add(row.cluster));
   for (const [reason, clusters] of clustersByReason) {
-    if (!log.hasTold(reason)) log.annotate({ level: 'error', title: `state unknown: cluster ${[...clusters].join(', ')}`, message: reason });
+    if (!log.hasTold(reason))
+      log.annotate({ level: 'error', title: `state unknown: cluster ${[...clusters].join(', ')}`, message: reason });
   }
   return status.fails || unknown.length > 0 ? 1 : 0;
 }
 
 /** A diff's, drift's or apply's ChangeSet published: the drift issue (drift.ts) for a drift, else the pull request comment; the job summary and the outputs. */
-async function publishChangeSet(changeSet: ChangeSet, plan: Exclude<ClusterPlan, { mode: 'status' }>, config: ActionConfig, target: PublishTarget, ws: Workspace, review: ReviewCheck | undefined): Promise<{ fails: boolean }> {
-  const drift = plan.mode === 'drift' ? await publishDrift({ ...target, changeSet, plan, issue: config.driftIssue, labels: config.driftLabels }) : undefined;
+async function publishChangeSet(
+  changeSet: ChangeSet,
+  plan: Exclude<ClusterPlan, { mode: 'status' }>,
+  config: ActionConfig,
+  target: PublishTarget,
+  ws: Workspace,
+  review: ReviewCheck | undefined,
+): Promise<{ fails: boolean }> {
+  const drift =
+    plan.mode === 'drift'
+      ? await publishDrift({ ...target, changeSet, plan, issue: config.driftIssue, labels: config.driftLabels })
+      : undefined;
   const record = review?.record(changeSet.bundle);
   const published = await publishResults({
     ...target,
@@ -402,22 +544,40 @@ async function publishChangeSet(changeSet: ChangeSet, plan: Exclude<ClusterPlan,
     ...(drift?.note ? { notes: [drift.note] } : {}),
     comment: config.comment && plan.mode !== 'drift',
     changesFile: { path: config.changesFile, workspace: ws.workspace, boundary: ws.boundary },
-    ...(review ? { review: { notes: review.summary(), warnings: review.warnings, ...(record ? { record } : {}) } } : {}),
+    ...(review
+      ? { review: { notes: review.summary(), warnings: review.warnings, ...(record ? { record } : {}) } }
+      : {}),
   });
   // A diff whose comment could not be posted fails (publishResults says why); drift found is not a failure, an issue that could not be written is.
   return { fails: published.fails || drift?.fails === true };
 }
 
 /** The run's exit code: 130 for a cancelled apply, 1 when a cluster failed or publishing failed; each failed cluster annotated once. */
-function exitCode(io: ActionIO, changeSet: ChangeSet, published: { fails: boolean }, log: ActionLog, cancel: AbortSignal | undefined): number {
+function exitCode(
+  io: ActionIO,
+  changeSet: ChangeSet,
+  published: { fails: boolean },
+  log: ActionLog,
+  cancel: AbortSignal | undefined,
+): number {
   const failed = changeSet.clusters.filter((c) => c.status === 'failed');
   // A failure told while the clusters ran (log.ts) is not told again; a bundle error was annotated at its lines.
   for (const cluster of failed.filter((c) => c.error?.step !== 'bundle' && !log.hasTold(c.error?.message ?? ''))) {
-    log.annotate({ level: 'error', title: `cluster ${cluster.name} ${isCancelled(cluster) ? 'cancelled' : 'failed'}`, message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}` });
+    log.annotate({
+      level: 'error',
+      title: `cluster ${cluster.name} ${isCancelled(cluster) ? 'cancelled' : 'failed'}`,
+      message: `${cluster.error?.step ?? 'run'}: ${cluster.error?.message ?? 'failed'}`,
+    });
   }
   const cancelled = io.cancellation?.cancelled;
   if (cancel && cancelled) {
-    log.annotate({ level: 'error', title: 'timoni-fleet cancelled', message: cancellationLine(changeSet.clusters) ?? `${cancelled.message} after the rollout had ended; the report above is the rollout's whole` });
+    log.annotate({
+      level: 'error',
+      title: 'timoni-fleet cancelled',
+      message:
+        cancellationLine(changeSet.clusters) ??
+        `${cancelled.message} after the rollout had ended; the report above is the rollout's whole`,
+    });
     return CANCELLED_EXIT_CODE;
   }
   return failed.length > 0 || published.fails ? 1 : 0;

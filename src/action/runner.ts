@@ -49,10 +49,16 @@ export function getListInput(env: Environment, name: string): string[] {
     .filter((item) => item !== '');
 }
 
-export function getChoiceInput<T extends string>(env: Environment, name: string, choices: readonly T[], fallback: T): T {
+export function getChoiceInput<T extends string>(
+  env: Environment,
+  name: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
   const value = getInput(env, name);
   if (value === '') return fallback;
-  if (!(choices as readonly string[]).includes(value)) throw new InputError(name, `must be one of ${choices.join(', ')}, not ${quote(value)}`);
+  if (!(choices as readonly string[]).includes(value))
+    throw new InputError(name, `must be one of ${choices.join(', ')}, not ${quote(value)}`);
   return value as T;
 }
 
@@ -62,9 +68,13 @@ export class FileCommandError extends Error {}
 
 export function setOutput(env: Environment, name: string, value: string): void {
   const file = env.GITHUB_OUTPUT;
-  if (!file) throw new FileCommandError(`cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`);
+  if (!file)
+    throw new FileCommandError(
+      `cannot set output "${name}": GITHUB_OUTPUT is not set (not running in GitHub Actions?)`,
+    );
   const delimiter = `ghadelimiter_${randomUUID()}`;
-  if (name.includes(delimiter) || value.includes(delimiter)) throw new FileCommandError(`output "${name}" contains its delimiter`);
+  if (name.includes(delimiter) || value.includes(delimiter))
+    throw new FileCommandError(`output "${name}" contains its delimiter`);
   appendFileSync(file, `${name}<<${delimiter}\n${value}\n${delimiter}\n`, 'utf8');
 }
 
@@ -74,4 +84,3 @@ export function appendStepSummary(env: Environment, markdown: string): boolean {
   appendFileSync(file, markdown.endsWith('\n') ? markdown : `${markdown}\n`, 'utf8');
   return true;
 }
-

@@ -9,11 +9,24 @@
 // whose state could not be read (`unknown`; run-action.ts annotates each reason once). The
 // states read do not: a status run that found a stale instance did its work, and says so in
 // the summary and the output (a workflow that wants a red run for it tests the output).
-import { INSTANCE_STATES, type FleetState, type InstanceState, type InstanceStateRow } from '../fleet/instance-state.js';
+import {
+  INSTANCE_STATES,
+  type FleetState,
+  type InstanceState,
+  type InstanceStateRow,
+} from '../fleet/instance-state.js';
 import { tokenIdentity } from '../github/comments.js';
 import { upsertMarkedIssue, type IssueOutcome } from '../github/issues.js';
 import { COMMENT_LIMIT, commentLength, STEP_SUMMARY_BUDGET, utf8Length, type Measure } from '../github/limits.js';
-import { code, commitLink, escapeInline, runLink, tableHeader, tableRow, type ReportContext } from '../report/markdown.js';
+import {
+  code,
+  commitLink,
+  escapeInline,
+  runLink,
+  tableHeader,
+  tableRow,
+  type ReportContext,
+} from '../report/markdown.js';
 import { maskSecrets } from '../secrets.js';
 import { runGitHubClient, type PublishTarget } from './publish.js';
 import { appendStepSummary, setOutput } from './runner.js';
@@ -53,22 +66,41 @@ function rowCells(row: InstanceStateRow): string[] {
 
 /** `1 deployed · 2 stale · 0 not installed · 1 failed · 1 unknown`, the states present in bold. */
 export function stateSummary(state: FleetState): string {
-  return INSTANCE_STATES.map((name) => (state.counts[name] > 0 ? `**${state.counts[name]} ${name}**` : `${state.counts[name]} ${name}`)).join(' · ');
+  return INSTANCE_STATES.map((name) =>
+    state.counts[name] > 0 ? `**${state.counts[name]} ${name}**` : `${state.counts[name]} ${name}`,
+  ).join(' · ');
 }
 
-const HEADINGS = ['Cluster', 'Group', 'Instance', 'Namespace', 'State', 'Module', 'Digest', 'Last applied', 'Ready', 'Reason'];
+const HEADINGS = [
+  'Cluster',
+  'Group',
+  'Instance',
+  'Namespace',
+  'State',
+  'Module',
+  'Digest',
+  'Last applied',
+  'Ready',
+  'Reason',
+];
 
 /**
  * The status as Markdown: a heading, the counts, the commit and run, and one table row per
  * cluster x instance. With `maxLength` (UTF-16 code units, as GitHub counts an issue body),
  * deployed rows are left out first, then the last rows, and a line says how many.
  */
-export function renderStatusMarkdown(state: FleetState, context: ReportContext, options: { marker?: string; maxLength?: number; measure?: Measure } = {}): string {
+export function renderStatusMarkdown(
+  state: FleetState,
+  context: ReportContext,
+  options: { marker?: string; maxLength?: number; measure?: Measure } = {},
+): string {
   const measure = options.measure ?? commentLength;
   const head =
     `${options.marker ? `${options.marker}\n` : ''}## timoni-fleet status: ${escapeInline(state.bundle || '(bundle not evaluated)')}\n\n` +
     `${stateSummary(state)}\n\nRead at ${commitLink(context)} by ${runLink(context, 'this run')}.\n\n`;
-  const table = (rows: readonly InstanceStateRow[]) => tableHeader(HEADINGS, ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r', 'l']) + rows.map((r) => tableRow(rowCells(r))).join('');
+  const table = (rows: readonly InstanceStateRow[]) =>
+    tableHeader(HEADINGS, ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r', 'l']) +
+    rows.map((r) => tableRow(rowCells(r))).join('');
   const whole = maskSecrets(head + table(state.instances), context.secrets);
   const limit = options.maxLength;
   if (limit === undefined || measure(whole) <= limit) return whole;
@@ -115,19 +147,33 @@ async function keepIssue(input: StatusInput, context: ReportContext): Promise<St
   const client = runGitHubClient(input);
   const marker = statusMarker(input.state.bundle, input.bundleFiles);
   const body = renderStatusMarkdown(input.state, context, { marker, maxLength: COMMENT_LIMIT });
-  const title = maskSecrets(`timoni-fleet status: ${input.state.bundle || input.bundleFiles.join(', ')}`, input.secrets).slice(0, 256);
+  const title = maskSecrets(
+    `timoni-fleet status: ${input.state.bundle || input.bundleFiles.join(', ')}`,
+    input.secrets,
+  ).slice(0, 256);
   try {
     const author = await tokenIdentity(client, input.commentAuthor);
-    return await upsertMarkedIssue(client, { owner: input.context.owner, repo: input.context.repo }, marker, { title, body }, author);
+    return await upsertMarkedIssue(
+      client,
+      { owner: input.context.owner, repo: input.context.repo },
+      marker,
+      { title, body },
+      author,
+    );
   } catch (error) {
-    return { kind: 'failed', message: maskSecrets(error instanceof Error ? error.message : String(error), input.secrets) };
+    return {
+      kind: 'failed',
+      message: maskSecrets(error instanceof Error ? error.message : String(error), input.secrets),
+    };
   }
 }
 
 /** The `status` output, the job summary and, when asked, the status issue. */
 export async function publishStatus(input: StatusInput): Promise<StatusOutcome> {
   // Every string masked on its own (a secret inside JSON text may be escaped there).
-  const masked = JSON.parse(JSON.stringify(input.state), (_key, value: unknown) => (typeof value === 'string' ? maskSecrets(value, input.secrets) : value)) as FleetState;
+  const masked = JSON.parse(JSON.stringify(input.state), (_key, value: unknown) =>
+    typeof value === 'string' ? maskSecrets(value, input.secrets) : value,
+  ) as FleetState;
   setOutput(input.env, 'status', JSON.stringify(masked));
   const context: ReportContext = {
     commitSha: input.sha,
@@ -138,11 +184,15 @@ export async function publishStatus(input: StatusInput): Promise<StatusOutcome> 
   };
   const issue = await keepIssue(input, context);
   let summary = renderStatusMarkdown(input.state, context, { maxLength: STEP_SUMMARY_BUDGET, measure: utf8Length });
-  if (issue.kind === 'created' || issue.kind === 'updated') summary += `\nThe [status issue](${issue.url}) was ${issue.kind}.\n`;
+  if (issue.kind === 'created' || issue.kind === 'updated')
+    summary += `\nThe [status issue](${issue.url}) was ${issue.kind}.\n`;
   if (issue.kind === 'failed') summary += `\nThe status issue could not be written: ${escapeInline(issue.message)}\n`;
   appendStepSummary(input.env, summary);
-  input.log.line(`timoni-fleet status of ${input.state.bundle}: ${INSTANCE_STATES.map((name) => `${input.state.counts[name]} ${name}`).join(', ')}`);
-  if (issue.kind === 'failed') input.log.annotate({ level: 'error', title: 'status issue not written', message: issue.message });
+  input.log.line(
+    `timoni-fleet status of ${input.state.bundle}: ${INSTANCE_STATES.map((name) => `${input.state.counts[name]} ${name}`).join(', ')}`,
+  );
+  if (issue.kind === 'failed')
+    input.log.annotate({ level: 'error', title: 'status issue not written', message: issue.message });
   else if (issue.kind !== 'none') input.log.line(`status issue ${issue.kind}: ${issue.url}`);
   return { issue, fails: issue.kind === 'failed' };
 }

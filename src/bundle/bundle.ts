@@ -74,7 +74,9 @@ function locateInUserFiles(
       const field = withoutSchema.lookup(diagnostic.path);
       try {
         const position = field.exists() ? field.position() : undefined;
-        return position && userFiles.has(position.file) ? { ...diagnostic, positions: [position, ...diagnostic.positions] } : diagnostic;
+        return position && userFiles.has(position.file)
+          ? { ...diagnostic, positions: [position, ...diagnostic.positions] }
+          : diagnostic;
       } finally {
         field.free();
       }
@@ -106,7 +108,12 @@ function stringAt(value: CueValue, path: string): string | undefined {
   }
 }
 
-function readInstance(instances: CueValue, label: string, name: string, locateValues: () => ValueLocator): BundleInstance {
+function readInstance(
+  instances: CueValue,
+  label: string,
+  name: string,
+  locateValues: () => ValueLocator,
+): BundleInstance {
   const instance = instances.lookup(label);
   try {
     const urlValue = instance.lookup('module.url');
@@ -132,7 +139,12 @@ function readInstance(instances: CueValue, label: string, name: string, locateVa
 }
 
 /** The bundle evaluated again, to say where the values at `valuesPath` were written. */
-function valueLocator(engine: CueEngine, input: BundleEvaluationInput, valuesPath: string, userFiles: ReadonlySet<string>): ValueLocator {
+function valueLocator(
+  engine: CueEngine,
+  input: BundleEvaluationInput,
+  valuesPath: string,
+  userFiles: ReadonlySet<string>,
+): ValueLocator {
   const root = loadSourcePackage(engine, sourcePackageInput(input));
   return {
     positionOf(path) {
@@ -154,7 +166,10 @@ function loadBundle(engine: CueEngine, input: BundleEvaluationInput): CueValue {
     return loadSourcePackage(engine, sourcePackageInput(input));
   } catch (error) {
     if (!(error instanceof CueFilesError)) throw error;
-    throw new CueFilesError(error.summary, error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)));
+    throw new CueFilesError(
+      error.summary,
+      error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)),
+    );
   }
 }
 
@@ -165,7 +180,11 @@ export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput):
     const diagnostics = root.validate({ concrete: true });
     if (diagnostics.length > 0) {
       const located = locateInUserFiles(engine, input, diagnostics, userFiles);
-      throw new CueFilesError(`bundle is not valid for ${input.context}`, located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
+      throw new CueFilesError(
+        `bundle is not valid for ${input.context}`,
+        located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)),
+        userFiles,
+      );
     }
 
     const bundleValue = root.lookup('bundle');
@@ -177,7 +196,13 @@ export function evaluateBundle(engine: CueEngine, input: BundleEvaluationInput):
       const instancesValue = bundleValue.lookup('instances');
       try {
         const instances = instancesValue.exists()
-          ? instancesValue.fields().map((field) => readInstance(instancesValue, field.label, field.name, () => valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles)))
+          ? instancesValue
+              .fields()
+              .map((field) =>
+                readInstance(instancesValue, field.label, field.name, () =>
+                  valueLocator(engine, input, `bundle.instances.${field.label}.values`, userFiles),
+                ),
+              )
           : [];
         if (instances.length === 0) throw new CueFilesError(`no instances found in bundle (${input.context})`, []);
         return {
@@ -209,14 +234,23 @@ export function checkBundle(engine: CueEngine, input: BundleEvaluationInput): Cu
   try {
     root = loadSourcePackage(engine, sourcePackageInput(input));
   } catch (error) {
-    if (error instanceof CueFilesError) return new CueFilesError(summary, error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
+    if (error instanceof CueFilesError)
+      return new CueFilesError(
+        summary,
+        error.diagnostics.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)),
+        userFiles,
+      );
     throw error;
   }
   try {
     const diagnostics = root.validate({ concrete: false });
     if (diagnostics.length === 0) return undefined;
     const located = locateInUserFiles(engine, input, diagnostics, userFiles);
-    return new CueFilesError(summary, located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)), userFiles);
+    return new CueFilesError(
+      summary,
+      located.map((d) => inPlainWords(d, BUNDLE_SCHEMA_FILE_NAME)),
+      userFiles,
+    );
   } finally {
     root.free();
   }

@@ -107,13 +107,26 @@ function withMissingRuntimeValues(error: unknown, runtime: Runtime, missing: rea
       : runtime.isDefault
         ? `runtime ${quote(runtime.name)} declares no clusters and nothing else gives them`
         : 'neither the runtime (its clusters and value queries) nor the environment (--runtime-env, --runtime-from-env) gives them';
-  return new CueFilesError(`the bundle reads runtime values (${names}) but ${why}; ${error.summary}`, error.diagnostics);
+  return new CueFilesError(
+    `the bundle reads runtime values (${names}) but ${why}; ${error.summary}`,
+    error.diagnostics,
+  );
 }
 
 /** Evaluates the bundle for one cluster of the runtime. */
-export async function evaluateForCluster(engine: CueEngine, options: Omit<ClusterEvaluationOptions, 'selector'>, cluster: RuntimeCluster): Promise<ClusterBundle> {
+export async function evaluateForCluster(
+  engine: CueEngine,
+  options: Omit<ClusterEvaluationOptions, 'selector'>,
+  cluster: RuntimeCluster,
+): Promise<ClusterBundle> {
   try {
-    const queried = await readQueryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
+    const queried = await readQueryValues(
+      engine,
+      options.runtime,
+      cluster,
+      options.readObject,
+      options.secretQueryRefusal,
+    );
     const values = mergeRuntimeValues(cluster, options.environment, queried);
     let evaluated: EvaluatedBundle;
     try {
@@ -125,7 +138,10 @@ export async function evaluateForCluster(engine: CueEngine, options: Omit<Cluste
       });
     } catch (error) {
       // The files loaded far enough to be evaluated, so their attributes can be listed.
-      const missing = error instanceof CueFilesError && incompleteValues(error) ? [...attributeNames(engine, options.bundleFiles)].filter((name) => !values.has(name)) : [];
+      const missing =
+        error instanceof CueFilesError && incompleteValues(error)
+          ? [...attributeNames(engine, options.bundleFiles)].filter((name) => !values.has(name))
+          : [];
       throw withMissingRuntimeValues(error, options.runtime, missing);
     }
     // Only values that reach the bundle are secrets worth masking: with --runtime-from-env
@@ -137,7 +153,10 @@ export async function evaluateForCluster(engine: CueEngine, options: Omit<Cluste
       ...evaluated,
       secretValueNames: secretEntries.map(([name]) => name),
       secretValues: secretEntries.map(([, v]) => v.value).filter((value) => value !== ''),
-      clusterSecretValues: secretEntries.filter(([, v]) => v.source === 'query').map(([, v]) => v.value).filter((value) => value !== ''),
+      clusterSecretValues: secretEntries
+        .filter(([, v]) => v.source === 'query')
+        .map(([, v]) => v.value)
+        .filter((value) => value !== ''),
     };
   } catch (error) {
     throw new ClusterEvaluationError(cluster, error);
@@ -145,9 +164,13 @@ export async function evaluateForCluster(engine: CueEngine, options: Omit<Cluste
 }
 
 /** Evaluates the bundle for every selected cluster, in runtime order. */
-export async function evaluateForClusters(engine: CueEngine, options: ClusterEvaluationOptions): Promise<ClusterBundle[]> {
+export async function evaluateForClusters(
+  engine: CueEngine,
+  options: ClusterEvaluationOptions,
+): Promise<ClusterBundle[]> {
   const results: ClusterBundle[] = [];
-  for (const cluster of selectClusters(options.runtime, options.selector)) results.push(await evaluateForCluster(engine, options, cluster));
+  for (const cluster of selectClusters(options.runtime, options.selector))
+    results.push(await evaluateForCluster(engine, options, cluster));
   return results;
 }
 
@@ -162,18 +185,27 @@ export async function evaluateForClusters(engine: CueEngine, options: ClusterEva
  * selected cluster when its values need no cluster to be read (no runtime value queries).
  * Undefined when the bundle may be fine.
  */
-export async function bundleErrorWithoutCluster(engine: CueEngine, options: ClusterEvaluationOptions): Promise<CueFilesError | undefined> {
+export async function bundleErrorWithoutCluster(
+  engine: CueEngine,
+  options: ClusterEvaluationOptions,
+): Promise<CueFilesError | undefined> {
   const error = checkBundle(engine, {
     files: options.bundleFiles,
     moduleFiles: options.moduleFiles,
-    values: plainValues(mergeRuntimeValues({ name: DEFAULT_RUNTIME_NAME, group: '', kubeContext: '' }, options.environment, [])),
+    values: plainValues(
+      mergeRuntimeValues({ name: DEFAULT_RUNTIME_NAME, group: '', kubeContext: '' }, options.environment, []),
+    ),
     context: 'the bundle',
   });
   if (!error || options.runtime.queries.length > 0) return error;
   const [first] = selectClusters(options.runtime, options.selector);
   if (!first) return error;
   try {
-    await evaluateForCluster(engine, { ...options, readObject: () => Promise.reject(new Error('no cluster is read before the bundle is checked')) }, first);
+    await evaluateForCluster(
+      engine,
+      { ...options, readObject: () => Promise.reject(new Error('no cluster is read before the bundle is checked')) },
+      first,
+    );
     return undefined;
   } catch {
     return error;

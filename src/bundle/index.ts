@@ -1,6 +1,13 @@
 // The bundle layer: bundle and runtime files, runtime values, per-cluster evaluation.
 export * from './types.js';
-export { readSourceFiles, readCueModuleFiles, SourceFileError, CueFilesError, formatDiagnostic, type SourceFile } from './sources.js';
+export {
+  readSourceFiles,
+  readCueModuleFiles,
+  SourceFileError,
+  CueFilesError,
+  formatDiagnostic,
+  type SourceFile,
+} from './sources.js';
 export { loadRuntime, defaultRuntime } from './runtime.js';
 export { RuntimeQueryError, parseRuntimeQuery, extractQueryValues, type QueryObjectReader } from './runtime-queries.js';
 export { evaluateBundle, type EvaluatedBundle } from './bundle.js';

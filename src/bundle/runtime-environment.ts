@@ -44,7 +44,17 @@ export class RuntimeEnvironmentError extends Error {
 }
 
 /** Words that say a variable holds a credential wherever they appear in its name (`GHTOKEN`, `DB_PASSWORD`). */
-const CREDENTIAL_WORDS = ['TOKEN', 'SECRET', 'PASSWORD', 'PASSWD', 'PASSPHRASE', 'CREDENTIAL', 'APIKEY', 'PRIVATEKEY', 'ACCESSKEY'];
+const CREDENTIAL_WORDS = [
+  'TOKEN',
+  'SECRET',
+  'PASSWORD',
+  'PASSWD',
+  'PASSPHRASE',
+  'CREDENTIAL',
+  'APIKEY',
+  'PRIVATEKEY',
+  'ACCESSKEY',
+];
 /** Short words that say so only as a whole part of the name (`SSH_KEY`, `GH_PAT`, but not `KEYCLOAK_URL`). */
 const CREDENTIAL_PARTS = new Set(['KEY', 'KEYS', 'PASS', 'PWD', 'AUTH', 'CREDS', 'PAT', 'DSN']);
 
@@ -85,11 +95,16 @@ export interface RuntimeEnvironmentOptions {
  * --runtime-from-env. A listed variable that holds a secret is a RuntimeEnvironmentError
  * naming every such variable (names only).
  */
-export function runtimeEnvironment(env: Record<string, string | undefined>, options: RuntimeEnvironmentOptions): Record<string, string> | undefined {
+export function runtimeEnvironment(
+  env: Record<string, string | undefined>,
+  options: RuntimeEnvironmentOptions,
+): Record<string, string> | undefined {
   if (!options.all && options.allowed.length === 0) return undefined;
   for (const name of options.allowed) {
     if (isJobCredentialVariable(name)) {
-      throw new RuntimeEnvironmentError(`runtime-env: ${name} holds a credential of the job itself and is never given to runtime attributes`);
+      throw new RuntimeEnvironmentError(
+        `runtime-env: ${name} holds a credential of the job itself and is never given to runtime attributes`,
+      );
     }
   }
   const offered: Record<string, string> = {};
@@ -119,7 +134,8 @@ export function parseVariableNames(text: string, what: string): string[] {
     .map((name) => name.trim())
     .filter(Boolean);
   for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new RuntimeEnvironmentError(`${what}: "${name}" is not an environment variable name`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new RuntimeEnvironmentError(`${what}: "${name}" is not an environment variable name`);
   }
   return names;
 }

@@ -56,17 +56,37 @@ export function parseRuntimeQuery(
   const [, apiVersion = '', kind = ''] = parts;
   const namespace = parts.length === 5 ? (parts[3] ?? '') : '';
   const name = parts[parts.length - 1] ?? '';
-  for (const [label, value] of [['apiVersion', apiVersion], ['kind', kind], ['name', name]] as const) {
+  for (const [label, value] of [
+    ['apiVersion', apiVersion],
+    ['kind', kind],
+    ['name', name],
+  ] as const) {
     if (value === '') throw new RuntimeQueryError(query, `the ${label} is empty`);
   }
   if (parts.length === 5 && namespace === '') throw new RuntimeQueryError(query, 'the namespace is empty');
   checkSegment(query, 'apiVersion', apiVersion, API_VERSION, 'expected v1 or group/version, e.g. apps/v1');
   checkSegment(query, 'kind', kind, KIND, 'expected a kind such as ConfigMap');
-  if (parts.length === 5) checkSegment(query, 'namespace', namespace, NAMESPACE, 'a namespace is a lowercase DNS label (letters, digits and -)');
-  checkSegment(query, 'name', name, OBJECT_NAME, 'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit');
+  if (parts.length === 5)
+    checkSegment(
+      query,
+      'namespace',
+      namespace,
+      NAMESPACE,
+      'a namespace is a lowercase DNS label (letters, digits and -)',
+    );
+  checkSegment(
+    query,
+    'name',
+    name,
+    OBJECT_NAME,
+    'an object name is letters, digits, -, _ and . and starts and ends with a letter or digit',
+  );
   for (const { name: valueName } of expressions) {
     if (valueName.length === 0 || valueName.length > 63 || !VALUE_NAME.test(valueName)) {
-      throw new RuntimeQueryError(query, `${quote(valueName)} is not a valid value name (letters, digits, - and _, 1-63 characters)`);
+      throw new RuntimeQueryError(
+        query,
+        `${quote(valueName)} is not a valid value name (letters, digits, - and _, 1-63 characters)`,
+      );
     }
   }
   return { query, apiVersion, kind, namespace, name, expressions, optional };
@@ -89,7 +109,14 @@ export function isSecretObject(object: Record<string, unknown>): boolean {
   return object.apiVersion === 'v1' && object.kind === 'Secret';
 }
 
-function evaluateExpression(engine: CueEngine, query: RuntimeQuery, name: string, expression: string, object: Record<string, unknown>, secret: boolean): string {
+function evaluateExpression(
+  engine: CueEngine,
+  query: RuntimeQuery,
+  name: string,
+  expression: string,
+  object: Record<string, unknown>,
+  secret: boolean,
+): string {
   let value;
   try {
     value = engine.compile(expression, { filename: `${query.query} (${name})`, scope: { obj: object } });
@@ -104,13 +131,21 @@ function evaluateExpression(engine: CueEngine, query: RuntimeQuery, name: string
   try {
     const kind = value.kind();
     if (kind === 'struct' || kind === 'list') {
-      throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) returned a ${kind}; only strings, numbers and bools can be used`);
+      throw new RuntimeQueryError(
+        query.query,
+        `the expression for ${name} (${expression}) returned a ${kind}; only strings, numbers and bools can be used`,
+      );
     }
     if (kind === 'string') return value.toJSON() as string;
     const diagnostics = value.validate({ concrete: true });
     if (diagnostics.length > 0 || kind === 'bottom' || kind === 'incomplete' || kind === 'top') {
-      const detail = secret ? 'details hidden because the object is a Secret' : (diagnostics[0]?.message ?? `the value is ${kind}`);
-      throw new RuntimeQueryError(query.query, `the expression for ${name} (${expression}) has no concrete value: ${detail}`);
+      const detail = secret
+        ? 'details hidden because the object is a Secret'
+        : (diagnostics[0]?.message ?? `the value is ${kind}`);
+      throw new RuntimeQueryError(
+        query.query,
+        `the expression for ${name} (${expression}) has no concrete value: ${detail}`,
+      );
     }
     return value.toCUE().trim();
   } finally {
@@ -118,7 +153,11 @@ function evaluateExpression(engine: CueEngine, query: RuntimeQuery, name: string
   }
 }
 
-export function extractQueryValues(engine: CueEngine, query: RuntimeQuery, object: Record<string, unknown>): QueriedValue[] {
+export function extractQueryValues(
+  engine: CueEngine,
+  query: RuntimeQuery,
+  object: Record<string, unknown>,
+): QueriedValue[] {
   const secret = isSecretObject(object);
   return query.expressions.map(({ name, expression }) => {
     let value = evaluateExpression(engine, query, name, expression, object, secret);
@@ -128,7 +167,10 @@ export function extractQueryValues(engine: CueEngine, query: RuntimeQuery, objec
 }
 
 /** Reads the object a query names from a cluster; resolves to undefined when it does not exist. */
-export type QueryObjectReader = (cluster: RuntimeCluster, query: RuntimeQuery) => Promise<Record<string, unknown> | undefined>;
+export type QueryObjectReader = (
+  cluster: RuntimeCluster,
+  query: RuntimeQuery,
+) => Promise<Record<string, unknown> | undefined>;
 
 /**
  * The values of every query of the runtime for one cluster, in query order. A query of a
@@ -155,7 +197,10 @@ export async function readQueryValues(
     const object = await readObject(cluster, query);
     if (object === undefined) {
       if (query.optional) continue;
-      throw new RuntimeQueryError(query.query, `not found in cluster ${cluster.name} (set optional: true to skip a missing object)`);
+      throw new RuntimeQueryError(
+        query.query,
+        `not found in cluster ${cluster.name} (set optional: true to skip a missing object)`,
+      );
     }
     values.push(...extractQueryValues(engine, query, object));
   }

@@ -43,11 +43,22 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 function checkCluster(clusters: CueValue, label: string, name: string, group: string, kubeContext: string): void {
   if (name.length < 1 || [...name].length > 63 || !CLUSTER_NAME.test(name)) {
-    throw fieldError(clusters, label, `runtime cluster name ${quote(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`);
+    throw fieldError(
+      clusters,
+      label,
+      `runtime cluster name ${quote(name)} is invalid: use lowercase letters, digits, "-", "_" and "." (1-63 characters, starting and ending with a letter or digit), as Timoni requires`,
+    );
   }
-  for (const [field, value] of [['group', group], ['kubeContext', kubeContext]] as const) {
+  for (const [field, value] of [
+    ['group', group],
+    ['kubeContext', kubeContext],
+  ] as const) {
     if (CONTROL_CHARACTERS.test(value)) {
-      throw fieldError(clusters, `${label}.${field}`, `runtime cluster "${name}": ${field} ${quote(value)} must be text without control characters (line breaks, escapes)`);
+      throw fieldError(
+        clusters,
+        `${label}.${field}`,
+        `runtime cluster "${name}": ${field} ${quote(value)} must be text without control characters (line breaks, escapes)`,
+      );
     }
   }
 }
@@ -116,7 +127,8 @@ export function loadRuntime(
   try {
     const runtime = root.lookup('runtime');
     try {
-      if (!runtime.exists()) throw new CueFilesError(`no "runtime" field in ${files.map((f) => f.path).join(', ')}`, []);
+      if (!runtime.exists())
+        throw new CueFilesError(`no "runtime" field in ${files.map((f) => f.path).join(', ')}`, []);
       const name = exportedAt(runtime, 'name');
       if (typeof name !== 'string') throw fieldError(root, 'runtime', 'runtime.name must be a concrete string');
       const clusters = readClusters(runtime);
@@ -155,7 +167,8 @@ export function mergeRuntimeValues(
 ): RuntimeValues {
   const values: RuntimeValues = new Map();
   for (const [name, value] of Object.entries(environment ?? {})) {
-    if (value !== undefined) values.set(name, { value, secret: isSecretEnvironmentValue(name, value), source: 'environment' });
+    if (value !== undefined)
+      values.set(name, { value, secret: isSecretEnvironmentValue(name, value), source: 'environment' });
   }
   for (const { name, value, secret } of queried) values.set(name, { value, secret, source: 'query' });
   if (cluster.name !== DEFAULT_RUNTIME_NAME) {

@@ -5,7 +5,8 @@
 // takes part in says instead what the field must be, and points only at the user's lines.
 import type { CueDiagnostic } from '../cue/index.js';
 
-const NAME_RULE = 'a lowercase name of 1 to 63 characters (letters a-z, digits, "-", "_" and "."; starting and ending with a letter or digit)';
+const NAME_RULE =
+  'a lowercase name of 1 to 63 characters (letters a-z, digits, "-", "_" and "."; starting and ending with a letter or digit)';
 
 interface Rule {
   /** The field's CUE path, `*` for any one label. */
@@ -17,9 +18,15 @@ const RULES: Rule[] = [
   { path: 'bundle', rule: 'a bundle has the fields apiVersion, name and instances' },
   { path: 'bundle.apiVersion', rule: 'apiVersion must be "v1alpha1"' },
   { path: 'bundle.name', rule: `the bundle name must be ${NAME_RULE}` },
-  { path: 'bundle.instances', rule: `instances is a struct of instances by name; an instance name must be ${NAME_RULE}` },
+  {
+    path: 'bundle.instances',
+    rule: `instances is a struct of instances by name; an instance name must be ${NAME_RULE}`,
+  },
   { path: 'bundle.instances.*', rule: 'an instance has the fields module, namespace and values' },
-  { path: 'bundle.instances.*.module', rule: 'module has the fields url, version (default "latest") and digest (optional), and no other' },
+  {
+    path: 'bundle.instances.*.module',
+    rule: 'module has the fields url, version (default "latest") and digest (optional), and no other',
+  },
   { path: 'bundle.instances.*.module.url', rule: 'the module URL must be a string starting with oci:// or file://' },
   { path: 'bundle.instances.*.module.version', rule: 'the module version must be a string (a tag, or "latest")' },
   { path: 'bundle.instances.*.module.digest', rule: 'the module digest must be a string (sha256:...)' },

@@ -34,7 +34,10 @@ const FORMATS: Record<string, SourceFormat> = { '.cue': 'cue', '.json': 'json', 
 export function sourceFormat(path: string): SourceFormat {
   const format = FORMATS[extname(path).toLowerCase()];
   if (!format) {
-    throw new SourceFileError(path, `unsupported file extension ${quote(extname(path))} (expected .cue, .json, .yaml or .yml)`);
+    throw new SourceFileError(
+      path,
+      `unsupported file extension ${quote(extname(path))} (expected .cue, .json, .yaml or .yml)`,
+    );
   }
   return format;
 }
@@ -43,7 +46,11 @@ export function sourceFormat(path: string): SourceFormat {
  * Reads the files in the order given; the order decides the CUE field order of the result.
  * Each must resolve, after symlinks, inside the boundary (by default the working directory).
  */
-export function readSourceFiles(paths: string[], cwd: string, boundary: FileBoundary = new FileBoundary([cwd])): SourceFile[] {
+export function readSourceFiles(
+  paths: string[],
+  cwd: string,
+  boundary: FileBoundary = new FileBoundary([cwd]),
+): SourceFile[] {
   return paths.map((path) => {
     const format = sourceFormat(path);
     const absolutePath = resolve(cwd, path);
@@ -58,7 +65,10 @@ function checked(boundary: FileBoundary, path: string, shownAs: string): string 
   try {
     return boundary.check(path, shownAs);
   } catch (error) {
-    throw new SourceFileError(shownAs, error instanceof Error ? error.message.replace(`${shownAs} `, '') : String(error));
+    throw new SourceFileError(
+      shownAs,
+      error instanceof Error ? error.message.replace(`${shownAs} `, '') : String(error),
+    );
   }
 }
 
@@ -70,7 +80,13 @@ const WALK_ENTRY_LIMIT = 50_000;
  * those that leave it.
  * Calls `visit` with the path (as reached) and the real path of every regular file.
  */
-export function walkInside(root: string, boundary: FileBoundary, visit: (path: string, real: string) => void, skip: (name: string) => boolean = () => false, shownFrom: string = root): void {
+export function walkInside(
+  root: string,
+  boundary: FileBoundary,
+  visit: (path: string, real: string) => void,
+  skip: (name: string) => boolean = () => false,
+  shownFrom: string = root,
+): void {
   let entries = 0;
   const walk = (dir: string, ancestors: ReadonlySet<string>): void => {
     const realDir = boundary.check(dir, relative(shownFrom, dir) || dir);
@@ -79,7 +95,10 @@ export function walkInside(root: string, boundary: FileBoundary, visit: (path: s
     const inside = new Set(ancestors).add(realDir);
     for (const name of readdirSync(dir).sort()) {
       // Links between folders can multiply the paths of a small tree; a module is never this big.
-      if (++entries > WALK_ENTRY_LIMIT) throw new FileBoundaryError(`${shownFrom}: more than ${WALK_ENTRY_LIMIT} files and folders (links between folders?)`);
+      if (++entries > WALK_ENTRY_LIMIT)
+        throw new FileBoundaryError(
+          `${shownFrom}: more than ${WALK_ENTRY_LIMIT} files and folders (links between folders?)`,
+        );
       const path = join(dir, name);
       const real = boundary.check(path, join(relative(shownFrom, dir), name) || path);
       const stat = statSync(real);
@@ -102,13 +121,22 @@ export function workspaceName(workspace: string, index: number, file: SourceFile
  * so that bundles may import packages as they can with Timoni's --workdir. Empty when the
  * working directory is not a CUE module.
  */
-export function readCueModuleFiles(workdir: string, boundary: FileBoundary = new FileBoundary([workdir])): Record<string, string> {
+export function readCueModuleFiles(
+  workdir: string,
+  boundary: FileBoundary = new FileBoundary([workdir]),
+): Record<string, string> {
   const root = join(workdir, 'cue.mod');
   const files: Record<string, string> = {};
   if (!existsSync(root) || !statSync(root).isDirectory()) return files;
-  walkInside(root, boundary, (path, real) => {
-    files[relative(workdir, path).split('\\').join('/')] = readFileSync(real, 'utf8');
-  }, undefined, workdir);
+  walkInside(
+    root,
+    boundary,
+    (path, real) => {
+      files[relative(workdir, path).split('\\').join('/')] = readFileSync(real, 'utf8');
+    },
+    undefined,
+    workdir,
+  );
   return files;
 }
 
@@ -204,7 +232,11 @@ export function loadSourcePackage(engine: CueEngine, input: SourcePackageInput):
     return engine.load({ files, args, package: '_', dataFiles: true, displayNames });
   } catch (error) {
     if (error instanceof CueError) {
-      throw new CueFilesError(`cannot load ${input.files.map((f) => f.path).join(', ')} (${input.context})`, error.diagnostics, new Set(input.files.map((f) => f.path)));
+      throw new CueFilesError(
+        `cannot load ${input.files.map((f) => f.path).join(', ')} (${input.context})`,
+        error.diagnostics,
+        new Set(input.files.map((f) => f.path)),
+      );
     }
     throw error;
   }

@@ -43,7 +43,11 @@ function parseBoolean(flag: string, text: string): boolean {
   throw new UsageError(`--${flag} takes true or false, not ${quote(text)}`);
 }
 
-export function parseArguments(argv: string[], specs: FlagSpec[], context: ParseContext = { command: '' }): ParsedArguments {
+export function parseArguments(
+  argv: string[],
+  specs: FlagSpec[],
+  context: ParseContext = { command: '' },
+): ParsedArguments {
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
   const byShort = new Map(specs.filter((s) => s.short).map((spec) => [spec.short as string, spec]));
   const parsed: ParsedArguments = { lists: new Map(), strings: new Map(), booleans: new Map() };
@@ -78,7 +82,9 @@ export function parseArguments(argv: string[], specs: FlagSpec[], context: Parse
     if (spec.kind === 'boolean') {
       const next = argv[index + 1];
       if (inlineValue === undefined && next !== undefined && BOOLEAN_WORDS.has(next)) {
-        throw new UsageError(`--${spec.name} takes its value after "=": write --${spec.name}=${next} (a separate ${quote(next)} is not read as its value)`);
+        throw new UsageError(
+          `--${spec.name} takes its value after "=": write --${spec.name}=${next} (a separate ${quote(next)} is not read as its value)`,
+        );
       }
       parsed.booleans.set(spec.name, inlineValue === undefined ? true : parseBoolean(spec.name, inlineValue));
       continue;
@@ -92,7 +98,12 @@ export function parseArguments(argv: string[], specs: FlagSpec[], context: Parse
     }
     if (spec.kind === 'list') {
       const list = parsed.lists.get(spec.name) ?? [];
-      list.push(...value.split(',').map((item) => item.trim()).filter((item) => item !== ''));
+      list.push(
+        ...value
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== ''),
+      );
       parsed.lists.set(spec.name, list);
     } else {
       if (spec.choices && !spec.choices.includes(value)) {
@@ -107,10 +118,13 @@ export function parseArguments(argv: string[], specs: FlagSpec[], context: Parse
 /** Words that, after a boolean flag, were meant as its value. */
 const BOOLEAN_WORDS = new Set(['true', 'false', 'True', 'False', 'TRUE', 'FALSE']);
 
-const helpHint = (context: ParseContext) => `Run \`timoni-fleet${context.command ? ` ${context.command}` : ''} --help\` for the flags.`;
+const helpHint = (context: ParseContext) =>
+  `Run \`timoni-fleet${context.command ? ` ${context.command}` : ''} --help\` for the flags.`;
 
 function unexpectedArgument(argument: string, context: ParseContext): UsageError {
-  return new UsageError(`unexpected argument ${quote(argument)}: ${context.command || 'this command'} takes flags only (bundle files come with -f, runtime files with -r). ${helpHint(context)}`);
+  return new UsageError(
+    `unexpected argument ${quote(argument)}: ${context.command || 'this command'} takes flags only (bundle files come with -f, runtime files with -r). ${helpHint(context)}`,
+  );
 }
 
 /** An unknown flag: the nearest known one when one is near, the commands that take it when another does. */
@@ -118,15 +132,22 @@ function unknownFlag(written: string, specs: FlagSpec[], context: ParseContext):
   const name = written.replace(/^-+/, '');
   const elsewhere = context.otherCommandsFlags?.get(name);
   if (elsewhere && elsewhere.length > 0) {
-    return new UsageError(`unknown flag ${written}: ${context.command} does not take it (${elsewhere.join(', ')} ${elsewhere.length === 1 ? 'does' : 'do'}). ${helpHint(context)}`);
+    return new UsageError(
+      `unknown flag ${written}: ${context.command} does not take it (${elsewhere.join(', ')} ${elsewhere.length === 1 ? 'does' : 'do'}). ${helpHint(context)}`,
+    );
   }
   const nearest = nearestFlag(name, specs);
-  return new UsageError(`unknown flag ${written}${nearest ? `: did you mean --${nearest}?` : '.'} ${helpHint(context)}`);
+  return new UsageError(
+    `unknown flag ${written}${nearest ? `: did you mean --${nearest}?` : '.'} ${helpHint(context)}`,
+  );
 }
 
 /** The flag whose name is nearest to `name`, if near enough to be a typo of it. */
 export function nearestFlag(name: string, specs: FlagSpec[]): string | undefined {
-  return nearestName(name, specs.map((spec) => spec.name));
+  return nearestName(
+    name,
+    specs.map((spec) => spec.name),
+  );
 }
 
 /** The name of `names` nearest to `name`: the only one it starts, else one a typo away (edit distance up to a third of its letters, at least one). */
@@ -143,14 +164,17 @@ export function nearestName(name: string, names: readonly string[]): string | un
 
 /** Levenshtein distance, with a swap of two neighbouring letters counted as one edit. */
 function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i += 1) {
     for (let j = 1; j <= b.length; j += 1) {
       const row = rows[i] as number[];
       const above = rows[i - 1] as number[];
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       row[j] = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
     }
   }
   return (rows[a.length] as number[])[b.length] as number;

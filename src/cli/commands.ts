@@ -22,7 +22,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Runtime } from '../bundle/index.js';
 import { CANCELLED_EXIT_CODE } from '../cancellation.js';
-import { hasChanges, isLeaving, renamedFrom, type ChangeSet, type ClusterChanges, type ObjectChange } from '../changeset.js';
+import {
+  hasChanges,
+  isLeaving,
+  renamedFrom,
+  type ChangeSet,
+  type ClusterChanges,
+  type ObjectChange,
+} from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import { logPrefix } from '../fleet/outcome.js';
 import { planFleet } from '../fleet/plan.js';
@@ -51,7 +58,11 @@ export async function runVet(engine: CueEngine, args: ParsedArguments, io: Comma
   const printValue = args.booleans.get('print-value') === true;
 
   if (inputs.output === 'json') {
-    const clusters = results.map((result) => ({ name: result.cluster.name, group: result.cluster.group, bundle: redactStrings(result.value, access.redact) }));
+    const clusters = results.map((result) => ({
+      name: result.cluster.name,
+      group: result.cluster.group,
+      bundle: redactStrings(result.value, access.redact),
+    }));
     io.stdout(`${JSON.stringify({ clusters }, null, 2)}\n`);
     return 0;
   }
@@ -92,7 +103,9 @@ function renderYaml(engine: CueEngine, clusters: BuiltCluster[], isDefault: bool
       try {
         printed = engine.objectsYaml(objects);
       } catch (error) {
-        throw new Error(`cluster ${cluster.name}, instance ${instance.name}: ${(error as Error).message}`, { cause: error });
+        throw new Error(`cluster ${cluster.name}, instance ${instance.name}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       parts.push(`---\n${header}\n---\n${printed}`);
     }
@@ -126,7 +139,13 @@ export async function runBuild(engine: CueEngine, args: ParsedArguments, io: Com
     const instances: BuiltCluster['instances'] = [];
     for (const instance of result.bundle.instances) {
       const module = await resolver.resolve(instance.module);
-      const built = await builds.build(module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion, ...(instance.locateValues ? { locateValues: instance.locateValues } : {}) });
+      const built = await builds.build(module, {
+        name: instance.name,
+        namespace: instance.namespace,
+        values: instance.valuesCue,
+        kubeVersion,
+        ...(instance.locateValues ? { locateValues: instance.locateValues } : {}),
+      });
       instances.push({
         name: instance.name,
         namespace: instance.namespace,
@@ -154,7 +173,8 @@ function orderedRun(engine: CueEngine, args: ParsedArguments, io: CommandIO): { 
 
 /** A failed cluster's error, unless the fleet layer has logged it already. */
 function reportClusterError(cluster: ClusterChanges, io: CommandIO, log: CliLog): void {
-  if (cluster.error && !log.hasPrinted(cluster.error.message)) io.stderr(`✗ cluster ${cluster.name}: ${cluster.error.step}: ${cluster.error.message}\n`);
+  if (cluster.error && !log.hasPrinted(cluster.error.message))
+    io.stderr(`✗ cluster ${cluster.name}: ${cluster.error.step}: ${cluster.error.message}\n`);
 }
 
 const lines = (count: number) => (count === 1 ? '1 line' : `${count} lines`);
@@ -192,9 +212,13 @@ function objectRef(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): s
 export function membershipText(cluster: ClusterChanges, changeSet: Pick<ChangeSet, 'mode' | 'membership'>): string {
   const from = changeSet.membership?.from ? ` (listed in ${changeSet.membership.from})` : '';
   const renamed = renamedFrom(cluster);
-  if (renamed !== undefined) return `# ${cluster.name} · renamed from ${renamed}${from}: the same cluster, nothing deleted\n`;
+  if (renamed !== undefined)
+    return `# ${cluster.name} · renamed from ${renamed}${from}: the same cluster, nothing deleted\n`;
   if (!isLeaving(cluster)) return '';
-  const deleted = cluster.instances.reduce((sum, instance) => sum + instance.changes.filter((change) => change.action === 'deleted').length, 0);
+  const deleted = cluster.instances.reduce(
+    (sum, instance) => sum + instance.changes.filter((change) => change.action === 'deleted').length,
+    0,
+  );
   const instances = cluster.instances.map((instance) => instance.name).join(', ');
   let text = `# ${cluster.name} · leaves the fleet${from}`;
   if (cluster.bundleKept) {
@@ -202,7 +226,8 @@ export function membershipText(cluster: ClusterChanges, changeSet: Pick<ChangeSe
     for (const command of cluster.bundleKept.commands) text += `#   to remove it by hand: ${command}\n`;
     return text;
   }
-  if (cluster.status === 'failed' || cluster.status === 'skipped') return `${text}: ${cluster.status === 'skipped' ? 'not reached, the bundle stays installed there' : 'failed'}\n`;
+  if (cluster.status === 'failed' || cluster.status === 'skipped')
+    return `${text}: ${cluster.status === 'skipped' ? 'not reached, the bundle stays installed there' : 'failed'}\n`;
   const verb = changeSet.mode === 'apply' ? 'deleted' : 'would be deleted';
   if (cluster.instances.length === 0) return `${text}: no instance of the bundle found on it\n`;
   return `${text}: instance(s) ${instances}, ${deleted === 1 ? '1 object' : `${deleted} objects`} ${verb}\n`;
@@ -228,7 +253,10 @@ function writeChangesFile(changeSet: ChangeSet, args: ParsedArguments, io: Comma
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, `${JSON.stringify(changeSet, null, 2)}\n`);
   } catch (error) {
-    throw new Error(`--changes-file ${path}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `--changes-file ${path}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -247,14 +275,17 @@ export async function runApply(engine: CueEngine, args: ParsedArguments, io: Com
   const { run, log } = orderedRun(engine, args, io);
   // SIGINT / SIGTERM: the rollout stops cleanly (fleet/fleet-run.ts), is reported, and the command exits 130.
   if (io.cancellation) run.cancel = io.cancellation.signal;
-  const changeSet = io.cancellation ? await io.cancellation.whileGraceful(() => rollOutFleet(run)) : await rollOutFleet(run);
+  const changeSet = io.cancellation
+    ? await io.cancellation.whileGraceful(() => rollOutFleet(run))
+    : await rollOutFleet(run);
   log.flush();
   writeChangesFile(changeSet, args, io);
   if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify(changeSet, null, 2)}\n`);
   else for (const cluster of changeSet.clusters) io.stdout(membershipText(cluster, changeSet));
   for (const cluster of changeSet.clusters) reportClusterError(cluster, io, log);
   const skipped = changeSet.clusters.filter((c) => c.status === 'skipped').map((c) => c.name);
-  if (skipped.length > 0 && !log.hasPrinted(`not reached: ${skipped.join(', ')}`)) io.stderr(`not reached: ${skipped.join(', ')}\n`);
+  if (skipped.length > 0 && !log.hasPrinted(`not reached: ${skipped.join(', ')}`))
+    io.stderr(`not reached: ${skipped.join(', ')}\n`);
   if (io.cancellation?.cancelled) return CANCELLED_EXIT_CODE;
   return changeSet.clusters.some((c) => c.status === 'failed' || c.status === 'skipped') ? 2 : 0;
 }
@@ -300,9 +331,12 @@ export async function runStatus(engine: CueEngine, args: ParsedArguments, io: Co
     if (!result || result.length === 0) io.stdout(`${head} > ✗ no instances found in bundle\n`);
     for (const instance of result ?? []) {
       const prefix = `${head} > i:${instance.name}`;
-      io.stdout(`${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`);
+      io.stdout(
+        `${prefix} > last applied ${instance.lastApplied}\n${prefix} > module ${instance.module.url}:${instance.module.version}\n${prefix} > digest ${instance.module.digest}\n`,
+      );
       for (const image of instance.images) io.stdout(`${prefix} > container image ${image}\n`);
-      for (const object of instance.objects) io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);
+      for (const object of instance.objects)
+        io.stdout(`${prefix} > ${formatRef(object.object)} ${object.status} ${object.message}\n`);
     }
   }
   // A cluster not read is a failure (2); one without the bundle's instances (Timoni's error) is not deployed (1).
@@ -318,16 +352,24 @@ export async function runStatus(engine: CueEngine, args: ParsedArguments, io: Co
  * runtime name is refused.
  */
 function oneClusterRun(run: FleetRun, name: string, kubeContext: string): FleetRun {
-  const byName = (runtime: Runtime) => runtime.clusters.find((cluster) => cluster.name.toLowerCase() === name.toLowerCase());
+  const byName = (runtime: Runtime) =>
+    runtime.clusters.find((cluster) => cluster.name.toLowerCase() === name.toLowerCase());
   const selector = { cluster: name, group: '*' };
   if (byName(run.evaluation.runtime)) return { ...run, selector };
   const base = run.baseRuntime ? byName(run.baseRuntime.runtime) : undefined;
-  if (base && run.baseRuntime) return { ...run, selector, evaluation: { ...run.evaluation, runtime: run.baseRuntime.runtime } };
+  if (base && run.baseRuntime)
+    return { ...run, selector, evaluation: { ...run.evaluation, runtime: run.baseRuntime.runtime } };
   if (!kubeContext) {
     const known = run.evaluation.runtime.clusters.map((cluster) => cluster.name).join(', ');
-    throw new UsageError(`--cluster ${name}: no such cluster in the runtime (${known || 'none'})${run.baseRuntime ? ' nor in --base-runtime' : ''}; for a cluster that left the runtime, give --base-runtime or --kube-context`);
+    throw new UsageError(
+      `--cluster ${name}: no such cluster in the runtime (${known || 'none'})${run.baseRuntime ? ' nor in --base-runtime' : ''}; for a cluster that left the runtime, give --base-runtime or --kube-context`,
+    );
   }
-  const runtime: Runtime = { ...run.evaluation.runtime, isDefault: false, clusters: [{ name, group: 'default', kubeContext }] };
+  const runtime: Runtime = {
+    ...run.evaluation.runtime,
+    isDefault: false,
+    clusters: [{ name, group: 'default', kubeContext }],
+  };
   return { ...run, selector, evaluation: { ...run.evaluation, runtime } };
 }
 
@@ -336,8 +378,12 @@ export async function runDelete(engine: CueEngine, args: ParsedArguments, io: Co
   const run = fleetRunFromArgs(engine, args, io, log);
   const only = args.strings.get('cluster') ?? '';
   const results = await fleetDelete(only ? oneClusterRun(run, only, args.strings.get('kube-context') ?? '') : run);
-  if (args.strings.get('output') === 'json') io.stdout(`${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`);
+  if (args.strings.get('output') === 'json')
+    io.stdout(
+      `${JSON.stringify({ clusters: results.map((r) => ({ name: r.cluster.name, bundle: r.bundle, instances: r.result ?? [], error: r.error ?? null })) }, null, 2)}\n`,
+    );
   // A cluster refused on its identity (or not reached) was logged by the fleet layer, as diff logs it: once.
-  for (const { cluster, error } of results) if (error && !log.hasPrinted(error)) io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
+  for (const { cluster, error } of results)
+    if (error && !log.hasPrinted(error)) io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
   return results.some((r) => r.error) ? 2 : 0;
 }

@@ -25,18 +25,51 @@ interface Command {
 }
 
 const commands: Record<string, Command> = {
-  vet: { summary: 'Validate a bundle for each cluster of the runtime (exit 0 valid, 1 failure)', flags: vetFlags, failureCode: 1, run: runVet },
-  build: { summary: 'Build the Kubernetes objects of every instance for each cluster (exit 0 built, 1 failure)', flags: buildFlags, failureCode: 1, run: runBuild },
-  diff: { summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)', flags: fleetFlagsFor('diff'), failureCode: 2, run: runDiff },
-  apply: { summary: 'Apply the bundle cluster by cluster in runtime order (exit 0 applied, 2 failure)', flags: fleetFlagsFor('apply'), failureCode: 2, run: runApply },
-  status: { summary: "Show the bundle's instances and their objects on each cluster (exit 0 all deployed, 1 not all deployed, 2 failure)", flags: fleetFlagsFor('status'), failureCode: 2, run: runStatus },
-  delete: { summary: "Delete the bundle's instances from each cluster (exit 0 deleted, 2 failure)", flags: fleetFlagsFor('delete'), failureCode: 2, run: runDelete },
+  vet: {
+    summary: 'Validate a bundle for each cluster of the runtime (exit 0 valid, 1 failure)',
+    flags: vetFlags,
+    failureCode: 1,
+    run: runVet,
+  },
+  build: {
+    summary: 'Build the Kubernetes objects of every instance for each cluster (exit 0 built, 1 failure)',
+    flags: buildFlags,
+    failureCode: 1,
+    run: runBuild,
+  },
+  diff: {
+    summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)',
+    flags: fleetFlagsFor('diff'),
+    failureCode: 2,
+    run: runDiff,
+  },
+  apply: {
+    summary: 'Apply the bundle cluster by cluster in runtime order (exit 0 applied, 2 failure)',
+    flags: fleetFlagsFor('apply'),
+    failureCode: 2,
+    run: runApply,
+  },
+  status: {
+    summary:
+      "Show the bundle's instances and their objects on each cluster (exit 0 all deployed, 1 not all deployed, 2 failure)",
+    flags: fleetFlagsFor('status'),
+    failureCode: 2,
+    run: runStatus,
+  },
+  delete: {
+    summary: "Delete the bundle's instances from each cluster (exit 0 deleted, 2 failure)",
+    flags: fleetFlagsFor('delete'),
+    failureCode: 2,
+    run: runDelete,
+  },
 };
 
 function usage(): string {
   const lines = ['Usage: timoni-fleet <command> -f bundle.cue [-r runtime.cue] [flags]', '', 'Commands:'];
   for (const [name, command] of Object.entries(commands)) lines.push(`  ${name.padEnd(10)} ${command.summary}`);
-  lines.push(`  ${'version'.padEnd(10)} Print the version of timoni-fleet, of CUE and the CUE engine in use (also --version)`);
+  lines.push(
+    `  ${'version'.padEnd(10)} Print the version of timoni-fleet, of CUE and the CUE engine in use (also --version)`,
+  );
   lines.push('', 'Run `timoni-fleet <command> --help` for its flags.');
   return `${lines.join('\n')}\n`;
 }
@@ -71,12 +104,16 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout(`Usage: timoni-fleet ${name} [flags]\n\n${command.summary}\n\nFlags:\n${formatFlagHelp(command.flags)}\n`);
+    io.stdout(
+      `Usage: timoni-fleet ${name} [flags]\n\n${command.summary}\n\nFlags:\n${formatFlagHelp(command.flags)}\n`,
+    );
     return 0;
   }
   try {
     const args = parseArguments(rest, command.flags, { command: name, otherCommandsFlags: othersFlags(name) });
-    const engine = await loadCueEngine(command.flags.some((flag) => flag.name === 'cue-memory-limit') ? { memoryLimitMiB: cueMemoryLimit(args) } : {});
+    const engine = await loadCueEngine(
+      command.flags.some((flag) => flag.name === 'cue-memory-limit') ? { memoryLimitMiB: cueMemoryLimit(args) } : {},
+    );
     return await command.run(engine, args, io);
   } catch (error) {
     reportError(error, io);

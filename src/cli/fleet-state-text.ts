@@ -14,7 +14,18 @@ export function readinessText(row: InstanceStateRow): string {
   return row.readiness ? `${row.readiness.ready}/${row.readiness.total}` : '-';
 }
 
-const HEADINGS = ['CLUSTER', 'GROUP', 'INSTANCE', 'NAMESPACE', 'STATE', 'MODULE', 'DIGEST', 'LAST APPLIED', 'READY', 'REASON'];
+const HEADINGS = [
+  'CLUSTER',
+  'GROUP',
+  'INSTANCE',
+  'NAMESPACE',
+  'STATE',
+  'MODULE',
+  'DIGEST',
+  'LAST APPLIED',
+  'READY',
+  'REASON',
+];
 
 function cells(row: InstanceStateRow): string[] {
   const module = row.module ?? row.desired;
@@ -37,7 +48,16 @@ function cells(row: InstanceStateRow): string[] {
 export function fleetStateTable(state: FleetState): string {
   const rows = [HEADINGS, ...state.instances.map(cells)];
   const widths = HEADINGS.map((_, column) => Math.max(...rows.map((r) => (r[column] ?? '').length)));
-  return rows.map((r) => r.map((cell, column) => (column === r.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('   ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, column) => (column === r.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+          .join('   ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** `2 deployed, 1 stale, 1 not installed, 0 failed, 1 unknown` (and `, 1 orphaned` when there are). */

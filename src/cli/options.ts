@@ -8,13 +8,27 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { loadRuntime, readCueModuleFiles, readSourceFiles, type ClusterSelector, type Runtime, type SourceFile } from '../bundle/index.js';
+import {
+  loadRuntime,
+  readCueModuleFiles,
+  readSourceFiles,
+  type ClusterSelector,
+  type Runtime,
+  type SourceFile,
+} from '../bundle/index.js';
 import { runtimeEnvironment } from '../bundle/runtime-environment.js';
 import type { CueEngine } from '../cue/index.js';
 import { FileBoundary } from '../file-boundary.js';
 import { readFileAtCommit, resolveCommit } from '../git-revision.js';
 import { defaultFleetOptions, type FleetLog, type FleetOptions, type FleetRun } from '../fleet/fleet-run.js';
-import { runOptions, RunOptionError, type BooleanOption, type ListOption, type RunOption, type TextOption } from '../fleet/run-options.js';
+import {
+  runOptions,
+  RunOptionError,
+  type BooleanOption,
+  type ListOption,
+  type RunOption,
+  type TextOption,
+} from '../fleet/run-options.js';
 import { loadKubeconfig } from '../kube/connect/index.js';
 import { SecretRegistry } from '../secrets.js';
 import { ModuleResolver } from '../module/source.js';
@@ -52,7 +66,10 @@ function asUsageError<T>(option: RunOption, read: () => T): T {
 export function optionValue(args: ParsedArguments, option: BooleanOption): boolean;
 export function optionValue<T, C>(args: ParsedArguments, option: TextOption<T, C>): T | C;
 export function optionValue<T>(args: ParsedArguments, option: ListOption<T>): T;
-export function optionValue<T, C>(args: ParsedArguments, option: BooleanOption | TextOption<T, C> | ListOption<T>): T | C | boolean {
+export function optionValue<T, C>(
+  args: ParsedArguments,
+  option: BooleanOption | TextOption<T, C> | ListOption<T>,
+): T | C | boolean {
   if (option.kind === 'boolean') return args.booleans.get(option.flag) ?? option.cli.value;
   if (option.kind === 'list') {
     const items = args.lists.get(option.flag) ?? [];
@@ -69,28 +86,69 @@ export const bundleFlags: FlagSpec[] = [
   optionFlag(runOptions.runtime, 'Runtime file; may be one of the bundle files', { short: 'r' }),
   optionFlag(runOptions.runtimeGroup, 'Only the clusters of this group'),
   optionFlag(runOptions.runtimeCluster, 'Only the cluster of this name'),
-  optionFlag(runOptions.runtimeFromEnv, 'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)'),
-  optionFlag(runOptions.runtimeEnv, 'Give only these environment variables to runtime attributes; repeat or separate with commas'),
-  { name: 'allow-path', kind: 'list', description: 'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)' },
-  { name: 'workdir', kind: 'string', default: '', description: 'CUE module root for imports in bundle files (default: current directory)' },
+  optionFlag(
+    runOptions.runtimeFromEnv,
+    'Give environment variables to @timoni(runtime:...) attributes (never CI job credentials)',
+  ),
+  optionFlag(
+    runOptions.runtimeEnv,
+    'Give only these environment variables to runtime attributes; repeat or separate with commas',
+  ),
+  {
+    name: 'allow-path',
+    kind: 'list',
+    description:
+      'Another folder that bundle, runtime and module files may come from (default: the current directory and the folders of the -f/-r files)',
+  },
+  {
+    name: 'workdir',
+    kind: 'string',
+    default: '',
+    description: 'CUE module root for imports in bundle files (default: current directory)',
+  },
   { name: 'kubeconfig', kind: 'string', default: '', description: 'Path to the kubeconfig file' },
-  { name: 'kube-context', kind: 'string', default: '', description: 'Kube context of the default cluster (runtime without clusters)' },
-  { name: 'output', short: 'o', kind: 'string', default: 'text', choices: ['text', 'json'], description: 'Output format' },
+  {
+    name: 'kube-context',
+    kind: 'string',
+    default: '',
+    description: 'Kube context of the default cluster (runtime without clusters)',
+  },
+  {
+    name: 'output',
+    short: 'o',
+    kind: 'string',
+    default: 'text',
+    choices: ['text', 'json'],
+    description: 'Output format',
+  },
   optionFlag(runOptions.cueMemoryLimit, "Ceiling on the CUE engine's memory in MiB (64-4096)"),
 ];
 
-const identityRecordFlag: FlagSpec = optionFlag(runOptions.clusterIdentityRecord, "The identity record's ConfigMap name in kube-system");
+const identityRecordFlag: FlagSpec = optionFlag(
+  runOptions.clusterIdentityRecord,
+  "The identity record's ConfigMap name in kube-system",
+);
 const credsFlag: FlagSpec = optionFlag(runOptions.registryCreds, 'Registry credentials: user:password, or a token');
 
 /** vet and build reach a cluster only to read the runtime's value queries, its identity checked first (query-access.ts). */
 const queryIdentityFlags = (): FlagSpec[] => nonRecordingIdentityFlags("the runtime's value queries are read from it");
 
-export const vetFlags: FlagSpec[] = [...bundleFlags, { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' }, ...queryIdentityFlags()];
+export const vetFlags: FlagSpec[] = [
+  ...bundleFlags,
+  { name: 'print-value', kind: 'boolean', description: 'Print the computed bundle value of each cluster' },
+  ...queryIdentityFlags(),
+];
 
 export const buildFlags: FlagSpec[] = [
-  ...bundleFlags.map((flag) => (flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag)),
+  ...bundleFlags.map((flag) =>
+    flag.name === 'output' ? { ...flag, default: 'yaml', choices: ['yaml', 'json'] } : flag,
+  ),
   credsFlag,
-  { name: 'mask-secrets', kind: 'boolean', description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)' },
+  {
+    name: 'mask-secrets',
+    kind: 'boolean',
+    description: 'Print the values of Kubernetes Secrets as *** (as timoni build --mask-secrets)',
+  },
   ...queryIdentityFlags(),
 ];
 
@@ -99,26 +157,54 @@ export const fleetFlags: FlagSpec[] = [
   optionFlag(runOptions.wait, 'Wait for applied objects to become ready (--wait=false to skip)'),
   optionFlag(runOptions.timeout, "Time limit of each cluster's apply, all its instances' readiness waits together"),
   optionFlag(runOptions.prune, 'Delete objects that the bundle no longer builds'),
-  optionFlag(runOptions.pruneRemovedInstances, "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)"),
-  optionFlag(runOptions.pruneRemovedClusters, 'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)'),
-  { name: 'base-ref', kind: 'string', default: '', description: 'The commit before this change (a branch, tag or commit id): the -r runtime file(s) as they were there, read with git, are the base runtime (as --base-runtime); a file REF did not have is left out, and none at all means no cluster leaves' },
-  { name: 'base-runtime', kind: 'string', default: '', description: 'The runtime file before this change: its clusters missing from -r leave the fleet (diff shows them, apply deletes the bundle there); a renamed cluster is not a leave' },
+  optionFlag(
+    runOptions.pruneRemovedInstances,
+    "With --prune, delete the bundle's instances that it no longer lists (--prune-removed-instances=false keeps them)",
+  ),
+  optionFlag(
+    runOptions.pruneRemovedClusters,
+    'With --prune and a base runtime, delete the bundle from the clusters that leave the runtime (--prune-removed-clusters=false keeps it there)',
+  ),
+  {
+    name: 'base-ref',
+    kind: 'string',
+    default: '',
+    description:
+      'The commit before this change (a branch, tag or commit id): the -r runtime file(s) as they were there, read with git, are the base runtime (as --base-runtime); a file REF did not have is left out, and none at all means no cluster leaves',
+  },
+  {
+    name: 'base-runtime',
+    kind: 'string',
+    default: '',
+    description:
+      'The runtime file before this change: its clusters missing from -r leave the fleet (diff shows them, apply deletes the bundle there); a renamed cluster is not a leave',
+  },
   optionFlag(runOptions.force, 'Recreate objects whose immutable fields change'),
   optionFlag(runOptions.overwriteOwnership, 'Take over instances owned by another bundle'),
   credsFlag,
   optionFlag(runOptions.concurrency, 'Clusters diffed at once'),
-  optionFlag(runOptions.strategy, 'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)'),
+  optionFlag(
+    runOptions.strategy,
+    'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)',
+  ),
   optionFlag(runOptions.maxParallel, 'With --strategy waves: clusters of one wave applied at once'),
   optionFlag(runOptions.deadline, 'Time limit of the whole run, e.g. 30m (none by default)'),
   optionFlag(runOptions.changesFile, 'Also write the ChangeSet JSON (as -o json prints it) to this file'),
-  optionFlag(runOptions.clusterIdentity, 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off'),
+  optionFlag(
+    runOptions.clusterIdentity,
+    'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off',
+  ),
   identityRecordFlag,
-  optionFlag(runOptions.repinClusters, "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas"),
+  optionFlag(
+    runOptions.repinClusters,
+    "Overwrite this runtime cluster's identity record on purpose (apply); repeat or separate with commas",
+  ),
   {
     name: 'cluster',
     kind: 'string',
     default: '',
-    description: 'delete: remove the bundle from this one cluster, also one no longer in the runtime (found in --base-runtime, else reached through --kube-context)',
+    description:
+      'delete: remove the bundle from this one cluster, also one no longer in the runtime (found in --base-runtime, else reached through --kube-context)',
   },
 ];
 
@@ -128,10 +214,36 @@ export const fleetFlags: FlagSpec[] = [
  * number of clusters diffed at once, is diff's.
  */
 const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[]> = {
-  apply: fleetFlags.filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency' && flag.name !== 'cluster').map((flag) => flag.name),
-  diff: ['prune', 'prune-removed-instances', 'prune-removed-clusters', 'base-runtime', 'base-ref', 'force', 'overwrite-ownership', 'creds', 'concurrency', 'deadline', 'changes-file', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+  apply: fleetFlags
+    .filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency' && flag.name !== 'cluster')
+    .map((flag) => flag.name),
+  diff: [
+    'prune',
+    'prune-removed-instances',
+    'prune-removed-clusters',
+    'base-runtime',
+    'base-ref',
+    'force',
+    'overwrite-ownership',
+    'creds',
+    'concurrency',
+    'deadline',
+    'changes-file',
+    'cluster-identity',
+    'cluster-identity-record',
+    'repin-cluster',
+  ],
   status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
-  delete: ['wait', 'timeout', 'deadline', 'cluster', 'base-runtime', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+  delete: [
+    'wait',
+    'timeout',
+    'deadline',
+    'cluster',
+    'base-runtime',
+    'cluster-identity',
+    'cluster-identity-record',
+    'repin-cluster',
+  ],
 };
 
 /**
@@ -144,7 +256,11 @@ const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[]> = {
  */
 function nonRecordingIdentityFlags(what: string): FlagSpec[] {
   return [
-    optionFlag(runOptions.clusterIdentity, `check: refuse a cluster recorded under another runtime name before ${what} (never writes the record: only apply records); off`, { choices: ['check', 'off'] }),
+    optionFlag(
+      runOptions.clusterIdentity,
+      `check: refuse a cluster recorded under another runtime name before ${what} (never writes the record: only apply records); off`,
+      { choices: ['check', 'off'] },
+    ),
     identityRecordFlag,
     optionFlag(
       runOptions.repinClusters,
@@ -153,7 +269,9 @@ function nonRecordingIdentityFlags(what: string): FlagSpec[] {
   ];
 }
 
-const readOrDeleteIdentityFlags = new Map(nonRecordingIdentityFlags('anything is read or deleted there').map((flag) => [flag.name, flag]));
+const readOrDeleteIdentityFlags = new Map(
+  nonRecordingIdentityFlags('anything is read or deleted there').map((flag) => [flag.name, flag]),
+);
 
 /**
  * `status` without `-o` prints Timoni's `bundle status` lines; `-o text` the state of each
@@ -170,7 +288,13 @@ const statusOutputFlag: FlagSpec = {
 
 /** delete's --wait and --timeout: they bound the wait for deleted objects to be gone, not an apply's readiness. */
 const deleteFlags = new Map<string, FlagSpec>([
-  ['wait', optionFlag(runOptions.wait, "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)")],
+  [
+    'wait',
+    optionFlag(
+      runOptions.wait,
+      "Wait for the deleted objects to be gone before removing each instance's record (--wait=false to skip)",
+    ),
+  ],
   ['timeout', optionFlag(runOptions.timeout, "Time limit of each cluster's delete, all its instances' waits together")],
 ]);
 
@@ -178,7 +302,9 @@ export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
   const own = commandFlags[command];
   const flags = fleetFlags
     .filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name))
-    .map((flag) => (command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag))
+    .map((flag) =>
+      command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag,
+    )
     .map((flag) => (command === 'delete' ? (deleteFlags.get(flag.name) ?? flag) : flag));
   return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
@@ -190,7 +316,12 @@ export function cueMemoryLimit(args: ParsedArguments): number {
 
 /** The identity check of a command that reaches clusters: --cluster-identity, --cluster-identity-record, --repin-cluster. */
 export function identityOptions(args: ParsedArguments): NonNullable<FleetOptions['identity']> {
-  return { mode: optionValue(args, runOptions.clusterIdentity), recordName: optionValue(args, runOptions.clusterIdentityRecord), repin: optionValue(args, runOptions.repinClusters), repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}` };
+  return {
+    mode: optionValue(args, runOptions.clusterIdentity),
+    recordName: optionValue(args, runOptions.clusterIdentityRecord),
+    repin: optionValue(args, runOptions.repinClusters),
+    repinAdvice: (cluster) => `run timoni-fleet apply --repin-cluster ${cluster}`,
+  };
 }
 
 // ---- Bundle inputs
@@ -216,13 +347,25 @@ function repositoryRoot(cwd: string): string {
   }
 }
 
-export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: string, env: NodeJS.ProcessEnv): BundleInputs {
+export function readBundleInputs(
+  engine: CueEngine,
+  args: ParsedArguments,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): BundleInputs {
   const files = optionValue(args, runOptions.bundle);
   if (files.length === 0) throw new UsageError('no bundle given: pass one or more files with -f');
   const runtimeFileNames = optionValue(args, runOptions.runtime);
   const workdir = resolve(cwd, args.strings.get('workdir') || '.');
-  const named = [...files, ...runtimeFileNames, ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map((file) => dirname(resolve(cwd, file)));
-  const boundary = new FileBoundary([repositoryRoot(cwd), workdir, ...named, ...(args.lists.get('allow-path') ?? []).map((path) => resolve(cwd, path))]);
+  const named = [...files, ...runtimeFileNames, ...[args.strings.get('base-runtime') ?? ''].filter(Boolean)].map(
+    (file) => dirname(resolve(cwd, file)),
+  );
+  const boundary = new FileBoundary([
+    repositoryRoot(cwd),
+    workdir,
+    ...named,
+    ...(args.lists.get('allow-path') ?? []).map((path) => resolve(cwd, path)),
+  ]);
   const moduleFiles = readCueModuleFiles(workdir, boundary);
   const bundleFiles = readSourceFiles(files, cwd, boundary);
   const runtimeFiles = readSourceFiles(runtimeFileNames, cwd, boundary);
@@ -232,13 +375,26 @@ export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: 
   // A base runtime given by hand that does not load is the user's error, told as -r's would be.
   const baseRuntime =
     baseRuntimeAtRef(engine, args, cwd, moduleFiles) ??
-    (baseFile ? { runtime: loadRuntime(engine, readSourceFiles([baseFile], cwd, boundary), moduleFiles, args.strings.get('kube-context') ?? ''), from: `${baseFile} (--base-runtime)` } : undefined);
+    (baseFile
+      ? {
+          runtime: loadRuntime(
+            engine,
+            readSourceFiles([baseFile], cwd, boundary),
+            moduleFiles,
+            args.strings.get('kube-context') ?? '',
+          ),
+          from: `${baseFile} (--base-runtime)`,
+        }
+      : undefined);
   return {
     ...(baseRuntime ? { baseRuntime } : {}),
     bundleFiles,
     runtime,
     moduleFiles,
-    selector: { cluster: optionValue(args, runOptions.runtimeCluster), group: optionValue(args, runOptions.runtimeGroup) },
+    selector: {
+      cluster: optionValue(args, runOptions.runtimeCluster),
+      group: optionValue(args, runOptions.runtimeGroup),
+    },
     environment: runtimeEnvironment(env, { all: optionValue(args, runOptions.runtimeFromEnv), allowed }),
     boundary,
     output: (args.strings.get('output') ?? 'text') as 'text' | 'json',
@@ -252,12 +408,19 @@ export function readBundleInputs(engine: CueEngine, args: ParsedArguments, cwd: 
  * git does not know, a file outside the repository, or a base runtime that does not load
  * is the user's error.
  */
-function baseRuntimeAtRef(engine: CueEngine, args: ParsedArguments, cwd: string, moduleFiles: Record<string, string>): { runtime: Runtime; from: string } | undefined {
+function baseRuntimeAtRef(
+  engine: CueEngine,
+  args: ParsedArguments,
+  cwd: string,
+  moduleFiles: Record<string, string>,
+): { runtime: Runtime; from: string } | undefined {
   const ref = args.strings.get('base-ref') ?? '';
   if (ref === '') return undefined;
-  if (args.strings.get('base-runtime')) throw new UsageError('--base-ref and --base-runtime both give the base runtime: pass one of them');
+  if (args.strings.get('base-runtime'))
+    throw new UsageError('--base-ref and --base-runtime both give the base runtime: pass one of them');
   const runtimeFiles = optionValue(args, runOptions.runtime);
-  if (runtimeFiles.length === 0) throw new UsageError('--base-ref reads the -r runtime file(s) as they were at REF: give the runtime with -r');
+  if (runtimeFiles.length === 0)
+    throw new UsageError('--base-ref reads the -r runtime file(s) as they were at REF: give the runtime with -r');
   const top = repositoryRoot(cwd);
   if (!existsSync(join(top, '.git'))) throw new UsageError(`--base-ref ${ref}: ${cwd} is not inside a git work tree`);
   let locations: RuntimeFileLocation[];
@@ -271,12 +434,19 @@ function baseRuntimeAtRef(engine: CueEngine, args: ParsedArguments, cwd: string,
     let commit = commits.get(tree);
     if (commit === undefined) {
       commit = resolveCommit(tree, ref);
-      if (commit === undefined) throw new UsageError(`--base-ref: git does not know ${JSON.stringify(ref)} in ${tree} (fetch it first?)`);
+      if (commit === undefined)
+        throw new UsageError(`--base-ref: git does not know ${JSON.stringify(ref)} in ${tree} (fetch it first?)`);
       commits.set(tree, commit);
     }
     return commit;
   };
-  const loaded = loadRuntimeAtCommit(engine, locations, (location) => readFileAtCommit(location.workTree ?? top, commitIn(location.workTree ?? top), location.repositoryPath), moduleFiles);
+  const loaded = loadRuntimeAtCommit(
+    engine,
+    locations,
+    (location) =>
+      readFileAtCommit(location.workTree ?? top, commitIn(location.workTree ?? top), location.repositoryPath),
+    moduleFiles,
+  );
   if (!loaded) return undefined;
   const commit = [...commits.values()][0] ?? ref;
   return { runtime: loaded.runtime, from: `${loaded.files.join(', ')} at ${ref} (${commit.slice(0, 7)}, --base-ref)` };
@@ -287,7 +457,9 @@ function baseRuntimeAtRef(engine: CueEngine, args: ParsedArguments, cwd: string,
 /** The kubeconfig files: --kubeconfig, else the KUBECONFIG list, else ~/.kube/config. */
 export function kubeconfigPaths(args: ParsedArguments, io: CommandIO): string[] {
   const given = args.strings.get('kubeconfig');
-  return given ? [resolve(io.cwd, given)] : (io.env.KUBECONFIG ?? join(homedir(), '.kube', 'config')).split(':').filter(Boolean);
+  return given
+    ? [resolve(io.cwd, given)]
+    : (io.env.KUBECONFIG ?? join(homedir(), '.kube', 'config')).split(':').filter(Boolean);
 }
 
 export function kubeconfigTexts(args: ParsedArguments, io: CommandIO): Array<{ text: string; path: string }> {
@@ -307,7 +479,12 @@ export function kubeconfigTexts(args: ParsedArguments, io: CommandIO): Array<{ t
  * --runtime-from-env (the log names it, never its value) and refused when --runtime-env
  * lists it (../bundle/runtime-environment.ts).
  */
-function environmentWithoutSecrets(args: ParsedArguments, env: NodeJS.ProcessEnv, secrets: SecretRegistry, log: FleetLog): Record<string, string> | undefined {
+function environmentWithoutSecrets(
+  args: ParsedArguments,
+  env: NodeJS.ProcessEnv,
+  secrets: SecretRegistry,
+  log: FleetLog,
+): Record<string, string> | undefined {
   const withheld: string[] = [];
   const environment = runtimeEnvironment(env, {
     all: optionValue(args, runOptions.runtimeFromEnv),
@@ -316,7 +493,9 @@ function environmentWithoutSecrets(args: ParsedArguments, env: NodeJS.ProcessEnv
     onWithheld: (name, why) => withheld.push(`${name} (${why})`),
   });
   if (withheld.length > 0) {
-    log.line(`--runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`);
+    log.line(
+      `--runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`,
+    );
   }
   return environment;
 }
@@ -345,11 +524,25 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
   const environment = environmentWithoutSecrets(args, io.env, secrets, log);
   return {
     engine,
-    evaluation: { bundleFiles: inputs.bundleFiles, moduleFiles: inputs.moduleFiles, runtime: inputs.runtime, ...(environment ? { environment } : {}) },
+    evaluation: {
+      bundleFiles: inputs.bundleFiles,
+      moduleFiles: inputs.moduleFiles,
+      runtime: inputs.runtime,
+      ...(environment ? { environment } : {}),
+    },
     selector: inputs.selector,
     kubeconfig,
     secrets,
-    resolver: new ModuleResolver(engine, io.cwd, { ...(creds ? { credentials: creds } : {}), secrets: (value: string) => secrets.register(value), ...(signal ? { signal } : {}) }, inputs.boundary),
+    resolver: new ModuleResolver(
+      engine,
+      io.cwd,
+      {
+        ...(creds ? { credentials: creds } : {}),
+        secrets: (value: string) => secrets.register(value),
+        ...(signal ? { signal } : {}),
+      },
+      inputs.boundary,
+    ),
     options,
     log,
     ...(inputs.baseRuntime ? { baseRuntime: inputs.baseRuntime } : {}),

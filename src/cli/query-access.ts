@@ -12,7 +12,13 @@
 // become another's values. `--cluster-identity off` skips it; `--repin-cluster` takes a
 // renamed cluster as its new name without rewriting the record.
 import { existsSync } from 'node:fs';
-import { evaluateForClusters, selectClusters, type ClusterBundle, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
+import {
+  evaluateForClusters,
+  selectClusters,
+  type ClusterBundle,
+  type QueryObjectReader,
+  type RuntimeCluster,
+} from '../bundle/index.js';
 import type { CueEngine } from '../cue/index.js';
 import { openSession, type ClusterSession } from '../fleet/session.js';
 import { establishIdentity, loadKubeconfig, repinsCluster } from '../kube/connect/index.js';
@@ -63,7 +69,13 @@ export function openQueryAccess(inputs: BundleInputs, args: ParsedArguments, io:
       const established = await establishIdentity(
         session.kube,
         { runtimeCluster: cluster.name, kubeContext: cluster.kubeContext },
-        { mode: identity.mode, recordName: identity.recordName, repin: repinsCluster(identity.repin, cluster.name), repinAdvice: `run timoni-fleet apply --repin-cluster ${cluster.name}`, apply: false },
+        {
+          mode: identity.mode,
+          recordName: identity.recordName,
+          repin: repinsCluster(identity.repin, cluster.name),
+          repinAdvice: `run timoni-fleet apply --repin-cluster ${cluster.name}`,
+          apply: false,
+        },
       );
       if (established?.note) io.stderr(`${established.note}\n`);
       return session;
@@ -90,14 +102,23 @@ export function openQueryAccess(inputs: BundleInputs, args: ParsedArguments, io:
  * (the sessions closed once evaluated); the values read from Secrets registered with the
  * returned access, for `redact`.
  */
-export async function evaluateWithQueries(engine: CueEngine, inputs: BundleInputs, args: ParsedArguments, io: CommandIO): Promise<{ results: ClusterBundle[]; access: QueryAccess }> {
+export async function evaluateWithQueries(
+  engine: CueEngine,
+  inputs: BundleInputs,
+  args: ParsedArguments,
+  io: CommandIO,
+): Promise<{ results: ClusterBundle[]; access: QueryAccess }> {
   const access = openQueryAccess(inputs, args, io);
   let results: ClusterBundle[];
   try {
     // Every selected cluster is checked, in runtime order, before the first query is read:
     // a refused cluster fails the command with its own message (both runtime names).
-    if (access.connect) for (const cluster of selectClusters(inputs.runtime, inputs.selector)) await access.connect(cluster);
-    results = await evaluateForClusters(engine, { ...inputs, ...(access.readObject ? { readObject: access.readObject } : {}) });
+    if (access.connect)
+      for (const cluster of selectClusters(inputs.runtime, inputs.selector)) await access.connect(cluster);
+    results = await evaluateForClusters(engine, {
+      ...inputs,
+      ...(access.readObject ? { readObject: access.readObject } : {}),
+    });
   } finally {
     access.close();
   }
@@ -105,12 +126,14 @@ export async function evaluateWithQueries(engine: CueEngine, inputs: BundleInput
   return { results, access };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A copy of a JSON value with `redact` applied to every string and key. */
 export function redactStrings(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === 'string') return redact(value);
   if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]));
+  if (isObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactStrings(item, redact)]));
   return value;
 }

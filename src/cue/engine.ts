@@ -5,15 +5,27 @@ import { startNative } from './native-runtime.js';
 import { exactJson, invoke, invokeEncoded, invokeLater, type HandleResult } from './protocol.js';
 import { BridgeCueValue } from './value.js';
 import { startWasm } from './wasm-runtime.js';
-import type { CompileOptions, CueEngine, CueValue, LoadOptions, InstanceValues, InstanceValuesOptions, RuntimeAttribute } from './types.js';
+import type {
+  CompileOptions,
+  CueEngine,
+  CueValue,
+  LoadOptions,
+  InstanceValues,
+  InstanceValuesOptions,
+  RuntimeAttribute,
+} from './types.js';
 
 /** Splits the caller's files into text and base64 (bytes) for the JSON request. */
-function encodeFiles(files: LoadOptions['files']): { files: Record<string, string>; binaryFiles: Record<string, string> } {
+function encodeFiles(files: LoadOptions['files']): {
+  files: Record<string, string>;
+  binaryFiles: Record<string, string>;
+} {
   const text: Record<string, string> = {};
   const binary: Record<string, string> = {};
   for (const [path, content] of Object.entries(files)) {
     if (typeof content === 'string') text[path] = content;
-    else if (content instanceof Uint8Array) binary[path] = Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('base64');
+    else if (content instanceof Uint8Array)
+      binary[path] = Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('base64');
     else throw new TypeError(`file ${JSON.stringify(path)}: content must be a string or a Uint8Array`);
   }
   return { files: text, binaryFiles: binary };
@@ -173,15 +185,16 @@ const started = new Map<CueEngineKind, Promise<CueEngine>>();
 export function startCueEngine(kind: CueEngineKind, options: EngineOptions = {}): Promise<CueEngine> {
   let engine = started.get(kind);
   if (!engine) {
-    engine = kind === 'native'
-      ? startNative(options).then((native) => {
-          const calls = deferFrees(native.bridge, native.later);
-          return new BridgeCueEngine(calls.bridge, calls.later, 'native');
-        })
-      : startWasm(options).then((bridge) => {
-          const calls = deferFrees(bridge, answeredAtOnce(bridge));
-          return new BridgeCueEngine(calls.bridge, calls.later, 'wasm');
-        });
+    engine =
+      kind === 'native'
+        ? startNative(options).then((native) => {
+            const calls = deferFrees(native.bridge, native.later);
+            return new BridgeCueEngine(calls.bridge, calls.later, 'native');
+          })
+        : startWasm(options).then((bridge) => {
+            const calls = deferFrees(bridge, answeredAtOnce(bridge));
+            return new BridgeCueEngine(calls.bridge, calls.later, 'wasm');
+          });
     started.set(kind, engine);
     engine.catch(() => started.delete(kind));
   }

@@ -101,5 +101,9 @@ export class FileSets {
 
 /** Whether a load failed only because the engine no longer keeps the named set. */
 export function isUnknownSet(error: unknown): boolean {
-  return error instanceof CueError && error.diagnostics.length === 1 && (error.diagnostics[0]?.message ?? '').startsWith(UNKNOWN_SET);
+  return (
+    error instanceof CueError &&
+    error.diagnostics.length === 1 &&
+    (error.diagnostics[0]?.message ?? '').startsWith(UNKNOWN_SET)
+  );
 }

@@ -17,7 +17,9 @@ const STDERR = 2;
 type Callback = (error: Error | null, result?: unknown) => void;
 
 function failure(code: 'ENOSYS' | 'ENOENT', operation: string): Error {
-  const error = new Error(`${operation}: not available to the CUE engine (in-memory sandbox)`) as Error & { code: string };
+  const error = new Error(`${operation}: not available to the CUE engine (in-memory sandbox)`) as Error & {
+    code: string;
+  };
   error.code = code;
   return error;
 }
@@ -71,8 +73,24 @@ export const lookupOperations = ['lstat', 'open', 'readdir', 'readlink', 'stat']
 
 /** Every other operation Go may call: not implemented. */
 export const refusedOperations = [
-  'chmod', 'chown', 'close', 'fchmod', 'fchown', 'fstat', 'fsync', 'ftruncate', 'lchown', 'link',
-  'mkdir', 'read', 'rename', 'rmdir', 'symlink', 'truncate', 'unlink', 'utimes',
+  'chmod',
+  'chown',
+  'close',
+  'fchmod',
+  'fchown',
+  'fstat',
+  'fsync',
+  'ftruncate',
+  'lchown',
+  'link',
+  'mkdir',
+  'read',
+  'rename',
+  'rmdir',
+  'symlink',
+  'truncate',
+  'unlink',
+  'utimes',
 ] as const;
 
 /** The `fs` object given to Go: writes to fds 1 and 2 go to standard error, nothing else works. */

@@ -51,7 +51,8 @@ function writeLeb(value: number): number[] {
 
 /** The module with its (single) memory limited to `limitMiB`; its initial size is kept. */
 export function withMemoryLimit(module: Uint8Array, limitMiB: number): Uint8Array {
-  if (!Number.isFinite(limitMiB) || limitMiB <= 0) throw new MemoryLimitError(`the CUE memory limit must be a positive number of MiB, not ${limitMiB}`);
+  if (!Number.isFinite(limitMiB) || limitMiB <= 0)
+    throw new MemoryLimitError(`the CUE memory limit must be a positive number of MiB, not ${limitMiB}`);
   const maxPages = Math.min(MAX_PAGES, Math.floor((limitMiB * 1024 * 1024) / PAGE_BYTES));
   let position = 8; // magic and version
   while (position < module.length) {
@@ -62,7 +63,8 @@ export function withMemoryLimit(module: Uint8Array, limitMiB: number): Uint8Arra
       if (count !== 1) throw new MemoryLimitError(`the CUE engine WebAssembly declares ${count} memories, expected 1`);
       const flags = module[limits];
       const [initial] = readLeb(module, limits + 1);
-      if (flags !== 0 && flags !== 1) throw new MemoryLimitError(`the CUE engine WebAssembly's memory has flags ${String(flags)}, expected 0 or 1`);
+      if (flags !== 0 && flags !== 1)
+        throw new MemoryLimitError(`the CUE engine WebAssembly's memory has flags ${String(flags)}, expected 0 or 1`);
       const max = Math.max(maxPages, initial);
       const section = [1, 1, ...writeLeb(initial), ...writeLeb(max)];
       const head = module.subarray(0, position);

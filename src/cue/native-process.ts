@@ -70,7 +70,12 @@ export class EngineProcess {
     this.#stderrPath = stderrPath;
     const stderrFd = openSync(stderrPath, 'w', 0o600);
     try {
-      this.#child = spawn(program, args, { cwd: workdir, env: {}, stdio: ['pipe', 2, stderrFd, 'pipe'], windowsHide: true });
+      this.#child = spawn(program, args, {
+        cwd: workdir,
+        env: {},
+        stdio: ['pipe', 2, stderrFd, 'pipe'],
+        windowsHide: true,
+      });
     } finally {
       closeSync(stderrFd);
     }
@@ -91,7 +96,8 @@ export class EngineProcess {
   detach(onNotice: () => void): void {
     this.#onNotice = onNotice;
     this.#child.unref();
-    for (const stream of [this.#child.stdin, this.#child.stdio[3]]) (stream as { unref?: () => void } | null)?.unref?.();
+    for (const stream of [this.#child.stdin, this.#child.stdio[3]])
+      (stream as { unref?: () => void } | null)?.unref?.();
   }
 
   /**

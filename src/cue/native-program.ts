@@ -9,7 +9,16 @@
 // private folder for this run, as before. Programs of other artifacts not used for 30
 // days are removed, and so are temporary files a killed process left.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, lstatSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  lstatSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -31,7 +40,11 @@ export interface NativeProgram {
 
 async function unpack(artifact: string, to: string): Promise<void> {
   try {
-    await pipeline(createReadStream(artifact, { highWaterMark: UNPACK_CHUNK }), createGunzip({ chunkSize: UNPACK_CHUNK }), createWriteStream(to, { mode: 0o700, highWaterMark: UNPACK_CHUNK }));
+    await pipeline(
+      createReadStream(artifact, { highWaterMark: UNPACK_CHUNK }),
+      createGunzip({ chunkSize: UNPACK_CHUNK }),
+      createWriteStream(to, { mode: 0o700, highWaterMark: UNPACK_CHUNK }),
+    );
   } catch (error) {
     rmSync(to, { force: true });
     throw new Error(`cannot unpack the native CUE engine ${artifact}: ${(error as Error).message}`, { cause: error });
@@ -68,7 +81,11 @@ function removeUnused(dir: string, keep: string): void {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (path === keep) continue;
-    const limit = name.startsWith(TEMPORARY_PREFIX) ? STALE_TEMPORARY_MS : name.startsWith(PROGRAM_PREFIX) ? UNUSED_PROGRAM_MS : undefined;
+    const limit = name.startsWith(TEMPORARY_PREFIX)
+      ? STALE_TEMPORARY_MS
+      : name.startsWith(PROGRAM_PREFIX)
+        ? UNUSED_PROGRAM_MS
+        : undefined;
     if (limit === undefined) continue;
     try {
       if (now - statSync(path).mtimeMs > limit) rmSync(path, { force: true });
@@ -83,7 +100,12 @@ function removeUnused(dir: string, keep: string): void {
  * missing), or unpacked into `workdir` when there is no usable cache folder. `fresh`
  * replaces a cached program (one that failed to start).
  */
-export async function nativeProgram(artifact: string, workdir: string, cacheDir: string | null, fresh = false): Promise<NativeProgram> {
+export async function nativeProgram(
+  artifact: string,
+  workdir: string,
+  cacheDir: string | null,
+  fresh = false,
+): Promise<NativeProgram> {
   let dir: string | undefined;
   try {
     if (cacheDir !== null) dir = preparePrivateCacheDir(cacheDir, 'CUE engine cache folder');

@@ -30,7 +30,10 @@ const EXIT_MEMORY_LIMIT = 86;
 const START_TIMEOUT_MS = 20_000;
 
 /** The artifact folder name of this platform (Go's names), or undefined where none is built. */
-export function nativePlatform(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string | undefined {
+export function nativePlatform(
+  platform: NodeJS.Platform = process.platform,
+  arch: string = process.arch,
+): string | undefined {
   const goarch = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, string>)[arch];
   if (!goarch || (platform !== 'linux' && platform !== 'darwin')) return undefined;
   const name = `${platform}-${goarch}`;
@@ -68,8 +71,10 @@ export interface NativeEngine {
 
 /** The error for a call during which (or before which) the child stopped. */
 function stoppedError(method: string, stop: EngineStop, limitMiB: number): Error {
-  if (stop.startError !== undefined) return new Error(`the native CUE engine could not run ${method}: ${stop.startError}`);
-  if (stop.code === EXIT_MEMORY_LIMIT || /out of memory/.test(stop.fatal ?? '')) return new Error(memoryLimitMessage(limitMiB));
+  if (stop.startError !== undefined)
+    return new Error(`the native CUE engine could not run ${method}: ${stop.startError}`);
+  if (stop.code === EXIT_MEMORY_LIMIT || /out of memory/.test(stop.fatal ?? ''))
+    return new Error(memoryLimitMessage(limitMiB));
   const how = stop.signal ? `signal ${stop.signal}` : `exit code ${stop.code ?? 'unknown'}`;
   const first = (stop.fatal ?? '').split('\n').slice(0, 2).join(' ').trim();
   return new Error(`the CUE engine stopped while running ${method} (${how})${first ? `: ${first}` : ''}`);
@@ -95,18 +100,27 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
   // From here on the folder goes at exit, also when the start fails half-way.
   process.once('exit', cleanup);
   const launch = async (program: NativeProgram): Promise<{ running: EngineProcess; channel: PipeChannel }> => {
-    const started = new EngineProcess(program.path, ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir], workdir, join(workdir, 'stderr'));
+    const started = new EngineProcess(
+      program.path,
+      ['--memory-limit-mib', String(memoryLimitMiB), '--workdir', workdir],
+      workdir,
+      join(workdir, 'stderr'),
+    );
     engine = started;
     const gone = started.gone.then((stop) => stoppedError('its start check', stop, memoryLimitMiB));
     const call = (method: string) =>
       withTimeout(
-        started.callAsync(method, '{}').catch((stop: EngineStop) => Promise.reject(stoppedError('its start check', stop, memoryLimitMiB))),
+        started
+          .callAsync(method, '{}')
+          .catch((stop: EngineStop) => Promise.reject(stoppedError('its start check', stop, memoryLimitMiB))),
         `the native CUE engine did not answer within ${START_TIMEOUT_MS / 1000} s of its start`,
       );
     const version = await call('version');
-    if (!/"cue":"v\d/.test(version)) throw new Error(`the native CUE engine answered its start check with ${version.slice(0, 200)}`);
+    if (!/"cue":"v\d/.test(version))
+      throw new Error(`the native CUE engine answered its start check with ${version.slice(0, 200)}`);
     const { result, error } = JSON.parse(await call('useFifos')) as { result?: PipePaths; error?: unknown };
-    if (!result) throw new Error(`the native CUE engine cannot use named pipes: ${JSON.stringify(error).slice(0, 200)}`);
+    if (!result)
+      throw new Error(`the native CUE engine cannot use named pipes: ${JSON.stringify(error).slice(0, 200)}`);
     const channel = await openPipes(result, gone);
     started.detach(() => {
       channel.notice();

@@ -32,7 +32,8 @@ export function invokeEncoded<T>(bridge: Bridge, method: string, requestJson: st
  */
 export function exactJson(value: unknown): string {
   if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < 1e21) return BigInt(value).toString();
-  if (Array.isArray(value)) return `[${value.map((item: unknown) => (item === undefined ? 'null' : exactJson(item))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item: unknown) => (item === undefined ? 'null' : exactJson(item))).join(',')}]`;
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const fields = Object.entries(value).filter(([, item]) => item !== undefined);
     return `{${fields.map(([key, item]) => `${JSON.stringify(key)}:${exactJson(item)}`).join(',')}}`;
@@ -52,7 +53,9 @@ function resultOf<T>(method: string, text: string): T {
   try {
     response = JSON.parse(text) as Response<T>;
   } catch (error) {
-    throw new Error(`the CUE engine answered ${method} with malformed JSON: ${(error as Error).message}`, { cause: error });
+    throw new Error(`the CUE engine answered ${method} with malformed JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   if (response.error) throw new CueError(response.error.diagnostics);
   if (!('result' in response)) throw new Error(`the CUE engine answered ${method} without a result`);

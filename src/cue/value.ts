@@ -1,6 +1,14 @@
 import { invoke, type HandleResult } from './protocol.js';
 import type { Bridge } from './bridge.js';
-import type { CueDiagnostic, CueKind, CueValue, FieldInfo, FieldsOptions, SourcePosition, ValidateOptions } from './types.js';
+import type {
+  CueDiagnostic,
+  CueKind,
+  CueValue,
+  FieldInfo,
+  FieldsOptions,
+  SourcePosition,
+  ValidateOptions,
+} from './types.js';
 
 /** Frees the Go side of values that were dropped without free(). */
 const dropped = new FinalizationRegistry<{ bridge: Bridge; handle: number }>(({ bridge, handle }) => {
@@ -44,7 +52,8 @@ export class BridgeCueValue implements CueValue {
   }
 
   #other(other: CueValue, operation: string): number {
-    if (!(other instanceof BridgeCueValue)) throw new TypeError(`cannot ${operation} a CUE value that this engine did not create`);
+    if (!(other instanceof BridgeCueValue))
+      throw new TypeError(`cannot ${operation} a CUE value that this engine did not create`);
     return other.handle;
   }
 
@@ -61,7 +70,8 @@ export class BridgeCueValue implements CueValue {
   }
 
   fill(path: string, json: unknown): CueValue {
-    if (json === undefined) throw new TypeError(`fill ${JSON.stringify(path)}: the value is undefined, which JSON cannot express`);
+    if (json === undefined)
+      throw new TypeError(`fill ${JSON.stringify(path)}: the value is undefined, which JSON cannot express`);
     return this.#derive('fill', { path, json });
   }
 
@@ -74,7 +84,10 @@ export class BridgeCueValue implements CueValue {
   }
 
   validate(options: ValidateOptions = {}): CueDiagnostic[] {
-    return this.#call<CueDiagnostic[]>('validate', { concrete: options.concrete ?? false, final: options.final ?? false });
+    return this.#call<CueDiagnostic[]>('validate', {
+      concrete: options.concrete ?? false,
+      final: options.final ?? false,
+    });
   }
 
   toJSON(): unknown {

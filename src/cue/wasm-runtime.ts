@@ -39,7 +39,9 @@ const READY_GLOBAL = '__timoniFleetCueReady';
 export function locateWasm(): string {
   const { found, tried } = findEngineArtifact('cue.wasm.gz');
   if (found) return found;
-  throw new Error(`CUE engine WebAssembly (cue.wasm.gz) not found; looked at: ${tried.join(', ')}. Run \`npm run build:cue\`.`);
+  throw new Error(
+    `CUE engine WebAssembly (cue.wasm.gz) not found; looked at: ${tried.join(', ')}. Run \`npm run build:cue\`.`,
+  );
 }
 
 /** Set to 1 to let V8 recompile hot engine code with its optimizing tier (see below). */
@@ -60,7 +62,8 @@ function preferBaselineCompiler(): void {
 
 function goConstructor(): GoConstructor {
   const Go = (globalThis as unknown as { Go?: GoConstructor }).Go;
-  if (typeof Go !== 'function') throw new Error('wasm_exec.js did not define globalThis.Go; the CUE engine cannot start');
+  if (typeof Go !== 'function')
+    throw new Error('wasm_exec.js did not define globalThis.Go; the CUE engine cannot start');
   return Go;
 }
 
@@ -74,7 +77,9 @@ function stoppedError(method: string, exitCode: number | undefined, limitMiB: nu
   const output = goFatalOutput() ?? '';
   if (/out of memory/.test(output)) return new Error(memoryLimitMessage(limitMiB));
   const first = output.split('\n').slice(0, 2).join(' ').trim();
-  return new Error(`the CUE engine stopped while running ${method} (exit code ${exitCode ?? 'unknown'})${first ? `: ${first}` : ''}`);
+  return new Error(
+    `the CUE engine stopped while running ${method} (exit code ${exitCode ?? 'unknown'})${first ? `: ${first}` : ''}`,
+  );
 }
 
 /** Loads, instantiates and starts the engine; resolves once Go has registered its entry point. */
@@ -111,7 +116,8 @@ export async function startWasm(options: WasmOptions = {}): Promise<Bridge> {
     delete global[READY_GLOBAL];
   }
   const call = global[CALL_GLOBAL];
-  if (typeof call !== 'function') throw new Error(`the CUE engine WebAssembly started without registering ${CALL_GLOBAL}`);
+  if (typeof call !== 'function')
+    throw new Error(`the CUE engine WebAssembly started without registering ${CALL_GLOBAL}`);
   exited.catch(() => undefined);
   return (method, request) => {
     if (exitCode !== undefined) throw stoppedError(method, exitCode, memoryLimitMiB);

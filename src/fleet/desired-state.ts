@@ -65,7 +65,11 @@ export function digestInput(object: KubeObject): KubeObject {
   const annotations = normalised.metadata.annotations;
   // `kubectl apply` copies the whole object, data included, into this annotation.
   const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
-  if (annotations && lastApplied in annotations) normalised.metadata.annotations = { ...annotations, [lastApplied]: `sha256:${sha256(annotations[lastApplied] ?? '')}` };
+  if (annotations && lastApplied in annotations)
+    normalised.metadata.annotations = {
+      ...annotations,
+      [lastApplied]: `sha256:${sha256(annotations[lastApplied] ?? '')}`,
+    };
   return normalised;
 }
 
@@ -74,7 +78,11 @@ export function desiredState(instances: readonly DesiredInstance[]): DesiredStat
   const modules: Record<string, ModuleInfo> = {};
   const entries: Array<[string, string]> = [];
   for (const instance of instances) {
-    modules[instance.name] = { url: instance.module.url, version: instance.module.version, digest: instance.module.digest };
+    modules[instance.name] = {
+      url: instance.module.url,
+      version: instance.module.version,
+      digest: instance.module.digest,
+    };
     for (const object of instance.objects) {
       let key = objectKey(instance.name, object);
       // The same name twice in one instance (two kinds of one name in different API groups).
@@ -118,7 +126,11 @@ export function compareDesired(reviewed: DesiredState, current: DesiredState): R
   const instances = [...new Set([...Object.keys(reviewed.modules), ...Object.keys(current.modules)])];
   const modules = instances
     .filter((instance) => !sameModule(reviewed.modules[instance], current.modules[instance]))
-    .map((instance) => ({ instance, ...(reviewed.modules[instance] ? { reviewed: reviewed.modules[instance] } : {}), ...(current.modules[instance] ? { current: current.modules[instance] } : {}) }));
+    .map((instance) => ({
+      instance,
+      ...(reviewed.modules[instance] ? { reviewed: reviewed.modules[instance] } : {}),
+      ...(current.modules[instance] ? { current: current.modules[instance] } : {}),
+    }));
   const partial = Object.keys(reviewed.objects).length < reviewed.objectCount;
   const changed: string[] = [];
   const removed: string[] = [];
@@ -151,19 +163,31 @@ export function describeDifference(difference: ReviewDifference): string {
   for (const module of difference.modules) {
     if (!module.reviewed) parts.push(`instance ${module.instance} is new (module ${moduleText(module.current)})`);
     else if (!module.current) parts.push(`instance ${module.instance} was removed`);
-    else parts.push(`module of instance ${module.instance}: reviewed ${moduleText(module.reviewed)}, now ${moduleText(module.current)}`);
+    else
+      parts.push(
+        `module of instance ${module.instance}: reviewed ${moduleText(module.reviewed)}, now ${moduleText(module.current)}`,
+      );
   }
   if (difference.changed.length > 0) parts.push(`objects changed: ${list(difference.changed)}`);
   if (difference.added.length > 0) parts.push(`objects added: ${list(difference.added)}`);
   if (difference.removed.length > 0) parts.push(`objects removed: ${list(difference.removed)}`);
-  if (difference.partial) parts.push('objects the review record did not list one by one (it was shortened to fit the comment) may differ too');
+  if (difference.partial)
+    parts.push(
+      'objects the review record did not list one by one (it was shortened to fit the comment) may differ too',
+    );
   if (parts.length === 0) parts.push('the objects differ');
   return parts.join('; ');
 }
 
 /** The desired state of a cluster's build (session.ts): every instance's module and objects. */
 export function desiredOfBuild(instances: readonly ClusterInstanceBuild[]): DesiredState {
-  return desiredState(instances.map((instance) => ({ name: instance.name, module: moduleInfo(instance), objects: instance.built.sets.flatMap((set) => set.objects) })));
+  return desiredState(
+    instances.map((instance) => ({
+      name: instance.name,
+      module: moduleInfo(instance),
+      objects: instance.built.sets.flatMap((set) => set.objects),
+    })),
+  );
 }
 
 /** The cluster's entry with its desired state, when it was computed. */

@@ -201,7 +201,10 @@ export const CANCEL_GRACE_MS = 3_000;
 export type RunStop = 'deadline' | 'cancelled';
 
 /** Whether the run may start one more cluster: undefined when it may, else why not. */
-export function runStopped(run: { deadlineAt?: number | undefined; cancel?: AbortSignal | undefined }): RunStop | undefined {
+export function runStopped(run: {
+  deadlineAt?: number | undefined;
+  cancel?: AbortSignal | undefined;
+}): RunStop | undefined {
   if (run.cancel?.aborted) return 'cancelled';
   if (run.deadlineAt !== undefined && Date.now() >= run.deadlineAt) return 'deadline';
   return undefined;
@@ -211,7 +214,12 @@ export function runStopped(run: { deadlineAt?: number | undefined; cancel?: Abor
  * `work`, or `onStop(why)` if it has not ended by `deadlineAt`, or CANCEL_GRACE_MS after
  * `cancel` aborts (whichever comes first).
  */
-export function withinDeadline<T>(work: Promise<T>, deadlineAt: number, onStop: (why: RunStop) => T, cancel?: AbortSignal): Promise<T> {
+export function withinDeadline<T>(
+  work: Promise<T>,
+  deadlineAt: number,
+  onStop: (why: RunStop) => T,
+  cancel?: AbortSignal,
+): Promise<T> {
   if (!Number.isFinite(deadlineAt) && !cancel) return work;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;

@@ -28,11 +28,21 @@ export function instanceError(failure: ClusterStepError): InstanceError {
  */
 export function unbuiltInstanceEntry(instance: BundleInstance, failure: ClusterStepError): InstanceChanges {
   const { url, version, digest } = instance.module;
-  return { name: instance.name, namespace: instance.namespace, module: { url, version, digest: digest ?? '' }, changes: [], error: instanceError(failure) };
+  return {
+    name: instance.name,
+    namespace: instance.namespace,
+    module: { url, version, digest: digest ?? '' },
+    changes: [],
+    error: instanceError(failure),
+  };
 }
 
 /** The entry of an instance built but whose dry-run stopped: the changes found before, and its error. */
-export function undiffedInstanceEntry(instance: Omit<InstanceChanges, 'changes' | 'error'>, failure: ClusterStepError, changes: ObjectChange[]): InstanceChanges {
+export function undiffedInstanceEntry(
+  instance: Omit<InstanceChanges, 'changes' | 'error'>,
+  failure: ClusterStepError,
+  changes: ObjectChange[],
+): InstanceChanges {
   return { ...instance, changes, error: instanceError(failure) };
 }
 
@@ -52,7 +62,13 @@ function instanceList(names: readonly string[]): string {
  * cluster fails at `build`, naming the first instance that did not build, with an error
  * that says nothing was applied (its cause is that instance's failure, for annotations).
  */
-export async function builtOrNothing(cluster: string, started: StartedClusterBuild, into: InstanceChanges[], line: (text: string) => void, tell?: (failure: ClusterStepError) => void): Promise<ClusterInstanceBuild[]> {
+export async function builtOrNothing(
+  cluster: string,
+  started: StartedClusterBuild,
+  into: InstanceChanges[],
+  line: (text: string) => void,
+  tell?: (failure: ClusterStepError) => void,
+): Promise<ClusterInstanceBuild[]> {
   const settled = await Promise.allSettled(started.instances);
   const built: ClusterInstanceBuild[] = [];
   const failures: ClusterStepError[] = [];
@@ -62,7 +78,8 @@ export async function builtOrNothing(cluster: string, started: StartedClusterBui
       return;
     }
     const instance = started.evaluated.bundle.instances[index];
-    if (!instance) throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
+    if (!instance)
+      throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
     const failure = instanceStepError(outcome.reason, 'build', instance.name);
     failures.push(failure);
     into.push(unbuiltInstanceEntry(instance, failure));
@@ -73,5 +90,11 @@ export async function builtOrNothing(cluster: string, started: StartedClusterBui
   if (!first) return built;
   const names = failures.map((failure) => failure.instance ?? '');
   const notBuilt = `${instanceList(names)} did not build`;
-  throw new ClusterStepError('build', new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, { cause: first }), first.instance);
+  throw new ClusterStepError(
+    'build',
+    new Error(`nothing was applied to cluster ${cluster}: ${notBuilt} (an apply is all or nothing per cluster)`, {
+      cause: first,
+    }),
+    first.instance,
+  );
 }

@@ -64,7 +64,9 @@ export function storedModuleOf(stored: DecodedInstanceSecret): ModuleInfo {
 }
 
 export function readinessOf(status: InstanceStatus): InstanceReadiness {
-  const notReady = status.objects.filter((o) => o.status !== 'Current').map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
+  const notReady = status.objects
+    .filter((o) => o.status !== 'Current')
+    .map((o) => `${formatRef(o.object)} ${o.status}${o.message ? `: ${o.message}` : ''}`);
   return { ready: status.objects.length - notReady.length, total: status.objects.length, notReady };
 }
 

@@ -12,7 +12,14 @@
 // refused (step `identity`) before anything is read from it.
 import { evaluateForCluster, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, InstanceChanges, ObjectChange } from '../changeset.js';
-import { type DecodedInstanceSecret, deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances, InstanceStepError } from '../kube/instance/index.js';
+import {
+  type DecodedInstanceSecret,
+  deletedCount,
+  deleteRemovedInstance,
+  diffRemovedInstance,
+  findRemovedInstances,
+  InstanceStepError,
+} from '../kube/instance/index.js';
 import type { KubeCluster } from '../kube/connect/index.js';
 import { removalCommands, type LeavingCluster, type Membership } from './membership.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry, tellFailure } from './outcome.js';
@@ -28,9 +35,12 @@ function objects(count: number): string {
 /** The bundle's name for a leaving cluster: the head's, else the bundle evaluated with the base runtime (no cluster read). */
 async function leavingBundleName(run: FleetRun, cluster: RuntimeCluster, headName: string): Promise<string> {
   if (headName || !run.baseRuntime) return headName;
-  const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} leaves the fleet: its runtime values are not read`));
+  const readObject = () =>
+    Promise.reject(new Error(`cluster ${cluster.name} leaves the fleet: its runtime values are not read`));
   try {
-    return (await evaluateForCluster(run.engine, { ...run.evaluation, runtime: run.baseRuntime.runtime, readObject }, cluster)).bundle.name;
+    return (
+      await evaluateForCluster(run.engine, { ...run.evaluation, runtime: run.baseRuntime.runtime, readObject }, cluster)
+    ).bundle.name;
   } catch {
     return '';
   }
@@ -38,7 +48,13 @@ async function leavingBundleName(run: FleetRun, cluster: RuntimeCluster, headNam
 
 function storedEntry(stored: DecodedInstanceSecret, changes: ObjectChange[]): InstanceChanges {
   const { module } = stored.instance;
-  return { name: stored.instance.name, namespace: stored.instance.namespace, module: { url: module.repository, version: module.version, digest: module.digest }, changes, removed: true };
+  return {
+    name: stored.instance.name,
+    namespace: stored.instance.namespace,
+    module: { url: module.repository, version: module.version, digest: module.digest },
+    changes,
+    removed: true,
+  };
 }
 
 /** Why the bundle is not removed from a leaving cluster by this run, when it is not. */
@@ -53,24 +69,47 @@ function keptReason(run: FleetRun, leave: LeavingCluster): string | undefined {
   return undefined;
 }
 
-function keptEntry(leave: LeavingCluster, bundle: string, reason: string, instances: InstanceChanges[] = []): ClusterChanges {
+function keptEntry(
+  leave: LeavingCluster,
+  bundle: string,
+  reason: string,
+  instances: InstanceChanges[] = [],
+): ClusterChanges {
   const entry = leaves(clusterEntry(leave.cluster, 'unchanged', instances, null, Date.now()));
   return { ...entry, bundleKept: { reason, commands: leave.conflict ? [] : removalCommands(bundle, leave.cluster) } };
 }
 
 /** The cluster's stored instances of the bundle, newest first (the order they are deleted in). */
-async function storedInstances(kube: KubeCluster, bundle: string, line: (text: string) => void): Promise<DecodedInstanceSecret[]> {
+async function storedInstances(
+  kube: KubeCluster,
+  bundle: string,
+  line: (text: string) => void,
+): Promise<DecodedInstanceSecret[]> {
   try {
     const scan = await findRemovedInstances(kube, bundle, []);
-    if (scan.unchecked.length > 0) line(`cannot list Secrets in namespace(s) ${scan.unchecked.join(', ')}: instances of the bundle there are not found`);
+    if (scan.unchecked.length > 0)
+      line(
+        `cannot list Secrets in namespace(s) ${scan.unchecked.join(', ')}: instances of the bundle there are not found`,
+      );
     return scan.removed;
   } catch (error) {
-    throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    throw new ClusterStepError(
+      'prune',
+      new Error(
+        `listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      ),
+    );
   }
 }
 
 /** What removing the bundle from a leaving cluster would delete; nothing written. */
-export async function planLeavingCluster(run: FleetRun, leave: LeavingCluster, headBundle: string, line: (text: string) => void): Promise<ClusterChanges> {
+export async function planLeavingCluster(
+  run: FleetRun,
+  leave: LeavingCluster,
+  headBundle: string,
+  line: (text: string) => void,
+): Promise<ClusterChanges> {
   const { cluster } = leave;
   const bundle = await leavingBundleName(run, cluster, headBundle);
   if (leave.contextGone || leave.conflict) {
@@ -91,17 +130,31 @@ export async function planLeavingCluster(run: FleetRun, leave: LeavingCluster, h
         changes = await diffRemovedInstance(session.kube, stored, new Set());
       } catch (error) {
         const object = (error as { object?: unknown }).object;
-        throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
+        throw new ClusterStepError(
+          'prune',
+          error,
+          stored.instance.name,
+          typeof object === 'string' ? object : undefined,
+        );
       }
-      line(`${prefix} > i:${stored.instance.name} > leaves with the cluster: ${objects(deletedCount(changes))} would be deleted`);
+      line(
+        `${prefix} > i:${stored.instance.name} > leaves with the cluster: ${objects(deletedCount(changes))} would be deleted`,
+      );
       instances.push(storedEntry(stored, changes));
     }
     if (instances.length === 0) line(`${prefix} > leaves the fleet: no instance of the bundle found on it`);
     const kept = keptReason(run, leave);
     if (kept) {
       line(`${prefix} > leaves the fleet; ${kept}`);
-      const shown = instances.map((instance) => ({ ...instance, changes: instance.changes.map((change) => ({ ...change, action: 'skipped' as const, diff: '' })) }));
-      return { ...keptEntry(leave, bundle, kept, shown), startedAt: new Date(startedAt).toISOString(), durationMs: Date.now() - startedAt };
+      const shown = instances.map((instance) => ({
+        ...instance,
+        changes: instance.changes.map((change) => ({ ...change, action: 'skipped' as const, diff: '' })),
+      }));
+      return {
+        ...keptEntry(leave, bundle, kept, shown),
+        startedAt: new Date(startedAt).toISOString(),
+        durationMs: Date.now() - startedAt,
+      };
     }
     const changed = instances.some((instance) => deletedCount(instance.changes) > 0);
     return leaves(clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt));
@@ -118,7 +171,12 @@ export async function planLeavingCluster(run: FleetRun, leave: LeavingCluster, h
  * in reverse apply order with their deletion awaited (`wait`), then its instance Secret.
  * The first failure stops the cluster (what was deleted before it is listed).
  */
-export async function removeFromLeavingCluster(run: FleetRun, leave: LeavingCluster, headBundle: string, line: (text: string) => void): Promise<ClusterChanges> {
+export async function removeFromLeavingCluster(
+  run: FleetRun,
+  leave: LeavingCluster,
+  headBundle: string,
+  line: (text: string) => void,
+): Promise<ClusterChanges> {
   const { cluster } = leave;
   const bundle = await leavingBundleName(run, cluster, headBundle);
   const kept = keptReason(run, leave);
@@ -147,10 +205,25 @@ export async function removeFromLeavingCluster(run: FleetRun, leave: LeavingClus
     for (const record of stored) {
       const name = record.instance.name;
       const log = (text: string) => line(`${prefix} > i:${name} > ${text}`);
-      if (run.cancel?.aborted) throw new ClusterStepError('cancelled', new Error(`cluster ${cluster.name}: the run was cancelled before instance ${name} was deleted`), name);
+      if (run.cancel?.aborted)
+        throw new ClusterStepError(
+          'cancelled',
+          new Error(`cluster ${cluster.name}: the run was cancelled before instance ${name} was deleted`),
+          name,
+        );
       log('leaves with the cluster: deleting it');
       try {
-        const deleted = await deleteRemovedInstance(session.kube, record, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log, ...(run.cancel ? { signal: run.cancel } : {}) }, deadline);
+        const deleted = await deleteRemovedInstance(
+          session.kube,
+          record,
+          {
+            wait: run.options.wait,
+            timeoutMs: run.options.timeoutMs,
+            log,
+            ...(run.cancel ? { signal: run.cancel } : {}),
+          },
+          deadline,
+        );
         log(`leaves with the cluster: ${objects(deletedCount(deleted.changes))} deleted`);
         instances.push(storedEntry(record, deleted.changes));
       } catch (error) {
@@ -175,7 +248,12 @@ export async function removeFromLeavingCluster(run: FleetRun, leave: LeavingClus
  * in its own log group; all `skipped` when a head cluster failed (nothing is removed from a
  * fleet whose rollout did not succeed), and the ones after a failure too.
  */
-export async function rollOutLeaves(run: FleetRun, membership: Membership, headBundle: string, headFailed: boolean): Promise<ClusterChanges[]> {
+export async function rollOutLeaves(
+  run: FleetRun,
+  membership: Membership,
+  headBundle: string,
+  headFailed: boolean,
+): Promise<ClusterChanges[]> {
   const entries: ClusterChanges[] = [];
   let failed = headFailed;
   for (const leave of membership.leaving) {
@@ -190,7 +268,10 @@ export async function rollOutLeaves(run: FleetRun, membership: Membership, headB
     failed = entry.status === 'failed';
   }
   const skipped = entries.filter((entry) => entry.status === 'skipped').map((entry) => entry.name);
-  if (skipped.length > 0) run.log.line(`the bundle was not removed from the cluster(s) leaving the fleet: ${skipped.join(', ')} (${headFailed ? 'the rollout of the remaining clusters did not succeed' : 'an earlier cluster failed'})`);
+  if (skipped.length > 0)
+    run.log.line(
+      `the bundle was not removed from the cluster(s) leaving the fleet: ${skipped.join(', ')} (${headFailed ? 'the rollout of the remaining clusters did not succeed' : 'an earlier cluster failed'})`,
+    );
   return entries;
 }
 

@@ -18,9 +18,21 @@
 //
 // Only reads: identity records and kube-system UIDs. What a leave deletes is found later
 // (plan.ts, rollout.ts: leaving-clusters.ts); a rename's record is re-pinned by the apply.
-import { NoClusterMatchesError, selectClusters, type ClusterSelector, type Runtime, type RuntimeCluster } from '../bundle/index.js';
+import {
+  NoClusterMatchesError,
+  selectClusters,
+  type ClusterSelector,
+  type Runtime,
+  type RuntimeCluster,
+} from '../bundle/index.js';
 import type { ClusterChanges, MembershipSource } from '../changeset.js';
-import { type IdentityRecord, type Kubeconfig, openCluster, readClusterUid, readIdentityRecord } from '../kube/connect/index.js';
+import {
+  type IdentityRecord,
+  type Kubeconfig,
+  openCluster,
+  readClusterUid,
+  readIdentityRecord,
+} from '../kube/connect/index.js';
 import type { FleetRun } from './fleet-run.js';
 
 function selects(wanted: string | undefined, actual: string): boolean {
@@ -94,7 +106,12 @@ export interface Membership {
  * Decides leaves and renames from the names and what the clusters' contexts reached (pure:
  * the probes are read by `resolveMembership`).
  */
-export function decideMembership(comparison: MembershipComparison, head: Runtime, probes: ReadonlyMap<string, ClusterProbe>, from: string): Membership {
+export function decideMembership(
+  comparison: MembershipComparison,
+  head: Runtime,
+  probes: ReadonlyMap<string, ClusterProbe>,
+  from: string,
+): Membership {
   const probeOf = (cluster: RuntimeCluster) => probes.get(cluster.kubeContext) ?? {};
   const renames: Rename[] = [];
   const leaving: LeavingCluster[] = [];
@@ -105,7 +122,8 @@ export function decideMembership(comparison: MembershipComparison, head: Runtime
       const reached = probeOf(to);
       // A rename re-pins the added cluster's record: never one that names a third cluster
       // (a context re-pointed at another cluster of the fleet stays refused by its identity check).
-      if (reached.record) return nameKey(reached.record.runtimeCluster) === nameKey(cluster.name) ? 'record' : undefined;
+      if (reached.record)
+        return nameKey(reached.record.runtimeCluster) === nameKey(cluster.name) ? 'record' : undefined;
       if (reached.uid && probe.uid && reached.uid === probe.uid) return 'uid';
       if (cluster.kubeContext !== '' && cluster.kubeContext === to.kubeContext) return 'context';
       return undefined;
@@ -116,18 +134,26 @@ export function decideMembership(comparison: MembershipComparison, head: Runtime
       renames.push({ from: cluster, to: renamed, by: match(renamed)! });
       continue;
     }
-    const staying = probe.uid ? head.clusters.find((other) => probeOf(other).uid === probe.uid) : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
+    const staying = probe.uid
+      ? head.clusters.find((other) => probeOf(other).uid === probe.uid)
+      : head.clusters.find((other) => cluster.kubeContext !== '' && other.kubeContext === cluster.kubeContext);
     leaving.push({
       cluster,
       contextGone: probe.contextGone === true,
-      ...(staying ? { conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there` } : {}),
+      ...(staying
+        ? {
+            conflict: `its context "${cluster.kubeContext}" reaches the same cluster as runtime cluster "${staying.name}", which stays in the fleet: nothing is deleted there`,
+          }
+        : {}),
     });
   }
   return { from, leaving, renames, moved: comparison.moved };
 }
 
 function hasContext(kubeconfig: Kubeconfig, context: string): boolean {
-  return context === '' ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== '' : kubeconfig.contexts.has(context);
+  return context === ''
+    ? kubeconfig.currentContext !== undefined && kubeconfig.currentContext !== ''
+    : kubeconfig.contexts.has(context);
 }
 
 /** Reads a cluster's identity record and kube-system UID through a context (never writes). */
@@ -175,16 +201,25 @@ async function findMembership(run: FleetRun): Promise<Membership | undefined> {
   const comparison = compareMembership(base.runtime, head, run.selector);
   if (comparison.leaving.length === 0) return { from: base.from, leaving: [], renames: [], moved: comparison.moved };
   const contexts = new Map<string, RuntimeCluster>();
-  for (const cluster of [...comparison.leaving, ...head.clusters]) if (!contexts.has(cluster.kubeContext)) contexts.set(cluster.kubeContext, cluster);
+  for (const cluster of [...comparison.leaving, ...head.clusters])
+    if (!contexts.has(cluster.kubeContext)) contexts.set(cluster.kubeContext, cluster);
   const probes = new Map<string, ClusterProbe>();
   await Promise.all([...contexts].map(async ([context, cluster]) => probes.set(context, await probe(run, cluster))));
   const membership = decideMembership(comparison, head, probes, base.from);
   for (const rename of membership.renames) {
-    run.log.line(`cluster ${rename.to.name} was ${rename.from.name} in ${base.from} (the same cluster, by its ${rename.by === 'record' ? 'identity record' : rename.by === 'uid' ? 'kube-system uid' : 'kube context'}): a rename, nothing is deleted`);
+    run.log.line(
+      `cluster ${rename.to.name} was ${rename.from.name} in ${base.from} (the same cluster, by its ${rename.by === 'record' ? 'identity record' : rename.by === 'uid' ? 'kube-system uid' : 'kube context'}): a rename, nothing is deleted`,
+    );
   }
   for (const leave of membership.leaving) {
-    const reason = leave.contextGone ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig` : leave.conflict ? `; ${leave.conflict}` : '';
-    run.log.line(`cluster ${leave.cluster.name} (${leave.cluster.group}) leaves the fleet: listed in ${base.from}, not in the runtime${reason}`);
+    const reason = leave.contextGone
+      ? `; its kube context "${leave.cluster.kubeContext}" is not in the kubeconfig`
+      : leave.conflict
+        ? `; ${leave.conflict}`
+        : '';
+    run.log.line(
+      `cluster ${leave.cluster.name} (${leave.cluster.group}) leaves the fleet: listed in ${base.from}, not in the runtime${reason}`,
+    );
   }
   return membership;
 }
@@ -198,7 +233,12 @@ export function selectHeadClusters(run: Pick<FleetRun, 'evaluation' | 'selector'
   try {
     return selectClusters(run.evaluation.runtime, run.selector);
   } catch (error) {
-    if (error instanceof NoClusterMatchesError && run.baseRuntime && compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0) return [];
+    if (
+      error instanceof NoClusterMatchesError &&
+      run.baseRuntime &&
+      compareMembership(run.baseRuntime.runtime, run.evaluation.runtime, run.selector).leaving.length > 0
+    )
+      return [];
     throw error;
   }
 }
@@ -208,11 +248,20 @@ export function withRenamesRepinned(run: FleetRun, renames: readonly Rename[]): 
   if (renames.length === 0) return run;
   const identity = run.options.identity ?? { mode: 'check' as const, repin: [] };
   if (identity.mode === 'off') return run;
-  return { ...run, options: { ...run.options, identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] } } };
+  return {
+    ...run,
+    options: {
+      ...run.options,
+      identity: { ...identity, repin: [...identity.repin, ...renames.map((rename) => rename.to.name)] },
+    },
+  };
 }
 
 /** The head entries marked with their renames, the leaving entries appended; and where the base came from. */
-export function withMembership<T extends { name: string; membership?: ClusterChanges['membership'] }>(entries: T[], renames: readonly Rename[]): T[] {
+export function withMembership<T extends { name: string; membership?: ClusterChanges['membership'] }>(
+  entries: T[],
+  renames: readonly Rename[],
+): T[] {
   const renamed = new Map(renames.map((rename) => [nameKey(rename.to.name), rename.from.name]));
   return entries.map((entry) => {
     const from = renamed.get(nameKey(entry.name));
@@ -230,5 +279,8 @@ export function membershipSource(run: FleetRun): MembershipSource | undefined {
 /** The command that removes the bundle from a cluster by hand (Timoni's, and ours). */
 export function removalCommands(bundle: string, cluster: RuntimeCluster): string[] {
   const context = cluster.kubeContext ? ` --kube-context ${cluster.kubeContext}` : '';
-  return [`timoni bundle delete --name ${bundle || '<bundle>'}${context}`, `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`];
+  return [
+    `timoni bundle delete --name ${bundle || '<bundle>'}${context}`,
+    `timoni-fleet delete -f <bundle files> --cluster ${cluster.name}${context}`,
+  ];
 }

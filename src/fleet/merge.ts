@@ -46,14 +46,21 @@ export interface MergeResult {
 const MODES: readonly ChangeSetMode[] = ['diff', 'apply'];
 
 /** The one value all files agree on, or an error naming two files that differ. */
-function agreed(files: readonly ChangeSetFile[], what: string, valueOf: (changeSet: ChangeSet) => string | undefined, hint: string): string {
+function agreed(
+  files: readonly ChangeSetFile[],
+  what: string,
+  valueOf: (changeSet: ChangeSet) => string | undefined,
+  hint: string,
+): string {
   let first: { file: string; value: string } | undefined;
   for (const { file, changeSet } of files) {
     const value = valueOf(changeSet);
     if (value === undefined || value === '') continue;
     if (!first) first = { file, value };
     else if (first.value !== value) {
-      throw new ChangeSetMergeError(`${file}: ${what} ${JSON.stringify(value)}, but ${first.file} ${what} ${JSON.stringify(first.value)}; ${hint}`);
+      throw new ChangeSetMergeError(
+        `${file}: ${what} ${JSON.stringify(value)}, but ${first.file} ${what} ${JSON.stringify(first.value)}; ${hint}`,
+      );
     }
   }
   return first?.value ?? '';
@@ -61,14 +68,17 @@ function agreed(files: readonly ChangeSetFile[], what: string, valueOf: (changeS
 
 function checkFormat({ file, changeSet }: ChangeSetFile): void {
   if (!Number.isInteger(changeSet.format) || changeSet.format < 1) {
-    throw new ChangeSetMergeError(`${file}: not a ChangeSet file (no "format" version); it should be the file a timoni-fleet run wrote with changes-file`);
+    throw new ChangeSetMergeError(
+      `${file}: not a ChangeSet file (no "format" version); it should be the file a timoni-fleet run wrote with changes-file`,
+    );
   }
   if (changeSet.format > CHANGESET_FORMAT) {
     throw new ChangeSetMergeError(
       `${file}: ChangeSet format ${changeSet.format} is newer than this timoni-fleet reads (format ${CHANGESET_FORMAT}); use the same timoni-fleet version in the report job as in the matrix jobs`,
     );
   }
-  if (!MODES.includes(changeSet.mode)) throw new ChangeSetMergeError(`${file}: mode ${JSON.stringify(changeSet.mode)} is not diff or apply`);
+  if (!MODES.includes(changeSet.mode))
+    throw new ChangeSetMergeError(`${file}: mode ${JSON.stringify(changeSet.mode)} is not diff or apply`);
 }
 
 /** A ChangeSet is accepted only when it is of the run's commit. */
@@ -85,13 +95,18 @@ function checkCommit({ file, changeSet }: ChangeSetFile, runCommit: string): voi
     );
   }
   if (commit !== runCommit) {
-    throw new ChangeSetMergeError(`${file}: is of commit ${JSON.stringify(commit)}, this report runs on commit ${runCommit} (were artifacts of another run downloaded, or was the file committed to the repository?)`);
+    throw new ChangeSetMergeError(
+      `${file}: is of commit ${JSON.stringify(commit)}, this report runs on commit ${runCommit} (were artifacts of another run downloaded, or was the file committed to the repository?)`,
+    );
   }
 }
 
 function missingMessage(shard: string, clusters: readonly string[], mode: ChangeSetMode): string {
   const covered = `${clusters.length === 1 ? 'cluster' : 'clusters'} ${clusters.join(', ')}`;
-  const question = mode === 'apply' ? 'did that job fail before uploading, or was it not run after an earlier failure?' : 'did that job fail before uploading?';
+  const question =
+    mode === 'apply'
+      ? 'did that job fail before uploading, or was it not run after an earlier failure?'
+      : 'did that job fail before uploading?';
   return `no ChangeSet from the matrix job of shard "${shard}" (${covered}): ${question}`;
 }
 
@@ -99,8 +114,18 @@ export function mergeChangeSets(input: MergeInput): MergeResult {
   if (input.files.length === 0) throw new ChangeSetMergeError('no ChangeSet file to merge');
   for (const file of input.files) checkFormat(file);
   for (const file of input.files) checkCommit(file, input.commit);
-  const bundle = agreed(input.files, 'is of bundle', (c) => c.bundle, 'a report merges the ChangeSets of one bundle (does the download pattern match another bundle\'s artifacts?)');
-  const mode = agreed(input.files, 'is of mode', (c) => c.mode, 'a report merges either diffs or rollouts, not both') as ChangeSetMode;
+  const bundle = agreed(
+    input.files,
+    'is of bundle',
+    (c) => c.bundle,
+    "a report merges the ChangeSets of one bundle (does the download pattern match another bundle's artifacts?)",
+  );
+  const mode = agreed(
+    input.files,
+    'is of mode',
+    (c) => c.mode,
+    'a report merges either diffs or rollouts, not both',
+  ) as ChangeSetMode;
   const expected = new Map(input.clusters.map((cluster) => [cluster.name, cluster]));
   const found = new Map<string, { file: string; entry: ClusterChanges }>();
   for (const { file, changeSet } of input.files) {
@@ -114,7 +139,9 @@ export function mergeChangeSets(input: MergeInput): MergeResult {
       // A cluster leaving the fleet is no longer in the runtime: it follows the runtime's clusters.
       if (!expected.has(entry.name) && !isLeaving(entry)) {
         const known = input.clusters.map((c) => c.name).join(', ') || 'none';
-        throw new ChangeSetMergeError(`${file}: cluster "${entry.name}" is not among the clusters this report covers (${known}); do the report's runtime, runtime-group and runtime-cluster match the matrix jobs'?`);
+        throw new ChangeSetMergeError(
+          `${file}: cluster "${entry.name}" is not among the clusters this report covers (${known}); do the report's runtime, runtime-group and runtime-cluster match the matrix jobs'?`,
+        );
       }
       found.set(entry.name, { file, entry });
     }
@@ -134,12 +161,28 @@ export function mergeChangeSets(input: MergeInput): MergeResult {
     // A cluster in no shard (the shards do not cover the selection) is still reported.
     const message = missingMessages.get(cluster.name) ?? missingMessage(cluster.name, [cluster.name], mode);
     if (!missingMessages.has(cluster.name)) missing.push({ shard: cluster.name, clusters: [cluster.name] });
-    return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'failed', error: { step: 'report', message }, instances: [] };
+    return {
+      name: cluster.name,
+      group: cluster.group,
+      kubeContext: cluster.kubeContext,
+      status: 'failed',
+      error: { step: 'report', message },
+      instances: [],
+    };
   });
-  const leaving = [...found.values()].map(({ entry }) => entry).filter((entry) => isLeaving(entry) && !expected.has(entry.name));
+  const leaving = [...found.values()]
+    .map(({ entry }) => entry)
+    .filter((entry) => isLeaving(entry) && !expected.has(entry.name));
   const membership = input.files.map(({ changeSet }) => changeSet.membership).find((source) => source !== undefined);
   return {
-    changeSet: { format: CHANGESET_FORMAT, bundle, mode, commit: input.commit, clusters: [...clusters, ...leaving], ...(membership ? { membership } : {}) },
+    changeSet: {
+      format: CHANGESET_FORMAT,
+      bundle,
+      mode,
+      commit: input.commit,
+      clusters: [...clusters, ...leaving],
+      ...(membership ? { membership } : {}),
+    },
     missing,
   };
 }

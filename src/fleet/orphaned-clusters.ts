@@ -48,15 +48,28 @@ export async function findOrphanedClusters(run: FleetRun, bundle: string): Promi
       const record = await readIdentityRecord(kube, run.options.identity?.recordName);
       // Not this fleet's cluster (no record of it, nor listed at the base), or one of the runtime reached by another context.
       if ((!record && !base) || (record && names.has(record.runtimeCluster.toLowerCase()))) continue;
-      const cluster: RuntimeCluster = { name: record?.runtimeCluster ?? base?.name ?? context, group: base?.group ?? '', kubeContext: context };
+      const cluster: RuntimeCluster = {
+        name: record?.runtimeCluster ?? base?.name ?? context,
+        group: base?.group ?? '',
+        kubeContext: context,
+      };
       const instances = await listInstances(kube, '', bundle);
       if (instances.length === 0) continue;
       const statuses = new Map<DecodedInstanceSecret, Awaited<ReturnType<typeof instanceStatus>> | undefined>();
-      for (const instance of instances) statuses.set(instance, await instanceStatus(kube, instance).catch(() => undefined));
+      for (const instance of instances)
+        statuses.set(instance, await instanceStatus(kube, instance).catch(() => undefined));
       const commands = removalCommands(bundle, cluster);
-      found.push({ cluster, instances, statuses, commands, reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet): the bundle stays installed there until it is removed` });
+      found.push({
+        cluster,
+        instances,
+        statuses,
+        commands,
+        reason: `the cluster of kube context "${context}" holds the bundle but is in no runtime cluster (it left the fleet): the bundle stays installed there until it is removed`,
+      });
     } catch (error) {
-      run.log.line(`kube context "${context}" (in no runtime cluster) not checked for instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`);
+      run.log.line(
+        `kube context "${context}" (in no runtime cluster) not checked for instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     } finally {
       kube.close();
     }
@@ -92,7 +105,11 @@ export async function orphanedRows(run: FleetRun, bundle: string): Promise<Insta
  * each instance listed (nothing would be deleted by an apply of the runtime: it does not
  * list them), with the commands that remove the bundle by hand.
  */
-export async function orphanedEntries(run: FleetRun, bundle: string, known: ReadonlySet<string>): Promise<ClusterChanges[]> {
+export async function orphanedEntries(
+  run: FleetRun,
+  bundle: string,
+  known: ReadonlySet<string>,
+): Promise<ClusterChanges[]> {
   const orphans = await findOrphanedClusters(run, bundle);
   return orphans
     .filter((orphan) => !known.has(orphan.cluster.name))

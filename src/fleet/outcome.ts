@@ -19,7 +19,13 @@ export class ClusterStepError extends Error {
   }
 }
 
-export function clusterEntry(cluster: RuntimeCluster, status: ClusterChanges['status'], instances: InstanceChanges[], error: ClusterError | null, startedAt: number): ClusterChanges {
+export function clusterEntry(
+  cluster: RuntimeCluster,
+  status: ClusterChanges['status'],
+  instances: InstanceChanges[],
+  error: ClusterError | null,
+  startedAt: number,
+): ClusterChanges {
   return {
     name: cluster.name,
     group: cluster.group,
@@ -34,7 +40,12 @@ export function clusterEntry(cluster: RuntimeCluster, status: ClusterChanges['st
 
 export function clusterError(error: unknown, fallbackStep: string): ClusterError {
   if (error instanceof ClusterStepError) {
-    return { step: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
+    return {
+      step: error.step,
+      message: error.message,
+      ...(error.instance ? { instance: error.instance } : {}),
+      ...(error.object ? { object: error.object } : {}),
+    };
   }
   return { step: fallbackStep, message: error instanceof Error ? error.message : String(error) };
 }
@@ -45,13 +56,26 @@ export function clusterError(error: unknown, fallbackStep: string): ClusterError
  * (FAILURE_MARK): the CLI prints it, the action shows it as the one annotation of this
  * failure unless the handler has already told its message.
  */
-export function tellFailure(run: Pick<FleetRun, 'onClusterError'>, cluster: string, line: (text: string) => void, error: unknown, text = error instanceof Error ? error.message : String(error)): void {
+export function tellFailure(
+  run: Pick<FleetRun, 'onClusterError'>,
+  cluster: string,
+  line: (text: string) => void,
+  error: unknown,
+  text = error instanceof Error ? error.message : String(error),
+): void {
   run.onClusterError?.(cluster, error);
   line(`${FAILURE_MARK}${text}`);
 }
 
 export function skippedEntry(cluster: RuntimeCluster): ClusterChanges {
-  return { name: cluster.name, group: cluster.group, kubeContext: cluster.kubeContext, status: 'skipped', error: null, instances: [] };
+  return {
+    name: cluster.name,
+    group: cluster.group,
+    kubeContext: cluster.kubeContext,
+    status: 'skipped',
+    error: null,
+    instances: [],
+  };
 }
 
 export function logPrefix(bundle: string, cluster?: string, instance?: string): string {
@@ -61,7 +85,12 @@ export function logPrefix(bundle: string, cluster?: string, instance?: string): 
   return parts.join(' > ');
 }
 
-export function changeLine(bundle: string, cluster: string, instance: string, change: Pick<ObjectChange, 'kind' | 'namespace' | 'name' | 'action'>): string {
+export function changeLine(
+  bundle: string,
+  cluster: string,
+  instance: string,
+  change: Pick<ObjectChange, 'kind' | 'namespace' | 'name' | 'action'>,
+): string {
   const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
   return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
 }

@@ -13,33 +13,88 @@
 import { type BundleInstance, type RuntimeCluster } from '../bundle/index.js';
 import { diffInstance, InstanceStepError } from '../kube/instance/index.js';
 import { mapBounded, settleBounded } from '../concurrency.js';
-import { CHANGESET_FORMAT, isChangingAction, type ChangeSet, type ClusterChanges, type ClusterError, type InstanceChanges } from '../changeset.js';
+import {
+  CHANGESET_FORMAT,
+  isChangingAction,
+  type ChangeSet,
+  type ClusterChanges,
+  type ClusterError,
+  type InstanceChanges,
+} from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
-import { clusterErrorOfInstance, instanceStepError, unbuiltInstanceEntry, undiffedInstanceEntry } from './instance-failures.js';
+import {
+  clusterErrorOfInstance,
+  instanceStepError,
+  unbuiltInstanceEntry,
+  undiffedInstanceEntry,
+} from './instance-failures.js';
 import { changeLine, clusterEntry, clusterError, ClusterStepError, logPrefix, tellFailure } from './outcome.js';
 import { removedInstancesPlan } from './removed-instances.js';
 import { planLeaves } from './leaving-clusters.js';
 import { orphanedEntries } from './orphaned-clusters.js';
-import { membershipSource, resolveMembership, selectHeadClusters, withMembership, withRenamesRepinned } from './membership.js';
+import {
+  membershipSource,
+  resolveMembership,
+  selectHeadClusters,
+  withMembership,
+  withRenamesRepinned,
+} from './membership.js';
 import { desiredOfBuild, withDesired } from './desired-state.js';
 import { BufferedLog, withinDeadline, type FleetRun } from './fleet-run.js';
-import { connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity, type ClusterInstanceBuild, type ClusterSession } from './session.js';
+import {
+  connectCluster,
+  instanceInput,
+  moduleInfo,
+  startClusterBuilds,
+  withIdentity,
+  type ClusterInstanceBuild,
+  type ClusterSession,
+} from './session.js';
 
-async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: BufferedLog, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
+async function planCluster(
+  run: FleetRun,
+  cluster: RuntimeCluster,
+  log: BufferedLog,
+  bundleName: { value: string },
+  builds: InstanceBuilds,
+): Promise<ClusterChanges> {
   const startedAt = Date.now();
   const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
   if ('failed' in connected) return connected.failed;
   const { session } = connected;
   try {
-    const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+    const started = await startClusterBuilds(
+      run.engine,
+      run.evaluation,
+      run.resolver,
+      session,
+      (value) => run.secrets.register(value),
+      builds,
+    );
     const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
-    const { built, instances, allBuilt } = await diffWhenBuilt(run, session, cluster.name, bundle, started.evaluated.bundle.instances, started.instances, (text) => log.line(text));
+    const { built, instances, allBuilt } = await diffWhenBuilt(
+      run,
+      session,
+      cluster.name,
+      bundle,
+      started.evaluated.bundle.instances,
+      started.instances,
+      (text) => log.line(text),
+    );
     if (run.options.prune && run.options.pruneRemovedInstances) {
       // An instance that did not build still belongs to the bundle, but its objects are unknown:
       // what deleting the removed instances would do cannot be told without them.
-      if (allBuilt) instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
-      else log.line(`${logPrefix(bundle, cluster.name)} > instances removed from the bundle are not looked for: not every instance was built`);
+      if (allBuilt)
+        instances.push(
+          ...(await removedInstancesPlan(session.kube, bundle, built, (text) =>
+            log.line(`${logPrefix(bundle, cluster.name)} > ${text}`),
+          )),
+        );
+      else
+        log.line(
+          `${logPrefix(bundle, cluster.name)} > instances removed from the bundle are not looked for: not every instance was built`,
+        );
     }
     const failure = clusterFailure(cluster.name, instances);
     if (failure) {
@@ -50,7 +105,10 @@ async function planCluster(run: FleetRun, cluster: RuntimeCluster, log: Buffered
       return withIdentity(session, clusterEntry(cluster, 'failed', instances, failure.error, startedAt));
     }
     const changed = instances.some((i) => i.changes.some((c) => isChangingAction(c.action)));
-    return withDesired(withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)), run.recordDesired ? desiredOfBuild(built) : undefined);
+    return withDesired(
+      withIdentity(session, clusterEntry(cluster, changed ? 'changed' : 'unchanged', instances, null, startedAt)),
+      run.recordDesired ? desiredOfBuild(built) : undefined,
+    );
   } catch (error) {
     tellFailure(run, cluster.name, (text) => log.line(text), error);
     return withIdentity(session, clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
@@ -86,36 +144,45 @@ async function diffWhenBuilt(
   builds: readonly Promise<ClusterInstanceBuild>[],
   line: (text: string) => void,
 ): Promise<{ built: ClusterInstanceBuild[]; instances: InstanceChanges[]; allBuilt: boolean }> {
-  const outcomes = await settleBounded(builds, INSTANCE_DIFFS_AT_ONCE, async (pending, index): Promise<InstanceOutcome> => {
-    const declared = bundleInstances[index];
-    if (!declared) throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
-    let instance: ClusterInstanceBuild;
-    try {
-      instance = await pending;
-    } catch (error) {
-      const failure = instanceStepError(error, 'build', declared.name);
-      return { entry: unbuiltInstanceEntry(declared, failure), failure };
-    }
-    const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
-    try {
-      const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), { force: run.options.force, overwriteOwnership: run.options.overwriteOwnership });
-      return { entry: { ...entry, changes }, built: instance };
-    } catch (error) {
-      if (error instanceof InstanceStepError) {
-        const failure = new ClusterStepError(error.step, error, instance.name, error.object);
-        return { entry: undiffedInstanceEntry(entry, failure, error.changes), failure, built: instance };
+  const outcomes = await settleBounded(
+    builds,
+    INSTANCE_DIFFS_AT_ONCE,
+    async (pending, index): Promise<InstanceOutcome> => {
+      const declared = bundleInstances[index];
+      if (!declared)
+        throw new Error(`cluster ${cluster}: the build of instance ${index + 1} has no instance in the bundle`);
+      let instance: ClusterInstanceBuild;
+      try {
+        instance = await pending;
+      } catch (error) {
+        const failure = instanceStepError(error, 'build', declared.name);
+        return { entry: unbuiltInstanceEntry(declared, failure), failure };
       }
-      const failure = new ClusterStepError('diff', error, instance.name);
-      return { entry: undiffedInstanceEntry(entry, failure, []), failure, built: instance };
-    }
-  });
+      const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
+      try {
+        const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
+          force: run.options.force,
+          overwriteOwnership: run.options.overwriteOwnership,
+        });
+        return { entry: { ...entry, changes }, built: instance };
+      } catch (error) {
+        if (error instanceof InstanceStepError) {
+          const failure = new ClusterStepError(error.step, error, instance.name, error.object);
+          return { entry: undiffedInstanceEntry(entry, failure, error.changes), failure, built: instance };
+        }
+        const failure = new ClusterStepError('diff', error, instance.name);
+        return { entry: undiffedInstanceEntry(entry, failure, []), failure, built: instance };
+      }
+    },
+  );
   const built: ClusterInstanceBuild[] = [];
   const instances: InstanceChanges[] = [];
   let allBuilt = true;
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') throw outcome.reason;
     const { entry, failure } = outcome.value;
-    for (const change of entry.changes) line(changeLine(bundle, cluster, entry.name, change) + (change.error ? `: ${change.error}` : ''));
+    for (const change of entry.changes)
+      line(changeLine(bundle, cluster, entry.name, change) + (change.error ? `: ${change.error}` : ''));
     if (failure) {
       tellFailure(run, cluster, line, failure);
     }
@@ -131,7 +198,10 @@ async function diffWhenBuilt(
  * own (`told`: logged in its place already) or its refused objects' (all of the cluster's
  * refused objects summed up, failedObjects); null when nothing failed.
  */
-export function clusterFailure(cluster: string, instances: readonly InstanceChanges[]): { error: ClusterError; told: boolean } | null {
+export function clusterFailure(
+  cluster: string,
+  instances: readonly InstanceChanges[],
+): { error: ClusterError; told: boolean } | null {
   for (const instance of instances) {
     if (instance.error) return { error: clusterErrorOfInstance(instance.name, instance.error), told: true };
     if (instance.changes.some((change) => change.action === 'failed')) {
@@ -144,11 +214,17 @@ export function clusterFailure(cluster: string, instances: readonly InstanceChan
 
 /** The cluster's error when objects failed their dry-run: each object with the server's answer. */
 export function failedObjects(cluster: string, instances: readonly InstanceChanges[]): ClusterError | null {
-  const failed = instances.flatMap((instance) => instance.changes.filter((change) => change.action === 'failed').map((change) => ({ instance: instance.name, change })));
+  const failed = instances.flatMap((instance) =>
+    instance.changes
+      .filter((change) => change.action === 'failed')
+      .map((change) => ({ instance: instance.name, change })),
+  );
   const first = failed[0];
   if (!first) return null;
   const prefix = `cluster ${cluster}: `;
-  const reasons = failed.map(({ instance, change }) => `instance ${instance}: ${(change.error ?? 'failed').replace(prefix, '')}`);
+  const reasons = failed.map(
+    ({ instance, change }) => `instance ${instance}: ${(change.error ?? 'failed').replace(prefix, '')}`,
+  );
   const count = failed.length === 1 ? 'one object' : `${failed.length} objects`;
   const message = `${prefix}the API server refused ${count} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
   const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
@@ -163,12 +239,23 @@ export async function planFleet(given: FleetRun): Promise<ChangeSet> {
   const run = withRenamesRepinned(given, membership?.renames ?? []);
   const bundleName = { value: '' };
   const builds = new InstanceBuilds(run.engine);
-  run.log.line(`diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
+  run.log.line(
+    `diffing ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`,
+  );
   const results = await mapBounded(clusters, run.options.concurrency, async (cluster) => {
     const log = new BufferedLog();
     const startedAt = Date.now();
-    const entry = await withinDeadline(planCluster(run, cluster, log, bundleName, builds), run.deadlineAt ?? Infinity, () =>
-      clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` }, startedAt),
+    const entry = await withinDeadline(
+      planCluster(run, cluster, log, bundleName, builds),
+      run.deadlineAt ?? Infinity,
+      () =>
+        clusterEntry(
+          cluster,
+          'failed',
+          [],
+          { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` },
+          startedAt,
+        ),
     );
     log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
     return entry;

@@ -2,7 +2,16 @@
 // diffed (or applied) on a cluster, the instances it stores under the bundle's label but no
 // longer lists become ChangeSet instances marked `removed`, with what deleting them would
 // do (plan) or did (rollout). Only with `prune` and `pruneRemovedInstances`.
-import { type DecodedInstanceSecret, deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances, InstanceStepError, inventoryEntryId, type RemovedInstanceScan } from '../kube/instance/index.js';
+import {
+  type DecodedInstanceSecret,
+  deletedCount,
+  deleteRemovedInstance,
+  diffRemovedInstance,
+  findRemovedInstances,
+  InstanceStepError,
+  inventoryEntryId,
+  type RemovedInstanceScan,
+} from '../kube/instance/index.js';
 import type { KubeCluster } from '../kube/connect/index.js';
 import type { InstanceChanges, ModuleInfo, ObjectChange } from '../changeset.js';
 import { ClusterStepError } from './outcome.js';
@@ -15,26 +24,49 @@ function storedModule(stored: DecodedInstanceSecret): ModuleInfo {
 }
 
 function removedEntry(stored: DecodedInstanceSecret, changes: ObjectChange[]): InstanceChanges {
-  return { name: stored.instance.name, namespace: stored.instance.namespace, module: storedModule(stored), changes, removed: true };
+  return {
+    name: stored.instance.name,
+    namespace: stored.instance.namespace,
+    module: storedModule(stored),
+    changes,
+    removed: true,
+  };
 }
 
 function objects(count: number): string {
   return count === 1 ? '1 object' : `${count} objects`;
 }
 
-async function scan(kube: KubeCluster, bundle: string, builds: readonly ClusterInstanceBuild[], log: (text: string) => void): Promise<RemovedInstanceScan> {
+async function scan(
+  kube: KubeCluster,
+  bundle: string,
+  builds: readonly ClusterInstanceBuild[],
+  log: (text: string) => void,
+): Promise<RemovedInstanceScan> {
   let found: RemovedInstanceScan;
   try {
     found = await findRemovedInstances(kube, bundle, builds);
   } catch (error) {
-    throw new ClusterStepError('prune', new Error(`listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+    throw new ClusterStepError(
+      'prune',
+      new Error(
+        `listing the instances of bundle ${bundle}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      ),
+    );
   }
   if (found.scope === 'bundle-namespaces') {
-    log('cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
+    log(
+      'cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only',
+    );
   }
   if (found.unchecked.length > 0) {
-    const shown = found.unchecked.slice(0, 5).join(', ') + (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
-    log(`cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`);
+    const shown =
+      found.unchecked.slice(0, 5).join(', ') +
+      (found.unchecked.length > 5 ? `, and ${found.unchecked.length - 5} more` : '');
+    log(
+      `cannot list Secrets in ${found.unchecked.length === 1 ? 'namespace' : `${found.unchecked.length} namespaces`} ${shown}: instances removed from the bundle there are not checked`,
+    );
   }
   return found;
 }
@@ -47,7 +79,12 @@ async function builtIds(kube: KubeCluster, builds: readonly ClusterInstanceBuild
 }
 
 /** The removed instances with what deleting them would do; nothing is written. */
-export async function removedInstancesPlan(kube: KubeCluster, bundle: string, builds: readonly ClusterInstanceBuild[], log: (text: string) => void): Promise<InstanceChanges[]> {
+export async function removedInstancesPlan(
+  kube: KubeCluster,
+  bundle: string,
+  builds: readonly ClusterInstanceBuild[],
+  log: (text: string) => void,
+): Promise<InstanceChanges[]> {
   const { removed } = await scan(kube, bundle, builds, log);
   if (removed.length === 0) return [];
   const built = await builtIds(kube, builds);
@@ -60,7 +97,9 @@ export async function removedInstancesPlan(kube: KubeCluster, bundle: string, bu
       const object = (error as { object?: unknown }).object;
       throw new ClusterStepError('prune', error, stored.instance.name, typeof object === 'string' ? object : undefined);
     }
-    log(`i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`);
+    log(
+      `i:${stored.instance.name} > instance removed from the bundle: ${objects(deletedCount(changes))} would be deleted`,
+    );
     entries.push(removedEntry(stored, changes));
   }
   return entries;
@@ -78,14 +117,25 @@ export interface RemovedInstancesApply {
  * Deletes the removed instances, newest first, as `bundle delete` does; each one is added to
  * `into` as it goes (with what was deleted before a failure), and the first failure stops.
  */
-export async function removedInstancesApply(kube: KubeCluster, bundle: string, builds: readonly ClusterInstanceBuild[], options: RemovedInstancesApply, into: InstanceChanges[]): Promise<void> {
+export async function removedInstancesApply(
+  kube: KubeCluster,
+  bundle: string,
+  builds: readonly ClusterInstanceBuild[],
+  options: RemovedInstancesApply,
+  into: InstanceChanges[],
+): Promise<void> {
   const { removed } = await scan(kube, bundle, builds, options.log);
   for (const stored of removed) {
     const name = stored.instance.name;
     const log = (text: string) => options.log(`i:${name} > ${text}`);
     log('instance removed from the bundle: deleting it');
     try {
-      const deleted = await deleteRemovedInstance(kube, stored, { wait: options.wait, timeoutMs: options.timeoutMs, log }, options.deadline);
+      const deleted = await deleteRemovedInstance(
+        kube,
+        stored,
+        { wait: options.wait, timeoutMs: options.timeoutMs, log },
+        options.deadline,
+      );
       log(`instance removed from the bundle: ${objects(deletedCount(deleted.changes))} deleted`);
       into.push(removedEntry(stored, deleted.changes));
     } catch (error) {

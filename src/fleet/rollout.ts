@@ -13,17 +13,41 @@ import type { RuntimeCluster } from '../bundle/index.js';
 import { cancellationOf } from '../cancellation.js';
 import { applyInstance, assertOwnership, InstanceCancelledError, InstanceStepError } from '../kube/instance/index.js';
 import type { ReadinessCheck } from '../kube/status/index.js';
-import { CANCELLED_STEP, CHANGESET_FORMAT, isCancelled, type ChangeSet, type ClusterChanges, type DesiredState, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import {
+  CANCELLED_STEP,
+  CHANGESET_FORMAT,
+  isCancelled,
+  type ChangeSet,
+  type ClusterChanges,
+  type DesiredState,
+  type InstanceChanges,
+  type ObjectChange,
+} from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { builtOrNothing } from './instance-failures.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry, tellFailure } from './outcome.js';
 import { removedInstancesApply } from './removed-instances.js';
 import { rollOutLeaves } from './leaving-clusters.js';
-import { membershipSource, resolveMembership, selectHeadClusters, withMembership, withRenamesRepinned, type Membership, type Rename } from './membership.js';
+import {
+  membershipSource,
+  resolveMembership,
+  selectHeadClusters,
+  withMembership,
+  withRenamesRepinned,
+  type Membership,
+  type Rename,
+} from './membership.js';
 import { desiredOfBuild, withDesired } from './desired-state.js';
 import { rollOutWaves, stoppedEntry } from './waves.js';
 import { CLUSTER_GRACE_MS, FAILURE_MARK, runStopped, withinDeadline, type FleetRun } from './fleet-run.js';
-import { bundleErrorOnce, connectCluster, instanceInput, moduleInfo, startClusterBuilds, withIdentity } from './session.js';
+import {
+  bundleErrorOnce,
+  connectCluster,
+  instanceInput,
+  moduleInfo,
+  startClusterBuilds,
+  withIdentity,
+} from './session.js';
 
 /** The run was cancelled while this cluster's work was at `step` (and instance, object). */
 class ClusterCancelled extends Error {
@@ -40,13 +64,25 @@ class ClusterCancelled extends Error {
 
 /** Throws ClusterCancelled when the run is cancelled: called before each step that would start something. */
 function stopIfCancelled(run: FleetRun, cluster: RuntimeCluster, step: string, instance?: string): void {
-  const cancelled = run.cancel?.aborted ? (cancellationOf(run.cancel) ?? new Error('the run was cancelled')) : undefined;
+  const cancelled = run.cancel?.aborted
+    ? (cancellationOf(run.cancel) ?? new Error('the run was cancelled'))
+    : undefined;
   if (!cancelled) return;
   const before = instance ? `before instance ${instance}` : `at ${step}`;
-  throw new ClusterCancelled(step, `cluster ${cluster.name}: ${cancelled.message} ${before}; nothing more was applied to the cluster`, instance);
+  throw new ClusterCancelled(
+    step,
+    `cluster ${cluster.name}: ${cancelled.message} ${before}; nothing more was applied to the cluster`,
+    instance,
+  );
 }
 
-async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
+async function rollOutCluster(
+  run: FleetRun,
+  cluster: RuntimeCluster,
+  line: (text: string) => void,
+  bundleName: { value: string },
+  builds: InstanceBuilds,
+): Promise<ClusterChanges> {
   const startedAt = Date.now();
   // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
   const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
@@ -57,11 +93,23 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
   let desired: DesiredState | undefined;
   try {
     stopIfCancelled(run, cluster, 'connect');
-    const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+    const started = await startClusterBuilds(
+      run.engine,
+      run.evaluation,
+      run.resolver,
+      session,
+      (value) => run.secrets.register(value),
+      builds,
+    );
     const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
     // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
-    const build = { evaluated: started.evaluated, instances: await builtOrNothing(cluster.name, started, instances, line, (failure) => run.onClusterError?.(cluster.name, failure)) };
+    const build = {
+      evaluated: started.evaluated,
+      instances: await builtOrNothing(cluster.name, started, instances, line, (failure) =>
+        run.onClusterError?.(cluster.name, failure),
+      ),
+    };
     stopIfCancelled(run, cluster, 'build');
     // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
     if (run.beforeApply || run.recordDesired) {
@@ -82,7 +130,9 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
     }
     for (const instance of build.instances) {
       stopIfCancelled(run, cluster, 'apply', instance.name);
-      line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
+      line(
+        `${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`,
+      );
       try {
         const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
           force: run.options.force,
@@ -94,14 +144,29 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
           ...(run.cancel ? { signal: run.cancel } : {}),
           log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
         });
-        instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(result.changes, result.readiness) });
+        instances.push({
+          name: instance.name,
+          namespace: instance.namespace,
+          module: moduleInfo(instance),
+          changes: withReadiness(result.changes, result.readiness),
+        });
       } catch (error) {
         if (error instanceof InstanceCancelledError) {
-          instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: withReadiness(error.changes, error.readiness) });
+          instances.push({
+            name: instance.name,
+            namespace: instance.namespace,
+            module: moduleInfo(instance),
+            changes: withReadiness(error.changes, error.readiness),
+          });
           throw new ClusterCancelled(error.step, error.message, instance.name, error.object);
         }
         if (error instanceof InstanceStepError) {
-          instances.push({ name: instance.name, namespace: instance.namespace, module: moduleInfo(instance), changes: error.changes });
+          instances.push({
+            name: instance.name,
+            namespace: instance.namespace,
+            module: moduleInfo(instance),
+            changes: error.changes,
+          });
           throw new ClusterStepError(error.step, error, instance.name, error.object);
         }
         throw new ClusterStepError('apply', error, instance.name);
@@ -115,7 +180,12 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
         session.kube,
         bundle,
         build.instances,
-        { wait: run.options.wait, timeoutMs: run.options.timeoutMs, deadline, log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`) },
+        {
+          wait: run.options.wait,
+          timeoutMs: run.options.timeoutMs,
+          deadline,
+          log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`),
+        },
         instances,
       );
     }
@@ -123,18 +193,36 @@ async function rollOutCluster(run: FleetRun, cluster: RuntimeCluster, line: (tex
   } catch (error) {
     if (error instanceof ClusterCancelled) {
       line(`⏹ ${error.message}`);
-      const cancelled = { step: CANCELLED_STEP, interrupted: error.step, message: error.message, ...(error.instance ? { instance: error.instance } : {}), ...(error.object ? { object: error.object } : {}) };
-      return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, cancelled, startedAt)), desired);
+      const cancelled = {
+        step: CANCELLED_STEP,
+        interrupted: error.step,
+        message: error.message,
+        ...(error.instance ? { instance: error.instance } : {}),
+        ...(error.object ? { object: error.object } : {}),
+      };
+      return withDesired(
+        withIdentity(session, clusterEntry(cluster, 'failed', instances, cancelled, startedAt)),
+        desired,
+      );
     }
     tellFailure(run, cluster.name, line, error);
-    return withDesired(withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)), desired);
+    return withDesired(
+      withIdentity(session, clusterEntry(cluster, 'failed', instances, clusterError(error, 'apply'), startedAt)),
+      desired,
+    );
   } finally {
     session.kube.close();
   }
 }
 
 /** One cluster's rollout, waited for until its time limit (and the run's deadline) plus a grace. */
-function rollOutWithinLimit(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, bundleName: { value: string }, builds: InstanceBuilds): Promise<ClusterChanges> {
+function rollOutWithinLimit(
+  run: FleetRun,
+  cluster: RuntimeCluster,
+  line: (text: string) => void,
+  bundleName: { value: string },
+  builds: InstanceBuilds,
+): Promise<ClusterChanges> {
   const startedAt = Date.now();
   const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
   return withinDeadline(
@@ -146,10 +234,23 @@ function rollOutWithinLimit(run: FleetRun, cluster: RuntimeCluster, line: (text:
             cluster,
             'failed',
             [],
-            { step: CANCELLED_STEP, interrupted: 'apply', message: `cluster ${cluster.name}: ${cancellationOf(run.cancel)?.message ?? 'the run was cancelled'}, and its work in flight did not end within the grace given to it; objects may have been applied in part and Timoni's instance record not written for them` },
+            {
+              step: CANCELLED_STEP,
+              interrupted: 'apply',
+              message: `cluster ${cluster.name}: ${cancellationOf(run.cancel)?.message ?? 'the run was cancelled'}, and its work in flight did not end within the grace given to it; objects may have been applied in part and Timoni's instance record not written for them`,
+            },
             startedAt,
           )
-        : clusterEntry(cluster, 'failed', [], { step: 'timeout', message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)` }, startedAt),
+        : clusterEntry(
+            cluster,
+            'failed',
+            [],
+            {
+              step: 'timeout',
+              message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)`,
+            },
+            startedAt,
+          ),
     run.cancel,
   );
 }
@@ -174,7 +275,9 @@ function acceptedRenames(run: FleetRun, membership: Membership | undefined): Ren
       run.beforeRename?.(rename.to, rename.from);
       return true;
     } catch (error) {
-      run.log.line(`${FAILURE_MARK}cluster ${rename.to.name}: the rename from ${rename.from.name} is not re-pinned: ${error instanceof Error ? error.message : String(error)}`);
+      run.log.line(
+        `${FAILURE_MARK}cluster ${rename.to.name}: the rename from ${rename.from.name} is not re-pinned: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return false;
     }
   });
@@ -207,7 +310,11 @@ async function rollOutHead(run: FleetRun, clusters: RuntimeCluster[]): Promise<C
   // A bundle error is told once, before the first cluster's log group opens (session.ts).
   await bundleErrorOnce(run);
   if (run.options.strategy === 'waves') {
-    const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+    const entries = await rollOutWaves(
+      clusters,
+      { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel },
+      (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds),
+    );
     logCancellation(run, entries);
     return withBundle(entries);
   }
@@ -231,7 +338,10 @@ async function rollOutHead(run: FleetRun, clusters: RuntimeCluster[]): Promise<C
     failed = entry.status === 'failed';
   }
   const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
-  if (skipped.length > 0) run.log.line(`rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`);
+  if (skipped.length > 0)
+    run.log.line(
+      `rollout stopped at cluster ${entries.find((e) => e.status === 'failed')?.name}; not reached: ${skipped.join(', ')}`,
+    );
   logCancellation(run, entries);
   return withBundle(entries);
 }
@@ -253,7 +363,9 @@ export function cancellationLine(entries: readonly ClusterChanges[]): string | u
   const applied = entries.filter((entry) => entry.status === 'applied').map((entry) => entry.name);
   const interrupted = cancelled.filter((entry) => !notStarted(entry)).map(where);
   const failed = entries.filter((entry) => entry.status === 'failed' && !isCancelled(entry)).map((entry) => entry.name);
-  const unreached = entries.filter((entry) => entry.status === 'skipped' || notStarted(entry)).map((entry) => entry.name);
+  const unreached = entries
+    .filter((entry) => entry.status === 'skipped' || notStarted(entry))
+    .map((entry) => entry.name);
   return `rollout cancelled: applied ${list(applied)}; interrupted ${list(interrupted)}${failed.length > 0 ? `; failed ${failed.join(', ')}` : ''}; not reached ${list(unreached)}`;
 }
 

@@ -85,11 +85,22 @@ function booleanOption(input: string, value: boolean): BooleanOption {
   return { kind: 'boolean', input, flag: input, ...alike(value, String(value)) };
 }
 
-function textOption<T>(input: string, value: T, text: string, parse: (text: string) => T, more: Partial<TextOption<T>> = {}): TextOption<T> {
+function textOption<T>(
+  input: string,
+  value: T,
+  text: string,
+  parse: (text: string) => T,
+  more: Partial<TextOption<T>> = {},
+): TextOption<T> {
   return { kind: 'text', input, flag: input, ...alike(value, text), parse, ...more };
 }
 
-function listOption<T>(input: string, value: T, parse: (items: readonly string[]) => T, more: Partial<ListOption<T>> = {}): ListOption<T> {
+function listOption<T>(
+  input: string,
+  value: T,
+  parse: (items: readonly string[]) => T,
+  more: Partial<ListOption<T>> = {},
+): ListOption<T> {
   return { kind: 'list', input, flag: input, ...alike(value, ''), parse, ...more };
 }
 
@@ -99,7 +110,8 @@ function wholeNumber(unit: string, min: number, max?: number): (text: string) =>
   const range = max === undefined ? `, ${min} or more` : ` from ${min} to ${max}`;
   return (text) => {
     const value = Number(text);
-    if (!Number.isInteger(value) || value < min || (max !== undefined && value > max)) throw new RunOptionError(`must be a whole number of ${unit}${range}, not ${quote(text)}`);
+    if (!Number.isInteger(value) || value < min || (max !== undefined && value > max))
+      throw new RunOptionError(`must be a whole number of ${unit}${range}, not ${quote(text)}`);
     return value;
   };
 }
@@ -108,21 +120,24 @@ function wholeNumber(unit: string, min: number, max?: number): (text: string) =>
 function duration(examples: string, positive: boolean): (text: string) => number {
   return (text) => {
     const value = parseDuration(text);
-    if (value === undefined || (positive && value <= 0)) throw new RunOptionError(`must be a duration such as ${examples}, not ${quote(text)}`);
+    if (value === undefined || (positive && value <= 0))
+      throw new RunOptionError(`must be a duration such as ${examples}, not ${quote(text)}`);
     return value;
   };
 }
 
 function choice<T extends string>(choices: readonly T[]): (text: string) => T {
   return (text) => {
-    if (!(choices as readonly string[]).includes(text)) throw new RunOptionError(`must be one of ${choices.join(', ')}, not ${quote(text)}`);
+    if (!(choices as readonly string[]).includes(text))
+      throw new RunOptionError(`must be one of ${choices.join(', ')}, not ${quote(text)}`);
     return text as T;
   };
 }
 
 /** A ConfigMap name (a DNS subdomain). */
 function configMapName(text: string): string {
-  if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text)) throw new RunOptionError(`must be a ConfigMap name (lower-case letters, digits, - and .), not ${quote(text)}`);
+  if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
+    throw new RunOptionError(`must be a ConfigMap name (lower-case letters, digits, - and .), not ${quote(text)}`);
   return text;
 }
 
@@ -154,7 +169,9 @@ export function hostCredentials(text: string, mask: (secret: string) => void): R
     mask(line);
     const match = HOST_ENTRY.exec(line);
     if (!match || match[2] === '') {
-      throw new RunOptionError(`entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`);
+      throw new RunOptionError(
+        `entry ${index + 1} is not of the form host=user:password (one entry per line, e.g. ghcr.io=user:token); credentials are bound to the registry host they are for`,
+      );
     }
     const [, host = '', credential = ''] = match;
     mask(credential);
@@ -195,7 +212,9 @@ export const runOptions = {
   /** Clusters diffed (or read, for a state) at once. */
   concurrency: textOption('concurrency', 4, '4', wholeNumber('clusters', 1)),
   /** How a rollout goes through the clusters, and with `waves` the clusters of a wave applied at once. */
-  strategy: textOption<RolloutStrategy>('strategy', 'sequential', 'sequential', choice(ROLLOUT_STRATEGIES), { choices: ROLLOUT_STRATEGIES }),
+  strategy: textOption<RolloutStrategy>('strategy', 'sequential', 'sequential', choice(ROLLOUT_STRATEGIES), {
+    choices: ROLLOUT_STRATEGIES,
+  }),
   maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
   /** The whole run's time limit. */
   deadline: {
@@ -209,7 +228,12 @@ export const runOptions = {
     parse: duration('30m or 90s', true),
   } satisfies TextOption<number, number | undefined>,
   /** The CUE engine's memory ceiling, in MiB. */
-  cueMemoryLimit: textOption('cue-memory-limit', DEFAULT_MEMORY_LIMIT_MIB, String(DEFAULT_MEMORY_LIMIT_MIB), wholeNumber('MiB', 64, 4096)),
+  cueMemoryLimit: textOption(
+    'cue-memory-limit',
+    DEFAULT_MEMORY_LIMIT_MIB,
+    String(DEFAULT_MEMORY_LIMIT_MIB),
+    wholeNumber('MiB', 64, 4096),
+  ),
   /** Where the ChangeSet JSON is written (the action: relative to the workspace, by default under RUNNER_TEMP; the CLI: relative to its directory, by default nowhere). */
   changesFile: textOption('changes-file', '', '', plainText),
   /** The cluster identity check (../kube/connect/cluster-identity.ts), its record's ConfigMap, and the clusters re-pinned on purpose. */
@@ -224,8 +248,15 @@ export const runOptions = {
     choices: IDENTITY_MODES,
     parse: choice(IDENTITY_MODES),
   } satisfies TextOption<IdentityMode>,
-  clusterIdentityRecord: textOption('cluster-identity-record', DEFAULT_IDENTITY_RECORD, DEFAULT_IDENTITY_RECORD, configMapName),
-  repinClusters: listOption<string[]>('repin-clusters', [], (items) => parseRepinList(items), { flag: 'repin-cluster' }),
+  clusterIdentityRecord: textOption(
+    'cluster-identity-record',
+    DEFAULT_IDENTITY_RECORD,
+    DEFAULT_IDENTITY_RECORD,
+    configMapName,
+  ),
+  repinClusters: listOption<string[]>('repin-clusters', [], (items) => parseRepinList(items), {
+    flag: 'repin-cluster',
+  }),
   /**
    * Registry credentials for OCI modules, one option in two forms: the action's
    * `registry-creds` is a list of credentials bound to hosts (hostCredentials), the CLI's

@@ -5,10 +5,27 @@
 // A cluster that cannot be reached becomes a failed entry (step `connect`) instead of an
 // exception, so that the other clusters are still diffed. A bundle error that no cluster can
 // change is found once, before any cluster is connected, and told once (step `bundle`).
-import { bundleErrorWithoutCluster, evaluateForCluster, type ClusterBundle, type CueFilesError, type ClusterEvaluationOptions, type QueryObjectReader, type RuntimeCluster } from '../bundle/index.js';
+import {
+  bundleErrorWithoutCluster,
+  evaluateForCluster,
+  type ClusterBundle,
+  type CueFilesError,
+  type ClusterEvaluationOptions,
+  type QueryObjectReader,
+  type RuntimeCluster,
+} from '../bundle/index.js';
 import type { ClusterChanges, ModuleInfo } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
-import { ClusterIdentityError, establishIdentity, KubeApiError, type KubeCluster, type Kubeconfig, openCluster, type OpenClusterOptions, repinsCluster } from '../kube/connect/index.js';
+import {
+  ClusterIdentityError,
+  establishIdentity,
+  KubeApiError,
+  type KubeCluster,
+  type Kubeconfig,
+  openCluster,
+  type OpenClusterOptions,
+  repinsCluster,
+} from '../kube/connect/index.js';
 import { quote } from '../display-text.js';
 import type { BuiltInstanceInput } from '../kube/instance/index.js';
 import type { BuiltInstance, InstanceBuilds } from '../module/build.js';
@@ -34,12 +51,21 @@ export function moduleKubeVersion(gitVersion: string): string {
   return match?.[1] ?? gitVersion.replace(/^v/, '');
 }
 
-export async function openSession(kubeconfig: Kubeconfig, cluster: RuntimeCluster, options: OpenClusterOptions): Promise<ClusterSession> {
+export async function openSession(
+  kubeconfig: Kubeconfig,
+  cluster: RuntimeCluster,
+  options: OpenClusterOptions,
+): Promise<ClusterSession> {
   const kube = openCluster(kubeconfig, cluster.kubeContext || undefined, { ...options, name: cluster.name });
   try {
     const version = await kube.client.version();
     const readObject: QueryObjectReader = async (_cluster, query) => {
-      const object = await kube.get({ apiVersion: query.apiVersion, kind: query.kind, namespace: query.namespace, name: query.name });
+      const object = await kube.get({
+        apiVersion: query.apiVersion,
+        kind: query.kind,
+        namespace: query.namespace,
+        name: query.name,
+      });
       return object ?? undefined;
     };
     return { runtimeCluster: cluster, kube, kubeVersion: moduleKubeVersion(version.gitVersion), readObject };
@@ -56,15 +82,25 @@ export type ConnectOutcome = { session: ClusterSession } | { failed: ClusterChan
  * identity is checked (and on an apply, recorded): a cluster recorded under another runtime
  * name fails with step `identity` before anything is evaluated or read from it.
  */
-export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, line: (text: string) => void, startedAt: number, purpose: 'diff' | 'apply' = 'diff'): Promise<ConnectOutcome> {
+export async function connectCluster(
+  run: FleetRun,
+  cluster: RuntimeCluster,
+  line: (text: string) => void,
+  startedAt: number,
+  purpose: 'diff' | 'apply' = 'diff',
+): Promise<ConnectOutcome> {
   const bundleError = await bundleErrorOnce(run);
   // The cluster's entry says why in one line; the errors themselves were told once, above.
-  if (bundleError) return { failed: clusterEntry(cluster, 'failed', [], { step: 'bundle', message: bundleError.summary }, startedAt) };
+  if (bundleError)
+    return { failed: clusterEntry(cluster, 'failed', [], { step: 'bundle', message: bundleError.summary }, startedAt) };
   if (run.timings) run.timings.firstClusterRequestMs ??= performance.now();
   let session: ClusterSession;
   try {
     // A request sent again (a restarted API server, a 503) is told in the cluster's own log.
-    session = await openSession(run.kubeconfig, cluster, { secrets: run.secrets, onRetry: (retry) => line(retry.text) });
+    session = await openSession(run.kubeconfig, cluster, {
+      secrets: run.secrets,
+      onRetry: (retry) => line(retry.text),
+    });
   } catch (error) {
     const reason = connectFailure(cluster, error);
     tellFailure(run, cluster.name, line, error, unreachableText(cluster.name, reason));
@@ -76,8 +112,20 @@ export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, lin
   } catch (error) {
     session.kube.close();
     // The step is named: a request that timed out says which one, this says where in the run.
-    tellFailure(run, cluster.name, line, error, `identity check: ${error instanceof Error ? error.message : String(error)}`);
-    const entry = clusterEntry(cluster, 'failed', [], clusterError(new ClusterStepError('identity', error), 'identity'), startedAt);
+    tellFailure(
+      run,
+      cluster.name,
+      line,
+      error,
+      `identity check: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    const entry = clusterEntry(
+      cluster,
+      'failed',
+      [],
+      clusterError(new ClusterStepError('identity', error), 'identity'),
+      startedAt,
+    );
     if (!(error instanceof ClusterIdentityError) || !error.uid) return { failed: entry };
     const record = error.record ? { recordedAs: error.record.runtimeCluster, recordedAt: error.record.recordedAt } : {};
     return { failed: { ...entry, identity: { uid: error.uid, ...record } } };
@@ -86,7 +134,9 @@ export async function connectCluster(run: FleetRun, cluster: RuntimeCluster, lin
 
 /** A cluster that could not be opened, said once: `cluster X: cannot reach the API server at ...`, `cannot reach cluster X: the API server rejected ...`. */
 export function unreachableText(cluster: string, reason: string): string {
-  return reason.startsWith('cannot reach ') ? `cluster ${cluster}: ${reason}` : `cannot reach cluster ${cluster}: ${reason}`;
+  return reason.startsWith('cannot reach ')
+    ? `cluster ${cluster}: ${reason}`
+    : `cannot reach cluster ${cluster}: ${reason}`;
 }
 
 /**
@@ -95,9 +145,13 @@ export function unreachableText(cluster: string, reason: string): string {
  */
 function connectFailure(cluster: RuntimeCluster, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const own = message.startsWith(`cluster ${cluster.name}: `) ? message.slice(`cluster ${cluster.name}: `.length) : message;
+  const own = message.startsWith(`cluster ${cluster.name}: `)
+    ? message.slice(`cluster ${cluster.name}: `.length)
+    : message;
   if (error instanceof KubeApiError && error.status === 401) {
-    const context = cluster.kubeContext ? `kube context ${quote(cluster.kubeContext)}` : "the kubeconfig's current context";
+    const context = cluster.kubeContext
+      ? `kube context ${quote(cluster.kubeContext)}`
+      : "the kubeconfig's current context";
     return `the API server rejected the credentials of ${context} (401 Unauthorized on ${error.request})`;
   }
   return own;
@@ -136,7 +190,12 @@ export function bundleErrorOnce(run: FleetRun): Promise<CueFilesError | undefine
 const reachedByRun = new WeakMap<FleetRun, Map<string, string>>();
 
 /** The cluster's identity checked, or recorded on an apply; throws when it is refused. */
-async function checkIdentity(run: FleetRun, session: ClusterSession, line: (text: string) => void, purpose: 'diff' | 'apply'): Promise<ClusterChanges['identity']> {
+async function checkIdentity(
+  run: FleetRun,
+  session: ClusterSession,
+  line: (text: string) => void,
+  purpose: 'diff' | 'apply',
+): Promise<ClusterChanges['identity']> {
   const options = run.options.identity ?? { mode: 'check' as const, repin: [] };
   const { name, kubeContext } = session.runtimeCluster;
   // Two runtime clusters of one run reaching one cluster would apply two runtimes' values to
@@ -146,7 +205,10 @@ async function checkIdentity(run: FleetRun, session: ClusterSession, line: (text
     if (!reached) reachedByRun.set(run, (reached = new Map()));
     const other = reached.get(uid);
     if (other !== undefined && other !== name) {
-      throw new ClusterIdentityError(`cluster ${name}: context "${kubeContext}" reaches the same cluster (kube-system uid ${uid}) as runtime cluster "${other}" of this run: one cluster cannot be two runtime clusters`, uid);
+      throw new ClusterIdentityError(
+        `cluster ${name}: context "${kubeContext}" reaches the same cluster (kube-system uid ${uid}) as runtime cluster "${other}" of this run: one cluster cannot be two runtime clusters`,
+        uid,
+      );
     }
     reached.set(uid, name);
   };
@@ -167,7 +229,10 @@ async function checkIdentity(run: FleetRun, session: ClusterSession, line: (text
   const { uid } = established;
   if (!uid) return undefined;
   const current = established.current;
-  if (established.change) line(`cluster identity ${established.change}: "${name}" is kube-system uid ${uid}${established.record && established.change === 'repinned' ? ` (was "${established.record.runtimeCluster}")` : ''}`);
+  if (established.change)
+    line(
+      `cluster identity ${established.change}: "${name}" is kube-system uid ${uid}${established.record && established.change === 'repinned' ? ` (was "${established.record.runtimeCluster}")` : ''}`,
+    );
   return {
     uid,
     ...(current ? { recordedAs: current.runtimeCluster, recordedAt: current.recordedAt } : {}),
@@ -216,7 +281,11 @@ export async function startClusterBuilds(
 ): Promise<StartedClusterBuild> {
   let evaluated: ClusterBundle;
   try {
-    evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
+    evaluated = await evaluateForCluster(
+      engine,
+      { ...evaluation, readObject: session.readObject },
+      session.runtimeCluster,
+    );
   } catch (error) {
     throw new ClusterStepError('evaluate', error);
   }

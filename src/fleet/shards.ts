@@ -12,7 +12,13 @@
 // Each shard says how a matrix job selects it with the action's own inputs: `runtime-group`
 // and `runtime-cluster`, the latter a comma-separated list of cluster names for a numbered
 // shard (selectShardRuntime reads that list).
-import { NoClusterMatchesError, selectClusters, type ClusterSelector, type Runtime, type RuntimeCluster } from '../bundle/index.js';
+import {
+  NoClusterMatchesError,
+  selectClusters,
+  type ClusterSelector,
+  type Runtime,
+  type RuntimeCluster,
+} from '../bundle/index.js';
 import { quote } from '../display-text.js';
 
 export type ShardBy = { kind: 'group' } | { kind: 'cluster' } | { kind: 'count'; count: number };
@@ -43,7 +49,9 @@ export function parseShardBy(text: string): ShardBy {
     const count = Number(value);
     if (count >= 1 && count <= MAX_SHARDS) return { kind: 'count', count };
   }
-  throw new ShardByError(`must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not ${quote(text)}`);
+  throw new ShardByError(
+    `must be group, cluster or a whole number of shards from 1 to ${MAX_SHARDS}, not ${quote(text)}`,
+  );
 }
 
 function byGroup(clusters: readonly RuntimeCluster[]): Shard[] {
@@ -53,7 +61,12 @@ function byGroup(clusters: readonly RuntimeCluster[]): Shard[] {
     if (members) members.push(cluster);
     else groups.set(cluster.group, [cluster]);
   }
-  return [...groups].map(([group, members]) => ({ name: group || '(no group)', runtimeGroup: group || '*', runtimeCluster: group ? '*' : members.map((c) => c.name).join(','), clusters: members }));
+  return [...groups].map(([group, members]) => ({
+    name: group || '(no group)',
+    runtimeGroup: group || '*',
+    runtimeCluster: group ? '*' : members.map((c) => c.name).join(','),
+    clusters: members,
+  }));
 }
 
 function byCount(clusters: readonly RuntimeCluster[], count: number): Shard[] {
@@ -66,7 +79,12 @@ function byCount(clusters: readonly RuntimeCluster[], count: number): Shard[] {
     const size = base + (index < extra ? 1 : 0);
     const members = clusters.slice(start, start + size);
     start += size;
-    result.push({ name: `${index + 1}-of-${shards}`, runtimeGroup: '*', runtimeCluster: members.map((c) => c.name).join(','), clusters: members });
+    result.push({
+      name: `${index + 1}-of-${shards}`,
+      runtimeGroup: '*',
+      runtimeCluster: members.map((c) => c.name).join(','),
+      clusters: members,
+    });
   }
   return result;
 }
@@ -78,7 +96,12 @@ export function shardClusters(clusters: readonly RuntimeCluster[], by: ShardBy):
     case 'group':
       return byGroup(clusters);
     case 'cluster':
-      return clusters.map((cluster) => ({ name: cluster.name, runtimeGroup: '*', runtimeCluster: cluster.name, clusters: [cluster] }));
+      return clusters.map((cluster) => ({
+        name: cluster.name,
+        runtimeGroup: '*',
+        runtimeCluster: cluster.name,
+        clusters: [cluster],
+      }));
     case 'count':
       return byCount(clusters, by.count);
   }
@@ -111,12 +134,19 @@ export function matrixOutput(shards: readonly Shard[]): string {
  * selects all of them. Every listed name must be a cluster of the runtime (case-insensitive,
  * as Timoni matches names), or NoClusterMatchesError names the one that is not.
  */
-export function selectShardRuntime(runtime: Runtime, selector: Required<ClusterSelector>): { runtime: Runtime; selector: Required<ClusterSelector> } {
-  const names = selector.cluster.split(',').map((name) => name.trim()).filter(Boolean);
+export function selectShardRuntime(
+  runtime: Runtime,
+  selector: Required<ClusterSelector>,
+): { runtime: Runtime; selector: Required<ClusterSelector> } {
+  const names = selector.cluster
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   if (names.length <= 1) return { runtime, selector: { group: selector.group, cluster: names[0] ?? selector.cluster } };
   const wanted = new Set(names.map((name) => name.toLowerCase()));
   for (const name of names) {
-    if (!runtime.clusters.some((cluster) => cluster.name.toLowerCase() === name.toLowerCase())) throw new NoClusterMatchesError(runtime, { cluster: name });
+    if (!runtime.clusters.some((cluster) => cluster.name.toLowerCase() === name.toLowerCase()))
+      throw new NoClusterMatchesError(runtime, { cluster: name });
   }
   const clusters = runtime.clusters.filter((cluster) => wanted.has(cluster.name.toLowerCase()));
   const restricted = { ...runtime, clusters };
@@ -126,7 +156,11 @@ export function selectShardRuntime(runtime: Runtime, selector: Required<ClusterS
 }
 
 /** The clusters the inputs select (runtime-cluster may list several) and their shards. */
-export function selectionShards(runtime: Runtime, selector: Required<ClusterSelector>, by: ShardBy): { runtime: Runtime; selector: Required<ClusterSelector>; clusters: RuntimeCluster[]; shards: Shard[] } {
+export function selectionShards(
+  runtime: Runtime,
+  selector: Required<ClusterSelector>,
+  by: ShardBy,
+): { runtime: Runtime; selector: Required<ClusterSelector>; clusters: RuntimeCluster[]; shards: Shard[] } {
   const selection = selectShardRuntime(runtime, selector);
   const clusters = selectClusters(selection.runtime, selection.selector);
   return { ...selection, clusters, shards: shardClusters(clusters, by) };

@@ -10,7 +10,12 @@
 // only an apply records a cluster or re-pins it. A re-pinned runtime cluster
 // (`--repin-cluster`) is read or deleted from as that name, its record left as it is.
 import { evaluateForCluster, selectClusters, type RuntimeCluster } from '../bundle/index.js';
-import { bundleStatus, deleteBundleInstances, type DeletedInstance, type InstanceStatus } from '../kube/instance/index.js';
+import {
+  bundleStatus,
+  deleteBundleInstances,
+  type DeletedInstance,
+  type InstanceStatus,
+} from '../kube/instance/index.js';
 import { logPrefix } from './outcome.js';
 import type { FleetRun } from './fleet-run.js';
 import { connectCluster, type ClusterSession } from './session.js';
@@ -38,21 +43,34 @@ async function bundleNameWithoutCluster(run: FleetRun, cluster: RuntimeCluster):
   }
 }
 
-async function eachCluster<T>(run: FleetRun, work: (session: ClusterSession, bundle: string) => Promise<T>, stopAtFailure: boolean): Promise<Array<ClusterResult<T>>> {
+async function eachCluster<T>(
+  run: FleetRun,
+  work: (session: ClusterSession, bundle: string) => Promise<T>,
+  stopAtFailure: boolean,
+): Promise<Array<ClusterResult<T>>> {
   const results: Array<ClusterResult<T>> = [];
   for (const cluster of selectClusters(run.evaluation.runtime, run.selector)) {
     // Connected and its identity checked, nothing written (the purpose of a diff); a refusal is logged there.
     const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
     if ('failed' in connected) {
       const error = connected.failed.error;
-      results.push({ cluster, bundle: await bundleNameWithoutCluster(run, cluster), error: error?.message ?? `cluster ${cluster.name} failed`, ...(error ? { step: error.step } : {}) });
+      results.push({
+        cluster,
+        bundle: await bundleNameWithoutCluster(run, cluster),
+        error: error?.message ?? `cluster ${cluster.name} failed`,
+        ...(error ? { step: error.step } : {}),
+      });
       if (stopAtFailure) break;
       continue;
     }
     const { session } = connected;
     let bundle = '';
     try {
-      const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject: session.readObject }, cluster);
+      const evaluated = await evaluateForCluster(
+        run.engine,
+        { ...run.evaluation, readObject: session.readObject },
+        cluster,
+      );
       bundle = evaluated.bundle.name;
       results.push({ cluster, bundle, result: await work(session, bundle) });
     } catch (error) {
@@ -74,7 +92,11 @@ export function fleetDelete(run: FleetRun): Promise<Array<ClusterResult<DeletedI
   return eachCluster(
     run,
     (session, bundle) =>
-      deleteBundleInstances(session.kube, bundle, { wait: run.options.wait, timeoutMs: run.options.timeoutMs, log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`) }),
+      deleteBundleInstances(session.kube, bundle, {
+        wait: run.options.wait,
+        timeoutMs: run.options.timeoutMs,
+        log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`),
+      }),
     true,
   );
 }

@@ -37,7 +37,16 @@ export function stoppedEntry(cluster: RuntimeCluster, stop: RunStop, cancelled?:
     const message = `${cancelled?.message ?? 'the run was cancelled'} before cluster ${cluster.name} was started; nothing was applied to it`;
     return clusterEntry(cluster, 'failed', [], { step: CANCELLED_STEP, interrupted: 'start', message }, Date.now());
   }
-  return clusterEntry(cluster, 'failed', [], { step: 'deadline', message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it` }, Date.now());
+  return clusterEntry(
+    cluster,
+    'failed',
+    [],
+    {
+      step: 'deadline',
+      message: `the run passed its deadline before reaching cluster ${cluster.name}; nothing was applied to it`,
+    },
+    Date.now(),
+  );
 }
 
 export interface WaveOptions {
@@ -54,9 +63,15 @@ export interface WaveOptions {
 /** One cluster's whole rollout, within its time limit, telling its lines to `line`; never rejects for a cluster's failure. */
 export type ClusterRollout = (cluster: RuntimeCluster, line: (text: string) => void) => Promise<ClusterChanges>;
 
-export async function rollOutWaves(clusters: readonly RuntimeCluster[], options: WaveOptions, rollOut: ClusterRollout): Promise<ClusterChanges[]> {
+export async function rollOutWaves(
+  clusters: readonly RuntimeCluster[],
+  options: WaveOptions,
+  rollOut: ClusterRollout,
+): Promise<ClusterChanges[]> {
   if (!Number.isInteger(options.maxParallel) || options.maxParallel < 1) {
-    throw new Error(`rollout waves: maxParallel must be a whole number of clusters, 1 or more, not ${options.maxParallel}`);
+    throw new Error(
+      `rollout waves: maxParallel must be a whole number of clusters, 1 or more, not ${options.maxParallel}`,
+    );
   }
   const waves = splitIntoWaves(clusters);
   const entries: ClusterChanges[] = [];
@@ -68,7 +83,9 @@ export async function rollOutWaves(clusters: readonly RuntimeCluster[], options:
       continue;
     }
     const parallel = Math.min(options.maxParallel, wave.clusters.length);
-    options.log.line(`wave ${index + 1} of ${waves.length}: group ${wave.group}, ${wave.clusters.length} cluster(s), ${parallel} at a time`);
+    options.log.line(
+      `wave ${index + 1} of ${waves.length}: group ${wave.group}, ${wave.clusters.length} cluster(s), ${parallel} at a time`,
+    );
     const results = await mapBounded(wave.clusters, options.maxParallel, async (cluster) => {
       // A cluster that waited for a free slot does not start once another one of its wave failed.
       if (stopped) return skippedEntry(cluster);
@@ -94,7 +111,9 @@ export async function rollOutWaves(clusters: readonly RuntimeCluster[], options:
   if (stoppedIn) {
     const failed = entries.filter((entry) => entry.status === 'failed').map((entry) => entry.name);
     const skipped = entries.filter((entry) => entry.status === 'skipped').map((entry) => entry.name);
-    options.log.line(`rollout stopped in the wave of group ${stoppedIn.group}: failed ${failed.join(', ')}; not reached: ${skipped.length > 0 ? skipped.join(', ') : 'none'}`);
+    options.log.line(
+      `rollout stopped in the wave of group ${stoppedIn.group}: failed ${failed.join(', ')}; not reached: ${skipped.length > 0 ? skipped.join(', ') : 'none'}`,
+    );
   }
   return entries;
 }

@@ -99,7 +99,11 @@ function fetchWithTimeLimit(timeoutMs: number, deadline: AbortSignal | undefined
     try {
       const response = await fetch(input, { ...init, signal });
       const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
     } catch (error) {
       if (deadline?.aborted) throw deadlineAbort();
       if (timeout.aborted) throw new Error(`no answer within ${timeoutMs} ms`);
@@ -128,12 +132,20 @@ function apiMessageOf(data: unknown, fallback: string): { message: string; docum
   const body = data as { message?: unknown; documentation_url?: unknown; errors?: unknown };
   const details = Array.isArray(body.errors)
     ? body.errors
-        .map((entry: unknown) => (typeof entry === 'string' ? entry : typeof entry === 'object' && entry !== null ? (entry as { message?: unknown }).message : undefined))
+        .map((entry: unknown) =>
+          typeof entry === 'string'
+            ? entry
+            : typeof entry === 'object' && entry !== null
+              ? (entry as { message?: unknown }).message
+              : undefined,
+        )
         .filter((text): text is string => typeof text === 'string' && text !== '')
         .join('; ')
     : '';
   const message = [typeof body.message === 'string' ? body.message : fallback, details].filter(Boolean).join(': ');
-  return typeof body.documentation_url === 'string' ? { message, documentationUrl: body.documentation_url } : { message };
+  return typeof body.documentation_url === 'string'
+    ? { message, documentationUrl: body.documentation_url }
+    : { message };
 }
 
 export class GitHubApi {
@@ -156,13 +168,21 @@ export class GitHubApi {
       ...(options.token ? { auth: options.token } : {}),
       userAgent: options.userAgent ?? 'timoni-fleet',
       log: octokitLog,
-      request: { fetch: fetchWithTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.signal), log: octokitLog },
-      retry: { retries: options.retries ?? DEFAULT_RETRIES, retryAfterBaseValue: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS, doNotRetry: NOT_RETRIED },
+      request: {
+        fetch: fetchWithTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, options.signal),
+        log: octokitLog,
+      },
+      retry: {
+        retries: options.retries ?? DEFAULT_RETRIES,
+        retryAfterBaseValue: options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+        doNotRetry: NOT_RETRIED,
+      },
       throttle: {
         // Each client its own write spacing (GitHub asks for 1 s between writes of one token).
         id: `timoni-fleet-${process.pid}-${clientCount}`,
         onRateLimit: (seconds, request, _octokit, count) => this.waitOnRateLimit('rate limit', seconds, request, count),
-        onSecondaryRateLimit: (seconds, request, _octokit, count) => this.waitOnRateLimit('secondary rate limit', seconds, request, count),
+        onSecondaryRateLimit: (seconds, request, _octokit, count) =>
+          this.waitOnRateLimit('secondary rate limit', seconds, request, count),
       },
     });
     this.octokit.hook.wrap('request', async (request, endpoint) => {
@@ -172,7 +192,8 @@ export class GitHubApi {
       endpoint.headers['x-github-api-version'] = API_VERSION;
       try {
         const response = await this.untilDeadline(Promise.resolve(request(endpoint)));
-        if (typeof response.data === 'string' && response.data !== '') throw new GitHubApiError(response.status, method, path, apiMessageOf(response.data, '').message);
+        if (typeof response.data === 'string' && response.data !== '')
+          throw new GitHubApiError(response.status, method, path, apiMessageOf(response.data, '').message);
         return response;
       } catch (error) {
         throw this.apiError(error, method, path, (endpoint.request as { retryCount?: number } | undefined)?.retryCount);
@@ -182,7 +203,10 @@ export class GitHubApi {
 
   /** One request; `path` is relative to the API URL (or a whole URL of it). Any answer but 2xx throws GitHubApiError. */
   async request<T>(method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
-    const response = await this.octokit.request(`${method.toUpperCase()} ${path}`, body === undefined ? {} : { data: body });
+    const response = await this.octokit.request(
+      `${method.toUpperCase()} ${path}`,
+      body === undefined ? {} : { data: body },
+    );
     return { status: response.status, data: response.data as T, headers: response.headers };
   }
 
@@ -192,7 +216,12 @@ export class GitHubApi {
   }
 
   /** plugin-throttling asks whether to wait `seconds` and try again; true waits. */
-  private waitOnRateLimit(kind: string, seconds: number, request: Required<EndpointDefaults>, waitsSoFar: number): boolean {
+  private waitOnRateLimit(
+    kind: string,
+    seconds: number,
+    request: Required<EndpointDefaults>,
+    waitsSoFar: number,
+  ): boolean {
     const what = `${request.method} ${this.shownPath(request.url)}`;
     const maxMs = this.options.maxRateLimitWaitMs ?? DEFAULT_MAX_RATE_LIMIT_WAIT_MS;
     if (this.options.signal?.aborted) return false;
@@ -201,7 +230,9 @@ export class GitHubApi {
       return false;
     }
     if (seconds * 1000 > maxMs) {
-      this.log(`GitHub ${kind} on ${what}: GitHub asks to wait ${seconds} s, longer than the ${Math.round(maxMs / 1000)} s this run waits at most; giving up`);
+      this.log(
+        `GitHub ${kind} on ${what}: GitHub asks to wait ${seconds} s, longer than the ${Math.round(maxMs / 1000)} s this run waits at most; giving up`,
+      );
       return false;
     }
     this.log(`GitHub ${kind} on ${what}: waiting ${seconds} s, as GitHub asks, before trying again`);
@@ -231,8 +262,10 @@ export class GitHubApi {
   /** `retryCount`: plugin-retry's count of failed attempts of this request. */
   private apiError(error: unknown, method: string, path: string, retryCount: number | undefined): GitHubApiError {
     if (error instanceof GitHubApiError) return error;
-    if (this.options.signal?.aborted || (error instanceof Error && error.message === DEADLINE_MESSAGE)) return new GitHubApiError(0, method, path, DEADLINE_MESSAGE);
-    if (!isOctokitRequestError(error)) return new GitHubApiError(0, method, path, error instanceof Error ? error.message : String(error));
+    if (this.options.signal?.aborted || (error instanceof Error && error.message === DEADLINE_MESSAGE))
+      return new GitHubApiError(0, method, path, DEADLINE_MESSAGE);
+    if (!isOctokitRequestError(error))
+      return new GitHubApiError(0, method, path, error instanceof Error ? error.message : String(error));
     if (!error.response) {
       // No answer: Octokit gives network failures status 500; say how often it was tried.
       const attempts = Math.max(1, retryCount ?? 1);

@@ -16,8 +16,7 @@ export interface IssueTarget {
 }
 
 export type CommentOutcome =
-  | { kind: 'created' | 'updated'; id: number; url: string }
-  | { kind: 'not-permitted'; reason: string };
+  { kind: 'created' | 'updated'; id: number; url: string } | { kind: 'not-permitted'; reason: string };
 
 interface IssueComment {
   id: number;
@@ -51,22 +50,44 @@ function isPermissionDenied(error: unknown): error is GitHubApiError {
 }
 
 /** The comment of this bundle: written by `author`, its body starting with the marker. */
-export async function findMarkedComment(client: GitHubApi, target: IssueTarget, marker: string, author: string): Promise<IssueComment | undefined> {
-  const comments = await client.paginate<IssueComment>(`/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`);
+export async function findMarkedComment(
+  client: GitHubApi,
+  target: IssueTarget,
+  marker: string,
+  author: string,
+): Promise<IssueComment | undefined> {
+  const comments = await client.paginate<IssueComment>(
+    `/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`,
+  );
   return comments.find((comment) => comment.user?.login === author && comment.body?.startsWith(marker) === true);
 }
 
-export async function upsertMarkedComment(client: GitHubApi, target: IssueTarget, marker: string, body: string, author: string): Promise<CommentOutcome> {
+export async function upsertMarkedComment(
+  client: GitHubApi,
+  target: IssueTarget,
+  marker: string,
+  body: string,
+  author: string,
+): Promise<CommentOutcome> {
   if (!body.startsWith(marker)) throw new Error('a marked comment body must start with its marker');
   const length = commentLength(body);
-  if (length > COMMENT_LIMIT) throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
+  if (length > COMMENT_LIMIT)
+    throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
   try {
     const existing = await findMarkedComment(client, target, marker, author);
     if (existing) {
-      const response = await client.request<IssueComment>('PATCH', `/repos/${target.owner}/${target.repo}/issues/comments/${existing.id}`, { body });
+      const response = await client.request<IssueComment>(
+        'PATCH',
+        `/repos/${target.owner}/${target.repo}/issues/comments/${existing.id}`,
+        { body },
+      );
       return { kind: 'updated', id: response.data.id, url: response.data.html_url };
     }
-    const response = await client.request<IssueComment>('POST', `/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`, { body });
+    const response = await client.request<IssueComment>(
+      'POST',
+      `/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`,
+      { body },
+    );
     return { kind: 'created', id: response.data.id, url: response.data.html_url };
   } catch (error) {
     if (isPermissionDenied(error)) {
@@ -80,8 +101,16 @@ export async function upsertMarkedComment(client: GitHubApi, target: IssueTarget
 }
 
 /** The pull request a pushed commit came from (a merge commit), if any. */
-export async function pullRequestForCommit(client: GitHubApi, owner: string, repo: string, sha: string): Promise<number | undefined> {
-  const response = await client.request<Array<{ number: number; merged_at: string | null }>>('GET', `/repos/${owner}/${repo}/commits/${sha}/pulls`);
+export async function pullRequestForCommit(
+  client: GitHubApi,
+  owner: string,
+  repo: string,
+  sha: string,
+): Promise<number | undefined> {
+  const response = await client.request<Array<{ number: number; merged_at: string | null }>>(
+    'GET',
+    `/repos/${owner}/${repo}/commits/${sha}/pulls`,
+  );
   const merged = response.data.find((pull) => pull.merged_at !== null) ?? response.data[0];
   return merged?.number;
 }

@@ -33,7 +33,12 @@ interface ContentFile {
 
 /** A repository path: forward slashes, no leading slash, no `.` or `..` part. */
 export function checkRepositoryPath(path: string): string {
-  if (path === '' || path.startsWith('/') || path.includes('\\') || path.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+  if (
+    path === '' ||
+    path.startsWith('/') ||
+    path.includes('\\') ||
+    path.split('/').some((part) => part === '' || part === '.' || part === '..')
+  ) {
     throw new Error(`${JSON.stringify(path)} is not a path inside the repository`);
   }
   return path;
@@ -44,13 +49,21 @@ export function checkRepositoryPath(path: string): string {
  * (a private repository without `contents: read`): the commit's top folder tells the two
  * apart. Readable: the file is missing. Not: the contents cannot be read, which throws.
  */
-async function checkCommitReadable(client: GitHubApi, target: RepositoryTarget, ref: string, where: string): Promise<void> {
+async function checkCommitReadable(
+  client: GitHubApi,
+  target: RepositoryTarget,
+  ref: string,
+  where: string,
+): Promise<void> {
   const top = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}/contents/?ref=${encodeURIComponent(ref)}`;
   try {
     await client.request<unknown>('GET', top);
   } catch (error) {
     if (error instanceof GitHubApiError && error.status === 404) {
-      throw new Error(`${where}: GitHub answers 404 for the file and for the commit's top folder (${error.apiMessage}); does the job's token have the permission contents: read?`, { cause: error });
+      throw new Error(
+        `${where}: GitHub answers 404 for the file and for the commit's top folder (${error.apiMessage}); does the job's token have the permission contents: read?`,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -64,7 +77,12 @@ const contentsPath = (target: RepositoryTarget, path: string, ref: string): stri
  * for a folder or a symbolic link at that path, a file over 1 MB, content that is not UTF-8
  * text, an unknown ref and every failure of the request (GitHubApiError).
  */
-export async function readRepositoryFile(client: GitHubApi, target: RepositoryTarget, path: string, ref: string): Promise<RepositoryFile | undefined> {
+export async function readRepositoryFile(
+  client: GitHubApi,
+  target: RepositoryTarget,
+  path: string,
+  ref: string,
+): Promise<RepositoryFile | undefined> {
   checkRepositoryPath(path);
   const where = `${path} at ${ref}`;
   let data: ContentFile | ContentFile[];
@@ -75,16 +93,23 @@ export async function readRepositoryFile(client: GitHubApi, target: RepositoryTa
       await checkCommitReadable(client, target, ref, where);
       return undefined;
     }
-    if (error instanceof GitHubApiError && error.status === 404) throw new Error(`${where}: GitHub does not know this commit (${error.apiMessage})`, { cause: error });
-    if (error instanceof GitHubApiError && error.status === 403) throw new Error(`${where}: ${error.message}; does the job's token have the permission contents: read?`, { cause: error });
+    if (error instanceof GitHubApiError && error.status === 404)
+      throw new Error(`${where}: GitHub does not know this commit (${error.apiMessage})`, { cause: error });
+    if (error instanceof GitHubApiError && error.status === 403)
+      throw new Error(`${where}: ${error.message}; does the job's token have the permission contents: read?`, {
+        cause: error,
+      });
     throw error;
   }
   if (Array.isArray(data)) throw new Error(`${where} is a folder, not a file`);
   if (data.type !== 'file') throw new Error(`${where} is a ${data.type ?? 'thing without a type'}, not a file`);
   if (data.encoding === 'none' || (data.content === '' && (data.size ?? 0) > 0)) {
-    throw new Error(`${where} has ${data.size ?? 'more than 1 MB of'} bytes; GitHub's contents API gives files over 1 MB without their content. Check out that commit instead (actions/checkout with a fetch-depth that reaches it)`);
+    throw new Error(
+      `${where} has ${data.size ?? 'more than 1 MB of'} bytes; GitHub's contents API gives files over 1 MB without their content. Check out that commit instead (actions/checkout with a fetch-depth that reaches it)`,
+    );
   }
-  if (data.encoding !== 'base64' || typeof data.content !== 'string') throw new Error(`${where}: GitHub answered content in the encoding ${JSON.stringify(data.encoding)}, not base64`);
+  if (data.encoding !== 'base64' || typeof data.content !== 'string')
+    throw new Error(`${where}: GitHub answered content in the encoding ${JSON.stringify(data.encoding)}, not base64`);
   const bytes = Buffer.from(data.content.replace(/\s+/g, ''), 'base64');
   let text: string;
   try {

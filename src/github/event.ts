@@ -21,8 +21,13 @@ export function readRunContext(env: Readonly<Record<string, string | undefined>>
     try {
       payload = JSON.parse(readFileSync(eventPath, 'utf8')) as Record<string, unknown>;
     } catch (error) {
-      const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read as JSON (${(error as Error).message})`;
-      throw new Error(`the event payload GITHUB_EVENT_PATH=${eventPath} ${why}; is this running in GitHub Actions?`, { cause: error });
+      const why =
+        (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'does not exist'
+          : `cannot be read as JSON (${(error as Error).message})`;
+      throw new Error(`the event payload GITHUB_EVENT_PATH=${eventPath} ${why}; is this running in GitHub Actions?`, {
+        cause: error,
+      });
     }
   }
   const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '/').split('/');
@@ -56,17 +61,23 @@ const NO_COMMIT = /^0+$/;
  * other event (workflow_dispatch, schedule: no change to compare). A value that is not a
  * commit id is none too, said in `none`.
  */
-export function baseCommitOf(context: Pick<RunContext, 'eventName' | 'payload'>): { commit?: BaseCommit; none?: string } {
+export function baseCommitOf(context: Pick<RunContext, 'eventName' | 'payload'>): {
+  commit?: BaseCommit;
+  none?: string;
+} {
   if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
     const pull = context.payload.pull_request as { base?: { sha?: unknown } } | undefined;
     const sha = pull?.base?.sha;
-    if (typeof sha !== 'string' || !COMMIT_SHA.test(sha)) return { none: `the ${context.eventName} event has no pull_request.base.sha commit id` };
+    if (typeof sha !== 'string' || !COMMIT_SHA.test(sha))
+      return { none: `the ${context.eventName} event has no pull_request.base.sha commit id` };
     return { commit: { sha, role: "the pull request's base" } };
   }
   if (context.eventName === 'push') {
     const before = context.payload.before;
-    if (typeof before !== 'string' || !COMMIT_SHA.test(before)) return { none: 'the push event has no "before" commit id' };
-    if (NO_COMMIT.test(before) || context.payload.created === true) return { none: 'the push created the branch: there is no commit before it' };
+    if (typeof before !== 'string' || !COMMIT_SHA.test(before))
+      return { none: 'the push event has no "before" commit id' };
+    if (NO_COMMIT.test(before) || context.payload.created === true)
+      return { none: 'the push created the branch: there is no commit before it' };
     return { commit: { sha: before, role: "the push's before" } };
   }
   return { none: `a ${context.eventName || 'run without an'} event compares no commits` };

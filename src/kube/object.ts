@@ -90,7 +90,9 @@ export function anyInMetadata(object: KubeObject | null | undefined, selector: R
   return Object.entries(selector).some(([key, value]) => {
     const label = labels[key];
     const note = notes[key];
-    return (!!label && label.toLowerCase() === value.toLowerCase()) || (!!note && note.toLowerCase() === value.toLowerCase());
+    return (
+      (!!label && label.toLowerCase() === value.toLowerCase()) || (!!note && note.toLowerCase() === value.toLowerCase())
+    );
   });
 }
 

@@ -95,7 +95,11 @@ export function describeDiagnostics(diagnostics: Array<CueDiagnostic & { inBundl
 }
 
 /** The diagnostics for annotations: positions in the module's real files, generated files left out. */
-export function annotationDiagnostics(module: ModuleSource, diagnostics: Array<CueDiagnostic & { inBundle?: boolean }>, generated: ReadonlySet<string>): CueDiagnostic[] {
+export function annotationDiagnostics(
+  module: ModuleSource,
+  diagnostics: Array<CueDiagnostic & { inBundle?: boolean }>,
+  generated: ReadonlySet<string>,
+): CueDiagnostic[] {
   return sortAsCue(diagnostics).map(({ inBundle, ...d }) => {
     // A position traced to the bundle is already the user's file as they named it.
     const fromBundle = inBundle ? d.positions.slice(0, 1) : [];

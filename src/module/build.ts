@@ -89,23 +89,37 @@ function cueFailure(context: BuildContext, step: string, diagnostics: CueDiagnos
   const traced = traceValues(context, diagnostics);
   const described = traced ?? diagnostics;
   const details = described.length > 0 ? `:\n${describeDiagnostics(described)}` : '';
-  return new InstanceBuildError(input.name, module.url, `${step}${details}`, annotationDiagnostics(module, described, generatedFiles(prefix, traced !== undefined)));
+  return new InstanceBuildError(
+    input.name,
+    module.url,
+    `${step}${details}`,
+    annotationDiagnostics(module, described, generatedFiles(prefix, traced !== undefined)),
+  );
 }
 
 /** The diagnostics with the merged values' positions traced back; undefined when there is nothing to trace them to. */
 function traceValues(context: BuildContext, diagnostics: CueDiagnostic[]): TracedDiagnostic[] | undefined {
   const { mergedSource, input, loadOptions } = context;
   const baseSource = context.module.files[`${context.prefix}values.cue`];
-  if (mergedSource === undefined || !input.locateValues || !loadOptions || typeof baseSource !== 'string') return undefined;
+  if (mergedSource === undefined || !input.locateValues || !loadOptions || typeof baseSource !== 'string')
+    return undefined;
   return traceBuildErrors(
-    { engine: context.engine, valuesFile: `${context.prefix}values.cue`, mergedSource, baseSource, locateValues: input.locateValues, loadWithValues: (source) => context.engine.load(loadOptions(source)) },
+    {
+      engine: context.engine,
+      valuesFile: `${context.prefix}values.cue`,
+      mergedSource,
+      baseSource,
+      locateValues: input.locateValues,
+      loadWithValues: (source) => context.engine.load(loadOptions(source)),
+    },
     diagnostics,
   );
 }
 
 function buildFailure(context: BuildContext, step: string, error: unknown): unknown {
   if (error instanceof CueError) return cueFailure(context, step, error.diagnostics);
-  if (error instanceof ApplySetExportError) return new InstanceBuildError(context.input.name, context.module.url, `${step}: ${error.message}`);
+  if (error instanceof ApplySetExportError)
+    return new InstanceBuildError(context.input.name, context.module.url, `${step}: ${error.message}`);
   return error;
 }
 
@@ -127,13 +141,18 @@ function requireValid(value: CueValue, context: BuildContext): void {
  * event loop (`loadAsync`): with the native engine this thread goes on meanwhile (the
  * clusters' requests of a fleet run); the steps around it are blocking calls.
  */
-export async function buildInstance(engine: CueEngine, module: ModuleSource, input: InstanceBuildInput): Promise<BuiltInstance> {
+export async function buildInstance(
+  engine: CueEngine,
+  module: ModuleSource,
+  input: InstanceBuildInput,
+): Promise<BuiltInstance> {
   const packageName = input.packageName ?? 'main';
   const packageDir = packageName === 'main' ? '.' : packageName;
   const prefix = packageDir === '.' ? '' : `${packageDir}/`;
   const valuesPath = `${prefix}values.cue`;
   const baseValues = module.files[valuesPath];
-  if (typeof baseValues !== 'string') throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
+  if (typeof baseValues !== 'string')
+    throw new InstanceBuildError(input.name, module.url, `the module has no ${valuesPath}`);
 
   const context: BuildContext = { engine, input, module, prefix };
   const merged = withCueErrors(context, 'merging values', () =>
@@ -141,7 +160,11 @@ export async function buildInstance(engine: CueEngine, module: ModuleSource, inp
   );
   context.mergedSource = merged.source;
   context.loadOptions = (valuesSource) => ({
-    files: { ...module.files, [valuesPath]: valuesSource, [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName) },
+    files: {
+      ...module.files,
+      [valuesPath]: valuesSource,
+      [`${prefix}${INSTANCE_SCHEMA_FILE}`]: instanceSchemaSource(packageName),
+    },
     dir: packageDir,
     moduleRoot: '.',
     package: packageName,
@@ -156,7 +179,8 @@ export async function buildInstance(engine: CueEngine, module: ModuleSource, inp
   try {
     const instance = root.lookup('timoni.instance');
     try {
-      if (!instance.exists()) throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
+      if (!instance.exists())
+        throw new InstanceBuildError(input.name, module.url, 'the module defines no timoni.instance');
       requireValid(instance, context);
     } finally {
       instance.free();
@@ -193,7 +217,8 @@ function readApplySets(root: CueValue, context: BuildContext): ObjectSet[] {
         set.free();
       }
     });
-    if (problems.length > 0) throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
+    if (problems.length > 0)
+      throw new InstanceBuildError(input.name, module.url, `invalid objects:\n  ${problems.join('\n  ')}`);
     return sets;
   } finally {
     apply.free();
@@ -221,7 +246,8 @@ export function collectImages(config: unknown): string[] {
       return;
     }
     if (!isRecord(value)) return;
-    if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string') found.push(value.reference);
+    if (IMAGE_FIELDS.every((field) => field in value) && typeof value.reference === 'string')
+      found.push(value.reference);
     Object.values(value).forEach(walk);
   };
   walk(config);
@@ -258,7 +284,13 @@ export class InstanceBuilds {
       outcomes = new Map();
       this.#byModule.set(module, outcomes);
     }
-    const key = JSON.stringify([input.name, input.namespace, input.kubeVersion, input.packageName ?? 'main', input.values]);
+    const key = JSON.stringify([
+      input.name,
+      input.namespace,
+      input.kubeVersion,
+      input.packageName ?? 'main',
+      input.values,
+    ]);
     let outcome = outcomes.get(key);
     if (outcome) {
       this.#reused += 1;

@@ -79,7 +79,11 @@ export function objectMetadataProblems(object: Record<string, unknown>): string[
   const nameProblems = isRbacObject(apiVersion, kind) ? pathSegmentProblems(name) : dnsSubdomainProblems(name);
   problems.push(...nameProblems.map((p) => `metadata.name ${quote(name)} ${p}`));
   if (typeof metadata.namespace === 'string' && metadata.namespace !== '') {
-    problems.push(...dnsLabelProblems(metadata.namespace).map((p) => `metadata.namespace ${quote(metadata.namespace as string)} ${p}`));
+    problems.push(
+      ...dnsLabelProblems(metadata.namespace).map(
+        (p) => `metadata.namespace ${quote(metadata.namespace as string)} ${p}`,
+      ),
+    );
   }
   if (isRecord(metadata.labels)) {
     for (const key of Object.keys(metadata.labels).sort()) {
@@ -100,10 +104,13 @@ export function objectMetadataProblems(object: Record<string, unknown>): string[
         problems.push(`metadata.annotations[${quote(key)}] must be a string`);
         continue;
       }
-      problems.push(...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations[${quote(key)}] key ${p}`));
+      problems.push(
+        ...qualifiedNameProblems(key.toLowerCase()).map((p) => `metadata.annotations[${quote(key)}] key ${p}`),
+      );
       total += Buffer.byteLength(key) + Buffer.byteLength(value);
     }
-    if (total > TOTAL_ANNOTATION_SIZE_LIMIT) problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
+    if (total > TOTAL_ANNOTATION_SIZE_LIMIT)
+      problems.push(`metadata.annotations total size must be at most ${TOTAL_ANNOTATION_SIZE_LIMIT} bytes`);
   }
   return problems;
 }

@@ -61,7 +61,10 @@ function isText(data: Buffer): boolean {
  * Every file of the module folder (what CUE may load or `@embed`), each checked to resolve,
  * after symlinks, inside the boundary (by default the module folder itself).
  */
-export function readModuleFiles(root: string, boundary: FileBoundary = new FileBoundary([root])): Record<string, string | Uint8Array> {
+export function readModuleFiles(
+  root: string,
+  boundary: FileBoundary = new FileBoundary([root]),
+): Record<string, string | Uint8Array> {
   const files: Record<string, string | Uint8Array> = {};
   let total = 0;
   try {
@@ -71,7 +74,9 @@ export function readModuleFiles(root: string, boundary: FileBoundary = new FileB
       (path, real) => {
         total += statSync(real).size;
         if (total > MODULE_FILE_LIMIT_BYTES) {
-          throw new ModuleFilesError(`module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`);
+          throw new ModuleFilesError(
+            `module at ${root} holds more than ${MODULE_FILE_LIMIT_BYTES / 1024 / 1024} MiB of files`,
+          );
         }
         const data = readFileSync(real);
         const key = relative(root, path).split('\\').join('/');
@@ -81,7 +86,9 @@ export function readModuleFiles(root: string, boundary: FileBoundary = new FileB
     );
   } catch (error) {
     if (error instanceof ModuleFilesError) throw error;
-    throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ModuleFilesError(`module at ${root}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   return files;
 }
@@ -119,28 +126,48 @@ export class LocalModuleError extends Error {
  * Reads a local module. Its folder must resolve inside the boundary (by default the working
  * directory): a bundle may not point `file://` at `/etc` or `../../..`.
  */
-export function loadLocalModule(url: string, cwd: string, engine: CueEngine, boundary: FileBoundary = new FileBoundary([cwd])): ModuleSource {
+export function loadLocalModule(
+  url: string,
+  cwd: string,
+  engine: CueEngine,
+  boundary: FileBoundary = new FileBoundary([cwd]),
+): ModuleSource {
   const path = url.slice(LOCAL_PREFIX.length);
   const root = isAbsolute(path) ? path : resolve(cwd, path);
   if (!existsSync(root)) throw new LocalModuleError(url, `no module folder at ${root}`);
   const realRoot = realpathSync(root);
   if (!boundary.contains(realRoot)) {
     const where = realRoot === resolve(root) ? root : `${root} (which points to ${realRoot})`;
-    throw new LocalModuleError(url, `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`);
+    throw new LocalModuleError(
+      url,
+      `the module folder ${where} is outside ${boundary.describe()}; local modules must live inside it`,
+    );
   }
   if (!statSync(root).isDirectory()) throw new LocalModuleError(url, `no module folder at ${root}`);
   for (const required of REQUIRED_FILES) {
-    if (!existsSync(join(root, required))) throw new LocalModuleError(url, `required file not found: ${join(root, required)}`);
+    if (!existsSync(join(root, required)))
+      throw new LocalModuleError(url, `required file not found: ${join(root, required)}`);
   }
   let files: Record<string, string | Uint8Array>;
   try {
     files = readModuleFiles(root, boundary);
   } catch (error) {
-    throw new LocalModuleError(url, error instanceof Error ? error.message.replace(`module at ${root}: `, '') : String(error));
+    throw new LocalModuleError(
+      url,
+      error instanceof Error ? error.message.replace(`module at ${root}: `, '') : String(error),
+    );
   }
   const name = moduleNameOf(engine, files);
   if (!name) throw new LocalModuleError(url, `cue.mod/module.cue in ${root} declares no module name`);
-  return { url, version: DEVEL_VERSION, digest: LOCAL_DIGEST, name, files, root, localPath: relative(cwd, root).split('\\').join('/') || '.' };
+  return {
+    url,
+    version: DEVEL_VERSION,
+    digest: LOCAL_DIGEST,
+    name,
+    files,
+    root,
+    localPath: relative(cwd, root).split('\\').join('/') || '.',
+  };
 }
 
 // The resolver: one load per module, version and digest for the run; a failed load is

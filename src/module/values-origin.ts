@@ -108,12 +108,18 @@ function samePosition(a: SourcePosition, b: SourcePosition): boolean {
  * traced position first, the module's other positions after it; errors that become the
  * same (one typo reaches `timoni.instance.config` and every object's copy of it) once.
  */
-export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, diagnostics: readonly CueDiagnostic[]): TracedDiagnostic[] {
+export function traceValuesPositions(
+  engine: CueEngine,
+  origin: ValuesOrigin,
+  diagnostics: readonly CueDiagnostic[],
+): TracedDiagnostic[] {
   if (!diagnostics.some((d) => d.positions.some((p) => p.file === origin.valuesFile))) return [...diagnostics];
   const merged = locatedValues(engine, origin.mergedSource, origin.valuesFile);
   let base: ValuePositions | undefined;
   const moduleValues = (): ValuePositions => {
-    base ??= Object.fromEntries(locatedValues(engine, origin.baseSource, origin.valuesFile).map((l) => [l.path, l.position]));
+    base ??= Object.fromEntries(
+      locatedValues(engine, origin.baseSource, origin.valuesFile).map((l) => [l.path, l.position]),
+    );
     return base;
   };
   const traced: TracedDiagnostic[] = [];
@@ -136,7 +142,11 @@ export function traceValuesPositions(engine: CueEngine, origin: ValuesOrigin, di
     }
     // One error about one value once: of the copies (`timoni.instance.config.x`, every
     // object's `#config.x`), the one nearest the root says it best, with its own positions.
-    const key = JSON.stringify([result.path, result.message, path === undefined ? result.positions : (result.positions[0] ?? null)]);
+    const key = JSON.stringify([
+      result.path,
+      result.message,
+      path === undefined ? result.positions : (result.positions[0] ?? null),
+    ]);
     const earlier = seen.get(key);
     if (earlier === undefined) {
       seen.set(key, { index: traced.length, depth: diagnostic.path.length });
@@ -168,7 +178,8 @@ export interface FailedBuild {
  * module loaded with its own values (the build that failed has no value to look it up in).
  */
 function withClosingPositions(build: FailedBuild, diagnostics: CueDiagnostic[]): CueDiagnostic[] {
-  const notAllowed = (d: CueDiagnostic) => d.message === 'field not allowed' && d.positions.some((p) => p.file === build.valuesFile);
+  const notAllowed = (d: CueDiagnostic) =>
+    d.message === 'field not allowed' && d.positions.some((p) => p.file === build.valuesFile);
   if (!diagnostics.some(notAllowed)) return diagnostics;
   let root: CueValue;
   try {
@@ -185,7 +196,9 @@ function withClosingPositions(build: FailedBuild, diagnostics: CueDiagnostic[]):
       const closing = root.lookup(parent);
       try {
         const position = closing.exists() ? closing.position() : undefined;
-        return position && position.file !== build.valuesFile ? { ...diagnostic, positions: [...diagnostic.positions, position] } : diagnostic;
+        return position && position.file !== build.valuesFile
+          ? { ...diagnostic, positions: [...diagnostic.positions, position] }
+          : diagnostic;
       } finally {
         closing.free();
       }
@@ -204,7 +217,12 @@ export function traceBuildErrors(build: FailedBuild, diagnostics: CueDiagnostic[
   let bundle: ValueLocator | undefined;
   try {
     bundle = build.locateValues();
-    const origin = { valuesFile: build.valuesFile, mergedSource: build.mergedSource, baseSource: build.baseSource, bundle };
+    const origin = {
+      valuesFile: build.valuesFile,
+      mergedSource: build.mergedSource,
+      baseSource: build.baseSource,
+      bundle,
+    };
     return traceValuesPositions(build.engine, origin, withClosingPositions(build, diagnostics));
   } catch (error) {
     if (error instanceof CueError || error instanceof CueFilesError) return undefined;

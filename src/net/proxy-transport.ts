@@ -54,7 +54,10 @@ export class ConnectProxyAgent extends https.Agent {
   }
 
   // Node calls createConnection with a callback and waits for it when nothing is returned.
-  override createConnection(options: ConnectionOptions & { host?: string; port?: number | string }, callback?: ConnectionCallback): Duplex | null | undefined {
+  override createConnection(
+    options: ConnectionOptions & { host?: string; port?: number | string },
+    callback?: ConnectionCallback,
+  ): Duplex | null | undefined {
     const { proxy } = this;
     const target = `${options.host ?? 'localhost'}:${options.port ?? 443}`;
     const send = proxy.protocol === 'https:' ? https.request : http.request;
@@ -75,7 +78,9 @@ export class ConnectProxyAgent extends https.Agent {
       }
       callback?.(null, tlsConnect({ ...options, socket }));
     });
-    connectRequest.once('error', (error: NodeJS.ErrnoException) => fail(proxyFailure(`${describeProxy(proxy)}: ${error.message}`, error.code)));
+    connectRequest.once('error', (error: NodeJS.ErrnoException) =>
+      fail(proxyFailure(`${describeProxy(proxy)}: ${error.message}`, error.code)),
+    );
     connectRequest.end();
     return undefined;
   }
@@ -113,11 +118,19 @@ export class ProxyTransport {
    * Starts a request for `target`, through `proxy` when given (which must be supported:
    * isSupportedProxy). Call `end()` on what it returns, as with http.request.
    */
-  request(target: URL, proxy: URL | undefined, request: TransportRequest, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
+  request(
+    target: URL,
+    proxy: URL | undefined,
+    request: TransportRequest,
+    onResponse: (res: http.IncomingMessage) => void,
+  ): http.ClientRequest {
     const { keepAlive, maxSockets } = this.options;
     const common = { method: request.method ?? 'GET', headers: request.headers, signal: request.signal };
     if (proxy && !isSupportedProxy(proxy)) {
-      throw proxyFailure(`${describeProxy(proxy)}: scheme ${proxy.protocol} is not supported (only http:// and https:// proxies)`, 'EPROXYSCHEME');
+      throw proxyFailure(
+        `${describeProxy(proxy)}: scheme ${proxy.protocol} is not supported (only http:// and https:// proxies)`,
+        'EPROXYSCHEME',
+      );
     }
     if (target.protocol === 'https:') {
       const agent = proxy
@@ -131,12 +144,17 @@ export class ProxyTransport {
     }
     // Plain HTTP through the proxy: the whole URL as the request target, Host the target's.
     const overTls = proxy.protocol === 'https:';
-    const agent = this.#agent(`forward ${proxy.href}`, () => (overTls ? new https.Agent({ keepAlive, maxSockets }) : new http.Agent({ keepAlive, maxSockets })));
+    const agent = this.#agent(`forward ${proxy.href}`, () =>
+      overTls ? new https.Agent({ keepAlive, maxSockets }) : new http.Agent({ keepAlive, maxSockets }),
+    );
     const forwarded = new URL(target.href);
     forwarded.hash = '';
     const send = overTls ? https.request : http.request;
     const headers = { ...request.headers, Host: target.host, ...proxyAuthorization(proxy) };
-    return send({ ...common, host: proxy.hostname, port: proxyPort(proxy), path: forwarded.href, headers, agent }, onResponse);
+    return send(
+      { ...common, host: proxy.hostname, port: proxyPort(proxy), path: forwarded.href, headers, agent },
+      onResponse,
+    );
   }
 
   /** Closes every kept-alive connection. */

@@ -53,7 +53,8 @@ export function truncateLines(text: string, budget: number, measure: Measure): T
     kept.push(line);
     used += size;
   }
-  if (kept.length === lines.length) return { text: lines.join('\n'), cut: false, keptLines: lines.length, totalLines: lines.length };
+  if (kept.length === lines.length)
+    return { text: lines.join('\n'), cut: false, keptLines: lines.length, totalLines: lines.length };
   if (kept.length === 0 && lines.length > 0) {
     const prefix = truncateCharacters(lines[0] ?? '', budget - 1, measure);
     return { text: prefix, cut: true, keptLines: 0, totalLines: lines.length };
@@ -201,7 +202,10 @@ export function objectListId(clusterIndex: number): string {
  * One group per cluster holding its object list as one item, sized by the lines that
  * `sizeOfLine` measures for each object.
  */
-export function objectListGroups(changeSet: ChangeSet, sizeOfLine: (clusterIndex: number, instanceIndex: number, objectIndex: number) => number): ItemGroup[] {
+export function objectListGroups(
+  changeSet: ChangeSet,
+  sizeOfLine: (clusterIndex: number, instanceIndex: number, objectIndex: number) => number,
+): ItemGroup[] {
   return changeSet.clusters.map((cluster, clusterIndex) => {
     let size = 0;
     cluster.instances.forEach((instance, instanceIndex) =>

@@ -20,7 +20,14 @@
 // object lists, then the table alone), masked by redaction.ts; the parts of a section that
 // the job summary shares (status, counts, error and diff blocks) are in sections.ts.
 
-import { hasChanges, isLeaving, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import {
+  hasChanges,
+  isLeaving,
+  type ChangeSet,
+  type ClusterChanges,
+  type InstanceChanges,
+  type ObjectChange,
+} from '../changeset.js';
 import { COMMENT_LIMIT, commentLength, type Measure } from '../github/limits.js';
 import { secretMasker } from '../secrets.js';
 import {
@@ -88,7 +95,11 @@ export function renderPullRequestComment(changeSet: ChangeSet, context: ReportCo
  * result per cluster (applied / failed with step and error / not reached), the clusters not
  * reached listed; never over COMMENT_LIMIT.
  */
-export function renderRolloutComment(changeSet: ChangeSet, context: ReportContext, extra: RolloutCommentExtra = {}): string {
+export function renderRolloutComment(
+  changeSet: ChangeSet,
+  context: ReportContext,
+  extra: RolloutCommentExtra = {},
+): string {
   return renderComment(changeSet, context, 'rollout', undefined, extra);
 }
 
@@ -101,7 +112,13 @@ export interface RolloutCommentExtra {
 
 type CommentVariant = 'plan' | 'rollout';
 
-function renderComment(original: ChangeSet, context: ReportContext, variant: CommentVariant, frame?: CommentFrame, extra: RolloutCommentExtra = {}): string {
+function renderComment(
+  original: ChangeSet,
+  context: ReportContext,
+  variant: CommentVariant,
+  frame?: CommentFrame,
+  extra: RolloutCommentExtra = {},
+): string {
   // Secrets masked, and text that reads otherwise than it is shown escaped (redaction.ts).
   const masked = showHiddenTextIn(maskChangeSet(original, context.secrets));
   // A large fleet shows one row and one section per group of clusters with the same change
@@ -114,19 +131,34 @@ function renderComment(original: ChangeSet, context: ReportContext, variant: Com
   const hiddenText = hiddenTextChangeNotes(groups ? groupRepresentatives(original, groups) : original);
   // The review record (reviewed-block.ts) goes last, hidden; the visible part fits in the rest.
   // It names the commit the headline links (a pull request's head, not GitHub's temporary merge commit).
-  const record = frame ? '' : variant === 'plan' ? reviewedBlock(context.commitSha ? { ...original, commit: context.commitSha } : original) : extra.reviewed ? renderRecord(extra.reviewed) : '';
+  const record = frame
+    ? ''
+    : variant === 'plan'
+      ? reviewedBlock(context.commitSha ? { ...original, commit: context.commitSha } : original)
+      : extra.reviewed
+        ? renderRecord(extra.reviewed)
+        : '';
   const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT) - (record ? commentLength(record) + 1 : 0);
   const warnings = (extra.warnings ?? []).map((warning) => `> ${escapeInline(warning)}`).join('\n>\n');
   const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
   const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
     const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];
     if (!change || !listedInComment(change)) return 0;
-    return commentLength(compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), commentLength));
+    return commentLength(
+      compactObjectLine(change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), commentLength),
+    );
   });
 
   const render = (plan: Plan): string => {
-    const renderSection = (input: SectionInput) => renderClusterSection(input, groups?.[input.clusterIndex], members?.[input.clusterIndex]);
-    const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, { sharing, secretChanges, hiddenText, measure: commentLength, moreHint });
+    const renderSection = (input: SectionInput) =>
+      renderClusterSection(input, groups?.[input.clusterIndex], members?.[input.clusterIndex]);
+    const { sections, counts } = renderCountedSections(changeSet, plan, renderSection, {
+      sharing,
+      secretChanges,
+      hiddenText,
+      measure: commentLength,
+      moreHint,
+    });
     const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
     return (
       `${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
@@ -162,7 +194,9 @@ function renderHeadline(changeSet: ChangeSet, context: ReportContext, variant: C
   if (variant === 'plan') {
     const changed = changeSet.clusters.filter(clusterHasChanges).length;
     const failed = changeSet.clusters.filter((cluster) => cluster.status === 'failed').length;
-    const parts = [hasChanges(changeSet) ? `changes on **${changed} of ${total}** clusters` : `no changes on ${total} clusters`];
+    const parts = [
+      hasChanges(changeSet) ? `changes on **${changed} of ${total}** clusters` : `no changes on ${total} clusters`,
+    ];
     if (failed > 0) parts.push(`**${failed} failed**`);
     return `### timoni-fleet diff · bundle ${code(changeSet.bundle)}\n\n${capitalise(parts.join(', '))} for commit ${commitLink(context)}${run}.\n\n`;
   }
@@ -202,19 +236,29 @@ function renderClusterSection(input: SectionInput, group?: ClusterGroup, members
   const grouped = group && members && members.length > 1;
   const title = grouped ? `${members.length} clusters` : escapeHtml(cluster.name);
   const headline = `<b>${title}</b> · ${escapeHtml(cluster.group)} · ${statusLabel(cluster)}${counted}`;
-  const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
-  let body = (grouped ? groupSentence(members, group.byName) : '') + membershipParagraph(cluster, input.mode, input.membership);
+  const room = objectListRoom(
+    input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined,
+  );
+  let body =
+    (grouped ? groupSentence(members, group.byName) : '') + membershipParagraph(cluster, input.mode, input.membership);
   // An instance's error is shown under its name, once (not again here as the cluster's).
-  if (cluster.error && !clusterErrorShownByInstance(cluster)) body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
+  if (cluster.error && !clusterErrorShownByInstance(cluster))
+    body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
   if (cluster.status === 'skipped') body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
-  for (const [instanceIndex, instance] of cluster.instances.entries()) body += renderInstance(input, instance, instanceIndex, room);
+  for (const [instanceIndex, instance] of cluster.instances.entries())
+    body += renderInstance(input, instance, instanceIndex, room);
   if (cluster.instances.length === 0 && cluster.status !== 'skipped' && !cluster.error) body += 'No instances.\n\n';
   if (room.omitted() > 0) input.onObjectsOmitted(room.omitted());
   return `<details${open}>\n<summary>${headline}</summary>\n\n${body}</details>\n\n`;
 }
 
 /** An instance's line (module, version, digest, unchanged count), then its changed objects. */
-function renderInstance(input: SectionInput, instance: InstanceChanges, instanceIndex: number, room: ObjectListRoom): string {
+function renderInstance(
+  input: SectionInput,
+  instance: InstanceChanges,
+  instanceIndex: number,
+  room: ObjectListRoom,
+): string {
   const { module } = instance;
   const unchanged = instance.changes.filter((change) => change.action === 'unchanged').length;
   const header =
@@ -224,18 +268,29 @@ function renderInstance(input: SectionInput, instance: InstanceChanges, instance
     (instance.removed ? ` · 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') +
     (instance.error ? ` · ${instanceFailureLabel(instance.error)}` : '') +
     '\n\n' +
-    (instance.error ? renderInstanceError(instance.error, input.instanceErrorShownOn.get(instanceId(input.clusterIndex, instanceIndex)), { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE }) : '');
+    (instance.error
+      ? renderInstanceError(
+          instance.error,
+          input.instanceErrorShownOn.get(instanceId(input.clusterIndex, instanceIndex)),
+          { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE },
+        )
+      : '');
   let objects = '';
   if (input.detail === 'objects') {
     const omittedBefore = room.omitted();
     instance.changes.forEach((change, objectIndex) => {
       if (!listedInComment(change)) return;
-      const line = compactObjectLine(change, input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)), input.measure);
+      const line = compactObjectLine(
+        change,
+        input.secretChanges.has(changeId(input.clusterIndex, instanceIndex, objectIndex)),
+        input.measure,
+      );
       if (room.take(input.measure(line))) objects += line;
     });
     const omitted = room.omitted() - omittedBefore;
     if (objects) objects += '\n';
-    if (omitted > 0) objects += `_${omitted} more changed ${omitted === 1 ? 'object' : 'objects'} not listed for lack of room._\n\n`;
+    if (omitted > 0)
+      objects += `_${omitted} more changed ${omitted === 1 ? 'object' : 'objects'} not listed for lack of room._\n\n`;
     return header + objects;
   }
   instance.changes.forEach((change, objectIndex) => {
@@ -260,13 +315,15 @@ function renderObject(input: SectionInput, change: ObjectChange, id: string): st
     const tooLarge = diffTooLargeNote(change);
     return `- ${title}${secret}${tooLarge ? ` · ${tooLarge}` : ''}\n\n${failure}`;
   }
-  if (sharing.kind === 'repeat') return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n${failure}`;
+  if (sharing.kind === 'repeat')
+    return `- ${title}${secret} · same change as on ${code(sharing.shownOn)} (shown there)\n\n${failure}`;
   const also = sharing.alsoOn.length > 0 ? ` · also on ${sharing.alsoOn.map(code).join(', ')}` : '';
   const block = renderDiffBlock(change.diff, input.allocation.get(id), input.measure, input.moreHint);
   input.onDiff(block.outcome);
   if (block.outcome === 'hidden') return `- ${title}${also}${secret} · ${block.markdown}\n\n${failure}`;
   const hidden = input.hiddenText.get(id) ?? '';
-  if (failure) return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n${hidden}</details>\n\n`;
+  if (failure)
+    return `- ${title}${also}${secret}\n\n${failure}<details>\n<summary>field changes</summary>\n\n${block.markdown}\n${hidden}</details>\n\n`;
   return `<details>\n<summary>${title}${also}${secret}</summary>\n\n${block.markdown}\n${hidden}</details>\n\n`;
 }
 
@@ -291,7 +348,8 @@ export interface CommentMarker {
 
 /** The hidden marker for the comment of a bundle (or of its files, when its name is unknown). */
 export function commentMarker(bundleName: string, bundleFiles: readonly string[] = []): string {
-  if (bundleName === '' && bundleFiles.length > 0) return `${MARKER_PREFIX}files=${encodeURIComponent(bundleFiles.join(','))}${MARKER_SUFFIX}`;
+  if (bundleName === '' && bundleFiles.length > 0)
+    return `${MARKER_PREFIX}files=${encodeURIComponent(bundleFiles.join(','))}${MARKER_SUFFIX}`;
   return `${MARKER_PREFIX}bundle=${encodeURIComponent(bundleName)}${MARKER_SUFFIX}`;
 }
 

@@ -10,9 +10,23 @@
 // (what a report may show of secrets; the masking rule itself is src/secrets.ts),
 // markdown.ts (escaping, code, tables; the report's context and links).
 
-export { renderPullRequestComment, renderRolloutComment, commentMarker, findMarker, isCommentOf, type CommentMarker, type CommentFrame } from './comment.js';
+export {
+  renderPullRequestComment,
+  renderRolloutComment,
+  commentMarker,
+  findMarker,
+  isCommentOf,
+  type CommentMarker,
+  type CommentFrame,
+} from './comment.js';
 export { renderJobSummary, renderShortJobSummary } from './job-summary.js';
-export { parseReviewedRecord, reviewedBlock, ReviewedRecordError, RECORD_LIMIT, type ReviewedRecord } from './reviewed-block.js';
+export {
+  parseReviewedRecord,
+  reviewedBlock,
+  ReviewedRecordError,
+  RECORD_LIMIT,
+  type ReviewedRecord,
+} from './reviewed-block.js';
 export type { RolloutCommentExtra } from './comment.js';
 export { maskSecrets, secretMasker, containsSecret, maskableValues, MASK, MIN_SECRET_LENGTH } from '../secrets.js';
 export { maskChangeSet, changeSetChangesSecret, objectChangesSecret, diffChangesSecret } from './redaction.js';

@@ -6,12 +6,40 @@
 // errors, and the diffs.
 // Fitted by budget.ts and masked by redaction.ts as the PR comment is (comment.ts).
 
-import { hasChanges, isLeaving, type ChangeSet, type ClusterChanges, type InstanceChanges, type ObjectChange } from '../changeset.js';
+import {
+  hasChanges,
+  isLeaving,
+  type ChangeSet,
+  type ClusterChanges,
+  type InstanceChanges,
+  type ObjectChange,
+} from '../changeset.js';
 import { formatDuration } from '../duration.js';
 import { STEP_SUMMARY_BUDGET, STEP_SUMMARY_LIMIT, utf8Length } from '../github/limits.js';
 import { maskSecrets, secretMasker } from '../secrets.js';
-import { changeId, cutNote, diffGroups, fitToBudget, indexSharedChanges, objectListGroups, objectListId, objectListRoom, type Plan } from './budget.js';
-import { capitalise, code, commitLink, escapeHtml, escapeInline, linkTarget, runLink, tableHeader, tableRow, type ReportContext } from './markdown.js';
+import {
+  changeId,
+  cutNote,
+  diffGroups,
+  fitToBudget,
+  indexSharedChanges,
+  objectListGroups,
+  objectListId,
+  objectListRoom,
+  type Plan,
+} from './budget.js';
+import {
+  capitalise,
+  code,
+  commitLink,
+  escapeHtml,
+  escapeInline,
+  linkTarget,
+  runLink,
+  tableHeader,
+  tableRow,
+  type ReportContext,
+} from './markdown.js';
 import { hiddenTextChangeNotes, maskChangeSet, secretChangeIds, showHiddenTextIn } from './redaction.js';
 import {
   actionLabel,
@@ -71,11 +99,24 @@ export function renderJobSummary(original: ChangeSet, context: ReportContext): s
     const instance = cluster?.instances[instanceIndex];
     const change = instance?.changes[objectIndex];
     if (!cluster || !instance || !change) return 0;
-    return utf8Length(objectRow(instance, change, secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)), hasReadiness(cluster)));
+    return utf8Length(
+      objectRow(
+        instance,
+        change,
+        secretChanges.has(changeId(clusterIndex, instanceIndex, objectIndex)),
+        hasReadiness(cluster),
+      ),
+    );
   });
 
   const render = (plan: Plan): string => {
-    const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, { sharing, secretChanges, hiddenText, measure: utf8Length, moreHint });
+    const { sections, counts } = renderCountedSections(changeSet, plan, renderSummarySection, {
+      sharing,
+      secretChanges,
+      hiddenText,
+      measure: utf8Length,
+      moreHint,
+    });
     const note = cutNote(plan.detail, counts, "GitHub's 1 MiB job summary limit", `${capitalise(moreHint)}.`);
     return renderHead(changeSet, context, secretChanges.size > 0) + note + sections;
   };
@@ -97,7 +138,9 @@ export function renderJobSummary(original: ChangeSet, context: ReportContext): s
 export function renderShortJobSummary(original: ChangeSet, context: ReportContext): string {
   const changeSet = showHiddenTextIn(maskChangeSet(original, context.secrets));
   const secret = secretChangeIds(original, context.secrets).size > 0;
-  const comment = context.commentUrl ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n` : '';
+  const comment = context.commentUrl
+    ? `The diffs are in the [pull request comment](${linkTarget(context.commentUrl)}).\n\n`
+    : '';
   return secretMasker(context.secrets)(renderHead(changeSet, context, secret) + comment);
 }
 
@@ -108,16 +151,21 @@ function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged:
     outcome = rolloutOutcome(changeSet.clusters);
   } else {
     const changed = changeSet.clusters.filter(clusterHasChanges).length;
-    outcome = hasChanges(changeSet) ? `🟡 Changes on ${changed} of ${total} clusters` : `✅ No changes on ${total} clusters`;
-    if (firstFailure(changeSet.clusters)) outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
+    outcome = hasChanges(changeSet)
+      ? `🟡 Changes on ${changed} of ${total} clusters`
+      : `✅ No changes on ${total} clusters`;
+    if (firstFailure(changeSet.clusters))
+      outcome += `; ❌ ${changeSet.clusters.filter((cluster) => cluster.status === 'failed').length} failed`;
   }
   const pr = context.pullRequest === undefined ? '' : ` (pull request #${context.pullRequest})`;
-  const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${linkTarget(context.commentUrl)})` : '';
+  const comment =
+    context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${linkTarget(context.commentUrl)})` : '';
   const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
   let head = `## timoni-fleet ${changeSet.mode} · bundle ${code(changeSet.bundle)}\n\n`;
   head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
   const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
-  if (notes.length > 0) head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
+  if (notes.length > 0)
+    head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
   if (secretChanged) head += '🔒 A secret value changed (hidden).\n\n';
   head += membershipWarning(changeSet);
   head += `${renderStatusTable(changeSet.clusters, { withDuration: true })}\n`;
@@ -136,14 +184,16 @@ function renderSummarySection(input: SectionInput): string {
   text += `Context ${code(cluster.kubeContext)} · ${describeCounts(countActions(cluster))}\n\n`;
   if (cluster.identity) text += `${identityLine(cluster.identity)}\n\n`;
   // An instance's error is shown under **Failed instances**, once (not again here as the cluster's).
-  if (cluster.error && !clusterErrorShownByInstance(cluster)) text += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: errorCutNote });
+  if (cluster.error && !clusterErrorShownByInstance(cluster))
+    text += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: errorCutNote });
   if (cluster.instances.length > 0) text += renderInstances(cluster.instances, input);
   text += renderObjects(input);
   text += renderFailedInstances(input);
   text += renderFailedObjects(input);
   text += renderReadinessProblems(cluster);
   if (input.detail === 'diffs') text += renderDiffs(input);
-  else if (cluster.instances.some((instance) => instance.changes.some((change) => change.diff !== ''))) text += '_Diffs left out to fit the job summary limit._\n\n';
+  else if (cluster.instances.some((instance) => instance.changes.some((change) => change.diff !== '')))
+    text += '_Diffs left out to fit the job summary limit._\n\n';
   return text;
 }
 
@@ -154,8 +204,14 @@ function renderSummarySection(input: SectionInput): string {
 export function identityLine(identity: NonNullable<ClusterChanges['identity']>): string {
   const uid = identity.uid.length > 8 ? `${identity.uid.slice(0, 8)}…` : identity.uid;
   const day = identity.recordedAt ? identity.recordedAt.slice(0, 10) : '';
-  const recorded = identity.recordedAs ? `recorded${day ? ` ${day}` : ''} as ${code(identity.recordedAs)}` : 'not recorded';
-  const notes = { recorded: ' (first apply: recorded now)', repinned: ' (re-pinned by this run)', rewritten: " (record rewritten: its UID was not this cluster's)" };
+  const recorded = identity.recordedAs
+    ? `recorded${day ? ` ${day}` : ''} as ${code(identity.recordedAs)}`
+    : 'not recorded';
+  const notes = {
+    recorded: ' (first apply: recorded now)',
+    repinned: ' (re-pinned by this run)',
+    rewritten: " (record rewritten: its UID was not this cluster's)",
+  };
   const change = identity.change ? notes[identity.change] : '';
   return `Identity: kube-system uid ${code(uid)}, ${recorded}${change}`;
 }
@@ -167,7 +223,12 @@ function hasReadiness(cluster: ClusterChanges): boolean {
 
 /** One row of a cluster's object table. */
 function objectRow(instance: InstanceChanges, change: ObjectChange, secret: boolean, withReadiness: boolean): string {
-  const cells = [code(instance.name), code(objectRef(change)), code(change.apiVersion), `${actionLabel(change)}${secret ? ' 🔒 secret changed (hidden)' : ''}`];
+  const cells = [
+    code(instance.name),
+    code(objectRef(change)),
+    code(change.apiVersion),
+    `${actionLabel(change)}${secret ? ' 🔒 secret changed (hidden)' : ''}`,
+  ];
   if (withReadiness) {
     const readiness = readinessOf(change);
     cells.push(readiness ? escapeInline(readinessLabel(readiness)) : '–');
@@ -179,7 +240,9 @@ function renderInstances(instances: readonly InstanceChanges[], input: SectionIn
   let table = tableHeader(['Instance', 'Namespace', 'Module', 'Version', 'Digest'], ['l', 'l', 'l', 'l', 'l']);
   for (const instance of instances) {
     table += tableRow([
-      code(instance.name) + (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') + (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
+      code(instance.name) +
+        (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') +
+        (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
       code(instance.namespace),
       code(instance.module.url),
       code(instance.module.version),
@@ -194,7 +257,9 @@ function renderObjects(input: SectionInput): string {
   const withReadiness = hasReadiness(cluster);
   const headings = ['Instance', 'Object', 'API version', 'Action'];
   if (withReadiness) headings.push('Readiness');
-  const room = objectListRoom(input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined);
+  const room = objectListRoom(
+    input.detail === 'objects' ? (input.allocation.get(objectListId(input.clusterIndex)) ?? 0) : undefined,
+  );
   let rows = '';
   cluster.instances.forEach((instance, instanceIndex) => {
     instance.changes.forEach((change, objectIndex) => {
@@ -204,8 +269,16 @@ function renderObjects(input: SectionInput): string {
     });
   });
   if (room.omitted() > 0) input.onObjectsOmitted(room.omitted());
-  const omitted = room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
-  return (rows ? `${tableHeader(headings, headings.map(() => 'l'))}${rows}\n` : '') + omitted;
+  const omitted =
+    room.omitted() > 0 ? `_${room.omitted()} more objects not listed to fit the job summary limit._\n\n` : '';
+  return (
+    (rows
+      ? `${tableHeader(
+          headings,
+          headings.map(() => 'l'),
+        )}${rows}\n`
+      : '') + omitted
+  );
 }
 
 /** Each instance that failed as a whole, with its error (or the earlier cluster that shows the same one). */
@@ -223,7 +296,8 @@ function renderFailedObjects(input: SectionInput): string {
   let text = '';
   for (const instance of input.cluster.instances) {
     for (const change of instance.changes) {
-      if (change.action === 'failed') text += `- ${code(instance.name)} ${code(objectRef(change))}\n\n${failedObjectBlock(change, input.measure, OBJECT_ERROR_CAP)}`;
+      if (change.action === 'failed')
+        text += `- ${code(instance.name)} ${code(objectRef(change))}\n\n${failedObjectBlock(change, input.measure, OBJECT_ERROR_CAP)}`;
     }
   }
   return text ? `**Failed objects**\n\n${text}` : '';

@@ -27,9 +27,7 @@ const INLINE_SPECIALS = /[&<>"|`*_[\]~\\!@#:]/g;
  * a mention or a cell boundary.
  */
 export function escapeInline(text: string): string {
-  return text
-    .replace(/\r?\n|\r/g, ' ')
-    .replace(INLINE_SPECIALS, (character) => `&#${character.charCodeAt(0)};`);
+  return text.replace(/\r?\n|\r/g, ' ').replace(INLINE_SPECIALS, (character) => `&#${character.charCodeAt(0)};`);
 }
 
 /** Inline code that is safe in HTML and Markdown contexts alike, including table cells. */
@@ -120,5 +118,8 @@ export function runLink(context: ReportContext, text: string): string {
 
 /** A URL made safe as a Markdown link target: no spaces, parentheses or angle brackets. */
 export function linkTarget(url: string): string {
-  return url.replace(/[\s()<>]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  return url.replace(
+    /[\s()<>]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
 }

@@ -30,7 +30,11 @@ export function leavingStatusLabel(cluster: ClusterChanges): string | undefined 
 }
 
 /** The paragraph that opens a leaving or renamed cluster's section; '' for any other. */
-export function membershipParagraph(cluster: ClusterChanges, mode: ChangeSetMode, source: ChangeSet['membership']): string {
+export function membershipParagraph(
+  cluster: ClusterChanges,
+  mode: ChangeSetMode,
+  source: ChangeSet['membership'],
+): string {
   const where = source?.from ? ` (listed in ${escapeInline(source.from)}, not in the runtime)` : '';
   const from = renamedFrom(cluster);
   if (from !== undefined) {
@@ -40,13 +44,18 @@ export function membershipParagraph(cluster: ClusterChanges, mode: ChangeSetMode
   let text = `🚪 **Leaves the fleet**${where}. Context ${code(cluster.kubeContext)}.`;
   if (cluster.bundleKept) {
     text += ` ${escapeInline(cluster.bundleKept.reason)}.\n\n`;
-    if (cluster.bundleKept.commands.length > 0) text += `To remove the bundle from it by hand:\n\n${codeBlock(cluster.bundleKept.commands.join('\n'), 'sh')}\n`;
+    if (cluster.bundleKept.commands.length > 0)
+      text += `To remove the bundle from it by hand:\n\n${codeBlock(cluster.bundleKept.commands.join('\n'), 'sh')}\n`;
     return text;
   }
-  if (cluster.status === 'skipped') return `${text} The bundle was not removed: the rollout of the remaining clusters did not succeed.\n\n`;
+  if (cluster.status === 'skipped')
+    return `${text} The bundle was not removed: the rollout of the remaining clusters did not succeed.\n\n`;
   if (cluster.status === 'failed') return `${text}\n\n`;
   if (cluster.instances.length === 0) return `${text} No instance of the bundle was found on it.\n\n`;
-  const instances = cluster.instances.length === 1 ? 'Its instance of the bundle' : `Its ${cluster.instances.length} instances of the bundle`;
+  const instances =
+    cluster.instances.length === 1
+      ? 'Its instance of the bundle'
+      : `Its ${cluster.instances.length} instances of the bundle`;
   return `${text} ${instances} ${mode === 'diff' ? 'would be deleted after the remaining clusters are rolled out (newest first, objects in reverse apply order, then the inventory Secrets)' : 'were deleted after the remaining clusters were rolled out'}.\n\n`;
 }
 

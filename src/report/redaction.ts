@@ -47,7 +47,8 @@ function maskDeep(value: unknown, mask: (text: string) => string): unknown {
   if (value !== null && typeof value === 'object') {
     const copy: Record<string, unknown> = {};
     // Keys are masked too: the desired-state digests are keyed by instance and object names.
-    for (const [key, item] of Object.entries(value)) copy[mask(key)] = ENUMERATIONS.has(key) && typeof item === 'string' ? item : maskDeep(item, mask);
+    for (const [key, item] of Object.entries(value))
+      copy[mask(key)] = ENUMERATIONS.has(key) && typeof item === 'string' ? item : maskDeep(item, mask);
     return copy;
   }
   return value;
@@ -59,13 +60,17 @@ const ENGINE_MASK = /(^|[\s:])\*\*\*( \((before|after)\))?\s*$/;
 function changedLines(diff: string): string[] {
   return diff
     .split('\n')
-    .filter((line) => (line.startsWith('+') && !line.startsWith('+++')) || (line.startsWith('-') && !line.startsWith('---')));
+    .filter(
+      (line) => (line.startsWith('+') && !line.startsWith('+++')) || (line.startsWith('-') && !line.startsWith('---')),
+    );
 }
 
 /** True when a changed line of the diff holds a masked value or one of the secrets. */
 export function diffChangesSecret(diff: string, secrets: readonly string[] = []): boolean {
   const values = maskableValues(secrets);
-  return changedLines(diff).some((line) => ENGINE_MASK.test(line.slice(1)) || values.some((value) => line.includes(value)));
+  return changedLines(diff).some(
+    (line) => ENGINE_MASK.test(line.slice(1)) || values.some((value) => line.includes(value)),
+  );
 }
 
 /** True when the object's change touches secret data. */
@@ -124,7 +129,8 @@ export function describeHiddenText(text: string): string | undefined {
     parts.push(`characters that are invisible or reorder the text around them (${forms})`);
   }
   HIDDEN_BLOCK_OPENING.lastIndex = 0;
-  if (HIDDEN_BLOCK_OPENING.test(text)) parts.push('text that opens a hidden timoni-fleet block (`\\u003C!-- timoni-fleet`)');
+  if (HIDDEN_BLOCK_OPENING.test(text))
+    parts.push('text that opens a hidden timoni-fleet block (`\\u003C!-- timoni-fleet`)');
   HIDDEN_BLOCK_OPENING.lastIndex = 0;
   return parts.length > 0 ? parts.join(' and ') : undefined;
 }
@@ -139,7 +145,11 @@ export function hiddenTextChangeNotes(changeSet: ChangeSet): Map<string, string>
     cluster.instances.forEach((instance, instanceIndex) =>
       instance.changes.forEach((change, objectIndex) => {
         const what = describeHiddenText(change.diff);
-        if (what) notes.set(changeId(clusterIndex, instanceIndex, objectIndex), `⚠️ _This object holds ${what}, shown escaped above (\`\\uXXXX\`); what is applied holds the characters themselves._\n\n`);
+        if (what)
+          notes.set(
+            changeId(clusterIndex, instanceIndex, objectIndex),
+            `⚠️ _This object holds ${what}, shown escaped above (\`\\uXXXX\`); what is applied holds the characters themselves._\n\n`,
+          );
       }),
     ),
   );

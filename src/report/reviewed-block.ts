@@ -15,7 +15,15 @@
 // (`scope: none`: no cluster can be checked). Only digests, names and module addresses are
 // in it: no object, no secret value (`fleet/desired-state.ts`). `>` and `<` are written as JSON
 // escapes so that nothing in it can end the HTML comment.
-import { type ChangeSet, type ClusterChanges, type DesiredState, isChangingAction, isLeaving, type ModuleInfo, renamedFrom } from '../changeset.js';
+import {
+  type ChangeSet,
+  type ClusterChanges,
+  type DesiredState,
+  isChangingAction,
+  isLeaving,
+  type ModuleInfo,
+  renamedFrom,
+} from '../changeset.js';
 import { commentLength } from '../github/limits.js';
 
 const PREFIX = '<!-- timoni-fleet:reviewed ';
@@ -72,7 +80,8 @@ function changeKey(instance: string, change: { kind: string; namespace: string; 
 function changedKeys(cluster: ClusterChanges): Set<string> {
   const keys = new Set<string>();
   for (const instance of cluster.instances) {
-    for (const change of instance.changes) if (isChangingAction(change.action) || change.action === 'failed') keys.add(changeKey(instance.name, change));
+    for (const change of instance.changes)
+      if (isChangingAction(change.action) || change.action === 'failed') keys.add(changeKey(instance.name, change));
   }
   return keys;
 }
@@ -107,7 +116,12 @@ function encode(record: ReviewedRecord, keep: (cluster: string, key: string) => 
           entries.push(`${index.toString(36)}:${digest}`);
         }
       }
-      clusters[name] = { d: state.digest, m, n: state.objectCount, ...(entries.length > 0 ? { o: entries.join(' ') } : {}) };
+      clusters[name] = {
+        d: state.digest,
+        m,
+        n: state.objectCount,
+        ...(entries.length > 0 ? { o: entries.join(' ') } : {}),
+      };
     }
   }
   const encoded: Encoded = {
@@ -125,8 +139,19 @@ function encode(record: ReviewedRecord, keep: (cluster: string, key: string) => 
 }
 
 /** The block for a record, the first scope that fits RECORD_LIMIT (see the header); `changed` tells which objects a diff showed changing. */
-export function renderRecord(record: ReviewedRecord, changed?: (cluster: string, key: string) => boolean, limit = RECORD_LIMIT): string {
-  const scopes: RecordScope[] = record.scope === 'all' ? ['all', 'changed', 'cluster', 'none'] : record.scope === 'changed' ? ['changed', 'cluster', 'none'] : record.scope === 'cluster' ? ['cluster', 'none'] : ['none'];
+export function renderRecord(
+  record: ReviewedRecord,
+  changed?: (cluster: string, key: string) => boolean,
+  limit = RECORD_LIMIT,
+): string {
+  const scopes: RecordScope[] =
+    record.scope === 'all'
+      ? ['all', 'changed', 'cluster', 'none']
+      : record.scope === 'changed'
+        ? ['changed', 'cluster', 'none']
+        : record.scope === 'cluster'
+          ? ['cluster', 'none']
+          : ['none'];
   let block = '';
   for (const scope of scopes) {
     if (scope === 'changed' && !changed && record.scope !== 'changed') continue;
@@ -149,7 +174,9 @@ export function reviewedBlock(changeSet: ChangeSet, limit = RECORD_LIMIT): strin
     changed.set(cluster.name, changedKeys(cluster));
   }
   // A leave is recorded when the merge would remove the bundle there (not when it stays installed, or the diff failed there).
-  const leaves = changeSet.clusters.filter((cluster) => isLeaving(cluster) && !cluster.bundleKept && cluster.status !== 'failed').map((cluster) => cluster.name);
+  const leaves = changeSet.clusters
+    .filter((cluster) => isLeaving(cluster) && !cluster.bundleKept && cluster.status !== 'failed')
+    .map((cluster) => cluster.name);
   const renames: Record<string, string> = {};
   for (const cluster of changeSet.clusters) {
     const from = renamedFrom(cluster);
@@ -174,11 +201,18 @@ export class ReviewedRecordError extends Error {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === 'string';
 
 function decodeCluster(name: string, value: unknown, modules: ModuleInfo[], keys: string[]): DesiredState {
-  if (!isObject(value) || !isString(value.d) || !/^[0-9a-f]{64}$/.test(value.d) || !isObject(value.m) || typeof value.n !== 'number') {
+  if (
+    !isObject(value) ||
+    !isString(value.d) ||
+    !/^[0-9a-f]{64}$/.test(value.d) ||
+    !isObject(value.m) ||
+    typeof value.n !== 'number'
+  ) {
     throw new ReviewedRecordError(`cluster ${name} has no digest, modules or object count`);
   }
   const clusterModules: Record<string, ModuleInfo> = {};
@@ -193,7 +227,8 @@ function decodeCluster(name: string, value: unknown, modules: ModuleInfo[], keys
     for (const entry of value.o.split(' ').filter(Boolean)) {
       const match = /^([0-9a-z]+):([0-9a-f]{1,64})$/.exec(entry);
       const key = match?.[1] !== undefined ? keys[parseInt(match[1], 36)] : undefined;
-      if (!match?.[2] || key === undefined) throw new ReviewedRecordError(`cluster ${name}: object digest "${entry}" names no object of the record`);
+      if (!match?.[2] || key === undefined)
+        throw new ReviewedRecordError(`cluster ${name}: object digest "${entry}" names no object of the record`);
       objects[key] = match[2];
     }
   }
@@ -220,14 +255,21 @@ export function parseReviewedRecord(body: string): ReviewedRecord | null {
     throw new ReviewedRecordError(`not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
   if (!isObject(value)) throw new ReviewedRecordError('not a JSON object');
-  if (value.v !== FORMAT) throw new ReviewedRecordError(`format ${String(value.v)}, this version reads format ${FORMAT}`);
+  if (value.v !== FORMAT)
+    throw new ReviewedRecordError(`format ${String(value.v)}, this version reads format ${FORMAT}`);
   const scope = value.scope;
-  if (!isString(value.bundle) || !isString(value.commit) || !(scope === 'all' || scope === 'changed' || scope === 'cluster' || scope === 'none')) {
+  if (
+    !isString(value.bundle) ||
+    !isString(value.commit) ||
+    !(scope === 'all' || scope === 'changed' || scope === 'cluster' || scope === 'none')
+  ) {
     throw new ReviewedRecordError('bundle, commit or scope missing');
   }
-  if (!Array.isArray(value.modules) || !Array.isArray(value.keys) || !isObject(value.clusters)) throw new ReviewedRecordError('modules, keys or clusters missing');
+  if (!Array.isArray(value.modules) || !Array.isArray(value.keys) || !isObject(value.clusters))
+    throw new ReviewedRecordError('modules, keys or clusters missing');
   const modules = value.modules.map((module: unknown, index): ModuleInfo => {
-    if (!Array.isArray(module) || module.length !== 3 || !module.every(isString)) throw new ReviewedRecordError(`module ${index} is not [url, version, digest]`);
+    if (!Array.isArray(module) || module.length !== 3 || !module.every(isString))
+      throw new ReviewedRecordError(`module ${index} is not [url, version, digest]`);
     return { url: String(module[0]), version: String(module[1]), digest: String(module[2]) };
   });
   const keys = value.keys.map((key: unknown, index) => {
@@ -235,13 +277,24 @@ export function parseReviewedRecord(body: string): ReviewedRecord | null {
     return key;
   });
   const clusters: Record<string, DesiredState> = {};
-  for (const [name, cluster] of Object.entries(value.clusters)) clusters[name] = decodeCluster(name, cluster, modules, keys);
-  const leaves = value.l === undefined ? undefined : Array.isArray(value.l) && value.l.every(isString) ? value.l : undefined;
-  if (value.l !== undefined && leaves === undefined) throw new ReviewedRecordError('the leaving clusters are not a list of names');
+  for (const [name, cluster] of Object.entries(value.clusters))
+    clusters[name] = decodeCluster(name, cluster, modules, keys);
+  const leaves =
+    value.l === undefined ? undefined : Array.isArray(value.l) && value.l.every(isString) ? value.l : undefined;
+  if (value.l !== undefined && leaves === undefined)
+    throw new ReviewedRecordError('the leaving clusters are not a list of names');
   let renames: Record<string, string> | undefined;
   if (value.r !== undefined) {
-    if (!isObject(value.r) || !Object.values(value.r).every(isString)) throw new ReviewedRecordError('the renames are not names by name');
+    if (!isObject(value.r) || !Object.values(value.r).every(isString))
+      throw new ReviewedRecordError('the renames are not names by name');
     renames = value.r as Record<string, string>;
   }
-  return { bundle: value.bundle, commit: value.commit, scope, clusters, ...(leaves ? { leaves } : {}), ...(renames ? { renames } : {}) };
+  return {
+    bundle: value.bundle,
+    commit: value.commit,
+    scope,
+    clusters,
+    ...(leaves ? { leaves } : {}),
+    ...(renames ? { renames } : {}),
+  };
 }

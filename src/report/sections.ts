@@ -5,10 +5,33 @@
 // room or too large to compute), and the rendering of every section of a report for one
 // plan of the budget, counting what was cut.
 
-import { type ChangeSet, type ChangeSetMode, type ClusterChanges, type ClusterError, type InstanceChanges, type InstanceError, isCancelled, isLeaving, type ModuleInfo, type ObjectAction, type ObjectChange, type ObjectReadiness, READINESS_STATUSES, type ReadinessStatus } from '../changeset.js';
+import {
+  type ChangeSet,
+  type ChangeSetMode,
+  type ClusterChanges,
+  type ClusterError,
+  type InstanceChanges,
+  type InstanceError,
+  isCancelled,
+  isLeaving,
+  type ModuleInfo,
+  type ObjectAction,
+  type ObjectChange,
+  type ObjectReadiness,
+  READINESS_STATUSES,
+  type ReadinessStatus,
+} from '../changeset.js';
 import { formatDuration } from '../duration.js';
 import type { Measure } from '../github/limits.js';
-import { linesOf, truncateCharacters, truncateLines, type CutCounts, type Detail, type Plan, type Sharing } from './budget.js';
+import {
+  linesOf,
+  truncateCharacters,
+  truncateLines,
+  type CutCounts,
+  type Detail,
+  type Plan,
+  type Sharing,
+} from './budget.js';
 import { capitalise, code, codeBlock, escapeInline, tableHeader, tableRow } from './markdown.js';
 import { leavingStatusLabel, membershipCellNote } from './membership.js';
 
@@ -47,7 +70,15 @@ export type ActionCounts = Record<ObjectAction, number>;
 
 /** How many objects of the cluster have each action. */
 export function countActions(cluster: ClusterChanges): ActionCounts {
-  const counts: ActionCounts = { created: 0, configured: 0, unchanged: 0, deleted: 0, recreated: 0, skipped: 0, failed: 0 };
+  const counts: ActionCounts = {
+    created: 0,
+    configured: 0,
+    unchanged: 0,
+    deleted: 0,
+    recreated: 0,
+    skipped: 0,
+    failed: 0,
+  };
   for (const instance of cluster.instances) for (const change of instance.changes) counts[change.action] += 1;
   return counts;
 }
@@ -87,7 +118,10 @@ export function statusLabel(cluster: ClusterChanges): string {
     case 'applied':
       return clusterHasChanges(cluster) ? '✅ applied' : '✅ applied (no changes)';
     case 'failed':
-      if (isCancelled(cluster)) return cluster.error?.interrupted === 'start' ? '⏹️ cancelled before it started' : `⏹️ cancelled at ${code(cluster.error?.interrupted ?? 'unknown')}`;
+      if (isCancelled(cluster))
+        return cluster.error?.interrupted === 'start'
+          ? '⏹️ cancelled before it started'
+          : `⏹️ cancelled at ${code(cluster.error?.interrupted ?? 'unknown')}`;
       return cluster.error ? `❌ failed at ${code(cluster.error.step)}` : '❌ failed';
     case 'skipped':
       return '⏭️ not reached';
@@ -110,12 +144,18 @@ export function rolloutOutcome(all: readonly ClusterChanges[]): string {
   const clusters = all.filter((cluster) => !isLeaving(cluster));
   const removed = all.filter((cluster) => isLeaving(cluster) && cluster.status === 'applied').length;
   const leaving = all.length - clusters.length;
-  const removedNote = leaving === 0 ? '' : `; bundle removed from ${removed} of ${leaving} ${leaving === 1 ? 'cluster' : 'clusters'} leaving the fleet`;
+  const removedNote =
+    leaving === 0
+      ? ''
+      : `; bundle removed from ${removed} of ${leaving} ${leaving === 1 ? 'cluster' : 'clusters'} leaving the fleet`;
   const failure = firstFailure(all);
   const applied = clusters.filter((cluster) => cluster.status === 'applied').length;
   const cancelled = clusters.find(isCancelled);
   if (cancelled) {
-    const where = cancelled.error?.interrupted === 'start' ? `before ${code(cancelled.name)}` : `at ${code(cancelled.name)} (during ${code(cancelled.error?.interrupted ?? 'unknown')}${cancelled.error?.instance ? ` of instance ${code(cancelled.error.instance)}` : ''})`;
+    const where =
+      cancelled.error?.interrupted === 'start'
+        ? `before ${code(cancelled.name)}`
+        : `at ${code(cancelled.name)} (during ${code(cancelled.error?.interrupted ?? 'unknown')}${cancelled.error?.instance ? ` of instance ${code(cancelled.error.instance)}` : ''})`;
     return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters${removedNote}`;
   }
   return failure
@@ -147,7 +187,14 @@ export function readinessOf(change: ObjectChange): ObjectReadiness | undefined {
 
 /** `✅ Current`, `❌ Failed`, `⏳ InProgress` … for a table cell (plain text, unescaped). */
 export function readinessLabel(readiness: ObjectReadiness): string {
-  const icon = readiness.status === 'Current' ? '✅' : readiness.status === 'InProgress' ? '⏳' : readiness.status === 'Unknown' ? '❔' : '❌';
+  const icon =
+    readiness.status === 'Current'
+      ? '✅'
+      : readiness.status === 'InProgress'
+        ? '⏳'
+        : readiness.status === 'Unknown'
+          ? '❔'
+          : '❌';
   return `${icon} ${readiness.status}`;
 }
 
@@ -185,7 +232,9 @@ export function groupSentence(members: readonly ClusterChanges[], byName: boolea
           ? `Same change on ${clusters}`
           : `No changes on ${clusters}`;
   const names = members.map((member) => code(member.name)).join(', ');
-  const shown = byName ? ` Shown for ${code(first.name)}; on the others, each cluster's own name stands where ${code(first.name)} does.` : '';
+  const shown = byName
+    ? ` Shown for ${code(first.name)}; on the others, each cluster's own name stands where ${code(first.name)} does.`
+    : '';
   return `${opening}: ${names}.${shown}\n\n`;
 }
 
@@ -202,7 +251,14 @@ export function renderStatusTable(clusters: readonly ClusterChanges[], options: 
   let table = tableHeader(headings, align);
   for (const [index, cluster] of clusters.entries()) {
     const counts = countActions(cluster);
-    const cells = [clusterCell(cluster, options.members?.[index]), escapeInline(cluster.group), String(counts.created), String(counts.configured), String(counts.deleted), String(counts.recreated)];
+    const cells = [
+      clusterCell(cluster, options.members?.[index]),
+      escapeInline(cluster.group),
+      String(counts.created),
+      String(counts.configured),
+      String(counts.deleted),
+      String(counts.recreated),
+    ];
     if (options.withDuration) {
       cells.push(String(counts.unchanged), cluster.durationMs === undefined ? '–' : formatDuration(cluster.durationMs));
     }
@@ -225,7 +281,10 @@ export interface ErrorBlockOptions {
 
 /** A cluster's error: the step that failed, the instance and object concerned, and the message in a fenced block (capped). */
 export function renderErrorBlock(error: ClusterError, options: ErrorBlockOptions): string {
-  const where = [error.instance ? `instance ${code(error.instance)}` : '', error.object ? `object ${code(error.object)}` : '']
+  const where = [
+    error.instance ? `instance ${code(error.instance)}` : '',
+    error.object ? `object ${code(error.object)}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   const message = truncateLines(error.message, options.cap, options.measure);
@@ -245,7 +304,12 @@ export function renderErrorBlock(error: ClusterError, options: ErrorBlockOptions
 export function clusterErrorShownByInstance(cluster: ClusterChanges): boolean {
   const { error } = cluster;
   if (!error?.instance) return false;
-  return cluster.instances.some((instance) => instance.name === error.instance && instance.error?.step === error.step && instance.error.message === error.message);
+  return cluster.instances.some(
+    (instance) =>
+      instance.name === error.instance &&
+      instance.error?.step === error.step &&
+      instance.error.message === error.message,
+  );
 }
 
 /** The id of an instance of a cluster, for SectionInput.instanceErrorShownOn. */
@@ -281,9 +345,17 @@ export function instanceFailureLabel(error: InstanceError): string {
  * A failed instance's error under its name: in a fenced block (capped, with the object
  * concerned), or a line that names the earlier cluster showing the same error.
  */
-export function renderInstanceError(error: InstanceError, shownOn: string | undefined, options: ErrorBlockOptions): string {
-  if (shownOn !== undefined) return `❌ **Failed at ${code(error.step)}**: the same error as on ${code(shownOn)} (shown there).\n\n`;
-  return renderErrorBlock({ step: error.step, message: error.message, ...(error.object ? { object: error.object } : {}) }, options);
+export function renderInstanceError(
+  error: InstanceError,
+  shownOn: string | undefined,
+  options: ErrorBlockOptions,
+): string {
+  if (shownOn !== undefined)
+    return `❌ **Failed at ${code(error.step)}**: the same error as on ${code(shownOn)} (shown there).\n\n`;
+  return renderErrorBlock(
+    { step: error.step, message: error.message, ...(error.object ? { object: error.object } : {}) },
+    options,
+  );
 }
 
 /** The one-line form of a failed object's error (first line, at most `cap` characters), escaped for inline Markdown. */
@@ -327,13 +399,21 @@ export function hiddenDiffNote(diff: string): string {
  * says what was cut and where to see it whole (`moreHint`, Markdown, e.g. a run link).
  * For a `hidden` outcome the markdown is the hidden-diff note alone.
  */
-export function renderDiffBlock(diff: string, allocation: number | undefined, measure: Measure, moreHint: string): DiffBlock {
+export function renderDiffBlock(
+  diff: string,
+  allocation: number | undefined,
+  measure: Measure,
+  moreHint: string,
+): DiffBlock {
   const outcome = diffOutcome(measure(diff), allocation);
   const totalLines = linesOf(diff).length;
   if (outcome === 'whole') return { markdown: codeBlock(diff, 'diff'), outcome };
   if (outcome === 'hidden') return { markdown: hiddenDiffNote(diff), outcome };
   const kept = truncateLines(diff, allocation ?? 0, measure);
-  const shown = kept.keptLines > 0 ? `${kept.keptLines} of ${totalLines} lines shown` : `part of the first of ${totalLines} lines shown`;
+  const shown =
+    kept.keptLines > 0
+      ? `${kept.keptLines} of ${totalLines} lines shown`
+      : `part of the first of ${totalLines} lines shown`;
   return { markdown: `${codeBlock(kept.text, 'diff')}✂️ _Diff cut: ${shown}; ${moreHint}._\n`, outcome };
 }
 
@@ -399,7 +479,18 @@ export interface SectionInput {
 }
 
 /** What every section renderer needs beyond its cluster and the plan's detail and allocation. */
-export type SharedSectionInput = Omit<SectionInput, 'cluster' | 'clusterIndex' | 'mode' | 'membership' | 'detail' | 'allocation' | 'onDiff' | 'onObjectsOmitted' | 'instanceErrorShownOn'>;
+export type SharedSectionInput = Omit<
+  SectionInput,
+  | 'cluster'
+  | 'clusterIndex'
+  | 'mode'
+  | 'membership'
+  | 'detail'
+  | 'allocation'
+  | 'onDiff'
+  | 'onObjectsOmitted'
+  | 'instanceErrorShownOn'
+>;
 
 /**
  * Renders every cluster's section for a plan (none when only the table fits) with

@@ -15,7 +15,13 @@ import { startGitHubStandIn, type GitHubStandIn } from '../harness/github/standi
 
 const runtimeOf = (...clusters: string[]) =>
   `runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "fleet"\n\tclusters: {\n${clusters.map((c) => `\t\t"${c}": { group: "staging", kubeContext: "ctx-${c}" }\n`).join('')}\t}\n}\n`;
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
+const gitEnv = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@e',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@e',
+};
 
 let engine: CueEngine;
 let github: GitHubStandIn;
@@ -33,7 +39,8 @@ beforeAll(async () => {
   // A clone holding the base commit (fetch-depth 2): runtime.cue with three clusters there, two at its head.
   clone = join(root, 'clone');
   mkdirSync(join(clone, 'deploy'), { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-C', clone, ...args], { encoding: 'utf8', env: gitEnv }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', clone, ...args], { encoding: 'utf8', env: gitEnv }).trim();
   git('init', '-q', '-b', 'main');
   writeFileSync(join(clone, 'deploy', 'runtime.cue'), runtimeOf('a', 'b', 'c'));
   git('add', '.');
@@ -48,9 +55,22 @@ afterAll(async () => {
 });
 
 function context(eventName: string, payload: Record<string, unknown>): RunContext {
-  return { eventName, payload, owner: 'acme', repo: 'fleet', sha: 'f'.repeat(40), ref: 'refs/heads/main', runUrl: '', apiUrl: github.url };
+  return {
+    eventName,
+    payload,
+    owner: 'acme',
+    repo: 'fleet',
+    sha: 'f'.repeat(40),
+    ref: 'refs/heads/main',
+    runUrl: '',
+    apiUrl: github.url,
+  };
 }
-const pullRequest = (baseSha: string) => context('pull_request', { action: 'opened', pull_request: { number: 7, base: { sha: baseSha }, head: { sha: 'e'.repeat(40) } } });
+const pullRequest = (baseSha: string) =>
+  context('pull_request', {
+    action: 'opened',
+    pull_request: { number: 7, base: { sha: baseSha }, head: { sha: 'e'.repeat(40) } },
+  });
 
 /** A workspace without .git (a checkout made without git): only the API can read the base. */
 function plainWorkspace(name: string, runtime: string): string {
@@ -60,7 +80,10 @@ function plainWorkspace(name: string, runtime: string): string {
   return dir;
 }
 
-function inputs(over: Partial<BaseRuntimeInputs> & Pick<BaseRuntimeInputs, 'context' | 'workspace'>, lines: string[]): BaseRuntimeInputs {
+function inputs(
+  over: Partial<BaseRuntimeInputs> & Pick<BaseRuntimeInputs, 'context' | 'workspace'>,
+  lines: string[],
+): BaseRuntimeInputs {
   return {
     runtimeFiles: ['deploy/runtime.cue'],
     cwd: over.workspace,
@@ -81,22 +104,35 @@ describe('readBaseRuntime', () => {
     const outcome = await readBaseRuntime(inputs({ context: pullRequest(baseInClone), workspace: clone }, lines));
     expect(outcome.baseRuntimeWarning).toBeUndefined();
     expect(outcome.baseRuntime?.runtime.clusters.map((c) => c.name)).toEqual(['a', 'b', 'c']);
-    expect(outcome.baseRuntime?.from).toBe(`deploy/runtime.cue at base commit ${baseInClone.slice(0, 7)} (the pull request's base), read with git`);
+    expect(outcome.baseRuntime?.from).toBe(
+      `deploy/runtime.cue at base commit ${baseInClone.slice(0, 7)} (the pull request's base), read with git`,
+    );
     expect(github.state.requests.length).toBe(before);
   });
 
   it('reads through the contents endpoint when the checkout is shallow, from the working directory as a repository path', async () => {
     const workspace = plainWorkspace('shallow', runtimeOf('one', 'two'));
     const lines: string[] = [];
-    const outcome = await readBaseRuntime(inputs({ context: pullRequest(apiBase), workspace, cwd: join(workspace, 'deploy'), runtimeFiles: ['runtime.cue'] }, lines));
+    const outcome = await readBaseRuntime(
+      inputs(
+        { context: pullRequest(apiBase), workspace, cwd: join(workspace, 'deploy'), runtimeFiles: ['runtime.cue'] },
+        lines,
+      ),
+    );
     expect(outcome.baseRuntime?.runtime.clusters.map((c) => c.name)).toEqual(['one', 'two', 'three']);
-    expect(outcome.baseRuntime?.from).toMatch(/^runtime\.cue at base commit bbbbbbb \(the pull request's base\), read with the GitHub API$/);
-    expect(github.state.requestsTo('GET', /\/contents\//).at(-1)?.path).toBe(`/repos/acme/fleet/contents/deploy/runtime.cue?ref=${apiBase}`);
+    expect(outcome.baseRuntime?.from).toMatch(
+      /^runtime\.cue at base commit bbbbbbb \(the pull request's base\), read with the GitHub API$/,
+    );
+    expect(github.state.requestsTo('GET', /\/contents\//).at(-1)?.path).toBe(
+      `/repos/acme/fleet/contents/deploy/runtime.cue?ref=${apiBase}`,
+    );
   });
 
   it("takes the push's before commit, and a clone that lacks the commit falls back to the API", async () => {
     const lines: string[] = [];
-    const outcome = await readBaseRuntime(inputs({ context: context('push', { before: apiBase, after: 'f'.repeat(40) }), workspace: clone }, lines));
+    const outcome = await readBaseRuntime(
+      inputs({ context: context('push', { before: apiBase, after: 'f'.repeat(40) }), workspace: clone }, lines),
+    );
     expect(outcome.baseRuntime?.runtime.clusters.map((c) => c.name)).toEqual(['one', 'two', 'three']);
     expect(outcome.baseRuntime?.from).toMatch(/\(the push's before\), read with the GitHub API$/);
   });
@@ -107,32 +143,48 @@ describe('readBaseRuntime', () => {
     const workspace = plainWorkspace('first', runtimeOf('one'));
     const lines: string[] = [];
     expect(await readBaseRuntime(inputs({ context: pullRequest(first), workspace }, lines))).toEqual({});
-    expect(lines.at(-1)).toBe('fleet membership: deploy/runtime.cue did not exist at base commit ccccccc (the pull request\'s base); no cluster leaves the fleet in this run');
-    expect(await readBaseRuntime(inputs({ context: context('push', { before: '0'.repeat(40), created: true }), workspace }, lines))).toEqual({});
+    expect(lines.at(-1)).toBe(
+      "fleet membership: deploy/runtime.cue did not exist at base commit ccccccc (the pull request's base); no cluster leaves the fleet in this run",
+    );
+    expect(
+      await readBaseRuntime(
+        inputs({ context: context('push', { before: '0'.repeat(40), created: true }), workspace }, lines),
+      ),
+    ).toEqual({});
     expect(lines.at(-1)).toMatch(/the push created the branch/);
     expect(await readBaseRuntime(inputs({ context: context('workflow_dispatch', {}), workspace }, lines))).toEqual({});
   });
 
   it('warns, redacted, when the base runtime does not evaluate, and when it cannot be read', async () => {
     const broken = 'd'.repeat(40);
-    github.state.putFiles('acme', 'fleet', broken, { 'deploy/runtime.cue': 'runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "hunter2" & 5\n}\n' });
+    github.state.putFiles('acme', 'fleet', broken, {
+      'deploy/runtime.cue': 'runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "hunter2" & 5\n}\n',
+    });
     const workspace = plainWorkspace('broken', runtimeOf('one'));
     const lines: string[] = [];
     const bad = await readBaseRuntime(inputs({ context: pullRequest(broken), workspace }, lines));
     expect(bad.baseRuntime).toBeUndefined();
-    expect(bad.baseRuntimeWarning).toMatch(/^the runtime at base commit ddddddd \(the pull request's base\) does not evaluate: /);
+    expect(bad.baseRuntimeWarning).toMatch(
+      /^the runtime at base commit ddddddd \(the pull request's base\) does not evaluate: /,
+    );
     expect(bad.baseRuntimeWarning).toContain('***');
     expect(bad.baseRuntimeWarning).not.toContain('hunter2');
 
     github.state.forceError({ status: 500, message: 'Server Error', path: /\/contents\//, times: 10 });
     const unreadable = await readBaseRuntime(inputs({ context: pullRequest(apiBase), workspace }, lines));
     expect(unreadable.baseRuntime).toBeUndefined();
-    expect(unreadable.baseRuntimeWarning).toMatch(/^the runtime at base commit bbbbbbb \(the pull request's base\) could not be read: GitHub API GET \/repos\/acme\/fleet\/contents\/deploy\/runtime\.cue\?ref=b{40} answered 500/);
+    expect(unreadable.baseRuntimeWarning).toMatch(
+      /^the runtime at base commit bbbbbbb \(the pull request's base\) could not be read: GitHub API GET \/repos\/acme\/fleet\/contents\/deploy\/runtime\.cue\?ref=b{40} answered 500/,
+    );
   }, 30_000);
 
   it('refuses a runtime file outside the workspace', async () => {
     const workspace = plainWorkspace('outside', runtimeOf('one'));
-    const outcome = await readBaseRuntime(inputs({ context: pullRequest(apiBase), workspace, runtimeFiles: ['../clone/deploy/runtime.cue'] }, []));
-    expect(outcome.baseRuntimeWarning).toMatch(/cannot be located: runtime file \.\.\/clone\/deploy\/runtime\.cue is not inside the workspace/);
+    const outcome = await readBaseRuntime(
+      inputs({ context: pullRequest(apiBase), workspace, runtimeFiles: ['../clone/deploy/runtime.cue'] }, []),
+    );
+    expect(outcome.baseRuntimeWarning).toMatch(
+      /cannot be located: runtime file \.\.\/clone\/deploy\/runtime\.cue is not inside the workspace/,
+    );
   });
 });

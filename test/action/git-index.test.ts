@@ -13,8 +13,17 @@ const scratch = mkdtempSync(join(tmpdir(), 'git-index-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 // git as a test's tool only (the product reads the index itself); no user or system config.
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@example.com',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@example.com',
+};
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 let counter = 0;
 function folder(name: string): string {
@@ -31,7 +40,11 @@ function write(root: string, files: readonly string[]): void {
 }
 
 /** A repository with `files` added to its index (committed when `commit`). */
-function repository(name: string, files: readonly string[], options: { commit?: boolean; init?: string[] } = {}): string {
+function repository(
+  name: string,
+  files: readonly string[],
+  options: { commit?: boolean; init?: string[] } = {},
+): string {
   const root = folder(name);
   git(root, 'init', '--quiet', '--initial-branch=main', ...(options.init ?? []));
   write(root, files);
@@ -51,8 +64,25 @@ function expectAgreesWithGit(root: string, untracked: readonly string[], checkou
 }
 
 /** Many paths sharing prefixes, as v4's compression sees them, and their near misses. */
-const MANY = ['a.json', 'changesets/changes-production/changes.json', 'changesets/changes-staging/changes.json', 'changesets/changes-staging-2/changes.json', 'dir/b.json', 'dir/sub/c.json', 'dir/sub/deeper/d.json', 'zz/é-ünïcode.json'];
-const NEAR_MISSES = ['a.jso', 'a.json.x', 'changesets/changes-production/changes.jsonx', 'changesets/changes-stag/changes.json', 'dir/untracked.json', 'dir/sub/c.jso', 'zz/e-unicode.json'];
+const MANY = [
+  'a.json',
+  'changesets/changes-production/changes.json',
+  'changesets/changes-staging/changes.json',
+  'changesets/changes-staging-2/changes.json',
+  'dir/b.json',
+  'dir/sub/c.json',
+  'dir/sub/deeper/d.json',
+  'zz/é-ünïcode.json',
+];
+const NEAR_MISSES = [
+  'a.jso',
+  'a.json.x',
+  'changesets/changes-production/changes.jsonx',
+  'changesets/changes-stag/changes.json',
+  'dir/untracked.json',
+  'dir/sub/c.jso',
+  'zz/e-unicode.json',
+];
 
 /** Rewrites an index with an extension appended and its checksum recomputed. */
 function appendExtension(indexPath: string, signature: string, body: Buffer): void {
@@ -92,7 +122,10 @@ describe('GitCheckout.tracked', () => {
     git(root, 'update-index', '--skip-worktree', 'dir/b.json');
     expect(indexVersion(join(root, '.git'))).toBe(3);
     expectAgreesWithGit(root, NEAR_MISSES);
-    expect(new GitCheckout(root).tracked(join(root, 'new/intent.json'))).toEqual({ workTree: root, path: 'new/intent.json' });
+    expect(new GitCheckout(root).tracked(join(root, 'new/intent.json'))).toEqual({
+      workTree: root,
+      path: 'new/intent.json',
+    });
   });
 
   it('reads a version 4 index, whose paths are prefix-compressed', () => {
@@ -141,21 +174,30 @@ describe('GitCheckout.tracked', () => {
       expect(indexVersion(join(root, '.git'))).toBe(Number(version));
       // a.json is gone from the final index but still in the shared one: counted as tracked
       // (a superset, never less).
-      expectAgreesWithGit(root, NEAR_MISSES.filter((path) => path !== 'a.json'));
-      for (const path of ['after/split.json', 'dir/sub/new.json', 'zz/after.json', 'dir/b.json']) expect(new GitCheckout(root).tracked(join(root, path))?.path).toBe(path);
+      expectAgreesWithGit(
+        root,
+        NEAR_MISSES.filter((path) => path !== 'a.json'),
+      );
+      for (const path of ['after/split.json', 'dir/sub/new.json', 'zz/after.json', 'dir/b.json'])
+        expect(new GitCheckout(root).tracked(join(root, path))?.path).toBe(path);
       expect(new GitCheckout(root).tracked(join(root, 'dir/sub/new.jso'))).toBeNull();
     }
   });
 
-  it('cannot tell when a split index\'s shared index is missing', () => {
+  it("cannot tell when a split index's shared index is missing", () => {
     const root = repository('split-missing', MANY, { commit: true });
     git(root, 'update-index', '--split-index');
-    for (const name of readdirSync(join(root, '.git')).filter((entry) => entry.startsWith('sharedindex.'))) unlinkSync(join(root, '.git', name));
-    expect(() => new GitCheckout(root).tracked(join(root, 'a.json'))).toThrow(/is a split index whose shared index .*sharedindex\.[0-9a-f]{40} does not exist/);
+    for (const name of readdirSync(join(root, '.git')).filter((entry) => entry.startsWith('sharedindex.')))
+      unlinkSync(join(root, '.git', name));
+    expect(() => new GitCheckout(root).tracked(join(root, 'a.json'))).toThrow(
+      /is a split index whose shared index .*sharedindex\.[0-9a-f]{40} does not exist/,
+    );
   });
 
   it('reads a sparse index: every path below a sparse directory entry counts as tracked', () => {
-    const root = repository('sparse', ['kept/a.json', 'changesets/x/changes.json', 'changesets/y/changes.json'], { commit: true });
+    const root = repository('sparse', ['kept/a.json', 'changesets/x/changes.json', 'changesets/y/changes.json'], {
+      commit: true,
+    });
     git(root, 'sparse-checkout', 'set', '--cone', '--sparse-index', 'kept');
     expect(git(root, 'ls-files', '--sparse')).toContain('changesets/\n');
     const checkout = new GitCheckout(root);
@@ -167,7 +209,7 @@ describe('GitCheckout.tracked', () => {
     expect(checkout.tracked(join(root, 'changesets.json'))).toBeNull();
   });
 
-  it('reads a SHA-256 repository\'s index', () => {
+  it("reads a SHA-256 repository's index", () => {
     const root = repository('sha256', MANY, { commit: true, init: ['--object-format=sha256'] });
     write(root, NEAR_MISSES);
     expectAgreesWithGit(root, NEAR_MISSES);
@@ -177,11 +219,13 @@ describe('GitCheckout.tracked', () => {
     const root = repository('ignorecase', MANY, { commit: true });
     expect(new GitCheckout(root).tracked(join(root, 'Changesets/Changes-Production/changes.JSON'))).toBeNull();
     git(root, 'config', 'core.ignorecase', 'true');
-    expect(new GitCheckout(root).tracked(join(root, 'Changesets/Changes-Production/changes.JSON'))?.path).toBe('Changesets/Changes-Production/changes.JSON');
+    expect(new GitCheckout(root).tracked(join(root, 'Changesets/Changes-Production/changes.JSON'))?.path).toBe(
+      'Changesets/Changes-Production/changes.JSON',
+    );
     expect(new GitCheckout(root).tracked(join(root, 'Changesets/Other/changes.json'))).toBeNull();
   });
 
-  it('follows a worktree\'s .git file to its own index', () => {
+  it("follows a worktree's .git file to its own index", () => {
     const main = repository('worktree-main', MANY, { commit: true });
     const worktree = join(folder('worktree'), 'wt');
     git(main, 'worktree', 'add', '--quiet', '-b', 'other', worktree);
@@ -192,7 +236,7 @@ describe('GitCheckout.tracked', () => {
     expect(new GitCheckout(main).tracked(join(main, 'only-here/changes.json'))).toBeNull();
   });
 
-  it('follows a relative gitdir (a submodule\'s .git file), the nearest repository first, and each one up to the top folder', () => {
+  it("follows a relative gitdir (a submodule's .git file), the nearest repository first, and each one up to the top folder", () => {
     const outer = repository('outer', ['outer.json'], { commit: true });
     const sub = join(outer, 'sub');
     mkdirSync(join(outer, '.git', 'modules'));
@@ -201,11 +245,16 @@ describe('GitCheckout.tracked', () => {
     write(sub, ['changesets/x/changes.json', 'untracked.json']);
     git(sub, 'add', 'changesets/x/changes.json');
     const checkout = new GitCheckout(outer);
-    expect(checkout.tracked(join(sub, 'changesets/x/changes.json'))).toEqual({ workTree: sub, path: 'changesets/x/changes.json' });
+    expect(checkout.tracked(join(sub, 'changesets/x/changes.json'))).toEqual({
+      workTree: sub,
+      path: 'changesets/x/changes.json',
+    });
     expect(checkout.tracked(join(sub, 'untracked.json'))).toBeNull();
     expect(checkout.tracked(join(outer, 'outer.json'))).toEqual({ workTree: outer, path: 'outer.json' });
     // A repository above the top folder (the workspace) is not asked.
-    expect(new GitCheckout(join(outer, 'sub', 'changesets')).tracked(join(sub, 'changesets/x/changes.json'))).toBeNull();
+    expect(
+      new GitCheckout(join(outer, 'sub', 'changesets')).tracked(join(sub, 'changesets/x/changes.json')),
+    ).toBeNull();
     expect(() => checkout.tracked(join(scratch, 'elsewhere.json'))).toThrow(GitIndexError);
   });
 
@@ -214,7 +263,9 @@ describe('GitCheckout.tracked', () => {
     appendExtension(join(root, '.git', 'index'), 'ZZZZ', Buffer.from('ignored'));
     expectAgreesWithGit(root, NEAR_MISSES);
     appendExtension(join(root, '.git', 'index'), 'zzzz', Buffer.from('required'));
-    expect(() => new GitCheckout(root).tracked(join(root, 'a.json'))).toThrow(/index: it has the extension "zzzz", which git requires to be understood and this reader does not know/);
+    expect(() => new GitCheckout(root).tracked(join(root, 'a.json'))).toThrow(
+      /index: it has the extension "zzzz", which git requires to be understood and this reader does not know/,
+    );
   });
 
   it('cannot tell from a corrupt index, an unknown version or a .git file without gitdir', () => {
@@ -232,12 +283,16 @@ describe('GitCheckout.tracked', () => {
     futureIndex.writeUInt32BE(5, 4);
     const content = futureIndex.subarray(0, futureIndex.length - 20);
     writeFileSync(join(future, '.git', 'index'), Buffer.concat([content, createHash('sha1').update(content).digest()]));
-    expect(() => new GitCheckout(future).tracked(join(future, 'a.json'))).toThrow('index version 5, this reader knows versions 2, 3 and 4');
+    expect(() => new GitCheckout(future).tracked(join(future, 'a.json'))).toThrow(
+      'index version 5, this reader knows versions 2, 3 and 4',
+    );
 
     const odd = folder('odd');
     writeFileSync(join(odd, '.git'), 'not a gitdir line\n');
     expect(() => new GitCheckout(odd).tracked(join(odd, 'a.json'))).toThrow('is a file without a "gitdir:" line');
     writeFileSync(join(odd, '.git'), 'gitdir: ../nowhere/.git/worktrees/x\n');
-    expect(() => new GitCheckout(odd).tracked(join(odd, 'a.json'))).toThrow(/names the git directory .*nowhere.*, which does not exist/);
+    expect(() => new GitCheckout(odd).tracked(join(odd, 'a.json'))).toThrow(
+      /names the git directory .*nowhere.*, which does not exist/,
+    );
   });
 });

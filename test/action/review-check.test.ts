@@ -7,14 +7,33 @@ import { desiredState } from '../../src/fleet/desired-state.js';
 import type { Annotation } from '../../src/workflow-commands.js';
 
 const module = { url: 'oci://r.example/webapp', version: '1.4.0', digest: 'sha256:' + 'a'.repeat(64) };
-const state = (replicas: number) => desiredState([{ name: 'web', module, objects: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'apps' }, spec: { replicas } }] }]);
-const record: ReviewedRecord = { bundle: 'apps', commit: 'c'.repeat(40), scope: 'all', clusters: { staging: state(1) } };
+const state = (replicas: number) =>
+  desiredState([
+    {
+      name: 'web',
+      module,
+      objects: [
+        { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'apps' }, spec: { replicas } },
+      ],
+    },
+  ]);
+const record: ReviewedRecord = {
+  bundle: 'apps',
+  commit: 'c'.repeat(40),
+  scope: 'all',
+  clusters: { staging: state(1) },
+};
 const cluster = (name: string) => ({ name, group: 'g', kubeContext: name }) as RuntimeCluster;
 
 function check(policy: 'require' | 'warn', records = new Map([['apps', record]])) {
   const lines: string[] = [];
   const annotations: Annotation[] = [];
-  const review = new ReviewCheck(policy, { line: (t) => lines.push(t), annotate: (a) => annotations.push(a) }, 7, records);
+  const review = new ReviewCheck(
+    policy,
+    { line: (t) => lines.push(t), annotate: (a) => annotations.push(a) },
+    7,
+    records,
+  );
   return { review, lines, annotations };
 }
 
@@ -28,9 +47,15 @@ describe('ReviewCheck', () => {
 
   it('require: refuses a cluster that differs or was not reviewed, naming the objects', () => {
     const { review } = check('require');
-    expect(() => review.beforeApply(cluster('staging'), 'apps', state(3))).toThrow(/differs from the one reviewed in pull request #7 \(diff of commit ccccccc\): objects changed: web\/Deployment\/apps\/web; nothing was applied/);
-    expect(() => review.beforeApply(cluster('production'), 'apps', state(1))).toThrow(/cluster production is not in the review record of pull request #7/);
-    expect(() => review.beforeApply(cluster('staging'), 'other', state(1))).toThrow(/has no review record of bundle other/);
+    expect(() => review.beforeApply(cluster('staging'), 'apps', state(3))).toThrow(
+      /differs from the one reviewed in pull request #7 \(diff of commit ccccccc\): objects changed: web\/Deployment\/apps\/web; nothing was applied/,
+    );
+    expect(() => review.beforeApply(cluster('production'), 'apps', state(1))).toThrow(
+      /cluster production is not in the review record of pull request #7/,
+    );
+    expect(() => review.beforeApply(cluster('staging'), 'other', state(1))).toThrow(
+      /has no review record of bundle other/,
+    );
   });
 
   it('warn: applies, with a warning for the comment, the summary and the log', () => {
@@ -48,8 +73,16 @@ describe('ReviewCheck', () => {
     expect(() => warned.beforeApply(cluster('staging'), 'apps', state(9))).not.toThrow();
     expect(warned.summary()).toEqual([`What is applied was not compared with a review: ${why}.`]);
     const annotations: Annotation[] = [];
-    const required = new ReviewCheck('require', { line: () => {}, annotate: (a) => annotations.push(a) }, undefined, undefined, why);
-    expect(() => required.beforeApply(cluster('staging'), 'apps', state(9))).toThrow(`cluster staging: nothing was reviewed to compare with: ${why}; nothing was applied to it (reviewed: require)`);
+    const required = new ReviewCheck(
+      'require',
+      { line: () => {}, annotate: (a) => annotations.push(a) },
+      undefined,
+      undefined,
+      why,
+    );
+    expect(() => required.beforeApply(cluster('staging'), 'apps', state(9))).toThrow(
+      `cluster staging: nothing was reviewed to compare with: ${why}; nothing was applied to it (reviewed: require)`,
+    );
     expect(annotations.map((a) => a.level)).toEqual(['error']);
   });
 });
@@ -61,7 +94,9 @@ describe('ReviewCheck: fleet membership', () => {
     const { review, lines } = check('require', withMembership);
     expect(() => review.beforeLeave(cluster('prod-3'), 'apps')).not.toThrow();
     expect(lines).toContain('cluster prod-3: leaving the fleet was reviewed in pull request #7');
-    expect(() => review.beforeLeave(cluster('prod-4'), 'apps')).toThrow('cluster prod-4 leaving the fleet is not in the review record of pull request #7; the bundle was not removed from it (reviewed: require)');
+    expect(() => review.beforeLeave(cluster('prod-4'), 'apps')).toThrow(
+      'cluster prod-4 leaving the fleet is not in the review record of pull request #7; the bundle was not removed from it (reviewed: require)',
+    );
     expect(() => check('require').review.beforeLeave(cluster('prod-3'), 'apps')).toThrow(/not in the review record/);
     const warned = check('warn');
     expect(() => warned.review.beforeLeave(cluster('prod-4'), 'apps')).not.toThrow();
@@ -71,9 +106,15 @@ describe('ReviewCheck: fleet membership', () => {
 
   it('re-pins a rename only when the record holds it, under require and warn alike', () => {
     for (const policy of ['require', 'warn'] as const) {
-      expect(() => check(policy, withMembership).review.beforeRename(cluster('prod-2b'), cluster('prod-2'))).not.toThrow();
-      expect(() => check(policy, withMembership).review.beforeRename(cluster('prod-2c'), cluster('prod-2'))).toThrow('the rename of cluster prod-2 to prod-2c is not in the review record of pull request #7: its identity record is not re-pinned');
-      expect(() => check(policy).review.beforeRename(cluster('prod-2b'), cluster('prod-2'))).toThrow(/not in the review record/);
+      expect(() =>
+        check(policy, withMembership).review.beforeRename(cluster('prod-2b'), cluster('prod-2')),
+      ).not.toThrow();
+      expect(() => check(policy, withMembership).review.beforeRename(cluster('prod-2c'), cluster('prod-2'))).toThrow(
+        'the rename of cluster prod-2 to prod-2c is not in the review record of pull request #7: its identity record is not re-pinned',
+      );
+      expect(() => check(policy).review.beforeRename(cluster('prod-2b'), cluster('prod-2'))).toThrow(
+        /not in the review record/,
+      );
     }
   });
 });
@@ -82,7 +123,12 @@ describe('readRecords: where a review record is read from', () => {
   const bot = 'github-actions[bot]';
   const body = (bundle: string, text: string, recorded?: ReviewedRecord) =>
     `${commentMarker(bundle)}\n### timoni-fleet diff\n\n${text}\n${recorded ? renderRecord(recorded) : ''}`;
-  const forged: ReviewedRecord = { bundle: 'apps', commit: 'f'.repeat(40), scope: 'all', clusters: { staging: state(99) } };
+  const forged: ReviewedRecord = {
+    bundle: 'apps',
+    commit: 'f'.repeat(40),
+    scope: 'all',
+    clusters: { staging: state(99) },
+  };
 
   it('reads the record of the comment whose marker names the bundle, from its last line', () => {
     const { records, unreadable } = readRecords([{ body: body('apps', 'diff', record), user: { login: bot } }], bot);
@@ -90,7 +136,7 @@ describe('readRecords: where a review record is read from', () => {
     expect(unreadable.size).toBe(0);
   });
 
-  it('never takes a record from another bundle\'s comment, from text before the last line, or from another author', () => {
+  it("never takes a record from another bundle's comment, from text before the last line, or from another author", () => {
     const comments = [
       // Another bundle's comment whose diff text holds a record naming "apps", and no record of its own.
       { body: body('other', `\`\`\`diff\n+ ${renderRecord(forged)}\n\`\`\``), user: { login: bot } },
@@ -120,7 +166,16 @@ describe('readRecords: where a review record is read from', () => {
 
   it('require: a bundle whose comment holds no readable record is refused with the reason', () => {
     const { records, unreadable } = readRecords([{ body: body('apps', 'no record'), user: { login: bot } }], bot);
-    const review = new ReviewCheck('require', { line: () => {}, annotate: () => {} }, 7, records, undefined, unreadable);
-    expect(() => review.beforeApply(cluster('staging'), 'apps', state(1))).toThrow(/pull request #7 has no review record of bundle apps \(its comment ends with no review record: did its diff fail\?\)/);
+    const review = new ReviewCheck(
+      'require',
+      { line: () => {}, annotate: () => {} },
+      7,
+      records,
+      undefined,
+      unreadable,
+    );
+    expect(() => review.beforeApply(cluster('staging'), 'apps', state(1))).toThrow(
+      /pull request #7 has no review record of bundle apps \(its comment ends with no review record: did its diff fail\?\)/,
+    );
   });
 });

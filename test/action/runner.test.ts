@@ -2,10 +2,22 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getBooleanInput, getChoiceInput, getInput, getListInput, InputError, setOutput } from '../../src/action/runner.js';
+import {
+  getBooleanInput,
+  getChoiceInput,
+  getInput,
+  getListInput,
+  InputError,
+  setOutput,
+} from '../../src/action/runner.js';
 
 describe('action inputs', () => {
-  const env = { 'INPUT_RUNTIME-GROUP': ' staging ', INPUT_WAIT: 'False', INPUT_BUNDLE: 'a.cue\nb.cue, c.yaml\n', INPUT_MODE: 'later' };
+  const env = {
+    'INPUT_RUNTIME-GROUP': ' staging ',
+    INPUT_WAIT: 'False',
+    INPUT_BUNDLE: 'a.cue\nb.cue, c.yaml\n',
+    INPUT_MODE: 'later',
+  };
 
   it('reads inputs with dashes, booleans and lists', () => {
     expect(getInput(env, 'runtime-group')).toBe('staging');
@@ -16,7 +28,9 @@ describe('action inputs', () => {
 
   it('names the input in errors', () => {
     expect(() => getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'] as const, 'auto')).toThrow(InputError);
-    expect(() => getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'] as const, 'auto')).toThrow('input "mode": must be one of auto, diff, apply, not "later"');
+    expect(() => getChoiceInput(env, 'mode', ['auto', 'diff', 'apply'] as const, 'auto')).toThrow(
+      'input "mode": must be one of auto, diff, apply, not "later"',
+    );
     expect(() => getInput(env, 'kubeconfig', { required: true })).toThrow('input "kubeconfig": is required');
   });
 
@@ -32,6 +46,8 @@ describe('action inputs', () => {
 
 describe('input errors', () => {
   it('quote the value as JSON, so that a value with a line break stays on one line', () => {
-    expect(() => getBooleanInput({ INPUT_WAIT: 'yes\n::error::forged' }, 'wait', true)).toThrow('input "wait": must be true or false, not "yes\\n::error::forged"');
+    expect(() => getBooleanInput({ INPUT_WAIT: 'yes\n::error::forged' }, 'wait', true)).toThrow(
+      'input "wait": must be true or false, not "yes\\n::error::forged"',
+    );
   });
 });

@@ -17,7 +17,10 @@ function row(cluster: string, state: InstanceStateRow['state'], reason = ''): In
     module: state === 'not installed' || state === 'unknown' ? null : module,
     desired: state === 'unknown' ? null : module,
     lastApplied: state === 'not installed' || state === 'unknown' ? null : '2026-01-02T03:04:05Z',
-    readiness: state === 'not installed' || state === 'unknown' ? null : { ready: state === 'failed' ? 1 : 2, total: 2, notReady: [] },
+    readiness:
+      state === 'not installed' || state === 'unknown'
+        ? null
+        : { ready: state === 'failed' ? 1 : 2, total: 2, notReady: [] },
     reason,
   };
 }
@@ -26,21 +29,45 @@ function fleet(rows: InstanceStateRow[]): FleetState {
   return { format: 1, bundle: 'shop', instances: rows, counts: countStates(rows) };
 }
 
-const context = { commitSha: 'a'.repeat(40), repository: 'acme/shop', runUrl: 'https://github.com/acme/shop/actions/runs/1', secrets: ['s3cr3t-value'] };
+const context = {
+  commitSha: 'a'.repeat(40),
+  repository: 'acme/shop',
+  runUrl: 'https://github.com/acme/shop/actions/runs/1',
+  secrets: ['s3cr3t-value'],
+};
 
 describe('renderStatusMarkdown', () => {
   it('one row per cluster x instance, with the counts, the short digest and the reason escaped and masked', () => {
-    const text = renderStatusMarkdown(fleet([row('one', 'deployed'), row('two', 'stale', 'drifted: ConfigMap/shop/frontend | <b>s3cr3t-value</b>'), row('three', 'unknown', 'cannot reach cluster three')]), context);
+    const text = renderStatusMarkdown(
+      fleet([
+        row('one', 'deployed'),
+        row('two', 'stale', 'drifted: ConfigMap/shop/frontend | <b>s3cr3t-value</b>'),
+        row('three', 'unknown', 'cannot reach cluster three'),
+      ]),
+      context,
+    );
     expect(text).toContain('**1 deployed** · **1 stale** · 0 not installed · 0 failed · **1 unknown**');
-    expect(text).toContain('| one | staging | <code>frontend</code> | shop | ✅ deployed | 1.4.0 | <code>sha256&#58;abababababab</code> | 2026-01-02T03&#58;04&#58;05Z | 2/2 | – |');
-    expect(text).toContain('| three | staging | <code>frontend</code> | shop | ❔ unknown | – | – | – | – | cannot reach cluster three |');
+    expect(text).toContain(
+      '| one | staging | <code>frontend</code> | shop | ✅ deployed | 1.4.0 | <code>sha256&#58;abababababab</code> | 2026-01-02T03&#58;04&#58;05Z | 2/2 | – |',
+    );
+    expect(text).toContain(
+      '| three | staging | <code>frontend</code> | shop | ❔ unknown | – | – | – | – | cannot reach cluster three |',
+    );
     expect(text).not.toContain('s3cr3t-value');
     expect(text).not.toContain('<b>');
-    expect(text.split('\n').filter((line) => line.startsWith('| two '))[0]?.split(' | ')).toHaveLength(10);
+    expect(
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('| two '))[0]
+        ?.split(' | '),
+    ).toHaveLength(10);
   });
 
   it('within a limit, leaves out deployed rows first and says how many', () => {
-    const rows = [...Array.from({ length: 400 }, (_, i) => row(`ok-${i}`, 'deployed')), row('bad', 'failed', 'not ready: Deployment/shop/frontend InProgress')];
+    const rows = [
+      ...Array.from({ length: 400 }, (_, i) => row(`ok-${i}`, 'deployed')),
+      row('bad', 'failed', 'not ready: Deployment/shop/frontend InProgress'),
+    ];
     const whole = renderStatusMarkdown(fleet(rows), context);
     const cut = renderStatusMarkdown(fleet(rows), context, { maxLength: 10_000 });
     expect(whole.length).toBeGreaterThan(10_000);

@@ -10,7 +10,14 @@ import { runCliCaptured } from '../cli/run-cli.js';
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
 interface VetDocument {
-  clusters: Array<{ name: string; group: string; bundle: { name: string; instances: Record<string, { module: Record<string, string>; namespace: string; values: Record<string, unknown> }> } }>;
+  clusters: Array<{
+    name: string;
+    group: string;
+    bundle: {
+      name: string;
+      instances: Record<string, { module: Record<string, string>; namespace: string; values: Record<string, unknown> }>;
+    };
+  }>;
 }
 
 async function vetJson(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<VetDocument> {
@@ -30,7 +37,10 @@ describe('vet: multi-cluster bundle with name and group attributes', () => {
       ['prod-us-1', 'production'],
     ]);
     const [previewEu, , prodEu] = document.clusters;
-    expect(previewEu?.bundle.instances.podinfo?.values).toEqual({ ui: { message: 'Hosted by preview-eu-1' }, replicas: 1 });
+    expect(previewEu?.bundle.instances.podinfo?.values).toEqual({
+      ui: { message: 'Hosted by preview-eu-1' },
+      replicas: 1,
+    });
     expect(prodEu?.bundle.instances.podinfo?.values).toEqual({ ui: { message: 'Hosted by prod-eu-1' }, replicas: 2 });
   });
 
@@ -38,20 +48,40 @@ describe('vet: multi-cluster bundle with name and group attributes', () => {
     const document = await vetJson(['-f', 'multi-cluster/bundle.cue', '-r', 'multi-cluster/runtime.cue']);
     const instances = document.clusters[0]?.bundle.instances;
     expect(Object.keys(instances ?? {})).toEqual(['podinfo', 'redis']);
-    expect(instances?.podinfo?.module).toEqual({ url: 'oci://ghcr.io/stefanprodan/modules/podinfo', version: 'latest' });
+    expect(instances?.podinfo?.module).toEqual({
+      url: 'oci://ghcr.io/stefanprodan/modules/podinfo',
+      version: 'latest',
+    });
     expect(instances?.redis?.module.digest).toMatch(/^sha256:0a1b/);
     expect(instances?.redis?.module.version).toBe('7.2.3');
   });
 
   it('selects a group or a cluster case-insensitively', async () => {
-    const production = await vetJson(['-f', 'multi-cluster/bundle.cue', '-r', 'multi-cluster/runtime.cue', '--runtime-group', 'Production']);
+    const production = await vetJson([
+      '-f',
+      'multi-cluster/bundle.cue',
+      '-r',
+      'multi-cluster/runtime.cue',
+      '--runtime-group',
+      'Production',
+    ]);
     expect(production.clusters.map((c) => c.name)).toEqual(['prod-eu-1', 'prod-us-1']);
-    const one = await vetJson(['-f', 'multi-cluster/bundle.cue', '-r', 'multi-cluster/runtime.cue', '--runtime-cluster', 'PREVIEW-US-1']);
+    const one = await vetJson([
+      '-f',
+      'multi-cluster/bundle.cue',
+      '-r',
+      'multi-cluster/runtime.cue',
+      '--runtime-cluster',
+      'PREVIEW-US-1',
+    ]);
     expect(one.clusters.map((c) => c.name)).toEqual(['preview-us-1']);
   });
 
   it('prints each cluster as CUE in text mode, prefixed by its name', async () => {
-    const result = await runCliCaptured(['vet', '--print-value', '-f', 'multi-cluster/bundle.cue', '-r', 'multi-cluster/runtime.cue'], { cwd: fixtures });
+    const result = await runCliCaptured(
+      ['vet', '--print-value', '-f', 'multi-cluster/bundle.cue', '-r', 'multi-cluster/runtime.cue'],
+      { cwd: fixtures },
+    );
     expect(result.code).toBe(0);
     const starts = result.stdout.split('\n').filter((line) => /^"[^"]+": bundle: \{/.test(line));
     expect(starts).toEqual([
@@ -64,7 +94,10 @@ describe('vet: multi-cluster bundle with name and group attributes', () => {
   });
 
   it('logs each valid instance with Timoni prefixes without --print-value', async () => {
-    const result = await runCliCaptured(['vet', '-f', 'multi-cluster/bundle.cue', '-r', 'multi-cluster/runtime.cue', '--runtime-group', 'staging'], { cwd: fixtures });
+    const result = await runCliCaptured(
+      ['vet', '-f', 'multi-cluster/bundle.cue', '-r', 'multi-cluster/runtime.cue', '--runtime-group', 'staging'],
+      { cwd: fixtures },
+    );
     expect(result.code).toBe(0);
     expect(result.stderr.split('\n').filter(Boolean)).toEqual([
       'b:apps > c:preview-eu-1 > i:podinfo > instance is valid',
@@ -85,8 +118,14 @@ describe('vet: attributes beside defaults, environment values, types', () => {
   });
 
   it('takes values from the environment with --runtime-from-env, replacing the whole field', async () => {
-    const document = await vetJson(['-f', 'defaults/bundle.cue', '--runtime-from-env'], { WEB_HOST: 'shop.example.org', WEB_COLOR: 'green' });
-    expect(document.clusters[0]?.bundle.instances.frontend?.values).toEqual({ host: 'shop.example.org', color: 'green' });
+    const document = await vetJson(['-f', 'defaults/bundle.cue', '--runtime-from-env'], {
+      WEB_HOST: 'shop.example.org',
+      WEB_COLOR: 'green',
+    });
+    expect(document.clusters[0]?.bundle.instances.frontend?.values).toEqual({
+      host: 'shop.example.org',
+      color: 'green',
+    });
   });
 
   it('replaces a disjunction with the literal, so a value outside it is accepted as Timoni does', async () => {
@@ -95,8 +134,18 @@ describe('vet: attributes beside defaults, environment values, types', () => {
   });
 
   it('injects number and bool attributes, hidden fields included', async () => {
-    const document = await vetJson(['-f', 'typed-attributes/bundle.cue', '--runtime-from-env'], { REPLICAS: '3', RATIO: '0.5', DEBUG: 'true', INTERNAL: 'true' });
-    expect(document.clusters[0]?.bundle.instances.app?.values).toEqual({ replicas: 3, ratio: 0.5, debug: true, internal: true });
+    const document = await vetJson(['-f', 'typed-attributes/bundle.cue', '--runtime-from-env'], {
+      REPLICAS: '3',
+      RATIO: '0.5',
+      DEBUG: 'true',
+      INTERNAL: 'true',
+    });
+    expect(document.clusters[0]?.bundle.instances.app?.values).toEqual({
+      replicas: 3,
+      ratio: 0.5,
+      debug: true,
+      internal: true,
+    });
   });
 });
 
@@ -109,7 +158,12 @@ describe('vet: several files', () => {
   });
 
   it('unifies YAML and JSON files with CUE files', async () => {
-    const document = await vetJson(['-f', 'yaml-and-cue/bundle.cue', '-f', 'yaml-and-cue/values.yaml,yaml-and-cue/extra.json']);
+    const document = await vetJson([
+      '-f',
+      'yaml-and-cue/bundle.cue',
+      '-f',
+      'yaml-and-cue/values.yaml,yaml-and-cue/extra.json',
+    ]);
     expect(document.clusters[0]?.bundle.instances.podinfo?.values).toEqual({
       replicaCount: 3,
       ingress: { enabled: true, host: 'podinfo.example.com' },
@@ -160,7 +214,9 @@ describe('vet: errors name file, line and field', () => {
   });
 
   it('a number attribute given text, without showing the value', async () => {
-    const { stderr } = await vetFails(['-f', 'bad/bad-number.cue', '--runtime-from-env'], { REPLICAS: 'three-secret-replicas' });
+    const { stderr } = await vetFails(['-f', 'bad/bad-number.cue', '--runtime-from-env'], {
+      REPLICAS: 'three-secret-replicas',
+    });
     expect(stderr).toContain('bad/bad-number.cue:7');
     expect(stderr).toContain('runtime:number:REPLICAS');
     expect(stderr).not.toContain('three-secret-replicas');
@@ -174,7 +230,14 @@ describe('vet: errors name file, line and field', () => {
   });
 
   it('no cluster matching the selection', async () => {
-    const { stderr, code } = await vetFails(['-f', 'multi-cluster/bundle.cue', '-r', 'multi-cluster/runtime.cue', '--runtime-group', 'qa']);
+    const { stderr, code } = await vetFails([
+      '-f',
+      'multi-cluster/bundle.cue',
+      '-r',
+      'multi-cluster/runtime.cue',
+      '--runtime-group',
+      'qa',
+    ]);
     expect(code).toBe(1);
     expect(stderr).toContain('no cluster of runtime "fleet" matches group "qa"');
   });
@@ -186,7 +249,9 @@ describe('vet: errors name file, line and field', () => {
   });
 
   it('a runtime with value queries and no kubeconfig names the queries and how to give one', async () => {
-    const { stderr } = await vetFails(['-f', 'queries/bundle.cue', '-r', 'queries/runtime.cue'], { KUBECONFIG: join(fixtures, 'no-such-kubeconfig') });
+    const { stderr } = await vetFails(['-f', 'queries/bundle.cue', '-r', 'queries/runtime.cue'], {
+      KUBECONFIG: join(fixtures, 'no-such-kubeconfig'),
+    });
     expect(stderr).toContain('k8s:v1:ConfigMap:infra:aws-info');
     expect(stderr).toContain('no kubeconfig found');
     expect(stderr).toContain('pass --kubeconfig or set KUBECONFIG');
@@ -199,7 +264,9 @@ describe('vet: errors name file, line and field', () => {
 
   it('becomes annotations on the file and line inside GitHub Actions', async () => {
     const { stdout } = await vetFails(['-f', 'bad/wrong-api-version.cue'], { GITHUB_ACTIONS: 'true' });
-    expect(stdout).toMatch(/^::error file=bad\/wrong-api-version\.cue,line=2,col=\d+,title=CUE error at bundle\.apiVersion::/m);
+    expect(stdout).toMatch(
+      /^::error file=bad\/wrong-api-version\.cue,line=2,col=\d+,title=CUE error at bundle\.apiVersion::/m,
+    );
   });
 
   it('usage errors exit 1, as timoni bundle vet', async () => {

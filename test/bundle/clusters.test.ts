@@ -6,7 +6,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleErrorWithoutCluster, evaluateForClusters, loadRuntime, NoClusterMatchesError, readSourceFiles, selectClusters, type Runtime } from '../../src/bundle/index.js';
+import {
+  bundleErrorWithoutCluster,
+  evaluateForClusters,
+  loadRuntime,
+  NoClusterMatchesError,
+  readSourceFiles,
+  selectClusters,
+  type Runtime,
+} from '../../src/bundle/index.js';
 import { loadCueEngine, type CueEngine } from '../../src/cue/index.js';
 import { SecretRegistry } from '../../src/secrets.js';
 
@@ -32,7 +40,12 @@ const names = (selected: { name: string }[]) => selected.map((c) => c.name);
 
 describe('selectClusters', () => {
   it('keeps every cluster in runtime order for * and empty selectors', () => {
-    expect(names(selectClusters(runtime, { cluster: '*', group: '*' }))).toEqual(['preview-eu-1', 'preview-us-1', 'prod-eu-1', 'prod-us-1']);
+    expect(names(selectClusters(runtime, { cluster: '*', group: '*' }))).toEqual([
+      'preview-eu-1',
+      'preview-us-1',
+      'prod-eu-1',
+      'prod-us-1',
+    ]);
     expect(names(selectClusters(runtime, { cluster: '', group: '' }))).toHaveLength(4);
     expect(names(selectClusters(runtime, {}))).toHaveLength(4);
   });
@@ -56,9 +69,23 @@ describe('selectClusters', () => {
 });
 
 const objects: Record<string, Record<string, unknown>> = {
-  'k8s:v1:ConfigMap:infra:aws-info': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'aws-info', namespace: 'infra' }, data: { account_id: '1234567890', region: 'us-west-2' } },
-  'k8s:v1:Secret:infra:redis-auth': { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'redis-auth', namespace: 'infra' }, data: { password: Buffer.from('p4ss:w0rd').toString('base64') } },
-  'k8s:v1:Namespace:default': { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default', uid: 'bc83fc97-3cb9-42ca-ae38-cc09501e01e3', generation: 7 } },
+  'k8s:v1:ConfigMap:infra:aws-info': {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'aws-info', namespace: 'infra' },
+    data: { account_id: '1234567890', region: 'us-west-2' },
+  },
+  'k8s:v1:Secret:infra:redis-auth': {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'redis-auth', namespace: 'infra' },
+    data: { password: Buffer.from('p4ss:w0rd').toString('base64') },
+  },
+  'k8s:v1:Namespace:default': {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'default', uid: 'bc83fc97-3cb9-42ca-ae38-cc09501e01e3', generation: 7 },
+  },
 };
 
 describe('runtime value queries', () => {
@@ -97,7 +124,13 @@ describe('runtime value queries', () => {
   it('fail on a missing object that is not optional', async () => {
     const runtime = loadRuntime(engine, readSourceFiles(['queries/runtime.cue'], fixtures), {}, '');
     await expect(
-      evaluateForClusters(engine, { bundleFiles: readSourceFiles(['queries/bundle.cue'], fixtures), moduleFiles: {}, runtime, selector: {}, readObject: async () => undefined }),
+      evaluateForClusters(engine, {
+        bundleFiles: readSourceFiles(['queries/bundle.cue'], fixtures),
+        moduleFiles: {},
+        runtime,
+        selector: {},
+        readObject: async () => undefined,
+      }),
     ).rejects.toThrow(/k8s:v1:ConfigMap:infra:aws-info.*not found in cluster prod-eu-1/);
   });
 
@@ -135,14 +168,24 @@ describe('secret runtime values', () => {
   });
 
   it('mask a credential from the environment that an attribute uses and a value from a cluster Secret, never a registry host from the environment', async () => {
-    const redisAuth = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'redis-auth', namespace: 'apps' }, data: { password: Buffer.from('p4ss:w0rd').toString('base64') } };
+    const redisAuth = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'redis-auth', namespace: 'apps' },
+      data: { password: Buffer.from('p4ss:w0rd').toString('base64') },
+    };
     const [result] = await evaluateForClusters(engine, {
       bundleFiles: readSourceFiles(['env-registry/bundle.cue'], fixtures),
       moduleFiles: {},
       runtime: loadRuntime(engine, readSourceFiles(['env-registry/runtime.cue'], fixtures), {}, ''),
       selector: {},
       // What the action offers with `runtime-env: DEMO_REGISTRY, SHOP_TOKEN` (or runtime-from-env).
-      environment: { DEMO_REGISTRY: '127.0.0.1:5000', SHOP_TOKEN: 's3cr3t-shop-t0ken', HOME: '/root', UNRELATED_TOKEN: 'not-used-here' },
+      environment: {
+        DEMO_REGISTRY: '127.0.0.1:5000',
+        SHOP_TOKEN: 's3cr3t-shop-t0ken',
+        HOME: '/root',
+        UNRELATED_TOKEN: 'not-used-here',
+      },
       readObject: async (_cluster, query) => (query.query === 'k8s:v1:Secret:apps:redis-auth' ? redisAuth : undefined),
     });
     expect(result?.secretValueNames).toEqual(['SHOP_TOKEN', 'REDIS_PASS']);
@@ -173,19 +216,31 @@ describe('bundleErrorWithoutCluster', () => {
 		values: {}`;
 
   it('finds a misspelled field once, without any cluster, in plain words', async () => {
-    const bundleFiles = bundleIn(`bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "b"\n\tinstaces: web: {\n\t\t${instance}\n\t}\n}\n`);
+    const bundleFiles = bundleIn(
+      `bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "b"\n\tinstaces: web: {\n\t\t${instance}\n\t}\n}\n`,
+    );
     const error = await bundleErrorWithoutCluster(engine, { bundleFiles, moduleFiles: {}, runtime, selector: {} });
-    expect(error?.message).toBe('the bundle is not valid (bundle.cue), whatever the cluster:\n  bundle.cue:4:2: bundle.instaces: field not allowed: a bundle has the fields apiVersion, name and instances');
+    expect(error?.message).toBe(
+      'the bundle is not valid (bundle.cue), whatever the cluster:\n  bundle.cue:4:2: bundle.instaces: field not allowed: a bundle has the fields apiVersion, name and instances',
+    );
   });
 
-  it('leaves what a cluster\'s values decide to each cluster: a runtime value not given yet is no error', async () => {
-    const bundleFiles = bundleIn(`bundle: {\n\t_g: string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)\n\tapiVersion: "v1alpha1"\n\tname: "b"\n\tinstances: web: {\n\t\t${instance}\n\t\tif _g == "staging" {values: replicas: 1}\n\t}\n}\n`);
-    expect(await bundleErrorWithoutCluster(engine, { bundleFiles, moduleFiles: {}, runtime, selector: {} })).toBeUndefined();
+  it("leaves what a cluster's values decide to each cluster: a runtime value not given yet is no error", async () => {
+    const bundleFiles = bundleIn(
+      `bundle: {\n\t_g: string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)\n\tapiVersion: "v1alpha1"\n\tname: "b"\n\tinstances: web: {\n\t\t${instance}\n\t\tif _g == "staging" {values: replicas: 1}\n\t}\n}\n`,
+    );
+    expect(
+      await bundleErrorWithoutCluster(engine, { bundleFiles, moduleFiles: {}, runtime, selector: {} }),
+    ).toBeUndefined();
   });
 
   it('a default that only fails while no cluster gave its value is no bundle error (confirmed on the first cluster)', async () => {
     // Without a cluster, _g is "none" and the name is invalid; every cluster gives its group.
-    const bundleFiles = bundleIn(`bundle: {\n\t_g: *"none!" | string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)\n\tapiVersion: "v1alpha1"\n\tname: _g\n\tinstances: web: {\n\t\t${instance}\n\t}\n}\n`);
-    expect(await bundleErrorWithoutCluster(engine, { bundleFiles, moduleFiles: {}, runtime, selector: {} })).toBeUndefined();
+    const bundleFiles = bundleIn(
+      `bundle: {\n\t_g: *"none!" | string @timoni(runtime:string:TIMONI_CLUSTER_GROUP)\n\tapiVersion: "v1alpha1"\n\tname: _g\n\tinstances: web: {\n\t\t${instance}\n\t}\n}\n`,
+    );
+    expect(
+      await bundleErrorWithoutCluster(engine, { bundleFiles, moduleFiles: {}, runtime, selector: {} }),
+    ).toBeUndefined();
   });
 });

@@ -25,7 +25,13 @@ function timoniFleet(...argv: string[]): Promise<CliResult> {
 const fleetArgs = () => ['-f', 'bundle.cue', '-r', 'runtime.cue', '--kubeconfig', testFleet().kubeconfigPath];
 
 /** Timoni's record of the instance: there only once something was applied. */
-const instanceRecord = () => clusterClient(0).getOrNull<KubeObject>({ apiVersion: 'v1', kind: 'Secret', namespace: namespace.name, name: 'timoni.web' });
+const instanceRecord = () =>
+  clusterClient(0).getOrNull<KubeObject>({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace: namespace.name,
+    name: 'timoni.web',
+  });
 
 beforeAll(async () => {
   dir = scratchDir('cli-arguments');
@@ -35,7 +41,10 @@ beforeAll(async () => {
     join(dir, 'bundle.cue'),
     `bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "cli-arguments-${suffix}"\n\tinstances: web: {\n\t\tmodule: url: "file://./webapp"\n\t\tnamespace: "${namespace.name}"\n\t\tvalues: test: enabled: false\n\t}\n}\n`,
   );
-  writeFileSync(join(dir, 'runtime.cue'), 'runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "arguments"\n\tclusters: "mine": {group: "staging", kubeContext: "fleet-1"}\n}\n');
+  writeFileSync(
+    join(dir, 'runtime.cue'),
+    'runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "arguments"\n\tclusters: "mine": {group: "staging", kubeContext: "fleet-1"}\n}\n',
+  );
 });
 
 afterAll(async () => {
@@ -62,7 +71,9 @@ describe('arguments that cannot be misread', { timeout: 120_000 }, () => {
   it('names the nearest flag and --help for an unknown one', async () => {
     const result = await timoniFleet('diff', ...fleetArgs(), '--runtime-grup', 'staging');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('unknown flag --runtime-grup: did you mean --runtime-group? Run `timoni-fleet diff --help` for the flags.');
+    expect(result.stderr).toContain(
+      'unknown flag --runtime-grup: did you mean --runtime-group? Run `timoni-fleet diff --help` for the flags.',
+    );
     const elsewhere = await timoniFleet('status', ...fleetArgs(), '--wait');
     expect(elsewhere.stderr).toContain('unknown flag --wait: status does not take it (apply, delete do)');
   });

@@ -30,7 +30,9 @@ describe('parseArguments', () => {
 
   it('rejects unknown flags, missing values and values outside the choices', () => {
     expect(() => parseArguments(['--nope'], specs)).toThrow(UsageError);
-    expect(() => parseArguments(['--nope'], specs, { command: 'diff' })).toThrow('unknown flag --nope. Run `timoni-fleet diff --help` for the flags.');
+    expect(() => parseArguments(['--nope'], specs, { command: 'diff' })).toThrow(
+      'unknown flag --nope. Run `timoni-fleet diff --help` for the flags.',
+    );
     expect(() => parseArguments(['-f'], specs)).toThrow(/needs a value/);
     expect(() => parseArguments(['-o', 'yaml'], specs)).toThrow(/one of text, json/);
   });
@@ -40,23 +42,33 @@ describe('nothing is ignored', () => {
   const context = { command: 'vet' };
 
   it('refuses a positional argument, also after --', () => {
-    expect(() => parseArguments(['-f', 'a.cue', 'junk', 'more'], specs, context)).toThrow('unexpected argument "junk": vet takes flags only (bundle files come with -f, runtime files with -r). Run `timoni-fleet vet --help` for the flags.');
+    expect(() => parseArguments(['-f', 'a.cue', 'junk', 'more'], specs, context)).toThrow(
+      'unexpected argument "junk": vet takes flags only (bundle files come with -f, runtime files with -r). Run `timoni-fleet vet --help` for the flags.',
+    );
     expect(() => parseArguments(['--', 'b.cue'], specs, context)).toThrow('unexpected argument "b.cue"');
     expect(parseArguments(['-f', 'a.cue', '--'], specs, context).lists.get('file')).toEqual(['a.cue']);
   });
 
   it('refuses a boolean flag followed by true or false as a word, naming the spelling that works', () => {
-    expect(() => parseArguments(['--wait', 'false'], specs, context)).toThrow('--wait takes its value after "=": write --wait=false');
-    expect(() => parseArguments(['--runtime-from-env', 'true'], specs, context)).toThrow('write --runtime-from-env=true');
+    expect(() => parseArguments(['--wait', 'false'], specs, context)).toThrow(
+      '--wait takes its value after "=": write --wait=false',
+    );
+    expect(() => parseArguments(['--runtime-from-env', 'true'], specs, context)).toThrow(
+      'write --runtime-from-env=true',
+    );
     // A boolean before another flag, or with its value after "=", is as before.
     expect(parseArguments(['--wait', '-f', 'a.cue'], specs, context).booleans.get('wait')).toBe(true);
     expect(parseArguments(['--wait=false', '-f', 'a.cue'], specs, context).booleans.get('wait')).toBe(false);
   });
 
   it('names the nearest flag of an unknown one, or the commands that take it', () => {
-    expect(() => parseArguments(['--runtime-grup', 'x'], specs, context)).toThrow('unknown flag --runtime-grup: did you mean --runtime-group? Run `timoni-fleet vet --help` for the flags.');
+    expect(() => parseArguments(['--runtime-grup', 'x'], specs, context)).toThrow(
+      'unknown flag --runtime-grup: did you mean --runtime-group? Run `timoni-fleet vet --help` for the flags.',
+    );
     const others = new Map([['timeout', ['apply', 'delete']]]);
-    expect(() => parseArguments(['--timeout', '5m'], specs, { command: 'status', otherCommandsFlags: others })).toThrow('unknown flag --timeout: status does not take it (apply, delete do).');
+    expect(() => parseArguments(['--timeout', '5m'], specs, { command: 'status', otherCommandsFlags: others })).toThrow(
+      'unknown flag --timeout: status does not take it (apply, delete do).',
+    );
   });
 });
 

@@ -22,7 +22,17 @@ let first: string;
 beforeAll(async () => {
   engine = await loadCueEngine();
   repo = mkdtempSync(join(tmpdir(), 'base-ref-'));
-  const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', repo, ...args], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@e',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@e',
+      },
+    }).trim();
   git('init', '-q', '-b', 'main');
   mkdirSync(join(repo, 'deploy'));
   writeFileSync(join(repo, 'deploy', 'bundle.cue'), bundle);
@@ -36,7 +46,13 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(repo, { recursive: true, force: true }));
 
-const inputs = (cwd: string, ...argv: string[]) => readBundleInputs(engine, parseArguments(['-f', 'bundle.cue', '-r', 'runtime.cue', ...argv], [...fleetFlagsFor('diff')], { command: 'diff' }), cwd, {});
+const inputs = (cwd: string, ...argv: string[]) =>
+  readBundleInputs(
+    engine,
+    parseArguments(['-f', 'bundle.cue', '-r', 'runtime.cue', ...argv], [...fleetFlagsFor('diff')], { command: 'diff' }),
+    cwd,
+    {},
+  );
 
 describe('--base-ref', () => {
   it('reads the runtime file at REF with git, from a folder below the repository root', () => {
@@ -52,9 +68,13 @@ describe('--base-ref', () => {
 
   it('refuses what it cannot read', () => {
     const deploy = join(repo, 'deploy');
-    expect(() => inputs(deploy, '--base-ref', 'no-such-branch')).toThrow('--base-ref: git does not know "no-such-branch"');
+    expect(() => inputs(deploy, '--base-ref', 'no-such-branch')).toThrow(
+      '--base-ref: git does not know "no-such-branch"',
+    );
     expect(() => inputs(deploy, '--base-ref=--output=/tmp/x')).toThrow(/not a ref/);
-    expect(() => inputs(deploy, '--base-ref', 'HEAD', '--base-runtime', 'runtime.cue')).toThrow('--base-ref and --base-runtime both give the base runtime');
+    expect(() => inputs(deploy, '--base-ref', 'HEAD', '--base-runtime', 'runtime.cue')).toThrow(
+      '--base-ref and --base-runtime both give the base runtime',
+    );
     const outside = mkdtempSync(join(tmpdir(), 'base-ref-outside-'));
     try {
       writeFileSync(join(outside, 'bundle.cue'), bundle);

@@ -11,7 +11,8 @@ describe('runCli', () => {
     const bare = await runCliCaptured([], { cwd: '/' });
     expect(bare.code).toBe(2);
     expect(bare.stdout).toContain('Usage: timoni-fleet <command>');
-    for (const command of ['vet', 'build', 'diff', 'apply', 'status', 'delete']) expect(bare.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['vet', 'build', 'diff', 'apply', 'status', 'delete'])
+      expect(bare.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     const asked = await runCliCaptured(['help'], { cwd: '/' });
     expect(asked.code).toBe(0);
     expect(asked.stdout).toBe(bare.stdout);
@@ -43,7 +44,12 @@ describe('runCli', () => {
 describe('reportError', () => {
   const capture = (env: NodeJS.ProcessEnv) => {
     const out = { stdout: '', stderr: '' };
-    const io: CommandIO = { cwd: '/', env, stdout: (text) => (out.stdout += text), stderr: (text) => (out.stderr += text) };
+    const io: CommandIO = {
+      cwd: '/',
+      env,
+      stdout: (text) => (out.stdout += text),
+      stderr: (text) => (out.stderr += text),
+    };
     return { io, out };
   };
 

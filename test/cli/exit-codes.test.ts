@@ -15,7 +15,11 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { identityRecordObject, IDENTITY_FIELD_MANAGER, IDENTITY_NAMESPACE } from '../../src/kube/connect/cluster-identity.js';
+import {
+  identityRecordObject,
+  IDENTITY_FIELD_MANAGER,
+  IDENTITY_NAMESPACE,
+} from '../../src/kube/connect/cluster-identity.js';
 import type { KubeObject } from '../harness/fleet/kube-client.js';
 import { createNamespace, type TestNamespace } from '../harness/fleet/namespace.js';
 import { clusterClient, scratchDir, testFleet } from '../harness/fleet/test-context.js';
@@ -33,16 +37,38 @@ let dir: string;
 let namespace: TestNamespace;
 
 /** Flags that keep each command from waiting or recording (none of them is a failure). */
-const quiet: Record<Command, string[]> = { vet: [], build: [], diff: [], apply: ['--wait=false'], status: [], delete: ['--wait=false'] };
+const quiet: Record<Command, string[]> = {
+  vet: [],
+  build: [],
+  diff: [],
+  apply: ['--wait=false'],
+  status: [],
+  delete: ['--wait=false'],
+};
 
 /** `timoni-fleet <command> -f <bundle> -r <runtime> --kubeconfig <kubeconfig> <extra>`, in the test's folder. */
-function command(name: Command, options: { bundle?: string | null; runtime?: string; kubeconfig?: string; extra?: string[] }): Promise<CliResult> {
+function command(
+  name: Command,
+  options: { bundle?: string | null; runtime?: string; kubeconfig?: string; extra?: string[] },
+): Promise<CliResult> {
   const bundle = options.bundle === null ? [] : ['-f', options.bundle ?? 'bundle.cue'];
-  const argv = [name, ...bundle, '-r', options.runtime ?? 'runtime.cue', '--kubeconfig', options.kubeconfig ?? 'kubeconfig', '--cluster-identity-record', record, ...quiet[name], ...(options.extra ?? [])];
+  const argv = [
+    name,
+    ...bundle,
+    '-r',
+    options.runtime ?? 'runtime.cue',
+    '--kubeconfig',
+    options.kubeconfig ?? 'kubeconfig',
+    '--cluster-identity-record',
+    record,
+    ...quiet[name],
+    ...(options.extra ?? []),
+  ];
   return runBuiltCli(argv, dir);
 }
 
-const runtime = (clusters: string) => `runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "exit-codes"\n\tclusters: {\n${clusters}\n\t}\n}\n`;
+const runtime = (clusters: string) =>
+  `runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "exit-codes"\n\tclusters: {\n${clusters}\n\t}\n}\n`;
 
 beforeAll(async () => {
   dir = scratchDir('cli-exit-codes');
@@ -55,23 +81,57 @@ beforeAll(async () => {
   );
   writeFileSync(join(dir, 'runtime.cue'), runtime('\t\t"mine": {group: "staging", kubeContext: "fleet-1"}'));
   // A cluster name Timoni refuses, and one cluster defined twice with other values.
-  writeFileSync(join(dir, 'runtime-bad-name.cue'), runtime('\t\t"Staging_1!": {group: "staging", kubeContext: "fleet-1"}'));
-  writeFileSync(join(dir, 'runtime-duplicate.cue'), runtime('\t\t"mine": {group: "staging", kubeContext: "fleet-1"}\n\t\t"mine": {group: "production", kubeContext: "fleet-2"}'));
-  writeFileSync(join(dir, 'runtime-unreachable.cue'), runtime('\t\t"gone": {group: "staging", kubeContext: "unreachable"}'));
+  writeFileSync(
+    join(dir, 'runtime-bad-name.cue'),
+    runtime('\t\t"Staging_1!": {group: "staging", kubeContext: "fleet-1"}'),
+  );
+  writeFileSync(
+    join(dir, 'runtime-duplicate.cue'),
+    runtime(
+      '\t\t"mine": {group: "staging", kubeContext: "fleet-1"}\n\t\t"mine": {group: "production", kubeContext: "fleet-2"}',
+    ),
+  );
+  writeFileSync(
+    join(dir, 'runtime-unreachable.cue'),
+    runtime('\t\t"gone": {group: "staging", kubeContext: "unreachable"}'),
+  );
   writeFileSync(join(dir, 'runtime-refused.cue'), runtime('\t\t"mine": {group: "staging", kubeContext: "fleet-3"}'));
 
   // The fleet's kubeconfig, with one more context on a port nothing listens on.
-  const config = parse(readFileSync(fleet.kubeconfigPath, 'utf8')) as { clusters: Array<Record<string, unknown>>; contexts: Array<{ name: string; context: Record<string, string> }> };
-  config.clusters.push({ name: 'unreachable', cluster: { server: 'https://127.0.0.1:9', 'insecure-skip-tls-verify': true } });
-  config.contexts.push({ name: 'unreachable', context: { cluster: 'unreachable', user: config.contexts[0]?.context.user ?? '' } });
+  const config = parse(readFileSync(fleet.kubeconfigPath, 'utf8')) as {
+    clusters: Array<Record<string, unknown>>;
+    contexts: Array<{ name: string; context: Record<string, string> }>;
+  };
+  config.clusters.push({
+    name: 'unreachable',
+    cluster: { server: 'https://127.0.0.1:9', 'insecure-skip-tls-verify': true },
+  });
+  config.contexts.push({
+    name: 'unreachable',
+    context: { cluster: 'unreachable', user: config.contexts[0]?.context.user ?? '' },
+  });
   writeFileSync(join(dir, 'kubeconfig'), stringify(config), { mode: 0o600 });
-  writeFileSync(join(dir, 'kubeconfig-broken'), 'apiVersion: v1\nclusters: [\n  - name: x\n kind: Config\n', { mode: 0o600 });
+  writeFileSync(join(dir, 'kubeconfig-broken'), 'apiVersion: v1\nclusters: [\n  - name: x\n kind: Config\n', {
+    mode: 0o600,
+  });
 
   // The fleet's third cluster, recorded as another runtime cluster under this file's record name.
   const third = clusterClient(2);
-  const kubeSystem = await third.get<KubeObject>({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE });
+  const kubeSystem = await third.get<KubeObject>({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    namespace: '',
+    name: IDENTITY_NAMESPACE,
+  });
   const uid = kubeSystem.metadata.uid as string;
-  await third.apply(identityRecordObject(record, { runtimeCluster: 'someone-else', uid, recordedAt: new Date().toISOString() }) as KubeObject, { fieldManager: IDENTITY_FIELD_MANAGER, force: true });
+  await third.apply(
+    identityRecordObject(record, {
+      runtimeCluster: 'someone-else',
+      uid,
+      recordedAt: new Date().toISOString(),
+    }) as KubeObject,
+    { fieldManager: IDENTITY_FIELD_MANAGER, force: true },
+  );
 });
 
 afterAll(async () => {
@@ -83,7 +143,11 @@ afterAll(async () => {
 });
 
 /** Runs every command of `commands` on one kind of failure; expects each command's failure code and the message. */
-async function expectFailure(commands: readonly Command[], options: Parameters<typeof command>[1], message: string | RegExp): Promise<void> {
+async function expectFailure(
+  commands: readonly Command[],
+  options: Parameters<typeof command>[1],
+  message: string | RegExp,
+): Promise<void> {
   const runs = await Promise.all(commands.map((name) => command(name, options)));
   const codes = Object.fromEntries(commands.map((name, index) => [name, runs[index]?.code]));
   const failures = Object.fromEntries(commands.map((name) => [name, FAILURE[name]]));
@@ -101,11 +165,23 @@ describe('exit codes: every command against every kind of failure', { timeout: 2
       codes.push([name, run.code]);
       expect(run.code === 0 || run.code === 1, `${name}: ${run.stderr}`).toBe(true);
     }
-    expect(codes).toEqual([['vet', 0], ['build', 0], ['diff', 1], ['apply', 0], ['diff', 0], ['status', 0], ['delete', 0]]);
+    expect(codes).toEqual([
+      ['vet', 0],
+      ['build', 0],
+      ['diff', 1],
+      ['apply', 0],
+      ['diff', 0],
+      ['status', 0],
+      ['delete', 0],
+    ]);
   });
 
   it('no cluster matches --runtime-group', async () => {
-    await expectFailure(COMMANDS, { extra: ['--runtime-group', 'nope'] }, 'no cluster of runtime "exit-codes" matches group "nope"');
+    await expectFailure(
+      COMMANDS,
+      { extra: ['--runtime-group', 'nope'] },
+      'no cluster of runtime "exit-codes" matches group "nope"',
+    );
   });
 
   it('a bundle file that does not exist', async () => {
@@ -141,7 +217,11 @@ describe('exit codes: every command against every kind of failure', { timeout: 2
   });
 
   it('a kubeconfig that does not exist', async () => {
-    await expectFailure(fleetCommands, { kubeconfig: 'no-such-kubeconfig' }, /cannot read kubeconfig .*no-such-kubeconfig/);
+    await expectFailure(
+      fleetCommands,
+      { kubeconfig: 'no-such-kubeconfig' },
+      /cannot read kubeconfig .*no-such-kubeconfig/,
+    );
   });
 
   it('a cluster that cannot be reached', async () => {
@@ -151,7 +231,11 @@ describe('exit codes: every command against every kind of failure', { timeout: 2
   });
 
   it('a cluster refused on its identity', async () => {
-    await expectFailure(fleetCommands, { runtime: 'runtime-refused.cue' }, 'reaches the cluster recorded as "someone-else"');
+    await expectFailure(
+      fleetCommands,
+      { runtime: 'runtime-refused.cue' },
+      'reaches the cluster recorded as "someone-else"',
+    );
     const json = await command('status', { runtime: 'runtime-refused.cue', extra: ['-o', 'json'] });
     expect(json.code, json.stderr).toBe(2);
   });

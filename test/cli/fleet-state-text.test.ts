@@ -4,8 +4,30 @@ import { fleetStateTable, shortDigest, stateCounts } from '../../src/cli/fleet-s
 import { countStates, type InstanceStateRow } from '../../src/fleet/instance-state.js';
 
 const rows: InstanceStateRow[] = [
-  { cluster: 'staging-1', group: 'staging', instance: 'web', namespace: 'apps', state: 'deployed', module: { url: 'oci://r/m', version: '1.0.0', digest: `sha256:${'0'.repeat(64)}` }, desired: null, lastApplied: '2026-01-02T03:04:05Z', readiness: { ready: 3, total: 3, notReady: [] }, reason: '' },
-  { cluster: 'gone', group: 'production', instance: '', namespace: '', state: 'unknown', module: null, desired: null, lastApplied: null, readiness: null, reason: 'cannot reach cluster gone:\n  connect ECONNREFUSED' },
+  {
+    cluster: 'staging-1',
+    group: 'staging',
+    instance: 'web',
+    namespace: 'apps',
+    state: 'deployed',
+    module: { url: 'oci://r/m', version: '1.0.0', digest: `sha256:${'0'.repeat(64)}` },
+    desired: null,
+    lastApplied: '2026-01-02T03:04:05Z',
+    readiness: { ready: 3, total: 3, notReady: [] },
+    reason: '',
+  },
+  {
+    cluster: 'gone',
+    group: 'production',
+    instance: '',
+    namespace: '',
+    state: 'unknown',
+    module: null,
+    desired: null,
+    lastApplied: null,
+    readiness: null,
+    reason: 'cannot reach cluster gone:\n  connect ECONNREFUSED',
+  },
 ];
 
 describe('the state table', () => {
@@ -17,7 +39,9 @@ describe('the state table', () => {
       'gone        production   -          -           unknown    -        -                     -                      -       cannot reach cluster gone: connect ECONNREFUSED',
       '',
     ]);
-    expect(stateCounts({ format: 1, bundle: 'apps', instances: rows, counts: countStates(rows) })).toBe('1 deployed, 0 stale, 0 not installed, 0 failed, 1 unknown');
+    expect(stateCounts({ format: 1, bundle: 'apps', instances: rows, counts: countStates(rows) })).toBe(
+      '1 deployed, 0 stale, 0 not installed, 0 failed, 1 unknown',
+    );
     expect(shortDigest('unknown')).toBe('unknown');
   });
 });

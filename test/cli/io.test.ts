@@ -54,7 +54,10 @@ describe('CliLog', () => {
     log.order(['one', 'two']);
     log.startGroup('cluster one (a)');
     log.line('b:x > c:one > i:web > applying module example.com/web version 1.0.0');
-    expect(lines()).toEqual(['── cluster one (a)', 'b:x > c:one > i:web > applying module example.com/web version 1.0.0']);
+    expect(lines()).toEqual([
+      '── cluster one (a)',
+      'b:x > c:one > i:web > applying module example.com/web version 1.0.0',
+    ]);
     log.line('✗ instance web is owned by bundle other');
     log.endGroup();
     expect(log.hasPrinted('instance web is owned by bundle other')).toBe(true);

@@ -20,19 +20,34 @@ const help = async (command: string) => {
 describe('command help', () => {
   it('lists only the flags each fleet command reads', async () => {
     const apply = await help('apply');
-    for (const flag of ['wait', 'timeout', 'prune', 'prune-removed-instances', 'force', 'overwrite-ownership', 'creds', 'deadline', 'kubeconfig']) expect(apply).toContain(flag);
+    for (const flag of [
+      'wait',
+      'timeout',
+      'prune',
+      'prune-removed-instances',
+      'force',
+      'overwrite-ownership',
+      'creds',
+      'deadline',
+      'kubeconfig',
+    ])
+      expect(apply).toContain(flag);
     // apply applies one cluster at a time (or --max-parallel per wave): --concurrency, the clusters diffed at once, is diff's.
     expect(apply).not.toContain('concurrency');
     const diff = await help('diff');
-    expect(diff).toEqual(expect.arrayContaining(['force', 'overwrite-ownership', 'prune', 'creds', 'concurrency', 'deadline']));
+    expect(diff).toEqual(
+      expect.arrayContaining(['force', 'overwrite-ownership', 'prune', 'creds', 'concurrency', 'deadline']),
+    );
     expect(diff).not.toContain('wait');
     expect(diff).not.toContain('timeout');
     const status = await help('status');
     expect(status).toEqual(expect.arrayContaining(['kubeconfig', 'runtime-cluster', 'deadline']));
-    for (const flag of ['wait', 'timeout', 'prune', 'force', 'overwrite-ownership', 'creds', 'concurrency']) expect(status).not.toContain(flag);
+    for (const flag of ['wait', 'timeout', 'prune', 'force', 'overwrite-ownership', 'creds', 'concurrency'])
+      expect(status).not.toContain(flag);
     const remove = await help('delete');
     expect(remove).toEqual(expect.arrayContaining(['wait', 'timeout', 'deadline']));
-    for (const flag of ['prune', 'force', 'overwrite-ownership', 'creds', 'concurrency']) expect(remove).not.toContain(flag);
+    for (const flag of ['prune', 'force', 'overwrite-ownership', 'creds', 'concurrency'])
+      expect(remove).not.toContain(flag);
     expect(await help('build')).toContain('mask-secrets');
     expect(await help('vet')).not.toContain('mask-secrets');
   });
@@ -50,7 +65,9 @@ describe('command help', () => {
 
   it('offers the cluster identity flags to every command that reaches a cluster, recording to apply and diff only', async () => {
     for (const command of ['diff', 'apply', 'status', 'delete', 'vet', 'build']) {
-      expect(await help(command), command).toEqual(expect.arrayContaining(['cluster-identity', 'cluster-identity-record', 'repin-cluster']));
+      expect(await help(command), command).toEqual(
+        expect.arrayContaining(['cluster-identity', 'cluster-identity-record', 'repin-cluster']),
+      );
     }
     for (const command of ['status', 'delete', 'vet', 'build']) {
       const result = await runCliCaptured([command, '-f', 'bundle.cue', '--cluster-identity', 'record'], { cwd: '/' });
@@ -58,8 +75,12 @@ describe('command help', () => {
       expect(result.code, command).toBe(command === 'vet' || command === 'build' ? 1 : 2);
       expect(result.stderr, command).toContain('--cluster-identity must be one of check, off, not "record"');
       const help = await runCliCaptured([command, '--help'], { cwd: '/' });
-      expect(help.stdout, command).toMatch(/--cluster-identity check\|off +check: refuse a cluster recorded under another runtime name before .*only apply records/);
-      expect(help.stdout, command).toMatch(/--repin-cluster value +Take this runtime cluster as re-pinned: .* its record not rewritten/);
+      expect(help.stdout, command).toMatch(
+        /--cluster-identity check\|off +check: refuse a cluster recorded under another runtime name before .*only apply records/,
+      );
+      expect(help.stdout, command).toMatch(
+        /--repin-cluster value +Take this runtime cluster as re-pinned: .* its record not rewritten/,
+      );
     }
   });
 
@@ -89,12 +110,17 @@ describe('CLI limits', () => {
         apiVersion: 'v1',
         kind: 'Config',
         'current-context': 'hole',
-        clusters: [{ name: 'hole', cluster: { server: `https://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } }],
+        clusters: [
+          { name: 'hole', cluster: { server: `https://127.0.0.1:${port}`, 'insecure-skip-tls-verify': true } },
+        ],
         users: [{ name: 'hole', user: { token: 'hole-token-1234' } }],
         contexts: [{ name: 'hole', context: { cluster: 'hole', user: 'hole' } }],
       }),
     );
-    writeFileSync(join(dir, 'bundle.cue'), 'bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "limits"\n\tinstances: {}\n}\n');
+    writeFileSync(
+      join(dir, 'bundle.cue'),
+      'bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "limits"\n\tinstances: {}\n}\n',
+    );
   });
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
@@ -103,7 +129,10 @@ describe('CLI limits', () => {
 
   it('--deadline ends a diff that waits on a cluster that never answers', async () => {
     const started = Date.now();
-    const result = await runCliCaptured(['diff', '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', '--deadline', '2s'], { cwd: dir });
+    const result = await runCliCaptured(
+      ['diff', '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', '--deadline', '2s'],
+      { cwd: dir },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('the run passed its deadline while cluster _default was being diffed');
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -119,11 +148,17 @@ describe('CLI limits', () => {
   });
 
   it('checks --strategy and --max-parallel', async () => {
-    const badStrategy = await runCliCaptured(['apply', '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', '--strategy', 'parallel'], { cwd: dir });
+    const badStrategy = await runCliCaptured(
+      ['apply', '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', '--strategy', 'parallel'],
+      { cwd: dir },
+    );
     expect(badStrategy.code).toBe(2);
     expect(badStrategy.stderr).toContain('--strategy must be one of sequential, waves, not "parallel"');
     for (const value of ['0', '-1', '1.5', 'many']) {
-      const badMax = await runCliCaptured(['apply', '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', '--strategy', 'waves', '--max-parallel', value], { cwd: dir });
+      const badMax = await runCliCaptured(
+        ['apply', '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', '--strategy', 'waves', '--max-parallel', value],
+        { cwd: dir },
+      );
       expect(badMax.code, value).toBe(2);
       expect(badMax.stderr).toContain(`--max-parallel must be a whole number of clusters, 1 or more, not "${value}"`);
     }

@@ -33,20 +33,38 @@ beforeAll(async () => {
   dir = scratchDir('cli-queries');
   for (const [index, client] of [clusterClient(0), clusterClient(1)].entries()) {
     await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    await client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace }, data: { color: colors[index] as string } });
-    await client.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace }, stringData: { token: tokens[index] as string } });
+    await client.apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings', namespace },
+      data: { color: colors[index] as string },
+    });
+    await client.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'creds', namespace },
+      stringData: { token: tokens[index] as string },
+    });
   }
   const found = `{query: "k8s:v1:ConfigMap:${namespace}:settings", for: {COLOR: "obj.data.color"}}, {query: "k8s:v1:Secret:${namespace}:creds", for: {TOKEN: "obj.data.token"}}`;
   writeFileSync(join(dir, 'runtime.cue'), runtime(found));
-  writeFileSync(join(dir, 'runtime-missing.cue'), runtime(`{query: "k8s:v1:ConfigMap:${namespace}:absent", for: {COLOR: "obj.data.color"}}`));
+  writeFileSync(
+    join(dir, 'runtime-missing.cue'),
+    runtime(`{query: "k8s:v1:ConfigMap:${namespace}:absent", for: {COLOR: "obj.data.color"}}`),
+  );
 });
 
 afterAll(async () => {
-  for (const client of [clusterClient(0), clusterClient(1)]) await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => undefined);
+  for (const client of [clusterClient(0), clusterClient(1)])
+    await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => undefined);
 });
 
-const cli = (command: string, runtimeFile: string, extra: string[] = [], env: NodeJS.ProcessEnv = { KUBECONFIG: testFleet().kubeconfigPath }) =>
-  runCliCaptured([command, '-f', 'queries-bundle.cue', '-r', join(dir, runtimeFile), ...extra], { cwd, env });
+const cli = (
+  command: string,
+  runtimeFile: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = { KUBECONFIG: testFleet().kubeconfigPath },
+) => runCliCaptured([command, '-f', 'queries-bundle.cue', '-r', join(dir, runtimeFile), ...extra], { cwd, env });
 
 describe('runtime value queries in vet and build', () => {
   it('vet reads each cluster and prints its values, the Secret value redacted', async () => {
@@ -78,7 +96,9 @@ describe('runtime value queries in vet and build', () => {
   it('without a kubeconfig the command says where it looked', async () => {
     const result = await cli('build', 'runtime.cue', [], { KUBECONFIG: join(dir, 'no-such-kubeconfig') });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/runtime "queries" has value queries \(k8s:v1:ConfigMap:[^)]*\), which are read from the clusters: no kubeconfig found/);
+    expect(result.stderr).toMatch(
+      /runtime "queries" has value queries \(k8s:v1:ConfigMap:[^)]*\), which are read from the clusters: no kubeconfig found/,
+    );
     expect(result.stderr).toContain('pass --kubeconfig or set KUBECONFIG');
   });
 });

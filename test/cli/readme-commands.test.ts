@@ -10,7 +10,10 @@ import { repositoryRoot } from '../harness/support/go-binary.js';
 import { runCliCaptured } from './run-cli.js';
 
 const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('### Commands\n'), readme.indexOf('\n## ', readme.indexOf('### Commands\n')));
+const section = readme.slice(
+  readme.indexOf('### Commands\n'),
+  readme.indexOf('\n## ', readme.indexOf('### Commands\n')),
+);
 
 /** `timoni-fleet <command> ...` lines of the section's first sh block, by command. */
 function listedCommands(): Map<string, string> {
@@ -67,7 +70,10 @@ async function summaryCodes(): Promise<Map<string, number[]>> {
 function tableCodes(): Map<string, number[]> {
   const codes = new Map<string, number[]>();
   for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
-    const cells = row.split('|').slice(1, -1).map((cell) => cell.trim());
+    const cells = row
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     const used = [0, 1, 2].filter((code) => cells[code + 1] !== '');
     for (const command of (cells[0] ?? '').matchAll(/`([a-z]+)`/g)) codes.set(command[1] as string, used);
   }
@@ -95,10 +101,14 @@ describe("the README's command list and each command's --help", () => {
   it('offer the flags every command takes, and --deadline to those that reach clusters', async () => {
     for (const command of ['vet', 'build', 'diff', 'apply', 'status', 'delete']) {
       const { flags } = await help(command);
-      for (const flag of ['runtime-env', 'allow-path', 'cue-memory-limit']) expect(flags.has(flag), `${command} --${flag}`).toBe(true);
-      expect(flags.has('deadline'), `${command} --deadline`).toBe(['diff', 'apply', 'status', 'delete'].includes(command));
+      for (const flag of ['runtime-env', 'allow-path', 'cue-memory-limit'])
+        expect(flags.has(flag), `${command} --${flag}`).toBe(true);
+      expect(flags.has('deadline'), `${command} --deadline`).toBe(
+        ['diff', 'apply', 'status', 'delete'].includes(command),
+      );
     }
-    for (const flag of ['runtime-env', 'allow-path', 'cue-memory-limit', 'deadline']) expect(section).toContain(`--${flag}`);
+    for (const flag of ['runtime-env', 'allow-path', 'cue-memory-limit', 'deadline'])
+      expect(section).toContain(`--${flag}`);
   });
 
   it('give each command the exit codes the exit-code table gives it', async () => {

@@ -11,7 +11,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runCliCaptured(argv: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<CliResult> {
+export async function runCliCaptured(
+  argv: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
@@ -32,8 +35,13 @@ export function runBuiltCli(argv: string[], cwd: string, env: NodeJS.ProcessEnv 
   const cli = join(repositoryRoot, 'dist', 'cli', 'index.js');
   const processEnv = { PATH: process.env.PATH ?? '', HOME: cwd, XDG_CACHE_HOME: join(cwd, 'cache'), ...env };
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...argv], { cwd, env: processEnv, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [cli, ...argv],
+      { cwd, env: processEnv, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }

@@ -15,30 +15,60 @@ const SENTINEL = 'ghs_SentinelToken0123456789abcdef';
 const home = mkdtempSync(join(tmpdir(), 'timoni-fleet-env-secrets-'));
 
 function diff(env: Record<string, string>, ...extra: string[]) {
-  return runBuiltCli(['diff', '-f', 'parts-bundle.cue', '-r', 'runtime-fleet-3.cue', '--kubeconfig', inject('fleet').kubeconfigPath, ...extra], fixtures, { HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...env });
+  return runBuiltCli(
+    [
+      'diff',
+      '-f',
+      'parts-bundle.cue',
+      '-r',
+      'runtime-fleet-3.cue',
+      '--kubeconfig',
+      inject('fleet').kubeconfigPath,
+      ...extra,
+    ],
+    fixtures,
+    { HOME: home, XDG_CACHE_HOME: join(home, 'cache'), ...env },
+  );
 }
 
 describe('the CLI never offers a value that holds a secret to runtime attributes', () => {
   it('withholds a URL with a password and the kubeconfig text under --runtime-from-env, naming them only', async () => {
     const ns = (await testNamespace('fleet-3', 'env-secrets')).name;
     const kubeconfig = readFileSync(inject('fleet').kubeconfigPath, 'utf8');
-    const withUrl = await diff({ PARTS_NS: ns, PARTS_SERVICE_ACCOUNT: 'true', PARTS_MESSAGE: `https://x-access-token:${SENTINEL}@github.com/o/r` }, '--runtime-from-env');
+    const withUrl = await diff(
+      {
+        PARTS_NS: ns,
+        PARTS_SERVICE_ACCOUNT: 'true',
+        PARTS_MESSAGE: `https://x-access-token:${SENTINEL}@github.com/o/r`,
+      },
+      '--runtime-from-env',
+    );
     expect(withUrl.stderr).toContain('withheld PARTS_MESSAGE (password URL)');
     expect(withUrl.code).toBe(2);
     expect(`${withUrl.stdout}${withUrl.stderr}`).not.toContain(SENTINEL);
 
-    const withKubeconfig = await diff({ PARTS_NS: ns, PARTS_SERVICE_ACCOUNT: 'true', PARTS_MESSAGE: kubeconfig }, '--runtime-from-env');
+    const withKubeconfig = await diff(
+      { PARTS_NS: ns, PARTS_SERVICE_ACCOUNT: 'true', PARTS_MESSAGE: kubeconfig },
+      '--runtime-from-env',
+    );
     expect(withKubeconfig.stderr).toContain('withheld PARTS_MESSAGE (secret)');
     expect(withKubeconfig.code).toBe(2);
 
     // The same bundle with a plain message is diffed: the check withholds only what holds a secret.
-    const plain = await diff({ PARTS_NS: ns, PARTS_SERVICE_ACCOUNT: 'true', PARTS_MESSAGE: 'hello' }, '--runtime-from-env');
+    const plain = await diff(
+      { PARTS_NS: ns, PARTS_SERVICE_ACCOUNT: 'true', PARTS_MESSAGE: 'hello' },
+      '--runtime-from-env',
+    );
     expect(plain.stderr).not.toContain('withheld');
     expect(plain.code, plain.stderr).toBe(1);
   });
 
   it('refuses --runtime-env naming a variable that holds a URL with a password', async () => {
-    const result = await diff({ PARTS_NS: 'x', PARTS_SERVICE_ACCOUNT: 'true', PARTS_MESSAGE: `postgres://app:${SENTINEL}@db/app` }, '--runtime-env', 'PARTS_NS,PARTS_SERVICE_ACCOUNT,PARTS_MESSAGE');
+    const result = await diff(
+      { PARTS_NS: 'x', PARTS_SERVICE_ACCOUNT: 'true', PARTS_MESSAGE: `postgres://app:${SENTINEL}@db/app` },
+      '--runtime-env',
+      'PARTS_NS,PARTS_SERVICE_ACCOUNT,PARTS_MESSAGE',
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('PARTS_MESSAGE (password URL)');
     expect(`${result.stdout}${result.stderr}`).not.toContain(SENTINEL);

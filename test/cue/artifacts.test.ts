@@ -23,18 +23,29 @@ describe('the engine artifacts', () => {
   const from = (...path: string[]) => pathToFileURL(join(tree, ...path)).href;
 
   it('are found in dist/ from the action bundle, the CLI bundle and the sources', () => {
-    for (const module of [from('dist', 'index.js'), from('dist', 'cli', 'index.js'), from('src', 'cue', 'artifacts.ts')]) {
+    for (const module of [
+      from('dist', 'index.js'),
+      from('dist', 'cli', 'index.js'),
+      from('src', 'cue', 'artifacts.ts'),
+    ]) {
       expect(findEngineArtifact('cue.wasm.gz', module).found, module).toBe(join(dist, 'cue.wasm.gz'));
-      expect(findEngineArtifact(join('native', 'linux-amd64', 'cue-shim.gz'), module).found, module).toBe(join(dist, 'native', 'linux-amd64', 'cue-shim.gz'));
+      expect(findEngineArtifact(join('native', 'linux-amd64', 'cue-shim.gz'), module).found, module).toBe(
+        join(dist, 'native', 'linux-amd64', 'cue-shim.gz'),
+      );
     }
   });
 
   it('say where they were looked for when missing', () => {
-    const search = findEngineArtifact(join('native', 'darwin-arm64', 'cue-shim.gz'), from('src', 'cue', 'artifacts.ts'));
+    const search = findEngineArtifact(
+      join('native', 'darwin-arm64', 'cue-shim.gz'),
+      from('src', 'cue', 'artifacts.ts'),
+    );
     expect(search.found).toBeUndefined();
     expect(search.tried).toEqual([join(dist, 'native', 'darwin-arm64', 'cue-shim.gz')]);
     const bundled = findEngineArtifact(join('native', 'darwin-arm64', 'cue-shim.gz'), from('dist', 'cli', 'index.js'));
-    expect(bundled.tried).toEqual([join(dist, 'cli'), dist].map((folder) => join(folder, 'native', 'darwin-arm64', 'cue-shim.gz')));
+    expect(bundled.tried).toEqual(
+      [join(dist, 'cli'), dist].map((folder) => join(folder, 'native', 'darwin-arm64', 'cue-shim.gz')),
+    );
   });
 
   it('of this repository are the ones in its dist/', () => {

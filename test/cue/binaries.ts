@@ -3,7 +3,13 @@
 // `npm run bench`. Built with the fleet's binaries before tests (test/harness/fleet/build.ts).
 import { ensureGoBinary, type GoBinary, type ProgressLog } from '../harness/support/go-binary.js';
 
-export const cueCli: GoBinary = { name: 'cue', version: 'v0.17.1', moduleDir: 'bench/cue-cli', packagePath: 'cuelang.org/go/cmd/cue', usualMinutes: 4 };
+export const cueCli: GoBinary = {
+  name: 'cue',
+  version: 'v0.17.1',
+  moduleDir: 'bench/cue-cli',
+  packagePath: 'cuelang.org/go/cmd/cue',
+  usualMinutes: 4,
+};
 
 export async function ensureBinaries(log: ProgressLog): Promise<{ cue: string }> {
   return { cue: await ensureGoBinary(cueCli, log) };

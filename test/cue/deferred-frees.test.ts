@@ -23,7 +23,9 @@ describe('frees sent with the next call', () => {
     calls.length = 0;
     for (let handle = 1; handle <= 256; handle += 1) bridge('free', JSON.stringify({ handle }));
     expect(calls).toHaveLength(1);
-    expect(JSON.parse(calls[0]!.slice('freeMany '.length))).toEqual({ handles: Array.from({ length: 256 }, (_, i) => i + 1) });
+    expect(JSON.parse(calls[0]!.slice('freeMany '.length))).toEqual({
+      handles: Array.from({ length: 256 }, (_, i) => i + 1),
+    });
     bridge('version', '{}');
     expect(calls).toEqual([calls[0], 'version {}']);
     calls.length = 0;

@@ -15,7 +15,8 @@ import { fixturesDir, readFixture } from './fixture-files.js';
 describe('which engine a process gets', () => {
   const run = promisify(execFile);
   /** Node with tsx loaded in-process (the tsx command runs Node as a child of its own). */
-  const node = (script: string, ...args: string[]) => [process.execPath, ['--import', 'tsx', join(fixturesDir, 'child', script), ...args]] as const;
+  const node = (script: string, ...args: string[]) =>
+    [process.execPath, ['--import', 'tsx', join(fixturesDir, 'child', script), ...args]] as const;
   const hostDir = mkdtempSync(join(tmpdir(), 'timoni-fleet-host-'));
   afterAll(() => rmSync(hostDir, { recursive: true, force: true }));
 
@@ -24,7 +25,9 @@ describe('which engine a process gets', () => {
       expect(engineChoice({})).toBe('auto');
       expect(engineChoice({ TIMONI_FLEET_CUE_ENGINE: 'wasm' })).toBe('wasm');
       expect(engineChoice({ TIMONI_FLEET_CUE_ENGINE: ' native ' })).toBe('native');
-      expect(() => engineChoice({ TIMONI_FLEET_CUE_ENGINE: 'fast' })).toThrow('TIMONI_FLEET_CUE_ENGINE must be auto, native or wasm, not "fast"');
+      expect(() => engineChoice({ TIMONI_FLEET_CUE_ENGINE: 'fast' })).toThrow(
+        'TIMONI_FLEET_CUE_ENGINE must be auto, native or wasm, not "fast"',
+      );
     });
 
     it('is what a process uses by default, and the WebAssembly when asked or when the native one cannot start', async () => {
@@ -48,7 +51,10 @@ describe('which engine a process gets', () => {
       }
       // Forced, the native engine's failure is the process's.
       const [command, args] = node('engine-kind.ts', '--tmpdir', noTemp);
-      const forced = await run(command, args, { env: { ...process.env, TIMONI_FLEET_CUE_ENGINE: 'native' }, timeout: 60_000 }).catch((error: unknown) => error as { code: number; stderr: string });
+      const forced = await run(command, args, {
+        env: { ...process.env, TIMONI_FLEET_CUE_ENGINE: 'native' },
+        timeout: 60_000,
+      }).catch((error: unknown) => error as { code: number; stderr: string });
       expect(forced).toMatchObject({ code: 1 });
       expect((forced as { stderr: string }).stderr).toContain(noTemp);
     });
@@ -67,7 +73,12 @@ describe('both builds of the shim', () => {
   }
 
   function exports(cue: CueEngine, name: string): Exports {
-    const root = cue.load({ files: readFixture('k8s-app'), package: 'main', tags: [`name=${name}`, 'namespace=apps'], tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' } });
+    const root = cue.load({
+      files: readFixture('k8s-app'),
+      package: 'main',
+      tags: [`name=${name}`, 'namespace=apps'],
+      tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' },
+    });
     try {
       const timoni = root.lookup('timoni');
       const out: Exports = {
@@ -107,10 +118,16 @@ describe('the engine in a process', () => {
     it('writes nothing to standard output, sends Go output to standard error, and lets the process exit by itself', async () => {
       const started = Date.now();
       // No explicit exit in the workload: execFile resolves only when the process ends on its own.
-      const { stdout, stderr } = await run(tsx, [join(fixturesDir, 'child', 'workload.ts')], { timeout: 60_000, env: { ...process.env, TIMONI_FLEET_CUE_ENGINE: kind } });
+      const { stdout, stderr } = await run(tsx, [join(fixturesDir, 'child', 'workload.ts')], {
+        timeout: 60_000,
+        env: { ...process.env, TIMONI_FLEET_CUE_ENGINE: kind },
+      });
       expect(stdout).toBe('');
       expect(stderr).toContain('::error::written by Go to fd 1');
-      const report = JSON.parse(stderr.split('\n').find((line) => line.startsWith('{')) ?? '{}') as Record<string, unknown>;
+      const report = JSON.parse(stderr.split('\n').find((line) => line.startsWith('{')) ?? '{}') as Record<
+        string,
+        unknown
+      >;
       expect(report.json).toEqual({ x: 1, y: 2 });
       expect(report.kind).toBe(kind);
       expect(Object.values(report).filter((v) => typeof v === 'string' && v.includes("expected '}'"))).toHaveLength(1);
@@ -128,10 +145,14 @@ describe('the engine in a bundle', () => {
 
   /** Bundles the fixture entry with ncc (as scripts/build.mjs does) into `dir`. */
   async function bundle(dir: string): Promise<string> {
-    await run(join(root, 'node_modules', '.bin', 'ncc'), ['build', join(fixturesDir, 'bundled', 'entry.ts'), '-o', dir, '--quiet', '--transpile-only'], {
-      cwd: root,
-      timeout: 300_000,
-    });
+    await run(
+      join(root, 'node_modules', '.bin', 'ncc'),
+      ['build', join(fixturesDir, 'bundled', 'entry.ts'), '-o', dir, '--quiet', '--transpile-only'],
+      {
+        cwd: root,
+        timeout: 300_000,
+      },
+    );
     return join(dir, 'index.js');
   }
 
@@ -149,9 +170,16 @@ describe('the engine in a bundle', () => {
       expect(existsSync(join(out, 'cli', 'native'))).toBe(false);
       for (const entry of [action, cli]) {
         for (const kind of ['native', 'wasm']) {
-          const { stdout, stderr } = await run(process.execPath, [entry], { timeout: 60_000, env: { ...process.env, TIMONI_FLEET_CUE_ENGINE: kind } });
+          const { stdout, stderr } = await run(process.execPath, [entry], {
+            timeout: 60_000,
+            env: { ...process.env, TIMONI_FLEET_CUE_ENGINE: kind },
+          });
           expect(stdout).toBe('');
-          expect(JSON.parse(stderr)).toEqual({ kind, version: { cue: 'v0.17.1', go: expect.stringMatching(/^go1\.26/) }, value: { a: 1, b: 2 } });
+          expect(JSON.parse(stderr)).toEqual({
+            kind,
+            version: { cue: 'v0.17.1', go: expect.stringMatching(/^go1\.26/) },
+            value: { a: 1, b: 2 },
+          });
         }
       }
     });

@@ -10,7 +10,12 @@ import { readFixture } from './fixture-files.js';
 const module = readFixture('k8s-app');
 
 function build(cue: CueEngine, name: string, files: Record<string, string> = module): string {
-  const root = cue.load({ files, package: 'main', tags: [`name=${name}`, 'namespace=apps'], tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' } });
+  const root = cue.load({
+    files,
+    package: 'main',
+    tags: [`name=${name}`, 'namespace=apps'],
+    tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' },
+  });
   try {
     return root.lookup('timoni').toYAML();
   } finally {
@@ -19,8 +24,13 @@ function build(cue: CueEngine, name: string, files: Record<string, string> = mod
 }
 
 describe('file sets', () => {
-  it('split the cue.mod files from the load\'s own, and tell contents apart', () => {
-    const { shared, own } = splitFiles({ 'cue.mod/module.cue': 'a', 'sub/cue.mod/gen/x.cue': 'b', 'main.cue': 'c', 'cue.modx/y.cue': 'd' });
+  it("split the cue.mod files from the load's own, and tell contents apart", () => {
+    const { shared, own } = splitFiles({
+      'cue.mod/module.cue': 'a',
+      'sub/cue.mod/gen/x.cue': 'b',
+      'main.cue': 'c',
+      'cue.modx/y.cue': 'd',
+    });
     expect(Object.keys(shared).sort()).toEqual(['cue.mod/module.cue', 'sub/cue.mod/gen/x.cue']);
     expect(Object.keys(own).sort()).toEqual(['cue.modx/y.cue', 'main.cue']);
     expect(filesDigest({ a: 'x', b: 'y' })).toBe(filesDigest({ b: 'y', a: 'x' }));
@@ -35,13 +45,15 @@ describe('file sets', () => {
     expect(sets.digest({ a: 'x', b: bytes })).toBe(filesDigest({ a: 'x', b: bytes }));
     expect(sets.digest({ b: new TextEncoder().encode('b'), a: 'x' })).toBe(filesDigest({ a: 'x', b: bytes }));
     expect(sets.digest({ a: 'y', b: bytes })).toBe(filesDigest({ a: 'y', b: bytes }));
-    expect(sets.digest({ a: 'x', b: new TextEncoder().encode('c') })).toBe(filesDigest({ a: 'x', b: new TextEncoder().encode('c') }));
+    expect(sets.digest({ a: 'x', b: new TextEncoder().encode('c') })).toBe(
+      filesDigest({ a: 'x', b: new TextEncoder().encode('c') }),
+    );
     expect(sets.digest({ a: 'x' })).toBe(filesDigest({ a: 'x' }));
   });
 });
 
 describe.each(engineKinds)('loads of one module (%s engine)', (kind) => {
-  it('survive the engine dropping a module\'s files for newer ones', async () => {
+  it("survive the engine dropping a module's files for newer ones", async () => {
     const cue = await engine(kind);
     const want = build(cue, 'app');
     // Ten other sets of cue.mod files (a comment apart): more than the engine keeps.

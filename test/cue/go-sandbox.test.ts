@@ -6,7 +6,11 @@ import { readFixture } from './fixture-files.js';
 type Callback = (error: (Error & { code?: string }) | null, result?: unknown) => void;
 type GoFs = Record<string, (...args: unknown[]) => unknown>;
 
-function callbackResult(fs: GoFs, operation: string, args: unknown[]): Promise<{ error: (Error & { code?: string }) | null; result?: unknown }> {
+function callbackResult(
+  fs: GoFs,
+  operation: string,
+  args: unknown[],
+): Promise<{ error: (Error & { code?: string }) | null; result?: unknown }> {
   return new Promise((resolve) => {
     const callback: Callback = (error, result) => resolve({ error, result });
     fs[operation]?.(...args, callback);
@@ -27,7 +31,9 @@ describe('the file system given to Go (wasm engine)', () => {
       const { error } = await callbackResult(fs, operation, ['/tmp/x', 0, 0]);
       expect(error?.code, operation).toBe('ENOSYS');
     }
-    expect(() => (fs.writeSync as (fd: number, b: Uint8Array) => number)(5, new Uint8Array(1))).toThrow(/file descriptor 5/);
+    expect(() => (fs.writeSync as (fd: number, b: Uint8Array) => number)(5, new Uint8Array(1))).toThrow(
+      /file descriptor 5/,
+    );
   });
 
   it('is what Go uses: a module load asks the host only for paths under the virtual root, and gets nothing', async () => {
@@ -45,7 +51,12 @@ describe('the file system given to Go (wasm engine)', () => {
       };
     }
     try {
-      const root = cue.load({ files: readFixture('k8s-app'), package: 'main', tags: ['name=a', 'namespace=b'], tagVars: { moduleVersion: '1', kubeVersion: '1' } });
+      const root = cue.load({
+        files: readFixture('k8s-app'),
+        package: 'main',
+        tags: ['name=a', 'namespace=b'],
+        tagVars: { moduleVersion: '1', kubeVersion: '1' },
+      });
       expect(root.lookup('timoni.instance.config.metadata.name').toJSON()).toBe('a');
       root.free();
     } finally {

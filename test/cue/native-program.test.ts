@@ -14,7 +14,9 @@ describe('the native engine process', () => {
     const fake = join(hostDir, 'not-a-program.gz');
     writeFileSync(fake, gzipSync('not an executable'));
     // execvp hands a file that is no program to the shell, which fails on it.
-    await expect(startNative({ artifact: fake })).rejects.toThrow(/^the (native CUE engine could not run|CUE engine stopped while running) its start check/);
+    await expect(startNative({ artifact: fake })).rejects.toThrow(
+      /^the (native CUE engine could not run|CUE engine stopped while running) its start check/,
+    );
     const broken = join(hostDir, 'broken.gz');
     writeFileSync(broken, 'not gzip');
     await expect(startNative({ artifact: broken })).rejects.toThrow(`cannot unpack the native CUE engine ${broken}`);

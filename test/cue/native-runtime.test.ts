@@ -10,7 +10,8 @@ import { fixturesDir } from './fixture-files.js';
 
 const run = promisify(execFile);
 /** Node with tsx loaded in-process (the tsx command runs Node as a child of its own). */
-const node = (script: string, ...args: string[]) => [process.execPath, ['--import', 'tsx', join(fixturesDir, 'child', script), ...args]] as const;
+const node = (script: string, ...args: string[]) =>
+  [process.execPath, ['--import', 'tsx', join(fixturesDir, 'child', script), ...args]] as const;
 const hasProc = existsSync('/proc/self/environ');
 
 /** Whether a process runs (a zombie, dead but not reaped by its new parent, does not). */
@@ -50,7 +51,9 @@ describe('the native engine process', () => {
       const cwd = readFileSync(`/proc/${native.pid}/cmdline`, 'utf8').split('\0');
       expect(cwd).toContain(native.workdir);
       expect(statSync(native.workdir).mode & 0o777).toBe(0o700);
-      expect(JSON.parse(native.bridge('version', '{}'))).toEqual({ result: { cue: 'v0.17.1', go: expect.stringMatching(/^go1\.26/) } });
+      expect(JSON.parse(native.bridge('version', '{}'))).toEqual({
+        result: { cue: 'v0.17.1', go: expect.stringMatching(/^go1\.26/) },
+      });
     } finally {
       native.stop();
     }
@@ -60,7 +63,19 @@ describe('the native engine process', () => {
 
   it('stops an evaluation past its memory limit with the same error as the WebAssembly engine', async () => {
     const native = await startNative({ memoryLimitMiB: 128 });
-    const request = { files: { 'a.cue': 'package a\nimport "list"\nn: len(list.Range(0, 200000000, 1))\n' }, binaryFiles: {}, dir: '.', moduleRoot: '', args: [], package: 'a', tags: [], tagVars: {}, dataFiles: false, acceptLegacyModules: true, displayNames: {} };
+    const request = {
+      files: { 'a.cue': 'package a\nimport "list"\nn: len(list.Range(0, 200000000, 1))\n' },
+      binaryFiles: {},
+      dir: '.',
+      moduleRoot: '',
+      args: [],
+      package: 'a',
+      tags: [],
+      tagVars: {},
+      dataFiles: false,
+      acceptLegacyModules: true,
+      displayNames: {},
+    };
     try {
       const started = Date.now();
       expect(() => native.bridge('load', JSON.stringify(request))).toThrow(memoryLimitMessage(128));
@@ -78,7 +93,9 @@ describe('the native engine process', () => {
       process.kill(native.pid, 'SIGKILL');
       const request = JSON.stringify({ source: `x: "${'y'.repeat(1 << 20)}"`, filename: '', scope: null });
       const started = Date.now();
-      expect(() => native.bridge('compile', request)).toThrow('the CUE engine stopped while running compile (signal SIGKILL)');
+      expect(() => native.bridge('compile', request)).toThrow(
+        'the CUE engine stopped while running compile (signal SIGKILL)',
+      );
       expect(() => native.bridge('version', '{}')).toThrow('signal SIGKILL');
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
@@ -108,7 +125,7 @@ describe('the native engine process', () => {
     });
   }
 
-  it('sends the program\'s output to standard error, and keeps Go\'s fatal dump out of it', async () => {
+  it("sends the program's output to standard error, and keeps Go's fatal dump out of it", async () => {
     const [command, args] = node('native-output.ts');
     const { stdout, stderr } = await run(command, args, { timeout: 60_000 });
     expect(stdout).toBe('');
@@ -116,6 +133,8 @@ describe('the native engine process', () => {
     expect(stderr).toContain('a line on fd 2\n');
     expect(stderr).not.toContain('goroutine 1');
     const report = JSON.parse(stderr.split('\n').find((line) => line.startsWith('{')) ?? '{}') as { error?: string };
-    expect(report.error).toBe('the CUE engine stopped while running its start check (exit code 2): fatal error: runtime: out of stack');
+    expect(report.error).toBe(
+      'the CUE engine stopped while running its start check (exit code 2): fatal error: runtime: out of stack',
+    );
   });
 });

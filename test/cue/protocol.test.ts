@@ -4,8 +4,17 @@ import { exactJson } from '../../src/cue/protocol.js';
 
 describe('exactJson', () => {
   it('writes whole numbers with all their digits and everything else as JSON.stringify', () => {
-    const value = { big: 2 ** 60, neg: -(2 ** 62), small: [0, -1, 1.5, 1e-7, 1e21, 2e20], s: 'a"\n', nested: { t: true, n: null }, gone: undefined };
-    expect(exactJson(value)).toBe('{"big":1152921504606846976,"neg":-4611686018427387904,"small":[0,-1,1.5,1e-7,1e+21,200000000000000000000],"s":"a\\"\\n","nested":{"t":true,"n":null}}');
+    const value = {
+      big: 2 ** 60,
+      neg: -(2 ** 62),
+      small: [0, -1, 1.5, 1e-7, 1e21, 2e20],
+      s: 'a"\n',
+      nested: { t: true, n: null },
+      gone: undefined,
+    };
+    expect(exactJson(value)).toBe(
+      '{"big":1152921504606846976,"neg":-4611686018427387904,"small":[0,-1,1.5,1e-7,1e+21,200000000000000000000],"s":"a\\"\\n","nested":{"t":true,"n":null}}',
+    );
     expect(JSON.parse(exactJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
     expect(exactJson([undefined, 'x'])).toBe('[null,"x"]');
   });

@@ -14,7 +14,12 @@ import { fixturesDir, readFixture } from './fixture-files.js';
 const run = promisify(execFile);
 
 const moduleFiles = readFixture('k8s-app');
-const loadOf = (name: string) => ({ files: moduleFiles, package: 'main', tags: [`name=${name}`, 'namespace=apps'], tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' } });
+const loadOf = (name: string) => ({
+  files: moduleFiles,
+  package: 'main',
+  tags: [`name=${name}`, 'namespace=apps'],
+  tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' },
+});
 
 describe.each(engineKinds)('a load sent (%s engine)', (kind) => {
   it('gives what the blocking load gives, and its errors as CueError', async () => {
@@ -27,7 +32,9 @@ describe.each(engineKinds)('a load sent (%s engine)', (kind) => {
       blocking.free();
       sent.free();
     }
-    const failed = await cue.loadAsync({ files: { 'a.cue': 'package a\nx: 1\nx: 2\n' }, package: 'a' }).catch((error: unknown) => error);
+    const failed = await cue
+      .loadAsync({ files: { 'a.cue': 'package a\nx: 1\nx: 2\n' }, package: 'a' })
+      .catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(CueError);
     expect((failed as CueError).message).toMatch(/conflicting values 2 and 1/);
   });
@@ -55,7 +62,20 @@ describe('loads sent to the native engine', () => {
     // A load that evaluates for seconds (a comprehension over 60,000 numbers), so that the
     // engine is still at it when it stops.
     const slow = 'package a\nimport "list"\nx: [for i in list.Range(0, 60000, 1) {i * 2}]\n';
-    const request = JSON.stringify({ files: { 'a.cue': slow }, binaryFiles: {}, fileSet: 0, dir: '.', moduleRoot: '', args: [], package: 'a', tags: [], tagVars: {}, dataFiles: false, acceptLegacyModules: true, displayNames: {} });
+    const request = JSON.stringify({
+      files: { 'a.cue': slow },
+      binaryFiles: {},
+      fileSet: 0,
+      dir: '.',
+      moduleRoot: '',
+      args: [],
+      package: 'a',
+      tags: [],
+      tagVars: {},
+      dataFiles: false,
+      acceptLegacyModules: true,
+      displayNames: {},
+    });
     const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
     const killed = await startNative();
@@ -73,7 +93,11 @@ describe('loads sent to the native engine', () => {
   });
 
   it('keep a process alive that has nothing else to wait for', async () => {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', join(fixturesDir, 'child', 'sent-load.ts')], { timeout: 60_000 });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', join(fixturesDir, 'child', 'sent-load.ts')],
+      { timeout: 60_000 },
+    );
     expect(stdout).toBe('');
     expect(stderr.trim().split('\n').pop()).toBe('native {"x":[2,4,6]}');
   });

@@ -28,7 +28,14 @@ describe.each(engineKinds)('CueValue (%s engine)', (kind) => {
     expect(config.lookup('nope').kind()).toBe('bottom');
 
     const filled = root.fill('config', { tier: 'web', name: 'podinfo', labels: { b: '2', a: '1' } });
-    expect(filled.lookup('config').toJSON()).toEqual({ name: 'podinfo', port: 8080, labels: { b: '2', a: '1' }, 'x-y': true, tier: 'web', replicas: 1 });
+    expect(filled.lookup('config').toJSON()).toEqual({
+      name: 'podinfo',
+      port: 8080,
+      labels: { b: '2', a: '1' },
+      'x-y': true,
+      tier: 'web',
+      replicas: 1,
+    });
     // JSON keys follow CUE's field order, which merges the schema's and the filled value's orders.
     const filledConfig = filled.lookup('config');
     expect(Object.keys(filledConfig.toJSON() as object)).toEqual(filledConfig.fields().map((f) => f.name));
@@ -40,7 +47,10 @@ describe.each(engineKinds)('CueValue (%s engine)', (kind) => {
     expect(error).toBeInstanceOf(CueError);
     expect(error.diagnostics.every((d) => d.path === 'config.port')).toBe(true);
     expect(error.diagnostics.map((d) => d.message)).toEqual(
-      expect.arrayContaining(['2 errors in empty disjunction:', expect.stringMatching(/invalid value 70000 \(out of bound <65536\)/)]),
+      expect.arrayContaining([
+        '2 errors in empty disjunction:',
+        expect.stringMatching(/invalid value 70000 \(out of bound <65536\)/),
+      ]),
     );
     for (const v of [root, config, filled, bad]) v.free();
   });
@@ -60,7 +70,9 @@ describe.each(engineKinds)('CueValue (%s engine)', (kind) => {
 
   it('lists fields with their kind of label, attributes and positions', async () => {
     const cue = await engine(kind);
-    const config = cue.load({ files: { 'app.cue': source }, package: 'app', displayNames: { 'app.cue': 'src/app.cue' } }).lookup('config');
+    const config = cue
+      .load({ files: { 'app.cue': source }, package: 'app', displayNames: { 'app.cue': 'src/app.cue' } })
+      .lookup('config');
     // Required fields (tier!) are regular fields; optional ones (labels?) need `optional`.
     expect(config.fields().map((f) => f.label)).toEqual(['name', 'port', '"x-y"', 'tier', 'replicas']);
     const all = config.fields({ hidden: true, optional: true, definitions: true });
@@ -80,7 +92,9 @@ describe.each(engineKinds)('CueValue (%s engine)', (kind) => {
     ]);
     expect(replicas?.position).toEqual({ file: 'src/app.cue', line: 10, column: 2 });
     expect(config.lookup('port').position()).toEqual({ file: 'src/app.cue', line: 5, column: 2 });
-    expect(cue.load({ files: { 'a.cue': 'package a\n#D: x: 1\n' }, package: 'a' }).fields({ definitions: true })[0]).toMatchObject({
+    expect(
+      cue.load({ files: { 'a.cue': 'package a\n#D: x: 1\n' }, package: 'a' }).fields({ definitions: true })[0],
+    ).toMatchObject({
       label: '#D',
       definition: true,
     });
@@ -99,7 +113,7 @@ describe.each(engineKinds)('CueValue (%s engine)', (kind) => {
     const cases: Array<[string, boolean]> = [
       ['items: [{data: {a: "text"}}, {binaryData: {b: \'\\x00\\x01\'}}]', true],
       ['items: [{data: {a: "!!binary AAE="}}]', false],
-      ['#def: {b: \'x\'}, _hidden: \'y\', items: [1, 2.5, "s", null]', false],
+      ["#def: {b: 'x'}, _hidden: 'y', items: [1, 2.5, \"s\", null]", false],
     ];
     for (const [source, bytes] of cases) {
       const value = cue.compile(source);

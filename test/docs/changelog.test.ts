@@ -115,7 +115,9 @@ describe('CHANGELOG.md', () => {
     expect(headings.some((heading) => heading.startsWith(`[${version}] - `))).toBe(true);
     for (const heading of headings) {
       const name = /^\[([^\]]+)\]/.exec(heading)?.[1] as string;
-      expect(changelog, `a link definition for [${name}]`).toMatch(new RegExp(`^\\[${name.replace(/\./g, '\\.')}\\]: https://`, 'm'));
+      expect(changelog, `a link definition for [${name}]`).toMatch(
+        new RegExp(`^\\[${name.replace(/\./g, '\\.')}\\]: https://`, 'm'),
+      );
     }
   });
 });

@@ -66,7 +66,10 @@ function statedDefault(cell: string): { required: true } | { value: string } {
   if (cell === 'required') return { required: true };
   if (cell === '') return { value: '' };
   const quoted = /^`([^`]*)`$/.exec(cell);
-  expect(quoted, `a default cell is "required", empty or one value in backticks: ${JSON.stringify(cell)}`).not.toBeNull();
+  expect(
+    quoted,
+    `a default cell is "required", empty or one value in backticks: ${JSON.stringify(cell)}`,
+  ).not.toBeNull();
   return { value: (quoted as RegExpExecArray)[1] as string };
 }
 
@@ -76,7 +79,10 @@ function declaredDefault(input: ActionInput): { required: true } | { value: stri
   return { value: input.default === undefined ? '' : String(input.default) };
 }
 
-function missingAndExtra(declared: string[], listed: string[]): { missing: string[]; notInActionYml: string[]; twice: string[] } {
+function missingAndExtra(
+  declared: string[],
+  listed: string[],
+): { missing: string[]; notInActionYml: string[]; twice: string[] } {
   return {
     missing: declared.filter((name) => !listed.includes(name)),
     notInActionYml: listed.filter((name) => !declared.includes(name)),
@@ -121,7 +127,8 @@ describe('the README\'s "Inputs and outputs" and action.yml', () => {
       ['input', 2],
       ['output', 1],
     ] as const) {
-      for (const row of tableRows(section(), table)) expect(row[column] ?? '', `${table} ${rowName(row)} has a description`).toMatch(/\S/);
+      for (const row of tableRows(section(), table))
+        expect(row[column] ?? '', `${table} ${rowName(row)} has a description`).toMatch(/\S/);
     }
   });
 });

@@ -21,8 +21,21 @@ function bundleFile(name: string, body: string): string {
   return name;
 }
 
-function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>, env: Record<string, string> = {}): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: { ...stage.env, ...env }, timeoutMs: 110_000, keepTemp: true });
+function run(
+  event: Parameters<typeof runAction>[0]['event'],
+  inputs: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<ActionRun> {
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, ...inputs },
+    env: { ...stage.env, ...env },
+    timeoutMs: 110_000,
+    keepTemp: true,
+  });
 }
 
 const moduleBlock = `module: {url: "oci://\\(_registry)/modules/webapp", version: "1.4.0"}`;
@@ -49,11 +62,23 @@ describe('the action when things go wrong', () => {
     );
     const pr = stage.openPullRequest(21);
     stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
-    const result = await run(pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    const result = await run(
+      pullRequestEvent({
+        action: 'closed',
+        merged: true,
+        mergeCommitSha: pr.mergeCommitSha,
+        repository,
+        number: pr.number,
+        headSha: pr.headSha,
+      }),
+      { bundle: file },
+    );
     expect(result.exitCode).toBe(1);
     expect(result.outputs['failed-cluster']).toBe('staging-1');
     expect(result.outputs['applied-clusters']).toBe('');
-    const changeSet = JSON.parse(result.outputs.changes ?? '{}') as { clusters: Array<{ name: string; status: string; error: { step: string } | null }> };
+    const changeSet = JSON.parse(result.outputs.changes ?? '{}') as {
+      clusters: Array<{ name: string; status: string; error: { step: string } | null }>;
+    };
     expect(changeSet.clusters.map((c) => [c.name, c.status])).toEqual([
       ['staging-1', 'failed'],
       ['production-eu', 'skipped'],
@@ -62,7 +87,11 @@ describe('the action when things go wrong', () => {
     expect(changeSet.clusters[0]?.error?.step).toBe('build');
     expect(result.summary).toContain('production-eu');
     for (const cluster of [1, 2]) {
-      const namespace = await clusterClient(cluster).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: 'edges-broken' });
+      const namespace = await clusterClient(cluster).getOrNull({
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        name: 'edges-broken',
+      });
       expect(namespace, `cluster ${cluster + 1} must not be touched`).toBeNull();
     }
   });
@@ -83,10 +112,16 @@ describe('the action when things go wrong', () => {
 `,
     );
     const pr = stage.openPullRequest(22);
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: file }, { SHOP_TOKEN: secret });
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle: file },
+      { SHOP_TOKEN: secret },
+    );
     expect(result.exitCode, result.log).toBe(0);
     expect(result.masked).toContain(secret);
-    const comments = stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number).map((c) => c.body);
+    const comments = stage.github.state
+      .comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number)
+      .map((c) => c.body);
     expect(comments).toHaveLength(1);
     expect(comments[0]).toContain('secret value changed');
     assertNoSecretLeak(result, [secret], comments);
@@ -113,9 +148,14 @@ bundle: {
 `,
     );
     const pr = stage.openPullRequest(23);
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle: file },
+    );
     expect(result.exitCode, result.log).toBe(0);
-    const [body] = stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number).map((c) => c.body);
+    const [body] = stage.github.state
+      .comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number)
+      .map((c) => c.body);
     expect(body).toBeDefined();
     expect([...(body ?? '')].length).toBeLessThanOrEqual(65_536);
     for (const cluster of ['staging-1', 'production-eu', 'production-us']) expect(body).toContain(cluster);
@@ -125,12 +165,16 @@ bundle: {
     type Output = { truncated?: string; clusters: Array<{ instances: Array<{ changes: Array<{ diff: string }> }> }> };
     const whole = JSON.parse(readFileSync(result.outputs['changes-file'] ?? '', 'utf8')) as Output;
     expect(whole.clusters.map((c) => c.instances.length)).toEqual([4, 4, 4]);
-    const fullDiffs = whole.clusters.flatMap((c) => c.instances.flatMap((i) => i.changes.map((ch) => ch.diff.length))).reduce((a, b) => a + b, 0);
+    const fullDiffs = whole.clusters
+      .flatMap((c) => c.instances.flatMap((i) => i.changes.map((ch) => ch.diff.length)))
+      .reduce((a, b) => a + b, 0);
     expect(fullDiffs).toBeGreaterThan(512 * 1024);
     const output = result.outputs.changes ?? '';
     expect(Buffer.byteLength(output)).toBeLessThanOrEqual(512 * 1024);
     const capped = JSON.parse(output) as Output;
-    expect(capped.truncated).toMatch(/diffs left out: the ChangeSet has \d+ bytes, over the 524288 of this output; the whole of it is in .*timoni-fleet-changes-large-/);
+    expect(capped.truncated).toMatch(
+      /diffs left out: the ChangeSet has \d+ bytes, over the 524288 of this output; the whole of it is in .*timoni-fleet-changes-large-/,
+    );
     expect(capped.clusters.map((c) => c.instances.length)).toEqual([4, 4, 4]);
   });
 
@@ -150,27 +194,51 @@ bundle: {
     const pr = stage.openPullRequest(25);
     const comments = () => stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number);
     stage.github.state.forceError({ status: 502, method: 'POST', path: /\/issues\/25\/comments$/, times: 1 });
-    const opened = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    const opened = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle: file },
+    );
     expect(opened.exitCode, opened.log).toBe(0);
     expect(comments()).toHaveLength(1);
     const posted = comments()[0]?.body;
 
     stage.github.state.forceError({ status: 502, method: 'PATCH', path: /\/issues\/comments\/\d+$/, times: 3 });
-    const synchronized = await run(pullRequestEvent({ action: 'synchronize', repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    const synchronized = await run(
+      pullRequestEvent({ action: 'synchronize', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle: file },
+    );
     expect(synchronized.exitCode, synchronized.log).toBe(1);
-    const error = synchronized.commands.find((c) => c.command === 'error' && c.properties.title === 'PR comment not posted');
-    expect(error?.message).toMatch(/^The comment on pull request #25 could not be posted: GitHub API PATCH \/repos\/acme\/shop-deploy\/issues\/comments\/\d+ answered 502: Server Error/);
+    const error = synchronized.commands.find(
+      (c) => c.command === 'error' && c.properties.title === 'PR comment not posted',
+    );
+    expect(error?.message).toMatch(
+      /^The comment on pull request #25 could not be posted: GitHub API PATCH \/repos\/acme\/shop-deploy\/issues\/comments\/\d+ answered 502: Server Error/,
+    );
     expect(synchronized.summary).toMatch(/pull request (#|&#35;)25 could not be posted/);
     expect(synchronized.outputs['comment-url']).toBe('');
     expect(comments().map((c) => c.body)).toEqual([posted]);
 
     stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
     stage.github.state.forceError({ status: 502, method: 'PATCH', path: /\/issues\/comments\/\d+$/, times: 3 });
-    const merged = await run(pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }), { bundle: file, wait: 'false' });
+    const merged = await run(
+      pullRequestEvent({
+        action: 'closed',
+        merged: true,
+        mergeCommitSha: pr.mergeCommitSha,
+        repository,
+        number: pr.number,
+        headSha: pr.headSha,
+      }),
+      { bundle: file, wait: 'false' },
+    );
     expect(merged.exitCode, merged.log).toBe(0);
     expect(merged.outputs['applied-clusters']).toBe('staging-1,production-eu,production-us');
-    const warning = merged.commands.find((c) => c.command === 'warning' && c.properties.title === 'PR comment not posted');
-    expect(warning?.message).toMatch(/^The comment on pull request #25 could not be posted: .*answered 502: Server Error; the rollout is not affected/);
+    const warning = merged.commands.find(
+      (c) => c.command === 'warning' && c.properties.title === 'PR comment not posted',
+    );
+    expect(warning?.message).toMatch(
+      /^The comment on pull request #25 could not be posted: .*answered 502: Server Error; the rollout is not affected/,
+    );
     expect(merged.commands.filter((c) => c.command === 'error')).toEqual([]);
   });
 
@@ -188,7 +256,10 @@ bundle: {
 `,
     );
     const pr = stage.openPullRequest(24);
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: file });
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle: file },
+    );
     expect(result.exitCode).toBe(1);
     const annotations = result.commands.filter((c) => c.command === 'error' && c.properties.file === 'invalid.cue');
     expect(annotations.length).toBeGreaterThan(0);

@@ -49,7 +49,7 @@ const header = `_registry: string @timoni(runtime:string:DEMO_REGISTRY)
 	apiVersion: "v1alpha1"`;
 const moduleBlock = `module: {url: "oci://\\(_registry)/modules/webapp", version: "1.4.0"}`;
 
-describe('the action annotates the user\'s own line', () => {
+describe("the action annotates the user's own line", () => {
   it('a typo in instance values: on the bundle line the value is on', async () => {
     const file = bundleFile(
       'typo.cue',
@@ -105,7 +105,7 @@ describe('the action annotates the user\'s own line', () => {
     expect(result.stdout).not.toMatch(/bundle-schema|failed to load cluster/);
   });
 
-  it('an error of the bundle itself on merge: told before any cluster\'s group, annotated once in all', async () => {
+  it("an error of the bundle itself on merge: told before any cluster's group, annotated once in all", async () => {
     const file = bundleFile(
       'misspelled-merge.cue',
       `bundle: {
@@ -122,7 +122,14 @@ describe('the action annotates the user\'s own line', () => {
     const pr = stage.openPullRequest(33);
     stage.github.state.mergePullRequest(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number, pr.mergeCommitSha);
     const result = await runAction({
-      event: pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }),
+      event: pullRequestEvent({
+        action: 'closed',
+        merged: true,
+        mergeCommitSha: pr.mergeCommitSha,
+        repository,
+        number: pr.number,
+        headSha: pr.headSha,
+      }),
       githubApiUrl: stage.github.url,
       token: stage.github.token,
       workdir: stage.workdir,
@@ -142,7 +149,8 @@ describe('the action annotates the user\'s own line', () => {
   function unreachableProductionUs(): string {
     const kubeconfig = stage.inputs.kubeconfig ?? '';
     const servers = [...kubeconfig.matchAll(/server: (\S+)/g)].map((m) => m[1] as string);
-    if (servers.length !== 3) throw new Error(`the demo kubeconfig has ${servers.length} servers, not 3; update this test`);
+    if (servers.length !== 3)
+      throw new Error(`the demo kubeconfig has ${servers.length} servers, not 3; update this test`);
     return kubeconfig.replace(servers[2] as string, 'https://127.0.0.1:1');
   }
 
@@ -179,11 +187,19 @@ describe('the action annotates the user\'s own line', () => {
       timeoutMs: 110_000,
     });
     expect(result.exitCode).toBe(1);
-    const status = JSON.parse(result.outputs.status ?? '{}') as { instances: Array<{ cluster: string; state: string; reason: string }> };
+    const status = JSON.parse(result.outputs.status ?? '{}') as {
+      instances: Array<{ cluster: string; state: string; reason: string }>;
+    };
     const unreachable = status.instances.filter((row) => row.cluster === 'production-us');
     expect(unreachable.length).toBeGreaterThan(0);
-    expect(unreachable.every((row) => row.state === 'unknown' && /^cannot reach the API server at https:\/\/127\.0\.0\.1:1/.test(row.reason))).toBe(true);
-    expect(status.instances.filter((row) => row.cluster !== 'production-us').every((row) => row.state !== 'unknown')).toBe(true);
+    expect(
+      unreachable.every(
+        (row) => row.state === 'unknown' && /^cannot reach the API server at https:\/\/127\.0\.0\.1:1/.test(row.reason),
+      ),
+    ).toBe(true);
+    expect(
+      status.instances.filter((row) => row.cluster !== 'production-us').every((row) => row.state !== 'unknown'),
+    ).toBe(true);
     const errors = result.commands.filter((c) => c.command === 'error');
     expect(errors).toHaveLength(1);
     expect(errors[0]?.message).toContain('cluster production-us: cannot reach the API server');

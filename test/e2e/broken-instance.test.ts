@@ -74,12 +74,29 @@ function threeInstances(namespace: string): string {
 }
 
 function timoniFleet(command: string, ...rest: string[]): Promise<Run> {
-  const argv = [cli, command, '-f', join(dir, 'bundle.cue'), '-r', join(dir, 'runtime.cue'), '--kubeconfig', testFleet().kubeconfigPath, '--cluster-identity-record', identityRecord, ...rest];
+  const argv = [
+    cli,
+    command,
+    '-f',
+    join(dir, 'bundle.cue'),
+    '-r',
+    join(dir, 'runtime.cue'),
+    '--kubeconfig',
+    testFleet().kubeconfigPath,
+    '--cluster-identity-record',
+    identityRecord,
+    ...rest,
+  ];
   const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') };
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd: dir, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      argv,
+      { cwd: dir, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -89,7 +106,10 @@ beforeAll(async () => {
   // Local modules must live in the folder the CLI runs in.
   cpSync(join(repositoryRoot, 'examples', 'modules', 'webapp'), join(dir, 'modules', 'webapp'), { recursive: true });
   writeFileSync(join(dir, 'bundle.cue'), threeInstances(cliNamespace.name));
-  writeFileSync(join(dir, 'runtime.cue'), `runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "broken"\n\tclusters: "broken-1": {group: "staging", kubeContext: "${CLI_CONTEXT}"}\n}\n`);
+  writeFileSync(
+    join(dir, 'runtime.cue'),
+    `runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "broken"\n\tclusters: "broken-1": {group: "staging", kubeContext: "${CLI_CONTEXT}"}\n}\n`,
+  );
 });
 
 afterAll(async () => {
@@ -140,12 +160,16 @@ describe('the CLI with one broken instance among three', () => {
     const cluster = applied.clusters[0]!;
     expect(cluster.status).toBe('failed');
     expect(cluster.error).toMatchObject({ step: 'build', instance: 'backend' });
-    expect(cluster.instances.map((instance) => [instance.name, instance.error?.step, instance.changes.length])).toEqual([['backend', 'build', 0]]);
+    expect(cluster.instances.map((instance) => [instance.name, instance.error?.step, instance.changes.length])).toEqual(
+      [['backend', 'build', 0]],
+    );
     expect(result.stderr).toContain('nothing was applied to cluster broken-1');
     expect(occurrences(result.stderr, VALUES_ERROR), result.stderr).toBe(1);
     const client = clusterClient(CLI_CONTEXT);
     for (const name of ['frontend', 'worker']) {
-      expect(await client.getOrNull({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: cliNamespace.name, name })).toBeNull();
+      expect(
+        await client.getOrNull({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: cliNamespace.name, name }),
+      ).toBeNull();
     }
   });
 });
@@ -186,22 +210,37 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  await Promise.allSettled([0, 1, 2].map((cluster) => clusterClient(cluster).delete({ apiVersion: 'v1', kind: 'Namespace', name: actionNamespace })));
+  await Promise.allSettled(
+    [0, 1, 2].map((cluster) =>
+      clusterClient(cluster).delete({ apiVersion: 'v1', kind: 'Namespace', name: actionNamespace }),
+    ),
+  );
 });
 
 function run(event: Parameters<typeof runAction>[0]['event']): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: stage.inputs, env: stage.env, timeoutMs: 110_000 });
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: stage.inputs,
+    env: stage.env,
+    timeoutMs: 110_000,
+  });
 }
 
 const changes = (result: ActionRun) => JSON.parse(result.outputs.changes ?? '{}') as ChangeSet;
-const comment = (pr: number) => stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr)[0]?.body ?? '';
+const comment = (pr: number) =>
+  stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr)[0]?.body ?? '';
 
 describe('the action with an instance broken on the production clusters', () => {
   let pr: ReturnType<DemoStage['openPullRequest']>;
 
   it("diffs a pull request: each cluster's good instance with its diff, the broken one failed, its error once; the step fails", async () => {
     pr = stage.openPullRequest(231);
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }));
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+    );
     expect(result.exitCode, result.log).not.toBe(0);
     expect(result.conclusion).toBe('failure');
     const clusters = changes(result).clusters;
@@ -216,7 +255,9 @@ describe('the action with an instance broken on the production clusters', () => 
         ['backend', 'build'],
         ['frontend', 'built'],
       ]);
-      expect(cluster.instances[1]?.changes.some((change) => change.kind === 'Deployment' && change.action === 'created')).toBe(true);
+      expect(
+        cluster.instances[1]?.changes.some((change) => change.kind === 'Deployment' && change.action === 'created'),
+      ).toBe(true);
     }
 
     const body = comment(pr.number);
@@ -233,7 +274,16 @@ describe('the action with an instance broken on the production clusters', () => 
 
   it('applies nothing to the first cluster with the broken instance on merge, and stops the rollout there', async () => {
     stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
-    const result = await run(pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }));
+    const result = await run(
+      pullRequestEvent({
+        action: 'closed',
+        merged: true,
+        mergeCommitSha: pr.mergeCommitSha,
+        repository,
+        number: pr.number,
+        headSha: pr.headSha,
+      }),
+    );
     expect(result.exitCode, result.log).not.toBe(0);
     expect(result.outputs['applied-clusters']).toBe('staging-1');
     expect(result.outputs['failed-cluster']).toBe('production-eu');
@@ -248,8 +298,22 @@ describe('the action with an instance broken on the production clusters', () => 
     expect(occurrences(body, VALUES_ERROR), body).toBe(1);
     // Staging got both instances; production-eu got neither.
     for (const name of ['backend', 'frontend']) {
-      expect(await clusterClient(0).getOrNull({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: actionNamespace, name })).not.toBeNull();
-      expect(await clusterClient(1).getOrNull({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: actionNamespace, name })).toBeNull();
+      expect(
+        await clusterClient(0).getOrNull({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          namespace: actionNamespace,
+          name,
+        }),
+      ).not.toBeNull();
+      expect(
+        await clusterClient(1).getOrNull({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          namespace: actionNamespace,
+          name,
+        }),
+      ).toBeNull();
     }
   });
 });

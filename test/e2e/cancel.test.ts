@@ -49,7 +49,10 @@ beforeAll(() => {
 
 afterAll(async () => {
   for (const [index] of CLUSTERS.entries()) {
-    for (const name of [readyNamespace, waitNamespace]) await clusterClient(index).delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => undefined);
+    for (const name of [readyNamespace, waitNamespace])
+      await clusterClient(index)
+        .delete({ apiVersion: 'v1', kind: 'Namespace', name })
+        .catch(() => undefined);
   }
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -125,7 +128,12 @@ function expectCancelledChangeSet(clusters: ChangeSetCluster[], instance: string
     ['production-eu', 'failed'],
     ['production-us', 'skipped'],
   ]);
-  expect(clusters[1]?.error).toMatchObject({ step: 'cancelled', interrupted: 'wait', instance, object: `Deployment/${waitNamespace}/${instance}` });
+  expect(clusters[1]?.error).toMatchObject({
+    step: 'cancelled',
+    interrupted: 'wait',
+    instance,
+    object: `Deployment/${waitNamespace}/${instance}`,
+  });
   // What was applied to it, each object with its last readiness (the Deployment never became ready).
   const deployment = clusters[1]?.instances[0]?.changes.find((change) => change.kind === 'Deployment');
   expect(deployment?.action).toBe('configured');
@@ -145,8 +153,24 @@ interface CliRun {
 }
 
 /** `timoni-fleet apply` in `dir`; each signal of `signals` is sent once stderr (from the previous signal on) matches its pattern. */
-function timoniFleetApply(bundleFile: string, args: string[], signals: Array<[RegExp, NodeJS.Signals]> = []): Promise<CliRun> {
-  const argv = [cli, 'apply', '-f', bundleFile, '-r', 'runtime.cue', '--kubeconfig', testFleet().kubeconfigPath, '--cluster-identity', 'off', ...args];
+function timoniFleetApply(
+  bundleFile: string,
+  args: string[],
+  signals: Array<[RegExp, NodeJS.Signals]> = [],
+): Promise<CliRun> {
+  const argv = [
+    cli,
+    'apply',
+    '-f',
+    bundleFile,
+    '-r',
+    'runtime.cue',
+    '--kubeconfig',
+    testFleet().kubeconfigPath,
+    '--cluster-identity',
+    'off',
+    ...args,
+  ];
   const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -184,12 +208,18 @@ describe('the CLI, cancelled during an apply', () => {
 
       writeFileSync(join(dir, bundleFile), bundleText(`cancel-${instance}-${suffix}`, instance, module, v2));
       const changesFile = `${instance}-changes.json`;
-      const run = await timoniFleetApply(bundleFile, ['--timeout', '2m', '--changes-file', changesFile], [[/c:production-eu > i:[^\n]* > waiting for/, signal]]);
+      const run = await timoniFleetApply(
+        bundleFile,
+        ['--timeout', '2m', '--changes-file', changesFile],
+        [[/c:production-eu > i:[^\n]* > waiting for/, signal]],
+      );
       expect(run.code, run.stderr).toBe(130);
       expect(run.stoppedInMs).toBeGreaterThanOrEqual(0);
       expect(run.stoppedInMs).toBeLessThan(5_000);
       expect(run.stderr).toContain(`received ${signal}: cancelling the run`);
-      expect(run.stderr).toContain(`rollout cancelled: applied staging-1; interrupted production-eu (instance ${instance}, step wait, Deployment/${waitNamespace}/${instance}); not reached production-us`);
+      expect(run.stderr).toContain(
+        `rollout cancelled: applied staging-1; interrupted production-eu (instance ${instance}, step wait, Deployment/${waitNamespace}/${instance}); not reached production-us`,
+      );
 
       const changeSet = JSON.parse(readFileSync(join(dir, changesFile), 'utf8')) as { clusters: ChangeSetCluster[] };
       expectCancelledChangeSet(changeSet.clusters, instance);
@@ -206,13 +236,20 @@ describe('the CLI, cancelled during an apply', () => {
   it('stops at once on a second signal', async () => {
     const instance = 'cli-twice';
     const bundleFile = `${instance}.cue`;
-    writeFileSync(join(dir, bundleFile), bundleText(`cancel-${instance}-${suffix}`, instance, '{url: "file://./webapp"}', v1));
+    writeFileSync(
+      join(dir, bundleFile),
+      bundleText(`cancel-${instance}-${suffix}`, instance, '{url: "file://./webapp"}', v1),
+    );
     const changesFile = `${instance}-changes.json`;
-    const run = await timoniFleetApply(bundleFile, ['--timeout', '2m', '--changes-file', changesFile], [
-      // Back to back, as a user pressing Ctrl-C twice: the second arrives while the first is being handled.
-      [/c:production-eu > i:[^\n]* > waiting for/, 'SIGINT'],
-      [/(?:)/, 'SIGTERM'],
-    ]);
+    const run = await timoniFleetApply(
+      bundleFile,
+      ['--timeout', '2m', '--changes-file', changesFile],
+      [
+        // Back to back, as a user pressing Ctrl-C twice: the second arrives while the first is being handled.
+        [/c:production-eu > i:[^\n]* > waiting for/, 'SIGINT'],
+        [/(?:)/, 'SIGTERM'],
+      ],
+    );
     expect(run.code, run.stderr).toBe(130);
     expect(run.stoppedInMs).toBeLessThan(2_000);
     expect(run.stderr).toMatch(/received SIG(?:INT|TERM) after SIG(?:INT|TERM): stopped at once/);
@@ -222,11 +259,22 @@ describe('the CLI, cancelled during an apply', () => {
 
 // ---- The action
 
-function merge(number: number, inputs: Record<string, string>, whileRunning?: Parameters<typeof runAction>[0]['whileRunning']): Promise<ActionRun> {
+function merge(
+  number: number,
+  inputs: Record<string, string>,
+  whileRunning?: Parameters<typeof runAction>[0]['whileRunning'],
+): Promise<ActionRun> {
   const pr = stage.openPullRequest(number);
   stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
   return runAction({
-    event: pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }),
+    event: pullRequestEvent({
+      action: 'closed',
+      merged: true,
+      mergeCommitSha: pr.mergeCommitSha,
+      repository,
+      number: pr.number,
+      headSha: pr.headSha,
+    }),
     githubApiUrl: stage.github.url,
     token: stage.github.token,
     workdir: stage.workdir,
@@ -250,26 +298,47 @@ describe('the action, cancelled during an apply as GitHub cancels a run', () => 
       writeFileSync(join(stage.workdir, bundleFile), bundleText(`cancel-${instance}-${suffix}`, instance, module, v2));
       let signalledAt = 0;
       let endedAt = 0;
-      const result = await merge(401 + index * 2, { bundle: bundleFile, timeout: '2m', 'changes-file': `${instance}-changes.json` }, async (running) => {
-        await running.waitForLine(/c:production-eu > i:\S+ > waiting for/);
-        signalledAt = running.signal(signal);
-        endedAt = await running.ended;
-      });
+      const result = await merge(
+        401 + index * 2,
+        { bundle: bundleFile, timeout: '2m', 'changes-file': `${instance}-changes.json` },
+        async (running) => {
+          await running.waitForLine(/c:production-eu > i:\S+ > waiting for/);
+          signalledAt = running.signal(signal);
+          endedAt = await running.ended;
+        },
+      );
       expect(result.exitCode, result.log).toBe(130);
       expect(result.conclusion).toBe('failure');
       expect(endedAt - signalledAt).toBeLessThan(7_500);
 
-      const cancelled = result.commands.find((c) => c.command === 'error' && c.properties.title === 'timoni-fleet cancelled');
-      expect(cancelled?.message).toBe(`rollout cancelled: applied staging-1; interrupted production-eu (instance ${instance}, step wait, Deployment/${waitNamespace}/${instance}); not reached production-us`);
-      expectCancelledChangeSet((JSON.parse(result.outputs.changes ?? '{}') as { clusters: ChangeSetCluster[] }).clusters, instance);
-      expectCancelledChangeSet((JSON.parse(readFileSync(join(stage.workdir, `${instance}-changes.json`), 'utf8')) as { clusters: ChangeSetCluster[] }).clusters, instance);
+      const cancelled = result.commands.find(
+        (c) => c.command === 'error' && c.properties.title === 'timoni-fleet cancelled',
+      );
+      expect(cancelled?.message).toBe(
+        `rollout cancelled: applied staging-1; interrupted production-eu (instance ${instance}, step wait, Deployment/${waitNamespace}/${instance}); not reached production-us`,
+      );
+      expectCancelledChangeSet(
+        (JSON.parse(result.outputs.changes ?? '{}') as { clusters: ChangeSetCluster[] }).clusters,
+        instance,
+      );
+      expectCancelledChangeSet(
+        (
+          JSON.parse(readFileSync(join(stage.workdir, `${instance}-changes.json`), 'utf8')) as {
+            clusters: ChangeSetCluster[];
+          }
+        ).clusters,
+        instance,
+      );
       expect(result.outputs['applied-clusters']).toBe('staging-1');
       expect(result.outputs['failed-cluster']).toBe('production-eu');
       // The job summary names the interrupted cluster, where, and the cluster not reached.
       expect(result.summary).toContain('⏹️ Rollout cancelled at <code>production-eu</code> (during <code>wait</code>');
-      expect(result.summary).toContain('**Not reached** after <code>production-eu</code> was cancelled: <code>production-us</code>');
+      expect(result.summary).toContain(
+        '**Not reached** after <code>production-eu</code> was cancelled: <code>production-us</code>',
+      );
       // So does the rollout comment on the merged pull request.
-      const comment = stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, 401 + index * 2).at(-1)?.body ?? '';
+      const comment =
+        stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, 401 + index * 2).at(-1)?.body ?? '';
       expect(comment).toContain('⏹️ Rollout cancelled at <code>production-eu</code> (during <code>wait</code>');
       expect(comment).toContain('⏹️ cancelled at <code>wait</code>');
 
@@ -295,7 +364,9 @@ describe('the action, cancelled during an apply as GitHub cancels a run', () => 
     });
     expect(result.exitCode, result.log).toBe(130);
     expect(endedAt - signalledAt).toBeLessThan(2_000);
-    const stopped = result.commands.find((c) => c.command === 'error' && c.properties.title === 'timoni-fleet cancelled');
+    const stopped = result.commands.find(
+      (c) => c.command === 'error' && c.properties.title === 'timoni-fleet cancelled',
+    );
     expect(stopped?.message).toMatch(/received SIG(?:INT|TERM) after SIG(?:INT|TERM): stopped at once/);
     expect(result.summary).toBe('');
   });

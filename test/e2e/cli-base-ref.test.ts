@@ -28,7 +28,10 @@ let deploy: string;
 
 function runtime(names: string[]): string {
   const contexts: Record<string, string> = { 'm-1': 'fleet-1', 'm-2': 'fleet-2', 'm-3': 'fleet-3' };
-  const lines = names.map((name) => `\t\t"${name}": {group: "${name === 'm-1' ? 'staging' : 'production'}", kubeContext: "${contexts[name] ?? ''}"}`);
+  const lines = names.map(
+    (name) =>
+      `\t\t"${name}": {group: "${name === 'm-1' ? 'staging' : 'production'}", kubeContext: "${contexts[name] ?? ''}"}`,
+  );
   return `runtime: {\n\tapiVersion: "v1alpha1"\n\tname:       "base-ref"\n\tclusters: {\n${lines.join('\n')}\n\t}\n}\n`;
 }
 
@@ -51,20 +54,41 @@ interface Run {
 
 /** `timoni-fleet <command> -f bundle.cue -r runtime.cue ...` run in deploy/, a folder below the repository root. */
 function timoniFleet(command: string, ...rest: string[]): Promise<Run> {
-  const argv = [cli, command, '-f', 'bundle.cue', '-r', 'runtime.cue', '--kubeconfig', testFleet().kubeconfigPath, '--cluster-identity-record', record, '--allow-path', join(repositoryRoot, 'examples', 'modules'), ...rest];
+  const argv = [
+    cli,
+    command,
+    '-f',
+    'bundle.cue',
+    '-r',
+    'runtime.cue',
+    '--kubeconfig',
+    testFleet().kubeconfigPath,
+    '--cluster-identity-record',
+    record,
+    '--allow-path',
+    join(repositoryRoot, 'examples', 'modules'),
+    ...rest,
+  ];
   const env = { PATH: process.env.PATH ?? '', HOME: repo, XDG_CACHE_HOME: join(repo, '.cache') };
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd: deploy, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      argv,
+      { cwd: deploy, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 async function installed(context: string): Promise<string[]> {
   const client = clusterClient(context);
   const found: string[] = [];
-  if (await client.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first' })) found.push('ConfigMap/first');
-  if (await client.getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'timoni.first' })) found.push('Secret/timoni.first');
+  if (await client.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first' }))
+    found.push('ConfigMap/first');
+  if (await client.getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'timoni.first' }))
+    found.push('Secret/timoni.first');
   return found;
 }
 
@@ -74,7 +98,16 @@ beforeAll(() => {
   repo = scratchDir('cli-base-ref');
   deploy = join(repo, 'deploy');
   mkdirSync(deploy, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', repo, ...args], {
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 't',
+        GIT_AUTHOR_EMAIL: 't@e',
+        GIT_COMMITTER_NAME: 't',
+        GIT_COMMITTER_EMAIL: 't@e',
+      },
+    });
   git('init', '-q', '-b', 'main');
   writeFileSync(join(deploy, 'bundle.cue'), bundle);
   writeFileSync(join(deploy, 'runtime.cue'), runtime(['m-1', 'm-2', 'm-3']));
@@ -119,14 +152,24 @@ describe('--base-ref', () => {
   });
 
   it('apply --base-ref HEAD deletes the bundle from the leaving cluster and leaves the others untouched', async () => {
-    const before = await clusterClient('fleet-1').getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first' });
+    const before = await clusterClient('fleet-1').getOrNull({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace,
+      name: 'first',
+    });
     const applied = await timoniFleet('apply', '--base-ref', 'HEAD', '--wait=false');
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('# m-3 · leaves the fleet');
     expect(await installed('fleet-3')).toEqual([]);
     expect(await installed('fleet-1')).toEqual(BOTH);
     expect(await installed('fleet-2')).toEqual(BOTH);
-    const after = await clusterClient('fleet-1').getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first' });
+    const after = await clusterClient('fleet-1').getOrNull({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace,
+      name: 'first',
+    });
     expect(after?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
   });
 });

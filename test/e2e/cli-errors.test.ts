@@ -30,9 +30,14 @@ function timoniFleet(args: string[], kubeconfig = testFleet().kubeconfigPath): P
   const argv = [cli, ...args, '--kubeconfig', kubeconfig];
   const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') };
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd: dir, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      argv,
+      { cwd: dir, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -92,7 +97,9 @@ describe('a typo in instance values points at the bundle line the value is on', 
     );
     expect(run.code).toBe(2);
     // The module's place that closes the values (`config: #Config`) comes after the user's line, as also.
-    expect(run.stderr).toContain(`${positionOf('literal.cue', 'replcas')}: values.replcas: field not allowed (also ./templates/config.cue:`);
+    expect(run.stderr).toContain(
+      `${positionOf('literal.cue', 'replcas')}: values.replcas: field not allowed (also ./templates/config.cue:`,
+    );
     expect(run.stderr).not.toContain('values.cue');
     // Both clusters fail on their own build: once each, not once per object that copies the config.
     expect(count(run.stderr, 'values.replcas: field not allowed')).toBe(2);
@@ -117,9 +124,13 @@ bundle: {
 `,
     );
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`${positionOf('reference.cue', 'replicas: "many"')}: values.replicas: conflicting values "many" and`);
+    expect(run.stderr).toContain(
+      `${positionOf('reference.cue', 'replicas: "many"')}: values.replicas: conflicting values "many" and`,
+    );
     // The module's own positions come after the user's, as "also".
-    expect(run.stderr).toMatch(/values\.replicas: conflicting values "many" and 1 \(mismatched types string and int\) \(also \.\/templates\/config\.cue:\d+:\d+/);
+    expect(run.stderr).toMatch(
+      /values\.replicas: conflicting values "many" and 1 \(mismatched types string and int\) \(also \.\/templates\/config\.cue:\d+:\d+/,
+    );
     expect(run.stderr).not.toContain('values.cue');
   });
 
@@ -148,7 +159,7 @@ bundle: {
   });
 });
 
-describe('an error of the bundle itself is the bundle\'s, told once before any cluster', () => {
+describe("an error of the bundle itself is the bundle's, told once before any cluster", () => {
   const bundle = (instances: string, url = moduleUrl) => `bundle: {
 	apiVersion: "v1alpha1"
 	name:       "errors-bundle"
@@ -164,7 +175,9 @@ describe('an error of the bundle itself is the bundle\'s, told once before any c
     const run = await diff('misspelled.cue', bundle('instaces'));
     expect(run.code).toBe(2);
     expect(count(run.stderr, 'instaces')).toBe(1);
-    expect(run.stderr).toContain(`${positionOf('misspelled.cue', 'instaces')}: bundle.instaces: field not allowed: a bundle has the fields apiVersion, name and instances`);
+    expect(run.stderr).toContain(
+      `${positionOf('misspelled.cue', 'instaces')}: bundle.instaces: field not allowed: a bundle has the fields apiVersion, name and instances`,
+    );
     expect(run.stderr.indexOf('the bundle is not valid')).toBeLessThan(run.stderr.indexOf('── cluster'));
     expect(run.stderr).not.toMatch(/failed to load cluster|bundle-schema/);
   });
@@ -186,9 +199,15 @@ describe('an error of the bundle itself is the bundle\'s, told once before any c
 });
 
 it('without -r, a bundle that reads runtime values says that no runtime was given', async () => {
-  const run = await diff('runtime-values.cue', readFileSync(join(repositoryRoot, 'examples', 'bundle.cue'), 'utf8'), null);
+  const run = await diff(
+    'runtime-values.cue',
+    readFileSync(join(repositoryRoot, 'examples', 'bundle.cue'), 'utf8'),
+    null,
+  );
   expect(run.code).toBe(2);
-  expect(run.stderr).toMatch(/the bundle reads runtime values \(TIMONI_CLUSTER_NAME, TIMONI_CLUSTER_GROUP[^)]*\) but no runtime was given \(-r runtime\.cue/);
+  expect(run.stderr).toMatch(
+    /the bundle reads runtime values \(TIMONI_CLUSTER_NAME, TIMONI_CLUSTER_GROUP[^)]*\) but no runtime was given \(-r runtime\.cue/,
+  );
 });
 
 describe('a cluster that cannot be used says why, once', () => {
@@ -225,20 +244,31 @@ contexts:
     context: {cluster: refused, user: nobody}
 `,
     );
-    writeFileSync(join(dir, 'refused-runtime.cue'), 'runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "refused"\n\tclusters: "stage-9": {group: "staging", kubeContext: "refused"}\n}\n');
+    writeFileSync(
+      join(dir, 'refused-runtime.cue'),
+      'runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "refused"\n\tclusters: "stage-9": {group: "staging", kubeContext: "refused"}\n}\n',
+    );
     writeFileSync(join(dir, 'ok.cue'), okBundle);
-    const run = await timoniFleet(['diff', '-f', 'ok.cue', '-r', 'refused-runtime.cue', '--cluster-identity', 'off'], kubeconfig);
+    const run = await timoniFleet(
+      ['diff', '-f', 'ok.cue', '-r', 'refused-runtime.cue', '--cluster-identity', 'off'],
+      kubeconfig,
+    );
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('cannot reach cluster stage-9: the API server rejected the credentials of kube context "refused" (401 Unauthorized on GET /version)');
+    expect(run.stderr).toContain(
+      'cannot reach cluster stage-9: the API server rejected the credentials of kube context "refused" (401 Unauthorized on GET /version)',
+    );
     expect(count(run.stderr, 'stage-9')).toBe(2); // the group's title and the line, not `cluster stage-9: cluster stage-9`
     expect(run.stderr).not.toContain('not-a-token');
   });
 
-  it('a kubeconfig that does not parse gives the parser\'s reason', async () => {
+  it("a kubeconfig that does not parse gives the parser's reason", async () => {
     const kubeconfig = join(dir, 'broken.kubeconfig');
     writeFileSync(kubeconfig, 'apiVersion: v1\nclusters:\n  - name: a: b: c\n    token: s3cr3t-in-the-broken-line\n');
     writeFileSync(join(dir, 'ok.cue'), okBundle);
-    const run = await timoniFleet(['diff', '-f', 'ok.cue', '-r', 'runtime.cue', '--cluster-identity', 'off'], kubeconfig);
+    const run = await timoniFleet(
+      ['diff', '-f', 'ok.cue', '-r', 'runtime.cue', '--cluster-identity', 'off'],
+      kubeconfig,
+    );
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/is not valid YAML: \S.* at line 3, column \d+\n/);
     expect(run.stderr).not.toContain('s3cr3t');

@@ -39,7 +39,9 @@ let namespaces: [TestNamespace, TestNamespace];
 let clusterA: KubeCluster;
 
 function runtime(name: string, group: string, withQuery: boolean): string {
-  const query = withQuery ? `\n\tvalues: [{query: "k8s:v1:ConfigMap:${namespaces[0].name}:first", for: {STAGE_MESSAGE: "obj.data.message"}}]` : '';
+  const query = withQuery
+    ? `\n\tvalues: [{query: "k8s:v1:ConfigMap:${namespaces[0].name}:first", for: {STAGE_MESSAGE: "obj.data.message"}}]`
+    : '';
   return `runtime: {
 	apiVersion: "v1alpha1"
 	name:       "cli-identity"
@@ -69,12 +71,27 @@ function bundle(): string {
 /** `timoni-fleet <command> <flags>` on the test's bundle, the runtime file given by name. */
 function timoniFleet(runtimeFile: string, ...args: string[]): Promise<Run> {
   const [command = '', ...rest] = args;
-  const argv = [cli, command, '-f', join(dir, 'bundle.cue'), '-r', join(dir, runtimeFile), '--kubeconfig', testFleet().kubeconfigPath, ...rest];
+  const argv = [
+    cli,
+    command,
+    '-f',
+    join(dir, 'bundle.cue'),
+    '-r',
+    join(dir, runtimeFile),
+    '--kubeconfig',
+    testFleet().kubeconfigPath,
+    ...rest,
+  ];
   const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') };
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd: repositoryRoot, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      argv,
+      { cwd: repositoryRoot, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -86,8 +103,10 @@ async function sentinels(): Promise<string[]> {
     [namespaces[0].name, 'first'],
     [namespaces[1].name, 'second'],
   ] as const) {
-    if (await client.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: instance })) found.push(`ConfigMap/${instance}`);
-    if (await client.getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace, name: `timoni.${instance}` })) found.push(`Secret/timoni.${instance}`);
+    if (await client.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: instance }))
+      found.push(`ConfigMap/${instance}`);
+    if (await client.getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace, name: `timoni.${instance}` }))
+      found.push(`Secret/timoni.${instance}`);
   }
   return found;
 }
@@ -96,7 +115,9 @@ const ALL = ['ConfigMap/first', 'Secret/timoni.first', 'ConfigMap/second', 'Secr
 
 /** The refusal as diff words it: the context, the recorded name, the name it was reached as. */
 function expectRefusal(text: string, uid: string): void {
-  expect(text).toContain(`cluster prod-1: context "${CONTEXT}" reaches the cluster recorded as "stage-1" (kube-system uid ${uid}`);
+  expect(text).toContain(
+    `cluster prod-1: context "${CONTEXT}" reaches the cluster recorded as "stage-1" (kube-system uid ${uid}`,
+  );
   expect(text).toContain('not "prod-1"');
   // The CLI names its own flag, not the action's input.
   expect(text).toContain('run timoni-fleet apply --repin-cluster prod-1');
@@ -105,9 +126,16 @@ function expectRefusal(text: string, uid: string): void {
 
 beforeAll(async () => {
   dir = scratchDir('cli-identity');
-  namespaces = await Promise.all([createNamespace(clusterClient(CONTEXT), { prefix: 'cli-identity-a' }), createNamespace(clusterClient(CONTEXT), { prefix: 'cli-identity-b' })]);
+  namespaces = await Promise.all([
+    createNamespace(clusterClient(CONTEXT), { prefix: 'cli-identity-a' }),
+    createNamespace(clusterClient(CONTEXT), { prefix: 'cli-identity-b' }),
+  ]);
   const secrets = new SecretRegistry();
-  clusterA = openCluster(loadKubeconfig([{ text: readFileSync(testFleet().kubeconfigPath, 'utf8') }], secrets), CONTEXT, { secrets, name: CONTEXT });
+  clusterA = openCluster(
+    loadKubeconfig([{ text: readFileSync(testFleet().kubeconfigPath, 'utf8') }], secrets),
+    CONTEXT,
+    { secrets, name: CONTEXT },
+  );
   writeFileSync(join(dir, 'bundle.cue'), bundle());
   writeFileSync(join(dir, 'stage.cue'), runtime('stage-1', 'staging', false));
   writeFileSync(join(dir, 'prod.cue'), runtime('prod-1', 'production', false));
@@ -125,7 +153,18 @@ describe('the CLI never reaches the wrong cluster', () => {
   let uid = '';
 
   it('applies stage-1 and records A as stage-1', async () => {
-    const applied = await timoniFleet('stage.cue', 'apply', '--cluster-identity', 'record', '--cluster-identity-record', record, '--wait=false', '--prune-removed-instances=false', '-o', 'json');
+    const applied = await timoniFleet(
+      'stage.cue',
+      'apply',
+      '--cluster-identity',
+      'record',
+      '--cluster-identity-record',
+      record,
+      '--wait=false',
+      '--prune-removed-instances=false',
+      '-o',
+      'json',
+    );
     expect(applied.code, applied.stderr).toBe(0);
     const recorded = await readIdentityRecord(clusterA, record);
     expect(recorded?.runtimeCluster).toBe('stage-1');
@@ -136,14 +175,27 @@ describe('the CLI never reaches the wrong cluster', () => {
 
   it("refuses prod-1's delete on A: stage-1's objects stay, the exit code is 2, the error names both", async () => {
     for (const output of ['text', 'json']) {
-      const refused = await timoniFleet('prod.cue', 'delete', '--cluster-identity-record', record, '--timeout', '30s', '-o', output);
+      const refused = await timoniFleet(
+        'prod.cue',
+        'delete',
+        '--cluster-identity-record',
+        record,
+        '--timeout',
+        '30s',
+        '-o',
+        output,
+      );
       expect(refused.code, refused.stderr).toBe(2);
       expectRefusal(refused.stderr, uid);
       // Printed once, as diff prints it.
       expect(refused.stderr.split('reaches the cluster recorded as').length - 1).toBe(1);
       expect(refused.stderr).not.toContain('deleting instance');
       if (output === 'json') {
-        const [cluster] = (JSON.parse(refused.stdout) as { clusters: Array<{ name: string; instances: unknown[]; error: string | null }> }).clusters;
+        const [cluster] = (
+          JSON.parse(refused.stdout) as {
+            clusters: Array<{ name: string; instances: unknown[]; error: string | null }>;
+          }
+        ).clusters;
         expect(cluster).toMatchObject({ name: 'prod-1', instances: [] });
         expectRefusal(cluster?.error ?? '', uid);
       }
@@ -155,12 +207,16 @@ describe('the CLI never reaches the wrong cluster', () => {
     const timoniLines = await timoniFleet('prod.cue', 'status', '--cluster-identity-record', record);
     expect(timoniLines.code).toBe(2);
     expect(timoniLines.stdout).not.toContain('last applied');
-    expect(timoniLines.stdout).toContain(`b:${bundleName} > c:prod-1 > ✗ cluster prod-1: context "${CONTEXT}" reaches the cluster recorded as "stage-1"`);
+    expect(timoniLines.stdout).toContain(
+      `b:${bundleName} > c:prod-1 > ✗ cluster prod-1: context "${CONTEXT}" reaches the cluster recorded as "stage-1"`,
+    );
     expectRefusal(timoniLines.stderr, uid);
 
     const json = await timoniFleet('prod.cue', 'status', '--cluster-identity-record', record, '-o', 'json');
     expect(json.code).toBe(2);
-    const state = JSON.parse(json.stdout) as { instances: Array<{ cluster: string; state: string; module: unknown; reason: string }> };
+    const state = JSON.parse(json.stdout) as {
+      instances: Array<{ cluster: string; state: string; module: unknown; reason: string }>;
+    };
     expect(state.instances.map((row) => [row.cluster, row.state, row.module])).toEqual([
       ['prod-1', 'unknown', null],
       ['prod-1', 'unknown', null],
@@ -186,18 +242,41 @@ describe('the CLI never reaches the wrong cluster', () => {
 
   it('offers no recording to status and delete, and lets a re-pin reach A as prod-1 without rewriting the record', async () => {
     for (const command of ['status', 'delete']) {
-      const recording = await timoniFleet('prod.cue', command, '--cluster-identity', 'record', '--cluster-identity-record', record);
+      const recording = await timoniFleet(
+        'prod.cue',
+        command,
+        '--cluster-identity',
+        'record',
+        '--cluster-identity-record',
+        record,
+      );
       expect(recording.code).toBe(2);
       expect(recording.stderr).toContain('--cluster-identity must be one of check, off, not "record"');
     }
     expect(await sentinels()).toEqual(ALL);
 
-    const status = await timoniFleet('prod.cue', 'status', '--cluster-identity-record', record, '--repin-cluster', 'prod-1');
+    const status = await timoniFleet(
+      'prod.cue',
+      'status',
+      '--cluster-identity-record',
+      record,
+      '--repin-cluster',
+      'prod-1',
+    );
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain('c:prod-1 > i:first > last applied');
     expect(status.stderr).toContain('recorded as "stage-1"; re-pinned as "prod-1" by an apply with this re-pin');
 
-    const removed = await timoniFleet('prod.cue', 'delete', '--cluster-identity-record', record, '--repin-cluster', 'prod-1', '--timeout', '60s');
+    const removed = await timoniFleet(
+      'prod.cue',
+      'delete',
+      '--cluster-identity-record',
+      record,
+      '--repin-cluster',
+      'prod-1',
+      '--timeout',
+      '60s',
+    );
     expect(removed.code, removed.stderr).toBe(0);
     expect(await sentinels()).toEqual([]);
     expect((await readIdentityRecord(clusterA, record))?.runtimeCluster).toBe('stage-1');

@@ -36,7 +36,9 @@ interface Run {
 let dir: string;
 
 function runtime(clusters: Record<string, { group: string; context: string }>): string {
-  const lines = Object.entries(clusters).map(([name, { group, context }]) => `\t\t"${name}": {group: "${group}", kubeContext: "${context}"}`);
+  const lines = Object.entries(clusters).map(
+    ([name, { group, context }]) => `\t\t"${name}": {group: "${group}", kubeContext: "${context}"}`,
+  );
   return `runtime: {
 	apiVersion: "v1alpha1"
 	name:       "membership"
@@ -62,12 +64,29 @@ function bundle(): string {
 
 function timoniFleet(runtimeFile: string, ...args: string[]): Promise<Run> {
   const [command = '', ...rest] = args;
-  const argv = [cli, command, '-f', join(dir, 'bundle.cue'), '-r', join(dir, runtimeFile), '--kubeconfig', testFleet().kubeconfigPath, '--cluster-identity-record', record, ...rest];
+  const argv = [
+    cli,
+    command,
+    '-f',
+    join(dir, 'bundle.cue'),
+    '-r',
+    join(dir, runtimeFile),
+    '--kubeconfig',
+    testFleet().kubeconfigPath,
+    '--cluster-identity-record',
+    record,
+    ...rest,
+  ];
   const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') };
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd: repositoryRoot, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      argv,
+      { cwd: repositoryRoot, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -75,18 +94,29 @@ function timoniFleet(runtimeFile: string, ...args: string[]): Promise<Run> {
 async function installed(context: string): Promise<string[]> {
   const client = clusterClient(context);
   const found: string[] = [];
-  if (await client.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first' })) found.push('ConfigMap/first');
-  if (await client.getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'timoni.first' })) found.push('Secret/timoni.first');
+  if (await client.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first' }))
+    found.push('ConfigMap/first');
+  if (await client.getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'timoni.first' }))
+    found.push('Secret/timoni.first');
   return found;
 }
 
 async function recordedAs(context: string): Promise<string | undefined> {
-  const map = await clusterClient(context).getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'kube-system', name: record });
+  const map = await clusterClient(context).getOrNull({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: 'kube-system',
+    name: record,
+  });
   return (map as { data?: Record<string, string> } | null)?.data?.runtimeCluster;
 }
 
 const BOTH = ['ConfigMap/first', 'Secret/timoni.first'];
-const three = { 'm-1': { group: 'staging', context: 'fleet-1' }, 'm-2': { group: 'production', context: 'fleet-2' }, 'm-3': { group: 'production', context: 'fleet-3' } };
+const three = {
+  'm-1': { group: 'staging', context: 'fleet-1' },
+  'm-2': { group: 'production', context: 'fleet-2' },
+  'm-3': { group: 'production', context: 'fleet-3' },
+};
 const two = { 'm-1': three['m-1'], 'm-2': three['m-2'] };
 
 beforeAll(() => {
@@ -95,9 +125,19 @@ beforeAll(() => {
   writeFileSync(join(dir, 'three.cue'), runtime(three));
   writeFileSync(join(dir, 'two.cue'), runtime(two));
   // m-1 moved to another group: not a leave.
-  writeFileSync(join(dir, 'two-moved.cue'), runtime({ 'm-1': { group: 'production', context: 'fleet-1' }, 'm-2': three['m-2'] }));
+  writeFileSync(
+    join(dir, 'two-moved.cue'),
+    runtime({ 'm-1': { group: 'production', context: 'fleet-1' }, 'm-2': three['m-2'] }),
+  );
   writeFileSync(join(dir, 'renamed.cue'), runtime({ 'm-1': three['m-1'], 'm-2-renamed': three['m-2'] }));
-  writeFileSync(join(dir, 'renamed-gone.cue'), runtime({ 'm-1': three['m-1'], 'm-2-renamed': three['m-2'], 'm-gone': { group: 'production', context: 'no-such-context' } }));
+  writeFileSync(
+    join(dir, 'renamed-gone.cue'),
+    runtime({
+      'm-1': three['m-1'],
+      'm-2-renamed': three['m-2'],
+      'm-gone': { group: 'production', context: 'no-such-context' },
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -119,7 +159,9 @@ describe('fleet membership through the CLI', () => {
   it('diff shows the cluster removed from the runtime leaving the fleet, with the objects that would be deleted', async () => {
     const text = await timoniFleet('two-moved.cue', 'diff', '--base-runtime', join(dir, 'three.cue'));
     expect(text.code, text.stderr).toBe(1);
-    expect(text.stdout).toContain(`# m-3 · leaves the fleet (listed in ${join(dir, 'three.cue')} (--base-runtime)): instance(s) first,`);
+    expect(text.stdout).toContain(
+      `# m-3 · leaves the fleet (listed in ${join(dir, 'three.cue')} (--base-runtime)): instance(s) first,`,
+    );
     expect(text.stdout).toMatch(/# m-3 · first · ConfigMap\/membership-[0-9a-f]+\/first deleted/);
     // m-1 only moved group: not a leave.
     expect(text.stdout).not.toContain('# m-1 · leaves');
@@ -135,14 +177,20 @@ describe('fleet membership through the CLI', () => {
     const leaving = changeSet.clusters[2]!;
     expect(leaving.kubeContext).toBe('fleet-3');
     expect(leaving.instances.map((instance) => [instance.name, instance.removed])).toEqual([['first', true]]);
-    expect(leaving.instances[0]!.changes.filter((change) => change.action === 'deleted').map((change) => `${change.kind}/${change.name}`)).toContain('ConfigMap/first');
+    expect(
+      leaving.instances[0]!.changes.filter((change) => change.action === 'deleted').map(
+        (change) => `${change.kind}/${change.name}`,
+      ),
+    ).toContain('ConfigMap/first');
     // A diff deletes nothing.
     expect(await installed('fleet-3')).toEqual(BOTH);
   });
 
   it('status lists the instances on the cluster no longer in the runtime as orphaned (its context still given, its identity record naming it)', async () => {
     const status = await timoniFleet('two.cue', 'status', '-o', 'json');
-    const state = JSON.parse(status.stdout) as { instances: Array<{ cluster: string; instance: string; state: string; reason: string }> };
+    const state = JSON.parse(status.stdout) as {
+      instances: Array<{ cluster: string; instance: string; state: string; reason: string }>;
+    };
     const orphaned = state.instances.filter((row) => row.state === 'orphaned');
     expect(orphaned.map((row) => [row.cluster, row.instance])).toEqual([['m-3', 'first']]);
     expect(orphaned[0]?.reason).toContain(`timoni bundle delete --name ${bundleName} --kube-context fleet-3`);
@@ -150,15 +198,33 @@ describe('fleet membership through the CLI', () => {
   });
 
   it('apply removes the bundle from the leaving cluster and leaves the others untouched', async () => {
-    const before = await clusterClient('fleet-1').getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first' });
-    const applied = await timoniFleet('two.cue', 'apply', '--base-runtime', join(dir, 'three.cue'), '--cluster-identity', 'record', '--wait=false');
+    const before = await clusterClient('fleet-1').getOrNull({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace,
+      name: 'first',
+    });
+    const applied = await timoniFleet(
+      'two.cue',
+      'apply',
+      '--base-runtime',
+      join(dir, 'three.cue'),
+      '--cluster-identity',
+      'record',
+      '--wait=false',
+    );
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('# m-3 · leaves the fleet');
     expect(applied.stdout).toContain('instance(s) first, 4 objects deleted');
     expect(await installed('fleet-3')).toEqual([]);
     expect(await installed('fleet-1')).toEqual(BOTH);
     expect(await installed('fleet-2')).toEqual(BOTH);
-    const after = await clusterClient('fleet-1').getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first' });
+    const after = await clusterClient('fleet-1').getOrNull({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace,
+      name: 'first',
+    });
     expect(after?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
   });
 
@@ -172,7 +238,15 @@ describe('fleet membership through the CLI', () => {
       ['m-2-renamed', 'unchanged', { renamedFrom: 'm-2' }],
     ]);
 
-    const applied = await timoniFleet('renamed.cue', 'apply', '--base-runtime', join(dir, 'two.cue'), '--cluster-identity', 'record', '--wait=false');
+    const applied = await timoniFleet(
+      'renamed.cue',
+      'apply',
+      '--base-runtime',
+      join(dir, 'two.cue'),
+      '--cluster-identity',
+      'record',
+      '--wait=false',
+    );
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('# m-2-renamed · renamed from m-2');
     expect(await installed('fleet-2')).toEqual(BOTH);
@@ -181,22 +255,49 @@ describe('fleet membership through the CLI', () => {
 
   it('a leaving cluster whose context is gone is reported with the commands to remove the bundle by hand, not failed', async () => {
     for (const command of ['diff', 'apply']) {
-      const run = await timoniFleet('renamed.cue', command, '--base-runtime', join(dir, 'renamed-gone.cue'), ...(command === 'apply' ? ['--wait=false'] : []));
+      const run = await timoniFleet(
+        'renamed.cue',
+        command,
+        '--base-runtime',
+        join(dir, 'renamed-gone.cue'),
+        ...(command === 'apply' ? ['--wait=false'] : []),
+      );
       expect(run.code, `${command}: ${run.stderr}`).toBe(0);
       expect(run.stdout).toContain('# m-gone · leaves the fleet');
-      expect(run.stdout).toContain('kube context "no-such-context" is not in the kubeconfig: the bundle stays installed there');
+      expect(run.stdout).toContain(
+        'kube context "no-such-context" is not in the kubeconfig: the bundle stays installed there',
+      );
       expect(run.stdout).toContain(`timoni bundle delete --name ${bundleName} --kube-context no-such-context`);
     }
     // Selected alone: the run covers that leaving cluster only.
-    const alone = await timoniFleet('renamed.cue', 'diff', '--base-runtime', join(dir, 'renamed-gone.cue'), '--runtime-cluster', 'm-gone', '-o', 'json');
+    const alone = await timoniFleet(
+      'renamed.cue',
+      'diff',
+      '--base-runtime',
+      join(dir, 'renamed-gone.cue'),
+      '--runtime-cluster',
+      'm-gone',
+      '-o',
+      'json',
+    );
     expect(alone.code, alone.stderr).toBe(0);
-    expect((JSON.parse(alone.stdout) as ChangeSet).clusters.map((cluster) => [cluster.name, cluster.membership])).toEqual([['m-gone', 'leaves']]);
+    expect(
+      (JSON.parse(alone.stdout) as ChangeSet).clusters.map((cluster) => [cluster.name, cluster.membership]),
+    ).toEqual([['m-gone', 'leaves']]);
     expect(await installed('fleet-1')).toEqual(BOTH);
     expect(await installed('fleet-2')).toEqual(BOTH);
   });
 
   it('delete --cluster removes the bundle from one cluster; a base name whose cluster was renamed is refused', async () => {
-    const refused = await timoniFleet('renamed.cue', 'delete', '--cluster', 'm-2', '--base-runtime', join(dir, 'two.cue'), '--wait=false');
+    const refused = await timoniFleet(
+      'renamed.cue',
+      'delete',
+      '--cluster',
+      'm-2',
+      '--base-runtime',
+      join(dir, 'two.cue'),
+      '--wait=false',
+    );
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('reaches the cluster recorded as "m-2-renamed"');
     expect(await installed('fleet-2')).toEqual(BOTH);
@@ -211,10 +312,27 @@ describe('fleet membership through the CLI', () => {
     // m-2-renamed leaves; m-new is added with the context of m-1, whose record names m-1 (still in the runtime).
     writeFileSync(join(dir, 'before-new.cue'), runtime({ 'm-1': three['m-1'], 'm-2-renamed': three['m-2'] }));
     writeFileSync(join(dir, 'with-new.cue'), runtime({ 'm-1': three['m-1'], 'm-new': three['m-1'] }));
-    const applied = await timoniFleet('with-new.cue', 'apply', '--base-runtime', join(dir, 'before-new.cue'), '--cluster-identity', 'record', '--wait=false', '-o', 'json');
+    const applied = await timoniFleet(
+      'with-new.cue',
+      'apply',
+      '--base-runtime',
+      join(dir, 'before-new.cue'),
+      '--cluster-identity',
+      'record',
+      '--wait=false',
+      '-o',
+      'json',
+    );
     expect(applied.code).toBe(2);
     const changeSet = JSON.parse(applied.stdout) as ChangeSet;
-    expect(changeSet.clusters.map((cluster) => [cluster.name, cluster.status, cluster.error?.step ?? null, cluster.membership ?? null])).toEqual([
+    expect(
+      changeSet.clusters.map((cluster) => [
+        cluster.name,
+        cluster.status,
+        cluster.error?.step ?? null,
+        cluster.membership ?? null,
+      ]),
+    ).toEqual([
       ['m-1', 'applied', null, null],
       ['m-new', 'failed', 'identity', null],
       ['m-2-renamed', 'skipped', null, 'leaves'],

@@ -43,7 +43,9 @@ beforeAll(() => {
 function clusters(): ReturnType<typeof openCluster>[] {
   const secrets = new SecretRegistry();
   const kubeconfig = loadKubeconfig([{ text: stage.kubeconfig }], secrets);
-  return ['fleet-1', 'fleet-2', 'fleet-3'].map((context) => openCluster(kubeconfig, context, { secrets, name: context }));
+  return ['fleet-1', 'fleet-2', 'fleet-3'].map((context) =>
+    openCluster(kubeconfig, context, { secrets, name: context }),
+  );
 }
 
 afterAll(async () => {
@@ -60,16 +62,32 @@ function editRuntime(from: string, to: string): void {
 }
 
 function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string> = {}): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, 'cluster-identity-record': record, ...inputs }, env: stage.env, timeoutMs: 110_000 });
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, 'cluster-identity-record': record, ...inputs },
+    env: stage.env,
+    timeoutMs: 110_000,
+  });
 }
 
 function merged(number: number) {
   const pr = stage.openPullRequest(number);
   stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
-  return pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha });
+  return pullRequestEvent({
+    action: 'closed',
+    merged: true,
+    mergeCommitSha: pr.mergeCommitSha,
+    repository,
+    number: pr.number,
+    headSha: pr.headSha,
+  });
 }
 
-const clustersOf = (result: ActionRun) => (JSON.parse(result.outputs.changes ?? '{}') as { clusters: ClusterOutput[] }).clusters;
+const clustersOf = (result: ActionRun) =>
+  (JSON.parse(result.outputs.changes ?? '{}') as { clusters: ClusterOutput[] }).clusters;
 
 describe('never the wrong cluster', () => {
   const uids: Record<string, string> = {};
@@ -86,20 +104,27 @@ describe('never the wrong cluster', () => {
     expect(result.summary).toContain(`Identity: kube-system uid <code>${uids['staging-1']?.slice(0, 8)}…</code>`);
     expect(result.summary).toContain('as <code>production-eu</code> (first apply: recorded now)');
     const [fleet1] = clusters();
-    expect(await readIdentityRecord(fleet1!, record)).toMatchObject({ runtimeCluster: 'staging-1', uid: uids['staging-1'] });
+    expect(await readIdentityRecord(fleet1!, record)).toMatchObject({
+      runtimeCluster: 'staging-1',
+      uid: uids['staging-1'],
+    });
     fleet1!.close();
   });
 
   it("refuses a pull request's diff whose context points production at staging's cluster", async () => {
     editRuntime('kubeContext: "fleet-2"', 'kubeContext: "fleet-1"');
     const pr = stage.openPullRequest(42);
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }));
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+    );
     expect(result.exitCode).toBe(1);
     const [staging, eu, us] = clustersOf(result);
     expect([staging?.status, us?.status]).toEqual(['unchanged', 'unchanged']);
     expect(eu?.status).toBe('failed');
     expect(eu?.error?.step).toBe('identity');
-    expect(eu?.error?.message).toContain(`context "fleet-1" reaches the cluster recorded as "staging-1" (kube-system uid ${uids['staging-1']}`);
+    expect(eu?.error?.message).toContain(
+      `context "fleet-1" reaches the cluster recorded as "staging-1" (kube-system uid ${uids['staging-1']}`,
+    );
     expect(eu?.error?.message).toContain('not "production-eu"');
     expect(result.log).toContain('reaches the cluster recorded as "staging-1"');
   });
@@ -109,15 +134,26 @@ describe('never the wrong cluster', () => {
     // A cluster whose state could not be read fails a status step (README, Status of the fleet): the refusal is the row and one error annotation.
     const status = await run(workflowDispatchEvent({ repository, inputs: {} }), { mode: 'status' });
     expect(status.exitCode).toBe(1);
-    expect(status.log).toContain('##[error]identity check: cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1"');
+    expect(status.log).toContain(
+      '##[error]identity check: cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1"',
+    );
     expect(status.log.split('\n').filter((line) => line.includes('reaches the cluster recorded as'))).toHaveLength(1);
-    const rows = (JSON.parse(status.outputs.status ?? '{}') as { instances: Array<{ cluster: string; state: string; module: unknown; reason: string }> }).instances;
+    const rows = (
+      JSON.parse(status.outputs.status ?? '{}') as {
+        instances: Array<{ cluster: string; state: string; module: unknown; reason: string }>;
+      }
+    ).instances;
     const eu = rows.filter((row) => row.cluster === 'production-eu');
     expect(eu.map((row) => [row.state, row.module])).toEqual([['unknown', null]]);
-    expect(eu[0]?.reason).toContain(`cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1" (kube-system uid ${uids['staging-1']}`);
+    expect(eu[0]?.reason).toContain(
+      `cluster production-eu: context "fleet-1" reaches the cluster recorded as "staging-1" (kube-system uid ${uids['staging-1']}`,
+    );
     expect(rows.filter((row) => row.cluster !== 'production-eu').every((row) => row.state === 'deployed')).toBe(true);
 
-    const drift = await run(workflowDispatchEvent({ repository, inputs: {} }), { mode: 'drift', 'drift-issue': 'false' });
+    const drift = await run(workflowDispatchEvent({ repository, inputs: {} }), {
+      mode: 'drift',
+      'drift-issue': 'false',
+    });
     expect(drift.exitCode).toBe(1);
     const refused = clustersOf(drift).find((cluster) => cluster.name === 'production-eu');
     expect(refused?.status).toBe('failed');
@@ -141,7 +177,11 @@ describe('never the wrong cluster', () => {
     const repinned = await run(merged(44), { 'repin-clusters': 'production-eu-1' });
     expect(repinned.exitCode, repinned.log).toBe(0);
     const eu = clustersOf(repinned)[1];
-    expect(eu).toMatchObject({ name: 'production-eu-1', status: 'applied', identity: { uid: uids['production-eu'], recordedAs: 'production-eu-1', change: 'repinned' } });
+    expect(eu).toMatchObject({
+      name: 'production-eu-1',
+      status: 'applied',
+      identity: { uid: uids['production-eu'], recordedAs: 'production-eu-1', change: 'repinned' },
+    });
     expect(repinned.summary).toContain('as <code>production-eu-1</code> (re-pinned by this run)');
   });
 });

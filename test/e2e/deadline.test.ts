@@ -38,7 +38,15 @@ function file(name: string, body: string): string {
 }
 
 function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: stage.env, timeoutMs: 110_000 });
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, ...inputs },
+    env: stage.env,
+    timeoutMs: 110_000,
+  });
 }
 
 describe('time limits of a run', () => {
@@ -46,7 +54,9 @@ describe('time limits of a run', () => {
     const blackHoleKubeconfig = stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'hole', cluster: { server: `https://127.0.0.1:${blackHolePort}`, 'insecure-skip-tls-verify': true } }],
+      clusters: [
+        { name: 'hole', cluster: { server: `https://127.0.0.1:${blackHolePort}`, 'insecure-skip-tls-verify': true } },
+      ],
       users: [{ name: 'hole', user: { token: 'black-hole-token-1234' } }],
       contexts: [{ name: 'hole', context: { cluster: 'hole', user: 'hole' } }],
     });
@@ -65,15 +75,27 @@ describe('time limits of a run', () => {
     const pr = stage.openPullRequest(301);
     stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
     const started = Date.now();
-    const result = await run(pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }), {
-      runtime,
-      kubeconfig: `${stage.kubeconfig}\n---\n${blackHoleKubeconfig}`,
-      timeout: '3s',
-    });
+    const result = await run(
+      pullRequestEvent({
+        action: 'closed',
+        merged: true,
+        mergeCommitSha: pr.mergeCommitSha,
+        repository,
+        number: pr.number,
+        headSha: pr.headSha,
+      }),
+      {
+        runtime,
+        kubeconfig: `${stage.kubeconfig}\n---\n${blackHoleKubeconfig}`,
+        timeout: '3s',
+      },
+    );
     const elapsed = Date.now() - started;
     expect(result.exitCode).toBe(1);
     expect(result.outputs['failed-cluster']).toBe('staging-hole');
-    const changeSet = JSON.parse(result.outputs.changes ?? '{}') as { clusters: Array<{ name: string; status: string; error: { step: string; message: string } | null }> };
+    const changeSet = JSON.parse(result.outputs.changes ?? '{}') as {
+      clusters: Array<{ name: string; status: string; error: { step: string; message: string } | null }>;
+    };
     expect(changeSet.clusters.map((c) => [c.name, c.status])).toEqual([
       ['staging-hole', 'failed'],
       ['production-eu', 'skipped'],
@@ -102,13 +124,18 @@ bundle: {
     );
     const pr = stage.openPullRequest(302);
     const started = Date.now();
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle, deadline: '4s' });
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle, deadline: '4s' },
+    );
     const elapsed = Date.now() - started;
     expect(result.conclusion).toBe('failure');
     expect(result.timedOut).toBe(false);
     const errors = result.commands.filter((c) => c.command === 'error');
     expect(errors.map((c) => c.properties.title)).toContain('timoni-fleet deadline');
-    expect(errors.find((c) => c.properties.title === 'timoni-fleet deadline')?.message).toContain('the run passed its deadline (4 s) while the CUE engine was evaluating');
+    expect(errors.find((c) => c.properties.title === 'timoni-fleet deadline')?.message).toContain(
+      'the run passed its deadline (4 s) while the CUE engine was evaluating',
+    );
     expect(result.stderr).not.toContain('goroutine');
     expect(elapsed).toBeLessThan(30_000);
   });
@@ -119,13 +146,20 @@ describe('a GitHub API that never answers', () => {
     stage.github.state.forceError({ hang: true, path: /\/issues\/\d+\/comments$/, times: 1 });
     const pr = stage.openPullRequest(304);
     const started = Date.now();
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { deadline: '8s' });
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { deadline: '8s' },
+    );
     const elapsed = Date.now() - started;
     // The diff's comment could not be posted: the step fails, saying why.
     expect(result.exitCode, result.log).toBe(1);
     expect(elapsed).toBeLessThan(20_000);
     const error = result.commands.find((c) => c.command === 'error' && c.properties.title === 'PR comment not posted');
-    expect(error?.message).toMatch(new RegExp(`^The comment on pull request #${pr.number} could not be posted: .*(the run passed its deadline|no answer within)`));
+    expect(error?.message).toMatch(
+      new RegExp(
+        `^The comment on pull request #${pr.number} could not be posted: .*(the run passed its deadline|no answer within)`,
+      ),
+    );
     expect(result.summary).toContain('staging-1');
   });
 });
@@ -149,10 +183,18 @@ bundle: {
 `,
     );
     const pr = stage.openPullRequest(303);
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle, 'cue-memory-limit': '256', deadline: '90s' });
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle, 'cue-memory-limit': '256', deadline: '90s' },
+    );
     expect(result.exitCode, result.log).toBe(1);
-    const messages = result.commands.filter((c) => c.command === 'error').map((c) => c.message).join('\n');
-    expect(messages).toContain("the CUE evaluation needed more than the CUE engine's memory limit of 256 MiB (cue-memory-limit)");
+    const messages = result.commands
+      .filter((c) => c.command === 'error')
+      .map((c) => c.message)
+      .join('\n');
+    expect(messages).toContain(
+      "the CUE evaluation needed more than the CUE engine's memory limit of 256 MiB (cue-memory-limit)",
+    );
     expect(`${result.stdout}${result.stderr}`).not.toContain('goroutine');
     expect(result.stderr.split('\n').length).toBeLessThan(10);
   });

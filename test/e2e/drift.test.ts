@@ -7,7 +7,14 @@
 // The bundle is the demo's renamed (bundle `drift`, namespace `drift`), so that other tests
 // applying the demo bundle on the shared fleet are not disturbed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertNoSecretLeak, fakeSha, runAction, workflowDispatchEvent, type ActionRun, type GitHubEvent } from '../harness/github/index.js';
+import {
+  assertNoSecretLeak,
+  fakeSha,
+  runAction,
+  workflowDispatchEvent,
+  type ActionRun,
+  type GitHubEvent,
+} from '../harness/github/index.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';
 import { KubeClient, type KubeObject } from '../harness/fleet/kube-client.js';
@@ -29,7 +36,10 @@ beforeAll(() => {
 afterAll(() => kube?.close());
 
 /** GitHub's `schedule` payload names the schedule and the workflow file; the repository comes from the run's context. */
-const scheduleEvent: GitHubEvent = { name: 'schedule', payload: { schedule: '17 * * * *', workflow: '.github/workflows/fleet.yml' } };
+const scheduleEvent: GitHubEvent = {
+  name: 'schedule',
+  payload: { schedule: '17 * * * *', workflow: '.github/workflows/fleet.yml' },
+};
 
 function run(event: GitHubEvent, inputs: Record<string, string>, sha: string): Promise<ActionRun> {
   stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, sha);
@@ -51,13 +61,20 @@ const issues = () => stage.github.state.issueList(DEMO_REPOSITORY.owner, DEMO_RE
 async function frontendDeployment(): Promise<KubeObject> {
   const list = await kube.list('apps/v1', 'Deployment', { namespace: 'drift' });
   const [deployment] = list.items;
-  if (!deployment || list.items.length !== 1) throw new Error(`expected one Deployment in namespace drift on fleet-2, found ${list.items.map((d) => d.metadata.name).join(', ') || 'none'}`);
+  if (!deployment || list.items.length !== 1)
+    throw new Error(
+      `expected one Deployment in namespace drift on fleet-2, found ${list.items.map((d) => d.metadata.name).join(', ') || 'none'}`,
+    );
   return deployment;
 }
 
 describe('mode: drift', () => {
   it('opens one issue when a cluster drifts, updates it on the next run, and closes it once reconciled', async () => {
-    const applied = await run(workflowDispatchEvent({ repository, inputs: { mode: 'apply' } }), {}, fakeSha('drift-apply-1'));
+    const applied = await run(
+      workflowDispatchEvent({ repository, inputs: { mode: 'apply' } }),
+      {},
+      fakeSha('drift-apply-1'),
+    );
     expect(applied.exitCode, applied.log).toBe(0);
     expect(applied.outputs['applied-clusters']).toBe('staging-1,production-eu,production-us');
 
@@ -71,7 +88,12 @@ describe('mode: drift', () => {
     const deployment = await frontendDeployment();
     expect(deployment.spec).toMatchObject({ replicas: 2 });
     await kube.apply(
-      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: deployment.metadata.name, namespace: 'drift' }, spec: { replicas: 5 } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: deployment.metadata.name, namespace: 'drift' },
+        spec: { replicas: 5 },
+      },
       { fieldManager: 'kubectl-by-hand', force: true },
     );
 
@@ -81,7 +103,12 @@ describe('mode: drift', () => {
     expect(first.outputs['has-changes']).toBe('true');
     expect(issues()).toHaveLength(1);
     const [opened] = issues();
-    expect(opened).toMatchObject({ title: 'Drift detected in bundle drift', state: 'open', labels: ['drift', 'fleet'], user: { login: 'github-actions[bot]' } });
+    expect(opened).toMatchObject({
+      title: 'Drift detected in bundle drift',
+      state: 'open',
+      labels: ['drift', 'fleet'],
+      user: { login: 'github-actions[bot]' },
+    });
     const body = opened?.body ?? '';
     expect(body.startsWith(`${MARKER}\n### Drift detected in bundle <code>drift</code>`)).toBe(true);
     expect(body).toContain('on **1 of 3** clusters (<code>production-eu</code>)');
@@ -101,7 +128,11 @@ describe('mode: drift', () => {
     expect(stage.github.state.requestsTo('PATCH', new RegExp(`/issues/${opened?.number}$`))).toHaveLength(1);
 
     // Reconcile as the issue says: the workflow dispatched with mode apply.
-    const reconciled = await run(workflowDispatchEvent({ repository, inputs: { mode: 'apply' } }), {}, fakeSha('drift-apply-2'));
+    const reconciled = await run(
+      workflowDispatchEvent({ repository, inputs: { mode: 'apply' } }),
+      {},
+      fakeSha('drift-apply-2'),
+    );
     expect(reconciled.exitCode, reconciled.log).toBe(0);
     expect((await frontendDeployment()).spec).toMatchObject({ replicas: 2 });
 
@@ -111,17 +142,33 @@ describe('mode: drift', () => {
     expect(issues()).toHaveLength(1);
     expect(issues()[0]).toMatchObject({ number: opened?.number, state: 'closed', stateReason: 'completed' });
     const comments = stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, opened?.number ?? 0);
-    expect(comments.map((c) => c.body)).toEqual([expect.stringMatching(/^✅ In sync again at commit \[<code>[0-9a-f]{7}<\/code>\].* all 3 clusters matches bundle <code>drift<\/code>\. Closing\.\n$/)]);
+    expect(comments.map((c) => c.body)).toEqual([
+      expect.stringMatching(
+        /^✅ In sync again at commit \[<code>[0-9a-f]{7}<\/code>\].* all 3 clusters matches bundle <code>drift<\/code>\. Closing\.\n$/,
+      ),
+    ]);
     expect(closing.summary).toContain(`Drift issue &#35;${opened?.number} closed`);
 
     for (const result of [first, second, closing]) {
-      assertNoSecretLeak(result, [stage.github.token], [...issues().map((i) => i.body ?? ''), ...comments.map((c) => c.body)]);
+      assertNoSecretLeak(
+        result,
+        [stage.github.token],
+        [...issues().map((i) => i.body ?? ''), ...comments.map((c) => c.body)],
+      );
     }
   });
 
   it('is refused on a pull request, naming the input', async () => {
     const result = await runAction({
-      event: { name: 'pull_request', payload: { action: 'opened', number: 91, pull_request: { number: 91, head: { sha: fakeSha('pr-91'), ref: 'x' }, base: { ref: 'main' } }, repository: { full_name: repository, default_branch: 'main' } } },
+      event: {
+        name: 'pull_request',
+        payload: {
+          action: 'opened',
+          number: 91,
+          pull_request: { number: 91, head: { sha: fakeSha('pr-91'), ref: 'x' }, base: { ref: 'main' } },
+          repository: { full_name: repository, default_branch: 'main' },
+        },
+      },
       githubApiUrl: stage.github.url,
       token: stage.github.token,
       workdir: stage.workdir,

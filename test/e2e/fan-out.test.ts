@@ -46,10 +46,19 @@ beforeAll(() => {
 });
 
 function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: stage.env, timeoutMs: 110_000 });
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, ...inputs },
+    env: stage.env,
+    timeoutMs: 110_000,
+  });
 }
 
-const opened = (pr: { number: number; headSha: string }) => pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha });
+const opened = (pr: { number: number; headSha: string }) =>
+  pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha });
 const comments = (number: number) => stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, number);
 const changes = (result: ActionRun) => JSON.parse(result.outputs.changes ?? '{}') as ChangeSetOutput;
 const matrixOf = (result: ActionRun) => JSON.parse(result.outputs.matrix ?? '{}') as { include: MatrixEntry[] };
@@ -85,12 +94,17 @@ describe('fan-out across matrix jobs with one merged report', () => {
     });
     expect(byCluster.outputs.changes).toBeUndefined();
     const byGroup = await run(pr, { mode: 'matrix', kubeconfig: '' });
-    expect(matrixOf(byGroup).include.map((e) => [e.shard, e['runtime-group'], e['runtime-cluster'], e.clusters])).toEqual([
+    expect(
+      matrixOf(byGroup).include.map((e) => [e.shard, e['runtime-group'], e['runtime-cluster'], e.clusters]),
+    ).toEqual([
       ['staging', 'staging', '*', 'staging-1'],
       ['production', 'production', '*', 'production-eu,production-us'],
     ]);
     const byTwo = await run(pr, { mode: 'matrix', 'shard-by': '2', kubeconfig: '' });
-    expect(matrixOf(byTwo).include.map((e) => e['runtime-cluster'])).toEqual(['staging-1,production-eu', 'production-us']);
+    expect(matrixOf(byTwo).include.map((e) => e['runtime-cluster'])).toEqual([
+      'staging-1,production-eu',
+      'production-us',
+    ]);
     expect(comments(20)).toHaveLength(0);
   });
 
@@ -109,7 +123,7 @@ describe('fan-out across matrix jobs with one merged report', () => {
     single = { body: comments(21)[0]?.body ?? '', summary: result.summary, headSha: pr.headSha };
   });
 
-  it('three diff jobs with changes-file and one report job post one comment equal to the single job\'s', async () => {
+  it("three diff jobs with changes-file and one report job post one comment equal to the single job's", async () => {
     const pr = stage.openPullRequest(22);
     const matrix = matrixOf(await run(opened(pr), { mode: 'matrix', 'shard-by': 'cluster', kubeconfig: '' }));
     expect(matrix.include).toHaveLength(3);
@@ -126,12 +140,19 @@ describe('fan-out across matrix jobs with one merged report', () => {
     );
     for (const [index, shard] of shards.entries()) {
       expect(shard.exitCode, shard.log).toBe(0);
-      expect(shard.outputs['changes-file']).toBe(join(stage.workdir, 'changesets', `changes-${matrix.include[index]?.shard}`, 'changes.json'));
+      expect(shard.outputs['changes-file']).toBe(
+        join(stage.workdir, 'changesets', `changes-${matrix.include[index]?.shard}`, 'changes.json'),
+      );
       expect(changes(shard).commit).toMatch(/^[0-9a-f]{40}$/);
     }
     expect(comments(22)).toHaveLength(0);
 
-    const report = await run(opened(pr), { mode: 'report', changes: 'changesets/*/changes.json', 'shard-by': 'cluster', kubeconfig: '' });
+    const report = await run(opened(pr), {
+      mode: 'report',
+      changes: 'changesets/*/changes.json',
+      'shard-by': 'cluster',
+      kubeconfig: '',
+    });
     expect(report.exitCode, report.log).toBe(0);
     expect(report.outputs['has-changes']).toBe('true');
     expect(changes(report)).toMatchObject({ bundle: 'fanout', mode: 'diff' });
@@ -148,7 +169,12 @@ describe('fan-out across matrix jobs with one merged report', () => {
     // The job summary too, but for each cluster's wall time and the comment's address.
     expect(normalised(report.summary, pr.headSha, true)).toBe(normalised(single.summary, single.headSha, true));
     // A second report (a re-run) updates the same comment.
-    const again = await run(opened(pr), { mode: 'report', changes: 'changesets/*/changes.json', 'shard-by': 'cluster', kubeconfig: '' });
+    const again = await run(opened(pr), {
+      mode: 'report',
+      changes: 'changesets/*/changes.json',
+      'shard-by': 'cluster',
+      kubeconfig: '',
+    });
     expect(again.exitCode, again.log).toBe(0);
     expect(comments(22)).toHaveLength(1);
   });
@@ -157,12 +183,17 @@ describe('fan-out across matrix jobs with one merged report', () => {
     const pr = stage.openPullRequest(23);
     rmSync(join(stage.workdir, 'changesets-23'), { recursive: true, force: true });
     // Only the staging group's job uploaded; the production group's job failed before it.
-    const stagingJob = await run(opened(pr), { 'runtime-group': 'staging', 'changes-file': 'changesets-23/changes-staging/changes.json', comment: 'false' });
+    const stagingJob = await run(opened(pr), {
+      'runtime-group': 'staging',
+      'changes-file': 'changesets-23/changes-staging/changes.json',
+      comment: 'false',
+    });
     expect(stagingJob.exitCode, stagingJob.log).toBe(0);
 
     const report = await run(opened(pr), { mode: 'report', changes: 'changesets-23/**/*.json', kubeconfig: '' });
     expect(report.exitCode).toBe(1);
-    const message = 'no ChangeSet from the matrix job of shard "production" (clusters production-eu, production-us): did that job fail before uploading?';
+    const message =
+      'no ChangeSet from the matrix job of shard "production" (clusters production-eu, production-us): did that job fail before uploading?';
     expect(changes(report).clusters.map((c) => [c.name, c.status, c.error?.message ?? null])).toEqual([
       ['staging-1', 'changed', null],
       ['production-eu', 'failed', message],
@@ -180,13 +211,24 @@ describe('fan-out across matrix jobs with one merged report', () => {
 
   it('refuses a cluster present in two files, naming both, and posts nothing', async () => {
     const pr = stage.openPullRequest(24);
-    const job = await run(opened(pr), { 'runtime-cluster': 'staging-1', 'changes-file': 'changesets-24/a/changes.json', comment: 'false', 'runtime-group': '*' });
+    const job = await run(opened(pr), {
+      'runtime-cluster': 'staging-1',
+      'changes-file': 'changesets-24/a/changes.json',
+      comment: 'false',
+      'runtime-group': '*',
+    });
     expect(job.exitCode, job.log).toBe(0);
-    const twice = await run(opened(pr), { 'runtime-group': 'staging', 'changes-file': 'changesets-24/b/changes.json', comment: 'false' });
+    const twice = await run(opened(pr), {
+      'runtime-group': 'staging',
+      'changes-file': 'changesets-24/b/changes.json',
+      comment: 'false',
+    });
     expect(twice.exitCode, twice.log).toBe(0);
     const report = await run(opened(pr), { mode: 'report', changes: 'changesets-24/*/changes.json', kubeconfig: '' });
     expect(report.exitCode).toBe(1);
-    expect(report.log).toContain('cluster "staging-1" is in two ChangeSet files, changesets-24/a/changes.json and changesets-24/b/changes.json');
+    expect(report.log).toContain(
+      'cluster "staging-1" is in two ChangeSet files, changesets-24/a/changes.json and changesets-24/b/changes.json',
+    );
     expect(comments(24)).toHaveLength(0);
   });
 });
@@ -209,7 +251,15 @@ describe('a ChangeSet file the pull request committed', () => {
       bundle: 'fanout',
       mode: 'diff',
       ...(commit ? { commit } : {}),
-      clusters: ['production-eu', 'production-us'].map((name) => ({ name, group: 'production', kubeContext: name, status: 'unchanged', error: null, instances: [], desired })),
+      clusters: ['production-eu', 'production-us'].map((name) => ({
+        name,
+        group: 'production',
+        kubeContext: name,
+        status: 'unchanged',
+        error: null,
+        instances: [],
+        desired,
+      })),
     };
   }
 
@@ -231,7 +281,11 @@ describe('a ChangeSet file the pull request committed', () => {
 
   it('refuses a file without a commit, naming it, and posts nothing', async () => {
     const pr = stage.openPullRequest(25);
-    const stagingJob = await run(opened(pr), { 'runtime-group': 'staging', 'changes-file': 'changesets-25/changes-staging/changes.json', comment: 'false' });
+    const stagingJob = await run(opened(pr), {
+      'runtime-group': 'staging',
+      'changes-file': 'changesets-25/changes-staging/changes.json',
+      comment: 'false',
+    });
     expect(stagingJob.exitCode, stagingJob.log).toBe(0);
     // The pull request commits a ChangeSet where the production job's artifact would be downloaded.
     writeForged('changesets-25/changes-production/changes.json', forgedProduction());
@@ -244,16 +298,25 @@ describe('a ChangeSet file the pull request committed', () => {
     expect(comments(25)).toHaveLength(0);
   });
 
-  it('refuses a file with the run\'s commit that git tracks in the checkout, and accepts the untracked artifacts beside it', async () => {
+  it("refuses a file with the run's commit that git tracks in the checkout, and accepts the untracked artifacts beside it", async () => {
     const pr = stage.openPullRequest(26);
-    const stagingJob = await run(opened(pr), { 'runtime-group': 'staging', 'changes-file': 'changesets-26/changes-staging/changes.json', comment: 'false' });
+    const stagingJob = await run(opened(pr), {
+      'runtime-group': 'staging',
+      'changes-file': 'changesets-26/changes-staging/changes.json',
+      comment: 'false',
+    });
     expect(stagingJob.exitCode, stagingJob.log).toBe(0);
     const commit = changes(stagingJob).commit;
     expect(commit).toMatch(/^[0-9a-f]{40}$/);
     const forged = 'changesets-26/changes-production/changes.json';
     writeForged(forged, forgedProduction(commit));
     // The workspace is the pull request's checkout: a git repository holding the forged file.
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=author', '-c', 'user.email=author@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: stage.workdir, stdio: 'pipe' });
+    const git = (...args: string[]) =>
+      execFileSync(
+        'git',
+        ['-c', 'user.name=author', '-c', 'user.email=author@example.com', '-c', 'commit.gpgsign=false', ...args],
+        { cwd: stage.workdir, stdio: 'pipe' },
+      );
     try {
       git('init', '--quiet', '--initial-branch=main');
       git('add', 'bundle.cue', 'runtime.cue', forged);
@@ -261,7 +324,9 @@ describe('a ChangeSet file the pull request committed', () => {
 
       const report = await run(opened(pr), { mode: 'report', changes: 'changesets-26/*/changes.json', kubeconfig: '' });
       expect(report.exitCode, report.log).toBe(1);
-      expect(report.log).toContain(`${forged}: tracked by git in the checkout; a ChangeSet must come from a matrix job's artifact, not from the repository`);
+      expect(report.log).toContain(
+        `${forged}: tracked by git in the checkout; a ChangeSet must come from a matrix job's artifact, not from the repository`,
+      );
       expect(comments(26)).toHaveLength(0);
       expectNoSentinel(26, report);
 

@@ -39,7 +39,12 @@ beforeAll(() => {
   originalRuntime = readFileSync(join(stage.workdir, 'runtime.cue'), 'utf8');
   const secrets = new SecretRegistry();
   const kubeconfig = loadKubeconfig([{ text: stage.kubeconfig }], secrets);
-  kube = Object.fromEntries(['fleet-1', 'fleet-2', 'fleet-3'].map((context) => [context, openCluster(kubeconfig, context, { secrets, name: context })]));
+  kube = Object.fromEntries(
+    ['fleet-1', 'fleet-2', 'fleet-3'].map((context) => [
+      context,
+      openCluster(kubeconfig, context, { secrets, name: context }),
+    ]),
+  );
 });
 afterAll(async () => {
   // The bundle's namespace and the stage's identity records, on every cluster.
@@ -47,7 +52,9 @@ afterAll(async () => {
   await Promise.allSettled(
     Object.values(kube ?? {}).flatMap((cluster) => [
       cluster.delete({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name: NAMESPACE }),
-      ...(record ? [cluster.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'kube-system', name: record })] : []),
+      ...(record
+        ? [cluster.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'kube-system', name: record })]
+        : []),
     ]),
   );
   for (const cluster of Object.values(kube ?? {})) cluster.close();
@@ -57,7 +64,8 @@ afterAll(async () => {
 function runtimeWith(...edits: Array<[string, string]>): string {
   let text = originalRuntime;
   for (const [from, to] of edits) {
-    if (text.split(from).length !== 2) throw new Error(`runtime.cue: ${JSON.stringify(from)} does not occur exactly once`);
+    if (text.split(from).length !== 2)
+      throw new Error(`runtime.cue: ${JSON.stringify(from)} does not occur exactly once`);
     text = text.replace(from, () => to);
   }
   return text;
@@ -70,11 +78,22 @@ const renamed = () => runtimeWith([PRODUCTION_US, ''], ['"production-eu": {', '"
 /** The head's runtime.cue (the workspace), and the base's (the stand-in's contents at `baseSha`). */
 function stageRuntimes(head: string, base: string | undefined, baseSha: string): void {
   writeFileSync(join(stage.workdir, 'runtime.cue'), head);
-  stage.github.state.putFiles(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, baseSha, { 'bundle.cue': readFileSync(join(stage.workdir, 'bundle.cue'), 'utf8'), ...(base === undefined ? {} : { 'runtime.cue': base }) });
+  stage.github.state.putFiles(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, baseSha, {
+    'bundle.cue': readFileSync(join(stage.workdir, 'bundle.cue'), 'utf8'),
+    ...(base === undefined ? {} : { 'runtime.cue': base }),
+  });
 }
 
 function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string> = {}): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: stage.env, timeoutMs: 110_000 });
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, ...inputs },
+    env: stage.env,
+    timeoutMs: 110_000,
+  });
 }
 
 const pulls = new Map<number, { number: number; headSha: string; mergeCommitSha: string }>();
@@ -90,36 +109,58 @@ function opened(number: number, baseSha: string) {
 function merged(number: number, baseSha: string) {
   const pr = pulls.get(number) ?? stage.openPullRequest(number);
   stage.github.state.mergePullRequest(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, number, pr.mergeCommitSha);
-  return pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha, baseSha });
+  return pullRequestEvent({
+    action: 'closed',
+    merged: true,
+    mergeCommitSha: pr.mergeCommitSha,
+    repository,
+    number: pr.number,
+    headSha: pr.headSha,
+    baseSha,
+  });
 }
 
 const changes = (result: ActionRun) => JSON.parse(result.outputs.changes ?? '{}') as ChangeSet;
 const clusterOf = (result: ActionRun, name: string) => changes(result).clusters.find((c) => c.name === name);
-const comment = (pr: number) => stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr).at(-1)?.body ?? '';
+const comment = (pr: number) =>
+  stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr).at(-1)?.body ?? '';
 
 /** The bundle's Deployments and inventory Secrets in its namespace on a cluster, by name, with their uids. */
 async function bundleObjects(context: string): Promise<Record<string, string>> {
   const cluster = kube[context];
   if (!cluster) throw new Error(`no cluster ${context}`);
   const deployments = await cluster.list('apps/v1', 'Deployment', NAMESPACE);
-  const secrets = (await cluster.list('v1', 'Secret', NAMESPACE)).filter((s) => s.metadata?.name?.startsWith('timoni.'));
-  return Object.fromEntries([...deployments, ...secrets].map((o) => [`${o.kind}/${o.metadata?.name ?? ''}`, o.metadata?.uid ?? '']));
+  const secrets = (await cluster.list('v1', 'Secret', NAMESPACE)).filter((s) =>
+    s.metadata?.name?.startsWith('timoni.'),
+  );
+  return Object.fromEntries(
+    [...deployments, ...secrets].map((o) => [`${o.kind}/${o.metadata?.name ?? ''}`, o.metadata?.uid ?? '']),
+  );
 }
 
 describe('fleet membership', () => {
   let applied: Record<string, Record<string, string>> = {};
 
   it('applies the 3-cluster fleet (a push that created the branch has no base runtime)', async () => {
-    const result = await run(pushEvent({ repository, ref: 'refs/heads/main', before: '0'.repeat(40), after: fakeSha('membership-initial') }));
+    const result = await run(
+      pushEvent({ repository, ref: 'refs/heads/main', before: '0'.repeat(40), after: fakeSha('membership-initial') }),
+    );
     expect(result.exitCode, result.log).toBe(0);
     expect(changes(result).clusters.map((c) => [c.name, c.status])).toEqual([
       ['staging-1', 'applied'],
       ['production-eu', 'applied'],
       ['production-us', 'applied'],
     ]);
-    expect(result.log).toContain('fleet membership: no base runtime (the push created the branch: there is no commit before it)');
-    applied = { 'fleet-1': await bundleObjects('fleet-1'), 'fleet-2': await bundleObjects('fleet-2'), 'fleet-3': await bundleObjects('fleet-3') };
-    for (const objects of Object.values(applied)) expect(Object.keys(objects)).toEqual(expect.arrayContaining(['Deployment/frontend', 'Secret/timoni.frontend']));
+    expect(result.log).toContain(
+      'fleet membership: no base runtime (the push created the branch: there is no commit before it)',
+    );
+    applied = {
+      'fleet-1': await bundleObjects('fleet-1'),
+      'fleet-2': await bundleObjects('fleet-2'),
+      'fleet-3': await bundleObjects('fleet-3'),
+    };
+    for (const objects of Object.values(applied))
+      expect(Object.keys(objects)).toEqual(expect.arrayContaining(['Deployment/frontend', 'Secret/timoni.frontend']));
   });
 
   it('shows a cluster removed from runtime.cue in a pull request as leaving the fleet, with the objects that would be deleted', async () => {
@@ -127,10 +168,14 @@ describe('fleet membership', () => {
     stageRuntimes(withoutProductionUs(), originalRuntime, baseSha);
     const result = await run(opened(2, baseSha));
     expect(result.exitCode, result.log).toBe(0);
-    expect(stage.github.state.requestsTo('GET', /\/contents\/runtime\.cue$/).map((r) => r.path)).toContain(`/repos/${repository}/contents/runtime.cue?ref=${baseSha}`);
+    expect(stage.github.state.requestsTo('GET', /\/contents\/runtime\.cue$/).map((r) => r.path)).toContain(
+      `/repos/${repository}/contents/runtime.cue?ref=${baseSha}`,
+    );
     const leaving = clusterOf(result, 'production-us');
     expect(leaving?.membership).toBe('leaves');
-    expect(changes(result).membership?.from).toMatch(/^runtime\.cue at base commit [0-9a-f]{7} \(the pull request's base\), read with the GitHub API$/);
+    expect(changes(result).membership?.from).toMatch(
+      /^runtime\.cue at base commit [0-9a-f]{7} \(the pull request's base\), read with the GitHub API$/,
+    );
     const body = comment(2);
     expect(body).toContain('production-us');
     expect(body).toMatch(/leaves the fleet/);
@@ -195,7 +240,9 @@ describe('fleet membership', () => {
     stageRuntimes(renamed(), 'runtime: {\n\tapiVersion: "v1alpha1"\n\tname: "demo" & 5\n}\n', baseSha);
     const result = await run(opened(8, baseSha));
     expect(result.exitCode, result.log).toBe(0);
-    expect(changes(result).membership?.warning).toMatch(/^the runtime at base commit [0-9a-f]{7} \(the pull request's base\) does not evaluate: /);
+    expect(changes(result).membership?.warning).toMatch(
+      /^the runtime at base commit [0-9a-f]{7} \(the pull request's base\) does not evaluate: /,
+    );
     expect(changes(result).clusters.map((c) => c.name)).toEqual(['staging-1', 'production-europe']);
     expect(changes(result).clusters.every((c) => c.status !== 'failed' && c.membership === undefined)).toBe(true);
     expect(comment(8)).toContain('does not evaluate');
@@ -206,18 +253,28 @@ describe('fleet membership', () => {
     stageRuntimes(renamed(), undefined, baseSha);
     const result = await run(opened(9, baseSha));
     expect(result.exitCode, result.log).toBe(0);
-    expect(result.log).toContain(`fleet membership: runtime.cue did not exist at base commit ${baseSha.slice(0, 7)} (the pull request's base); no cluster leaves the fleet in this run`);
+    expect(result.log).toContain(
+      `fleet membership: runtime.cue did not exist at base commit ${baseSha.slice(0, 7)} (the pull request's base); no cluster leaves the fleet in this run`,
+    );
     expect(changes(result).clusters.some((c) => c.membership !== undefined)).toBe(false);
     expect(comment(9)).not.toMatch(/leaves the fleet/);
   });
 
-  it("compares a push with its before commit", async () => {
+  it('compares a push with its before commit', async () => {
     const baseSha = fakeSha('membership-push-before');
     // production-us is back in the before commit's runtime (nothing of the bundle is left on fleet-3): it leaves again.
-    stageRuntimes(renamed(), renamed().replace('\t\t"production-europe": {', () => `${PRODUCTION_US}\t\t"production-europe": {`), baseSha);
-    const result = await run(pushEvent({ repository, ref: 'refs/heads/main', before: baseSha, after: fakeSha('membership-push-after') }));
+    stageRuntimes(
+      renamed(),
+      renamed().replace('\t\t"production-europe": {', () => `${PRODUCTION_US}\t\t"production-europe": {`),
+      baseSha,
+    );
+    const result = await run(
+      pushEvent({ repository, ref: 'refs/heads/main', before: baseSha, after: fakeSha('membership-push-after') }),
+    );
     expect(result.exitCode, result.log).toBe(0);
-    expect(changes(result).membership?.from).toBe(`runtime.cue at base commit ${baseSha.slice(0, 7)} (the push's before), read with the GitHub API`);
+    expect(changes(result).membership?.from).toBe(
+      `runtime.cue at base commit ${baseSha.slice(0, 7)} (the push's before), read with the GitHub API`,
+    );
     expect(clusterOf(result, 'production-us')?.membership).toBe('leaves');
     expect(await bundleObjects('fleet-3')).toEqual({});
     expect(await bundleObjects('fleet-1')).toEqual(applied['fleet-1']);
@@ -225,10 +282,22 @@ describe('fleet membership', () => {
 
   it('reads the base with git, asking GitHub nothing, when the checkout holds the base commit (fetch-depth: 2)', async () => {
     const git = (...args: string[]) =>
-      execFileSync('git', ['-C', stage.workdir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+      execFileSync('git', ['-C', stage.workdir, ...args], {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@e',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@e',
+        },
+      }).trim();
     try {
       git('init', '-q', '-b', 'main');
-      writeFileSync(join(stage.workdir, 'runtime.cue'), renamed().replace('\t\t"production-europe": {', () => `${PRODUCTION_US}\t\t"production-europe": {`));
+      writeFileSync(
+        join(stage.workdir, 'runtime.cue'),
+        renamed().replace('\t\t"production-europe": {', () => `${PRODUCTION_US}\t\t"production-europe": {`),
+      );
       git('add', 'runtime.cue', 'bundle.cue');
       git('commit', '-q', '-m', 'base');
       const baseSha = git('rev-parse', 'HEAD');
@@ -236,7 +305,9 @@ describe('fleet membership', () => {
       const before = stage.github.state.requestsTo('GET', /\/contents\//).length;
       const result = await run(opened(10, baseSha));
       expect(result.exitCode, result.log).toBe(0);
-      expect(changes(result).membership?.from).toBe(`runtime.cue at base commit ${baseSha.slice(0, 7)} (the pull request's base), read with git`);
+      expect(changes(result).membership?.from).toBe(
+        `runtime.cue at base commit ${baseSha.slice(0, 7)} (the pull request's base), read with git`,
+      );
       expect(clusterOf(result, 'production-us')?.membership).toBe('leaves');
       expect(stage.github.state.requestsTo('GET', /\/contents\//).length).toBe(before);
     } finally {

@@ -65,12 +65,24 @@ function injectingBundle(name: string): string {
 }
 
 function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: stage.env, timeoutMs: 110_000 });
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, ...inputs },
+    env: stage.env,
+    timeoutMs: 110_000,
+  });
 }
 
 function runCli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'index.js'), ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'index.js'), ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -84,7 +96,10 @@ describe('workflow commands and ANSI sequences from an object name', () => {
   it('prints the name as text the runner reads no command in, and the error still becomes an annotation', async () => {
     const bundle = injectingBundle('logesc-nel');
     const pr = stage.openPullRequest(700);
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle });
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle },
+    );
     expect(result.exitCode, result.log).toBe(1);
 
     // By the runner's rule, on every line printed: only the action's own commands.
@@ -112,6 +127,7 @@ describe('workflow commands and ANSI sequences from an object name', () => {
     expect(result.stderr).toContain(`metadata.name ${QUOTED} must match regex`);
     // eslint-disable-next-line no-control-regex -- control characters are what is looked for
     expect(result.stderr).not.toMatch(/[\u001b\u009b\u0085]/);
-    for (const text of result.stderr.split(/\r\n|\n|\r/)) expect(parseWorkflowCommand(text, 'stderr'), JSON.stringify(text)).toBeUndefined();
+    for (const text of result.stderr.split(/\r\n|\n|\r/))
+      expect(parseWorkflowCommand(text, 'stderr'), JSON.stringify(text)).toBeUndefined();
   });
 });

@@ -12,7 +12,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetState } from '../../src/fleet/instance-state.js';
-import { fakeSha, runAction, workflowDispatchEvent, type ActionRun, type GitHubEvent } from '../harness/github/index.js';
+import {
+  fakeSha,
+  runAction,
+  workflowDispatchEvent,
+  type ActionRun,
+  type GitHubEvent,
+} from '../harness/github/index.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';
 import { KubeClient } from '../harness/fleet/kube-client.js';
@@ -39,7 +45,10 @@ afterAll(async () => {
   kube?.close();
 });
 
-const scheduleEvent: GitHubEvent = { name: 'schedule', payload: { schedule: '17 * * * *', workflow: '.github/workflows/fleet.yml' } };
+const scheduleEvent: GitHubEvent = {
+  name: 'schedule',
+  payload: { schedule: '17 * * * *', workflow: '.github/workflows/fleet.yml' },
+};
 
 function run(event: GitHubEvent, inputs: Record<string, string>, sha: string): Promise<ActionRun> {
   stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, sha);
@@ -70,7 +79,11 @@ async function instanceSecret(): Promise<unknown> {
 
 describe('a cluster that left the runtime but holds the bundle', () => {
   it('is reported by a drift run and listed as orphaned by a status run, nothing deleted', async () => {
-    const applied = await run(workflowDispatchEvent({ repository, inputs: { mode: 'apply' } }), {}, fakeSha('orphans-apply'));
+    const applied = await run(
+      workflowDispatchEvent({ repository, inputs: { mode: 'apply' } }),
+      {},
+      fakeSha('orphans-apply'),
+    );
     expect(applied.exitCode, applied.log).toBe(0);
     expect(applied.outputs['applied-clusters']).toBe('staging-1,production-eu,production-us');
     expect(await instanceSecret()).not.toBeNull();
@@ -82,14 +95,22 @@ describe('a cluster that left the runtime but holds the bundle', () => {
     const [issue] = stage.github.state.issueList(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name);
     const body = issue?.body ?? '';
     expect(body).toContain('| <code>production-us</code> · 🚪 leaves the fleet |');
-    expect(body).toContain('holds the bundle but is in no runtime cluster (it left the fleet)&#58; the bundle stays installed there until it is removed');
+    expect(body).toContain(
+      'holds the bundle but is in no runtime cluster (it left the fleet)&#58; the bundle stays installed there until it is removed',
+    );
     expect(body).toContain('timoni bundle delete --name orphans --kube-context fleet-3');
 
-    const status = await run(workflowDispatchEvent({ repository, inputs: { mode: 'status' } }), { mode: 'status' }, fakeSha('orphans-status'));
+    const status = await run(
+      workflowDispatchEvent({ repository, inputs: { mode: 'status' } }),
+      { mode: 'status' },
+      fakeSha('orphans-status'),
+    );
     expect(status.exitCode, status.log).toBe(0);
     const state = JSON.parse(status.outputs.status ?? '{}') as FleetState;
     const orphaned = state.instances.filter((row) => row.state === 'orphaned');
-    expect(orphaned.map((row) => [row.cluster, row.instance, row.namespace])).toEqual([['production-us', 'frontend', 'orphans']]);
+    expect(orphaned.map((row) => [row.cluster, row.instance, row.namespace])).toEqual([
+      ['production-us', 'frontend', 'orphans'],
+    ]);
     expect(status.summary).toContain('🚪 orphaned');
 
     expect(await instanceSecret()).not.toBeNull();

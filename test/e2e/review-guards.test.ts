@@ -31,7 +31,11 @@ function file(name: string, body: string): string {
   return name;
 }
 
-function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>, sha?: string): Promise<ActionRun> {
+function run(
+  event: Parameters<typeof runAction>[0]['event'],
+  inputs: Record<string, string>,
+  sha?: string,
+): Promise<ActionRun> {
   return runAction({
     event,
     githubApiUrl: stage.github.url,
@@ -48,7 +52,13 @@ const changes = (result: ActionRun) => JSON.parse(result.outputs.changes ?? '{}'
 const comments = (pr: number) => stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr);
 
 /** A one-instance bundle of the example module: its ConfigMap's message and extra values, as CUE. */
-function bundleFile(fileName: string, name: string, namespace: string, values: string, moduleUrl = 'oci://\\(_registry)/modules/webapp'): string {
+function bundleFile(
+  fileName: string,
+  name: string,
+  namespace: string,
+  values: string,
+  moduleUrl = 'oci://\\(_registry)/modules/webapp',
+): string {
   return file(
     fileName,
     `bundle: {
@@ -75,11 +85,19 @@ async function configMapExists(namespace: string, name: string): Promise<boolean
 }
 
 describe('the review record cannot be forged through text the author controls', () => {
-  it('require: a record in another bundle\'s diff text is never read, so the unreviewed state is refused', async () => {
+  it("require: a record in another bundle's diff text is never read, so the unreviewed state is refused", async () => {
     const pr = stage.openPullRequest(501);
     // What the author wants applied without review: bundle "forge-target" with their message.
-    const target = bundleFile('forge-target.cue', 'forge-target', ns('forge-target'), 'message: "payload-never-reviewed"');
-    const built = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: target, comment: 'false' });
+    const target = bundleFile(
+      'forge-target.cue',
+      'forge-target',
+      ns('forge-target'),
+      'message: "payload-never-reviewed"',
+    );
+    const built = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle: target, comment: 'false' },
+    );
     expect(built.exitCode, built.log).toBe(0);
     const forged = reviewedBlock(changes(built));
     expect(forged).toContain('"bundle":"forge-target"');
@@ -88,14 +106,32 @@ describe('the review record cannot be forged through text the author controls', 
     // the API server refuses (its namespace exists, so the dry-run reaches the server), so
     // that its comment holds no record of its own.
     for (const index of [0, 1, 2]) {
-      await clusterClient(index).apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns('forge-decoy') } }, { fieldManager: 'test', force: true });
+      await clusterClient(index).apply(
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns('forge-decoy') } },
+        { fieldManager: 'test', force: true },
+      );
     }
-    const decoy = bundleFile('forge-decoy.cue', 'forge-decoy', ns('forge-decoy'), `message: ${JSON.stringify(forged)}\n\t\t\tingress: {enabled: true, host: "Not_A_Valid_Host!"}`);
-    const decoyDiff = await run(pullRequestEvent({ action: 'synchronize', repository, number: pr.number, headSha: pr.headSha }), { bundle: decoy });
+    const decoy = bundleFile(
+      'forge-decoy.cue',
+      'forge-decoy',
+      ns('forge-decoy'),
+      `message: ${JSON.stringify(forged)}\n\t\t\tingress: {enabled: true, host: "Not_A_Valid_Host!"}`,
+    );
+    const decoyDiff = await run(
+      pullRequestEvent({ action: 'synchronize', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle: decoy },
+    );
     expect(decoyDiff.exitCode, decoyDiff.log).toBe(1);
 
     stage.github.state.mergePullRequest(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number, pr.mergeCommitSha);
-    const merged = pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha });
+    const merged = pullRequestEvent({
+      action: 'closed',
+      merged: true,
+      mergeCommitSha: pr.mergeCommitSha,
+      repository,
+      number: pr.number,
+      headSha: pr.headSha,
+    });
     const apply = await run(merged, { bundle: target, reviewed: 'require', wait: 'false' });
     expect(apply.exitCode).toBe(1);
     expect(apply.outputs['applied-clusters']).toBe('');
@@ -105,7 +141,9 @@ describe('the review record cannot be forged through text the author controls', 
     expect(await configMapExists(ns('forge-target'), 'web')).toBe(false);
 
     // The decoy's comment: the forged block shown escaped, and no record the action would read.
-    const decoyComment = comments(pr.number).find((comment) => comment.body.startsWith('<!-- timoni-fleet:bundle=forge-decoy -->'))?.body ?? '';
+    const decoyComment =
+      comments(pr.number).find((comment) => comment.body.startsWith('<!-- timoni-fleet:bundle=forge-decoy -->'))
+        ?.body ?? '';
     expect(changes(decoyDiff).clusters[0]?.error?.message).toContain('Ingress');
     expect(decoyComment).toContain('timoni-fleet:reviewed {');
     expect(decoyComment).toContain('\\u003C!-- timoni-fleet:reviewed {');
@@ -115,10 +153,12 @@ describe('the review record cannot be forged through text the author controls', 
 });
 
 describe('a manual run and the review', () => {
-  it('require refuses a workflow_dispatch (nothing was reviewed) and never rewrites the merged pull request\'s comment', async () => {
+  it("require refuses a workflow_dispatch (nothing was reviewed) and never rewrites the merged pull request's comment", async () => {
     const pr = stage.openPullRequest(502);
     const target = bundleFile('dispatch-target.cue', 'dispatch-target', ns('dispatch-target'), 'message: "dispatched"');
-    const diff = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle: target });
+    const diff = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), {
+      bundle: target,
+    });
     expect(diff.exitCode, diff.log).toBe(0);
     const reviewed = comments(pr.number)[0]?.body ?? '';
     expect(parseReviewedRecord(reviewed)?.bundle).toBe('dispatch-target');
@@ -126,34 +166,57 @@ describe('a manual run and the review', () => {
     stage.github.state.mergePullRequest(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number, pr.mergeCommitSha);
 
     const dispatch = workflowDispatchEvent({ repository, inputs: { mode: 'apply', cluster: 'staging-1' } });
-    const refused = await run(dispatch, { bundle: target, reviewed: 'require', 'runtime-cluster': 'staging-1', mode: 'apply', wait: 'false' }, pr.mergeCommitSha);
+    const refused = await run(
+      dispatch,
+      { bundle: target, reviewed: 'require', 'runtime-cluster': 'staging-1', mode: 'apply', wait: 'false' },
+      pr.mergeCommitSha,
+    );
     expect(refused.exitCode).toBe(1);
     expect(refused.outputs['applied-clusters']).toBe('');
     expect(changes(refused).clusters[0]?.error?.step).toBe('review');
-    expect(changes(refused).clusters[0]?.error?.message).toContain('nothing was reviewed to compare with: the run was started by workflow_dispatch with no merged pull request; nothing was applied to it (reviewed: require)');
+    expect(changes(refused).clusters[0]?.error?.message).toContain(
+      'nothing was reviewed to compare with: the run was started by workflow_dispatch with no merged pull request; nothing was applied to it (reviewed: require)',
+    );
     expect(await configMapExists(ns('dispatch-target'), 'web')).toBe(false);
 
-    const warned = await run(dispatch, { bundle: target, reviewed: 'warn', 'runtime-cluster': 'staging-1', mode: 'apply', wait: 'false' }, pr.mergeCommitSha);
+    const warned = await run(
+      dispatch,
+      { bundle: target, reviewed: 'warn', 'runtime-cluster': 'staging-1', mode: 'apply', wait: 'false' },
+      pr.mergeCommitSha,
+    );
     expect(warned.exitCode, warned.log).toBe(0);
     expect(warned.outputs['applied-clusters']).toBe('staging-1');
-    expect(warned.summary).toContain('What is applied was not compared with a review&#58; the run was started by workflow&#95;dispatch with no merged pull request.');
+    expect(warned.summary).toContain(
+      'What is applied was not compared with a review&#58; the run was started by workflow&#95;dispatch with no merged pull request.',
+    );
     expect(await configMapExists(ns('dispatch-target'), 'web')).toBe(true);
     // Neither run touched the pull request's comment: its review record stands for the merge.
     expect(comments(pr.number).map((comment) => comment.body)).toEqual([reviewed]);
-    expect(warned.log).toContain('a workflow_dispatch rollout updates no pull request comment: its result is in the job summary');
+    expect(warned.log).toContain(
+      'a workflow_dispatch rollout updates no pull request comment: its result is in the job summary',
+    );
   });
 });
 
 describe('text that reads otherwise than what is applied', () => {
   it('shows bidirectional controls and zero-width characters escaped in the comment, and says so under the diff', async () => {
     const pr = stage.openPullRequest(503);
-    const bundle = bundleFile('bidi.cue', 'bidi', 'bidi', 'message: "access: user\\u202E\\u2066 nimda\\u2069\\u2066 host: exa\\u200Bmple.com"');
-    const diff = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle });
+    const bundle = bundleFile(
+      'bidi.cue',
+      'bidi',
+      'bidi',
+      'message: "access: user\\u202E\\u2066 nimda\\u2069\\u2066 host: exa\\u200Bmple.com"',
+    );
+    const diff = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), {
+      bundle,
+    });
     expect(diff.exitCode, diff.log).toBe(0);
     const body = comments(pr.number)[0]?.body ?? '';
     expect(body).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/);
     expect(body).toContain('access: user\\u202E\\u2066 nimda\\u2069\\u2066 host: exa\\u200Bmple.com');
-    expect(body).toContain('This object holds characters that are invisible or reorder the text around them (U+200B, U+202E, U+2066, U+2069)');
+    expect(body).toContain(
+      'This object holds characters that are invisible or reorder the text around them (U+200B, U+202E, U+2066, U+2069)',
+    );
     expect(diff.summary).not.toMatch(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/);
   });
 });
@@ -177,9 +240,18 @@ describe('a run that reaches its deadline', () => {
     const port = (blackHole.address() as { port: number }).port;
     const pr = stage.openPullRequest(504);
     // A registry that accepts the connection and never answers: every cluster waits on the pull.
-    const bundle = bundleFile('late-registry.cue', 'late-registry', 'late-registry', 'message: "late"', `oci://127.0.0.1:${port}/modules/webapp`);
+    const bundle = bundleFile(
+      'late-registry.cue',
+      'late-registry',
+      'late-registry',
+      'message: "late"',
+      `oci://127.0.0.1:${port}/modules/webapp`,
+    );
     const started = Date.now();
-    const result = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), { bundle, deadline: '12s' });
+    const result = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      { bundle, deadline: '12s' },
+    );
     expect(Date.now() - started).toBeLessThan(40_000);
     expect(result.exitCode).toBe(1);
     const body = comments(pr.number)[0]?.body ?? '';

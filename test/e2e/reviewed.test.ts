@@ -12,7 +12,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeSha, pullRequestEvent, pushEvent, runAction, workflowDispatchEvent, type ActionRun } from '../harness/github/index.js';
+import {
+  fakeSha,
+  pullRequestEvent,
+  pushEvent,
+  runAction,
+  workflowDispatchEvent,
+  type ActionRun,
+} from '../harness/github/index.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';
 import { exampleModule } from '../harness/fleet/fleet-registry.js';
@@ -33,7 +40,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>, sha?: string): Promise<ActionRun> {
+function run(
+  event: Parameters<typeof runAction>[0]['event'],
+  inputs: Record<string, string>,
+  sha?: string,
+): Promise<ActionRun> {
   return runAction({
     event,
     githubApiUrl: stage.github.url,
@@ -58,14 +69,22 @@ async function repushModule(): Promise<string> {
   const text = readFileSync(values, 'utf8');
   if (!text.includes('tag:        "1.4.0"')) throw new Error(`${values}: the image tag line changed; update this test`);
   writeFileSync(values, text.replace('tag:        "1.4.0"', 'tag:        "1.4.1"'));
-  const pushed = await pushTimoniModule({ registry: stage.registry.url, repository: module.repository, tag: module.version, moduleDir: dir });
+  const pushed = await pushTimoniModule({
+    registry: stage.registry.url,
+    repository: module.repository,
+    tag: module.version,
+    moduleDir: dir,
+  });
   return pushed.digest;
 }
 
 describe('apply what was reviewed', () => {
   it('records the desired state in the comment and matches a squash merge to its pull request', async () => {
     const pr = stage.openPullRequest(41);
-    const diff = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), {});
+    const diff = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      {},
+    );
     expect(diff.exitCode, diff.log).toBe(0);
     const record = parseReviewedRecord(comments(pr.number)[0]?.body ?? '');
     expect(record?.bundle).toBe('reviewed');
@@ -76,10 +95,16 @@ describe('apply what was reviewed', () => {
     // Squash merge: the commit on main is new; only commits/{sha}/pulls links it to the pull request.
     const squash = fakeSha('squash-41');
     stage.github.state.mergePullRequest(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number, squash);
-    const apply = await run(pushEvent({ repository, ref: 'refs/heads/main', before: fakeSha('main-before-41'), after: squash }), { reviewed: 'require' }, squash);
+    const apply = await run(
+      pushEvent({ repository, ref: 'refs/heads/main', before: fakeSha('main-before-41'), after: squash }),
+      { reviewed: 'require' },
+      squash,
+    );
     expect(apply.exitCode, apply.log).toBe(0);
     expect(apply.outputs['applied-clusters']).toBe('staging-1,production-eu,production-us');
-    expect(apply.summary).toContain('Applied as reviewed in pull request &#35;41&#58; staging-1, production-eu, production-us.');
+    expect(apply.summary).toContain(
+      'Applied as reviewed in pull request &#35;41&#58; staging-1, production-eu, production-us.',
+    );
     expect(apply.log).toContain('cluster staging-1: the desired state is the one reviewed in pull request #41');
   });
 
@@ -87,7 +112,11 @@ describe('apply what was reviewed', () => {
     const pr = stage.openPullRequest(42);
     // As on GitHub, the pull request's run is at a temporary merge commit (GITHUB_SHA), not at its head.
     const temporaryMerge = 'e'.repeat(40);
-    const diff = await run(pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), {}, temporaryMerge);
+    const diff = await run(
+      pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+      {},
+      temporaryMerge,
+    );
     expect(diff.exitCode, diff.log).toBe(0);
     expect(comments(pr.number)[0]?.body).toContain(`/commit/${pr.headSha})`);
     const reviewedDigest = stage.moduleDigest;
@@ -95,7 +124,14 @@ describe('apply what was reviewed', () => {
     expect(repushed).not.toBe(reviewedDigest);
 
     stage.github.state.mergePullRequest(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.number, pr.mergeCommitSha);
-    const merged = pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha });
+    const merged = pullRequestEvent({
+      action: 'closed',
+      merged: true,
+      mergeCommitSha: pr.mergeCommitSha,
+      repository,
+      number: pr.number,
+      headSha: pr.headSha,
+    });
     const refused = await run(merged, { reviewed: 'require' });
     expect(refused.exitCode).toBe(1);
     expect(refused.outputs['applied-clusters']).toBe('');
@@ -128,15 +164,23 @@ describe('apply what was reviewed', () => {
     const after = comments(pr.number)[0]?.body ?? '';
     expect(after).toContain('> [!WARNING]');
     expect(after).toContain('applied anyway');
-    expect(warned.log).toContain('##[warning]cluster staging-1: the desired state differs from the one reviewed in pull request #42');
+    expect(warned.log).toContain(
+      '##[warning]cluster staging-1: the desired state differs from the one reviewed in pull request #42',
+    );
   });
 
   it('says in the job summary that a manual run (reviewed: warn) has no pull request to compare with', async () => {
     const sha = fakeSha('dispatch-reviewed');
     stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, sha);
-    const dispatched = await run(workflowDispatchEvent({ repository, inputs: { mode: 'apply', cluster: 'staging-1' } }), { reviewed: 'warn', 'runtime-cluster': 'staging-1', mode: 'apply' }, sha);
+    const dispatched = await run(
+      workflowDispatchEvent({ repository, inputs: { mode: 'apply', cluster: 'staging-1' } }),
+      { reviewed: 'warn', 'runtime-cluster': 'staging-1', mode: 'apply' },
+      sha,
+    );
     expect(dispatched.exitCode, dispatched.log).toBe(0);
     expect(dispatched.outputs['applied-clusters']).toBe('staging-1');
-    expect(dispatched.summary).toContain('What is applied was not compared with a review&#58; the run was started by workflow&#95;dispatch with no merged pull request.');
+    expect(dispatched.summary).toContain(
+      'What is applied was not compared with a review&#58; the run was started by workflow&#95;dispatch with no merged pull request.',
+    );
   });
 });

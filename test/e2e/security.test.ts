@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { clusterClient } from '../harness/fleet/test-context.js';
-import { assertNoSecretLeak, pullRequestEvent, runAction, workflowDispatchEvent, type ActionRun } from '../harness/github/index.js';
+import {
+  assertNoSecretLeak,
+  pullRequestEvent,
+  runAction,
+  workflowDispatchEvent,
+  type ActionRun,
+} from '../harness/github/index.js';
 import { REPO_ROOT } from '../harness/github/runner/node-runtime.js';
 import { DEMO_REPOSITORY, type DemoStage } from '../harness/demo/demo-stage.js';
 import { useDemoStage } from '../harness/demo/demo-fixture.js';
@@ -28,17 +34,34 @@ function file(name: string, body: string): string {
   return name;
 }
 
-function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>, env: Record<string, string> = {}): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: { ...stage.env, ...env }, timeoutMs: 110_000, keepTemp: true });
+function run(
+  event: Parameters<typeof runAction>[0]['event'],
+  inputs: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<ActionRun> {
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, ...inputs },
+    env: { ...stage.env, ...env },
+    timeoutMs: 110_000,
+    keepTemp: true,
+  });
 }
 
 let pullRequests = 100;
 function openedEvent(): { event: ReturnType<typeof pullRequestEvent>; number: number } {
   const pr = stage.openPullRequest(pullRequests++);
-  return { event: pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }), number: pr.number };
+  return {
+    event: pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
+    number: pr.number,
+  };
 }
 
-const comments = (number: number) => stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, number).map((c) => c.body);
+const comments = (number: number) =>
+  stage.github.state.comments(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, number).map((c) => c.body);
 
 const moduleBlock = `module: {url: "oci://\\(_registry)/modules/webapp", version: "1.4.0"}`;
 const header = `_registry: string @timoni(runtime:string:DEMO_REGISTRY)
@@ -63,18 +86,38 @@ bundle: {
   );
 }
 
-const errorMessages = (result: ActionRun) => result.commands.filter((c) => c.command === 'error').map((c) => c.message).join('\n');
+const errorMessages = (result: ActionRun) =>
+  result.commands
+    .filter((c) => c.command === 'error')
+    .map((c) => c.message)
+    .join('\n');
 
 describe('runtime values from cluster Secrets', () => {
   const sentinel = 'zq7-sentinel-cluster-s3cret';
-  const forms = [sentinel, sentinel.toUpperCase(), Buffer.from(sentinel).toString('hex'), Buffer.from(sentinel).toString('base64')];
+  const forms = [
+    sentinel,
+    sentinel.toUpperCase(),
+    Buffer.from(sentinel).toString('hex'),
+    Buffer.from(sentinel).toString('base64'),
+  ];
   let runtime: string;
 
   beforeAll(async () => {
     for (const index of [0, 1, 2]) {
       const client = clusterClient(index);
-      await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sec-src' } }, { fieldManager: 'test', force: true });
-      await client.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token', namespace: 'sec-src' }, data: { value: Buffer.from(sentinel).toString('base64') } }, { fieldManager: 'test', force: true });
+      await client.apply(
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sec-src' } },
+        { fieldManager: 'test', force: true },
+      );
+      await client.apply(
+        {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'token', namespace: 'sec-src' },
+          data: { value: Buffer.from(sentinel).toString('base64') },
+        },
+        { fieldManager: 'test', force: true },
+      );
     }
     runtime = file(
       'sec-runtime.cue',
@@ -97,7 +140,9 @@ describe('runtime values from cluster Secrets', () => {
     const { event, number } = openedEvent();
     const result = await run(event, { bundle, runtime });
     expect(result.exitCode).toBe(1);
-    expect(errorMessages(result)).toContain('runtime value query "k8s:v1:Secret:sec-src:token": reads a Secret, which is refused on pull requests');
+    expect(errorMessages(result)).toContain(
+      'runtime value query "k8s:v1:Secret:sec-src:token": reads a Secret, which is refused on pull requests',
+    );
     expect(errorMessages(result)).toContain('secret-queries-on-pull-request: true');
     assertNoSecretLeak(result, forms, comments(number));
   });
@@ -153,7 +198,11 @@ describe('the environment', () => {
       '"runner=\\(_runner) gh=\\(_gh) image: \\(_ref):6.6.6"',
     );
     const { event, number } = openedEvent();
-    const result = await run(event, { bundle }, { ACTIONS_RUNTIME_TOKEN: runnerToken, GITHUB_HEAD_REF: 'evil.example/backdoor' });
+    const result = await run(
+      event,
+      { bundle },
+      { ACTIONS_RUNTIME_TOKEN: runnerToken, GITHUB_HEAD_REF: 'evil.example/backdoor' },
+    );
     expect(result.exitCode, result.log).toBe(0);
     const [body] = comments(number);
     // runtime-from-env: neither the runner's token nor the action's own input, and the head ref only when listed.
@@ -161,7 +210,11 @@ describe('the environment', () => {
     assertNoSecretLeak(result, [runnerToken, stage.github.token], comments(number));
 
     const listed = openedEvent();
-    const allowListed = await run(listed.event, { bundle, 'runtime-from-env': 'false', 'runtime-env': 'GITHUB_HEAD_REF\nDEMO_REGISTRY' }, { ACTIONS_RUNTIME_TOKEN: runnerToken, GITHUB_HEAD_REF: 'evil.example/backdoor' });
+    const allowListed = await run(
+      listed.event,
+      { bundle, 'runtime-from-env': 'false', 'runtime-env': 'GITHUB_HEAD_REF\nDEMO_REGISTRY' },
+      { ACTIONS_RUNTIME_TOKEN: runnerToken, GITHUB_HEAD_REF: 'evil.example/backdoor' },
+    );
     expect(allowListed.exitCode, allowListed.log).toBe(0);
     const [shown] = comments(listed.number);
     // The reviewer sees the branch name the author chose: it is not a secret and never masked.
@@ -216,7 +269,11 @@ describe('environment values that hold a secret', () => {
     expect(posted[0]).toContain('remote=a b s e n t key=absent db=a b s e n t');
     // The key material past the PEM header's base64, which the bundle spells out.
     const forms = [stage.github.token, key.slice(44, 104), dbPassword];
-    const spelled = forms.flatMap((form) => [spaced(form), spaced(form.slice(0, 20)), spaced(form.slice(0, 20).toUpperCase())]);
+    const spelled = forms.flatMap((form) => [
+      spaced(form),
+      spaced(form.slice(0, 20)),
+      spaced(form.slice(0, 20).toUpperCase()),
+    ]);
     for (const text of [...posted, result.log, result.summary, ...Object.values(result.outputs)]) {
       for (const form of spelled) expect(text.includes(form), 'a spelled-out secret').toBe(false);
     }
@@ -232,13 +289,21 @@ describe('environment values that hold a secret', () => {
 
   it('refuses a runtime-env list that names such a variable, naming it, before anything is diffed', async () => {
     const { event, number } = openedEvent();
-    const result = await run(event, { bundle: spellingBundle(), 'runtime-from-env': 'false', 'runtime-env': 'DEMO_REGISTRY,GIT_REMOTE,DATABASE_URL' }, secretEnv());
+    const result = await run(
+      event,
+      { bundle: spellingBundle(), 'runtime-from-env': 'false', 'runtime-env': 'DEMO_REGISTRY,GIT_REMOTE,DATABASE_URL' },
+      secretEnv(),
+    );
     expect(result.exitCode).toBe(1);
     expect(errorMessages(result)).toContain(
       'input "runtime-env": GIT_REMOTE (secret), DATABASE_URL (password URL) hold a secret of the run or a URL with a password, which is never given to runtime attributes',
     );
     expect(result.log).not.toMatch(/diffing/);
-    assertNoSecretLeak(result, [stage.github.token, dbPassword, spaced(stage.github.token), spaced(dbPassword)], comments(number));
+    assertNoSecretLeak(
+      result,
+      [stage.github.token, dbPassword, spaced(stage.github.token), spaced(dbPassword)],
+      comments(number),
+    );
   });
 });
 
@@ -277,12 +342,17 @@ describe('files outside the workspace', () => {
     const dir = localModule('mod-leak');
     mkdirSync(join(dir, 'leak'));
     symlinkSync('/proc/self/environ', join(dir, 'leak', 'environ'));
-    writeFileSync(join(dir, 'templates', 'leak.cue'), '@extern(embed)\npackage main\n\n_leak: _ @embed(file="../leak/environ", type=text)\n');
+    writeFileSync(
+      join(dir, 'templates', 'leak.cue'),
+      '@extern(embed)\npackage main\n\n_leak: _ @embed(file="../leak/environ", type=text)\n',
+    );
     const bundle = localBundle('sec-embed', 'file://./mod-leak');
     const { event, number } = openedEvent();
     const result = await run(event, { bundle }, { SENTINEL_VARIABLE: hostSecret });
     expect(result.exitCode).toBe(1);
-    expect(errorMessages(result)).toMatch(/leak\/environ points to \/proc\/\d+\/environ, which is outside the allowed folder/);
+    expect(errorMessages(result)).toMatch(
+      /leak\/environ points to \/proc\/\d+\/environ, which is outside the allowed folder/,
+    );
     assertNoSecretLeak(result, [hostSecret, stage.github.token], comments(number));
   });
 
@@ -290,13 +360,17 @@ describe('files outside the workspace', () => {
     symlinkSync(join(outside, 'secret.txt'), join(stage.workdir, 'linked-runtime.cue'));
     const linked = await run(openedEvent().event, { runtime: 'linked-runtime.cue' });
     expect(linked.exitCode).toBe(1);
-    expect(errorMessages(linked)).toMatch(/linked-runtime\.cue: points to .*secret\.txt, which is outside the allowed folder/);
+    expect(errorMessages(linked)).toMatch(
+      /linked-runtime\.cue: points to .*secret\.txt, which is outside the allowed folder/,
+    );
     assertNoSecretLeak(linked, [hostSecret]);
 
     for (const url of ['file:///etc', 'file://../../..']) {
       const result = await run(openedEvent().event, { bundle: localBundle(`sec-url-${url.length}`, url) });
       expect(result.exitCode, url).toBe(1);
-      expect(errorMessages(result), url).toMatch(new RegExp(`module ${url.replace(/[./]/g, '\\$&')}: the module folder .* is outside the allowed folder`));
+      expect(errorMessages(result), url).toMatch(
+        new RegExp(`module ${url.replace(/[./]/g, '\\$&')}: the module folder .* is outside the allowed folder`),
+      );
     }
   });
 
@@ -310,22 +384,25 @@ describe('files outside the workspace', () => {
 });
 
 describe('runtime value query paths', () => {
-  it.each(['k8s:v1:Secret:sec-src:.', 'k8s:v1:Secret:..:.', 'k8s:v1:Secret:sec-src:a/b'])('refuses %s before any request', async (query) => {
-    const runtime = file(
-      `sec-query-${query.length}-${query.charCodeAt(query.length - 1)}.cue`,
-      `runtime: {
+  it.each(['k8s:v1:Secret:sec-src:.', 'k8s:v1:Secret:..:.', 'k8s:v1:Secret:sec-src:a/b'])(
+    'refuses %s before any request',
+    async (query) => {
+      const runtime = file(
+        `sec-query-${query.length}-${query.charCodeAt(query.length - 1)}.cue`,
+        `runtime: {
 	apiVersion: "v1alpha1"
 	name: "sec"
 	clusters: "staging-1": {group: "staging", kubeContext: "fleet-1"}
 	values: [{query: ${JSON.stringify(query)}, for: {"X": "obj.data"}}]
 }
 `,
-    );
-    const result = await run(openedEvent().event, { runtime });
-    expect(result.exitCode).toBe(1);
-    expect(errorMessages(result)).toMatch(/is not valid: (a namespace|an object name)/);
-    expect(result.log).not.toContain('diffing');
-  });
+      );
+      const result = await run(openedEvent().event, { runtime });
+      expect(result.exitCode).toBe(1);
+      expect(errorMessages(result)).toMatch(/is not valid: (a namespace|an object name)/);
+      expect(result.log).not.toContain('diffing');
+    },
+  );
 });
 
 describe('log injection and mentions', () => {
@@ -348,7 +425,10 @@ describe('log injection and mentions', () => {
   });
 
   it('prints user text that looks like a workflow command as plain text, so that every later mask still works', async () => {
-    const dispatch = workflowDispatchEvent({ repository: DEMO_REPOSITORY, inputs: { mode: 'diff', 'cluster-group': 'none\n::stop-commands::tok\n::error::forged' } });
+    const dispatch = workflowDispatchEvent({
+      repository: DEMO_REPOSITORY,
+      inputs: { mode: 'diff', 'cluster-group': 'none\n::stop-commands::tok\n::error::forged' },
+    });
     const result = await run(dispatch, {});
     expect(result.commands.map((c) => c.command)).not.toContain('stop-commands');
     expect(result.commands.filter((c) => c.command === 'error').map((c) => c.message)).not.toContain('forged');
@@ -383,8 +463,19 @@ describe('the sticky comment', () => {
     const { event, number } = openedEvent();
     const marker = '<!-- timoni-fleet:bundle=sec-sticky -->';
     const maintainer = { login: 'octo-maintainer', id: 9001, type: 'User' as const };
-    const quoting = stage.github.state.addComment({ owner: DEMO_REPOSITORY.owner, repo: DEMO_REPOSITORY.name, issueNumber: number, body: `${marker}\nplease look at this`, user: maintainer });
-    const other = stage.github.state.addComment({ owner: DEMO_REPOSITORY.owner, repo: DEMO_REPOSITORY.name, issueNumber: number, body: `<!-- timoni-fleet:bundle=infra -->\n+ note: ${marker}` });
+    const quoting = stage.github.state.addComment({
+      owner: DEMO_REPOSITORY.owner,
+      repo: DEMO_REPOSITORY.name,
+      issueNumber: number,
+      body: `${marker}\nplease look at this`,
+      user: maintainer,
+    });
+    const other = stage.github.state.addComment({
+      owner: DEMO_REPOSITORY.owner,
+      repo: DEMO_REPOSITORY.name,
+      issueNumber: number,
+      body: `<!-- timoni-fleet:bundle=infra -->\n+ note: ${marker}`,
+    });
     const result = await run(event, { bundle });
     expect(result.exitCode, result.log).toBe(0);
     expect(stage.github.state.comment(quoting.id)?.body).toBe(`${marker}\nplease look at this`);
@@ -409,10 +500,17 @@ describe('events and inputs fail closed', () => {
   it('refuses an unknown dispatch mode, and a dispatch apply from a branch that is not the default one', async () => {
     const yolo = await run(workflowDispatchEvent({ repository: DEMO_REPOSITORY, inputs: { mode: 'yolo' } }), {});
     expect(yolo.exitCode).toBe(1);
-    expect(errorMessages(yolo)).toContain('the workflow_dispatch input "mode" must be one of auto, diff, apply, not "yolo"');
-    const feature = await run(workflowDispatchEvent({ repository: DEMO_REPOSITORY, ref: 'refs/heads/feature-x', inputs: {} }), {});
+    expect(errorMessages(yolo)).toContain(
+      'the workflow_dispatch input "mode" must be one of auto, diff, apply, not "yolo"',
+    );
+    const feature = await run(
+      workflowDispatchEvent({ repository: DEMO_REPOSITORY, ref: 'refs/heads/feature-x', inputs: {} }),
+      {},
+    );
     expect(feature.exitCode).toBe(1);
-    expect(errorMessages(feature)).toContain('applies only from the default branch (main), not from refs/heads/feature-x');
+    expect(errorMessages(feature)).toContain(
+      'applies only from the default branch (main), not from refs/heads/feature-x',
+    );
     expect(feature.log).not.toContain('applying module');
     expect(feature.outputs['applied-clusters'] ?? '').toBe('');
   });
@@ -433,7 +531,15 @@ describe('events and inputs fail closed', () => {
 `,
     );
     const pr = stage.openPullRequest(pullRequests++);
-    const merged = pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha, baseRef: 'release-x' });
+    const merged = pullRequestEvent({
+      action: 'closed',
+      merged: true,
+      mergeCommitSha: pr.mergeCommitSha,
+      repository,
+      number: pr.number,
+      headSha: pr.headSha,
+      baseRef: 'release-x',
+    });
     const refusedInputs: Array<Record<string, string>> = [{ bundle }, { bundle, mode: 'apply' }];
     for (const inputs of refusedInputs) {
       const result = await run(merged, inputs);
@@ -445,13 +551,20 @@ describe('events and inputs fail closed', () => {
       expect(result.outputs['applied-clusters'] ?? '').toBe('');
     }
     // Nothing reached a cluster: the instance's namespace was never created.
-    const namespaces = () => Promise.all([0, 1, 2].map((index) => clusterClient(index).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: sentinel })));
+    const namespaces = () =>
+      Promise.all(
+        [0, 1, 2].map((index) =>
+          clusterClient(index).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: sentinel }),
+        ),
+      );
     expect(await namespaces()).toEqual([null, null, null]);
     // The control: with the base allowed by apply-refs, the same event applies and creates it.
     const allowed = await run(merged, { bundle, 'apply-refs': 'release-*', wait: 'false' });
     expect(allowed.exitCode, allowed.log).toBe(0);
     expect((await namespaces()).map((namespace) => namespace?.metadata?.name)).toEqual([sentinel, sentinel, sentinel]);
-    await Promise.all([0, 1, 2].map((index) => clusterClient(index).delete({ apiVersion: 'v1', kind: 'Namespace', name: sentinel })));
+    await Promise.all(
+      [0, 1, 2].map((index) => clusterClient(index).delete({ apiVersion: 'v1', kind: 'Namespace', name: sentinel })),
+    );
   });
 
   it('refuses mode apply on a pull request, pull_request_target without trusted-checkout, and an empty kubeconfig', async () => {
@@ -487,17 +600,27 @@ describe('events and inputs fail closed', () => {
       kind: 'Config',
       'current-context': 'evil',
       clusters: [{ name: 'evil', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'evil', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: './hack/token.sh' } } }],
+      users: [
+        { name: 'evil', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: './hack/token.sh' } } },
+      ],
       contexts: [{ name: 'evil', context: { cluster: 'evil', user: 'evil' } }],
     });
     const result = await run(openedEvent().event, { kubeconfig: `${stage.kubeconfig}\n---\n${kubeconfig}` });
     expect(result.exitCode).toBe(1);
-    expect(errorMessages(result)).toContain('exec command "./hack/token.sh" is a relative path, which kubectl resolves against the kubeconfig file\'s folder; this kubeconfig was given inline');
+    expect(errorMessages(result)).toContain(
+      'exec command "./hack/token.sh" is a relative path, which kubectl resolves against the kubeconfig file\'s folder; this kubeconfig was given inline',
+    );
     expect(existsSync(marker)).toBe(false);
   });
 
   it("names GitHub's HTML error page instead of failing on its markup", async () => {
-    stage.github.state.forceError({ status: 502, html: true, method: 'GET', path: /\/issues\/\d+\/comments$/, times: 3 });
+    stage.github.state.forceError({
+      status: 502,
+      html: true,
+      method: 'GET',
+      path: /\/issues\/\d+\/comments$/,
+      times: 3,
+    });
     const result = await run(openedEvent().event, {});
     // The diff's comment could not be posted: the step fails, naming GitHub's answer.
     expect(result.exitCode, result.log).toBe(1);

@@ -25,7 +25,15 @@ beforeAll(() => {
 
 function run(inputs: Record<string, string>): Promise<ActionRun> {
   const event = workflowDispatchEvent({ repository, inputs: {} });
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: stage.env, timeoutMs: 110_000 });
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, ...inputs },
+    env: stage.env,
+    timeoutMs: 110_000,
+  });
 }
 
 const stateOf = (result: ActionRun) => JSON.parse(result.outputs.status ?? '{}') as FleetState;
@@ -47,11 +55,19 @@ describe('mode: status', () => {
     ]);
     expect(state.instances[0]?.module).toMatchObject({ version: '1.4.0', digest: stage.moduleDigest });
     expect(result.summary).toContain('## timoni-fleet status: statusdemo');
-    expect(result.summary).toContain('| Cluster | Group | Instance | Namespace | State | Module | Digest | Last applied | Ready | Reason |');
-    expect(result.summary).toMatch(/\| staging-1 \| staging \| <code>frontend<\/code> \| statusdemo \| ✅ deployed \| 1\.4\.0 \| <code>sha256&#58;[0-9a-f]{12}<\/code> \|/);
+    expect(result.summary).toContain(
+      '| Cluster | Group | Instance | Namespace | State | Module | Digest | Last applied | Ready | Reason |',
+    );
+    expect(result.summary).toMatch(
+      /\| staging-1 \| staging \| <code>frontend<\/code> \| statusdemo \| ✅ deployed \| 1\.4\.0 \| <code>sha256&#58;[0-9a-f]{12}<\/code> \|/,
+    );
     expect(result.summary).toContain('**1 deployed** · 0 stale · **2 not installed** · 0 failed · 0 unknown');
     // No issue unless asked.
-    expect(stage.github.state.issueList(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name).filter((issue) => issue.body?.includes('timoni-fleet-status'))).toEqual([]);
+    expect(
+      stage.github.state
+        .issueList(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name)
+        .filter((issue) => issue.body?.includes('timoni-fleet-status')),
+    ).toEqual([]);
   });
 
   it('says stale once the bundle changes, and keeps the table in one issue with status-issue', async () => {
@@ -61,7 +77,10 @@ describe('mode: status', () => {
     const row = stateOf(first).instances[0];
     expect(row?.state).toBe('stale');
     expect(row?.reason).toBe('drifted: ConfigMap/statusdemo/frontend configured');
-    const issues = () => stage.github.state.issueList(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name).filter((issue) => issue.body?.startsWith('<!-- timoni-fleet-status: statusdemo -->'));
+    const issues = () =>
+      stage.github.state
+        .issueList(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name)
+        .filter((issue) => issue.body?.startsWith('<!-- timoni-fleet-status: statusdemo -->'));
     expect(issues()).toHaveLength(1);
     const issue = issues()[0]!;
     expect(issue.title).toBe('timoni-fleet status: statusdemo');

@@ -99,9 +99,19 @@ function timoniFleet(...args: string[]): Promise<Run> {
   const started = Date.now();
   const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') };
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args, '--kubeconfig', fleet.kubeconfigPath], { cwd: repositoryRoot, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr, elapsedMs: Date.now() - started });
-    });
+    execFile(
+      process.execPath,
+      [cli, ...args, '--kubeconfig', fleet.kubeconfigPath],
+      { cwd: repositoryRoot, env, timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({
+          code: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
+          stdout,
+          stderr,
+          elapsedMs: Date.now() - started,
+        });
+      },
+    );
   });
 }
 
@@ -115,10 +125,14 @@ function changeSetOf(run: Run): ChangeSet {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitUntilExists(ref: { apiVersion: string; kind: string; namespace: string; name: string }, timeoutMs: number): Promise<void> {
+async function waitUntilExists(
+  ref: { apiVersion: string; kind: string; namespace: string; name: string },
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await client.getOrNull(ref))) {
-    if (Date.now() > deadline) throw new Error(`${ref.kind}/${ref.namespace}/${ref.name} did not appear within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${ref.kind}/${ref.namespace}/${ref.name} did not appear within ${timeoutMs} ms`);
     await sleep(50);
   }
 }
@@ -157,16 +171,32 @@ async function hangingProxy(upstreamPort: number): Promise<{ port: number; hang(
 
 describe('transient faults during a rollout', () => {
   it('rides out an API server restarted while apply waits: retries logged, the rollout completes', async () => {
-    const [a, b] = await Promise.all([createNamespace(client, { prefix: 'restart-a' }), createNamespace(client, { prefix: 'restart-b' })]);
+    const [a, b] = await Promise.all([
+      createNamespace(client, { prefix: 'restart-a' }),
+      createNamespace(client, { prefix: 'restart-b' }),
+    ]);
     const bundle = writeBundle('restart', [a.name, b.name]);
-    const applying = timoniFleet('apply', '-f', bundle, '-r', join(dir, 'runtime.cue'), '--timeout', '90s', '-o', 'json');
+    const applying = timoniFleet(
+      'apply',
+      '-f',
+      bundle,
+      '-r',
+      join(dir, 'runtime.cue'),
+      '--timeout',
+      '90s',
+      '-o',
+      'json',
+    );
 
     // The first instance's objects are applied and apply polls its Deployment, which nothing
     // makes ready yet: kill the API server now, start it again, then let the workloads become ready.
     const finishedEarly = applying.then((run) => {
       throw new Error(`apply ended (exit ${run.code}) before its first Deployment was there:\n${run.stderr}`);
     });
-    await Promise.race([waitUntilExists({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: a.name, name: 'first' }, 60_000), finishedEarly]);
+    await Promise.race([
+      waitUntilExists({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: a.name, name: 'first' }, 60_000),
+      finishedEarly,
+    ]);
     finishedEarly.catch(() => undefined);
     const outageStarted = Date.now();
     await stopApiserver(fleet.dir, CLUSTER, 1_000);
@@ -188,9 +218,13 @@ describe('transient faults during a rollout', () => {
     const retries = run.stderr.split('\n').filter((line) => /retry/i.test(line));
     expect(retries.length, `outage of ${outageMs} ms; stderr:\n${run.stderr}`).toBeGreaterThan(0);
     for (const line of retries) {
-      expect(line).toMatch(/^cluster flaky: (\S+: )?(GET|DELETE|PATCH|server-side apply)( \(dry-run\))? \/\S+: .+; retry \d+ in \d/);
+      expect(line).toMatch(
+        /^cluster flaky: (\S+: )?(GET|DELETE|PATCH|server-side apply)( \(dry-run\))? \/\S+: .+; retry \d+ in \d/,
+      );
     }
-    expect(run.stderr).toMatch(/cluster flaky: Deployment\/restart-a-[a-z0-9]+\/first: GET \/apis\/apps\/v1\/namespaces\/restart-a-[a-z0-9]+\/deployments\/first: (connection refused|connection reset|HTTP 429|HTTP 503)/);
+    expect(run.stderr).toMatch(
+      /cluster flaky: Deployment\/restart-a-[a-z0-9]+\/first: GET \/apis\/apps\/v1\/namespaces\/restart-a-[a-z0-9]+\/deployments\/first: (connection refused|connection reset|HTTP 429|HTTP 503)/,
+    );
   });
 
   it('gives a hung API server one time limit per request, from before the connection to the last byte', async () => {
@@ -198,7 +232,10 @@ describe('transient faults during a rollout', () => {
     const proxy = await hangingProxy(upstreamPort);
     try {
       const secrets = new SecretRegistry();
-      const text = readFileSync(fleet.kubeconfigPath, 'utf8').replaceAll(`https://127.0.0.1:${upstreamPort}`, `https://127.0.0.1:${proxy.port}`);
+      const text = readFileSync(fleet.kubeconfigPath, 'utf8').replaceAll(
+        `https://127.0.0.1:${upstreamPort}`,
+        `https://127.0.0.1:${proxy.port}`,
+      );
       const timeoutMs = 4_000;
       const cluster = openCluster(loadKubeconfig([text], secrets), CLUSTER, { secrets, name: 'hung-1', timeoutMs });
       expect((await cluster.client.version()).gitVersion).toBe('v1.36.3');
@@ -221,7 +258,10 @@ describe('transient faults during a rollout', () => {
   });
 
   it('with etcd stopped: names the request that got no answer, says the connection was accepted, and the step', async () => {
-    const [a, b] = await Promise.all([createNamespace(client, { prefix: 'etcd-a' }), createNamespace(client, { prefix: 'etcd-b' })]);
+    const [a, b] = await Promise.all([
+      createNamespace(client, { prefix: 'etcd-a' }),
+      createNamespace(client, { prefix: 'etcd-b' }),
+    ]);
     const bundle = writeBundle('etcd', [a.name, b.name]);
     const etcd = readState(fleet.dir)!.clusters[0]!.processes.find((p) => p.component === 'etcd')!;
     process.kill(etcd.pid, 'SIGSTOP');
@@ -236,7 +276,9 @@ describe('transient faults during a rollout', () => {
       `^cluster flaky: ConfigMap/kube-system/timoni-fleet-identity: GET /api/v1/namespaces/kube-system/configmaps/timoni-fleet-identity: the API server at https://127\\.0\\.0\\.1:\\d+ accepted the connection but sent no answer within 30\\.0 s \\[ETIMEDOUT\\]$`,
     );
     expect(entry.error?.message).toMatch(expected);
-    expect(run.stderr).toContain('ConfigMap/kube-system/timoni-fleet-identity: GET /api/v1/namespaces/kube-system/configmaps/timoni-fleet-identity: the API server at');
+    expect(run.stderr).toContain(
+      'ConfigMap/kube-system/timoni-fleet-identity: GET /api/v1/namespaces/kube-system/configmaps/timoni-fleet-identity: the API server at',
+    );
     // One time limit, not two.
     expect(run.elapsedMs).toBeLessThan(50_000);
   });

@@ -29,13 +29,23 @@ beforeAll(() => {
 });
 
 function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>): Promise<ActionRun> {
-  return runAction({ event, githubApiUrl: stage.github.url, token: stage.github.token, workdir: stage.workdir, inputs: { ...stage.inputs, ...inputs }, env: stage.env, timeoutMs: 110_000 });
+  return runAction({
+    event,
+    githubApiUrl: stage.github.url,
+    token: stage.github.token,
+    workdir: stage.workdir,
+    inputs: { ...stage.inputs, ...inputs },
+    env: stage.env,
+    timeoutMs: 110_000,
+  });
 }
 
-const clustersOf = (result: ActionRun) => (JSON.parse(result.outputs.changes ?? '{}') as { clusters: ClusterOutput[] }).clusters;
+const clustersOf = (result: ActionRun) =>
+  (JSON.parse(result.outputs.changes ?? '{}') as { clusters: ClusterOutput[] }).clusters;
 
 function interval(cluster: ClusterOutput | undefined): [number, number] {
-  if (!cluster?.startedAt || cluster.durationMs === undefined) throw new Error(`no timing for ${cluster?.name ?? 'a cluster'}`);
+  if (!cluster?.startedAt || cluster.durationMs === undefined)
+    throw new Error(`no timing for ${cluster?.name ?? 'a cluster'}`);
   const start = Date.parse(cluster.startedAt);
   return [start, start + cluster.durationMs];
 }
@@ -44,10 +54,20 @@ describe('a rollout in waves', () => {
   it('applies staging first, then the production clusters at once, grouped per cluster in the log', async () => {
     const pr = stage.openPullRequest(31);
     stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
-    const result = await run(pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }), {
-      strategy: 'waves',
-      'max-parallel': '2',
-    });
+    const result = await run(
+      pullRequestEvent({
+        action: 'closed',
+        merged: true,
+        mergeCommitSha: pr.mergeCommitSha,
+        repository,
+        number: pr.number,
+        headSha: pr.headSha,
+      }),
+      {
+        strategy: 'waves',
+        'max-parallel': '2',
+      },
+    );
     expect(result.exitCode, result.log).toBe(0);
     expect(result.outputs['applied-clusters']).toBe('staging-1,production-eu,production-us');
     const clusters = clustersOf(result);
@@ -71,10 +91,20 @@ describe('a rollout in waves', () => {
   it('refuses a max-parallel below 1, naming the input', async () => {
     const pr = stage.openPullRequest(32);
     stage.github.state.addCommit(DEMO_REPOSITORY.owner, DEMO_REPOSITORY.name, pr.mergeCommitSha);
-    const result = await run(pullRequestEvent({ action: 'closed', merged: true, mergeCommitSha: pr.mergeCommitSha, repository, number: pr.number, headSha: pr.headSha }), {
-      strategy: 'waves',
-      'max-parallel': '0',
-    });
+    const result = await run(
+      pullRequestEvent({
+        action: 'closed',
+        merged: true,
+        mergeCommitSha: pr.mergeCommitSha,
+        repository,
+        number: pr.number,
+        headSha: pr.headSha,
+      }),
+      {
+        strategy: 'waves',
+        'max-parallel': '0',
+      },
+    );
     expect(result.exitCode).toBe(1);
     expect(result.log).toContain('max-parallel');
   });

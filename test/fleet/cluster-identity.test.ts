@@ -24,7 +24,11 @@ async function setUp(prefix: string): Promise<{ run: FleetLayerRun; record: stri
     await deleteIdentityRecord(cluster, record);
   });
   return {
-    run: { kubeconfigPath: inject('fleet').kubeconfigPath, runtime: 'runtime-identity.cue', namespaces: [a.name, b.name] },
+    run: {
+      kubeconfigPath: inject('fleet').kubeconfigPath,
+      runtime: 'runtime-identity.cue',
+      namespaces: [a.name, b.name],
+    },
     record,
     // On a shared server the other runtime cluster's instances are not removed instances.
     flags: ['--cluster-identity-record', record, '--prune-removed-instances=false'],
@@ -36,7 +40,16 @@ describe('cluster identity through the fleet layer', () => {
     const { run, record, flags } = await setUp('identity');
     const cluster = engineFleet().clusters[1]!;
 
-    const first = await fleetLayerCli('apply', run, ...flags, NO_WAIT, '--runtime-cluster', 'identity-staging', '--cluster-identity', 'record');
+    const first = await fleetLayerCli(
+      'apply',
+      run,
+      ...flags,
+      NO_WAIT,
+      '--runtime-cluster',
+      'identity-staging',
+      '--cluster-identity',
+      'record',
+    );
     expect(first.code, first.stderr).toBe(0);
     const applied = first.changeSet.clusters[0]!;
     expect(applied.status).toBe('applied');
@@ -48,13 +61,22 @@ describe('cluster identity through the fleet layer', () => {
 
     // Another runtime name on the same context: refused by the diff (check mode, the default) and by the apply.
     for (const command of ['diff', 'apply'] as const) {
-      const refused = await fleetLayerCli(command, run, ...flags, ...(command === 'apply' ? [NO_WAIT] : []), '--runtime-cluster', 'identity-production');
+      const refused = await fleetLayerCli(
+        command,
+        run,
+        ...flags,
+        ...(command === 'apply' ? [NO_WAIT] : []),
+        '--runtime-cluster',
+        'identity-production',
+      );
       expect(refused.code).toBe(2);
       const entry = refused.changeSet.clusters[0]!;
       expect(entry.status).toBe('failed');
       expect(entry.instances).toEqual([]);
       expect(entry.error?.step).toBe('identity');
-      expect(entry.error?.message).toContain(`cluster identity-production: context "${CONTEXT}" reaches the cluster recorded as "identity-staging" (kube-system uid ${uid}`);
+      expect(entry.error?.message).toContain(
+        `cluster identity-production: context "${CONTEXT}" reaches the cluster recorded as "identity-staging" (kube-system uid ${uid}`,
+      );
       expect(entry.error?.message).toContain('not "identity-production"');
       expect(entry.identity).toMatchObject({ uid, recordedAs: 'identity-staging' });
     }
@@ -64,14 +86,35 @@ describe('cluster identity through the fleet layer', () => {
     expect(same.changeSet.clusters[0]?.identity).toMatchObject({ uid, recordedAs: 'identity-staging' });
 
     // A diff with the re-pin shows the diff and writes nothing; the apply moves the record.
-    const repinDiff = await fleetLayerCli('diff', run, ...flags, '--runtime-cluster', 'identity-production', '--repin-cluster', 'identity-production');
+    const repinDiff = await fleetLayerCli(
+      'diff',
+      run,
+      ...flags,
+      '--runtime-cluster',
+      'identity-production',
+      '--repin-cluster',
+      'identity-production',
+    );
     expect(repinDiff.changeSet.clusters[0]?.status).not.toBe('failed');
     expect(repinDiff.stderr).toContain('re-pinned as "identity-production" by an apply');
     expect((await readIdentityRecord(cluster, record))?.runtimeCluster).toBe('identity-staging');
 
-    const repinned = await fleetLayerCli('apply', run, ...flags, NO_WAIT, '--runtime-cluster', 'identity-production', '--repin-cluster', 'identity-production');
+    const repinned = await fleetLayerCli(
+      'apply',
+      run,
+      ...flags,
+      NO_WAIT,
+      '--runtime-cluster',
+      'identity-production',
+      '--repin-cluster',
+      'identity-production',
+    );
     expect(repinned.code, repinned.stderr).toBe(0);
-    expect(repinned.changeSet.clusters[0]?.identity).toMatchObject({ uid, recordedAs: 'identity-production', change: 'repinned' });
+    expect(repinned.changeSet.clusters[0]?.identity).toMatchObject({
+      uid,
+      recordedAs: 'identity-production',
+      change: 'repinned',
+    });
     expect((await readIdentityRecord(cluster, record))?.runtimeCluster).toBe('identity-production');
 
     const old = await fleetLayerCli('diff', run, ...flags, '--runtime-cluster', 'identity-staging');
@@ -85,7 +128,9 @@ describe('cluster identity through the fleet layer', () => {
     const failed = result.changeSet.clusters.filter((c) => c.status === 'failed');
     expect(failed).toHaveLength(1);
     expect(failed[0]?.error?.step).toBe('identity');
-    expect(failed[0]?.error?.message).toMatch(/reaches the same cluster \(kube-system uid [0-9a-f-]+\) as runtime cluster "identity-(staging|production)" of this run/);
+    expect(failed[0]?.error?.message).toMatch(
+      /reaches the same cluster \(kube-system uid [0-9a-f-]+\) as runtime cluster "identity-(staging|production)" of this run/,
+    );
     // A diff writes no record.
     expect(await readIdentityRecord(engineFleet().clusters[1]!, record)).toBeNull();
   });

@@ -20,10 +20,26 @@ export interface FleetLayerResult extends CliResult {
   elapsedMs: number;
 }
 
-export async function fleetLayerCli(command: 'diff' | 'apply', run: FleetLayerRun, ...extra: string[]): Promise<FleetLayerResult> {
+export async function fleetLayerCli(
+  command: 'diff' | 'apply',
+  run: FleetLayerRun,
+  ...extra: string[]
+): Promise<FleetLayerResult> {
   const started = Date.now();
   const result = await runCliCaptured(
-    [command, '-f', 'two-instances.cue', '-r', run.runtime, '--kubeconfig', run.kubeconfigPath, '--runtime-from-env', '-o', 'json', ...extra],
+    [
+      command,
+      '-f',
+      'two-instances.cue',
+      '-r',
+      run.runtime,
+      '--kubeconfig',
+      run.kubeconfigPath,
+      '--runtime-from-env',
+      '-o',
+      'json',
+      ...extra,
+    ],
     { cwd: fixtures, env: { FLEET_LAYER_NS_A: run.namespaces[0], FLEET_LAYER_NS_B: run.namespaces[1] } },
   );
   const elapsedMs = Date.now() - started;
@@ -31,7 +47,9 @@ export async function fleetLayerCli(command: 'diff' | 'apply', run: FleetLayerRu
   try {
     changeSet = JSON.parse(result.stdout) as ChangeSet;
   } catch {
-    throw new Error(`timoni-fleet ${command} printed no ChangeSet (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `timoni-fleet ${command} printed no ChangeSet (exit ${result.code}):\n${result.stdout}\n${result.stderr}`,
+    );
   }
   return { ...result, changeSet, elapsedMs };
 }

@@ -9,7 +9,11 @@ import { BufferedLog, CANCEL_GRACE_MS, runStopped, withinDeadline, type FleetLog
 describe('BufferedLog', () => {
   it('prints its lines inside one group, in order', () => {
     const printed: string[] = [];
-    const target: FleetLog = { line: (text) => printed.push(text), startGroup: (title) => printed.push(`start ${title}`), endGroup: () => printed.push('end') };
+    const target: FleetLog = {
+      line: (text) => printed.push(text),
+      startGroup: (title) => printed.push(`start ${title}`),
+      endGroup: () => printed.push('end'),
+    };
     const buffer = new BufferedLog();
     buffer.line('one');
     buffer.line('two');
@@ -38,7 +42,7 @@ describe('withinDeadline', () => {
 });
 
 describe('a cancelled run', () => {
-  it('waits for a cluster\'s work a grace after the cancellation, then answers for it', async () => {
+  it("waits for a cluster's work a grace after the cancellation, then answers for it", async () => {
     const cancel = new AbortController();
     const never = new Promise<string>(() => undefined);
     const answer = withinDeadline(never, Infinity, (why) => why, cancel.signal);
@@ -54,7 +58,9 @@ describe('a cancelled run', () => {
     cancel.abort(new RunCancelled('SIGINT'));
     const work = new Promise<string>((resolve) => setTimeout(() => resolve('done'), 30));
     expect(await withinDeadline(work, Infinity, (why) => why, cancel.signal)).toBe('done');
-    expect(await withinDeadline(new Promise<string>(() => undefined), Date.now() + 20, (why) => why, cancel.signal)).toBe('deadline');
+    expect(
+      await withinDeadline(new Promise<string>(() => undefined), Date.now() + 20, (why) => why, cancel.signal),
+    ).toBe('deadline');
   });
 
   it('stops new work: cancelled first, then the deadline', () => {

@@ -19,9 +19,15 @@ const cluster = 'fleet-3';
 
 /** The fleet's kubeconfig with one more context, `unreachable`, pointing at a port nothing listens on. */
 function kubeconfigWithUnreachable(): string {
-  const config = parse(readFileSync(inject('fleet').kubeconfigPath, 'utf8')) as { clusters: Array<Record<string, unknown>>; contexts: Array<{ name: string; context: Record<string, string> }> };
+  const config = parse(readFileSync(inject('fleet').kubeconfigPath, 'utf8')) as {
+    clusters: Array<Record<string, unknown>>;
+    contexts: Array<{ name: string; context: Record<string, string> }>;
+  };
   const user = config.contexts[0]?.context.user ?? '';
-  config.clusters.push({ name: 'unreachable', cluster: { server: 'https://127.0.0.1:9', 'insecure-skip-tls-verify': true } });
+  config.clusters.push({
+    name: 'unreachable',
+    cluster: { server: 'https://127.0.0.1:9', 'insecure-skip-tls-verify': true },
+  });
   config.contexts.push({ name: 'unreachable', context: { cluster: 'unreachable', user } });
   const path = join(scratchDir('fleet-state'), 'kubeconfig');
   writeFileSync(path, stringify(config), { mode: 0o600 });
@@ -31,8 +37,15 @@ function kubeconfigWithUnreachable(): string {
 /** The stored instance's module version rewritten, as an apply of an older module would have left it. */
 async function storeModuleVersion(namespace: string, instance: string, version: string): Promise<void> {
   const client = clusterClient(cluster);
-  const secret = await client.get<KubeObject & { data: Record<string, string> }>({ apiVersion: 'v1', kind: 'Secret', namespace, name: `timoni.${instance}` });
-  const record = JSON.parse(Buffer.from(secret.data.instance ?? '', 'base64').toString('utf8')) as { module: { version: string } };
+  const secret = await client.get<KubeObject & { data: Record<string, string> }>({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: `timoni.${instance}`,
+  });
+  const record = JSON.parse(Buffer.from(secret.data.instance ?? '', 'base64').toString('utf8')) as {
+    module: { version: string };
+  };
   record.module.version = version;
   await client.requestJson('PATCH', `/api/v1/namespaces/${namespace}/secrets/timoni.${instance}`, {
     contentType: 'application/merge-patch+json',
@@ -44,12 +57,17 @@ describe('status -o json|text: the state of every cluster x instance', () => {
   it('shows deployed, stale (drifted and older module), failed, not installed and unknown', async () => {
     const ns = (await testNamespace(cluster, 'state')).name;
     const kubeconfig = kubeconfigWithUnreachable();
-    const cli = (...args: string[]) => runCliCaptured([...args, '-r', 'runtime-state.cue', '--kubeconfig', kubeconfig, '--runtime-from-env'], { cwd: fixtures, env: { FLEET_STATE_NS: ns } });
+    const cli = (...args: string[]) =>
+      runCliCaptured([...args, '-r', 'runtime-state.cue', '--kubeconfig', kubeconfig, '--runtime-from-env'], {
+        cwd: fixtures,
+        env: { FLEET_STATE_NS: ns },
+      });
 
     const applied = await cli('apply', '-f', 'state-bundle.cue', '--runtime-cluster', 'third', '--wait=false');
     expect(applied.code, applied.stderr).toBe(0);
     const client = clusterClient(cluster);
-    for (const name of ['ok', 'drifted', 'old']) await markReady(client, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
+    for (const name of ['ok', 'drifted', 'old'])
+      await markReady(client, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
     // `kubectl edit configmap drifted`: the message changed out of band.
     await client.requestJson('PATCH', `/api/v1/namespaces/${ns}/configmaps/drifted`, {
       query: { fieldManager: 'kubectl-edit' },
@@ -81,7 +99,13 @@ describe('status -o json|text: the state of every cluster x instance', () => {
     expect(state.counts).toEqual({ deployed: 1, stale: 2, 'not installed': 1, failed: 1, unknown: 5, orphaned: 0 });
 
     const ok = byRow['third/ok']!;
-    expect(ok).toMatchObject({ group: 'staging', namespace: ns, reason: '', module: { version: '0.0.0-devel' }, desired: { version: '0.0.0-devel' } });
+    expect(ok).toMatchObject({
+      group: 'staging',
+      namespace: ns,
+      reason: '',
+      module: { version: '0.0.0-devel' },
+      desired: { version: '0.0.0-devel' },
+    });
     expect(ok.readiness?.ready).toBe(ok.readiness?.total);
     expect(ok.readiness?.total).toBeGreaterThan(1);
     expect(Date.parse(ok.lastApplied ?? '')).toBeGreaterThan(Date.now() - 10 * 60_000);
@@ -91,7 +115,13 @@ describe('status -o json|text: the state of every cluster x instance', () => {
     const broken = byRow['third/broken']!;
     expect(broken.reason).toMatch(new RegExp(`^not ready: Deployment/${ns}/broken InProgress`));
     expect(broken.readiness?.notReady).toHaveLength(1);
-    expect(byRow['third/missing']).toMatchObject({ module: null, lastApplied: null, readiness: null, desired: { version: '0.0.0-devel' }, reason: `no instance missing in namespace ${ns}` });
+    expect(byRow['third/missing']).toMatchObject({
+      module: null,
+      lastApplied: null,
+      readiness: null,
+      desired: { version: '0.0.0-devel' },
+      reason: `no instance missing in namespace ${ns}`,
+    });
     expect(byRow['gone/ok']!.reason).toMatch(/^cannot reach the API server at /);
     expect(byRow['gone/ok']).toMatchObject({ group: 'production', namespace: ns, module: null, readiness: null });
 
@@ -99,24 +129,38 @@ describe('status -o json|text: the state of every cluster x instance', () => {
     const text = await cli('status', '-f', 'state-bundle.cue', '-f', 'state-added.cue', '-o', 'text');
     expect(text.code, text.stderr).toBe(2);
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^CLUSTER +GROUP +INSTANCE +NAMESPACE +STATE +MODULE +DIGEST +LAST APPLIED +READY +REASON$/);
+    expect(lines[0]).toMatch(
+      /^CLUSTER +GROUP +INSTANCE +NAMESPACE +STATE +MODULE +DIGEST +LAST APPLIED +READY +REASON$/,
+    );
     expect(lines).toHaveLength(11);
-    expect(lines[2]).toMatch(new RegExp(`^third +staging +ok +${ns} +deployed +0\\.0\\.0-devel +\\S+ +\\S+ +(\\d+)/\\1 +-$`));
+    expect(lines[2]).toMatch(
+      new RegExp(`^third +staging +ok +${ns} +deployed +0\\.0\\.0-devel +\\S+ +\\S+ +(\\d+)/\\1 +-$`),
+    );
     expect(lines[1]).toMatch(/^third +staging +missing +\S+ +not installed +0\.0\.0-devel +/);
     expect(text.stderr).toContain('1 deployed, 2 stale, 1 not installed, 1 failed, 5 unknown');
 
     // Without -o: Timoni's bundle status lines, as before.
     const timoni = await cli('status', '-f', 'state-bundle.cue', '--runtime-cluster', 'third');
-    expect(timoni.stdout).toContain('b:fleet-state > c:third > i:ok > module ../../../examples/modules/webapp:0.0.0-devel');
-    expect(timoni.stdout).toMatch(new RegExp(`b:fleet-state > c:third > i:broken > Deployment/${ns}/broken InProgress`));
+    expect(timoni.stdout).toContain(
+      'b:fleet-state > c:third > i:ok > module ../../../examples/modules/webapp:0.0.0-devel',
+    );
+    expect(timoni.stdout).toMatch(
+      new RegExp(`b:fleet-state > c:third > i:broken > Deployment/${ns}/broken InProgress`),
+    );
 
     // Once the drift is applied away, the old module replaced and the Deployments ready, only the missing instance is left.
     const reapplied = await cli('apply', '-f', 'state-bundle.cue', '--runtime-cluster', 'third', '--wait=false');
     expect(reapplied.code, reapplied.stderr).toBe(0);
-    for (const name of ['ok', 'drifted', 'old', 'broken']) await markReady(client, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
+    for (const name of ['ok', 'drifted', 'old', 'broken'])
+      await markReady(client, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name });
     const after = await cli('status', '-f', 'state-bundle.cue', '--runtime-cluster', 'third', '-o', 'json');
     expect(after.code, after.stderr).toBe(0);
-    expect((JSON.parse(after.stdout) as FleetState).instances.map((row) => row.state)).toEqual(['deployed', 'deployed', 'deployed', 'deployed']);
+    expect((JSON.parse(after.stdout) as FleetState).instances.map((row) => row.state)).toEqual([
+      'deployed',
+      'deployed',
+      'deployed',
+      'deployed',
+    ]);
   });
 });
 

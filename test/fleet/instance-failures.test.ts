@@ -3,24 +3,51 @@
 import { describe, expect, it } from 'vitest';
 import type { BundleInstance, ClusterBundle } from '../../src/bundle/index.js';
 import type { InstanceChanges } from '../../src/changeset.js';
-import { builtOrNothing, clusterErrorOfInstance, instanceStepError, unbuiltInstanceEntry, undiffedInstanceEntry } from '../../src/fleet/instance-failures.js';
+import {
+  builtOrNothing,
+  clusterErrorOfInstance,
+  instanceStepError,
+  unbuiltInstanceEntry,
+  undiffedInstanceEntry,
+} from '../../src/fleet/instance-failures.js';
 import { ClusterStepError } from '../../src/fleet/outcome.js';
 import type { ClusterInstanceBuild, StartedClusterBuild } from '../../src/fleet/session.js';
 
 function declared(name: string): BundleInstance {
-  return { name, namespace: 'apps', module: { url: 'oci://registry.example/modules/web', version: '1.4.0' }, values: {}, valuesCue: '{}' };
+  return {
+    name,
+    namespace: 'apps',
+    module: { url: 'oci://registry.example/modules/web', version: '1.4.0' },
+    values: {},
+    valuesCue: '{}',
+  };
 }
 
 function builtInstance(name: string): ClusterInstanceBuild {
-  const module = { url: 'oci://registry.example/modules/web', version: '1.4.0', digest: 'sha256:ab', name: 'web', files: {} };
-  return { name, namespace: 'apps', module: module as unknown as ClusterInstanceBuild['module'], built: { sets: [], images: [], valuesSource: '', values: '{}' } };
+  const module = {
+    url: 'oci://registry.example/modules/web',
+    version: '1.4.0',
+    digest: 'sha256:ab',
+    name: 'web',
+    files: {},
+  };
+  return {
+    name,
+    namespace: 'apps',
+    module: module as unknown as ClusterInstanceBuild['module'],
+    built: { sets: [], images: [], valuesSource: '', values: '{}' },
+  };
 }
 
 /** The builds of a cluster, in bundle order: an instance name builds, an Error fails its build. */
 function started(builds: Array<[string, Error | null]>): StartedClusterBuild {
-  const evaluated = { bundle: { name: 'apps', instances: builds.map(([name]) => declared(name)) } } as unknown as ClusterBundle;
+  const evaluated = {
+    bundle: { name: 'apps', instances: builds.map(([name]) => declared(name)) },
+  } as unknown as ClusterBundle;
   const instances = builds.map(([name, error]) => {
-    const pending = error ? Promise.reject(new ClusterStepError('build', error, name)) : Promise.resolve(builtInstance(name));
+    const pending = error
+      ? Promise.reject(new ClusterStepError('build', error, name))
+      : Promise.resolve(builtInstance(name));
     pending.catch(() => undefined);
     return pending;
   });
@@ -38,7 +65,11 @@ describe('instanceStepError', () => {
 
 describe('the entry of an instance that failed as a whole', () => {
   it('holds what the bundle says of an instance that did not build, and its error', () => {
-    const failure = new ClusterStepError('build', new Error('instance web: build failed: values.replicas: conflicting values'), 'web');
+    const failure = new ClusterStepError(
+      'build',
+      new Error('instance web: build failed: values.replicas: conflicting values'),
+      'web',
+    );
     expect(unbuiltInstanceEntry(declared('web'), failure)).toEqual({
       name: 'web',
       namespace: 'apps',
@@ -50,11 +81,27 @@ describe('the entry of an instance that failed as a whole', () => {
 
   it('keeps the changes found before a dry-run stopped, and the object concerned', () => {
     const failure = new ClusterStepError('ownership', new Error('owned by bundle other'), 'web', 'ConfigMap/apps/web');
-    const change = { kind: 'ServiceAccount', apiVersion: 'v1', namespace: 'apps', name: 'web', action: 'created' as const, diff: '+kind: ServiceAccount' };
-    const entry = undiffedInstanceEntry({ name: 'web', namespace: 'apps', module: { url: 'u', version: 'v', digest: 'd' } }, failure, [change]);
+    const change = {
+      kind: 'ServiceAccount',
+      apiVersion: 'v1',
+      namespace: 'apps',
+      name: 'web',
+      action: 'created' as const,
+      diff: '+kind: ServiceAccount',
+    };
+    const entry = undiffedInstanceEntry(
+      { name: 'web', namespace: 'apps', module: { url: 'u', version: 'v', digest: 'd' } },
+      failure,
+      [change],
+    );
     expect(entry.changes).toEqual([change]);
     expect(entry.error).toEqual({ step: 'ownership', message: 'owned by bundle other', object: 'ConfigMap/apps/web' });
-    expect(clusterErrorOfInstance(entry.name, entry.error!)).toEqual({ step: 'ownership', message: 'owned by bundle other', instance: 'web', object: 'ConfigMap/apps/web' });
+    expect(clusterErrorOfInstance(entry.name, entry.error!)).toEqual({
+      step: 'ownership',
+      message: 'owned by bundle other',
+      instance: 'web',
+      object: 'ConfigMap/apps/web',
+    });
   });
 });
 
@@ -62,7 +109,15 @@ describe('builtOrNothing (a rollout applies a cluster whole or not at all)', () 
   it('answers every build in bundle order when all built, adding and telling nothing', async () => {
     const into: InstanceChanges[] = [];
     const lines: string[] = [];
-    const built = await builtOrNothing('staging-1', started([['a', null], ['b', null]]), into, (line) => lines.push(line));
+    const built = await builtOrNothing(
+      'staging-1',
+      started([
+        ['a', null],
+        ['b', null],
+      ]),
+      into,
+      (line) => lines.push(line),
+    );
     expect(built.map((instance) => instance.name)).toEqual(['a', 'b']);
     expect(into).toEqual([]);
     expect(lines).toEqual([]);
@@ -71,12 +126,21 @@ describe('builtOrNothing (a rollout applies a cluster whole or not at all)', () 
   it('lists and tells each instance that did not build, in bundle order, and fails the cluster saying nothing was applied', async () => {
     const into: InstanceChanges[] = [];
     const lines: string[] = [];
-    const builds = started([['a', null], ['b', new Error('instance b: build failed: B')], ['c', null], ['d', new Error('instance d: build failed: D')]]);
-    const failure = await builtOrNothing('production-eu', builds, into, (line) => lines.push(line)).catch((error: unknown) => error);
+    const builds = started([
+      ['a', null],
+      ['b', new Error('instance b: build failed: B')],
+      ['c', null],
+      ['d', new Error('instance d: build failed: D')],
+    ]);
+    const failure = await builtOrNothing('production-eu', builds, into, (line) => lines.push(line)).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(ClusterStepError);
     const stepError = failure as ClusterStepError;
     expect([stepError.step, stepError.instance]).toEqual(['build', 'b']);
-    expect(stepError.message).toBe('nothing was applied to cluster production-eu: instances b, d did not build (an apply is all or nothing per cluster)');
+    expect(stepError.message).toBe(
+      'nothing was applied to cluster production-eu: instances b, d did not build (an apply is all or nothing per cluster)',
+    );
     // Its cause leads to the first instance's own failure (annotations read its diagnostics there).
     expect((stepError.cause as Error).cause).toBeInstanceOf(ClusterStepError);
     expect(into.map((entry) => [entry.name, entry.error?.message])).toEqual([

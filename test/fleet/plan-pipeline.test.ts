@@ -16,12 +16,34 @@ async function namespaces(): Promise<[string, string, string]> {
   return made.map((namespace) => namespace.name) as [string, string, string];
 }
 
-function pipelineCli(command: 'diff' | 'apply', ns: [string, string, string], bundle: string, secondReplicas: number, ...extra: string[]) {
+function pipelineCli(
+  command: 'diff' | 'apply',
+  ns: [string, string, string],
+  bundle: string,
+  secondReplicas: number,
+  ...extra: string[]
+) {
   return runCliCaptured(
-    [command, '-f', 'three-instances.cue', '-r', 'runtime-fleet-3.cue', '--kubeconfig', inject('fleet').kubeconfigPath, '--runtime-from-env', ...extra],
+    [
+      command,
+      '-f',
+      'three-instances.cue',
+      '-r',
+      'runtime-fleet-3.cue',
+      '--kubeconfig',
+      inject('fleet').kubeconfigPath,
+      '--runtime-from-env',
+      ...extra,
+    ],
     {
       cwd: fixtures,
-      env: { PIPELINE_BUNDLE: bundle, PIPELINE_NS_A: ns[0], PIPELINE_NS_B: ns[1], PIPELINE_NS_C: ns[2], PIPELINE_SECOND_REPLICAS: String(secondReplicas) },
+      env: {
+        PIPELINE_BUNDLE: bundle,
+        PIPELINE_NS_A: ns[0],
+        PIPELINE_NS_B: ns[1],
+        PIPELINE_NS_C: ns[2],
+        PIPELINE_SECOND_REPLICAS: String(secondReplicas),
+      },
     },
   );
 }
@@ -38,11 +60,19 @@ describe('a plan that diffs instances while the next ones build', () => {
     expect(result.code, result.stderr).toBe(1);
     const entry = (JSON.parse(result.stdout) as ChangeSet).clusters[0]!;
     expect(entry.status).toBe('changed');
-    expect(entry.instances.map((instance) => `${instance.name} ${instance.namespace}`)).toEqual([`first ${ns[0]}`, `second ${ns[1]}`, `third ${ns[2]}`]);
+    expect(entry.instances.map((instance) => `${instance.name} ${instance.namespace}`)).toEqual([
+      `first ${ns[0]}`,
+      `second ${ns[1]}`,
+      `third ${ns[2]}`,
+    ]);
     for (const instance of entry.instances) expect(instance.changes.length).toBeGreaterThan(1);
     const told = instancesTold(result.stderr);
     const perInstance = entry.instances.map((instance) => instance.changes.length);
-    expect(told).toEqual([...Array<string>(perInstance[0]!).fill('first'), ...Array<string>(perInstance[1]!).fill('second'), ...Array<string>(perInstance[2]!).fill('third')]);
+    expect(told).toEqual([
+      ...Array<string>(perInstance[0]!).fill('first'),
+      ...Array<string>(perInstance[1]!).fill('second'),
+      ...Array<string>(perInstance[2]!).fill('third'),
+    ]);
   });
 
   it('fails the cluster on the second instance build, told in its place, the first and third instances diffed and told around it', async () => {
@@ -53,7 +83,9 @@ describe('a plan that diffs instances while the next ones build', () => {
     expect(entry.status).toBe('failed');
     expect(entry.error).toMatchObject({ step: 'build', instance: 'second' });
     expect(entry.error!.message).toMatch(/replicas/);
-    expect(entry.instances.map((instance) => [instance.name, instance.namespace, instance.error?.step ?? null])).toEqual([
+    expect(
+      entry.instances.map((instance) => [instance.name, instance.namespace, instance.error?.step ?? null]),
+    ).toEqual([
       ['first', ns[0], null],
       ['second', ns[1], 'build'],
       ['third', ns[2], null],

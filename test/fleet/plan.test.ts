@@ -15,10 +15,28 @@ import { fixtures } from './fleet-layer-cli.js';
 
 const cluster = 'fleet-3';
 
-function partsCli(command: 'diff' | 'apply', namespace: string, values: { serviceAccount: boolean; message: string }, ...extra: string[]) {
+function partsCli(
+  command: 'diff' | 'apply',
+  namespace: string,
+  values: { serviceAccount: boolean; message: string },
+  ...extra: string[]
+) {
   return runCliCaptured(
-    [command, '-f', 'parts-bundle.cue', '-r', 'runtime-fleet-3.cue', '--kubeconfig', inject('fleet').kubeconfigPath, '--runtime-from-env', ...extra],
-    { cwd: fixtures, env: { PARTS_NS: namespace, PARTS_SERVICE_ACCOUNT: String(values.serviceAccount), PARTS_MESSAGE: values.message } },
+    [
+      command,
+      '-f',
+      'parts-bundle.cue',
+      '-r',
+      'runtime-fleet-3.cue',
+      '--kubeconfig',
+      inject('fleet').kubeconfigPath,
+      '--runtime-from-env',
+      ...extra,
+    ],
+    {
+      cwd: fixtures,
+      env: { PARTS_NS: namespace, PARTS_SERVICE_ACCOUNT: String(values.serviceAccount), PARTS_MESSAGE: values.message },
+    },
   );
 }
 
@@ -45,7 +63,11 @@ describe('a failed object among others in a diff', () => {
     const entry = changeSet.clusters[0]!;
     expect(entry.status).toBe('failed');
     const changes = entry.instances[0]!.changes;
-    expect(changes.map((c) => `${c.kind}/${c.name} ${c.action}`)).toEqual(['ConfigMap/web configured', 'Service/web failed', 'ServiceAccount/web deleted']);
+    expect(changes.map((c) => `${c.kind}/${c.name} ${c.action}`)).toEqual([
+      'ConfigMap/web configured',
+      'Service/web failed',
+      'ServiceAccount/web deleted',
+    ]);
     const [configMap, service, serviceAccount] = changes;
     expect(configMap!.diff).toContain('-  message: hello\n+  message: changed');
     expect(serviceAccount!.diff).toContain('-kind: ServiceAccount');
@@ -60,9 +82,16 @@ describe('a failed object among others in a diff', () => {
       message: `cluster third: the API server refused one object in the dry-run (the other objects are diffed): instance web: ${service!.error!.replace('cluster third: ', '')}`,
     });
     // Nothing was written: the port is still the one set out of band, the ServiceAccount still there.
-    const live = await clusterClient(cluster).get<KubeObject & { spec: { ports: Array<{ port: number }> } }>({ apiVersion: 'v1', kind: 'Service', namespace: ns, name: 'web' });
+    const live = await clusterClient(cluster).get<KubeObject & { spec: { ports: Array<{ port: number }> } }>({
+      apiVersion: 'v1',
+      kind: 'Service',
+      namespace: ns,
+      name: 'web',
+    });
     expect(live.spec.ports.map((p) => p.port)).toEqual([8080]);
-    expect(await clusterClient(cluster).getOrNull({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: 'web' })).not.toBeNull();
+    expect(
+      await clusterClient(cluster).getOrNull({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: ns, name: 'web' }),
+    ).not.toBeNull();
 
     // The text output: each object with its action, the failure with its error on stderr.
     const text = await partsCli('diff', ns, { serviceAccount: false, message: 'changed' });
@@ -70,9 +99,13 @@ describe('a failed object among others in a diff', () => {
     expect(text.stdout).toContain(`Service/${ns}/web failed\n--- live`);
     expect(text.stdout).toContain(`ServiceAccount/${ns}/web deleted\n--- live`);
     expect(text.stdout).toContain(`ConfigMap/${ns}/web configured\n--- live`);
-    expect(text.stderr).toContain(`b:parts > c:third > i:web > Service/${ns}/web failed: cluster third: Service/${ns}/web: `);
+    expect(text.stderr).toContain(
+      `b:parts > c:third > i:web > Service/${ns}/web failed: cluster third: Service/${ns}/web: `,
+    );
     // However the CLI words the failed cluster's line.
-    expect(text.stderr).toMatch(/✗ cluster third: .*the API server refused one object in the dry-run \(the other objects are diffed\): instance web: Service\//);
+    expect(text.stderr).toMatch(
+      /✗ cluster third: .*the API server refused one object in the dry-run \(the other objects are diffed\): instance web: Service\//,
+    );
   });
 });
 

@@ -28,9 +28,25 @@ interface Run {
   kubeconfig?: string;
 }
 
-function cli(command: 'diff' | 'apply', file: string, run: Run, withB: boolean, ...extra: string[]): Promise<CliResult> {
+function cli(
+  command: 'diff' | 'apply',
+  file: string,
+  run: Run,
+  withB: boolean,
+  ...extra: string[]
+): Promise<CliResult> {
   return runCliCaptured(
-    [command, '-f', file, '-r', 'runtime-fleet-3.cue', '--kubeconfig', run.kubeconfig ?? inject('fleet').kubeconfigPath, '--runtime-from-env', ...extra],
+    [
+      command,
+      '-f',
+      file,
+      '-r',
+      'runtime-fleet-3.cue',
+      '--kubeconfig',
+      run.kubeconfig ?? inject('fleet').kubeconfigPath,
+      '--runtime-from-env',
+      ...extra,
+    ],
     { cwd: fixtures, env: { PARTS_NS_A: run.ns.a, PARTS_NS_B: run.ns.b, PARTS_WITH_B: String(withB) } },
   );
 }
@@ -59,7 +75,12 @@ async function present(namespace: string, instance: string): Promise<string[]> {
   return refs.filter((_, index) => found[index]).map((ref) => `${ref.kind}/${ref.name}`);
 }
 
-const everything = (instance: string) => [`ServiceAccount/${instance}`, `ConfigMap/${instance}`, `Service/${instance}`, `Secret/timoni.${instance}`];
+const everything = (instance: string) => [
+  `ServiceAccount/${instance}`,
+  `ConfigMap/${instance}`,
+  `Service/${instance}`,
+  `Secret/timoni.${instance}`,
+];
 
 /** Applies the bundle with both instances, and the other bundle's instance `c` beside `b`. */
 async function installed(run: Run): Promise<void> {
@@ -81,12 +102,14 @@ async function expectRemoval(run: Run): Promise<void> {
   const [a, b] = entry.instances;
   expect(a!.changes.every((c) => c.action === 'unchanged')).toBe(true);
   // The removed instance's objects in reverse apply order (a's are in apply order), each deleted.
-  const kinds = (changes: ChangeSet["clusters"][number]["instances"][number]["changes"]) => changes.map((c) => c.kind);
+  const kinds = (changes: ChangeSet['clusters'][number]['instances'][number]['changes']) => changes.map((c) => c.kind);
   expect(kinds(b!.changes)).toEqual(kinds(a!.changes).reverse());
   expect(b!.changes.map((c) => c.action)).toEqual(['deleted', 'deleted', 'deleted']);
   expect(b!.changes.find((c) => c.kind === 'ConfigMap')?.diff).toContain('-  message: b');
   expect(b!.module.url).toContain('modules/parts');
-  expect((await diffResult).stderr).toContain('b:parts-removal > c:third > i:b > instance removed from the bundle: 3 objects would be deleted');
+  expect((await diffResult).stderr).toContain(
+    'b:parts-removal > c:third > i:b > instance removed from the bundle: 3 objects would be deleted',
+  );
   // A diff writes nothing.
   expect(await present(ns.b, 'b')).toEqual(everything('b'));
 
@@ -95,12 +118,19 @@ async function expectRemoval(run: Run): Promise<void> {
   const removed = applied.clusters[0]!.instances.find((i) => i.name === 'b');
   expect(removed?.removed).toBe(true);
   expect(removed?.changes.map((c) => `${c.kind} ${c.action}`)).toEqual(b!.changes.map((c) => `${c.kind} deleted`));
-  expect((await applyResult).stderr).toContain('b:parts-removal > c:third > i:b > instance removed from the bundle: 3 objects deleted');
+  expect((await applyResult).stderr).toContain(
+    'b:parts-removal > c:third > i:b > instance removed from the bundle: 3 objects deleted',
+  );
   expect(await present(ns.b, 'b')).toEqual([]);
   expect(await present(ns.a, 'a')).toEqual(everything('a'));
   // Another bundle's instance in the same namespace: untouched.
   expect(await present(ns.b, 'c')).toEqual(everything('c'));
-  const secretC = await clusterClient(cluster).get({ apiVersion: 'v1', kind: 'Secret', namespace: ns.b, name: 'timoni.c' });
+  const secretC = await clusterClient(cluster).get({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace: ns.b,
+    name: 'timoni.c',
+  });
   expect(secretC.metadata.labels?.['bundle.timoni.sh/name']).toBe('parts-other');
 
   // In sync afterwards: nothing removed left.
@@ -149,13 +179,18 @@ describe('instances removed from the bundle', () => {
     const blind = await cli('diff', 'removal-bundle.cue', run, false, '-o', 'json');
     expect(blind.code, blind.stderr).toBe(0);
     expect((JSON.parse(blind.stdout) as ChangeSet).clusters[0]!.instances.map((i) => i.name)).toEqual(['a']);
-    expect(blind.stderr).toContain('b:parts-removal > c:third > cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only');
+    expect(blind.stderr).toContain(
+      'b:parts-removal > c:third > cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only',
+    );
 
     // With `list namespaces` (no Secret right across the cluster), every namespace it may read is looked in.
     await allowNamespaceList();
     await expectRemoval(run);
     const logged = await cli('diff', 'removal-bundle.cue', run, false);
-    const unchecked = /b:parts-removal > c:third > cannot list Secrets in (\d+) namespaces (.*?)(?:, and (\d+) more)?: instances removed from the bundle there are not checked/.exec(logged.stderr);
+    const unchecked =
+      /b:parts-removal > c:third > cannot list Secrets in (\d+) namespaces (.*?)(?:, and (\d+) more)?: instances removed from the bundle there are not checked/.exec(
+        logged.stderr,
+      );
     expect(unchecked, logged.stderr).not.toBeNull();
     // At least the system namespaces (default, kube-node-lease, kube-public, kube-system);
     // the first five by name are shown, so kube-system is when fewer namespaces precede it
@@ -177,25 +212,58 @@ describe('instances removed from the bundle', () => {
  * `get` on Namespaces across the cluster; answers a token for it, once the authorizer
  * knows the bindings.
  */
-async function confinedServiceAccount(ns: Namespaces): Promise<{ token: string; allowNamespaceList: () => Promise<void> }> {
+async function confinedServiceAccount(
+  ns: Namespaces,
+): Promise<{ token: string; allowNamespaceList: () => Promise<void> }> {
   const admin = clusterClient(cluster);
   const name = 'deployer';
   await admin.apply({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns.a } });
   const subject = { kind: 'ServiceAccount', name, namespace: ns.a };
   for (const namespace of [ns.a, ns.b]) {
-    await admin.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] });
-    await admin.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [subject] });
+    await admin.apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name, namespace },
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+    });
+    await admin.apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name, namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [subject],
+    });
   }
   const clusterRole = `${ns.a}-namespaces`;
-  const namespaceRole = (verbs: string[]) => admin.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: clusterRole }, rules: [{ apiGroups: [''], resources: ['namespaces'], verbs }] });
+  const namespaceRole = (verbs: string[]) =>
+    admin.apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: clusterRole },
+      rules: [{ apiGroups: [''], resources: ['namespaces'], verbs }],
+    });
   await namespaceRole(['get']);
-  await admin.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: clusterRole }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole }, subjects: [subject] });
+  await admin.apply({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: clusterRole },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
+    subjects: [subject],
+  });
   onTestFinished(async () => {
-    await admin.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name: clusterRole }).catch(() => undefined);
-    await admin.delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: clusterRole }).catch(() => undefined);
+    await admin
+      .delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', name: clusterRole })
+      .catch(() => undefined);
+    await admin
+      .delete({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: clusterRole })
+      .catch(() => undefined);
   });
   const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } };
-  const answer = await admin.requestJson<KubeObject & { status: { token: string } }>('POST', `/api/v1/namespaces/${ns.a}/serviceaccounts/${name}/token`, { body: JSON.stringify(request) });
+  const answer = await admin.requestJson<KubeObject & { status: { token: string } }>(
+    'POST',
+    `/api/v1/namespaces/${ns.a}/serviceaccounts/${name}/token`,
+    { body: JSON.stringify(request) },
+  );
   const token = answer.status.token;
   await granted(token, [`/api/v1/namespaces/${ns.b}/secrets`, `/api/v1/namespaces/${ns.a}`]);
   return {
@@ -241,10 +309,19 @@ function writeTokenKubeconfig(token: string): string {
 function statusFor(token: string, path: string): Promise<number> {
   const { server, caCertPath } = fleetCluster();
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, server), { method: 'GET', ca: readFileSync(caCertPath), headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      new URL(path, server),
+      {
+        method: 'GET',
+        ca: readFileSync(caCertPath),
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        timeout: 10_000,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`GET ${path}: no answer`)));
     req.on('error', reject);
     req.end();

@@ -25,7 +25,11 @@ describe('rollout time limit per cluster', () => {
 
   async function twoNamespaces(prefix: string): Promise<FleetLayerRun> {
     const [a, b] = await Promise.all([testNamespace(cluster, `${prefix}-a`), testNamespace(cluster, `${prefix}-b`)]);
-    return { kubeconfigPath: inject('fleet').kubeconfigPath, runtime: 'runtime-fleet-3.cue', namespaces: [a.name, b.name] };
+    return {
+      kubeconfigPath: inject('fleet').kubeconfigPath,
+      runtime: 'runtime-fleet-3.cue',
+      namespaces: [a.name, b.name],
+    };
   }
 
   it('fails the cluster within about the timeout when no Deployment becomes ready, naming it', async () => {
@@ -80,7 +84,10 @@ describe('kube-apiserver stopped in the middle of an apply', () => {
     // Cluster `outage-1`, as fixtures/runtime-outage.cue names its context.
     fleet = await startFleet({ clusters: 1, dir: scratchDir('outage'), namePrefix: 'outage' });
     client = fleetClient(fleet, 'outage-1');
-    const [a, b] = await Promise.all([createNamespace(client, { prefix: 'outage-a' }), createNamespace(client, { prefix: 'outage-b' })]);
+    const [a, b] = await Promise.all([
+      createNamespace(client, { prefix: 'outage-a' }),
+      createNamespace(client, { prefix: 'outage-b' }),
+    ]);
     run = { kubeconfigPath: fleet.kubeconfigPath, runtime: 'runtime-outage.cue', namespaces: [a.name, b.name] };
   });
 
@@ -91,10 +98,14 @@ describe('kube-apiserver stopped in the middle of an apply', () => {
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  async function waitUntilExists(ref: { apiVersion: string; kind: string; namespace: string; name: string }, timeoutMs: number): Promise<void> {
+  async function waitUntilExists(
+    ref: { apiVersion: string; kind: string; namespace: string; name: string },
+    timeoutMs: number,
+  ): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await client.getOrNull(ref))) {
-      if (Date.now() > deadline) throw new Error(`${ref.kind}/${ref.namespace}/${ref.name} did not appear within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`${ref.kind}/${ref.namespace}/${ref.name} did not appear within ${timeoutMs} ms`);
       await sleep(50);
     }
   }
@@ -115,7 +126,12 @@ describe('kube-apiserver stopped in the middle of an apply', () => {
         expect(instance.changes.find((c) => c.kind === 'Deployment')?.readiness?.status).toBe('Current');
       }
       for (const [index, name] of ['first', 'second'].entries()) {
-        const record = await client.getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace: run.namespaces[index]!, name: `timoni.${name}` });
+        const record = await client.getOrNull({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          namespace: run.namespaces[index]!,
+          name: `timoni.${name}`,
+        });
         expect(record, `inventory of ${name}`).not.toBeNull();
         expect((record as { data?: Record<string, string> }).data?.pending).toBeUndefined();
       }
@@ -131,7 +147,10 @@ describe('kube-apiserver stopped in the middle of an apply', () => {
     const applying = fleetLayerCli('apply', run, '--timeout', `${timeoutMs / 1000}s`);
     // The first instance's objects are applied and it waits for its Deployment, which
     // nothing makes ready: stop the apiserver now.
-    await waitUntilExists({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: run.namespaces[0], name: 'first' }, 60_000);
+    await waitUntilExists(
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: run.namespaces[0], name: 'first' },
+      60_000,
+    );
     await stopApiserver(fleet.dir, 'outage-1');
     const failed = await applying;
 
@@ -141,7 +160,9 @@ describe('kube-apiserver stopped in the middle of an apply', () => {
     expect(entry.status).toBe('failed');
     expect(entry.error?.instance).toBe('first');
     expect(entry.error?.message).toMatch(/^cluster flaky: instance outage-a-[a-z0-9]+\/first: /);
-    expect(entry.error?.message).toMatch(/cannot reach the API server at https:\/\/127\.0\.0\.1:\d+: connection refused|apiserver is shutting down/);
+    expect(entry.error?.message).toMatch(
+      /cannot reach the API server at https:\/\/127\.0\.0\.1:\d+: connection refused|apiserver is shutting down/,
+    );
     expect(failed.stderr).toContain('✗ cluster flaky:');
     expect(entry.durationMs).toBeLessThan(timeoutMs * 2);
 
@@ -150,7 +171,10 @@ describe('kube-apiserver stopped in the middle of an apply', () => {
   });
 
   it('after the first instance is done and the second one started: the error names the second, the next apply completes it', async () => {
-    const [a, b] = await Promise.all([createNamespace(client, { prefix: 'outage-c' }), createNamespace(client, { prefix: 'outage-d' })]);
+    const [a, b] = await Promise.all([
+      createNamespace(client, { prefix: 'outage-c' }),
+      createNamespace(client, { prefix: 'outage-d' }),
+    ]);
     const later: FleetLayerRun = { ...run, namespaces: [a.name, b.name] };
     // The first instance becomes ready; the second one's objects never do.
     const firstReady = keepReady(client, a.name, 100);
@@ -169,7 +193,9 @@ describe('kube-apiserver stopped in the middle of an apply', () => {
     expect(entry.status).toBe('failed');
     expect(entry.instances.map((i) => i.name)).toEqual(['first', 'second']);
     expect(entry.error?.instance).toBe('second');
-    expect(entry.error?.message).toMatch(new RegExp(`^cluster flaky: instance ${b.name}/second: (apply|wait|inventory|prune) failed`));
+    expect(entry.error?.message).toMatch(
+      new RegExp(`^cluster flaky: instance ${b.name}/second: (apply|wait|inventory|prune) failed`),
+    );
     // Depending on the moment: refused connections, or the apiserver answering while it shuts down.
     expect(entry.error?.message).toMatch(/cannot reach the API server|apiserver is shutting down/);
 

@@ -18,7 +18,9 @@ import { allRunOptions, runOptions, type RunOption } from '../../src/fleet/run-o
 import { repositoryRoot } from '../harness/support/go-binary.js';
 import { runCliCaptured } from '../cli/run-cli.js';
 
-const actionInputs = (parse(readFileSync(join(repositoryRoot, 'action.yml'), 'utf8')) as { inputs: Record<string, { default?: unknown }> }).inputs;
+const actionInputs = (
+  parse(readFileSync(join(repositoryRoot, 'action.yml'), 'utf8')) as { inputs: Record<string, { default?: unknown }> }
+).inputs;
 
 /** What --help shows as a flag's default: a boolean's only when it is true, none when empty. */
 function shownCliDefault(option: RunOption): string | undefined {
@@ -47,28 +49,45 @@ describe('the run options contract', () => {
     }
   });
 
-  it.each(['diff', 'apply', 'status', 'delete'])("matches the (default X) of every option %s --help lists", async (command) => {
-    const flags = await helpDefaults(command);
-    const listed = allRunOptions.filter((option) => flags.has(option.flag));
-    // The options every command that reaches clusters takes are among them.
-    for (const option of [runOptions.bundle, runOptions.runtime, runOptions.runtimeGroup, runOptions.runtimeEnv, runOptions.cueMemoryLimit, runOptions.deadline, runOptions.clusterIdentity]) {
-      expect(flags.has(option.flag), `${command} --${option.flag}`).toBe(true);
-    }
-    for (const option of listed) expect(flags.get(option.flag), `${command} --${option.flag}`).toBe(shownCliDefault(option));
-  });
+  it.each(['diff', 'apply', 'status', 'delete'])(
+    'matches the (default X) of every option %s --help lists',
+    async (command) => {
+      const flags = await helpDefaults(command);
+      const listed = allRunOptions.filter((option) => flags.has(option.flag));
+      // The options every command that reaches clusters takes are among them.
+      for (const option of [
+        runOptions.bundle,
+        runOptions.runtime,
+        runOptions.runtimeGroup,
+        runOptions.runtimeEnv,
+        runOptions.cueMemoryLimit,
+        runOptions.deadline,
+        runOptions.clusterIdentity,
+      ]) {
+        expect(flags.has(option.flag), `${command} --${option.flag}`).toBe(true);
+      }
+      for (const option of listed)
+        expect(flags.get(option.flag), `${command} --${option.flag}`).toBe(shownCliDefault(option));
+    },
+  );
 
   it('offers every option as a flag of some command that reaches clusters', async () => {
     const flags = new Set<string>();
-    for (const command of ['diff', 'apply', 'status', 'delete']) for (const flag of (await helpDefaults(command)).keys()) flags.add(flag);
+    for (const command of ['diff', 'apply', 'status', 'delete'])
+      for (const flag of (await helpDefaults(command)).keys()) flags.add(flag);
     for (const option of allRunOptions) expect(flags.has(option.flag), `--${option.flag}`).toBe(true);
   });
 
   it("reads each default's text as its value", () => {
     for (const option of allRunOptions) {
-      for (const [side, fallback] of [['action', option.action], ['cli', option.cli]] as const) {
+      for (const [side, fallback] of [
+        ['action', option.action],
+        ['cli', option.cli],
+      ] as const) {
         if (option.kind === 'boolean') expect(fallback.text, `${option.input} ${side}`).toBe(String(fallback.value));
         else if (option.kind === 'list') expect(fallback.text, `${option.input} ${side}`).toBe('');
-        else if (fallback.text !== '') expect(option.parse(fallback.text), `${option.input} ${side}`).toEqual(fallback.value);
+        else if (fallback.text !== '')
+          expect(option.parse(fallback.text), `${option.input} ${side}`).toEqual(fallback.value);
       }
     }
   });
@@ -79,7 +98,10 @@ describe('the run options contract', () => {
       expect(alike || (option.differs ?? '').length > 0, option.input).toBe(true);
       if (option.differs) expect(alike, `${option.input} says its defaults differ`).toBe(false);
     }
-    expect(allRunOptions.filter((option) => option.differs).map((option) => option.input)).toEqual(['deadline', 'cluster-identity']);
+    expect(allRunOptions.filter((option) => option.differs).map((option) => option.input)).toEqual([
+      'deadline',
+      'cluster-identity',
+    ]);
   });
 
   it('is what the action reads from inputs left empty', () => {
@@ -114,17 +136,39 @@ describe('the run options contract', () => {
     const dir = mkdtempSync(join(tmpdir(), 'run-options-'));
     writeFileSync(join(dir, 'bundle.cue'), 'bundle: {}\n');
     writeFileSync(join(dir, 'kubeconfig'), 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
-    const args = parseArguments(['-f', 'bundle.cue', '--kubeconfig', 'kubeconfig'], fleetFlagsFor('apply'), { command: 'apply' });
+    const args = parseArguments(['-f', 'bundle.cue', '--kubeconfig', 'kubeconfig'], fleetFlagsFor('apply'), {
+      command: 'apply',
+    });
     const log = { line: () => undefined, startGroup: () => undefined, endGroup: () => undefined };
     // No runtime file: nothing is evaluated, the engine is not called.
-    const run = fleetRunFromArgs({} as CueEngine, args, { cwd: dir, env: {}, stdout: () => undefined, stderr: () => undefined }, log);
+    const run = fleetRunFromArgs(
+      {} as CueEngine,
+      args,
+      { cwd: dir, env: {}, stdout: () => undefined, stderr: () => undefined },
+      log,
+    );
     expect(run.options).toEqual({
       ...defaultFleetOptions,
-      identity: { mode: runOptions.clusterIdentity.cli.value, recordName: runOptions.clusterIdentityRecord.cli.value, repin: runOptions.repinClusters.cli.value },
+      identity: {
+        mode: runOptions.clusterIdentity.cli.value,
+        recordName: runOptions.clusterIdentityRecord.cli.value,
+        repin: runOptions.repinClusters.cli.value,
+      },
     });
-    expect(run.selector).toEqual({ cluster: runOptions.runtimeCluster.cli.value, group: runOptions.runtimeGroup.cli.value });
+    expect(run.selector).toEqual({
+      cluster: runOptions.runtimeCluster.cli.value,
+      group: runOptions.runtimeGroup.cli.value,
+    });
     expect(run.deadlineAt).toBeUndefined();
-    for (const [key, option] of Object.entries({ force: runOptions.force, wait: runOptions.wait, timeoutMs: runOptions.timeout, prune: runOptions.prune, concurrency: runOptions.concurrency, strategy: runOptions.strategy, maxParallel: runOptions.maxParallel })) {
+    for (const [key, option] of Object.entries({
+      force: runOptions.force,
+      wait: runOptions.wait,
+      timeoutMs: runOptions.timeout,
+      prune: runOptions.prune,
+      concurrency: runOptions.concurrency,
+      strategy: runOptions.strategy,
+      maxParallel: runOptions.maxParallel,
+    })) {
       expect(defaultFleetOptions[key as keyof typeof defaultFleetOptions], key).toEqual(option.cli.value);
     }
   });
@@ -140,15 +184,31 @@ describe('the run options contract', () => {
       [runOptions.maxParallel, '2.5', 'must be a whole number of clusters, 1 or more, not "2.5"'],
       [runOptions.cueMemoryLimit, '10', 'must be a whole number of MiB from 64 to 4096, not "10"'],
       [runOptions.strategy, 'parallel', 'must be one of sequential, waves, not "parallel"'],
-      [runOptions.clusterIdentityRecord, 'Not_A_Name', 'must be a ConfigMap name (lower-case letters, digits, - and .), not "Not_A_Name"'],
+      [
+        runOptions.clusterIdentityRecord,
+        'Not_A_Name',
+        'must be a ConfigMap name (lower-case letters, digits, - and .), not "Not_A_Name"',
+      ],
       [runOptions.runtimeEnv, '1X', '"1X" is not an environment variable name'],
     ];
     for (const [option, value, reason] of wrong) {
-      expect(() => readActionConfig({ INPUT_BUNDLE: 'bundle.cue', [`INPUT_${option.input.toUpperCase()}`]: value }, () => undefined), option.input).toThrow(`input "${option.input}": ${reason}`);
+      expect(
+        () =>
+          readActionConfig(
+            { INPUT_BUNDLE: 'bundle.cue', [`INPUT_${option.input.toUpperCase()}`]: value },
+            () => undefined,
+          ),
+        option.input,
+      ).toThrow(`input "${option.input}": ${reason}`);
       const command = option === runOptions.concurrency ? 'diff' : 'apply';
-      const result = await runCliCaptured([command, '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', `--${option.flag}`, value], { cwd: dir });
+      const result = await runCliCaptured(
+        [command, '-f', 'bundle.cue', '--kubeconfig', 'kubeconfig', `--${option.flag}`, value],
+        { cwd: dir },
+      );
       expect(result.code, option.flag).toBe(2);
-      expect(result.stderr, option.flag).toContain(`--${option.flag}${reason.startsWith('must') ? ' ' : ': '}${reason}`);
+      expect(result.stderr, option.flag).toContain(
+        `--${option.flag}${reason.startsWith('must') ? ' ' : ': '}${reason}`,
+      );
     }
   });
 });

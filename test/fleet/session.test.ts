@@ -10,7 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { readSourceFiles, type Runtime } from '../../src/bundle/index.js';
 import { loadCueEngine } from '../../src/cue/index.js';
 import { defaultFleetOptions, type FleetRun } from '../../src/fleet/fleet-run.js';
-import { connectCluster, instanceInput, moduleInfo, moduleKubeVersion, type ClusterInstanceBuild } from '../../src/fleet/session.js';
+import {
+  connectCluster,
+  instanceInput,
+  moduleInfo,
+  moduleKubeVersion,
+  type ClusterInstanceBuild,
+} from '../../src/fleet/session.js';
 import { loadKubeconfig } from '../../src/kube/connect/kubeconfig.js';
 import type { ModuleResolver } from '../../src/module/source.js';
 import { SecretRegistry } from '../../src/secrets.js';
@@ -31,20 +37,49 @@ describe('instanceInput', () => {
   const build = (module: Partial<ClusterInstanceBuild['module']>): ClusterInstanceBuild => ({
     name: 'web',
     namespace: 'apps',
-    module: { url: 'oci://registry.example/modules/web', version: '1.2.3', digest: 'sha256:abc', name: 'example.com/web', files: {}, root: '/modules/web', ...module },
+    module: {
+      url: 'oci://registry.example/modules/web',
+      version: '1.2.3',
+      digest: 'sha256:abc',
+      name: 'example.com/web',
+      files: {},
+      root: '/modules/web',
+      ...module,
+    },
     built: { sets: [], images: ['nginx:1.27'], valuesSource: 'values: replicas: 2', values: '{\n\treplicas: 2\n}' },
   });
 
   it('names the bundle, the instance and its module', () => {
     const input = instanceInput('apps', build({}));
     // The instance record stores the evaluated values (as Timoni does), not the merged values.cue.
-    expect(input).toMatchObject({ bundle: 'apps', name: 'web', namespace: 'apps', valuesSource: '{\n\treplicas: 2\n}', images: ['nginx:1.27'] });
-    expect(input.module).toEqual({ url: 'oci://registry.example/modules/web', version: '1.2.3', digest: 'sha256:abc', name: 'example.com/web' });
-    expect(moduleInfo(build({}))).toEqual({ url: 'oci://registry.example/modules/web', version: '1.2.3', digest: 'sha256:abc' });
+    expect(input).toMatchObject({
+      bundle: 'apps',
+      name: 'web',
+      namespace: 'apps',
+      valuesSource: '{\n\treplicas: 2\n}',
+      images: ['nginx:1.27'],
+    });
+    expect(input.module).toEqual({
+      url: 'oci://registry.example/modules/web',
+      version: '1.2.3',
+      digest: 'sha256:abc',
+      name: 'example.com/web',
+    });
+    expect(moduleInfo(build({}))).toEqual({
+      url: 'oci://registry.example/modules/web',
+      version: '1.2.3',
+      digest: 'sha256:abc',
+    });
   });
 
   it('carries the repository and annotations when the module has them', () => {
-    const input = instanceInput('apps', build({ repository: 'registry.example/modules/web', annotations: { 'org.opencontainers.image.source': 'https://example.com' } }));
+    const input = instanceInput(
+      'apps',
+      build({
+        repository: 'registry.example/modules/web',
+        annotations: { 'org.opencontainers.image.source': 'https://example.com' },
+      }),
+    );
     expect(input.module.repository).toBe('registry.example/modules/web');
     expect(input.module.annotations).toEqual({ 'org.opencontainers.image.source': 'https://example.com' });
   });
@@ -54,14 +89,27 @@ describe('connectCluster with a bundle error', () => {
   it('tells the bundle error once, before any cluster, and fails every cluster with step bundle without reaching it', async () => {
     const engine = await loadCueEngine();
     const dir = mkdtempSync(join(tmpdir(), 'session-bundle-'));
-    writeFileSync(join(dir, 'bundle.cue'), 'bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "b"\n\tinstaces: web: {module: url: "oci://example.com/m", namespace: "apps", values: {}}\n}\n');
+    writeFileSync(
+      join(dir, 'bundle.cue'),
+      'bundle: {\n\tapiVersion: "v1alpha1"\n\tname: "b"\n\tinstaces: web: {module: url: "oci://example.com/m", namespace: "apps", values: {}}\n}\n',
+    );
     const secrets = new SecretRegistry();
     // A server nothing listens on: reaching it would fail the cluster at `connect` instead.
     const kubeconfig = loadKubeconfig(
-      ['apiVersion: v1\nclusters: [{name: dead, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: a, context: {cluster: dead, user: u}}, {name: b, context: {cluster: dead, user: u}}]\n'],
+      [
+        'apiVersion: v1\nclusters: [{name: dead, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: a, context: {cluster: dead, user: u}}, {name: b, context: {cluster: dead, user: u}}]\n',
+      ],
       secrets,
     );
-    const runtime: Runtime = { name: 'r', isDefault: false, queries: [], clusters: [{ name: 'one', group: 'g', kubeContext: 'a' }, { name: 'two', group: 'g', kubeContext: 'b' }] };
+    const runtime: Runtime = {
+      name: 'r',
+      isDefault: false,
+      queries: [],
+      clusters: [
+        { name: 'one', group: 'g', kubeContext: 'a' },
+        { name: 'two', group: 'g', kubeContext: 'b' },
+      ],
+    };
     const lines: string[] = [];
     const told: Array<[string, unknown]> = [];
     const run: FleetRun = {
@@ -75,11 +123,20 @@ describe('connectCluster with a bundle error', () => {
       log: { line: (text) => lines.push(text), startGroup: () => undefined, endGroup: () => undefined },
       onClusterError: (cluster, error) => told.push([cluster, error]),
     };
-    const outcomes = await Promise.all(runtime.clusters.map((cluster) => connectCluster(run, cluster, (text) => lines.push(`[${cluster.name}] ${text}`), Date.now())));
+    const outcomes = await Promise.all(
+      runtime.clusters.map((cluster) =>
+        connectCluster(run, cluster, (text) => lines.push(`[${cluster.name}] ${text}`), Date.now()),
+      ),
+    );
     for (const outcome of outcomes) {
-      expect('failed' in outcome && outcome.failed.error).toEqual({ step: 'bundle', message: 'the bundle is not valid (bundle.cue), whatever the cluster' });
+      expect('failed' in outcome && outcome.failed.error).toEqual({
+        step: 'bundle',
+        message: 'the bundle is not valid (bundle.cue), whatever the cluster',
+      });
     }
-    expect(lines).toEqual(['✗ the bundle is not valid (bundle.cue), whatever the cluster:\n  bundle.cue:4:2: bundle.instaces: field not allowed: a bundle has the fields apiVersion, name and instances']);
+    expect(lines).toEqual([
+      '✗ the bundle is not valid (bundle.cue), whatever the cluster:\n  bundle.cue:4:2: bundle.instaces: field not allowed: a bundle has the fields apiVersion, name and instances',
+    ]);
     expect(told).toHaveLength(1);
     expect(told[0]?.[0]).toBe('');
   });

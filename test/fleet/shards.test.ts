@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { NoClusterMatchesError, type Runtime, type RuntimeCluster } from '../../src/bundle/index.js';
-import { matrixOutput, parseShardBy, selectionShards, selectShardRuntime, shardClusters, ShardByError } from '../../src/fleet/shards.js';
+import {
+  matrixOutput,
+  parseShardBy,
+  selectionShards,
+  selectShardRuntime,
+  shardClusters,
+  ShardByError,
+} from '../../src/fleet/shards.js';
 
 const cluster = (name: string, group: string): RuntimeCluster => ({ name, group, kubeContext: `ctx-${name}` });
 
@@ -8,7 +15,13 @@ const runtime: Runtime = {
   name: 'fleet',
   queries: [],
   isDefault: false,
-  clusters: [cluster('staging-1', 'staging'), cluster('production-eu', 'production'), cluster('canary-1', 'canary'), cluster('production-us', 'production'), cluster('production-ap', 'production')],
+  clusters: [
+    cluster('staging-1', 'staging'),
+    cluster('production-eu', 'production'),
+    cluster('canary-1', 'canary'),
+    cluster('production-us', 'production'),
+    cluster('production-ap', 'production'),
+  ],
 };
 
 const names = (clusters: readonly RuntimeCluster[]) => clusters.map((c) => c.name);
@@ -23,7 +36,9 @@ describe('parseShardBy', () => {
 
   it('refuses anything else, saying what is accepted', () => {
     for (const text of ['groups', '0', '-2', '1.5', '257']) expect(() => parseShardBy(text)).toThrow(ShardByError);
-    expect(() => parseShardBy('zone')).toThrow('must be group, cluster or a whole number of shards from 1 to 256, not "zone"');
+    expect(() => parseShardBy('zone')).toThrow(
+      'must be group, cluster or a whole number of shards from 1 to 256, not "zone"',
+    );
   });
 });
 
@@ -39,7 +54,9 @@ describe('shardClusters', () => {
 
   it('by cluster: one shard per cluster in runtime order', () => {
     const shards = shardClusters(runtime.clusters, { kind: 'cluster' });
-    expect(shards.map((s) => [s.name, s.runtimeGroup, s.runtimeCluster])).toEqual(names(runtime.clusters).map((n) => [n, '*', n]));
+    expect(shards.map((s) => [s.name, s.runtimeGroup, s.runtimeCluster])).toEqual(
+      names(runtime.clusters).map((n) => [n, '*', n]),
+    );
   });
 
   it('by number: consecutive clusters, sizes differing by at most one, the first shards larger', () => {
@@ -62,17 +79,32 @@ describe('shardClusters', () => {
 
 describe('matrixOutput', () => {
   it('is JSON with an include entry per shard, named as the action inputs', () => {
-    const matrix = JSON.parse(matrixOutput(shardClusters(runtime.clusters, { kind: 'count', count: 2 }))) as { include: Array<Record<string, string>> };
+    const matrix = JSON.parse(matrixOutput(shardClusters(runtime.clusters, { kind: 'count', count: 2 }))) as {
+      include: Array<Record<string, string>>;
+    };
     expect(matrix.include).toEqual([
-      { shard: '1-of-2', 'runtime-group': '*', 'runtime-cluster': 'staging-1,production-eu,canary-1', clusters: 'staging-1,production-eu,canary-1' },
-      { shard: '2-of-2', 'runtime-group': '*', 'runtime-cluster': 'production-us,production-ap', clusters: 'production-us,production-ap' },
+      {
+        shard: '1-of-2',
+        'runtime-group': '*',
+        'runtime-cluster': 'staging-1,production-eu,canary-1',
+        clusters: 'staging-1,production-eu,canary-1',
+      },
+      {
+        shard: '2-of-2',
+        'runtime-group': '*',
+        'runtime-cluster': 'production-us,production-ap',
+        clusters: 'production-us,production-ap',
+      },
     ]);
   });
 });
 
 describe('selectShardRuntime', () => {
   it('keeps a single name or * as it is', () => {
-    expect(selectShardRuntime(runtime, { group: '*', cluster: 'canary-1' })).toEqual({ runtime, selector: { group: '*', cluster: 'canary-1' } });
+    expect(selectShardRuntime(runtime, { group: '*', cluster: 'canary-1' })).toEqual({
+      runtime,
+      selector: { group: '*', cluster: 'canary-1' },
+    });
   });
 
   it('restricts the runtime to the listed clusters, in runtime order, case-insensitively', () => {
@@ -82,8 +114,12 @@ describe('selectShardRuntime', () => {
   });
 
   it('refuses a listed name that is not a cluster of the runtime, naming it', () => {
-    expect(() => selectShardRuntime(runtime, { group: '*', cluster: 'staging-1,staging-2' })).toThrow(NoClusterMatchesError);
-    expect(() => selectShardRuntime(runtime, { group: '*', cluster: 'staging-1,staging-2' })).toThrow('cluster "staging-2"');
+    expect(() => selectShardRuntime(runtime, { group: '*', cluster: 'staging-1,staging-2' })).toThrow(
+      NoClusterMatchesError,
+    );
+    expect(() => selectShardRuntime(runtime, { group: '*', cluster: 'staging-1,staging-2' })).toThrow(
+      'cluster "staging-2"',
+    );
   });
 
   it('each shard of the matrix selects exactly its clusters again', () => {

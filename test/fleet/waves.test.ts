@@ -40,7 +40,13 @@ class RecordingLog implements FleetLog {
 
 describe('splitIntoWaves', () => {
   it('cuts runtime order into runs of one group, a group met again being a wave of its own', () => {
-    const clusters = [runtimeCluster('s1', 'staging'), runtimeCluster('s2', 'staging'), runtimeCluster('p1', 'production'), runtimeCluster('p2', 'production'), runtimeCluster('s3', 'staging')];
+    const clusters = [
+      runtimeCluster('s1', 'staging'),
+      runtimeCluster('s2', 'staging'),
+      runtimeCluster('p1', 'production'),
+      runtimeCluster('p2', 'production'),
+      runtimeCluster('s3', 'staging'),
+    ];
     expect(splitIntoWaves(clusters).map((wave) => [wave.group, wave.clusters.map((c) => c.name)])).toEqual([
       ['staging', ['s1', 's2']],
       ['production', ['p1', 'p2']],
@@ -51,7 +57,13 @@ describe('splitIntoWaves', () => {
 });
 
 describe('rollOutWaves with a stand-in rollout', () => {
-  const fleet = [runtimeCluster('s1', 'staging'), runtimeCluster('s2', 'staging'), runtimeCluster('s3', 'staging'), runtimeCluster('p1', 'production'), runtimeCluster('p2', 'production')];
+  const fleet = [
+    runtimeCluster('s1', 'staging'),
+    runtimeCluster('s2', 'staging'),
+    runtimeCluster('s3', 'staging'),
+    runtimeCluster('p1', 'production'),
+    runtimeCluster('p2', 'production'),
+  ];
 
   /** Each cluster takes `ms[name]` (default 30 ms) and fails when named in `failing`; records what ran at once. */
   function standIn(ms: Record<string, number> = {}, failing: string[] = []) {
@@ -68,7 +80,13 @@ describe('rollOutWaves with a stand-in rollout', () => {
       inFlight -= 1;
       seen.finished.push(cluster.name);
       const failed = failing.includes(cluster.name);
-      return clusterEntry(cluster, failed ? 'failed' : 'applied', [], failed ? { step: 'apply', message: `cluster ${cluster.name}: refused` } : null, startedAt);
+      return clusterEntry(
+        cluster,
+        failed ? 'failed' : 'applied',
+        [],
+        failed ? { step: 'apply', message: `cluster ${cluster.name}: refused` } : null,
+        startedAt,
+      );
     };
     return { rollOut, seen };
   }
@@ -108,17 +126,31 @@ describe('rollOutWaves with a stand-in rollout', () => {
       ['p2', 'skipped'],
     ]);
     expect(seen.started).toEqual(['s1', 's2']);
-    expect(entries[2]).toEqual({ name: 's3', group: 'staging', kubeContext: 'ctx-s3', status: 'skipped', error: null, instances: [] });
+    expect(entries[2]).toEqual({
+      name: 's3',
+      group: 'staging',
+      kubeContext: 'ctx-s3',
+      status: 'skipped',
+      error: null,
+      instances: [],
+    });
     expect(log.lines.at(-1)).toBe('rollout stopped in the wave of group staging: failed s1; not reached: s3, p1, p2');
     expect(log.lines).not.toContain('wave 2 of 2: group production, 2 cluster(s), 2 at a time');
   });
 
   it('starts no cluster once the run passed its deadline: the first one fails with step deadline, the rest are not reached', async () => {
     const { rollOut, seen } = standIn();
-    const entries = await rollOutWaves(fleet, { maxParallel: 4, log: new RecordingLog(), deadlineAt: Date.now() - 1 }, rollOut);
+    const entries = await rollOutWaves(
+      fleet,
+      { maxParallel: 4, log: new RecordingLog(), deadlineAt: Date.now() - 1 },
+      rollOut,
+    );
     expect(seen.started).toEqual([]);
     expect(entries[0]?.status).toBe('failed');
-    expect(entries[0]?.error).toEqual({ step: 'deadline', message: 'the run passed its deadline before reaching cluster s1; nothing was applied to it' });
+    expect(entries[0]?.error).toEqual({
+      step: 'deadline',
+      message: 'the run passed its deadline before reaching cluster s1; nothing was applied to it',
+    });
     expect(entries.slice(1).map((e) => e.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
   });
 
@@ -126,26 +158,49 @@ describe('rollOutWaves with a stand-in rollout', () => {
     const { rollOut, seen } = standIn();
     const cancel = new AbortController();
     cancel.abort(new RunCancelled('SIGTERM'));
-    const entries = await rollOutWaves(fleet, { maxParallel: 4, log: new RecordingLog(), cancel: cancel.signal }, rollOut);
+    const entries = await rollOutWaves(
+      fleet,
+      { maxParallel: 4, log: new RecordingLog(), cancel: cancel.signal },
+      rollOut,
+    );
     expect(seen.started).toEqual([]);
-    expect(entries[0]).toMatchObject({ status: 'failed', error: { step: 'cancelled', interrupted: 'start', message: 'the run was cancelled (SIGTERM) before cluster s1 was started; nothing was applied to it' } });
+    expect(entries[0]).toMatchObject({
+      status: 'failed',
+      error: {
+        step: 'cancelled',
+        interrupted: 'start',
+        message: 'the run was cancelled (SIGTERM) before cluster s1 was started; nothing was applied to it',
+      },
+    });
     expect(entries.slice(1).map((e) => e.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
-    expect(cancellationLine(entries)).toBe('rollout cancelled: applied none; interrupted none; not reached s1, s2, s3, p1, p2');
+    expect(cancellationLine(entries)).toBe(
+      'rollout cancelled: applied none; interrupted none; not reached s1, s2, s3, p1, p2',
+    );
   });
 
   it('the closing line of a cancelled rollout names the clusters applied, interrupted (where) and not reached', () => {
     const at = Date.now();
     const entries: ClusterChanges[] = [
       clusterEntry(runtimeCluster('s1', 'staging'), 'applied', [], null, at),
-      clusterEntry(runtimeCluster('p1', 'production'), 'failed', [], { step: 'cancelled', interrupted: 'wait', instance: 'web', object: 'Deployment/apps/web', message: 'x' }, at),
+      clusterEntry(
+        runtimeCluster('p1', 'production'),
+        'failed',
+        [],
+        { step: 'cancelled', interrupted: 'wait', instance: 'web', object: 'Deployment/apps/web', message: 'x' },
+        at,
+      ),
       { ...clusterEntry(runtimeCluster('p2', 'production'), 'skipped', [], null, at) },
     ];
-    expect(cancellationLine(entries)).toBe('rollout cancelled: applied s1; interrupted p1 (instance web, step wait, Deployment/apps/web); not reached p2');
+    expect(cancellationLine(entries)).toBe(
+      'rollout cancelled: applied s1; interrupted p1 (instance web, step wait, Deployment/apps/web); not reached p2',
+    );
     expect(cancellationLine(entries.slice(0, 1))).toBeUndefined();
   });
 
   it('refuses maxParallel below 1', async () => {
-    await expect(rollOutWaves(fleet, { maxParallel: 0, log: new RecordingLog() }, standIn().rollOut)).rejects.toThrow('maxParallel must be a whole number of clusters, 1 or more, not 0');
+    await expect(rollOutWaves(fleet, { maxParallel: 0, log: new RecordingLog() }, standIn().rollOut)).rejects.toThrow(
+      'maxParallel must be a whole number of clusters, 1 or more, not 0',
+    );
   });
 });
 
@@ -165,7 +220,14 @@ async function namespaceOn(clusters: number[], prefix: string): Promise<string> 
   const namespace = await testNamespace(first, prefix);
   for (const cluster of others) {
     const client = clusterClient(cluster);
-    await client.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace.name, labels: { 'timoni-fleet.test/namespace': 'true' } } }, { fieldManager: 'fleet-test-namespace' });
+    await client.apply(
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: namespace.name, labels: { 'timoni-fleet.test/namespace': 'true' } },
+      },
+      { fieldManager: 'fleet-test-namespace' },
+    );
     onTestFinished(async () => {
       await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace.name });
     });
@@ -175,13 +237,30 @@ async function namespaceOn(clusters: number[], prefix: string): Promise<string> 
 
 async function applyWaves(run: WavesRun, ...extra: string[]): Promise<WavesResult> {
   const result = await runCliCaptured(
-    ['apply', '-f', 'waves-bundle.cue', '-r', 'runtime-waves.cue', '--kubeconfig', inject('fleet').kubeconfigPath, '--runtime-from-env', '--prune-removed-instances=false', '--timeout', '60s', '-o', 'json', ...extra],
+    [
+      'apply',
+      '-f',
+      'waves-bundle.cue',
+      '-r',
+      'runtime-waves.cue',
+      '--kubeconfig',
+      inject('fleet').kubeconfigPath,
+      '--runtime-from-env',
+      '--prune-removed-instances=false',
+      '--timeout',
+      '60s',
+      '-o',
+      'json',
+      ...extra,
+    ],
     { cwd: fixtures, env: { FLEET_WAVES_NS_A: run.namespaces[0], FLEET_WAVES_NS_B: run.namespaces[1] } },
   );
   try {
     return { ...result, changeSet: JSON.parse(result.stdout) as ChangeSet };
   } catch {
-    throw new Error(`timoni-fleet apply printed no ChangeSet (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `timoni-fleet apply printed no ChangeSet (exit ${result.code}):\n${result.stdout}\n${result.stderr}`,
+    );
   }
 }
 
@@ -189,7 +268,8 @@ async function applyWaves(run: WavesRun, ...extra: string[]): Promise<WavesResul
 function readyLater(clusters: number[], namespaces: string[], afterMs: number): void {
   const loops: ReadinessLoop[] = [];
   const timer = setTimeout(() => {
-    for (const cluster of clusters) for (const namespace of namespaces) loops.push(keepReady(clusterClient(cluster), namespace, 100));
+    for (const cluster of clusters)
+      for (const namespace of namespaces) loops.push(keepReady(clusterClient(cluster), namespace, 100));
   }, afterMs);
   onTestFinished(async () => {
     clearTimeout(timer);
@@ -198,18 +278,23 @@ function readyLater(clusters: number[], namespaces: string[], afterMs: number): 
 }
 
 function interval(entry: ClusterChanges | undefined): { start: number; end: number } {
-  if (!entry?.startedAt || entry.durationMs === undefined) throw new Error(`cluster ${entry?.name} has no startedAt and durationMs`);
+  if (!entry?.startedAt || entry.durationMs === undefined)
+    throw new Error(`cluster ${entry?.name} has no startedAt and durationMs`);
   const start = Date.parse(entry.startedAt);
   return { start, end: start + entry.durationMs };
 }
 
-const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
+const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+  a.start < b.end && b.start < a.end;
 
 describe('rollout waves on the local fleet', () => {
   const readyAfterMs = 1_500;
 
   it('applies the two staging clusters at once, then production', async () => {
-    const namespaces: [string, string] = [await namespaceOn([0, 1, 2], 'waves-a'), await namespaceOn([0, 1, 2], 'waves-b')];
+    const namespaces: [string, string] = [
+      await namespaceOn([0, 1, 2], 'waves-a'),
+      await namespaceOn([0, 1, 2], 'waves-b'),
+    ];
     readyLater([0, 1, 2], namespaces, readyAfterMs);
     const result = await applyWaves({ namespaces }, '--strategy', 'waves', '--max-parallel', '2');
     expect(result.code, result.stderr).toBe(0);
@@ -220,9 +305,13 @@ describe('rollout waves on the local fleet', () => {
       ['prod', 'applied'],
     ]);
     // Both staging clusters waited for readiness (about readyAfterMs) at the same time.
-    expect(overlap(interval(stageA), interval(stageB)), JSON.stringify([interval(stageA), interval(stageB)])).toBe(true);
+    expect(overlap(interval(stageA), interval(stageB)), JSON.stringify([interval(stageA), interval(stageB)])).toBe(
+      true,
+    );
     expect(interval(prod).start).toBeGreaterThanOrEqual(Math.max(interval(stageA).end, interval(stageB).end));
-    expect(stageA?.instances.flatMap((i) => i.changes).find((c) => c.kind === 'Deployment')?.readiness?.status).toBe('Current');
+    expect(stageA?.instances.flatMap((i) => i.changes).find((c) => c.kind === 'Deployment')?.readiness?.status).toBe(
+      'Current',
+    );
     // The log: one group per cluster, each whole (its lines never interleave with the other's).
     expect(result.stderr).toContain('wave 1 of 2: group staging, 2 cluster(s), 2 at a time');
     const lines = result.stderr.split('\n');
@@ -235,9 +324,18 @@ describe('rollout waves on the local fleet', () => {
     // On stage-b (fleet-2) the first instance's ConfigMap exists already, immutable and with
     // other data: the API server refuses the apply at once, while stage-a is still waiting
     // for its workloads to be ready.
-    const namespaces: [string, string] = [await namespaceOn([0, 1, 2], 'waves-fail-a'), await namespaceOn([0, 1, 2], 'waves-fail-b')];
+    const namespaces: [string, string] = [
+      await namespaceOn([0, 1, 2], 'waves-fail-a'),
+      await namespaceOn([0, 1, 2], 'waves-fail-b'),
+    ];
     await clusterClient(1).apply(
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first', namespace: namespaces[0] }, immutable: true, data: { message: 'set by someone else' } },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'first', namespace: namespaces[0] },
+        immutable: true,
+        data: { message: 'set by someone else' },
+      },
       { fieldManager: 'someone-else' },
     );
     readyLater([0, 1, 2], namespaces, readyAfterMs);
@@ -256,14 +354,29 @@ describe('rollout waves on the local fleet', () => {
     // stage-a was in flight when stage-b failed, and was let finish.
     expect(interval(stageA).start).toBeLessThan(interval(stageB).end);
     expect(interval(stageA).end).toBeGreaterThan(interval(stageB).end);
-    expect(prod).toEqual({ name: 'prod', group: 'production', kubeContext: 'fleet-3', status: 'skipped', error: null, instances: [] });
-    const deployment = await clusterClient(2).getOrNull({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: namespaces[0], name: 'first' });
+    expect(prod).toEqual({
+      name: 'prod',
+      group: 'production',
+      kubeContext: 'fleet-3',
+      status: 'skipped',
+      error: null,
+      instances: [],
+    });
+    const deployment = await clusterClient(2).getOrNull({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      namespace: namespaces[0],
+      name: 'first',
+    });
     expect(deployment, 'nothing applied to production').toBeNull();
     expect(result.stderr).toContain('rollout stopped in the wave of group staging: failed stage-b; not reached: prod');
   });
 
   it('rolls out one cluster after the other by default (sequential, as Timoni)', async () => {
-    const namespaces: [string, string] = [await namespaceOn([0, 1, 2], 'waves-seq-a'), await namespaceOn([0, 1, 2], 'waves-seq-b')];
+    const namespaces: [string, string] = [
+      await namespaceOn([0, 1, 2], 'waves-seq-a'),
+      await namespaceOn([0, 1, 2], 'waves-seq-b'),
+    ];
     readyLater([0, 1, 2], namespaces, 0);
     const result = await applyWaves({ namespaces });
     expect(result.code, result.stderr).toBe(0);

@@ -3,7 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubApi } from '../../src/github/api.js';
 import { COMMENT_LIMIT } from '../../src/github/limits.js';
-import { GITHUB_ACTIONS_BOT as BOT, pullRequestForCommit, tokenIdentity, upsertMarkedComment } from '../../src/github/comments.js';
+import {
+  GITHUB_ACTIONS_BOT as BOT,
+  pullRequestForCommit,
+  tokenIdentity,
+  upsertMarkedComment,
+} from '../../src/github/comments.js';
 import { startGitHubStandIn, type GitHubStandIn } from '../harness/github/standin/server.js';
 
 let github: GitHubStandIn;
@@ -11,8 +16,16 @@ beforeAll(async () => {
   github = await startGitHubStandIn();
   github.state.addRepository({ owner: 'acme', name: 'fleet' });
   github.state.addPullRequest({ owner: 'acme', repo: 'fleet', number: 7, headSha: 'a'.repeat(40) });
-  github.state.addPullRequest({ owner: 'acme', repo: 'fleet', number: 8, headSha: 'b'.repeat(40), merged: true, mergeCommitSha: 'c'.repeat(40) });
-  for (let i = 0; i < 130; i += 1) github.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 7, body: `chatter ${i}` });
+  github.state.addPullRequest({
+    owner: 'acme',
+    repo: 'fleet',
+    number: 8,
+    headSha: 'b'.repeat(40),
+    merged: true,
+    mergeCommitSha: 'c'.repeat(40),
+  });
+  for (let i = 0; i < 130; i += 1)
+    github.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 7, body: `chatter ${i}` });
 });
 afterAll(async () => {
   await github.stop();
@@ -36,13 +49,25 @@ describe('upsertMarkedComment', () => {
 
   it('keeps one comment per bundle', async () => {
     const client = new GitHubApi({ apiUrl: github.url, token: github.token });
-    const other = await upsertMarkedComment(client, target, '<!-- timoni-fleet:bundle=infra -->', '<!-- timoni-fleet:bundle=infra -->\ninfra', BOT);
+    const other = await upsertMarkedComment(
+      client,
+      target,
+      '<!-- timoni-fleet:bundle=infra -->',
+      '<!-- timoni-fleet:bundle=infra -->\ninfra',
+      BOT,
+    );
     expect(other.kind).toBe('created');
   });
 
   it('reports a read-only token instead of failing', async () => {
     const client = new GitHubApi({ apiUrl: github.url, token: github.readOnlyToken });
-    const outcome = await upsertMarkedComment(client, target, '<!-- timoni-fleet:bundle=fork -->', '<!-- timoni-fleet:bundle=fork -->\nx', BOT);
+    const outcome = await upsertMarkedComment(
+      client,
+      target,
+      '<!-- timoni-fleet:bundle=fork -->',
+      '<!-- timoni-fleet:bundle=fork -->\nx',
+      BOT,
+    );
     expect(outcome.kind).toBe('not-permitted');
     expect(outcome.kind === 'not-permitted' && outcome.reason).toMatch(/403: Resource not accessible by integration/);
   });
@@ -50,13 +75,17 @@ describe('upsertMarkedComment', () => {
   it('refuses a body over the limit before sending it', async () => {
     const client = new GitHubApi({ apiUrl: github.url, token: github.token });
     const before = github.state.requests.length;
-    await expect(upsertMarkedComment(client, target, marker, marker + 'x'.repeat(COMMENT_LIMIT), BOT)).rejects.toThrow(/at most 65536/);
+    await expect(upsertMarkedComment(client, target, marker, marker + 'x'.repeat(COMMENT_LIMIT), BOT)).rejects.toThrow(
+      /at most 65536/,
+    );
     expect(github.state.requests.length).toBe(before);
   });
 
-  it('fails with GitHub\'s message on a bad token', async () => {
+  it("fails with GitHub's message on a bad token", async () => {
     const client = new GitHubApi({ apiUrl: github.url, token: 'ghs_not_a_real_token' });
-    await expect(upsertMarkedComment(client, target, marker, `${marker}\nx`, BOT)).rejects.toThrow(/answered 401: Bad credentials/);
+    await expect(upsertMarkedComment(client, target, marker, `${marker}\nx`, BOT)).rejects.toThrow(
+      /answered 401: Bad credentials/,
+    );
   });
 });
 
@@ -65,9 +94,13 @@ describe('comment ownership', () => {
   const shop = '<!-- timoni-fleet:bundle=shop -->';
   it('the token of a workflow acts as github-actions[bot]; a personal token as its user', async () => {
     expect(await tokenIdentity(new GitHubApi({ apiUrl: github.url, token: github.token }))).toBe(BOT);
-    const personal = await startGitHubStandIn({ tokens: [{ token: 'ghp_maintainer', kind: 'user', account: { login: 'octo-maintainer', id: 77, type: 'User' } }] });
+    const personal = await startGitHubStandIn({
+      tokens: [{ token: 'ghp_maintainer', kind: 'user', account: { login: 'octo-maintainer', id: 77, type: 'User' } }],
+    });
     try {
-      expect(await tokenIdentity(new GitHubApi({ apiUrl: personal.url, token: 'ghp_maintainer' }))).toBe('octo-maintainer');
+      expect(await tokenIdentity(new GitHubApi({ apiUrl: personal.url, token: 'ghp_maintainer' }))).toBe(
+        'octo-maintainer',
+      );
     } finally {
       await personal.stop();
     }
@@ -76,10 +109,28 @@ describe('comment ownership', () => {
   it('never takes a comment of another author, one that only quotes the marker, or another bundle whose diff holds it', async () => {
     github.state.addPullRequest({ owner: 'acme', repo: 'fleet', number: 9, headSha: 'd'.repeat(40) });
     const maintainer = { login: 'octo-maintainer', id: 77, type: 'User' as const };
-    const quoting = github.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 9, body: `why does ${shop} show up?`, user: maintainer });
-    const preSeeded = github.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 9, body: `${shop}\nfill me in`, user: { login: 'pr-author', id: 78, type: 'User' } });
+    const quoting = github.state.addComment({
+      owner: 'acme',
+      repo: 'fleet',
+      issueNumber: 9,
+      body: `why does ${shop} show up?`,
+      user: maintainer,
+    });
+    const preSeeded = github.state.addComment({
+      owner: 'acme',
+      repo: 'fleet',
+      issueNumber: 9,
+      body: `${shop}\nfill me in`,
+      user: { login: 'pr-author', id: 78, type: 'User' },
+    });
     const client = new GitHubApi({ apiUrl: github.url, token: github.token });
-    const infra = await upsertMarkedComment(client, owned, '<!-- timoni-fleet:bundle=infra -->', `<!-- timoni-fleet:bundle=infra -->\n+ note: ${shop}`, BOT);
+    const infra = await upsertMarkedComment(
+      client,
+      owned,
+      '<!-- timoni-fleet:bundle=infra -->',
+      `<!-- timoni-fleet:bundle=infra -->\n+ note: ${shop}`,
+      BOT,
+    );
     expect(infra.kind).toBe('created');
     const outcome = await upsertMarkedComment(client, owned, shop, `${shop}\nthe diff`, BOT);
     expect(outcome.kind).toBe('created');

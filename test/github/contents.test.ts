@@ -17,7 +17,11 @@ beforeAll(async () => {
   github = await startGitHubStandIn({ tokenRepositories: ['acme/fleet'] });
   github.state.addRepository({ owner: 'acme', name: 'fleet' });
   github.state.addRepository({ owner: 'acme', name: 'private', private: true });
-  github.state.putFiles('acme', 'fleet', sha('a'), { 'deploy/runtime.cue': runtime, 'deploy/latin1.cue': Buffer.from([0x61, 0xe9, 0x0a]), 'big.cue': 'x'.repeat(1024 * 1024 + 10) });
+  github.state.putFiles('acme', 'fleet', sha('a'), {
+    'deploy/runtime.cue': runtime,
+    'deploy/latin1.cue': Buffer.from([0x61, 0xe9, 0x0a]),
+    'big.cue': 'x'.repeat(1024 * 1024 + 10),
+  });
   github.state.putFiles('acme', 'fleet', sha('b'), { 'bundle.cue': 'bundle: {}\n' });
   github.state.putFiles('acme', 'private', sha('a'), { 'runtime.cue': runtime });
   client = new GitHubApi({ apiUrl: github.url, token: github.token, retries: 0 });
@@ -31,7 +35,9 @@ describe('readRepositoryFile', () => {
     const file = await readRepositoryFile(client, target, 'deploy/runtime.cue', sha('a'));
     expect(file).toMatchObject({ path: 'deploy/runtime.cue', ref: sha('a'), text: runtime });
     expect(file?.sha).toMatch(/^[0-9a-f]{40}$/);
-    expect(github.state.requestsTo('GET', /\/contents\/deploy\/runtime\.cue$/).at(-1)?.path).toBe(`/repos/acme/fleet/contents/deploy/runtime.cue?ref=${sha('a')}`);
+    expect(github.state.requestsTo('GET', /\/contents\/deploy\/runtime\.cue$/).at(-1)?.path).toBe(
+      `/repos/acme/fleet/contents/deploy/runtime.cue?ref=${sha('a')}`,
+    );
   });
 
   it('answers undefined for a file that did not exist at that commit', async () => {
@@ -39,24 +45,36 @@ describe('readRepositoryFile', () => {
   });
 
   it('throws, naming the file and commit, for a commit GitHub does not know', async () => {
-    await expect(readRepositoryFile(client, target, 'deploy/runtime.cue', sha('9'))).rejects.toThrow(`deploy/runtime.cue at ${sha('9')}: GitHub does not know this commit (No commit found for the ref ${sha('9')})`);
+    await expect(readRepositoryFile(client, target, 'deploy/runtime.cue', sha('9'))).rejects.toThrow(
+      `deploy/runtime.cue at ${sha('9')}: GitHub does not know this commit (No commit found for the ref ${sha('9')})`,
+    );
   });
 
   it('throws when the contents cannot be read at all, instead of taking the file as missing', async () => {
     // The token is granted acme/fleet only: the private repository answers 404 everywhere.
-    await expect(readRepositoryFile(client, { owner: 'acme', repo: 'private' }, 'runtime.cue', sha('a'))).rejects.toThrow(/contents: read/);
+    await expect(
+      readRepositoryFile(client, { owner: 'acme', repo: 'private' }, 'runtime.cue', sha('a')),
+    ).rejects.toThrow(/contents: read/);
   });
 
   it('refuses a folder, a file over 1 MB and a file that is not UTF-8', async () => {
-    await expect(readRepositoryFile(client, target, 'deploy', sha('a'))).rejects.toThrow(`deploy at ${sha('a')} is a folder, not a file`);
-    await expect(readRepositoryFile(client, target, 'big.cue', sha('a'))).rejects.toThrow(/big\.cue at a{40} has 1048586 bytes; GitHub's contents API gives files over 1 MB without their content/);
-    await expect(readRepositoryFile(client, target, 'deploy/latin1.cue', sha('a'))).rejects.toThrow('is not UTF-8 text');
+    await expect(readRepositoryFile(client, target, 'deploy', sha('a'))).rejects.toThrow(
+      `deploy at ${sha('a')} is a folder, not a file`,
+    );
+    await expect(readRepositoryFile(client, target, 'big.cue', sha('a'))).rejects.toThrow(
+      /big\.cue at a{40} has 1048586 bytes; GitHub's contents API gives files over 1 MB without their content/,
+    );
+    await expect(readRepositoryFile(client, target, 'deploy/latin1.cue', sha('a'))).rejects.toThrow(
+      'is not UTF-8 text',
+    );
   });
 
   it('refuses paths that are not inside the repository, before any request', async () => {
     const before = github.state.requests.length;
     for (const path of ['../other/runtime.cue', '/etc/passwd', 'a/./b.cue', 'a//b.cue', '', 'a\\b.cue']) {
-      await expect(readRepositoryFile(client, target, path, sha('a'))).rejects.toThrow('is not a path inside the repository');
+      await expect(readRepositoryFile(client, target, path, sha('a'))).rejects.toThrow(
+        'is not a path inside the repository',
+      );
     }
     expect(github.state.requests.length).toBe(before);
     expect(checkRepositoryPath('deploy/runtime.cue')).toBe('deploy/runtime.cue');

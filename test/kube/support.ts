@@ -27,21 +27,41 @@ export function engineFleet(): EngineFleet {
   const registered: string[] = [];
   const secrets = new SecretRegistry((value) => registered.push(value));
   const kubeconfig = loadKubeconfig([{ text: kubeconfigText, path: fleet.kubeconfigPath }], secrets);
-  const clusters = fleet.clusters.map((cluster) => openCluster(kubeconfig, cluster.contextName, { secrets, name: cluster.name }));
+  const clusters = fleet.clusters.map((cluster) =>
+    openCluster(kubeconfig, cluster.contextName, { secrets, name: cluster.name }),
+  );
   onTestFinished(() => clusters.forEach((cluster) => cluster.close()));
   return { kubeconfig, kubeconfigText, secrets, registered, clusters };
 }
 
 /** Runs the same scenario on every cluster at once. */
-export function onEveryCluster<T>(clusters: KubeCluster[], scenario: (cluster: KubeCluster, index: number) => Promise<T>): Promise<T[]> {
+export function onEveryCluster<T>(
+  clusters: KubeCluster[],
+  scenario: (cluster: KubeCluster, index: number) => Promise<T>,
+): Promise<T[]> {
   return Promise.all(clusters.map((cluster, index) => scenario(cluster, index)));
 }
 
 // Built instances and objects for the instance lifecycle tests.
-export const module = { url: 'oci://127.0.0.1:5000/modules/web', version: '1.2.3', digest: 'sha256:' + 'ab'.repeat(32), name: 'example.com/web' };
+export const module = {
+  url: 'oci://127.0.0.1:5000/modules/web',
+  version: '1.2.3',
+  digest: 'sha256:' + 'ab'.repeat(32),
+  name: 'example.com/web',
+};
 
-export function configMap(namespace: string, name: string, data: Record<string, string>, annotations?: Record<string, string>): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(annotations ? { annotations } : {}) }, data };
+export function configMap(
+  namespace: string,
+  name: string,
+  data: Record<string, string>,
+  annotations?: Record<string, string>,
+): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, ...(annotations ? { annotations } : {}) },
+    data,
+  };
 }
 
 export function service(namespace: string, name: string, port = 80): KubeObject {
@@ -53,7 +73,12 @@ export function service(namespace: string, name: string, port = 80): KubeObject 
   };
 }
 
-export function deployment(namespace: string, name: string, image = 'nginx:1.27', annotations?: Record<string, string>): KubeObject {
+export function deployment(
+  namespace: string,
+  name: string,
+  image = 'nginx:1.27',
+  annotations?: Record<string, string>,
+): KubeObject {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -66,20 +91,42 @@ export function deployment(namespace: string, name: string, image = 'nginx:1.27'
   };
 }
 
-export function job(namespace: string, name: string, command: string, annotations?: Record<string, string>): KubeObject {
+export function job(
+  namespace: string,
+  name: string,
+  command: string,
+  annotations?: Record<string, string>,
+): KubeObject {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name, namespace, ...(annotations ? { annotations } : {}) },
-    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'run', image: 'busybox:1.36', command: ['sh', '-c', command] }] } } },
+    spec: {
+      template: {
+        spec: {
+          restartPolicy: 'Never',
+          containers: [{ name: 'run', image: 'busybox:1.36', command: ['sh', '-c', command] }],
+        },
+      },
+    },
   };
 }
 
 export function secret(namespace: string, name: string, value: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, type: 'Opaque', stringData: { token: value } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace },
+    type: 'Opaque',
+    stringData: { token: value },
+  };
 }
 
-export function built(namespace: string, objects: KubeObject[], overrides: Partial<BuiltInstanceInput> = {}): BuiltInstanceInput {
+export function built(
+  namespace: string,
+  objects: KubeObject[],
+  overrides: Partial<BuiltInstanceInput> = {},
+): BuiltInstanceInput {
   return {
     bundle: 'apps',
     name: 'web',
@@ -96,7 +143,9 @@ export function built(namespace: string, objects: KubeObject[], overrides: Parti
 export function freshNamespaceName(cluster: number, prefix: string): string {
   const name = `${prefix}-${randomBytes(3).toString('hex')}`;
   onTestFinished(async () => {
-    await clusterClient(cluster).delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => undefined);
+    await clusterClient(cluster)
+      .delete({ apiVersion: 'v1', kind: 'Namespace', name })
+      .catch(() => undefined);
   });
   return name;
 }
@@ -127,7 +176,12 @@ export const liveDeployment: KubeObject = {
 
 /** The `settings` ConfigMap of the apply and diff scenarios. */
 export function settingsConfigMap(namespace: string, data: Record<string, string>): KubeObject {
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace, labels: { app: 'web' } }, data };
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'settings', namespace, labels: { app: 'web' } },
+    data,
+  };
 }
 
 /** The `web` Deployment of the apply and diff scenarios, with a replica count. */
@@ -139,7 +193,10 @@ export function webDeployment(namespace: string, replicas: number, image = 'ngin
     spec: {
       replicas,
       selector: { matchLabels: { app: 'web' } },
-      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image, ports: [{ containerPort: 80 }] }] } },
+      template: {
+        metadata: { labels: { app: 'web' } },
+        spec: { containers: [{ name: 'web', image, ports: [{ containerPort: 80 }] }] },
+      },
     },
   };
 }

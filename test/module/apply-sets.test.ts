@@ -37,7 +37,12 @@ beforeAll(async () => {
 
 describe('apply-set objects with bytes and floats', () => {
   it('decodes bytes to their text and integral floats to integers, as Timoni does', async () => {
-    const built = await buildInstance(engine, module, { name: 'files', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' });
+    const built = await buildInstance(engine, module, {
+      name: 'files',
+      namespace: 'apps',
+      values: '{}',
+      kubeVersion: '1.36.3',
+    });
     const objects = built.sets[0]?.objects ?? [];
     expect(objects.map((o) => o.metadata.name)).toEqual(['files-files', 'files-floats', 'files-plain', 'files-listed']);
     const [files, floats, plain, listed] = objects;
@@ -67,8 +72,13 @@ describe('apply-set objects with bytes and floats', () => {
   });
 
   it('finds bytes in the YAML export only where it is tagged !!binary', () => {
-    const marked = readMarkedYaml('- a: !!binary aGk=\n  b: aGk=\n  c: !!binary\n  d: !!binary |-\n    aGkK\n', 'timoni.apply.app');
-    expect(replaceBytes([{ a: 'aGk=', b: 'aGk=', c: '', d: 'aGkK' }], marked)).toStrictEqual([{ a: 'hi', b: 'aGk=', c: '', d: 'hi\n' }]);
+    const marked = readMarkedYaml(
+      '- a: !!binary aGk=\n  b: aGk=\n  c: !!binary\n  d: !!binary |-\n    aGkK\n',
+      'timoni.apply.app',
+    );
+    expect(replaceBytes([{ a: 'aGk=', b: 'aGk=', c: '', d: 'aGkK' }], marked)).toStrictEqual([
+      { a: 'hi', b: 'aGk=', c: '', d: 'hi\n' },
+    ]);
   });
 });
 

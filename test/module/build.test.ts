@@ -22,7 +22,8 @@ describe('a module written here', () => {
     webapp = loadLocalModule('file://webapp', examples, engine);
   });
 
-  const names = (objects: Array<{ kind: string; metadata: Record<string, unknown> }>) => objects.map((o) => `${o.kind}/${String(o.metadata.name)}`);
+  const names = (objects: Array<{ kind: string; metadata: Record<string, unknown> }>) =>
+    objects.map((o) => `${o.kind}/${String(o.metadata.name)}`);
 
   describe('buildInstance', () => {
     it('reads the module name and the devel version of a local module', async () => {
@@ -30,12 +31,26 @@ describe('a module written here', () => {
     });
 
     it('builds the apply sets in declaration order with tags and tag variables', async () => {
-      const built = await buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' });
+      const built = await buildInstance(engine, webapp, {
+        name: 'shop',
+        namespace: 'apps',
+        values: '{}',
+        kubeVersion: '1.36.3',
+      });
       expect(built.sets.map((s) => s.name)).toEqual(['app', 'test']);
-      expect(names(built.sets[0]?.objects ?? [])).toEqual(['ServiceAccount/shop', 'ConfigMap/shop', 'Service/shop', 'Deployment/shop']);
+      expect(names(built.sets[0]?.objects ?? [])).toEqual([
+        'ServiceAccount/shop',
+        'ConfigMap/shop',
+        'Service/shop',
+        'Deployment/shop',
+      ]);
       expect(names(built.sets[1]?.objects ?? [])).toEqual(['Job/shop-test']);
       const configMap = built.sets[0]?.objects[1];
-      expect(configMap?.metadata).toEqual({ name: 'shop', namespace: 'apps', labels: { 'app.kubernetes.io/name': 'shop', 'app.kubernetes.io/version': '0.0.0-devel' } });
+      expect(configMap?.metadata).toEqual({
+        name: 'shop',
+        namespace: 'apps',
+        labels: { 'app.kubernetes.io/name': 'shop', 'app.kubernetes.io/version': '0.0.0-devel' },
+      });
       expect(configMap?.data).toEqual({ message: 'hello', kubeVersion: '1.36.3' });
       expect(built.images).toEqual(['ghcr.io/example/webapp:1.4.0']);
     });
@@ -44,14 +59,29 @@ describe('a module written here', () => {
       const built = await buildInstance(engine, webapp, {
         name: 'shop',
         namespace: 'apps',
-        values: JSON.stringify({ replicas: 3, image: { digest: 'sha256:' + 'a'.repeat(64) }, ingress: { enabled: true, host: 'shop.example.com' }, test: { enabled: false } }),
+        values: JSON.stringify({
+          replicas: 3,
+          image: { digest: 'sha256:' + 'a'.repeat(64) },
+          ingress: { enabled: true, host: 'shop.example.com' },
+          test: { enabled: false },
+        }),
         kubeVersion: '1.35.0',
       });
       const app = built.sets[0]?.objects ?? [];
-      expect(names(app)).toEqual(['ServiceAccount/shop', 'ConfigMap/shop', 'Service/shop', 'Deployment/shop', 'Ingress/shop']);
-      const deployment = app[3] as unknown as { spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } } };
+      expect(names(app)).toEqual([
+        'ServiceAccount/shop',
+        'ConfigMap/shop',
+        'Service/shop',
+        'Deployment/shop',
+        'Ingress/shop',
+      ]);
+      const deployment = app[3] as unknown as {
+        spec: { replicas: number; template: { spec: { containers: Array<{ image: string }> } } };
+      };
       expect(deployment.spec.replicas).toBe(3);
-      expect(deployment.spec.template.spec.containers[0]?.image).toBe(`ghcr.io/example/webapp@sha256:${'a'.repeat(64)}`);
+      expect(deployment.spec.template.spec.containers[0]?.image).toBe(
+        `ghcr.io/example/webapp@sha256:${'a'.repeat(64)}`,
+      );
       expect(built.sets[1]?.objects).toEqual([]);
       expect(built.images).toEqual([`ghcr.io/example/webapp@sha256:${'a'.repeat(64)}`]);
       expect(built.valuesSource).toMatch(/^package main\nvalues: \{/);
@@ -64,7 +94,12 @@ describe('a module written here', () => {
     it('reports values that break the module schema with the instance and the field', async () => {
       let error: unknown;
       try {
-        await buildInstance(engine, webapp, { name: 'shop', namespace: 'apps', values: '{replicas: -1}', kubeVersion: '1.36.3' });
+        await buildInstance(engine, webapp, {
+          name: 'shop',
+          namespace: 'apps',
+          values: '{replicas: -1}',
+          kubeVersion: '1.36.3',
+        });
       } catch (caught) {
         error = caught;
       }
@@ -74,7 +109,9 @@ describe('a module written here', () => {
     });
 
     it('reports an invalid object name with its CUE path', async () => {
-      await expect(buildInstance(engine, webapp, { name: 'Shop_1', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' })).rejects.toThrow(/invalid object at path timoni\.apply\.app\[0\]: metadata\.name "Shop_1"/);
+      await expect(
+        buildInstance(engine, webapp, { name: 'Shop_1', namespace: 'apps', values: '{}', kubeVersion: '1.36.3' }),
+      ).rejects.toThrow(/invalid object at path timoni\.apply\.app\[0\]: metadata\.name "Shop_1"/);
     });
   });
 });
@@ -112,11 +149,19 @@ describe('one build per distinct input', () => {
       const before = loads;
       const results = [];
       for (let cluster = 0; cluster < 3; cluster += 1) {
-        for (const name of ['api', 'web']) results.push(await builds.build(k8sApp, { name, namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' }));
+        for (const name of ['api', 'web'])
+          results.push(
+            await builds.build(k8sApp, { name, namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' }),
+          );
       }
       const loadsForSix = loads - before;
       expect(builds.counts()).toEqual({ builds: 2, reused: 4 });
-      const single = await buildInstance(engine, k8sApp, { name: 'api', namespace: 'apps', values: '{replicas: 2}', kubeVersion: '1.36.3' });
+      const single = await buildInstance(engine, k8sApp, {
+        name: 'api',
+        namespace: 'apps',
+        values: '{replicas: 2}',
+        kubeVersion: '1.36.3',
+      });
       const loadsForOne = loads - before - loadsForSix;
       expect(loadsForSix).toBe(2 * loadsForOne);
       expect(results[0]).toEqual(single);
@@ -195,7 +240,12 @@ describe("a module in the shape of Timoni's blueprint", () => {
 
   function build(values: string): Promise<BuiltInstance> {
     const instance = bundleInstance(values);
-    return buildInstance(engine, module, { name: instance.name, namespace: instance.namespace, values: instance.valuesCue, kubeVersion: '1.36.3' });
+    return buildInstance(engine, module, {
+      name: instance.name,
+      namespace: instance.namespace,
+      values: instance.valuesCue,
+      kubeVersion: '1.36.3',
+    });
   }
 
   function checksumOf(built: BuiltInstance): string | undefined {
@@ -215,7 +265,10 @@ describe("a module in the shape of Timoni's blueprint", () => {
 
   /** RFC 4122 version 5 UUID (what CUE's uuid.SHA1 computes), written out here to check the module's. */
   function uuidV5(namespace: string, name: string): string {
-    const hash = createHash('sha1').update(Buffer.from(namespace.replaceAll('-', ''), 'hex')).update(name).digest();
+    const hash = createHash('sha1')
+      .update(Buffer.from(namespace.replaceAll('-', ''), 'hex'))
+      .update(name)
+      .digest();
     hash[6] = (hash[6]! & 0x0f) | 0x50;
     hash[8] = (hash[8]! & 0x3f) | 0x80;
     const hex = hash.subarray(0, 16).toString('hex');
@@ -234,7 +287,9 @@ describe("a module in the shape of Timoni's blueprint", () => {
     it('hands the module the bundle values as CUE text and merges them as Timoni does', async () => {
       const instance = bundleInstance(bundleValues);
       // Go's %v of the values: the simplified export, tab-indented, in declaration order.
-      expect(instance.valuesCue).toBe('{\n\treplicas: 2\n\tmessage:  "from the bundle"\n\timage: {\n\t\ttag: "1.31.5-alpine"\n\t}\n\ttest: {\n\t\tenabled: true\n\t}\n}');
+      expect(instance.valuesCue).toBe(
+        '{\n\treplicas: 2\n\tmessage:  "from the bundle"\n\timage: {\n\t\ttag: "1.31.5-alpine"\n\t}\n\ttest: {\n\t\tenabled: true\n\t}\n}',
+      );
       const built = await build(bundleValues);
       // MergeValue starts from the overlay and fills in what values.cue adds (message,
       // replicas and test are set by both; nothing is new), then %v prints the merged struct.
@@ -294,7 +349,9 @@ describe("a module in the shape of Timoni's blueprint", () => {
 
     it('records the values as Timoni stores them: the evaluated values struct, no package or field name', async () => {
       const built = await build(bundleValues);
-      expect(built.values).toBe('{\n\timage: {\n\t\ttag: "1.31.5-alpine"\n\t}\n\tmessage:  "from the bundle"\n\treplicas: 2\n\ttest: {\n\t\tenabled: true\n\t}\n}');
+      expect(built.values).toBe(
+        '{\n\timage: {\n\t\ttag: "1.31.5-alpine"\n\t}\n\tmessage:  "from the bundle"\n\treplicas: 2\n\ttest: {\n\t\tenabled: true\n\t}\n}',
+      );
     });
   });
 

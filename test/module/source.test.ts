@@ -12,7 +12,13 @@ import { decodeInstanceSecret } from '../../src/kube/instance/inventory.js';
 import type { KubeObject } from '../../src/kube/object.js';
 import { runCliCaptured, type CliResult } from '../cli/run-cli.js';
 import { clusterClient, scratchDir, testFleet } from '../harness/fleet/test-context.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RecordedRequest, type RegistryHandle } from '../harness/registry/index.js';
+import {
+  pushTimoniModule,
+  startRegistry,
+  type PushedTimoniModule,
+  type RecordedRequest,
+  type RegistryHandle,
+} from '../harness/registry/index.js';
 
 // End to end through `timoni-fleet build` against a real registry: a bundle whose three
 // instances use the same OCI module (version and digest pinned), built for a runtime of
@@ -70,7 +76,10 @@ ${instance('worker', '{test: enabled: false}')}
     await writeFile(join(dir, 'bundle.cue'), bundle);
     await writeFile(join(dir, 'runtime.cue'), runtimeCue);
     const before = registry.requests.length;
-    const result = await runCliCaptured(['build', '-f', 'bundle.cue', '-r', 'runtime.cue', '-o', 'json'], { cwd: dir, env: { PATH: process.env.PATH } });
+    const result = await runCliCaptured(['build', '-f', 'bundle.cue', '-r', 'runtime.cue', '-o', 'json'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH },
+    });
     return { result, requests: registry.requests.slice(before) };
   }
 
@@ -81,7 +90,11 @@ ${instance('worker', '{test: enabled: false}')}
   interface BuildDocument {
     clusters: Array<{
       name: string;
-      instances: Array<{ name: string; module: { url: string; version: string; digest: string; name: string }; sets: Array<{ name: string; objects: Array<{ kind: string; data?: Record<string, string> }> }> }>;
+      instances: Array<{
+        name: string;
+        module: { url: string; version: string; digest: string; name: string };
+        sets: Array<{ name: string; objects: Array<{ kind: string; data?: Record<string, string> }> }>;
+      }>;
     }>;
   }
 
@@ -92,8 +105,21 @@ ${instance('worker', '{test: enabled: false}')}
     process.env.XDG_CACHE_HOME = join(work, 'cache');
     delete process.env.GITHUB_ACTIONS;
     registry = await startRegistry({ auth: 'anonymous' });
-    v1 = await pushTimoniModule({ registry: registry.url, repository, tag: '1.0.0', moduleDir: webappDir, gitMetadata: false, latest: false });
-    v2 = await pushTimoniModule({ registry: registry.url, repository, tag: '1.1.0', moduleDir: webappDir, gitMetadata: false });
+    v1 = await pushTimoniModule({
+      registry: registry.url,
+      repository,
+      tag: '1.0.0',
+      moduleDir: webappDir,
+      gitMetadata: false,
+      latest: false,
+    });
+    v2 = await pushTimoniModule({
+      registry: registry.url,
+      repository,
+      tag: '1.1.0',
+      moduleDir: webappDir,
+      gitMetadata: false,
+    });
   });
 
   afterAll(async () => {
@@ -117,14 +143,21 @@ ${instance('worker', '{test: enabled: false}')}
       for (const cluster of document.clusters) {
         expect(cluster.instances.map((i) => i.name)).toEqual(['frontend', 'backend', 'worker']);
         for (const instance of cluster.instances) {
-          expect(instance.module).toEqual({ url: v1.url, version: '1.0.0', digest: v1.digest, name: 'example.com/webapp' });
+          expect(instance.module).toEqual({
+            url: v1.url,
+            version: '1.0.0',
+            digest: v1.digest,
+            name: 'example.com/webapp',
+          });
         }
         const configMap = cluster.instances[0]?.sets[0]?.objects.find((o) => o.kind === 'ConfigMap');
         expect(configMap?.data?.message).toBe(`frontend on ${cluster.name}`);
       }
 
       const manifests = manifestRequests(requests);
-      expect(manifests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`GET /v2/${repository}/manifests/1.0.0 200`]);
+      expect(manifests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+        `GET /v2/${repository}/manifests/1.0.0 200`,
+      ]);
       const blobs = blobRequests(requests);
       expect(blobs.every((r) => r.method === 'GET' && r.status === 200)).toBe(true);
       expect(blobs.map((r) => r.path.slice(r.path.lastIndexOf('/') + 1)).sort()).toEqual(layerDigests(v1));
@@ -138,9 +171,13 @@ ${instance('worker', '{test: enabled: false}')}
       const { result, requests } = await build(bundleCue(v1.url, '1.1.0', v1.digest));
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toContain(`the upstream digest ${v2.digest} of version 1.1.0 doesn't match the specified digest ${v1.digest}`);
+      expect(result.stderr).toContain(
+        `the upstream digest ${v2.digest} of version 1.1.0 doesn't match the specified digest ${v1.digest}`,
+      );
       expect(result.stderr).toContain(`${v1.url}:1.1.0`);
-      expect(manifestRequests(requests).map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v2/${repository}/manifests/1.1.0`]);
+      expect(manifestRequests(requests).map((r) => `${r.method} ${r.path}`)).toEqual([
+        `GET /v2/${repository}/manifests/1.1.0`,
+      ]);
       expect(blobRequests(requests).length).toBeLessThanOrEqual(v2.manifest.layers.length);
     });
 
@@ -148,8 +185,12 @@ ${instance('worker', '{test: enabled: false}')}
       const wrong = `sha256:${'0'.repeat(64)}`;
       const { result, requests } = await build(bundleCue(v1.url, '1.0.0', wrong));
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`the upstream digest ${v1.digest} of version 1.0.0 doesn't match the specified digest ${wrong}`);
-      expect(manifestRequests(requests).map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v2/${repository}/manifests/1.0.0`]);
+      expect(result.stderr).toContain(
+        `the upstream digest ${v1.digest} of version 1.0.0 doesn't match the specified digest ${wrong}`,
+      );
+      expect(manifestRequests(requests).map((r) => `${r.method} ${r.path}`)).toEqual([
+        `GET /v2/${repository}/manifests/1.0.0`,
+      ]);
     });
   });
 });
@@ -190,7 +231,9 @@ describe('a module pulled and recorded', () => {
 }
 `;
 
-  function bundleCue(values = '{\n\t\t\tmessage: "pulled"\n\t\t\treplicas: 2\n\t\t\ttest: enabled: false\n\t\t}'): string {
+  function bundleCue(
+    values = '{\n\t\t\tmessage: "pulled"\n\t\t\treplicas: 2\n\t\t\ttest: enabled: false\n\t\t}',
+  ): string {
     return `bundle: {
 	apiVersion: "v1alpha1"
 	name:       "record"
@@ -207,7 +250,10 @@ describe('a module pulled and recorded', () => {
   }
 
   async function cli(...args: string[]) {
-    return runCliCaptured([...args, '-f', 'bundle.cue', '-r', 'runtime.cue', '--kubeconfig', testFleet().kubeconfigPath], { cwd: work, env: { PATH: process.env.PATH } });
+    return runCliCaptured(
+      [...args, '-f', 'bundle.cue', '-r', 'runtime.cue', '--kubeconfig', testFleet().kubeconfigPath],
+      { cwd: work, env: { PATH: process.env.PATH } },
+    );
   }
 
   beforeAll(async () => {
@@ -243,11 +289,25 @@ describe('a module pulled and recorded', () => {
       // it leaves there at exit is a leftover. tsx keeps a folder of its own there (tsx-<uid>).
       const temporary = join(work, 'tmp');
       mkdirSync(temporary);
-      const run = await promisify(execFile)(join(repository, 'node_modules', '.bin', 'tsx'), ['--no-cache', join(repository, 'src', 'cli.ts'), 'build', '-f', 'bundle.cue', '-r', 'runtime.cue', '-o', 'json'], {
-        cwd: work,
-        env: { PATH: process.env.PATH, TMPDIR: temporary, XDG_CACHE_HOME: cacheHome, HOME: work },
-        maxBuffer: 16 * 1024 * 1024,
-      });
+      const run = await promisify(execFile)(
+        join(repository, 'node_modules', '.bin', 'tsx'),
+        [
+          '--no-cache',
+          join(repository, 'src', 'cli.ts'),
+          'build',
+          '-f',
+          'bundle.cue',
+          '-r',
+          'runtime.cue',
+          '-o',
+          'json',
+        ],
+        {
+          cwd: work,
+          env: { PATH: process.env.PATH, TMPDIR: temporary, XDG_CACHE_HOME: cacheHome, HOME: work },
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
       expect((JSON.parse(run.stdout) as { clusters: unknown[] }).clusters.length).toBe(1);
       expect(readdirSync(temporary).filter((name) => !name.startsWith('tsx-'))).toEqual([]);
       const root = join(cacheHome, 'timoni-fleet', 'modules');
@@ -289,21 +349,31 @@ describe('a module pulled and recorded', () => {
       mkdirSync(dir);
       writeFileSync(join(dir, 'bundle.cue'), bundleCue('{port: 70000, message: "m"}'));
       writeFileSync(join(dir, 'runtime.cue'), runtimeCue);
-      const result = await runCliCaptured(['build', '-f', 'bundle.cue', '-r', 'runtime.cue'], { cwd: dir, env: { PATH: process.env.PATH } });
+      const result = await runCliCaptured(['build', '-f', 'bundle.cue', '-r', 'runtime.cue'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH },
+      });
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain(`instance web (module ${pushed.url}): build failed:`);
       // The value's own line in bundle.cue, the module's positions relative to the module (not the cache folder) as also.
       const lines = readFileSync(join(dir, 'bundle.cue'), 'utf8').split('\n');
       const line = lines.findIndex((text) => text.includes('port: 70000'));
       const at = `bundle.cue:${line + 1}:${(lines[line] ?? '').indexOf('port: 70000') + 1}`;
-      expect(result.stderr).toContain(`${at}: values.port: conflicting values 80 and 70000 (also ./templates/config.cue:28:13, ./timoni.cue:10:9)`);
+      expect(result.stderr).toContain(
+        `${at}: values.port: conflicting values 80 and 70000 (also ./templates/config.cue:28:13, ./timoni.cue:10:9)`,
+      );
       expect(result.stderr).not.toContain(cacheHome);
     });
 
     it('is recorded in the instance Secret as Timoni v0.33 records it: manifest annotations, values struct', async () => {
       const apply = await cli('apply', '--timeout', '60s');
       expect(apply.code, apply.stderr).toBe(0);
-      const secret = await clusterClient(0).getOrNull<KubeObject>({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'timoni.web' });
+      const secret = await clusterClient(0).getOrNull<KubeObject>({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        namespace,
+        name: 'timoni.web',
+      });
       expect(secret).not.toBeNull();
       const { instance } = decodeInstanceSecret(secret as KubeObject);
       expect(instance.module).toEqual({

@@ -7,10 +7,21 @@ const url = (text: string) => new URL(text);
 
 describe('proxies from the environment', () => {
   it('uses HTTPS_PROXY for https targets and HTTP_PROXY for http targets, upper case first', () => {
-    expect(proxyFromEnvironment(url('https://api.example.com:6443'), { HTTPS_PROXY: 'http://proxy:3128' })?.href).toBe('http://proxy:3128/');
-    expect(proxyFromEnvironment(url('https://api.example.com'), { https_proxy: 'proxy.corp:8080' })?.href).toBe('http://proxy.corp:8080/');
-    expect(proxyFromEnvironment(url('https://api.example.com'), { HTTPS_PROXY: 'http://upper:1', https_proxy: 'http://lower:1' })?.host).toBe('upper:1');
-    expect(proxyFromEnvironment(url('https://api.example.com'), { HTTPS_PROXY: '', https_proxy: 'http://lower:1' })?.host).toBe('lower:1');
+    expect(proxyFromEnvironment(url('https://api.example.com:6443'), { HTTPS_PROXY: 'http://proxy:3128' })?.href).toBe(
+      'http://proxy:3128/',
+    );
+    expect(proxyFromEnvironment(url('https://api.example.com'), { https_proxy: 'proxy.corp:8080' })?.href).toBe(
+      'http://proxy.corp:8080/',
+    );
+    expect(
+      proxyFromEnvironment(url('https://api.example.com'), {
+        HTTPS_PROXY: 'http://upper:1',
+        https_proxy: 'http://lower:1',
+      })?.host,
+    ).toBe('upper:1');
+    expect(
+      proxyFromEnvironment(url('https://api.example.com'), { HTTPS_PROXY: '', https_proxy: 'http://lower:1' })?.host,
+    ).toBe('lower:1');
     expect(proxyFromEnvironment(url('https://api.example.com'), { HTTP_PROXY: 'http://p:1' })).toBeUndefined();
     expect(proxyFromEnvironment(url('http://registry.example.com'), { HTTP_PROXY: 'http://p:1' })?.host).toBe('p:1');
     expect(proxyFromEnvironment(url('http://registry.example.com'), { HTTPS_PROXY: 'http://p:1' })).toBeUndefined();

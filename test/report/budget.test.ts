@@ -16,7 +16,12 @@ describe('truncateLines', () => {
   });
 
   it('keeps everything when it fits', () => {
-    expect(truncateLines('aaa\nbbb\n', 8, commentLength)).toEqual({ text: 'aaa\nbbb', cut: false, keptLines: 2, totalLines: 2 });
+    expect(truncateLines('aaa\nbbb\n', 8, commentLength)).toEqual({
+      text: 'aaa\nbbb',
+      cut: false,
+      keptLines: 2,
+      totalLines: 2,
+    });
   });
 
   it('keeps part of the first line when no whole line fits', () => {
@@ -73,9 +78,19 @@ describe('fairAllocation', () => {
   it('gives each cluster its fair share first, then each diff within the cluster', () => {
     const allocation = fairAllocation(
       [
-        { items: [{ id: 'a1', size: 5000 }, { id: 'a2', size: 50 }] },
+        {
+          items: [
+            { id: 'a1', size: 5000 },
+            { id: 'a2', size: 50 },
+          ],
+        },
         { items: [{ id: 'b1', size: 100 }] },
-        { items: [{ id: 'c1', size: 3000 }, { id: 'c2', size: 3000 }] },
+        {
+          items: [
+            { id: 'c1', size: 3000 },
+            { id: 'c2', size: 3000 },
+          ],
+        },
       ],
       2100,
     );
@@ -92,15 +107,26 @@ describe('degraded fits', () => {
     // 5 clusters × 400 created ConfigMaps each: the list of objects alone exceeds the limit.
     const set = changeSet(
       ['a', 'b', 'c', 'd', 'e'].map((name) =>
-        cluster(name, 'g', [instance('podinfo', Array.from({ length: 400 }, (_, index) => created('ConfigMap', `config-${name}-${index}`, [`data: {k: "${index}"}`])))]),
+        cluster(name, 'g', [
+          instance(
+            'podinfo',
+            Array.from({ length: 400 }, (_, index) =>
+              created('ConfigMap', `config-${name}-${index}`, [`data: {k: "${index}"}`]),
+            ),
+          ),
+        ]),
       ),
     );
     const body = renderPullRequestComment(set, { commitSha: 'abc', secrets: [] });
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
     expect(body.length).toBeGreaterThan(COMMENT_LIMIT * 0.9);
     expect(body).not.toContain('```diff');
-    expect(body).toMatch(/Shortened to fit GitHub's comment limit \(65,536 characters\): diffs left out, \d+ objects not listed\./);
-    const listed = ['a', 'b', 'c', 'd', 'e'].map((name) => body.match(new RegExp(`ConfigMap/apps/config-${name}-\\d+</code> created`, 'g'))?.length ?? 0);
+    expect(body).toMatch(
+      /Shortened to fit GitHub's comment limit \(65,536 characters\): diffs left out, \d+ objects not listed\./,
+    );
+    const listed = ['a', 'b', 'c', 'd', 'e'].map(
+      (name) => body.match(new RegExp(`ConfigMap/apps/config-${name}-\\d+</code> created`, 'g'))?.length ?? 0,
+    );
     expect(Math.min(...listed)).toBeGreaterThan(50);
     expect(Math.max(...listed) - Math.min(...listed)).toBeLessThanOrEqual(2);
     expect(body.match(/_\d+ more changed objects not listed for lack of room._/g)).toHaveLength(5);
@@ -108,12 +134,20 @@ describe('degraded fits', () => {
   });
 
   it("never shortens a small cluster's object list to feed a large one", () => {
-    const big = cluster('big', 'g', [instance('podinfo', Array.from({ length: 3000 }, (_, index) => created('ConfigMap', `config-${index}`, [`data: {k: "${index}"}`])))]);
+    const big = cluster('big', 'g', [
+      instance(
+        'podinfo',
+        Array.from({ length: 3000 }, (_, index) => created('ConfigMap', `config-${index}`, [`data: {k: "${index}"}`])),
+      ),
+    ]);
     const small = ['s1', 's2', 's3'].map((name) => cluster(name, 'g', [podinfoInstance([1, 2])]));
     const body = renderPullRequestComment(changeSet([...small, big]), { commitSha: 'abc', secrets: [] });
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
     for (const name of ['s1', 's2', 's3']) {
-      const section = body.slice(body.indexOf(`<summary><b>${name}</b>`), body.indexOf('</details>', body.indexOf(`<summary><b>${name}</b>`)));
+      const section = body.slice(
+        body.indexOf(`<summary><b>${name}</b>`),
+        body.indexOf('</details>', body.indexOf(`<summary><b>${name}</b>`)),
+      );
       expect(section).toContain('<code>Deployment/apps/podinfo</code> configured');
       expect(section).toContain('<code>HorizontalPodAutoscaler/apps/podinfo</code> created');
       expect(section).not.toContain('not listed');
@@ -123,7 +157,11 @@ describe('degraded fits', () => {
 
   it('cuts the table at a line, and says so, only when the table alone exceeds the limit', () => {
     // Each cluster's change differs (replicas), so that no two share a row of the table (cluster-groups.ts).
-    const set = changeSet(Array.from({ length: 900 }, (_, index) => cluster(`cluster-with-a-long-name-${index}`, 'production-fleet', [podinfoInstance([1, index + 2])])));
+    const set = changeSet(
+      Array.from({ length: 900 }, (_, index) =>
+        cluster(`cluster-with-a-long-name-${index}`, 'production-fleet', [podinfoInstance([1, index + 2])]),
+      ),
+    );
     const body = renderPullRequestComment(set, { commitSha: 'abc', secrets: [] });
     expect(body.length).toBeLessThanOrEqual(COMMENT_LIMIT);
     expect(body).toContain('The cluster table was cut');

@@ -6,7 +6,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ChangeSet, CHANGESET_FORMAT, type ChangeSetMode, type ClusterChanges, type ClusterError, type ClusterStatus, type InstanceChanges, type ModuleInfo, type ObjectAction, type ObjectChange } from '../../src/changeset.js';
+import {
+  type ChangeSet,
+  CHANGESET_FORMAT,
+  type ChangeSetMode,
+  type ClusterChanges,
+  type ClusterError,
+  type ClusterStatus,
+  type InstanceChanges,
+  type ModuleInfo,
+  type ObjectAction,
+  type ObjectChange,
+} from '../../src/changeset.js';
 import { failedObjects } from '../../src/fleet/plan.js';
 
 export const PODINFO_MODULE: ModuleInfo = {
@@ -56,8 +67,23 @@ const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding'
 export function created(kind: string, name: string, body: string[], apiVersion = 'v1'): ObjectChange {
   const namespace = CLUSTER_SCOPED.has(kind) ? '' : 'apps';
   const metadata = namespace ? [`+  name: ${name}`, `+  namespace: ${namespace}`] : [`+  name: ${name}`];
-  const lines = ['--- live', '+++ desired', `@@ -0,0 +1,${body.length + 3 + metadata.length} @@`, `+apiVersion: ${apiVersion}`, `+kind: ${kind}`, '+metadata:', ...metadata];
-  return objectChange({ kind, apiVersion, namespace, name, action: 'created', diff: [...lines, ...body.map((line) => `+${line}`), ''].join('\n') });
+  const lines = [
+    '--- live',
+    '+++ desired',
+    `@@ -0,0 +1,${body.length + 3 + metadata.length} @@`,
+    `+apiVersion: ${apiVersion}`,
+    `+kind: ${kind}`,
+    '+metadata:',
+    ...metadata,
+  ];
+  return objectChange({
+    kind,
+    apiVersion,
+    namespace,
+    name,
+    action: 'created',
+    diff: [...lines, ...body.map((line) => `+${line}`), ''].join('\n'),
+  });
 }
 
 export function unchanged(kind: string, name: string, apiVersion = 'v1'): ObjectChange {
@@ -68,7 +94,12 @@ export function withAction(change: ObjectChange, action: ObjectAction): ObjectCh
   return { ...change, action };
 }
 
-export function instance(name: string, changes: ObjectChange[], module: ModuleInfo = PODINFO_MODULE, namespace = 'apps'): InstanceChanges {
+export function instance(
+  name: string,
+  changes: ObjectChange[],
+  module: ModuleInfo = PODINFO_MODULE,
+  namespace = 'apps',
+): InstanceChanges {
   return { name, namespace, module, changes };
 }
 
@@ -79,8 +110,15 @@ export interface ClusterOptions {
   kubeContext?: string;
 }
 
-export function cluster(name: string, group: string, instances: InstanceChanges[], options: ClusterOptions = {}): ClusterChanges {
-  const changed = instances.some((item) => item.changes.some((change) => change.action !== 'unchanged' && change.action !== 'skipped'));
+export function cluster(
+  name: string,
+  group: string,
+  instances: InstanceChanges[],
+  options: ClusterOptions = {},
+): ClusterChanges {
+  const changed = instances.some((item) =>
+    item.changes.some((change) => change.action !== 'unchanged' && change.action !== 'skipped'),
+  );
   return {
     name,
     group,
@@ -97,7 +135,10 @@ export function changeSet(clusters: ClusterChanges[], mode: ChangeSetMode = 'dif
 }
 
 /** The podinfo instance of a cluster: a Deployment update, a new HPA, a Service unchanged. */
-export function podinfoInstance(replicas: [number, number], tag: [string, string] = ['6.5.3', '6.5.4']): InstanceChanges {
+export function podinfoInstance(
+  replicas: [number, number],
+  tag: [string, string] = ['6.5.3', '6.5.4'],
+): InstanceChanges {
   return instance('podinfo', [
     unchanged('ServiceAccount', 'podinfo'),
     unchanged('Service', 'podinfo'),
@@ -110,9 +151,18 @@ export function podinfoInstance(replicas: [number, number], tag: [string, string
 export function realisticFleet(mode: ChangeSetMode = 'diff'): ChangeSet {
   return changeSet(
     [
-      cluster('staging-eu-1', 'staging', [podinfoInstance([1, 2]), instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE)]),
-      cluster('production-eu-1', 'production', [podinfoInstance([3, 4]), instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE)]),
-      cluster('production-us-1', 'production', [podinfoInstance([3, 4]), instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE)]),
+      cluster('staging-eu-1', 'staging', [
+        podinfoInstance([1, 2]),
+        instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE),
+      ]),
+      cluster('production-eu-1', 'production', [
+        podinfoInstance([3, 4]),
+        instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE),
+      ]),
+      cluster('production-us-1', 'production', [
+        podinfoInstance([3, 4]),
+        instance('redis', [unchanged('StatefulSet', 'redis', 'apps/v1')], REDIS_MODULE),
+      ]),
     ],
     mode,
   );
@@ -153,7 +203,12 @@ export function failedService(): ObjectChange {
 /** The issue's shape: a Service changed out of band fails, the Deployment still configured, a ServiceAccount gone from the build. */
 export function podinfoWithFailure(): InstanceChanges {
   return instance('podinfo', [
-    objectChange({ kind: 'ServiceAccount', name: 'podinfo', action: 'deleted', diff: '--- live\n+++ desired\n@@ -1,4 +0,0 @@\n-apiVersion: v1\n-kind: ServiceAccount\n' }),
+    objectChange({
+      kind: 'ServiceAccount',
+      name: 'podinfo',
+      action: 'deleted',
+      diff: '--- live\n+++ desired\n@@ -1,4 +0,0 @@\n-apiVersion: v1\n-kind: ServiceAccount\n',
+    }),
     failedService(),
     deploymentConfigured('podinfo', [1, 2], ['6.5.3', '6.5.4']),
   ]);
@@ -161,11 +216,31 @@ export function podinfoWithFailure(): InstanceChanges {
 
 export function removedRedis(action: 'deleted' | 'skipped' = 'deleted'): InstanceChanges {
   return {
-    ...instance('redis', [
-      objectChange({ kind: 'ConfigMap', name: 'redis', action: 'deleted', diff: '--- live\n+++ desired\n@@ -1,3 +0,0 @@\n-apiVersion: v1\n-kind: ConfigMap\n' }),
-      objectChange({ kind: 'Service', name: 'redis', action, diff: action === 'deleted' ? '--- live\n+++ desired\n@@ -1,3 +0,0 @@\n-apiVersion: v1\n-kind: Service\n' : '' }),
-      objectChange({ kind: 'StatefulSet', apiVersion: 'apps/v1', name: 'redis', action: 'deleted', diff: '--- live\n+++ desired\n@@ -1,3 +0,0 @@\n-apiVersion: apps/v1\n-kind: StatefulSet\n' }),
-    ], REDIS_MODULE),
+    ...instance(
+      'redis',
+      [
+        objectChange({
+          kind: 'ConfigMap',
+          name: 'redis',
+          action: 'deleted',
+          diff: '--- live\n+++ desired\n@@ -1,3 +0,0 @@\n-apiVersion: v1\n-kind: ConfigMap\n',
+        }),
+        objectChange({
+          kind: 'Service',
+          name: 'redis',
+          action,
+          diff: action === 'deleted' ? '--- live\n+++ desired\n@@ -1,3 +0,0 @@\n-apiVersion: v1\n-kind: Service\n' : '',
+        }),
+        objectChange({
+          kind: 'StatefulSet',
+          apiVersion: 'apps/v1',
+          name: 'redis',
+          action: 'deleted',
+          diff: '--- live\n+++ desired\n@@ -1,3 +0,0 @@\n-apiVersion: apps/v1\n-kind: StatefulSet\n',
+        }),
+      ],
+      REDIS_MODULE,
+    ),
     removed: true,
   };
 }
@@ -173,7 +248,10 @@ export function removedRedis(action: 'deleted' | 'skipped' = 'deleted'): Instanc
 export function planWithFailure(): ChangeSet {
   const instances = [podinfoWithFailure()];
   return changeSet([
-    cluster('staging-eu-1', 'staging', instances, { status: 'failed', error: failedObjects('staging-eu-1', instances) }),
+    cluster('staging-eu-1', 'staging', instances, {
+      status: 'failed',
+      error: failedObjects('staging-eu-1', instances),
+    }),
     cluster('production-eu-1', 'production', [podinfoInstance([3, 4]), removedRedis()]),
   ]);
 }
@@ -197,10 +275,20 @@ export function brokenInstanceFleet(mode: ChangeSetMode = 'diff'): ChangeSet {
   if (mode === 'apply') {
     return changeSet(
       [
-        cluster('staging-eu-1', 'staging', [instance('redis', [created('ConfigMap', 'redis', ['data: {}'])], REDIS_MODULE), podinfoInstance([1, 2])], { status: 'applied' }),
+        cluster(
+          'staging-eu-1',
+          'staging',
+          [instance('redis', [created('ConfigMap', 'redis', ['data: {}'])], REDIS_MODULE), podinfoInstance([1, 2])],
+          { status: 'applied' },
+        ),
         cluster('production-eu-1', 'production', [unbuiltRedis()], {
           status: 'failed',
-          error: { step: 'build', message: 'nothing was applied to cluster production-eu-1: instance redis did not build (an apply is all or nothing per cluster)', instance: 'redis' },
+          error: {
+            step: 'build',
+            message:
+              'nothing was applied to cluster production-eu-1: instance redis did not build (an apply is all or nothing per cluster)',
+            instance: 'redis',
+          },
         }),
         cluster('production-us-1', 'production', [], { status: 'skipped' }),
       ],
@@ -208,9 +296,18 @@ export function brokenInstanceFleet(mode: ChangeSetMode = 'diff'): ChangeSet {
     );
   }
   return changeSet([
-    cluster('staging-eu-1', 'staging', [instance('redis', [created('ConfigMap', 'redis', ['data: {}'])], REDIS_MODULE), podinfoInstance([1, 2])]),
-    cluster('production-eu-1', 'production', [unbuiltRedis(), podinfoInstance([3, 4])], { status: 'failed', error: buildError }),
-    cluster('production-us-1', 'production', [unbuiltRedis(), podinfoInstance([3, 4])], { status: 'failed', error: buildError }),
+    cluster('staging-eu-1', 'staging', [
+      instance('redis', [created('ConfigMap', 'redis', ['data: {}'])], REDIS_MODULE),
+      podinfoInstance([1, 2]),
+    ]),
+    cluster('production-eu-1', 'production', [unbuiltRedis(), podinfoInstance([3, 4])], {
+      status: 'failed',
+      error: buildError,
+    }),
+    cluster('production-us-1', 'production', [unbuiltRedis(), podinfoInstance([3, 4])], {
+      status: 'failed',
+      error: buildError,
+    }),
   ]);
 }
 
@@ -240,21 +337,40 @@ export function pullRequestFleet(): ChangeSet {
     action: 'configured',
     diff: '--- live\n+++ desired\n@@ -3,3 +3,3 @@\n data:\n-  password: *** (before)\n+  password: *** (after)\n',
   });
-  const redis = (changes = [unchanged('StatefulSet', 'redis', 'apps/v1'), redisSecret]) => instance('redis', changes, REDIS_MODULE);
+  const redis = (changes = [unchanged('StatefulSet', 'redis', 'apps/v1'), redisSecret]) =>
+    instance('redis', changes, REDIS_MODULE);
   return changeSet([
     cluster('staging-eu-1', 'staging', [
       podinfoInstance([1, 2]),
       redis(),
       instance('ingress', [
         created('Namespace', 'ingress', []),
-        objectChange({ kind: 'Ingress', apiVersion: 'networking.k8s.io/v1', name: 'podinfo', action: 'recreated', diff: '--- live\n+++ desired\n@@ -5,1 +5,1 @@\n-  ingressClassName: nginx\n+  ingressClassName: `traefik` | <edge>\n' }),
+        objectChange({
+          kind: 'Ingress',
+          apiVersion: 'networking.k8s.io/v1',
+          name: 'podinfo',
+          action: 'recreated',
+          diff: '--- live\n+++ desired\n@@ -5,1 +5,1 @@\n-  ingressClassName: nginx\n+  ingressClassName: `traefik` | <edge>\n',
+        }),
       ]),
     ]),
     cluster('production-eu-1', 'production', [podinfoInstance([3, 4]), redis()]),
-    cluster('production-us-1', 'production', [instance('podinfo', [deploymentConfigured('podinfo', [3, 4], ['6.5.3', '6.5.4'])]), redis([unchanged('StatefulSet', 'redis', 'apps/v1')])], {
-      status: 'failed',
-      error: { step: 'diff', message: 'dry-run failed: admission webhook "validate.kyverno.svc" denied the request:\nresource Deployment/apps/podinfo was blocked' },
-    }),
+    cluster(
+      'production-us-1',
+      'production',
+      [
+        instance('podinfo', [deploymentConfigured('podinfo', [3, 4], ['6.5.3', '6.5.4'])]),
+        redis([unchanged('StatefulSet', 'redis', 'apps/v1')]),
+      ],
+      {
+        status: 'failed',
+        error: {
+          step: 'diff',
+          message:
+            'dry-run failed: admission webhook "validate.kyverno.svc" denied the request:\nresource Deployment/apps/podinfo was blocked',
+        },
+      },
+    ),
   ]);
 }
 
@@ -264,8 +380,26 @@ export function rolloutFleet(): ChangeSet {
   return changeSet(
     [
       { ...staging!, status: 'applied', durationMs: 41_200 },
-      { ...productionEu!, status: 'failed', durationMs: 300_400, error: { step: 'wait', message: 'timeout waiting for Deployment/apps/podinfo: 2 of 4 replicas ready', instance: 'podinfo', object: 'Deployment/apps/podinfo' } },
-      { ...productionUs!, status: 'skipped', error: null, instances: productionUs!.instances.map((item) => ({ ...item, changes: item.changes.map((change) => withAction(change, 'skipped')) })) },
+      {
+        ...productionEu!,
+        status: 'failed',
+        durationMs: 300_400,
+        error: {
+          step: 'wait',
+          message: 'timeout waiting for Deployment/apps/podinfo: 2 of 4 replicas ready',
+          instance: 'podinfo',
+          object: 'Deployment/apps/podinfo',
+        },
+      },
+      {
+        ...productionUs!,
+        status: 'skipped',
+        error: null,
+        instances: productionUs!.instances.map((item) => ({
+          ...item,
+          changes: item.changes.map((change) => withAction(change, 'skipped')),
+        })),
+      },
     ],
     'apply',
   );

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { capitalise, code, codeBlock, commitLink, escapeHtml, escapeInline, fenceFor, linkTarget, runLink } from '../../src/report/markdown.js';
+import {
+  capitalise,
+  code,
+  codeBlock,
+  commitLink,
+  escapeHtml,
+  escapeInline,
+  fenceFor,
+  linkTarget,
+  runLink,
+} from '../../src/report/markdown.js';
 
 describe('escapeInline', () => {
   it('keeps table cells whole: pipes, newlines and backticks cannot break the row', () => {

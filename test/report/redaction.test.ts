@@ -8,7 +8,13 @@ import type { ChangeSet } from '../../src/changeset.js';
 import { renderPullRequestComment, renderRolloutComment } from '../../src/report/comment.js';
 import { renderJobSummary, renderShortJobSummary } from '../../src/report/job-summary.js';
 import { escapeInline } from '../../src/report/markdown.js';
-import { changeSetChangesSecret, describeHiddenText, diffChangesSecret, maskChangeSet, showHiddenText } from '../../src/report/redaction.js';
+import {
+  changeSetChangesSecret,
+  describeHiddenText,
+  diffChangesSecret,
+  maskChangeSet,
+  showHiddenText,
+} from '../../src/report/redaction.js';
 import { changeSet, cluster, hugeDiff, instance, objectChange, PODINFO_MODULE, realisticFleet } from './fixtures.js';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiIsImtpZCI6InRlc3QifQ.kubeconfig-token';
@@ -17,8 +23,26 @@ const ENV_VALUE = 'sk_live_0123456789abcdef';
 const secrets = [TOKEN, DB_PASSWORD, ENV_VALUE, '', 'no'];
 
 function leakyChangeSet(mode: 'diff' | 'apply'): ChangeSet {
-  const secretDiff = ['--- live', '+++ desired', '@@ -3,4 +3,4 @@', ' data:', '-  password: *** (before)', '+  password: *** (after)', '   username: ***', ''].join('\n');
-  const envDiff = ['--- live', '+++ desired', '@@ -1,3 +1,3 @@', ` env:`, `-  API_KEY: old-value-1234`, `+  API_KEY: ${ENV_VALUE}`, `+  DATABASE_URL: postgres://app:${DB_PASSWORD}@db:5432/app`, ''].join('\n');
+  const secretDiff = [
+    '--- live',
+    '+++ desired',
+    '@@ -3,4 +3,4 @@',
+    ' data:',
+    '-  password: *** (before)',
+    '+  password: *** (after)',
+    '   username: ***',
+    '',
+  ].join('\n');
+  const envDiff = [
+    '--- live',
+    '+++ desired',
+    '@@ -1,3 +1,3 @@',
+    ` env:`,
+    `-  API_KEY: old-value-1234`,
+    `+  API_KEY: ${ENV_VALUE}`,
+    `+  DATABASE_URL: postgres://app:${DB_PASSWORD}@db:5432/app`,
+    '',
+  ].join('\n');
   const longLine = `+  blob: ${'a'.repeat(500)}${ENV_VALUE}${'b'.repeat(500)}\n`;
   return changeSet(
     [
@@ -31,12 +55,21 @@ function leakyChangeSet(mode: 'diff' | 'apply'): ChangeSet {
             [
               objectChange({ kind: 'Secret', name: 'db', action: 'configured', diff: secretDiff }),
               objectChange({ kind: 'ConfigMap', name: 'env', action: 'configured', diff: envDiff }),
-              objectChange({ kind: 'ConfigMap', name: `cfg-${ENV_VALUE}`, action: 'created', diff: `${hugeDiff(3000, 'x')}${longLine}` }),
+              objectChange({
+                kind: 'ConfigMap',
+                name: `cfg-${ENV_VALUE}`,
+                action: 'created',
+                diff: `${hugeDiff(3000, 'x')}${longLine}`,
+              }),
             ],
             { ...PODINFO_MODULE, url: `oci://robot:${TOKEN}@registry.example.com/podinfo` },
           ),
         ],
-        { status: mode === 'apply' ? 'failed' : 'changed', kubeContext: `ctx-${ENV_VALUE}`, error: { step: 'apply', message: `Unauthorized: token ${TOKEN} rejected; password ${DB_PASSWORD}` } },
+        {
+          status: mode === 'apply' ? 'failed' : 'changed',
+          kubeContext: `ctx-${ENV_VALUE}`,
+          error: { step: 'apply', message: `Unauthorized: token ${TOKEN} rejected; password ${DB_PASSWORD}` },
+        },
       ),
       cluster('production-eu-1', 'production', [], { status: mode === 'apply' ? 'skipped' : 'unchanged' }),
     ],
@@ -44,7 +77,11 @@ function leakyChangeSet(mode: 'diff' | 'apply'): ChangeSet {
   );
 }
 
-const context = { commitSha: '0123456789abcdef0123456789abcdef01234567', runUrl: 'https://github.com/acme/fleet/actions/runs/1', secrets };
+const context = {
+  commitSha: '0123456789abcdef0123456789abcdef01234567',
+  runUrl: 'https://github.com/acme/fleet/actions/runs/1',
+  secrets,
+};
 
 const renderings: [string, () => string][] = [
   ['PR comment', () => renderPullRequestComment(leakyChangeSet('diff'), context)],
@@ -76,12 +113,22 @@ describe('engine masks', () => {
   it('are kept as the engine wrote them, not undone', () => {
     const comment = renderPullRequestComment(leakyChangeSet('diff'), context);
     expect(comment).toContain('-  password: *** (before)\n+  password: *** (after)\n   username: ***\n');
-    expect(comment).toContain('<summary><code>Secret/apps/db</code> configured · 🔒 a secret value changed (hidden)</summary>');
+    expect(comment).toContain(
+      '<summary><code>Secret/apps/db</code> configured · 🔒 a secret value changed (hidden)</summary>',
+    );
   });
 
   it('leave a report without secrets untouched by masking', () => {
-    const clean = changeSet([cluster('c', 'g', [instance('podinfo', [objectChange({ kind: 'ConfigMap', name: 'x', action: 'configured', diff: '-  a: 1\n+  a: 2\n' })])])]);
-    expect(renderPullRequestComment(clean, { ...context, secrets })).toBe(renderPullRequestComment(clean, { ...context, secrets: [] }));
+    const clean = changeSet([
+      cluster('c', 'g', [
+        instance('podinfo', [
+          objectChange({ kind: 'ConfigMap', name: 'x', action: 'configured', diff: '-  a: 1\n+  a: 2\n' }),
+        ]),
+      ]),
+    ]);
+    expect(renderPullRequestComment(clean, { ...context, secrets })).toBe(
+      renderPullRequestComment(clean, { ...context, secrets: [] }),
+    );
     expect(renderPullRequestComment(clean, context)).not.toContain('🔒');
   });
 });
@@ -100,7 +147,9 @@ describe('maskChangeSet', () => {
 
 describe('secret changes', () => {
   it('recognises the engine masks on changed lines', () => {
-    expect(diffChangesSecret('--- live\n+++ desired\n-  password: *** (before)\n+  password: *** (after)\n')).toBe(true);
+    expect(diffChangesSecret('--- live\n+++ desired\n-  password: *** (before)\n+  password: *** (after)\n')).toBe(
+      true,
+    );
     expect(diffChangesSecret('--- live\n+++ desired\n+  token: ***\n')).toBe(true);
   });
 
@@ -116,8 +165,16 @@ describe('secret changes', () => {
 
   it('finds a secret change anywhere in a ChangeSet, but not in unchanged objects', () => {
     const secretDiff = '-  password: *** (before)\n+  password: *** (after)\n';
-    const changing = changeSet([cluster('c1', 'g', [instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'configured', diff: secretDiff })])])]);
-    const idle = changeSet([cluster('c1', 'g', [instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'unchanged', diff: secretDiff })])])]);
+    const changing = changeSet([
+      cluster('c1', 'g', [
+        instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'configured', diff: secretDiff })]),
+      ]),
+    ]);
+    const idle = changeSet([
+      cluster('c1', 'g', [
+        instance('app', [objectChange({ kind: 'Secret', name: 'db', action: 'unchanged', diff: secretDiff })]),
+      ]),
+    ]);
     expect(changeSetChangesSecret(changing)).toBe(true);
     expect(changeSetChangesSecret(idle)).toBe(false);
   });
@@ -126,20 +183,50 @@ describe('secret changes', () => {
 describe('text that reads otherwise than it is', () => {
   // A value whose right-to-left override makes `replicas: 1 # admin=false` read differently, and a zero-width space in a name.
   const bidi = 'role: "user\u202E\u2066 nimda\u2069\u2066"';
-  const hiddenDiff = ['--- live', '+++ desired', '@@ -1,2 +1,2 @@', ' data:', '-  role: user', `+  ${bidi}`, '+  host: "exa\u200Bmple.com\uFEFF"', ''].join('\n');
+  const hiddenDiff = [
+    '--- live',
+    '+++ desired',
+    '@@ -1,2 +1,2 @@',
+    ' data:',
+    '-  role: user',
+    `+  ${bidi}`,
+    '+  host: "exa\u200Bmple.com\uFEFF"',
+    '',
+  ].join('\n');
   const hostile = () =>
     changeSet([
-      cluster('staging-1', 'staging', [instance('web', [objectChange({ kind: 'ConfigMap', name: 'roles', action: 'configured', diff: hiddenDiff }), objectChange({ kind: 'ConfigMap', name: 'plain', action: 'configured', diff: '--- live\n+++ desired\n-a: 1\n+a: 2\n' })])], {
-        status: 'changed',
-        error: { step: 'diff', message: 'refused \u202Egnirts' },
-      }),
+      cluster(
+        'staging-1',
+        'staging',
+        [
+          instance('web', [
+            objectChange({ kind: 'ConfigMap', name: 'roles', action: 'configured', diff: hiddenDiff }),
+            objectChange({
+              kind: 'ConfigMap',
+              name: 'plain',
+              action: 'configured',
+              diff: '--- live\n+++ desired\n-a: 1\n+a: 2\n',
+            }),
+          ]),
+        ],
+        {
+          status: 'changed',
+          error: { step: 'diff', message: 'refused \u202Egnirts' },
+        },
+      ),
     ]);
 
   it('shows bidirectional controls and invisible characters escaped, and the opening of our blocks', () => {
-    expect(showHiddenText('a\u202Eb\u200Bc\uFEFF\u2066d\u2069\u061C')).toBe('a\\u202Eb\\u200Bc\\uFEFF\\u2066d\\u2069\\u061C');
-    expect(showHiddenText('x <!-- timoni-fleet:reviewed {} --> <!--TIMONI-FLEET:bundle=a -->')).toBe('x \\u003C!-- timoni-fleet:reviewed {} --> \\u003C!--TIMONI-FLEET:bundle=a -->');
+    expect(showHiddenText('a\u202Eb\u200Bc\uFEFF\u2066d\u2069\u061C')).toBe(
+      'a\\u202Eb\\u200Bc\\uFEFF\\u2066d\\u2069\\u061C',
+    );
+    expect(showHiddenText('x <!-- timoni-fleet:reviewed {} --> <!--TIMONI-FLEET:bundle=a -->')).toBe(
+      'x \\u003C!-- timoni-fleet:reviewed {} --> \\u003C!--TIMONI-FLEET:bundle=a -->',
+    );
     expect(showHiddenText('plain <!-- other --> text, é, 中文')).toBe('plain <!-- other --> text, é, 中文');
-    expect(describeHiddenText('a\u202Eb\u200B')).toBe('characters that are invisible or reorder the text around them (U+200B, U+202E)');
+    expect(describeHiddenText('a\u202Eb\u200B')).toBe(
+      'characters that are invisible or reorder the text around them (U+200B, U+202E)',
+    );
     expect(describeHiddenText('plain')).toBeUndefined();
   });
 
@@ -153,11 +240,31 @@ describe('text that reads otherwise than it is', () => {
     expect(text).toContain('user\\u202E\\u2066 nimda\\u2069\\u2066');
     expect(text).toContain('exa\\u200Bmple.com\\uFEFF');
     expect(text).toContain('refused \\u202Egnirts');
-    expect(text.match(/This object holds characters that are invisible or reorder the text around them \(U\+200B, U\+202E, U\+2066, U\+2069, U\+FEFF\)/g)).toHaveLength(1);
+    expect(
+      text.match(
+        /This object holds characters that are invisible or reorder the text around them \(U\+200B, U\+202E, U\+2066, U\+2069, U\+FEFF\)/g,
+      ),
+    ).toHaveLength(1);
   });
 
   it('leaves ordinary input as it was', () => {
-    const ordinary = changeSet([cluster('staging-1', 'staging', [instance('web', [objectChange({ kind: 'ConfigMap', name: 'plain', action: 'configured', diff: '--- live\n+++ desired\n-a: 1\n+a: 2\n' })])], { status: 'changed' })]);
+    const ordinary = changeSet([
+      cluster(
+        'staging-1',
+        'staging',
+        [
+          instance('web', [
+            objectChange({
+              kind: 'ConfigMap',
+              name: 'plain',
+              action: 'configured',
+              diff: '--- live\n+++ desired\n-a: 1\n+a: 2\n',
+            }),
+          ]),
+        ],
+        { status: 'changed' },
+      ),
+    ]);
     expect(renderPullRequestComment(ordinary, context)).not.toContain('This object holds');
   });
 });

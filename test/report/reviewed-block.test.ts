@@ -2,23 +2,51 @@ import { describe, expect, it } from 'vitest';
 import type { ChangeSet, ClusterChanges, DesiredState } from '../../src/changeset.js';
 import { COMMENT_LIMIT, commentLength } from '../../src/github/limits.js';
 import { renderPullRequestComment, renderRolloutComment } from '../../src/report/comment.js';
-import { parseReviewedRecord, RECORD_LIMIT, reviewedBlock, ReviewedRecordError } from '../../src/report/reviewed-block.js';
+import {
+  parseReviewedRecord,
+  RECORD_LIMIT,
+  reviewedBlock,
+  ReviewedRecordError,
+} from '../../src/report/reviewed-block.js';
 
-const hex = (seed: number, length: number) => (seed.toString(16).padStart(8, '0').repeat(8)).slice(0, length);
+const hex = (seed: number, length: number) => seed.toString(16).padStart(8, '0').repeat(8).slice(0, length);
 const module = { url: 'oci://registry.example/podinfo', version: '6.5.4', digest: 'sha256:' + 'a'.repeat(64) };
 
 function cluster(index: number, objects: number, changed = 1): ClusterChanges {
   const desired: DesiredState = {
     digest: hex(index, 64),
     modules: { podinfo: module },
-    objects: Object.fromEntries(Array.from({ length: objects }, (_, o) => [`podinfo/ConfigMap/apps/config-${o}`, hex(index * 1000 + o, 16)])),
+    objects: Object.fromEntries(
+      Array.from({ length: objects }, (_, o) => [`podinfo/ConfigMap/apps/config-${o}`, hex(index * 1000 + o, 16)]),
+    ),
     objectCount: objects,
   };
-  const changes = Array.from({ length: objects }, (_, o) => ({ kind: 'ConfigMap', apiVersion: 'v1', namespace: 'apps', name: `config-${o}`, action: o < changed ? ('configured' as const) : ('unchanged' as const), diff: o < changed ? '--- live\n+++ desired\n-a: 1\n+a: 2\n' : '' }));
-  return { name: `cluster-${index}`, group: 'production', kubeContext: `ctx-${index}`, status: 'changed', error: null, instances: [{ name: 'podinfo', namespace: 'apps', module, changes }], desired };
+  const changes = Array.from({ length: objects }, (_, o) => ({
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    namespace: 'apps',
+    name: `config-${o}`,
+    action: o < changed ? ('configured' as const) : ('unchanged' as const),
+    diff: o < changed ? '--- live\n+++ desired\n-a: 1\n+a: 2\n' : '',
+  }));
+  return {
+    name: `cluster-${index}`,
+    group: 'production',
+    kubeContext: `ctx-${index}`,
+    status: 'changed',
+    error: null,
+    instances: [{ name: 'podinfo', namespace: 'apps', module, changes }],
+    desired,
+  };
 }
 
-const changeSet = (clusters: ClusterChanges[]): ChangeSet => ({ format: 1, bundle: 'apps', mode: 'diff', commit: 'f'.repeat(40), clusters });
+const changeSet = (clusters: ClusterChanges[]): ChangeSet => ({
+  format: 1,
+  bundle: 'apps',
+  mode: 'diff',
+  commit: 'f'.repeat(40),
+  clusters,
+});
 const context = { commitSha: 'f'.repeat(40), secrets: [] };
 
 describe('the review record', () => {
@@ -36,7 +64,10 @@ describe('the review record', () => {
     expect(commentLength(block)).toBeLessThanOrEqual(RECORD_LIMIT);
     const record = parseReviewedRecord(block);
     expect(record?.scope).toBe('changed');
-    expect(Object.keys(record?.clusters['cluster-7']?.objects ?? {})).toEqual(['podinfo/ConfigMap/apps/config-0', 'podinfo/ConfigMap/apps/config-1']);
+    expect(Object.keys(record?.clusters['cluster-7']?.objects ?? {})).toEqual([
+      'podinfo/ConfigMap/apps/config-0',
+      'podinfo/ConfigMap/apps/config-1',
+    ]);
     expect(record?.clusters['cluster-7']?.objectCount).toBe(60);
     const tight = parseReviewedRecord(reviewedBlock(set, 6_000));
     expect(tight?.scope).toBe('cluster');
@@ -54,7 +85,10 @@ describe('the review record', () => {
   it('is carried into the rollout comment, with the warnings under the headline', () => {
     const record = parseReviewedRecord(reviewedBlock(changeSet([cluster(1, 3)])));
     const applied: ChangeSet = { ...changeSet([{ ...cluster(1, 3), status: 'applied' }]), mode: 'apply' };
-    const body = renderRolloutComment(applied, context, { ...(record ? { reviewed: record } : {}), warnings: ['cluster cluster-1: the desired state differs'] });
+    const body = renderRolloutComment(applied, context, {
+      ...(record ? { reviewed: record } : {}),
+      warnings: ['cluster cluster-1: the desired state differs'],
+    });
     expect(body).toContain('> [!WARNING]\n> cluster cluster-1&#58; the desired state differs');
     expect(parseReviewedRecord(body)).toEqual(record);
   });
@@ -66,7 +100,9 @@ describe('the review record', () => {
     expect(block.indexOf('-->')).toBe(block.length - 3);
     expect(parseReviewedRecord(block)?.clusters['cluster-1']?.modules.podinfo?.url).toBe('oci://x/--> <b>');
     expect(parseReviewedRecord('no record here')).toBeNull();
-    expect(() => parseReviewedRecord('<!-- timoni-fleet:reviewed {"v":1,"bundle":"apps"} -->')).toThrow(ReviewedRecordError);
+    expect(() => parseReviewedRecord('<!-- timoni-fleet:reviewed {"v":1,"bundle":"apps"} -->')).toThrow(
+      ReviewedRecordError,
+    );
     expect(() => parseReviewedRecord('<!-- timoni-fleet:reviewed {"v":2} -->')).toThrow(/format 2/);
   });
 });
@@ -82,7 +118,14 @@ describe('the review record cannot be forged through text the author controls', 
     const hostile: ClusterChanges = {
       ...base,
       error: { step: 'diff', message: `refused: ${block}` },
-      instances: [{ ...first, changes: first.changes.map((change, index) => (index === 0 ? { ...change, diff: `--- live\n+++ desired\n-a: 1\n+a: "${block}"\n` } : change)) }],
+      instances: [
+        {
+          ...first,
+          changes: first.changes.map((change, index) =>
+            index === 0 ? { ...change, diff: `--- live\n+++ desired\n-a: 1\n+a: "${block}"\n` } : change,
+          ),
+        },
+      ],
     };
     const body = renderPullRequestComment(changeSet([hostile]), context);
     // The renderer's own record is the one block in the body; the forged ones are shown escaped.
@@ -99,6 +142,8 @@ describe('the review record cannot be forged through text the author controls', 
     const block = forged('apps');
     expect(parseReviewedRecord(`<!-- timoni-fleet:bundle=apps -->\n${block}\n</details>\n`)).toBeNull();
     expect(parseReviewedRecord(`<!-- timoni-fleet:bundle=apps -->\ntext\n${block}\n`)?.bundle).toBe('apps');
-    expect(() => parseReviewedRecord(`<!-- timoni-fleet:bundle=apps -->\ntext\n<!-- timoni-fleet:reviewed {"v":1}`)).toThrow(ReviewedRecordError);
+    expect(() =>
+      parseReviewedRecord(`<!-- timoni-fleet:bundle=apps -->\ntext\n<!-- timoni-fleet:reviewed {"v":1}`),
+    ).toThrow(ReviewedRecordError);
   });
 });

@@ -47,7 +47,15 @@ describe('cluster counts and status', () => {
   const idle = cluster('b', 'g', [instance('podinfo', [unchanged('Service', 'podinfo')])]);
 
   it('counts objects per action', () => {
-    expect(countActions(changed)).toEqual({ failed: 0, created: 1, configured: 1, unchanged: 2, deleted: 0, recreated: 0, skipped: 0 });
+    expect(countActions(changed)).toEqual({
+      failed: 0,
+      created: 1,
+      configured: 1,
+      unchanged: 2,
+      deleted: 0,
+      recreated: 0,
+      skipped: 0,
+    });
     expect(describeCounts(countActions(changed))).toBe('1 created, 1 configured');
     expect(describeCounts(countActions(idle))).toBe('no changes');
     expect(clusterHasChanges(changed)).toBe(true);
@@ -57,7 +65,12 @@ describe('cluster counts and status', () => {
   it('words each status and opens sections with changes or failures', () => {
     const failed = cluster('c', 'g', [], { status: 'failed', error: { step: 'apply', message: 'x' } });
     const skipped = cluster('d', 'g', [], { status: 'skipped' });
-    expect([changed, idle, failed, skipped].map(statusLabel)).toEqual(['🟡 changes', '✅ no changes', '❌ failed at <code>apply</code>', '⏭️ not reached']);
+    expect([changed, idle, failed, skipped].map(statusLabel)).toEqual([
+      '🟡 changes',
+      '✅ no changes',
+      '❌ failed at <code>apply</code>',
+      '⏭️ not reached',
+    ]);
     expect(statusLabel({ ...idle, status: 'applied' })).toBe('✅ applied (no changes)');
     expect([changed, idle, failed, skipped].map(sectionOpen)).toEqual([true, false, true, false]);
     expect(firstFailure([changed, failed, skipped])?.name).toBe('c');
@@ -67,9 +80,15 @@ describe('cluster counts and status', () => {
 
 describe('readiness', () => {
   it('reads a well-formed readiness field and ignores a malformed one', () => {
-    const ready: ObjectChange = { ...objectChange({ kind: 'Deployment', name: 'podinfo' }), readiness: { status: 'Current', message: 'Resource is Ready', durationMs: 5 } };
+    const ready: ObjectChange = {
+      ...objectChange({ kind: 'Deployment', name: 'podinfo' }),
+      readiness: { status: 'Current', message: 'Resource is Ready', durationMs: 5 },
+    };
     // A ChangeSet read back from JSON may carry anything.
-    const malformed = { ...objectChange({ kind: 'Deployment', name: 'podinfo' }), readiness: { status: 'Great' } } as unknown as ObjectChange;
+    const malformed = {
+      ...objectChange({ kind: 'Deployment', name: 'podinfo' }),
+      readiness: { status: 'Great' },
+    } as unknown as ObjectChange;
     expect(readinessOf(ready)).toEqual({ status: 'Current', message: 'Resource is Ready', durationMs: 5 });
     expect(readinessOf(malformed)).toBeUndefined();
     expect(readinessOf(objectChange({ kind: 'Deployment', name: 'podinfo' }))).toBeUndefined();
@@ -83,46 +102,82 @@ describe('rollout outcome and clusters not reached', () => {
   const skipped = cluster('c', 'g', [], { status: 'skipped' });
 
   it('says where the rollout stopped, or that it applied everywhere', () => {
-    expect(rolloutOutcome([applied, failed, skipped])).toBe('❌ Rollout stopped at <code>b</code> (failed at <code>wait</code>); applied to 1 of 3 clusters');
+    expect(rolloutOutcome([applied, failed, skipped])).toBe(
+      '❌ Rollout stopped at <code>b</code> (failed at <code>wait</code>); applied to 1 of 3 clusters',
+    );
     expect(rolloutOutcome([applied, { ...applied, name: 'd' }])).toBe('✅ Applied to 2 of 2 clusters');
   });
 
   it('says a cancelled rollout was cancelled, where, and what it did not reach', () => {
-    const cancelled = cluster('b', 'g', [], { status: 'failed', error: { step: 'cancelled', interrupted: 'wait', instance: 'web', message: 'x' } });
-    const notStarted = cluster('b', 'g', [], { status: 'failed', error: { step: 'cancelled', interrupted: 'start', message: 'x' } });
-    expect(rolloutOutcome([applied, cancelled, skipped])).toBe('⏹️ Rollout cancelled at <code>b</code> (during <code>wait</code> of instance <code>web</code>); applied to 1 of 3 clusters');
-    expect(rolloutOutcome([applied, notStarted, skipped])).toBe('⏹️ Rollout cancelled before <code>b</code>; applied to 1 of 3 clusters');
-    expect([cancelled, notStarted].map(statusLabel)).toEqual(['⏹️ cancelled at <code>wait</code>', '⏹️ cancelled before it started']);
-    expect(unreachedNote([applied, cancelled, skipped])).toBe('**Not reached** after <code>b</code> was cancelled: <code>c</code>.\n\n');
+    const cancelled = cluster('b', 'g', [], {
+      status: 'failed',
+      error: { step: 'cancelled', interrupted: 'wait', instance: 'web', message: 'x' },
+    });
+    const notStarted = cluster('b', 'g', [], {
+      status: 'failed',
+      error: { step: 'cancelled', interrupted: 'start', message: 'x' },
+    });
+    expect(rolloutOutcome([applied, cancelled, skipped])).toBe(
+      '⏹️ Rollout cancelled at <code>b</code> (during <code>wait</code> of instance <code>web</code>); applied to 1 of 3 clusters',
+    );
+    expect(rolloutOutcome([applied, notStarted, skipped])).toBe(
+      '⏹️ Rollout cancelled before <code>b</code>; applied to 1 of 3 clusters',
+    );
+    expect([cancelled, notStarted].map(statusLabel)).toEqual([
+      '⏹️ cancelled at <code>wait</code>',
+      '⏹️ cancelled before it started',
+    ]);
+    expect(unreachedNote([applied, cancelled, skipped])).toBe(
+      '**Not reached** after <code>b</code> was cancelled: <code>c</code>.\n\n',
+    );
     const block = renderErrorBlock(cancelled.error!, { cap: 1000, measure: (text) => text.length, cutNote: () => '' });
     expect(block.startsWith('⏹️ **Cancelled during <code>wait</code>** (instance <code>web</code>):')).toBe(true);
   });
 
   it('names the clusters not reached after the failure, or nothing', () => {
-    expect(unreachedNote([applied, failed, skipped])).toBe('**Not reached** after <code>b</code> failed: <code>c</code>.\n\n');
+    expect(unreachedNote([applied, failed, skipped])).toBe(
+      '**Not reached** after <code>b</code> failed: <code>c</code>.\n\n',
+    );
     expect(unreachedNote([applied, failed])).toBe('');
   });
 });
 
 describe('diffTooLargeNote', () => {
-  const crd = (overrides: Partial<ObjectChange>): ObjectChange => objectChange({ kind: 'CustomResourceDefinition', namespace: '', name: 'widgets.acme.io', action: 'configured', ...overrides });
+  const crd = (overrides: Partial<ObjectChange>): ObjectChange =>
+    objectChange({
+      kind: 'CustomResourceDefinition',
+      namespace: '',
+      name: 'widgets.acme.io',
+      action: 'configured',
+      ...overrides,
+    });
 
   it('gives both sizes, grouped by thousands, and a way to see the change', () => {
     expect(diffTooLargeNote(crd({ diffTooLarge: { liveLines: 12_000, desiredLines: 12_500 } }))).toBe(
       '⚠️ diff too large to compute (12,000 lines live, 12,500 desired); compare <code>timoni-fleet build</code> with the live object locally',
     );
-    expect(diffTooLargeNote(crd({ action: 'created', diffTooLarge: { liveLines: 0, desiredLines: 1_000_000 } }))).toContain('(1,000,000 lines desired)');
-    expect(diffTooLargeNote(crd({ action: 'deleted', diffTooLarge: { liveLines: 100, desiredLines: 0 } }))).toContain('(100 lines live)');
+    expect(
+      diffTooLargeNote(crd({ action: 'created', diffTooLarge: { liveLines: 0, desiredLines: 1_000_000 } })),
+    ).toContain('(1,000,000 lines desired)');
+    expect(diffTooLargeNote(crd({ action: 'deleted', diffTooLarge: { liveLines: 100, desiredLines: 0 } }))).toContain(
+      '(100 lines live)',
+    );
   });
 
   it('is undefined when the diff was computed, or the object does not change', () => {
     expect(diffTooLargeNote(crd({ diff: '-a\n+b\n' }))).toBeUndefined();
-    expect(diffTooLargeNote(crd({ action: 'unchanged', diffTooLarge: { liveLines: 1, desiredLines: 1 } }))).toBeUndefined();
-    expect(diffTooLargeNote(crd({ action: 'skipped', diffTooLarge: { liveLines: 1, desiredLines: 1 } }))).toBeUndefined();
+    expect(
+      diffTooLargeNote(crd({ action: 'unchanged', diffTooLarge: { liveLines: 1, desiredLines: 1 } })),
+    ).toBeUndefined();
+    expect(
+      diffTooLargeNote(crd({ action: 'skipped', diffTooLarge: { liveLines: 1, desiredLines: 1 } })),
+    ).toBeUndefined();
   });
 
   it('leaves out sizes that are not line counts (a ChangeSet read back from JSON may carry anything)', () => {
     const malformed = { ...crd({}), diffTooLarge: { liveLines: 'many', desiredLines: -1 } } as unknown as ObjectChange;
-    expect(diffTooLargeNote(malformed)).toBe('⚠️ diff too large to compute; compare <code>timoni-fleet build</code> with the live object locally');
+    expect(diffTooLargeNote(malformed)).toBe(
+      '⚠️ diff too large to compute; compare <code>timoni-fleet build</code> with the live object locally',
+    );
   });
 });

@@ -4,9 +4,21 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { ClusterConnection, RequestAuth } from './connection.js';
-import { describeConnectionError, KubeApiError, KubeConnectionError, parseStatus, type ConnectionPhase } from './errors.js';
+import {
+  describeConnectionError,
+  KubeApiError,
+  KubeConnectionError,
+  parseStatus,
+  type ConnectionPhase,
+} from './errors.js';
 import { formatRef, type ObjectRef } from '../object.js';
-import { currentRequestDeadline, isIdempotent, nextRetryDelay, parseRetryAfter, type AttemptFailure } from './request-retry.js';
+import {
+  currentRequestDeadline,
+  isIdempotent,
+  nextRetryDelay,
+  parseRetryAfter,
+  type AttemptFailure,
+} from './request-retry.js';
 import { escapeControls } from '../../display-text.js';
 import { formatDuration } from '../../duration.js';
 import { ProxyTransport } from '../../net/proxy-transport.js';
@@ -139,7 +151,14 @@ export class KubeClient {
     try {
       return JSON.parse(response.body) as T;
     } catch {
-      throw new KubeApiError(this.name, response.status, 'InvalidResponse', `answer is not JSON (${response.contentType || 'no content type'})`, describe(req), req.object);
+      throw new KubeApiError(
+        this.name,
+        response.status,
+        'InvalidResponse',
+        `answer is not JSON (${response.contentType || 'no content type'})`,
+        describe(req),
+        req.object,
+      );
     }
   }
 
@@ -188,8 +207,10 @@ export class KubeClient {
     const { connection } = this;
     const auth = await connection.auth();
     const url = new URL(connection.server.href.replace(/\/$/, '') + req.path);
-    for (const [key, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
-    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    for (const [key, value] of Object.entries(req.query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    const body =
+      req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
     const headers: OutgoingHttpHeaders = {
       ...auth.headers,
       Accept: req.accept ?? 'application/json',
@@ -212,7 +233,12 @@ export class KubeClient {
       } catch (error) {
         const cause = error as NodeJS.ErrnoException;
         const failure: AttemptFailure = { kind: 'connection', code: cause.code ?? 'UNKNOWN' };
-        const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: this.answered, now: Date.now(), boundAt: retryUntil });
+        const delay = nextRetryDelay(req, failure, {
+          retry: attempt,
+          answeredBefore: this.answered,
+          now: Date.now(),
+          boundAt: retryUntil,
+        });
         if (delay === undefined) throw this.connectionError(cause, req, attempt, startedAt, timeoutMs);
         await this.beforeRetry(req, describeConnectionError(cause).detail, attempt, delay);
         continue;
@@ -223,11 +249,34 @@ export class KubeClient {
       if (response.status >= 200 && response.status < 300) return response;
       const status = parseStatus(response.body);
       const { retryAfterMs } = response;
-      const failure: AttemptFailure = { kind: 'status', status: response.status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
-      const delay = nextRetryDelay(req, failure, { retry: attempt, answeredBefore: true, now: Date.now(), boundAt: retryUntil });
-      if (delay === undefined) throw new KubeApiError(this.name, response.status, status.reason, status.message, describe(req), req.object, status.causes);
+      const failure: AttemptFailure = {
+        kind: 'status',
+        status: response.status,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      };
+      const delay = nextRetryDelay(req, failure, {
+        retry: attempt,
+        answeredBefore: true,
+        now: Date.now(),
+        boundAt: retryUntil,
+      });
+      if (delay === undefined)
+        throw new KubeApiError(
+          this.name,
+          response.status,
+          status.reason,
+          status.message,
+          describe(req),
+          req.object,
+          status.causes,
+        );
       const retryAfter = retryAfterMs !== undefined ? `, Retry-After ${Math.round(retryAfterMs / 1000)} s` : '';
-      await this.beforeRetry(req, `HTTP ${response.status}${status.reason ? ` ${status.reason}` : ''}${retryAfter}`, attempt, delay);
+      await this.beforeRetry(
+        req,
+        `HTTP ${response.status}${status.reason ? ` ${status.reason}` : ''}${retryAfter}`,
+        attempt,
+        delay,
+      );
     }
   }
 
@@ -235,7 +284,15 @@ export class KubeClient {
   private async beforeRetry(req: KubeRequest, reason: string, retry: number, delayMs: number): Promise<void> {
     const object = req.object ? `${formatRef(req.object)}: ` : '';
     const text = `cluster ${this.name}: ${object}${describe(req)}: ${reason}; retry ${retry} in ${formatDuration(delayMs)}`;
-    this.onRetry({ cluster: this.name, request: describe(req), ...(req.object ? { object: req.object } : {}), reason, retry, delayMs, text });
+    this.onRetry({
+      cluster: this.name,
+      request: describe(req),
+      ...(req.object ? { object: req.object } : {}),
+      reason,
+      retry,
+      delayMs,
+      text,
+    });
     await new Promise((resolve) => setTimeout(resolve, delayMs));
   }
 
@@ -244,7 +301,14 @@ export class KubeClient {
    * idempotent request is sent again on a fresh connection, a few times at most, within the
    * same time limit, and untold (it is how kept-alive connections end, not a fault).
    */
-  private async exchangeOnFreshOrKeptSocket(url: URL, req: KubeRequest, headers: OutgoingHttpHeaders, body: string | undefined, auth: RequestAuth, leftMs: number): Promise<RawResponse> {
+  private async exchangeOnFreshOrKeptSocket(
+    url: URL,
+    req: KubeRequest,
+    headers: OutgoingHttpHeaders,
+    body: string | undefined,
+    auth: RequestAuth,
+    leftMs: number,
+  ): Promise<RawResponse> {
     const until = Date.now() + leftMs;
     for (let stale = 0; ; stale++) {
       try {
@@ -257,7 +321,14 @@ export class KubeClient {
     }
   }
 
-  private exchange(url: URL, req: KubeRequest, headers: OutgoingHttpHeaders, body: string | undefined, auth: RequestAuth, timeoutMs: number): Promise<RawResponse> {
+  private exchange(
+    url: URL,
+    req: KubeRequest,
+    headers: OutgoingHttpHeaders,
+    body: string | undefined,
+    auth: RequestAuth,
+    timeoutMs: number,
+  ): Promise<RawResponse> {
     const { connection } = this;
     return new Promise<RawResponse>((resolvePromise, reject) => {
       const transport = this.transportFor(auth);
@@ -270,26 +341,32 @@ export class KubeClient {
         clearTimeout(timer);
         outcome();
       };
-      const request = transport.request(url, connection.proxyUrl, { method: req.method, headers, servername: connection.servername }, (res: IncomingMessage) => {
-        phase = 'answering';
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          settle(() =>
-            resolvePromise({
-              status: res.statusCode ?? 0,
-              body: Buffer.concat(chunks).toString('utf8'),
-              contentType: String(res.headers['content-type'] ?? ''),
-              warnings: parseWarnings(res.headers.warning),
-              retryAfterMs: parseRetryAfter(res.headers['retry-after']),
-            }),
-          ),
-        );
-        res.on('error', (error) => settle(() => reject(error)));
-        res.on('close', () => {
-          if (!res.complete) settle(() => reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })));
-        });
-      });
+      const request = transport.request(
+        url,
+        connection.proxyUrl,
+        { method: req.method, headers, servername: connection.servername },
+        (res: IncomingMessage) => {
+          phase = 'answering';
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () =>
+            settle(() =>
+              resolvePromise({
+                status: res.statusCode ?? 0,
+                body: Buffer.concat(chunks).toString('utf8'),
+                contentType: String(res.headers['content-type'] ?? ''),
+                warnings: parseWarnings(res.headers.warning),
+                retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+              }),
+            ),
+          );
+          res.on('error', (error) => settle(() => reject(error)));
+          res.on('close', () => {
+            if (!res.complete)
+              settle(() => reject(Object.assign(new Error('the answer was cut off'), { code: 'ECONNRESET' })));
+          });
+        },
+      );
       // A total limit, not the socket's idle timeout: that one starts again once the
       // connection is accepted, and again on each byte.
       const timer = setTimeout(() => {
@@ -315,14 +392,22 @@ export class KubeClient {
         else accepted();
       });
       request.on('error', (error: NodeJS.ErrnoException) => {
-        const stale = request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
+        const stale =
+          request.reusedSocket &&
+          (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.message === 'socket hang up');
         settle(() => reject(stale ? new StaleSocketError(error) : error));
       });
       request.end(body);
     });
   }
 
-  private connectionError(error: NodeJS.ErrnoException, req: KubeRequest, attempts: number, startedAt: number, boundMs: number): KubeConnectionError {
+  private connectionError(
+    error: NodeJS.ErrnoException,
+    req: KubeRequest,
+    attempts: number,
+    startedAt: number,
+    boundMs: number,
+  ): KubeConnectionError {
     if (error instanceof KubeConnectionError) return error;
     const { code, detail } = describeConnectionError(error);
     const timedOut = error as Partial<TimedOutError>;
@@ -352,6 +437,7 @@ class StaleSocketError extends Error {
 
 function describe(req: KubeRequest): string {
   const dryRun = req.query?.dryRun ? ' (dry-run)' : '';
-  const verb = req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
+  const verb =
+    req.method === 'PATCH' && req.contentType?.startsWith('application/apply-patch') ? 'server-side apply' : req.method;
   return `${verb}${dryRun} ${req.path}`;
 }

@@ -18,7 +18,10 @@ export const IDENTITY_NAMESPACE = 'kube-system';
 export const DEFAULT_IDENTITY_RECORD = 'timoni-fleet-identity';
 /** Our own field manager: the record is never Timoni's, and Timoni's fields are never ours. */
 export const IDENTITY_FIELD_MANAGER = 'timoni-fleet';
-export const IDENTITY_LABELS = { 'app.kubernetes.io/managed-by': 'timoni-fleet', 'app.kubernetes.io/component': 'cluster-identity' } as const;
+export const IDENTITY_LABELS = {
+  'app.kubernetes.io/managed-by': 'timoni-fleet',
+  'app.kubernetes.io/component': 'cluster-identity',
+} as const;
 
 /** What the record says: this cluster (kube-system UID) is runtime cluster `runtimeCluster`. */
 export interface IdentityRecord {
@@ -59,9 +62,14 @@ const recordPath = (name: string) => `${namespacePath}/configmaps/${encodeURICom
 
 /** The UID of the cluster's `kube-system` Namespace. */
 export async function readClusterUid(cluster: KubeCluster): Promise<string> {
-  const namespace = await cluster.client.request<KubeObject>({ method: 'GET', path: namespacePath, object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE } });
+  const namespace = await cluster.client.request<KubeObject>({
+    method: 'GET',
+    path: namespacePath,
+    object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: IDENTITY_NAMESPACE },
+  });
   const uid = namespace.metadata?.uid;
-  if (typeof uid !== 'string' || uid === '') throw new Error(`cluster ${cluster.name}: the ${IDENTITY_NAMESPACE} Namespace has no UID`);
+  if (typeof uid !== 'string' || uid === '')
+    throw new Error(`cluster ${cluster.name}: the ${IDENTITY_NAMESPACE} Namespace has no UID`);
   return uid;
 }
 
@@ -85,13 +93,25 @@ export function identityRecordObject(name: string, record: IdentityRecord): Kube
 }
 
 /** The record in the cluster, or null when there is none. */
-export async function readIdentityRecord(cluster: KubeCluster, name = DEFAULT_IDENTITY_RECORD): Promise<IdentityRecord | null> {
-  const object = await cluster.client.getOrNull<KubeObject>(recordPath(name), { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name });
+export async function readIdentityRecord(
+  cluster: KubeCluster,
+  name = DEFAULT_IDENTITY_RECORD,
+): Promise<IdentityRecord | null> {
+  const object = await cluster.client.getOrNull<KubeObject>(recordPath(name), {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: IDENTITY_NAMESPACE,
+    name,
+  });
   return parseIdentityRecord(object);
 }
 
 /** Writes (or overwrites) the record with server-side apply under our own field manager. */
-export async function writeIdentityRecord(cluster: KubeCluster, record: IdentityRecord, name = DEFAULT_IDENTITY_RECORD): Promise<void> {
+export async function writeIdentityRecord(
+  cluster: KubeCluster,
+  record: IdentityRecord,
+  name = DEFAULT_IDENTITY_RECORD,
+): Promise<void> {
   await cluster.client.request({
     method: 'PATCH',
     path: recordPath(name),
@@ -105,7 +125,11 @@ export async function writeIdentityRecord(cluster: KubeCluster, record: Identity
 /** Removes the record (tests, or a cluster retired from the fleet); false when there was none. */
 export async function deleteIdentityRecord(cluster: KubeCluster, name = DEFAULT_IDENTITY_RECORD): Promise<boolean> {
   try {
-    await cluster.client.request({ method: 'DELETE', path: recordPath(name), object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name } });
+    await cluster.client.request({
+      method: 'DELETE',
+      path: recordPath(name),
+      object: { apiVersion: 'v1', kind: 'ConfigMap', namespace: IDENTITY_NAMESPACE, name },
+    });
     return true;
   } catch (error) {
     if (error instanceof KubeApiError && error.status === 404) return false;
@@ -148,7 +172,12 @@ export type IdentityDecision =
  * cluster) matches and is rewritten; a record naming another runtime cluster is refused
  * whatever its UID says, since it lies in the cluster reached.
  */
-export function decideIdentity(context: IdentityContext, record: IdentityRecord | null, uid: string, repin: boolean): IdentityDecision {
+export function decideIdentity(
+  context: IdentityContext,
+  record: IdentityRecord | null,
+  uid: string,
+  repin: boolean,
+): IdentityDecision {
   if (!record) return { kind: 'none' };
   if (record.runtimeCluster === context.runtimeCluster) return { kind: 'match', record, rewrite: record.uid !== uid };
   if (repin) return { kind: 'repin', record };
@@ -160,7 +189,10 @@ export function decideIdentity(context: IdentityContext, record: IdentityRecord 
  * cluster names are case-insensitive in selections, so they are compared lower-cased.
  */
 export function parseRepinList(values: readonly string[]): string[] {
-  return values.flatMap((value) => value.split(/[\s,]+/)).map((name) => name.trim()).filter(Boolean);
+  return values
+    .flatMap((value) => value.split(/[\s,]+/))
+    .map((name) => name.trim())
+    .filter(Boolean);
 }
 
 export function repinsCluster(repin: readonly string[], runtimeCluster: string): boolean {
@@ -198,7 +230,8 @@ export interface EstablishedIdentity {
   note?: string;
 }
 
-const isForbidden = (error: unknown): error is KubeApiError => error instanceof KubeApiError && (error.status === 403 || error.status === 401);
+const isForbidden = (error: unknown): error is KubeApiError =>
+  error instanceof KubeApiError && (error.status === 403 || error.status === 401);
 
 function rightsMessage(cluster: KubeCluster, recordName: string, error: KubeApiError): string {
   return `cluster ${cluster.name}: cannot read or write its identity record (get and patch on ConfigMap ${IDENTITY_NAMESPACE}/${recordName}, get on Namespace ${IDENTITY_NAMESPACE} are needed): ${error.statusMessage || `HTTP ${error.status}`}`;
@@ -211,7 +244,11 @@ function rightsMessage(cluster: KubeCluster, recordName: string, error: KubeApiE
  * read the record is not refused in `check` mode (the identity is then not checked, and
  * `note` says so); in `record` mode on an apply it is an error.
  */
-export async function establishIdentity(cluster: KubeCluster, context: IdentityContext, options: EstablishIdentityOptions): Promise<EstablishedIdentity | null> {
+export async function establishIdentity(
+  cluster: KubeCluster,
+  context: IdentityContext,
+  options: EstablishIdentityOptions,
+): Promise<EstablishedIdentity | null> {
   if (options.mode === 'off') return null;
   const recordName = options.recordName || DEFAULT_IDENTITY_RECORD;
   const writes = options.apply && (options.mode === 'record' || options.repin);
@@ -227,12 +264,22 @@ export async function establishIdentity(cluster: KubeCluster, context: IdentityC
     return { record: null, note: `cluster identity not checked: ${rightsMessage(cluster, recordName, error)}` };
   }
   if (!uid) return { record };
-  const decision = decideIdentity(options.repinAdvice ? { ...context, repinAdvice: options.repinAdvice } : context, record, uid, options.repin);
+  const decision = decideIdentity(
+    options.repinAdvice ? { ...context, repinAdvice: options.repinAdvice } : context,
+    record,
+    uid,
+    options.repin,
+  );
   // A record naming another runtime cluster says more (a copied kubeconfig) than the run's
   // own check that no two of its runtime clusters reach this cluster: it is reported first.
-  if (decision.kind === 'mismatch') throw new ClusterIdentityError(`cluster ${context.runtimeCluster}: ${decision.message}`, uid, decision.record);
+  if (decision.kind === 'mismatch')
+    throw new ClusterIdentityError(`cluster ${context.runtimeCluster}: ${decision.message}`, uid, decision.record);
   options.onUid?.(uid);
-  const fresh: IdentityRecord = { runtimeCluster: context.runtimeCluster, uid, recordedAt: (options.now ?? (() => new Date()))().toISOString() };
+  const fresh: IdentityRecord = {
+    runtimeCluster: context.runtimeCluster,
+    uid,
+    recordedAt: (options.now ?? (() => new Date()))().toISOString(),
+  };
   const write = async (change: NonNullable<EstablishedIdentity['change']>): Promise<EstablishedIdentity> => {
     try {
       await writeIdentityRecord(cluster, fresh, recordName);
@@ -249,6 +296,10 @@ export async function establishIdentity(cluster: KubeCluster, context: IdentityC
       return decision.rewrite && writes ? write('rewritten') : { uid, record, current: decision.record };
     case 'repin':
       if (options.apply) return write('repinned');
-      return { uid, record, note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin` };
+      return {
+        uid,
+        record,
+        note: `cluster identity: recorded as "${decision.record.runtimeCluster}"; re-pinned as "${context.runtimeCluster}" by an apply with this re-pin`,
+      };
   }
 }

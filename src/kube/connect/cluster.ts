@@ -36,8 +36,15 @@ export class KubeCluster {
     const path = `${collectionPath(mapping, namespace)}/${encodeURIComponent(ref.name)}`;
     // `.` and `..` survive encodeURIComponent and URL resolution folds them away: a GET of
     // one object would become a LIST of a namespace, or of the whole cluster.
-    if (new URL(path, 'http://api.invalid').pathname !== path || ref.name === '' || ref.name === '.' || ref.name === '..') {
-      throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`);
+    if (
+      new URL(path, 'http://api.invalid').pathname !== path ||
+      ref.name === '' ||
+      ref.name === '.' ||
+      ref.name === '..'
+    ) {
+      throw new Error(
+        `cluster ${this.name}: ${formatRef(ref)}: the name or namespace is not a valid object path segment`,
+      );
     }
     return { mapping, namespace, path };
   }
@@ -57,16 +64,31 @@ export class KubeCluster {
     const { path } = await this.locate(ref);
     const object = await this.client.getOrNull<KubeObject>(path, ref);
     // One object was asked for; a list (of Secrets, say) is never handed on.
-    if (object && (Array.isArray((object as { items?: unknown }).items) || (typeof object.kind === 'string' && object.kind !== ref.kind))) {
-      throw new Error(`cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`);
+    if (
+      object &&
+      (Array.isArray((object as { items?: unknown }).items) ||
+        (typeof object.kind === 'string' && object.kind !== ref.kind))
+    ) {
+      throw new Error(
+        `cluster ${this.name}: ${formatRef(ref)}: the API server answered with ${String(object.kind)} instead of one ${ref.kind}; not used`,
+      );
     }
     return object;
   }
 
   /** Objects of a kind, in a namespace (or all namespaces with ''), filtered by labels. */
-  async list(apiVersion: string, kind: string, namespace: string, labelSelector?: Record<string, string>): Promise<KubeObject[]> {
+  async list(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    labelSelector?: Record<string, string>,
+  ): Promise<KubeObject[]> {
     const mapping = await this.discovery.mapping(apiVersion, kind);
-    const selector = labelSelector ? Object.entries(labelSelector).map(([k, v]) => `${k}=${v}`).join(',') : undefined;
+    const selector = labelSelector
+      ? Object.entries(labelSelector)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',')
+      : undefined;
     const answer = await this.client.request<{ items?: KubeObject[] }>({
       method: 'GET',
       path: collectionPath(mapping, mapping.namespaced ? namespace : ''),
@@ -77,10 +99,18 @@ export class KubeCluster {
   }
 
   /** Deletes an object (background propagation); false when it was already gone. */
-  async delete(ref: ObjectRef, propagationPolicy: 'Background' | 'Foreground' | 'Orphan' = 'Background'): Promise<boolean> {
+  async delete(
+    ref: ObjectRef,
+    propagationPolicy: 'Background' | 'Foreground' | 'Orphan' = 'Background',
+  ): Promise<boolean> {
     const { path } = await this.locate(ref);
     try {
-      await this.client.request({ method: 'DELETE', path, object: ref, body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy } });
+      await this.client.request({
+        method: 'DELETE',
+        path,
+        object: ref,
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy },
+      });
       return true;
     } catch (error) {
       if (error instanceof KubeApiError && error.status === 404) return false;
@@ -94,15 +124,24 @@ export class KubeCluster {
 }
 
 /** `/api/v1/namespaces/ns/configmaps`, `/apis/apps/v1/deployments`... */
-export function collectionPath(mapping: Pick<RestMapping, 'group' | 'version' | 'resource'>, namespace: string): string {
+export function collectionPath(
+  mapping: Pick<RestMapping, 'group' | 'version' | 'resource'>,
+  namespace: string,
+): string {
   const base = mapping.group ? `/apis/${mapping.group}/${mapping.version}` : `/api/${mapping.version}`;
-  return namespace ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}` : `${base}/${mapping.resource}`;
+  return namespace
+    ? `${base}/namespaces/${encodeURIComponent(namespace)}/${mapping.resource}`
+    : `${base}/${mapping.resource}`;
 }
 
 export interface OpenClusterOptions extends ConnectionOptions, KubeClientOptions {}
 
 /** A cluster reached through a kube context (default: the current context). */
-export function openCluster(config: Kubeconfig, contextName: string | undefined, options: OpenClusterOptions): KubeCluster {
+export function openCluster(
+  config: Kubeconfig,
+  contextName: string | undefined,
+  options: OpenClusterOptions,
+): KubeCluster {
   return new KubeCluster(new KubeClient(connectionFor(config, contextName, options), options));
 }
 

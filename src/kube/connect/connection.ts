@@ -3,7 +3,14 @@
 // token file, basic auth or an exec plugin).
 import { readFileSync } from 'node:fs';
 import { ExecCredentialPlugin } from './exec-credential.js';
-import { KubeconfigError, resolveContext, resolveEntryPath, type Kubeconfig, type KubeconfigCluster, type KubeconfigUser } from './kubeconfig.js';
+import {
+  KubeconfigError,
+  resolveContext,
+  resolveEntryPath,
+  type Kubeconfig,
+  type KubeconfigCluster,
+  type KubeconfigUser,
+} from './kubeconfig.js';
 import { proxyFromEnvironment } from '../../net/proxy-environment.js';
 import { isSupportedProxy } from '../../net/proxy-transport.js';
 import type { SecretRegistry } from '../../secrets.js';
@@ -43,20 +50,33 @@ export interface ConnectionOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-function readMaterial(data: string | undefined, file: string | undefined, baseDir: string, what: string, subject: string): Buffer | undefined {
+function readMaterial(
+  data: string | undefined,
+  file: string | undefined,
+  baseDir: string,
+  what: string,
+  subject: string,
+): Buffer | undefined {
   if (data) return Buffer.from(data, 'base64');
   if (!file) return undefined;
   const path = resolveEntryPath(baseDir, file);
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new KubeconfigError(`${subject}: cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new KubeconfigError(
+      `${subject}: cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
 }
 
 const tokenFileTtlMs = 60_000;
 
-function authFor(user: KubeconfigUser, subject: string, options: ConnectionOptions, cluster: KubeconfigCluster): {
+function authFor(
+  user: KubeconfigUser,
+  subject: string,
+  options: ConnectionOptions,
+  cluster: KubeconfigCluster,
+): {
   auth: () => Promise<RequestAuth>;
   invalidate: () => boolean;
 } {
@@ -69,12 +89,21 @@ function authFor(user: KubeconfigUser, subject: string, options: ConnectionOptio
   if (user.impersonateGroups.length) headers['Impersonate-Group'] = [...user.impersonateGroups];
 
   if (user.authProvider) {
-    throw new KubeconfigError(`${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`);
+    throw new KubeconfigError(
+      `${subject}: auth-provider ${JSON.stringify(user.authProvider)} is not supported; use an exec credential plugin`,
+    );
   }
-  const cert = readMaterial(user.clientCertificateData, user.clientCertificate, user.baseDir, 'client certificate', subject);
+  const cert = readMaterial(
+    user.clientCertificateData,
+    user.clientCertificate,
+    user.baseDir,
+    'client certificate',
+    subject,
+  );
   const key = readMaterial(user.clientKeyData, user.clientKey, user.baseDir, 'client key', subject);
   secrets.register(key);
-  if (!!cert !== !!key) throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
+  if (!!cert !== !!key)
+    throw new KubeconfigError(`${subject}: a client certificate needs both a certificate and a key`);
   const tls = cert && key ? { cert, key } : {};
 
   if (user.token) {
@@ -90,7 +119,9 @@ function authFor(user: KubeconfigUser, subject: string, options: ConnectionOptio
       try {
         token = readFileSync(path, 'utf8').trim();
       } catch (error) {
-        throw new KubeconfigError(`${subject}: cannot read tokenFile ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+        throw new KubeconfigError(
+          `${subject}: cannot read tokenFile ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        );
       }
       secrets.register(token);
       cached = { token, readAt: Date.now() };
@@ -112,13 +143,22 @@ function authFor(user: KubeconfigUser, subject: string, options: ConnectionOptio
   }
   if (user.exec) {
     // A relative command with a path in it is relative to the kubeconfig (as client-go has it).
-    const command = user.exec.command.includes('/') ? resolveEntryPath(user.baseDir, user.exec.command) : user.exec.command;
-    const plugin = new ExecCredentialPlugin({ ...user.exec, command }, { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets });
+    const command = user.exec.command.includes('/')
+      ? resolveEntryPath(user.baseDir, user.exec.command)
+      : user.exec.command;
+    const plugin = new ExecCredentialPlugin(
+      { ...user.exec, command },
+      { subject, timeoutMs: options.execTimeoutMs ?? 60_000, cluster, secrets },
+    );
     return {
       auth: async () => {
         const credential = await plugin.credential();
         if (credential.token) return { headers: { ...headers, Authorization: `Bearer ${credential.token}` }, ...tls };
-        return { headers, cert: Buffer.from(credential.clientCertificateData ?? ''), key: Buffer.from(credential.clientKeyData ?? '') };
+        return {
+          headers,
+          cert: Buffer.from(credential.clientCertificateData ?? ''),
+          key: Buffer.from(credential.clientKeyData ?? ''),
+        };
       },
       invalidate: () => {
         plugin.invalidate();
@@ -131,7 +171,11 @@ function authFor(user: KubeconfigUser, subject: string, options: ConnectionOptio
 }
 
 /** The connection of a kube context (default: the current context). */
-export function connectionFor(config: Kubeconfig, contextName: string | undefined, options: ConnectionOptions): ClusterConnection {
+export function connectionFor(
+  config: Kubeconfig,
+  contextName: string | undefined,
+  options: ConnectionOptions,
+): ClusterConnection {
   const resolved = resolveContext(config, contextName);
   const { cluster, user } = resolved;
   const subject = `user ${JSON.stringify(resolved.userName)} of kube context ${JSON.stringify(resolved.contextName)}`;
@@ -142,13 +186,25 @@ export function connectionFor(config: Kubeconfig, contextName: string | undefine
     throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)} has an invalid server URL`);
   }
   if (server.protocol !== 'https:' && server.protocol !== 'http:') {
-    throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`);
+    throw new KubeconfigError(
+      `cluster ${JSON.stringify(resolved.clusterName)}: server URL scheme ${server.protocol} is not supported`,
+    );
   }
-  const ca = readMaterial(cluster.certificateAuthorityData, cluster.certificateAuthority, cluster.baseDir, 'certificate authority', `cluster ${JSON.stringify(resolved.clusterName)}`);
+  const ca = readMaterial(
+    cluster.certificateAuthorityData,
+    cluster.certificateAuthority,
+    cluster.baseDir,
+    'certificate authority',
+    `cluster ${JSON.stringify(resolved.clusterName)}`,
+  );
   if (ca && cluster.insecureSkipTlsVerify) {
-    throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`);
+    throw new KubeconfigError(
+      `cluster ${JSON.stringify(resolved.clusterName)}: a certificate authority together with insecure-skip-tls-verify is not allowed`,
+    );
   }
-  let proxyUrl: URL | undefined = cluster.proxyUrl ? undefined : proxyFromEnvironment(server, options.env ?? process.env);
+  let proxyUrl: URL | undefined = cluster.proxyUrl
+    ? undefined
+    : proxyFromEnvironment(server, options.env ?? process.env);
   if (cluster.proxyUrl) {
     try {
       proxyUrl = new URL(cluster.proxyUrl);
@@ -159,7 +215,9 @@ export function connectionFor(config: Kubeconfig, contextName: string | undefine
   if (proxyUrl) {
     if (!isSupportedProxy(proxyUrl)) {
       const source = cluster.proxyUrl ? 'proxy-url' : 'HTTPS_PROXY';
-      throw new KubeconfigError(`cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`);
+      throw new KubeconfigError(
+        `cluster ${JSON.stringify(resolved.clusterName)}: ${source} scheme ${proxyUrl.protocol} is not supported (only http:// and https:// CONNECT proxies)`,
+      );
     }
     options.secrets.register(decodeURIComponent(proxyUrl.password));
   }

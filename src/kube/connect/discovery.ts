@@ -23,7 +23,9 @@ export class NoMatchError extends Error {
     readonly apiVersion: string,
     readonly kind: string,
   ) {
-    super(`cluster ${cluster}: no resource serves kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} (is its CRD installed and established?)`);
+    super(
+      `cluster ${cluster}: no resource serves kind ${JSON.stringify(kind)} in ${JSON.stringify(apiVersion)} (is its CRD installed and established?)`,
+    );
   }
 }
 
@@ -60,7 +62,11 @@ export function mappingsFromAggregated(document: Record<string, unknown>): RestM
 }
 
 /** Mappings from one legacy APIResourceList (`/api/v1`, `/apis/apps/v1`...). */
-export function mappingsFromResourceList(group: string, version: string, document: Record<string, unknown>): RestMapping[] {
+export function mappingsFromResourceList(
+  group: string,
+  version: string,
+  document: Record<string, unknown>,
+): RestMapping[] {
   const resources = list(document.resources);
   const names = new Set(resources.map((resource) => String(resource.name)));
   return resources
@@ -174,7 +180,8 @@ export class Discovery {
     }
     // Legacy discovery: one request per group version.
     const versions: Array<[string, string, string]> = [];
-    for (const version of Array.isArray(core.versions) ? core.versions.map(String) : []) versions.push(['', version, `/api/${version}`]);
+    for (const version of Array.isArray(core.versions) ? core.versions.map(String) : [])
+      versions.push(['', version, `/api/${version}`]);
     for (const group of list(groups.groups)) {
       for (const version of list(group.versions)) {
         versions.push([String(group.name), String(version.version), `/apis/${String(version.groupVersion)}`]);

@@ -88,7 +88,13 @@ export class KubeConnectionError extends Error {
   }
 }
 
-function connectionMessage(cluster: string, server: string, code: string, detail: string, context: ConnectionFailureContext): string {
+function connectionMessage(
+  cluster: string,
+  server: string,
+  code: string,
+  detail: string,
+  context: ConnectionFailureContext,
+): string {
   const { phase, request, timeoutMs, attempts = 1 } = context;
   const tries = attempts > 1 ? `${attempts} attempts over ${formatDuration(context.spentMs ?? 0)}` : '';
   if (code === 'ETIMEDOUT' && phase && phase !== 'connecting' && request) {
@@ -96,7 +102,10 @@ function connectionMessage(cluster: string, server: string, code: string, detail
     const within = timeoutMs !== undefined ? ` within ${formatDuration(timeoutMs)}` : '';
     return `cluster ${cluster}: ${object}${request}: the API server at ${server} accepted the connection but ${phaseTimeouts[phase]}${within} [${code}]${tries ? ` (${tries})` : ''}`;
   }
-  const text = code === 'ETIMEDOUT' && timeoutMs !== undefined ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]` : detail;
+  const text =
+    code === 'ETIMEDOUT' && timeoutMs !== undefined
+      ? `no connection within ${formatDuration(timeoutMs)} [ETIMEDOUT]`
+      : detail;
   const retried = tries ? ` (${request ? `${request}: ` : ''}${tries})` : '';
   return `cluster ${cluster}: cannot reach the API server at ${server}: ${text}${retried}`;
 }
@@ -125,11 +134,13 @@ export function parseStatus(body: string): { message: string; reason: string; ca
     const status: unknown = JSON.parse(body);
     if (isRecord(status)) {
       const details = isRecord(status.details) ? status.details : {};
-      const causes = Array.isArray(details.causes) ? details.causes.filter(isRecord).map((cause) => ({
-        reason: typeof cause.reason === 'string' ? cause.reason : undefined,
-        message: typeof cause.message === 'string' ? cause.message : undefined,
-        field: typeof cause.field === 'string' ? cause.field : undefined,
-      })) : [];
+      const causes = Array.isArray(details.causes)
+        ? details.causes.filter(isRecord).map((cause) => ({
+            reason: typeof cause.reason === 'string' ? cause.reason : undefined,
+            message: typeof cause.message === 'string' ? cause.message : undefined,
+            field: typeof cause.field === 'string' ? cause.field : undefined,
+          }))
+        : [];
       return {
         message: typeof status.message === 'string' ? status.message : '',
         reason: typeof status.reason === 'string' ? status.reason : '',

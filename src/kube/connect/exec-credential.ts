@@ -48,25 +48,44 @@ function run(config: ExecConfig, options: ExecPluginOptions): Promise<string> {
   // The plugin gets what a plugin needs (PATH, HOME, cloud credentials, its own env entries),
   // never the job's own credentials (the action's inputs, the runner's tokens), and runs
   // outside the workspace, which on a pull request holds the author's files.
-  const env: NodeJS.ProcessEnv = { ...withoutJobCredentials(process.env), KUBERNETES_EXEC_INFO: execInfo(config, options.cluster) };
+  const env: NodeJS.ProcessEnv = {
+    ...withoutJobCredentials(process.env),
+    KUBERNETES_EXEC_INFO: execInfo(config, options.cluster),
+  };
   for (const entry of config.env) env[entry.name] = entry.value;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(config.command, config.args, { env, cwd: config.workingDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(config.command, config.args, {
+      env,
+      cwd: config.workingDirectory,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`));
+      reject(
+        new ExecCredentialError(
+          `exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not answer within ${timeoutMs} ms`,
+        ),
+      );
     }, timeoutMs);
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (error.code === 'ENOENT') {
         const hint = config.installHint ? `; ${config.installHint.trim()}` : '';
-        reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`));
+        reject(
+          new ExecCredentialError(
+            `exec credential plugin ${JSON.stringify(config.command)} of ${subject} was not found (is it installed and on PATH?)${hint}`,
+          ),
+        );
       } else {
-        reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`));
+        reject(
+          new ExecCredentialError(
+            `exec credential plugin ${JSON.stringify(config.command)} of ${subject} could not start: ${error.message}`,
+          ),
+        );
       }
     });
     child.on('close', (code, signal) => {
@@ -76,7 +95,11 @@ function run(config: ExecConfig, options: ExecPluginOptions): Promise<string> {
       if (code !== 0) {
         const err = secrets.redact(Buffer.concat(stderr).toString('utf8').trim()).slice(0, 500);
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-        reject(new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`));
+        reject(
+          new ExecCredentialError(
+            `exec credential plugin ${JSON.stringify(config.command)} of ${subject} ${how}${err ? `: ${err}` : ''}`,
+          ),
+        );
         return;
       }
       resolvePromise(out);
@@ -85,15 +108,24 @@ function run(config: ExecConfig, options: ExecPluginOptions): Promise<string> {
 }
 
 /** Reads an ExecCredential document; every credential in it is registered first. */
-export function parseExecCredential(output: string, config: ExecConfig, subject: string, secrets: SecretRegistry): ExecCredential {
+export function parseExecCredential(
+  output: string,
+  config: ExecConfig,
+  subject: string,
+  secrets: SecretRegistry,
+): ExecCredential {
   let parsed: unknown;
   try {
     parsed = JSON.parse(output);
   } catch {
-    throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
+    throw new ExecCredentialError(
+      `exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`,
+    );
   }
   if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
-    throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
+    throw new ExecCredentialError(
+      `exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`,
+    );
   }
   if (parsed.apiVersion !== config.apiVersion) {
     throw new ExecCredentialError(
@@ -113,7 +145,9 @@ export function parseExecCredential(output: string, config: ExecConfig, subject:
     if (!Number.isNaN(at)) credential.expiresAt = at;
   }
   if (!credential.token && !(credential.clientCertificateData && credential.clientKeyData)) {
-    throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`);
+    throw new ExecCredentialError(
+      `exec credential plugin ${JSON.stringify(config.command)} of ${subject} returned neither a token nor a client certificate and key`,
+    );
   }
   return credential;
 }
@@ -136,7 +170,8 @@ export class ExecCredentialPlugin {
 
   async credential(): Promise<ExecCredential> {
     // Renew ten seconds before the expiry, so that a request does not carry a dying token.
-    if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now())) return this.cached;
+    if (this.cached && (this.cached.expiresAt === undefined || this.cached.expiresAt - 10_000 > Date.now()))
+      return this.cached;
     this.pending ??= run(this.config, this.options)
       .then((output) => parseExecCredential(output, this.config, this.options.subject, this.options.secrets))
       .finally(() => {

@@ -133,7 +133,12 @@ function execCommand(command: string, fileDir: string | undefined, where: string
   );
 }
 
-function parseExec(exec: Record<string, unknown>, where: string, fileDir: string | undefined, secrets: SecretRegistry): ExecConfig {
+function parseExec(
+  exec: Record<string, unknown>,
+  where: string,
+  fileDir: string | undefined,
+  secrets: SecretRegistry,
+): ExecConfig {
   const rawCommand = str(exec.command);
   if (!rawCommand) throw new KubeconfigError(`${where}: exec has no command`);
   const command = execCommand(rawCommand, fileDir, where);
@@ -152,7 +157,14 @@ function parseExec(exec: Record<string, unknown>, where: string, fileDir: string
   };
 }
 
-function parseUser(name: string, user: Record<string, unknown>, baseDir: string, fileDir: string | undefined, where: string, secrets: SecretRegistry): KubeconfigUser {
+function parseUser(
+  name: string,
+  user: Record<string, unknown>,
+  baseDir: string,
+  fileDir: string | undefined,
+  where: string,
+  secrets: SecretRegistry,
+): KubeconfigUser {
   const parsed: KubeconfigUser = {
     clientCertificate: str(user['client-certificate']),
     clientCertificateData: str(user['client-certificate-data']),
@@ -173,7 +185,8 @@ function parseUser(name: string, user: Record<string, unknown>, baseDir: string,
     secrets.register(parsed.clientKeyData);
     secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
   }
-  if (isRecord(user.exec)) parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
+  if (isRecord(user.exec))
+    parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
   if (isRecord(user['auth-provider'])) parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
   return parsed;
 }
@@ -195,7 +208,11 @@ function parseCluster(cluster: Record<string, unknown>, baseDir: string): Kubeco
  * message without the trailing colon that introduces the excerpt of the file (which is left
  * out: a kubeconfig line may hold a credential).
  */
-export function yamlReason(error: { message: string; code?: string; linePos?: Array<{ line: number; col: number }> | undefined }): string {
+export function yamlReason(error: {
+  message: string;
+  code?: string;
+  linePos?: Array<{ line: number; col: number }> | undefined;
+}): string {
   const reason = (error.message.split('\n')[0] ?? '').replace(/:\s*$/, '').trim();
   if (reason) return reason;
   const at = error.linePos?.[0];
@@ -237,7 +254,11 @@ export function loadKubeconfig(sources: Array<string | KubeconfigSource>, secret
       }
       for (const [name, body] of namedEntries(raw.contexts, 'context', where)) {
         if (!config.contexts.has(name)) {
-          config.contexts.set(name, { cluster: String(body.cluster ?? ''), user: String(body.user ?? ''), namespace: str(body.namespace) });
+          config.contexts.set(name, {
+            cluster: String(body.cluster ?? ''),
+            user: String(body.user ?? ''),
+            namespace: str(body.namespace),
+          });
         }
       }
     }
@@ -265,12 +286,28 @@ export function resolveContext(config: Kubeconfig, name?: string): ResolvedConte
   const context = config.contexts.get(contextName);
   if (!context) throw new KubeContextNotFoundError(contextName, [...config.contexts.keys()]);
   const cluster = config.clusters.get(context.cluster);
-  if (!cluster) throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`);
-  if (!cluster.server) throw new KubeconfigError(`cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`);
+  if (!cluster)
+    throw new KubeconfigError(
+      `kube context ${JSON.stringify(contextName)} refers to cluster ${JSON.stringify(context.cluster)}, which is not in the kubeconfig`,
+    );
+  if (!cluster.server)
+    throw new KubeconfigError(
+      `cluster ${JSON.stringify(context.cluster)} of kube context ${JSON.stringify(contextName)} has no server`,
+    );
   // A context without a user connects anonymously, as kubectl does.
   const user = context.user ? config.users.get(context.user) : { impersonateGroups: [], baseDir: cluster.baseDir };
-  if (!user) throw new KubeconfigError(`kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`);
-  return { contextName, clusterName: context.cluster, userName: context.user, cluster, user, namespace: context.namespace };
+  if (!user)
+    throw new KubeconfigError(
+      `kube context ${JSON.stringify(contextName)} refers to user ${JSON.stringify(context.user)}, which is not in the kubeconfig`,
+    );
+  return {
+    contextName,
+    clusterName: context.cluster,
+    userName: context.user,
+    cluster,
+    user,
+    namespace: context.namespace,
+  };
 }
 
 /** A file path of a kubeconfig entry, resolved against the file that declared it. */

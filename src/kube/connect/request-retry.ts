@@ -46,8 +46,7 @@ export interface RetriedRequest {
 
 /** Why an attempt failed: no usable connection, or an error status. */
 export type AttemptFailure =
-  | { kind: 'connection'; code: string }
-  | { kind: 'status'; status: number; retryAfterMs?: number };
+  { kind: 'connection'; code: string } | { kind: 'status'; status: number; retryAfterMs?: number };
 
 export const RETRY_FIRST_DELAY_MS = 250;
 export const RETRY_MAX_DELAY_MS = 4_000;
@@ -108,7 +107,11 @@ export interface RetryContext {
 }
 
 /** The delay before the next attempt, or undefined when there is none. */
-export function nextRetryDelay(request: RetriedRequest, failure: AttemptFailure, context: RetryContext): number | undefined {
+export function nextRetryDelay(
+  request: RetriedRequest,
+  failure: AttemptFailure,
+  context: RetryContext,
+): number | undefined {
   if (!isRetryable(request, failure)) return undefined;
   if (context.retry > (context.answeredBefore ? MAX_RETRIES : FIRST_CONTACT_RETRIES)) return undefined;
   const retryAfter = failure.kind === 'status' ? (failure.retryAfterMs ?? 0) : 0;

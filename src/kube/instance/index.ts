@@ -9,4 +9,10 @@ export { type BuiltInstanceInput, InstanceStepError } from './instance.js';
 export { listInstances, readInstance } from './inventory-store.js';
 export { bundleNameLabel, type DecodedInstanceSecret, inventoryEntryId } from './inventory.js';
 export { assertOwnership } from './ownership.js';
-export { deletedCount, deleteRemovedInstance, diffRemovedInstance, findRemovedInstances, type RemovedInstanceScan } from './unlisted-instances.js';
+export {
+  deletedCount,
+  deleteRemovedInstance,
+  diffRemovedInstance,
+  findRemovedInstances,
+  type RemovedInstanceScan,
+} from './unlisted-instances.js';

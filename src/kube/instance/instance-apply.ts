@@ -15,9 +15,27 @@
 import { cancellationOf } from '../../cancellation.js';
 import type { ObjectChange } from '../../changeset.js';
 import { DEFAULT_TIMEOUT_MS } from '../../default-timeout.js';
-import { applyObject, type ApplyResult, applyStages, comparesStatus, objectDiff, type ObjectDiff, recreateDiff, sortForApply, wholeObjectDiff } from '../ssa/index.js';
+import {
+  applyObject,
+  type ApplyResult,
+  applyStages,
+  comparesStatus,
+  objectDiff,
+  type ObjectDiff,
+  recreateDiff,
+  sortForApply,
+  wholeObjectDiff,
+} from '../ssa/index.js';
 import { type KubeCluster, NoMatchError, withRequestDeadline } from '../connect/index.js';
-import { instanceId, instanceRecord, InstanceStepError, labelledSets, type BuiltInstanceInput, type InstanceApplySet, type InstanceStep } from './instance.js';
+import {
+  instanceId,
+  instanceRecord,
+  InstanceStepError,
+  labelledSets,
+  type BuiltInstanceInput,
+  type InstanceApplySet,
+  type InstanceStep,
+} from './instance.js';
 import { DeleteObjectsError, deleteObjects, staleObjects } from './instance-prune.js';
 import { inventoryEntries, type DecodedInstanceSecret, type InstanceRecord, type InventoryEntry } from './inventory.js';
 import { savePending } from './inventory-pending.js';
@@ -68,7 +86,11 @@ const namespaceChange = (name: string): ObjectChange => ({
   namespace: '',
   name,
   action: 'created',
-  diff: wholeObjectDiff({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } } }),
+  diff: wholeObjectDiff({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels: { 'app.kubernetes.io/created-by': 'timoni' } },
+  }),
 });
 
 /** Which record a cancelled apply left: see the header. */
@@ -123,7 +145,12 @@ async function scopedRefs(cluster: KubeCluster, objects: KubeObject[]): Promise<
 }
 
 /** Applies one object and says what changed, with the diff of what apply changed. */
-async function applyOne(cluster: KubeCluster, desired: KubeObject, ref: ObjectRef, force: boolean): Promise<{ change: ObjectChange; result: ApplyResult }> {
+async function applyOne(
+  cluster: KubeCluster,
+  desired: KubeObject,
+  ref: ObjectRef,
+  force: boolean,
+): Promise<{ change: ObjectChange; result: ApplyResult }> {
   let before: KubeObject | null = null;
   try {
     before = await cluster.get(refOf(desired));
@@ -132,17 +159,34 @@ async function applyOne(cluster: KubeCluster, desired: KubeObject, ref: ObjectRe
   }
   const result = await applyObject(cluster, desired, { force });
   let diff: ObjectDiff = { diff: '' };
-  if (result.action === 'created' || (result.action === 'recreated' && !before)) diff = { diff: wholeObjectDiff(desired) };
-  else if (result.action === 'recreated' && before) diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
-  else if (result.action === 'configured' && before) diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
-  return { change: { kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: result.action, ...diff }, result };
+  if (result.action === 'created' || (result.action === 'recreated' && !before))
+    diff = { diff: wholeObjectDiff(desired) };
+  else if (result.action === 'recreated' && before)
+    diff = recreateDiff(before, desired, result.immutableFields ?? [], true);
+  else if (result.action === 'configured' && before)
+    diff = objectDiff(before, result.object, await comparesStatus(cluster, desired));
+  return {
+    change: {
+      kind: ref.kind,
+      apiVersion: ref.apiVersion,
+      namespace: ref.namespace,
+      name: ref.name,
+      action: result.action,
+      ...diff,
+    },
+    result,
+  };
 }
 
 /**
  * Applies the instance; throws an InstanceStepError naming the step (and object) that
  * failed, with the changes made before it.
  */
-export function applyInstance(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceApplyOptions = {}): Promise<InstanceApplyResult> {
+export function applyInstance(
+  cluster: KubeCluster,
+  instance: BuiltInstanceInput,
+  options: InstanceApplyOptions = {},
+): Promise<InstanceApplyResult> {
   // Requests retried while an API server restarts (../connect/request-retry.ts) stop at the same deadline.
   const deadline = options.deadline ?? Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   return withRequestDeadline(deadline, () => new InstanceApply(cluster, instance, { ...options, deadline }).run());
@@ -280,7 +324,13 @@ class InstanceApply {
     // CRDs established, Namespaces active... before the objects that need them (all of
     // them, whatever their wait annotation, as fluxcd ssa's staged apply does).
     try {
-      this.readiness.push(...(await waitForReady(this.cluster, stage.objects.map((o) => this.refFor.get(o)!), this.waitOptions())));
+      this.readiness.push(
+        ...(await waitForReady(
+          this.cluster,
+          stage.objects.map((o) => this.refFor.get(o)!),
+          this.waitOptions(),
+        )),
+      );
     } catch (error) {
       if (this.cancelled) {
         if (error instanceof WaitError) this.readiness.push(...error.notReady);
@@ -342,14 +392,20 @@ class InstanceApply {
       if (this.progress.pruned && this.cancelled && !readinessError) await this.stopCancelled('prune');
       const object = error instanceof DeleteObjectsError ? error.object : undefined;
       if (readinessError) {
-        this.fail('wait', new Error(`${(readinessError as Error).message}; pruning failed too: ${(error as Error).message}`), waitObject(readinessError));
+        this.fail(
+          'wait',
+          new Error(`${(readinessError as Error).message}; pruning failed too: ${(error as Error).message}`),
+          waitObject(readinessError),
+        );
       }
       this.fail('prune', error, object);
     }
   }
 
   private async waitForPruned(pruned: ObjectChange[]): Promise<void> {
-    const gone = pruned.filter((c) => c.action === 'deleted' && c.diff).map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+    const gone = pruned
+      .filter((c) => c.action === 'deleted' && c.diff)
+      .map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
     if (gone.length === 0) return;
     this.log(`waiting for ${gone.length} resource(s) to be finalized...`);
     await waitForDeletion(this.cluster, gone, this.waitOptions());
@@ -376,8 +432,19 @@ class InstanceApply {
   private async stopCancelled(step: InstanceStep, object?: string): Promise<never> {
     const { record, recordError } = await this.writeCancelledRecord();
     const reason: unknown = this.options.signal?.reason;
-    const cause = cancellationOf(this.options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
-    throw new InstanceCancelledError(this.cluster.name, step, this.id, [...this.changes], cause, object, record, [...this.readiness], recordError);
+    const cause =
+      cancellationOf(this.options.signal) ?? (reason instanceof Error ? reason : new Error('the run was cancelled'));
+    throw new InstanceCancelledError(
+      this.cluster.name,
+      step,
+      this.id,
+      [...this.changes],
+      cause,
+      object,
+      record,
+      [...this.readiness],
+      recordError,
+    );
   }
 
   /**
@@ -396,7 +463,8 @@ class InstanceApply {
         record = 'install';
       } else if (this.progress.appliedObjects > 0) {
         record = 'pending';
-        if (!this.progress.pendingSaved) await savePending(this.cluster, instanceRecord(this.instance, recordRefs, false));
+        if (!this.progress.pendingSaved)
+          await savePending(this.cluster, instanceRecord(this.instance, recordRefs, false));
       }
       return { record };
     } catch (error) {
@@ -412,12 +480,19 @@ class InstanceApply {
   }
 
   private waitOptions() {
-    return { timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, deadline: this.options.deadline, signal: this.options.signal, intervalMs: this.options.pollIntervalMs };
+    return {
+      timeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      deadline: this.options.deadline,
+      signal: this.options.signal,
+      intervalMs: this.options.pollIntervalMs,
+    };
   }
 
   /** Readiness of objects not yet known. */
   private addReadiness(checks: ReadinessCheck[]): void {
-    this.readiness.push(...checks.filter((r) => !this.readiness.some((known) => formatRef(known.object) === formatRef(r.object))));
+    this.readiness.push(
+      ...checks.filter((r) => !this.readiness.some((known) => formatRef(known.object) === formatRef(r.object))),
+    );
   }
 
   private get recordSecret(): string {

@@ -32,7 +32,12 @@ export interface DeletedInstance {
 }
 
 /** Deletes one stored instance: its objects, then its Secret. */
-export async function deleteStoredInstance(cluster: KubeCluster, stored: DecodedInstanceSecret, options: InstanceDeleteOptions = {}, deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS)): Promise<DeletedInstance> {
+export async function deleteStoredInstance(
+  cluster: KubeCluster,
+  stored: DecodedInstanceSecret,
+  options: InstanceDeleteOptions = {},
+  deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+): Promise<DeletedInstance> {
   const { name, namespace } = stored.instance;
   const id = instanceId(stored.instance);
   const wait = options.wait ?? true;
@@ -49,15 +54,22 @@ export async function deleteStoredInstance(cluster: KubeCluster, stored: Decoded
   try {
     changes = await deleteObjects(cluster, inventoryObjects(stored), stored.instance, { log: options.log });
   } catch (error) {
-    const partial = (error as { changes?: ObjectChange[]; object?: unknown });
+    const partial = error as { changes?: ObjectChange[]; object?: unknown };
     if (partial.changes) changes = partial.changes;
     fail('delete', error, typeof partial.object === 'string' ? partial.object : undefined);
   }
   if (wait) {
-    const gone = changes.filter((c) => c.action === 'deleted' && c.diff).map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
+    const gone = changes
+      .filter((c) => c.action === 'deleted' && c.diff)
+      .map((c): ObjectRef => ({ apiVersion: c.apiVersion, kind: c.kind, namespace: c.namespace, name: c.name }));
     try {
       if (gone.length > 0) options.log?.(`waiting for ${gone.length} resource(s) to be finalized...`);
-      await waitForDeletion(cluster, gone, { timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, deadline, signal: options.signal, intervalMs: options.pollIntervalMs });
+      await waitForDeletion(cluster, gone, {
+        timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        deadline,
+        signal: options.signal,
+        intervalMs: options.pollIntervalMs,
+      });
       if (gone.length > 0) options.log?.('all resources have been deleted');
     } catch (error) {
       fail('wait', error);
@@ -72,12 +84,17 @@ export async function deleteStoredInstance(cluster: KubeCluster, stored: Decoded
 }
 
 /** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
-export async function deleteBundleInstances(cluster: KubeCluster, bundle: string, options: InstanceDeleteOptions = {}): Promise<DeletedInstance[]> {
+export async function deleteBundleInstances(
+  cluster: KubeCluster,
+  bundle: string,
+  options: InstanceDeleteOptions = {},
+): Promise<DeletedInstance[]> {
   const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const stored = await listInstances(cluster, '', bundle);
   // As Timoni's bundle delete: said, and not an error.
   if (stored.length === 0) options.log?.('no instances found in bundle');
   const deleted: DeletedInstance[] = [];
-  for (const instance of stored.reverse()) deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
+  for (const instance of stored.reverse())
+    deleted.push(await deleteStoredInstance(cluster, instance, options, deadline));
   return deleted;
 }

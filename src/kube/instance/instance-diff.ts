@@ -41,7 +41,11 @@ export interface InstanceDiffResult {
 }
 
 /** Diffs the instance; throws an InstanceStepError (`ownership` or `diff`) with the changes found before. */
-export async function diffInstance(cluster: KubeCluster, instance: BuiltInstanceInput, options: InstanceDiffOptions = {}): Promise<InstanceDiffResult> {
+export async function diffInstance(
+  cluster: KubeCluster,
+  instance: BuiltInstanceInput,
+  options: InstanceDiffOptions = {},
+): Promise<InstanceDiffResult> {
   const id = instanceId(instance);
   const changes: ObjectChange[] = [];
   const fail = (step: InstanceStep, error: unknown, object?: string): never => {
@@ -71,14 +75,27 @@ export async function diffInstance(cluster: KubeCluster, instance: BuiltInstance
     }
   }
   if (!exists) {
-    const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } } };
-    changes.push({ kind: 'Namespace', apiVersion: 'v1', namespace: '', name: instance.namespace, action: 'created', diff: wholeObjectDiff(namespace) });
+    const namespace = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: instance.namespace, labels: { 'app.kubernetes.io/created-by': 'timoni' } },
+    };
+    changes.push({
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      namespace: '',
+      name: instance.namespace,
+      action: 'created',
+      diff: wholeObjectDiff(namespace),
+    });
   }
 
   // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
   const sets = labelledSets(instance);
   const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
-  const outcomes = await settleBounded(ordered, options.concurrency ?? OBJECTS_DIFFED_AT_ONCE, (object) => diffObject(cluster, object, { namespaceExists: exists, force: options.force }));
+  const outcomes = await settleBounded(ordered, options.concurrency ?? OBJECTS_DIFFED_AT_ONCE, (object) =>
+    diffObject(cluster, object, { namespaceExists: exists, force: options.force }),
+  );
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'rejected') fail('diff', outcome.reason, formatRef(ordered[index]!));
     else changes.push(outcome.value);
@@ -88,7 +105,9 @@ export async function diffInstance(cluster: KubeCluster, instance: BuiltInstance
   if (exists && (options.prune ?? true)) {
     try {
       const record = stored === undefined ? await readInstance(cluster, instance.name, instance.namespace) : stored;
-      const refs: ObjectRef[] = await Promise.all(sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)));
+      const refs: ObjectRef[] = await Promise.all(
+        sets.flatMap((set) => set.objects).map((object) => cluster.scopedRef(object)),
+      );
       const stale = staleObjects(record, inventoryEntries(refs));
       changes.push(...(await deleteObjects(cluster, stale, instance, { dryRun: true })));
     } catch (error) {

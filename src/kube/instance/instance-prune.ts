@@ -53,7 +53,8 @@ const change = (ref: ObjectRef, action: ObjectChange['action'], diff: string): O
 /** Why an object of the inventory is left in place, or null when it goes. */
 function keepReason(live: KubeObject, owner: { name: string; namespace: string }): string | null {
   if (!ownedBy(live, owner)) return 'not labelled as an object of this instance';
-  if (anyInMetadata(live, { [annotations.prune]: disabledValue })) return `annotated ${annotations.prune}: ${disabledValue}`;
+  if (anyInMetadata(live, { [annotations.prune]: disabledValue }))
+    return `annotated ${annotations.prune}: ${disabledValue}`;
   return null;
 }
 
@@ -71,7 +72,9 @@ export class DeleteObjectsError extends Error {
     readonly changes: ObjectChange[],
     readonly failures: Array<{ object: string; error: Error }>,
   ) {
-    super(`cluster ${cluster}: deleting ${failures.length} object(s) failed: ${failures.map((f) => f.error.message.replace(`cluster ${cluster}: `, '')).join('; ')}`);
+    super(
+      `cluster ${cluster}: deleting ${failures.length} object(s) failed: ${failures.map((f) => f.error.message.replace(`cluster ${cluster}: `, '')).join('; ')}`,
+    );
   }
 
   get object(): string | undefined {

@@ -36,7 +36,12 @@ export async function instanceStatus(cluster: KubeCluster, stored: DecodedInstan
     name: instance.name,
     namespace: instance.namespace,
     bundle: instance.labels?.[bundleNameLabel] ?? '',
-    module: { name: instance.module.name, url: instance.module.repository, version: instance.module.version, digest: instance.module.digest },
+    module: {
+      name: instance.module.name,
+      url: instance.module.repository,
+      version: instance.module.version,
+      digest: instance.module.digest,
+    },
     lastApplied: instance.lastTransitionTime ?? '',
     images: instance.images ?? [],
     objects,

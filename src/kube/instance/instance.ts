@@ -38,7 +38,8 @@ export interface BuiltInstanceInput {
   images: string[];
 }
 
-export type InstanceStep = 'ownership' | 'namespace' | 'apply' | 'wait' | 'prune' | 'inventory' | 'diff' | 'status' | 'delete';
+export type InstanceStep =
+  'ownership' | 'namespace' | 'apply' | 'wait' | 'prune' | 'inventory' | 'diff' | 'status' | 'delete';
 
 /** A lifecycle step failed: names the cluster, instance, step and object, and what was done before. */
 export class InstanceStepError extends Error {
@@ -57,7 +58,9 @@ export class InstanceStepError extends Error {
     const reason = cause instanceof Error ? cause.message : String(cause);
     // The cause usually names the cluster already; say it once.
     const detail = reason.startsWith(`cluster ${cluster}: `) ? reason.slice(`cluster ${cluster}: `.length) : reason;
-    super(`cluster ${cluster}: instance ${instance}: ${step} failed${object && !detail.includes(object) ? ` (${object})` : ''}: ${detail}`);
+    super(
+      `cluster ${cluster}: instance ${instance}: ${step} failed${object && !detail.includes(object) ? ` (${object})` : ''}: ${detail}`,
+    );
   }
 }
 
@@ -71,7 +74,11 @@ export function labelledSets(instance: BuiltInstanceInput): InstanceApplySet[] {
     name: set.name,
     objects: set.objects.map((object) => {
       const copy = cloneJson(object);
-      copy.metadata.labels = { ...copy.metadata.labels, [ownerLabels.name]: instance.name, [ownerLabels.namespace]: instance.namespace };
+      copy.metadata.labels = {
+        ...copy.metadata.labels,
+        [ownerLabels.name]: instance.name,
+        [ownerLabels.namespace]: instance.namespace,
+      };
       return copy;
     }),
   }));
@@ -91,14 +98,30 @@ const localPrefix = 'file://';
  */
 export function moduleReference(module: InstanceModule): InstanceRecord['module'] {
   if (!module.url.startsWith(localPrefix)) {
-    const annotations = module.annotations && Object.keys(module.annotations).length > 0 ? { ...module.annotations } : undefined;
-    return { name: module.name, repository: module.repository ?? module.url, version: module.version, digest: module.digest, ...(annotations ? { annotations } : {}) };
+    const annotations =
+      module.annotations && Object.keys(module.annotations).length > 0 ? { ...module.annotations } : undefined;
+    return {
+      name: module.name,
+      repository: module.repository ?? module.url,
+      version: module.version,
+      digest: module.digest,
+      ...(annotations ? { annotations } : {}),
+    };
   }
-  return { name: module.name, repository: module.url.slice(localPrefix.length), version: module.version, digest: module.digest || 'unknown' };
+  return {
+    name: module.name,
+    repository: module.url.slice(localPrefix.length),
+    version: module.version,
+    digest: module.digest || 'unknown',
+  };
 }
 
 /** The record Timoni stores for this build: the inventory of every set, the bundle label. */
-export function instanceRecord(instance: BuiltInstanceInput, inventoryRefs: ObjectRef[], withImages: boolean): InstanceRecord {
+export function instanceRecord(
+  instance: BuiltInstanceInput,
+  inventoryRefs: ObjectRef[],
+  withImages: boolean,
+): InstanceRecord {
   return {
     name: instance.name,
     namespace: instance.namespace,

@@ -13,22 +13,40 @@ import {
 } from './inventory.js';
 import type { KubeObject, ObjectRef } from '../object.js';
 
-const secretRef = (name: string, namespace: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+const secretRef = (name: string, namespace: string): ObjectRef => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  namespace,
+  name: instanceSecretName(name),
+});
 
 /** The stored instance, or null when there is none. */
-export async function readInstance(cluster: KubeCluster, name: string, namespace: string): Promise<DecodedInstanceSecret | null> {
+export async function readInstance(
+  cluster: KubeCluster,
+  name: string,
+  namespace: string,
+): Promise<DecodedInstanceSecret | null> {
   const secret = await cluster.get(secretRef(name, namespace));
   if (!secret) return null;
   try {
     return decodeInstanceSecret(secret);
   } catch (error) {
-    throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${(error as Error).message}`);
+    throw new Error(
+      `cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${(error as Error).message}`,
+    );
   }
 }
 
 /** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
-export async function listInstances(cluster: KubeCluster, namespace: string, bundle?: string): Promise<DecodedInstanceSecret[]> {
-  const selector: Record<string, string> = { [instanceLabels.component]: 'instance', [instanceLabels.createdBy]: 'timoni' };
+export async function listInstances(
+  cluster: KubeCluster,
+  namespace: string,
+  bundle?: string,
+): Promise<DecodedInstanceSecret[]> {
+  const selector: Record<string, string> = {
+    [instanceLabels.component]: 'instance',
+    [instanceLabels.createdBy]: 'timoni',
+  };
   if (bundle) selector[bundleNameLabel] = bundle;
   const secrets = await cluster.list('v1', 'Secret', namespace, selector);
   const created = (secret: KubeObject) => String(secret.metadata.creationTimestamp ?? '');
@@ -38,7 +56,9 @@ export async function listInstances(cluster: KubeCluster, namespace: string, bun
       try {
         return decodeInstanceSecret(secret);
       } catch (error) {
-        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace}/${secret.metadata.name}: ${(error as Error).message}`);
+        throw new Error(
+          `cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace}/${secret.metadata.name}: ${(error as Error).message}`,
+        );
       }
     });
 }
@@ -47,7 +67,11 @@ export async function listInstances(cluster: KubeCluster, namespace: string, bun
  * Writes the instance Secret (server-side apply, field manager `timoni`), stamping
  * `lastTransitionTime`; answers the record as written.
  */
-export async function writeInstance(cluster: KubeCluster, instance: InstanceRecord, now: Date = new Date()): Promise<InstanceRecord> {
+export async function writeInstance(
+  cluster: KubeCluster,
+  instance: InstanceRecord,
+  now: Date = new Date(),
+): Promise<InstanceRecord> {
   const written: InstanceRecord = { ...instance, lastTransitionTime: rfc3339(now) };
   delete written.creationTimestamp;
   const secret = instanceSecret(written);

@@ -66,7 +66,8 @@ const rbacKinds = new Set(['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBin
 /** cli-utils ObjMetadata.String(): RBAC names have `:` written as `__`. */
 export function inventoryEntryId(ref: Pick<ObjectRef, 'apiVersion' | 'kind' | 'namespace' | 'name'>): string {
   const group = groupOf(ref.apiVersion);
-  const name = group === 'rbac.authorization.k8s.io' && rbacKinds.has(ref.kind) ? ref.name.replaceAll(':', '__') : ref.name;
+  const name =
+    group === 'rbac.authorization.k8s.io' && rbacKinds.has(ref.kind) ? ref.name.replaceAll(':', '__') : ref.name;
   return `${ref.namespace}_${name}_${group}_${ref.kind}`;
 }
 
@@ -94,19 +95,33 @@ export function parseInventoryEntry(entry: InventoryEntry): ObjectRef {
  */
 export function inventoryEntries(objects: Array<ObjectRef | KubeObject>): InventoryEntry[] {
   const refs = objects.map((o) =>
-    'metadata' in o ? { apiVersion: o.apiVersion, kind: o.kind, namespace: (o as KubeObject).metadata.namespace ?? '', name: (o as KubeObject).metadata.name } : (o as ObjectRef),
+    'metadata' in o
+      ? {
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          namespace: (o as KubeObject).metadata.namespace ?? '',
+          name: (o as KubeObject).metadata.name,
+        }
+      : (o as ObjectRef),
   );
   return sortForApply(refs).map((ref) => ({ id: inventoryEntryId(ref), v: versionOf(ref.apiVersion) }));
 }
 
 /** Go's encoding/json escapes <, >, & and the two JS line separators inside strings. */
 function goJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 function sortedMap(map: Record<string, string> | undefined): Record<string, string> | undefined {
   if (!map || Object.keys(map).length === 0) return undefined;
-  return Object.fromEntries(Object.keys(map).sort().map((key) => [key, map[key]!]));
+  return Object.fromEntries(
+    Object.keys(map)
+      .sort()
+      .map((key) => [key, map[key]!]),
+  );
 }
 
 /** `data.instance` bytes: the Instance with Go's field order, omitempty rules and escaping. */
@@ -131,7 +146,13 @@ export function encodeInstance(instance: InstanceRecord): string {
     },
     values: instance.values,
     lastTransitionTime: instance.lastTransitionTime || undefined,
-    inventory: instance.inventory ? { entries: instance.inventory.entries?.length ? instance.inventory.entries.map((e) => ({ id: e.id, v: e.v })) : null } : undefined,
+    inventory: instance.inventory
+      ? {
+          entries: instance.inventory.entries?.length
+            ? instance.inventory.entries.map((e) => ({ id: e.id, v: e.v }))
+            : null,
+        }
+      : undefined,
     images: instance.images?.length ? instance.images : undefined,
   };
   return goJson(document);
@@ -169,7 +190,11 @@ export function decodeInstance(text: string, where: string): InstanceRecord {
     values: String(raw.values ?? ''),
     lastTransitionTime: typeof raw.lastTransitionTime === 'string' ? raw.lastTransitionTime : undefined,
     inventory: inventory
-      ? { entries: Array.isArray(inventory.entries) ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') })) : null }
+      ? {
+          entries: Array.isArray(inventory.entries)
+            ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') }))
+            : null,
+        }
       : undefined,
     images: Array.isArray(raw.images) ? raw.images.map(String) : undefined,
   };
@@ -214,9 +239,13 @@ export function decodeInstanceSecret(secret: KubeObject): DecodedInstanceSecret 
   const instance = decodeInstance(Buffer.from(encoded, 'base64').toString('utf8'), where);
   instance.labels = secret.metadata.labels ? { ...secret.metadata.labels } : undefined;
   instance.annotations = secret.metadata.annotations ? { ...secret.metadata.annotations } : undefined;
-  if (typeof secret.metadata.creationTimestamp === 'string') instance.creationTimestamp = secret.metadata.creationTimestamp;
+  if (typeof secret.metadata.creationTimestamp === 'string')
+    instance.creationTimestamp = secret.metadata.creationTimestamp;
   const pendingData = data[pendingDataKey];
-  const pending = typeof pendingData === 'string' ? decodeInstance(Buffer.from(pendingData, 'base64').toString('utf8'), `${where} (pending)`) : undefined;
+  const pending =
+    typeof pendingData === 'string'
+      ? decodeInstance(Buffer.from(pendingData, 'base64').toString('utf8'), `${where} (pending)`)
+      : undefined;
   return pending ? { instance, pending } : { instance };
 }
 

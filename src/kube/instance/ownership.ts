@@ -41,21 +41,33 @@ export async function findOwnershipConflicts(
 ): Promise<OwnershipConflict[]> {
   const conflicts: OwnershipConflict[] = [];
   for (const instance of instances) {
-    const conflict = ownershipConflict(await readInstance(cluster, instance.name, instance.namespace), bundle, instance);
+    const conflict = ownershipConflict(
+      await readInstance(cluster, instance.name, instance.namespace),
+      bundle,
+      instance,
+    );
     if (conflict) conflicts.push(conflict);
   }
   return conflicts;
 }
 
 /** The conflict an instance's stored record (null: none stored) makes for `bundle`, if any. */
-export function ownershipConflict(stored: DecodedInstanceSecret | null, bundle: string, instance: { name: string; namespace: string }): OwnershipConflict | null {
+export function ownershipConflict(
+  stored: DecodedInstanceSecret | null,
+  bundle: string,
+  instance: { name: string; namespace: string },
+): OwnershipConflict | null {
   if (!stored) return null;
   const owner = stored.instance.labels?.[bundleNameLabel] ?? '';
   return owner === bundle ? null : { instance: instance.name, namespace: instance.namespace, currentBundle: owner };
 }
 
 /** Throws an OwnershipConflictError when any instance of the bundle is owned elsewhere. */
-export async function assertOwnership(cluster: KubeCluster, bundle: string, instances: ReadonlyArray<{ name: string; namespace: string }>): Promise<void> {
+export async function assertOwnership(
+  cluster: KubeCluster,
+  bundle: string,
+  instances: ReadonlyArray<{ name: string; namespace: string }>,
+): Promise<void> {
   const conflicts = await findOwnershipConflicts(cluster, bundle, instances);
   if (conflicts.length > 0) throw new OwnershipConflictError(cluster.name, bundle, conflicts);
 }

@@ -46,25 +46,37 @@ function isForbidden(error: unknown): boolean {
 /** Namespaces listed at once when the cluster's Secrets cannot be listed in one request. */
 const NAMESPACE_CONCURRENCY = 8;
 
-async function namespacesToList(cluster: KubeCluster, listed: readonly InstanceKey[]): Promise<{ namespaces: string[]; scope: RemovedInstanceScan['scope'] }> {
+async function namespacesToList(
+  cluster: KubeCluster,
+  listed: readonly InstanceKey[],
+): Promise<{ namespaces: string[]; scope: RemovedInstanceScan['scope'] }> {
   const own = [...new Set(listed.map((instance) => instance.namespace))];
   try {
     const all = await cluster.list('v1', 'Namespace', '');
-    return { namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])], scope: 'namespaces' };
+    return {
+      namespaces: [...new Set([...own, ...all.map((namespace) => namespace.metadata.name)])],
+      scope: 'namespaces',
+    };
   } catch (error) {
     if (!isForbidden(error)) throw error;
     return { namespaces: own, scope: 'bundle-namespaces' };
   }
 }
 
-async function listStored(cluster: KubeCluster, bundle: string, listed: readonly InstanceKey[]): Promise<Omit<RemovedInstanceScan, 'removed'> & { stored: DecodedInstanceSecret[] }> {
+async function listStored(
+  cluster: KubeCluster,
+  bundle: string,
+  listed: readonly InstanceKey[],
+): Promise<Omit<RemovedInstanceScan, 'removed'> & { stored: DecodedInstanceSecret[] }> {
   try {
     return { stored: await listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
   } catch (error) {
     if (!isForbidden(error)) throw error;
   }
   const { namespaces, scope } = await namespacesToList(cluster, listed);
-  const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) => listInstances(cluster, namespace, bundle));
+  const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) =>
+    listInstances(cluster, namespace, bundle),
+  );
   const stored: DecodedInstanceSecret[] = [];
   const unchecked: string[] = [];
   outcomes.forEach((outcome, index) => {
@@ -78,10 +90,16 @@ async function listStored(cluster: KubeCluster, bundle: string, listed: readonly
 }
 
 /** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
-export async function findRemovedInstances(cluster: KubeCluster, bundle: string, listed: readonly InstanceKey[]): Promise<RemovedInstanceScan> {
+export async function findRemovedInstances(
+  cluster: KubeCluster,
+  bundle: string,
+  listed: readonly InstanceKey[],
+): Promise<RemovedInstanceScan> {
   const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
   const keep = new Set(listed.map(key));
-  const removed = stored.filter((record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(key(record.instance)));
+  const removed = stored.filter(
+    (record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(key(record.instance)),
+  );
   return { removed: removed.reverse(), scope, unchecked };
 }
 
@@ -90,7 +108,11 @@ export async function findRemovedInstances(cluster: KubeCluster, bundle: string,
  * that would go, `skipped` for one kept by its labels or annotations, or that one of the
  * bundle's instances builds (it takes the object over before removed instances go).
  */
-export async function diffRemovedInstance(cluster: KubeCluster, stored: DecodedInstanceSecret, builtIds: ReadonlySet<string>): Promise<ObjectChange[]> {
+export async function diffRemovedInstance(
+  cluster: KubeCluster,
+  stored: DecodedInstanceSecret,
+  builtIds: ReadonlySet<string>,
+): Promise<ObjectChange[]> {
   const refs = inventoryObjects(stored);
   const taken = new Set(refs.filter((ref) => builtIds.has(inventoryEntryId(ref))).map(inventoryEntryId));
   const changes = await deleteObjects(
@@ -101,12 +123,24 @@ export async function diffRemovedInstance(cluster: KubeCluster, stored: DecodedI
   );
   const kept: ObjectChange[] = refs
     .filter((ref) => taken.has(inventoryEntryId(ref)))
-    .map((ref) => ({ kind: ref.kind, apiVersion: ref.apiVersion, namespace: ref.namespace, name: ref.name, action: 'skipped', diff: '' }));
+    .map((ref) => ({
+      kind: ref.kind,
+      apiVersion: ref.apiVersion,
+      namespace: ref.namespace,
+      name: ref.name,
+      action: 'skipped',
+      diff: '',
+    }));
   return [...changes, ...kept];
 }
 
 /** Deletes a removed instance as `bundle delete` does; throws an InstanceStepError naming the step. */
-export function deleteRemovedInstance(cluster: KubeCluster, stored: DecodedInstanceSecret, options: InstanceDeleteOptions, deadline: number): Promise<DeletedInstance> {
+export function deleteRemovedInstance(
+  cluster: KubeCluster,
+  stored: DecodedInstanceSecret,
+  options: InstanceDeleteOptions,
+  deadline: number,
+): Promise<DeletedInstance> {
   return deleteStoredInstance(cluster, stored, options, deadline);
 }
 

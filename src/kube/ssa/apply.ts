@@ -28,7 +28,11 @@ async function scoped(cluster: KubeCluster, object: KubeObject): Promise<{ body:
 }
 
 /** One server-side apply request; answers the object as the server has (or would have) it. */
-export async function serverSideApply(cluster: KubeCluster, object: KubeObject, options: ServerSideApplyOptions = {}): Promise<KubeObject> {
+export async function serverSideApply(
+  cluster: KubeCluster,
+  object: KubeObject,
+  options: ServerSideApplyOptions = {},
+): Promise<KubeObject> {
   const { body, path } = await scoped(cluster, object);
   return cluster.client.request<KubeObject>({
     method: 'PATCH',
@@ -72,7 +76,10 @@ export async function comparesStatus(cluster: KubeCluster, desired: KubeObject):
 
 /** Live and dry-run objects differ in something apply owns (metadata or content). */
 export function hasDrifted(live: KubeObject, dryRun: KubeObject, withStatus = false): boolean {
-  return !jsonEqual(normalizeObject(live, { dropStatus: !withStatus }), normalizeObject(dryRun, { dropStatus: !withStatus }));
+  return !jsonEqual(
+    normalizeObject(live, { dropStatus: !withStatus }),
+    normalizeObject(dryRun, { dropStatus: !withStatus }),
+  );
 }
 
 export interface ApplyObjectOptions {
@@ -107,7 +114,9 @@ async function waitGone(cluster: KubeCluster, object: KubeObject, timeoutMs: num
   const deadline = Date.now() + timeoutMs;
   while ((await cluster.get(refOf(object))) !== null) {
     if (Date.now() > deadline) {
-      throw new Error(`cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${formatLimit(timeoutMs)} (finalizers?)`);
+      throw new Error(
+        `cluster ${cluster.name}: ${refOf(object).kind}/${object.metadata.name} was deleted to be recreated but still exists after ${formatLimit(timeoutMs)} (finalizers?)`,
+      );
     }
     await new Promise((resolveTimer) => setTimeout(resolveTimer, 250));
   }
@@ -118,7 +127,11 @@ async function waitGone(cluster: KubeCluster, object: KubeObject, timeoutMs: num
  * ImmutableFieldError unless forced (then delete, wait, create: `recreated`); kubectl/Helm
  * fields are taken over; nothing is written when nothing drifted (`unchanged`).
  */
-export async function applyObject(cluster: KubeCluster, desired: KubeObject, options: ApplyObjectOptions = {}): Promise<ApplyResult> {
+export async function applyObject(
+  cluster: KubeCluster,
+  desired: KubeObject,
+  options: ApplyObjectOptions = {},
+): Promise<ApplyResult> {
   const ref = refOf(desired);
   const live = await cluster.get(ref);
   if (isOneOffPresent(desired, live)) return { action: 'skipped', object: live! };
@@ -128,16 +141,22 @@ export async function applyObject(cluster: KubeCluster, desired: KubeObject, opt
     dryRun = await serverSideApply(cluster, desired, { dryRun: true });
   } catch (error) {
     if (live && isImmutableError(error)) {
-      if (!mustRecreate(desired, live, options.force)) throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
+      if (!mustRecreate(desired, live, options.force))
+        throw new ImmutableFieldError(cluster.name, ref, immutableFields(error), error);
       await cluster.delete(ref);
       await waitGone(cluster, desired, options.deleteTimeoutMs ?? 60_000);
-      return { action: 'recreated', object: await serverSideApply(cluster, desired), immutableFields: immutableFields(error) };
+      return {
+        action: 'recreated',
+        object: await serverSideApply(cluster, desired),
+        immutableFields: immutableFields(error),
+      };
     }
     throw error;
   }
 
   const tookOver = live ? await takeOwnership(cluster, live) : false;
-  if (live && !tookOver && !hasDrifted(live, dryRun, await comparesStatus(cluster, desired))) return { action: 'unchanged', object: live };
+  if (live && !tookOver && !hasDrifted(live, dryRun, await comparesStatus(cluster, desired)))
+    return { action: 'unchanged', object: live };
   const applied = await serverSideApply(cluster, desired);
   return { action: live ? 'configured' : 'created', object: applied };
 }

@@ -76,7 +76,9 @@ export function unifiedDiff(from: string, to: string, options: UnifiedDiffOption
   // One side empty: one hunk of the other side's lines, without an edit search.
   if (fromLines.length === 0 || toLines.length === 0) {
     const hunk = fromLines.length === 0 ? toLines.map((line) => `+${line}`) : fromLines.map((line) => `-${line}`);
-    return { diff: `${[...header, `@@ -${range(1, fromLines.length)} +${range(1, toLines.length)} @@`, ...hunk].join('\n')}\n` };
+    return {
+      diff: `${[...header, `@@ -${range(1, fromLines.length)} +${range(1, toLines.length)} @@`, ...hunk].join('\n')}\n`,
+    };
   }
   const withFinalNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
   const patch = structuredPatch('', '', withFinalNewline(from), withFinalNewline(to), undefined, undefined, {
@@ -162,7 +164,10 @@ export function fieldChangesDiff(live: KubeObject, desired: KubeObject): ObjectD
 
 /** The note that ends a recreated object's diff. */
 export function recreateNote(fields: readonly string[], done: boolean): string {
-  const named = fields.length === 0 ? 'an immutable field changes' : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
+  const named =
+    fields.length === 0
+      ? 'an immutable field changes'
+      : `immutable field${fields.length === 1 ? '' : 's'} ${fields.join(', ')} change${fields.length === 1 ? 's' : ''}`;
   return `# recreated: ${named}; the object ${done ? 'was' : 'is'} deleted and created again\n`;
 }
 
@@ -170,7 +175,12 @@ export function recreateNote(fields: readonly string[], done: boolean): string {
  * The field changes, then the note saying the object is recreated; when the field changes
  * are too large to compute, no text at all (as every too-large diff) and `diffTooLarge`.
  */
-export function recreateDiff(live: KubeObject, desired: KubeObject, fields: readonly string[], done = false): ObjectDiff {
+export function recreateDiff(
+  live: KubeObject,
+  desired: KubeObject,
+  fields: readonly string[],
+  done = false,
+): ObjectDiff {
   const changes = fieldChangesDiff(live, desired);
   return changes.diffTooLarge ? changes : { diff: changes.diff + recreateNote(fields, done) };
 }
@@ -181,12 +191,24 @@ export function recreateDiff(live: KubeObject, desired: KubeObject, fields: read
  */
 export function isObjectError(error: unknown): boolean {
   if (error instanceof ImmutableFieldError) return true;
-  return error instanceof KubeApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.status !== 429;
+  return (
+    error instanceof KubeApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 401 &&
+    error.status !== 429
+  );
 }
 
 type DiffOf = string | ObjectDiff | ((shown: KubeObject) => string | ObjectDiff);
 
-async function changeOf(cluster: KubeCluster, desired: KubeObject, action: ObjectChange['action'], diffOf: DiffOf, error?: string): Promise<ObjectChange> {
+async function changeOf(
+  cluster: KubeCluster,
+  desired: KubeObject,
+  action: ObjectChange['action'],
+  diffOf: DiffOf,
+  error?: string,
+): Promise<ObjectChange> {
   const mapping = await cluster.discovery.mappingOrNull(desired.apiVersion, desired.kind).catch(() => null);
   const namespace = mapping && !mapping.namespaced ? '' : (desired.metadata.namespace ?? '');
   // A cluster-scoped object is shown without the namespace the server would drop.
@@ -197,19 +219,35 @@ async function changeOf(cluster: KubeCluster, desired: KubeObject, action: Objec
   }
   const computed = typeof diffOf === 'function' ? diffOf(shown) : diffOf;
   const { diff, diffTooLarge } = typeof computed === 'string' ? { diff: computed, diffTooLarge: undefined } : computed;
-  const change: ObjectChange = { kind: desired.kind, apiVersion: desired.apiVersion, namespace, name: desired.metadata.name, action, diff };
+  const change: ObjectChange = {
+    kind: desired.kind,
+    apiVersion: desired.apiVersion,
+    namespace,
+    name: desired.metadata.name,
+    action,
+    diff,
+  };
   if (error !== undefined) change.error = error;
   if (diffTooLarge) change.diffTooLarge = diffTooLarge;
   return change;
 }
 
 /** The object as a `failed` change: the error's message, and the field changes when it has a live copy. */
-function failedChange(cluster: KubeCluster, desired: KubeObject, live: KubeObject | null, error: Error): Promise<ObjectChange> {
+function failedChange(
+  cluster: KubeCluster,
+  desired: KubeObject,
+  live: KubeObject | null,
+  error: Error,
+): Promise<ObjectChange> {
   return changeOf(cluster, desired, 'failed', (shown) => (live ? fieldChangesDiff(live, shown) : ''), error.message);
 }
 
 /** The change applying `desired` would make, as an ObjectChange of the ChangeSet. */
-export async function diffObject(cluster: KubeCluster, desired: KubeObject, options: DiffObjectOptions = {}): Promise<ObjectChange> {
+export async function diffObject(
+  cluster: KubeCluster,
+  desired: KubeObject,
+  options: DiffObjectOptions = {},
+): Promise<ObjectChange> {
   if (options.namespaceExists === false) return changeOf(cluster, desired, 'created', wholeObjectDiff);
 
   let live: KubeObject | null;
@@ -230,7 +268,8 @@ export async function diffObject(cluster: KubeCluster, desired: KubeObject, opti
     let refused = error;
     if (live && isImmutableError(error)) {
       const fields = immutableFields(error);
-      if (mustRecreate(desired, live, options.force)) return changeOf(cluster, desired, 'recreated', (shown) => recreateDiff(live, shown, fields));
+      if (mustRecreate(desired, live, options.force))
+        return changeOf(cluster, desired, 'recreated', (shown) => recreateDiff(live, shown, fields));
       refused = new ImmutableFieldError(cluster.name, refOf(desired), fields, error);
     }
     if (isObjectError(refused)) return failedChange(cluster, desired, live, refused as Error);

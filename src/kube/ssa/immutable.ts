@@ -17,12 +17,18 @@ function mentionsImmutability(text: string | undefined): boolean {
 
 /** True when the API server refused a change because it touches an immutable field. */
 export function isImmutableError(error: unknown): error is KubeApiError {
-  return error instanceof KubeApiError && error.status === 422 && (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)));
+  return (
+    error instanceof KubeApiError &&
+    error.status === 422 &&
+    (mentionsImmutability(error.statusMessage) || error.causes.some((cause) => mentionsImmutability(cause.message)))
+  );
 }
 
 /** The fields an immutable error names (`spec.template`, `spec.clusterIPs[0]`...). */
 export function immutableFields(error: KubeApiError): string[] {
-  const fields = error.causes.filter((cause) => mentionsImmutability(cause.message) && cause.field).map((cause) => cause.field!);
+  const fields = error.causes
+    .filter((cause) => mentionsImmutability(cause.message) && cause.field)
+    .map((cause) => cause.field!);
   if (fields.length === 0) {
     // Without causes, the message reads `<Kind> "<name>" is invalid: <field>: <reason>`.
     const match = /is invalid: ([\w.[\]-]+):/.exec(error.statusMessage);

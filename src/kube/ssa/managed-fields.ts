@@ -39,7 +39,10 @@ function matches(entry: ManagedFieldsEntry, manager: FieldManagerMatch): boolean
 }
 
 /** The union of two FieldsV1 sets: their tries merged key by key. */
-export function unionFields(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+export function unionFields(
+  a: Record<string, unknown> | undefined,
+  b: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
   if (!a) return b;
   if (!b) return a;
   const out: Record<string, unknown> = { ...a };
@@ -54,7 +57,11 @@ export function unionFields(a: Record<string, unknown> | undefined, b: Record<st
  * The managedFields with the matching managers' entries given to `owner` as an Apply
  * entry (fluxcd ssa `PatchReplaceFieldsManagers`), or null when nothing matches.
  */
-export function replaceFieldManagers(entries: ManagedFieldsEntry[], owner: string, managers: FieldManagerMatch[] = takeOverManagers): ManagedFieldsEntry[] | null {
+export function replaceFieldManagers(
+  entries: ManagedFieldsEntry[],
+  owner: string,
+  managers: FieldManagerMatch[] = takeOverManagers,
+): ManagedFieldsEntry[] | null {
   const previousIndex = entries.findLastIndex((entry) => entry.manager === owner && entry.operation === 'Apply');
   let target: ManagedFieldsEntry | undefined = previousIndex >= 0 ? { ...entries[previousIndex]! } : undefined;
   const kept: ManagedFieldsEntry[] = [];

@@ -13,7 +13,9 @@ const secretFields = ['data', 'stringData'] as const;
 
 /** A v1 Secret, the kind compared without case (fluxcd/pkg ssa utils.IsSecret, which Timoni uses). */
 export function isSecret(object: { apiVersion?: unknown; kind?: unknown } | null | undefined): boolean {
-  return !!object && typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1';
+  return (
+    !!object && typeof object.kind === 'string' && object.kind.toLowerCase() === 'secret' && object.apiVersion === 'v1'
+  );
 }
 
 function maskAnnotations(object: Record<string, unknown>): void {
@@ -33,7 +35,9 @@ export function maskSecret<T extends { apiVersion?: unknown; kind?: unknown }>(o
   for (const field of secretFields) {
     if (!(field in copy)) continue;
     const value = copy[field];
-    (copy as Record<string, unknown>)[field] = isRecord(value) ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault])) : maskDefault;
+    (copy as Record<string, unknown>)[field] = isRecord(value)
+      ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]))
+      : maskDefault;
   }
   maskAnnotations(copy);
   return copy;
@@ -51,7 +55,11 @@ function secretValues(object: KubeObject): Record<string, string> {
   return values;
 }
 
-function maskPair(values: Record<string, string>, other: Record<string, string>, changedMask: string): Record<string, string> {
+function maskPair(
+  values: Record<string, string>,
+  other: Record<string, string>,
+  changedMask: string,
+): Record<string, string> {
   return Object.fromEntries(
     Object.keys(values).map((key) => [key, key in other && other[key] !== values[key] ? changedMask : maskDefault]),
   );
@@ -70,9 +78,11 @@ export function maskSecretPair(live: KubeObject, desired: KubeObject): { live: K
   const maskedDesired = cloneJson(desired);
   delete maskedLive.stringData;
   delete maskedDesired.stringData;
-  if (isRecord(live.data) || isRecord(live.stringData)) maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
+  if (isRecord(live.data) || isRecord(live.stringData))
+    maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
   else if (live.data != null) maskedLive.data = maskDefault;
-  if (isRecord(desired.data) || isRecord(desired.stringData)) maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
+  if (isRecord(desired.data) || isRecord(desired.stringData))
+    maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
   else if (desired.data != null) maskedDesired.data = maskDefault;
   maskAnnotations(maskedLive);
   maskAnnotations(maskedDesired);

@@ -1,2 +1,9 @@
 // kube/status, the face: readiness as kstatus computes it, and waiting for objects to be ready or gone.
-export { objectsToWaitFor, type ReadinessCheck, readObjectStatus, WaitError, waitForDeletion, waitForReady } from './wait.js';
+export {
+  objectsToWaitFor,
+  type ReadinessCheck,
+  readObjectStatus,
+  WaitError,
+  waitForDeletion,
+  waitForReady,
+} from './wait.js';

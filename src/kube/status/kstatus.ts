@@ -78,7 +78,8 @@ function deploymentStatus(o: KubeObject): StatusResult {
   let available = false;
   for (const c of conditions(o)) {
     if (c.type === 'Progressing') {
-      if (c.reason === 'ProgressDeadlineExceeded') return failed(`Progress deadline exceeded${c.message ? `: ${c.message}` : ''}`);
+      if (c.reason === 'ProgressDeadlineExceeded')
+        return failed(`Progress deadline exceeded${c.message ? `: ${c.message}` : ''}`);
       if (c.status === 'True' && c.reason === 'NewReplicaSetAvailable') progressing = true;
     }
     if (c.type === 'Available' && c.status === 'True') available = true;
@@ -99,7 +100,8 @@ function deploymentStatus(o: KubeObject): StatusResult {
 }
 
 function statefulSetStatus(o: KubeObject): StatusResult {
-  if (str(o, 'spec.updateStrategy.type', '') === 'OnDelete') return current('StatefulSet is using the ondelete update strategy');
+  if (str(o, 'spec.updateStrategy.type', '') === 'OnDelete')
+    return current('StatefulSet is using the ondelete update strategy');
   const spec = int(o, 'spec.replicas', 1);
   const ready = int(o, 'status.readyReplicas', 0);
   const currentReplicas = int(o, 'status.currentReplicas', 0);
@@ -114,13 +116,15 @@ function statefulSetStatus(o: KubeObject): StatusResult {
     return current(`Partition rollout complete. updated: ${updated}`);
   }
   if (spec > currentReplicas) return inProgress(`current: ${currentReplicas}/${spec}`);
-  if (str(o, 'status.currentRevision', '') !== str(o, 'status.updateRevision', '')) return inProgress('Waiting for updated revision to match current');
+  if (str(o, 'status.currentRevision', '') !== str(o, 'status.updateRevision', ''))
+    return inProgress('Waiting for updated revision to match current');
   return current(`All replicas scheduled as expected. Replicas: ${replicas}`);
 }
 
 function daemonSetStatus(o: KubeObject): StatusResult {
   if (typeof o.metadata.generation !== 'number') return inProgress(`${o.kind} metadata.generation not found`);
-  if (typeof field(o, 'status.observedGeneration') !== 'number') return inProgress(`${o.kind} status.observedGeneration not found`);
+  if (typeof field(o, 'status.observedGeneration') !== 'number')
+    return inProgress(`${o.kind} status.observedGeneration not found`);
   const desired = int(o, 'status.desiredNumberScheduled', -1);
   const scheduled = int(o, 'status.currentNumberScheduled', 0);
   const updated = int(o, 'status.updatedNumberScheduled', 0);
@@ -157,7 +161,8 @@ function jobStatus(o: KubeObject): StatusResult {
   const active = int(o, 'status.active', 0);
   const failedPods = int(o, 'status.failed', 0);
   for (const c of conditions(o)) {
-    if (c.type === 'Complete' && c.status === 'True') return current(`Job Completed. succeeded: ${succeeded}/${completions}`);
+    if (c.type === 'Complete' && c.status === 'True')
+      return current(`Job Completed. succeeded: ${succeeded}/${completions}`);
     if (c.type === 'Failed' && c.status === 'True') {
       return failed(`Job Failed. failed: ${failedPods}/${completions}${c.message ? ` error: ${c.message}` : ''}`);
     }
@@ -180,7 +185,8 @@ function pvcStatus(o: KubeObject): StatusResult {
 
 function crdStatus(o: KubeObject): StatusResult {
   for (const c of conditions(o)) {
-    if (c.type === 'NamesAccepted' && c.status === 'False') return failed(c.message || c.reason || 'names not accepted');
+    if (c.type === 'NamesAccepted' && c.status === 'False')
+      return failed(c.message || c.reason || 'names not accepted');
     if (c.type === 'Established') {
       if (c.status === 'False' && c.reason !== 'Installing') return failed(c.message || c.reason || 'not established');
       if (c.status === 'True') return current('CRD is established');
@@ -213,7 +219,9 @@ function podStatus(o: KubeObject): StatusResult {
       return inProgress('Pod is running but is not Ready');
     }
     case 'Pending': {
-      const unschedulable = conditions(o).find((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable');
+      const unschedulable = conditions(o).find(
+        (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
+      );
       if (unschedulable) {
         const created = Date.parse(String(o.metadata.creationTimestamp ?? ''));
         // kstatus gives a Pod 15 s to be scheduled before calling it unschedulable.
@@ -263,7 +271,8 @@ function readyCondition(o: KubeObject): StatusResult | null {
   const ready = conditions(o).find((c) => c.type === 'Ready');
   if (!ready) return null;
   if (ready.status === 'True') return current('Resource is Ready');
-  if (ready.status === 'False' || ready.status === 'Unknown') return inProgress(ready.message || ready.reason || `Ready is ${ready.status}`);
+  if (ready.status === 'False' || ready.status === 'Unknown')
+    return inProgress(ready.message || ready.reason || `Ready is ${ready.status}`);
   return null;
 }
 

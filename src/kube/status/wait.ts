@@ -8,7 +8,15 @@ import { formatLimit } from '../../duration.js';
 import { type KubeCluster, NoMatchError } from '../connect/index.js';
 import type { ReadinessStatus } from '../../changeset.js';
 import { computeStatus, type StatusOptions } from './kstatus.js';
-import { annotations, anyInMetadata, disabledValue, formatRef, refOf, type KubeObject, type ObjectRef } from '../object.js';
+import {
+  annotations,
+  anyInMetadata,
+  disabledValue,
+  formatRef,
+  refOf,
+  type KubeObject,
+  type ObjectRef,
+} from '../object.js';
 
 export interface ReadinessCheck {
   object: ObjectRef;
@@ -51,7 +59,9 @@ export class WaitError extends Error {
         : reason === 'failed'
           ? `${notReady.filter((o) => o.status === 'Failed').length} object(s) failed`
           : `wait for ${notReady.length} object(s) to be ${what} was aborted`;
-    super(`cluster ${cluster}: ${head}: ${notReady.map((o) => `${formatRef(o.object)} status: '${o.status}': ${o.message}`).join('; ')}`);
+    super(
+      `cluster ${cluster}: ${head}: ${notReady.map((o) => `${formatRef(o.object)} status: '${o.status}': ${o.message}`).join('; ')}`,
+    );
   }
 }
 
@@ -61,12 +71,17 @@ export function objectsToWaitFor<T extends KubeObject>(objects: readonly T[]): T
 }
 
 /** The kstatus of one object as the cluster has it now; errors become `Unknown`. */
-export async function readObjectStatus(cluster: KubeCluster, ref: ObjectRef, options: StatusOptions = {}): Promise<ReadinessCheck> {
+export async function readObjectStatus(
+  cluster: KubeCluster,
+  ref: ObjectRef,
+  options: StatusOptions = {},
+): Promise<ReadinessCheck> {
   try {
     const live = await cluster.get(ref);
     return { object: ref, ...computeStatus(live, options) };
   } catch (error) {
-    if (error instanceof NoMatchError) return { object: ref, status: 'Unknown', message: `kind ${ref.kind} of ${ref.apiVersion} is not served (yet)` };
+    if (error instanceof NoMatchError)
+      return { object: ref, status: 'Unknown', message: `kind ${ref.kind} of ${ref.apiVersion} is not served (yet)` };
     return { object: ref, status: 'Unknown', message: `status not read: ${(error as Error).message}` };
   }
 }
@@ -87,7 +102,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-const toRef = (object: KubeObject | ObjectRef): ObjectRef => ('metadata' in object ? refOf(object as KubeObject) : (object as ObjectRef));
+const toRef = (object: KubeObject | ObjectRef): ObjectRef =>
+  'metadata' in object ? refOf(object as KubeObject) : (object as ObjectRef);
 
 /**
  * Polls until `check` says every object is done, with a doubling interval; throws a
@@ -102,7 +118,9 @@ async function poll(
   what: 'ready' | 'deleted',
 ): Promise<ReadinessCheck[]> {
   const deadline = options.deadline ?? Date.now() + options.timeoutMs;
-  const results = new Map<string, ReadinessCheck>(refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]));
+  const results = new Map<string, ReadinessCheck>(
+    refs.map((ref) => [formatRef(ref), { object: ref, status: 'Unknown', message: 'not checked yet' }]),
+  );
   let pending = refs;
   let interval = options.intervalMs ?? 250;
   const maxInterval = options.maxIntervalMs ?? 5_000;
@@ -134,14 +152,29 @@ async function poll(
  * `action.timoni.sh/wait: disabled` are left out. Answers the last status of each object
  * waited for, in the order given.
  */
-export function waitForReady(cluster: KubeCluster, objects: ReadonlyArray<KubeObject | ObjectRef>, options: WaitOptions): Promise<ReadinessCheck[]> {
+export function waitForReady(
+  cluster: KubeCluster,
+  objects: ReadonlyArray<KubeObject | ObjectRef>,
+  options: WaitOptions,
+): Promise<ReadinessCheck[]> {
   const refs = objects.filter((o) => !('metadata' in o) || objectsToWaitFor([o as KubeObject]).length === 1).map(toRef);
   if (refs.length === 0) return Promise.resolve([]);
-  return poll(cluster, refs, options, (ref) => readObjectStatus(cluster, ref), (r) => r.status === 'Current', 'ready');
+  return poll(
+    cluster,
+    refs,
+    options,
+    (ref) => readObjectStatus(cluster, ref),
+    (r) => r.status === 'Current',
+    'ready',
+  );
 }
 
 /** Waits until every object is gone (NotFound). */
-export async function waitForDeletion(cluster: KubeCluster, objects: ReadonlyArray<KubeObject | ObjectRef>, options: WaitOptions): Promise<void> {
+export async function waitForDeletion(
+  cluster: KubeCluster,
+  objects: ReadonlyArray<KubeObject | ObjectRef>,
+  options: WaitOptions,
+): Promise<void> {
   const refs = objects.map(toRef);
   if (refs.length === 0) return;
   await poll(

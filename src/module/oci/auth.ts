@@ -4,7 +4,15 @@
 // refresh-token POST for identity tokens, nothing when anonymous) and cache it per scope
 // until it expires; on a Basic challenge, send the user and password. Credentials are
 // resolved only when a registry asks for them, so anonymous registries never see them.
-import { describeCredential, explicitCredentialFor, isExplicitCredential, registerSecrets, resolveCredential, type Credential, type CredentialOptions } from './credentials.js';
+import {
+  describeCredential,
+  explicitCredentialFor,
+  isExplicitCredential,
+  registerSecrets,
+  resolveCredential,
+  type Credential,
+  type CredentialOptions,
+} from './credentials.js';
 import { OciError } from './errors.js';
 import { quote } from '../../display-text.js';
 import { drain, readBody, send } from './http.js';
@@ -61,7 +69,12 @@ export class RegistryAuth {
     const challenge = preferredChallenge(parseChallenges(wwwAuthenticate ?? ''));
     if (!challenge) {
       const credential = await this.credential(url);
-      throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}, which sent no usable WWW-Authenticate challenge; tried ${describeCredential(credential)}`, 401);
+      throw new OciError(
+        'unauthorized',
+        url,
+        `unauthorised (401) by ${this.#registry}, which sent no usable WWW-Authenticate challenge; tried ${describeCredential(credential)}`,
+        401,
+      );
     }
     this.#challenge = challenge;
     this.#tokens.delete(scope);
@@ -73,7 +86,8 @@ export class RegistryAuth {
     const credential = await this.credential(url);
     const what = describeCredential(credential);
     let text: string;
-    if (credential.kind === 'anonymous') text = `unauthorised (${status}) by ${this.#registry}${where}: the registry requires credentials; ${what}`;
+    if (credential.kind === 'anonymous')
+      text = `unauthorised (${status}) by ${this.#registry}${where}: the registry requires credentials; ${what}`;
     else if (status === 403) text = `denied (403) by ${this.#registry}${where}: ${what} has no pull access`;
     else text = `unauthorised (${status}) by ${this.#registry}${where}: it rejected ${what}`;
     return new OciError(status === 403 ? 'denied' : 'unauthorized', url, text, status);
@@ -89,10 +103,20 @@ export class RegistryAuth {
       }
       if (credential.kind === 'bearer') return `Bearer ${credential.token}`;
       if (credential.kind === 'anonymous') throw await this.rejected(url, 401, ' (Basic auth)');
-      throw new OciError('unauthorized', url, `unauthorised (401) by ${this.#registry}: it asks for Basic auth, which ${describeCredential(credential)} cannot answer`, 401);
+      throw new OciError(
+        'unauthorized',
+        url,
+        `unauthorised (401) by ${this.#registry}: it asks for Basic auth, which ${describeCredential(credential)} cannot answer`,
+        401,
+      );
     }
     if (challenge.scheme !== 'bearer') {
-      throw new OciError('unauthorized', url, `unauthorised: ${this.#registry} asks for unsupported auth scheme ${quote(challenge.scheme)}`, 401);
+      throw new OciError(
+        'unauthorized',
+        url,
+        `unauthorised: ${this.#registry} asks for unsupported auth scheme ${quote(challenge.scheme)}`,
+        401,
+      );
     }
     if (credential.kind === 'bearer') return `Bearer ${credential.token}`;
     const token = await this.#fetchToken(challenge, scope, credential, url);
@@ -113,17 +137,31 @@ export class RegistryAuth {
       registerSecrets(own, this.#context.secrets);
       return own;
     }
-    return { kind: 'anonymous', source: `the token realm ${realmHost} is not ${this.#registry}; explicit credentials are not sent there without an entry of its own` };
+    return {
+      kind: 'anonymous',
+      source: `the token realm ${realmHost} is not ${this.#registry}; explicit credentials are not sent there without an entry of its own`,
+    };
   }
 
   async #fetchToken(challenge: Challenge, scope: string, credential: Credential, url: string): Promise<string> {
     const realm = challenge.params.realm;
-    if (!realm) throw new OciError('unauthorized', url, `unauthorised: the Bearer challenge of ${this.#registry} names no realm`, 401);
+    if (!realm)
+      throw new OciError(
+        'unauthorized',
+        url,
+        `unauthorised: the Bearer challenge of ${this.#registry} names no realm`,
+        401,
+      );
     let realmUrl: URL;
     try {
       realmUrl = new URL(realm);
     } catch {
-      throw new OciError('unauthorized', url, `unauthorised: the token realm ${JSON.stringify(realm)} of ${this.#registry} is not a URL`, 401);
+      throw new OciError(
+        'unauthorized',
+        url,
+        `unauthorised: the token realm ${JSON.stringify(realm)} of ${this.#registry} is not a URL`,
+        401,
+      );
     }
     if (realmUrl.protocol !== 'https:' && realmUrl.protocol !== 'http:') {
       throw new OciError('unauthorized', url, `unauthorised: the token realm of ${this.#registry} is not http(s)`, 401);
@@ -136,7 +174,12 @@ export class RegistryAuth {
     let body: string | undefined;
     if (credential.kind === 'identity') {
       method = 'POST';
-      const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: 'timoni-fleet', scope });
+      const form = new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: credential.refreshToken,
+        client_id: 'timoni-fleet',
+        scope,
+      });
       if (service) form.set('service', service);
       body = form.toString();
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
@@ -161,26 +204,45 @@ export class RegistryAuth {
         }
         if (isRetryableStatus(status)) {
           await drain(res);
-          throw new TransientError(`token endpoint ${where} answered ${status}`, status, parseRetryAfter(res.headers['retry-after'] as string | undefined));
+          throw new TransientError(
+            `token endpoint ${where} answered ${status}`,
+            status,
+            parseRetryAfter(res.headers['retry-after'] as string | undefined),
+          );
         }
         if (status < 200 || status >= 300) {
           await drain(res);
-          throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} answered ${status}`, status);
+          throw new OciError(
+            'unauthorized',
+            url,
+            `token endpoint ${where} of ${this.#registry} answered ${status}`,
+            status,
+          );
         }
         return readBody(res, TOKEN_LIMIT);
       },
       this.#context.retry,
       ({ error, attempts }) =>
-        new OciError('network', url, `token endpoint ${where} of ${this.#registry} failed after ${attempts} attempts: ${error.message}`, error instanceof TransientError ? error.status : undefined),
+        new OciError(
+          'network',
+          url,
+          `token endpoint ${where} of ${this.#registry} failed after ${attempts} attempts: ${error.message}`,
+          error instanceof TransientError ? error.status : undefined,
+        ),
     );
     let parsed: { token?: unknown; access_token?: unknown; expires_in?: unknown };
     try {
       parsed = JSON.parse(response.toString('utf8')) as typeof parsed;
     } catch {
-      throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} answered with something that is not JSON`);
+      throw new OciError(
+        'unauthorized',
+        url,
+        `token endpoint ${where} of ${this.#registry} answered with something that is not JSON`,
+      );
     }
     const token = typeof parsed.token === 'string' && parsed.token !== '' ? parsed.token : parsed.access_token;
-    if (typeof token !== 'string' || token === '') throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} returned no token`);
+    if (typeof token !== 'string' || token === '')
+      throw new OciError('unauthorized', url, `token endpoint ${where} of ${this.#registry} returned no token`);
     secrets.add(token);
     const lifetime = typeof parsed.expires_in === 'number' && parsed.expires_in > 0 ? parsed.expires_in : 60;
     const header = `Bearer ${token}`;

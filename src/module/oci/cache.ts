@@ -109,7 +109,13 @@ export class ModuleCache {
           await rename(temporary, paths.dir);
         } catch (error) {
           // Another process finished the same digest first: theirs is as good as ours.
-          if (!(await stat(paths.dir).then((s) => s.isDirectory(), () => false))) throw error;
+          if (
+            !(await stat(paths.dir).then(
+              (s) => s.isDirectory(),
+              () => false,
+            ))
+          )
+            throw error;
         }
         return { ...meta, dir: paths.dir };
       } finally {
@@ -125,7 +131,11 @@ export class ModuleCache {
     return { dir: base, meta: `${base}.json` };
   }
 
-  #once(map: Map<string, Promise<CachedModule>>, key: string, produce: () => Promise<CachedModule>): Promise<CachedModule> {
+  #once(
+    map: Map<string, Promise<CachedModule>>,
+    key: string,
+    produce: () => Promise<CachedModule>,
+  ): Promise<CachedModule> {
     const existing = map.get(key);
     if (existing) return existing;
     const started = produce();

@@ -75,7 +75,12 @@ export function registerSecrets(credential: Credential, secrets: SecretRedactor)
 /** A short description of a credential for messages: its source and kind, never its value. */
 export function describeCredential(credential: Credential): string {
   if (credential.kind === 'anonymous') return `no credentials (${credential.source})`;
-  const what = credential.kind === 'basic' ? `user "${credential.username}"` : credential.kind === 'bearer' ? 'a bearer token' : 'an identity token';
+  const what =
+    credential.kind === 'basic'
+      ? `user "${credential.username}"`
+      : credential.kind === 'bearer'
+        ? 'a bearer token'
+        : 'an identity token';
   return `${what} from ${credential.source}`;
 }
 
@@ -83,7 +88,12 @@ export function describeCredential(credential: Credential): string {
  * The credential for `registry`, in order: explicit `--creds`; docker `config.json`
  * (credHelpers, credsStore, auths); `GITHUB_TOKEN` for ghcr.io; otherwise anonymous.
  */
-export async function resolveCredential(registry: string, url: string, options: CredentialOptions, secrets: SecretRedactor): Promise<Credential> {
+export async function resolveCredential(
+  registry: string,
+  url: string,
+  options: CredentialOptions,
+  secrets: SecretRedactor,
+): Promise<Credential> {
   let credential = explicitCredentialFor(registry, options);
   const checked: string[] = [options.hostCredentials ? `registry-creds (no entry for ${registry})` : '--creds'];
   if (!credential) {
@@ -96,7 +106,12 @@ export async function resolveCredential(registry: string, url: string, options: 
   }
   const env = options.env ?? process.env;
   if (!credential && registry === 'ghcr.io' && env.GITHUB_TOKEN) {
-    credential = { kind: 'basic', username: env.GITHUB_ACTOR || 'x-access-token', password: env.GITHUB_TOKEN, source: 'GITHUB_TOKEN' };
+    credential = {
+      kind: 'basic',
+      username: env.GITHUB_ACTOR || 'x-access-token',
+      password: env.GITHUB_TOKEN,
+      source: 'GITHUB_TOKEN',
+    };
   }
   if (registry === 'ghcr.io') checked.push('GITHUB_TOKEN');
   credential ??= { kind: 'anonymous', source: `none configured for ${registry}; checked ${checked.join(', ')}` };
@@ -144,7 +159,11 @@ export function dockerConfigPath(options: DockerConfigOptions): string {
 
 /** `https://ghcr.io/v2/` -> `ghcr.io`; Docker Hub's names all become `index.docker.io`. */
 export function normaliseRegistryKey(key: string): string {
-  const host = key.replace(/^[a-z]+:\/\//i, '').split('/')[0]?.toLowerCase() ?? '';
+  const host =
+    key
+      .replace(/^[a-z]+:\/\//i, '')
+      .split('/')[0]
+      ?.toLowerCase() ?? '';
   return DOCKER_HUB_HOSTS.has(host) ? DOCKER_HUB_NAME : host;
 }
 
@@ -171,8 +190,17 @@ function fromEntry(entry: AuthEntry, source: string): Credential | undefined {
   return undefined;
 }
 
-async function fromHelper(helper: string, serverUrl: string, origin: string, options: DockerConfigOptions, secrets: SecretRedactor): Promise<Credential | undefined> {
-  const found = await runCredentialHelper(helper, serverUrl, origin, { env: options.env, timeoutMs: options.helperTimeoutMs });
+async function fromHelper(
+  helper: string,
+  serverUrl: string,
+  origin: string,
+  options: DockerConfigOptions,
+  secrets: SecretRedactor,
+): Promise<Credential | undefined> {
+  const found = await runCredentialHelper(helper, serverUrl, origin, {
+    env: options.env,
+    timeoutMs: options.helperTimeoutMs,
+  });
   if (!found || found.secret === '') return undefined;
   const source = `docker-credential-${helper} (${origin})`;
   secrets.add(found.secret);
@@ -186,14 +214,19 @@ export interface DockerConfigResult {
   checked: string;
 }
 
-export async function lookupDockerConfig(registry: string, options: DockerConfigOptions, secrets: SecretRedactor): Promise<DockerConfigResult> {
+export async function lookupDockerConfig(
+  registry: string,
+  options: DockerConfigOptions,
+  secrets: SecretRedactor,
+): Promise<DockerConfigResult> {
   const path = dockerConfigPath(options);
   const checked = `docker config ${path}`;
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { credential: undefined, checked: `${checked} (absent)` };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { credential: undefined, checked: `${checked} (absent)` };
     throw new Error(`reading docker config ${path} failed: ${(error as Error).message}`);
   }
   let config: DockerConfig;
@@ -208,7 +241,13 @@ export async function lookupDockerConfig(registry: string, options: DockerConfig
   const helperKey = findKey(config.credHelpers, registry);
   if (helperKey !== undefined && config.credHelpers) {
     const helper = config.credHelpers[helperKey] ?? '';
-    const credential = await fromHelper(helper, serverUrl, `credHelpers[${JSON.stringify(helperKey)}] in ${path}`, options, secrets);
+    const credential = await fromHelper(
+      helper,
+      serverUrl,
+      `credHelpers[${JSON.stringify(helperKey)}] in ${path}`,
+      options,
+      secrets,
+    );
     return { credential, checked };
   }
   if (config.credsStore) {
@@ -243,9 +282,15 @@ export interface HelperOptions {
 
 const MAX_OUTPUT = 1024 * 1024;
 
-export async function runCredentialHelper(name: string, serverUrl: string, origin: string, options: HelperOptions = {}): Promise<HelperCredentials | undefined> {
+export async function runCredentialHelper(
+  name: string,
+  serverUrl: string,
+  origin: string,
+  options: HelperOptions = {},
+): Promise<HelperCredentials | undefined> {
   const binary = `docker-credential-${name}`;
-  if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`credential helper name ${JSON.stringify(name)} (${origin}) is not a plain name`);
+  if (!/^[A-Za-z0-9._-]+$/.test(name))
+    throw new Error(`credential helper name ${JSON.stringify(name)} (${origin}) is not a plain name`);
   const timeoutMs = options.timeoutMs ?? 10_000;
   return new Promise((resolve, reject) => {
     const child = spawn(binary, ['get'], { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -293,15 +338,32 @@ export async function runCredentialHelper(name: string, serverUrl: string, origi
         }
         // The helper's own words are shown (first line only); the caller redacts known secrets.
         const said = (Buffer.concat(stderr).toString('utf8').trim() || out).split('\n')[0]?.slice(0, 200) ?? '';
-        finish(() => reject(new Error(`credential helper ${binary} (${origin}) failed (${signal ?? `exit ${code}`})${said ? `: ${said}` : ''}`)));
+        finish(() =>
+          reject(
+            new Error(
+              `credential helper ${binary} (${origin}) failed (${signal ?? `exit ${code}`})${said ? `: ${said}` : ''}`,
+            ),
+          ),
+        );
         return;
       }
       try {
         const parsed = JSON.parse(out) as { Username?: unknown; Secret?: unknown };
         if (typeof parsed.Secret !== 'string') throw new Error('no Secret');
-        finish(() => resolve({ username: typeof parsed.Username === 'string' ? parsed.Username : '', secret: parsed.Secret as string }));
+        finish(() =>
+          resolve({
+            username: typeof parsed.Username === 'string' ? parsed.Username : '',
+            secret: parsed.Secret as string,
+          }),
+        );
       } catch {
-        finish(() => reject(new Error(`credential helper ${binary} (${origin}) printed something that is not {"Username","Secret"} JSON`)));
+        finish(() =>
+          reject(
+            new Error(
+              `credential helper ${binary} (${origin}) printed something that is not {"Username","Secret"} JSON`,
+            ),
+          ),
+        );
       }
     });
     child.stdin.end(serverUrl);

@@ -62,19 +62,29 @@ export function send(url: URL, request: HttpRequest): Promise<http.IncomingMessa
   const proxy = proxyFromEnvironment(url, request.env ?? process.env);
   if (proxy && !isSupportedProxy(proxy)) {
     return Promise.reject(
-      new ProxyConfigError(`${proxyVariable(url)} names ${describeProxy(proxy)} with scheme ${proxy.protocol}, which is not supported (only http:// and https:// proxies)`),
+      new ProxyConfigError(
+        `${proxyVariable(url)} names ${describeProxy(proxy)} with scheme ${proxy.protocol}, which is not supported (only http:// and https:// proxies)`,
+      ),
     );
   }
   return new Promise((resolve, reject) => {
     const totalMs = request.totalMs ?? DEFAULT_TOTAL_MS;
     let response: http.IncomingMessage | undefined;
-    const req = transport.request(url, proxy, { method: request.method ?? 'GET', headers: request.headers, signal: request.signal }, (res) => {
-      response = res;
-      res.once('close', () => clearTimeout(total));
-      resolve(res);
-    });
+    const req = transport.request(
+      url,
+      proxy,
+      { method: request.method ?? 'GET', headers: request.headers, signal: request.signal },
+      (res) => {
+        response = res;
+        res.once('close', () => clearTimeout(total));
+        resolve(res);
+      },
+    );
     const total = setTimeout(() => {
-      const error = new NetworkError('ETIMEDOUT', `${describeUrl(url)} did not send its whole answer within ${totalMs} ms`);
+      const error = new NetworkError(
+        'ETIMEDOUT',
+        `${describeUrl(url)} did not send its whole answer within ${totalMs} ms`,
+      );
       response?.destroy(error);
       req.destroy(error);
     }, totalMs);
@@ -88,7 +98,13 @@ export function send(url: URL, request: HttpRequest): Promise<http.IncomingMessa
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error instanceof NetworkError) reject(error);
       else if (error.name === 'AbortError') reject(error);
-      else reject(new NetworkError(error.code ?? 'ERR_NETWORK', `${request.method ?? 'GET'} ${describeUrl(url)}: ${error.message}`));
+      else
+        reject(
+          new NetworkError(
+            error.code ?? 'ERR_NETWORK',
+            `${request.method ?? 'GET'} ${describeUrl(url)}: ${error.message}`,
+          ),
+        );
     });
     req.end(request.body);
   });
@@ -98,7 +114,11 @@ export function send(url: URL, request: HttpRequest): Promise<http.IncomingMessa
  * Reads the whole body, failing past `limit` bytes; a connection lost before the end is a
  * NetworkError. `onChunk` sees every chunk (for hashing).
  */
-export async function readBody(res: http.IncomingMessage, limit: number, onChunk?: (chunk: Buffer) => void): Promise<Buffer> {
+export async function readBody(
+  res: http.IncomingMessage,
+  limit: number,
+  onChunk?: (chunk: Buffer) => void,
+): Promise<Buffer> {
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     res.destroy();

@@ -6,10 +6,24 @@
 //
 // One client per run: every pull of the same reference (or digest) shares one download.
 // Failures are OciError, whose `code` tells the case and whose message names the module URL.
-export { ModuleClient, pullModule, contentLayers, type ModuleClientOptions, type PulledModule, type PullLimits } from './pull.js';
+export {
+  ModuleClient,
+  pullModule,
+  contentLayers,
+  type ModuleClientOptions,
+  type PulledModule,
+  type PullLimits,
+} from './pull.js';
 export { ModuleCache, type CachedModule } from './cache.js';
 export { OciError, type OciErrorCode } from './errors.js';
-export { parseReference, moduleReference, repositoryUrl, referenceUrl, isLocalRegistry, type Reference } from './reference.js';
+export {
+  parseReference,
+  moduleReference,
+  repositoryUrl,
+  referenceUrl,
+  isLocalRegistry,
+  type Reference,
+} from './reference.js';
 export type { Credential, CredentialOptions } from './credentials.js';
 export type { RetryPolicy } from './retry.js';
 export type { Platform } from './manifest.js';

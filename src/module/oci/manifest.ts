@@ -79,15 +79,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function stringMap(value: unknown): Record<string, string> {
   if (!isRecord(value)) return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 export function parseDescriptor(value: unknown, url: string, what: string): Descriptor {
   if (!isRecord(value)) throw bad(url, what, 'a descriptor is not an object');
   const { mediaType, digest, size } = value;
   if (typeof mediaType !== 'string') throw bad(url, what, 'a descriptor has no mediaType');
-  if (typeof digest !== 'string' || !DIGEST.test(digest)) throw bad(url, what, `descriptor digest ${JSON.stringify(digest)} is not sha256:<64 hex>`);
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) throw bad(url, what, `descriptor ${digest} has no valid size`);
+  if (typeof digest !== 'string' || !DIGEST.test(digest))
+    throw bad(url, what, `descriptor digest ${JSON.stringify(digest)} is not sha256:<64 hex>`);
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+    throw bad(url, what, `descriptor ${digest} has no valid size`);
   const descriptor: Descriptor = { mediaType, digest, size, annotations: stringMap(value.annotations) };
   if (isRecord(value.platform)) {
     const { os, architecture, variant } = value.platform;
@@ -122,7 +126,11 @@ export function parseImageManifest(manifest: FetchedManifest, url: string, what:
   const json = parseJson(manifest.bytes, url, what);
   if (json.schemaVersion !== 2) throw bad(url, what, `schemaVersion is ${JSON.stringify(json.schemaVersion)}, not 2`);
   if (!MANIFEST_TYPES.includes(manifest.mediaType)) {
-    throw new OciError('media-type', url, `${what} has media type '${manifest.mediaType}', not an OCI or Docker image manifest`);
+    throw new OciError(
+      'media-type',
+      url,
+      `${what} has media type '${manifest.mediaType}', not an OCI or Docker image manifest`,
+    );
   }
   if (!Array.isArray(json.layers)) throw bad(url, what, 'it has no layers');
   return {
@@ -137,8 +145,12 @@ export function parseImageManifest(manifest: FetchedManifest, url: string, what:
 export function selectFromIndex(manifest: FetchedManifest, platform: Platform, url: string, what: string): Descriptor {
   const json = parseJson(manifest.bytes, url, what);
   if (!Array.isArray(json.manifests)) throw bad(url, what, 'the index has no manifests');
-  const entries = json.manifests.map((entry) => parseDescriptor(entry, url, what)).filter((d) => MANIFEST_TYPES.includes(d.mediaType));
-  const match = entries.find((d) => d.platform?.os === platform.os && d.platform?.architecture === platform.architecture);
+  const entries = json.manifests
+    .map((entry) => parseDescriptor(entry, url, what))
+    .filter((d) => MANIFEST_TYPES.includes(d.mediaType));
+  const match = entries.find(
+    (d) => d.platform?.os === platform.os && d.platform?.architecture === platform.architecture,
+  );
   if (match) return match;
   if (entries.length === 1 && entries[0]) return entries[0];
   const platforms = entries.map((d) => `${d.platform?.os ?? '?'}/${d.platform?.architecture ?? '?'}`).join(', ');
@@ -150,18 +162,27 @@ export function selectFromIndex(manifest: FetchedManifest, platform: Platform, u
 }
 
 /** GETs a manifest by tag or digest; verifies the bytes against the digest when there is one. */
-export async function fetchManifest(client: RegistryClient, identifier: string, what: string): Promise<FetchedManifest> {
+export async function fetchManifest(
+  client: RegistryClient,
+  identifier: string,
+  what: string,
+): Promise<FetchedManifest> {
   return client.get(`manifests/${identifier}`, what, MANIFEST_ACCEPT, async (res) => {
     let bytes: Buffer;
     try {
       bytes = await readBody(res, MAX_MANIFEST_SIZE);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) throw new OciError('too-large', client.url, `${what} is larger than ${MAX_MANIFEST_SIZE} bytes`);
+      if (error instanceof BodyTooLargeError)
+        throw new OciError('too-large', client.url, `${what} is larger than ${MAX_MANIFEST_SIZE} bytes`);
       throw error;
     }
     const digest = sha256Digest(bytes);
     if (DIGEST.test(identifier) && digest !== identifier) {
-      throw new OciError('digest-mismatch', client.url, `${what}: the registry sent a manifest whose sha256 is ${digest}, not the requested ${identifier}`);
+      throw new OciError(
+        'digest-mismatch',
+        client.url,
+        `${what}: the registry sent a manifest whose sha256 is ${digest}, not the requested ${identifier}`,
+      );
     }
     const json = parseJson(bytes, client.url, what);
     const contentType = String(res.headers['content-type'] ?? '');
@@ -178,7 +199,11 @@ export interface ResolvedManifest {
 }
 
 /** Fetches the manifest `identifier` names, through an index when it is one. */
-export async function resolveManifest(client: RegistryClient, identifier: string, platform: Platform): Promise<ResolvedManifest> {
+export async function resolveManifest(
+  client: RegistryClient,
+  identifier: string,
+  platform: Platform,
+): Promise<ResolvedManifest> {
   const what = `manifest ${identifier}`;
   const top = await fetchManifest(client, identifier, what);
   if (!INDEX_TYPES.includes(top.mediaType)) {
@@ -188,7 +213,15 @@ export async function resolveManifest(client: RegistryClient, identifier: string
   const childWhat = `manifest ${chosen.digest} (from the index ${identifier})`;
   const child = await fetchManifest(client, chosen.digest, childWhat);
   if (child.bytes.length !== chosen.size) {
-    throw new OciError('digest-mismatch', client.url, `${childWhat} is ${child.bytes.length} bytes, the index says ${chosen.size}`);
+    throw new OciError(
+      'digest-mismatch',
+      client.url,
+      `${childWhat} is ${child.bytes.length} bytes, the index says ${chosen.size}`,
+    );
   }
-  return { digest: top.digest, manifestDigest: child.digest, manifest: parseImageManifest({ ...child, mediaType: child.mediaType || chosen.mediaType }, client.url, childWhat) };
+  return {
+    digest: top.digest,
+    manifestDigest: child.digest,
+    manifest: parseImageManifest({ ...child, mediaType: child.mediaType || chosen.mediaType }, client.url, childWhat),
+  };
 }

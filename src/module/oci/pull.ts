@@ -87,7 +87,11 @@ export function contentLayers(layers: Descriptor[]): Descriptor[] {
 export async function downloadBlob(client: RegistryClient, descriptor: Descriptor, maxSize: number): Promise<Buffer> {
   const what = `blob ${descriptor.digest}`;
   if (descriptor.size > maxSize) {
-    throw new OciError('too-large', client.url, `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`);
+    throw new OciError(
+      'too-large',
+      client.url,
+      `${what} is ${descriptor.size} bytes, more than the limit of ${maxSize}`,
+    );
   }
   return client.get(`blobs/${descriptor.digest}`, what, undefined, async (res) => {
     const hash = createHash('sha256');
@@ -97,7 +101,11 @@ export async function downloadBlob(client: RegistryClient, descriptor: Descripto
       bytes = await readBody(res, descriptor.size + 1, (chunk) => hash.update(chunk));
     } catch (error) {
       if (error instanceof BodyTooLargeError) {
-        throw new OciError('digest-mismatch', client.url, `${what} is larger than the ${descriptor.size} bytes its descriptor says`);
+        throw new OciError(
+          'digest-mismatch',
+          client.url,
+          `${what} is larger than the ${descriptor.size} bytes its descriptor says`,
+        );
       }
       throw error;
     }
@@ -146,7 +154,11 @@ export class ModuleClient {
     const module = await this.cache.shared(key, () => this.#fetch(ref, key));
     if (digest && module.digest !== digest) {
       // Timoni's words (cmd/timoni/bundle_apply.go).
-      throw new OciError('digest-mismatch', key, `the upstream digest ${module.digest} of version ${version} doesn't match the specified digest ${digest}`);
+      throw new OciError(
+        'digest-mismatch',
+        key,
+        `the upstream digest ${module.digest} of version ${version} doesn't match the specified digest ${digest}`,
+      );
     }
     return {
       url,
@@ -179,10 +191,15 @@ export class ModuleClient {
     const resolved = await resolveManifest(client, manifestIdentifier(ref), this.#options.platform ?? defaultPlatform);
     const { manifest } = resolved;
     if (manifest.config.mediaType !== TIMONI_CONFIG) {
-      throw new OciError('media-type', url, `unsupported artifact type '${manifest.config.mediaType}', must be '${TIMONI_CONFIG}'`);
+      throw new OciError(
+        'media-type',
+        url,
+        `unsupported artifact type '${manifest.config.mediaType}', must be '${TIMONI_CONFIG}'`,
+      );
     }
     const layers = contentLayers(manifest.layers);
-    if (layers.length === 0) throw new OciError('media-type', url, `no layer found in artifact with media type '${TIMONI_CONTENT}'`);
+    if (layers.length === 0)
+      throw new OciError('media-type', url, `no layer found in artifact with media type '${TIMONI_CONTENT}'`);
     const annotations = manifest.annotations;
     const version = annotations[VERSION_ANNOTATION] ?? annotations[REVISION_ANNOTATION] ?? '';
     const meta = { digest: resolved.digest, manifestDigest: resolved.manifestDigest, version, annotations };
@@ -194,7 +211,11 @@ export class ModuleClient {
         } catch (error) {
           if (error instanceof UnsafeArchiveError || error instanceof TarFormatError) {
             const kind = layer.annotations[CONTENT_TYPE_ANNOTATION];
-            throw new OciError('archive', url, `extracting layer ${layer.digest}${kind ? ` (${kind})` : ''} failed: ${error.message}`);
+            throw new OciError(
+              'archive',
+              url,
+              `extracting layer ${layer.digest}${kind ? ` (${kind})` : ''} failed: ${error.message}`,
+            );
           }
           throw error;
         }
@@ -207,6 +228,11 @@ export class ModuleClient {
  * Pulls one module. Pass the same `client` (or `cache`) for every use in a run so that a
  * module is pulled once; without one, this call makes its own client.
  */
-export function pullModule(url: string, version: string, digest: string | undefined, options: ModuleClientOptions & { client?: ModuleClient } = {}): Promise<PulledModule> {
+export function pullModule(
+  url: string,
+  version: string,
+  digest: string | undefined,
+  options: ModuleClientOptions & { client?: ModuleClient } = {},
+): Promise<PulledModule> {
   return (options.client ?? new ModuleClient(options)).pull(url, version, digest);
 }

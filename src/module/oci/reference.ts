@@ -63,7 +63,11 @@ export function isLocalRegistry(registry: string): boolean {
 }
 
 function invalid(url: string, reason: string): OciError {
-  return new OciError('invalid-reference', url, `invalid module URL: ${reason} (expected 'oci://<domain>/<org>/<repo>')`);
+  return new OciError(
+    'invalid-reference',
+    url,
+    `invalid module URL: ${reason} (expected 'oci://<domain>/<org>/<repo>')`,
+  );
 }
 
 /**
@@ -79,7 +83,12 @@ export function parseReference(url: string, options: { insecure?: boolean } = {}
     digest = rest.slice(at + 1);
     rest = rest.slice(0, at);
     if (!DIGEST.test(digest)) {
-      throw invalid(url, /^[a-z0-9]+:/.test(digest) && !digest.startsWith('sha256:') ? `unsupported digest algorithm in ${JSON.stringify(digest)}` : `malformed digest ${JSON.stringify(digest)}`);
+      throw invalid(
+        url,
+        /^[a-z0-9]+:/.test(digest) && !digest.startsWith('sha256:')
+          ? `unsupported digest algorithm in ${JSON.stringify(digest)}`
+          : `malformed digest ${JSON.stringify(digest)}`,
+      );
     }
   }
   let tag: string | undefined;
@@ -99,7 +108,8 @@ export function parseReference(url: string, options: { insecure?: boolean } = {}
   if (first !== '' && (first.includes('.') || first.includes(':') || first === 'localhost')) {
     registry = first.toLowerCase();
     repository = rest.slice(firstSlash + 1);
-    if (!/^(?:\[[0-9a-f:]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/.test(registry)) throw invalid(url, `invalid registry ${JSON.stringify(first)}`);
+    if (!/^(?:\[[0-9a-f:]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/.test(registry))
+      throw invalid(url, `invalid registry ${JSON.stringify(first)}`);
   } else {
     registry = DOCKER_HUB_NAME;
     repository = rest;
@@ -121,16 +131,26 @@ export function parseReference(url: string, options: { insecure?: boolean } = {}
  * or `url@digest` when the version is `latest` and a digest is given. The version is a tag
  * used literally.
  */
-export function moduleReference(url: string, version: string, digest: string | undefined, options: { insecure?: boolean } = {}): Reference {
+export function moduleReference(
+  url: string,
+  version: string,
+  digest: string | undefined,
+  options: { insecure?: boolean } = {},
+): Reference {
   const base = parseReference(url, options);
   if (base.digest !== undefined || base.tag !== undefined) {
     throw invalid(url, 'the module URL must not carry a tag or digest; set `version` (and `digest`) instead');
   }
   if (digest !== undefined && digest !== '' && !DIGEST.test(digest)) {
-    throw new OciError('invalid-reference', `${url}:${version}`, `invalid digest ${JSON.stringify(digest)} (expected sha256:<64 hex>)`);
+    throw new OciError(
+      'invalid-reference',
+      `${url}:${version}`,
+      `invalid digest ${JSON.stringify(digest)} (expected sha256:<64 hex>)`,
+    );
   }
   const pinned = version === LATEST && digest !== undefined && digest !== '';
   if (pinned) return { ...base, tag: undefined, digest };
-  if (!TAG.test(version)) throw invalid(`${url}:${version}`, `invalid version ${JSON.stringify(version)}: the version is used as the tag`);
+  if (!TAG.test(version))
+    throw invalid(`${url}:${version}`, `invalid version ${JSON.stringify(version)}: the version is used as the tag`);
   return { ...base, tag: version };
 }

@@ -63,7 +63,12 @@ export class RegistryClient {
    * object in messages ("manifest 1.0.0", "blob sha256:..."). `consume` may throw
    * NetworkError or TransientError to have the whole exchange retried.
    */
-  async get<T>(path: string, what: string, accept: string | undefined, consume: (res: IncomingMessage) => Promise<T>): Promise<T> {
+  async get<T>(
+    path: string,
+    what: string,
+    accept: string | undefined,
+    consume: (res: IncomingMessage) => Promise<T>,
+  ): Promise<T> {
     const target = new URL(`${this.#ref.scheme}://${this.#ref.apiHost}/v2/${this.#ref.repository}/${path}`);
     const where = `${target.origin}${target.pathname}`;
     try {
@@ -71,7 +76,10 @@ export class RegistryClient {
         () => this.#attempt(target, what, accept, consume),
         this.#context.retry,
         ({ error, attempts, elapsedMs }) => {
-          const last = error instanceof TransientError && error.status !== undefined ? `last status ${error.status}` : `last error ${(error as NetworkError).code ?? ''}: ${error.message}`;
+          const last =
+            error instanceof TransientError && error.status !== undefined
+              ? `last status ${error.status}`
+              : `last error ${(error as NetworkError).code ?? ''}: ${error.message}`;
           return new OciError(
             error instanceof TransientError && error.status !== undefined ? 'registry' : 'network',
             this.#url,
@@ -81,12 +89,23 @@ export class RegistryClient {
         },
       );
     } catch (error) {
-      if (error instanceof OciError) throw new OciError(error.code, error.url, this.#context.secrets.redact(error.message.slice(error.url.length + 2)), error.status);
+      if (error instanceof OciError)
+        throw new OciError(
+          error.code,
+          error.url,
+          this.#context.secrets.redact(error.message.slice(error.url.length + 2)),
+          error.status,
+        );
       throw error;
     }
   }
 
-  async #attempt<T>(target: URL, what: string, accept: string | undefined, consume: (res: IncomingMessage) => Promise<T>): Promise<T> {
+  async #attempt<T>(
+    target: URL,
+    what: string,
+    accept: string | undefined,
+    consume: (res: IncomingMessage) => Promise<T>,
+  ): Promise<T> {
     const { timeoutMs, totalMs, userAgent, signal } = this.#context;
     const scope = this.#scope();
     const baseHeaders: Record<string, string> = { 'User-Agent': userAgent };
@@ -112,7 +131,8 @@ export class RegistryClient {
         }
         location = new URL(res.headers.location, location);
         await drain(res);
-        if (location.protocol !== 'https:' && location.protocol !== 'http:') throw new OciError('registry', this.#url, `fetching ${what}: redirect to a non-HTTP URL`);
+        if (location.protocol !== 'https:' && location.protocol !== 'http:')
+          throw new OciError('registry', this.#url, `fetching ${what}: redirect to a non-HTTP URL`);
         // Storage behind a redirect gets no Authorization header: the registry's token is not
         // for it, and a presigned URL carries its own authorisation.
         res = await send(location, { headers: baseHeaders, timeoutMs, totalMs, signal });
@@ -121,18 +141,43 @@ export class RegistryClient {
     }
   }
 
-  async #handle<T>(res: IncomingMessage, location: URL, what: string, consume: (res: IncomingMessage) => Promise<T>): Promise<T> {
+  async #handle<T>(
+    res: IncomingMessage,
+    location: URL,
+    what: string,
+    consume: (res: IncomingMessage) => Promise<T>,
+  ): Promise<T> {
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return consume(res);
     const body = await drain(res);
     const detail = registryErrorText(body);
     const suffix = detail ? ` (${status} ${detail})` : ` (${status})`;
     if (isRetryableStatus(status)) {
-      throw new TransientError(`${what}${suffix}`, status, parseRetryAfter(res.headers['retry-after'] as string | undefined));
+      throw new TransientError(
+        `${what}${suffix}`,
+        status,
+        parseRetryAfter(res.headers['retry-after'] as string | undefined),
+      );
     }
-    if (status === 404) throw new OciError('not-found', this.#url, `${what} not found in ${this.#ref.registry}/${this.#ref.repository}${suffix}`, 404);
-    if (status === 401 || status === 403) throw await this.#auth.rejected(this.#url, status, location.host === this.#ref.apiHost ? '' : ` (at ${location.host})`);
-    throw new OciError('registry', this.#url, `fetching ${what} from ${location.origin}${location.pathname} failed${suffix}`, status);
+    if (status === 404)
+      throw new OciError(
+        'not-found',
+        this.#url,
+        `${what} not found in ${this.#ref.registry}/${this.#ref.repository}${suffix}`,
+        404,
+      );
+    if (status === 401 || status === 403)
+      throw await this.#auth.rejected(
+        this.#url,
+        status,
+        location.host === this.#ref.apiHost ? '' : ` (at ${location.host})`,
+      );
+    throw new OciError(
+      'registry',
+      this.#url,
+      `fetching ${what} from ${location.origin}${location.pathname} failed${suffix}`,
+      status,
+    );
   }
 }
 

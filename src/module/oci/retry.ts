@@ -13,7 +13,12 @@ export interface RetryPolicy {
   maxElapsedMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { attempts: 5, baseDelayMs: 200, maxDelayMs: 5_000, maxElapsedMs: 60_000 };
+export const defaultRetryPolicy: RetryPolicy = {
+  attempts: 5,
+  baseDelayMs: 200,
+  maxDelayMs: 5_000,
+  maxElapsedMs: 60_000,
+};
 
 /** A failure worth another try: a status (429, 5xx) or a network error. */
 export class TransientError extends Error {
@@ -56,7 +61,11 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * Runs `operation` until it succeeds, fails with a non-transient error (rethrown as is), or
  * the policy is exhausted: then `giveUp` builds the error to throw.
  */
-export async function withRetry<T>(operation: (attempt: number) => Promise<T>, policy: RetryPolicy, giveUp: (last: GiveUp) => Error): Promise<T> {
+export async function withRetry<T>(
+  operation: (attempt: number) => Promise<T>,
+  policy: RetryPolicy,
+  giveUp: (last: GiveUp) => Error,
+): Promise<T> {
   const started = Date.now();
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -64,9 +73,13 @@ export async function withRetry<T>(operation: (attempt: number) => Promise<T>, p
     } catch (error) {
       if (!(error instanceof TransientError) && !(error instanceof NetworkError)) throw error;
       const elapsedMs = Date.now() - started;
-      const wanted = error instanceof TransientError && error.retryAfterMs !== undefined ? error.retryAfterMs : backoffDelay(policy, attempt);
+      const wanted =
+        error instanceof TransientError && error.retryAfterMs !== undefined
+          ? error.retryAfterMs
+          : backoffDelay(policy, attempt);
       const delay = Math.min(wanted, policy.maxDelayMs);
-      if (attempt >= policy.attempts || elapsedMs + delay > policy.maxElapsedMs) throw giveUp({ error, attempts: attempt, elapsedMs });
+      if (attempt >= policy.attempts || elapsedMs + delay > policy.maxElapsedMs)
+        throw giveUp({ error, attempts: attempt, elapsedMs });
       await sleep(delay);
     }
   }

@@ -68,11 +68,15 @@ export function gunzipWithin(gz: Buffer, limits: ExtractLimits): Promise<Buffer>
       }
       const isFile = peeked.typeFlag === '0' || peeked.typeFlag === '\0' || peeked.typeFlag === '7';
       if (isFile && peeked.size > limits.maxFileSize) {
-        throw new UnsafeArchiveError(`tar entry ${JSON.stringify(peeked.name)} is ${peeked.size} bytes, more than the limit of ${limits.maxFileSize}`);
+        throw new UnsafeArchiveError(
+          `tar entry ${JSON.stringify(peeked.name)} is ${peeked.size} bytes, more than the limit of ${limits.maxFileSize}`,
+        );
       }
       if (isFile) total += peeked.size;
       if (total > limits.maxTotalSize) {
-        throw new UnsafeArchiveError(`archive files add up to more than the limit of ${limits.maxTotalSize} bytes (at ${JSON.stringify(peeked.name)})`);
+        throw new UnsafeArchiveError(
+          `archive files add up to more than the limit of ${limits.maxTotalSize} bytes (at ${JSON.stringify(peeked.name)})`,
+        );
       }
       skip = Math.ceil(peeked.size / 512) * 512;
     };
@@ -80,7 +84,11 @@ export function gunzipWithin(gz: Buffer, limits: ExtractLimits): Promise<Buffer>
       if (failed) return;
       length += chunk.length;
       if (length > maxOutputLength) {
-        fail(new UnsafeArchiveError(`archive inflates to more than ${maxOutputLength} bytes (limit ${limits.maxTotalSize} bytes of files)`));
+        fail(
+          new UnsafeArchiveError(
+            `archive inflates to more than ${maxOutputLength} bytes (limit ${limits.maxTotalSize} bytes of files)`,
+          ),
+        );
         return;
       }
       chunks.push(chunk);
@@ -143,29 +151,42 @@ function checkEntry(entry: TarEntry): string {
   const safe = safeEntryPath(entry.name);
   if (!safe.ok) throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} ${safe.reason}`);
   if (entry.type === 'symlink' || entry.type === 'hardlink') {
-    throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a ${entry.type} (to ${JSON.stringify(entry.linkName)}); links are not allowed`);
+    throw new UnsafeArchiveError(
+      `entry ${JSON.stringify(entry.name)} is a ${entry.type} (to ${JSON.stringify(entry.linkName)}); links are not allowed`,
+    );
   }
   if (entry.type === 'device' || entry.type === 'fifo') {
-    throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a ${entry.type}; only files and directories are allowed`);
+    throw new UnsafeArchiveError(
+      `entry ${JSON.stringify(entry.name)} is a ${entry.type}; only files and directories are allowed`,
+    );
   }
   if (entry.type === 'other') {
-    throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} has unsupported tar type ${JSON.stringify(entry.typeFlag)}`);
+    throw new UnsafeArchiveError(
+      `entry ${JSON.stringify(entry.name)} has unsupported tar type ${JSON.stringify(entry.typeFlag)}`,
+    );
   }
   return safe.path;
 }
 
 /** Reads and validates every entry first, so that a refused archive writes nothing. */
-export function planExtraction(tar: Buffer, limits: ExtractLimits = defaultExtractLimits): Array<{ path: string; entry: TarEntry }> {
+export function planExtraction(
+  tar: Buffer,
+  limits: ExtractLimits = defaultExtractLimits,
+): Array<{ path: string; entry: TarEntry }> {
   const plan: Array<{ path: string; entry: TarEntry }> = [];
   let total = 0;
   for (const entry of readTar(tar, { maxEntrySize: limits.maxFileSize })) {
-    if (plan.length >= limits.maxEntries) throw new UnsafeArchiveError(`archive holds more than ${limits.maxEntries} entries`);
+    if (plan.length >= limits.maxEntries)
+      throw new UnsafeArchiveError(`archive holds more than ${limits.maxEntries} entries`);
     const path = checkEntry(entry);
     if (entry.type === 'file') {
-      if (path === '') throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a file at the archive root`);
+      if (path === '')
+        throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} is a file at the archive root`);
       total += entry.size;
       if (total > limits.maxTotalSize) {
-        throw new UnsafeArchiveError(`archive files add up to more than the limit of ${limits.maxTotalSize} bytes (at ${JSON.stringify(entry.name)})`);
+        throw new UnsafeArchiveError(
+          `archive files add up to more than the limit of ${limits.maxTotalSize} bytes (at ${JSON.stringify(entry.name)})`,
+        );
       }
     }
     plan.push({ path, entry });
@@ -200,7 +221,11 @@ async function writeEntry(dir: string, path: string, entry: TarEntry, result: Ex
  * Extracts the tar (already inflated) into `dir`, which must be a folder only this call
  * writes to. Later entries overwrite earlier files of the same path (layer overlay).
  */
-export async function extractTar(tar: Buffer, dir: string, limits: ExtractLimits = defaultExtractLimits): Promise<ExtractResult> {
+export async function extractTar(
+  tar: Buffer,
+  dir: string,
+  limits: ExtractLimits = defaultExtractLimits,
+): Promise<ExtractResult> {
   const plan = planExtraction(tar, limits);
   const result: ExtractResult = { files: 0, directories: 0, bytes: 0 };
   await mkdir(dir, { recursive: true });
@@ -212,7 +237,9 @@ export async function extractTar(tar: Buffer, dir: string, limits: ExtractLimits
       const code = (error as NodeJS.ErrnoException).code;
       // A path used as a file by one entry and as a folder by another (or by an earlier layer).
       if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') {
-        throw new UnsafeArchiveError(`entry ${JSON.stringify(entry.name)} clashes with an earlier file or directory of the same path`);
+        throw new UnsafeArchiveError(
+          `entry ${JSON.stringify(entry.name)} clashes with an earlier file or directory of the same path`,
+        );
       }
       throw error;
     }
@@ -221,7 +248,11 @@ export async function extractTar(tar: Buffer, dir: string, limits: ExtractLimits
 }
 
 /** Inflates and extracts a `.tar.gz` held in memory into `dir`. */
-export async function extractTarGz(gz: Buffer, dir: string, limits: Partial<ExtractLimits> = {}): Promise<ExtractResult> {
+export async function extractTarGz(
+  gz: Buffer,
+  dir: string,
+  limits: Partial<ExtractLimits> = {},
+): Promise<ExtractResult> {
   const effective = { ...defaultExtractLimits, ...limits };
   return extractTar(await gunzipWithin(gz, effective), dir, effective);
 }

@@ -66,7 +66,8 @@ function verifyChecksum(block: Buffer): void {
     unsigned += byte;
     signed += byte > 127 ? byte - 256 : byte;
   }
-  if (stored !== unsigned && stored !== signed) throw new TarFormatError('tar header checksum mismatch (not a tar archive, or corrupted)');
+  if (stored !== unsigned && stored !== signed)
+    throw new TarFormatError('tar header checksum mismatch (not a tar archive, or corrupted)');
 }
 
 /** Parses PAX records: `<length> <key>=<value>\n`, the length counting the whole record. */
@@ -118,11 +119,18 @@ function entryType(flag: string): TarEntryType {
  * The type flag, name and declared size of the header block at `offset`, or undefined at
  * the end-of-archive zero block; for checking limits while an archive is still inflating.
  */
-export function peekHeader(archive: Buffer, offset: number): { typeFlag: string; name: string; size: number } | undefined {
+export function peekHeader(
+  archive: Buffer,
+  offset: number,
+): { typeFlag: string; name: string; size: number } | undefined {
   const header = archive.subarray(offset, offset + BLOCK);
   if (header.length < BLOCK || isZeroBlock(header)) return undefined;
   verifyChecksum(header);
-  return { typeFlag: String.fromCharCode(header[156] ?? 0), name: readString(header, 0, 100), size: readNumber(header, 124, 12, 'size') };
+  return {
+    typeFlag: String.fromCharCode(header[156] ?? 0),
+    name: readString(header, 0, 100),
+    size: readNumber(header, 124, 12, 'size'),
+  };
 }
 
 export interface TarReadLimits {
@@ -157,16 +165,20 @@ export function* readTar(archive: Buffer, limits: Partial<TarReadLimits> = {}): 
     let size = readNumber(header, 124, 12, 'size');
     const isMeta = typeFlag === 'x' || typeFlag === 'g' || typeFlag === 'L' || typeFlag === 'K';
     if (!isMeta && pending.size !== undefined) size = pending.size;
-    if (isMeta && size > maxHeaderSize) throw new TarFormatError(`tar ${typeFlag} header of ${size} bytes exceeds ${maxHeaderSize}`);
+    if (isMeta && size > maxHeaderSize)
+      throw new TarFormatError(`tar ${typeFlag} header of ${size} bytes exceeds ${maxHeaderSize}`);
     if (!isMeta && size > maxEntrySize) {
-      throw new TarFormatError(`tar entry ${JSON.stringify(pending.path ?? name)} is ${size} bytes, more than the limit of ${maxEntrySize}`);
+      throw new TarFormatError(
+        `tar entry ${JSON.stringify(pending.path ?? name)} is ${size} bytes, more than the limit of ${maxEntrySize}`,
+      );
     }
     const dataStart = offset + BLOCK;
     const type = entryType(typeFlag);
     // Only files (and metadata) carry content; a size on other types is skipped as ustar says.
     const carriesData = isMeta || type === 'file' || type === 'other';
     const dataLength = carriesData ? size : 0;
-    if (dataStart + dataLength > archive.length) throw new TarFormatError(`tar archive is truncated in entry ${JSON.stringify(name)}`);
+    if (dataStart + dataLength > archive.length)
+      throw new TarFormatError(`tar archive is truncated in entry ${JSON.stringify(name)}`);
     const data = archive.subarray(dataStart, dataStart + dataLength);
     offset = dataStart + Math.ceil(dataLength / BLOCK) * BLOCK;
 

@@ -45,6 +45,8 @@ describe.each(engineKinds)('CueEngine.compile (%s engine)', (kind) => {
 
   it('rejects a scope that is not an object', async () => {
     const cue = await engine(kind);
-    expect(() => cue.compile('x', { scope: [1] as unknown as Record<string, unknown> })).toThrow(/scope must be a JSON object/);
+    expect(() => cue.compile('x', { scope: [1] as unknown as Record<string, unknown> })).toThrow(
+      /scope must be a JSON object/,
+    );
   });
 });

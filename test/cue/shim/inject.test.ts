@@ -52,7 +52,11 @@ describe.each(engineKinds)('CueEngine.injectRuntimeValues (%s engine)', (kind) =
 
   it('reads YAML and JSON bundles', async () => {
     const cue = await engine(kind);
-    const yaml = cue.injectRuntimeValues('bundle.yaml', 'bundle:\n  name: apps\n  instances:\n    a: {namespace: x}\n', {});
+    const yaml = cue.injectRuntimeValues(
+      'bundle.yaml',
+      'bundle:\n  name: apps\n  instances:\n    a: {namespace: x}\n',
+      {},
+    );
     expect(cue.compile(yaml).toJSON()).toEqual({ bundle: { name: 'apps', instances: { a: { namespace: 'x' } } } });
     const json = cue.injectRuntimeValues('bundle.json', '{"bundle": {"name": "apps"}}', {});
     expect(cue.compile(json).toJSON()).toEqual({ bundle: { name: 'apps' } });
@@ -68,11 +72,15 @@ describe.each(engineKinds)('CueEngine.injectRuntimeValues (%s engine)', (kind) =
       const error = failure(() => cue.injectRuntimeValues('bundles/apps.cue', bundle, values)) as CueError;
       expect(error).toBeInstanceOf(CueError);
       expect(error.message).toMatch(pattern);
-      expect(error.message).toMatch(new RegExp(`^bundles/apps\\.cue:${line}:\\d+: bundle\\.instances\\.podinfo\\.values\\.\\w+: `));
+      expect(error.message).toMatch(
+        new RegExp(`^bundles/apps\\.cue:${line}:\\d+: bundle\\.instances\\.podinfo\\.values\\.\\w+: `),
+      );
       expect(error.message).not.toContain(secret);
       expect(JSON.stringify(error.diagnostics)).not.toContain(secret);
     }
-    const unknownType = failure(() => cue.injectRuntimeValues('b.cue', 'a: _ @timoni(runtime:list:L)', { L: secret })) as CueError;
+    const unknownType = failure(() =>
+      cue.injectRuntimeValues('b.cue', 'a: _ @timoni(runtime:list:L)', { L: secret }),
+    ) as CueError;
     expect(unknownType.message).toMatch(/unknown type 'list'/);
     expect(unknownType.message).not.toContain(secret);
   });

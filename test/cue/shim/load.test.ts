@@ -47,7 +47,13 @@ describe('loads', () => {
         tags: ['name=podinfo', 'namespace=apps', 'replicas=3'],
         tagVars: { moduleVersion: '6.5.4', kubeVersion: '1.36.3' },
       });
-      expect(value.toJSON()).toEqual({ name: 'podinfo', namespace: 'apps', replicas: 3, moduleVersion: '6.5.4', kubeVersion: '1.36.3' });
+      expect(value.toJSON()).toEqual({
+        name: 'podinfo',
+        namespace: 'apps',
+        replicas: 3,
+        moduleVersion: '6.5.4',
+        kubeVersion: '1.36.3',
+      });
       value.free();
     });
 
@@ -72,7 +78,11 @@ describe('loads', () => {
     it('reports a syntax error with file, line and column under the display name', async () => {
       const cue = await engine(kind);
       const error = failure(() =>
-        cue.load({ files: { 'values.cue': 'package main\n\nvalues: {\n  a: 1\n' }, package: 'main', displayNames: { 'values.cue': 'modules/app/values.cue' } }),
+        cue.load({
+          files: { 'values.cue': 'package main\n\nvalues: {\n  a: 1\n' },
+          package: 'main',
+          displayNames: { 'values.cue': 'modules/app/values.cue' },
+        }),
       );
       expect(error).toBeInstanceOf(CueError);
       const [diagnostic] = (error as CueError).diagnostics;
@@ -100,7 +110,9 @@ describe('loads', () => {
           { file: '/repo/bundles/b.cue', line: 4, column: 17 },
         ]),
       );
-      expect(error.message).toMatch(/^\/repo\/bundles\/[ab]\.cue:[24]:17: spec\.replicas: conflicting values [12] and [12]$/);
+      expect(error.message).toMatch(
+        /^\/repo\/bundles\/[ab]\.cue:[24]:17: spec\.replicas: conflicting values [12] and [12]$/,
+      );
     });
 
     it('reports every incomplete value on export, with its position', async () => {
@@ -141,16 +153,26 @@ describe('what a load reads from the host', () => {
   afterAll(() => rmSync(hostDir, { recursive: true, force: true }));
 
   describe.each(engineKinds)('host files (%s engine)', (kind) => {
-    const module = { 'cue.mod/module.cue': 'module: "example.com/app"\nlanguage: version: "v0.17.1"\n', 'data.json': '{"inside": true}' };
-    const embed = (file: string) => ({ ...module, 'a.cue': `@extern(embed)\npackage a\nx: _ @embed(file="${file}", type=text)\n` });
+    const module = {
+      'cue.mod/module.cue': 'module: "example.com/app"\nlanguage: version: "v0.17.1"\n',
+      'data.json': '{"inside": true}',
+    };
+    const embed = (file: string) => ({
+      ...module,
+      'a.cue': `@extern(embed)\npackage a\nx: _ @embed(file="${file}", type=text)\n`,
+    });
 
     it('embeds files given in memory, and refuses a parent path and an absolute path', async () => {
       const cue = await engine(kind);
       const inside = cue.load({ files: embed('data.json'), package: 'a' });
       expect(inside.toJSON()).toEqual({ x: '{"inside": true}' });
       inside.free();
-      expect(failure(() => cue.load({ files: embed('../../../../etc/passwd'), package: 'a' })).message).toBe('a.cue:3:6: @embed: cannot refer to parent directory');
-      expect(failure(() => cue.load({ files: embed('/etc/passwd'), package: 'a' })).message).toBe('a.cue:3:6: @embed: only relative files are allowed');
+      expect(failure(() => cue.load({ files: embed('../../../../etc/passwd'), package: 'a' })).message).toBe(
+        'a.cue:3:6: @embed: cannot refer to parent directory',
+      );
+      expect(failure(() => cue.load({ files: embed('/etc/passwd'), package: 'a' })).message).toBe(
+        'a.cue:3:6: @embed: only relative files are allowed',
+      );
     });
 
     it('reads nothing from a host folder named as the load folder, an import or an embed', async () => {
@@ -197,14 +219,27 @@ describe('loads against the native cue CLI', () => {
       });
       const ours = JSON.stringify(root.lookup('timoni').toJSON());
       root.free();
-      const theirs = await nativeExport(join(fixturesDir, 'k8s-app'), ['.', '-t', 'name=podinfo', '-t', 'namespace=apps', '-t', 'mv=1.0.0', '-t', 'kv=1.36.3', '-e', 'timoni']);
+      const theirs = await nativeExport(join(fixturesDir, 'k8s-app'), [
+        '.',
+        '-t',
+        'name=podinfo',
+        '-t',
+        'namespace=apps',
+        '-t',
+        'mv=1.0.0',
+        '-t',
+        'kv=1.36.3',
+        '-e',
+        'timoni',
+      ]);
       expect(ours).toBe(theirs);
     });
 
     it('orders the fields of a multi-file package identically', async () => {
       const files = {
         'b.cue': 'package app\nzeta: 1\nalpha: {second: 2, first: 1}\nlist: [{y: 1, x: 2}]\n',
-        'a.cue': 'package app\nalpha: third: 3\nmiddle: "m"\nlist: [{z: 0}]\n#S: {k: *"d" | string, j?: int}\nwith: #S & {j: 1}\n',
+        'a.cue':
+          'package app\nalpha: third: 3\nmiddle: "m"\nlist: [{z: 0}]\n#S: {k: *"d" | string, j?: int}\nwith: #S & {j: 1}\n',
       };
       for (const [name, content] of Object.entries(files)) writeFileSync(join(scratch, name), content);
       const cue = await engine(kind);

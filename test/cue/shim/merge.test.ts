@@ -24,7 +24,10 @@ describe.each(engineKinds)('CueEngine.mergeInstanceValues (%s engine)', (kind) =
 
   it("keeps the module's defaults where the bundle sets nothing", async () => {
     const cue = await engine(kind);
-    const { source } = cue.mergeInstanceValues({ base: 'values: {\n\treplicas: *1 | int\n\tmessage: "hi"\n}', overlays: ['{\n\tmessage: "hello"\n}'] });
+    const { source } = cue.mergeInstanceValues({
+      base: 'values: {\n\treplicas: *1 | int\n\tmessage: "hi"\n}',
+      overlays: ['{\n\tmessage: "hello"\n}'],
+    });
     // The bundle's fields come first (they are the overlay), then the module's; CUE aligns the values.
     expect(source).toBe('package main\nvalues: {\n\tmessage:  "hello"\n\treplicas: *1 | int\n}');
   });
@@ -32,14 +35,19 @@ describe.each(engineKinds)('CueEngine.mergeInstanceValues (%s engine)', (kind) =
   it('produces a values.cue the module builds with', async () => {
     const cue = await engine(kind);
     const files = readFixture('k8s-app');
-    const { source } = cue.mergeInstanceValues({ base: files['values.cue'] ?? '', overlays: ['{\n\treplicas: 5\n\timage: tag: "9.9.9"\n}'] });
+    const { source } = cue.mergeInstanceValues({
+      base: files['values.cue'] ?? '',
+      overlays: ['{\n\treplicas: 5\n\timage: tag: "9.9.9"\n}'],
+    });
     const root = cue.load({
       files: { ...files, 'values.cue': source },
       package: 'main',
       tags: ['name=web', 'namespace=apps'],
       tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' },
     });
-    const [deployment] = root.lookup('timoni.apply.app').toJSON() as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } }[];
+    const [deployment] = root.lookup('timoni.apply.app').toJSON() as {
+      spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+    }[];
     expect(deployment?.spec.replicas).toBe(5);
     expect(deployment?.spec.template.spec.containers[0]?.image).toBe('ghcr.io/example/app:9.9.9');
     root.free();

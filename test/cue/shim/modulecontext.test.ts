@@ -49,7 +49,11 @@ describe('a module with the Kubernetes schemas', () => {
               metadata: { labels },
               spec: {
                 containers: [
-                  { name: 'app', image: 'ghcr.io/example/app:1.2.3', ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }] },
+                  {
+                    name: 'app',
+                    image: 'ghcr.io/example/app:1.2.3',
+                    ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
+                  },
                 ],
               },
             },
@@ -79,10 +83,18 @@ describe('a module with the Kubernetes schemas', () => {
       const withBadType = root.fill('values.resources', { claims: 'gpu' });
       const error = failure(() => withBadType.lookup('timoni.apply.app').toJSON()) as CueError;
       expect(error).toBeInstanceOf(CueError);
-      expect(error.diagnostics.some((d) => d.path.endsWith('resources.claims') && /conflicting values/.test(d.message))).toBe(true);
-      expect(error.diagnostics.flatMap((d) => d.positions).some((p) => p.file === 'modules/app/cue.mod/gen/k8s.io/api/core/v1/types_go_gen.cue')).toBe(true);
+      expect(
+        error.diagnostics.some((d) => d.path.endsWith('resources.claims') && /conflicting values/.test(d.message)),
+      ).toBe(true);
+      expect(
+        error.diagnostics
+          .flatMap((d) => d.positions)
+          .some((p) => p.file === 'modules/app/cue.mod/gen/k8s.io/api/core/v1/types_go_gen.cue'),
+      ).toBe(true);
       const withResources = root.fill('values.resources', { limits: { memory: '128Mi' } });
-      const [deployment] = withResources.lookup('timoni.apply.app').toJSON() as { spec: { template: { spec: { containers: { resources?: unknown }[] } } } }[];
+      const [deployment] = withResources.lookup('timoni.apply.app').toJSON() as {
+        spec: { template: { spec: { containers: { resources?: unknown }[] } } };
+      }[];
       expect(deployment?.spec.template.spec.containers[0]?.resources).toEqual({ limits: { memory: '128Mi' } });
     });
 
@@ -96,8 +108,14 @@ describe('a module with the Kubernetes schemas', () => {
       const missing = error.diagnostics.find((d) => d.message === 'field is required but not present');
       expect(missing?.path).toBe('timoni.instance.config.image');
       const config = files['templates/config.cue'] ?? '';
-      expect(missing?.positions).toContainEqual({ file: 'modules/app/templates/config.cue', line: lineOf(config, 'image!:'), column: 2 });
-      expect(error.message).toContain(`modules/app/templates/config.cue:${lineOf(config, 'image!:')}:2: timoni.instance.config.image: field is required but not present`);
+      expect(missing?.positions).toContainEqual({
+        file: 'modules/app/templates/config.cue',
+        line: lineOf(config, 'image!:'),
+        column: 2,
+      });
+      expect(error.message).toContain(
+        `modules/app/templates/config.cue:${lineOf(config, 'image!:')}:2: timoni.instance.config.image: field is required but not present`,
+      );
     });
 
     it('reports an invalid tag value at load time', async () => {
@@ -125,7 +143,12 @@ describe('loads that reuse built imports', () => {
   }
 
   function build(cue: CueEngine, name: string, files: Record<string, string> = module): string {
-    const root = cue.load({ files, package: 'main', tags: [`name=${name}`, 'namespace=apps'], tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' } });
+    const root = cue.load({
+      files,
+      package: 'main',
+      tags: [`name=${name}`, 'namespace=apps'],
+      tagVars: { moduleVersion: '1.0.0', kubeVersion: '1.36.3' },
+    });
     try {
       return root.lookup('timoni').toYAML();
     } finally {
@@ -139,7 +162,8 @@ describe('loads that reuse built imports', () => {
       const first = build(await freshNative(), 'first');
       const renamed = build(await freshNative(), 'other');
       expect(renamed).not.toBe(first);
-      for (let i = 0; i < 20; i += 1) expect(build(cue, i % 2 === 0 ? 'first' : 'other')).toBe(i % 2 === 0 ? first : renamed);
+      for (let i = 0; i < 20; i += 1)
+        expect(build(cue, i % 2 === 0 ? 'first' : 'other')).toBe(i % 2 === 0 ? first : renamed);
     });
   });
 });

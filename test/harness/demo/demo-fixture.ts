@@ -11,7 +11,11 @@ export function useDemoStage(namespace: string): () => DemoStage {
   beforeAll(async () => {
     const fleet = inject('fleet');
     stage = await stageDemo(readFileSync(fleet.kubeconfigPath, 'utf8'));
-    ready = keepWorkloadsReady(stage.kubeconfig, fleet.clusters.map((c) => c.contextName), namespace);
+    ready = keepWorkloadsReady(
+      stage.kubeconfig,
+      fleet.clusters.map((c) => c.contextName),
+      namespace,
+    );
   }, 300_000);
   afterAll(async () => {
     await ready?.stop().catch(() => undefined);

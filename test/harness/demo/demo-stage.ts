@@ -47,7 +47,12 @@ export async function stageDemo(kubeconfig: string): Promise<DemoStage> {
   const registry = await startRegistry({ auth: 'anonymous' });
   const github = await startGitHubStandIn();
   try {
-    const pushed = await pushTimoniModule({ registry: registry.url, repository: module.repository, tag: module.version, moduleDir: module.moduleDir });
+    const pushed = await pushTimoniModule({
+      registry: registry.url,
+      repository: module.repository,
+      tag: module.version,
+      moduleDir: module.moduleDir,
+    });
     github.state.addRepository({ owner: DEMO_REPOSITORY.owner, name: DEMO_REPOSITORY.name, defaultBranch: 'main' });
     return {
       workdir,
@@ -77,7 +82,10 @@ export async function stageDemo(kubeconfig: string): Promise<DemoStage> {
         let text = readFileSync(path, 'utf8');
         for (const { from, to } of replacements) {
           const count = text.split(from).length - 1;
-          if (count !== 1) throw new Error(`editing ${path}: ${JSON.stringify(from)} occurs ${count} times, expected once (was examples/bundle.cue changed?)`);
+          if (count !== 1)
+            throw new Error(
+              `editing ${path}: ${JSON.stringify(from)} occurs ${count} times, expected once (was examples/bundle.cue changed?)`,
+            );
           text = text.replace(from, () => to);
         }
         writeFileSync(path, text);

@@ -4,8 +4,14 @@
 import { KubeClient } from '../fleet/kube-client.js';
 import { keepReady, type ReadinessLoop } from '../fleet/readiness.js';
 
-export function keepWorkloadsReady(kubeconfig: string, contexts: string[], namespace: string): { stop(): Promise<void> } {
-  const loops: ReadinessLoop[] = contexts.map((context) => keepReady(KubeClient.fromKubeconfig(kubeconfig, context), namespace, 300));
+export function keepWorkloadsReady(
+  kubeconfig: string,
+  contexts: string[],
+  namespace: string,
+): { stop(): Promise<void> } {
+  const loops: ReadinessLoop[] = contexts.map((context) =>
+    keepReady(KubeClient.fromKubeconfig(kubeconfig, context), namespace, 300),
+  );
   return {
     async stop() {
       await Promise.all(loops.map((loop) => loop.stop()));

@@ -21,7 +21,10 @@ afterAll(async () => {
 describe('apiserver outage of one cluster', () => {
   it('stops the kube-apiserver only, then starts it again on the same address with the data kept', async () => {
     const client = fleetClient(fleet, 'down-1');
-    await client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept', namespace: 'default' }, data: { a: '1' } }, { fieldManager: 'test' });
+    await client.apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept', namespace: 'default' }, data: { a: '1' } },
+      { fieldManager: 'test' },
+    );
     const before = readState(fleet.dir)!.clusters[0]!.processes.find((p) => p.component === 'kube-apiserver')!;
 
     await stopApiserver(fleet.dir, 'down-1');
@@ -29,17 +32,35 @@ describe('apiserver outage of one cluster', () => {
     await expect(client.version()).rejects.toThrow(/ECONNREFUSED|connect|socket/i);
     const status = await fleetStatus(fleet.dir);
     expect(status?.clusters[0]?.ready).toBe(false);
-    expect(status?.clusters[0]?.components.filter((c) => c.running).map((c) => c.component)).toEqual(['etcd', 'kube-controller-manager']);
+    expect(status?.clusters[0]?.components.filter((c) => c.running).map((c) => c.component)).toEqual([
+      'etcd',
+      'kube-controller-manager',
+    ]);
     await expect(startApiserver(fleet.dir, 'nope')).rejects.toThrow(/has no cluster nope \(it has down-1\)/);
 
     const record = await startApiserver(fleet.dir, 'down-1');
     expect(record.pid).not.toBe(before.pid);
     expect(apiserverRunning(fleet.dir, 'down-1')).toBe(true);
-    expect(readState(fleet.dir)!.clusters[0]!.processes.map((p) => p.component)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager']);
-    expect(readState(fleet.dir)!.clusters[0]!.processes.find((p) => p.component === 'kube-apiserver')?.pid).toBe(record.pid);
+    expect(readState(fleet.dir)!.clusters[0]!.processes.map((p) => p.component)).toEqual([
+      'etcd',
+      'kube-apiserver',
+      'kube-controller-manager',
+    ]);
+    expect(readState(fleet.dir)!.clusters[0]!.processes.find((p) => p.component === 'kube-apiserver')?.pid).toBe(
+      record.pid,
+    );
     const again = fleetClient(fleet, 'down-1');
     expect((await again.version()).gitVersion).toBe('v1.36.3');
-    expect((await again.get<KubeObject & { data: Record<string, string> }>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'kept' })).data).toEqual({ a: '1' });
+    expect(
+      (
+        await again.get<KubeObject & { data: Record<string, string> }>({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          namespace: 'default',
+          name: 'kept',
+        })
+      ).data,
+    ).toEqual({ a: '1' });
     client.close();
     again.close();
     await expect(startApiserver(fleet.dir, 'down-1')).rejects.toThrow(/still runs/);

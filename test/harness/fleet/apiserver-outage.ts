@@ -14,7 +14,10 @@ function clusterOf(dir: string, cluster: string): { state: FleetState; entry: Cl
   const state = readState(dir);
   if (!state) throw new Error(`no fleet is recorded in ${dir}`);
   const entry = state.clusters.find((c) => c.name === cluster || c.contextName === cluster);
-  if (!entry) throw new Error(`the fleet in ${dir} has no cluster ${cluster} (it has ${state.clusters.map((c) => c.name).join(', ')})`);
+  if (!entry)
+    throw new Error(
+      `the fleet in ${dir} has no cluster ${cluster} (it has ${state.clusters.map((c) => c.name).join(', ')})`,
+    );
   const index = entry.processes.findIndex((record) => record.component === component);
   if (index < 0) throw new Error(`cluster ${cluster} of the fleet in ${dir} has no ${component} recorded`);
   return { state, entry, index };
@@ -40,7 +43,8 @@ export function apiserverRunning(dir: string, cluster: string): boolean {
 export async function startApiserver(dir: string, cluster: string): Promise<ProcessRecord> {
   const { state, entry, index } = clusterOf(dir, cluster);
   const previous = entry.processes[index]!;
-  if (isRunning(previous)) throw new Error(`the ${component} of cluster ${entry.name} still runs (pid ${previous.pid}); stop it first`);
+  if (isRunning(previous))
+    throw new Error(`the ${component} of cluster ${entry.name} still runs (pid ${previous.pid}); stop it first`);
   const admin = adminClient(entry.name, entry.server, entry.pki);
   let record: ProcessRecord | undefined;
   const remember = (started: ProcessRecord) => {

@@ -42,8 +42,22 @@ function kubernetesBinary(name: string, usualMinutes: number): GoBinary {
 export const kwokVersion = 'v0.8.0';
 
 export const binaryDefinitions = {
-  pki: { name: 'fleet-pki', version: pkiVersion, moduleDir: 'test/harness/fleet/pki', packagePath: '.', ldflags: ['-s', '-w'], usualMinutes: 1 },
-  etcd: { name: 'etcd', version: etcdVersion, moduleDir: 'test/harness/fleet/etcd', packagePath: '.', ldflags: ['-s', '-w'], usualMinutes: 4 },
+  pki: {
+    name: 'fleet-pki',
+    version: pkiVersion,
+    moduleDir: 'test/harness/fleet/pki',
+    packagePath: '.',
+    ldflags: ['-s', '-w'],
+    usualMinutes: 1,
+  },
+  etcd: {
+    name: 'etcd',
+    version: etcdVersion,
+    moduleDir: 'test/harness/fleet/etcd',
+    packagePath: '.',
+    ldflags: ['-s', '-w'],
+    usualMinutes: 4,
+  },
   kubeApiserver: kubernetesBinary('kube-apiserver', 15),
   kubeControllerManager: kubernetesBinary('kube-controller-manager', 8),
 } satisfies Record<keyof FleetBinaries, GoBinary>;
@@ -51,8 +65,22 @@ export const binaryDefinitions = {
 /** Only used by fleets with fake nodes (`kwok: true`). */
 export const kwokBinaryDefinitions = {
   kubeScheduler: kubernetesBinary('kube-scheduler', 6),
-  kwok: { name: 'kwok', version: kwokVersion, moduleDir: 'test/harness/fleet/kwok', packagePath: 'sigs.k8s.io/kwok/cmd/kwok', ldflags: ['-s', '-w'], usualMinutes: 8 },
-  kwokStages: { name: 'kwok-stages', version: kwokVersion, moduleDir: 'test/harness/fleet/kwok', packagePath: './stages', ldflags: ['-s', '-w'], usualMinutes: 1 },
+  kwok: {
+    name: 'kwok',
+    version: kwokVersion,
+    moduleDir: 'test/harness/fleet/kwok',
+    packagePath: 'sigs.k8s.io/kwok/cmd/kwok',
+    ldflags: ['-s', '-w'],
+    usualMinutes: 8,
+  },
+  kwokStages: {
+    name: 'kwok-stages',
+    version: kwokVersion,
+    moduleDir: 'test/harness/fleet/kwok',
+    packagePath: './stages',
+    ldflags: ['-s', '-w'],
+    usualMinutes: 1,
+  },
 } satisfies Record<string, GoBinary>;
 
 export interface KwokBinaries {

@@ -21,10 +21,15 @@ interface Run {
 
 function fleetCli(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(join(repositoryRoot, 'node_modules', '.bin', 'tsx'), [join(repositoryRoot, 'test', 'harness', 'fleet', 'cli.ts'), ...args], { cwd: repositoryRoot, timeout: 300_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      join(repositoryRoot, 'node_modules', '.bin', 'tsx'),
+      [join(repositoryRoot, 'test', 'harness', 'fleet', 'cli.ts'), ...args],
+      { cwd: repositoryRoot, timeout: 300_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -39,59 +44,90 @@ afterAll(async () => {
 });
 
 describe('npm run fleet', () => {
-  it('starts a cluster with `up`, reports it with `status`, refuses a second `up` in the same folder', { timeout: 300_000 }, async () => {
-    const up = await fleetCli('up', '--clusters', '1', '--dir', dir, '--name-prefix', 'cli');
-    expect(up.stderr).toContain('cli-1: kube-apiserver v1.36.3 ready');
-    expect(up.code, up.stderr).toBe(0);
-    const env = parseEnvFile(up.stdout);
-    expect(env).toMatchObject({ FLEET_DIR: dir, KUBECONFIG: join(dir, 'kubeconfig'), FLEET_CLUSTERS: 'cli-1', FLEET_CONTEXTS: 'cli-1', FLEET_CLUSTER_1_CONTEXT: 'cli-1' });
-    expect(parseEnvFile(readFileSync(join(dir, 'env'), 'utf8'))).toEqual(env);
+  it(
+    'starts a cluster with `up`, reports it with `status`, refuses a second `up` in the same folder',
+    { timeout: 300_000 },
+    async () => {
+      const up = await fleetCli('up', '--clusters', '1', '--dir', dir, '--name-prefix', 'cli');
+      expect(up.stderr).toContain('cli-1: kube-apiserver v1.36.3 ready');
+      expect(up.code, up.stderr).toBe(0);
+      const env = parseEnvFile(up.stdout);
+      expect(env).toMatchObject({
+        FLEET_DIR: dir,
+        KUBECONFIG: join(dir, 'kubeconfig'),
+        FLEET_CLUSTERS: 'cli-1',
+        FLEET_CONTEXTS: 'cli-1',
+        FLEET_CLUSTER_1_CONTEXT: 'cli-1',
+      });
+      expect(parseEnvFile(readFileSync(join(dir, 'env'), 'utf8'))).toEqual(env);
 
-    // The registry examples/bundle.cue reads through DEMO_REGISTRY serves the example module at the bundle's version.
-    expect(env.DEMO_REGISTRY).toMatch(/^127\.0\.0\.1:\d+$/);
-    expect(env).toMatchObject({ REGISTRY_HOST: env.DEMO_REGISTRY, REGISTRY_URL: `http://${env.DEMO_REGISTRY}`, REGISTRY_MODULE: `oci://${env.DEMO_REGISTRY}/modules/webapp`, REGISTRY_MODULE_VERSION: '1.4.0' });
-    const manifest = await pullManifest({ registry: `http://${env.DEMO_REGISTRY}`, repository: 'modules/webapp', reference: '1.4.0' });
-    expect(manifest.registryDigest).toBe(manifest.digest);
+      // The registry examples/bundle.cue reads through DEMO_REGISTRY serves the example module at the bundle's version.
+      expect(env.DEMO_REGISTRY).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(env).toMatchObject({
+        REGISTRY_HOST: env.DEMO_REGISTRY,
+        REGISTRY_URL: `http://${env.DEMO_REGISTRY}`,
+        REGISTRY_MODULE: `oci://${env.DEMO_REGISTRY}/modules/webapp`,
+        REGISTRY_MODULE_VERSION: '1.4.0',
+      });
+      const manifest = await pullManifest({
+        registry: `http://${env.DEMO_REGISTRY}`,
+        repository: 'modules/webapp',
+        reference: '1.4.0',
+      });
+      expect(manifest.registryDigest).toBe(manifest.digest);
 
-    state = readState(dir);
-    expect(state?.clusters[0]?.processes.map((record) => record.component)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager']);
-    expect(state?.registry?.processes.map((record) => record.component)).toEqual(['registry']);
-    expect(state?.registry?.module?.digest).toBe(manifest.digest);
-    expect(processesToStop(state as FleetState).every(isRunning)).toBe(true);
+      state = readState(dir);
+      expect(state?.clusters[0]?.processes.map((record) => record.component)).toEqual([
+        'etcd',
+        'kube-apiserver',
+        'kube-controller-manager',
+      ]);
+      expect(state?.registry?.processes.map((record) => record.component)).toEqual(['registry']);
+      expect(state?.registry?.module?.digest).toBe(manifest.digest);
+      expect(processesToStop(state as FleetState).every(isRunning)).toBe(true);
 
-    const client = KubeClient.fromKubeconfig(readFileSync(join(dir, 'kubeconfig'), 'utf8'), 'cli-1');
-    try {
-      expect((await client.version()).gitVersion).toBe('v1.36.3');
-    } finally {
-      client.close();
-    }
+      const client = KubeClient.fromKubeconfig(readFileSync(join(dir, 'kubeconfig'), 'utf8'), 'cli-1');
+      try {
+        expect((await client.version()).gitVersion).toBe('v1.36.3');
+      } finally {
+        client.close();
+      }
 
-    const status = await fleetCli('status', '--dir', dir, '--json');
-    expect(status.code, status.stderr).toBe(0);
-    interface PartStatus {
-      ready: boolean;
-      components: Array<{ running: boolean; rssKiB: number }>;
-    }
-    const parsed = JSON.parse(status.stdout) as { clusters: PartStatus[]; registry?: PartStatus & { url: string; module?: { url: string; version: string } } };
-    expect(parsed.clusters).toHaveLength(1);
-    expect(parsed.clusters[0]?.ready).toBe(true);
-    expect(parsed.clusters[0]?.components.every((component) => component.running && component.rssKiB > 0)).toBe(true);
-    expect(parsed.registry).toMatchObject({ ready: true, url: env.REGISTRY_URL, module: { url: env.REGISTRY_MODULE, version: '1.4.0' } });
-    expect(parsed.registry?.components.every((component) => component.running && component.rssKiB > 0)).toBe(true);
-    const text = await fleetCli('status', '--dir', dir);
-    expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain(`registry  ${env.REGISTRY_URL}  ${env.REGISTRY_MODULE}:1.4.0  ready`);
+      const status = await fleetCli('status', '--dir', dir, '--json');
+      expect(status.code, status.stderr).toBe(0);
+      interface PartStatus {
+        ready: boolean;
+        components: Array<{ running: boolean; rssKiB: number }>;
+      }
+      const parsed = JSON.parse(status.stdout) as {
+        clusters: PartStatus[];
+        registry?: PartStatus & { url: string; module?: { url: string; version: string } };
+      };
+      expect(parsed.clusters).toHaveLength(1);
+      expect(parsed.clusters[0]?.ready).toBe(true);
+      expect(parsed.clusters[0]?.components.every((component) => component.running && component.rssKiB > 0)).toBe(true);
+      expect(parsed.registry).toMatchObject({
+        ready: true,
+        url: env.REGISTRY_URL,
+        module: { url: env.REGISTRY_MODULE, version: '1.4.0' },
+      });
+      expect(parsed.registry?.components.every((component) => component.running && component.rssKiB > 0)).toBe(true);
+      const text = await fleetCli('status', '--dir', dir);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toContain(`registry  ${env.REGISTRY_URL}  ${env.REGISTRY_MODULE}:1.4.0  ready`);
 
-    const again = await fleetCli('up', '--clusters', '1', '--dir', dir);
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain(`a fleet is already running in ${dir}`);
-  });
+      const again = await fleetCli('up', '--clusters', '1', '--dir', dir);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toContain(`a fleet is already running in ${dir}`);
+    },
+  );
 
   it('reports stopped components, and `up` replaces a fleet whose processes died', { timeout: 300_000 }, async () => {
     expect(state, 'the first test started a fleet').not.toBeNull();
     for (const record of processesToStop(state as FleetState)) process.kill(record.pid, 'SIGKILL');
     const deadline = Date.now() + 10_000;
-    while (processesToStop(state as FleetState).some(isRunning) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (processesToStop(state as FleetState).some(isRunning) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
 
     const status = await fleetCli('status', '--dir', dir);
     expect(status.code).toBe(1);
@@ -104,7 +140,9 @@ describe('npm run fleet', () => {
     const replaced = readState(dir);
     expect(replaced?.clusters[0]?.processes.every(isRunning)).toBe(true);
     expect(replaced?.registry?.processes.every(isRunning)).toBe(true);
-    expect(replaced?.clusters[0]?.processes.map((record) => record.pid)).not.toEqual(state?.clusters[0]?.processes.map((record) => record.pid));
+    expect(replaced?.clusters[0]?.processes.map((record) => record.pid)).not.toEqual(
+      state?.clusters[0]?.processes.map((record) => record.pid),
+    );
     state = replaced;
   });
 

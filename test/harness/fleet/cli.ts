@@ -50,10 +50,22 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'up': {
       const clusters = Number(values.clusters);
-      if (!/^\d+$/.test(values.clusters)) throw new Error(`--clusters must be a whole number, got ${JSON.stringify(values.clusters)}`);
-      if (!/^\d+$/.test(values['contexts-per-cluster'])) throw new Error(`--contexts-per-cluster must be a whole number, got ${JSON.stringify(values['contexts-per-cluster'])}`);
+      if (!/^\d+$/.test(values.clusters))
+        throw new Error(`--clusters must be a whole number, got ${JSON.stringify(values.clusters)}`);
+      if (!/^\d+$/.test(values['contexts-per-cluster']))
+        throw new Error(
+          `--contexts-per-cluster must be a whole number, got ${JSON.stringify(values['contexts-per-cluster'])}`,
+        );
       const contextsPerCluster = Number(values['contexts-per-cluster']);
-      const fleet = await startFleet({ clusters, dir, namePrefix: values['name-prefix'], kwok: values.kwok, registry: !values['no-registry'], contextsPerCluster, log });
+      const fleet = await startFleet({
+        clusters,
+        dir,
+        namePrefix: values['name-prefix'],
+        kwok: values.kwok,
+        registry: !values['no-registry'],
+        contextsPerCluster,
+        log,
+      });
       process.stdout.write(readFileSync(fleet.envPath, 'utf8'));
       log(`stop it with: npm run fleet -- down --dir ${dir}`);
       return 0;
@@ -71,8 +83,18 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       const parts = [
-        ...status.clusters.map((cluster) => ({ headline: `${cluster.name}  context ${cluster.contextName}  ${cluster.server}  ${cluster.version || '?'}`, ...cluster })),
-        ...(status.registry ? [{ headline: `registry  ${status.registry.url}  ${status.registry.module ? `${status.registry.module.url}:${status.registry.module.version}` : 'no module pushed'}`, ...status.registry }] : []),
+        ...status.clusters.map((cluster) => ({
+          headline: `${cluster.name}  context ${cluster.contextName}  ${cluster.server}  ${cluster.version || '?'}`,
+          ...cluster,
+        })),
+        ...(status.registry
+          ? [
+              {
+                headline: `registry  ${status.registry.url}  ${status.registry.module ? `${status.registry.module.url}:${status.registry.module.version}` : 'no module pushed'}`,
+                ...status.registry,
+              },
+            ]
+          : []),
       ];
       if (values.json) {
         process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
@@ -81,7 +103,9 @@ async function main(argv: string[]): Promise<number> {
         for (const part of parts) {
           process.stdout.write(`${part.headline}  ${part.ready ? 'ready' : `NOT READY: ${part.problem ?? ''}`}\n`);
           for (const component of part.components) {
-            process.stdout.write(`  ${component.component.padEnd(24)} pid ${String(component.pid).padEnd(8)} ${component.running ? `running  ${(component.rssKiB / 1024).toFixed(0).padStart(5)} MiB` : 'STOPPED'}  ${component.logPath}\n`);
+            process.stdout.write(
+              `  ${component.component.padEnd(24)} pid ${String(component.pid).padEnd(8)} ${component.running ? `running  ${(component.rssKiB / 1024).toFixed(0).padStart(5)} MiB` : 'STOPPED'}  ${component.logPath}\n`,
+            );
           }
         }
         const totalKiB = parts.flatMap((part) => part.components).reduce((sum, component) => sum + component.rssKiB, 0);

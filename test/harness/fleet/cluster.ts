@@ -101,7 +101,9 @@ export async function startCluster(options: StartClusterOptions): Promise<Cluste
         clusterDir: dir,
         pki,
         server: cluster.server,
-        controllers: options.controllers ?? (options.kwokBinaries ? [...defaultControllers, ...workloadControllers] : defaultControllers),
+        controllers:
+          options.controllers ??
+          (options.kwokBinaries ? [...defaultControllers, ...workloadControllers] : defaultControllers),
         onStart: (record) => {
           cluster.processes.push(record);
           track();

@@ -17,9 +17,16 @@ afterEach(() => {
 
 describe('env file', () => {
   it('round-trips entries, keeps values literally, ignores comments and blank lines', () => {
-    const text = formatEnvFile({ KUBECONFIG: '/tmp/a b/kubeconfig', URL: 'https://127.0.0.1:6443/?x=1=2', EMPTY: '' }, 'header line');
+    const text = formatEnvFile(
+      { KUBECONFIG: '/tmp/a b/kubeconfig', URL: 'https://127.0.0.1:6443/?x=1=2', EMPTY: '' },
+      'header line',
+    );
     expect(text).toBe('# header line\nKUBECONFIG=/tmp/a b/kubeconfig\nURL=https://127.0.0.1:6443/?x=1=2\nEMPTY=\n');
-    expect(parseEnvFile(`${text}\n\n# another comment\n`)).toEqual({ KUBECONFIG: '/tmp/a b/kubeconfig', URL: 'https://127.0.0.1:6443/?x=1=2', EMPTY: '' });
+    expect(parseEnvFile(`${text}\n\n# another comment\n`)).toEqual({
+      KUBECONFIG: '/tmp/a b/kubeconfig',
+      URL: 'https://127.0.0.1:6443/?x=1=2',
+      EMPTY: '',
+    });
   });
 
   it('refuses bad keys and line breaks in values, naming the line', () => {
@@ -32,7 +39,9 @@ describe('env file', () => {
     const path = join(tempDir(), 'env');
     writeFileSync(path, formatEnvFile({ KUBECONFIG: '/k', FLEET_CLUSTERS: 'fleet-1' }, 'written by the fleet'));
     setEnvEntries(path, { REGISTRY_HOST: '127.0.0.1:5000', FLEET_CLUSTERS: 'fleet-1,fleet-2' });
-    expect(readFileSync(path, 'utf8')).toBe('# written by the fleet\nKUBECONFIG=/k\nFLEET_CLUSTERS=fleet-1,fleet-2\nREGISTRY_HOST=127.0.0.1:5000\n');
+    expect(readFileSync(path, 'utf8')).toBe(
+      '# written by the fleet\nKUBECONFIG=/k\nFLEET_CLUSTERS=fleet-1,fleet-2\nREGISTRY_HOST=127.0.0.1:5000\n',
+    );
     expect(readEnvFile(path).REGISTRY_HOST).toBe('127.0.0.1:5000');
     expect(() => readEnvFile(join(tempDir(), 'missing'))).toThrow(/cannot read the fleet env file/);
   });

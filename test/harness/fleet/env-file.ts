@@ -46,7 +46,8 @@ export function parseEnvFile(text: string, source = 'env file'): EnvEntries {
     const equals = line.indexOf('=');
     if (equals <= 0) throw new Error(`${source}, line ${index + 1}: expected KEY=VALUE, got ${JSON.stringify(line)}`);
     const key = line.slice(0, equals);
-    if (!keyPattern.test(key)) throw new Error(`${source}, line ${index + 1}: key ${JSON.stringify(key)} is not of the form [A-Z_][A-Z0-9_]*`);
+    if (!keyPattern.test(key))
+      throw new Error(`${source}, line ${index + 1}: key ${JSON.stringify(key)} is not of the form [A-Z_][A-Z0-9_]*`);
     entries[key] = line.slice(equals + 1);
   });
   return entries;

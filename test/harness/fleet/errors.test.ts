@@ -38,12 +38,22 @@ describe('fleet errors', () => {
     const [port] = (await freePorts(1)) as [number];
     await assertPortFree(port, 'a test');
     await holdPort(port);
-    await expect(assertPortFree(port, 'the etcd of fleet-9')).rejects.toThrow(`port ${loopback}:${port} for the etcd of fleet-9 is already in use by another process`);
+    await expect(assertPortFree(port, 'the etcd of fleet-9')).rejects.toThrow(
+      `port ${loopback}:${port} for the etcd of fleet-9 is already in use by another process`,
+    );
   });
 
   it('says which binary is missing and how to build it', () => {
     const dir = tempDir();
-    expect(() => startProcess({ component: 'etcd', binary: join(dir, 'no-such-etcd'), args: [], logPath: join(dir, 'etcd.log'), marker: dir })).toThrow(
+    expect(() =>
+      startProcess({
+        component: 'etcd',
+        binary: join(dir, 'no-such-etcd'),
+        args: [],
+        logPath: join(dir, 'etcd.log'),
+        marker: dir,
+      }),
+    ).toThrow(
       `cannot start etcd: binary ${join(dir, 'no-such-etcd')} is missing (run \`npx tsx test/harness/fleet/build.ts\`)`,
     );
   });
@@ -54,7 +64,14 @@ describe('fleet errors', () => {
     const [clientPort, peerPort] = (await freePorts(2)) as [number, number];
     await holdPort(clientPort);
     let started: ProcessRecord | undefined;
-    const error = await startEtcd({ binary: binaries.etcd, clusterName: 'broken', clusterDir: dir, clientPort, peerPort, onStart: (record) => (started = record) }).then(
+    const error = await startEtcd({
+      binary: binaries.etcd,
+      clusterName: 'broken',
+      clusterDir: dir,
+      clientPort,
+      peerPort,
+      onStart: (record) => (started = record),
+    }).then(
       () => null,
       (caught: unknown) => caught as Error,
     );
@@ -75,7 +92,14 @@ describe('fleet start', () => {
     const lines: string[] = [];
     let latest: ClusterState | undefined;
     const cluster = await startClusterRetryingPorts(
-      { binaries, name: 'port-1', dir, ports: { etcdClient, etcdPeer, apiserver }, onChange: (state) => (latest = state), log: (line) => lines.push(line) },
+      {
+        binaries,
+        name: 'port-1',
+        dir,
+        ports: { etcdClient, etcdPeer, apiserver },
+        onChange: (state) => (latest = state),
+        log: (line) => lines.push(line),
+      },
       () => latest,
     );
     cleanups.push(() => stopProcessesSync(cluster.processes.slice().reverse()));

@@ -28,8 +28,13 @@ describe('exampleModule', () => {
     const root = mkdtempSync(join(tmpdir(), 'timoni-fleet-examples-'));
     try {
       mkdirSync(join(root, 'examples'));
-      writeFileSync(join(root, 'examples', 'bundle.cue'), 'bundle: instances: a: module: {url: "oci://ghcr.io/x/modules/a", version: "1.0.0"}\n');
-      expect(() => exampleModule(root)).toThrow(`${join(root, 'examples', 'bundle.cue')}: expected exactly one registry attribute`);
+      writeFileSync(
+        join(root, 'examples', 'bundle.cue'),
+        'bundle: instances: a: module: {url: "oci://ghcr.io/x/modules/a", version: "1.0.0"}\n',
+      );
+      expect(() => exampleModule(root)).toThrow(
+        `${join(root, 'examples', 'bundle.cue')}: expected exactly one registry attribute`,
+      );
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -45,37 +50,49 @@ describe('startFleetRegistry', () => {
     await stopProcesses(state?.processes ?? recorded.at(-1)?.processes ?? []);
   });
 
-  it('starts a registry that outlives its caller and serves the example module; its env entries name it', { timeout: 120_000 }, async () => {
-    const lines: string[] = [];
-    state = await startFleetRegistry({ dir, log: (line) => lines.push(line), onChange: (changed) => recorded.push(structuredClone(changed)) });
-    const module = exampleModule();
+  it(
+    'starts a registry that outlives its caller and serves the example module; its env entries name it',
+    { timeout: 120_000 },
+    async () => {
+      const lines: string[] = [];
+      state = await startFleetRegistry({
+        dir,
+        log: (line) => lines.push(line),
+        onChange: (changed) => recorded.push(structuredClone(changed)),
+      });
+      const module = exampleModule();
 
-    // Recorded as soon as the process exists (so that a failed start can be stopped), then with the module.
-    expect(recorded[0]?.processes).toHaveLength(1);
-    expect(recorded[0]?.module).toBeUndefined();
-    expect(recorded.at(-1)).toEqual(state);
-    const [record] = state.processes;
-    expect(record?.component).toBe('registry');
-    expect(record && isRunning(record)).toBe(true);
-    expect(record?.logPath).toBe(join(dir, 'registry.log'));
-    expect(lines.at(-1)).toContain(`holding oci://${state.host}/modules/webapp:1.4.0`);
+      // Recorded as soon as the process exists (so that a failed start can be stopped), then with the module.
+      expect(recorded[0]?.processes).toHaveLength(1);
+      expect(recorded[0]?.module).toBeUndefined();
+      expect(recorded.at(-1)).toEqual(state);
+      const [record] = state.processes;
+      expect(record?.component).toBe('registry');
+      expect(record && isRunning(record)).toBe(true);
+      expect(record?.logPath).toBe(join(dir, 'registry.log'));
+      expect(lines.at(-1)).toContain(`holding oci://${state.host}/modules/webapp:1.4.0`);
 
-    expect(state.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(state.url).toBe(`http://${state.host}`);
-    expect(await servesApi(state.url)).toBe(true);
-    const pulled = await pullArtifact({ registry: state.url, repository: module.repository, reference: module.version });
-    expect(pulled.digest).toBe(state.module?.digest);
-    expect(pulled.manifest.annotations?.[versionAnnotation]).toBe('1.4.0');
-    expect(pulled.layers.length).toBeGreaterThan(0);
+      expect(state.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(state.url).toBe(`http://${state.host}`);
+      expect(await servesApi(state.url)).toBe(true);
+      const pulled = await pullArtifact({
+        registry: state.url,
+        repository: module.repository,
+        reference: module.version,
+      });
+      expect(pulled.digest).toBe(state.module?.digest);
+      expect(pulled.manifest.annotations?.[versionAnnotation]).toBe('1.4.0');
+      expect(pulled.layers.length).toBeGreaterThan(0);
 
-    expect(registryEnv(state)).toEqual({
-      REGISTRY_URL: state.url,
-      REGISTRY_HOST: state.host,
-      REGISTRY_MODULE: `oci://${state.host}/modules/webapp`,
-      REGISTRY_MODULE_VERSION: '1.4.0',
-      DEMO_REGISTRY: state.host,
-    });
-  });
+      expect(registryEnv(state)).toEqual({
+        REGISTRY_URL: state.url,
+        REGISTRY_HOST: state.host,
+        REGISTRY_MODULE: `oci://${state.host}/modules/webapp`,
+        REGISTRY_MODULE_VERSION: '1.4.0',
+        DEMO_REGISTRY: state.host,
+      });
+    },
+  );
 
   it('is stopped through its process record', { timeout: 60_000 }, async () => {
     expect(state, 'the previous test started the registry').toBeDefined();

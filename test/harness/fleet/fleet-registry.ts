@@ -54,7 +54,9 @@ function matchOne(text: string, pattern: RegExp, what: string, path: string): st
   const found = [...text.matchAll(pattern)];
   const value = found[0]?.[1];
   if (found.length !== 1 || value === undefined) {
-    throw new Error(`${path}: expected exactly one ${what} (pattern ${pattern.source}), found ${found.length}; the fleet's registry reads the example module from it`);
+    throw new Error(
+      `${path}: expected exactly one ${what} (pattern ${pattern.source}), found ${found.length}; the fleet's registry reads the example module from it`,
+    );
   }
   return value;
 }
@@ -69,8 +71,18 @@ function matchOne(text: string, pattern: RegExp, what: string, path: string): st
 export function exampleModule(root: string = repositoryRoot): ExampleModule {
   const bundlePath = join(root, 'examples', 'bundle.cue');
   const text = readFileSync(bundlePath, 'utf8');
-  const registryVariable = matchOne(text, /_registry:[^\n]*@timoni\(runtime:string:([A-Z_][A-Z0-9_]*)\)/g, 'registry attribute `_registry: ... @timoni(runtime:string:NAME)`', bundlePath);
-  const repository = matchOne(text, /url:\s*"oci:\/\/\\\(_registry\)\/([a-z0-9._/-]+)"/g, 'module url `"oci://\\(_registry)/REPOSITORY"`', bundlePath);
+  const registryVariable = matchOne(
+    text,
+    /_registry:[^\n]*@timoni\(runtime:string:([A-Z_][A-Z0-9_]*)\)/g,
+    'registry attribute `_registry: ... @timoni(runtime:string:NAME)`',
+    bundlePath,
+  );
+  const repository = matchOne(
+    text,
+    /url:\s*"oci:\/\/\\\(_registry\)\/([a-z0-9._/-]+)"/g,
+    'module url `"oci://\\(_registry)/REPOSITORY"`',
+    bundlePath,
+  );
   const version = matchOne(text, /version:\s*"([^"]+)"/g, 'module version', bundlePath);
   const moduleDir = join(root, 'examples', 'modules', repository.slice(repository.lastIndexOf('/') + 1));
   return { bundlePath, moduleDir, repository, version, registryVariable };
@@ -115,12 +127,30 @@ export async function startFleetRegistry(options: StartFleetRegistryOptions): Pr
       const [port] = (await freePorts(1)) as [number];
       const url = `http://${loopback}:${port}`;
       state = { dir: options.dir, host: `${loopback}:${port}`, url, processes: [] };
-      writeFileSync(configPath, renderRegistryConfig({ listenAddress: state.host, publicUrl: url, storageDir, httpSecret: randomBytes(16).toString('hex'), auth: { mode: 'anonymous' } }));
-      const record = startProcess({ component: 'registry', binary, args: ['serve', configPath], logPath: join(options.dir, 'registry.log'), marker: configPath });
+      writeFileSync(
+        configPath,
+        renderRegistryConfig({
+          listenAddress: state.host,
+          publicUrl: url,
+          storageDir,
+          httpSecret: randomBytes(16).toString('hex'),
+          auth: { mode: 'anonymous' },
+        }),
+      );
+      const record = startProcess({
+        component: 'registry',
+        binary,
+        args: ['serve', configPath],
+        logPath: join(options.dir, 'registry.log'),
+        marker: configPath,
+      });
       state.processes.push(record);
       options.onChange(state);
       try {
-        await waitForComponent(record, () => servesApi(url), { description: `the registry to answer ${url}/v2/`, timeoutMs: 30_000 });
+        await waitForComponent(record, () => servesApi(url), {
+          description: `the registry to answer ${url}/v2/`,
+          timeoutMs: 30_000,
+        });
         break;
       } catch (error) {
         await stopProcesses([record]);
@@ -130,10 +160,22 @@ export async function startFleetRegistry(options: StartFleetRegistryOptions): Pr
         options.log(`registry: a port was taken by another process meanwhile; starting again on another port`);
       }
     }
-    const pushed = await pushTimoniModule({ registry: state.url, repository: module.repository, tag: module.version, moduleDir: module.moduleDir });
-    state.module = { url: pushed.url, version: module.version, digest: pushed.digest, registryVariable: module.registryVariable };
+    const pushed = await pushTimoniModule({
+      registry: state.url,
+      repository: module.repository,
+      tag: module.version,
+      moduleDir: module.moduleDir,
+    });
+    state.module = {
+      url: pushed.url,
+      version: module.version,
+      digest: pushed.digest,
+      registryVariable: module.registryVariable,
+    };
     options.onChange(state);
-    options.log(`registry ${state.url} ready in ${((Date.now() - started) / 1000).toFixed(1)}s, holding ${pushed.url}:${module.version} (${pushed.digest})`);
+    options.log(
+      `registry ${state.url} ready in ${((Date.now() - started) / 1000).toFixed(1)}s, holding ${pushed.url}:${module.version} (${pushed.digest})`,
+    );
     return state;
   } catch (error) {
     if (state) await stopProcesses(state.processes);

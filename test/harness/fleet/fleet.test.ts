@@ -15,7 +15,10 @@ const indexes = fleet.clusters.map((_, index) => index);
 describe('the fleet of the test run', () => {
   it('has three clusters, each a context of the kubeconfig, listed in the env file', () => {
     expect(fleet.clusters.map((cluster) => cluster.contextName)).toEqual(['fleet-1', 'fleet-2', 'fleet-3']);
-    const kubeconfig = parse(readFileSync(fleet.kubeconfigPath, 'utf8')) as { contexts: Array<{ name: string }>; 'current-context': string };
+    const kubeconfig = parse(readFileSync(fleet.kubeconfigPath, 'utf8')) as {
+      contexts: Array<{ name: string }>;
+      'current-context': string;
+    };
     expect(kubeconfig.contexts.map((context) => context.name)).toEqual(['fleet-1', 'fleet-2', 'fleet-3']);
     expect(kubeconfig['current-context']).toBe('fleet-1');
     const env = readEnvFile(fleet.envPath);
@@ -45,15 +48,22 @@ describe('the fleet of the test run', () => {
 
     const dryRun = await client.apply(configMap, { fieldManager: 'timoni', dryRun: true });
     expect(dryRun.metadata.uid).toBeTruthy();
-    expect(await client.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'settings' })).toBeNull();
+    expect(
+      await client.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'settings' }),
+    ).toBeNull();
 
     const created = await client.apply(configMap, { fieldManager: 'timoni' });
     expect(created.data).toEqual({ color: 'blue' });
-    expect(created.metadata.managedFields?.map((entry) => [entry.manager, entry.operation])).toEqual([['timoni', 'Apply']]);
+    expect(created.metadata.managedFields?.map((entry) => [entry.manager, entry.operation])).toEqual([
+      ['timoni', 'Apply'],
+    ]);
 
     // Another manager taking the field conflicts unless forced.
     const conflicting = { ...configMap, data: { color: 'red' } };
-    await expect(client.apply(conflicting, { fieldManager: 'kubectl' })).rejects.toMatchObject({ status: 409, reason: 'Conflict' });
+    await expect(client.apply(conflicting, { fieldManager: 'kubectl' })).rejects.toMatchObject({
+      status: 409,
+      reason: 'Conflict',
+    });
     const forcedDryRun = await client.apply(conflicting, { fieldManager: 'kubectl', force: true, dryRun: true });
     expect(forcedDryRun.data).toEqual({ color: 'red' });
     const live = await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'settings' });
@@ -64,21 +74,34 @@ describe('the fleet of the test run', () => {
     const list = await client.list('v1', 'ConfigMap', { namespace: namespace.name, labelSelector: 'app=demo' });
     expect(list.items.map((item) => item.metadata.name)).toEqual(['settings']);
 
-    expect(await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'settings' })).toBe(true);
-    expect(await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'settings' })).toBe(false);
+    expect(
+      await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'settings' }),
+    ).toBe(true);
+    expect(
+      await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'settings' }),
+    ).toBe(false);
   });
 
   it('keeps the clusters independent: an object created in one is absent from the others', async () => {
     const [first, second, third] = [clusterClient(0), clusterClient(1), clusterClient(2)];
     const namespace = await testNamespace(0, 'independent');
-    await first.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'only-here', namespace: namespace.name }, data: { a: '1' } });
+    await first.apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'only-here', namespace: namespace.name },
+      data: { a: '1' },
+    });
     expect(await first.getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: namespace.name })).not.toBeNull();
     for (const other of [second, third]) {
       expect(await other.getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: namespace.name })).toBeNull();
       const all = await other.list('v1', 'ConfigMap', { fieldSelector: 'metadata.name=only-here' });
       expect(all.items).toEqual([]);
     }
-    const uids = await Promise.all([first, second, third].map(async (client) => (await client.get({ apiVersion: 'v1', kind: 'Namespace', name: 'kube-system' })).metadata.uid));
+    const uids = await Promise.all(
+      [first, second, third].map(
+        async (client) => (await client.get({ apiVersion: 'v1', kind: 'Namespace', name: 'kube-system' })).metadata.uid,
+      ),
+    );
     expect(new Set(uids).size).toBe(3);
 
     // Each cluster has its own CA: the first cluster's server certificate is not trusted for
@@ -110,7 +133,11 @@ describe('the fleet of the test run', () => {
 
     const cluster = fleet.clusters[index];
     if (!cluster) throw new Error(`no cluster ${index}`);
-    const user = admin.withClientCertificate(readFileSync(cluster.userCertPath), readFileSync(cluster.userKeyPath), 'fleet-user');
+    const user = admin.withClientCertificate(
+      readFileSync(cluster.userCertPath),
+      readFileSync(cluster.userKeyPath),
+      'fleet-user',
+    );
     try {
       const error = await user.list('v1', 'Secret', { namespace: 'default' }).then(
         () => null,
@@ -146,9 +173,15 @@ describe('the fleet of the test run', () => {
   it('runs the controller-manager: default ServiceAccounts, root CA ConfigMaps, garbage collection', async () => {
     const client = clusterClient(1);
     const namespace = await testNamespace(1, 'controllers');
-    expect(await client.getOrNull({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: namespace.name, name: 'default' })).not.toBeNull();
+    expect(
+      await client.getOrNull({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: namespace.name, name: 'default' }),
+    ).not.toBeNull();
 
-    const owner = await client.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owner', namespace: namespace.name } });
+    const owner = await client.apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'owner', namespace: namespace.name },
+    });
     await client.apply({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -161,10 +194,18 @@ describe('the fleet of the test run', () => {
     await client.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'owner' });
     const deadline = Date.now() + 60_000;
     while (await client.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'owned' })) {
-      if (Date.now() > deadline) throw new Error('the garbage collector did not delete the owned ConfigMap within 60 s');
+      if (Date.now() > deadline)
+        throw new Error('the garbage collector did not delete the owned ConfigMap within 60 s');
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    const rootCa = await client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespace.name, name: 'kube-root-ca.crt' });
-    expect((rootCa.data as Record<string, string>)['ca.crt']).toBe(readFileSync(fleet.clusters[1]?.caCertPath ?? '', 'utf8'));
+    const rootCa = await client.get({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: namespace.name,
+      name: 'kube-root-ca.crt',
+    });
+    expect((rootCa.data as Record<string, string>)['ca.crt']).toBe(
+      readFileSync(fleet.clusters[1]?.caCertPath ?? '', 'utf8'),
+    );
   });
 });

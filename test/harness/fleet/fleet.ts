@@ -3,7 +3,16 @@
 // on a few API servers), an env file, and a state file from which everything started can be
 // stopped again; on request (the CLI's `up`) an OCI registry holding the example module
 // (fleet-registry.ts). Used by the CLI (cli.ts), the vitest global setup and scripts.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  rmdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureBinaries, ensureKwokBinaries } from './binaries.js';
@@ -12,7 +21,14 @@ import { formatEnvFile, type EnvEntries } from './env-file.js';
 import { registryEnv, servesApi, startFleetRegistry, type RegistryState } from './fleet-registry.js';
 import { KubeClient } from './kube-client.js';
 import { contextAliases, renderKubeconfig, spreadContextNames, type ContextAlias } from './kubeconfig.js';
-import { isRunning, residentKiB, stopProcesses, stopProcessesSync, sweepProcessesSync, type ProcessRecord } from './processes.js';
+import {
+  isRunning,
+  residentKiB,
+  stopProcesses,
+  stopProcessesSync,
+  sweepProcessesSync,
+  type ProcessRecord,
+} from './processes.js';
 import { processesToStop, readState, statePath, writeState, type ClusterState, type FleetState } from './state.js';
 import { kubernetesVersion } from './versions.js';
 import { portTakenHint } from './wait-for-component.js';
@@ -122,7 +138,10 @@ export function describeState(state: FleetState): FleetDescription {
       userCertPath: cluster.pki.userCert,
       userKeyPath: cluster.pki.userKey,
     })),
-    contexts: spreadContextNames(state.clusters.map((cluster) => cluster.contextName), aliasesOf(state)),
+    contexts: spreadContextNames(
+      state.clusters.map((cluster) => cluster.contextName),
+      aliasesOf(state),
+    ),
     ...(state.registry ? { registry: describeRegistry(state.registry) } : {}),
   };
 }
@@ -135,14 +154,20 @@ function aliasesOf(state: FleetState): ContextAlias[] {
 }
 
 function describeRegistry(registry: RegistryState): FleetRegistry {
-  const module = registry.module ? { url: registry.module.url, version: registry.module.version, digest: registry.module.digest } : undefined;
+  const module = registry.module
+    ? { url: registry.module.url, version: registry.module.version, digest: registry.module.digest }
+    : undefined;
   return { url: registry.url, host: registry.host, ...(module ? { module } : {}) };
 }
 
 /** A test client for one cluster of a fleet, as its admin (the kubeconfig's user). */
 export function fleetClient(fleet: FleetDescription, cluster: number | string = 0): KubeClient {
-  const found = typeof cluster === 'number' ? fleet.clusters[cluster] : fleet.clusters.find((entry) => entry.name === cluster);
-  if (!found) throw new Error(`the fleet in ${fleet.dir} has no cluster ${JSON.stringify(cluster)} (it has ${fleet.clusters.map((entry) => entry.name).join(', ')})`);
+  const found =
+    typeof cluster === 'number' ? fleet.clusters[cluster] : fleet.clusters.find((entry) => entry.name === cluster);
+  if (!found)
+    throw new Error(
+      `the fleet in ${fleet.dir} has no cluster ${JSON.stringify(cluster)} (it has ${fleet.clusters.map((entry) => entry.name).join(', ')})`,
+    );
   return KubeClient.fromKubeconfig(readFileSync(fleet.kubeconfigPath, 'utf8'), found.contextName, fleet.kubeconfigPath);
 }
 
@@ -155,7 +180,11 @@ function fleetEnv(state: FleetState): EnvEntries {
     FLEET_CLUSTERS: state.clusters.map((cluster) => cluster.name).join(','),
     FLEET_CONTEXTS: state.clusters.map((cluster) => cluster.contextName).join(','),
   };
-  if ((state.contextsPerCluster ?? 1) > 1) env.FLEET_ALL_CONTEXTS = spreadContextNames(state.clusters.map((cluster) => cluster.contextName), aliasesOf(state)).join(',');
+  if ((state.contextsPerCluster ?? 1) > 1)
+    env.FLEET_ALL_CONTEXTS = spreadContextNames(
+      state.clusters.map((cluster) => cluster.contextName),
+      aliasesOf(state),
+    ).join(',');
   state.clusters.forEach((cluster, index) => {
     env[`FLEET_CLUSTER_${index + 1}_NAME`] = cluster.name;
     env[`FLEET_CLUSTER_${index + 1}_CONTEXT`] = cluster.contextName;
@@ -224,7 +253,10 @@ function stopSync(state: FleetState): void {
 }
 
 async function stopAsync(state: FleetState): Promise<void> {
-  await Promise.all([...state.clusters.map((cluster) => stopProcesses([...cluster.processes].reverse())), stopProcesses(state.registry?.processes ?? [])]);
+  await Promise.all([
+    ...state.clusters.map((cluster) => stopProcesses([...cluster.processes].reverse())),
+    stopProcesses(state.registry?.processes ?? []),
+  ]);
   sweepProcessesSync(sweepMarker(state));
   removeFleetFiles(state);
 }
@@ -233,7 +265,10 @@ async function stopAsync(state: FleetState): Promise<void> {
  * Starts one cluster; when a component fails because another process took one of its
  * ports between picking and binding it, starts the cluster again on other ports (twice at most).
  */
-export async function startClusterRetryingPorts(options: StartClusterOptions, slot: () => ClusterState | undefined): Promise<ClusterState> {
+export async function startClusterRetryingPorts(
+  options: StartClusterOptions,
+  slot: () => ClusterState | undefined,
+): Promise<ClusterState> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await startCluster(attempt === 1 ? options : { ...options, ports: undefined });
@@ -249,9 +284,11 @@ export async function startClusterRetryingPorts(options: StartClusterOptions, sl
 /** Starts a fleet; on failure stops whatever had started and rethrows with the cause. */
 export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   const count = options.clusters ?? 3;
-  if (!Number.isInteger(count) || count < 1 || count > 20) throw new Error(`clusters must be a whole number from 1 to 20, got ${count}`);
+  if (!Number.isInteger(count) || count < 1 || count > 20)
+    throw new Error(`clusters must be a whole number from 1 to 20, got ${count}`);
   const contextsPerCluster = options.contextsPerCluster ?? 1;
-  if (!Number.isInteger(contextsPerCluster) || contextsPerCluster < 1 || contextsPerCluster > 100) throw new Error(`contexts per cluster must be a whole number from 1 to 100, got ${contextsPerCluster}`);
+  if (!Number.isInteger(contextsPerCluster) || contextsPerCluster < 1 || contextsPerCluster > 100)
+    throw new Error(`contexts per cluster must be a whole number from 1 to 100, got ${contextsPerCluster}`);
   const log = options.log ?? (() => undefined);
   const prefix = options.namePrefix ?? 'fleet';
   const ownsDir = !options.dir;
@@ -299,7 +336,15 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
     ...Array.from({ length: count }, (_, index) => {
       const name = `${prefix}-${index + 1}`;
       return startClusterRetryingPorts(
-        { binaries, kwokBinaries, name, dir: join(dir, name), onChange: onChange(index), log, controllers: options.controllers },
+        {
+          binaries,
+          kwokBinaries,
+          name,
+          dir: join(dir, name),
+          onChange: onChange(index),
+          log,
+          controllers: options.controllers,
+        },
         () => slots[index],
       );
     }),
@@ -307,14 +352,24 @@ export async function startFleet(options: FleetOptions = {}): Promise<Fleet> {
   ]);
   const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as Error] : []));
   if (failures.length > 0) {
-    await Promise.all([...state.clusters.map((cluster) => stopProcesses([...cluster.processes].reverse())), stopProcesses(state.registry?.processes ?? [])]);
-    throw new Error(`starting the fleet in ${dir} failed (everything started was stopped; logs are kept there):\n${failures.map((error) => error.message).join('\n\n')}`);
+    await Promise.all([
+      ...state.clusters.map((cluster) => stopProcesses([...cluster.processes].reverse())),
+      stopProcesses(state.registry?.processes ?? []),
+    ]);
+    throw new Error(
+      `starting the fleet in ${dir} failed (everything started was stopped; logs are kept there):\n${failures.map((error) => error.message).join('\n\n')}`,
+    );
   }
 
   const kubeconfig = writeKubeconfig(state);
-  writeFileSync(state.envPath, formatEnvFile(fleetEnv(state), 'timoni-fleet local fleet; format: see test/harness/fleet/env-file.ts'));
+  writeFileSync(
+    state.envPath,
+    formatEnvFile(fleetEnv(state), 'timoni-fleet local fleet; format: see test/harness/fleet/env-file.ts'),
+  );
   writeState(state);
-  log(`fleet of ${count} ready in ${((Date.now() - started) / 1000).toFixed(1)}s; KUBECONFIG=${state.kubeconfigPath}, env: ${state.envPath}`);
+  log(
+    `fleet of ${count} ready in ${((Date.now() - started) / 1000).toFixed(1)}s; KUBECONFIG=${state.kubeconfigPath}, env: ${state.envPath}`,
+  );
 
   let stopped = false;
   return {
@@ -369,7 +424,13 @@ export interface RegistryStatus extends FleetRegistry {
 }
 
 function componentStatus(record: ProcessRecord): ComponentStatus {
-  return { component: record.component, pid: record.pid, running: isRunning(record), rssKiB: residentKiB(record), logPath: record.logPath };
+  return {
+    component: record.component,
+    pid: record.pid,
+    running: isRunning(record),
+    rssKiB: residentKiB(record),
+    logPath: record.logPath,
+  };
 }
 
 async function registryStatus(registry: RegistryState): Promise<RegistryStatus> {
@@ -381,11 +442,18 @@ async function registryStatus(registry: RegistryState): Promise<RegistryStatus> 
   } catch (error) {
     problem = `${registry.url}/v2/: ${(error as Error).message}`;
   }
-  return { ...describeRegistry(registry), ready, ...(problem ? { problem } : {}), components: registry.processes.map(componentStatus) };
+  return {
+    ...describeRegistry(registry),
+    ready,
+    ...(problem ? { problem } : {}),
+    components: registry.processes.map(componentStatus),
+  };
 }
 
 /** What runs of the fleet recorded in `dir`, or null when there is none. */
-export async function fleetStatus(dir: string): Promise<{ description: FleetDescription; clusters: ClusterStatus[]; registry?: RegistryStatus } | null> {
+export async function fleetStatus(
+  dir: string,
+): Promise<{ description: FleetDescription; clusters: ClusterStatus[]; registry?: RegistryStatus } | null> {
   const state = readState(resolve(dir));
   if (!state) return null;
   const clusters = await Promise.all(
@@ -403,10 +471,17 @@ export async function fleetStatus(dir: string): Promise<{ description: FleetDesc
       } finally {
         client.close();
       }
-      return { name: cluster.name, contextName: cluster.contextName, server: cluster.server, version: cluster.version, ready, problem, components };
+      return {
+        name: cluster.name,
+        contextName: cluster.contextName,
+        server: cluster.server,
+        version: cluster.version,
+        ready,
+        problem,
+        components,
+      };
     }),
   );
   const registry = state.registry ? await registryStatus(state.registry) : undefined;
   return { description: describeState(state), clusters, ...(registry ? { registry } : {}) };
 }
-

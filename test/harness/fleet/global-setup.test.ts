@@ -42,11 +42,15 @@ function startNestedRun(name: string): NestedRun {
   writeFileSync(join(root, 'vitest.config.mjs'), nestedConfig(root));
   const env: NodeJS.ProcessEnv = { ...process.env, TIMONI_FLEET_CLUSTERS: '1', TMPDIR: root };
   delete env.TIMONI_FLEET_DIR;
-  const child = spawn(join(repositoryRoot, 'node_modules', '.bin', 'vitest'), ['run', '--config', join(root, 'vitest.config.mjs')], {
-    cwd: repositoryRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    join(repositoryRoot, 'node_modules', '.bin', 'vitest'),
+    ['run', '--config', join(root, 'vitest.config.mjs')],
+    {
+      cwd: repositoryRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -75,28 +79,36 @@ function fleetDirOf(run: NestedRun): string {
 }
 
 describe('global setup', () => {
-  it.each(['SIGINT', 'SIGTERM'] as const)('stops the fleet when the run gets %s', { timeout: 240_000 }, async (signal) => {
-    const run = startNestedRun(`nested-${signal.toLowerCase()}`);
-    await run.waitFor('NESTED TEST RUNNING');
-    const marker = `${fleetDirOf(run)}/`;
-    expect(processesMentioning(marker).length).toBe(3);
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'stops the fleet when the run gets %s',
+    { timeout: 240_000 },
+    async (signal) => {
+      const run = startNestedRun(`nested-${signal.toLowerCase()}`);
+      await run.waitFor('NESTED TEST RUNNING');
+      const marker = `${fleetDirOf(run)}/`;
+      expect(processesMentioning(marker).length).toBe(3);
 
-    run.kill(signal);
-    await run.exited;
-    expect(processesMentioning(marker), run.output()).toEqual([]);
-    expect(existsSync(fleetDirOf(run)), run.output()).toBe(false);
-  });
+      run.kill(signal);
+      await run.exited;
+      expect(processesMentioning(marker), run.output()).toEqual([]);
+      expect(existsSync(fleetDirOf(run)), run.output()).toBe(false);
+    },
+  );
 
-  it('stops what was started when the run is interrupted while the fleet is still starting', { timeout: 240_000 }, async () => {
-    const run = startNestedRun('nested-starting');
-    await run.waitFor('etcd ready');
-    const marker = `${fleetDirOf(run)}/`;
-    expect(run.output()).not.toContain('fleet of 1 ready');
-    expect(processesMentioning(marker).length).toBeGreaterThan(0);
+  it(
+    'stops what was started when the run is interrupted while the fleet is still starting',
+    { timeout: 240_000 },
+    async () => {
+      const run = startNestedRun('nested-starting');
+      await run.waitFor('etcd ready');
+      const marker = `${fleetDirOf(run)}/`;
+      expect(run.output()).not.toContain('fleet of 1 ready');
+      expect(processesMentioning(marker).length).toBeGreaterThan(0);
 
-    run.kill('SIGINT');
-    await run.exited;
-    expect(processesMentioning(marker), run.output()).toEqual([]);
-    expect(existsSync(fleetDirOf(run)), run.output()).toBe(false);
-  });
+      run.kill('SIGINT');
+      await run.exited;
+      expect(processesMentioning(marker), run.output()).toEqual([]);
+      expect(existsSync(fleetDirOf(run)), run.output()).toBe(false);
+    },
+  );
 });

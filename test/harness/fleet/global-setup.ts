@@ -25,10 +25,13 @@ const log = (line: string) => process.stderr.write(`fleet: ${line}\n`);
 
 function reusedFleet(dir: string): FleetDescription {
   const state = readState(dir);
-  if (!state) throw new Error(`TIMONI_FLEET_DIR=${dir} holds no fleet: start one with \`npm run fleet -- up --dir ${dir}\``);
+  if (!state)
+    throw new Error(`TIMONI_FLEET_DIR=${dir} holds no fleet: start one with \`npm run fleet -- up --dir ${dir}\``);
   const stopped = processesToStop(state).filter((record) => !isRunning(record));
   if (stopped.length > 0 || state.clusters.some((cluster) => !cluster.version)) {
-    throw new Error(`the fleet in TIMONI_FLEET_DIR=${dir} is not fully running (${stopped.map((record) => record.component).join(', ') || 'incomplete'}): run \`npm run fleet -- down --dir ${dir}\` and up again`);
+    throw new Error(
+      `the fleet in TIMONI_FLEET_DIR=${dir} is not fully running (${stopped.map((record) => record.component).join(', ') || 'incomplete'}): run \`npm run fleet -- down --dir ${dir}\` and up again`,
+    );
   }
   return describeState(state);
 }

@@ -68,7 +68,10 @@ export function kubeApiserverArgs(options: KubeApiserverOptions): string[] {
   ];
 }
 
-export async function startKubeApiserver(options: KubeApiserverOptions, admin: KubeClient): Promise<RunningKubeApiserver> {
+export async function startKubeApiserver(
+  options: KubeApiserverOptions,
+  admin: KubeClient,
+): Promise<RunningKubeApiserver> {
   const record = startProcess({
     component: 'kube-apiserver',
     binary: options.binary,
@@ -83,7 +86,11 @@ export async function startKubeApiserver(options: KubeApiserverOptions, admin: K
       const response = await admin.request('GET', '/readyz', { timeoutMs: 5_000 });
       return response.status === 200;
     },
-    { description: `kube-apiserver of ${options.clusterName} to answer /readyz`, timeoutMs: options.startTimeoutMs ?? 180_000, intervalMs: 300 },
+    {
+      description: `kube-apiserver of ${options.clusterName} to answer /readyz`,
+      timeoutMs: options.startTimeoutMs ?? 180_000,
+      intervalMs: 300,
+    },
   );
   return { record, server: `https://${loopback}:${options.securePort}` };
 }

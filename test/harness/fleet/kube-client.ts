@@ -127,7 +127,13 @@ export class KubeClient {
     this.connection = connection;
     this.contextName = connection.contextName;
     this.server = connection.server.replace(/\/+$/, '');
-    this.agent = new Agent({ ca: connection.ca, cert: connection.cert, key: connection.key, keepAlive: true, maxSockets: 8 });
+    this.agent = new Agent({
+      ca: connection.ca,
+      cert: connection.cert,
+      key: connection.key,
+      keepAlive: true,
+      maxSockets: 8,
+    });
   }
 
   /** A client for `contextName` (default: the current context) of kubeconfig text. */
@@ -137,12 +143,22 @@ export class KubeClient {
 
   /** The same server, trusted the same way, without a client certificate. */
   anonymous(): KubeClient {
-    return new KubeClient({ contextName: `${this.contextName} (anonymous)`, server: this.server, ca: this.connection.ca });
+    return new KubeClient({
+      contextName: `${this.contextName} (anonymous)`,
+      server: this.server,
+      ca: this.connection.ca,
+    });
   }
 
   /** The same server with other client credentials (PEM), e.g. a user without roles. */
   withClientCertificate(cert: Buffer, key: Buffer, label: string): KubeClient {
-    return new KubeClient({ contextName: `${this.contextName} (${label})`, server: this.server, ca: this.connection.ca, cert, key });
+    return new KubeClient({
+      contextName: `${this.contextName} (${label})`,
+      server: this.server,
+      ca: this.connection.ca,
+      cert,
+      key,
+    });
   }
 
   /** Closes idle connections; the client stays usable. */
@@ -153,21 +169,42 @@ export class KubeClient {
   /** Sends one request and returns the response whatever its status. */
   request(method: string, path: string, options: RequestOptions = {}): Promise<RawResponse> {
     const url = new URL(this.server + path);
-    for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
+    for (const [key, value] of Object.entries(options.query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, value);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (options.body !== undefined) {
       headers['content-type'] = options.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(options.body));
     }
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(url, { method, headers, agent: this.agent, timeout: options.timeoutMs ?? 30_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      });
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path} on ${this.contextName}: no answer within ${options.timeoutMs ?? 30_000} ms`)));
-      req.on('error', (error) => reject(new Error(`${method} ${url.pathname} on ${this.contextName} (${this.server}) failed: ${error.message}`, { cause: error })));
+      const req = httpsRequest(
+        url,
+        { method, headers, agent: this.agent, timeout: options.timeoutMs ?? 30_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
+        },
+      );
+      req.on('timeout', () =>
+        req.destroy(
+          new Error(`${method} ${path} on ${this.contextName}: no answer within ${options.timeoutMs ?? 30_000} ms`),
+        ),
+      );
+      req.on('error', (error) =>
+        reject(
+          new Error(`${method} ${url.pathname} on ${this.contextName} (${this.server}) failed: ${error.message}`, {
+            cause: error,
+          }),
+        ),
+      );
       req.end(options.body);
     });
   }
@@ -241,7 +278,11 @@ export class KubeClient {
   }
 
   /** Lists a kind, in one namespace or (without `namespace`) in all. */
-  async list<T extends KubeObject = KubeObject>(apiVersion: string, kind: string, options: ListOptions = {}): Promise<KubeList<T>> {
+  async list<T extends KubeObject = KubeObject>(
+    apiVersion: string,
+    kind: string,
+    options: ListOptions = {},
+  ): Promise<KubeList<T>> {
     const path = await this.pathFor({ apiVersion, kind, namespace: options.namespace });
     return this.requestJson<KubeList<T>>('GET', path, {
       query: { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector },

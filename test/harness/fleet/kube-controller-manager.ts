@@ -37,7 +37,10 @@ export interface KubeControllerManagerOptions {
   onStart?: (record: ProcessRecord) => void;
 }
 
-export async function startKubeControllerManager(options: KubeControllerManagerOptions, admin: KubeClient): Promise<ProcessRecord> {
+export async function startKubeControllerManager(
+  options: KubeControllerManagerOptions,
+  admin: KubeClient,
+): Promise<ProcessRecord> {
   const { pki } = options;
   const kubeconfigPath = join(options.clusterDir, 'kube-controller-manager.kubeconfig');
   writeFileSync(
@@ -76,10 +79,19 @@ export async function startKubeControllerManager(options: KubeControllerManagerO
   await waitForComponent(
     record,
     async () => {
-      const account = await admin.getOrNull({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'default' });
+      const account = await admin.getOrNull({
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        namespace: 'default',
+        name: 'default',
+      });
       return account !== null;
     },
-    { description: `kube-controller-manager of ${options.clusterName} to create the default ServiceAccount`, timeoutMs: options.startTimeoutMs ?? 120_000, intervalMs: 300 },
+    {
+      description: `kube-controller-manager of ${options.clusterName} to create the default ServiceAccount`,
+      timeoutMs: options.startTimeoutMs ?? 120_000,
+      intervalMs: 300,
+    },
   );
   return record;
 }

@@ -50,8 +50,14 @@ users: [{name: u, user: {client-certificate: c.crt, client-key: ${join(dir, 'c.k
 contexts: [{name: a, context: {cluster: a, user: u}}, {name: b, context: {cluster: a, user: token}}, {name: c, context: {cluster: nope, user: u}}]
 `;
     const connection = connectionFromKubeconfig(text, undefined, join(dir, 'config'));
-    expect([connection.ca.toString(), connection.cert?.toString(), connection.key?.toString()]).toEqual(['CA FILE', 'CERT FILE', 'KEY FILE']);
-    expect(() => connectionFromKubeconfig(text, 'b', join(dir, 'config'))).toThrow(/user token has no client certificate/);
+    expect([connection.ca.toString(), connection.cert?.toString(), connection.key?.toString()]).toEqual([
+      'CA FILE',
+      'CERT FILE',
+      'KEY FILE',
+    ]);
+    expect(() => connectionFromKubeconfig(text, 'b', join(dir, 'config'))).toThrow(
+      /user token has no client certificate/,
+    );
     expect(() => connectionFromKubeconfig(text, 'c', join(dir, 'config'))).toThrow(/no cluster named "nope"/);
     expect(() => connectionFromKubeconfig(text, 'zzz', join(dir, 'config'))).toThrow(/no context named "zzz"/);
   });
@@ -73,6 +79,8 @@ contexts: [{name: a, context: {cluster: a, user: u}}, {name: b, context: {cluste
     expect(connectionFromKubeconfig(text).contextName).toBe('fleet-1');
     expect(contextAliases(['fleet-1'], 1)).toEqual([]);
     expect(() => contextAliases(['fleet-1'], 0)).toThrow(/whole number/);
-    expect(() => renderKubeconfig([entry(1)], undefined, [{ contextName: 'x', of: 'fleet-9' }])).toThrow(/names no context/);
+    expect(() => renderKubeconfig([entry(1)], undefined, [{ contextName: 'x', of: 'fleet-9' }])).toThrow(
+      /names no context/,
+    );
   });
 });

@@ -32,7 +32,8 @@ export interface ContextAlias {
  * `spreadContextNames` spread N runtime clusters evenly over the API servers.
  */
 export function contextAliases(contexts: readonly string[], perContext: number): ContextAlias[] {
-  if (!Number.isInteger(perContext) || perContext < 1) throw new Error(`contexts per cluster must be a whole number from 1, got ${perContext}`);
+  if (!Number.isInteger(perContext) || perContext < 1)
+    throw new Error(`contexts per cluster must be a whole number from 1, got ${perContext}`);
   const aliases: ContextAlias[] = [];
   for (let k = 2; k <= perContext; k += 1) for (const of of contexts) aliases.push({ contextName: `${of}-${k}`, of });
   return aliases;
@@ -45,12 +46,17 @@ export function spreadContextNames(contexts: readonly string[], aliases: readonl
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');
 
-export function renderKubeconfig(entries: KubeconfigEntry[], currentContext = entries[0]?.contextName, aliases: readonly ContextAlias[] = []): string {
+export function renderKubeconfig(
+  entries: KubeconfigEntry[],
+  currentContext = entries[0]?.contextName,
+  aliases: readonly ContextAlias[] = [],
+): string {
   const byContext = new Map(entries.map((entry) => [entry.contextName, entry]));
   const aliasContexts = aliases.map((alias) => {
     const entry = byContext.get(alias.of);
     if (!entry) throw new Error(`context alias ${alias.contextName} names no context of the fleet: ${alias.of}`);
-    if (byContext.has(alias.contextName)) throw new Error(`context alias ${alias.contextName} is already a context of the fleet`);
+    if (byContext.has(alias.contextName))
+      throw new Error(`context alias ${alias.contextName} is already a context of the fleet`);
     return { name: alias.contextName, context: { cluster: entry.contextName, user: entry.userName } };
   });
   return stringify({
@@ -93,7 +99,8 @@ function named(list: unknown, kind: string, name: string, field: string): Fields
   const item = (list as Fields[]).find((entry) => entry.name === name);
   if (!item) throw new Error(`kubeconfig has no ${kind} named ${JSON.stringify(name)}`);
   const value = item[field];
-  if (!value || typeof value !== 'object') throw new Error(`kubeconfig ${kind} ${JSON.stringify(name)} has no ${field}`);
+  if (!value || typeof value !== 'object')
+    throw new Error(`kubeconfig ${kind} ${JSON.stringify(name)} has no ${field}`);
   return value as Fields;
 }
 

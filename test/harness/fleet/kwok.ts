@@ -44,7 +44,13 @@ export interface KwokOptions {
   startTimeoutMs?: number;
 }
 
-function writeComponentKubeconfig(path: string, options: KwokOptions, userName: string, certPath: string, keyPath: string): void {
+function writeComponentKubeconfig(
+  path: string,
+  options: KwokOptions,
+  userName: string,
+  certPath: string,
+  keyPath: string,
+): void {
   writeFileSync(
     path,
     renderKubeconfig([
@@ -100,7 +106,13 @@ export async function startKwok(options: KwokOptions, admin: KubeClient): Promis
     binary: options.binaries.kwok,
     marker: kwokKubeconfig,
     logPath: join(clusterDir, 'kwok.log'),
-    args: [`--kubeconfig=${kwokKubeconfig}`, `--config=${stagesPath}`, '--manage-all-nodes=true', '--cidr=10.244.0.0/16', '--node-ip=127.0.0.1'],
+    args: [
+      `--kubeconfig=${kwokKubeconfig}`,
+      `--config=${stagesPath}`,
+      '--manage-all-nodes=true',
+      '--cidr=10.244.0.0/16',
+      '--node-ip=127.0.0.1',
+    ],
   });
   options.onStart(kwok);
 
@@ -111,7 +123,12 @@ export async function startKwok(options: KwokOptions, admin: KubeClient): Promis
       metadata: {
         name: kwokNodeName,
         annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'kwok.x-k8s.io/node': 'fake' },
-        labels: { 'kubernetes.io/hostname': kwokNodeName, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', type: 'kwok' },
+        labels: {
+          'kubernetes.io/hostname': kwokNodeName,
+          'kubernetes.io/os': 'linux',
+          'kubernetes.io/arch': 'amd64',
+          type: 'kwok',
+        },
       },
       spec: {},
     },
@@ -121,10 +138,15 @@ export async function startKwok(options: KwokOptions, admin: KubeClient): Promis
     kwok,
     async () => {
       const node = await admin.get<FakeNode>({ apiVersion: 'v1', kind: 'Node', name: kwokNodeName });
-      const ready = (node.status?.conditions ?? []).some((condition) => condition.type === 'Ready' && condition.status === 'True');
+      const ready = (node.status?.conditions ?? []).some(
+        (condition) => condition.type === 'Ready' && condition.status === 'True',
+      );
       return ready && (node.spec?.taints ?? []).length === 0;
     },
     { description: `kwok of ${options.clusterName} to make node ${kwokNodeName} Ready and untainted`, timeoutMs },
   );
-  await waitForComponent(scheduler, async () => true, { description: `kube-scheduler of ${options.clusterName} to keep running`, timeoutMs });
+  await waitForComponent(scheduler, async () => true, {
+    description: `kube-scheduler of ${options.clusterName} to keep running`,
+    timeoutMs,
+  });
 }

@@ -22,20 +22,34 @@ export const testNamespaceLabel = 'timoni-fleet.test/namespace';
 
 function namespaceName(prefix: string): string {
   const suffix = randomBytes(3).toString('hex');
-  const clean = prefix.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63 - suffix.length - 1) || 'test';
+  const clean =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 63 - suffix.length - 1) || 'test';
   return `${clean.replace(/-+$/, '')}-${suffix}`;
 }
 
 export async function createNamespace(client: KubeClient, options: NamespaceOptions = {}): Promise<TestNamespace> {
   const name = namespaceName(options.prefix ?? 'test');
   await client.apply(
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { [testNamespaceLabel]: 'true', ...options.labels } } },
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, labels: { [testNamespaceLabel]: 'true', ...options.labels } },
+    },
     { fieldManager: 'fleet-test-namespace' },
   );
   if (options.waitForServiceAccount ?? true) {
     const deadline = Date.now() + 60_000;
-    while ((await client.getOrNull({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: name, name: 'default' })) === null) {
-      if (Date.now() > deadline) throw new Error(`namespace ${name} on ${client.contextName} got no default ServiceAccount within 60 s: is kube-controller-manager running?`);
+    while (
+      (await client.getOrNull({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: name, name: 'default' })) === null
+    ) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `namespace ${name} on ${client.contextName} got no default ServiceAccount within 60 s: is kube-controller-manager running?`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -46,7 +46,10 @@ export function clusterPkiPaths(dir: string): ClusterPki {
 export async function generateClusterPki(pkiBinary: string, dir: string, serviceIp: string): Promise<ClusterPki> {
   await new Promise<void>((resolve, reject) => {
     execFile(pkiBinary, ['-dir', dir, '-service-ip', serviceIp], (error, _stdout, stderr) => {
-      if (error) reject(new Error(`generating certificates in ${dir} with ${pkiBinary} failed: ${stderr.trim() || error.message}`));
+      if (error)
+        reject(
+          new Error(`generating certificates in ${dir} with ${pkiBinary} failed: ${stderr.trim() || error.message}`),
+        );
       else resolve();
     });
   });

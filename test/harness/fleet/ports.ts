@@ -9,7 +9,8 @@ export function assertPortFree(port: number, purpose: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'EADDRINUSE' ? 'is already in use by another process' : `cannot be bound (${error.message})`;
+      const reason =
+        error.code === 'EADDRINUSE' ? 'is already in use by another process' : `cannot be bound (${error.message})`;
       reject(new Error(`port ${loopback}:${port} for ${purpose} ${reason}`));
     });
     server.listen({ host: loopback, port, exclusive: true }, () => server.close(() => resolve()));

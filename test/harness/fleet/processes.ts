@@ -28,7 +28,9 @@ export interface StartOptions {
 /** Starts a detached process writing stdout and stderr to `logPath`. */
 export function startProcess(options: StartOptions): ProcessRecord {
   if (!existsSync(options.binary)) {
-    throw new Error(`cannot start ${options.component}: binary ${options.binary} is missing (run \`npx tsx test/harness/fleet/build.ts\`)`);
+    throw new Error(
+      `cannot start ${options.component}: binary ${options.binary} is missing (run \`npx tsx test/harness/fleet/build.ts\`)`,
+    );
   }
   const log = openSync(options.logPath, 'a');
   try {
@@ -37,11 +39,18 @@ export function startProcess(options: StartOptions): ProcessRecord {
       stdio: ['ignore', log, log],
       env: { ...process.env, ...options.env },
     });
-    if (child.pid === undefined) throw new Error(`cannot start ${options.component} (${options.binary}): no process id`);
+    if (child.pid === undefined)
+      throw new Error(`cannot start ${options.component} (${options.binary}): no process id`);
     // Keep reaping the child if it exits while this process lives, but do not keep this process alive for it.
     child.on('error', () => undefined);
     child.unref();
-    return { component: options.component, pid: child.pid, binary: options.binary, marker: options.marker, logPath: options.logPath };
+    return {
+      component: options.component,
+      pid: child.pid,
+      binary: options.binary,
+      marker: options.marker,
+      logPath: options.logPath,
+    };
   } finally {
     closeSync(log);
   }

@@ -19,7 +19,10 @@ const apiVersions: Record<ReadyKind, string> = {
 
 interface Workload extends KubeObject {
   spec?: { replicas?: number; completions?: number | null; parallelism?: number };
-  status?: Record<string, unknown> & { observedGeneration?: number; conditions?: Array<{ type: string; status: string }> };
+  status?: Record<string, unknown> & {
+    observedGeneration?: number;
+    conditions?: Array<{ type: string; status: string }>;
+  };
 }
 
 function condition(type: string, reason: string, message: string, now: string) {
@@ -46,7 +49,13 @@ export function readyStatus(object: Workload, now = new Date().toISOString()): R
         ],
       };
     case 'ReplicaSet':
-      return { observedGeneration: generation, replicas, fullyLabeledReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas };
+      return {
+        observedGeneration: generation,
+        replicas,
+        fullyLabeledReplicas: replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
+      };
     case 'StatefulSet': {
       const revision = `${name}-ready-${generation}`;
       return {
@@ -97,7 +106,8 @@ export function readyStatus(object: Workload, now = new Date().toISOString()): R
 export function looksReady(object: Workload): boolean {
   const status = object.status;
   if (!status) return false;
-  if (object.kind === 'Job') return (status.conditions ?? []).some((entry) => entry.type === 'Complete' && entry.status === 'True');
+  if (object.kind === 'Job')
+    return (status.conditions ?? []).some((entry) => entry.type === 'Complete' && entry.status === 'True');
   return status.observedGeneration === (object.metadata.generation ?? 1);
 }
 
@@ -107,7 +117,10 @@ export async function markReady(client: KubeClient, ref: ObjectRef): Promise<Kub
   try {
     return await client.patchStatus(ref, { status: readyStatus(object) });
   } catch (error) {
-    throw new Error(`marking ${ref.kind} ${ref.namespace ?? ''}/${ref.name} ready on ${client.contextName} failed: ${(error as Error).message}`, { cause: error });
+    throw new Error(
+      `marking ${ref.kind} ${ref.namespace ?? ''}/${ref.name} ready on ${client.contextName} failed: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 
@@ -118,7 +131,12 @@ export async function markNamespaceReady(client: KubeClient, namespace?: string)
     const list = await client.list<Workload>(apiVersions[kind], kind, { namespace });
     for (const item of list.items) {
       if (looksReady({ ...item, kind })) continue;
-      await markReady(client, { apiVersion: apiVersions[kind], kind, namespace: item.metadata.namespace, name: item.metadata.name });
+      await markReady(client, {
+        apiVersion: apiVersions[kind],
+        kind,
+        namespace: item.metadata.namespace,
+        name: item.metadata.name,
+      });
       patched += 1;
     }
   }

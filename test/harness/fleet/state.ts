@@ -70,5 +70,8 @@ export function readState(dir: string): FleetState | null {
 
 /** Every process of the fleet, in the order to stop them (each cluster's in the reverse of its start order, then the registry). */
 export function processesToStop(state: FleetState): ProcessRecord[] {
-  return [...state.clusters.flatMap((cluster) => [...cluster.processes].reverse()), ...(state.registry?.processes ?? [])];
+  return [
+    ...state.clusters.flatMap((cluster) => [...cluster.processes].reverse()),
+    ...(state.registry?.processes ?? []),
+  ];
 }

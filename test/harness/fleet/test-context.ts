@@ -13,7 +13,8 @@ import { createNamespace, type NamespaceOptions, type TestNamespace } from './na
 
 export function testFleet(): FleetDescription {
   const fleet = inject('fleet');
-  if (!fleet) throw new Error('no fleet was provided: is test/harness/fleet/global-setup.ts in vitest.config.ts globalSetup?');
+  if (!fleet)
+    throw new Error('no fleet was provided: is test/harness/fleet/global-setup.ts in vitest.config.ts globalSetup?');
   return fleet;
 }
 
@@ -32,7 +33,11 @@ export function clusterClient(cluster: number | string = 0): KubeClient {
 }
 
 /** A fresh namespace in a cluster of the fleet, deleted when the current test finishes. Call it inside a test. */
-export async function testNamespace(cluster: number | string = 0, prefix = 'test', options: Omit<NamespaceOptions, 'prefix'> = {}): Promise<TestNamespace> {
+export async function testNamespace(
+  cluster: number | string = 0,
+  prefix = 'test',
+  options: Omit<NamespaceOptions, 'prefix'> = {},
+): Promise<TestNamespace> {
   const namespace = await createNamespace(clusterClient(cluster), { ...options, prefix });
   onTestFinished(() => namespace.delete());
   return namespace;

@@ -25,11 +25,16 @@ function failure(record: ProcessRecord, headline: string): Error {
  * Calls `probe` until it returns true. Rejects when the process stops running (with the end
  * of its log) or when `timeoutMs` passes (with the end of the log and the last probe error).
  */
-export async function waitForComponent(record: ProcessRecord, probe: () => Promise<boolean>, options: WaitOptions): Promise<void> {
+export async function waitForComponent(
+  record: ProcessRecord,
+  probe: () => Promise<boolean>,
+  options: WaitOptions,
+): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
   let lastProblem = 'no answer yet';
   for (;;) {
-    if (!isRunning(record)) throw failure(record, `${record.component} (pid ${record.pid}) exited while waiting for ${options.description}`);
+    if (!isRunning(record))
+      throw failure(record, `${record.component} (pid ${record.pid}) exited while waiting for ${options.description}`);
     try {
       if (await probe()) return;
       lastProblem = 'not ready yet';
@@ -37,7 +42,10 @@ export async function waitForComponent(record: ProcessRecord, probe: () => Promi
       lastProblem = (error as Error).message;
     }
     if (Date.now() > deadline) {
-      throw failure(record, `timed out after ${Math.round(options.timeoutMs / 1000)} s waiting for ${options.description} (last probe: ${lastProblem})`);
+      throw failure(
+        record,
+        `timed out after ${Math.round(options.timeoutMs / 1000)} s waiting for ${options.description} (last probe: ${lastProblem})`,
+      );
     }
     await sleep(options.intervalMs ?? 250);
   }

@@ -4,7 +4,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GitHubStandIn, assertNoSecretLeak, fakeSha, pullRequestEvent, runAction, seedFromEvent, startGitHubStandIn } from './index.js';
+import {
+  type GitHubStandIn,
+  assertNoSecretLeak,
+  fakeSha,
+  pullRequestEvent,
+  runAction,
+  seedFromEvent,
+  startGitHubStandIn,
+} from './index.js';
 
 const ACTION_YML = `name: probe
 description: posts a comment
@@ -51,21 +59,44 @@ describe('stand-in and runner harness together', () => {
   it('posts a comment on the pull request of the event', async () => {
     const event = pullRequestEvent({ action: 'opened', repository: 'acme/fleet', number: 21, headSha: fakeSha('h21') });
     seedFromEvent(gh.state, event);
-    const run = await runAction({ actionYmlPath: join(dir, 'action.yml'), event, githubApiUrl: gh.url, token: gh.token });
+    const run = await runAction({
+      actionYmlPath: join(dir, 'action.yml'),
+      event,
+      githubApiUrl: gh.url,
+      token: gh.token,
+    });
     expect(run.exitCode).toBe(0);
     const comments = gh.state.comments('acme', 'fleet', 21);
     expect(comments.map((c) => c.body)).toEqual([`plan for ${fakeSha('h21').slice(0, 7)}`]);
     expect(run.stdout).toContain(`https://github.com/acme/fleet/pull/21#issuecomment-${String(comments[0]?.id)}`);
     expect(gh.state.requestsTo('POST', /\/issues\/21\/comments$/)[0]?.headers.authorization).toBe('Bearer [redacted]');
-    assertNoSecretLeak(run, [gh.token], comments.map((c) => c.body));
+    assertNoSecretLeak(
+      run,
+      [gh.token],
+      comments.map((c) => c.body),
+    );
   });
 
-  it('fails with GitHub\'s 403 when a fork pull request only gets a read-only token', async () => {
-    const event = pullRequestEvent({ action: 'opened', repository: 'acme/fleet', number: 22, headSha: fakeSha('h22'), headRepository: 'mallory/fleet' });
+  it("fails with GitHub's 403 when a fork pull request only gets a read-only token", async () => {
+    const event = pullRequestEvent({
+      action: 'opened',
+      repository: 'acme/fleet',
+      number: 22,
+      headSha: fakeSha('h22'),
+      headRepository: 'mallory/fleet',
+    });
     seedFromEvent(gh.state, event);
-    const run = await runAction({ actionYmlPath: join(dir, 'action.yml'), event, githubApiUrl: gh.url, token: gh.readOnlyToken });
+    const run = await runAction({
+      actionYmlPath: join(dir, 'action.yml'),
+      event,
+      githubApiUrl: gh.url,
+      token: gh.readOnlyToken,
+    });
     expect(run.exitCode).toBe(1);
-    expect(run.commands.find((c) => c.command === 'error')).toMatchObject({ properties: { title: 'Comment not posted' }, message: '403 Resource not accessible by integration' });
+    expect(run.commands.find((c) => c.command === 'error')).toMatchObject({
+      properties: { title: 'Comment not posted' },
+      message: '403 Resource not accessible by integration',
+    });
     expect(gh.state.comments('acme', 'fleet', 22)).toEqual([]);
   });
 });

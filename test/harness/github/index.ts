@@ -1,7 +1,13 @@
 // The GitHub side of the test setup, for other tests to import:
 // the REST API stand-in, the Actions runner harness and webhook event builders.
 export { startGitHubStandIn, type GitHubStandIn, type GitHubStandInOptions } from './standin/server.js';
-export { GitHubState, type PullRequestSeed, type RepositorySeed, type CommentSeed, type IssueSeed } from './standin/state.js';
+export {
+  GitHubState,
+  type PullRequestSeed,
+  type RepositorySeed,
+  type CommentSeed,
+  type IssueSeed,
+} from './standin/state.js';
 export type { CommentRecord, PullRequestRecord, RepositoryRecord, RequestRecord } from './standin/records.js';
 export { COMMENT_BODY_MAX_CHARACTERS, githubCharacterCount } from './standin/body-length.js';
 export { GITHUB_ACTIONS_BOT, type Account } from './standin/users.js';

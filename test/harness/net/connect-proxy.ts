@@ -3,7 +3,13 @@
 // carried, so a test can tell whether a client went through it, and can map host names to
 // addresses (`registry.proxy-test.invalid` -> 127.0.0.1): a name only the proxy resolves
 // proves the request could not have gone anywhere else.
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
 export interface ProxyRecord {
@@ -36,12 +42,23 @@ export interface TestProxy {
   close(): Promise<void>;
 }
 
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 
 export async function startTestProxy(options: TestProxyOptions = {}): Promise<TestProxy> {
   const records: ProxyRecord[] = [];
   const sockets = new Set<Socket>();
-  const expected = options.credentials ? `Basic ${Buffer.from(`${options.credentials.username}:${options.credentials.password}`).toString('base64')}` : undefined;
+  const expected = options.credentials
+    ? `Basic ${Buffer.from(`${options.credentials.username}:${options.credentials.password}`).toString('base64')}`
+    : undefined;
   const resolveHost = (host: string): string => options.hosts?.[host.toLowerCase()] ?? host;
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -52,7 +69,13 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
       res.writeHead(400).end('absolute-form request target expected');
       return;
     }
-    const record: ProxyRecord = { kind: 'forward', target: target.host, requestTarget: req.url ?? '', proxyAuthorization: req.headers['proxy-authorization'], status: 0 };
+    const record: ProxyRecord = {
+      kind: 'forward',
+      target: target.host,
+      requestTarget: req.url ?? '',
+      proxyAuthorization: req.headers['proxy-authorization'],
+      status: 0,
+    };
     records.push(record);
     if (expected && req.headers['proxy-authorization'] !== expected) {
       record.status = 407;
@@ -61,7 +84,13 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !hopByHop.has(name)));
     const upstream = httpRequest(
-      { host: resolveHost(target.hostname), port: target.port || 80, method: req.method, path: `${target.pathname}${target.search}`, headers },
+      {
+        host: resolveHost(target.hostname),
+        port: target.port || 80,
+        method: req.method,
+        path: `${target.pathname}${target.search}`,
+        headers,
+      },
       (answer) => {
         record.status = answer.statusCode ?? 0;
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -78,14 +107,22 @@ export async function startTestProxy(options: TestProxyOptions = {}): Promise<Te
 
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     const requestTarget = req.url ?? '';
-    const record: ProxyRecord = { kind: 'connect', target: requestTarget, requestTarget, proxyAuthorization: req.headers['proxy-authorization'], status: 0 };
+    const record: ProxyRecord = {
+      kind: 'connect',
+      target: requestTarget,
+      requestTarget,
+      proxyAuthorization: req.headers['proxy-authorization'],
+      status: 0,
+    };
     records.push(record);
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => client.destroy());
     if (expected && req.headers['proxy-authorization'] !== expected) {
       record.status = 407;
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test-proxy"\r\nContent-Length: 0\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test-proxy"\r\nContent-Length: 0\r\n\r\n',
+      );
       return;
     }
     const match = /^(.+):(\d+)$/.exec(requestTarget);

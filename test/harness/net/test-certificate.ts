@@ -18,7 +18,25 @@ export function selfSignedCertificate(dnsNames: string[]): TestCertificate {
     const san = [...dnsNames.map((name) => `DNS:${name}`), 'IP:127.0.0.1'].join(',');
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${dnsNames[0] ?? 'localhost'}`, '-addext', `subjectAltName=${san}`, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${dnsNames[0] ?? 'localhost'}`,
+        '-addext',
+        `subjectAltName=${san}`,
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     return { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };

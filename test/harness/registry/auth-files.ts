@@ -24,7 +24,8 @@ function runHelper(helper: string, args: string[], stdin: string): Promise<void>
 /** Writes `<dir>/htpasswd` with a bcrypt hash per user; passwords travel over stdin only. */
 export async function writeHtpasswd(helper: string, dir: string, users: RegistryUser[]): Promise<string> {
   for (const user of users) {
-    if (!/^[^:\s]+$/.test(user.name)) throw new Error(`registry user name ${JSON.stringify(user.name)} is empty or holds ':' or whitespace`);
+    if (!/^[^:\s]+$/.test(user.name))
+      throw new Error(`registry user name ${JSON.stringify(user.name)} is empty or holds ':' or whitespace`);
     if (/[\r\n]/.test(user.password)) throw new Error(`the password of registry user ${user.name} holds a line break`);
   }
   const path = join(dir, 'htpasswd');

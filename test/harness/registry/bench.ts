@@ -37,10 +37,21 @@ export async function benchRegistry(runs = 5): Promise<RegistryFigure[]> {
         try {
           starts.push(registry.startupMs);
           let started = performance.now();
-          await pushTimoniModule({ registry: registry.url, repository: 'bench/sample', tag: '1.0.0', moduleDir, credentials: registry.credentials });
+          await pushTimoniModule({
+            registry: registry.url,
+            repository: 'bench/sample',
+            tag: '1.0.0',
+            moduleDir,
+            credentials: registry.credentials,
+          });
           pushes.push(performance.now() - started);
           started = performance.now();
-          await pullArtifact({ registry: registry.url, repository: 'bench/sample', reference: '1.0.0', credentials: registry.credentials });
+          await pullArtifact({
+            registry: registry.url,
+            repository: 'bench/sample',
+            reference: '1.0.0',
+            credentials: registry.credentials,
+          });
           pulls.push(performance.now() - started);
           rss.push(registry.memoryRssBytes());
         } finally {
@@ -48,7 +59,12 @@ export async function benchRegistry(runs = 5): Promise<RegistryFigure[]> {
         }
       }
       const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-      figures.push({ name: `registry start (${auth})`, median_ms: median(starts), runs, note: `spawn to first answer; whole startRegistry() ${median(calls).toFixed(0)} ms; RSS after a push and a pull ${mib(median(rss))} (max ${mib(Math.max(...rss))})` });
+      figures.push({
+        name: `registry start (${auth})`,
+        median_ms: median(starts),
+        runs,
+        note: `spawn to first answer; whole startRegistry() ${median(calls).toFixed(0)} ms; RSS after a push and a pull ${mib(median(rss))} (max ${mib(Math.max(...rss))})`,
+      });
       figures.push({ name: `module push (${auth})`, median_ms: median(pushes), runs });
       figures.push({ name: `module pull (${auth})`, median_ms: median(pulls), runs });
     }
@@ -60,6 +76,8 @@ export async function benchRegistry(runs = 5): Promise<RegistryFigure[]> {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   for (const figure of await benchRegistry()) {
-    process.stdout.write(`${figure.name.padEnd(28)} ${figure.median_ms.toFixed(1).padStart(8)} ms  (${figure.runs} runs)  ${figure.note ?? ''}\n`);
+    process.stdout.write(
+      `${figure.name.padEnd(28)} ${figure.median_ms.toFixed(1).padStart(8)} ms  (${figure.runs} runs)  ${figure.note ?? ''}\n`,
+    );
   }
 }

@@ -75,38 +75,70 @@ export class DistributionClient {
     if (response.status === 401) {
       const header = response.headers['www-authenticate'];
       if (typeof header !== 'string') {
-        throw new RegistryHttpError(method, url.href, 401, response.body.toString('utf8'), `${options.what} (no WWW-Authenticate challenge)`);
+        throw new RegistryHttpError(
+          method,
+          url.href,
+          401,
+          response.body.toString('utf8'),
+          `${options.what} (no WWW-Authenticate challenge)`,
+        );
       }
       if (parseChallenge(header).scheme === 'basic' && !this.credentials) {
-        throw new RegistryHttpError(method, url.href, 401, response.body.toString('utf8'), `${options.what} (basic credentials required, none given)`);
+        throw new RegistryHttpError(
+          method,
+          url.href,
+          401,
+          response.body.toString('utf8'),
+          `${options.what} (basic credentials required, none given)`,
+        );
       }
       await this.answerChallenge(header, options.what);
       response = await this.exchange(method, url, options);
     }
     if (!options.expect.includes(response.status)) {
       const refused = response.status === 401 ? ' (credentials refused)' : '';
-      throw new RegistryHttpError(method, url.href, response.status, response.body.toString('utf8'), `${options.what}${refused}`);
+      throw new RegistryHttpError(
+        method,
+        url.href,
+        response.status,
+        response.body.toString('utf8'),
+        `${options.what}${refused}`,
+      );
     }
     return response;
   }
 
   private async answerChallenge(header: string, what: string): Promise<void> {
     const challenge = parseChallenge(header);
-    const basic = this.credentials ? `Basic ${Buffer.from(`${this.credentials.username}:${this.credentials.password}`).toString('base64')}` : undefined;
+    const basic = this.credentials
+      ? `Basic ${Buffer.from(`${this.credentials.username}:${this.credentials.password}`).toString('base64')}`
+      : undefined;
     if (challenge.scheme === 'basic') {
       this.authorization = basic;
       return;
     }
-    if (challenge.scheme !== 'bearer') throw new Error(`${what}: unsupported authentication scheme ${challenge.scheme} at ${this.base.host}`);
+    if (challenge.scheme !== 'bearer')
+      throw new Error(`${what}: unsupported authentication scheme ${challenge.scheme} at ${this.base.host}`);
     const realm = challenge.params.realm;
     if (!realm) throw new Error(`${what}: the bearer challenge of ${this.base.host} has no realm`);
     const tokenUrl = new URL(realm);
     if (challenge.params.service) tokenUrl.searchParams.set('service', challenge.params.service);
     tokenUrl.searchParams.append('scope', `repository:${this.repository}:${this.actions.join(',')}`);
-    const response = await this.exchange('GET', tokenUrl, { headers: basic ? { authorization: basic } : {}, expect: [200], what }, false);
+    const response = await this.exchange(
+      'GET',
+      tokenUrl,
+      { headers: basic ? { authorization: basic } : {}, expect: [200], what },
+      false,
+    );
     if (response.status !== 200) {
       const refused = response.status === 401 ? ' (credentials refused by the token service)' : '';
-      throw new RegistryHttpError('GET', tokenUrl.href, response.status, response.body.toString('utf8'), `${what}: fetching a token${refused}`);
+      throw new RegistryHttpError(
+        'GET',
+        tokenUrl.href,
+        response.status,
+        response.body.toString('utf8'),
+        `${what}: fetching a token${refused}`,
+      );
     }
     const parsed = JSON.parse(response.body.toString('utf8')) as { token?: string; access_token?: string };
     const token = parsed.token ?? parsed.access_token;
@@ -123,10 +155,16 @@ export class DistributionClient {
       const request = httpRequest(url, { method, headers, agent: this.agent }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolveResponse({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-        response.on('error', (error) => reject(new Error(`${options.what}: reading the answer to ${method} ${url.href} failed: ${error.message}`)));
+        response.on('end', () =>
+          resolveResponse({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+        );
+        response.on('error', (error) =>
+          reject(new Error(`${options.what}: reading the answer to ${method} ${url.href} failed: ${error.message}`)),
+        );
       });
-      request.on('error', (error) => reject(new Error(`${options.what}: ${method} ${url.href} failed: ${error.message}`)));
+      request.on('error', (error) =>
+        reject(new Error(`${options.what}: ${method} ${url.href} failed: ${error.message}`)),
+      );
       request.end(options.body);
     });
   }

@@ -18,7 +18,8 @@ export interface DockerConfigEntry {
 export async function writeDockerConfig(dir: string, entries: DockerConfigEntry[]): Promise<string> {
   const auths: Record<string, { auth: string }> = {};
   for (const entry of entries) {
-    if (entry.username.includes(':')) throw new Error(`docker config for ${entry.host}: the user name must not hold ':'`);
+    if (entry.username.includes(':'))
+      throw new Error(`docker config for ${entry.host}: the user name must not hold ':'`);
     auths[entry.host] = { auth: Buffer.from(`${entry.username}:${entry.password}`).toString('base64') };
   }
   await mkdir(dir, { recursive: true });

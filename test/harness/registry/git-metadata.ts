@@ -11,7 +11,9 @@ export const revisionAnnotation = 'org.opencontainers.image.revision';
 
 function git(dir: string, args: string[]): Promise<string | undefined> {
   return new Promise((resolveOutput) => {
-    execFile('git', args, { cwd: dir, timeout: 10_000 }, (error, stdout) => resolveOutput(error ? undefined : stdout.trim()));
+    execFile('git', args, { cwd: dir, timeout: 10_000 }, (error, stdout) =>
+      resolveOutput(error ? undefined : stdout.trim()),
+    );
   });
 }
 
@@ -21,7 +23,11 @@ export function rfc3339(seconds: number): string {
 }
 
 /** Fills the missing created, source and revision annotations in place. */
-export async function appendGitMetadata(modulePath: string, annotations: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function appendGitMetadata(
+  modulePath: string,
+  annotations: Record<string, string>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   let dir = modulePath;
   try {
     if (!statSync(modulePath).isDirectory()) dir = dirname(modulePath);

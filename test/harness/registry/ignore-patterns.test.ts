@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { compileComponentGlob, IgnoreMatcher, parseIgnoreLines } from './ignore-patterns.js';
 
-const ignores = (rules: string[], path: string, isDir = false) => new IgnoreMatcher(rules).ignores(path.split('/'), isDir);
+const ignores = (rules: string[], path: string, isDir = false) =>
+  new IgnoreMatcher(rules).ignores(path.split('/'), isDir);
 
 describe('component globs (Go filepath.Match)', () => {
   it.each([
@@ -67,7 +68,11 @@ describe('ignore rules', () => {
   });
 
   it('read timoni.ignore lines without comments, blank lines or carriage returns', () => {
-    expect(parseIgnoreLines('# VCS\r\n.git/\r\n\r\n  \n*_tool.cue\n #not a comment\n')).toEqual(['.git/', '*_tool.cue', ' #not a comment']);
+    expect(parseIgnoreLines('# VCS\r\n.git/\r\n\r\n  \n*_tool.cue\n #not a comment\n')).toEqual([
+      '.git/',
+      '*_tool.cue',
+      ' #not a comment',
+    ]);
     expect(ignores(['trailing.cue   '], 'trailing.cue')).toBe(true);
   });
 });

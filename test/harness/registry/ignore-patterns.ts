@@ -151,7 +151,10 @@ export class IgnorePattern {
 
 /** Blank lines and `#` comments are skipped, as in timoni.ignore. */
 export function parseIgnoreLines(text: string): string[] {
-  return text.split('\n').map((line) => line.replace(/\r$/, '')).filter((line) => !line.startsWith('#') && line.trim() !== '');
+  return text
+    .split('\n')
+    .map((line) => line.replace(/\r$/, ''))
+    .filter((line) => !line.startsWith('#') && line.trim() !== '');
 }
 
 export class IgnoreMatcher {

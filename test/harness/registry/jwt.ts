@@ -26,7 +26,8 @@ export class TokenSigner {
 
   constructor(keyPem: string, certificatePem: string) {
     this.key = createPrivateKey(keyPem);
-    if (this.key.asymmetricKeyType !== 'ec') throw new Error(`token signing key is ${this.key.asymmetricKeyType ?? 'unknown'}, expected an EC P-256 key`);
+    if (this.key.asymmetricKeyType !== 'ec')
+      throw new Error(`token signing key is ${this.key.asymmetricKeyType ?? 'unknown'}, expected an EC P-256 key`);
     this.certificateDer = new X509Certificate(certificatePem).raw.toString('base64');
   }
 

@@ -21,7 +21,10 @@ const minimalModule: TarEntry[] = [
 
 /** A file that climbs out of the extraction folder: `../<name>` (or deeper with `depth`). */
 export function parentTraversalLayer(name = 'escaped.txt', depth = 1): Buffer {
-  return tarGzip([...minimalModule, { name: `${'../'.repeat(depth)}${name}`, type: 'file', content: 'written outside the module folder\n' }]);
+  return tarGzip([
+    ...minimalModule,
+    { name: `${'../'.repeat(depth)}${name}`, type: 'file', content: 'written outside the module folder\n' },
+  ]);
 }
 
 /** A file with an absolute path, e.g. `/tmp/timoni-fleet-absolute.txt`. */
@@ -34,7 +37,8 @@ export function absolutePathLayer(path = '/tmp/timoni-fleet-absolute.txt'): Buff
 export function symlinkLayer(options: { name?: string; target?: string; writeThrough?: boolean } = {}): Buffer {
   const name = options.name ?? 'templates';
   const entries: TarEntry[] = [...minimalModule, { name, type: 'symlink', linkname: options.target ?? '/etc' }];
-  if (options.writeThrough ?? true) entries.push({ name: `${name}/through-symlink.cue`, type: 'file', content: 'package main\n' });
+  if (options.writeThrough ?? true)
+    entries.push({ name: `${name}/through-symlink.cue`, type: 'file', content: 'package main\n' });
   return tarGzip(entries);
 }
 

@@ -93,7 +93,10 @@ export interface ModuleLayer {
 }
 
 /** The two layers of a module folder, vendor first, compressed by `compress`. */
-export async function moduleLayers(moduleDir: string, compress: LayerCompressor = async (tar) => gzipLayer(tar)): Promise<ModuleLayer[]> {
+export async function moduleLayers(
+  moduleDir: string,
+  compress: LayerCompressor = async (tar) => gzipLayer(tar),
+): Promise<ModuleLayer[]> {
   const specs: Array<{ contentType: ModuleLayer['contentType']; rules: string[] }> = [
     { contentType: 'module/vendor', rules: vendorLayerRules },
     { contentType: 'module', rules: [...readTimoniIgnore(moduleDir), moduleLayerExtraRule] },

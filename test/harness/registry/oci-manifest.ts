@@ -50,9 +50,14 @@ function sortedMap(map: Record<string, string>): Record<string, string> {
 
 /** Orders descriptor fields as gcr's v1.Descriptor declares them; empty optional fields are omitted. */
 function orderedDescriptor(descriptor: Descriptor): Record<string, unknown> {
-  const out: Record<string, unknown> = { mediaType: descriptor.mediaType, size: descriptor.size, digest: descriptor.digest };
+  const out: Record<string, unknown> = {
+    mediaType: descriptor.mediaType,
+    size: descriptor.size,
+    digest: descriptor.digest,
+  };
   if (descriptor.urls?.length) out.urls = descriptor.urls;
-  if (descriptor.annotations && Object.keys(descriptor.annotations).length > 0) out.annotations = sortedMap(descriptor.annotations);
+  if (descriptor.annotations && Object.keys(descriptor.annotations).length > 0)
+    out.annotations = sortedMap(descriptor.annotations);
   if (descriptor.artifactType) out.artifactType = descriptor.artifactType;
   return out;
 }
@@ -73,7 +78,8 @@ export function serializeManifest(manifest: ImageManifest): Buffer {
   if (manifest.mediaType) out.mediaType = manifest.mediaType;
   out.config = orderedDescriptor(manifest.config);
   out.layers = manifest.layers.map(orderedDescriptor);
-  if (manifest.annotations && Object.keys(manifest.annotations).length > 0) out.annotations = sortedMap(manifest.annotations);
+  if (manifest.annotations && Object.keys(manifest.annotations).length > 0)
+    out.annotations = sortedMap(manifest.annotations);
   if (manifest.subject) out.subject = orderedDescriptor(manifest.subject);
   if (manifest.artifactType) out.artifactType = manifest.artifactType;
   return Buffer.from(goJson(out));
@@ -86,7 +92,12 @@ export interface BlobSpec {
 }
 
 /** An OCI image manifest describing `config` and `layers` (any media types, for malformed artifacts too). */
-export function buildManifest(input: { config: BlobSpec; layers: BlobSpec[]; annotations?: Record<string, string>; mediaType?: string }): ImageManifest {
+export function buildManifest(input: {
+  config: BlobSpec;
+  layers: BlobSpec[];
+  annotations?: Record<string, string>;
+  mediaType?: string;
+}): ImageManifest {
   const manifest: ImageManifest = {
     schemaVersion: 2,
     mediaType: input.mediaType ?? ociManifestMediaType,

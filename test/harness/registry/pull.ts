@@ -1,7 +1,14 @@
 // Fetches an OCI artifact (manifest, config, layers) for tests to check what was pushed.
 // Every blob is checked against its descriptor's digest and size.
 import { DistributionClient, type ClientCredentials } from './distribution-client.js';
-import { dockerManifestMediaType, ociIndexMediaType, ociManifestMediaType, sha256Digest, type Descriptor, type ImageManifest } from './oci-manifest.js';
+import {
+  dockerManifestMediaType,
+  ociIndexMediaType,
+  ociManifestMediaType,
+  sha256Digest,
+  type Descriptor,
+  type ImageManifest,
+} from './oci-manifest.js';
 
 export interface PullArtifactOptions {
   registry: string;
@@ -24,16 +31,24 @@ export interface PulledArtifact {
 }
 
 async function fetchBlob(client: DistributionClient, descriptor: Descriptor, what: string): Promise<Buffer> {
-  const response = await client.send('GET', `/v2/${client.repository}/blobs/${descriptor.digest}`, { expect: [200], what });
+  const response = await client.send('GET', `/v2/${client.repository}/blobs/${descriptor.digest}`, {
+    expect: [200],
+    what,
+  });
   const actual = sha256Digest(response.body);
-  if (actual !== descriptor.digest) throw new Error(`${what}: content hashes to ${actual}, the manifest says ${descriptor.digest}`);
-  if (response.body.length !== descriptor.size) throw new Error(`${what}: ${response.body.length} bytes, the manifest says ${descriptor.size}`);
+  if (actual !== descriptor.digest)
+    throw new Error(`${what}: content hashes to ${actual}, the manifest says ${descriptor.digest}`);
+  if (response.body.length !== descriptor.size)
+    throw new Error(`${what}: ${response.body.length} bytes, the manifest says ${descriptor.size}`);
   return response.body;
 }
 
 const manifestAccept = [ociManifestMediaType, ociIndexMediaType, dockerManifestMediaType].join(', ');
 
-async function fetchManifest(client: DistributionClient, reference: string): Promise<Omit<PulledArtifact, 'manifest' | 'config' | 'layers'>> {
+async function fetchManifest(
+  client: DistributionClient,
+  reference: string,
+): Promise<Omit<PulledArtifact, 'manifest' | 'config' | 'layers'>> {
   const response = await client.send('GET', `/v2/${client.repository}/manifests/${reference}`, {
     headers: { accept: manifestAccept },
     expect: [200],
@@ -49,7 +64,9 @@ async function fetchManifest(client: DistributionClient, reference: string): Pro
 }
 
 /** Fetches only the manifest; returns its bytes and their digest. */
-export async function pullManifest(options: PullArtifactOptions): Promise<Omit<PulledArtifact, 'manifest' | 'config' | 'layers'>> {
+export async function pullManifest(
+  options: PullArtifactOptions,
+): Promise<Omit<PulledArtifact, 'manifest' | 'config' | 'layers'>> {
   const client = new DistributionClient(options.registry, options.repository, options.credentials, ['pull']);
   try {
     return await fetchManifest(client, options.reference);
@@ -67,15 +84,30 @@ export async function pullArtifact(options: PullArtifactOptions): Promise<Pulled
     try {
       manifest = JSON.parse(fetched.manifestBytes.toString('utf8')) as ImageManifest;
     } catch (error) {
-      throw new Error(`the manifest of ${options.repository}:${options.reference} is not JSON: ${(error as Error).message}`);
+      throw new Error(
+        `the manifest of ${options.repository}:${options.reference} is not JSON: ${(error as Error).message}`,
+      );
     }
     if (!manifest.config || !Array.isArray(manifest.layers)) {
-      throw new Error(`the manifest of ${options.repository}:${options.reference} is not an image manifest (mediaType ${manifest.mediaType ?? 'unset'})`);
+      throw new Error(
+        `the manifest of ${options.repository}:${options.reference} is not an image manifest (mediaType ${manifest.mediaType ?? 'unset'})`,
+      );
     }
-    const config = await fetchBlob(client, manifest.config, `fetching the config of ${options.repository}:${options.reference}`);
+    const config = await fetchBlob(
+      client,
+      manifest.config,
+      `fetching the config of ${options.repository}:${options.reference}`,
+    );
     const layers = [];
     for (const [index, descriptor] of manifest.layers.entries()) {
-      layers.push({ descriptor, bytes: await fetchBlob(client, descriptor, `fetching layer ${index} of ${options.repository}:${options.reference}`) });
+      layers.push({
+        descriptor,
+        bytes: await fetchBlob(
+          client,
+          descriptor,
+          `fetching layer ${index} of ${options.repository}:${options.reference}`,
+        ),
+      });
     }
     return { ...fetched, manifest, config, layers };
   } finally {

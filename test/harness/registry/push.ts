@@ -48,9 +48,15 @@ export async function pushBlob(client: DistributionClient, bytes: Buffer): Promi
   const blobPath = `/v2/${client.repository}/blobs/${digest}`;
   const head = await client.send('HEAD', blobPath, { expect: [200, 404], what: `checking blob ${digest}` });
   if (head.status === 200) return false;
-  const started = await client.send('POST', `/v2/${client.repository}/blobs/uploads/`, { expect: [202], what: `starting the upload of blob ${digest}` });
+  const started = await client.send('POST', `/v2/${client.repository}/blobs/uploads/`, {
+    expect: [202],
+    what: `starting the upload of blob ${digest}`,
+  });
   const location = started.headers.location;
-  if (!location) throw new Error(`starting the upload of blob ${digest} to ${client.base.host}/${client.repository}: no Location header in the 202 answer`);
+  if (!location)
+    throw new Error(
+      `starting the upload of blob ${digest} to ${client.base.host}/${client.repository}: no Location header in the 202 answer`,
+    );
   const uploadUrl = new URL(location, client.base);
   uploadUrl.searchParams.set('digest', digest);
   await client.send('PUT', uploadUrl.href, {
@@ -89,7 +95,9 @@ export async function pushArtifact(options: PushArtifactOptions): Promise<PushRe
     });
     const confirmed = put.headers['docker-content-digest'];
     if (typeof confirmed === 'string' && confirmed !== digest) {
-      throw new Error(`registry ${client.base.host} stored the manifest of ${options.repository}:${target} as ${confirmed}, expected ${digest}`);
+      throw new Error(
+        `registry ${client.base.host} stored the manifest of ${options.repository}:${target} as ${confirmed}, expected ${digest}`,
+      );
     }
     const repositoryRef = `${client.base.host}/${options.repository}`;
     return {
@@ -106,14 +114,33 @@ export async function pushArtifact(options: PushArtifactOptions): Promise<PushRe
 }
 
 /** Points `tag` at an existing manifest (what `timoni mod push --latest` does with `latest`). */
-export async function tagManifest(options: { registry: string; repository: string; digest: string; tag: string; credentials?: ClientCredentials }): Promise<void> {
+export async function tagManifest(options: {
+  registry: string;
+  repository: string;
+  digest: string;
+  tag: string;
+  credentials?: ClientCredentials;
+}): Promise<void> {
   const client = new DistributionClient(options.registry, options.repository, options.credentials, ['pull', 'push']);
   try {
-    const accept = [ociManifestMediaType, 'application/vnd.oci.image.index.v1+json', 'application/vnd.docker.distribution.manifest.v2+json'].join(', ');
+    const accept = [
+      ociManifestMediaType,
+      'application/vnd.oci.image.index.v1+json',
+      'application/vnd.docker.distribution.manifest.v2+json',
+    ].join(', ');
     const what = `tagging ${options.repository}@${options.digest} as ${options.tag}`;
-    const got = await client.send('GET', `/v2/${options.repository}/manifests/${options.digest}`, { headers: { accept }, expect: [200], what });
+    const got = await client.send('GET', `/v2/${options.repository}/manifests/${options.digest}`, {
+      headers: { accept },
+      expect: [200],
+      what,
+    });
     const contentType = got.headers['content-type'] ?? ociManifestMediaType;
-    await client.send('PUT', `/v2/${options.repository}/manifests/${options.tag}`, { headers: { 'content-type': contentType }, body: got.body, expect: [201], what });
+    await client.send('PUT', `/v2/${options.repository}/manifests/${options.tag}`, {
+      headers: { 'content-type': contentType },
+      body: got.body,
+      expect: [201],
+      what,
+    });
   } finally {
     client.close();
   }

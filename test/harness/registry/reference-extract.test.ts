@@ -4,7 +4,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { absolutePathLayer, hardlinkLayer, notGzipLayer, oversizedLayer, parentTraversalLayer, symlinkLayer, tarGzip } from './malformed-layers.js';
+import {
+  absolutePathLayer,
+  hardlinkLayer,
+  notGzipLayer,
+  oversizedLayer,
+  parentTraversalLayer,
+  symlinkLayer,
+  tarGzip,
+} from './malformed-layers.js';
 import { buildTimoniModule } from './timoni-module.js';
 import { timoniReferenceExtract } from './reference-extract.js';
 import { sampleModuleFiles, writeSampleModule } from './sample-module.js';
@@ -30,10 +38,14 @@ describe('Timoni reference extraction', () => {
       );
       expect(result.error).toBeUndefined();
       const files = result.paths.filter((path) => path.type === 'file');
-      const expected = Object.keys(sampleModuleFiles).filter((path) => !['debug_values.cue', 'build_tool.cue'].includes(path));
+      const expected = Object.keys(sampleModuleFiles).filter(
+        (path) => !['debug_values.cue', 'build_tool.cue'].includes(path),
+      );
       expect(files.map((file) => file.path).sort()).toEqual(expected.sort());
       expect(files.every((file) => file.mode === 0o644)).toBe(true);
-      expect(result.paths.filter((path) => path.type === 'directory').every((dir) => (dir.mode & 0o700) === 0o700)).toBe(true);
+      expect(
+        result.paths.filter((path) => path.type === 'directory').every((dir) => (dir.mode & 0o700) === 0o700),
+      ).toBe(true);
     } finally {
       await rm(moduleDir, { recursive: true, force: true });
     }
@@ -67,7 +79,10 @@ describe('Timoni reference extraction', () => {
   it('stops past 100 MiB of content, and at a layer that is not gzip', async () => {
     const oversized = await timoniReferenceExtract([oversizedLayer()], target());
     expect(oversized.error).toMatch(/bigger than max archive size of 104857600 bytes/);
-    const notGzip = await timoniReferenceExtract([tarGzip([{ name: 'ok.cue', type: 'file', content: 'package main\n' }]), notGzipLayer()], target());
+    const notGzip = await timoniReferenceExtract(
+      [tarGzip([{ name: 'ok.cue', type: 'file', content: 'package main\n' }]), notGzipLayer()],
+      target(),
+    );
     expect(notGzip).toMatchObject({ failedLayer: 1 });
     expect(notGzip.error).toMatch(/gzip/);
     expect(notGzip.paths.map((path) => path.path)).toEqual(['ok.cue']);

@@ -48,7 +48,13 @@ function list(dir: string, prefix = ''): ExtractedPath[] {
     const absolute = join(dir, name);
     const stats = lstatSync(absolute);
     const path = prefix ? `${prefix}/${name}` : name;
-    const type = stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : stats.isSymbolicLink() ? 'symlink' : 'other';
+    const type = stats.isFile()
+      ? 'file'
+      : stats.isDirectory()
+        ? 'directory'
+        : stats.isSymbolicLink()
+          ? 'symlink'
+          : 'other';
     paths.push({ path, type, mode: stats.mode & 0o7777, size: type === 'file' ? stats.size : 0 });
     if (type === 'directory') paths.push(...list(absolute, path));
   }

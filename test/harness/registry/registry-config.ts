@@ -39,7 +39,9 @@ export function renderRegistryConfig(input: RegistryConfigInput): string {
   const auth = input.auth;
   if (auth.mode === 'basic') config.auth = { htpasswd: { realm: auth.realm, path: auth.htpasswdPath } };
   if (auth.mode === 'token') {
-    config.auth = { token: { realm: auth.realm, service: auth.service, issuer: auth.issuer, rootcertbundle: auth.rootCertBundle } };
+    config.auth = {
+      token: { realm: auth.realm, service: auth.service, issuer: auth.issuer, rootcertbundle: auth.rootCertBundle },
+    };
   }
   return stringify(config);
 }

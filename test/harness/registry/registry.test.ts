@@ -41,11 +41,22 @@ describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('a registry wit
   });
 
   it('pushes a module and pulls back the manifest whose sha256 is the returned digest', async () => {
-    const pushed = await pushTimoniModule({ registry: registry.url, repository: 'modules/sample', tag: '1.0.0', moduleDir, credentials: registry.credentials });
+    const pushed = await pushTimoniModule({
+      registry: registry.url,
+      repository: 'modules/sample',
+      tag: '1.0.0',
+      moduleDir,
+      credentials: registry.credentials,
+    });
     expect(pushed.reference).toBe(`${registry.host}/modules/sample:1.0.0`);
     expect(pushed.url).toBe(`oci://${registry.host}/modules/sample`);
 
-    const pulled = await pullArtifact({ registry: registry.url, repository: 'modules/sample', reference: '1.0.0', credentials: registry.credentials });
+    const pulled = await pullArtifact({
+      registry: registry.url,
+      repository: 'modules/sample',
+      reference: '1.0.0',
+      credentials: registry.credentials,
+    });
     expect(sha256(pulled.manifestBytes)).toBe(pushed.digest);
     expect(pulled.digest).toBe(pushed.digest);
     expect(pulled.registryDigest).toBe(pushed.digest);
@@ -53,23 +64,56 @@ describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('a registry wit
     expect(pulled.layers.map((layer) => layer.bytes)).toEqual(pushed.layers.map((layer) => layer.gzip));
 
     // `timoni mod push` also tags the version as latest.
-    const latest = await pullManifest({ registry: registry.url, repository: 'modules/sample', reference: 'latest', credentials: registry.credentials });
+    const latest = await pullManifest({
+      registry: registry.url,
+      repository: 'modules/sample',
+      reference: 'latest',
+      credentials: registry.credentials,
+    });
     expect(latest.digest).toBe(pushed.digest);
-    const byDigest = await pullManifest({ registry: registry.url, repository: 'modules/sample', reference: pushed.digest, credentials: registry.credentials });
+    const byDigest = await pullManifest({
+      registry: registry.url,
+      repository: 'modules/sample',
+      reference: pushed.digest,
+      credentials: registry.credentials,
+    });
     expect(byDigest.manifestBytes.equals(pushed.manifestBytes)).toBe(true);
   });
 
   it('gives the same digest when the same folder is pushed twice, uploading nothing the second time', async () => {
-    const first = await pushTimoniModule({ registry: registry.url, repository: 'modules/twice', tag: '2.0.0', moduleDir, credentials: registry.credentials });
-    const second = await pushTimoniModule({ registry: registry.url, repository: 'modules/twice', tag: '2.0.0', moduleDir, credentials: registry.credentials });
+    const first = await pushTimoniModule({
+      registry: registry.url,
+      repository: 'modules/twice',
+      tag: '2.0.0',
+      moduleDir,
+      credentials: registry.credentials,
+    });
+    const second = await pushTimoniModule({
+      registry: registry.url,
+      repository: 'modules/twice',
+      tag: '2.0.0',
+      moduleDir,
+      credentials: registry.credentials,
+    });
     expect(second.digest).toBe(first.digest);
     expect(first.blobsUploaded).toBe(3);
     expect(second).toMatchObject({ blobsUploaded: 0, blobsSkipped: 3 });
   });
 
   it('keeps only cue.mod/ in the vendor layer and everything else in the module layer', async () => {
-    await pushTimoniModule({ registry: registry.url, repository: 'modules/layers', tag: '0.1.0', moduleDir, credentials: registry.credentials });
-    const pulled = await pullArtifact({ registry: registry.url, repository: 'modules/layers', reference: '0.1.0', credentials: registry.credentials });
+    await pushTimoniModule({
+      registry: registry.url,
+      repository: 'modules/layers',
+      tag: '0.1.0',
+      moduleDir,
+      credentials: registry.credentials,
+    });
+    const pulled = await pullArtifact({
+      registry: registry.url,
+      repository: 'modules/layers',
+      reference: '0.1.0',
+      credentials: registry.credentials,
+    });
     const [vendor, module] = pulled.layers.map((layer) => readTarGzip(layer.bytes).map((member) => member.name));
     expect(vendor).toEqual([
       '.',
@@ -88,7 +132,15 @@ describe.each<RegistryAuthMode>(['anonymous', 'basic', 'token'])('a registry wit
       'cue.mod/pkg/timoni.sh/core/v1alpha1/instance.cue',
     ]);
     // timoni.ignore drops build_tool.cue and debug_values.cue; cue.mod/ is in the vendor layer.
-    expect(module).toEqual(['.', 'README.md', 'templates', 'templates/config.cue', 'timoni.cue', 'timoni.ignore', 'values.cue']);
+    expect(module).toEqual([
+      '.',
+      'README.md',
+      'templates',
+      'templates/config.cue',
+      'timoni.cue',
+      'timoni.ignore',
+      'values.cue',
+    ]);
   });
 });
 
@@ -99,7 +151,13 @@ describe('refused credentials', () => {
 
   beforeAll(async () => {
     [basic, token] = await Promise.all([
-      startRegistry({ auth: 'basic', users: [{ name: 'alice', password: 'correct horse' }, { name: 'bob', password: 'battery staple' }] }),
+      startRegistry({
+        auth: 'basic',
+        users: [
+          { name: 'alice', password: 'correct horse' },
+          { name: 'bob', password: 'battery staple' },
+        ],
+      }),
       startRegistry({ auth: 'token', users: [{ name: 'alice', password: 'correct horse' }] }),
     ]);
     moduleDir = await writeSampleModule();
@@ -128,7 +186,9 @@ describe('refused credentials', () => {
     expect(wrong.message).not.toContain('wrong');
     await expectStatus(push(basic, { username: 'mallory', password: 'correct horse' }), 401);
     await expectStatus(push(basic), 401);
-    await expect(push(basic, { username: 'bob', password: 'battery staple' })).resolves.toMatchObject({ blobsUploaded: 3 });
+    await expect(push(basic, { username: 'bob', password: 'battery staple' })).resolves.toMatchObject({
+      blobsUploaded: 3,
+    });
     expect(basic.requests.filter((request) => request.status === 401).length).toBeGreaterThanOrEqual(3);
   });
 
@@ -140,10 +200,15 @@ describe('refused credentials', () => {
     // Without credentials the service issues a token with no access; the registry refuses it.
     const anonymous = await expectStatus(push(token), 401);
     expect(anonymous.url).toContain('/v2/modules/guarded/blobs/');
-    const refused = token.requests.filter((request) => request.path.startsWith('/v2/modules/guarded/') && request.authorization === 'bearer' && request.status === 401);
+    const refused = token.requests.filter(
+      (request) =>
+        request.path.startsWith('/v2/modules/guarded/') && request.authorization === 'bearer' && request.status === 401,
+    );
     expect(refused.length).toBeGreaterThanOrEqual(1);
 
-    await expect(push(token, { username: 'alice', password: 'correct horse' })).resolves.toMatchObject({ blobsUploaded: 3 });
+    await expect(push(token, { username: 'alice', password: 'correct horse' })).resolves.toMatchObject({
+      blobsUploaded: 3,
+    });
   });
 
   it('keeps passwords and tokens out of the registry logs and the request log', async () => {
@@ -162,7 +227,10 @@ describe('refused credentials', () => {
 
   it('token: the registry accepts only tokens signed by the issuer key, for its service, unexpired, with the access asked', async () => {
     await push(token, { username: 'alice', password: 'correct horse' });
-    const issuer = new TokenSigner(readFileSync(`${token.dir}/token-signing-key.pem`, 'utf8'), readFileSync(`${token.dir}/token-signing-cert.pem`, 'utf8'));
+    const issuer = new TokenSigner(
+      readFileSync(`${token.dir}/token-signing-key.pem`, 'utf8'),
+      readFileSync(`${token.dir}/token-signing-cert.pem`, 'utf8'),
+    );
     const otherDir = await mkdtemp(join(tmpdir(), 'timoni-fleet-foreign-key-'));
     try {
       const { helper } = await ensureBinaries(() => undefined);
@@ -175,13 +243,19 @@ describe('refused credentials', () => {
         access: [{ type: 'repository', name: 'modules/guarded', actions: ['pull'] }],
         expiresIn: 300,
       };
-      const tags = async (jwt: string) => (await fetch(`${token.url}/v2/modules/guarded/tags/list`, { headers: { authorization: `Bearer ${jwt}` } })).status;
+      const tags = async (jwt: string) =>
+        (await fetch(`${token.url}/v2/modules/guarded/tags/list`, { headers: { authorization: `Bearer ${jwt}` } }))
+          .status;
       expect(await tags(issuer.sign(claims))).toBe(200);
       expect(await tags(foreign.sign(claims))).toBe(401);
       expect(await tags(issuer.sign({ ...claims, audience: 'another-registry' }))).toBe(401);
       expect(await tags(issuer.sign({ ...claims, issuer: 'another-issuer' }))).toBe(401);
       expect(await tags(issuer.sign(claims, Math.floor(Date.now() / 1000) - 3600))).toBe(401);
-      expect(await tags(issuer.sign({ ...claims, access: [{ type: 'repository', name: 'modules/other', actions: ['pull'] }] }))).toBe(401);
+      expect(
+        await tags(
+          issuer.sign({ ...claims, access: [{ type: 'repository', name: 'modules/other', actions: ['pull'] }] }),
+        ),
+      ).toBe(401);
     } finally {
       await rm(otherDir, { recursive: true, force: true });
     }
@@ -210,10 +284,21 @@ describe('a token registry with anonymous pull', () => {
   });
 
   it('lets anyone pull but only users push', async () => {
-    const pushed = await pushTimoniModule({ registry: registry.url, repository: 'public/sample', tag: '1.2.3', moduleDir, credentials: registry.credentials });
+    const pushed = await pushTimoniModule({
+      registry: registry.url,
+      repository: 'public/sample',
+      tag: '1.2.3',
+      moduleDir,
+      credentials: registry.credentials,
+    });
     const pulled = await pullArtifact({ registry: registry.url, repository: 'public/sample', reference: '1.2.3' });
     expect(pulled.digest).toBe(pushed.digest);
-    const anonymousPush = pushTimoniModule({ registry: registry.url, repository: 'public/sample', tag: '1.2.4', moduleDir });
+    const anonymousPush = pushTimoniModule({
+      registry: registry.url,
+      repository: 'public/sample',
+      tag: '1.2.4',
+      moduleDir,
+    });
     await expect(anonymousPush).rejects.toMatchObject({ status: 401 });
     const tokenRequests = registry.requests.filter((request) => request.outcome === 'token');
     expect(tokenRequests.some((request) => request.authorization === 'none' && request.status === 200)).toBe(true);
@@ -229,7 +314,9 @@ describe('registry lifecycle', () => {
     const rss = registry.memoryRssBytes();
     expect(rss).toBeGreaterThan(5 * 1024 * 1024);
     expect(rss).toBeLessThan(512 * 1024 * 1024);
-    process.stdout.write(`registry (basic): up in ${registry.startupMs} ms, RSS ${(rss / 1024 / 1024).toFixed(1)} MiB\n`);
+    process.stdout.write(
+      `registry (basic): up in ${registry.startupMs} ms, RSS ${(rss / 1024 / 1024).toFixed(1)} MiB\n`,
+    );
 
     await registry.stop();
     await registry.stop(); // idempotent
@@ -240,7 +327,10 @@ describe('registry lifecycle', () => {
 
   it('does not outlive a test process killed with SIGKILL', async () => {
     const tsx = join(repositoryRoot, 'node_modules', '.bin', 'tsx');
-    const parent = spawn(tsx, [join(repositoryRoot, 'test', 'harness', 'registry', 'orphan-check.ts')], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+    const parent = spawn(tsx, [join(repositoryRoot, 'test', 'harness', 'registry', 'orphan-check.ts')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    });
     try {
       const line = await new Promise<string>((resolveLine, reject) => {
         let buffered = '';
@@ -260,7 +350,11 @@ describe('registry lifecycle', () => {
       expect(readFileSync(`/proc/${owner}/cmdline`, 'utf8')).toContain('orphan-check.ts');
       process.kill(owner, 'SIGKILL');
       const deadline = Date.now() + 10_000;
-      while (existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z') && Date.now() < deadline) {
+      while (
+        existsSync(`/proc/${pid}`) &&
+        !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z') &&
+        Date.now() < deadline
+      ) {
         await new Promise((resolveWait) => setTimeout(resolveWait, 50));
       }
       expect(existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z')).toBe(false);
@@ -279,8 +373,12 @@ describe('registry lifecycle', () => {
     try {
       expect(a.host).not.toBe(b.host);
       await pushTimoniModule({ registry: a.url, repository: 'only/in-a', tag: '1.0.0', moduleDir });
-      await expect(pullManifest({ registry: b.url, repository: 'only/in-a', reference: '1.0.0' })).rejects.toMatchObject({ status: 404 });
-      await expect(pullManifest({ registry: a.url, repository: 'only/in-a', reference: '1.0.0' })).resolves.toMatchObject({ contentType: 'application/vnd.oci.image.manifest.v1+json' });
+      await expect(
+        pullManifest({ registry: b.url, repository: 'only/in-a', reference: '1.0.0' }),
+      ).rejects.toMatchObject({ status: 404 });
+      await expect(
+        pullManifest({ registry: a.url, repository: 'only/in-a', reference: '1.0.0' }),
+      ).resolves.toMatchObject({ contentType: 'application/vnd.oci.image.manifest.v1+json' });
     } finally {
       await Promise.all([a.stop(), b.stop(), rm(moduleDir, { recursive: true, force: true })]);
     }

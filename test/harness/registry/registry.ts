@@ -99,7 +99,11 @@ function waitUntilServing(port: number, child: ChildProcess, logPath: string, ti
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       if (settled) return;
       settled = true;
-      reject(new Error(`registry exited before serving (code ${code}, signal ${signal}); last log lines:\n${logTail(logPath)}`));
+      reject(
+        new Error(
+          `registry exited before serving (code ${code}, signal ${signal}); last log lines:\n${logTail(logPath)}`,
+        ),
+      );
     };
     const onError = (error: Error) => {
       if (settled) return;
@@ -110,13 +114,16 @@ function waitUntilServing(port: number, child: ChildProcess, logPath: string, ti
     child.once('error', onError);
     const probe = () => {
       if (settled) return;
-      const request = httpRequest({ host: '127.0.0.1', port, path: '/v2/', method: 'GET', timeout: 1000 }, (response) => {
-        response.resume();
-        settled = true;
-        child.off('exit', onExit);
-        child.off('error', onError);
-        resolveReady();
-      });
+      const request = httpRequest(
+        { host: '127.0.0.1', port, path: '/v2/', method: 'GET', timeout: 1000 },
+        (response) => {
+          response.resume();
+          settled = true;
+          child.off('exit', onExit);
+          child.off('error', onError);
+          resolveReady();
+        },
+      );
       request.on('timeout', () => request.destroy());
       request.on('error', () => {
         if (settled) return;
@@ -124,7 +131,11 @@ function waitUntilServing(port: number, child: ChildProcess, logPath: string, ti
           settled = true;
           child.off('exit', onExit);
           child.off('error', onError);
-          reject(new Error(`registry on 127.0.0.1:${port} did not answer within ${timeoutMs} ms; last log lines:\n${logTail(logPath)}`));
+          reject(
+            new Error(
+              `registry on 127.0.0.1:${port} did not answer within ${timeoutMs} ms; last log lines:\n${logTail(logPath)}`,
+            ),
+          );
           return;
         }
         setTimeout(probe, 25);
@@ -165,8 +176,12 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
   };
 
   try {
-    const users = options.auth === 'anonymous' ? [] : (options.users ?? [{ name: 'fleet', password: randomBytes(12).toString('hex') }]);
-    if (options.auth !== 'anonymous' && users.length === 0) throw new Error(`startRegistry: auth ${options.auth} needs at least one user`);
+    const users =
+      options.auth === 'anonymous'
+        ? []
+        : (options.users ?? [{ name: 'fleet', password: randomBytes(12).toString('hex') }]);
+    if (options.auth !== 'anonymous' && users.length === 0)
+      throw new Error(`startRegistry: auth ${options.auth} needs at least one user`);
     const service = 'timoni-fleet-test-registry';
     const issuer = 'timoni-fleet-test-token-issuer';
 
@@ -188,9 +203,19 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
 
     let auth: RegistryConfigInput['auth'] = { mode: 'anonymous' };
     if (options.auth === 'basic') {
-      auth = { mode: 'basic', realm: 'timoni-fleet test registry', htpasswdPath: await writeHtpasswd(binaries.helper, dir, users) };
+      auth = {
+        mode: 'basic',
+        realm: 'timoni-fleet test registry',
+        htpasswdPath: await writeHtpasswd(binaries.helper, dir, users),
+      };
     } else if (options.auth === 'token') {
-      auth = { mode: 'token', realm: `${url}/token`, service, issuer, rootCertBundle: join(dir, 'token-signing-cert.pem') };
+      auth = {
+        mode: 'token',
+        realm: `${url}/token`,
+        service,
+        issuer,
+        rootCertBundle: join(dir, 'token-signing-cert.pem'),
+      };
     }
 
     const storageDir = join(dir, 'storage');
@@ -204,7 +229,13 @@ export async function startRegistry(options: StartRegistryOptions): Promise<Regi
       const port = await freeLoopbackPort();
       await writeFile(
         configPath,
-        renderRegistryConfig({ listenAddress: `127.0.0.1:${port}`, publicUrl: url, storageDir, httpSecret: randomBytes(16).toString('hex'), auth }),
+        renderRegistryConfig({
+          listenAddress: `127.0.0.1:${port}`,
+          publicUrl: url,
+          storageDir,
+          httpSecret: randomBytes(16).toString('hex'),
+          auth,
+        }),
       );
       const logFd = openSync(logPath, 'a');
       const started = Date.now();

@@ -14,7 +14,13 @@ let pushed: PushedTimoniModule;
 beforeAll(async () => {
   registry = await startRegistry({ auth: 'token' });
   moduleDir = await writeSampleModule();
-  pushed = await pushTimoniModule({ registry: registry.url, repository: 'log/sample', tag: '1.0.0', moduleDir, credentials: registry.credentials });
+  pushed = await pushTimoniModule({
+    registry: registry.url,
+    repository: 'log/sample',
+    tag: '1.0.0',
+    moduleDir,
+    credentials: registry.credentials,
+  });
 });
 afterAll(async () => {
   await registry?.stop();
@@ -24,9 +30,14 @@ beforeEach(() => {
   registry.clearRequests();
 });
 
-const pull = (reference = '1.0.0') => pullArtifact({ registry: registry.url, repository: 'log/sample', reference, credentials: registry.credentials });
-const manifestGets = () => registry.requests.filter((request) => request.method === 'GET' && request.path.startsWith('/v2/log/sample/manifests/'));
-const blobGets = () => registry.requests.filter((request) => request.method === 'GET' && request.path.startsWith('/v2/log/sample/blobs/'));
+const pull = (reference = '1.0.0') =>
+  pullArtifact({ registry: registry.url, repository: 'log/sample', reference, credentials: registry.credentials });
+const manifestGets = () =>
+  registry.requests.filter(
+    (request) => request.method === 'GET' && request.path.startsWith('/v2/log/sample/manifests/'),
+  );
+const blobGets = () =>
+  registry.requests.filter((request) => request.method === 'GET' && request.path.startsWith('/v2/log/sample/blobs/'));
 
 describe('request log', () => {
   it('counts one manifest and three blob downloads for one pull, with the scheme used and no secret', async () => {
@@ -46,11 +57,18 @@ describe('request log', () => {
     expect(token[0]?.path).toContain('scope=repository%3Alog%2Fsample%3Apull');
     const logged = JSON.stringify(registry.requests);
     expect(logged).not.toContain(registry.credentials?.password);
-    expect(registry.requests.map((request) => request.seq)).toEqual(registry.requests.map((_request, index) => index + 1));
+    expect(registry.requests.map((request) => request.seq)).toEqual(
+      registry.requests.map((_request, index) => index + 1),
+    );
   });
 
   it('starts again from empty after clearRequests', async () => {
-    await pullManifest({ registry: registry.url, repository: 'log/sample', reference: '1.0.0', credentials: registry.credentials });
+    await pullManifest({
+      registry: registry.url,
+      repository: 'log/sample',
+      reference: '1.0.0',
+      credentials: registry.credentials,
+    });
     expect(manifestGets().filter((request) => request.status === 200)).toHaveLength(1);
     registry.clearRequests();
     expect(registry.requests).toHaveLength(0);
@@ -59,8 +77,14 @@ describe('request log', () => {
 
 describe('failure injection', () => {
   it('resets the connection of the next matching request, then lets requests through', async () => {
-    registry.failNext({ count: 1, mode: 'reset', match: (request) => request.method === 'GET' && request.path.includes('/blobs/') });
-    await expect(pull()).rejects.toThrow(/fetching the config of log\/sample:1\.0\.0: GET .* failed: (socket hang up|read ECONNRESET)/);
+    registry.failNext({
+      count: 1,
+      mode: 'reset',
+      match: (request) => request.method === 'GET' && request.path.includes('/blobs/'),
+    });
+    await expect(pull()).rejects.toThrow(
+      /fetching the config of log\/sample:1\.0\.0: GET .* failed: (socket hang up|read ECONNRESET)/,
+    );
     const reset = registry.requests.filter((request) => request.outcome === 'injected-reset');
     expect(reset).toHaveLength(1);
     expect(reset[0]).toMatchObject({ status: 0, method: 'GET' });
@@ -71,7 +95,12 @@ describe('failure injection', () => {
   });
 
   it('answers the next requests with the given status, counting down', async () => {
-    registry.failNext({ count: 2, mode: 'status', status: 503, match: (request) => request.path.startsWith('/v2/log/sample/manifests/') });
+    registry.failNext({
+      count: 2,
+      mode: 'status',
+      status: 503,
+      match: (request) => request.path.startsWith('/v2/log/sample/manifests/'),
+    });
     await expect(pull()).rejects.toMatchObject({ status: 503 });
     await expect(pull()).rejects.toMatchObject({ status: 503 });
     await expect(pull()).resolves.toMatchObject({ digest: pushed.digest });
@@ -82,19 +111,27 @@ describe('failure injection', () => {
   it('fails the token endpoint too when asked, with 503 by default', async () => {
     registry.failNext({ count: 1, mode: 'status', match: (request) => request.path.startsWith('/token') });
     await expect(pull()).rejects.toMatchObject({ status: 503 });
-    expect(registry.requests.filter((request) => request.outcome === 'injected-status').map((request) => request.path.split('?')[0])).toEqual(['/token']);
+    expect(
+      registry.requests
+        .filter((request) => request.outcome === 'injected-status')
+        .map((request) => request.path.split('?')[0]),
+    ).toEqual(['/token']);
   });
 
   it('truncates the body of the next registry answer after sending its headers', async () => {
     registry.failNext({ count: 1, mode: 'truncate', match: (request) => request.path.includes('/blobs/') });
-    await expect(pull()).rejects.toThrow(/fetching the config of log\/sample:1\.0\.0: (reading the answer to GET .* failed: aborted|GET .* failed: (socket hang up|read ECONNRESET))/);
+    await expect(pull()).rejects.toThrow(
+      /fetching the config of log\/sample:1\.0\.0: (reading the answer to GET .* failed: aborted|GET .* failed: (socket hang up|read ECONNRESET))/,
+    );
     const truncated = registry.requests.filter((request) => request.outcome === 'injected-truncate');
     expect(truncated).toHaveLength(1);
     expect(truncated[0]?.path).toBe(`/v2/log/sample/blobs/${pushed.manifest.config.digest}`);
 
     // Token requests do not use up a truncation.
     registry.failNext({ count: 1, mode: 'truncate' });
-    const response = await fetch(`${registry.url}/token?service=timoni-fleet-test-registry&scope=repository:log/sample:pull`);
+    const response = await fetch(
+      `${registry.url}/token?service=timoni-fleet-test-registry&scope=repository:log/sample:pull`,
+    );
     expect(response.status).toBe(200);
     await expect(fetch(`${registry.url}/v2/`).then((answer) => answer.text())).rejects.toThrow();
     await expect(pull()).resolves.toMatchObject({ digest: pushed.digest });

@@ -1,7 +1,14 @@
 // The registry's front door: a reverse proxy on 127.0.0.1 that records every request (so
 // tests can count pulls), serves the token endpoint, and fails requests on demand (so
 // tests can exercise retries).
-import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  Agent,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -53,7 +60,15 @@ export interface RequestProxy {
   close(): Promise<void>;
 }
 
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+]);
 
 function authorizationScheme(header: string | undefined): RecordedRequest['authorization'] {
   const scheme = header?.split(' ')[0]?.toLowerCase();
@@ -77,7 +92,9 @@ function sendHalfThenReset(upstream: IncomingMessage, response: ServerResponse):
  * Starts the proxy on a free loopback port. `tokenHandler`, when given, serves
  * `/token`; every other path goes to the upstream registry.
  */
-export async function startRequestProxy(tokenHandler?: (request: IncomingMessage, response: ServerResponse) => void): Promise<RequestProxy> {
+export async function startRequestProxy(
+  tokenHandler?: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<RequestProxy> {
   const requests: RecordedRequest[] = [];
   const failures: PendingFailure[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 32 });
@@ -89,7 +106,9 @@ export async function startRequestProxy(tokenHandler?: (request: IncomingMessage
   };
   // Truncation applies to registry answers only; token requests pass it by.
   const takeFailure = (match: RequestMatch): PendingFailure | undefined => {
-    const failure = failures.find((candidate) => !(candidate.mode === 'truncate' && isTokenPath(match.path)) && (candidate.match?.(match) ?? true));
+    const failure = failures.find(
+      (candidate) => !(candidate.mode === 'truncate' && isTokenPath(match.path)) && (candidate.match?.(match) ?? true),
+    );
     if (!failure) return undefined;
     failure.remaining -= 1;
     if (failure.remaining <= 0) failures.splice(failures.indexOf(failure), 1);
@@ -129,7 +148,13 @@ export async function startRequestProxy(tokenHandler?: (request: IncomingMessage
       request.resume();
       request.on('end', () => {
         response.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
-        response.end(JSON.stringify({ errors: [{ code: 'UNAVAILABLE', message: `failure injected by the test registry proxy (status ${status})` }] }));
+        response.end(
+          JSON.stringify({
+            errors: [
+              { code: 'UNAVAILABLE', message: `failure injected by the test registry proxy (status ${status})` },
+            ],
+          }),
+        );
       });
       return;
     }
@@ -165,14 +190,25 @@ export async function startRequestProxy(tokenHandler?: (request: IncomingMessage
         return;
       }
       response.writeHead(502, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ errors: [{ code: 'UNAVAILABLE', message: `test registry proxy: upstream registry on 127.0.0.1:${upstreamPort} failed: ${error.message}` }] }));
+      response.end(
+        JSON.stringify({
+          errors: [
+            {
+              code: 'UNAVAILABLE',
+              message: `test registry proxy: upstream registry on 127.0.0.1:${upstreamPort} failed: ${error.message}`,
+            },
+          ],
+        }),
+      );
     });
     request.pipe(upstream);
   });
   server.keepAliveTimeout = 30_000;
 
   await new Promise<void>((resolveListen, reject) => {
-    server.once('error', (error) => reject(new Error(`test registry proxy: listening on 127.0.0.1 failed: ${error.message}`)));
+    server.once('error', (error) =>
+      reject(new Error(`test registry proxy: listening on 127.0.0.1 failed: ${error.message}`)),
+    );
     server.listen(0, '127.0.0.1', () => resolveListen());
   });
 
@@ -180,7 +216,8 @@ export async function startRequestProxy(tokenHandler?: (request: IncomingMessage
     port: (server.address() as AddressInfo).port,
     requests,
     failNext(injection) {
-      if (!Number.isInteger(injection.count) || injection.count < 1) throw new Error(`failNext: count must be a positive integer, got ${injection.count}`);
+      if (!Number.isInteger(injection.count) || injection.count < 1)
+        throw new Error(`failNext: count must be a positive integer, got ${injection.count}`);
       failures.push({ ...injection, remaining: injection.count });
     },
     setUpstream(port) {

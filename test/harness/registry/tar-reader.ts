@@ -36,7 +36,8 @@ function parsePax(data: Buffer): Record<string, string> {
   while (offset < data.length) {
     const space = data.indexOf(0x20, offset);
     const length = Number(data.subarray(offset, space).toString('latin1'));
-    if (space < 0 || !Number.isInteger(length) || length <= 0) throw new Error(`malformed PAX record at byte ${offset}`);
+    if (space < 0 || !Number.isInteger(length) || length <= 0)
+      throw new Error(`malformed PAX record at byte ${offset}`);
     const record = data.subarray(space + 1, offset + length - 1).toString('utf8');
     const equals = record.indexOf('=');
     records[record.slice(0, equals)] = record.slice(equals + 1);
@@ -58,7 +59,8 @@ export function readTar(archive: Buffer): TarMember[] {
     const size = octal(block, 124, 12);
     const typeflag = String.fromCharCode(block[156] ?? 0x30) || '0';
     const data = archive.subarray(offset + 512, offset + 512 + size);
-    if (data.length < size) throw new Error(`tar member at offset ${offset} is truncated: ${data.length} of ${size} bytes`);
+    if (data.length < size)
+      throw new Error(`tar member at offset ${offset} is truncated: ${data.length} of ${size} bytes`);
     offset += 512 + Math.ceil(size / 512) * 512;
     if (typeflag === 'x') {
       pax = parsePax(data);

@@ -31,7 +31,10 @@ function defaultMode(type: TarEntryType): number {
 }
 
 const isAscii = (text: string) => Array.from(text).every((char) => (char.codePointAt(0) ?? 0) < 0x80);
-const toAscii = (text: string) => Array.from(text).filter((char) => (char.codePointAt(0) ?? 0) < 0x80).join('');
+const toAscii = (text: string) =>
+  Array.from(text)
+    .filter((char) => (char.codePointAt(0) ?? 0) < 0x80)
+    .join('');
 
 /** Copies `text` into the field as Go's formatString: NUL-terminated when shorter, truncated when longer. */
 function putString(block: Buffer, offset: number, size: number, text: string): void {

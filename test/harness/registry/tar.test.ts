@@ -26,17 +26,23 @@ function goTar(entries: TarEntry[]): Promise<Buffer> {
     })),
   );
   return new Promise((resolveTar, reject) => {
-    const child = execFile(helper, ['tar'], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`registry-helper tar failed: ${stderr.toString()}`));
-      else resolveTar(stdout);
-    });
+    const child = execFile(
+      helper,
+      ['tar'],
+      { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`registry-helper tar failed: ${stderr.toString()}`));
+        else resolveTar(stdout);
+      },
+    );
     child.stdin?.end(input);
   });
 }
 
 function firstDifference(a: Buffer, b: Buffer): string {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return `first difference at byte ${i} (block ${Math.floor(i / 512)}, offset ${i % 512}): ${a[i]} vs ${b[i]}`;
+    if (a[i] !== b[i])
+      return `first difference at byte ${i} (block ${Math.floor(i / 512)}, offset ${i % 512}): ${a[i]} vs ${b[i]}`;
   }
   return 'identical';
 }
@@ -87,9 +93,13 @@ describe('tar writer', () => {
     const members = readTar(writeTar(entries));
     expect(members.map((member) => member.name)).toEqual(entries.map((entry) => entry.name));
     expect(members.map((member) => member.typeflag)).toEqual(entries.map((entry) => typeflags[entry.type]));
-    expect(members.map((member) => member.mode)).toEqual(entries.map((entry) => entry.mode ?? defaultModes[entry.type]));
+    expect(members.map((member) => member.mode)).toEqual(
+      entries.map((entry) => entry.mode ?? defaultModes[entry.type]),
+    );
     expect(members.map((member) => member.linkname)).toEqual(entries.map((entry) => entry.linkname ?? ''));
-    expect(members.map((member) => member.content)).toEqual(entries.map((entry) => Buffer.from(entry.type === 'file' ? (entry.content ?? '') : '')));
+    expect(members.map((member) => member.content)).toEqual(
+      entries.map((entry) => Buffer.from(entry.type === 'file' ? (entry.content ?? '') : '')),
+    );
   });
 
   it('refuses content on entries that are not files and sizes that do not fit', () => {

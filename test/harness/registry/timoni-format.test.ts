@@ -42,7 +42,13 @@ describe('manifest and config', () => {
   it('is an OCI image manifest with the fields, order and values of go-containerregistry', async () => {
     vi.stubEnv('SOURCE_DATE_EPOCH', '');
     const moduleDir = await moduleFolder();
-    const pushed = await pushTimoniModule({ registry: registry.url, repository: 'format/sample', tag: '3.1.4', moduleDir, annotations: { 'org.opencontainers.image.description': 'A <sample> & more' } });
+    const pushed = await pushTimoniModule({
+      registry: registry.url,
+      repository: 'format/sample',
+      tag: '3.1.4',
+      moduleDir,
+      annotations: { 'org.opencontainers.image.description': 'A <sample> & more' },
+    });
     const pulled = await pullArtifact({ registry: registry.url, repository: 'format/sample', reference: '3.1.4' });
     expect(pulled.contentType).toBe('application/vnd.oci.image.manifest.v1+json');
 
@@ -54,7 +60,9 @@ describe('manifest and config', () => {
 
     // The config is gcr's empty image config, kept byte for byte under Timoni's media type
     // (mutate leaves non-image config blobs alone), so every module shares it.
-    expect(pulled.config.toString('utf8')).toBe('{"architecture":"","created":"0001-01-01T00:00:00Z","os":"","rootfs":{"type":"layers","diff_ids":null},"config":{}}');
+    expect(pulled.config.toString('utf8')).toBe(
+      '{"architecture":"","created":"0001-01-01T00:00:00Z","os":"","rootfs":{"type":"layers","diff_ids":null},"config":{}}',
+    );
     const config = manifest.config as Record<string, unknown>;
     expect(Object.keys(config)).toEqual(['mediaType', 'size', 'digest']);
     expect(config).toEqual({
@@ -71,8 +79,14 @@ describe('manifest and config', () => {
       ['mediaType', 'size', 'digest', 'annotations'],
       ['mediaType', 'size', 'digest', 'annotations'],
     ]);
-    expect(layers.map((layer) => layer.mediaType)).toEqual(['application/vnd.timoni.content.v1.tar+gzip', 'application/vnd.timoni.content.v1.tar+gzip']);
-    expect(layers.map((layer) => layer.annotations)).toEqual([{ 'sh.timoni.content.type': 'module/vendor' }, { 'sh.timoni.content.type': 'module' }]);
+    expect(layers.map((layer) => layer.mediaType)).toEqual([
+      'application/vnd.timoni.content.v1.tar+gzip',
+      'application/vnd.timoni.content.v1.tar+gzip',
+    ]);
+    expect(layers.map((layer) => layer.annotations)).toEqual([
+      { 'sh.timoni.content.type': 'module/vendor' },
+      { 'sh.timoni.content.type': 'module' },
+    ]);
     for (const [index, layer] of pulled.layers.entries()) {
       expect(layers[index]?.size).toBe(layer.bytes.length);
       expect(layers[index]?.digest).toBe(sha256(layer.bytes));
@@ -80,11 +94,21 @@ describe('manifest and config', () => {
 
     // Annotations: the user's, then the version; no Git checkout, no SOURCE_DATE_EPOCH, so nothing else.
     // Keys sorted (a Go map), `<`, `>` and `&` escaped as Go's json.Marshal does.
-    expect(manifest.annotations).toEqual({ 'org.opencontainers.image.description': 'A <sample> & more', 'org.opencontainers.image.version': '3.1.4' });
-    expect(pulled.manifestBytes.toString('utf8')).toContain('"org.opencontainers.image.description":"A \\u003csample\\u003e \\u0026 more","org.opencontainers.image.version":"3.1.4"}}');
+    expect(manifest.annotations).toEqual({
+      'org.opencontainers.image.description': 'A <sample> & more',
+      'org.opencontainers.image.version': '3.1.4',
+    });
+    expect(pulled.manifestBytes.toString('utf8')).toContain(
+      '"org.opencontainers.image.description":"A \\u003csample\\u003e \\u0026 more","org.opencontainers.image.version":"3.1.4"}}',
+    );
     // Compact: no whitespace between tokens.
     const text = pulled.manifestBytes.toString('utf8');
-    expect(text.replace(/\\u003c/g, '<').replace(/\\u003e/g, '>').replace(/\\u0026/g, '&')).toBe(JSON.stringify(JSON.parse(text)));
+    expect(
+      text
+        .replace(/\\u003c/g, '<')
+        .replace(/\\u003e/g, '>')
+        .replace(/\\u0026/g, '&'),
+    ).toBe(JSON.stringify(JSON.parse(text)));
     expect(pushed.digest).toBe(sha256(pulled.manifestBytes));
   });
 });
@@ -92,14 +116,21 @@ describe('manifest and config', () => {
 describe('annotations', () => {
   it('sets the version over a user-given version annotation', async () => {
     vi.stubEnv('SOURCE_DATE_EPOCH', '');
-    const built = await buildTimoniModule({ moduleDir: await moduleFolder(), version: '1.0.0', annotations: { 'org.opencontainers.image.version': '9.9.9' } });
+    const built = await buildTimoniModule({
+      moduleDir: await moduleFolder(),
+      version: '1.0.0',
+      annotations: { 'org.opencontainers.image.version': '9.9.9' },
+    });
     expect(built.manifest.annotations).toEqual({ 'org.opencontainers.image.version': '1.0.0' });
   });
 
   it('takes created from SOURCE_DATE_EPOCH as RFC 3339 UTC', async () => {
     vi.stubEnv('SOURCE_DATE_EPOCH', '1700000000');
     const built = await buildTimoniModule({ moduleDir: await moduleFolder(), version: '1.0.0' });
-    expect(built.manifest.annotations).toEqual({ 'org.opencontainers.image.version': '1.0.0', 'org.opencontainers.image.created': '2023-11-14T22:13:20Z' });
+    expect(built.manifest.annotations).toEqual({
+      'org.opencontainers.image.version': '1.0.0',
+      'org.opencontainers.image.created': '2023-11-14T22:13:20Z',
+    });
   });
 
   it('takes created, source and revision from the Git checkout, keeping the ones given', async () => {
@@ -108,7 +139,15 @@ describe('annotations', () => {
     const git = (...args: string[]) =>
       execFileSync('git', args, {
         cwd: moduleDir,
-        env: { ...process.env, GIT_AUTHOR_DATE: '2024-02-03T04:05:06Z', GIT_COMMITTER_DATE: '2024-02-03T04:05:06Z', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' },
+        env: {
+          ...process.env,
+          GIT_AUTHOR_DATE: '2024-02-03T04:05:06Z',
+          GIT_COMMITTER_DATE: '2024-02-03T04:05:06Z',
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@example.com',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@example.com',
+        },
       })
         .toString()
         .trim();
@@ -126,15 +165,21 @@ describe('annotations', () => {
       'org.opencontainers.image.revision': head,
     });
 
-    const given = await buildTimoniModule({ moduleDir, version: '1.0.0', annotations: { 'org.opencontainers.image.source': 'https://example.com/given' } });
+    const given = await buildTimoniModule({
+      moduleDir,
+      version: '1.0.0',
+      annotations: { 'org.opencontainers.image.source': 'https://example.com/given' },
+    });
     expect(given.manifest.annotations?.['org.opencontainers.image.source']).toBe('https://example.com/given');
     const without = await buildTimoniModule({ moduleDir, version: '1.0.0', gitMetadata: false });
     expect(without.manifest.annotations).toEqual({ 'org.opencontainers.image.version': '1.0.0' });
   });
 
   it('accepts strict semver versions only, as `timoni mod push --version`', () => {
-    for (const good of ['0.0.0', '1.2.3', '1.0.0-rc.1', '2.0.0-alpha-1.x']) expect(() => validateModuleVersion(good)).not.toThrow();
-    for (const bad of ['', '1.0', 'v1.0.0', '01.0.0', '1.0.0+build.5', 'latest', '1.0.0-01']) expect(() => validateModuleVersion(bad)).toThrow(/version/);
+    for (const good of ['0.0.0', '1.2.3', '1.0.0-rc.1', '2.0.0-alpha-1.x'])
+      expect(() => validateModuleVersion(good)).not.toThrow();
+    for (const bad of ['', '1.0', 'v1.0.0', '01.0.0', '1.0.0+build.5', 'latest', '1.0.0-01'])
+      expect(() => validateModuleVersion(bad)).toThrow(/version/);
   });
 });
 
@@ -142,7 +187,11 @@ describe('layer tarballs', () => {
   it('hold "." first, pre-order lexical walk, no trailing slash on directories, zero owner and times', async () => {
     vi.stubEnv('SOURCE_DATE_EPOCH', '');
     // `a/` sorts before `a-b` in a walk (siblings "a" < "a-b"), after it in a sort of whole paths.
-    const moduleDir = await moduleFolder({ 'a/x.cue': 'package a\n', 'a-b.cue': 'package main\n', 'bin/run.sh': '#!/bin/sh\n' });
+    const moduleDir = await moduleFolder({
+      'a/x.cue': 'package a\n',
+      'a-b.cue': 'package main\n',
+      'bin/run.sh': '#!/bin/sh\n',
+    });
     await chmod(join(moduleDir, 'bin/run.sh'), 0o700);
     await chmod(join(moduleDir, 'README.md'), 0o600);
     const built = await buildTimoniModule({ moduleDir, version: '1.0.0' });
@@ -218,9 +267,16 @@ describe('layer tarballs', () => {
     expect(node.layers.map((layer) => layer.tar)).toEqual(first.layers.map((layer) => layer.tar));
     expect(node.layers.map((layer) => layer.gzip[9])).toEqual([3, 3]);
     expect(node.digest).not.toBe(first.digest);
-    const changed = await buildTimoniModule({ moduleDir: await moduleFolder({ 'values.cue': 'package main\n\nvalues: message: "changed"\n' }), version: '1.0.0' });
+    const changed = await buildTimoniModule({
+      moduleDir: await moduleFolder({ 'values.cue': 'package main\n\nvalues: message: "changed"\n' }),
+      version: '1.0.0',
+    });
     expect(changed.digest).not.toBe(first.digest);
     expect(changed.manifest.layers[0]?.digest).toBe(first.manifest.layers[0]?.digest);
-    expect(readTarGzip(changed.layers[1]?.gzip ?? Buffer.alloc(0)).find((member) => member.name === 'values.cue')?.content.toString()).toContain('changed');
+    expect(
+      readTarGzip(changed.layers[1]?.gzip ?? Buffer.alloc(0))
+        .find((member) => member.name === 'values.cue')
+        ?.content.toString(),
+    ).toContain('changed');
   });
 });

@@ -19,7 +19,9 @@ export const versionAnnotation = 'org.opencontainers.image.version';
  * The config blob of every Timoni module: go-containerregistry's empty image config,
  * left as is because the config media type is not an image config type.
  */
-export const timoniConfigBlob = Buffer.from('{"architecture":"","created":"0001-01-01T00:00:00Z","os":"","rootfs":{"type":"layers","diff_ids":null},"config":{}}');
+export const timoniConfigBlob = Buffer.from(
+  '{"architecture":"","created":"0001-01-01T00:00:00Z","os":"","rootfs":{"type":"layers","diff_ids":null},"config":{}}',
+);
 
 /** Timoni's check: strict semver (no leading 'v', no build metadata). */
 export function validateModuleVersion(version: string): void {
@@ -27,7 +29,10 @@ export function validateModuleVersion(version: string): void {
   if (version.includes('+')) throw new Error(`module version ${version}: build metadata is not supported`);
   const id = '(?:0|[1-9]\\d*|\\d*[A-Za-z-][0-9A-Za-z-]*)';
   const semver = new RegExp(`^(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d*)\\.(?:0|[1-9]\\d*)(?:-${id}(?:\\.${id})*)?$`);
-  if (!semver.test(version)) throw new Error(`module version ${JSON.stringify(version)} is not in strict semver format (MAJOR.MINOR.PATCH[-PRERELEASE])`);
+  if (!semver.test(version))
+    throw new Error(
+      `module version ${JSON.stringify(version)} is not in strict semver format (MAJOR.MINOR.PATCH[-PRERELEASE])`,
+    );
 }
 
 export interface BuildTimoniModuleOptions {
@@ -60,12 +65,17 @@ export async function buildTimoniModule(options: BuildTimoniModuleOptions): Prom
   validateModuleVersion(options.version);
   const annotations: Record<string, string> = { ...options.annotations, [versionAnnotation]: options.version };
   if (options.gitMetadata ?? true) await appendGitMetadata(options.moduleDir, annotations);
-  const layers = await moduleLayers(options.moduleDir, (options.gzip ?? 'go') === 'go' ? goGzip : async (tar) => gzipLayer(tar));
+  const layers = await moduleLayers(
+    options.moduleDir,
+    (options.gzip ?? 'go') === 'go' ? goGzip : async (tar) => gzipLayer(tar),
+  );
   const manifest: ImageManifest = {
     schemaVersion: 2,
     mediaType: ociManifestMediaType,
     config: describe(timoniConfigBlob, timoniConfigMediaType),
-    layers: layers.map((layer) => describe(layer.gzip, timoniContentMediaType, { [timoniContentTypeAnnotation]: layer.contentType })),
+    layers: layers.map((layer) =>
+      describe(layer.gzip, timoniContentMediaType, { [timoniContentTypeAnnotation]: layer.contentType }),
+    ),
     annotations,
   };
   const manifestBytes = serializeManifest(manifest);
@@ -105,7 +115,13 @@ export interface PushedTimoniModule {
 }
 
 export async function pushTimoniModule(options: PushTimoniModuleOptions): Promise<PushedTimoniModule> {
-  const built = await buildTimoniModule({ moduleDir: options.moduleDir, version: options.tag, annotations: options.annotations, gitMetadata: options.gitMetadata, gzip: options.gzip });
+  const built = await buildTimoniModule({
+    moduleDir: options.moduleDir,
+    version: options.tag,
+    annotations: options.annotations,
+    gitMetadata: options.gitMetadata,
+    gzip: options.gzip,
+  });
   const pushed = await pushArtifact({
     registry: options.registry,
     repository: options.repository,
@@ -116,7 +132,13 @@ export async function pushTimoniModule(options: PushTimoniModuleOptions): Promis
     credentials: options.credentials,
   });
   if (options.latest ?? true) {
-    await tagManifest({ registry: options.registry, repository: options.repository, digest: pushed.digest, tag: 'latest', credentials: options.credentials });
+    await tagManifest({
+      registry: options.registry,
+      repository: options.repository,
+      digest: pushed.digest,
+      tag: 'latest',
+      credentials: options.credentials,
+    });
   }
   const host = pushed.reference.slice(0, pushed.reference.indexOf('/'));
   return {

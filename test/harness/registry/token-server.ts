@@ -25,7 +25,8 @@ export function parseScopes(scopes: string[]): TokenAccess[] {
   const access: TokenAccess[] = [];
   for (const scope of scopes.flatMap((value) => value.split(' ')).filter((value) => value !== '')) {
     const parts = scope.split(':');
-    if (parts.length < 3) throw new TokenRequestError(400, 'invalid_scope', `scope ${JSON.stringify(scope)} is not type:name:actions`);
+    if (parts.length < 3)
+      throw new TokenRequestError(400, 'invalid_scope', `scope ${JSON.stringify(scope)} is not type:name:actions`);
     const type = parts[0] ?? '';
     const actions = (parts[parts.length - 1] ?? '').split(',').filter((action) => action !== '');
     access.push({ type, name: parts.slice(1, -1).join(':'), actions });
@@ -79,14 +80,23 @@ async function readTokenRequest(request: IncomingMessage, url: URL): Promise<Tok
   if (request.method === 'POST') {
     const form = new URLSearchParams(await readBody(request));
     const grant = form.get('grant_type');
-    if (grant !== 'password') throw new TokenRequestError(400, 'unsupported_grant_type', `grant_type ${JSON.stringify(grant)} is not supported; use password`);
+    if (grant !== 'password')
+      throw new TokenRequestError(
+        400,
+        'unsupported_grant_type',
+        `grant_type ${JSON.stringify(grant)} is not supported; use password`,
+      );
     return {
       service: form.get('service'),
       scopes: form.getAll('scope'),
       login: { name: form.get('username') ?? '', password: form.get('password') ?? '' },
     };
   }
-  throw new TokenRequestError(405, 'method_not_allowed', `${request.method ?? 'no method'} is not allowed on the token endpoint`);
+  throw new TokenRequestError(
+    405,
+    'method_not_allowed',
+    `${request.method ?? 'no method'} is not allowed on the token endpoint`,
+  );
 }
 
 /** Decides what a caller may do: users get every action they ask for, anonymous callers `pull` at most. */
@@ -94,13 +104,19 @@ function grant(requested: TokenAccess[], authenticated: boolean, anonymousPull: 
   return requested
     .map((item) => ({
       ...item,
-      actions: authenticated ? item.actions : anonymousPull && item.type === 'repository' ? item.actions.filter((action) => action === 'pull') : [],
+      actions: authenticated
+        ? item.actions
+        : anonymousPull && item.type === 'repository'
+          ? item.actions.filter((action) => action === 'pull')
+          : [],
     }))
     .filter((item) => item.actions.length > 0);
 }
 
 /** Returns a node:http handler for the token endpoint. */
-export function tokenService(options: TokenServiceOptions): (request: IncomingMessage, response: ServerResponse) => void {
+export function tokenService(
+  options: TokenServiceOptions,
+): (request: IncomingMessage, response: ServerResponse) => void {
   const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     response.writeHead(status, { 'content-type': 'application/json', ...headers });
     response.end(JSON.stringify(body));
@@ -111,7 +127,11 @@ export function tokenService(options: TokenServiceOptions): (request: IncomingMe
     readTokenRequest(request, url)
       .then((tokenRequest) => {
         if (tokenRequest.service !== null && tokenRequest.service !== options.service) {
-          throw new TokenRequestError(400, 'invalid_request', `service ${JSON.stringify(tokenRequest.service)} is not ${JSON.stringify(options.service)}`);
+          throw new TokenRequestError(
+            400,
+            'invalid_request',
+            `service ${JSON.stringify(tokenRequest.service)} is not ${JSON.stringify(options.service)}`,
+          );
         }
         let subject = '';
         if (tokenRequest.login) {
@@ -119,20 +139,36 @@ export function tokenService(options: TokenServiceOptions): (request: IncomingMe
           const user = options.users.find((candidate) => candidate.name === login.name);
           // Same work for unknown users and wrong passwords.
           const matches = sameSecret(user?.password ?? '\0no user', login.password) && user !== undefined;
-          if (!matches) throw new TokenRequestError(401, 'UNAUTHORIZED', `invalid username or password for ${JSON.stringify(login.name)}`);
+          if (!matches)
+            throw new TokenRequestError(
+              401,
+              'UNAUTHORIZED',
+              `invalid username or password for ${JSON.stringify(login.name)}`,
+            );
           subject = login.name;
         }
         const access = grant(parseScopes(tokenRequest.scopes), subject !== '', options.anonymousPull);
         const now = Math.floor(Date.now() / 1000);
-        const token = options.signer.sign({ issuer: options.issuer, subject, audience: options.service, access, expiresIn: options.expiresIn }, now);
-        send(response, 200, { token, access_token: token, expires_in: options.expiresIn, issued_at: new Date(now * 1000).toISOString() });
+        const token = options.signer.sign(
+          { issuer: options.issuer, subject, audience: options.service, access, expiresIn: options.expiresIn },
+          now,
+        );
+        send(response, 200, {
+          token,
+          access_token: token,
+          expires_in: options.expiresIn,
+          issued_at: new Date(now * 1000).toISOString(),
+        });
       })
       .catch((error: unknown) => {
         if (error instanceof TokenRequestError) {
-          const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': 'Basic realm="timoni-fleet test token service"' } : {};
+          const headers: Record<string, string> =
+            error.status === 401 ? { 'www-authenticate': 'Basic realm="timoni-fleet test token service"' } : {};
           send(response, error.status, { errors: [{ code: error.code, message: error.message }] }, headers);
         } else {
-          send(response, 500, { errors: [{ code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }] });
+          send(response, 500, {
+            errors: [{ code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) }],
+          });
         }
       });
   };

@@ -72,16 +72,28 @@ export async function ensureGoBinary(binary: GoBinary, log: ProgressLog): Promis
   args.push(binary.packagePath);
 
   const started = Date.now();
-  log(`building ${binary.name} ${binary.version} from ${binary.moduleDir} (usually ~${binary.usualMinutes} min on 2 cores with an empty Go cache)`);
-  const heartbeat = setInterval(() => log(`  still building ${binary.name} (${formatElapsed(Date.now() - started)})`), 30_000);
+  log(
+    `building ${binary.name} ${binary.version} from ${binary.moduleDir} (usually ~${binary.usualMinutes} min on 2 cores with an empty Go cache)`,
+  );
+  const heartbeat = setInterval(
+    () => log(`  still building ${binary.name} (${formatElapsed(Date.now() - started)})`),
+    30_000,
+  );
   try {
     await new Promise<void>((resolvePromise, reject) => {
       execFile(
         'go',
         args,
-        { cwd: join(repositoryRoot, binary.moduleDir), maxBuffer: 64 * 1024 * 1024, env: { ...process.env, CGO_ENABLED: '0' } },
+        {
+          cwd: join(repositoryRoot, binary.moduleDir),
+          maxBuffer: 64 * 1024 * 1024,
+          env: { ...process.env, CGO_ENABLED: '0' },
+        },
         (error, _stdout, stderr) => {
-          if (error) reject(new Error(`go build of ${binary.name} (${binary.packagePath} in ${binary.moduleDir}) failed:\n${stderr}`));
+          if (error)
+            reject(
+              new Error(`go build of ${binary.name} (${binary.packagePath} in ${binary.moduleDir}) failed:\n${stderr}`),
+            );
           else resolvePromise();
         },
       );

@@ -52,23 +52,42 @@ function clusterAt(server: string, timeoutMs = 5_000) {
   const retries: KubeRetry[] = [];
   const text = stringify({
     'current-context': 'k',
-    clusters: [{ name: 'k', cluster: { server, 'insecure-skip-tls-verify': server.startsWith('https:') || undefined } }],
+    clusters: [
+      { name: 'k', cluster: { server, 'insecure-skip-tls-verify': server.startsWith('https:') || undefined } },
+    ],
     users: [{ name: 'u', user: { token: 'retry-token' } }],
     contexts: [{ name: 'k', context: { cluster: 'k', user: 'u' } }],
   });
-  const cluster = openCluster(loadKubeconfig([text], secrets), undefined, { secrets, name: 'retry-1', timeoutMs, onRetry: (retry) => retries.push(retry) });
+  const cluster = openCluster(loadKubeconfig([text], secrets), undefined, {
+    secrets,
+    name: 'retry-1',
+    timeoutMs,
+    onRetry: (retry) => retries.push(retry),
+  });
   return { cluster, retries };
 }
 
-const version = (res: ServerResponse) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"major":"1","minor":"36","gitVersion":"v1.36.3"}');
+const version = (res: ServerResponse) =>
+  res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"major":"1","minor":"36","gitVersion":"v1.36.3"}');
 const status = (res: ServerResponse, code: number, reason: string, headers: Record<string, string> = {}) =>
-  res.writeHead(code, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify({ kind: 'Status', status: 'Failure', reason, message: `${reason} here`, code }));
+  res
+    .writeHead(code, { 'Content-Type': 'application/json', ...headers })
+    .end(JSON.stringify({ kind: 'Status', status: 'Failure', reason, message: `${reason} here`, code }));
 const configMap = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'apps', name: 'web' };
-const ssa = { method: 'PATCH' as const, path: '/api/v1/namespaces/apps/configmaps/web', contentType: 'application/apply-patch+yaml', body: '{}', query: { fieldManager: 'timoni' }, object: configMap };
+const ssa = {
+  method: 'PATCH' as const,
+  path: '/api/v1/namespaces/apps/configmaps/web',
+  contentType: 'application/apply-patch+yaml',
+  body: '{}',
+  query: { fieldManager: 'timoni' },
+  object: configMap,
+};
 
 describe('retries', () => {
   it('retries a 503 after its Retry-After, telling the retry once with cluster, object, request and reason', async () => {
-    const { port, requests } = await serve((_req, res, n) => (n === 1 ? status(res, 503, 'ServiceUnavailable', { 'Retry-After': '1' }) : res.writeHead(200).end('{}')));
+    const { port, requests } = await serve((_req, res, n) =>
+      n === 1 ? status(res, 503, 'ServiceUnavailable', { 'Retry-After': '1' }) : res.writeHead(200).end('{}'),
+    );
     const { cluster, retries } = clusterAt(`http://127.0.0.1:${port}`);
     const started = Date.now();
     await cluster.client.request(ssa);
@@ -77,7 +96,13 @@ describe('retries', () => {
     expect(retries.map((r) => r.text)).toEqual([
       'cluster retry-1: ConfigMap/apps/web: server-side apply /api/v1/namespaces/apps/configmaps/web: HTTP 503 ServiceUnavailable, Retry-After 1 s; retry 1 in 1.0 s',
     ]);
-    expect(retries[0]).toMatchObject({ cluster: 'retry-1', request: 'server-side apply /api/v1/namespaces/apps/configmaps/web', retry: 1, delayMs: 1000, object: configMap });
+    expect(retries[0]).toMatchObject({
+      cluster: 'retry-1',
+      request: 'server-side apply /api/v1/namespaces/apps/configmaps/web',
+      retry: 1,
+      delayMs: 1000,
+      object: configMap,
+    });
     cluster.close();
   });
 
@@ -91,12 +116,16 @@ describe('retries', () => {
   });
 
   it('sends a GET again after a connection cut under it, never a POST', async () => {
-    const { port, requests } = await serve((req, res, n) => (n === 1 || req.method === 'POST' ? req.socket.destroy() : version(res)));
+    const { port, requests } = await serve((req, res, n) =>
+      n === 1 || req.method === 'POST' ? req.socket.destroy() : version(res),
+    );
     const { cluster, retries } = clusterAt(`http://127.0.0.1:${port}`);
     expect((await cluster.client.version()).gitVersion).toBe('v1.36.3');
     expect(retries.map((r) => r.reason)).toEqual([expect.stringMatching(/^connection reset/)]);
     const before = requests();
-    await expect(cluster.client.request({ method: 'POST', path: '/api/v1/namespaces/apps/configmaps', body: {} })).rejects.toThrow(/cannot reach the API server/);
+    await expect(
+      cluster.client.request({ method: 'POST', path: '/api/v1/namespaces/apps/configmaps', body: {} }),
+    ).rejects.toThrow(/cannot reach the API server/);
     expect(requests() - before).toBe(1);
     expect(retries).toHaveLength(1);
     cluster.close();
@@ -110,10 +139,14 @@ describe('retries', () => {
     expect(Date.now() - started).toBeLessThan(5_500);
     expect(error).toBeInstanceOf(KubeConnectionError);
     expect((error as Error).message).toMatch(
-      new RegExp(`^cluster retry-1: cannot reach the API server at http://127\\.0\\.0\\.1:${port}: connection refused \\(is the API server running\\?\\) \\[ECONNREFUSED\\] \\(GET /version: 5 attempts over \\d+(\\.\\d)? m?s\\)$`),
+      new RegExp(
+        `^cluster retry-1: cannot reach the API server at http://127\\.0\\.0\\.1:${port}: connection refused \\(is the API server running\\?\\) \\[ECONNREFUSED\\] \\(GET /version: 5 attempts over \\d+(\\.\\d)? m?s\\)$`,
+      ),
     );
     expect(retries.map((r) => r.retry)).toEqual([1, 2, 3, 4]);
-    expect(retries[0]!.text).toMatch(/^cluster retry-1: GET \/version: connection refused \(is the API server running\?\) \[ECONNREFUSED\]; retry 1 in \d+ ms$/);
+    expect(retries[0]!.text).toMatch(
+      /^cluster retry-1: GET \/version: connection refused \(is the API server running\?\) \[ECONNREFUSED\]; retry 1 in \d+ ms$/,
+    );
     cluster.close();
   });
 
@@ -151,7 +184,9 @@ describe('retries', () => {
     first.server.closeAllConnections();
     await new Promise((resolve) => first.server.close(resolve));
     const started = Date.now();
-    await expect(withRequestDeadline(Date.now() + 800, () => cluster.client.version())).rejects.toThrow(/connection refused/);
+    await expect(withRequestDeadline(Date.now() + 800, () => cluster.client.version())).rejects.toThrow(
+      /connection refused/,
+    );
     expect(Date.now() - started).toBeLessThan(1_000);
     cluster.close();
   });
@@ -162,7 +197,13 @@ describe('one time limit per request', () => {
     const { port } = await serve(() => undefined);
     const { cluster, retries } = clusterAt(`http://127.0.0.1:${port}`, 1_000);
     const started = Date.now();
-    const error = await cluster.client.request({ method: 'GET', path: '/api/v1/namespaces/kube-system', object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'kube-system' } }).catch((e: unknown) => e);
+    const error = await cluster.client
+      .request({
+        method: 'GET',
+        path: '/api/v1/namespaces/kube-system',
+        object: { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'kube-system' },
+      })
+      .catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(error).toBeInstanceOf(KubeConnectionError);
     expect((error as KubeConnectionError).accepted).toBe(true);
@@ -185,7 +226,9 @@ describe('one time limit per request', () => {
     const started = Date.now();
     const error = await cluster.client.version().catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(1_500);
-    expect((error as Error).message).toBe(`cluster retry-1: GET /version: the API server at http://127.0.0.1:${port} accepted the connection but did not finish its answer within 1.0 s [ETIMEDOUT]`);
+    expect((error as Error).message).toBe(
+      `cluster retry-1: GET /version: the API server at http://127.0.0.1:${port} accepted the connection but did not finish its answer within 1.0 s [ETIMEDOUT]`,
+    );
     cluster.close();
   });
 
@@ -198,7 +241,9 @@ describe('one time limit per request', () => {
     const started = Date.now();
     const error = await cluster.client.version().catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(1_500);
-    expect((error as Error).message).toBe(`cluster retry-1: GET /version: the API server at https://127.0.0.1:${port} accepted the connection but the TLS handshake did not finish within 1.0 s [ETIMEDOUT]`);
+    expect((error as Error).message).toBe(
+      `cluster retry-1: GET /version: the API server at https://127.0.0.1:${port} accepted the connection but the TLS handshake did not finish within 1.0 s [ETIMEDOUT]`,
+    );
     cluster.close();
   });
 });

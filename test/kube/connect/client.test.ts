@@ -24,7 +24,10 @@ interface RawConfig {
 }
 
 /** A one-context kubeconfig for the first fleet cluster, with the cluster and user fields changed. */
-function variant(cluster: (c: Record<string, unknown>) => Record<string, unknown>, user: (u: Record<string, unknown>) => Record<string, unknown>): string {
+function variant(
+  cluster: (c: Record<string, unknown>) => Record<string, unknown>,
+  user: (u: Record<string, unknown>) => Record<string, unknown>,
+): string {
   const fleet = testFleet();
   const raw = parse(readFileSync(fleet.kubeconfigPath, 'utf8')) as RawConfig;
   const context = raw.contexts.find((c) => c.name === fleet.clusters[0]!.contextName)!;
@@ -65,13 +68,37 @@ describe('engine client on the fleet', () => {
     const { clusters } = engineFleet();
     const cluster = clusters[1]!;
     expect(await cluster.discovery.mapping('apps/v1', 'Deployment')).toEqual({
-      group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, statusSubresource: true,
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+      resource: 'deployments',
+      namespaced: true,
+      statusSubresource: true,
     });
-    expect(await cluster.discovery.mapping('v1', 'Namespace')).toMatchObject({ resource: 'namespaces', namespaced: false });
-    expect(await cluster.discovery.mapping('rbac.authorization.k8s.io/v1', 'ClusterRole')).toMatchObject({ resource: 'clusterroles', namespaced: false, statusSubresource: false });
-    const clusterRole = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r', namespace: 'stray' } };
-    expect(await cluster.scopedRef(clusterRole)).toEqual({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', namespace: '', name: 'r' });
-    expect((await cluster.scopedRef({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n' } })).namespace).toBe('n');
+    expect(await cluster.discovery.mapping('v1', 'Namespace')).toMatchObject({
+      resource: 'namespaces',
+      namespaced: false,
+    });
+    expect(await cluster.discovery.mapping('rbac.authorization.k8s.io/v1', 'ClusterRole')).toMatchObject({
+      resource: 'clusterroles',
+      namespaced: false,
+      statusSubresource: false,
+    });
+    const clusterRole = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'r', namespace: 'stray' },
+    };
+    expect(await cluster.scopedRef(clusterRole)).toEqual({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      namespace: '',
+      name: 'r',
+    });
+    expect(
+      (await cluster.scopedRef({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n' } }))
+        .namespace,
+    ).toBe('n');
 
     const group = `t${Date.now().toString(36)}.example.com`;
     await expect(cluster.discovery.mapping(`${group}/v1`, 'Widget')).rejects.toBeInstanceOf(NoMatchError);
@@ -83,7 +110,14 @@ describe('engine client on the fleet', () => {
         group,
         scope: 'Namespaced',
         names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
       },
     };
     expect((await applyObject(cluster, crd)).action).toBe('created');
@@ -91,16 +125,32 @@ describe('engine client on the fleet', () => {
     try {
       const deadline = Date.now() + 30_000;
       for (;;) {
-        const live = await admin.get({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name });
-        const conditions = ((live.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions) ?? [];
+        const live = await admin.get({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'CustomResourceDefinition',
+          name: crd.metadata.name,
+        });
+        const conditions =
+          (live.status as { conditions?: Array<{ type: string; status: string }> } | undefined)?.conditions ?? [];
         if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) break;
         if (Date.now() > deadline) throw new Error('CRD not established in 30 s');
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       const mapping = await cluster.discovery.waitForMapping(`${group}/v1`, 'Widget', 20_000);
-      expect(mapping).toEqual({ group, version: 'v1', kind: 'Widget', resource: 'widgets', namespaced: true, statusSubresource: false });
+      expect(mapping).toEqual({
+        group,
+        version: 'v1',
+        kind: 'Widget',
+        resource: 'widgets',
+        namespaced: true,
+        statusSubresource: false,
+      });
     } finally {
-      await admin.delete({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name });
+      await admin.delete({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        name: crd.metadata.name,
+      });
     }
   });
 
@@ -113,7 +163,11 @@ describe('engine client on the fleet', () => {
     expect(aggregated.length).toBeGreaterThan(40);
     const sort = (list: typeof aggregated) => [...list].sort((a, b) => key(a).localeCompare(key(b)));
     expect(sort(legacy)).toEqual(sort(aggregated));
-    expect(aggregated.find((m) => key(m) === 'apps/v1/StatefulSet')).toMatchObject({ resource: 'statefulsets', namespaced: true, statusSubresource: true });
+    expect(aggregated.find((m) => key(m) === 'apps/v1/StatefulSet')).toMatchObject({
+      resource: 'statefulsets',
+      namespaced: true,
+      statusSubresource: true,
+    });
   });
 
   it('turns an error status into a KubeApiError naming cluster, object, reason and message', async () => {
@@ -128,19 +182,28 @@ describe('engine client on the fleet', () => {
     expect(apiError.status).toBe(404);
     expect(apiError.reason).toBe('NotFound');
     expect(apiError.statusMessage).toBe('configmaps "does-not-exist" not found');
-    expect(apiError.message).toBe(`cluster ${cluster.name}: ConfigMap/default/does-not-exist: GET ${path} failed: configmaps "does-not-exist" not found (NotFound)`);
+    expect(apiError.message).toBe(
+      `cluster ${cluster.name}: ConfigMap/default/does-not-exist: GET ${path} failed: configmaps "does-not-exist" not found (NotFound)`,
+    );
   });
 
   it('hands the server warnings to a callback, with the cluster and the object', async () => {
     const ns = (await testNamespace(2, 'kube-warnings')).name;
     const { kubeconfig, secrets } = engineFleet();
     const warnings: KubeWarning[] = [];
-    const cluster = openCluster(kubeconfig, testFleet().clusters[2]!.contextName, { secrets, name: 'warned', onWarning: (warning) => warnings.push(warning) });
+    const cluster = openCluster(kubeconfig, testFleet().clusters[2]!.contextName, {
+      secrets,
+      name: 'warned',
+      onWarning: (warning) => warnings.push(warning),
+    });
     const dotted = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web.v2', namespace: ns },
-      spec: { selector: { matchLabels: { app: 'w' } }, template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'w', image: 'nginx' }] } } },
+      spec: {
+        selector: { matchLabels: { app: 'w' } },
+        template: { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'w', image: 'nginx' }] } },
+      },
     };
     expect((await applyObject(cluster, dotted)).action).toBe('created');
     cluster.close();
@@ -150,7 +213,11 @@ describe('engine client on the fleet', () => {
       text: expect.stringMatching(/^metadata.name: .*must not contain dots/),
       object: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'web.v2' },
     });
-    expect(parseWarnings(['299 - "first \\"quoted\\" text"', '299 - "a", 299 - "b"'])).toEqual(['first "quoted" text', 'a', 'b']);
+    expect(parseWarnings(['299 - "first \\"quoted\\" text"', '299 - "a", 299 - "b"'])).toEqual([
+      'first "quoted" text',
+      'a',
+      'b',
+    ]);
   });
 
   it('lists the existing contexts when the asked one is missing', () => {
@@ -163,17 +230,27 @@ describe('engine client on the fleet', () => {
       caught = error;
     }
     expect(caught).toBeInstanceOf(KubeContextNotFoundError);
-    expect((caught as Error).message).toBe(`kube context "eks-eu-west-9" not found in kubeconfig; contexts: ${names.join(', ')}`);
+    expect((caught as Error).message).toBe(
+      `kube context "eks-eu-west-9" not found in kubeconfig; contexts: ${names.join(', ')}`,
+    );
   });
 
   it('says which cluster is down, and the engine keeps working with the others', async () => {
     const port = await freePort();
-    const { cluster } = openVariant(variant((c) => ({ ...c, server: `https://127.0.0.1:${port}` }), (u) => u), 'preview-eu-1');
+    const { cluster } = openVariant(
+      variant(
+        (c) => ({ ...c, server: `https://127.0.0.1:${port}` }),
+        (u) => u,
+      ),
+      'preview-eu-1',
+    );
     const error = await cluster.client.version().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeConnectionError);
     // A server that never answered gets a few quick retries only (request-retry.ts).
     expect((error as Error).message).toMatch(
-      new RegExp(`^cluster preview-eu-1: cannot reach the API server at https://127\\.0\\.0\\.1:${port}: connection refused \\(is the API server running\\?\\) \\[ECONNREFUSED\\] \\(GET /version: 5 attempts over \\d\\.\\d s\\)$`),
+      new RegExp(
+        `^cluster preview-eu-1: cannot reach the API server at https://127\\.0\\.0\\.1:${port}: connection refused \\(is the API server running\\?\\) \\[ECONNREFUSED\\] \\(GET /version: 5 attempts over \\d\\.\\d s\\)$`,
+      ),
     );
     const { clusters } = engineFleet();
     expect((await clusters[0]!.client.version()).gitVersion).toBe('v1.36.3');
@@ -187,14 +264,23 @@ describe('engine client on the fleet', () => {
       const port = (silent.address() as AddressInfo).port;
       const registered: string[] = [];
       const secrets = new SecretRegistry((value) => registered.push(value));
-      const text = variant((c) => ({ ...c, server: `https://127.0.0.1:${port}` }), (u) => u);
-      const cluster = openCluster(loadKubeconfig([text], secrets), undefined, { secrets, name: 'silent-1', timeoutMs: 500 });
+      const text = variant(
+        (c) => ({ ...c, server: `https://127.0.0.1:${port}` }),
+        (u) => u,
+      );
+      const cluster = openCluster(loadKubeconfig([text], secrets), undefined, {
+        secrets,
+        name: 'silent-1',
+        timeoutMs: 500,
+      });
       const started = Date.now();
       const error = await cluster.client.version().catch((e: unknown) => e);
       // One time limit from before the connection: not 500 ms to connect, then 500 ms more once accepted.
       expect(Date.now() - started).toBeLessThan(900);
       expect(error).toBeInstanceOf(KubeConnectionError);
-      expect((error as Error).message).toBe(`cluster silent-1: GET /version: the API server at https://127.0.0.1:${port} accepted the connection but the TLS handshake did not finish within 500 ms [ETIMEDOUT]`);
+      expect((error as Error).message).toBe(
+        `cluster silent-1: GET /version: the API server at https://127.0.0.1:${port} accepted the connection but the TLS handshake did not finish within 500 ms [ETIMEDOUT]`,
+      );
       cluster.close();
     } finally {
       silent.close();
@@ -202,13 +288,37 @@ describe('engine client on the fleet', () => {
   });
 
   it('checks the server name: tls-server-name must match the certificate; insecure-skip-tls-verify skips the check', async () => {
-    const good = openVariant(variant((c) => ({ ...c, 'tls-server-name': 'kubernetes.default' }), (u) => u));
+    const good = openVariant(
+      variant(
+        (c) => ({ ...c, 'tls-server-name': 'kubernetes.default' }),
+        (u) => u,
+      ),
+    );
     expect((await good.cluster.client.version()).gitVersion).toBe('v1.36.3');
-    const bad = openVariant(variant((c) => ({ ...c, 'tls-server-name': 'not-the-apiserver.example' }), (u) => u), 'bad-name');
-    await expect(bad.cluster.client.version()).rejects.toThrow(/cluster bad-name: .*does not match the server name .*ERR_TLS_CERT_ALTNAME_INVALID/);
-    const noCa = openVariant(variant(({ 'certificate-authority-data': _ca, ...c }) => c, (u) => u), 'no-ca');
+    const bad = openVariant(
+      variant(
+        (c) => ({ ...c, 'tls-server-name': 'not-the-apiserver.example' }),
+        (u) => u,
+      ),
+      'bad-name',
+    );
+    await expect(bad.cluster.client.version()).rejects.toThrow(
+      /cluster bad-name: .*does not match the server name .*ERR_TLS_CERT_ALTNAME_INVALID/,
+    );
+    const noCa = openVariant(
+      variant(
+        ({ 'certificate-authority-data': _ca, ...c }) => c,
+        (u) => u,
+      ),
+      'no-ca',
+    );
     await expect(noCa.cluster.client.version()).rejects.toThrow(/cluster no-ca: .*(not trusted|not signed)/);
-    const insecure = openVariant(variant(({ 'certificate-authority-data': _ca, ...c }) => ({ ...c, 'insecure-skip-tls-verify': true }), (u) => u));
+    const insecure = openVariant(
+      variant(
+        ({ 'certificate-authority-data': _ca, ...c }) => ({ ...c, 'insecure-skip-tls-verify': true }),
+        (u) => u,
+      ),
+    );
     expect((await insecure.cluster.client.version()).gitVersion).toBe('v1.36.3');
     [good, bad, noCa, insecure].forEach((x) => x.cluster.close());
   });
@@ -231,7 +341,12 @@ describe('engine client on the fleet', () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       const proxyPort = (proxy.address() as AddressInfo).port;
-      const { cluster, registered } = openVariant(variant((c) => ({ ...c, 'proxy-url': `http://fleet:proxy-secret-1@127.0.0.1:${proxyPort}` }), (u) => u));
+      const { cluster, registered } = openVariant(
+        variant(
+          (c) => ({ ...c, 'proxy-url': `http://fleet:proxy-secret-1@127.0.0.1:${proxyPort}` }),
+          (u) => u,
+        ),
+      );
       expect((await cluster.client.version()).gitVersion).toBe('v1.36.3');
       expect(await cluster.get({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'default' })).not.toBeNull();
       cluster.close();
@@ -248,7 +363,15 @@ describe('engine client on the fleet', () => {
     const admin = clusterClient(0);
     const user = `impersonated-${ns.name}`;
     // Only group `ops` may list ConfigMaps in this namespace (deleted with it).
-    await admin.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'ops-reader', namespace: ns.name }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }] }, { fieldManager: 'test', force: true });
+    await admin.apply(
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'ops-reader', namespace: ns.name },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['list'] }],
+      },
+      { fieldManager: 'test', force: true },
+    );
     await admin.apply(
       {
         apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -259,7 +382,14 @@ describe('engine client on the fleet', () => {
       },
       { fieldManager: 'test', force: true },
     );
-    const as = (groups: string[]) => openVariant(variant((c) => c, (u) => ({ ...u, as: user, 'as-groups': groups })), 'impersonating');
+    const as = (groups: string[]) =>
+      openVariant(
+        variant(
+          (c) => c,
+          (u) => ({ ...u, as: user, 'as-groups': groups }),
+        ),
+        'impersonating',
+      );
 
     const both = as(['dev', 'ops']);
     const review = await both.cluster.client.request<{ status: { userInfo: { username: string; groups: string[] } } }>({
@@ -270,11 +400,16 @@ describe('engine client on the fleet', () => {
     expect(review.status.userInfo.username).toBe(user);
     expect(review.status.userInfo.groups).toEqual(expect.arrayContaining(['dev', 'ops']));
     expect(review.status.userInfo.groups).not.toContain('dev, ops');
-    const listed = await both.cluster.client.request<{ items: unknown[] }>({ method: 'GET', path: `/api/v1/namespaces/${ns.name}/configmaps` });
+    const listed = await both.cluster.client.request<{ items: unknown[] }>({
+      method: 'GET',
+      path: `/api/v1/namespaces/${ns.name}/configmaps`,
+    });
     expect(Array.isArray(listed.items)).toBe(true);
 
     const devOnly = as(['dev']);
-    const refused = await devOnly.cluster.client.request({ method: 'GET', path: `/api/v1/namespaces/${ns.name}/configmaps` }).catch((e: unknown) => e);
+    const refused = await devOnly.cluster.client
+      .request({ method: 'GET', path: `/api/v1/namespaces/${ns.name}/configmaps` })
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(KubeApiError);
     expect((refused as KubeApiError).status).toBe(403);
     [both, devOnly].forEach((x) => x.cluster.close());
@@ -286,7 +421,14 @@ describe('engine client on the fleet', () => {
     const review = await admin.requestJson<{ status: { token: string } }>(
       'POST',
       `/api/v1/namespaces/${ns.name}/serviceaccounts/default/token`,
-      { body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 } }), contentType: 'application/json' },
+      {
+        body: JSON.stringify({
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'TokenRequest',
+          spec: { expirationSeconds: 600 },
+        }),
+        contentType: 'application/json',
+      },
     );
     const token = review.status.token;
     const whoAmI = async (text: string) => {
@@ -305,19 +447,44 @@ describe('engine client on the fleet', () => {
     };
     const expected = `system:serviceaccount:${ns.name}:default`;
 
-    const withToken = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), token })));
+    const withToken = await whoAmI(
+      variant(
+        (c) => c,
+        (u) => ({ ...noCert(u), token }),
+      ),
+    );
     expect(withToken.username).toBe(expected);
     expect(withToken.registered).toContain(token);
 
     const dir = mkdtempSync(join(tmpdir(), 'kube-auth-'));
     writeFileSync(join(dir, 'token'), `${token}\n`);
-    const withFile = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), tokenFile: join(dir, 'token') })));
+    const withFile = await whoAmI(
+      variant(
+        (c) => c,
+        (u) => ({ ...noCert(u), tokenFile: join(dir, 'token') }),
+      ),
+    );
     expect(withFile.username).toBe(expected);
 
     const plugin = join(dir, 'plugin');
-    writeFileSync(plugin, `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"'"$SA_TOKEN"'"}}'\n`);
+    writeFileSync(
+      plugin,
+      `#!/bin/sh\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"'"$SA_TOKEN"'"}}'\n`,
+    );
     chmodSync(plugin, 0o755);
-    const withExec = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, env: [{ name: 'SA_TOKEN', value: token }] } })));
+    const withExec = await whoAmI(
+      variant(
+        (c) => c,
+        (u) => ({
+          ...noCert(u),
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: plugin,
+            env: [{ name: 'SA_TOKEN', value: token }],
+          },
+        }),
+      ),
+    );
     expect(withExec.username).toBe(expected);
     expect(withExec.registered).toContain(token);
 
@@ -328,7 +495,19 @@ describe('engine client on the fleet', () => {
       `#!/bin/sh\nif [ -f ${join(dir, 'ran')} ]; then T="$SA_TOKEN"; else T=stale-token-0000; touch ${join(dir, 'ran')}; fi\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"'"$T"'"}}'\n`,
     );
     chmodSync(rotating, 0o755);
-    const withRotation = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), exec: { apiVersion: 'client.authentication.k8s.io/v1', command: rotating, env: [{ name: 'SA_TOKEN', value: token }] } })));
+    const withRotation = await whoAmI(
+      variant(
+        (c) => c,
+        (u) => ({
+          ...noCert(u),
+          exec: {
+            apiVersion: 'client.authentication.k8s.io/v1',
+            command: rotating,
+            env: [{ name: 'SA_TOKEN', value: token }],
+          },
+        }),
+      ),
+    );
     expect(withRotation.username).toBe(expected);
     expect(withRotation.registered).toContain('stale-token-0000');
 
@@ -337,12 +516,20 @@ describe('engine client on the fleet', () => {
     const certJson = JSON.stringify({
       apiVersion: 'client.authentication.k8s.io/v1',
       kind: 'ExecCredential',
-      status: { clientCertificateData: readFileSync(fleetCluster.userCertPath, 'utf8'), clientKeyData: readFileSync(fleetCluster.userKeyPath, 'utf8') },
+      status: {
+        clientCertificateData: readFileSync(fleetCluster.userCertPath, 'utf8'),
+        clientKeyData: readFileSync(fleetCluster.userKeyPath, 'utf8'),
+      },
     });
     writeFileSync(join(dir, 'cert.json'), certJson);
     writeFileSync(cert, `#!/bin/sh\ncat ${join(dir, 'cert.json')}\n`);
     chmodSync(cert, 0o755);
-    const withExecCert = await whoAmI(variant((c) => c, (u) => ({ ...noCert(u), exec: { apiVersion: 'client.authentication.k8s.io/v1', command: cert } })));
+    const withExecCert = await whoAmI(
+      variant(
+        (c) => c,
+        (u) => ({ ...noCert(u), exec: { apiVersion: 'client.authentication.k8s.io/v1', command: cert } }),
+      ),
+    );
     expect(withExecCert.username).not.toBe('');
     expect(withExecCert.registered).toContain(readFileSync(fleetCluster.userKeyPath, 'utf8'));
   });
@@ -355,7 +542,9 @@ describe('kept-alive connections', () => {
   afterEach(() => server?.close());
 
   /** An HTTP server answering /version; `drop(n)` says whether to cut the n-th request of a connection. */
-  async function start(drop: (requestOnConnection: number) => boolean): Promise<{ url: string; connections: () => number }> {
+  async function start(
+    drop: (requestOnConnection: number) => boolean,
+  ): Promise<{ url: string; connections: () => number }> {
     const counts = new WeakMap<Socket, number>();
     let connections = 0;
     server = createServer((req, res) => {
@@ -400,7 +589,9 @@ describe('kept-alive connections', () => {
     const cluster = clusterAt(url);
     const error = await cluster.client.version().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeConnectionError);
-    expect((error as Error).message).toMatch(/^cluster keepalive-1: cannot reach the API server at http:\/\/127\.0\.0\.1:\d+: (connection reset|socket hang up)/);
+    expect((error as Error).message).toMatch(
+      /^cluster keepalive-1: cannot reach the API server at http:\/\/127\.0\.0\.1:\d+: (connection reset|socket hang up)/,
+    );
     cluster.close();
   });
 });

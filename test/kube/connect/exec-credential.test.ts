@@ -41,14 +41,22 @@ describe('exec credential plugins', () => {
       'token-plugin',
       `echo run >> ${counter}\nprintf '%s' "$KUBERNETES_EXEC_INFO" > ${record}\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"'$PLUGIN_SEED'-issued-token"}}'`,
     );
-    const { seen, connection } = setup({ command, env: [{ name: 'PLUGIN_SEED', value: 'seed-value-77' }], provideClusterInfo: true });
+    const { seen, connection } = setup({
+      command,
+      env: [{ name: 'PLUGIN_SEED', value: 'seed-value-77' }],
+      provideClusterInfo: true,
+    });
     const first = await connection.auth();
     const second = await connection.auth();
     expect(first.headers.Authorization).toBe('Bearer seed-value-77-issued-token');
     expect(second.headers.Authorization).toBe(first.headers.Authorization);
     expect(readFileSync(counter, 'utf8').trim().split('\n')).toHaveLength(1);
     const info = JSON.parse(readFileSync(record, 'utf8'));
-    expect(info).toMatchObject({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: false, cluster: { server: 'https://127.0.0.1:1' } } });
+    expect(info).toMatchObject({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      spec: { interactive: false, cluster: { server: 'https://127.0.0.1:1' } },
+    });
     expect(seen).toContain('seed-value-77');
     expect(seen).toContain('seed-value-77-issued-token');
     // A refused credential is asked for again.
@@ -58,16 +66,25 @@ describe('exec credential plugins', () => {
   });
 
   it('runs a plugin given by a relative path from the kubeconfig folder', async () => {
-    const command = plugin('relative-plugin', `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"relative-token-1"}}'`);
+    const command = plugin(
+      'relative-plugin',
+      `echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"relative-token-1"}}'`,
+    );
     const secrets = new SecretRegistry();
-    const config = loadKubeconfig([{ text: kubeconfigWith({ command: './relative-plugin' }), path: join(dir, 'config') }], secrets);
+    const config = loadKubeconfig(
+      [{ text: kubeconfigWith({ command: './relative-plugin' }), path: join(dir, 'config') }],
+      secrets,
+    );
     expect(command.startsWith(dir)).toBe(true);
     const auth = await connectionFor(config, 'c', { secrets }).auth();
     expect(auth.headers.Authorization).toBe('Bearer relative-token-1');
   });
 
   it('says clearly that the plugin binary is missing, with its install hint', async () => {
-    const { connection } = setup({ command: 'no-such-credential-helper-xyz', installHint: 'Install it from example.com.' });
+    const { connection } = setup({
+      command: 'no-such-credential-helper-xyz',
+      installHint: 'Install it from example.com.',
+    });
     await expect(connection.auth()).rejects.toThrow(
       /exec credential plugin "no-such-credential-helper-xyz" of user "u" of kube context "c" was not found .*Install it from example.com./,
     );
@@ -100,7 +117,9 @@ describe('exec credential plugins', () => {
     expect(auth.key?.toString()).toBe('KEY-MATERIAL-1');
     expect(seen).toContain('KEY-MATERIAL-1');
     const wrong = setup({ command });
-    await expect(wrong.connection.auth()).rejects.toThrow(/answered with apiVersion "client.authentication.k8s.io\/v1beta1", expected "client.authentication.k8s.io\/v1"/);
+    await expect(wrong.connection.auth()).rejects.toThrow(
+      /answered with apiVersion "client.authentication.k8s.io\/v1beta1", expected "client.authentication.k8s.io\/v1"/,
+    );
   });
 });
 
@@ -125,13 +144,19 @@ describe('exec credential plugins and the pull request author', () => {
     );
     chmodSync(join(hack, 'token.sh'), 0o755);
     const path = join(folder, 'kubeconfig');
-    writeFileSync(path, kubeconfigWith({ command: './hack/token.sh', env: [{ name: 'PLUGIN_OWN', value: 'kept-value' }] }));
+    writeFileSync(
+      path,
+      kubeconfigWith({ command: './hack/token.sh', env: [{ name: 'PLUGIN_OWN', value: 'kept-value' }] }),
+    );
     const saved = { input: process.env['INPUT_GITHUB-TOKEN'], runtime: process.env.ACTIONS_RUNTIME_TOKEN };
     process.env['INPUT_GITHUB-TOKEN'] = 'ghs_sentinel_input_token';
     process.env.ACTIONS_RUNTIME_TOKEN = 'sentinel-runtime-token';
     try {
       const secrets = new SecretRegistry();
-      const connection = connectionFor(loadKubeconfig([{ text: readFileSync(path, 'utf8'), path }], secrets), 'c', { secrets, execTimeoutMs: 5_000 });
+      const connection = connectionFor(loadKubeconfig([{ text: readFileSync(path, 'utf8'), path }], secrets), 'c', {
+        secrets,
+        execTimeoutMs: 5_000,
+      });
       expect((await connection.auth()).headers.Authorization).toBe('Bearer file-plugin-token');
     } finally {
       if (saved.input === undefined) delete process.env['INPUT_GITHUB-TOKEN'];

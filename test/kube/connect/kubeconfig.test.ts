@@ -4,10 +4,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { connectionFor } from '../../../src/kube/connect/connection.js';
-import { decodeKubeconfigText, KubeContextNotFoundError, loadKubeconfig, resolveContext } from '../../../src/kube/connect/kubeconfig.js';
+import {
+  decodeKubeconfigText,
+  KubeContextNotFoundError,
+  loadKubeconfig,
+  resolveContext,
+} from '../../../src/kube/connect/kubeconfig.js';
 import { SecretRegistry } from '../../../src/secrets.js';
 
-function config(name: string, options: { server?: string; user?: Record<string, unknown>; current?: string; cluster?: Record<string, unknown> } = {}) {
+function config(
+  name: string,
+  options: {
+    server?: string;
+    user?: Record<string, unknown>;
+    current?: string;
+    cluster?: Record<string, unknown>;
+  } = {},
+) {
   return {
     apiVersion: 'v1',
     kind: 'Config',
@@ -30,7 +43,9 @@ describe('kubeconfig loading', () => {
     const fromYaml = loadKubeconfig([yaml], secrets);
     const fromBase64 = loadKubeconfig([Buffer.from(yaml).toString('base64')], secrets);
     // base64 wrapped at 76 columns, as the base64 tool writes it
-    const wrapped = Buffer.from(yaml).toString('base64').replace(/(.{76})/g, '$1\n');
+    const wrapped = Buffer.from(yaml)
+      .toString('base64')
+      .replace(/(.{76})/g, '$1\n');
     const fromWrapped = loadKubeconfig([wrapped], secrets);
     for (const loaded of [fromYaml, fromBase64, fromWrapped]) {
       expect(loaded.currentContext).toBe('alpha');
@@ -86,8 +101,20 @@ describe('kubeconfig loading', () => {
           users: [
             { name: 'tok', user: { token: 'sekret-token-1' } },
             { name: 'basic', user: { username: 'admin', password: 'hunter2-pass' } },
-            { name: 'cert', user: { 'client-certificate-data': 'Y2VydA==', 'client-key-data': Buffer.from(key).toString('base64') } },
-            { name: 'exec', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'x', env: [{ name: 'API_KEY', value: 'env-secret-9' }] } } },
+            {
+              name: 'cert',
+              user: { 'client-certificate-data': 'Y2VydA==', 'client-key-data': Buffer.from(key).toString('base64') },
+            },
+            {
+              name: 'exec',
+              user: {
+                exec: {
+                  apiVersion: 'client.authentication.k8s.io/v1',
+                  command: 'x',
+                  env: [{ name: 'API_KEY', value: 'env-secret-9' }],
+                },
+              },
+            },
           ],
           contexts: [],
         }),
@@ -109,8 +136,14 @@ describe('kubeconfig loading', () => {
 
   it('registers the whole text as one document, as given and decoded, never offered but not masked', () => {
     // An exec plugin's kubeconfig holds no credential of its own: the text itself is still never offered.
-    const yaml = stringify(config('gke', { user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'gke-gcloud-auth-plugin' } } }));
-    const base64 = Buffer.from(yaml).toString('base64').replace(/(.{76})/g, '$1\n');
+    const yaml = stringify(
+      config('gke', {
+        user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'gke-gcloud-auth-plugin' } },
+      }),
+    );
+    const base64 = Buffer.from(yaml)
+      .toString('base64')
+      .replace(/(.{76})/g, '$1\n');
     const { seen, secrets } = registry();
     loadKubeconfig([base64], secrets);
     // Not masked line by line, nor sent to the runner: an exec kubeconfig has nothing to mask.
@@ -127,7 +160,17 @@ describe('kubeconfig loading', () => {
     writeFileSync(join(dir, 'token'), 'file-token-42\n');
     const yaml = stringify({
       'current-context': 'c',
-      clusters: [{ name: 'c', cluster: { server: 'https://c:6443', 'certificate-authority': 'ca.pem', 'tls-server-name': 'api.internal', 'proxy-url': 'http://u:proxy-pass@127.0.0.1:3128' } }],
+      clusters: [
+        {
+          name: 'c',
+          cluster: {
+            server: 'https://c:6443',
+            'certificate-authority': 'ca.pem',
+            'tls-server-name': 'api.internal',
+            'proxy-url': 'http://u:proxy-pass@127.0.0.1:3128',
+          },
+        },
+      ],
       users: [{ name: 'u', user: { tokenFile: 'token' } }],
       contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
     });
@@ -151,9 +194,14 @@ describe('kubeconfig loading', () => {
         stringify({
           clusters: [
             { name: 'insecure', cluster: { server: 'https://i', 'insecure-skip-tls-verify': true } },
-            { name: 'both', cluster: { server: 'https://b', 'insecure-skip-tls-verify': true, 'certificate-authority-data': 'Q0E=' } },
+            {
+              name: 'both',
+              cluster: { server: 'https://b', 'insecure-skip-tls-verify': true, 'certificate-authority-data': 'Q0E=' },
+            },
           ],
-          users: [{ name: 'u', user: { username: 'me', password: 'pw-123456', as: 'alice', 'as-groups': ['dev', 'ops'] } }],
+          users: [
+            { name: 'u', user: { username: 'me', password: 'pw-123456', as: 'alice', 'as-groups': ['dev', 'ops'] } },
+          ],
           contexts: [
             { name: 'insecure', context: { cluster: 'insecure', user: 'u' } },
             { name: 'both', context: { cluster: 'both', user: 'u' } },
@@ -192,13 +240,18 @@ describe('kubeconfig loading', () => {
     expect(connectionFor(loaded, 'env', { secrets, env }).proxyUrl?.host).toBe('corp-proxy:8080');
     expect(seen).toContain('env-proxy-pass');
     expect(connectionFor(loaded, 'own', { secrets, env }).proxyUrl?.host).toBe('own-proxy:3128');
-    expect(connectionFor(loaded, 'env', { secrets, env: { ...env, NO_PROXY: 'example.com' } }).proxyUrl).toBeUndefined();
+    expect(
+      connectionFor(loaded, 'env', { secrets, env: { ...env, NO_PROXY: 'example.com' } }).proxyUrl,
+    ).toBeUndefined();
     expect(() => connectionFor(loaded, 'socks', { secrets, env })).toThrow(/proxy-url scheme socks5: is not supported/);
   });
 
   it('names what is wrong: unknown cluster, invalid YAML, no current context', () => {
     const { secrets } = registry();
-    const broken = loadKubeconfig([stringify({ contexts: [{ name: 'x', context: { cluster: 'nowhere', user: 'u' } }] })], secrets);
+    const broken = loadKubeconfig(
+      [stringify({ contexts: [{ name: 'x', context: { cluster: 'nowhere', user: 'u' } }] })],
+      secrets,
+    );
     expect(() => resolveContext(broken, 'x')).toThrow(/refers to cluster "nowhere"/);
     expect(() => resolveContext(broken)).toThrow(/no current-context.*contexts: x/);
     expect(() => loadKubeconfig(['clusters: [unclosed'], secrets)).toThrow(/kubeconfig #1 is not valid YAML/);

@@ -32,7 +32,8 @@ describe('which requests are idempotent', () => {
 
 describe('which failures are retried', () => {
   it('a refused connection, for every request: nothing reached the server', () => {
-    for (const request of [get, ssa, post, put, jsonPatch]) expect(isRetryable(request, { kind: 'connection', code: 'ECONNREFUSED' })).toBe(true);
+    for (const request of [get, ssa, post, put, jsonPatch])
+      expect(isRetryable(request, { kind: 'connection', code: 'ECONNREFUSED' })).toBe(true);
   });
 
   it('a reset connection, for idempotent requests only: the server may have run it', () => {
@@ -59,7 +60,8 @@ describe('which failures are retried', () => {
     // The API server answers 500 to a server-side apply its schema refuses: not transient.
     expect(isRetryable(ssa, { kind: 'status', status: 500 })).toBe(false);
     expect(isRetryable(ssa, { kind: 'status', status: 500, retryAfterMs: 1000 })).toBe(true);
-    for (const status of [400, 401, 403, 404, 409, 422, 501]) expect(isRetryable(get, { kind: 'status', status })).toBe(false);
+    for (const status of [400, 401, 403, 404, 409, 422, 501])
+      expect(isRetryable(get, { kind: 'status', status })).toBe(false);
   });
 });
 
@@ -75,14 +77,22 @@ describe('when to retry', () => {
   });
 
   it('doubles the delay from 250 ms up to 4 s, within ±20 %', () => {
-    expect([1, 2, 3, 4, 5, 6, 9].map((retry) => backoffMs(retry, () => 0.5))).toEqual([250, 500, 1000, 2000, 4000, 4000, 4000]);
+    expect([1, 2, 3, 4, 5, 6, 9].map((retry) => backoffMs(retry, () => 0.5))).toEqual([
+      250, 500, 1000, 2000, 4000, 4000, 4000,
+    ]);
     expect(backoffMs(1, () => 0)).toBe(200);
     expect(backoffMs(1, () => 1)).toBe(300);
     expect(backoffMs(20, () => 1)).toBe(RETRY_MAX_DELAY_MS * 1.2);
   });
 
   const refused = { kind: 'connection', code: 'ECONNREFUSED' } as const;
-  const at = (retry: number, answeredBefore = true, boundAt = 1_000_000) => ({ retry, answeredBefore, now: 0, boundAt, random: () => 0.5 });
+  const at = (retry: number, answeredBefore = true, boundAt = 1_000_000) => ({
+    retry,
+    answeredBefore,
+    now: 0,
+    boundAt,
+    random: () => 0.5,
+  });
 
   it('stops after 8 retries, or 4 for a server that never answered this client', () => {
     expect(nextRetryDelay(get, refused, at(MAX_RETRIES))).toBe(4000);
@@ -103,7 +113,9 @@ describe('when to retry', () => {
     expect(currentRequestDeadline()).toBeUndefined();
     const seen = await withRequestDeadline(2000, () => withRequestDeadline(5000, async () => currentRequestDeadline()));
     expect(seen).toBe(2000);
-    expect(await withRequestDeadline(5000, () => withRequestDeadline(3000, async () => currentRequestDeadline()))).toBe(3000);
+    expect(await withRequestDeadline(5000, () => withRequestDeadline(3000, async () => currentRequestDeadline()))).toBe(
+      3000,
+    );
     expect(currentRequestDeadline()).toBeUndefined();
   });
 });

@@ -20,13 +20,28 @@ describe('instance delete', () => {
     const ns = (await testNamespace(CLUSTER, 'lc-delete')).name;
     const other = (await testNamespace(CLUSTER, 'lc-delete-2')).name;
     const bundle = `delete-${ns}`;
-    await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {}), service(ns, 'web'), deployment(ns, 'web'), configMap(ns, 'kept', {}, { 'action.timoni.sh/prune': 'disabled' })], { bundle }));
+    await applyInstance(
+      cluster,
+      built(
+        ns,
+        [
+          configMap(ns, 'settings', {}),
+          service(ns, 'web'),
+          deployment(ns, 'web'),
+          configMap(ns, 'kept', {}, { 'action.timoni.sh/prune': 'disabled' }),
+        ],
+        { bundle },
+      ),
+    );
     await nextSecond();
     await applyInstance(cluster, built(other, [configMap(other, 'api', {})], { bundle, name: 'api' }));
     await applyInstance(cluster, built(ns, [configMap(ns, 'foreign', {})], { bundle: `${bundle}-x`, name: 'foreign' }));
     const lines: string[] = [];
 
-    const deleted = await deleteBundleInstances(cluster, bundle, { timeoutMs: 30_000, log: (line) => lines.push(line) });
+    const deleted = await deleteBundleInstances(cluster, bundle, {
+      timeoutMs: 30_000,
+      log: (line) => lines.push(line),
+    });
 
     expect(deleted.map((d) => `${d.namespace}/${d.name}`)).toEqual([`${other}/api`, `${ns}/web`]);
     expect(deleted[1]!.changes.map((c) => `${c.kind}/${c.name} ${c.action}`)).toEqual([
@@ -49,7 +64,9 @@ describe('instance delete', () => {
     expect(await readInstance(cluster, 'api', other)).toBeNull();
     // Another bundle's instance is untouched.
     expect(await readInstance(cluster, 'foreign', ns)).not.toBeNull();
-    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'foreign' })).not.toBeNull();
+    expect(
+      await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'foreign' }),
+    ).not.toBeNull();
     expect(await deleteBundleInstances(cluster, bundle)).toEqual([]);
   });
 
@@ -60,14 +77,23 @@ describe('instance delete', () => {
     const bundle = `pending-${ns}`;
     await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {})], { bundle }));
     // The upgrade creates `extra`, then fails on an invalid Service: `extra` is only in data.pending.
-    await expect(applyInstance(cluster, built(ns, [configMap(ns, 'settings', {}), configMap(ns, 'extra', {}), service(ns, 'web', 70000)], { bundle }))).rejects.toThrow(InstanceStepError);
+    await expect(
+      applyInstance(
+        cluster,
+        built(ns, [configMap(ns, 'settings', {}), configMap(ns, 'extra', {}), service(ns, 'web', 70000)], { bundle }),
+      ),
+    ).rejects.toThrow(InstanceStepError);
     const [status] = await bundleStatus(cluster, bundle);
     expect(status!.pending).toBe(true);
     expect(status!.objects.map((o) => o.object.name)).toEqual(['settings']);
 
     const [deleted] = await deleteBundleInstances(cluster, bundle, { timeoutMs: 30_000 });
     // Reverse apply order; the Service was never created (already gone counts as deleted, with no diff).
-    expect(deleted!.changes.map((c) => `${c.kind}/${c.name} ${c.action}`)).toEqual(['Service/web deleted', 'ConfigMap/settings deleted', 'ConfigMap/extra deleted']);
+    expect(deleted!.changes.map((c) => `${c.kind}/${c.name} ${c.action}`)).toEqual([
+      'Service/web deleted',
+      'ConfigMap/settings deleted',
+      'ConfigMap/extra deleted',
+    ]);
     expect(deleted!.changes[0]!.diff).toBe('');
     expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'extra' })).toBeNull();
     expect(await readInstance(cluster, 'web', ns)).toBeNull();
@@ -89,10 +115,12 @@ describe('instance delete', () => {
       const secret = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
       expect(secret.metadata.annotations?.['status.timoni.sh/deleting']).toMatch(/Z$/);
     } finally {
-      await admin.apply(
-        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stuck', namespace: ns, finalizers: [] } },
-        { fieldManager: 'timoni', force: true },
-      ).catch(() => undefined);
+      await admin
+        .apply(
+          { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stuck', namespace: ns, finalizers: [] } },
+          { fieldManager: 'timoni', force: true },
+        )
+        .catch(() => undefined);
     }
     // A retry completes the delete once the finalizer is gone.
     const retried = await deleteBundleInstances(cluster, bundle, { timeoutMs: 30_000 });

@@ -1,7 +1,14 @@
 // Instance Secrets written to and read from the fleet, in Timoni's storage format.
 import { describe, expect, it } from 'vitest';
 import { encodeInstance, inventoryEntries, type InstanceRecord } from '../../../src/kube/instance/inventory.js';
-import { deleteInstance, ensureNamespace, listInstances, namespaceExists, readInstance, writeInstance } from '../../../src/kube/instance/inventory-store.js';
+import {
+  deleteInstance,
+  ensureNamespace,
+  listInstances,
+  namespaceExists,
+  readInstance,
+  writeInstance,
+} from '../../../src/kube/instance/inventory-store.js';
 import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
 import { engineFleet, onEveryCluster } from '../support.js';
 
@@ -10,7 +17,12 @@ function record(name: string, namespace: string, bundle: string): InstanceRecord
     name,
     namespace,
     labels: { 'bundle.timoni.sh/name': bundle },
-    module: { name: 'timoni.sh/podinfo', repository: 'oci://127.0.0.1:5000/modules/podinfo', version: '6.5.4', digest: 'sha256:0123' },
+    module: {
+      name: 'timoni.sh/podinfo',
+      repository: 'oci://127.0.0.1:5000/modules/podinfo',
+      version: '6.5.4',
+      digest: 'sha256:0123',
+    },
     values: 'values: {\n\treplicas: 2\n}\n',
     inventory: {
       entries: inventoryEntries([
@@ -47,7 +59,9 @@ describe('instance storage on the fleet', () => {
         { id: `${ns}_podinfo__Service`, v: 'v1' },
         { id: `${ns}_podinfo_apps_Deployment`, v: 'v1' },
       ]);
-      expect(secret.metadata.managedFields?.map((entry) => `${entry.manager}/${entry.operation}`)).toEqual(['timoni/Apply']);
+      expect(secret.metadata.managedFields?.map((entry) => `${entry.manager}/${entry.operation}`)).toEqual([
+        'timoni/Apply',
+      ]);
 
       const read = await readInstance(cluster, 'podinfo', ns);
       expect(read?.instance).toMatchObject({ ...written, creationTimestamp: secret.metadata.creationTimestamp });

@@ -15,7 +15,9 @@ import {
 import { moduleReference } from '../../../src/kube/instance/instance.js';
 import type { ObjectRef } from '../../../src/kube/object.js';
 
-const oracle = readFileSync(new URL('../fixtures/timoni-instance.json', import.meta.url), 'utf8').trim().split('\n');
+const oracle = readFileSync(new URL('../fixtures/timoni-instance.json', import.meta.url), 'utf8')
+  .trim()
+  .split('\n');
 
 // The same objects and instance as the oracle program, in the same (unsorted) order.
 const objects: ObjectRef[] = [
@@ -23,11 +25,21 @@ const objects: ObjectRef[] = [
   { apiVersion: 'v1', kind: 'Service', namespace: 'apps', name: 'podinfo' },
   { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', namespace: '', name: 'system:podinfo' },
   { apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'apps', name: 'podinfo' },
-  { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', namespace: '', name: 'things.example.com' },
+  {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    namespace: '',
+    name: 'things.example.com',
+  },
   { apiVersion: 'example.com/v1beta1', kind: 'Thing', namespace: 'apps', name: 'one' },
   { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'apps', name: 'b' },
   { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'apps', name: 'a' },
-  { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', namespace: '', name: 'hook' },
+  {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    namespace: '',
+    name: 'hook',
+  },
   { apiVersion: 'batch/v1', kind: 'Job', namespace: 'apps', name: 'migrate' },
 ];
 
@@ -70,9 +82,20 @@ describe('instance inventory format', () => {
   });
 
   it('writes entry ids as cli-utils does and reads them back', () => {
-    expect(inventoryEntryId({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'apps', name: 'web' })).toBe('apps_web_apps_Deployment');
-    expect(inventoryEntryId({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'apps' })).toBe('_apps__Namespace');
-    expect(inventoryEntryId({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', namespace: '', name: 'system:x' })).toBe('_system__x_rbac.authorization.k8s.io_ClusterRole');
+    expect(inventoryEntryId({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'apps', name: 'web' })).toBe(
+      'apps_web_apps_Deployment',
+    );
+    expect(inventoryEntryId({ apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'apps' })).toBe(
+      '_apps__Namespace',
+    );
+    expect(
+      inventoryEntryId({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        namespace: '',
+        name: 'system:x',
+      }),
+    ).toBe('_system__x_rbac.authorization.k8s.io_ClusterRole');
     for (const ref of objects) {
       expect(parseInventoryEntry({ id: inventoryEntryId(ref), v: ref.apiVersion.split('/').pop()! })).toEqual(ref);
     }
@@ -97,27 +120,75 @@ describe('instance inventory format', () => {
       type: 'timoni.sh/instance',
       data: { instance: Buffer.from(oracle[0]!).toString('base64') },
     });
-    const decoded = decodeInstanceSecret({ ...secret, metadata: { ...secret.metadata, creationTimestamp: '2026-01-01T00:00:00Z' } });
-    expect(decoded.instance).toEqual({ ...podinfo, labels: secret.metadata.labels, annotations: undefined, creationTimestamp: '2026-01-01T00:00:00Z' });
+    const decoded = decodeInstanceSecret({
+      ...secret,
+      metadata: { ...secret.metadata, creationTimestamp: '2026-01-01T00:00:00Z' },
+    });
+    expect(decoded.instance).toEqual({
+      ...podinfo,
+      labels: secret.metadata.labels,
+      annotations: undefined,
+      creationTimestamp: '2026-01-01T00:00:00Z',
+    });
     expect(decoded.pending).toBeUndefined();
-    const withPending = decodeInstanceSecret({ ...secret, data: { instance: Buffer.from(oracle[0]!).toString('base64'), pending: Buffer.from(oracle[1]!).toString('base64') } });
+    const withPending = decodeInstanceSecret({
+      ...secret,
+      data: {
+        instance: Buffer.from(oracle[0]!).toString('base64'),
+        pending: Buffer.from(oracle[1]!).toString('base64'),
+      },
+    });
     expect(withPending.pending?.name).toBe('empty');
-    expect(() => decodeInstanceSecret({ ...secret, data: {} })).toThrow(/Secret\/apps\/timoni.podinfo: instance data not found/);
+    expect(() => decodeInstanceSecret({ ...secret, data: {} })).toThrow(
+      /Secret\/apps\/timoni.podinfo: instance data not found/,
+    );
   });
 
   it('records a module as Timoni does: pulled with its repository and manifest annotations, local by path without them', () => {
-    const annotations = { 'org.opencontainers.image.version': '1.0.0', 'sh.timoni.images': 'docker.io/nginx:1.31.4-alpine' };
+    const annotations = {
+      'org.opencontainers.image.version': '1.0.0',
+      'sh.timoni.images': 'docker.io/nginx:1.31.4-alpine',
+    };
     expect(
-      moduleReference({ url: 'oci://docker.io/org/app', repository: 'oci://index.docker.io/org/app', version: '1.0.0', digest: 'sha256:abc', name: 'timoni.sh/app', annotations }),
-    ).toEqual({ name: 'timoni.sh/app', repository: 'oci://index.docker.io/org/app', version: '1.0.0', digest: 'sha256:abc', annotations });
-    expect(moduleReference({ url: 'oci://ghcr.io/org/app', version: '1.0.0', digest: 'sha256:abc', name: 'timoni.sh/app', annotations: {} })).toEqual({
+      moduleReference({
+        url: 'oci://docker.io/org/app',
+        repository: 'oci://index.docker.io/org/app',
+        version: '1.0.0',
+        digest: 'sha256:abc',
+        name: 'timoni.sh/app',
+        annotations,
+      }),
+    ).toEqual({
+      name: 'timoni.sh/app',
+      repository: 'oci://index.docker.io/org/app',
+      version: '1.0.0',
+      digest: 'sha256:abc',
+      annotations,
+    });
+    expect(
+      moduleReference({
+        url: 'oci://ghcr.io/org/app',
+        version: '1.0.0',
+        digest: 'sha256:abc',
+        name: 'timoni.sh/app',
+        annotations: {},
+      }),
+    ).toEqual({
       name: 'timoni.sh/app',
       repository: 'oci://ghcr.io/org/app',
       version: '1.0.0',
       digest: 'sha256:abc',
     });
     // internal/engine/fetcher/local.go: the path as written, digest "unknown", no annotations.
-    expect(moduleReference({ url: 'file://./modules/app', version: '0.0.0-devel', digest: 'unknown', name: 'timoni.sh/app', annotations })).toEqual({
+    expect(
+      moduleReference({
+        url: 'file://./modules/app',
+        version: '0.0.0-devel',
+        digest: 'unknown',
+        name: 'timoni.sh/app',
+        annotations,
+      }),
+    ).toEqual({
       name: 'timoni.sh/app',
       repository: './modules/app',
       version: '0.0.0-devel',

@@ -17,15 +17,21 @@ describe('instance ownership', () => {
     await applyInstance(cluster, built(ns, [configMap(ns, 'settings', { color: 'blue' })]));
     const secretBefore = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
 
-    const other = built(ns, [configMap(ns, 'settings', { color: 'green' }), configMap(ns, 'extra', { a: 'b' })], { bundle: 'infra' });
+    const other = built(ns, [configMap(ns, 'settings', { color: 'green' }), configMap(ns, 'extra', { a: 'b' })], {
+      bundle: 'infra',
+    });
     const error = await applyInstance(cluster, other).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InstanceStepError);
     expect((error as InstanceStepError).step).toBe('ownership');
     expect((error as InstanceStepError).changes).toEqual([]);
-    expect((error as Error).message).toContain('instance ownership conflict encountered. Conflict: instance "web" exists and is managed by another bundle "apps"');
+    expect((error as Error).message).toContain(
+      'instance ownership conflict encountered. Conflict: instance "web" exists and is managed by another bundle "apps"',
+    );
     expect((error as Error).message).toContain('--overwrite-ownership');
     // Nothing written.
-    expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).data).toEqual({ color: 'blue' });
+    expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).data).toEqual({
+      color: 'blue',
+    });
     expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'extra' })).toBeNull();
     const secretAfter = await admin.get({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' });
     expect(secretAfter.metadata.resourceVersion).toBe(secretBefore.metadata.resourceVersion);
@@ -49,6 +55,8 @@ describe('instance ownership', () => {
     const error = await applyInstance(cluster, built(ns, [configMap(ns, 'settings', {})])).catch((e: unknown) => e);
     expect((error as InstanceStepError).step).toBe('ownership');
     expect((error as Error).message).toContain('instance "web" exists and is not managed by any bundle');
-    expect(await clusterClient(CLUSTER).getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).toBeNull();
+    expect(
+      await clusterClient(CLUSTER).getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' }),
+    ).toBeNull();
   });
 });

@@ -8,7 +8,8 @@ const o = (apiVersion: string, kind: string, name: string, namespace?: string): 
   metadata: namespace ? { name, namespace } : { name },
 });
 
-const label = (object: KubeObject) => `${object.kind}/${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`;
+const label = (object: KubeObject) =>
+  `${object.kind}/${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}`;
 
 // Shuffled on purpose: the result must not depend on the input order.
 const objects = [
@@ -61,8 +62,16 @@ describe('apply order', () => {
   });
 
   it('orders unlisted kinds by group, then kind', () => {
-    const sorted = sortForApply([o('b.example/v1', 'Alpha', 'x', 'n'), o('a.example/v1', 'Zulu', 'x', 'n'), o('a.example/v1', 'Beta', 'x', 'n')]);
-    expect(sorted.map((x) => `${x.apiVersion}/${x.kind}`)).toEqual(['a.example/v1/Beta', 'a.example/v1/Zulu', 'b.example/v1/Alpha']);
+    const sorted = sortForApply([
+      o('b.example/v1', 'Alpha', 'x', 'n'),
+      o('a.example/v1', 'Zulu', 'x', 'n'),
+      o('a.example/v1', 'Beta', 'x', 'n'),
+    ]);
+    expect(sorted.map((x) => `${x.apiVersion}/${x.kind}`)).toEqual([
+      'a.example/v1/Beta',
+      'a.example/v1/Zulu',
+      'b.example/v1/Alpha',
+    ]);
   });
 
   it('splits an apply set into Timoni stages: definitions, classes, roles, the rest', () => {

@@ -14,7 +14,14 @@ function job(namespace: string, command: string, annotations?: Record<string, st
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name: 'migrate', namespace, ...(annotations ? { annotations } : {}) },
-    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'migrate', image: 'busybox:1.36', command: ['sh', '-c', command] }] } } },
+    spec: {
+      template: {
+        spec: {
+          restartPolicy: 'Never',
+          containers: [{ name: 'migrate', image: 'busybox:1.36', command: ['sh', '-c', command] }],
+        },
+      },
+    },
   };
 }
 
@@ -41,8 +48,12 @@ describe('apply and diff on the fleet', () => {
         action: 'created',
         diff: `--- live\n+++ desired\n@@ -0,0 +1,10 @@\n+apiVersion: v1\n+data:\n+  color: blue\n+  size: m\n+kind: ConfigMap\n+metadata:\n+  labels:\n+    app: web\n+  name: settings\n+  namespace: ${ns}\n`,
       });
-      expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).toBeNull();
-      expect(await admin.getOrNull({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'web' })).toBeNull();
+      expect(
+        await admin.getOrNull({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' }),
+      ).toBeNull();
+      expect(
+        await admin.getOrNull({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: ns, name: 'web' }),
+      ).toBeNull();
 
       // Apply: created, owned by the timoni field manager through Apply.
       const created = [];
@@ -50,7 +61,9 @@ describe('apply and diff on the fleet', () => {
       expect(created.map((result) => result.action)).toEqual(['created', 'created']);
       const live = await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' });
       expect(live.data).toEqual({ color: 'blue', size: 'm' });
-      expect(live.metadata.managedFields?.map((entry) => `${entry.manager}/${entry.operation}`)).toEqual(['timoni/Apply']);
+      expect(live.metadata.managedFields?.map((entry) => `${entry.manager}/${entry.operation}`)).toEqual([
+        'timoni/Apply',
+      ]);
 
       // Re-apply: unchanged, and nothing written (same resourceVersion).
       const again = [];
@@ -75,8 +88,13 @@ describe('apply and diff on the fleet', () => {
       const deploymentChange = await diffObject(cluster, changedDeployment);
       expect(deploymentChange.action).toBe('configured');
       expect(deploymentChange.diff).toMatch(/^--- live\n\+\+\+ desired\n@@ [^\n]+ @@\n/);
-      expect(deploymentChange.diff.split('\n').filter((line) => /^[-+] /.test(line))).toEqual(['-  replicas: 1', '+  replicas: 3']);
-      expect(deploymentChange.diff).not.toMatch(/resourceVersion|managedFields|uid:|creationTimestamp|generation|status:/);
+      expect(deploymentChange.diff.split('\n').filter((line) => /^[-+] /.test(line))).toEqual([
+        '-  replicas: 1',
+        '+  replicas: 3',
+      ]);
+      expect(deploymentChange.diff).not.toMatch(
+        /resourceVersion|managedFields|uid:|creationTimestamp|generation|status:/,
+      );
       const afterDiff = await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' });
       expect(afterDiff.data).toEqual({ color: 'blue', size: 'm' });
       expect(afterDiff.metadata.resourceVersion).toBe(live.metadata.resourceVersion);
@@ -86,12 +104,18 @@ describe('apply and diff on the fleet', () => {
       // A plain dry-run apply returns the would-be object and writes nothing either.
       const dry = await serverSideApply(cluster, settingsConfigMap(ns, { color: 'red', size: 'l' }), { dryRun: true });
       expect(dry.data).toEqual({ color: 'red', size: 'l' });
-      expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).data).toEqual({ color: 'blue', size: 'm' });
+      expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).data).toEqual({
+        color: 'blue',
+        size: 'm',
+      });
 
       // Apply the change: configured, and then in sync.
       expect((await applyObject(cluster, changedMap)).action).toBe('configured');
       expect((await applyObject(cluster, changedDeployment)).action).toBe('configured');
-      expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).data).toEqual({ color: 'green', size: 'm' });
+      expect((await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' })).data).toEqual({
+        color: 'green',
+        size: 'm',
+      });
       expect((await diffObject(cluster, changedDeployment)).action).toBe('unchanged');
     });
   });
@@ -107,16 +131,22 @@ describe('apply and diff on the fleet', () => {
       // The diff reports the object as failed, with the error, instead of throwing.
       const failed = await diffObject(cluster, job(ns, 'echo two'));
       expect(failed.action).toBe('failed');
-      expect(failed.error).toMatch(new RegExp(`^cluster ${cluster.name}: Job/${ns}/migrate: immutable field spec.template changed; `));
+      expect(failed.error).toMatch(
+        new RegExp(`^cluster ${cluster.name}: Job/${ns}/migrate: immutable field spec.template changed; `),
+      );
       expect(failed.error).toMatch(/the API server said: spec\.template: field is immutable$/);
       // The server quotes the whole template; none of it (env values...) reaches the message.
       expect(failed.error).not.toContain('echo');
       const applyError = await applyObject(cluster, job(ns, 'echo two')).catch((e: unknown) => e);
       expect(applyError).toBeInstanceOf(ImmutableFieldError);
-      expect((await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' })).metadata.uid).toBe(before.metadata.uid);
+      expect(
+        (await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' })).metadata.uid,
+      ).toBe(before.metadata.uid);
 
       expect((await diffObject(cluster, job(ns, 'echo two'), { force: true })).action).toBe('recreated');
-      expect((await diffObject(cluster, job(ns, 'echo two', { 'action.timoni.sh/force': 'enabled' }))).action).toBe('recreated');
+      expect((await diffObject(cluster, job(ns, 'echo two', { 'action.timoni.sh/force': 'enabled' }))).action).toBe(
+        'recreated',
+      );
       const recreated = await applyObject(cluster, job(ns, 'echo two'), { force: true });
       expect(recreated.action).toBe('recreated');
       const after = await admin.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: 'migrate' });
@@ -129,10 +159,15 @@ describe('apply and diff on the fleet', () => {
     const { clusters } = engineFleet();
     const cluster = clusters[1]!;
     const ns = (await testNamespace(1, 'kube-oneoff')).name;
-    const object = (value: string): KubeObject => ({ ...settingsConfigMap(ns, { value }), metadata: { name: 'once', namespace: ns, annotations: { 'action.timoni.sh/one-off': 'enabled' } } });
+    const object = (value: string): KubeObject => ({
+      ...settingsConfigMap(ns, { value }),
+      metadata: { name: 'once', namespace: ns, annotations: { 'action.timoni.sh/one-off': 'enabled' } },
+    });
     expect((await applyObject(cluster, object('a'))).action).toBe('created');
     expect((await diffObject(cluster, object('b'))).action).toBe('skipped');
     expect((await applyObject(cluster, object('b'))).action).toBe('skipped');
-    expect((await clusterClient(1).get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'once' })).data).toEqual({ value: 'a' });
+    expect(
+      (await clusterClient(1).get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'once' })).data,
+    ).toEqual({ value: 'a' });
   });
 });

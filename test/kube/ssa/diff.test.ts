@@ -10,7 +10,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { applyObject } from '../../../src/kube/ssa/apply.js';
-import { diffObject, fieldChangesDiff, MAX_EDIT_LENGTH, objectDiff, projectOnto, recreateDiff, recreateNote, unifiedDiff, wholeObjectDiff } from '../../../src/kube/ssa/diff.js';
+import {
+  diffObject,
+  fieldChangesDiff,
+  MAX_EDIT_LENGTH,
+  objectDiff,
+  projectOnto,
+  recreateDiff,
+  recreateNote,
+  unifiedDiff,
+  wholeObjectDiff,
+} from '../../../src/kube/ssa/diff.js';
 import type { KubeObject } from '../../../src/kube/object.js';
 import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
 import { engineFleet, liveDeployment, onEveryCluster, settingsConfigMap, webDeployment } from '../support.js';
@@ -46,13 +56,16 @@ function gnuDiff(a: string, b: string): string {
   writeFileSync(join(dir, 'a'), a);
   writeFileSync(join(dir, 'b'), b);
   try {
-    return execFileSync('diff', ['-u', '--label', 'live', '--label', 'desired', join(dir, 'a'), join(dir, 'b')], { encoding: 'utf8' });
+    return execFileSync('diff', ['-u', '--label', 'live', '--label', 'desired', join(dir, 'a'), join(dir, 'b')], {
+      encoding: 'utf8',
+    });
   } catch (error) {
     return (error as { stdout: string }).stdout;
   }
 }
 
-const changedLines = (patch: string) => patch.split('\n').filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l)).length;
+const changedLines = (patch: string) =>
+  patch.split('\n').filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l)).length;
 
 describe('unified diff', () => {
   it('is empty for equal texts', () => {
@@ -106,7 +119,10 @@ const lines = (count: number, prefix: string) => Array.from({ length: count }, (
 
 describe('diff limits', () => {
   it('marks a diff whose edit script exceeds the limit as too large, with both line counts and no text', () => {
-    expect(unifiedDiff(lines(40, 'old'), lines(40, 'new'), { maxEditLength: 50 })).toEqual({ diff: '', diffTooLarge: { liveLines: 40, desiredLines: 40 } });
+    expect(unifiedDiff(lines(40, 'old'), lines(40, 'new'), { maxEditLength: 50 })).toEqual({
+      diff: '',
+      diffTooLarge: { liveLines: 40, desiredLines: 40 },
+    });
     // The same texts within the limit: 80 changed lines.
     const { diff, diffTooLarge } = unifiedDiff(lines(40, 'old'), lines(40, 'new'), { maxEditLength: 80 });
     expect(diffTooLarge).toBeUndefined();
@@ -117,9 +133,19 @@ describe('diff limits', () => {
     const text = lines(3 * MAX_EDIT_LENGTH, 'line');
     const created = unifiedDiff('', text, { maxEditLength: 1 });
     expect(created.diffTooLarge).toBeUndefined();
-    expect(created.diff.split('\n').slice(0, 4)).toEqual(['--- live', '+++ desired', `@@ -0,0 +1,${3 * MAX_EDIT_LENGTH} @@`, '+line 0']);
+    expect(created.diff.split('\n').slice(0, 4)).toEqual([
+      '--- live',
+      '+++ desired',
+      `@@ -0,0 +1,${3 * MAX_EDIT_LENGTH} @@`,
+      '+line 0',
+    ]);
     const deleted = unifiedDiff(text, '', { maxEditLength: 1 });
-    expect(deleted.diff.split('\n').slice(0, 4)).toEqual(['--- live', '+++ desired', `@@ -1,${3 * MAX_EDIT_LENGTH} +0,0 @@`, '-line 0']);
+    expect(deleted.diff.split('\n').slice(0, 4)).toEqual([
+      '--- live',
+      '+++ desired',
+      `@@ -1,${3 * MAX_EDIT_LENGTH} +0,0 @@`,
+      '-line 0',
+    ]);
     expect(changedLines(deleted.diff)).toBe(3 * MAX_EDIT_LENGTH);
   });
 
@@ -131,11 +157,16 @@ describe('diff limits', () => {
       data: Object.fromEntries(Array.from({ length: MAX_EDIT_LENGTH }, (_, i) => [`key-${i}`, `${value} ${i}`])),
     });
     // 2,000 changed lines: 4,000 edits. Rendered, each object has 6 lines besides its data.
-    expect(objectDiff(largeConfigMap('old'), largeConfigMap('new'))).toEqual({ diff: '', diffTooLarge: { liveLines: MAX_EDIT_LENGTH + 6, desiredLines: MAX_EDIT_LENGTH + 6 } });
+    expect(objectDiff(largeConfigMap('old'), largeConfigMap('new'))).toEqual({
+      diff: '',
+      diffTooLarge: { liveLines: MAX_EDIT_LENGTH + 6, desiredLines: MAX_EDIT_LENGTH + 6 },
+    });
     expect(objectDiff(largeConfigMap('same'), largeConfigMap('same'))).toEqual({ diff: '' });
     // A whole object is never too large.
     expect(changedLines(wholeObjectDiff(largeConfigMap('old')))).toBe(MAX_EDIT_LENGTH + 6);
-    expect(wholeObjectDiff(largeConfigMap('old'), 'deleted')).toContain(`@@ -1,${MAX_EDIT_LENGTH + 6} +0,0 @@\n-apiVersion: v1\n`);
+    expect(wholeObjectDiff(largeConfigMap('old'), 'deleted')).toContain(
+      `@@ -1,${MAX_EDIT_LENGTH + 6} +0,0 @@\n-apiVersion: v1\n`,
+    );
   });
 
   it('gives a recreated object too large to diff no text and no note, only the mark', () => {
@@ -143,7 +174,19 @@ describe('diff limits', () => {
       apiVersion: 'batch/v1',
       kind: 'Job',
       metadata: { name: 'migrate', namespace: 'apps' },
-      spec: { template: { spec: { containers: [{ name: 'run', image: 'busybox:1.36', args: Array.from({ length: MAX_EDIT_LENGTH }, (_, i) => `${command}-${i}`) }] } } },
+      spec: {
+        template: {
+          spec: {
+            containers: [
+              {
+                name: 'run',
+                image: 'busybox:1.36',
+                args: Array.from({ length: MAX_EDIT_LENGTH }, (_, i) => `${command}-${i}`),
+              },
+            ],
+          },
+        },
+      },
     });
     const { diff, diffTooLarge } = recreateDiff(job('one'), job('two'), ['spec.template']);
     expect(diff).toBe('');
@@ -156,7 +199,10 @@ const child = join(import.meta.dirname, '..', 'fixtures', 'child', 'large-diff.t
 
 /** Runs one large diff in a process of its own (its peak memory is the diff's) and reads its report. */
 async function largeDiff(scenario: string): Promise<Record<string, unknown> & { maxRssMiB: number; ms: number }> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child, scenario], { timeout: 60_000, maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child, scenario], {
+    timeout: 60_000,
+    maxBuffer: 1 << 20,
+  });
   return JSON.parse(stdout) as Record<string, unknown> & { maxRssMiB: number; ms: number };
 }
 
@@ -188,7 +234,15 @@ function liveJob(command: string): KubeObject {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: 'migrate', namespace: 'apps', uid: 'u-1', resourceVersion: '12', generation: 1, creationTimestamp: '2025-01-01T00:00:00Z', labels: { app: 'migrate', 'batch.kubernetes.io/job-name': 'migrate' } },
+    metadata: {
+      name: 'migrate',
+      namespace: 'apps',
+      uid: 'u-1',
+      resourceVersion: '12',
+      generation: 1,
+      creationTimestamp: '2025-01-01T00:00:00Z',
+      labels: { app: 'migrate', 'batch.kubernetes.io/job-name': 'migrate' },
+    },
     spec: {
       backoffLimit: 6,
       completions: 1,
@@ -200,7 +254,15 @@ function liveJob(command: string): KubeObject {
           restartPolicy: 'Never',
           dnsPolicy: 'ClusterFirst',
           terminationGracePeriodSeconds: 30,
-          containers: [{ name: 'run', image: 'busybox:1.36', command: ['sh', '-c', command], imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log' }],
+          containers: [
+            {
+              name: 'run',
+              image: 'busybox:1.36',
+              command: ['sh', '-c', command],
+              imagePullPolicy: 'IfNotPresent',
+              terminationMessagePath: '/dev/termination-log',
+            },
+          ],
         },
       },
     },
@@ -213,7 +275,14 @@ function desiredJob(command: string): KubeObject {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name: 'migrate', namespace: 'apps', labels: { app: 'migrate' } },
-    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'run', image: 'busybox:1.36', command: ['sh', '-c', command] }] } } },
+    spec: {
+      template: {
+        spec: {
+          restartPolicy: 'Never',
+          containers: [{ name: 'run', image: 'busybox:1.36', command: ['sh', '-c', command] }],
+        },
+      },
+    },
   };
 }
 
@@ -222,7 +291,10 @@ describe('field changes of a recreated object', () => {
     expect(projectOnto({ a: 1, b: { c: 2, d: 3 }, e: 4 }, { a: 9, b: { c: 9 } })).toEqual({ a: 1, b: { c: 2 } });
     // A key live lacks stays absent: it shows as added.
     expect(projectOnto({ a: 1 }, { a: 2, z: 3 })).toEqual({ a: 1 });
-    expect(projectOnto([{ port: 8080, protocol: 'TCP', nodePort: 31000 }, { port: 9090 }], [{ port: 80 }])).toEqual([{ port: 8080 }, { port: 9090 }]);
+    expect(projectOnto([{ port: 8080, protocol: 'TCP', nodePort: 31000 }, { port: 9090 }], [{ port: 80 }])).toEqual([
+      { port: 8080 },
+      { port: 9090 },
+    ]);
     // Different types: the live value as it is.
     expect(projectOnto('x', { a: 1 })).toBe('x');
     expect(projectOnto({ a: 1 }, ['x'])).toEqual({ a: 1 });
@@ -232,7 +304,15 @@ describe('field changes of a recreated object', () => {
     const { diff } = fieldChangesDiff(liveJob('echo one'), desiredJob('echo two'));
     const changed = diff.split('\n').filter((line) => /^[-+](?![-+]{2} )/.test(line));
     expect(changed).toEqual(['-            - echo one', '+            - echo two']);
-    for (const absent of ['backoffLimit', 'dnsPolicy', 'uid', 'resourceVersion', 'succeeded', 'batch.kubernetes.io/job-name']) expect(diff).not.toContain(absent);
+    for (const absent of [
+      'backoffLimit',
+      'dnsPolicy',
+      'uid',
+      'resourceVersion',
+      'succeeded',
+      'batch.kubernetes.io/job-name',
+    ])
+      expect(diff).not.toContain(absent);
   });
 
   it('is empty when the fields the module sets are the same (only a default changed)', () => {
@@ -243,27 +323,54 @@ describe('field changes of a recreated object', () => {
     const desired = desiredJob('echo one');
     (desired.spec as { backoffLimit?: number; ttlSecondsAfterFinished?: number }).ttlSecondsAfterFinished = 60;
     const { diff } = fieldChangesDiff(liveJob('echo one'), desired);
-    expect(diff.split('\n').filter((line) => /^[-+](?![-+]{2} )/.test(line))).toEqual(['+  ttlSecondsAfterFinished: 60']);
+    expect(diff.split('\n').filter((line) => /^[-+](?![-+]{2} )/.test(line))).toEqual([
+      '+  ttlSecondsAfterFinished: 60',
+    ]);
   });
 
   it('masks Secret values, stringData folded into data, changed ones as before/after', () => {
-    const live: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'apps' }, type: 'Opaque', immutable: true, data: { token: Buffer.from('old-pa55').toString('base64'), same: 'c2FtZQ==' } };
-    const desired: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'apps' }, type: 'Opaque', immutable: true, stringData: { token: 'new-pa55', same: 'same' } };
+    const live: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'apps' },
+      type: 'Opaque',
+      immutable: true,
+      data: { token: Buffer.from('old-pa55').toString('base64'), same: 'c2FtZQ==' },
+    };
+    const desired: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', namespace: 'apps' },
+      type: 'Opaque',
+      immutable: true,
+      stringData: { token: 'new-pa55', same: 'same' },
+    };
     const { diff } = fieldChangesDiff(live, desired);
     expect(diff).toContain('-  token: "*** (before)"');
     expect(diff).toContain('+  token: "*** (after)"');
     expect(diff).not.toMatch(/[-+]\s+same:/);
-    for (const value of ['old-pa55', 'new-pa55', Buffer.from('old-pa55').toString('base64'), 'c2FtZQ==']) expect(diff).not.toContain(value);
+    for (const value of ['old-pa55', 'new-pa55', Buffer.from('old-pa55').toString('base64'), 'c2FtZQ=='])
+      expect(diff).not.toContain(value);
   });
 
   it('ends with a note naming the immutable fields and saying the object is recreated', () => {
-    expect(recreateNote(['spec.template'], false)).toBe('# recreated: immutable field spec.template changes; the object is deleted and created again\n');
-    expect(recreateNote(['spec.selector', 'spec.template'], true)).toBe('# recreated: immutable fields spec.selector, spec.template change; the object was deleted and created again\n');
-    expect(recreateNote([], false)).toBe('# recreated: an immutable field changes; the object is deleted and created again\n');
+    expect(recreateNote(['spec.template'], false)).toBe(
+      '# recreated: immutable field spec.template changes; the object is deleted and created again\n',
+    );
+    expect(recreateNote(['spec.selector', 'spec.template'], true)).toBe(
+      '# recreated: immutable fields spec.selector, spec.template change; the object was deleted and created again\n',
+    );
+    expect(recreateNote([], false)).toBe(
+      '# recreated: an immutable field changes; the object is deleted and created again\n',
+    );
     const { diff, diffTooLarge } = recreateDiff(liveJob('echo one'), desiredJob('echo two'), ['spec.template']);
     expect(diffTooLarge).toBeUndefined();
     expect(diff.startsWith('--- live\n+++ desired\n@@ ')).toBe(true);
-    expect(diff.endsWith('+            - echo two\n           image: busybox:1.36\n           name: run\n       restartPolicy: Never\n# recreated: immutable field spec.template changes; the object is deleted and created again\n')).toBe(true);
+    expect(
+      diff.endsWith(
+        '+            - echo two\n           image: busybox:1.36\n           name: run\n       restartPolicy: Never\n# recreated: immutable field spec.template changes; the object is deleted and created again\n',
+      ),
+    ).toBe(true);
   });
 });
 
@@ -302,13 +409,19 @@ describe('diff of objects', () => {
   });
 
   it('shows a created object whole', () => {
-    const diff = wholeObjectDiff({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n' }, data: { b: '2', a: '1' } });
-    expect(diff).toBe('--- live\n+++ desired\n@@ -0,0 +1,8 @@\n+apiVersion: v1\n+data:\n+  a: "1"\n+  b: "2"\n+kind: ConfigMap\n+metadata:\n+  name: c\n+  namespace: n\n');
+    const diff = wholeObjectDiff({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: 'n' },
+      data: { b: '2', a: '1' },
+    });
+    expect(diff).toBe(
+      '--- live\n+++ desired\n@@ -0,0 +1,8 @@\n+apiVersion: v1\n+data:\n+  a: "1"\n+  b: "2"\n+kind: ConfigMap\n+metadata:\n+  name: c\n+  namespace: n\n',
+    );
   });
 });
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
-
 
 describe('apply and diff on the fleet', () => {
   it('shows a Secret change masked, and never a value', async () => {
@@ -322,7 +435,9 @@ describe('apply and diff on the fleet', () => {
         kind: 'Secret',
         metadata: { name: 'creds', namespace: ns },
         type: 'Opaque',
-        ...(stringData ? { stringData: { password, apiKey } } : { data: { password: b64(password), apiKey: b64(apiKey) } }),
+        ...(stringData
+          ? { stringData: { password, apiKey } }
+          : { data: { password: b64(password), apiKey: b64(apiKey) } }),
       });
       const created = await diffObject(cluster, secret('first-pa55word', 'api-key-0001'));
       outputs.push(JSON.stringify(created));
@@ -337,7 +452,10 @@ describe('apply and diff on the fleet', () => {
       const changed = await diffObject(cluster, secret('second-pa55word', 'api-key-0001'));
       outputs.push(JSON.stringify(changed));
       expect(changed.action).toBe('configured');
-      expect(changed.diff.split('\n').filter((line) => /^[-+] /.test(line))).toEqual(['-  password: "*** (before)"', '+  password: "*** (after)"']);
+      expect(changed.diff.split('\n').filter((line) => /^[-+] /.test(line))).toEqual([
+        '-  password: "*** (before)"',
+        '+  password: "*** (after)"',
+      ]);
       expect(changed.diff).toContain('   apiKey: "***"');
 
       const viaStringData = await diffObject(cluster, secret('first-pa55word', 'api-key-0002', true));
@@ -361,7 +479,16 @@ describe('apply and diff on the fleet', () => {
     expect(change.action).toBe('created');
     expect(change.diff).toContain('+  replicas: 2');
     expect(await clusterClient(2).getOrNull({ apiVersion: 'v1', kind: 'Namespace', name: ns })).toBeNull();
-    const clusterScoped = await diffObject(cluster, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `r-${ns}`, namespace: ns }, rules: [] }, { namespaceExists: false });
+    const clusterScoped = await diffObject(
+      cluster,
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: `r-${ns}`, namespace: ns },
+        rules: [],
+      },
+      { namespaceExists: false },
+    );
     expect(clusterScoped.namespace).toBe('');
     expect(clusterScoped.diff).not.toContain('namespace:');
   });
@@ -371,11 +498,23 @@ describe('apply and diff on the fleet', () => {
     const cluster = clusters[0]!;
     const ns = (await testNamespace(0, 'kube-large')).name;
     // As many keys as the edit limit, all changed: twice the edits the diff computes.
-    const large = (value: string) => settingsConfigMap(ns, Object.fromEntries(Array.from({ length: MAX_EDIT_LENGTH }, (_, i) => [`key-${i}`, `${value} ${i}`])));
+    const large = (value: string) =>
+      settingsConfigMap(
+        ns,
+        Object.fromEntries(Array.from({ length: MAX_EDIT_LENGTH }, (_, i) => [`key-${i}`, `${value} ${i}`])),
+      );
     expect((await applyObject(cluster, large('old'))).action).toBe('created');
     // Rendered, the ConfigMap has 8 lines besides its data.
     const change = await diffObject(cluster, large('new'));
-    expect(change).toEqual({ kind: 'ConfigMap', apiVersion: 'v1', namespace: ns, name: 'settings', action: 'configured', diff: '', diffTooLarge: { liveLines: MAX_EDIT_LENGTH + 8, desiredLines: MAX_EDIT_LENGTH + 8 } });
+    expect(change).toEqual({
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      namespace: ns,
+      name: 'settings',
+      action: 'configured',
+      diff: '',
+      diffTooLarge: { liveLines: MAX_EDIT_LENGTH + 8, desiredLines: MAX_EDIT_LENGTH + 8 },
+    });
     expect((await applyObject(cluster, large('new'))).action).toBe('configured');
     expect(await diffObject(cluster, large('new'))).toMatchObject({ action: 'unchanged', diff: '' });
   });

@@ -6,7 +6,12 @@ import type { KubeClient } from '../../harness/fleet/kube-client.js';
 import { clusterClient, testNamespace } from '../../harness/fleet/test-context.js';
 import { engineFleet, onEveryCluster } from '../support.js';
 
-const entry = (manager: string, operation: string, fields: Record<string, unknown>, extra: Partial<ManagedFieldsEntry> = {}): ManagedFieldsEntry => ({
+const entry = (
+  manager: string,
+  operation: string,
+  fields: Record<string, unknown>,
+  extra: Partial<ManagedFieldsEntry> = {},
+): ManagedFieldsEntry => ({
   manager,
   operation,
   apiVersion: 'v1',
@@ -18,14 +23,22 @@ const entry = (manager: string, operation: string, fields: Record<string, unknow
 
 describe('field take-over', () => {
   it('merges FieldsV1 tries', () => {
-    expect(unionFields({ 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } } }, { 'f:data': { 'f:b': {} }, 'f:metadata': { 'f:labels': { 'f:y': {} } } })).toEqual({
+    expect(
+      unionFields(
+        { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } } },
+        { 'f:data': { 'f:b': {} }, 'f:metadata': { 'f:labels': { 'f:y': {} } } },
+      ),
+    ).toEqual({
       'f:data': { 'f:a': {}, 'f:b': {} },
       'f:metadata': { 'f:labels': { '.': {}, 'f:x': {}, 'f:y': {} } },
     });
   });
 
   it('renames the first match to timoni/Apply when timoni owns nothing yet', () => {
-    const entries = [entry('kubectl-client-side-apply', 'Update', { 'f:data': { 'f:a': {} } }), entry('kube-controller-manager', 'Update', { 'f:status': {} })];
+    const entries = [
+      entry('kubectl-client-side-apply', 'Update', { 'f:data': { 'f:a': {} } }),
+      entry('kube-controller-manager', 'Update', { 'f:status': {} }),
+    ];
     expect(replaceFieldManagers(entries, 'timoni')).toEqual([
       entries[1],
       { ...entries[0], manager: 'timoni', operation: 'Apply' },
@@ -64,7 +77,11 @@ describe('field take-over', () => {
       metadata: {
         name: 'c',
         resourceVersion: '42',
-        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}', 'meta.helm.sh/release-name': 'r', keep: 'me' },
+        annotations: {
+          'kubectl.kubernetes.io/last-applied-configuration': '{}',
+          'meta.helm.sh/release-name': 'r',
+          keep: 'me',
+        },
         managedFields: [entry('kubectl-client-side-apply', 'Update', { 'f:data': {} })],
       },
     };
@@ -72,9 +89,15 @@ describe('field take-over', () => {
       { op: 'test', path: '/metadata/resourceVersion', value: '42' },
       { op: 'remove', path: '/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration' },
       { op: 'remove', path: '/metadata/annotations/meta.helm.sh~1release-name' },
-      { op: 'replace', path: '/metadata/managedFields', value: [{ ...live.metadata.managedFields![0], manager: 'timoni', operation: 'Apply' }] },
+      {
+        op: 'replace',
+        path: '/metadata/managedFields',
+        value: [{ ...live.metadata.managedFields![0], manager: 'timoni', operation: 'Apply' }],
+      },
     ]);
-    expect(takeOwnershipPatch({ ...live, metadata: { name: 'c', managedFields: [entry('timoni', 'Apply', {})] } }, 'timoni')).toEqual([]);
+    expect(
+      takeOwnershipPatch({ ...live, metadata: { name: 'c', managedFields: [entry('timoni', 'Apply', {})] } }, 'timoni'),
+    ).toEqual([]);
   });
 });
 
@@ -88,15 +111,24 @@ function desired(namespace: string, name: string): KubeObject {
 
 /** Creates the ConfigMap as `kubectl apply` (client-side) does: an Update by kubectl-client-side-apply. */
 async function kubectlCreate(admin: KubeClient, namespace: string, name: string): Promise<void> {
-  const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { a: 'by-kubectl', extra: 'left-over' } };
+  const object = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace },
+    data: { a: 'by-kubectl', extra: 'left-over' },
+  };
   await admin.requestJson('POST', `/api/v1/namespaces/${namespace}/configmaps`, {
     query: { fieldManager: 'kubectl-client-side-apply' },
-    body: JSON.stringify({ ...object, metadata: { ...object.metadata, annotations: { [lastApplied]: JSON.stringify(object) } } }),
+    body: JSON.stringify({
+      ...object,
+      metadata: { ...object.metadata, annotations: { [lastApplied]: JSON.stringify(object) } },
+    }),
     contentType: 'application/json',
   });
 }
 
-const managers = (object: KubeObject) => (object.metadata.managedFields ?? []).map((entry) => `${entry.manager}/${entry.operation}`).sort();
+const managers = (object: KubeObject) =>
+  (object.metadata.managedFields ?? []).map((entry) => `${entry.manager}/${entry.operation}`).sort();
 
 describe('take-over of kubectl and Helm fields', () => {
   it('takes over client-side kubectl apply, and without it the kubectl field would stay', async () => {
@@ -131,20 +163,41 @@ describe('take-over of kubectl and Helm fields', () => {
     const admin = clusterClient(0);
     expect((await applyObject(cluster, desired(ns, 'merged'))).action).toBe('created');
     const path = `/api/v1/namespaces/${ns}/configmaps/merged`;
-    await admin.requestJson('PATCH', path, { query: { fieldManager: 'kubectl-edit' }, body: JSON.stringify({ data: { edited: 'by-hand' } }), contentType: 'application/merge-patch+json' });
+    await admin.requestJson('PATCH', path, {
+      query: { fieldManager: 'kubectl-edit' },
+      body: JSON.stringify({ data: { edited: 'by-hand' } }),
+      contentType: 'application/merge-patch+json',
+    });
     await admin.requestJson('PATCH', path, {
       query: { fieldManager: 'kubectl', force: 'true' },
-      body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'merged', namespace: ns, labels: { ssa: 'kubectl' } } }),
+      body: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'merged', namespace: ns, labels: { ssa: 'kubectl' } },
+      }),
       contentType: 'application/apply-patch+yaml',
     });
     await admin.requestJson('PATCH', path, {
       query: { fieldManager: 'helm' },
-      body: JSON.stringify({ metadata: { annotations: { 'meta.helm.sh/release-name': 'old' } }, data: { helm: 'chart' } }),
+      body: JSON.stringify({
+        metadata: { annotations: { 'meta.helm.sh/release-name': 'old' } },
+        data: { helm: 'chart' },
+      }),
       contentType: 'application/merge-patch+json',
     });
-    await admin.requestJson('PATCH', path, { query: { fieldManager: 'someone-else' }, body: JSON.stringify({ data: { kept: 'theirs' } }), contentType: 'application/merge-patch+json' });
+    await admin.requestJson('PATCH', path, {
+      query: { fieldManager: 'someone-else' },
+      body: JSON.stringify({ data: { kept: 'theirs' } }),
+      contentType: 'application/merge-patch+json',
+    });
     const before = await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'merged' });
-    expect(managers(before as KubeObject)).toEqual(['helm/Update', 'kubectl-edit/Update', 'kubectl/Apply', 'someone-else/Update', 'timoni/Apply']);
+    expect(managers(before as KubeObject)).toEqual([
+      'helm/Update',
+      'kubectl-edit/Update',
+      'kubectl/Apply',
+      'someone-else/Update',
+      'timoni/Apply',
+    ]);
 
     expect((await applyObject(cluster, desired(ns, 'merged'))).action).toBe('configured');
     const after = await admin.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'merged' });

@@ -19,15 +19,28 @@ describe('Secret masking', () => {
 
   it('masks every value of a whole Secret, stringData and kubectl annotation included', () => {
     const masked = maskSecret(
-      secret({ password: b64('p4ssw0rd-value') }, {
-        stringData: { token: 'plain-token-value' },
-        metadata: { name: 's', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"data":{"password":"cDRzc3cwcmQtdmFsdWU="}}' } },
-      }),
+      secret(
+        { password: b64('p4ssw0rd-value') },
+        {
+          stringData: { token: 'plain-token-value' },
+          metadata: {
+            name: 's',
+            annotations: {
+              'kubectl.kubernetes.io/last-applied-configuration': '{"data":{"password":"cDRzc3cwcmQtdmFsdWU="}}',
+            },
+          },
+        },
+      ),
     );
     expect(masked.data).toEqual({ password: '***' });
     expect(masked.stringData).toEqual({ token: '***' });
     expect(JSON.stringify(masked)).not.toMatch(/p4ssw0rd|cDRzc3cwcmQtdmFsdWU|plain-token/);
-    const configMap: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: 'visible' } };
+    const configMap: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c' },
+      data: { a: 'visible' },
+    };
     expect(maskSecret(configMap)).toBe(configMap);
   });
 
@@ -63,7 +76,12 @@ describe('Secret masking', () => {
 });
 
 describe('maskSecret as build --mask-secrets uses it (Timoni internal/mask SecretData)', () => {
-  const secret = (extra: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, ...extra });
+  const secret = (extra: Record<string, unknown>): Record<string, unknown> => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 's' },
+    ...extra,
+  });
 
   it('masks every data and stringData entry without touching the input', () => {
     const input = secret({ data: { a: 'YQ==', b: 'Yg==' }, stringData: { c: 'c' } });
@@ -72,7 +90,12 @@ describe('maskSecret as build --mask-secrets uses it (Timoni internal/mask Secre
   });
 
   it('masks a data field that is not a map as a whole, and compares the kind without case', () => {
-    expect(maskSecret({ apiVersion: 'v1', kind: 'secret', data: 'not-a-map', stringData: ['a'] })).toEqual({ apiVersion: 'v1', kind: 'secret', data: '***', stringData: '***' });
+    expect(maskSecret({ apiVersion: 'v1', kind: 'secret', data: 'not-a-map', stringData: ['a'] })).toEqual({
+      apiVersion: 'v1',
+      kind: 'secret',
+      data: '***',
+      stringData: '***',
+    });
   });
 
   it('leaves other kinds and other API versions as they are', () => {

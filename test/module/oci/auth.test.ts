@@ -4,30 +4,49 @@
 // a token realm on another host.
 import { mkdtempSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseChallenges, preferredChallenge } from '../../../src/module/oci/auth.js';
 import { ModuleClient, OciError, pullModule } from '../../../src/module/oci/index.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryAuthMode, type RegistryHandle } from '../../harness/registry/index.js';
+import {
+  pushTimoniModule,
+  startRegistry,
+  type PushedTimoniModule,
+  type RegistryAuthMode,
+  type RegistryHandle,
+} from '../../harness/registry/index.js';
 import { writeSampleModule } from '../../harness/registry/sample-module.js';
 import { expectedTree, fastRetry, readTree } from './registry-fixtures.js';
 
 describe('parseChallenges', () => {
   it('reads a Docker Hub bearer challenge', () => {
-    const header = 'Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/nginx:pull"';
+    const header =
+      'Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/nginx:pull"';
     expect(parseChallenges(header)).toEqual([
       {
         scheme: 'bearer',
-        params: { realm: 'https://auth.docker.io/token', service: 'registry.docker.io', scope: 'repository:library/nginx:pull' },
+        params: {
+          realm: 'https://auth.docker.io/token',
+          service: 'registry.docker.io',
+          scope: 'repository:library/nginx:pull',
+        },
       },
     ]);
   });
 
   it('keeps commas inside quoted values and unescapes quoted pairs', () => {
-    const [challenge] = parseChallenges('Bearer realm="https://a/token", scope="repository:a/b:pull,push", error="say \\"hi\\""');
+    const [challenge] = parseChallenges(
+      'Bearer realm="https://a/token", scope="repository:a/b:pull,push", error="say \\"hi\\""',
+    );
     expect(challenge?.params.scope).toBe('repository:a/b:pull,push');
     expect(challenge?.params.error).toBe('say "hi"');
   });
@@ -87,7 +106,13 @@ describe('pulls with credentials', () => {
     beforeAll(async () => {
       registry = await startRegistry({ auth });
       moduleDir = await writeSampleModule();
-      pushed = await pushTimoniModule({ registry: registry.url, repository: 'modules/sample', tag: '1.0.0', moduleDir, credentials: registry.credentials });
+      pushed = await pushTimoniModule({
+        registry: registry.url,
+        repository: 'modules/sample',
+        tag: '1.0.0',
+        moduleDir,
+        credentials: registry.credentials,
+      });
       creds = registry.credentials ? `${registry.credentials.username}:${registry.credentials.password}` : undefined;
     });
     afterAll(async () => {
@@ -97,7 +122,11 @@ describe('pulls with credentials', () => {
 
     it('extracts every layer into one folder and reports digest, version and repository', async () => {
       const masked: string[] = [];
-      const module = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), credentials: creds, secrets: (v) => masked.push(v) });
+      const module = await pullModule(pushed.url, '1.0.0', undefined, {
+        ...noConfig(),
+        credentials: creds,
+        secrets: (v) => masked.push(v),
+      });
       expect(module.digest).toBe(pushed.digest);
       expect(module.version).toBe('1.0.0');
       expect(module.repository).toBe(`oci://${registry.host}/modules/sample`);
@@ -112,7 +141,12 @@ describe('pulls with credentials', () => {
       } else {
         expect(masked).toContain(registry.credentials?.password);
         const scheme = auth === 'basic' ? 'basic' : 'bearer';
-        expect(registry.requests.some((r) => r.path.startsWith('/v2/modules/sample/manifests/1.0.0') && r.authorization === scheme && r.status === 200)).toBe(true);
+        expect(
+          registry.requests.some(
+            (r) =>
+              r.path.startsWith('/v2/modules/sample/manifests/1.0.0') && r.authorization === scheme && r.status === 200,
+          ),
+        ).toBe(true);
       }
     });
 
@@ -122,30 +156,59 @@ describe('pulls with credentials', () => {
       const configDir = await dockerConfig(`config-${auth}`, {
         auths: { [registry.host]: { auth: Buffer.from(creds ?? '').toString('base64') } },
       });
-      const module = await pullModule(pushed.url, '1.0.0', undefined, { env: { PATH: process.env.PATH }, dockerConfigDir: configDir, cacheDir: join(work, `cache-${++caches}`) });
+      const module = await pullModule(pushed.url, '1.0.0', undefined, {
+        env: { PATH: process.env.PATH },
+        dockerConfigDir: configDir,
+        cacheDir: join(work, `cache-${++caches}`),
+      });
       expect(module.digest).toBe(pushed.digest);
     });
 
     it('fails without credentials, naming where it looked', async () => {
-      const error = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), retry: fastRetry }).catch((e: unknown) => e);
+      const error = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), retry: fastRetry }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(OciError);
       expect((error as OciError).code).toBe('unauthorized');
-      expect((error as OciError).message).toMatch(new RegExp(`^oci://${registry.host.replace(/\./g, '\\.')}/modules/sample:1\\.0\\.0: unauthorised \\(401\\) by ${registry.host.replace(/\./g, '\\.')}( \\([^)]*\\))?: the registry requires credentials; `));
-      expect((error as OciError).message).toContain(`no credentials (none configured for ${registry.host}; checked --creds, docker config ${join(work, 'no-docker-config', 'config.json')} (absent))`);
+      expect((error as OciError).message).toMatch(
+        new RegExp(
+          `^oci://${registry.host.replace(/\./g, '\\.')}/modules/sample:1\\.0\\.0: unauthorised \\(401\\) by ${registry.host.replace(/\./g, '\\.')}( \\([^)]*\\))?: the registry requires credentials; `,
+        ),
+      );
+      expect((error as OciError).message).toContain(
+        `no credentials (none configured for ${registry.host}; checked --creds, docker config ${join(work, 'no-docker-config', 'config.json')} (absent))`,
+      );
     });
 
     it('fails with a wrong password, naming the credential source but never the secret', async () => {
       const wrong = 'wrong-password-d41d8cd98f';
-      const fromFlag = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), credentials: `${registry.credentials?.username}:${wrong}`, retry: fastRetry }).catch((e: unknown) => e);
+      const fromFlag = await pullModule(pushed.url, '1.0.0', undefined, {
+        ...noConfig(),
+        credentials: `${registry.credentials?.username}:${wrong}`,
+        retry: fastRetry,
+      }).catch((e: unknown) => e);
       expect(fromFlag).toBeInstanceOf(OciError);
       expect((fromFlag as OciError).code).toBe('unauthorized');
-      expect((fromFlag as OciError).message).toContain(`it rejected user "${registry.credentials?.username}" from --creds`);
+      expect((fromFlag as OciError).message).toContain(
+        `it rejected user "${registry.credentials?.username}" from --creds`,
+      );
       expect((fromFlag as OciError).message).not.toContain(wrong);
-      expect((fromFlag as OciError).message).not.toContain(Buffer.from(`${registry.credentials?.username}:${wrong}`).toString('base64'));
+      expect((fromFlag as OciError).message).not.toContain(
+        Buffer.from(`${registry.credentials?.username}:${wrong}`).toString('base64'),
+      );
 
-      const configDir = await dockerConfig(`wrong-${auth}`, { auths: { [`https://${registry.host}`]: { username: registry.credentials?.username, password: wrong } } });
-      const fromConfig = await pullModule(pushed.url, '1.0.0', undefined, { env: { PATH: process.env.PATH }, dockerConfigDir: configDir, retry: fastRetry, cacheDir: join(work, `cache-${++caches}`) }).catch((e: unknown) => e);
-      expect((fromConfig as OciError).message).toContain(`from docker config ${join(configDir, 'config.json')} (auths["https://${registry.host}"])`);
+      const configDir = await dockerConfig(`wrong-${auth}`, {
+        auths: { [`https://${registry.host}`]: { username: registry.credentials?.username, password: wrong } },
+      });
+      const fromConfig = await pullModule(pushed.url, '1.0.0', undefined, {
+        env: { PATH: process.env.PATH },
+        dockerConfigDir: configDir,
+        retry: fastRetry,
+        cacheDir: join(work, `cache-${++caches}`),
+      }).catch((e: unknown) => e);
+      expect((fromConfig as OciError).message).toContain(
+        `from docker config ${join(configDir, 'config.json')} (auths["https://${registry.host}"])`,
+      );
       expect(String(fromConfig)).not.toContain(wrong);
       expect(JSON.stringify(fromConfig)).not.toContain(wrong);
     });
@@ -154,13 +217,22 @@ describe('pulls with credentials', () => {
       const token = 'bare-token-0123456789abcdef';
       const masked: string[] = [];
       registry.clearRequests();
-      const error = await pullModule(pushed.url, '1.0.0', undefined, { ...noConfig(), credentials: token, secrets: (v) => masked.push(v), retry: fastRetry }).catch((e: unknown) => e);
+      const error = await pullModule(pushed.url, '1.0.0', undefined, {
+        ...noConfig(),
+        credentials: token,
+        secrets: (v) => masked.push(v),
+        retry: fastRetry,
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OciError);
       expect((error as OciError).message).toContain('it rejected a bearer token from --creds');
       expect((error as OciError).message).not.toContain(token);
       expect(masked).toContain(token);
       // sent to the registry itself, not exchanged at the token endpoint
-      expect(registry.requests.some((r) => r.path.startsWith('/v2/modules/sample/manifests/') && r.authorization === 'bearer')).toBe(true);
+      expect(
+        registry.requests.some(
+          (r) => r.path.startsWith('/v2/modules/sample/manifests/') && r.authorization === 'bearer',
+        ),
+      ).toBe(true);
       expect(registry.requests.filter((r) => r.outcome === 'token')).toHaveLength(0);
     });
 
@@ -184,7 +256,13 @@ describe('pulls with credentials', () => {
     beforeAll(async () => {
       registry = await startRegistry({ auth: 'token', anonymousPull: true });
       moduleDir = await writeSampleModule();
-      pushed = await pushTimoniModule({ registry: registry.url, repository: 'public/sample', tag: '0.1.0', moduleDir, credentials: registry.credentials });
+      pushed = await pushTimoniModule({
+        registry: registry.url,
+        repository: 'public/sample',
+        tag: '0.1.0',
+        moduleDir,
+        credentials: registry.credentials,
+      });
     });
     afterAll(async () => {
       await registry?.stop();
@@ -211,8 +289,23 @@ describe('pulls with credentials', () => {
       registry = await startRegistry({ auth: 'token', tokenLifetimeSeconds: 2 });
       moduleDir = await writeSampleModule();
       const credentials = registry.credentials;
-      await pushTimoniModule({ registry: registry.url, repository: 'modules/short', tag: '1.0.0', moduleDir, credentials });
-      url = (await pushTimoniModule({ registry: registry.url, repository: 'modules/short', tag: '1.1.0', moduleDir, credentials, annotations: { build: 'two' } })).url;
+      await pushTimoniModule({
+        registry: registry.url,
+        repository: 'modules/short',
+        tag: '1.0.0',
+        moduleDir,
+        credentials,
+      });
+      url = (
+        await pushTimoniModule({
+          registry: registry.url,
+          repository: 'modules/short',
+          tag: '1.1.0',
+          moduleDir,
+          credentials,
+          annotations: { build: 'two' },
+        })
+      ).url;
     });
     afterAll(async () => {
       await registry?.stop();
@@ -221,7 +314,10 @@ describe('pulls with credentials', () => {
 
     it('fetches a new token once the cached one expires, without another 401', async () => {
       registry.clearRequests();
-      const client = new ModuleClient({ ...noConfig(), credentials: `${registry.credentials?.username}:${registry.credentials?.password}` });
+      const client = new ModuleClient({
+        ...noConfig(),
+        credentials: `${registry.credentials?.username}:${registry.credentials?.password}`,
+      });
       await client.pull(url, '1.0.0');
       expect(registry.requests.filter((r) => r.outcome === 'token')).toHaveLength(1);
       await new Promise((resolve) => setTimeout(resolve, 1_200));
@@ -260,7 +356,13 @@ describe('identity tokens', () => {
     work = await mkdtemp(join(tmpdir(), 'oci-identity-'));
     registry = await startRegistry({ auth: 'token' });
     moduleDir = await writeSampleModule();
-    pushed = await pushTimoniModule({ registry: registry.url, repository: 'modules/sample', tag: '1.0.0', moduleDir, credentials: registry.credentials });
+    pushed = await pushTimoniModule({
+      registry: registry.url,
+      repository: 'modules/sample',
+      tag: '1.0.0',
+      moduleDir,
+      credentials: registry.credentials,
+    });
     const upstream = new URL(registry.url);
     const basic = Buffer.from(`${registry.credentials?.username}:${registry.credentials?.password}`).toString('base64');
 
@@ -269,24 +371,49 @@ describe('identity tokens', () => {
         void collect(req).then((body) => {
           const form = new URLSearchParams(body);
           forms.push(form);
-          if (req.method !== 'POST' || form.get('grant_type') !== 'refresh_token' || form.get('refresh_token') !== REFRESH_TOKEN) {
+          if (
+            req.method !== 'POST' ||
+            form.get('grant_type') !== 'refresh_token' ||
+            form.get('refresh_token') !== REFRESH_TOKEN
+          ) {
             res.writeHead(401, { 'content-type': 'application/json' }).end('{"errors":[{"code":"UNAUTHORIZED"}]}');
             return;
           }
           const query = new URLSearchParams({ service: form.get('service') ?? '', scope: form.get('scope') ?? '' });
-          httpRequest({ host: upstream.hostname, port: upstream.port, path: `/token?${query}`, headers: { authorization: `Basic ${basic}` } }, (answer) => {
-            res.writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' });
-            answer.pipe(res);
-          }).end();
+          httpRequest(
+            {
+              host: upstream.hostname,
+              port: upstream.port,
+              path: `/token?${query}`,
+              headers: { authorization: `Basic ${basic}` },
+            },
+            (answer) => {
+              res.writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' });
+              answer.pipe(res);
+            },
+          ).end();
         });
         return;
       }
-      const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-        const headers = { ...answer.headers };
-        if (typeof headers['www-authenticate'] === 'string') headers['www-authenticate'] = headers['www-authenticate'].replace(`${registry.url}/token`, `http://${frontHost}/token`);
-        res.writeHead(answer.statusCode ?? 502, headers);
-        answer.pipe(res);
-      });
+      const forward = httpRequest(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: upstream.host },
+        },
+        (answer) => {
+          const headers = { ...answer.headers };
+          if (typeof headers['www-authenticate'] === 'string')
+            headers['www-authenticate'] = headers['www-authenticate'].replace(
+              `${registry.url}/token`,
+              `http://${frontHost}/token`,
+            );
+          res.writeHead(answer.statusCode ?? 502, headers);
+          answer.pipe(res);
+        },
+      );
       req.pipe(forward);
     });
     await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
@@ -304,7 +431,12 @@ describe('identity tokens', () => {
   async function configWith(name: string, refreshToken: string): Promise<string> {
     const dir = join(work, name);
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'config.json'), JSON.stringify({ auths: { [frontHost]: { auth: Buffer.from('<token>:').toString('base64'), identitytoken: refreshToken } } }));
+    await writeFile(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        auths: { [frontHost]: { auth: Buffer.from('<token>:').toString('base64'), identitytoken: refreshToken } },
+      }),
+    );
     return dir;
   }
 
@@ -371,7 +503,10 @@ describe('token realms', () => {
       res.end(JSON.stringify({ token: 'anonymous-token-from-elsewhere' }));
     });
     registryHost = await listen('127.0.0.1', (_req, res) => {
-      res.writeHead(401, { 'www-authenticate': `Bearer realm="http://${realmHost}/token",service="elsewhere"`, 'content-type': 'application/json' });
+      res.writeHead(401, {
+        'www-authenticate': `Bearer realm="http://${realmHost}/token",service="elsewhere"`,
+        'content-type': 'application/json',
+      });
       res.end('{"errors":[{"code":"UNAUTHORIZED"}]}');
     });
   });
@@ -379,12 +514,20 @@ describe('token realms', () => {
     for (const server of servers) await new Promise((resolve) => server.close(resolve));
   });
 
-  const options = () => ({ env: { PATH: process.env.PATH }, dockerConfigDir: join(tmpdir(), 'no-docker-config'), cacheDir: mkdtempSync(join(tmpdir(), 'realm-cache-')), retry: fastRetry });
+  const options = () => ({
+    env: { PATH: process.env.PATH },
+    dockerConfigDir: join(tmpdir(), 'no-docker-config'),
+    cacheDir: mkdtempSync(join(tmpdir(), 'realm-cache-')),
+    retry: fastRetry,
+  });
 
   describe('a token realm on another host than the registry', () => {
     it('gets no explicit credentials without an entry of its own', async () => {
       tokenRequests.length = 0;
-      await pullModule(`oci://${registryHost}/modules/app`, '1.0.0', undefined, { ...options(), hostCredentials: { [registryHost]: 'robot:realm-sentinel-pw' } }).catch(() => undefined);
+      await pullModule(`oci://${registryHost}/modules/app`, '1.0.0', undefined, {
+        ...options(),
+        hostCredentials: { [registryHost]: 'robot:realm-sentinel-pw' },
+      }).catch(() => undefined);
       expect(tokenRequests.length).toBeGreaterThan(0);
       expect(tokenRequests.every((header) => header === undefined)).toBe(true);
     });

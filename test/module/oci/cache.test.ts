@@ -24,7 +24,11 @@ describe('ModuleCache', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       await writeFile(join(dir, 'timoni.cue'), 'package main\n');
     };
-    const results = await Promise.all([cache.store(meta('a'), fill), cache.store(meta('a'), fill), cache.store(meta('a'), fill)]);
+    const results = await Promise.all([
+      cache.store(meta('a'), fill),
+      cache.store(meta('a'), fill),
+      cache.store(meta('a'), fill),
+    ]);
     expect(fills).toBe(1);
     expect(new Set(results.map((r) => r.dir)).size).toBe(1);
     expect(await readFile(join(results[0]!.dir, 'timoni.cue'), 'utf8')).toBe('package main\n');
@@ -40,7 +44,9 @@ describe('ModuleCache', () => {
 
   it('does not remember a failed fill, and removes its temporary folder', async () => {
     const cache = new ModuleCache({ dir: join(root, 'two') });
-    await expect(cache.store(meta('b'), async () => Promise.reject(new Error('download failed')))).rejects.toThrow('download failed');
+    await expect(cache.store(meta('b'), async () => Promise.reject(new Error('download failed')))).rejects.toThrow(
+      'download failed',
+    );
     expect(await cache.lookup(digest('b'))).toBeUndefined();
     expect(await readdir(join(root, 'two'))).toEqual(['sha256']);
     const ok = await cache.store(meta('b'), async (dir) => writeFile(join(dir, 'values.cue'), 'ok'));

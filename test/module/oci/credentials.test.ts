@@ -13,7 +13,12 @@ import {
 } from '../../../src/module/oci/credentials.js';
 import { OciError, pullModule } from '../../../src/module/oci/index.js';
 import { SecretRegistry as SecretRedactor } from '../../../src/secrets.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryHandle } from '../../harness/registry/index.js';
+import {
+  pushTimoniModule,
+  startRegistry,
+  type PushedTimoniModule,
+  type RegistryHandle,
+} from '../../harness/registry/index.js';
 import { writeSampleModule } from '../../harness/registry/sample-module.js';
 import { fastRetry } from './registry-fixtures.js';
 
@@ -58,7 +63,12 @@ afterAll(async () => {
 
 describe('parseExplicitCredentials', () => {
   it('reads user:password as basic and a bare value as a bearer token, like Timoni --creds', () => {
-    expect(parseExplicitCredentials('bot:pa:ss')).toEqual({ kind: 'basic', username: 'bot', password: 'pa:ss', source: '--creds' });
+    expect(parseExplicitCredentials('bot:pa:ss')).toEqual({
+      kind: 'basic',
+      username: 'bot',
+      password: 'pa:ss',
+      source: '--creds',
+    });
     expect(parseExplicitCredentials('tok3n')).toEqual({ kind: 'bearer', token: 'tok3n', source: '--creds' });
   });
   it('describes a credential without its value', () => {
@@ -96,10 +106,20 @@ describe('lookupDockerConfig', () => {
       password: 's3cret:x',
       source: `docker config ${join(dir, 'config.json')} (auths["https://127.0.0.1:5000"])`,
     });
-    expect((await lookupDockerConfig('registry.example.com', options, secrets)).credential).toMatchObject({ kind: 'basic', username: 'bob', password: 'pw-bob' });
-    expect((await lookupDockerConfig('id.example.com', options, secrets)).credential).toMatchObject({ kind: 'identity', username: 'carol', refreshToken: 'refresh-carol' });
+    expect((await lookupDockerConfig('registry.example.com', options, secrets)).credential).toMatchObject({
+      kind: 'basic',
+      username: 'bob',
+      password: 'pw-bob',
+    });
+    expect((await lookupDockerConfig('id.example.com', options, secrets)).credential).toMatchObject({
+      kind: 'identity',
+      username: 'carol',
+      refreshToken: 'refresh-carol',
+    });
     expect((await lookupDockerConfig('other.example.com', options, secrets)).credential).toBeUndefined();
-    expect(masked).toEqual(expect.arrayContaining([Buffer.from('alice:s3cret:x').toString('base64'), 'pw-bob', 'refresh-carol']));
+    expect(masked).toEqual(
+      expect.arrayContaining([Buffer.from('alice:s3cret:x').toString('base64'), 'pw-bob', 'refresh-carol']),
+    );
   });
 
   it('finds config.json through DOCKER_CONFIG, then ~/.docker', async () => {
@@ -109,8 +129,15 @@ describe('lookupDockerConfig', () => {
     await writeConfig('home/.docker', { auths: { 'r.example': { username: 'u', password: 'p-home' } } });
     const viaHome = await lookupDockerConfig('r.example', { env }, new SecretRedactor());
     expect(viaHome.credential).toMatchObject({ password: 'p-home' });
-    const absent = await lookupDockerConfig('r.example', { env: { ...env, DOCKER_CONFIG: join(root, 'nowhere') } }, new SecretRedactor());
-    expect(absent).toEqual({ credential: undefined, checked: `docker config ${join(root, 'nowhere', 'config.json')} (absent)` });
+    const absent = await lookupDockerConfig(
+      'r.example',
+      { env: { ...env, DOCKER_CONFIG: join(root, 'nowhere') } },
+      new SecretRedactor(),
+    );
+    expect(absent).toEqual({
+      credential: undefined,
+      checked: `docker config ${join(root, 'nowhere', 'config.json')} (absent)`,
+    });
   });
 
   it('asks credHelpers first, passing the server URL on stdin', async () => {
@@ -128,21 +155,32 @@ describe('lookupDockerConfig', () => {
       password: 'helper-secret-1',
       source: `docker-credential-test (credHelpers["ghcr.io"] in ${join(dir, 'config.json')})`,
     });
-    expect((await lookupDockerConfig('index.docker.io', options, secrets)).credential).toMatchObject({ username: 'hub-user', password: 'hub-secret-2' });
-    expect((await lookupDockerConfig('token.example', options, secrets)).credential).toMatchObject({ kind: 'identity', refreshToken: 'refresh-secret-3' });
+    expect((await lookupDockerConfig('index.docker.io', options, secrets)).credential).toMatchObject({
+      username: 'hub-user',
+      password: 'hub-secret-2',
+    });
+    expect((await lookupDockerConfig('token.example', options, secrets)).credential).toMatchObject({
+      kind: 'identity',
+      refreshToken: 'refresh-secret-3',
+    });
     expect(masked).toEqual(expect.arrayContaining(['helper-secret-1', 'hub-secret-2', 'refresh-secret-3']));
     const log = await readFile(env.HELPER_LOG as string, 'utf8');
     expect(log).toContain('https://index.docker.io/v1/\n');
   });
 
   it('uses credsStore and falls back to auths when the store has nothing', async () => {
-    const dir = await writeConfig('store', { credsStore: 'test', auths: { 'fallback.example': { username: 'f', password: 'pw-fallback' } } });
+    const dir = await writeConfig('store', {
+      credsStore: 'test',
+      auths: { 'fallback.example': { username: 'f', password: 'pw-fallback' } },
+    });
     const options = { env, dockerConfigDir: dir };
     expect((await lookupDockerConfig('ghcr.io', options, new SecretRedactor())).credential).toMatchObject({
       password: 'helper-secret-1',
       source: `docker-credential-test (credsStore in ${join(dir, 'config.json')})`,
     });
-    expect((await lookupDockerConfig('fallback.example', options, new SecretRedactor())).credential).toMatchObject({ password: 'pw-fallback' });
+    expect((await lookupDockerConfig('fallback.example', options, new SecretRedactor())).credential).toMatchObject({
+      password: 'pw-fallback',
+    });
   });
 
   it('gives clear errors for a missing helper, a slow helper and a failing helper', async () => {
@@ -154,16 +192,22 @@ describe('lookupDockerConfig', () => {
       /credential helper docker-credential-nosuchhelper \(credHelpers\["missing.example"\] in .*config.json\) is not installed: no docker-credential-nosuchhelper in PATH/,
     );
     const started = Date.now();
-    await expect(lookupDockerConfig('slow.example', options, new SecretRedactor())).rejects.toThrow(/did not answer within 500 ms/);
+    await expect(lookupDockerConfig('slow.example', options, new SecretRedactor())).rejects.toThrow(
+      /did not answer within 500 ms/,
+    );
     expect(Date.now() - started).toBeLessThan(4000);
-    await expect(lookupDockerConfig('broken.example', options, new SecretRedactor())).rejects.toThrow(/failed \(exit 3\): backend unreachable/);
+    await expect(lookupDockerConfig('broken.example', options, new SecretRedactor())).rejects.toThrow(
+      /failed \(exit 3\): backend unreachable/,
+    );
   });
 
   it('refuses a config that is not JSON without printing its content', async () => {
     const dir = join(root, 'not-json');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'config.json'), '{"auths": {"x": {"password": "leaky-pw"');
-    const error = await lookupDockerConfig('x', { env, dockerConfigDir: dir }, new SecretRedactor()).catch((e: Error) => e);
+    const error = await lookupDockerConfig('x', { env, dockerConfigDir: dir }, new SecretRedactor()).catch(
+      (e: Error) => e,
+    );
     expect(String(error)).toMatch(/is not valid JSON/);
     expect(String(error)).not.toContain('leaky-pw');
   });
@@ -172,30 +216,57 @@ describe('lookupDockerConfig', () => {
 describe('resolveCredential', () => {
   it('prefers --creds over docker config', async () => {
     const dir = await writeConfig('prefer', { auths: { 'r.example': { username: 'u', password: 'from-config' } } });
-    const credential = await resolveCredential('r.example', 'oci://r.example/a', { env, dockerConfigDir: dir, credentials: 'me:from-flag' }, new SecretRedactor());
+    const credential = await resolveCredential(
+      'r.example',
+      'oci://r.example/a',
+      { env, dockerConfigDir: dir, credentials: 'me:from-flag' },
+      new SecretRedactor(),
+    );
     expect(credential).toMatchObject({ kind: 'basic', username: 'me', password: 'from-flag', source: '--creds' });
   });
 
   it('uses GITHUB_TOKEN for ghcr.io only when nothing else is configured', async () => {
     const empty = await writeConfig('empty', {});
     const masked: string[] = [];
-    const credential = await resolveCredential('ghcr.io', 'oci://ghcr.io/a/b', { env: { ...env, GITHUB_TOKEN: 'ghs_example', GITHUB_ACTOR: 'octocat' }, dockerConfigDir: empty }, new SecretRedactor((v) => masked.push(v)));
+    const credential = await resolveCredential(
+      'ghcr.io',
+      'oci://ghcr.io/a/b',
+      { env: { ...env, GITHUB_TOKEN: 'ghs_example', GITHUB_ACTOR: 'octocat' }, dockerConfigDir: empty },
+      new SecretRedactor((v) => masked.push(v)),
+    );
     expect(credential).toEqual({ kind: 'basic', username: 'octocat', password: 'ghs_example', source: 'GITHUB_TOKEN' });
     expect(masked).toContain('ghs_example');
-    const other = await resolveCredential('quay.io', 'oci://quay.io/a/b', { env: { ...env, GITHUB_TOKEN: 'ghs_example' }, dockerConfigDir: empty }, new SecretRedactor());
+    const other = await resolveCredential(
+      'quay.io',
+      'oci://quay.io/a/b',
+      { env: { ...env, GITHUB_TOKEN: 'ghs_example' }, dockerConfigDir: empty },
+      new SecretRedactor(),
+    );
     expect(other.kind).toBe('anonymous');
     expect(other.source).toContain(`docker config ${join(empty, 'config.json')}`);
     const helpers = await writeConfig('ghcr-helper', { credHelpers: { 'ghcr.io': 'test' } });
-    const fromHelper = await resolveCredential('ghcr.io', 'oci://ghcr.io/a/b', { env: { ...env, GITHUB_TOKEN: 'ghs_example' }, dockerConfigDir: helpers }, new SecretRedactor());
+    const fromHelper = await resolveCredential(
+      'ghcr.io',
+      'oci://ghcr.io/a/b',
+      { env: { ...env, GITHUB_TOKEN: 'ghs_example' }, dockerConfigDir: helpers },
+      new SecretRedactor(),
+    );
     expect(fromHelper).toMatchObject({ username: 'helper-user' });
   });
 
   it('turns docker config failures into an OciError naming the module URL', async () => {
     const dir = await writeConfig('missing-helper', { credsStore: 'absent' });
-    const error = await resolveCredential('r.example', 'oci://r.example/a:1.0.0', { env, dockerConfigDir: dir }, new SecretRedactor()).catch((e: unknown) => e);
+    const error = await resolveCredential(
+      'r.example',
+      'oci://r.example/a:1.0.0',
+      { env, dockerConfigDir: dir },
+      new SecretRedactor(),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OciError);
     expect((error as OciError).code).toBe('credentials');
-    expect((error as OciError).message).toMatch(/^oci:\/\/r\.example\/a:1\.0\.0: credential helper docker-credential-absent/);
+    expect((error as OciError).message).toMatch(
+      /^oci:\/\/r\.example\/a:1\.0\.0: credential helper docker-credential-absent/,
+    );
   });
 });
 
@@ -212,7 +283,12 @@ describe('credentials bound to a registry host', () => {
   });
 
   let caches = 0;
-  const options = () => ({ env: { PATH: process.env.PATH }, dockerConfigDir: join(work, 'none'), cacheDir: join(work, `cache-${++caches}`), retry: fastRetry });
+  const options = () => ({
+    env: { PATH: process.env.PATH },
+    dockerConfigDir: join(work, 'none'),
+    cacheDir: join(work, `cache-${++caches}`),
+    retry: fastRetry,
+  });
 
   describe.each(['basic', 'token'] as const)('registry-creds with %s auth', (auth) => {
     let registry: RegistryHandle;
@@ -222,7 +298,13 @@ describe('credentials bound to a registry host', () => {
     beforeAll(async () => {
       registry = await startRegistry({ auth });
       moduleDir = await writeSampleModule();
-      pushed = await pushTimoniModule({ registry: registry.url, repository: 'modules/sample', tag: '1.0.0', moduleDir, credentials: registry.credentials });
+      pushed = await pushTimoniModule({
+        registry: registry.url,
+        repository: 'modules/sample',
+        tag: '1.0.0',
+        moduleDir,
+        credentials: registry.credentials,
+      });
       creds = `${registry.credentials?.username}:${registry.credentials?.password}`;
     });
     afterAll(async () => {
@@ -231,14 +313,20 @@ describe('credentials bound to a registry host', () => {
     });
 
     it('answers the challenge of the host they are bound to', async () => {
-      const module = await pullModule(pushed.url, '1.0.0', undefined, { ...options(), hostCredentials: { [registry.host]: creds } });
+      const module = await pullModule(pushed.url, '1.0.0', undefined, {
+        ...options(),
+        hostCredentials: { [registry.host]: creds },
+      });
       expect(module.digest).toBe(pushed.digest);
     });
 
     it('never sends them to another registry: the request log shows no credentials at all', async () => {
       registry.clearRequests();
       const before = registry.requests.length;
-      const error = await pullModule(pushed.url, '1.0.0', undefined, { ...options(), hostCredentials: { 'ghcr.io': creds } }).catch((e: unknown) => e);
+      const error = await pullModule(pushed.url, '1.0.0', undefined, {
+        ...options(),
+        hostCredentials: { 'ghcr.io': creds },
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OciError);
       expect((error as OciError).message).toContain(`registry-creds (no entry for ${registry.host})`);
       const sent = registry.requests.slice(before);
@@ -246,7 +334,11 @@ describe('credentials bound to a registry host', () => {
       // Nothing carried the user and password: no Basic auth to the registry, none to its token
       // service (a bearer token, if any, is the anonymous one the token service hands anyone).
       expect(sent.filter((request) => request.authorization === 'basic').map((request) => request.path)).toEqual([]);
-      expect(sent.filter((request) => request.path.startsWith('/token')).every((request) => request.authorization === 'none')).toBe(true);
+      expect(
+        sent
+          .filter((request) => request.path.startsWith('/token'))
+          .every((request) => request.authorization === 'none'),
+      ).toBe(true);
     });
   });
 });

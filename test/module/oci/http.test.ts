@@ -49,7 +49,9 @@ describe('send and readBody', () => {
       }
     });
     await expect(readBody(await send(url, { timeoutMs: 2_000 }), 4096)).rejects.toBeInstanceOf(BodyTooLargeError);
-    await expect(readBody(await send(url, { timeoutMs: 2_000, headers: { 'x-chunked': '1' } }), 4096)).rejects.toBeInstanceOf(BodyTooLargeError);
+    await expect(
+      readBody(await send(url, { timeoutMs: 2_000, headers: { 'x-chunked': '1' } }), 4096),
+    ).rejects.toBeInstanceOf(BodyTooLargeError);
     expect((await readBody(await send(url, { timeoutMs: 2_000 }), 5000)).length).toBe(5000);
   });
 
@@ -89,10 +91,15 @@ describe('the proxy of a request', () => {
       const viaProxy = await readBody(await send(named, { timeoutMs: 2_000, env: { HTTP_PROXY: proxy.url } }), 1024);
       expect(viaProxy.toString()).toBe(`host ${named.host}`);
       expect(proxy.targets()).toEqual([named.host]);
-      const direct = await send(named, { timeoutMs: 2_000, env: { HTTP_PROXY: proxy.url, NO_PROXY: '.proxy-test.invalid' } }).catch((e: unknown) => e);
+      const direct = await send(named, {
+        timeoutMs: 2_000,
+        env: { HTTP_PROXY: proxy.url, NO_PROXY: '.proxy-test.invalid' },
+      }).catch((e: unknown) => e);
       expect((direct as NetworkError).code).toBe('ENOTFOUND');
       // Loopback is never proxied.
-      expect((await readBody(await send(url, { timeoutMs: 2_000, env: { HTTP_PROXY: proxy.url } }), 1024)).toString()).toBe(`host ${url.host}`);
+      expect(
+        (await readBody(await send(url, { timeoutMs: 2_000, env: { HTTP_PROXY: proxy.url } }), 1024)).toString(),
+      ).toBe(`host ${url.host}`);
       expect(proxy.records).toHaveLength(1);
     } finally {
       await proxy.close();

@@ -22,5 +22,7 @@ try {
   });
   process.stdout.write(JSON.stringify({ digest: module.digest, tree: await readTree(module.dir) }));
 } catch (error) {
-  process.stdout.write(JSON.stringify({ error: error instanceof OciError ? `${error.code}: ${error.message}` : String(error) }));
+  process.stdout.write(
+    JSON.stringify({ error: error instanceof OciError ? `${error.code}: ${error.message}` : String(error) }),
+  );
 }

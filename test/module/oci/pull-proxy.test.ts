@@ -13,7 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OciError, pullModule } from '../../../src/module/oci/index.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryHandle } from '../../harness/registry/index.js';
+import {
+  pushTimoniModule,
+  startRegistry,
+  type PushedTimoniModule,
+  type RegistryHandle,
+} from '../../harness/registry/index.js';
 import { writeSampleModule } from '../../harness/registry/sample-module.js';
 import { startTestProxy, type TestProxy } from '../../harness/net/connect-proxy.js';
 import { selfSignedCertificate } from '../../harness/net/test-certificate.js';
@@ -48,9 +53,15 @@ async function withProxyEnv<T>(vars: Record<string, string>, body: () => Promise
   }
 }
 
-const proxyWithCredentials = (password = proxyUser.password): string => `http://${proxyUser.username}:${password}@127.0.0.1:${proxy.port}`;
+const proxyWithCredentials = (password = proxyUser.password): string =>
+  `http://${proxyUser.username}:${password}@127.0.0.1:${proxy.port}`;
 const registryPort = (): string => new URL(registry.url).port;
-const pullOptions = () => ({ env: { PATH: process.env.PATH }, dockerConfigDir: join(work, 'none'), retry: fastRetry, cacheDir: join(work, `cache-${(cacheCount += 1)}`) });
+const pullOptions = () => ({
+  env: { PATH: process.env.PATH },
+  dockerConfigDir: join(work, 'none'),
+  retry: fastRetry,
+  cacheDir: join(work, `cache-${(cacheCount += 1)}`),
+});
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'oci-proxy-'));
@@ -58,7 +69,13 @@ beforeAll(async () => {
   // would not be sent to a realm on another host than the registry's.
   registry = await startRegistry({ auth: 'token', anonymousPull: true });
   moduleDir = await writeSampleModule();
-  pushed = await pushTimoniModule({ registry: registry.url, repository: 'modules/sample', tag: '1.0.0', moduleDir, credentials: registry.credentials });
+  pushed = await pushTimoniModule({
+    registry: registry.url,
+    repository: 'modules/sample',
+    tag: '1.0.0',
+    moduleDir,
+    credentials: registry.credentials,
+  });
   proxy = await startTestProxy({ hosts: { [NAME]: '127.0.0.1' }, credentials: proxyUser });
 
   // The same registry over https, for CONNECT: a TLS front with a self-signed certificate.
@@ -67,10 +84,19 @@ beforeAll(async () => {
   await writeFile(caFile, certificate.cert);
   const upstream = new URL(registry.url);
   tlsFront = createHttpsServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
-    const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => res.writeHead(502).end());
     req.pipe(forward);
   });
@@ -92,14 +118,25 @@ describe('pulling a module through an HTTP proxy', () => {
     const before = proxy.records.length;
     const registryBefore = registry.requests.length;
     const module = await withProxyEnv({ HTTP_PROXY: proxyWithCredentials() }, () =>
-      pullModule(`oci://${NAME}:${registryPort()}/modules/sample`, '1.0.0', pushed.digest, { ...pullOptions(), insecure: true }),
+      pullModule(`oci://${NAME}:${registryPort()}/modules/sample`, '1.0.0', pushed.digest, {
+        ...pullOptions(),
+        insecure: true,
+      }),
     );
     expect(await readTree(module.dir)).toEqual(expectedTree(pushed));
     const carried = proxy.records.slice(before);
-    expect(carried.map((record) => `${record.kind} ${record.target}`)).toEqual(carried.map(() => `forward ${NAME}:${registryPort()}`));
+    expect(carried.map((record) => `${record.kind} ${record.target}`)).toEqual(
+      carried.map(() => `forward ${NAME}:${registryPort()}`),
+    );
     expect(carried.some((record) => /\/manifests\/1\.0\.0$/.test(record.requestTarget))).toBe(true);
     expect(carried.filter((record) => record.requestTarget.includes('/blobs/'))).toHaveLength(pushed.layers.length);
-    expect(carried.every((record) => record.proxyAuthorization === `Basic ${Buffer.from(`${proxyUser.username}:${proxyUser.password}`).toString('base64')}`)).toBe(true);
+    expect(
+      carried.every(
+        (record) =>
+          record.proxyAuthorization ===
+          `Basic ${Buffer.from(`${proxyUser.username}:${proxyUser.password}`).toString('base64')}`,
+      ),
+    ).toBe(true);
     // The token endpoint (realm http://127.0.0.1:PORT/token) was reached without the proxy.
     const tokenRequests = registry.requests.slice(registryBefore).filter((request) => request.outcome === 'token');
     expect(tokenRequests.length).toBeGreaterThan(0);
@@ -111,8 +148,27 @@ describe('pulling a module through an HTTP proxy', () => {
     // Asynchronous: the proxy and the TLS front run in this process and must keep answering.
     const child = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', join(dirname(fileURLToPath(import.meta.url)), 'proxied-pull-child.ts'), JSON.stringify({ url: `oci://${NAME}:${tlsPort}/modules/sample`, version: '1.0.0', cacheDir: join(work, 'child-cache') })],
-      { env: { PATH: process.env.PATH, HOME: process.env.HOME, HTTPS_PROXY: proxyWithCredentials(), NO_PROXY: 'other.example', NODE_EXTRA_CA_CERTS: caFile }, encoding: 'utf8', timeout: 60_000 },
+      [
+        '--import',
+        'tsx',
+        join(dirname(fileURLToPath(import.meta.url)), 'proxied-pull-child.ts'),
+        JSON.stringify({
+          url: `oci://${NAME}:${tlsPort}/modules/sample`,
+          version: '1.0.0',
+          cacheDir: join(work, 'child-cache'),
+        }),
+      ],
+      {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          HTTPS_PROXY: proxyWithCredentials(),
+          NO_PROXY: 'other.example',
+          NODE_EXTRA_CA_CERTS: caFile,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
     );
     expect(child.stderr).toBe('');
     const result = JSON.parse(child.stdout) as { digest?: string; tree?: Record<string, string>; error?: string };
@@ -121,14 +177,20 @@ describe('pulling a module through an HTTP proxy', () => {
     expect(result.tree).toEqual(expectedTree(pushed));
     const carried = proxy.records.slice(before);
     expect(carried.length).toBeGreaterThan(0);
-    expect(carried.every((record) => record.kind === 'connect' && record.target === `${NAME}:${tlsPort}` && record.status === 200)).toBe(true);
+    expect(
+      carried.every(
+        (record) => record.kind === 'connect' && record.target === `${NAME}:${tlsPort}` && record.status === 200,
+      ),
+    ).toBe(true);
   });
 
   it('connects directly when NO_PROXY names the registry (host, domain, host:port, *), and not for another port', async () => {
     const url = `oci://${NAME}:${registryPort()}/modules/sample`;
     for (const noProxy of [NAME, '.proxy-test.invalid', `other.example, ${NAME}:${registryPort()}`, '*']) {
       const before = proxy.records.length;
-      const error = await withProxyEnv({ HTTP_PROXY: proxyWithCredentials(), no_proxy: noProxy }, () => pullModule(url, '1.0.0', undefined, { ...pullOptions(), insecure: true })).catch((e: unknown) => e);
+      const error = await withProxyEnv({ HTTP_PROXY: proxyWithCredentials(), no_proxy: noProxy }, () =>
+        pullModule(url, '1.0.0', undefined, { ...pullOptions(), insecure: true }),
+      ).catch((e: unknown) => e);
       expect(error, noProxy).toBeInstanceOf(OciError);
       // Direct, the name does not resolve: proof that the proxy was bypassed.
       expect((error as OciError).message, noProxy).toMatch(/ENOTFOUND/);
@@ -136,14 +198,18 @@ describe('pulling a module through an HTTP proxy', () => {
       expect(proxy.records.length, noProxy).toBe(before);
     }
     const before = proxy.records.length;
-    const module = await withProxyEnv({ HTTP_PROXY: proxyWithCredentials(), NO_PROXY: `${NAME}:1` }, () => pullModule(url, '1.0.0', pushed.digest, { ...pullOptions(), insecure: true }));
+    const module = await withProxyEnv({ HTTP_PROXY: proxyWithCredentials(), NO_PROXY: `${NAME}:1` }, () =>
+      pullModule(url, '1.0.0', pushed.digest, { ...pullOptions(), insecure: true }),
+    );
     expect(await readTree(module.dir)).toEqual(expectedTree(pushed));
     expect(proxy.records.length).toBeGreaterThan(before);
   });
 
   it('names the proxy, never its credentials, when the proxy refuses', async () => {
     const wrong = 'wrong-proxy-pass-4242';
-    const error = await withProxyEnv({ HTTPS_PROXY: proxyWithCredentials(wrong) }, () => pullModule(`oci://${NAME}:${tlsPort}/modules/sample`, '1.0.0', undefined, pullOptions())).catch((e: unknown) => e);
+    const error = await withProxyEnv({ HTTPS_PROXY: proxyWithCredentials(wrong) }, () =>
+      pullModule(`oci://${NAME}:${tlsPort}/modules/sample`, '1.0.0', undefined, pullOptions()),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OciError);
     const message = (error as OciError).message;
     expect(message).toContain(`proxy 127.0.0.1:${proxy.port} refused CONNECT ${NAME}:${tlsPort}: HTTP 407`);
@@ -152,8 +218,12 @@ describe('pulling a module through an HTTP proxy', () => {
   });
 
   it('refuses a SOCKS proxy with a message that names the variable, not the credentials', async () => {
-    const error = await withProxyEnv({ HTTPS_PROXY: 'socks5://corp:socks-secret-77@127.0.0.1:1080' }, () => pullModule(`oci://${NAME}:${tlsPort}/modules/sample`, '1.0.0', undefined, pullOptions())).catch((e: unknown) => e);
-    expect(String(error)).toMatch(/HTTPS_PROXY names proxy 127\.0\.0\.1:1080 with scheme socks5:, which is not supported/);
+    const error = await withProxyEnv({ HTTPS_PROXY: 'socks5://corp:socks-secret-77@127.0.0.1:1080' }, () =>
+      pullModule(`oci://${NAME}:${tlsPort}/modules/sample`, '1.0.0', undefined, pullOptions()),
+    ).catch((e: unknown) => e);
+    expect(String(error)).toMatch(
+      /HTTPS_PROXY names proxy 127\.0\.0\.1:1080 with scheme socks5:, which is not supported/,
+    );
     expect(String(error)).not.toContain('socks-secret-77');
   });
 });

@@ -46,17 +46,34 @@ const options = (): { env: NodeJS.ProcessEnv; dockerConfigDir: string; retry: ty
 });
 
 /** Pushes an artifact whose one content layer is `layer`, under `repository:1.0.0`. */
-async function pushLayer(repository: string, layer: Buffer, configMediaType = timoniConfigMediaType, layerMediaType = timoniContentMediaType): Promise<string> {
+async function pushLayer(
+  repository: string,
+  layer: Buffer,
+  configMediaType = timoniConfigMediaType,
+  layerMediaType = timoniContentMediaType,
+): Promise<string> {
   const manifest = buildManifest({
     config: { bytes: timoniConfigBlob, mediaType: configMediaType },
     layers: [{ bytes: layer, mediaType: layerMediaType, annotations: { [timoniContentTypeAnnotation]: 'module' } }],
     annotations: { 'org.opencontainers.image.version': '1.0.0' },
   });
-  await pushArtifact({ registry: registry.url, repository, tag: '1.0.0', manifest, config: timoniConfigBlob, layers: [layer] });
+  await pushArtifact({
+    registry: registry.url,
+    repository,
+    tag: '1.0.0',
+    manifest,
+    config: timoniConfigBlob,
+    layers: [layer],
+  });
   return `oci://${registry.host}/${repository}`;
 }
 
-async function pullError(url: string, version = '1.0.0', digest?: string, extra: Record<string, unknown> = {}): Promise<OciError> {
+async function pullError(
+  url: string,
+  version = '1.0.0',
+  digest?: string,
+  extra: Record<string, unknown> = {},
+): Promise<OciError> {
   const error = await pullModule(url, version, digest, { ...options(), ...extra }).then(
     () => new Error('the pull succeeded'),
     (e: unknown) => e,
@@ -65,8 +82,14 @@ async function pullError(url: string, version = '1.0.0', digest?: string, extra:
   return error as OciError;
 }
 
-const manifestGets = (repository: string) => registry.requests.filter((r) => r.method === 'GET' && r.path.startsWith(`/v2/${repository}/manifests/`) && r.status === 200);
-const blobGets = (repository: string) => registry.requests.filter((r) => r.method === 'GET' && r.path.startsWith(`/v2/${repository}/blobs/`) && r.status === 200);
+const manifestGets = (repository: string) =>
+  registry.requests.filter(
+    (r) => r.method === 'GET' && r.path.startsWith(`/v2/${repository}/manifests/`) && r.status === 200,
+  );
+const blobGets = (repository: string) =>
+  registry.requests.filter(
+    (r) => r.method === 'GET' && r.path.startsWith(`/v2/${repository}/blobs/`) && r.status === 200,
+  );
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'oci-pull-errors-'));
@@ -97,20 +120,29 @@ describe('digests and versions', () => {
 
   it('pulls by digest when the version is latest and a digest is pinned', async () => {
     registry.clearRequests();
-    const module = await pullModule(pushed.url, 'latest', pushed.digest, { ...options(), cacheDir: join(work, 'by-digest') });
+    const module = await pullModule(pushed.url, 'latest', pushed.digest, {
+      ...options(),
+      cacheDir: join(work, 'by-digest'),
+    });
     expect(module.digest).toBe(pushed.digest);
-    expect(manifestGets('modules/sample').map((r) => r.path)).toEqual([`/v2/modules/sample/manifests/${pushed.digest}`]);
+    expect(manifestGets('modules/sample').map((r) => r.path)).toEqual([
+      `/v2/modules/sample/manifests/${pushed.digest}`,
+    ]);
   });
 
   it('says not found for a missing tag and for an unknown pinned digest', async () => {
     const missing = await pullError(pushed.url, '9.9.9');
     expect(missing.code).toBe('not-found');
     expect(missing.status).toBe(404);
-    expect(missing.message).toBe(`oci://${registry.host}/modules/sample:9.9.9: manifest 9.9.9 not found in ${registry.host}/modules/sample (404 MANIFEST_UNKNOWN: manifest unknown)`);
+    expect(missing.message).toBe(
+      `oci://${registry.host}/modules/sample:9.9.9: manifest 9.9.9 not found in ${registry.host}/modules/sample (404 MANIFEST_UNKNOWN: manifest unknown)`,
+    );
     const unknown = sha256Digest(Buffer.from('nothing'));
     const byDigest = await pullError(pushed.url, 'latest', unknown);
     expect(byDigest.code).toBe('not-found');
-    expect(byDigest.message).toContain(`oci://${registry.host}/modules/sample@${unknown}: manifest ${unknown} not found`);
+    expect(byDigest.message).toContain(
+      `oci://${registry.host}/modules/sample@${unknown}: manifest ${unknown} not found`,
+    );
     const repository = await pullError(`oci://${registry.host}/modules/absent`);
     expect(repository.code).toBe('not-found');
     expect(repository.message).toMatch(/modules\/absent \(404 (NAME|MANIFEST)_UNKNOWN/);
@@ -119,14 +151,25 @@ describe('digests and versions', () => {
 
 describe('media types', () => {
   it("refuses an artifact whose config is not Timoni's, in Timoni words", async () => {
-    const url = await pushLayer('wrong/config', tarGzip([{ name: 'timoni.cue', type: 'file', content: 'package main\n' }]), 'application/vnd.oci.image.config.v1+json');
+    const url = await pushLayer(
+      'wrong/config',
+      tarGzip([{ name: 'timoni.cue', type: 'file', content: 'package main\n' }]),
+      'application/vnd.oci.image.config.v1+json',
+    );
     const error = await pullError(url);
     expect(error.code).toBe('media-type');
-    expect(error.message).toBe(`${url}:1.0.0: unsupported artifact type 'application/vnd.oci.image.config.v1+json', must be '${timoniConfigMediaType}'`);
+    expect(error.message).toBe(
+      `${url}:1.0.0: unsupported artifact type 'application/vnd.oci.image.config.v1+json', must be '${timoniConfigMediaType}'`,
+    );
   });
 
   it('refuses an artifact without a Timoni content layer', async () => {
-    const url = await pushLayer('wrong/layer', tarGzip([{ name: 'timoni.cue', type: 'file', content: 'package main\n' }]), timoniConfigMediaType, 'application/vnd.oci.image.layer.v1.tar+gzip');
+    const url = await pushLayer(
+      'wrong/layer',
+      tarGzip([{ name: 'timoni.cue', type: 'file', content: 'package main\n' }]),
+      timoniConfigMediaType,
+      'application/vnd.oci.image.layer.v1.tar+gzip',
+    );
     const error = await pullError(url);
     expect(error.code).toBe('media-type');
     expect(error.message).toContain(`no layer found in artifact with media type '${timoniContentMediaType}'`);
@@ -139,7 +182,14 @@ describe('media types', () => {
       config: { bytes: timoniConfigBlob, mediaType: timoniConfigMediaType },
       layers: [{ bytes: layer, mediaType: timoniContentMediaType }],
     });
-    const result = await pushArtifact({ registry: registry.url, repository: 'docker/module', tag: '2.0.0', manifest, config: timoniConfigBlob, layers: [layer] });
+    const result = await pushArtifact({
+      registry: registry.url,
+      repository: 'docker/module',
+      tag: '2.0.0',
+      manifest,
+      config: timoniConfigBlob,
+      layers: [layer],
+    });
     const module = await pullModule(`oci://${registry.host}/docker/module`, '2.0.0', undefined, options());
     expect(module.digest).toBe(result.digest);
     expect(module.version).toBe('');
@@ -155,8 +205,22 @@ describe('media types', () => {
       size: bytes.length,
       platform: { os: 'linux', architecture },
     });
-    const index = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: ociIndexMediaType, manifests: [entry(arm, 'arm64'), entry(amd, 'amd64')] }));
-    const pushedIndex = await pushArtifact({ registry: registry.url, repository: 'indexed/module', tag: '3.0.0', manifest: index, manifestMediaType: ociIndexMediaType, config: timoniConfigBlob, layers: [] });
+    const index = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: ociIndexMediaType,
+        manifests: [entry(arm, 'arm64'), entry(amd, 'amd64')],
+      }),
+    );
+    const pushedIndex = await pushArtifact({
+      registry: registry.url,
+      repository: 'indexed/module',
+      tag: '3.0.0',
+      manifest: index,
+      manifestMediaType: ociIndexMediaType,
+      config: timoniConfigBlob,
+      layers: [],
+    });
     const module = await pullModule(`oci://${registry.host}/indexed/module`, '3.0.0', pushedIndex.digest, options());
     expect(module.digest).toBe(pushedIndex.digest);
     expect(module.manifestDigest).toBe(sha256Digest(amd));
@@ -173,24 +237,49 @@ async function pushByDigest(repository: string, content: string, version: string
     layers: [{ bytes: layer, mediaType: timoniContentMediaType }],
     annotations: { 'org.opencontainers.image.version': version },
   });
-  const result = await pushArtifact({ registry: registry.url, repository, manifest, config: timoniConfigBlob, layers: [layer] });
+  const result = await pushArtifact({
+    registry: registry.url,
+    repository,
+    manifest,
+    config: timoniConfigBlob,
+    layers: [layer],
+  });
   return result.manifestBytes;
 }
 
 describe('hostile layers', () => {
   it.each([
-    ['a `..` entry', 'hostile/parent', () => parentTraversalLayer('escaped.txt', 2), /entry "\.\.\/\.\.\/escaped\.txt" contains a "\.\." segment/],
-    ['an absolute path', 'hostile/absolute', () => absolutePathLayer(join(tmpdir(), 'timoni-fleet-absolute.txt')), /is an absolute path/],
+    [
+      'a `..` entry',
+      'hostile/parent',
+      () => parentTraversalLayer('escaped.txt', 2),
+      /entry "\.\.\/\.\.\/escaped\.txt" contains a "\.\." segment/,
+    ],
+    [
+      'an absolute path',
+      'hostile/absolute',
+      () => absolutePathLayer(join(tmpdir(), 'timoni-fleet-absolute.txt')),
+      /is an absolute path/,
+    ],
     ['a symlink', 'hostile/symlink', () => symlinkLayer(), /is a symlink \(to "\/etc"\); links are not allowed/],
     ['a hard link', 'hostile/hardlink', () => hardlinkLayer(), /is a hardlink/],
-    ['content over 100 MiB', 'hostile/oversized', () => oversizedLayer(), /is 105906176 bytes, more than the limit of 104857600/],
+    [
+      'content over 100 MiB',
+      'hostile/oversized',
+      () => oversizedLayer(),
+      /is 105906176 bytes, more than the limit of 104857600/,
+    ],
     ['bytes that are not gzip', 'hostile/not-gzip', () => notGzipLayer(), /not a valid gzip stream/],
   ])('refuses a layer with %s and leaves nothing behind', async (_what, repository, layer, message) => {
     const url = await pushLayer(repository, layer());
     const cacheDir = join(work, `cache-${repository.replace('/', '-')}`);
     const error = await pullError(url, '1.0.0', undefined, { cacheDir });
     expect(error.code).toBe('archive');
-    expect(error.message).toMatch(new RegExp(`^${url.replace(/[.]/g, '\\.')}:1\\.0\\.0: extracting layer sha256:[a-f0-9]{64} \\(module\\) failed: `));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^${url.replace(/[.]/g, '\\.')}:1\\.0\\.0: extracting layer sha256:[a-f0-9]{64} \\(module\\) failed: `,
+      ),
+    );
     expect(error.message).toMatch(message);
     // nothing extracted: no module folder, no temporary folder, no escaped file
     expect(await readdir(join(cacheDir, 'sha256'))).toEqual([]);
@@ -204,7 +293,10 @@ describe('transient failures', () => {
   it('retries a manifest request whose connection is dropped once', async () => {
     registry.clearRequests();
     registry.failNext({ count: 1, mode: 'reset', match: (r) => r.method === 'GET' && r.path.includes('/manifests/') });
-    const module = await pullModule(pushed.url, '1.0.0', undefined, { ...options(), cacheDir: join(work, 'reset-manifest') });
+    const module = await pullModule(pushed.url, '1.0.0', undefined, {
+      ...options(),
+      cacheDir: join(work, 'reset-manifest'),
+    });
     expect(module.digest).toBe(pushed.digest);
     const manifestRequests = registry.requests.filter((r) => r.path.includes('/manifests/'));
     expect(manifestRequests.map((r) => r.outcome)).toEqual(['injected-reset', 'forwarded']);
@@ -215,7 +307,10 @@ describe('transient failures', () => {
     registry.clearRequests();
     registry.failNext({ count: 1, mode: 'reset', match: (r) => r.path.includes('/blobs/') });
     registry.failNext({ count: 1, mode: 'status', status: 429, match: (r) => r.path.includes('/blobs/') });
-    const module = await pullModule(pushed.url, '1.0.0', undefined, { ...options(), cacheDir: join(work, 'reset-blob') });
+    const module = await pullModule(pushed.url, '1.0.0', undefined, {
+      ...options(),
+      cacheDir: join(work, 'reset-blob'),
+    });
     expect(await readTree(module.dir)).toEqual(expectedTree(pushed));
     const outcomes = registry.requests.filter((r) => r.path.includes('/blobs/')).map((r) => r.outcome);
     expect(outcomes).toEqual(['injected-reset', 'injected-status', 'forwarded', 'forwarded']);
@@ -225,7 +320,10 @@ describe('transient failures', () => {
     registry.clearRequests();
     registry.failNext({ count: 1, mode: 'truncate', match: (r) => r.path.includes('/manifests/') });
     registry.failNext({ count: 1, mode: 'truncate', match: (r) => r.path.includes('/blobs/') });
-    const module = await pullModule(pushed.url, '1.0.0', undefined, { ...options(), cacheDir: join(work, 'truncated') });
+    const module = await pullModule(pushed.url, '1.0.0', undefined, {
+      ...options(),
+      cacheDir: join(work, 'truncated'),
+    });
     expect(module.digest).toBe(pushed.digest);
     expect(await readTree(module.dir)).toEqual(expectedTree(pushed));
     expect(registry.requests.filter((r) => r.outcome === 'injected-truncate')).toHaveLength(2);
@@ -240,13 +338,16 @@ describe('transient failures', () => {
       expect(error.code).toBe('registry');
       expect(error.status).toBe(503);
       expect(error.message).toMatch(
-        new RegExp(`^oci://${registry.host.replace(/\./g, '\\.')}/modules/sample:1\\.0\\.0: fetching manifest 1\\.0\\.0 from http://${registry.host.replace(/\./g, '\\.')}/v2/modules/sample/manifests/1\\.0\\.0 failed after 3 attempts in [0-9.]+ s; last status 503`),
+        new RegExp(
+          `^oci://${registry.host.replace(/\./g, '\\.')}/modules/sample:1\\.0\\.0: fetching manifest 1\\.0\\.0 from http://${registry.host.replace(/\./g, '\\.')}/v2/modules/sample/manifests/1\\.0\\.0 failed after 3 attempts in [0-9.]+ s; last status 503`,
+        ),
       );
       expect(registry.requests.filter((r) => r.outcome === 'injected-status')).toHaveLength(3);
     } finally {
       registry.clearRequests();
       // use up the remaining injected failures so later tests see a healthy registry
-      for (let i = 0; i < 7; i++) await fetch(`${registry.url}/v2/modules/sample/manifests/1.0.0`).then((r) => r.arrayBuffer());
+      for (let i = 0; i < 7; i++)
+        await fetch(`${registry.url}/v2/modules/sample/manifests/1.0.0`).then((r) => r.arrayBuffer());
     }
   });
 
@@ -262,13 +363,18 @@ describe('one pull per run', () => {
   it('pulls a module once for three uses, concurrent and sequential', async () => {
     registry.clearRequests();
     const client = new ModuleClient({ ...options(), cacheDir: join(work, 'shared') });
-    const [a, b] = await Promise.all([client.pull(pushed.url, '1.0.0'), client.pull(pushed.url, '1.0.0', pushed.digest)]);
+    const [a, b] = await Promise.all([
+      client.pull(pushed.url, '1.0.0'),
+      client.pull(pushed.url, '1.0.0', pushed.digest),
+    ]);
     const c = await client.pull(pushed.url, '1.0.0');
     expect(new Set([a.dir, b.dir, c.dir]).size).toBe(1);
     expect(manifestGets('modules/sample')).toHaveLength(1);
     expect(blobGets('modules/sample')).toHaveLength(pushed.layers.length);
     // the pinned digest is still checked on a cache hit
-    await expect(client.pull(pushed.url, '1.0.0', sha256Digest(Buffer.from('x')))).rejects.toThrow(/doesn't match the specified digest/);
+    await expect(client.pull(pushed.url, '1.0.0', sha256Digest(Buffer.from('x')))).rejects.toThrow(
+      /doesn't match the specified digest/,
+    );
     expect(manifestGets('modules/sample')).toHaveLength(1);
   });
 
@@ -279,7 +385,11 @@ describe('one pull per run', () => {
     expect(manifestGets('modules/sample')).toHaveLength(1);
     expect(blobGets('modules/sample')).toHaveLength(0);
     registry.clearRequests();
-    const pinned = await new ModuleClient({ ...options(), cacheDir: join(work, 'shared') }).pull(pushed.url, 'latest', pushed.digest);
+    const pinned = await new ModuleClient({ ...options(), cacheDir: join(work, 'shared') }).pull(
+      pushed.url,
+      'latest',
+      pushed.digest,
+    );
     expect(registry.requests).toHaveLength(0);
     expect(pinned.dir).toBe(byTag.dir);
     expect(pinned.version).toBe('1.0.0');
@@ -288,7 +398,11 @@ describe('one pull per run', () => {
   it('shares one pull between concurrent uses by tag and by digest', async () => {
     registry.clearRequests();
     const client = new ModuleClient({ ...options(), cacheDir: join(work, 'concurrent') });
-    const results = await Promise.all([client.pull(pushed.url, '1.0.0'), client.pull(pushed.url, 'latest', pushed.digest), client.pull(pushed.url, '1.0.0')]);
+    const results = await Promise.all([
+      client.pull(pushed.url, '1.0.0'),
+      client.pull(pushed.url, 'latest', pushed.digest),
+      client.pull(pushed.url, '1.0.0'),
+    ]);
     expect(new Set(results.map((r) => r.dir)).size).toBe(1);
     expect(blobGets('modules/sample')).toHaveLength(pushed.layers.length);
   });
@@ -298,8 +412,18 @@ const d = (n: number) => `sha256:${String(n).repeat(64).slice(0, 64)}`;
 
 describe('contentLayers', () => {
   it('keeps Timoni content layers only, vendor first', () => {
-    const layer = (n: number, mediaType: string, type?: string): Descriptor => ({ mediaType, digest: d(n), size: n, annotations: type ? { 'sh.timoni.content.type': type } : {} });
-    const layers = [layer(1, TIMONI_CONTENT, 'module'), layer(2, 'application/vnd.oci.image.layer.v1.tar+gzip'), layer(3, TIMONI_CONTENT, 'module/vendor'), layer(4, TIMONI_CONTENT)];
+    const layer = (n: number, mediaType: string, type?: string): Descriptor => ({
+      mediaType,
+      digest: d(n),
+      size: n,
+      annotations: type ? { 'sh.timoni.content.type': type } : {},
+    });
+    const layers = [
+      layer(1, TIMONI_CONTENT, 'module'),
+      layer(2, 'application/vnd.oci.image.layer.v1.tar+gzip'),
+      layer(3, TIMONI_CONTENT, 'module/vendor'),
+      layer(4, TIMONI_CONTENT),
+    ];
     expect(contentLayers(layers).map((l) => l.digest)).toEqual([d(3), d(1), d(4)]);
   });
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { OciError } from '../../../src/module/oci/errors.js';
-import { isLocalRegistry, manifestIdentifier, moduleReference, parseReference, referenceUrl, repositoryUrl } from '../../../src/module/oci/reference.js';
+import {
+  isLocalRegistry,
+  manifestIdentifier,
+  moduleReference,
+  parseReference,
+  referenceUrl,
+  repositoryUrl,
+} from '../../../src/module/oci/reference.js';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 
@@ -35,7 +42,12 @@ describe('parseReference', () => {
   });
 
   it('normalises Docker Hub names', () => {
-    for (const url of ['oci://docker.io/nginx', 'oci://index.docker.io/nginx', 'oci://nginx', 'oci://registry-1.docker.io/library/nginx']) {
+    for (const url of [
+      'oci://docker.io/nginx',
+      'oci://index.docker.io/nginx',
+      'oci://nginx',
+      'oci://registry-1.docker.io/library/nginx',
+    ]) {
       const ref = parseReference(url);
       expect(ref.registry, url).toBe('index.docker.io');
       expect(ref.apiHost, url).toBe('registry-1.docker.io');
@@ -100,8 +112,12 @@ describe('moduleReference', () => {
   });
 
   it('refuses a URL with a tag, a range as version, and a malformed digest', () => {
-    expect(() => moduleReference('oci://127.0.0.1:5000/modules/app:1.0.0', '1.0.0', undefined)).toThrow(/must not carry a tag/);
-    expect(() => moduleReference('oci://127.0.0.1:5000/modules/app', '>=1.0.0', undefined)).toThrow(/invalid version ">=1.0.0"/);
+    expect(() => moduleReference('oci://127.0.0.1:5000/modules/app:1.0.0', '1.0.0', undefined)).toThrow(
+      /must not carry a tag/,
+    );
+    expect(() => moduleReference('oci://127.0.0.1:5000/modules/app', '>=1.0.0', undefined)).toThrow(
+      /invalid version ">=1.0.0"/,
+    );
     expect(() => moduleReference('oci://127.0.0.1:5000/modules/app', 'latest', 'md5:abc')).toThrow(/invalid digest/);
   });
 });

@@ -12,7 +12,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OciError, pullModule } from '../../../src/module/oci/index.js';
 import { registryErrorText } from '../../../src/module/oci/registry-client.js';
-import { pushTimoniModule, startRegistry, type PushedTimoniModule, type RegistryHandle } from '../../harness/registry/index.js';
+import {
+  pushTimoniModule,
+  startRegistry,
+  type PushedTimoniModule,
+  type RegistryHandle,
+} from '../../harness/registry/index.js';
 import { writeSampleModule } from '../../harness/registry/sample-module.js';
 import { expectedTree, fastRetry, readTree } from './registry-fixtures.js';
 
@@ -35,8 +40,16 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'oci-redirect-'));
   registry = await startRegistry({ auth: 'token' });
   moduleDir = await writeSampleModule();
-  pushed = await pushTimoniModule({ registry: registry.url, repository: 'modules/sample', tag: '1.0.0', moduleDir, credentials: registry.credentials });
-  const blobs = new Map(pushed.layers.map((layer) => [`sha256:${createHash('sha256').update(layer.gzip).digest('hex')}`, layer.gzip]));
+  pushed = await pushTimoniModule({
+    registry: registry.url,
+    repository: 'modules/sample',
+    tag: '1.0.0',
+    moduleDir,
+    credentials: registry.credentials,
+  });
+  const blobs = new Map(
+    pushed.layers.map((layer) => [`sha256:${createHash('sha256').update(layer.gzip).digest('hex')}`, layer.gzip]),
+  );
 
   storage = createServer((req, res) => {
     storageRequests.push(req.headers);
@@ -56,12 +69,20 @@ beforeAll(async () => {
     const isBlob = req.method === 'GET' && /\/v2\/.+\/blobs\/sha256:/.test(req.url ?? '');
     if (isBlob) frontBlobAuthorization.push(req.headers.authorization);
     const forward = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: upstream.host },
+      },
       (answer) => {
         if (isBlob && answer.statusCode === 200) {
           answer.resume();
           const digest = (req.url ?? '').split('/blobs/')[1];
-          res.writeHead(307, { location: `http://127.0.0.1:${storagePort}/objects/${digest}?X-Signature=presigned` }).end();
+          res
+            .writeHead(307, { location: `http://127.0.0.1:${storagePort}/objects/${digest}?X-Signature=presigned` })
+            .end();
           return;
         }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -86,7 +107,13 @@ afterAll(async () => {
 
 describe('blob redirects', () => {
   const creds = (): string => `${registry.credentials?.username}:${registry.credentials?.password}`;
-  const options = (cache: string) => ({ env: { PATH: process.env.PATH }, dockerConfigDir: join(work, 'none'), credentials: creds(), retry: fastRetry, cacheDir: join(work, cache) });
+  const options = (cache: string) => ({
+    env: { PATH: process.env.PATH },
+    dockerConfigDir: join(work, 'none'),
+    credentials: creds(),
+    retry: fastRetry,
+    cacheDir: join(work, cache),
+  });
 
   it('follows the redirect to storage without the Authorization header', async () => {
     const module = await pullModule(`oci://${frontHost}/modules/sample`, '1.0.0', pushed.digest, options('ok'));
@@ -100,10 +127,16 @@ describe('blob redirects', () => {
   it('verifies what storage sends against the layer digest', async () => {
     corrupt = true;
     try {
-      const error = await pullModule(`oci://${frontHost}/modules/sample`, '1.0.0', undefined, options('corrupt')).catch((e: unknown) => e);
+      const error = await pullModule(`oci://${frontHost}/modules/sample`, '1.0.0', undefined, options('corrupt')).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(OciError);
       expect((error as OciError).code).toBe('digest-mismatch');
-      expect((error as OciError).message).toMatch(new RegExp(`^oci://${frontHost.replace(/\./g, '\\.')}/modules/sample:1\\.0\\.0: blob sha256:[a-f0-9]{64} failed verification: its content hashes to sha256:[a-f0-9]{64}$`));
+      expect((error as OciError).message).toMatch(
+        new RegExp(
+          `^oci://${frontHost.replace(/\./g, '\\.')}/modules/sample:1\\.0\\.0: blob sha256:[a-f0-9]{64} failed verification: its content hashes to sha256:[a-f0-9]{64}$`,
+        ),
+      );
       expect((error as OciError).message).not.toContain(registry.credentials?.password ?? 'never');
     } finally {
       corrupt = false;
@@ -113,7 +146,11 @@ describe('blob redirects', () => {
 
 describe('registryErrorText', () => {
   it('reads the distribution error format', () => {
-    expect(registryErrorText(Buffer.from('{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown","detail":{}}]}'))).toBe('MANIFEST_UNKNOWN: manifest unknown');
+    expect(
+      registryErrorText(
+        Buffer.from('{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown","detail":{}}]}'),
+      ),
+    ).toBe('MANIFEST_UNKNOWN: manifest unknown');
     expect(registryErrorText(Buffer.from('{"errors":[{"code":"DENIED"}]}'))).toBe('DENIED');
     expect(registryErrorText(Buffer.from('<html>bad gateway</html>'))).toBe('');
   });

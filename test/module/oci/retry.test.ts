@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { NetworkError } from '../../../src/module/oci/http.js';
-import { backoffDelay, isRetryableStatus, parseRetryAfter, TransientError, withRetry } from '../../../src/module/oci/retry.js';
+import {
+  backoffDelay,
+  isRetryableStatus,
+  parseRetryAfter,
+  TransientError,
+  withRetry,
+} from '../../../src/module/oci/retry.js';
 
 const fast = { attempts: 4, baseDelayMs: 1, maxDelayMs: 5, maxElapsedMs: 10_000 };
 

@@ -70,8 +70,12 @@ describe('extractTarGz', () => {
       { name: 'a', content: 'a'.repeat(800) },
       { name: 'b', content: 'b'.repeat(800) },
     ]);
-    await expect(extractTarGz(gz, dir, { maxFileSize: 799 })).rejects.toThrow(/"a" is 800 bytes, more than the limit of 799/);
-    await expect(extractTarGz(gz, dir, { maxTotalSize: 1500 })).rejects.toThrow(/more than the limit of 1500 bytes \(at "b"\)/);
+    await expect(extractTarGz(gz, dir, { maxFileSize: 799 })).rejects.toThrow(
+      /"a" is 800 bytes, more than the limit of 799/,
+    );
+    await expect(extractTarGz(gz, dir, { maxTotalSize: 1500 })).rejects.toThrow(
+      /more than the limit of 1500 bytes \(at "b"\)/,
+    );
     await expect(extractTarGz(gz, dir, { maxEntries: 1 })).rejects.toThrow(/more than 1 entries/);
     await expect(extractTarGz(gz, dir, { maxTotalSize: 1600 })).resolves.toMatchObject({ files: 2, bytes: 1600 });
   });
@@ -79,7 +83,9 @@ describe('extractTarGz', () => {
   it('does not inflate a gzip bomb past the limits', async () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
     expect(bomb.length).toBeLessThan(1024 * 1024);
-    await expect(extractTarGz(bomb, dir, { maxTotalSize: 1024 * 1024, maxEntries: 10 })).rejects.toThrow(/inflates to more than/);
+    await expect(extractTarGz(bomb, dir, { maxTotalSize: 1024 * 1024, maxEntries: 10 })).rejects.toThrow(
+      /inflates to more than/,
+    );
   });
 
   it('refuses a file declared larger than its content (truncated archive)', async () => {
@@ -92,7 +98,13 @@ describe('extractTarGz', () => {
   });
 
   it('lets a later layer overwrite a file of an earlier one in the same folder', async () => {
-    await extractTarGz(buildTarGz([{ name: 'cue.mod/pkg/a.cue', content: 'vendor' }, { name: 'values.cue', content: 'old' }]), dir);
+    await extractTarGz(
+      buildTarGz([
+        { name: 'cue.mod/pkg/a.cue', content: 'vendor' },
+        { name: 'values.cue', content: 'old' },
+      ]),
+      dir,
+    );
     await extractTarGz(buildTarGz([{ name: 'values.cue', content: 'new' }]), dir);
     expect(await readFile(join(dir, 'values.cue'), 'utf8')).toBe('new');
     expect(await readFile(join(dir, 'cue.mod/pkg/a.cue'), 'utf8')).toBe('vendor');
@@ -102,9 +114,23 @@ describe('extractTarGz', () => {
 describe('extractTarGz path clashes', () => {
   it('refuses a file where a directory was made, and a directory below a file', async () => {
     const out = join(dir, 'clash');
-    await expect(extractTarGz(buildTarGz([{ name: 'a/b.cue', content: 'x' }, { name: 'a', content: 'file' }]), out)).rejects.toThrow(
-      /entry "a" clashes with an earlier file or directory of the same path/,
-    );
-    await expect(extractTarGz(buildTarGz([{ name: 'f', content: 'file' }, { name: 'f/g.cue', content: 'x' }]), join(dir, 'clash2'))).rejects.toThrow(UnsafeArchiveError);
+    await expect(
+      extractTarGz(
+        buildTarGz([
+          { name: 'a/b.cue', content: 'x' },
+          { name: 'a', content: 'file' },
+        ]),
+        out,
+      ),
+    ).rejects.toThrow(/entry "a" clashes with an earlier file or directory of the same path/);
+    await expect(
+      extractTarGz(
+        buildTarGz([
+          { name: 'f', content: 'file' },
+          { name: 'f/g.cue', content: 'x' },
+        ]),
+        join(dir, 'clash2'),
+      ),
+    ).rejects.toThrow(UnsafeArchiveError);
   });
 });

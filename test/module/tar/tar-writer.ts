@@ -48,7 +48,8 @@ function pad(data: Buffer): Buffer {
 function paxRecord(key: string, value: string): string {
   const body = ` ${key}=${value}\n`;
   let length = Buffer.byteLength(body) + 1;
-  while (String(length).length + Buffer.byteLength(body) !== length) length = String(length).length + Buffer.byteLength(body);
+  while (String(length).length + Buffer.byteLength(body) !== length)
+    length = String(length).length + Buffer.byteLength(body);
   return `${length}${body}`;
 }
 

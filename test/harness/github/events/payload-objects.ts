@@ -35,7 +35,12 @@ export function repositoryRef(ref: RepositoryRef | string): RepositoryRef {
   return { owner, name };
 }
 
-export function userPayload(login: string, urls: PayloadUrls, type: 'User' | 'Organization' | 'Bot' = 'User', id = stableId(login)): Record<string, unknown> {
+export function userPayload(
+  login: string,
+  urls: PayloadUrls,
+  type: 'User' | 'Organization' | 'Bot' = 'User',
+  id = stableId(login),
+): Record<string, unknown> {
   const api = `${urls.api}/users/${encodeURIComponent(login)}`;
   return {
     login,
@@ -60,7 +65,11 @@ export function userPayload(login: string, urls: PayloadUrls, type: 'User' | 'Or
   };
 }
 
-export function repositoryPayload(ref: RepositoryRef, urls: PayloadUrls, options: { fork?: boolean } = {}): Record<string, unknown> {
+export function repositoryPayload(
+  ref: RepositoryRef,
+  urls: PayloadUrls,
+  options: { fork?: boolean } = {},
+): Record<string, unknown> {
   const full = `${ref.owner}/${ref.name}`;
   const api = `${urls.api}/repos/${full}`;
   const id = ref.id ?? stableId(full);

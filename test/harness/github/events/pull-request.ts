@@ -1,7 +1,16 @@
 // `pull_request` webhook payloads: opened, synchronize, reopened, closed (merged or
 // not), for pull requests from the same repository or from a fork.
 import type { GitHubEvent } from '../runner/github-context.js';
-import { DEFAULT_URLS, type PayloadUrls, type RepositoryRef, fakeSha, repositoryPayload, repositoryRef, stableId, userPayload } from './payload-objects.js';
+import {
+  DEFAULT_URLS,
+  type PayloadUrls,
+  type RepositoryRef,
+  fakeSha,
+  repositoryPayload,
+  repositoryRef,
+  stableId,
+  userPayload,
+} from './payload-objects.js';
 
 export interface PullRequestEventSpec {
   action: 'opened' | 'synchronize' | 'reopened' | 'closed' | 'edited' | 'ready_for_review';
@@ -33,9 +42,11 @@ export function pullRequestEvent(spec: PullRequestEventSpec): GitHubEvent {
   const base = repositoryRef(spec.repository);
   const baseFull = `${base.owner}/${base.name}`;
   const merged = spec.merged ?? false;
-  if (merged && spec.action !== 'closed') throw new Error(`pullRequestEvent: #${spec.number} can only be merged on action 'closed', not '${spec.action}'`);
+  if (merged && spec.action !== 'closed')
+    throw new Error(`pullRequestEvent: #${spec.number} can only be merged on action 'closed', not '${spec.action}'`);
   if (merged && !spec.mergeCommitSha) throw new Error(`pullRequestEvent: merged #${spec.number} needs mergeCommitSha`);
-  if (!/^[0-9a-f]{40}$/.test(spec.headSha)) throw new Error(`pullRequestEvent: headSha '${spec.headSha}' is not a 40-hex SHA`);
+  if (!/^[0-9a-f]{40}$/.test(spec.headSha))
+    throw new Error(`pullRequestEvent: headSha '${spec.headSha}' is not a 40-hex SHA`);
   const headFull = spec.headRepository ?? baseFull;
   const isFork = headFull.toLowerCase() !== baseFull.toLowerCase();
   const headRepoRef = repositoryRef(headFull);
@@ -46,7 +57,9 @@ export function pullRequestEvent(spec: PullRequestEventSpec): GitHubEvent {
   const at = '2026-11-22T01:00:00Z';
   const api = `${urls.api}/repos/${baseFull}`;
   const baseRepository = repositoryPayload(base, urls);
-  const headRepository = isFork ? repositoryPayload({ ...headRepoRef, ownerType: 'User' }, urls, { fork: true }) : baseRepository;
+  const headRepository = isFork
+    ? repositoryPayload({ ...headRepoRef, ownerType: 'User' }, urls, { fork: true })
+    : baseRepository;
   const pullRequest: Record<string, unknown> = {
     url: `${api}/pulls/${spec.number}`,
     id: stableId(`${baseFull}#${spec.number}`),
@@ -109,7 +122,8 @@ export function pullRequestEvent(spec: PullRequestEventSpec): GitHubEvent {
     payload.after = spec.headSha;
   }
   payload.repository = baseRepository;
-  if ((base.ownerType ?? 'Organization') === 'Organization') payload.organization = { login: base.owner, id: stableId(base.owner) };
+  if ((base.ownerType ?? 'Organization') === 'Organization')
+    payload.organization = { login: base.owner, id: stableId(base.owner) };
   payload.sender = userPayload(author, urls);
   return { name: 'pull_request', payload };
 }

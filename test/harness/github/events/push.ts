@@ -1,6 +1,12 @@
 // `push` webhook payloads (a branch push, e.g. the merge of a pull request).
 import type { GitHubEvent } from '../runner/github-context.js';
-import { DEFAULT_URLS, type PayloadUrls, type RepositoryRef, repositoryPayload, repositoryRef } from './payload-objects.js';
+import {
+  DEFAULT_URLS,
+  type PayloadUrls,
+  type RepositoryRef,
+  repositoryPayload,
+  repositoryRef,
+} from './payload-objects.js';
 
 export interface PushCommit {
   id: string;
@@ -24,8 +30,12 @@ export interface PushEventSpec {
 
 export function pushEvent(spec: PushEventSpec): GitHubEvent {
   const urls = spec.urls ?? DEFAULT_URLS;
-  if (!spec.ref.startsWith('refs/')) throw new Error(`pushEvent: ref '${spec.ref}' must be a full ref (refs/heads/...)`);
-  for (const [name, sha] of [['before', spec.before], ['after', spec.after]] as const) {
+  if (!spec.ref.startsWith('refs/'))
+    throw new Error(`pushEvent: ref '${spec.ref}' must be a full ref (refs/heads/...)`);
+  for (const [name, sha] of [
+    ['before', spec.before],
+    ['after', spec.after],
+  ] as const) {
     if (!/^[0-9a-f]{40}$/.test(sha)) throw new Error(`pushEvent: ${name} '${sha}' is not a 40-hex SHA`);
   }
   const repo = repositoryRef(spec.repository);

@@ -13,9 +13,16 @@ describe('seedFromEvent', () => {
   });
   afterAll(async () => gh.stop());
 
-  it('makes a merged pull request findable from its merge commit, with the payload\'s repository id', async () => {
+  it("makes a merged pull request findable from its merge commit, with the payload's repository id", async () => {
     const merge = fakeSha('merge 30');
-    const event = pullRequestEvent({ action: 'closed', repository: { owner: 'acme', name: 'fleet', defaultBranch: 'trunk' }, number: 30, headSha: fakeSha('h30'), merged: true, mergeCommitSha: merge });
+    const event = pullRequestEvent({
+      action: 'closed',
+      repository: { owner: 'acme', name: 'fleet', defaultBranch: 'trunk' },
+      number: 30,
+      headSha: fakeSha('h30'),
+      merged: true,
+      mergeCommitSha: merge,
+    });
     seedFromEvent(gh.state, event);
     const repo = object(await call(gh.url, 'GET', '/repos/acme/fleet', { token: gh.token }));
     expect(repo).toMatchObject({ id: (event.payload.repository as { id: number }).id, default_branch: 'trunk' });
@@ -29,7 +36,10 @@ describe('seedFromEvent', () => {
 
   it('makes the commits of a push known', async () => {
     const after = fakeSha('after');
-    seedFromEvent(gh.state, pushEvent({ repository: 'acme/fleet', ref: 'refs/heads/trunk', before: fakeSha('before'), after }));
+    seedFromEvent(
+      gh.state,
+      pushEvent({ repository: 'acme/fleet', ref: 'refs/heads/trunk', before: fakeSha('before'), after }),
+    );
     const answer = await call(gh.url, 'GET', `/repos/acme/fleet/commits/${after}/pulls`, { token: gh.token });
     expect(answer.status).toBe(200);
     expect(list(answer)).toEqual([]);

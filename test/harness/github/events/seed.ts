@@ -65,6 +65,7 @@ export function seedFromEvent(state: GitHubState, event: GitHubEvent): void {
       });
     }
   } else if (event.name === 'push') {
-    for (const sha of [p.before, p.after]) if (typeof sha === 'string' && !/^0{40}$/.test(sha)) state.addCommit(owner, repo.name, sha);
+    for (const sha of [p.before, p.after])
+      if (typeof sha === 'string' && !/^0{40}$/.test(sha)) state.addCommit(owner, repo.name, sha);
   }
 }

@@ -20,7 +20,10 @@ describe('action.yml reading', () => {
   afterAll(async () => rm(dir, { recursive: true, force: true }));
 
   it('keeps plain scalar defaults as written and resolves runs.main beside action.yml', async () => {
-    const path = await write('a.yml', "inputs:\n  n:\n    default: 1.0\n  b:\n    default: false\n  q:\n    default: '*'\n  e:\n    default:\n  r:\n    required: true\nruns:\n  using: node24\n  main: dist/index.js\n");
+    const path = await write(
+      'a.yml',
+      "inputs:\n  n:\n    default: 1.0\n  b:\n    default: false\n  q:\n    default: '*'\n  e:\n    default:\n  r:\n    required: true\nruns:\n  using: node24\n  main: dist/index.js\n",
+    );
     const metadata = readActionMetadata(path);
     expect(metadata.inputs).toEqual([
       { name: 'n', default: '1.0', required: false },
@@ -36,7 +39,9 @@ describe('action.yml reading', () => {
   it('names the file and the problem when action.yml is unusable', async () => {
     expect(() => readActionMetadata(join(dir, 'missing.yml'))).toThrow(/reading action metadata .*missing\.yml/);
     expect(() => readActionMetadata(awaitWrite('no-runs.yml', 'inputs: {}\n'))).toThrow(/runs\.using is missing/);
-    expect(() => readActionMetadata(awaitWrite('bad.yml', 'inputs: [\n'))).toThrow(/parsing action metadata .*bad\.yml/);
+    expect(() => readActionMetadata(awaitWrite('bad.yml', 'inputs: [\n'))).toThrow(
+      /parsing action metadata .*bad\.yml/,
+    );
   });
 
   function awaitWrite(name: string, text: string): string {
@@ -53,7 +58,10 @@ describe('action.yml reading', () => {
 });
 
 describe('default expressions', () => {
-  const contexts = { github: { token: 'tok', event: { pull_request: { number: 7 } }, repository: 'acme/fleet' }, env: {} };
+  const contexts = {
+    github: { token: 'tok', event: { pull_request: { number: 7 } }, repository: 'acme/fleet' },
+    env: {},
+  };
 
   it('evaluates context paths, literals and ||', () => {
     expect(evaluateTemplate('${{ github.token }}', contexts)).toBe('tok');
@@ -65,7 +73,9 @@ describe('default expressions', () => {
   });
 
   it('refuses what it cannot evaluate, naming the expression', () => {
-    expect(() => evaluateTemplate('${{ toJSON(github) }}', contexts)).toThrow(/unsupported expression 'toJSON\(github\)'/);
+    expect(() => evaluateTemplate('${{ toJSON(github) }}', contexts)).toThrow(
+      /unsupported expression 'toJSON\(github\)'/,
+    );
     expect(() => evaluateTemplate('${{ secrets.X }}', contexts)).toThrow(/unknown context 'secrets'/);
   });
 });

@@ -32,7 +32,8 @@ export function readActionMetadata(path: string): ActionMetadata {
     throw new Error(`reading action metadata ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new Error(`parsing action metadata ${path}: ${doc.errors.map((e) => e.message).join('; ')}`);
+  if (doc.errors.length > 0)
+    throw new Error(`parsing action metadata ${path}: ${doc.errors.map((e) => e.message).join('; ')}`);
   const inputs: ActionInput[] = [];
   const inputsNode = doc.get('inputs', true);
   if (inputsNode !== undefined && inputsNode !== null) {
@@ -47,7 +48,12 @@ export function readActionMetadata(path: string): ActionMetadata {
         const node = spec.get('default', true);
         if (isScalar(node)) {
           // Plain scalars keep their text (`false`, `1.0`); quoted and block scalars their value.
-          def = node.value === null ? '' : node.type === 'PLAIN' && typeof node.source === 'string' ? node.source : String(node.value);
+          def =
+            node.value === null
+              ? ''
+              : node.type === 'PLAIN' && typeof node.source === 'string'
+                ? node.source
+                : String(node.value);
         } else if (node !== undefined) {
           throw new Error(`action metadata ${path}: the default of input '${name}' must be a scalar`);
         }

@@ -27,8 +27,13 @@ export function baseEnvironment(parent: NodeJS.ProcessEnv, extraNames: readonly 
   return env;
 }
 
-export function runnerEnvironment(github: GitHubContext, files: RunnerFiles, options: { debug: boolean; workspaceParent: string }): Record<string, string> {
-  const arch = process.arch === 'arm64' ? 'ARM64' : process.arch === 'arm' ? 'ARM' : process.arch === 'ia32' ? 'X86' : 'X64';
+export function runnerEnvironment(
+  github: GitHubContext,
+  files: RunnerFiles,
+  options: { debug: boolean; workspaceParent: string },
+): Record<string, string> {
+  const arch =
+    process.arch === 'arm64' ? 'ARM64' : process.arch === 'arm' ? 'ARM' : process.arch === 'ia32' ? 'X86' : 'X64';
   const env: Record<string, string> = {
     CI: 'true',
     GITHUB_ACTIONS: 'true',

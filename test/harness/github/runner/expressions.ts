@@ -3,13 +3,15 @@
 // (github.*, runner.*, env.*, including github.event.*), string literals in single
 // quotes and `a || b`; anything else is refused with the expression named.
 
-export type ContextValue = string | number | boolean | null | undefined | ContextValue[] | { [key: string]: ContextValue };
+export type ContextValue =
+  string | number | boolean | null | undefined | ContextValue[] | { [key: string]: ContextValue };
 
 export type Contexts = Record<string, ContextValue>;
 
 function lookup(path: string, contexts: Contexts, source: string): ContextValue {
   const parts = path.split('.');
-  if (!Object.prototype.hasOwnProperty.call(contexts, parts[0] ?? '')) throw new Error(`unknown context '${parts[0] ?? ''}' in expression '${source}'`);
+  if (!Object.prototype.hasOwnProperty.call(contexts, parts[0] ?? ''))
+    throw new Error(`unknown context '${parts[0] ?? ''}' in expression '${source}'`);
   let value: ContextValue = contexts;
   for (const part of parts) {
     if (value === null || value === undefined || typeof value !== 'object' || Array.isArray(value)) return undefined;

@@ -41,7 +41,8 @@ export function parseKeyValueFile(text: string, file: string): Record<string, st
       for (;;) {
         const lineStart = index;
         const value = readLine();
-        if (value === undefined) throw new FileCommandError(`${file}: matching delimiter not found '${delimiter}' for '${name}'`);
+        if (value === undefined)
+          throw new FileCommandError(`${file}: matching delimiter not found '${delimiter}' for '${name}'`);
         if (value === delimiter) break;
         end = index > lineStart && text[index - 1] === '\n' ? index - 1 : index;
       }

@@ -63,7 +63,8 @@ function field(value: unknown, path: string): unknown {
   return current;
 }
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 
 /** A stable 40-hex SHA for runs whose event carries none (workflow_dispatch). */
 const syntheticSha = (seed: string): string => createHash('sha1').update(seed).digest('hex');

@@ -4,7 +4,11 @@
 import { type ActionMetadata, inputVariableName } from './action-metadata.js';
 import { type Contexts, evaluateTemplate } from './expressions.js';
 
-export function inputEnvironment(metadata: ActionMetadata, given: Record<string, string>, contexts: Contexts): { env: Record<string, string>; warnings: string[] } {
+export function inputEnvironment(
+  metadata: ActionMetadata,
+  given: Record<string, string>,
+  contexts: Contexts,
+): { env: Record<string, string>; warnings: string[] } {
   const env: Record<string, string> = {};
   const declared = new Set(metadata.inputs.map((i) => i.name.toLowerCase()));
   for (const input of metadata.inputs) {
@@ -16,7 +20,9 @@ export function inputEnvironment(metadata: ActionMetadata, given: Record<string,
       try {
         value = evaluateTemplate(input.default ?? '', contexts);
       } catch (error) {
-        throw new Error(`runAction: default of input '${input.name}' in ${metadata.path}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(
+          `runAction: default of input '${input.name}' in ${metadata.path}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     env[inputVariableName(input.name)] = value;
@@ -25,7 +31,9 @@ export function inputEnvironment(metadata: ActionMetadata, given: Record<string,
   for (const name of unexpected) env[inputVariableName(name)] = given[name] ?? '';
   const warnings =
     unexpected.length > 0
-      ? [`Unexpected input(s) ${unexpected.map((n) => `'${n}'`).join(', ')}, valid inputs are [${metadata.inputs.map((i) => `'${i.name}'`).join(', ')}]`]
+      ? [
+          `Unexpected input(s) ${unexpected.map((n) => `'${n}'`).join(', ')}, valid inputs are [${metadata.inputs.map((i) => `'${i.name}'`).join(', ')}]`,
+        ]
       : [];
   return { env, warnings };
 }

@@ -119,7 +119,8 @@ async function prepareFiles(root: string): Promise<RunnerFiles> {
     runnerTemp: join(root, '_temp'),
     toolCache: join(root, '_tool'),
   };
-  for (const dir of [commands, dirname(files.eventPath), files.runnerTemp, files.toolCache]) await mkdir(dir, { recursive: true });
+  for (const dir of [commands, dirname(files.eventPath), files.runnerTemp, files.toolCache])
+    await mkdir(dir, { recursive: true });
   for (const file of [files.output, files.summary, files.env, files.path, files.state]) await writeFile(file, '');
   return files;
 }
@@ -132,7 +133,8 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
   const metadata = readActionMetadata(options.actionYmlPath ?? join(REPO_ROOT, 'action.yml'));
   const node = nodeFor(metadata.using);
   const entry = resolve(options.entry ?? (process.env.TIMONI_FLEET_ACTION_ENTRY || metadata.main));
-  if (!existsSync(entry)) throw new Error(`runAction: entry ${entry} does not exist (build dist/ first, or pass entry)`);
+  if (!existsSync(entry))
+    throw new Error(`runAction: entry ${entry} does not exist (build dist/ first, or pass entry)`);
 
   const root = await mkdtemp(join(tmpdir(), 'timoni-fleet-runner-'));
   try {
@@ -142,7 +144,12 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     await writeFile(files.eventPath, JSON.stringify(options.event.payload, null, 2));
 
     const token = options.token ?? '';
-    const github = githubContext(options.event, { apiUrl: options.githubApiUrl, workspace: workdir, token, overrides: options.github ?? {} });
+    const github = githubContext(options.event, {
+      apiUrl: options.githubApiUrl,
+      workspace: workdir,
+      token,
+      overrides: options.github ?? {},
+    });
     const envContext: Record<string, ContextValue> = { ...(options.env ?? {}) };
     const contexts: Contexts = {
       github: github as unknown as ContextValue,
@@ -172,10 +179,12 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
       err.push(chunk);
     });
     let exited = false;
-    const ended = new Promise<number>((resolveEnded) => child.once('close', () => {
-      exited = true;
-      resolveEnded(Date.now());
-    }));
+    const ended = new Promise<number>((resolveEnded) =>
+      child.once('close', () => {
+        exited = true;
+        resolveEnded(Date.now());
+      }),
+    );
     const running: RunningAction = {
       ended,
       signal: (name) => {
@@ -187,23 +196,31 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
         for (;;) {
           const found = lines.find((line) => pattern.test(line.text));
           if (found) return found;
-          if (exited) throw new Error(`runAction: the process ended before printing a line matching ${String(pattern)}`);
+          if (exited)
+            throw new Error(`runAction: the process ended before printing a line matching ${String(pattern)}`);
           if (Date.now() > until) throw new Error(`runAction: no line matching ${String(pattern)} within ${waitMs} ms`);
           await new Promise((resolveSleep) => setTimeout(resolveSleep, 50));
         }
       },
     };
-    const acting = options.whileRunning ? options.whileRunning(running).then(() => undefined, (error: unknown) => error) : Promise.resolve(undefined);
+    const acting = options.whileRunning
+      ? options.whileRunning(running).then(
+          () => undefined,
+          (error: unknown) => error,
+        )
+      : Promise.resolve(undefined);
     let timedOut = false;
     const timeoutMs = options.timeoutMs ?? 110_000;
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
-    const { exitCode, signal } = await new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>((resolveExit, reject) => {
-      child.once('error', (error) => reject(new Error(`runAction: starting ${node} ${entry}: ${error.message}`)));
-      child.once('close', (code, sig) => resolveExit({ exitCode: code, signal: sig }));
-    });
+    const { exitCode, signal } = await new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>(
+      (resolveExit, reject) => {
+        child.once('error', (error) => reject(new Error(`runAction: starting ${node} ${entry}: ${error.message}`)));
+        child.once('close', (code, sig) => resolveExit({ exitCode: code, signal: sig }));
+      },
+    );
     clearTimeout(timer);
     out.end();
     err.end();
@@ -220,7 +237,10 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
       } catch (error) {
         if (!(error instanceof FileCommandError)) throw error;
         runnerErrors.push(error.message);
-        shownErrors.push(`##[error]Unable to process file command '${name}' successfully.`, `##[error]${error.message}`);
+        shownErrors.push(
+          `##[error]Unable to process file command '${name}' successfully.`,
+          `##[error]${error.message}`,
+        );
         return {};
       }
     };
@@ -232,7 +252,11 @@ export async function runAction(options: RunActionOptions): Promise<ActionRun> {
     const summaryTooLarge = Buffer.byteLength(summary) > SUMMARY_LIMIT;
 
     if (timedOut) shownErrors.unshift(`##[error]The action has timed out after ${timeoutMs} ms.`);
-    const log = [...inputs.warnings.map((w) => `##[warning]${w}`), ...(processed.log === '' && lines.length === 0 ? [] : [processed.log]), ...shownErrors].join('\n');
+    const log = [
+      ...inputs.warnings.map((w) => `##[warning]${w}`),
+      ...(processed.log === '' && lines.length === 0 ? [] : [processed.log]),
+      ...shownErrors,
+    ].join('\n');
     const failed = timedOut || exitCode !== 0 || runnerErrors.length > 0;
     return {
       exitCode,

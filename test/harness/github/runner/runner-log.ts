@@ -32,7 +32,10 @@ const DISABLED = (name: string): string =>
   'by setting the `ACTIONS_ALLOW_UNSECURE_COMMANDS` environment variable to `true`. ' +
   'For more information see: https://github.blog/changelog/2020-10-01-github-actions-deprecating-set-env-and-add-path-commands/';
 
-export function processLog(lines: readonly PrintedLine[], options: { debug: boolean; secrets: readonly string[] }): ProcessedLog {
+export function processLog(
+  lines: readonly PrintedLine[],
+  options: { debug: boolean; secrets: readonly string[] },
+): ProcessedLog {
   const masker = new SecretMasker();
   for (const secret of options.secrets) masker.add(secret);
   const shown: string[] = [];

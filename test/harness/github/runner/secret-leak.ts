@@ -31,13 +31,18 @@ function places(run: ActionRun, extraTexts: readonly string[]): Place[] {
 }
 
 /** Throws, naming each place (never the secret itself), when any secret appears. */
-export function assertNoSecretLeak(run: ActionRun, secrets: readonly string[], extraTexts: readonly string[] = []): void {
+export function assertNoSecretLeak(
+  run: ActionRun,
+  secrets: readonly string[],
+  extraTexts: readonly string[] = [],
+): void {
   const found: string[] = [];
   secrets.forEach((secret, index) => {
     if (secret === '') throw new Error(`assertNoSecretLeak: secret #${index + 1} is empty`);
     const forms = [secret, ...encodings(secret)];
     for (const place of places(run, extraTexts)) {
-      if (forms.some((form) => place.text.includes(form))) found.push(`secret #${index + 1} (${secret.length} characters) in ${place.where}`);
+      if (forms.some((form) => place.text.includes(form)))
+        found.push(`secret #${index + 1} (${secret.length} characters) in ${place.where}`);
     }
   });
   if (found.length > 0) throw new Error(`secret leak: ${found.join('; ')}`);

@@ -19,8 +19,8 @@
 
 /** What .NET's Char.IsWhiteSpace calls whitespace: String.TrimStart removes these. */
 const DOTNET_WHITESPACE: ReadonlySet<number> = new Set([
-  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a,
-  0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+  0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
 ]);
 
 /** .NET's String.TrimStart(). */
@@ -99,7 +99,11 @@ function isName(names: ReadonlySet<string>, command: string): boolean {
 }
 
 /** Properties `key=value` split on `separator`; a pair without a key or a value is dropped. */
-function parseProperties(text: string, separator: string, unescapeValue: (value: string) => string): Record<string, string> {
+function parseProperties(
+  text: string,
+  separator: string,
+  unescapeValue: (value: string) => string,
+): Record<string, string> {
   const properties: Record<string, string> = {};
   for (const property of text.split(separator)) {
     if (property === '') continue;
@@ -120,10 +124,20 @@ function parseV2(line: string, stream: 'stdout' | 'stderr', names: ReadonlySet<s
   const command = space < 0 ? info : info.slice(0, space);
   if (!isName(names, command)) return undefined;
   const properties = space > 0 ? parseProperties(info.slice(space + 1).trim(), ',', unescapeProperty) : {};
-  return { command: command.toLowerCase(), properties, message: unescapeData(message.slice(end + 2)), stream, raw: line };
+  return {
+    command: command.toLowerCase(),
+    properties,
+    message: unescapeData(message.slice(end + 2)),
+    stream,
+    raw: line,
+  };
 }
 
-function parseLegacy(line: string, stream: 'stdout' | 'stderr', names: ReadonlySet<string>): WorkflowCommand | undefined {
+function parseLegacy(
+  line: string,
+  stream: 'stdout' | 'stderr',
+  names: ReadonlySet<string>,
+): WorkflowCommand | undefined {
   const prefix = line.indexOf('##[');
   if (prefix < 0) return undefined;
   const bracket = line.indexOf(']', prefix);
@@ -132,8 +146,15 @@ function parseLegacy(line: string, stream: 'stdout' | 'stderr', names: ReadonlyS
   const space = info.indexOf(' ');
   const command = space < 0 ? info : info.slice(0, space);
   if (!isName(names, command)) return undefined;
-  const properties = space > 0 ? parseProperties(info.slice(space + 1), ';', (value) => unescape(value, LEGACY_ESCAPES)) : {};
-  return { command: command.toLowerCase(), properties, message: unescape(line.slice(bracket + 1), LEGACY_ESCAPES), stream, raw: line };
+  const properties =
+    space > 0 ? parseProperties(info.slice(space + 1), ';', (value) => unescape(value, LEGACY_ESCAPES)) : {};
+  return {
+    command: command.toLowerCase(),
+    properties,
+    message: unescape(line.slice(bracket + 1), LEGACY_ESCAPES),
+    stream,
+    raw: line,
+  };
 }
 
 /**

@@ -7,8 +7,16 @@ export interface Answer {
   body: unknown;
 }
 
-export async function call(baseUrl: string, method: string, path: string, options: { token?: string; scheme?: string; body?: unknown } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28' };
+export async function call(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { token?: string; scheme?: string; body?: unknown } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = {
+    accept: 'application/vnd.github+json',
+    'x-github-api-version': '2022-11-28',
+  };
   if (options.token !== undefined) headers.authorization = `${options.scheme ?? 'Bearer'} ${options.token}`;
   let payload: string | undefined;
   if (options.body !== undefined) {
@@ -17,7 +25,11 @@ export async function call(baseUrl: string, method: string, path: string, option
   }
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body: payload });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text === '' ? undefined : (JSON.parse(text) as unknown),
+  };
 }
 
 /** The body as a JSON object, failing with context when it is not one. */
@@ -30,6 +42,7 @@ export function object(answer: Answer): Record<string, unknown> {
 
 /** The body as a JSON array of objects, failing with context when it is not one. */
 export function list(answer: Answer): Record<string, unknown>[] {
-  if (!Array.isArray(answer.body)) throw new Error(`expected a JSON array, got status ${answer.status}: ${JSON.stringify(answer.body)}`);
+  if (!Array.isArray(answer.body))
+    throw new Error(`expected a JSON array, got status ${answer.status}: ${JSON.stringify(answer.body)}`);
   return answer.body as Record<string, unknown>[];
 }

@@ -9,7 +9,10 @@ import { gitBlobSha } from './routes/contents.js';
 import { type GitHubStandIn, startGitHubStandIn } from './server.js';
 
 const sha = (c: string): string => c.repeat(40);
-const long = 'clusters: {\n' + Array.from({ length: 40 }, (_, i) => `\tc${i}: { group: "g", kubeContext: "ctx-${i}" }\n`).join('') + '}\n';
+const long =
+  'clusters: {\n' +
+  Array.from({ length: 40 }, (_, i) => `\tc${i}: { group: "g", kubeContext: "ctx-${i}" }\n`).join('') +
+  '}\n';
 
 describe('GET /repos/{owner}/{repo}/contents/{path}', () => {
   let gh: GitHubStandIn;
@@ -26,10 +29,18 @@ describe('GET /repos/{owner}/{repo}/contents/{path}', () => {
   afterAll(async () => gh.stop());
 
   it('answers a file base64-encoded in lines of 60 characters, with its git blob sha', async () => {
-    const answer = await call(gh.url, 'GET', `/repos/acme/fleet/contents/deploy/runtime.cue?ref=${sha('a')}`, { token: gh.token });
+    const answer = await call(gh.url, 'GET', `/repos/acme/fleet/contents/deploy/runtime.cue?ref=${sha('a')}`, {
+      token: gh.token,
+    });
     expect(answer.status).toBe(200);
     const file = object(answer);
-    expect(file).toMatchObject({ type: 'file', encoding: 'base64', name: 'runtime.cue', path: 'deploy/runtime.cue', size: Buffer.byteLength(long) });
+    expect(file).toMatchObject({
+      type: 'file',
+      encoding: 'base64',
+      name: 'runtime.cue',
+      path: 'deploy/runtime.cue',
+      size: Buffer.byteLength(long),
+    });
     const content = String(file.content);
     const lines = content.split('\n');
     expect(lines.at(-1)).toBe('');
@@ -47,31 +58,49 @@ describe('GET /repos/{owner}/{repo}/contents/{path}', () => {
   });
 
   it('answers 404 Not Found for a missing file, and for an unknown ref says so', async () => {
-    const missing = await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${sha('a')}`, { token: gh.token });
+    const missing = await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${sha('a')}`, {
+      token: gh.token,
+    });
     expect(missing.status).toBe(404);
     expect(object(missing)).toMatchObject({ message: 'Not Found', status: '404' });
-    const empty = await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${sha('c')}`, { token: gh.token });
+    const empty = await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${sha('c')}`, {
+      token: gh.token,
+    });
     expect(object(empty).message).toBe('Not Found');
-    const unknown = await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${sha('d')}`, { token: gh.token });
+    const unknown = await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${sha('d')}`, {
+      token: gh.token,
+    });
     expect(unknown.status).toBe(404);
     expect(object(unknown).message).toBe(`No commit found for the ref ${sha('d')}`);
     // The default branch's tip that pullRequestEvent names as base.sha by default is a known commit, without files.
     const tip = fakeSha('acme/fleet@main');
     expect(list(await call(gh.url, 'GET', `/repos/acme/fleet/contents/?ref=${tip}`, { token: gh.token }))).toEqual([]);
-    expect(object(await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${tip}`, { token: gh.token })).message).toBe('Not Found');
+    expect(
+      object(await call(gh.url, 'GET', `/repos/acme/fleet/contents/runtime.cue?ref=${tip}`, { token: gh.token }))
+        .message,
+    ).toBe('Not Found');
   });
 
   it('gives a file over 1 MB without content, and its bytes under the raw media type', async () => {
-    const file = object(await call(gh.url, 'GET', `/repos/acme/fleet/contents/big.cue?ref=${sha('b')}`, { token: gh.token }));
+    const file = object(
+      await call(gh.url, 'GET', `/repos/acme/fleet/contents/big.cue?ref=${sha('b')}`, { token: gh.token }),
+    );
     expect(file).toMatchObject({ encoding: 'none', content: '', size: 1024 * 1024 + 1 });
-    const raw = await fetch(`${gh.url}/repos/acme/fleet/contents/big.cue?ref=${sha('b')}`, { headers: { authorization: `Bearer ${gh.token}`, accept: 'application/vnd.github.raw+json' } });
+    const raw = await fetch(`${gh.url}/repos/acme/fleet/contents/big.cue?ref=${sha('b')}`, {
+      headers: { authorization: `Bearer ${gh.token}`, accept: 'application/vnd.github.raw+json' },
+    });
     expect(raw.status).toBe(200);
     expect((await raw.arrayBuffer()).byteLength).toBe(1024 * 1024 + 1);
   });
 
   it('lists a folder, and hides a private repository from anonymous callers', async () => {
-    expect(list(await call(gh.url, 'GET', `/repos/acme/fleet/contents/deploy?ref=${sha('a')}`, { token: gh.token }))).toEqual([{ name: 'runtime.cue', path: 'deploy/runtime.cue', type: 'file' }]);
+    expect(
+      list(await call(gh.url, 'GET', `/repos/acme/fleet/contents/deploy?ref=${sha('a')}`, { token: gh.token })),
+    ).toEqual([{ name: 'runtime.cue', path: 'deploy/runtime.cue', type: 'file' }]);
     expect((await call(gh.url, 'GET', `/repos/acme/secret/contents/runtime.cue?ref=${sha('a')}`)).status).toBe(404);
-    expect((await call(gh.url, 'GET', `/repos/acme/secret/contents/runtime.cue?ref=${sha('a')}`, { token: gh.token })).status).toBe(200);
+    expect(
+      (await call(gh.url, 'GET', `/repos/acme/secret/contents/runtime.cue?ref=${sha('a')}`, { token: gh.token }))
+        .status,
+    ).toBe(200);
   });
 });

@@ -1,6 +1,12 @@
 // What a route handler receives, what it answers, and the access checks it shares
 // with the other handlers.
-import { GitHubError, notAccessibleByIntegration, notFound, problemsParsingJson, requiresAuthentication } from './errors.js';
+import {
+  GitHubError,
+  notAccessibleByIntegration,
+  notFound,
+  problemsParsingJson,
+  requiresAuthentication,
+} from './errors.js';
 import type { Urls } from './objects.js';
 import type { RepositoryRecord } from './records.js';
 import type { GitHubState } from './state.js';
@@ -33,14 +39,21 @@ export interface Reply {
 /** Whether the caller's token is granted this repository. */
 function granted(ctx: RequestContext, repository: RepositoryRecord): boolean {
   const scope = ctx.caller?.repositories;
-  return ctx.caller !== undefined && (scope === undefined || scope.has(`${repository.owner.login}/${repository.name}`.toLowerCase()));
+  return (
+    ctx.caller !== undefined &&
+    (scope === undefined || scope.has(`${repository.owner.login}/${repository.name}`.toLowerCase()))
+  );
 }
 
 /**
  * The repository a request names, checked for visibility: a private repository is
  * 404 to anonymous callers and to tokens not granted it, as GitHub hides it.
  */
-export function visibleRepository(ctx: RequestContext, repository: RepositoryRecord | undefined, docs: string): RepositoryRecord {
+export function visibleRepository(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  docs: string,
+): RepositoryRecord {
   if (!repository) throw notFound(docs);
   if (repository.private && !granted(ctx, repository)) throw notFound(docs);
   return repository;

@@ -51,10 +51,19 @@ export class GitHubError extends Error {
   }
 
   body(): ErrorBody {
-    const body: ErrorBody = { message: this.message, documentation_url: this.documentationUrl, status: String(this.status) };
+    const body: ErrorBody = {
+      message: this.message,
+      documentation_url: this.documentationUrl,
+      status: String(this.status),
+    };
     if (this.errors) {
       // GitHub puts `errors` between `message` and `documentation_url`.
-      return { message: body.message, errors: this.errors, documentation_url: body.documentation_url, status: body.status };
+      return {
+        message: body.message,
+        errors: this.errors,
+        documentation_url: body.documentation_url,
+        status: body.status,
+      };
     }
     return body;
   }
@@ -65,7 +74,8 @@ export const notFound = (docs: string = DOCS): GitHubError => new GitHubError(40
 export const badCredentials = (): GitHubError => new GitHubError(401, 'Bad credentials', DOCS);
 
 /** A write without any token, on a repository the caller could read anonymously. */
-export const requiresAuthentication = (docs: string): GitHubError => new GitHubError(401, 'Requires authentication', docs);
+export const requiresAuthentication = (docs: string): GitHubError =>
+  new GitHubError(401, 'Requires authentication', docs);
 
 /** A write with a token that may only read (GITHUB_TOKEN of a pull request from a fork). */
 export const notAccessibleByIntegration = (docs: string): GitHubError =>

@@ -55,13 +55,20 @@ function branchObject(
 function forkRepositoryObject(full: string, base: RepositoryRecord, urls: Urls): Record<string, unknown> {
   const [owner = '', name = ''] = full.split('/');
   return {
-    ...repositoryObject({ ...base, id: base.id + 1_000_000, owner: { login: owner, id: 9_000_000, type: 'User' }, name }, urls),
+    ...repositoryObject(
+      { ...base, id: base.id + 1_000_000, owner: { login: owner, id: 9_000_000, type: 'User' }, name },
+      urls,
+    ),
     fork: true,
     permissions: undefined,
   };
 }
 
-export function pullRequestSimpleObject(pr: PullRequestRecord, repository: RepositoryRecord, urls: Urls): Record<string, unknown> {
+export function pullRequestSimpleObject(
+  pr: PullRequestRecord,
+  repository: RepositoryRecord,
+  urls: Urls,
+): Record<string, unknown> {
   const api = `${urls.api}/repos/${fullName(repository)}`;
   const baseRepo = repositoryObject(repository, urls);
   const isFork = pr.headRepoFullName.toLowerCase() !== fullName(repository).toLowerCase();
@@ -101,16 +108,28 @@ export function pullRequestSimpleObject(pr: PullRequestRecord, repository: Repos
       pr.headRef,
       pr.headSha,
       headRepo,
-      isFork ? simpleUser({ login: headOwner, id: 9_000_000, type: 'User' }, urls.api, urls.server) : simpleUser(repository.owner, urls.api, urls.server),
+      isFork
+        ? simpleUser({ login: headOwner, id: 9_000_000, type: 'User' }, urls.api, urls.server)
+        : simpleUser(repository.owner, urls.api, urls.server),
     ),
-    base: branchObject(`${repository.owner.login}:${pr.baseRef}`, pr.baseRef, pr.baseSha, baseRepo, simpleUser(repository.owner, urls.api, urls.server)),
+    base: branchObject(
+      `${repository.owner.login}:${pr.baseRef}`,
+      pr.baseRef,
+      pr.baseSha,
+      baseRepo,
+      simpleUser(repository.owner, urls.api, urls.server),
+    ),
     author_association: 'MEMBER',
     auto_merge: null,
     draft: pr.draft,
   };
 }
 
-export function pullRequestObject(pr: PullRequestRecord, repository: RepositoryRecord, urls: Urls): Record<string, unknown> {
+export function pullRequestObject(
+  pr: PullRequestRecord,
+  repository: RepositoryRecord,
+  urls: Urls,
+): Record<string, unknown> {
   return {
     ...pullRequestSimpleObject(pr, repository, urls),
     merged: pr.merged,
@@ -128,7 +147,12 @@ export function pullRequestObject(pr: PullRequestRecord, repository: RepositoryR
   };
 }
 
-export function commentObject(c: CommentRecord, repository: RepositoryRecord, isPullRequest: boolean, urls: Urls): Record<string, unknown> {
+export function commentObject(
+  c: CommentRecord,
+  repository: RepositoryRecord,
+  isPullRequest: boolean,
+  urls: Urls,
+): Record<string, unknown> {
   const api = `${urls.api}/repos/${fullName(repository)}`;
   const webKind = isPullRequest ? 'pull' : 'issues';
   return {
@@ -155,7 +179,8 @@ export function commentObject(c: CommentRecord, repository: RepositoryRecord, is
       rocket: 0,
       eyes: 0,
     },
-    performed_via_github_app: c.user.type === 'Bot' ? { id: 15368, slug: 'github-actions', name: 'GitHub Actions' } : null,
+    performed_via_github_app:
+      c.user.type === 'Bot' ? { id: 15368, slug: 'github-actions', name: 'GitHub Actions' } : null,
   };
 }
 
@@ -179,7 +204,12 @@ const OCTOCAT = { login: 'octocat', id: 583231, type: 'User' } as const;
  * An issue as GitHub's issues API renders it; a pull request's number renders as an issue
  * with `pull_request` set (what the issues list returns for pull requests).
  */
-export function issueObject(issue: IssueRecord, repository: RepositoryRecord, commentCount: number, urls: Urls): Record<string, unknown> {
+export function issueObject(
+  issue: IssueRecord,
+  repository: RepositoryRecord,
+  commentCount: number,
+  urls: Urls,
+): Record<string, unknown> {
   const api = `${urls.api}/repos/${fullName(repository)}`;
   const pr = issue.pullRequest;
   const user = pr?.user ?? issue.user ?? OCTOCAT;
@@ -223,9 +253,21 @@ export function issueObject(issue: IssueRecord, repository: RepositoryRecord, co
       : {}),
     body: pr ? pr.body : (issue.body ?? null),
     closed_by: null,
-    reactions: { url: `${api}/issues/${issue.number}/reactions`, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 },
+    reactions: {
+      url: `${api}/issues/${issue.number}/reactions`,
+      total_count: 0,
+      '+1': 0,
+      '-1': 0,
+      laugh: 0,
+      hooray: 0,
+      confused: 0,
+      heart: 0,
+      rocket: 0,
+      eyes: 0,
+    },
     timeline_url: `${api}/issues/${issue.number}/timeline`,
-    performed_via_github_app: user.type === 'Bot' ? { id: 15368, slug: 'github-actions', name: 'GitHub Actions' } : null,
+    performed_via_github_app:
+      user.type === 'Bot' ? { id: 15368, slug: 'github-actions', name: 'GitHub Actions' } : null,
     state_reason: pr ? null : (issue.stateReason ?? null),
   };
 }

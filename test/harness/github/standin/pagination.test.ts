@@ -10,7 +10,8 @@ describe('issue comment pagination', () => {
     gh = await startGitHubStandIn();
     repoId = gh.state.addRepository({ owner: 'acme', name: 'fleet' }).id;
     gh.state.addPullRequest({ owner: 'acme', repo: 'fleet', number: 7, headSha: 'a'.repeat(40) });
-    for (let i = 1; i <= 75; i++) gh.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 7, body: `comment ${i}` });
+    for (let i = 1; i <= 75; i++)
+      gh.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 7, body: `comment ${i}` });
   });
   afterAll(async () => gh.stop());
 
@@ -21,7 +22,9 @@ describe('issue comment pagination', () => {
     const first = await call(gh.url, 'GET', `${path}?per_page=30`, { token: gh.token });
     expect(first.status).toBe(200);
     expect(list(first).map((c) => c.body)).toEqual(Array.from({ length: 30 }, (_, i) => `comment ${i + 1}`));
-    expect(first.headers.get('link')).toBe(`${linkTo('per_page=30&page=2')}; rel="next", ${linkTo('per_page=30&page=3')}; rel="last"`);
+    expect(first.headers.get('link')).toBe(
+      `${linkTo('per_page=30&page=2')}; rel="next", ${linkTo('per_page=30&page=3')}; rel="last"`,
+    );
 
     const second = await call(gh.url, 'GET', `${path}?per_page=30&page=2`, { token: gh.token });
     expect(list(second).map((c) => c.body)).toEqual(Array.from({ length: 30 }, (_, i) => `comment ${i + 31}`));
@@ -32,7 +35,9 @@ describe('issue comment pagination', () => {
 
     const third = await call(gh.url, 'GET', `${path}?per_page=30&page=3`, { token: gh.token });
     expect(list(third).map((c) => c.body)).toEqual(Array.from({ length: 15 }, (_, i) => `comment ${i + 61}`));
-    expect(third.headers.get('link')).toBe(`${linkTo('per_page=30&page=2')}; rel="prev", ${linkTo('per_page=30&page=1')}; rel="first"`);
+    expect(third.headers.get('link')).toBe(
+      `${linkTo('per_page=30&page=2')}; rel="prev", ${linkTo('per_page=30&page=1')}; rel="first"`,
+    );
   });
 
   it('defaults to 30 per page and keeps the query without per_page', async () => {
@@ -63,10 +68,13 @@ describe('issue comment pagination', () => {
   });
 
   it('caps per_page at 100 across pages', async () => {
-    for (let i = 76; i <= 130; i++) gh.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 7, body: `comment ${i}` });
+    for (let i = 76; i <= 130; i++)
+      gh.state.addComment({ owner: 'acme', repo: 'fleet', issueNumber: 7, body: `comment ${i}` });
     const first = await call(gh.url, 'GET', `${path}?per_page=1000`, { token: gh.token });
     expect(list(first)).toHaveLength(100);
-    expect(first.headers.get('link')).toBe(`${linkTo('per_page=1000&page=2')}; rel="next", ${linkTo('per_page=1000&page=2')}; rel="last"`);
+    expect(first.headers.get('link')).toBe(
+      `${linkTo('per_page=1000&page=2')}; rel="next", ${linkTo('per_page=1000&page=2')}; rel="last"`,
+    );
     const second = await call(gh.url, 'GET', `${path}?per_page=1000&page=2`, { token: gh.token });
     expect(list(second).map((c) => c.body)).toEqual(Array.from({ length: 30 }, (_, i) => `comment ${i + 101}`));
   });

@@ -40,7 +40,9 @@ describe('rate limits', () => {
     expect(anonymous.headers.get('x-ratelimit-limit')).toBe('60');
     const bad = await call(gh.url, 'GET', '/repos/acme/fleet', { token: 'ghs_bad' });
     expect(bad.status).toBe(401);
-    expect(Number(bad.headers.get('x-ratelimit-remaining'))).toBe(Number(anonymous.headers.get('x-ratelimit-remaining')) - 1);
+    expect(Number(bad.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(anonymous.headers.get('x-ratelimit-remaining')) - 1,
+    );
   });
 
   it('does not count GET /rate_limit', async () => {
@@ -59,7 +61,9 @@ describe('rate limits', () => {
       const body = object(limited);
       expect(body.message).toMatch(/^You have exceeded a secondary rate limit/);
       expect(body.message).toContain(limited.headers.get('x-github-request-id') ?? 'missing request id');
-      expect(body.documentation_url).toBe('https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits');
+      expect(body.documentation_url).toBe(
+        'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+      );
     }
     expect((await call(gh.url, 'GET', '/repos/acme/fleet', { token: gh.token })).status).toBe(200);
     gh.state.forceSecondaryRateLimit({ status: 429, retryAfter: 1 });

@@ -36,7 +36,13 @@ export class RateLimitBudget {
   }
 
   snapshot(): RateLimitSnapshot {
-    return { limit: this.limit, remaining: this.limit - this.used, used: this.used, reset: this.reset, resource: 'core' };
+    return {
+      limit: this.limit,
+      remaining: this.limit - this.used,
+      used: this.used,
+      reset: this.reset,
+      resource: 'core',
+    };
   }
 
   headers(): Record<string, string> {

@@ -4,7 +4,13 @@ import { type Reply, type RequestContext } from './context.js';
 import { DOCS, notFound } from './errors.js';
 import type { RepositoryRecord } from './records.js';
 import { getContent } from './routes/contents.js';
-import { createIssueComment, deleteIssueComment, getIssueComment, listIssueComments, updateIssueComment } from './routes/comments.js';
+import {
+  createIssueComment,
+  deleteIssueComment,
+  getIssueComment,
+  listIssueComments,
+  updateIssueComment,
+} from './routes/comments.js';
 import { createIssue, getIssue, listRepositoryIssues, updateIssue } from './routes/issues.js';
 import { getPullRequest, listPullRequestsForCommit } from './routes/pulls.js';
 import { getRepository } from './routes/repository.js';
@@ -20,11 +26,19 @@ interface RepositoryPath {
 function splitRepositoryPath(ctx: RequestContext, segments: string[]): RepositoryPath | undefined {
   if (segments[0] === 'repos' && segments.length >= 3) {
     const repository = ctx.state.repository(segments[1] ?? '', segments[2] ?? '');
-    return { repository, linkPrefix: repository ? `${ctx.urls.api}/repositories/${repository.id}` : undefined, rest: segments.slice(3) };
+    return {
+      repository,
+      linkPrefix: repository ? `${ctx.urls.api}/repositories/${repository.id}` : undefined,
+      rest: segments.slice(3),
+    };
   }
   if (segments[0] === 'repositories' && segments.length >= 2 && /^\d+$/.test(segments[1] ?? '')) {
     const repository = ctx.state.repositoryById(Number.parseInt(segments[1] ?? '', 10));
-    return { repository, linkPrefix: repository ? `${ctx.urls.api}/repositories/${repository.id}` : undefined, rest: segments.slice(2) };
+    return {
+      repository,
+      linkPrefix: repository ? `${ctx.urls.api}/repositories/${repository.id}` : undefined,
+      rest: segments.slice(2),
+    };
   }
   return undefined;
 }

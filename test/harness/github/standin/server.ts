@@ -8,7 +8,14 @@ import { DOCS, GitHubError, badCredentials } from './errors.js';
 import { ANONYMOUS_LIMIT, GITHUB_TOKEN_LIMIT, RateLimitBudget, USER_TOKEN_LIMIT } from './rate-limit.js';
 import { route } from './router.js';
 import { GitHubState } from './state.js';
-import { type KnownToken, type TokenSpec, generateInstallationToken, knownToken, readAuthorization, redactAuthorization } from './tokens.js';
+import {
+  type KnownToken,
+  type TokenSpec,
+  generateInstallationToken,
+  knownToken,
+  readAuthorization,
+  redactAuthorization,
+} from './tokens.js';
 import { GITHUB_ACTIONS_BOT } from './users.js';
 
 export interface GitHubStandInOptions {
@@ -58,8 +65,18 @@ function parseLoggedBody(raw: string): unknown {
 export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Promise<GitHubStandIn> {
   const state = new GitHubState(options.now);
   const scope = options.tokenRepositories;
-  const writeToken = knownToken({ token: generateInstallationToken(), access: 'write', account: GITHUB_ACTIONS_BOT, repositories: scope });
-  const readToken = knownToken({ token: generateInstallationToken(), access: 'read', account: GITHUB_ACTIONS_BOT, repositories: scope });
+  const writeToken = knownToken({
+    token: generateInstallationToken(),
+    access: 'write',
+    account: GITHUB_ACTIONS_BOT,
+    repositories: scope,
+  });
+  const readToken = knownToken({
+    token: generateInstallationToken(),
+    access: 'read',
+    account: GITHUB_ACTIONS_BOT,
+    repositories: scope,
+  });
   const tokens = new Map<string, KnownToken>();
   for (const t of [writeToken, readToken, ...(options.tokens ?? []).map(knownToken)]) tokens.set(t.token, t);
 
@@ -70,7 +87,10 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
     if (!caller) return anonymous;
     let budget = budgets.get(caller.token);
     if (!budget) {
-      budget = new RateLimitBudget(options.rateLimit ?? (caller.kind === 'installation' ? GITHUB_TOKEN_LIMIT : USER_TOKEN_LIMIT), reset);
+      budget = new RateLimitBudget(
+        options.rateLimit ?? (caller.kind === 'installation' ? GITHUB_TOKEN_LIMIT : USER_TOKEN_LIMIT),
+        reset,
+      );
       budgets.set(caller.token, budget);
     }
     return budget;
@@ -92,7 +112,12 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       return;
     }
     if (reply.raw !== undefined) {
-      res.writeHead(reply.status, { ...headers, 'x-github-media-type': 'github.v3; param=raw', 'content-type': 'text/plain; charset=utf-8', 'content-length': String(reply.raw.length) });
+      res.writeHead(reply.status, {
+        ...headers,
+        'x-github-media-type': 'github.v3; param=raw',
+        'content-type': 'text/plain; charset=utf-8',
+        'content-length': String(reply.raw.length),
+      });
       res.end(reply.raw);
       return;
     }
@@ -121,7 +146,14 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       const text = Array.isArray(value) ? value.join(', ') : value;
       loggedHeaders[name] = name === 'authorization' ? redactAuthorization(text) : text;
     }
-    const record = { requestId, method, path: req.url ?? '/', headers: loggedHeaders, body: parseLoggedBody(rawBody), status: 0 };
+    const record = {
+      requestId,
+      method,
+      path: req.url ?? '/',
+      headers: loggedHeaders,
+      body: parseLoggedBody(rawBody),
+      status: 0,
+    };
     state.requests.push(record);
 
     const credentials = readAuthorization(req.headers.authorization);
@@ -141,7 +173,11 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
         const secondary = state.takeSecondaryRateLimit();
         if (!budget.take()) {
           const who = caller ? `installation ID ${caller.account.id}` : '127.0.0.1';
-          throw new GitHubError(403, `API rate limit exceeded for ${who}.`, `${DOCS}/overview/rate-limits-for-the-rest-api#about-primary-rate-limits`);
+          throw new GitHubError(
+            403,
+            `API rate limit exceeded for ${who}.`,
+            `${DOCS}/overview/rate-limits-for-the-rest-api#about-primary-rate-limits`,
+          );
         }
         if (secondary) {
           throw new GitHubError(
@@ -160,7 +196,10 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
           return;
         }
         if (forced?.html) {
-          reply = { status: forced.status, html: `<!DOCTYPE html>\n<html><head><title>Unicorn! &middot; GitHub</title></head><body>${forced.message}</body></html>\n` };
+          reply = {
+            status: forced.status,
+            html: `<!DOCTYPE html>\n<html><head><title>Unicorn! &middot; GitHub</title></head><body>${forced.message}</body></html>\n`,
+          };
           record.status = reply.status;
           answer(res, requestId, budget, reply);
           return;
@@ -174,7 +213,14 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
         reply = { status: error.status, body: error.body(), headers: error.headers };
       } else {
         const message = error instanceof Error ? error.message : String(error);
-        reply = { status: 500, body: { message: `stand-in failure on ${method} ${url.pathname}: ${message}`, documentation_url: DOCS, status: '500' } };
+        reply = {
+          status: 500,
+          body: {
+            message: `stand-in failure on ${method} ${url.pathname}: ${message}`,
+            documentation_url: DOCS,
+            status: '500',
+          },
+        };
       }
     }
     record.status = reply.status;
@@ -184,7 +230,9 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ message: `stand-in crashed: ${String(error)}`, documentation_url: DOCS, status: '500' }));
+      res.end(
+        JSON.stringify({ message: `stand-in crashed: ${String(error)}`, documentation_url: DOCS, status: '500' }),
+      );
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -203,8 +251,9 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
-        server.close((error) => (error ? reject(new Error(`stopping the GitHub stand-in: ${error.message}`)) : resolve()));
+        server.close((error) =>
+          error ? reject(new Error(`stopping the GitHub stand-in: ${error.message}`)) : resolve(),
+        );
       }),
   };
 }
-

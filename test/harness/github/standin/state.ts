@@ -112,7 +112,9 @@ export class GitHubState {
 
   /** An ISO 8601 timestamp without milliseconds, as GitHub writes them. */
   timestamp(): string {
-    return this.clock().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return this.clock()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
   }
 
   addRepository(seed: RepositorySeed): RepositoryRecord {
@@ -173,7 +175,8 @@ export class GitHubState {
     const key = `${repository.id}@${ref}`;
     const tree = this.trees.get(key) ?? new Map<string, Buffer>();
     for (const [path, content] of Object.entries(files)) {
-      if (path.startsWith('/') || path.split('/').some((part) => part === '' || part === '.' || part === '..')) throw new Error(`stand-in: ${JSON.stringify(path)} is not a repository path`);
+      if (path.startsWith('/') || path.split('/').some((part) => part === '' || part === '.' || part === '..'))
+        throw new Error(`stand-in: ${JSON.stringify(path)} is not a repository path`);
       tree.set(path, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
     }
     this.trees.set(key, tree);
@@ -195,7 +198,8 @@ export class GitHubState {
     const repository = this.seededRepository(owner, repo);
     const pr = this.issue(repository, number)?.pullRequest;
     if (!pr) throw new Error(`stand-in: ${owner}/${repo}#${number} is not a seeded pull request`);
-    if (pr.merged || pr.state !== 'open') throw new Error(`stand-in: pull request #${number} is not open (GitHub answers 405 to a merge)`);
+    if (pr.merged || pr.state !== 'open')
+      throw new Error(`stand-in: pull request #${number} is not open (GitHub answers 405 to a merge)`);
     const now = this.timestamp();
     Object.assign(pr, { merged: true, state: 'closed', mergeCommitSha, mergedAt: now, closedAt: now, updatedAt: now });
     repository.commits.add(mergeCommitSha);
@@ -297,8 +301,10 @@ export class GitHubState {
     if (map.has(seed.number)) throw new Error(`stand-in: ${seed.owner}/${seed.repo}#${seed.number} is already seeded`);
     const merged = seed.merged ?? false;
     const state = seed.state ?? (merged ? 'closed' : 'open');
-    if (merged && state !== 'closed') throw new Error(`stand-in: pull request #${seed.number} cannot be merged and open`);
-    if (merged && !seed.mergeCommitSha) throw new Error(`stand-in: merged pull request #${seed.number} needs mergeCommitSha`);
+    if (merged && state !== 'closed')
+      throw new Error(`stand-in: pull request #${seed.number} cannot be merged and open`);
+    if (merged && !seed.mergeCommitSha)
+      throw new Error(`stand-in: merged pull request #${seed.number} needs mergeCommitSha`);
     const now = this.timestamp();
     const pr: PullRequestRecord = {
       id: this.nextPullRequestId++,
@@ -341,7 +347,9 @@ export class GitHubState {
   addComment(seed: CommentSeed): CommentRecord {
     const repository = this.seededRepository(seed.owner, seed.repo);
     if (!this.issue(repository, seed.issueNumber)) {
-      throw new Error(`stand-in: ${seed.owner}/${seed.repo}#${seed.issueNumber} is not seeded (addIssue or addPullRequest first)`);
+      throw new Error(
+        `stand-in: ${seed.owner}/${seed.repo}#${seed.issueNumber} is not seeded (addIssue or addPullRequest first)`,
+      );
     }
     return this.createComment(repository, seed.issueNumber, seed.body, seed.user ?? GITHUB_ACTIONS_BOT);
   }
@@ -384,7 +392,9 @@ export class GitHubState {
   }
 
   commentsOf(repository: RepositoryRecord, issueNumber: number): CommentRecord[] {
-    return [...this.commentsById.values()].filter((c) => c.repositoryId === repository.id && c.issueNumber === issueNumber).sort((a, b) => a.id - b.id);
+    return [...this.commentsById.values()]
+      .filter((c) => c.repositoryId === repository.id && c.issueNumber === issueNumber)
+      .sort((a, b) => a.id - b.id);
   }
 
   /** Refuses the next `times` requests with GitHub's secondary rate limit answer. */
@@ -405,7 +415,17 @@ export class GitHubState {
    * Answers the next `times` matching requests with `status` and GitHub's error body
    * instead of serving them (default: 502 "Server Error", once, any request).
    */
-  forceError(options: { status?: number; message?: string; method?: string; path?: RegExp; times?: number; html?: boolean; hang?: boolean } = {}): void {
+  forceError(
+    options: {
+      status?: number;
+      message?: string;
+      method?: string;
+      path?: RegExp;
+      times?: number;
+      html?: boolean;
+      hang?: boolean;
+    } = {},
+  ): void {
     this.forcedErrors.push({
       status: options.status ?? 502,
       message: options.message ?? 'Server Error',
@@ -419,7 +439,9 @@ export class GitHubState {
 
   /** Consumes one forced error matching this request, if any. */
   takeForcedError(method: string, path: string): ForcedError | undefined {
-    const index = this.forcedErrors.findIndex((f) => (f.method === undefined || f.method === method) && (f.path === undefined || f.path.test(path)));
+    const index = this.forcedErrors.findIndex(
+      (f) => (f.method === undefined || f.method === method) && (f.path === undefined || f.path.test(path)),
+    );
     if (index < 0) return undefined;
     const forced = this.forcedErrors[index];
     if (!forced) return undefined;

@@ -50,7 +50,8 @@ export function generateInstallationToken(): string {
   return out;
 }
 
-export type Credentials = { kind: 'none' } | { kind: 'token'; token: string; scheme: string } | { kind: 'malformed'; scheme: string };
+export type Credentials =
+  { kind: 'none' } | { kind: 'token'; token: string; scheme: string } | { kind: 'malformed'; scheme: string };
 
 export function readAuthorization(header: string | undefined): Credentials {
   if (header === undefined || header.trim() === '') return { kind: 'none' };

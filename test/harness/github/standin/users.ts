@@ -20,10 +20,15 @@ export function simpleUser(account: Account, apiUrl: string, serverUrl: string):
     id: account.id,
     node_id: Buffer.from(`04:${kind}${account.id}`).toString('base64'),
     avatar_url:
-      account.type === 'Bot' ? `https://avatars.githubusercontent.com/in/15368?v=4` : `https://avatars.githubusercontent.com/u/${account.id}?v=4`,
+      account.type === 'Bot'
+        ? `https://avatars.githubusercontent.com/in/15368?v=4`
+        : `https://avatars.githubusercontent.com/u/${account.id}?v=4`,
     gravatar_id: '',
     url: api,
-    html_url: account.type === 'Bot' ? `${serverUrl}/apps/${account.login.replace(/\[bot\]$/, '')}` : `${serverUrl}/${account.login}`,
+    html_url:
+      account.type === 'Bot'
+        ? `${serverUrl}/apps/${account.login.replace(/\[bot\]$/, '')}`
+        : `${serverUrl}/${account.login}`,
     followers_url: `${api}/followers`,
     following_url: `${api}/following{/other_user}`,
     gists_url: `${api}/gists{/gist_id}`,

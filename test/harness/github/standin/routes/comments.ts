@@ -5,7 +5,14 @@
 //   PATCH  /repos/{o}/{r}/issues/comments/{id}     update
 //   DELETE /repos/{o}/{r}/issues/comments/{id}     delete (204)
 import { COMMENT_BODY_MAX_CHARACTERS, githubCharacterCount } from '../body-length.js';
-import { type Reply, type RequestContext, jsonBody, numericSegment, requireWrite, visibleRepository } from '../context.js';
+import {
+  type Reply,
+  type RequestContext,
+  jsonBody,
+  numericSegment,
+  requireWrite,
+  visibleRepository,
+} from '../context.js';
 import { GitHubError, OPERATION_DOCS, invalidRequest, notFound, validationFailed } from '../errors.js';
 import { commentObject } from '../objects.js';
 import { paginate } from '../pagination.js';
@@ -23,11 +30,21 @@ function commentBody(ctx: RequestContext, docs: string): string {
   const body = input.body;
   if (typeof body !== 'string') throw invalidRequest(`For 'properties/body', ${describe(body)} is not a string.`, docs);
   if (body.trim() === '') {
-    throw validationFailed([{ resource: 'IssueComment', code: 'unprocessable', field: 'data', message: 'Body cannot be blank' }], docs);
+    throw validationFailed(
+      [{ resource: 'IssueComment', code: 'unprocessable', field: 'data', message: 'Body cannot be blank' }],
+      docs,
+    );
   }
   if (githubCharacterCount(body) > COMMENT_BODY_MAX_CHARACTERS) {
     throw validationFailed(
-      [{ resource: 'IssueComment', code: 'unprocessable', field: 'data', message: `Body is too long (maximum is ${COMMENT_BODY_MAX_CHARACTERS} characters)` }],
+      [
+        {
+          resource: 'IssueComment',
+          code: 'unprocessable',
+          field: 'data',
+          message: `Body is too long (maximum is ${COMMENT_BODY_MAX_CHARACTERS} characters)`,
+        },
+      ],
       docs,
     );
   }
@@ -45,7 +62,12 @@ function issueOf(ctx: RequestContext, repo: RepositoryRecord, numberSegment: str
   return number;
 }
 
-export function listIssueComments(ctx: RequestContext, repository: RepositoryRecord | undefined, numberSegment: string, linkBase: string): Reply {
+export function listIssueComments(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  numberSegment: string,
+  linkBase: string,
+): Reply {
   const docs = OPERATION_DOCS.listIssueComments;
   const repo = visibleRepository(ctx, repository, docs);
   const number = issueOf(ctx, repo, numberSegment, docs);
@@ -53,14 +75,23 @@ export function listIssueComments(ctx: RequestContext, repository: RepositoryRec
   const since = ctx.url.searchParams.get('since');
   if (since !== null) {
     const t = Date.parse(since);
-    if (Number.isNaN(t)) throw invalidRequest(`For 'properties/since', ${JSON.stringify(since)} is not a date-time.`, docs);
+    if (Number.isNaN(t))
+      throw invalidRequest(`For 'properties/since', ${JSON.stringify(since)} is not a date-time.`, docs);
     all = all.filter((c) => Date.parse(c.updatedAt) >= t);
   }
   const page = paginate(all, ctx.url.searchParams, linkBase);
-  return { status: 200, body: page.items.map((c) => render(ctx, repo, c)), headers: page.link ? { link: page.link } : {} };
+  return {
+    status: 200,
+    body: page.items.map((c) => render(ctx, repo, c)),
+    headers: page.link ? { link: page.link } : {},
+  };
 }
 
-export function createIssueComment(ctx: RequestContext, repository: RepositoryRecord | undefined, numberSegment: string): Reply {
+export function createIssueComment(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  numberSegment: string,
+): Reply {
   const docs = OPERATION_DOCS.createIssueComment;
   const repo = visibleRepository(ctx, repository, docs);
   const number = issueOf(ctx, repo, numberSegment, docs);
@@ -78,13 +109,21 @@ function existingComment(ctx: RequestContext, repo: RepositoryRecord, idSegment:
   return record;
 }
 
-export function getIssueComment(ctx: RequestContext, repository: RepositoryRecord | undefined, idSegment: string): Reply {
+export function getIssueComment(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  idSegment: string,
+): Reply {
   const docs = OPERATION_DOCS.getIssueComment;
   const repo = visibleRepository(ctx, repository, docs);
   return { status: 200, body: render(ctx, repo, existingComment(ctx, repo, idSegment, docs)) };
 }
 
-export function updateIssueComment(ctx: RequestContext, repository: RepositoryRecord | undefined, idSegment: string): Reply {
+export function updateIssueComment(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  idSegment: string,
+): Reply {
   const docs = OPERATION_DOCS.updateIssueComment;
   const repo = visibleRepository(ctx, repository, docs);
   const record = existingComment(ctx, repo, idSegment, docs);
@@ -93,7 +132,11 @@ export function updateIssueComment(ctx: RequestContext, repository: RepositoryRe
   return { status: 200, body: render(ctx, repo, record) };
 }
 
-export function deleteIssueComment(ctx: RequestContext, repository: RepositoryRecord | undefined, idSegment: string): Reply {
+export function deleteIssueComment(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  idSegment: string,
+): Reply {
   const docs = OPERATION_DOCS.deleteIssueComment;
   const repo = visibleRepository(ctx, repository, docs);
   const record = existingComment(ctx, repo, idSegment, docs);

@@ -29,7 +29,11 @@ export function githubBase64(content: Buffer): string {
 
 const isRawMediaType = (accept: string): boolean => /application\/vnd\.github(\.v3)?\.raw(\+json)?\b/.test(accept);
 
-export function getContent(ctx: RequestContext, repository: RepositoryRecord | undefined, pathSegments: string[]): Reply {
+export function getContent(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  pathSegments: string[],
+): Reply {
   const docs = OPERATION_DOCS.getContent;
   const repo = visibleRepository(ctx, repository, docs);
   const ref = ctx.url.searchParams.get('ref') || repo.defaultBranch;
@@ -48,7 +52,12 @@ export function getContent(ctx: RequestContext, repository: RepositoryRecord | u
       entries.set(name, deeper.length > 0 ? 'dir' : 'file');
     }
     if (entries.size === 0 && path !== '') throw notFound(docs);
-    return { status: 200, body: [...entries].sort(([a], [b]) => a.localeCompare(b)).map(([name, type]) => ({ name, path: `${prefix}${name}`, type })) };
+    return {
+      status: 200,
+      body: [...entries]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, type]) => ({ name, path: `${prefix}${name}`, type })),
+    };
   }
   if (isRawMediaType(ctx.accept)) return { status: 200, raw: content };
   const sha = gitBlobSha(content);

@@ -9,7 +9,14 @@
 // update; a body over 65,536 characters is a 422 naming the field; labels a writer names
 // that do not exist yet are created.
 import { COMMENT_BODY_MAX_CHARACTERS, githubCharacterCount } from '../body-length.js';
-import { type Reply, type RequestContext, jsonBody, numericSegment, requireWrite, visibleRepository } from '../context.js';
+import {
+  type Reply,
+  type RequestContext,
+  jsonBody,
+  numericSegment,
+  requireWrite,
+  visibleRepository,
+} from '../context.js';
 import { GitHubError, OPERATION_DOCS, invalidRequest, notFound, validationFailed } from '../errors.js';
 import { issueObject } from '../objects.js';
 import { paginate } from '../pagination.js';
@@ -31,14 +38,28 @@ function render(ctx: RequestContext, repo: RepositoryRecord, issue: IssueRecord)
   return issueObject(issue, repo, ctx.state.commentsOf(repo, issue.number).length, ctx.urls);
 }
 
-function oneOf<T extends string>(ctx: RequestContext, name: string, allowed: readonly T[], fallback: T, docs: string): T {
+function oneOf<T extends string>(
+  ctx: RequestContext,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+  docs: string,
+): T {
   const raw = ctx.url.searchParams.get(name);
   if (raw === null) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw invalidRequest(`For 'properties/${name}', ${JSON.stringify(raw)} is not one of [${allowed.map((a) => JSON.stringify(a)).join(', ')}].`, docs);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw invalidRequest(
+      `For 'properties/${name}', ${JSON.stringify(raw)} is not one of [${allowed.map((a) => JSON.stringify(a)).join(', ')}].`,
+      docs,
+    );
   return raw as T;
 }
 
-export function listRepositoryIssues(ctx: RequestContext, repository: RepositoryRecord | undefined, linkBase: string): Reply {
+export function listRepositoryIssues(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  linkBase: string,
+): Reply {
   const docs = OPERATION_DOCS.listRepositoryIssues;
   const repo = visibleRepository(ctx, repository, docs);
   const state = oneOf(ctx, 'state', ['open', 'closed', 'all'] as const, 'open', docs);
@@ -52,7 +73,11 @@ export function listRepositoryIssues(ctx: RequestContext, repository: Repository
   const stateOf = (issue: IssueRecord) => issue.pullRequest?.state ?? issue.state ?? 'open';
   const authorOf = (issue: IssueRecord) => issue.pullRequest?.user.login ?? issue.user?.login ?? 'octocat';
   const key = (issue: IssueRecord): string | number =>
-    sort === 'comments' ? ctx.state.commentsOf(repo, issue.number).length : sort === 'updated' ? (issue.pullRequest?.updatedAt ?? issue.updatedAt ?? '') : (issue.pullRequest?.createdAt ?? issue.createdAt ?? '');
+    sort === 'comments'
+      ? ctx.state.commentsOf(repo, issue.number).length
+      : sort === 'updated'
+        ? (issue.pullRequest?.updatedAt ?? issue.updatedAt ?? '')
+        : (issue.pullRequest?.createdAt ?? issue.createdAt ?? '');
   const all = ctx.state
     .issuesOf(repo)
     .filter((issue) => state === 'all' || stateOf(issue) === state)
@@ -64,25 +89,51 @@ export function listRepositoryIssues(ctx: RequestContext, repository: Repository
       return direction === 'asc' ? order : -order;
     });
   const page = paginate(all, ctx.url.searchParams, linkBase);
-  return { status: 200, body: page.items.map((issue) => render(ctx, repo, issue)), headers: page.link ? { link: page.link } : {} };
+  return {
+    status: 200,
+    body: page.items.map((issue) => render(ctx, repo, issue)),
+    headers: page.link ? { link: page.link } : {},
+  };
 }
 
 /** The title of a create or update request, checked as GitHub checks it (numbers are taken as text). */
 function titleOf(value: unknown, docs: string): string {
-  if (typeof value !== 'string' && typeof value !== 'number') throw invalidRequest(`For 'properties/title', ${describe(value)} is not a string or integer.`, docs);
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw invalidRequest(`For 'properties/title', ${describe(value)} is not a string or integer.`, docs);
   const title = String(value);
   if (title.trim() === '') throw validationFailed([{ resource: 'Issue', code: 'missing_field', field: 'title' }], docs);
   if (githubCharacterCount(title) > ISSUE_TITLE_MAX_CHARACTERS) {
-    throw validationFailed([{ resource: 'Issue', code: 'custom', field: 'title', message: `title is too long (maximum is ${ISSUE_TITLE_MAX_CHARACTERS} characters)` }], docs);
+    throw validationFailed(
+      [
+        {
+          resource: 'Issue',
+          code: 'custom',
+          field: 'title',
+          message: `title is too long (maximum is ${ISSUE_TITLE_MAX_CHARACTERS} characters)`,
+        },
+      ],
+      docs,
+    );
   }
   return title;
 }
 
 function bodyOf(value: unknown, docs: string): string | null {
   if (value === null) return null;
-  if (typeof value !== 'string') throw invalidRequest(`For 'properties/body', ${describe(value)} is not a string or null.`, docs);
+  if (typeof value !== 'string')
+    throw invalidRequest(`For 'properties/body', ${describe(value)} is not a string or null.`, docs);
   if (githubCharacterCount(value) > COMMENT_BODY_MAX_CHARACTERS) {
-    throw validationFailed([{ resource: 'Issue', code: 'custom', field: 'body', message: `body is too long (maximum is ${COMMENT_BODY_MAX_CHARACTERS} characters)` }], docs);
+    throw validationFailed(
+      [
+        {
+          resource: 'Issue',
+          code: 'custom',
+          field: 'body',
+          message: `body is too long (maximum is ${COMMENT_BODY_MAX_CHARACTERS} characters)`,
+        },
+      ],
+      docs,
+    );
   }
   return value;
 }
@@ -91,8 +142,14 @@ function bodyOf(value: unknown, docs: string): string | null {
 function labelsOf(value: unknown, docs: string): string[] {
   if (!Array.isArray(value)) throw invalidRequest(`For 'properties/labels', ${describe(value)} is not an array.`, docs);
   return value.map((entry: unknown) => {
-    const name = typeof entry === 'string' ? entry : typeof entry === 'object' && entry !== null ? (entry as { name?: unknown }).name : undefined;
-    if (typeof name !== 'string' || name.trim() === '') throw invalidRequest(`For 'items', ${describe(entry)} is not a label name.`, docs);
+    const name =
+      typeof entry === 'string'
+        ? entry
+        : typeof entry === 'object' && entry !== null
+          ? (entry as { name?: unknown }).name
+          : undefined;
+    if (typeof name !== 'string' || name.trim() === '')
+      throw invalidRequest(`For 'items', ${describe(entry)} is not a label name.`, docs);
     return name;
   });
 }
@@ -129,7 +186,11 @@ export function getIssue(ctx: RequestContext, repository: RepositoryRecord | und
 
 const STATE_REASONS = ['completed', 'not_planned', 'reopened'] as const;
 
-export function updateIssue(ctx: RequestContext, repository: RepositoryRecord | undefined, numberSegment: string): Reply {
+export function updateIssue(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  numberSegment: string,
+): Reply {
   const docs = OPERATION_DOCS.updateIssue;
   const repo = visibleRepository(ctx, repository, docs);
   const issue = existingIssue(ctx, repo, numberSegment, docs);
@@ -141,13 +202,17 @@ export function updateIssue(ctx: RequestContext, repository: RepositoryRecord | 
   if ('body' in input) changes.body = bodyOf(input.body, docs);
   if ('labels' in input && input.labels !== null) changes.labels = labelsOf(input.labels, docs);
   if ('state' in input) {
-    if (input.state !== 'open' && input.state !== 'closed') throw invalidRequest(`For 'properties/state', ${describe(input.state)} is not one of ["open", "closed"].`, docs);
+    if (input.state !== 'open' && input.state !== 'closed')
+      throw invalidRequest(`For 'properties/state', ${describe(input.state)} is not one of ["open", "closed"].`, docs);
     changes.state = input.state;
   }
   if ('state_reason' in input) {
     const reason = input.state_reason;
     if (reason !== null && !(STATE_REASONS as readonly unknown[]).includes(reason)) {
-      throw invalidRequest(`For 'properties/state_reason', ${describe(reason)} is not one of ["completed", "not_planned", "reopened", null].`, docs);
+      throw invalidRequest(
+        `For 'properties/state_reason', ${describe(reason)} is not one of ["completed", "not_planned", "reopened", null].`,
+        docs,
+      );
     }
     changes.stateReason = reason as IssueChanges['stateReason'];
   }

@@ -6,7 +6,11 @@ import { pullRequestObject, pullRequestSimpleObject } from '../objects.js';
 import { paginate } from '../pagination.js';
 import type { RepositoryRecord } from '../records.js';
 
-export function getPullRequest(ctx: RequestContext, repository: RepositoryRecord | undefined, numberSegment: string): Reply {
+export function getPullRequest(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  numberSegment: string,
+): Reply {
   const docs = OPERATION_DOCS.getPullRequest;
   const repo = visibleRepository(ctx, repository, docs);
   const pr = ctx.state.issue(repo, numericSegment(numberSegment, docs))?.pullRequest;
@@ -19,7 +23,12 @@ export function getPullRequest(ctx: RequestContext, repository: RepositoryRecord
  * head); when there are none, the open pull requests whose head is `sha`. GitHub
  * answers 422 for a commit it does not know.
  */
-export function listPullRequestsForCommit(ctx: RequestContext, repository: RepositoryRecord | undefined, sha: string, linkBase: string): Reply {
+export function listPullRequestsForCommit(
+  ctx: RequestContext,
+  repository: RepositoryRecord | undefined,
+  sha: string,
+  linkBase: string,
+): Reply {
   const docs = OPERATION_DOCS.listPullRequestsForCommit;
   const repo = visibleRepository(ctx, repository, docs);
   if (!repo.commits.has(sha)) throw new GitHubError(422, `No commit found for SHA: ${sha}`, docs);

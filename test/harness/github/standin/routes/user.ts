@@ -7,6 +7,7 @@ import { simpleUser } from '../users.js';
 
 export function authenticatedUser(ctx: RequestContext): Reply {
   if (!ctx.caller) throw requiresAuthentication(`${DOCS}/users/users#get-the-authenticated-user`);
-  if (ctx.caller.kind === 'installation') throw notAccessibleByIntegration(`${DOCS}/users/users#get-the-authenticated-user`);
+  if (ctx.caller.kind === 'installation')
+    throw notAccessibleByIntegration(`${DOCS}/users/users#get-the-authenticated-user`);
   return { status: 200, body: simpleUser(ctx.caller.account, ctx.urls.api, ctx.urls.server) };
 }
