@@ -30,4 +30,15 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    // Type-aware rules, for the TypeScript files (tsconfig.check.json covers src, test, scripts and bench):
+    // a promise nobody awaits hides its failure; one passed where a callback's result is ignored is never awaited.
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { project: ['./tsconfig.check.json'], tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
 );
