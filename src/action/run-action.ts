@@ -361,23 +361,7 @@ async function runOnClusters(
       log,
     });
     if (plan.mode === 'status') return await readAndPublishState(run, plan, config, () => target(limits.deadline), log);
-    const review =
-      plan.mode === 'apply'
-        ? await loadReviewCheck({
-            policy: config.reviewed,
-            context,
-            plan,
-            githubToken: config.githubToken,
-            ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
-            signal: limits.deadline,
-            log,
-          })
-        : undefined;
-    if (review) {
-      run.beforeApply = review.beforeApply;
-      run.beforeLeave = review.beforeLeave;
-      run.beforeRename = review.beforeRename;
-    }
+    const review = plan.mode === 'apply' ? await attachReviewCheck(run, start, plan, limits, log) : undefined;
     // Only an apply rolls out; diff and drift plan.
     const fleetChangeSet = plan.mode === 'apply' ? await rollOutFleet(run) : await planFleet(run);
     const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
@@ -393,6 +377,32 @@ async function runOnClusters(
     limits.release();
     watchdog.stop();
   }
+}
+
+/** An apply's review check (review-check.ts): the pull request's review record read, each cluster compared before it is applied. */
+async function attachReviewCheck(
+  run: FleetRun,
+  start: RunStart,
+  plan: Extract<ClusterPlan, { mode: 'diff' | 'apply' }>,
+  limits: RunLimits,
+  log: ActionLog,
+): Promise<ReviewCheck | undefined> {
+  const { config, context } = start;
+  const review = await loadReviewCheck({
+    policy: config.reviewed,
+    context,
+    plan,
+    githubToken: config.githubToken,
+    ...(config.commentAuthor ? { commentAuthor: config.commentAuthor } : {}),
+    signal: limits.deadline,
+    log,
+  });
+  if (review) {
+    run.beforeApply = review.beforeApply;
+    run.beforeLeave = review.beforeLeave;
+    run.beforeRename = review.beforeRename;
+  }
+  return review;
 }
 
 /** The fleet run of a plan: the bundle and runtime read, the module resolver, the base runtime for fleet membership, the options. */
@@ -413,33 +423,11 @@ async function fleetRun(
     config.shardBy,
   );
   setOutput(io.env, 'matrix', matrixOutput(shards));
-  const resolver = new ModuleResolver(
-    ws.engine,
-    ws.cwd,
-    {
-      hostCredentials: config.registryCreds,
-      secrets: (value: string) => secrets.register(value),
-      signal: limits.workDeadline,
-    },
-    ws.boundary,
-  );
+  const resolver = moduleResolver(config, ws, limits, secrets);
   const onPullRequest = PULL_REQUEST_EVENTS.has(context.eventName);
   // Fleet membership: the runtime before the event's change (base-runtime.ts); a diff or an apply only.
   const membership =
-    plan.mode === 'diff' || plan.mode === 'apply'
-      ? await readBaseRuntime({
-          context,
-          runtimeFiles: config.runtimeFiles,
-          cwd: ws.cwd,
-          workspace: ws.workspace,
-          engine: ws.engine,
-          moduleFiles: ws.moduleFiles,
-          githubToken: config.githubToken,
-          signal: limits.workDeadline,
-          log: (line) => log.line(line),
-          redact: (text) => secrets.redact(text),
-        })
-      : {};
+    plan.mode === 'diff' || plan.mode === 'apply' ? await baseRuntime(start, ws, limits, secrets, log) : {};
   return {
     ...membership,
     engine: ws.engine,
@@ -466,6 +454,44 @@ async function fleetRun(
     // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
     ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
   };
+}
+
+/** The module resolver of a run: registry credentials bound to their hosts, secrets registered, stopped by the work's deadline. */
+function moduleResolver(
+  config: ActionConfig,
+  ws: Workspace,
+  limits: RunLimits,
+  secrets: SecretRegistry,
+): ModuleResolver {
+  const options = {
+    hostCredentials: config.registryCreds,
+    secrets: (value: string) => secrets.register(value),
+    signal: limits.workDeadline,
+  };
+  return new ModuleResolver(ws.engine, ws.cwd, options, ws.boundary);
+}
+
+/** The runtime at the event's base commit, for the clusters that leave the fleet (base-runtime.ts). */
+function baseRuntime(
+  start: RunStart,
+  ws: Workspace,
+  limits: RunLimits,
+  secrets: SecretRegistry,
+  log: ActionLog,
+): ReturnType<typeof readBaseRuntime> {
+  const { config, context } = start;
+  return readBaseRuntime({
+    context,
+    runtimeFiles: config.runtimeFiles,
+    cwd: ws.cwd,
+    workspace: ws.workspace,
+    engine: ws.engine,
+    moduleFiles: ws.moduleFiles,
+    githubToken: config.githubToken,
+    signal: limits.workDeadline,
+    log: (line) => log.line(line),
+    redact: (text) => secrets.redact(text),
+  });
 }
 
 function fleetOptions(config: ActionConfig): FleetRun['options'] {

@@ -153,8 +153,11 @@ describe('the run options contract', () => {
         mode: runOptions.clusterIdentity.cli.value,
         recordName: runOptions.clusterIdentityRecord.cli.value,
         repin: runOptions.repinClusters.cli.value,
+        repinAdvice: expect.any(Function),
       },
     });
+    // The CLI's refusal of a cluster recorded under another name says its own flag.
+    expect(run.options.identity?.repinAdvice?.('prod-1')).toBe('run timoni-fleet apply --repin-cluster prod-1');
     expect(run.selector).toEqual({
       cluster: runOptions.runtimeCluster.cli.value,
       group: runOptions.runtimeGroup.cli.value,
