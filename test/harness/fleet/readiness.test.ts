@@ -2,7 +2,8 @@
 // patching their status subresource, in the shape kstatus checks.
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from './kube-client.js';
-import { keepReady, markNamespaceReady, markReady } from './readiness.js';
+import { computeStatus } from '../../../src/kube/status/kstatus.js';
+import { keepReady, markNamespaceReady, markReady, neverReadyAnnotation, setNotReadyMarker } from './readiness.js';
 import { clusterClient, testNamespace } from './test-context.js';
 
 const labels = { app: 'web' };
@@ -129,6 +130,87 @@ describe('readiness helper', () => {
       await waitForGeneration(1, 2);
       await client.apply({ ...deployment, spec: { ...(deployment.spec as object), replicas: 4 } });
       await waitForGeneration(2, 4);
+    } finally {
+      await loop.stop();
+    }
+  });
+
+  it('never makes a workload annotated never-ready ready: a Deployment past its deadline, a failed Job', async () => {
+    const client = clusterClient(1);
+    const namespace = await testNamespace(1, 'never-ready');
+    const marked = { [neverReadyAnnotation]: 'true' };
+    const [deployment, , , job] = workloads(namespace.name);
+    if (!deployment || !job) throw new Error('no Deployment or Job in the fixture');
+    await client.apply({ ...deployment, metadata: { ...deployment.metadata, annotations: marked } });
+    await client.apply({ ...deployment, metadata: { ...deployment.metadata, name: 'plain' } });
+    await client.apply({ ...job, metadata: { ...job.metadata, annotations: marked } });
+
+    expect(await markNamespaceReady(client, namespace.name)).toBe(3);
+    const ref = (kind: string, apiVersion: string, name: string) => ({
+      apiVersion,
+      kind,
+      namespace: namespace.name,
+      name,
+    });
+    const web = await client.get(ref('Deployment', 'apps/v1', 'web'));
+    expect(computeStatus(web)).toMatchObject({ status: 'Failed', message: expect.stringMatching(/deadline exceeded/) });
+    expect(statusOf(web).observedGeneration).toBe(web.metadata.generation);
+    expect(computeStatus(await client.get(ref('Deployment', 'apps/v1', 'plain'))).status).toBe('Current');
+    const migrate = await client.get(ref('Job', 'batch/v1', 'migrate'));
+    expect(computeStatus(migrate)).toMatchObject({ status: 'Failed', message: expect.stringMatching(/^Job Failed/) });
+    expect(conditionTrue(statusOf(migrate), 'Complete')).toBe(false);
+
+    // Stable: a second pass leaves them as they are.
+    expect(await markNamespaceReady(client, namespace.name)).toBe(0);
+
+    // A new generation of the marked Deployment stays not ready; without the marker it becomes ready.
+    await client.apply({
+      ...deployment,
+      metadata: { ...deployment.metadata, annotations: marked },
+      spec: { ...(deployment.spec as object), replicas: 3 },
+    });
+    expect(await markNamespaceReady(client, namespace.name)).toBe(1);
+    expect(computeStatus(await client.get(ref('Deployment', 'apps/v1', 'web'))).status).toBe('Failed');
+    await client.apply({ ...deployment, spec: { ...(deployment.spec as object), replicas: 3 } });
+    expect(await markNamespaceReady(client, namespace.name)).toBe(1);
+    expect(computeStatus(await client.get(ref('Deployment', 'apps/v1', 'web'))).status).toBe('Current');
+  });
+
+  it('turns a live, ready workload not ready once annotated turn-not-ready, and ready again without it', async () => {
+    const client = clusterClient(2);
+    const namespace = await testNamespace(2, 'turn-not-ready');
+    const loop = keepReady(client, namespace.name, 100);
+    try {
+      const [deployment, statefulSet] = workloads(namespace.name);
+      if (!deployment || !statefulSet) throw new Error('no Deployment or StatefulSet in the fixture');
+      await client.apply(deployment);
+      await client.apply(statefulSet);
+      const refs = [
+        { apiVersion: 'apps/v1', kind: 'Deployment', namespace: namespace.name, name: 'web' },
+        { apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: namespace.name, name: 'db' },
+      ];
+      const waitForStatus = async (wanted: string) => {
+        const deadline = Date.now() + 20_000;
+        for (;;) {
+          const statuses = await Promise.all(refs.map(async (ref) => computeStatus(await client.get(ref))));
+          if (statuses.every((entry) => entry.status === wanted)) return statuses;
+          if (Date.now() > deadline) throw new Error(`not all ${wanted}: ${JSON.stringify(statuses)}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      await waitForStatus('Current');
+
+      for (const ref of refs) await setNotReadyMarker(client, ref, 'turn-not-ready');
+      const [web, db] = await waitForStatus('InProgress');
+      expect(web?.message).toBe('Available: 0/2');
+      expect(db?.message).toBe('Ready: 0/3');
+      // The marker is an annotation only, with a field manager of its own: the spec stays.
+      const live = await client.get(refs[0] ?? refs[1]!);
+      expect((live.spec as { replicas?: number }).replicas).toBe(2);
+      expect(live.metadata.managedFields?.map((entry) => entry.manager)).toContain('fleet-test-marker');
+
+      for (const ref of refs) await setNotReadyMarker(client, ref, undefined);
+      await waitForStatus('Current');
     } finally {
       await loop.stop();
     }

@@ -4,6 +4,11 @@
 // that kstatus-style checks (observedGeneration, replica counts, Available / Complete
 // conditions) report it Current. The fleet runs no workload controllers (see
 // kube-controller-manager.ts), so nothing overwrites these patches.
+//
+// Two annotations on a workload make it fail instead, for tests of failed rollouts:
+// `test.timoni-fleet.io/never-ready: "true"` keeps it from ever being made ready, and
+// `test.timoni-fleet.io/turn-not-ready: "true"`, added later to a live ready object, turns
+// it not ready (see `notReadyStatus`). Without them (or once removed) it is made ready again.
 import type { KubeClient, KubeObject, ObjectRef } from './kube-client.js';
 
 export const readyKinds = ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job'] as const;
@@ -17,11 +22,16 @@ const apiVersions: Record<ReadyKind, string> = {
   Job: 'batch/v1',
 };
 
+/** Annotation: the workload is never made ready (a Deployment's progress deadline is exceeded, a Job fails). */
+export const neverReadyAnnotation = 'test.timoni-fleet.io/never-ready';
+/** Annotation: a live, ready workload is turned not ready (its replicas become unavailable, a Job fails). */
+export const turnNotReadyAnnotation = 'test.timoni-fleet.io/turn-not-ready';
+
 interface Workload extends KubeObject {
   spec?: { replicas?: number; completions?: number | null; parallelism?: number };
   status?: Record<string, unknown> & {
     observedGeneration?: number;
-    conditions?: Array<{ type: string; status: string }>;
+    conditions?: Array<{ type: string; status: string; reason?: string }>;
   };
 }
 
@@ -102,13 +112,137 @@ export function readyStatus(object: Workload, now = new Date().toISOString()): R
   }
 }
 
+/** Which marker the object carries (`never-ready` first), or undefined for none. */
+export function notReadyMarker(object: KubeObject): 'never-ready' | 'turn-not-ready' | undefined {
+  const annotations = object.metadata.annotations ?? {};
+  if (annotations[neverReadyAnnotation] === 'true') return 'never-ready';
+  if (annotations[turnNotReadyAnnotation] === 'true') return 'turn-not-ready';
+  return undefined;
+}
+
+/**
+ * The status of a workload that is not ready, as its controller would report it:
+ * - `never-ready`: a Deployment whose progress deadline is exceeded (kstatus: Failed),
+ * - `turn-not-ready`: a Deployment whose replicas became unavailable (kstatus: InProgress),
+ * - either: a StatefulSet, DaemonSet or ReplicaSet with no ready replica (InProgress), a Job
+ *   that failed (BackoffLimitExceeded; kstatus: Failed).
+ */
+export function notReadyStatus(
+  object: Workload,
+  marker: 'never-ready' | 'turn-not-ready',
+  now = new Date().toISOString(),
+): Record<string, unknown> {
+  const ready = readyStatus(object, now);
+  const replicas = object.spec?.replicas ?? 1;
+  const name = object.metadata.name;
+  switch (object.kind as ReadyKind) {
+    case 'Deployment': {
+      const progressing =
+        marker === 'never-ready'
+          ? {
+              ...condition(
+                'Progressing',
+                'ProgressDeadlineExceeded',
+                `ReplicaSet "${name}" has timed out progressing.`,
+                now,
+              ),
+              status: 'False',
+            }
+          : condition(
+              'Progressing',
+              'NewReplicaSetAvailable',
+              `ReplicaSet "${name}" has successfully progressed.`,
+              now,
+            );
+      return {
+        ...ready,
+        readyReplicas: 0,
+        availableReplicas: 0,
+        unavailableReplicas: replicas,
+        conditions: [
+          {
+            ...condition(
+              'Available',
+              'MinimumReplicasUnavailable',
+              'Deployment does not have minimum availability.',
+              now,
+            ),
+            status: 'False',
+          },
+          progressing,
+        ],
+      };
+    }
+    case 'ReplicaSet':
+      return { ...ready, readyReplicas: 0, availableReplicas: 0 };
+    case 'StatefulSet':
+      return { ...ready, readyReplicas: 0, availableReplicas: 0 };
+    case 'DaemonSet':
+      return { ...ready, numberReady: 0, numberAvailable: 0, numberUnavailable: 1 };
+    case 'Job': {
+      const failedCondition = (type: string) =>
+        condition(type, 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', now);
+      return {
+        startTime: (object.status?.startTime as string | undefined) ?? now,
+        completionTime: null,
+        active: 0,
+        ready: 0,
+        terminating: 0,
+        succeeded: 0,
+        failed: 1,
+        uncountedTerminatedPods: {},
+        conditions: [failedCondition('FailureTarget'), failedCondition('Failed')],
+      };
+    }
+    default:
+      throw new Error(`no readiness rule for ${object.kind} ${name}: only ${readyKinds.join(', ')}`);
+  }
+}
+
+function conditionTrue(status: NonNullable<Workload['status']>, type: string): boolean {
+  return (status.conditions ?? []).some((entry) => entry.type === type && entry.status === 'True');
+}
+
+/** The replica count a status calls ready, per kind (0 when absent). */
+function readyCount(object: Workload): number {
+  const status = object.status ?? {};
+  const count = object.kind === 'DaemonSet' ? status.numberReady : status.readyReplicas;
+  return typeof count === 'number' ? count : 0;
+}
+
 /** True when the object's status already says what `readyStatus` would write for its generation. */
 export function looksReady(object: Workload): boolean {
   const status = object.status;
   if (!status) return false;
-  if (object.kind === 'Job')
-    return (status.conditions ?? []).some((entry) => entry.type === 'Complete' && entry.status === 'True');
-  return status.observedGeneration === (object.metadata.generation ?? 1);
+  if (object.kind === 'Job') return conditionTrue(status, 'Complete');
+  if (status.observedGeneration !== (object.metadata.generation ?? 1)) return false;
+  const wanted = object.kind === 'DaemonSet' ? 1 : (object.spec?.replicas ?? 1);
+  return readyCount(object) === wanted;
+}
+
+/** True when the object's status already says what `notReadyStatus` would write for its generation. */
+export function looksNotReady(object: Workload, marker: 'never-ready' | 'turn-not-ready'): boolean {
+  const status = object.status;
+  if (!status) return false;
+  if (object.kind === 'Job') return conditionTrue(status, 'Failed');
+  if (status.observedGeneration !== (object.metadata.generation ?? 1)) return false;
+  if (readyCount(object) !== 0) return false;
+  if (object.kind !== 'Deployment') return true;
+  const deadlineExceeded = (status.conditions ?? []).some((entry) => entry.reason === 'ProgressDeadlineExceeded');
+  return deadlineExceeded === (marker === 'never-ready');
+}
+
+/**
+ * A finished Job's conditions are final (the API server refuses to turn a complete Job
+ * into a failed one): a Job marked `turn-not-ready` after it completed stays complete.
+ */
+function canTurn(object: Workload, marker: 'never-ready' | 'turn-not-ready'): boolean {
+  return !(
+    object.kind === 'Job' &&
+    marker === 'turn-not-ready' &&
+    object.status &&
+    conditionTrue(object.status, 'Complete')
+  );
 }
 
 /** Patches one workload's status so that it reads as ready; returns the updated object. */
@@ -124,23 +258,61 @@ export async function markReady(client: KubeClient, ref: ObjectRef): Promise<Kub
   }
 }
 
-/** Marks every workload of the ready kinds in `namespace` (all namespaces when omitted) ready; returns how many were patched. */
+/** Patches one workload's status so that it reads as not ready (see `notReadyStatus`); returns the updated object. */
+export async function markNotReady(
+  client: KubeClient,
+  ref: ObjectRef,
+  marker: 'never-ready' | 'turn-not-ready' = 'turn-not-ready',
+): Promise<KubeObject> {
+  const object = await client.get<Workload>(ref);
+  try {
+    return await client.patchStatus(ref, { status: notReadyStatus(object, marker) });
+  } catch (error) {
+    throw new Error(
+      `marking ${ref.kind} ${ref.namespace ?? ''}/${ref.name} not ready (${marker}) on ${client.contextName} failed: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Marks every workload of the ready kinds in `namespace` (all namespaces when omitted)
+ * ready, or not ready when annotated with a marker (`never-ready`, `turn-not-ready`);
+ * returns how many were patched.
+ */
 export async function markNamespaceReady(client: KubeClient, namespace?: string): Promise<number> {
   let patched = 0;
   for (const kind of readyKinds) {
     const list = await client.list<Workload>(apiVersions[kind], kind, { namespace });
-    for (const item of list.items) {
-      if (looksReady({ ...item, kind })) continue;
-      await markReady(client, {
-        apiVersion: apiVersions[kind],
-        kind,
-        namespace: item.metadata.namespace,
-        name: item.metadata.name,
-      });
+    for (const listed of list.items) {
+      const item = { ...listed, kind };
+      const ref = { apiVersion: apiVersions[kind], kind, namespace: item.metadata.namespace, name: item.metadata.name };
+      const marker = notReadyMarker(item);
+      if (marker) {
+        if (looksNotReady(item, marker) || !canTurn(item, marker)) continue;
+        await markNotReady(client, ref, marker);
+      } else {
+        if (looksReady(item)) continue;
+        await markReady(client, ref);
+      }
       patched += 1;
     }
   }
   return patched;
+}
+
+/**
+ * Sets (or, with `undefined`, removes) a marker annotation on a live object, by a
+ * server-side apply of its own field manager: the object's other fields and owners stay.
+ */
+export async function setNotReadyMarker(
+  client: KubeClient,
+  ref: ObjectRef,
+  marker: 'never-ready' | 'turn-not-ready' | undefined,
+): Promise<KubeObject> {
+  const annotation = marker === 'never-ready' ? neverReadyAnnotation : turnNotReadyAnnotation;
+  const metadata = { name: ref.name, namespace: ref.namespace, annotations: marker ? { [annotation]: 'true' } : {} };
+  return client.apply({ apiVersion: ref.apiVersion, kind: ref.kind, metadata }, { fieldManager: 'fleet-test-marker' });
 }
 
 export interface ReadinessLoop {
