@@ -39,6 +39,11 @@ export interface FleetOptions {
   /** With `waves`: clusters of one wave applied at once (1 or more). */
   maxParallel: number;
   /**
+   * The soak gate (soak.ts), in milliseconds: after a wave (or, sequentially, a cluster) is
+   * applied, its objects are watched this long before the next one starts. Absent: none.
+   */
+  soakMs?: number | undefined;
+  /**
    * The cluster identity check (`../kube/connect/cluster-identity.ts`): `mode` (absent: `check`,
    * refuse a cluster whose record names another runtime cluster, write nothing), the
    * record's ConfigMap name (absent: `timoni-fleet-identity`), the runtime clusters an apply

@@ -39,6 +39,7 @@ import {
 } from './membership.js';
 import { desiredOfBuild, withDesired } from './desired-state.js';
 import { rollOutWaves, stoppedEntry } from './waves.js';
+import { soakClusters } from './soak.js';
 import { CLUSTER_GRACE_MS, FAILURE_MARK, runStopped, withinDeadline, type FleetRun } from './fleet-run.js';
 import {
   bundleErrorOnce,
@@ -312,7 +313,13 @@ async function rollOutHead(run: FleetRun, clusters: RuntimeCluster[]): Promise<C
   if (run.options.strategy === 'waves') {
     const entries = await rollOutWaves(
       clusters,
-      { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel },
+      {
+        maxParallel: run.options.maxParallel,
+        log: run.log,
+        deadlineAt: run.deadlineAt,
+        cancel: run.cancel,
+        soak: (wave, what) => soakClusters(run, wave, what),
+      },
       (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds),
     );
     logCancellation(run, entries);
@@ -334,8 +341,11 @@ async function rollOutHead(run: FleetRun, clusters: RuntimeCluster[]): Promise<C
     run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
     const entry = await rollOutWithinLimit(run, cluster, (text) => run.log.line(text), bundleName, builds);
     run.log.endGroup();
-    entries.push(entry);
-    failed = entry.status === 'failed';
+    // The soak gate (soak.ts): the cluster applied is watched before the next one starts.
+    const [soaked = entry] =
+      entry.status === 'applied' ? await soakClusters(run, [entry], `cluster ${cluster.name}`) : [entry];
+    entries.push(soaked);
+    failed = soaked.status === 'failed';
   }
   const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
   if (skipped.length > 0)

@@ -216,6 +216,11 @@ export const runOptions = {
     choices: ROLLOUT_STRATEGIES,
   }),
   maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
+  /**
+   * The soak gate between waves (or, sequentially, clusters): how long the objects applied
+   * are watched for readiness before the next one starts (soak.ts). None by default.
+   */
+  soak: textOption<number | undefined>('soak', undefined, '', duration('10m or 90s', true)),
   /** The whole run's time limit. */
   deadline: {
     kind: 'text',

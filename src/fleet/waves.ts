@@ -8,6 +8,8 @@
 // checked before each cluster starts, as in the sequential rollout. Each cluster's lines are collected while it
 // runs and printed as one group when it ends, so that clusters running at once never
 // interleave their logs. Entries come back in runtime order, whatever order clusters end in.
+// With a soak (soak.ts), a wave whose clusters were all applied is watched for the soak's
+// duration before the next wave starts; a cluster that turns not ready stops the rollout.
 import type { RuntimeCluster } from '../bundle/index.js';
 import { cancellationOf, type RunCancelled } from '../cancellation.js';
 import { CANCELLED_STEP, type ClusterChanges } from '../changeset.js';
@@ -58,6 +60,11 @@ export interface WaveOptions {
   deadlineAt?: number | undefined;
   /** The run's cancellation: no cluster starts after it either. */
   cancel?: AbortSignal | undefined;
+  /**
+   * The soak gate (soak.ts): called with a wave's entries once every cluster of it was
+   * applied, before the next wave; answers them with the clusters that turned not ready failed.
+   */
+  soak?: ((entries: ClusterChanges[], what: string) => Promise<ClusterChanges[]>) | undefined;
 }
 
 /** One cluster's whole rollout, within its time limit, telling its lines to `line`; never rejects for a cluster's failure. */
@@ -105,7 +112,12 @@ export async function rollOutWaves(
         log.flushInto(options.log, `cluster ${cluster.name} (${cluster.group}): ${status}`);
       }
     });
-    entries.push(...results);
+    const soaked =
+      !stopped && options.soak
+        ? await options.soak(results, `wave ${index + 1} of ${waves.length} (group ${wave.group})`)
+        : results;
+    if (soaked.some((entry) => entry.status !== 'applied')) stopped = true;
+    entries.push(...soaked);
     if (stopped) stoppedIn ??= wave;
   }
   if (stoppedIn) {

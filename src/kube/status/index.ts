@@ -1,4 +1,5 @@
 // kube/status, the face: readiness as kstatus computes it, and waiting for objects to be ready or gone.
+export { computeStatus } from './kstatus.js';
 export {
   objectsToWaitFor,
   type ReadinessCheck,

@@ -302,7 +302,7 @@ export async function markNamespaceReady(client: KubeClient, namespace?: string)
 }
 
 /**
- * Sets (or, with `undefined`, removes) a marker annotation on a live object, by a
+ * Sets (or, with `undefined`, removes) a marker annotation on a live object, by a forced
  * server-side apply of its own field manager: the object's other fields and owners stay.
  */
 export async function setNotReadyMarker(
@@ -312,7 +312,10 @@ export async function setNotReadyMarker(
 ): Promise<KubeObject> {
   const annotation = marker === 'never-ready' ? neverReadyAnnotation : turnNotReadyAnnotation;
   const metadata = { name: ref.name, namespace: ref.namespace, annotations: marker ? { [annotation]: 'true' } : {} };
-  return client.apply({ apiVersion: ref.apiVersion, kind: ref.kind, metadata }, { fieldManager: 'fleet-test-marker' });
+  return client.apply(
+    { apiVersion: ref.apiVersion, kind: ref.kind, metadata },
+    { fieldManager: 'fleet-test-marker', force: true },
+  );
 }
 
 export interface ReadinessLoop {
