@@ -2,9 +2,11 @@
 // wave as a rollout leaves them (applied, with their objects), real objects kept ready by
 // the harness, then turned not ready (its `turn-not-ready` marker), deleted, or left alone;
 // the run's deadline and its cancellation during a soak. Short soaks and intervals keep it fast.
+// Then the sequential rollout through the CLI (`apply --soak`): each cluster soaked before the next.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import type { ClusterChanges, ObjectChange } from '../../src/changeset.js';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import type { ChangeSet, ClusterChanges, ObjectChange } from '../../src/changeset.js';
+import { runCli } from '../../src/cli/dispatch.js';
 import { loadKubeconfig } from '../../src/kube/connect/index.js';
 import type { FleetLog } from '../../src/fleet/fleet-run.js';
 import { soakClusters, watchedObjects, type SoakRun } from '../../src/fleet/soak.js';
@@ -12,6 +14,7 @@ import { SecretRegistry } from '../../src/secrets.js';
 import type { KubeObject } from '../harness/fleet/kube-client.js';
 import { keepReady, setNotReadyMarker } from '../harness/fleet/readiness.js';
 import { clusterClient, testFleet, testNamespace } from '../harness/fleet/test-context.js';
+import { fixtures } from './fleet-layer-cli.js';
 
 const timing = { intervalMs: 200, progressEveryMs: 700 };
 const labels = { app: 'web' };
@@ -234,5 +237,125 @@ describe('the soak gate', () => {
     expect(await soakClusters(run, [failed], 'cluster x', timing)).toEqual([failed]);
     expect(await soakClusters(soakRun(0), [failed], 'cluster x', timing)).toEqual([failed]);
     expect(run.log.lines).toEqual([]);
+  });
+});
+
+// ---- The sequential rollout through the CLI
+
+/** A namespace of the same name on every cluster of the fleet, its workloads kept ready, deleted when the test ends. */
+async function readyNamespaceEverywhere(prefix: string): Promise<string> {
+  const { name } = await testNamespace(0, prefix);
+  for (const index of [0, 1, 2]) {
+    const client = clusterClient(index);
+    if (index > 0) {
+      await client.apply(
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'timoni-fleet.test/namespace': 'true' } } },
+        { fieldManager: 'fleet-test-namespace' },
+      );
+      onTestFinished(async () => {
+        await client.delete({ apiVersion: 'v1', kind: 'Namespace', name });
+      });
+    }
+    const loop = keepReady(client, name, 100);
+    onTestFinished(() => loop.stop());
+  }
+  return name;
+}
+
+/** `timoni-fleet apply` of the waves fixtures (stage-a, stage-b, prod), sequential; `onLog` sees stderr as it comes. */
+async function applySequential(
+  namespaces: [string, string],
+  extra: string[],
+  onLog: (text: string) => void = () => undefined,
+): Promise<{ code: number; stderr: string; changeSet: ChangeSet }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(
+    [
+      'apply',
+      ...['-f', 'waves-bundle.cue', '-r', 'runtime-waves.cue', '--kubeconfig', inject('fleet').kubeconfigPath],
+      ...['--runtime-from-env', '--prune-removed-instances=false', '--timeout', '60s', '-o', 'json'],
+      ...extra,
+    ],
+    {
+      cwd: fixtures,
+      env: { FLEET_WAVES_NS_A: namespaces[0], FLEET_WAVES_NS_B: namespaces[1] },
+      stdout: (text) => {
+        stdout += text;
+      },
+      stderr: (text) => {
+        stderr += text;
+        onLog(text);
+      },
+    },
+  );
+  if (!stdout) throw new Error(`no ChangeSet (exit ${code}):\n${stderr}`);
+  return { code, stderr, changeSet: JSON.parse(stdout) as ChangeSet };
+}
+
+describe('apply --soak, sequential', () => {
+  it('soaks each cluster before the next one', async () => {
+    const namespaces: [string, string] = [
+      await readyNamespaceEverywhere('soak-seq-a'),
+      await readyNamespaceEverywhere('soak-seq-b'),
+    ];
+    const result = await applySequential(namespaces, ['--soak', '1s']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.changeSet.clusters.map((c) => [c.name, c.status])).toEqual([
+      ['stage-a', 'applied'],
+      ['stage-b', 'applied'],
+      ['prod', 'applied'],
+    ]);
+    const passed = (cluster: string) => result.stderr.indexOf(`soak of cluster ${cluster} passed`);
+    expect(result.stderr).toMatch(
+      /soak of cluster stage-a: watching \d+ object\(s\) on stage-a for 1s before going on/,
+    );
+    expect(passed('stage-a')).toBeGreaterThan(0);
+    expect(passed('stage-b')).toBeGreaterThan(passed('stage-a'));
+    expect(passed('prod')).toBeGreaterThan(passed('stage-b'));
+    // stage-b's group opens once stage-a's soak has passed.
+    expect(result.stderr.indexOf('stage-b')).toBeGreaterThan(passed('stage-a'));
+  });
+
+  it('stops at the cluster that turns not ready during its soak; the ones after it are not reached', async () => {
+    const namespaces: [string, string] = [
+      await readyNamespaceEverywhere('soak-seq-fail-a'),
+      await readyNamespaceEverywhere('soak-seq-fail-b'),
+    ];
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: namespaces[1], name: 'second' };
+    let marked: Promise<unknown> | undefined;
+    const result = await applySequential(namespaces, ['--soak', '20s'], (text) => {
+      if (!marked && text.includes('soak of cluster stage-a: watching'))
+        marked = setNotReadyMarker(clusterClient(0), deployment, 'turn-not-ready');
+    });
+    await marked;
+    expect(result.code, result.stderr).toBe(2);
+    const [stageA] = result.changeSet.clusters;
+    expect(result.changeSet.clusters.map((c) => [c.name, c.status])).toEqual([
+      ['stage-a', 'failed'],
+      ['stage-b', 'skipped'],
+      ['prod', 'skipped'],
+    ]);
+    expect(stageA?.error).toMatchObject({
+      step: 'soak',
+      instance: 'second',
+      object: `Deployment/${namespaces[1]}/second`,
+    });
+    expect(stageA?.error?.message).toContain('turned not ready during the soak');
+    expect(result.stderr).toContain('rollout stopped at cluster stage-a; not reached: stage-b, prod');
+  });
+
+  it('refuses a soak that is not a duration', async () => {
+    let stderr = '';
+    const code = await runCli(['apply', '-f', 'waves-bundle.cue', '-r', 'runtime-waves.cue', '--soak', '0'], {
+      cwd: fixtures,
+      env: {},
+      stdout: () => undefined,
+      stderr: (text) => {
+        stderr += text;
+      },
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain('--soak must be a duration such as 10m or 90s, not "0"');
   });
 });
