@@ -215,4 +215,17 @@ describe('readiness helper', () => {
       await loop.stop();
     }
   });
+
+  it('leaves a completed Job complete when it is marked turn-not-ready (a finished Job is final)', async () => {
+    const client = clusterClient(0);
+    const namespace = await testNamespace(0, 'job-final');
+    const [, , , job] = workloads(namespace.name);
+    if (!job) throw new Error('no Job in the fixture');
+    await client.apply(job);
+    expect(await markNamespaceReady(client, namespace.name)).toBe(1);
+    const ref = { apiVersion: 'batch/v1', kind: 'Job', namespace: namespace.name, name: 'migrate' };
+    await setNotReadyMarker(client, ref, 'turn-not-ready');
+    expect(await markNamespaceReady(client, namespace.name)).toBe(0);
+    expect(computeStatus(await client.get(ref)).status).toBe('Current');
+  });
 });

@@ -234,15 +234,10 @@ export function looksNotReady(object: Workload, marker: 'never-ready' | 'turn-no
 
 /**
  * A finished Job's conditions are final (the API server refuses to turn a complete Job
- * into a failed one): a Job marked `turn-not-ready` after it completed stays complete.
+ * into a failed one): a Job marked after it completed stays complete, whichever the marker.
  */
-function canTurn(object: Workload, marker: 'never-ready' | 'turn-not-ready'): boolean {
-  return !(
-    object.kind === 'Job' &&
-    marker === 'turn-not-ready' &&
-    object.status &&
-    conditionTrue(object.status, 'Complete')
-  );
+function canTurn(object: Workload): boolean {
+  return !(object.kind === 'Job' && object.status && conditionTrue(object.status, 'Complete'));
 }
 
 /** Patches one workload's status so that it reads as ready; returns the updated object. */
@@ -289,7 +284,7 @@ export async function markNamespaceReady(client: KubeClient, namespace?: string)
       const ref = { apiVersion: apiVersions[kind], kind, namespace: item.metadata.namespace, name: item.metadata.name };
       const marker = notReadyMarker(item);
       if (marker) {
-        if (looksNotReady(item, marker) || !canTurn(item, marker)) continue;
+        if (looksNotReady(item, marker) || !canTurn(item)) continue;
         await markNotReady(client, ref, marker);
       } else {
         if (looksReady(item)) continue;
