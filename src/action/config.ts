@@ -12,6 +12,7 @@ import {
   RunOptionError,
   type BooleanOption,
   type ListOption,
+  type OnFailure,
   type RolloutStrategy,
   type TextOption,
 } from '../fleet/run-options.js';
@@ -61,6 +62,8 @@ export interface ActionConfig {
   strategy: RolloutStrategy;
   /** With `strategy: waves`, clusters of one wave applied at once (`max-parallel`). */
   maxParallel: number;
+  /** A failed cluster during a rollout: `stop`, or `rollback` to put it back as it was (`on-failure`). */
+  onFailure: OnFailure;
   workingDirectory: string;
   /** Where to write the ChangeSet file, relative to the workspace (`changes-file`); empty: under RUNNER_TEMP. */
   changesFile: string;
@@ -181,6 +184,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     concurrency,
     strategy,
     maxParallel,
+    onFailure: readOption(env, runOptions.onFailure),
     workingDirectory: getInput(env, 'working-directory') || '.',
     changesFile: readOption(env, runOptions.changesFile),
     changesPatterns: getInput(env, 'changes')

@@ -507,6 +507,7 @@ function fleetOptions(config: ActionConfig): FleetRun['options'] {
     concurrency: config.concurrency,
     strategy: config.strategy,
     maxParallel: config.maxParallel,
+    onFailure: config.onFailure,
     identity: {
       mode: config.clusterIdentity,
       recordName: config.clusterIdentityRecord,

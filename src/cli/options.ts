@@ -188,6 +188,10 @@ export const fleetFlags: FlagSpec[] = [
     'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)',
   ),
   optionFlag(runOptions.maxParallel, 'With --strategy waves: clusters of one wave applied at once'),
+  optionFlag(
+    runOptions.onFailure,
+    'A failed cluster (apply): stop there, or rollback: put back every instance the run changed on it (and on its wave), then stop',
+  ),
   optionFlag(runOptions.deadline, 'Time limit of the whole run, e.g. 30m (none by default)'),
   optionFlag(runOptions.changesFile, 'Also write the ChangeSet JSON (as -o json prints it) to this file'),
   optionFlag(
@@ -515,6 +519,7 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
     concurrency: optionValue(args, runOptions.concurrency),
     strategy: optionValue(args, runOptions.strategy),
     maxParallel: optionValue(args, runOptions.maxParallel),
+    onFailure: optionValue(args, runOptions.onFailure),
     identity: identityOptions(args),
   };
   const creds = optionValue(args, runOptions.registryCreds);

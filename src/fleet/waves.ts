@@ -58,6 +58,11 @@ export interface WaveOptions {
   deadlineAt?: number | undefined;
   /** The run's cancellation: no cluster starts after it either. */
   cancel?: AbortSignal | undefined;
+  /**
+   * Called once with the entries of the wave that failed, once all its clusters ended
+   * (`on-failure: rollback`: its clusters put back, rollback.ts); answers them as they end up.
+   */
+  afterFailedWave?: (entries: ClusterChanges[]) => Promise<ClusterChanges[]>;
 }
 
 /** One cluster's whole rollout, within its time limit, telling its lines to `line`; never rejects for a cluster's failure. */
@@ -105,7 +110,8 @@ export async function rollOutWaves(
         log.flushInto(options.log, `cluster ${cluster.name} (${cluster.group}): ${status}`);
       }
     });
-    entries.push(...results);
+    if (stopped && !stoppedIn && options.afterFailedWave) entries.push(...(await options.afterFailedWave(results)));
+    else entries.push(...results);
     if (stopped) stoppedIn ??= wave;
   }
   if (stoppedIn) {
