@@ -68,7 +68,10 @@ function failed(
 /** How the rollback of one instance was told: one line. */
 function rollbackLine(bundle: string, cluster: string, name: string, result: InstanceRollback): string {
   const prefix = logPrefix(bundle, cluster, name);
-  const changed = result.changes.filter((c) => c.action !== 'unchanged' && c.action !== 'skipped').length;
+  // An object already gone is reported `deleted` with no diff: nothing was done to it.
+  const changed = result.changes.filter(
+    (c) => c.action !== 'unchanged' && c.action !== 'skipped' && !(c.action === 'deleted' && !c.diff),
+  ).length;
   switch (result.action) {
     case 'restored':
       return `${prefix} > rolled back: module ${result.module?.url ?? ''} version ${result.module?.version ?? ''} restored (${changed} object(s) changed), instance record written back as before the run`;
