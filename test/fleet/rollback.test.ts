@@ -3,8 +3,9 @@
 // cluster fails, the other one, applied in the same wave, is put back too (its entry names
 // the cluster that failed), and production is not reached. Instances the run installed are
 // deleted; an instance of a local module (file://, no digest) cannot be restored, and the
-// rollback says so (`rollback failed`, with the instance). The end-to-end test of a restore
-// from the registry is test/e2e/rollback.test.ts.
+// rollback says so (`rollback failed`, with the instance). An upgrade is restored from the
+// registry by digest, after an apply error and after a readiness wait that ran out at the
+// cluster's time limit. The end-to-end test through the action is test/e2e/rollback.test.ts.
 import { join } from 'node:path';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
@@ -241,5 +242,76 @@ describe('on-failure rollback on the local fleet', () => {
     expect(
       await client.getOrNull({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace, name: 'web' }),
     ).toBeNull();
+  });
+
+  it("rolls back a cluster whose readiness wait ran out at the cluster's time limit", async () => {
+    const namespace = await namespaceEverywhere('rollback-deadline');
+    const registry = await startRegistry({ auth: 'anonymous' });
+    onTestFinished(() => registry.stop());
+    await pushTimoniModule({
+      registry: registry.url,
+      repository: 'modules/webapp',
+      tag: '1.4.0',
+      moduleDir: join(repositoryRoot, 'examples', 'modules', 'webapp'),
+    });
+    const applyOne = (tag: string, ...extra: string[]) =>
+      runCliCaptured(
+        [
+          'apply',
+          '-f',
+          'rollback-bundle.cue',
+          '-r',
+          'runtime-waves.cue',
+          '--runtime-cluster',
+          'stage-a',
+          '--kubeconfig',
+          inject('fleet').kubeconfigPath,
+          '--runtime-from-env',
+          '--timeout',
+          '6s',
+          '-o',
+          'json',
+          ...extra,
+        ],
+        {
+          cwd: fixtures,
+          env: {
+            FLEET_ROLLBACK_REGISTRY: registry.host,
+            FLEET_ROLLBACK_NS: namespace,
+            FLEET_ROLLBACK_MESSAGE: 'hello',
+            FLEET_ROLLBACK_TAG: tag,
+          },
+        },
+      );
+    const client = clusterClient(0);
+    let loop: ReadinessLoop | undefined = keepReady(client, namespace, 100);
+    onTestFinished(async () => {
+      await loop?.stop();
+    });
+    const first = await applyOne('1.4.0');
+    expect(first.code, first.stderr).toBe(0);
+    const deploymentBefore = await client.get(deployment(namespace, 'web'));
+    const recordBefore = await client.get(record(namespace, 'web'));
+    // No kubelet stand-in while the new revision waits: its time limit (6 s) runs out; the
+    // stand-in is back before the rollback's own wait ends.
+    await loop.stop();
+    loop = undefined;
+    const restart = setTimeout(() => {
+      loop = keepReady(client, namespace, 100);
+    }, 7_000);
+    onTestFinished(() => clearTimeout(restart));
+    // The new image tag changes the Deployment's pod template: it waits for a rollout no one makes.
+    const result = await applyOne('1.5.0', '--on-failure', 'rollback');
+    expect(result.code, result.stderr).toBe(2);
+    const [stageA] = (JSON.parse(result.stdout) as ChangeSet).clusters;
+    expect(stageA?.error?.step).toBe('wait');
+    expect(stageA?.error?.message).toMatch(/time limit 6s/);
+    expect(stageA?.rollback).toEqual({ outcome: 'rolled back' });
+    expect(stageA?.instances[0]?.rollback?.action).toBe('restored');
+    expect(stageA?.instances[0]?.rollback?.changes.find((c) => c.kind === 'Deployment')?.readiness?.status).toBe(
+      'Current',
+    );
+    expect((await client.get(record(namespace, 'web'))).data).toEqual(recordBefore.data);
+    expect((await client.get(deployment(namespace, 'web'))).spec).toEqual(deploymentBefore.spec);
   });
 });
