@@ -24,12 +24,13 @@ import {
   deleteStoredInstance,
   InstanceStepError,
   readInstance,
+  snapshotInstance,
   writeBackInstance,
   type InstanceSnapshot,
 } from '../kube/instance/index.js';
 import type { InstanceBuilds } from '../module/build.js';
 import { FAILURE_MARK, type FleetRun } from './fleet-run.js';
-import { logPrefix, withReadiness } from './outcome.js';
+import { ClusterStepError, logPrefix, withReadiness } from './outcome.js';
 import { instanceInput, openSession, type ClusterSession } from './session.js';
 
 /** One instance whose apply this run started: its state before, and the module the run applied. */
@@ -283,4 +284,50 @@ export function withRollback(
 /** True when the rollout should put the cluster back: rollback asked, the run not cancelled, and the run changed something there. */
 export function needsRollback(run: FleetRun, point: RestorePoint | undefined): point is RestorePoint {
   return run.options.onFailure === 'rollback' && !run.cancel?.aborted && !!point && point.touched.length > 0;
+}
+
+/** Each instance's state before the run (Timoni's record, or none), read before the first apply. */
+export async function snapshotsBefore(
+  kube: Parameters<typeof snapshotInstance>[0],
+  instances: readonly { name: string; namespace: string }[],
+): Promise<Map<string, InstanceSnapshot>> {
+  const before = new Map<string, InstanceSnapshot>();
+  try {
+    for (const instance of instances)
+      before.set(instance.name, await snapshotInstance(kube, instance.name, instance.namespace));
+  } catch (error) {
+    throw new ClusterStepError(
+      'rollback',
+      `reading the instances' records before the apply: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return before;
+}
+
+/**
+ * `on-failure: rollback` with waves: every cluster of the failed wave that this run changed,
+ * failed or applied, put back (one log group each, after the wave's own groups); the first
+ * failed cluster's name is given to the others.
+ */
+export async function rollBackWave(
+  run: FleetRun,
+  results: ClusterChanges[],
+  points: ReadonlyMap<string, RestorePoint>,
+  builds: InstanceBuilds,
+): Promise<ClusterChanges[]> {
+  const failedName = results.find((entry) => entry.status === 'failed')?.name;
+  const rolledBack: ClusterChanges[] = [];
+  for (const entry of results) {
+    const point = points.get(entry.name);
+    if (entry.status === 'skipped' || !needsRollback(run, point)) {
+      rolledBack.push(entry);
+      continue;
+    }
+    run.log.startGroup(`cluster ${entry.name} (${entry.group}): rollback`);
+    const wave = entry.status === 'failed' ? undefined : failedName;
+    const result = await rollBackCluster(run, point, builds, (text) => run.log.line(text), wave);
+    run.log.endGroup();
+    rolledBack.push(withRollback(entry, point, result));
+  }
+  return rolledBack;
 }

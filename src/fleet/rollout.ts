@@ -18,7 +18,6 @@ import {
   assertOwnership,
   InstanceCancelledError,
   InstanceStepError,
-  snapshotInstance,
   type InstanceSnapshot,
 } from '../kube/instance/index.js';
 import {
@@ -41,7 +40,14 @@ import {
   tellFailure,
   withReadiness,
 } from './outcome.js';
-import { needsRollback, RestorePoint, rollBackCluster, withRollback } from './rollback.js';
+import {
+  needsRollback,
+  RestorePoint,
+  rollBackCluster,
+  rollBackWave,
+  snapshotsBefore,
+  withRollback,
+} from './rollback.js';
 import { removedInstancesApply } from './removed-instances.js';
 import { rollOutLeaves } from './leaving-clusters.js';
 import {
@@ -237,24 +243,6 @@ async function rollOutCluster(
   }
 }
 
-/** Each instance's state before the run (Timoni's record, or none), read before the first apply. */
-async function snapshotsBefore(
-  kube: Parameters<typeof snapshotInstance>[0],
-  instances: readonly { name: string; namespace: string }[],
-): Promise<Map<string, InstanceSnapshot>> {
-  const before = new Map<string, InstanceSnapshot>();
-  try {
-    for (const instance of instances)
-      before.set(instance.name, await snapshotInstance(kube, instance.name, instance.namespace));
-  } catch (error) {
-    throw new ClusterStepError(
-      'rollback',
-      `reading the instances' records before the apply: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  return before;
-}
-
 /**
  * One cluster's rollout, waited for until its time limit (and the run's deadline) plus a
  * grace; `point` (with `on-failure: rollback`) keeps what a rollback needs.
@@ -397,34 +385,6 @@ async function rollOutHead(run: FleetRun, clusters: RuntimeCluster[]): Promise<C
     );
   logCancellation(run, entries);
   return withBundle(entries);
-}
-
-/**
- * `on-failure: rollback` with waves: every cluster of the failed wave that this run changed,
- * failed or applied, put back (one log group each, after the wave's own groups); the first
- * failed cluster's name is given to the others.
- */
-async function rollBackWave(
-  run: FleetRun,
-  results: ClusterChanges[],
-  points: ReadonlyMap<string, RestorePoint>,
-  builds: InstanceBuilds,
-): Promise<ClusterChanges[]> {
-  const failedName = results.find((entry) => entry.status === 'failed')?.name;
-  const rolledBack: ClusterChanges[] = [];
-  for (const entry of results) {
-    const point = points.get(entry.name);
-    if (entry.status === 'skipped' || !needsRollback(run, point)) {
-      rolledBack.push(entry);
-      continue;
-    }
-    run.log.startGroup(`cluster ${entry.name} (${entry.group}): rollback`);
-    const wave = entry.status === 'failed' ? undefined : failedName;
-    const result = await rollBackCluster(run, point, builds, (text) => run.log.line(text), wave);
-    run.log.endGroup();
-    rolledBack.push(withRollback(entry, point, result));
-  }
-  return rolledBack;
 }
 
 /**
