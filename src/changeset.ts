@@ -88,6 +88,41 @@ export interface InstanceChanges {
    * instances that did not build, each with its error. Absent otherwise.
    */
   error?: InstanceError;
+  /**
+   * Set after a rollback (`on-failure: rollback`, fleet/rollback.ts) of this instance, which
+   * the run had changed on a cluster that failed (or on another cluster of its wave): what
+   * putting it back did. Absent otherwise.
+   */
+  rollback?: InstanceRollback;
+}
+
+/** What a rollback did to one instance (`InstanceChanges.rollback`). */
+export interface InstanceRollback {
+  /**
+   * restored: the previous module (by digest) built with the previous values, applied with
+   * prune and waited for, then Timoni's instance record written back byte for byte as it was
+   * before the run; deleted: an instance this run installed for the first time, deleted as
+   * `bundle delete` deletes one; failed: see `error`.
+   */
+  action: 'restored' | 'deleted' | 'failed';
+  /** The module put back (restored only). */
+  module?: ModuleInfo;
+  /** What the rollback did to each object, in order (its readiness when waited for). */
+  changes: ObjectChange[];
+  /** Why the rollback of this instance failed: the step, the object and the server's answer. */
+  error?: InstanceError;
+}
+
+/**
+ * A rollback's outcome on a cluster (`ClusterChanges.rollback`): `rolled back` when every
+ * instance the run changed there was put back, `rollback failed` (with the first error)
+ * otherwise. `wave` names the cluster whose failure rolled back this one, when it was another
+ * cluster of its wave (this one's own status then stays what its apply gave).
+ */
+export interface ClusterRollback {
+  outcome: 'rolled back' | 'rollback failed';
+  error?: { message: string; instance?: string; object?: string };
+  wave?: { failed: string };
 }
 
 /** Why an instance failed as a whole (`InstanceChanges.error`). */
@@ -161,6 +196,8 @@ export interface ClusterChanges {
    * stays), and the commands that remove it by hand (none when it must not be removed).
    */
   bundleKept?: { reason: string; commands: string[] };
+  /** What `on-failure: rollback` did on this cluster (ClusterRollback); absent when nothing was rolled back. */
+  rollback?: ClusterRollback;
 }
 
 /** A cluster's change of fleet membership (`ClusterChanges.membership`). */

@@ -12,6 +12,7 @@ import {
   RunOptionError,
   type BooleanOption,
   type ListOption,
+  type OnFailure,
   type RolloutStrategy,
   type TextOption,
 } from '../fleet/run-options.js';
@@ -63,6 +64,8 @@ export interface ActionConfig {
   maxParallel: number;
   /** The soak gate between waves or clusters (`soak`), in milliseconds; undefined: none. */
   soakMs: number | undefined;
+  /** A failed cluster during a rollout: `stop`, or `rollback` to put it back as it was (`on-failure`). */
+  onFailure: OnFailure;
   workingDirectory: string;
   /** Where to write the ChangeSet file, relative to the workspace (`changes-file`); empty: under RUNNER_TEMP. */
   changesFile: string;
@@ -185,6 +188,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     strategy,
     maxParallel,
     soakMs,
+    onFailure: readOption(env, runOptions.onFailure),
     workingDirectory: getInput(env, 'working-directory') || '.',
     changesFile: readOption(env, runOptions.changesFile),
     changesPatterns: getInput(env, 'changes')

@@ -508,6 +508,7 @@ function fleetOptions(config: ActionConfig): FleetRun['options'] {
     strategy: config.strategy,
     maxParallel: config.maxParallel,
     soakMs: config.soakMs,
+    onFailure: config.onFailure,
     identity: {
       mode: config.clusterIdentity,
       recordName: config.clusterIdentityRecord,

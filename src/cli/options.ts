@@ -192,6 +192,10 @@ export const fleetFlags: FlagSpec[] = [
     runOptions.soak,
     'Soak gate, e.g. 10m: after each wave (or cluster) is applied, watch its objects stay ready this long before the next one (none by default)',
   ),
+  optionFlag(
+    runOptions.onFailure,
+    'A failed cluster (apply): stop there, or rollback: put back every instance the run changed on it (and on its wave), then stop',
+  ),
   optionFlag(runOptions.deadline, 'Time limit of the whole run, e.g. 30m (none by default)'),
   optionFlag(runOptions.changesFile, 'Also write the ChangeSet JSON (as -o json prints it) to this file'),
   optionFlag(
@@ -520,6 +524,7 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
     strategy: optionValue(args, runOptions.strategy),
     maxParallel: optionValue(args, runOptions.maxParallel),
     soakMs: optionValue(args, runOptions.soak),
+    onFailure: optionValue(args, runOptions.onFailure),
     identity: identityOptions(args),
   };
   const creds = optionValue(args, runOptions.registryCreds);

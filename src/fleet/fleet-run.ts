@@ -9,7 +9,7 @@ import type { CueEngine } from '../cue/index.js';
 import type { IdentityMode, Kubeconfig } from '../kube/connect/index.js';
 import type { SecretRegistry } from '../secrets.js';
 import type { ModuleResolver } from '../module/source.js';
-import { runOptions, type RolloutStrategy } from './run-options.js';
+import { runOptions, type OnFailure, type RolloutStrategy } from './run-options.js';
 
 export interface FleetOptions {
   force: boolean;
@@ -44,6 +44,12 @@ export interface FleetOptions {
    */
   soakMs?: number | undefined;
   /**
+   * A rollout's failed cluster: `stop` leaves it as the failure left it; `rollback` puts back
+   * every instance the run changed on it (and, with waves, on the other clusters of its wave)
+   * as it was before the run (rollback.ts), then stops.
+   */
+  onFailure?: OnFailure;
+  /**
    * The cluster identity check (`../kube/connect/cluster-identity.ts`): `mode` (absent: `check`,
    * refuse a cluster whose record names another runtime cluster, write nothing), the
    * record's ConfigMap name (absent: `timoni-fleet-identity`), the runtime clusters an apply
@@ -74,6 +80,7 @@ export const defaultFleetOptions: FleetOptions = {
   concurrency: runOptions.concurrency.action.value,
   strategy: runOptions.strategy.action.value,
   maxParallel: runOptions.maxParallel.action.value,
+  onFailure: runOptions.onFailure.action.value,
 };
 
 export interface FleetRun {

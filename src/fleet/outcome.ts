@@ -4,6 +4,7 @@
 // the cluster part is left out for the default cluster).
 import { DEFAULT_RUNTIME_NAME, type RuntimeCluster } from '../bundle/index.js';
 import type { ClusterChanges, ClusterError, InstanceChanges, ObjectChange } from '../changeset.js';
+import type { ReadinessCheck } from '../kube/status/index.js';
 import { FAILURE_MARK, type FleetRun } from './fleet-run.js';
 
 /** A failure tagged with the step of the cluster's work it happened in. */
@@ -93,4 +94,14 @@ export function changeLine(
 ): string {
   const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
   return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+}
+
+/** Each applied object's readiness result, matched by kind, namespace and name. */
+export function withReadiness(changes: ObjectChange[], readiness: ReadinessCheck[]): ObjectChange[] {
+  const key = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ''}/${name}`;
+  const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
+  return changes.map((change) => {
+    const found = byObject.get(key(change.kind, change.namespace, change.name));
+    return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
+  });
 }

@@ -1,6 +1,8 @@
 // The rollout: apply the bundle cluster by cluster in runtime order (staging before
 // production), stop at the first failure, and list the clusters not reached. Nothing is
-// rolled back; a failed cluster says which step failed and what was already applied. A
+// rolled back unless `on-failure: rollback` asks it (rollback.ts: the failed cluster, and
+// with waves the other clusters of its wave, put back as they were before the run); a
+// failed cluster says which step failed and what was already applied. A
 // cluster with an instance that does not build is applied nothing (instance-failures.ts).
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
@@ -11,8 +13,13 @@
 // was in (`interrupted`); the clusters after it are not reached.
 import type { RuntimeCluster } from '../bundle/index.js';
 import { cancellationOf } from '../cancellation.js';
-import { applyInstance, assertOwnership, InstanceCancelledError, InstanceStepError } from '../kube/instance/index.js';
-import type { ReadinessCheck } from '../kube/status/index.js';
+import {
+  applyInstance,
+  assertOwnership,
+  InstanceCancelledError,
+  InstanceStepError,
+  type InstanceSnapshot,
+} from '../kube/instance/index.js';
 import {
   CANCELLED_STEP,
   CHANGESET_FORMAT,
@@ -21,11 +28,26 @@ import {
   type ClusterChanges,
   type DesiredState,
   type InstanceChanges,
-  type ObjectChange,
 } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
 import { builtOrNothing } from './instance-failures.js';
-import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry, tellFailure } from './outcome.js';
+import {
+  clusterEntry,
+  clusterError,
+  ClusterStepError,
+  logPrefix,
+  skippedEntry,
+  tellFailure,
+  withReadiness,
+} from './outcome.js';
+import {
+  needsRollback,
+  RestorePoint,
+  rollBackCluster,
+  rollBackWave,
+  snapshotsBefore,
+  withRollback,
+} from './rollback.js';
 import { removedInstancesApply } from './removed-instances.js';
 import { rollOutLeaves } from './leaving-clusters.js';
 import {
@@ -83,6 +105,7 @@ async function rollOutCluster(
   line: (text: string) => void,
   bundleName: { value: string },
   builds: InstanceBuilds,
+  point?: RestorePoint,
 ): Promise<ClusterChanges> {
   const startedAt = Date.now();
   // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
@@ -129,8 +152,13 @@ async function rollOutCluster(
         throw new ClusterStepError('ownership', error);
       }
     }
+    // With `on-failure: rollback`, each instance's state before the run, read before anything is applied (rollback.ts).
+    const before = point ? await snapshotsBefore(session.kube, build.instances) : new Map<string, InstanceSnapshot>();
+    if (point) point.bundle = bundle;
     for (const instance of build.instances) {
       stopIfCancelled(run, cluster, 'apply', instance.name);
+      const snapshot = before.get(instance.name);
+      if (point && snapshot) point.touched.push({ snapshot, module: moduleInfo(instance) });
       line(
         `${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`,
       );
@@ -216,18 +244,24 @@ async function rollOutCluster(
   }
 }
 
-/** One cluster's rollout, waited for until its time limit (and the run's deadline) plus a grace. */
+/**
+ * One cluster's rollout, waited for until its time limit (and the run's deadline) plus a
+ * grace; `point` (with `on-failure: rollback`) keeps what a rollback needs.
+ */
 function rollOutWithinLimit(
   run: FleetRun,
   cluster: RuntimeCluster,
   line: (text: string) => void,
   bundleName: { value: string },
   builds: InstanceBuilds,
+  point?: RestorePoint,
 ): Promise<ClusterChanges> {
   const startedAt = Date.now();
   const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+  const work = rollOutCluster(run, cluster, line, bundleName, builds, point);
+  if (point) point.work = work;
   return withinDeadline(
-    rollOutCluster(run, cluster, line, bundleName, builds),
+    work,
     limit + CLUSTER_GRACE_MS,
     (why) =>
       why === 'cancelled'
@@ -254,16 +288,6 @@ function rollOutWithinLimit(
           ),
     run.cancel,
   );
-}
-
-/** Each applied object's readiness result, matched by kind, namespace and name. */
-function withReadiness(changes: ObjectChange[], readiness: ReadinessCheck[]): ObjectChange[] {
-  const key = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? ''}/${name}`;
-  const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
-  return changes.map((change) => {
-    const found = byObject.get(key(change.kind, change.namespace, change.name));
-    return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
-  });
 }
 
 /**
@@ -311,6 +335,7 @@ async function rollOutHead(run: FleetRun, clusters: RuntimeCluster[]): Promise<C
   // A bundle error is told once, before the first cluster's log group opens (session.ts).
   await bundleErrorOnce(run);
   if (run.options.strategy === 'waves') {
+    const points = new Map<string, RestorePoint>();
     const entries = await rollOutWaves(
       clusters,
       {
@@ -319,8 +344,15 @@ async function rollOutHead(run: FleetRun, clusters: RuntimeCluster[]): Promise<C
         deadlineAt: run.deadlineAt,
         cancel: run.cancel,
         soak: (wave, what) => soakClusters(run, wave, what),
+        ...(run.options.onFailure === 'rollback'
+          ? { afterFailedWave: (results) => rollBackWave(run, results, points, builds) }
+          : {}),
       },
-      (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds),
+      (cluster, line) => {
+        const point = run.options.onFailure === 'rollback' ? new RestorePoint(cluster) : undefined;
+        if (point) points.set(cluster.name, point);
+        return rollOutWithinLimit(run, cluster, line, bundleName, builds, point);
+      },
     );
     logCancellation(run, entries);
     return withBundle(entries);
@@ -339,13 +371,17 @@ async function rollOutHead(run: FleetRun, clusters: RuntimeCluster[]): Promise<C
       continue;
     }
     run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-    const entry = await rollOutWithinLimit(run, cluster, (text) => run.log.line(text), bundleName, builds);
-    run.log.endGroup();
+    const line = (text: string) => run.log.line(text);
+    const point = run.options.onFailure === 'rollback' ? new RestorePoint(cluster) : undefined;
+    let entry = await rollOutWithinLimit(run, cluster, line, bundleName, builds, point);
     // The soak gate (soak.ts): the cluster applied is watched before the next one starts.
-    const [soaked = entry] =
-      entry.status === 'applied' ? await soakClusters(run, [entry], `cluster ${cluster.name}`) : [entry];
-    entries.push(soaked);
-    failed = soaked.status === 'failed';
+    if (entry.status === 'applied') [entry = entry] = await soakClusters(run, [entry], `cluster ${cluster.name}`);
+    // A cluster that failed (in its apply or in its soak) is put back when asked (on-failure: rollback).
+    if (entry.status === 'failed' && needsRollback(run, point))
+      entry = withRollback(entry, point, await rollBackCluster(run, point, builds, line));
+    run.log.endGroup();
+    entries.push(entry);
+    failed = entry.status === 'failed';
   }
   const skipped = entries.filter((e) => e.status === 'skipped').map((e) => e.name);
   if (skipped.length > 0)

@@ -30,6 +30,10 @@ import { DEFAULT_IDENTITY_RECORD, IDENTITY_MODES, parseRepinList, type IdentityM
 export const ROLLOUT_STRATEGIES = ['sequential', 'waves'] as const;
 export type RolloutStrategy = (typeof ROLLOUT_STRATEGIES)[number];
 
+/** What a rollout does with a cluster that fails: stop there (as Timoni), or put it back as it was, then stop. */
+export const ON_FAILURE_CHOICES = ['stop', 'rollback'] as const;
+export type OnFailure = (typeof ON_FAILURE_CHOICES)[number];
+
 /** A value that an option does not take: `reason` follows the option's name in the entry point's message. */
 export class RunOptionError extends Error {
   override name = 'RunOptionError';
@@ -221,6 +225,10 @@ export const runOptions = {
    * are watched for readiness before the next one starts (soak.ts). None by default.
    */
   soak: textOption<number | undefined>('soak', undefined, '', duration('10m or 90s', true)),
+  /** A failed cluster: left as the failure left it (`stop`), or put back as it was before the run (`rollback`, ../fleet/rollback.ts). */
+  onFailure: textOption<OnFailure>('on-failure', 'stop', 'stop', choice(ON_FAILURE_CHOICES), {
+    choices: ON_FAILURE_CHOICES,
+  }),
   /** The whole run's time limit. */
   deadline: {
     kind: 'text',

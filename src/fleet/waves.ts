@@ -65,6 +65,11 @@ export interface WaveOptions {
    * applied, before the next wave; answers them with the clusters that turned not ready failed.
    */
   soak?: ((entries: ClusterChanges[], what: string) => Promise<ClusterChanges[]>) | undefined;
+  /**
+   * Called once with the entries of the wave that failed, once all its clusters ended
+   * (`on-failure: rollback`: its clusters put back, rollback.ts); answers them as they end up.
+   */
+  afterFailedWave?: (entries: ClusterChanges[]) => Promise<ClusterChanges[]>;
 }
 
 /** One cluster's whole rollout, within its time limit, telling its lines to `line`; never rejects for a cluster's failure. */
@@ -117,7 +122,9 @@ export async function rollOutWaves(
         ? await options.soak(results, `wave ${index + 1} of ${waves.length} (group ${wave.group})`)
         : results;
     if (soaked.some((entry) => entry.status !== 'applied')) stopped = true;
-    entries.push(...soaked);
+    // A wave that failed (in its apply or in its soak) is put back when asked (on-failure: rollback).
+    if (stopped && !stoppedIn && options.afterFailedWave) entries.push(...(await options.afterFailedWave(soaked)));
+    else entries.push(...soaked);
     if (stopped) stoppedIn ??= wave;
   }
   if (stoppedIn) {

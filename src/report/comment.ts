@@ -62,6 +62,7 @@ import {
   renderCountedSections,
   renderDiffBlock,
   renderErrorBlock,
+  renderRollbackBlock,
   renderInstanceError,
   renderStatusTable,
   rolloutOutcome,
@@ -244,6 +245,7 @@ function renderClusterSection(input: SectionInput, group?: ClusterGroup, members
   // An instance's error is shown under its name, once (not again here as the cluster's).
   if (cluster.error && !clusterErrorShownByInstance(cluster))
     body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
+  body += renderRollbackBlock(cluster, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
   if (cluster.status === 'skipped') body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
   for (const [instanceIndex, instance] of cluster.instances.entries())
     body += renderInstance(input, instance, instanceIndex, room);

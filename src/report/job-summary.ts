@@ -59,6 +59,7 @@ import {
   renderCountedSections,
   renderDiffBlock,
   renderErrorBlock,
+  renderRollbackBlock,
   renderInstanceError,
   renderStatusTable,
   rolloutOutcome,
@@ -186,6 +187,7 @@ function renderSummarySection(input: SectionInput): string {
   // An instance's error is shown under **Failed instances**, once (not again here as the cluster's).
   if (cluster.error && !clusterErrorShownByInstance(cluster))
     text += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: errorCutNote });
+  text += renderRollbackBlock(cluster, { cap: ERROR_CAP, measure: input.measure, cutNote: errorCutNote });
   if (cluster.instances.length > 0) text += renderInstances(cluster.instances, input);
   text += renderObjects(input);
   text += renderFailedInstances(input);

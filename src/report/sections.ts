@@ -34,6 +34,9 @@ import {
 } from './budget.js';
 import { capitalise, code, codeBlock, escapeInline, tableHeader, tableRow } from './markdown.js';
 import { leavingStatusLabel, membershipCellNote } from './membership.js';
+import { rollbackLabel, rollbackOutcome } from './rollback.js';
+
+export { renderRollbackBlock } from './rollback.js';
 
 // ---------------------------------------------------------------------------------------
 // Names and counts.
@@ -106,8 +109,12 @@ export function sectionOpen(cluster: ClusterChanges): boolean {
   return cluster.status === 'failed' || clusterHasChanges(cluster);
 }
 
-/** The status of a cluster as Markdown for a table cell or a heading (already escaped). */
+/** The status of a cluster as Markdown for a table cell or a heading (already escaped), with its rollback's outcome. */
 export function statusLabel(cluster: ClusterChanges): string {
+  return baseStatusLabel(cluster) + rollbackLabel(cluster);
+}
+
+function baseStatusLabel(cluster: ClusterChanges): string {
   const leaving = leavingStatusLabel(cluster);
   if (leaving) return leaving;
   switch (cluster.status) {
@@ -159,7 +166,7 @@ export function rolloutOutcome(all: readonly ClusterChanges[]): string {
     return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters${removedNote}`;
   }
   return failure
-    ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters${removedNote}`
+    ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters${removedNote}${rollbackOutcome(clusters)}`
     : `✅ Applied to ${applied} of ${clusters.length} clusters${removedNote}`;
 }
 

@@ -16,6 +16,7 @@ import {
   readinessLabel,
   readinessOf,
   renderErrorBlock,
+  renderRollbackBlock,
   rolloutOutcome,
   sectionOpen,
   shortDigest,
@@ -179,5 +180,54 @@ describe('diffTooLargeNote', () => {
     expect(diffTooLargeNote(malformed)).toBe(
       '⚠️ diff too large to compute; compare <code>timoni-fleet build</code> with the live object locally',
     );
+  });
+});
+
+describe('a rollback (on-failure: rollback)', () => {
+  const options = { cap: 1000, measure: (text: string) => text.length, cutNote: () => '' };
+  const web = instance('web', [unchanged('Deployment', 'web', 'apps/v1')]);
+  const failed = {
+    ...cluster(
+      'staging',
+      'staging',
+      [
+        { ...web, rollback: { action: 'restored' as const, module: PODINFO_MODULE, changes: [] } },
+        { ...instance('api', []), rollback: { action: 'deleted' as const, changes: [] } },
+      ],
+      { status: 'failed', error: { step: 'wait', message: 'not ready', instance: 'web' } },
+    ),
+    rollback: { outcome: 'rolled back' as const },
+  };
+  const sibling = {
+    ...cluster('staging-2', 'staging', [web], { status: 'applied' }),
+    rollback: {
+      outcome: 'rollback failed' as const,
+      wave: { failed: 'staging' },
+      error: { message: 'the server refused <it>', instance: 'web', object: 'Deployment/apps/web' },
+    },
+  };
+  const skipped = cluster('prod', 'production', [], { status: 'skipped' });
+
+  it('says rolled back (or rollback failed, and whose failure) where the status is shown', () => {
+    expect(statusLabel(failed)).toBe('❌ failed at <code>wait</code> · ↩️ rolled back');
+    expect(statusLabel(sibling)).toBe(
+      '✅ applied (no changes) · ⚠️ rollback failed (<code>staging</code> of its wave failed)',
+    );
+    expect(statusLabel(skipped)).toBe('⏭️ not reached');
+    expect(rolloutOutcome([failed, sibling, skipped])).toBe(
+      '❌ Rollout stopped at <code>staging</code> (failed at <code>wait</code>); applied to 1 of 3 clusters; ↩️ rolled back <code>staging</code>; ⚠️ rollback failed on <code>staging-2</code>',
+    );
+  });
+
+  it('lists what was put back, and a failed rollback with its instance, object and answer', () => {
+    expect(renderRollbackBlock(failed, options)).toBe(
+      `↩️ **Rolled back**: the cluster failed, so every instance this run changed on it was put back as it was before the run: <code>web</code> restored to <code>${PODINFO_MODULE.url.replace(':', '&#58;')}</code> <code>${PODINFO_MODULE.version}</code>; <code>api</code> deleted (installed by this run).\n\n`,
+    );
+    const block = renderRollbackBlock(sibling, options);
+    expect(block).toContain(
+      '⚠️ **Rollback failed** (instance <code>web</code>, object <code>Deployment/apps/web</code>): cluster <code>staging</code> of its wave failed, so',
+    );
+    expect(block).toContain('the server refused <it>');
+    expect(renderRollbackBlock(skipped, options)).toBe('');
   });
 });

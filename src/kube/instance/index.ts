@@ -2,7 +2,7 @@
 // Diff, apply (with prune and the instance record written last), delete, status; Timoni's inventory Secret
 // byte for byte and its storage; ownership between instances; instances the bundle no longer lists.
 export { applyInstance, InstanceCancelledError } from './instance-apply.js';
-export { deleteBundleInstances, type DeletedInstance } from './instance-delete.js';
+export { deleteBundleInstances, deleteStoredInstance, type DeletedInstance } from './instance-delete.js';
 export { diffInstance } from './instance-diff.js';
 export { bundleStatus, instanceStatus, type InstanceStatus } from './instance-status.js';
 export { type BuiltInstanceInput, InstanceStepError } from './instance.js';
@@ -16,3 +16,4 @@ export {
   findRemovedInstances,
   type RemovedInstanceScan,
 } from './unlisted-instances.js';
+export { type InstanceSnapshot, snapshotData, snapshotInstance, writeBackInstance } from './instance-restore.js';
