@@ -61,6 +61,8 @@ export interface ActionConfig {
   strategy: RolloutStrategy;
   /** With `strategy: waves`, clusters of one wave applied at once (`max-parallel`). */
   maxParallel: number;
+  /** Revisions of each instance kept in the cluster (`history`); 0: none written. */
+  history: number;
   workingDirectory: string;
   /** Where to write the ChangeSet file, relative to the workspace (`changes-file`); empty: under RUNNER_TEMP. */
   changesFile: string;
@@ -140,6 +142,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
   const concurrency = readOption(env, runOptions.concurrency);
   const strategy: RolloutStrategy = readOption(env, runOptions.strategy);
   const maxParallel = readOption(env, runOptions.maxParallel);
+  const history = readOption(env, runOptions.history);
   let shardBy: ShardBy;
   try {
     shardBy = parseShardBy(getInput(env, 'shard-by'));
@@ -181,6 +184,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     concurrency,
     strategy,
     maxParallel,
+    history,
     workingDirectory: getInput(env, 'working-directory') || '.',
     changesFile: readOption(env, runOptions.changesFile),
     changesPatterns: getInput(env, 'changes')

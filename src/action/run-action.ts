@@ -443,6 +443,8 @@ async function fleetRun(
     secrets,
     resolver,
     options: fleetOptions(config),
+    // Each instance's history records the commit and the run that applied it.
+    provenance: { ...(context.sha ? { commit: context.sha } : {}), runUrl: context.runUrl },
     log,
     deadlineAt: limits.deadlineAt,
     ...(limits.cancel ? { cancel: limits.cancel } : {}),
@@ -507,6 +509,7 @@ function fleetOptions(config: ActionConfig): FleetRun['options'] {
     concurrency: config.concurrency,
     strategy: config.strategy,
     maxParallel: config.maxParallel,
+    history: config.history,
     identity: {
       mode: config.clusterIdentity,
       recordName: config.clusterIdentityRecord,

@@ -26,6 +26,7 @@ import {
 import { InstanceBuilds } from '../module/build.js';
 import { builtOrNothing } from './instance-failures.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry, tellFailure } from './outcome.js';
+import { recordHistory } from './instance-history.js';
 import { removedInstancesApply } from './removed-instances.js';
 import { rollOutLeaves } from './leaving-clusters.js';
 import {
@@ -150,6 +151,8 @@ async function rollOutCluster(
           module: moduleInfo(instance),
           changes: withReadiness(result.changes, result.readiness),
         });
+        // The revision applied goes into the instance's history; a failure to write it is a warning, not a failed cluster.
+        await recordHistory(run, session.kube, result.record, line);
       } catch (error) {
         if (error instanceof InstanceCancelledError) {
           instances.push({

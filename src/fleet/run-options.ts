@@ -216,6 +216,11 @@ export const runOptions = {
     choices: ROLLOUT_STRATEGIES,
   }),
   maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
+  /**
+   * How many revisions of each instance an apply keeps in the cluster (the current one
+   * included; ../kube/instance/history-store.ts); 0 writes no history (one kept is left as it is).
+   */
+  history: textOption('history', 10, '10', wholeNumber('revisions', 0)),
   /** The whole run's time limit. */
   deadline: {
     kind: 'text',

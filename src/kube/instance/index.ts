@@ -15,6 +15,7 @@ export {
 export { diffInstance } from './instance-diff.js';
 export { bundleStatus, instanceStatus, type InstanceStatus } from './instance-status.js';
 export { type BuiltInstanceInput, InstanceStepError } from './instance.js';
+export { type InstanceRecord } from './inventory.js';
 export { listInstances, readInstance } from './inventory-store.js';
 export { bundleNameLabel, type DecodedInstanceSecret, inventoryEntryId } from './inventory.js';
 export { assertOwnership } from './ownership.js';
