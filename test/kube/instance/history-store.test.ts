@@ -14,7 +14,7 @@ import {
 import { applyInstance } from '../../../src/kube/instance/instance-apply.js';
 import { encodeInstance } from '../../../src/kube/instance/inventory.js';
 import { listInstances } from '../../../src/kube/instance/inventory-store.js';
-import { findRemovedInstances } from '../../../src/kube/instance/unlisted-instances.js';
+import { deleteRemovedInstance, findRemovedInstances } from '../../../src/kube/instance/unlisted-instances.js';
 import { clusterClient } from '../../harness/fleet/test-context.js';
 import { built, configMap, engineFleet, freshNamespaceName, module } from '../support.js';
 
@@ -109,7 +109,14 @@ describe('instance history on the fleet', () => {
 
     // Neither Timoni's listing nor our scan of instances a bundle no longer lists takes it for an instance.
     expect((await listInstances(cluster, ns)).map((i) => i.instance.name)).toEqual(['web']);
+    // (Other tests' instances of bundle `apps` on this cluster are left out.)
     const scan = await findRemovedInstances(cluster, 'apps', []);
-    expect(scan.removed.map((r) => `${r.instance.namespace}/${r.instance.name}`)).toEqual([`${ns}/web`]);
+    const mine = scan.removed.filter((r) => r.instance.namespace === ns);
+    expect(mine.map((r) => `${r.instance.namespace}/${r.instance.name}`)).toEqual([`${ns}/web`]);
+
+    // Deleting the instance (bundle delete, prune of an unlisted instance) removes its history too.
+    await deleteRemovedInstance(cluster, mine[0]!, { wait: false }, Date.now() + 30_000);
+    expect(await admin.getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'timoni.web' })).toBeNull();
+    expect(await readHistory(cluster, 'web', ns)).toEqual([]);
   });
 });
