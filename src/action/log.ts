@@ -8,7 +8,9 @@
 // Each failure is said once, as an error annotation with a title: a failure line of the
 // fleet (FAILURE_MARK) becomes one, titled by the cluster's group; a CUE error becomes one
 // per diagnostic on the user's file and line (`annotateErrorLines`), and its failure line is
-// then not said again; what the run annotates at its end skips what was told (`hasTold`).
+// then not said again; what the run annotates at its end skips what was told (`hasTold`). A
+// warning line of the fleet (WARNING_MARK: an instance's history not written) becomes a
+// warning annotation.
 import { FAILURE_MARK, WARNING_MARK, type FleetLog } from '../fleet/fleet-run.js';
 import { diagnosticAnnotations } from '../error-annotations.js';
 import { escapeLogText, formatAnnotation, formatGroupStart, type Annotation } from '../workflow-commands.js';

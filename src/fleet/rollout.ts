@@ -4,6 +4,7 @@
 // cluster with an instance that does not build is applied nothing (instance-failures.ts).
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
+// Each instance applied in full is added to its history (instance-history.ts).
 // With `strategy: waves` the clusters of one group are applied at once (waves.ts).
 // A cancelled run (`run.cancel`) stops as at its deadline: no cluster, instance or object
 // is started after it; the cluster in flight writes the records of what it applied
