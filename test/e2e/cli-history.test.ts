@@ -5,7 +5,7 @@
 // revisions newest first with the right versions and digests (text and -o json), the newest
 // one current; no sentinel appears in any output; `status` still sees one instance (the
 // history Secret is not taken for one); `--history 2` trims to two; an apply that changes
-// nothing adds no revision.
+// nothing adds no revision; `--history 0` writes none.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -187,6 +187,14 @@ describe('timoni-fleet history', () => {
     expect(trimmed.clusters[0]!.instances[0]!.revisions.map((r) => [r.revision, r.module.version, r.current])).toEqual([
       [4, '1.0.0', true],
       [3, '1.1.0', false],
+    ]);
+
+    // --history 0 writes nothing: the kept revisions stay, and none is current any more.
+    await apply('1.1.0', sentinels[0]!, '--history', '0');
+    const untouched = JSON.parse((await timoniFleet('history', '-o', 'json')).stdout) as HistoryJson;
+    expect(untouched.clusters[0]!.instances[0]!.revisions.map((r) => [r.revision, r.current])).toEqual([
+      [4, false],
+      [3, false],
     ]);
 
     const unknown = await timoniFleet('history', '--instance', 'nope');
