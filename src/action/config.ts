@@ -66,6 +66,8 @@ export interface ActionConfig {
   soakMs: number | undefined;
   /** A failed cluster during a rollout: `stop`, or `rollback` to put it back as it was (`on-failure`). */
   onFailure: OnFailure;
+  /** Revisions of each instance kept in the cluster (`history`); 0: none written. */
+  history: number;
   workingDirectory: string;
   /** Where to write the ChangeSet file, relative to the workspace (`changes-file`); empty: under RUNNER_TEMP. */
   changesFile: string;
@@ -146,6 +148,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
   const strategy: RolloutStrategy = readOption(env, runOptions.strategy);
   const maxParallel = readOption(env, runOptions.maxParallel);
   const soakMs = readOption(env, runOptions.soak);
+  const history = readOption(env, runOptions.history);
   let shardBy: ShardBy;
   try {
     shardBy = parseShardBy(getInput(env, 'shard-by'));
@@ -189,6 +192,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     maxParallel,
     soakMs,
     onFailure: readOption(env, runOptions.onFailure),
+    history,
     workingDirectory: getInput(env, 'working-directory') || '.',
     changesFile: readOption(env, runOptions.changesFile),
     changesPatterns: getInput(env, 'changes')

@@ -8,8 +8,10 @@
 // Each failure is said once, as an error annotation with a title: a failure line of the
 // fleet (FAILURE_MARK) becomes one, titled by the cluster's group; a CUE error becomes one
 // per diagnostic on the user's file and line (`annotateErrorLines`), and its failure line is
-// then not said again; what the run annotates at its end skips what was told (`hasTold`).
-import { FAILURE_MARK, type FleetLog } from '../fleet/fleet-run.js';
+// then not said again; what the run annotates at its end skips what was told (`hasTold`). A
+// warning line of the fleet (WARNING_MARK: an instance's history not written) becomes a
+// warning annotation.
+import { FAILURE_MARK, WARNING_MARK, type FleetLog } from '../fleet/fleet-run.js';
 import { diagnosticAnnotations } from '../error-annotations.js';
 import { escapeLogText, formatAnnotation, formatGroupStart, type Annotation } from '../workflow-commands.js';
 
@@ -29,6 +31,10 @@ export class ActionLog implements FleetLog {
     if (text.startsWith(FAILURE_MARK)) {
       const message = text.slice(FAILURE_MARK.length);
       if (!this.hasTold(message)) this.annotate({ level: 'error', title: this.group ?? this.runTitle, message });
+      return;
+    }
+    if (text.startsWith(WARNING_MARK)) {
+      this.annotate({ level: 'warning', title: this.group ?? this.runTitle, message: text.slice(WARNING_MARK.length) });
       return;
     }
     this.write(`${escapeLogText(this.redact(text))}\n`);

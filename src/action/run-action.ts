@@ -443,6 +443,8 @@ async function fleetRun(
     secrets,
     resolver,
     options: fleetOptions(config),
+    // Each instance's history records the commit and the run that applied it.
+    provenance: { ...(context.sha ? { commit: context.sha } : {}), runUrl: context.runUrl },
     log,
     deadlineAt: limits.deadlineAt,
     ...(limits.cancel ? { cancel: limits.cancel } : {}),
@@ -509,6 +511,7 @@ function fleetOptions(config: ActionConfig): FleetRun['options'] {
     maxParallel: config.maxParallel,
     soakMs: config.soakMs,
     onFailure: config.onFailure,
+    history: config.history,
     identity: {
       mode: config.clusterIdentity,
       recordName: config.clusterIdentityRecord,

@@ -9,6 +9,7 @@ import { formatFlagHelp, nearestName, parseArguments, type FlagSpec, type Parsed
 import { runApply, runBuild, runDelete, runDiff, runStatus, runVet } from './commands.js';
 import type { CommandIO } from './io.js';
 import { buildFlags, cueMemoryLimit, fleetFlagsFor, vetFlags } from './options.js';
+import { runHistory } from './history-command.js';
 import { printVersion } from './version.js';
 
 interface Command {
@@ -61,6 +62,12 @@ const commands: Record<string, Command> = {
     flags: fleetFlagsFor('delete'),
     failureCode: 2,
     run: runDelete,
+  },
+  history: {
+    summary: 'List the revisions applied of each instance on each cluster, newest first (exit 0 read, 2 failure)',
+    flags: fleetFlagsFor('history'),
+    failureCode: 2,
+    run: runHistory,
   },
 };
 

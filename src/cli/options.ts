@@ -196,6 +196,10 @@ export const fleetFlags: FlagSpec[] = [
     runOptions.onFailure,
     'A failed cluster (apply): stop there, or rollback: put back every instance the run changed on it (and on its wave), then stop',
   ),
+  optionFlag(
+    runOptions.history,
+    'Revisions of each instance kept in the cluster for `timoni-fleet history`, the current one included (0: none written)',
+  ),
   optionFlag(runOptions.deadline, 'Time limit of the whole run, e.g. 30m (none by default)'),
   optionFlag(runOptions.changesFile, 'Also write the ChangeSet JSON (as -o json prints it) to this file'),
   optionFlag(
@@ -221,7 +225,7 @@ export const fleetFlags: FlagSpec[] = [
  * apply applies one cluster at a time (or --max-parallel per wave): --concurrency, the
  * number of clusters diffed at once, is diff's.
  */
-const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[]> = {
+const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete' | 'history', string[]> = {
   apply: fleetFlags
     .filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency' && flag.name !== 'cluster')
     .map((flag) => flag.name),
@@ -242,6 +246,7 @@ const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete', string[]> = {
     'repin-cluster',
   ],
   status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+  history: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
   delete: [
     'wait',
     'timeout',
@@ -306,14 +311,33 @@ const deleteFlags = new Map<string, FlagSpec>([
   ['timeout', optionFlag(runOptions.timeout, "Time limit of each cluster's delete, all its instances' waits together")],
 ]);
 
+/** `history`'s own flags: one instance only; its -o (no values in either form). */
+const historyFlags: FlagSpec[] = [
+  {
+    name: 'instance',
+    kind: 'string',
+    default: '',
+    description: 'Only the history of this instance (default: every instance the bundle lists)',
+  },
+];
+const historyOutputFlag: FlagSpec = {
+  name: 'output',
+  short: 'o',
+  kind: 'string',
+  default: 'text',
+  choices: ['text', 'json'],
+  description: 'The revisions as a table (text) or as JSON; values are never printed',
+};
+
 export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
   const own = commandFlags[command];
+  const reads = command === 'status' || command === 'delete' || command === 'history';
   const flags = fleetFlags
     .filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name))
-    .map((flag) =>
-      command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag,
-    )
+    .map((flag) => (reads ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag))
     .map((flag) => (command === 'delete' ? (deleteFlags.get(flag.name) ?? flag) : flag));
+  if (command === 'history')
+    return [...flags.map((flag) => (flag.name === 'output' ? historyOutputFlag : flag)), ...historyFlags];
   return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 
@@ -525,6 +549,7 @@ export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: C
     maxParallel: optionValue(args, runOptions.maxParallel),
     soakMs: optionValue(args, runOptions.soak),
     onFailure: optionValue(args, runOptions.onFailure),
+    history: optionValue(args, runOptions.history),
     identity: identityOptions(args),
   };
   const creds = optionValue(args, runOptions.registryCreds);

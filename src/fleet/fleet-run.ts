@@ -7,6 +7,7 @@ import type { ClusterEvaluationOptions, ClusterSelector, Runtime, RuntimeCluster
 import type { DesiredState } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import type { IdentityMode, Kubeconfig } from '../kube/connect/index.js';
+import type { HistoryProvenance } from '../kube/instance/index.js';
 import type { SecretRegistry } from '../secrets.js';
 import type { ModuleResolver } from '../module/source.js';
 import { runOptions, type OnFailure, type RolloutStrategy } from './run-options.js';
@@ -50,6 +51,11 @@ export interface FleetOptions {
    */
   onFailure?: OnFailure;
   /**
+   * Revisions of each instance an apply keeps in the cluster, the current one included
+   * (`history`, ../kube/instance/history-store.ts); 0: no history written.
+   */
+  history: number;
+  /**
    * The cluster identity check (`../kube/connect/cluster-identity.ts`): `mode` (absent: `check`,
    * refuse a cluster whose record names another runtime cluster, write nothing), the
    * record's ConfigMap name (absent: `timoni-fleet-identity`), the runtime clusters an apply
@@ -81,6 +87,7 @@ export const defaultFleetOptions: FleetOptions = {
   strategy: runOptions.strategy.action.value,
   maxParallel: runOptions.maxParallel.action.value,
   onFailure: runOptions.onFailure.action.value,
+  history: runOptions.history.action.value,
 };
 
 export interface FleetRun {
@@ -106,6 +113,8 @@ export interface FleetRun {
    * most CANCEL_GRACE_MS once it is aborted.
    */
   cancel?: AbortSignal;
+  /** Where the applied revisions come from, kept in each instance's history (the action: its commit and run URL). */
+  provenance?: HistoryProvenance;
   /** Filled in as the run goes: milliseconds since the process started (performance.now()). */
   timings?: { firstClusterRequestMs?: number };
   /** Told of every error that fails a cluster (the action turns CUE errors into annotations). */
@@ -169,6 +178,13 @@ export interface FleetRun {
  * the CLI prints it as it is, the action shows it as an error annotation, once.
  */
 export const FAILURE_MARK = '✗ ';
+
+/**
+ * A line that warns of something that did not fail the cluster (an instance's history not
+ * written after its apply succeeded): the CLI prints it as it is, the action shows it as a
+ * warning annotation.
+ */
+export const WARNING_MARK = '⚠ ';
 
 export interface FleetLog {
   line(text: string): void;

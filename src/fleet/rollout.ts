@@ -6,6 +6,7 @@
 // cluster with an instance that does not build is applied nothing (instance-failures.ts).
 // `timeoutMs` bounds each cluster as a whole (connect, build, every instance's waits),
 // not each instance. With prune, instances the bundle no longer lists are deleted last.
+// Each instance applied in full is added to its history (instance-history.ts).
 // With `strategy: waves` the clusters of one group are applied at once (waves.ts).
 // A cancelled run (`run.cancel`) stops as at its deadline: no cluster, instance or object
 // is started after it; the cluster in flight writes the records of what it applied
@@ -48,6 +49,7 @@ import {
   snapshotsBefore,
   withRollback,
 } from './rollback.js';
+import { recordHistory } from './instance-history.js';
 import { removedInstancesApply } from './removed-instances.js';
 import { rollOutLeaves } from './leaving-clusters.js';
 import {
@@ -179,6 +181,8 @@ async function rollOutCluster(
           module: moduleInfo(instance),
           changes: withReadiness(result.changes, result.readiness),
         });
+        // The revision applied goes into the instance's history; a failure to write it is a warning, not a failed cluster.
+        await recordHistory(run, session.kube, result.record, line);
       } catch (error) {
         if (error instanceof InstanceCancelledError) {
           instances.push({

@@ -229,6 +229,11 @@ export const runOptions = {
   onFailure: textOption<OnFailure>('on-failure', 'stop', 'stop', choice(ON_FAILURE_CHOICES), {
     choices: ON_FAILURE_CHOICES,
   }),
+  /**
+   * How many revisions of each instance an apply keeps in the cluster (the current one
+   * included; ../kube/instance/history-store.ts); 0 writes no history (one kept is left as it is).
+   */
+  history: textOption('history', 10, '10', wholeNumber('revisions', 0)),
   /** The whole run's time limit. */
   deadline: {
     kind: 'text',

@@ -9,7 +9,7 @@
 // read the cluster) and before any instance is listed. Neither command writes the record:
 // only an apply records a cluster or re-pins it. A re-pinned runtime cluster
 // (`--repin-cluster`) is read or deleted from as that name, its record left as it is.
-import { evaluateForCluster, selectClusters, type RuntimeCluster } from '../bundle/index.js';
+import { evaluateForCluster, selectClusters, type ClusterBundle, type RuntimeCluster } from '../bundle/index.js';
 import {
   bundleStatus,
   deleteBundleInstances,
@@ -43,9 +43,10 @@ async function bundleNameWithoutCluster(run: FleetRun, cluster: RuntimeCluster):
   }
 }
 
-async function eachCluster<T>(
+/** Each selected cluster in runtime order, connected (identity checked) and the bundle evaluated for it, given to `work`. */
+export async function eachCluster<T>(
   run: FleetRun,
-  work: (session: ClusterSession, bundle: string) => Promise<T>,
+  work: (session: ClusterSession, bundle: string, evaluated: ClusterBundle) => Promise<T>,
   stopAtFailure: boolean,
 ): Promise<Array<ClusterResult<T>>> {
   const results: Array<ClusterResult<T>> = [];
@@ -72,7 +73,7 @@ async function eachCluster<T>(
         cluster,
       );
       bundle = evaluated.bundle.name;
-      results.push({ cluster, bundle, result: await work(session, bundle) });
+      results.push({ cluster, bundle, result: await work(session, bundle, evaluated) });
     } catch (error) {
       run.onClusterError?.(cluster.name, error);
       results.push({ cluster, bundle, error: error instanceof Error ? error.message : String(error) });

@@ -2,7 +2,10 @@
 // instance first; for each, the Secret is marked as being deleted (when waiting), the
 // objects of its inventory (and of a pending revision) are deleted in reverse apply order
 // with the owner-label and prune-disabled rules, their termination is awaited, and only
-// then the instance Secret goes, so that a delete that timed out can be retried.
+// then the instance Secret goes, so that a delete that timed out can be retried. The
+// instance's history (history-store.ts) goes after it, as `helm uninstall` removes a
+// release's: it holds the instance's values, which should not outlive it (one that cannot
+// be removed is logged, the delete done).
 import type { ObjectChange } from '../../changeset.js';
 import { DEFAULT_TIMEOUT_MS } from '../../default-timeout.js';
 import type { KubeCluster } from '../connect/index.js';
@@ -10,6 +13,7 @@ import { instanceId, InstanceStepError, type InstanceStep } from './instance.js'
 import { deleteObjects, inventoryObjects } from './instance-prune.js';
 import type { DecodedInstanceSecret } from './inventory.js';
 import { markDeleting } from './inventory-pending.js';
+import { deleteHistory, historySecretName } from './history-store.js';
 import { deleteInstance, listInstances } from './inventory-store.js';
 import type { ObjectRef } from '../object.js';
 import { waitForDeletion } from '../status/index.js';
@@ -79,6 +83,14 @@ export async function deleteStoredInstance(
     await deleteInstance(cluster, name, namespace);
   } catch (error) {
     fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
+  }
+  // The instance is gone: a history that cannot be removed is said, not a failed delete.
+  try {
+    await deleteHistory(cluster, name, namespace);
+  } catch (error) {
+    options.log?.(
+      `Secret/${namespace}/${historySecretName(name)} (the instance's history) not deleted: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return { name, namespace, changes };
 }

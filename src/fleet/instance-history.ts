@@ -1,0 +1,100 @@
+// The history of the bundle's instances across the fleet (../kube/instance/history-store.ts):
+// written by the rollout after each instance's apply succeeds, read by `timoni-fleet history`.
+//
+// Writing: the record the apply wrote (the current one) becomes the instance's newest
+// revision, so that the history lists every applied revision newest first, the current one
+// included, as `helm history` does; at most `options.history` are kept (0: none written). A
+// failure to write it is a warning naming the cluster and instance (WARNING_MARK), never a
+// failed cluster: the apply itself succeeded.
+//
+// Reading: per cluster (connected and identity-checked as status is, nothing written), the
+// instances the bundle lists there, each with its revisions newest first and which one is
+// the live record (byte for byte); no values in what it answers (they may hold secrets).
+import type { ClusterBundle } from '../bundle/index.js';
+import type { KubeCluster } from '../kube/connect/index.js';
+import {
+  appendHistory,
+  currentRevision,
+  readHistory,
+  readLiveRecordText,
+  type HistoryEntry,
+  type InstanceRecord,
+} from '../kube/instance/index.js';
+import { WARNING_MARK, type FleetRun } from './fleet-run.js';
+import { eachCluster, type ClusterResult } from './status-and-delete.js';
+
+/** Keeps the applied record in the instance's history; logs a warning (never throws) when it cannot. */
+export async function recordHistory(
+  run: FleetRun,
+  cluster: KubeCluster,
+  record: InstanceRecord,
+  line: (text: string) => void,
+): Promise<void> {
+  const keep = run.options.history;
+  if (keep <= 0) return;
+  try {
+    await appendHistory(cluster, { record, ...run.provenance }, keep);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    line(
+      `${WARNING_MARK}cluster ${cluster.name}: instance ${record.namespace}/${record.name}: applied, but its history was not written: ${reason}`,
+    );
+  }
+}
+
+/** One revision as `history` shows it: no values, no record. */
+export interface RevisionView {
+  revision: number;
+  appliedAt: string;
+  module: { url: string; version: string; digest: string };
+  commit?: string;
+  runUrl?: string;
+  /** Its record is the live one (Timoni's inventory Secret, byte for byte). */
+  current: boolean;
+}
+
+export interface InstanceHistoryView {
+  name: string;
+  namespace: string;
+  /** Newest first; empty when no history is kept for the instance. */
+  revisions: RevisionView[];
+  /** Timoni's record is stored for the instance (false: not installed). */
+  installed: boolean;
+}
+
+function revisionView(entry: HistoryEntry, current: number | undefined): RevisionView {
+  return {
+    revision: entry.revision,
+    appliedAt: entry.appliedAt,
+    module: { ...entry.module },
+    ...(entry.commit ? { commit: entry.commit } : {}),
+    ...(entry.runUrl ? { runUrl: entry.runUrl } : {}),
+    current: entry.revision === current,
+  };
+}
+
+async function clusterHistory(
+  cluster: KubeCluster,
+  evaluated: ClusterBundle,
+  only: string,
+): Promise<InstanceHistoryView[]> {
+  const views: InstanceHistoryView[] = [];
+  for (const instance of evaluated.bundle.instances) {
+    if (only && instance.name !== only) continue;
+    const entries = await readHistory(cluster, instance.name, instance.namespace);
+    const live = await readLiveRecordText(cluster, instance.name, instance.namespace);
+    const current = currentRevision(entries, live);
+    views.push({
+      name: instance.name,
+      namespace: instance.namespace,
+      revisions: entries.map((entry) => revisionView(entry, current)),
+      installed: live !== null,
+    });
+  }
+  return views;
+}
+
+/** The history of the bundle's instances (or of `instance` alone) on each selected cluster, in runtime order. */
+export function fleetHistory(run: FleetRun, instance = ''): Promise<Array<ClusterResult<InstanceHistoryView[]>>> {
+  return eachCluster(run, (session, _bundle, evaluated) => clusterHistory(session.kube, evaluated, instance), false);
+}
