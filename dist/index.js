@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 7315:
+/***/ 6376:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -4918,7 +4918,7 @@ class NoClusterMatchesError extends Error {
     }
 }
 /** The selected clusters in runtime order; throws NoClusterMatchesError when none match. */
-function selectClusters(runtime, selector) {
+function clusters_selectClusters(runtime, selector) {
     const selected = runtime.clusters.filter((cluster) => clusters_matches(selector.cluster, cluster.name) && clusters_matches(selector.group, cluster.group));
     if (selected.length === 0)
         throw new NoClusterMatchesError(runtime, selector);
@@ -4971,7 +4971,7 @@ function withMissingRuntimeValues(error, runtime, missing) {
     return new CueFilesError(`the bundle reads runtime values (${names}) but ${why}; ${error.summary}`, error.diagnostics);
 }
 /** Evaluates the bundle for one cluster of the runtime. */
-async function evaluateForCluster(engine, options, cluster) {
+async function clusters_evaluateForCluster(engine, options, cluster) {
     try {
         const queried = await readQueryValues(engine, options.runtime, cluster, options.readObject, options.secretQueryRefusal);
         const values = mergeRuntimeValues(cluster, options.environment, queried);
@@ -5013,8 +5013,8 @@ async function evaluateForCluster(engine, options, cluster) {
 /** Evaluates the bundle for every selected cluster, in runtime order. */
 async function evaluateForClusters(engine, options) {
     const results = [];
-    for (const cluster of selectClusters(options.runtime, options.selector))
-        results.push(await evaluateForCluster(engine, options, cluster));
+    for (const cluster of clusters_selectClusters(options.runtime, options.selector))
+        results.push(await clusters_evaluateForCluster(engine, options, cluster));
     return results;
 }
 /**
@@ -5037,11 +5037,11 @@ async function bundleErrorWithoutCluster(engine, options) {
     });
     if (!error || options.runtime.queries.length > 0)
         return error;
-    const [first] = selectClusters(options.runtime, options.selector);
+    const [first] = clusters_selectClusters(options.runtime, options.selector);
     if (!first)
         return error;
     try {
-        await evaluateForCluster(engine, { ...options, readObject: () => Promise.reject(new Error('no cluster is read before the bundle is checked')) }, first);
+        await clusters_evaluateForCluster(engine, { ...options, readObject: () => Promise.reject(new Error('no cluster is read before the bundle is checked')) }, first);
         return undefined;
     }
     catch {
@@ -5208,7 +5208,7 @@ function anyInMetadata(object, selector) {
 function cloneJson(value) {
     return structuredClone(value);
 }
-function isRecord(value) {
+function object_isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -5422,10 +5422,10 @@ function describeConnectionError(error) {
 function parseStatus(body) {
     try {
         const status = JSON.parse(body);
-        if (isRecord(status)) {
-            const details = isRecord(status.details) ? status.details : {};
+        if (object_isRecord(status)) {
+            const details = object_isRecord(status.details) ? status.details : {};
             const causes = Array.isArray(details.causes)
-                ? details.causes.filter(isRecord).map((cause) => ({
+                ? details.causes.filter(object_isRecord).map((cause) => ({
                     reason: typeof cause.reason === 'string' ? cause.reason : undefined,
                     message: typeof cause.message === 'string' ? cause.message : undefined,
                     field: typeof cause.field === 'string' ? cause.field : undefined,
@@ -5494,7 +5494,7 @@ async function readClusterUid(cluster) {
 }
 /** The record's data, or null when the object is not a record of ours (missing fields). */
 function parseIdentityRecord(object) {
-    const data = object && isRecord(object.data) ? object.data : null;
+    const data = object && object_isRecord(object.data) ? object.data : null;
     if (!data)
         return null;
     const { runtimeCluster, uid, recordedAt } = data;
@@ -6295,13 +6295,13 @@ function parseExecCredential(output, config, subject, secrets) {
     catch {
         throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
     }
-    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
+    if (!object_isRecord(parsed) || parsed.kind !== 'ExecCredential') {
         throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
     }
     if (parsed.apiVersion !== config.apiVersion) {
         throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
     }
-    const status = isRecord(parsed.status) ? parsed.status : {};
+    const status = object_isRecord(parsed.status) ? parsed.status : {};
     const credential = {
         token: typeof status.token === 'string' && status.token ? status.token : undefined,
         clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
@@ -6395,11 +6395,11 @@ function namedEntries(list, field, where) {
     if (!Array.isArray(list))
         throw new KubeconfigError(`${where}: ${field}s is not a list`);
     return list.flatMap((item, i) => {
-        if (!isRecord(item) || typeof item.name !== 'string') {
+        if (!object_isRecord(item) || typeof item.name !== 'string') {
             throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
         }
         const body = item[field];
-        return [[item.name, isRecord(body) ? body : {}]];
+        return [[item.name, object_isRecord(body) ? body : {}]];
     });
 }
 /**
@@ -6421,7 +6421,7 @@ function parseExec(exec, where, fileDir, secrets) {
         throw new KubeconfigError(`${where}: exec has no command`);
     const command = execCommand(rawCommand, fileDir, where);
     const env = Array.isArray(exec.env)
-        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
+        ? exec.env.filter(object_isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
         : [];
     for (const entry of env)
         secrets.register(entry.value);
@@ -6456,9 +6456,9 @@ function parseUser(name, user, baseDir, fileDir, where, secrets) {
         secrets.register(parsed.clientKeyData);
         secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
     }
-    if (isRecord(user.exec))
+    if (object_isRecord(user.exec))
         parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
-    if (isRecord(user['auth-provider']))
+    if (object_isRecord(user['auth-provider']))
         parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
     return parsed;
 }
@@ -6512,7 +6512,7 @@ function loadKubeconfig(sources, secrets) {
             const raw = document.toJS();
             if (raw === null || raw === undefined)
                 continue;
-            if (!isRecord(raw))
+            if (!object_isRecord(raw))
                 throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
             if (!config.currentContext && str(raw['current-context']))
                 config.currentContext = str(raw['current-context']);
@@ -6877,16 +6877,16 @@ class NoMatchError extends Error {
 const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 const key = (apiVersion, kind) => `${apiVersion}/${kind}`;
 function list(value) {
-    return Array.isArray(value) ? value.filter(isRecord) : [];
+    return Array.isArray(value) ? value.filter(object_isRecord) : [];
 }
 /** Mappings from an APIGroupDiscoveryList (aggregated discovery). */
 function mappingsFromAggregated(document) {
     const out = [];
     for (const group of list(document.items)) {
-        const groupName = isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
+        const groupName = object_isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
         for (const version of list(group.versions)) {
             for (const resource of list(version.resources)) {
-                const kind = isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
+                const kind = object_isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
                 if (!kind || typeof resource.resource !== 'string')
                     continue;
                 out.push({
@@ -7253,7 +7253,7 @@ function unionFields(a, b) {
     const out = { ...a };
     for (const [key, value] of Object.entries(b)) {
         const existing = out[key];
-        out[key] = isRecord(existing) && isRecord(value) ? unionFields(existing, value) : value;
+        out[key] = object_isRecord(existing) && object_isRecord(value) ? unionFields(existing, value) : value;
     }
     return out;
 }
@@ -7319,7 +7319,7 @@ function normalizeObject(object, options = {}) {
         delete metadata[field];
     for (const field of ['labels', 'annotations']) {
         const value = metadata[field];
-        if (isRecord(value) && Object.keys(value).length === 0)
+        if (object_isRecord(value) && Object.keys(value).length === 0)
             delete metadata[field];
     }
     if (options.dropStatus ?? true)
@@ -7333,7 +7333,7 @@ function jsonEqual(a, b) {
     if (Array.isArray(a)) {
         return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
     }
-    if (isRecord(a) && isRecord(b)) {
+    if (object_isRecord(a) && object_isRecord(b)) {
         const keys = Object.keys(a);
         if (keys.length !== Object.keys(b).length)
             return false;
@@ -8162,7 +8162,7 @@ function isSecret(object) {
 }
 function maskAnnotations(object) {
     const metadata = object.metadata;
-    if (!isRecord(metadata) || !isRecord(metadata.annotations))
+    if (!object_isRecord(metadata) || !object_isRecord(metadata.annotations))
         return;
     if (lastAppliedAnnotation in metadata.annotations)
         metadata.annotations[lastAppliedAnnotation] = maskDefault;
@@ -8180,7 +8180,7 @@ function maskSecret(object) {
         if (!(field in copy))
             continue;
         const value = copy[field];
-        copy[field] = isRecord(value)
+        copy[field] = object_isRecord(value)
             ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]))
             : maskDefault;
     }
@@ -8191,11 +8191,11 @@ function maskSecret(object) {
 function secretValues(object) {
     const values = {};
     const data = object.data;
-    if (isRecord(data))
+    if (object_isRecord(data))
         for (const [key, value] of Object.entries(data))
             values[key] = String(value);
     const stringData = object.stringData;
-    if (isRecord(stringData)) {
+    if (object_isRecord(stringData)) {
         for (const [key, value] of Object.entries(stringData))
             values[key] = Buffer.from(String(value)).toString('base64');
     }
@@ -8218,11 +8218,11 @@ function maskSecretPair(live, desired) {
     const maskedDesired = cloneJson(desired);
     delete maskedLive.stringData;
     delete maskedDesired.stringData;
-    if (isRecord(live.data) || isRecord(live.stringData))
+    if (object_isRecord(live.data) || object_isRecord(live.stringData))
         maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
     else if (live.data != null)
         maskedLive.data = maskDefault;
-    if (isRecord(desired.data) || isRecord(desired.stringData))
+    if (object_isRecord(desired.data) || object_isRecord(desired.stringData))
         maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
     else if (desired.data != null)
         maskedDesired.data = maskDefault;
@@ -8342,7 +8342,7 @@ function objectDiff(live, desired, withStatus = false) {
  * any other value is live's as it is.
  */
 function projectOnto(live, desired) {
-    if (isRecord(live) && isRecord(desired)) {
+    if (object_isRecord(live) && object_isRecord(desired)) {
         const projected = {};
         for (const key of Object.keys(desired)) {
             if (Object.prototype.hasOwnProperty.call(live, key))
@@ -8486,7 +8486,7 @@ const instanceKind = 'Instance';
 const instanceApiVersion = 'timoni.sh/v1alpha1';
 const instanceSecretType = 'timoni.sh/instance';
 const instanceSecretPrefix = 'timoni.';
-const instanceDataKey = 'instance';
+const inventory_instanceDataKey = 'instance';
 const pendingDataKey = 'pending';
 const bundleNameLabel = 'bundle.timoni.sh/name';
 const instanceLabels = {
@@ -8586,7 +8586,7 @@ function encodeInstance(instance) {
     return goJson(document);
 }
 function stringMap(value) {
-    if (!isRecord(value))
+    if (!object_isRecord(value))
         return undefined;
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
 }
@@ -8599,11 +8599,11 @@ function decodeInstance(text, where) {
     catch {
         throw new Error(`${where}: instance data is not JSON`);
     }
-    if (!isRecord(raw))
+    if (!object_isRecord(raw))
         throw new Error(`${where}: instance data is not an object`);
-    const metadata = isRecord(raw.metadata) ? raw.metadata : {};
-    const module = isRecord(raw.module) ? raw.module : {};
-    const inventory = isRecord(raw.inventory) ? raw.inventory : undefined;
+    const metadata = object_isRecord(raw.metadata) ? raw.metadata : {};
+    const module = object_isRecord(raw.module) ? raw.module : {};
+    const inventory = object_isRecord(raw.inventory) ? raw.inventory : undefined;
     return {
         name: String(metadata.name ?? ''),
         namespace: String(metadata.namespace ?? ''),
@@ -8621,14 +8621,14 @@ function decodeInstance(text, where) {
         inventory: inventory
             ? {
                 entries: Array.isArray(inventory.entries)
-                    ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') }))
+                    ? inventory.entries.filter(object_isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') }))
                     : null,
             }
             : undefined,
         images: Array.isArray(raw.images) ? raw.images.map(String) : undefined,
     };
 }
-function instanceSecretName(instance) {
+function inventory_instanceSecretName(instance) {
     return `${instanceSecretPrefix}${instance}`;
 }
 /** The Secret Timoni writes for an instance (its labels, plus the instance's own labels). */
@@ -8637,7 +8637,7 @@ function instanceSecret(instance) {
         apiVersion: 'v1',
         kind: 'Secret',
         metadata: {
-            name: instanceSecretName(instance.name),
+            name: inventory_instanceSecretName(instance.name),
             namespace: instance.namespace,
             labels: {
                 [instanceLabels.name]: instance.name,
@@ -8647,14 +8647,14 @@ function instanceSecret(instance) {
             },
         },
         type: instanceSecretType,
-        data: { [instanceDataKey]: Buffer.from(encodeInstance(instance)).toString('base64') },
+        data: { [inventory_instanceDataKey]: Buffer.from(encodeInstance(instance)).toString('base64') },
     };
 }
 /** Reads an instance Secret; labels, annotations and creation time come from the Secret (as Timoni does). */
 function decodeInstanceSecret(secret) {
     const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
-    const data = isRecord(secret.data) ? secret.data : {};
-    const encoded = data[instanceDataKey];
+    const data = object_isRecord(secret.data) ? secret.data : {};
+    const encoded = data[inventory_instanceDataKey];
     if (typeof encoded !== 'string')
         throw new Error(`${where}: instance data not found`);
     const instance = decodeInstance(Buffer.from(encoded, 'base64').toString('utf8'), where);
@@ -8889,26 +8889,26 @@ const secretRef = (name, namespace) => ({
     apiVersion: 'v1',
     kind: 'Secret',
     namespace,
-    name: instanceSecretName(name),
+    name: inventory_instanceSecretName(name),
 });
 /**
  * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
  * and the Secret's labels untouched (one server-side apply); answers the pending record.
  */
 async function savePending(cluster, pending, now = new Date()) {
-    const where = `Secret/${pending.namespace}/${instanceSecretName(pending.name)}`;
+    const where = `Secret/${pending.namespace}/${inventory_instanceSecretName(pending.name)}`;
     const existing = await cluster.get(secretRef(pending.name, pending.namespace));
     if (!existing)
         throw new Error(`cluster ${cluster.name}: ${where}: instance storage not found`);
-    const data = isRecord(existing.data) ? existing.data : {};
-    const stored = data[instanceDataKey];
+    const data = object_isRecord(existing.data) ? existing.data : {};
+    const stored = data[inventory_instanceDataKey];
     if (typeof stored !== 'string')
         throw new Error(`cluster ${cluster.name}: instance data not found in ${where}`);
     const record = { ...pending, lastTransitionTime: rfc3339(now) };
     delete record.creationTimestamp;
     const secret = instanceSecret({ ...record, labels: undefined });
     secret.metadata.labels = { ...secret.metadata.labels, ...existing.metadata.labels };
-    secret.data = { [instanceDataKey]: stored, [pendingDataKey]: Buffer.from(encodeInstance(record)).toString('base64') };
+    secret.data = { [inventory_instanceDataKey]: stored, [pendingDataKey]: Buffer.from(encodeInstance(record)).toString('base64') };
     await serverSideApply(cluster, secret);
     return record;
 }
@@ -8934,7 +8934,7 @@ const inventory_store_secretRef = (name, namespace) => ({
     apiVersion: 'v1',
     kind: 'Secret',
     namespace,
-    name: instanceSecretName(name),
+    name: inventory_instanceSecretName(name),
 });
 /** The stored instance, or null when there is none. */
 async function inventory_store_readInstance(cluster, name, namespace) {
@@ -8945,7 +8945,7 @@ async function inventory_store_readInstance(cluster, name, namespace) {
         return decodeInstanceSecret(secret);
     }
     catch (error) {
-        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
+        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${inventory_instanceSecretName(name)}: ${error.message}`);
     }
 }
 /** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
@@ -9064,7 +9064,7 @@ const failed = (message) => ({ status: 'Failed', message });
 function field(object, path) {
     let value = object;
     for (const part of path.split('.')) {
-        if (!isRecord(value))
+        if (!object_isRecord(value))
             return undefined;
         value = value[part];
     }
@@ -9082,7 +9082,7 @@ function conditions(object) {
     const list = field(object, 'status.conditions');
     if (!Array.isArray(list))
         return [];
-    return list.filter(isRecord).map((c) => ({
+    return list.filter(object_isRecord).map((c) => ({
         type: String(c.type ?? ''),
         status: String(c.status ?? ''),
         reason: String(c.reason ?? ''),
@@ -9274,8 +9274,8 @@ function podStatus(o) {
             if (hasCondition(o, 'Ready', 'True'))
                 return current('Pod is Ready');
             const statuses = field(o, 'status.containerStatuses');
-            const crashing = (Array.isArray(statuses) ? statuses.filter(isRecord) : [])
-                .filter((s) => isRecord(s.state) && isRecord(s.state.waiting) && s.state.waiting.reason === 'CrashLoopBackOff')
+            const crashing = (Array.isArray(statuses) ? statuses.filter(object_isRecord) : [])
+                .filter((s) => object_isRecord(s.state) && object_isRecord(s.state.waiting) && s.state.waiting.reason === 'CrashLoopBackOff')
                 .map((s) => String(s.name));
             if (crashing.length > 0)
                 return failed(`Containers in CrashLoop state: ${crashing.join(',')}`);
@@ -9488,6 +9488,7 @@ async function waitForDeletion(cluster, objects, options) {
 
 ;// CONCATENATED MODULE: ./src/kube/status/index.ts
 // kube/status, the face: readiness as kstatus computes it, and waiting for objects to be ready or gone.
+
 
 
 ;// CONCATENATED MODULE: ./src/kube/instance/instance-apply.ts
@@ -9909,7 +9910,216 @@ function waitObject(error) {
     return first ? formatRef(first.object) : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/kube/instance/history-store.ts
+// The history of an instance on a cluster: every revision timoni-fleet applied, newest first,
+// as `helm history` lists a release's. One Secret per instance, of our own, beside Timoni's:
+//
+//   Secret `timoni-fleet-history.<instance>` in the instance's namespace,
+//   type `timoni-fleet.io/history`, labels `app.kubernetes.io/managed-by: timoni-fleet` and
+//   `timoni-fleet.io/instance: <instance>` only, `data.history` = JSON { entries: [...] }.
+//
+// It carries none of Timoni's labels (nor `bundle.timoni.sh/name`), so that neither Timoni nor
+// our own scans (listInstances, unlisted-instances.ts) take it for an instance, and it is
+// written with server-side apply under our own field manager (`timoni-fleet`): Timoni's
+// inventory Secret (`timoni.<instance>`) is never written here.
+//
+// Each entry keeps the record the apply wrote (the decoded `data.instance` JSON text, byte for
+// byte), so that a rollback can write it back exactly; the values live in it (and in `values`),
+// which is why the history is a Secret and why nothing here is ever printed.
+//
+// Revisions grow by one per apply of the instance; an apply that left the instance as it was
+// (same module, digest, values, inventory and images: only `lastTransitionTime` differs) adds
+// no revision, it refreshes the newest entry's record (so that it stays the live one), and a
+// push that touches one instance of a bundle does not push the others' history out. At most
+// `keep` entries are kept (the newest, current one included), and fewer when their JSON would
+// pass HISTORY_MAX_BYTES (a Secret holds at most 1 MiB).
+
+
+
+const historySecretPrefix = 'timoni-fleet-history.';
+const historySecretType = 'timoni-fleet.io/history';
+const historyDataKey = 'history';
+/** Our own field manager, as the cluster identity record's: never Timoni's. */
+const HISTORY_FIELD_MANAGER = 'timoni-fleet';
+const historyLabels = {
+    managedBy: 'app.kubernetes.io/managed-by',
+    instance: 'timoni-fleet.io/instance',
+};
+/** The history's JSON stays under this (a Secret's data may not pass 1 MiB). */
+const HISTORY_MAX_BYTES = 900 * 1024;
+function historySecretName(instance) {
+    return `${historySecretPrefix}${instance}`;
+}
+const historyRef = (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: historySecretName(name),
+});
+const secretPath = (name, namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(historySecretName(name))}`;
+/** The Secret holding `entries` (newest first). */
+function historySecret(name, namespace, entries) {
+    return {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+            name: historySecretName(name),
+            namespace,
+            labels: { [historyLabels.managedBy]: 'timoni-fleet', [historyLabels.instance]: name },
+        },
+        type: historySecretType,
+        data: { [historyDataKey]: Buffer.from(JSON.stringify({ entries })).toString('base64') },
+    };
+}
+function optionalString(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function decodeEntry(raw, where) {
+    if (!object_isRecord(raw) || typeof raw.revision !== 'number' || typeof raw.record !== 'string')
+        throw new Error(`${where}: an entry without revision or record`);
+    const module = object_isRecord(raw.module) ? raw.module : {};
+    const commit = optionalString(raw.commit);
+    const runUrl = optionalString(raw.runUrl);
+    return {
+        revision: raw.revision,
+        module: {
+            url: String(module.url ?? ''),
+            version: String(module.version ?? ''),
+            digest: String(module.digest ?? ''),
+        },
+        values: String(raw.values ?? ''),
+        appliedAt: String(raw.appliedAt ?? ''),
+        ...(commit ? { commit } : {}),
+        ...(runUrl ? { runUrl } : {}),
+        record: raw.record,
+    };
+}
+/** The entries of a history Secret, newest first. */
+function decodeHistorySecret(secret) {
+    const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
+    const data = object_isRecord(secret.data) ? secret.data : {};
+    const encoded = data[historyDataKey];
+    if (typeof encoded !== 'string')
+        throw new Error(`${where}: history data not found`);
+    let parsed;
+    try {
+        parsed = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+    }
+    catch {
+        throw new Error(`${where}: history data is not JSON`);
+    }
+    if (!object_isRecord(parsed) || !Array.isArray(parsed.entries))
+        throw new Error(`${where}: history data has no entries`);
+    return parsed.entries.map((entry) => decodeEntry(entry, where)).sort((a, b) => b.revision - a.revision);
+}
+async function readStored(cluster, name, namespace) {
+    const secret = await cluster.get(historyRef(name, namespace));
+    if (!secret)
+        return { entries: [], resourceVersion: '' };
+    try {
+        return { entries: decodeHistorySecret(secret), resourceVersion: String(secret.metadata.resourceVersion ?? '') };
+    }
+    catch (error) {
+        throw new Error(`cluster ${cluster.name}: instance ${namespace}/${name}: ${error.message}`);
+    }
+}
+/** The instance's history on the cluster, newest first ([] when it has none). */
+async function history_store_readHistory(cluster, name, namespace) {
+    return (await readStored(cluster, name, namespace)).entries;
+}
+/** At most `keep` entries, newest first, whose JSON stays under `maxBytes` (the newest one always stays). */
+function trimHistory(entries, keep, maxBytes = HISTORY_MAX_BYTES) {
+    const kept = [...entries].sort((a, b) => b.revision - a.revision).slice(0, Math.max(keep, 1));
+    while (kept.length > 1 && Buffer.byteLength(JSON.stringify({ entries: kept })) > maxBytes)
+        kept.pop();
+    return kept;
+}
+/** Writes the entries (server-side apply, our field manager), only if the Secret is still at `resourceVersion`. */
+async function writeStored(cluster, name, namespace, entries, resourceVersion) {
+    const secret = historySecret(name, namespace, entries);
+    if (resourceVersion)
+        secret.metadata.resourceVersion = resourceVersion;
+    await cluster.client.request({
+        method: 'PATCH',
+        path: secretPath(name, namespace),
+        query: { fieldManager: HISTORY_FIELD_MANAGER, force: true },
+        body: JSON.stringify(secret),
+        contentType: 'application/apply-patch+yaml',
+        object: historyRef(name, namespace),
+    });
+}
+/** The record without what every apply changes (`lastTransitionTime`), to tell an apply that changed nothing. */
+function sameInstance(a, b) {
+    const strip = (text) => {
+        try {
+            const parsed = JSON.parse(text);
+            delete parsed.lastTransitionTime;
+            return JSON.stringify(parsed);
+        }
+        catch {
+            return text;
+        }
+    };
+    return strip(a) === strip(b);
+}
+/** The history after an apply of `input.record`: a new revision first, or the newest one refreshed. */
+function nextHistory(entries, input, keep) {
+    const { creationTimestamp: _live, ...written } = input.record;
+    const record = encodeInstance(written);
+    const newest = entries[0];
+    if (newest && sameInstance(newest.record, record)) {
+        const entry = { ...newest, record };
+        return { entries: trimHistory([entry, ...entries.slice(1)], keep), entry, added: false };
+    }
+    const entry = {
+        revision: (newest?.revision ?? 0) + 1,
+        module: { url: written.module.repository, version: written.module.version, digest: written.module.digest },
+        values: written.values,
+        appliedAt: rfc3339(input.appliedAt ?? new Date()),
+        ...(input.commit ? { commit: input.commit } : {}),
+        ...(input.runUrl ? { runUrl: input.runUrl } : {}),
+        record,
+    };
+    return { entries: trimHistory([entry, ...entries], keep), entry, added: true };
+}
+/**
+ * Appends the record an apply wrote to the instance's history, keeping at most `keep`
+ * entries; answers the newest entry. A concurrent write (409 on the resourceVersion
+ * precondition) is read again and retried, twice at most.
+ */
+async function appendHistory(cluster, input, keep) {
+    const { name, namespace } = input.record;
+    for (let attempt = 0;; attempt++) {
+        const stored = await readStored(cluster, name, namespace);
+        const next = nextHistory(stored.entries, input, keep);
+        try {
+            await writeStored(cluster, name, namespace, next.entries, stored.resourceVersion);
+            return { entry: next.entry, added: next.added };
+        }
+        catch (error) {
+            if (!(error instanceof errors_KubeApiError && error.status === 409) || attempt >= 2)
+                throw error;
+        }
+    }
+}
+/** Removes the instance's history; false when it had none. */
+function deleteHistory(cluster, name, namespace) {
+    return cluster.delete(historyRef(name, namespace));
+}
+/** Timoni's record on the cluster as stored (`data.instance`, decoded), or null without one. */
+async function history_store_readLiveRecordText(cluster, name, namespace) {
+    const secret = await cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+    const data = secret && isRecord(secret.data) ? secret.data : {};
+    const encoded = data[instanceDataKey];
+    return typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString('utf8') : null;
+}
+/** The revision whose record is the live one (byte for byte), if any. */
+function history_store_currentRevision(entries, live) {
+    return live === null ? undefined : entries.find((entry) => entry.record === live)?.revision;
+}
+
 ;// CONCATENATED MODULE: ./src/kube/instance/instance-delete.ts
+
 
 
 
@@ -9968,10 +10178,17 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
     catch (error) {
         fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
     }
+    // The instance is gone: a history that cannot be removed is said, not a failed delete.
+    try {
+        await deleteHistory(cluster, name, namespace);
+    }
+    catch (error) {
+        options.log?.(`Secret/${namespace}/${historySecretName(name)} (the instance's history) not deleted: ${error instanceof Error ? error.message : String(error)}`);
+    }
     return { name, namespace, changes };
 }
 /** Deletes every instance of the bundle in the cluster, newest first; stops at the first failure. */
-async function deleteBundleInstances(cluster, bundle, options = {}) {
+async function instance_delete_deleteBundleInstances(cluster, bundle, options = {}) {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const stored = await listInstances(cluster, '', bundle);
     // As Timoni's bundle delete: said, and not an error.
@@ -10137,7 +10354,7 @@ async function instanceStatus(cluster, stored) {
     };
 }
 /** Every instance of the bundle in the cluster (all namespaces), oldest first. */
-async function bundleStatus(cluster, bundle) {
+async function instance_status_bundleStatus(cluster, bundle) {
     const stored = await listInstances(cluster, '', bundle);
     const statuses = [];
     for (const instance of stored)
@@ -10234,10 +10451,70 @@ function deletedCount(changes) {
     return changes.filter((change) => change.action === 'deleted').length;
 }
 
+;// CONCATENATED MODULE: ./src/kube/instance/instance-restore.ts
+// What a rollback needs of an instance at the Kubernetes level: its state before a run
+// (Timoni's instance Secret as it was, raw and decoded, or none for a first install), and
+// that Secret written back exactly as it was (same type, labels, annotations and data bytes:
+// `data.instance`, and `data.pending` when there was one), so that `timoni bundle status` and
+// `timoni inspect values` read the old revision again. The objects themselves are put back by
+// applying the previous build (instance-apply.ts) or deleting the instance (instance-delete.ts).
+
+
+
+const instance_restore_secretRef = (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: inventory_instanceSecretName(name),
+});
+/** Reads the instance's Secret before the run touches it. */
+async function snapshotInstance(cluster, name, namespace) {
+    const secret = await cluster.get(instance_restore_secretRef(name, namespace));
+    if (!secret)
+        return { name, namespace, secret: null, stored: null };
+    try {
+        return { name, namespace, secret, stored: decodeInstanceSecret(secret) };
+    }
+    catch (error) {
+        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${inventory_instanceSecretName(name)}: ${error.message}`);
+    }
+}
+/** The Secret's data as it was (base64 values by key). */
+function snapshotData(snapshot) {
+    const data = snapshot.secret && object_isRecord(snapshot.secret.data) ? snapshot.secret.data : {};
+    return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, String(value)]));
+}
+/**
+ * Writes the instance Secret back as the snapshot holds it (server-side apply with Timoni's
+ * field manager, which owns every field of it: a key the run added, `data.pending`, goes).
+ * Throws when the snapshot holds no Secret.
+ */
+async function writeBackInstance(cluster, snapshot) {
+    const secret = snapshot.secret;
+    if (!secret)
+        throw new Error(`cluster ${cluster.name}: instance ${snapshot.namespace}/${snapshot.name} had no record before`);
+    const metadata = { name: secret.metadata.name, namespace: secret.metadata.namespace };
+    if (secret.metadata.labels)
+        metadata.labels = { ...secret.metadata.labels };
+    if (secret.metadata.annotations)
+        metadata.annotations = { ...secret.metadata.annotations };
+    await serverSideApply(cluster, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata,
+        ...(typeof secret.type === 'string' ? { type: secret.type } : {}),
+        data: snapshotData(snapshot),
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/kube/instance/index.ts
 // kube/instance, the face: one Timoni instance on one cluster, as Timoni's `internal/runtime` handles it.
 // Diff, apply (with prune and the instance record written last), delete, status; Timoni's inventory Secret
-// byte for byte and its storage; ownership between instances; instances the bundle no longer lists.
+// byte for byte and its storage; ownership between instances; instances the bundle no longer lists;
+// the history of each instance (a Secret of our own beside Timoni's).
+
+
+
 
 
 
@@ -11257,6 +11534,8 @@ function instanceSchemaSource(packageName) {
 
 
 const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
+/** What a rollout does with a cluster that fails: stop there (as Timoni), or put it back as it was, then stop. */
+const ON_FAILURE_CHOICES = ['stop', 'rollback'];
 /** A value that an option does not take: `reason` follows the option's name in the entry point's message. */
 class RunOptionError extends Error {
     reason;
@@ -11381,6 +11660,20 @@ const runOptions = {
         choices: ROLLOUT_STRATEGIES,
     }),
     maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
+    /**
+     * The soak gate between waves (or, sequentially, clusters): how long the objects applied
+     * are watched for readiness before the next one starts (soak.ts). None by default.
+     */
+    soak: textOption('soak', undefined, '', duration('10m or 90s', true)),
+    /** A failed cluster: left as the failure left it (`stop`), or put back as it was before the run (`rollback`, ../fleet/rollback.ts). */
+    onFailure: textOption('on-failure', 'stop', 'stop', choice(ON_FAILURE_CHOICES), {
+        choices: ON_FAILURE_CHOICES,
+    }),
+    /**
+     * How many revisions of each instance an apply keeps in the cluster (the current one
+     * included; ../kube/instance/history-store.ts); 0 writes no history (one kept is left as it is).
+     */
+    history: textOption('history', 10, '10', wholeNumber('revisions', 0)),
     /** The whole run's time limit. */
     deadline: {
         kind: 'text',
@@ -11438,6 +11731,8 @@ const defaultFleetOptions = {
     concurrency: runOptions.concurrency.action.value,
     strategy: runOptions.strategy.action.value,
     maxParallel: runOptions.maxParallel.action.value,
+    onFailure: runOptions.onFailure.action.value,
+    history: runOptions.history.action.value,
 };
 // ---- Progress
 /**
@@ -11447,6 +11742,12 @@ const defaultFleetOptions = {
  * the CLI prints it as it is, the action shows it as an error annotation, once.
  */
 const FAILURE_MARK = '✗ ';
+/**
+ * A line that warns of something that did not fail the cluster (an instance's history not
+ * written after its apply succeeded): the CLI prints it as it is, the action shows it as a
+ * warning annotation.
+ */
+const WARNING_MARK = '⚠ ';
 /** Collects one cluster's lines while clusters run at once, to print them together. */
 class BufferedLog {
     lines = [];
@@ -11581,7 +11882,7 @@ function skippedEntry(cluster) {
         instances: [],
     };
 }
-function logPrefix(bundle, cluster, instance) {
+function outcome_logPrefix(bundle, cluster, instance) {
     const parts = [`b:${bundle}`];
     if (cluster && cluster !== DEFAULT_RUNTIME_NAME)
         parts.push(`c:${cluster}`);
@@ -11591,7 +11892,16 @@ function logPrefix(bundle, cluster, instance) {
 }
 function changeLine(bundle, cluster, instance, change) {
     const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
-    return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+    return `${outcome_logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+}
+/** Each applied object's readiness result, matched by kind, namespace and name. */
+function withReadiness(changes, readiness) {
+    const key = (kind, namespace, name) => `${kind}/${namespace ?? ''}/${name}`;
+    const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
+    return changes.map((change) => {
+        const found = byObject.get(key(change.kind, change.namespace, change.name));
+        return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/instance-failures.ts
@@ -11931,7 +12241,7 @@ async function findMembership(run) {
  */
 function selectHeadClusters(run) {
     try {
-        return selectClusters(run.evaluation.runtime, run.selector);
+        return clusters_selectClusters(run.evaluation.runtime, run.selector);
     }
     catch (error) {
         if (error instanceof NoClusterMatchesError &&
@@ -12023,7 +12333,7 @@ async function openSession(kubeconfig, cluster, options) {
  * identity is checked (and on an apply, recorded): a cluster recorded under another runtime
  * name fails with step `identity` before anything is evaluated or read from it.
  */
-async function connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
+async function session_connectCluster(run, cluster, line, startedAt, purpose = 'diff') {
     const bundleError = await bundleErrorOnce(run);
     // The cluster's entry says why in one line; the errors themselves were told once, above.
     if (bundleError)
@@ -12159,7 +12469,7 @@ function withIdentity(session, entry) {
 async function startClusterBuilds(engine, evaluation, resolver, session, registerSecret, builds) {
     let evaluated;
     try {
-        evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
+        evaluated = await clusters_evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
     }
     catch (error) {
         throw new ClusterStepError('evaluate', error);
@@ -12250,7 +12560,7 @@ async function leavingBundleName(run, cluster, headName) {
         return headName;
     const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} leaves the fleet: its runtime values are not read`));
     try {
-        return (await evaluateForCluster(run.engine, { ...run.evaluation, runtime: run.baseRuntime.runtime, readObject }, cluster)).bundle.name;
+        return (await clusters_evaluateForCluster(run.engine, { ...run.evaluation, runtime: run.baseRuntime.runtime, readObject }, cluster)).bundle.name;
     }
     catch {
         return '';
@@ -12302,15 +12612,15 @@ async function planLeavingCluster(run, leave, headBundle, line) {
     const bundle = await leavingBundleName(run, cluster, headBundle);
     if (leave.contextGone || leave.conflict) {
         const reason = keptReason(run, leave);
-        line(`${logPrefix(bundle, cluster.name)} > leaves the fleet; ${reason}`);
+        line(`${outcome_logPrefix(bundle, cluster.name)} > leaves the fleet; ${reason}`);
         return keptEntry(leave, bundle, reason);
     }
     const startedAt = Date.now();
-    const connected = await connectCluster(run, cluster, line, startedAt, 'diff');
+    const connected = await session_connectCluster(run, cluster, line, startedAt, 'diff');
     if ('failed' in connected)
         return leaves(connected.failed);
     const { session } = connected;
-    const prefix = logPrefix(bundle, cluster.name);
+    const prefix = outcome_logPrefix(bundle, cluster.name);
     try {
         const instances = [];
         for (const stored of await storedInstances(session.kube, bundle, (text) => line(`${prefix} > ${text}`))) {
@@ -12361,7 +12671,7 @@ async function removeFromLeavingCluster(run, leave, headBundle, line) {
     const bundle = await leavingBundleName(run, cluster, headBundle);
     const kept = keptReason(run, leave);
     if (kept) {
-        line(`${logPrefix(bundle, cluster.name)} > leaves the fleet; ${kept}`);
+        line(`${outcome_logPrefix(bundle, cluster.name)} > leaves the fleet; ${kept}`);
         return keptEntry(leave, bundle, kept);
     }
     const startedAt = Date.now();
@@ -12376,11 +12686,11 @@ async function removeFromLeavingCluster(run, leave, headBundle, line) {
         tellFailure(run, cluster.name, line, refused);
         return leaves(clusterEntry(cluster, 'failed', [], clusterError(refused, 'review'), startedAt));
     }
-    const connected = await connectCluster(run, cluster, line, startedAt, 'diff');
+    const connected = await session_connectCluster(run, cluster, line, startedAt, 'diff');
     if ('failed' in connected)
         return leaves(connected.failed);
     const { session } = connected;
-    const prefix = logPrefix(bundle, cluster.name);
+    const prefix = outcome_logPrefix(bundle, cluster.name);
     try {
         const stored = await storedInstances(session.kube, bundle, (text) => line(`${prefix} > ${text}`));
         if (stored.length === 0)
@@ -12619,7 +12929,7 @@ const sha256 = (text) => (0,external_node_crypto_namespaceObject.createHash)('sh
 function stableJson(value) {
     if (Array.isArray(value))
         return `[${value.map((item) => stableJson(item === undefined ? null : item)).join(',')}]`;
-    if (isRecord(value)) {
+    if (object_isRecord(value)) {
         const keys = Object.keys(value)
             .filter((key) => value[key] !== undefined)
             .sort();
@@ -12640,7 +12950,7 @@ function digestInput(object) {
         const value = normalised[field];
         if (value === undefined)
             continue;
-        normalised[field] = isRecord(value)
+        normalised[field] = object_isRecord(value)
             ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, `sha256:${sha256(String(item))}`]))
             : `sha256:${sha256(stableJson(value))}`;
     }
@@ -12782,7 +13092,7 @@ function withDesired(entry, desired) {
 
 async function planCluster(run, cluster, log, bundleName, builds) {
     const startedAt = Date.now();
-    const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
+    const connected = await session_connectCluster(run, cluster, (text) => log.line(text), startedAt);
     if ('failed' in connected)
         return connected.failed;
     const { session } = connected;
@@ -12795,9 +13105,9 @@ async function planCluster(run, cluster, log, bundleName, builds) {
             // An instance that did not build still belongs to the bundle, but its objects are unknown:
             // what deleting the removed instances would do cannot be told without them.
             if (allBuilt)
-                instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`))));
+                instances.push(...(await removedInstancesPlan(session.kube, bundle, built, (text) => log.line(`${outcome_logPrefix(bundle, cluster.name)} > ${text}`))));
             else
-                log.line(`${logPrefix(bundle, cluster.name)} > instances removed from the bundle are not looked for: not every instance was built`);
+                log.line(`${outcome_logPrefix(bundle, cluster.name)} > instances removed from the bundle are not looked for: not every instance was built`);
         }
         const failure = clusterFailure(cluster.name, instances);
         if (failure) {
@@ -13073,7 +13383,7 @@ async function instanceRow(run, session, bundle, instance, base) {
 async function unreachableRows(run, cluster, base, reason, bundleName) {
     try {
         const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} cannot be reached`));
-        const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
+        const evaluated = await clusters_evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster);
         bundleName.value ||= evaluated.bundle.name;
         if (evaluated.bundle.instances.length > 0) {
             return evaluated.bundle.instances.map((i) => row(base, { instance: i.name, namespace: i.namespace, state: 'unknown', reason }));
@@ -13087,7 +13397,7 @@ async function unreachableRows(run, cluster, base, reason, bundleName) {
 async function clusterRows(run, cluster, builds, bundleName) {
     const base = { cluster: cluster.name, group: cluster.group };
     // Connected as a plan connects (the cluster identity check included), nothing written.
-    const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
+    const connected = await session_connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
     if ('failed' in connected) {
         const error = connected.failed.error;
         // The row names the cluster: a connect or identity failure's message says the rest once.
@@ -13151,7 +13461,7 @@ async function removedRows(run, session, bundle, listed, base) {
 }
 /** The state of every selected cluster x instance of the bundle. */
 async function fleetState(run) {
-    const clusters = selectClusters(run.evaluation.runtime, run.selector);
+    const clusters = clusters_selectClusters(run.evaluation.runtime, run.selector);
     const builds = new InstanceBuilds(run.engine);
     const bundleName = { value: '' };
     run.log.line(`reading the state of ${clusters.length} cluster(s), ${Math.min(run.options.concurrency, clusters.length)} at a time`);
@@ -13165,6 +13475,362 @@ async function fleetState(run) {
     ]));
     const instances = [...perCluster.flat(), ...(await orphanedRows(run, bundleName.value))];
     return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
+}
+
+;// CONCATENATED MODULE: ./src/fleet/rollback.ts
+
+
+
+
+/** What a rollout keeps of one cluster so that it can be put back, filled while the cluster is applied. */
+class RestorePoint {
+    cluster;
+    bundle = '';
+    /** The instances whose apply was started, in bundle order. */
+    touched = [];
+    /** The cluster's work, settled (or given up on at the rollback's deadline) before a rollback starts. */
+    work = Promise.resolve();
+    constructor(cluster) {
+        this.cluster = cluster;
+    }
+}
+const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+function rollback_failed(step, message, changes = [], object) {
+    return { action: 'failed', changes, error: { step, message, ...(object ? { object } : {}) } };
+}
+/** How the rollback of one instance was told: one line. */
+function rollbackLine(bundle, cluster, name, result) {
+    const prefix = outcome_logPrefix(bundle, cluster, name);
+    // An object already gone is reported `deleted` with no diff: nothing was done to it.
+    const changed = result.changes.filter((c) => c.action !== 'unchanged' && c.action !== 'skipped' && !(c.action === 'deleted' && !c.diff)).length;
+    switch (result.action) {
+        case 'restored':
+            return `${prefix} > rolled back: module ${result.module?.url ?? ''} version ${result.module?.version ?? ''} restored (${changed} object(s) changed), instance record written back as before the run`;
+        case 'deleted':
+            return `${prefix} > rolled back: installed by this run, deleted (${changed} object(s) deleted)`;
+        case 'failed':
+            return `${FAILURE_MARK}${prefix} > rollback failed: ${result.error?.message ?? 'unknown error'}`;
+    }
+}
+/** An instance this run installed: deleted, objects then Secret. */
+async function deleteInstalled(run, session, touched, deadline) {
+    const { name, namespace } = touched.snapshot;
+    const stored = await inventory_store_readInstance(session.kube, name, namespace);
+    if (!stored)
+        return { action: 'deleted', changes: [] };
+    const deleted = await deleteStoredInstance(session.kube, stored, { wait: run.options.wait, timeoutMs: run.options.timeoutMs }, deadline);
+    return { action: 'deleted', changes: deleted.changes };
+}
+/** An instance this run upgraded: the previous revision built, applied with prune, its record written back. */
+async function restorePrevious(run, session, point, builds, touched, deadline) {
+    const { snapshot } = touched;
+    const record = snapshot.stored.instance;
+    const module = record.module;
+    if (!module.repository.startsWith('oci://') || !module.digest || module.digest === 'unknown') {
+        return rollback_failed('module', `the previous module ${module.repository} is local (no digest): its previous files cannot be fetched again`);
+    }
+    let source;
+    try {
+        source = await run.resolver.resolve({ url: module.repository, version: module.version, digest: module.digest });
+    }
+    catch (error) {
+        return rollback_failed('module', `pulling the previous module ${module.repository}@${module.digest}: ${messageOf(error)}`);
+    }
+    let built;
+    try {
+        built = await builds.build(source, {
+            name: snapshot.name,
+            namespace: snapshot.namespace,
+            values: record.values,
+            kubeVersion: session.kubeVersion,
+        });
+    }
+    catch {
+        // The previous values may hold secrets that this run never registered: the build's own words are not repeated.
+        return rollback_failed('build', `the previous module ${module.repository} version ${module.version} did not build with the previous values (not printed: they may hold secrets)`);
+    }
+    const bundle = record.labels?.[bundleNameLabel] ?? point.bundle;
+    const input = instanceInput(bundle, { name: snapshot.name, namespace: snapshot.namespace, module: source, built });
+    const applied = await applyInstance(session.kube, input, {
+        force: run.options.force,
+        overwriteOwnership: run.options.overwriteOwnership,
+        wait: run.options.wait,
+        timeoutMs: run.options.timeoutMs,
+        deadline,
+        prune: true,
+    });
+    const changes = withReadiness(applied.changes, applied.readiness);
+    try {
+        await writeBackInstance(session.kube, snapshot);
+    }
+    catch (error) {
+        return rollback_failed('inventory', `writing the instance record back: ${messageOf(error)}`, changes, `Secret/${snapshot.namespace}/timoni.${snapshot.name}`);
+    }
+    return {
+        action: 'restored',
+        module: { url: module.repository, version: module.version, digest: module.digest },
+        changes,
+    };
+}
+async function rollBackInstance(run, session, point, builds, touched, deadline) {
+    try {
+        return touched.snapshot.stored
+            ? await restorePrevious(run, session, point, builds, touched, deadline)
+            : await deleteInstalled(run, session, touched, deadline);
+    }
+    catch (error) {
+        if (error instanceof InstanceStepError)
+            return rollback_failed(error.step, error.message, error.changes, error.object);
+        return rollback_failed('rollback', messageOf(error));
+    }
+}
+/**
+ * Puts back every instance this run changed on the cluster, newest first; `wave` names the
+ * cluster whose failure rolls back this one, when it is another one of its wave.
+ */
+async function rollBackCluster(run, point, builds, line, wave) {
+    const name = point.cluster.name;
+    const instances = new Map();
+    const deadline = Math.min(Date.now() + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    const because = wave ? `cluster ${wave} of its wave failed` : 'it failed';
+    line(`rolling back cluster ${name} (${because}): ${point.touched.length} instance(s) changed by this run, newest first`);
+    // The cluster's work in flight (a cluster given up on at its time limit) ends first.
+    await Promise.race([
+        point.work.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()),
+    ]);
+    const outcome = (error) => ({
+        rollback: {
+            outcome: error ? 'rollback failed' : 'rolled back',
+            ...(error ? { error } : {}),
+            ...(wave ? { wave: { failed: wave } } : {}),
+        },
+        instances,
+    });
+    if (Date.now() >= deadline) {
+        const message = `cluster ${name}: the run's deadline passed before the rollback could start; nothing was put back`;
+        line(`${FAILURE_MARK}${message}`);
+        return outcome({ message });
+    }
+    let session;
+    try {
+        session = await openSession(run.kubeconfig, point.cluster, {
+            secrets: run.secrets,
+            onRetry: (retry) => line(retry.text),
+        });
+    }
+    catch (error) {
+        const message = `cluster ${name}: rollback failed: ${messageOf(error)}`;
+        line(`${FAILURE_MARK}${message}`);
+        return outcome({ message });
+    }
+    let firstError;
+    try {
+        for (const touched of [...point.touched].reverse()) {
+            const result = await rollBackInstance(run, session, point, builds, touched, deadline);
+            instances.set(touched.snapshot.name, result);
+            line(rollbackLine(point.bundle, name, touched.snapshot.name, result));
+            if (result.action === 'failed' && !firstError) {
+                firstError = {
+                    message: result.error?.message ?? 'unknown error',
+                    instance: touched.snapshot.name,
+                    ...(result.error?.object ? { object: result.error.object } : {}),
+                };
+            }
+        }
+    }
+    finally {
+        session.kube.close();
+    }
+    line(firstError ? `${FAILURE_MARK}cluster ${name}: rollback failed` : `cluster ${name}: rolled back`);
+    return outcome(firstError);
+}
+/** The cluster's entry with the rollback's outcome: on the cluster, and on each instance it put back. */
+function withRollback(entry, point, result) {
+    const listed = new Set(entry.instances.map((instance) => instance.name));
+    const instances = entry.instances.map((instance) => {
+        const rollback = result.instances.get(instance.name);
+        return rollback ? { ...instance, rollback } : instance;
+    });
+    // A cluster given up on at its time limit has no instance entries: the ones put back are listed.
+    for (const touched of point.touched) {
+        const rollback = result.instances.get(touched.snapshot.name);
+        if (listed.has(touched.snapshot.name) || !rollback)
+            continue;
+        instances.push({
+            name: touched.snapshot.name,
+            namespace: touched.snapshot.namespace,
+            module: touched.module,
+            changes: [],
+            rollback,
+        });
+    }
+    return { ...entry, instances, rollback: result.rollback };
+}
+/** True when the rollout should put the cluster back: rollback asked, the run not cancelled, and the run changed something there. */
+function needsRollback(run, point) {
+    return run.options.onFailure === 'rollback' && !run.cancel?.aborted && !!point && point.touched.length > 0;
+}
+/** Each instance's state before the run (Timoni's record, or none), read before the first apply. */
+async function snapshotsBefore(kube, instances) {
+    const before = new Map();
+    try {
+        for (const instance of instances)
+            before.set(instance.name, await snapshotInstance(kube, instance.name, instance.namespace));
+    }
+    catch (error) {
+        throw new ClusterStepError('rollback', `reading the instances' records before the apply: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return before;
+}
+/**
+ * `on-failure: rollback` with waves: every cluster of the failed wave that this run changed,
+ * failed or applied, put back (one log group each, after the wave's own groups); the first
+ * failed cluster's name is given to the others.
+ */
+async function rollBackWave(run, results, points, builds) {
+    const failedName = results.find((entry) => entry.status === 'failed')?.name;
+    const rolledBack = [];
+    for (const entry of results) {
+        const point = points.get(entry.name);
+        if (entry.status === 'skipped' || !needsRollback(run, point)) {
+            rolledBack.push(entry);
+            continue;
+        }
+        run.log.startGroup(`cluster ${entry.name} (${entry.group}): rollback`);
+        const wave = entry.status === 'failed' ? undefined : failedName;
+        const result = await rollBackCluster(run, point, builds, (text) => run.log.line(text), wave);
+        run.log.endGroup();
+        rolledBack.push(withRollback(entry, point, result));
+    }
+    return rolledBack;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/status-and-delete.ts
+// Status and delete across the fleet: for each selected cluster, in runtime order, the
+// bundle's instances as Timoni stores them (status), or their removal, newest instance
+// first (delete). The bundle's name comes from evaluating it for that cluster.
+//
+// Each cluster is connected as a plan connects it (session.ts `connectCluster`), so its
+// identity is checked before anything is read from it or deleted: a context that reaches
+// the cluster recorded under another runtime name fails that cluster (step `identity`,
+// the message naming both names) before the bundle is evaluated (its runtime value queries
+// read the cluster) and before any instance is listed. Neither command writes the record:
+// only an apply records a cluster or re-pins it. A re-pinned runtime cluster
+// (`--repin-cluster`) is read or deleted from as that name, its record left as it is.
+
+
+
+
+/**
+ * The bundle's name for a cluster that was not reached (or was refused), for its error line:
+ * the bundle evaluated with no access to the cluster; '' when it needs the cluster (a
+ * runtime value query) to evaluate. Only the name is used: nothing of it is printed else.
+ */
+async function bundleNameWithoutCluster(run, cluster) {
+    const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} was not reached`));
+    try {
+        return (await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster)).bundle.name;
+    }
+    catch {
+        return '';
+    }
+}
+/** Each selected cluster in runtime order, connected (identity checked) and the bundle evaluated for it, given to `work`. */
+async function status_and_delete_eachCluster(run, work, stopAtFailure) {
+    const results = [];
+    for (const cluster of selectClusters(run.evaluation.runtime, run.selector)) {
+        // Connected and its identity checked, nothing written (the purpose of a diff); a refusal is logged there.
+        const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
+        if ('failed' in connected) {
+            const error = connected.failed.error;
+            results.push({
+                cluster,
+                bundle: await bundleNameWithoutCluster(run, cluster),
+                error: error?.message ?? `cluster ${cluster.name} failed`,
+                ...(error ? { step: error.step } : {}),
+            });
+            if (stopAtFailure)
+                break;
+            continue;
+        }
+        const { session } = connected;
+        let bundle = '';
+        try {
+            const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject: session.readObject }, cluster);
+            bundle = evaluated.bundle.name;
+            results.push({ cluster, bundle, result: await work(session, bundle, evaluated) });
+        }
+        catch (error) {
+            run.onClusterError?.(cluster.name, error);
+            results.push({ cluster, bundle, error: error instanceof Error ? error.message : String(error) });
+            if (stopAtFailure)
+                break;
+        }
+        finally {
+            session.kube.close();
+        }
+    }
+    return results;
+}
+function fleetStatus(run) {
+    return status_and_delete_eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
+}
+function fleetDelete(run) {
+    return status_and_delete_eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, {
+        wait: run.options.wait,
+        timeoutMs: run.options.timeoutMs,
+        log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`),
+    }), true);
+}
+
+;// CONCATENATED MODULE: ./src/fleet/instance-history.ts
+
+
+
+/** Keeps the applied record in the instance's history; logs a warning (never throws) when it cannot. */
+async function recordHistory(run, cluster, record, line) {
+    const keep = run.options.history;
+    if (keep <= 0)
+        return;
+    try {
+        await appendHistory(cluster, { record, ...run.provenance }, keep);
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        line(`${WARNING_MARK}cluster ${cluster.name}: instance ${record.namespace}/${record.name}: applied, but its history was not written: ${reason}`);
+    }
+}
+function revisionView(entry, current) {
+    return {
+        revision: entry.revision,
+        appliedAt: entry.appliedAt,
+        module: { ...entry.module },
+        ...(entry.commit ? { commit: entry.commit } : {}),
+        ...(entry.runUrl ? { runUrl: entry.runUrl } : {}),
+        current: entry.revision === current,
+    };
+}
+async function clusterHistory(cluster, evaluated, only) {
+    const views = [];
+    for (const instance of evaluated.bundle.instances) {
+        if (only && instance.name !== only)
+            continue;
+        const entries = await readHistory(cluster, instance.name, instance.namespace);
+        const live = await readLiveRecordText(cluster, instance.name, instance.namespace);
+        const current = currentRevision(entries, live);
+        views.push({
+            name: instance.name,
+            namespace: instance.namespace,
+            revisions: entries.map((entry) => revisionView(entry, current)),
+            installed: live !== null,
+        });
+    }
+    return views;
+}
+/** The history of the bundle's instances (or of `instance` alone) on each selected cluster, in runtime order. */
+function fleetHistory(run, instance = '') {
+    return eachCluster(run, (session, _bundle, evaluated) => clusterHistory(session.kube, evaluated, instance), false);
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/waves.ts
@@ -13233,7 +13899,16 @@ async function rollOutWaves(clusters, options, rollOut) {
                 log.flushInto(options.log, `cluster ${cluster.name} (${cluster.group}): ${status}`);
             }
         });
-        entries.push(...results);
+        const soaked = !stopped && options.soak
+            ? await options.soak(results, `wave ${index + 1} of ${waves.length} (group ${wave.group})`)
+            : results;
+        if (soaked.some((entry) => entry.status !== 'applied'))
+            stopped = true;
+        // A wave that failed (in its apply or in its soak) is put back when asked (on-failure: rollback).
+        if (stopped && !stoppedIn && options.afterFailedWave)
+            entries.push(...(await options.afterFailedWave(soaked)));
+        else
+            entries.push(...soaked);
         if (stopped)
             stoppedIn ??= wave;
     }
@@ -13245,7 +13920,179 @@ async function rollOutWaves(clusters, options, rollOut) {
     return entries;
 }
 
+;// CONCATENATED MODULE: ./src/fleet/soak.ts
+
+
+
+
+
+
+
+/** The error step of a cluster that turned not ready during the soak. */
+const SOAK_STEP = 'soak';
+/** Rounds in a row an object must be seen with a status before the soak fails its cluster. */
+const NOT_READY_ROUNDS = {
+    Failed: 1,
+    NotFound: 1,
+    InProgress: 2,
+    Terminating: 2,
+    Unknown: 3,
+};
+const DEFAULT_SOAK_TIMING = { intervalMs: 3_000, progressEveryMs: 30_000 };
+/** The objects of a cluster's entry that the soak watches (see the head of this file). */
+function watchedObjects(entry) {
+    const left = new Set(['deleted', 'skipped', 'failed']);
+    return entry.instances.flatMap((instance) => instance.changes
+        .filter((change) => !left.has(change.action) && change.kind !== 'Job')
+        .map((change) => ({
+        ref: { apiVersion: change.apiVersion, kind: change.kind, namespace: change.namespace, name: change.name },
+        instance: instance.name,
+    })));
+}
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function soak_pause(ms, signal) {
+    return new Promise((resolve) => {
+        if (signal.aborted)
+            return resolve();
+        const done = () => {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, ms));
+        signal.addEventListener('abort', done, { once: true });
+    });
+}
+async function readStatus(kube, ref) {
+    try {
+        const live = await kube.get(ref);
+        if (live && anyInMetadata(live, { [annotations.wait]: disabledValue }))
+            return { status: 'Current', message: 'not watched (wait disabled)' };
+        return computeStatus(live);
+    }
+    catch (error) {
+        return { status: 'Unknown', message: `status not read: ${error instanceof Error ? error.message : String(error)}` };
+    }
+}
+/** Watches one cluster's objects until `endAt`, or until one turns not ready, or `stop` aborts. */
+async function soakCluster(run, entry, endAt, timing, stop) {
+    const watched = watchedObjects(entry);
+    const startedAt = Date.now();
+    const kube = openCluster(run.kubeconfig, entry.kubeContext || undefined, { secrets: run.secrets, name: entry.name });
+    const notReadyRounds = new Map();
+    try {
+        for (;;) {
+            const round = await withRequestDeadline(endAt, () => Promise.all(watched.map(async (object) => ({ object, ...(await readStatus(kube, object.ref)) }))));
+            if (stop.aborted)
+                return { cut: 'stopped' };
+            for (const read of round) {
+                const key = formatRef(read.object.ref);
+                if (read.status === 'Current') {
+                    notReadyRounds.delete(key);
+                    continue;
+                }
+                const rounds = (notReadyRounds.get(key) ?? 0) + 1;
+                notReadyRounds.set(key, rounds);
+                if (rounds >= NOT_READY_ROUNDS[read.status])
+                    return { held: false, turned: { ...read, afterMs: Date.now() - startedAt } };
+            }
+            const left = endAt - Date.now();
+            if (left <= 0)
+                return { held: true };
+            await soak_pause(Math.min(timing.intervalMs, left), stop);
+            if (stop.aborted)
+                return { cut: 'stopped' };
+        }
+    }
+    finally {
+        kube.close();
+    }
+}
+/** The cluster's entry once the soak failed it: status `failed` at step `soak`, the object's readiness as last read. */
+function failedEntry(entry, turned, soakMs) {
+    const object = formatRef(turned.object.ref);
+    const message = `cluster ${entry.name}: ${object} of instance ${turned.object.instance} turned not ready during the soak, ${formatDuration(turned.afterMs)} into ${formatLimit(soakMs)}: status '${turned.status}': ${turned.message}`;
+    const same = (change) => change.kind === turned.object.ref.kind &&
+        change.namespace === turned.object.ref.namespace &&
+        change.name === turned.object.ref.name;
+    return {
+        ...entry,
+        status: 'failed',
+        error: { step: SOAK_STEP, message, instance: turned.object.instance, object },
+        instances: entry.instances.map((instance) => instance.name !== turned.object.instance
+            ? instance
+            : {
+                ...instance,
+                changes: instance.changes.map((change) => same(change) ? { ...change, readiness: { status: turned.status, message: turned.message } } : change),
+            }),
+    };
+}
+/**
+ * Soaks the clusters of `entries` that were applied (`what` names them in the log: `wave 1
+ * of 2 (group staging)`, `cluster staging-1`); answers the entries in the same order, a
+ * cluster that turned not ready replaced by its failed entry. Does nothing without a soak.
+ */
+async function soakClusters(run, entries, what, timing = DEFAULT_SOAK_TIMING) {
+    const soakMs = run.options.soakMs;
+    const applied = entries.filter((entry) => entry.status === 'applied');
+    if (!soakMs || applied.length === 0)
+        return [...entries];
+    const startedAt = Date.now();
+    const endAt = Math.min(startedAt + soakMs, run.deadlineAt ?? Infinity);
+    const count = applied.reduce((sum, entry) => sum + watchedObjects(entry).length, 0);
+    run.log.line(`soak of ${what}: watching ${count} object(s) on ${applied.map((entry) => entry.name).join(', ')} for ${formatLimit(soakMs)} before going on`);
+    const stop = new AbortController();
+    const onCancel = () => stop.abort();
+    run.cancel?.addEventListener('abort', onCancel, { once: true });
+    const progress = setInterval(() => {
+        const left = Math.max(0, startedAt + soakMs - Date.now());
+        run.log.line(`soak of ${what}: every object ready so far, ${formatDuration(left)} left`);
+    }, timing.progressEveryMs);
+    let results;
+    try {
+        results = await Promise.all(applied.map(async (entry) => {
+            const cut = (why) => ({ cut: why });
+            const result = await withinDeadline(soakCluster(run, entry, endAt, timing, stop.signal), endAt + CLUSTER_GRACE_MS, cut, run.cancel);
+            // One cluster turned not ready: the others stop watching, the rollout stops anyway.
+            if ('held' in result && !result.held)
+                stop.abort();
+            return result;
+        }));
+    }
+    finally {
+        clearInterval(progress);
+        run.cancel?.removeEventListener('abort', onCancel);
+    }
+    const failed = new Map();
+    applied.forEach((entry, index) => {
+        const result = results[index];
+        if (result && 'held' in result && !result.held)
+            failed.set(entry.name, failedEntry(entry, result.turned, soakMs));
+    });
+    const elapsed = formatDuration(Date.now() - startedAt);
+    if (failed.size > 0) {
+        for (const entry of failed.values()) {
+            const error = new Error(entry.error?.message ?? `cluster ${entry.name} failed its soak`);
+            tellFailure(run, entry.name, (text) => run.log.line(text), error);
+        }
+        run.log.line(`soak of ${what} failed after ${elapsed}: ${[...failed.keys()].join(', ')} turned not ready`);
+    }
+    else if (run.cancel?.aborted) {
+        run.log.line(`soak of ${what} cut short after ${elapsed}: ${(0,cancellation/* cancellationOf */.zg)(run.cancel)?.message ?? 'the run was cancelled'}`);
+    }
+    else if (endAt < startedAt + soakMs) {
+        run.log.line(`soak of ${what} cut short after ${elapsed} by the run's deadline; every object stayed ready until then`);
+    }
+    else {
+        run.log.line(`soak of ${what} passed: every object stayed ready for ${formatLimit(soakMs)}`);
+    }
+    return entries.map((entry) => failed.get(entry.name) ?? entry);
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts
+
+
+
 
 
 
@@ -13282,11 +14129,11 @@ function stopIfCancelled(run, cluster, step, instance) {
     const before = instance ? `before instance ${instance}` : `at ${step}`;
     throw new ClusterCancelled(step, `cluster ${cluster.name}: ${cancelled.message} ${before}; nothing more was applied to the cluster`, instance);
 }
-async function rollOutCluster(run, cluster, line, bundleName, builds) {
+async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
     const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const connected = await connectCluster(run, cluster, line, startedAt, 'apply');
+    const connected = await session_connectCluster(run, cluster, line, startedAt, 'apply');
     if ('failed' in connected)
         return connected.failed;
     const { session } = connected;
@@ -13322,9 +14169,16 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                 throw new ClusterStepError('ownership', error);
             }
         }
+        // With `on-failure: rollback`, each instance's state before the run, read before anything is applied (rollback.ts).
+        const before = point ? await snapshotsBefore(session.kube, build.instances) : new Map();
+        if (point)
+            point.bundle = bundle;
         for (const instance of build.instances) {
             stopIfCancelled(run, cluster, 'apply', instance.name);
-            line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
+            const snapshot = before.get(instance.name);
+            if (point && snapshot)
+                point.touched.push({ snapshot, module: moduleInfo(instance) });
+            line(`${outcome_logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
             try {
                 const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
                     force: run.options.force,
@@ -13334,7 +14188,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                     deadline,
                     prune: run.options.prune,
                     ...(run.cancel ? { signal: run.cancel } : {}),
-                    log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
+                    log: (text) => line(`${outcome_logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
                 instances.push({
                     name: instance.name,
@@ -13342,6 +14196,8 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                     module: moduleInfo(instance),
                     changes: withReadiness(result.changes, result.readiness),
                 });
+                // The revision applied goes into the instance's history; a failure to write it is a warning, not a failed cluster.
+                await recordHistory(run, session.kube, result.record, line);
             }
             catch (error) {
                 if (error instanceof InstanceCancelledError) {
@@ -13373,7 +14229,7 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                 wait: run.options.wait,
                 timeoutMs: run.options.timeoutMs,
                 deadline,
-                log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`),
+                log: (text) => line(`${outcome_logPrefix(bundle, cluster.name)} > ${text}`),
             }, instances);
         }
         return withDesired(withIdentity(session, clusterEntry(cluster, 'applied', instances, null, startedAt)), desired);
@@ -13397,11 +14253,17 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         session.kube.close();
     }
 }
-/** One cluster's rollout, waited for until its time limit (and the run's deadline) plus a grace. */
-function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
+/**
+ * One cluster's rollout, waited for until its time limit (and the run's deadline) plus a
+ * grace; `point` (with `on-failure: rollback`) keeps what a rollback needs.
+ */
+function rollOutWithinLimit(run, cluster, line, bundleName, builds, point) {
     const startedAt = Date.now();
     const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, (why) => why === 'cancelled'
+    const work = rollOutCluster(run, cluster, line, bundleName, builds, point);
+    if (point)
+        point.work = work;
+    return withinDeadline(work, limit + CLUSTER_GRACE_MS, (why) => why === 'cancelled'
         ? clusterEntry(cluster, 'failed', [], {
             step: CANCELLED_STEP,
             interrupted: 'apply',
@@ -13411,15 +14273,6 @@ function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
             step: 'timeout',
             message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)`,
         }, startedAt), run.cancel);
-}
-/** Each applied object's readiness result, matched by kind, namespace and name. */
-function withReadiness(changes, readiness) {
-    const key = (kind, namespace, name) => `${kind}/${namespace ?? ''}/${name}`;
-    const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
-    return changes.map((change) => {
-        const found = byObject.get(key(change.kind, change.namespace, change.name));
-        return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
-    });
 }
 /**
  * The renames this rollout re-pins: each one its `beforeRename` accepts (the action: one the
@@ -13464,7 +14317,22 @@ async function rollOutHead(run, clusters) {
     // A bundle error is told once, before the first cluster's log group opens (session.ts).
     await bundleErrorOnce(run);
     if (run.options.strategy === 'waves') {
-        const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+        const points = new Map();
+        const entries = await rollOutWaves(clusters, {
+            maxParallel: run.options.maxParallel,
+            log: run.log,
+            deadlineAt: run.deadlineAt,
+            cancel: run.cancel,
+            soak: (wave, what) => soakClusters(run, wave, what),
+            ...(run.options.onFailure === 'rollback'
+                ? { afterFailedWave: (results) => rollBackWave(run, results, points, builds) }
+                : {}),
+        }, (cluster, line) => {
+            const point = run.options.onFailure === 'rollback' ? new RestorePoint(cluster) : undefined;
+            if (point)
+                points.set(cluster.name, point);
+            return rollOutWithinLimit(run, cluster, line, bundleName, builds, point);
+        });
         logCancellation(run, entries);
         return withBundle(entries);
     }
@@ -13482,7 +14350,15 @@ async function rollOutHead(run, clusters) {
             continue;
         }
         run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-        const entry = await rollOutWithinLimit(run, cluster, (text) => run.log.line(text), bundleName, builds);
+        const line = (text) => run.log.line(text);
+        const point = run.options.onFailure === 'rollback' ? new RestorePoint(cluster) : undefined;
+        let entry = await rollOutWithinLimit(run, cluster, line, bundleName, builds, point);
+        // The soak gate (soak.ts): the cluster applied is watched before the next one starts.
+        if (entry.status === 'applied')
+            [entry = entry] = await soakClusters(run, [entry], `cluster ${cluster.name}`);
+        // A cluster that failed (in its apply or in its soak) is put back when asked (on-failure: rollback).
+        if (entry.status === 'failed' && needsRollback(run, point))
+            entry = withRollback(entry, point, await rollBackCluster(run, point, builds, line));
         run.log.endGroup();
         entries.push(entry);
         failed = entry.status === 'failed';
@@ -13643,13 +14519,13 @@ function selectShardRuntime(runtime, selector) {
     const clusters = runtime.clusters.filter((cluster) => wanted.has(cluster.name.toLowerCase()));
     const restricted = { ...runtime, clusters };
     // The group still applies; selecting here makes an empty selection fail as usual.
-    selectClusters(restricted, { group: selector.group });
+    clusters_selectClusters(restricted, { group: selector.group });
     return { runtime: restricted, selector: { group: selector.group, cluster: '*' } };
 }
 /** The clusters the inputs select (runtime-cluster may list several) and their shards. */
 function selectionShards(runtime, selector, by) {
     const selection = selectShardRuntime(runtime, selector);
-    const clusters = selectClusters(selection.runtime, selection.selector);
+    const clusters = clusters_selectClusters(selection.runtime, selection.selector);
     return { ...selection, clusters, shards: shardClusters(clusters, by) };
 }
 
@@ -19694,6 +20570,65 @@ function membershipWarning(changeSet) {
     return `> [!WARNING]\n> Fleet membership not compared (no cluster is shown leaving the fleet): ${escapeInline(warning)}\n\n`;
 }
 
+;// CONCATENATED MODULE: ./src/report/rollback.ts
+
+
+/** `on-failure: rollback`'s outcome on the cluster, after its status: '' when it was not rolled back. */
+function rollbackLabel(cluster) {
+    const rollback = cluster.rollback;
+    if (!rollback)
+        return '';
+    const wave = rollback.wave ? ` (${code(rollback.wave.failed)} of its wave failed)` : '';
+    return rollback.outcome === 'rolled back' ? ` · ↩️ rolled back${wave}` : ` · ⚠️ rollback failed${wave}`;
+}
+/**
+ * What the rollback did on the cluster: each instance put back (restored to its module and
+ * version, or deleted when this run installed it), and a failed rollback's error in a
+ * fenced block (capped); '' when it was not rolled back.
+ */
+function renderRollbackBlock(cluster, options) {
+    const rollback = cluster.rollback;
+    if (!rollback)
+        return '';
+    const why = rollback.wave ? `cluster ${code(rollback.wave.failed)} of its wave failed, so` : 'the cluster failed, so';
+    const done = cluster.instances
+        .filter((instance) => instance.rollback)
+        .map((instance) => {
+        const result = instance.rollback;
+        if (result.action === 'restored')
+            return `${code(instance.name)} restored to ${code(result.module?.url ?? '')} ${code(result.module?.version ?? '')}`;
+        if (result.action === 'deleted')
+            return `${code(instance.name)} deleted (installed by this run)`;
+        return `${code(instance.name)} not put back (failed at ${code(result.error?.step ?? 'rollback')})`;
+    });
+    const list = done.length > 0 ? `: ${done.join('; ')}` : '';
+    if (rollback.outcome === 'rolled back')
+        return `↩️ **Rolled back**: ${why} every instance this run changed on it was put back as it was before the run${list}.
+
+`;
+    const error = rollback.error ?? { message: 'unknown error' };
+    const where = [
+        error.instance ? `instance ${code(error.instance)}` : '',
+        error.object ? `object ${code(error.object)}` : '',
+    ]
+        .filter(Boolean)
+        .join(', ');
+    const message = truncateLines(error.message, options.cap, options.measure);
+    const cut = message.cut ? `${options.cutNote(message.keptLines, message.totalLines)}\n` : '';
+    return `⚠️ **Rollback failed**${where ? ` (${where})` : ''}: ${why} the instances this run changed on it were being put back${list}.
+
+${codeBlock(message.text, 'text')}${cut}
+`;
+}
+/** The clusters rolled back, and those whose rollback failed, as the end of the rollout's sentence. */
+function rollbackOutcome(clusters) {
+    const named = (outcome) => clusters.filter((cluster) => cluster.rollback?.outcome === outcome).map((cluster) => code(cluster.name));
+    const rolledBack = named('rolled back');
+    const failed = named('rollback failed');
+    return ((rolledBack.length > 0 ? `; ↩️ rolled back ${rolledBack.join(', ')}` : '') +
+        (failed.length > 0 ? `; ⚠️ rollback failed on ${failed.join(', ')}` : ''));
+}
+
 ;// CONCATENATED MODULE: ./src/report/sections.ts
 // The parts of a report about one cluster that the PR comment (comment.ts) and the job
 // summary (job-summary.ts) share: how clusters, objects and modules are named and counted,
@@ -19701,6 +20636,8 @@ function membershipWarning(changeSet) {
 // the blocks a section is made of (an error, a failed object's error, a diff cut to its
 // room or too large to compute), and the rendering of every section of a report for one
 // plan of the budget, counting what was cut.
+
+
 
 
 
@@ -19766,8 +20703,11 @@ function describeCounts(counts) {
 function sectionOpen(cluster) {
     return cluster.status === 'failed' || clusterHasChanges(cluster);
 }
-/** The status of a cluster as Markdown for a table cell or a heading (already escaped). */
+/** The status of a cluster as Markdown for a table cell or a heading (already escaped), with its rollback's outcome. */
 function statusLabel(cluster) {
+    return baseStatusLabel(cluster) + rollbackLabel(cluster);
+}
+function baseStatusLabel(cluster) {
     const leaving = leavingStatusLabel(cluster);
     if (leaving)
         return leaving;
@@ -19815,7 +20755,7 @@ function rolloutOutcome(all) {
         return `⏹️ Rollout cancelled ${where}; applied to ${applied} of ${clusters.length} clusters${removedNote}`;
     }
     return failure
-        ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters${removedNote}`
+        ? `❌ Rollout stopped at ${code(failure.name)}${failure.error ? ` (failed at ${code(failure.error.step)})` : ''}; applied to ${applied} of ${clusters.length} clusters${removedNote}${rollbackOutcome(clusters)}`
         : `✅ Applied to ${applied} of ${clusters.length} clusters${removedNote}`;
 }
 /** The paragraph naming the clusters not reached and the failure that stopped them; '' when none. */
@@ -20240,6 +21180,7 @@ function renderClusterSection(input, group, members) {
     // An instance's error is shown under its name, once (not again here as the cluster's).
     if (cluster.error && !clusterErrorShownByInstance(cluster))
         body += renderErrorBlock(cluster.error, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
+    body += renderRollbackBlock(cluster, { cap: ERROR_CAP, measure: input.measure, cutNote: ERROR_CUT_NOTE });
     if (cluster.status === 'skipped')
         body += 'Not reached: the rollout stopped at an earlier failure.\n\n';
     for (const [instanceIndex, instance] of cluster.instances.entries())
@@ -20565,6 +21506,7 @@ function renderSummarySection(input) {
     // An instance's error is shown under **Failed instances**, once (not again here as the cluster's).
     if (cluster.error && !clusterErrorShownByInstance(cluster))
         text += renderErrorBlock(cluster.error, { cap: job_summary_ERROR_CAP, measure: input.measure, cutNote: errorCutNote });
+    text += renderRollbackBlock(cluster, { cap: job_summary_ERROR_CAP, measure: input.measure, cutNote: errorCutNote });
     if (cluster.instances.length > 0)
         text += renderInstances(cluster.instances, input);
     text += renderObjects(input);
@@ -21638,6 +22580,8 @@ function readActionConfig(env, mask) {
     const concurrency = readOption(env, runOptions.concurrency);
     const strategy = readOption(env, runOptions.strategy);
     const maxParallel = readOption(env, runOptions.maxParallel);
+    const soakMs = readOption(env, runOptions.soak);
+    const history = readOption(env, runOptions.history);
     let shardBy;
     try {
         shardBy = parseShardBy(getInput(env, 'shard-by'));
@@ -21674,6 +22618,9 @@ function readActionConfig(env, mask) {
         concurrency,
         strategy,
         maxParallel,
+        soakMs,
+        onFailure: readOption(env, runOptions.onFailure),
+        history,
         workingDirectory: getInput(env, 'working-directory') || '.',
         changesFile: readOption(env, runOptions.changesFile),
         changesPatterns: getInput(env, 'changes')
@@ -22130,7 +23077,9 @@ function startDeadlineWatchdog(deadlineMs, describe, graceMs = watchdogGraceMs(d
 // Each failure is said once, as an error annotation with a title: a failure line of the
 // fleet (FAILURE_MARK) becomes one, titled by the cluster's group; a CUE error becomes one
 // per diagnostic on the user's file and line (`annotateErrorLines`), and its failure line is
-// then not said again; what the run annotates at its end skips what was told (`hasTold`).
+// then not said again; what the run annotates at its end skips what was told (`hasTold`). A
+// warning line of the fleet (WARNING_MARK: an instance's history not written) becomes a
+// warning annotation.
 
 
 
@@ -22151,6 +23100,10 @@ class ActionLog {
             const message = text.slice(FAILURE_MARK.length);
             if (!this.hasTold(message))
                 this.annotate({ level: 'error', title: this.group ?? this.runTitle, message });
+            return;
+        }
+        if (text.startsWith(WARNING_MARK)) {
+            this.annotate({ level: 'warning', title: this.group ?? this.runTitle, message: text.slice(WARNING_MARK.length) });
             return;
         }
         this.write(`${(0,workflow_commands/* escapeLogText */.dD)(this.redact(text))}\n`);
@@ -23306,6 +24259,8 @@ async function fleetRun(io, start, ws, limits, secrets, log) {
         secrets,
         resolver,
         options: fleetOptions(config),
+        // Each instance's history records the commit and the run that applied it.
+        provenance: { ...(context.sha ? { commit: context.sha } : {}), runUrl: context.runUrl },
         log,
         deadlineAt: limits.deadlineAt,
         ...(limits.cancel ? { cancel: limits.cancel } : {}),
@@ -23356,6 +24311,9 @@ function fleetOptions(config) {
         concurrency: config.concurrency,
         strategy: config.strategy,
         maxParallel: config.maxParallel,
+        soakMs: config.soakMs,
+        onFailure: config.onFailure,
+        history: config.history,
         identity: {
             mode: config.clusterIdentity,
             recordName: config.clusterIdentityRecord,
@@ -23621,7 +24579,7 @@ function quote(value) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(7315);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6376);
 /* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6137);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends

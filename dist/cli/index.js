@@ -1670,7 +1670,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(6137);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4632);
 /* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_dispatch_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4851);
+/* harmony import */ var _cli_dispatch_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8084);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -1698,7 +1698,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4851:
+/***/ 8084:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -7442,6 +7442,8 @@ function openCluster(config, contextName, options) {
 
 
 const ROLLOUT_STRATEGIES = ['sequential', 'waves'];
+/** What a rollout does with a cluster that fails: stop there (as Timoni), or put it back as it was, then stop. */
+const ON_FAILURE_CHOICES = ['stop', 'rollback'];
 /** A value that an option does not take: `reason` follows the option's name in the entry point's message. */
 class RunOptionError extends Error {
     reason;
@@ -7566,6 +7568,20 @@ const runOptions = {
         choices: ROLLOUT_STRATEGIES,
     }),
     maxParallel: textOption('max-parallel', 4, '4', wholeNumber('clusters', 1)),
+    /**
+     * The soak gate between waves (or, sequentially, clusters): how long the objects applied
+     * are watched for readiness before the next one starts (soak.ts). None by default.
+     */
+    soak: textOption('soak', undefined, '', duration('10m or 90s', true)),
+    /** A failed cluster: left as the failure left it (`stop`), or put back as it was before the run (`rollback`, ../fleet/rollback.ts). */
+    onFailure: textOption('on-failure', 'stop', 'stop', choice(ON_FAILURE_CHOICES), {
+        choices: ON_FAILURE_CHOICES,
+    }),
+    /**
+     * How many revisions of each instance an apply keeps in the cluster (the current one
+     * included; ../kube/instance/history-store.ts); 0 writes no history (one kept is left as it is).
+     */
+    history: textOption('history', 10, '10', wholeNumber('revisions', 0)),
     /** The whole run's time limit. */
     deadline: {
         kind: 'text',
@@ -7623,6 +7639,8 @@ const defaultFleetOptions = {
     concurrency: runOptions.concurrency.action.value,
     strategy: runOptions.strategy.action.value,
     maxParallel: runOptions.maxParallel.action.value,
+    onFailure: runOptions.onFailure.action.value,
+    history: runOptions.history.action.value,
 };
 // ---- Progress
 /**
@@ -7632,6 +7650,12 @@ const defaultFleetOptions = {
  * the CLI prints it as it is, the action shows it as an error annotation, once.
  */
 const FAILURE_MARK = '✗ ';
+/**
+ * A line that warns of something that did not fail the cluster (an instance's history not
+ * written after its apply succeeded): the CLI prints it as it is, the action shows it as a
+ * warning annotation.
+ */
+const WARNING_MARK = '⚠ ';
 /** Collects one cluster's lines while clusters run at once, to print them together. */
 class BufferedLog {
     lines = [];
@@ -7777,6 +7801,15 @@ function logPrefix(bundle, cluster, instance) {
 function changeLine(bundle, cluster, instance, change) {
     const object = [change.kind, change.namespace, change.name].filter(Boolean).join('/');
     return `${logPrefix(bundle, cluster, instance)} > ${object} ${change.action}`;
+}
+/** Each applied object's readiness result, matched by kind, namespace and name. */
+function withReadiness(changes, readiness) {
+    const key = (kind, namespace, name) => `${kind}/${namespace ?? ''}/${name}`;
+    const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
+    return changes.map((change) => {
+        const found = byObject.get(key(change.kind, change.namespace, change.name));
+        return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
+    });
 }
 
 ;// CONCATENATED MODULE: ./src/kube/ssa/apply-order.ts
@@ -10228,6 +10261,7 @@ async function waitForDeletion(cluster, objects, options) {
 // kube/status, the face: readiness as kstatus computes it, and waiting for objects to be ready or gone.
 
 
+
 ;// CONCATENATED MODULE: ./src/kube/instance/instance-apply.ts
 // Applies one built instance to one cluster as Timoni v0.32's reconciler does
 // (internal/reconciler/reconciler.go, interactive.go):
@@ -10647,7 +10681,216 @@ function waitObject(error) {
     return first ? formatRef(first.object) : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/kube/instance/history-store.ts
+// The history of an instance on a cluster: every revision timoni-fleet applied, newest first,
+// as `helm history` lists a release's. One Secret per instance, of our own, beside Timoni's:
+//
+//   Secret `timoni-fleet-history.<instance>` in the instance's namespace,
+//   type `timoni-fleet.io/history`, labels `app.kubernetes.io/managed-by: timoni-fleet` and
+//   `timoni-fleet.io/instance: <instance>` only, `data.history` = JSON { entries: [...] }.
+//
+// It carries none of Timoni's labels (nor `bundle.timoni.sh/name`), so that neither Timoni nor
+// our own scans (listInstances, unlisted-instances.ts) take it for an instance, and it is
+// written with server-side apply under our own field manager (`timoni-fleet`): Timoni's
+// inventory Secret (`timoni.<instance>`) is never written here.
+//
+// Each entry keeps the record the apply wrote (the decoded `data.instance` JSON text, byte for
+// byte), so that a rollback can write it back exactly; the values live in it (and in `values`),
+// which is why the history is a Secret and why nothing here is ever printed.
+//
+// Revisions grow by one per apply of the instance; an apply that left the instance as it was
+// (same module, digest, values, inventory and images: only `lastTransitionTime` differs) adds
+// no revision, it refreshes the newest entry's record (so that it stays the live one), and a
+// push that touches one instance of a bundle does not push the others' history out. At most
+// `keep` entries are kept (the newest, current one included), and fewer when their JSON would
+// pass HISTORY_MAX_BYTES (a Secret holds at most 1 MiB).
+
+
+
+const historySecretPrefix = 'timoni-fleet-history.';
+const historySecretType = 'timoni-fleet.io/history';
+const historyDataKey = 'history';
+/** Our own field manager, as the cluster identity record's: never Timoni's. */
+const HISTORY_FIELD_MANAGER = 'timoni-fleet';
+const historyLabels = {
+    managedBy: 'app.kubernetes.io/managed-by',
+    instance: 'timoni-fleet.io/instance',
+};
+/** The history's JSON stays under this (a Secret's data may not pass 1 MiB). */
+const HISTORY_MAX_BYTES = 900 * 1024;
+function historySecretName(instance) {
+    return `${historySecretPrefix}${instance}`;
+}
+const historyRef = (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: historySecretName(name),
+});
+const secretPath = (name, namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(historySecretName(name))}`;
+/** The Secret holding `entries` (newest first). */
+function historySecret(name, namespace, entries) {
+    return {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: {
+            name: historySecretName(name),
+            namespace,
+            labels: { [historyLabels.managedBy]: 'timoni-fleet', [historyLabels.instance]: name },
+        },
+        type: historySecretType,
+        data: { [historyDataKey]: Buffer.from(JSON.stringify({ entries })).toString('base64') },
+    };
+}
+function optionalString(value) {
+    return typeof value === 'string' && value !== '' ? value : undefined;
+}
+function decodeEntry(raw, where) {
+    if (!isRecord(raw) || typeof raw.revision !== 'number' || typeof raw.record !== 'string')
+        throw new Error(`${where}: an entry without revision or record`);
+    const module = isRecord(raw.module) ? raw.module : {};
+    const commit = optionalString(raw.commit);
+    const runUrl = optionalString(raw.runUrl);
+    return {
+        revision: raw.revision,
+        module: {
+            url: String(module.url ?? ''),
+            version: String(module.version ?? ''),
+            digest: String(module.digest ?? ''),
+        },
+        values: String(raw.values ?? ''),
+        appliedAt: String(raw.appliedAt ?? ''),
+        ...(commit ? { commit } : {}),
+        ...(runUrl ? { runUrl } : {}),
+        record: raw.record,
+    };
+}
+/** The entries of a history Secret, newest first. */
+function decodeHistorySecret(secret) {
+    const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
+    const data = isRecord(secret.data) ? secret.data : {};
+    const encoded = data[historyDataKey];
+    if (typeof encoded !== 'string')
+        throw new Error(`${where}: history data not found`);
+    let parsed;
+    try {
+        parsed = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+    }
+    catch {
+        throw new Error(`${where}: history data is not JSON`);
+    }
+    if (!isRecord(parsed) || !Array.isArray(parsed.entries))
+        throw new Error(`${where}: history data has no entries`);
+    return parsed.entries.map((entry) => decodeEntry(entry, where)).sort((a, b) => b.revision - a.revision);
+}
+async function readStored(cluster, name, namespace) {
+    const secret = await cluster.get(historyRef(name, namespace));
+    if (!secret)
+        return { entries: [], resourceVersion: '' };
+    try {
+        return { entries: decodeHistorySecret(secret), resourceVersion: String(secret.metadata.resourceVersion ?? '') };
+    }
+    catch (error) {
+        throw new Error(`cluster ${cluster.name}: instance ${namespace}/${name}: ${error.message}`);
+    }
+}
+/** The instance's history on the cluster, newest first ([] when it has none). */
+async function readHistory(cluster, name, namespace) {
+    return (await readStored(cluster, name, namespace)).entries;
+}
+/** At most `keep` entries, newest first, whose JSON stays under `maxBytes` (the newest one always stays). */
+function trimHistory(entries, keep, maxBytes = HISTORY_MAX_BYTES) {
+    const kept = [...entries].sort((a, b) => b.revision - a.revision).slice(0, Math.max(keep, 1));
+    while (kept.length > 1 && Buffer.byteLength(JSON.stringify({ entries: kept })) > maxBytes)
+        kept.pop();
+    return kept;
+}
+/** Writes the entries (server-side apply, our field manager), only if the Secret is still at `resourceVersion`. */
+async function writeStored(cluster, name, namespace, entries, resourceVersion) {
+    const secret = historySecret(name, namespace, entries);
+    if (resourceVersion)
+        secret.metadata.resourceVersion = resourceVersion;
+    await cluster.client.request({
+        method: 'PATCH',
+        path: secretPath(name, namespace),
+        query: { fieldManager: HISTORY_FIELD_MANAGER, force: true },
+        body: JSON.stringify(secret),
+        contentType: 'application/apply-patch+yaml',
+        object: historyRef(name, namespace),
+    });
+}
+/** The record without what every apply changes (`lastTransitionTime`), to tell an apply that changed nothing. */
+function sameInstance(a, b) {
+    const strip = (text) => {
+        try {
+            const parsed = JSON.parse(text);
+            delete parsed.lastTransitionTime;
+            return JSON.stringify(parsed);
+        }
+        catch {
+            return text;
+        }
+    };
+    return strip(a) === strip(b);
+}
+/** The history after an apply of `input.record`: a new revision first, or the newest one refreshed. */
+function nextHistory(entries, input, keep) {
+    const { creationTimestamp: _live, ...written } = input.record;
+    const record = encodeInstance(written);
+    const newest = entries[0];
+    if (newest && sameInstance(newest.record, record)) {
+        const entry = { ...newest, record };
+        return { entries: trimHistory([entry, ...entries.slice(1)], keep), entry, added: false };
+    }
+    const entry = {
+        revision: (newest?.revision ?? 0) + 1,
+        module: { url: written.module.repository, version: written.module.version, digest: written.module.digest },
+        values: written.values,
+        appliedAt: rfc3339(input.appliedAt ?? new Date()),
+        ...(input.commit ? { commit: input.commit } : {}),
+        ...(input.runUrl ? { runUrl: input.runUrl } : {}),
+        record,
+    };
+    return { entries: trimHistory([entry, ...entries], keep), entry, added: true };
+}
+/**
+ * Appends the record an apply wrote to the instance's history, keeping at most `keep`
+ * entries; answers the newest entry. A concurrent write (409 on the resourceVersion
+ * precondition) is read again and retried, twice at most.
+ */
+async function appendHistory(cluster, input, keep) {
+    const { name, namespace } = input.record;
+    for (let attempt = 0;; attempt++) {
+        const stored = await readStored(cluster, name, namespace);
+        const next = nextHistory(stored.entries, input, keep);
+        try {
+            await writeStored(cluster, name, namespace, next.entries, stored.resourceVersion);
+            return { entry: next.entry, added: next.added };
+        }
+        catch (error) {
+            if (!(error instanceof errors_KubeApiError && error.status === 409) || attempt >= 2)
+                throw error;
+        }
+    }
+}
+/** Removes the instance's history; false when it had none. */
+function deleteHistory(cluster, name, namespace) {
+    return cluster.delete(historyRef(name, namespace));
+}
+/** Timoni's record on the cluster as stored (`data.instance`, decoded), or null without one. */
+async function readLiveRecordText(cluster, name, namespace) {
+    const secret = await cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+    const data = secret && isRecord(secret.data) ? secret.data : {};
+    const encoded = data[instanceDataKey];
+    return typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString('utf8') : null;
+}
+/** The revision whose record is the live one (byte for byte), if any. */
+function currentRevision(entries, live) {
+    return live === null ? undefined : entries.find((entry) => entry.record === live)?.revision;
+}
+
 ;// CONCATENATED MODULE: ./src/kube/instance/instance-delete.ts
+
 
 
 
@@ -10705,6 +10948,13 @@ async function deleteStoredInstance(cluster, stored, options = {}, deadline = Da
     }
     catch (error) {
         fail('inventory', error, `Secret/${namespace}/timoni.${name}`);
+    }
+    // The instance is gone: a history that cannot be removed is said, not a failed delete.
+    try {
+        await deleteHistory(cluster, name, namespace);
+    }
+    catch (error) {
+        options.log?.(`Secret/${namespace}/${historySecretName(name)} (the instance's history) not deleted: ${error instanceof Error ? error.message : String(error)}`);
     }
     return { name, namespace, changes };
 }
@@ -10972,10 +11222,70 @@ function deletedCount(changes) {
     return changes.filter((change) => change.action === 'deleted').length;
 }
 
+;// CONCATENATED MODULE: ./src/kube/instance/instance-restore.ts
+// What a rollback needs of an instance at the Kubernetes level: its state before a run
+// (Timoni's instance Secret as it was, raw and decoded, or none for a first install), and
+// that Secret written back exactly as it was (same type, labels, annotations and data bytes:
+// `data.instance`, and `data.pending` when there was one), so that `timoni bundle status` and
+// `timoni inspect values` read the old revision again. The objects themselves are put back by
+// applying the previous build (instance-apply.ts) or deleting the instance (instance-delete.ts).
+
+
+
+const instance_restore_secretRef = (name, namespace) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace,
+    name: instanceSecretName(name),
+});
+/** Reads the instance's Secret before the run touches it. */
+async function snapshotInstance(cluster, name, namespace) {
+    const secret = await cluster.get(instance_restore_secretRef(name, namespace));
+    if (!secret)
+        return { name, namespace, secret: null, stored: null };
+    try {
+        return { name, namespace, secret, stored: decodeInstanceSecret(secret) };
+    }
+    catch (error) {
+        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
+    }
+}
+/** The Secret's data as it was (base64 values by key). */
+function snapshotData(snapshot) {
+    const data = snapshot.secret && isRecord(snapshot.secret.data) ? snapshot.secret.data : {};
+    return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, String(value)]));
+}
+/**
+ * Writes the instance Secret back as the snapshot holds it (server-side apply with Timoni's
+ * field manager, which owns every field of it: a key the run added, `data.pending`, goes).
+ * Throws when the snapshot holds no Secret.
+ */
+async function writeBackInstance(cluster, snapshot) {
+    const secret = snapshot.secret;
+    if (!secret)
+        throw new Error(`cluster ${cluster.name}: instance ${snapshot.namespace}/${snapshot.name} had no record before`);
+    const metadata = { name: secret.metadata.name, namespace: secret.metadata.namespace };
+    if (secret.metadata.labels)
+        metadata.labels = { ...secret.metadata.labels };
+    if (secret.metadata.annotations)
+        metadata.annotations = { ...secret.metadata.annotations };
+    await serverSideApply(cluster, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata,
+        ...(typeof secret.type === 'string' ? { type: secret.type } : {}),
+        data: snapshotData(snapshot),
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/kube/instance/index.ts
 // kube/instance, the face: one Timoni instance on one cluster, as Timoni's `internal/runtime` handles it.
 // Diff, apply (with prune and the instance record written last), delete, status; Timoni's inventory Secret
-// byte for byte and its storage; ownership between instances; instances the bundle no longer lists.
+// byte for byte and its storage; ownership between instances; instances the bundle no longer lists;
+// the history of each instance (a Secret of our own beside Timoni's).
+
+
+
 
 
 
@@ -13317,6 +13627,362 @@ async function planFleet(given) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/fleet/rollback.ts
+
+
+
+
+/** What a rollout keeps of one cluster so that it can be put back, filled while the cluster is applied. */
+class RestorePoint {
+    cluster;
+    bundle = '';
+    /** The instances whose apply was started, in bundle order. */
+    touched = [];
+    /** The cluster's work, settled (or given up on at the rollback's deadline) before a rollback starts. */
+    work = Promise.resolve();
+    constructor(cluster) {
+        this.cluster = cluster;
+    }
+}
+const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+function rollback_failed(step, message, changes = [], object) {
+    return { action: 'failed', changes, error: { step, message, ...(object ? { object } : {}) } };
+}
+/** How the rollback of one instance was told: one line. */
+function rollbackLine(bundle, cluster, name, result) {
+    const prefix = logPrefix(bundle, cluster, name);
+    // An object already gone is reported `deleted` with no diff: nothing was done to it.
+    const changed = result.changes.filter((c) => c.action !== 'unchanged' && c.action !== 'skipped' && !(c.action === 'deleted' && !c.diff)).length;
+    switch (result.action) {
+        case 'restored':
+            return `${prefix} > rolled back: module ${result.module?.url ?? ''} version ${result.module?.version ?? ''} restored (${changed} object(s) changed), instance record written back as before the run`;
+        case 'deleted':
+            return `${prefix} > rolled back: installed by this run, deleted (${changed} object(s) deleted)`;
+        case 'failed':
+            return `${FAILURE_MARK}${prefix} > rollback failed: ${result.error?.message ?? 'unknown error'}`;
+    }
+}
+/** An instance this run installed: deleted, objects then Secret. */
+async function deleteInstalled(run, session, touched, deadline) {
+    const { name, namespace } = touched.snapshot;
+    const stored = await inventory_store_readInstance(session.kube, name, namespace);
+    if (!stored)
+        return { action: 'deleted', changes: [] };
+    const deleted = await deleteStoredInstance(session.kube, stored, { wait: run.options.wait, timeoutMs: run.options.timeoutMs }, deadline);
+    return { action: 'deleted', changes: deleted.changes };
+}
+/** An instance this run upgraded: the previous revision built, applied with prune, its record written back. */
+async function restorePrevious(run, session, point, builds, touched, deadline) {
+    const { snapshot } = touched;
+    const record = snapshot.stored.instance;
+    const module = record.module;
+    if (!module.repository.startsWith('oci://') || !module.digest || module.digest === 'unknown') {
+        return rollback_failed('module', `the previous module ${module.repository} is local (no digest): its previous files cannot be fetched again`);
+    }
+    let source;
+    try {
+        source = await run.resolver.resolve({ url: module.repository, version: module.version, digest: module.digest });
+    }
+    catch (error) {
+        return rollback_failed('module', `pulling the previous module ${module.repository}@${module.digest}: ${messageOf(error)}`);
+    }
+    let built;
+    try {
+        built = await builds.build(source, {
+            name: snapshot.name,
+            namespace: snapshot.namespace,
+            values: record.values,
+            kubeVersion: session.kubeVersion,
+        });
+    }
+    catch {
+        // The previous values may hold secrets that this run never registered: the build's own words are not repeated.
+        return rollback_failed('build', `the previous module ${module.repository} version ${module.version} did not build with the previous values (not printed: they may hold secrets)`);
+    }
+    const bundle = record.labels?.[bundleNameLabel] ?? point.bundle;
+    const input = instanceInput(bundle, { name: snapshot.name, namespace: snapshot.namespace, module: source, built });
+    const applied = await applyInstance(session.kube, input, {
+        force: run.options.force,
+        overwriteOwnership: run.options.overwriteOwnership,
+        wait: run.options.wait,
+        timeoutMs: run.options.timeoutMs,
+        deadline,
+        prune: true,
+    });
+    const changes = withReadiness(applied.changes, applied.readiness);
+    try {
+        await writeBackInstance(session.kube, snapshot);
+    }
+    catch (error) {
+        return rollback_failed('inventory', `writing the instance record back: ${messageOf(error)}`, changes, `Secret/${snapshot.namespace}/timoni.${snapshot.name}`);
+    }
+    return {
+        action: 'restored',
+        module: { url: module.repository, version: module.version, digest: module.digest },
+        changes,
+    };
+}
+async function rollBackInstance(run, session, point, builds, touched, deadline) {
+    try {
+        return touched.snapshot.stored
+            ? await restorePrevious(run, session, point, builds, touched, deadline)
+            : await deleteInstalled(run, session, touched, deadline);
+    }
+    catch (error) {
+        if (error instanceof InstanceStepError)
+            return rollback_failed(error.step, error.message, error.changes, error.object);
+        return rollback_failed('rollback', messageOf(error));
+    }
+}
+/**
+ * Puts back every instance this run changed on the cluster, newest first; `wave` names the
+ * cluster whose failure rolls back this one, when it is another one of its wave.
+ */
+async function rollBackCluster(run, point, builds, line, wave) {
+    const name = point.cluster.name;
+    const instances = new Map();
+    const deadline = Math.min(Date.now() + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    const because = wave ? `cluster ${wave} of its wave failed` : 'it failed';
+    line(`rolling back cluster ${name} (${because}): ${point.touched.length} instance(s) changed by this run, newest first`);
+    // The cluster's work in flight (a cluster given up on at its time limit) ends first.
+    await Promise.race([
+        point.work.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()),
+    ]);
+    const outcome = (error) => ({
+        rollback: {
+            outcome: error ? 'rollback failed' : 'rolled back',
+            ...(error ? { error } : {}),
+            ...(wave ? { wave: { failed: wave } } : {}),
+        },
+        instances,
+    });
+    if (Date.now() >= deadline) {
+        const message = `cluster ${name}: the run's deadline passed before the rollback could start; nothing was put back`;
+        line(`${FAILURE_MARK}${message}`);
+        return outcome({ message });
+    }
+    let session;
+    try {
+        session = await openSession(run.kubeconfig, point.cluster, {
+            secrets: run.secrets,
+            onRetry: (retry) => line(retry.text),
+        });
+    }
+    catch (error) {
+        const message = `cluster ${name}: rollback failed: ${messageOf(error)}`;
+        line(`${FAILURE_MARK}${message}`);
+        return outcome({ message });
+    }
+    let firstError;
+    try {
+        for (const touched of [...point.touched].reverse()) {
+            const result = await rollBackInstance(run, session, point, builds, touched, deadline);
+            instances.set(touched.snapshot.name, result);
+            line(rollbackLine(point.bundle, name, touched.snapshot.name, result));
+            if (result.action === 'failed' && !firstError) {
+                firstError = {
+                    message: result.error?.message ?? 'unknown error',
+                    instance: touched.snapshot.name,
+                    ...(result.error?.object ? { object: result.error.object } : {}),
+                };
+            }
+        }
+    }
+    finally {
+        session.kube.close();
+    }
+    line(firstError ? `${FAILURE_MARK}cluster ${name}: rollback failed` : `cluster ${name}: rolled back`);
+    return outcome(firstError);
+}
+/** The cluster's entry with the rollback's outcome: on the cluster, and on each instance it put back. */
+function withRollback(entry, point, result) {
+    const listed = new Set(entry.instances.map((instance) => instance.name));
+    const instances = entry.instances.map((instance) => {
+        const rollback = result.instances.get(instance.name);
+        return rollback ? { ...instance, rollback } : instance;
+    });
+    // A cluster given up on at its time limit has no instance entries: the ones put back are listed.
+    for (const touched of point.touched) {
+        const rollback = result.instances.get(touched.snapshot.name);
+        if (listed.has(touched.snapshot.name) || !rollback)
+            continue;
+        instances.push({
+            name: touched.snapshot.name,
+            namespace: touched.snapshot.namespace,
+            module: touched.module,
+            changes: [],
+            rollback,
+        });
+    }
+    return { ...entry, instances, rollback: result.rollback };
+}
+/** True when the rollout should put the cluster back: rollback asked, the run not cancelled, and the run changed something there. */
+function needsRollback(run, point) {
+    return run.options.onFailure === 'rollback' && !run.cancel?.aborted && !!point && point.touched.length > 0;
+}
+/** Each instance's state before the run (Timoni's record, or none), read before the first apply. */
+async function snapshotsBefore(kube, instances) {
+    const before = new Map();
+    try {
+        for (const instance of instances)
+            before.set(instance.name, await snapshotInstance(kube, instance.name, instance.namespace));
+    }
+    catch (error) {
+        throw new ClusterStepError('rollback', `reading the instances' records before the apply: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return before;
+}
+/**
+ * `on-failure: rollback` with waves: every cluster of the failed wave that this run changed,
+ * failed or applied, put back (one log group each, after the wave's own groups); the first
+ * failed cluster's name is given to the others.
+ */
+async function rollBackWave(run, results, points, builds) {
+    const failedName = results.find((entry) => entry.status === 'failed')?.name;
+    const rolledBack = [];
+    for (const entry of results) {
+        const point = points.get(entry.name);
+        if (entry.status === 'skipped' || !needsRollback(run, point)) {
+            rolledBack.push(entry);
+            continue;
+        }
+        run.log.startGroup(`cluster ${entry.name} (${entry.group}): rollback`);
+        const wave = entry.status === 'failed' ? undefined : failedName;
+        const result = await rollBackCluster(run, point, builds, (text) => run.log.line(text), wave);
+        run.log.endGroup();
+        rolledBack.push(withRollback(entry, point, result));
+    }
+    return rolledBack;
+}
+
+;// CONCATENATED MODULE: ./src/fleet/status-and-delete.ts
+// Status and delete across the fleet: for each selected cluster, in runtime order, the
+// bundle's instances as Timoni stores them (status), or their removal, newest instance
+// first (delete). The bundle's name comes from evaluating it for that cluster.
+//
+// Each cluster is connected as a plan connects it (session.ts `connectCluster`), so its
+// identity is checked before anything is read from it or deleted: a context that reaches
+// the cluster recorded under another runtime name fails that cluster (step `identity`,
+// the message naming both names) before the bundle is evaluated (its runtime value queries
+// read the cluster) and before any instance is listed. Neither command writes the record:
+// only an apply records a cluster or re-pins it. A re-pinned runtime cluster
+// (`--repin-cluster`) is read or deleted from as that name, its record left as it is.
+
+
+
+
+/**
+ * The bundle's name for a cluster that was not reached (or was refused), for its error line:
+ * the bundle evaluated with no access to the cluster; '' when it needs the cluster (a
+ * runtime value query) to evaluate. Only the name is used: nothing of it is printed else.
+ */
+async function bundleNameWithoutCluster(run, cluster) {
+    const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} was not reached`));
+    try {
+        return (await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster)).bundle.name;
+    }
+    catch {
+        return '';
+    }
+}
+/** Each selected cluster in runtime order, connected (identity checked) and the bundle evaluated for it, given to `work`. */
+async function eachCluster(run, work, stopAtFailure) {
+    const results = [];
+    for (const cluster of selectClusters(run.evaluation.runtime, run.selector)) {
+        // Connected and its identity checked, nothing written (the purpose of a diff); a refusal is logged there.
+        const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
+        if ('failed' in connected) {
+            const error = connected.failed.error;
+            results.push({
+                cluster,
+                bundle: await bundleNameWithoutCluster(run, cluster),
+                error: error?.message ?? `cluster ${cluster.name} failed`,
+                ...(error ? { step: error.step } : {}),
+            });
+            if (stopAtFailure)
+                break;
+            continue;
+        }
+        const { session } = connected;
+        let bundle = '';
+        try {
+            const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject: session.readObject }, cluster);
+            bundle = evaluated.bundle.name;
+            results.push({ cluster, bundle, result: await work(session, bundle, evaluated) });
+        }
+        catch (error) {
+            run.onClusterError?.(cluster.name, error);
+            results.push({ cluster, bundle, error: error instanceof Error ? error.message : String(error) });
+            if (stopAtFailure)
+                break;
+        }
+        finally {
+            session.kube.close();
+        }
+    }
+    return results;
+}
+function fleetStatus(run) {
+    return eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
+}
+function fleetDelete(run) {
+    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, {
+        wait: run.options.wait,
+        timeoutMs: run.options.timeoutMs,
+        log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`),
+    }), true);
+}
+
+;// CONCATENATED MODULE: ./src/fleet/instance-history.ts
+
+
+
+/** Keeps the applied record in the instance's history; logs a warning (never throws) when it cannot. */
+async function recordHistory(run, cluster, record, line) {
+    const keep = run.options.history;
+    if (keep <= 0)
+        return;
+    try {
+        await appendHistory(cluster, { record, ...run.provenance }, keep);
+    }
+    catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        line(`${WARNING_MARK}cluster ${cluster.name}: instance ${record.namespace}/${record.name}: applied, but its history was not written: ${reason}`);
+    }
+}
+function revisionView(entry, current) {
+    return {
+        revision: entry.revision,
+        appliedAt: entry.appliedAt,
+        module: { ...entry.module },
+        ...(entry.commit ? { commit: entry.commit } : {}),
+        ...(entry.runUrl ? { runUrl: entry.runUrl } : {}),
+        current: entry.revision === current,
+    };
+}
+async function clusterHistory(cluster, evaluated, only) {
+    const views = [];
+    for (const instance of evaluated.bundle.instances) {
+        if (only && instance.name !== only)
+            continue;
+        const entries = await readHistory(cluster, instance.name, instance.namespace);
+        const live = await readLiveRecordText(cluster, instance.name, instance.namespace);
+        const current = currentRevision(entries, live);
+        views.push({
+            name: instance.name,
+            namespace: instance.namespace,
+            revisions: entries.map((entry) => revisionView(entry, current)),
+            installed: live !== null,
+        });
+    }
+    return views;
+}
+/** The history of the bundle's instances (or of `instance` alone) on each selected cluster, in runtime order. */
+function fleetHistory(run, instance = '') {
+    return eachCluster(run, (session, _bundle, evaluated) => clusterHistory(session.kube, evaluated, instance), false);
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/waves.ts
 
 
@@ -13383,7 +14049,16 @@ async function rollOutWaves(clusters, options, rollOut) {
                 log.flushInto(options.log, `cluster ${cluster.name} (${cluster.group}): ${status}`);
             }
         });
-        entries.push(...results);
+        const soaked = !stopped && options.soak
+            ? await options.soak(results, `wave ${index + 1} of ${waves.length} (group ${wave.group})`)
+            : results;
+        if (soaked.some((entry) => entry.status !== 'applied'))
+            stopped = true;
+        // A wave that failed (in its apply or in its soak) is put back when asked (on-failure: rollback).
+        if (stopped && !stoppedIn && options.afterFailedWave)
+            entries.push(...(await options.afterFailedWave(soaked)));
+        else
+            entries.push(...soaked);
         if (stopped)
             stoppedIn ??= wave;
     }
@@ -13395,7 +14070,179 @@ async function rollOutWaves(clusters, options, rollOut) {
     return entries;
 }
 
+;// CONCATENATED MODULE: ./src/fleet/soak.ts
+
+
+
+
+
+
+
+/** The error step of a cluster that turned not ready during the soak. */
+const SOAK_STEP = 'soak';
+/** Rounds in a row an object must be seen with a status before the soak fails its cluster. */
+const NOT_READY_ROUNDS = {
+    Failed: 1,
+    NotFound: 1,
+    InProgress: 2,
+    Terminating: 2,
+    Unknown: 3,
+};
+const DEFAULT_SOAK_TIMING = { intervalMs: 3_000, progressEveryMs: 30_000 };
+/** The objects of a cluster's entry that the soak watches (see the head of this file). */
+function watchedObjects(entry) {
+    const left = new Set(['deleted', 'skipped', 'failed']);
+    return entry.instances.flatMap((instance) => instance.changes
+        .filter((change) => !left.has(change.action) && change.kind !== 'Job')
+        .map((change) => ({
+        ref: { apiVersion: change.apiVersion, kind: change.kind, namespace: change.namespace, name: change.name },
+        instance: instance.name,
+    })));
+}
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function soak_pause(ms, signal) {
+    return new Promise((resolve) => {
+        if (signal.aborted)
+            return resolve();
+        const done = () => {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, ms));
+        signal.addEventListener('abort', done, { once: true });
+    });
+}
+async function readStatus(kube, ref) {
+    try {
+        const live = await kube.get(ref);
+        if (live && anyInMetadata(live, { [annotations.wait]: disabledValue }))
+            return { status: 'Current', message: 'not watched (wait disabled)' };
+        return computeStatus(live);
+    }
+    catch (error) {
+        return { status: 'Unknown', message: `status not read: ${error instanceof Error ? error.message : String(error)}` };
+    }
+}
+/** Watches one cluster's objects until `endAt`, or until one turns not ready, or `stop` aborts. */
+async function soakCluster(run, entry, endAt, timing, stop) {
+    const watched = watchedObjects(entry);
+    const startedAt = Date.now();
+    const kube = openCluster(run.kubeconfig, entry.kubeContext || undefined, { secrets: run.secrets, name: entry.name });
+    const notReadyRounds = new Map();
+    try {
+        for (;;) {
+            const round = await withRequestDeadline(endAt, () => Promise.all(watched.map(async (object) => ({ object, ...(await readStatus(kube, object.ref)) }))));
+            if (stop.aborted)
+                return { cut: 'stopped' };
+            for (const read of round) {
+                const key = formatRef(read.object.ref);
+                if (read.status === 'Current') {
+                    notReadyRounds.delete(key);
+                    continue;
+                }
+                const rounds = (notReadyRounds.get(key) ?? 0) + 1;
+                notReadyRounds.set(key, rounds);
+                if (rounds >= NOT_READY_ROUNDS[read.status])
+                    return { held: false, turned: { ...read, afterMs: Date.now() - startedAt } };
+            }
+            const left = endAt - Date.now();
+            if (left <= 0)
+                return { held: true };
+            await soak_pause(Math.min(timing.intervalMs, left), stop);
+            if (stop.aborted)
+                return { cut: 'stopped' };
+        }
+    }
+    finally {
+        kube.close();
+    }
+}
+/** The cluster's entry once the soak failed it: status `failed` at step `soak`, the object's readiness as last read. */
+function failedEntry(entry, turned, soakMs) {
+    const object = formatRef(turned.object.ref);
+    const message = `cluster ${entry.name}: ${object} of instance ${turned.object.instance} turned not ready during the soak, ${formatDuration(turned.afterMs)} into ${formatLimit(soakMs)}: status '${turned.status}': ${turned.message}`;
+    const same = (change) => change.kind === turned.object.ref.kind &&
+        change.namespace === turned.object.ref.namespace &&
+        change.name === turned.object.ref.name;
+    return {
+        ...entry,
+        status: 'failed',
+        error: { step: SOAK_STEP, message, instance: turned.object.instance, object },
+        instances: entry.instances.map((instance) => instance.name !== turned.object.instance
+            ? instance
+            : {
+                ...instance,
+                changes: instance.changes.map((change) => same(change) ? { ...change, readiness: { status: turned.status, message: turned.message } } : change),
+            }),
+    };
+}
+/**
+ * Soaks the clusters of `entries` that were applied (`what` names them in the log: `wave 1
+ * of 2 (group staging)`, `cluster staging-1`); answers the entries in the same order, a
+ * cluster that turned not ready replaced by its failed entry. Does nothing without a soak.
+ */
+async function soakClusters(run, entries, what, timing = DEFAULT_SOAK_TIMING) {
+    const soakMs = run.options.soakMs;
+    const applied = entries.filter((entry) => entry.status === 'applied');
+    if (!soakMs || applied.length === 0)
+        return [...entries];
+    const startedAt = Date.now();
+    const endAt = Math.min(startedAt + soakMs, run.deadlineAt ?? Infinity);
+    const count = applied.reduce((sum, entry) => sum + watchedObjects(entry).length, 0);
+    run.log.line(`soak of ${what}: watching ${count} object(s) on ${applied.map((entry) => entry.name).join(', ')} for ${formatLimit(soakMs)} before going on`);
+    const stop = new AbortController();
+    const onCancel = () => stop.abort();
+    run.cancel?.addEventListener('abort', onCancel, { once: true });
+    const progress = setInterval(() => {
+        const left = Math.max(0, startedAt + soakMs - Date.now());
+        run.log.line(`soak of ${what}: every object ready so far, ${formatDuration(left)} left`);
+    }, timing.progressEveryMs);
+    let results;
+    try {
+        results = await Promise.all(applied.map(async (entry) => {
+            const cut = (why) => ({ cut: why });
+            const result = await withinDeadline(soakCluster(run, entry, endAt, timing, stop.signal), endAt + CLUSTER_GRACE_MS, cut, run.cancel);
+            // One cluster turned not ready: the others stop watching, the rollout stops anyway.
+            if ('held' in result && !result.held)
+                stop.abort();
+            return result;
+        }));
+    }
+    finally {
+        clearInterval(progress);
+        run.cancel?.removeEventListener('abort', onCancel);
+    }
+    const failed = new Map();
+    applied.forEach((entry, index) => {
+        const result = results[index];
+        if (result && 'held' in result && !result.held)
+            failed.set(entry.name, failedEntry(entry, result.turned, soakMs));
+    });
+    const elapsed = formatDuration(Date.now() - startedAt);
+    if (failed.size > 0) {
+        for (const entry of failed.values()) {
+            const error = new Error(entry.error?.message ?? `cluster ${entry.name} failed its soak`);
+            tellFailure(run, entry.name, (text) => run.log.line(text), error);
+        }
+        run.log.line(`soak of ${what} failed after ${elapsed}: ${[...failed.keys()].join(', ')} turned not ready`);
+    }
+    else if (run.cancel?.aborted) {
+        run.log.line(`soak of ${what} cut short after ${elapsed}: ${(0,cancellation/* cancellationOf */.zg)(run.cancel)?.message ?? 'the run was cancelled'}`);
+    }
+    else if (endAt < startedAt + soakMs) {
+        run.log.line(`soak of ${what} cut short after ${elapsed} by the run's deadline; every object stayed ready until then`);
+    }
+    else {
+        run.log.line(`soak of ${what} passed: every object stayed ready for ${formatLimit(soakMs)}`);
+    }
+    return entries.map((entry) => failed.get(entry.name) ?? entry);
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/rollout.ts
+
+
+
 
 
 
@@ -13432,7 +14279,7 @@ function stopIfCancelled(run, cluster, step, instance) {
     const before = instance ? `before instance ${instance}` : `at ${step}`;
     throw new ClusterCancelled(step, `cluster ${cluster.name}: ${cancelled.message} ${before}; nothing more was applied to the cluster`, instance);
 }
-async function rollOutCluster(run, cluster, line, bundleName, builds) {
+async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
     const startedAt = Date.now();
     // One time limit for the whole cluster, ending by the run's deadline: each instance gets what is left of it.
     const deadline = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
@@ -13472,8 +14319,15 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                 throw new ClusterStepError('ownership', error);
             }
         }
+        // With `on-failure: rollback`, each instance's state before the run, read before anything is applied (rollback.ts).
+        const before = point ? await snapshotsBefore(session.kube, build.instances) : new Map();
+        if (point)
+            point.bundle = bundle;
         for (const instance of build.instances) {
             stopIfCancelled(run, cluster, 'apply', instance.name);
+            const snapshot = before.get(instance.name);
+            if (point && snapshot)
+                point.touched.push({ snapshot, module: moduleInfo(instance) });
             line(`${logPrefix(bundle, cluster.name, instance.name)} > applying module ${instance.module.name} version ${instance.module.version}`);
             try {
                 const result = await applyInstance(session.kube, instanceInput(bundle, instance), {
@@ -13492,6 +14346,8 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
                     module: moduleInfo(instance),
                     changes: withReadiness(result.changes, result.readiness),
                 });
+                // The revision applied goes into the instance's history; a failure to write it is a warning, not a failed cluster.
+                await recordHistory(run, session.kube, result.record, line);
             }
             catch (error) {
                 if (error instanceof InstanceCancelledError) {
@@ -13547,11 +14403,17 @@ async function rollOutCluster(run, cluster, line, bundleName, builds) {
         session.kube.close();
     }
 }
-/** One cluster's rollout, waited for until its time limit (and the run's deadline) plus a grace. */
-function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
+/**
+ * One cluster's rollout, waited for until its time limit (and the run's deadline) plus a
+ * grace; `point` (with `on-failure: rollback`) keeps what a rollback needs.
+ */
+function rollOutWithinLimit(run, cluster, line, bundleName, builds, point) {
     const startedAt = Date.now();
     const limit = Math.min(startedAt + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    return withinDeadline(rollOutCluster(run, cluster, line, bundleName, builds), limit + CLUSTER_GRACE_MS, (why) => why === 'cancelled'
+    const work = rollOutCluster(run, cluster, line, bundleName, builds, point);
+    if (point)
+        point.work = work;
+    return withinDeadline(work, limit + CLUSTER_GRACE_MS, (why) => why === 'cancelled'
         ? clusterEntry(cluster, 'failed', [], {
             step: CANCELLED_STEP,
             interrupted: 'apply',
@@ -13561,15 +14423,6 @@ function rollOutWithinLimit(run, cluster, line, bundleName, builds) {
             step: 'timeout',
             message: `cluster ${cluster.name} did not finish within its time limit; objects may have been applied in part (an apply already sent is not undone)`,
         }, startedAt), run.cancel);
-}
-/** Each applied object's readiness result, matched by kind, namespace and name. */
-function withReadiness(changes, readiness) {
-    const key = (kind, namespace, name) => `${kind}/${namespace ?? ''}/${name}`;
-    const byObject = new Map(readiness.map((r) => [key(r.object.kind, r.object.namespace, r.object.name), r]));
-    return changes.map((change) => {
-        const found = byObject.get(key(change.kind, change.namespace, change.name));
-        return found ? { ...change, readiness: { status: found.status, message: found.message } } : change;
-    });
 }
 /**
  * The renames this rollout re-pins: each one its `beforeRename` accepts (the action: one the
@@ -13614,7 +14467,22 @@ async function rollOutHead(run, clusters) {
     // A bundle error is told once, before the first cluster's log group opens (session.ts).
     await bundleErrorOnce(run);
     if (run.options.strategy === 'waves') {
-        const entries = await rollOutWaves(clusters, { maxParallel: run.options.maxParallel, log: run.log, deadlineAt: run.deadlineAt, cancel: run.cancel }, (cluster, line) => rollOutWithinLimit(run, cluster, line, bundleName, builds));
+        const points = new Map();
+        const entries = await rollOutWaves(clusters, {
+            maxParallel: run.options.maxParallel,
+            log: run.log,
+            deadlineAt: run.deadlineAt,
+            cancel: run.cancel,
+            soak: (wave, what) => soakClusters(run, wave, what),
+            ...(run.options.onFailure === 'rollback'
+                ? { afterFailedWave: (results) => rollBackWave(run, results, points, builds) }
+                : {}),
+        }, (cluster, line) => {
+            const point = run.options.onFailure === 'rollback' ? new RestorePoint(cluster) : undefined;
+            if (point)
+                points.set(cluster.name, point);
+            return rollOutWithinLimit(run, cluster, line, bundleName, builds, point);
+        });
         logCancellation(run, entries);
         return withBundle(entries);
     }
@@ -13632,7 +14500,15 @@ async function rollOutHead(run, clusters) {
             continue;
         }
         run.log.startGroup(`cluster ${cluster.name} (${cluster.group})`);
-        const entry = await rollOutWithinLimit(run, cluster, (text) => run.log.line(text), bundleName, builds);
+        const line = (text) => run.log.line(text);
+        const point = run.options.onFailure === 'rollback' ? new RestorePoint(cluster) : undefined;
+        let entry = await rollOutWithinLimit(run, cluster, line, bundleName, builds, point);
+        // The soak gate (soak.ts): the cluster applied is watched before the next one starts.
+        if (entry.status === 'applied')
+            [entry = entry] = await soakClusters(run, [entry], `cluster ${cluster.name}`);
+        // A cluster that failed (in its apply or in its soak) is put back when asked (on-failure: rollback).
+        if (entry.status === 'failed' && needsRollback(run, point))
+            entry = withRollback(entry, point, await rollBackCluster(run, point, builds, line));
         run.log.endGroup();
         entries.push(entry);
         failed = entry.status === 'failed';
@@ -13670,83 +14546,6 @@ function logCancellation(run, entries) {
     const line = cancellationLine(entries);
     if (line)
         run.log.line(line);
-}
-
-;// CONCATENATED MODULE: ./src/fleet/status-and-delete.ts
-// Status and delete across the fleet: for each selected cluster, in runtime order, the
-// bundle's instances as Timoni stores them (status), or their removal, newest instance
-// first (delete). The bundle's name comes from evaluating it for that cluster.
-//
-// Each cluster is connected as a plan connects it (session.ts `connectCluster`), so its
-// identity is checked before anything is read from it or deleted: a context that reaches
-// the cluster recorded under another runtime name fails that cluster (step `identity`,
-// the message naming both names) before the bundle is evaluated (its runtime value queries
-// read the cluster) and before any instance is listed. Neither command writes the record:
-// only an apply records a cluster or re-pins it. A re-pinned runtime cluster
-// (`--repin-cluster`) is read or deleted from as that name, its record left as it is.
-
-
-
-
-/**
- * The bundle's name for a cluster that was not reached (or was refused), for its error line:
- * the bundle evaluated with no access to the cluster; '' when it needs the cluster (a
- * runtime value query) to evaluate. Only the name is used: nothing of it is printed else.
- */
-async function bundleNameWithoutCluster(run, cluster) {
-    const readObject = () => Promise.reject(new Error(`cluster ${cluster.name} was not reached`));
-    try {
-        return (await evaluateForCluster(run.engine, { ...run.evaluation, readObject }, cluster)).bundle.name;
-    }
-    catch {
-        return '';
-    }
-}
-async function eachCluster(run, work, stopAtFailure) {
-    const results = [];
-    for (const cluster of selectClusters(run.evaluation.runtime, run.selector)) {
-        // Connected and its identity checked, nothing written (the purpose of a diff); a refusal is logged there.
-        const connected = await connectCluster(run, cluster, (text) => run.log.line(text), Date.now());
-        if ('failed' in connected) {
-            const error = connected.failed.error;
-            results.push({
-                cluster,
-                bundle: await bundleNameWithoutCluster(run, cluster),
-                error: error?.message ?? `cluster ${cluster.name} failed`,
-                ...(error ? { step: error.step } : {}),
-            });
-            if (stopAtFailure)
-                break;
-            continue;
-        }
-        const { session } = connected;
-        let bundle = '';
-        try {
-            const evaluated = await evaluateForCluster(run.engine, { ...run.evaluation, readObject: session.readObject }, cluster);
-            bundle = evaluated.bundle.name;
-            results.push({ cluster, bundle, result: await work(session, bundle) });
-        }
-        catch (error) {
-            run.onClusterError?.(cluster.name, error);
-            results.push({ cluster, bundle, error: error instanceof Error ? error.message : String(error) });
-            if (stopAtFailure)
-                break;
-        }
-        finally {
-            session.kube.close();
-        }
-    }
-    return results;
-}
-function fleetStatus(run) {
-    return eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
-}
-function fleetDelete(run) {
-    return eachCluster(run, (session, bundle) => deleteBundleInstances(session.kube, bundle, {
-        wait: run.options.wait,
-        timeoutMs: run.options.timeoutMs,
-        log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`),
-    }), true);
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/fleet-state.ts
@@ -19404,6 +20203,9 @@ const fleetFlags = [
     optionFlag(runOptions.concurrency, 'Clusters diffed at once'),
     optionFlag(runOptions.strategy, 'Rollout: sequential (one cluster after the other) or waves (the clusters of one group at once, group after group)'),
     optionFlag(runOptions.maxParallel, 'With --strategy waves: clusters of one wave applied at once'),
+    optionFlag(runOptions.soak, 'Soak gate, e.g. 10m: after each wave (or cluster) is applied, watch its objects stay ready this long before the next one (none by default)'),
+    optionFlag(runOptions.onFailure, 'A failed cluster (apply): stop there, or rollback: put back every instance the run changed on it (and on its wave), then stop'),
+    optionFlag(runOptions.history, 'Revisions of each instance kept in the cluster for `timoni-fleet history`, the current one included (0: none written)'),
     optionFlag(runOptions.deadline, 'Time limit of the whole run, e.g. 30m (none by default)'),
     optionFlag(runOptions.changesFile, 'Also write the ChangeSet JSON (as -o json prints it) to this file'),
     optionFlag(runOptions.clusterIdentity, 'check: refuse a cluster recorded under another runtime name; record: also record each cluster on its first apply; off'),
@@ -19442,6 +20244,7 @@ const commandFlags = {
         'repin-cluster',
     ],
     status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+    history: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
     delete: [
         'wait',
         'timeout',
@@ -19489,12 +20292,32 @@ const deleteFlags = new Map([
     ],
     ['timeout', optionFlag(runOptions.timeout, "Time limit of each cluster's delete, all its instances' waits together")],
 ]);
+/** `history`'s own flags: one instance only; its -o (no values in either form). */
+const historyFlags = [
+    {
+        name: 'instance',
+        kind: 'string',
+        default: '',
+        description: 'Only the history of this instance (default: every instance the bundle lists)',
+    },
+];
+const historyOutputFlag = {
+    name: 'output',
+    short: 'o',
+    kind: 'string',
+    default: 'text',
+    choices: ['text', 'json'],
+    description: 'The revisions as a table (text) or as JSON; values are never printed',
+};
 function fleetFlagsFor(command) {
     const own = commandFlags[command];
+    const reads = command === 'status' || command === 'delete' || command === 'history';
     const flags = fleetFlags
         .filter((flag) => bundleFlags.includes(flag) || own.includes(flag.name))
-        .map((flag) => command === 'status' || command === 'delete' ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag)
+        .map((flag) => (reads ? (readOrDeleteIdentityFlags.get(flag.name) ?? flag) : flag))
         .map((flag) => (command === 'delete' ? (deleteFlags.get(flag.name) ?? flag) : flag));
+    if (command === 'history')
+        return [...flags.map((flag) => (flag.name === 'output' ? historyOutputFlag : flag)), ...historyFlags];
     return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 /** `--cue-memory-limit` in MiB, checked. */
@@ -19656,6 +20479,9 @@ function fleetRunFromArgs(engine, args, io, log) {
         concurrency: optionValue(args, runOptions.concurrency),
         strategy: optionValue(args, runOptions.strategy),
         maxParallel: optionValue(args, runOptions.maxParallel),
+        soakMs: optionValue(args, runOptions.soak),
+        onFailure: optionValue(args, runOptions.onFailure),
+        history: optionValue(args, runOptions.history),
         identity: identityOptions(args),
     };
     const creds = optionValue(args, runOptions.registryCreds);
@@ -20163,6 +20989,85 @@ async function runDelete(engine, args, io) {
     return results.some((r) => r.error) ? 2 : 0;
 }
 
+;// CONCATENATED MODULE: ./src/cli/history-command.ts
+
+
+
+
+
+const history_command_HEADINGS = ['CLUSTER', 'INSTANCE', 'REVISION', 'APPLIED', 'MODULE', 'DIGEST', 'COMMIT', 'STATUS'];
+/** `current` for the live revision, `superseded` for the others (as `helm history` says). */
+function statusText(revision) {
+    return revision.current ? 'current' : 'superseded';
+}
+function rows(results) {
+    const table = [];
+    for (const { cluster, result } of results) {
+        for (const instance of result ?? []) {
+            const name = `${instance.namespace}/${instance.name}`;
+            if (instance.revisions.length === 0) {
+                table.push([cluster.name, name, '-', '-', '-', '-', '-', instance.installed ? 'no history' : 'not installed']);
+                continue;
+            }
+            for (const revision of instance.revisions)
+                table.push([
+                    cluster.name,
+                    name,
+                    String(revision.revision),
+                    revision.appliedAt,
+                    `${revision.module.url}:${revision.module.version}`,
+                    shortDigest(revision.module.digest),
+                    revision.commit ? revision.commit.slice(0, 7) : '-',
+                    statusText(revision),
+                ]);
+        }
+    }
+    return table;
+}
+/** The table, in kubectl's style (padded columns, the last one not). */
+function historyTable(results) {
+    const all = [history_command_HEADINGS, ...rows(results)];
+    const widths = history_command_HEADINGS.map((_, column) => Math.max(...all.map((r) => (r[column] ?? '').length)));
+    return `${all
+        .map((r) => r
+        .map((cell, column) => (column === r.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+        .join('   ')
+        .trimEnd())
+        .join('\n')}\n`;
+}
+/** `-o json`: per cluster, its instances and their revisions (no values, no record). */
+function historyJson(results) {
+    const clusters = results.map(({ cluster, bundle, result, error }) => ({
+        name: cluster.name,
+        group: cluster.group,
+        bundle,
+        instances: result ?? [],
+        error: error ?? null,
+    }));
+    return `${JSON.stringify({ clusters }, null, 2)}\n`;
+}
+async function runHistory(engine, args, io) {
+    const log = new cli_io/* CliLog */.n(io);
+    const run = fleetRunFromArgs(engine, args, io, log);
+    log.order(selectHeadClusters(run).map((cluster) => cluster.name));
+    const results = await fleetHistory(run, args.strings.get('instance') ?? '');
+    log.flush();
+    if (args.strings.get('output') === 'json')
+        io.stdout(historyJson(results));
+    else
+        io.stdout(historyTable(results));
+    // A cluster refused on its identity (or not reached) was logged by the fleet layer: once.
+    for (const { cluster, error } of results)
+        if (error && !log.hasPrinted(error))
+            io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
+    const only = args.strings.get('instance') ?? '';
+    if (only && results.every((r) => r.error || (r.result ?? []).length === 0)) {
+        io.stderr(`✗ --instance ${only}: the bundle lists no such instance on the selected clusters\n`);
+        return 2;
+    }
+    return results.some((r) => r.error) ? 2 : 0;
+}
+
 ;// CONCATENATED MODULE: ./package.json
 const package_namespaceObject = {"rE":"0.1.0"};
 ;// CONCATENATED MODULE: ./src/cli/version.ts
@@ -20210,6 +21115,7 @@ async function printVersion(rest, io) {
 
 
 
+
 const commands = {
     vet: {
         summary: 'Validate a bundle for each cluster of the runtime (exit 0 valid, 1 failure)',
@@ -20246,6 +21152,12 @@ const commands = {
         flags: fleetFlagsFor('delete'),
         failureCode: 2,
         run: runDelete,
+    },
+    history: {
+        summary: 'List the revisions applied of each instance on each cluster, newest first (exit 0 read, 2 failure)',
+        flags: fleetFlagsFor('history'),
+        failureCode: 2,
+        run: runHistory,
     },
 };
 function usage() {
