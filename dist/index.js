@@ -22290,7 +22290,10 @@ async function publishResults(input) {
     const commentUrl = comment.kind === 'created' || comment.kind === 'updated' ? comment.url : '';
     appendStepSummary(input.env, renderJobSummary(masked, { ...reportContext, ...(commentUrl ? { commentUrl } : {}) }));
     // A cluster that left the fleet is not applied: the bundle was removed from it (`removed-clusters`).
-    const applied = masked.clusters.filter((c) => c.status === 'applied' && !isLeaving(c)).map((c) => c.name);
+    // A cluster of a failed wave that was applied, then put back (on-failure: rollback), does not hold what was applied.
+    const applied = masked.clusters
+        .filter((c) => c.status === 'applied' && !isLeaving(c) && c.rollback?.outcome !== 'rolled back')
+        .map((c) => c.name);
     const removed = masked.clusters.filter((c) => c.status === 'applied' && isLeaving(c)).map((c) => c.name);
     const failed = masked.clusters.find((c) => c.status === 'failed')?.name ?? '';
     setOutput(input.env, 'has-changes', String(hasChanges(masked)));

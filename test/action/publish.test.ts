@@ -70,6 +70,7 @@ async function publish(
   mode: 'diff' | 'apply',
   pullRequest: number | undefined,
   sha = fakeSha(`head-${pullRequest ?? 'push'}`),
+  edit: (changes: ChangeSet) => ChangeSet = (changes) => changes,
 ): Promise<Published> {
   const dir = mkdtempSync(join(tmpdir(), 'publish-'));
   const env = {
@@ -84,7 +85,7 @@ async function publish(
   const annotations: Annotation[] = [];
   const input: PublishInput = {
     env,
-    changeSet: changeSet(mode),
+    changeSet: edit(changeSet(mode)),
     context: {
       eventName: mode === 'apply' && pullRequest === undefined ? 'push' : 'pull_request',
       payload: {},
@@ -228,6 +229,23 @@ describe('publishResults and the pull request comment', () => {
         message: expect.stringContaining('Resource not accessible by integration'),
       }),
     ]);
+  });
+
+  it('leaves out of applied-clusters a cluster of a failed wave that was rolled back', async () => {
+    const rolledBack = (changes: ChangeSet): ChangeSet => ({
+      ...changes,
+      clusters: [
+        ...changes.clusters,
+        ...changes.clusters.map((cluster) => ({
+          ...cluster,
+          name: 'staging-2',
+          rollback: { outcome: 'rolled back' as const, wave: { failed: 'staging-3' } },
+        })),
+      ],
+    });
+    const { outputs } = await publish('apply', 17, fakeSha('rolled-back'), rolledBack);
+    expect(outputs).toMatch(/applied-clusters<<[^\n]*\nstaging-1\n/);
+    expect(outputs).not.toMatch(/applied-clusters<<[^\n]*\n[^\n]*staging-2/);
   });
 
   it('never puts the token in what it reports', async () => {
