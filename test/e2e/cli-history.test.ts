@@ -1,5 +1,5 @@
 // End to end: instance history through the CLI as a user runs it (`node dist/cli/index.js`) on
-// the local fleet. A module of this file's own is pushed to the fleet's registry as 1.0.0 and
+// the local fleet. A module of this file's own is pushed to a registry of its own as 1.0.0 and
 // 1.1.0; one instance is applied three times to one cluster (1.0.0, then its values changed,
 // then 1.1.0), each time with a sentinel value of its own. Then `history` lists three
 // revisions newest first with the right versions and digests (text and -o json), the newest
@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterClient, scratchDir, testFleet } from '../harness/fleet/test-context.js';
-import { pushTimoniModule } from '../harness/registry/timoni-module.js';
+import { pushTimoniModule, startRegistry } from '../harness/registry/index.js';
 import { repositoryRoot } from '../harness/support/go-binary.js';
 
 const suffix = randomBytes(4).toString('hex');
@@ -105,8 +105,8 @@ interface HistoryJson {
 
 beforeAll(async () => {
   dir = scratchDir('cli-history');
-  const registry = testFleet().registry;
-  if (!registry) throw new Error('the fleet has no registry');
+  // A registry of this file's own: the fleet `npm test` starts has none (the one of `npm run fleet` is not always there).
+  const registry = await startRegistry({ auth: 'anonymous' });
   for (const tag of ['1.0.0', '1.1.0']) {
     const pushed = await pushTimoniModule({
       registry: registry.url,
@@ -127,6 +127,7 @@ beforeAll(async () => {
 `,
   );
   return async () => {
+    await registry.stop();
     await clusterClient(1)
       .delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace })
       .catch(() => undefined);
