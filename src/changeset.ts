@@ -94,6 +94,19 @@ export interface InstanceChanges {
    * putting it back did. Absent otherwise.
    */
   rollback?: InstanceRollback;
+  /**
+   * Set by a rollback to a revision of the instance's history (`timoni-fleet rollback`, the
+   * action's `mode: rollback`; fleet/revision-rollback.ts): the revision whose module and
+   * values were applied (`to`), and the one that was live before (`from`, absent when the
+   * live record is none of the revisions kept). Absent otherwise.
+   */
+  revision?: InstanceRevision;
+}
+
+/** The revisions of a rollback to a revision (`InstanceChanges.revision`). */
+export interface InstanceRevision {
+  to: number;
+  from?: number;
 }
 
 /** What a rollback did to one instance (`InstanceChanges.rollback`). */
@@ -241,6 +254,12 @@ export interface ChangeSet {
   clusters: ClusterChanges[];
   /** The base runtime of the membership comparison (`MembershipSource`), when the run had one or failed to read one. */
   membership?: MembershipSource;
+  /**
+   * Set for a rollback to a revision (fleet/revision-rollback.ts; `mode` is `apply`, or
+   * `diff` for `rollback --dry-run`): the instance rolled back (absent: every instance the
+   * bundle lists) and the revision asked for (absent: each instance's previous one).
+   */
+  rollback?: { instance?: string; revision?: number };
 }
 
 /** True for a cluster that leaves the fleet (listed at the base runtime, not at the head). */

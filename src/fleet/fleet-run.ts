@@ -90,6 +90,14 @@ export const defaultFleetOptions: FleetOptions = {
   history: runOptions.history.action.value,
 };
 
+/** What a rollback to a revision puts back on each cluster (`FleetRun.rollbackTo`, revision-rollback.ts). */
+export interface RevisionTarget {
+  /** Only this instance ('': every instance the bundle lists on the cluster). */
+  instance: string;
+  /** The revision to put back (absent: each instance's previous one). */
+  revision?: number;
+}
+
 export interface FleetRun {
   engine: CueEngine;
   evaluation: Omit<ClusterEvaluationOptions, 'selector' | 'readObject'> & { runtime: Runtime };
@@ -115,6 +123,13 @@ export interface FleetRun {
   cancel?: AbortSignal;
   /** Where the applied revisions come from, kept in each instance's history (the action: its commit and run URL). */
   provenance?: HistoryProvenance;
+  /**
+   * A rollback to a revision of each instance's history (revision-rollback.ts): the plan and
+   * the rollout build each instance from the revision instead of the bundle's module and
+   * values. No membership change is looked for and no instance the bundle does not list is
+   * deleted; objects within each instance are pruned.
+   */
+  rollbackTo?: RevisionTarget;
   /** Filled in as the run goes: milliseconds since the process started (performance.now()). */
   timings?: { firstClusterRequestMs?: number };
   /** Told of every error that fails a cluster (the action turns CUE errors into annotations). */

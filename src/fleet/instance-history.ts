@@ -23,23 +23,70 @@ import {
 import { WARNING_MARK, type FleetRun } from './fleet-run.js';
 import { eachCluster, type ClusterResult } from './status-and-delete.js';
 
-/** Keeps the applied record in the instance's history; logs a warning (never throws) when it cannot. */
+/** The run's secret values that the values text holds (as written, or escaped in a CUE string). */
+function secretsIn(run: FleetRun, values: string): string[] {
+  return run.secrets.secrets().filter((secret) => {
+    const value = secret.trim();
+    return values.includes(value) || values.includes(JSON.stringify(value).slice(1, -1));
+  });
+}
+
+/**
+ * Keeps the applied record in the instance's history (`rollbackTo`: the revision it put
+ * back; `recordText`: the record as stored, when it was written back byte for byte), with
+ * the run's secret values its values hold; logs a warning (never throws) when it cannot.
+ */
 export async function recordHistory(
   run: FleetRun,
   cluster: KubeCluster,
   record: InstanceRecord,
   line: (text: string) => void,
+  rollbackTo?: number,
+  recordText?: string,
 ): Promise<void> {
   const keep = run.options.history;
   if (keep <= 0) return;
   try {
-    await appendHistory(cluster, { record, ...run.provenance }, keep);
+    await appendHistory(
+      cluster,
+      {
+        record,
+        ...run.provenance,
+        ...(rollbackTo !== undefined ? { rollbackTo } : {}),
+        ...(recordText !== undefined ? { recordText } : {}),
+        secrets: secretsIn(run, record.values),
+      },
+      keep,
+    );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     line(
       `${WARNING_MARK}cluster ${cluster.name}: instance ${record.namespace}/${record.name}: applied, but its history was not written: ${reason}`,
     );
   }
+}
+
+/**
+ * After a rollback on failure wrote Timoni's record back byte for byte (`recordText`): that
+ * record becomes the newest revision again, marked as a rollback to the revision it equals,
+ * so that the history does not list the failed revision as the last one applied (nothing is
+ * added when the failed revision was never recorded: the newest is that record already).
+ */
+export async function recordRestored(
+  run: FleetRun,
+  cluster: KubeCluster,
+  record: InstanceRecord,
+  recordText: string,
+  line: (text: string) => void,
+): Promise<void> {
+  if (run.options.history <= 0) return;
+  let rollbackTo: number | undefined;
+  try {
+    rollbackTo = currentRevision(await readHistory(cluster, record.name, record.namespace), recordText);
+  } catch {
+    // recordHistory reads the history again, and warns when it cannot.
+  }
+  await recordHistory(run, cluster, record, line, rollbackTo, recordText);
 }
 
 /** One revision as `history` shows it: no values, no record. */
@@ -51,6 +98,8 @@ export interface RevisionView {
   runUrl?: string;
   /** Its record is the live one (Timoni's inventory Secret, byte for byte). */
   current: boolean;
+  /** It put back an older revision (a rollback): that one's number. */
+  rollbackTo?: number;
 }
 
 export interface InstanceHistoryView {
@@ -70,6 +119,7 @@ function revisionView(entry: HistoryEntry, current: number | undefined): Revisio
     ...(entry.commit ? { commit: entry.commit } : {}),
     ...(entry.runUrl ? { runUrl: entry.runUrl } : {}),
     current: entry.revision === current,
+    ...(entry.rollbackTo !== undefined ? { rollbackTo: entry.rollbackTo } : {}),
   };
 }
 

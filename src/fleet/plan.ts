@@ -40,12 +40,12 @@ import {
   withRenamesRepinned,
 } from './membership.js';
 import { desiredOfBuild, withDesired } from './desired-state.js';
+import { rollbackOf, startRunBuilds } from './revision-rollback.js';
 import { BufferedLog, withinDeadline, type FleetRun } from './fleet-run.js';
 import {
   connectCluster,
   instanceInput,
   moduleInfo,
-  startClusterBuilds,
   withIdentity,
   type ClusterInstanceBuild,
   type ClusterSession,
@@ -63,14 +63,8 @@ async function planCluster(
   if ('failed' in connected) return connected.failed;
   const { session } = connected;
   try {
-    const started = await startClusterBuilds(
-      run.engine,
-      run.evaluation,
-      run.resolver,
-      session,
-      (value) => run.secrets.register(value),
-      builds,
-    );
+    // The bundle's builds, or for a rollback to a revision its history's (revision-rollback.ts).
+    const started = await startRunBuilds(run, session, builds, (text) => log.line(text));
     const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
     const { built, instances, allBuilt } = await diffWhenBuilt(
@@ -82,7 +76,8 @@ async function planCluster(
       started.instances,
       (text) => log.line(text),
     );
-    if (run.options.prune && run.options.pruneRemovedInstances) {
+    // A rollback to a revision deletes no instance (revision-rollback.ts).
+    if (run.options.prune && run.options.pruneRemovedInstances && !run.rollbackTo) {
       // An instance that did not build still belongs to the bundle, but its objects are unknown:
       // what deleting the removed instances would do cannot be told without them.
       if (allBuilt)
@@ -158,7 +153,12 @@ async function diffWhenBuilt(
         const failure = instanceStepError(error, 'build', declared.name);
         return { entry: unbuiltInstanceEntry(declared, failure), failure };
       }
-      const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
+      const entry = {
+        name: instance.name,
+        namespace: instance.namespace,
+        module: moduleInfo(instance),
+        ...(instance.revision ? { revision: instance.revision } : {}),
+      };
       try {
         const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
           force: run.options.force,
@@ -235,7 +235,8 @@ export async function planFleet(given: FleetRun): Promise<ChangeSet> {
   const clusters = selectHeadClusters(given);
   // Fleet membership (membership.ts): a renamed cluster is diffed as re-pinned (its record
   // names its base name), and the clusters that leave are diffed after the head's.
-  const membership = await resolveMembership(given);
+  // A rollback to a revision changes no membership: it puts instances back where they are.
+  const membership = given.rollbackTo ? undefined : await resolveMembership(given);
   const run = withRenamesRepinned(given, membership?.renames ?? []);
   const bundleName = { value: '' };
   const builds = new InstanceBuilds(run.engine);
@@ -276,5 +277,6 @@ export async function planFleet(given: FleetRun): Promise<ChangeSet> {
     mode: 'diff',
     clusters: [...withMembership(results, membership?.renames ?? []), ...leaving],
     ...(source ? { membership: source } : {}),
+    ...rollbackOf(given),
   };
 }

@@ -25,6 +25,7 @@ import {
   InstanceStepError,
   readInstance,
   snapshotInstance,
+  snapshotRecordText,
   writeBackInstance,
   type InstanceSnapshot,
 } from '../kube/instance/index.js';
@@ -32,6 +33,7 @@ import type { InstanceBuilds } from '../module/build.js';
 import { FAILURE_MARK, type FleetRun } from './fleet-run.js';
 import { ClusterStepError, logPrefix, withReadiness } from './outcome.js';
 import { instanceInput, openSession, type ClusterSession } from './session.js';
+import { recordRestored } from './instance-history.js';
 
 /** One instance whose apply this run started: its state before, and the module the run applied. */
 export interface TouchedInstance {
@@ -110,6 +112,7 @@ async function restorePrevious(
   builds: InstanceBuilds,
   touched: TouchedInstance,
   deadline: number,
+  line: (text: string) => void,
 ): Promise<InstanceRollback> {
   const { snapshot } = touched;
   const record = snapshot.stored!.instance;
@@ -162,6 +165,9 @@ async function restorePrevious(
       `Secret/${snapshot.namespace}/timoni.${snapshot.name}`,
     );
   }
+  // The history lists the record put back as its newest revision again (a rollback to it).
+  const text = snapshotRecordText(snapshot);
+  if (text !== null) await recordRestored(run, session.kube, record, text, line);
   return {
     action: 'restored',
     module: { url: module.repository, version: module.version, digest: module.digest },
@@ -176,10 +182,11 @@ async function rollBackInstance(
   builds: InstanceBuilds,
   touched: TouchedInstance,
   deadline: number,
+  line: (text: string) => void,
 ): Promise<InstanceRollback> {
   try {
     return touched.snapshot.stored
-      ? await restorePrevious(run, session, point, builds, touched, deadline)
+      ? await restorePrevious(run, session, point, builds, touched, deadline, line)
       : await deleteInstalled(run, session, touched, deadline);
   } catch (error) {
     if (error instanceof InstanceStepError) return failed(error.step, error.message, error.changes, error.object);
@@ -237,7 +244,7 @@ export async function rollBackCluster(
   let firstError: ClusterRollback['error'];
   try {
     for (const touched of [...point.touched].reverse()) {
-      const result = await rollBackInstance(run, session, point, builds, touched, deadline);
+      const result = await rollBackInstance(run, session, point, builds, touched, deadline, line);
       instances.set(touched.snapshot.name, result);
       line(rollbackLine(point.bundle, name, touched.snapshot.name, result));
       if (result.action === 'failed' && !firstError) {

@@ -65,14 +65,8 @@ import { desiredOfBuild, withDesired } from './desired-state.js';
 import { rollOutWaves, stoppedEntry } from './waves.js';
 import { soakClusters } from './soak.js';
 import { CLUSTER_GRACE_MS, FAILURE_MARK, runStopped, withinDeadline, type FleetRun } from './fleet-run.js';
-import {
-  bundleErrorOnce,
-  connectCluster,
-  instanceInput,
-  moduleInfo,
-  startClusterBuilds,
-  withIdentity,
-} from './session.js';
+import { bundleErrorOnce, connectCluster, instanceInput, moduleInfo, withIdentity } from './session.js';
+import { rollbackOf, startRunBuilds } from './revision-rollback.js';
 
 /** The run was cancelled while this cluster's work was at `step` (and instance, object). */
 class ClusterCancelled extends Error {
@@ -119,14 +113,8 @@ async function rollOutCluster(
   let desired: DesiredState | undefined;
   try {
     stopIfCancelled(run, cluster, 'connect');
-    const started = await startClusterBuilds(
-      run.engine,
-      run.evaluation,
-      run.resolver,
-      session,
-      (value) => run.secrets.register(value),
-      builds,
-    );
+    // The bundle's builds, or for a rollback to a revision its history's (revision-rollback.ts).
+    const started = await startRunBuilds(run, session, builds, line);
     const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
     // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
@@ -171,7 +159,8 @@ async function rollOutCluster(
           wait: run.options.wait,
           timeoutMs: run.options.timeoutMs,
           deadline,
-          prune: run.options.prune,
+          // A rollback to a revision puts the instance back whole: objects the newer revisions added go.
+          prune: run.options.prune || run.rollbackTo !== undefined,
           ...(run.cancel ? { signal: run.cancel } : {}),
           log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
         });
@@ -180,9 +169,10 @@ async function rollOutCluster(
           namespace: instance.namespace,
           module: moduleInfo(instance),
           changes: withReadiness(result.changes, result.readiness),
+          ...(instance.revision ? { revision: instance.revision } : {}),
         });
         // The revision applied goes into the instance's history; a failure to write it is a warning, not a failed cluster.
-        await recordHistory(run, session.kube, result.record, line);
+        await recordHistory(run, session.kube, result.record, line, instance.revision?.to);
       } catch (error) {
         if (error instanceof InstanceCancelledError) {
           instances.push({
@@ -207,7 +197,8 @@ async function rollOutCluster(
     }
     // Instances the bundle no longer lists go last, once every listed instance is applied
     // (an object moved to a listed instance has its new owner's labels by then, and stays).
-    if (run.options.prune && run.options.pruneRemovedInstances) {
+    // A rollback to a revision deletes no instance (revision-rollback.ts).
+    if (run.options.prune && run.options.pruneRemovedInstances && !run.rollbackTo) {
       stopIfCancelled(run, cluster, 'prune');
       await removedInstancesApply(
         session.kube,
@@ -315,7 +306,8 @@ function acceptedRenames(run: FleetRun, membership: Membership | undefined): Ren
 export async function rollOutFleet(given: FleetRun): Promise<ChangeSet> {
   const clusters = selectHeadClusters(given);
   // Fleet membership (membership.ts): renamed clusters re-pinned, leaving ones cleaned up last.
-  const membership = await resolveMembership(given);
+  // A rollback to a revision changes no membership: it puts instances back where they are.
+  const membership = given.rollbackTo ? undefined : await resolveMembership(given);
   const renames = acceptedRenames(given, membership);
   const run = withRenamesRepinned(given, renames);
   const entries = await rollOutHead(run, clusters);
@@ -329,6 +321,7 @@ export async function rollOutFleet(given: FleetRun): Promise<ChangeSet> {
     mode: 'apply',
     clusters: [...withMembership(entries, renames), ...leaving],
     ...(source ? { membership: source } : {}),
+    ...rollbackOf(given),
   };
 }
 

@@ -139,6 +139,21 @@ function choice<T extends string>(choices: readonly T[]): (text: string) => T {
 }
 
 /** A ConfigMap name (a DNS subdomain). */
+/** An instance's name as Timoni takes it (a DNS label). */
+function instanceName(text: string): string {
+  if (text.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(text))
+    throw new RunOptionError(`must be an instance name (lower-case letters, digits and -), not ${quote(text)}`);
+  return text;
+}
+
+/** A revision of an instance's history (1, 2, 3...). */
+function revisionNumber(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
+    throw new RunOptionError(`must be a revision number (1 or more, as \`history\` lists them), not ${quote(text)}`);
+  return value;
+}
+
 function configMapName(text: string): string {
   if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
     throw new RunOptionError(`must be a ConfigMap name (lower-case letters, digits, - and .), not ${quote(text)}`);
@@ -234,6 +249,13 @@ export const runOptions = {
    * included; ../kube/instance/history-store.ts); 0 writes no history (one kept is left as it is).
    */
   history: textOption('history', 10, '10', wholeNumber('revisions', 0)),
+  /**
+   * A rollback to a revision (`mode: rollback`, `timoni-fleet rollback`; ../fleet/revision-rollback.ts):
+   * the instance put back ('': every instance the bundle lists), and the revision of its
+   * history (none: each instance's previous one). The CLI's flag is `--to`, as `helm rollback`'s argument reads.
+   */
+  rollbackInstance: textOption('instance', '', '', instanceName),
+  revision: textOption<number | undefined>('revision', undefined, '', revisionNumber, { flag: 'to' }),
   /** The whole run's time limit. */
   deadline: {
     kind: 'text',

@@ -14,7 +14,7 @@ import {
   type QueryObjectReader,
   type RuntimeCluster,
 } from '../bundle/index.js';
-import type { ClusterChanges, ModuleInfo } from '../changeset.js';
+import type { ClusterChanges, InstanceRevision, ModuleInfo } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import {
   ClusterIdentityError,
@@ -252,6 +252,8 @@ export interface ClusterInstanceBuild {
   namespace: string;
   module: ModuleSource;
   built: BuiltInstance;
+  /** A rollback to a revision (revision-rollback.ts): the revision built, and the live one. */
+  revision?: InstanceRevision;
 }
 
 export interface ClusterBuild {
@@ -264,6 +266,28 @@ export interface StartedClusterBuild {
   evaluated: ClusterBundle;
   /** Each rejects with the instance's ClusterStepError('build'); awaited in order by `allBuilt`. */
   instances: Promise<ClusterInstanceBuild>[];
+}
+
+/** The bundle evaluated for the cluster (step `evaluate`), its runtime's secret values registered. */
+export async function evaluateOnCluster(
+  engine: CueEngine,
+  evaluation: Omit<ClusterEvaluationOptions, 'selector' | 'readObject'>,
+  session: ClusterSession,
+  registerSecret: (value: string) => void,
+): Promise<ClusterBundle> {
+  let evaluated: ClusterBundle;
+  try {
+    evaluated = await evaluateForCluster(
+      engine,
+      { ...evaluation, readObject: session.readObject },
+      session.runtimeCluster,
+    );
+  } catch (error) {
+    throw new ClusterStepError('evaluate', error);
+  }
+  // Runtime values from the environment or cluster Secrets are masked before anything prints.
+  for (const value of evaluated.secretValues) registerSecret(value);
+  return evaluated;
 }
 
 /**
@@ -279,18 +303,7 @@ export async function startClusterBuilds(
   registerSecret: (value: string) => void,
   builds: InstanceBuilds,
 ): Promise<StartedClusterBuild> {
-  let evaluated: ClusterBundle;
-  try {
-    evaluated = await evaluateForCluster(
-      engine,
-      { ...evaluation, readObject: session.readObject },
-      session.runtimeCluster,
-    );
-  } catch (error) {
-    throw new ClusterStepError('evaluate', error);
-  }
-  // Runtime values from the environment or cluster Secrets are masked before anything prints.
-  for (const value of evaluated.secretValues) registerSecret(value);
+  const evaluated = await evaluateOnCluster(engine, evaluation, session, registerSecret);
   const instances = evaluated.bundle.instances.map(async (instance): Promise<ClusterInstanceBuild> => {
     try {
       const module = await resolver.resolve(instance.module);

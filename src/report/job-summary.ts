@@ -69,6 +69,7 @@ import {
   type SectionInput,
 } from './sections.js';
 import { membershipParagraph, membershipWarning } from './membership.js';
+import { revisionLabel, rollbackTargetSentence, runName } from './rollback.js';
 
 /** Error messages are capped at this size in the job summary. */
 const ERROR_CAP = 65_536;
@@ -162,8 +163,9 @@ function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged:
   const comment =
     context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${linkTarget(context.commentUrl)})` : '';
   const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
-  let head = `## timoni-fleet ${changeSet.mode} · bundle ${code(changeSet.bundle)}\n\n`;
+  let head = `## timoni-fleet ${runName(changeSet)} · bundle ${code(changeSet.bundle)}\n\n`;
   head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
+  head += rollbackTargetSentence(changeSet);
   const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
   if (notes.length > 0)
     head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
@@ -244,7 +246,8 @@ function renderInstances(instances: readonly InstanceChanges[], input: SectionIn
     table += tableRow([
       code(instance.name) +
         (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') +
-        (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
+        (instance.error ? ` ${instanceFailureLabel(instance.error)}` : '') +
+        revisionLabel(instance),
       code(instance.namespace),
       code(instance.module.url),
       code(instance.module.version),

@@ -1,7 +1,9 @@
 // How the reports tell `on-failure: rollback` (../fleet/rollback.ts): after a cluster's status
 // (`↩️ rolled back`, `⚠️ rollback failed`, and whose failure in its wave), in the rollout's
-// sentence, and in the cluster's section (what was put back, or the rollback's error).
-import type { ClusterChanges } from '../changeset.js';
+// sentence, and in the cluster's section (what was put back, or the rollback's error). And a
+// rollback to a revision (../fleet/revision-rollback.ts): the run's name and what it asked
+// for in the headline, each instance's revisions beside its name.
+import type { ChangeSet, ClusterChanges, InstanceChanges } from '../changeset.js';
 import type { Measure } from '../github/limits.js';
 import { truncateLines } from './budget.js';
 import { code, codeBlock } from './markdown.js';
@@ -69,4 +71,31 @@ export function rollbackOutcome(clusters: readonly ClusterChanges[]): string {
     (rolledBack.length > 0 ? `; ↩️ rolled back ${rolledBack.join(', ')}` : '') +
     (failed.length > 0 ? `; ⚠️ rollback failed on ${failed.join(', ')}` : '')
   );
+}
+
+/** The run's name in a headline: `rollback` (or `rollback --dry-run`) for a rollback to a revision, else the mode. */
+export function runName(changeSet: Pick<ChangeSet, 'mode' | 'rollback'>): string {
+  if (!changeSet.rollback) return changeSet.mode;
+  return changeSet.mode === 'diff' ? 'rollback (dry-run)' : 'rollback';
+}
+
+/** What a rollback to a revision asked for, as a sentence; '' for any other run. */
+export function rollbackTargetSentence(changeSet: Pick<ChangeSet, 'rollback'>): string {
+  const target = changeSet.rollback;
+  if (!target) return '';
+  const instances = target.instance ? `instance ${code(target.instance)}` : 'every instance of the bundle';
+  const revision =
+    target.revision !== undefined
+      ? `revision ${target.revision} of its history`
+      : 'its previous revision (the one before the live one)';
+  return `↩️ Rollback of ${instances} to ${revision}.\n\n`;
+}
+
+/** After an instance's name: the revision a rollback to a revision put back (and the live one before); '' otherwise. */
+export function revisionLabel(instance: Pick<InstanceChanges, 'revision'>): string {
+  const revision = instance.revision;
+  if (!revision) return '';
+  return revision.from !== undefined
+    ? ` ↩️ revision ${revision.from} → ${revision.to}`
+    : ` ↩️ to revision ${revision.to}`;
 }

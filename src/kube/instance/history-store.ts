@@ -55,6 +55,14 @@ export interface HistoryEntry {
   runUrl?: string;
   /** Timoni's instance record as it was written: `data.instance` of `timoni.<instance>`, decoded. */
   record: string;
+  /** This revision put back an older one (a rollback, manual or on failure): that one's number. */
+  rollbackTo?: number;
+  /**
+   * The run's secret values (runtime values read from the environment or cluster Secrets)
+   * that the values hold, so that a rollback to this revision masks them even once they
+   * are no longer the current ones. Never printed.
+   */
+  secrets?: string[];
 }
 
 /** Where an apply came from (the action knows both; the CLI may know none). */
@@ -102,6 +110,7 @@ function decodeEntry(raw: unknown, where: string): HistoryEntry {
   const module = isRecord(raw.module) ? raw.module : {};
   const commit = optionalString(raw.commit);
   const runUrl = optionalString(raw.runUrl);
+  const secrets = Array.isArray(raw.secrets) ? raw.secrets.filter((s): s is string => typeof s === 'string') : [];
   return {
     revision: raw.revision,
     module: {
@@ -114,6 +123,8 @@ function decodeEntry(raw: unknown, where: string): HistoryEntry {
     ...(commit ? { commit } : {}),
     ...(runUrl ? { runUrl } : {}),
     record: raw.record,
+    ...(typeof raw.rollbackTo === 'number' ? { rollbackTo: raw.rollbackTo } : {}),
+    ...(secrets.length > 0 ? { secrets } : {}),
   };
 }
 
@@ -202,7 +213,16 @@ function sameInstance(a: string, b: string): boolean {
 export interface AppendHistoryInput extends HistoryProvenance {
   /** The record the apply wrote (InstanceApplyResult.record). */
   record: InstanceRecord;
+  /**
+   * The record's text as stored, when it was not written by this encoder (a record written
+   * back byte for byte by a rollback on failure): kept as it is, so that it stays the live one.
+   */
+  recordText?: string;
   appliedAt?: Date;
+  /** The revision this apply put back (a rollback). */
+  rollbackTo?: number;
+  /** The run's secret values that the record's values hold (HistoryEntry.secrets). */
+  secrets?: readonly string[];
 }
 
 /** The history after an apply of `input.record`: a new revision first, or the newest one refreshed. */
@@ -212,7 +232,7 @@ export function nextHistory(
   keep: number,
 ): { entries: HistoryEntry[]; entry: HistoryEntry; added: boolean } {
   const { creationTimestamp: _live, ...written } = input.record;
-  const record = encodeInstance(written);
+  const record = input.recordText ?? encodeInstance(written);
   const newest = entries[0];
   if (newest && sameInstance(newest.record, record)) {
     const entry = { ...newest, record };
@@ -226,6 +246,8 @@ export function nextHistory(
     ...(input.commit ? { commit: input.commit } : {}),
     ...(input.runUrl ? { runUrl: input.runUrl } : {}),
     record,
+    ...(input.rollbackTo !== undefined ? { rollbackTo: input.rollbackTo } : {}),
+    ...(input.secrets && input.secrets.length > 0 ? { secrets: [...input.secrets] } : {}),
   };
   return { entries: trimHistory([entry, ...entries], keep), entry, added: true };
 }

@@ -26,4 +26,10 @@ export {
   findRemovedInstances,
   type RemovedInstanceScan,
 } from './unlisted-instances.js';
-export { type InstanceSnapshot, snapshotData, snapshotInstance, writeBackInstance } from './instance-restore.js';
+export {
+  type InstanceSnapshot,
+  snapshotData,
+  snapshotInstance,
+  snapshotRecordText,
+  writeBackInstance,
+} from './instance-restore.js';

@@ -6,7 +6,7 @@
 // applying the previous build (instance-apply.ts) or deleting the instance (instance-delete.ts).
 import { serverSideApply } from '../ssa/index.js';
 import type { KubeCluster } from '../connect/index.js';
-import { decodeInstanceSecret, instanceSecretName, type DecodedInstanceSecret } from './inventory.js';
+import { decodeInstanceSecret, instanceDataKey, instanceSecretName, type DecodedInstanceSecret } from './inventory.js';
 import { isRecord, type KubeObject, type ObjectRef } from '../object.js';
 
 /** One instance's state before a run changed it. */
@@ -47,6 +47,12 @@ export async function snapshotInstance(
 export function snapshotData(snapshot: InstanceSnapshot): Record<string, string> {
   const data = snapshot.secret && isRecord(snapshot.secret.data) ? snapshot.secret.data : {};
   return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, String(value)]));
+}
+
+/** Timoni's record as the snapshot's Secret stores it (`data.instance`, decoded), or null without one. */
+export function snapshotRecordText(snapshot: InstanceSnapshot): string | null {
+  const encoded = snapshotData(snapshot)[instanceDataKey];
+  return encoded === undefined ? null : Buffer.from(encoded, 'base64').toString('utf8');
 }
 
 /**
