@@ -35,7 +35,7 @@ import { logPrefix } from '../fleet/outcome.js';
 import { planFleet } from '../fleet/plan.js';
 import { selectHeadClusters } from '../fleet/membership.js';
 import { rollOutFleet } from '../fleet/rollout.js';
-import type { FleetRun } from '../fleet/fleet-run.js';
+import type { FleetRun, RevisionTarget } from '../fleet/fleet-run.js';
 import { runOptions } from '../fleet/run-options.js';
 import { fleetDelete, fleetStatus } from '../fleet/status-and-delete.js';
 import { fleetState } from '../fleet/fleet-state.js';
@@ -260,8 +260,14 @@ function writeChangesFile(changeSet: ChangeSet, args: ParsedArguments, io: Comma
   }
 }
 
-export async function runDiff(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+export async function runDiff(
+  engine: CueEngine,
+  args: ParsedArguments,
+  io: CommandIO,
+  rollbackTo?: RevisionTarget,
+): Promise<number> {
   const { run, log } = orderedRun(engine, args, io);
+  if (rollbackTo) run.rollbackTo = rollbackTo;
   const changeSet = await planFleet(run);
   log.flush();
   writeChangesFile(changeSet, args, io);
@@ -271,8 +277,14 @@ export async function runDiff(engine: CueEngine, args: ParsedArguments, io: Comm
   return hasChanges(changeSet) ? 1 : 0;
 }
 
-export async function runApply(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+export async function runApply(
+  engine: CueEngine,
+  args: ParsedArguments,
+  io: CommandIO,
+  rollbackTo?: RevisionTarget,
+): Promise<number> {
   const { run, log } = orderedRun(engine, args, io);
+  if (rollbackTo) run.rollbackTo = rollbackTo;
   // SIGINT / SIGTERM: the rollout stops cleanly (fleet/fleet-run.ts), is reported, and the command exits 130.
   if (io.cancellation) run.cancel = io.cancellation.signal;
   const changeSet = io.cancellation
@@ -288,6 +300,20 @@ export async function runApply(engine: CueEngine, args: ParsedArguments, io: Com
     io.stderr(`not reached: ${skipped.join(', ')}\n`);
   if (io.cancellation?.cancelled) return CANCELLED_EXIT_CODE;
   return changeSet.clusters.some((c) => c.status === 'failed' || c.status === 'skipped') ? 2 : 0;
+}
+
+/**
+ * `rollback`: each instance put back to a revision of its history (../fleet/revision-rollback.ts),
+ * cluster by cluster in runtime order as `apply` goes (its exit codes), or with `--dry-run`
+ * diffed as `diff` does (its exit codes).
+ */
+export function runRollback(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number> {
+  const revision = optionValue(args, runOptions.revision);
+  const target: RevisionTarget = {
+    instance: optionValue(args, runOptions.rollbackInstance),
+    ...(revision !== undefined ? { revision } : {}),
+  };
+  return args.booleans.get('dry-run') === true ? runDiff(engine, args, io, target) : runApply(engine, args, io, target);
 }
 
 /**

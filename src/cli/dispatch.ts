@@ -6,7 +6,7 @@ import { loadCueEngine, type CueEngine } from '../cue/index.js';
 import { errorAnnotations } from '../error-annotations.js';
 import { quote } from '../display-text.js';
 import { formatFlagHelp, nearestName, parseArguments, type FlagSpec, type ParsedArguments } from './arguments.js';
-import { runApply, runBuild, runDelete, runDiff, runStatus, runVet } from './commands.js';
+import { runApply, runBuild, runDelete, runDiff, runRollback, runStatus, runVet } from './commands.js';
 import type { CommandIO } from './io.js';
 import { buildFlags, cueMemoryLimit, fleetFlagsFor, vetFlags } from './options.js';
 import { runHistory } from './history-command.js';
@@ -68,6 +68,13 @@ const commands: Record<string, Command> = {
     flags: fleetFlagsFor('history'),
     failureCode: 2,
     run: runHistory,
+  },
+  rollback: {
+    summary:
+      "Put each instance back to a revision of its history (default: its previous one), cluster by cluster in runtime order (exit 0 rolled back, 2 failure; --dry-run: diff's)",
+    flags: fleetFlagsFor('rollback'),
+    failureCode: 2,
+    run: runRollback,
   },
 };
 

@@ -11,13 +11,19 @@ import type { ClusterResult } from '../fleet/status-and-delete.js';
 import type { ParsedArguments } from './arguments.js';
 import { shortDigest } from './fleet-state-text.js';
 import { CliLog, type CommandIO } from './io.js';
-import { fleetRunFromArgs } from './options.js';
+import { fleetRunFromArgs, optionValue } from './options.js';
+import { runOptions } from '../fleet/run-options.js';
 
-const HEADINGS = ['CLUSTER', 'INSTANCE', 'REVISION', 'APPLIED', 'MODULE', 'DIGEST', 'COMMIT', 'STATUS'];
+const HEADINGS = ['CLUSTER', 'INSTANCE', 'REVISION', 'APPLIED', 'MODULE', 'DIGEST', 'COMMIT', 'STATUS', 'DESCRIPTION'];
 
 /** `current` for the live revision, `superseded` for the others (as `helm history` says). */
 function statusText(revision: RevisionView): string {
   return revision.current ? 'current' : 'superseded';
+}
+
+/** What the revision was: an apply, or a rollback to an older one (as `helm history`'s description). */
+function descriptionText(revision: RevisionView): string {
+  return revision.rollbackTo !== undefined ? `rollback to ${revision.rollbackTo}` : 'apply';
 }
 
 function rows(results: ReadonlyArray<ClusterResult<InstanceHistoryView[]>>): string[][] {
@@ -26,7 +32,17 @@ function rows(results: ReadonlyArray<ClusterResult<InstanceHistoryView[]>>): str
     for (const instance of result ?? []) {
       const name = `${instance.namespace}/${instance.name}`;
       if (instance.revisions.length === 0) {
-        table.push([cluster.name, name, '-', '-', '-', '-', '-', instance.installed ? 'no history' : 'not installed']);
+        table.push([
+          cluster.name,
+          name,
+          '-',
+          '-',
+          '-',
+          '-',
+          '-',
+          instance.installed ? 'no history' : 'not installed',
+          '-',
+        ]);
         continue;
       }
       for (const revision of instance.revisions)
@@ -39,6 +55,7 @@ function rows(results: ReadonlyArray<ClusterResult<InstanceHistoryView[]>>): str
           shortDigest(revision.module.digest),
           revision.commit ? revision.commit.slice(0, 7) : '-',
           statusText(revision),
+          descriptionText(revision),
         ]);
     }
   }
@@ -75,14 +92,14 @@ export async function runHistory(engine: CueEngine, args: ParsedArguments, io: C
   const log = new CliLog(io);
   const run = fleetRunFromArgs(engine, args, io, log);
   log.order(selectHeadClusters(run).map((cluster) => cluster.name));
-  const results = await fleetHistory(run, args.strings.get('instance') ?? '');
+  const only = optionValue(args, runOptions.rollbackInstance);
+  const results = await fleetHistory(run, only);
   log.flush();
   if (args.strings.get('output') === 'json') io.stdout(historyJson(results));
   else io.stdout(historyTable(results));
   // A cluster refused on its identity (or not reached) was logged by the fleet layer: once.
   for (const { cluster, error } of results)
     if (error && !log.hasPrinted(error)) io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
-  const only = args.strings.get('instance') ?? '';
   if (only && results.every((r) => r.error || (r.result ?? []).length === 0)) {
     io.stderr(`✗ --instance ${only}: the bundle lists no such instance on the selected clusters\n`);
     return 2;

@@ -225,7 +225,7 @@ export const fleetFlags: FlagSpec[] = [
  * apply applies one cluster at a time (or --max-parallel per wave): --concurrency, the
  * number of clusters diffed at once, is diff's.
  */
-const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete' | 'history', string[]> = {
+const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete' | 'history' | 'rollback', string[]> = {
   apply: fleetFlags
     .filter((flag) => !bundleFlags.includes(flag) && flag.name !== 'concurrency' && flag.name !== 'cluster')
     .map((flag) => flag.name),
@@ -247,6 +247,16 @@ const commandFlags: Record<'diff' | 'apply' | 'status' | 'delete' | 'history', s
   ],
   status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
   history: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+  // A rollback prunes objects within the instances it puts back, never whole instances, and changes no membership.
+  rollback: fleetFlags
+    .filter(
+      (flag) =>
+        !bundleFlags.includes(flag) &&
+        !['prune', 'prune-removed-instances', 'prune-removed-clusters', 'base-ref', 'base-runtime', 'cluster'].includes(
+          flag.name,
+        ),
+    )
+    .map((flag) => flag.name),
   delete: [
     'wait',
     'timeout',
@@ -313,11 +323,23 @@ const deleteFlags = new Map<string, FlagSpec>([
 
 /** `history`'s own flags: one instance only; its -o (no values in either form). */
 const historyFlags: FlagSpec[] = [
+  optionFlag(
+    runOptions.rollbackInstance,
+    'Only the history of this instance (default: every instance the bundle lists)',
+  ),
+];
+
+/** `rollback`'s own flags: which instance, which revision, and a dry-run (a diff of the rollback). */
+const rollbackFlags: FlagSpec[] = [
+  optionFlag(runOptions.rollbackInstance, 'Only this instance (default: every instance the bundle lists)'),
+  optionFlag(
+    runOptions.revision,
+    "The revision to put back, as `timoni-fleet history` lists it (default: each instance's previous one)",
+  ),
   {
-    name: 'instance',
-    kind: 'string',
-    default: '',
-    description: 'Only the history of this instance (default: every instance the bundle lists)',
+    name: 'dry-run',
+    kind: 'boolean',
+    description: 'Show what the rollback would change on each cluster (a diff; exit 0 nothing, 1 changes, 2 failure)',
   },
 ];
 const historyOutputFlag: FlagSpec = {
@@ -338,6 +360,7 @@ export function fleetFlagsFor(command: keyof typeof commandFlags): FlagSpec[] {
     .map((flag) => (command === 'delete' ? (deleteFlags.get(flag.name) ?? flag) : flag));
   if (command === 'history')
     return [...flags.map((flag) => (flag.name === 'output' ? historyOutputFlag : flag)), ...historyFlags];
+  if (command === 'rollback') return [...flags, ...rollbackFlags];
   return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 

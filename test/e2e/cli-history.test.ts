@@ -146,12 +146,32 @@ describe('timoni-fleet history', () => {
     const text = await timoniFleet('history');
     expect(text.code, text.stderr).toBe(0);
     const lines = text.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^CLUSTER\s+INSTANCE\s+REVISION\s+APPLIED\s+MODULE\s+DIGEST\s+COMMIT\s+STATUS$/);
+    expect(lines[0]).toMatch(
+      /^CLUSTER\s+INSTANCE\s+REVISION\s+APPLIED\s+MODULE\s+DIGEST\s+COMMIT\s+STATUS\s+DESCRIPTION$/,
+    );
     const rows = lines.slice(1).map((line) => line.split(/\s+/));
-    expect(rows.map((row) => [row[0], row[1], row[2], row[4], row[5], row[6], row[7]])).toEqual([
-      [CLUSTER, `${namespace}/web`, '3', `${moduleUrl}:1.1.0`, digests['1.1.0']!.slice(0, 19), '-', 'current'],
-      [CLUSTER, `${namespace}/web`, '2', `${moduleUrl}:1.0.0`, digests['1.0.0']!.slice(0, 19), '-', 'superseded'],
-      [CLUSTER, `${namespace}/web`, '1', `${moduleUrl}:1.0.0`, digests['1.0.0']!.slice(0, 19), '-', 'superseded'],
+    expect(rows.map((row) => [row[0], row[1], row[2], row[4], row[5], row[6], row[7], row[8]])).toEqual([
+      [CLUSTER, `${namespace}/web`, '3', `${moduleUrl}:1.1.0`, digests['1.1.0']!.slice(0, 19), '-', 'current', 'apply'],
+      [
+        CLUSTER,
+        `${namespace}/web`,
+        '2',
+        `${moduleUrl}:1.0.0`,
+        digests['1.0.0']!.slice(0, 19),
+        '-',
+        'superseded',
+        'apply',
+      ],
+      [
+        CLUSTER,
+        `${namespace}/web`,
+        '1',
+        `${moduleUrl}:1.0.0`,
+        digests['1.0.0']!.slice(0, 19),
+        '-',
+        'superseded',
+        'apply',
+      ],
     ]);
     expect(rows[0]![3]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 

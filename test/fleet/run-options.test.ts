@@ -49,7 +49,7 @@ describe('the run options contract', () => {
     }
   });
 
-  it.each(['diff', 'apply', 'status', 'delete'])(
+  it.each(['diff', 'apply', 'status', 'delete', 'history', 'rollback'])(
     'matches the (default X) of every option %s --help lists',
     async (command) => {
       const flags = await helpDefaults(command);
@@ -73,7 +73,7 @@ describe('the run options contract', () => {
 
   it('offers every option as a flag of some command that reaches clusters', async () => {
     const flags = new Set<string>();
-    for (const command of ['diff', 'apply', 'status', 'delete'])
+    for (const command of ['diff', 'apply', 'status', 'delete', 'history', 'rollback'])
       for (const flag of (await helpDefaults(command)).keys()) flags.add(flag);
     for (const option of allRunOptions) expect(flags.has(option.flag), `--${option.flag}`).toBe(true);
   });
