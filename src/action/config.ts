@@ -68,6 +68,9 @@ export interface ActionConfig {
   onFailure: OnFailure;
   /** Revisions of each instance kept in the cluster (`history`); 0: none written. */
   history: number;
+  /** `mode: rollback`: the instance put back (`instance`; '': every instance) and the revision (`revision`; undefined: each one's previous). */
+  rollbackInstance: string;
+  revision: number | undefined;
   workingDirectory: string;
   /** Where to write the ChangeSet file, relative to the workspace (`changes-file`); empty: under RUNNER_TEMP. */
   changesFile: string;
@@ -163,7 +166,7 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     mode: getChoiceInput(
       env,
       'mode',
-      ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'] as const,
+      ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status', 'rollback'] as const,
       'auto',
     ),
     runtimeGroup: readOption(env, runOptions.runtimeGroup),
@@ -193,6 +196,8 @@ export function readActionConfig(env: Environment, mask: (secret: string) => voi
     soakMs,
     onFailure: readOption(env, runOptions.onFailure),
     history,
+    rollbackInstance: readOption(env, runOptions.rollbackInstance),
+    revision: readOption(env, runOptions.revision),
     workingDirectory: getInput(env, 'working-directory') || '.',
     changesFile: readOption(env, runOptions.changesFile),
     changesPatterns: getInput(env, 'changes')

@@ -8,13 +8,18 @@
 // ChangeSet files of a fan-out's matrix jobs and publishes them for the event as a single
 // job would (reportPlan), `matrix` only sets the `matrix` output.
 // `drift` diffs the clusters for the drift issue (driftPlan; not on pull requests).
+// `rollback` puts each instance back to a revision of its history (rollbackPlan): a
+// workflow_dispatch's (its `mode` input `rollback`, or the action's), from the default branch
+// (or `apply-refs`) as an apply, never on a pull request.
+import type { RevisionTarget } from '../fleet/fleet-run.js';
+import { runOptions, RunOptionError } from '../fleet/run-options.js';
 import type { RunContext } from '../github/event.js';
 import { InputError } from './runner.js';
 
 /** The modes that decide from the event, or diff, or apply. */
 export type FleetModeInput = 'auto' | 'diff' | 'apply';
 
-export type ModeInput = FleetModeInput | 'report' | 'matrix' | 'drift' | 'status';
+export type ModeInput = FleetModeInput | 'report' | 'matrix' | 'drift' | 'status' | 'rollback';
 
 export type RunPlan =
   | { mode: 'diff' | 'apply'; pullRequest?: number; sha: string; clusterGroup: string; cluster: string; reason: string }
@@ -22,6 +27,8 @@ export type RunPlan =
   | { mode: 'drift'; sha: string; clusterGroup: string; cluster: string; reason: string }
   /** `mode: status`: read the state of every selected cluster x instance, nothing written (status-report.ts). */
   | { mode: 'status'; sha: string; clusterGroup: string; cluster: string; reason: string }
+  /** `mode: rollback`: each instance put back to a revision of its history (../fleet/revision-rollback.ts). */
+  | { mode: 'rollback'; sha: string; clusterGroup: string; cluster: string; reason: string; target: RevisionTarget }
   | { mode: 'skip'; reason: string };
 
 export interface PlanInputs {
@@ -32,9 +39,13 @@ export interface PlanInputs {
   applyRefs?: readonly string[];
   /** The pull_request_target workflow checks out trusted code (`trusted-checkout`). */
   trustedCheckout?: boolean;
+  /** `mode: rollback`: the action's `instance` and `revision` inputs (a dispatch's inputs fill in those left empty). */
+  rollback?: { instance: string; revision?: number | undefined };
 }
 
 const MODES: readonly FleetModeInput[] = ['auto', 'diff', 'apply'];
+/** The modes a workflow_dispatch's own `mode` input may ask for. */
+const DISPATCH_MODES: readonly string[] = [...MODES, 'rollback'];
 
 /** A ref matches an `apply-refs` entry exactly, or as a glob where * matches any text. */
 function refAllowed(ref: string, patterns: readonly string[]): boolean {
@@ -137,12 +148,13 @@ export function planRun(context: RunContext, inputs: PlanInputs): RunPlan {
     const eventInputs = (context.payload.inputs ?? {}) as Record<string, unknown>;
     const text = (name: string) => (typeof eventInputs[name] === 'string' ? (eventInputs[name] as string) : '');
     const eventMode = text('mode');
-    if (eventMode !== '' && !(MODES as readonly string[]).includes(eventMode)) {
+    if (eventMode !== '' && !DISPATCH_MODES.includes(eventMode)) {
       throw new InputError(
         'mode',
-        `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`,
+        `the workflow_dispatch input "mode" must be one of ${DISPATCH_MODES.join(', ')}, not ${JSON.stringify(eventMode)}`,
       );
     }
+    if (inputs.mode === 'auto' && eventMode === 'rollback') return rollbackPlan(context, inputs);
     const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
     if (mode === 'apply') checkApplyRef(context, inputs, 'workflow_dispatch');
     return {
@@ -262,5 +274,53 @@ export function statusPlan(
     clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
     cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
     reason: `status on ${context.eventName || 'this event'}`,
+  };
+}
+
+/** A dispatch's own input read with the contract's check (`the workflow_dispatch input "revision" must be ...`). */
+function dispatchValue<T>(name: string, text: string, parse: (text: string) => T): T {
+  try {
+    return parse(text);
+  } catch (error) {
+    if (!(error instanceof RunOptionError)) throw error;
+    throw new InputError(name, `the workflow_dispatch input "${name}" ${error.reason}`);
+  }
+}
+
+/**
+ * `mode: rollback`: each instance of the selected clusters put back to a revision of its
+ * history, in runtime order (../fleet/revision-rollback.ts). It writes to the clusters as an
+ * apply does, from the bundle and runtime of the checkout: refused on pull requests, and from
+ * a ref other than the default branch unless `apply-refs` lists it. A dispatch's
+ * `cluster-group`, `cluster`, `instance` and `revision` inputs fill in the action's inputs
+ * left empty (`revision` empty: each instance's previous revision).
+ */
+export function rollbackPlan(context: RunContext, inputs: PlanInputs): Extract<RunPlan, { mode: 'rollback' }> {
+  refuseUntrustedTarget(context, inputs.trustedCheckout);
+  if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+    throw new InputError(
+      'mode',
+      `"rollback" writes to the clusters; on a ${context.eventName} event the bundle is the pull request's unmerged code. Run it on workflow_dispatch`,
+    );
+  }
+  checkApplyRef(context, inputs, `mode: rollback on ${context.eventName || 'this event'}`);
+  const eventInputs =
+    context.eventName === 'workflow_dispatch' ? ((context.payload.inputs ?? {}) as Record<string, unknown>) : {};
+  const text = (name: string) => (typeof eventInputs[name] === 'string' ? (eventInputs[name] as string).trim() : '');
+  const given = inputs.rollback ?? { instance: '' };
+  const instance =
+    given.instance ||
+    (text('instance') ? dispatchValue('instance', text('instance'), runOptions.rollbackInstance.parse) : '');
+  const revision =
+    given.revision ??
+    (text('revision') ? dispatchValue('revision', text('revision'), runOptions.revision.parse) : undefined);
+  const target: RevisionTarget = { instance, ...(revision !== undefined ? { revision } : {}) };
+  return {
+    mode: 'rollback',
+    sha: context.sha,
+    clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
+    cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
+    reason: `rollback on ${context.eventName || 'this event'} (${instance ? `instance ${instance}` : 'every instance'}, ${revision !== undefined ? `revision ${revision}` : 'previous revision'})`,
+    target,
   };
 }

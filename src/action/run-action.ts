@@ -12,6 +12,8 @@
 // issue (status-report.ts); the states read do not fail the step, a cluster it could not
 // read does (as a cluster that could not be diffed fails a drift). A diff or an apply also reads the runtime as
 // it was at the event's base commit (base-runtime.ts), for the clusters that leave the fleet.
+// `mode: rollback` (a dispatch's) rolls out each instance's revision from its history
+// (../fleet/revision-rollback.ts) and publishes as an apply does.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
@@ -54,6 +56,7 @@ import {
   driftPlan,
   planRun,
   refuseUntrustedTarget,
+  rollbackPlan,
   statusPlan,
   type FleetModeInput,
   type RunPlan,
@@ -140,14 +143,16 @@ function offeredEnvironment(
 const SECRET_QUERY_REFUSAL =
   "reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author's code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)";
 
-function runPlan(context: RunContext, config: ActionConfig, mode: FleetModeInput): RunPlan {
-  return planRun(context, {
-    mode,
+function runPlan(context: RunContext, config: ActionConfig, mode: FleetModeInput | 'rollback'): RunPlan {
+  const inputs = {
+    mode: mode === 'rollback' ? ('auto' as const) : mode,
     clusterGroup: config.runtimeGroup,
     cluster: config.runtimeCluster,
     applyRefs: config.applyRefs,
     trustedCheckout: config.trustedCheckout,
-  });
+    rollback: { instance: config.rollbackInstance, revision: config.revision },
+  };
+  return mode === 'rollback' ? rollbackPlan(context, inputs) : planRun(context, inputs);
 }
 
 /** What every mode reads first: the workspace and its boundary, the CUE engine, cue.mod and the runtime. */
@@ -325,9 +330,10 @@ function runLimits(io: ActionIO, config: ActionConfig, plan: ClusterPlan, log: A
   // clusters they held are reported as stopped by the deadline, not by an aborted request.
   const workDeadline = AbortSignal.timeout(config.deadlineMs - reserveMs + Math.min(1000, reserveMs / 2));
   const deadline = AbortSignal.timeout(config.deadlineMs);
-  // An apply stops cleanly on the first SIGINT or SIGTERM; any other mode stops at once.
-  const release = plan.mode === 'apply' ? io.cancellation?.hold() : undefined;
-  const cancel = plan.mode === 'apply' ? io.cancellation?.signal : undefined;
+  // An apply (or a rollback) stops cleanly on the first SIGINT or SIGTERM; any other mode stops at once.
+  const writes = plan.mode === 'apply' || plan.mode === 'rollback';
+  const release = writes ? io.cancellation?.hold() : undefined;
+  const cancel = writes ? io.cancellation?.signal : undefined;
   const publishing = cancel ? AbortSignal.any([deadline, abortedAfterCancel(cancel, CANCEL_PUBLISH_MS)]) : deadline;
   log.line(
     `deadline ${formatLimit(config.deadlineMs)}: the clusters' work stops ${formatLimit(reserveMs)} before it, kept to publish the report`,
@@ -362,8 +368,9 @@ async function runOnClusters(
     });
     if (plan.mode === 'status') return await readAndPublishState(run, plan, config, () => target(limits.deadline), log);
     const review = plan.mode === 'apply' ? await attachReviewCheck(run, start, plan, limits, log) : undefined;
-    // Only an apply rolls out; diff and drift plan.
-    const fleetChangeSet = plan.mode === 'apply' ? await rollOutFleet(run) : await planFleet(run);
+    // An apply or a rollback rolls out; diff and drift plan.
+    const fleetChangeSet =
+      plan.mode === 'apply' || plan.mode === 'rollback' ? await rollOutFleet(run) : await planFleet(run);
     const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
     io.write(
       `::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`,
@@ -455,6 +462,8 @@ async function fleetRun(
     recordDesired: plan.mode === 'diff',
     // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
     ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
+    // A rollback builds each instance from a revision of its history (fleet/revision-rollback.ts).
+    ...(plan.mode === 'rollback' ? { rollbackTo: plan.target } : {}),
   };
 }
 
@@ -571,7 +580,9 @@ async function publishChangeSet(
   const published = await publishResults({
     ...target,
     changeSet,
-    plan: plan.mode === 'drift' ? { ...plan, mode: 'diff' } : plan,
+    // A drift is published as a diff, a rollback as an apply (its ChangeSet says it is a rollback).
+    plan:
+      plan.mode === 'drift' ? { ...plan, mode: 'diff' } : plan.mode === 'rollback' ? { ...plan, mode: 'apply' } : plan,
     ...(drift?.note ? { notes: [drift.note] } : {}),
     comment: config.comment && plan.mode !== 'drift',
     changesFile: { path: config.changesFile, workspace: ws.workspace, boundary: ws.boundary },

@@ -18,7 +18,7 @@ describe('readActionConfig: fan-out inputs', () => {
     expect(read({ mode: 'report' }).mode).toBe('report');
     expect(read({ mode: 'matrix' }).mode).toBe('matrix');
     expect(() => read({ mode: 'merge' })).toThrow(
-      'input "mode": must be one of auto, diff, apply, report, matrix, drift, status, not "merge"',
+      'input "mode": must be one of auto, diff, apply, report, matrix, drift, status, rollback, not "merge"',
     );
   });
 

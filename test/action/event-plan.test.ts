@@ -2,7 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { driftPlan, type PlanInputs, planRun, reportPlan, statusPlan } from '../../src/action/event-plan.js';
+import {
+  driftPlan,
+  type PlanInputs,
+  planRun,
+  reportPlan,
+  rollbackPlan,
+  statusPlan,
+} from '../../src/action/event-plan.js';
 import { InputError } from '../../src/action/runner.js';
 import { readRunContext } from '../../src/github/event.js';
 
@@ -134,7 +141,7 @@ describe('planRun', () => {
   it('refuses a dispatch mode it does not know, and a dispatch apply from another branch unless apply-refs allows it', () => {
     const repository = { default_branch: 'main' };
     expect(() => planRun(contextFor('workflow_dispatch', { repository, inputs: { mode: 'yolo' } }), auto)).toThrow(
-      /must be one of auto, diff, apply, not "yolo"/,
+      /must be one of auto, diff, apply, rollback, not "yolo"/,
     );
     const feature = contextFor('workflow_dispatch', { repository, inputs: {} }, 'refs/heads/feature-x');
     expect(() => planRun(feature, auto)).toThrow(
@@ -241,5 +248,60 @@ describe('drift plan', () => {
         cluster: '*',
       }),
     ).toThrow(/"drift" compares the merged bundle/);
+  });
+});
+
+describe('rollback plan', () => {
+  const repository = { default_branch: 'main' };
+
+  it("takes a dispatch's mode rollback under auto, with its instance, revision and cluster inputs", () => {
+    const context = contextFor('workflow_dispatch', {
+      repository,
+      inputs: { mode: 'rollback', 'cluster-group': 'staging', instance: 'frontend', revision: '2' },
+    });
+    expect(planRun(context, auto)).toMatchObject({
+      mode: 'rollback',
+      clusterGroup: 'staging',
+      cluster: '*',
+      target: { instance: 'frontend', revision: 2 },
+    });
+    // Empty inputs: every instance, each one's previous revision.
+    const bare = contextFor('workflow_dispatch', { repository, inputs: { mode: 'rollback' } });
+    expect(planRun(bare, auto)).toMatchObject({ mode: 'rollback', target: { instance: '' } });
+    expect((planRun(bare, auto) as { target: object }).target).not.toHaveProperty('revision');
+    // The action's own inputs win over the dispatch's.
+    expect(rollbackPlan(context, { ...auto, rollback: { instance: 'backend', revision: 5 } })).toMatchObject({
+      target: { instance: 'backend', revision: 5 },
+    });
+  });
+
+  it("checks a dispatch's revision and instance as the inputs are checked", () => {
+    const withInputs = (inputs: Record<string, string>) =>
+      contextFor('workflow_dispatch', { repository, inputs: { mode: 'rollback', ...inputs } });
+    expect(() => planRun(withInputs({ revision: 'latest' }), auto)).toThrow(
+      /the workflow_dispatch input "revision" must be a revision number .*not "latest"/,
+    );
+    expect(() => planRun(withInputs({ revision: '0' }), auto)).toThrow(/must be a revision number/);
+    expect(() => planRun(withInputs({ instance: 'Front End' }), auto)).toThrow(
+      /the workflow_dispatch input "instance" must be an instance name/,
+    );
+  });
+
+  it('refuses pull requests, and a ref other than the default branch unless apply-refs allows it', () => {
+    const pull = contextFor('pull_request', {
+      action: 'synchronize',
+      repository,
+      pull_request: { number: 3, head: { sha: 'a'.repeat(40) } },
+    });
+    expect(() => rollbackPlan(pull, auto)).toThrow(/"rollback" writes to the clusters; on a pull_request event/);
+    const feature = contextFor(
+      'workflow_dispatch',
+      { repository, inputs: { mode: 'rollback' } },
+      'refs/heads/feature-x',
+    );
+    expect(() => planRun(feature, auto)).toThrow(
+      /mode: rollback on workflow_dispatch applies only from the default branch/,
+    );
+    expect(planRun(feature, { ...auto, applyRefs: ['feature-*'] })).toMatchObject({ mode: 'rollback' });
   });
 });
