@@ -32,7 +32,7 @@ import {
 import type { InstanceBuilds } from '../module/build.js';
 import { FAILURE_MARK, type FleetRun } from './fleet-run.js';
 import { ClusterStepError, logPrefix, withReadiness } from './outcome.js';
-import { instanceInput, openSession, type ClusterSession } from './session.js';
+import { connectCluster, instanceInput, type ClusterSession } from './session.js';
 import { recordRestored } from './instance-history.js';
 
 /** One instance whose apply this run started: its state before, and the module the run applied. */
@@ -230,17 +230,15 @@ export async function rollBackCluster(
     line(`${FAILURE_MARK}${message}`);
     return outcome({ message });
   }
-  let session: ClusterSession;
-  try {
-    session = await openSession(run.kubeconfig, point.cluster, {
-      secrets: run.secrets,
-      onRetry: (retry) => line(retry.text),
+  // Connected again as the apply connects (session.ts): its identity checked before anything is written back.
+  const connected = await connectCluster(run, point.cluster, line, Date.now(), 'apply');
+  if ('failed' in connected) {
+    // connectCluster told why (cannot reach it, identity refused).
+    return outcome({
+      message: `cluster ${name}: rollback failed: ${connected.failed.error?.message ?? 'not reached'}`,
     });
-  } catch (error) {
-    const message = `cluster ${name}: rollback failed: ${messageOf(error)}`;
-    line(`${FAILURE_MARK}${message}`);
-    return outcome({ message });
   }
+  const { session } = connected;
   let firstError: ClusterRollback['error'];
   try {
     for (const touched of [...point.touched].reverse()) {

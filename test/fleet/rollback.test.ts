@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import type { ChangeSet } from '../../src/changeset.js';
+import { decodeHistorySecret } from '../../src/kube/instance/history-store.js';
 import { keepReady, neverReadyAnnotation, type ReadinessLoop } from '../harness/fleet/readiness.js';
 import { clusterClient, testNamespace } from '../harness/fleet/test-context.js';
 import { pushTimoniModule, startRegistry } from '../harness/registry/index.js';
@@ -242,6 +243,14 @@ describe('on-failure rollback on the local fleet', () => {
     expect(
       await client.getOrNull({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace, name: 'web' }),
     ).toBeNull();
+    // The failed revision never reached the history: its one revision is the record put back, current again.
+    const entries = decodeHistorySecret(
+      await client.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: 'timoni-fleet-history.web' }),
+    );
+    expect(entries.map((e) => [e.revision, e.rollbackTo])).toEqual([[1, undefined]]);
+    expect(entries[0]!.record).toBe(
+      Buffer.from(String((recordAfter.data as Record<string, string>).instance), 'base64').toString('utf8'),
+    );
   });
 
   it("rolls back a cluster whose readiness wait ran out at the cluster's time limit", async () => {
