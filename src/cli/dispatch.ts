@@ -7,7 +7,8 @@ import { errorAnnotations } from '../error-annotations.js';
 import { quote } from '../display-text.js';
 import { formatFlagHelp, nearestName, parseArguments, type FlagSpec, type ParsedArguments } from './arguments.js';
 import { runApply, runBuild, runDelete, runDiff, runRollback, runStatus, runVet } from './commands.js';
-import type { CommandIO } from './io.js';
+import { maskedIO, type CommandIO } from './io.js';
+import { SecretRegistry } from '../secrets.js';
 import { buildFlags, cueMemoryLimit, fleetFlagsFor, vetFlags } from './options.js';
 import { runHistory } from './history-command.js';
 import { printVersion } from './version.js';
@@ -22,6 +23,11 @@ interface Command {
    * vet|build` (Timoni exits 1 on every error, flag errors included).
    */
   failureCode: 1 | 2;
+  /**
+   * A fleet command: what it prints (both streams, errors included) is masked with the run's
+   * secrets (io.ts maskedIO). vet and build redact what they print themselves.
+   */
+  masked?: true;
   run(engine: CueEngine, args: ParsedArguments, io: CommandIO): Promise<number>;
 }
 
@@ -42,12 +48,14 @@ const commands: Record<string, Command> = {
     summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)',
     flags: fleetFlagsFor('diff'),
     failureCode: 2,
+    masked: true,
     run: runDiff,
   },
   apply: {
     summary: 'Apply the bundle cluster by cluster in runtime order (exit 0 applied, 2 failure)',
     flags: fleetFlagsFor('apply'),
     failureCode: 2,
+    masked: true,
     run: runApply,
   },
   status: {
@@ -55,18 +63,21 @@ const commands: Record<string, Command> = {
       "Show the bundle's instances and their objects on each cluster (exit 0 all deployed, 1 not all deployed, 2 failure)",
     flags: fleetFlagsFor('status'),
     failureCode: 2,
+    masked: true,
     run: runStatus,
   },
   delete: {
     summary: "Delete the bundle's instances from each cluster (exit 0 deleted, 2 failure)",
     flags: fleetFlagsFor('delete'),
     failureCode: 2,
+    masked: true,
     run: runDelete,
   },
   history: {
     summary: 'List the revisions applied of each instance on each cluster, newest first (exit 0 read, 2 failure)',
     flags: fleetFlagsFor('history'),
     failureCode: 2,
+    masked: true,
     run: runHistory,
   },
   rollback: {
@@ -74,6 +85,7 @@ const commands: Record<string, Command> = {
       "Put each instance back to a revision of its history (default: its previous one), cluster by cluster in runtime order (exit 0 rolled back, 2 failure; --dry-run: diff's)",
     flags: fleetFlagsFor('rollback'),
     failureCode: 2,
+    masked: true,
     run: runRollback,
   },
 };
@@ -123,14 +135,15 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     );
     return 0;
   }
+  const commandIO = command.masked ? maskedIO(io, new SecretRegistry()) : io;
   try {
     const args = parseArguments(rest, command.flags, { command: name, otherCommandsFlags: othersFlags(name) });
     const engine = await loadCueEngine(
       command.flags.some((flag) => flag.name === 'cue-memory-limit') ? { memoryLimitMiB: cueMemoryLimit(args) } : {},
     );
-    return await command.run(engine, args, io);
+    return await command.run(engine, args, commandIO);
   } catch (error) {
-    reportError(error, io);
+    reportError(error, commandIO);
     return command.failureCode;
   }
 }

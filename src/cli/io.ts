@@ -4,6 +4,7 @@ import { escapeLogText } from '../workflow-commands.js';
 import type { Cancellation } from '../cancellation.js';
 import { escapeControls } from '../display-text.js';
 import type { FleetLog } from '../fleet/fleet-run.js';
+import type { SecretRegistry } from '../secrets.js';
 
 export interface CommandIO {
   cwd: string;
@@ -12,6 +13,28 @@ export interface CommandIO {
   stderr(text: string): void;
   /** The process's SIGINT / SIGTERM (`../cancellation.ts`); an apply stops cleanly on the first one. Absent in tests run in-process. */
   cancellation?: Cancellation;
+  /**
+   * The run's secrets (maskedIO): a fleet run registers there what it must never print (the
+   * kubeconfig's credentials, runtime values read from Secrets or credential-named variables,
+   * the secrets a history revision's values held), and both streams mask them. Absent: the
+   * command makes its own registry and prints as it is (vet and build redact what they print).
+   */
+  secrets?: SecretRegistry;
+}
+
+/**
+ * The streams of a fleet command with every secret of `secrets` masked (SecretRegistry.redact,
+ * the one rule of ../secrets.ts), on stdout as on stderr: a diff or a ChangeSet holds values
+ * built from runtime values, and an error may quote them. Secrets registered while the command
+ * runs are masked from then on (a value is registered before anything built from it is printed).
+ */
+export function maskedIO(io: CommandIO, secrets: SecretRegistry): CommandIO {
+  return {
+    ...io,
+    secrets,
+    stdout: (text) => io.stdout(secrets.redact(text)),
+    stderr: (text) => io.stderr(secrets.redact(text)),
+  };
 }
 
 /**

@@ -557,7 +557,8 @@ function environmentWithoutSecrets(
 
 export function fleetRunFromArgs(engine: CueEngine, args: ParsedArguments, io: CommandIO, log: FleetLog): FleetRun {
   const inputs = readBundleInputs(engine, args, io.cwd, io.env);
-  const secrets = new SecretRegistry();
+  // The command's registry when it masks its streams with it (io.ts maskedIO).
+  const secrets = io.secrets ?? new SecretRegistry();
   const options: FleetOptions = {
     ...defaultFleetOptions,
     wait: optionValue(args, runOptions.wait),
