@@ -75,7 +75,7 @@ describe('arguments that cannot be misread', { timeout: 120_000 }, () => {
       'unknown flag --runtime-grup: did you mean --runtime-group? Run `timoni-fleet diff --help` for the flags.',
     );
     const elsewhere = await timoniFleet('status', ...fleetArgs(), '--wait');
-    expect(elsewhere.stderr).toContain('unknown flag --wait: status does not take it (apply, delete do)');
+    expect(elsewhere.stderr).toContain('unknown flag --wait: status does not take it (apply, delete, rollback do)');
   });
 
   it('prints the version, the CUE version and the engine for --version and version', async () => {
