@@ -1531,7 +1531,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 /***/ }),
 
-/***/ 6376:
+/***/ 5025:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -5208,7 +5208,7 @@ function anyInMetadata(object, selector) {
 function cloneJson(value) {
     return structuredClone(value);
 }
-function object_isRecord(value) {
+function isRecord(value) {
     return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -5422,10 +5422,10 @@ function describeConnectionError(error) {
 function parseStatus(body) {
     try {
         const status = JSON.parse(body);
-        if (object_isRecord(status)) {
-            const details = object_isRecord(status.details) ? status.details : {};
+        if (isRecord(status)) {
+            const details = isRecord(status.details) ? status.details : {};
             const causes = Array.isArray(details.causes)
-                ? details.causes.filter(object_isRecord).map((cause) => ({
+                ? details.causes.filter(isRecord).map((cause) => ({
                     reason: typeof cause.reason === 'string' ? cause.reason : undefined,
                     message: typeof cause.message === 'string' ? cause.message : undefined,
                     field: typeof cause.field === 'string' ? cause.field : undefined,
@@ -5494,7 +5494,7 @@ async function readClusterUid(cluster) {
 }
 /** The record's data, or null when the object is not a record of ours (missing fields). */
 function parseIdentityRecord(object) {
-    const data = object && object_isRecord(object.data) ? object.data : null;
+    const data = object && isRecord(object.data) ? object.data : null;
     if (!data)
         return null;
     const { runtimeCluster, uid, recordedAt } = data;
@@ -6295,13 +6295,13 @@ function parseExecCredential(output, config, subject, secrets) {
     catch {
         throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} did not print an ExecCredential JSON document`);
     }
-    if (!object_isRecord(parsed) || parsed.kind !== 'ExecCredential') {
+    if (!isRecord(parsed) || parsed.kind !== 'ExecCredential') {
         throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} printed something that is not an ExecCredential`);
     }
     if (parsed.apiVersion !== config.apiVersion) {
         throw new ExecCredentialError(`exec credential plugin ${JSON.stringify(config.command)} of ${subject} answered with apiVersion ${JSON.stringify(parsed.apiVersion)}, expected ${JSON.stringify(config.apiVersion)}`);
     }
-    const status = object_isRecord(parsed.status) ? parsed.status : {};
+    const status = isRecord(parsed.status) ? parsed.status : {};
     const credential = {
         token: typeof status.token === 'string' && status.token ? status.token : undefined,
         clientCertificateData: typeof status.clientCertificateData === 'string' ? status.clientCertificateData : undefined,
@@ -6395,11 +6395,11 @@ function namedEntries(list, field, where) {
     if (!Array.isArray(list))
         throw new KubeconfigError(`${where}: ${field}s is not a list`);
     return list.flatMap((item, i) => {
-        if (!object_isRecord(item) || typeof item.name !== 'string') {
+        if (!isRecord(item) || typeof item.name !== 'string') {
             throw new KubeconfigError(`${where}: ${field}s[${i}] has no name`);
         }
         const body = item[field];
-        return [[item.name, object_isRecord(body) ? body : {}]];
+        return [[item.name, isRecord(body) ? body : {}]];
     });
 }
 /**
@@ -6421,7 +6421,7 @@ function parseExec(exec, where, fileDir, secrets) {
         throw new KubeconfigError(`${where}: exec has no command`);
     const command = execCommand(rawCommand, fileDir, where);
     const env = Array.isArray(exec.env)
-        ? exec.env.filter(object_isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
+        ? exec.env.filter(isRecord).map((entry) => ({ name: String(entry.name ?? ''), value: String(entry.value ?? '') }))
         : [];
     for (const entry of env)
         secrets.register(entry.value);
@@ -6456,9 +6456,9 @@ function parseUser(name, user, baseDir, fileDir, where, secrets) {
         secrets.register(parsed.clientKeyData);
         secrets.register(Buffer.from(parsed.clientKeyData, 'base64').toString('utf8'));
     }
-    if (object_isRecord(user.exec))
+    if (isRecord(user.exec))
         parsed.exec = parseExec(user.exec, `${where}: user ${JSON.stringify(name)}`, fileDir, secrets);
-    if (object_isRecord(user['auth-provider']))
+    if (isRecord(user['auth-provider']))
         parsed.authProvider = str(user['auth-provider'].name) ?? 'unnamed';
     return parsed;
 }
@@ -6512,7 +6512,7 @@ function loadKubeconfig(sources, secrets) {
             const raw = document.toJS();
             if (raw === null || raw === undefined)
                 continue;
-            if (!object_isRecord(raw))
+            if (!isRecord(raw))
                 throw new KubeconfigError(`${where} is not a kubeconfig (expected a mapping)`);
             if (!config.currentContext && str(raw['current-context']))
                 config.currentContext = str(raw['current-context']);
@@ -6877,16 +6877,16 @@ class NoMatchError extends Error {
 const aggregatedAccept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 const key = (apiVersion, kind) => `${apiVersion}/${kind}`;
 function list(value) {
-    return Array.isArray(value) ? value.filter(object_isRecord) : [];
+    return Array.isArray(value) ? value.filter(isRecord) : [];
 }
 /** Mappings from an APIGroupDiscoveryList (aggregated discovery). */
 function mappingsFromAggregated(document) {
     const out = [];
     for (const group of list(document.items)) {
-        const groupName = object_isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
+        const groupName = isRecord(group.metadata) && typeof group.metadata.name === 'string' ? group.metadata.name : '';
         for (const version of list(group.versions)) {
             for (const resource of list(version.resources)) {
-                const kind = object_isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
+                const kind = isRecord(resource.responseKind) ? String(resource.responseKind.kind ?? '') : '';
                 if (!kind || typeof resource.resource !== 'string')
                     continue;
                 out.push({
@@ -7253,7 +7253,7 @@ function unionFields(a, b) {
     const out = { ...a };
     for (const [key, value] of Object.entries(b)) {
         const existing = out[key];
-        out[key] = object_isRecord(existing) && object_isRecord(value) ? unionFields(existing, value) : value;
+        out[key] = isRecord(existing) && isRecord(value) ? unionFields(existing, value) : value;
     }
     return out;
 }
@@ -7319,7 +7319,7 @@ function normalizeObject(object, options = {}) {
         delete metadata[field];
     for (const field of ['labels', 'annotations']) {
         const value = metadata[field];
-        if (object_isRecord(value) && Object.keys(value).length === 0)
+        if (isRecord(value) && Object.keys(value).length === 0)
             delete metadata[field];
     }
     if (options.dropStatus ?? true)
@@ -7333,7 +7333,7 @@ function jsonEqual(a, b) {
     if (Array.isArray(a)) {
         return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
     }
-    if (object_isRecord(a) && object_isRecord(b)) {
+    if (isRecord(a) && isRecord(b)) {
         const keys = Object.keys(a);
         if (keys.length !== Object.keys(b).length)
             return false;
@@ -8162,7 +8162,7 @@ function isSecret(object) {
 }
 function maskAnnotations(object) {
     const metadata = object.metadata;
-    if (!object_isRecord(metadata) || !object_isRecord(metadata.annotations))
+    if (!isRecord(metadata) || !isRecord(metadata.annotations))
         return;
     if (lastAppliedAnnotation in metadata.annotations)
         metadata.annotations[lastAppliedAnnotation] = maskDefault;
@@ -8180,7 +8180,7 @@ function maskSecret(object) {
         if (!(field in copy))
             continue;
         const value = copy[field];
-        copy[field] = object_isRecord(value)
+        copy[field] = isRecord(value)
             ? Object.fromEntries(Object.keys(value).map((key) => [key, maskDefault]))
             : maskDefault;
     }
@@ -8191,11 +8191,11 @@ function maskSecret(object) {
 function secretValues(object) {
     const values = {};
     const data = object.data;
-    if (object_isRecord(data))
+    if (isRecord(data))
         for (const [key, value] of Object.entries(data))
             values[key] = String(value);
     const stringData = object.stringData;
-    if (object_isRecord(stringData)) {
+    if (isRecord(stringData)) {
         for (const [key, value] of Object.entries(stringData))
             values[key] = Buffer.from(String(value)).toString('base64');
     }
@@ -8218,11 +8218,11 @@ function maskSecretPair(live, desired) {
     const maskedDesired = cloneJson(desired);
     delete maskedLive.stringData;
     delete maskedDesired.stringData;
-    if (object_isRecord(live.data) || object_isRecord(live.stringData))
+    if (isRecord(live.data) || isRecord(live.stringData))
         maskedLive.data = maskPair(liveValues, desiredValues, maskBefore);
     else if (live.data != null)
         maskedLive.data = maskDefault;
-    if (object_isRecord(desired.data) || object_isRecord(desired.stringData))
+    if (isRecord(desired.data) || isRecord(desired.stringData))
         maskedDesired.data = maskPair(desiredValues, liveValues, maskAfter);
     else if (desired.data != null)
         maskedDesired.data = maskDefault;
@@ -8342,7 +8342,7 @@ function objectDiff(live, desired, withStatus = false) {
  * any other value is live's as it is.
  */
 function projectOnto(live, desired) {
-    if (object_isRecord(live) && object_isRecord(desired)) {
+    if (isRecord(live) && isRecord(desired)) {
         const projected = {};
         for (const key of Object.keys(desired)) {
             if (Object.prototype.hasOwnProperty.call(live, key))
@@ -8486,7 +8486,7 @@ const instanceKind = 'Instance';
 const instanceApiVersion = 'timoni.sh/v1alpha1';
 const instanceSecretType = 'timoni.sh/instance';
 const instanceSecretPrefix = 'timoni.';
-const inventory_instanceDataKey = 'instance';
+const instanceDataKey = 'instance';
 const pendingDataKey = 'pending';
 const bundleNameLabel = 'bundle.timoni.sh/name';
 const instanceLabels = {
@@ -8586,7 +8586,7 @@ function encodeInstance(instance) {
     return goJson(document);
 }
 function stringMap(value) {
-    if (!object_isRecord(value))
+    if (!isRecord(value))
         return undefined;
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, String(v)]));
 }
@@ -8599,11 +8599,11 @@ function decodeInstance(text, where) {
     catch {
         throw new Error(`${where}: instance data is not JSON`);
     }
-    if (!object_isRecord(raw))
+    if (!isRecord(raw))
         throw new Error(`${where}: instance data is not an object`);
-    const metadata = object_isRecord(raw.metadata) ? raw.metadata : {};
-    const module = object_isRecord(raw.module) ? raw.module : {};
-    const inventory = object_isRecord(raw.inventory) ? raw.inventory : undefined;
+    const metadata = isRecord(raw.metadata) ? raw.metadata : {};
+    const module = isRecord(raw.module) ? raw.module : {};
+    const inventory = isRecord(raw.inventory) ? raw.inventory : undefined;
     return {
         name: String(metadata.name ?? ''),
         namespace: String(metadata.namespace ?? ''),
@@ -8621,14 +8621,14 @@ function decodeInstance(text, where) {
         inventory: inventory
             ? {
                 entries: Array.isArray(inventory.entries)
-                    ? inventory.entries.filter(object_isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') }))
+                    ? inventory.entries.filter(isRecord).map((e) => ({ id: String(e.id ?? ''), v: String(e.v ?? '') }))
                     : null,
             }
             : undefined,
         images: Array.isArray(raw.images) ? raw.images.map(String) : undefined,
     };
 }
-function inventory_instanceSecretName(instance) {
+function instanceSecretName(instance) {
     return `${instanceSecretPrefix}${instance}`;
 }
 /** The Secret Timoni writes for an instance (its labels, plus the instance's own labels). */
@@ -8637,7 +8637,7 @@ function instanceSecret(instance) {
         apiVersion: 'v1',
         kind: 'Secret',
         metadata: {
-            name: inventory_instanceSecretName(instance.name),
+            name: instanceSecretName(instance.name),
             namespace: instance.namespace,
             labels: {
                 [instanceLabels.name]: instance.name,
@@ -8647,14 +8647,14 @@ function instanceSecret(instance) {
             },
         },
         type: instanceSecretType,
-        data: { [inventory_instanceDataKey]: Buffer.from(encodeInstance(instance)).toString('base64') },
+        data: { [instanceDataKey]: Buffer.from(encodeInstance(instance)).toString('base64') },
     };
 }
 /** Reads an instance Secret; labels, annotations and creation time come from the Secret (as Timoni does). */
 function decodeInstanceSecret(secret) {
     const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
-    const data = object_isRecord(secret.data) ? secret.data : {};
-    const encoded = data[inventory_instanceDataKey];
+    const data = isRecord(secret.data) ? secret.data : {};
+    const encoded = data[instanceDataKey];
     if (typeof encoded !== 'string')
         throw new Error(`${where}: instance data not found`);
     const instance = decodeInstance(Buffer.from(encoded, 'base64').toString('utf8'), where);
@@ -8889,26 +8889,26 @@ const secretRef = (name, namespace) => ({
     apiVersion: 'v1',
     kind: 'Secret',
     namespace,
-    name: inventory_instanceSecretName(name),
+    name: instanceSecretName(name),
 });
 /**
  * Saves `pending` as `data.pending` of the existing instance Secret, keeping `data.instance`
  * and the Secret's labels untouched (one server-side apply); answers the pending record.
  */
 async function savePending(cluster, pending, now = new Date()) {
-    const where = `Secret/${pending.namespace}/${inventory_instanceSecretName(pending.name)}`;
+    const where = `Secret/${pending.namespace}/${instanceSecretName(pending.name)}`;
     const existing = await cluster.get(secretRef(pending.name, pending.namespace));
     if (!existing)
         throw new Error(`cluster ${cluster.name}: ${where}: instance storage not found`);
-    const data = object_isRecord(existing.data) ? existing.data : {};
-    const stored = data[inventory_instanceDataKey];
+    const data = isRecord(existing.data) ? existing.data : {};
+    const stored = data[instanceDataKey];
     if (typeof stored !== 'string')
         throw new Error(`cluster ${cluster.name}: instance data not found in ${where}`);
     const record = { ...pending, lastTransitionTime: rfc3339(now) };
     delete record.creationTimestamp;
     const secret = instanceSecret({ ...record, labels: undefined });
     secret.metadata.labels = { ...secret.metadata.labels, ...existing.metadata.labels };
-    secret.data = { [inventory_instanceDataKey]: stored, [pendingDataKey]: Buffer.from(encodeInstance(record)).toString('base64') };
+    secret.data = { [instanceDataKey]: stored, [pendingDataKey]: Buffer.from(encodeInstance(record)).toString('base64') };
     await serverSideApply(cluster, secret);
     return record;
 }
@@ -8934,7 +8934,7 @@ const inventory_store_secretRef = (name, namespace) => ({
     apiVersion: 'v1',
     kind: 'Secret',
     namespace,
-    name: inventory_instanceSecretName(name),
+    name: instanceSecretName(name),
 });
 /** The stored instance, or null when there is none. */
 async function inventory_store_readInstance(cluster, name, namespace) {
@@ -8945,7 +8945,7 @@ async function inventory_store_readInstance(cluster, name, namespace) {
         return decodeInstanceSecret(secret);
     }
     catch (error) {
-        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${inventory_instanceSecretName(name)}: ${error.message}`);
+        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
     }
 }
 /** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
@@ -9064,7 +9064,7 @@ const failed = (message) => ({ status: 'Failed', message });
 function field(object, path) {
     let value = object;
     for (const part of path.split('.')) {
-        if (!object_isRecord(value))
+        if (!isRecord(value))
             return undefined;
         value = value[part];
     }
@@ -9082,7 +9082,7 @@ function conditions(object) {
     const list = field(object, 'status.conditions');
     if (!Array.isArray(list))
         return [];
-    return list.filter(object_isRecord).map((c) => ({
+    return list.filter(isRecord).map((c) => ({
         type: String(c.type ?? ''),
         status: String(c.status ?? ''),
         reason: String(c.reason ?? ''),
@@ -9274,8 +9274,8 @@ function podStatus(o) {
             if (hasCondition(o, 'Ready', 'True'))
                 return current('Pod is Ready');
             const statuses = field(o, 'status.containerStatuses');
-            const crashing = (Array.isArray(statuses) ? statuses.filter(object_isRecord) : [])
-                .filter((s) => object_isRecord(s.state) && object_isRecord(s.state.waiting) && s.state.waiting.reason === 'CrashLoopBackOff')
+            const crashing = (Array.isArray(statuses) ? statuses.filter(isRecord) : [])
+                .filter((s) => isRecord(s.state) && isRecord(s.state.waiting) && s.state.waiting.reason === 'CrashLoopBackOff')
                 .map((s) => String(s.name));
             if (crashing.length > 0)
                 return failed(`Containers in CrashLoop state: ${crashing.join(',')}`);
@@ -9975,11 +9975,12 @@ function optionalString(value) {
     return typeof value === 'string' && value !== '' ? value : undefined;
 }
 function decodeEntry(raw, where) {
-    if (!object_isRecord(raw) || typeof raw.revision !== 'number' || typeof raw.record !== 'string')
+    if (!isRecord(raw) || typeof raw.revision !== 'number' || typeof raw.record !== 'string')
         throw new Error(`${where}: an entry without revision or record`);
-    const module = object_isRecord(raw.module) ? raw.module : {};
+    const module = isRecord(raw.module) ? raw.module : {};
     const commit = optionalString(raw.commit);
     const runUrl = optionalString(raw.runUrl);
+    const secrets = Array.isArray(raw.secrets) ? raw.secrets.filter((s) => typeof s === 'string') : [];
     return {
         revision: raw.revision,
         module: {
@@ -9992,12 +9993,14 @@ function decodeEntry(raw, where) {
         ...(commit ? { commit } : {}),
         ...(runUrl ? { runUrl } : {}),
         record: raw.record,
+        ...(typeof raw.rollbackTo === 'number' ? { rollbackTo: raw.rollbackTo } : {}),
+        ...(secrets.length > 0 ? { secrets } : {}),
     };
 }
 /** The entries of a history Secret, newest first. */
 function decodeHistorySecret(secret) {
     const where = `Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}`;
-    const data = object_isRecord(secret.data) ? secret.data : {};
+    const data = isRecord(secret.data) ? secret.data : {};
     const encoded = data[historyDataKey];
     if (typeof encoded !== 'string')
         throw new Error(`${where}: history data not found`);
@@ -10008,7 +10011,7 @@ function decodeHistorySecret(secret) {
     catch {
         throw new Error(`${where}: history data is not JSON`);
     }
-    if (!object_isRecord(parsed) || !Array.isArray(parsed.entries))
+    if (!isRecord(parsed) || !Array.isArray(parsed.entries))
         throw new Error(`${where}: history data has no entries`);
     return parsed.entries.map((entry) => decodeEntry(entry, where)).sort((a, b) => b.revision - a.revision);
 }
@@ -10065,7 +10068,7 @@ function sameInstance(a, b) {
 /** The history after an apply of `input.record`: a new revision first, or the newest one refreshed. */
 function nextHistory(entries, input, keep) {
     const { creationTimestamp: _live, ...written } = input.record;
-    const record = encodeInstance(written);
+    const record = input.recordText ?? encodeInstance(written);
     const newest = entries[0];
     if (newest && sameInstance(newest.record, record)) {
         const entry = { ...newest, record };
@@ -10079,6 +10082,8 @@ function nextHistory(entries, input, keep) {
         ...(input.commit ? { commit: input.commit } : {}),
         ...(input.runUrl ? { runUrl: input.runUrl } : {}),
         record,
+        ...(input.rollbackTo !== undefined ? { rollbackTo: input.rollbackTo } : {}),
+        ...(input.secrets && input.secrets.length > 0 ? { secrets: [...input.secrets] } : {}),
     };
     return { entries: trimHistory([entry, ...entries], keep), entry, added: true };
 }
@@ -10465,7 +10470,7 @@ const instance_restore_secretRef = (name, namespace) => ({
     apiVersion: 'v1',
     kind: 'Secret',
     namespace,
-    name: inventory_instanceSecretName(name),
+    name: instanceSecretName(name),
 });
 /** Reads the instance's Secret before the run touches it. */
 async function snapshotInstance(cluster, name, namespace) {
@@ -10476,13 +10481,18 @@ async function snapshotInstance(cluster, name, namespace) {
         return { name, namespace, secret, stored: decodeInstanceSecret(secret) };
     }
     catch (error) {
-        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${inventory_instanceSecretName(name)}: ${error.message}`);
+        throw new Error(`cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${error.message}`);
     }
 }
 /** The Secret's data as it was (base64 values by key). */
 function snapshotData(snapshot) {
-    const data = snapshot.secret && object_isRecord(snapshot.secret.data) ? snapshot.secret.data : {};
+    const data = snapshot.secret && isRecord(snapshot.secret.data) ? snapshot.secret.data : {};
     return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, String(value)]));
+}
+/** Timoni's record as the snapshot's Secret stores it (`data.instance`, decoded), or null without one. */
+function snapshotRecordText(snapshot) {
+    const encoded = snapshotData(snapshot)[instanceDataKey];
+    return encoded === undefined ? null : Buffer.from(encoded, 'base64').toString('utf8');
 }
 /**
  * Writes the instance Secret back as the snapshot holds it (server-side apply with Timoni's
@@ -11583,6 +11593,19 @@ function choice(choices) {
     };
 }
 /** A ConfigMap name (a DNS subdomain). */
+/** An instance's name as Timoni takes it (a DNS label). */
+function instanceName(text) {
+    if (text.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(text))
+        throw new RunOptionError(`must be an instance name (lower-case letters, digits and -), not ${(0,display_text/* quote */.h)(text)}`);
+    return text;
+}
+/** A revision of an instance's history (1, 2, 3...). */
+function revisionNumber(text) {
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
+        throw new RunOptionError(`must be a revision number (1 or more, as \`history\` lists them), not ${(0,display_text/* quote */.h)(text)}`);
+    return value;
+}
 function configMapName(text) {
     if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
         throw new RunOptionError(`must be a ConfigMap name (lower-case letters, digits, - and .), not ${(0,display_text/* quote */.h)(text)}`);
@@ -11674,6 +11697,13 @@ const runOptions = {
      * included; ../kube/instance/history-store.ts); 0 writes no history (one kept is left as it is).
      */
     history: textOption('history', 10, '10', wholeNumber('revisions', 0)),
+    /**
+     * A rollback to a revision (`mode: rollback`, `timoni-fleet rollback`; ../fleet/revision-rollback.ts):
+     * the instance put back ('': every instance the bundle lists), and the revision of its
+     * history (none: each instance's previous one). The CLI's flag is `--to`, as `helm rollback`'s argument reads.
+     */
+    rollbackInstance: textOption('instance', '', '', instanceName),
+    revision: textOption('revision', undefined, '', revisionNumber, { flag: 'to' }),
     /** The whole run's time limit. */
     deadline: {
         kind: 'text',
@@ -12461,12 +12491,8 @@ async function checkIdentity(run, session, line, purpose) {
 function withIdentity(session, entry) {
     return session.identity ? { ...entry, identity: session.identity } : entry;
 }
-/**
- * Evaluates the bundle for the cluster and starts every instance's build at once: the
- * engine takes them one at a time (InstanceBuilds), and a caller may use each as soon as
- * it is there (a plan diffs the first instance while the next ones build).
- */
-async function startClusterBuilds(engine, evaluation, resolver, session, registerSecret, builds) {
+/** The bundle evaluated for the cluster (step `evaluate`), its runtime's secret values registered. */
+async function evaluateOnCluster(engine, evaluation, session, registerSecret) {
     let evaluated;
     try {
         evaluated = await clusters_evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
@@ -12477,6 +12503,15 @@ async function startClusterBuilds(engine, evaluation, resolver, session, registe
     // Runtime values from the environment or cluster Secrets are masked before anything prints.
     for (const value of evaluated.secretValues)
         registerSecret(value);
+    return evaluated;
+}
+/**
+ * Evaluates the bundle for the cluster and starts every instance's build at once: the
+ * engine takes them one at a time (InstanceBuilds), and a caller may use each as soon as
+ * it is there (a plan diffs the first instance while the next ones build).
+ */
+async function startClusterBuilds(engine, evaluation, resolver, session, registerSecret, builds) {
+    const evaluated = await evaluateOnCluster(engine, evaluation, session, registerSecret);
     const instances = evaluated.bundle.instances.map(async (instance) => {
         try {
             const module = await resolver.resolve(instance.module);
@@ -12929,7 +12964,7 @@ const sha256 = (text) => (0,external_node_crypto_namespaceObject.createHash)('sh
 function stableJson(value) {
     if (Array.isArray(value))
         return `[${value.map((item) => stableJson(item === undefined ? null : item)).join(',')}]`;
-    if (object_isRecord(value)) {
+    if (isRecord(value)) {
         const keys = Object.keys(value)
             .filter((key) => value[key] !== undefined)
             .sort();
@@ -12950,7 +12985,7 @@ function digestInput(object) {
         const value = normalised[field];
         if (value === undefined)
             continue;
-        normalised[field] = object_isRecord(value)
+        normalised[field] = isRecord(value)
             ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, `sha256:${sha256(String(item))}`]))
             : `sha256:${sha256(stableJson(value))}`;
     }
@@ -13063,6 +13098,145 @@ function withDesired(entry, desired) {
     return desired ? { ...entry, desired } : entry;
 }
 
+;// CONCATENATED MODULE: ./src/fleet/revision-rollback.ts
+
+
+
+const revisionList = (entries) => entries.length > 0 ? entries.map((entry) => entry.revision).join(', ') : 'none';
+/**
+ * The revision of one instance's history (newest first) to put back, given its live record
+ * (null: not installed). Throws (the message naming what is missing) when the target cannot
+ * be met; answers `leave` when the instance has nothing to go back to and the target allows
+ * leaving it (every instance, the previous revision of each).
+ */
+function chooseRevision(entries, live, target) {
+    const current = history_store_currentRevision(entries, live);
+    const from = current !== undefined ? { from: current } : {};
+    if (target.revision !== undefined) {
+        const entry = entries.find((e) => e.revision === target.revision);
+        if (!entry)
+            throw new Error(`has no revision ${target.revision} in its history (revisions kept: ${revisionList(entries)})`);
+        return { entry, ...from };
+    }
+    const named = target.instance !== '';
+    const leave = (reason) => {
+        if (named)
+            throw new Error(reason);
+        return { leave: reason };
+    };
+    if (entries.length === 0)
+        return leave('no history is kept for it (never applied by timoni-fleet with history, or history: 0)');
+    if (live === null)
+        return leave('it is not installed');
+    if (current === undefined)
+        throw new Error(`its live record is none of the revisions kept (${revisionList(entries)}): it was applied since by another tool; name the revision to put back`);
+    const previous = entries.find((e) => e.revision < current);
+    if (!previous)
+        return leave(`revision ${current} is the oldest kept: there is none before it`);
+    return { entry: previous, from: current };
+}
+/** The module a revision applied, as the bundle would reference it (pinned by digest). */
+function revisionInstance(instance, entry) {
+    return { ...instance, module: { ...entry.module }, valuesCue: entry.values };
+}
+/**
+ * The rollback's builds for one cluster, in the shape of the bundle's (session.ts
+ * `startClusterBuilds`): the bundle evaluated for the cluster, narrowed to the instances put
+ * back (each listed with its revision's module), and each one's build under way.
+ */
+async function startRevisionBuilds(run, target, session, builds, line) {
+    const evaluated = await evaluateOnCluster(run.engine, run.evaluation, session, (value) => run.secrets.register(value));
+    const bundle = evaluated.bundle.name;
+    const cluster = session.runtimeCluster.name;
+    const listed = evaluated.bundle.instances.filter((i) => target.instance === '' || i.name === target.instance);
+    if (listed.length === 0)
+        throw new ClusterStepError('rollback', `the bundle lists no instance ${target.instance} for cluster ${cluster} (it lists ${evaluated.bundle.instances.map((i) => i.name).join(', ') || 'none'})`);
+    const chosen = [];
+    for (const instance of listed) {
+        const where = `instance ${instance.namespace}/${instance.name}`;
+        let choice;
+        try {
+            const entries = await history_store_readHistory(session.kube, instance.name, instance.namespace);
+            const live = await history_store_readLiveRecordText(session.kube, instance.name, instance.namespace);
+            choice = chooseRevision(entries, live, target);
+        }
+        catch (error) {
+            throw new ClusterStepError('rollback', `${where}: ${error instanceof Error ? error.message : String(error)}`, instance.name);
+        }
+        const prefix = `${outcome_logPrefix(bundle, cluster, instance.name)} >`;
+        if ('leave' in choice) {
+            line(`${prefix} left as it is: ${choice.leave}`);
+            continue;
+        }
+        const { entry } = choice;
+        // A rotated runtime secret that the revision's values held is masked like a current one.
+        for (const value of entry.secrets ?? [])
+            run.secrets.register(value);
+        const revision = {
+            to: entry.revision,
+            ...(choice.from !== undefined ? { from: choice.from } : {}),
+        };
+        line(`${prefix} rolling back to revision ${entry.revision}${choice.from !== undefined ? ` (live: revision ${choice.from})` : ''}: module ${entry.module.url} version ${entry.module.version}, applied ${entry.appliedAt}${entry.commit ? ` from commit ${entry.commit.slice(0, 7)}` : ''}`);
+        chosen.push({ instance: revisionInstance(instance, entry), entry, revision });
+    }
+    if (chosen.length === 0)
+        line(`${outcome_logPrefix(bundle, cluster)} > nothing to roll back on this cluster`);
+    const instances = chosen.map(({ instance, entry, revision }) => buildRevision(run, session, builds, instance, entry, revision));
+    // Whoever awaits them does so in order; a later failure waits for its turn, unreported meanwhile.
+    for (const pending of instances)
+        pending.catch(() => undefined);
+    const narrowed = {
+        ...evaluated,
+        bundle: { ...evaluated.bundle, instances: chosen.map((c) => c.instance) },
+    };
+    return { evaluated: narrowed, instances };
+}
+/** One revision pulled by digest and built with its values; failures name the revision, never the values. */
+async function buildRevision(run, session, builds, instance, entry, revision) {
+    const { url, version, digest } = entry.module;
+    const what = `revision ${entry.revision} (module ${url} version ${version})`;
+    if (!url.startsWith('oci://') || !digest || digest === 'unknown')
+        throw new ClusterStepError('build', `${what}: the module is local (no digest): its files at that revision cannot be fetched again`, instance.name);
+    let module;
+    try {
+        module = await run.resolver.resolve({ url, version, digest });
+    }
+    catch (error) {
+        throw new ClusterStepError('build', `${what}: pulling ${url}@${digest}: ${error instanceof Error ? error.message : String(error)}`, instance.name);
+    }
+    let built;
+    try {
+        built = await builds.build(module, {
+            name: instance.name,
+            namespace: instance.namespace,
+            values: entry.values,
+            kubeVersion: session.kubeVersion,
+        });
+    }
+    catch {
+        throw new ClusterStepError('build', `${what} did not build with its values for Kubernetes ${session.kubeVersion} (the engine's words are not printed: they may quote the values, which may hold secrets)`, instance.name);
+    }
+    return { name: instance.name, namespace: instance.namespace, module, built, revision };
+}
+/** A cluster's builds for the run: the bundle's, or, for a rollback to a revision (`run.rollbackTo`), its history's. */
+function startRunBuilds(run, session, builds, line) {
+    if (run.rollbackTo)
+        return startRevisionBuilds(run, run.rollbackTo, session, builds, line);
+    return startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+}
+/** The ChangeSet's `rollback` of a rollback to a revision (nothing for any other run). */
+function rollbackOf(run) {
+    const target = run.rollbackTo;
+    if (!target)
+        return {};
+    return {
+        rollback: {
+            ...(target.instance ? { instance: target.instance } : {}),
+            ...(target.revision !== undefined ? { revision: target.revision } : {}),
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. In a cluster, each instance is diffed as soon as it is
@@ -13090,6 +13264,7 @@ function withDesired(entry, desired) {
 
 
 
+
 async function planCluster(run, cluster, log, bundleName, builds) {
     const startedAt = Date.now();
     const connected = await session_connectCluster(run, cluster, (text) => log.line(text), startedAt);
@@ -13097,11 +13272,13 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         return connected.failed;
     const { session } = connected;
     try {
-        const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        // The bundle's builds, or for a rollback to a revision its history's (revision-rollback.ts).
+        const started = await startRunBuilds(run, session, builds, (text) => log.line(text));
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
         const { built, instances, allBuilt } = await diffWhenBuilt(run, session, cluster.name, bundle, started.evaluated.bundle.instances, started.instances, (text) => log.line(text));
-        if (run.options.prune && run.options.pruneRemovedInstances) {
+        // A rollback to a revision deletes no instance (revision-rollback.ts).
+        if (run.options.prune && run.options.pruneRemovedInstances && !run.rollbackTo) {
             // An instance that did not build still belongs to the bundle, but its objects are unknown:
             // what deleting the removed instances would do cannot be told without them.
             if (allBuilt)
@@ -13151,7 +13328,12 @@ async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, bui
             const failure = instanceStepError(error, 'build', declared.name);
             return { entry: unbuiltInstanceEntry(declared, failure), failure };
         }
-        const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
+        const entry = {
+            name: instance.name,
+            namespace: instance.namespace,
+            module: moduleInfo(instance),
+            ...(instance.revision ? { revision: instance.revision } : {}),
+        };
         try {
             const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
                 force: run.options.force,
@@ -13224,7 +13406,8 @@ async function planFleet(given) {
     const clusters = selectHeadClusters(given);
     // Fleet membership (membership.ts): a renamed cluster is diffed as re-pinned (its record
     // names its base name), and the clusters that leave are diffed after the head's.
-    const membership = await resolveMembership(given);
+    // A rollback to a revision changes no membership: it puts instances back where they are.
+    const membership = given.rollbackTo ? undefined : await resolveMembership(given);
     const run = withRenamesRepinned(given, membership?.renames ?? []);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
@@ -13253,6 +13436,7 @@ async function planFleet(given) {
         mode: 'diff',
         clusters: [...withMembership(results, membership?.renames ?? []), ...leaving],
         ...(source ? { membership: source } : {}),
+        ...rollbackOf(given),
     };
 }
 
@@ -13477,235 +13661,6 @@ async function fleetState(run) {
     return { format: FLEET_STATE_FORMAT, bundle: bundleName.value, instances, counts: countStates(instances) };
 }
 
-;// CONCATENATED MODULE: ./src/fleet/rollback.ts
-
-
-
-
-/** What a rollout keeps of one cluster so that it can be put back, filled while the cluster is applied. */
-class RestorePoint {
-    cluster;
-    bundle = '';
-    /** The instances whose apply was started, in bundle order. */
-    touched = [];
-    /** The cluster's work, settled (or given up on at the rollback's deadline) before a rollback starts. */
-    work = Promise.resolve();
-    constructor(cluster) {
-        this.cluster = cluster;
-    }
-}
-const messageOf = (error) => (error instanceof Error ? error.message : String(error));
-function rollback_failed(step, message, changes = [], object) {
-    return { action: 'failed', changes, error: { step, message, ...(object ? { object } : {}) } };
-}
-/** How the rollback of one instance was told: one line. */
-function rollbackLine(bundle, cluster, name, result) {
-    const prefix = outcome_logPrefix(bundle, cluster, name);
-    // An object already gone is reported `deleted` with no diff: nothing was done to it.
-    const changed = result.changes.filter((c) => c.action !== 'unchanged' && c.action !== 'skipped' && !(c.action === 'deleted' && !c.diff)).length;
-    switch (result.action) {
-        case 'restored':
-            return `${prefix} > rolled back: module ${result.module?.url ?? ''} version ${result.module?.version ?? ''} restored (${changed} object(s) changed), instance record written back as before the run`;
-        case 'deleted':
-            return `${prefix} > rolled back: installed by this run, deleted (${changed} object(s) deleted)`;
-        case 'failed':
-            return `${FAILURE_MARK}${prefix} > rollback failed: ${result.error?.message ?? 'unknown error'}`;
-    }
-}
-/** An instance this run installed: deleted, objects then Secret. */
-async function deleteInstalled(run, session, touched, deadline) {
-    const { name, namespace } = touched.snapshot;
-    const stored = await inventory_store_readInstance(session.kube, name, namespace);
-    if (!stored)
-        return { action: 'deleted', changes: [] };
-    const deleted = await deleteStoredInstance(session.kube, stored, { wait: run.options.wait, timeoutMs: run.options.timeoutMs }, deadline);
-    return { action: 'deleted', changes: deleted.changes };
-}
-/** An instance this run upgraded: the previous revision built, applied with prune, its record written back. */
-async function restorePrevious(run, session, point, builds, touched, deadline) {
-    const { snapshot } = touched;
-    const record = snapshot.stored.instance;
-    const module = record.module;
-    if (!module.repository.startsWith('oci://') || !module.digest || module.digest === 'unknown') {
-        return rollback_failed('module', `the previous module ${module.repository} is local (no digest): its previous files cannot be fetched again`);
-    }
-    let source;
-    try {
-        source = await run.resolver.resolve({ url: module.repository, version: module.version, digest: module.digest });
-    }
-    catch (error) {
-        return rollback_failed('module', `pulling the previous module ${module.repository}@${module.digest}: ${messageOf(error)}`);
-    }
-    let built;
-    try {
-        built = await builds.build(source, {
-            name: snapshot.name,
-            namespace: snapshot.namespace,
-            values: record.values,
-            kubeVersion: session.kubeVersion,
-        });
-    }
-    catch {
-        // The previous values may hold secrets that this run never registered: the build's own words are not repeated.
-        return rollback_failed('build', `the previous module ${module.repository} version ${module.version} did not build with the previous values (not printed: they may hold secrets)`);
-    }
-    const bundle = record.labels?.[bundleNameLabel] ?? point.bundle;
-    const input = instanceInput(bundle, { name: snapshot.name, namespace: snapshot.namespace, module: source, built });
-    const applied = await applyInstance(session.kube, input, {
-        force: run.options.force,
-        overwriteOwnership: run.options.overwriteOwnership,
-        wait: run.options.wait,
-        timeoutMs: run.options.timeoutMs,
-        deadline,
-        prune: true,
-    });
-    const changes = withReadiness(applied.changes, applied.readiness);
-    try {
-        await writeBackInstance(session.kube, snapshot);
-    }
-    catch (error) {
-        return rollback_failed('inventory', `writing the instance record back: ${messageOf(error)}`, changes, `Secret/${snapshot.namespace}/timoni.${snapshot.name}`);
-    }
-    return {
-        action: 'restored',
-        module: { url: module.repository, version: module.version, digest: module.digest },
-        changes,
-    };
-}
-async function rollBackInstance(run, session, point, builds, touched, deadline) {
-    try {
-        return touched.snapshot.stored
-            ? await restorePrevious(run, session, point, builds, touched, deadline)
-            : await deleteInstalled(run, session, touched, deadline);
-    }
-    catch (error) {
-        if (error instanceof InstanceStepError)
-            return rollback_failed(error.step, error.message, error.changes, error.object);
-        return rollback_failed('rollback', messageOf(error));
-    }
-}
-/**
- * Puts back every instance this run changed on the cluster, newest first; `wave` names the
- * cluster whose failure rolls back this one, when it is another one of its wave.
- */
-async function rollBackCluster(run, point, builds, line, wave) {
-    const name = point.cluster.name;
-    const instances = new Map();
-    const deadline = Math.min(Date.now() + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const because = wave ? `cluster ${wave} of its wave failed` : 'it failed';
-    line(`rolling back cluster ${name} (${because}): ${point.touched.length} instance(s) changed by this run, newest first`);
-    // The cluster's work in flight (a cluster given up on at its time limit) ends first.
-    await Promise.race([
-        point.work.catch(() => undefined),
-        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()),
-    ]);
-    const outcome = (error) => ({
-        rollback: {
-            outcome: error ? 'rollback failed' : 'rolled back',
-            ...(error ? { error } : {}),
-            ...(wave ? { wave: { failed: wave } } : {}),
-        },
-        instances,
-    });
-    if (Date.now() >= deadline) {
-        const message = `cluster ${name}: the run's deadline passed before the rollback could start; nothing was put back`;
-        line(`${FAILURE_MARK}${message}`);
-        return outcome({ message });
-    }
-    let session;
-    try {
-        session = await openSession(run.kubeconfig, point.cluster, {
-            secrets: run.secrets,
-            onRetry: (retry) => line(retry.text),
-        });
-    }
-    catch (error) {
-        const message = `cluster ${name}: rollback failed: ${messageOf(error)}`;
-        line(`${FAILURE_MARK}${message}`);
-        return outcome({ message });
-    }
-    let firstError;
-    try {
-        for (const touched of [...point.touched].reverse()) {
-            const result = await rollBackInstance(run, session, point, builds, touched, deadline);
-            instances.set(touched.snapshot.name, result);
-            line(rollbackLine(point.bundle, name, touched.snapshot.name, result));
-            if (result.action === 'failed' && !firstError) {
-                firstError = {
-                    message: result.error?.message ?? 'unknown error',
-                    instance: touched.snapshot.name,
-                    ...(result.error?.object ? { object: result.error.object } : {}),
-                };
-            }
-        }
-    }
-    finally {
-        session.kube.close();
-    }
-    line(firstError ? `${FAILURE_MARK}cluster ${name}: rollback failed` : `cluster ${name}: rolled back`);
-    return outcome(firstError);
-}
-/** The cluster's entry with the rollback's outcome: on the cluster, and on each instance it put back. */
-function withRollback(entry, point, result) {
-    const listed = new Set(entry.instances.map((instance) => instance.name));
-    const instances = entry.instances.map((instance) => {
-        const rollback = result.instances.get(instance.name);
-        return rollback ? { ...instance, rollback } : instance;
-    });
-    // A cluster given up on at its time limit has no instance entries: the ones put back are listed.
-    for (const touched of point.touched) {
-        const rollback = result.instances.get(touched.snapshot.name);
-        if (listed.has(touched.snapshot.name) || !rollback)
-            continue;
-        instances.push({
-            name: touched.snapshot.name,
-            namespace: touched.snapshot.namespace,
-            module: touched.module,
-            changes: [],
-            rollback,
-        });
-    }
-    return { ...entry, instances, rollback: result.rollback };
-}
-/** True when the rollout should put the cluster back: rollback asked, the run not cancelled, and the run changed something there. */
-function needsRollback(run, point) {
-    return run.options.onFailure === 'rollback' && !run.cancel?.aborted && !!point && point.touched.length > 0;
-}
-/** Each instance's state before the run (Timoni's record, or none), read before the first apply. */
-async function snapshotsBefore(kube, instances) {
-    const before = new Map();
-    try {
-        for (const instance of instances)
-            before.set(instance.name, await snapshotInstance(kube, instance.name, instance.namespace));
-    }
-    catch (error) {
-        throw new ClusterStepError('rollback', `reading the instances' records before the apply: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    return before;
-}
-/**
- * `on-failure: rollback` with waves: every cluster of the failed wave that this run changed,
- * failed or applied, put back (one log group each, after the wave's own groups); the first
- * failed cluster's name is given to the others.
- */
-async function rollBackWave(run, results, points, builds) {
-    const failedName = results.find((entry) => entry.status === 'failed')?.name;
-    const rolledBack = [];
-    for (const entry of results) {
-        const point = points.get(entry.name);
-        if (entry.status === 'skipped' || !needsRollback(run, point)) {
-            rolledBack.push(entry);
-            continue;
-        }
-        run.log.startGroup(`cluster ${entry.name} (${entry.group}): rollback`);
-        const wave = entry.status === 'failed' ? undefined : failedName;
-        const result = await rollBackCluster(run, point, builds, (text) => run.log.line(text), wave);
-        run.log.endGroup();
-        rolledBack.push(withRollback(entry, point, result));
-    }
-    return rolledBack;
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/status-and-delete.ts
 // Status and delete across the fleet: for each selected cluster, in runtime order, the
 // bundle's instances as Timoni stores them (status), or their removal, newest instance
@@ -13788,18 +13743,53 @@ function fleetDelete(run) {
 
 
 
-/** Keeps the applied record in the instance's history; logs a warning (never throws) when it cannot. */
-async function recordHistory(run, cluster, record, line) {
+/** The run's secret values that the values text holds (as written, or escaped in a CUE string). */
+function secretsIn(run, values) {
+    return run.secrets.secrets().filter((secret) => {
+        const value = secret.trim();
+        return values.includes(value) || values.includes(JSON.stringify(value).slice(1, -1));
+    });
+}
+/**
+ * Keeps the applied record in the instance's history (`rollbackTo`: the revision it put
+ * back; `recordText`: the record as stored, when it was written back byte for byte), with
+ * the run's secret values its values hold; logs a warning (never throws) when it cannot.
+ */
+async function recordHistory(run, cluster, record, line, rollbackTo, recordText) {
     const keep = run.options.history;
     if (keep <= 0)
         return;
     try {
-        await appendHistory(cluster, { record, ...run.provenance }, keep);
+        await appendHistory(cluster, {
+            record,
+            ...run.provenance,
+            ...(rollbackTo !== undefined ? { rollbackTo } : {}),
+            ...(recordText !== undefined ? { recordText } : {}),
+            secrets: secretsIn(run, record.values),
+        }, keep);
     }
     catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         line(`${WARNING_MARK}cluster ${cluster.name}: instance ${record.namespace}/${record.name}: applied, but its history was not written: ${reason}`);
     }
+}
+/**
+ * After a rollback on failure wrote Timoni's record back byte for byte (`recordText`): that
+ * record becomes the newest revision again, marked as a rollback to the revision it equals,
+ * so that the history does not list the failed revision as the last one applied (nothing is
+ * added when the failed revision was never recorded: the newest is that record already).
+ */
+async function recordRestored(run, cluster, record, recordText, line) {
+    if (run.options.history <= 0)
+        return;
+    let rollbackTo;
+    try {
+        rollbackTo = history_store_currentRevision(await history_store_readHistory(cluster, record.name, record.namespace), recordText);
+    }
+    catch {
+        // recordHistory reads the history again, and warns when it cannot.
+    }
+    await recordHistory(run, cluster, record, line, rollbackTo, recordText);
 }
 function revisionView(entry, current) {
     return {
@@ -13809,6 +13799,7 @@ function revisionView(entry, current) {
         ...(entry.commit ? { commit: entry.commit } : {}),
         ...(entry.runUrl ? { runUrl: entry.runUrl } : {}),
         current: entry.revision === current,
+        ...(entry.rollbackTo !== undefined ? { rollbackTo: entry.rollbackTo } : {}),
     };
 }
 async function clusterHistory(cluster, evaluated, only) {
@@ -13831,6 +13822,237 @@ async function clusterHistory(cluster, evaluated, only) {
 /** The history of the bundle's instances (or of `instance` alone) on each selected cluster, in runtime order. */
 function fleetHistory(run, instance = '') {
     return eachCluster(run, (session, _bundle, evaluated) => clusterHistory(session.kube, evaluated, instance), false);
+}
+
+;// CONCATENATED MODULE: ./src/fleet/rollback.ts
+
+
+
+
+
+/** What a rollout keeps of one cluster so that it can be put back, filled while the cluster is applied. */
+class RestorePoint {
+    cluster;
+    bundle = '';
+    /** The instances whose apply was started, in bundle order. */
+    touched = [];
+    /** The cluster's work, settled (or given up on at the rollback's deadline) before a rollback starts. */
+    work = Promise.resolve();
+    constructor(cluster) {
+        this.cluster = cluster;
+    }
+}
+const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+function rollback_failed(step, message, changes = [], object) {
+    return { action: 'failed', changes, error: { step, message, ...(object ? { object } : {}) } };
+}
+/** How the rollback of one instance was told: one line. */
+function rollbackLine(bundle, cluster, name, result) {
+    const prefix = outcome_logPrefix(bundle, cluster, name);
+    // An object already gone is reported `deleted` with no diff: nothing was done to it.
+    const changed = result.changes.filter((c) => c.action !== 'unchanged' && c.action !== 'skipped' && !(c.action === 'deleted' && !c.diff)).length;
+    switch (result.action) {
+        case 'restored':
+            return `${prefix} > rolled back: module ${result.module?.url ?? ''} version ${result.module?.version ?? ''} restored (${changed} object(s) changed), instance record written back as before the run`;
+        case 'deleted':
+            return `${prefix} > rolled back: installed by this run, deleted (${changed} object(s) deleted)`;
+        case 'failed':
+            return `${FAILURE_MARK}${prefix} > rollback failed: ${result.error?.message ?? 'unknown error'}`;
+    }
+}
+/** An instance this run installed: deleted, objects then Secret. */
+async function deleteInstalled(run, session, touched, deadline) {
+    const { name, namespace } = touched.snapshot;
+    const stored = await inventory_store_readInstance(session.kube, name, namespace);
+    if (!stored)
+        return { action: 'deleted', changes: [] };
+    const deleted = await deleteStoredInstance(session.kube, stored, { wait: run.options.wait, timeoutMs: run.options.timeoutMs }, deadline);
+    return { action: 'deleted', changes: deleted.changes };
+}
+/** An instance this run upgraded: the previous revision built, applied with prune, its record written back. */
+async function restorePrevious(run, session, point, builds, touched, deadline, line) {
+    const { snapshot } = touched;
+    const record = snapshot.stored.instance;
+    const module = record.module;
+    if (!module.repository.startsWith('oci://') || !module.digest || module.digest === 'unknown') {
+        return rollback_failed('module', `the previous module ${module.repository} is local (no digest): its previous files cannot be fetched again`);
+    }
+    let source;
+    try {
+        source = await run.resolver.resolve({ url: module.repository, version: module.version, digest: module.digest });
+    }
+    catch (error) {
+        return rollback_failed('module', `pulling the previous module ${module.repository}@${module.digest}: ${messageOf(error)}`);
+    }
+    let built;
+    try {
+        built = await builds.build(source, {
+            name: snapshot.name,
+            namespace: snapshot.namespace,
+            values: record.values,
+            kubeVersion: session.kubeVersion,
+        });
+    }
+    catch {
+        // The previous values may hold secrets that this run never registered: the build's own words are not repeated.
+        return rollback_failed('build', `the previous module ${module.repository} version ${module.version} did not build with the previous values (not printed: they may hold secrets)`);
+    }
+    const bundle = record.labels?.[bundleNameLabel] ?? point.bundle;
+    const input = instanceInput(bundle, { name: snapshot.name, namespace: snapshot.namespace, module: source, built });
+    const applied = await applyInstance(session.kube, input, {
+        force: run.options.force,
+        overwriteOwnership: run.options.overwriteOwnership,
+        wait: run.options.wait,
+        timeoutMs: run.options.timeoutMs,
+        deadline,
+        prune: true,
+    });
+    const changes = withReadiness(applied.changes, applied.readiness);
+    try {
+        await writeBackInstance(session.kube, snapshot);
+    }
+    catch (error) {
+        return rollback_failed('inventory', `writing the instance record back: ${messageOf(error)}`, changes, `Secret/${snapshot.namespace}/timoni.${snapshot.name}`);
+    }
+    // The history lists the record put back as its newest revision again (a rollback to it).
+    const text = snapshotRecordText(snapshot);
+    if (text !== null)
+        await recordRestored(run, session.kube, record, text, line);
+    return {
+        action: 'restored',
+        module: { url: module.repository, version: module.version, digest: module.digest },
+        changes,
+    };
+}
+async function rollBackInstance(run, session, point, builds, touched, deadline, line) {
+    try {
+        return touched.snapshot.stored
+            ? await restorePrevious(run, session, point, builds, touched, deadline, line)
+            : await deleteInstalled(run, session, touched, deadline);
+    }
+    catch (error) {
+        if (error instanceof InstanceStepError)
+            return rollback_failed(error.step, error.message, error.changes, error.object);
+        return rollback_failed('rollback', messageOf(error));
+    }
+}
+/**
+ * Puts back every instance this run changed on the cluster, newest first; `wave` names the
+ * cluster whose failure rolls back this one, when it is another one of its wave.
+ */
+async function rollBackCluster(run, point, builds, line, wave) {
+    const name = point.cluster.name;
+    const instances = new Map();
+    const deadline = Math.min(Date.now() + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    const because = wave ? `cluster ${wave} of its wave failed` : 'it failed';
+    line(`rolling back cluster ${name} (${because}): ${point.touched.length} instance(s) changed by this run, newest first`);
+    // The cluster's work in flight (a cluster given up on at its time limit) ends first.
+    await Promise.race([
+        point.work.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()),
+    ]);
+    const outcome = (error) => ({
+        rollback: {
+            outcome: error ? 'rollback failed' : 'rolled back',
+            ...(error ? { error } : {}),
+            ...(wave ? { wave: { failed: wave } } : {}),
+        },
+        instances,
+    });
+    if (Date.now() >= deadline) {
+        const message = `cluster ${name}: the run's deadline passed before the rollback could start; nothing was put back`;
+        line(`${FAILURE_MARK}${message}`);
+        return outcome({ message });
+    }
+    // Connected again as the apply connects (session.ts): its identity checked before anything is written back.
+    const connected = await session_connectCluster(run, point.cluster, line, Date.now(), 'apply');
+    if ('failed' in connected) {
+        // connectCluster told why (cannot reach it, identity refused).
+        return outcome({
+            message: `cluster ${name}: rollback failed: ${connected.failed.error?.message ?? 'not reached'}`,
+        });
+    }
+    const { session } = connected;
+    let firstError;
+    try {
+        for (const touched of [...point.touched].reverse()) {
+            const result = await rollBackInstance(run, session, point, builds, touched, deadline, line);
+            instances.set(touched.snapshot.name, result);
+            line(rollbackLine(point.bundle, name, touched.snapshot.name, result));
+            if (result.action === 'failed' && !firstError) {
+                firstError = {
+                    message: result.error?.message ?? 'unknown error',
+                    instance: touched.snapshot.name,
+                    ...(result.error?.object ? { object: result.error.object } : {}),
+                };
+            }
+        }
+    }
+    finally {
+        session.kube.close();
+    }
+    line(firstError ? `${FAILURE_MARK}cluster ${name}: rollback failed` : `cluster ${name}: rolled back`);
+    return outcome(firstError);
+}
+/** The cluster's entry with the rollback's outcome: on the cluster, and on each instance it put back. */
+function withRollback(entry, point, result) {
+    const listed = new Set(entry.instances.map((instance) => instance.name));
+    const instances = entry.instances.map((instance) => {
+        const rollback = result.instances.get(instance.name);
+        return rollback ? { ...instance, rollback } : instance;
+    });
+    // A cluster given up on at its time limit has no instance entries: the ones put back are listed.
+    for (const touched of point.touched) {
+        const rollback = result.instances.get(touched.snapshot.name);
+        if (listed.has(touched.snapshot.name) || !rollback)
+            continue;
+        instances.push({
+            name: touched.snapshot.name,
+            namespace: touched.snapshot.namespace,
+            module: touched.module,
+            changes: [],
+            rollback,
+        });
+    }
+    return { ...entry, instances, rollback: result.rollback };
+}
+/** True when the rollout should put the cluster back: rollback asked, the run not cancelled, and the run changed something there. */
+function needsRollback(run, point) {
+    return run.options.onFailure === 'rollback' && !run.cancel?.aborted && !!point && point.touched.length > 0;
+}
+/** Each instance's state before the run (Timoni's record, or none), read before the first apply. */
+async function snapshotsBefore(kube, instances) {
+    const before = new Map();
+    try {
+        for (const instance of instances)
+            before.set(instance.name, await snapshotInstance(kube, instance.name, instance.namespace));
+    }
+    catch (error) {
+        throw new ClusterStepError('rollback', `reading the instances' records before the apply: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return before;
+}
+/**
+ * `on-failure: rollback` with waves: every cluster of the failed wave that this run changed,
+ * failed or applied, put back (one log group each, after the wave's own groups); the first
+ * failed cluster's name is given to the others.
+ */
+async function rollBackWave(run, results, points, builds) {
+    const failedName = results.find((entry) => entry.status === 'failed')?.name;
+    const rolledBack = [];
+    for (const entry of results) {
+        const point = points.get(entry.name);
+        if (entry.status === 'skipped' || !needsRollback(run, point)) {
+            rolledBack.push(entry);
+            continue;
+        }
+        run.log.startGroup(`cluster ${entry.name} (${entry.group}): rollback`);
+        const wave = entry.status === 'failed' ? undefined : failedName;
+        const result = await rollBackCluster(run, point, builds, (text) => run.log.line(text), wave);
+        run.log.endGroup();
+        rolledBack.push(withRollback(entry, point, result));
+    }
+    return rolledBack;
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/waves.ts
@@ -14106,6 +14328,7 @@ async function soakClusters(run, entries, what, timing = DEFAULT_SOAK_TIMING) {
 
 
 
+
 /** The run was cancelled while this cluster's work was at `step` (and instance, object). */
 class ClusterCancelled extends Error {
     step;
@@ -14141,7 +14364,8 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
     let desired;
     try {
         stopIfCancelled(run, cluster, 'connect');
-        const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        // The bundle's builds, or for a rollback to a revision its history's (revision-rollback.ts).
+        const started = await startRunBuilds(run, session, builds, line);
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
         // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
@@ -14186,7 +14410,8 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
                     wait: run.options.wait,
                     timeoutMs: run.options.timeoutMs,
                     deadline,
-                    prune: run.options.prune,
+                    // A rollback to a revision puts the instance back whole: objects the newer revisions added go.
+                    prune: run.options.prune || run.rollbackTo !== undefined,
                     ...(run.cancel ? { signal: run.cancel } : {}),
                     log: (text) => line(`${outcome_logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
@@ -14195,9 +14420,10 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
                     namespace: instance.namespace,
                     module: moduleInfo(instance),
                     changes: withReadiness(result.changes, result.readiness),
+                    ...(instance.revision ? { revision: instance.revision } : {}),
                 });
                 // The revision applied goes into the instance's history; a failure to write it is a warning, not a failed cluster.
-                await recordHistory(run, session.kube, result.record, line);
+                await recordHistory(run, session.kube, result.record, line, instance.revision?.to);
             }
             catch (error) {
                 if (error instanceof InstanceCancelledError) {
@@ -14223,7 +14449,8 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
         }
         // Instances the bundle no longer lists go last, once every listed instance is applied
         // (an object moved to a listed instance has its new owner's labels by then, and stays).
-        if (run.options.prune && run.options.pruneRemovedInstances) {
+        // A rollback to a revision deletes no instance (revision-rollback.ts).
+        if (run.options.prune && run.options.pruneRemovedInstances && !run.rollbackTo) {
             stopIfCancelled(run, cluster, 'prune');
             await removedInstancesApply(session.kube, bundle, build.instances, {
                 wait: run.options.wait,
@@ -14293,7 +14520,8 @@ function acceptedRenames(run, membership) {
 async function rollOutFleet(given) {
     const clusters = selectHeadClusters(given);
     // Fleet membership (membership.ts): renamed clusters re-pinned, leaving ones cleaned up last.
-    const membership = await resolveMembership(given);
+    // A rollback to a revision changes no membership: it puts instances back where they are.
+    const membership = given.rollbackTo ? undefined : await resolveMembership(given);
     const renames = acceptedRenames(given, membership);
     const run = withRenamesRepinned(given, renames);
     const entries = await rollOutHead(run, clusters);
@@ -14308,6 +14536,7 @@ async function rollOutFleet(given) {
         mode: 'apply',
         clusters: [...withMembership(entries, renames), ...leaving],
         ...(source ? { membership: source } : {}),
+        ...rollbackOf(given),
     };
 }
 async function rollOutHead(run, clusters) {
@@ -20628,6 +20857,32 @@ function rollbackOutcome(clusters) {
     return ((rolledBack.length > 0 ? `; ↩️ rolled back ${rolledBack.join(', ')}` : '') +
         (failed.length > 0 ? `; ⚠️ rollback failed on ${failed.join(', ')}` : ''));
 }
+/** The run's name in a headline: `rollback` (or `rollback --dry-run`) for a rollback to a revision, else the mode. */
+function runName(changeSet) {
+    if (!changeSet.rollback)
+        return changeSet.mode;
+    return changeSet.mode === 'diff' ? 'rollback (dry-run)' : 'rollback';
+}
+/** What a rollback to a revision asked for, as a sentence; '' for any other run. */
+function rollbackTargetSentence(changeSet) {
+    const target = changeSet.rollback;
+    if (!target)
+        return '';
+    const instances = target.instance ? `instance ${code(target.instance)}` : 'every instance of the bundle';
+    const revision = target.revision !== undefined
+        ? `revision ${target.revision} of its history`
+        : 'its previous revision (the one before the live one)';
+    return `↩️ Rollback of ${instances} to ${revision}.\n\n`;
+}
+/** After an instance's name: the revision a rollback to a revision put back (and the live one before); '' otherwise. */
+function revisionLabel(instance) {
+    const revision = instance.revision;
+    if (!revision)
+        return '';
+    return revision.from !== undefined
+        ? ` ↩️ revision ${revision.from} → ${revision.to}`
+        : ` ↩️ to revision ${revision.to}`;
+}
 
 ;// CONCATENATED MODULE: ./src/report/sections.ts
 // The parts of a report about one cluster that the PR comment (comment.ts) and the job
@@ -21399,6 +21654,7 @@ function groupMembers(changeSet, groups) {
 
 
 
+
 /** Error messages are capped at this size in the job summary. */
 const job_summary_ERROR_CAP = 65_536;
 /** Each failed object's error is capped at this size. */
@@ -21480,8 +21736,9 @@ function renderHead(changeSet, context, secretChanged) {
     const pr = context.pullRequest === undefined ? '' : ` (pull request #${context.pullRequest})`;
     const comment = context.commentUrl && changeSet.mode === 'diff' ? ` · [PR comment](${markdown_linkTarget(context.commentUrl)})` : '';
     const run = context.runUrl ? ` · ${runLink(context, 'workflow run')}` : '';
-    let head = `## timoni-fleet ${changeSet.mode} · bundle ${code(changeSet.bundle)}\n\n`;
+    let head = `## timoni-fleet ${runName(changeSet)} · bundle ${code(changeSet.bundle)}\n\n`;
     head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
+    head += rollbackTargetSentence(changeSet);
     const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
     if (notes.length > 0)
         head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
@@ -21561,7 +21818,8 @@ function renderInstances(instances, input) {
         table += tableRow([
             code(instance.name) +
                 (instance.removed ? ` 🗑️ ${removedInstanceNote(instance, input.mode, isLeaving(input.cluster))}` : '') +
-                (instance.error ? ` ${instanceFailureLabel(instance.error)}` : ''),
+                (instance.error ? ` ${instanceFailureLabel(instance.error)}` : '') +
+                revisionLabel(instance),
             code(instance.namespace),
             code(instance.module.url),
             code(instance.module.version),
@@ -22596,7 +22854,7 @@ function readActionConfig(env, mask) {
         bundleFiles,
         runtimeFiles: readOption(env, runOptions.runtime),
         kubeconfigs,
-        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status'], 'auto'),
+        mode: getChoiceInput(env, 'mode', ['auto', 'diff', 'apply', 'report', 'matrix', 'drift', 'status', 'rollback'], 'auto'),
         runtimeGroup: readOption(env, runOptions.runtimeGroup),
         runtimeCluster: readOption(env, runOptions.runtimeCluster),
         runtimeFromEnv: readOption(env, runOptions.runtimeFromEnv),
@@ -22624,6 +22882,8 @@ function readActionConfig(env, mask) {
         soakMs,
         onFailure: readOption(env, runOptions.onFailure),
         history,
+        rollbackInstance: readOption(env, runOptions.rollbackInstance),
+        revision: readOption(env, runOptions.revision),
         workingDirectory: getInput(env, 'working-directory') || '.',
         changesFile: readOption(env, runOptions.changesFile),
         changesPatterns: getInput(env, 'changes')
@@ -23418,7 +23678,10 @@ async function publishDrift(input) {
 
 ;// CONCATENATED MODULE: ./src/action/event-plan.ts
 
+
 const MODES = ['auto', 'diff', 'apply'];
+/** The modes a workflow_dispatch's own `mode` input may ask for. */
+const DISPATCH_MODES = [...MODES, 'rollback'];
 /** A ref matches an `apply-refs` entry exactly, or as a glob where * matches any text. */
 function refAllowed(ref, patterns) {
     return patterns.some((pattern) => {
@@ -23489,9 +23752,11 @@ function planRun(context, inputs) {
         const eventInputs = (context.payload.inputs ?? {});
         const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name] : '');
         const eventMode = text('mode');
-        if (eventMode !== '' && !MODES.includes(eventMode)) {
-            throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
+        if (eventMode !== '' && !DISPATCH_MODES.includes(eventMode)) {
+            throw new InputError('mode', `the workflow_dispatch input "mode" must be one of ${DISPATCH_MODES.join(', ')}, not ${JSON.stringify(eventMode)}`);
         }
+        if (inputs.mode === 'auto' && eventMode === 'rollback')
+            return rollbackPlan(context, inputs);
         const mode = inputs.mode !== 'auto' ? inputs.mode : eventMode === 'diff' ? 'diff' : 'apply';
         if (mode === 'apply')
             checkApplyRef(context, inputs, 'workflow_dispatch');
@@ -23597,6 +23862,48 @@ function statusPlan(context, inputs) {
         clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
         cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
         reason: `status on ${context.eventName || 'this event'}`,
+    };
+}
+/** A dispatch's own input read with the contract's check (`the workflow_dispatch input "revision" must be ...`). */
+function dispatchValue(name, text, parse) {
+    try {
+        return parse(text);
+    }
+    catch (error) {
+        if (!(error instanceof RunOptionError))
+            throw error;
+        throw new InputError(name, `the workflow_dispatch input "${name}" ${error.reason}`);
+    }
+}
+/**
+ * `mode: rollback`: each instance of the selected clusters put back to a revision of its
+ * history, in runtime order (../fleet/revision-rollback.ts). It writes to the clusters as an
+ * apply does, from the bundle and runtime of the checkout: refused on pull requests, and from
+ * a ref other than the default branch unless `apply-refs` lists it. A dispatch's
+ * `cluster-group`, `cluster`, `instance` and `revision` inputs fill in the action's inputs
+ * left empty (`revision` empty: each instance's previous revision).
+ */
+function rollbackPlan(context, inputs) {
+    refuseUntrustedTarget(context, inputs.trustedCheckout);
+    if (context.eventName === 'pull_request' || context.eventName === 'pull_request_target') {
+        throw new InputError('mode', `"rollback" writes to the clusters; on a ${context.eventName} event the bundle is the pull request's unmerged code. Run it on workflow_dispatch`);
+    }
+    checkApplyRef(context, inputs, `mode: rollback on ${context.eventName || 'this event'}`);
+    const eventInputs = context.eventName === 'workflow_dispatch' ? (context.payload.inputs ?? {}) : {};
+    const text = (name) => (typeof eventInputs[name] === 'string' ? eventInputs[name].trim() : '');
+    const given = inputs.rollback ?? { instance: '' };
+    const instance = given.instance ||
+        (text('instance') ? dispatchValue('instance', text('instance'), runOptions.rollbackInstance.parse) : '');
+    const revision = given.revision ??
+        (text('revision') ? dispatchValue('revision', text('revision'), runOptions.revision.parse) : undefined);
+    const target = { instance, ...(revision !== undefined ? { revision } : {}) };
+    return {
+        mode: 'rollback',
+        sha: context.sha,
+        clusterGroup: isAll(inputs.clusterGroup) ? text('cluster-group') || '*' : inputs.clusterGroup,
+        cluster: isAll(inputs.cluster) ? text('cluster') || '*' : inputs.cluster,
+        reason: `rollback on ${context.eventName || 'this event'} (${instance ? `instance ${instance}` : 'every instance'}, ${revision !== undefined ? `revision ${revision}` : 'previous revision'})`,
+        target,
     };
 }
 
@@ -23947,6 +24254,8 @@ async function runReport(input) {
 // issue (status-report.ts); the states read do not fail the step, a cluster it could not
 // read does (as a cluster that could not be diffed fails a drift). A diff or an apply also reads the runtime as
 // it was at the event's base commit (base-runtime.ts), for the clusters that leave the fleet.
+// `mode: rollback` (a dispatch's) rolls out each instance's revision from its history
+// (../fleet/revision-rollback.ts) and publishes as an apply does.
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
@@ -24046,13 +24355,15 @@ function offeredEnvironment(config, env, secrets, log) {
 }
 const SECRET_QUERY_REFUSAL = "reads a Secret, which is refused on pull requests: the bundle and runtime are the pull request author's code, and masking cannot hide a value that CUE transforms (reversed, split, spaced out). Set the input secret-queries-on-pull-request: true to allow it (see the Security section of the README)";
 function runPlan(context, config, mode) {
-    return planRun(context, {
-        mode,
+    const inputs = {
+        mode: mode === 'rollback' ? 'auto' : mode,
         clusterGroup: config.runtimeGroup,
         cluster: config.runtimeCluster,
         applyRefs: config.applyRefs,
         trustedCheckout: config.trustedCheckout,
-    });
+        rollback: { instance: config.rollbackInstance, revision: config.revision },
+    };
+    return mode === 'rollback' ? rollbackPlan(context, inputs) : planRun(context, inputs);
 }
 async function readWorkspace(io, config) {
     const workspace = io.env.GITHUB_WORKSPACE ?? io.cwd;
@@ -24171,9 +24482,10 @@ function runLimits(io, config, plan, log) {
     // clusters they held are reported as stopped by the deadline, not by an aborted request.
     const workDeadline = AbortSignal.timeout(config.deadlineMs - reserveMs + Math.min(1000, reserveMs / 2));
     const deadline = AbortSignal.timeout(config.deadlineMs);
-    // An apply stops cleanly on the first SIGINT or SIGTERM; any other mode stops at once.
-    const release = plan.mode === 'apply' ? io.cancellation?.hold() : undefined;
-    const cancel = plan.mode === 'apply' ? io.cancellation?.signal : undefined;
+    // An apply (or a rollback) stops cleanly on the first SIGINT or SIGTERM; any other mode stops at once.
+    const writes = plan.mode === 'apply' || plan.mode === 'rollback';
+    const release = writes ? io.cancellation?.hold() : undefined;
+    const cancel = writes ? io.cancellation?.signal : undefined;
     const publishing = cancel ? AbortSignal.any([deadline, (0,cancellation/* abortedAfterCancel */.Q1)(cancel, CANCEL_PUBLISH_MS)]) : deadline;
     log.line(`deadline ${formatLimit(config.deadlineMs)}: the clusters' work stops ${formatLimit(reserveMs)} before it, kept to publish the report`);
     return { deadlineAt, workDeadline, deadline, publishing, ...(cancel ? { cancel } : {}), release: () => release?.() };
@@ -24201,8 +24513,8 @@ async function runOnClusters(io, start, secrets, log) {
         if (plan.mode === 'status')
             return await readAndPublishState(run, plan, config, () => target(limits.deadline), log);
         const review = plan.mode === 'apply' ? await attachReviewCheck(run, start, plan, limits, log) : undefined;
-        // Only an apply rolls out; diff and drift plan.
-        const fleetChangeSet = plan.mode === 'apply' ? await rollOutFleet(run) : await planFleet(run);
+        // An apply or a rollback rolls out; diff and drift plan.
+        const fleetChangeSet = plan.mode === 'apply' || plan.mode === 'rollback' ? await rollOutFleet(run) : await planFleet(run);
         const changeSet = context.sha ? { ...fleetChangeSet, commit: context.sha } : fleetChangeSet;
         io.write(`::debug::timoni-fleet timings: first cluster request ${Math.round(run.timings?.firstClusterRequestMs ?? -1)} ms after start, ${plan.mode} done ${Math.round(performance.now())} ms after start\n`);
         const published = await publishChangeSet(changeSet, plan, config, target(limits.publishing), workspace, review);
@@ -24274,6 +24586,8 @@ async function fleetRun(io, start, ws, limits, secrets, log) {
         recordDesired: plan.mode === 'diff',
         // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
         ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
+        // A rollback builds each instance from a revision of its history (fleet/revision-rollback.ts).
+        ...(plan.mode === 'rollback' ? { rollbackTo: plan.target } : {}),
     };
 }
 /** The module resolver of a run: registry credentials bound to their hosts, secrets registered, stopped by the work's deadline. */
@@ -24360,7 +24674,8 @@ async function publishChangeSet(changeSet, plan, config, target, ws, review) {
     const published = await publishResults({
         ...target,
         changeSet,
-        plan: plan.mode === 'drift' ? { ...plan, mode: 'diff' } : plan,
+        // A drift is published as a diff, a rollback as an apply (its ChangeSet says it is a rollback).
+        plan: plan.mode === 'drift' ? { ...plan, mode: 'diff' } : plan.mode === 'rollback' ? { ...plan, mode: 'apply' } : plan,
         ...(drift?.note ? { notes: [drift.note] } : {}),
         comment: config.comment && plan.mode !== 'drift',
         changesFile: { path: config.changesFile, workspace: ws.workspace, boundary: ws.boundary },
@@ -24582,7 +24897,7 @@ function quote(value) {
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6376);
+/* harmony import */ var _action_run_action_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(5025);
 /* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(6137);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(4632);
 // The action's entry point (runs.main in action.yml): one workflow step. The process ends

@@ -1670,7 +1670,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 /* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(6137);
 /* harmony import */ var _cancellation_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(4632);
 /* harmony import */ var _cli_io_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(1604);
-/* harmony import */ var _cli_dispatch_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(8084);
+/* harmony import */ var _cli_dispatch_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(5531);
 // The command-line entry point, `timoni-fleet`. The process ends as soon as the command is
 // done and its output flushed: the CUE engine's Go runtime keeps timers of its own (its
 // garbage collector's background work) that would otherwise hold the process for about a
@@ -1682,7 +1682,7 @@ __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __we
 
 
 
-const io = (0,_cli_io_js__WEBPACK_IMPORTED_MODULE_3__/* .processIO */ .W)();
+const io = (0,_cli_io_js__WEBPACK_IMPORTED_MODULE_3__/* .processIO */ .Wb)();
 const cancellation = (0,_cancellation_js__WEBPACK_IMPORTED_MODULE_1__/* .cancellationOnSignals */ .Cq)({
     notice: (text) => io.stderr(`⏹ ${text}\n`),
     stopNow: (text) => {
@@ -1698,7 +1698,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8084:
+/***/ 5531:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -7491,6 +7491,19 @@ function choice(choices) {
     };
 }
 /** A ConfigMap name (a DNS subdomain). */
+/** An instance's name as Timoni takes it (a DNS label). */
+function instanceName(text) {
+    if (text.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(text))
+        throw new RunOptionError(`must be an instance name (lower-case letters, digits and -), not ${(0,display_text/* quote */.h)(text)}`);
+    return text;
+}
+/** A revision of an instance's history (1, 2, 3...). */
+function revisionNumber(text) {
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
+        throw new RunOptionError(`must be a revision number (1 or more, as \`history\` lists them), not ${(0,display_text/* quote */.h)(text)}`);
+    return value;
+}
 function configMapName(text) {
     if (text.length > 253 || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
         throw new RunOptionError(`must be a ConfigMap name (lower-case letters, digits, - and .), not ${(0,display_text/* quote */.h)(text)}`);
@@ -7582,6 +7595,13 @@ const runOptions = {
      * included; ../kube/instance/history-store.ts); 0 writes no history (one kept is left as it is).
      */
     history: textOption('history', 10, '10', wholeNumber('revisions', 0)),
+    /**
+     * A rollback to a revision (`mode: rollback`, `timoni-fleet rollback`; ../fleet/revision-rollback.ts):
+     * the instance put back ('': every instance the bundle lists), and the revision of its
+     * history (none: each instance's previous one). The CLI's flag is `--to`, as `helm rollback`'s argument reads.
+     */
+    rollbackInstance: textOption('instance', '', '', instanceName),
+    revision: textOption('revision', undefined, '', revisionNumber, { flag: 'to' }),
     /** The whole run's time limit. */
     deadline: {
         kind: 'text',
@@ -10751,6 +10771,7 @@ function decodeEntry(raw, where) {
     const module = isRecord(raw.module) ? raw.module : {};
     const commit = optionalString(raw.commit);
     const runUrl = optionalString(raw.runUrl);
+    const secrets = Array.isArray(raw.secrets) ? raw.secrets.filter((s) => typeof s === 'string') : [];
     return {
         revision: raw.revision,
         module: {
@@ -10763,6 +10784,8 @@ function decodeEntry(raw, where) {
         ...(commit ? { commit } : {}),
         ...(runUrl ? { runUrl } : {}),
         record: raw.record,
+        ...(typeof raw.rollbackTo === 'number' ? { rollbackTo: raw.rollbackTo } : {}),
+        ...(secrets.length > 0 ? { secrets } : {}),
     };
 }
 /** The entries of a history Secret, newest first. */
@@ -10836,7 +10859,7 @@ function sameInstance(a, b) {
 /** The history after an apply of `input.record`: a new revision first, or the newest one refreshed. */
 function nextHistory(entries, input, keep) {
     const { creationTimestamp: _live, ...written } = input.record;
-    const record = encodeInstance(written);
+    const record = input.recordText ?? encodeInstance(written);
     const newest = entries[0];
     if (newest && sameInstance(newest.record, record)) {
         const entry = { ...newest, record };
@@ -10850,6 +10873,8 @@ function nextHistory(entries, input, keep) {
         ...(input.commit ? { commit: input.commit } : {}),
         ...(input.runUrl ? { runUrl: input.runUrl } : {}),
         record,
+        ...(input.rollbackTo !== undefined ? { rollbackTo: input.rollbackTo } : {}),
+        ...(input.secrets && input.secrets.length > 0 ? { secrets: [...input.secrets] } : {}),
     };
     return { entries: trimHistory([entry, ...entries], keep), entry, added: true };
 }
@@ -11254,6 +11279,11 @@ async function snapshotInstance(cluster, name, namespace) {
 function snapshotData(snapshot) {
     const data = snapshot.secret && isRecord(snapshot.secret.data) ? snapshot.secret.data : {};
     return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, String(value)]));
+}
+/** Timoni's record as the snapshot's Secret stores it (`data.instance`, decoded), or null without one. */
+function snapshotRecordText(snapshot) {
+    const encoded = snapshotData(snapshot)[instanceDataKey];
+    return encoded === undefined ? null : Buffer.from(encoded, 'base64').toString('utf8');
 }
 /**
  * Writes the instance Secret back as the snapshot holds it (server-side apply with Timoni's
@@ -12832,12 +12862,8 @@ async function checkIdentity(run, session, line, purpose) {
 function withIdentity(session, entry) {
     return session.identity ? { ...entry, identity: session.identity } : entry;
 }
-/**
- * Evaluates the bundle for the cluster and starts every instance's build at once: the
- * engine takes them one at a time (InstanceBuilds), and a caller may use each as soon as
- * it is there (a plan diffs the first instance while the next ones build).
- */
-async function startClusterBuilds(engine, evaluation, resolver, session, registerSecret, builds) {
+/** The bundle evaluated for the cluster (step `evaluate`), its runtime's secret values registered. */
+async function evaluateOnCluster(engine, evaluation, session, registerSecret) {
     let evaluated;
     try {
         evaluated = await evaluateForCluster(engine, { ...evaluation, readObject: session.readObject }, session.runtimeCluster);
@@ -12848,6 +12874,15 @@ async function startClusterBuilds(engine, evaluation, resolver, session, registe
     // Runtime values from the environment or cluster Secrets are masked before anything prints.
     for (const value of evaluated.secretValues)
         registerSecret(value);
+    return evaluated;
+}
+/**
+ * Evaluates the bundle for the cluster and starts every instance's build at once: the
+ * engine takes them one at a time (InstanceBuilds), and a caller may use each as soon as
+ * it is there (a plan diffs the first instance while the next ones build).
+ */
+async function startClusterBuilds(engine, evaluation, resolver, session, registerSecret, builds) {
+    const evaluated = await evaluateOnCluster(engine, evaluation, session, registerSecret);
     const instances = evaluated.bundle.instances.map(async (instance) => {
         try {
             const module = await resolver.resolve(instance.module);
@@ -13434,6 +13469,145 @@ function withDesired(entry, desired) {
     return desired ? { ...entry, desired } : entry;
 }
 
+;// CONCATENATED MODULE: ./src/fleet/revision-rollback.ts
+
+
+
+const revisionList = (entries) => entries.length > 0 ? entries.map((entry) => entry.revision).join(', ') : 'none';
+/**
+ * The revision of one instance's history (newest first) to put back, given its live record
+ * (null: not installed). Throws (the message naming what is missing) when the target cannot
+ * be met; answers `leave` when the instance has nothing to go back to and the target allows
+ * leaving it (every instance, the previous revision of each).
+ */
+function chooseRevision(entries, live, target) {
+    const current = currentRevision(entries, live);
+    const from = current !== undefined ? { from: current } : {};
+    if (target.revision !== undefined) {
+        const entry = entries.find((e) => e.revision === target.revision);
+        if (!entry)
+            throw new Error(`has no revision ${target.revision} in its history (revisions kept: ${revisionList(entries)})`);
+        return { entry, ...from };
+    }
+    const named = target.instance !== '';
+    const leave = (reason) => {
+        if (named)
+            throw new Error(reason);
+        return { leave: reason };
+    };
+    if (entries.length === 0)
+        return leave('no history is kept for it (never applied by timoni-fleet with history, or history: 0)');
+    if (live === null)
+        return leave('it is not installed');
+    if (current === undefined)
+        throw new Error(`its live record is none of the revisions kept (${revisionList(entries)}): it was applied since by another tool; name the revision to put back`);
+    const previous = entries.find((e) => e.revision < current);
+    if (!previous)
+        return leave(`revision ${current} is the oldest kept: there is none before it`);
+    return { entry: previous, from: current };
+}
+/** The module a revision applied, as the bundle would reference it (pinned by digest). */
+function revisionInstance(instance, entry) {
+    return { ...instance, module: { ...entry.module }, valuesCue: entry.values };
+}
+/**
+ * The rollback's builds for one cluster, in the shape of the bundle's (session.ts
+ * `startClusterBuilds`): the bundle evaluated for the cluster, narrowed to the instances put
+ * back (each listed with its revision's module), and each one's build under way.
+ */
+async function startRevisionBuilds(run, target, session, builds, line) {
+    const evaluated = await evaluateOnCluster(run.engine, run.evaluation, session, (value) => run.secrets.register(value));
+    const bundle = evaluated.bundle.name;
+    const cluster = session.runtimeCluster.name;
+    const listed = evaluated.bundle.instances.filter((i) => target.instance === '' || i.name === target.instance);
+    if (listed.length === 0)
+        throw new ClusterStepError('rollback', `the bundle lists no instance ${target.instance} for cluster ${cluster} (it lists ${evaluated.bundle.instances.map((i) => i.name).join(', ') || 'none'})`);
+    const chosen = [];
+    for (const instance of listed) {
+        const where = `instance ${instance.namespace}/${instance.name}`;
+        let choice;
+        try {
+            const entries = await readHistory(session.kube, instance.name, instance.namespace);
+            const live = await readLiveRecordText(session.kube, instance.name, instance.namespace);
+            choice = chooseRevision(entries, live, target);
+        }
+        catch (error) {
+            throw new ClusterStepError('rollback', `${where}: ${error instanceof Error ? error.message : String(error)}`, instance.name);
+        }
+        const prefix = `${logPrefix(bundle, cluster, instance.name)} >`;
+        if ('leave' in choice) {
+            line(`${prefix} left as it is: ${choice.leave}`);
+            continue;
+        }
+        const { entry } = choice;
+        // A rotated runtime secret that the revision's values held is masked like a current one.
+        for (const value of entry.secrets ?? [])
+            run.secrets.register(value);
+        const revision = {
+            to: entry.revision,
+            ...(choice.from !== undefined ? { from: choice.from } : {}),
+        };
+        line(`${prefix} rolling back to revision ${entry.revision}${choice.from !== undefined ? ` (live: revision ${choice.from})` : ''}: module ${entry.module.url} version ${entry.module.version}, applied ${entry.appliedAt}${entry.commit ? ` from commit ${entry.commit.slice(0, 7)}` : ''}`);
+        chosen.push({ instance: revisionInstance(instance, entry), entry, revision });
+    }
+    if (chosen.length === 0)
+        line(`${logPrefix(bundle, cluster)} > nothing to roll back on this cluster`);
+    const instances = chosen.map(({ instance, entry, revision }) => buildRevision(run, session, builds, instance, entry, revision));
+    // Whoever awaits them does so in order; a later failure waits for its turn, unreported meanwhile.
+    for (const pending of instances)
+        pending.catch(() => undefined);
+    const narrowed = {
+        ...evaluated,
+        bundle: { ...evaluated.bundle, instances: chosen.map((c) => c.instance) },
+    };
+    return { evaluated: narrowed, instances };
+}
+/** One revision pulled by digest and built with its values; failures name the revision, never the values. */
+async function buildRevision(run, session, builds, instance, entry, revision) {
+    const { url, version, digest } = entry.module;
+    const what = `revision ${entry.revision} (module ${url} version ${version})`;
+    if (!url.startsWith('oci://') || !digest || digest === 'unknown')
+        throw new ClusterStepError('build', `${what}: the module is local (no digest): its files at that revision cannot be fetched again`, instance.name);
+    let module;
+    try {
+        module = await run.resolver.resolve({ url, version, digest });
+    }
+    catch (error) {
+        throw new ClusterStepError('build', `${what}: pulling ${url}@${digest}: ${error instanceof Error ? error.message : String(error)}`, instance.name);
+    }
+    let built;
+    try {
+        built = await builds.build(module, {
+            name: instance.name,
+            namespace: instance.namespace,
+            values: entry.values,
+            kubeVersion: session.kubeVersion,
+        });
+    }
+    catch {
+        throw new ClusterStepError('build', `${what} did not build with its values for Kubernetes ${session.kubeVersion} (the engine's words are not printed: they may quote the values, which may hold secrets)`, instance.name);
+    }
+    return { name: instance.name, namespace: instance.namespace, module, built, revision };
+}
+/** A cluster's builds for the run: the bundle's, or, for a rollback to a revision (`run.rollbackTo`), its history's. */
+function startRunBuilds(run, session, builds, line) {
+    if (run.rollbackTo)
+        return startRevisionBuilds(run, run.rollbackTo, session, builds, line);
+    return startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+}
+/** The ChangeSet's `rollback` of a rollback to a revision (nothing for any other run). */
+function rollbackOf(run) {
+    const target = run.rollbackTo;
+    if (!target)
+        return {};
+    return {
+        rollback: {
+            ...(target.instance ? { instance: target.instance } : {}),
+            ...(target.revision !== undefined ? { revision: target.revision } : {}),
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/plan.ts
 // The plan: what would change on every selected cluster, computed with server-side apply
 // dry-runs and nothing written. In a cluster, each instance is diffed as soon as it is
@@ -13461,6 +13635,7 @@ function withDesired(entry, desired) {
 
 
 
+
 async function planCluster(run, cluster, log, bundleName, builds) {
     const startedAt = Date.now();
     const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
@@ -13468,11 +13643,13 @@ async function planCluster(run, cluster, log, bundleName, builds) {
         return connected.failed;
     const { session } = connected;
     try {
-        const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        // The bundle's builds, or for a rollback to a revision its history's (revision-rollback.ts).
+        const started = await startRunBuilds(run, session, builds, (text) => log.line(text));
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
         const { built, instances, allBuilt } = await diffWhenBuilt(run, session, cluster.name, bundle, started.evaluated.bundle.instances, started.instances, (text) => log.line(text));
-        if (run.options.prune && run.options.pruneRemovedInstances) {
+        // A rollback to a revision deletes no instance (revision-rollback.ts).
+        if (run.options.prune && run.options.pruneRemovedInstances && !run.rollbackTo) {
             // An instance that did not build still belongs to the bundle, but its objects are unknown:
             // what deleting the removed instances would do cannot be told without them.
             if (allBuilt)
@@ -13522,7 +13699,12 @@ async function diffWhenBuilt(run, session, cluster, bundle, bundleInstances, bui
             const failure = instanceStepError(error, 'build', declared.name);
             return { entry: unbuiltInstanceEntry(declared, failure), failure };
         }
-        const entry = { name: instance.name, namespace: instance.namespace, module: moduleInfo(instance) };
+        const entry = {
+            name: instance.name,
+            namespace: instance.namespace,
+            module: moduleInfo(instance),
+            ...(instance.revision ? { revision: instance.revision } : {}),
+        };
         try {
             const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
                 force: run.options.force,
@@ -13595,7 +13777,8 @@ async function planFleet(given) {
     const clusters = selectHeadClusters(given);
     // Fleet membership (membership.ts): a renamed cluster is diffed as re-pinned (its record
     // names its base name), and the clusters that leave are diffed after the head's.
-    const membership = await resolveMembership(given);
+    // A rollback to a revision changes no membership: it puts instances back where they are.
+    const membership = given.rollbackTo ? undefined : await resolveMembership(given);
     const run = withRenamesRepinned(given, membership?.renames ?? []);
     const bundleName = { value: '' };
     const builds = new InstanceBuilds(run.engine);
@@ -13624,236 +13807,8 @@ async function planFleet(given) {
         mode: 'diff',
         clusters: [...withMembership(results, membership?.renames ?? []), ...leaving],
         ...(source ? { membership: source } : {}),
+        ...rollbackOf(given),
     };
-}
-
-;// CONCATENATED MODULE: ./src/fleet/rollback.ts
-
-
-
-
-/** What a rollout keeps of one cluster so that it can be put back, filled while the cluster is applied. */
-class RestorePoint {
-    cluster;
-    bundle = '';
-    /** The instances whose apply was started, in bundle order. */
-    touched = [];
-    /** The cluster's work, settled (or given up on at the rollback's deadline) before a rollback starts. */
-    work = Promise.resolve();
-    constructor(cluster) {
-        this.cluster = cluster;
-    }
-}
-const messageOf = (error) => (error instanceof Error ? error.message : String(error));
-function rollback_failed(step, message, changes = [], object) {
-    return { action: 'failed', changes, error: { step, message, ...(object ? { object } : {}) } };
-}
-/** How the rollback of one instance was told: one line. */
-function rollbackLine(bundle, cluster, name, result) {
-    const prefix = logPrefix(bundle, cluster, name);
-    // An object already gone is reported `deleted` with no diff: nothing was done to it.
-    const changed = result.changes.filter((c) => c.action !== 'unchanged' && c.action !== 'skipped' && !(c.action === 'deleted' && !c.diff)).length;
-    switch (result.action) {
-        case 'restored':
-            return `${prefix} > rolled back: module ${result.module?.url ?? ''} version ${result.module?.version ?? ''} restored (${changed} object(s) changed), instance record written back as before the run`;
-        case 'deleted':
-            return `${prefix} > rolled back: installed by this run, deleted (${changed} object(s) deleted)`;
-        case 'failed':
-            return `${FAILURE_MARK}${prefix} > rollback failed: ${result.error?.message ?? 'unknown error'}`;
-    }
-}
-/** An instance this run installed: deleted, objects then Secret. */
-async function deleteInstalled(run, session, touched, deadline) {
-    const { name, namespace } = touched.snapshot;
-    const stored = await inventory_store_readInstance(session.kube, name, namespace);
-    if (!stored)
-        return { action: 'deleted', changes: [] };
-    const deleted = await deleteStoredInstance(session.kube, stored, { wait: run.options.wait, timeoutMs: run.options.timeoutMs }, deadline);
-    return { action: 'deleted', changes: deleted.changes };
-}
-/** An instance this run upgraded: the previous revision built, applied with prune, its record written back. */
-async function restorePrevious(run, session, point, builds, touched, deadline) {
-    const { snapshot } = touched;
-    const record = snapshot.stored.instance;
-    const module = record.module;
-    if (!module.repository.startsWith('oci://') || !module.digest || module.digest === 'unknown') {
-        return rollback_failed('module', `the previous module ${module.repository} is local (no digest): its previous files cannot be fetched again`);
-    }
-    let source;
-    try {
-        source = await run.resolver.resolve({ url: module.repository, version: module.version, digest: module.digest });
-    }
-    catch (error) {
-        return rollback_failed('module', `pulling the previous module ${module.repository}@${module.digest}: ${messageOf(error)}`);
-    }
-    let built;
-    try {
-        built = await builds.build(source, {
-            name: snapshot.name,
-            namespace: snapshot.namespace,
-            values: record.values,
-            kubeVersion: session.kubeVersion,
-        });
-    }
-    catch {
-        // The previous values may hold secrets that this run never registered: the build's own words are not repeated.
-        return rollback_failed('build', `the previous module ${module.repository} version ${module.version} did not build with the previous values (not printed: they may hold secrets)`);
-    }
-    const bundle = record.labels?.[bundleNameLabel] ?? point.bundle;
-    const input = instanceInput(bundle, { name: snapshot.name, namespace: snapshot.namespace, module: source, built });
-    const applied = await applyInstance(session.kube, input, {
-        force: run.options.force,
-        overwriteOwnership: run.options.overwriteOwnership,
-        wait: run.options.wait,
-        timeoutMs: run.options.timeoutMs,
-        deadline,
-        prune: true,
-    });
-    const changes = withReadiness(applied.changes, applied.readiness);
-    try {
-        await writeBackInstance(session.kube, snapshot);
-    }
-    catch (error) {
-        return rollback_failed('inventory', `writing the instance record back: ${messageOf(error)}`, changes, `Secret/${snapshot.namespace}/timoni.${snapshot.name}`);
-    }
-    return {
-        action: 'restored',
-        module: { url: module.repository, version: module.version, digest: module.digest },
-        changes,
-    };
-}
-async function rollBackInstance(run, session, point, builds, touched, deadline) {
-    try {
-        return touched.snapshot.stored
-            ? await restorePrevious(run, session, point, builds, touched, deadline)
-            : await deleteInstalled(run, session, touched, deadline);
-    }
-    catch (error) {
-        if (error instanceof InstanceStepError)
-            return rollback_failed(error.step, error.message, error.changes, error.object);
-        return rollback_failed('rollback', messageOf(error));
-    }
-}
-/**
- * Puts back every instance this run changed on the cluster, newest first; `wave` names the
- * cluster whose failure rolls back this one, when it is another one of its wave.
- */
-async function rollBackCluster(run, point, builds, line, wave) {
-    const name = point.cluster.name;
-    const instances = new Map();
-    const deadline = Math.min(Date.now() + run.options.timeoutMs, run.deadlineAt ?? Infinity);
-    const because = wave ? `cluster ${wave} of its wave failed` : 'it failed';
-    line(`rolling back cluster ${name} (${because}): ${point.touched.length} instance(s) changed by this run, newest first`);
-    // The cluster's work in flight (a cluster given up on at its time limit) ends first.
-    await Promise.race([
-        point.work.catch(() => undefined),
-        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()),
-    ]);
-    const outcome = (error) => ({
-        rollback: {
-            outcome: error ? 'rollback failed' : 'rolled back',
-            ...(error ? { error } : {}),
-            ...(wave ? { wave: { failed: wave } } : {}),
-        },
-        instances,
-    });
-    if (Date.now() >= deadline) {
-        const message = `cluster ${name}: the run's deadline passed before the rollback could start; nothing was put back`;
-        line(`${FAILURE_MARK}${message}`);
-        return outcome({ message });
-    }
-    let session;
-    try {
-        session = await openSession(run.kubeconfig, point.cluster, {
-            secrets: run.secrets,
-            onRetry: (retry) => line(retry.text),
-        });
-    }
-    catch (error) {
-        const message = `cluster ${name}: rollback failed: ${messageOf(error)}`;
-        line(`${FAILURE_MARK}${message}`);
-        return outcome({ message });
-    }
-    let firstError;
-    try {
-        for (const touched of [...point.touched].reverse()) {
-            const result = await rollBackInstance(run, session, point, builds, touched, deadline);
-            instances.set(touched.snapshot.name, result);
-            line(rollbackLine(point.bundle, name, touched.snapshot.name, result));
-            if (result.action === 'failed' && !firstError) {
-                firstError = {
-                    message: result.error?.message ?? 'unknown error',
-                    instance: touched.snapshot.name,
-                    ...(result.error?.object ? { object: result.error.object } : {}),
-                };
-            }
-        }
-    }
-    finally {
-        session.kube.close();
-    }
-    line(firstError ? `${FAILURE_MARK}cluster ${name}: rollback failed` : `cluster ${name}: rolled back`);
-    return outcome(firstError);
-}
-/** The cluster's entry with the rollback's outcome: on the cluster, and on each instance it put back. */
-function withRollback(entry, point, result) {
-    const listed = new Set(entry.instances.map((instance) => instance.name));
-    const instances = entry.instances.map((instance) => {
-        const rollback = result.instances.get(instance.name);
-        return rollback ? { ...instance, rollback } : instance;
-    });
-    // A cluster given up on at its time limit has no instance entries: the ones put back are listed.
-    for (const touched of point.touched) {
-        const rollback = result.instances.get(touched.snapshot.name);
-        if (listed.has(touched.snapshot.name) || !rollback)
-            continue;
-        instances.push({
-            name: touched.snapshot.name,
-            namespace: touched.snapshot.namespace,
-            module: touched.module,
-            changes: [],
-            rollback,
-        });
-    }
-    return { ...entry, instances, rollback: result.rollback };
-}
-/** True when the rollout should put the cluster back: rollback asked, the run not cancelled, and the run changed something there. */
-function needsRollback(run, point) {
-    return run.options.onFailure === 'rollback' && !run.cancel?.aborted && !!point && point.touched.length > 0;
-}
-/** Each instance's state before the run (Timoni's record, or none), read before the first apply. */
-async function snapshotsBefore(kube, instances) {
-    const before = new Map();
-    try {
-        for (const instance of instances)
-            before.set(instance.name, await snapshotInstance(kube, instance.name, instance.namespace));
-    }
-    catch (error) {
-        throw new ClusterStepError('rollback', `reading the instances' records before the apply: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    return before;
-}
-/**
- * `on-failure: rollback` with waves: every cluster of the failed wave that this run changed,
- * failed or applied, put back (one log group each, after the wave's own groups); the first
- * failed cluster's name is given to the others.
- */
-async function rollBackWave(run, results, points, builds) {
-    const failedName = results.find((entry) => entry.status === 'failed')?.name;
-    const rolledBack = [];
-    for (const entry of results) {
-        const point = points.get(entry.name);
-        if (entry.status === 'skipped' || !needsRollback(run, point)) {
-            rolledBack.push(entry);
-            continue;
-        }
-        run.log.startGroup(`cluster ${entry.name} (${entry.group}): rollback`);
-        const wave = entry.status === 'failed' ? undefined : failedName;
-        const result = await rollBackCluster(run, point, builds, (text) => run.log.line(text), wave);
-        run.log.endGroup();
-        rolledBack.push(withRollback(entry, point, result));
-    }
-    return rolledBack;
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/status-and-delete.ts
@@ -13938,18 +13893,53 @@ function fleetDelete(run) {
 
 
 
-/** Keeps the applied record in the instance's history; logs a warning (never throws) when it cannot. */
-async function recordHistory(run, cluster, record, line) {
+/** The run's secret values that the values text holds (as written, or escaped in a CUE string). */
+function secretsIn(run, values) {
+    return run.secrets.secrets().filter((secret) => {
+        const value = secret.trim();
+        return values.includes(value) || values.includes(JSON.stringify(value).slice(1, -1));
+    });
+}
+/**
+ * Keeps the applied record in the instance's history (`rollbackTo`: the revision it put
+ * back; `recordText`: the record as stored, when it was written back byte for byte), with
+ * the run's secret values its values hold; logs a warning (never throws) when it cannot.
+ */
+async function recordHistory(run, cluster, record, line, rollbackTo, recordText) {
     const keep = run.options.history;
     if (keep <= 0)
         return;
     try {
-        await appendHistory(cluster, { record, ...run.provenance }, keep);
+        await appendHistory(cluster, {
+            record,
+            ...run.provenance,
+            ...(rollbackTo !== undefined ? { rollbackTo } : {}),
+            ...(recordText !== undefined ? { recordText } : {}),
+            secrets: secretsIn(run, record.values),
+        }, keep);
     }
     catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         line(`${WARNING_MARK}cluster ${cluster.name}: instance ${record.namespace}/${record.name}: applied, but its history was not written: ${reason}`);
     }
+}
+/**
+ * After a rollback on failure wrote Timoni's record back byte for byte (`recordText`): that
+ * record becomes the newest revision again, marked as a rollback to the revision it equals,
+ * so that the history does not list the failed revision as the last one applied (nothing is
+ * added when the failed revision was never recorded: the newest is that record already).
+ */
+async function recordRestored(run, cluster, record, recordText, line) {
+    if (run.options.history <= 0)
+        return;
+    let rollbackTo;
+    try {
+        rollbackTo = currentRevision(await readHistory(cluster, record.name, record.namespace), recordText);
+    }
+    catch {
+        // recordHistory reads the history again, and warns when it cannot.
+    }
+    await recordHistory(run, cluster, record, line, rollbackTo, recordText);
 }
 function revisionView(entry, current) {
     return {
@@ -13959,6 +13949,7 @@ function revisionView(entry, current) {
         ...(entry.commit ? { commit: entry.commit } : {}),
         ...(entry.runUrl ? { runUrl: entry.runUrl } : {}),
         current: entry.revision === current,
+        ...(entry.rollbackTo !== undefined ? { rollbackTo: entry.rollbackTo } : {}),
     };
 }
 async function clusterHistory(cluster, evaluated, only) {
@@ -13981,6 +13972,237 @@ async function clusterHistory(cluster, evaluated, only) {
 /** The history of the bundle's instances (or of `instance` alone) on each selected cluster, in runtime order. */
 function fleetHistory(run, instance = '') {
     return eachCluster(run, (session, _bundle, evaluated) => clusterHistory(session.kube, evaluated, instance), false);
+}
+
+;// CONCATENATED MODULE: ./src/fleet/rollback.ts
+
+
+
+
+
+/** What a rollout keeps of one cluster so that it can be put back, filled while the cluster is applied. */
+class RestorePoint {
+    cluster;
+    bundle = '';
+    /** The instances whose apply was started, in bundle order. */
+    touched = [];
+    /** The cluster's work, settled (or given up on at the rollback's deadline) before a rollback starts. */
+    work = Promise.resolve();
+    constructor(cluster) {
+        this.cluster = cluster;
+    }
+}
+const messageOf = (error) => (error instanceof Error ? error.message : String(error));
+function rollback_failed(step, message, changes = [], object) {
+    return { action: 'failed', changes, error: { step, message, ...(object ? { object } : {}) } };
+}
+/** How the rollback of one instance was told: one line. */
+function rollbackLine(bundle, cluster, name, result) {
+    const prefix = logPrefix(bundle, cluster, name);
+    // An object already gone is reported `deleted` with no diff: nothing was done to it.
+    const changed = result.changes.filter((c) => c.action !== 'unchanged' && c.action !== 'skipped' && !(c.action === 'deleted' && !c.diff)).length;
+    switch (result.action) {
+        case 'restored':
+            return `${prefix} > rolled back: module ${result.module?.url ?? ''} version ${result.module?.version ?? ''} restored (${changed} object(s) changed), instance record written back as before the run`;
+        case 'deleted':
+            return `${prefix} > rolled back: installed by this run, deleted (${changed} object(s) deleted)`;
+        case 'failed':
+            return `${FAILURE_MARK}${prefix} > rollback failed: ${result.error?.message ?? 'unknown error'}`;
+    }
+}
+/** An instance this run installed: deleted, objects then Secret. */
+async function deleteInstalled(run, session, touched, deadline) {
+    const { name, namespace } = touched.snapshot;
+    const stored = await inventory_store_readInstance(session.kube, name, namespace);
+    if (!stored)
+        return { action: 'deleted', changes: [] };
+    const deleted = await deleteStoredInstance(session.kube, stored, { wait: run.options.wait, timeoutMs: run.options.timeoutMs }, deadline);
+    return { action: 'deleted', changes: deleted.changes };
+}
+/** An instance this run upgraded: the previous revision built, applied with prune, its record written back. */
+async function restorePrevious(run, session, point, builds, touched, deadline, line) {
+    const { snapshot } = touched;
+    const record = snapshot.stored.instance;
+    const module = record.module;
+    if (!module.repository.startsWith('oci://') || !module.digest || module.digest === 'unknown') {
+        return rollback_failed('module', `the previous module ${module.repository} is local (no digest): its previous files cannot be fetched again`);
+    }
+    let source;
+    try {
+        source = await run.resolver.resolve({ url: module.repository, version: module.version, digest: module.digest });
+    }
+    catch (error) {
+        return rollback_failed('module', `pulling the previous module ${module.repository}@${module.digest}: ${messageOf(error)}`);
+    }
+    let built;
+    try {
+        built = await builds.build(source, {
+            name: snapshot.name,
+            namespace: snapshot.namespace,
+            values: record.values,
+            kubeVersion: session.kubeVersion,
+        });
+    }
+    catch {
+        // The previous values may hold secrets that this run never registered: the build's own words are not repeated.
+        return rollback_failed('build', `the previous module ${module.repository} version ${module.version} did not build with the previous values (not printed: they may hold secrets)`);
+    }
+    const bundle = record.labels?.[bundleNameLabel] ?? point.bundle;
+    const input = instanceInput(bundle, { name: snapshot.name, namespace: snapshot.namespace, module: source, built });
+    const applied = await applyInstance(session.kube, input, {
+        force: run.options.force,
+        overwriteOwnership: run.options.overwriteOwnership,
+        wait: run.options.wait,
+        timeoutMs: run.options.timeoutMs,
+        deadline,
+        prune: true,
+    });
+    const changes = withReadiness(applied.changes, applied.readiness);
+    try {
+        await writeBackInstance(session.kube, snapshot);
+    }
+    catch (error) {
+        return rollback_failed('inventory', `writing the instance record back: ${messageOf(error)}`, changes, `Secret/${snapshot.namespace}/timoni.${snapshot.name}`);
+    }
+    // The history lists the record put back as its newest revision again (a rollback to it).
+    const text = snapshotRecordText(snapshot);
+    if (text !== null)
+        await recordRestored(run, session.kube, record, text, line);
+    return {
+        action: 'restored',
+        module: { url: module.repository, version: module.version, digest: module.digest },
+        changes,
+    };
+}
+async function rollBackInstance(run, session, point, builds, touched, deadline, line) {
+    try {
+        return touched.snapshot.stored
+            ? await restorePrevious(run, session, point, builds, touched, deadline, line)
+            : await deleteInstalled(run, session, touched, deadline);
+    }
+    catch (error) {
+        if (error instanceof InstanceStepError)
+            return rollback_failed(error.step, error.message, error.changes, error.object);
+        return rollback_failed('rollback', messageOf(error));
+    }
+}
+/**
+ * Puts back every instance this run changed on the cluster, newest first; `wave` names the
+ * cluster whose failure rolls back this one, when it is another one of its wave.
+ */
+async function rollBackCluster(run, point, builds, line, wave) {
+    const name = point.cluster.name;
+    const instances = new Map();
+    const deadline = Math.min(Date.now() + run.options.timeoutMs, run.deadlineAt ?? Infinity);
+    const because = wave ? `cluster ${wave} of its wave failed` : 'it failed';
+    line(`rolling back cluster ${name} (${because}): ${point.touched.length} instance(s) changed by this run, newest first`);
+    // The cluster's work in flight (a cluster given up on at its time limit) ends first.
+    await Promise.race([
+        point.work.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()),
+    ]);
+    const outcome = (error) => ({
+        rollback: {
+            outcome: error ? 'rollback failed' : 'rolled back',
+            ...(error ? { error } : {}),
+            ...(wave ? { wave: { failed: wave } } : {}),
+        },
+        instances,
+    });
+    if (Date.now() >= deadline) {
+        const message = `cluster ${name}: the run's deadline passed before the rollback could start; nothing was put back`;
+        line(`${FAILURE_MARK}${message}`);
+        return outcome({ message });
+    }
+    // Connected again as the apply connects (session.ts): its identity checked before anything is written back.
+    const connected = await connectCluster(run, point.cluster, line, Date.now(), 'apply');
+    if ('failed' in connected) {
+        // connectCluster told why (cannot reach it, identity refused).
+        return outcome({
+            message: `cluster ${name}: rollback failed: ${connected.failed.error?.message ?? 'not reached'}`,
+        });
+    }
+    const { session } = connected;
+    let firstError;
+    try {
+        for (const touched of [...point.touched].reverse()) {
+            const result = await rollBackInstance(run, session, point, builds, touched, deadline, line);
+            instances.set(touched.snapshot.name, result);
+            line(rollbackLine(point.bundle, name, touched.snapshot.name, result));
+            if (result.action === 'failed' && !firstError) {
+                firstError = {
+                    message: result.error?.message ?? 'unknown error',
+                    instance: touched.snapshot.name,
+                    ...(result.error?.object ? { object: result.error.object } : {}),
+                };
+            }
+        }
+    }
+    finally {
+        session.kube.close();
+    }
+    line(firstError ? `${FAILURE_MARK}cluster ${name}: rollback failed` : `cluster ${name}: rolled back`);
+    return outcome(firstError);
+}
+/** The cluster's entry with the rollback's outcome: on the cluster, and on each instance it put back. */
+function withRollback(entry, point, result) {
+    const listed = new Set(entry.instances.map((instance) => instance.name));
+    const instances = entry.instances.map((instance) => {
+        const rollback = result.instances.get(instance.name);
+        return rollback ? { ...instance, rollback } : instance;
+    });
+    // A cluster given up on at its time limit has no instance entries: the ones put back are listed.
+    for (const touched of point.touched) {
+        const rollback = result.instances.get(touched.snapshot.name);
+        if (listed.has(touched.snapshot.name) || !rollback)
+            continue;
+        instances.push({
+            name: touched.snapshot.name,
+            namespace: touched.snapshot.namespace,
+            module: touched.module,
+            changes: [],
+            rollback,
+        });
+    }
+    return { ...entry, instances, rollback: result.rollback };
+}
+/** True when the rollout should put the cluster back: rollback asked, the run not cancelled, and the run changed something there. */
+function needsRollback(run, point) {
+    return run.options.onFailure === 'rollback' && !run.cancel?.aborted && !!point && point.touched.length > 0;
+}
+/** Each instance's state before the run (Timoni's record, or none), read before the first apply. */
+async function snapshotsBefore(kube, instances) {
+    const before = new Map();
+    try {
+        for (const instance of instances)
+            before.set(instance.name, await snapshotInstance(kube, instance.name, instance.namespace));
+    }
+    catch (error) {
+        throw new ClusterStepError('rollback', `reading the instances' records before the apply: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return before;
+}
+/**
+ * `on-failure: rollback` with waves: every cluster of the failed wave that this run changed,
+ * failed or applied, put back (one log group each, after the wave's own groups); the first
+ * failed cluster's name is given to the others.
+ */
+async function rollBackWave(run, results, points, builds) {
+    const failedName = results.find((entry) => entry.status === 'failed')?.name;
+    const rolledBack = [];
+    for (const entry of results) {
+        const point = points.get(entry.name);
+        if (entry.status === 'skipped' || !needsRollback(run, point)) {
+            rolledBack.push(entry);
+            continue;
+        }
+        run.log.startGroup(`cluster ${entry.name} (${entry.group}): rollback`);
+        const wave = entry.status === 'failed' ? undefined : failedName;
+        const result = await rollBackCluster(run, point, builds, (text) => run.log.line(text), wave);
+        run.log.endGroup();
+        rolledBack.push(withRollback(entry, point, result));
+    }
+    return rolledBack;
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/waves.ts
@@ -14256,6 +14478,7 @@ async function soakClusters(run, entries, what, timing = DEFAULT_SOAK_TIMING) {
 
 
 
+
 /** The run was cancelled while this cluster's work was at `step` (and instance, object). */
 class ClusterCancelled extends Error {
     step;
@@ -14291,7 +14514,8 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
     let desired;
     try {
         stopIfCancelled(run, cluster, 'connect');
-        const started = await startClusterBuilds(run.engine, run.evaluation, run.resolver, session, (value) => run.secrets.register(value), builds);
+        // The bundle's builds, or for a rollback to a revision its history's (revision-rollback.ts).
+        const started = await startRunBuilds(run, session, builds, line);
         const bundle = started.evaluated.bundle.name;
         bundleName.value ||= bundle;
         // All or nothing: an instance that does not build fails the cluster before anything is applied (instance-failures.ts).
@@ -14336,7 +14560,8 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
                     wait: run.options.wait,
                     timeoutMs: run.options.timeoutMs,
                     deadline,
-                    prune: run.options.prune,
+                    // A rollback to a revision puts the instance back whole: objects the newer revisions added go.
+                    prune: run.options.prune || run.rollbackTo !== undefined,
                     ...(run.cancel ? { signal: run.cancel } : {}),
                     log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
                 });
@@ -14345,9 +14570,10 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
                     namespace: instance.namespace,
                     module: moduleInfo(instance),
                     changes: withReadiness(result.changes, result.readiness),
+                    ...(instance.revision ? { revision: instance.revision } : {}),
                 });
                 // The revision applied goes into the instance's history; a failure to write it is a warning, not a failed cluster.
-                await recordHistory(run, session.kube, result.record, line);
+                await recordHistory(run, session.kube, result.record, line, instance.revision?.to);
             }
             catch (error) {
                 if (error instanceof InstanceCancelledError) {
@@ -14373,7 +14599,8 @@ async function rollOutCluster(run, cluster, line, bundleName, builds, point) {
         }
         // Instances the bundle no longer lists go last, once every listed instance is applied
         // (an object moved to a listed instance has its new owner's labels by then, and stays).
-        if (run.options.prune && run.options.pruneRemovedInstances) {
+        // A rollback to a revision deletes no instance (revision-rollback.ts).
+        if (run.options.prune && run.options.pruneRemovedInstances && !run.rollbackTo) {
             stopIfCancelled(run, cluster, 'prune');
             await removedInstancesApply(session.kube, bundle, build.instances, {
                 wait: run.options.wait,
@@ -14443,7 +14670,8 @@ function acceptedRenames(run, membership) {
 async function rollOutFleet(given) {
     const clusters = selectHeadClusters(given);
     // Fleet membership (membership.ts): renamed clusters re-pinned, leaving ones cleaned up last.
-    const membership = await resolveMembership(given);
+    // A rollback to a revision changes no membership: it puts instances back where they are.
+    const membership = given.rollbackTo ? undefined : await resolveMembership(given);
     const renames = acceptedRenames(given, membership);
     const run = withRenamesRepinned(given, renames);
     const entries = await rollOutHead(run, clusters);
@@ -14458,6 +14686,7 @@ async function rollOutFleet(given) {
         mode: 'apply',
         clusters: [...withMembership(entries, renames), ...leaving],
         ...(source ? { membership: source } : {}),
+        ...rollbackOf(given),
     };
 }
 async function rollOutHead(run, clusters) {
@@ -20245,6 +20474,11 @@ const commandFlags = {
     ],
     status: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
     history: ['deadline', 'cluster-identity', 'cluster-identity-record', 'repin-cluster'],
+    // A rollback prunes objects within the instances it puts back, never whole instances, and changes no membership.
+    rollback: fleetFlags
+        .filter((flag) => !bundleFlags.includes(flag) &&
+        !['prune', 'prune-removed-instances', 'prune-removed-clusters', 'base-ref', 'base-runtime', 'cluster'].includes(flag.name))
+        .map((flag) => flag.name),
     delete: [
         'wait',
         'timeout',
@@ -20294,11 +20528,16 @@ const deleteFlags = new Map([
 ]);
 /** `history`'s own flags: one instance only; its -o (no values in either form). */
 const historyFlags = [
+    optionFlag(runOptions.rollbackInstance, 'Only the history of this instance (default: every instance the bundle lists)'),
+];
+/** `rollback`'s own flags: which instance, which revision, and a dry-run (a diff of the rollback). */
+const rollbackFlags = [
+    optionFlag(runOptions.rollbackInstance, 'Only this instance (default: every instance the bundle lists)'),
+    optionFlag(runOptions.revision, "The revision to put back, as `timoni-fleet history` lists it (default: each instance's previous one)"),
     {
-        name: 'instance',
-        kind: 'string',
-        default: '',
-        description: 'Only the history of this instance (default: every instance the bundle lists)',
+        name: 'dry-run',
+        kind: 'boolean',
+        description: 'Show what the rollback would change on each cluster (a diff; exit 0 nothing, 1 changes, 2 failure)',
     },
 ];
 const historyOutputFlag = {
@@ -20318,6 +20557,8 @@ function fleetFlagsFor(command) {
         .map((flag) => (command === 'delete' ? (deleteFlags.get(flag.name) ?? flag) : flag));
     if (command === 'history')
         return [...flags.map((flag) => (flag.name === 'output' ? historyOutputFlag : flag)), ...historyFlags];
+    if (command === 'rollback')
+        return [...flags, ...rollbackFlags];
     return command === 'status' ? flags.map((flag) => (flag.name === 'output' ? statusOutputFlag : flag)) : flags;
 }
 /** `--cue-memory-limit` in MiB, checked. */
@@ -20466,7 +20707,8 @@ function environmentWithoutSecrets(args, env, secrets, log) {
 }
 function fleetRunFromArgs(engine, args, io, log) {
     const inputs = readBundleInputs(engine, args, io.cwd, io.env);
-    const secrets = new SecretRegistry();
+    // The command's registry when it masks its streams with it (io.ts maskedIO).
+    const secrets = io.secrets ?? new SecretRegistry();
     const options = {
         ...defaultFleetOptions,
         wait: optionValue(args, runOptions.wait),
@@ -20764,7 +21006,7 @@ async function runBuild(engine, args, io) {
 // ---- diff, apply, status, delete
 /** A fleet run whose log prints clusters' groups in runtime order. */
 function orderedRun(engine, args, io) {
-    const log = new cli_io/* CliLog */.n(io);
+    const log = new cli_io/* CliLog */.nR(io);
     const run = fleetRunFromArgs(engine, args, io, log);
     log.order(selectHeadClusters(run).map((cluster) => cluster.name));
     return { run, log };
@@ -20855,8 +21097,10 @@ function writeChangesFile(changeSet, args, io) {
         throw new Error(`--changes-file ${path}: cannot write the ChangeSet: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
 }
-async function runDiff(engine, args, io) {
+async function runDiff(engine, args, io, rollbackTo) {
     const { run, log } = orderedRun(engine, args, io);
+    if (rollbackTo)
+        run.rollbackTo = rollbackTo;
     const changeSet = await planFleet(run);
     log.flush();
     writeChangesFile(changeSet, args, io);
@@ -20868,8 +21112,10 @@ async function runDiff(engine, args, io) {
         return 2;
     return hasChanges(changeSet) ? 1 : 0;
 }
-async function runApply(engine, args, io) {
+async function runApply(engine, args, io, rollbackTo) {
     const { run, log } = orderedRun(engine, args, io);
+    if (rollbackTo)
+        run.rollbackTo = rollbackTo;
     // SIGINT / SIGTERM: the rollout stops cleanly (fleet/fleet-run.ts), is reported, and the command exits 130.
     if (io.cancellation)
         run.cancel = io.cancellation.signal;
@@ -20891,6 +21137,19 @@ async function runApply(engine, args, io) {
     if (io.cancellation?.cancelled)
         return cancellation/* CANCELLED_EXIT_CODE */.pL;
     return changeSet.clusters.some((c) => c.status === 'failed' || c.status === 'skipped') ? 2 : 0;
+}
+/**
+ * `rollback`: each instance put back to a revision of its history (../fleet/revision-rollback.ts),
+ * cluster by cluster in runtime order as `apply` goes (its exit codes), or with `--dry-run`
+ * diffed as `diff` does (its exit codes).
+ */
+function runRollback(engine, args, io) {
+    const revision = optionValue(args, runOptions.revision);
+    const target = {
+        instance: optionValue(args, runOptions.rollbackInstance),
+        ...(revision !== undefined ? { revision } : {}),
+    };
+    return args.booleans.get('dry-run') === true ? runDiff(engine, args, io, target) : runApply(engine, args, io, target);
 }
 /**
  * `status -o text|json`: the state of every cluster x instance (fleet-state.ts), as a table
@@ -20924,7 +21183,7 @@ async function runStatus(engine, args, io) {
     const output = args.strings.get('output') ?? '';
     if (output !== '')
         return runFleetState(engine, args, io, output);
-    const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new cli_io/* CliLog */.n(io)));
+    const results = await fleetStatus(fleetRunFromArgs(engine, args, io, new cli_io/* CliLog */.nR(io)));
     // A refused or unreachable cluster's error is on stderr already (the fleet layer logs it), and here in Timoni's form.
     for (const { cluster, bundle, result, error } of results) {
         // A cluster failed before the bundle's name was known has no `b:` part (not an empty one).
@@ -20976,7 +21235,7 @@ function oneClusterRun(run, name, kubeContext) {
     return { ...run, selector, evaluation: { ...run.evaluation, runtime } };
 }
 async function runDelete(engine, args, io) {
-    const log = new cli_io/* CliLog */.n(io);
+    const log = new cli_io/* CliLog */.nR(io);
     const run = fleetRunFromArgs(engine, args, io, log);
     const only = args.strings.get('cluster') ?? '';
     const results = await fleetDelete(only ? oneClusterRun(run, only, args.strings.get('kube-context') ?? '') : run);
@@ -20995,10 +21254,15 @@ async function runDelete(engine, args, io) {
 
 
 
-const history_command_HEADINGS = ['CLUSTER', 'INSTANCE', 'REVISION', 'APPLIED', 'MODULE', 'DIGEST', 'COMMIT', 'STATUS'];
+
+const history_command_HEADINGS = ['CLUSTER', 'INSTANCE', 'REVISION', 'APPLIED', 'MODULE', 'DIGEST', 'COMMIT', 'STATUS', 'DESCRIPTION'];
 /** `current` for the live revision, `superseded` for the others (as `helm history` says). */
 function statusText(revision) {
     return revision.current ? 'current' : 'superseded';
+}
+/** What the revision was: an apply, or a rollback to an older one (as `helm history`'s description). */
+function descriptionText(revision) {
+    return revision.rollbackTo !== undefined ? `rollback to ${revision.rollbackTo}` : 'apply';
 }
 function rows(results) {
     const table = [];
@@ -21006,7 +21270,17 @@ function rows(results) {
         for (const instance of result ?? []) {
             const name = `${instance.namespace}/${instance.name}`;
             if (instance.revisions.length === 0) {
-                table.push([cluster.name, name, '-', '-', '-', '-', '-', instance.installed ? 'no history' : 'not installed']);
+                table.push([
+                    cluster.name,
+                    name,
+                    '-',
+                    '-',
+                    '-',
+                    '-',
+                    '-',
+                    instance.installed ? 'no history' : 'not installed',
+                    '-',
+                ]);
                 continue;
             }
             for (const revision of instance.revisions)
@@ -21019,6 +21293,7 @@ function rows(results) {
                     shortDigest(revision.module.digest),
                     revision.commit ? revision.commit.slice(0, 7) : '-',
                     statusText(revision),
+                    descriptionText(revision),
                 ]);
         }
     }
@@ -21047,10 +21322,11 @@ function historyJson(results) {
     return `${JSON.stringify({ clusters }, null, 2)}\n`;
 }
 async function runHistory(engine, args, io) {
-    const log = new cli_io/* CliLog */.n(io);
+    const log = new cli_io/* CliLog */.nR(io);
     const run = fleetRunFromArgs(engine, args, io, log);
     log.order(selectHeadClusters(run).map((cluster) => cluster.name));
-    const results = await fleetHistory(run, args.strings.get('instance') ?? '');
+    const only = optionValue(args, runOptions.rollbackInstance);
+    const results = await fleetHistory(run, only);
     log.flush();
     if (args.strings.get('output') === 'json')
         io.stdout(historyJson(results));
@@ -21060,7 +21336,6 @@ async function runHistory(engine, args, io) {
     for (const { cluster, error } of results)
         if (error && !log.hasPrinted(error))
             io.stderr(`✗ cluster ${cluster.name}: ${error}\n`);
-    const only = args.strings.get('instance') ?? '';
     if (only && results.every((r) => r.error || (r.result ?? []).length === 0)) {
         io.stderr(`✗ --instance ${only}: the bundle lists no such instance on the selected clusters\n`);
         return 2;
@@ -21116,6 +21391,8 @@ async function printVersion(rest, io) {
 
 
 
+
+
 const commands = {
     vet: {
         summary: 'Validate a bundle for each cluster of the runtime (exit 0 valid, 1 failure)',
@@ -21133,31 +21410,43 @@ const commands = {
         summary: 'Show what would change on each cluster (exit 0 in sync, 1 drift, 2 failure)',
         flags: fleetFlagsFor('diff'),
         failureCode: 2,
+        masked: true,
         run: runDiff,
     },
     apply: {
         summary: 'Apply the bundle cluster by cluster in runtime order (exit 0 applied, 2 failure)',
         flags: fleetFlagsFor('apply'),
         failureCode: 2,
+        masked: true,
         run: runApply,
     },
     status: {
         summary: "Show the bundle's instances and their objects on each cluster (exit 0 all deployed, 1 not all deployed, 2 failure)",
         flags: fleetFlagsFor('status'),
         failureCode: 2,
+        masked: true,
         run: runStatus,
     },
     delete: {
         summary: "Delete the bundle's instances from each cluster (exit 0 deleted, 2 failure)",
         flags: fleetFlagsFor('delete'),
         failureCode: 2,
+        masked: true,
         run: runDelete,
     },
     history: {
         summary: 'List the revisions applied of each instance on each cluster, newest first (exit 0 read, 2 failure)',
         flags: fleetFlagsFor('history'),
         failureCode: 2,
+        masked: true,
         run: runHistory,
+    },
+    rollback: {
+        summary: "Put each instance back to a revision of its history (default: its previous one), cluster by cluster in runtime order (exit 0 rolled back, 2 failure; --dry-run: diff's)",
+        flags: fleetFlagsFor('rollback'),
+        failureCode: 2,
+        masked: true,
+        run: runRollback,
     },
 };
 function usage() {
@@ -21203,13 +21492,14 @@ async function runCli(argv, io) {
         io.stdout(`Usage: timoni-fleet ${name} [flags]\n\n${command.summary}\n\nFlags:\n${formatFlagHelp(command.flags)}\n`);
         return 0;
     }
+    const commandIO = command.masked ? (0,cli_io/* maskedIO */.I7)(io, new SecretRegistry()) : io;
     try {
         const args = parseArguments(rest, command.flags, { command: name, otherCommandsFlags: othersFlags(name) });
         const engine = await loadCueEngine(command.flags.some((flag) => flag.name === 'cue-memory-limit') ? { memoryLimitMiB: cueMemoryLimit(args) } : {});
-        return await command.run(engine, args, io);
+        return await command.run(engine, args, commandIO);
     }
     catch (error) {
-        reportError(error, io);
+        reportError(error, commandIO);
         return command.failureCode;
     }
 }
@@ -21221,8 +21511,9 @@ async function runCli(argv, io) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   W: () => (/* binding */ processIO),
-/* harmony export */   n: () => (/* binding */ CliLog)
+/* harmony export */   I7: () => (/* binding */ maskedIO),
+/* harmony export */   Wb: () => (/* binding */ processIO),
+/* harmony export */   nR: () => (/* binding */ CliLog)
 /* harmony export */ });
 /* harmony import */ var _workflow_commands_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(6137);
 /* harmony import */ var _display_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1849);
@@ -21230,6 +21521,20 @@ async function runCli(argv, io) {
 // in-process), and the fleet commands' progress on stderr (CliLog).
 
 
+/**
+ * The streams of a fleet command with every secret of `secrets` masked (SecretRegistry.redact,
+ * the one rule of ../secrets.ts), on stdout as on stderr: a diff or a ChangeSet holds values
+ * built from runtime values, and an error may quote them. Secrets registered while the command
+ * runs are masked from then on (a value is registered before anything built from it is printed).
+ */
+function maskedIO(io, secrets) {
+    return {
+        ...io,
+        secrets,
+        stdout: (text) => io.stdout(secrets.redact(text)),
+        stderr: (text) => io.stderr(secrets.redact(text)),
+    };
+}
 /**
  * The process's own streams. stderr carries what a person reads (progress, errors, names and
  * messages from the user's files): it is written by the action log's rule (escapeLogText,
