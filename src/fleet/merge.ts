@@ -126,6 +126,14 @@ export function mergeChangeSets(input: MergeInput): MergeResult {
     (c) => c.mode,
     'a report merges either diffs or rollouts, not both',
   ) as ChangeSetMode;
+  // A fan-out of a rollback to a revision (revision-rollback.ts): every job rolled back to the same target.
+  const rollbackTarget = agreed(
+    input.files,
+    'is',
+    (c) => (c.rollback ? `a rollback ${JSON.stringify(c.rollback)}` : 'no rollback'),
+    'a report merges the ChangeSets of one run (does the download pattern match an older artifact?)',
+  );
+  const rollback = input.files.find(({ changeSet }) => changeSet.rollback)?.changeSet.rollback;
   const expected = new Map(input.clusters.map((cluster) => [cluster.name, cluster]));
   const found = new Map<string, { file: string; entry: ClusterChanges }>();
   for (const { file, changeSet } of input.files) {
@@ -182,6 +190,7 @@ export function mergeChangeSets(input: MergeInput): MergeResult {
       commit: input.commit,
       clusters: [...clusters, ...leaving],
       ...(membership ? { membership } : {}),
+      ...(rollback && rollbackTarget !== 'no rollback' ? { rollback } : {}),
     },
     missing,
   };

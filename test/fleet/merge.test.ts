@@ -136,6 +136,28 @@ describe('mergeChangeSets', () => {
     ).toThrow(ChangeSetMergeError);
   });
 
+  it('keeps the target of a rollback to a revision, and refuses files that disagree on it', () => {
+    const rollback = { instance: 'podinfo', revision: 2 };
+    const rolled = (f: ChangeSetFile): ChangeSetFile => file(f.file, { ...f.changeSet, rollback });
+    const { changeSet: merged } = mergeChangeSets({
+      files: [rolled(staging), rolled(productionEu), rolled(productionUs)],
+      clusters: runtimeClusters,
+      shards: byCluster,
+      commit: RUN,
+    });
+    expect(merged.rollback).toEqual(rollback);
+    expect(() =>
+      mergeChangeSets({
+        files: [rolled(staging), productionEu, rolled(productionUs)],
+        clusters: runtimeClusters,
+        shards: byCluster,
+        commit: RUN,
+      }),
+    ).toThrow(
+      'changes-eu/changes.json: is "no rollback", but changes-staging/changes.json is "a rollback {\\"instance\\":\\"podinfo\\",\\"revision\\":2}"',
+    );
+  });
+
   it("accepts only the run's commit: another commit, no commit, or a run without a commit is refused, naming the file", () => {
     const older = file('older.json', withCommit(changeSet([entry('production-eu-1', 'production')]), 'def456'));
     expect(() =>
