@@ -24113,6 +24113,9 @@ function mergeChangeSets(input) {
         checkCommit(file, input.commit);
     const bundle = agreed(input.files, 'is of bundle', (c) => c.bundle, "a report merges the ChangeSets of one bundle (does the download pattern match another bundle's artifacts?)");
     const mode = agreed(input.files, 'is of mode', (c) => c.mode, 'a report merges either diffs or rollouts, not both');
+    // A fan-out of a rollback to a revision (revision-rollback.ts): every job rolled back to the same target.
+    const rollbackTarget = agreed(input.files, 'is', (c) => (c.rollback ? `a rollback ${JSON.stringify(c.rollback)}` : 'no rollback'), 'a report merges the ChangeSets of one run (does the download pattern match an older artifact?)');
+    const rollback = input.files.find(({ changeSet }) => changeSet.rollback)?.changeSet.rollback;
     const expected = new Map(input.clusters.map((cluster) => [cluster.name, cluster]));
     const found = new Map();
     for (const { file, changeSet } of input.files) {
@@ -24168,6 +24171,7 @@ function mergeChangeSets(input) {
             commit: input.commit,
             clusters: [...clusters, ...leaving],
             ...(membership ? { membership } : {}),
+            ...(rollback && rollbackTarget !== 'no rollback' ? { rollback } : {}),
         },
         missing,
     };
