@@ -501,7 +501,7 @@ describe('events and inputs fail closed', () => {
     const yolo = await run(workflowDispatchEvent({ repository: DEMO_REPOSITORY, inputs: { mode: 'yolo' } }), {});
     expect(yolo.exitCode).toBe(1);
     expect(errorMessages(yolo)).toContain(
-      'the workflow_dispatch input "mode" must be one of auto, diff, apply, not "yolo"',
+      'the workflow_dispatch input "mode" must be one of auto, diff, apply, rollback, not "yolo"',
     );
     const feature = await run(
       workflowDispatchEvent({ repository: DEMO_REPOSITORY, ref: 'refs/heads/feature-x', inputs: {} }),
