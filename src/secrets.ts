@@ -113,11 +113,6 @@ export function containsSecret(text: string, secrets: readonly string[]): boolea
 /** `scheme://user:password@host`: a URL that carries a password, anywhere in a text. */
 const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
 
-/** True when the text holds a URL with a password (`https://x-access-token:...@github.com/o/r`, `postgres://u:p@h`). */
-export function containsUrlWithPassword(text: string): boolean {
-  return URL_WITH_PASSWORD.test(text);
-}
-
 /** `password=`, `pwd=`, `passwd=`, `pass=` with a value: a URL's query (JDBC), a `;`-separated connection string (ADO), a command line. */
 const PASSWORD_PARAMETER = /(?<![A-Za-z0-9])(?:password|passwd|pwd|pass)\s*=\s*["']?[^\s&;,"']/i;
 /** `password: x`, `"passwd": "x"`: a password in YAML or JSON. */
