@@ -127,10 +127,6 @@ describe('runtime-from-env: values that hold a secret inside nested encodings', 
       .map((comment) => comment.body);
     expect(posted).toHaveLength(1);
 
-    // Nothing was offered to spell out; the ordinary values were, as they are (no false positive).
-    const absent = attackNames.map((variable) => `${variable}=a b s e n t`).join(' ');
-    expect(posted[0]).toContain(`${absent} REGION=eu-west-1 STAGE=dev CAFE=cafe MIRROR=https://mirror.example/v2/`);
-
     // The secrets, and the variables' values (an attacker decodes them offline), in no
     // comment, summary, log or output: as they are, in their encodings, or spaced out.
     const keyBody = clientKey.split('\n')[1] ?? '';
@@ -139,6 +135,10 @@ describe('runtime-from-env: values that hold a secret inside nested encodings', 
     const values = Object.values(env).map((value) => value.slice(0, 60));
     const spelledOut = [...secrets, ...values].flatMap((text) => [spaced(text), spaced(text.slice(0, 20))]);
     assertNoSecretLeak(result, [...secrets, ...values, ...spelledOut], posted);
+
+    // Nothing was offered to spell out; the ordinary values were, as they are (no false positive).
+    const absent = attackNames.map((variable) => `${variable}=a b s e n t`).join(' ');
+    expect(posted[0]).toContain(`${absent} REGION=eu-west-1 STAGE=dev CAFE=cafe MIRROR=https://mirror.example/v2/`);
 
     // The log names each variable withheld and why, never its value.
     const withheld = result.log.split('\n').find((line) => line.includes('runtime-from-env: withheld'));
