@@ -109,8 +109,9 @@ function kubeconfigSources(config: ActionConfig, env: Environment): KubeconfigSo
 /**
  * The environment offered to runtime attributes (runtime-environment.ts), checked against
  * every secret registered so far (the inputs' tokens and credentials, the kubeconfigs and
- * their keys): a variable whose value holds one or a credential (encoded or not), is withheld under
- * runtime-from-env (the log names it, never its value) and refused when runtime-env lists it.
+ * their keys): a variable whose value holds one or a credential, encoded or not, is
+ * withheld under runtime-from-env (the log names it, never its value) and refused when
+ * runtime-env lists it.
  */
 function offeredEnvironment(
   config: ActionConfig,

@@ -31,8 +31,9 @@
 // registry host, a region, `GITHUB_REPOSITORY` are shown as they are). It is masked when
 // its variable's name says it holds a credential (`DB_PASSWORD`, `NPM_TOKEN`, `SSH_KEY`:
 // see isCredentialName), or when it holds a credential of a known shape
-// (`postgres://user:pass@host`, credentialIn in ../secrets.ts; offered only by callers that do
-// not withhold them: the CLI's vet and build). Values read from cluster Secrets are masked where they are read (runtime-queries.ts).
+// (`postgres://user:pass@host`, credentialIn in ../secrets.ts; offered only by callers that
+// do not withhold them: the CLI's vet and build). Values read from cluster Secrets are
+// masked where they are read (runtime-queries.ts).
 
 import { findInDecodings, MAX_DECODED_CHARS, MAX_DECODING_DEPTH } from '../encoded-text.js';
 import { credentialIn, isJobCredentialVariable } from '../secrets.js';

@@ -530,9 +530,9 @@ export function kubeconfigTexts(args: ParsedArguments, io: CommandIO): Array<{ t
 /**
  * The environment offered to runtime attributes, checked, as the action does, against every
  * secret of the run once the kubeconfig is loaded (its text and credentials, the registry
- * credentials): a variable whose value holds one or a credential (encoded or not), is withheld under
- * --runtime-from-env (the log names it, never its value) and refused when --runtime-env
- * lists it (../bundle/runtime-environment.ts).
+ * credentials): a variable whose value holds one or a credential, encoded or not, is
+ * withheld under --runtime-from-env (the log names it, never its value) and refused when
+ * --runtime-env lists it (../bundle/runtime-environment.ts).
  */
 function environmentWithoutSecrets(
   args: ParsedArguments,
