@@ -17,10 +17,12 @@
 //
 // Code the run does not trust (runtime attributes of a pull request's bundle) is never given
 // a text that holds a secret (secretIn): a text that contains a registered form or document
-// (the kubeconfig text, see registerDocument) anywhere, or whose base64, hex, URL or
-// JSON-escape decoding does (a base64 kubeconfig holds its key at any alignment), and a URL
-// that carries a password, registered or not. Masking could not help once such a text is
-// given: the bundle spaces it out.
+// (the kubeconfig text, see registerDocument), or a credential of a known shape, registered
+// or not (credentialIn: a URL or connection string with a password, a PEM private key, a
+// kubeconfig's or a Docker config's credentials). secretIn looks at a text as it stands; the
+// caller asks it of every layer of the text's encodings (../encoded-text.ts: JSON, base64,
+// hex, percent-encoding, gzip, nested), as an attacker would have encoded it. Masking could
+// not help once such a text is given: the bundle spaces it out.
 //
 // What masking cannot promise: a value that the bundle's author transforms in any other way
 // (reversed, spaced out, split in two, hashed and truncated, one character per object name)
@@ -111,44 +113,43 @@ export function containsSecret(text: string, secrets: readonly string[]): boolea
 /** `scheme://user:password@host`: a URL that carries a password, anywhere in a text. */
 const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]*:[^/?#@\s]+@/i;
 
-/** True when the text holds a URL with a password (`https://x-access-token:...@github.com/o/r`, `postgres://u:p@h`). */
-export function containsUrlWithPassword(text: string): boolean {
-  return URL_WITH_PASSWORD.test(text);
-}
+/** `password=`, `pwd=`, `passwd=`, `pass=` with a value: a URL's query (JDBC), a `;`-separated connection string (ADO), a command line. */
+const PASSWORD_PARAMETER = /(?<![A-Za-z0-9])(?:password|passwd|pwd|pass)\s*=\s*["']?[^\s&;,"']/i;
+/** `password: x`, `"passwd": "x"`: a password in YAML or JSON. */
+const PASSWORD_FIELD = /(?<![A-Za-z0-9])["']?(?:password|passwd)["']?\s*:\s*["']?[^\s"',{}[\]]/i;
+/** A PEM private key of any kind (`RSA`, `EC`, `OPENSSH`, `ENCRYPTED`, PGP's `PRIVATE KEY BLOCK`). */
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
+/** A kubeconfig, in YAML or JSON: one of its lists. */
+const KUBECONFIG_LIST = /(?:^|[\n{,])\s*["']?(?:users|clusters|contexts)["']?\s*:/;
+/** A credential field of a kubeconfig's user, with a value. */
+const KUBECONFIG_CREDENTIAL =
+  /(?:^|[\s{,"'])(?:client-key-data|token|id-token|refresh-token|access-token|password)["']?\s*:\s*["']?[^\s"',{}[\]]/;
+/** A Docker config (`~/.docker/config.json`, `DOCKER_AUTH_CONFIG`): its `auths`... */
+const DOCKER_AUTHS = /["']auths["']\s*:/;
+/** ...and a credential of a registry in it. */
+const DOCKER_CREDENTIAL = /["'](?:auth|password|identitytoken|registrytoken)["']\s*:\s*["'][^"']/;
 
 /**
- * The text as the cheap transforms would have hidden a secret in it, undone: base64
- * (standard and URL-safe) and hex of the whole text, URL decoding and JSON unescaping.
- * Only the decodings that apply; a secret inside base64 of a longer text is not a
- * base64 form of the secret (it depends on its offset), but it is in the decoded text.
+ * The credentials that are secret whatever the run registered, by their shape in a text as
+ * it stands: a PEM private key, a Docker config's registry credential, a kubeconfig's user
+ * credential, a URL with a password (`scheme://user:pass@`), a password parameter or field
+ * (`password=`, `pwd=`, `Password=...;`, `password: x`). Undefined when the text holds none.
  */
-function decodings(text: string): string[] {
-  const found: string[] = [];
-  const compact = text.replace(/\s+/g, '');
-  if (compact.length >= MIN_SECRET_LENGTH && /^[A-Za-z0-9+/_-]+={0,2}$/.test(compact))
-    found.push(Buffer.from(compact, 'base64').toString('utf8'));
-  if (compact.length >= MIN_SECRET_LENGTH && compact.length % 2 === 0 && /^[0-9a-f]+$/i.test(compact))
-    found.push(Buffer.from(compact, 'hex').toString('utf8'));
-  if (text.includes('%')) {
-    try {
-      found.push(decodeURIComponent(text));
-    } catch {
-      // Not URL-encoded: a lone % is ordinary text.
-    }
-  }
-  if (text.includes('\\')) {
-    try {
-      const unescaped: unknown = JSON.parse(`"${text}"`);
-      if (typeof unescaped === 'string') found.push(unescaped);
-    } catch {
-      // Not a JSON string's escapes.
-    }
-  }
-  return found;
+export function credentialIn(text: string): CredentialShape | undefined {
+  if (PEM_PRIVATE_KEY.test(text)) return 'private key';
+  if (DOCKER_AUTHS.test(text) && DOCKER_CREDENTIAL.test(text)) return 'registry credential';
+  if (KUBECONFIG_LIST.test(text) && KUBECONFIG_CREDENTIAL.test(text)) return 'kubeconfig credential';
+  if (URL_WITH_PASSWORD.test(text)) return 'password URL';
+  if (PASSWORD_PARAMETER.test(text) || PASSWORD_FIELD.test(text)) return 'password';
+  return undefined;
 }
 
+/** The credential shapes (credentialIn), each said in a word. */
+export type CredentialShape =
+  'private key' | 'registry credential' | 'kubeconfig credential' | 'password URL' | 'password';
+
 /** Why a text may not be given to code the run does not trust (see the rule above). */
-export type SecretContent = 'secret' | 'password URL';
+export type SecretContent = 'secret' | CredentialShape;
 
 /**
  * The secrets of one run: every credential, Secret value and environment value found while
@@ -190,8 +191,8 @@ export class SecretRegistry {
    * Registers a text that is secret only as a whole and is never printed whole: a
    * kubeconfig, whose lines (`apiVersion: v1`) are not secrets and whose credentials are
    * registered one by one. It is neither masked (a multi-line text never stands on one
-   * line of a report) nor forwarded to the runner; `secretIn` finds it in a text or in the
-   * text's decodings (so its base64, hex, URL and JSON forms too).
+   * line of a report) nor forwarded to the runner; `secretIn` finds it in a text (and so,
+   * asked of each decoded layer, in its base64, hex, URL, JSON and gzip forms too).
    */
   registerDocument(text: string): void {
     const trimmed = text.trim();
@@ -210,19 +211,17 @@ export class SecretRegistry {
   }
 
   /**
-   * Whether the text holds a secret (see the rule above): 'secret' when it, or one of its
-   * decodings, contains a registered form or document (or it is a value too short to mask),
-   * 'password URL' when it holds a URL with a password; undefined when it holds neither.
+   * Whether the text, as it stands, holds a secret (see the rule above): 'secret' when it
+   * contains a registered form or document (or it is a value too short to mask), else the
+   * credential shape it holds (credentialIn); undefined when it holds neither. Encodings
+   * are not undone here: a caller that gives text to untrusted code asks this of every
+   * layer under it (../encoded-text.ts, as the environment's rule does).
    */
   secretIn(text: string): SecretContent | undefined {
-    const texts = [text, ...decodings(text)];
     if (this.isSecret(text)) return 'secret';
-    for (const candidate of texts) {
-      for (const form of this.values) if (candidate.includes(form)) return 'secret';
-      for (const document of this.documents) if (candidate.includes(document)) return 'secret';
-    }
-    if (texts.some(containsUrlWithPassword)) return 'password URL';
-    return undefined;
+    for (const form of this.values) if (text.includes(form)) return 'secret';
+    for (const document of this.documents) if (text.includes(document)) return 'secret';
+    return credentialIn(text);
   }
 
   /** The values registered so far as given (reports expand them with `secretMasker`). */

@@ -109,8 +109,9 @@ function kubeconfigSources(config: ActionConfig, env: Environment): KubeconfigSo
 /**
  * The environment offered to runtime attributes (runtime-environment.ts), checked against
  * every secret registered so far (the inputs' tokens and credentials, the kubeconfigs and
- * their keys): a variable whose value holds one, or a URL with a password, is withheld under
- * runtime-from-env (the log names it, never its value) and refused when runtime-env lists it.
+ * their keys): a variable whose value holds one or a credential, encoded or not, is
+ * withheld under runtime-from-env (the log names it, never its value) and refused when
+ * runtime-env lists it.
  */
 function offeredEnvironment(
   config: ActionConfig,
@@ -134,7 +135,7 @@ function offeredEnvironment(
   }
   if (withheld.length > 0) {
     log.line(
-      `runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`,
+      `runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a credential, as it stands or encoded, is never given to runtime attributes`,
     );
   }
   return environment;

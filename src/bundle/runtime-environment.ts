@@ -13,21 +13,30 @@
 // are offered only when named in the allow-list, and are never masked.
 //
 // What is never offered: a value that holds a secret of the run (a token, a key, the
-// kubeconfig) anywhere in it or in one of its cheap encodings, or a URL with a password,
-// as the caller's `secretIn` says (SecretRegistry.secretIn in ../secrets.ts, the one rule).
-// Masking cannot help once such a value is offered: the bundle spaces it out. Under
-// runtime-from-env such a variable is withheld and named to the caller (never its value);
-// a variable listed in runtime-env is refused with an error naming it, as the workflow
-// asked for something that is never given.
+// kubeconfig) or a credential of a known shape (a URL or connection string with a password,
+// a PEM private key, a kubeconfig's or Docker config's credentials), as the caller's
+// `secretIn` says of a text as it stands (SecretRegistry.secretIn in ../secrets.ts, the one
+// rule), asked of the value and of every layer of its encodings, decoded as an attacker
+// would have encoded it (../encoded-text.ts: JSON strings, base64, hex, percent-encoding,
+// gzip and zlib, one inside another), and a value too deeply encoded or too large to look
+// into entirely. Masking cannot help once such a value is offered: the bundle spaces it out.
+// Under runtime-from-env such a variable is withheld and named to the caller with why in a
+// few words (never its value); a variable listed in runtime-env is refused with an error
+// naming it, as the workflow asked for something that is never given.
+//
+// What cannot be recognised: a secret split over two variables, encrypted, or encoded in a
+// way not listed above. runtime-env, the allow-list of names, offers only what it names.
 //
 // What is masked: a value offered here is not a secret for being an environment value (a
 // registry host, a region, `GITHUB_REPOSITORY` are shown as they are). It is masked when
 // its variable's name says it holds a credential (`DB_PASSWORD`, `NPM_TOKEN`, `SSH_KEY`:
-// see isCredentialName), or when it holds a URL that carries a password
-// (`postgres://user:pass@host`, offered only by callers that do not withhold them: the
-// CLI). Values read from cluster Secrets are masked where they are read (runtime-queries.ts).
+// see isCredentialName), or when it holds a credential of a known shape
+// (`postgres://user:pass@host`, credentialIn in ../secrets.ts; offered only by callers that
+// do not withhold them: the CLI's vet and build). Values read from cluster Secrets are
+// masked where they are read (runtime-queries.ts).
 
-import { containsUrlWithPassword, isJobCredentialVariable } from '../secrets.js';
+import { findInDecodings, MAX_DECODED_CHARS, MAX_DECODING_DEPTH } from '../encoded-text.js';
+import { credentialIn, isJobCredentialVariable } from '../secrets.js';
 
 /** Variables whose text the pull request's author controls: offered only when allow-listed, never secret. */
 export const AUTHOR_CONTROLLED_NAMES = new Set([
@@ -67,12 +76,12 @@ export function isCredentialName(name: string): boolean {
 
 /**
  * True when a value offered to runtime attributes is masked in reports: its variable's name
- * says it is a credential, or the value is a URL with a password. Author-controlled text is
+ * says it is a credential, or the value holds a credential's shape. Author-controlled text is
  * never masked (masking it would let the author hide text from reviewers).
  */
 export function isSecretEnvironmentValue(name: string, value: string): boolean {
   if (AUTHOR_CONTROLLED_NAMES.has(name)) return false;
-  return isCredentialName(name) || containsUrlWithPassword(value);
+  return isCredentialName(name) || credentialIn(value) !== undefined;
 }
 
 export interface RuntimeEnvironmentOptions {
@@ -81,12 +90,30 @@ export interface RuntimeEnvironmentOptions {
   /** Names offered explicitly (the recommended form); author-controlled names may be listed here. */
   allowed: readonly string[];
   /**
-   * Why a value holds a secret (a secret of the run in it, a URL with a password), in a
-   * word, or undefined: such a value is never offered, whatever its variable's name.
+   * Why a text, as it stands, holds a secret (a secret of the run in it, a credential's
+   * shape), in a word, or undefined. Asked of each value and every layer of its encodings
+   * (withholdingReason): a value for which it answers is never offered, whatever its name.
    */
-  secretIn?: (value: string) => string | undefined;
+  secretIn?: (text: string) => string | undefined;
   /** Told the name of each variable withheld under `all` for holding a secret, and why in a word (never the value). */
   onWithheld?: (name: string, why: string) => void;
+}
+
+/**
+ * Why a value is never given to runtime attributes, in a few words (never the value), or
+ * undefined when it may be: what `secretIn` finds in the value or in any layer of its
+ * encodings (`secret in base64 in JSON`), or the bound that kept part of it from being
+ * looked into (../encoded-text.ts).
+ */
+export function withholdingReason(value: string, secretIn: (text: string) => string | undefined): string | undefined {
+  const result = findInDecodings(value, secretIn);
+  if (result === undefined) return undefined;
+  if ('limit' in result) {
+    return result.limit === 'depth'
+      ? `encoded more than ${MAX_DECODING_DEPTH} deep`
+      : `over ${MAX_DECODED_CHARS / (1024 * 1024)} MiB decoded`;
+  }
+  return [result.found, ...[...result.path].reverse()].join(' in ');
 }
 
 /**
@@ -114,14 +141,14 @@ export function runtimeEnvironment(
     if (value === undefined || isJobCredentialVariable(name)) continue;
     const listed = allowed.has(name);
     if (!listed && (!options.all || AUTHOR_CONTROLLED_NAMES.has(name))) continue;
-    const why = options.secretIn?.(value);
+    const why = options.secretIn ? withholdingReason(value, options.secretIn) : undefined;
     if (why === undefined) offered[name] = value;
     else if (listed) refused.push(`${name} (${why})`);
     else options.onWithheld?.(name, why);
   }
   if (refused.length > 0) {
     throw new RuntimeEnvironmentError(
-      `runtime-env: ${refused.join(', ')} ${refused.length === 1 ? 'holds' : 'hold'} a secret of the run or a URL with a password, which is never given to runtime attributes (a bundle can spell it out past any masking); remove ${refused.length === 1 ? 'it' : 'them'} from runtime-env`,
+      `runtime-env: ${refused.join(', ')} ${refused.length === 1 ? 'holds' : 'hold'} a secret of the run or a credential (as it stands or encoded), which is never given to runtime attributes (a bundle can spell it out past any masking); remove ${refused.length === 1 ? 'it' : 'them'} from runtime-env`,
     );
   }
   return offered;

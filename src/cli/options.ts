@@ -530,9 +530,9 @@ export function kubeconfigTexts(args: ParsedArguments, io: CommandIO): Array<{ t
 /**
  * The environment offered to runtime attributes, checked, as the action does, against every
  * secret of the run once the kubeconfig is loaded (its text and credentials, the registry
- * credentials): a variable whose value holds one, or a URL with a password, is withheld under
- * --runtime-from-env (the log names it, never its value) and refused when --runtime-env
- * lists it (../bundle/runtime-environment.ts).
+ * credentials): a variable whose value holds one or a credential, encoded or not, is
+ * withheld under --runtime-from-env (the log names it, never its value) and refused when
+ * --runtime-env lists it (../bundle/runtime-environment.ts).
  */
 function environmentWithoutSecrets(
   args: ParsedArguments,
@@ -549,7 +549,7 @@ function environmentWithoutSecrets(
   });
   if (withheld.length > 0) {
     log.line(
-      `--runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a URL with a password is never given to runtime attributes`,
+      `--runtime-from-env: withheld ${withheld.join(', ')}: a value that holds a secret of the run or a credential, as it stands or encoded, is never given to runtime attributes`,
     );
   }
   return environment;

@@ -5,6 +5,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, inject, it } from 'vitest';
 import { fixtures } from '../fleet/fleet-layer-cli.js';
 import { testNamespace } from '../harness/fleet/test-context.js';
@@ -61,6 +62,29 @@ describe('the CLI never offers a value that holds a secret to runtime attributes
     );
     expect(plain.stderr).not.toContain('withheld');
     expect(plain.code, plain.stderr).toBe(1);
+  });
+
+  it('withholds, under --runtime-from-env, the kubeconfig gzipped then base64-encoded and credentials by their shape', async () => {
+    const ns = (await testNamespace('fleet-3', 'env-encoded')).name;
+    const kubeconfig = readFileSync(inject('fleet').kubeconfigPath, 'utf8');
+    const cases = [
+      { value: Buffer.from(gzipSync(kubeconfig)).toString('base64'), why: 'secret in gzip in base64' },
+      { value: `jdbc:postgresql://db:5432/x?user=u&password=${SENTINEL}`, why: 'password' },
+      {
+        value: JSON.stringify({ auths: { 'ghcr.io': { auth: Buffer.from(`u:${SENTINEL}`).toString('base64') } } }),
+        why: 'registry credential',
+      },
+    ];
+    for (const { value, why } of cases) {
+      const result = await diff(
+        { PARTS_NS: ns, PARTS_SERVICE_ACCOUNT: 'true', PARTS_MESSAGE: value },
+        '--runtime-from-env',
+      );
+      expect(result.stderr, why).toContain(`withheld PARTS_MESSAGE (${why})`);
+      expect(result.code).toBe(2);
+      expect(`${result.stdout}${result.stderr}`).not.toContain(SENTINEL);
+      expect(`${result.stdout}${result.stderr}`).not.toContain(value.slice(0, 40));
+    }
   });
 
   it('refuses --runtime-env naming a variable that holds a URL with a password', async () => {

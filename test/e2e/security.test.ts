@@ -296,7 +296,7 @@ describe('environment values that hold a secret', () => {
     );
     expect(result.exitCode).toBe(1);
     expect(errorMessages(result)).toContain(
-      'input "runtime-env": GIT_REMOTE (secret), DATABASE_URL (password URL) hold a secret of the run or a URL with a password, which is never given to runtime attributes',
+      'input "runtime-env": GIT_REMOTE (secret), DATABASE_URL (password URL) hold a secret of the run or a credential (as it stands or encoded), which is never given to runtime attributes',
     );
     expect(result.log).not.toMatch(/diffing/);
     assertNoSecretLeak(
