@@ -88,7 +88,8 @@ describe('a commit whose evaluation overruns the deadline', () => {
     const comment = after[0]?.body ?? '';
     expect(comment).toMatch(new RegExp(`[Cc]ommit \\S*${nextSha.slice(0, 7)}\\S* could not be diffed`));
     expect(comment).toContain('staging-1');
-    expect(comment).toMatch(/step `?evaluate`?/);
+    // The bundle check before any cluster (`bundle`) or the cluster's own evaluation (`evaluate`).
+    expect(comment).toMatch(/at step (bundle|evaluate) for \d+(\.\d)? s/);
     expect(comment).toMatch(/for \d+(\.\d)? s/);
     expect(comment).toMatch(/deadline \(?20s/);
     // The previous commit's diff is gone from it: neither its commit nor its changes.
@@ -98,7 +99,7 @@ describe('a commit whose evaluation overruns the deadline', () => {
     // The job summary says the same.
     expect(second.summary).toMatch(new RegExp(`[Cc]ommit \\S*${nextSha.slice(0, 7)}\\S* could not be diffed`));
     expect(second.summary).toContain('staging-1');
-    expect(second.summary).toMatch(/step `?evaluate`?/);
+    expect(second.summary).toMatch(/at step (bundle|evaluate) for \d+(\.\d)? s/);
 
     // An error annotation says why the step failed.
     const errors = second.commands.filter((c) => c.command === 'error');
