@@ -21,9 +21,11 @@ beforeAll(() => {
 
 /** The bundle of both commits: the same name and file; the second commit's message burns CPU. */
 function writeBundle(message: string): string {
+  // CUE refuses an import that is not used: only the burning commit imports list.
+  const imports = message.includes('list.') ? 'import "list"\n' : '';
   writeFileSync(
     join(stage.workdir, 'overrun.cue'),
-    `import "list"
+    `${imports}
 
 bundle: {
 	_registry: string @timoni(runtime:string:DEMO_REGISTRY)
