@@ -190,12 +190,15 @@ async function postComment(input: PublishInput, reportContext: ReportContext): P
         : renderRolloutComment(input.changeSet, context, extra);
     const author = await tokenIdentity(client, input.commentAuthor);
     const marker = commentMarker(input.changeSet.bundle, input.bundleFiles);
+    // A bundle whose name is unknown this time (its evaluation failed or was stopped by the
+    // deadline) replaces the comment of its last diff, found by its files (comment.ts `filesLine`).
     const outcome = await upsertMarkedComment(
       client,
       { owner: input.context.owner, repo: input.context.repo, issueNumber: pullRequest },
       marker,
       body,
       author,
+      input.changeSet.bundle === '' && input.bundleFiles.length > 0 ? marker : undefined,
     );
     return outcome.kind === 'not-permitted'
       ? { kind: 'not-permitted', pullRequest, reason: outcome.reason }

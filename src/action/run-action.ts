@@ -49,7 +49,7 @@ import { SecretRegistry } from '../secrets.js';
 import { errorAnnotations } from '../error-annotations.js';
 import { readActionConfig, type ActionConfig } from './config.js';
 import { readBaseRuntime } from './base-runtime.js';
-import { startDeadlineWatchdog } from './deadline-watchdog.js';
+import { startDeadlineWatchdog, type Watchdog } from './deadline-watchdog.js';
 import { ActionLog } from './log.js';
 import { publishDrift } from './drift.js';
 import {
@@ -166,12 +166,18 @@ interface Workspace {
   runtime: Runtime;
 }
 
-async function readWorkspace(io: ActionIO, config: ActionConfig): Promise<Workspace> {
+/** `onEngine` hears of the engine before anything is evaluated (the watchdog stops it at the reserve). */
+async function readWorkspace(
+  io: ActionIO,
+  config: ActionConfig,
+  onEngine: (engine: CueEngine) => void = () => undefined,
+): Promise<Workspace> {
   const workspace = io.env.GITHUB_WORKSPACE ?? io.cwd;
   const cwd = resolve(workspace, config.workingDirectory);
   // Every bundle, runtime, cue.mod and local module file must resolve inside the workspace.
   const boundary = new FileBoundary([workspace]);
   const engine = await loadCueEngine({ memoryLimitMiB: config.cueMemoryLimitMiB });
+  onEngine(engine);
   const moduleFiles = readCueModuleFiles(cwd, boundary);
   const runtime = loadRuntime(engine, readSourceFiles(config.runtimeFiles, cwd, boundary), moduleFiles, '');
   return { workspace, cwd, boundary, engine, moduleFiles, runtime };
@@ -186,7 +192,7 @@ export function publishingReserveMs(deadlineMs: number): number {
   return Math.min(60_000, Math.floor(deadlineMs / 4));
 }
 
-function startWatchdog(config: ActionConfig): { stop(): void } {
+function startWatchdog(config: ActionConfig): Watchdog {
   return startDeadlineWatchdog(
     config.deadlineMs,
     (ms) =>
@@ -319,6 +325,8 @@ interface RunLimits {
   publishing: AbortSignal;
   /** An apply's cancellation (the first SIGINT or SIGTERM); absent for other modes, which stop at once. */
   cancel?: AbortSignal;
+  /** The deadline as the reports name it: `deadline 20s, 5s of it kept to publish the report`. */
+  text: string;
   release(): void;
 }
 
@@ -339,7 +347,15 @@ function runLimits(io: ActionIO, config: ActionConfig, plan: ClusterPlan, log: A
   log.line(
     `deadline ${formatLimit(config.deadlineMs)}: the clusters' work stops ${formatLimit(reserveMs)} before it, kept to publish the report`,
   );
-  return { deadlineAt, workDeadline, deadline, publishing, ...(cancel ? { cancel } : {}), release: () => release?.() };
+  return {
+    deadlineAt,
+    workDeadline,
+    deadline,
+    publishing,
+    ...(cancel ? { cancel } : {}),
+    text: `deadline ${formatLimit(config.deadlineMs)}, ${formatLimit(reserveMs)} of it kept to publish the report`,
+    release: () => release?.(),
+  };
 }
 
 /** A plan that reaches clusters: the fleet run made, the clusters diffed, applied or read, and the report published. */
@@ -354,7 +370,11 @@ async function runOnClusters(
   const watchdog = startWatchdog(config);
   log.runTitle = `timoni-fleet ${plan.mode}`;
   try {
-    const workspace = await readWorkspace(io, config);
+    // The native engine is stopped at the reserve, busy or not (deadline-watchdog.ts): an
+    // evaluation still running then is abandoned and reported, not waited for.
+    const workspace = await readWorkspace(io, config, (engine) => {
+      if (engine.stopper) watchdog.stopEngineAt(limits.deadlineAt, engine.stopper);
+    });
     const run = await fleetRun(io, start, workspace, limits, secrets, log);
     // Where the report goes, made when it is published: the secrets to mask are those known by then (values the run read included).
     const target = (signal: AbortSignal): PublishTarget => ({
@@ -455,6 +475,7 @@ async function fleetRun(
     provenance: { ...(context.sha ? { commit: context.sha } : {}), runUrl: context.runUrl },
     log,
     deadlineAt: limits.deadlineAt,
+    deadlineText: limits.text,
     ...(limits.cancel ? { cancel: limits.cancel } : {}),
     timings: {},
     // A CUE error is annotated on the user's own lines; any other failure is told once by the fleet's failure line (log.ts).

@@ -9,6 +9,7 @@ import type {
   CompileOptions,
   CueEngine,
   CueValue,
+  EngineStopper,
   LoadOptions,
   InstanceValues,
   InstanceValuesOptions,
@@ -41,11 +42,13 @@ export class BridgeCueEngine implements CueEngine {
   readonly #bridge: Bridge;
   readonly #later: AsyncBridge;
   readonly kind: CueEngineKind;
+  readonly stopper?: EngineStopper;
 
-  constructor(bridge: Bridge, later: AsyncBridge, kind: CueEngineKind) {
+  constructor(bridge: Bridge, later: AsyncBridge, kind: CueEngineKind, stopper?: EngineStopper) {
     this.#bridge = bridge;
     this.#later = later;
     this.kind = kind;
+    if (stopper) this.stopper = stopper;
   }
 
   readonly #fileSets = new FileSets();
@@ -189,7 +192,7 @@ export function startCueEngine(kind: CueEngineKind, options: EngineOptions = {})
       kind === 'native'
         ? startNative(options).then((native) => {
             const calls = deferFrees(native.bridge, native.later);
-            return new BridgeCueEngine(calls.bridge, calls.later, 'native');
+            return new BridgeCueEngine(calls.bridge, calls.later, 'native', native.stopper);
           })
         : startWasm(options).then((bridge) => {
             const calls = deferFrees(bridge, answeredAtOnce(bridge));

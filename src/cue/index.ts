@@ -2,7 +2,7 @@
 // behind a typed face. Knows nothing of Timoni, Kubernetes or GitHub.
 export { ENGINE_VARIABLE, engineChoice, loadCueEngine, nativeEngineUnavailable, startCueEngine } from './engine.js';
 export type { CueEngineKind } from './bridge.js';
-export { CueError, formatDiagnostic } from './error.js';
+export { CueEngineStopped, CueError, formatDiagnostic, isEngineStopped } from './error.js';
 export { DEFAULT_MEMORY_LIMIT_MIB } from './memory-limit.js';
 export type {
   CompileOptions,
@@ -10,6 +10,7 @@ export type {
   CueEngine,
   CueKind,
   CueValue,
+  EngineStopper,
   FieldInfo,
   FieldsOptions,
   InstanceValues,
@@ -19,3 +20,4 @@ export type {
   SourcePosition,
   ValidateOptions,
 } from './types.js';
+export { STOPPED_FROM_OUTSIDE } from './types.js';

@@ -22,6 +22,8 @@ import { openPipes, type PipeChannel, type PipePaths } from './native-pipes.js';
 import { EngineProcess, type EngineStop } from './native-process.js';
 import { nativeProgram, type NativeProgram } from './native-program.js';
 import { defaultCacheDir } from '../private-cache-dir.js';
+import { CueEngineStopped } from './error.js';
+import { STOPPED_FROM_OUTSIDE, type EngineStopper } from './types.js';
 
 /** The exit code with which the shim stops past its memory limit (src/cue/shim/bridge_other.go). */
 const EXIT_MEMORY_LIMIT = 86;
@@ -67,10 +69,13 @@ export interface NativeEngine {
   workdir: string;
   /** Kills the child and removes its folder; later calls fail. */
   stop(): void;
+  /** What lets another thread stop the child during a call (types.ts, EngineStopper). */
+  stopper: EngineStopper;
 }
 
 /** The error for a call during which (or before which) the child stopped. */
-function stoppedError(method: string, stop: EngineStop, limitMiB: number): Error {
+function stoppedError(method: string, stop: EngineStop, limitMiB: number, state?: Int32Array): Error {
+  if (state && Atomics.load(state, 0) === STOPPED_FROM_OUTSIDE) return new CueEngineStopped(method);
   if (stop.startError !== undefined)
     return new Error(`the native CUE engine could not run ${method}: ${stop.startError}`);
   if (stop.code === EXIT_MEMORY_LIMIT || /out of memory/.test(stop.fatal ?? ''))
@@ -155,6 +160,10 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
     cleanup();
     throw error;
   }
+  // Another thread that stops the child says so here first (EngineStopper): the calls then
+  // fail as abandoned, not as a crash of the engine.
+  const stopState = new SharedArrayBuffer(4);
+  const state = new Int32Array(stopState);
   let stopped: EngineStop | undefined;
   const stop = () => {
     stopped ??= { startError: 'the engine was stopped' };
@@ -163,22 +172,22 @@ export async function startNative(options: NativeOptions = {}): Promise<NativeEn
     cleanup();
   };
   const bridge: Bridge = (method, request) => {
-    if (stopped) throw stoppedError(method, stopped, memoryLimitMiB);
+    if (stopped) throw stoppedError(method, stopped, memoryLimitMiB, state);
     const response = channel.call(method, request);
     if (response !== undefined) return response;
     stopped = running.stopNow();
-    throw stoppedError(method, stopped, memoryLimitMiB);
+    throw stoppedError(method, stopped, memoryLimitMiB, state);
   };
   const later: AsyncBridge = async (method, request) => {
-    if (stopped) throw stoppedError(method, stopped, memoryLimitMiB);
+    if (stopped) throw stoppedError(method, stopped, memoryLimitMiB, state);
     running.awaitNotices(true);
     const response = await channel.send(method, request);
     if (channel.waiting === 0) running.awaitNotices(false);
     if (response !== undefined) return response;
     stopped ??= running.stopNow();
-    throw stoppedError(method, stopped, memoryLimitMiB);
+    throw stoppedError(method, stopped, memoryLimitMiB, state);
   };
-  return { bridge, later, pid: running.pid, workdir, stop };
+  return { bridge, later, pid: running.pid, workdir, stop, stopper: { pid: running.pid, state: stopState } };
 }
 
 /** Rejects with `message` when the promise takes longer than the start may. */

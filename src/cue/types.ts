@@ -151,7 +151,26 @@ export interface CueEngine {
   liveValues(): number;
   /** Which build of the engine runs: the native program or the WebAssembly. */
   readonly kind: 'native' | 'wasm';
+  /**
+   * What lets another thread stop the engine in the middle of a call (the native engine's
+   * child process); undefined for the WebAssembly engine, which runs on the calling thread.
+   */
+  readonly stopper?: EngineStopper;
 }
+
+/**
+ * How another thread (the action's deadline watchdog) stops the native engine while this
+ * thread waits for it: it stores STOPPED_FROM_OUTSIDE in the first Int32 of `state` (so that
+ * the call then fails with CueEngineStopped rather than as a crash), then sends SIGKILL to
+ * `pid`. This thread's blocking read of the call's answer then ends.
+ */
+export interface EngineStopper {
+  pid: number;
+  state: SharedArrayBuffer;
+}
+
+/** The value of EngineStopper.state's first Int32 once another thread stopped the engine. */
+export const STOPPED_FROM_OUTSIDE = 1;
 
 export interface CueValue {
   /** CUE path syntax: 'bundle.instances', 'a."b-c"', '#Def'; '' is the value itself. */

@@ -4,7 +4,7 @@
 // (the run's deadline, and the grace a cluster is given past its own time limit), and how it
 // is stopped early (its cancellation, which ends the clusters' work as the deadline does).
 import type { ClusterEvaluationOptions, ClusterSelector, Runtime, RuntimeCluster } from '../bundle/index.js';
-import type { DesiredState } from '../changeset.js';
+import type { ClusterError, DesiredState } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import type { IdentityMode, Kubeconfig } from '../kube/connect/index.js';
 import type { HistoryProvenance } from '../kube/instance/index.js';
@@ -112,6 +112,11 @@ export interface FleetRun {
    * work is not waited for past it, and each cluster's own time limit ends by it.
    */
   deadlineAt?: number;
+  /**
+   * The deadline as messages name it (`20s, 5s of it kept to publish the report`): the
+   * error of a cluster whose work the deadline stopped says which deadline it was.
+   */
+  deadlineText?: string;
   /**
    * The run's cancellation (`../cancellation.ts`, aborted by the first SIGINT or SIGTERM),
    * taken the way the deadline is: no cluster starts after it, nor does an instance or an
@@ -285,3 +290,46 @@ export function withinDeadline<T>(
     if (onAbort) cancel?.removeEventListener('abort', onAbort);
   });
 }
+
+/**
+ * Where one cluster's work is (its step, since when), kept as it goes, so that a cluster
+ * whose work the deadline stopped says where it was and for how long.
+ */
+export class ClusterProgress {
+  step: string;
+  since = Date.now();
+
+  constructor(step: string) {
+    this.step = step;
+  }
+
+  at(step: string): void {
+    if (step === this.step) return;
+    this.step = step;
+    this.since = Date.now();
+  }
+}
+
+/**
+ * A cluster's error when the run's deadline stopped its work: step `deadline`, the step it
+ * was at (`interrupted`), for how long, which deadline, and what became of the work.
+ */
+export function deadlineError(
+  run: Pick<FleetRun, 'deadlineText'>,
+  cluster: string,
+  progress: { step: string; since: number; instance?: string },
+  outcome: string,
+): ClusterError {
+  const seconds = (Math.max(0, Date.now() - progress.since) / 1000).toFixed(1);
+  const deadline = run.deadlineText ? ` (${run.deadlineText})` : '';
+  const instance = progress.instance ? ` (instance ${progress.instance})` : '';
+  return {
+    step: 'deadline',
+    interrupted: progress.step,
+    message: `the run reached its deadline${deadline} while cluster ${cluster} was at step ${progress.step}${instance} for ${seconds} s: ${outcome}`,
+    ...(progress.instance ? { instance: progress.instance } : {}),
+  };
+}
+
+/** What a deadline error says of an evaluation stopped by it. */
+export const EVALUATION_ABANDONED = 'the CUE evaluation was abandoned and the engine stopped';

@@ -11,6 +11,7 @@
 // and instances are still diffed and shown, and the cluster is failed. Instances that the
 // bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
 import { type BundleInstance, type RuntimeCluster } from '../bundle/index.js';
+import { isEngineStopped } from '../cue/index.js';
 import { diffInstance, InstanceStepError } from '../kube/instance/index.js';
 import { mapBounded, settleBounded } from '../concurrency.js';
 import {
@@ -41,7 +42,15 @@ import {
 } from './membership.js';
 import { desiredOfBuild, withDesired } from './desired-state.js';
 import { rollbackOf, startRunBuilds } from './revision-rollback.js';
-import { BufferedLog, withinDeadline, type FleetRun } from './fleet-run.js';
+import {
+  BufferedLog,
+  ClusterProgress,
+  deadlineError,
+  EVALUATION_ABANDONED,
+  FAILURE_MARK,
+  withinDeadline,
+  type FleetRun,
+} from './fleet-run.js';
 import {
   connectCluster,
   instanceInput,
@@ -57,6 +66,7 @@ async function planCluster(
   log: BufferedLog,
   bundleName: { value: string },
   builds: InstanceBuilds,
+  progress: ClusterProgress,
 ): Promise<ClusterChanges> {
   const startedAt = Date.now();
   const connected = await connectCluster(run, cluster, (text) => log.line(text), startedAt);
@@ -64,10 +74,13 @@ async function planCluster(
   const { session } = connected;
   try {
     // The bundle's builds, or for a rollback to a revision its history's (revision-rollback.ts).
+    progress.at('evaluate');
     const started = await startRunBuilds(run, session, builds, (text) => log.line(text));
     const bundle = started.evaluated.bundle.name;
     bundleName.value ||= bundle;
-    const { built, instances, allBuilt } = await diffWhenBuilt(
+    progress.at('build');
+    const buildsSince = Date.now();
+    const { built, instances, allBuilt, abandoned } = await diffWhenBuilt(
       run,
       session,
       cluster.name,
@@ -75,7 +88,20 @@ async function planCluster(
       started.evaluated.bundle.instances,
       started.instances,
       (text) => log.line(text),
+      progress,
     );
+    // An instance whose build the deadline stopped: the cluster is failed at the deadline,
+    // told once (the instance's own line said the engine was stopped).
+    if (abandoned) {
+      const error = deadlineError(
+        run,
+        cluster.name,
+        { step: abandoned.step, since: buildsSince, ...(abandoned.instance ? { instance: abandoned.instance } : {}) },
+        EVALUATION_ABANDONED,
+      );
+      tellFailure(run, cluster.name, (text) => log.line(text), new Error(error.message));
+      return withIdentity(session, clusterEntry(cluster, 'failed', instances, error, startedAt));
+    }
     // A rollback to a revision deletes no instance (revision-rollback.ts).
     if (run.options.prune && run.options.pruneRemovedInstances && !run.rollbackTo) {
       // An instance that did not build still belongs to the bundle, but its objects are unknown:
@@ -105,8 +131,22 @@ async function planCluster(
       run.recordDesired ? desiredOfBuild(built) : undefined,
     );
   } catch (error) {
-    tellFailure(run, cluster.name, (text) => log.line(text), error);
-    return withIdentity(session, clusterEntry(cluster, 'failed', [], clusterError(error, 'diff'), startedAt));
+    // An evaluation the deadline stopped (the action's watchdog stopped the engine): where it was, for how long.
+    const failure = isEngineStopped(error)
+      ? deadlineError(
+          run,
+          cluster.name,
+          { step: clusterError(error, progress.step).step, since: progress.since },
+          EVALUATION_ABANDONED,
+        )
+      : clusterError(error, 'diff');
+    tellFailure(
+      run,
+      cluster.name,
+      (text) => log.line(text),
+      isEngineStopped(error) ? new Error(failure.message) : error,
+    );
+    return withIdentity(session, clusterEntry(cluster, 'failed', [], failure, startedAt));
   } finally {
     session.kube.close();
   }
@@ -120,6 +160,8 @@ interface InstanceOutcome {
   entry: InstanceChanges;
   failure?: ClusterStepError;
   built?: ClusterInstanceBuild;
+  /** The build failed because the deadline stopped the engine. */
+  abandoned?: boolean;
 }
 
 /**
@@ -138,7 +180,14 @@ async function diffWhenBuilt(
   bundleInstances: readonly BundleInstance[],
   builds: readonly Promise<ClusterInstanceBuild>[],
   line: (text: string) => void,
-): Promise<{ built: ClusterInstanceBuild[]; instances: InstanceChanges[]; allBuilt: boolean }> {
+  progress: ClusterProgress,
+): Promise<{
+  built: ClusterInstanceBuild[];
+  instances: InstanceChanges[];
+  allBuilt: boolean;
+  /** The first instance whose build the deadline stopped (its engine stopped), if any. */
+  abandoned?: ClusterStepError;
+}> {
   const outcomes = await settleBounded(
     builds,
     INSTANCE_DIFFS_AT_ONCE,
@@ -151,8 +200,9 @@ async function diffWhenBuilt(
         instance = await pending;
       } catch (error) {
         const failure = instanceStepError(error, 'build', declared.name);
-        return { entry: unbuiltInstanceEntry(declared, failure), failure };
+        return { entry: unbuiltInstanceEntry(declared, failure), failure, abandoned: isEngineStopped(error) };
       }
+      progress.at('diff');
       const entry = {
         name: instance.name,
         namespace: instance.namespace,
@@ -178,9 +228,11 @@ async function diffWhenBuilt(
   const built: ClusterInstanceBuild[] = [];
   const instances: InstanceChanges[] = [];
   let allBuilt = true;
+  let abandoned: ClusterStepError | undefined;
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') throw outcome.reason;
     const { entry, failure } = outcome.value;
+    if (outcome.value.abandoned && failure) abandoned ??= failure;
     for (const change of entry.changes)
       line(changeLine(bundle, cluster, entry.name, change) + (change.error ? `: ${change.error}` : ''));
     if (failure) {
@@ -190,7 +242,7 @@ async function diffWhenBuilt(
     else allBuilt = false;
     instances.push(entry);
   }
-  return { built, instances, allBuilt };
+  return { built, instances, allBuilt, ...(abandoned ? { abandoned } : {}) };
 }
 
 /**
@@ -246,17 +298,16 @@ export async function planFleet(given: FleetRun): Promise<ChangeSet> {
   const results = await mapBounded(clusters, run.options.concurrency, async (cluster) => {
     const log = new BufferedLog();
     const startedAt = Date.now();
+    const progress = new ClusterProgress('connect');
     const entry = await withinDeadline(
-      planCluster(run, cluster, log, bundleName, builds),
+      planCluster(run, cluster, log, bundleName, builds, progress),
       run.deadlineAt ?? Infinity,
-      () =>
-        clusterEntry(
-          cluster,
-          'failed',
-          [],
-          { step: 'deadline', message: `the run passed its deadline while cluster ${cluster.name} was being diffed` },
-          startedAt,
-        ),
+      () => {
+        // A request or a module pull still running: not waited for; the cluster says where it was.
+        const error = deadlineError(run, cluster.name, progress, 'its work was abandoned, not waited for');
+        log.line(`${FAILURE_MARK}${error.message}`);
+        return clusterEntry(cluster, 'failed', [], error, startedAt);
+      },
     );
     log.flushInto(run.log, `cluster ${cluster.name} (${cluster.group}): ${entry.status}`);
     return entry;

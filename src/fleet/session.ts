@@ -15,7 +15,7 @@ import {
   type RuntimeCluster,
 } from '../bundle/index.js';
 import type { ClusterChanges, InstanceRevision, ModuleInfo } from '../changeset.js';
-import type { CueEngine } from '../cue/index.js';
+import { isEngineStopped, type CueEngine } from '../cue/index.js';
 import {
   ClusterIdentityError,
   establishIdentity,
@@ -31,7 +31,7 @@ import type { BuiltInstanceInput } from '../kube/instance/index.js';
 import type { BuiltInstance, InstanceBuilds } from '../module/build.js';
 import type { ModuleResolver, ModuleSource } from '../module/source.js';
 import { clusterEntry, clusterError, ClusterStepError, tellFailure } from './outcome.js';
-import type { FleetRun } from './fleet-run.js';
+import { deadlineError, EVALUATION_ABANDONED, type FleetRun } from './fleet-run.js';
 
 // ---- Connection
 
@@ -90,6 +90,11 @@ export async function connectCluster(
   purpose: 'diff' | 'apply' = 'diff',
 ): Promise<ConnectOutcome> {
   const bundleError = await bundleErrorOnce(run);
+  if (bundleError && 'abandoned' in bundleError) {
+    const error = deadlineError(run, cluster.name, { step: 'bundle', since: bundleError.since }, EVALUATION_ABANDONED);
+    tellFailure(run, cluster.name, line, new Error(error.message));
+    return { failed: clusterEntry(cluster, 'failed', [], error, startedAt) };
+  }
   // The cluster's entry says why in one line; the errors themselves were told once, above.
   if (bundleError)
     return { failed: clusterEntry(cluster, 'failed', [], { step: 'bundle', message: bundleError.summary }, startedAt) };
@@ -160,7 +165,10 @@ function connectFailure(cluster: RuntimeCluster, error: unknown): string {
 // ---- The bundle, checked once per run before any cluster
 
 /** Each run's bundle check (bundle/clusters.ts bundleErrorWithoutCluster), started by the rollout or the first cluster. */
-const bundleChecks = new WeakMap<FleetRun, Promise<CueFilesError | undefined>>();
+const bundleChecks = new WeakMap<FleetRun, Promise<BundleCheck>>();
+
+/** The bundle check's finding: the bundle's error, nothing, or that the deadline stopped it (and when it began). */
+type BundleCheck = CueFilesError | { abandoned: true; since: number } | undefined;
 
 /**
  * The bundle's error that no cluster can change, found once per run before any cluster is
@@ -168,9 +176,10 @@ const bundleChecks = new WeakMap<FleetRun, Promise<CueFilesError | undefined>>()
  * no cluster name (the action's annotations on the user's lines). Every cluster then fails
  * unreached, with step `bundle` and the error's one-line summary as its message.
  */
-export function bundleErrorOnce(run: FleetRun): Promise<CueFilesError | undefined> {
+export function bundleErrorOnce(run: FleetRun): Promise<BundleCheck> {
   let check = bundleChecks.get(run);
   if (!check) {
+    const startedAt = Date.now();
     check = bundleErrorWithoutCluster(run.engine, { ...run.evaluation, selector: run.selector }).then(
       (error) => {
         if (error) {
@@ -178,8 +187,10 @@ export function bundleErrorOnce(run: FleetRun): Promise<CueFilesError | undefine
         }
         return error;
       },
-      // A check that could not run says nothing of the bundle: each cluster's own evaluation meets the same failure and reports it.
-      () => undefined,
+      // A check that could not run says nothing of the bundle: each cluster's own evaluation
+      // meets the same failure and reports it. One the deadline stopped is kept: every
+      // cluster fails at the deadline, at step `bundle` (deadline-watchdog.ts in the action).
+      (error: unknown) => (isEngineStopped(error) ? { abandoned: true as const, since: startedAt } : undefined),
     );
     bundleChecks.set(run, check);
   }

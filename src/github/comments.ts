@@ -62,24 +62,54 @@ export async function findMarkedComment(
   return comments.find((comment) => comment.user?.login === author && comment.body?.startsWith(marker) === true);
 }
 
+/**
+ * `author`'s comment whose second line is `line` (and whose first line is a marker of its
+ * own): the comment this one replaces when its own marker is not known (upsertMarkedComment).
+ */
+function findBySecondLine(comments: readonly IssueComment[], line: string, author: string): IssueComment | undefined {
+  return comments.find((comment) => {
+    if (comment.user?.login !== author || !comment.body) return false;
+    const [first, second] = comment.body.split('\n', 2);
+    return second === line && first !== undefined && first.startsWith('<!-- ') && first.endsWith(' -->');
+  });
+}
+
+/**
+ * Posts the comment, or updates the one of `author` that starts with `marker`. `sameAs`, a
+ * line: when no comment starts with the marker, the comment whose second line it is counts as
+ * this one too; it keeps its own first line (its marker) above the new body. The PR comment
+ * of a bundle whose name is unknown this time (an evaluation stopped by the deadline) so
+ * replaces the comment of its last diff, which names its bundle files on its second line.
+ */
 export async function upsertMarkedComment(
   client: GitHubApi,
   target: IssueTarget,
   marker: string,
   body: string,
   author: string,
+  sameAs?: string,
 ): Promise<CommentOutcome> {
   if (!body.startsWith(marker)) throw new Error('a marked comment body must start with its marker');
   const length = commentLength(body);
   if (length > COMMENT_LIMIT)
     throw new Error(`comment body has ${length} characters; GitHub accepts at most ${COMMENT_LIMIT}`);
   try {
-    const existing = await findMarkedComment(client, target, marker, author);
+    const comments = await client.paginate<IssueComment>(
+      `/repos/${target.owner}/${target.repo}/issues/${target.issueNumber}/comments`,
+    );
+    let existing = comments.find((comment) => comment.user?.login === author && comment.body?.startsWith(marker));
+    let sent = body;
+    if (!existing && sameAs) {
+      existing = findBySecondLine(comments, sameAs, author);
+      const kept = existing?.body?.split('\n', 1)[0];
+      if (kept !== undefined && commentLength(`${kept}\n${body}`) <= COMMENT_LIMIT) sent = `${kept}\n${body}`;
+      else existing = undefined;
+    }
     if (existing) {
       const response = await client.request<IssueComment>(
         'PATCH',
         `/repos/${target.owner}/${target.repo}/issues/comments/${existing.id}`,
-        { body },
+        { body: sent },
       );
       return { kind: 'updated', id: response.data.id, url: response.data.html_url };
     }

@@ -73,6 +73,7 @@ import {
   type SectionInput,
 } from './sections.js';
 import { membershipParagraph, membershipWarning } from './membership.js';
+import { deadlineCallout } from './deadline.js';
 
 /**
  * Another frame for the PR comment's table and sections (the drift issue): its own marker,
@@ -163,7 +164,9 @@ function renderComment(
     const where = `The ${runLink(context, 'job summary of the workflow run')} holds more.`;
     return (
       `${frame?.marker ?? commentMarker(changeSet.bundle, context.bundleFiles)}\n` +
+      (frame ? '' : filesLine(changeSet.bundle, context.bundleFiles)) +
       (frame?.headline ?? renderHeadline(masked, context, variant)) +
+      deadlineCallout(masked, context) +
       (warnings ? `> [!WARNING]\n${warnings}\n\n` : '') +
       membershipWarning(masked) +
       (secretChanges.size > 0 ? '🔒 A secret value changed (hidden).\n\n' : '') +
@@ -353,6 +356,17 @@ export function commentMarker(bundleName: string, bundleFiles: readonly string[]
   if (bundleName === '' && bundleFiles.length > 0)
     return `${MARKER_PREFIX}files=${encodeURIComponent(bundleFiles.join(','))}${MARKER_SUFFIX}`;
   return `${MARKER_PREFIX}bundle=${encodeURIComponent(bundleName)}${MARKER_SUFFIX}`;
+}
+
+/**
+ * The second line of a bundle's comment: its bundle files, as the marker names them when the
+ * name is unknown (and then the marker itself is that line). A later run that cannot learn
+ * the bundle's name (its evaluation stopped by the deadline) finds this comment by it
+ * (../github/comments.ts, upsertMarkedComment's `sameAs`) and replaces its diff.
+ */
+function filesLine(bundleName: string, bundleFiles: readonly string[] = []): string {
+  if (bundleName === '' || bundleFiles.length === 0) return '';
+  return `${commentMarker('', bundleFiles)}\n`;
 }
 
 /** The marker found in a comment body, or null when the body holds none (or a malformed one). */

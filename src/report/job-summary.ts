@@ -6,6 +6,7 @@
 // errors, and the diffs.
 // Fitted by budget.ts and masked by redaction.ts as the PR comment is (comment.ts).
 
+import { deadlineCallout } from './deadline.js';
 import {
   hasChanges,
   isLeaving,
@@ -166,6 +167,7 @@ function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged:
   let head = `## timoni-fleet ${runName(changeSet)} · bundle ${code(changeSet.bundle)}\n\n`;
   head += `${outcome} at commit ${commitLink(context)}${pr}${comment}${run}.\n\n`;
   head += rollbackTargetSentence(changeSet);
+  head += deadlineCallout(changeSet, context);
   const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
   if (notes.length > 0)
     head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;

@@ -37,14 +37,18 @@ function file(name: string, body: string): string {
   return name;
 }
 
-function run(event: Parameters<typeof runAction>[0]['event'], inputs: Record<string, string>): Promise<ActionRun> {
+function run(
+  event: Parameters<typeof runAction>[0]['event'],
+  inputs: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<ActionRun> {
   return runAction({
     event,
     githubApiUrl: stage.github.url,
     token: stage.github.token,
     workdir: stage.workdir,
     inputs: { ...stage.inputs, ...inputs },
-    env: stage.env,
+    env: { ...stage.env, ...env },
     timeoutMs: 110_000,
   });
 }
@@ -105,7 +109,9 @@ describe('time limits of a run', () => {
     expect(elapsed).toBeLessThan(15_000);
   });
 
-  it('ends a CUE evaluation that loops past the deadline with one clear annotation', async () => {
+  // The WebAssembly engine runs on the main thread: only the watchdog's last resort ends it.
+  // (The native engine is stopped at the reserve and the run reports it: deadline-truth.test.ts.)
+  it('ends a WebAssembly CUE evaluation that loops past the deadline with one clear annotation', async () => {
     const bundle = file(
       'late-loop.cue',
       `import "list"
@@ -127,6 +133,7 @@ bundle: {
     const result = await run(
       pullRequestEvent({ action: 'opened', repository, number: pr.number, headSha: pr.headSha }),
       { bundle, deadline: '4s' },
+      { TIMONI_FLEET_CUE_ENGINE: 'wasm' },
     );
     const elapsed = Date.now() - started;
     expect(result.conclusion).toBe('failure');

@@ -47,6 +47,30 @@ describe('upsertMarkedComment', () => {
     expect(created).toHaveLength(1);
   });
 
+  it('replaces, by its second line, the comment of a bundle whose name is unknown this time, keeping its marker', async () => {
+    const client = new GitHubApi({ apiUrl: github.url, token: github.token });
+    const files = '<!-- timoni-fleet:files=shop.cue -->';
+    const issue = { ...target, issueNumber: 8 };
+    const shop = '<!-- timoni-fleet:bundle=shop -->';
+    // Another author's comment with the same two lines is never taken.
+    github.state.addComment({
+      owner: 'acme',
+      repo: 'fleet',
+      issueNumber: 8,
+      body: `${shop}\n${files}\nforged`,
+      user: { login: 'someone', id: 4242, type: 'User' },
+    });
+    const diffed = await upsertMarkedComment(client, issue, shop, `${shop}\n${files}\nold diff`, BOT);
+    expect(diffed.kind).toBe('created');
+    const stopped = await upsertMarkedComment(client, issue, files, `${files}\ncould not be diffed`, BOT, files);
+    expect(stopped).toMatchObject({ kind: 'updated', id: diffed.kind === 'created' ? diffed.id : -1 });
+    const body = github.state.comment(diffed.kind === 'created' ? diffed.id : -1)?.body;
+    expect(body).toBe(`${shop}\n${files}\ncould not be diffed`);
+    // Without sameAs, a comment of the files marker is made beside it.
+    const beside = await upsertMarkedComment(client, issue, files, `${files}\nbeside`, BOT);
+    expect(beside.kind).toBe('created');
+  });
+
   it('keeps one comment per bundle', async () => {
     const client = new GitHubApi({ apiUrl: github.url, token: github.token });
     const other = await upsertMarkedComment(
