@@ -24,10 +24,20 @@
 // bundle. Text from the user's files can never hold a record's opening (redaction.ts shows
 // it escaped), so neither another bundle's comment nor a diff can carry one that is read.
 // A comment whose record is missing or cannot be read counts as no record.
+//
+// A cluster whose desired state matched the record (under `require` and `warn` alike) has
+// each revision it gets marked as reviewed in the instance's history (HistoryEntry.reviewed,
+// beforeApply's answer). A rollback to a revision (`mode: rollback`) has no pull request of
+// its own: what it puts back was reviewed, or not, when it was first applied. So under
+// `require` it puts back only revisions marked reviewed (a rollback to one inherits the mark),
+// and fails a cluster before anything is applied there otherwise; under `warn` it puts them
+// back with a warning; under `off` nothing is looked at (revisionReviewRule).
 import type { RuntimeCluster } from '../bundle/index.js';
 import type { DesiredState } from '../changeset.js';
 import { compareDesired, describeDifference } from '../fleet/desired-state.js';
+import type { RevisionTarget } from '../fleet/fleet-run.js';
 import type { GitHubApi } from '../github/api.js';
+import type { HistoryReviewed } from '../kube/instance/index.js';
 import { tokenIdentity } from '../github/comments.js';
 import type { RunContext } from '../github/event.js';
 import { findMarker, parseReviewedRecord, ReviewedRecordError, type ReviewedRecord } from '../report/index.js';
@@ -80,11 +90,20 @@ export class ReviewCheck {
     return this.records.get(bundle);
   }
 
-  /** FleetRun.beforeApply: throws (refusing the cluster) under `require` when the cluster differs from the record. */
-  readonly beforeApply = (cluster: RuntimeCluster, bundle: string, desired: DesiredState): void => {
+  /**
+   * FleetRun.beforeApply: throws (refusing the cluster) under `require` when the cluster
+   * differs from the record; answers the reviewed mark (the diff's commit, the pull request)
+   * when it is the one reviewed, under `require` and `warn` alike, which the instance history
+   * keeps so that a rollback under `require` may put that revision back.
+   */
+  readonly beforeApply = (
+    cluster: RuntimeCluster,
+    bundle: string,
+    desired: DesiredState,
+  ): HistoryReviewed | undefined => {
     if (this.pullRequest === undefined) {
       // Nothing was reviewed: `warn` applies (the summary says so), `require` refuses.
-      if (this.policy !== 'require') return;
+      if (this.policy !== 'require') return undefined;
       throw new Error(
         `cluster ${cluster.name}: nothing was reviewed to compare with: ${this.unavailable ?? 'no pull request'}; nothing was applied to it (reviewed: require). Apply through a pull request's merge, or on purpose with reviewed: warn (e.g. for workflow_dispatch)`,
       );
@@ -106,10 +125,10 @@ export class ReviewCheck {
           problem = `cluster ${cluster.name}: the desired state differs from the one reviewed in ${pr}${record.commit ? ` (diff of commit ${record.commit.slice(0, 7)})` : ''}: ${describeDifference(difference)}`;
       }
     }
-    if (problem === undefined) {
+    if (problem === undefined && record) {
       this.matched.push(cluster.name);
       this.log.line(`cluster ${cluster.name}: the desired state is the one reviewed in ${pr}`);
-      return;
+      return { ...(record.commit ? { commit: record.commit } : {}), pullRequest: this.pullRequest };
     }
     if (this.policy === 'require') {
       throw new Error(
@@ -124,6 +143,7 @@ export class ReviewCheck {
       title: `cluster ${cluster.name} differs from what was reviewed`,
       message: warning,
     });
+    return undefined;
   };
 
   /**
@@ -192,6 +212,22 @@ export class ReviewCheck {
     if (this.pullRequest === undefined || this.matched.length === 0) return this.notes;
     return [...this.notes, `Applied as reviewed in pull request #${this.pullRequest}: ${this.matched.join(', ')}.`];
   }
+}
+
+/**
+ * What `reviewed` asks of a rollback to a revision of the history (`mode: rollback`,
+ * ../fleet/revision-rollback.ts): under `require` only a revision applied by a reviewed run,
+ * or a rollback to one, is put back; under `warn` any, with a warning for one that was not
+ * reviewed; under `off` any, nothing said.
+ */
+export function revisionReviewRule(policy: ReviewedPolicy): Pick<RevisionTarget, 'unreviewed' | 'unreviewedAdvice'> {
+  if (policy === 'off') return {};
+  if (policy === 'warn') return { unreviewed: 'warn' };
+  return {
+    unreviewed: 'refuse',
+    unreviewedAdvice:
+      "Under reviewed: require a rollback puts back only a revision applied by a reviewed run (a pull request's merge whose desired state matched its diff) or a rollback to one. Roll forward through a reviewed pull request, or run this rollback on purpose with reviewed: warn (e.g. in a workflow only maintainers can dispatch)",
+  };
 }
 
 /** The check for a rollout: the pull request found and its comments' review records read. Undefined for `off` or a diff. */

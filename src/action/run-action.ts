@@ -13,7 +13,8 @@
 // read does (as a cluster that could not be diffed fails a drift). A diff or an apply also reads the runtime as
 // it was at the event's base commit (base-runtime.ts), for the clusters that leave the fleet.
 // `mode: rollback` (a dispatch's) rolls out each instance's revision from its history
-// (../fleet/revision-rollback.ts) and publishes as an apply does.
+// (../fleet/revision-rollback.ts) and publishes as an apply does; under `reviewed: require`
+// only a revision applied by a reviewed run (or a rollback to one) is put back (review-check.ts).
 //
 // On a pull request everything under the workspace is the pull request author's: the run
 // reads files only inside the workspace, offers runtime attributes no credential of the job,
@@ -63,7 +64,7 @@ import {
 } from './event-plan.js';
 import { publishStatus } from './status-report.js';
 import { publishResults, type PublishTarget } from './publish.js';
-import { loadReviewCheck, type ReviewCheck } from './review-check.js';
+import { loadReviewCheck, revisionReviewRule, type ReviewCheck } from './review-check.js';
 import { runReport } from './report.js';
 import { InputError, setOutput, type Environment } from './runner.js';
 import { formatMask } from '../workflow-commands.js';
@@ -485,7 +486,8 @@ async function fleetRun(
     // A drift run reports the clusters that hold the bundle but left the runtime (fleet/orphaned-clusters.ts).
     ...(plan.mode === 'drift' ? { lookForOrphans: true } : {}),
     // A rollback builds each instance from a revision of its history (fleet/revision-rollback.ts).
-    ...(plan.mode === 'rollback' ? { rollbackTo: plan.target } : {}),
+    // Under `reviewed: require` only a revision applied by a reviewed run is put back (review-check.ts).
+    ...(plan.mode === 'rollback' ? { rollbackTo: { ...plan.target, ...revisionReviewRule(config.reviewed) } } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import type { ClusterEvaluationOptions, ClusterSelector, Runtime, RuntimeCluster
 import type { ClusterError, DesiredState } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import type { IdentityMode, Kubeconfig } from '../kube/connect/index.js';
-import type { HistoryProvenance } from '../kube/instance/index.js';
+import type { HistoryProvenance, HistoryReviewed } from '../kube/instance/index.js';
 import type { SecretRegistry } from '../secrets.js';
 import type { ModuleResolver } from '../module/source.js';
 import { runOptions, type OnFailure, type RolloutStrategy } from './run-options.js';
@@ -96,6 +96,16 @@ export interface RevisionTarget {
   instance: string;
   /** The revision to put back (absent: each instance's previous one). */
   revision?: number;
+  /**
+   * A revision whose history entry does not say it was reviewed (HistoryEntry.reviewed: applied
+   * by a run whose review matched, or put back such a revision): `refuse` fails its cluster
+   * before anything is applied there (step `review`), `warn` puts it back and logs a warning
+   * line (WARNING_MARK). Absent: it is put back and nothing is said (the CLI, the action's
+   * `reviewed: off`).
+   */
+  unreviewed?: 'refuse' | 'warn';
+  /** With `unreviewed`: how to go on, in the words of the entry point (its inputs), ending the refusal's message. */
+  unreviewedAdvice?: string;
 }
 
 export interface FleetRun {
@@ -148,9 +158,11 @@ export interface FleetRun {
    * Called by a rollout for each cluster once it is built, right before anything is written
    * to it, with its desired state (desired-state.ts). Throwing refuses the cluster (step `review`,
    * the error's message as the cluster's error): nothing is applied to it and the rollout
-   * stops there, as after any failed cluster.
+   * stops there, as after any failed cluster. Answering a mark says that the desired state is
+   * the one reviewed: each revision applied to the cluster is kept in its history as reviewed
+   * (HistoryEntry.reviewed), which a rollback under `unreviewed: refuse` asks for.
    */
-  beforeApply?: (cluster: RuntimeCluster, bundle: string, desired: DesiredState) => void;
+  beforeApply?: (cluster: RuntimeCluster, bundle: string, desired: DesiredState) => HistoryReviewed | undefined;
   /**
    * The runtime the fleet had before this change (fleet membership, membership.ts): the
    * runtime file at the pull request's base commit, or at the push's `before` commit, or

@@ -18,6 +18,7 @@ import {
   readHistory,
   readLiveRecordText,
   type HistoryEntry,
+  type HistoryReviewed,
   type InstanceRecord,
 } from '../kube/instance/index.js';
 import { WARNING_MARK, type FleetRun } from './fleet-run.js';
@@ -31,19 +32,28 @@ function secretsIn(run: FleetRun, values: string): string[] {
   });
 }
 
+/** What the history keeps of an apply besides its record. */
+export interface AppliedRevision {
+  /** The revision it put back (a rollback); the new revision inherits that one's `reviewed` mark. */
+  rollbackTo?: number | undefined;
+  /** The record as stored, when it was written back byte for byte (a rollback on failure). */
+  recordText?: string;
+  /** The run's review check matched this cluster (FleetRun.beforeApply's answer): HistoryEntry.reviewed. */
+  reviewed?: HistoryReviewed | undefined;
+}
+
 /**
- * Keeps the applied record in the instance's history (`rollbackTo`: the revision it put
- * back; `recordText`: the record as stored, when it was written back byte for byte), with
- * the run's secret values its values hold; logs a warning (never throws) when it cannot.
+ * Keeps the applied record in the instance's history, with the run's secret values its
+ * values hold; logs a warning (never throws) when it cannot.
  */
 export async function recordHistory(
   run: FleetRun,
   cluster: KubeCluster,
   record: InstanceRecord,
   line: (text: string) => void,
-  rollbackTo?: number,
-  recordText?: string,
+  applied: AppliedRevision = {},
 ): Promise<void> {
+  const { rollbackTo, recordText, reviewed } = applied;
   const keep = run.options.history;
   if (keep <= 0) return;
   try {
@@ -54,6 +64,7 @@ export async function recordHistory(
         ...run.provenance,
         ...(rollbackTo !== undefined ? { rollbackTo } : {}),
         ...(recordText !== undefined ? { recordText } : {}),
+        ...(reviewed ? { reviewed } : {}),
         secrets: secretsIn(run, record.values),
       },
       keep,
@@ -86,7 +97,7 @@ export async function recordRestored(
   } catch {
     // recordHistory reads the history again, and warns when it cannot.
   }
-  await recordHistory(run, cluster, record, line, rollbackTo, recordText);
+  await recordHistory(run, cluster, record, line, { rollbackTo, recordText });
 }
 
 /** One revision as `history` shows it: no values, no record. */
@@ -100,6 +111,8 @@ export interface RevisionView {
   current: boolean;
   /** It put back an older revision (a rollback): that one's number. */
   rollbackTo?: number;
+  /** It was applied by a reviewed run, or put back one that was (HistoryEntry.reviewed). */
+  reviewed?: HistoryReviewed;
 }
 
 export interface InstanceHistoryView {
@@ -120,6 +133,7 @@ function revisionView(entry: HistoryEntry, current: number | undefined): Revisio
     ...(entry.runUrl ? { runUrl: entry.runUrl } : {}),
     current: entry.revision === current,
     ...(entry.rollbackTo !== undefined ? { rollbackTo: entry.rollbackTo } : {}),
+    ...(entry.reviewed ? { reviewed: { ...entry.reviewed } } : {}),
   };
 }
 

@@ -15,6 +15,15 @@
 //     is left as it is and said so; one whose live record is none of the revisions kept
 //     (applied since by another tool) fails the cluster: which revision is meant cannot be
 //     told. With `instance` named, anything but a revision to go back to fails.
+// Reviewed revisions (`target.unreviewed`, the action's `reviewed` input): a revision counts as
+// reviewed when its history entry says so (HistoryEntry.reviewed: applied by a run whose
+// review check matched that cluster, or a rollback to such a revision, which inherits the
+// mark). Under `refuse` a chosen revision without the mark fails its cluster at step `review`
+// before anything is applied there, so that a rollback puts back nothing that no one reviewed
+// (a push, a dispatch, `reviewed: off`, a difference applied under `warn`); under `warn` it
+// is put back with a warning line. The CLI sets neither: whoever holds the kubeconfig decides.
+// A rollback on failure (rollback.ts) puts back the state before its own run, not a revision
+// chosen here: this rule does not apply to it.
 // The revision's module is pulled again by its digest and built with the revision's values
 // for the cluster's Kubernetes version. The apply writes a new record, and the history a new
 // revision (`rollbackTo`: the one put back), as `helm rollback` adds one. Instances the bundle
@@ -29,7 +38,7 @@ import type { BundleInstance, ClusterBundle } from '../bundle/index.js';
 import type { ChangeSet, InstanceRevision } from '../changeset.js';
 import { currentRevision, readHistory, readLiveRecordText, type HistoryEntry } from '../kube/instance/index.js';
 import type { InstanceBuilds } from '../module/build.js';
-import type { FleetRun, RevisionTarget } from './fleet-run.js';
+import { WARNING_MARK, type FleetRun, type RevisionTarget } from './fleet-run.js';
 import { ClusterStepError, logPrefix } from './outcome.js';
 import {
   evaluateOnCluster,
@@ -39,8 +48,39 @@ import {
   type StartedClusterBuild,
 } from './session.js';
 
-/** The revision chosen for one instance, or why it is left as it is. */
-export type RevisionChoice = { entry: HistoryEntry; from?: number } | { leave: string };
+/**
+ * The revision chosen for one instance, or why it is left as it is. `unreviewed` (under
+ * `target.unreviewed: warn`): why the revision does not count as reviewed.
+ */
+export type RevisionChoice = { entry: HistoryEntry; from?: number; unreviewed?: string } | { leave: string };
+
+/** A revision refused because its history does not say it was reviewed (`target.unreviewed: refuse`): step `review`. */
+export class UnreviewedRevisionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnreviewedRevisionError';
+  }
+}
+
+/** Why a revision does not count as reviewed (it carries no `reviewed` mark). */
+function unreviewedReason(entry: HistoryEntry): string {
+  const putBack =
+    entry.rollbackTo !== undefined
+      ? ` (it put back revision ${entry.rollbackTo}, which was not applied by a reviewed run either)`
+      : '';
+  return `revision ${entry.revision} was not applied by a reviewed run${putBack}: its history entry records no review`;
+}
+
+/** How a revision was reviewed, for the log: the pull request and the commit whose diff matched. */
+export function reviewedText(entry: HistoryEntry): string {
+  const { reviewed } = entry;
+  if (!reviewed) return 'not applied by a reviewed run';
+  const where = [
+    reviewed.pullRequest !== undefined ? `pull request #${reviewed.pullRequest}` : '',
+    reviewed.commit ? `diff of commit ${reviewed.commit.slice(0, 7)}` : '',
+  ].filter((part) => part !== '');
+  return `reviewed${where.length > 0 ? ` (${where.join(', ')})` : ''}`;
+}
 
 const revisionList = (entries: readonly HistoryEntry[]): string =>
   entries.length > 0 ? entries.map((entry) => entry.revision).join(', ') : 'none';
@@ -49,13 +89,27 @@ const revisionList = (entries: readonly HistoryEntry[]): string =>
  * The revision of one instance's history (newest first) to put back, given its live record
  * (null: not installed). Throws (the message naming what is missing) when the target cannot
  * be met; answers `leave` when the instance has nothing to go back to and the target allows
- * leaving it (every instance, the previous revision of each).
+ * leaving it (every instance, the previous revision of each). A revision chosen that does not
+ * count as reviewed throws UnreviewedRevisionError under `target.unreviewed: refuse`, and is
+ * answered with the reason under `warn`.
  */
 export function chooseRevision(
   entries: readonly HistoryEntry[],
   live: string | null,
   target: RevisionTarget,
 ): RevisionChoice {
+  const choice = revisionOf(entries, live, target);
+  if ('leave' in choice || choice.entry.reviewed || target.unreviewed === undefined) return choice;
+  const reason = unreviewedReason(choice.entry);
+  if (target.unreviewed === 'refuse') {
+    const advice = target.unreviewedAdvice ? `. ${target.unreviewedAdvice}` : '';
+    throw new UnreviewedRevisionError(`${reason}; nothing was applied to this cluster${advice}`);
+  }
+  return { ...choice, unreviewed: reason };
+}
+
+/** The revision the target names, or the one before the live one (chooseRevision, before the review rule). */
+function revisionOf(entries: readonly HistoryEntry[], live: string | null, target: RevisionTarget): RevisionChoice {
   const current = currentRevision(entries, live);
   const from = current !== undefined ? { from: current } : {};
   if (target.revision !== undefined) {
@@ -119,7 +173,7 @@ export async function startRevisionBuilds(
       choice = chooseRevision(entries, live, target);
     } catch (error) {
       throw new ClusterStepError(
-        'rollback',
+        error instanceof UnreviewedRevisionError ? 'review' : 'rollback',
         `${where}: ${error instanceof Error ? error.message : String(error)}`,
         instance.name,
       );
@@ -136,8 +190,10 @@ export async function startRevisionBuilds(
       to: entry.revision,
       ...(choice.from !== undefined ? { from: choice.from } : {}),
     };
+    if (choice.unreviewed)
+      line(`${WARNING_MARK}cluster ${cluster}: ${where}: ${choice.unreviewed}; it is put back all the same`);
     line(
-      `${prefix} rolling back to revision ${entry.revision}${choice.from !== undefined ? ` (live: revision ${choice.from})` : ''}: module ${entry.module.url} version ${entry.module.version}, applied ${entry.appliedAt}${entry.commit ? ` from commit ${entry.commit.slice(0, 7)}` : ''}`,
+      `${prefix} rolling back to revision ${entry.revision}${choice.from !== undefined ? ` (live: revision ${choice.from})` : ''}: module ${entry.module.url} version ${entry.module.version}, applied ${entry.appliedAt}${entry.commit ? ` from commit ${entry.commit.slice(0, 7)}` : ''}, ${reviewedText(entry)}`,
     );
     chosen.push({ instance: revisionInstance(instance, entry), entry, revision });
   }

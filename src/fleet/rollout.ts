@@ -19,6 +19,7 @@ import {
   assertOwnership,
   InstanceCancelledError,
   InstanceStepError,
+  type HistoryReviewed,
   type InstanceSnapshot,
 } from '../kube/instance/index.js';
 import {
@@ -126,10 +127,12 @@ async function rollOutCluster(
     };
     stopIfCancelled(run, cluster, 'build');
     // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
+    // Its answer (the review matched) marks the revisions this cluster gets as reviewed in their history.
+    let reviewed: HistoryReviewed | undefined;
     if (run.beforeApply || run.recordDesired) {
       desired = desiredOfBuild(build.instances);
       try {
-        run.beforeApply?.(cluster, bundle, desired);
+        reviewed = run.beforeApply?.(cluster, bundle, desired) ?? undefined;
       } catch (error) {
         throw new ClusterStepError('review', error);
       }
@@ -172,7 +175,7 @@ async function rollOutCluster(
           ...(instance.revision ? { revision: instance.revision } : {}),
         });
         // The revision applied goes into the instance's history; a failure to write it is a warning, not a failed cluster.
-        await recordHistory(run, session.kube, result.record, line, instance.revision?.to);
+        await recordHistory(run, session.kube, result.record, line, { rollbackTo: instance.revision?.to, reviewed });
       } catch (error) {
         if (error instanceof InstanceCancelledError) {
           instances.push({

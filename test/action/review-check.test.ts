@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeCluster } from '../../src/bundle/index.js';
-import { readRecords, ReviewCheck } from '../../src/action/review-check.js';
+import { readRecords, ReviewCheck, revisionReviewRule } from '../../src/action/review-check.js';
 import { commentMarker, type ReviewedRecord } from '../../src/report/index.js';
 import { renderRecord } from '../../src/report/reviewed-block.js';
 import { desiredState } from '../../src/fleet/desired-state.js';
@@ -84,6 +84,30 @@ describe('ReviewCheck', () => {
       `cluster staging: nothing was reviewed to compare with: ${why}; nothing was applied to it (reviewed: require)`,
     );
     expect(annotations.map((a) => a.level)).toEqual(['error']);
+  });
+});
+
+describe('ReviewCheck: the reviewed mark of the history', () => {
+  it('answers the mark when the cluster is the one reviewed, under require and warn alike', () => {
+    const mark = { commit: record.commit, pullRequest: 7 };
+    expect(check('require').review.beforeApply(cluster('staging'), 'apps', state(1))).toEqual(mark);
+    expect(check('warn').review.beforeApply(cluster('staging'), 'apps', state(1))).toEqual(mark);
+  });
+
+  it('answers none when it differs (applied under warn) or when nothing was reviewed', () => {
+    expect(check('warn').review.beforeApply(cluster('staging'), 'apps', state(3))).toBeUndefined();
+    expect(check('warn').review.beforeApply(cluster('production'), 'apps', state(1))).toBeUndefined();
+    const none = new ReviewCheck('warn', { line: () => {}, annotate: () => {} }, undefined, undefined, 'a dispatch');
+    expect(none.beforeApply(cluster('staging'), 'apps', state(1))).toBeUndefined();
+  });
+
+  it('a rollback to a revision: require refuses unreviewed revisions, warn warns, off says nothing', () => {
+    expect(revisionReviewRule('require')).toMatchObject({
+      unreviewed: 'refuse',
+      unreviewedAdvice: expect.stringContaining('with reviewed: warn'),
+    });
+    expect(revisionReviewRule('warn')).toEqual({ unreviewed: 'warn' });
+    expect(revisionReviewRule('off')).toEqual({});
   });
 });
 

@@ -63,6 +63,21 @@ export interface HistoryEntry {
    * are no longer the current ones. Never printed.
    */
   secrets?: string[];
+  /**
+   * The revision was applied by a run whose review check matched it on this cluster (the
+   * action's `reviewed`: the desired state was the one reviewed in a pull request's diff), or
+   * it put back such a revision (a rollback inherits the mark of the revision it put back).
+   * Absent: nothing says it was reviewed (`reviewed: off`, a run with nothing reviewed, a
+   * difference applied under `warn`, the CLI). A rollback under `reviewed: require` puts
+   * back only a revision that carries it (../../fleet/revision-rollback.ts).
+   */
+  reviewed?: HistoryReviewed;
+}
+
+/** What made a revision a reviewed one: the commit whose diff was reviewed, its pull request (at least one of them). */
+export interface HistoryReviewed {
+  commit?: string;
+  pullRequest?: number;
 }
 
 /** Where an apply came from (the action knows both; the CLI may know none). */
@@ -104,6 +119,20 @@ function optionalString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** The `reviewed` mark of a stored entry; one that is not well formed counts as none (never as reviewed). */
+function decodeReviewed(raw: unknown): HistoryReviewed | undefined {
+  if (!isRecord(raw)) return undefined;
+  const { commit, pullRequest } = raw;
+  if (commit !== undefined && typeof commit !== 'string') return undefined;
+  if (pullRequest !== undefined && !(Number.isSafeInteger(pullRequest) && (pullRequest as number) > 0))
+    return undefined;
+  const mark: HistoryReviewed = {
+    ...(commit ? { commit } : {}),
+    ...(pullRequest !== undefined ? { pullRequest: pullRequest as number } : {}),
+  };
+  return mark.commit || mark.pullRequest ? mark : undefined;
+}
+
 function decodeEntry(raw: unknown, where: string): HistoryEntry {
   if (!isRecord(raw) || typeof raw.revision !== 'number' || typeof raw.record !== 'string')
     throw new Error(`${where}: an entry without revision or record`);
@@ -111,6 +140,7 @@ function decodeEntry(raw: unknown, where: string): HistoryEntry {
   const commit = optionalString(raw.commit);
   const runUrl = optionalString(raw.runUrl);
   const secrets = Array.isArray(raw.secrets) ? raw.secrets.filter((s): s is string => typeof s === 'string') : [];
+  const reviewed = decodeReviewed(raw.reviewed);
   return {
     revision: raw.revision,
     module: {
@@ -125,6 +155,7 @@ function decodeEntry(raw: unknown, where: string): HistoryEntry {
     record: raw.record,
     ...(typeof raw.rollbackTo === 'number' ? { rollbackTo: raw.rollbackTo } : {}),
     ...(secrets.length > 0 ? { secrets } : {}),
+    ...(reviewed ? { reviewed } : {}),
   };
 }
 
@@ -223,9 +254,15 @@ export interface AppendHistoryInput extends HistoryProvenance {
   rollbackTo?: number;
   /** The run's secret values that the record's values hold (HistoryEntry.secrets). */
   secrets?: readonly string[];
+  /** The apply's review check matched this cluster (HistoryEntry.reviewed). */
+  reviewed?: HistoryReviewed;
 }
 
-/** The history after an apply of `input.record`: a new revision first, or the newest one refreshed. */
+/**
+ * The history after an apply of `input.record`: a new revision first, or the newest one
+ * refreshed. The `reviewed` mark is the apply's own, else (a rollback) the mark of the
+ * revision put back, else (a refresh: the same record applied again) the newest one's.
+ */
 export function nextHistory(
   entries: readonly HistoryEntry[],
   input: AppendHistoryInput,
@@ -234,8 +271,11 @@ export function nextHistory(
   const { creationTimestamp: _live, ...written } = input.record;
   const record = input.recordText ?? encodeInstance(written);
   const newest = entries[0];
+  const putBack = input.rollbackTo !== undefined ? entries.find((e) => e.revision === input.rollbackTo) : undefined;
+  const reviewed = input.reviewed ?? putBack?.reviewed;
   if (newest && sameInstance(newest.record, record)) {
-    const entry = { ...newest, record };
+    const mark = reviewed ?? newest.reviewed;
+    const entry = { ...newest, record, ...(mark ? { reviewed: { ...mark } } : {}) };
     return { entries: trimHistory([entry, ...entries.slice(1)], keep), entry, added: false };
   }
   const entry: HistoryEntry = {
@@ -248,6 +288,7 @@ export function nextHistory(
     record,
     ...(input.rollbackTo !== undefined ? { rollbackTo: input.rollbackTo } : {}),
     ...(input.secrets && input.secrets.length > 0 ? { secrets: [...input.secrets] } : {}),
+    ...(reviewed ? { reviewed: { ...reviewed } } : {}),
   };
   return { entries: trimHistory([entry, ...entries], keep), entry, added: true };
 }

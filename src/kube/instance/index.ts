@@ -9,6 +9,7 @@ export {
   currentRevision,
   type HistoryEntry,
   type HistoryProvenance,
+  type HistoryReviewed,
   readHistory,
   readLiveRecordText,
 } from './history-store.js';

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import {
   appendHistory,
   currentRevision,
+  decodeHistorySecret,
+  historySecret,
   historySecretName,
   nextHistory,
   readHistory,
@@ -53,6 +55,56 @@ describe('instance history (pure)', () => {
     expect(again.entries[0]!.record).toContain('2026-01-02T00:00:00Z');
     const changed = nextHistory(again.entries, { record: { ...record, values: 'values: {a: 1}\n' } }, 10);
     expect(changed.entries.map((e) => e.revision)).toEqual([2, 1]);
+  });
+
+  it('keeps the reviewed mark of an apply, and a rollback inherits the mark of the revision it put back', () => {
+    const record = (values: string) => ({
+      name: 'web',
+      namespace: 'apps',
+      module: { name: 'm', repository: 'oci://r/m', version: '1.0.0', digest: 'sha256:aa' },
+      values,
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    });
+    const mark = { commit: 'c'.repeat(40), pullRequest: 7 };
+    const one = nextHistory([], { record: record('a'), reviewed: mark }, 10);
+    expect(one.entry.reviewed).toEqual(mark);
+    const two = nextHistory(one.entries, { record: record('b') }, 10);
+    expect(two.entry.reviewed).toBeUndefined();
+    // Back to 1 (reviewed): revision 3 carries its mark; back to 2 (not reviewed): none.
+    const three = nextHistory(two.entries, { record: record('a'), rollbackTo: 1 }, 10);
+    expect(three.entry).toMatchObject({ revision: 3, rollbackTo: 1, reviewed: mark });
+    const four = nextHistory(three.entries, { record: record('b'), rollbackTo: 2 }, 10);
+    expect(four.entry).toMatchObject({ revision: 4, rollbackTo: 2 });
+    expect(four.entry.reviewed).toBeUndefined();
+    // The same record applied again by a reviewed run: the newest revision is refreshed and marked.
+    const refreshed = nextHistory(four.entries, { record: record('b'), reviewed: mark }, 10);
+    expect(refreshed).toMatchObject({ added: false, entry: { revision: 4, reviewed: mark } });
+    // ...and an unreviewed run applying it again does not take the mark away.
+    expect(nextHistory(refreshed.entries, { record: record('b') }, 10).entry.reviewed).toEqual(mark);
+  });
+
+  it('reads a reviewed mark back, and a malformed one as no mark (never as reviewed)', () => {
+    const stored = (reviewed: unknown) =>
+      decodeHistorySecret({
+        ...historySecret('web', 'apps', []),
+        data: { history: Buffer.from(JSON.stringify({ entries: [{ ...entry(1), reviewed }] })).toString('base64') },
+      })[0]!.reviewed;
+    expect(stored({ commit: 'abc', pullRequest: 3 })).toEqual({ commit: 'abc', pullRequest: 3 });
+    expect(stored({ pullRequest: 3 })).toEqual({ pullRequest: 3 });
+    expect(stored({ commit: 'abc' })).toEqual({ commit: 'abc' });
+    for (const malformed of [
+      true,
+      'yes',
+      1,
+      {},
+      { commit: '' },
+      { commit: 1 },
+      { pullRequest: -1 },
+      { pullRequest: '3' },
+      { commit: 'abc', pullRequest: 1.5 },
+      null,
+    ])
+      expect(stored(malformed)).toBeUndefined();
   });
 });
 
