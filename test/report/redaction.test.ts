@@ -230,6 +230,28 @@ describe('text that reads otherwise than it is', () => {
     expect(describeHiddenText('plain')).toBeUndefined();
   });
 
+  it('shows every character that does not show escaped by its property: soft hyphen, fillers, selectors, tags', () => {
+    // Each of a kind the old list missed (issue 31): Cf, Mn and Lo default ignorables, variation selectors, tags.
+    expect(showHiddenText('a\u00ADb\u034Fc\u115Fd\u3164e\u180Ef\uFE0Fg\u17B4h')).toBe(
+      'a\\u00ADb\\u034Fc\\u115Fd\\u3164e\\u180Ef\\uFE0Fg\\u17B4h',
+    );
+    expect(showHiddenText('x\u{E0100}y\u{E0001}\u{E0061}\u{E007F}z')).toBe(
+      'x\\u{E0100}y\\u{E0001}\\u{E0061}\\u{E007F}z',
+    );
+    // Tab and line feed stay (a diff's lines), every other control is shown.
+    expect(showHiddenText('a\tb\nc\u001b[1m\rd')).toBe('a\tb\nc\\u001B[1m\\u000Dd');
+    expect(describeHiddenText('a\u00AD\u{E0041}b')).toBe(
+      'characters that are invisible or reorder the text around them (U+00AD, U+E0041)',
+    );
+    // Every tag character in one value: the note names the first few and counts the rest.
+    let tags = '';
+    for (let code = 0xe0000; code <= 0xe007f; code++) tags += String.fromCodePoint(code);
+    const note = describeHiddenText(tags) ?? '';
+    expect(note).toContain('U+E0000, U+E0001,');
+    expect(note).toContain(', 104 more)');
+    expect(showHiddenText(tags)).not.toMatch(/\p{Cf}/u);
+  });
+
   it.each([
     ['PR comment', () => renderPullRequestComment(hostile(), context)],
     ['rollout comment', () => renderRolloutComment({ ...hostile(), mode: 'apply' }, context)],
