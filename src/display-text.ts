@@ -26,8 +26,9 @@
 //     know what they are, so nothing says they show (a character assigned by a later Unicode
 //     version is escaped until Node's tables know it);
 //   - lone surrogates, Cs: not a character at all (UTF-8 turns them into U+FFFD).
-// Combining marks (Mn) are not escaped: they show, on the character before them, and
-// scripts need them. So:
+// Other combining marks (Mn) are not escaped: they show, on the character before them, and
+// scripts need them. The price: an emoji sequence from the user's files shows its joiner
+// (U+200D) and its selector (U+FE0F) escaped, as any other text would. So:
 //   - a log line shows every such character escaped, JSON-style (`\u001b[31m`, `\u00ad`),
 //     except tab and the line break; a CRLF is a line break, a lone CR is shown escaped (a
 //     terminal would return the cursor and print over the line);
