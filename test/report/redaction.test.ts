@@ -180,6 +180,9 @@ describe('secret changes', () => {
   });
 });
 
+/** One of each kind the old list missed: soft hyphen, CGJ, Hangul fillers, U+180E, a variation selector, U+17B4, a tag, a selector beyond U+FFFF. */
+const HIDDEN = '\u00AD\u034F\u115F\u3164\u180Ex\uFE0Fy\u17B4\u{E0041}\u{E0100}';
+
 describe('text that reads otherwise than it is', () => {
   // A value whose right-to-left override makes `replicas: 1 # admin=false` read differently, and a zero-width space in a name.
   const bidi = 'role: "user\u202E\u2066 nimda\u2069\u2066"';
@@ -267,6 +270,24 @@ describe('text that reads otherwise than it is', () => {
         /This object holds characters that are invisible or reorder the text around them \(U\+200B, U\+202E, U\+2066, U\+2069, U\+FEFF\)/g,
       ),
     ).toHaveLength(1);
+  });
+
+  it.each([
+    ['PR comment', (c: ChangeSet) => renderPullRequestComment(c, context)],
+    [
+      'rollout comment',
+      (c: ChangeSet) => renderRolloutComment({ ...c, mode: 'apply' }, context, { warnings: [`w${HIDDEN}w`] }),
+    ],
+    ['job summary', (c: ChangeSet) => renderJobSummary(c, { ...context, notes: [`n${HIDDEN}n`] })],
+  ])('%s: a group, a warning and a note hold no character raw that does not show', (_name, render) => {
+    const text = render(changeSet([cluster('staging-1', `g${HIDDEN}g`, [instance('web', [])], { status: 'changed' })]));
+    // Our own emoji hold U+FE0F: the user's is looked for between its neighbours.
+    for (const character of ['\u00AD', '\u034F', '\u115F', '\u3164', '\u180E', '\u17B4', '\u{E0041}', '\u{E0100}'])
+      expect(text).not.toContain(character);
+    expect(text).not.toContain('x\uFE0Fy');
+    expect(text.replaceAll('&#92;', '\\')).toContain(
+      '\\u00AD\\u034F\\u115F\\u3164\\u180Ex\\uFE0Fy\\u17B4\\u{E0041}\\u{E0100}',
+    );
   });
 
   it('leaves ordinary input as it was', () => {
