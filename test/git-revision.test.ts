@@ -9,6 +9,7 @@ import {
   gitWorkTreeOf,
   hasCommit,
   readFileAtCommit,
+  readFolderAtCommit,
   repositoryPathOf,
   resolveCommit,
 } from '../src/git-revision.js';
@@ -57,6 +58,54 @@ describe('git-revision', () => {
     expect(() => readFileAtCommit(dir, first, 'deploy')).toThrow('is a folder, not a file');
     expect(() => readFileAtCommit(dir, first, '../etc/passwd')).toThrow('is not a path inside the repository');
     expect(() => readFileAtCommit(dir, '--output=/tmp/x', 'new.cue')).toThrow(GitReadError);
+  });
+
+  it('reads a folder as it was at a commit, recursively, undefined where the commit had none, refusing links and what exceeds the limits', () => {
+    const limits = { entries: 100, bytes: 1024 };
+    expect(readFolderAtCommit(dir, second, 'deploy/sub', limits)).toBeUndefined();
+    // deploy/ holds a symbolic link at both commits: not a file of the commit.
+    expect(() => readFolderAtCommit(dir, first, 'deploy', limits)).toThrow(
+      `deploy/link.cue at ${first} is a symbolic link, not a file`,
+    );
+    expect(() => readFolderAtCommit(dir, second, 'new.cue', limits)).toThrow('is a file, not a folder');
+    expect(() => readFolderAtCommit(dir, second, '../x', limits)).toThrow('is not a path inside the repository');
+  });
+
+  it('reads every file of a folder with its content, in path order, within the limits', () => {
+    const repo = mkdtempSync(join(tmpdir(), 'git-folder-'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', repo, ...args], {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@e',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@e',
+        },
+      }).trim();
+    try {
+      git('init', '-q', '-b', 'main');
+      mkdirSync(join(repo, 'cue.mod', 'pkg', 'example.com', 'kit'), { recursive: true });
+      writeFileSync(join(repo, 'cue.mod', 'module.cue'), 'module: "a.b/c"\n');
+      writeFileSync(join(repo, 'cue.mod', 'pkg', 'example.com', 'kit', 'kit.cue'), 'package kit\n\n// é ✓\nx: 1\n');
+      writeFileSync(join(repo, 'cue.mod.cue'), 'not: "in the folder"\n');
+      git('add', '.');
+      git('commit', '-q', '-m', 'one');
+      const commit = git('rev-parse', 'HEAD');
+      expect(readFolderAtCommit(repo, commit, 'cue.mod', { entries: 100, bytes: 1024 })).toEqual([
+        { repositoryPath: 'cue.mod/module.cue', text: 'module: "a.b/c"\n' },
+        { repositoryPath: 'cue.mod/pkg/example.com/kit/kit.cue', text: 'package kit\n\n// é ✓\nx: 1\n' },
+      ]);
+      expect(() => readFolderAtCommit(repo, commit, 'cue.mod', { entries: 3, bytes: 1024 })).toThrow(
+        'more than 3 files and folders',
+      );
+      expect(() => readFolderAtCommit(repo, commit, 'cue.mod', { entries: 100, bytes: 20 })).toThrow(
+        'its files hold more than 20 bytes',
+      );
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   it('resolves refs to commits, undefined for a ref the clone does not have, and refuses option-like refs', () => {

@@ -2,6 +2,10 @@
 // `runtime` input as they were at the commit before the run's change, the pull request's
 // base (`pull_request.base.sha`) or the push's `before` (github/event.ts baseCommitOf).
 //
+// The runtime is evaluated from the base commit's files only: the working directory's
+// cue.mod is read at the base as well (../runtime-at-commit.ts), by the same reader, and a
+// cue.mod the base did not have is none, never the head's.
+//
 // Each file is read with git when the checkout holds that commit (a pull request's base
 // with `fetch-depth: 2` or more; no request, and GitHub Enterprise Server without the
 // permission works too), else through GitHub's contents endpoint with the job's token
@@ -19,12 +23,20 @@
 // repository only, and a diff deletes nothing; a rollout (push, merged pull request) runs
 // the merged workflow file.
 import { GitHubApi } from '../github/api.js';
-import { readRepositoryFile } from '../github/contents.js';
+import { readRepositoryFile, readRepositoryFolder } from '../github/contents.js';
 import { baseCommitOf, type RunContext } from '../github/event.js';
 import type { CueEngine } from '../cue/index.js';
 import type { Runtime } from '../bundle/index.js';
-import { hasCommit, readFileAtCommit } from '../git-revision.js';
-import { loadRuntimeAtCommit, locateRuntimeFiles, type RuntimeFileLocation } from '../runtime-at-commit.js';
+import { hasCommit, readFileAtCommit, readFolderAtCommit } from '../git-revision.js';
+import {
+  CUE_MODULE_LIMITS,
+  cueModuleFilesAtCommit,
+  loadRuntimeAtCommit,
+  locateCueModule,
+  locateRuntimeFiles,
+  type CueModuleLocation,
+  type RuntimeFileLocation,
+} from '../runtime-at-commit.js';
 
 export interface BaseRuntimeInputs {
   context: RunContext;
@@ -34,7 +46,6 @@ export interface BaseRuntimeInputs {
   cwd: string;
   workspace: string;
   engine: CueEngine;
-  moduleFiles: Record<string, string>;
   /** The job's token (`github-token`); empty: anonymous requests (public repositories only). */
   githubToken: string;
   signal: AbortSignal;
@@ -50,15 +61,18 @@ export interface BaseRuntimeOutcome {
 
 type ReadVia = 'git' | 'the GitHub API';
 
-/** A reader of the commit's files: git when the work tree holds the commit, else the contents endpoint. */
-function commitFileReader(
-  inputs: BaseRuntimeInputs,
-  sha: string,
-  via: Set<ReadVia>,
-): (location: RuntimeFileLocation) => Promise<string | undefined> {
+/** Reads the commit's files: git when the work tree holds the commit, else the contents endpoint. */
+interface CommitReader {
+  /** One runtime file's text, or undefined when the commit did not have it. */
+  file(location: RuntimeFileLocation): Promise<string | undefined>;
+  /** The files of the cue.mod folder, or undefined when the commit did not have it. */
+  cueModule(location: CueModuleLocation): Promise<Array<{ repositoryPath: string; text: string }> | undefined>;
+}
+
+function commitReader(inputs: BaseRuntimeInputs, sha: string, via: Set<ReadVia>): CommitReader {
   const present = new Map<string, boolean>();
   let api: GitHubApi | undefined;
-  const throughApi = (location: RuntimeFileLocation): Promise<string | undefined> => {
+  const client = (): GitHubApi => {
     api ??= new GitHubApi({
       apiUrl: inputs.context.apiUrl,
       token: inputs.githubToken,
@@ -66,41 +80,60 @@ function commitFileReader(
       log: inputs.log,
     });
     via.add('the GitHub API');
-    return readRepositoryFile(
-      api,
-      { owner: inputs.context.owner, repo: inputs.context.repo },
-      location.repositoryPath,
-      sha,
-    ).then((file) => file?.text);
+    return api;
   };
-  return async (location) => {
-    const tree = location.workTree;
-    if (tree) {
-      let has = present.get(tree);
-      if (has === undefined) {
-        try {
-          has = hasCommit(tree, sha);
-        } catch (error) {
-          inputs.log(
-            `fleet membership: git cannot read the checkout (${error instanceof Error ? error.message : String(error)}); reading the base runtime through the GitHub API`,
-          );
-          has = false;
-        }
-        present.set(tree, has);
+  const target = { owner: inputs.context.owner, repo: inputs.context.repo };
+  /** Whether git can read the commit in the work tree (once per tree; a git that fails is said in the log). */
+  const gitHas = (tree: string | undefined): boolean => {
+    if (!tree) return false;
+    let has = present.get(tree);
+    if (has === undefined) {
+      try {
+        has = hasCommit(tree, sha);
+      } catch (error) {
+        inputs.log(
+          `fleet membership: git cannot read the checkout (${error instanceof Error ? error.message : String(error)}); reading the base runtime through the GitHub API`,
+        );
+        has = false;
       }
-      if (has) {
-        try {
-          const text = readFileAtCommit(tree, sha, location.repositoryPath);
-          via.add('git');
-          return text;
-        } catch (error) {
-          inputs.log(
-            `fleet membership: git could not read ${location.shownAs} at ${sha.slice(0, 7)} (${error instanceof Error ? error.message : String(error)}); trying the GitHub API`,
-          );
-        }
-      }
+      present.set(tree, has);
     }
-    return throughApi(location);
+    return has;
+  };
+  /** What git read, or undefined (said in the log) when git failed: then the API is asked. */
+  const throughGit = <T>(
+    tree: string | undefined,
+    shownAs: string,
+    read: (tree: string) => T,
+  ): { read: T } | undefined => {
+    if (!tree || !gitHas(tree)) return undefined;
+    try {
+      const result = read(tree);
+      via.add('git');
+      return { read: result };
+    } catch (error) {
+      inputs.log(
+        `fleet membership: git could not read ${shownAs} at ${sha.slice(0, 7)} (${error instanceof Error ? error.message : String(error)}); trying the GitHub API`,
+      );
+      return undefined;
+    }
+  };
+  return {
+    async file(location) {
+      const fromGit = throughGit(location.workTree, location.shownAs, (tree) =>
+        readFileAtCommit(tree, sha, location.repositoryPath),
+      );
+      if (fromGit) return fromGit.read;
+      return (await readRepositoryFile(client(), target, location.repositoryPath, sha))?.text;
+    },
+    async cueModule(location) {
+      const fromGit = throughGit(location.workTree, location.repositoryPath, (tree) =>
+        readFolderAtCommit(tree, sha, location.repositoryPath, CUE_MODULE_LIMITS),
+      );
+      if (fromGit) return fromGit.read;
+      const files = await readRepositoryFolder(client(), target, location.repositoryPath, sha, CUE_MODULE_LIMITS);
+      return files?.map((file) => ({ repositoryPath: file.path, text: file.text }));
+    },
   };
 }
 
@@ -128,22 +161,23 @@ export async function readBaseRuntime(inputs: BaseRuntimeInputs): Promise<BaseRu
   } catch (error) {
     return warning('cannot be located', error);
   }
-  const reader = commitFileReader(inputs, sha, via);
+  const reader = commitReader(inputs, sha, via);
   // Reading and loading are told apart: only reading goes to git or GitHub.
   const texts = new Map<string, string | undefined>();
+  let moduleFiles: Record<string, string>;
   try {
-    for (const location of locations) texts.set(location.shownAs, await reader(location));
+    for (const location of locations) texts.set(location.shownAs, await reader.file(location));
+    // The base's own cue.mod, never the head's (a pull request could change which clusters the base had).
+    const cueModule = locateCueModule(inputs.cwd, inputs.workspace);
+    moduleFiles = [...texts.values()].some((text) => text !== undefined)
+      ? cueModuleFilesAtCommit(cueModule, await reader.cueModule(cueModule))
+      : {};
   } catch (error) {
     return warning('could not be read', error);
   }
   let loaded: ReturnType<typeof loadRuntimeAtCommit>;
   try {
-    loaded = loadRuntimeAtCommit(
-      inputs.engine,
-      locations,
-      (location) => texts.get(location.shownAs),
-      inputs.moduleFiles,
-    );
+    loaded = loadRuntimeAtCommit(inputs.engine, locations, (location) => texts.get(location.shownAs), moduleFiles);
   } catch (error) {
     return warning('does not evaluate', error);
   }

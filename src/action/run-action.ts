@@ -521,7 +521,6 @@ function baseRuntime(
     cwd: ws.cwd,
     workspace: ws.workspace,
     engine: ws.engine,
-    moduleFiles: ws.moduleFiles,
     githubToken: config.githubToken,
     signal: limits.workDeadline,
     log: (line) => log.line(line),

@@ -27,6 +27,7 @@ import {
   tableRow,
   type ReportContext,
 } from '../report/markdown.js';
+import { showHiddenText } from '../report/index.js';
 import { maskSecrets } from '../secrets.js';
 import { runGitHubClient, type PublishTarget } from './publish.js';
 import { appendStepSummary, setOutput } from './runner.js';
@@ -49,11 +50,12 @@ const dash = '–';
 
 function rowCells(row: InstanceStateRow): string[] {
   const module = row.module ?? row.desired;
-  const cell = (text: string | undefined | null) => (text ? escapeInline(text) : dash);
+  // Names, versions and reasons come from the clusters and the user's files: what does not show is shown escaped.
+  const cell = (text: string | undefined | null) => (text ? escapeInline(showHiddenText(text)) : dash);
   return [
     cell(row.cluster),
     cell(row.group),
-    row.instance ? code(row.instance) : dash,
+    row.instance ? code(showHiddenText(row.instance)) : dash,
     cell(row.namespace),
     STATE_LABELS[row.state],
     cell(module?.version),
@@ -96,7 +98,7 @@ export function renderStatusMarkdown(
 ): string {
   const measure = options.measure ?? commentLength;
   const head =
-    `${options.marker ? `${options.marker}\n` : ''}## timoni-fleet status: ${escapeInline(state.bundle || '(bundle not evaluated)')}\n\n` +
+    `${options.marker ? `${options.marker}\n` : ''}## timoni-fleet status: ${escapeInline(showHiddenText(state.bundle || '(bundle not evaluated)'))}\n\n` +
     `${stateSummary(state)}\n\nRead at ${commitLink(context)} by ${runLink(context, 'this run')}.\n\n`;
   const table = (rows: readonly InstanceStateRow[]) =>
     tableHeader(HEADINGS, ['l', 'l', 'l', 'l', 'l', 'l', 'l', 'l', 'r', 'l']) +

@@ -72,7 +72,8 @@ function checked(boundary: FileBoundary, path: string, shownAs: string): string 
   }
 }
 
-const WALK_ENTRY_LIMIT = 50_000;
+/** The most files and folders a walk reaches (here and when cue.mod is read at another commit: ../runtime-at-commit.ts). */
+export const WALK_ENTRY_LIMIT = 50_000;
 
 /**
  * Walks a folder in name order, following symlinks that stay inside the boundary (never

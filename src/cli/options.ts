@@ -19,7 +19,7 @@ import {
 import { runtimeEnvironment } from '../bundle/runtime-environment.js';
 import type { CueEngine } from '../cue/index.js';
 import { FileBoundary } from '../file-boundary.js';
-import { readFileAtCommit, resolveCommit } from '../git-revision.js';
+import { readFileAtCommit, readFolderAtCommit, resolveCommit } from '../git-revision.js';
 import { defaultFleetOptions, type FleetLog, type FleetOptions, type FleetRun } from '../fleet/fleet-run.js';
 import {
   runOptions,
@@ -32,7 +32,14 @@ import {
 import { loadKubeconfig } from '../kube/connect/index.js';
 import { SecretRegistry } from '../secrets.js';
 import { ModuleResolver } from '../module/source.js';
-import { loadRuntimeAtCommit, locateRuntimeFiles, type RuntimeFileLocation } from '../runtime-at-commit.js';
+import {
+  CUE_MODULE_LIMITS,
+  cueModuleFilesAtCommit,
+  loadRuntimeAtCommit,
+  locateCueModule,
+  locateRuntimeFiles,
+  type RuntimeFileLocation,
+} from '../runtime-at-commit.js';
 import { UsageError, type FlagSpec, type ParsedArguments } from './arguments.js';
 import type { CommandIO } from './io.js';
 
@@ -429,7 +436,7 @@ export function readBundleInputs(
   const baseFile = args.strings.get('base-runtime') ?? '';
   // A base runtime given by hand that does not load is the user's error, told as -r's would be.
   const baseRuntime =
-    baseRuntimeAtRef(engine, args, cwd, moduleFiles) ??
+    baseRuntimeAtRef(engine, args, cwd, workdir) ??
     (baseFile
       ? {
           runtime: loadRuntime(
@@ -458,7 +465,9 @@ export function readBundleInputs(
 
 /**
  * `--base-ref REF`: the -r runtime file(s) as they were at REF, read with git (no shell,
- * objects only: ../git-revision.ts) from the work tree that holds them, and loaded as -r is.
+ * objects only: ../git-revision.ts) from the work tree that holds them, and loaded as -r is
+ * but with the cue.mod of the working directory (--workdir) as REF had it (none if REF had none), never
+ * the work tree's (../runtime-at-commit.ts).
  * Undefined without the flag, and when REF had none of the files (nothing leaves). A REF
  * git does not know, a file outside the repository, or a base runtime that does not load
  * is the user's error.
@@ -467,7 +476,7 @@ function baseRuntimeAtRef(
   engine: CueEngine,
   args: ParsedArguments,
   cwd: string,
-  moduleFiles: Record<string, string>,
+  workdir: string,
 ): { runtime: Runtime; from: string } | undefined {
   const ref = args.strings.get('base-ref') ?? '';
   if (ref === '') return undefined;
@@ -495,13 +504,27 @@ function baseRuntimeAtRef(
     }
     return commit;
   };
-  const loaded = loadRuntimeAtCommit(
-    engine,
-    locations,
-    (location) =>
+  const texts = new Map(
+    locations.map((location) => [
+      location.shownAs,
       readFileAtCommit(location.workTree ?? top, commitIn(location.workTree ?? top), location.repositoryPath),
-    moduleFiles,
+    ]),
   );
+  let moduleFiles: Record<string, string> = {};
+  if ([...texts.values()].some((text) => text !== undefined)) {
+    let cueModule: ReturnType<typeof locateCueModule>;
+    try {
+      cueModule = locateCueModule(workdir, top);
+    } catch (error) {
+      throw new UsageError(`--base-ref: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const tree = cueModule.workTree ?? top;
+    moduleFiles = cueModuleFilesAtCommit(
+      cueModule,
+      readFolderAtCommit(tree, commitIn(tree), cueModule.repositoryPath, CUE_MODULE_LIMITS),
+    );
+  }
+  const loaded = loadRuntimeAtCommit(engine, locations, (location) => texts.get(location.shownAs), moduleFiles);
   if (!loaded) return undefined;
   const commit = [...commits.values()][0] ?? ref;
   return { runtime: loaded.runtime, from: `${loaded.files.join(', ')} at ${ref} (${commit.slice(0, 7)}, --base-ref)` };

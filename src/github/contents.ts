@@ -119,3 +119,86 @@ export async function readRepositoryFile(
   }
   return { path, ref, text, sha: data.sha ?? '' };
 }
+
+/** GitHub lists at most this many entries of one folder through the contents endpoint. */
+export const CONTENTS_FOLDER_LISTING_LIMIT = 1000;
+
+/** How much a folder read at a commit may hold (readRepositoryFolder). */
+export interface RepositoryFolderLimits {
+  /** Files and folders, counted together. */
+  entries: number;
+  /** The files' bytes, together. */
+  bytes: number;
+}
+
+/** An entry of a folder listing of the contents endpoint (the fields read here). */
+interface ContentEntry {
+  type?: string;
+  path?: string;
+}
+
+/**
+ * Every file under the folder `path` as it was at `ref`, recursively, in path order, or
+ * undefined when the folder did not exist there. One request lists each folder, one reads
+ * each file (readRepositoryFile). Throws when `path` is a file, for a symbolic link or a
+ * submodule inside (not a file of that commit), for a folder of 1,000 entries or more (the
+ * endpoint lists no more, so the listing may be cut), when the folder holds more than the
+ * limits allow, and for every failure readRepositoryFile throws for.
+ */
+export async function readRepositoryFolder(
+  client: GitHubApi,
+  target: RepositoryTarget,
+  path: string,
+  ref: string,
+  limits: RepositoryFolderLimits,
+): Promise<RepositoryFile[] | undefined> {
+  checkRepositoryPath(path);
+  const where = `${path} at ${ref}`;
+  let entries = 0;
+  let bytes = 0;
+  const files: RepositoryFile[] = [];
+  const list = async (folder: string): Promise<boolean> => {
+    let data: ContentFile | ContentEntry[];
+    try {
+      data = (await client.request<ContentFile | ContentEntry[]>('GET', contentsPath(target, folder, ref))).data;
+    } catch (error) {
+      if (
+        folder === path &&
+        error instanceof GitHubApiError &&
+        error.status === 404 &&
+        error.apiMessage === 'Not Found'
+      ) {
+        await checkCommitReadable(client, target, ref, where);
+        return false;
+      }
+      if (error instanceof GitHubApiError && error.status === 404)
+        throw new Error(`${folder} at ${ref}: GitHub does not know this commit or folder (${error.apiMessage})`, {
+          cause: error,
+        });
+      throw error;
+    }
+    if (!Array.isArray(data))
+      throw new Error(`${folder} at ${ref} is a ${data.type ?? 'thing without a type'}, not a folder`);
+    if (data.length >= CONTENTS_FOLDER_LISTING_LIMIT)
+      throw new Error(
+        `${folder} at ${ref} has ${CONTENTS_FOLDER_LISTING_LIMIT} entries or more: GitHub's contents endpoint lists no more, so it cannot be read whole. Check out that commit instead (actions/checkout with a fetch-depth that reaches it)`,
+      );
+    for (const entry of data) {
+      const inside = entry.path ?? '';
+      if (!inside.startsWith(`${folder}/`))
+        throw new Error(`${folder} at ${ref}: GitHub listed ${JSON.stringify(inside)} in it`);
+      if (++entries > limits.entries) throw new Error(`${where}: more than ${limits.entries} files and folders`);
+      if (entry.type === 'dir') await list(inside);
+      else if (entry.type === 'file') {
+        const file = await readRepositoryFile(client, target, inside, ref);
+        if (!file) throw new Error(`${inside} at ${ref}: listed in its folder, then not found`);
+        bytes += Buffer.byteLength(file.text, 'utf8');
+        if (bytes > limits.bytes) throw new Error(`${where}: its files hold more than ${limits.bytes} bytes`);
+        files.push(file);
+      } else throw new Error(`${inside} at ${ref} is a ${entry.type ?? 'thing without a type'}, not a file`);
+    }
+    return true;
+  };
+  if (!(await list(path))) return undefined;
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -44,7 +44,13 @@ import {
 } from './budget.js';
 import { capitalise, code, commitLink, escapeHtml, escapeInline, runLink, type ReportContext } from './markdown.js';
 import { renderRecord, reviewedBlock, type ReviewedRecord } from './reviewed-block.js';
-import { hiddenTextChangeNotes, maskChangeSet, secretChangeIds, showHiddenTextIn } from './redaction.js';
+import {
+  hiddenTextChangeNotes,
+  maskChangeSet,
+  secretChangeIds,
+  showHiddenText,
+  showHiddenTextIn,
+} from './redaction.js';
 import {
   actionLabel,
   clusterErrorShownByInstance,
@@ -141,7 +147,7 @@ function renderComment(
         ? renderRecord(extra.reviewed)
         : '';
   const limit = Math.min(context.maxSize ?? COMMENT_LIMIT, COMMENT_LIMIT) - (record ? commentLength(record) + 1 : 0);
-  const warnings = (extra.warnings ?? []).map((warning) => `> ${escapeInline(warning)}`).join('\n>\n');
+  const warnings = (extra.warnings ?? []).map((warning) => `> ${escapeInline(showHiddenText(warning))}`).join('\n>\n');
   const moreHint = `the ${runLink(context, 'job summary of the workflow run')} holds more`;
   const objectLists = objectListGroups(changeSet, (clusterIndex, instanceIndex, objectIndex) => {
     const change = changeSet.clusters[clusterIndex]?.instances[instanceIndex]?.changes[objectIndex];

@@ -29,7 +29,13 @@ export {
 } from './reviewed-block.js';
 export type { RolloutCommentExtra } from './comment.js';
 export { maskSecrets, secretMasker, containsSecret, maskableValues, MASK, MIN_SECRET_LENGTH } from '../secrets.js';
-export { maskChangeSet, changeSetChangesSecret, objectChangesSecret, diffChangesSecret } from './redaction.js';
+export {
+  maskChangeSet,
+  changeSetChangesSecret,
+  objectChangesSecret,
+  diffChangesSecret,
+  showHiddenText,
+} from './redaction.js';
 export { COMMENT_LIMIT, STEP_SUMMARY_LIMIT, STEP_SUMMARY_BUDGET, commentLength, utf8Length } from '../github/limits.js';
 export type { ReportContext } from './markdown.js';
 export type { ObjectReadiness, ReadinessStatus } from '../changeset.js';

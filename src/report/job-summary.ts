@@ -41,7 +41,13 @@ import {
   tableRow,
   type ReportContext,
 } from './markdown.js';
-import { hiddenTextChangeNotes, maskChangeSet, secretChangeIds, showHiddenTextIn } from './redaction.js';
+import {
+  hiddenTextChangeNotes,
+  maskChangeSet,
+  secretChangeIds,
+  showHiddenText,
+  showHiddenTextIn,
+} from './redaction.js';
 import {
   actionLabel,
   clusterErrorShownByInstance,
@@ -170,7 +176,7 @@ function renderHead(changeSet: ChangeSet, context: ReportContext, secretChanged:
   head += deadlineCallout(changeSet, context);
   const notes = (context.notes ?? []).filter((note) => note.trim() !== '');
   if (notes.length > 0)
-    head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(maskSecrets(note, context.secrets))}`).join('\n>\n')}\n\n`;
+    head += `> [!NOTE]\n${notes.map((note) => `> ${escapeInline(showHiddenText(maskSecrets(note, context.secrets)))}`).join('\n>\n')}\n\n`;
   if (secretChanged) head += '🔒 A secret value changed (hidden).\n\n';
   head += membershipWarning(changeSet);
   head += `${renderStatusTable(changeSet.clusters, { withDuration: true })}\n`;

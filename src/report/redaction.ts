@@ -13,9 +13,11 @@
 // Text that reads otherwise than it is. Reviewers approve what they read, so nothing from
 // the user's files may read otherwise than what is applied, nor pass for a part of the
 // report that the action reads back:
-//   - bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069
-//     isolates, U+200E/U+200F/U+061C marks) and characters that do not show (U+200B-U+200D
-//     zero-width, U+2060-U+2064, U+FEFF) are shown escaped, `\u202E`;
+//   - every character that does not show as itself, by Unicode property (NOT_SHOWN in
+//     ../display-text.ts, the one rule of the project: controls but tab and line feed,
+//     format characters with the bidirectional controls, default ignorable code points,
+//     variation selectors, tags, separators, spaces other than U+0020, private use,
+//     unassigned) is shown escaped: `\u202E`, `\u00AD`, `\u{E0041}` beyond U+FFFF;
 //   - the opening of our hidden blocks, `<!-- timoni-fleet` (the comment's marker and its
 //     review record, reviewed-block.ts), is shown as `\u003C!-- timoni-fleet`, so that a
 //     diff or an error message can never hold a block the action would read back (in
@@ -23,6 +25,7 @@
 // Each object whose diff holds either is named under its diff (`hiddenTextNote`).
 
 import type { ChangeSet, ObjectChange } from '../changeset.js';
+import { NOT_SHOWN, notShownIn } from '../display-text.js';
 import { maskableValues, secretMasker } from '../secrets.js';
 import { changeId } from './budget.js';
 
@@ -102,17 +105,24 @@ export function secretChangeIds(changeSet: ChangeSet, secrets: readonly string[]
 // ---------------------------------------------------------------------------------------
 // Text that reads otherwise than it is (see the header).
 
-const HIDDEN_CHARACTERS = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
 const HIDDEN_BLOCK_OPENING = /<(!--\s*timoni-fleet)/gi;
+/** How many of the escaped characters a note names by code point. */
+const NAMED_CHARACTERS_LIMIT = 24;
 
-/** `\u202E` for U+202E: how an escaped character is shown. */
+/** The code point in hex, upper case, at least four digits: `202E`, `E0041`. */
+function codePointHex(character: string): string {
+  return (character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** `\u202E` for U+202E, `\u{E0041}` beyond U+FFFF: how an escaped character is shown. */
 function escapedForm(character: string): string {
-  return `\\u${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const hex = codePointHex(character);
+  return hex.length > 4 ? `\\u{${hex}}` : `\\u${hex}`;
 }
 
 /** The text with hidden characters and the opening of our hidden blocks shown escaped. */
 export function showHiddenText(text: string): string {
-  return text.replace(HIDDEN_CHARACTERS, escapedForm).replace(HIDDEN_BLOCK_OPENING, '\\u003C$1');
+  return text.replace(NOT_SHOWN, escapedForm).replace(HIDDEN_BLOCK_OPENING, '\\u003C$1');
 }
 
 /** A copy of the ChangeSet with every string shown as showHiddenText shows it (enumerations aside, as when masking). */
@@ -122,10 +132,13 @@ export function showHiddenTextIn<T extends ChangeSet>(changeSet: T): T {
 
 /** What a diff holds that showHiddenText escapes, in words for a reader; undefined when nothing. */
 export function describeHiddenText(text: string): string | undefined {
-  const characters = [...new Set(text.match(HIDDEN_CHARACTERS) ?? [])].sort();
+  const characters = notShownIn(text);
   const parts: string[] = [];
   if (characters.length > 0) {
-    const forms = characters.map((character) => `U+${escapedForm(character).slice(2)}`).join(', ');
+    // A diff may hold thousands of them (every tag character): the note names the first few.
+    const named = characters.slice(0, NAMED_CHARACTERS_LIMIT).map((character) => `U+${codePointHex(character)}`);
+    if (characters.length > named.length) named.push(`${characters.length - named.length} more`);
+    const forms = named.join(', ');
     parts.push(`characters that are invisible or reorder the text around them (${forms})`);
   }
   HIDDEN_BLOCK_OPENING.lastIndex = 0;

@@ -88,7 +88,6 @@ function inputs(
     runtimeFiles: ['deploy/runtime.cue'],
     cwd: over.workspace,
     engine,
-    moduleFiles: {},
     githubToken: github.token,
     signal: AbortSignal.timeout(60_000),
     log: (line) => lines.push(line),
@@ -123,8 +122,12 @@ describe('readBaseRuntime', () => {
     expect(outcome.baseRuntime?.from).toMatch(
       /^runtime\.cue at base commit bbbbbbb \(the pull request's base\), read with the GitHub API$/,
     );
-    expect(github.state.requestsTo('GET', /\/contents\//).at(-1)?.path).toBe(
-      `/repos/acme/fleet/contents/deploy/runtime.cue?ref=${apiBase}`,
+    // The runtime file, and the working directory's cue.mod (none at the base), both at the base commit.
+    expect(github.state.requestsTo('GET', /\/contents\//).map((request) => request.path)).toEqual(
+      expect.arrayContaining([
+        `/repos/acme/fleet/contents/deploy/runtime.cue?ref=${apiBase}`,
+        `/repos/acme/fleet/contents/deploy/cue.mod?ref=${apiBase}`,
+      ]),
     );
   });
 
@@ -153,6 +156,84 @@ describe('readBaseRuntime', () => {
     ).toEqual({});
     expect(lines.at(-1)).toMatch(/the push created the branch/);
     expect(await readBaseRuntime(inputs({ context: context('workflow_dispatch', {}), workspace }, lines))).toEqual({});
+  });
+
+  describe("the base's own cue.mod, never the head's", () => {
+    // The runtime is the same at the base and the head; only the package it imports from
+    // cue.mod/pkg changes: three clusters at the base, one at the head.
+    const importingRuntime =
+      'import "example.com/members"\n\nruntime: {\n\tapiVersion: "v1alpha1"\n\tname: "fleet"\n\tclusters: members.clusters\n}\n';
+    const moduleCue = 'module: "acme.com/deploy"\nlanguage: version: "v0.9.0"\n';
+    const membersOf = (...clusters: string[]) =>
+      `package members\n\nclusters: {\n${clusters.map((c) => `\t"${c}": { group: "staging", kubeContext: "ctx-${c}" }\n`).join('')}}\n`;
+    const cueMod = (prefix: string, ...clusters: string[]): Record<string, string> => ({
+      [`${prefix}cue.mod/module.cue`]: moduleCue,
+      [`${prefix}cue.mod/pkg/example.com/members/members.cue`]: membersOf(...clusters),
+    });
+    /** The working directory deploy/ as the head has it: the runtime, and cue.mod with `clusters` (none: no cue.mod). */
+    function headWorkTree(dir: string, clusters: string[] | undefined): void {
+      rmSync(join(dir, 'deploy', 'cue.mod'), { recursive: true, force: true });
+      mkdirSync(join(dir, 'deploy'), { recursive: true });
+      writeFileSync(join(dir, 'deploy', 'runtime.cue'), importingRuntime);
+      if (clusters)
+        for (const [path, text] of Object.entries(cueMod('deploy/', ...clusters))) {
+          mkdirSync(join(dir, path, '..'), { recursive: true });
+          writeFileSync(join(dir, path), text);
+        }
+    }
+
+    it('reads cue.mod at the base with git: the head changing only cue.mod changes no cluster of the base', async () => {
+      const repo = join(root, 'cue-mod-git');
+      mkdirSync(repo, { recursive: true });
+      const git = (...args: string[]) =>
+        execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: gitEnv }).trim();
+      git('init', '-q', '-b', 'main');
+      headWorkTree(repo, ['one', 'two', 'three']);
+      git('add', '.');
+      git('commit', '-q', '-m', 'base');
+      const base = git('rev-parse', 'HEAD');
+      headWorkTree(repo, ['one']);
+      const cwd = join(repo, 'deploy');
+      const read = () =>
+        readBaseRuntime(
+          inputs({ context: pullRequest(base), workspace: repo, cwd, runtimeFiles: ['runtime.cue'] }, []),
+        );
+      expect((await read()).baseRuntime?.runtime.clusters.map((c) => c.name)).toEqual(['one', 'two', 'three']);
+      // cue.mod gone from the head: the base's is still read.
+      headWorkTree(repo, undefined);
+      expect((await read()).baseRuntime?.runtime.clusters.map((c) => c.name)).toEqual(['one', 'two', 'three']);
+    });
+
+    it('reads cue.mod at the base through the contents endpoint, and a base without cue.mod has none', async () => {
+      const withModule = '1'.repeat(40);
+      github.state.putFiles('acme', 'fleet', withModule, {
+        'deploy/runtime.cue': importingRuntime,
+        ...cueMod('deploy/', 'one', 'two', 'three'),
+      });
+      const workspace = join(root, 'cue-mod-api');
+      headWorkTree(workspace, ['one']);
+      const cwd = join(workspace, 'deploy');
+      const lines: string[] = [];
+      const read = (sha: string) =>
+        readBaseRuntime(inputs({ context: pullRequest(sha), workspace, cwd, runtimeFiles: ['runtime.cue'] }, lines));
+      const outcome = await read(withModule);
+      expect(outcome.baseRuntimeWarning).toBeUndefined();
+      expect(outcome.baseRuntime?.runtime.clusters.map((c) => c.name)).toEqual(['one', 'two', 'three']);
+      expect(github.state.requestsTo('GET', /\/contents\//).map((request) => request.path)).toEqual(
+        expect.arrayContaining([
+          `/repos/acme/fleet/contents/deploy/cue.mod/pkg/example.com/members/members.cue?ref=${withModule}`,
+        ]),
+      );
+
+      // The base had the runtime but no cue.mod: its import cannot be resolved from the head's.
+      const withoutModule = '2'.repeat(40);
+      github.state.putFiles('acme', 'fleet', withoutModule, { 'deploy/runtime.cue': importingRuntime });
+      const without = await read(withoutModule);
+      expect(without.baseRuntime).toBeUndefined();
+      expect(without.baseRuntimeWarning).toMatch(
+        /does not evaluate: .*import failed: .*no cue\.mod\/module\.cue file/s,
+      );
+    });
   });
 
   it('warns, redacted, when the base runtime does not evaluate, and when it cannot be read', async () => {

@@ -37,6 +37,14 @@ const context = {
 };
 
 describe('renderStatusMarkdown', () => {
+  it('shows what does not show in a group or a reason escaped (soft hyphen, Hangul filler, a tag)', () => {
+    const hidden = { ...row('one', 'stale', 'drift\u3164ed'), group: 'stag\u00ADing\u{E0041}' };
+    const text = renderStatusMarkdown(fleet([hidden]), context);
+    for (const character of ['\u00AD', '\u3164', '\u{E0041}']) expect(text).not.toContain(character);
+    expect(text).toContain('| one | stag&#92;u00ADing&#92;u{E0041} |');
+    expect(text).toContain('drift&#92;u3164ed');
+  });
+
   it('one row per cluster x instance, with the counts, the short digest and the reason escaped and masked', () => {
     const text = renderStatusMarkdown(
       fleet([

@@ -4,7 +4,7 @@
 // paths that leave the repository).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitHubApi } from '../../src/github/api.js';
-import { checkRepositoryPath, readRepositoryFile } from '../../src/github/contents.js';
+import { checkRepositoryPath, readRepositoryFile, readRepositoryFolder } from '../../src/github/contents.js';
 import { startGitHubStandIn, type GitHubStandIn } from '../harness/github/standin/server.js';
 
 const sha = (c: string): string => c.repeat(40);
@@ -78,5 +78,31 @@ describe('readRepositoryFile', () => {
     }
     expect(github.state.requests.length).toBe(before);
     expect(checkRepositoryPath('deploy/runtime.cue')).toBe('deploy/runtime.cue');
+  });
+});
+
+describe('readRepositoryFolder', () => {
+  it('reads every file under a folder at a commit, undefined where the commit had none, within the limits', async () => {
+    github.state.putFiles('acme', 'fleet', sha('c'), {
+      'deploy/cue.mod/module.cue': 'module: "a.b/c"\n',
+      'deploy/cue.mod/pkg/example.com/kit/kit.cue': 'package kit\n',
+      'deploy/runtime.cue': runtime,
+    });
+    const limits = { entries: 100, bytes: 1024 };
+    const files = await readRepositoryFolder(client, target, 'deploy/cue.mod', sha('c'), limits);
+    expect(files?.map((file) => [file.path, file.text])).toEqual([
+      ['deploy/cue.mod/module.cue', 'module: "a.b/c"\n'],
+      ['deploy/cue.mod/pkg/example.com/kit/kit.cue', 'package kit\n'],
+    ]);
+    await expect(readRepositoryFolder(client, target, 'deploy/cue.mod', sha('b'), limits)).resolves.toBeUndefined();
+    await expect(readRepositoryFolder(client, target, 'deploy/runtime.cue', sha('c'), limits)).rejects.toThrow(
+      'is a file, not a folder',
+    );
+    await expect(
+      readRepositoryFolder(client, target, 'deploy/cue.mod', sha('c'), { entries: 2, bytes: 1024 }),
+    ).rejects.toThrow('more than 2 files and folders');
+    await expect(
+      readRepositoryFolder(client, target, 'deploy/cue.mod', sha('c'), { entries: 100, bytes: 10 }),
+    ).rejects.toThrow('its files hold more than 10 bytes');
   });
 });

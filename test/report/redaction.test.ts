@@ -180,6 +180,9 @@ describe('secret changes', () => {
   });
 });
 
+/** One of each kind the old list missed: soft hyphen, CGJ, Hangul fillers, U+180E, a variation selector, U+17B4, a tag, a selector beyond U+FFFF. */
+const HIDDEN = '\u00AD\u034F\u115F\u3164\u180Ex\uFE0Fy\u17B4\u{E0041}\u{E0100}';
+
 describe('text that reads otherwise than it is', () => {
   // A value whose right-to-left override makes `replicas: 1 # admin=false` read differently, and a zero-width space in a name.
   const bidi = 'role: "user\u202E\u2066 nimda\u2069\u2066"';
@@ -230,6 +233,28 @@ describe('text that reads otherwise than it is', () => {
     expect(describeHiddenText('plain')).toBeUndefined();
   });
 
+  it('shows every character that does not show escaped by its property: soft hyphen, fillers, selectors, tags', () => {
+    // Each of a kind the old list missed (issue 31): Cf, Mn and Lo default ignorables, variation selectors, tags.
+    expect(showHiddenText('a\u00ADb\u034Fc\u115Fd\u3164e\u180Ef\uFE0Fg\u17B4h')).toBe(
+      'a\\u00ADb\\u034Fc\\u115Fd\\u3164e\\u180Ef\\uFE0Fg\\u17B4h',
+    );
+    expect(showHiddenText('x\u{E0100}y\u{E0001}\u{E0061}\u{E007F}z')).toBe(
+      'x\\u{E0100}y\\u{E0001}\\u{E0061}\\u{E007F}z',
+    );
+    // Tab and line feed stay (a diff's lines), every other control is shown.
+    expect(showHiddenText('a\tb\nc\u001b[1m\rd')).toBe('a\tb\nc\\u001B[1m\\u000Dd');
+    expect(describeHiddenText('a\u00AD\u{E0041}b')).toBe(
+      'characters that are invisible or reorder the text around them (U+00AD, U+E0041)',
+    );
+    // Every tag character in one value: the note names the first few and counts the rest.
+    let tags = '';
+    for (let code = 0xe0000; code <= 0xe007f; code++) tags += String.fromCodePoint(code);
+    const note = describeHiddenText(tags) ?? '';
+    expect(note).toContain('U+E0000, U+E0001,');
+    expect(note).toContain(', 104 more)');
+    expect(showHiddenText(tags)).not.toMatch(/\p{Cf}/u);
+  });
+
   it.each([
     ['PR comment', () => renderPullRequestComment(hostile(), context)],
     ['rollout comment', () => renderRolloutComment({ ...hostile(), mode: 'apply' }, context)],
@@ -245,6 +270,24 @@ describe('text that reads otherwise than it is', () => {
         /This object holds characters that are invisible or reorder the text around them \(U\+200B, U\+202E, U\+2066, U\+2069, U\+FEFF\)/g,
       ),
     ).toHaveLength(1);
+  });
+
+  it.each([
+    ['PR comment', (c: ChangeSet) => renderPullRequestComment(c, context)],
+    [
+      'rollout comment',
+      (c: ChangeSet) => renderRolloutComment({ ...c, mode: 'apply' }, context, { warnings: [`w${HIDDEN}w`] }),
+    ],
+    ['job summary', (c: ChangeSet) => renderJobSummary(c, { ...context, notes: [`n${HIDDEN}n`] })],
+  ])('%s: a group, a warning and a note hold no character raw that does not show', (_name, render) => {
+    const text = render(changeSet([cluster('staging-1', `g${HIDDEN}g`, [instance('web', [])], { status: 'changed' })]));
+    // Our own emoji hold U+FE0F: the user's is looked for between its neighbours.
+    for (const character of ['\u00AD', '\u034F', '\u115F', '\u3164', '\u180E', '\u17B4', '\u{E0041}', '\u{E0100}'])
+      expect(text).not.toContain(character);
+    expect(text).not.toContain('x\uFE0Fy');
+    expect(text.replaceAll('&#92;', '\\')).toContain(
+      '\\u00AD\\u034F\\u115F\\u3164\\u180Ex\\uFE0Fy\\u17B4\\u{E0041}\\u{E0100}',
+    );
   });
 
   it('leaves ordinary input as it was', () => {
