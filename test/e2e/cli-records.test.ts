@@ -159,7 +159,7 @@ function timoniFleet(args: string[], bundle: string): Promise<Run> {
     testFleet().kubeconfigPath,
     '--cluster-identity-record',
     record,
-    '--wait=false',
+    ...(command === 'diff' ? [] : ['--wait=false']),
     ...rest,
   ];
   const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_CACHE_HOME: join(dir, 'cache') };

@@ -22,6 +22,7 @@ let stage: DemoStage;
 
 const MODULE = {
   'cue.mod/module.cue': `module: "example.com/records"\nlanguage: version: "v0.17.1"\n`,
+  'values.cue': `package main\n\nvalues: message: string | *"hello"\n`,
   'timoni.cue': `package main
 
 values: {
@@ -139,7 +140,17 @@ describe('a bundle object shaped like a Timoni instance record', () => {
       }),
     );
     expect(merged.exitCode, merged.log).toBe(1);
-    expect(merged.log).toContain('nothing was applied to cluster staging-1');
+    expect(merged.log).toContain(`Secret/${namespace}/timoni.billing: ${REASON}`);
+    expect(merged.log).toContain('rollout stopped at cluster staging-1; not reached: production-eu, production-us');
+    const changes = JSON.parse(merged.outputs.changes ?? '{}') as {
+      clusters: Array<{ name: string; status: string; error: { step: string; message: string } | null }>;
+    };
+    expect(changes.clusters.map((c) => [c.name, c.status, c.error?.step ?? null])).toEqual([
+      ['staging-1', 'failed', 'reserved'],
+      ['production-eu', 'skipped', null],
+      ['production-us', 'skipped', null],
+    ]);
+    expect(changes.clusters[0]!.error?.message).toContain('nothing was applied to cluster staging-1');
     expect(merged.log).not.toContain('applying module');
     expect(merged.outputs['applied-clusters'] ?? '').toBe('');
     // Nothing reached any cluster: the instance's namespace was never created.
