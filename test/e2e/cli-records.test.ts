@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../harness/fleet/kube-client.js';
 import { clusterClient, scratchDir, testFleet } from '../harness/fleet/test-context.js';
+import { pushTimoniModule, startRegistry } from '../harness/registry/index.js';
 import { repositoryRoot } from '../harness/support/go-binary.js';
 
 const suffix = randomBytes(4).toString('hex');
@@ -58,6 +59,8 @@ interface ChangeSetJson {
 }
 
 let dir: string;
+/** Team A's module, pushed to a registry of this file's own: a rollback pulls a revision's module again by its digest. */
+let moduleUrl: string;
 
 const RECORDS_MODULE = {
   'cue.mod/module.cue': `module: "example.com/records"\nlanguage: version: "v0.17.1"\n`,
@@ -95,7 +98,8 @@ function bundleOfA(message: string, extra = ''): string {
 	apiVersion: "v1alpha1"
 	name:       "${bundleA}"
 	instances: front: {
-		module: url: "file://${join(dir, 'records')}"
+		module: url:     "${moduleUrl}"
+		module: version: "1.0.0"
 		namespace: "${nsA}"
 		values: {
 			message: "${message}"
@@ -206,6 +210,15 @@ beforeAll(async () => {
     writeFileSync(join(dir, 'records', path), text);
   }
   cpSync(join(repositoryRoot, 'examples', 'modules', 'webapp'), join(dir, 'webapp'), { recursive: true });
+  const registry = await startRegistry({ auth: 'anonymous' });
+  moduleUrl = (
+    await pushTimoniModule({
+      registry: registry.url,
+      repository: `modules/records-${suffix}`,
+      tag: '1.0.0',
+      moduleDir: join(dir, 'records'),
+    })
+  ).url;
   writeFileSync(
     join(dir, 'runtime.cue'),
     `runtime: {
@@ -222,6 +235,7 @@ beforeAll(async () => {
   const installed = await timoniFleet(['apply'], bundleB);
   expect(installed.code, installed.stderr).toBe(0);
   return async () => {
+    await registry.stop();
     for (const client of [clusterClient(1), clusterClient(2)]) {
       for (const ns of [nsA, nsB])
         await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
@@ -312,14 +326,14 @@ describe('records are checked when read', () => {
     );
 
     const diff = await timoniFleet(['diff', '-o', 'json'], bundleA);
-    expect(diff.stderr).toContain(`Secret/${nsA}/timoni.billing ignored: it names instance ${nsB}/billing`);
     const planned = JSON.parse(diff.stdout) as ChangeSetJson;
     expect(planned.clusters[0]!.instances.map((i) => i.name)).toEqual(['front']);
+    expect(diff.stderr).toContain(`Secret/${nsA}/timoni.billing ignored: it names instance ${nsB}/billing`);
 
     const applied = await timoniFleet(['apply'], bundleA);
+    expect(await uidsOfB()).toEqual(before);
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stderr).toContain(`Secret/${nsA}/timoni.billing ignored: it names instance ${nsB}/billing`);
-    expect(await uidsOfB()).toEqual(before);
     // The forged Secret itself is not acted on either (not deleted as a removed instance's record).
     expect(
       await first().getOrNull({ apiVersion: 'v1', kind: 'Secret', namespace: nsA, name: 'timoni.billing' }),
@@ -362,6 +376,8 @@ describe('records are checked when read', () => {
     );
 
     const rollback = await timoniFleet(['rollback', '--to', '1', '--instance', 'front'], bundleA);
+    // The forged values never reached the cluster.
+    expect(await messageOfA()).not.toBe(forged);
     expect(rollback.code).not.toBe(0);
     expect(rollback.stderr).toContain(
       `history of instance ${nsA}/front ignored (Secret/${nsA}/${name}): written by field manager(s) timoni, not only timoni-fleet`,
@@ -381,11 +397,12 @@ describe('records are checked when read', () => {
       { fieldManager: 'timoni', force: true },
     );
     const diff = await timoniFleet(['diff', '-o', 'json', '--cluster-identity', 'check'], bundleA);
+    const planned = JSON.parse(diff.stdout) as ChangeSetJson;
+    // Not trusted: the record that names another runtime cluster does not refuse this one.
+    expect(planned.clusters.find((c) => c.name === FIRST)?.status).toBe('unchanged');
     expect(diff.stderr).toContain(
       `ConfigMap/kube-system/${record} ignored: written by field manager(s) timoni, not only timoni-fleet`,
     );
-    const planned = JSON.parse(diff.stdout) as ChangeSetJson;
-    expect(planned.clusters.find((c) => c.name === FIRST)?.status).toBe('unchanged');
 
     const applied = await timoniFleet(['apply', '-o', 'json', '--cluster-identity', 'record'], bundleA);
     expect(applied.code).not.toBe(0);
