@@ -73,7 +73,8 @@ describe('action apply: instance history', () => {
       {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { name: secret.metadata.name, namespace: NAMESPACE },
+        metadata: { name: secret.metadata.name, namespace: NAMESPACE, labels: secret.metadata.labels ?? {} },
+        type: 'timoni-fleet.io/history',
         data: { history: Buffer.from('not json').toString('base64') },
       },
       // Written as timoni-fleet writes it: a history another field manager wrote is refused before it is read.
