@@ -7,7 +7,7 @@ import type { ClusterEvaluationOptions, ClusterSelector, Runtime, RuntimeCluster
 import type { ClusterError, DesiredState } from '../changeset.js';
 import type { CueEngine } from '../cue/index.js';
 import type { IdentityMode, Kubeconfig } from '../kube/connect/index.js';
-import type { HistoryProvenance, HistoryReviewed } from '../kube/instance/index.js';
+import type { HistoryProvenance, HistoryReviewed, ReservedObjectRules } from '../kube/instance/index.js';
 import type { SecretRegistry } from '../secrets.js';
 import type { ModuleResolver } from '../module/source.js';
 import { runOptions, type OnFailure, type RolloutStrategy } from './run-options.js';
@@ -209,6 +209,15 @@ export interface FleetRun {
  * why a cluster (or the run) failed starts with FAILURE_MARK (outcome.ts `tellFailure`):
  * the CLI prints it as it is, the action shows it as an error annotation, once.
  */
+/**
+ * The run's rules of the objects a bundle may not apply (../kube/instance/reserved-objects.ts):
+ * the identity record's name it reads. One place, for the plan, the rollout and a rollback's builds.
+ */
+export function reservedObjectRules(run: Pick<FleetRun, 'options'>): ReservedObjectRules {
+  const name = run.options.identity?.recordName;
+  return name ? { identityRecord: name } : {};
+}
+
 export const FAILURE_MARK = '✗ ';
 
 /**

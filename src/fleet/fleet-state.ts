@@ -43,7 +43,7 @@ import {
   type InstanceStateRow,
 } from './instance-state.js';
 import { orphanedRows } from './orphaned-clusters.js';
-import { withinDeadline, type FleetRun } from './fleet-run.js';
+import { reservedObjectRules, WARNING_MARK, withinDeadline, type FleetRun } from './fleet-run.js';
 import {
   buildForCluster,
   connectCluster,
@@ -148,6 +148,7 @@ async function instanceRow(
       force: run.options.force,
       overwriteOwnership: true,
       prune: run.options.prune,
+      ...reservedObjectRules(run),
     }));
   } catch (error) {
     return row(base, { ...known, state: 'unknown', reason: `cannot diff the instance: ${message(error)}` });
@@ -240,6 +241,8 @@ async function removedRows(
   const rows: InstanceStateRow[] = [];
   try {
     const scan = await findRemovedInstances(session.kube, bundle, listed);
+    // Secrets that are not records Timoni would have written are no rows (../kube/instance/record-checks.ts).
+    for (const ignored of scan.ignored) run.log.line(`${WARNING_MARK}${ignored}`);
     for (const stored of [...scan.removed].reverse()) {
       const status = await instanceStatus(session.kube, stored);
       rows.push(

@@ -7,9 +7,11 @@
 // error, and the cluster's error says that nothing was applied (rollout.ts).
 import type { BundleInstance } from '../bundle/index.js';
 import type { ClusterError, InstanceChanges, InstanceError, ObjectChange } from '../changeset.js';
+import { refusedChange, reservedObjects, type ReservedObjectRules } from '../kube/instance/index.js';
+import { formatRef } from '../kube/object.js';
 import { FAILURE_MARK } from './fleet-run.js';
 import { ClusterStepError } from './outcome.js';
-import type { ClusterInstanceBuild, StartedClusterBuild } from './session.js';
+import { moduleInfo, type ClusterInstanceBuild, type StartedClusterBuild } from './session.js';
 
 /** The failure of an instance as a ClusterStepError naming it (what the builds throw already is one). */
 export function instanceStepError(error: unknown, fallbackStep: string, instance: string): ClusterStepError {
@@ -96,5 +98,49 @@ export async function builtOrNothing(
       cause: first,
     }),
     first.instance,
+  );
+}
+
+/**
+ * No object of the cluster's builds is (or looks like) a record read back from clusters
+ * (../kube/instance/reserved-objects.ts), checked once every instance is built and before
+ * anything is written: otherwise each instance holding one is added to `into` with its
+ * refused objects (`failed`, the reason as their error), each told as a failure line, and
+ * the cluster fails at step `reserved`, its error saying that nothing was applied. A
+ * rollback to a revision's build goes through here too.
+ */
+export function refuseReservedObjects(
+  cluster: string,
+  instances: readonly ClusterInstanceBuild[],
+  rules: ReservedObjectRules,
+  into: InstanceChanges[],
+  line: (text: string) => void,
+): void {
+  const refused: Array<{ instance: string; object: string; message: string }> = [];
+  for (const instance of instances) {
+    const found = reservedObjects(
+      instance.built.sets.flatMap((set) => set.objects),
+      rules,
+    );
+    if (found.length === 0) continue;
+    into.push({
+      name: instance.name,
+      namespace: instance.namespace,
+      module: moduleInfo(instance),
+      changes: found.map(({ object, message }) => refusedChange(object, message)),
+    });
+    for (const { object, message } of found) {
+      refused.push({ instance: instance.name, object: formatRef(object), message });
+      line(`${FAILURE_MARK}cluster ${cluster}: instance ${instance.name}: ${message}`);
+    }
+  }
+  const first = refused[0];
+  if (!first) return;
+  const reasons = refused.map(({ instance, message }) => `instance ${instance}: ${message}`).join('; ');
+  throw new ClusterStepError(
+    'reserved',
+    new Error(`nothing was applied to cluster ${cluster}: ${reasons}`),
+    first.instance,
+    first.object,
   );
 }

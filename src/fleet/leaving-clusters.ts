@@ -23,7 +23,7 @@ import {
 import type { KubeCluster } from '../kube/connect/index.js';
 import { removalCommands, type LeavingCluster, type Membership } from './membership.js';
 import { clusterEntry, clusterError, ClusterStepError, logPrefix, skippedEntry, tellFailure } from './outcome.js';
-import type { FleetRun } from './fleet-run.js';
+import { WARNING_MARK, type FleetRun } from './fleet-run.js';
 import { connectCluster } from './session.js';
 
 const leaves = (entry: ClusterChanges): ClusterChanges => ({ ...entry, membership: 'leaves' });
@@ -87,6 +87,8 @@ async function storedInstances(
 ): Promise<DecodedInstanceSecret[]> {
   try {
     const scan = await findRemovedInstances(kube, bundle, []);
+    // Only records Timoni would have written are removed (../kube/instance/record-checks.ts).
+    for (const message of scan.ignored) line(`${WARNING_MARK}${message}`);
     if (scan.unchecked.length > 0)
       line(
         `cannot list Secrets in namespace(s) ${scan.unchecked.join(', ')}: instances of the bundle there are not found`,

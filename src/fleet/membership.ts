@@ -33,7 +33,7 @@ import {
   readClusterUid,
   readIdentityRecord,
 } from '../kube/connect/index.js';
-import type { FleetRun } from './fleet-run.js';
+import { WARNING_MARK, type FleetRun } from './fleet-run.js';
 
 function selects(wanted: string | undefined, actual: string): boolean {
   return wanted === undefined || wanted === '' || wanted === '*' || wanted.toLowerCase() === actual.toLowerCase();
@@ -167,7 +167,10 @@ async function probe(run: FleetRun, cluster: RuntimeCluster): Promise<ClusterPro
   }
   try {
     const recordName = run.options.identity?.recordName;
-    const record = await readIdentityRecord(kube, recordName).catch(() => null);
+    // A record someone else wrote counts as none (../kube/connect/cluster-identity.ts), and is said.
+    const record = await readIdentityRecord(kube, recordName, (message) =>
+      run.log.line(`${WARNING_MARK}${message}`),
+    ).catch(() => null);
     const uid = await readClusterUid(kube);
     return { uid, record };
   } catch (error) {

@@ -18,7 +18,7 @@ import { openCluster, readIdentityRecord } from '../kube/connect/index.js';
 import { type DecodedInstanceSecret, instanceStatus, listInstances } from '../kube/instance/index.js';
 import { readinessOf, storedModuleOf, type InstanceStateRow } from './instance-state.js';
 import { removalCommands } from './membership.js';
-import type { FleetRun } from './fleet-run.js';
+import { WARNING_MARK, type FleetRun } from './fleet-run.js';
 
 const everything = (wanted: string | undefined) => wanted === undefined || wanted === '' || wanted === '*';
 
@@ -45,7 +45,10 @@ export async function findOrphanedClusters(run: FleetRun, bundle: string): Promi
     const base = run.baseRuntime?.runtime.clusters.find((cluster) => cluster.kubeContext === context);
     const kube = openCluster(run.kubeconfig, context, { secrets: run.secrets, name: base?.name ?? context });
     try {
-      const record = await readIdentityRecord(kube, run.options.identity?.recordName);
+      // Records checked when read (../kube/instance/record-checks.ts, ../kube/connect/cluster-identity.ts):
+      // an identity record or instance Secret that fails is left out, and said.
+      const warn = (message: string) => run.log.line(`${WARNING_MARK}${message}`);
+      const record = await readIdentityRecord(kube, run.options.identity?.recordName, warn);
       // Not this fleet's cluster (no record of it, nor listed at the base), or one of the runtime reached by another context.
       if ((!record && !base) || (record && names.has(record.runtimeCluster.toLowerCase()))) continue;
       const cluster: RuntimeCluster = {
@@ -53,7 +56,7 @@ export async function findOrphanedClusters(run: FleetRun, bundle: string): Promi
         group: base?.group ?? '',
         kubeContext: context,
       };
-      const instances = await listInstances(kube, '', bundle);
+      const instances = await listInstances(kube, '', bundle, warn);
       if (instances.length === 0) continue;
       const statuses = new Map<DecodedInstanceSecret, Awaited<ReturnType<typeof instanceStatus>> | undefined>();
       for (const instance of instances)

@@ -12,7 +12,7 @@
 // bundle no longer lists follow the bundle's, as `removed` (removed-instances.ts).
 import { type BundleInstance, type RuntimeCluster } from '../bundle/index.js';
 import { isEngineStopped } from '../cue/index.js';
-import { diffInstance, InstanceStepError } from '../kube/instance/index.js';
+import { diffInstance, InstanceStepError, isReservedRefusal } from '../kube/instance/index.js';
 import { mapBounded, settleBounded } from '../concurrency.js';
 import {
   CHANGESET_FORMAT,
@@ -48,6 +48,8 @@ import {
   deadlineError,
   EVALUATION_ABANDONED,
   FAILURE_MARK,
+  reservedObjectRules,
+  WARNING_MARK,
   withinDeadline,
   type FleetRun,
 } from './fleet-run.js';
@@ -108,8 +110,12 @@ async function planCluster(
       // what deleting the removed instances would do cannot be told without them.
       if (allBuilt)
         instances.push(
-          ...(await removedInstancesPlan(session.kube, bundle, built, (text) =>
-            log.line(`${logPrefix(bundle, cluster.name)} > ${text}`),
+          ...(await removedInstancesPlan(
+            session.kube,
+            bundle,
+            built,
+            (text) => log.line(`${logPrefix(bundle, cluster.name)} > ${text}`),
+            (text) => log.line(`${WARNING_MARK}${text}`),
           )),
         );
       else
@@ -213,6 +219,8 @@ async function diffWhenBuilt(
         const { changes } = await diffInstance(session.kube, instanceInput(bundle, instance), {
           force: run.options.force,
           overwriteOwnership: run.options.overwriteOwnership,
+          // Objects that are (or look like) records read back are refused (../kube/instance/reserved-objects.ts).
+          ...reservedObjectRules(run),
         });
         return { entry: { ...entry, changes }, built: instance };
       } catch (error) {
@@ -277,9 +285,17 @@ export function failedObjects(cluster: string, instances: readonly InstanceChang
   const reasons = failed.map(
     ({ instance, change }) => `instance ${instance}: ${(change.error ?? 'failed').replace(prefix, '')}`,
   );
-  const count = failed.length === 1 ? 'one object' : `${failed.length} objects`;
-  const message = `${prefix}the API server refused ${count} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
-  const ref = [first.change.kind, first.change.namespace, first.change.name].filter(Boolean).join('/');
+  const count = (n: number) => (n === 1 ? 'one object' : `${n} objects`);
+  // Objects refused as records read back (../kube/instance/reserved-objects.ts) come first:
+  // an apply refuses the whole cluster for them (step `reserved`), whatever the server says.
+  const reserved = failed.filter(({ change }) => isReservedRefusal(change));
+  const shown = reserved[0] ?? first;
+  const ref = [shown.change.kind, shown.change.namespace, shown.change.name].filter(Boolean).join('/');
+  if (reserved.length > 0) {
+    const message = `${prefix}${count(reserved.length)} of the bundle refused (an apply applies nothing to the cluster): ${reasons.join('; ')}`;
+    return { step: 'reserved', message, instance: shown.instance, object: ref };
+  }
+  const message = `${prefix}the API server refused ${count(failed.length)} in the dry-run (the other objects are diffed): ${reasons.join('; ')}`;
   return { step: 'diff', message, instance: first.instance, object: ref };
 }
 

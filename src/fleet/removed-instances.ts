@@ -42,6 +42,7 @@ async function scan(
   bundle: string,
   builds: readonly ClusterInstanceBuild[],
   log: (text: string) => void,
+  warn: (text: string) => void,
 ): Promise<RemovedInstanceScan> {
   let found: RemovedInstanceScan;
   try {
@@ -55,6 +56,9 @@ async function scan(
       ),
     );
   }
+  // A Secret under the bundle's labels that Timoni would not have written there is never
+  // acted on (../kube/instance/record-checks.ts): a warning names it and why.
+  for (const message of found.ignored) warn(message);
   if (found.scope === 'bundle-namespaces') {
     log(
       'cannot list Secrets or Namespaces across the cluster: instances removed from the bundle are looked for in its own namespaces only',
@@ -84,8 +88,9 @@ export async function removedInstancesPlan(
   bundle: string,
   builds: readonly ClusterInstanceBuild[],
   log: (text: string) => void,
+  warn: (text: string) => void = log,
 ): Promise<InstanceChanges[]> {
-  const { removed } = await scan(kube, bundle, builds, log);
+  const { removed } = await scan(kube, bundle, builds, log, warn);
   if (removed.length === 0) return [];
   const built = await builtIds(kube, builds);
   const entries: InstanceChanges[] = [];
@@ -111,6 +116,8 @@ export interface RemovedInstancesApply {
   /** The cluster's deadline (epoch ms) that the waits end by. */
   deadline: number;
   log: (text: string) => void;
+  /** A warning line (a record ignored), unprefixed; default `log`. */
+  warn?: (text: string) => void;
 }
 
 /**
@@ -124,7 +131,7 @@ export async function removedInstancesApply(
   options: RemovedInstancesApply,
   into: InstanceChanges[],
 ): Promise<void> {
-  const { removed } = await scan(kube, bundle, builds, options.log);
+  const { removed } = await scan(kube, bundle, builds, options.log, options.warn ?? options.log);
   for (const stored of removed) {
     const name = stored.instance.name;
     const log = (text: string) => options.log(`i:${name} > ${text}`);

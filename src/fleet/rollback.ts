@@ -30,7 +30,7 @@ import {
   type InstanceSnapshot,
 } from '../kube/instance/index.js';
 import type { InstanceBuilds } from '../module/build.js';
-import { FAILURE_MARK, type FleetRun } from './fleet-run.js';
+import { FAILURE_MARK, reservedObjectRules, type FleetRun } from './fleet-run.js';
 import { ClusterStepError, logPrefix, withReadiness } from './outcome.js';
 import { connectCluster, instanceInput, type ClusterSession } from './session.js';
 import { recordRestored } from './instance-history.js';
@@ -153,6 +153,8 @@ async function restorePrevious(
     timeoutMs: run.options.timeoutMs,
     deadline,
     prune: true,
+    // The previous build is refused as any build is when it holds a record's look-alike.
+    ...reservedObjectRules(run),
   });
   const changes = withReadiness(applied.changes, applied.readiness);
   try {

@@ -32,7 +32,7 @@ import {
   type InstanceChanges,
 } from '../changeset.js';
 import { InstanceBuilds } from '../module/build.js';
-import { builtOrNothing } from './instance-failures.js';
+import { builtOrNothing, refuseReservedObjects } from './instance-failures.js';
 import {
   clusterEntry,
   clusterError,
@@ -65,7 +65,15 @@ import {
 import { desiredOfBuild, withDesired } from './desired-state.js';
 import { rollOutWaves, stoppedEntry } from './waves.js';
 import { soakClusters } from './soak.js';
-import { CLUSTER_GRACE_MS, FAILURE_MARK, runStopped, withinDeadline, type FleetRun } from './fleet-run.js';
+import {
+  CLUSTER_GRACE_MS,
+  FAILURE_MARK,
+  reservedObjectRules,
+  runStopped,
+  WARNING_MARK,
+  withinDeadline,
+  type FleetRun,
+} from './fleet-run.js';
 import { bundleErrorOnce, connectCluster, instanceInput, moduleInfo, withIdentity } from './session.js';
 import { rollbackOf, startRunBuilds } from './revision-rollback.js';
 
@@ -125,6 +133,8 @@ async function rollOutCluster(
         run.onClusterError?.(cluster.name, failure),
       ),
     };
+    // Nor is anything applied when an object is (or looks like) a record read back from clusters (instance-failures.ts).
+    refuseReservedObjects(cluster.name, build.instances, reservedObjectRules(run), instances, line);
     stopIfCancelled(run, cluster, 'build');
     // What was reviewed is compared before anything is written (reviewed.ts; the action's `reviewed` input).
     // Its answer (the review matched) marks the revisions this cluster gets as reviewed in their history.
@@ -164,6 +174,7 @@ async function rollOutCluster(
           deadline,
           // A rollback to a revision puts the instance back whole: objects the newer revisions added go.
           prune: run.options.prune || run.rollbackTo !== undefined,
+          ...reservedObjectRules(run),
           ...(run.cancel ? { signal: run.cancel } : {}),
           log: (text) => line(`${logPrefix(bundle, cluster.name, instance.name)} > ${text}`),
         });
@@ -212,6 +223,7 @@ async function rollOutCluster(
           timeoutMs: run.options.timeoutMs,
           deadline,
           log: (text) => line(`${logPrefix(bundle, cluster.name)} > ${text}`),
+          warn: (text) => line(`${WARNING_MARK}${text}`),
         },
         instances,
       );

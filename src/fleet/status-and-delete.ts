@@ -17,7 +17,7 @@ import {
   type InstanceStatus,
 } from '../kube/instance/index.js';
 import { logPrefix } from './outcome.js';
-import type { FleetRun } from './fleet-run.js';
+import { WARNING_MARK, type FleetRun } from './fleet-run.js';
 import { connectCluster, type ClusterSession } from './session.js';
 
 export interface ClusterResult<T> {
@@ -86,7 +86,11 @@ export async function eachCluster<T>(
 }
 
 export function fleetStatus(run: FleetRun): Promise<Array<ClusterResult<InstanceStatus[]>>> {
-  return eachCluster(run, (session, bundle) => bundleStatus(session.kube, bundle), false);
+  return eachCluster(
+    run,
+    (session, bundle) => bundleStatus(session.kube, bundle, (message) => run.log.line(`${WARNING_MARK}${message}`)),
+    false,
+  );
 }
 
 export function fleetDelete(run: FleetRun): Promise<Array<ClusterResult<DeletedInstance[]>>> {
@@ -97,6 +101,8 @@ export function fleetDelete(run: FleetRun): Promise<Array<ClusterResult<DeletedI
         wait: run.options.wait,
         timeoutMs: run.options.timeoutMs,
         log: (line) => run.log.line(`${logPrefix(bundle, session.runtimeCluster.name)} > ${line}`),
+        // A Secret that is not a record Timoni would have written is not deleted, and said (../kube/instance/record-checks.ts).
+        onIgnored: (message) => run.log.line(`${WARNING_MARK}${message}`),
       }),
     true,
   );

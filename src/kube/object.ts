@@ -104,3 +104,17 @@ export function cloneJson<T>(value: T): T {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The field managers other than `own` that wrote the object, as the server's
+ * `metadata.managedFields` tell it (sorted, without duplicates); `['(none recorded)']` when
+ * the object has no entry at all, since then who wrote it cannot be told. Empty: only `own`.
+ * A record that only this tool writes (its history, its identity record) is trusted only
+ * when this is empty: an object a bundle applied carries Timoni's manager (`timoni`).
+ */
+export function otherFieldManagers(object: KubeObject, own: string): string[] {
+  const entries = Array.isArray(object.metadata.managedFields) ? object.metadata.managedFields : [];
+  if (entries.length === 0) return ['(none recorded)'];
+  const managers = entries.map((entry) => (typeof entry.manager === 'string' ? entry.manager : '(unnamed)'));
+  return [...new Set(managers.filter((manager) => manager !== own))].sort();
+}

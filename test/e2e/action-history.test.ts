@@ -73,10 +73,12 @@ describe('action apply: instance history', () => {
       {
         apiVersion: 'v1',
         kind: 'Secret',
-        metadata: { name: secret.metadata.name, namespace: NAMESPACE },
+        metadata: { name: secret.metadata.name, namespace: NAMESPACE, labels: secret.metadata.labels ?? {} },
+        type: 'timoni-fleet.io/history',
         data: { history: Buffer.from('not json').toString('base64') },
       },
-      { force: true },
+      // Written as timoni-fleet writes it: a history another field manager wrote is refused before it is read.
+      { force: true, fieldManager: 'timoni-fleet' },
     );
     stage.editBundle([{ from: 'message: "Hello from', to: 'message: "Hi from' }]);
     const result = await apply('4243');

@@ -7,6 +7,7 @@ import {
   builtOrNothing,
   clusterErrorOfInstance,
   instanceStepError,
+  refuseReservedObjects,
   unbuiltInstanceEntry,
   undiffedInstanceEntry,
 } from '../../src/fleet/instance-failures.js';
@@ -148,5 +149,57 @@ describe('builtOrNothing (a rollout applies a cluster whole or not at all)', () 
       ['d', 'instance d: build failed: D'],
     ]);
     expect(lines).toEqual(['✗ instance b: build failed: B', '✗ instance d: build failed: D']);
+  });
+});
+
+describe('refuseReservedObjects', () => {
+  const withObjects = (name: string, objects: Array<Record<string, unknown>>): ClusterInstanceBuild => {
+    const build = builtInstance(name);
+    return {
+      ...build,
+      built: { ...build.built, sets: [{ name: 'app', objects: objects as never }] },
+    };
+  };
+  const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: 'apps' } };
+  const record = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'timoni.billing', namespace: 'apps' } };
+  const identity = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ours', namespace: 'kube-system' } };
+
+  it('lets a cluster whose builds hold no record through, adding nothing', () => {
+    const into: InstanceChanges[] = [];
+    refuseReservedObjects('staging-1', [withObjects('web', [configMap])], {}, into, () => undefined);
+    expect(into).toEqual([]);
+  });
+
+  it('fails the cluster at step reserved, listing each refused object as failed, before anything is applied', () => {
+    const into: InstanceChanges[] = [];
+    const lines: string[] = [];
+    let thrown: unknown;
+    try {
+      refuseReservedObjects(
+        'staging-1',
+        [withObjects('web', [configMap]), withObjects('api', [record, identity])],
+        { identityRecord: 'ours' },
+        into,
+        (line) => lines.push(line),
+      );
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ClusterStepError);
+    const failure = thrown as ClusterStepError;
+    expect([failure.step, failure.instance, failure.object]).toEqual(['reserved', 'api', 'Secret/apps/timoni.billing']);
+    expect(failure.message).toMatch(
+      /^nothing was applied to cluster staging-1: instance api: Secret\/apps\/timoni.billing: refused: .*Timoni instance record.*; instance api: ConfigMap\/kube-system\/ours: refused: .*cluster identity record/,
+    );
+    expect(into.map((entry) => [entry.name, entry.changes.map((c) => [c.kind, c.name, c.action])])).toEqual([
+      [
+        'api',
+        [
+          ['Secret', 'timoni.billing', 'failed'],
+          ['ConfigMap', 'ours', 'failed'],
+        ],
+      ],
+    ]);
+    expect(lines).toHaveLength(2);
   });
 });

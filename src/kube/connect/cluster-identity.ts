@@ -12,7 +12,7 @@
 // naming both names, the context and the UID) unless the run re-pins it on purpose.
 import type { KubeCluster } from './cluster.js';
 import { KubeApiError } from './errors.js';
-import { isRecord, type KubeObject } from '../object.js';
+import { isRecord, otherFieldManagers, type KubeObject } from '../object.js';
 
 export const IDENTITY_NAMESPACE = 'kube-system';
 export const DEFAULT_IDENTITY_RECORD = 'timoni-fleet-identity';
@@ -92,18 +92,61 @@ export function identityRecordObject(name: string, record: IdentityRecord): Kube
   };
 }
 
-/** The record in the cluster, or null when there is none. */
-export async function readIdentityRecord(
+/** The record as read, with why it is not trusted when it is not. */
+export interface ReadIdentityRecord {
+  /** The record's data; null when there is none, or when it is not trusted (`untrusted` says why). */
+  record: IdentityRecord | null;
+  /** Set when the ConfigMap was written by another field manager than ours: the reason, naming it. */
+  untrusted?: string;
+  /** The other field managers that wrote it (`untrusted` only). */
+  managers?: string[];
+}
+
+/** `ConfigMap/kube-system/<name>` */
+export function identityRecordRef(name: string): string {
+  return `ConfigMap/${IDENTITY_NAMESPACE}/${name}`;
+}
+
+/**
+ * The record in the cluster, checked: it counts only when nothing but timoni-fleet ever
+ * wrote it (every `metadata.managedFields` entry's manager is IDENTITY_FIELD_MANAGER). A
+ * bundle's objects are applied with Timoni's manager and anyone else's tool with its own,
+ * so a record they wrote (or touched) is not trusted: `record` is null and `untrusted` says
+ * which managers wrote it.
+ */
+export async function readIdentityRecordChecked(
   cluster: KubeCluster,
   name = DEFAULT_IDENTITY_RECORD,
-): Promise<IdentityRecord | null> {
+): Promise<ReadIdentityRecord> {
   const object = await cluster.client.getOrNull<KubeObject>(recordPath(name), {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     namespace: IDENTITY_NAMESPACE,
     name,
   });
-  return parseIdentityRecord(object);
+  if (!object) return { record: null };
+  const managers = otherFieldManagers(object, IDENTITY_FIELD_MANAGER);
+  if (managers.length > 0)
+    return {
+      record: null,
+      managers,
+      untrusted: `cluster ${cluster.name}: ${identityRecordRef(name)} ignored: written by field manager(s) ${managers.join(', ')}, not only ${IDENTITY_FIELD_MANAGER}`,
+    };
+  return { record: parseIdentityRecord(object) };
+}
+
+/**
+ * The record in the cluster, or null when there is none or it is not trusted
+ * (readIdentityRecordChecked); a record not trusted is told to `onIgnored`.
+ */
+export async function readIdentityRecord(
+  cluster: KubeCluster,
+  name = DEFAULT_IDENTITY_RECORD,
+  onIgnored?: (message: string) => void,
+): Promise<IdentityRecord | null> {
+  const read = await readIdentityRecordChecked(cluster, name);
+  if (read.untrusted) onIgnored?.(read.untrusted);
+  return read.record;
 }
 
 /** Writes (or overwrites) the record with server-side apply under our own field manager. */
@@ -254,14 +297,29 @@ export async function establishIdentity(
   const writes = options.apply && (options.mode === 'record' || options.repin);
   let record: IdentityRecord | null;
   let uid: string | undefined;
+  let untrusted: ReadIdentityRecord | undefined;
   try {
-    record = await readIdentityRecord(cluster, recordName);
+    const read = await readIdentityRecordChecked(cluster, recordName);
+    record = read.record;
+    if (read.untrusted) untrusted = read;
     // Without a record and nothing to write, the UID is not needed: one request per cluster.
     if (record || options.mode === 'record') uid = await readClusterUid(cluster);
   } catch (error) {
     if (!isForbidden(error)) throw error;
     if (writes) throw new ClusterIdentityError(rightsMessage(cluster, recordName, error));
     return { record: null, note: `cluster identity not checked: ${rightsMessage(cluster, recordName, error)}` };
+  }
+  // A record someone else wrote is not trusted: as if there were none for a check; never
+  // overwritten silently (someone tampered with it, and a write would hide that).
+  if (untrusted) {
+    if (writes)
+      throw new ClusterIdentityError(
+        `${untrusted.untrusted ?? ''}: it is not trusted, and not overwritten (was it tampered with?). The cluster is refused. ` +
+          `Look at who wrote it; to record the cluster again, delete it (kubectl -n ${IDENTITY_NAMESPACE} delete configmap ${recordName}) and apply again`,
+        uid,
+      );
+    const note = `cluster identity not checked: ${untrusted.untrusted ?? ''}; it is treated as absent`;
+    return uid ? { uid, record: null, note } : { record: null, note };
   }
   if (!uid) return { record };
   const decision = decideIdentity(

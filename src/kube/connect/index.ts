@@ -5,12 +5,17 @@ export {
   ClusterIdentityError,
   DEFAULT_IDENTITY_RECORD,
   establishIdentity,
+  IDENTITY_FIELD_MANAGER,
+  IDENTITY_LABELS,
   IDENTITY_MODES,
+  IDENTITY_NAMESPACE,
   type IdentityMode,
   type IdentityRecord,
   parseRepinList,
   readClusterUid,
   readIdentityRecord,
+  readIdentityRecordChecked,
+  type ReadIdentityRecord,
   repinsCluster,
 } from './cluster-identity.js';
 export { type KubeCluster, openCluster, type OpenClusterOptions } from './cluster.js';

@@ -21,8 +21,16 @@
 // `keep` entries are kept (the newest, current one included), and fewer when their JSON would
 // pass HISTORY_MAX_BYTES (a Secret holds at most 1 MiB).
 import { KubeApiError, type KubeCluster } from '../connect/index.js';
-import { encodeInstance, instanceDataKey, instanceSecretName, rfc3339, type InstanceRecord } from './inventory.js';
-import { isRecord, type KubeObject, type ObjectRef } from '../object.js';
+import {
+  decodeInstanceSecret,
+  encodeInstance,
+  instanceDataKey,
+  instanceSecretName,
+  rfc3339,
+  type InstanceRecord,
+} from './inventory.js';
+import { isRecord, otherFieldManagers, type KubeObject, type ObjectRef } from '../object.js';
+import { instanceRecordProblem } from './record-checks.js';
 
 export const historySecretPrefix = 'timoni-fleet-history.';
 export const historySecretType = 'timoni-fleet.io/history';
@@ -181,9 +189,34 @@ interface StoredHistory {
   resourceVersion: string;
 }
 
+/** A history that timoni-fleet did not write alone: refused, so that a forged revision is never applied. */
+export class UntrustedHistoryError extends Error {
+  override name = 'UntrustedHistoryError';
+}
+
+/**
+ * Why the history Secret is not trusted, or null: it counts only when nothing but
+ * timoni-fleet ever wrote it (every managedFields entry's manager is ours). A bundle's
+ * objects are applied with Timoni's manager (`timoni`), kubectl with its own.
+ */
+export function historyTrustProblem(secret: KubeObject): string | null {
+  const others = otherFieldManagers(secret, HISTORY_FIELD_MANAGER);
+  if (others.length > 0) return `written by field manager(s) ${others.join(', ')}, not only ${HISTORY_FIELD_MANAGER}`;
+  if (secret.type !== historySecretType)
+    return `its type is ${JSON.stringify(secret.type ?? '')}, not ${historySecretType}`;
+  return null;
+}
+
 async function readStored(cluster: KubeCluster, name: string, namespace: string): Promise<StoredHistory> {
   const secret = await cluster.get(historyRef(name, namespace));
   if (!secret) return { entries: [], resourceVersion: '' };
+  // Read validation: a history someone else wrote (or touched) is refused, never read, so
+  // neither a rollback nor the next revision's number comes from it.
+  const untrusted = historyTrustProblem(secret);
+  if (untrusted)
+    throw new UntrustedHistoryError(
+      `cluster ${cluster.name}: history of instance ${namespace}/${name} ignored (Secret/${namespace}/${historySecretName(name)}): ${untrusted}`,
+    );
   try {
     return { entries: decodeHistorySecret(secret), resourceVersion: String(secret.metadata.resourceVersion ?? '') };
   } catch (error) {
@@ -328,6 +361,14 @@ export async function readLiveRecordText(
   namespace: string,
 ): Promise<string | null> {
   const secret = await cluster.get({ apiVersion: 'v1', kind: 'Secret', namespace, name: instanceSecretName(name) });
+  // Checked as readInstance checks it (record-checks.ts): a forged record is no live revision.
+  if (secret) {
+    const problem = instanceRecordProblem(secret, decodeInstanceSecret(secret));
+    if (problem)
+      throw new Error(
+        `cluster ${cluster.name}: ${problem}; instance ${namespace}/${name} is refused: its record is not one Timoni would have written`,
+      );
+  }
   const data = secret && isRecord(secret.data) ? secret.data : {};
   const encoded = data[instanceDataKey];
   return typeof encoded === 'string' ? Buffer.from(encoded, 'base64').toString('utf8') : null;

@@ -42,9 +42,10 @@ import { savePending } from './inventory-pending.js';
 import { ensureNamespace, readInstance, writeInstance } from './inventory-store.js';
 import { formatRef, refOf, type KubeObject, type ObjectRef } from '../object.js';
 import { assertOwnership } from './ownership.js';
+import { ReservedObjectError, reservedObjects, type ReservedObjectRules } from './reserved-objects.js';
 import { objectsToWaitFor, waitForDeletion, waitForReady, WaitError, type ReadinessCheck } from '../status/index.js';
 
-export interface InstanceApplyOptions {
+export interface InstanceApplyOptions extends ReservedObjectRules {
   /** Recreate objects whose immutable fields change (Timoni's `--force`). */
   force?: boolean;
   /** Take over an instance owned by another bundle, or by none. */
@@ -237,6 +238,7 @@ class InstanceApply {
   }
 
   async run(): Promise<InstanceApplyResult> {
+    this.refuseReservedObjects();
     await this.readStoredRecord();
     await this.createNamespace();
     await this.writeIntendedRecord();
@@ -244,6 +246,27 @@ class InstanceApply {
     if (this.prune) await this.pruneStale(readinessError);
     if (readinessError) this.fail('wait', readinessError, waitObject(readinessError));
     return this.writeFinalRecord();
+  }
+
+  /**
+   * 0. No object that is (or looks like) a record read back from clusters, before anything
+   * is read or written (reserved-objects.ts). The rollout refuses the whole cluster before
+   * its first instance already; this guards every other caller.
+   */
+  private refuseReservedObjects(): void {
+    const refused = reservedObjects(
+      this.instance.sets.flatMap((set) => set.objects),
+      this.options,
+    );
+    if (refused.length > 0)
+      this.fail(
+        'reserved',
+        new ReservedObjectError(
+          this.cluster.name,
+          refused.map((entry) => entry.message),
+        ),
+        formatRef(refused[0]!.object),
+      );
   }
 
   /** 1. Ownership, before anything is written, and the record stored before. */

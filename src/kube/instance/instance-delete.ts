@@ -24,6 +24,8 @@ export interface InstanceDeleteOptions {
   /** Time limit of the wait, for all instances together; default 5 minutes (DEFAULT_TIMEOUT_MS, ../../default-timeout.ts). */
   timeoutMs?: number;
   log?: (line: string) => void;
+  /** A Secret under the bundle's labels left alone: not a record Timoni would have written (default `log`). */
+  onIgnored?: (message: string) => void;
   signal?: AbortSignal;
   pollIntervalMs?: number;
 }
@@ -102,7 +104,9 @@ export async function deleteBundleInstances(
   options: InstanceDeleteOptions = {},
 ): Promise<DeletedInstance[]> {
   const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const stored = await listInstances(cluster, '', bundle);
+  // A Secret under the bundle's label that is not a record Timoni would have written is left
+  // alone and said (record-checks.ts): its instance is not deleted.
+  const stored = await listInstances(cluster, '', bundle, options.onIgnored ?? options.log);
   // As Timoni's bundle delete: said, and not an error.
   if (stored.length === 0) options.log?.('no instances found in bundle');
   const deleted: DeletedInstance[] = [];

@@ -14,8 +14,14 @@ import { inventoryEntries, type DecodedInstanceSecret } from './inventory.js';
 import { namespaceExists, readInstance } from './inventory-store.js';
 import { formatRef, type ObjectRef } from '../object.js';
 import { ownershipConflict, OwnershipConflictError } from './ownership.js';
+import {
+  refusedChange,
+  reservedObjectMessage,
+  reservedObjectReason,
+  type ReservedObjectRules,
+} from './reserved-objects.js';
 
-export interface InstanceDiffOptions {
+export interface InstanceDiffOptions extends ReservedObjectRules {
   /** Immutable-field changes become `recreated` instead of an error. */
   force?: boolean;
   /** Do not report instances owned by another bundle (or none) as a conflict. */
@@ -93,9 +99,13 @@ export async function diffInstance(
   // Objects in apply order, diffed a few at a time; the first failure (in that order) is reported.
   const sets = labelledSets(instance);
   const ordered = sets.flatMap((set) => applyStages(set.objects).flatMap((stage) => stage.objects));
-  const outcomes = await settleBounded(ordered, options.concurrency ?? OBJECTS_DIFFED_AT_ONCE, (object) =>
-    diffObject(cluster, object, { namespaceExists: exists, force: options.force }),
-  );
+  // An object that is (or looks like) a record read back from clusters is refused, never
+  // dry-run: `failed` with the reason (reserved-objects.ts).
+  const outcomes = await settleBounded(ordered, options.concurrency ?? OBJECTS_DIFFED_AT_ONCE, async (object) => {
+    const reserved = reservedObjectReason(object, options);
+    if (reserved) return refusedChange(object, reservedObjectMessage(object, reserved));
+    return diffObject(cluster, object, { namespaceExists: exists, force: options.force });
+  });
   outcomes.forEach((outcome, index) => {
     if (outcome.status === 'rejected') fail('diff', outcome.reason, formatRef(ordered[index]!));
     else changes.push(outcome.value);

@@ -52,8 +52,13 @@ export async function instanceStatus(cluster: KubeCluster, stored: DecodedInstan
 }
 
 /** Every instance of the bundle in the cluster (all namespaces), oldest first. */
-export async function bundleStatus(cluster: KubeCluster, bundle: string): Promise<InstanceStatus[]> {
-  const stored = await listInstances(cluster, '', bundle);
+export async function bundleStatus(
+  cluster: KubeCluster,
+  bundle: string,
+  onIgnored?: (message: string) => void,
+): Promise<InstanceStatus[]> {
+  // Only records Timoni would have written (record-checks.ts); the others are told to onIgnored.
+  const stored = await listInstances(cluster, '', bundle, onIgnored);
   const statuses: InstanceStatus[] = [];
   for (const instance of stored) statuses.push(await instanceStatus(cluster, instance));
   return statuses;

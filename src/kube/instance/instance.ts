@@ -39,7 +39,7 @@ export interface BuiltInstanceInput {
 }
 
 export type InstanceStep =
-  'ownership' | 'namespace' | 'apply' | 'wait' | 'prune' | 'inventory' | 'diff' | 'status' | 'delete';
+  'reserved' | 'ownership' | 'namespace' | 'apply' | 'wait' | 'prune' | 'inventory' | 'diff' | 'status' | 'delete';
 
 /** A lifecycle step failed: names the cluster, instance, step and object, and what was done before. */
 export class InstanceStepError extends Error {

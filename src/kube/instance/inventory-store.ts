@@ -12,6 +12,7 @@ import {
   type InstanceRecord,
 } from './inventory.js';
 import type { KubeObject, ObjectRef } from '../object.js';
+import { instanceRecordProblem } from './record-checks.js';
 
 const secretRef = (name: string, namespace: string): ObjectRef => ({
   apiVersion: 'v1',
@@ -20,7 +21,30 @@ const secretRef = (name: string, namespace: string): ObjectRef => ({
   name: instanceSecretName(name),
 });
 
-/** The stored instance, or null when there is none. */
+/** An instance Secret that is not a record Timoni would have written (record-checks.ts). */
+export class ForgedInstanceRecordError extends Error {
+  override name = 'ForgedInstanceRecordError';
+}
+
+function decodeStored(cluster: KubeCluster, secret: KubeObject): DecodedInstanceSecret {
+  try {
+    return decodeInstanceSecret(secret);
+  } catch (error) {
+    throw new Error(
+      `cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace ?? ''}/${secret.metadata.name}: ${(error as Error).message}`,
+    );
+  }
+}
+
+/**
+ * The stored instance, or null when there is none. The Secret is checked as every record
+ * read back is (record-checks.ts): one found under the instance's record name that is not
+ * a record Timoni would have written there (it names another instance, its labels or type
+ * are not Timoni's) is taken for a forged one. It is not treated as absent (an apply would
+ * then install over it, a diff would show a first install): the instance is refused
+ * (ForgedInstanceRecordError, naming the Secret and why), so that nothing acts on it until
+ * a person has looked.
+ */
 export async function readInstance(
   cluster: KubeCluster,
   name: string,
@@ -28,20 +52,26 @@ export async function readInstance(
 ): Promise<DecodedInstanceSecret | null> {
   const secret = await cluster.get(secretRef(name, namespace));
   if (!secret) return null;
-  try {
-    return decodeInstanceSecret(secret);
-  } catch (error) {
-    throw new Error(
-      `cluster ${cluster.name}: invalid instance found in Secret/${namespace}/${instanceSecretName(name)}: ${(error as Error).message}`,
+  const decoded = decodeStored(cluster, secret);
+  const problem = instanceRecordProblem(secret, decoded);
+  if (problem)
+    throw new ForgedInstanceRecordError(
+      `cluster ${cluster.name}: ${problem}; instance ${namespace}/${name} is refused: its record is not one Timoni would have written`,
     );
-  }
+  return decoded;
 }
 
-/** Instances in a namespace ('' = all), optionally of one bundle, oldest first. */
+/**
+ * Instances in a namespace ('' = all), optionally of one bundle, oldest first. Only the
+ * Secrets that are records Timoni would have written count (record-checks.ts); each other
+ * one found under Timoni's labels is left out and told to `onIgnored` (by default on
+ * stderr, as a retry is), with the reason.
+ */
 export async function listInstances(
   cluster: KubeCluster,
   namespace: string,
   bundle?: string,
+  onIgnored: (message: string) => void = ignoredToStderr,
 ): Promise<DecodedInstanceSecret[]> {
   const selector: Record<string, string> = {
     [instanceLabels.component]: 'instance',
@@ -52,15 +82,23 @@ export async function listInstances(
   const created = (secret: KubeObject) => String(secret.metadata.creationTimestamp ?? '');
   return secrets
     .sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0))
-    .map((secret) => {
+    .flatMap((secret) => {
+      let decoded: DecodedInstanceSecret;
       try {
-        return decodeInstanceSecret(secret);
+        decoded = decodeStored(cluster, secret);
       } catch (error) {
-        throw new Error(
-          `cluster ${cluster.name}: invalid instance found in Secret/${secret.metadata.namespace}/${secret.metadata.name}: ${(error as Error).message}`,
-        );
+        onIgnored(`${(error as Error).message}: ignored`);
+        return [];
       }
+      const problem = instanceRecordProblem(secret, decoded);
+      if (!problem) return [decoded];
+      onIgnored(`cluster ${cluster.name}: ${problem}`);
+      return [];
     });
+}
+
+function ignoredToStderr(message: string): void {
+  process.stderr.write(`${message}\n`);
 }
 
 /**

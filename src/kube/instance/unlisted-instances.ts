@@ -1,7 +1,9 @@
 // Instances removed from the bundle (beyond Timoni, which leaves them in place): instance
 // Secrets that carry this bundle's label (`bundle.timoni.sh/name`) but whose instance the
 // bundle no longer lists on this cluster. Another bundle's instances (or unlabelled ones)
-// are never selected. The diff says what deleting them would do; the rollout deletes them
+// are never selected, nor is a Secret that is not a record Timoni would have written
+// (record-checks.ts: its name, namespace, type and labels agree with the instance it names):
+// it is reported in `ignored`, never acted on. The diff says what deleting them would do; the rollout deletes them
 // as `bundle delete` does (objects in reverse apply order, owner-label and prune rules,
 // the same waits, the Secret last).
 //
@@ -35,6 +37,11 @@ export interface RemovedInstanceScan {
   scope: 'cluster' | 'namespaces' | 'bundle-namespaces';
   /** Namespaces whose Secrets could not be listed (403): not checked. */
   unchecked: string[];
+  /**
+   * Secrets under the bundle's labels that are not records Timoni would have written
+   * (record-checks.ts): left out of the scan, never deleted; each message names the Secret and why.
+   */
+  ignored: string[];
 }
 
 const key = (instance: InstanceKey) => `${instance.namespace}/${instance.name}`;
@@ -68,14 +75,16 @@ async function listStored(
   bundle: string,
   listed: readonly InstanceKey[],
 ): Promise<Omit<RemovedInstanceScan, 'removed'> & { stored: DecodedInstanceSecret[] }> {
+  const ignored: string[] = [];
+  const onIgnored = (message: string) => ignored.push(message);
   try {
-    return { stored: await listInstances(cluster, '', bundle), scope: 'cluster', unchecked: [] };
+    return { stored: await listInstances(cluster, '', bundle, onIgnored), scope: 'cluster', unchecked: [], ignored };
   } catch (error) {
     if (!isForbidden(error)) throw error;
   }
   const { namespaces, scope } = await namespacesToList(cluster, listed);
   const outcomes = await settleBounded(namespaces, NAMESPACE_CONCURRENCY, (namespace) =>
-    listInstances(cluster, namespace, bundle),
+    listInstances(cluster, namespace, bundle, onIgnored),
   );
   const stored: DecodedInstanceSecret[] = [];
   const unchecked: string[] = [];
@@ -86,7 +95,7 @@ async function listStored(
   });
   const created = (record: DecodedInstanceSecret) => record.instance.creationTimestamp ?? '';
   stored.sort((a, b) => (created(a) < created(b) ? -1 : created(a) > created(b) ? 1 : 0));
-  return { stored, scope, unchecked };
+  return { stored, scope, unchecked, ignored };
 }
 
 /** The stored instances of `bundle` on the cluster that `listed` (the bundle's instances here) lacks. */
@@ -95,12 +104,12 @@ export async function findRemovedInstances(
   bundle: string,
   listed: readonly InstanceKey[],
 ): Promise<RemovedInstanceScan> {
-  const { stored, scope, unchecked } = await listStored(cluster, bundle, listed);
+  const { stored, scope, unchecked, ignored } = await listStored(cluster, bundle, listed);
   const keep = new Set(listed.map(key));
   const removed = stored.filter(
     (record) => record.instance.labels?.[bundleNameLabel] === bundle && !keep.has(key(record.instance)),
   );
-  return { removed: removed.reverse(), scope, unchecked };
+  return { removed: removed.reverse(), scope, unchecked, ignored };
 }
 
 /**
